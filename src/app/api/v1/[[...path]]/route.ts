@@ -1,0 +1,8 @@
+import { createRestHandler } from "@/server/adapters/rest";
+import { getDb } from "@/server/db";
+
+export const dynamic = "force-dynamic";
+
+const handler = createRestHandler({ db: getDb });
+
+export { handler as GET, handler as POST, handler as PUT, handler as PATCH, handler as DELETE, handler as HEAD, handler as OPTIONS };

@@ -1,0 +1,160 @@
+// The admin CLI's commands: flag parsing and calls into the same services the server uses,
+// acting as the installation's operator.
+import { z } from "zod";
+import { SCOPES, Role, Scope } from "@/schemas/auth";
+import { AccessMode, Plan } from "@/schemas/organization";
+import type { OperatorActor } from "@/server/auth/actor";
+import type { Db } from "@/server/db";
+import { AppError, invalidRequest, problemsFromIssues } from "@/server/errors";
+import { createApiKey, revokeApiKey } from "@/server/services/api-keys";
+import { addMember, removeMember } from "@/server/services/members";
+import { createOrganization, getOrganization, updateOrganization } from "@/server/services/organizations";
+import { seedDemo } from "@/server/services/setup";
+
+type FlagSpec = Record<string, z.ZodType>;
+type Flags = Record<string, unknown>;
+
+export interface Command {
+  flags: FlagSpec;
+  run(db: Db, flags: Flags): Promise<unknown>;
+}
+
+const id = z.uuid();
+const bool = z.enum(["true", "false"]).transform((value) => value === "true");
+const count = z.coerce.number().int().min(0);
+const cap = z.union([z.literal("none").transform(() => null), count]);
+const present = z.literal(true);
+
+/** `--name value` pairs and bare `--switch` flags, checked against the command's spec. */
+export function parseFlags(spec: FlagSpec, args: string[]): Flags {
+  const raw: Record<string, unknown> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!arg.startsWith("--")) throw new AppError("invalid_request", `Unexpected argument "${arg}"; flags look like --name value.`);
+    const name = arg.slice(2);
+    const next = args[i + 1];
+    if (next === undefined || next.startsWith("--")) raw[name] = true;
+    else {
+      raw[name] = next;
+      i++;
+    }
+  }
+  const parsed = z.strictObject(spec).safeParse(raw);
+  if (!parsed.success) {
+    const problems = problemsFromIssues(parsed.error.issues).map((p) => ({ ...p, path: `--${p.path}` }));
+    throw invalidRequest(problems);
+  }
+  return parsed.data;
+}
+
+function operator(organizationId: string): OperatorActor {
+  return { kind: "operator", organizationId };
+}
+
+async function organizationExists(db: Db, organizationId: string): Promise<OperatorActor> {
+  if (!(await db.organization.findUnique({ where: { id: organizationId }, select: { id: true } }))) {
+    throw new AppError("not_found", `No organization ${organizationId}.`);
+  }
+  return operator(organizationId);
+}
+
+const ORGANIZATION_FLAGS: Record<string, [string, z.ZodType]> = {
+  plan: ["plan", Plan],
+  credits: ["credits", count],
+  "review-agent-writes": ["reviewAgentWrites", bool],
+  "access-mode": ["accessMode", AccessMode],
+  "api-enabled": ["apiEnabled", bool],
+  "apps-api-enabled": ["appsApiEnabled", bool],
+  "mcp-enabled": ["mcpEnabled", bool],
+  "groups-enabled": ["groupsEnabled", bool],
+  "quality-checker": ["qualityChecker", bool],
+  "max-knowledgebases": ["maxKnowledgebases", cap],
+  "max-sources-per-knowledgebase": ["maxSourcesPerKnowledgebase", cap],
+};
+
+export const COMMANDS: Record<string, Command> = {
+  "org create": {
+    flags: { name: z.string().min(1), plan: Plan.optional(), credits: count.optional() },
+    run: async (db, f) => ({
+      organization: await createOrganization(db, { name: f.name as string, plan: f.plan as z.infer<typeof Plan> | undefined, credits: f.credits as number | undefined }),
+    }),
+  },
+  "org show": {
+    flags: { org: id },
+    run: async (db, f) => ({ organization: await getOrganization(db, await organizationExists(db, f.org as string)) }),
+  },
+  "org update": {
+    flags: { org: id, ...Object.fromEntries(Object.entries(ORGANIZATION_FLAGS).map(([flag, [, schema]]) => [flag, schema.optional()])) },
+    run: async (db, f) => {
+      const actor = await organizationExists(db, f.org as string);
+      const update = Object.fromEntries(
+        Object.entries(ORGANIZATION_FLAGS)
+          .filter(([flag]) => f[flag] !== undefined)
+          .map(([flag, [field]]) => [field, f[flag]]),
+      );
+      return { organization: await updateOrganization(db, actor, update) };
+    },
+  },
+  "member add": {
+    flags: { org: id, email: z.email(), role: Role.optional(), password: z.string().min(8).optional() },
+    run: async (db, f) => {
+      const actor = await organizationExists(db, f.org as string);
+      const { member, temporaryPassword } = await addMember(db, actor, {
+        email: f.email as string,
+        role: (f.role as Role | undefined) ?? "member",
+        password: f.password as string | undefined,
+      });
+      return { member: { ...member, ...(temporaryPassword ? { temporaryPassword } : {}) } };
+    },
+  },
+  "member remove": {
+    flags: { member: id },
+    run: async (db, f) => {
+      const row = await db.member.findUnique({ where: { id: f.member as string } });
+      if (!row) throw new AppError("not_found", `No member ${String(f.member)}.`);
+      return { member: await removeMember(db, operator(row.organizationId), { memberId: row.id }) };
+    },
+  },
+  "key create": {
+    flags: {
+      org: id,
+      member: id.optional(),
+      scopes: z
+        .string()
+        .transform((value) => value.split(",").map((s) => s.trim()).filter(Boolean))
+        .pipe(z.array(Scope).min(1))
+        .optional(),
+      "all-scopes": present.optional(),
+      name: z.string().min(1).optional(),
+    },
+    run: async (db, f) => {
+      const actor = await organizationExists(db, f.org as string);
+      if (f.scopes && f["all-scopes"]) throw new AppError("invalid_request", "Give --scopes or --all-scopes, not both.");
+      const memberId = f.member as string | undefined;
+      const key = await createApiKey(db, actor, {
+        name: (f.name as string | undefined) ?? (memberId ? "Personal key (CLI)" : "Organization key (CLI)"),
+        kind: memberId ? "personal" : "organization",
+        scopes: (f.scopes as Scope[] | undefined) ?? [...SCOPES],
+        memberId,
+      });
+      return { key: { id: key.id, secret: key.secret, kind: key.kind, scopes: key.scopes, memberId: key.memberId, name: key.name, prefix: key.prefix } };
+    },
+  },
+  "key revoke": {
+    flags: { key: id },
+    run: async (db, f) => {
+      const row = await db.apiKey.findUnique({ where: { id: f.key as string } });
+      if (!row) throw new AppError("not_found", `No API key ${String(f.key)}.`);
+      return { key: await revokeApiKey(db, operator(row.organizationId), { keyId: row.id }) };
+    },
+  },
+  "seed demo": {
+    flags: {},
+    run: async (db) => {
+      const demo = await seedDemo(db);
+      const keyView = (key: typeof demo.orgKey) => ({ id: key.id, secret: key.secret, kind: key.kind, scopes: key.scopes, memberId: key.memberId });
+      return { organization: demo.organization, orgKey: keyView(demo.orgKey), personalKey: keyView(demo.personalKey), login: demo.login };
+    },
+  },
+};
+

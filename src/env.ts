@@ -1,0 +1,31 @@
+// Configuration, read from the environment and validated once. Nothing else reads process.env.
+import path from "node:path";
+import { z } from "zod";
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  /** Any PostgreSQL URL. When unset, an embedded PostgreSQL is started under DATA_DIR. */
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().min(1).default(".data"),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  SESSION_TTL_HOURS: z.coerce.number().positive().default(12),
+  /** Serves /api/bench/models, the baseline `npm run bench` compares the API with. */
+  BENCH_BASELINE_ROUTE: z.stringbool().default(false),
+});
+
+export type Env = z.infer<typeof EnvSchema> & { dataDir: string };
+
+let cached: Env | undefined;
+
+export function env(): Env {
+  if (!cached) {
+    const parsed = EnvSchema.safeParse(process.env);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+      throw new Error(`Invalid configuration: ${problems}`);
+    }
+    cached = { ...parsed.data, dataDir: path.resolve(process.cwd(), parsed.data.DATA_DIR) };
+  }
+  return cached;
+}

@@ -1,0 +1,30 @@
+import { z } from "zod";
+
+export const SCOPES = [
+  "end_users:read",
+  "end_users:write",
+  "knowledge:read",
+  "knowledge:write",
+  "agents:read",
+  "agents:write",
+  "flows:read",
+  "flows:write",
+  "apps:read",
+  "apps:write",
+  "apps:execute",
+] as const;
+export const Scope = z.enum(SCOPES);
+export type Scope = z.infer<typeof Scope>;
+
+export const ROLES = ["viewer", "member", "admin", "owner"] as const;
+export const Role = z.enum(ROLES);
+export type Role = z.infer<typeof Role>;
+
+export function roleAtLeast(role: Role, minimum: Role): boolean {
+  return ROLES.indexOf(role) >= ROLES.indexOf(minimum);
+}
+
+export const SignInInput = z.strictObject({
+  email: z.email().max(320),
+  password: z.string().min(1).max(200),
+});

@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { Role } from "./auth";
+import { Timestamp, Uuid } from "./common";
+
+export const Member = z.object({
+  id: Uuid,
+  organizationId: Uuid,
+  email: z.email(),
+  role: Role,
+  createdAt: Timestamp,
+  removedAt: Timestamp.nullable(),
+});
+export type Member = z.infer<typeof Member>;
+
+export const InviteMemberInput = z.strictObject({
+  email: z.email().max(320),
+  role: Role.default("member"),
+});
+
+export const ChangeRoleInput = z.strictObject({ memberId: Uuid, role: Role });
+export const MemberIdInput = z.strictObject({ memberId: Uuid });

@@ -1,0 +1,46 @@
+// Who is acting. Services take an actor and decide with it; they never see HTTP.
+import type { Role, Scope } from "@/schemas/auth";
+
+export interface ActingMember {
+  id: string;
+  role: Role;
+  email: string;
+}
+
+/** A request made with an API key (REST or MCP): an "agent write" when it writes. */
+export interface KeyActor {
+  kind: "key";
+  organizationId: string;
+  keyId: string;
+  keyName: string;
+  keyKind: "organization" | "personal";
+  scopes: readonly Scope[];
+  /** The key's owner for a personal key; null for an organization key. */
+  member: ActingMember | null;
+}
+
+/** A person signed in to the console. */
+export interface MemberActor {
+  kind: "member";
+  organizationId: string;
+  member: ActingMember;
+}
+
+/** The admin CLI: an operator of this installation, allowed everything in the organization. */
+export interface OperatorActor {
+  kind: "operator";
+  organizationId: string;
+}
+
+export type Actor = KeyActor | MemberActor | OperatorActor;
+
+export function actorLabel(actor: Actor): string {
+  switch (actor.kind) {
+    case "key":
+      return actor.member?.email ?? actor.keyName;
+    case "member":
+      return actor.member.email;
+    case "operator":
+      return "operator";
+  }
+}

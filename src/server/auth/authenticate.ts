@@ -1,0 +1,104 @@
+// The request checks that come before any handler, in contract.md's order:
+// header → secret → revoked → member removed → (MCP: personal key) → plan → switch → rate limit.
+import { env } from "@/env";
+import type { Role, Scope } from "@/schemas/auth";
+import type { Db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import type { KeyActor } from "./actor";
+import { hitRateLimit, rateLimitHeaders, type RateLimitResult } from "./rate-limit";
+import { hashSecret } from "./secrets";
+
+/** Which door the request came through; each has its own organization switch. */
+export type Door = "api" | "apps" | "mcp";
+
+export interface Authenticated {
+  actor: KeyActor;
+  rateLimit: RateLimitResult;
+}
+
+interface KeyRow {
+  id: string;
+  organization_id: string;
+  kind: "organization" | "personal";
+  name: string;
+  scopes: Scope[];
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  plan: "free" | "pro" | "agency";
+  api_enabled: boolean;
+  apps_api_enabled: boolean;
+  mcp_enabled: boolean;
+  member_id: string | null;
+  role: Role | null;
+  removed_at: Date | null;
+  email: string | null;
+}
+
+const BEARER = /^Bearer +([^\s]+)$/i;
+const LAST_USED_PRECISION_MS = 60_000;
+
+export function bearerToken(header: string | null): string {
+  const match = header ? BEARER.exec(header.trim()) : null;
+  if (!match?.[1]) {
+    throw new AppError("unauthorized", "Send your API key in the header `Authorization: Bearer <API_KEY>`.");
+  }
+  return match[1];
+}
+
+/** Rate limits are counted per key (the limit "per key" of the reference). */
+export async function authenticateApiKey(db: Db, authorization: string | null, door: Door): Promise<Authenticated> {
+  const secret = bearerToken(authorization);
+  const rows = await db.$queryRaw<KeyRow[]>`
+    select k.id, k.organization_id, k.kind::text as kind, k.name, k.scopes, k.revoked_at, k.last_used_at,
+      o.plan::text as plan, o.api_enabled, o.apps_api_enabled, o.mcp_enabled,
+      m.id as member_id, m.role::text as role, m.removed_at, u.email
+    from api_keys k
+    join organizations o on o.id = k.organization_id
+    left join members m on m.id = k.member_id
+    left join users u on u.id = m.user_id
+    where k.secret_hash = ${hashSecret(secret)}`;
+  const key = rows[0];
+  if (!key) throw new AppError("invalid_api_key", "This API key matches no active key.");
+  if (key.revoked_at) throw new AppError("api_key_revoked", "This API key has been revoked.");
+  if (key.kind === "personal" && (!key.member_id || key.removed_at)) {
+    throw new AppError("member_removed", "The owner of this personal key is no longer a member of the organization.");
+  }
+  if (door === "mcp" && key.kind !== "personal") {
+    throw new AppError("member_key_required", "The MCP server accepts personal keys only.");
+  }
+  if (key.plan === "free") {
+    throw new AppError("feature_not_available", "The organization's plan does not include the developer API (Pro and Agency do).");
+  }
+  if (!key.api_enabled && door !== "mcp") throw new AppError("api_disabled", "The developer API is turned off for this organization.");
+  if (!key.apps_api_enabled && door === "apps") throw new AppError("api_disabled", "The Apps endpoints are turned off for this organization.");
+  if (!key.mcp_enabled && door === "mcp") throw new AppError("api_disabled", "The MCP server is turned off for this organization.");
+
+  const rateLimit = await hitRateLimit(db, `key:${key.id}`, env().RATE_LIMIT_PER_MINUTE);
+  if (!rateLimit.allowed) {
+    throw new AppError("rate_limited", `Too many requests: ${rateLimit.limit} per minute per key. Retry in ${rateLimit.retryAfterSeconds} s.`, {}, {
+      headers: rateLimitHeaders(rateLimit),
+    });
+  }
+  touchLastUsed(db, key);
+
+  return {
+    rateLimit,
+    actor: {
+      kind: "key",
+      organizationId: key.organization_id,
+      keyId: key.id,
+      keyName: key.name,
+      keyKind: key.kind,
+      scopes: key.scopes,
+      member: key.member_id && key.role && key.email ? { id: key.member_id, role: key.role, email: key.email } : null,
+    },
+  };
+}
+
+/** `lastUsedAt` to the minute: a write at most once a minute per key, off the request path. */
+function touchLastUsed(db: Db, key: KeyRow): void {
+  if (key.last_used_at && Date.now() - key.last_used_at.getTime() < LAST_USED_PRECISION_MS) return;
+  db.apiKey
+    .update({ where: { id: key.id }, data: { lastUsedAt: new Date() } })
+    .catch((error: unknown) => console.error("Could not record key use:", error));
+}

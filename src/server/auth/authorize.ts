@@ -1,0 +1,28 @@
+// Scope and role checks, in the order contract.md gives: scope first, then role.
+import { roleAtLeast, type Role, type Scope } from "@/schemas/auth";
+import { AppError } from "@/server/errors";
+import type { Actor } from "./actor";
+
+export interface Requirement {
+  /** The API scope a key needs. Console members are judged by role alone. */
+  scope?: Scope;
+  /** Minimum role; when omitted, writes (`*:write`) need member and reads need viewer. */
+  role?: Role;
+}
+
+export function requiredRole(requirement: Requirement): Role {
+  return requirement.role ?? (requirement.scope?.endsWith(":write") ? "member" : "viewer");
+}
+
+export function authorize(actor: Actor, requirement: Requirement): void {
+  if (actor.kind === "operator") return;
+  if (actor.kind === "key" && requirement.scope && !actor.scopes.includes(requirement.scope)) {
+    throw new AppError("insufficient_scope", `This key lacks the scope ${requirement.scope}.`);
+  }
+  const member = actor.kind === "member" ? actor.member : actor.member;
+  if (!member) return; // organization keys are bound by their scopes only
+  const role = requiredRole(requirement);
+  if (!roleAtLeast(member.role, role)) {
+    throw new AppError("forbidden_role", `This needs the ${role} role or above; ${member.email} is ${member.role}.`);
+  }
+}

@@ -1,0 +1,88 @@
+// A sliding-window rate limiter whose state lives in PostgreSQL, so every server process
+// sharing the database enforces one limit. It keeps a counter per fixed window and weighs the
+// previous window by the share of it that still falls inside the last 60 seconds
+// (the sliding-window-counter method): one upsert per request, no per-request rows.
+import type { Db } from "@/server/db";
+
+export interface RateLimitResult {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window has fully moved on from the current requests. */
+  resetSeconds: number;
+  /** Whole seconds (>= 1) until another request would be allowed; set when refused. */
+  retryAfterSeconds?: number;
+}
+
+/** Every bucket shares one window length, so old counters can be swept in one statement. */
+const WINDOW_SECONDS = 60;
+const lastCleanup = new WeakMap<Db, number>();
+
+export async function hitRateLimit(
+  db: Db,
+  bucket: string,
+  limit: number,
+  nowMs = Date.now(),
+): Promise<RateLimitResult> {
+  const nowSeconds = nowMs / 1000;
+  const window = Math.floor(nowSeconds / WINDOW_SECONDS);
+  const elapsed = (nowSeconds - window * WINDOW_SECONDS) / WINDOW_SECONDS;
+
+  const rows = await db.$queryRaw<{ current: number; previous: number }[]>`
+    with cur as (
+      insert into rate_limit_counters (bucket, window_start, count) values (${bucket}, ${window}, 1)
+      on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
+      returning count
+    )
+    select cur.count as current,
+      coalesce((select count from rate_limit_counters where bucket = ${bucket} and window_start = ${window - 1}), 0) as previous
+    from cur`;
+  const current = Number(rows[0]?.current ?? 1);
+  const previous = Number(rows[0]?.previous ?? 0);
+  const weighted = previous * (1 - elapsed) + current;
+  const resetSeconds = Math.max(1, Math.ceil((1 - elapsed) * WINDOW_SECONDS));
+  cleanupOccasionally(db, window, nowMs);
+
+  if (weighted <= limit) {
+    return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - weighted)), resetSeconds };
+  }
+
+  // Refused requests do not use up capacity.
+  await db.$executeRaw`update rate_limit_counters set count = count - 1 where bucket = ${bucket} and window_start = ${window}`;
+  const counted = current - 1;
+  const retryAfterSeconds = secondsUntilRoom(previous, counted, limit, elapsed);
+  return { allowed: false, limit, remaining: 0, resetSeconds: retryAfterSeconds, retryAfterSeconds };
+}
+
+/** When will previous·(1 − t) + current, then current·(1 − t) next window, drop to limit − 1? */
+function secondsUntilRoom(previous: number, current: number, limit: number, elapsed: number): number {
+  const room = limit - 1;
+  let waitWindows: number;
+  if (current <= room && previous > 0) {
+    waitWindows = Math.max(0, 1 - (room - current) / previous - elapsed);
+  } else {
+    const intoNext = current > 0 ? Math.max(0, 1 - room / current) : 0;
+    waitWindows = 1 - elapsed + intoNext;
+  }
+  return Math.max(1, Math.ceil(waitWindows * WINDOW_SECONDS));
+}
+
+function cleanupOccasionally(db: Db, window: number, nowMs: number): void {
+  const last = lastCleanup.get(db) ?? 0;
+  if (nowMs - last < 60_000) return;
+  lastCleanup.set(db, nowMs);
+  db.$executeRaw`delete from rate_limit_counters where window_start < ${window - 1}`.catch((error: unknown) =>
+    console.error("Rate-limit cleanup failed:", error),
+  );
+}
+
+/** The RateLimit-* headers (IETF draft names) for a response, plus Retry-After when refused. */
+export function rateLimitHeaders(result: RateLimitResult): Record<string, string> {
+  const headers: Record<string, string> = {
+    "RateLimit-Limit": String(result.limit),
+    "RateLimit-Remaining": String(result.remaining),
+    "RateLimit-Reset": String(result.resetSeconds),
+  };
+  if (result.retryAfterSeconds !== undefined) headers["Retry-After"] = String(result.retryAfterSeconds);
+  return headers;
+}

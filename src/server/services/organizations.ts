@@ -1,0 +1,55 @@
+import type { Organization, OrganizationSettingsUpdate } from "@/schemas/organization";
+import type { Actor } from "@/server/auth/actor";
+import { authorize } from "@/server/auth/authorize";
+import type { Db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import type { Organization as OrganizationRow } from "@/generated/prisma/client";
+
+export function toOrganization(row: OrganizationRow): Organization {
+  return {
+    id: row.id,
+    name: row.name,
+    plan: row.plan,
+    credits: row.credits,
+    reviewAgentWrites: row.reviewAgentWrites,
+    accessMode: row.accessMode,
+    apiEnabled: row.apiEnabled,
+    appsApiEnabled: row.appsApiEnabled,
+    mcpEnabled: row.mcpEnabled,
+    groupsEnabled: row.groupsEnabled,
+    qualityChecker: row.qualityChecker,
+    maxKnowledgebases: row.maxKnowledgebases,
+    maxSourcesPerKnowledgebase: row.maxSourcesPerKnowledgebase,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** Creating an organization is an operator's act (admin CLI, first start); there is no actor yet. */
+export async function createOrganization(
+  db: Db,
+  input: { name: string; plan?: Organization["plan"]; credits?: number },
+): Promise<Organization> {
+  return toOrganization(await db.organization.create({ data: input }));
+}
+
+export async function getOrganization(db: Db, actor: Actor): Promise<Organization> {
+  const row = await db.organization.findUnique({ where: { id: actor.organizationId } });
+  if (!row) throw new AppError("not_found", "No organization with that id.");
+  return toOrganization(row);
+}
+
+/** Plan and credits are the operator's to set (admin CLI); the console changes the rest. */
+export async function updateOrganization(db: Db, actor: Actor, update: OrganizationSettingsUpdate): Promise<Organization> {
+  authorize(actor, { role: "admin" });
+  if (actor.kind !== "operator" && (update.plan !== undefined || update.credits !== undefined)) {
+    throw new AppError("forbidden_role", "Plan and credits are set by the operator of this installation.");
+  }
+  const row = await db.organization
+    .update({ where: { id: actor.organizationId }, data: update })
+    .catch((error: { code?: string }) => {
+      if (error.code === "P2025") throw new AppError("not_found", "No organization with that id.");
+      throw error;
+    });
+  return toOrganization(row);
+}

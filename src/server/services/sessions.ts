@@ -1,0 +1,58 @@
+// Console sign-in: email and password, an opaque session token in an httpOnly cookie,
+// stored hashed with an expiry.
+import { env } from "@/env";
+import type { MemberActor } from "@/server/auth/actor";
+import { hashPassword, verifyPassword } from "@/server/auth/passwords";
+import { hitRateLimit } from "@/server/auth/rate-limit";
+import { hashSecret, randomToken } from "@/server/auth/secrets";
+import type { Db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { normalizeEmail } from "./members";
+
+const SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
+let dummyHash: Promise<string> | undefined;
+
+export interface NewSession {
+  token: string;
+  expiresAt: Date;
+}
+
+export async function signIn(db: Db, input: { email: string; password: string }): Promise<NewSession> {
+  const email = normalizeEmail(input.email);
+  const attempts = await hitRateLimit(db, `sign-in:${email}`, SIGN_IN_ATTEMPTS_PER_MINUTE);
+  if (!attempts.allowed) {
+    throw new AppError("rate_limited", `Too many sign-in attempts. Try again in ${attempts.retryAfterSeconds} s.`);
+  }
+  const user = await db.user.findUnique({
+    where: { email },
+    include: { memberships: { where: { removedAt: null }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: 1 } },
+  });
+  // Verify against a throwaway hash for unknown emails so timing does not reveal who has an account.
+  dummyHash ??= hashPassword(randomToken());
+  const valid = await verifyPassword(user?.passwordHash ?? (await dummyHash), input.password);
+  const membership = user?.memberships[0];
+  if (!user || !valid || !membership) throw new AppError("unauthorized", "Wrong email or password.");
+
+  const token = randomToken();
+  const expiresAt = new Date(Date.now() + env().SESSION_TTL_HOURS * 3_600_000);
+  await db.session.create({ data: { tokenHash: hashSecret(token), memberId: membership.id, expiresAt } });
+  return { token, expiresAt };
+}
+
+export async function actorForSession(db: Db, token: string | undefined): Promise<MemberActor | null> {
+  if (!token) return null;
+  const session = await db.session.findUnique({
+    where: { tokenHash: hashSecret(token) },
+    include: { member: { include: { user: { select: { email: true } } } } },
+  });
+  if (!session || session.expiresAt <= new Date() || session.member.removedAt) return null;
+  return {
+    kind: "member",
+    organizationId: session.member.organizationId,
+    member: { id: session.member.id, role: session.member.role, email: session.member.user.email },
+  };
+}
+
+export async function signOut(db: Db, token: string | undefined): Promise<void> {
+  if (token) await db.session.deleteMany({ where: { tokenHash: hashSecret(token) } });
+}

@@ -1,0 +1,66 @@
+// tRPC setup: the context every door builds, the procedure metadata the REST adapter and the
+// OpenAPI document read, and the procedure factories that check who may call what.
+import { initTRPC } from "@trpc/server";
+import type { OpenApiMeta } from "trpc-to-openapi";
+import type { Actor, MemberActor } from "@/server/auth/actor";
+import type { Door } from "@/server/auth/authenticate";
+import { authorize, type Requirement } from "@/server/auth/authorize";
+import type { Db } from "@/server/db";
+import { AppError, toAppError, type ErrorCode } from "@/server/errors";
+import type { Role, Scope } from "@/schemas/auth";
+
+export interface Context {
+  db: Db;
+  actor: Actor | null;
+  requestId: string;
+  /** The console session cookie, for signing out. */
+  sessionToken?: string;
+  /** Procedures may set the success status (201, 202, 204) and headers; doors apply them. */
+  response: { status?: number; headers: Headers };
+}
+
+export type Meta = OpenApiMeta<{
+  auth?: Requirement;
+  /** The organization switch that gates this endpoint besides `apiEnabled`. */
+  door?: Door;
+  /** Error codes the endpoint can answer, beyond the ones every authenticated call can. */
+  errors?: ErrorCode[];
+  /** Success status when it is not 200, for the OpenAPI document. */
+  successStatus?: number;
+}>;
+
+const t = initTRPC
+  .context<Context>()
+  .meta<Meta>()
+  .create({
+    errorFormatter({ shape, error }) {
+      const appError = toAppError(error);
+      return { ...shape, message: appError.message, data: { ...shape.data, stack: undefined, appError: appError.toBody(), httpStatus: appError.status } };
+    },
+  });
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const publicProcedure = t.procedure;
+
+/**
+ * An endpoint open to API keys (REST, MCP) and to signed-in members, checked by scope and role
+ * before the input is read. `scopedProcedure()` without a scope accepts any valid key.
+ */
+export function scopedProcedure(scope?: Scope, options: { role?: Role } = {}) {
+  const requirement: Requirement = { scope, role: options.role };
+  return t.procedure.meta({ auth: requirement }).use(({ ctx, next }) => {
+    if (!ctx.actor) throw new AppError("unauthorized", "Sign in or send an API key.");
+    authorize(ctx.actor, requirement);
+    return next({ ctx: { ...ctx, actor: ctx.actor } });
+  });
+}
+
+/** A console-only endpoint for a signed-in member with at least `role`. */
+export function memberProcedure(role: Role = "viewer") {
+  return t.procedure.use(({ ctx, next }) => {
+    if (ctx.actor?.kind !== "member") throw new AppError("unauthorized", "Your session has ended; sign in again.");
+    authorize(ctx.actor, { role });
+    return next({ ctx: { ...ctx, actor: ctx.actor as MemberActor } });
+  });
+}

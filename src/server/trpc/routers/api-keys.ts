@@ -1,0 +1,16 @@
+import { z } from "zod";
+import { ApiKey, ApiKeyIdInput, CreateApiKeyInput, CreatedApiKey } from "@/schemas/api-key";
+import { createApiKey, listApiKeys, revokeApiKey } from "@/server/services/api-keys";
+import { memberProcedure, router } from "../init";
+
+export const apiKeysRouter = router({
+  list: memberProcedure().output(z.array(ApiKey)).query(({ ctx }) => listApiKeys(ctx.db, ctx.actor)),
+  create: memberProcedure()
+    .input(CreateApiKeyInput)
+    .output(CreatedApiKey)
+    .mutation(({ ctx, input }) => createApiKey(ctx.db, ctx.actor, input)),
+  revoke: memberProcedure()
+    .input(ApiKeyIdInput)
+    .output(ApiKey)
+    .mutation(({ ctx, input }) => revokeApiKey(ctx.db, ctx.actor, input)),
+});

@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { SignInInput } from "@/schemas/auth";
+import { Member } from "@/schemas/member";
+import { Organization } from "@/schemas/organization";
+import { getOrganization } from "@/server/services/organizations";
+import { signIn, signOut } from "@/server/services/sessions";
+import { clearedSessionCookie, sessionCookie } from "@/server/auth/cookies";
+import { memberProcedure, publicProcedure, router } from "../init";
+
+export const authRouter = router({
+  signIn: publicProcedure
+    .input(SignInInput)
+    .output(z.object({ ok: z.literal(true) }))
+    .mutation(async ({ ctx, input }) => {
+      const session = await signIn(ctx.db, input);
+      ctx.response.headers.append("Set-Cookie", sessionCookie(session.token, session.expiresAt));
+      return { ok: true as const };
+    }),
+
+  signOut: publicProcedure.output(z.object({ ok: z.literal(true) })).mutation(async ({ ctx }) => {
+    await signOut(ctx.db, ctx.sessionToken);
+    ctx.response.headers.append("Set-Cookie", clearedSessionCookie());
+    return { ok: true as const };
+  }),
+
+  me: memberProcedure()
+    .output(z.object({ member: Member.pick({ id: true, email: true, role: true }), organization: Organization }))
+    .query(async ({ ctx }) => {
+      const organization = await getOrganization(ctx.db, ctx.actor);
+      const { id, email, role } = ctx.actor.member;
+      return { member: { id, email, role }, organization };
+    }),
+});

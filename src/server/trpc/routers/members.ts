@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { ChangeRoleInput, InviteMemberInput, Member, MemberIdInput } from "@/schemas/member";
+import { addMember, changeMemberRole, listMembers, removeMember } from "@/server/services/members";
+import { memberProcedure, router } from "../init";
+
+export const membersRouter = router({
+  list: memberProcedure().output(z.array(Member)).query(({ ctx }) => listMembers(ctx.db, ctx.actor)),
+  invite: memberProcedure("admin")
+    .input(InviteMemberInput)
+    .output(z.object({ member: Member, temporaryPassword: z.string().nullable() }))
+    .mutation(({ ctx, input }) => addMember(ctx.db, ctx.actor, input)),
+  changeRole: memberProcedure("admin")
+    .input(ChangeRoleInput)
+    .output(Member)
+    .mutation(({ ctx, input }) => changeMemberRole(ctx.db, ctx.actor, input)),
+  remove: memberProcedure("admin")
+    .input(MemberIdInput)
+    .output(Member)
+    .mutation(({ ctx, input }) => removeMember(ctx.db, ctx.actor, input)),
+});

@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { ListModelsOutput } from "@/schemas/model";
+import { listModels } from "@/server/services/models";
+import { router, scopedProcedure } from "../init";
+
+export const modelsRouter = router({
+  list: scopedProcedure()
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/models",
+        tags: ["Models"],
+        summary: "List the models agents can use",
+        description: "Any valid key may call this. The built-in offline model is always listed.",
+      },
+    })
+    .input(z.strictObject({}))
+    .output(ListModelsOutput)
+    .query(() => listModels()),
+});
