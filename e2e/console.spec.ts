@@ -1,0 +1,75 @@
+import { expect, test } from "@playwright/test";
+import { seedDemo, signIn } from "./fixtures";
+
+test("a wrong password shows an error and does not sign in", async ({ page }) => {
+  const { login } = seedDemo();
+  await page.goto("/");
+  await expect(page).toHaveURL(/\/sign-in$/);
+  await page.getByLabel("Email").fill(login.email);
+  await page.getByLabel("Password").fill("not-the-password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Wrong email or password." })).toBeVisible();
+  await page.goto("/keys");
+  await expect(page).toHaveURL(/\/sign-in$/);
+});
+
+test("sign in, create an organization key, see its secret once, revoke it, sign out", async ({ page }) => {
+  const { login, organization } = seedDemo();
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(login.email);
+  await page.getByLabel("Password").fill(login.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(organization.name);
+
+  await page.getByRole("navigation").getByRole("link", { name: "API keys" }).click();
+  await page.getByLabel("Name").fill("CRM sync");
+  await page.getByLabel(/^Organization/).check();
+  await page.getByRole("button", { name: "Create key" }).click();
+
+  const secret = page.getByTestId("new-key-secret");
+  await expect(secret).toHaveText(/^sk_org_[A-Za-z0-9_-]{40,}$/);
+  const value = (await secret.textContent())!;
+  const row = page.getByTestId("key-row").filter({ hasText: "CRM sync" });
+  await expect(row).toContainText(value.slice(0, 12));
+  await expect(row).toContainText("Active");
+
+  const works = await page.request.get("/api/v1/models", { headers: { Authorization: `Bearer ${value}` } });
+  expect(works.status()).toBe(200);
+
+  await page.getByRole("button", { name: "Done" }).click();
+  await expect(secret).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByTestId("key-row").filter({ hasText: "CRM sync" })).toBeVisible();
+  expect(await page.content()).not.toContain(value);
+
+  await row.getByRole("button", { name: "Revoke" }).click();
+  await row.getByRole("button", { name: "Confirm revoke" }).click();
+  await expect(row).toContainText("Revoked");
+  const refused = await page.request.get("/api/v1/models", { headers: { Authorization: `Bearer ${value}` } });
+  expect(refused.status()).toBe(401);
+  expect((await refused.json()).error.code).toBe("api_key_revoked");
+
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/sign-in$/);
+  await page.goto("/keys");
+  await expect(page).toHaveURL(/\/sign-in$/);
+});
+
+test("an admin invites a member, changes settings, and the API follows the switch", async ({ page }) => {
+  const { login, orgKey } = seedDemo();
+  await signIn(page, login);
+
+  await page.goto("/members");
+  await page.getByLabel("Email").fill("new.person@example.com");
+  await page.getByRole("combobox", { name: "Role", exact: true }).selectOption("viewer");
+  await page.getByRole("button", { name: "Invite" }).click();
+  await expect(page.getByRole("status")).toContainText("new.person@example.com is now a member");
+  await expect(page.getByTestId("member-row").filter({ hasText: "new.person@example.com" })).toBeVisible();
+
+  await page.goto("/settings");
+  await page.getByLabel(/Developer API/).uncheck();
+  await page.getByRole("button", { name: "Save settings" }).click();
+  await expect(page.getByText("Settings saved.")).toBeVisible();
+  const refused = await page.request.get("/api/v1/models", { headers: { Authorization: `Bearer ${orgKey.secret}` } });
+  expect((await refused.json()).error.code).toBe("api_disabled");
+});

@@ -1,0 +1,31 @@
+// End-to-end tests: Debian's Chromium driving a production build started with `npm start`
+// on a fresh embedded database.
+import { defineConfig } from "@playwright/test";
+
+export const E2E_PORT = 3210;
+export const E2E_DATA_DIR = ".data-e2e";
+
+export default defineConfig({
+  testDir: "e2e",
+  timeout: 60_000,
+  workers: 1,
+  reporter: [["list"]],
+  use: {
+    baseURL: `http://127.0.0.1:${E2E_PORT}`,
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    },
+    trace: "off",
+  },
+  webServer: {
+    command: `rm -rf ${E2E_DATA_DIR} && npm start`,
+    env: { DATA_DIR: E2E_DATA_DIR, PORT: String(E2E_PORT), NEXT_TELEMETRY_DISABLED: "1" },
+    url: `http://127.0.0.1:${E2E_PORT}/api/health`,
+    timeout: 300_000,
+    reuseExistingServer: false,
+    stdout: "ignore",
+    stderr: "pipe",
+    gracefulShutdown: { signal: "SIGTERM", timeout: 20_000 },
+  },
+});

@@ -1,0 +1,21 @@
+import { cookies } from "next/headers";
+import { redirect } from "next/navigation";
+import type { ReactNode } from "react";
+import { ConsoleNav } from "@/components/console-nav";
+import { SESSION_COOKIE } from "@/server/auth/cookies";
+import { getDb } from "@/server/db";
+import { actorForSession } from "@/server/services/sessions";
+
+export const dynamic = "force-dynamic";
+
+export default async function ConsoleLayout({ children }: { children: ReactNode }) {
+  const token = (await cookies()).get(SESSION_COOKIE)?.value;
+  const actor = await actorForSession(getDb(), token);
+  if (!actor) redirect("/sign-in");
+  return (
+    <div className="shell">
+      <ConsoleNav email={actor.member.email} role={actor.member.role} />
+      <main>{children}</main>
+    </div>
+  );
+}

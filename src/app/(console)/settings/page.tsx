@@ -1,0 +1,132 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState, type FormEvent } from "react";
+import { errorMessage, useTRPC } from "@/lib/trpc";
+import type { Organization } from "@/schemas/organization";
+
+const SWITCHES = [
+  ["apiEnabled", "Developer API", "All of /api/v1."],
+  ["appsApiEnabled", "Apps endpoints", "App conversation and transaction calls."],
+  ["mcpEnabled", "MCP server", "AI clients connecting with personal keys."],
+  ["groupsEnabled", "User groups", "Groups, group grants and portal admissions."],
+  ["qualityChecker", "Quality checker", "Graded test runs for agents, flows and apps."],
+  ["reviewAgentWrites", "Review agent writes", "Writes made with API keys wait in the review queue."],
+] as const;
+
+type Draft = Pick<Organization, (typeof SWITCHES)[number][0] | "name" | "accessMode"> & {
+  maxKnowledgebases: string;
+  maxSourcesPerKnowledgebase: string;
+};
+
+function toDraft(organization: Organization): Draft {
+  return {
+    name: organization.name,
+    accessMode: organization.accessMode,
+    apiEnabled: organization.apiEnabled,
+    appsApiEnabled: organization.appsApiEnabled,
+    mcpEnabled: organization.mcpEnabled,
+    groupsEnabled: organization.groupsEnabled,
+    qualityChecker: organization.qualityChecker,
+    reviewAgentWrites: organization.reviewAgentWrites,
+    maxKnowledgebases: organization.maxKnowledgebases?.toString() ?? "",
+    maxSourcesPerKnowledgebase: organization.maxSourcesPerKnowledgebase?.toString() ?? "",
+  };
+}
+
+const cap = (value: string) => (value.trim() === "" ? null : Number(value));
+
+export default function SettingsPage() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const me = useQuery(trpc.auth.me.queryOptions());
+  const organization = useQuery(trpc.organization.get.queryOptions());
+  const canEdit = me.data?.member.role === "admin" || me.data?.member.role === "owner";
+  const [draft, setDraft] = useState<Draft | null>(null);
+  const [saved, setSaved] = useState(false);
+
+  useEffect(() => {
+    if (organization.data && !draft) setDraft(toDraft(organization.data));
+  }, [organization.data, draft]);
+
+  const update = useMutation(
+    trpc.organization.update.mutationOptions({
+      onSuccess: (result) => {
+        setDraft(toDraft(result));
+        setSaved(true);
+        void queryClient.invalidateQueries({ queryKey: trpc.organization.get.queryKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.auth.me.queryKey() });
+      },
+    }),
+  );
+
+  if (!draft || !organization.data) return <p className="muted">Loading…</p>;
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!draft) return;
+    setSaved(false);
+    update.mutate({ ...draft, maxKnowledgebases: cap(draft.maxKnowledgebases), maxSourcesPerKnowledgebase: cap(draft.maxSourcesPerKnowledgebase) });
+  }
+
+  const set = <K extends keyof Draft>(key: K, value: Draft[K]) => {
+    setSaved(false);
+    setDraft({ ...draft, [key]: value });
+  };
+
+  return (
+    <>
+      <h1>Organization settings</h1>
+      <form className="panel form" onSubmit={submit} aria-label="Organization settings">
+        <p className="muted">
+          Plan <strong>{organization.data.plan}</strong> · <strong>{organization.data.credits}</strong> credits. The plan and credits are
+          set by the operator of this installation (admin CLI).
+          {!canEdit && " Only owners and admins can change settings."}
+        </p>
+        <fieldset disabled={!canEdit} className="form" style={{ border: 0, padding: 0 }}>
+          <label>
+            Name
+            <input required value={draft.name} onChange={(e) => set("name", e.target.value)} />
+          </label>
+          {SWITCHES.map(([key, label, help]) => (
+            <label key={key} className="inline">
+              <input type="checkbox" checked={draft[key]} onChange={(e) => set(key, e.target.checked)} />
+              <span>
+                {label} <span className="muted">— {help}</span>
+              </span>
+            </label>
+          ))}
+          <label>
+            Access is managed with
+            <select value={draft.accessMode} onChange={(e) => set("accessMode", e.target.value as Draft["accessMode"])}>
+              <option value="grants">per-user grants</option>
+              <option value="groups">user groups</option>
+            </select>
+          </label>
+          <div className="row">
+            <label>
+              Max knowledgebases
+              <input type="number" min={0} placeholder="no cap" value={draft.maxKnowledgebases} onChange={(e) => set("maxKnowledgebases", e.target.value)} />
+            </label>
+            <label>
+              Max sources per knowledgebase
+              <input
+                type="number"
+                min={0}
+                placeholder="no cap"
+                value={draft.maxSourcesPerKnowledgebase}
+                onChange={(e) => set("maxSourcesPerKnowledgebase", e.target.value)}
+              />
+            </label>
+          </div>
+          {update.error && <p role="alert" className="error">{errorMessage(update.error)}</p>}
+          {saved && <p role="status">Settings saved.</p>}
+          <div>
+            <button className="primary" type="submit" disabled={update.isPending}>
+              Save settings
+            </button>
+          </div>
+        </fieldset>
+      </form>
+    </>
+  );
+}

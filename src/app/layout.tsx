@@ -1,0 +1,16 @@
+import type { Metadata } from "next";
+import type { ReactNode } from "react";
+import { Providers } from "@/lib/trpc";
+import "./globals.css";
+
+export const metadata: Metadata = { title: "Atrium", description: "Serve AI agents to your organization's users" };
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <body>
+        <Providers>{children}</Providers>
+      </body>
+    </html>
+  );
+}
