@@ -2,7 +2,7 @@
 // one JSON object; exits 0, or prints {"error":{code,message}} and exits 1. It works against
 // the same database as the server, the embedded one too, running or not.
 import { openDatabase } from "@/server/database/open";
-import { createDb } from "@/server/db";
+import { closeDb, createDb } from "@/server/db";
 import { AppError, toAppError } from "@/server/errors";
 import { COMMANDS, parseFlags } from "./commands";
 
@@ -22,7 +22,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } finally {
-    await db.$disconnect();
+    await closeDb(db);
     await database.release();
   }
 }

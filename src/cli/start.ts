@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { env } from "@/env";
 import { openDatabase } from "@/server/database/open";
-import { createDb } from "@/server/db";
+import { closeDb, createDb } from "@/server/db";
 import { seedFirstOwner } from "@/server/services/setup";
 
 const dev = process.argv.includes("--dev");
@@ -34,7 +34,7 @@ async function main() {
   const database = await openDatabase(log);
   const db = createDb(database.url, 2);
   const seeded = await seedFirstOwner(db);
-  await db.$disconnect();
+  await closeDb(db);
   if (seeded) {
     log("First start: created the organization and its owner. These credentials are shown only now:");
     log(`  email:    ${seeded.login.email}`);

@@ -6,20 +6,19 @@ import { logIfUnexpected, toAppError } from "@/server/errors";
 import { actorForSession } from "@/server/services/sessions";
 import type { Context } from "@/server/trpc/init";
 import { appRouter } from "@/server/trpc/root";
-import { requestIdFor } from "./rest";
+import { errorResponse, requestIdFor } from "./rest";
 
 export function createConsoleHandler(options: { db: () => Db }) {
   return async function handleConsole(request: Request): Promise<Response> {
     const requestId = requestIdFor(request);
-    const db = options.db();
     const sessionToken = readSessionToken(request.headers.get("cookie"));
-    const context: Context = {
-      db,
-      actor: await actorForSession(db, sessionToken),
-      requestId,
-      sessionToken,
-      response: { headers: new Headers() },
-    };
+    let context: Context;
+    try {
+      const db = options.db();
+      context = { db, actor: await actorForSession(db, sessionToken), requestId, sessionToken, response: { headers: new Headers() } };
+    } catch (error) {
+      return errorResponse(toAppError(error), requestId);
+    }
     return fetchRequestHandler({
       endpoint: "/api/trpc",
       req: request,

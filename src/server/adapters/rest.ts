@@ -3,7 +3,7 @@
 // checks in contract.md's order, the product's error envelope for every failure, and the
 // X-Request-Id and RateLimit-* headers.
 import { randomUUID } from "node:crypto";
-import { createOpenApiFetchHandler, forEachOpenApiProcedure, getPathRegExp, normalizePath } from "trpc-to-openapi";
+import { createOpenApiNodeHttpHandler, forEachOpenApiProcedure, getPathRegExp, normalizePath } from "trpc-to-openapi";
 import type { KeyActor } from "@/server/auth/actor";
 import { authenticateApiKey } from "@/server/auth/authenticate";
 import { authorize } from "@/server/auth/authorize";
@@ -38,23 +38,32 @@ export function requestIdFor(request: Request): string {
   return sent && REQUEST_ID.test(sent) ? sent : randomUUID();
 }
 
-export function errorResponse(error: AppError, requestId: string, headers: Record<string, string> = {}): Response {
+export function errorResponse(error: AppError, requestId: string, headers: HeadersInit = {}): Response {
   logIfUnexpected(error);
-  return Response.json(
-    { error: error.toBody() },
-    { status: error.status, headers: { ...headers, ...error.headers, "X-Request-Id": requestId } },
-  );
+  // Merged case-insensitively: a plain object spread would send `x-request-id` twice.
+  const merged = new Headers(headers);
+  for (const [name, value] of Object.entries(error.headers)) merged.set(name, value);
+  merged.set("X-Request-Id", requestId);
+  return Response.json({ error: error.toBody() }, { status: error.status, headers: merged });
 }
 
-/** Reads the body once so that an empty body reads as `{}` and a missing content type as JSON. */
-async function normalizedRequest(request: Request): Promise<Request> {
-  if (!BODY_METHODS.has(request.method)) return request;
+/**
+ * The request body as the procedure's input: JSON, where an empty body reads as `{}` and a
+ * missing content type as JSON. Undefined for methods without a body.
+ */
+async function readJsonBody(request: Request): Promise<unknown> {
+  if (!BODY_METHODS.has(request.method)) return undefined;
   const contentType = request.headers.get("content-type");
-  if (contentType && !contentType.toLowerCase().startsWith("application/json")) return request;
+  if (contentType && !/^application\/json\b/i.test(contentType)) {
+    throw new AppError("invalid_request", `Invalid request: send the body as application/json, not ${contentType}.`, {}, { status: 415 });
+  }
   const text = await request.text();
-  const headers = new Headers(request.headers);
-  headers.set("content-type", "application/json");
-  return new Request(request.url, { method: request.method, headers, body: text.trim() === "" ? "{}" : text, signal: request.signal });
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AppError("invalid_request", "Invalid request: the body is not valid JSON.");
+  }
 }
 
 export interface RestHandlerOptions {
@@ -79,7 +88,12 @@ export function createRestHandler(options: RestHandlerOptions) {
       if (path === "/openapi.json" && request.method === "GET") {
         return Response.json(openApiDocument(), { headers: { "X-Request-Id": requestId } });
       }
-      const { route, allowed } = match(request.method, path);
+      // HEAD is GET without the body; OPTIONS lists the methods a path takes.
+      const method = request.method === "HEAD" ? "GET" : request.method;
+      const { route, allowed } = match(method, path);
+      if (request.method === "OPTIONS" && allowed.length > 0) {
+        return new Response(null, { status: 204, headers: { Allow: [...allowed, "OPTIONS"].join(", "), "X-Request-Id": requestId } });
+      }
       if (!route) {
         if (allowed.length === 0) throw new AppError("not_found", `No route ${request.method} ${API_PREFIX}${path}.`);
         throw new AppError("method_not_allowed", `${request.method} is not allowed on ${API_PREFIX}${path}; use ${allowed.join(", ")}.`, {}, {
@@ -91,35 +105,83 @@ export function createRestHandler(options: RestHandlerOptions) {
       const { actor, rateLimit } = await authenticateApiKey(db, request.headers.get("authorization"), route.meta.door ?? "api");
       limitHeaders = rateLimitHeaders(rateLimit);
       authorize(actor, route.meta.auth ?? {});
-      return await callProcedure(db, actor, rateLimit, await normalizedRequest(request), requestId);
+      const response = await callProcedure(db, actor, rateLimit, request, path, requestId);
+      return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
     } catch (error) {
-      return errorResponse(toAppError(error), requestId, limitHeaders);
+      const response = errorResponse(toAppError(error), requestId, limitHeaders);
+      return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
     }
   };
 }
 
-async function callProcedure(db: Db, actor: KeyActor, rateLimit: RateLimitResult, request: Request, requestId: string): Promise<Response> {
+/** Per-request state handed through trpc-to-openapi's handler, which is built once. */
+const STATE = Symbol("atrium.rest");
+
+interface RequestState {
+  context: Context;
+  failure?: unknown;
+}
+
+type StatefulRequest = Request & { [STATE]: RequestState };
+
+// Its node adapter is typed for IncomingMessage but serves a fetch Request as well (its own
+// fetch adapter passes one); ours reuses one handler instead of building one per request.
+const stateOf = (req: unknown) => (req as StatefulRequest)[STATE];
+const openApiHandler = createOpenApiNodeHttpHandler({
+  router: appRouter,
+  createContext: ({ req }) => stateOf(req).context,
+  onError: ({ error, req }) => {
+    stateOf(req).failure = error;
+  },
+  responseMeta: ({ ctx }) => ({ status: (ctx as Context | undefined)?.response.status }),
+});
+
+interface HandlerResult {
+  status: number;
+  body: string | undefined;
+}
+
+/**
+ * Runs the matched procedure through trpc-to-openapi (path parameters, query coercion, input
+ * and output validation) with a response object that collects the result as a string.
+ */
+async function callProcedure(db: Db, actor: KeyActor, rateLimit: RateLimitResult, request: Request, path: string, requestId: string): Promise<Response> {
+  const body = await readJsonBody(request);
   const context: Context = { db, actor, requestId, response: { headers: new Headers() } };
-  let failure: unknown;
-  const response = await createOpenApiFetchHandler({
-    endpoint: API_PREFIX,
-    req: request,
-    router: appRouter,
-    createContext: () => context,
-    onError: ({ error }) => {
-      failure = error;
+  const state: RequestState = { context };
+  const url = new URL(request.url);
+  const proxied = new Proxy(request, {
+    get(target, property) {
+      if (property === STATE) return state;
+      if (property === "url") return `${url.origin}${path}${url.search}`;
+      if (property === "method") return target.method === "HEAD" ? "GET" : target.method;
+      if (property === "body") return body;
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
     },
-    responseMeta: () => ({ status: context.response.status }),
+  });
+  const result = await new Promise<HandlerResult>((resolve) => {
+    let status = 200;
+    const response = {
+      setHeader: () => {},
+      get statusCode() {
+        return status;
+      },
+      set statusCode(code: number) {
+        status = code;
+      },
+      end: (text?: string) => resolve({ status, body: text }),
+    };
+    void openApiHandler(proxied as never, response as never);
   });
 
   const headers = new Headers(context.response.headers);
   for (const [name, value] of Object.entries(rateLimitHeaders(rateLimit))) headers.set(name, value);
   headers.set("X-Request-Id", requestId);
-  if (failure !== undefined || response.status >= 400) {
-    const error = toAppError(failure ?? new Error(`Unexpected status ${response.status} from the OpenAPI handler`));
-    return errorResponse(error, requestId, Object.fromEntries(headers));
+  if (state.failure !== undefined || result.status >= 400) {
+    return errorResponse(toAppError(state.failure ?? new Error(`Unexpected status ${result.status} from the OpenAPI handler`)), requestId, headers);
   }
-  if (response.status === 204) return new Response(null, { status: 204, headers });
+  if (result.status === 204) return new Response(null, { status: 204, headers });
   headers.set("Content-Type", "application/json");
-  return new Response(response.body, { status: response.status, headers });
+  return new Response(result.body, { status: result.status, headers });
 }

@@ -1,7 +1,7 @@
 // A sliding-window rate limiter whose state lives in PostgreSQL, so every server process
 // sharing the database enforces one limit. It keeps a counter per fixed window and weighs the
-// previous window by the share of it that still falls inside the last 60 seconds
-// (the sliding-window-counter method): one upsert per request, no per-request rows.
+// previous window by the share of it that still falls inside the last 60 seconds (the
+// sliding-window-counter method): one upsert per request, no per-request rows.
 import type { Db } from "@/server/db";
 
 export interface RateLimitResult {
@@ -16,41 +16,67 @@ export interface RateLimitResult {
 
 /** Every bucket shares one window length, so old counters can be swept in one statement. */
 const WINDOW_SECONDS = 60;
+/** Float noise (e.g. 3 · (1 − 2/3) + 2 = 3.0000000000000004) must not tip a boundary either way. */
+const EPSILON = 1e-9;
 const lastCleanup = new WeakMap<Db, number>();
 
-export async function hitRateLimit(
+/** Where a moment falls: its fixed window and how far into it (0..1). */
+export interface WindowPosition {
+  window: number;
+  elapsed: number;
+}
+
+export function windowAt(nowMs = Date.now()): WindowPosition {
+  const nowSeconds = nowMs / 1000;
+  const window = Math.floor(nowSeconds / WINDOW_SECONDS);
+  return { window, elapsed: (nowSeconds - window * WINDOW_SECONDS) / WINDOW_SECONDS };
+}
+
+export async function hitRateLimit(db: Db, bucket: string, limit: number, nowMs = Date.now()): Promise<RateLimitResult> {
+  const position = windowAt(nowMs);
+  const { rows } = await db.pool.query<{ current: number; previous: number }>({
+    name: "atrium_rate_limit_hit",
+    text: `with cur as (
+       insert into rate_limit_counters (bucket, window_start, count) values ($1, $2, 1)
+       on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
+       returning count
+     )
+     select cur.count as current,
+       coalesce((select count from rate_limit_counters where bucket = $1 and window_start = $2 - 1), 0) as previous
+     from cur`,
+    values: [bucket, position.window],
+  });
+  return settleRateLimit(db, bucket, limit, position, Number(rows[0]?.current ?? 1), Number(rows[0]?.previous ?? 0));
+}
+
+/** Takes back a counted request that was refused, so it uses up no capacity. */
+export async function uncountHit(db: Db, bucket: string, { window }: WindowPosition): Promise<void> {
+  await db.pool.query("update rate_limit_counters set count = count - 1 where bucket = $1 and window_start = $2", [bucket, window]);
+}
+
+/**
+ * Decides on a request already counted (`current` includes it): allowed, or refused and
+ * uncounted again.
+ */
+export async function settleRateLimit(
   db: Db,
   bucket: string,
   limit: number,
-  nowMs = Date.now(),
+  position: WindowPosition,
+  current: number,
+  previous: number,
 ): Promise<RateLimitResult> {
-  const nowSeconds = nowMs / 1000;
-  const window = Math.floor(nowSeconds / WINDOW_SECONDS);
-  const elapsed = (nowSeconds - window * WINDOW_SECONDS) / WINDOW_SECONDS;
-
-  const rows = await db.$queryRaw<{ current: number; previous: number }[]>`
-    with cur as (
-      insert into rate_limit_counters (bucket, window_start, count) values (${bucket}, ${window}, 1)
-      on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
-      returning count
-    )
-    select cur.count as current,
-      coalesce((select count from rate_limit_counters where bucket = ${bucket} and window_start = ${window - 1}), 0) as previous
-    from cur`;
-  const current = Number(rows[0]?.current ?? 1);
-  const previous = Number(rows[0]?.previous ?? 0);
+  const { window, elapsed } = position;
   const weighted = previous * (1 - elapsed) + current;
   const resetSeconds = Math.max(1, Math.ceil((1 - elapsed) * WINDOW_SECONDS));
-  cleanupOccasionally(db, window, nowMs);
+  cleanupOccasionally(db, window);
 
-  if (weighted <= limit) {
-    return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - weighted)), resetSeconds };
+  if (weighted <= limit + EPSILON) {
+    return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - weighted + EPSILON)), resetSeconds };
   }
 
-  // Refused requests do not use up capacity.
-  await db.$executeRaw`update rate_limit_counters set count = count - 1 where bucket = ${bucket} and window_start = ${window}`;
-  const counted = current - 1;
-  const retryAfterSeconds = secondsUntilRoom(previous, counted, limit, elapsed);
+  await uncountHit(db, bucket, position);
+  const retryAfterSeconds = secondsUntilRoom(previous, current - 1, limit, elapsed);
   return { allowed: false, limit, remaining: 0, resetSeconds: retryAfterSeconds, retryAfterSeconds };
 }
 
@@ -64,16 +90,16 @@ function secondsUntilRoom(previous: number, current: number, limit: number, elap
     const intoNext = current > 0 ? Math.max(0, 1 - room / current) : 0;
     waitWindows = 1 - elapsed + intoNext;
   }
-  return Math.max(1, Math.ceil(waitWindows * WINDOW_SECONDS));
+  return Math.max(1, Math.ceil(waitWindows * WINDOW_SECONDS - EPSILON));
 }
 
-function cleanupOccasionally(db: Db, window: number, nowMs: number): void {
-  const last = lastCleanup.get(db) ?? 0;
-  if (nowMs - last < 60_000) return;
-  lastCleanup.set(db, nowMs);
-  db.$executeRaw`delete from rate_limit_counters where window_start < ${window - 1}`.catch((error: unknown) =>
-    console.error("Rate-limit cleanup failed:", error),
-  );
+function cleanupOccasionally(db: Db, window: number): void {
+  const now = Date.now();
+  if (now - (lastCleanup.get(db) ?? 0) < WINDOW_SECONDS * 1000) return;
+  lastCleanup.set(db, now);
+  db.pool
+    .query("delete from rate_limit_counters where window_start < $1", [window - 1])
+    .catch((error: unknown) => console.error("Rate-limit cleanup failed:", error));
 }
 
 /** The RateLimit-* headers (IETF draft names) for a response, plus Retry-After when refused. */
