@@ -1,0 +1,54 @@
+// GET /api/v1/models, through the route module Next.js serves.
+import { describe, expect, it } from "vitest";
+import * as route from "@/app/api/v1/[[...path]]/route";
+import { getDb } from "@/server/db";
+import { addPerson, issueKey, newOrganization, toApiResponse } from "../helpers";
+
+async function getModels(key?: string) {
+  const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
+  return toApiResponse(await route.GET(new Request("http://localhost/api/v1/models", { headers })));
+}
+
+describe("GET /models", () => {
+  it("lists the built-in offline model for an organization key", async () => {
+    const tenant = await newOrganization();
+    const response = await getModels(tenant.orgKey.secret);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(response.body).toEqual({ models: expect.arrayContaining([{ id: "atrium-offline", name: expect.any(String), provider: "builtin" }]) });
+    for (const model of response.body.models) expect(Object.keys(model).sort()).toEqual(["id", "name", "provider"]);
+  });
+
+  it("accepts any valid key: a personal key of a viewer with a single unrelated scope", async () => {
+    const tenant = await newOrganization();
+    const viewer = await addPerson(tenant.operator, "viewer");
+    const key = await issueKey(tenant.operator, { kind: "personal", memberId: viewer.member.id, scopes: ["apps:execute"] });
+    const response = await getModels(key.secret);
+    expect(response.status).toBe(200);
+    expect(response.body.models.map((m: { id: string }) => m.id)).toContain("atrium-offline");
+  });
+
+  it("refuses without a key", async () => {
+    const response = await getModels();
+    expect(response.status).toBe(401);
+    expect(response.body.error.code).toBe("unauthorized");
+  });
+
+  it("is served for every method the route module exports, with 405 for the wrong ones", async () => {
+    for (const method of ["POST", "PUT", "PATCH", "DELETE"] as const) {
+      const response = await route[method](new Request("http://localhost/api/v1/models", { method }));
+      expect(response.status).toBe(405);
+      expect(response.headers.get("allow")).toBe("GET");
+    }
+  });
+
+  it("records when a key was last used, to the minute", async () => {
+    const tenant = await newOrganization();
+    const before = await getDb().apiKey.findUniqueOrThrow({ where: { id: tenant.orgKey.id } });
+    expect(before.lastUsedAt).toBeNull();
+    expect((await getModels(tenant.orgKey.secret)).status).toBe(200);
+    await expect
+      .poll(async () => (await getDb().apiKey.findUniqueOrThrow({ where: { id: tenant.orgKey.id } })).lastUsedAt, { timeout: 5000 })
+      .toBeInstanceOf(Date);
+  });
+});

@@ -1,0 +1,160 @@
+// The per-key limit of 120 requests per minute (RATE_LIMIT_PER_MINUTE at its default), its
+// headers, and that several server processes sharing one database enforce one limit.
+import { afterAll, describe, expect, it } from "vitest";
+import { createRestHandler } from "@/server/adapters/rest";
+import { hitRateLimit } from "@/server/auth/rate-limit";
+import { closeDb, createDb, getDb, type Db } from "@/server/db";
+import { api, awayFromWindowEdge, newOrganization, uniqueSuffix, type ApiResponse } from "../helpers";
+
+const LIMIT = 120;
+
+function expectRateLimited(response: ApiResponse): void {
+  expect(response.status).toBe(429);
+  expect(response.body.error.code).toBe("rate_limited");
+  expect(response.headers.get("x-request-id")).toBeTruthy();
+  const retryAfter = response.headers.get("retry-after");
+  expect(retryAfter).toMatch(/^\d+$/);
+  expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+  expect(Number(retryAfter)).toBeLessThanOrEqual(120);
+  expect(response.headers.get("ratelimit-limit")).toBe(String(LIMIT));
+  expect(response.headers.get("ratelimit-remaining")).toBe("0");
+  expect(Number(response.headers.get("ratelimit-reset"))).toBeGreaterThanOrEqual(1);
+}
+
+describe("RateLimit headers", () => {
+  it("are on every successful authenticated response, with Remaining going down", async () => {
+    const tenant = await newOrganization();
+    await awayFromWindowEdge(5);
+    const first = await api("GET", "/models", { key: tenant.orgKey.secret });
+    const second = await api("GET", "/models", { key: tenant.orgKey.secret });
+
+    for (const response of [first, second]) {
+      expect(response.status).toBe(200);
+      expect(response.headers.get("ratelimit-limit")).toBe("120");
+      const reset = Number(response.headers.get("ratelimit-reset"));
+      expect(Number.isInteger(reset)).toBe(true);
+      expect(reset).toBeGreaterThanOrEqual(1);
+      expect(reset).toBeLessThanOrEqual(60);
+      expect(response.headers.get("retry-after")).toBeNull();
+    }
+    expect(first.headers.get("ratelimit-remaining")).toBe("119");
+    expect(second.headers.get("ratelimit-remaining")).toBe("118");
+  });
+
+  it("are not on the unauthenticated OpenAPI document", async () => {
+    const response = await api("GET", "/openapi.json");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("ratelimit-limit")).toBeNull();
+  });
+});
+
+describe("the limit of 120 per minute per key", () => {
+  it("allows 120 requests and refuses the 121st with 429, Retry-After and RateLimit-*", async () => {
+    const tenant = await newOrganization();
+    await awayFromWindowEdge(15);
+    for (let i = 1; i <= LIMIT; i++) {
+      const response = await api("GET", "/models", { key: tenant.orgKey.secret });
+      expect(response.status, `request ${i}`).toBe(200);
+      expect(response.headers.get("ratelimit-remaining")).toBe(String(LIMIT - i));
+    }
+
+    const refused = await api("GET", "/models", { key: tenant.orgKey.secret });
+    expectRateLimited(refused);
+    expect(refused.body.error.message).toMatch(/too many requests/i);
+    // Still refused: a refusal frees no room.
+    expectRateLimited(await api("GET", "/models", { key: tenant.orgKey.secret }));
+
+    // The limit is per key: the organization's other key is unaffected.
+    const other = await api("GET", "/models", { key: tenant.personalKey.secret });
+    expect(other.status).toBe(200);
+    expect(other.headers.get("ratelimit-remaining")).toBe("119");
+  });
+});
+
+describe("several server processes", () => {
+  const dbs: Db[] = [];
+  function server(): (request: Request) => Promise<Response> {
+    const db = createDb(process.env.DATABASE_URL!);
+    dbs.push(db);
+    return createRestHandler({ db: () => db });
+  }
+  afterAll(async () => {
+    await Promise.all(dbs.map((db) => closeDb(db)));
+  });
+
+  it("share one limit: alternating between two instances, the 121st request is refused by either", async () => {
+    const [a, b] = [server(), server()];
+    const tenant = await newOrganization();
+    await awayFromWindowEdge(15);
+    for (let i = 1; i <= LIMIT; i++) {
+      const response = await api("GET", "/models", { key: tenant.orgKey.secret, handler: i % 2 ? a : b });
+      expect(response.status, `request ${i}`).toBe(200);
+      expect(response.headers.get("ratelimit-remaining")).toBe(String(LIMIT - i));
+    }
+    expectRateLimited(await api("GET", "/models", { key: tenant.orgKey.secret, handler: a }));
+    expectRateLimited(await api("GET", "/models", { key: tenant.orgKey.secret, handler: b }));
+  });
+
+  it("share one limit under concurrent load: exactly 120 of 140 simultaneous requests pass", async () => {
+    const [a, b] = [server(), server()];
+    const tenant = await newOrganization();
+    await awayFromWindowEdge(15);
+    const responses = await Promise.all(
+      Array.from({ length: 140 }, (_, i) => api("GET", "/models", { key: tenant.personalKey.secret, handler: i % 2 ? a : b })),
+    );
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(120);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+    for (const response of responses.filter((r) => r.status === 429)) expectRateLimited(response);
+  });
+});
+
+describe("hitRateLimit (sliding window)", () => {
+  // A fixed clock in the middle of a window, far from now, so the outcome does not depend on time.
+  const windowStart = (Math.floor(Date.now() / 60_000) + 10_000) * 60_000;
+
+  /** A request made Retry-After seconds later is allowed; one made a second earlier is not. */
+  async function expectHonestRetryAfter(db: Db, bucket: string, limit: number, refusedAt: number, retryAfter: number) {
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect((await hitRateLimit(db, bucket, limit, refusedAt + (retryAfter - 1) * 1000)).allowed).toBe(false);
+    expect((await hitRateLimit(db, bucket, limit, refusedAt + retryAfter * 1000)).allowed).toBe(true);
+  }
+
+  it("refuses beyond the limit without counting the refusal, with an honest Retry-After", async () => {
+    const db = getDb();
+    const bucket = `test:${uniqueSuffix()}`;
+    const t0 = windowStart + 30_000; // halfway through window W
+    for (let i = 1; i <= 3; i++) expect((await hitRateLimit(db, bucket, 3, t0)).allowed).toBe(true);
+    const refused = await hitRateLimit(db, bucket, 3, t0);
+    expect(refused).toMatchObject({ allowed: false, remaining: 0, limit: 3 });
+    expect((await hitRateLimit(db, bucket, 3, t0)).allowed).toBe(false);
+    const rows = await db.rateLimitCounter.findMany({ where: { bucket } });
+    expect(rows.map((row) => row.count)).toEqual([3]);
+    await expectHonestRetryAfter(db, bucket, 3, t0, refused.retryAfterSeconds!);
+  });
+
+  it("weighs the previous window by how much of it is still inside the last 60 seconds", async () => {
+    const db = getDb();
+    const bucket = `test:${uniqueSuffix()}`;
+    for (let i = 1; i <= 3; i++) expect((await hitRateLimit(db, bucket, 3, windowStart + 30_000)).allowed).toBe(true);
+
+    // Halfway through W+1 the previous window weighs 3 * 0.5 = 1.5: one more request fits, not two.
+    const t1 = windowStart + 90_000;
+    expect(await hitRateLimit(db, bucket, 3, t1)).toMatchObject({ allowed: true, remaining: 0 });
+    const refused = await hitRateLimit(db, bucket, 3, t1);
+    expect(refused.allowed).toBe(false);
+    await expectHonestRetryAfter(db, bucket, 3, t1, refused.retryAfterSeconds!);
+
+    // Two windows later nothing of W is left.
+    expect(await hitRateLimit(db, `${bucket}`, 3, windowStart + 185_000)).toMatchObject({ allowed: true });
+  });
+
+  it("keeps buckets apart", async () => {
+    const db = getDb();
+    const t0 = windowStart + 10_000;
+    const first = `test:${uniqueSuffix()}`;
+    expect((await hitRateLimit(db, first, 1, t0)).allowed).toBe(true);
+    expect((await hitRateLimit(db, first, 1, t0)).allowed).toBe(false);
+    expect((await hitRateLimit(db, `test:${uniqueSuffix()}`, 1, t0)).allowed).toBe(true);
+  });
+});

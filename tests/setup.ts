@@ -1,0 +1,44 @@
+// Runs in each test file's process before the file's own imports: gives the file its own
+// database, copied from the migrated template, and points DATABASE_URL at it before any app
+// module reads the environment (src/env.ts caches on first call).
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, inject } from "vitest";
+import { closeDb, type Db } from "@/server/db";
+
+async function createFileDatabase(): Promise<string> {
+  const adminUrl = inject("adminUrl");
+  const template = inject("templateDatabase");
+  const name = `test_${randomBytes(6).toString("hex")}`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.query(`create database "${name}" template "${template}"`);
+        break;
+      } catch (error) {
+        // 55006: the template is briefly in use by another file's CREATE DATABASE.
+        if ((error as { code?: string }).code !== "55006" || attempt >= 20) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      }
+    }
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+process.env.DATABASE_URL = await createFileDatabase();
+// Hermetic defaults, whatever the shell running the tests has set.
+process.env.RATE_LIMIT_PER_MINUTE = "120"; // a test file may lower it at its top, before any request
+delete process.env.SESSION_TTL_HOURS;
+delete process.env.BENCH_BASELINE_ROUTE;
+
+afterAll(async () => {
+  // Close the file's shared client (src/server/db.ts keeps it on globalThis): Prisma and its pool.
+  const db = (globalThis as { atriumDb?: Db }).atriumDb;
+  if (db) await closeDb(db);
+});

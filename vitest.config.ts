@@ -1,0 +1,21 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: {
+    // Same mapping as tsconfig.json's `paths` ("@/*" -> "./src/*").
+    alias: [{ find: /^@\//, replacement: `${fileURLToPath(new URL("./src/", import.meta.url))}` }],
+  },
+  test: {
+    environment: "node",
+    // Each test file runs in its own process with its own database (tests/setup.ts).
+    pool: "forks",
+    include: ["tests/**/*.test.ts"],
+    exclude: ["e2e/**", "node_modules/**", ".next/**", ".data/**"],
+    // One embedded PostgreSQL cluster and a migrated template database for the whole run.
+    globalSetup: ["./tests/global-setup.ts"],
+    setupFiles: ["./tests/setup.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
