@@ -9,7 +9,7 @@ export default defineConfig({
   testDir: "e2e",
   timeout: 60_000,
   workers: 1,
-  reporter: [["list"]],
+  reporter: [["list"], ["json", { outputFile: ".test-results/e2e.json" }]],
   use: {
     baseURL: `http://127.0.0.1:${E2E_PORT}`,
     launchOptions: {

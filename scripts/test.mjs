@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+// `npm test`: the Vitest suite (services and API in-process against a real PostgreSQL), then
+// a production build and the Playwright suite (the console in Chromium). Ends with one
+// plain "N passed, N failed" line for both.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+
+const OUT = ".test-results";
+rmSync(OUT, { recursive: true, force: true });
+mkdirSync(OUT, { recursive: true });
+
+function run(command, args, env = {}) {
+  return spawnSync(command, args, { stdio: "inherit", env: { ...process.env, ...env } }).status ?? 1;
+}
+
+const unitStatus = run("node_modules/.bin/vitest", ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${OUT}/unit.json`]);
+// Always a fresh production build, so the browser tests never run against stale code.
+const buildStatus = unitStatus === 0 ? run("node_modules/.bin/next", ["build"], { NEXT_TELEMETRY_DISABLED: "1" }) : 1;
+const e2eStatus = buildStatus === 0 ? run("node_modules/.bin/playwright", ["test"]) : 1;
+
+function read(file) {
+  return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : null;
+}
+const unit = read(`${OUT}/unit.json`);
+const e2e = read(`${OUT}/e2e.json`);
+const unitPassed = unit?.numPassedTests ?? 0;
+const unitFailed = unit ? unit.numFailedTests : 1;
+const e2ePassed = e2e?.stats?.expected ?? 0;
+const e2eFailed = e2e ? (e2e.stats.unexpected ?? 0) + (e2e.stats.flaky ?? 0) : 1;
+
+console.log("");
+console.log(`unit: ${unitPassed} passed, ${unitFailed} failed`);
+console.log(`e2e: ${e2ePassed} passed, ${e2eFailed} failed`);
+console.log(`${unitPassed + e2ePassed} passed, ${unitFailed + e2eFailed} failed`);
+process.exit(unitStatus !== 0 || e2eStatus !== 0 || unitFailed + e2eFailed > 0 ? 1 : 0);
