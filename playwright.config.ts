@@ -2,7 +2,7 @@
 // on a fresh embedded database.
 import { defineConfig } from "@playwright/test";
 
-export const E2E_PORT = 3210;
+export const E2E_PORT = Number(process.env.E2E_PORT ?? 3210);
 export const E2E_DATA_DIR = ".data-e2e";
 
 export default defineConfig({

@@ -15,3 +15,12 @@ export const ErrorEnvelope = z
       .catchall(z.unknown()),
   })
   .meta({ id: "ErrorEnvelope" });
+
+/** Query of every list endpoint: `limit` 1..200 (default 50) and the previous page's `nextCursor`. */
+export const ListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).max(500).optional(),
+});
+export type ListQuery = z.infer<typeof ListQuery>;
+
+export const NextCursor = z.string().nullable().meta({ description: "Pass as `cursor` for the next page; null on the last page." });

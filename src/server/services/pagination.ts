@@ -1,0 +1,41 @@
+// Keyset pagination shared by every list: items ordered by creation time, then id; the cursor
+// names the last item handed out, so page 100 costs what page 1 does (no OFFSET).
+import { AppError } from "@/server/errors";
+
+export interface CursorPosition {
+  createdAt: Date;
+  id: string;
+}
+
+export function encodeCursor(row: CursorPosition): string {
+  return Buffer.from(JSON.stringify([row.createdAt.toISOString(), row.id])).toString("base64url");
+}
+
+export function decodeCursor(cursor: string): CursorPosition {
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [string, string];
+    const date = new Date(createdAt);
+    if (typeof id !== "string" || !/^[0-9a-f-]{36}$/i.test(id) || Number.isNaN(date.getTime())) throw new Error("bad cursor");
+    return { createdAt: date, id };
+  } catch {
+    throw new AppError("invalid_request", "Invalid request: cursor is not a cursor this list handed out.", {
+      problems: [{ path: "cursor", message: "Unknown or malformed cursor" }],
+    });
+  }
+}
+
+/** The Prisma `where` for rows after the cursor, in (createdAt, id) order. */
+export function afterCursor(cursor: string | undefined) {
+  if (!cursor) return {};
+  const { createdAt, id } = decodeCursor(cursor);
+  return { OR: [{ createdAt: { gt: createdAt } }, { createdAt, id: { gt: id } }] };
+}
+
+export const CURSOR_ORDER = [{ createdAt: "asc" as const }, { id: "asc" as const }];
+
+/** Given `limit + 1` rows fetched in CURSOR_ORDER, the page and the cursor of the next one. */
+export function toPage<T extends CursorPosition>(rows: T[], limit: number): { items: T[]; nextCursor: string | null } {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+}
