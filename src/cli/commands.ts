@@ -9,7 +9,10 @@ import { AppError, invalidRequest, problemsFromIssues } from "@/server/errors";
 import { createApiKey, revokeApiKey } from "@/server/services/api-keys";
 import { addMember, removeMember } from "@/server/services/members";
 import { createOrganization, getOrganization, updateOrganization } from "@/server/services/organizations";
+import { deleteEndUser, linkProcessorSubscription, revokeEndUser } from "@/server/services/end-users";
+import { createPortal } from "@/server/services/portals";
 import { seedDemo } from "@/server/services/setup";
+import { archiveTierPlan, createTierPlan } from "@/server/services/tier-plans";
 
 type FlagSpec = Record<string, z.ZodType>;
 type Flags = Record<string, unknown>;
@@ -49,6 +52,12 @@ export function parseFlags(spec: FlagSpec, args: string[]): Flags {
 
 function operator(organizationId: string): OperatorActor {
   return { kind: "operator", organizationId };
+}
+
+/** The operator of the organization that owns a row, or not_found. */
+async function operatorOf(row: { organizationId: string } | null, what: string, id: unknown): Promise<OperatorActor> {
+  if (!row) throw new AppError("not_found", `No ${what} ${String(id)}.`);
+  return operator(row.organizationId);
 }
 
 async function organizationExists(db: Db, organizationId: string): Promise<OperatorActor> {
@@ -110,9 +119,8 @@ export const COMMANDS: Record<string, Command> = {
   "member remove": {
     flags: { member: id },
     run: async (db, f) => {
-      const row = await db.member.findUnique({ where: { id: f.member as string } });
-      if (!row) throw new AppError("not_found", `No member ${String(f.member)}.`);
-      return { member: await removeMember(db, operator(row.organizationId), { memberId: row.id }) };
+      const actor = await operatorOf(await db.member.findUnique({ where: { id: f.member as string } }), "member", f.member);
+      return { member: await removeMember(db, actor, { memberId: f.member as string }) };
     },
   },
   "key create": {
@@ -143,9 +151,53 @@ export const COMMANDS: Record<string, Command> = {
   "key revoke": {
     flags: { key: id },
     run: async (db, f) => {
-      const row = await db.apiKey.findUnique({ where: { id: f.key as string } });
-      if (!row) throw new AppError("not_found", `No API key ${String(f.key)}.`);
-      return { key: await revokeApiKey(db, operator(row.organizationId), { keyId: row.id }) };
+      const actor = await operatorOf(await db.apiKey.findUnique({ where: { id: f.key as string } }), "API key", f.key);
+      return { key: await revokeApiKey(db, actor, { keyId: f.key as string }) };
+    },
+  },
+  "plan create": {
+    flags: { org: id, name: z.string().min(1), credits: count.optional(), "with-group": present.optional() },
+    run: async (db, f) =>
+      createTierPlan(db, await organizationExists(db, f.org as string), {
+        name: f.name as string,
+        creditAllowance: (f.credits as number | undefined) ?? 0,
+        withGroup: f["with-group"] === true,
+      }),
+  },
+  "plan archive": {
+    flags: { plan: id },
+    run: async (db, f) => {
+      const actor = await operatorOf(await db.tierPlan.findUnique({ where: { id: f.plan as string } }), "tier plan", f.plan);
+      return { tierPlan: await archiveTierPlan(db, actor, { tierPlanId: f.plan as string }) };
+    },
+  },
+  "portal create": {
+    flags: { org: id, name: z.string().min(1) },
+    run: async (db, f) => ({ portal: await createPortal(db, await organizationExists(db, f.org as string), { name: f.name as string }) }),
+  },
+  "billing link": {
+    flags: { "end-user": id, plan: id },
+    run: async (db, f) => {
+      const endUserId = f["end-user"] as string;
+      const actor = await operatorOf(await db.endUser.findUnique({ where: { id: endUserId } }), "end user", endUserId);
+      return { subscription: await linkProcessorSubscription(db, actor, { endUserId, tierPlanId: f.plan as string }) };
+    },
+  },
+  "end-user revoke": {
+    flags: { "end-user": id },
+    run: async (db, f) => {
+      const endUserId = f["end-user"] as string;
+      const actor = await operatorOf(await db.endUser.findUnique({ where: { id: endUserId } }), "end user", endUserId);
+      return { endUser: await revokeEndUser(db, actor, { endUserId }) };
+    },
+  },
+  "end-user delete": {
+    flags: { "end-user": id },
+    run: async (db, f) => {
+      const endUserId = f["end-user"] as string;
+      const actor = await operatorOf(await db.endUser.findUnique({ where: { id: endUserId } }), "end user", endUserId);
+      await deleteEndUser(db, actor, { endUserId });
+      return { endUser: { id: endUserId, deleted: true } };
     },
   },
   "seed demo": {

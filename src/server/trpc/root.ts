@@ -4,8 +4,12 @@ import { router } from "./init";
 import { apiKeysRouter } from "./routers/api-keys";
 import { authRouter } from "./routers/auth";
 import { membersRouter } from "./routers/members";
+import { endUsersRouter } from "./routers/end-users";
 import { modelsRouter } from "./routers/models";
 import { organizationRouter } from "./routers/organization";
+import { portalsRouter } from "./routers/portals";
+import { tierPlansRouter } from "./routers/tier-plans";
+import { userGroupsRouter } from "./routers/user-groups";
 
 export const appRouter = router({
   auth: authRouter,
@@ -13,6 +17,10 @@ export const appRouter = router({
   members: membersRouter,
   apiKeys: apiKeysRouter,
   models: modelsRouter,
+  endUsers: endUsersRouter,
+  tierPlans: tierPlansRouter,
+  userGroups: userGroupsRouter,
+  portals: portalsRouter,
 });
 
 export type AppRouter = typeof appRouter;

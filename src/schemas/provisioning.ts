@@ -1,0 +1,146 @@
+// End users, subscriptions, grants, tier plans, user groups and portals.
+import { z } from "zod";
+import { ListQuery, NextCursor, Timestamp, Uuid } from "./common";
+
+const Email = z.email().max(320).meta({ description: "Trimmed and compared case-insensitively" });
+
+export const GrantTargetKind = z.enum(["app"]);
+export const GrantEffect = z.enum(["allow"]);
+
+/** A grant as written: on POST /end-users (`grants`) and on a group. */
+export const GrantInput = z.strictObject({
+  targetKind: GrantTargetKind,
+  targetId: Uuid,
+  effect: GrantEffect.default("allow"),
+  deploymentId: Uuid.optional().meta({ description: "A portal the grant is limited to" }),
+  expiresAt: Timestamp.optional(),
+});
+export type GrantInput = z.infer<typeof GrantInput>;
+
+export const Grant = z
+  .object({
+    id: Uuid,
+    targetKind: z.string(),
+    targetId: Uuid,
+    effect: z.string(),
+    deploymentId: Uuid.nullable(),
+    source: z.string().meta({ description: "`api`, `console` or `group`" }),
+    expiresAt: Timestamp.nullable(),
+  })
+  .meta({ id: "Grant" });
+export type Grant = z.infer<typeof Grant>;
+
+export const Subscription = z
+  .object({
+    id: Uuid,
+    tierPlanId: Uuid,
+    tierPlanName: z.string(),
+    status: z.enum(["active", "canceled"]),
+    creditAllowance: z.number().int(),
+    creditsUsed: z.number().int(),
+    creditsResetAt: Timestamp,
+  })
+  .meta({ id: "Subscription" });
+export type Subscription = z.infer<typeof Subscription>;
+
+export const SubscriptionDetail = Subscription.extend({
+  provisionedBy: z.enum(["api", "console", "processor"]),
+  isComped: z.boolean(),
+  bonusCredits: z.number().int(),
+}).meta({ id: "SubscriptionDetail" });
+export type SubscriptionDetail = z.infer<typeof SubscriptionDetail>;
+
+export const EndUserSummary = z
+  .object({ id: Uuid, email: z.string(), fullName: z.string(), createdAt: Timestamp })
+  .meta({ id: "EndUserSummary" });
+
+export const EndUser = z
+  .object({
+    id: Uuid,
+    email: z.string(),
+    fullName: z.string(),
+    authMethod: z.string(),
+    emailVerifiedAt: Timestamp.nullable(),
+    revokedAt: Timestamp.nullable(),
+    lastSeenAt: Timestamp.nullable(),
+    createdAt: Timestamp,
+  })
+  .meta({ id: "EndUser" });
+export type EndUser = z.infer<typeof EndUser>;
+
+export const EndUserDetail = EndUser.extend({
+  subscriptions: z.array(SubscriptionDetail),
+  grants: z.array(Grant),
+}).meta({ id: "EndUserDetail" });
+export type EndUserDetail = z.infer<typeof EndUserDetail>;
+
+export const ProvisionEndUserInput = z.strictObject({
+  email: Email,
+  fullName: z.string().trim().max(200).optional(),
+  tierPlanIds: z.array(Uuid).max(50).optional().meta({ description: "Each becomes its own subscription" }),
+  groupIds: z.array(Uuid).max(50).optional(),
+  grants: z.array(GrantInput).max(100).optional().meta({ description: "Per-user access grants (organizations that manage access with grants)" }),
+});
+export type ProvisionEndUserInput = z.infer<typeof ProvisionEndUserInput>;
+
+export const ProvisionEndUserOutput = z.object({
+  endUser: EndUserSummary,
+  created: z.boolean(),
+  subscriptions: z.array(Subscription),
+  grantsCreated: z.number().int(),
+});
+export type ProvisionEndUserOutput = z.infer<typeof ProvisionEndUserOutput>;
+
+export const EndUserIdInput = z.strictObject({ endUserId: Uuid });
+export const UpdateEndUserInput = z.strictObject({ endUserId: Uuid, fullName: z.string().trim().max(200).optional() });
+export const ListEndUsersInput = ListQuery.extend({
+  email: z.string().max(320).optional().meta({ description: "Exact email (case-insensitive)" }),
+  query: z.string().max(320).optional().meta({ description: "Part of an email, for searching" }),
+});
+export const ListEndUsersOutput = z.object({ endUsers: z.array(EndUser), nextCursor: NextCursor });
+export const RemoveSubscriptionInput = z.strictObject({ endUserId: Uuid, tierPlanId: Uuid });
+export const RemoveGrantInput = z.strictObject({ endUserId: Uuid, grantId: Uuid });
+
+export const TierPlan = z
+  .object({ id: Uuid, name: z.string(), creditAllowance: z.number().int(), archived: z.boolean(), groupId: Uuid.nullable() })
+  .meta({ id: "TierPlan" });
+export type TierPlan = z.infer<typeof TierPlan>;
+export const ListTierPlansOutput = z.object({ tierPlans: z.array(TierPlan), nextCursor: NextCursor });
+export const CreateTierPlanInput = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  creditAllowance: z.number().int().min(0).default(0),
+  withGroup: z.boolean().default(false),
+});
+export const TierPlanIdInput = z.strictObject({ tierPlanId: Uuid });
+
+export const UserGroup = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    description: z.string(),
+    createdAt: Timestamp,
+    memberCount: z.number().int(),
+    planId: Uuid.nullable().meta({ description: "Set for a plan's group, whose membership follows the plan" }),
+  })
+  .meta({ id: "UserGroup" });
+export type UserGroup = z.infer<typeof UserGroup>;
+export const CreateUserGroupInput = z.strictObject({ name: z.string().trim().min(1).max(200), description: z.string().max(2000).optional() });
+export const UpdateUserGroupInput = z.strictObject({
+  groupId: Uuid,
+  name: z.string().trim().min(1).max(200).optional(),
+  description: z.string().max(2000).optional(),
+});
+export const GroupIdInput = z.strictObject({ groupId: Uuid });
+export const ListUserGroupsOutput = z.object({ userGroups: z.array(UserGroup), nextCursor: NextCursor });
+export const GroupMember = z.object({ groupId: Uuid, endUserId: Uuid, addedAt: Timestamp }).meta({ id: "GroupMember" });
+export const GroupMemberView = GroupMember.extend({ email: z.string(), fullName: z.string() });
+export const AddGroupMemberInput = z.strictObject({ groupId: Uuid, endUserId: Uuid });
+export const AddGroupGrantInput = GrantInput.omit({ effect: true }).extend({ groupId: Uuid });
+export const RemoveGroupGrantInput = z.strictObject({ groupId: Uuid, grantId: Uuid });
+
+export const Portal = z.object({ id: Uuid, name: z.string(), createdAt: Timestamp }).meta({ id: "Portal" });
+export type Portal = z.infer<typeof Portal>;
+export const ListPortalsOutput = z.object({ portals: z.array(Portal), nextCursor: NextCursor });
+export const PortalAdmission = z.object({ portalId: Uuid, groupId: Uuid, createdAt: Timestamp }).meta({ id: "PortalAdmission" });
+export const AdmitGroupInput = z.strictObject({ portalId: Uuid, groupId: Uuid });
+export const CreatePortalInput = z.strictObject({ name: z.string().trim().min(1).max(200) });

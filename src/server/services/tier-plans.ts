@@ -1,0 +1,47 @@
+import type { TierPlan } from "@/schemas/provisioning";
+import type { Actor } from "@/server/auth/actor";
+import { authorize } from "@/server/auth/authorize";
+import type { Db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
+import { toUserGroup } from "./user-groups";
+
+type PlanRow = { id: string; name: string; creditAllowance: number; archivedAt: Date | null; groupId: string | null };
+
+export function toTierPlan(row: PlanRow): TierPlan {
+  return { id: row.id, name: row.name, creditAllowance: row.creditAllowance, archived: row.archivedAt !== null, groupId: row.groupId };
+}
+
+export async function listTierPlans(db: Db, actor: Actor, input: { limit: number; cursor?: string }) {
+  authorize(actor, { scope: "end_users:read" });
+  const rows = await db.tierPlan.findMany({
+    where: { organizationId: actor.organizationId, ...afterCursor(input.cursor) },
+    orderBy: CURSOR_ORDER,
+    take: input.limit + 1,
+  });
+  const page = toPage(rows, input.limit);
+  return { tierPlans: page.items.map(toTierPlan), nextCursor: page.nextCursor };
+}
+
+/** A plan, optionally with its own group whose membership follows the plan's subscriptions. */
+export async function createTierPlan(db: Db, actor: Actor, input: { name: string; creditAllowance: number; withGroup: boolean }) {
+  authorize(actor, { scope: "end_users:write", role: "admin" });
+  return db.$transaction(async (tx) => {
+    const group = input.withGroup
+      ? await tx.userGroup.create({ data: { organizationId: actor.organizationId, name: input.name, description: `Everyone on the ${input.name} plan` } })
+      : null;
+    const plan = await tx.tierPlan.create({
+      data: { organizationId: actor.organizationId, name: input.name, creditAllowance: input.creditAllowance, groupId: group?.id ?? null },
+    });
+    return { tierPlan: toTierPlan(plan), ...(group ? { group: toUserGroup({ ...group, plan: { id: plan.id }, _count: { members: 0 } }) } : {}) };
+  });
+}
+
+/** An archived plan keeps its subscriptions but can no longer be assigned (tier_not_found). */
+export async function archiveTierPlan(db: Db, actor: Actor, input: { tierPlanId: string }): Promise<TierPlan> {
+  authorize(actor, { scope: "end_users:write", role: "admin" });
+  const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId } });
+  if (!plan) throw new AppError("not_found", "No tier plan with that id.");
+  const row = plan.archivedAt ? plan : await db.tierPlan.update({ where: { id: plan.id }, data: { archivedAt: new Date() } });
+  return toTierPlan(row);
+}

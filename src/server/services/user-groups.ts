@@ -1,0 +1,172 @@
+// User groups: members, additive grants, and the plan groups whose membership follows a plan.
+import type { GrantInput, UserGroup } from "@/schemas/provisioning";
+import type { Actor } from "@/server/auth/actor";
+import { authorize } from "@/server/auth/authorize";
+import type { Db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { assertGrantTargets, grantSource, insertGrants, toGrant } from "./grants";
+import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
+
+type GroupRow = {
+  id: string;
+  name: string;
+  description: string;
+  createdAt: Date;
+  plan: { id: string } | null;
+  _count: { members: number };
+};
+
+const groupInclude = { plan: { select: { id: true } }, _count: { select: { members: true } } } as const;
+
+export function toUserGroup(row: GroupRow): UserGroup {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    createdAt: row.createdAt.toISOString(),
+    memberCount: row._count.members,
+    planId: row.plan?.id ?? null,
+  };
+}
+
+/** Groups, group grants and portal admissions need the organization's groups switch. */
+export async function assertGroupsEnabled(db: Db, organizationId: string): Promise<{ accessMode: "grants" | "groups" }> {
+  const organization = await db.organization.findUnique({ where: { id: organizationId }, select: { groupsEnabled: true, accessMode: true } });
+  if (!organization?.groupsEnabled) throw new AppError("groups_disabled", "User groups are not enabled for this organization.");
+  return organization;
+}
+
+async function findGroup(db: Db, actor: Actor, groupId: string) {
+  const group = await db.userGroup.findFirst({ where: { id: groupId, organizationId: actor.organizationId }, include: groupInclude });
+  if (!group) throw new AppError("not_found", "No user group with that id.");
+  return group;
+}
+
+function refusePlanGroup(group: GroupRow, action: "rename" | "delete" | "members"): void {
+  if (!group.plan) return;
+  if (action === "members") {
+    throw new AppError("plan_group", "This group belongs to a plan and follows it: assign the plan with tierPlanIds on POST /end-users instead.");
+  }
+  throw new AppError("plan_group", `This group belongs to a plan and follows it: ${action === "rename" ? "rename" : "archive"} the plan instead.`, {}, { status: 409 });
+}
+
+export async function createUserGroup(db: Db, actor: Actor, input: { name: string; description?: string }): Promise<UserGroup> {
+  authorize(actor, { scope: "end_users:write" });
+  await assertGroupsEnabled(db, actor.organizationId);
+  const row = await db.userGroup.create({
+    data: { organizationId: actor.organizationId, name: input.name, description: input.description ?? "" },
+    include: groupInclude,
+  });
+  return toUserGroup(row);
+}
+
+export async function listUserGroups(db: Db, actor: Actor, input: { limit: number; cursor?: string }) {
+  authorize(actor, { scope: "end_users:read" });
+  await assertGroupsEnabled(db, actor.organizationId);
+  const rows = await db.userGroup.findMany({
+    where: { organizationId: actor.organizationId, ...afterCursor(input.cursor) },
+    include: groupInclude,
+    orderBy: CURSOR_ORDER,
+    take: input.limit + 1,
+  });
+  const page = toPage(rows, input.limit);
+  return { userGroups: page.items.map(toUserGroup), nextCursor: page.nextCursor };
+}
+
+export async function getUserGroup(db: Db, actor: Actor, input: { groupId: string }): Promise<UserGroup> {
+  authorize(actor, { scope: "end_users:read" });
+  await assertGroupsEnabled(db, actor.organizationId);
+  return toUserGroup(await findGroup(db, actor, input.groupId));
+}
+
+export async function updateUserGroup(db: Db, actor: Actor, input: { groupId: string; name?: string; description?: string }): Promise<UserGroup> {
+  authorize(actor, { scope: "end_users:write" });
+  await assertGroupsEnabled(db, actor.organizationId);
+  const group = await findGroup(db, actor, input.groupId);
+  if (input.name !== undefined && input.name !== group.name) refusePlanGroup(group, "rename");
+  const row = await db.userGroup.update({
+    where: { id: group.id },
+    data: { name: input.name, description: input.description },
+    include: groupInclude,
+  });
+  return toUserGroup(row);
+}
+
+export async function deleteUserGroup(db: Db, actor: Actor, input: { groupId: string }): Promise<void> {
+  authorize(actor, { scope: "end_users:write", role: "admin" });
+  await assertGroupsEnabled(db, actor.organizationId);
+  const group = await findGroup(db, actor, input.groupId);
+  refusePlanGroup(group, "delete");
+  await db.userGroup.delete({ where: { id: group.id } });
+}
+
+/** Adds an end user to a group; adding a member again answers the existing membership. */
+export async function addGroupMember(db: Db, actor: Actor, input: { groupId: string; endUserId: string }) {
+  authorize(actor, { scope: "end_users:write" });
+  await assertGroupsEnabled(db, actor.organizationId);
+  const group = await findGroup(db, actor, input.groupId);
+  const endUser = await db.endUser.findFirst({
+    where: { id: input.endUserId, organizationId: actor.organizationId, deletedAt: null },
+    select: { id: true },
+  });
+  if (!endUser) throw new AppError("end_user_not_found", `No end user ${input.endUserId} in this organization.`);
+  refusePlanGroup(group, "members");
+  const inserted = await db.groupMember.createManyAndReturn({ data: [{ groupId: group.id, endUserId: endUser.id }], skipDuplicates: true });
+  const member = inserted[0] ?? (await db.groupMember.findUniqueOrThrow({ where: { groupId_endUserId: { groupId: group.id, endUserId: endUser.id } } }));
+  return { created: inserted.length > 0, member: { groupId: member.groupId, endUserId: member.endUserId, addedAt: member.addedAt.toISOString() } };
+}
+
+export async function removeGroupMember(db: Db, actor: Actor, input: { groupId: string; endUserId: string }): Promise<void> {
+  authorize(actor, { scope: "end_users:write", role: "admin" });
+  await assertGroupsEnabled(db, actor.organizationId);
+  const group = await findGroup(db, actor, input.groupId);
+  refusePlanGroup(group, "members");
+  const { count } = await db.groupMember.deleteMany({ where: { groupId: group.id, endUserId: input.endUserId } });
+  if (count === 0) throw new AppError("not_found", "That end user is not a member of this group.");
+}
+
+export async function listGroupMembers(db: Db, actor: Actor, input: { groupId: string }) {
+  authorize(actor, { scope: "end_users:read" });
+  const group = await findGroup(db, actor, input.groupId);
+  const rows = await db.groupMember.findMany({
+    where: { groupId: group.id },
+    include: { endUser: { select: { email: true, fullName: true } } },
+    orderBy: [{ addedAt: "asc" }, { endUserId: "asc" }],
+  });
+  return rows.map((row) => ({ groupId: row.groupId, endUserId: row.endUserId, addedAt: row.addedAt.toISOString(), email: row.endUser.email, fullName: row.endUser.fullName }));
+}
+
+/**
+ * Grants everyone in the group access (additive: always allow). A duplicate answers the
+ * existing grant. Groups-managed organizations scope portals with admissions, not grants.
+ */
+export async function addGroupGrant(db: Db, actor: Actor, input: Omit<GrantInput, "effect"> & { groupId: string }) {
+  authorize(actor, { scope: "end_users:write" });
+  const organization = await assertGroupsEnabled(db, actor.organizationId);
+  const group = await findGroup(db, actor, input.groupId);
+  if (input.deploymentId && organization.accessMode === "groups") {
+    throw new AppError("portal_scope_unsupported", "This organization manages access with groups: omit deploymentId and admit the group to the portal instead.");
+  }
+  const grant: GrantInput = { ...input, effect: "allow" };
+  await assertGrantTargets(db, actor.organizationId, [grant]);
+  const created = await insertGrants(db, { organizationId: actor.organizationId, groupId: group.id }, [grant], grantSource(actor));
+  const row = await db.grant.findFirstOrThrow({
+    where: { groupId: group.id, targetKind: grant.targetKind, targetId: grant.targetId, effect: "allow", deploymentId: grant.deploymentId ?? null },
+  });
+  return { created: created > 0, grant: toGrant(row) };
+}
+
+export async function removeGroupGrant(db: Db, actor: Actor, input: { groupId: string; grantId: string }): Promise<void> {
+  authorize(actor, { scope: "end_users:write", role: "admin" });
+  await assertGroupsEnabled(db, actor.organizationId);
+  const group = await findGroup(db, actor, input.groupId);
+  const { count } = await db.grant.deleteMany({ where: { id: input.grantId, groupId: group.id } });
+  if (count === 0) throw new AppError("not_found", "No grant with that id on this group.");
+}
+
+export async function listGroupGrants(db: Db, actor: Actor, input: { groupId: string }) {
+  authorize(actor, { scope: "end_users:read" });
+  const group = await findGroup(db, actor, input.groupId);
+  const rows = await db.grant.findMany({ where: { groupId: group.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  return rows.map(toGrant);
+}

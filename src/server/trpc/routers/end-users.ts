@@ -1,0 +1,133 @@
+import { z } from "zod";
+import {
+  EndUser,
+  EndUserDetail,
+  EndUserIdInput,
+  ListEndUsersInput,
+  ListEndUsersOutput,
+  ProvisionEndUserInput,
+  ProvisionEndUserOutput,
+  RemoveGrantInput,
+  RemoveSubscriptionInput,
+  UpdateEndUserInput,
+} from "@/schemas/provisioning";
+import {
+  deleteEndUser,
+  getEndUser,
+  listEndUsers,
+  provisionEndUser,
+  removeEndUserGrant,
+  removeSubscription,
+  revokeEndUser,
+  updateEndUser,
+} from "@/server/services/end-users";
+import { router, scopedProcedure } from "../init";
+
+const tags = ["End users"];
+
+export const endUsersRouter = router({
+  provision: scopedProcedure("end_users:write")
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/end-users",
+        tags,
+        summary: "Create or update an end user",
+        description:
+          "Idempotent on email (trimmed, case-insensitive): 201 with `created: true` for a new account, 200 when an existing one is updated in place (a revoked one is restored). Plans (`tierPlanIds`, each its own subscription), groups and grants come in the same call; duplicates are skipped and `grantsCreated` counts only new grants. Every refusal is decided before anything is written.",
+      },
+      errors: ["tier_not_found", "group_not_found", "plan_group", "groups_disabled", "grants_unsupported", "grant_target_not_found", "deleted_identity", "live_paid_subscription"],
+      successStatus: 201,
+    })
+    .input(ProvisionEndUserInput)
+    .output(ProvisionEndUserOutput)
+    .mutation(async ({ ctx, input }) => {
+      const result = await provisionEndUser(ctx.db, ctx.actor, input);
+      ctx.response.status = result.created ? 201 : 200;
+      return result;
+    }),
+
+  list: scopedProcedure("end_users:read")
+    .meta({ openapi: { method: "GET", path: "/end-users", tags, summary: "List end users", description: "Ordered by creation. `email` finds one account; `query` searches emails." } })
+    .input(ListEndUsersInput)
+    .output(ListEndUsersOutput)
+    .query(({ ctx, input }) => listEndUsers(ctx.db, ctx.actor, input)),
+
+  get: scopedProcedure("end_users:read")
+    .meta({
+      openapi: { method: "GET", path: "/end-users/{endUserId}", tags, summary: "Get an end user with every subscription and grant" },
+      errors: ["not_found"],
+    })
+    .input(EndUserIdInput)
+    .output(z.object({ endUser: EndUserDetail }))
+    .query(async ({ ctx, input }) => ({ endUser: await getEndUser(ctx.db, ctx.actor, input) })),
+
+  update: scopedProcedure("end_users:write")
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/end-users/{endUserId}",
+        tags,
+        summary: "Update profile fields",
+        description: "Profile fields: `fullName`. To add plans or grants, POST /end-users again; to remove them, use the sub-resources.",
+      },
+      errors: ["not_found"],
+    })
+    .input(UpdateEndUserInput)
+    .output(z.object({ endUser: EndUser }))
+    .mutation(async ({ ctx, input }) => ({ endUser: await updateEndUser(ctx.db, ctx.actor, input) })),
+
+  revoke: scopedProcedure("end_users:write")
+    .meta({
+      openapi: { method: "POST", path: "/end-users/{endUserId}/revoke", tags, summary: "Revoke an end user's access", description: "Sets `revokedAt`. POST /end-users with the email restores the account." },
+      errors: ["not_found"],
+    })
+    .input(EndUserIdInput)
+    .output(z.object({ endUser: EndUser }))
+    .mutation(async ({ ctx, input }) => ({ endUser: await revokeEndUser(ctx.db, ctx.actor, input) })),
+
+  delete: scopedProcedure("end_users:write", { role: "admin" })
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/end-users/{endUserId}",
+        tags,
+        summary: "Delete an end user",
+        description: "Marks the identity deleted: subscriptions end, grants and memberships go, and provisioning the email again answers `deleted_identity`.",
+      },
+      errors: ["not_found"],
+      successStatus: 204,
+    })
+    .input(EndUserIdInput)
+    .output(z.void())
+    .mutation(async ({ ctx, input }) => {
+      await deleteEndUser(ctx.db, ctx.actor, input);
+      ctx.response.status = 204;
+    }),
+
+  removeSubscription: scopedProcedure("end_users:write", { role: "admin" })
+    .meta({
+      openapi: { method: "DELETE", path: "/end-users/{endUserId}/tier-plans/{tierPlanId}", tags, summary: "End an end user's subscription to a plan" },
+      errors: ["not_found", "live_paid_subscription"],
+      successStatus: 204,
+    })
+    .input(RemoveSubscriptionInput)
+    .output(z.void())
+    .mutation(async ({ ctx, input }) => {
+      await removeSubscription(ctx.db, ctx.actor, input);
+      ctx.response.status = 204;
+    }),
+
+  removeGrant: scopedProcedure("end_users:write", { role: "admin" })
+    .meta({
+      openapi: { method: "DELETE", path: "/end-users/{endUserId}/grants/{grantId}", tags, summary: "Remove a grant from an end user" },
+      errors: ["not_found"],
+      successStatus: 204,
+    })
+    .input(RemoveGrantInput)
+    .output(z.void())
+    .mutation(async ({ ctx, input }) => {
+      await removeEndUserGrant(ctx.db, ctx.actor, input);
+      ctx.response.status = 204;
+    }),
+});

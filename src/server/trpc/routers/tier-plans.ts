@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { ListQuery } from "@/schemas/common";
+import { CreateTierPlanInput, ListTierPlansOutput, TierPlan, TierPlanIdInput, UserGroup } from "@/schemas/provisioning";
+import { archiveTierPlan, createTierPlan, listTierPlans } from "@/server/services/tier-plans";
+import { router, scopedProcedure } from "../init";
+
+export const tierPlansRouter = router({
+  list: scopedProcedure("end_users:read")
+    .meta({ openapi: { method: "GET", path: "/tier-plans", tags: ["Tier plans"], summary: "List tier plans", description: "Archived plans are listed with `archived: true`; they can no longer be assigned." } })
+    .input(ListQuery)
+    .output(ListTierPlansOutput)
+    .query(({ ctx, input }) => listTierPlans(ctx.db, ctx.actor, input)),
+
+  create: scopedProcedure("end_users:write", { role: "admin" })
+    .input(CreateTierPlanInput)
+    .output(z.object({ tierPlan: TierPlan, group: UserGroup.optional() }))
+    .mutation(({ ctx, input }) => createTierPlan(ctx.db, ctx.actor, input)),
+
+  archive: scopedProcedure("end_users:write", { role: "admin" })
+    .input(TierPlanIdInput)
+    .output(z.object({ tierPlan: TierPlan }))
+    .mutation(async ({ ctx, input }) => ({ tierPlan: await archiveTierPlan(ctx.db, ctx.actor, input) })),
+});
