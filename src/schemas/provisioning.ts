@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { ListQuery, NextCursor, Timestamp, Uuid } from "./common";
 
-const Email = z.email().max(320).meta({ description: "Trimmed and compared case-insensitively" });
+const Email = z.string().trim().pipe(z.email().max(320)).meta({ description: "Trimmed and compared case-insensitively" });
 
 export const GrantTargetKind = z.enum(["app"]);
 export const GrantEffect = z.enum(["allow"]);

@@ -167,6 +167,43 @@ describe("admin CLI", () => {
     expect(me.body.result.data).toMatchObject({ member: { role: "owner", id: personalKey.memberId }, organization: { id: organization.id } });
   });
 
+  it("manages plans, portals, billing links and end users", async () => {
+    const org = await cli("org", "create", "--name", "Provisioning CLI");
+    expectSuccess(org);
+    const orgId = org.json.organization.id as string;
+    const [plan, plainPlan, portal] = await Promise.all([
+      cli("plan", "create", "--org", orgId, "--name", "Gold", "--credits", "300", "--with-group"),
+      cli("plan", "create", "--org", orgId, "--name", "Basic"),
+      cli("portal", "create", "--org", orgId, "--name", "Members area"),
+    ]);
+    expectSuccess(plan);
+    expect(plan.json.tierPlan).toMatchObject({ name: "Gold", creditAllowance: 300, archived: false, groupId: plan.json.group.id });
+    expect(plan.json.group).toMatchObject({ name: "Gold", planId: plan.json.tierPlan.id, memberCount: 0 });
+    expectSuccess(plainPlan);
+    expect(plainPlan.json.group).toBeUndefined();
+    expectSuccess(portal);
+    expect(portal.json.portal).toMatchObject({ name: "Members area" });
+
+    const user = await getDb().endUser.create({ data: { organizationId: orgId, email: "cli-person@example.test" } });
+    const linked = await cli("billing", "link", "--end-user", user.id, "--plan", plan.json.tierPlan.id);
+    expectSuccess(linked);
+    expect(linked.json.subscription).toMatchObject({ tierPlanId: plan.json.tierPlan.id, provisionedBy: "processor", isComped: false, status: "active" });
+
+    const [archived, revoked] = await Promise.all([
+      cli("plan", "archive", "--plan", plainPlan.json.tierPlan.id),
+      cli("end-user", "revoke", "--end-user", user.id),
+    ]);
+    expectSuccess(archived);
+    expect(archived.json.tierPlan.archived).toBe(true);
+    expectSuccess(revoked);
+    expect(revoked.json.endUser.revokedAt).toEqual(expect.any(String));
+
+    const deleted = await cli("end-user", "delete", "--end-user", user.id);
+    expectSuccess(deleted);
+    expect((await getDb().endUser.findUniqueOrThrow({ where: { id: user.id } })).deletedAt).not.toBeNull();
+    expectFailure(await cli("end-user", "revoke", "--end-user", user.id), "not_found");
+  });
+
   it("fails with exit 1 and an error envelope", async () => {
     const missingOrg = "00000000-0000-4000-8000-000000000000";
     const [unknownCommand, noVerb, missingFlag, badFlag, unknownOrg, unknownMember, unknownKey, badPlan] = await Promise.all([

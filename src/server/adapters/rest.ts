@@ -150,9 +150,12 @@ async function callProcedure(db: Db, actor: KeyActor, rateLimit: RateLimitResult
   const context: Context = { db, actor, requestId, response: { headers: new Headers() } };
   const state: RequestState = { context };
   const url = new URL(request.url);
+  // The body is already parsed; the handler only needs to see it was JSON.
+  const requestHeaders = body === undefined ? request.headers : new Headers({ ...Object.fromEntries(request.headers), "content-type": "application/json" });
   const proxied = new Proxy(request, {
     get(target, property) {
       if (property === STATE) return state;
+      if (property === "headers") return requestHeaders;
       if (property === "url") return `${url.origin}${path}${url.search}`;
       if (property === "method") return target.method === "HEAD" ? "GET" : target.method;
       if (property === "body") return body;
