@@ -9,13 +9,18 @@ export interface Demo {
   login: { email: string; password: string };
 }
 
-/** Seeds a fresh organization through the admin CLI, against the e2e server's database. */
-export function seedDemo(): Demo {
-  const out = execFileSync("node_modules/.bin/tsx", ["src/cli/admin.ts", "seed", "demo"], {
+/** Runs an admin CLI command against the e2e server's database and returns its JSON. */
+export function admin<T = any>(...args: string[]): T {
+  const out = execFileSync("node_modules/.bin/tsx", ["src/cli/admin.ts", ...args], {
     env: { ...process.env, DATA_DIR: E2E_DATA_DIR },
     encoding: "utf8",
   });
-  return JSON.parse(out) as Demo;
+  return JSON.parse(out) as T;
+}
+
+/** Seeds a fresh organization through the admin CLI. */
+export function seedDemo(): Demo {
+  return admin<Demo>("seed", "demo");
 }
 
 /** Signs in through the API (only the sign-in test uses the form). */

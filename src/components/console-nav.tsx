@@ -6,6 +6,10 @@ import { useTRPC } from "@/lib/trpc";
 
 const LINKS = [
   { href: "/", label: "Overview" },
+  { href: "/end-users", label: "End users" },
+  { href: "/plans", label: "Tier plans" },
+  { href: "/groups", label: "User groups" },
+  { href: "/portals", label: "Portals" },
   { href: "/keys", label: "API keys" },
   { href: "/members", label: "Members" },
   { href: "/settings", label: "Settings" },
@@ -13,7 +17,7 @@ const LINKS = [
 ];
 
 /** Areas the console grows into; listed so people know where things will live. */
-const UPCOMING = ["End users", "Knowledge", "Agents", "Flows", "Apps", "Reviews", "Chat"];
+const UPCOMING = ["Knowledge", "Agents", "Flows", "Apps", "Reviews", "Chat"];
 
 export function ConsoleNav({ email, role }: { email: string; role: string }) {
   const pathname = usePathname();
@@ -25,7 +29,7 @@ export function ConsoleNav({ email, role }: { email: string; role: string }) {
     <nav className="sidebar" aria-label="Console">
       <div className="brand">Atrium</div>
       {LINKS.map((link) => (
-        <Link key={link.href} href={link.href} aria-current={pathname === link.href ? "page" : undefined}>
+        <Link key={link.href} href={link.href} aria-current={pathname === link.href || (link.href !== "/" && pathname.startsWith(`${link.href}/`)) ? "page" : undefined}>
           {link.label}
         </Link>
       ))}

@@ -1,0 +1,181 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useParams, useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { ConfirmButton } from "@/components/confirm-button";
+import { errorMessage, useTRPC } from "@/lib/trpc";
+
+function when(value: string | null): string {
+  return value ? new Date(value).toLocaleString() : "—";
+}
+
+export default function EndUserPage() {
+  const { endUserId } = useParams<{ endUserId: string }>();
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const detail = useQuery(trpc.endUsers.get.queryOptions({ endUserId }));
+  const plans = useQuery(trpc.tierPlans.list.queryOptions({ limit: 200 }));
+  // Any end-user query may show what changed (the list shows revocation too).
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.endUsers.pathKey() });
+
+  const [planId, setPlanId] = useState("");
+  const [appId, setAppId] = useState("");
+  const provision = useMutation(trpc.endUsers.provision.mutationOptions({ onSuccess: () => void refresh() }));
+  const revoke = useMutation(trpc.endUsers.revoke.mutationOptions({ onSuccess: () => void refresh() }));
+  const removePlan = useMutation(trpc.endUsers.removeSubscription.mutationOptions({ onSuccess: () => void refresh() }));
+  const removeGrant = useMutation(trpc.endUsers.removeGrant.mutationOptions({ onSuccess: () => void refresh() }));
+  const remove = useMutation(trpc.endUsers.delete.mutationOptions({ onSuccess: () => router.replace("/end-users") }));
+  const failure = provision.error ?? revoke.error ?? removePlan.error ?? removeGrant.error ?? remove.error;
+
+  if (detail.error) return <p role="alert" className="error">{errorMessage(detail.error)}</p>;
+  const user = detail.data?.endUser;
+  if (!user) return <p className="muted">Loading…</p>;
+
+  const held = new Set(user.subscriptions.filter((s) => s.status === "active").map((s) => s.tierPlanId));
+  const assignable = plans.data?.tierPlans.filter((plan) => !plan.archived && !held.has(plan.id)) ?? [];
+
+  function addPlan(event: FormEvent) {
+    event.preventDefault();
+    if (user && planId) provision.mutate({ email: user.email, tierPlanIds: [planId] });
+    setPlanId("");
+  }
+
+  function addGrant(event: FormEvent) {
+    event.preventDefault();
+    if (user) provision.mutate({ email: user.email, grants: [{ targetKind: "app", targetId: appId.trim(), effect: "allow" }] });
+    setAppId("");
+  }
+
+  return (
+    <>
+      <p>
+        <Link href="/end-users">← End users</Link>
+      </p>
+      <h1>{user.email}</h1>
+      {failure && <p role="alert" className="error">{errorMessage(failure)}</p>}
+      <div className="panel">
+        <table>
+          <tbody>
+            <tr>
+              <th>Name</th>
+              <td>{user.fullName || "—"}</td>
+            </tr>
+            <tr>
+              <th>Created</th>
+              <td>{when(user.createdAt)}</td>
+            </tr>
+            <tr>
+              <th>Last seen</th>
+              <td>{when(user.lastSeenAt)}</td>
+            </tr>
+            <tr>
+              <th>Revoked</th>
+              <td data-testid="revoked-at">{user.revokedAt ? when(user.revokedAt) : "no"}</td>
+            </tr>
+          </tbody>
+        </table>
+        <div className="row" style={{ marginTop: "0.75rem" }}>
+          {!user.revokedAt && <ConfirmButton label="Revoke access" confirmLabel="Confirm revoke" onConfirm={() => revoke.mutate({ endUserId })} />}
+          <ConfirmButton label="Delete end user" confirmLabel="Delete for good" onConfirm={() => remove.mutate({ endUserId })} />
+        </div>
+      </div>
+
+      <div className="panel">
+        <h2 style={{ marginTop: 0 }}>Subscriptions</h2>
+        {user.subscriptions.length === 0 && <p className="muted">No plans.</p>}
+        {user.subscriptions.length > 0 && (
+          <table>
+            <thead>
+              <tr>
+                <th>Plan</th>
+                <th>Status</th>
+                <th>Credits used</th>
+                <th>Resets</th>
+                <th>Provisioned by</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {user.subscriptions.map((s) => (
+                <tr key={s.id} data-testid="subscription-row">
+                  <td>{s.tierPlanName}</td>
+                  <td>{s.status}</td>
+                  <td>
+                    {s.creditsUsed} / {s.creditAllowance + s.bonusCredits}
+                    <progress max={Math.max(1, s.creditAllowance + s.bonusCredits)} value={s.creditsUsed} style={{ marginLeft: "0.5rem" }} />
+                  </td>
+                  <td className="muted">{when(s.creditsResetAt)}</td>
+                  <td className="muted">
+                    {s.provisionedBy}
+                    {s.isComped ? " (comped)" : ""}
+                  </td>
+                  <td>
+                    {s.status === "active" && s.provisionedBy !== "processor" && (
+                      <ConfirmButton label="Remove" confirmLabel="Confirm remove" onConfirm={() => removePlan.mutate({ endUserId, tierPlanId: s.tierPlanId })} />
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {assignable.length > 0 && (
+          <form className="row" onSubmit={addPlan} style={{ marginTop: "0.75rem" }}>
+            <select aria-label="Plan to add" value={planId} onChange={(e) => setPlanId(e.target.value)}>
+              <option value="">Choose a plan…</option>
+              {assignable.map((plan) => (
+                <option key={plan.id} value={plan.id}>
+                  {plan.name}
+                </option>
+              ))}
+            </select>
+            <button type="submit" disabled={!planId || provision.isPending}>
+              Add plan
+            </button>
+          </form>
+        )}
+      </div>
+
+      <div className="panel">
+        <h2 style={{ marginTop: 0 }}>Grants</h2>
+        {user.grants.length === 0 && <p className="muted">No per-user grants.</p>}
+        {user.grants.length > 0 && (
+          <table>
+            <thead>
+              <tr>
+                <th>Target</th>
+                <th>Portal</th>
+                <th>Source</th>
+                <th>Expires</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {user.grants.map((grant) => (
+                <tr key={grant.id}>
+                  <td>
+                    {grant.targetKind} <code>{grant.targetId}</code>
+                  </td>
+                  <td>{grant.deploymentId ? <code>{grant.deploymentId}</code> : "any"}</td>
+                  <td className="muted">{grant.source}</td>
+                  <td className="muted">{when(grant.expiresAt)}</td>
+                  <td>
+                    <ConfirmButton label="Remove" confirmLabel="Confirm remove" onConfirm={() => removeGrant.mutate({ endUserId, grantId: grant.id })} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <form className="row" onSubmit={addGrant} style={{ marginTop: "0.75rem" }}>
+          <input aria-label="App id to grant" placeholder="App id" required value={appId} onChange={(e) => setAppId(e.target.value)} />
+          <button type="submit" disabled={provision.isPending}>
+            Grant app
+          </button>
+        </form>
+      </div>
+    </>
+  );
+}

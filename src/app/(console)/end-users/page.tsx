@@ -1,0 +1,133 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState, type FormEvent } from "react";
+import { errorMessage, useTRPC } from "@/lib/trpc";
+
+const PAGE_SIZE = 25;
+
+export default function EndUsersPage() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [search, setSearch] = useState("");
+  const [query, setQuery] = useState("");
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors[cursors.length - 1];
+  const list = useQuery(trpc.endUsers.list.queryOptions({ limit: PAGE_SIZE, cursor, query: query || undefined }));
+  const plans = useQuery(trpc.tierPlans.list.queryOptions({ limit: 200 }));
+
+  const [email, setEmail] = useState("");
+  const [fullName, setFullName] = useState("");
+  const [planIds, setPlanIds] = useState<string[]>([]);
+  const provision = useMutation(
+    trpc.endUsers.provision.mutationOptions({
+      onSuccess: () => {
+        setEmail("");
+        setFullName("");
+        setPlanIds([]);
+        void queryClient.invalidateQueries({ queryKey: trpc.endUsers.list.queryKey() });
+      },
+    }),
+  );
+
+  function submitSearch(event: FormEvent) {
+    event.preventDefault();
+    setCursors([]);
+    setQuery(search.trim());
+  }
+
+  function submitProvision(event: FormEvent) {
+    event.preventDefault();
+    provision.mutate({ email, fullName: fullName || undefined, tierPlanIds: planIds });
+  }
+
+  const livePlans = plans.data?.tierPlans.filter((plan) => !plan.archived) ?? [];
+
+  return (
+    <>
+      <h1>End users</h1>
+      <form className="panel form" onSubmit={submitProvision} aria-label="Provision an end user">
+        <h2 style={{ marginTop: 0 }}>Provision an end user</h2>
+        <div className="row">
+          <label>
+            Email
+            <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          </label>
+          <label>
+            Full name
+            <input value={fullName} onChange={(e) => setFullName(e.target.value)} />
+          </label>
+        </div>
+        {livePlans.length > 0 && (
+          <fieldset style={{ border: 0, padding: 0 }}>
+            <legend className="muted">Plans</legend>
+            <div className="row">
+              {livePlans.map((plan) => (
+                <label key={plan.id} className="inline">
+                  <input
+                    type="checkbox"
+                    checked={planIds.includes(plan.id)}
+                    onChange={(e) => setPlanIds(e.target.checked ? [...planIds, plan.id] : planIds.filter((id) => id !== plan.id))}
+                  />
+                  {plan.name} <span className="muted">({plan.creditAllowance} credits)</span>
+                </label>
+              ))}
+            </div>
+          </fieldset>
+        )}
+        {provision.error && <p role="alert" className="error">{errorMessage(provision.error)}</p>}
+        {provision.data && (
+          <p role="status">
+            {provision.data.created ? "Created" : "Updated"} <Link href={`/end-users/${provision.data.endUser.id}`}>{provision.data.endUser.email}</Link>.
+          </p>
+        )}
+        <div>
+          <button className="primary" type="submit" disabled={provision.isPending}>
+            Provision
+          </button>
+        </div>
+      </form>
+
+      <div className="panel">
+        <form className="row" onSubmit={submitSearch} role="search">
+          <input aria-label="Search by email" placeholder="Search by email" value={search} onChange={(e) => setSearch(e.target.value)} />
+          <button type="submit">Search</button>
+        </form>
+        {list.error && <p role="alert" className="error">{errorMessage(list.error)}</p>}
+        {list.data && list.data.endUsers.length === 0 && <p className="muted">No end users{query ? ` matching “${query}”` : ""}.</p>}
+        {list.data && list.data.endUsers.length > 0 && (
+          <table>
+            <thead>
+              <tr>
+                <th>Email</th>
+                <th>Name</th>
+                <th>Created</th>
+                <th>Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.endUsers.map((user) => (
+                <tr key={user.id} data-testid="end-user-row">
+                  <td>
+                    <Link href={`/end-users/${user.id}`}>{user.email}</Link>
+                  </td>
+                  <td>{user.fullName}</td>
+                  <td className="muted">{new Date(user.createdAt).toLocaleString()}</td>
+                  <td>{user.revokedAt ? <span className="badge revoked">Revoked</span> : <span className="badge">Active</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <div className="row" style={{ marginTop: "0.75rem" }}>
+          <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+            Previous
+          </button>
+          <button type="button" disabled={!list.data?.nextCursor} onClick={() => list.data?.nextCursor && setCursors([...cursors, list.data.nextCursor])}>
+            Next
+          </button>
+        </div>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,152 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useParams, useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { ConfirmButton } from "@/components/confirm-button";
+import { errorMessage, useTRPC } from "@/lib/trpc";
+
+export default function GroupPage() {
+  const { groupId } = useParams<{ groupId: string }>();
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const group = useQuery(trpc.userGroups.get.queryOptions({ groupId }));
+  const members = useQuery(trpc.userGroups.members.queryOptions({ groupId }));
+  const grants = useQuery(trpc.userGroups.grants.queryOptions({ groupId }));
+  const portals = useQuery(trpc.portals.list.queryOptions({ limit: 200 }));
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: trpc.userGroups.get.queryKey({ groupId }) }),
+      queryClient.invalidateQueries({ queryKey: trpc.userGroups.members.queryKey({ groupId }) }),
+      queryClient.invalidateQueries({ queryKey: trpc.userGroups.grants.queryKey({ groupId }) }),
+    ]);
+
+  const [memberEmail, setMemberEmail] = useState("");
+  const [appId, setAppId] = useState("");
+  const [portalId, setPortalId] = useState("");
+  const findUser = useMutation({
+    mutationFn: async (email: string) => {
+      const found = await queryClient.fetchQuery(trpc.endUsers.list.queryOptions({ limit: 1, email }));
+      const user = found.endUsers[0];
+      if (!user) throw new Error(`No end user ${email}.`);
+      return user.id;
+    },
+  });
+  const addMember = useMutation(trpc.userGroups.addMember.mutationOptions({ onSuccess: () => void refresh() }));
+  const removeMember = useMutation(trpc.userGroups.removeMember.mutationOptions({ onSuccess: () => void refresh() }));
+  const addGrant = useMutation(trpc.userGroups.addGrant.mutationOptions({ onSuccess: () => void refresh() }));
+  const removeGrant = useMutation(trpc.userGroups.removeGrant.mutationOptions({ onSuccess: () => void refresh() }));
+  const admit = useMutation(trpc.portals.admit.mutationOptions());
+  const remove = useMutation(trpc.userGroups.delete.mutationOptions({ onSuccess: () => router.replace("/groups") }));
+  const failure = findUser.error ?? addMember.error ?? removeMember.error ?? addGrant.error ?? removeGrant.error ?? admit.error ?? remove.error;
+
+  if (group.error) return <p role="alert" className="error">{errorMessage(group.error)}</p>;
+  const data = group.data?.userGroup;
+  if (!data) return <p className="muted">Loading…</p>;
+  const isPlanGroup = data.planId !== null;
+
+  async function submitMember(event: FormEvent) {
+    event.preventDefault();
+    const endUserId = await findUser.mutateAsync(memberEmail.trim()).catch(() => null);
+    if (endUserId) addMember.mutate({ groupId, endUserId }, { onSuccess: () => setMemberEmail("") });
+  }
+
+  function submitGrant(event: FormEvent) {
+    event.preventDefault();
+    addGrant.mutate({ groupId, targetKind: "app", targetId: appId.trim() }, { onSuccess: () => setAppId("") });
+  }
+
+  function submitAdmission(event: FormEvent) {
+    event.preventDefault();
+    if (portalId) admit.mutate({ portalId, groupId });
+  }
+
+  return (
+    <>
+      <p>
+        <Link href="/groups">← User groups</Link>
+      </p>
+      <h1>
+        {data.name} {isPlanGroup && <span className="badge">Plan group</span>}
+      </h1>
+      {data.description && <p className="muted">{data.description}</p>}
+      {isPlanGroup && <p className="notice">This group belongs to a tier plan: its members are the plan&apos;s subscribers, so membership is read-only here.</p>}
+      {failure && <p role="alert" className="error">{errorMessage(failure)}</p>}
+
+      <div className="panel">
+        <h2 style={{ marginTop: 0 }}>Members ({data.memberCount})</h2>
+        <table>
+          <tbody>
+            {members.data?.map((member) => (
+              <tr key={member.endUserId}>
+                <td>
+                  <Link href={`/end-users/${member.endUserId}`}>{member.email}</Link>
+                </td>
+                <td className="muted">added {new Date(member.addedAt).toLocaleDateString()}</td>
+                <td>
+                  {!isPlanGroup && (
+                    <ConfirmButton label="Remove" confirmLabel="Confirm remove" onConfirm={() => removeMember.mutate({ groupId, endUserId: member.endUserId })} />
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {!isPlanGroup && (
+          <form className="row" onSubmit={(e) => void submitMember(e)} style={{ marginTop: "0.75rem" }}>
+            <input type="email" aria-label="End user email" placeholder="End user email" required value={memberEmail} onChange={(e) => setMemberEmail(e.target.value)} />
+            <button type="submit">Add member</button>
+          </form>
+        )}
+      </div>
+
+      <div className="panel">
+        <h2 style={{ marginTop: 0 }}>Grants</h2>
+        <table>
+          <tbody>
+            {grants.data?.map((grant) => (
+              <tr key={grant.id}>
+                <td>
+                  {grant.targetKind} <code>{grant.targetId}</code>
+                </td>
+                <td>{grant.deploymentId ? <code>{grant.deploymentId}</code> : "any portal"}</td>
+                <td>
+                  <ConfirmButton label="Remove" confirmLabel="Confirm remove" onConfirm={() => removeGrant.mutate({ groupId, grantId: grant.id })} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <form className="row" onSubmit={submitGrant} style={{ marginTop: "0.75rem" }}>
+          <input aria-label="App id to grant" placeholder="App id" required value={appId} onChange={(e) => setAppId(e.target.value)} />
+          <button type="submit">Grant app</button>
+        </form>
+      </div>
+
+      <div className="panel">
+        <h2 style={{ marginTop: 0 }}>Portal admissions</h2>
+        <form className="row" onSubmit={submitAdmission}>
+          <select aria-label="Portal" value={portalId} onChange={(e) => setPortalId(e.target.value)}>
+            <option value="">Choose a portal…</option>
+            {portals.data?.portals.map((portal) => (
+              <option key={portal.id} value={portal.id}>
+                {portal.name}
+              </option>
+            ))}
+          </select>
+          <button type="submit" disabled={!portalId}>
+            Admit to portal
+          </button>
+        </form>
+        {admit.data && <p role="status">Admitted.</p>}
+      </div>
+
+      {!isPlanGroup && (
+        <div className="row">
+          <ConfirmButton label="Delete group" confirmLabel="Delete for good" onConfirm={() => remove.mutate({ groupId })} />
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,77 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState, type FormEvent } from "react";
+import { errorMessage, useTRPC } from "@/lib/trpc";
+
+export default function GroupsPage() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const groups = useQuery(trpc.userGroups.list.queryOptions({ limit: 200 }));
+  const [name, setName] = useState("");
+  const [description, setDescription] = useState("");
+  const create = useMutation(
+    trpc.userGroups.create.mutationOptions({
+      onSuccess: () => {
+        setName("");
+        setDescription("");
+        void queryClient.invalidateQueries({ queryKey: trpc.userGroups.list.queryKey() });
+      },
+    }),
+  );
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    create.mutate({ name, description });
+  }
+
+  return (
+    <>
+      <h1>User groups</h1>
+      {groups.error && <p role="alert" className="error">{errorMessage(groups.error)}</p>}
+      <form className="panel form" onSubmit={submit} aria-label="Create a user group">
+        <div className="row">
+          <label>
+            Name
+            <input required value={name} onChange={(e) => setName(e.target.value)} />
+          </label>
+          <label>
+            Description
+            <input value={description} onChange={(e) => setDescription(e.target.value)} />
+          </label>
+        </div>
+        {create.error && <p role="alert" className="error">{errorMessage(create.error)}</p>}
+        <div>
+          <button className="primary" type="submit" disabled={create.isPending}>
+            Create group
+          </button>
+        </div>
+      </form>
+      <div className="panel">
+        {groups.data?.userGroups.length === 0 && <p className="muted">No groups yet.</p>}
+        {groups.data && groups.data.userGroups.length > 0 && (
+          <table>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Members</th>
+                <th>Description</th>
+              </tr>
+            </thead>
+            <tbody>
+              {groups.data.userGroups.map((group) => (
+                <tr key={group.id}>
+                  <td>
+                    <Link href={`/groups/${group.id}`}>{group.name}</Link> {group.planId && <span className="badge">Plan group</span>}
+                  </td>
+                  <td>{group.memberCount}</td>
+                  <td className="muted">{group.description}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+    </>
+  );
+}
