@@ -10,6 +10,16 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().min(1).default(".data"),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   SESSION_TTL_HOURS: z.coerce.number().positive().default(12),
+  /** An OpenAI-compatible endpoint (e.g. https://api.openai.com/v1) for provider models. */
+  MODEL_PROVIDER_BASE_URL: z.string().url().optional(),
+  MODEL_PROVIDER_API_KEY: z.string().optional(),
+  /** Comma-separated model ids offered from that endpoint. */
+  MODEL_PROVIDER_MODELS: z
+    .string()
+    .default("")
+    .transform((value) => value.split(",").map((id) => id.trim()).filter(Boolean)),
+  /** The provider's name as GET /models shows it. */
+  MODEL_PROVIDER_NAME: z.string().min(1).default("openai-compatible"),
   /** Serves /api/bench/models, the baseline `npm run bench` compares the API with. */
   BENCH_BASELINE_ROUTE: z.stringbool().default(false),
 });

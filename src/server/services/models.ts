@@ -1,7 +1,6 @@
-// The models agents can use. The built-in offline model is always there; provider-backed
-// models arrive with the runtime.
-export const BUILTIN_MODEL = { id: "atrium-offline", name: "Atrium offline (extractive, no network)", provider: "builtin" } as const;
+// The models agents can use: the built-in offline model, always, and the configured provider's.
+import { availableModels } from "@/server/runtime/models";
 
 export function listModels(): { models: { id: string; name: string; provider: string }[] } {
-  return { models: [BUILTIN_MODEL] };
+  return { models: availableModels() };
 }

@@ -1,0 +1,70 @@
+// The built-in model: extractive and honest. It answers with the sentences of the agent's
+// retrieved knowledge that best match the message (citing where they come from), routes by
+// matching the message against each member's description, and grades by checking that the
+// output covers the expected behaviour's key terms. No network, no randomness.
+import type { AnswerInput, ChatModel, Grade, Passage, RouteCandidate } from "./models";
+import { BUILTIN_MODEL_ID } from "./models";
+import { overlap, sentences, terms } from "./text";
+
+const MAX_SENTENCES = 3;
+/** Share of the expected behaviour's key terms the output must contain to pass. */
+const PASS_SHARE = 0.5;
+
+function bestSentences(message: string, knowledge: Passage[]): { sentence: string; title: string }[] {
+  const scored = knowledge.flatMap((passage) =>
+    sentences(passage.text).map((sentence) => ({ sentence, title: passage.title, score: overlap(message, sentence) })),
+  );
+  return scored
+    .filter((entry) => entry.score > 0)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, MAX_SENTENCES);
+}
+
+export function offlineAnswer({ message, knowledge }: Pick<AnswerInput, "message" | "knowledge">): string {
+  const found = bestSentences(message, knowledge);
+  if (found.length === 0) {
+    return knowledge.length === 0
+      ? "I am Atrium's offline model: I answer only from this agent's knowledge, and it has none yet."
+      : "I could not find anything about that in my knowledge.";
+  }
+  const sources = [...new Set(found.map((entry) => entry.title))];
+  return `${found.map((entry) => entry.sentence).join(" ")}\n\nSources: ${sources.join("; ")}`;
+}
+
+export function offlineRoute(message: string, candidates: RouteCandidate[]): string[] {
+  const scored = candidates
+    .map((candidate, index) => ({ id: candidate.id, index, score: overlap(message, `${candidate.name} ${candidate.description}`) }))
+    .sort((a, b) => b.score - a.score || a.index - b.index);
+  const matching = scored.filter((entry) => entry.score > 0);
+  return (matching.length > 0 ? matching : scored.slice(0, 1)).map((entry) => entry.id);
+}
+
+export function offlineGrade(output: string, expectedBehavior: string): Grade {
+  const expected = [...new Set(terms(expectedBehavior))];
+  if (expected.length === 0) return { passed: output.trim().length > 0, reason: "No expected behaviour to check; the output is not empty." };
+  const present = new Set(terms(output));
+  const missing = expected.filter((term) => !present.has(term));
+  const share = (expected.length - missing.length) / expected.length;
+  return share >= PASS_SHARE
+    ? { passed: true, reason: `The output covers ${Math.round(share * 100)}% of the expected behaviour's key terms.` }
+    : { passed: false, reason: `The output misses key terms of the expected behaviour: ${missing.slice(0, 8).join(", ")}.` };
+}
+
+export const offlineModel: ChatModel = {
+  id: BUILTIN_MODEL_ID,
+  name: "Atrium offline (extractive, no network)",
+  provider: "builtin",
+  async *answer(input) {
+    // Word by word, so streaming clients see it arrive as they would from a provider.
+    for (const piece of offlineAnswer(input).split(/(?<=\s)/)) {
+      if (input.signal?.aborted) return;
+      yield piece;
+    }
+  },
+  async route({ message, candidates }) {
+    return offlineRoute(message, candidates);
+  },
+  async grade({ output, expectedBehavior }) {
+    return offlineGrade(output, expectedBehavior);
+  },
+};
