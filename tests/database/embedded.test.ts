@@ -1,0 +1,49 @@
+// The embedded PostgreSQL is shared by every Atrium process on one DATA_DIR: an admin CLI run
+// while a server uses it must leave it running; the last process to leave stops it.
+import { execFile } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import pg from "pg";
+import { afterAll, expect, it } from "vitest";
+import { startEmbeddedCluster } from "@/server/database/embedded";
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, "../..");
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "atrium-shared-"));
+chmodSync(dataDir, 0o755);
+const clusterDir = path.join(dataDir, "postgres");
+
+afterAll(() => {
+  if (existsSync(path.join(clusterDir, "postmaster.pid"))) {
+    process.kill(Number(readFileSync(path.join(clusterDir, "postmaster.pid"), "utf8").split("\n")[0]), "SIGINT");
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function answers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query("select 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+it("keeps the cluster running for the process still using it, and stops it after the last one", async () => {
+  const server = await startEmbeddedCluster(clusterDir);
+  const env = { ...process.env, DATA_DIR: dataDir };
+  delete env.DATABASE_URL;
+  const { stdout } = await run(path.join(root, "node_modules/.bin/tsx"), ["src/cli/admin.ts", "org", "create", "--name", "Shared"], { cwd: root, env });
+  expect(JSON.parse(stdout).organization.name).toBe("Shared");
+
+  expect(await answers(server.adminUrl)).toBe(true);
+  await server.release();
+  expect(await answers(server.adminUrl)).toBe(false);
+  expect(existsSync(path.join(clusterDir, "postmaster.pid"))).toBe(false);
+}, 60_000);
