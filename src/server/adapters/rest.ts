@@ -147,7 +147,7 @@ interface HandlerResult {
  */
 async function callProcedure(db: Db, actor: KeyActor, rateLimit: RateLimitResult, request: Request, path: string, requestId: string): Promise<Response> {
   const body = await readJsonBody(request);
-  const context: Context = { db, actor, requestId, response: { headers: new Headers() } };
+  const context: Context = { db, actor, requestId, requestHeaders: request.headers, response: { headers: new Headers() } };
   const state: RequestState = { context };
   const url = new URL(request.url);
   const proxied = new Proxy(request, {

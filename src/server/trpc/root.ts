@@ -3,6 +3,7 @@
 import { router } from "./init";
 import { apiKeysRouter } from "./routers/api-keys";
 import { authRouter } from "./routers/auth";
+import { agentsRouter, appsRouter, flowsRouter } from "./routers/builder";
 import { membersRouter } from "./routers/members";
 import { modelsRouter } from "./routers/models";
 import { organizationRouter } from "./routers/organization";
@@ -13,6 +14,9 @@ export const appRouter = router({
   members: membersRouter,
   apiKeys: apiKeysRouter,
   models: modelsRouter,
+  agents: agentsRouter,
+  flows: flowsRouter,
+  apps: appsRouter,
 });
 
 export type AppRouter = typeof appRouter;
