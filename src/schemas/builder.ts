@@ -32,21 +32,27 @@ export const Question = z.strictObject({ id: z.string().min(1).max(100), label: 
 // ---------------------------------------------------------------------------------------------
 // Agents
 
+const IdentityFields = {
+  role: Text(500),
+  summary: Text(4000),
+  goals: Strings(),
+  outOfScope: Strings(),
+  personaTraits: Strings(),
+  guardrails: Strings(),
+};
 export const AgentIdentity = z.strictObject({
-  role: Text(500).default(""),
-  summary: Text(4000).default(""),
-  goals: Strings().default([]),
-  outOfScope: Strings().default([]),
-  personaTraits: Strings().default([]),
-  guardrails: Strings().default([]),
+  role: IdentityFields.role.default(""),
+  summary: IdentityFields.summary.default(""),
+  goals: IdentityFields.goals.default([]),
+  outOfScope: IdentityFields.outOfScope.default([]),
+  personaTraits: IdentityFields.personaTraits.default([]),
+  guardrails: IdentityFields.guardrails.default([]),
 });
-export const AgentBuiltIns = z.strictObject({
-  webSearch: z.boolean().default(false),
-  webScrape: z.boolean().default(false),
-  deepResearch: z.boolean().default(false),
-  artifacts: z.boolean().default(false),
-  voice: z.boolean().default(false),
-});
+const BUILT_INS = ["webSearch", "webScrape", "deepResearch", "artifacts", "voice"] as const;
+export const AgentBuiltIns = z.strictObject(Object.fromEntries(BUILT_INS.map((name) => [name, z.boolean().default(false)])) as Record<(typeof BUILT_INS)[number], z.ZodDefault<z.ZodBoolean>>);
+/** PATCH shapes of the nested objects: no defaults, so only what is passed merges in. */
+const IdentityPatch = z.strictObject(Object.fromEntries(Object.entries(IdentityFields).map(([k, v]) => [k, v.optional()])) as { [K in keyof typeof IdentityFields]: z.ZodOptional<(typeof IdentityFields)[K]> });
+const BuiltInsPatch = z.strictObject(Object.fromEntries(BUILT_INS.map((name) => [name, z.boolean().optional()])) as Record<(typeof BUILT_INS)[number], z.ZodOptional<z.ZodBoolean>>);
 export const Integration = z.strictObject({ toolkit: z.string().min(1).max(100), name: z.string().min(1).max(200), selectedTools: Strings() });
 
 /** The stored agent draft (and each version's snapshot). */
@@ -72,10 +78,10 @@ export const AgentPatch = z.strictObject({
   name: Name.optional(),
   slug: Slug.optional(),
   description: Text(2000).optional(),
-  identity: AgentIdentity.partial().optional(),
+  identity: IdentityPatch.optional(),
   systemInstruction: Text(50_000).optional(),
   model: z.string().min(1).max(200).optional().meta({ description: "A model id from `GET /models`; else `invalid_model`" }),
-  builtIns: AgentBuiltIns.partial().optional(),
+  builtIns: BuiltInsPatch.optional(),
   knowledge: z.array(z.strictObject({ knowledgebaseId: Uuid })).max(50).optional().meta({ description: "Knowledgebases of the organization; `title` is read back" }),
   flows: z.array(Uuid).max(50).optional().meta({ description: "Flow ids of the organization" }),
   integrations: z.array(Integration).max(50).optional(),
@@ -153,12 +159,26 @@ export const OrchestrationMode = z.enum(ORCHESTRATION_MODES).meta({
     "`supervisor`: the adviser picks the members to consult; `sequential`: every member in order of `position`, each seeing the previous replies; `broadcast`: all members at once, the adviser synthesizes.",
 });
 
+const ApiFields = {
+  conversationEnabled: z.boolean(),
+  transactionEnabled: z.boolean(),
+  greeting: Text(2000),
+  inputSchema: FreeObject.meta({ description: "JSON Schema of a transaction's input" }),
+  outputSchema: FreeObject.meta({ description: "JSON Schema of a transaction's output" }),
+};
 export const AppApiConfig = z.strictObject({
-  conversationEnabled: z.boolean().default(true),
-  transactionEnabled: z.boolean().default(false),
-  greeting: Text(2000).default(""),
-  inputSchema: FreeObject.default({ type: "object" }).meta({ description: "JSON Schema of a transaction's input" }),
-  outputSchema: FreeObject.default({ type: "object" }).meta({ description: "JSON Schema of a transaction's output" }),
+  conversationEnabled: ApiFields.conversationEnabled.default(true),
+  transactionEnabled: ApiFields.transactionEnabled.default(false),
+  greeting: ApiFields.greeting.default(""),
+  inputSchema: ApiFields.inputSchema.default({ type: "object" }),
+  outputSchema: ApiFields.outputSchema.default({ type: "object" }),
+});
+const ApiPatch = z.strictObject({
+  conversationEnabled: ApiFields.conversationEnabled.optional(),
+  transactionEnabled: ApiFields.transactionEnabled.optional(),
+  greeting: ApiFields.greeting.optional(),
+  inputSchema: ApiFields.inputSchema.optional(),
+  outputSchema: ApiFields.outputSchema.optional(),
 });
 
 const MemberKind = z.enum(["agent", "flow"]);
@@ -190,7 +210,7 @@ export const AppPatch = z.strictObject({
   orchestrationMode: OrchestrationMode.optional(),
   goals: Text(10_000).optional(),
   adviserInstructions: Text(50_000).optional(),
-  api: AppApiConfig.partial().optional().meta({ description: "Merged into the current config" }),
+  api: ApiPatch.optional().meta({ description: "Merged into the current config" }),
 });
 
 // ---------------------------------------------------------------------------------------------

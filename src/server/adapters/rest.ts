@@ -150,12 +150,20 @@ async function callProcedure(db: Db, actor: KeyActor, rateLimit: RateLimitResult
   const context: Context = { db, actor, requestId, requestHeaders: request.headers, response: { headers: new Headers() } };
   const state: RequestState = { context };
   const url = new URL(request.url);
+  // readJsonBody reads a missing content type as JSON (a POST with no body at all is common on
+  // publish and deploy); tell trpc-to-openapi, which would answer 415 otherwise.
+  let headers = request.headers;
+  if (body !== undefined && !headers.has("content-type")) {
+    headers = new Headers(headers);
+    headers.set("content-type", "application/json");
+  }
   const proxied = new Proxy(request, {
     get(target, property) {
       if (property === STATE) return state;
       if (property === "url") return `${url.origin}${path}${url.search}`;
       if (property === "method") return target.method === "HEAD" ? "GET" : target.method;
       if (property === "body") return body;
+      if (property === "headers") return headers;
       const value = Reflect.get(target, property, target) as unknown;
       return typeof value === "function" ? value.bind(target) : value;
     },
@@ -175,13 +183,13 @@ async function callProcedure(db: Db, actor: KeyActor, rateLimit: RateLimitResult
     void openApiHandler(proxied as never, response as never);
   });
 
-  const headers = new Headers(context.response.headers);
-  for (const [name, value] of Object.entries(rateLimitHeaders(rateLimit))) headers.set(name, value);
-  headers.set("X-Request-Id", requestId);
+  const responseHeaders = new Headers(context.response.headers);
+  for (const [name, value] of Object.entries(rateLimitHeaders(rateLimit))) responseHeaders.set(name, value);
+  responseHeaders.set("X-Request-Id", requestId);
   if (state.failure !== undefined || result.status >= 400) {
-    return errorResponse(toAppError(state.failure ?? new Error(`Unexpected status ${result.status} from the OpenAPI handler`)), requestId, headers);
+    return errorResponse(toAppError(state.failure ?? new Error(`Unexpected status ${result.status} from the OpenAPI handler`)), requestId, responseHeaders);
   }
-  if (result.status === 204) return new Response(null, { status: 204, headers });
-  headers.set("Content-Type", "application/json");
-  return new Response(result.body, { status: result.status, headers });
+  if (result.status === 204) return new Response(null, { status: 204, headers: responseHeaders });
+  responseHeaders.set("Content-Type", "application/json");
+  return new Response(result.body, { status: result.status, headers: responseHeaders });
 }
