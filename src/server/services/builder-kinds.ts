@@ -33,7 +33,7 @@ export interface KindSpec {
   patch: z.ZodType<Doc>;
   /** Nested objects a PATCH merges into rather than replaces. */
   mergeKeys: readonly string[];
-  /** Puts a parsed document in canonical form (e.g. members ordered by position). */
+  /** Puts a document in canonical form before it is parsed (e.g. members ordered by position). */
   normalize(doc: Doc): Doc;
   /** Rules a draft write must pass; `changed` are the top-level fields written. */
   validateDraft(db: Db, organizationId: string, doc: Doc, changed: Set<string>): Promise<void>;
@@ -281,6 +281,7 @@ const appSpec: KindSpec = {
   patch: AppPatch as unknown as z.ZodType<Doc>,
   mergeKeys: ["api"],
   normalize(doc) {
+    if (!Array.isArray(doc.members)) return doc;
     const members = (doc.members as (Omit<AppMember, "position"> & { position?: number })[]).map((member, index) => ({
       id: member.id,
       kind: member.kind,

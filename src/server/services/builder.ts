@@ -133,7 +133,7 @@ function toVersion(row: VersionRow, productionVersionId: string | null) {
 export async function createItem(db: Db, actor: Actor, kind: BuilderKind, input: Doc): Promise<Doc> {
   const spec = KIND_SPECS[kind];
   const patch = spec.patch.parse(input);
-  const draft = spec.normalize(spec.document.parse({ ...patch, slug: patch.slug ?? slugify(String(patch.name ?? "")) }));
+  const draft = spec.document.parse(spec.normalize({ ...patch, slug: patch.slug ?? slugify(String(patch.name ?? "")) }));
   await spec.validateDraft(db, actor.organizationId, draft, new Set(Object.keys(patch)));
   const now = new Date();
   const row = await db.builderItem.create({
@@ -215,7 +215,7 @@ export async function patchDraft(db: Db, actor: Actor, kind: BuilderKind, id: st
   for (let attempt = 0; attempt < 5; attempt++) {
     const row = await findItem(db, actor, kind, id);
     checkPrecondition(kind, row, precondition);
-    const draft = spec.normalize(spec.document.parse(mergePatch(row.draft as Doc, patch, spec.mergeKeys)));
+    const draft = spec.document.parse(spec.normalize(mergePatch(row.draft as Doc, patch, spec.mergeKeys)));
     await spec.validateDraft(db, actor.organizationId, draft, new Set(changed));
     const updatedAt = nextUpdatedAt(row.updatedAt);
     const summary = changed.length ? `Changed ${changed.join(", ")}` : "Saved the draft unchanged";
