@@ -8,12 +8,15 @@ const LINKS = [
   { href: "/", label: "Overview" },
   { href: "/keys", label: "API keys" },
   { href: "/members", label: "Members" },
+  { href: "/agents", label: "Agents" },
+  { href: "/flows", label: "Flows" },
+  { href: "/apps", label: "Apps" },
   { href: "/settings", label: "Settings" },
   { href: "/docs", label: "API docs" },
 ];
 
 /** Areas the console grows into; listed so people know where things will live. */
-const UPCOMING = ["End users", "Knowledge", "Agents", "Flows", "Apps", "Reviews", "Chat"];
+const UPCOMING = ["End users", "Knowledge", "Reviews", "Chat"];
 
 export function ConsoleNav({ email, role }: { email: string; role: string }) {
   const pathname = usePathname();
@@ -25,7 +28,7 @@ export function ConsoleNav({ email, role }: { email: string; role: string }) {
     <nav className="sidebar" aria-label="Console">
       <div className="brand">Atrium</div>
       {LINKS.map((link) => (
-        <Link key={link.href} href={link.href} aria-current={pathname === link.href ? "page" : undefined}>
+        <Link key={link.href} href={link.href} aria-current={pathname === link.href || (link.href !== "/" && pathname.startsWith(`${link.href}/`)) ? "page" : undefined}>
           {link.label}
         </Link>
       ))}

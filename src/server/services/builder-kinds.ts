@@ -9,13 +9,13 @@ import {
   AppPatch,
   FlowDocument,
   FlowPatch,
-  NODE_TYPES,
   type BuilderKind,
   type FlowInput,
   type FlowNode,
 } from "@/schemas/builder";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest, type Problem } from "@/server/errors";
+import { flowFeedback, inputSchemaOf } from "@/schemas/flow-graph";
 import { listModels } from "./models";
 
 export type Doc = Record<string, unknown>;
@@ -134,67 +134,8 @@ const agentSpec: KindSpec = {
 // ---------------------------------------------------------------------------------------------
 // Flows
 
-export interface Feedback {
-  nodeId?: string;
-  message: string;
-}
-
-const REQUIRED_DATA: Record<string, string[]> = {
-  trigger_start: [],
-  llm: ["prompt"],
-  knowledge_search: ["knowledgebaseId", "query"],
-  template: ["template"],
-  output: ["value"],
-};
-
-/** Every problem of a flow's nodes, each naming its node; empty when the flow is valid. */
-export function flowFeedback(nodes: FlowNode[]): Feedback[] {
-  const feedback: Feedback[] = [];
-  const ids = new Set<string>();
-  const seen = new Set<string>();
-  for (const node of nodes) {
-    if (seen.has(node.id)) feedback.push({ nodeId: node.id, message: `Node id "${node.id}" is used more than once; node ids must be unique` });
-    seen.add(node.id);
-    ids.add(node.id);
-  }
-  const starts = nodes.filter((node) => node.type === "trigger_start");
-  if (starts.length === 0) feedback.push({ message: "The flow needs exactly one trigger_start node; it has none" });
-  for (const extra of starts.slice(1)) feedback.push({ nodeId: extra.id, message: "The flow needs exactly one trigger_start node; this is another one" });
-  const models = modelIds();
-  for (const node of nodes) {
-    if (!(NODE_TYPES as readonly string[]).includes(node.type)) {
-      feedback.push({ nodeId: node.id, message: `Unknown node type "${node.type}"; known types: ${NODE_TYPES.join(", ")}` });
-    } else {
-      for (const field of REQUIRED_DATA[node.type] ?? []) {
-        const value = node.data[field];
-        if (typeof value !== "string" || value.trim() === "") feedback.push({ nodeId: node.id, message: `A ${node.type} node needs data.${field} (a non-empty string)` });
-      }
-      if (node.type === "knowledge_search" && typeof node.data.knowledgebaseId === "string" && !/^[0-9a-f-]{36}$/i.test(node.data.knowledgebaseId)) {
-        feedback.push({ nodeId: node.id, message: "data.knowledgebaseId must be a knowledgebase id (uuid)" });
-      }
-      if (node.type === "llm" && node.data.model !== undefined && (typeof node.data.model !== "string" || !models.has(node.data.model))) {
-        feedback.push({ nodeId: node.id, message: `data.model "${String(node.data.model)}" is not a model from GET /models` });
-      }
-    }
-    const next = node.data.next;
-    if (next !== undefined) {
-      const targets = Array.isArray(next) ? next : [next];
-      for (const target of targets) {
-        if (typeof target !== "string" || !ids.has(target)) feedback.push({ nodeId: node.id, message: `data.next names "${String(target)}", which is not a node of this flow` });
-      }
-    }
-    for (const [field, value] of Object.entries(node.data)) {
-      if (typeof value !== "string") continue;
-      for (const match of value.matchAll(/\{\{\s*nodes\.([^.}\s]+)\.output\s*\}\}/g)) {
-        if (!ids.has(match[1]!)) feedback.push({ nodeId: node.id, message: `data.${field} reads {{nodes.${match[1]}.output}}, but there is no node "${match[1]}"` });
-      }
-    }
-  }
-  return feedback;
-}
-
 function checkFlow(doc: Doc): void {
-  const feedback = flowFeedback(doc.nodes as FlowNode[]);
+  const feedback = flowFeedback(doc.nodes as FlowNode[], modelIds());
   if (feedback.length > 0) {
     const first = feedback[0]!;
     throw new AppError(
@@ -203,23 +144,6 @@ function checkFlow(doc: Doc): void {
       { feedback },
     );
   }
-}
-
-const JSON_TYPES: Record<string, string> = { number: "number", integer: "integer", boolean: "boolean", checkbox: "boolean" };
-
-/** The JSON Schema of a flow's inputs (the published listing's `inputSchema`). */
-export function inputSchemaOf(inputs: FlowInput[]): Doc {
-  const properties: Record<string, Doc> = {};
-  for (const input of inputs) {
-    const property: Doc =
-      input.type === "multiselect"
-        ? { type: "array", items: input.options.length ? { type: "string", enum: input.options } : { type: "string" } }
-        : { type: JSON_TYPES[input.type] ?? "string", ...(input.options.length ? { enum: input.options } : {}) };
-    if (input.label) property.title = input.label;
-    if (input.description) property.description = input.description;
-    properties[input.key] = property;
-  }
-  return { type: "object", properties, required: inputs.filter((input) => input.required).map((input) => input.key), additionalProperties: false };
 }
 
 const flowSpec: KindSpec = {
