@@ -401,39 +401,40 @@ function pickFields(kind: BuilderKind, drafts: boolean, fields: string | undefin
 export async function listItems(db: Db, actor: Actor, kind: BuilderKind, input: ListInput) {
   const drafts = input.include === "drafts";
   const fields = pickFields(kind, drafts, input.fields);
+  const position = input.cursor ? decodeCursor(input.cursor) : null;
   const params: unknown[] = [actor.organizationId, kind];
   const conditions = ["i.organization_id = $1", 'i.kind = $2::"BuilderKind"'];
-  if (input.cursor) {
-    const position = decodeCursor(input.cursor);
-    const named = await db.pool.query("SELECT 1 FROM builder_items WHERE id = $1 AND organization_id = $2 AND kind = $3::\"BuilderKind\" AND created_at = $4", [
-      position.id,
-      actor.organizationId,
-      kind,
-      position.createdAt,
-    ]);
-    if (named.rowCount === 0) throw staleCursor();
+  if (!drafts) conditions.push("i.production_version_id IS NOT NULL");
+  let cursorCheck = "1";
+  if (position) {
     params.push(position.createdAt, position.id);
-    conditions.push(`(i.created_at, i.id) > ($${params.length - 1}, $${params.length}::uuid)`);
+    const [at, id] = [`$${params.length - 1}`, `$${params.length}::uuid`];
+    conditions.push(`(i.created_at, i.id) > (${at}, ${id})`);
+    // The item the cursor names must still be there: else the cursor is stale.
+    cursorCheck = `(SELECT count(*) FROM builder_items c WHERE c.id = ${id} AND c.organization_id = $1 AND c.kind = $2::"BuilderKind" AND c.created_at = ${at})`;
   }
   if (input.updatedSince) {
     params.push(new Date(input.updatedSince));
     conditions.push(`${drafts ? "i.updated_at" : "i.live_at"} >= $${params.length}`);
   }
   params.push(input.limit + 1);
-  const sql = drafts
-    ? `SELECT i.id, i.created_at, i.updated_at, i.production_version_id, i.draft AS document FROM builder_items i
-       WHERE ${conditions.join(" AND ")} ORDER BY i.created_at, i.id LIMIT $${params.length}`
-    : `SELECT i.id, i.created_at, i.updated_at, i.production_version_id, v.document FROM builder_items i
-       JOIN builder_versions v ON v.id = i.production_version_id
-       WHERE ${conditions.join(" AND ")} ORDER BY i.created_at, i.id LIMIT $${params.length}`;
-  const { rows } = await db.pool.query<{ id: string; created_at: Date; updated_at: Date; production_version_id: string | null; document: Doc }>(sql, params);
-  const page = toPage(
-    rows.map((row) => ({ ...row, createdAt: row.created_at })),
-    input.limit,
+  // One round trip; the document is fetched per row of the page only (a scalar subquery under
+  // the LIMIT), so a page costs the same wherever it is in the list.
+  const document = drafts ? "i.draft" : "(SELECT v.document FROM builder_versions v WHERE v.id = i.production_version_id)";
+  const sql = `SELECT ${cursorCheck}::int AS cursor_found, page.* FROM (VALUES (1)) AS one (x) LEFT JOIN LATERAL (
+      SELECT i.id, i.created_at, i.updated_at, i.production_version_id, ${document} AS document FROM builder_items i
+      WHERE ${conditions.join(" AND ")} ORDER BY i.created_at, i.id LIMIT $${params.length}
+    ) AS page ON true`;
+  const result = await db.pool.query<{ cursor_found: number; id: string | null; created_at: Date; updated_at: Date; production_version_id: string | null; document: Doc }>(
+    sql,
+    params,
   );
+  if (position && result.rows[0]?.cursor_found === 0) throw staleCursor();
+  const rows = result.rows.filter((row) => row.id !== null).map((row) => ({ ...row, id: row.id!, createdAt: row.created_at }));
+  const page = toPage(rows, input.limit);
   const spec = KIND_SPECS[kind];
   const items = page.items.map((row) => {
-    const all: Doc = { id: row.id, ...spec.listRow(row.document), published: row.production_version_id !== null, updatedAt: row.updated_at.toISOString() };
+    const all: Doc = { id: row.id, ...spec.listRow(row.document ?? {}), published: row.production_version_id !== null, updatedAt: row.updated_at.toISOString() };
     return Object.fromEntries(fields.map((field) => [field, all[field]]));
   });
   return { items, nextCursor: page.nextCursor };
