@@ -78,3 +78,37 @@ test("the flow editor shows validation feedback live and draws the graph", async
   await page.getByRole("button", { name: "Publish flow" }).click();
   await expect(page.getByTestId("version-1")).toContainText("Live");
 });
+
+test("the app editor orders members, checks JSON Schemas and names unpublished dependencies", async ({ page }) => {
+  const { login, orgKey } = seedDemo();
+  await signIn(page, login);
+  const headers = { Authorization: `Bearer ${orgKey.secret}` };
+  const live = (await (await page.request.post("/api/v1/agents", { headers, data: { name: "Researcher" } })).json()).agent;
+  await page.request.post(`/api/v1/agents/${live.id}/publish`, { headers, data: {} });
+  await page.request.post("/api/v1/agents", { headers, data: { name: "Writer" } });
+
+  await page.goto("/apps");
+  await page.getByLabel("Name").fill("Newsroom");
+  await page.getByRole("button", { name: "Create app" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Newsroom");
+  for (const name of ["Researcher (agent)", "Writer (agent)"]) {
+    await page.getByLabel("Member to add").selectOption({ label: name });
+    await page.getByRole("button", { name: "Add member" }).click();
+  }
+  const members = page.getByTestId("app-member");
+  await expect(members).toHaveCount(2);
+  await members.nth(0).getByRole("button", { name: "Move down" }).click();
+  await expect(members.nth(0)).toContainText("Writer");
+  await page.getByLabel("Orchestration mode").selectOption("sequential");
+  await page.getByLabel("Transaction input JSON Schema").fill("{ not json");
+  await expect(page.getByText(/Not saved: .*JSON/)).toBeVisible();
+  await page.getByLabel("Transaction input JSON Schema").fill('{"type":"object","properties":{"topic":{"type":"string"}}}');
+  await expect(page.getByTestId("save-state")).toHaveText("Saved");
+
+  await page.getByRole("button", { name: "Publish app" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Publish these first" })).toContainText("Writer");
+  const draft = await (await page.request.get(`/api/v1/apps/${page.url().split("/").pop()}/draft`, { headers })).json();
+  expect(draft.app.members.map((m: { name: string }) => m.name)).toEqual(["Writer", "Researcher"]);
+  expect(draft.app.orchestrationMode).toBe("sequential");
+  expect(draft.app.api.inputSchema.properties.topic.type).toBe("string");
+});

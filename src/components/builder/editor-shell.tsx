@@ -3,7 +3,9 @@
 // publish with notes, and the versions list with a diff against the draft and "Make live".
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { useState, type ReactNode } from "react";
+import { ConfirmButton } from "@/components/confirm-button";
 import { lineDiff } from "@/lib/line-diff";
 import { errorMessage } from "@/lib/trpc";
 import { ONE, useDraftEditor, type Doc, type KindPlural, type SaveProblem } from "./use-draft-editor";
@@ -87,7 +89,20 @@ export function EditorShell({ kind, id, toWrite, children }: { kind: KindPlural;
       {children({ doc, view, update: editor.update, problem })}
       <PublishPanel kind={kind} input={editor.input} procs={editor.procs} disabled={state !== "saved"} onDone={editor.refreshState} />
       <VersionsPanel kind={kind} input={editor.input} procs={editor.procs} draft={view} onDone={editor.refreshState} />
+      <DeleteItem kind={kind} input={editor.input} procs={editor.procs} />
     </>
+  );
+}
+
+/** Deletes the item and its versions (admins and owners). */
+function DeleteItem({ kind, input, procs }: { kind: KindPlural; input: Doc; procs: any }) {
+  const router = useRouter();
+  const remove = useMutation(procs.delete.mutationOptions({ onSuccess: () => router.push(`/${kind}`) })) as { mutate: (input: Doc) => void; error: unknown };
+  return (
+    <div className="row">
+      <ConfirmButton label={`Delete ${ONE[kind]}`} confirmLabel={`Delete it and every version`} onConfirm={() => remove.mutate(input)} />
+      {remove.error ? <span role="alert" className="error">{errorMessage(remove.error)}</span> : null}
+    </div>
   );
 }
 
