@@ -19,7 +19,20 @@ function comparable(doc: Doc): string {
   const strip = (ref: Doc) => ({ id: ref.id, ...(ref.kind ? { kind: ref.kind, position: ref.position } : {}) });
   if (copy.adviser) copy.adviser = strip(copy.adviser);
   if (Array.isArray(copy.members)) copy.members = copy.members.map(strip);
-  return JSON.stringify(copy, null, 2);
+  return JSON.stringify(sortKeys(copy), null, 2);
+}
+
+/** Keys in a stable order (PostgreSQL's jsonb reorders them), so diffs show only real changes. */
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, sortKeys((value as Doc)[key])]),
+    );
+  }
+  return value;
 }
 
 const SAVE_LABEL = { saved: "Saved", pending: "Unsaved changes…", saving: "Saving…", conflict: "Not saved: conflict", error: "Not saved" } as const;
