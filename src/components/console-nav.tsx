@@ -12,12 +12,15 @@ const LINKS = [
   { href: "/portals", label: "Portals" },
   { href: "/keys", label: "API keys" },
   { href: "/members", label: "Members" },
+  { href: "/agents", label: "Agents" },
+  { href: "/flows", label: "Flows" },
+  { href: "/apps", label: "Apps" },
   { href: "/settings", label: "Settings" },
   { href: "/docs", label: "API docs" },
 ];
 
 /** Areas the console grows into; listed so people know where things will live. */
-const UPCOMING = ["Knowledge", "Agents", "Flows", "Apps", "Reviews", "Chat"];
+const UPCOMING = ["Knowledge", "Reviews", "Chat"];
 
 export function ConsoleNav({ email, role }: { email: string; role: string }) {
   const pathname = usePathname();

@@ -37,7 +37,7 @@ async function answers(url: string): Promise<boolean> {
 
 it("keeps the cluster running for the process still using it, and stops it after the last one", async () => {
   const server = await startEmbeddedCluster(clusterDir);
-  const env = { ...process.env, DATA_DIR: dataDir };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
   delete env.DATABASE_URL;
   const { stdout } = await run(path.join(root, "node_modules/.bin/tsx"), ["src/cli/admin.ts", "org", "create", "--name", "Shared"], { cwd: root, env });
   expect(JSON.parse(stdout).organization.name).toBe("Shared");

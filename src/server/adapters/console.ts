@@ -15,7 +15,7 @@ export function createConsoleHandler(options: { db: () => Db }) {
     let context: Context;
     try {
       const db = options.db();
-      context = { db, actor: await actorForSession(db, sessionToken), requestId, sessionToken, response: { headers: new Headers() } };
+      context = { db, actor: await actorForSession(db, sessionToken), requestId, sessionToken, requestHeaders: request.headers, response: { headers: new Headers() } };
     } catch (error) {
       return errorResponse(toAppError(error), requestId);
     }

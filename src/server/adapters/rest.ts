@@ -147,15 +147,15 @@ interface HandlerResult {
  */
 async function callProcedure(db: Db, actor: KeyActor, rateLimit: RateLimitResult, request: Request, path: string, requestId: string): Promise<Response> {
   const body = await readJsonBody(request);
-  const context: Context = { db, actor, requestId, response: { headers: new Headers() } };
+  const context: Context = { db, actor, requestId, requestHeaders: request.headers, response: { headers: new Headers() } };
   const state: RequestState = { context };
   const url = new URL(request.url);
   // The body is already parsed; the handler only needs to see it was JSON.
-  const requestHeaders = body === undefined ? request.headers : new Headers({ ...Object.fromEntries(request.headers), "content-type": "application/json" });
+  const bodyHeaders = body === undefined ? request.headers : new Headers({ ...Object.fromEntries(request.headers), "content-type": "application/json" });
   const proxied = new Proxy(request, {
     get(target, property) {
       if (property === STATE) return state;
-      if (property === "headers") return requestHeaders;
+      if (property === "headers") return bodyHeaders;
       if (property === "url") return `${url.origin}${path}${url.search}`;
       if (property === "method") return target.method === "HEAD" ? "GET" : target.method;
       if (property === "body") return body;
@@ -178,13 +178,13 @@ async function callProcedure(db: Db, actor: KeyActor, rateLimit: RateLimitResult
     void openApiHandler(proxied as never, response as never);
   });
 
-  const headers = new Headers(context.response.headers);
-  for (const [name, value] of Object.entries(rateLimitHeaders(rateLimit))) headers.set(name, value);
-  headers.set("X-Request-Id", requestId);
+  const responseHeaders = new Headers(context.response.headers);
+  for (const [name, value] of Object.entries(rateLimitHeaders(rateLimit))) responseHeaders.set(name, value);
+  responseHeaders.set("X-Request-Id", requestId);
   if (state.failure !== undefined || result.status >= 400) {
-    return errorResponse(toAppError(state.failure ?? new Error(`Unexpected status ${result.status} from the OpenAPI handler`)), requestId, headers);
+    return errorResponse(toAppError(state.failure ?? new Error(`Unexpected status ${result.status} from the OpenAPI handler`)), requestId, responseHeaders);
   }
-  if (result.status === 204) return new Response(null, { status: 204, headers });
-  headers.set("Content-Type", "application/json");
-  return new Response(result.body, { status: result.status, headers });
+  if (result.status === 204) return new Response(null, { status: 204, headers: responseHeaders });
+  responseHeaders.set("Content-Type", "application/json");
+  return new Response(result.body, { status: result.status, headers: responseHeaders });
 }

@@ -44,9 +44,7 @@ export async function assertGrantTargets(db: Tx, organizationId: string, grants:
   const appIds = [...new Set(grants.filter((g) => g.targetKind === "app").map((g) => g.targetId))];
   const portalIds = [...new Set(grants.flatMap((g) => (g.deploymentId ? [g.deploymentId] : [])))];
   const [apps, portals] = await Promise.all([
-    appIds.length
-      ? db.$queryRaw<{ id: string }[]>`select id from builder_items where kind = 'app' and organization_id = ${organizationId}::uuid and id = any(${appIds}::uuid[])`
-      : [],
+    appIds.length ? db.builderItem.findMany({ where: { organizationId, kind: "app", id: { in: appIds } }, select: { id: true } }) : [],
     portalIds.length ? db.portal.findMany({ where: { organizationId, id: { in: portalIds } }, select: { id: true } }) : [],
   ]);
   const foundApps = new Set(apps.map((a) => a.id));

@@ -15,6 +15,8 @@ export interface Context {
   requestId: string;
   /** The console session cookie, for signing out. */
   sessionToken?: string;
+  /** The request's headers (REST and console doors), for the few procedures that read one (If-Unmodified-Since). */
+  requestHeaders?: Headers;
   /** Procedures may set the success status (201, 202, 204) and headers; doors apply them. */
   response: { status?: number; headers: Headers };
 }

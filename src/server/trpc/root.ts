@@ -3,6 +3,7 @@
 import { router } from "./init";
 import { apiKeysRouter } from "./routers/api-keys";
 import { authRouter } from "./routers/auth";
+import { agentsRouter, appsRouter, flowsRouter } from "./routers/builder";
 import { membersRouter } from "./routers/members";
 import { endUsersRouter } from "./routers/end-users";
 import { modelsRouter } from "./routers/models";
@@ -21,6 +22,9 @@ export const appRouter = router({
   tierPlans: tierPlansRouter,
   userGroups: userGroupsRouter,
   portals: portalsRouter,
+  agents: agentsRouter,
+  flows: flowsRouter,
+  apps: appsRouter,
 });
 
 export type AppRouter = typeof appRouter;

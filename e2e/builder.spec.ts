@@ -1,0 +1,114 @@
+import { expect, test } from "@playwright/test";
+import { seedDemo, signIn } from "./fixtures";
+
+test("create an agent, edit it, publish it, change the draft, see it differ, roll back to version 1", async ({ page }) => {
+  const { login, orgKey } = seedDemo();
+  await signIn(page, login);
+  await page.goto("/");
+  await page.getByRole("navigation").getByRole("link", { name: "Agents" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Agents");
+
+  await page.getByLabel("Name").fill("Concierge");
+  await page.getByRole("button", { name: "Create agent" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Concierge");
+  await expect(page.getByText("Unpublished")).toBeVisible();
+
+  // Edit: autosaved.
+  await page.getByLabel("System instruction").fill("Greet every guest by name.");
+  await page.getByLabel("Conversation starters").fill("Where is breakfast?\nLate checkout?");
+  await expect(page.getByTestId("save-state")).toHaveText("Saved");
+
+  // Publish version 1.
+  await page.getByLabel("Notes").fill("First release");
+  await page.getByRole("button", { name: "Publish agent" }).click();
+  const v1 = page.getByTestId("version-1");
+  await expect(v1).toContainText("Live");
+  await expect(v1).toContainText("First release");
+  await expect(page.getByTestId("draft-differs")).toHaveCount(0);
+
+  // Change the draft: it now differs from the live version.
+  await page.getByTestId("field-name").fill("Concierge Plus");
+  await expect(page.getByTestId("save-state")).toHaveText("Saved");
+  await expect(page.getByTestId("draft-differs")).toBeVisible();
+  await v1.getByRole("button", { name: "Diff against draft" }).click();
+  await expect(page.getByLabel("Diff of version 1 against the draft")).toContainText('+   "name": "Concierge Plus"');
+
+  // Publish version 2, then make version 1 live again.
+  await page.getByRole("button", { name: "Publish agent" }).click();
+  await expect(page.getByTestId("version-2")).toContainText("Live");
+  await v1.getByRole("button", { name: "Make live" }).click();
+  await expect(v1).toContainText("Live");
+  await expect(page.getByTestId("version-2")).not.toContainText("Live");
+  await expect(page.getByTestId("draft-differs")).toBeVisible();
+
+  // The API serves version 1.
+  const agents = await page.request.get("/api/v1/agents", { headers: { Authorization: `Bearer ${orgKey.secret}` } });
+  expect((await agents.json()).agents.map((a: { name: string }) => a.name)).toEqual(["Concierge"]);
+});
+
+test("a draft changed by someone else meanwhile is not overwritten: the editor says so", async ({ page }) => {
+  const { login, orgKey } = seedDemo();
+  await signIn(page, login);
+  const created = await page.request.post("/api/v1/agents", { headers: { Authorization: `Bearer ${orgKey.secret}` }, data: { name: "Shared" } });
+  const { agent } = await created.json();
+  await page.goto(`/agents/${agent.id}`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Shared");
+  await page.request.patch(`/api/v1/agents/${agent.id}/draft`, { headers: { Authorization: `Bearer ${orgKey.secret}` }, data: { description: "theirs" } });
+  await page.getByLabel("Description").fill("mine");
+  await expect(page.getByRole("alert").filter({ hasText: "Someone else changed this draft" })).toBeVisible();
+  await page.getByRole("button", { name: "Reload the draft" }).click();
+  await expect(page.getByLabel("Description")).toHaveValue("theirs");
+});
+
+test("the flow editor shows validation feedback live and draws the graph", async ({ page }) => {
+  const { login } = seedDemo();
+  await signIn(page, login);
+  await page.goto("/flows");
+  await page.getByLabel("Name").fill("Triage");
+  await page.getByRole("button", { name: "Create flow" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Triage");
+  await expect(page.getByTestId("flow-feedback")).toContainText("exactly one trigger_start");
+  await page.getByRole("button", { name: "Add trigger_start" }).click();
+  await page.getByRole("button", { name: "Add output" }).click();
+  await expect(page.getByTestId("flow-feedback")).toContainText("data.value");
+  await page.getByLabel("Final value template").fill("Done: {{inputs.topic}}");
+  await expect(page.getByTestId("flow-feedback")).toContainText("The graph is valid.");
+  await expect(page.getByTestId("flow-graph")).toContainText("start");
+  await expect(page.getByTestId("save-state")).toHaveText("Saved");
+  await page.getByRole("button", { name: "Publish flow" }).click();
+  await expect(page.getByTestId("version-1")).toContainText("Live");
+});
+
+test("the app editor orders members, checks JSON Schemas and names unpublished dependencies", async ({ page }) => {
+  const { login, orgKey } = seedDemo();
+  await signIn(page, login);
+  const headers = { Authorization: `Bearer ${orgKey.secret}` };
+  const live = (await (await page.request.post("/api/v1/agents", { headers, data: { name: "Researcher" } })).json()).agent;
+  await page.request.post(`/api/v1/agents/${live.id}/publish`, { headers, data: {} });
+  await page.request.post("/api/v1/agents", { headers, data: { name: "Writer" } });
+
+  await page.goto("/apps");
+  await page.getByLabel("Name").fill("Newsroom");
+  await page.getByRole("button", { name: "Create app" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Newsroom");
+  for (const name of ["Researcher (agent)", "Writer (agent)"]) {
+    await page.getByLabel("Member to add").selectOption({ label: name });
+    await page.getByRole("button", { name: "Add member" }).click();
+  }
+  const members = page.getByTestId("app-member");
+  await expect(members).toHaveCount(2);
+  await members.nth(0).getByRole("button", { name: "Move down" }).click();
+  await expect(members.nth(0)).toContainText("Writer");
+  await page.getByLabel("Orchestration mode").selectOption("sequential");
+  await page.getByLabel("Transaction input JSON Schema").fill("{ not json");
+  await expect(page.getByText(/Not saved: .*JSON/)).toBeVisible();
+  await page.getByLabel("Transaction input JSON Schema").fill('{"type":"object","properties":{"topic":{"type":"string"}}}');
+  await expect(page.getByTestId("save-state")).toHaveText("Saved");
+
+  await page.getByRole("button", { name: "Publish app" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Publish these first" })).toContainText("Writer");
+  const draft = await (await page.request.get(`/api/v1/apps/${page.url().split("/").pop()}/draft`, { headers })).json();
+  expect(draft.app.members.map((m: { name: string }) => m.name)).toEqual(["Writer", "Researcher"]);
+  expect(draft.app.orchestrationMode).toBe("sequential");
+  expect(draft.app.api.inputSchema.properties.topic.type).toBe("string");
+});

@@ -1,0 +1,6 @@
+import { FlowEditor } from "@/components/builder/flow-editor";
+
+export default async function Page({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  return <FlowEditor id={id} />;
+}

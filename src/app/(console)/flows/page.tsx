@@ -1,0 +1,5 @@
+import { BuilderList } from "@/components/builder/builder-list";
+
+export default function Page() {
+  return <BuilderList kind="flows" />;
+}

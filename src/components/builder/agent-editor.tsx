@@ -1,0 +1,128 @@
+"use client";
+// The agent editor: identity, instructions, model (from GET /models), built-ins, knowledge and
+// flow attachments, conversation starters and questions. Autosaves through EditorShell.
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "@/lib/trpc";
+import { EditorShell, type EditorBodyProps } from "./editor-shell";
+import { LinesField, QuestionsField, TextArea, TextField } from "./fields";
+import type { Doc } from "./use-draft-editor";
+
+const WRITE_FIELDS = ["name", "slug", "description", "identity", "systemInstruction", "model", "builtIns", "flows", "integrations", "outputTemplateIds", "conversationStarters", "questions"];
+const BUILT_INS = [
+  ["webSearch", "Web search"],
+  ["webScrape", "Web scrape"],
+  ["deepResearch", "Deep research"],
+  ["artifacts", "Artifacts"],
+  ["voice", "Voice"],
+] as const;
+
+function toWrite(view: Doc): Doc {
+  const doc: Doc = Object.fromEntries(WRITE_FIELDS.map((field) => [field, view[field]]));
+  doc.knowledge = (view.knowledge as { knowledgebaseId: string }[]).map((k) => ({ knowledgebaseId: k.knowledgebaseId }));
+  return doc;
+}
+
+export function AgentEditor({ id }: { id: string }) {
+  return (
+    <EditorShell kind="agents" id={id} toWrite={toWrite}>
+      {(props) => <AgentForm {...props} />}
+    </EditorShell>
+  );
+}
+
+function AgentForm({ doc, view, update }: EditorBodyProps) {
+  const trpc = useTRPC();
+  const models = useQuery(trpc.models.list.queryOptions({}));
+  const flows = useQuery(trpc.flows.list.queryOptions({ include: "drafts", limit: 200 }));
+  const [knowledgeId, setKnowledgeId] = useState("");
+  const identity = doc.identity as Doc;
+  const setIdentity = (changes: Doc) => update({ identity: { ...identity, ...changes } });
+  const titles = new Map((view.knowledge as { knowledgebaseId: string; title: string }[]).map((k) => [k.knowledgebaseId, k.title]));
+
+  return (
+    <>
+      <div className="panel form" aria-label="Identity">
+        <h2 style={{ marginTop: 0 }}>Identity</h2>
+        <TextField label="Name" value={doc.name} onChange={(name) => update({ name })} testId="field-name" />
+        <TextField label="Slug" value={doc.slug} onChange={(slug) => update({ slug })} />
+        <TextArea label="Description" value={doc.description} onChange={(description) => update({ description })} rows={2} />
+        <TextField label="Role" value={identity.role} onChange={(role) => setIdentity({ role })} placeholder="e.g. Support specialist" />
+        <TextArea label="Summary" value={identity.summary} onChange={(summary) => setIdentity({ summary })} rows={2} />
+        <LinesField label="Goals" value={identity.goals} onChange={(goals) => setIdentity({ goals })} />
+        <LinesField label="Out of scope" value={identity.outOfScope} onChange={(outOfScope) => setIdentity({ outOfScope })} />
+        <LinesField label="Persona traits" value={identity.personaTraits} onChange={(personaTraits) => setIdentity({ personaTraits })} />
+        <LinesField label="Guardrails" value={identity.guardrails} onChange={(guardrails) => setIdentity({ guardrails })} />
+      </div>
+      <div className="panel form" aria-label="Behaviour">
+        <h2 style={{ marginTop: 0 }}>Instructions and model</h2>
+        <TextArea label="System instruction" value={doc.systemInstruction} onChange={(systemInstruction) => update({ systemInstruction })} rows={6} />
+        <label>
+          Model
+          <select value={doc.model} onChange={(e) => update({ model: e.target.value })}>
+            {!models.data?.models.some((m) => m.id === doc.model) && <option value={doc.model}>{doc.model} (unavailable)</option>}
+            {models.data?.models.map((model) => (
+              <option key={model.id} value={model.id}>
+                {model.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <fieldset className="row" style={{ border: 0, padding: 0 }}>
+          <legend className="muted">Built-in tools</legend>
+          {BUILT_INS.map(([key, label]) => (
+            <label key={key} className="inline">
+              <input type="checkbox" checked={Boolean(doc.builtIns[key])} onChange={(e) => update({ builtIns: { ...doc.builtIns, [key]: e.target.checked } })} />
+              {label}
+            </label>
+          ))}
+        </fieldset>
+      </div>
+      <div className="panel form" aria-label="Attachments">
+        <h2 style={{ marginTop: 0 }}>Knowledge and flows</h2>
+        <div className="list-editor">
+          {(doc.knowledge as { knowledgebaseId: string }[]).map((k) => (
+            <div className="row" key={k.knowledgebaseId}>
+              <span>{titles.get(k.knowledgebaseId) || <code>{k.knowledgebaseId}</code>}</span>
+              <button type="button" onClick={() => update({ knowledge: doc.knowledge.filter((x: Doc) => x.knowledgebaseId !== k.knowledgebaseId) })}>
+                Detach
+              </button>
+            </div>
+          ))}
+          <div className="row">
+            <input aria-label="Knowledgebase id" value={knowledgeId} onChange={(e) => setKnowledgeId(e.target.value.trim())} placeholder="Knowledgebase id" style={{ flex: 1 }} />
+            <button
+              type="button"
+              disabled={!knowledgeId}
+              onClick={() => {
+                update({ knowledge: [...doc.knowledge, { knowledgebaseId: knowledgeId }] });
+                setKnowledgeId("");
+              }}
+            >
+              Attach knowledgebase
+            </button>
+          </div>
+        </div>
+        <fieldset style={{ border: 0, padding: 0 }}>
+          <legend className="muted">Flows this agent may run</legend>
+          {flows.data?.flows.length === 0 && <p className="muted">No flows yet.</p>}
+          {flows.data?.flows.map((flow) => (
+            <label key={flow.id} className="inline">
+              <input
+                type="checkbox"
+                checked={doc.flows.includes(flow.id)}
+                onChange={(e) => update({ flows: e.target.checked ? [...doc.flows, flow.id] : doc.flows.filter((f: string) => f !== flow.id) })}
+              />
+              {flow.name}
+            </label>
+          ))}
+        </fieldset>
+      </div>
+      <div className="panel form" aria-label="Conversation">
+        <h2 style={{ marginTop: 0 }}>Conversation</h2>
+        <LinesField label="Conversation starters" value={doc.conversationStarters} onChange={(conversationStarters) => update({ conversationStarters })} />
+        <QuestionsField value={doc.questions} onChange={(questions) => update({ questions })} />
+      </div>
+    </>
+  );
+}

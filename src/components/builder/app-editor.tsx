@@ -1,0 +1,176 @@
+"use client";
+// The app editor: adviser, members (ordered by drag and drop or the arrow buttons),
+// orchestration mode, goals, adviser instructions and the API config with its JSON Schemas.
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "@/lib/trpc";
+import { ORCHESTRATION_MODES } from "@/schemas/builder";
+import { EditorShell, type EditorBodyProps } from "./editor-shell";
+import { JsonField, TextArea, TextField } from "./fields";
+import type { Doc } from "./use-draft-editor";
+
+type Member = { id: string; kind: "agent" | "flow"; position: number };
+
+const MODE_HELP = {
+  supervisor: "The adviser picks the members to consult.",
+  sequential: "Every member in order, each seeing the previous replies.",
+  broadcast: "All members at once; the adviser synthesizes.",
+} as const;
+
+function toWrite(view: Doc): Doc {
+  return {
+    name: view.name,
+    slug: view.slug,
+    description: view.description,
+    adviser: view.adviser ? { id: view.adviser.id } : null,
+    members: (view.members as Member[]).map((m) => ({ id: m.id, kind: m.kind, position: m.position })),
+    orchestrationMode: view.orchestrationMode,
+    goals: view.goals,
+    adviserInstructions: view.adviserInstructions,
+    api: view.api,
+  };
+}
+
+export function AppEditor({ id }: { id: string }) {
+  return (
+    <EditorShell kind="apps" id={id} toWrite={toWrite}>
+      {(props) => <AppForm {...props} />}
+    </EditorShell>
+  );
+}
+
+function AppForm({ doc, update }: EditorBodyProps) {
+  const trpc = useTRPC();
+  const agents = useQuery(trpc.agents.list.queryOptions({ include: "drafts", limit: 200 }));
+  const flows = useQuery(trpc.flows.list.queryOptions({ include: "drafts", limit: 200 }));
+  const [dragging, setDragging] = useState<number | null>(null);
+  const [adding, setAdding] = useState("");
+  const names = new Map<string, { name: string; published: boolean }>();
+  for (const item of [...(agents.data?.agents ?? []), ...(flows.data?.flows ?? [])]) names.set(item.id!, { name: item.name!, published: Boolean(item.published) });
+  const members = doc.members as Member[];
+  const setMembers = (next: Member[]) => update({ members: next.map((m, position) => ({ ...m, position })) });
+  const move = (from: number, to: number) => {
+    if (to < 0 || to >= members.length || from === to) return;
+    const next = [...members];
+    const [member] = next.splice(from, 1);
+    next.splice(to, 0, member!);
+    setMembers(next);
+  };
+  const api = doc.api as Doc;
+  const setApi = (changes: Doc) => update({ api: { ...api, ...changes } });
+  const candidates = [
+    ...(agents.data?.agents ?? []).map((a) => ({ id: a.id!, kind: "agent" as const, name: a.name! })),
+    ...(flows.data?.flows ?? []).map((f) => ({ id: f.id!, kind: "flow" as const, name: f.name! })),
+  ].filter((c) => !members.some((m) => m.id === c.id));
+
+  return (
+    <>
+      <div className="panel form" aria-label="App">
+        <h2 style={{ marginTop: 0 }}>App</h2>
+        <TextField label="Name" value={doc.name} onChange={(name) => update({ name })} testId="field-name" />
+        <TextField label="Slug" value={doc.slug} onChange={(slug) => update({ slug })} />
+        <TextArea label="Description" value={doc.description} onChange={(description) => update({ description })} rows={2} />
+        <TextArea label="Goals" value={doc.goals} onChange={(goals) => update({ goals })} rows={2} />
+      </div>
+      <div className="panel form" aria-label="Orchestration">
+        <h2 style={{ marginTop: 0 }}>Adviser and members</h2>
+        <label>
+          Adviser
+          <select value={doc.adviser?.id ?? ""} onChange={(e) => update({ adviser: e.target.value ? { id: e.target.value } : null })}>
+            <option value="">None (the built-in supervisor synthesizes)</option>
+            {agents.data?.agents.map((agent) => (
+              <option key={agent.id} value={agent.id}>
+                {agent.name}
+                {agent.published ? "" : " (unpublished)"}
+              </option>
+            ))}
+          </select>
+        </label>
+        <TextArea label="Adviser instructions" value={doc.adviserInstructions} onChange={(adviserInstructions) => update({ adviserInstructions })} rows={3} />
+        <label>
+          Orchestration mode
+          <select value={doc.orchestrationMode} onChange={(e) => update({ orchestrationMode: e.target.value })}>
+            {ORCHESTRATION_MODES.map((mode) => (
+              <option key={mode} value={mode}>
+                {mode}
+              </option>
+            ))}
+          </select>
+        </label>
+        <p className="muted">{MODE_HELP[doc.orchestrationMode as keyof typeof MODE_HELP]}</p>
+        <div className="list-editor" aria-label="Members">
+          {members.length === 0 && <p className="muted">No members yet.</p>}
+          {members.map((member, index) => (
+            <div
+              key={member.id}
+              className={`item row${dragging === index ? " dragging" : ""}`}
+              draggable
+              onDragStart={() => setDragging(index)}
+              onDragOver={(e) => e.preventDefault()}
+              onDrop={() => {
+                if (dragging !== null) move(dragging, index);
+                setDragging(null);
+              }}
+              onDragEnd={() => setDragging(null)}
+              data-testid="app-member"
+            >
+              <span aria-hidden style={{ cursor: "grab" }}>
+                ⠿
+              </span>
+              <span style={{ flex: 1 }}>
+                {index + 1}. {names.get(member.id)?.name ?? member.id} <span className="muted">({member.kind})</span>{" "}
+                {names.get(member.id) && !names.get(member.id)!.published && <span className="badge revoked">unpublished</span>}
+              </span>
+              <button type="button" aria-label="Move up" disabled={index === 0} onClick={() => move(index, index - 1)}>
+                ↑
+              </button>
+              <button type="button" aria-label="Move down" disabled={index === members.length - 1} onClick={() => move(index, index + 1)}>
+                ↓
+              </button>
+              <button type="button" onClick={() => setMembers(members.filter((_, i) => i !== index))}>
+                Remove
+              </button>
+            </div>
+          ))}
+          <div className="row">
+            <select aria-label="Member to add" value={adding} onChange={(e) => setAdding(e.target.value)}>
+              <option value="">Choose an agent or flow…</option>
+              {candidates.map((c) => (
+                <option key={c.id} value={`${c.kind}:${c.id}`}>
+                  {c.name} ({c.kind})
+                </option>
+              ))}
+            </select>
+            <button
+              type="button"
+              disabled={!adding}
+              onClick={() => {
+                const [kind, id] = adding.split(":") as ["agent" | "flow", string];
+                setMembers([...members, { id, kind, position: members.length }]);
+                setAdding("");
+              }}
+            >
+              Add member
+            </button>
+          </div>
+        </div>
+      </div>
+      <div className="panel form" aria-label="API">
+        <h2 style={{ marginTop: 0 }}>API</h2>
+        <div className="row">
+          <label className="inline">
+            <input type="checkbox" checked={Boolean(api.conversationEnabled)} onChange={(e) => setApi({ conversationEnabled: e.target.checked })} />
+            Conversation endpoint
+          </label>
+          <label className="inline">
+            <input type="checkbox" checked={Boolean(api.transactionEnabled)} onChange={(e) => setApi({ transactionEnabled: e.target.checked })} />
+            Transaction endpoint
+          </label>
+        </div>
+        <TextField label="Greeting" value={api.greeting} onChange={(greeting) => setApi({ greeting })} />
+        <JsonField label="Transaction input JSON Schema" value={api.inputSchema} onChange={(inputSchema) => setApi({ inputSchema })} />
+        <JsonField label="Transaction output JSON Schema" value={api.outputSchema} onChange={(outputSchema) => setApi({ outputSchema })} />
+      </div>
+    </>
+  );
+}

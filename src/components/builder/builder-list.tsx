@@ -1,0 +1,79 @@
+"use client";
+// The list page of a kind: every item with its draft name and state, and a form to create one.
+import { useMutation, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { errorMessage } from "@/lib/trpc";
+import { ONE, useKindProcedures, type Doc, type KindPlural } from "./use-draft-editor";
+
+const TITLES = { agents: "Agents", flows: "Flows", apps: "Apps" } as const;
+const BLURB = {
+  agents: "Agents answer end users with their instructions, model and knowledge.",
+  flows: "Flows run a fixed graph of steps (model calls, knowledge searches, templates) over their inputs.",
+  apps: "Apps put an adviser and member agents and flows together behind one conversation or transaction API.",
+} as const;
+
+export function BuilderList({ kind }: { kind: KindPlural }) {
+  const procs = useKindProcedures(kind);
+  const router = useRouter();
+  const list = useQuery(procs.list.queryOptions({ include: "drafts", limit: 200 })) as { data?: Doc; error: unknown; isLoading: boolean };
+  const [name, setName] = useState("");
+  const create = useMutation(
+    procs.create.mutationOptions({ onSuccess: (data: Doc) => router.push(`/${kind}/${data[ONE[kind]].id}`) }),
+  ) as { mutate: (input: Doc) => void; isPending: boolean; error: unknown };
+  const items = (list.data?.[kind] ?? []) as Doc[];
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    create.mutate({ name });
+  }
+
+  return (
+    <>
+      <h1>{TITLES[kind]}</h1>
+      <p className="muted">{BLURB[kind]} Edits change the draft; nothing reaches end users until it is published.</p>
+      <form className="panel form" onSubmit={submit} aria-label={`Create ${ONE[kind]}`}>
+        <label>
+          Name
+          <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} placeholder={`New ${ONE[kind]} name`} />
+        </label>
+        {create.error ? <p role="alert" className="error">{errorMessage(create.error)}</p> : null}
+        <div>
+          <button className="primary" type="submit" disabled={create.isPending}>
+            Create {ONE[kind]}
+          </button>
+        </div>
+      </form>
+      <div className="panel">
+        {list.isLoading && <p className="muted">Loading…</p>}
+        {list.error ? <p role="alert" className="error">{errorMessage(list.error)}</p> : null}
+        {!list.isLoading && items.length === 0 && <p className="muted">No {kind} yet.</p>}
+        {items.length > 0 && (
+          <table>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Description</th>
+                <th>State</th>
+                <th>Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((item) => (
+                <tr key={item.id}>
+                  <td>
+                    <Link href={`/${kind}/${item.id}`}>{item.name}</Link>
+                  </td>
+                  <td className="muted">{item.description}</td>
+                  <td>{item.published ? <span className="badge">Published</span> : <span className="badge revoked">Draft</span>}</td>
+                  <td className="muted">{new Date(item.updatedAt).toLocaleString()}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+    </>
+  );
+}

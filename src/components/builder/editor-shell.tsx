@@ -1,0 +1,252 @@
+"use client";
+// The frame of every builder editor: save state, conflict notice, "draft differs from live",
+// publish with notes, and the versions list with a diff against the draft and "Make live".
+import { useMutation, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState, type ReactNode } from "react";
+import { ConfirmButton } from "@/components/confirm-button";
+import { lineDiff } from "@/lib/line-diff";
+import { errorMessage } from "@/lib/trpc";
+import { ONE, useDraftEditor, type Doc, type KindPlural, type SaveProblem } from "./use-draft-editor";
+
+const STATE_FIELDS = ["id", "published", "productionVersionId", "versionCount", "lastChange", "createdAt", "updatedAt", "draftDiffersFromLive"];
+
+/** A document with what is not content (state, read-back names, pins) left out, for diffs. */
+function comparable(doc: Doc): string {
+  const copy: Doc = { ...doc };
+  for (const field of STATE_FIELDS) delete copy[field];
+  const strip = (ref: Doc) => ({ id: ref.id, ...(ref.kind ? { kind: ref.kind, position: ref.position } : {}) });
+  if (copy.adviser) copy.adviser = strip(copy.adviser);
+  if (Array.isArray(copy.members)) copy.members = copy.members.map(strip);
+  return JSON.stringify(sortKeys(copy), null, 2);
+}
+
+/** Keys in a stable order (PostgreSQL's jsonb reorders them), so diffs show only real changes. */
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, sortKeys((value as Doc)[key])]),
+    );
+  }
+  return value;
+}
+
+const SAVE_LABEL = { saved: "Saved", pending: "Unsaved changes…", saving: "Saving…", conflict: "Not saved: conflict", error: "Not saved" } as const;
+
+export interface EditorBodyProps {
+  doc: Doc;
+  view: Doc;
+  update: (changes: Doc) => void;
+  problem: SaveProblem | null;
+}
+
+export function EditorShell({ kind, id, toWrite, children }: { kind: KindPlural; id: string; toWrite: (view: Doc) => Doc; children: (props: EditorBodyProps) => ReactNode }) {
+  const editor = useDraftEditor(kind, id, toWrite);
+  const { doc, view, state, problem } = editor;
+  if (editor.loadError) return <p role="alert" className="error">{errorMessage(editor.loadError)}</p>;
+  if (!doc || !view) return <p className="muted">Loading…</p>;
+  const differs = view.published && view.draftDiffersFromLive;
+
+  return (
+    <>
+      <p className="muted">
+        <Link href={`/${kind}`}>← All {kind}</Link>
+      </p>
+      <div className="row" style={{ justifyContent: "space-between" }}>
+        <h1 style={{ margin: 0 }}>{doc.name || `Untitled ${ONE[kind]}`}</h1>
+        <div className="row">
+          {view.published ? <span className="badge">Published</span> : <span className="badge revoked">Unpublished</span>}
+          {differs && (
+            <span className="badge revoked" data-testid="draft-differs">
+              Draft differs from live
+            </span>
+          )}
+          <span className="muted" data-testid="save-state" aria-live="polite">
+            {SAVE_LABEL[state]}
+          </span>
+        </div>
+      </div>
+      <p className="muted">
+        Last change: {view.lastChange.summary} — {view.lastChange.by} ({view.lastChange.source}), {new Date(view.lastChange.at).toLocaleString()}
+      </p>
+      {state === "conflict" && (
+        <div className="notice" role="alert">
+          <p style={{ marginTop: 0 }}>
+            <strong>Someone else changed this draft</strong>
+            {editor.conflictBy ? ` (${editor.conflictBy})` : ""} since you opened it, so your latest edits were not saved. Reload to see
+            their version; your unsaved edits will be discarded.
+          </p>
+          <button type="button" className="primary" onClick={() => void editor.reload()}>
+            Reload the draft
+          </button>
+        </div>
+      )}
+      {problem && (
+        <div role="alert" className="panel error">
+          <strong>{problem.message}</strong>
+          {problem.feedback && (
+            <ul>
+              {problem.feedback.map((item, index) => (
+                <li key={index}>
+                  {item.nodeId ? <code>{item.nodeId}</code> : null} {item.message}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+      {children({ doc, view, update: editor.update, problem })}
+      <PublishPanel kind={kind} input={editor.input} procs={editor.procs} disabled={state !== "saved"} onDone={editor.refreshState} />
+      <VersionsPanel kind={kind} input={editor.input} procs={editor.procs} draft={view} onDone={editor.refreshState} />
+      <DeleteItem kind={kind} input={editor.input} procs={editor.procs} />
+    </>
+  );
+}
+
+/** Deletes the item and its versions (admins and owners). */
+function DeleteItem({ kind, input, procs }: { kind: KindPlural; input: Doc; procs: any }) {
+  const router = useRouter();
+  const remove = useMutation(procs.delete.mutationOptions({ onSuccess: () => router.push(`/${kind}`) })) as { mutate: (input: Doc) => void; error: unknown };
+  return (
+    <div className="row">
+      <ConfirmButton label={`Delete ${ONE[kind]}`} confirmLabel={`Delete it and every version`} onConfirm={() => remove.mutate(input)} />
+      {remove.error ? <span role="alert" className="error">{errorMessage(remove.error)}</span> : null}
+    </div>
+  );
+}
+
+function PublishPanel({ kind, input, procs, disabled, onDone }: { kind: KindPlural; input: Doc; procs: any; disabled: boolean; onDone: () => Promise<void> }) {
+  const [notes, setNotes] = useState("");
+  const [result, setResult] = useState<string | null>(null);
+  const publish = useMutation(
+    procs.publish.mutationOptions({
+      onSuccess: async (data: Doc) => {
+        setNotes("");
+        setResult(`Published version ${data.version.number}; it is live.`);
+        await onDone();
+      },
+    }),
+  ) as { mutate: (input: Doc) => void; isPending: boolean; error: unknown };
+  const dependencies = (publish.error as { data?: { appError?: { dependencies?: { id: string; kind: string; name: string }[] } } } | null)?.data?.appError?.dependencies;
+  return (
+    <div className="panel form" aria-label="Publish">
+      <h2 style={{ marginTop: 0 }}>Publish</h2>
+      <label>
+        Notes
+        <textarea rows={2} value={notes} onChange={(e) => setNotes(e.target.value)} placeholder="What changed in this version" />
+      </label>
+      <div className="row">
+        <button type="button" className="primary" disabled={disabled || publish.isPending} onClick={() => publish.mutate({ ...input, notes })}>
+          Publish {ONE[kind]}
+        </button>
+        {disabled && <span className="muted">Waiting for the draft to save…</span>}
+        {result && !publish.error && <span role="status">{result}</span>}
+      </div>
+      {publish.error ? (
+        <div role="alert" className="error">
+          {errorMessage(publish.error)}
+          {dependencies && (
+            <ul>
+              {dependencies.map((d) => (
+                <li key={d.id}>
+                  <Link href={`/${d.kind}s/${d.id}`}>{d.name}</Link> ({d.kind}) is not published
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function VersionsPanel({ kind, input, procs, draft, onDone }: { kind: KindPlural; input: Doc; procs: any; draft: Doc; onDone: () => Promise<void> }) {
+  const versions = useQuery(procs.versions.queryOptions({ ...input, limit: 200 })) as { data?: { versions: Doc[] }; error: unknown; isLoading: boolean };
+  const deploy = useMutation(procs.deploy.mutationOptions({ onSuccess: () => onDone() })) as { mutate: (input: Doc) => void; isPending: boolean; error: unknown };
+  const [open, setOpen] = useState<string | null>(null);
+  const list = [...(versions.data?.versions ?? [])].reverse();
+  return (
+    <div className="panel" aria-label="Versions">
+      <h2 style={{ marginTop: 0 }}>Versions</h2>
+      {versions.isLoading && <p className="muted">Loading…</p>}
+      {deploy.error ? <p role="alert" className="error">{errorMessage(deploy.error)}</p> : null}
+      {list.length === 0 && !versions.isLoading && <p className="muted">No versions yet: publish to create version 1.</p>}
+      {list.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th>Version</th>
+              <th>Published</th>
+              <th>Notes</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((version) => (
+              <VersionRow
+                key={version.id}
+                version={version}
+                draft={draft}
+                open={open === version.id}
+                onToggle={() => setOpen(open === version.id ? null : version.id)}
+                onDeploy={() => deploy.mutate({ ...input, versionId: version.id })}
+                busy={deploy.isPending}
+                kind={kind}
+              />
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
+
+function VersionRow({ version, draft, open, onToggle, onDeploy, busy }: { version: Doc; draft: Doc; open: boolean; onToggle: () => void; onDeploy: () => void; busy: boolean; kind: KindPlural }) {
+  const diff = open ? lineDiff(comparable(version.document), comparable(draft)) : [];
+  const changed = diff.some((line) => line.op !== "same");
+  return (
+    <>
+      <tr data-testid={`version-${version.number}`}>
+        <td>
+          <strong>{version.name}</strong> <span className="muted">#{version.number}</span> {version.isProduction && <span className="badge">Live</span>}
+        </td>
+        <td className="muted">
+          {new Date(version.createdAt).toLocaleString()} by {version.publishedBy} ({version.source})
+        </td>
+        <td>{version.notes}</td>
+        <td className="row">
+          <button type="button" onClick={onToggle}>
+            {open ? "Hide diff" : "Diff against draft"}
+          </button>
+          {!version.isProduction && (
+            <button type="button" disabled={busy} onClick={onDeploy}>
+              Make live
+            </button>
+          )}
+        </td>
+      </tr>
+      {open && (
+        <tr>
+          <td colSpan={4}>
+            {!changed ? (
+              <p className="muted">The draft is the same as this version.</p>
+            ) : (
+              <pre className="diff" aria-label={`Diff of version ${version.number} against the draft`}>
+                {diff.map((line, index) => (
+                  <div key={index} className={`diff-${line.op}`}>
+                    {line.op === "add" ? "+ " : line.op === "remove" ? "- " : "  "}
+                    {line.text}
+                  </div>
+                ))}
+              </pre>
+            )}
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}

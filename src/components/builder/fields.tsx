@@ -1,0 +1,112 @@
+"use client";
+// Small form fields the builder editors share.
+import { useEffect, useState } from "react";
+
+export function TextField({ label, value, onChange, placeholder, testId }: { label: string; value: string; onChange: (value: string) => void; placeholder?: string; testId?: string }) {
+  return (
+    <label>
+      {label}
+      <input value={value} onChange={(e) => onChange(e.target.value)} placeholder={placeholder} data-testid={testId} />
+    </label>
+  );
+}
+
+export function TextArea({ label, value, onChange, rows = 3, placeholder, code }: { label: string; value: string; onChange: (value: string) => void; rows?: number; placeholder?: string; code?: boolean }) {
+  return (
+    <label>
+      {label}
+      <textarea className={code ? "code" : undefined} rows={rows} value={value} onChange={(e) => onChange(e.target.value)} placeholder={placeholder} />
+    </label>
+  );
+}
+
+const toLines = (text: string) =>
+  text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/** A list of strings edited as one per line; keeps the raw text so blank lines can be typed. */
+export function LinesField({ label, value, onChange, rows = 3 }: { label: string; value: string[]; onChange: (value: string[]) => void; rows?: number }) {
+  const [text, setText] = useState(value.join("\n"));
+  useEffect(() => {
+    if (JSON.stringify(toLines(text)) !== JSON.stringify(value)) setText(value.join("\n"));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [value]);
+  return (
+    <label>
+      {label} <span className="muted">(one per line)</span>
+      <textarea
+        rows={rows}
+        value={text}
+        onChange={(e) => {
+          setText(e.target.value);
+          onChange(toLines(e.target.value));
+        }}
+      />
+    </label>
+  );
+}
+
+/** A JSON object edited as text; only valid JSON objects are passed on, with the parse error shown. */
+export function JsonField({ label, value, onChange, rows = 6 }: { label: string; value: unknown; onChange: (value: Record<string, unknown>) => void; rows?: number }) {
+  const [text, setText] = useState(JSON.stringify(value, null, 2));
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    try {
+      if (JSON.stringify(JSON.parse(text)) === JSON.stringify(value)) return;
+    } catch {
+      return; // the person is mid-edit; keep their text
+    }
+    setText(JSON.stringify(value, null, 2));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [value]);
+  return (
+    <label>
+      {label}
+      <textarea
+        className="code"
+        rows={rows}
+        value={text}
+        aria-invalid={error ? true : undefined}
+        onChange={(e) => {
+          setText(e.target.value);
+          try {
+            const parsed = JSON.parse(e.target.value) as unknown;
+            if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("must be a JSON object");
+            setError(null);
+            onChange(parsed as Record<string, unknown>);
+          } catch (err) {
+            setError(err instanceof Error ? err.message : "Invalid JSON");
+          }
+        }}
+      />
+      {error && <span className="error">Not saved: {error}</span>}
+    </label>
+  );
+}
+
+/** Editable `{id, label}` questions. */
+export function QuestionsField({ value, onChange }: { value: { id: string; label: string }[]; onChange: (value: { id: string; label: string }[]) => void }) {
+  return (
+    <fieldset style={{ border: 0, padding: 0 }}>
+      <legend className="muted">Questions</legend>
+      <div className="list-editor">
+        {value.map((question, index) => (
+          <div className="row" key={index}>
+            <input aria-label={`Question ${index + 1} id`} value={question.id} onChange={(e) => onChange(value.map((q, i) => (i === index ? { ...q, id: e.target.value } : q)))} style={{ width: "8rem" }} />
+            <input aria-label={`Question ${index + 1} label`} value={question.label} onChange={(e) => onChange(value.map((q, i) => (i === index ? { ...q, label: e.target.value } : q)))} style={{ flex: 1 }} />
+            <button type="button" onClick={() => onChange(value.filter((_, i) => i !== index))}>
+              Remove
+            </button>
+          </div>
+        ))}
+        <div>
+          <button type="button" onClick={() => onChange([...value, { id: `q${value.length + 1}`, label: "" }])}>
+            Add question
+          </button>
+        </div>
+      </div>
+    </fieldset>
+  );
+}

@@ -1,0 +1,130 @@
+"use client";
+// The editing loop every builder editor shares: load the draft, keep local edits, autosave the
+// changed fields (debounced) with `expectedUpdatedAt`, and stop on a conflict so the person
+// learns that someone else changed the draft instead of overwriting it.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { errorMessage, useTRPC } from "@/lib/trpc";
+
+export type KindPlural = "agents" | "flows" | "apps";
+export const ONE = { agents: "agent", flows: "flow", apps: "app" } as const;
+export const ID_KEY = { agents: "agentId", flows: "flowId", apps: "appId" } as const;
+
+export type Doc = Record<string, any>;
+export type SaveState = "saved" | "pending" | "saving" | "conflict" | "error";
+
+export interface SaveProblem {
+  message: string;
+  feedback?: { nodeId?: string; message: string }[];
+}
+
+/** The procedures of one kind; the three routers are built by one factory, so they match. */
+export function useKindProcedures(kind: KindPlural): any {
+  const trpc = useTRPC();
+  return (trpc as any)[kind];
+}
+
+export function appErrorOf(error: unknown): { code?: string; feedback?: SaveProblem["feedback"] } {
+  const appError = (error as { data?: { appError?: { code?: string; feedback?: SaveProblem["feedback"] } } } | null)?.data?.appError;
+  return { code: appError?.code, feedback: appError?.feedback };
+}
+
+const AUTOSAVE_MS = 700;
+
+function changedFields(saved: Doc, current: Doc): Doc {
+  const changes: Doc = {};
+  for (const key of Object.keys(current)) if (JSON.stringify(saved[key]) !== JSON.stringify(current[key])) changes[key] = current[key];
+  return changes;
+}
+
+export function useDraftEditor(kind: KindPlural, id: string, toWrite: (view: Doc) => Doc) {
+  const procs = useKindProcedures(kind);
+  const queryClient = useQueryClient();
+  const input = { [ID_KEY[kind]]: id };
+  const draftOptions = procs.getDraft.queryOptions(input);
+  const draftQuery = useQuery({ ...draftOptions, staleTime: 0 });
+
+  const [doc, setDoc] = useState<Doc | null>(null);
+  const [view, setView] = useState<Doc | null>(null);
+  const [state, setState] = useState<SaveState>("saved");
+  const [problem, setProblem] = useState<SaveProblem | null>(null);
+  const [conflictBy, setConflictBy] = useState<string | null>(null);
+  const saved = useRef<Doc | null>(null);
+  const updatedAt = useRef<string | null>(null);
+  const failed = useRef<Doc | null>(null);
+  const patch = useMutation(procs.patchDraft.mutationOptions()) as { mutateAsync: (input: Doc) => Promise<unknown> };
+
+  const adopt = useCallback(
+    (fresh: Doc) => {
+      setView(fresh);
+      updatedAt.current = fresh.updatedAt;
+      saved.current = toWrite(fresh);
+      setDoc(toWrite(fresh));
+      setState("saved");
+      setProblem(null);
+      setConflictBy(null);
+      failed.current = null;
+    },
+    [toWrite],
+  );
+
+  const loaded = (draftQuery.data as Doc | undefined)?.[ONE[kind]];
+  useEffect(() => {
+    if (loaded && doc === null) adopt(loaded);
+  }, [loaded, doc, adopt]);
+
+  useEffect(() => {
+    if (!doc || !saved.current || state === "conflict" || state === "saving" || doc === failed.current) return;
+    const changes = changedFields(saved.current, doc);
+    if (Object.keys(changes).length === 0) {
+      if (state === "pending") setState("saved");
+      return;
+    }
+    setState("pending");
+    const timer = setTimeout(async () => {
+      setState("saving");
+      try {
+        const result = (await patch.mutateAsync({ ...input, ...changes, expectedUpdatedAt: updatedAt.current ?? undefined })) as Doc;
+        const fresh = result[ONE[kind]] as Doc;
+        updatedAt.current = fresh.updatedAt;
+        saved.current = { ...saved.current, ...changes };
+        setView(fresh);
+        setProblem(null);
+        setState("saved");
+      } catch (error) {
+        const { code, feedback } = appErrorOf(error);
+        if (code === "conflict") {
+          const latest = (await queryClient.fetchQuery({ ...draftOptions, staleTime: 0 }).catch(() => null)) as Doc | null;
+          setConflictBy(latest?.[ONE[kind]]?.lastChange?.by ?? null);
+          setState("conflict");
+        } else {
+          failed.current = doc;
+          setProblem({ message: errorMessage(error), feedback });
+          setState("error");
+        }
+      }
+    }, AUTOSAVE_MS);
+    return () => clearTimeout(timer);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [doc, state]);
+
+  /** Throws away local edits and loads the draft as it is now (after a conflict). */
+  const reload = useCallback(async () => {
+    const latest = (await queryClient.fetchQuery({ ...draftOptions, staleTime: 0 })) as Doc;
+    adopt(latest[ONE[kind]]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [adopt, queryClient, id, kind]);
+
+  /** After publish or deploy: the item's state (and updatedAt) changed on the server. */
+  const refreshState = useCallback(async () => {
+    const latest = ((await queryClient.fetchQuery({ ...draftOptions, staleTime: 0 })) as Doc)[ONE[kind]] as Doc;
+    updatedAt.current = latest.updatedAt;
+    setView(latest);
+    await queryClient.invalidateQueries({ queryKey: procs.versions.queryKey() });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [queryClient, id, kind]);
+
+  const update = useCallback((changes: Doc) => setDoc((current) => (current ? { ...current, ...changes } : current)), []);
+
+  return { doc, view, update, state, problem, conflictBy, reload, refreshState, loadError: draftQuery.error, input, procs };
+}

@@ -1,0 +1,348 @@
+// Agents, flows and apps: the draft documents (what PATCH .../draft writes), the views the API
+// answers, versions, publish results and list rows. Imports nothing from the server, so the
+// console editors use the same shapes.
+import { z } from "zod";
+import { NextCursor, Timestamp, Uuid } from "./common";
+
+export const BUILDER_KINDS = ["agent", "flow", "app"] as const;
+export type BuilderKind = (typeof BUILDER_KINDS)[number];
+
+const Text = (max: number) => z.string().max(max);
+const Name = z.string().trim().min(1).max(200);
+const Slug = z
+  .string()
+  .max(200)
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "lowercase letters, digits and single dashes");
+const Strings = (max = 100, length = 2000) => z.array(Text(length)).max(max);
+const FreeObject = z.record(z.string(), z.unknown());
+
+export const LastChange = z
+  .object({
+    at: Timestamp,
+    by: z.string().meta({ description: "Member email, or the key's name for an organization key" }),
+    source: z.string().meta({ description: "`api` (an API key), `ui` (the console) or `cli` (the admin CLI)" }),
+    action: z.string().meta({ description: "`created`, `draft_updated`, `published` or `deployed`" }),
+    summary: z.string(),
+  })
+  .meta({ id: "LastChange" });
+export type LastChange = z.infer<typeof LastChange>;
+
+export const Question = z.strictObject({ id: z.string().min(1).max(100), label: Text(500) });
+
+// ---------------------------------------------------------------------------------------------
+// Agents
+
+const IdentityFields = {
+  role: Text(500),
+  summary: Text(4000),
+  goals: Strings(),
+  outOfScope: Strings(),
+  personaTraits: Strings(),
+  guardrails: Strings(),
+};
+export const AgentIdentity = z.strictObject({
+  role: IdentityFields.role.default(""),
+  summary: IdentityFields.summary.default(""),
+  goals: IdentityFields.goals.default([]),
+  outOfScope: IdentityFields.outOfScope.default([]),
+  personaTraits: IdentityFields.personaTraits.default([]),
+  guardrails: IdentityFields.guardrails.default([]),
+});
+const BUILT_INS = ["webSearch", "webScrape", "deepResearch", "artifacts", "voice"] as const;
+export const AgentBuiltIns = z.strictObject(Object.fromEntries(BUILT_INS.map((name) => [name, z.boolean().default(false)])) as Record<(typeof BUILT_INS)[number], z.ZodDefault<z.ZodBoolean>>);
+/** PATCH shapes of the nested objects: no defaults, so only what is passed merges in. */
+const IdentityPatch = z.strictObject(Object.fromEntries(Object.entries(IdentityFields).map(([k, v]) => [k, v.optional()])) as { [K in keyof typeof IdentityFields]: z.ZodOptional<(typeof IdentityFields)[K]> });
+const BuiltInsPatch = z.strictObject(Object.fromEntries(BUILT_INS.map((name) => [name, z.boolean().optional()])) as Record<(typeof BUILT_INS)[number], z.ZodOptional<z.ZodBoolean>>);
+export const Integration = z.strictObject({ toolkit: z.string().min(1).max(100), name: z.string().min(1).max(200), selectedTools: Strings() });
+
+/** The stored agent draft (and each version's snapshot). */
+export const AgentDocument = z.strictObject({
+  name: Name,
+  slug: Slug.default(""),
+  description: Text(2000).default(""),
+  identity: AgentIdentity.prefault({}),
+  systemInstruction: Text(50_000).default(""),
+  model: z.string().min(1).max(200).default("atrium-offline"),
+  builtIns: AgentBuiltIns.prefault({}),
+  knowledge: z.array(z.strictObject({ knowledgebaseId: Uuid })).max(50).default([]),
+  flows: z.array(Uuid).max(50).default([]),
+  integrations: z.array(Integration).max(50).default([]),
+  outputTemplateIds: z.array(Uuid).max(50).default([]),
+  conversationStarters: Strings(20, 500).default([]),
+  questions: z.array(Question).max(50).default([]),
+});
+export type AgentDocument = z.infer<typeof AgentDocument>;
+
+/** PATCH body: only the fields passed change; arrays replace; `identity` and `builtIns` merge. */
+export const AgentPatch = z.strictObject({
+  name: Name.optional(),
+  slug: Slug.optional(),
+  description: Text(2000).optional(),
+  identity: IdentityPatch.optional(),
+  systemInstruction: Text(50_000).optional(),
+  model: z.string().min(1).max(200).optional().meta({ description: "A model id from `GET /models`; else `invalid_model`" }),
+  builtIns: BuiltInsPatch.optional(),
+  knowledge: z.array(z.strictObject({ knowledgebaseId: Uuid })).max(50).optional().meta({ description: "Knowledgebases of the organization; `title` is read back" }),
+  flows: z.array(Uuid).max(50).optional().meta({ description: "Flow ids of the organization" }),
+  integrations: z.array(Integration).max(50).optional(),
+  outputTemplateIds: z.array(Uuid).max(50).optional(),
+  conversationStarters: Strings(20, 500).optional(),
+  questions: z.array(Question).max(50).optional(),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Flows
+
+export const NODE_TYPES = ["trigger_start", "llm", "knowledge_search", "template", "output"] as const;
+export type NodeType = (typeof NODE_TYPES)[number];
+
+export const NODE_TYPES_DESCRIPTION = `Node types (\`nodes[].type\`) and the \`data\` each needs:
+- \`trigger_start\`: the flow's start; it hands on the flow's \`inputs\`. Exactly one per flow. No required data.
+- \`llm\`: \`data.prompt\` (template, required); \`data.model\` (optional, a model id from \`GET /models\`).
+- \`knowledge_search\`: \`data.knowledgebaseId\` (uuid, required) and \`data.query\` (template, required); its output is the matching passages.
+- \`template\`: \`data.template\` (text template, required).
+- \`output\`: \`data.value\` (template, required): the flow's final value.
+
+Templates read \`{{inputs.<key>}}\` and \`{{nodes.<id>.output}}\`. Nodes run in array order unless \`data.next\` (a node id, or an array of node ids) says which node runs next. Node ids are unique.`;
+
+export const FlowInput = z.strictObject({
+  key: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "letters, digits and underscores, not starting with a digit"),
+  label: Text(500).default(""),
+  description: Text(2000).default(""),
+  type: z.string().max(50).default("text").meta({ description: "`text`, `number`, `integer`, `boolean`, `select` (one of `options`) or `multiselect`" }),
+  required: z.boolean().default(false),
+  options: Strings().default([]),
+});
+export type FlowInput = z.infer<typeof FlowInput>;
+
+export const FlowNode = z
+  .strictObject({
+    id: z.string().min(1).max(100),
+    type: z.string().min(1).max(100),
+    data: FreeObject.default({}),
+    blocks: z.array(FreeObject).max(100).default([]),
+  })
+  .meta({ description: NODE_TYPES_DESCRIPTION });
+export type FlowNode = z.infer<typeof FlowNode>;
+
+export const FlowDocument = z.strictObject({
+  name: Name,
+  slug: Slug.default(""),
+  description: Text(2000).default(""),
+  kind: z.string().max(50).default("form"),
+  questions: z.array(Question).max(50).default([]),
+  inputs: z.array(FlowInput).max(100).default([]),
+  nodes: z.array(FlowNode).max(500).default([]),
+});
+export type FlowDocument = z.infer<typeof FlowDocument>;
+
+export const FlowPatch = z.strictObject({
+  name: Name.optional(),
+  slug: Slug.optional(),
+  description: Text(2000).optional(),
+  kind: z.string().max(50).optional(),
+  questions: z.array(Question).max(50).optional(),
+  inputs: z.array(FlowInput).max(100).optional(),
+  nodes: z.array(FlowNode).max(500).optional().meta({ description: NODE_TYPES_DESCRIPTION }),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Apps
+
+export const ORCHESTRATION_MODES = ["supervisor", "sequential", "broadcast"] as const;
+export const OrchestrationMode = z.enum(ORCHESTRATION_MODES).meta({
+  description:
+    "`supervisor`: the adviser picks the members to consult; `sequential`: every member in order of `position`, each seeing the previous replies; `broadcast`: all members at once, the adviser synthesizes.",
+});
+
+const ApiFields = {
+  conversationEnabled: z.boolean(),
+  transactionEnabled: z.boolean(),
+  greeting: Text(2000),
+  inputSchema: FreeObject.meta({ description: "JSON Schema of a transaction's input" }),
+  outputSchema: FreeObject.meta({ description: "JSON Schema of a transaction's output" }),
+};
+export const AppApiConfig = z.strictObject({
+  conversationEnabled: ApiFields.conversationEnabled.default(true),
+  transactionEnabled: ApiFields.transactionEnabled.default(false),
+  greeting: ApiFields.greeting.default(""),
+  inputSchema: ApiFields.inputSchema.default({ type: "object" }),
+  outputSchema: ApiFields.outputSchema.default({ type: "object" }),
+});
+const ApiPatch = z.strictObject({
+  conversationEnabled: ApiFields.conversationEnabled.optional(),
+  transactionEnabled: ApiFields.transactionEnabled.optional(),
+  greeting: ApiFields.greeting.optional(),
+  inputSchema: ApiFields.inputSchema.optional(),
+  outputSchema: ApiFields.outputSchema.optional(),
+});
+
+const MemberKind = z.enum(["agent", "flow"]);
+export const AppMemberWrite = z.strictObject({
+  id: Uuid,
+  kind: MemberKind,
+  position: z.number().int().min(0).max(10_000).optional().meta({ description: "Order; defaults to the array order" }),
+});
+
+export const AppDocument = z.strictObject({
+  name: Name,
+  slug: Slug.default(""),
+  description: Text(2000).default(""),
+  adviser: z.strictObject({ id: Uuid }).nullable().default(null),
+  members: z.array(z.strictObject({ id: Uuid, kind: MemberKind, position: z.number().int() })).max(50).default([]),
+  orchestrationMode: OrchestrationMode.default("supervisor"),
+  goals: Text(10_000).default(""),
+  adviserInstructions: Text(50_000).default(""),
+  api: AppApiConfig.prefault({}),
+});
+export type AppDocument = z.infer<typeof AppDocument>;
+
+export const AppPatch = z.strictObject({
+  name: Name.optional(),
+  slug: Slug.optional(),
+  description: Text(2000).optional(),
+  adviser: z.strictObject({ id: Uuid }).nullable().optional().meta({ description: "An agent of the organization, or null (the built-in supervisor synthesizes)" }),
+  members: z.array(AppMemberWrite).max(50).optional(),
+  orchestrationMode: OrchestrationMode.optional(),
+  goals: Text(10_000).optional(),
+  adviserInstructions: Text(50_000).optional(),
+  api: ApiPatch.optional().meta({ description: "Merged into the current config" }),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Views
+
+const ItemState = {
+  id: Uuid,
+  published: z.boolean().meta({ description: "A version is live" }),
+  productionVersionId: Uuid.nullable(),
+  versionCount: z.number().int(),
+  lastChange: LastChange,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  draftDiffersFromLive: z.boolean().meta({ description: "The draft is not the live version's document (true while unpublished)" }),
+};
+
+const Names = { name: z.string(), slug: z.string() };
+const AgentFields = {
+  ...AgentDocument.shape,
+  ...Names,
+  identity: AgentIdentity,
+  builtIns: AgentBuiltIns,
+  knowledge: z.array(z.object({ knowledgebaseId: Uuid, title: z.string() })),
+};
+export const AgentContent = z.object(AgentFields);
+export const Agent = z.object({ ...AgentFields, ...ItemState }).meta({ id: "Agent" });
+export type Agent = z.infer<typeof Agent>;
+
+const FlowFields = { ...FlowDocument.shape, ...Names, nodes: z.array(FlowNode) };
+export const FlowContent = z.object(FlowFields);
+export const Flow = z.object({ ...FlowFields, ...ItemState, inputSchema: FreeObject.meta({ description: "JSON Schema of the inputs" }) }).meta({ id: "Flow" });
+export type Flow = z.infer<typeof Flow>;
+
+const Ref = {
+  id: Uuid,
+  name: z.string(),
+  published: z.boolean(),
+  versionId: Uuid.nullable().optional().meta({ description: "Live view: the version pinned when the app was published" }),
+};
+const AppFields = {
+  ...AppDocument.shape,
+  ...Names,
+  adviser: z.object(Ref).nullable(),
+  members: z.array(z.object({ ...Ref, kind: MemberKind, position: z.number().int() })),
+  api: AppApiConfig,
+};
+export const AppContent = z.object(AppFields);
+export const App = z.object({ ...AppFields, ...ItemState }).meta({ id: "App" });
+export type App = z.infer<typeof App>;
+
+export const Version = z
+  .object({
+    id: Uuid,
+    number: z.number().int(),
+    name: z.string(),
+    createdAt: Timestamp,
+    isProduction: z.boolean(),
+    publishedBy: z.string(),
+    source: z.string(),
+    notes: z.string(),
+  })
+  .meta({ id: "Version" });
+export type Version = z.infer<typeof Version>;
+
+export const PublishSummary = z.object({
+  id: Uuid,
+  kind: z.enum(BUILDER_KINDS),
+  type: z.string().meta({ description: "`agent`, `app`, or a flow's `kind`" }),
+  name: z.string(),
+  slug: z.string(),
+  description: z.string(),
+  published: z.boolean(),
+  productionVersionId: Uuid.nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const PublishInput = {
+  deployToProduction: z.boolean().optional().meta({ description: "Unless false, the new version becomes the live one" }),
+  name: z.string().trim().min(1).max(200).optional().meta({ description: "Version name; defaults to `v<number>`" }),
+  notes: z.string().max(5000).optional(),
+};
+
+export const ListItemsQuery = {
+  include: z.enum(["drafts"]).optional().meta({ description: "Lists unpublished items too (draft values, with `published` and `updatedAt`); needs the kind's write scope" }),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).max(500).optional().meta({ description: "`nextCursor` of the previous page; a stale or unknown cursor gives invalid_request" }),
+  fields: z.string().max(500).optional().meta({ description: "Comma-separated field names kept on each item; an unknown name gives invalid_request naming the valid ones" }),
+  updatedSince: Timestamp.optional().meta({
+    description: "Only items changed at or after this time (inclusive): when their live version changed, or with include=drafts when their draft changed",
+  }),
+};
+
+/** Fields each listing may return (and `fields` may name), per kind and mode. */
+export const LIST_FIELDS = {
+  agent: {
+    published: ["id", "name", "slug", "description", "model", "conversationStarters", "questions"],
+    drafts: ["id", "name", "slug", "description", "published", "updatedAt"],
+  },
+  flow: {
+    published: ["id", "name", "description", "inputs", "inputSchema"],
+    drafts: ["id", "name", "description", "kind", "published", "updatedAt"],
+  },
+  app: {
+    published: ["id", "name", "slug", "description", "orchestrationMode", "conversationEnabled", "transactionEnabled"],
+    drafts: ["id", "name", "slug", "description", "published", "updatedAt"],
+  },
+} as const satisfies Record<BuilderKind, { published: readonly string[]; drafts: readonly string[] }>;
+
+export const ListRow = z
+  .object({
+    id: Uuid.optional(),
+    name: z.string().optional(),
+    slug: z.string().optional(),
+    description: z.string().optional(),
+    kind: z.string().optional(),
+    model: z.string().optional(),
+    conversationStarters: z.array(z.string()).optional(),
+    questions: z.array(z.object({ id: z.string(), label: z.string() })).optional(),
+    inputs: z.array(FlowInput).optional(),
+    inputSchema: FreeObject.optional(),
+    orchestrationMode: z.string().optional(),
+    conversationEnabled: z.boolean().optional(),
+    transactionEnabled: z.boolean().optional(),
+    published: z.boolean().optional(),
+    updatedAt: Timestamp.optional(),
+  })
+  .meta({ description: "A list row: the fields of the listing (see `fields`)" });
+export type ListRow = z.infer<typeof ListRow>;
+
+export const VersionWithDocument = Version.extend({
+  document: FreeObject.meta({ description: "The draft as published, in the draft view's shape (without id and state)" }),
+});
+
+export { NextCursor };

@@ -1,0 +1,295 @@
+// What differs between agents, flows and apps: the draft document, the rules a draft and a
+// publish must pass, how a stored document reads back (titles and names of what it references)
+// and its list row. services/builder.ts does the rest once for all three.
+import type { z } from "zod";
+import {
+  AgentDocument,
+  AgentPatch,
+  AppDocument,
+  AppPatch,
+  FlowDocument,
+  FlowPatch,
+  type BuilderKind,
+  type FlowInput,
+  type FlowNode,
+} from "@/schemas/builder";
+import type { Db } from "@/server/db";
+import { AppError, invalidRequest, type Problem } from "@/server/errors";
+import { flowFeedback, inputSchemaOf } from "@/schemas/flow-graph";
+import { listModels } from "./models";
+
+export type Doc = Record<string, unknown>;
+
+/** Pins an app version holds: the production version of its adviser and each member when published. */
+export interface AppPins {
+  adviser: { id: string; versionId: string } | null;
+  members: { id: string; kind: "agent" | "flow"; versionId: string }[];
+}
+
+export interface KindSpec {
+  kind: BuilderKind;
+  plural: "agents" | "flows" | "apps";
+  document: z.ZodType<Doc>;
+  patch: z.ZodType<Doc>;
+  /** Nested objects a PATCH merges into rather than replaces. */
+  mergeKeys: readonly string[];
+  /** Puts a document in canonical form before it is parsed (e.g. members ordered by position). */
+  normalize(doc: Doc): Doc;
+  /** Rules a draft write must pass; `changed` are the top-level fields written. */
+  validateDraft(db: Db, organizationId: string, doc: Doc, changed: Set<string>): Promise<void>;
+  /** Rules a publish must pass, and (apps) the pins to store with the version. */
+  validatePublish(db: Db, organizationId: string, doc: Doc): Promise<AppPins | null>;
+  /** The documents as the API shows them: referenced titles and names read back. */
+  render(db: Db, organizationId: string, docs: Doc[], pins?: (AppPins | null)[]): Promise<Doc[]>;
+  /** Every field a list row of this kind can carry, from the document. */
+  listRow(doc: Doc): Doc;
+  /** `type` of the publish summary. */
+  type(doc: Doc): string;
+}
+
+const modelIds = () => new Set(listModels().models.map((model) => model.id));
+
+function checkModel(model: unknown): void {
+  if (typeof model === "string" && !modelIds().has(model)) {
+    throw new AppError("invalid_model", `Model "${model}" is not available; GET /models lists the usable ones. Nothing was written.`, { model });
+  }
+}
+
+/** Items of a kind in the organization, by id. */
+async function itemsById(db: Db, organizationId: string, ids: string[]) {
+  if (ids.length === 0) return new Map<string, { id: string; kind: BuilderKind; draft: Doc; productionVersionId: string | null }>();
+  const rows = await db.builderItem.findMany({
+    where: { organizationId, id: { in: [...new Set(ids)] } },
+    select: { id: true, kind: true, draft: true, productionVersionId: true },
+  });
+  return new Map(rows.map((row) => [row.id, { ...row, draft: row.draft as Doc }]));
+}
+
+function nameOf(doc: Doc | undefined): string {
+  return typeof doc?.name === "string" ? doc.name : "";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Agents
+
+const agentSpec: KindSpec = {
+  kind: "agent",
+  plural: "agents",
+  document: AgentDocument as unknown as z.ZodType<Doc>,
+  patch: AgentPatch as unknown as z.ZodType<Doc>,
+  mergeKeys: ["identity", "builtIns"],
+  normalize: (doc) => doc,
+  async validateDraft(db, organizationId, doc, changed) {
+    if (changed.has("model")) checkModel(doc.model);
+    const problems: Problem[] = [];
+    if (changed.has("knowledge")) {
+      const knowledge = doc.knowledge as { knowledgebaseId: string }[];
+      const found = new Set(
+        (
+          await db.knowledgebase.findMany({
+            where: { organizationId, endUserId: null, id: { in: knowledge.map((k) => k.knowledgebaseId) } },
+            select: { id: true },
+          })
+        ).map((row) => row.id),
+      );
+      knowledge.forEach((k, index) => {
+        if (!found.has(k.knowledgebaseId)) problems.push({ path: `knowledge.${index}.knowledgebaseId`, message: "No knowledgebase with this id in the organization" });
+      });
+    }
+    if (changed.has("flows")) {
+      const flows = doc.flows as string[];
+      const items = await itemsById(db, organizationId, flows);
+      flows.forEach((id, index) => {
+        if (items.get(id)?.kind !== "flow") problems.push({ path: `flows.${index}`, message: "No flow with this id in the organization" });
+      });
+    }
+    if (problems.length > 0) throw invalidRequest(problems);
+  },
+  async validatePublish(_db, _organizationId, doc) {
+    checkModel(doc.model);
+    return null;
+  },
+  async render(db, organizationId, docs) {
+    const ids = docs.flatMap((doc) => (doc.knowledge as { knowledgebaseId: string }[]).map((k) => k.knowledgebaseId));
+    const rows = ids.length
+      ? await db.knowledgebase.findMany({ where: { organizationId, id: { in: [...new Set(ids)] } }, select: { id: true, name: true } })
+      : [];
+    const titles = new Map(rows.map((row) => [row.id, row.name]));
+    return docs.map((doc) => ({
+      ...doc,
+      knowledge: (doc.knowledge as { knowledgebaseId: string }[]).map((k) => ({ knowledgebaseId: k.knowledgebaseId, title: titles.get(k.knowledgebaseId) ?? "" })),
+    }));
+  },
+  listRow: (doc) => ({
+    name: doc.name,
+    slug: doc.slug,
+    description: doc.description,
+    model: doc.model,
+    conversationStarters: doc.conversationStarters,
+    questions: doc.questions,
+  }),
+  type: () => "agent",
+};
+
+// ---------------------------------------------------------------------------------------------
+// Flows
+
+function checkFlow(doc: Doc): void {
+  const feedback = flowFeedback(doc.nodes as FlowNode[], modelIds());
+  if (feedback.length > 0) {
+    const first = feedback[0]!;
+    throw new AppError(
+      "invalid_workflow",
+      `The flow is not valid: ${first.nodeId ? `node ${first.nodeId}: ` : ""}${first.message}${feedback.length > 1 ? ` (and ${feedback.length - 1} more)` : ""}. Nothing was written.`,
+      { feedback },
+    );
+  }
+}
+
+const flowSpec: KindSpec = {
+  kind: "flow",
+  plural: "flows",
+  document: FlowDocument as unknown as z.ZodType<Doc>,
+  patch: FlowPatch as unknown as z.ZodType<Doc>,
+  mergeKeys: [],
+  normalize: (doc) => doc,
+  async validateDraft(_db, _organizationId, doc, changed) {
+    if (changed.has("inputs")) {
+      const keys = new Set<string>();
+      const problems: Problem[] = [];
+      (doc.inputs as FlowInput[]).forEach((input, index) => {
+        if (keys.has(input.key)) problems.push({ path: `inputs.${index}.key`, message: `Input key "${input.key}" is used more than once` });
+        keys.add(input.key);
+      });
+      if (problems.length > 0) throw invalidRequest(problems);
+    }
+    if (changed.has("nodes")) checkFlow(doc);
+  },
+  async validatePublish(_db, _organizationId, doc) {
+    checkFlow(doc);
+    return null;
+  },
+  render: async (_db, _organizationId, docs) => docs.map((doc) => ({ ...doc, inputSchema: inputSchemaOf(doc.inputs as FlowInput[]) })),
+  listRow: (doc) => ({
+    name: doc.name,
+    slug: doc.slug,
+    description: doc.description,
+    kind: doc.kind,
+    inputs: doc.inputs,
+    inputSchema: inputSchemaOf(doc.inputs as FlowInput[]),
+  }),
+  type: (doc) => String(doc.kind),
+};
+
+// ---------------------------------------------------------------------------------------------
+// Apps
+
+type AppMember = { id: string; kind: "agent" | "flow"; position: number };
+
+function checkJsonSchema(value: unknown, path: string, problems: Problem[]): void {
+  const schema = value as Doc;
+  const type = schema.type;
+  if (type !== undefined && typeof type !== "string" && !Array.isArray(type)) problems.push({ path, message: "Not a JSON Schema: `type` must be a string or an array" });
+  if (schema.properties !== undefined && (typeof schema.properties !== "object" || schema.properties === null || Array.isArray(schema.properties))) {
+    problems.push({ path, message: "Not a JSON Schema: `properties` must be an object" });
+  }
+  if (schema.required !== undefined && !(Array.isArray(schema.required) && schema.required.every((r) => typeof r === "string"))) {
+    problems.push({ path, message: "Not a JSON Schema: `required` must be an array of strings" });
+  }
+}
+
+const appSpec: KindSpec = {
+  kind: "app",
+  plural: "apps",
+  document: AppDocument as unknown as z.ZodType<Doc>,
+  patch: AppPatch as unknown as z.ZodType<Doc>,
+  mergeKeys: ["api"],
+  normalize(doc) {
+    if (!Array.isArray(doc.members)) return doc;
+    const members = (doc.members as (Omit<AppMember, "position"> & { position?: number })[]).map((member, index) => ({
+      id: member.id,
+      kind: member.kind,
+      position: member.position ?? index,
+    }));
+    members.sort((a, b) => a.position - b.position);
+    return { ...doc, members };
+  },
+  async validateDraft(db, organizationId, doc, changed) {
+    const problems: Problem[] = [];
+    const adviser = doc.adviser as { id: string } | null;
+    const members = doc.members as AppMember[];
+    const items = await itemsById(db, organizationId, [...(adviser && changed.has("adviser") ? [adviser.id] : []), ...(changed.has("members") ? members.map((m) => m.id) : [])]);
+    if (changed.has("adviser") && adviser && items.get(adviser.id)?.kind !== "agent") problems.push({ path: "adviser.id", message: "No agent with this id in the organization" });
+    if (changed.has("members")) {
+      const seen = new Set<string>();
+      members.forEach((member, index) => {
+        if (seen.has(member.id)) problems.push({ path: `members.${index}.id`, message: "This member is listed more than once" });
+        seen.add(member.id);
+        if (items.get(member.id)?.kind !== member.kind) problems.push({ path: `members.${index}.id`, message: `No ${member.kind} with this id in the organization` });
+      });
+    }
+    if (changed.has("api")) {
+      const api = doc.api as { inputSchema: unknown; outputSchema: unknown };
+      checkJsonSchema(api.inputSchema, "api.inputSchema", problems);
+      checkJsonSchema(api.outputSchema, "api.outputSchema", problems);
+    }
+    if (problems.length > 0) throw invalidRequest(problems);
+  },
+  async validatePublish(db, organizationId, doc) {
+    const adviser = doc.adviser as { id: string } | null;
+    const members = doc.members as AppMember[];
+    const wanted = [...(adviser ? [{ id: adviser.id, kind: "agent" as const }] : []), ...members];
+    const items = await itemsById(db, organizationId, wanted.map((w) => w.id));
+    const dependencies = wanted
+      .filter((w) => !items.get(w.id)?.productionVersionId)
+      .map((w) => ({ id: w.id, kind: w.kind, name: items.has(w.id) ? nameOf(items.get(w.id)!.draft) : "(deleted)" }));
+    if (dependencies.length > 0) {
+      throw new AppError(
+        "unpublished_dependencies",
+        `Publish these first: ${dependencies.map((d) => `${d.kind} "${d.name}"`).join(", ")}. Nothing was written.`,
+        { dependencies },
+      );
+    }
+    return {
+      adviser: adviser ? { id: adviser.id, versionId: items.get(adviser.id)!.productionVersionId! } : null,
+      members: members.map((member) => ({ id: member.id, kind: member.kind, versionId: items.get(member.id)!.productionVersionId! })),
+    };
+  },
+  async render(db, organizationId, docs, pins) {
+    const ids = docs.flatMap((doc) => [...(doc.adviser ? [(doc.adviser as { id: string }).id] : []), ...(doc.members as AppMember[]).map((m) => m.id)]);
+    const items = await itemsById(db, organizationId, ids);
+    return docs.map((doc, index) => {
+      const pin = pins?.[index] ?? null;
+      const ref = (id: string, versionId: string | undefined) => ({
+        id,
+        name: nameOf(items.get(id)?.draft),
+        published: Boolean(items.get(id)?.productionVersionId),
+        ...(pin ? { versionId: versionId ?? null } : {}),
+      });
+      const adviser = doc.adviser as { id: string } | null;
+      return {
+        ...doc,
+        adviser: adviser ? ref(adviser.id, pin?.adviser?.versionId) : null,
+        members: (doc.members as AppMember[]).map((member) => ({
+          ...ref(member.id, pin?.members.find((p) => p.id === member.id)?.versionId),
+          kind: member.kind,
+          position: member.position,
+        })),
+      };
+    });
+  },
+  listRow: (doc) => {
+    const api = doc.api as { conversationEnabled: boolean; transactionEnabled: boolean };
+    return {
+      name: doc.name,
+      slug: doc.slug,
+      description: doc.description,
+      orchestrationMode: doc.orchestrationMode,
+      conversationEnabled: api.conversationEnabled,
+      transactionEnabled: api.transactionEnabled,
+    };
+  },
+  type: () => "app",
+};
+
+export const KIND_SPECS: Record<BuilderKind, KindSpec> = { agent: agentSpec, flow: flowSpec, app: appSpec };
