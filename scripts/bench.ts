@@ -8,12 +8,15 @@ import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
+import { env } from "@/env";
 import { SCOPES } from "@/schemas/auth";
 import { startEmbeddedCluster, ensureDatabase, EMBEDDED_DATABASE } from "@/server/database/embedded";
 import { migrate } from "@/server/database/migrate";
 import { closeDb, createDb } from "@/server/db";
 import { createApiKey } from "@/server/services/api-keys";
 import { createOrganization } from "@/server/services/organizations";
+import { createTierPlan } from "@/server/services/tier-plans";
+import { createUserGroup } from "@/server/services/user-groups";
 
 const root = process.cwd();
 const PORT = Number(process.env.BENCH_PORT ?? 3900);
@@ -31,6 +34,10 @@ interface Scenario {
   path: string;
   /** A Bearer key per connection, so the per-key limit is not what is measured. */
   authenticated: boolean;
+  /** A POST whose JSON body is made afresh for every request. */
+  body?: () => unknown;
+  /** Concurrent connections, when not BENCH_CONNECTIONS. */
+  connections?: number;
 }
 
 interface Result {
@@ -73,11 +80,16 @@ function run(scenario: Scenario, keys: string[], duration: number): Promise<Resu
     autocannon(
       {
         url: base + scenario.path,
-        connections: CONNECTIONS,
+        connections: scenario.connections ?? CONNECTIONS,
         duration,
         setupClient: (client) => {
-          if (scenario.authenticated) client.setHeaders({ authorization: `Bearer ${keys[next++ % keys.length]}` });
+          if (scenario.authenticated) {
+            client.setHeaders({ authorization: `Bearer ${keys[next++ % keys.length]}`, ...(scenario.body ? { "content-type": "application/json" } : {}) });
+          }
         },
+        ...(scenario.body
+          ? { requests: [{ method: "POST" as const, setupRequest: (request: object) => ({ ...request, body: JSON.stringify(scenario.body!()) }) }] }
+          : {}),
       },
       (error, result) => {
         if (error) return reject(error);
@@ -92,6 +104,40 @@ function run(scenario: Scenario, keys: string[], duration: number): Promise<Resu
       },
     );
   });
+}
+
+/**
+ * POST /end-users as a CRM sync sends it: a new email each time, two plans (one with its plan
+ * group), one group and one app grant.
+ */
+async function provisioningScenario(key: string, organizationId: string, databaseUrl: string): Promise<Scenario> {
+  const db = createDb(databaseUrl, 2);
+  const operator = { kind: "operator" as const, organizationId };
+  const [basic, gold, group] = await Promise.all([
+    createTierPlan(db, operator, { name: "Basic", creditAllowance: 100, withGroup: false }),
+    createTierPlan(db, operator, { name: "Gold", creditAllowance: 500, withGroup: true }),
+    createUserGroup(db, operator, { name: "Newsletter" }),
+  ]);
+  await closeDb(db);
+  const app = await fetch(`${base}/api/v1/apps`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "Helpdesk" }),
+  }).then((r) => r.json() as Promise<{ app: { id: string } }>);
+  let n = 0;
+  return {
+    name: "POST /api/v1/end-users: new email, two plans, one group, one grant (20 connections)",
+    path: "/api/v1/end-users",
+    authenticated: true,
+    // A sync job's worth of concurrency; at 50 connections the queue alone would be 100 ms.
+    connections: 20,
+    body: () => ({
+      email: `bench-${process.pid}-${n++}@example.com`,
+      tierPlanIds: [basic.tierPlan.id, gold.tierPlan.id],
+      groupIds: [group.id],
+      grants: [{ targetKind: "app", targetId: app.app.id }],
+    }),
+  };
 }
 
 /** 5,000 published flows (one version each, live), inserted in three SQL statements. */
@@ -196,7 +242,9 @@ async function main() {
 
     // BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the server, for finding hot spots.
     const profile = process.env.BENCH_CPU_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROFILE)}`] : [];
-    server = spawn(process.execPath, [...profile, path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(PORT)], {
+    // The same heap limit `npm start` gives the server.
+    const heap = `--max-old-space-size=${env().SERVER_HEAP_MB}`;
+    server = spawn(process.execPath, [heap, ...profile, path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(PORT)], {
       stdio: ["ignore", "ignore", "inherit"],
       env: {
         ...process.env,
@@ -211,12 +259,13 @@ async function main() {
     });
     await waitForHealth(server);
 
+    const provisioning = await provisioningScenario(keys[0]!, organization.id, databaseUrl);
     console.log(`Server RSS at rest: ${sampleRss(server.pid!).toFixed(0)} MB`);
     let peakRss = 0;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, sampleRss(server!.pid!))), 200);
     const results: Result[] = [];
     // BENCH_ONLY=flows runs only the GET /flows cursor walk.
-    const scenarios = process.env.BENCH_ONLY === "flows" ? [] : SCENARIOS;
+    const scenarios = process.env.BENCH_ONLY === "flows" ? [] : [...SCENARIOS, provisioning];
     for (const scenario of scenarios) {
       await run(scenario, keys, 2); // warm-up
       const result = await run(scenario, keys, DURATION);
@@ -241,6 +290,11 @@ async function main() {
       console.log("");
       console.log(`Authenticated / baseline throughput: ${(ratio * 100).toFixed(0)}% (target ≥ 50%) ${ratio >= 0.5 ? "PASS" : "FAIL"}`);
       console.log(`Server peak RSS: ${peakRss.toFixed(0)} MB (target < 400 MB) ${peakRss < 400 ? "PASS" : "FAIL"}`);
+      const provisioned = results.find((r) => r.scenario === provisioning.name);
+      if (provisioned) {
+        const pass = provisioned.requestsPerSecond >= 300 && provisioned.p99Ms < 100;
+        console.log(`POST /end-users: ${provisioned.requestsPerSecond} req/s, p99 ${provisioned.p99Ms} ms (target ≥ 300 req/s, p99 < 100 ms) ${pass ? "PASS" : "FAIL"}`);
+      }
     }
 
     console.log("");

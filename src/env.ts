@@ -10,6 +10,11 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().min(1).default(".data"),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   SESSION_TTL_HOURS: z.coerce.number().positive().default(12),
+  /**
+   * The server process's V8 old-space limit. Without one V8 lets garbage pile up to gigabytes
+   * on a large machine before collecting; with it memory stays near what is live.
+   */
+  SERVER_HEAP_MB: z.coerce.number().int().min(128).default(320),
   /** An OpenAI-compatible endpoint (e.g. https://api.openai.com/v1) for provider models. */
   MODEL_PROVIDER_BASE_URL: z.string().url().optional(),
   MODEL_PROVIDER_API_KEY: z.string().optional(),

@@ -18,8 +18,8 @@ function log(line: string) {
   console.log(`[atrium] ${line}`);
 }
 
-function runNext(args: string[], extraEnv: Record<string, string>) {
-  return spawn(process.execPath, [nextBin, ...args], {
+function runNext(args: string[], extraEnv: Record<string, string>, nodeArgs: string[] = []) {
+  return spawn(process.execPath, [...nodeArgs, nextBin, ...args], {
     stdio: "inherit",
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...extraEnv },
   });
@@ -51,10 +51,11 @@ async function main() {
   }
 
   log(`Atrium on http://localhost:${config.PORT} (console) and http://localhost:${config.PORT}/api/v1 (API)`);
-  const server = runNext(dev ? ["dev", "-p", String(config.PORT)] : ["start", "-p", String(config.PORT)], {
-    DATABASE_URL: database.url,
-    NODE_ENV: dev ? "development" : "production",
-  });
+  const server = runNext(
+    dev ? ["dev", "-p", String(config.PORT)] : ["start", "-p", String(config.PORT)],
+    { DATABASE_URL: database.url, NODE_ENV: dev ? "development" : "production" },
+    dev ? [] : [`--max-old-space-size=${config.SERVER_HEAP_MB}`],
+  );
   const forward = (signal: NodeJS.Signals) => () => server.kill(signal);
   process.on("SIGINT", forward("SIGINT"));
   process.on("SIGTERM", forward("SIGTERM"));

@@ -108,6 +108,8 @@ export function createRestHandler(options: RestHandlerOptions) {
       const response = await callProcedure(db, actor, rateLimit, request, path, requestId);
       return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
     } catch (error) {
+      // A client that hung up mid-request gets no answer; its abort is not a server failure.
+      if (request.signal.aborted) return new Response(null, { status: 499 });
       const response = errorResponse(toAppError(error), requestId, limitHeaders);
       return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
     }

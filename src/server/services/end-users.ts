@@ -14,7 +14,7 @@ import { authorize } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
-import { assertGrantTargets, grantSource, insertGrants, toGrant } from "./grants";
+import { grantSource, toGrant } from "./grants";
 import { normalizeEmail } from "./members";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
 
@@ -129,9 +129,111 @@ async function subscribe(
 }
 
 /**
+ * Everything provisioning must know before it writes, in one round trip: the organization's
+ * access settings, the existing account (deleted? paid plans?), and which of the named plans,
+ * groups, apps and portals exist in the organization.
+ */
+const PROVISION_CHECK_SQL = `
+  select o.access_mode::text as access_mode, o.groups_enabled,
+    e.deleted_at is not null as deleted,
+    array(select s.tier_plan_id::text from subscriptions s
+          where s.end_user_id = e.id and s.provisioned_by = 'processor' and s.status = 'active' and s.tier_plan_id = any($3::uuid[])) as paid_plans,
+    array(select p.id::text from tier_plans p where p.organization_id = o.id and p.id = any($3::uuid[]) and p.archived_at is null) as plans,
+    array(select g.id::text from user_groups g where g.organization_id = o.id and g.id = any($4::uuid[])) as groups,
+    array(select p.group_id::text from tier_plans p where p.organization_id = o.id and p.group_id = any($4::uuid[])) as plan_groups,
+    array(select b.id::text from builder_items b where b.organization_id = o.id and b.kind = 'app' and b.id = any($5::uuid[])) as apps,
+    array(select t.id::text from portals t where t.organization_id = o.id and t.id = any($6::uuid[])) as portals
+  from organizations o
+  left join end_users e on e.organization_id = o.id and e.email = $2
+  where o.id = $1`;
+
+interface ProvisionCheck {
+  access_mode: "grants" | "groups";
+  groups_enabled: boolean;
+  deleted: boolean | null;
+  paid_plans: string[];
+  plans: string[];
+  groups: string[];
+  plan_groups: string[];
+  apps: string[];
+  portals: string[];
+}
+
+/**
+ * The whole write as one statement, so it applies entirely or not at all: the account
+ * (inserted, or updated in place and restored if revoked; a deleted one matches nothing and so
+ * nothing else is written), its subscriptions (new, or canceled ones renewed with a fresh
+ * pool; active ones untouched), plan groups and groups, and grants (duplicates skipped).
+ */
+const PROVISION_WRITE_SQL = `
+  with u as (
+    insert into end_users (id, organization_id, email, full_name, created_at, updated_at)
+    values (gen_random_uuid(), $1, $2, coalesce($3, ''), now(), now())
+    on conflict (organization_id, email) do update
+      set revoked_at = null, full_name = coalesce($3, end_users.full_name), updated_at = now()
+      where end_users.deleted_at is null
+    returning id, email, full_name, created_at, (xmax = 0) as created
+  ),
+  plans as (
+    select p.id, p.name, p.credit_allowance, p.group_id from tier_plans p
+    where p.organization_id = $1 and p.id = any($4::uuid[]) and p.archived_at is null
+  ),
+  subs as (
+    insert into subscriptions (id, end_user_id, tier_plan_id, status, credit_allowance, credits_used, credits_reset_at, provisioned_by, is_comped, created_at, updated_at)
+    select gen_random_uuid(), u.id, plans.id, 'active', plans.credit_allowance, 0, now() + interval '1 month', $5::"ProvisionedBy", true, now(), now()
+    from u, plans
+    on conflict (end_user_id, tier_plan_id) do update
+      set status = 'active', credit_allowance = excluded.credit_allowance, credits_used = 0,
+          credits_reset_at = excluded.credits_reset_at, provisioned_by = excluded.provisioned_by, is_comped = true, updated_at = now()
+      where subscriptions.status = 'canceled'
+    returning id, tier_plan_id, credit_allowance, credits_used, credits_reset_at, created_at
+  ),
+  memberships as (
+    insert into group_members (group_id, end_user_id, added_at)
+    select g.id, u.id, now() from u, (select unnest($6::uuid[]) as id union select group_id from plans where group_id is not null) g
+    on conflict do nothing
+  ),
+  granted as (
+    insert into grants (id, organization_id, end_user_id, target_kind, target_id, effect, deployment_id, source, expires_at, created_at)
+    select gen_random_uuid(), $1, u.id, x.kind, x.target, x.effect, x.deployment, $7, x.expires, now()
+    from u, unnest($8::text[], $9::uuid[], $10::text[], $11::uuid[], $12::timestamptz[]) as x(kind, target, effect, deployment, expires)
+    on conflict do nothing
+    returning 1
+  ),
+  active as (
+    select s.id, s.tier_plan_id, s.credit_allowance, s.credits_used, s.credits_reset_at, s.created_at from subs s
+    union all
+    select s.id, s.tier_plan_id, s.credit_allowance, s.credits_used, s.credits_reset_at, s.created_at from subscriptions s, u
+    where s.end_user_id = u.id and s.status = 'active' and s.tier_plan_id not in (select tier_plan_id from subs)
+  )
+  select u.id, u.email, u.full_name, u.created_at, u.created,
+    (select count(*) from granted)::int as grants_created,
+    coalesce((
+      select json_agg(json_build_object(
+        'id', a.id, 'tierPlanId', a.tier_plan_id, 'tierPlanName', t.name, 'status', 'active',
+        'creditAllowance', a.credit_allowance, 'creditsUsed', a.credits_used,
+        'creditsResetAt', to_char(a.credits_reset_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+      ) order by a.created_at, a.id)
+      from active a join tier_plans t on t.id = a.tier_plan_id
+    ), '[]') as subscriptions
+  from u`;
+
+interface ProvisionWrite {
+  id: string;
+  email: string;
+  full_name: string;
+  created_at: Date;
+  created: boolean;
+  grants_created: number;
+  subscriptions: Subscription[];
+}
+
+/**
  * Creates or updates an end user by email with plans, groups and grants in one call. Every
- * refusal is decided before anything is written; the writes happen in one transaction, and
- * concurrent calls for one new email make one account (the unique email decides who creates).
+ * refusal is decided before anything is written, and the write is a single statement, so a
+ * call applies entirely or not at all; concurrent calls for one new email make one account
+ * (the unique email decides who creates it). Two round trips, whatever the request holds:
+ * this is the call external systems make for every customer they sync.
  */
 export async function provisionEndUser(db: Db, actor: Actor, input: ProvisionEndUserInput): Promise<ProvisionEndUserOutput> {
   authorize(actor, { scope: "end_users:write" });
@@ -140,66 +242,65 @@ export async function provisionEndUser(db: Db, actor: Actor, input: ProvisionEnd
   const tierPlanIds = [...new Set(input.tierPlanIds ?? [])];
   const groupIds = [...new Set(input.groupIds ?? [])];
   const grants = [...new Map((input.grants ?? []).map((grant) => [grantKey(grant), grant])).values()];
+  const appIds = [...new Set(grants.filter((grant) => grant.targetKind === "app").map((grant) => grant.targetId))];
+  const portalIds = [...new Set(grants.flatMap((grant) => (grant.deploymentId ? [grant.deploymentId] : [])))];
 
-  const [organization, existing, plans, groups] = await Promise.all([
-    db.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { accessMode: true, groupsEnabled: true } }),
-    db.endUser.findUnique({
-      where: { organizationId_email: { organizationId, email } },
-      select: { deletedAt: true, subscriptions: { where: { provisionedBy: "processor", status: "active" }, select: { tierPlanId: true } } },
-    }),
-    tierPlanIds.length
-      ? db.tierPlan.findMany({ where: { organizationId, id: { in: tierPlanIds }, archivedAt: null }, select: { id: true, name: true, creditAllowance: true, groupId: true } })
-      : [],
-    groupIds.length ? db.userGroup.findMany({ where: { organizationId, id: { in: groupIds } }, select: { id: true, plan: { select: { id: true } } } }) : [],
-  ]);
-
-  if (existing?.deletedAt) throw new AppError("deleted_identity", `${email} belongs to a deleted account; it cannot be provisioned again.`);
-  if (grants.length && organization.accessMode === "groups") {
+  const { rows: checks } = await db.pool.query<ProvisionCheck>({
+    name: "atrium_provision_check",
+    text: PROVISION_CHECK_SQL,
+    values: [organizationId, email, tierPlanIds, groupIds, appIds, portalIds],
+  });
+  const check = checks[0];
+  if (!check) throw new AppError("not_found", "No organization with that id.");
+  if (check.deleted) throw new AppError("deleted_identity", `${email} belongs to a deleted account; it cannot be provisioned again.`);
+  if (grants.length && check.access_mode === "groups") {
     throw new AppError("grants_unsupported", "This organization manages access with groups: pass groupIds instead of grants.");
   }
-  const missingPlan = tierPlanIds.find((id) => !plans.some((plan) => plan.id === id));
+  const missingPlan = tierPlanIds.find((id) => !check.plans.includes(id));
   if (missingPlan) throw new AppError("tier_not_found", `No live tier plan ${missingPlan} in this organization.`);
-  if (groupIds.length && !organization.groupsEnabled) throw new AppError("groups_disabled", "User groups are not enabled for this organization.");
-  const missingGroup = groupIds.find((id) => !groups.some((group) => group.id === id));
+  if (groupIds.length && !check.groups_enabled) throw new AppError("groups_disabled", "User groups are not enabled for this organization.");
+  const missingGroup = groupIds.find((id) => !check.groups.includes(id));
   if (missingGroup) throw new AppError("group_not_found", `No user group ${missingGroup} in this organization.`);
-  const planGroup = groups.find((group) => group.plan);
-  if (planGroup) {
-    throw new AppError("plan_group", `Group ${planGroup.id} belongs to a plan and follows it: pass the plan in tierPlanIds instead.`);
+  if (check.plan_groups[0]) {
+    throw new AppError("plan_group", `Group ${check.plan_groups[0]} belongs to a plan and follows it: pass the plan in tierPlanIds instead.`);
   }
-  await assertGrantTargets(db, organizationId, grants);
-  const paid = existing?.subscriptions.find((subscription) => tierPlanIds.includes(subscription.tierPlanId));
-  if (paid) {
-    throw new AppError("live_paid_subscription", `${email} holds a live paid subscription on plan ${paid.tierPlanId}; cancel it at the payment processor first.`);
-  }
-
-  return db.$transaction(async (tx) => {
-    const inserted = await tx.endUser.createManyAndReturn({
-      data: [{ organizationId, email, fullName: input.fullName ?? "" }],
-      skipDuplicates: true,
-      select: { id: true },
-    });
-    const created = inserted.length > 0;
-    let user = await tx.endUser.findUniqueOrThrow({ where: { organizationId_email: { organizationId, email } } });
-    if (user.deletedAt) throw new AppError("deleted_identity", `${email} belongs to a deleted account; it cannot be provisioned again.`);
-    if (!created && (user.revokedAt || (input.fullName !== undefined && input.fullName !== user.fullName))) {
-      user = await tx.endUser.update({ where: { id: user.id }, data: { revokedAt: null, fullName: input.fullName ?? user.fullName } });
+  for (const grant of grants) {
+    if (!check.apps.includes(grant.targetId)) throw new AppError("grant_target_not_found", `No ${grant.targetKind} ${grant.targetId} in this organization.`);
+    if (grant.deploymentId && !check.portals.includes(grant.deploymentId)) {
+      throw new AppError("grant_target_not_found", `No portal ${grant.deploymentId} in this organization (deploymentId).`);
     }
+  }
+  if (check.paid_plans[0]) {
+    throw new AppError("live_paid_subscription", `${email} holds a live paid subscription on plan ${check.paid_plans[0]}; cancel it at the payment processor first.`);
+  }
 
-    await subscribe(tx, user.id, plans, provisionedBy(actor));
-    if (groupIds.length) await tx.groupMember.createMany({ data: groupIds.map((groupId) => ({ groupId, endUserId: user.id })), skipDuplicates: true });
-    const grantsCreated = await insertGrants(tx, { organizationId, endUserId: user.id }, grants, grantSource(actor));
-    const subscriptions = await tx.subscription.findMany({
-      where: { endUserId: user.id, status: "active" },
-      select: subscriptionSelect,
-      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    });
-    return {
-      endUser: { id: user.id, email: user.email, fullName: user.fullName, createdAt: user.createdAt.toISOString() },
-      created,
-      subscriptions: subscriptions.map(toSubscription),
-      grantsCreated,
-    };
+  const { rows } = await db.pool.query<ProvisionWrite>({
+    name: "atrium_provision_write",
+    text: PROVISION_WRITE_SQL,
+    values: [
+      organizationId,
+      email,
+      input.fullName ?? null,
+      tierPlanIds,
+      provisionedBy(actor),
+      groupIds,
+      grantSource(actor),
+      grants.map((grant) => grant.targetKind),
+      grants.map((grant) => grant.targetId),
+      grants.map((grant) => grant.effect ?? "allow"),
+      grants.map((grant) => grant.deploymentId ?? null),
+      grants.map((grant) => grant.expiresAt ?? null),
+    ],
   });
+  const user = rows[0];
+  // Deleted between the check and the write: the write matched nothing and wrote nothing.
+  if (!user) throw new AppError("deleted_identity", `${email} belongs to a deleted account; it cannot be provisioned again.`);
+  return {
+    endUser: { id: user.id, email: user.email, fullName: user.full_name, createdAt: user.created_at.toISOString() },
+    created: user.created,
+    subscriptions: user.subscriptions,
+    grantsCreated: user.grants_created,
+  };
 }
 
 async function findEndUser(db: Db | Tx, actor: Actor, endUserId: string) {
