@@ -15,6 +15,8 @@ export interface Context {
   requestId: string;
   /** The console session cookie, for signing out. */
   sessionToken?: string;
+  /** The REST request's headers (Idempotency-Key); absent in the console and the CLI. */
+  requestHeaders?: Headers;
   /** Procedures may set the success status (201, 202, 204) and headers; doors apply them. */
   response: { status?: number; headers: Headers };
 }
@@ -27,6 +29,8 @@ export type Meta = OpenApiMeta<{
   errors?: ErrorCode[];
   /** Success status when it is not 200, for the OpenAPI document. */
   successStatus?: number;
+  /** The endpoint also takes multipart/form-data, served by src/server/adapters/upload.ts. */
+  multipart?: boolean;
 }>;
 
 const t = initTRPC
