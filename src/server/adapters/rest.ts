@@ -158,9 +158,16 @@ async function callProcedure(db: Db, actor: KeyActor, rateLimit: RateLimitResult
   const context: Context = { db, actor, requestId, requestHeaders: request.headers, response: { headers: new Headers() } };
   const state: RequestState = { context };
   const url = new URL(request.url);
+  // A body-less POST (e.g. .../retry) reads as `{}`; tell the handler it is JSON.
+  let requestHeaders = request.headers;
+  if (BODY_METHODS.has(request.method) && !requestHeaders.has("content-type")) {
+    requestHeaders = new Headers(requestHeaders);
+    requestHeaders.set("content-type", "application/json");
+  }
   const proxied = new Proxy(request, {
     get(target, property) {
       if (property === STATE) return state;
+      if (property === "headers") return requestHeaders;
       if (property === "url") return `${url.origin}${path}${url.search}`;
       if (property === "method") return target.method === "HEAD" ? "GET" : target.method;
       if (property === "body") return body;

@@ -58,11 +58,11 @@ export async function withIdempotency(
       await db.idempotencyKey.deleteMany({ where: { organizationId, key, createdAt: existing.createdAt } });
       continue;
     }
-    if (existing.requestHash !== requestHash) {
-      throw new AppError("conflict", "This Idempotency-Key was already used with a different body; use a new key for a new request. Nothing was written.");
-    }
     if (existing.state !== "done") {
       throw new AppError("conflict", "The first request with this Idempotency-Key is still running; retry shortly. Nothing was written.");
+    }
+    if (existing.requestHash !== requestHash) {
+      throw new AppError("conflict", "This Idempotency-Key was already used with a different body; use a new key for a new request. Nothing was written.");
     }
     return { status: existing.responseStatus ?? 200, body: existing.responseBody };
   }
