@@ -82,7 +82,7 @@ async function failSource(db: Db, job: ClaimedJob, message: string): Promise<voi
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the attempt took longer than ${Math.round(ms / 1000)} s`)), ms);
+    const timer = setTimeout(() => reject(new Error(`the attempt took longer than ${ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`}`)), ms);
     promise.then(
       (value) => {
         clearTimeout(timer);
