@@ -9,6 +9,7 @@ import { AppError, invalidRequest, problemsFromIssues } from "@/server/errors";
 import { createApiKey, revokeApiKey } from "@/server/services/api-keys";
 import { addMember, removeMember } from "@/server/services/members";
 import { createOrganization, getOrganization, updateOrganization } from "@/server/services/organizations";
+import { approveReview, listReviews, rejectReview } from "@/server/services/reviews";
 import { seedDemo } from "@/server/services/setup";
 
 type FlagSpec = Record<string, z.ZodType>;
@@ -56,6 +57,12 @@ async function organizationExists(db: Db, organizationId: string): Promise<Opera
     throw new AppError("not_found", `No organization ${organizationId}.`);
   }
   return operator(organizationId);
+}
+
+async function reviewOperator(db: Db, reviewId: string): Promise<OperatorActor> {
+  const row = await db.review.findUnique({ where: { id: reviewId }, select: { organizationId: true } });
+  if (!row) throw new AppError("not_found", `No review ${reviewId}.`);
+  return operator(row.organizationId);
 }
 
 const ORGANIZATION_FLAGS: Record<string, [string, z.ZodType]> = {
@@ -147,6 +154,18 @@ export const COMMANDS: Record<string, Command> = {
       if (!row) throw new AppError("not_found", `No API key ${String(f.key)}.`);
       return { key: await revokeApiKey(db, operator(row.organizationId), { keyId: row.id }) };
     },
+  },
+  "review list": {
+    flags: { org: id, status: z.enum(["pending", "approved", "rejected"]).optional() },
+    run: async (db, f) => listReviews(db, await organizationExists(db, f.org as string), { status: f.status as "pending" | undefined }),
+  },
+  "review approve": {
+    flags: { id },
+    run: async (db, f) => approveReview(db, await reviewOperator(db, f.id as string), { reviewId: f.id as string }),
+  },
+  "review reject": {
+    flags: { id },
+    run: async (db, f) => rejectReview(db, await reviewOperator(db, f.id as string), { reviewId: f.id as string }),
   },
   "seed demo": {
     flags: {},
