@@ -111,6 +111,7 @@ export const knowledgeRouter = router({
       errors: ["not_found", "plan_limit", "conflict"],
       successStatus: 202,
       multipart: true,
+      idempotent: true,
     })
     .input(CreateSourceInput)
     .output(SourceWriteResult)
@@ -179,6 +180,7 @@ export const knowledgeRouter = router({
       },
       errors: ["not_found"],
       successStatus: 201,
+      alsoSucceeds: { status: 202, description: "`pending_review`: the organization reviews agent writes; the page exists, empty, until a person approves" },
     })
     .input(CreatePageInput)
     .output(PageWriteResult)
@@ -208,6 +210,7 @@ export const knowledgeRouter = router({
           "`patch`: up to 50 operations applied in order, each to the previous one's result: `replace` {oldString, newString}, `insert_before`/`insert_after` {anchor, text}, `prepend`/`append` {text}, `replace_range` {from, to, text} (from the start of `from` through the end of `to`, `to` searched after `from`). Every anchor must appear exactly once in the current markdown, else `invalid_request` names the operation index and anchor and nothing changes. `text` is inserted exactly as given. Optional `title`. 202 `pending_review` when the organization reviews agent writes.",
       },
       errors: ["not_found"],
+      alsoSucceeds: { status: 202, description: "`pending_review`: the organization reviews agent writes; the live page is untouched until a person approves" },
     })
     .input(PatchPageInput)
     .output(PageWriteResult)
