@@ -6,6 +6,8 @@ import { useTRPC } from "@/lib/trpc";
 
 const LINKS = [
   { href: "/", label: "Overview" },
+  { href: "/knowledge", label: "Knowledge" },
+  { href: "/reviews", label: "Reviews" },
   { href: "/keys", label: "API keys" },
   { href: "/members", label: "Members" },
   { href: "/settings", label: "Settings" },
@@ -13,7 +15,7 @@ const LINKS = [
 ];
 
 /** Areas the console grows into; listed so people know where things will live. */
-const UPCOMING = ["End users", "Knowledge", "Agents", "Flows", "Apps", "Reviews", "Chat"];
+const UPCOMING = ["End users", "Agents", "Flows", "Apps", "Chat"];
 
 export function ConsoleNav({ email, role }: { email: string; role: string }) {
   const pathname = usePathname();
@@ -25,7 +27,7 @@ export function ConsoleNav({ email, role }: { email: string; role: string }) {
     <nav className="sidebar" aria-label="Console">
       <div className="brand">Atrium</div>
       {LINKS.map((link) => (
-        <Link key={link.href} href={link.href} aria-current={pathname === link.href ? "page" : undefined}>
+        <Link key={link.href} href={link.href} aria-current={pathname === link.href || (link.href !== "/" && pathname.startsWith(`${link.href}/`)) ? "page" : undefined}>
           {link.label}
         </Link>
       ))}

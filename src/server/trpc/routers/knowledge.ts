@@ -255,6 +255,19 @@ export const knowledgeRouter = router({
     }),
 
   // Console only.
+  uploadSource: memberProcedure("member")
+    .input(z.strictObject({ knowledgebaseId: Uuid, fileName: z.string().min(1).max(300), contentType: z.string().max(200), contentBase64: z.string().max(Math.ceil((4.5 * 1024 * 1024 * 4) / 3) + 4) }))
+    .output(SourceWriteResult)
+    .mutation(async ({ ctx, input }) => {
+      const result = await addSource(
+        ctx.db,
+        ctx.actor,
+        { knowledgebaseId: input.knowledgebaseId, file: { name: input.fileName, contentType: input.contentType, bytes: Buffer.from(input.contentBase64, "base64") } },
+        { via: "console" },
+      );
+      return result.body;
+    }),
+
   savePage: memberProcedure("member")
     .input(z.strictObject({ knowledgebaseId: Uuid, pageId: Uuid, title: z.string().trim().min(1).max(300).optional(), markdown: z.string().max(1024 * 1024) }))
     .output(PageWriteResult)
