@@ -122,8 +122,12 @@ export async function extractText(type: SourceType, bytes: Uint8Array): Promise<
   return text;
 }
 
-/** Splits text into chunks of about `size` characters at paragraph, then line, then word breaks. */
-export function chunkText(text: string, size = 2000): string[] {
+/**
+ * Splits text into chunks of about `size` characters at paragraph, then line, then word breaks.
+ * About 1,000 characters keeps a chunk row (text and tsvector) under PostgreSQL's TOAST
+ * threshold, so ranking reads no out-of-line data, and makes snippets precise.
+ */
+export function chunkText(text: string, size = 1000): string[] {
   const chunks: string[] = [];
   let rest = text.trim();
   while (rest.length > size) {

@@ -26,7 +26,7 @@ export async function searchKnowledgebase(db: Db, actor: Actor, input: SearchInp
     const pages = await db.$queryRaw<Hit[]>`
       with q as (select websearch_to_tsquery('english', ${input.query}) as query),
       hits as (
-        select p.id, p.title, p.markdown, ts_rank_cd(p.tsv, q.query) as score
+        select p.id, p.title, p.markdown, ts_rank(p.tsv, q.query) as score
         from pages p, q
         where p.knowledgebase_id = ${input.knowledgebaseId}::uuid and p.tsv @@ q.query
         order by score desc, p.id
@@ -41,23 +41,25 @@ export async function searchKnowledgebase(db: Db, actor: Actor, input: SearchInp
       const sources = await db.$transaction(async (tx) => {
         await chargeCredits(tx, actor.organizationId, SOURCE_SEARCH_CREDITS);
         if (searchFaults.documentIndexDown) throw new Error("document index unavailable (injected)");
+        // Score every matching chunk by id only (no text carried through the sort), keep each
+        // source's best chunk, and build snippets for the final few alone.
         return tx.$queryRaw<Hit[]>`
           with q as (select websearch_to_tsquery('english', ${input.query}) as query),
-          ranked as (
-            select c.source_id, c.text, ts_rank_cd(c.tsv, q.query) as score,
-              row_number() over (partition by c.source_id order by ts_rank_cd(c.tsv, q.query) desc) as nth
+          hits as (
+            select c.id, c.source_id, ts_rank(c.tsv, q.query) as score
             from source_chunks c, q
             where c.knowledgebase_id = ${input.knowledgebaseId}::uuid and c.tsv @@ q.query
           ),
-          best as (
-            select r.source_id, r.text, r.score from ranked r
-            join sources s on s.id = r.source_id
-            where r.nth = 1 and s.status = 'ready' and s.searchable and not s.disabled
-            order by r.score desc, r.source_id
+          best as (select distinct on (source_id) id, source_id, score from hits order by source_id, score desc),
+          top as (
+            select b.id, b.source_id, b.score from best b
+            join sources s on s.id = b.source_id
+            where s.status = 'ready' and s.searchable and not s.disabled
+            order by b.score desc, b.source_id
             limit ${input.limit}
           )
-          select 'source' as kind, s.id, s.name as title, ts_headline('english', b.text, q.query, ${HEADLINE}) as snippet, b.score::float8 as score
-          from best b join sources s on s.id = b.source_id, q`;
+          select 'source' as kind, s.id, s.name as title, ts_headline('english', c.text, q.query, ${HEADLINE}) as snippet, t.score::float8 as score
+          from top t join source_chunks c on c.id = t.id join sources s on s.id = t.source_id, q`;
       });
       results.push(...sources);
     } catch (error) {
