@@ -129,3 +129,18 @@ describe("OpenAPI", () => {
     expect(document.paths["/knowledgebases/{knowledgebaseId}/search"].post.responses["503"]).toBeDefined();
   });
 });
+
+describe("routes", () => {
+  it("matches the static segments and answers 405 with Allow for a wrong method", async () => {
+    const { kbId, key } = await seeded();
+    const wrong = await api("DELETE", `/knowledgebases/${kbId}/export`, { key });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toBe("GET");
+    const retry = await api("GET", `/knowledgebases/${kbId}/sources/00000000-0000-4000-8000-000000000000/retry`, { key });
+    expect(retry.status).toBe(405);
+    expect(retry.headers.get("allow")).toBe("POST");
+    const multipartPage = await api("POST", `/knowledgebases/${kbId}/pages`, { key, rawBody: "--x--", headers: { "content-type": "multipart/form-data; boundary=x" } });
+    expect(multipartPage.status).toBe(415);
+    expect(multipartPage.body.error.code).toBe("invalid_request");
+  });
+});
