@@ -51,7 +51,7 @@ export type NewSource =
   | { knowledgebaseId: string; name?: string; contentMarkdown?: string; contentText?: string; url?: string }
   | { knowledgebaseId: string; name?: string; file: { name: string; contentType: string; bytes: Buffer } };
 
-function describe(input: NewSource): { name: string; type: SourceType; url: string | null; content: Buffer | null } {
+function describe(input: NewSource): { name: string; type: SourceType | "url"; url: string | null; content: Buffer | null } {
   if ("file" in input) {
     const type = typeOfFile(input.file.name, input.file.contentType);
     if (!type) {
@@ -68,7 +68,7 @@ function describe(input: NewSource): { name: string; type: SourceType; url: stri
   }
   if (input.url !== undefined) {
     const url = new URL(input.url);
-    return { name: input.name ?? url.hostname + url.pathname, type: "html", url: input.url, content: null };
+    return { name: input.name ?? url.hostname + url.pathname, type: "url", url: input.url, content: null };
   }
   const markdown = input.contentMarkdown !== undefined;
   const text = (input.contentMarkdown ?? input.contentText)!;
