@@ -156,8 +156,13 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   "review list": {
-    flags: { org: id, status: z.enum(["pending", "approved", "rejected"]).optional() },
-    run: async (db, f) => listReviews(db, await organizationExists(db, f.org as string), { status: f.status as "pending" | undefined }),
+    flags: { org: id, status: z.enum(["pending", "approved", "rejected"]).optional(), limit: z.coerce.number().int().min(1).max(200).optional(), cursor: z.string().min(1).optional() },
+    run: async (db, f) =>
+      listReviews(db, await organizationExists(db, f.org as string), {
+        status: f.status as "pending" | undefined,
+        limit: f.limit as number | undefined,
+        cursor: f.cursor as string | undefined,
+      }),
   },
   "review approve": {
     flags: { id },

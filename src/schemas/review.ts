@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Timestamp, Uuid } from "./common";
+import { ListQuery, NextCursor, Timestamp, Uuid } from "./common";
 
 export const Review = z.object({
   id: Uuid,
@@ -20,4 +20,6 @@ export const Review = z.object({
 export type Review = z.infer<typeof Review>;
 
 export const ReviewIdInput = z.strictObject({ reviewId: Uuid });
-export const ListReviewsInput = z.strictObject({ status: z.enum(["pending", "approved", "rejected"]).default("pending") });
+export const ListReviewsInput = ListQuery.extend({ status: z.enum(["pending", "approved", "rejected"]).default("pending") });
+export type ListReviewsInput = z.infer<typeof ListReviewsInput>;
+export const ListReviewsOutput = z.object({ reviews: z.array(Review), nextCursor: NextCursor });

@@ -9,6 +9,7 @@ import { authorize } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
 import { AppError, isAppError } from "@/server/errors";
 import { enqueueIndexing, wakeIndexWorker } from "@/server/jobs/indexing";
+import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
 
 /** Who a write is recorded against: a personal key's or console member, or nobody (organization key, operator). */
 export function authorOf(actor: Actor): { authorMemberId: string | null; keyId: string | null } {
@@ -75,13 +76,20 @@ function checkDecider(actor: Actor): void {
   authorize(actor, { role: "admin" });
 }
 
-export async function listReviews(db: Db, actor: Actor, input: { status?: Review["status"] } = {}): Promise<{ reviews: Review[] }> {
+/** Oldest first, in cursor pages like every list. */
+export async function listReviews(
+  db: Db,
+  actor: Actor,
+  input: { status?: Review["status"]; limit?: number; cursor?: string } = {},
+): Promise<{ reviews: Review[]; nextCursor: string | null }> {
+  const limit = input.limit ?? 50;
   const rows = await db.review.findMany({
-    where: { organizationId: actor.organizationId, status: input.status ?? "pending" },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    take: 200,
+    where: { organizationId: actor.organizationId, status: input.status ?? "pending", ...afterCursor(input.cursor) },
+    orderBy: CURSOR_ORDER,
+    take: limit + 1,
   });
-  return { reviews: await toReviews(db, rows) };
+  const { items, nextCursor } = toPage(rows, limit);
+  return { reviews: await toReviews(db, items), nextCursor };
 }
 
 async function findReview(db: Db, actor: Actor, reviewId: string): Promise<ReviewRow> {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ListReviewsInput, Review, ReviewIdInput } from "@/schemas/review";
+import { ListReviewsInput, ListReviewsOutput, Review, ReviewIdInput } from "@/schemas/review";
 import { approveReview, getReview, listReviews, rejectReview } from "@/server/services/reviews";
 import { memberProcedure, router } from "../init";
 
@@ -7,7 +7,7 @@ import { memberProcedure, router } from "../init";
 export const reviewsRouter = router({
   list: memberProcedure()
     .input(ListReviewsInput)
-    .output(z.object({ reviews: z.array(Review) }))
+    .output(ListReviewsOutput)
     .query(({ ctx, input }) => listReviews(ctx.db, ctx.actor, input)),
   get: memberProcedure()
     .input(ReviewIdInput)
