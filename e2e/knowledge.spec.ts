@@ -59,3 +59,17 @@ test("create a page, edit it, approve a pending agent write from the review queu
   await expect(page.getByLabel("Markdown")).toHaveValue("# Restart\n\nDrain traffic first, then run the restart script.");
   await expect(page.getByTestId("revision")).toHaveCount(3);
 });
+
+test("drag a page into a folder in the page tree", async ({ page }) => {
+  const demo = seedDemo();
+  const auth = { Authorization: `Bearer ${demo.orgKey.secret}` };
+  const kbId = (await (await page.request.post("/api/v1/knowledgebases", { headers: auth, data: { name: "Tree" } })).json()).knowledgebase.id as string;
+  const folder = (await (await page.request.post(`/api/v1/knowledgebases/${kbId}/pages`, { headers: auth, data: { title: "Ops", isFolder: true } })).json()).page.id as string;
+  const child = (await (await page.request.post(`/api/v1/knowledgebases/${kbId}/pages`, { headers: auth, data: { title: "Checklist" } })).json()).page.id as string;
+  await signIn(page, demo.login);
+  await page.goto(`/knowledge/${kbId}`);
+  await page.getByTestId("page-link").filter({ hasText: "Checklist" }).dragTo(page.getByTestId("page-link").filter({ hasText: "Ops" }));
+  await expect
+    .poll(async () => (await (await page.request.get(`/api/v1/knowledgebases/${kbId}/pages/${child}`, { headers: auth })).json()).parentPageId)
+    .toBe(folder);
+});

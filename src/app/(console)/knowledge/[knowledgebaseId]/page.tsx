@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams } from "next/navigation";
-import { useEffect, useMemo, useState, type FormEvent } from "react";
+import { useEffect, useMemo, useState, type DragEvent, type FormEvent } from "react";
 import ReactMarkdown from "react-markdown";
 import { MarkdownDiff } from "@/components/markdown-diff";
 import { errorMessage, useTRPC } from "@/lib/trpc";
@@ -67,11 +67,25 @@ function PageTree({ knowledgebaseId, pages, selected, onSelect }: { knowledgebas
       },
     }),
   );
+  // Drag a page onto another page (or the top-level zone) to move it there; the server refuses cycles.
+  const move = useMutation(trpc.knowledge.movePage.mutationOptions({ onSuccess: () => void refresh() }));
+  const [dragging, setDragging] = useState<string | null>(null);
+  const dropOn = (parentPageId: string | null) => ({
+    onDragOver: (event: DragEvent) => {
+      if (dragging && dragging !== parentPageId) event.preventDefault();
+    },
+    onDrop: (event: DragEvent) => {
+      event.preventDefault();
+      event.stopPropagation();
+      if (dragging && dragging !== parentPageId) move.mutate({ knowledgebaseId, pageId: dragging, parentPageId });
+      setDragging(null);
+    },
+  });
   const children = (parent: string | null) => pages.filter((p) => p.parentPageId === parent).sort((a, b) => Number(b.isFolder) - Number(a.isFolder) || a.title.localeCompare(b.title));
   const renderLevel = (parent: string | null) => (
     <ul style={{ listStyle: "none", paddingLeft: parent ? "1rem" : 0, margin: 0 }}>
       {children(parent).map((page) => (
-        <li key={page.id}>
+        <li key={page.id} draggable onDragStart={(event) => (event.stopPropagation(), setDragging(page.id))} onDragEnd={() => setDragging(null)} {...dropOn(page.id)}>
           <button
             type="button"
             className={selected === page.id ? "primary" : undefined}
@@ -96,6 +110,12 @@ function PageTree({ knowledgebaseId, pages, selected, onSelect }: { knowledgebas
       <h2 style={{ marginTop: 0 }}>Pages</h2>
       {pages.length === 0 && <p className="muted">No pages yet.</p>}
       <nav aria-label="Page tree">{renderLevel(null)}</nav>
+      {dragging && (
+        <div className="muted" style={{ border: "1px dashed #999", padding: "0.3rem", marginTop: "0.3rem" }} {...dropOn(null)}>
+          Drop here to move to the top level
+        </div>
+      )}
+      {move.error && <p role="alert" className="error">{errorMessage(move.error)}</p>}
       <form className="form" onSubmit={submit} aria-label="New page" style={{ marginTop: "1rem" }}>
         <label>
           New page title
