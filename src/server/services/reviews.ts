@@ -133,7 +133,9 @@ export async function approveReview(db: Db, actor: Actor, input: { reviewId: str
           );
         }
       }
-      await applyPageContent(tx, page, { title: payload.title ?? page.title, markdown }, author);
+      // A create keeps the page's current title (it may have been renamed while waiting); an edit may set one.
+      const title = row.kind === "page_edit" ? (payload.title ?? page.title) : page.title;
+      await applyPageContent(tx, page, { title, markdown }, author);
     } else if (row.kind === "source") {
       const updated = await tx.source.updateMany({ where: { id: row.sourceId ?? undefined, status: "pending_review" }, data: { status: "processing" } });
       if (updated.count !== 1) throw new AppError("conflict", "The source of this review no longer waits for review; reject the review.");
