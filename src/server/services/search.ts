@@ -1,12 +1,11 @@
-// Knowledgebase search: PostgreSQL full-text search (websearch syntax, ts_rank_cd, ts_headline)
+// Knowledgebase search: PostgreSQL full-text search (websearch syntax, ts_rank, ts_headline)
 // over pages and indexed source chunks, both GIN-indexed tsvector columns. Searching sources
-// costs 1 credit, charged in the same transaction as the search: if the document index cannot
+// costs 1 credit, charged in the same statement as the search: if the document index cannot
 // answer, nothing is charged.
 import type { SearchInput, SearchOutput } from "@/schemas/knowledgebase";
 import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
-import { AppError, isAppError } from "@/server/errors";
-import { chargeCredits } from "./credits";
+import { AppError } from "@/server/errors";
 import { findKnowledgebase } from "./knowledgebases";
 
 export const SOURCE_SEARCH_CREDITS = 1;
@@ -45,34 +44,62 @@ function searchPages(db: Db, input: SearchInput): Promise<Hit[]> {
     from hits h, q`;
 }
 
+/**
+ * Charges the credit and searches in ONE statement (the conditional UPDATE of chargeCredits in
+ * credits.ts, inlined to save three round trips): the UPDATE in the first CTE either takes the
+ * credit or matches nothing (then the search does no work and we answer insufficient_credits),
+ * and if anything in the statement fails, PostgreSQL rolls the charge back with it.
+ */
+function sourceSearchSql(chunkTable: string): string {
+  return `
+    with charge as (
+      update organizations set credits = credits - $3 where id = $2 and credits >= $3 returning 1
+    ),
+    q as (select websearch_to_tsquery('english', $4) as query),
+    -- Score matching chunks by id only (no text carried through the sort)...
+    hits as (
+      select c.id, c.source_id, ts_rank(c.tsv, q.query) as score
+      from ${chunkTable} c, q
+      where c.knowledgebase_id = $1 and c.tsv @@ q.query and exists (select 1 from charge)
+    ),
+    -- ...keep each source's best chunk...
+    best as (select distinct on (source_id) id, source_id, score from hits order by source_id, score desc),
+    top as (
+      select b.id, b.source_id, b.score from best b
+      join sources s on s.id = b.source_id
+      where s.status = 'ready' and s.searchable and not s.disabled
+      order by b.score desc, b.source_id
+      limit $5
+    ),
+    -- ...and build snippets for the final few alone.
+    results as (
+      select 'source' as kind, s.id, s.name as title, ts_headline('english', c.text, q.query, $6) as snippet, t.score::float8 as score
+      from top t join source_chunks c on c.id = t.id join sources s on s.id = t.source_id, q
+    )
+    select (select count(*) from charge)::int as charged, r.kind, r.id, r.title, r.snippet, r.score
+    from (select 1) as one left join results r on true`;
+}
+
+const SOURCE_SEARCH_SQL = sourceSearchSql("source_chunks");
+/** The injected outage: the chunk index is missing, so the statement fails (and its charge with it). */
+const SOURCE_SEARCH_SQL_DOWN = sourceSearchSql("source_chunks_unavailable");
+
 async function searchSources(db: Db, actor: Actor, input: SearchInput): Promise<Hit[]> {
+  let rows: (Omit<Hit, "kind"> & { kind: Hit["kind"] | null; charged: number })[];
   try {
-    return await db.$transaction(async (tx) => {
-      await chargeCredits(tx, actor.organizationId, SOURCE_SEARCH_CREDITS);
-      if (searchFaults.documentIndexDown) throw new Error("document index unavailable (injected)");
-      // Score every matching chunk by id only (no text carried through the sort), keep each
-      // source's best chunk, and build snippets for the final few alone.
-      return tx.$queryRaw<Hit[]>`
-        with q as (select websearch_to_tsquery('english', ${input.query}) as query),
-        hits as (
-          select c.id, c.source_id, ts_rank(c.tsv, q.query) as score
-          from source_chunks c, q
-          where c.knowledgebase_id = ${input.knowledgebaseId}::uuid and c.tsv @@ q.query
-        ),
-        best as (select distinct on (source_id) id, source_id, score from hits order by source_id, score desc),
-        top as (
-          select b.id, b.source_id, b.score from best b
-          join sources s on s.id = b.source_id
-          where s.status = 'ready' and s.searchable and not s.disabled
-          order by b.score desc, b.source_id
-          limit ${input.limit}
-        )
-        select 'source' as kind, s.id, s.name as title, ts_headline('english', c.text, q.query, ${HEADLINE}) as snippet, t.score::float8 as score
-        from top t join source_chunks c on c.id = t.id join sources s on s.id = t.source_id, q`;
-    });
+    ({ rows } = await db.pool.query({
+      text: searchFaults.documentIndexDown ? SOURCE_SEARCH_SQL_DOWN : SOURCE_SEARCH_SQL,
+      values: [input.knowledgebaseId, actor.organizationId, SOURCE_SEARCH_CREDITS, input.query, input.limit, HEADLINE],
+    }));
   } catch (error) {
-    if (isAppError(error)) throw error;
     console.error("Document search failed:", error);
     throw new AppError("search_unavailable", "Document search could not answer just now; nothing was charged. Retry, or search pages only with kinds: [\"pages\"].");
   }
+  if (rows[0]?.charged !== 1) {
+    throw new AppError(
+      "insufficient_credits",
+      `Searching documents costs ${SOURCE_SEARCH_CREDITS} credit and the organization's balance cannot cover it; nothing was charged. Search pages only with kinds: ["pages"], which is free.`,
+    );
+  }
+  return rows.filter((row) => row.kind !== null).map(({ charged: _charged, ...hit }) => ({ ...hit, kind: "source" as const, score: Number(hit.score) }));
 }
