@@ -73,3 +73,25 @@ test("drag a page into a folder in the page tree", async ({ page }) => {
     .poll(async () => (await (await page.request.get(`/api/v1/knowledgebases/${kbId}/pages/${child}`, { headers: auth })).json()).parentPageId)
     .toBe(folder);
 });
+
+test("the production server indexes uploaded PDF and CSV files and shows them ready in the sources table", async ({ page }) => {
+  const { PDFDocument, StandardFonts } = await import("pdf-lib");
+  const pdf = await PDFDocument.create();
+  const font = await pdf.embedFont(StandardFonts.Helvetica);
+  pdf.addPage([300, 200]).drawText("Aurora borealis field notes", { x: 20, y: 150, size: 12, font });
+  const demo = seedDemo();
+  const auth = { Authorization: `Bearer ${demo.orgKey.secret}` };
+  const kbId = (await (await page.request.post("/api/v1/knowledgebases", { headers: auth, data: { name: "Files" } })).json()).knowledgebase.id as string;
+  for (const file of [
+    { name: "notes.pdf", mimeType: "application/pdf", buffer: Buffer.from(await pdf.save()) },
+    { name: "prices.csv", mimeType: "text/csv", buffer: Buffer.from("item,price\nwidget,3\n") },
+  ]) {
+    const response = await page.request.post(`/api/v1/knowledgebases/${kbId}/sources`, { headers: auth, multipart: { file } });
+    expect(response.status()).toBe(202);
+  }
+  await signIn(page, demo.login);
+  await page.goto(`/knowledge/${kbId}`);
+  await expect(page.getByTestId("source-row").filter({ hasText: "ready" })).toHaveCount(2, { timeout: 20_000 });
+  const search = await page.request.post(`/api/v1/knowledgebases/${kbId}/search`, { headers: auth, data: { query: "aurora" } });
+  expect((await search.json()).results[0]).toMatchObject({ kind: "source", title: "notes.pdf" });
+});
