@@ -90,9 +90,16 @@ describe("adding sources (JSON)", () => {
     expect(running.body.error.code).toBe("conflict");
     expect(running.body.error.message).toContain("still running");
 
+    // A first request abandoned by a crashed process frees its key after a minute.
+    await getDb().idempotencyKey.create({
+      data: { organizationId: tenant.organization.id, key: "abandoned-1", requestHash: "x", state: "running", createdAt: new Date(Date.now() - 120_000) },
+    });
+    expect((await send({ contentText: "after crash" }, "abandoned-1")).status).toBe(202);
+    expect(await count(kbId)).toBe(2);
+
     const malformed = await send({ contentText: "hello" }, "bad key with spaces");
     expect(malformed.status).toBe(400);
-    expect(await count(kbId)).toBe(1);
+    expect(await count(kbId)).toBe(2);
 
     // Keys are per organization.
     const { tenant: other2, kbId: otherKb } = await tenantWithKnowledgebase();

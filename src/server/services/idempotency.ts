@@ -8,6 +8,8 @@ import { AppError } from "@/server/errors";
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const TTL_HOURS = 24;
+/** A first request still "running" after this long died with its process; its key is free again. */
+const ABANDONED_AFTER_MS = 60_000;
 
 export interface StoredResponse {
   status: number;
@@ -54,7 +56,8 @@ export async function withIdempotency(
     if (inserted === 1) break;
     const existing = await db.idempotencyKey.findUnique({ where: { organizationId_key: { organizationId, key } } });
     if (!existing) continue; // deleted in between: try to take it again
-    if (existing.createdAt.getTime() < Date.now() - TTL_HOURS * 3_600_000) {
+    const age = Date.now() - existing.createdAt.getTime();
+    if (age > TTL_HOURS * 3_600_000 || (existing.state === "running" && age > ABANDONED_AFTER_MS)) {
       await db.idempotencyKey.deleteMany({ where: { organizationId, key, createdAt: existing.createdAt } });
       continue;
     }
