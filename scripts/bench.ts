@@ -28,6 +28,8 @@ const FLOW_PAGE = 50;
 const FLOW_WALKS = Number(process.env.BENCH_FLOW_WALKS ?? 20);
 const FLOW_WARMUP_WALKS = 5;
 const base = `http://127.0.0.1:${PORT}`;
+const CORPUS_DOCS = Number(process.env.BENCH_CORPUS_DOCS ?? 1000);
+const SEARCHES = Number(process.env.BENCH_SEARCHES ?? 400);
 
 interface Scenario {
   name: string;
@@ -214,6 +216,85 @@ async function walkFlows(key: string): Promise<FlowWalk> {
   return { pages: byPage.length, p50Ms: percentile(all, 50), p99Ms: percentile(all, 99), page1Ms: median(byPage[0]!), lastPageMs: median(byPage[byPage.length - 1]!) };
 }
 
+// ---------------------------------------------------------------------------------------------
+// Knowledge: ingest a generated markdown corpus through the API, time it until every source is
+// `ready` (indexing runs in the server's background worker), then time searches over it.
+
+const WORDS = (
+  "river mountain engine protocol garden ledger harbor lantern meadow orbit pioneer quartz reactor signal tunnel valley " +
+  "whisper yonder zenith anchor beacon canyon delta ember falcon glacier horizon island jungle kernel lagoon magnet " +
+  "nebula oasis prism quiver rocket summit thunder umbra vortex willow xenon yacht zephyr invoice refund shipping " +
+  "warranty onboarding payroll compliance latency throughput backup restore migration incident postmortem rollout"
+).split(" ");
+
+function corpusDocument(i: number): string {
+  let seed = i * 7919 + 17;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const word = () => WORDS[Math.floor(next() * WORDS.length)]!;
+  const sections: string[] = [`# Document ${i}: ${word()} ${word()}`];
+  while (sections.join("\n\n").length < 5000) {
+    sections.push(`## ${word()} ${word()}`);
+    sections.push(Array.from({ length: 60 }, () => word()).join(" ") + ` ref-${i}.`);
+  }
+  return sections.join("\n\n");
+}
+
+async function knowledgeScenario(key: string) {
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  const created = await fetch(`${base}/api/v1/knowledgebases`, { method: "POST", headers, body: JSON.stringify({ name: "Bench corpus" }) });
+  const kbId = ((await created.json()) as { knowledgebase: { id: string } }).knowledgebase.id;
+  const documents = Array.from({ length: CORPUS_DOCS }, (_, i) => corpusDocument(i));
+  const bytes = documents.reduce((sum, doc) => sum + Buffer.byteLength(doc), 0);
+  console.log(`Knowledge: ingesting ${documents.length} documents (${(bytes / 1024 / 1024).toFixed(1)} MB)…`);
+  const started = performance.now();
+  let nextDoc = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (nextDoc < documents.length) {
+        const i = nextDoc++;
+        const response = await fetch(`${base}/api/v1/knowledgebases/${kbId}/sources`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ name: `doc-${i}.md`, contentMarkdown: documents[i] }),
+        });
+        if (response.status !== 202) throw new Error(`add source: ${response.status} ${await response.text()}`);
+      }
+    }),
+  );
+  const posted = performance.now();
+  for (;;) {
+    const detail = (await (await fetch(`${base}/api/v1/knowledgebases/${kbId}`, { headers })).json()) as { sources: { status: string }[] };
+    const ready = detail.sources.filter((s) => s.status === "ready").length;
+    const failed = detail.sources.filter((s) => s.status === "failed").length;
+    if (failed > 0) throw new Error(`${failed} sources failed`);
+    if (ready === documents.length) break;
+    if (performance.now() - started > 300_000) throw new Error(`only ${ready} of ${documents.length} ready after 300 s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const ingestSeconds = (performance.now() - started) / 1000;
+  console.log(`Knowledge: all ${documents.length} posted in ${((posted - started) / 1000).toFixed(1)} s, all ready in ${ingestSeconds.toFixed(1)} s`);
+
+  const timings: number[] = [];
+  for (let i = 0; i < SEARCHES + 20; i++) {
+    const query = i % 3 === 0 ? `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]}` : WORDS[(i * 13) % WORDS.length]!;
+    const t0 = performance.now();
+    const response = await fetch(`${base}/api/v1/knowledgebases/${kbId}/search`, { method: "POST", headers, body: JSON.stringify({ query, limit: 10 }) });
+    const body = (await response.json()) as { results?: unknown[] };
+    if (response.status !== 200 || !body.results) throw new Error(`search: ${response.status} ${JSON.stringify(body)}`);
+    if (i >= 20) timings.push(performance.now() - t0); // the first 20 warm up
+  }
+  timings.sort((a, b) => a - b);
+  return {
+    documents: documents.length,
+    megabytes: bytes / 1024 / 1024,
+    postSeconds: (posted - started) / 1000,
+    ingestSeconds,
+    searches: timings.length,
+    searchP50Ms: percentile(timings, 50),
+    searchP99Ms: percentile(timings, 99),
+  };
+}
+
 async function main() {
   if (!existsSync(path.join(root, ".next", "BUILD_ID")) || process.argv.includes("--build")) {
     console.log("Building the production server…");
@@ -231,7 +312,7 @@ async function main() {
     await migrate(databaseUrl);
 
     const db = createDb(databaseUrl, 2);
-    const organization = await createOrganization(db, { name: "Benchmark" });
+    const organization = await createOrganization(db, { name: "Benchmark", credits: 1_000_000_000 });
     const operator = { kind: "operator" as const, organizationId: organization.id };
     const keys: string[] = [];
     for (let i = 0; i < KEYS; i++) {
@@ -263,10 +344,10 @@ async function main() {
     console.log(`Server RSS at rest: ${sampleRss(server.pid!).toFixed(0)} MB`);
     let peakRss = 0;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, sampleRss(server!.pid!))), 200);
+    // BENCH_ONLY=flows or BENCH_ONLY=knowledge runs just that part.
+    const only = process.env.BENCH_ONLY;
     const results: Result[] = [];
-    // BENCH_ONLY=flows runs only the GET /flows cursor walk.
-    const scenarios = process.env.BENCH_ONLY === "flows" ? [] : [...SCENARIOS, provisioning];
-    for (const scenario of scenarios) {
+    for (const scenario of only ? [] : [...SCENARIOS, provisioning]) {
       await run(scenario, keys, 2); // warm-up
       const result = await run(scenario, keys, DURATION);
       results.push(result);
@@ -274,39 +355,46 @@ async function main() {
         `${result.scenario}: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors}; peak RSS so far ${peakRss.toFixed(0)} MB`,
       );
     }
+    const knowledge = !only || only === "knowledge" ? await knowledgeScenario(keys[0]!) : null;
     clearInterval(sampler);
-    const flows = await walkFlows(keys[0]!);
+    const flows = !only || only === "flows" ? await walkFlows(keys[0]!) : null;
     const rssAfterWalk = sampleRss(server.pid!);
 
     const [baseline, models] = results;
     const ratio = baseline && models ? models.requestsPerSecond / baseline.requestsPerSecond : 0;
     const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? "CPU"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
     console.log("");
-    console.log(`Machine: ${machine}; ${CONNECTIONS} connections, ${DURATION} s per scenario`);
+    console.log(`Machine: ${machine}; ${CONNECTIONS} connections (unless said), ${DURATION} s per scenario`);
     console.log("| Scenario | Requests/s | p50 (ms) | p99 (ms) | non-2xx |");
     console.log("|---|---:|---:|---:|---:|");
     for (const r of results) console.log(`| ${r.scenario} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} |`);
+    console.log("");
     if (results.length > 0) {
-      console.log("");
       console.log(`Authenticated / baseline throughput: ${(ratio * 100).toFixed(0)}% (target ≥ 50%) ${ratio >= 0.5 ? "PASS" : "FAIL"}`);
-      console.log(`Server peak RSS: ${peakRss.toFixed(0)} MB (target < 400 MB) ${peakRss < 400 ? "PASS" : "FAIL"}`);
       const provisioned = results.find((r) => r.scenario === provisioning.name);
       if (provisioned) {
         const pass = provisioned.requestsPerSecond >= 300 && provisioned.p99Ms < 100;
         console.log(`POST /end-users: ${provisioned.requestsPerSecond} req/s, p99 ${provisioned.p99Ms} ms (target ≥ 300 req/s, p99 < 100 ms) ${pass ? "PASS" : "FAIL"}`);
       }
     }
-
-    console.log("");
-    console.log(`GET /api/v1/flows?limit=${FLOW_PAGE} walking ${FLOWS} published flows with cursors (${flows.pages} pages × ${FLOW_WALKS} walks, one client):`);
-    console.log(`  per page p50 ${flows.p50Ms.toFixed(2)} ms, p99 ${flows.p99Ms.toFixed(2)} ms (target p99 < 30 ms) ${flows.p99Ms < 30 ? "PASS" : "FAIL"}`);
-    console.log(`  page 1 median ${flows.page1Ms.toFixed(2)} ms, page ${flows.pages} median ${flows.lastPageMs.toFixed(2)} ms (ratio ${(flows.lastPageMs / flows.page1Ms).toFixed(2)})`);
-    console.log(`  server RSS after the walk: ${rssAfterWalk.toFixed(0)} MB`);
+    if (knowledge) {
+      console.log(
+        `Knowledge: ${knowledge.documents} markdown documents (${knowledge.megabytes.toFixed(1)} MB) ready in ${knowledge.ingestSeconds.toFixed(1)} s (target < 60 s) ${knowledge.ingestSeconds < 60 ? "PASS" : "FAIL"}; ` +
+          `search over ${knowledge.searches} queries: p50 ${knowledge.searchP50Ms.toFixed(1)} ms, p99 ${knowledge.searchP99Ms.toFixed(1)} ms (target p99 < 50 ms) ${knowledge.searchP99Ms < 50 ? "PASS" : "FAIL"}`,
+      );
+    }
+    console.log(`Server peak RSS: ${peakRss.toFixed(0)} MB (target < 400 MB) ${peakRss < 400 ? "PASS" : "FAIL"}`);
+    if (flows) {
+      console.log(`GET /api/v1/flows?limit=${FLOW_PAGE} walking ${FLOWS} published flows with cursors (${flows.pages} pages × ${FLOW_WALKS} walks, one client):`);
+      console.log(`  per page p50 ${flows.p50Ms.toFixed(2)} ms, p99 ${flows.p99Ms.toFixed(2)} ms (target p99 < 30 ms) ${flows.p99Ms < 30 ? "PASS" : "FAIL"}`);
+      console.log(`  page 1 median ${flows.page1Ms.toFixed(2)} ms, page ${flows.pages} median ${flows.lastPageMs.toFixed(2)} ms (ratio ${(flows.lastPageMs / flows.page1Ms).toFixed(2)})`);
+      console.log(`  server RSS after the walk: ${rssAfterWalk.toFixed(0)} MB`);
+    }
 
     mkdirSync(path.join(root, ".bench"), { recursive: true });
     writeFileSync(
       path.join(root, ".bench", "results.json"),
-      JSON.stringify({ date: new Date().toISOString(), machine, connections: CONNECTIONS, durationSeconds: DURATION, results, ratio, peakRssMb: peakRss, flows }, null, 2),
+      JSON.stringify({ date: new Date().toISOString(), machine, connections: CONNECTIONS, durationSeconds: DURATION, results, ratio, peakRssMb: peakRss, knowledge, flows }, null, 2),
     );
   } finally {
     server?.kill("SIGTERM");

@@ -11,6 +11,7 @@ import { addMember, removeMember } from "@/server/services/members";
 import { createOrganization, getOrganization, updateOrganization } from "@/server/services/organizations";
 import { deleteEndUser, linkProcessorSubscription, revokeEndUser } from "@/server/services/end-users";
 import { createPortal } from "@/server/services/portals";
+import { approveReview, listReviews, rejectReview } from "@/server/services/reviews";
 import { seedDemo } from "@/server/services/setup";
 import { archiveTierPlan, createTierPlan } from "@/server/services/tier-plans";
 
@@ -65,6 +66,12 @@ async function organizationExists(db: Db, organizationId: string): Promise<Opera
     throw new AppError("not_found", `No organization ${organizationId}.`);
   }
   return operator(organizationId);
+}
+
+async function reviewOperator(db: Db, reviewId: string): Promise<OperatorActor> {
+  const row = await db.review.findUnique({ where: { id: reviewId }, select: { organizationId: true } });
+  if (!row) throw new AppError("not_found", `No review ${reviewId}.`);
+  return operator(row.organizationId);
 }
 
 const ORGANIZATION_FLAGS: Record<string, [string, z.ZodType]> = {
@@ -199,6 +206,23 @@ export const COMMANDS: Record<string, Command> = {
       await deleteEndUser(db, actor, { endUserId });
       return { endUser: { id: endUserId, deleted: true } };
     },
+  },
+  "review list": {
+    flags: { org: id, status: z.enum(["pending", "approved", "rejected"]).optional(), limit: z.coerce.number().int().min(1).max(200).optional(), cursor: z.string().min(1).optional() },
+    run: async (db, f) =>
+      listReviews(db, await organizationExists(db, f.org as string), {
+        status: f.status as "pending" | undefined,
+        limit: f.limit as number | undefined,
+        cursor: f.cursor as string | undefined,
+      }),
+  },
+  "review approve": {
+    flags: { id },
+    run: async (db, f) => approveReview(db, await reviewOperator(db, f.id as string), { reviewId: f.id as string }),
+  },
+  "review reject": {
+    flags: { id },
+    run: async (db, f) => rejectReview(db, await reviewOperator(db, f.id as string), { reviewId: f.id as string }),
   },
   "seed demo": {
     flags: {},

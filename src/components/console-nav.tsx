@@ -10,6 +10,8 @@ const LINKS = [
   { href: "/plans", label: "Tier plans" },
   { href: "/groups", label: "User groups" },
   { href: "/portals", label: "Portals" },
+  { href: "/knowledge", label: "Knowledge" },
+  { href: "/reviews", label: "Reviews" },
   { href: "/keys", label: "API keys" },
   { href: "/members", label: "Members" },
   { href: "/agents", label: "Agents" },
@@ -20,7 +22,7 @@ const LINKS = [
 ];
 
 /** Areas the console grows into; listed so people know where things will live. */
-const UPCOMING = ["Knowledge", "Reviews", "Chat"];
+const UPCOMING = ["Chat"];
 
 export function ConsoleNav({ email, role }: { email: string; role: string }) {
   const pathname = usePathname();

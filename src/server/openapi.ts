@@ -81,7 +81,51 @@ const RATE_LIMIT_HEADERS = {
 type Operation = {
   responses: Record<string, { description: string; content?: unknown; headers?: Record<string, unknown> }>;
   security?: unknown;
+  parameters?: unknown[];
+  requestBody?: { content?: Record<string, unknown>; required?: boolean; description?: string };
 };
+
+/** What the generator cannot know: the multipart form, the Idempotency-Key header, a second success status. */
+function addDoors(operation: Operation, meta: Meta): void {
+  if (meta.idempotent) {
+    operation.parameters = [
+      ...(operation.parameters ?? []),
+      {
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        description: "1..255 printable ASCII. The same key with the same body replays the first response (status and body); another body, or while the first still runs, gives 409 `conflict`. Kept 24 hours per organization.",
+        schema: { type: "string", minLength: 1, maxLength: 255 },
+      },
+    ];
+  }
+  if (meta.multipart) {
+    operation.requestBody = operation.requestBody ?? { content: {} };
+    operation.requestBody.content = {
+      ...operation.requestBody.content,
+      "multipart/form-data": {
+        schema: {
+          type: "object",
+          required: ["file"],
+          additionalProperties: false,
+          properties: {
+            file: { type: "string", format: "binary", description: "A PDF, CSV, TXT or MD file. The whole request may be up to 4.5 MB (413 `invalid_request` above); for larger documents give a `url`." },
+            name: { type: "string", minLength: 1, maxLength: 300, description: "Defaults to the file name" },
+          },
+        },
+      },
+    };
+    operation.responses["413"] = {
+      description: "`invalid_request`: the upload is over the 4.5 MB request limit",
+      headers: { "X-Request-Id": REQUEST_ID_HEADER },
+      content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
+    };
+  }
+  if (meta.alsoSucceeds) {
+    const success = operation.responses[String(meta.successStatus ?? 200)];
+    if (success) operation.responses[String(meta.alsoSucceeds.status)] = { ...success, description: meta.alsoSucceeds.description };
+  }
+}
 
 function completeOperation(operation: Operation, meta: Meta): void {
   const success = operation.responses["200"];
@@ -175,7 +219,10 @@ export function openApiDocument(): OpenAPIObject {
   forEachOpenApiProcedure(appRouter._def.procedures, ({ meta }) => {
     const openapi = meta.openapi!;
     const operation = document.paths?.[openapi.path]?.[openapi.method.toLowerCase() as "get"] as Operation | undefined;
-    if (operation) completeOperation(operation, meta as Meta);
+    if (operation) {
+      completeOperation(operation, meta as Meta);
+      addDoors(operation, meta as Meta);
+    }
   });
 
   document.paths = {

@@ -66,6 +66,10 @@ async function readJsonBody(request: Request): Promise<unknown> {
   }
 }
 
+export function isMultipart(request: Request): boolean {
+  return /^multipart\/form-data\b/i.test(request.headers.get("content-type") ?? "");
+}
+
 export interface RestHandlerOptions {
   /** Called per request so the database is opened lazily and tests can substitute it. */
   db: () => Db;
@@ -105,6 +109,10 @@ export function createRestHandler(options: RestHandlerOptions) {
       const { actor, rateLimit } = await authenticateApiKey(db, request.headers.get("authorization"), route.meta.door ?? "api");
       limitHeaders = rateLimitHeaders(rateLimit);
       authorize(actor, route.meta.auth ?? {});
+      if (route.meta.multipart && isMultipart(request)) {
+        const { handleUpload } = await import("./upload");
+        return await handleUpload({ db, actor, rateLimit, request, path, requestId });
+      }
       const response = await callProcedure(db, actor, rateLimit, request, path, requestId);
       return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
     } catch (error) {

@@ -15,7 +15,7 @@ export interface Context {
   requestId: string;
   /** The console session cookie, for signing out. */
   sessionToken?: string;
-  /** The request's headers (REST and console doors), for the few procedures that read one (If-Unmodified-Since). */
+  /** The request's headers (REST and console doors), for the few procedures that read one (If-Unmodified-Since, Idempotency-Key). */
   requestHeaders?: Headers;
   /** Procedures may set the success status (201, 202, 204) and headers; doors apply them. */
   response: { status?: number; headers: Headers };
@@ -29,6 +29,12 @@ export type Meta = OpenApiMeta<{
   errors?: ErrorCode[];
   /** Success status when it is not 200, for the OpenAPI document. */
   successStatus?: number;
+  /** The endpoint also takes multipart/form-data, served by src/server/adapters/upload.ts. */
+  multipart?: boolean;
+  /** The endpoint honours an `Idempotency-Key` header (documented as a parameter). */
+  idempotent?: boolean;
+  /** A second success status with the same body (202 pending_review beside 201/200 applied). */
+  alsoSucceeds?: { status: number; description: string };
 }>;
 
 const t = initTRPC

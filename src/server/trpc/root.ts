@@ -2,6 +2,7 @@
 // so keep routers with static segments ahead of parameterized siblings.
 import { router } from "./init";
 import { apiKeysRouter } from "./routers/api-keys";
+import { knowledgeRouter } from "./routers/knowledge";
 import { authRouter } from "./routers/auth";
 import { agentsRouter, appsRouter, flowsRouter } from "./routers/builder";
 import { membersRouter } from "./routers/members";
@@ -11,6 +12,7 @@ import { organizationRouter } from "./routers/organization";
 import { portalsRouter } from "./routers/portals";
 import { tierPlansRouter } from "./routers/tier-plans";
 import { userGroupsRouter } from "./routers/user-groups";
+import { reviewsRouter } from "./routers/reviews";
 
 export const appRouter = router({
   auth: authRouter,
@@ -25,6 +27,8 @@ export const appRouter = router({
   agents: agentsRouter,
   flows: flowsRouter,
   apps: appsRouter,
+  knowledge: knowledgeRouter,
+  reviews: reviewsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,97 @@
+import { execFileSync } from "node:child_process";
+import { expect, test } from "@playwright/test";
+import { E2E_DATA_DIR } from "../playwright.config";
+import { seedDemo, signIn } from "./fixtures";
+
+function admin(...args: string[]): unknown {
+  return JSON.parse(execFileSync("node_modules/.bin/tsx", ["src/cli/admin.ts", ...args], { env: { ...process.env, DATA_DIR: E2E_DATA_DIR }, encoding: "utf8" }));
+}
+
+test("create a page, edit it, approve a pending agent write from the review queue, see the page change", async ({ page }) => {
+  const demo = seedDemo();
+  const auth = { Authorization: `Bearer ${demo.orgKey.secret}` };
+  const created = await page.request.post("/api/v1/knowledgebases", { headers: auth, data: { name: "Runbooks" } });
+  expect(created.status()).toBe(201);
+  const kbId = (await created.json()).knowledgebase.id as string;
+
+  await signIn(page, demo.login);
+  await page.goto("/knowledge");
+  await page.getByRole("link", { name: "Runbooks" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Runbooks");
+
+  // Create a page and edit it in the console: applied at once, with a revision.
+  await page.getByLabel("New page title").fill("Restarting the service");
+  await page.getByRole("button", { name: "Create page" }).click();
+  const editor = page.getByLabel("Markdown");
+  await expect(editor).toBeVisible();
+  await editor.fill("# Restart\n\nRun the restart script.");
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByTestId("revision")).toHaveCount(2);
+  await page.getByRole("button", { name: "Preview" }).click();
+  await expect(page.getByTestId("preview").getByRole("heading", { name: "Restart" })).toBeVisible();
+
+  // An agent edits it with an API key in an organization that reviews agent writes.
+  admin("org", "update", "--org", demo.organization.id, "--review-agent-writes", "true");
+  const index = await (await page.request.get(`/api/v1/knowledgebases/${kbId}`, { headers: auth })).json();
+  const pageId = index.pages[0].id as string;
+  const edit = await page.request.patch(`/api/v1/knowledgebases/${kbId}/pages/${pageId}`, {
+    headers: auth,
+    data: { patch: [{ op: "replace", oldString: "Run the restart script.", newString: "Drain traffic first, then run the restart script." }] },
+  });
+  expect(edit.status()).toBe(202);
+  const { reviewPath } = (await edit.json()) as { reviewPath: string };
+  const live = await (await page.request.get(`/api/v1/knowledgebases/${kbId}/pages/${pageId}`, { headers: auth })).json();
+  expect(live.markdown).toBe("# Restart\n\nRun the restart script.");
+
+  // The review queue shows it with a diff; approve it.
+  await page.getByRole("navigation").getByRole("link", { name: "Reviews" }).click();
+  const card = page.getByTestId("review").filter({ hasText: "Restarting the service" });
+  await expect(card.getByTestId("diff")).toContainText("+ Drain traffic first, then run the restart script.");
+  await expect(card.getByTestId("diff")).toContainText("- Run the restart script.");
+  await card.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByText("Nothing pending.")).toBeVisible();
+
+  // The page changed.
+  await page.goto(reviewPath);
+  await expect(page.getByTestId("review")).toContainText("approved");
+  await page.goto(`/knowledge/${kbId}`);
+  await page.getByTestId("page-link").filter({ hasText: "Restarting the service" }).click();
+  await expect(page.getByLabel("Markdown")).toHaveValue("# Restart\n\nDrain traffic first, then run the restart script.");
+  await expect(page.getByTestId("revision")).toHaveCount(3);
+});
+
+test("drag a page into a folder in the page tree", async ({ page }) => {
+  const demo = seedDemo();
+  const auth = { Authorization: `Bearer ${demo.orgKey.secret}` };
+  const kbId = (await (await page.request.post("/api/v1/knowledgebases", { headers: auth, data: { name: "Tree" } })).json()).knowledgebase.id as string;
+  const folder = (await (await page.request.post(`/api/v1/knowledgebases/${kbId}/pages`, { headers: auth, data: { title: "Ops", isFolder: true } })).json()).page.id as string;
+  const child = (await (await page.request.post(`/api/v1/knowledgebases/${kbId}/pages`, { headers: auth, data: { title: "Checklist" } })).json()).page.id as string;
+  await signIn(page, demo.login);
+  await page.goto(`/knowledge/${kbId}`);
+  await page.getByTestId("page-link").filter({ hasText: "Checklist" }).dragTo(page.getByTestId("page-link").filter({ hasText: "Ops" }));
+  await expect
+    .poll(async () => (await (await page.request.get(`/api/v1/knowledgebases/${kbId}/pages/${child}`, { headers: auth })).json()).parentPageId)
+    .toBe(folder);
+});
+
+test("the production server indexes uploaded PDF and CSV files and shows them ready in the sources table", async ({ page }) => {
+  const { PDFDocument, StandardFonts } = await import("pdf-lib");
+  const pdf = await PDFDocument.create();
+  const font = await pdf.embedFont(StandardFonts.Helvetica);
+  pdf.addPage([300, 200]).drawText("Aurora borealis field notes", { x: 20, y: 150, size: 12, font });
+  const demo = seedDemo();
+  const auth = { Authorization: `Bearer ${demo.orgKey.secret}` };
+  const kbId = (await (await page.request.post("/api/v1/knowledgebases", { headers: auth, data: { name: "Files" } })).json()).knowledgebase.id as string;
+  for (const file of [
+    { name: "notes.pdf", mimeType: "application/pdf", buffer: Buffer.from(await pdf.save()) },
+    { name: "prices.csv", mimeType: "text/csv", buffer: Buffer.from("item,price\nwidget,3\n") },
+  ]) {
+    const response = await page.request.post(`/api/v1/knowledgebases/${kbId}/sources`, { headers: auth, multipart: { file } });
+    expect(response.status()).toBe(202);
+  }
+  await signIn(page, demo.login);
+  await page.goto(`/knowledge/${kbId}`);
+  await expect(page.getByTestId("source-row").filter({ hasText: "ready" })).toHaveCount(2, { timeout: 20_000 });
+  const search = await page.request.post(`/api/v1/knowledgebases/${kbId}/search`, { headers: auth, data: { query: "aurora" } });
+  expect((await search.json()).results[0]).toMatchObject({ kind: "source", title: "notes.pdf" });
+});

@@ -1,0 +1,392 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useParams } from "next/navigation";
+import { useEffect, useMemo, useState, type DragEvent, type FormEvent } from "react";
+import ReactMarkdown from "react-markdown";
+import { MarkdownDiff } from "@/components/markdown-diff";
+import { errorMessage, useTRPC } from "@/lib/trpc";
+import type { PageIndexEntry } from "@/schemas/knowledgebase";
+
+export default function KnowledgebasePage() {
+  const { knowledgebaseId } = useParams<{ knowledgebaseId: string }>();
+  const trpc = useTRPC();
+  const detail = useQuery(
+    trpc.knowledge.get.queryOptions(
+      { knowledgebaseId },
+      // Live status: poll while a source is still being indexed.
+      { refetchInterval: (query) => (query.state.data?.sources.some((s) => s.status === "processing") ? 1500 : false) },
+    ),
+  );
+  const [selected, setSelected] = useState<string | null>(null);
+
+  if (detail.error) return <p role="alert" className="error">{errorMessage(detail.error)}</p>;
+  if (!detail.data) return <p className="muted">Loading…</p>;
+  const kb = detail.data;
+  return (
+    <>
+      <p>
+        <Link href="/knowledge">← Knowledge</Link>
+      </p>
+      <h1>{kb.name}</h1>
+      {kb.description && <p className="muted">{kb.description}</p>}
+      <p className="muted">
+        {kb.counts.sources} sources · {kb.counts.pages} pages
+      </p>
+      <div style={{ display: "grid", gridTemplateColumns: "minmax(14rem, 1fr) 3fr", gap: "1rem", alignItems: "start" }}>
+        <PageTree knowledgebaseId={knowledgebaseId} pages={kb.pages} selected={selected} onSelect={setSelected} />
+        {selected ? (
+          <PageEditor key={selected} knowledgebaseId={knowledgebaseId} pageId={selected} pages={kb.pages} onSelect={setSelected} />
+        ) : (
+          <div className="panel muted">Choose a page, or create one.</div>
+        )}
+      </div>
+      <Sources knowledgebaseId={knowledgebaseId} sources={kb.sources} />
+    </>
+  );
+}
+
+function useRefreshKnowledgebase() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  return () => queryClient.invalidateQueries({ queryKey: trpc.knowledge.pathKey() });
+}
+
+function PageTree({ knowledgebaseId, pages, selected, onSelect }: { knowledgebaseId: string; pages: PageIndexEntry[]; selected: string | null; onSelect: (id: string) => void }) {
+  const trpc = useTRPC();
+  const refresh = useRefreshKnowledgebase();
+  const [title, setTitle] = useState("");
+  const [isFolder, setIsFolder] = useState(false);
+  const [parentPageId, setParentPageId] = useState("");
+  const create = useMutation(
+    trpc.knowledge.createPage.mutationOptions({
+      onSuccess: (result) => {
+        setTitle("");
+        void refresh();
+        onSelect(result.page.id);
+      },
+    }),
+  );
+  // Drag a page onto another page (or the top-level zone) to move it there; the server refuses cycles.
+  const move = useMutation(trpc.knowledge.movePage.mutationOptions({ onSuccess: () => void refresh() }));
+  const [dragging, setDragging] = useState<string | null>(null);
+  const dropOn = (parentPageId: string | null) => ({
+    onDragOver: (event: DragEvent) => {
+      if (dragging && dragging !== parentPageId) event.preventDefault();
+    },
+    onDrop: (event: DragEvent) => {
+      event.preventDefault();
+      event.stopPropagation();
+      if (dragging && dragging !== parentPageId) move.mutate({ knowledgebaseId, pageId: dragging, parentPageId });
+      setDragging(null);
+    },
+  });
+  const children = (parent: string | null) => pages.filter((p) => p.parentPageId === parent).sort((a, b) => Number(b.isFolder) - Number(a.isFolder) || a.title.localeCompare(b.title));
+  const renderLevel = (parent: string | null) => (
+    <ul style={{ listStyle: "none", paddingLeft: parent ? "1rem" : 0, margin: 0 }}>
+      {children(parent).map((page) => (
+        <li key={page.id} draggable onDragStart={(event) => (event.stopPropagation(), setDragging(page.id))} onDragEnd={() => setDragging(null)} {...dropOn(page.id)}>
+          <button
+            type="button"
+            className={selected === page.id ? "primary" : undefined}
+            style={{ border: 0, background: selected === page.id ? undefined : "transparent", padding: "0.15rem 0.3rem", textAlign: "left" }}
+            onClick={() => onSelect(page.id)}
+            data-testid="page-link"
+          >
+            {page.isFolder ? "📁 " : "📄 "}
+            {page.title}
+          </button>
+          {renderLevel(page.id)}
+        </li>
+      ))}
+    </ul>
+  );
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    create.mutate({ knowledgebaseId, title, isFolder, parentPageId: parentPageId || null });
+  }
+  return (
+    <div className="panel" aria-label="Pages">
+      <h2 style={{ marginTop: 0 }}>Pages</h2>
+      {pages.length === 0 && <p className="muted">No pages yet.</p>}
+      <nav aria-label="Page tree">{renderLevel(null)}</nav>
+      {dragging && (
+        <div className="muted" style={{ border: "1px dashed #999", padding: "0.3rem", marginTop: "0.3rem" }} {...dropOn(null)}>
+          Drop here to move to the top level
+        </div>
+      )}
+      {move.error && <p role="alert" className="error">{errorMessage(move.error)}</p>}
+      <form className="form" onSubmit={submit} aria-label="New page" style={{ marginTop: "1rem" }}>
+        <label>
+          New page title
+          <input required maxLength={300} value={title} onChange={(e) => setTitle(e.target.value)} />
+        </label>
+        <label>
+          Inside
+          <select value={parentPageId} onChange={(e) => setParentPageId(e.target.value)}>
+            <option value="">(top level)</option>
+            {pages.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.path.join(" / ")}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="inline">
+          <input type="checkbox" checked={isFolder} onChange={(e) => setIsFolder(e.target.checked)} /> Folder
+        </label>
+        {create.error && <p role="alert" className="error">{errorMessage(create.error)}</p>}
+        <div>
+          <button className="primary" type="submit" disabled={create.isPending}>
+            Create page
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}
+
+function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebaseId: string; pageId: string; pages: PageIndexEntry[]; onSelect: (id: string | null) => void }) {
+  const trpc = useTRPC();
+  const refresh = useRefreshKnowledgebase();
+  const page = useQuery(trpc.knowledge.getPage.queryOptions({ knowledgebaseId, pageId }));
+  const revisions = useQuery(trpc.knowledge.revisions.queryOptions({ knowledgebaseId, pageId }));
+  const [title, setTitle] = useState("");
+  const [markdown, setMarkdown] = useState("");
+  const [preview, setPreview] = useState(false);
+  const [showRevision, setShowRevision] = useState<string | null>(null);
+  useEffect(() => {
+    if (page.data) {
+      setTitle(page.data.title);
+      setMarkdown(page.data.markdown);
+    }
+  }, [page.data]);
+  const save = useMutation(trpc.knowledge.savePage.mutationOptions({ onSuccess: () => void refresh() }));
+  const move = useMutation(trpc.knowledge.movePage.mutationOptions({ onSuccess: () => void refresh() }));
+  const remove = useMutation(
+    trpc.knowledge.deletePage.mutationOptions({
+      onSuccess: () => {
+        onSelect(null);
+        void refresh();
+      },
+    }),
+  );
+  // A page cannot move under itself or its own sub-pages.
+  const descendants = useMemo(() => {
+    const out = new Set([pageId]);
+    let grew = true;
+    while (grew) {
+      grew = false;
+      for (const p of pages) if (p.parentPageId && out.has(p.parentPageId) && !out.has(p.id)) (out.add(p.id), (grew = true));
+    }
+    return out;
+  }, [pages, pageId]);
+
+  if (page.error) return <p role="alert" className="error">{errorMessage(page.error)}</p>;
+  if (!page.data) return <p className="muted">Loading…</p>;
+  const dirty = title !== page.data.title || markdown !== page.data.markdown;
+  const list = revisions.data?.revisions ?? [];
+  return (
+    <div className="panel" aria-label="Page editor">
+      <div className="row">
+        <input aria-label="Title" value={title} onChange={(e) => setTitle(e.target.value)} style={{ fontSize: "1.2rem", flex: 1 }} />
+        <button type="button" onClick={() => setPreview(!preview)}>
+          {preview ? "Edit" : "Preview"}
+        </button>
+        <button className="primary" type="button" disabled={!dirty || save.isPending} onClick={() => save.mutate({ knowledgebaseId, pageId, title, markdown })}>
+          Save
+        </button>
+      </div>
+      {save.error && <p role="alert" className="error">{errorMessage(save.error)}</p>}
+      {save.data && !dirty && save.data.links.unresolved.length > 0 && (
+        <p className="muted">Unresolved links: {save.data.links.unresolved.map((l) => `${l.kind}:${l.id}`).join(", ")}</p>
+      )}
+      {preview ? (
+        <div className="markdown" data-testid="preview">
+          <ReactMarkdown urlTransform={(url) => (url.startsWith("page:") || url.startsWith("source:") ? `#${url}` : url)}>{markdown}</ReactMarkdown>
+        </div>
+      ) : (
+        <textarea aria-label="Markdown" value={markdown} onChange={(e) => setMarkdown(e.target.value)} rows={16} style={{ width: "100%", fontFamily: "monospace" }} />
+      )}
+      <div className="row" style={{ marginTop: "0.5rem" }}>
+        <label className="inline">
+          Move to{" "}
+          <select
+            aria-label="Move to"
+            value={page.data.parentPageId ?? ""}
+            onChange={(e) => move.mutate({ knowledgebaseId, pageId, parentPageId: e.target.value || null })}
+          >
+            <option value="">(top level)</option>
+            {pages
+              .filter((p) => !descendants.has(p.id))
+              .map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.path.join(" / ")}
+                </option>
+              ))}
+          </select>
+        </label>
+        <button type="button" onClick={() => remove.mutate({ knowledgebaseId, pageId })} disabled={remove.isPending}>
+          Delete page
+        </button>
+      </div>
+      {(move.error ?? remove.error) && <p role="alert" className="error">{errorMessage(move.error ?? remove.error)}</p>}
+
+      <h3>Backlinks</h3>
+      {page.data.referencedBy.length === 0 ? (
+        <p className="muted">No page links here.</p>
+      ) : (
+        <ul>
+          {page.data.referencedBy.map((ref) => (
+            <li key={ref.id}>
+              <button type="button" onClick={() => onSelect(ref.id)}>
+                {ref.title}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {page.data.relatedPages.length > 0 && (
+        <p className="muted">Links to: {page.data.relatedPages.map((p) => p.title).join(", ")}</p>
+      )}
+      {page.data.attachedFiles.length > 0 && <p className="muted">Sources: {page.data.attachedFiles.join(", ")}</p>}
+
+      <h3>History</h3>
+      {list.length === 0 && <p className="muted">No revisions yet.</p>}
+      <ol reversed>
+        {list.map((revision, i) => (
+          <li key={revision.id} data-testid="revision">
+            {new Date(revision.createdAt).toLocaleString()} · {revision.authorEmail ?? "organization key"} · {revision.via}{" "}
+            <button type="button" onClick={() => setShowRevision(showRevision === revision.id ? null : revision.id)}>
+              {showRevision === revision.id ? "Hide diff" : "Diff"}
+            </button>
+            {showRevision === revision.id && <MarkdownDiff before={list[i + 1]?.markdown ?? ""} after={revision.markdown} />}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+type SourceRow = { id: string; name: string; type: string; status: string; errorMessage: string; sizeBytes: number; createdAt: string; url: string };
+
+function Sources({ knowledgebaseId, sources }: { knowledgebaseId: string; sources: SourceRow[] }) {
+  const trpc = useTRPC();
+  const refresh = useRefreshKnowledgebase();
+  const [mode, setMode] = useState<"file" | "url" | "text">("file");
+  const [url, setUrl] = useState("");
+  const [name, setName] = useState("");
+  const [text, setText] = useState("");
+  const [file, setFile] = useState<File | null>(null);
+  const onSuccess = () => {
+    setUrl("");
+    setText("");
+    setName("");
+    setFile(null);
+    void refresh();
+  };
+  const add = useMutation(trpc.knowledge.addSource.mutationOptions({ onSuccess }));
+  const uploadFile = useMutation(trpc.knowledge.uploadSource.mutationOptions({ onSuccess }));
+  const retry = useMutation(trpc.knowledge.retrySource.mutationOptions({ onSuccess: () => void refresh() }));
+  const remove = useMutation(trpc.knowledge.deleteSource.mutationOptions({ onSuccess: () => void refresh() }));
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (mode === "url") add.mutate({ knowledgebaseId, url, ...(name ? { name } : {}) });
+    else if (mode === "text") add.mutate({ knowledgebaseId, contentMarkdown: text, ...(name ? { name } : {}) });
+    else if (file) {
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      let binary = "";
+      for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      uploadFile.mutate({ knowledgebaseId, fileName: file.name, contentType: file.type, contentBase64: btoa(binary) });
+    }
+  }
+  const failure = add.error ?? uploadFile.error ?? retry.error ?? remove.error;
+  return (
+    <div className="panel" aria-label="Sources">
+      <h2 style={{ marginTop: 0 }}>Sources</h2>
+      <form className="form" onSubmit={submit} aria-label="Add a source">
+        <div className="row" role="tablist">
+          {(["file", "url", "text"] as const).map((value) => (
+            <button key={value} type="button" role="tab" aria-selected={mode === value} className={mode === value ? "primary" : undefined} onClick={() => setMode(value)}>
+              {value === "file" ? "Upload file" : value === "url" ? "From URL" : "Paste text"}
+            </button>
+          ))}
+        </div>
+        {mode === "file" && (
+          <label>
+            File (PDF, CSV, TXT, MD; up to 4.5 MB)
+            <input type="file" accept=".pdf,.csv,.txt,.md,.markdown" onChange={(e) => setFile(e.target.files?.[0] ?? null)} />
+          </label>
+        )}
+        {mode === "url" && (
+          <label>
+            URL
+            <input type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://…" />
+          </label>
+        )}
+        {mode === "text" && (
+          <label>
+            Markdown
+            <textarea required rows={6} value={text} onChange={(e) => setText(e.target.value)} />
+          </label>
+        )}
+        {mode !== "file" && (
+          <label>
+            Name (optional)
+            <input maxLength={300} value={name} onChange={(e) => setName(e.target.value)} />
+          </label>
+        )}
+        <div>
+          <button className="primary" type="submit" disabled={add.isPending || uploadFile.isPending || (mode === "file" && !file)}>
+            Add source
+          </button>
+        </div>
+      </form>
+      {failure && <p role="alert" className="error">{errorMessage(failure)}</p>}
+      {sources.length === 0 ? (
+        <p className="muted">No sources yet.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Type</th>
+              <th>Status</th>
+              <th>Size</th>
+              <th>Added</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {sources.map((source) => (
+              <tr key={source.id} data-testid="source-row">
+                <td>
+                  {source.name}
+                  {source.url && <div className="muted">{source.url}</div>}
+                </td>
+                <td>{source.type}</td>
+                <td>
+                  <span className={`badge${source.status === "failed" ? " revoked" : ""}`}>{source.status}</span>
+                  {source.errorMessage && <div className="error">{source.errorMessage}</div>}
+                </td>
+                <td className="muted">{source.sizeBytes ? `${Math.ceil(source.sizeBytes / 1024)} KB` : ""}</td>
+                <td className="muted">{new Date(source.createdAt).toLocaleString()}</td>
+                <td>
+                  {source.status === "failed" && (
+                    <button type="button" onClick={() => retry.mutate({ knowledgebaseId, sourceId: source.id })}>
+                      Retry
+                    </button>
+                  )}
+                  <button type="button" onClick={() => remove.mutate({ knowledgebaseId, sourceId: source.id })}>
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,61 @@
+import { z } from "zod";
+import { ListQuery, NextCursor, Timestamp, Uuid } from "./common";
+import { Source } from "./source";
+
+export const PageIndexEntry = z.object({
+  id: Uuid,
+  title: z.string(),
+  templateKey: z.string(),
+  parentPageId: Uuid.nullable(),
+  updatedAt: Timestamp,
+  hook: z.string(),
+  isFolder: z.boolean(),
+  path: z.array(z.string()).meta({ description: "Titles from the top level down to and including this page." }),
+});
+export type PageIndexEntry = z.infer<typeof PageIndexEntry>;
+
+export const KnowledgebaseSummary = z.object({
+  id: Uuid,
+  name: z.string(),
+  description: z.string(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  counts: z.object({ sources: z.number().int(), pages: z.number().int() }),
+});
+export type KnowledgebaseSummary = z.infer<typeof KnowledgebaseSummary>;
+
+export const Knowledgebase = KnowledgebaseSummary.extend({
+  sources: z.array(Source),
+  pages: z.array(PageIndexEntry),
+});
+export type Knowledgebase = z.infer<typeof Knowledgebase>;
+
+export const KnowledgebaseIdInput = z.strictObject({ knowledgebaseId: Uuid });
+
+export const ListKnowledgebasesInput = ListQuery;
+export const ListKnowledgebasesOutput = z.object({ knowledgebases: z.array(KnowledgebaseSummary), nextCursor: NextCursor });
+
+export const CreateKnowledgebaseInput = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(5000).optional(),
+});
+export type CreateKnowledgebaseInput = z.infer<typeof CreateKnowledgebaseInput>;
+export const CreateKnowledgebaseOutput = z.object({ knowledgebase: KnowledgebaseSummary });
+
+export const SearchKind = z.enum(["pages", "sources"]);
+export const SearchInput = z.strictObject({
+  knowledgebaseId: Uuid,
+  query: z.string().trim().min(1).max(500),
+  kinds: z.array(SearchKind).min(1).optional().meta({ description: "Default both. Searching sources costs 1 credit; pages are free." }),
+  limit: z.number().int().min(1).max(50).default(10),
+});
+export type SearchInput = z.infer<typeof SearchInput>;
+export const SearchResult = z.object({
+  kind: z.enum(["page", "source"]),
+  id: Uuid,
+  title: z.string(),
+  snippet: z.string(),
+  score: z.number(),
+});
+export const SearchOutput = z.object({ results: z.array(SearchResult) });
+export type SearchOutput = z.infer<typeof SearchOutput>;

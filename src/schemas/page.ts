@@ -1,0 +1,87 @@
+import { z } from "zod";
+import { Timestamp, Uuid } from "./common";
+
+export const MAX_PATCH_OPERATIONS = 50;
+
+const RefSchema = z.object({ id: Uuid, title: z.string() });
+
+export const Page = z.object({
+  id: Uuid,
+  knowledgebaseId: Uuid,
+  title: z.string(),
+  templateKey: z.string(),
+  parentPageId: Uuid.nullable(),
+  isFolder: z.boolean(),
+  hook: z.string(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  markdown: z.string(),
+  attachedFiles: z.array(z.string()).meta({ description: "Names of the sources this page links to" }),
+  relatedPages: z.array(RefSchema).meta({ description: "Pages this page links to" }),
+  referencedBy: z.array(RefSchema).meta({ description: "Pages that link to this page" }),
+});
+export type Page = z.infer<typeof Page>;
+
+export const PageLinks = z.object({
+  pages: z.array(RefSchema),
+  sources: z.array(z.object({ id: Uuid, name: z.string() })),
+  unresolved: z.array(z.object({ kind: z.string(), id: z.string() })),
+});
+export type PageLinks = z.infer<typeof PageLinks>;
+
+export const PageWriteResult = z.object({
+  status: z.enum(["applied", "pending_review"]),
+  page: z.object({ id: Uuid, knowledgebaseId: Uuid, title: z.string(), updatedAt: Timestamp }),
+  revisionId: Uuid,
+  reviewPath: z.string().nullable().meta({ description: "`/reviews/<reviewId>` when the write waits for review, else null" }),
+  links: PageLinks,
+});
+export type PageWriteResult = z.infer<typeof PageWriteResult>;
+
+export const CreatePageInput = z.strictObject({
+  knowledgebaseId: Uuid,
+  title: z.string().trim().min(1).max(300),
+  markdown: z.string().max(1024 * 1024).optional(),
+  parentPageId: Uuid.nullable().optional(),
+  templateKey: z.string().max(100).optional(),
+  isFolder: z.boolean().optional(),
+  hook: z.string().max(1000).optional(),
+});
+export type CreatePageInput = z.infer<typeof CreatePageInput>;
+
+const text = z.string().max(1024 * 1024);
+const anchor = z.string().min(1).max(100_000);
+export const PatchOperation = z.discriminatedUnion("op", [
+  z.strictObject({ op: z.literal("replace"), oldString: anchor, newString: text }),
+  z.strictObject({ op: z.literal("insert_before"), anchor, text }),
+  z.strictObject({ op: z.literal("insert_after"), anchor, text }),
+  z.strictObject({ op: z.literal("prepend"), text }),
+  z.strictObject({ op: z.literal("append"), text }),
+  z.strictObject({ op: z.literal("replace_range"), from: anchor, to: anchor, text }),
+]);
+export type PatchOperation = z.infer<typeof PatchOperation>;
+
+export const PatchPageInput = z.strictObject({
+  knowledgebaseId: Uuid,
+  pageId: Uuid,
+  patch: z.array(PatchOperation).max(MAX_PATCH_OPERATIONS, `At most ${MAX_PATCH_OPERATIONS} operations per request`),
+  title: z.string().trim().min(1).max(300).optional(),
+});
+export type PatchPageInput = z.infer<typeof PatchPageInput>;
+
+export const PageIdInput = z.strictObject({ knowledgebaseId: Uuid, pageId: Uuid });
+
+export const MovePageInput = z.strictObject({ knowledgebaseId: Uuid, pageId: Uuid, parentPageId: Uuid.nullable() });
+export const MovePageOutput = z.object({
+  page: z.object({ id: Uuid, knowledgebaseId: Uuid, title: z.string(), parentPageId: Uuid.nullable(), updatedAt: Timestamp }),
+});
+
+export const PageRevision = z.object({
+  id: Uuid,
+  title: z.string(),
+  markdown: z.string(),
+  authorEmail: z.string().nullable(),
+  via: z.string(),
+  createdAt: Timestamp,
+});
+export const PageRevisionsOutput = z.object({ revisions: z.array(PageRevision) });

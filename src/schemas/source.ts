@@ -1,0 +1,53 @@
+import { z } from "zod";
+import { Timestamp, Uuid } from "./common";
+
+export const SOURCE_STATUSES = ["processing", "ready", "pending_review", "failed"] as const;
+
+export const Source = z.object({
+  id: Uuid,
+  name: z.string(),
+  type: z.string().meta({ description: "markdown, text, pdf, csv or html; `url` until a URL source has been fetched" }),
+  status: z.enum(SOURCE_STATUSES),
+  searchable: z.boolean(),
+  disabled: z.boolean(),
+  url: z.string(),
+  updatedAt: Timestamp,
+  createdAt: Timestamp,
+  sizeBytes: z.number().int(),
+  errorMessage: z.string(),
+  createdVia: z.string().meta({ description: "api, upload or console" }),
+});
+export type Source = z.infer<typeof Source>;
+
+/** Inline content: up to 1 MB. */
+export const MAX_INLINE_BYTES = 1024 * 1024;
+/** Multipart request size: 4.5 MB. */
+export const MAX_UPLOAD_BYTES = 4.5 * 1024 * 1024;
+
+const inline = z
+  .string()
+  .min(1)
+  .refine((value) => Buffer.byteLength(value, "utf8") <= MAX_INLINE_BYTES, "Inline content is limited to 1 MB; upload a file or give a url");
+
+export const SourceContent = z.strictObject({
+  name: z.string().trim().min(1).max(300).optional(),
+  contentMarkdown: inline.optional(),
+  contentText: inline.optional(),
+  url: z
+    .url({ protocol: /^https?$/, error: "Give a public http or https URL" })
+    .max(2048)
+    .optional(),
+});
+
+export const CreateSourceInput = SourceContent.extend({ knowledgebaseId: Uuid });
+export type CreateSourceInput = z.infer<typeof CreateSourceInput>;
+
+export const SourceWriteResult = z.object({
+  status: z.enum(["processing", "pending_review"]),
+  source: Source,
+  reviewPath: z.string().nullable().meta({ description: "`/reviews/<reviewId>` when the source waits for review, else null" }),
+});
+export type SourceWriteResult = z.infer<typeof SourceWriteResult>;
+
+export const SourceIdInput = z.strictObject({ knowledgebaseId: Uuid, sourceId: Uuid });
+export const SourceOutput = z.object({ source: Source });

@@ -1,0 +1,90 @@
+// The multipart door of POST /knowledgebases/{id}/sources: trpc-to-openapi reads JSON only, so
+// the REST door (rest.ts) hands multipart/form-data requests here after its usual checks (key,
+// plan, switch, rate limit, scope, role). Same service, same envelope, same headers.
+import type { KeyActor } from "@/server/auth/actor";
+import { rateLimitHeaders, type RateLimitResult } from "@/server/auth/rate-limit";
+import type { Db } from "@/server/db";
+import { AppError, invalidRequest, toAppError } from "@/server/errors";
+import { addSource, MAX_UPLOAD_BYTES } from "@/server/services/sources";
+import { errorResponse } from "./rest";
+
+const SOURCES_PATH = /^\/knowledgebases\/([^/]+)\/sources$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function tooLarge(): AppError {
+  return invalidRequest(
+    [{ path: "file", message: `The request is over the ${MAX_UPLOAD_BYTES / 1024 / 1024} MB upload limit; give a url for larger documents` }],
+    413,
+  );
+}
+
+/** Reads the body, refusing as soon as it passes the limit (Content-Length may be absent or wrong). */
+async function readLimited(request: Request): Promise<Buffer> {
+  const declared = Number(request.headers.get("content-length") ?? 0);
+  if (declared > MAX_UPLOAD_BYTES) throw tooLarge();
+  if (!request.body) return Buffer.alloc(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_UPLOAD_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+export interface UploadRequest {
+  db: Db;
+  actor: KeyActor;
+  rateLimit: RateLimitResult;
+  request: Request;
+  /** The path below /api/v1. */
+  path: string;
+  requestId: string;
+}
+
+export async function handleUpload({ db, actor, rateLimit, request, path, requestId }: UploadRequest): Promise<Response> {
+  const headers = new Headers(rateLimitHeaders(rateLimit));
+  headers.set("X-Request-Id", requestId);
+  try {
+    const knowledgebaseId = SOURCES_PATH.exec(path)?.[1] ?? "";
+    if (!UUID.test(knowledgebaseId)) throw invalidRequest([{ path: "knowledgebaseId", message: "Invalid UUID" }]);
+    const raw = await readLimited(request);
+    let form: FormData;
+    try {
+      form = await new Response(new Uint8Array(raw), { headers: { "content-type": request.headers.get("content-type")! } }).formData();
+    } catch {
+      throw invalidRequest([{ path: "body", message: "The multipart body could not be read" }]);
+    }
+    const problems: { path: string; message: string }[] = [];
+    for (const field of form.keys()) {
+      if (field !== "file" && field !== "name") problems.push({ path: field, message: "Unknown field" });
+    }
+    const file = form.get("file");
+    const name = form.get("name");
+    if (!(file instanceof Blob)) problems.push({ path: "file", message: "Required: the document as a file part" });
+    if (name !== null && (typeof name !== "string" || name.trim() === "" || name.length > 300)) problems.push({ path: "name", message: "1 to 300 characters" });
+    if (problems.length) throw invalidRequest(problems);
+    const blob = file as File;
+    const result = await addSource(
+      db,
+      actor,
+      {
+        knowledgebaseId,
+        ...(typeof name === "string" ? { name: name.trim() } : {}),
+        file: { name: blob.name || "upload", contentType: blob.type, bytes: Buffer.from(await blob.arrayBuffer()) },
+      },
+      { idempotencyKey: request.headers.get("idempotency-key"), via: "upload" },
+    );
+    headers.set("Content-Type", "application/json");
+    return new Response(JSON.stringify(result.body), { status: result.status, headers });
+  } catch (error) {
+    return errorResponse(toAppError(error), requestId, headers);
+  }
+}

@@ -1,0 +1,144 @@
+// Text extraction: every source ends up as markdown. PDF text with unpdf (pdf.js), CSV with
+// papaparse to a markdown table, HTML through Readability (boilerplate removed) and turndown.
+// The libraries are imported lazily: only indexing needs them.
+
+export class ExtractionFailed extends Error {
+  override readonly name = "ExtractionFailed";
+}
+
+export type SourceType = "markdown" | "text" | "pdf" | "csv" | "html";
+
+/** The type of an uploaded file, by extension, then by content type; null when unsupported. */
+export function typeOfFile(name: string, contentType = ""): SourceType | null {
+  const extension = /\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase();
+  if (extension === "pdf") return "pdf";
+  if (extension === "csv") return "csv";
+  if (extension === "txt" || extension === "text") return "text";
+  if (extension === "md" || extension === "markdown") return "markdown";
+  return typeOfContent(contentType, false);
+}
+
+/** The type of a fetched document by its content type. */
+export function typeOfContent(contentType: string, allowHtml = true): SourceType | null {
+  const mime = contentType.split(";")[0]!.trim().toLowerCase();
+  if (mime === "application/pdf") return "pdf";
+  if (mime === "text/csv") return "csv";
+  if (mime === "text/markdown" || mime === "text/x-markdown") return "markdown";
+  if (mime === "text/plain") return "text";
+  if (allowHtml && (mime === "text/html" || mime === "application/xhtml+xml")) return "html";
+  return null;
+}
+
+function decodeText(bytes: Uint8Array): string {
+  return new TextDecoder("utf-8").decode(bytes).replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+}
+
+function cell(value: unknown): string {
+  return String(value ?? "").replace(/\|/g, "\\|").replace(/\r?\n/g, " ").trim();
+}
+
+export async function csvToMarkdown(text: string): Promise<string> {
+  const { default: Papa } = await import("papaparse");
+  const parsed = Papa.parse<string[]>(text.trim(), { skipEmptyLines: true });
+  const rows = parsed.data.filter((row) => row.some((value) => String(value).trim() !== ""));
+  if (rows.length === 0) throw new ExtractionFailed("The CSV file has no rows.");
+  const width = Math.max(...rows.map((row) => row.length));
+  const pad = (row: string[]) => Array.from({ length: width }, (_, i) => cell(row[i]));
+  const [header, ...body] = rows;
+  const lines = [`| ${pad(header!).join(" | ")} |`, `| ${Array(width).fill("---").join(" | ")} |`, ...body.map((row) => `| ${pad(row).join(" | ")} |`)];
+  return lines.join("\n");
+}
+
+export async function htmlToMarkdown(html: string, url?: string): Promise<{ title: string; markdown: string }> {
+  const [{ parseHTML }, { Readability }, { default: TurndownService }] = await Promise.all([
+    import("linkedom"),
+    import("@mozilla/readability"),
+    import("turndown"),
+  ]);
+  const { document } = parseHTML(html);
+  const fallbackTitle = document.querySelector("title")?.textContent?.trim() ?? "";
+  let content: string | null = null;
+  let title = fallbackTitle;
+  try {
+    const article = new Readability(document as unknown as Document, { charThreshold: 0 }).parse();
+    if (article?.content) {
+      content = article.content;
+      title = article.title?.trim() || fallbackTitle;
+    }
+  } catch {
+    content = null;
+  }
+  if (!content) {
+    const again = parseHTML(html).document;
+    for (const tag of ["script", "style", "nav", "header", "footer", "aside", "noscript", "form"]) {
+      for (const element of [...again.querySelectorAll(tag)]) element.remove();
+    }
+    content = again.body?.innerHTML ?? html;
+  }
+  const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
+  turndown.remove(["script", "style", "noscript"]);
+  const markdown = turndown.turndown(content).trim();
+  void url;
+  return { title, markdown };
+}
+
+export async function pdfToText(bytes: Uint8Array): Promise<string> {
+  const { extractText, getDocumentProxy } = await import("unpdf");
+  let text: string;
+  try {
+    const pdf = await getDocumentProxy(new Uint8Array(bytes));
+    const result = await extractText(pdf, { mergePages: false });
+    text = (result.text as string[]).map((page) => page.trim()).filter(Boolean).join("\n\n");
+  } catch (error) {
+    throw new ExtractionFailed(`The PDF could not be read (${(error as Error).message}); check that the file is a valid, unencrypted PDF.`);
+  }
+  if (text.trim() === "") {
+    throw new ExtractionFailed(
+      "The PDF has no extractable text (it is probably scanned images). Run it through OCR or upload a text version, then retry.",
+    );
+  }
+  return text;
+}
+
+/** The document as markdown text. */
+export async function extractText(type: SourceType, bytes: Uint8Array): Promise<string> {
+  let text: string;
+  switch (type) {
+    case "markdown":
+    case "text":
+      text = decodeText(bytes);
+      break;
+    case "csv":
+      text = await csvToMarkdown(decodeText(bytes));
+      break;
+    case "html":
+      text = (await htmlToMarkdown(decodeText(bytes))).markdown;
+      break;
+    case "pdf":
+      text = await pdfToText(bytes);
+      break;
+  }
+  if (text.trim() === "") throw new ExtractionFailed("The document is empty: there is no text to index.");
+  return text;
+}
+
+/**
+ * Splits text into chunks of about `size` characters at paragraph, then line, then word breaks.
+ * About 1,000 characters keeps a chunk row (text and tsvector) under PostgreSQL's TOAST
+ * threshold, so ranking reads no out-of-line data, and makes snippets precise.
+ */
+export function chunkText(text: string, size = 1000): string[] {
+  const chunks: string[] = [];
+  let rest = text.trim();
+  while (rest.length > size) {
+    const window = rest.slice(0, size);
+    let cut = window.lastIndexOf("\n\n");
+    if (cut < size / 2) cut = window.lastIndexOf("\n");
+    if (cut < size / 2) cut = window.lastIndexOf(" ");
+    if (cut < size / 2) cut = size;
+    chunks.push(rest.slice(0, cut).trim());
+    rest = rest.slice(cut).trim();
+  }
+  if (rest) chunks.push(rest);
+  return chunks.filter(Boolean);
+}

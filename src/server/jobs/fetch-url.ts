@@ -1,0 +1,191 @@
+// Server-side URL fetching that cannot be turned against the server's own network (SSRF):
+// http and https only; every host name resolved and every address checked (private, loopback,
+// link-local, unique-local, CGNAT, multicast, metadata; IPv4, IPv6 and IPv4 inside IPv6); the
+// connection pinned to the checked address (no second DNS answer); redirects followed by hand,
+// at most MAX_REDIRECTS, each one checked again; bounded time and size.
+import { lookup as dnsLookup } from "node:dns/promises";
+import http from "node:http";
+import https from "node:https";
+import net from "node:net";
+
+export class FetchRefused extends Error {
+  override readonly name = "FetchRefused";
+}
+
+export interface FetchPolicy {
+  /** `host:port` pairs allowed although their address is not public (tests' local servers). */
+  allow?: readonly string[];
+  timeoutMs?: number;
+  maxBytes?: number;
+  maxRedirects?: number;
+}
+
+export interface Fetched {
+  url: string;
+  contentType: string;
+  bytes: Buffer;
+}
+
+const BLOCKED = new net.BlockList();
+for (const [network, prefix] of [
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
+] as const) {
+  BLOCKED.addSubnet(network, prefix, "ipv4");
+}
+for (const [network, prefix] of [
+  ["::", 128],
+  ["::1", 128],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["fec0::", 10],
+  ["ff00::", 8],
+  ["2001:db8::", 32],
+  ["100::", 64],
+] as const) {
+  BLOCKED.addSubnet(network, prefix, "ipv6");
+}
+
+/** The IPv4 address carried inside an IPv6 one (mapped ::ffff:a.b.c.d, compatible, NAT64, 6to4), if any. */
+function embeddedIpv4(address: string): string | null {
+  const lower = address.toLowerCase();
+  const dotted = /^(?:::ffff:(?:0:)?|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (dotted) return dotted[1]!;
+  const hex = /^(?:::ffff:(?:0:)?|::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  if (hex) {
+    const high = parseInt(hex[1]!, 16);
+    const low = parseInt(hex[2]!, 16);
+    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  }
+  const sixToFour = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4}):/.exec(lower);
+  if (sixToFour) {
+    const high = parseInt(sixToFour[1]!, 16);
+    const low = parseInt(sixToFour[2]!, 16);
+    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  }
+  return null;
+}
+
+/** True when the address may be reached: a public unicast address. */
+export function isPublicAddress(address: string): boolean {
+  const family = net.isIP(address);
+  if (family === 4) return !BLOCKED.check(address, "ipv4");
+  if (family === 6) {
+    const inner = embeddedIpv4(address);
+    if (inner) return isPublicAddress(inner);
+    return !BLOCKED.check(address, "ipv6");
+  }
+  return false;
+}
+
+async function resolveChecked(url: URL, policy: FetchPolicy): Promise<{ address: string; family: number }> {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  const allowed = policy.allow?.includes(`${host}:${port}`) ?? false;
+  const addresses = net.isIP(host) ? [{ address: host, family: net.isIP(host) }] : await dnsLookup(host, { all: true, verbatim: true }).catch(() => {
+    throw new FetchRefused(`The host ${host} could not be resolved.`);
+  });
+  if (addresses.length === 0) throw new FetchRefused(`The host ${host} could not be resolved.`);
+  if (!allowed) {
+    const blocked = addresses.find((a) => !isPublicAddress(a.address));
+    if (blocked) {
+      throw new FetchRefused(
+        `Refused to fetch ${url.origin}: ${host} resolves to ${blocked.address}, a private, loopback, link-local or metadata address. Only public addresses can be fetched.`,
+      );
+    }
+  }
+  return addresses[0]!;
+}
+
+function requestOnce(url: URL, pinned: { address: string; family: number }, signal: AbortSignal, maxBytes: number) {
+  return new Promise<{ status: number; location?: string; contentType: string; bytes: Buffer }>((resolve, reject) => {
+    const client = url.protocol === "https:" ? https : http;
+    const request = client.request(
+      url,
+      {
+        method: "GET",
+        signal,
+        headers: { "user-agent": "AtriumFetcher/1.0", accept: "text/html,text/markdown,text/plain,text/csv,application/pdf;q=0.9,*/*;q=0.5" },
+        // Connect to the address we checked, whatever DNS would answer now.
+        lookup: (_hostname, options, callback) => {
+          if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
+          else (callback as (e: null, a: string, f: number) => void)(null, pinned.address, pinned.family);
+        },
+      },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        if (status >= 300 && status < 400 && response.headers.location) {
+          response.resume();
+          resolve({ status, location: response.headers.location, contentType: "", bytes: Buffer.alloc(0) });
+          return;
+        }
+        const declared = Number(response.headers["content-length"] ?? 0);
+        if (declared > maxBytes) {
+          response.destroy();
+          reject(new FetchRefused(`The document is ${declared} bytes; the limit for fetched documents is ${maxBytes} bytes.`));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) {
+            response.destroy();
+            reject(new FetchRefused(`The document is larger than the ${maxBytes}-byte limit for fetched documents.`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.on("end", () => resolve({ status, contentType: String(response.headers["content-type"] ?? ""), bytes: Buffer.concat(chunks) }));
+        response.on("error", reject);
+      },
+    );
+    request.on("error", reject);
+    request.end();
+  });
+}
+
+/** Fetches a public http(s) URL under the policy; throws FetchRefused with a reason a person can act on. */
+export async function fetchPublicUrl(target: string, policy: FetchPolicy = {}): Promise<Fetched> {
+  const timeoutMs = policy.timeoutMs ?? 15_000;
+  const maxBytes = policy.maxBytes ?? 10 * 1024 * 1024;
+  const maxRedirects = policy.maxRedirects ?? 5;
+  const signal = AbortSignal.timeout(timeoutMs);
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new FetchRefused(`${target} is not a URL.`);
+  }
+  try {
+    for (let redirects = 0; ; redirects++) {
+      if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchRefused(`Only http and https URLs can be fetched, not ${url.protocol}`);
+      if (url.username || url.password) throw new FetchRefused("URLs with credentials cannot be fetched.");
+      const pinned = await resolveChecked(url, policy);
+      const result = await requestOnce(url, pinned, signal, maxBytes);
+      if (result.location) {
+        if (redirects >= maxRedirects) throw new FetchRefused(`Too many redirects (more than ${maxRedirects}).`);
+        url = new URL(result.location, url);
+        continue;
+      }
+      if (result.status < 200 || result.status >= 300) throw new FetchRefused(`The server answered HTTP ${result.status} for ${url.href}.`);
+      return { url: url.href, contentType: result.contentType, bytes: result.bytes };
+    }
+  } catch (error) {
+    if (error instanceof FetchRefused) throw error;
+    if (signal.aborted) throw new FetchRefused(`Fetching ${url.href} took longer than ${Math.round(timeoutMs / 1000)} s.`);
+    throw new FetchRefused(`Fetching ${url.href} failed: ${(error as Error).message}`);
+  }
+}

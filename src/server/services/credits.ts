@@ -1,0 +1,16 @@
+// Credits: one balance per organization, spent atomically (a single conditional UPDATE), so
+// concurrent spenders in any number of processes can never take it below zero.
+import type { Db } from "@/server/db";
+import { AppError } from "@/server/errors";
+
+/** A Prisma client or an interactive transaction over it. */
+type Executor = Pick<Db, "$executeRaw">;
+
+/** Takes `amount` credits, or throws insufficient_credits and takes nothing. */
+export async function chargeCredits(db: Executor, organizationId: string, amount: number): Promise<void> {
+  if (amount <= 0) return;
+  const updated = await db.$executeRaw`update organizations set credits = credits - ${amount} where id = ${organizationId}::uuid and credits >= ${amount}`;
+  if (updated !== 1) {
+    throw new AppError("insufficient_credits", `This needs ${amount} credit${amount === 1 ? "" : "s"} and the organization's balance cannot cover it; nothing was charged.`);
+  }
+}

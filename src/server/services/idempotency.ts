@@ -1,0 +1,94 @@
+// Idempotency-Key: the first request with a key runs; a retry with the same key and body gets
+// the first response again (status and body); another body, or a retry while the first still
+// runs, is a conflict. Records live in PostgreSQL, per organization, for 24 hours, so every
+// server process honours them.
+import { createHash } from "node:crypto";
+import type { Db } from "@/server/db";
+import { AppError } from "@/server/errors";
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+const TTL_HOURS = 24;
+/** A first request still "running" after this long died with its process; its key is free again. */
+const ABANDONED_AFTER_MS = 60_000;
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
+
+export function hashRequest(parts: (string | Buffer)[]): string {
+  const hash = createHash("sha256");
+  for (const part of parts) {
+    hash.update(String(Buffer.byteLength(part)));
+    hash.update(":");
+    hash.update(part);
+  }
+  return hash.digest("hex");
+}
+
+export function checkIdempotencyKey(key: string): string {
+  if (!KEY_PATTERN.test(key)) {
+    throw new AppError("invalid_request", "Invalid request: Idempotency-Key must be 1 to 255 printable ASCII characters.", {
+      problems: [{ path: "Idempotency-Key", message: "1..255 printable ASCII characters" }],
+    });
+  }
+  return key;
+}
+
+/**
+ * Runs `work` once per (organization, key). `work` returns the response to remember; a failure
+ * forgets the key so the client may retry.
+ */
+export async function withIdempotency(
+  db: Db,
+  organizationId: string,
+  key: string | null | undefined,
+  requestHash: string,
+  work: () => Promise<StoredResponse>,
+): Promise<StoredResponse> {
+  if (key === null || key === undefined) return work();
+  checkIdempotencyKey(key);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const inserted = await db.$executeRaw`
+      insert into idempotency_keys (organization_id, key, request_hash, state, created_at)
+      values (${organizationId}::uuid, ${key}, ${requestHash}, 'running', now())
+      on conflict (organization_id, key) do nothing`;
+    if (inserted === 1) break;
+    const existing = await db.idempotencyKey.findUnique({ where: { organizationId_key: { organizationId, key } } });
+    if (!existing) continue; // deleted in between: try to take it again
+    const age = Date.now() - existing.createdAt.getTime();
+    if (age > TTL_HOURS * 3_600_000 || (existing.state === "running" && age > ABANDONED_AFTER_MS)) {
+      await db.idempotencyKey.deleteMany({ where: { organizationId, key, createdAt: existing.createdAt } });
+      continue;
+    }
+    if (existing.state !== "done") {
+      throw new AppError("conflict", "The first request with this Idempotency-Key is still running; retry shortly. Nothing was written.");
+    }
+    if (existing.requestHash !== requestHash) {
+      throw new AppError("conflict", "This Idempotency-Key was already used with a different body; use a new key for a new request. Nothing was written.");
+    }
+    return { status: existing.responseStatus ?? 200, body: existing.responseBody };
+  }
+  let response: StoredResponse;
+  try {
+    response = await work();
+  } catch (error) {
+    await db.idempotencyKey.deleteMany({ where: { organizationId, key, state: "running" } });
+    throw error;
+  }
+  await db.idempotencyKey.update({
+    where: { organizationId_key: { organizationId, key } },
+    data: { state: "done", responseStatus: response.status, responseBody: response.body as object },
+  });
+  maybeSweep(db);
+  return response;
+}
+
+let lastSweep = 0;
+function maybeSweep(db: Db): void {
+  if (Date.now() - lastSweep < 3_600_000) return;
+  lastSweep = Date.now();
+  db.$executeRaw`delete from idempotency_keys where created_at < now() - interval '24 hours'`.catch((error: unknown) =>
+    console.error("Idempotency sweep failed:", error),
+  );
+}

@@ -1,0 +1,186 @@
+// Knowledgebases: list, create (plan cap), detail with sources and the page index, export.
+// An end user's own notebook is a knowledgebase with endUserId set; to the API it does not exist.
+import type { Knowledgebase, KnowledgebaseSummary, PageIndexEntry } from "@/schemas/knowledgebase";
+import type { CreateKnowledgebaseInput } from "@/schemas/knowledgebase";
+import type { ListQuery } from "@/schemas/common";
+import type { Page } from "@/schemas/page";
+import type { Source } from "@/schemas/source";
+import type { Actor } from "@/server/auth/actor";
+import { hitRateLimit, rateLimitHeaders } from "@/server/auth/rate-limit";
+import type { Db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
+import { toSource } from "./sources";
+
+type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
+
+/** The knowledgebase if the actor's organization owns it and it is not an end user's notebook. */
+export async function findKnowledgebase(db: Db | Tx, actor: Actor, knowledgebaseId: string) {
+  const row = await db.knowledgebase.findFirst({ where: { id: knowledgebaseId, organizationId: actor.organizationId, endUserId: null } });
+  if (!row) throw new AppError("not_found", "No knowledgebase with that id in this organization.");
+  return row;
+}
+
+/** Serializes writes that check a count against a cap (knowledgebases, sources) per scope. */
+export async function lockFor(tx: Tx, name: string): Promise<void> {
+  await tx.$executeRaw`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
+}
+
+async function summaries(db: Db, rows: { id: string; name: string; description: string; createdAt: Date; updatedAt: Date }[]): Promise<KnowledgebaseSummary[]> {
+  const ids = rows.map((row) => row.id);
+  const [sourceCounts, pageCounts] = await Promise.all([
+    db.source.groupBy({ by: ["knowledgebaseId"], where: { knowledgebaseId: { in: ids } }, _count: { _all: true } }),
+    db.page.groupBy({ by: ["knowledgebaseId"], where: { knowledgebaseId: { in: ids } }, _count: { _all: true } }),
+  ]);
+  const count = (list: { knowledgebaseId: string; _count: { _all: number } }[], id: string) => list.find((c) => c.knowledgebaseId === id)?._count._all ?? 0;
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    counts: { sources: count(sourceCounts, row.id), pages: count(pageCounts, row.id) },
+  }));
+}
+
+export async function listKnowledgebases(db: Db, actor: Actor, query: ListQuery) {
+  const rows = await db.knowledgebase.findMany({
+    where: { organizationId: actor.organizationId, endUserId: null, ...afterCursor(query.cursor) },
+    orderBy: CURSOR_ORDER,
+    take: query.limit + 1,
+  });
+  const { items, nextCursor } = toPage(rows, query.limit);
+  return { knowledgebases: await summaries(db, items), nextCursor };
+}
+
+export async function createKnowledgebase(db: Db, actor: Actor, input: CreateKnowledgebaseInput): Promise<{ knowledgebase: KnowledgebaseSummary }> {
+  const row = await db.$transaction(async (tx) => {
+    await lockFor(tx, `knowledgebases:${actor.organizationId}`);
+    const organization = await tx.organization.findUniqueOrThrow({ where: { id: actor.organizationId } });
+    if (organization.maxKnowledgebases !== null) {
+      const used = await tx.knowledgebase.count({ where: { organizationId: actor.organizationId, endUserId: null } });
+      if (used >= organization.maxKnowledgebases) {
+        throw new AppError(
+          "plan_limit",
+          `The plan allows ${organization.maxKnowledgebases} knowledgebase(s) and ${used} exist; nothing was created.`,
+          { limit: organization.maxKnowledgebases, used },
+        );
+      }
+    }
+    return tx.knowledgebase.create({ data: { organizationId: actor.organizationId, name: input.name, description: input.description ?? "" } });
+  });
+  return { knowledgebase: (await summaries(db, [row]))[0]! };
+}
+
+type IndexRow = { id: string; title: string; templateKey: string; parentPageId: string | null; updatedAt: Date; hook: string; isFolder: boolean };
+
+/** The page index with each page's path (titles from the top level down to the page). */
+export function pageIndex(rows: IndexRow[]): PageIndexEntry[] {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const pathOf = (row: IndexRow): string[] => {
+    const path: string[] = [];
+    const seen = new Set<string>();
+    for (let at: IndexRow | undefined = row; at && !seen.has(at.id); at = at.parentPageId ? byId.get(at.parentPageId) : undefined) {
+      seen.add(at.id);
+      path.unshift(at.title);
+    }
+    return path;
+  };
+  return rows.map((row) => ({
+    id: row.id,
+    title: row.title,
+    templateKey: row.templateKey,
+    parentPageId: row.parentPageId,
+    updatedAt: row.updatedAt.toISOString(),
+    hook: row.hook,
+    isFolder: row.isFolder,
+    path: pathOf(row),
+  }));
+}
+
+const SOURCE_FIELDS = {
+  id: true,
+  name: true,
+  type: true,
+  status: true,
+  searchable: true,
+  disabled: true,
+  url: true,
+  sizeBytes: true,
+  errorMessage: true,
+  createdVia: true,
+  createdAt: true,
+  updatedAt: true,
+} as const;
+
+export async function getKnowledgebase(db: Db, actor: Actor, input: { knowledgebaseId: string }): Promise<Knowledgebase> {
+  const row = await findKnowledgebase(db, actor, input.knowledgebaseId);
+  const [sources, pages] = await Promise.all([
+    db.source.findMany({ where: { knowledgebaseId: row.id }, select: SOURCE_FIELDS, orderBy: CURSOR_ORDER }),
+    db.page.findMany({
+      where: { knowledgebaseId: row.id },
+      select: { id: true, title: true, templateKey: true, parentPageId: true, updatedAt: true, hook: true, isFolder: true },
+      orderBy: CURSOR_ORDER,
+    }),
+  ]);
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    counts: { sources: sources.length, pages: pages.length },
+    sources: sources.map(toSource),
+    pages: pageIndex(pages),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Export
+
+export const EXPORT_LIMITS = {
+  /** The export cap; tests lower it. */
+  maxBytes: 50 * 1024 * 1024,
+  /** Exports per minute per key. */
+  perMinute: 3,
+};
+
+export interface KnowledgebaseExport {
+  knowledgebase: Knowledgebase;
+  pages: Page[];
+  sources: (Source & { text: string })[];
+}
+
+export async function exportKnowledgebase(db: Db, actor: Actor, input: { knowledgebaseId: string }): Promise<KnowledgebaseExport> {
+  if (actor.kind === "key") {
+    const limit = await hitRateLimit(db, `export:${actor.keyId}`, EXPORT_LIMITS.perMinute);
+    if (!limit.allowed) {
+      throw new AppError(
+        "rate_limited",
+        `Knowledgebase export is limited to ${EXPORT_LIMITS.perMinute} per minute per key. Retry in ${limit.retryAfterSeconds} s.`,
+        {},
+        { headers: { "Retry-After": rateLimitHeaders(limit)["Retry-After"]! } },
+      );
+    }
+  }
+  const knowledgebase = await getKnowledgebase(db, actor, input);
+  const [total] = await db.$queryRaw<{ bytes: bigint }[]>`
+    select coalesce((select sum(octet_length(markdown) + octet_length(title)) from pages where knowledgebase_id = ${input.knowledgebaseId}::uuid), 0)
+         + coalesce((select sum(octet_length(coalesce(text, ''))) from sources where knowledgebase_id = ${input.knowledgebaseId}::uuid), 0) as bytes`;
+  const bytes = Number(total?.bytes ?? 0);
+  if (bytes > EXPORT_LIMITS.maxBytes) {
+    throw new AppError(
+      "export_too_large",
+      `This knowledgebase holds about ${Math.ceil(bytes / 1024 / 1024)} MB of text, over the ${Math.round(EXPORT_LIMITS.maxBytes / 1024 / 1024)} MB export cap; read pages one by one instead.`,
+    );
+  }
+  const { getPage } = await import("./pages");
+  const pages = await Promise.all(knowledgebase.pages.map((page) => getPage(db, actor, { knowledgebaseId: input.knowledgebaseId, pageId: page.id })));
+  const texts = await db.source.findMany({ where: { knowledgebaseId: input.knowledgebaseId }, select: { id: true, text: true } });
+  const textOf = new Map(texts.map((row) => [row.id, row.text ?? ""]));
+  const result = { knowledgebase, pages, sources: knowledgebase.sources.map((source) => ({ ...source, text: textOf.get(source.id) ?? "" })) };
+  if (Buffer.byteLength(JSON.stringify(result)) > EXPORT_LIMITS.maxBytes) {
+    throw new AppError("export_too_large", `This knowledgebase is over the ${Math.round(EXPORT_LIMITS.maxBytes / 1024 / 1024)} MB export cap; read pages one by one instead.`);
+  }
+  return result;
+}

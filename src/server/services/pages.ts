@@ -1,0 +1,362 @@
+// Pages: durable markdown notes agents read and edit. Every applied write makes a revision and
+// re-reads the page's links; agent writes (any API key) wait for review when the organization
+// asks for it. Patches are all-or-nothing: each anchor must occur exactly once in the text the
+// previous operation left, else nothing changes.
+import { randomUUID } from "node:crypto";
+import type { CreatePageInput, Page, PageLinks, PageWriteResult, PatchOperation, PatchPageInput } from "@/schemas/page";
+import { MAX_PATCH_OPERATIONS } from "@/schemas/page";
+import type { Actor } from "@/server/auth/actor";
+import type { Db } from "@/server/db";
+import { AppError, invalidRequest } from "@/server/errors";
+import { findKnowledgebase, lockFor } from "./knowledgebases";
+import { authorOf, reviewsWritesOf } from "./reviews";
+
+type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
+
+// ---------------------------------------------------------------------------------------------
+// Patches
+
+function occurrences(text: string, needle: string, from = 0): number[] {
+  const found: number[] = [];
+  for (let at = text.indexOf(needle, from); at !== -1; at = text.indexOf(needle, at + 1)) found.push(at);
+  return found;
+}
+
+function quote(anchor: string): string {
+  const short = anchor.length > 80 ? `${anchor.slice(0, 77)}...` : anchor;
+  return JSON.stringify(short);
+}
+
+function once(text: string, anchor: string, index: number, op: string, field: string, from = 0, where = "the current markdown"): number {
+  const found = occurrences(text, anchor, from);
+  if (found.length === 1) return found[0]!;
+  const message =
+    found.length === 0
+      ? `Operation ${index} (${op}): ${field} ${quote(anchor)} does not appear in ${where}; it must appear exactly once. Nothing was changed.`
+      : `Operation ${index} (${op}): ${field} ${quote(anchor)} appears ${found.length} times in ${where}; it must appear exactly once (quote more surrounding text). Nothing was changed.`;
+  throw new AppError("invalid_request", message, {
+    problems: [{ path: `patch.${index}.${field}`, message: found.length === 0 ? "Anchor not found" : `Anchor appears ${found.length} times` }],
+    operationIndex: index,
+    anchor,
+  });
+}
+
+/** Applies the operations in order; throws invalid_request (naming the operation and anchor) and changes nothing on any failure. */
+export function applyPatch(markdown: string, patch: readonly PatchOperation[]): string {
+  if (patch.length > MAX_PATCH_OPERATIONS) {
+    throw invalidRequest([{ path: "patch", message: `At most ${MAX_PATCH_OPERATIONS} operations per request` }]);
+  }
+  let text = markdown;
+  patch.forEach((operation, index) => {
+    switch (operation.op) {
+      case "replace": {
+        const at = once(text, operation.oldString, index, operation.op, "oldString");
+        text = text.slice(0, at) + operation.newString + text.slice(at + operation.oldString.length);
+        break;
+      }
+      case "insert_before": {
+        const at = once(text, operation.anchor, index, operation.op, "anchor");
+        text = text.slice(0, at) + operation.text + text.slice(at);
+        break;
+      }
+      case "insert_after": {
+        const at = once(text, operation.anchor, index, operation.op, "anchor") + operation.anchor.length;
+        text = text.slice(0, at) + operation.text + text.slice(at);
+        break;
+      }
+      case "prepend":
+        text = operation.text + text;
+        break;
+      case "append":
+        text = text + operation.text;
+        break;
+      case "replace_range": {
+        const start = once(text, operation.from, index, operation.op, "from");
+        const after = start + operation.from.length;
+        const end = once(text, operation.to, index, operation.op, "to", after, "the markdown after `from`") + operation.to.length;
+        text = text.slice(0, start) + operation.text + text.slice(end);
+        break;
+      }
+    }
+  });
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Links
+
+const LINK = /\[[^\]]*\]\((page|source):([^)\s]+)\)/g;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function parseLinks(markdown: string): { kind: "page" | "source"; id: string }[] {
+  const seen = new Set<string>();
+  const links: { kind: "page" | "source"; id: string }[] = [];
+  for (const match of markdown.matchAll(LINK)) {
+    const kind = match[1] as "page" | "source";
+    const id = match[2]!.toLowerCase();
+    if (seen.has(`${kind}:${id}`)) continue;
+    seen.add(`${kind}:${id}`);
+    links.push({ kind, id });
+  }
+  return links;
+}
+
+/** Resolves the links of `markdown` against the knowledgebase's pages and sources. */
+export async function resolveLinks(db: Db | Tx, knowledgebaseId: string, markdown: string): Promise<PageLinks> {
+  const links = parseLinks(markdown);
+  const pageIds = links.filter((l) => l.kind === "page" && UUID.test(l.id)).map((l) => l.id);
+  const sourceIds = links.filter((l) => l.kind === "source" && UUID.test(l.id)).map((l) => l.id);
+  const [pages, sources] = await Promise.all([
+    pageIds.length ? db.page.findMany({ where: { knowledgebaseId, id: { in: pageIds } }, select: { id: true, title: true } }) : [],
+    sourceIds.length ? db.source.findMany({ where: { knowledgebaseId, id: { in: sourceIds } }, select: { id: true, name: true } }) : [],
+  ]);
+  const found = new Set([...pages.map((p) => `page:${p.id}`), ...sources.map((s) => `source:${s.id}`)]);
+  return {
+    pages: pageIds.flatMap((id) => pages.filter((p) => p.id === id)),
+    sources: sourceIds.flatMap((id) => sources.filter((s) => s.id === id)),
+    unresolved: links.filter((l) => !found.has(`${l.kind}:${l.id}`)),
+  };
+}
+
+async function saveLinks(tx: Tx, pageId: string, markdown: string): Promise<void> {
+  await tx.pageLink.deleteMany({ where: { pageId } });
+  const links = parseLinks(markdown);
+  if (links.length) await tx.pageLink.createMany({ data: links.map((link) => ({ pageId, kind: link.kind, targetId: link.id })), skipDuplicates: true });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes
+
+type PageRow = { id: string; knowledgebaseId: string; title: string; updatedAt: Date };
+
+function writeResult(page: PageRow, revisionId: string, links: PageLinks, reviewId: string | null): PageWriteResult {
+  return {
+    status: reviewId ? "pending_review" : "applied",
+    page: { id: page.id, knowledgebaseId: page.knowledgebaseId, title: page.title, updatedAt: page.updatedAt.toISOString() },
+    revisionId,
+    reviewPath: reviewId ? `/reviews/${reviewId}` : null,
+    links,
+  };
+}
+
+/** Writes new content to a page with its revision and links, inside `tx`. */
+export async function applyPageContent(
+  tx: Tx,
+  page: { id: string },
+  content: { title: string; markdown: string },
+  author: { authorMemberId: string | null; keyId: string | null; via: string; revisionId?: string },
+) {
+  const updated = await tx.page.update({ where: { id: page.id }, data: { title: content.title, markdown: content.markdown } });
+  const revision = await tx.pageRevision.create({
+    data: {
+      id: author.revisionId ?? randomUUID(),
+      pageId: page.id,
+      title: content.title,
+      markdown: content.markdown,
+      authorMemberId: author.authorMemberId,
+      keyId: author.keyId,
+      via: author.via,
+    },
+  });
+  await saveLinks(tx, page.id, content.markdown);
+  await tx.knowledgebase.update({ where: { id: updated.knowledgebaseId }, data: { updatedAt: new Date() } });
+  return { page: updated, revisionId: revision.id };
+}
+
+function viaOf(actor: Actor): string {
+  return actor.kind === "key" ? "api" : actor.kind === "member" ? "console" : "cli";
+}
+
+async function checkParent(db: Db | Tx, knowledgebaseId: string, parentPageId: string | null | undefined): Promise<void> {
+  if (!parentPageId) return;
+  const parent = await db.page.findFirst({ where: { id: parentPageId, knowledgebaseId }, select: { id: true } });
+  if (!parent) throw new AppError("not_found", "No parent page with that id in this knowledgebase.");
+}
+
+export async function createPage(db: Db, actor: Actor, input: CreatePageInput): Promise<PageWriteResult> {
+  const knowledgebase = await findKnowledgebase(db, actor, input.knowledgebaseId);
+  await checkParent(db, knowledgebase.id, input.parentPageId);
+  const reviewed = await reviewsWritesOf(db, actor);
+  const { authorMemberId, keyId } = authorOf(actor);
+  const markdown = input.markdown ?? "";
+  return db.$transaction(async (tx) => {
+    const page = await tx.page.create({
+      data: {
+        organizationId: actor.organizationId,
+        knowledgebaseId: knowledgebase.id,
+        parentPageId: input.parentPageId ?? null,
+        title: input.title,
+        templateKey: input.templateKey ?? "",
+        hook: input.hook ?? "",
+        isFolder: input.isFolder ?? false,
+        markdown: "",
+        authorMemberId,
+      },
+    });
+    if (reviewed) {
+      // The page exists, empty, until a person approves the content.
+      const revisionId = randomUUID();
+      const review = await tx.review.create({
+        data: {
+          organizationId: actor.organizationId,
+          knowledgebaseId: knowledgebase.id,
+          kind: "page_create",
+          pageId: page.id,
+          revisionId,
+          payload: { title: input.title, markdown },
+          baseMarkdown: "",
+          proposedMarkdown: markdown,
+          authorMemberId,
+          keyId,
+        },
+      });
+      await tx.knowledgebase.update({ where: { id: knowledgebase.id }, data: { updatedAt: new Date() } });
+      return writeResult(page, revisionId, await resolveLinks(tx, knowledgebase.id, markdown), review.id);
+    }
+    const applied = await applyPageContent(tx, page, { title: input.title, markdown }, { authorMemberId, keyId, via: viaOf(actor) });
+    return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, knowledgebase.id, markdown), null);
+  });
+}
+
+async function findPage(db: Db | Tx, actor: Actor, input: { knowledgebaseId: string; pageId: string }) {
+  await findKnowledgebase(db, actor, input.knowledgebaseId);
+  const page = await db.page.findFirst({ where: { id: input.pageId, knowledgebaseId: input.knowledgebaseId } });
+  if (!page) throw new AppError("not_found", "No page with that id in this knowledgebase.");
+  return page;
+}
+
+export async function patchPage(db: Db, actor: Actor, input: PatchPageInput): Promise<PageWriteResult> {
+  await findPage(db, actor, input);
+  const reviewed = await reviewsWritesOf(db, actor);
+  const { authorMemberId, keyId } = authorOf(actor);
+  return db.$transaction(async (tx) => {
+    // Lock the page so concurrent patches apply one after the other, each to the other's result.
+    await tx.$executeRaw`select id from pages where id = ${input.pageId}::uuid for update`;
+    const page = await tx.page.findUniqueOrThrow({ where: { id: input.pageId } });
+    const markdown = applyPatch(page.markdown, input.patch);
+    const title = input.title ?? page.title;
+    if (reviewed) {
+      const revisionId = randomUUID();
+      const review = await tx.review.create({
+        data: {
+          organizationId: actor.organizationId,
+          knowledgebaseId: page.knowledgebaseId,
+          kind: "page_edit",
+          pageId: page.id,
+          revisionId,
+          payload: { patch: input.patch, ...(input.title !== undefined ? { title: input.title } : {}) },
+          baseMarkdown: page.markdown,
+          proposedMarkdown: markdown,
+          authorMemberId,
+          keyId,
+        },
+      });
+      return writeResult(page, revisionId, await resolveLinks(tx, page.knowledgebaseId, markdown), review.id);
+    }
+    const applied = await applyPageContent(tx, page, { title, markdown }, { authorMemberId, keyId, via: viaOf(actor) });
+    return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, page.knowledgebaseId, markdown), null);
+  });
+}
+
+/** Replaces the whole markdown (the console editor); a person's write, applied at once. */
+export async function savePage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string; title?: string; markdown: string }): Promise<PageWriteResult> {
+  if (actor.kind === "key") throw new AppError("invalid_request", "API keys edit pages with PATCH operations.");
+  const page = await findPage(db, actor, input);
+  const { authorMemberId, keyId } = authorOf(actor);
+  return db.$transaction(async (tx) => {
+    const applied = await applyPageContent(tx, page, { title: input.title ?? page.title, markdown: input.markdown }, { authorMemberId, keyId, via: viaOf(actor) });
+    return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, page.knowledgebaseId, input.markdown), null);
+  });
+}
+
+export async function getPage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string }): Promise<Page> {
+  const page = await findPage(db, actor, input);
+  const links = await db.pageLink.findMany({ where: { pageId: page.id } });
+  const [related, files, referencing] = await Promise.all([
+    db.page.findMany({
+      where: { knowledgebaseId: page.knowledgebaseId, id: { in: links.filter((l) => l.kind === "page" && UUID.test(l.targetId)).map((l) => l.targetId) } },
+      select: { id: true, title: true },
+      orderBy: [{ title: "asc" }, { id: "asc" }],
+    }),
+    db.source.findMany({
+      where: { knowledgebaseId: page.knowledgebaseId, id: { in: links.filter((l) => l.kind === "source" && UUID.test(l.targetId)).map((l) => l.targetId) } },
+      select: { name: true },
+      orderBy: [{ name: "asc" }],
+    }),
+    db.page.findMany({
+      where: { knowledgebaseId: page.knowledgebaseId, links: { some: { kind: "page", targetId: page.id } } },
+      select: { id: true, title: true },
+      orderBy: [{ title: "asc" }, { id: "asc" }],
+    }),
+  ]);
+  return {
+    id: page.id,
+    knowledgebaseId: page.knowledgebaseId,
+    title: page.title,
+    templateKey: page.templateKey,
+    parentPageId: page.parentPageId,
+    isFolder: page.isFolder,
+    hook: page.hook,
+    createdAt: page.createdAt.toISOString(),
+    updatedAt: page.updatedAt.toISOString(),
+    markdown: page.markdown,
+    attachedFiles: files.map((file) => file.name),
+    relatedPages: related,
+    referencedBy: referencing,
+  };
+}
+
+export async function movePage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string; parentPageId: string | null }) {
+  await findPage(db, actor, input);
+  const moved = await db.$transaction(async (tx) => {
+    await lockFor(tx, `page-tree:${input.knowledgebaseId}`);
+    await checkParent(tx, input.knowledgebaseId, input.parentPageId);
+    if (input.parentPageId) {
+      // Walk up from the new parent: meeting the page itself means a cycle.
+      const pages = await tx.page.findMany({ where: { knowledgebaseId: input.knowledgebaseId }, select: { id: true, parentPageId: true } });
+      const parentOf = new Map(pages.map((p) => [p.id, p.parentPageId]));
+      for (let at: string | null | undefined = input.parentPageId; at; at = parentOf.get(at)) {
+        if (at === input.pageId) {
+          throw invalidRequest([{ path: "parentPageId", message: "A page cannot move inside itself or its own sub-pages" }]);
+        }
+      }
+    }
+    return tx.page.update({ where: { id: input.pageId }, data: { parentPageId: input.parentPageId } });
+  });
+  return {
+    page: { id: moved.id, knowledgebaseId: moved.knowledgebaseId, title: moved.title, parentPageId: moved.parentPageId, updatedAt: moved.updatedAt.toISOString() },
+  };
+}
+
+export async function deletePage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string }): Promise<void> {
+  const page = await findPage(db, actor, input);
+  await db.$transaction(async (tx) => {
+    await lockFor(tx, `page-tree:${input.knowledgebaseId}`);
+    const children = await tx.page.count({ where: { parentPageId: page.id } });
+    if (children > 0) {
+      throw invalidRequest([{ path: "pageId", message: `The folder holds ${children} page(s); move or delete them first` }]);
+    }
+    await tx.review.updateMany({ where: { pageId: page.id, status: "pending" }, data: { status: "rejected", decidedAt: new Date(), decidedBy: "page deleted" } });
+    await tx.page.delete({ where: { id: page.id } });
+  });
+}
+
+export async function listRevisions(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string }) {
+  const page = await findPage(db, actor, input);
+  const rows = await db.pageRevision.findMany({ where: { pageId: page.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 100 });
+  const memberIds = [...new Set(rows.map((r) => r.authorMemberId).filter((id): id is string => id !== null))];
+  const members = memberIds.length
+    ? await db.member.findMany({ where: { id: { in: memberIds } }, select: { id: true, user: { select: { email: true } } } })
+    : [];
+  const emailOf = new Map(members.map((m) => [m.id, m.user.email]));
+  return {
+    revisions: rows.map((row) => ({
+      id: row.id,
+      title: row.title,
+      markdown: row.markdown,
+      authorEmail: row.authorMemberId ? (emailOf.get(row.authorMemberId) ?? null) : null,
+      via: row.via,
+      createdAt: row.createdAt.toISOString(),
+    })),
+  };
+}

@@ -1,0 +1,167 @@
+// The review queue: agent writes (any API key) wait here when the organization reviews them.
+// A person approves (an admin in the console, or the operator with the CLI) or rejects each.
+// Approving a page edit applies its patch to the page as it is now: if an anchor no longer
+// matches, the approval fails with the reason and the page stays untouched.
+import type { Review } from "@/schemas/review";
+import type { PatchOperation } from "@/schemas/page";
+import type { Actor } from "@/server/auth/actor";
+import { authorize } from "@/server/auth/authorize";
+import type { Db } from "@/server/db";
+import { AppError, isAppError } from "@/server/errors";
+import { enqueueIndexing, wakeIndexWorker } from "@/server/jobs/indexing";
+import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
+
+/** Who a write is recorded against: a personal key's or console member, or nobody (organization key, operator). */
+export function authorOf(actor: Actor): { authorMemberId: string | null; keyId: string | null } {
+  if (actor.kind === "key") return { authorMemberId: actor.member?.id ?? null, keyId: actor.keyId };
+  if (actor.kind === "member") return { authorMemberId: actor.member.id, keyId: null };
+  return { authorMemberId: null, keyId: null };
+}
+
+/** Agent writes wait for review when the organization asks; people's writes never do. */
+export async function reviewsWritesOf(db: Db, actor: Actor): Promise<boolean> {
+  if (actor.kind !== "key") return false;
+  const organization = await db.organization.findUnique({ where: { id: actor.organizationId }, select: { reviewAgentWrites: true } });
+  return organization?.reviewAgentWrites ?? false;
+}
+
+type ReviewRow = Awaited<ReturnType<Db["review"]["findFirstOrThrow"]>>;
+
+async function toReviews(db: Db, rows: ReviewRow[]): Promise<Review[]> {
+  const pageIds = rows.map((r) => r.pageId).filter((id): id is string => id !== null);
+  const sourceIds = rows.map((r) => r.sourceId).filter((id): id is string => id !== null);
+  const memberIds = rows.map((r) => r.authorMemberId).filter((id): id is string => id !== null);
+  const keyIds = rows.map((r) => r.keyId).filter((id): id is string => id !== null);
+  const [pages, sources, members, keys, knowledgebases] = await Promise.all([
+    db.page.findMany({ where: { id: { in: pageIds } }, select: { id: true, title: true } }),
+    db.source.findMany({ where: { id: { in: sourceIds } }, select: { id: true, name: true } }),
+    db.member.findMany({ where: { id: { in: memberIds } }, select: { id: true, user: { select: { email: true } } } }),
+    db.apiKey.findMany({ where: { id: { in: keyIds } }, select: { id: true, name: true } }),
+    db.knowledgebase.findMany({ where: { id: { in: rows.map((r) => r.knowledgebaseId) } }, select: { id: true, name: true } }),
+  ]);
+  return rows.map((row) => {
+    const payload = (row.payload ?? {}) as { title?: string; name?: string };
+    const title =
+      (row.kind === "source" ? sources.find((s) => s.id === row.sourceId)?.name : pages.find((p) => p.id === row.pageId)?.title) ??
+      payload.title ??
+      payload.name ??
+      "";
+    const author = members.find((m) => m.id === row.authorMemberId)?.user.email ?? keys.find((k) => k.id === row.keyId)?.name ?? null;
+    return {
+      id: row.id,
+      knowledgebaseId: row.knowledgebaseId,
+      knowledgebaseName: knowledgebases.find((k) => k.id === row.knowledgebaseId)?.name ?? "",
+      kind: row.kind as Review["kind"],
+      status: row.status as Review["status"],
+      pageId: row.pageId,
+      sourceId: row.sourceId,
+      title,
+      baseMarkdown: row.baseMarkdown,
+      proposedMarkdown: row.proposedMarkdown,
+      author,
+      createdAt: row.createdAt.toISOString(),
+      decidedAt: row.decidedAt?.toISOString() ?? null,
+      decidedBy: row.decidedBy,
+    };
+  });
+}
+
+function deciderOf(actor: Actor): string {
+  return actor.kind === "member" ? actor.member.email : actor.kind === "operator" ? "operator" : actor.keyName;
+}
+
+/** Approval and rejection are for people: console admins and the CLI's operator, never API keys. */
+function checkDecider(actor: Actor): void {
+  if (actor.kind === "key") throw new AppError("forbidden_role", "Reviews are approved or rejected in the console or with the admin CLI, not with an API key.");
+  authorize(actor, { role: "admin" });
+}
+
+/** Oldest first, in cursor pages like every list. */
+export async function listReviews(
+  db: Db,
+  actor: Actor,
+  input: { status?: Review["status"]; limit?: number; cursor?: string } = {},
+): Promise<{ reviews: Review[]; nextCursor: string | null }> {
+  const limit = input.limit ?? 50;
+  const rows = await db.review.findMany({
+    where: { organizationId: actor.organizationId, status: input.status ?? "pending", ...afterCursor(input.cursor) },
+    orderBy: CURSOR_ORDER,
+    take: limit + 1,
+  });
+  const { items, nextCursor } = toPage(rows, limit);
+  return { reviews: await toReviews(db, items), nextCursor };
+}
+
+async function findReview(db: Db, actor: Actor, reviewId: string): Promise<ReviewRow> {
+  const row = await db.review.findFirst({ where: { id: reviewId, organizationId: actor.organizationId } });
+  if (!row) throw new AppError("not_found", "No review with that id in this organization.");
+  return row;
+}
+
+export async function getReview(db: Db, actor: Actor, input: { reviewId: string }): Promise<{ review: Review }> {
+  return { review: (await toReviews(db, [await findReview(db, actor, input.reviewId)]))[0]! };
+}
+
+function notPending(row: ReviewRow): AppError {
+  return new AppError("conflict", `This review was already ${row.status}${row.decidedBy ? ` (${row.decidedBy})` : ""}.`);
+}
+
+export async function approveReview(db: Db, actor: Actor, input: { reviewId: string }): Promise<{ review: Review }> {
+  checkDecider(actor);
+  const row = await findReview(db, actor, input.reviewId);
+  const { applyPageContent, applyPatch } = await import("./pages");
+  await db.$transaction(async (tx) => {
+    const locked = await tx.$queryRaw<{ status: string }[]>`select status from reviews where id = ${row.id}::uuid for update`;
+    if (locked[0]?.status !== "pending") throw notPending(row);
+    const author = { authorMemberId: row.authorMemberId, keyId: row.keyId, via: "review", revisionId: row.revisionId ?? undefined };
+    if (row.kind === "page_create" || row.kind === "page_edit") {
+      const pages = row.pageId ? await tx.$queryRaw<{ id: string }[]>`select id from pages where id = ${row.pageId}::uuid for update` : [];
+      if (pages.length === 0) throw new AppError("conflict", "The page of this review no longer exists; reject the review.");
+      const page = await tx.page.findUniqueOrThrow({ where: { id: row.pageId! } });
+      const payload = row.payload as { title?: string; markdown?: string; patch?: PatchOperation[] };
+      let markdown: string;
+      if (row.kind === "page_create") {
+        markdown = payload.markdown ?? "";
+      } else {
+        try {
+          markdown = applyPatch(page.markdown, payload.patch ?? []);
+        } catch (error) {
+          if (!isAppError(error)) throw error;
+          throw new AppError(
+            "conflict",
+            `The page changed since this edit was proposed, so it cannot be applied: ${error.message.replace(/ Nothing was changed\.$/, "")} The page was left untouched; reject this review and ask for a new edit.`,
+          );
+        }
+      }
+      // A create keeps the page's current title (it may have been renamed while waiting); an edit may set one.
+      const title = row.kind === "page_edit" ? (payload.title ?? page.title) : page.title;
+      await applyPageContent(tx, page, { title, markdown }, author);
+    } else if (row.kind === "source") {
+      const updated = await tx.source.updateMany({ where: { id: row.sourceId ?? undefined, status: "pending_review" }, data: { status: "processing" } });
+      if (updated.count !== 1) throw new AppError("conflict", "The source of this review no longer waits for review; reject the review.");
+      await enqueueIndexing(tx, row.sourceId!);
+    }
+    await tx.review.update({ where: { id: row.id }, data: { status: "approved", decidedAt: new Date(), decidedBy: deciderOf(actor) } });
+  });
+  wakeIndexWorker();
+  return getReview(db, actor, input);
+}
+
+export async function rejectReview(db: Db, actor: Actor, input: { reviewId: string }): Promise<{ review: Review }> {
+  checkDecider(actor);
+  const row = await findReview(db, actor, input.reviewId);
+  await db.$transaction(async (tx) => {
+    const locked = await tx.$queryRaw<{ status: string }[]>`select status from reviews where id = ${row.id}::uuid for update`;
+    if (locked[0]?.status !== "pending") throw notPending(row);
+    if (row.kind === "page_create" && row.pageId) {
+      // The placeholder page goes, unless someone has since written to it or put pages under it.
+      const revisions = await tx.pageRevision.count({ where: { pageId: row.pageId } });
+      const children = await tx.page.count({ where: { parentPageId: row.pageId } });
+      if (revisions === 0 && children === 0) await tx.page.deleteMany({ where: { id: row.pageId } });
+    } else if (row.kind === "source" && row.sourceId) {
+      await tx.source.deleteMany({ where: { id: row.sourceId, status: "pending_review" } });
+    }
+    await tx.review.update({ where: { id: row.id }, data: { status: "rejected", decidedAt: new Date(), decidedBy: deciderOf(actor) } });
+  });
+  return getReview(db, actor, input);
+}

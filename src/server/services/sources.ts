@@ -1,0 +1,192 @@
+// Sources: documents added to a knowledgebase as inline markdown or text, a URL fetched
+// server-side, or an uploaded file. Adding one answers 202 at once: indexing runs in the
+// background (src/server/jobs/indexing.ts), or the source waits for review when the
+// organization reviews agent writes.
+import type { Source, SourceWriteResult } from "@/schemas/source";
+import { MAX_UPLOAD_BYTES } from "@/schemas/source";
+import type { Actor } from "@/server/auth/actor";
+import type { Db } from "@/server/db";
+import { AppError, invalidRequest } from "@/server/errors";
+import type { SourceType } from "@/server/jobs/extract";
+import { typeOfFile } from "@/server/jobs/extract";
+import { enqueueIndexing, wakeIndexWorker } from "@/server/jobs/indexing";
+import { hashRequest, withIdempotency, type StoredResponse } from "./idempotency";
+import { findKnowledgebase, lockFor } from "./knowledgebases";
+import { authorOf, reviewsWritesOf } from "./reviews";
+
+type SourceRow = {
+  id: string;
+  name: string;
+  type: string;
+  status: string;
+  searchable: boolean;
+  disabled: boolean;
+  url: string | null;
+  sizeBytes: number;
+  errorMessage: string | null;
+  createdVia: string;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+export function toSource(row: SourceRow): Source {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    status: row.status as Source["status"],
+    searchable: row.searchable,
+    disabled: row.disabled,
+    url: row.url ?? "",
+    updatedAt: row.updatedAt.toISOString(),
+    createdAt: row.createdAt.toISOString(),
+    sizeBytes: row.sizeBytes,
+    errorMessage: row.errorMessage ?? "",
+    createdVia: row.createdVia,
+  };
+}
+
+/** What to add: inline content, a URL or an uploaded file. */
+export type NewSource =
+  | { knowledgebaseId: string; name?: string; contentMarkdown?: string; contentText?: string; url?: string }
+  | { knowledgebaseId: string; name?: string; file: { name: string; contentType: string; bytes: Buffer } };
+
+function describe(input: NewSource): { name: string; type: SourceType | "url"; url: string | null; content: Buffer | null } {
+  if ("file" in input) {
+    const type = typeOfFile(input.file.name, input.file.contentType);
+    if (!type) {
+      throw invalidRequest([{ path: "file", message: "Upload a PDF, CSV, TXT or MD file (by extension or content type)" }], 415);
+    }
+    if (input.file.bytes.byteLength === 0) throw invalidRequest([{ path: "file", message: "The file is empty" }]);
+    return { name: input.name ?? input.file.name, type, url: null, content: input.file.bytes };
+  }
+  const given = (["contentMarkdown", "contentText", "url"] as const).filter((field) => input[field] !== undefined);
+  if (given.length !== 1) {
+    throw invalidRequest([
+      { path: given.length ? given.join(",") : "contentMarkdown", message: "Give exactly one of contentMarkdown, contentText or url" },
+    ]);
+  }
+  if (input.url !== undefined) {
+    const url = new URL(input.url);
+    return { name: input.name ?? url.hostname + url.pathname, type: "url", url: input.url, content: null };
+  }
+  const markdown = input.contentMarkdown !== undefined;
+  const text = (input.contentMarkdown ?? input.contentText)!;
+  const firstLine = text.trim().split("\n")[0]!.replace(/^#+\s*/, "").slice(0, 120).trim();
+  return {
+    name: input.name ?? (firstLine || "Untitled"),
+    type: markdown ? "markdown" : "text",
+    url: null,
+    content: Buffer.from(text, "utf8"),
+  };
+}
+
+export async function createSource(db: Db, actor: Actor, input: NewSource, via: "api" | "upload" | "console"): Promise<SourceWriteResult> {
+  const document = describe(input);
+  const knowledgebase = await findKnowledgebase(db, actor, input.knowledgebaseId);
+  const reviewed = await reviewsWritesOf(db, actor);
+  const { authorMemberId, keyId } = authorOf(actor);
+  const { row, reviewId } = await db.$transaction(async (tx) => {
+    await lockFor(tx, `sources:${knowledgebase.id}`);
+    const organization = await tx.organization.findUniqueOrThrow({ where: { id: actor.organizationId } });
+    if (organization.maxSourcesPerKnowledgebase !== null) {
+      const used = await tx.source.count({ where: { knowledgebaseId: knowledgebase.id } });
+      if (used >= organization.maxSourcesPerKnowledgebase) {
+        throw new AppError(
+          "plan_limit",
+          `The plan allows ${organization.maxSourcesPerKnowledgebase} source(s) per knowledgebase and this one has ${used}; nothing was created.`,
+          { limit: organization.maxSourcesPerKnowledgebase, used },
+        );
+      }
+    }
+    const row = await tx.source.create({
+      data: {
+        organizationId: actor.organizationId,
+        knowledgebaseId: knowledgebase.id,
+        name: document.name,
+        type: document.type,
+        status: reviewed ? "pending_review" : "processing",
+        url: document.url,
+        content: document.content ? new Uint8Array(document.content) : null,
+        sizeBytes: document.content?.byteLength ?? 0,
+        createdVia: via,
+      },
+    });
+    let reviewId: string | null = null;
+    if (reviewed) {
+      const review = await tx.review.create({
+        data: {
+          organizationId: actor.organizationId,
+          knowledgebaseId: knowledgebase.id,
+          kind: "source",
+          sourceId: row.id,
+          payload: { name: row.name, type: row.type, url: row.url },
+          proposedMarkdown: document.content && (document.type === "markdown" || document.type === "text") ? document.content.toString("utf8").slice(0, 200_000) : "",
+          authorMemberId,
+          keyId,
+        },
+      });
+      reviewId = review.id;
+    } else {
+      await enqueueIndexing(tx, row.id);
+    }
+    await tx.knowledgebase.update({ where: { id: knowledgebase.id }, data: { updatedAt: new Date() } });
+    return { row, reviewId };
+  });
+  wakeIndexWorker();
+  return { status: reviewed ? "pending_review" : "processing", source: toSource(row), reviewPath: reviewId ? `/reviews/${reviewId}` : null };
+}
+
+/** The add-source endpoint: createSource behind the Idempotency-Key guard. Both doors (JSON, multipart) call this. */
+export async function addSource(
+  db: Db,
+  actor: Actor,
+  input: NewSource,
+  options: { idempotencyKey?: string | null; via: "api" | "upload" | "console" },
+): Promise<StoredResponse & { body: SourceWriteResult }> {
+  const hash =
+    "file" in input
+      ? hashRequest(["file", input.knowledgebaseId, input.name ?? "", input.file.name, input.file.bytes])
+      : hashRequest(["json", JSON.stringify(input, Object.keys(input).sort())]);
+  const response = await withIdempotency(db, actor.organizationId, options.idempotencyKey, hash, async () => ({
+    status: 202,
+    body: await createSource(db, actor, input, options.via),
+  }));
+  return response as StoredResponse & { body: SourceWriteResult };
+}
+
+async function findSource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }) {
+  await findKnowledgebase(db, actor, input.knowledgebaseId);
+  const row = await db.source.findFirst({ where: { id: input.sourceId, knowledgebaseId: input.knowledgebaseId } });
+  if (!row) throw new AppError("not_found", "No source with that id in this knowledgebase.");
+  return row;
+}
+
+export async function getSource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<{ source: Source }> {
+  return { source: toSource(await findSource(db, actor, input)) };
+}
+
+export async function deleteSource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<void> {
+  const row = await findSource(db, actor, input);
+  await db.$transaction([
+    db.review.updateMany({ where: { sourceId: row.id, status: "pending" }, data: { status: "rejected", decidedAt: new Date(), decidedBy: "source deleted" } }),
+    db.source.delete({ where: { id: row.id } }),
+  ]);
+}
+
+/** Runs a failed source again from the start. */
+export async function retrySource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<{ source: Source }> {
+  const row = await findSource(db, actor, input);
+  if (row.status !== "failed") {
+    throw invalidRequest([{ path: "sourceId", message: `Only a failed source can be retried; this one is ${row.status}` }]);
+  }
+  const updated = await db.$transaction(async (tx) => {
+    const source = await tx.source.update({ where: { id: row.id }, data: { status: "processing", errorMessage: null } });
+    await enqueueIndexing(tx, row.id);
+    return source;
+  });
+  wakeIndexWorker();
+  return { source: toSource(updated) };
+}
+
+export { MAX_UPLOAD_BYTES };

@@ -1,0 +1,280 @@
+import { z } from "zod";
+import {
+  CreateKnowledgebaseInput,
+  CreateKnowledgebaseOutput,
+  Knowledgebase,
+  KnowledgebaseIdInput,
+  ListKnowledgebasesInput,
+  ListKnowledgebasesOutput,
+  SearchInput,
+  SearchOutput,
+} from "@/schemas/knowledgebase";
+import { CreatePageInput, MovePageInput, MovePageOutput, Page, PageIdInput, PageRevisionsOutput, PageWriteResult, PatchPageInput } from "@/schemas/page";
+import { CreateSourceInput, Source, SourceIdInput, SourceOutput, SourceWriteResult } from "@/schemas/source";
+import { Uuid } from "@/schemas/common";
+import {
+  createKnowledgebase,
+  exportKnowledgebase,
+  getKnowledgebase,
+  listKnowledgebases,
+} from "@/server/services/knowledgebases";
+import { createPage, deletePage, getPage, listRevisions, movePage, patchPage, savePage } from "@/server/services/pages";
+import { searchKnowledgebase } from "@/server/services/search";
+import { addSource, deleteSource, getSource, retrySource } from "@/server/services/sources";
+import { memberProcedure, router, scopedProcedure } from "../init";
+
+const TAGS = ["Knowledgebases"];
+
+const ExportOutput = z.object({
+  knowledgebase: Knowledgebase,
+  pages: z.array(Page),
+  sources: z.array(Source.extend({ text: z.string() })),
+});
+
+export const knowledgeRouter = router({
+  list: scopedProcedure("knowledge:read")
+    .meta({ openapi: { method: "GET", path: "/knowledgebases", tags: TAGS, summary: "List knowledgebases", description: "Ordered by creation time, then id." } })
+    .input(ListKnowledgebasesInput)
+    .output(ListKnowledgebasesOutput)
+    .query(({ ctx, input }) => listKnowledgebases(ctx.db, ctx.actor, input)),
+
+  create: scopedProcedure("knowledge:write")
+    .meta({
+      openapi: { method: "POST", path: "/knowledgebases", tags: TAGS, summary: "Create a knowledgebase", description: "201. The plan may cap knowledgebases: `plan_limit` with `limit` and `used`." },
+      errors: ["plan_limit"],
+      successStatus: 201,
+    })
+    .input(CreateKnowledgebaseInput)
+    .output(CreateKnowledgebaseOutput)
+    .mutation(async ({ ctx, input }) => {
+      const result = await createKnowledgebase(ctx.db, ctx.actor, input);
+      ctx.response.status = 201;
+      return result;
+    }),
+
+  get: scopedProcedure("knowledge:read")
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/knowledgebases/{knowledgebaseId}",
+        tags: TAGS,
+        summary: "A knowledgebase with its sources and page index",
+        description: "The Knowledgebase object at the top level. `pages[].path` lists titles from the top level down to the page.",
+      },
+      errors: ["not_found"],
+    })
+    .input(KnowledgebaseIdInput)
+    .output(Knowledgebase)
+    .query(({ ctx, input }) => getKnowledgebase(ctx.db, ctx.actor, input)),
+
+  export: scopedProcedure("knowledge:read")
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/knowledgebases/{knowledgebaseId}/export",
+        tags: TAGS,
+        summary: "Export a knowledgebase",
+        description: "Everything in one document: the knowledgebase, every page in full and every source with its extracted text. Capped at 50 MB (`export_too_large`); limited to 3 exports per minute per key (`rate_limited` with `Retry-After`), besides the general limit.",
+      },
+      errors: ["not_found", "export_too_large"],
+    })
+    .input(KnowledgebaseIdInput)
+    .output(ExportOutput)
+    .query(({ ctx, input }) => exportKnowledgebase(ctx.db, ctx.actor, input)),
+
+  search: scopedProcedure("knowledge:read")
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/knowledgebases/{knowledgebaseId}/search",
+        tags: TAGS,
+        summary: "Search pages and source documents",
+        description:
+          "Full-text search (web-search syntax: quotes, OR, -word) ranked by relevance, with snippets where matches are marked `**like this**`. `kinds` defaults to both. Searching `sources` costs 1 credit (`insufficient_credits` when the balance cannot cover it; nothing charged on `search_unavailable`); pages are free.",
+      },
+      errors: ["not_found", "insufficient_credits", "search_unavailable"],
+    })
+    .input(SearchInput)
+    .output(SearchOutput)
+    .mutation(({ ctx, input }) => searchKnowledgebase(ctx.db, ctx.actor, input)),
+
+  addSource: scopedProcedure("knowledge:write")
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/knowledgebases/{knowledgebaseId}/sources",
+        tags: TAGS,
+        summary: "Add a source document",
+        description:
+          "202. JSON: exactly one of `contentMarkdown`, `contentText` (each up to 1 MB) or `url` (a public http/https page fetched server-side; private, loopback, link-local and metadata addresses are refused, also after redirects). Or `multipart/form-data` with a `file` part (PDF, CSV, TXT or MD) and an optional `name`, up to 4.5 MB per request (413 `invalid_request` above). Answers `processing` (indexing runs in the background; poll the source until `ready` or `failed`) or `pending_review` when the organization reviews agent writes. `Idempotency-Key` (1..255 printable ASCII): the same key with the same body replays the first response; another body, or while the first still runs, gives `conflict`. Keys are kept 24 hours per organization.",
+      },
+      errors: ["not_found", "plan_limit", "conflict"],
+      successStatus: 202,
+      multipart: true,
+      idempotent: true,
+    })
+    .input(CreateSourceInput)
+    .output(SourceWriteResult)
+    .mutation(async ({ ctx, input }) => {
+      const { knowledgebaseId, ...content } = input;
+      const result = await addSource(ctx.db, ctx.actor, { knowledgebaseId, ...content }, {
+        idempotencyKey: ctx.requestHeaders?.get("idempotency-key"),
+        via: ctx.actor.kind === "member" ? "console" : "api",
+      });
+      ctx.response.status = result.status;
+      return result.body;
+    }),
+
+  getSource: scopedProcedure("knowledge:read")
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/knowledgebases/{knowledgebaseId}/sources/{sourceId}",
+        tags: TAGS,
+        summary: "A source document",
+        description: "Poll until `status` is `ready` (or `failed`, with `errorMessage`).",
+      },
+      errors: ["not_found"],
+    })
+    .input(SourceIdInput)
+    .output(SourceOutput)
+    .query(({ ctx, input }) => getSource(ctx.db, ctx.actor, input)),
+
+  deleteSource: scopedProcedure("knowledge:write", { role: "admin" })
+    .meta({
+      openapi: { method: "DELETE", path: "/knowledgebases/{knowledgebaseId}/sources/{sourceId}", tags: TAGS, summary: "Delete a source document", description: "204. Personal keys need the admin role." },
+      errors: ["not_found"],
+      successStatus: 204,
+    })
+    .input(SourceIdInput)
+    .output(z.void())
+    .mutation(async ({ ctx, input }) => {
+      await deleteSource(ctx.db, ctx.actor, input);
+      ctx.response.status = 204;
+    }),
+
+  retrySource: scopedProcedure("knowledge:write")
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/knowledgebases/{knowledgebaseId}/sources/{sourceId}/retry",
+        tags: TAGS,
+        summary: "Index a failed source again",
+        description: "Only a `failed` source can be retried (else `invalid_request`); it goes back to `processing` and is indexed from the start.",
+      },
+      errors: ["not_found"],
+    })
+    .input(SourceIdInput)
+    .output(SourceOutput)
+    .mutation(({ ctx, input }) => retrySource(ctx.db, ctx.actor, input)),
+
+  createPage: scopedProcedure("knowledge:write")
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/knowledgebases/{knowledgebaseId}/pages",
+        tags: TAGS,
+        summary: "Create a page",
+        description:
+          "201 with status `applied`, or 202 with `pending_review` when the organization reviews agent writes (the page then exists, empty, until a person approves). A personal key is recorded as the author; an organization key writes unattributed. `links` lists the `[label](page:<id>)` and `[label](source:<id>)` links found, with `unresolved` ones.",
+      },
+      errors: ["not_found"],
+      successStatus: 201,
+      alsoSucceeds: { status: 202, description: "`pending_review`: the organization reviews agent writes; the page exists, empty, until a person approves" },
+    })
+    .input(CreatePageInput)
+    .output(PageWriteResult)
+    .mutation(async ({ ctx, input }) => {
+      const result = await createPage(ctx.db, ctx.actor, input);
+      ctx.response.status = result.status === "applied" ? 201 : 202;
+      return result;
+    }),
+
+  getPage: scopedProcedure("knowledge:read")
+    .meta({
+      openapi: { method: "GET", path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}", tags: TAGS, summary: "A page in full", description: "The Page object at the top level." },
+      errors: ["not_found"],
+    })
+    .input(PageIdInput)
+    .output(Page)
+    .query(({ ctx, input }) => getPage(ctx.db, ctx.actor, input)),
+
+  patchPage: scopedProcedure("knowledge:write")
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}",
+        tags: TAGS,
+        summary: "Edit a page with patch operations",
+        description:
+          "`patch`: up to 50 operations applied in order, each to the previous one's result: `replace` {oldString, newString}, `insert_before`/`insert_after` {anchor, text}, `prepend`/`append` {text}, `replace_range` {from, to, text} (from the start of `from` through the end of `to`, `to` searched after `from`). Every anchor must appear exactly once in the current markdown, else `invalid_request` names the operation index and anchor and nothing changes. `text` is inserted exactly as given. Optional `title`. 202 `pending_review` when the organization reviews agent writes.",
+      },
+      errors: ["not_found"],
+      alsoSucceeds: { status: 202, description: "`pending_review`: the organization reviews agent writes; the live page is untouched until a person approves" },
+    })
+    .input(PatchPageInput)
+    .output(PageWriteResult)
+    .mutation(async ({ ctx, input }) => {
+      const result = await patchPage(ctx.db, ctx.actor, input);
+      ctx.response.status = result.status === "applied" ? 200 : 202;
+      return result;
+    }),
+
+  movePage: scopedProcedure("knowledge:write")
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}/move",
+        tags: TAGS,
+        summary: "Move a page or a folder with its subtree",
+        description: "`parentPageId` null moves to the top level. Structural only; never waits for review. Moving into its own subtree gives `invalid_request`; a parent outside the knowledgebase gives `not_found`.",
+      },
+      errors: ["not_found"],
+    })
+    .input(MovePageInput)
+    .output(MovePageOutput)
+    .mutation(({ ctx, input }) => movePage(ctx.db, ctx.actor, input)),
+
+  deletePage: scopedProcedure("knowledge:write", { role: "admin" })
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}",
+        tags: TAGS,
+        summary: "Delete a page",
+        description: "204. A folder that still holds pages gives `invalid_request`. Personal keys need the admin role.",
+      },
+      errors: ["not_found"],
+      successStatus: 204,
+    })
+    .input(PageIdInput)
+    .output(z.void())
+    .mutation(async ({ ctx, input }) => {
+      await deletePage(ctx.db, ctx.actor, input);
+      ctx.response.status = 204;
+    }),
+
+  // Console only.
+  uploadSource: memberProcedure("member")
+    .input(z.strictObject({ knowledgebaseId: Uuid, fileName: z.string().min(1).max(300), contentType: z.string().max(200), contentBase64: z.string().max(Math.ceil((4.5 * 1024 * 1024 * 4) / 3) + 4) }))
+    .output(SourceWriteResult)
+    .mutation(async ({ ctx, input }) => {
+      const result = await addSource(
+        ctx.db,
+        ctx.actor,
+        { knowledgebaseId: input.knowledgebaseId, file: { name: input.fileName, contentType: input.contentType, bytes: Buffer.from(input.contentBase64, "base64") } },
+        { via: "console" },
+      );
+      return result.body;
+    }),
+
+  savePage: memberProcedure("member")
+    .input(z.strictObject({ knowledgebaseId: Uuid, pageId: Uuid, title: z.string().trim().min(1).max(300).optional(), markdown: z.string().max(1024 * 1024) }))
+    .output(PageWriteResult)
+    .mutation(({ ctx, input }) => savePage(ctx.db, ctx.actor, input)),
+
+  revisions: memberProcedure()
+    .input(PageIdInput)
+    .output(PageRevisionsOutput)
+    .query(({ ctx, input }) => listRevisions(ctx.db, ctx.actor, input)),
+});

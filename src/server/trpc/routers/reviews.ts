@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { ListReviewsInput, ListReviewsOutput, Review, ReviewIdInput } from "@/schemas/review";
+import { approveReview, getReview, listReviews, rejectReview } from "@/server/services/reviews";
+import { memberProcedure, router } from "../init";
+
+/** Console only: reviews are decided by people, never with an API key. */
+export const reviewsRouter = router({
+  list: memberProcedure()
+    .input(ListReviewsInput)
+    .output(ListReviewsOutput)
+    .query(({ ctx, input }) => listReviews(ctx.db, ctx.actor, input)),
+  get: memberProcedure()
+    .input(ReviewIdInput)
+    .output(z.object({ review: Review }))
+    .query(({ ctx, input }) => getReview(ctx.db, ctx.actor, input)),
+  approve: memberProcedure("admin")
+    .input(ReviewIdInput)
+    .output(z.object({ review: Review }))
+    .mutation(({ ctx, input }) => approveReview(ctx.db, ctx.actor, input)),
+  reject: memberProcedure("admin")
+    .input(ReviewIdInput)
+    .output(z.object({ review: Review }))
+    .mutation(({ ctx, input }) => rejectReview(ctx.db, ctx.actor, input)),
+});

@@ -1,0 +1,152 @@
+// Background indexing: durable jobs survive a crash, two workers never index one source twice,
+// a source never stays processing forever, and URL sources are fetched through the guard.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getDb } from "@/server/db";
+import { claimJobs, drainIndexJobs, runIndexingOnce, startIndexWorker } from "@/server/jobs/indexing";
+import { api } from "../helpers";
+import { sourceOf, tenantWithKnowledgebase } from "../knowledge-helpers";
+
+async function addText(key: string, kbId: string, text: string): Promise<string> {
+  const response = await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { contentMarkdown: text } });
+  return response.body.source.id as string;
+}
+
+let server: http.Server;
+let port: number;
+
+beforeAll(async () => {
+  server = http.createServer((request, response) => {
+    if (request.url === "/article") {
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      response.end(`<html><head><title>Moon</title></head><body><nav>Menu Home About</nav><article><h1>The Moon</h1>
+        <p>The Moon is Earth's only natural satellite and orbits at an average distance of 384,400 km.</p>
+        <p>Tides on Earth are mostly caused by the Moon's gravity pulling on the oceans.</p></article><footer>footer links</footer></body></html>`);
+    } else if (request.url === "/hang") {
+      // never answers
+    } else if (request.url === "/to-metadata") {
+      response.writeHead(301, { location: "http://169.254.169.254/latest/meta-data/" });
+      response.end();
+    } else {
+      response.writeHead(200, { "content-type": "application/zip" });
+      response.end("PK");
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+describe("indexing jobs", () => {
+  it("finishes a source whose worker crashed mid-job once the lease runs out", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const id = await addText(tenant.orgKey.secret, kbId, "# Crash\n\nresumable text");
+    // A worker claims the job with a short lease and dies before doing anything.
+    const claimed = await claimJobs(getDb(), 10, 100);
+    expect(claimed.map((job) => job.sourceId)).toContain(id);
+    expect(await runIndexingOnce(getDb())).toBe(0); // the lease still holds: nobody else takes it
+    expect((await sourceOf(tenant.orgKey.secret, kbId, id)).status).toBe("processing");
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await drainIndexJobs(getDb());
+    expect((await sourceOf(tenant.orgKey.secret, kbId, id)).status).toBe("ready");
+    expect(await getDb().indexJob.count({ where: { sourceId: id } })).toBe(0);
+  });
+
+  it("a worker whose lease was taken over cannot write its result", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const id = await addText(tenant.orgKey.secret, kbId, "late writer");
+    const [stale] = await claimJobs(getDb(), 10, 1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await drainIndexJobs(getDb()); // takes the job over and finishes it
+    const { runJob } = await import("@/server/jobs/indexing");
+    await getDb().source.update({ where: { id }, data: { status: "processing" } });
+    await runJob(getDb(), stale!); // the stale holder's token no longer matches
+    expect(await getDb().sourceChunk.count({ where: { sourceId: id } })).toBe(1);
+  });
+
+  it("two workers never index one source twice", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const ids = await Promise.all(Array.from({ length: 24 }, (_, i) => addText(tenant.orgKey.secret, kbId, `document ${i} about apples`)));
+    const claims: string[] = [];
+    const options = { batch: 3, afterClaim: async (job: { sourceId: string }) => {
+      claims.push(job.sourceId);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    } };
+    const { createDb, closeDb } = await import("@/server/db");
+    const second = createDb(process.env.DATABASE_URL!, 4); // another "process": its own pool
+    try {
+      await Promise.all([drainIndexJobs(getDb(), options), drainIndexJobs(second, options)]);
+    } finally {
+      await closeDb(second);
+    }
+    const ours = claims.filter((id) => ids.includes(id));
+    expect(ours.sort()).toEqual([...ids].sort());
+    expect(new Set(ours).size).toBe(ours.length);
+    const rows = await getDb().source.findMany({ where: { id: { in: ids } } });
+    expect(rows.every((row) => row.status === "ready")).toBe(true);
+    expect(await getDb().sourceChunk.count({ where: { sourceId: { in: ids } } })).toBe(24);
+  });
+
+  it("ends a source that ran out of time in failed with an actionable reason; retry runs it again", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const id = await addText(key, kbId, "slow document");
+    // As if attempts kept dying for an hour.
+    await getDb().$executeRaw`update index_jobs set status = 'running', attempts = 2, started_at = now() - interval '1 hour',
+      lease_until = now() - interval '1 second', last_error = 'worker died' where source_id = ${id}::uuid`;
+    await drainIndexJobs(getDb());
+    const failed = await sourceOf(key, kbId, id);
+    expect(failed.status).toBe("failed");
+    expect(failed.errorMessage).toMatch(/did not finish.*worker died.*\/retry/);
+    const retried = await api("POST", `/knowledgebases/${kbId}/sources/${id}/retry`, { key });
+    expect(retried.body.source).toMatchObject({ status: "processing", errorMessage: "" });
+    await drainIndexJobs(getDb());
+    expect((await sourceOf(key, kbId, id)).status).toBe("ready");
+  });
+
+  it("queues a transient failure again and fails once the attempts run out", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const id = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { url: `http://127.0.0.1:${port}/hang` } })).body.source.id;
+    const options = { fetchPolicy: { allow: [`127.0.0.1:${port}`], timeoutMs: 10_000 }, attemptTimeoutMs: 50 };
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await getDb().indexJob.updateMany({ where: { sourceId: id }, data: { runAfter: new Date(0) } });
+      await runIndexingOnce(getDb(), options);
+      const source = await sourceOf(key, kbId, id);
+      expect(source.status).toBe(attempt < 3 ? "processing" : "failed");
+    }
+    expect((await sourceOf(key, kbId, id)).errorMessage).toMatch(/failed 3 times \(last error: the attempt took longer than 50 ms\).*\/retry/);
+  });
+
+  it("fetches a URL source and converts the HTML; a redirect to a metadata address fails with the reason", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const fetchPolicy = { allow: [`127.0.0.1:${port}`] };
+    const good = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { url: `http://127.0.0.1:${port}/article` } })).body.source.id;
+    const redirected = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { url: `http://127.0.0.1:${port}/to-metadata` } })).body.source.id;
+    const zip = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { url: `http://127.0.0.1:${port}/file.zip` } })).body.source.id;
+    await drainIndexJobs(getDb(), { fetchPolicy });
+    const row = await getDb().source.findUniqueOrThrow({ where: { id: good } });
+    expect(row).toMatchObject({ status: "ready", type: "html" });
+    expect(row.text).toContain("natural satellite");
+    expect(row.text).not.toContain("footer links");
+    expect((await sourceOf(key, kbId, redirected)).errorMessage).toMatch(/169\.254\.169\.254/);
+    expect((await sourceOf(key, kbId, zip)).errorMessage).toMatch(/application\/zip/);
+  });
+
+  it("runs in a worker loop that a new source wakes", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const worker = startIndexWorker(getDb(), { pollMs: 5000 });
+    try {
+      const id = await addText(tenant.orgKey.secret, kbId, "woken");
+      await expect.poll(async () => (await sourceOf(tenant.orgKey.secret, kbId, id)).status, { timeout: 3000 }).toBe("ready");
+    } finally {
+      await worker.stop();
+    }
+  });
+});
