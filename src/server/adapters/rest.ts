@@ -11,7 +11,9 @@ import { rateLimitHeaders, type RateLimitResult } from "@/server/auth/rate-limit
 import type { Db } from "@/server/db";
 import { AppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { openApiDocument } from "@/server/openapi";
+import { ConversationInput } from "@/schemas/runtime";
 import type { Context, Meta } from "@/server/trpc/init";
+import { conversationStream } from "./sse";
 import { appRouter } from "@/server/trpc/root";
 
 export const API_PREFIX = "/api/v1";
@@ -113,7 +115,11 @@ export function createRestHandler(options: RestHandlerOptions) {
         const { handleUpload } = await import("./upload");
         return await handleUpload({ db, actor, rateLimit, request, path, requestId });
       }
-      const response = await callProcedure(db, actor, rateLimit, request, path, requestId);
+      const body = await readJsonBody(request);
+      if (route.meta.stream && (body as { stream?: unknown } | undefined)?.stream === true) {
+        return await streamResponse(db, actor, rateLimit, route, path, body, request.signal, requestId);
+      }
+      const response = await callProcedure(db, actor, rateLimit, request, body, path, requestId);
       return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
     } catch (error) {
       // A client that hung up mid-request gets no answer; its abort is not a server failure.
@@ -155,8 +161,7 @@ interface HandlerResult {
  * Runs the matched procedure through trpc-to-openapi (path parameters, query coercion, input
  * and output validation) with a response object that collects the result as a string.
  */
-async function callProcedure(db: Db, actor: KeyActor, rateLimit: RateLimitResult, request: Request, path: string, requestId: string): Promise<Response> {
-  const body = await readJsonBody(request);
+async function callProcedure(db: Db, actor: KeyActor, rateLimit: RateLimitResult, request: Request, body: unknown, path: string, requestId: string): Promise<Response> {
   const context: Context = { db, actor, requestId, requestHeaders: request.headers, response: { headers: new Headers() } };
   const state: RequestState = { context };
   const url = new URL(request.url);
@@ -197,4 +202,24 @@ async function callProcedure(db: Db, actor: KeyActor, rateLimit: RateLimitResult
   if (result.status === 204) return new Response(null, { status: 204, headers: responseHeaders });
   responseHeaders.set("Content-Type", "application/json");
   return new Response(result.body, { status: result.status, headers: responseHeaders });
+}
+
+/** `stream: true` on a streaming route (the app conversation): the same service, as SSE. */
+async function streamResponse(
+  db: Db,
+  actor: KeyActor,
+  rateLimit: RateLimitResult,
+  route: Route,
+  path: string,
+  body: unknown,
+  signal: AbortSignal,
+  requestId: string,
+): Promise<Response> {
+  const parsed = ConversationInput.safeParse({ ...(body as object), ...route.pattern.exec(path)?.groups });
+  if (!parsed.success) throw parsed.error;
+  const headers = new Headers(rateLimitHeaders(rateLimit));
+  headers.set("X-Request-Id", requestId);
+  const { appId, message, conversation_id } = parsed.data;
+  const result = await conversationStream(db, actor, { appId, message, conversationId: conversation_id }, signal, headers);
+  return result instanceof Response ? result : errorResponse(result, requestId, headers);
 }

@@ -14,3 +14,9 @@ export async function chargeCredits(db: Executor, organizationId: string, amount
     throw new AppError("insufficient_credits", `This needs ${amount} credit${amount === 1 ? "" : "s"} and the organization's balance cannot cover it; nothing was charged.`);
   }
 }
+
+/** Gives back credits taken for a run that did not happen (an upstream failure, a cancel before anything ran). */
+export async function refundCredits(db: Executor, organizationId: string, amount: number): Promise<void> {
+  if (amount <= 0) return;
+  await db.$executeRaw`update organizations set credits = credits + ${amount} where id = ${organizationId}::uuid`;
+}

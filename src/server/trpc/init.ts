@@ -27,6 +27,8 @@ export type Meta = OpenApiMeta<{
   door?: Door;
   /** Error codes the endpoint can answer, beyond the ones every authenticated call can. */
   errors?: ErrorCode[];
+  /** The REST door answers Server-Sent Events when the JSON body says `stream: true`. */
+  stream?: boolean;
   /** Success status when it is not 200, for the OpenAPI document. */
   successStatus?: number;
   /** The endpoint also takes multipart/form-data, served by src/server/adapters/upload.ts. */

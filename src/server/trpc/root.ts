@@ -10,6 +10,7 @@ import { endUsersRouter } from "./routers/end-users";
 import { modelsRouter } from "./routers/models";
 import { organizationRouter } from "./routers/organization";
 import { portalsRouter } from "./routers/portals";
+import { runtimeRouter } from "./routers/runtime";
 import { tierPlansRouter } from "./routers/tier-plans";
 import { userGroupsRouter } from "./routers/user-groups";
 import { reviewsRouter } from "./routers/reviews";
@@ -27,6 +28,7 @@ export const appRouter = router({
   agents: agentsRouter,
   flows: flowsRouter,
   apps: appsRouter,
+  runtime: runtimeRouter,
   knowledge: knowledgeRouter,
   reviews: reviewsRouter,
 });

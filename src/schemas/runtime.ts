@@ -1,0 +1,96 @@
+// Runtime shapes: conversation, transaction, test runs and executions.
+import { z } from "zod";
+import { ListQuery, NextCursor, Timestamp, Uuid } from "./common";
+
+export const ConversationInput = z.strictObject({
+  appId: Uuid,
+  message: z.string().min(1).max(20_000),
+  conversation_id: Uuid.optional().meta({ description: "From the previous reply; prior turns are restored server-side" }),
+  stream: z.boolean().default(false).meta({
+    description:
+      "When true the answer is Server-Sent Events: `delta` events (`{\"text\"}`) as the reply is produced, then exactly one `done` (`{\"reply\",\"conversation_id\"}`) or `error` (`{\"error\":{code,message}}`). A comment line is sent every 15 s on long runs.",
+  }),
+});
+export const ConversationOutput = z.object({ reply: z.string(), conversation_id: Uuid, greeting: z.string() });
+
+export const TransactionInput = z.strictObject({
+  appId: Uuid,
+  input: z.record(z.string(), z.unknown()).meta({ description: "Checked against the app's `api.inputSchema`; every problem is named" }),
+});
+export const TransactionOutput = z.object({ output: z.record(z.string(), z.unknown()), executionId: Uuid });
+
+export const TestCase = z.strictObject({
+  id: z.string().min(1).max(100).optional().meta({ description: "Your id for the case; defaults to its position" }),
+  input: z.string().min(1).max(20_000),
+  expectedBehavior: z.string().max(5_000).default(""),
+});
+export const RunTestsInput = z.strictObject({
+  id: Uuid,
+  cases: z.array(TestCase).min(1).max(10),
+  rubric: z.string().max(10_000).optional().meta({ description: "Graded against instead of each case's expectedBehavior" }),
+});
+
+const Failure = z.object({ criterionId: z.string(), reason: z.string(), correctionHint: z.string(), targetNodeIds: z.array(z.string()) });
+const CaseResult = z.object({
+  caseId: z.string(),
+  input: z.string(),
+  passed: z.boolean(),
+  output: z.string(),
+  failures: z.array(Failure),
+  error: z.string().nullable(),
+  executionId: z.string(),
+  latencyMs: z.number().int(),
+});
+const Correction = z.object({
+  criterionId: z.string(),
+  testCaseId: z.string(),
+  reason: z.string(),
+  correctionHint: z.string(),
+  targetNodeId: z.string(),
+  suggestedAction: z.string(),
+});
+export const TestRunResult = z
+  .object({
+    tool: z.object({ id: Uuid, kind: z.string(), name: z.string() }),
+    summary: z.object({ total: z.number().int(), passed: z.number().int(), failed: z.number().int() }),
+    results: z.array(CaseResult),
+    corrections: z.array(Correction),
+  })
+  .meta({ id: "TestRunResult" });
+export type TestRunResult = z.infer<typeof TestRunResult>;
+export const TestRun = TestRunResult.extend({ id: Uuid, createdAt: Timestamp }).meta({ id: "TestRun" });
+export const ListTestRunsInput = ListQuery.extend({ id: Uuid });
+export const ListTestRunsOutput = z.object({ testRuns: z.array(TestRun), nextCursor: NextCursor });
+
+const TraceEntry = z.object({
+  id: z.string(),
+  kind: z.string(),
+  name: z.string(),
+  versionId: z.string().nullable().optional(),
+  model: z.string().optional(),
+  passages: z.array(z.string()).optional(),
+  output: z.string(),
+  latencyMs: z.number(),
+});
+export const Execution = z
+  .object({
+    id: Uuid,
+    kind: z.string(),
+    itemId: Uuid,
+    itemKind: z.string(),
+    versionId: Uuid.nullable(),
+    conversationId: Uuid.nullable(),
+    status: z.string().meta({ description: "`succeeded`, `failed`, `cancelled` or `output_invalid`" }),
+    credits: z.number().int(),
+    latencyMs: z.number().int(),
+    input: z.string(),
+    output: z.string(),
+    error: z.string().nullable(),
+    trace: z.array(TraceEntry),
+    actor: z.string(),
+    createdAt: Timestamp,
+  })
+  .meta({ id: "Execution" });
+export type Execution = z.infer<typeof Execution>;
+export const ListExecutionsInput = ListQuery.extend({ itemId: Uuid.optional() });
+export const ListExecutionsOutput = z.object({ executions: z.array(Execution), nextCursor: NextCursor });

@@ -1,0 +1,108 @@
+// Finding what a run executes: an app's live version with its adviser and members at the
+// versions pinned when the app was published, or (for tests) an item's draft.
+import { AgentDocument, AppDocument, FlowDocument, type BuilderKind } from "@/schemas/builder";
+import type { Actor } from "@/server/auth/actor";
+import type { Db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import type { AppPins } from "@/server/services/builder-kinds";
+import type { AppRun, Member, Runnable } from "./run";
+
+const PARSERS = { agent: AgentDocument, flow: FlowDocument, app: AppDocument } as const;
+
+function notFound(kind: BuilderKind): AppError {
+  return new AppError("not_found", `No ${kind} with that id.`);
+}
+
+export interface LiveApp extends AppRun {
+  versionId: string;
+}
+
+/** The live version of each flow, for an agent's attached flows (its tools). */
+async function liveFlows(db: Db, organizationId: string, ids: string[]): Promise<Runnable<FlowDocument>[]> {
+  if (ids.length === 0) return [];
+  const items = await db.builderItem.findMany({
+    where: { organizationId, kind: "flow", id: { in: ids }, productionVersionId: { not: null } },
+    select: { id: true, productionVersionId: true },
+  });
+  const versions = await db.builderVersion.findMany({ where: { id: { in: items.map((item) => item.productionVersionId!) } } });
+  return versions.map((version) => ({ id: version.itemId, versionId: version.id, document: FlowDocument.parse(version.document) }));
+}
+
+/**
+ * The app as published: live version, pinned adviser and members. A pinned item that is gone
+ * answers unpublished_dependencies, naming it.
+ */
+export async function loadLiveApp(db: Db, actor: Actor, appId: string): Promise<LiveApp> {
+  const item = await db.builderItem.findFirst({ where: { id: appId, organizationId: actor.organizationId, kind: "app" } });
+  if (!item?.productionVersionId) throw notFound("app");
+  const version = await db.builderVersion.findUnique({ where: { id: item.productionVersionId } });
+  if (!version) throw notFound("app");
+  const document = AppDocument.parse(version.document);
+  const pins = (version.pins as AppPins | null) ?? { adviser: null, members: [] };
+  const wanted = [...(pins.adviser ? [{ ...pins.adviser, kind: "agent" as const }] : []), ...pins.members];
+  const versions = await db.builderVersion.findMany({
+    where: { id: { in: wanted.map((pin) => pin.versionId) }, organizationId: actor.organizationId, item: { productionVersionId: { not: null } } },
+  });
+  const byId = new Map(versions.map((v) => [v.id, v]));
+  const missing = wanted.filter((pin) => !byId.has(pin.versionId));
+  if (missing.length) {
+    const names = await db.builderItem.findMany({ where: { id: { in: missing.map((pin) => pin.id) } }, select: { id: true, draft: true } });
+    const nameOf = (id: string) => String((names.find((n) => n.id === id)?.draft as { name?: string } | undefined)?.name ?? "");
+    throw new AppError("unpublished_dependencies", "The app's adviser or a member is no longer published; republish them and the app.", {
+      dependencies: missing.map((pin) => ({ id: pin.id, kind: pin.kind, name: nameOf(pin.id) })),
+    });
+  }
+  const agentOf = async (pin: { id: string; versionId: string }) => {
+    const document = AgentDocument.parse(byId.get(pin.versionId)!.document);
+    return { runnable: { id: pin.id, versionId: pin.versionId, document }, flows: await liveFlows(db, actor.organizationId, document.flows) };
+  };
+  const members: Member[] = [];
+  for (const pin of pins.members) {
+    if (pin.kind === "agent") members.push({ kind: "agent", ...(await agentOf(pin)) });
+    else members.push({ kind: "flow", runnable: { id: pin.id, versionId: pin.versionId, document: FlowDocument.parse(byId.get(pin.versionId)!.document) } });
+  }
+  return {
+    versionId: version.id,
+    app: { id: item.id, versionId: version.id, document },
+    adviser: pins.adviser ? await agentOf(pins.adviser) : null,
+    members,
+  };
+}
+
+/** An item's draft for a test run; an app draft's members run at their live versions. */
+export async function loadDraft(db: Db, actor: Actor, kind: BuilderKind, id: string) {
+  const item = await db.builderItem.findFirst({ where: { id, organizationId: actor.organizationId, kind } });
+  if (!item) throw notFound(kind);
+  const runnable = { id: item.id, versionId: null, document: PARSERS[kind].parse(item.draft) };
+  return { item, runnable };
+}
+
+/** An app draft made runnable: adviser and members at their live versions (else unpublished_dependencies). */
+export async function appRunForDraft(db: Db, actor: Actor, app: Runnable<AppDocument>): Promise<AppRun> {
+  const doc = app.document;
+  const ids = [...(doc.adviser ? [doc.adviser.id] : []), ...doc.members.map((m) => m.id)];
+  const items = await db.builderItem.findMany({ where: { organizationId: actor.organizationId, id: { in: ids } } });
+  const unpublished = ids.filter((id) => !items.find((item) => item.id === id)?.productionVersionId);
+  if (unpublished.length) {
+    throw new AppError("unpublished_dependencies", "The app's adviser or a member is not published.", {
+      dependencies: unpublished.map((id) => {
+        const item = items.find((i) => i.id === id);
+        return { id, kind: item?.kind ?? (doc.adviser?.id === id ? "agent" : "agent"), name: String((item?.draft as { name?: string } | undefined)?.name ?? "") };
+      }),
+    });
+  }
+  const versions = await db.builderVersion.findMany({ where: { id: { in: items.map((item) => item.productionVersionId!) } } });
+  const live = (id: string) => versions.find((v) => v.itemId === id)!;
+  const agent = async (id: string) => {
+    const version = live(id);
+    const document = AgentDocument.parse(version.document);
+    return { runnable: { id, versionId: version.id, document }, flows: await liveFlows(db, actor.organizationId, document.flows) };
+  };
+  const members: Member[] = [];
+  for (const member of [...doc.members].sort((a, b) => a.position - b.position)) {
+    const version = live(member.id);
+    if (member.kind === "agent") members.push({ kind: "agent", ...(await agent(member.id)) });
+    else members.push({ kind: "flow", runnable: { id: member.id, versionId: version.id, document: FlowDocument.parse(version.document) } });
+  }
+  return { app, adviser: doc.adviser ? await agent(doc.adviser.id) : null, members };
+}

@@ -1,0 +1,113 @@
+// App conversations: one execution per call, billed 1 credit (taken before the run, given
+// back if the run fails upstream or is cancelled before anything ran), prior turns restored
+// from the conversation, never resent.
+import type { Actor } from "@/server/auth/actor";
+import { actorLabel } from "@/server/auth/actor";
+import { authorize } from "@/server/auth/authorize";
+import type { Db } from "@/server/db";
+import { AppError, isAppError, toAppError } from "@/server/errors";
+import { loadLiveApp } from "@/server/runtime/load";
+import type { Turn } from "@/server/runtime/models";
+import { runApp, type RunContext } from "@/server/runtime/run";
+import { chargeCredits, refundCredits } from "./credits";
+import { recordExecution } from "./executions";
+
+export const CONVERSATION_CREDITS = 1;
+const HISTORY_TURNS = 20;
+
+export interface ConverseInput {
+  appId: string;
+  message: string;
+  conversationId?: string;
+}
+
+export interface ConverseResult {
+  reply: string;
+  conversation_id: string;
+  greeting: string;
+}
+
+export interface ConverseOptions {
+  signal?: AbortSignal;
+  /** Each piece of the reply as it is produced (Server-Sent Events). */
+  onDelta?: (text: string) => void;
+}
+
+async function findConversation(db: Db, actor: Actor, appId: string, conversationId: string) {
+  const conversation = await db.conversation.findFirst({ where: { id: conversationId, organizationId: actor.organizationId, appId } });
+  if (!conversation) throw new AppError("not_found", "No conversation with that id for this app.");
+  const messages = await db.conversationMessage.findMany({
+    where: { conversationId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: HISTORY_TURNS * 2,
+  });
+  return { conversation, history: messages.reverse().map((m): Turn => ({ role: m.role as Turn["role"], content: m.content })) };
+}
+
+export async function converse(db: Db, actor: Actor, input: ConverseInput, options: ConverseOptions = {}): Promise<ConverseResult> {
+  authorize(actor, { scope: "apps:execute" });
+  const app = await loadLiveApp(db, actor, input.appId);
+  const api = app.app.document.api;
+  if (!api.conversationEnabled) throw new AppError("service_disabled", "Conversation is turned off in this app's published API config; republish it with conversation enabled.");
+  const existing = input.conversationId ? await findConversation(db, actor, input.appId, input.conversationId) : null;
+
+  await chargeCredits(db, actor.organizationId, CONVERSATION_CREDITS);
+  const started = performance.now();
+  const ctx: RunContext = { db, signal: options.signal, trace: [] };
+  let producedAnything = false;
+  try {
+    const reply = await runApp(ctx, app, input.message, existing?.history ?? [], {
+      onDelta: (piece) => {
+        producedAnything = true;
+        options.onDelta?.(piece);
+      },
+    });
+    const conversation =
+      existing?.conversation ??
+      (await db.conversation.create({
+        data: { organizationId: actor.organizationId, appId: input.appId, startedBy: actorLabel(actor), title: input.message.slice(0, 120) },
+      }));
+    const execution = await recordExecution(db, actor, {
+      kind: "conversation",
+      itemId: input.appId,
+      itemKind: "app",
+      versionId: app.versionId,
+      conversationId: conversation.id,
+      status: "succeeded",
+      credits: CONVERSATION_CREDITS,
+      latencyMs: performance.now() - started,
+      input: input.message,
+      output: reply,
+      trace: ctx.trace,
+    });
+    await db.conversationMessage.createMany({
+      data: [
+        { conversationId: conversation.id, role: "user", content: input.message, createdAt: new Date(Date.now() - 1) },
+        { conversationId: conversation.id, role: "assistant", content: reply, executionId: execution.id },
+      ],
+    });
+    await db.conversation.update({ where: { id: conversation.id }, data: { updatedAt: new Date() } });
+    return { reply, conversation_id: conversation.id, greeting: api.greeting };
+  } catch (error) {
+    const cancelled = options.signal?.aborted === true;
+    // Billed only for what ran: a cancel after the reply started keeps the credit.
+    const charged = cancelled && (producedAnything || ctx.trace.length > 0) ? CONVERSATION_CREDITS : 0;
+    if (charged === 0) await refundCredits(db, actor.organizationId, CONVERSATION_CREDITS);
+    await recordExecution(db, actor, {
+      kind: "conversation",
+      itemId: input.appId,
+      itemKind: "app",
+      versionId: app.versionId,
+      conversationId: existing?.conversation.id ?? null,
+      status: cancelled ? "cancelled" : "failed",
+      credits: charged,
+      latencyMs: performance.now() - started,
+      input: input.message,
+      output: "",
+      error: cancelled ? "The client disconnected." : toAppError(error).message,
+      trace: ctx.trace,
+    }).catch(() => {});
+    if (isAppError(error)) throw error;
+    throw new AppError("server_error", "The model provider failed to answer; nothing was charged. It is safe to retry.", {}, { cause: error });
+  }
+}

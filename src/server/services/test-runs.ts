@@ -1,0 +1,134 @@
+// Graded test runs of drafts: each case runs against the DRAFT and is graded against the
+// rubric when one is given, else the case's expected behaviour. 1 credit per case.
+import type { BuilderKind } from "@/schemas/builder";
+import type { TestRunResult } from "@/schemas/runtime";
+import type { Actor } from "@/server/auth/actor";
+import { actorLabel } from "@/server/auth/actor";
+import { authorize } from "@/server/auth/authorize";
+import type { Db } from "@/server/db";
+import { AppError, toAppError } from "@/server/errors";
+import type { Prisma } from "@/generated/prisma/client";
+import { appRunForDraft, loadDraft } from "@/server/runtime/load";
+import { BUILTIN_MODEL_ID, modelFor } from "@/server/runtime/models";
+import { inputsFromMessage, runAgent, runApp, runFlow, type RunContext } from "@/server/runtime/run";
+import { chargeCredits, refundCredits } from "./credits";
+import { recordExecution } from "./executions";
+import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
+
+export const TEST_CASE_CREDITS = 1;
+
+const WRITE_SCOPE = { agent: "agents:write", flow: "flows:write", app: "apps:write" } as const;
+const READ_SCOPE = { agent: "agents:read", flow: "flows:read", app: "apps:read" } as const;
+
+interface TestInput {
+  id: string;
+  cases: { id?: string; input: string; expectedBehavior: string }[];
+  rubric?: string;
+}
+
+/** Flow inputs from a case: a JSON object as is, otherwise the text goes to the first text input. */
+function flowInputs(document: Parameters<typeof inputsFromMessage>[0], input: string): Record<string, unknown> {
+  try {
+    const parsed = JSON.parse(input) as unknown;
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // plain text
+  }
+  return inputsFromMessage(document, input);
+}
+
+export async function runTests(db: Db, actor: Actor, kind: BuilderKind, input: TestInput): Promise<TestRunResult & { id: string; createdAt: string }> {
+  authorize(actor, { scope: WRITE_SCOPE[kind] });
+  const organization = await db.organization.findUniqueOrThrow({ where: { id: actor.organizationId }, select: { qualityChecker: true } });
+  if (!organization.qualityChecker) throw new AppError("feature_not_available", "The organization's plan does not include the quality checker.");
+  const { runnable } = await loadDraft(db, actor, kind, input.id);
+  const appRun = kind === "app" ? await appRunForDraft(db, actor, runnable as Parameters<typeof appRunForDraft>[2]) : null;
+  await chargeCredits(db, actor.organizationId, input.cases.length * TEST_CASE_CREDITS);
+
+  const document = runnable.document as { name: string; model?: string; nodes?: { id: string; type: string }[]; members?: { id: string }[] };
+  const grader = await modelFor(document.model ?? BUILTIN_MODEL_ID);
+  const targets =
+    kind === "flow"
+      ? (document.nodes ?? []).filter((node) => node.type === "llm" || node.type === "output").map((node) => node.id)
+      : kind === "agent"
+        ? ["systemInstruction"]
+        : (document.members ?? []).map((member) => member.id);
+  const results: TestRunResult["results"] = [];
+  for (const [index, testCase] of input.cases.entries()) {
+    const caseId = testCase.id ?? String(index + 1);
+    const ctx: RunContext = { db, trace: [] };
+    const started = performance.now();
+    let output = "";
+    let error: string | null = null;
+    try {
+      if (kind === "agent") output = await runAgent(ctx, runnable as Parameters<typeof runAgent>[1], testCase.input, []);
+      else if (kind === "flow") output = await runFlow(ctx, runnable as Parameters<typeof runFlow>[1], flowInputs(runnable.document as Parameters<typeof flowInputs>[0], testCase.input));
+      else output = await runApp(ctx, appRun!, testCase.input, []);
+    } catch (cause) {
+      error = toAppError(cause).message;
+      if (toAppError(cause).code === "server_error") await refundCredits(db, actor.organizationId, TEST_CASE_CREDITS);
+    }
+    const expected = input.rubric ?? testCase.expectedBehavior;
+    const grade = error ? { passed: false, reason: error } : await grader.grade({ input: testCase.input, output, expectedBehavior: expected });
+    const execution = await recordExecution(db, actor, {
+      kind: "test",
+      itemId: runnable.id,
+      itemKind: kind,
+      versionId: null,
+      status: error ? "failed" : "succeeded",
+      credits: error ? 0 : TEST_CASE_CREDITS,
+      latencyMs: performance.now() - started,
+      input: testCase.input,
+      output,
+      error,
+      trace: ctx.trace,
+    });
+    const criterionId = input.rubric ? "rubric" : `expected-${caseId}`;
+    const hint = kind === "flow" ? "Adjust the prompt or output of the nodes named." : kind === "agent" ? "Adjust the agent's instructions or knowledge." : "Adjust the members named or the adviser instructions.";
+    results.push({
+      caseId,
+      input: testCase.input,
+      passed: grade.passed,
+      output,
+      failures: grade.passed ? [] : [{ criterionId, reason: grade.reason, correctionHint: hint, targetNodeIds: targets }],
+      error,
+      executionId: execution.id,
+      latencyMs: Math.round(performance.now() - started),
+    });
+  }
+  const passed = results.filter((r) => r.passed).length;
+  const result: TestRunResult = {
+    tool: { id: runnable.id, kind, name: document.name },
+    summary: { total: results.length, passed, failed: results.length - passed },
+    results,
+    corrections: results.flatMap((r) =>
+      r.failures.map((failure) => ({
+        criterionId: failure.criterionId,
+        testCaseId: r.caseId,
+        reason: failure.reason,
+        correctionHint: failure.correctionHint,
+        targetNodeId: failure.targetNodeIds[0] ?? "",
+        suggestedAction: kind === "flow" ? "edit_node" : kind === "agent" ? "edit_instructions" : "edit_member",
+      })),
+    ),
+  };
+  const row = await db.testRun.create({
+    data: { organizationId: actor.organizationId, itemId: runnable.id, itemKind: kind, result: result as unknown as Prisma.InputJsonValue, actor: actorLabel(actor) },
+  });
+  return { ...result, id: row.id, createdAt: row.createdAt.toISOString() };
+}
+
+export async function listTestRuns(db: Db, actor: Actor, kind: BuilderKind, input: { id: string; limit: number; cursor?: string }) {
+  authorize(actor, { scope: READ_SCOPE[kind] });
+  await loadDraft(db, actor, kind, input.id);
+  const rows = await db.testRun.findMany({
+    where: { organizationId: actor.organizationId, itemId: input.id, ...afterCursor(input.cursor) },
+    orderBy: CURSOR_ORDER,
+    take: input.limit + 1,
+  });
+  const page = toPage(rows, input.limit);
+  return {
+    testRuns: page.items.map((row) => ({ ...(row.result as unknown as TestRunResult), id: row.id, createdAt: row.createdAt.toISOString() })),
+    nextCursor: page.nextCursor,
+  };
+}

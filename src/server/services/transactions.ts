@@ -1,0 +1,67 @@
+// App transactions: JSON in, JSON out, both checked against the app's published JSON Schemas.
+// A reply that does not match the output schema is output_invalid (502) and still billed.
+import type { Actor } from "@/server/auth/actor";
+import { authorize } from "@/server/auth/authorize";
+import type { Db } from "@/server/db";
+import { AppError, invalidRequest, isAppError } from "@/server/errors";
+import { schemaProblems } from "@/server/runtime/json-schema";
+import { loadLiveApp } from "@/server/runtime/load";
+import { runApp, type RunContext } from "@/server/runtime/run";
+import { chargeCredits, refundCredits } from "./credits";
+import { recordExecution } from "./executions";
+
+export const TRANSACTION_CREDITS = 1;
+
+/** The reply's JSON object; a reply that holds none is taken as `{"reply": text}`. */
+function outputOf(reply: string): Record<string, unknown> {
+  const match = /\{[\s\S]*\}/.exec(reply);
+  if (match) {
+    try {
+      const parsed = JSON.parse(match[0]) as unknown;
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    } catch {
+      // not JSON: fall through
+    }
+  }
+  return { reply };
+}
+
+export async function transact(db: Db, actor: Actor, input: { appId: string; input: Record<string, unknown> }) {
+  authorize(actor, { scope: "apps:execute" });
+  const app = await loadLiveApp(db, actor, input.appId);
+  const api = app.app.document.api;
+  if (!api.transactionEnabled) throw new AppError("service_disabled", "Transaction is turned off in this app's published API config; republish it with transactions enabled.");
+  const problems = schemaProblems(api.inputSchema, input.input);
+  if (problems.length) throw invalidRequest(problems.map((p) => ({ path: `input${p.pointer.replace(/\//g, ".")}`.replace(/\.$/, ""), message: p.message })));
+
+  await chargeCredits(db, actor.organizationId, TRANSACTION_CREDITS);
+  const started = performance.now();
+  const ctx: RunContext = { db, trace: [] };
+  const message = `${JSON.stringify(input.input)}\n\nReply with only a JSON object matching this JSON Schema:\n${JSON.stringify(api.outputSchema)}`;
+  let reply: string;
+  try {
+    reply = await runApp(ctx, app, message, [], { flowInputs: input.input });
+  } catch (error) {
+    await refundCredits(db, actor.organizationId, TRANSACTION_CREDITS);
+    if (isAppError(error)) throw error;
+    throw new AppError("server_error", "The model provider failed to answer; nothing was charged. It is safe to retry.", {}, { cause: error });
+  }
+  const output = outputOf(reply);
+  const details = schemaProblems(api.outputSchema, output);
+  const execution = await recordExecution(db, actor, {
+    kind: "transaction",
+    itemId: input.appId,
+    itemKind: "app",
+    versionId: app.versionId,
+    status: details.length ? "output_invalid" : "succeeded",
+    credits: TRANSACTION_CREDITS,
+    latencyMs: performance.now() - started,
+    input: JSON.stringify(input.input),
+    output: reply,
+    trace: ctx.trace,
+  });
+  if (details.length) {
+    throw new AppError("output_invalid", "The app's reply does not match its output schema; the run was billed.", { raw: reply, details, executionId: execution.id });
+  }
+  return { output, executionId: execution.id };
+}

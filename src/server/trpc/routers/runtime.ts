@@ -1,0 +1,99 @@
+import { z } from "zod";
+import type { BuilderKind } from "@/schemas/builder";
+import {
+  ConversationInput,
+  ConversationOutput,
+  Execution,
+  ListExecutionsInput,
+  ListExecutionsOutput,
+  ListTestRunsInput,
+  ListTestRunsOutput,
+  RunTestsInput,
+  TestRun,
+  TransactionInput,
+  TransactionOutput,
+} from "@/schemas/runtime";
+import { converse } from "@/server/services/conversations";
+import { getExecution, listExecutions } from "@/server/services/executions";
+import { listTestRuns, runTests } from "@/server/services/test-runs";
+import { transact } from "@/server/services/transactions";
+import { router, scopedProcedure } from "../init";
+
+function testProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") {
+  const tags = [plural[0]!.toUpperCase() + plural.slice(1)];
+  return {
+    run: scopedProcedure(`${plural}:write`)
+      .meta({
+        openapi: {
+          method: "POST",
+          path: `/${plural}/{id}/tests`,
+          tags,
+          summary: `Run graded test cases against the ${kind}'s draft`,
+          description:
+            "Up to 10 cases, each run against the DRAFT and graded by the quality judge against `rubric` when given, else the case's `expectedBehavior`. 1 credit per case, checked before anything runs. Needs the quality checker in the organization's plan.",
+        },
+        errors: ["feature_not_available", "insufficient_credits", "not_found", ...(kind === "app" ? (["unpublished_dependencies"] as const) : [])],
+      })
+      .input(RunTestsInput)
+      .output(TestRun)
+      .mutation(({ ctx, input }) => runTests(ctx.db, ctx.actor, kind, input)),
+    list: scopedProcedure(`${plural}:read`)
+      .meta({ openapi: { method: "GET", path: `/${plural}/{id}/tests`, tags, summary: `List the ${kind}'s test runs` }, errors: ["not_found"] })
+      .input(ListTestRunsInput)
+      .output(ListTestRunsOutput)
+      .query(({ ctx, input }) => listTestRuns(ctx.db, ctx.actor, kind, input)),
+  };
+}
+
+export const runtimeRouter = router({
+  conversation: scopedProcedure("apps:execute")
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/apps/{appId}/conversation",
+        tags: ["Apps"],
+        summary: "Send a message to a published app",
+        description:
+          "The Supervisor routes the message to the app's members at their pinned versions and returns one synthesized reply. Pass the previous `conversation_id` to continue a conversation (prior turns are restored server-side). Each call runs and bills as one execution (1 credit); with `stream: true` the answer is `text/event-stream`.",
+      },
+      door: "apps",
+      stream: true,
+      errors: ["service_disabled", "insufficient_credits", "unpublished_dependencies", "not_found"],
+    })
+    .input(ConversationInput)
+    .output(ConversationOutput)
+    .mutation(({ ctx, input }) => converse(ctx.db, ctx.actor, { appId: input.appId, message: input.message, conversationId: input.conversation_id })),
+
+  transaction: scopedProcedure("apps:execute")
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/apps/{appId}/transaction",
+        tags: ["Apps"],
+        summary: "Run a transaction: JSON in, JSON out",
+        description:
+          "`input` is checked against the app's published `api.inputSchema` (every problem named). The reply must be a JSON object matching `api.outputSchema`, else 502 `output_invalid` with `raw` and JSON-pointer `details` (the run is still billed). A reply holding no JSON object is read as `{\"reply\": text}`. 1 credit.",
+      },
+      door: "apps",
+      errors: ["service_disabled", "insufficient_credits", "unpublished_dependencies", "not_found", "output_invalid"],
+    })
+    .input(TransactionInput)
+    .output(TransactionOutput)
+    .mutation(({ ctx, input }) => transact(ctx.db, ctx.actor, input)),
+
+  agentTests: router(testProcedures("agent", "agents")),
+  flowTests: router(testProcedures("flow", "flows")),
+  appTests: router(testProcedures("app", "apps")),
+
+  executions: scopedProcedure("apps:read")
+    .meta({ openapi: { method: "GET", path: "/executions", tags: ["Executions"], summary: "List runs with their trace, latency and credits" } })
+    .input(ListExecutionsInput)
+    .output(ListExecutionsOutput)
+    .query(({ ctx, input }) => listExecutions(ctx.db, ctx.actor, input)),
+
+  execution: scopedProcedure("apps:read")
+    .meta({ openapi: { method: "GET", path: "/executions/{executionId}", tags: ["Executions"], summary: "One run" }, errors: ["not_found"] })
+    .input(z.strictObject({ executionId: z.uuid() }))
+    .output(z.object({ execution: Execution }))
+    .query(async ({ ctx, input }) => ({ execution: await getExecution(ctx.db, ctx.actor, input) })),
+});

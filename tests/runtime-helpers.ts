@@ -1,0 +1,49 @@
+// A published two-member app over a knowledgebase, made through the REST API.
+import { api, newOrganization, type NewOrganizationOptions, type Tenant } from "./helpers";
+import { create, publish } from "./builder-helpers";
+import { newKnowledgebase, newPage } from "./knowledge-helpers";
+
+export interface PublishedApp {
+  tenant: Tenant;
+  key: string;
+  appId: string;
+  billingAgentId: string;
+  supportAgentId: string;
+}
+
+export async function publishedApp(options: { tenant?: NewOrganizationOptions; app?: Record<string, unknown>; billingModel?: string } = {}): Promise<PublishedApp> {
+  const tenant = await newOrganization(options.tenant);
+  const key = tenant.orgKey.secret;
+  const kb = await newKnowledgebase(tenant);
+  await newPage(key, kb, { title: "Refund policy", markdown: "Refunds are paid within 14 days of the request. Shipping costs are not refunded." });
+  const billing = await create(key, "agents", {
+    name: "Billing agent",
+    description: "Invoices, refunds and payments",
+    knowledge: [{ knowledgebaseId: kb }],
+    ...(options.billingModel ? { model: options.billingModel } : {}),
+  });
+  const support = await create(key, "agents", { name: "Support agent", description: "Technical problems, outages and errors" });
+  await publish(key, "agents", billing.id);
+  await publish(key, "agents", support.id);
+  const app = await create(key, "apps", {
+    name: "Helpdesk",
+    members: [
+      { id: billing.id, kind: "agent" },
+      { id: support.id, kind: "agent" },
+    ],
+    orchestrationMode: "supervisor",
+    api: { greeting: "Hello! How can I help?" },
+    ...options.app,
+  });
+  await publish(key, "apps", app.id);
+  return { tenant, key, appId: app.id, billingAgentId: billing.id, supportAgentId: support.id };
+}
+
+export async function credits(tenant: Tenant): Promise<number> {
+  const { getDb } = await import("@/server/db");
+  return (await getDb().organization.findUniqueOrThrow({ where: { id: tenant.organization.id } })).credits;
+}
+
+export function converse(key: string, appId: string, body: Record<string, unknown>) {
+  return api("POST", `/apps/${appId}/conversation`, { key, body });
+}
