@@ -169,12 +169,20 @@ export interface AppRun {
   members: Member[];
 }
 
-async function runMember(ctx: RunContext, member: Member, message: string, history: Turn[], earlier: Passage[], flowInputs?: Record<string, unknown>): Promise<Passage> {
+async function runMember(
+  ctx: RunContext,
+  member: Member,
+  message: string,
+  history: Turn[],
+  earlier: Passage[],
+  options: { flowInputs?: Record<string, unknown>; onDelta?: (text: string) => void } = {},
+): Promise<Passage> {
   const name = member.runnable.document.name;
-  const text =
-    member.kind === "agent"
-      ? await runAgent(ctx, member.runnable, message, history, { flows: member.flows, extraKnowledge: earlier })
-      : await runFlow(ctx, member.runnable, flowInputs ?? inputsFromMessage(member.runnable.document, message));
+  if (member.kind === "agent") {
+    return { title: name, text: await runAgent(ctx, member.runnable, message, history, { flows: member.flows, extraKnowledge: earlier, onDelta: options.onDelta }) };
+  }
+  const text = await runFlow(ctx, member.runnable, options.flowInputs ?? inputsFromMessage(member.runnable.document, message));
+  options.onDelta?.(text);
   return { title: name, text };
 }
 
@@ -194,6 +202,8 @@ export async function runApp(
   const doc = run.app.document;
   const adviserModel = await modelFor(run.adviser?.runnable.document.model ?? BUILTIN_MODEL_ID);
   let replies: Passage[] = [];
+  // With no adviser, a lone member's reply is the answer: it streams straight to the client.
+  const direct = (count: number) => ({ flowInputs, onDelta: !run.adviser && count === 1 ? onDelta : undefined });
   if (run.members.length > 0) {
     if (doc.orchestrationMode === "supervisor") {
       const started = performance.now();
@@ -201,11 +211,11 @@ export async function runApp(
       const picked = await adviserModel.route({ message, instructions: doc.adviserInstructions, candidates, signal: ctx.signal });
       const chosen = run.members.filter((m) => picked.includes(m.runnable.id)).slice(0, 2);
       ctx.trace.push({ id: run.app.id, kind: "supervisor", name: "routing", model: adviserModel.id, output: chosen.map((m) => m.runnable.document.name).join(", "), latencyMs: Math.round(performance.now() - started) });
-      replies = await Promise.all(chosen.map((member) => runMember(ctx, member, message, history, [], flowInputs)));
+      replies = await Promise.all(chosen.map((member) => runMember(ctx, member, message, history, [], direct(chosen.length))));
     } else if (doc.orchestrationMode === "sequential") {
-      for (const member of run.members) replies.push(await runMember(ctx, member, message, history, replies, flowInputs));
+      for (const member of run.members) replies.push(await runMember(ctx, member, message, history, replies, direct(run.members.length)));
     } else {
-      replies = await Promise.all(run.members.map((member) => runMember(ctx, member, message, history, [], flowInputs)));
+      replies = await Promise.all(run.members.map((member) => runMember(ctx, member, message, history, [], direct(run.members.length))));
     }
   }
   aborted(ctx.signal);
@@ -213,11 +223,8 @@ export async function runApp(
   if (run.adviser) {
     return runAgent(ctx, run.adviser.runnable, message, history, { extraKnowledge: replies, extraSystem: guidance, onDelta, traceKind: "adviser" });
   }
-  // With no adviser and one reply there is nothing to combine: that reply is the answer.
-  if (replies.length === 1) {
-    onDelta?.(replies[0]!.text);
-    return replies[0]!.text;
-  }
+  // With no adviser and one reply there is nothing to combine: that reply (already streamed) is the answer.
+  if (replies.length === 1) return replies[0]!.text;
   const started = performance.now();
   let text = "";
   for await (const piece of adviserModel.answer({ system: guidance, history, message, knowledge: replies, signal: ctx.signal })) {

@@ -1,0 +1,166 @@
+// Transactions (JSON Schema in and out), graded test runs of drafts, and flows run by the runtime.
+import { describe, expect, it } from "vitest";
+import { getDb } from "@/server/db";
+import { updateOrganization } from "@/server/services/organizations";
+import { api, newOrganization, type ApiResponse } from "../helpers";
+import { create, publish } from "../builder-helpers";
+import { credits } from "../runtime-helpers";
+
+function expectError(response: ApiResponse, status: number, code: string): void {
+  expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });
+}
+
+const QUOTE_NODES = [
+  { id: "start", type: "trigger_start", data: {} },
+  { id: "price", type: "template", data: { template: "{{inputs.quantity}}" } },
+  { id: "out", type: "output", data: { value: '{"item": "{{inputs.item}}", "total": {{nodes.price.output}}}' } },
+];
+
+async function quoteApp(outputSchema: Record<string, unknown>, api_: Record<string, unknown> = {}) {
+  const tenant = await newOrganization();
+  const key = tenant.orgKey.secret;
+  const flow = await create(key, "flows", {
+    name: "Quote",
+    inputs: [
+      { key: "item", label: "Item", type: "text", required: true },
+      { key: "quantity", label: "Quantity", type: "integer", required: true },
+    ],
+    nodes: QUOTE_NODES,
+  });
+  await publish(key, "flows", flow.id);
+  const app = await create(key, "apps", {
+    name: "Quotes",
+    members: [{ id: flow.id, kind: "flow" }],
+    orchestrationMode: "sequential",
+    api: {
+      transactionEnabled: true,
+      inputSchema: { type: "object", required: ["item", "quantity"], properties: { item: { type: "string" }, quantity: { type: "integer", minimum: 1 } }, additionalProperties: false },
+      outputSchema,
+      ...api_,
+    },
+  });
+  await publish(key, "apps", app.id);
+  return { tenant, key, appId: app.id, flowId: flow.id };
+}
+
+const OUTPUT = { type: "object", required: ["item", "total"], properties: { item: { type: "string" }, total: { type: "number" } } };
+
+describe("POST /apps/{appId}/transaction", () => {
+  it("checks the input, runs the app and answers the output object with its execution", async () => {
+    const app = await quoteApp(OUTPUT);
+    const before = await credits(app.tenant);
+    const response = await api("POST", `/apps/${app.appId}/transaction`, { key: app.key, body: { input: { item: "widget", quantity: 3 } } });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ output: { item: "widget", total: 3 }, executionId: expect.any(String) });
+    expect(await credits(app.tenant)).toBe(before - 1);
+    const execution = await api("GET", `/executions/${response.body.executionId}`, { key: app.key });
+    expect(execution.body.execution).toMatchObject({ kind: "transaction", status: "succeeded", credits: 1 });
+    expect(execution.body.execution.trace.map((t: { kind: string }) => t.kind)).toEqual(["node", "node", "node", "flow"]);
+  });
+
+  it("invalid_request naming every problem of the input; nothing charged", async () => {
+    const app = await quoteApp(OUTPUT);
+    const before = await credits(app.tenant);
+    const response = await api("POST", `/apps/${app.appId}/transaction`, { key: app.key, body: { input: { quantity: 0, colour: "red" } } });
+    expectError(response, 400, "invalid_request");
+    expect(response.body.error.problems.map((p: { path: string }) => p.path).sort()).toEqual(["input.colour", "input.item", "input.quantity"]);
+    expect(await credits(app.tenant)).toBe(before);
+  });
+
+  it("output_invalid (502) with raw and JSON-pointer details when the reply misses the output schema; billed", async () => {
+    const app = await quoteApp({ type: "object", required: ["total", "currency"], properties: { total: { type: "string" }, currency: { type: "string" } } });
+    const before = await credits(app.tenant);
+    const response = await api("POST", `/apps/${app.appId}/transaction`, { key: app.key, body: { input: { item: "widget", quantity: 2 } } });
+    expectError(response, 502, "output_invalid");
+    expect(response.body.error.raw).toBe('{"item": "widget", "total": 2}');
+    expect(response.body.error.details).toEqual(
+      expect.arrayContaining([
+        { pointer: "/currency", message: expect.any(String) },
+        { pointer: "/total", message: expect.any(String) },
+      ]),
+    );
+    expect(await credits(app.tenant)).toBe(before - 1);
+  });
+
+  it("service_disabled when transactions are off in the published API config", async () => {
+    const app = await quoteApp(OUTPUT, { transactionEnabled: false });
+    expectError(await api("POST", `/apps/${app.appId}/transaction`, { key: app.key, body: { input: { item: "a", quantity: 1 } } }), 403, "service_disabled");
+  });
+});
+
+describe("POST /{kind}/{id}/tests", () => {
+  it("runs cases against the draft, grades them and suggests corrections; GET lists the runs", async () => {
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    const flow = await create(key, "flows", {
+      name: "Echo",
+      inputs: [{ key: "question", label: "Question", type: "text", required: true }],
+      nodes: [
+        { id: "start", type: "trigger_start", data: {} },
+        { id: "out", type: "output", data: { value: "You asked about {{inputs.question}}" } },
+      ],
+    });
+    const before = await credits(tenant);
+    const response = await api("POST", `/flows/${flow.id}/tests`, {
+      key,
+      body: {
+        cases: [
+          { input: "refunds", expectedBehavior: "mentions refunds" },
+          { id: "second", input: "shipping", expectedBehavior: "explains the warranty terms" },
+        ],
+      },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.tool).toEqual({ id: flow.id, kind: "flow", name: "Echo" });
+    expect(response.body.summary).toEqual({ total: 2, passed: 1, failed: 1 });
+    expect(response.body.results[0]).toMatchObject({ caseId: "1", passed: true, output: "You asked about refunds", failures: [], error: null });
+    expect(response.body.results[1].failures[0]).toMatchObject({ criterionId: "expected-second", targetNodeIds: ["out"] });
+    expect(response.body.corrections).toEqual([
+      expect.objectContaining({ testCaseId: "second", targetNodeId: "out", suggestedAction: "edit_node" }),
+    ]);
+    expect(await credits(tenant)).toBe(before - 2);
+
+    const runs = await api("GET", `/flows/${flow.id}/tests`, { key });
+    expect(runs.body.testRuns).toHaveLength(1);
+    expect(runs.body.testRuns[0].summary).toEqual({ total: 2, passed: 1, failed: 1 });
+    expect(runs.body.nextCursor).toBeNull();
+  });
+
+  it("feature_not_available without the quality checker; invalid_request over 10 cases; insufficient_credits; nothing charged", async () => {
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    const agent = await create(key, "agents", { name: "Helper" });
+    const cases = Array.from({ length: 11 }, (_, i) => ({ input: `q${i}` }));
+    expectError(await api("POST", `/agents/${agent.id}/tests`, { key, body: { cases } }), 400, "invalid_request");
+
+    await updateOrganization(getDb(), tenant.operator, { credits: 1 });
+    expectError(await api("POST", `/agents/${agent.id}/tests`, { key, body: { cases: cases.slice(0, 2) } }), 402, "insufficient_credits");
+    expect(await credits(tenant)).toBe(1);
+
+    await updateOrganization(getDb(), tenant.operator, { qualityChecker: false });
+    expectError(await api("POST", `/agents/${agent.id}/tests`, { key, body: { cases: cases.slice(0, 1) } }), 403, "feature_not_available");
+    expect(await credits(tenant)).toBe(1);
+    expect(await getDb().testRun.count({ where: { itemId: agent.id } })).toBe(0);
+  });
+});
+
+describe("flows in conversations", () => {
+  it("a flow member receives the message as its first text input", async () => {
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    const flow = await create(key, "flows", {
+      name: "Greeter",
+      inputs: [{ key: "name", label: "Name", type: "text", required: true }],
+      nodes: [
+        { id: "start", type: "trigger_start", data: {} },
+        { id: "out", type: "output", data: { value: "Hello, {{inputs.name}}!" } },
+      ],
+    });
+    await publish(key, "flows", flow.id);
+    const app = await create(key, "apps", { name: "Greeting", members: [{ id: flow.id, kind: "flow" }] });
+    await publish(key, "apps", app.id);
+    const response = await api("POST", `/apps/${app.id}/conversation`, { key, body: { message: "Ada" } });
+    expect(response.status).toBe(200);
+    expect(response.body.reply).toBe("Hello, Ada!");
+  });
+});
