@@ -142,6 +142,63 @@ async function provisioningScenario(key: string, organizationId: string, databas
   };
 }
 
+/** REST calls the scenarios use to set themselves up. */
+async function post<T>(key: string, path: string, body: unknown): Promise<T> {
+  const response = await fetch(`${base}/api/v1${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/** A published two-member app (broadcast: both members answer, the built-in model synthesizes) over a knowledge page. */
+async function conversationApp(key: string): Promise<string> {
+  const { knowledgebase } = await post<{ knowledgebase: { id: string } }>(key, "/knowledgebases", { name: "Help centre" });
+  await post(key, `/knowledgebases/${knowledgebase.id}/pages`, {
+    title: "Refund policy",
+    markdown: "Refunds are paid within 14 days of the request. Shipping costs are not refunded. Contact billing for invoices.",
+  });
+  const agents: string[] = [];
+  for (const [name, description] of [
+    ["Billing agent", "Invoices, refunds and payments"],
+    ["Support agent", "Technical problems and outages"],
+  ]) {
+    const { agent } = await post<{ agent: { id: string } }>(key, "/agents", { name, description, knowledge: [{ knowledgebaseId: knowledgebase.id }] });
+    await post(key, `/agents/${agent.id}/publish`, {});
+    agents.push(agent.id);
+  }
+  const { app } = await post<{ app: { id: string } }>(key, "/apps", {
+    name: "Helpdesk",
+    orchestrationMode: "broadcast",
+    members: agents.map((id) => ({ id, kind: "agent" })),
+  });
+  await post(key, `/apps/${app.id}/publish`, {});
+  return app.id;
+}
+
+/** Time from sending a streaming conversation request to its first SSE event, one request at a time. */
+async function firstEventLatencies(key: string, appId: string, count: number): Promise<{ p50Ms: number; p99Ms: number }> {
+  const timings: number[] = [];
+  for (let i = 0; i < count + 10; i++) {
+    const started = performance.now();
+    const response = await fetch(`${base}/api/v1/apps/${appId}/conversation`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ message: "How long do refunds take?", stream: true }),
+    });
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    const elapsed = performance.now() - started;
+    if (!new TextDecoder().decode(first.value).startsWith("event: delta")) throw new Error("The stream did not start with a delta event.");
+    while (!(await reader.read()).done);
+    if (i >= 10) timings.push(elapsed); // the first 10 warm up
+  }
+  timings.sort((a, b) => a - b);
+  return { p50Ms: percentile(timings, 50), p99Ms: percentile(timings, 99) };
+}
+
 /** 5,000 published flows (one version each, live), inserted in three SQL statements. */
 async function seedFlows(databaseUrl: string, organizationId: string): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -341,13 +398,21 @@ async function main() {
     await waitForHealth(server);
 
     const provisioning = await provisioningScenario(keys[0]!, organization.id, databaseUrl);
+    const appId = await conversationApp(keys[0]!);
+    const conversation: Scenario = {
+      name: "POST /api/v1/apps/{id}/conversation, built-in model, two-member app (20 connections)",
+      path: `/api/v1/apps/${appId}/conversation`,
+      authenticated: true,
+      connections: 20,
+      body: () => ({ message: "How long do refunds take, and are shipping costs refunded?" }),
+    };
     console.log(`Server RSS at rest: ${sampleRss(server.pid!).toFixed(0)} MB`);
     let peakRss = 0;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, sampleRss(server!.pid!))), 200);
     // BENCH_ONLY=flows or BENCH_ONLY=knowledge runs just that part.
     const only = process.env.BENCH_ONLY;
     const results: Result[] = [];
-    for (const scenario of only ? [] : [...SCENARIOS, provisioning]) {
+    for (const scenario of only ? [] : [...SCENARIOS, provisioning, conversation]) {
       await run(scenario, keys, 2); // warm-up
       const result = await run(scenario, keys, DURATION);
       results.push(result);
@@ -355,6 +420,7 @@ async function main() {
         `${result.scenario}: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors}; peak RSS so far ${peakRss.toFixed(0)} MB`,
       );
     }
+    const firstEvent = only ? null : await firstEventLatencies(keys[0]!, appId, 100);
     const knowledge = !only || only === "knowledge" ? await knowledgeScenario(keys[0]!) : null;
     clearInterval(sampler);
     const flows = !only || only === "flows" ? await walkFlows(keys[0]!) : null;
@@ -377,6 +443,14 @@ async function main() {
         console.log(`POST /end-users: ${provisioned.requestsPerSecond} req/s, p99 ${provisioned.p99Ms} ms (target ≥ 300 req/s, p99 < 100 ms) ${pass ? "PASS" : "FAIL"}`);
       }
     }
+    const conversed = results.find((r) => r.scenario === conversation.name);
+    if (conversed) {
+      const pass = conversed.p50Ms < 25 && conversed.p99Ms < 100;
+      console.log(`Conversation: p50 ${conversed.p50Ms} ms, p99 ${conversed.p99Ms} ms at 20 concurrent (target p50 < 25 ms, p99 < 100 ms) ${pass ? "PASS" : "FAIL"}`);
+    }
+    if (firstEvent) {
+      console.log(`SSE first event: p50 ${firstEvent.p50Ms.toFixed(1)} ms, p99 ${firstEvent.p99Ms.toFixed(1)} ms (target < 50 ms) ${firstEvent.p99Ms < 50 ? "PASS" : "FAIL"}`);
+    }
     if (knowledge) {
       console.log(
         `Knowledge: ${knowledge.documents} markdown documents (${knowledge.megabytes.toFixed(1)} MB) ready in ${knowledge.ingestSeconds.toFixed(1)} s (target < 60 s) ${knowledge.ingestSeconds < 60 ? "PASS" : "FAIL"}; ` +
@@ -394,7 +468,7 @@ async function main() {
     mkdirSync(path.join(root, ".bench"), { recursive: true });
     writeFileSync(
       path.join(root, ".bench", "results.json"),
-      JSON.stringify({ date: new Date().toISOString(), machine, connections: CONNECTIONS, durationSeconds: DURATION, results, ratio, peakRssMb: peakRss, knowledge, flows }, null, 2),
+      JSON.stringify({ date: new Date().toISOString(), machine, connections: CONNECTIONS, durationSeconds: DURATION, results, ratio, peakRssMb: peakRss, firstEvent, knowledge, flows }, null, 2),
     );
   } finally {
     server?.kill("SIGTERM");

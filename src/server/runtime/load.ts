@@ -9,6 +9,25 @@ import type { AppRun, Member, Runnable } from "./run";
 
 const PARSERS = { agent: AgentDocument, flow: FlowDocument, app: AppDocument } as const;
 
+/**
+ * Versions never change once published, so their parsed documents are kept per process:
+ * a conversation turn then reads only which versions are live, not their documents.
+ */
+const versionCache = new Map<string, { itemId: string; document: unknown; pins: unknown }>();
+const VERSION_CACHE_LIMIT = 5_000;
+
+async function versionsById(db: Db, organizationId: string, ids: string[]) {
+  const missing = ids.filter((id) => !versionCache.has(id));
+  if (missing.length) {
+    const rows = await db.builderVersion.findMany({ where: { id: { in: missing }, organizationId } });
+    for (const row of rows) {
+      if (versionCache.size >= VERSION_CACHE_LIMIT) versionCache.delete(versionCache.keys().next().value!);
+      versionCache.set(row.id, { itemId: row.itemId, document: row.document, pins: row.pins });
+    }
+  }
+  return new Map(ids.flatMap((id) => (versionCache.has(id) ? [[id, versionCache.get(id)!] as const] : [])));
+}
+
 function notFound(kind: BuilderKind): AppError {
   return new AppError("not_found", `No ${kind} with that id.`);
 }
@@ -24,8 +43,8 @@ async function liveFlows(db: Db, organizationId: string, ids: string[]): Promise
     where: { organizationId, kind: "flow", id: { in: ids }, productionVersionId: { not: null } },
     select: { id: true, productionVersionId: true },
   });
-  const versions = await db.builderVersion.findMany({ where: { id: { in: items.map((item) => item.productionVersionId!) } } });
-  return versions.map((version) => ({ id: version.itemId, versionId: version.id, document: FlowDocument.parse(version.document) }));
+  const versions = await versionsById(db, organizationId, items.map((item) => item.productionVersionId!));
+  return [...versions].map(([versionId, version]) => ({ id: version.itemId, versionId, document: FlowDocument.parse(version.document) }));
 }
 
 /**
@@ -33,23 +52,22 @@ async function liveFlows(db: Db, organizationId: string, ids: string[]): Promise
  * answers unpublished_dependencies, naming it.
  */
 export async function loadLiveApp(db: Db, actor: Actor, appId: string): Promise<LiveApp> {
-  const item = await db.builderItem.findFirst({ where: { id: appId, organizationId: actor.organizationId, kind: "app" } });
+  const item = await db.builderItem.findFirst({ where: { id: appId, organizationId: actor.organizationId, kind: "app" }, select: { productionVersionId: true } });
   if (!item?.productionVersionId) throw notFound("app");
-  const version = await db.builderVersion.findUnique({ where: { id: item.productionVersionId } });
+  const version = (await versionsById(db, actor.organizationId, [item.productionVersionId])).get(item.productionVersionId);
   if (!version) throw notFound("app");
   const document = AppDocument.parse(version.document);
   const pins = (version.pins as AppPins | null) ?? { adviser: null, members: [] };
   const wanted = [...(pins.adviser ? [{ ...pins.adviser, kind: "agent" as const }] : []), ...pins.members];
-  const versions = await db.builderVersion.findMany({
-    where: { id: { in: wanted.map((pin) => pin.versionId) }, organizationId: actor.organizationId, item: { productionVersionId: { not: null } } },
-  });
-  const byId = new Map(versions.map((v) => [v.id, v]));
+  // Pinned versions are immutable, but their items can be deleted: check they are still there.
+  const present = new Set(
+    (await db.builderItem.findMany({ where: { organizationId: actor.organizationId, id: { in: wanted.map((pin) => pin.id) } }, select: { id: true } })).map((row) => row.id),
+  );
+  const byId = await versionsById(db, actor.organizationId, wanted.filter((pin) => present.has(pin.id)).map((pin) => pin.versionId));
   const missing = wanted.filter((pin) => !byId.has(pin.versionId));
   if (missing.length) {
-    const names = await db.builderItem.findMany({ where: { id: { in: missing.map((pin) => pin.id) } }, select: { id: true, draft: true } });
-    const nameOf = (id: string) => String((names.find((n) => n.id === id)?.draft as { name?: string } | undefined)?.name ?? "");
     throw new AppError("unpublished_dependencies", "The app's adviser or a member is no longer published; republish them and the app.", {
-      dependencies: missing.map((pin) => ({ id: pin.id, kind: pin.kind, name: nameOf(pin.id) })),
+      dependencies: missing.map((pin) => ({ id: pin.id, kind: pin.kind, name: "" })),
     });
   }
   const agentOf = async (pin: { id: string; versionId: string }) => {
@@ -62,8 +80,8 @@ export async function loadLiveApp(db: Db, actor: Actor, appId: string): Promise<
     else members.push({ kind: "flow", runnable: { id: pin.id, versionId: pin.versionId, document: FlowDocument.parse(byId.get(pin.versionId)!.document) } });
   }
   return {
-    versionId: version.id,
-    app: { id: item.id, versionId: version.id, document },
+    versionId: item.productionVersionId,
+    app: { id: appId, versionId: item.productionVersionId, document },
     adviser: pins.adviser ? await agentOf(pins.adviser) : null,
     members,
   };

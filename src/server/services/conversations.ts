@@ -1,6 +1,7 @@
 // App conversations: one execution per call, billed 1 credit (taken before the run, given
 // back if the run fails upstream or is cancelled before anything ran), prior turns restored
 // from the conversation, never resent.
+import { randomUUID } from "node:crypto";
 import type { Actor } from "@/server/auth/actor";
 import { actorLabel } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
@@ -44,6 +45,38 @@ async function findConversation(db: Db, actor: Actor, appId: string, conversatio
   return { conversation, history: messages.reverse().map((m): Turn => ({ role: m.role as Turn["role"], content: m.content })) };
 }
 
+/**
+ * The turn's writes in one statement: the conversation (created on its first turn), the
+ * execution with its trace, and the two messages.
+ */
+const SAVE_TURN_SQL = `
+  with conversation as (
+    insert into conversations (id, organization_id, app_id, started_by, title, created_at, updated_at)
+    values ($1, $2, $3, $4, left($5, 120), now(), now())
+    on conflict (id) do update set updated_at = now()
+    returning id
+  ),
+  execution as (
+    insert into executions (id, organization_id, kind, item_id, item_kind, version_id, conversation_id, status, credits, latency_ms, input, output, trace, actor, created_at)
+    select gen_random_uuid(), $2, 'conversation', $3, 'app', $6, conversation.id, 'succeeded', $7, $8, $5, $9, $10::jsonb, $4, now() from conversation
+    returning id
+  )
+  insert into conversation_messages (id, conversation_id, role, content, execution_id, created_at)
+  select gen_random_uuid(), conversation.id, turn.role, turn.content, case when turn.role = 'assistant' then execution.id end, now() + turn.nth * interval '1 millisecond'
+  from conversation, execution, (values ('user', $5, 0), ('assistant', $9, 1)) as turn(role, content, nth)`;
+
+async function saveTurn(
+  db: Db,
+  actor: Actor,
+  turn: { conversationId: string; appId: string; versionId: string; message: string; reply: string; latencyMs: number; trace: unknown },
+): Promise<void> {
+  await db.pool.query({
+    name: "atrium_save_turn",
+    text: SAVE_TURN_SQL,
+    values: [turn.conversationId, actor.organizationId, turn.appId, actorLabel(actor), turn.message, turn.versionId, CONVERSATION_CREDITS, Math.round(turn.latencyMs), turn.reply, JSON.stringify(turn.trace)],
+  });
+}
+
 export async function converse(db: Db, actor: Actor, input: ConverseInput, options: ConverseOptions = {}): Promise<ConverseResult> {
   authorize(actor, { scope: "apps:execute" });
   const app = await loadLiveApp(db, actor, input.appId);
@@ -62,32 +95,17 @@ export async function converse(db: Db, actor: Actor, input: ConverseInput, optio
         options.onDelta?.(piece);
       },
     });
-    const conversation =
-      existing?.conversation ??
-      (await db.conversation.create({
-        data: { organizationId: actor.organizationId, appId: input.appId, startedBy: actorLabel(actor), title: input.message.slice(0, 120) },
-      }));
-    const execution = await recordExecution(db, actor, {
-      kind: "conversation",
-      itemId: input.appId,
-      itemKind: "app",
+    const conversationId = existing?.conversation.id ?? randomUUID();
+    await saveTurn(db, actor, {
+      conversationId,
+      appId: input.appId,
       versionId: app.versionId,
-      conversationId: conversation.id,
-      status: "succeeded",
-      credits: CONVERSATION_CREDITS,
+      message: input.message,
+      reply,
       latencyMs: performance.now() - started,
-      input: input.message,
-      output: reply,
       trace: ctx.trace,
     });
-    await db.conversationMessage.createMany({
-      data: [
-        { conversationId: conversation.id, role: "user", content: input.message, createdAt: new Date(Date.now() - 1) },
-        { conversationId: conversation.id, role: "assistant", content: reply, executionId: execution.id },
-      ],
-    });
-    await db.conversation.update({ where: { id: conversation.id }, data: { updatedAt: new Date() } });
-    return { reply, conversation_id: conversation.id, greeting: api.greeting };
+    return { reply, conversation_id: conversationId, greeting: api.greeting };
   } catch (error) {
     const cancelled = options.signal?.aborted === true;
     // Billed only for what ran: a cancel after the reply started keeps the credit.
