@@ -16,13 +16,16 @@ export interface FakeOpenAI {
   close(): Promise<void>;
 }
 
-export async function startFakeOpenAI(reply: (messages: ChatMessage[]) => string): Promise<FakeOpenAI> {
+export async function startFakeOpenAI(reply: (messages: ChatMessage[]) => string, options: { tokenDelayMs?: number } = {}): Promise<FakeOpenAI> {
   const requests: FakeOpenAI["requests"] = [];
   let failure: number | null = null;
   const server = http.createServer((req, res) => {
+    void handle(req, res);
+  });
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse) {
     let raw = "";
     req.on("data", (chunk: Buffer) => (raw += chunk.toString()));
-    req.on("end", () => {
+    req.on("end", async () => {
       if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
         res.writeHead(404).end();
         return;
@@ -50,11 +53,15 @@ export async function startFakeOpenAI(reply: (messages: ChatMessage[]) => string
       const chunk = (delta: object, finish: string | null) =>
         `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
       res.write(chunk({ role: "assistant", content: "" }, null));
-      for (const token of text.split(/(?<=\s)/)) res.write(chunk({ content: token }, null));
+      for (const token of text.split(/(?<=\s)/)) {
+        if (res.destroyed) return;
+        res.write(chunk({ content: token }, null));
+        if (options.tokenDelayMs) await new Promise((resolve) => setTimeout(resolve, options.tokenDelayMs));
+      }
       res.write(chunk({}, "stop"));
       res.end("data: [DONE]\n\n");
     });
-  });
+  }
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
