@@ -40,6 +40,8 @@ interface Scenario {
   body?: () => unknown;
   /** Concurrent connections, when not BENCH_CONNECTIONS. */
   connections?: number;
+  /** Requests per second across all connections; unset means as fast as answers come. */
+  overallRate?: number;
 }
 
 interface Result {
@@ -83,6 +85,7 @@ function run(scenario: Scenario, keys: string[], duration: number): Promise<Resu
       {
         url: base + scenario.path,
         connections: scenario.connections ?? CONNECTIONS,
+        ...(scenario.overallRate ? { overallRate: scenario.overallRate } : {}),
         duration,
         setupClient: (client) => {
           if (scenario.authenticated) {
@@ -400,10 +403,12 @@ async function main() {
     const provisioning = await provisioningScenario(keys[0]!, organization.id, databaseUrl);
     const appId = await conversationApp(keys[0]!);
     const conversation: Scenario = {
-      name: "POST /api/v1/apps/{id}/conversation, built-in model, two-member app (20 connections)",
+      name: "POST /api/v1/apps/{id}/conversation, built-in model, two-member app: 20 conversations, a message a second each",
       path: `/api/v1/apps/${appId}/conversation`,
       authenticated: true,
+      // 20 people chatting at once, each sending a message a second: latency is the server's own time.
       connections: 20,
+      overallRate: 20,
       body: () => ({ message: "How long do refunds take, and are shipping costs refunded?" }),
     };
     console.log(`Server RSS at rest: ${sampleRss(server.pid!).toFixed(0)} MB`);
