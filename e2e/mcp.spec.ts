@@ -21,6 +21,14 @@ test("the MCP page shows the URL, client snippets and my personal keys; the prod
   const ok = await page.request.post("/api/mcp", { data: initialize, headers: { ...headers, authorization: `Bearer ${personalKey.secret}` } });
   expect(ok.status()).toBe(200);
   expect((await ok.json()).result.serverInfo.name).toBe("atrium");
+  // Stateless: a tools call needs no session; the production bundle lists and runs tools.
+  const call = (method: string, params: unknown) =>
+    page.request.post("/api/mcp", { data: { jsonrpc: "2.0", id: 2, method, params }, headers: { ...headers, authorization: `Bearer ${personalKey.secret}` } });
+  const tools = await (await call("tools/list", {})).json();
+  expect(tools.result.tools.map((tool: { name: string }) => tool.name)).toContain("edit_page");
+  const listed = await (await call("tools/call", { name: "list_knowledgebases", arguments: {} })).json();
+  expect(listed.result.isError).toBeFalsy();
+  expect(listed.result.structuredContent).toHaveProperty("knowledgebases");
   const refused = await page.request.post("/api/mcp", { data: initialize, headers: { ...headers, authorization: `Bearer ${orgKey.secret}` } });
   expect(refused.status()).toBe(403);
   expect((await refused.json()).error.code).toBe("member_key_required");
