@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addPerson, issueKey, newOrganization } from "../helpers";
+import { addPerson, api, awayFromWindowEdge, issueKey, newOrganization } from "../helpers";
 import { create, publish } from "../builder-helpers";
 import { newPage, pageMarkdown, tenantWithKnowledgebase } from "../knowledge-helpers";
 import { connectClient, startMcpServer, structured, type McpTestServer } from "../mcp-helpers";
@@ -197,6 +197,17 @@ describe("authentication and authorization", () => {
     const get = await fetch(server.url, { headers: { authorization: `Bearer ${tenant.personalKey.secret}`, accept: "text/event-stream" } });
     expect(get.status).toBe(405);
     expect(((await get.json()) as any).error.code).toBe("method_not_allowed");
+  });
+
+  it("counts MCP requests against the key's one rate limit, shared with REST", async () => {
+    const tenant = await newOrganization();
+    await awayFromWindowEdge(5);
+    const first = await rawInitialize(tenant.personalKey.secret);
+    const remaining = Number(first.headers.get("ratelimit-remaining"));
+    const rest = await api("GET", "/knowledgebases", { key: tenant.personalKey.secret });
+    expect(Number(rest.headers.get("ratelimit-remaining"))).toBe(remaining - 1);
+    const again = await rawInitialize(tenant.personalKey.secret);
+    expect(Number(again.headers.get("ratelimit-remaining"))).toBe(remaining - 2);
   });
 
   it("gives insufficient_scope and forbidden_role as tool errors with REST's codes", async () => {

@@ -34,7 +34,7 @@ export function createMcpHandler(options: McpHandlerOptions) {
       const { actor, rateLimit } = await authenticateApiKey(db, request.headers.get("authorization"), "mcp");
       limitHeaders = rateLimitHeaders(rateLimit);
 
-      const server = buildMcpServer(mcpContext(db, actor, requestId));
+      const server = buildMcpServer(mcpContext(db, actor, requestId, request.signal));
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {

@@ -15,11 +15,13 @@ export interface McpContext {
   actor: KeyActor;
   requestId: string;
   caller: Caller;
+  /** The HTTP request's signal: aborted when the client hangs up. */
+  signal?: AbortSignal;
 }
 
-export function mcpContext(db: Db, actor: KeyActor, requestId: string): McpContext {
+export function mcpContext(db: Db, actor: KeyActor, requestId: string, signal?: AbortSignal): McpContext {
   const caller = createCaller({ db, actor, requestId, response: { headers: new Headers() } });
-  return { db, actor, requestId, caller };
+  return { db, actor, requestId, caller, signal };
 }
 
 export interface ToolAnnotations {

@@ -52,7 +52,9 @@ export function buildMcpServer(context: McpContext): McpServer {
     const tool = tools.get(request.params.name);
     if (!tool) throw new McpError(RpcErrorCode.InvalidParams, `Unknown tool ${request.params.name}; tools/list names them.`);
     try {
-      const result = (await tool.run(context, request.params.arguments ?? {}, extra.signal)) as Record<string, unknown>;
+      // Cancelled by the client (notifications/cancelled) or the HTTP request ended.
+      const signal = context.signal ? AbortSignal.any([extra.signal, context.signal]) : extra.signal;
+      const result = (await tool.run(context, request.params.arguments ?? {}, signal)) as Record<string, unknown>;
       return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
     } catch (error) {
       const appError = toAppError(error);
