@@ -78,6 +78,9 @@ describe("tools", () => {
     const converse = byName.converse_with_app!.inputSchema;
     expect(Object.keys(converse.properties!).sort()).toEqual(["appId", "conversation_id", "message"]);
     expect(converse.required).toEqual(["appId", "message"]);
+    expect(byName.converse_with_app!.outputSchema!.required).toEqual(["reply", "conversation_id", "greeting"]);
+    expect(byName.edit_page!.outputSchema!.required).toEqual(expect.arrayContaining(["status", "page", "reviewPath"]));
+    expect(byName.list_apps!.outputSchema).toBeUndefined();
   });
 
   it("reads, searches and writes knowledge with a personal key, answering what REST answers", async () => {

@@ -38,6 +38,8 @@ export interface AtriumTool {
   description: string;
   /** The zod schema the arguments are checked with; listed as the tool's JSON Schema. */
   input: z.ZodType;
+  /** The result's shape (the REST response schema), listed as the tool's output JSON Schema. */
+  output?: z.ZodType;
   annotations: ToolAnnotations;
   /** Gets the raw arguments; checking them is the procedure's (or the service's) job, after scope and role. */
   run(context: McpContext, args: unknown, signal: AbortSignal): Promise<unknown>;

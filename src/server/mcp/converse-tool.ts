@@ -16,12 +16,19 @@ export const ConverseToolInput = z.strictObject({
   }),
 });
 
+export const ConverseToolOutput = z.object({
+  reply: z.string().meta({ description: "The app's reply." }),
+  conversation_id: Uuid.meta({ description: "Pass it on the next message of this conversation." }),
+  greeting: z.string().meta({ description: "The app's greeting." }),
+});
+
 export const converseTool: AtriumTool = {
   name: "converse_with_app",
   title: "Talk to a published app",
   description:
     "Sends one message to a published Atrium app and returns its synthesized reply: `{reply, conversation_id, greeting}`. Start without `conversation_id`, then pass the returned `conversation_id` on every later message of the same conversation. Each call runs and bills as one execution against the organization's credits (`insufficient_credits` when they cannot cover it; nothing is charged then). Other errors: `not_found` (no published app with that id), `service_disabled` (the app's Conversation service is off), `unpublished_dependencies`. Needs the `apps:execute` scope.",
   input: ConverseToolInput,
+  output: ConverseToolOutput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run(context, args, signal) {
     authorize(context.actor, { scope: "apps:execute" });

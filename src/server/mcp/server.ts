@@ -5,7 +5,7 @@ import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mc
 import { CallToolRequestSchema, ErrorCode as RpcErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { logIfUnexpected, toAppError, type AppError } from "@/server/errors";
 import type { McpContext } from "./context";
-import { TOOLS, toolInputJsonSchema } from "./tools";
+import { TOOLS, toolInputJsonSchema, toolOutputJsonSchema } from "./tools";
 
 export const MCP_SERVER_INFO = { name: "atrium", version: "0.1.0" };
 export const PAGE_URI_TEMPLATE = "atrium://knowledgebases/{knowledgebaseId}/pages/{pageId}";
@@ -45,6 +45,7 @@ export function buildMcpServer(context: McpContext): McpServer {
       title: tool.title,
       description: tool.description,
       inputSchema: toolInputJsonSchema(tool),
+      outputSchema: toolOutputJsonSchema(tool),
       annotations: { title: tool.title, ...tool.annotations },
     })),
   }));
