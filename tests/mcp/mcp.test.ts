@@ -178,9 +178,11 @@ describe("authentication and authorization", () => {
     await expect(connectClient(server.url, tenant.orgKey.secret)).rejects.toThrow(/403|member_key_required/);
   });
 
-  it("answers unauthorized and invalid_api_key as HTTP 401 envelopes", async () => {
+  it("answers unauthorized, invalid_api_key and feature_not_available as HTTP envelopes", async () => {
     expect(await rawInitialize(undefined)).toMatchObject({ status: 401, body: { error: { code: "unauthorized" } } });
     expect(await rawInitialize("sk_mem_unknown")).toMatchObject({ status: 401, body: { error: { code: "invalid_api_key" } } });
+    const free = await newOrganization({ plan: "free" });
+    expect(await rawInitialize(free.personalKey.secret)).toMatchObject({ status: 403, body: { error: { code: "feature_not_available" } } });
   });
 
   it("answers api_disabled when the MCP server is off for the organization", async () => {

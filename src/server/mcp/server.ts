@@ -19,6 +19,21 @@ export function pageUri(knowledgebaseId: string, pageId: string): string {
 const INSTRUCTIONS =
   "Atrium knowledgebases and apps. Find knowledge with list_knowledgebases, get_knowledgebase (its page index) and search_knowledgebase; read pages with get_page; write with create_page, edit_page (patch operations whose anchors must appear exactly once) and move_page; add documents with add_source. Writes may come back `pending_review` when the organization reviews agent writes. Talk to published apps with list_apps and converse_with_app (pass back `conversation_id`). Errors carry `{\"error\":{code,message}}` with Atrium's stable codes.";
 
+/** The tools/list answer, built once per process (JSON Schema generation is not free). */
+let toolListing: { tools: object[] } | undefined;
+function listTools() {
+  return (toolListing ??= {
+    tools: TOOLS.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: toolInputJsonSchema(tool),
+      outputSchema: toolOutputJsonSchema(tool),
+      annotations: { title: tool.title, ...tool.annotations },
+    })),
+  });
+}
+
 export function errorResult(error: AppError): CallToolResult {
   const envelope = { error: error.toBody() };
   return { isError: true, content: [{ type: "text", text: JSON.stringify(envelope) }], structuredContent: envelope };
@@ -39,16 +54,7 @@ export function buildMcpServer(context: McpContext): McpServer {
   // procedures themselves (after scope and role, as REST orders it), so a bad argument answers
   // `invalid_request` in Atrium's envelope rather than the SDK's own validation message.
   mcp.server.registerCapabilities({ tools: { listChanged: false } });
-  mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: TOOLS.map((tool) => ({
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: toolInputJsonSchema(tool),
-      outputSchema: toolOutputJsonSchema(tool),
-      annotations: { title: tool.title, ...tool.annotations },
-    })),
-  }));
+  mcp.server.setRequestHandler(ListToolsRequestSchema, () => listTools() as never);
   mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = tools.get(request.params.name);
     if (!tool) throw new McpError(RpcErrorCode.InvalidParams, `Unknown tool ${request.params.name}; tools/list names them.`);
