@@ -13,6 +13,7 @@ const LINKS = [
   { href: "/knowledge", label: "Knowledge" },
   { href: "/reviews", label: "Reviews" },
   { href: "/keys", label: "API keys" },
+  { href: "/mcp", label: "MCP" },
   { href: "/members", label: "Members" },
   { href: "/agents", label: "Agents" },
   { href: "/flows", label: "Flows" },

@@ -1,0 +1,139 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useEffect, useState } from "react";
+import { CopyButton } from "@/components/copy-button";
+import { errorMessage, useTRPC } from "@/lib/trpc";
+import { MCP_ROUTE, MCP_SCOPES, mcpSnippets, mcpUrl } from "@/lib/mcp-snippets";
+
+const TOOLS: [string, string][] = [
+  ["list_knowledgebases, get_knowledgebase", "browse knowledgebases and their page index"],
+  ["search_knowledgebase", "full-text search of pages and documents"],
+  ["get_page", "read a page's markdown"],
+  ["create_page, edit_page, move_page", "write pages (patch operations), under the same review rules as the API"],
+  ["add_source", "add a document from text or a URL"],
+  ["list_apps, converse_with_app", "talk to published apps, continuing with conversation_id"],
+];
+
+export default function McpPage() {
+  const trpc = useTRPC();
+  const me = useQuery(trpc.auth.me.queryOptions());
+  const keys = useQuery(trpc.apiKeys.list.queryOptions());
+  // The URL is the browser's own origin: what the member reaches is what their client reaches.
+  const [origin, setOrigin] = useState("");
+  useEffect(() => setOrigin(window.location.origin), []);
+  // Pasted only to fill the snippets below; never stored or sent.
+  const [secret, setSecret] = useState("");
+
+  const url = origin ? mcpUrl(origin) : MCP_ROUTE;
+  const myKeys = (keys.data ?? []).filter((key) => key.kind === "personal" && key.memberId === me.data?.member.id && !key.revokedAt);
+  const snippets = mcpSnippets(url, secret.trim() || undefined);
+
+  return (
+    <>
+      <h1>MCP server</h1>
+      <p className="muted">
+        Connect an MCP client (Claude Desktop, Cursor, an agent framework) with your personal API key: your AI can read and search knowledgebases, write pages under the same
+        review rules as the API, and talk to published apps. It acts as you, limited by your key&apos;s scopes and your role.
+      </p>
+      {me.data && !me.data.organization.mcpEnabled && (
+        <div className="notice" role="status" data-testid="mcp-disabled">
+          The MCP server is turned off for this organization: clients get <code>api_disabled</code>. An admin can turn it on in <Link href="/settings">Settings</Link>.
+        </div>
+      )}
+
+      <div className="panel">
+        <h2 style={{ marginTop: 0 }}>Server URL</h2>
+        <div className="row">
+          <code className="secret" data-testid="mcp-url">{url}</code>
+          <CopyButton text={url} />
+        </div>
+        <p className="muted">
+          Streamable HTTP, stateless. Send <code>Authorization: Bearer sk_mem_…</code> with a personal key; organization keys are refused (<code>member_key_required</code>).
+          Each HTTP request counts against the key&apos;s rate limit, as on the REST API.
+        </p>
+      </div>
+
+      <div className="panel">
+        <h2 style={{ marginTop: 0 }}>Your personal keys</h2>
+        {keys.isLoading && <p className="muted">Loading…</p>}
+        {keys.error && <p role="alert" className="error">{errorMessage(keys.error)}</p>}
+        {keys.data && myKeys.length === 0 && (
+          <p data-testid="no-personal-key">
+            You have no active personal key. <Link href="/keys">Create a personal key</Link> with the scopes {MCP_SCOPES.map((scope) => <code key={scope}>{scope} </code>)}; its secret is
+            shown once.
+          </p>
+        )}
+        {myKeys.length > 0 && (
+          <>
+            <table>
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Prefix</th>
+                  <th>Missing scopes for MCP tools</th>
+                  <th>Last used</th>
+                </tr>
+              </thead>
+              <tbody>
+                {myKeys.map((key) => {
+                  const missing = MCP_SCOPES.filter((scope) => !key.scopes.includes(scope));
+                  return (
+                    <tr key={key.id} data-testid="mcp-key-row">
+                      <td>{key.name}</td>
+                      <td>
+                        <code>{key.prefix}…</code>
+                      </td>
+                      <td className="muted">{missing.length === 0 ? "none" : missing.join(", ")}</td>
+                      <td className="muted">{key.lastUsedAt ? new Date(key.lastUsedAt).toLocaleString() : "never"}</td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+            <p className="muted">
+              Secrets are shown only when a key is created. Lost one? <Link href="/keys">Create another key</Link>.
+            </p>
+          </>
+        )}
+        <label style={{ maxWidth: 520 }}>
+          Fill the snippets with a key (stays in this page)
+          <input type="password" autoComplete="off" value={secret} onChange={(event) => setSecret(event.target.value)} placeholder="sk_mem_…" />
+        </label>
+      </div>
+
+      {snippets.map((snippet) => (
+        <div className="panel" key={snippet.id} data-testid={`snippet-${snippet.id}`}>
+          <div className="row" style={{ justifyContent: "space-between" }}>
+            <h2 style={{ margin: 0 }}>{snippet.title}</h2>
+            <CopyButton text={snippet.text} />
+          </div>
+          <p className="muted">{snippet.where}</p>
+          <pre className="diff" aria-label={`${snippet.title} configuration`}>
+            {snippet.text}
+          </pre>
+        </div>
+      ))}
+
+      <div className="panel">
+        <h2 style={{ marginTop: 0 }}>What your AI can do</h2>
+        <table>
+          <tbody>
+            {TOOLS.map(([names, what]) => (
+              <tr key={names}>
+                <td>
+                  <code>{names}</code>
+                </td>
+                <td>{what}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <p className="muted">
+          Pages are also resources (<code>atrium://knowledgebases/&#123;knowledgebaseId&#125;/pages/&#123;pageId&#125;</code>) that clients can attach. Errors carry the API&apos;s codes in{" "}
+          <code>{'{"error":{"code","message"}}'}</code>.
+        </p>
+      </div>
+    </>
+  );
+}

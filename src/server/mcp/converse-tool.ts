@@ -1,0 +1,38 @@
+// The `converse_with_app` tool: one message to a published app through the conversation
+// runtime (`converse` in services/conversations.ts), the function POST /apps/{appId}/conversation
+// calls. Scope `apps:execute`; the MCP door's switch is `mcpEnabled` (checked at authentication),
+// so `appsApiEnabled` (the REST Apps endpoints' switch) does not apply here.
+import { z } from "zod";
+import { Uuid } from "@/schemas/common";
+import { authorize } from "@/server/auth/authorize";
+import { converse } from "@/server/services/conversations";
+import type { AtriumTool } from "./context";
+
+export const ConverseToolInput = z.strictObject({
+  appId: Uuid.meta({ description: "A published app's id (from list_apps)." }),
+  message: z.string().trim().min(1).max(32_000).meta({ description: "The user's message to the app." }),
+  conversation_id: Uuid.optional().meta({
+    description: "Omit to start a new conversation; pass the `conversation_id` a previous call returned to continue it (earlier turns are restored server-side, never resent).",
+  }),
+});
+
+export const ConverseToolOutput = z.object({
+  reply: z.string().meta({ description: "The app's reply." }),
+  conversation_id: Uuid.meta({ description: "Pass it on the next message of this conversation." }),
+  greeting: z.string().meta({ description: "The app's greeting." }),
+});
+
+export const converseTool: AtriumTool = {
+  name: "converse_with_app",
+  title: "Talk to a published app",
+  description:
+    "Sends one message to a published Atrium app and returns its synthesized reply: `{reply, conversation_id, greeting}`. Start without `conversation_id`, then pass the returned `conversation_id` on every later message of the same conversation. Each call runs and bills as one execution against the organization's credits (`insufficient_credits` when they cannot cover it; nothing is charged then). Other errors: `not_found` (no published app with that id), `service_disabled` (the app's Conversation service is off), `unpublished_dependencies`. Needs the `apps:execute` scope.",
+  input: ConverseToolInput,
+  output: ConverseToolOutput,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  async run(context, args, signal) {
+    authorize(context.actor, { scope: "apps:execute" });
+    const input = ConverseToolInput.parse(args);
+    return converse(context.db, context.actor, { appId: input.appId, message: input.message, conversationId: input.conversation_id }, { signal });
+  },
+};
