@@ -3,7 +3,7 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
 import { POST } from "@/app/api/console/apps/[appId]/conversation/route";
-import { signInCookie } from "../helpers";
+import { signInCookie, trpc, trpcErrorCode } from "../helpers";
 import { publishedApp } from "../runtime-helpers";
 
 function post(appId: string, body: unknown, cookie?: string): Promise<Response> {
@@ -48,6 +48,20 @@ describe("POST /api/console/apps/{appId}/conversation", () => {
     const last = (await readEvents(again)).at(-1)!;
     expect(last.event).toBe("done");
     expect((JSON.parse(last.data) as { conversation_id: string }).conversation_id).toBe(done.conversation_id);
+
+    // The member's view: the app's conversations, and the messages with each answer's execution.
+    const list = await trpc("query", "conversations.list", { appId: app.appId }, { cookie });
+    expect(list.body.result.data.conversations).toEqual([expect.objectContaining({ id: done.conversation_id, title: "How long do refunds take?" })]);
+    const messages = (await trpc("query", "conversations.messages", { conversationId: done.conversation_id }, { cookie })).body.result.data.messages;
+    expect(messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    const executionId = messages[1].executionId as string;
+    const execution = (await trpc("query", "runtime.execution", { executionId }, { cookie })).body.result.data.execution;
+    expect(execution.trace.map((t: { name: string }) => t.name)).toContain("Billing agent");
+
+    const other = await publishedApp();
+    const otherCookie = await signInCookie(other.tenant.owner.email, other.tenant.owner.password);
+    expect(trpcErrorCode(await trpc("query", "conversations.messages", { conversationId: done.conversation_id }, { cookie: otherCookie }))).toBe("not_found");
+    expect((await trpc("query", "conversations.list", { appId: app.appId }, { cookie: otherCookie })).body.result.data.conversations).toEqual([]);
   });
 
   it("answers 401 unauthorized without a session cookie, and invalid_request for a bad body", async () => {
