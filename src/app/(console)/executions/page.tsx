@@ -1,5 +1,5 @@
 "use client";
-import { useInfiniteQuery } from "@tanstack/react-query";
+import { useQueries } from "@tanstack/react-query";
 import { Fragment, useState } from "react";
 import { ExecutionTrace, formatMs } from "@/components/runtime/execution-trace";
 import { errorMessage, useTRPC } from "@/lib/trpc";
@@ -8,9 +8,20 @@ const PAGE = 25;
 
 export default function ExecutionsPage() {
   const trpc = useTRPC();
-  const executions = useInfiniteQuery(trpc.runtime.executions.infiniteQueryOptions({ limit: PAGE }, { getNextPageParam: (page) => page.nextCursor ?? undefined }));
+  // One query per page loaded so far ("Load more" adds the next page's cursor); the input is strict, so no infinite-query extras.
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const pages = useQueries({ queries: cursors.map((cursor) => trpc.runtime.executions.queryOptions({ limit: PAGE, ...(cursor ? { cursor } : {}) })) });
   const [open, setOpen] = useState<string | null>(null);
-  const rows = executions.data?.pages.flatMap((page) => page.executions) ?? [];
+  const rows = pages.flatMap((page) => page.data?.executions ?? []);
+  const last = pages[pages.length - 1];
+  const executions = {
+    isLoading: pages[0]?.isLoading ?? false,
+    error: pages.find((page) => page.error)?.error ?? null,
+    data: pages[0]?.data,
+    hasNextPage: !!last?.data?.nextCursor,
+    isFetchingNextPage: pages.length > 1 && !!last?.isLoading,
+    fetchNextPage: () => last?.data?.nextCursor && setCursors((current) => [...current, last.data!.nextCursor!]),
+  };
   return (
     <>
       <h1>Executions</h1>
@@ -75,7 +86,7 @@ export default function ExecutionsPage() {
           </table>
         )}
         {executions.hasNextPage && (
-          <button type="button" onClick={() => void executions.fetchNextPage()} disabled={executions.isFetchingNextPage}>
+          <button type="button" onClick={() => executions.fetchNextPage()} disabled={executions.isFetchingNextPage}>
             {executions.isFetchingNextPage ? "Loading…" : "Load more"}
           </button>
         )}
