@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { seedDemo, signIn } from "./fixtures";
+import { admin, seedDemo, signIn } from "./fixtures";
 
 async function post(request: APIRequestContext, key: string, path: string, data: unknown) {
   const response = await request.post(`/api/v1${path}`, { headers: { Authorization: `Bearer ${key}` }, data });
@@ -60,6 +60,18 @@ test("chat with a published app: the reply streams in from its knowledge, with t
   await expect(rows).toHaveCount(2);
   await rows.first().getByRole("button", { name: "Trace" }).click();
   await expect(page.getByTestId("execution-trace")).toContainText("Billing agent");
+});
+
+test("a refusal before anything streams is shown in an alert and the message is kept", async ({ page }) => {
+  const { login, orgKey, organization } = seedDemo();
+  await signIn(page, login);
+  const { appId } = await seedApp(page.request, orgKey.secret);
+  admin("org", "update", "--org", organization.id, "--credits", "0");
+  await page.goto(`/chat/${appId}`);
+  await page.getByRole("textbox", { name: "Message" }).fill("How long do refunds take?");
+  await page.getByRole("button", { name: "Send", exact: true }).click();
+  await expect(page.getByRole("alert").filter({ hasText: /credit/i })).toBeVisible();
+  await expect(page.getByRole("textbox", { name: "Message" })).toHaveValue("How long do refunds take?");
 });
 
 test("run graded tests against an agent's draft from its editor", async ({ page }) => {

@@ -4,7 +4,7 @@
 import { skipToken, useQuery, useQueryClient } from "@tanstack/react-query";
 import { createParser } from "eventsource-parser";
 import Link from "next/link";
-import { useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { TraceDetails } from "./execution-trace";
 
@@ -68,6 +68,8 @@ export function ChatView({ appId }: { appId: string }) {
   const [pending, setPending] = useState<Pending | null>(null);
   const [error, setError] = useState<string | null>(null);
   const abort = useRef<AbortController | null>(null);
+  // Leaving the page cancels a reply still streaming (the server stops the run).
+  useEffect(() => () => abort.current?.abort(), []);
 
   function open(id: string | null) {
     abort.current?.abort();
