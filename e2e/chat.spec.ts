@@ -87,3 +87,16 @@ test("run graded tests against an agent's draft from its editor", async ({ page 
   await expect(tests.getByTestId("test-run")).toContainText(/[01] of 1 passed/);
   await expect(tests.getByTestId("test-run")).toContainText("14 days");
 });
+
+test("the executions log loads more by cursor", async ({ page }) => {
+  const { login, orgKey } = seedDemo();
+  await signIn(page, login);
+  const { appId } = await seedApp(page.request, orgKey.secret);
+  for (let i = 0; i < 26; i++) await post(page.request, orgKey.secret, `/apps/${appId}/conversation`, { message: `Refunds? ${i}` });
+  await page.goto("/executions");
+  const rows = page.getByTestId("execution-row");
+  await expect(rows).toHaveCount(25);
+  await page.getByRole("button", { name: "Load more" }).click();
+  await expect(rows).toHaveCount(26);
+  await expect(page.getByRole("button", { name: "Load more" })).toHaveCount(0);
+});
