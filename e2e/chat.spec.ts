@@ -54,6 +54,14 @@ test("chat with a published app: the reply streams in from its knowledge, with t
   await page.getByRole("button", { name: "Send", exact: true }).click();
   await expect(page.getByTestId("message-assistant")).toHaveCount(2);
 
+  // "New conversation" starts empty; the earlier one reopens from the list.
+  const conversations = page.getByRole("complementary", { name: "Conversations" });
+  await conversations.getByRole("button", { name: "New conversation" }).click();
+  await expect(page.getByTestId("message-assistant")).toHaveCount(0);
+  await expect(page.getByTestId("greeting")).toBeVisible();
+  await conversations.getByRole("button", { name: "How long do refunds take?" }).click();
+  await expect(page.getByTestId("message-assistant")).toHaveCount(2);
+
   await page.getByRole("navigation").getByRole("link", { name: "Executions" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Executions");
   const rows = page.getByTestId("execution-row");
