@@ -18,12 +18,14 @@ const LINKS = [
   { href: "/agents", label: "Agents" },
   { href: "/flows", label: "Flows" },
   { href: "/apps", label: "Apps" },
+  { href: "/chat", label: "Chat" },
+  { href: "/executions", label: "Executions" },
   { href: "/settings", label: "Settings" },
   { href: "/docs", label: "API docs" },
 ];
 
 /** Areas the console grows into; listed so people know where things will live. */
-const UPCOMING = ["Chat"];
+const UPCOMING: string[] = [];
 
 export function ConsoleNav({ email, role }: { email: string; role: string }) {
   const pathname = usePathname();
@@ -39,7 +41,7 @@ export function ConsoleNav({ email, role }: { email: string; role: string }) {
           {link.label}
         </Link>
       ))}
-      <div className="section">Coming next</div>
+      {UPCOMING.length > 0 && <div className="section">Coming next</div>}
       {UPCOMING.map((label) => (
         <span key={label} className="soon" title="Not available yet">
           {label}

@@ -8,6 +8,7 @@ import { useState, type ReactNode } from "react";
 import { ConfirmButton } from "@/components/confirm-button";
 import { lineDiff } from "@/lib/line-diff";
 import { errorMessage } from "@/lib/trpc";
+import { TestsPanel } from "./tests-panel";
 import { ONE, useDraftEditor, type Doc, type KindPlural, type SaveProblem } from "./use-draft-editor";
 
 const STATE_FIELDS = ["id", "published", "productionVersionId", "versionCount", "lastChange", "createdAt", "updatedAt", "draftDiffersFromLive"];
@@ -100,6 +101,7 @@ export function EditorShell({ kind, id, toWrite, children }: { kind: KindPlural;
         </div>
       )}
       {children({ doc, view, update: editor.update, problem })}
+      <TestsPanel kind={kind} id={id} />
       <PublishPanel kind={kind} input={editor.input} procs={editor.procs} disabled={state !== "saved"} onDone={editor.refreshState} />
       <VersionsPanel kind={kind} input={editor.input} procs={editor.procs} draft={view} onDone={editor.refreshState} />
       <DeleteItem kind={kind} input={editor.input} procs={editor.procs} />

@@ -2,11 +2,13 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { readSessionToken } from "@/server/auth/cookies";
 import type { Db } from "@/server/db";
-import { logIfUnexpected, toAppError } from "@/server/errors";
+import { ConversationInput } from "@/schemas/runtime";
+import { AppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { actorForSession } from "@/server/services/sessions";
 import type { Context } from "@/server/trpc/init";
 import { appRouter } from "@/server/trpc/root";
 import { errorResponse, requestIdFor } from "./rest";
+import { conversationStream } from "./sse";
 
 export function createConsoleHandler(options: { db: () => Db }) {
   return async function handleConsole(request: Request): Promise<Response> {
@@ -31,5 +33,33 @@ export function createConsoleHandler(options: { db: () => Db }) {
         return { headers, status: errors[0] ? toAppError(errors[0]).status : undefined };
       },
     });
+  };
+}
+
+/**
+ * The console's app conversation as Server-Sent Events (`POST /api/console/apps/{appId}/conversation`,
+ * body `{message, conversation_id?}`): the same stream as the REST door's `stream: true`, for a
+ * signed-in member. A refusal before anything streams is the JSON error envelope.
+ */
+export function createConsoleConversationHandler(options: { db: () => Db }) {
+  return async function handleConversation(request: Request, appId: string): Promise<Response> {
+    const requestId = requestIdFor(request);
+    try {
+      const db = options.db();
+      const actor = await actorForSession(db, readSessionToken(request.headers.get("cookie")));
+      if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
+      let body: unknown;
+      try {
+        body = await request.json();
+      } catch {
+        throw new AppError("invalid_request", "Invalid request: the body is not valid JSON.");
+      }
+      const input = ConversationInput.parse({ ...(body as object), appId, stream: true });
+      const headers = new Headers({ "X-Request-Id": requestId });
+      const result = await conversationStream(db, actor, { appId: input.appId, message: input.message, conversationId: input.conversation_id }, request.signal, headers);
+      return result instanceof Response ? result : errorResponse(result, requestId);
+    } catch (error) {
+      return errorResponse(toAppError(error), requestId);
+    }
   };
 }

@@ -129,3 +129,42 @@ export async function converse(db: Db, actor: Actor, input: ConverseInput, optio
     throw new AppError("server_error", "The model provider failed to answer; nothing was charged. It is safe to retry.", {}, { cause: error });
   }
 }
+
+const CONVERSATION_LIST_LIMIT = 50;
+
+/** The organization's conversations with one app, most recently active first (the console chat). */
+export async function listConversations(db: Db, actor: Actor, input: { appId: string }) {
+  authorize(actor, { scope: "apps:read" });
+  const rows = await db.conversation.findMany({
+    where: { organizationId: actor.organizationId, appId: input.appId },
+    orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
+    take: CONVERSATION_LIST_LIMIT,
+  });
+  return {
+    conversations: rows.map((row) => ({
+      id: row.id,
+      title: row.title,
+      startedBy: row.startedBy,
+      createdAt: row.createdAt.toISOString(),
+      updatedAt: row.updatedAt.toISOString(),
+    })),
+  };
+}
+
+/** One conversation's messages in order; an assistant message names the execution that produced it. */
+export async function getConversationMessages(db: Db, actor: Actor, input: { conversationId: string }) {
+  authorize(actor, { scope: "apps:read" });
+  const conversation = await db.conversation.findFirst({ where: { id: input.conversationId, organizationId: actor.organizationId } });
+  if (!conversation) throw new AppError("not_found", "No conversation with that id.");
+  const messages = await db.conversationMessage.findMany({ where: { conversationId: conversation.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  return {
+    conversation: { id: conversation.id, appId: conversation.appId, title: conversation.title },
+    messages: messages.map((m) => ({
+      id: m.id,
+      role: m.role as "user" | "assistant",
+      content: m.content,
+      executionId: m.executionId,
+      createdAt: m.createdAt.toISOString(),
+    })),
+  };
+}

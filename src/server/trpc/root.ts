@@ -4,6 +4,7 @@ import { router } from "./init";
 import { apiKeysRouter } from "./routers/api-keys";
 import { knowledgeRouter } from "./routers/knowledge";
 import { authRouter } from "./routers/auth";
+import { conversationsRouter } from "./routers/conversations";
 import { agentsRouter, appsRouter, flowsRouter } from "./routers/builder";
 import { membersRouter } from "./routers/members";
 import { endUsersRouter } from "./routers/end-users";
@@ -29,6 +30,7 @@ export const appRouter = router({
   flows: flowsRouter,
   apps: appsRouter,
   runtime: runtimeRouter,
+  conversations: conversationsRouter,
   knowledge: knowledgeRouter,
   reviews: reviewsRouter,
 });

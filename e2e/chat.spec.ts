@@ -1,0 +1,110 @@
+import { expect, test, type APIRequestContext } from "@playwright/test";
+import { admin, seedDemo, signIn } from "./fixtures";
+
+async function post(request: APIRequestContext, key: string, path: string, data: unknown) {
+  const response = await request.post(`/api/v1${path}`, { headers: { Authorization: `Bearer ${key}` }, data });
+  if (!response.ok()) throw new Error(`POST ${path}: ${response.status()} ${await response.text()}`);
+  return response.json();
+}
+
+/** A knowledgebase page, an agent answering from it, and a published app with the agent as member. */
+async function seedApp(request: APIRequestContext, key: string) {
+  const { knowledgebase } = await post(request, key, "/knowledgebases", { name: "Handbook" });
+  await post(request, key, `/knowledgebases/${knowledgebase.id}/pages`, {
+    title: "Refund policy",
+    markdown: "Refunds are paid within 14 days of the request. Shipping costs are not refunded.",
+  });
+  const { agent } = await post(request, key, "/agents", { name: "Billing agent", description: "Invoices, refunds and payments", knowledge: [{ knowledgebaseId: knowledgebase.id }] });
+  await post(request, key, `/agents/${agent.id}/publish`, {});
+  const { app } = await post(request, key, "/apps", {
+    name: "Helpdesk",
+    members: [{ id: agent.id, kind: "agent" }],
+    orchestrationMode: "supervisor",
+    api: { greeting: "Hello! How can I help?" },
+  });
+  await post(request, key, `/apps/${app.id}/publish`, {});
+  return { agentId: agent.id as string, appId: app.id as string };
+}
+
+test("chat with a published app: the reply streams in from its knowledge, with the members' trace; the run is in the executions log", async ({ page }) => {
+  const { login, orgKey } = seedDemo();
+  await signIn(page, login);
+  await seedApp(page.request, orgKey.secret);
+
+  await page.goto("/");
+  await page.getByRole("navigation").getByRole("link", { name: "Chat" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Chat");
+  await page.getByRole("link", { name: "Helpdesk" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Helpdesk");
+  await expect(page.getByTestId("greeting")).toHaveText("Hello! How can I help?");
+
+  await page.getByRole("textbox", { name: "Message" }).fill("How long do refunds take?");
+  await page.getByRole("button", { name: "Send", exact: true }).click();
+  const answer = page.getByTestId("message-assistant").last();
+  await expect(answer).toContainText("14 days");
+  await expect(page.getByRole("complementary", { name: "Conversations" })).toContainText("How long do refunds take?");
+
+  await answer.getByText("Trace of this answer").click();
+  const trace = answer.getByTestId("execution-trace");
+  await expect(trace).toContainText("Billing agent");
+  await expect(trace).toContainText("succeeded");
+
+  // A second turn continues the same conversation.
+  await page.getByRole("textbox", { name: "Message" }).fill("Are shipping costs refunded?");
+  await page.getByRole("button", { name: "Send", exact: true }).click();
+  await expect(page.getByTestId("message-assistant")).toHaveCount(2);
+
+  // "New conversation" starts empty; the earlier one reopens from the list.
+  const conversations = page.getByRole("complementary", { name: "Conversations" });
+  await conversations.getByRole("button", { name: "New conversation" }).click();
+  await expect(page.getByTestId("message-assistant")).toHaveCount(0);
+  await expect(page.getByTestId("greeting")).toBeVisible();
+  await conversations.getByRole("button", { name: "How long do refunds take?" }).click();
+  await expect(page.getByTestId("message-assistant")).toHaveCount(2);
+
+  await page.getByRole("navigation").getByRole("link", { name: "Executions" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Executions");
+  const rows = page.getByTestId("execution-row");
+  await expect(rows).toHaveCount(2);
+  await rows.first().getByRole("button", { name: "Trace" }).click();
+  await expect(page.getByTestId("execution-trace")).toContainText("Billing agent");
+});
+
+test("a refusal before anything streams is shown in an alert and the message is kept", async ({ page }) => {
+  const { login, orgKey, organization } = seedDemo();
+  await signIn(page, login);
+  const { appId } = await seedApp(page.request, orgKey.secret);
+  admin("org", "update", "--org", organization.id, "--credits", "0");
+  await page.goto(`/chat/${appId}`);
+  await page.getByRole("textbox", { name: "Message" }).fill("How long do refunds take?");
+  await page.getByRole("button", { name: "Send", exact: true }).click();
+  await expect(page.getByRole("alert").filter({ hasText: /credit/i })).toBeVisible();
+  await expect(page.getByRole("textbox", { name: "Message" })).toHaveValue("How long do refunds take?");
+});
+
+test("run graded tests against an agent's draft from its editor", async ({ page }) => {
+  const { login, orgKey } = seedDemo();
+  await signIn(page, login);
+  const { agentId } = await seedApp(page.request, orgKey.secret);
+  await page.goto(`/agents/${agentId}`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Billing agent");
+  const tests = page.locator('[aria-label="Tests"]');
+  await tests.getByLabel("Case 1 input").fill("How long do refunds take?");
+  await tests.getByLabel("Case 1 expected behaviour").fill("Says refunds are paid within 14 days");
+  await tests.getByRole("button", { name: "Run 1 case" }).click();
+  await expect(tests.getByTestId("test-run")).toContainText(/[01] of 1 passed/);
+  await expect(tests.getByTestId("test-run")).toContainText("14 days");
+});
+
+test("the executions log loads more by cursor", async ({ page }) => {
+  const { login, orgKey } = seedDemo();
+  await signIn(page, login);
+  const { appId } = await seedApp(page.request, orgKey.secret);
+  for (let i = 0; i < 26; i++) await post(page.request, orgKey.secret, `/apps/${appId}/conversation`, { message: `Refunds? ${i}` });
+  await page.goto("/executions");
+  const rows = page.getByTestId("execution-row");
+  await expect(rows).toHaveCount(25);
+  await page.getByRole("button", { name: "Load more" }).click();
+  await expect(rows).toHaveCount(26);
+  await expect(page.getByRole("button", { name: "Load more" })).toHaveCount(0);
+});

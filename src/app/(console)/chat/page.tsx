@@ -1,0 +1,50 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { errorMessage, useTRPC } from "@/lib/trpc";
+
+export default function ChatIndexPage() {
+  const trpc = useTRPC();
+  const apps = useQuery(trpc.apps.list.queryOptions({ limit: 200 }));
+  return (
+    <>
+      <h1>Chat</h1>
+      <p className="muted">Talk to any published app as it runs in production. Each message is one execution (1 credit).</p>
+      <div className="panel">
+        {apps.isLoading && <p className="muted">Loading…</p>}
+        {apps.error && (
+          <p role="alert" className="error">
+            {errorMessage(apps.error)}
+          </p>
+        )}
+        {apps.data && apps.data.apps.length === 0 && (
+          <p className="muted">
+            No published apps yet. <Link href="/apps">Build and publish one</Link> to chat with it.
+          </p>
+        )}
+        {apps.data && apps.data.apps.length > 0 && (
+          <table>
+            <thead>
+              <tr>
+                <th>App</th>
+                <th>Description</th>
+                <th>Conversation</th>
+              </tr>
+            </thead>
+            <tbody>
+              {apps.data.apps.map((app) => (
+                <tr key={app.id}>
+                  <td>
+                    <Link href={`/chat/${app.id}`}>{app.name}</Link>
+                  </td>
+                  <td className="muted">{app.description}</td>
+                  <td>{app.conversationEnabled === false ? <span className="badge revoked">Turned off</span> : <span className="badge">On</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,171 @@
+"use client";
+// Graded test runs of the draft: up to 10 cases (input + expected behaviour), an optional
+// rubric, Run, and each case's pass/fail with the output, the failures and where to fix them.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { errorMessage, useTRPC } from "@/lib/trpc";
+import type { TestRunResult } from "@/schemas/runtime";
+import { TraceDetails, formatMs } from "@/components/runtime/execution-trace";
+import { ONE, type KindPlural } from "./use-draft-editor";
+
+const MAX_CASES = 10;
+
+interface CaseRow {
+  input: string;
+  expectedBehavior: string;
+}
+
+type Run = TestRunResult & { id: string; createdAt: string };
+
+export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const procs = (kind === "agents" ? trpc.runtime.agentTests : kind === "flows" ? trpc.runtime.flowTests : trpc.runtime.appTests) as typeof trpc.runtime.agentTests;
+  const [cases, setCases] = useState<CaseRow[]>([{ input: "", expectedBehavior: "" }]);
+  const [rubric, setRubric] = useState("");
+  const [latest, setLatest] = useState<Run | null>(null);
+  const runs = useQuery(procs.list.queryOptions({ id, limit: 200 }));
+  const run = useMutation(
+    procs.run.mutationOptions({
+      onSuccess: (result) => {
+        setLatest(result);
+        void queryClient.invalidateQueries({ queryKey: procs.list.queryKey({ id, limit: 200 }) });
+      },
+    }),
+  );
+  const filled = cases.filter((c) => c.input.trim() !== "");
+  const edit = (index: number, changes: Partial<CaseRow>) => setCases((current) => current.map((c, i) => (i === index ? { ...c, ...changes } : c)));
+  const previous = [...(runs.data?.testRuns ?? [])].reverse().filter((r) => r.id !== latest?.id);
+
+  return (
+    <div className="panel" aria-label="Tests">
+      <h2 style={{ marginTop: 0 }}>Tests</h2>
+      <p className="muted">
+        Each case runs against this {ONE[kind]}&apos;s draft and is graded against its expected behaviour (or the rubric, when given). 1 credit per case.
+      </p>
+      <div style={{ display: "grid", gap: "0.5rem" }}>
+        {cases.map((c, index) => (
+          <div key={index} className="test-case">
+            <label>
+              Case {index + 1} input
+              <textarea rows={2} value={c.input} onChange={(e) => edit(index, { input: e.target.value })} placeholder={kind === "flows" ? "Text, or a JSON object of inputs" : "What someone asks"} />
+            </label>
+            <label>
+              Case {index + 1} expected behaviour
+              <textarea rows={2} value={c.expectedBehavior} onChange={(e) => edit(index, { expectedBehavior: e.target.value })} placeholder="e.g. Says refunds take 14 days" />
+            </label>
+            <button type="button" aria-label={`Remove case ${index + 1}`} disabled={cases.length === 1} onClick={() => setCases(cases.filter((_, i) => i !== index))} style={{ marginTop: "1.4rem" }}>
+              ✕
+            </button>
+          </div>
+        ))}
+      </div>
+      <div className="row" style={{ margin: "0.75rem 0" }}>
+        <button type="button" disabled={cases.length >= MAX_CASES} onClick={() => setCases([...cases, { input: "", expectedBehavior: "" }])}>
+          Add case
+        </button>
+        <span className="muted">
+          {cases.length} of {MAX_CASES}
+        </span>
+      </div>
+      <label>
+        Rubric (optional)
+        <textarea rows={2} value={rubric} onChange={(e) => setRubric(e.target.value)} placeholder="Graded against instead of each case's expected behaviour" />
+      </label>
+      <div className="row" style={{ marginTop: "0.75rem" }}>
+        <button
+          type="button"
+          className="primary"
+          disabled={run.isPending || filled.length === 0}
+          onClick={() => run.mutate({ id, cases: filled.map((c) => ({ input: c.input, expectedBehavior: c.expectedBehavior })), ...(rubric.trim() ? { rubric } : {}) })}
+        >
+          {run.isPending ? "Running…" : `Run ${filled.length} case${filled.length === 1 ? "" : "s"}`}
+        </button>
+      </div>
+      {run.error && (
+        <p role="alert" className="error">
+          {errorMessage(run.error)}
+        </p>
+      )}
+      {latest && <RunResults run={latest} />}
+      <h3>Previous runs</h3>
+      {runs.error && (
+        <p role="alert" className="error">
+          {errorMessage(runs.error)}
+        </p>
+      )}
+      {runs.data && previous.length === 0 && <p className="muted">No earlier runs.</p>}
+      {previous.map((r) => (
+        <details key={r.id}>
+          <summary>
+            {new Date(r.createdAt).toLocaleString()} — {r.summary.passed}/{r.summary.total} passed
+          </summary>
+          <RunResults run={r} />
+        </details>
+      ))}
+    </div>
+  );
+}
+
+function RunResults({ run }: { run: Run }) {
+  return (
+    <div data-testid="test-run">
+      <p>
+        <strong className={run.summary.failed === 0 ? "passed" : "failed"}>
+          {run.summary.passed} of {run.summary.total} passed
+        </strong>{" "}
+        <span className="muted">{new Date(run.createdAt).toLocaleString()}</span>
+      </p>
+      <table>
+        <thead>
+          <tr>
+            <th>Case</th>
+            <th>Result</th>
+            <th>Output</th>
+            <th>What to fix</th>
+          </tr>
+        </thead>
+        <tbody>
+          {run.results.map((result) => (
+            <tr key={result.caseId}>
+              <td>
+                <strong>{result.caseId}</strong>
+                <div className="trace-output">{result.input}</div>
+              </td>
+              <td>
+                <span className={result.passed ? "passed" : "failed"}>{result.passed ? "Pass" : "Fail"}</span>
+                <div className="muted">{formatMs(result.latencyMs)}</div>
+              </td>
+              <td>
+                {result.error ? <span className="error">{result.error}</span> : <div className="trace-output">{result.output}</div>}
+                {result.executionId && <TraceDetails executionId={result.executionId} />}
+              </td>
+              <td>
+                {result.failures.length === 0 ? (
+                  <span className="muted">—</span>
+                ) : (
+                  <ul style={{ margin: 0, paddingLeft: "1rem" }}>
+                    {result.failures.map((failure, index) => (
+                      <li key={index}>
+                        {failure.reason}
+                        <div className="muted">
+                          {failure.correctionHint}
+                          {failure.targetNodeIds.length > 0 && (
+                            <>
+                              {" "}
+                              Fix: {failure.targetNodeIds.map((node) => <code key={node}>{node} </code>)}
+                            </>
+                          )}
+                        </div>
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

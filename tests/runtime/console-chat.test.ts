@@ -1,0 +1,78 @@
+// The console chat route: the app conversation as Server-Sent Events for a signed-in member,
+// authenticated by the session cookie; without one, the 401 envelope.
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { describe, expect, it } from "vitest";
+import { POST } from "@/app/api/console/apps/[appId]/conversation/route";
+import { signInCookie, trpc, trpcErrorCode } from "../helpers";
+import { publishedApp } from "../runtime-helpers";
+
+function post(appId: string, body: unknown, cookie?: string): Promise<Response> {
+  const request = new Request(`http://localhost/api/console/apps/${appId}/conversation`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(cookie ? { cookie } : {}) },
+    body: JSON.stringify(body),
+  });
+  return POST(request, { params: Promise.resolve({ appId }) });
+}
+
+async function readEvents(response: Response): Promise<EventSourceMessage[]> {
+  const events: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (event) => events.push(event) });
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    parser.feed(value);
+  }
+  return events;
+}
+
+describe("POST /api/console/apps/{appId}/conversation", () => {
+  it("streams delta events then one done to a signed-in member, and continues the conversation", async () => {
+    const app = await publishedApp();
+    const cookie = await signInCookie(app.tenant.owner.email, app.tenant.owner.password);
+    const response = await post(app.appId, { message: "How long do refunds take?" }, cookie);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const events = await readEvents(response);
+    const names = events.map((e) => e.event);
+    expect(names[0]).toBe("delta");
+    expect(names.at(-1)).toBe("done");
+    expect(names.filter((n) => n === "done")).toHaveLength(1);
+    const deltas = events.filter((e) => e.event === "delta").map((e) => (JSON.parse(e.data) as { text: string }).text).join("");
+    const done = JSON.parse(events.at(-1)!.data) as { reply: string; conversation_id: string };
+    expect(done.reply).toBe(deltas);
+    expect(done.reply).toContain("14 days");
+
+    const again = await post(app.appId, { message: "And shipping?", conversation_id: done.conversation_id }, cookie);
+    const last = (await readEvents(again)).at(-1)!;
+    expect(last.event).toBe("done");
+    expect((JSON.parse(last.data) as { conversation_id: string }).conversation_id).toBe(done.conversation_id);
+
+    // The member's view: the app's conversations, and the messages with each answer's execution.
+    const list = await trpc("query", "conversations.list", { appId: app.appId }, { cookie });
+    expect(list.body.result.data.conversations).toEqual([expect.objectContaining({ id: done.conversation_id, title: "How long do refunds take?" })]);
+    const messages = (await trpc("query", "conversations.messages", { conversationId: done.conversation_id }, { cookie })).body.result.data.messages;
+    expect(messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    const executionId = messages[1].executionId as string;
+    const execution = (await trpc("query", "runtime.execution", { executionId }, { cookie })).body.result.data.execution;
+    expect(execution.trace.map((t: { name: string }) => t.name)).toContain("Billing agent");
+
+    const other = await publishedApp();
+    const otherCookie = await signInCookie(other.tenant.owner.email, other.tenant.owner.password);
+    expect(trpcErrorCode(await trpc("query", "conversations.messages", { conversationId: done.conversation_id }, { cookie: otherCookie }))).toBe("not_found");
+    expect((await trpc("query", "conversations.list", { appId: app.appId }, { cookie: otherCookie })).body.result.data.conversations).toEqual([]);
+  });
+
+  it("answers 401 unauthorized without a session cookie, and invalid_request for a bad body", async () => {
+    const app = await publishedApp();
+    const response = await post(app.appId, { message: "hi" });
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
+
+    const cookie = await signInCookie(app.tenant.owner.email, app.tenant.owner.password);
+    const bad = await post(app.appId, { message: "" }, cookie);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe("invalid_request");
+  });
+});
