@@ -13,7 +13,7 @@ const PARSERS = { agent: AgentDocument, flow: FlowDocument, app: AppDocument } a
  * Versions never change once published, so their parsed documents are kept per process:
  * a conversation turn then reads only which versions are live, not their documents.
  */
-const versionCache = new Map<string, { itemId: string; document: unknown; pins: unknown }>();
+const versionCache = new Map<string, { itemId: string; document: unknown; pins: unknown; parsed?: unknown }>();
 const VERSION_CACHE_LIMIT = 5_000;
 
 async function versionsById(db: Db, organizationId: string, ids: string[]) {
@@ -36,6 +36,13 @@ export interface LiveApp extends AppRun {
   versionId: string;
 }
 
+/** A cached version's document, parsed once. */
+function parsed<T>(versionId: string, parser: { parse(value: unknown): T }): T {
+  const version = versionCache.get(versionId)!;
+  version.parsed ??= parser.parse(version.document);
+  return version.parsed as T;
+}
+
 /** The live version of each flow, for an agent's attached flows (its tools). */
 async function liveFlows(db: Db, organizationId: string, ids: string[]): Promise<Runnable<FlowDocument>[]> {
   if (ids.length === 0) return [];
@@ -44,7 +51,7 @@ async function liveFlows(db: Db, organizationId: string, ids: string[]): Promise
     select: { id: true, productionVersionId: true },
   });
   const versions = await versionsById(db, organizationId, items.map((item) => item.productionVersionId!));
-  return [...versions].map(([versionId, version]) => ({ id: version.itemId, versionId, document: FlowDocument.parse(version.document) }));
+  return [...versions].map(([versionId, version]) => ({ id: version.itemId, versionId, document: parsed(versionId, FlowDocument) }));
 }
 
 /**
@@ -56,7 +63,7 @@ export async function loadLiveApp(db: Db, actor: Actor, appId: string): Promise<
   if (!item?.productionVersionId) throw notFound("app");
   const version = (await versionsById(db, actor.organizationId, [item.productionVersionId])).get(item.productionVersionId);
   if (!version) throw notFound("app");
-  const document = AppDocument.parse(version.document);
+  const document = parsed(item.productionVersionId, AppDocument);
   const pins = (version.pins as AppPins | null) ?? { adviser: null, members: [] };
   const wanted = [...(pins.adviser ? [{ ...pins.adviser, kind: "agent" as const }] : []), ...pins.members];
   // Pinned versions are immutable, but their items can be deleted: check they are still there.
@@ -71,13 +78,13 @@ export async function loadLiveApp(db: Db, actor: Actor, appId: string): Promise<
     });
   }
   const agentOf = async (pin: { id: string; versionId: string }) => {
-    const document = AgentDocument.parse(byId.get(pin.versionId)!.document);
+    const document = parsed(pin.versionId, AgentDocument);
     return { runnable: { id: pin.id, versionId: pin.versionId, document }, flows: await liveFlows(db, actor.organizationId, document.flows) };
   };
   const members: Member[] = [];
   for (const pin of pins.members) {
     if (pin.kind === "agent") members.push({ kind: "agent", ...(await agentOf(pin)) });
-    else members.push({ kind: "flow", runnable: { id: pin.id, versionId: pin.versionId, document: FlowDocument.parse(byId.get(pin.versionId)!.document) } });
+    else members.push({ kind: "flow", runnable: { id: pin.id, versionId: pin.versionId, document: parsed(pin.versionId, FlowDocument) } });
   }
   return {
     versionId: item.productionVersionId,
