@@ -144,6 +144,30 @@ describe("POST /{kind}/{id}/tests", () => {
   });
 });
 
+describe("flow inputs", () => {
+  it("a flow run refuses inputs that miss the flow's schema, naming every problem", async () => {
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    const flow = await create(key, "flows", {
+      name: "Sum",
+      inputs: [
+        { key: "a", label: "A", type: "integer", required: true },
+        { key: "b", label: "B", type: "integer", required: true },
+      ],
+      nodes: [
+        { id: "start", type: "trigger_start", data: {} },
+        { id: "out", type: "output", data: { value: "{{inputs.a}} and {{inputs.b}}" } },
+      ],
+    });
+    const response = await api("POST", `/flows/${flow.id}/tests`, { key, body: { cases: [{ input: '{"a": "one"}', expectedBehavior: "adds" }] } });
+    expect(response.status).toBe(200);
+    const [result] = response.body.results;
+    expect(result.passed).toBe(false);
+    expect(result.error).toContain("inputs.b");
+    expect(result.error).toMatch(/and 1 more problem/);
+  });
+});
+
 describe("flows in conversations", () => {
   it("a flow member receives the message as its first text input", async () => {
     const tenant = await newOrganization();
