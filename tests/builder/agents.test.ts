@@ -341,3 +341,22 @@ describe("console door", () => {
     expect(list.body.result.data.agents).toHaveLength(1);
   });
 });
+
+describe("versions list paging", () => {
+  it("a garbage cursor, or one from another item, is invalid_request; limit is 1..200", async () => {
+    const t = await newOrganization();
+    const key = t.orgKey.secret;
+    const a = await create(key, "agents");
+    const b = await create(key, "agents");
+    await publish(key, "agents", a.id);
+    await publish(key, "agents", a.id);
+    await publish(key, "agents", b.id);
+    await publish(key, "agents", b.id);
+    const pageB = (await api("GET", `/agents/${b.id}/versions?limit=1`, { key })).body;
+    expect(pageB.nextCursor).toBeTruthy();
+    expectError(await api("GET", `/agents/${a.id}/versions?cursor=${pageB.nextCursor}`, { key }), 400, "invalid_request");
+    expectError(await api("GET", `/agents/${a.id}/versions?cursor=nope`, { key }), 400, "invalid_request");
+    expectError(await api("GET", `/agents/${a.id}/versions?limit=0`, { key }), 400, "invalid_request");
+    expectError(await api("GET", `/agents/${a.id}/versions?limit=201`, { key }), 400, "invalid_request");
+  });
+});

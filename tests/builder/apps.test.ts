@@ -166,3 +166,19 @@ describe("app publishing", () => {
     expect((await api("GET", `/apps/${app.id}`, { key })).body.app).toMatchObject({ adviser: null, orchestrationMode: "broadcast" });
   });
 });
+
+describe("concurrent app publishes", () => {
+  it("more parallel publishes than pool connections: all succeed, numbered once each, one live", async () => {
+    const t = await newOrganization();
+    const key = t.orgKey.secret;
+    const member = await create(key, "agents");
+    await publish(key, "agents", member.id);
+    const app = await create(key, "apps", { members: [{ id: member.id, kind: "agent" }] });
+    const results = await Promise.all(Array.from({ length: 14 }, () => api("POST", `/apps/${app.id}/publish`, { key, body: {} })));
+    expect(results.map((r) => r.status)).toEqual(Array(14).fill(200));
+    expect(results.map((r) => r.body.version.number).sort((a: number, b: number) => a - b)).toEqual(Array.from({ length: 14 }, (_, i) => i + 1));
+    const versions = (await api("GET", `/apps/${app.id}/versions`, { key })).body.versions;
+    expect(versions.filter((v: { isProduction: boolean }) => v.isProduction)).toHaveLength(1);
+    expect((await draft(key, "apps", app.id)).versionCount).toBe(14);
+  });
+});

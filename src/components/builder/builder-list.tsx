@@ -1,6 +1,6 @@
 "use client";
 // The list page of a kind: every item with its draft name and state, and a form to create one.
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation, useQueries } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
@@ -17,12 +17,20 @@ const BLURB = {
 export function BuilderList({ kind }: { kind: KindPlural }) {
   const procs = useKindProcedures(kind);
   const router = useRouter();
-  const list = useQuery(procs.list.queryOptions({ include: "drafts", limit: 200 })) as { data?: Doc; error: unknown; isLoading: boolean };
+  // Pages already asked for, by cursor (undefined: the first); "Load more" adds the next one.
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const pages = useQueries({ queries: cursors.map((cursor) => procs.list.queryOptions({ include: "drafts", limit: 100, ...(cursor ? { cursor } : {}) })) }) as {
+    data?: Doc;
+    error: unknown;
+    isLoading: boolean;
+  }[];
+  const list = { isLoading: pages.some((page) => page.isLoading), error: pages.find((page) => page.error)?.error };
+  const nextCursor = pages[pages.length - 1]?.data?.nextCursor as string | null | undefined;
   const [name, setName] = useState("");
   const create = useMutation(
     procs.create.mutationOptions({ onSuccess: (data: Doc) => router.push(`/${kind}/${data[ONE[kind]].id}`) }),
   ) as { mutate: (input: Doc) => void; isPending: boolean; error: unknown };
-  const items = (list.data?.[kind] ?? []) as Doc[];
+  const items = pages.flatMap((page) => (page.data?.[kind] ?? []) as Doc[]);
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -72,6 +80,11 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
               ))}
             </tbody>
           </table>
+        )}
+        {nextCursor && (
+          <button type="button" onClick={() => setCursors([...cursors, nextCursor])}>
+            Load more
+          </button>
         )}
       </div>
     </>

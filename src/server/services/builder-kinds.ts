@@ -20,6 +20,9 @@ import { listModels } from "./models";
 
 export type Doc = Record<string, unknown>;
 
+/** What the kind rules read: the client, or the publish transaction holding the item's lock. */
+export type Reader = Pick<Db, "builderItem" | "knowledgebase">;
+
 /** Pins an app version holds: the production version of its adviser and each member when published. */
 export interface AppPins {
   adviser: { id: string; versionId: string } | null;
@@ -38,7 +41,7 @@ export interface KindSpec {
   /** Rules a draft write must pass; `changed` are the top-level fields written. */
   validateDraft(db: Db, organizationId: string, doc: Doc, changed: Set<string>): Promise<void>;
   /** Rules a publish must pass, and (apps) the pins to store with the version. */
-  validatePublish(db: Db, organizationId: string, doc: Doc): Promise<AppPins | null>;
+  validatePublish(db: Reader, organizationId: string, doc: Doc): Promise<AppPins | null>;
   /** The documents as the API shows them: referenced titles and names read back. */
   render(db: Db, organizationId: string, docs: Doc[], pins?: (AppPins | null)[]): Promise<Doc[]>;
   /** Every field a list row of this kind can carry, from the document. */
@@ -56,7 +59,7 @@ function checkModel(model: unknown): void {
 }
 
 /** Items of a kind in the organization, by id. */
-async function itemsById(db: Db, organizationId: string, ids: string[]) {
+async function itemsById(db: Reader, organizationId: string, ids: string[]) {
   if (ids.length === 0) return new Map<string, { id: string; kind: BuilderKind; draft: Doc; productionVersionId: string | null }>();
   const rows = await db.builderItem.findMany({
     where: { organizationId, id: { in: [...new Set(ids)] } },

@@ -273,7 +273,8 @@ export async function publishItem(db: Db, actor: Actor, kind: BuilderKind, id: s
     async (tx) => {
       const row = await lockItem(tx, actor, kind, id);
       const draft = row.draft as Doc;
-      const pins = await spec.validatePublish(db, actor.organizationId, draft);
+      // Through the transaction: a second pool connection could be starved by publishes waiting on the lock.
+      const pins = await spec.validatePublish(tx, actor.organizationId, draft);
       const number = row.versionCount + 1;
       const deploy = input.deployToProduction !== false;
       const versionId = randomUUID();
