@@ -1,4 +1,6 @@
-// A published two-member app over a knowledgebase, made through the REST API.
+// A published two-member app over a knowledgebase, made through the REST API, and a real SSE
+// parser reading a streamed answer.
+import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { api, newOrganization, type NewOrganizationOptions, type Tenant } from "./helpers";
 import { create, publish } from "./builder-helpers";
 import { newKnowledgebase, newPage } from "./knowledge-helpers";
@@ -46,4 +48,13 @@ export async function credits(tenant: Tenant): Promise<number> {
 
 export function converse(key: string, appId: string, body: Record<string, unknown>) {
   return api("POST", `/apps/${appId}/conversation`, { key, body });
+}
+
+/** Every event of a `text/event-stream` response, parsed by eventsource-parser. */
+export async function readEvents(response: Response): Promise<EventSourceMessage[]> {
+  const events: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (event) => events.push(event) });
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) parser.feed(chunk.value);
+  return events;
 }

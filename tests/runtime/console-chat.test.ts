@@ -1,10 +1,9 @@
 // The console chat route: the app conversation as Server-Sent Events for a signed-in member,
 // authenticated by the session cookie; without one, the 401 envelope.
-import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
 import { POST } from "@/app/api/console/apps/[appId]/conversation/route";
 import { signInCookie, trpc, trpcErrorCode } from "../helpers";
-import { publishedApp } from "../runtime-helpers";
+import { publishedApp, readEvents } from "../runtime-helpers";
 
 function post(appId: string, body: unknown, cookie?: string): Promise<Response> {
   const request = new Request(`http://localhost/api/console/apps/${appId}/conversation`, {
@@ -15,17 +14,6 @@ function post(appId: string, body: unknown, cookie?: string): Promise<Response> 
   return POST(request, { params: Promise.resolve({ appId }) });
 }
 
-async function readEvents(response: Response): Promise<EventSourceMessage[]> {
-  const events: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (event) => events.push(event) });
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    parser.feed(value);
-  }
-  return events;
-}
 
 describe("POST /api/console/apps/{appId}/conversation", () => {
   it("streams delta events then one done to a signed-in member, and continues the conversation", async () => {

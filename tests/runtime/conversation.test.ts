@@ -1,12 +1,11 @@
 // App conversations through the REST door: routing to members at their pinned versions, one
 // synthesized reply, persistence by conversation_id, credits, refusals, and Server-Sent Events.
-import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { updateOrganization } from "@/server/services/organizations";
 import { api, type ApiResponse } from "../helpers";
 import { create, publish } from "../builder-helpers";
-import { converse, credits, publishedApp } from "../runtime-helpers";
+import { converse, credits, publishedApp, readEvents } from "../runtime-helpers";
 
 function expectError(response: ApiResponse, status: number, code: string): void {
   expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });
@@ -101,17 +100,6 @@ describe("POST /apps/{appId}/conversation", () => {
 });
 
 describe("Server-Sent Events", () => {
-  async function readEvents(response: Response): Promise<EventSourceMessage[]> {
-    const events: EventSourceMessage[] = [];
-    const parser = createParser({ onEvent: (event) => events.push(event) });
-    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      parser.feed(value);
-    }
-    return events;
-  }
 
   it("streams delta events then exactly one done, unbuffered", async () => {
     const app = await publishedApp();

@@ -1,11 +1,10 @@
 // The real-provider path end to end: an app whose agent runs on an OpenAI-compatible model
 // (a local server speaking the protocol), streamed token by token; an upstream failure is a
 // server_error and charges nothing.
-import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { restHandler } from "../helpers";
-import { converse, credits, publishedApp } from "../runtime-helpers";
+import { converse, credits, publishedApp, readEvents } from "../runtime-helpers";
 
 let fake: FakeOpenAI;
 
@@ -27,10 +26,7 @@ it("streams a provider model's tokens as delta events", async () => {
     }),
   );
   expect(response.status).toBe(200);
-  const events: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (event) => events.push(event) });
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) parser.feed(chunk.value);
+  const events = await readEvents(response);
   expect(events.at(-1)!.event).toBe("done");
   const deltas = events.filter((e) => e.event === "delta").map((e) => JSON.parse(e.data).text as string);
   expect(deltas.length).toBeGreaterThan(3);
