@@ -4,6 +4,7 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, streamText } from "ai";
 import { env } from "@/env";
+import { jsonIn } from "./json-in-text";
 import type { ChatModel, Grade, ModelInfo, Passage } from "./models";
 import { offlineGrade, offlineRoute } from "./offline-model";
 
@@ -11,16 +12,6 @@ function knowledgeBlock(knowledge: Passage[]): string {
   if (knowledge.length === 0) return "";
   const passages = knowledge.map((passage, index) => `[${index + 1}] ${passage.title}\n${passage.text}`).join("\n\n");
   return `\n\nAnswer from this knowledge when it is relevant, and cite the titles you used:\n\n${passages}`;
-}
-
-function firstJson(text: string): unknown {
-  const match = /[[{][\s\S]*[\]}]/.exec(text);
-  if (!match) return undefined;
-  try {
-    return JSON.parse(match[0]) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 export function providerModel(info: ModelInfo): ChatModel {
@@ -53,7 +44,7 @@ export function providerModel(info: ModelInfo): ChatModel {
         system: `${instructions}\nYou route a user's message to the team members best suited to answer it. Reply with a JSON array of member ids, best first, and nothing else.`,
         prompt: `Members:\n${list}\n\nMessage: ${message}`,
       });
-      const ids = firstJson(text);
+      const ids = jsonIn(text);
       const known = Array.isArray(ids) ? ids.filter((id): id is string => candidates.some((c) => c.id === id)) : [];
       return known.length > 0 ? known : offlineRoute(message, candidates);
     },
@@ -66,7 +57,7 @@ export function providerModel(info: ModelInfo): ChatModel {
         system: 'You grade an assistant\'s output against the expected behaviour. Reply with JSON {"passed": boolean, "reason": string} and nothing else.',
         prompt: `Input: ${input}\n\nExpected behaviour: ${expectedBehavior}\n\nOutput: ${output}`,
       });
-      const verdict = firstJson(text) as { passed?: unknown; reason?: unknown } | undefined;
+      const verdict = jsonIn(text) as { passed?: unknown; reason?: unknown } | undefined;
       if (verdict && typeof verdict.passed === "boolean") {
         return { passed: verdict.passed, reason: typeof verdict.reason === "string" ? verdict.reason : "" };
       }

@@ -14,7 +14,7 @@ import { authorize } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
-import { grantSource, toGrant } from "./grants";
+import { grantSource, refuseMissingGrantTargets, toGrant } from "./grants";
 import { normalizeEmail } from "./members";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
 
@@ -264,12 +264,7 @@ export async function provisionEndUser(db: Db, actor: Actor, input: ProvisionEnd
   if (check.plan_groups[0]) {
     throw new AppError("plan_group", `Group ${check.plan_groups[0]} belongs to a plan and follows it: pass the plan in tierPlanIds instead.`);
   }
-  for (const grant of grants) {
-    if (!check.apps.includes(grant.targetId)) throw new AppError("grant_target_not_found", `No ${grant.targetKind} ${grant.targetId} in this organization.`);
-    if (grant.deploymentId && !check.portals.includes(grant.deploymentId)) {
-      throw new AppError("grant_target_not_found", `No portal ${grant.deploymentId} in this organization (deploymentId).`);
-    }
-  }
+  refuseMissingGrantTargets(grants, check.apps, check.portals);
   if (check.paid_plans[0]) {
     throw new AppError("live_paid_subscription", `${email} holds a live paid subscription on plan ${check.paid_plans[0]}; cancel it at the payment processor first.`);
   }

@@ -39,7 +39,7 @@ export function grantSource(actor: Actor): string {
  * Refuses grants whose target or portal does not exist in the organization
  * (grant_target_not_found), before anything is written.
  */
-export async function assertGrantTargets(db: Tx, organizationId: string, grants: readonly Pick<GrantInput, "targetKind" | "targetId" | "deploymentId">[]): Promise<void> {
+export async function assertGrantTargets(db: Tx, organizationId: string, grants: readonly GrantTarget[]): Promise<void> {
   if (grants.length === 0) return;
   const appIds = [...new Set(grants.filter((g) => g.targetKind === "app").map((g) => g.targetId))];
   const portalIds = [...new Set(grants.flatMap((g) => (g.deploymentId ? [g.deploymentId] : [])))];
@@ -47,13 +47,18 @@ export async function assertGrantTargets(db: Tx, organizationId: string, grants:
     appIds.length ? db.builderItem.findMany({ where: { organizationId, kind: "app", id: { in: appIds } }, select: { id: true } }) : [],
     portalIds.length ? db.portal.findMany({ where: { organizationId, id: { in: portalIds } }, select: { id: true } }) : [],
   ]);
-  const foundApps = new Set(apps.map((a) => a.id));
-  const foundPortals = new Set(portals.map((p) => p.id));
+  refuseMissingGrantTargets(grants, apps.map((a) => a.id), portals.map((p) => p.id));
+}
+
+type GrantTarget = Pick<GrantInput, "targetKind" | "targetId" | "deploymentId">;
+
+/** grant_target_not_found for the first grant whose app or portal is not among those found. */
+export function refuseMissingGrantTargets(grants: readonly GrantTarget[], foundApps: readonly string[], foundPortals: readonly string[]): void {
   for (const grant of grants) {
-    if (!foundApps.has(grant.targetId)) {
+    if (!foundApps.includes(grant.targetId)) {
       throw new AppError("grant_target_not_found", `No ${grant.targetKind} ${grant.targetId} in this organization.`);
     }
-    if (grant.deploymentId && !foundPortals.has(grant.deploymentId)) {
+    if (grant.deploymentId && !foundPortals.includes(grant.deploymentId)) {
       throw new AppError("grant_target_not_found", `No portal ${grant.deploymentId} in this organization (deploymentId).`);
     }
   }

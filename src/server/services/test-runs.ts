@@ -9,6 +9,7 @@ import type { Db } from "@/server/db";
 import { AppError, toAppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
 import { appRunForDraft, loadDraft } from "@/server/runtime/load";
+import { jsonObjectIn } from "@/server/runtime/json-in-text";
 import { BUILTIN_MODEL_ID, modelFor } from "@/server/runtime/models";
 import { inputsFromMessage, runAgent, runApp, runFlow, type RunContext } from "@/server/runtime/run";
 import { chargeCredits, refundCredits } from "./credits";
@@ -24,17 +25,6 @@ interface TestInput {
   id: string;
   cases: { id?: string; input: string; expectedBehavior: string }[];
   rubric?: string;
-}
-
-/** Flow inputs from a case: a JSON object as is, otherwise the text goes to the first text input. */
-function flowInputs(document: Parameters<typeof inputsFromMessage>[0], input: string): Record<string, unknown> {
-  try {
-    const parsed = JSON.parse(input) as unknown;
-    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-  } catch {
-    // plain text
-  }
-  return inputsFromMessage(document, input);
 }
 
 export async function runTests(db: Db, actor: Actor, kind: BuilderKind, input: TestInput): Promise<TestRunResult & { id: string; createdAt: string }> {
@@ -62,11 +52,16 @@ export async function runTests(db: Db, actor: Actor, kind: BuilderKind, input: T
     let error: string | null = null;
     try {
       if (kind === "agent") output = await runAgent(ctx, runnable as Parameters<typeof runAgent>[1], testCase.input, []);
-      else if (kind === "flow") output = await runFlow(ctx, runnable as Parameters<typeof runFlow>[1], flowInputs(runnable.document as Parameters<typeof flowInputs>[0], testCase.input));
+      else if (kind === "flow") {
+        // A case's input is the flow's inputs as a JSON object, or text for its first text input.
+        const flow = runnable as Parameters<typeof runFlow>[1];
+        output = await runFlow(ctx, flow, jsonObjectIn(testCase.input) ?? inputsFromMessage(flow.document, testCase.input));
+      }
       else output = await runApp(ctx, appRun!, testCase.input, []);
     } catch (cause) {
-      error = toAppError(cause).message;
-      if (toAppError(cause).code === "server_error") await refundCredits(db, actor.organizationId, TEST_CASE_CREDITS);
+      const failure = toAppError(cause);
+      error = failure.message;
+      if (failure.code === "server_error") await refundCredits(db, actor.organizationId, TEST_CASE_CREDITS);
     }
     const expected = input.rubric ?? testCase.expectedBehavior;
     const grade = error ? { passed: false, reason: error } : await grader.grade({ input: testCase.input, output, expectedBehavior: expected });

@@ -4,6 +4,7 @@ import type { Actor } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest, isAppError } from "@/server/errors";
+import { jsonObjectIn } from "@/server/runtime/json-in-text";
 import { schemaProblems } from "@/server/runtime/json-schema";
 import { loadLiveApp } from "@/server/runtime/load";
 import { runApp, type RunContext } from "@/server/runtime/run";
@@ -11,20 +12,6 @@ import { chargeCredits, refundCredits } from "./credits";
 import { recordExecution } from "./executions";
 
 export const TRANSACTION_CREDITS = 1;
-
-/** The reply's JSON object; a reply that holds none is taken as `{"reply": text}`. */
-function outputOf(reply: string): Record<string, unknown> {
-  const match = /\{[\s\S]*\}/.exec(reply);
-  if (match) {
-    try {
-      const parsed = JSON.parse(match[0]) as unknown;
-      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-    } catch {
-      // not JSON: fall through
-    }
-  }
-  return { reply };
-}
 
 export async function transact(db: Db, actor: Actor, input: { appId: string; input: Record<string, unknown> }) {
   authorize(actor, { scope: "apps:execute" });
@@ -46,7 +33,8 @@ export async function transact(db: Db, actor: Actor, input: { appId: string; inp
     if (isAppError(error)) throw error;
     throw new AppError("server_error", "The model provider failed to answer; nothing was charged. It is safe to retry.", {}, { cause: error });
   }
-  const output = outputOf(reply);
+  // A reply that holds no JSON object is taken as {"reply": text}.
+  const output = jsonObjectIn(reply) ?? { reply };
   const details = schemaProblems(api.outputSchema, output);
   const execution = await recordExecution(db, actor, {
     kind: "transaction",
