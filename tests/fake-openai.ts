@@ -13,12 +13,16 @@ export interface FakeOpenAI {
   requests: { model: string; stream: boolean; messages: ChatMessage[] }[];
   /** Makes the next requests fail with this HTTP status. */
   failWith(status: number | null): void;
+  /** Makes the next requests go unanswered (a provider that hangs), until turned off. */
+  hang(on: boolean): void;
   close(): Promise<void>;
 }
 
 export async function startFakeOpenAI(reply: (messages: ChatMessage[]) => string, options: { tokenDelayMs?: number } = {}): Promise<FakeOpenAI> {
   const requests: FakeOpenAI["requests"] = [];
   let failure: number | null = null;
+  let hanging = false;
+  const hung: http.ServerResponse[] = [];
   const server = http.createServer((req, res) => {
     void handle(req, res);
   });
@@ -32,6 +36,10 @@ export async function startFakeOpenAI(reply: (messages: ChatMessage[]) => string
       }
       const body = JSON.parse(raw) as { model: string; stream?: boolean; messages: ChatMessage[] };
       requests.push({ model: body.model, stream: body.stream === true, messages: body.messages });
+      if (hanging) {
+        hung.push(res);
+        return;
+      }
       if (failure) {
         res.writeHead(failure, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "upstream is down", type: "server_error" } }));
         return;
@@ -68,6 +76,13 @@ export async function startFakeOpenAI(reply: (messages: ChatMessage[]) => string
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
     failWith: (status) => (failure = status),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    hang: (on) => {
+      hanging = on;
+      if (!on) for (const res of hung.splice(0)) res.destroy();
+    },
+    close: () => {
+      for (const res of hung.splice(0)) res.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
   };
 }

@@ -1,7 +1,8 @@
 // The flow graph rules, shared by the server (invalid_workflow) and the console's flow editor
 // (live feedback): exactly one trigger_start, unique node ids, known types with their required
-// data, `data.next` naming existing nodes, and templates reading existing nodes.
-import { NODE_TYPES, type FlowInput, type FlowNode } from "./builder";
+// data, `data.next` naming existing nodes and forming no cycle, and templates reading only nodes
+// that run before them.
+import { NODE_TYPES, type FlowInput, type FlowNode, type NodeType } from "./builder";
 
 export interface Feedback {
   nodeId?: string;
@@ -15,6 +16,59 @@ const REQUIRED_DATA: Record<string, string[]> = {
   template: ["template"],
   output: ["value"],
 };
+
+/**
+ * The data fields of each node type that hold the id of something the organization owns. The
+ * server checks each against the organization when a draft is written and when it is published.
+ */
+export const NODE_REFERENCES: Record<NodeType, readonly { field: string; kind: "knowledgebase" }[]> = {
+  trigger_start: [],
+  llm: [],
+  knowledge_search: [{ field: "knowledgebaseId", kind: "knowledgebase" }],
+  template: [],
+  output: [],
+};
+
+/** Every id a flow's nodes hold, with the node and field holding it. */
+export function flowReferences(nodes: FlowNode[]): { nodeId: string; field: string; kind: "knowledgebase"; id: string }[] {
+  return nodes.flatMap((node) =>
+    (NODE_REFERENCES[node.type as NodeType] ?? []).flatMap((reference) => {
+      const id = node.data[reference.field];
+      return typeof id === "string" ? [{ nodeId: node.id, field: reference.field, kind: reference.kind, id }] : [];
+    }),
+  );
+}
+
+const NODE_READ = /\{\{\s*nodes\.([A-Za-z0-9_-]+)(?:\.output)?\s*\}\}/g;
+
+/**
+ * Where the run can go from each node (by index): the nodes `data.next` names, else the next
+ * one in the array; an output node ends the run.
+ */
+function successors(nodes: FlowNode[]): number[][] {
+  const index = new Map(nodes.map((node, i) => [node.id, i]));
+  return nodes.map((node, i) => {
+    if (node.type === "output") return [];
+    const next = node.data.next;
+    if (next === undefined) return i + 1 < nodes.length ? [i + 1] : [];
+    return (Array.isArray(next) ? next : [next]).flatMap((id) => (typeof id === "string" && index.has(id) ? [index.get(id)!] : []));
+  });
+}
+
+/** For each node, the set of nodes the run can reach from it in one step or more. */
+function reachable(edges: number[][]): Set<number>[] {
+  return edges.map((start) => {
+    const seen = new Set<number>();
+    const stack = [...start];
+    while (stack.length > 0) {
+      const at = stack.pop()!;
+      if (seen.has(at)) continue;
+      seen.add(at);
+      stack.push(...edges[at]!);
+    }
+    return seen;
+  });
+}
 
 /** Every problem of a flow's nodes, each naming its node; empty when the flow is valid. */
 export function flowFeedback(nodes: FlowNode[], models: ReadonlySet<string>): Feedback[] {
@@ -51,13 +105,33 @@ export function flowFeedback(nodes: FlowNode[], models: ReadonlySet<string>): Fe
         if (typeof target !== "string" || !ids.has(target)) feedback.push({ nodeId: node.id, message: `data.next names "${String(target)}", which is not a node of this flow` });
       }
     }
+  }
+  // A loop through data.next has no use (flows have no conditions) and would run forever.
+  const reach = reachable(successors(nodes));
+  const reported = new Set<number>();
+  nodes.forEach((node, i) => {
+    if (!reach[i]!.has(i) || reported.has(i)) return;
+    const cycle = [...reach[i]!].filter((j) => reach[j]!.has(i)).sort((a, b) => a - b);
+    const names = cycle.map((j) => nodes[j]!.id);
+    for (const j of cycle) {
+      reported.add(j);
+      feedback.push({ nodeId: nodes[j]!.id, message: `data.next forms a cycle through nodes ${names.join(" → ")} → ${names[0]}; a flow runs forward only` });
+    }
+  });
+  const position = new Map(nodes.map((node, i) => [node.id, i]));
+  nodes.forEach((node, i) => {
     for (const [field, value] of Object.entries(node.data)) {
       if (typeof value !== "string") continue;
-      for (const match of value.matchAll(/\{\{\s*nodes\.([^.}\s]+)\.output\s*\}\}/g)) {
-        if (!ids.has(match[1]!)) feedback.push({ nodeId: node.id, message: `data.${field} reads {{nodes.${match[1]}.output}}, but there is no node "${match[1]}"` });
+      for (const match of value.matchAll(NODE_READ)) {
+        const read = match[1]!;
+        const at = position.get(read);
+        if (at === undefined) feedback.push({ nodeId: node.id, message: `data.${field} reads {{nodes.${read}.output}}, but there is no node "${read}"` });
+        else if (!reported.has(i) && !reach[at]!.has(i)) {
+          feedback.push({ nodeId: node.id, message: `data.${field} reads {{nodes.${read}.output}}, but node "${read}" does not run before this one` });
+        }
       }
     }
-  }
+  });
   return feedback;
 }
 

@@ -69,7 +69,8 @@ const TraceEntry = z.object({
   versionId: z.string().nullable().optional(),
   model: z.string().optional(),
   passages: z.array(z.string()).optional(),
-  output: z.string(),
+  note: z.string().optional().meta({ description: "Why the step found or did less than asked, e.g. a knowledgebase not found in the organization" }),
+  output: z.string().meta({ description: "The step's output (its first 4,096 characters)" }),
   latencyMs: z.number(),
 });
 export const Execution = z

@@ -31,9 +31,11 @@ export const ERROR_STATUS = {
   invalid_workflow: 422,
   invalid_model: 422,
   unpublished_dependencies: 422,
+  run_limit_exceeded: 422,
   rate_limited: 429,
   server_error: 500,
   output_invalid: 502,
+  provider_error: 502,
   search_unavailable: 503,
 } as const;
 

@@ -39,6 +39,8 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   invalid_workflow: "Flow refused by validation; `feedback` names each problem; nothing written",
   invalid_model: "Model id unknown or unavailable; nothing written",
   unpublished_dependencies: "Adviser or member not published; `dependencies` lists them; nothing written",
+  run_limit_exceeded: "The run outgrew a bound (steps, a node's or member's output, the reply, or time); the message names it; the run was stopped, recorded as failed and billed",
+  provider_error: "The model provider failed or timed out; nothing charged when nothing was produced; retry later",
   rate_limited: "Too many requests (120 per minute per key, sliding 60-second window); see Retry-After",
   server_error: "Server-side failure; safe to retry",
 };

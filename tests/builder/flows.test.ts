@@ -3,15 +3,17 @@
 // limit, cursor), which agents and apps share.
 import { describe, expect, it } from "vitest";
 import { api, issueKey, newOrganization } from "../helpers";
+import { newKnowledgebase } from "../knowledge-helpers";
 import { VALID_NODES, create, draft, expectError, expectStatus, patchDraft, publish } from "../builder-helpers";
 
 describe("flow validation", () => {
   it("accepts a valid graph and documents the node types", async () => {
     const t = await newOrganization();
+    const knowledgebaseId = await newKnowledgebase(t);
     const flow = await create(t.orgKey.secret, "flows", {
       nodes: [
         { id: "start", type: "trigger_start", data: { next: "search" } },
-        { id: "search", type: "knowledge_search", data: { knowledgebaseId: "00000000-0000-4000-8000-000000000001", query: "{{inputs.q}}" } },
+        { id: "search", type: "knowledge_search", data: { knowledgebaseId, query: "{{inputs.q}}" } },
         { id: "draft", type: "llm", data: { prompt: "Use {{nodes.search.output}}", model: "atrium-offline", next: ["fmt"] } },
         { id: "fmt", type: "template", data: { template: "Answer: {{nodes.draft.output}}" } },
         { id: "out", type: "output", data: { value: "{{nodes.fmt.output}}" } },

@@ -1,9 +1,10 @@
 // The real-provider path end to end: an app whose agent runs on an OpenAI-compatible model
 // (a local server speaking the protocol), streamed token by token; an upstream failure is a
-// server_error and charges nothing.
+// provider_error (502) and charges nothing.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
-import { restHandler } from "../helpers";
+import { getDb } from "@/server/db";
+import { api, restHandler } from "../helpers";
 import { converse, credits, publishedApp, readEvents } from "../runtime-helpers";
 
 let fake: FakeOpenAI;
@@ -36,17 +37,71 @@ it("streams a provider model's tokens as delta events", async () => {
   expect(upstream[0]!.messages[0]!.content).toContain("Refunds are paid within 14 days");
 });
 
-it("answers server_error and charges nothing when the provider fails", async () => {
+it("answers 502 provider_error and charges nothing when the provider fails", async () => {
   const app = await publishedApp({ billingModel: "gpt-test", app: { orchestrationMode: "sequential" } });
   const before = await credits(app.tenant);
   fake.failWith(500);
   try {
     const response = await converse(app.key, app.appId, { message: "How long do refunds take?" });
-    expect(response.status).toBe(500);
-    expect(response.body.error.code).toBe("server_error");
+    expect(response.status).toBe(502);
+    expect(response.body.error.code).toBe("provider_error");
     expect(JSON.stringify(response.body)).not.toContain("upstream is down");
   } finally {
     fake.failWith(null);
+  }
+  expect(await credits(app.tenant)).toBe(before);
+  const [execution] = await getDb().execution.findMany({ where: { organizationId: app.tenant.organization.id } });
+  expect(execution).toMatchObject({ status: "failed", credits: 0 });
+});
+
+it("streamed: a provider failure is an error event with provider_error, and nothing is charged", async () => {
+  const app = await publishedApp({ billingModel: "gpt-test", app: { orchestrationMode: "sequential" } });
+  const before = await credits(app.tenant);
+  fake.failWith(503);
+  try {
+    const response = await restHandler()(
+      new Request(`http://localhost/api/v1/apps/${app.appId}/conversation`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${app.key}`, "content-type": "application/json" },
+        body: JSON.stringify({ message: "How long do refunds take?", stream: true }),
+      }),
+    );
+    expect(response.status).toBe(200);
+    const events = await readEvents(response);
+    expect(events.at(-1)!.event).toBe("error");
+    expect(JSON.parse(events.at(-1)!.data).error.code).toBe("provider_error");
+  } finally {
+    fake.failWith(null);
+  }
+  expect(await credits(app.tenant)).toBe(before);
+});
+
+it("a transaction whose provider fails: 502 provider_error, nothing charged", async () => {
+  const app = await publishedApp({ billingModel: "gpt-test", app: { orchestrationMode: "sequential", api: { transactionEnabled: true } } });
+  const before = await credits(app.tenant);
+  fake.failWith(500);
+  try {
+    const response = await api("POST", `/apps/${app.appId}/transaction`, { key: app.key, body: { input: { question: "refunds" } } });
+    expect({ status: response.status, code: response.body.error?.code }).toEqual({ status: 502, code: "provider_error" });
+  } finally {
+    fake.failWith(null);
+  }
+  expect(await credits(app.tenant)).toBe(before);
+});
+
+it("a provider that does not answer in time: provider_error, nothing charged", async () => {
+  const { RUN_LIMITS } = await import("@/server/runtime/limits");
+  const app = await publishedApp({ billingModel: "gpt-test", app: { orchestrationMode: "sequential" } });
+  const before = await credits(app.tenant);
+  const saved = RUN_LIMITS.providerCallMs;
+  RUN_LIMITS.providerCallMs = 300;
+  fake.hang(true);
+  try {
+    const response = await converse(app.key, app.appId, { message: "How long do refunds take?" });
+    expect({ status: response.status, code: response.body.error?.code }).toEqual({ status: 502, code: "provider_error" });
+  } finally {
+    fake.hang(false);
+    RUN_LIMITS.providerCallMs = saved;
   }
   expect(await credits(app.tenant)).toBe(before);
 });

@@ -110,14 +110,19 @@ describe("flow graphs: no cycles through data.next, reads only from earlier node
 });
 
 /** A published app whose one member is a flow with the given nodes (written straight to the DB when the rules refuse it). */
-async function appOver(nodes: Record<string, unknown>[]) {
+async function appOver(nodes: Record<string, unknown>[], memberCount = 1) {
   const tenant = await newOrganization();
   const key = tenant.orgKey.secret;
-  const flow = await create(key, "flows", { name: "Member flow", inputs: INPUTS, nodes });
-  await publish(key, "flows", flow.id);
+  const flows = [];
+  for (let i = 0; i < memberCount; i++) {
+    const flow = await create(key, "flows", { name: `Member flow ${i}`, inputs: INPUTS, nodes });
+    await publish(key, "flows", flow.id);
+    flows.push(flow);
+  }
+  const flow = flows[0];
   const app = await create(key, "apps", {
     name: "Bounded",
-    members: [{ id: flow.id, kind: "flow" }],
+    members: flows.map((f) => ({ id: f.id, kind: "flow" })),
     orchestrationMode: "sequential",
     api: { conversationEnabled: true, transactionEnabled: true },
   });
@@ -199,15 +204,19 @@ describe("runs are bounded as their output is produced", () => {
   });
 
   it("bounds a member's output and the reply", async () => {
-    RUN_LIMITS.memberOutputChars = 1_000;
-    const member = await appOver([
+    const nodes = [
       { id: "start", type: "trigger_start", data: {} },
       { id: "out", type: "output", data: { value: "z".repeat(5_000) } },
-    ]);
-    expectLimit(await api("POST", `/apps/${member.appId}/conversation`, { key: member.key, body: { message: "go" } }), /member/i);
+    ];
+    RUN_LIMITS.memberOutputChars = 1_000;
+    const team = await appOver(nodes, 2);
+    expectLimit(await api("POST", `/apps/${team.appId}/conversation`, { key: team.key, body: { message: "go" } }), /member/i);
     Object.assign(RUN_LIMITS, DEFAULT_LIMITS);
     RUN_LIMITS.replyChars = 1_000;
-    expectLimit(await api("POST", `/apps/${member.appId}/conversation`, { key: member.key, body: { message: "go" } }), /reply/i);
+    // A lone member with no adviser is the reply itself.
+    const lone = await appOver(nodes);
+    expectLimit(await api("POST", `/apps/${lone.appId}/conversation`, { key: lone.key, body: { message: "go" } }), /reply/i);
+    expectLimit(await api("POST", `/apps/${lone.appId}/transaction`, { key: lone.key, body: { input: { question: "go" } } }), /reply/i);
   });
 
   it("bounds a run's wall time", async () => {

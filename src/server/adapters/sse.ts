@@ -10,7 +10,7 @@ import { converse, type ConverseInput } from "@/server/services/conversations";
 
 const HEARTBEAT_MS = 15_000;
 
-type StreamEvent = { event: "delta"; data: { text: string } } | { event: "done"; data: { reply: string; conversation_id: string } } | { event: "error"; error: AppError };
+type StreamEvent = { event: "start" } | { event: "delta"; data: { text: string } } | { event: "done"; data: { reply: string; conversation_id: string } } | { event: "error"; error: AppError };
 
 function format(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -38,11 +38,17 @@ export async function conversationStream(
     return queue.shift()!;
   };
 
-  converse(db, actor, input, { signal: abort.signal, onDelta: (text) => push({ event: "delta", data: { text } }) }).then(
+  converse(db, actor, input, {
+    signal: abort.signal,
+    onStart: () => push({ event: "start" }),
+    onDelta: (text) => push({ event: "delta", data: { text } }),
+  }).then(
     (result) => push({ event: "done", data: { reply: result.reply, conversation_id: result.conversation_id } }),
     (error: unknown) => push({ event: "error", error: toAppError(error) }),
   );
 
+  // Refusals come before the run starts and stay ordinary JSON errors; once it starts, the
+  // stream opens at once and a failure (a run bound, the provider) is an `error` event.
   const first = await next();
   if (first.event === "error") return first.error;
 
@@ -52,6 +58,10 @@ export async function conversationStream(
       const heartbeat = setInterval(() => controller.enqueue(encoder.encode(": keep-alive\n\n")), HEARTBEAT_MS);
       try {
         for (let event: StreamEvent = first; ; event = await next()) {
+          if (event.event === "start") {
+            controller.enqueue(encoder.encode(": started\n\n"));
+            continue;
+          }
           if (event.event === "error") {
             controller.enqueue(encoder.encode(format("error", { error: event.error.toBody() })));
             break;

@@ -116,7 +116,7 @@ export async function appRunForDraft(db: Db, actor: Actor, app: Runnable<AppDocu
       }),
     });
   }
-  const versions = await db.builderVersion.findMany({ where: { id: { in: items.map((item) => item.productionVersionId!) } } });
+  const versions = await db.builderVersion.findMany({ where: { organizationId: actor.organizationId, id: { in: items.map((item) => item.productionVersionId!) } } });
   const live = (id: string) => versions.find((v) => v.itemId === id)!;
   const agent = async (id: string) => {
     const version = live(id);

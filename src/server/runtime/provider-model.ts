@@ -5,6 +5,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, streamText } from "ai";
 import { env } from "@/env";
 import { jsonIn } from "./json-in-text";
+import { RUN_LIMITS } from "./limits";
 import type { ChatModel, Grade, ModelInfo, Passage } from "./models";
 import { offlineGrade, offlineRoute } from "./offline-model";
 
@@ -12,6 +13,12 @@ function knowledgeBlock(knowledge: Passage[]): string {
   if (knowledge.length === 0) return "";
   const passages = knowledge.map((passage, index) => `[${index + 1}] ${passage.title}\n${passage.text}`).join("\n\n");
   return `\n\nAnswer from this knowledge when it is relevant, and cite the titles you used:\n\n${passages}`;
+}
+
+/** The caller's signal, and the provider's own time bound per call (a failure the caller reports as provider_error). */
+function callSignal(signal: AbortSignal | undefined): AbortSignal {
+  const timeout = AbortSignal.timeout(RUN_LIMITS.providerCallMs);
+  return signal ? AbortSignal.any([signal, timeout]) : timeout;
 }
 
 export function providerModel(info: ModelInfo): ChatModel {
@@ -22,24 +29,27 @@ export function providerModel(info: ModelInfo): ChatModel {
   return {
     ...info,
     async *answer({ system, history, message, knowledge, signal }) {
+      const abortSignal = callSignal(signal);
       const result = streamText({
         model,
         system: system + knowledgeBlock(knowledge),
         messages: [...history, { role: "user", content: message }],
-        abortSignal: signal,
+        abortSignal,
         maxRetries: 1,
       });
       for await (const part of result.fullStream) {
         if (part.type === "text-delta") yield part.text;
         else if (part.type === "error") throw part.error instanceof Error ? part.error : new Error(String(part.error));
       }
+      // An aborted stream just ends: a cut-off answer is a failure, never a reply.
+      if (abortSignal.aborted) throw new Error("The provider call was aborted or timed out.");
     },
 
     async route({ message, instructions, candidates, signal }) {
       const list = candidates.map((c) => `- id: ${c.id}\n  name: ${c.name}\n  description: ${c.description}`).join("\n");
       const { text } = await generateText({
         model,
-        abortSignal: signal,
+        abortSignal: callSignal(signal),
         maxRetries: 1,
         system: `${instructions}\nYou route a user's message to the team members best suited to answer it. Reply with a JSON array of member ids, best first, and nothing else.`,
         prompt: `Members:\n${list}\n\nMessage: ${message}`,
@@ -52,7 +62,7 @@ export function providerModel(info: ModelInfo): ChatModel {
     async grade({ input, output, expectedBehavior, signal }): Promise<Grade> {
       const { text } = await generateText({
         model,
-        abortSignal: signal,
+        abortSignal: callSignal(signal),
         maxRetries: 1,
         system: 'You grade an assistant\'s output against the expected behaviour. Reply with JSON {"passed": boolean, "reason": string} and nothing else.',
         prompt: `Input: ${input}\n\nExpected behaviour: ${expectedBehavior}\n\nOutput: ${output}`,

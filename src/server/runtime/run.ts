@@ -4,10 +4,11 @@
 import type { AgentDocument, AppDocument, FlowDocument, FlowInput } from "@/schemas/builder";
 import { inputSchemaOf } from "@/schemas/flow-graph";
 import type { Db } from "@/server/db";
-import { AppError, invalidRequest } from "@/server/errors";
+import { AppError, invalidRequest, isAppError } from "@/server/errors";
 import { schemaProblems } from "./json-schema";
-import { BUILTIN_MODEL_ID, modelFor, type Passage, type Turn } from "./models";
-import { retrievePassages } from "./retrieval";
+import { appendBounded, forTrace, RUN_LIMITS, runLimitExceeded, type RunBound } from "./limits";
+import { BUILTIN_MODEL_ID, modelFor, type AnswerInput, type ChatModel, type Passage, type Turn } from "./models";
+import { missingNote, retrievePassages } from "./retrieval";
 import { render, type TemplateScope } from "./templates";
 import { overlap } from "./text";
 
@@ -18,14 +19,37 @@ export interface TraceEntry {
   versionId?: string | null;
   model?: string;
   passages?: string[];
+  /** Why an entry found or did less than asked (e.g. a knowledgebase not found in the organization). */
+  note?: string;
   output: string;
   latencyMs: number;
 }
 
 export interface RunContext {
   db: Db;
-  signal?: AbortSignal;
+  /** Every read a run makes is scoped to this organization. */
+  organizationId: string;
+  /** Aborted when the client cancels or the run's time is up. */
+  signal: AbortSignal;
   trace: TraceEntry[];
+  /** What the run has used of its bounds so far. */
+  used: { steps: number; outputChars: number; startedAt: number };
+  timeout: AbortSignal;
+  cancel?: AbortSignal;
+}
+
+/** A run's context: its organization, its bounds, and a signal that fires on cancel or time-out. */
+export function newRunContext(db: Db, organizationId: string, cancel?: AbortSignal): RunContext {
+  const timeout = AbortSignal.timeout(Math.max(RUN_LIMITS.runMs, 0));
+  return {
+    db,
+    organizationId,
+    signal: cancel ? AbortSignal.any([cancel, timeout]) : timeout,
+    trace: [],
+    used: { steps: 0, outputChars: 0, startedAt: performance.now() },
+    timeout,
+    cancel,
+  };
 }
 
 export interface Runnable<D> {
@@ -34,7 +58,6 @@ export interface Runnable<D> {
   document: D;
 }
 
-const MAX_FLOW_STEPS = 200;
 /** How well a message must match an attached flow's description for the agent to call it. */
 const FLOW_TOOL_MATCH = 0.5;
 
@@ -53,8 +76,52 @@ function systemPrompt(agent: AgentDocument, extra = ""): string {
   return lines.filter(Boolean).join("\n\n");
 }
 
-function aborted(signal?: AbortSignal): void {
-  if (signal?.aborted) throw new AppError("server_error", "The run was cancelled.");
+/** Throws when the client cancelled or the run's time is up. */
+function checkpoint(ctx: RunContext): void {
+  if (ctx.cancel?.aborted) throw new AppError("server_error", "The run was cancelled.");
+  if (ctx.timeout.aborted || performance.now() - ctx.used.startedAt > RUN_LIMITS.runMs) throw runLimitExceeded("time");
+}
+
+/** Counts one step (a node, an agent's answer) against the run's bound. */
+function step(ctx: RunContext, where: string): void {
+  checkpoint(ctx);
+  if (++ctx.used.steps > RUN_LIMITS.steps) throw runLimitExceeded("steps", where);
+}
+
+/** A model call: a cancel or time-out says so, any other failure is the provider's. */
+async function modelCall<T>(ctx: RunContext, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (isAppError(error)) throw error;
+    checkpoint(ctx);
+    throw new AppError("provider_error", "The model provider failed or timed out. It is safe to retry later.", {}, { cause: error });
+  }
+}
+
+interface Bound {
+  max: number;
+  bound: RunBound;
+  where: string;
+}
+
+/** A model's answer, streamed to `onDelta`, refused as soon as it would outgrow its bound. */
+function answer(ctx: RunContext, model: ChatModel, input: Omit<AnswerInput, "signal">, limit: Bound, onDelta?: (text: string) => void): Promise<string> {
+  return modelCall(ctx, async () => {
+    let text = "";
+    for await (const piece of model.answer({ ...input, signal: ctx.signal })) {
+      text = appendBounded(text, piece, limit.max, limit.bound, limit.where);
+      onDelta?.(piece);
+    }
+    checkpoint(ctx);
+    return text;
+  });
+}
+
+/** The reply a run hands back, within its bound. */
+export function boundedReply(text: string): string {
+  if (text.length > RUN_LIMITS.replyChars) throw runLimitExceeded("reply");
+  return text;
 }
 
 /**
@@ -66,24 +133,32 @@ export async function runAgent(
   agent: Runnable<AgentDocument>,
   message: string,
   history: Turn[],
-  options: { flows?: Runnable<FlowDocument>[]; extraKnowledge?: Passage[]; extraSystem?: string; onDelta?: (text: string) => void; traceKind?: "agent" | "adviser" } = {},
+  options: {
+    flows?: Runnable<FlowDocument>[];
+    extraKnowledge?: Passage[];
+    extraSystem?: string;
+    onDelta?: (text: string) => void;
+    traceKind?: "agent" | "adviser";
+    /** The bound on the answer; by default it is the run's reply. */
+    limit?: { max: number; bound: RunBound };
+  } = {},
 ): Promise<string> {
   const started = performance.now();
   const doc = agent.document;
-  const knowledge = [...(options.extraKnowledge ?? []), ...(await retrievePassages(ctx.db, doc.knowledge.map((k) => k.knowledgebaseId), message))];
+  step(ctx, `agent "${doc.name}"`);
+  const retrieved = await retrievePassages(ctx.db, ctx.organizationId, doc.knowledge.map((k) => k.knowledgebaseId), message);
+  const knowledge = [...(options.extraKnowledge ?? []), ...retrieved.passages];
   for (const flow of options.flows ?? []) {
     if (overlap(message, `${flow.document.name} ${flow.document.description}`) >= FLOW_TOOL_MATCH) {
       const output = await runFlow(ctx, flow, inputsFromMessage(flow.document, message));
       knowledge.unshift({ title: `Flow ${flow.document.name}`, text: output });
     }
   }
-  aborted(ctx.signal);
+  checkpoint(ctx);
   const model = await modelFor(doc.model);
-  let text = "";
-  for await (const piece of model.answer({ system: systemPrompt(doc, options.extraSystem), history, message, knowledge, signal: ctx.signal })) {
-    text += piece;
-    options.onDelta?.(piece);
-  }
+  const limit = { ...(options.limit ?? { max: RUN_LIMITS.replyChars, bound: "reply" as const }), where: `agent "${doc.name}"` };
+  const text = await answer(ctx, model, { system: systemPrompt(doc, options.extraSystem), history, message, knowledge }, limit, options.onDelta);
+  const note = missingNote(retrieved.missing);
   ctx.trace.push({
     id: agent.id,
     kind: options.traceKind ?? "agent",
@@ -91,7 +166,8 @@ export async function runAgent(
     versionId: agent.versionId,
     model: model.id,
     passages: knowledge.map((p) => p.title),
-    output: text,
+    ...(note ? { note } : {}),
+    output: forTrace(text),
     latencyMs: Math.round(performance.now() - started),
   });
   return text;
@@ -112,7 +188,10 @@ function invalidFlowInputs(problems: { pointer: string; message: string }[]): ne
   throw invalidRequest(problems.map((p) => ({ path: `inputs${p.pointer.replace(/\//g, ".")}`.replace(/\.$/, ""), message: p.message })));
 }
 
-/** Runs a flow's nodes: in array order, unless a node's `data.next` names the next one(s). */
+/**
+ * Runs a flow's nodes: in array order, unless a node's `data.next` names the next one(s). Each
+ * node's output is bounded as it is produced, and so are the run's steps and total output.
+ */
 export async function runFlow(ctx: RunContext, flow: Runnable<FlowDocument>, inputs: Record<string, unknown>): Promise<string> {
   const started = performance.now();
   const doc = flow.document;
@@ -121,26 +200,33 @@ export async function runFlow(ctx: RunContext, flow: Runnable<FlowDocument>, inp
   const index = new Map(doc.nodes.map((node, i) => [node.id, i]));
   const queue = [Math.max(0, doc.nodes.findIndex((node) => node.type === "trigger_start"))];
   let result = "";
-  for (let steps = 0; queue.length > 0 && steps < MAX_FLOW_STEPS; steps++) {
-    aborted(ctx.signal);
+  while (queue.length > 0) {
     const node = doc.nodes[queue.shift()!];
     if (!node) continue;
+    const where = `node "${node.id}" of flow "${doc.name}"`;
+    step(ctx, where);
     const nodeStarted = performance.now();
     const data = node.data as Record<string, unknown>;
-    const text = (key: string) => render(String(data[key] ?? ""), scope);
+    const nodeLimit: Bound = { max: RUN_LIMITS.nodeOutputChars, bound: "node output", where };
+    const tooLong = (): never => {
+      throw runLimitExceeded("node output", where);
+    };
+    const text = (key: string) => render(String(data[key] ?? ""), scope, RUN_LIMITS.nodeOutputChars, tooLong);
     let output = "";
+    let note: string | undefined;
     switch (node.type) {
       case "trigger_start":
         output = JSON.stringify(inputs);
         break;
       case "llm": {
         const model = await modelFor(typeof data.model === "string" ? data.model : BUILTIN_MODEL_ID);
-        for await (const piece of model.answer({ system: "", history: [], message: text("prompt"), knowledge: [], signal: ctx.signal })) output += piece;
+        output = await answer(ctx, model, { system: "", history: [], message: text("prompt"), knowledge: [] }, nodeLimit);
         break;
       }
       case "knowledge_search": {
-        const passages = await retrievePassages(ctx.db, [String(data.knowledgebaseId)], text("query"));
-        output = passages.map((p) => `${p.title}: ${p.text}`).join("\n\n");
+        const retrieved = await retrievePassages(ctx.db, ctx.organizationId, [String(data.knowledgebaseId)], text("query"));
+        note = missingNote(retrieved.missing);
+        output = retrieved.passages.map((p) => `${p.title}: ${p.text}`).join("\n\n");
         break;
       }
       case "template":
@@ -151,13 +237,23 @@ export async function runFlow(ctx: RunContext, flow: Runnable<FlowDocument>, inp
         result = output;
         break;
     }
+    if (output.length > RUN_LIMITS.nodeOutputChars) tooLong();
+    ctx.used.outputChars += output.length;
+    if (ctx.used.outputChars > RUN_LIMITS.runOutputChars) throw runLimitExceeded("run output", where);
     scope.nodes[node.id] = { output };
-    ctx.trace.push({ id: node.id, kind: "node", name: `${doc.name} › ${node.id} (${node.type})`, output, latencyMs: Math.round(performance.now() - nodeStarted) });
+    ctx.trace.push({
+      id: node.id,
+      kind: "node",
+      name: `${doc.name} › ${node.id} (${node.type})`,
+      ...(note ? { note } : {}),
+      output: forTrace(output),
+      latencyMs: Math.round(performance.now() - nodeStarted),
+    });
     if (node.type === "output") break;
     const next = data.next === undefined ? [index.get(node.id)! + 1] : (Array.isArray(data.next) ? data.next : [data.next]).map((id) => index.get(String(id)) ?? -1);
     queue.push(...next.filter((i) => i >= 0 && i < doc.nodes.length));
   }
-  ctx.trace.push({ id: flow.id, kind: "flow", name: doc.name, versionId: flow.versionId, output: result, latencyMs: Math.round(performance.now() - started) });
+  ctx.trace.push({ id: flow.id, kind: "flow", name: doc.name, versionId: flow.versionId, output: forTrace(result), latencyMs: Math.round(performance.now() - started) });
   return result;
 }
 
@@ -178,10 +274,13 @@ async function runMember(
   options: { flowInputs?: Record<string, unknown>; onDelta?: (text: string) => void } = {},
 ): Promise<Passage> {
   const name = member.runnable.document.name;
+  // A member that streams straight to the client is the reply, and bounded as one.
+  const limit = options.onDelta ? { max: RUN_LIMITS.replyChars, bound: "reply" as const } : { max: RUN_LIMITS.memberOutputChars, bound: "member output" as const };
   if (member.kind === "agent") {
-    return { title: name, text: await runAgent(ctx, member.runnable, message, history, { flows: member.flows, extraKnowledge: earlier, onDelta: options.onDelta }) };
+    return { title: name, text: await runAgent(ctx, member.runnable, message, history, { flows: member.flows, extraKnowledge: earlier, onDelta: options.onDelta, limit }) };
   }
   const text = await runFlow(ctx, member.runnable, options.flowInputs ?? inputsFromMessage(member.runnable.document, message));
+  if (text.length > limit.max) throw runLimitExceeded(limit.bound, `flow "${name}"`);
   options.onDelta?.(text);
   return { title: name, text };
 }
@@ -208,7 +307,8 @@ export async function runApp(
     if (doc.orchestrationMode === "supervisor") {
       const started = performance.now();
       const candidates = run.members.map((m) => ({ id: m.runnable.id, name: m.runnable.document.name, description: m.runnable.document.description }));
-      const picked = await adviserModel.route({ message, instructions: doc.adviserInstructions, candidates, signal: ctx.signal });
+      step(ctx, "routing");
+      const picked = await modelCall(ctx, () => adviserModel.route({ message, instructions: doc.adviserInstructions, candidates, signal: ctx.signal }));
       const chosen = run.members.filter((m) => picked.includes(m.runnable.id)).slice(0, 2);
       ctx.trace.push({ id: run.app.id, kind: "supervisor", name: "routing", model: adviserModel.id, output: chosen.map((m) => m.runnable.document.name).join(", "), latencyMs: Math.round(performance.now() - started) });
       replies = await Promise.all(chosen.map((member) => runMember(ctx, member, message, history, [], direct(chosen.length))));
@@ -218,19 +318,17 @@ export async function runApp(
       replies = await Promise.all(run.members.map((member) => runMember(ctx, member, message, history, [], direct(run.members.length))));
     }
   }
-  aborted(ctx.signal);
+  checkpoint(ctx);
   const guidance = [doc.goals && `The app's goals: ${doc.goals}`, doc.adviserInstructions, "Combine the team's replies into one answer for the user."].filter(Boolean).join("\n\n");
   if (run.adviser) {
     return runAgent(ctx, run.adviser.runnable, message, history, { extraKnowledge: replies, extraSystem: guidance, onDelta, traceKind: "adviser" });
   }
   // With no adviser and one reply there is nothing to combine: that reply (already streamed) is the answer.
-  if (replies.length === 1) return replies[0]!.text;
+  if (replies.length === 1) return boundedReply(replies[0]!.text);
   const started = performance.now();
-  let text = "";
-  for await (const piece of adviserModel.answer({ system: guidance, history, message, knowledge: replies, signal: ctx.signal })) {
-    text += piece;
-    onDelta?.(piece);
-  }
-  ctx.trace.push({ id: run.app.id, kind: "supervisor", name: "built-in supervisor", model: adviserModel.id, output: text, latencyMs: Math.round(performance.now() - started) });
+  step(ctx, "built-in supervisor");
+  const limit = { max: RUN_LIMITS.replyChars, bound: "reply" as const, where: "built-in supervisor" };
+  const text = await answer(ctx, adviserModel, { system: guidance, history, message, knowledge: replies }, limit, onDelta);
+  ctx.trace.push({ id: run.app.id, kind: "supervisor", name: "built-in supervisor", model: adviserModel.id, output: forTrace(text), latencyMs: Math.round(performance.now() - started) });
   return text;
 }

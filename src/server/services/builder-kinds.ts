@@ -15,7 +15,7 @@ import {
 } from "@/schemas/builder";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest, type Problem } from "@/server/errors";
-import { flowFeedback, inputSchemaOf } from "@/schemas/flow-graph";
+import { flowFeedback, flowReferences, inputSchemaOf, type Feedback } from "@/schemas/flow-graph";
 import { listModels } from "./models";
 
 export type Doc = Record<string, unknown>;
@@ -68,12 +68,42 @@ async function itemsById(db: Reader, organizationId: string, ids: string[]) {
   return new Map(rows.map((row) => [row.id, { ...row, draft: row.draft as Doc }]));
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Which of these ids are knowledgebases of the organization (never an end user's notebook). */
+async function ownKnowledgebases(db: Reader, organizationId: string, ids: string[]): Promise<Set<string>> {
+  const wanted = [...new Set(ids.filter((id) => UUID.test(id)))];
+  if (wanted.length === 0) return new Set();
+  const rows = await db.knowledgebase.findMany({ where: { organizationId, endUserId: null, id: { in: wanted } }, select: { id: true } });
+  return new Set(rows.map((row) => row.id));
+}
+
 function nameOf(doc: Doc | undefined): string {
   return typeof doc?.name === "string" ? doc.name : "";
 }
 
 // ---------------------------------------------------------------------------------------------
 // Agents
+
+/** The agent's knowledgebases and flows (those among `fields`) must be the organization's. */
+async function checkAgentReferences(db: Reader, organizationId: string, doc: Doc, fields: Set<string>): Promise<void> {
+  const problems: Problem[] = [];
+  if (fields.has("knowledge")) {
+    const knowledge = doc.knowledge as { knowledgebaseId: string }[];
+    const found = await ownKnowledgebases(db, organizationId, knowledge.map((k) => k.knowledgebaseId));
+    knowledge.forEach((k, index) => {
+      if (!found.has(k.knowledgebaseId)) problems.push({ path: `knowledge.${index}.knowledgebaseId`, message: "No knowledgebase with this id in the organization" });
+    });
+  }
+  if (fields.has("flows")) {
+    const flows = doc.flows as string[];
+    const items = await itemsById(db, organizationId, flows);
+    flows.forEach((id, index) => {
+      if (items.get(id)?.kind !== "flow") problems.push({ path: `flows.${index}`, message: "No flow with this id in the organization" });
+    });
+  }
+  if (problems.length > 0) throw invalidRequest(problems);
+}
 
 const agentSpec: KindSpec = {
   kind: "agent",
@@ -84,32 +114,11 @@ const agentSpec: KindSpec = {
   normalize: (doc) => doc,
   async validateDraft(db, organizationId, doc, changed) {
     if (changed.has("model")) checkModel(doc.model);
-    const problems: Problem[] = [];
-    if (changed.has("knowledge")) {
-      const knowledge = doc.knowledge as { knowledgebaseId: string }[];
-      const found = new Set(
-        (
-          await db.knowledgebase.findMany({
-            where: { organizationId, endUserId: null, id: { in: knowledge.map((k) => k.knowledgebaseId) } },
-            select: { id: true },
-          })
-        ).map((row) => row.id),
-      );
-      knowledge.forEach((k, index) => {
-        if (!found.has(k.knowledgebaseId)) problems.push({ path: `knowledge.${index}.knowledgebaseId`, message: "No knowledgebase with this id in the organization" });
-      });
-    }
-    if (changed.has("flows")) {
-      const flows = doc.flows as string[];
-      const items = await itemsById(db, organizationId, flows);
-      flows.forEach((id, index) => {
-        if (items.get(id)?.kind !== "flow") problems.push({ path: `flows.${index}`, message: "No flow with this id in the organization" });
-      });
-    }
-    if (problems.length > 0) throw invalidRequest(problems);
+    await checkAgentReferences(db, organizationId, doc, changed);
   },
-  async validatePublish(_db, _organizationId, doc) {
+  async validatePublish(db, organizationId, doc) {
     checkModel(doc.model);
+    await checkAgentReferences(db, organizationId, doc, new Set(["knowledge", "flows"]));
     return null;
   },
   async render(db, organizationId, docs) {
@@ -137,8 +146,15 @@ const agentSpec: KindSpec = {
 // ---------------------------------------------------------------------------------------------
 // Flows
 
-function checkFlow(doc: Doc): void {
-  const feedback = flowFeedback(doc.nodes as FlowNode[], modelIds());
+/** The graph rules, then every id a node holds must be the organization's. */
+async function checkFlow(db: Reader, organizationId: string, doc: Doc): Promise<void> {
+  const nodes = doc.nodes as FlowNode[];
+  const feedback: Feedback[] = flowFeedback(nodes, modelIds());
+  const references = flowReferences(nodes).filter((reference) => UUID.test(reference.id));
+  const found = await ownKnowledgebases(db, organizationId, references.map((reference) => reference.id));
+  for (const reference of references) {
+    if (!found.has(reference.id)) feedback.push({ nodeId: reference.nodeId, message: `data.${reference.field} names no ${reference.kind} of this organization` });
+  }
   if (feedback.length > 0) {
     const first = feedback[0]!;
     throw new AppError(
@@ -156,7 +172,7 @@ const flowSpec: KindSpec = {
   patch: FlowPatch as unknown as z.ZodType<Doc>,
   mergeKeys: [],
   normalize: (doc) => doc,
-  async validateDraft(_db, _organizationId, doc, changed) {
+  async validateDraft(db, organizationId, doc, changed) {
     if (changed.has("inputs")) {
       const keys = new Set<string>();
       const problems: Problem[] = [];
@@ -166,10 +182,10 @@ const flowSpec: KindSpec = {
       });
       if (problems.length > 0) throw invalidRequest(problems);
     }
-    if (changed.has("nodes")) checkFlow(doc);
+    if (changed.has("nodes")) await checkFlow(db, organizationId, doc);
   },
-  async validatePublish(_db, _organizationId, doc) {
-    checkFlow(doc);
+  async validatePublish(db, organizationId, doc) {
+    await checkFlow(db, organizationId, doc);
     return null;
   },
   render: async (_db, _organizationId, docs) => docs.map((doc) => ({ ...doc, inputSchema: inputSchemaOf(doc.inputs as FlowInput[]) })),
@@ -244,8 +260,8 @@ const appSpec: KindSpec = {
     const wanted = [...(adviser ? [{ id: adviser.id, kind: "agent" as const }] : []), ...members];
     const items = await itemsById(db, organizationId, wanted.map((w) => w.id));
     const dependencies = wanted
-      .filter((w) => !items.get(w.id)?.productionVersionId)
-      .map((w) => ({ id: w.id, kind: w.kind, name: items.has(w.id) ? nameOf(items.get(w.id)!.draft) : "(deleted)" }));
+      .filter((w) => items.get(w.id)?.kind !== w.kind || !items.get(w.id)?.productionVersionId)
+      .map((w) => ({ id: w.id, kind: w.kind, name: items.get(w.id)?.kind === w.kind ? nameOf(items.get(w.id)!.draft) : "(deleted)" }));
     if (dependencies.length > 0) {
       throw new AppError(
         "unpublished_dependencies",

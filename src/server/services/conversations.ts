@@ -9,7 +9,7 @@ import type { Db } from "@/server/db";
 import { AppError, isAppError, toAppError } from "@/server/errors";
 import { loadLiveApp } from "@/server/runtime/load";
 import type { Turn } from "@/server/runtime/models";
-import { runApp, type RunContext } from "@/server/runtime/run";
+import { newRunContext, runApp } from "@/server/runtime/run";
 import { chargeCredits, refundCredits } from "./credits";
 import { recordExecution } from "./executions";
 
@@ -32,6 +32,8 @@ export interface ConverseOptions {
   signal?: AbortSignal;
   /** Each piece of the reply as it is produced (Server-Sent Events). */
   onDelta?: (text: string) => void;
+  /** Called once the run starts (every refusal is behind it): a stream can open. */
+  onStart?: () => void;
 }
 
 async function findConversation(db: Db, actor: Actor, appId: string, conversationId: string) {
@@ -85,8 +87,9 @@ export async function converse(db: Db, actor: Actor, input: ConverseInput, optio
   const existing = input.conversationId ? await findConversation(db, actor, input.appId, input.conversationId) : null;
 
   await chargeCredits(db, actor.organizationId, CONVERSATION_CREDITS);
+  options.onStart?.();
   const started = performance.now();
-  const ctx: RunContext = { db, signal: options.signal, trace: [] };
+  const ctx = newRunContext(db, actor.organizationId, options.signal);
   let producedAnything = false;
   try {
     const reply = await runApp(ctx, app, input.message, existing?.history ?? [], {
@@ -108,8 +111,12 @@ export async function converse(db: Db, actor: Actor, input: ConverseInput, optio
     return { reply, conversation_id: conversationId, greeting: api.greeting };
   } catch (error) {
     const cancelled = options.signal?.aborted === true;
-    // Billed only for what ran: a cancel after the reply started keeps the credit.
-    const charged = cancelled && (producedAnything || ctx.trace.length > 0) ? CONVERSATION_CREDITS : 0;
+    const failure = toAppError(error);
+    // Billed for what ran: a run stopped by its bounds, or a cancel or provider failure after
+    // something was produced, keeps the credit; anything else is given back.
+    const ran = producedAnything || ctx.trace.length > 0;
+    const billed = failure.code === "run_limit_exceeded" || ((cancelled || failure.code === "provider_error") && ran);
+    const charged = billed ? CONVERSATION_CREDITS : 0;
     if (charged === 0) await refundCredits(db, actor.organizationId, CONVERSATION_CREDITS);
     await recordExecution(db, actor, {
       kind: "conversation",
@@ -122,11 +129,11 @@ export async function converse(db: Db, actor: Actor, input: ConverseInput, optio
       latencyMs: performance.now() - started,
       input: input.message,
       output: "",
-      error: cancelled ? "The client disconnected." : toAppError(error).message,
+      error: cancelled ? "The client disconnected." : failure.message,
       trace: ctx.trace,
     }).catch(() => {});
     if (isAppError(error)) throw error;
-    throw new AppError("server_error", "The model provider failed to answer; nothing was charged. It is safe to retry.", {}, { cause: error });
+    throw new AppError("server_error", "The run failed on our side; nothing was charged. It is safe to retry.", {}, { cause: error });
   }
 }
 

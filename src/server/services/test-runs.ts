@@ -11,7 +11,7 @@ import type { Prisma } from "@/generated/prisma/client";
 import { appRunForDraft, loadDraft } from "@/server/runtime/load";
 import { jsonObjectIn } from "@/server/runtime/json-in-text";
 import { BUILTIN_MODEL_ID, modelFor } from "@/server/runtime/models";
-import { inputsFromMessage, runAgent, runApp, runFlow, type RunContext } from "@/server/runtime/run";
+import { boundedReply, inputsFromMessage, newRunContext, runAgent, runApp, runFlow } from "@/server/runtime/run";
 import { chargeCredits, refundCredits } from "./credits";
 import { recordExecution } from "./executions";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
@@ -46,22 +46,26 @@ export async function runTests(db: Db, actor: Actor, kind: BuilderKind, input: T
   const results: TestRunResult["results"] = [];
   for (const [index, testCase] of input.cases.entries()) {
     const caseId = testCase.id ?? String(index + 1);
-    const ctx: RunContext = { db, trace: [] };
+    const ctx = newRunContext(db, actor.organizationId);
     const started = performance.now();
     let output = "";
     let error: string | null = null;
+    let billed = true;
     try {
       if (kind === "agent") output = await runAgent(ctx, runnable as Parameters<typeof runAgent>[1], testCase.input, []);
       else if (kind === "flow") {
         // A case's input is the flow's inputs as a JSON object, or text for its first text input.
         const flow = runnable as Parameters<typeof runFlow>[1];
-        output = await runFlow(ctx, flow, jsonObjectIn(testCase.input) ?? inputsFromMessage(flow.document, testCase.input));
+        output = boundedReply(await runFlow(ctx, flow, jsonObjectIn(testCase.input) ?? inputsFromMessage(flow.document, testCase.input)));
       }
       else output = await runApp(ctx, appRun!, testCase.input, []);
     } catch (cause) {
       const failure = toAppError(cause);
       error = failure.message;
-      if (failure.code === "server_error") await refundCredits(db, actor.organizationId, TEST_CASE_CREDITS);
+      // Given back: a failure on our side, or a provider failure before anything ran. A case
+      // stopped by its bounds ran, and is billed.
+      billed = !(failure.code === "server_error" || (failure.code === "provider_error" && ctx.trace.length === 0));
+      if (!billed) await refundCredits(db, actor.organizationId, TEST_CASE_CREDITS);
     }
     const expected = input.rubric ?? testCase.expectedBehavior;
     const grade = error ? { passed: false, reason: error } : await grader.grade({ input: testCase.input, output, expectedBehavior: expected });
@@ -71,7 +75,7 @@ export async function runTests(db: Db, actor: Actor, kind: BuilderKind, input: T
       itemKind: kind,
       versionId: null,
       status: error ? "failed" : "succeeded",
-      credits: error ? 0 : TEST_CASE_CREDITS,
+      credits: billed ? TEST_CASE_CREDITS : 0,
       latencyMs: performance.now() - started,
       input: testCase.input,
       output,

@@ -3,11 +3,11 @@
 import type { Actor } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
-import { AppError, invalidRequest, isAppError } from "@/server/errors";
+import { AppError, invalidRequest, isAppError, toAppError } from "@/server/errors";
 import { jsonObjectIn } from "@/server/runtime/json-in-text";
 import { schemaProblems } from "@/server/runtime/json-schema";
 import { loadLiveApp } from "@/server/runtime/load";
-import { runApp, type RunContext } from "@/server/runtime/run";
+import { newRunContext, runApp } from "@/server/runtime/run";
 import { chargeCredits, refundCredits } from "./credits";
 import { recordExecution } from "./executions";
 
@@ -23,15 +23,31 @@ export async function transact(db: Db, actor: Actor, input: { appId: string; inp
 
   await chargeCredits(db, actor.organizationId, TRANSACTION_CREDITS);
   const started = performance.now();
-  const ctx: RunContext = { db, trace: [] };
+  const ctx = newRunContext(db, actor.organizationId);
   const message = `${JSON.stringify(input.input)}\n\nReply with only a JSON object matching this JSON Schema:\n${JSON.stringify(api.outputSchema)}`;
   let reply: string;
   try {
     reply = await runApp(ctx, app, message, [], { flowInputs: input.input });
   } catch (error) {
-    await refundCredits(db, actor.organizationId, TRANSACTION_CREDITS);
+    const failure = toAppError(error);
+    // A run stopped by its bounds is billed (it ran), as is a provider failure after something ran.
+    const billed = failure.code === "run_limit_exceeded" || (failure.code === "provider_error" && ctx.trace.length > 0);
+    if (!billed) await refundCredits(db, actor.organizationId, TRANSACTION_CREDITS);
+    await recordExecution(db, actor, {
+      kind: "transaction",
+      itemId: input.appId,
+      itemKind: "app",
+      versionId: app.versionId,
+      status: "failed",
+      credits: billed ? TRANSACTION_CREDITS : 0,
+      latencyMs: performance.now() - started,
+      input: JSON.stringify(input.input),
+      output: "",
+      error: failure.message,
+      trace: ctx.trace,
+    }).catch(() => {});
     if (isAppError(error)) throw error;
-    throw new AppError("server_error", "The model provider failed to answer; nothing was charged. It is safe to retry.", {}, { cause: error });
+    throw new AppError("server_error", "The run failed on our side; nothing was charged. It is safe to retry.", {}, { cause: error });
   }
   // A reply that holds no JSON object is taken as {"reply": text}.
   const output = jsonObjectIn(reply) ?? { reply };

@@ -58,7 +58,7 @@ export const runtimeRouter = router({
       },
       door: "apps",
       stream: true,
-      errors: ["service_disabled", "insufficient_credits", "unpublished_dependencies", "not_found"],
+      errors: ["service_disabled", "insufficient_credits", "unpublished_dependencies", "not_found", "run_limit_exceeded", "provider_error"],
     })
     .input(ConversationInput)
     .output(ConversationOutput)
@@ -75,7 +75,7 @@ export const runtimeRouter = router({
           "`input` is checked against the app's published `api.inputSchema` (every problem named). The reply must be a JSON object matching `api.outputSchema`, else 502 `output_invalid` with `raw` and JSON-pointer `details` (the run is still billed). A reply holding no JSON object is read as `{\"reply\": text}`. 1 credit.",
       },
       door: "apps",
-      errors: ["service_disabled", "insufficient_credits", "unpublished_dependencies", "not_found", "output_invalid"],
+      errors: ["service_disabled", "insufficient_credits", "unpublished_dependencies", "not_found", "output_invalid", "run_limit_exceeded", "provider_error"],
     })
     .input(TransactionInput)
     .output(TransactionOutput)

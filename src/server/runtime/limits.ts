@@ -1,0 +1,51 @@
+// The bounds of a run (agent, flow, app, test case), in one place. They sit far above anything
+// a working flow or agent produces; exceeding one ends the run as failed with 422
+// run_limit_exceeded naming the bound, checked as output is produced, never after the fact.
+import { AppError } from "@/server/errors";
+
+export const RUN_LIMITS = {
+  /** Flow nodes and agent answers one run may execute (fan-out through data.next repeats nodes). */
+  steps: 1_000,
+  /** Characters one flow node may output (a template, an llm answer, search results). */
+  nodeOutputChars: 256 * 1024,
+  /** Characters of all nodes' outputs in one run together. */
+  runOutputChars: 4 * 1024 * 1024,
+  /** Characters one app member (agent or flow) may answer. */
+  memberOutputChars: 256 * 1024,
+  /** Characters of the reply a run hands back (conversation, transaction, test case). */
+  replyChars: 64 * 1024,
+  /** Wall time of one run, in milliseconds. */
+  runMs: 120_000,
+  /** Wall time of one call to a model provider, in milliseconds. */
+  providerCallMs: 60_000,
+  /** Characters of one retrieved passage (a page or document chunk) handed to a model or node. */
+  passageChars: 32 * 1024,
+  /** Characters of a node's or agent's output kept in the run's trace. */
+  traceOutputChars: 4 * 1024,
+};
+
+export type RunBound = "steps" | "node output" | "run output" | "member output" | "reply" | "time";
+
+const DESCRIBE: Record<RunBound, () => string> = {
+  steps: () => `the run executed more than ${RUN_LIMITS.steps} steps`,
+  "node output": () => `a node's output exceeded ${RUN_LIMITS.nodeOutputChars} characters`,
+  "run output": () => `the nodes' outputs together exceeded ${RUN_LIMITS.runOutputChars} characters`,
+  "member output": () => `a member's output exceeded ${RUN_LIMITS.memberOutputChars} characters`,
+  reply: () => `the reply exceeded ${RUN_LIMITS.replyChars} characters`,
+  time: () => `the run took longer than ${RUN_LIMITS.runMs / 1000} seconds`,
+};
+
+export function runLimitExceeded(bound: RunBound, where = ""): AppError {
+  return new AppError("run_limit_exceeded", `Run limit exceeded (${bound}): ${DESCRIBE[bound]()}${where ? ` at ${where}` : ""}. The run was stopped and billed.`, { bound });
+}
+
+/** Appends a piece to text produced so far, refusing before the text grows past `max`. */
+export function appendBounded(text: string, piece: string, max: number, bound: RunBound, where?: string): string {
+  if (text.length + piece.length > max) throw runLimitExceeded(bound, where);
+  return text + piece;
+}
+
+/** A trace keeps the start of each output: enough to read, never the whole of a huge one. */
+export function forTrace(output: string): string {
+  return output.length <= RUN_LIMITS.traceOutputChars ? output : `${output.slice(0, RUN_LIMITS.traceOutputChars)}… (${output.length} characters)`;
+}
