@@ -13,7 +13,7 @@ const PARSERS = { agent: AgentDocument, flow: FlowDocument, app: AppDocument } a
  * Versions never change once published, so their parsed documents are kept per process:
  * a conversation turn then reads only which versions are live, not their documents.
  */
-const versionCache = new Map<string, { itemId: string; document: unknown; pins: unknown; parsed?: unknown }>();
+const versionCache = new Map<string, { organizationId: string; itemId: string; document: unknown; pins: unknown; parsed?: unknown }>();
 const VERSION_CACHE_LIMIT = 5_000;
 
 async function versionsById(db: Db, organizationId: string, ids: string[]) {
@@ -22,10 +22,11 @@ async function versionsById(db: Db, organizationId: string, ids: string[]) {
     const rows = await db.builderVersion.findMany({ where: { id: { in: missing }, organizationId } });
     for (const row of rows) {
       if (versionCache.size >= VERSION_CACHE_LIMIT) versionCache.delete(versionCache.keys().next().value!);
-      versionCache.set(row.id, { itemId: row.itemId, document: row.document, pins: row.pins });
+      versionCache.set(row.id, { organizationId: row.organizationId, itemId: row.itemId, document: row.document, pins: row.pins });
     }
   }
-  return new Map(ids.flatMap((id) => (versionCache.has(id) ? [[id, versionCache.get(id)!] as const] : [])));
+  // A cached version is another organization's as much as a stored one: only the run's own count.
+  return new Map(ids.flatMap((id) => (versionCache.get(id)?.organizationId === organizationId ? [[id, versionCache.get(id)!] as const] : [])));
 }
 
 function notFound(kind: BuilderKind): AppError {

@@ -88,7 +88,7 @@ async function findItem(db: Db | Prisma.TransactionClient, actor: Actor, kind: B
 
 async function productionDocument(db: Db, row: ItemRow): Promise<Doc | null> {
   if (!row.productionVersionId) return null;
-  const version = await db.builderVersion.findUnique({ where: { id: row.productionVersionId }, select: { document: true } });
+  const version = await db.builderVersion.findFirst({ where: { id: row.productionVersionId, organizationId: row.organizationId }, select: { document: true } });
   return (version?.document as Doc | undefined) ?? null;
 }
 
@@ -157,7 +157,7 @@ export async function getDraft(db: Db, actor: Actor, kind: BuilderKind, id: stri
 export async function getLive(db: Db, actor: Actor, kind: BuilderKind, id: string): Promise<Doc> {
   const row = await findItem(db, actor, kind, id);
   if (!row.productionVersionId) throw notFound(kind);
-  const version = await db.builderVersion.findUnique({ where: { id: row.productionVersionId } });
+  const version = await db.builderVersion.findFirst({ where: { id: row.productionVersionId, organizationId: actor.organizationId } });
   if (!version) throw notFound(kind);
   const spec = KIND_SPECS[kind];
   const [content] = await spec.render(db, actor.organizationId, [version.document as Doc], [(version.pins as AppPins | null) ?? null]);
@@ -315,7 +315,7 @@ export async function deployVersion(db: Db, actor: Actor, kind: BuilderKind, id:
   return db.$transaction(
     async (tx) => {
       const row = await lockItem(tx, actor, kind, id);
-      const version = await tx.builderVersion.findFirst({ where: { id: versionId, itemId: row.id } });
+      const version = await tx.builderVersion.findFirst({ where: { id: versionId, itemId: row.id, organizationId: actor.organizationId } });
       if (!version) throw new AppError("not_found", `No version with that id on this ${LABEL[kind]}.`);
       const updatedAt = nextUpdatedAt(row.updatedAt);
       const updated = await tx.builderItem.update({
@@ -338,11 +338,11 @@ export async function listVersions(db: Db, actor: Actor, kind: BuilderKind, id: 
   let after = {};
   if (query.cursor) {
     const position = decodeCursor(query.cursor);
-    const named = await db.builderVersion.findFirst({ where: { id: position.id, itemId: row.id, createdAt: position.createdAt }, select: { id: true } });
+    const named = await db.builderVersion.findFirst({ where: { id: position.id, itemId: row.id, organizationId: actor.organizationId, createdAt: position.createdAt }, select: { id: true } });
     if (!named) throw staleCursor();
     after = { OR: [{ createdAt: { gt: position.createdAt } }, { createdAt: position.createdAt, id: { gt: position.id } }] };
   }
-  const rows = await db.builderVersion.findMany({ where: { itemId: row.id, ...after }, orderBy: CURSOR_ORDER, take: query.limit + 1 });
+  const rows = await db.builderVersion.findMany({ where: { itemId: row.id, organizationId: actor.organizationId, ...after }, orderBy: CURSOR_ORDER, take: query.limit + 1 });
   const page = toPage(rows, query.limit);
   const documents = await KIND_SPECS[kind].render(
     db,

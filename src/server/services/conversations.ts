@@ -40,7 +40,7 @@ async function findConversation(db: Db, actor: Actor, appId: string, conversatio
   const conversation = await db.conversation.findFirst({ where: { id: conversationId, organizationId: actor.organizationId, appId } });
   if (!conversation) throw new AppError("not_found", "No conversation with that id for this app.");
   const messages = await db.conversationMessage.findMany({
-    where: { conversationId },
+    where: { conversationId, conversation: { organizationId: actor.organizationId } },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: HISTORY_TURNS * 2,
   });
@@ -163,7 +163,7 @@ export async function getConversationMessages(db: Db, actor: Actor, input: { con
   authorize(actor, { scope: "apps:read" });
   const conversation = await db.conversation.findFirst({ where: { id: input.conversationId, organizationId: actor.organizationId } });
   if (!conversation) throw new AppError("not_found", "No conversation with that id.");
-  const messages = await db.conversationMessage.findMany({ where: { conversationId: conversation.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  const messages = await db.conversationMessage.findMany({ where: { conversationId: conversation.id, conversation: { organizationId: actor.organizationId } }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
   return {
     conversation: { id: conversation.id, appId: conversation.appId, title: conversation.title },
     messages: messages.map((m) => ({

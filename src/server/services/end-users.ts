@@ -308,8 +308,8 @@ export async function getEndUser(db: Db, actor: Actor, input: { endUserId: strin
   authorize(actor, { scope: "end_users:read" });
   const user = await findEndUser(db, actor, input.endUserId);
   const [subscriptions, grants] = await Promise.all([
-    db.subscription.findMany({ where: { endUserId: user.id }, select: subscriptionSelect, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
-    db.grant.findMany({ where: { endUserId: user.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
+    db.subscription.findMany({ where: { endUserId: user.id, endUser: { organizationId: actor.organizationId } }, select: subscriptionSelect, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
+    db.grant.findMany({ where: { endUserId: user.id, organizationId: actor.organizationId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
   ]);
   return { ...toEndUser(user), subscriptions: subscriptions.map(toSubscriptionDetail), grants: grants.map(toGrant) };
 }

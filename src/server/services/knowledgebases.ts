@@ -116,9 +116,9 @@ const SOURCE_FIELDS = {
 export async function getKnowledgebase(db: Db, actor: Actor, input: { knowledgebaseId: string }): Promise<Knowledgebase> {
   const row = await findKnowledgebase(db, actor, input.knowledgebaseId);
   const [sources, pages] = await Promise.all([
-    db.source.findMany({ where: { knowledgebaseId: row.id }, select: SOURCE_FIELDS, orderBy: CURSOR_ORDER }),
+    db.source.findMany({ where: { organizationId: actor.organizationId, knowledgebaseId: row.id }, select: SOURCE_FIELDS, orderBy: CURSOR_ORDER }),
     db.page.findMany({
-      where: { knowledgebaseId: row.id },
+      where: { organizationId: actor.organizationId, knowledgebaseId: row.id },
       select: { id: true, title: true, templateKey: true, parentPageId: true, updatedAt: true, hook: true, isFolder: true },
       orderBy: CURSOR_ORDER,
     }),
@@ -165,8 +165,8 @@ export async function exportKnowledgebase(db: Db, actor: Actor, input: { knowled
   }
   const knowledgebase = await getKnowledgebase(db, actor, input);
   const [total] = await db.$queryRaw<{ bytes: bigint }[]>`
-    select coalesce((select sum(octet_length(markdown) + octet_length(title)) from pages where knowledgebase_id = ${input.knowledgebaseId}::uuid), 0)
-         + coalesce((select sum(octet_length(coalesce(text, ''))) from sources where knowledgebase_id = ${input.knowledgebaseId}::uuid), 0) as bytes`;
+    select coalesce((select sum(octet_length(markdown) + octet_length(title)) from pages where knowledgebase_id = ${knowledgebase.id}::uuid and organization_id = ${actor.organizationId}::uuid), 0)
+         + coalesce((select sum(octet_length(coalesce(text, ''))) from sources where knowledgebase_id = ${knowledgebase.id}::uuid and organization_id = ${actor.organizationId}::uuid), 0) as bytes`;
   const bytes = Number(total?.bytes ?? 0);
   if (bytes > EXPORT_LIMITS.maxBytes) {
     throw new AppError(
@@ -176,7 +176,7 @@ export async function exportKnowledgebase(db: Db, actor: Actor, input: { knowled
   }
   const { getPage } = await import("./pages");
   const pages = await Promise.all(knowledgebase.pages.map((page) => getPage(db, actor, { knowledgebaseId: input.knowledgebaseId, pageId: page.id })));
-  const texts = await db.source.findMany({ where: { knowledgebaseId: input.knowledgebaseId }, select: { id: true, text: true } });
+  const texts = await db.source.findMany({ where: { organizationId: actor.organizationId, knowledgebaseId: knowledgebase.id }, select: { id: true, text: true } });
   const textOf = new Map(texts.map((row) => [row.id, row.text ?? ""]));
   const result = { knowledgebase, pages, sources: knowledgebase.sources.map((source) => ({ ...source, text: textOf.get(source.id) ?? "" })) };
   if (Buffer.byteLength(JSON.stringify(result)) > EXPORT_LIMITS.maxBytes) {

@@ -220,7 +220,7 @@ export async function createPage(db: Db, actor: Actor, input: CreatePageInput): 
 
 async function findPage(db: Db | Tx, actor: Actor, input: { knowledgebaseId: string; pageId: string }) {
   await findKnowledgebase(db, actor, input.knowledgebaseId);
-  const page = await db.page.findFirst({ where: { id: input.pageId, knowledgebaseId: input.knowledgebaseId } });
+  const page = await db.page.findFirst({ where: { id: input.pageId, knowledgebaseId: input.knowledgebaseId, organizationId: actor.organizationId } });
   if (!page) throw new AppError("not_found", "No page with that id in this knowledgebase.");
   return page;
 }
@@ -232,7 +232,7 @@ export async function patchPage(db: Db, actor: Actor, input: PatchPageInput): Pr
   return db.$transaction(async (tx) => {
     // Lock the page so concurrent patches apply one after the other, each to the other's result.
     await tx.$executeRaw`select id from pages where id = ${input.pageId}::uuid for update`;
-    const page = await tx.page.findUniqueOrThrow({ where: { id: input.pageId } });
+    const page = await tx.page.findFirstOrThrow({ where: { id: input.pageId, organizationId: actor.organizationId } });
     const markdown = applyPatch(page.markdown, input.patch);
     const title = input.title ?? page.title;
     if (reviewed) {
@@ -274,17 +274,17 @@ export async function getPage(db: Db, actor: Actor, input: { knowledgebaseId: st
   const links = await db.pageLink.findMany({ where: { pageId: page.id } });
   const [related, files, referencing] = await Promise.all([
     db.page.findMany({
-      where: { knowledgebaseId: page.knowledgebaseId, id: { in: links.filter((l) => l.kind === "page" && UUID.test(l.targetId)).map((l) => l.targetId) } },
+      where: { organizationId: page.organizationId, knowledgebaseId: page.knowledgebaseId, id: { in: links.filter((l) => l.kind === "page" && UUID.test(l.targetId)).map((l) => l.targetId) } },
       select: { id: true, title: true },
       orderBy: [{ title: "asc" }, { id: "asc" }],
     }),
     db.source.findMany({
-      where: { knowledgebaseId: page.knowledgebaseId, id: { in: links.filter((l) => l.kind === "source" && UUID.test(l.targetId)).map((l) => l.targetId) } },
+      where: { organizationId: page.organizationId, knowledgebaseId: page.knowledgebaseId, id: { in: links.filter((l) => l.kind === "source" && UUID.test(l.targetId)).map((l) => l.targetId) } },
       select: { name: true },
       orderBy: [{ name: "asc" }],
     }),
     db.page.findMany({
-      where: { knowledgebaseId: page.knowledgebaseId, links: { some: { kind: "page", targetId: page.id } } },
+      where: { organizationId: page.organizationId, knowledgebaseId: page.knowledgebaseId, links: { some: { kind: "page", targetId: page.id } } },
       select: { id: true, title: true },
       orderBy: [{ title: "asc" }, { id: "asc" }],
     }),
@@ -346,7 +346,7 @@ export async function listRevisions(db: Db, actor: Actor, input: { knowledgebase
   const rows = await db.pageRevision.findMany({ where: { pageId: page.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 100 });
   const memberIds = [...new Set(rows.map((r) => r.authorMemberId).filter((id): id is string => id !== null))];
   const members = memberIds.length
-    ? await db.member.findMany({ where: { id: { in: memberIds } }, select: { id: true, user: { select: { email: true } } } })
+    ? await db.member.findMany({ where: { organizationId: actor.organizationId, id: { in: memberIds } }, select: { id: true, user: { select: { email: true } } } })
     : [];
   const emailOf = new Map(members.map((m) => [m.id, m.user.email]));
   return {

@@ -32,12 +32,14 @@ async function toReviews(db: Db, rows: ReviewRow[]): Promise<Review[]> {
   const sourceIds = rows.map((r) => r.sourceId).filter((id): id is string => id !== null);
   const memberIds = rows.map((r) => r.authorMemberId).filter((id): id is string => id !== null);
   const keyIds = rows.map((r) => r.keyId).filter((id): id is string => id !== null);
+  // The reviews were read for one organization; what they name is read for it too.
+  const organizationId = { in: [...new Set(rows.map((r) => r.organizationId))] };
   const [pages, sources, members, keys, knowledgebases] = await Promise.all([
-    db.page.findMany({ where: { id: { in: pageIds } }, select: { id: true, title: true } }),
-    db.source.findMany({ where: { id: { in: sourceIds } }, select: { id: true, name: true } }),
-    db.member.findMany({ where: { id: { in: memberIds } }, select: { id: true, user: { select: { email: true } } } }),
-    db.apiKey.findMany({ where: { id: { in: keyIds } }, select: { id: true, name: true } }),
-    db.knowledgebase.findMany({ where: { id: { in: rows.map((r) => r.knowledgebaseId) } }, select: { id: true, name: true } }),
+    db.page.findMany({ where: { organizationId, id: { in: pageIds } }, select: { id: true, title: true } }),
+    db.source.findMany({ where: { organizationId, id: { in: sourceIds } }, select: { id: true, name: true } }),
+    db.member.findMany({ where: { organizationId, id: { in: memberIds } }, select: { id: true, user: { select: { email: true } } } }),
+    db.apiKey.findMany({ where: { organizationId, id: { in: keyIds } }, select: { id: true, name: true } }),
+    db.knowledgebase.findMany({ where: { organizationId, id: { in: rows.map((r) => r.knowledgebaseId) } }, select: { id: true, name: true } }),
   ]);
   return rows.map((row) => {
     const payload = (row.payload ?? {}) as { title?: string; name?: string };
@@ -117,7 +119,7 @@ export async function approveReview(db: Db, actor: Actor, input: { reviewId: str
     if (row.kind === "page_create" || row.kind === "page_edit") {
       const pages = row.pageId ? await tx.$queryRaw<{ id: string }[]>`select id from pages where id = ${row.pageId}::uuid for update` : [];
       if (pages.length === 0) throw new AppError("conflict", "The page of this review no longer exists; reject the review.");
-      const page = await tx.page.findUniqueOrThrow({ where: { id: row.pageId! } });
+      const page = await tx.page.findFirstOrThrow({ where: { id: row.pageId!, organizationId: row.organizationId } });
       const payload = row.payload as { title?: string; markdown?: string; patch?: PatchOperation[] };
       let markdown: string;
       if (row.kind === "page_create") {

@@ -22,7 +22,7 @@ export async function searchKnowledgebase(db: Db, actor: Actor, input: SearchInp
   const kinds = new Set(input.kinds ?? ["pages", "sources"]);
   // Pages and documents are searched side by side.
   const [pages, sources] = await Promise.all([
-    kinds.has("pages") ? searchPages(db, input) : [],
+    kinds.has("pages") ? searchPages(db, actor, input) : [],
     kinds.has("sources") ? searchSources(db, actor, input) : [],
   ]);
   const results = [...pages, ...sources];
@@ -30,13 +30,13 @@ export async function searchKnowledgebase(db: Db, actor: Actor, input: SearchInp
   return { results: results.slice(0, input.limit).map((hit) => ({ ...hit, score: Number(hit.score.toFixed(6)) })) };
 }
 
-function searchPages(db: Db, input: SearchInput): Promise<Hit[]> {
+function searchPages(db: Db, actor: Actor, input: SearchInput): Promise<Hit[]> {
   return db.$queryRaw<Hit[]>`
     with q as (select websearch_to_tsquery('english', ${input.query}) as query),
     hits as (
       select p.id, p.title, p.markdown, ts_rank(p.tsv, q.query) as score
       from pages p, q
-      where p.knowledgebase_id = ${input.knowledgebaseId}::uuid and p.tsv @@ q.query
+      where p.knowledgebase_id = ${input.knowledgebaseId}::uuid and p.organization_id = ${actor.organizationId}::uuid and p.tsv @@ q.query
       order by score desc, p.id
       limit ${input.limit}
     )
@@ -67,7 +67,7 @@ function sourceSearchSql(chunkTable: string): string {
     top as (
       select b.id, b.source_id, b.score from best b
       join sources s on s.id = b.source_id
-      where s.status = 'ready' and s.searchable and not s.disabled
+      where s.organization_id = $2 and s.status = 'ready' and s.searchable and not s.disabled
       order by b.score desc, b.source_id
       limit $5
     ),

@@ -157,7 +157,7 @@ export async function addSource(
 
 async function findSource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }) {
   await findKnowledgebase(db, actor, input.knowledgebaseId);
-  const row = await db.source.findFirst({ where: { id: input.sourceId, knowledgebaseId: input.knowledgebaseId } });
+  const row = await db.source.findFirst({ where: { id: input.sourceId, knowledgebaseId: input.knowledgebaseId, organizationId: actor.organizationId } });
   if (!row) throw new AppError("not_found", "No source with that id in this knowledgebase.");
   return row;
 }
