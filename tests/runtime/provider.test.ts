@@ -105,3 +105,17 @@ it("a provider that does not answer in time: provider_error, nothing charged", a
   }
   expect(await credits(app.tenant)).toBe(before);
 });
+
+it("a test case whose provider fails: the case's error says so, the run still answers, nothing charged for that case", async () => {
+  const app = await publishedApp({ billingModel: "gpt-test" });
+  const before = await credits(app.tenant);
+  fake.failWith(500);
+  try {
+    const response = await api("POST", `/agents/${app.billingAgentId}/tests`, { key: app.key, body: { cases: [{ input: "How long do refunds take?", expectedBehavior: "14 days" }] } });
+    expect(response.status).toBe(200);
+    expect(response.body.results[0]).toMatchObject({ passed: false, error: expect.stringMatching(/provider/i) });
+  } finally {
+    fake.failWith(null);
+  }
+  expect(await credits(app.tenant)).toBe(before);
+});

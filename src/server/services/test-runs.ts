@@ -68,7 +68,10 @@ export async function runTests(db: Db, actor: Actor, kind: BuilderKind, input: T
       if (!billed) await refundCredits(db, actor.organizationId, TEST_CASE_CREDITS);
     }
     const expected = input.rubric ?? testCase.expectedBehavior;
-    const grade = error ? { passed: false, reason: error } : await grader.grade({ input: testCase.input, output, expectedBehavior: expected });
+    // The cases are paid for already: a grader that fails marks its case, never the whole run.
+    const grade = error
+      ? { passed: false, reason: error }
+      : await grader.grade({ input: testCase.input, output, expectedBehavior: expected }).catch(() => ({ passed: false, reason: "The model provider failed or timed out while grading this case; run the test again later." }));
     const execution = await recordExecution(db, actor, {
       kind: "test",
       itemId: runnable.id,
