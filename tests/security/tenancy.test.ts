@@ -312,3 +312,56 @@ describe("reads scoped by organization", () => {
     }
   });
 });
+
+describe("at run time, agents, flows and pins of another organization never run", () => {
+  /** Organization A's published flow and agent, both reading A's secret. */
+  async function victimItems() {
+    const a = await victim();
+    const key = a.tenant.orgKey.secret;
+    const flow = await create(key, "flows", { name: "Vault finder", description: "zebra vault code", inputs: INPUTS, nodes: searchNodes(a.kbId) });
+    const agent = await create(key, "agents", { name: "Vault agent", description: "zebra vault code", knowledge: [{ knowledgebaseId: a.kbId }] });
+    const flowVersion = (await publish(key, "flows", flow.id)).version.id as string;
+    const agentVersion = (await publish(key, "agents", agent.id)).version.id as string;
+    return { ...a, flow: { id: flow.id as string, versionId: flowVersion }, agent: { id: agent.id as string, versionId: agentVersion } };
+  }
+
+  it("an agent whose attached flow is another organization's: the flow does not run", async () => {
+    const a = await victimItems();
+    const b = await newOrganization();
+    const key = b.orgKey.secret;
+    const ownFlow = await create(key, "flows", { name: "Vault finder", description: "zebra vault code", inputs: INPUTS });
+    await publish(key, "flows", ownFlow.id);
+    const agent = await create(key, "agents", { name: "Helper", description: "zebra vault code", flows: [ownFlow.id] });
+    await publish(key, "agents", agent.id);
+    const app = await create(key, "apps", { name: "Helper app", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "sequential" });
+    await publish(key, "apps", app.id);
+    await rewriteReferences(agent.id, ownFlow.id, a.flow.id);
+    const response = await api("POST", `/apps/${app.id}/conversation`, { key, body: { message: QUESTION } });
+    expect(response.status).toBe(200);
+    expectNoSecret(response.body);
+    const execution = (await api("GET", `/executions?itemId=${app.id}`, { key })).body.executions.at(-1);
+    expect(execution.trace.map((entry: { id: string }) => entry.id)).not.toContain(a.flow.id);
+    expectNoSecret(execution);
+  });
+
+  it("an app version whose pins name another organization's agent or flow: refused as unpublished_dependencies, nothing of theirs runs", async () => {
+    const a = await victimItems();
+    const b = await newOrganization();
+    const key = b.orgKey.secret;
+    const agent = await create(key, "agents", { name: "Own" });
+    await publish(key, "agents", agent.id);
+    const app = await create(key, "apps", { name: "Pinned", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "sequential" });
+    await publish(key, "apps", app.id);
+    // Warm the run's version cache with A's versions, as A's own traffic would.
+    const aApp = await create(a.tenant.orgKey.secret, "apps", { name: "A app", members: [{ id: a.agent.id, kind: "agent" }, { id: a.flow.id, kind: "flow" }], orchestrationMode: "sequential" });
+    await publish(a.tenant.orgKey.secret, "apps", aApp.id);
+    expect((await api("POST", `/apps/${aApp.id}/conversation`, { key: a.tenant.orgKey.secret, body: { message: QUESTION } })).body.reply).toContain("7341");
+    for (const pin of [{ ...a.agent, kind: "agent" }, { ...a.flow, kind: "flow" }]) {
+      const version = await getDb().builderVersion.findFirstOrThrow({ where: { itemId: app.id } });
+      await getDb().builderVersion.update({ where: { id: version.id }, data: { pins: { adviser: null, members: [pin] } } });
+      const response = await api("POST", `/apps/${app.id}/conversation`, { key, body: { message: QUESTION } });
+      expectError(response, 422, "unpublished_dependencies");
+      expectNoSecret(response.body);
+    }
+  });
+});
