@@ -341,6 +341,7 @@ describe("at run time, agents, flows and pins of another organization never run"
     expectNoSecret(response.body);
     const execution = (await api("GET", `/executions?itemId=${app.id}`, { key })).body.executions.at(-1);
     expect(execution.trace.map((entry: { id: string }) => entry.id)).not.toContain(a.flow.id);
+    expect(execution.trace.find((entry: { kind: string }) => entry.kind === "agent").note).toMatch(/flow .*not found/);
     expectNoSecret(execution);
   });
 

@@ -158,7 +158,10 @@ export async function runAgent(
   const model = await modelFor(doc.model);
   const limit = { ...(options.limit ?? { max: RUN_LIMITS.replyChars, bound: "reply" as const }), where: `agent "${doc.name}"` };
   const text = await answer(ctx, model, { system: systemPrompt(doc, options.extraSystem), history, message, knowledge }, limit, options.onDelta);
-  const note = missingNote(retrieved.missing);
+  // Attached flows run at their live versions in the organization; say which were not found.
+  const missingFlows = options.flows ? doc.flows.filter((id) => !options.flows!.some((flow) => flow.id === id)) : [];
+  const notes = [missingNote(retrieved.missing), missingFlows.length ? `flow ${missingFlows.join(", ")} not found (or not published) in this organization; not run` : undefined];
+  const note = notes.filter(Boolean).join("; ") || undefined;
   ctx.trace.push({
     id: agent.id,
     kind: options.traceKind ?? "agent",

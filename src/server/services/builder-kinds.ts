@@ -124,7 +124,7 @@ const agentSpec: KindSpec = {
   async render(db, organizationId, docs) {
     const ids = docs.flatMap((doc) => (doc.knowledge as { knowledgebaseId: string }[]).map((k) => k.knowledgebaseId));
     const rows = ids.length
-      ? await db.knowledgebase.findMany({ where: { organizationId, id: { in: [...new Set(ids)] } }, select: { id: true, name: true } })
+      ? await db.knowledgebase.findMany({ where: { organizationId, endUserId: null, id: { in: [...new Set(ids)] } }, select: { id: true, name: true } })
       : [];
     const titles = new Map(rows.map((row) => [row.id, row.name]));
     return docs.map((doc) => ({
