@@ -99,11 +99,11 @@ export type NodeType = (typeof NODE_TYPES)[number];
 export const NODE_TYPES_DESCRIPTION = `Node types (\`nodes[].type\`) and the \`data\` each needs:
 - \`trigger_start\`: the flow's start; it hands on the flow's \`inputs\`. Exactly one per flow. No required data.
 - \`llm\`: \`data.prompt\` (template, required); \`data.model\` (optional, a model id from \`GET /models\`).
-- \`knowledge_search\`: \`data.knowledgebaseId\` (uuid, required) and \`data.query\` (template, required); its output is the matching passages.
+- \`knowledge_search\`: \`data.knowledgebaseId\` (uuid of a knowledgebase of the organization, required) and \`data.query\` (template, required); its output is the matching passages.
 - \`template\`: \`data.template\` (text template, required).
 - \`output\`: \`data.value\` (template, required): the flow's final value.
 
-Templates read \`{{inputs.<key>}}\` and \`{{nodes.<id>.output}}\`. Nodes run in array order unless \`data.next\` (a node id, or an array of node ids) says which node runs next. Node ids are unique.`;
+Templates read \`{{inputs.<key>}}\` and \`{{nodes.<id>.output}}\` of a node that runs before this one. Nodes run in array order unless \`data.next\` (a node id, or an array of node ids) says which node runs next; \`data.next\` never forms a cycle. Node ids are unique. A run is bounded in steps, each node's output, and time (\`run_limit_exceeded\`).`;
 
 export const FlowInput = z.strictObject({
   key: z
