@@ -44,8 +44,9 @@ export interface ClaimedJob {
 
 const DEFAULTS = {
   leaseMs: 60_000,
-  // Above the extraction time limit (60 s, fetching included) with room for the writes.
-  attemptTimeoutMs: 90_000,
+  // Above the extraction time limit (60 s, fetching included) twice over: a document may wait
+  // for one of the process's extraction workers, then run its own 60 s, then write.
+  attemptTimeoutMs: 150_000,
   maxAttempts: 3,
   maxTotalMs: 10 * 60_000,
   batch: 4,
