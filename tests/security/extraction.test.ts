@@ -229,6 +229,28 @@ describe("the indexing worker while the database is away", () => {
       logs.mockRestore();
     }
   });
+  it("says plainly that a real client cannot reach a database on a closed port, once", async () => {
+    const probe = http.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const closedPort = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const { createDb, closeDb } = await import("@/server/db");
+    const away = createDb(`postgresql://atrium:secret@127.0.0.1:${closedPort}/atrium`, 1);
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const worker = startIndexWorker(away, { pollMs: 5, maxBackoffMs: 40 });
+    try {
+      await expect.poll(() => errors.mock.calls.length, { timeout: 10_000 }).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // several more failed rounds
+      expect(errors).toHaveBeenCalledTimes(1);
+      expect(errors.mock.calls[0]).toEqual([
+        "Indexing worker: the database is unreachable (DatabaseNotReachable); retrying with backoff up to 0.04 s.",
+      ]);
+    } finally {
+      await worker.stop();
+      errors.mockRestore();
+      await closeDb(away);
+    }
+  });
 });
 
 describe("uploads", () => {

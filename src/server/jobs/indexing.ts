@@ -267,11 +267,14 @@ export function backoffDelay(failures: number, pollMs: number, maxMs: number): n
   return Math.min(maxMs, pollMs * 2 ** Math.max(0, failures - 1));
 }
 
-/** One line about a failed round: the error's code, or its message's first line. */
+/** One line about a failed round: the driver's kind of failure (DatabaseNotReachable, ...) or the error's code. */
 function shortReason(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
+  const { code, meta } = error as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown } } } };
+  const kind = meta?.driverAdapterError?.cause?.kind;
+  if (typeof kind === "string" && kind) return kind;
   if (typeof code === "string" && code) return code;
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 200);
+  const message = error instanceof Error ? error.message : String(error);
+  return (message.split("\n").find((line) => line.trim()) ?? "unknown error").trim().slice(0, 200);
 }
 
 export function startIndexWorker(db: Db, options: IndexingOptions & { pollMs?: number; maxBackoffMs?: number } = {}): IndexWorker {
