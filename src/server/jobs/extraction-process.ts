@@ -151,7 +151,9 @@ export async function extractInChildProcess(
       child.on("error", (error) => {
         if (child.pid === undefined) settle(() => reject(new ExtractionUnavailable(`The extraction worker could not start: ${error.message}`)));
       });
-      child.on("exit", (code, signal) => {
+      // "close", not "exit": it comes after the IPC channel is drained, so an answer sent just
+      // before exiting is never mistaken for a worker that died.
+      child.on("close", (code, signal) => {
         if (stoppedBecause) return settle(() => resolve({ ok: false, message: stoppedBecause! }));
         if (/heap out of memory|Allocation failed/i.test(stderr)) return settle(() => resolve({ ok: false, message: outOfMemory(`${bounds.heapMb} MB of heap`) }));
         if (!ready && !signal) {
