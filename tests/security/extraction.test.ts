@@ -3,8 +3,12 @@
 // process keeps serving; a job left behind by a crashed server is claimed again at most 3
 // times; text PostgreSQL cannot store is removed; the worker rides out a database outage
 // quietly; a second file part and SSRF refusals answer plainly.
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { getDb, type Db } from "@/server/db";
 import { storableText } from "@/server/jobs/extract";
@@ -124,6 +128,42 @@ describe("a PDF bomb", () => {
 });
 
 describe("jobs left behind by a crashed server", () => {
+  it("leave no extraction worker running: a server killed mid-extraction takes its worker with it", async () => {
+    // A stand-in server extracts a page whose parsing holds the worker's main thread for many
+    // seconds, prints the worker's pid, and is killed -9 while the worker is busy.
+    const dir = await mkdtemp(path.join(os.tmpdir(), "atrium-orphan-"));
+    try {
+      await writeFile(path.join(dir, "page.html"), `<html><body>${"<p>word word word</p>".repeat(200_000)}</body></html>`);
+      const script = path.join(dir, "server.mts");
+      await writeFile(
+        script,
+        `import { readFileSync } from "node:fs";
+        import { extractInChildProcess } from ${JSON.stringify(path.join(process.cwd(), "src/server/jobs/extraction-process.ts"))};
+        const bytes = new Uint8Array(readFileSync(${JSON.stringify(path.join(dir, "page.html"))}));
+        await extractInChildProcess({ kind: "bytes", type: "html", bytes }, {}, { onWorker: (pid) => console.log(pid) });`,
+      );
+      const server = spawn(process.execPath, ["--import", "tsx", script], { cwd: process.cwd(), stdio: ["ignore", "pipe", "inherit"] });
+      const workerPid = await new Promise<number>((resolve, reject) => {
+        server.stdout.once("data", (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
+        server.once("exit", () => reject(new Error("the stand-in server ended early")));
+      });
+      const alive = (pid: number) => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      await new Promise((resolve) => setTimeout(resolve, 2500)); // the worker is parsing by now
+      expect(alive(workerPid)).toBe(true);
+      server.kill("SIGKILL");
+      await expect.poll(() => alive(workerPid), { timeout: 3000, interval: 100 }).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
   it("are claimed again, at most 3 attempts in all, then failed plainly; retry resets the attempts", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;

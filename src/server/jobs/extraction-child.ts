@@ -3,6 +3,7 @@
 // extracts one document, answers once over IPC and exits. Whatever a hostile document does
 // here (inflate to gigabytes, loop, crash the parser) ends this process, never a server.
 // It imports only relative modules: it runs from source, outside the Next.js bundle.
+import { Worker } from "node:worker_threads";
 import { ExtractionFailed, extractText, typeOfContent, type SourceType } from "./extract";
 import { FetchRefused, fetchPublicUrl, type FetchPolicy } from "./fetch-url";
 
@@ -46,6 +47,26 @@ function answerOf(error: unknown): ExtractionAnswer {
   const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 200);
   return { ok: false, message: `The document could not be read (${reason}).` };
 }
+
+/**
+ * The server watches this process and kills it past a limit; if the server itself dies (kill -9),
+ * nobody would. A thread of our own, which runs while the main thread is stuck in a parser, kills
+ * the process once the server is gone or the time limit is well past.
+ */
+function guardAgainstOrphaning(serverPid: number, deadlineMs: number): void {
+  const guard = new Worker(
+    `const { workerData } = require("node:worker_threads");
+    setInterval(() => {
+      let serverAlive = process.ppid === workerData.serverPid;
+      try { process.kill(workerData.serverPid, 0); } catch { serverAlive = false; }
+      if (!serverAlive || Date.now() > workerData.deadline) process.kill(process.pid, "SIGKILL");
+    }, 250);`,
+    { eval: true, workerData: { serverPid, deadline: Date.now() + deadlineMs } },
+  );
+  guard.unref();
+}
+
+guardAgainstOrphaning(Number(process.argv[2]), Number(process.argv[3]));
 
 process.once("message", (request: ExtractionRequest) => {
   extractDocument(request)

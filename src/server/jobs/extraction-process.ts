@@ -102,7 +102,8 @@ export async function extractInChildProcess(
   const release = await turn(run.signal);
   try {
     return await new Promise<ExtractionAnswer>((resolve, reject) => {
-      const child = fork(workerEntry(), [], {
+      // The child's own guard (see extraction-child.ts) ends it if this process dies, or a little after the time limit.
+      const child = fork(workerEntry(), [String(process.pid), String(bounds.timeoutMs + 5000)], {
         cwd: process.cwd(),
         execArgv: ["--import", "tsx", `--max-old-space-size=${bounds.heapMb}`],
         // Nothing from the server's environment (database URL, provider keys) reaches the child.
