@@ -141,7 +141,8 @@ async function textOf(
   const maxChars = options.extraction?.maxChars;
   const type = source.type as SourceType;
   const bytes = source.content ?? new Uint8Array();
-  if (!(source.url && !source.content) && (type === "markdown" || type === "text")) {
+  const fetched = Boolean(source.url && !source.content);
+  if (!fetched && (type === "markdown" || type === "text")) {
     try {
       return { text: await extractText(type, bytes, { maxChars }), type, sizeBytes: bytes.byteLength };
     } catch (error) {
@@ -150,7 +151,7 @@ async function textOf(
     }
   }
   const answer = await extractInChildProcess(
-    source.url && !source.content ? { kind: "url", url: source.url, policy: options.fetchPolicy } : { kind: "bytes", type, bytes },
+    fetched ? { kind: "url", url: source.url!, policy: options.fetchPolicy } : { kind: "bytes", type, bytes },
     options.extraction,
     { signal, onWorker: options.onExtractionWorker },
   );
