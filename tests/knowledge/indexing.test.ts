@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { claimJobs, drainIndexJobs, runIndexingOnce, startIndexWorker } from "@/server/jobs/indexing";
 import { api } from "../helpers";
-import { sourceOf, tenantWithKnowledgebase } from "../knowledge-helpers";
+import { sourceOf, tenantWithKnowledgebase, upload } from "../knowledge-helpers";
+import { pdfWithContent } from "../pdf-fixtures";
 
 async function addText(key: string, kbId: string, text: string): Promise<string> {
   const response = await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { contentMarkdown: text } });
@@ -55,6 +56,29 @@ describe("indexing jobs", () => {
     await drainIndexJobs(getDb());
     expect((await sourceOf(tenant.orgKey.secret, kbId, id)).status).toBe("ready");
     expect(await getDb().indexJob.count({ where: { sourceId: id } })).toBe(0);
+  });
+
+  it("renews the lease while a job runs longer than it, so no other worker takes the job over", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const pdf = pdfWithContent("BT /F1 12 Tf 72 700 Td (Renewed while extracted) Tj ET");
+    const id = (await upload(tenant.orgKey.secret, kbId, { name: "slow.pdf", bytes: pdf })).body.source.id as string;
+    const claims: string[] = [];
+    const options = { leaseMs: 150, afterClaim: (job: { sourceId: string }) => void claims.push(job.sourceId) };
+    const { createDb, closeDb } = await import("@/server/db");
+    const second = createDb(process.env.DATABASE_URL!, 2); // another "process" polling meanwhile
+    try {
+      let working = true;
+      const first = runIndexingOnce(getDb(), options).finally(() => (working = false));
+      while (working) {
+        await runIndexingOnce(second, options);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await first;
+    } finally {
+      await closeDb(second);
+    }
+    expect(claims).toEqual([id]); // extraction takes several leases' time; one claim all along
+    expect((await sourceOf(tenant.orgKey.secret, kbId, id)).status).toBe("ready");
   });
 
   it("a worker whose lease was taken over cannot write its result", async () => {

@@ -66,6 +66,8 @@ export async function handleUpload({ db, actor, rateLimit, request, path, reques
     for (const field of form.keys()) {
       if (field !== "file" && field !== "name") problems.push({ path: field, message: "Unknown field" });
     }
+    const fileParts = form.getAll("file").length;
+    if (fileParts > 1) problems.push({ path: "file", message: `Send one file per request; this request has ${fileParts} file parts` });
     const file = form.get("file");
     const name = form.get("name");
     if (!(file instanceof Blob)) problems.push({ path: "file", message: "Required: the document as a file part" });

@@ -1,6 +1,8 @@
 // Text extraction: every source ends up as markdown. PDF text with unpdf (pdf.js), CSV with
 // papaparse to a markdown table, HTML through Readability (boilerplate removed) and turndown.
-// The libraries are imported lazily: only indexing needs them.
+// The libraries are imported lazily: only indexing needs them. PDF, CSV and HTML (and every
+// fetched URL) are extracted in a child process with its own memory and time limits
+// (extraction-process.ts); this module is the work that process does.
 
 export class ExtractionFailed extends Error {
   override readonly name = "ExtractionFailed";
@@ -27,6 +29,33 @@ export function typeOfContent(contentType: string, allowHtml = true): SourceType
   if (mime === "text/plain") return "text";
   if (allowHtml && (mime === "text/html" || mime === "application/xhtml+xml")) return "html";
   return null;
+}
+
+export interface ExtractOptions {
+  /** Extraction stops, and the document fails, once its text passes this many characters. */
+  maxChars?: number;
+}
+
+/** The default cap on a document's extracted text. */
+export const MAX_EXTRACTED_CHARS = 5_000_000;
+
+const LABELS: Record<SourceType, string> = {
+  pdf: "The PDF's text",
+  csv: "The CSV's text",
+  html: "The page's text",
+  markdown: "The document's text",
+  text: "The document's text",
+};
+
+function tooLong(type: SourceType, maxChars: number): ExtractionFailed {
+  return new ExtractionFailed(`${LABELS[type]} exceeds the ${maxChars.toLocaleString("en-US")}-character limit.`);
+}
+
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** The text without what PostgreSQL cannot store: U+0000 and unpaired UTF-16 surrogates. */
+export function storableText(text: string): string {
+  return text.replace(UNSTORABLE, "");
 }
 
 function decodeText(bytes: Uint8Array): string {
@@ -82,16 +111,28 @@ export async function htmlToMarkdown(html: string, url?: string): Promise<{ titl
   return { title, markdown };
 }
 
-export async function pdfToText(bytes: Uint8Array): Promise<string> {
-  const { extractText, getDocumentProxy } = await import("unpdf");
-  let text: string;
+/** Page by page, so a document over the cap stops at the page that passes it. */
+export async function pdfToText(bytes: Uint8Array, maxChars: number = MAX_EXTRACTED_CHARS): Promise<string> {
+  const { getDocumentProxy } = await import("unpdf");
+  const pages: string[] = [];
+  let length = 0;
   try {
     const pdf = await getDocumentProxy(new Uint8Array(bytes));
-    const result = await extractText(pdf, { mergePages: false });
-    text = (result.text as string[]).map((page) => page.trim()).filter(Boolean).join("\n\n");
+    for (let number = 1; number <= pdf.numPages; number++) {
+      const content = await (await pdf.getPage(number)).getTextContent();
+      const page = content.items
+        .map((item) => ("str" in item ? item.str + (item.hasEOL ? "\n" : "") : ""))
+        .join("")
+        .trim();
+      length += page.length;
+      if (length > maxChars) throw tooLong("pdf", maxChars);
+      if (page) pages.push(page);
+    }
   } catch (error) {
+    if (error instanceof ExtractionFailed) throw error;
     throw new ExtractionFailed(`The PDF could not be read (${(error as Error).message}); check that the file is a valid, unencrypted PDF.`);
   }
+  const text = pages.join("\n\n");
   if (text.trim() === "") {
     throw new ExtractionFailed(
       "The PDF has no extractable text (it is probably scanned images). Run it through OCR or upload a text version, then retry.",
@@ -100,8 +141,9 @@ export async function pdfToText(bytes: Uint8Array): Promise<string> {
   return text;
 }
 
-/** The document as markdown text. */
-export async function extractText(type: SourceType, bytes: Uint8Array): Promise<string> {
+/** The document as markdown text, without characters PostgreSQL cannot store. */
+export async function extractText(type: SourceType, bytes: Uint8Array, options: ExtractOptions = {}): Promise<string> {
+  const maxChars = options.maxChars ?? MAX_EXTRACTED_CHARS;
   let text: string;
   switch (type) {
     case "markdown":
@@ -115,9 +157,11 @@ export async function extractText(type: SourceType, bytes: Uint8Array): Promise<
       text = (await htmlToMarkdown(decodeText(bytes))).markdown;
       break;
     case "pdf":
-      text = await pdfToText(bytes);
+      text = await pdfToText(bytes, maxChars);
       break;
   }
+  text = storableText(text);
+  if (text.length > maxChars) throw tooLong(type, maxChars);
   if (text.trim() === "") throw new ExtractionFailed("The document is empty: there is no text to index.");
   return text;
 }

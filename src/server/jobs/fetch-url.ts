@@ -101,8 +101,10 @@ async function resolveChecked(url: URL, policy: FetchPolicy): Promise<{ address:
   if (!allowed) {
     const blocked = addresses.find((a) => !isPublicAddress(a.address));
     if (blocked) {
+      // Name the rule, never the address a name resolves to: that would map the internal network.
+      const what = net.isIP(host) ? `${host} is` : `${host} resolves to`;
       throw new FetchRefused(
-        `Refused to fetch ${url.origin}: ${host} resolves to ${blocked.address}, a private, loopback, link-local or metadata address. Only public addresses can be fetched.`,
+        `Refused to fetch ${url.origin}: ${what} a private address (private, loopback, link-local or metadata). Only public addresses can be fetched.`,
       );
     }
   }
@@ -186,6 +188,8 @@ export async function fetchPublicUrl(target: string, policy: FetchPolicy = {}): 
   } catch (error) {
     if (error instanceof FetchRefused) throw error;
     if (signal.aborted) throw new FetchRefused(`Fetching ${url.href} took longer than ${Math.round(timeoutMs / 1000)} s.`);
-    throw new FetchRefused(`Fetching ${url.href} failed: ${(error as Error).message}`);
+    // The error's code only: Node's messages carry the address it connected to.
+    const code = (error as { code?: unknown }).code;
+    throw new FetchRefused(`Fetching ${url.href} failed${typeof code === "string" ? ` (${code})` : ""}.`);
   }
 }

@@ -2,12 +2,16 @@
 // FOR UPDATE SKIP LOCKED so no two workers, in any number of processes, hold one job at a time.
 // A claim carries a lease and a token; a job whose lease ran out (its process died) is claimed
 // again, and a worker whose lease was taken over cannot write its result (the token no longer
-// matches). Each source gets a bounded number of attempts and a bounded total time, after which
-// it ends `failed` with a reason a person can act on.
+// matches); the holder renews its lease while it works. A job left behind by a crashed server is
+// claimed again, at most 3 attempts in all. PDF, CSV, HTML and fetched documents are extracted
+// in a child process under their own limits (extraction-process.ts): a document that passes a
+// limit, or whose worker dies, fails at once, so a poison pill is never handed to another
+// process. Every failure ends `failed` with a reason a person can act on.
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/server/db";
-import { chunkText, ExtractionFailed, extractText, typeOfContent, type SourceType } from "./extract";
-import { FetchRefused, fetchPublicUrl, type FetchPolicy } from "./fetch-url";
+import { chunkText, ExtractionFailed, extractText, type SourceType } from "./extract";
+import { extractInChildProcess, ExtractionUnavailable, type ExtractionLimits } from "./extraction-process";
+import type { FetchPolicy } from "./fetch-url";
 
 export interface IndexingOptions {
   fetchPolicy?: FetchPolicy;
@@ -23,6 +27,10 @@ export interface IndexingOptions {
   batch?: number;
   /** Called after a job is claimed, before it is worked on (tests use it to simulate a crash). */
   afterClaim?: (job: ClaimedJob) => Promise<void> | void;
+  /** Bounds of the extraction child process (defaults: EXTRACTION_LIMITS). */
+  extraction?: Partial<ExtractionLimits>;
+  /** Called with the pid of each extraction child once started (tests kill it). */
+  onExtractionWorker?: (pid: number) => void;
 }
 
 export interface ClaimedJob {
@@ -36,14 +44,29 @@ export interface ClaimedJob {
 
 const DEFAULTS = {
   leaseMs: 60_000,
-  attemptTimeoutMs: 45_000,
+  // Above the extraction time limit (60 s, fetching included) twice over: a document may wait
+  // for one of the process's extraction workers, then run its own 60 s, then write.
+  attemptTimeoutMs: 150_000,
   maxAttempts: 3,
   maxTotalMs: 10 * 60_000,
   batch: 4,
 } satisfies Partial<IndexingOptions>;
 
+/** A problem with the document itself: the source fails at once, whatever attempts are left. */
 class PermanentFailure extends Error {
   override readonly name = "PermanentFailure";
+}
+
+/** A passing problem whose message a person may read (the attempt took too long, ...). */
+class TransientFailure extends Error {
+  override readonly name = "TransientFailure";
+}
+
+/** What errorMessage says about an unexpected error: never a stack or database-internal text. */
+function plainReason(error: unknown): string {
+  if (error instanceof TransientFailure || error instanceof ExtractionUnavailable) return error.message;
+  console.error("Indexing attempt failed:", error);
+  return "an internal error, logged on the server";
 }
 
 export async function claimJobs(db: Db, count: number, leaseMs: number = DEFAULTS.leaseMs): Promise<ClaimedJob[]> {
@@ -80,55 +103,69 @@ async function failSource(db: Db, job: ClaimedJob, message: string): Promise<voi
   });
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the attempt took longer than ${ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`}`)), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
+/** Runs `work` under a time limit; on timeout its signal aborts (killing an extraction child). */
+async function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
+  const controller = new AbortController();
+  const timeout = new TransientFailure(`the attempt took longer than ${ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`}`);
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort(timeout);
+      reject(timeout);
+    }, ms);
   });
+  try {
+    return await Promise.race([work(controller.signal), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
-async function indexSource(db: Db, job: ClaimedJob, options: IndexingOptions): Promise<void> {
+/** Keeps the claim while the job runs, so a long extraction is not taken over as abandoned. */
+function renewLease(db: Db, job: ClaimedJob, leaseMs: number): () => void {
+  const timer = setInterval(() => {
+    db.$executeRaw`update index_jobs set lease_until = now() + (${leaseMs} * interval '1 millisecond')
+      where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`.catch(() => {
+      // The database is away: if the lease runs out, another worker takes the job over.
+    });
+  }, leaseMs / 3);
+  return () => clearInterval(timer);
+}
+
+/** The text of a source: inline text here, anything else in an extraction child process. */
+async function textOf(
+  source: { type: string; url: string | null; content: Uint8Array | null },
+  options: IndexingOptions,
+  signal: AbortSignal,
+): Promise<{ text: string; type: SourceType; sizeBytes: number }> {
+  const maxChars = options.extraction?.maxChars;
+  const type = source.type as SourceType;
+  const bytes = source.content ?? new Uint8Array();
+  const fetched = Boolean(source.url && !source.content);
+  if (!fetched && (type === "markdown" || type === "text")) {
+    try {
+      return { text: await extractText(type, bytes, { maxChars }), type, sizeBytes: bytes.byteLength };
+    } catch (error) {
+      if (error instanceof ExtractionFailed) throw new PermanentFailure(error.message);
+      throw error;
+    }
+  }
+  const answer = await extractInChildProcess(
+    fetched ? { kind: "url", url: source.url!, policy: options.fetchPolicy } : { kind: "bytes", type, bytes },
+    options.extraction,
+    { signal, onWorker: options.onExtractionWorker },
+  );
+  if (!answer.ok) throw new PermanentFailure(answer.message);
+  return answer;
+}
+
+async function indexSource(db: Db, job: ClaimedJob, options: IndexingOptions, signal: AbortSignal): Promise<void> {
   const source = await db.source.findUnique({ where: { id: job.sourceId } });
   if (!source || source.status !== "processing") {
     await db.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
     return;
   }
-  let type = source.type as SourceType;
-  let bytes: Uint8Array;
-  if (source.url && !source.content) {
-    try {
-      const fetched = await fetchPublicUrl(source.url, options.fetchPolicy);
-      const fetchedType = typeOfContent(fetched.contentType);
-      if (!fetchedType) {
-        throw new PermanentFailure(
-          `The URL answered with content type "${fetched.contentType || "none"}"; only HTML, PDF, CSV, Markdown and plain text can be indexed.`,
-        );
-      }
-      type = fetchedType;
-      bytes = fetched.bytes;
-    } catch (error) {
-      if (error instanceof FetchRefused) throw new PermanentFailure(error.message);
-      throw error;
-    }
-  } else {
-    bytes = source.content ?? new Uint8Array();
-  }
-  let text: string;
-  try {
-    text = await extractText(type, bytes);
-  } catch (error) {
-    if (error instanceof ExtractionFailed) throw new PermanentFailure(error.message);
-    throw error;
-  }
+  const { text, type, sizeBytes } = await textOf(source, options, signal);
   const chunks = chunkText(text);
   await db.$transaction(async (tx) => {
     // Only the current holder of the claim may write the result.
@@ -141,7 +178,7 @@ async function indexSource(db: Db, job: ClaimedJob, options: IndexingOptions): P
       from unnest(${chunks.map((_, i) => i)}::int[], ${chunks}::text[]) as c(position, text)`;
     await tx.source.update({
       where: { id: source.id },
-      data: { status: "ready", text, type, errorMessage: null, ...(source.content ? {} : { sizeBytes: bytes.byteLength }) },
+      data: { status: "ready", text, type, errorMessage: null, ...(source.content ? {} : { sizeBytes }) },
     });
   });
 }
@@ -151,36 +188,42 @@ export async function runJob(db: Db, job: ClaimedJob, options: IndexingOptions =
   const o = { ...DEFAULTS, ...options };
   const elapsed = Date.now() - new Date(job.startedAt).getTime();
   if (job.attempts > o.maxAttempts || elapsed > o.maxTotalMs) {
+    // Earlier attempts ended without a word: their server stopped (or lost its lease) mid-job.
     const minutes = Math.max(1, Math.round(elapsed / 60_000));
+    const tried = job.attempts - 1;
     await failSource(
       db,
       job,
-      `Indexing did not finish after ${job.attempts - 1} attempt(s) over about ${minutes} min${job.lastError ? ` (last error: ${job.lastError})` : ""}. ` +
+      `Indexing did not finish after ${tried} attempt${tried === 1 ? "" : "s"} over about ${minutes} min ` +
+        `(${job.lastError ? `last error: ${job.lastError}` : "the server working on it stopped before it finished"}). ` +
         "Check the document, then run it again with POST /knowledgebases/{id}/sources/{sourceId}/retry.",
     );
     return;
   }
+  const stopRenewing = renewLease(db, job, o.leaseMs);
   try {
-    await withTimeout(indexSource(db, job, options), o.attemptTimeoutMs);
+    await withTimeout((signal) => indexSource(db, job, options, signal), o.attemptTimeoutMs);
   } catch (error) {
     if (error instanceof PermanentFailure) {
       await failSource(db, job, error.message);
       return;
     }
-    const message = (error as Error).message;
+    const reason = plainReason(error);
     if (job.attempts >= o.maxAttempts) {
       await failSource(
         db,
         job,
-        `Indexing failed ${job.attempts} times (last error: ${message}). Check the document, then run it again with POST /knowledgebases/{id}/sources/{sourceId}/retry.`,
+        `Indexing failed ${job.attempts} times (last error: ${reason}). Check the document, then run it again with POST /knowledgebases/{id}/sources/{sourceId}/retry.`,
       );
       return;
     }
     const backoffMs = 1000 * 2 ** job.attempts;
     await db.$executeRaw`
-      update index_jobs set status = 'queued', claim_token = null, lease_until = null, last_error = ${message},
+      update index_jobs set status = 'queued', claim_token = null, lease_until = null, last_error = ${reason},
         run_after = now() + (${backoffMs} * interval '1 millisecond')
       where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
+  } finally {
+    stopRenewing();
   }
 }
 
@@ -220,13 +263,29 @@ export interface IndexWorker {
   stop(): Promise<void>;
 }
 
-export function startIndexWorker(db: Db, options: IndexingOptions & { pollMs?: number } = {}): IndexWorker {
+/** The pause after `failures` failed rounds in a row: pollMs doubled each time, up to maxMs. */
+export function backoffDelay(failures: number, pollMs: number, maxMs: number): number {
+  return Math.min(maxMs, pollMs * 2 ** Math.max(0, failures - 1));
+}
+
+/** One line about a failed round: the driver's kind of failure (DatabaseNotReachable, ...) or the error's code. */
+function shortReason(error: unknown): string {
+  const { code, meta } = error as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown } } } };
+  const kind = meta?.driverAdapterError?.cause?.kind;
+  if (typeof kind === "string" && kind) return kind;
+  if (typeof code === "string" && code) return code;
+  const message = error instanceof Error ? error.message : String(error);
+  return (message.split("\n").find((line) => line.trim()) ?? "unknown error").trim().slice(0, 200);
+}
+
+export function startIndexWorker(db: Db, options: IndexingOptions & { pollMs?: number; maxBackoffMs?: number } = {}): IndexWorker {
   let stopped = false;
   let sleeping: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
   const pollMs = options.pollMs ?? 1000;
-  const sleep = () =>
+  const maxBackoffMs = options.maxBackoffMs ?? 30_000;
+  const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, pollMs);
+      const timer = setTimeout(resolve, ms);
       sleeping = { timer, resolve };
     });
   wakeUp = () => {
@@ -236,14 +295,23 @@ export function startIndexWorker(db: Db, options: IndexingOptions & { pollMs?: n
     }
   };
   const loop = (async () => {
+    // While the database is away, rounds fail in a row: back off and say so once, not every round.
+    let failures = 0;
     while (!stopped) {
       let claimed = 0;
       try {
         claimed = await runIndexingOnce(db, options);
+        if (failures > 0) console.log("Indexing worker: the database is reachable again; indexing resumes.");
+        failures = 0;
       } catch (error) {
-        console.error("Indexing round failed:", error);
+        failures++;
+        if (failures === 1) {
+          console.error(`Indexing worker: the database is unreachable (${shortReason(error)}); retrying with backoff up to ${maxBackoffMs / 1000} s.`);
+        }
       }
-      if (claimed === 0 && !stopped) await sleep();
+      if (stopped) break;
+      if (failures > 0) await sleep(backoffDelay(failures, pollMs, maxBackoffMs));
+      else if (claimed === 0) await sleep(pollMs);
     }
   })();
   return {

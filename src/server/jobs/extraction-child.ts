@@ -1,0 +1,78 @@
+// The extraction worker's entry: a child process (started by extraction-process.ts with
+// `node --import tsx`, its own heap limit and no inherited environment) that fetches and
+// extracts one document, answers once over IPC and exits. Whatever a hostile document does
+// here (inflate to gigabytes, loop, crash the parser) ends this process, never a server.
+// It imports only relative modules: it runs from source, outside the Next.js bundle.
+import { Worker } from "node:worker_threads";
+import { ExtractionFailed, extractText, typeOfContent, type SourceType } from "./extract";
+import { FetchRefused, fetchPublicUrl, type FetchPolicy } from "./fetch-url";
+
+export type ExtractionDocument =
+  | { kind: "bytes"; type: SourceType; bytes: Uint8Array }
+  | { kind: "url"; url: string; policy?: FetchPolicy };
+
+export interface ExtractionRequest {
+  document: ExtractionDocument;
+  maxChars: number;
+}
+
+export type ExtractionAnswer =
+  | { ok: true; text: string; type: SourceType; sizeBytes: number }
+  | { ok: false; message: string };
+
+async function extractDocument({ document, maxChars }: ExtractionRequest): Promise<ExtractionAnswer> {
+  let type: SourceType;
+  let bytes: Uint8Array;
+  if (document.kind === "url") {
+    const fetched = await fetchPublicUrl(document.url, document.policy);
+    const fetchedType = typeOfContent(fetched.contentType);
+    if (!fetchedType) {
+      return {
+        ok: false,
+        message: `The URL answered with content type "${fetched.contentType || "none"}"; only HTML, PDF, CSV, Markdown and plain text can be indexed.`,
+      };
+    }
+    type = fetchedType;
+    bytes = fetched.bytes;
+  } else {
+    type = document.type;
+    bytes = document.bytes;
+  }
+  const text = await extractText(type, bytes, { maxChars });
+  return { ok: true, text, type, sizeBytes: bytes.byteLength };
+}
+
+function answerOf(error: unknown): ExtractionAnswer {
+  if (error instanceof ExtractionFailed || error instanceof FetchRefused) return { ok: false, message: error.message };
+  const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 200);
+  return { ok: false, message: `The document could not be read (${reason}).` };
+}
+
+/**
+ * The server watches this process and kills it past a limit; if the server itself dies (kill -9),
+ * nobody would. A thread of our own, which runs while the main thread is stuck in a parser, kills
+ * the process once the server is gone or the time limit is well past.
+ */
+function guardAgainstOrphaning(serverPid: number, deadlineMs: number): void {
+  const guard = new Worker(
+    `const { workerData } = require("node:worker_threads");
+    setInterval(() => {
+      let serverAlive = process.ppid === workerData.serverPid;
+      try { process.kill(workerData.serverPid, 0); } catch { serverAlive = false; }
+      if (!serverAlive || Date.now() > workerData.deadline) process.kill(process.pid, "SIGKILL");
+    }, 250);`,
+    { eval: true, workerData: { serverPid, deadline: Date.now() + deadlineMs } },
+  );
+  guard.unref();
+}
+
+guardAgainstOrphaning(Number(process.argv[2]), Number(process.argv[3]));
+
+process.once("message", (request: ExtractionRequest) => {
+  extractDocument(request)
+    .catch(answerOf)
+    .then((answer) => process.send!(answer, () => process.exit(0)));
+});
+// The server went away: nobody is waiting for the answer.
+process.once("disconnect", () => process.exit(0));
+process.send!({ ready: true });
