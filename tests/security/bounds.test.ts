@@ -153,7 +153,7 @@ describe("JSON body size: 8 MiB, refused while it is read", () => {
     );
     expectInvalid(chat, 413);
 
-    const mcp = await toApiResponse(await mcpPost(tenant.orgKey.secret, toolCall("create_page", { knowledgebaseId: randomUUID(), title: "x".repeat(MAX_JSON_BODY_BYTES) })));
+    const mcp = await toApiResponse(await mcpPost(tenant.personalKey.secret, toolCall("create_page", { knowledgebaseId: randomUUID(), title: "x".repeat(MAX_JSON_BODY_BYTES) })));
     expectInvalid(mcp, 413);
     expect(await getDb().knowledgebase.count({ where: { organizationId: tenant.organization.id } })).toBe(0);
   });
@@ -200,7 +200,7 @@ describe("JSON nesting: 64 levels allowed, deeper is 400 anywhere in a body", ()
     );
     expect(query.status).toBe(400);
 
-    const mcp = await toApiResponse(await mcpPost(tenant.orgKey.secret, toolCall("create_page", { knowledgebaseId: randomUUID(), title: "t" }).replace('"t"', nestedJson(10_000))));
+    const mcp = await toApiResponse(await mcpPost(tenant.personalKey.secret, toolCall("create_page", { knowledgebaseId: randomUUID(), title: "t" }).replace('"t"', nestedJson(10_000))));
     expectInvalid(mcp, 400);
   });
 });
@@ -259,7 +259,7 @@ describe("text PostgreSQL cannot store (U+0000, lone surrogates): 400 naming the
 
   it("refuses a NUL in an MCP tool's argument with the tool error naming the field", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
-    const response = await mcpPost(tenant.orgKey.secret, toolCall("create_page", { knowledgebaseId: kbId, title: NUL }));
+    const response = await mcpPost(tenant.personalKey.secret, toolCall("create_page", { knowledgebaseId: kbId, title: NUL }));
     const rpc = (await response.json()) as any;
     expect(rpc.result.isError).toBe(true);
     const envelope = JSON.parse(rpc.result.content[0].text);
@@ -315,7 +315,7 @@ describe("conversation messages: at most 32,000 characters on every door", () =>
     }
 
     for (const message of [tooLong, NUL]) {
-      const rpc = (await (await mcpPost(app.key, toolCall("converse_with_app", { appId: app.appId, message }))).json()) as any;
+      const rpc = (await (await mcpPost(app.tenant.personalKey.secret, toolCall("converse_with_app", { appId: app.appId, message }))).json()) as any;
       expect(rpc.result.isError).toBe(true);
       const envelope = JSON.parse(rpc.result.content[0].text);
       expect(envelope.error.code).toBe("invalid_request");
