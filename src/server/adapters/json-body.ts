@@ -83,9 +83,9 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   return text.trim() === "" ? undefined : parseJsonText(text);
 }
 
-/** A copy of `request` carrying `text` as its body (after the original body was read within bounds). */
+/** A copy of `request` carrying `text` as its body (after the original body was read within bounds); none when empty. */
 export function withBody(request: Request, text: string): Request {
   const headers = new Headers(request.headers);
   headers.delete("content-length");
-  return new Request(request.url, { method: request.method, headers, body: text, signal: request.signal });
+  return new Request(request.url, { method: request.method, headers, body: text === "" ? null : text, signal: request.signal });
 }
