@@ -329,7 +329,7 @@ describe("conversation messages: at most 32,000 characters on every door", () =>
 });
 
 describe("stored texts have documented maxima in the OpenAPI document", () => {
-  it("shows maxLength on titles, markdown, messages and names", async () => {
+  it("shows maxLength on titles, markdown, messages and names, and 413 on every JSON body", async () => {
     const doc = (await api("GET", "/openapi.json")).body;
     const bodyOf = (path: string, method: string) => doc.paths[path][method].requestBody.content["application/json"].schema.properties;
     expect(bodyOf("/knowledgebases/{knowledgebaseId}/pages", "post").markdown.maxLength).toBe(MAX_PAGE_MARKDOWN_CHARS);
@@ -337,5 +337,10 @@ describe("stored texts have documented maxima in the OpenAPI document", () => {
     expect(bodyOf("/apps/{appId}/conversation", "post").message.maxLength).toBe(MAX_MESSAGE_CHARS);
     expect(bodyOf("/knowledgebases", "post").name.maxLength).toBeGreaterThan(0);
     expect(bodyOf("/knowledgebases", "post").description.maxLength).toBeGreaterThan(0);
+    for (const [path, operations] of Object.entries<any>(doc.paths)) {
+      for (const [method, operation] of Object.entries<any>(operations)) {
+        if (operation.requestBody?.content?.["application/json"]) expect(operation.responses["413"], `${method} ${path}`).toBeDefined();
+      }
+    }
   });
 });
