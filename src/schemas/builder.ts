@@ -163,7 +163,7 @@ export const OrchestrationMode = z.enum(ORCHESTRATION_MODES).meta({
 const ApiFields = {
   conversationEnabled: z.boolean(),
   transactionEnabled: z.boolean(),
-  greeting: descriptionText,
+  greeting: Text(2000),
   inputSchema: FreeObject.meta({ description: "JSON Schema of a transaction's input" }),
   outputSchema: FreeObject.meta({ description: "JSON Schema of a transaction's output" }),
 };
