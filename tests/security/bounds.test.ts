@@ -9,7 +9,7 @@ import { parseFlags } from "@/cli/commands";
 import { createMcpHandler } from "@/server/adapters/mcp";
 import { getDb } from "@/server/db";
 import { isAppError, toAppError } from "@/server/errors";
-import { MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH, MAX_MESSAGE_CHARS, MAX_PAGE_MARKDOWN_CHARS } from "@/schemas/limits";
+import { MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH, MAX_MESSAGE_CHARS, MAX_NAME_CHARS, MAX_PAGE_MARKDOWN_CHARS } from "@/schemas/limits";
 import { z } from "zod";
 import { api, consoleHandler, newOrganization, restHandler, signInCookie, toApiResponse, trpc } from "../helpers";
 import { create, VALID_NODES } from "../builder-helpers";
@@ -235,7 +235,7 @@ describe("text PostgreSQL cannot store (U+0000, lone surrogates): 400 naming the
     expect(response.status).toBe(201);
   });
 
-  it("refuses a NUL in the multipart upload's name field", async () => {
+  it("refuses a NUL in the multipart upload's name field, and a file name over the title maximum", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const form = new FormData();
     form.append("file", new File(["hello"], "hello.txt", { type: "text/plain" }));
@@ -244,6 +244,13 @@ describe("text PostgreSQL cannot store (U+0000, lone surrogates): 400 naming the
       await restHandler()(new Request(`http://localhost/api/v1/knowledgebases/${kbId}/sources`, { method: "POST", headers: { authorization: `Bearer ${tenant.orgKey.secret}` }, body: form })),
     );
     expectInvalid(response, 400, "name");
+
+    const longName = new FormData();
+    longName.append("file", new File(["hello"], `${"n".repeat(400)}.txt`, { type: "text/plain" }));
+    const named = await toApiResponse(
+      await restHandler()(new Request(`http://localhost/api/v1/knowledgebases/${kbId}/sources`, { method: "POST", headers: { authorization: `Bearer ${tenant.orgKey.secret}` }, body: longName })),
+    );
+    expectInvalid(named, 400, "file");
     expect(await getDb().source.count({ where: { knowledgebaseId: kbId } })).toBe(0);
   });
 
@@ -279,6 +286,20 @@ describe("text PostgreSQL cannot store (U+0000, lone surrogates): 400 naming the
       expect({ code: mapped.code, status: mapped.status }).toEqual({ code: "invalid_request", status: 400 });
       expect(mapped.message).not.toMatch(/0x00|22021|22P05|byte sequence/);
     }
+  });
+
+  it("the CLI answers a text rule's refusal with its JSON error and exit 1", async () => {
+    const { execFile } = await import("node:child_process");
+    const root = new URL("../..", import.meta.url).pathname;
+    const result = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(`${root}node_modules/.bin/tsx`, ["src/cli/admin.ts", "org", "create", "--name", "n".repeat(MAX_NAME_CHARS + 1)], { cwd: root, env: process.env, timeout: 30_000 }, (error, stdout) =>
+        resolve({ code: error ? Number(error.code) : 0, stdout }),
+      );
+    });
+    expect(result.code).toBe(1);
+    const body = JSON.parse(result.stdout);
+    expect(body.error.code).toBe("invalid_request");
+    expect(problemPaths(body)).toContain("--name");
   });
 
   it("the CLI refuses a NUL in a flag value with invalid_request naming the flag", () => {

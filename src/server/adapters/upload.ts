@@ -4,6 +4,7 @@
 import type { KeyActor } from "@/server/auth/actor";
 import { rateLimitHeaders, type RateLimitResult } from "@/server/auth/rate-limit";
 import type { Db } from "@/server/db";
+import { MAX_TITLE_CHARS } from "@/schemas/limits";
 import { SourceName } from "@/schemas/source";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/schemas/text";
 import { AppError, invalidRequest, problemsFromIssues, toAppError } from "@/server/errors";
@@ -55,7 +56,11 @@ export async function handleUpload({ db, actor, rateLimit, request, path, reques
       const checked = SourceName.safeParse(name);
       if (!checked.success) problems.push(...problemsFromIssues(checked.error.issues).map((problem) => ({ ...problem, path: "name" })));
     }
+    // The file name becomes the source's name when no `name` is given: the same rules apply.
     if (file instanceof File && !isStorableText(file.name)) problems.push({ path: "file", message: `The file name: ${UNSTORABLE_TEXT_MESSAGE}` });
+    if (file instanceof File && name === null && file.name.length > MAX_TITLE_CHARS) {
+      problems.push({ path: "file", message: `The file name is over ${MAX_TITLE_CHARS} characters; give a shorter one in the name field` });
+    }
     if (problems.length) throw invalidRequest(problems);
     const blob = file as File;
     const result = await addSource(
