@@ -80,7 +80,7 @@ describe("JSON body size: 8 MiB, refused while it is read", () => {
     expect(await pageMarkdown(key, kbId, pageId)).toBe("start");
   });
 
-  it("refuses a patch under the body cap whose result is over the page maximum, naming markdown", async () => {
+  it("refuses a page over the markdown maximum (a patch result under the body cap, a create, a console save), naming markdown", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
     const pageId = await newPage(key, kbId, { title: "Doc", markdown: "start" });
@@ -91,6 +91,15 @@ describe("JSON body size: 8 MiB, refused while it is read", () => {
     expect(await pageMarkdown(key, kbId, pageId)).toBe("start");
     const revisions = await getDb().pageRevision.count({ where: { pageId } });
     expect(revisions).toBe(1);
+
+    const tooLong = "z".repeat(MAX_PAGE_MARKDOWN_CHARS + 1);
+    expectInvalid(await api("POST", `/knowledgebases/${kbId}/pages`, { key, body: { title: "Big", markdown: tooLong } }), 400, "markdown");
+    const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
+    const saved = await trpc("mutation", "knowledge.savePage", { knowledgebaseId: kbId, pageId, markdown: tooLong }, { cookie });
+    expect(saved.status).toBe(400);
+    expect(problemPaths({ error: saved.body.error.data.appError })).toContain("markdown");
+    expect(await pageMarkdown(key, kbId, pageId)).toBe("start");
+    expect(await getDb().page.count({ where: { knowledgebaseId: kbId } })).toBe(1);
   });
 
   it("answers four concurrent 20 MB bodies with 413 before they are sent in full", async () => {
