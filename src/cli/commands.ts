@@ -5,6 +5,8 @@ import { SCOPES, Role, Scope } from "@/schemas/auth";
 import { AccessMode, Plan } from "@/schemas/organization";
 import type { OperatorActor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
+import { nameText } from "@/schemas/common";
+import { assertStorableText } from "@/server/bounds";
 import { AppError, invalidRequest, problemsFromIssues } from "@/server/errors";
 import { createApiKey, revokeApiKey } from "@/server/services/api-keys";
 import { addMember, removeMember } from "@/server/services/members";
@@ -43,6 +45,7 @@ export function parseFlags(spec: FlagSpec, args: string[]): Flags {
       i++;
     }
   }
+  assertStorableText(raw, "--");
   const parsed = z.strictObject(spec).safeParse(raw);
   if (!parsed.success) {
     const problems = problemsFromIssues(parsed.error.issues).map((p) => ({ ...p, path: `--${p.path}` }));
@@ -90,7 +93,7 @@ const ORGANIZATION_FLAGS: Record<string, [string, z.ZodType]> = {
 
 export const COMMANDS: Record<string, Command> = {
   "org create": {
-    flags: { name: z.string().min(1), plan: Plan.optional(), credits: count.optional() },
+    flags: { name: nameText, plan: Plan.optional(), credits: count.optional() },
     run: async (db, f) => ({
       organization: await createOrganization(db, { name: f.name as string, plan: f.plan as z.infer<typeof Plan> | undefined, credits: f.credits as number | undefined }),
     }),
@@ -140,7 +143,7 @@ export const COMMANDS: Record<string, Command> = {
         .pipe(z.array(Scope).min(1))
         .optional(),
       "all-scopes": present.optional(),
-      name: z.string().min(1).optional(),
+      name: nameText.max(100).optional(),
     },
     run: async (db, f) => {
       const actor = await organizationExists(db, f.org as string);
@@ -163,7 +166,7 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   "plan create": {
-    flags: { org: id, name: z.string().min(1), credits: count.optional(), "with-group": present.optional() },
+    flags: { org: id, name: nameText, credits: count.optional(), "with-group": present.optional() },
     run: async (db, f) =>
       createTierPlan(db, await organizationExists(db, f.org as string), {
         name: f.name as string,
@@ -179,7 +182,7 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   "portal create": {
-    flags: { org: id, name: z.string().min(1) },
+    flags: { org: id, name: nameText },
     run: async (db, f) => ({ portal: await createPortal(db, await organizationExists(db, f.org as string), { name: f.name as string }) }),
   },
   "billing link": {

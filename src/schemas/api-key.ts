@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Scope } from "./auth";
-import { Timestamp, Uuid } from "./common";
+import { nameText, Timestamp, Uuid } from "./common";
 
 export const ApiKeyKind = z.enum(["organization", "personal"]);
 
@@ -19,7 +19,7 @@ export const ApiKey = z.object({
 export type ApiKey = z.infer<typeof ApiKey>;
 
 export const CreateApiKeyInput = z.strictObject({
-  name: z.string().trim().min(1).max(100),
+  name: nameText.max(100),
   kind: ApiKeyKind,
   scopes: z.array(Scope).min(1, "Choose at least one scope"),
 });

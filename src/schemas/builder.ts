@@ -2,13 +2,14 @@
 // answers, versions, publish results and list rows. Imports nothing from the server, so the
 // console editors use the same shapes.
 import { z } from "zod";
-import { NextCursor, Timestamp, Uuid } from "./common";
+import { descriptionText, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
+import { MAX_INSTRUCTIONS_CHARS, MAX_LABEL_CHARS } from "./limits";
 
 export const BUILDER_KINDS = ["agent", "flow", "app"] as const;
 export type BuilderKind = (typeof BUILDER_KINDS)[number];
 
-const Text = (max: number) => z.string().max(max);
-const Name = z.string().trim().min(1).max(200);
+const Text = plainText;
+const Name = nameText;
 const Slug = z
   .string()
   .max(200)
@@ -27,7 +28,7 @@ export const LastChange = z
   .meta({ id: "LastChange" });
 export type LastChange = z.infer<typeof LastChange>;
 
-export const Question = z.strictObject({ id: z.string().min(1).max(100), label: Text(500) });
+export const Question = z.strictObject({ id: Text(100).min(1), label: Text(MAX_LABEL_CHARS) });
 
 // ---------------------------------------------------------------------------------------------
 // Agents
@@ -53,16 +54,16 @@ export const AgentBuiltIns = z.strictObject(Object.fromEntries(BUILT_INS.map((na
 /** PATCH shapes of the nested objects: no defaults, so only what is passed merges in. */
 const IdentityPatch = z.strictObject(Object.fromEntries(Object.entries(IdentityFields).map(([k, v]) => [k, v.optional()])) as { [K in keyof typeof IdentityFields]: z.ZodOptional<(typeof IdentityFields)[K]> });
 const BuiltInsPatch = z.strictObject(Object.fromEntries(BUILT_INS.map((name) => [name, z.boolean().optional()])) as Record<(typeof BUILT_INS)[number], z.ZodOptional<z.ZodBoolean>>);
-export const Integration = z.strictObject({ toolkit: z.string().min(1).max(100), name: z.string().min(1).max(200), selectedTools: Strings() });
+export const Integration = z.strictObject({ toolkit: Text(100).min(1), name: Text(200).min(1), selectedTools: Strings() });
 
 /** The stored agent draft (and each version's snapshot). */
 export const AgentDocument = z.strictObject({
   name: Name,
   slug: Slug.default(""),
-  description: Text(2000).default(""),
+  description: descriptionText.default(""),
   identity: AgentIdentity.prefault({}),
-  systemInstruction: Text(50_000).default(""),
-  model: z.string().min(1).max(200).default("atrium-offline"),
+  systemInstruction: Text(MAX_INSTRUCTIONS_CHARS).default(""),
+  model: Text(200).min(1).default("atrium-offline"),
   builtIns: AgentBuiltIns.prefault({}),
   knowledge: z.array(z.strictObject({ knowledgebaseId: Uuid })).max(50).default([]),
   flows: z.array(Uuid).max(50).default([]),
@@ -77,10 +78,10 @@ export type AgentDocument = z.infer<typeof AgentDocument>;
 export const AgentPatch = z.strictObject({
   name: Name.optional(),
   slug: Slug.optional(),
-  description: Text(2000).optional(),
+  description: descriptionText.optional(),
   identity: IdentityPatch.optional(),
-  systemInstruction: Text(50_000).optional(),
-  model: z.string().min(1).max(200).optional().meta({ description: "A model id from `GET /models`; else `invalid_model`" }),
+  systemInstruction: Text(MAX_INSTRUCTIONS_CHARS).optional(),
+  model: Text(200).min(1).optional().meta({ description: "A model id from `GET /models`; else `invalid_model`" }),
   builtIns: BuiltInsPatch.optional(),
   knowledge: z.array(z.strictObject({ knowledgebaseId: Uuid })).max(50).optional().meta({ description: "Knowledgebases of the organization; `title` is read back" }),
   flows: z.array(Uuid).max(50).optional().meta({ description: "Flow ids of the organization" }),
@@ -112,8 +113,8 @@ export const FlowInput = z.strictObject({
     .max(100)
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "letters, digits and underscores, not starting with a digit"),
   label: Text(500).default(""),
-  description: Text(2000).default(""),
-  type: z.string().max(50).default("text").meta({ description: "`text`, `number`, `integer`, `boolean`, `select` (one of `options`) or `multiselect`" }),
+  description: descriptionText.default(""),
+  type: Text(50).default("text").meta({ description: "`text`, `number`, `integer`, `boolean`, `select` (one of `options`) or `multiselect`" }),
   required: z.boolean().default(false),
   options: Strings().default([]),
 });
@@ -121,8 +122,8 @@ export type FlowInput = z.infer<typeof FlowInput>;
 
 export const FlowNode = z
   .strictObject({
-    id: z.string().min(1).max(100),
-    type: z.string().min(1).max(100),
+    id: Text(100).min(1),
+    type: Text(100).min(1),
     data: FreeObject.default({}),
     blocks: z.array(FreeObject).max(100).default([]),
   })
@@ -132,8 +133,8 @@ export type FlowNode = z.infer<typeof FlowNode>;
 export const FlowDocument = z.strictObject({
   name: Name,
   slug: Slug.default(""),
-  description: Text(2000).default(""),
-  kind: z.string().max(50).default("form"),
+  description: descriptionText.default(""),
+  kind: Text(50).default("form"),
   questions: z.array(Question).max(50).default([]),
   inputs: z.array(FlowInput).max(100).default([]),
   nodes: z.array(FlowNode).max(500).default([]),
@@ -143,8 +144,8 @@ export type FlowDocument = z.infer<typeof FlowDocument>;
 export const FlowPatch = z.strictObject({
   name: Name.optional(),
   slug: Slug.optional(),
-  description: Text(2000).optional(),
-  kind: z.string().max(50).optional(),
+  description: descriptionText.optional(),
+  kind: Text(50).optional(),
   questions: z.array(Question).max(50).optional(),
   inputs: z.array(FlowInput).max(100).optional(),
   nodes: z.array(FlowNode).max(500).optional().meta({ description: NODE_TYPES_DESCRIPTION }),
@@ -191,12 +192,12 @@ export const AppMemberWrite = z.strictObject({
 export const AppDocument = z.strictObject({
   name: Name,
   slug: Slug.default(""),
-  description: Text(2000).default(""),
+  description: descriptionText.default(""),
   adviser: z.strictObject({ id: Uuid }).nullable().default(null),
   members: z.array(z.strictObject({ id: Uuid, kind: MemberKind, position: z.number().int() })).max(50).default([]),
   orchestrationMode: OrchestrationMode.default("supervisor"),
   goals: Text(10_000).default(""),
-  adviserInstructions: Text(50_000).default(""),
+  adviserInstructions: Text(MAX_INSTRUCTIONS_CHARS).default(""),
   api: AppApiConfig.prefault({}),
 });
 export type AppDocument = z.infer<typeof AppDocument>;
@@ -204,12 +205,12 @@ export type AppDocument = z.infer<typeof AppDocument>;
 export const AppPatch = z.strictObject({
   name: Name.optional(),
   slug: Slug.optional(),
-  description: Text(2000).optional(),
+  description: descriptionText.optional(),
   adviser: z.strictObject({ id: Uuid }).nullable().optional().meta({ description: "An agent of the organization, or null (the built-in supervisor synthesizes)" }),
   members: z.array(AppMemberWrite).max(50).optional(),
   orchestrationMode: OrchestrationMode.optional(),
   goals: Text(10_000).optional(),
-  adviserInstructions: Text(50_000).optional(),
+  adviserInstructions: Text(MAX_INSTRUCTIONS_CHARS).optional(),
   api: ApiPatch.optional().meta({ description: "Merged into the current config" }),
 });
 
@@ -290,15 +291,15 @@ export const PublishSummary = z.object({
 
 export const PublishInput = {
   deployToProduction: z.boolean().optional().meta({ description: "Unless false, the new version becomes the live one" }),
-  name: z.string().trim().min(1).max(200).optional().meta({ description: "Version name; defaults to `v<number>`" }),
-  notes: z.string().max(5000).optional(),
+  name: Name.optional().meta({ description: "Version name; defaults to `v<number>`" }),
+  notes: Text(5000).optional(),
 };
 
 export const ListItemsQuery = {
   include: z.enum(["drafts"]).optional().meta({ description: "Lists unpublished items too (draft values, with `published` and `updatedAt`); needs the kind's write scope" }),
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().min(1).max(500).optional().meta({ description: "`nextCursor` of the previous page; a stale or unknown cursor gives invalid_request" }),
-  fields: z.string().max(500).optional().meta({ description: "Comma-separated field names kept on each item; an unknown name gives invalid_request naming the valid ones" }),
+  cursor: Text(500).min(1).optional().meta({ description: "`nextCursor` of the previous page; a stale or unknown cursor gives invalid_request" }),
+  fields: Text(500).optional().meta({ description: "Comma-separated field names kept on each item; an unknown name gives invalid_request naming the valid ones" }),
   updatedSince: Timestamp.optional().meta({
     description: "Only items changed at or after this time (inclusive): when their live version changed, or with include=drafts when their draft changed",
   }),

@@ -1,6 +1,8 @@
 // Shapes shared by every resource. Schemas here import nothing from the server, so the
 // console can use them for its forms.
 import { z } from "zod";
+import { MAX_DESCRIPTION_CHARS, MAX_MESSAGE_CHARS, MAX_NAME_CHARS, MAX_PAGE_MARKDOWN_CHARS, MAX_TITLE_CHARS } from "./limits";
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "./text";
 
 export const Uuid = z.uuid();
 export const Timestamp = z.iso.datetime({ offset: true });
@@ -19,8 +21,27 @@ export const ErrorEnvelope = z
 /** Query of every list endpoint: `limit` 1..200 (default 50) and the previous page's `nextCursor`. */
 export const ListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().min(1).max(500).optional(),
+  cursor: plainText(500).min(1).optional(),
 });
 export type ListQuery = z.infer<typeof ListQuery>;
 
 export const NextCursor = z.string().nullable().meta({ description: "Pass as `cursor` for the next page; null on the last page." });
+
+// Text a person or a client writes and Atrium stores: one helper per kind, each with its
+// maximum from limits.ts (shown as maxLength in the OpenAPI document) and the storable-text rule.
+
+/** Stored text of at most `max` characters, without U+0000 or an unpaired surrogate. */
+export function plainText(max: number) {
+  return z.string().max(max).refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);
+}
+
+/** The name of a thing (knowledgebase, agent, flow, app, group, plan, portal, version): trimmed, 1..200. */
+export const nameText = z.string().trim().min(1).max(MAX_NAME_CHARS).refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);
+/** A page or source title: trimmed, 1..300. */
+export const titleText = z.string().trim().min(1).max(MAX_TITLE_CHARS).refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);
+/** A description: up to 5,000 characters. */
+export const descriptionText = plainText(MAX_DESCRIPTION_CHARS);
+/** A page's markdown: up to 1 MiB of characters. */
+export const markdownText = plainText(MAX_PAGE_MARKDOWN_CHARS);
+/** A conversation message, on every door: 1..32,000 characters, not only whitespace. */
+export const messageText = plainText(MAX_MESSAGE_CHARS).refine((text) => text.trim() !== "", "Required: a message that is not only whitespace");

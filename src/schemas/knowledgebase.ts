@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ListQuery, NextCursor, Timestamp, Uuid } from "./common";
+import { descriptionText, ListQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
 import { Source } from "./source";
 
 export const PageIndexEntry = z.object({
@@ -36,8 +36,8 @@ export const ListKnowledgebasesInput = ListQuery;
 export const ListKnowledgebasesOutput = z.object({ knowledgebases: z.array(KnowledgebaseSummary), nextCursor: NextCursor });
 
 export const CreateKnowledgebaseInput = z.strictObject({
-  name: z.string().trim().min(1).max(200),
-  description: z.string().max(5000).optional(),
+  name: nameText,
+  description: descriptionText.optional(),
 });
 export type CreateKnowledgebaseInput = z.infer<typeof CreateKnowledgebaseInput>;
 export const CreateKnowledgebaseOutput = z.object({ knowledgebase: KnowledgebaseSummary });
@@ -45,7 +45,7 @@ export const CreateKnowledgebaseOutput = z.object({ knowledgebase: Knowledgebase
 export const SearchKind = z.enum(["pages", "sources"]);
 export const SearchInput = z.strictObject({
   knowledgebaseId: Uuid,
-  query: z.string().trim().min(1).max(500),
+  query: plainText(500).trim().min(1),
   kinds: z.array(SearchKind).min(1).optional().meta({ description: "Default both. Searching sources costs 1 credit; pages are free." }),
   limit: z.number().int().min(1).max(50).default(10),
 });

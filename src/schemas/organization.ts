@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Timestamp, Uuid } from "./common";
+import { nameText, Timestamp, Uuid } from "./common";
 
 export const PLANS = ["free", "pro", "agency"] as const;
 export const Plan = z.enum(PLANS);
@@ -7,7 +7,7 @@ export const AccessMode = z.enum(["grants", "groups"]);
 
 /** Organization settings an owner or admin can change (console, admin CLI). */
 export const OrganizationSettings = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: nameText,
   plan: Plan,
   credits: z.number().int().min(0),
   reviewAgentWrites: z.boolean(),

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { Timestamp, Uuid } from "./common";
+import { markdownText, plainText, Timestamp, titleText, Uuid } from "./common";
+import { MAX_LABEL_CHARS, MAX_PAGE_MARKDOWN_CHARS } from "./limits";
 
 export const MAX_PATCH_OPERATIONS = 50;
 
@@ -40,17 +41,17 @@ export type PageWriteResult = z.infer<typeof PageWriteResult>;
 
 export const CreatePageInput = z.strictObject({
   knowledgebaseId: Uuid,
-  title: z.string().trim().min(1).max(300),
-  markdown: z.string().max(1024 * 1024).optional(),
+  title: titleText,
+  markdown: markdownText.optional(),
   parentPageId: Uuid.nullable().optional(),
-  templateKey: z.string().max(100).optional(),
+  templateKey: plainText(100).optional(),
   isFolder: z.boolean().optional(),
-  hook: z.string().max(1000).optional(),
+  hook: plainText(1000).optional(),
 });
 export type CreatePageInput = z.infer<typeof CreatePageInput>;
 
-const text = z.string().max(1024 * 1024);
-const anchor = z.string().min(1).max(100_000);
+const text = plainText(MAX_PAGE_MARKDOWN_CHARS);
+const anchor = plainText(100_000).min(1);
 export const PatchOperation = z.discriminatedUnion("op", [
   z.strictObject({ op: z.literal("replace"), oldString: anchor, newString: text }),
   z.strictObject({ op: z.literal("insert_before"), anchor, text }),
@@ -65,7 +66,7 @@ export const PatchPageInput = z.strictObject({
   knowledgebaseId: Uuid,
   pageId: Uuid,
   patch: z.array(PatchOperation).max(MAX_PATCH_OPERATIONS, `At most ${MAX_PATCH_OPERATIONS} operations per request`),
-  title: z.string().trim().min(1).max(300).optional(),
+  title: titleText.optional(),
 });
 export type PatchPageInput = z.infer<typeof PatchPageInput>;
 

@@ -1,8 +1,9 @@
 // End users, subscriptions, grants, tier plans, user groups and portals.
 import { z } from "zod";
-import { ListQuery, NextCursor, Timestamp, Uuid } from "./common";
+import { descriptionText, ListQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
+import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "./limits";
 
-const Email = z.string().trim().pipe(z.email().max(320)).meta({ description: "Trimmed and compared case-insensitively" });
+const Email = z.string().trim().pipe(z.email().max(MAX_EMAIL_CHARS)).meta({ description: "Trimmed and compared case-insensitively" });
 
 export const GrantTargetKind = z.enum(["app"]);
 export const GrantEffect = z.enum(["allow"]);
@@ -76,7 +77,7 @@ export type EndUserDetail = z.infer<typeof EndUserDetail>;
 
 export const ProvisionEndUserInput = z.strictObject({
   email: Email,
-  fullName: z.string().trim().max(200).optional(),
+  fullName: plainText(MAX_NAME_CHARS).trim().optional(),
   tierPlanIds: z.array(Uuid).max(50).optional().meta({ description: "Each becomes its own subscription" }),
   groupIds: z.array(Uuid).max(50).optional(),
   grants: z.array(GrantInput).max(100).optional().meta({ description: "Per-user access grants (organizations that manage access with grants)" }),
@@ -92,10 +93,10 @@ export const ProvisionEndUserOutput = z.object({
 export type ProvisionEndUserOutput = z.infer<typeof ProvisionEndUserOutput>;
 
 export const EndUserIdInput = z.strictObject({ endUserId: Uuid });
-export const UpdateEndUserInput = z.strictObject({ endUserId: Uuid, fullName: z.string().trim().max(200).optional() });
+export const UpdateEndUserInput = z.strictObject({ endUserId: Uuid, fullName: plainText(MAX_NAME_CHARS).trim().optional() });
 export const ListEndUsersInput = ListQuery.extend({
-  email: z.string().max(320).optional().meta({ description: "Exact email (case-insensitive)" }),
-  query: z.string().max(320).optional().meta({ description: "Part of an email, for searching" }),
+  email: plainText(MAX_EMAIL_CHARS).optional().meta({ description: "Exact email (case-insensitive)" }),
+  query: plainText(MAX_EMAIL_CHARS).optional().meta({ description: "Part of an email, for searching" }),
 });
 export const ListEndUsersOutput = z.object({ endUsers: z.array(EndUser), nextCursor: NextCursor });
 export const RemoveSubscriptionInput = z.strictObject({ endUserId: Uuid, tierPlanId: Uuid });
@@ -107,7 +108,7 @@ export const TierPlan = z
 export type TierPlan = z.infer<typeof TierPlan>;
 export const ListTierPlansOutput = z.object({ tierPlans: z.array(TierPlan), nextCursor: NextCursor });
 export const CreateTierPlanInput = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: nameText,
   creditAllowance: z.number().int().min(0).default(0),
   withGroup: z.boolean().default(false),
 });
@@ -124,11 +125,11 @@ export const UserGroup = z
   })
   .meta({ id: "UserGroup" });
 export type UserGroup = z.infer<typeof UserGroup>;
-export const CreateUserGroupInput = z.strictObject({ name: z.string().trim().min(1).max(200), description: z.string().max(2000).optional() });
+export const CreateUserGroupInput = z.strictObject({ name: nameText, description: descriptionText.optional() });
 export const UpdateUserGroupInput = z.strictObject({
   groupId: Uuid,
-  name: z.string().trim().min(1).max(200).optional(),
-  description: z.string().max(2000).optional(),
+  name: nameText.optional(),
+  description: descriptionText.optional(),
 });
 export const GroupIdInput = z.strictObject({ groupId: Uuid });
 export const ListUserGroupsOutput = z.object({ userGroups: z.array(UserGroup), nextCursor: NextCursor });
@@ -143,4 +144,4 @@ export type Portal = z.infer<typeof Portal>;
 export const ListPortalsOutput = z.object({ portals: z.array(Portal), nextCursor: NextCursor });
 export const PortalAdmission = z.object({ portalId: Uuid, groupId: Uuid, createdAt: Timestamp }).meta({ id: "PortalAdmission" });
 export const AdmitGroupInput = z.strictObject({ portalId: Uuid, groupId: Uuid });
-export const CreatePortalInput = z.strictObject({ name: z.string().trim().min(1).max(200) });
+export const CreatePortalInput = z.strictObject({ name: nameText });

@@ -1,10 +1,10 @@
 // Runtime shapes: conversation, transaction, test runs and executions.
 import { z } from "zod";
-import { ListQuery, NextCursor, Timestamp, Uuid } from "./common";
+import { ListQuery, messageText, NextCursor, plainText, Timestamp, Uuid } from "./common";
 
 export const ConversationInput = z.strictObject({
   appId: Uuid,
-  message: z.string().min(1).max(20_000),
+  message: messageText,
   conversation_id: Uuid.optional().meta({ description: "From the previous reply; prior turns are restored server-side" }),
   stream: z.boolean().default(false).meta({
     description:
@@ -20,14 +20,14 @@ export const TransactionInput = z.strictObject({
 export const TransactionOutput = z.object({ output: z.record(z.string(), z.unknown()), executionId: Uuid });
 
 export const TestCase = z.strictObject({
-  id: z.string().min(1).max(100).optional().meta({ description: "Your id for the case; defaults to its position" }),
-  input: z.string().min(1).max(20_000),
-  expectedBehavior: z.string().max(5_000).default(""),
+  id: plainText(100).min(1).optional().meta({ description: "Your id for the case; defaults to its position" }),
+  input: plainText(20_000).min(1),
+  expectedBehavior: plainText(5_000).default(""),
 });
 export const RunTestsInput = z.strictObject({
   id: Uuid,
   cases: z.array(TestCase).min(1).max(10),
-  rubric: z.string().max(10_000).optional().meta({ description: "Graded against instead of each case's expectedBehavior" }),
+  rubric: plainText(10_000).optional().meta({ description: "Graded against instead of each case's expectedBehavior" }),
 });
 
 const Failure = z.object({ criterionId: z.string(), reason: z.string(), correctionHint: z.string(), targetNodeIds: z.array(z.string()) });

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { Timestamp, Uuid } from "./common";
+import { plainText, Timestamp, titleText, Uuid } from "./common";
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "./text";
 
 export const SOURCE_STATUSES = ["processing", "ready", "pending_review", "failed"] as const;
 
@@ -27,10 +28,14 @@ export const MAX_UPLOAD_BYTES = 4.5 * 1024 * 1024;
 const inline = z
   .string()
   .min(1)
-  .refine((value) => Buffer.byteLength(value, "utf8") <= MAX_INLINE_BYTES, "Inline content is limited to 1 MB; upload a file or give a url");
+  .refine((value) => Buffer.byteLength(value, "utf8") <= MAX_INLINE_BYTES, "Inline content is limited to 1 MB; upload a file or give a url")
+  .refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);
+
+/** A source's name (the upload's `name` field too). */
+export const SourceName = titleText;
 
 export const SourceContent = z.strictObject({
-  name: z.string().trim().min(1).max(300).optional(),
+  name: SourceName.optional(),
   contentMarkdown: inline.optional(),
   contentText: inline.optional(),
   url: z

@@ -118,6 +118,24 @@ function isZodError(value: unknown): value is Error & { issues: IssueLike[] } {
   return value instanceof Error && value.name === "ZodError" && Array.isArray((value as { issues?: unknown }).issues);
 }
 
+// PostgreSQL refuses U+0000 (22021 in text, 22P05 in jsonb); Prisma's engine refuses unpaired
+// surrogates while it serializes a query. Doors refuse such text first, naming the field; this is
+// the last line of defence, so it never reaches a client as a 500 (or a "retry" 503).
+const UNSTORABLE_TEXT_CODES = new Set(["22021", "22P05"]);
+const UNSTORABLE_TEXT_MESSAGES = /invalid byte sequence for encoding|unsupported Unicode escape sequence|unexpected end of hex escape|lone (leading|trailing) surrogate/i;
+
+export function isUnstorableTextError(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (let current = error; current !== null && typeof current === "object" && !seen.has(current); ) {
+    seen.add(current);
+    const { code, message, meta, cause } = current as { code?: unknown; message?: unknown; meta?: { driverAdapterError?: unknown }; cause?: unknown };
+    if (typeof code === "string" && UNSTORABLE_TEXT_CODES.has(code)) return true;
+    if (typeof message === "string" && UNSTORABLE_TEXT_MESSAGES.test(message)) return true;
+    current = meta?.driverAdapterError ?? cause;
+  }
+  return false;
+}
+
 /**
  * The one mapping from anything thrown to an AppError. Checks names and codes rather than
  * instanceof, because bundling can load two copies of a module.
@@ -144,6 +162,9 @@ export function toAppError(error: unknown): AppError {
         return new AppError("method_not_allowed", "Method not allowed");
     }
     if (cause !== undefined) return toAppError(cause);
+  }
+  if (isUnstorableTextError(error)) {
+    return new AppError("invalid_request", "Invalid request: a text contains U+0000 or an unpaired UTF-16 surrogate, which cannot be stored.", {}, { cause: error });
   }
   const prismaCode = (error as { code?: unknown } | null)?.code;
   if (error instanceof Error && error.name.startsWith("PrismaClient")) {

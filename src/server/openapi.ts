@@ -2,6 +2,7 @@
 // what the generator does not know: the error envelope and codes of each operation, success
 // statuses other than 200, and the headers every response carries.
 import { forEachOpenApiProcedure, generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
+import { MAX_TITLE_CHARS } from "@/schemas/limits";
 import { ERROR_STATUS, type ErrorCode } from "@/server/errors";
 import type { Meta } from "@/server/trpc/init";
 import { appRouter } from "@/server/trpc/root";
@@ -16,7 +17,8 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   feature_not_available: "The plan lacks the developer API, or the quality checker on test endpoints",
   insufficient_scope: "The key lacks the required scope",
   forbidden_role: "The personal key's member lacks the role; nothing written",
-  invalid_request: "Malformed JSON, failed validation (`problems` lists every one), bad cursor or limit; 413 for an upload over 4.5 MB, 415 for a body that is not JSON",
+  invalid_request:
+    "Malformed JSON, JSON nested over 64 levels, failed validation (`problems` lists every one; text over its maxLength, or holding U+0000 or an unpaired surrogate, is named), bad cursor or limit; 413 for a JSON body over 8 MiB or an upload over 4.5 MB, 415 for a body that is not JSON",
   not_found: "No such resource in the organization (other organizations' items and unpublished ones read the same), or no such route",
   method_not_allowed: "The path exists but not with this method; `Allow` lists the methods",
   groups_disabled: "User groups are not enabled",
@@ -101,6 +103,13 @@ function addDoors(operation: Operation, meta: Meta): void {
       },
     ];
   }
+  if (operation.requestBody?.content?.["application/json"]) {
+    operation.responses["413"] = {
+      description: "`invalid_request`: the JSON body is over the 8 MiB request limit (refused while it is read)",
+      headers: { "X-Request-Id": REQUEST_ID_HEADER },
+      content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
+    };
+  }
   if (meta.multipart) {
     operation.requestBody = operation.requestBody ?? { content: {} };
     operation.requestBody.content = {
@@ -112,13 +121,13 @@ function addDoors(operation: Operation, meta: Meta): void {
           additionalProperties: false,
           properties: {
             file: { type: "string", format: "binary", description: "A PDF, CSV, TXT or MD file. The whole request may be up to 4.5 MB (413 `invalid_request` above); for larger documents give a `url`." },
-            name: { type: "string", minLength: 1, maxLength: 300, description: "Defaults to the file name" },
+            name: { type: "string", minLength: 1, maxLength: MAX_TITLE_CHARS, description: "Defaults to the file name" },
           },
         },
       },
     };
     operation.responses["413"] = {
-      description: "`invalid_request`: the upload is over the 4.5 MB request limit",
+      description: "`invalid_request`: the upload is over the 4.5 MB request limit, or a JSON body over 8 MiB",
       headers: { "X-Request-Id": REQUEST_ID_HEADER },
       content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
     };

@@ -3,19 +3,36 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { readSessionToken } from "@/server/auth/cookies";
 import type { Db } from "@/server/db";
 import { ConversationInput } from "@/schemas/runtime";
+import { assertStorableText } from "@/server/bounds";
 import { AppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { actorForSession } from "@/server/services/sessions";
 import type { Context } from "@/server/trpc/init";
 import { appRouter } from "@/server/trpc/root";
 import { errorResponse, requestIdFor } from "./rest";
+import { assertJsonDepth, readBodyText, readJsonBody, withBody } from "./json-body";
 import { conversationStream } from "./sse";
+
+/**
+ * The request with its body read within the JSON bounds (8 MiB, 64 levels) and handed on as
+ * text; a query's `input` parameter is held to the nesting bound too.
+ */
+async function withinBounds(request: Request): Promise<Request> {
+  const queryInput = new URL(request.url).searchParams.get("input");
+  if (queryInput) assertJsonDepth(queryInput);
+  if (request.method === "GET" || request.method === "HEAD") return request;
+  const text = await readBodyText(request);
+  assertJsonDepth(text);
+  return withBody(request, text);
+}
 
 export function createConsoleHandler(options: { db: () => Db }) {
   return async function handleConsole(request: Request): Promise<Response> {
     const requestId = requestIdFor(request);
     const sessionToken = readSessionToken(request.headers.get("cookie"));
     let context: Context;
+    let bounded: Request;
     try {
+      bounded = await withinBounds(request);
       const db = options.db();
       context = { db, actor: await actorForSession(db, sessionToken), requestId, sessionToken, requestHeaders: request.headers, response: { headers: new Headers() } };
     } catch (error) {
@@ -23,7 +40,7 @@ export function createConsoleHandler(options: { db: () => Db }) {
     }
     return fetchRequestHandler({
       endpoint: "/api/trpc",
-      req: request,
+      req: bounded,
       router: appRouter,
       createContext: () => context,
       onError: ({ error }) => logIfUnexpected(toAppError(error)),
@@ -48,12 +65,8 @@ export function createConsoleConversationHandler(options: { db: () => Db }) {
       const db = options.db();
       const actor = await actorForSession(db, readSessionToken(request.headers.get("cookie")));
       if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
-      let body: unknown;
-      try {
-        body = await request.json();
-      } catch {
-        throw new AppError("invalid_request", "Invalid request: the body is not valid JSON.");
-      }
+      const body = (await readJsonBody(request)) ?? {};
+      assertStorableText(body);
       const input = ConversationInput.parse({ ...(body as object), appId, stream: true });
       const headers = new Headers({ "X-Request-Id": requestId });
       const result = await conversationStream(db, actor, { appId: input.appId, message: input.message, conversationId: input.conversation_id }, request.signal, headers);

@@ -10,6 +10,7 @@ import type { Db } from "@/server/db";
 import { AppError, toAppError } from "@/server/errors";
 import { mcpContext } from "@/server/mcp/context";
 import { buildMcpServer } from "@/server/mcp/server";
+import { parseJsonText, readBodyText, refuseDeclaredOversize } from "./json-body";
 import { errorResponse, requestIdFor } from "./rest";
 
 export const MCP_PATH = "/api/mcp";
@@ -30,16 +31,20 @@ export function createMcpHandler(options: McpHandlerOptions) {
           headers: { Allow: "POST" },
         });
       }
+      refuseDeclaredOversize(request);
       const db = options.db();
       const { actor, rateLimit } = await authenticateApiKey(db, request.headers.get("authorization"), "mcp");
       limitHeaders = rateLimitHeaders(rateLimit);
+      // Read and parsed here within the JSON bounds (the SDK's own reader stops at 4 MiB, and
+      // would parse any depth); invalid JSON is a refusal before MCP runs, in the envelope.
+      const parsedBody = parseJsonText(await readBodyText(request));
 
       const server = buildMcpServer(mcpContext(db, actor, requestId, request.signal));
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {
         // In JSON mode the response is complete when it resolves, so the server can close.
-        const response = await transport.handleRequest(request);
+        const response = await transport.handleRequest(request, { parsedBody });
         const headers = new Headers(response.headers);
         for (const [name, value] of Object.entries(limitHeaders)) headers.set(name, value);
         headers.set("X-Request-Id", requestId);

@@ -9,10 +9,12 @@ import { authenticateApiKey } from "@/server/auth/authenticate";
 import { authorize } from "@/server/auth/authorize";
 import { rateLimitHeaders, type RateLimitResult } from "@/server/auth/rate-limit";
 import type { Db } from "@/server/db";
+import { assertStorableText } from "@/server/bounds";
 import { AppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { openApiDocument } from "@/server/openapi";
 import { ConversationInput } from "@/schemas/runtime";
 import type { Context, Meta } from "@/server/trpc/init";
+import { readJsonBody, refuseDeclaredOversize } from "./json-body";
 import { conversationStream } from "./sse";
 import { appRouter } from "@/server/trpc/root";
 
@@ -50,22 +52,16 @@ export function errorResponse(error: AppError, requestId: string, headers: Heade
 }
 
 /**
- * The request body as the procedure's input: JSON, where an empty body reads as `{}` and a
- * missing content type as JSON. Undefined for methods without a body.
+ * The request body as the procedure's input: JSON within the bounds of json-body.ts, where an
+ * empty body reads as `{}` and a missing content type as JSON. Undefined for methods without a body.
  */
-async function readJsonBody(request: Request): Promise<unknown> {
+async function readRequestJson(request: Request): Promise<unknown> {
   if (!BODY_METHODS.has(request.method)) return undefined;
   const contentType = request.headers.get("content-type");
   if (contentType && !/^application\/json\b/i.test(contentType)) {
     throw new AppError("invalid_request", `Invalid request: send the body as application/json, not ${contentType}.`, {}, { status: 415 });
   }
-  const text = await request.text();
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new AppError("invalid_request", "Invalid request: the body is not valid JSON.");
-  }
+  return (await readJsonBody(request)) ?? {};
 }
 
 export function isMultipart(request: Request): boolean {
@@ -107,6 +103,8 @@ export function createRestHandler(options: RestHandlerOptions) {
         });
       }
 
+      // A body declared over its cap is refused before anything else (uploads check their own).
+      if (!isMultipart(request)) refuseDeclaredOversize(request);
       const db = options.db();
       const { actor, rateLimit } = await authenticateApiKey(db, request.headers.get("authorization"), route.meta.door ?? "api");
       limitHeaders = rateLimitHeaders(rateLimit);
@@ -115,7 +113,7 @@ export function createRestHandler(options: RestHandlerOptions) {
         const { handleUpload } = await import("./upload");
         return await handleUpload({ db, actor, rateLimit, request, path, requestId });
       }
-      const body = await readJsonBody(request);
+      const body = await readRequestJson(request);
       if (route.meta.stream && (body as { stream?: unknown } | undefined)?.stream === true) {
         return await streamResponse(db, actor, rateLimit, route, path, body, request.signal, requestId);
       }
@@ -215,6 +213,7 @@ async function streamResponse(
   signal: AbortSignal,
   requestId: string,
 ): Promise<Response> {
+  assertStorableText(body);
   const parsed = ConversationInput.safeParse({ ...(body as object), ...route.pattern.exec(path)?.groups });
   if (!parsed.success) throw parsed.error;
   const headers = new Headers(rateLimitHeaders(rateLimit));

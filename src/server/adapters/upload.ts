@@ -4,8 +4,12 @@
 import type { KeyActor } from "@/server/auth/actor";
 import { rateLimitHeaders, type RateLimitResult } from "@/server/auth/rate-limit";
 import type { Db } from "@/server/db";
-import { AppError, invalidRequest, toAppError } from "@/server/errors";
+import { MAX_TITLE_CHARS } from "@/schemas/limits";
+import { SourceName } from "@/schemas/source";
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/schemas/text";
+import { AppError, invalidRequest, problemsFromIssues, toAppError } from "@/server/errors";
 import { addSource, MAX_UPLOAD_BYTES } from "@/server/services/sources";
+import { readBodyBytes } from "./json-body";
 import { errorResponse } from "./rest";
 
 const SOURCES_PATH = /^\/knowledgebases\/([^/]+)\/sources$/;
@@ -16,27 +20,6 @@ function tooLarge(): AppError {
     [{ path: "file", message: `The request is over the ${MAX_UPLOAD_BYTES / 1024 / 1024} MB upload limit; give a url for larger documents` }],
     413,
   );
-}
-
-/** Reads the body, refusing as soon as it passes the limit (Content-Length may be absent or wrong). */
-async function readLimited(request: Request): Promise<Buffer> {
-  const declared = Number(request.headers.get("content-length") ?? 0);
-  if (declared > MAX_UPLOAD_BYTES) throw tooLarge();
-  if (!request.body) return Buffer.alloc(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_UPLOAD_BYTES) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
 }
 
 export interface UploadRequest {
@@ -55,7 +38,7 @@ export async function handleUpload({ db, actor, rateLimit, request, path, reques
   try {
     const knowledgebaseId = SOURCES_PATH.exec(path)?.[1] ?? "";
     if (!UUID.test(knowledgebaseId)) throw invalidRequest([{ path: "knowledgebaseId", message: "Invalid UUID" }]);
-    const raw = await readLimited(request);
+    const raw = await readBodyBytes(request, MAX_UPLOAD_BYTES, tooLarge);
     let form: FormData;
     try {
       form = await new Response(new Uint8Array(raw), { headers: { "content-type": request.headers.get("content-type")! } }).formData();
@@ -71,7 +54,15 @@ export async function handleUpload({ db, actor, rateLimit, request, path, reques
     const file = form.get("file");
     const name = form.get("name");
     if (!(file instanceof Blob)) problems.push({ path: "file", message: "Required: the document as a file part" });
-    if (name !== null && (typeof name !== "string" || name.trim() === "" || name.length > 300)) problems.push({ path: "name", message: "1 to 300 characters" });
+    if (name !== null) {
+      const checked = SourceName.safeParse(name);
+      if (!checked.success) problems.push(...problemsFromIssues(checked.error.issues).map((problem) => ({ ...problem, path: "name" })));
+    }
+    // The file name becomes the source's name when no `name` is given: the same rules apply.
+    if (file instanceof File && !isStorableText(file.name)) problems.push({ path: "file", message: `The file name: ${UNSTORABLE_TEXT_MESSAGE}` });
+    if (file instanceof File && name === null && file.name.length > MAX_TITLE_CHARS) {
+      problems.push({ path: "file", message: `The file name is over ${MAX_TITLE_CHARS} characters; give a shorter one in the name field` });
+    }
     if (problems.length) throw invalidRequest(problems);
     const blob = file as File;
     const result = await addSource(
@@ -79,7 +70,7 @@ export async function handleUpload({ db, actor, rateLimit, request, path, reques
       actor,
       {
         knowledgebaseId,
-        ...(typeof name === "string" ? { name: name.trim() } : {}),
+        ...(typeof name === "string" ? { name: SourceName.parse(name) } : {}),
         file: { name: blob.name || "upload", contentType: blob.type, bytes: Buffer.from(await blob.arrayBuffer()) },
       },
       { idempotencyKey: request.headers.get("idempotency-key"), via: "upload" },

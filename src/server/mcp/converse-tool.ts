@@ -3,14 +3,14 @@
 // calls. Scope `apps:execute`; the MCP door's switch is `mcpEnabled` (checked at authentication),
 // so `appsApiEnabled` (the REST Apps endpoints' switch) does not apply here.
 import { z } from "zod";
-import { Uuid } from "@/schemas/common";
+import { messageText, Uuid } from "@/schemas/common";
 import { authorize } from "@/server/auth/authorize";
 import { converse } from "@/server/services/conversations";
 import type { AtriumTool } from "./context";
 
 export const ConverseToolInput = z.strictObject({
   appId: Uuid.meta({ description: "A published app's id (from list_apps)." }),
-  message: z.string().trim().min(1).max(32_000).meta({ description: "The user's message to the app." }),
+  message: messageText.meta({ description: "The user's message to the app." }),
   conversation_id: Uuid.optional().meta({
     description: "Omit to start a new conversation; pass the `conversation_id` a previous call returned to continue it (earlier turns are restored server-side, never resent).",
   }),

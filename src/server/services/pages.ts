@@ -4,6 +4,7 @@
 // previous operation left, else nothing changes.
 import { randomUUID } from "node:crypto";
 import type { CreatePageInput, Page, PageLinks, PageWriteResult, PatchOperation, PatchPageInput } from "@/schemas/page";
+import { MAX_PAGE_MARKDOWN_CHARS } from "@/schemas/limits";
 import { MAX_PATCH_OPERATIONS } from "@/schemas/page";
 import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
@@ -77,6 +78,12 @@ export function applyPatch(markdown: string, patch: readonly PatchOperation[]): 
         text = text.slice(0, start) + operation.text + text.slice(end);
         break;
       }
+    }
+    // Checked after each operation, so a patch cannot build a page far over the maximum first.
+    if (text.length > MAX_PAGE_MARKDOWN_CHARS) {
+      throw invalidRequest([
+        { path: "markdown", message: `Operation ${index} makes the page ${text.length} characters long; a page holds at most ${MAX_PAGE_MARKDOWN_CHARS}. Nothing was changed.` },
+      ]);
     }
   });
   return text;

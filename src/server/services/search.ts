@@ -5,7 +5,7 @@
 import type { SearchInput, SearchOutput } from "@/schemas/knowledgebase";
 import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { AppError, isUnstorableTextError, toAppError } from "@/server/errors";
 import { findKnowledgebase } from "./knowledgebases";
 
 export const SOURCE_SEARCH_CREDITS = 1;
@@ -92,6 +92,8 @@ async function searchSources(db: Db, actor: Actor, input: SearchInput): Promise<
       values: [input.knowledgebaseId, actor.organizationId, SOURCE_SEARCH_CREDITS, input.query, input.limit, HEADLINE],
     }));
   } catch (error) {
+    // A query the database refuses as text is the client's to fix: retrying cannot help.
+    if (isUnstorableTextError(error)) throw toAppError(error);
     console.error("Document search failed:", error);
     throw new AppError("search_unavailable", "Document search could not answer just now; nothing was charged. Retry, or search pages only with kinds: [\"pages\"].");
   }

@@ -5,6 +5,7 @@ import type { OpenApiMeta } from "trpc-to-openapi";
 import type { Actor, MemberActor } from "@/server/auth/actor";
 import type { Door } from "@/server/auth/authenticate";
 import { authorize, type Requirement } from "@/server/auth/authorize";
+import { assertStorableText } from "@/server/bounds";
 import type { Db } from "@/server/db";
 import { AppError, toAppError, type ErrorCode } from "@/server/errors";
 import type { Role, Scope } from "@/schemas/auth";
@@ -51,7 +52,21 @@ const t = initTRPC
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure;
+
+/**
+ * Every input, whatever door it came through (REST body, query and path, console, MCP), is
+ * refused when a string or key holds text PostgreSQL cannot store, naming the field: free-form
+ * objects included, which no schema describes. Runs after the auth checks, before validation.
+ */
+const storableInput = t.middleware(async ({ getRawInput, next }) => {
+  // An input that cannot be read (an empty body) is left to the procedure: one without input
+  // never reads it, one with input refuses it when it parses.
+  const raw = await getRawInput().catch(() => undefined);
+  assertStorableText(raw);
+  return next();
+});
+
+export const publicProcedure = t.procedure.use(storableInput);
 
 /**
  * An endpoint open to API keys (REST, MCP) and to signed-in members, checked by scope and role
@@ -63,7 +78,7 @@ export function scopedProcedure(scope?: Scope, options: { role?: Role } = {}) {
     if (!ctx.actor) throw new AppError("unauthorized", "Sign in or send an API key.");
     authorize(ctx.actor, requirement);
     return next({ ctx: { ...ctx, actor: ctx.actor } });
-  });
+  }).use(storableInput);
 }
 
 /** A console-only endpoint for a signed-in member with at least `role`. */
@@ -72,5 +87,5 @@ export function memberProcedure(role: Role = "viewer") {
     if (ctx.actor?.kind !== "member") throw new AppError("unauthorized", "Your session has ended; sign in again.");
     authorize(ctx.actor, { role });
     return next({ ctx: { ...ctx, actor: ctx.actor as MemberActor } });
-  });
+  }).use(storableInput);
 }

@@ -18,7 +18,7 @@ import {
   Version,
   type BuilderKind,
 } from "@/schemas/builder";
-import { NextCursor, Timestamp, Uuid } from "@/schemas/common";
+import { nameText, NextCursor, plainText, Timestamp, Uuid } from "@/schemas/common";
 import type { Scope } from "@/schemas/auth";
 import { authorize } from "@/server/auth/authorize";
 import type { ErrorCode } from "@/server/errors";
@@ -71,7 +71,7 @@ function builderRouter<One extends string, Many extends string, Id extends strin
         errors: route.draftErrors,
         successStatus: 201,
       })
-      .input(route.patch.extend({ name: z.string().trim().min(1).max(200) }))
+      .input(route.patch.extend({ name: nameText }))
       .output(ViewOutput)
       .mutation(async ({ ctx, input }) => {
         const created = await createItem(ctx.db, ctx.actor, kind, fields(input));
@@ -147,7 +147,7 @@ function builderRouter<One extends string, Many extends string, Id extends strin
         openapi: { method: "GET", path: sub("/versions"), tags: [tag], summary: `List the ${one}'s versions`, description: "Oldest first; each with the document as published." },
         errors: ["not_found"],
       })
-      .input(IdInput.extend({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().min(1).max(500).optional() }))
+      .input(IdInput.extend({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: plainText(500).min(1).optional() }))
       .output(z.object({ versions: z.array(VersionWithDocument), nextCursor: NextCursor }))
       .query(({ ctx, input }) => listVersions(ctx.db, ctx.actor, kind, idOf(input), fields(input) as { limit: number; cursor?: string }) as never),
     deploy: scopedProcedure(write)

@@ -11,7 +11,7 @@ import {
 } from "@/schemas/knowledgebase";
 import { CreatePageInput, MovePageInput, MovePageOutput, Page, PageIdInput, PageRevisionsOutput, PageWriteResult, PatchPageInput } from "@/schemas/page";
 import { CreateSourceInput, Source, SourceIdInput, SourceOutput, SourceWriteResult } from "@/schemas/source";
-import { Uuid } from "@/schemas/common";
+import { markdownText, titleText, Uuid } from "@/schemas/common";
 import {
   createKnowledgebase,
   exportKnowledgebase,
@@ -256,7 +256,7 @@ export const knowledgeRouter = router({
 
   // Console only.
   uploadSource: memberProcedure("member")
-    .input(z.strictObject({ knowledgebaseId: Uuid, fileName: z.string().min(1).max(300), contentType: z.string().max(200), contentBase64: z.string().max(Math.ceil((4.5 * 1024 * 1024 * 4) / 3) + 4) }))
+    .input(z.strictObject({ knowledgebaseId: Uuid, fileName: titleText, contentType: z.string().max(200), contentBase64: z.string().max(Math.ceil((4.5 * 1024 * 1024 * 4) / 3) + 4) }))
     .output(SourceWriteResult)
     .mutation(async ({ ctx, input }) => {
       const result = await addSource(
@@ -269,7 +269,7 @@ export const knowledgeRouter = router({
     }),
 
   savePage: memberProcedure("member")
-    .input(z.strictObject({ knowledgebaseId: Uuid, pageId: Uuid, title: z.string().trim().min(1).max(300).optional(), markdown: z.string().max(1024 * 1024) }))
+    .input(z.strictObject({ knowledgebaseId: Uuid, pageId: Uuid, title: titleText.optional(), markdown: markdownText }))
     .output(PageWriteResult)
     .mutation(({ ctx, input }) => savePage(ctx.db, ctx.actor, input)),
 

@@ -1,0 +1,25 @@
+// Every bound on input in one place (contract.md, "Bounds on input"). The zod text helpers of
+// common.ts and the body reader of the doors read these; the README's "Bounds on input" table
+// documents them. Lengths are in characters (UTF-16 code units, as zod and JavaScript count).
+
+/** A JSON request body, in bytes: 1 MB of inline source content fits however it is escaped. */
+export const MAX_JSON_BODY_BYTES = 8 * 1024 * 1024;
+/** Levels of JSON nesting in a body (64 allowed). */
+export const MAX_JSON_DEPTH = 64;
+
+/** Names of things: knowledgebases, agents, flows, apps, groups, plans, portals, versions. */
+export const MAX_NAME_CHARS = 200;
+/** Page and source titles. */
+export const MAX_TITLE_CHARS = 300;
+/** Descriptions of knowledgebases, groups, agents, flows and apps. */
+export const MAX_DESCRIPTION_CHARS = 5_000;
+/** A page's markdown, after every write (a create, a patch's result, a console edit). */
+export const MAX_PAGE_MARKDOWN_CHARS = 1024 * 1024;
+/** A conversation message, on every door (REST, console chat, MCP). */
+export const MAX_MESSAGE_CHARS = 32_000;
+/** Long instructions: an agent's system instruction, an app's adviser instructions. */
+export const MAX_INSTRUCTIONS_CHARS = 50_000;
+/** Short labels and identifiers inside documents (keys, slugs, model ids, node ids). */
+export const MAX_LABEL_CHARS = 500;
+/** An email address. */
+export const MAX_EMAIL_CHARS = 320;

@@ -1,0 +1,10 @@
+// The server side of the text rule of src/schemas/text.ts: a value holding text PostgreSQL
+// cannot store is `invalid_request` naming every such field. Doors call it on whatever they
+// hand to a service (tRPC inputs, stream bodies, multipart fields, CLI flags).
+import { unstorableTextProblems } from "@/schemas/text";
+import { invalidRequest } from "./errors";
+
+export function assertStorableText(value: unknown, pathPrefix = ""): void {
+  const problems = unstorableTextProblems(value);
+  if (problems.length > 0) throw invalidRequest(problems.map((problem) => ({ ...problem, path: `${pathPrefix}${problem.path}` })));
+}
