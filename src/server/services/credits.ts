@@ -121,3 +121,21 @@ export async function creditPools(db: Db, organizationId: string, endUserId: str
   }));
   return { left: plans.reduce((sum, plan) => sum + plan.creditsLeft, 0), plans };
 }
+
+/** What a run took, so a refund gives back exactly that. */
+export type RunCharge = { kind: "organization"; organizationId: string; amount: number } | ({ kind: "end_user" } & EndUserCharge);
+
+/** A run's credit: from the organization, or for an end user from one of their pools and the organization. */
+export async function chargeRunCredit(db: Db, organizationId: string, endUserId: string | null, amount: number): Promise<RunCharge> {
+  if (endUserId) {
+    // End-user pools are spent a credit at a time: every run costs 1.
+    return { kind: "end_user", ...(await chargeEndUserCredit(db, organizationId, endUserId)) };
+  }
+  await chargeCredits(db, organizationId, amount);
+  return { kind: "organization", organizationId, amount };
+}
+
+export async function refundRunCredit(db: Db, charge: RunCharge): Promise<void> {
+  if (charge.kind === "end_user") await refundEndUserCredit(db, charge);
+  else await refundCredits(db, charge.organizationId, charge.amount);
+}

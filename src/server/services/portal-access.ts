@@ -123,6 +123,37 @@ export async function findActiveEndUser(db: Db, organizationId: string, endUserI
   return endUser;
 }
 
+/** Who a run is for: the organization itself, or one of its end users (in a portal or not). */
+export interface RunFor {
+  endUserId: string | null;
+  portalId: string | null;
+}
+
+/**
+ * The actor's authority to run apps and whom the run is for, checked in the contract's order
+ * after the app: an end user who is unknown, of another organization, inactive or without
+ * access to the app answers not_found, as does a portal of another organization.
+ */
+export async function runFor(db: Db, actor: Actor | EndUserActor, appId: string, onBehalf: { endUserId?: string; portalId?: string }): Promise<RunFor> {
+  if (actor.kind === "end_user") {
+    await assertCanUse(db, actor.organizationId, actor.endUser.id, actor.portalId, appId);
+    return { endUserId: actor.endUser.id, portalId: actor.portalId };
+  }
+  if (!onBehalf.endUserId) {
+    if (onBehalf.portalId) {
+      throw new AppError("invalid_request", "Invalid request: portalId needs endUserId.", { problems: [{ path: "portalId", message: "Only with endUserId" }] });
+    }
+    return { endUserId: null, portalId: null };
+  }
+  await findActiveEndUser(db, actor.organizationId, onBehalf.endUserId);
+  if (onBehalf.portalId) {
+    const portal = await db.portal.findFirst({ where: { id: onBehalf.portalId, organizationId: actor.organizationId }, select: { id: true } });
+    if (!portal) throw new AppError("not_found", "No portal with that id.");
+  }
+  await assertCanUse(db, actor.organizationId, onBehalf.endUserId, onBehalf.portalId ?? null, appId);
+  return { endUserId: onBehalf.endUserId, portalId: onBehalf.portalId ?? null };
+}
+
 /** The console's view of an end user's access: each usable app, where, and why. */
 export async function effectiveAccess(db: Db, actor: Actor, input: { endUserId: string }): Promise<EffectiveAccessOutput> {
   authorize(actor, { scope: "end_users:read" });
