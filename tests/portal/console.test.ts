@@ -60,6 +60,7 @@ describe("portals over REST", () => {
       { name: "X", slug: "-bad" },
       { name: "X", slug: "a" },
       { name: "X", slug: "has space" },
+      { name: "X", slug: "trpc" },
       { name: "X", logoUrl: "javascript:alert(1)" },
       { name: "X", accentColor: "red" },
       { name: "X", unknown: true },
