@@ -88,6 +88,18 @@ describe("which pool pays", () => {
     expect(await orgCredits(tenant)).toBe(5);
   });
 
+  it("charges and refunds running together neither deadlock nor drift", async () => {
+    const tenant = await newOrganization({ credits: 100 });
+    const { endUser, subscriptions } = await endUserWithPools(tenant, [{ allowance: 50, resetAt: new Date(Date.now() + DAY) }]);
+    const charges = await Promise.all(Array.from({ length: 10 }, () => chargeEndUserCredit(getDb(), tenant.organization.id, endUser.id)));
+    await Promise.all([
+      ...charges.map((charge) => refundEndUserCredit(getDb(), charge)),
+      ...Array.from({ length: 10 }, () => chargeEndUserCredit(getDb(), tenant.organization.id, endUser.id)),
+    ]);
+    expect((await used(subscriptions[0]!.id)).creditsUsed).toBe(10);
+    expect(await orgCredits(tenant)).toBe(90);
+  });
+
   it("a refund goes back to the pool that paid and to the organization", async () => {
     const tenant = await newOrganization({ credits: 10 });
     const { endUser, subscriptions } = await endUserWithPools(tenant, [

@@ -63,8 +63,8 @@ export interface PortalScenario extends PublishedApp {
  * The issue's outcome, set up: alice with the Starter plan (`credits` in her pool) and a grant
  * to the app in the Help Center portal.
  */
-export async function portalScenario(options: { credits?: number; orgCredits?: number } = {}): Promise<PortalScenario> {
-  const app = await publishedApp({ tenant: { credits: options.orgCredits ?? 1000 } });
+export async function portalScenario(options: { credits?: number; orgCredits?: number; billingModel?: string } = {}): Promise<PortalScenario> {
+  const app = await publishedApp({ tenant: { credits: options.orgCredits ?? 1000 }, billingModel: options.billingModel });
   const suffix = uniqueSuffix();
   const portal = await api("POST", "/portals", { key: app.key, body: { name: "Help Center", slug: `help-center-${suffix}` } });
   if (portal.status !== 201) throw new Error(`portal: ${portal.status} ${portal.text}`);

@@ -85,8 +85,9 @@ export async function chargeEndUserCredit(db: Db, organizationId: string, endUse
 export async function refundEndUserCredit(db: Db, charge: EndUserCharge): Promise<void> {
   await db.pool.query({
     name: "atrium_refund_end_user",
-    text: `with pool as (update subscriptions set credits_used = greatest(0, credits_used - 1), updated_at = now() where id = $2 returning id)
-           update organizations set credits = credits + 1 where id = $1`,
+    // The organization's row first, as in a charge, so a refund and a charge never deadlock.
+    text: `with org as (update organizations set credits = credits + 1 where id = $1 returning id)
+           update subscriptions set credits_used = greatest(0, credits_used - 1), updated_at = now() where id = $2 and exists (select 1 from org)`,
     values: [charge.organizationId, charge.subscriptionId],
   });
 }
