@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { addPerson, api, newOrganization, signInCookie, trpc, trpcErrorCode } from "../helpers";
-import { clientAddress, portalCall, portalScenario, signIn } from "./helpers";
+import { clientAddress, codeFromOutbox, portalCall, portalScenario, signIn } from "./helpers";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -140,6 +140,8 @@ describe("portals, outbox and executions in the console", () => {
     await portalCall("mutation", "auth.requestCode", { portal: scenario.portal.slug, email: scenario.endUser.email }, { headers: from });
     const elsewhere = await portalScenario();
     await portalCall("mutation", "auth.requestCode", { portal: elsewhere.portal.slug, email: elsewhere.endUser.email }, { headers: from });
+    await codeFromOutbox(scenario.tenant.organization.id, scenario.endUser.email, 2);
+    await codeFromOutbox(elsewhere.tenant.organization.id, elsewhere.endUser.email, 1);
 
     const owner = await signInCookie(scenario.tenant.owner.email, scenario.tenant.owner.password);
     const page = await trpc("query", "mail.list", { limit: 1 }, { cookie: owner });

@@ -85,17 +85,26 @@ export async function portalScenario(options: { credits?: number; orgCredits?: n
   };
 }
 
-/** The code in the newest outbox message to this address. */
-export async function codeFromOutbox(organizationId: string, email: string): Promise<string | undefined> {
-  const message = await getDb().outboxMessage.findFirst({ where: { organizationId, to: email }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
-  return message?.text.match(/\b(\d{6})\b/)?.[1];
+/**
+ * The code in the `nth` outbox message to this address (1 = the first), waiting for it: codes
+ * are stored and mailed after the answer to the request.
+ */
+export async function codeFromOutbox(organizationId: string, email: string, nth = 1): Promise<string | undefined> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const messages = await getDb().outboxMessage.findMany({ where: { organizationId, to: email }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+    const message = messages[nth - 1];
+    if (message) return message.text.match(/\b(\d{6})\b/)?.[1];
+    await new Promise((resolve) => setTimeout(resolve, 30));
+  }
+  return undefined;
 }
 
 /** Signs in through the portal door with the code from the outbox; the `Cookie` header value. */
 export async function signIn(scenario: { portal: { slug: string }; tenant: { organization: { id: string } } }, email: string, headers: Record<string, string> = clientAddress()): Promise<string> {
+  const sent = await getDb().outboxMessage.count({ where: { organizationId: scenario.tenant.organization.id, to: email } });
   const requested = await portalCall("mutation", "auth.requestCode", { portal: scenario.portal.slug, email }, { headers });
   if (requested.status !== 200) throw new Error(`requestCode: ${requested.status} ${requested.text}`);
-  const code = await codeFromOutbox(scenario.tenant.organization.id, email);
+  const code = await codeFromOutbox(scenario.tenant.organization.id, email, sent + 1);
   if (!code) throw new Error("no code in the outbox");
   const verified = await portalCall("mutation", "auth.verifyCode", { portal: scenario.portal.slug, email, code }, { headers });
   if (verified.status !== 200) throw new Error(`verifyCode: ${verified.status} ${verified.text}`);
