@@ -139,7 +139,7 @@ describe("the portal door", () => {
     expect(await getDb().execution.count({ where: { organizationId: scenario.tenant.organization.id } })).toBe(0);
   });
 
-  it("refuses cross-site writes and bodies that are not JSON, before anything runs", async () => {
+  it("refuses cross-site writes, bodies that are not JSON and oversized bodies, before anything runs", async () => {
     const scenario = await portalScenario();
     const cookie = await signIn(scenario, scenario.endUser.email);
     const crossSite = await portalChat(scenario.portal.slug, scenario.appId, { message: "Hi" }, { cookie, headers: { origin: "https://evil.example" } });
@@ -149,6 +149,11 @@ describe("the portal door", () => {
     expect(fetchSite.status).toBe(403);
     const form = await portalChat(scenario.portal.slug, scenario.appId, undefined, { cookie, rawBody: "message=Hi", headers: { "content-type": "application/x-www-form-urlencoded" } });
     expect(form.status).toBe(415);
+
+    const huge = await portalChat(scenario.portal.slug, scenario.appId, { message: "x".repeat(600_000) }, { cookie });
+    expect(huge.status).toBe(413);
+    const hugeCall = await portalCall("mutation", "auth.requestCode", { portal: scenario.portal.slug, email: `${"x".repeat(600_000)}@example.test` });
+    expect(hugeCall.status).toBe(413);
 
     const signOutCrossSite = await portalCall("mutation", "auth.signOut", { portal: scenario.portal.slug }, { cookie, headers: { origin: "https://evil.example" } });
     expect(signOutCrossSite.status).toBe(403);
