@@ -87,25 +87,27 @@ export async function refundEndUserCredit(db: Db, charge: EndUserCharge): Promis
     name: "atrium_refund_end_user",
     // The organization's row first, as in a charge, so a refund and a charge never deadlock.
     text: `with org as (update organizations set credits = credits + 1 where id = $1 returning id)
-           update subscriptions set credits_used = greatest(0, credits_used - 1), updated_at = now() where id = $2 and exists (select 1 from org)`,
+           update subscriptions s set credits_used = greatest(0, s.credits_used - 1), updated_at = now()
+           from end_users u where s.id = $2 and u.id = s.end_user_id and u.organization_id = $1 and exists (select 1 from org)`,
     values: [charge.organizationId, charge.subscriptionId],
   });
 }
 
 /** Resets the pools of these end users whose reset time has passed, so reads show what a charge would see. */
-export async function settleCreditResets(db: Db, endUserIds: string[]): Promise<void> {
+export async function settleCreditResets(db: Db, organizationId: string, endUserIds: string[]): Promise<void> {
   if (endUserIds.length === 0) return;
   await db.pool.query({
     name: "atrium_settle_credit_resets",
-    text: `update subscriptions set credits_used = 0, credits_reset_at = credits_reset_after(credits_reset_at, now()), updated_at = now()
-           where end_user_id = any($1::uuid[]) and credits_reset_at <= now()`,
-    values: [endUserIds],
+    text: `update subscriptions s set credits_used = 0, credits_reset_at = credits_reset_after(s.credits_reset_at, now()), updated_at = now()
+           from end_users u
+           where u.id = s.end_user_id and u.organization_id = $1 and s.end_user_id = any($2::uuid[]) and s.credits_reset_at <= now()`,
+    values: [organizationId, endUserIds],
   });
 }
 
 /** The end user's active pools, as the portal shows them. */
 export async function creditPools(db: Db, organizationId: string, endUserId: string) {
-  await settleCreditResets(db, [endUserId]);
+  await settleCreditResets(db, organizationId, [endUserId]);
   const rows = await db.subscription.findMany({
     where: { endUserId, status: "active", endUser: { organizationId } },
     include: { tierPlan: { select: { name: true } } },
