@@ -84,14 +84,13 @@ function reaches(entry: AccessEntry, portalId: string | null): boolean {
   return entry.portalId === null || entry.portalId === portalId;
 }
 
-/** The live apps of the organization among these ids, with their names. */
+/** The live apps of the organization among these ids, with their drafts (for their names). */
 async function liveApps(db: Db, organizationId: string, appIds: string[]) {
   if (appIds.length === 0) return [];
-  const rows = await db.builderItem.findMany({
+  return db.builderItem.findMany({
     where: { organizationId, kind: "app", id: { in: appIds }, productionVersionId: { not: null } },
-    select: { id: true, draft: true, productionVersionId: true },
+    select: { id: true, draft: true },
   });
-  return rows;
 }
 
 /**
