@@ -142,10 +142,10 @@ export async function converse(db: Db, actor: Actor | EndUserActor, input: Conve
   } catch (error) {
     const cancelled = options.signal?.aborted === true;
     const failure = toAppError(error);
-    // Billed for what ran: a run stopped by its bounds, or a cancel or provider failure after
-    // something was produced, keeps the credit; anything else is given back.
+    // Billed for what ran: a run stopped by its bounds, a cancel after something ran, or a
+    // provider failure after part of the reply went out keeps the credit; anything else is given back.
     const ran = producedAnything || ctx.trace.length > 0;
-    const billed = failure.code === "run_limit_exceeded" || ((cancelled || failure.code === "provider_error") && ran);
+    const billed = failure.code === "run_limit_exceeded" || (cancelled && ran) || (failure.code === "provider_error" && producedAnything);
     const charged = billed ? CONVERSATION_CREDITS : 0;
     if (charged === 0) await refundRunCredit(db, charge);
     await recordExecution(db, actor, {

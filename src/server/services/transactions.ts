@@ -36,8 +36,8 @@ export async function transact(db: Db, actor: Actor, input: { appId: string; inp
     reply = await runApp(ctx, app, message, [], { flowInputs: input.input });
   } catch (error) {
     const failure = toAppError(error);
-    // A run stopped by its bounds is billed (it ran), as is a provider failure after something ran.
-    const billed = failure.code === "run_limit_exceeded" || (failure.code === "provider_error" && ctx.trace.length > 0);
+    // A run stopped by its bounds is billed (it ran); a provider failure produced nothing for the caller.
+    const billed = failure.code === "run_limit_exceeded";
     if (!billed) await refundRunCredit(db, charge);
     await recordExecution(db, actor, {
       kind: "transaction",
