@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   groups_disabled: 403,
   service_disabled: 403,
   plan_limit: 403,
+  cross_origin_request: 403,
   invalid_request: 400,
   grants_unsupported: 400,
   portal_scope_unsupported: 400,

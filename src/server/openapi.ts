@@ -32,6 +32,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   service_disabled: "The App service (Conversation or Transaction) is off in its published API config",
   insufficient_credits: "Credits cannot cover the run or search; nothing ran, nothing charged",
   plan_limit: "The plan has no room for another one; `limit` and `used` say why; nothing created",
+  cross_origin_request: "A cookie-authenticated request (console, portal) came from a page of another origin; nothing done",
   search_unavailable: "Document search could not answer; nothing charged; retry",
   export_too_large: "Knowledgebase over the 50 MB export cap",
   output_invalid: "The transaction ran but its output does not match the output schema (`raw`, `details`); billed",
