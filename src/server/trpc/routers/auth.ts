@@ -4,6 +4,7 @@ import { Member } from "@/schemas/member";
 import { Organization } from "@/schemas/organization";
 import { getOrganization } from "@/server/services/organizations";
 import { signIn, signOut } from "@/server/services/sessions";
+import { clientAddress } from "@/server/auth/client-address";
 import { clearedSessionCookie, sessionCookie } from "@/server/auth/cookies";
 import { memberProcedure, publicProcedure, router } from "../init";
 
@@ -12,7 +13,7 @@ export const authRouter = router({
     .input(SignInInput)
     .output(z.object({ ok: z.literal(true) }))
     .mutation(async ({ ctx, input }) => {
-      const session = await signIn(ctx.db, input);
+      const session = await signIn(ctx.db, input, clientAddress(ctx.requestHeaders ?? new Headers()));
       ctx.response.headers.append("Set-Cookie", sessionCookie(session.token, session.expiresAt));
       return { ok: true as const };
     }),
