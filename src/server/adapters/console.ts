@@ -1,6 +1,6 @@
 // The console door: tRPC over HTTP for the browser, authenticated by the session cookie.
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { readSessionToken } from "@/server/auth/cookies";
+import { readSessionToken, servedOverHttps } from "@/server/auth/cookies";
 import { assertJsonBody, assertSameOrigin } from "@/server/auth/same-origin";
 import type { Db } from "@/server/db";
 import { ConversationInput } from "@/schemas/runtime";
@@ -20,7 +20,15 @@ export function createConsoleHandler(options: { db: () => Db }) {
     try {
       refusal = refusalOfUnsafe(request);
       const db = options.db();
-      context = { db, actor: await actorForSession(db, sessionToken), requestId, sessionToken, requestHeaders: request.headers, response: { headers: new Headers() } };
+      context = {
+        db,
+        actor: await actorForSession(db, sessionToken),
+        requestId,
+        sessionToken,
+        requestHeaders: request.headers,
+        secureCookies: servedOverHttps(request.url),
+        response: { headers: new Headers() },
+      };
     } catch (error) {
       return errorResponse(toAppError(error), requestId);
     }

@@ -17,6 +17,8 @@ export interface Context {
   sessionToken?: string;
   /** The request's headers (REST and console doors), for the few procedures that read one (If-Unmodified-Since, Idempotency-Key). */
   requestHeaders?: Headers;
+  /** The console is served over https: cookies it sets are Secure. */
+  secureCookies?: boolean;
   /** Procedures may set the success status (201, 202, 204) and headers; doors apply them. */
   response: { status?: number; headers: Headers };
 }

@@ -14,13 +14,13 @@ export const authRouter = router({
     .output(z.object({ ok: z.literal(true) }))
     .mutation(async ({ ctx, input }) => {
       const session = await signIn(ctx.db, input, clientAddress(ctx.requestHeaders ?? new Headers()));
-      ctx.response.headers.append("Set-Cookie", sessionCookie(session.token, session.expiresAt));
+      ctx.response.headers.append("Set-Cookie", sessionCookie(session.token, session.expiresAt, ctx.secureCookies));
       return { ok: true as const };
     }),
 
   signOut: publicProcedure.output(z.object({ ok: z.literal(true) })).mutation(async ({ ctx }) => {
     await signOut(ctx.db, ctx.sessionToken);
-    ctx.response.headers.append("Set-Cookie", clearedSessionCookie());
+    ctx.response.headers.append("Set-Cookie", clearedSessionCookie(ctx.secureCookies));
     return { ok: true as const };
   }),
 
