@@ -24,13 +24,19 @@ export async function signIn(db: Db, input: { email: string; password: string },
   const attempt = await signInThrottle.admit(db, email, clientAddress);
   const user = await db.user.findUnique({
     where: { email },
-    include: { memberships: { where: { removedAt: null }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: 1 } },
+    include: { memberships: { where: { removedAt: null }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] } },
   });
   // Verify against a throwaway hash for unknown emails so timing does not reveal who has an account.
   dummyHash ??= hashPassword(randomToken());
-  const valid = await verifyPassword(user?.passwordHash ?? (await dummyHash), input.password);
-  const membership = user?.memberships[0];
-  if (!user || !valid || !membership) throw new AppError("unauthorized", "Wrong email or password.");
+  const memberships = user?.memberships ?? [];
+  // The person's own password opens their first organization; a password an organization
+  // gave them when inviting (members.passwordHash) opens that organization.
+  let membership = (await verifyPassword(user?.passwordHash ?? (await dummyHash), input.password)) ? memberships[0] : undefined;
+  for (const candidate of memberships) {
+    if (membership) break;
+    if (candidate.passwordHash && (await verifyPassword(candidate.passwordHash, input.password))) membership = candidate;
+  }
+  if (!membership) throw new AppError("unauthorized", "Wrong email or password.");
   await attempt.succeeded();
 
   const token = randomToken();
