@@ -44,3 +44,8 @@ export function middleware(request: NextRequest): NextResponse {
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value);
   return response;
 }
+
+export const config = {
+  // Node.js like every route here: no second (edge) build of the server's modules.
+  runtime: "nodejs",
+};
