@@ -68,12 +68,14 @@ test("a page on another port cannot run the console chat or sign the person out"
 
     await page.goto(attacker.url);
     await page.evaluate(() => (window as unknown as { done: Promise<unknown> }).done);
+    // Refused as cross-origin (403), or, at /api/trpc, as a body that is not JSON (415): tRPC
+    // checks the content type before the console's origin check runs.
     expect(answers.get(`POST /api/console/apps/${appId}/conversation`)).toBe(403);
-    expect(answers.get("POST /api/trpc/auth.signOut")).toBe(403);
+    expect([403, 415]).toContain(answers.get("POST /api/trpc/auth.signOut"));
 
     const formAnswer = page.waitForResponse((response) => response.url() === signOutUrl);
     await page.evaluate(() => (document.getElementById("signout") as HTMLFormElement).submit());
-    expect((await formAnswer).status()).toBe(403);
+    expect([403, 415]).toContain((await formAnswer).status());
   } finally {
     await attacker.close();
   }

@@ -45,12 +45,16 @@ describe("assertSameOrigin", () => {
     expect(check({ origin: CONSOLE, "sec-fetch-site": "same-origin" })).toBe("allowed");
     expect(check({ origin: "https://atrium.example.com" }, "http://127.0.0.1:3000/api/trpc/x", "https://atrium.example.com")).toBe("allowed");
     expect(check({})).toBe("allowed");
+    // Next.js builds request.url from its own host name; the Host the browser used counts.
+    expect(check({ origin: "http://127.0.0.1:3221", host: "127.0.0.1:3221" }, "http://localhost:3221/api/trpc/x")).toBe("allowed");
+    expect(check({ origin: "https://atrium.example.com", "x-forwarded-host": "atrium.example.com", "x-forwarded-proto": "https" }, "http://localhost:3000/api/trpc/x")).toBe("allowed");
   });
 
   it("refuses another port, another host, another scheme, an opaque origin and any Sec-Fetch-Site but same-origin", () => {
     expect(check({ origin: "http://localhost:3001" })).toEqual(refused);
     expect(check({ origin: "http://evil.example" })).toEqual(refused);
     expect(check({ origin: "https://localhost:3000" })).toEqual(refused);
+    expect(check({ origin: "http://127.0.0.1:3222", host: "127.0.0.1:3221" }, "http://localhost:3221/api/trpc/x")).toEqual(refused);
     expect(check({ origin: "null" })).toEqual(refused);
     for (const site of ["same-site", "cross-site", "none"]) expect(check({ "sec-fetch-site": site })).toEqual(refused);
     // The site header decides even when a matching Origin is claimed.

@@ -19,10 +19,22 @@ export function assertSameOrigin(request: Request, publicOrigin: string | undefi
   }
   const origin = request.headers.get("origin");
   if (origin === null) return;
-  const allowed = [new URL(request.url).origin, publicOrigin && new URL(publicOrigin).origin].filter(Boolean);
-  if (!allowed.includes(origin)) {
+  if (!ownOrigins(request, publicOrigin).includes(origin)) {
     throw new AppError("cross_origin_request", "This request came from another origin; the console accepts only its own pages.");
   }
+}
+
+/**
+ * The origins this request was addressed to. Next.js builds `request.url` from its own host
+ * name, so the Host header (and the X-Forwarded-* headers Next.js fills in, or a proxy sets)
+ * say what the browser asked for. A page of another origin cannot set any of them.
+ */
+function ownOrigins(request: Request, publicOrigin: string | undefined): string[] {
+  const url = new URL(request.url);
+  const first = (name: string) => request.headers.get(name)?.split(",")[0]?.trim() || undefined;
+  const scheme = first("x-forwarded-proto") ?? url.protocol.slice(0, -1);
+  const hosts = [first("x-forwarded-host"), first("host")].filter((host): host is string => host !== undefined);
+  return [url.origin, ...hosts.map((host) => `${scheme}://${host}`), ...(publicOrigin ? [new URL(publicOrigin).origin] : [])];
 }
 
 /** The media type of a body, without parameters (`text/plain;charset=UTF-8` → `text/plain`). */
