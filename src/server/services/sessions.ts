@@ -31,11 +31,8 @@ export async function signIn(db: Db, input: { email: string; password: string },
   const memberships = user?.memberships ?? [];
   // The person's own password opens their first organization; a password an organization
   // gave them when inviting (members.passwordHash) opens that organization.
-  let membership = (await verifyPassword(user?.passwordHash ?? (await dummyHash), input.password)) ? memberships[0] : undefined;
-  for (const candidate of memberships) {
-    if (membership) break;
-    if (candidate.passwordHash && (await verifyPassword(candidate.passwordHash, input.password))) membership = candidate;
-  }
+  const ownPassword = await verifyPassword(user?.passwordHash ?? (await dummyHash), input.password);
+  const membership = ownPassword ? memberships[0] : await membershipOpenedBy(memberships, input.password);
   if (!membership) throw new AppError("unauthorized", "Wrong email or password.");
   await attempt.succeeded();
 
@@ -43,6 +40,13 @@ export async function signIn(db: Db, input: { email: string; password: string },
   const expiresAt = new Date(Date.now() + env().SESSION_TTL_HOURS * 3_600_000);
   await db.session.create({ data: { tokenHash: hashSecret(token), memberId: membership.id, expiresAt } });
   return { token, expiresAt };
+}
+
+async function membershipOpenedBy<T extends { passwordHash: string | null }>(memberships: T[], password: string): Promise<T | undefined> {
+  for (const membership of memberships) {
+    if (membership.passwordHash && (await verifyPassword(membership.passwordHash, password))) return membership;
+  }
+  return undefined;
 }
 
 export async function actorForSession(db: Db, token: string | undefined): Promise<MemberActor | null> {
