@@ -6,6 +6,8 @@ export default defineConfig({
     // Same mapping as tsconfig.json's `paths` ("@/*" -> "./src/*").
     alias: [{ find: /^@\//, replacement: `${fileURLToPath(new URL("./src/", import.meta.url))}` }],
   },
+  // tsconfig keeps JSX for Next.js to compile; tests that render a component need it compiled.
+  oxc: { jsx: { runtime: "automatic" } },
   test: {
     environment: "node",
     // Each test file runs in its own process with its own database (tests/setup.ts).

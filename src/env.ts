@@ -11,6 +11,20 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   SESSION_TTL_HOURS: z.coerce.number().positive().default(12),
   /**
+   * The origin people open the console at (e.g. https://atrium.example.com), when a proxy
+   * stands in front. An https origin makes session cookies Secure, and the cross-origin check
+   * accepts it besides the origin the server itself sees.
+   */
+  PUBLIC_ORIGIN: z
+    .url({ protocol: /^https?$/ })
+    .transform((value) => new URL(value).origin)
+    .optional(),
+  /**
+   * How many proxies in front append to X-Forwarded-For; 0 (the default) takes the client
+   * address Next.js reports. Sign-in throttling counts failures per client address.
+   */
+  TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
+  /**
    * The server process's V8 old-space limit. Without one V8 lets garbage pile up to gigabytes
    * on a large machine before collecting; with it memory stays near what is live.
    */

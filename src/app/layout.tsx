@@ -5,6 +5,10 @@ import "./globals.css";
 
 export const metadata: Metadata = { title: "Atrium", description: "Serve AI agents to your organization's users" };
 
+// Every page renders per request, so Next.js can put the nonce of the middleware's
+// Content-Security-Policy on its scripts (a prerendered page would carry none).
+export const dynamic = "force-dynamic";
+
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">

@@ -8,3 +8,12 @@ export function assertStorableText(value: unknown, pathPrefix = ""): void {
   const problems = unstorableTextProblems(value);
   if (problems.length > 0) throw invalidRequest(problems.map((problem) => ({ ...problem, path: `${pathPrefix}${problem.path}` })));
 }
+
+/**
+ * A tRPC procedure's raw input held to the text rule, free-form objects included. An input that
+ * cannot be read (an empty body) is left to the procedure: one without input never reads it,
+ * one with input refuses it when it parses.
+ */
+export async function assertStorableRawInput(getRawInput: () => Promise<unknown>): Promise<void> {
+  assertStorableText(await getRawInput().catch(() => undefined));
+}

@@ -144,7 +144,7 @@ describe("the portal door", () => {
     const cookie = await signIn(scenario, scenario.endUser.email);
     const crossSite = await portalChat(scenario.portal.slug, scenario.appId, { message: "Hi" }, { cookie, headers: { origin: "https://evil.example" } });
     expect(crossSite.status).toBe(403);
-    expect((await crossSite.json()).error.code).toBe("cross_site_request");
+    expect((await crossSite.json()).error.code).toBe("cross_origin_request");
     const fetchSite = await portalChat(scenario.portal.slug, scenario.appId, { message: "Hi" }, { cookie, headers: { "sec-fetch-site": "cross-site" } });
     expect(fetchSite.status).toBe(403);
     const form = await portalChat(scenario.portal.slug, scenario.appId, undefined, { cookie, rawBody: "message=Hi", headers: { "content-type": "application/x-www-form-urlencoded" } });

@@ -1,6 +1,7 @@
 // The console door: tRPC over HTTP for the browser, authenticated by the session cookie.
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { readSessionToken } from "@/server/auth/cookies";
+import { readSessionToken, servedOverHttps } from "@/server/auth/cookies";
+import { assertJsonBody, assertSameOrigin } from "@/server/auth/same-origin";
 import type { Db } from "@/server/db";
 import { ConversationInput } from "@/schemas/runtime";
 import { assertStorableText } from "@/server/bounds";
@@ -30,11 +31,21 @@ export function createConsoleHandler(options: { db: () => Db }) {
     const requestId = requestIdFor(request);
     const sessionToken = readSessionToken(request.headers.get("cookie"));
     let context: Context;
+    let refusal: AppError | undefined;
     let bounded: Request;
     try {
-      bounded = await withinBounds(request);
+      refusal = refusalOfUnsafe(request);
+      bounded = refusal ? request : await withinBounds(request);
       const db = options.db();
-      context = { db, actor: await actorForSession(db, sessionToken), requestId, sessionToken, requestHeaders: request.headers, response: { headers: new Headers() } };
+      context = {
+        db,
+        actor: await actorForSession(db, sessionToken),
+        requestId,
+        sessionToken,
+        requestHeaders: request.headers,
+        secureCookies: servedOverHttps(request.url),
+        response: { headers: new Headers() },
+      };
     } catch (error) {
       return errorResponse(toAppError(error), requestId);
     }
@@ -42,15 +53,33 @@ export function createConsoleHandler(options: { db: () => Db }) {
       endpoint: "/api/trpc",
       req: bounded,
       router: appRouter,
-      createContext: () => context,
+      // Thrown from here, a refusal answers in tRPC's error shape, before any procedure runs.
+      createContext: () => {
+        if (refusal) throw refusal;
+        return context;
+      },
       onError: ({ error }) => logIfUnexpected(toAppError(error)),
       responseMeta: ({ errors }) => {
         const headers = new Headers(context.response.headers);
+        const error = errors[0] && toAppError(errors[0]);
+        for (const [name, value] of Object.entries(error?.headers ?? {})) headers.set(name, value);
         headers.set("X-Request-Id", requestId);
-        return { headers, status: errors[0] ? toAppError(errors[0]).status : undefined };
+        return { headers, status: error?.status };
       },
     });
   };
+}
+
+/** Mutations (every non-GET call) come from the console's own pages, with a JSON body. */
+function refusalOfUnsafe(request: Request): AppError | undefined {
+  if (request.method === "GET" || request.method === "HEAD") return undefined;
+  try {
+    assertSameOrigin(request);
+    assertJsonBody(request);
+    return undefined;
+  } catch (error) {
+    return toAppError(error);
+  }
 }
 
 /**
@@ -62,6 +91,8 @@ export function createConsoleConversationHandler(options: { db: () => Db }) {
   return async function handleConversation(request: Request, appId: string): Promise<Response> {
     const requestId = requestIdFor(request);
     try {
+      assertSameOrigin(request);
+      assertJsonBody(request);
       const db = options.db();
       const actor = await actorForSession(db, readSessionToken(request.headers.get("cookie")));
       if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");

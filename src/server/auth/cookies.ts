@@ -1,5 +1,15 @@
 // The console session cookie: httpOnly, SameSite=Lax, Secure on https.
+import { env } from "@/env";
+
 export const SESSION_COOKIE = "atrium_session";
+
+/**
+ * Cookies are Secure when people reach the server over https: the request itself is https,
+ * or the configured public origin (a TLS-terminating proxy in front) is.
+ */
+export function servedOverHttps(requestUrl: string, publicOrigin: string | undefined = env().PUBLIC_ORIGIN): boolean {
+  return new URL(requestUrl).protocol === "https:" || (publicOrigin !== undefined && new URL(publicOrigin).protocol === "https:");
+}
 
 export function readSessionToken(cookieHeader: string | null): string | undefined {
   if (!cookieHeader) return undefined;
@@ -21,6 +31,6 @@ export function sessionCookie(token: string, expiresAt: Date, secure = false): s
   ].join("; ");
 }
 
-export function clearedSessionCookie(): string {
-  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`;
+export function clearedSessionCookie(secure = false): string {
+  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? "; Secure" : ""}`;
 }

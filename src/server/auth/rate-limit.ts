@@ -8,6 +8,8 @@ export interface RateLimitResult {
   allowed: boolean;
   limit: number;
   remaining: number;
+  /** The weighted count in the last 60 seconds, this request included when allowed. */
+  used: number;
   /** Seconds until the window has fully moved on from the current requests. */
   resetSeconds: number;
   /** Whole seconds (>= 1) until another request would be allowed; set when refused. */
@@ -72,12 +74,12 @@ export async function settleRateLimit(
   cleanupOccasionally(db, window);
 
   if (weighted <= limit + EPSILON) {
-    return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - weighted + EPSILON)), resetSeconds };
+    return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - weighted + EPSILON)), used: weighted, resetSeconds };
   }
 
   await uncountHit(db, bucket, position);
   const retryAfterSeconds = secondsUntilRoom(previous, current - 1, limit, elapsed);
-  return { allowed: false, limit, remaining: 0, resetSeconds: retryAfterSeconds, retryAfterSeconds };
+  return { allowed: false, limit, remaining: 0, used: weighted - 1, resetSeconds: retryAfterSeconds, retryAfterSeconds };
 }
 
 /** When will previous·(1 − t) + current, then current·(1 − t) next window, drop to limit − 1? */

@@ -52,8 +52,11 @@ export async function listMembers(db: Db, actor: Actor): Promise<Member[]> {
 }
 
 /**
- * Adds a person to the organization, creating their sign-in if they have none. A new person
- * without a given password gets a temporary one, returned once for the admin to hand over.
+ * Adds a person to the organization. Without a given password they get a temporary one,
+ * returned once for the admin to hand over, whether or not the email already signs in
+ * elsewhere: the answer must not tell an admin who has an account. For someone who has, that
+ * password is kept on the membership and opens this organization only; their own password is
+ * left alone (the operator alone may reset it by giving one).
  * A former member comes back with a clean slate: their old personal keys stay revoked.
  */
 export async function addMember(
@@ -64,15 +67,17 @@ export async function addMember(
   authorize(actor, { role: "admin" });
   assertMayGrant(actor, input.role);
   const email = normalizeEmail(input.email);
+  const generated = input.password === undefined ? temporaryPassword() : null;
+  const passwordHash = await hashPassword(input.password ?? generated!);
   const existingUser = await db.user.findUnique({ where: { email } });
-  // A person who already signs in keeps their password; only the operator may set one.
-  const setsPassword = !existingUser?.passwordHash || (input.password !== undefined && actor.kind === "operator");
-  const generated = setsPassword && !input.password ? temporaryPassword() : null;
-  const passwordHash = setsPassword ? await hashPassword(input.password ?? generated!) : undefined;
+  const setsOwnPassword = !existingUser?.passwordHash || (input.password !== undefined && actor.kind === "operator");
+  const memberPasswordHash = setsOwnPassword ? null : passwordHash;
 
   const member = await db.$transaction(async (tx) => {
     const user = existingUser
-      ? await tx.user.update({ where: { id: existingUser.id }, data: { passwordHash } })
+      ? setsOwnPassword
+        ? await tx.user.update({ where: { id: existingUser.id }, data: { passwordHash } })
+        : existingUser
       : await tx.user.create({ data: { email, passwordHash } });
     const existing = await tx.member.findUnique({
       where: { organizationId_userId: { organizationId: actor.organizationId, userId: user.id } },
@@ -84,12 +89,12 @@ export async function addMember(
       await tx.apiKey.updateMany({ where: { memberId: existing.id, revokedAt: null }, data: { revokedAt: new Date() } });
       return tx.member.update({
         where: { id: existing.id },
-        data: { role: input.role, removedAt: null, createdAt: new Date() },
+        data: { role: input.role, removedAt: null, createdAt: new Date(), passwordHash: memberPasswordHash },
         include: { user: { select: { email: true } } },
       });
     }
     return tx.member.create({
-      data: { organizationId: actor.organizationId, userId: user.id, role: input.role },
+      data: { organizationId: actor.organizationId, userId: user.id, role: input.role, passwordHash: memberPasswordHash },
       include: { user: { select: { email: true } } },
     });
   });

@@ -3,13 +3,14 @@
 import { env } from "@/env";
 import type { MemberActor } from "@/server/auth/actor";
 import { hashPassword, verifyPassword } from "@/server/auth/passwords";
-import { hitRateLimit } from "@/server/auth/rate-limit";
+import { createSignInThrottle } from "@/server/auth/sign-in-throttle";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { normalizeEmail } from "./members";
 
-const SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
+/** Failed sign-ins a minute: see sign-in-throttle.ts for what each limit holds off. */
+const signInThrottle = createSignInThrottle("sign-in", { perAccountAndAddress: 10, perAddress: 30, perAccount: 50 });
 let dummyHash: Promise<string> | undefined;
 
 export interface NewSession {
@@ -17,26 +18,35 @@ export interface NewSession {
   expiresAt: Date;
 }
 
-export async function signIn(db: Db, input: { email: string; password: string }): Promise<NewSession> {
+/** `clientAddress` is where the attempt came from (src/server/auth/client-address.ts). */
+export async function signIn(db: Db, input: { email: string; password: string }, clientAddress: string): Promise<NewSession> {
   const email = normalizeEmail(input.email);
-  const attempts = await hitRateLimit(db, `sign-in:${email}`, SIGN_IN_ATTEMPTS_PER_MINUTE);
-  if (!attempts.allowed) {
-    throw new AppError("rate_limited", `Too many sign-in attempts. Try again in ${attempts.retryAfterSeconds} s.`);
-  }
+  const attempt = await signInThrottle.admit(db, email, clientAddress);
   const user = await db.user.findUnique({
     where: { email },
-    include: { memberships: { where: { removedAt: null }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: 1 } },
+    include: { memberships: { where: { removedAt: null }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] } },
   });
   // Verify against a throwaway hash for unknown emails so timing does not reveal who has an account.
   dummyHash ??= hashPassword(randomToken());
-  const valid = await verifyPassword(user?.passwordHash ?? (await dummyHash), input.password);
-  const membership = user?.memberships[0];
-  if (!user || !valid || !membership) throw new AppError("unauthorized", "Wrong email or password.");
+  const memberships = user?.memberships ?? [];
+  // The person's own password opens their first organization; a password an organization
+  // gave them when inviting (members.passwordHash) opens that organization.
+  const ownPassword = await verifyPassword(user?.passwordHash ?? (await dummyHash), input.password);
+  const membership = ownPassword ? memberships[0] : await membershipOpenedBy(memberships, input.password);
+  if (!membership) throw new AppError("unauthorized", "Wrong email or password.");
+  await attempt.succeeded();
 
   const token = randomToken();
   const expiresAt = new Date(Date.now() + env().SESSION_TTL_HOURS * 3_600_000);
   await db.session.create({ data: { tokenHash: hashSecret(token), memberId: membership.id, expiresAt } });
   return { token, expiresAt };
+}
+
+async function membershipOpenedBy<T extends { passwordHash: string | null }>(memberships: T[], password: string): Promise<T | undefined> {
+  for (const membership of memberships) {
+    if (membership.passwordHash && (await verifyPassword(membership.passwordHash, password))) return membership;
+  }
+  return undefined;
 }
 
 export async function actorForSession(db: Db, token: string | undefined): Promise<MemberActor | null> {

@@ -5,7 +5,7 @@ import type { OpenApiMeta } from "trpc-to-openapi";
 import type { Actor, MemberActor } from "@/server/auth/actor";
 import type { Door } from "@/server/auth/authenticate";
 import { authorize, type Requirement } from "@/server/auth/authorize";
-import { assertStorableText } from "@/server/bounds";
+import { assertStorableRawInput } from "@/server/bounds";
 import type { Db } from "@/server/db";
 import { AppError, toAppError, type ErrorCode } from "@/server/errors";
 import type { Role, Scope } from "@/schemas/auth";
@@ -18,6 +18,8 @@ export interface Context {
   sessionToken?: string;
   /** The request's headers (REST and console doors), for the few procedures that read one (If-Unmodified-Since, Idempotency-Key). */
   requestHeaders?: Headers;
+  /** The console is served over https: cookies it sets are Secure. */
+  secureCookies?: boolean;
   /** Procedures may set the success status (201, 202, 204) and headers; doors apply them. */
   response: { status?: number; headers: Headers };
 }
@@ -59,10 +61,7 @@ export const createCallerFactory = t.createCallerFactory;
  * objects included, which no schema describes. Runs after the auth checks, before validation.
  */
 const storableInput = t.middleware(async ({ getRawInput, next }) => {
-  // An input that cannot be read (an empty body) is left to the procedure: one without input
-  // never reads it, one with input refuses it when it parses.
-  const raw = await getRawInput().catch(() => undefined);
-  assertStorableText(raw);
+  await assertStorableRawInput(getRawInput);
   return next();
 });
 

@@ -5,6 +5,7 @@ import { initTRPC } from "@trpc/server";
 import type { z } from "zod";
 import type { EndUserActor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
+import { assertStorableRawInput } from "@/server/bounds";
 import { AppError, toAppError } from "@/server/errors";
 import { endUserForSession } from "@/server/services/end-user-sessions";
 import { resolvePortal } from "@/server/services/portals";
@@ -37,7 +38,13 @@ type PortalInputSchema = z.ZodType<{ portal: string }, unknown>;
 
 /** A procedure anyone may call; `ctx.portal` is the portal the input names (unknown → not_found). */
 export function portalProcedure<S extends PortalInputSchema>(input: S) {
-  return t.procedure.input(input).use(async ({ ctx, input, next }) => {
+  return t.procedure
+    .use(async ({ getRawInput, next }) => {
+      await assertStorableRawInput(getRawInput);
+      return next();
+    })
+    .input(input)
+    .use(async ({ ctx, input, next }) => {
     const portal = await resolvePortal(ctx.db, (input as { portal: string }).portal);
     return next({ ctx: { ...ctx, portal } });
   });

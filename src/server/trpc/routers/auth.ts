@@ -4,6 +4,7 @@ import { Member } from "@/schemas/member";
 import { Organization } from "@/schemas/organization";
 import { getOrganization } from "@/server/services/organizations";
 import { signIn, signOut } from "@/server/services/sessions";
+import { clientAddress } from "@/server/auth/client-address";
 import { clearedSessionCookie, sessionCookie } from "@/server/auth/cookies";
 import { memberProcedure, publicProcedure, router } from "../init";
 
@@ -12,14 +13,14 @@ export const authRouter = router({
     .input(SignInInput)
     .output(z.object({ ok: z.literal(true) }))
     .mutation(async ({ ctx, input }) => {
-      const session = await signIn(ctx.db, input);
-      ctx.response.headers.append("Set-Cookie", sessionCookie(session.token, session.expiresAt));
+      const session = await signIn(ctx.db, input, clientAddress(ctx.requestHeaders ?? new Headers()));
+      ctx.response.headers.append("Set-Cookie", sessionCookie(session.token, session.expiresAt, ctx.secureCookies));
       return { ok: true as const };
     }),
 
   signOut: publicProcedure.output(z.object({ ok: z.literal(true) })).mutation(async ({ ctx }) => {
     await signOut(ctx.db, ctx.sessionToken);
-    ctx.response.headers.append("Set-Cookie", clearedSessionCookie());
+    ctx.response.headers.append("Set-Cookie", clearedSessionCookie(ctx.secureCookies));
     return { ok: true as const };
   }),
 

@@ -3,8 +3,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams } from "next/navigation";
 import { useEffect, useMemo, useState, type DragEvent, type FormEvent } from "react";
-import ReactMarkdown from "react-markdown";
 import { MarkdownDiff } from "@/components/markdown-diff";
+import { MarkdownPreview } from "@/components/markdown-preview";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { PageIndexEntry } from "@/schemas/knowledgebase";
 
@@ -203,7 +203,7 @@ function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebas
       )}
       {preview ? (
         <div className="markdown" data-testid="preview">
-          <ReactMarkdown urlTransform={(url) => (url.startsWith("page:") || url.startsWith("source:") ? `#${url}` : url)}>{markdown}</ReactMarkdown>
+          <MarkdownPreview markdown={markdown} />
         </div>
       ) : (
         <textarea aria-label="Markdown" value={markdown} onChange={(e) => setMarkdown(e.target.value)} rows={16} style={{ width: "100%", fontFamily: "monospace" }} />

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "members" ADD COLUMN     "password_hash" TEXT;
