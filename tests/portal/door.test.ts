@@ -150,9 +150,12 @@ describe("the portal door", () => {
     const form = await portalChat(scenario.portal.slug, scenario.appId, undefined, { cookie, rawBody: "message=Hi", headers: { "content-type": "application/x-www-form-urlencoded" } });
     expect(form.status).toBe(415);
 
-    const huge = await portalChat(scenario.portal.slug, scenario.appId, { message: "x".repeat(600_000) }, { cookie });
+    const long = await portalChat(scenario.portal.slug, scenario.appId, { message: "x".repeat(32_001) }, { cookie });
+    expect(long.status).toBe(400);
+    expect((await long.json()).error.code).toBe("invalid_request");
+    const huge = await portalChat(scenario.portal.slug, scenario.appId, { message: "x".repeat(9_000_000) }, { cookie });
     expect(huge.status).toBe(413);
-    const hugeCall = await portalCall("mutation", "auth.requestCode", { portal: scenario.portal.slug, email: `${"x".repeat(600_000)}@example.test` });
+    const hugeCall = await portalCall("mutation", "auth.requestCode", { portal: scenario.portal.slug, email: `${"x".repeat(9_000_000)}@example.test` });
     expect(hugeCall.status).toBe(413);
 
     const signOutCrossSite = await portalCall("mutation", "auth.signOut", { portal: scenario.portal.slug }, { cookie, headers: { origin: "https://evil.example" } });

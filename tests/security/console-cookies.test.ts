@@ -33,9 +33,10 @@ describe("the session cookie", () => {
   });
 
   it("is Secure behind a proxy whose public origin is https", () => {
-    expect(servedOverHttps("http://127.0.0.1:3000/api/trpc/auth.signIn", "https://atrium.example.com")).toBe(true);
-    expect(servedOverHttps("http://127.0.0.1:3000/api/trpc/auth.signIn", "http://atrium.internal")).toBe(false);
-    expect(servedOverHttps("http://127.0.0.1:3000/api/trpc/auth.signIn", undefined)).toBe(false);
-    expect(servedOverHttps("https://atrium.example.com/api/trpc/auth.signIn", undefined)).toBe(true);
+    expect(servedOverHttps(new Request("http://127.0.0.1:3000/api/trpc/auth.signIn"), "https://atrium.example.com")).toBe(true);
+    expect(servedOverHttps(new Request("http://127.0.0.1:3000/api/trpc/auth.signIn"), "http://atrium.internal")).toBe(false);
+    expect(servedOverHttps(new Request("http://127.0.0.1:3000/api/trpc/auth.signIn"), undefined)).toBe(false);
+    expect(servedOverHttps(new Request("https://atrium.example.com/api/trpc/auth.signIn"), undefined)).toBe(true);
+    expect(servedOverHttps(new Request("http://127.0.0.1:3000/api/trpc/auth.signIn", { headers: { "x-forwarded-proto": "https" } }), undefined)).toBe(true);
   });
 });

@@ -43,7 +43,7 @@ export function createConsoleHandler(options: { db: () => Db }) {
         requestId,
         sessionToken,
         requestHeaders: request.headers,
-        secureCookies: servedOverHttps(request.url),
+        secureCookies: servedOverHttps(request),
         response: { headers: new Headers() },
       };
     } catch (error) {

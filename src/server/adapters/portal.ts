@@ -39,7 +39,7 @@ export function createPortalHandler(options: { db: () => Db }) {
         sessionToken: readPortalSessionToken(request.headers.get("cookie")),
         clientAddress: clientAddress(request.headers),
         origin: new URL(request.url).origin,
-        secure: servedOverHttps(request.url),
+        secure: servedOverHttps(request),
         response: { headers: new Headers() },
       };
     } catch (error) {

@@ -4,11 +4,16 @@ import { env } from "@/env";
 export const SESSION_COOKIE = "atrium_session";
 
 /**
- * Cookies are Secure when people reach the server over https: the request itself is https,
- * or the configured public origin (a TLS-terminating proxy in front) is.
+ * Cookies are Secure when people reach the server over https: the request itself is https (its
+ * URL, or the X-Forwarded-Proto of a TLS-terminating proxy), or the configured public origin is.
+ * A client that claims https for itself only makes its own cookie stricter.
  */
-export function servedOverHttps(requestUrl: string, publicOrigin: string | undefined = env().PUBLIC_ORIGIN): boolean {
-  return new URL(requestUrl).protocol === "https:" || (publicOrigin !== undefined && new URL(publicOrigin).protocol === "https:");
+export function servedOverHttps(request: Pick<Request, "url" | "headers">, publicOrigin: string | undefined = env().PUBLIC_ORIGIN): boolean {
+  return (
+    new URL(request.url).protocol === "https:" ||
+    request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https" ||
+    (publicOrigin !== undefined && new URL(publicOrigin).protocol === "https:")
+  );
 }
 
 export function readSessionToken(cookieHeader: string | null): string | undefined {

@@ -63,7 +63,7 @@ export function createSignInThrottle(name: string, limits: SignInLimits): SignIn
   };
 }
 
-function tooMany(retryAfterSeconds = 60): AppError {
+export function tooMany(retryAfterSeconds = 60): AppError {
   const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-  return new AppError("rate_limited", `Too many sign-in attempts. Try again in ${seconds} s.`, {}, { headers: { "Retry-After": String(seconds) } });
+  return new AppError("rate_limited", `Too many sign-in attempts. Try again in ${seconds} s.`, { retryAfterSeconds: seconds }, { headers: { "Retry-After": String(seconds) } });
 }

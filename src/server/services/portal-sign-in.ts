@@ -5,6 +5,7 @@
 // An email that is not an active end user gets the same answer and no code (no account oracle).
 import { createHash, randomInt, randomUUID } from "node:crypto";
 import { hitRateLimit } from "@/server/auth/rate-limit";
+import { createSignInThrottle, tooMany } from "@/server/auth/sign-in-throttle";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { startEndUserSession, type NewEndUserSession } from "./end-user-sessions";
@@ -15,13 +16,12 @@ export const CODE_TTL_SECONDS = 600;
 export const MAX_WRONG_TRIES = 5;
 const INVALID_CODE = "That code is wrong or has expired. Request a new one.";
 
-/** Per minute. Kept apart from member sign-in's buckets; the lead may fold them into one throttle. */
-export const SIGN_IN_LIMITS = {
-  requestPerAddress: 20,
-  requestPerEmailFromAddress: 5,
-  verifyPerAddress: 30,
-  verifyPerEmailFromAddress: 10,
-} as const;
+/** Code requests per minute (each may send a mail): per address, and per email from one address. */
+export const CODE_REQUEST_LIMITS = { perAddress: 20, perEmailFromAddress: 5 } as const;
+
+/** Code guesses, per minute: the same throttle as member sign-in, in buckets of its own. */
+export const CODE_GUESS_LIMITS = { perAccountAndAddress: 10, perAddress: 30, perAccount: 50 } as const;
+const codeGuesses = createSignInThrottle("portal-code", CODE_GUESS_LIMITS);
 
 export interface SignInRequest {
   portal: ResolvedPortal;
@@ -36,18 +36,14 @@ function hashCode(codeId: string, code: string): string {
   return createHash("sha256").update(`${codeId}:${code}`).digest("hex");
 }
 
-async function throttle(db: Db, limits: { bucket: string; limit: number }[]): Promise<void> {
-  for (const { bucket, limit } of limits) {
+async function throttleCodeRequests(db: Db, email: string, clientAddress: string): Promise<void> {
+  const buckets = [
+    { bucket: `portal-code-request:address:${clientAddress}`, limit: CODE_REQUEST_LIMITS.perAddress },
+    { bucket: `portal-code-request:email:${email}:address:${clientAddress}`, limit: CODE_REQUEST_LIMITS.perEmailFromAddress },
+  ];
+  for (const { bucket, limit } of buckets) {
     const result = await hitRateLimit(db, bucket, limit);
-    if (!result.allowed) {
-      const seconds = result.retryAfterSeconds ?? 60;
-      throw new AppError(
-        "rate_limited",
-        `Too many sign-in attempts. Try again in ${seconds} s.`,
-        { retryAfterSeconds: seconds },
-        { headers: { "Retry-After": String(seconds) } },
-      );
-    }
+    if (!result.allowed) throw tooMany(result.retryAfterSeconds);
   }
 }
 
@@ -87,10 +83,7 @@ async function sendCode(db: Db, portal: ResolvedPortal, endUser: { id: string; e
  */
 export async function requestSignInCode(db: Db, request: SignInRequest): Promise<{ sent: true; expiresInSeconds: number }> {
   const { portal, email, clientAddress } = request;
-  await throttle(db, [
-    { bucket: `portal-code-request:address:${clientAddress}`, limit: SIGN_IN_LIMITS.requestPerAddress },
-    { bucket: `portal-code-request:email:${email}:address:${clientAddress}`, limit: SIGN_IN_LIMITS.requestPerEmailFromAddress },
-  ]);
+  await throttleCodeRequests(db, email, clientAddress);
   const endUser = await activeEndUser(db, portal, email);
   if (endUser) {
     sendCode(db, portal, endUser, request.origin).catch((error: unknown) =>
@@ -106,10 +99,7 @@ export async function requestSignInCode(db: Db, request: SignInRequest): Promise
  */
 export async function verifySignInCode(db: Db, request: SignInRequest & { code: string }): Promise<{ endUser: { id: string; email: string; fullName: string }; session: NewEndUserSession }> {
   const { portal, email, clientAddress } = request;
-  await throttle(db, [
-    { bucket: `portal-code-verify:address:${clientAddress}`, limit: SIGN_IN_LIMITS.verifyPerAddress },
-    { bucket: `portal-code-verify:email:${email}:address:${clientAddress}`, limit: SIGN_IN_LIMITS.verifyPerEmailFromAddress },
-  ]);
+  const attempt = await codeGuesses.admit(db, email, clientAddress);
   const endUser = await activeEndUser(db, portal, email);
   if (!endUser) throw new AppError("invalid_code", INVALID_CODE);
   const live = await db.endUserSignInCode.findMany({
@@ -127,6 +117,7 @@ export async function verifySignInCode(db: Db, request: SignInRequest & { code: 
     data: { usedAt: new Date() },
   });
   if (claimed.count !== 1) throw new AppError("invalid_code", INVALID_CODE);
+  await attempt.succeeded();
   const session = await startEndUserSession(db, endUser);
   return { endUser: { id: endUser.id, email: endUser.email, fullName: endUser.fullName }, session };
 }
