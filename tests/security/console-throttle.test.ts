@@ -26,8 +26,9 @@ function outcome(response: ApiResponse): { status: number; code?: string } {
 
 function expectThrottled(response: ApiResponse): void {
   expect(outcome(response)).toEqual({ status: 429, code: "rate_limited" });
+  // The sliding window can need a little more than one window (up to 1.1 × 60 s at the limit).
   const retryAfter = Number(response.headers.get("retry-after"));
-  expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
+  expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 66).toBe(true);
   expect(response.headers.get("set-cookie")).toBeNull();
 }
 
