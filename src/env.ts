@@ -27,6 +27,15 @@ const EnvSchema = z.object({
   MODEL_PROVIDER_NAME: z.string().min(1).default("openai-compatible"),
   /** Serves /api/bench/models, the baseline `npm run bench` compares the API with. */
   BENCH_BASELINE_ROUTE: z.stringbool().default(false),
+  /**
+   * An SMTP server for mail to end users (sign-in codes), e.g. smtps://user:pass@smtp.example.com:465.
+   * Mail is sent only when MAIL_FROM is set too; otherwise it goes to the organization's outbox.
+   */
+  SMTP_URL: z.string().url().optional(),
+  /** The sender of that mail, e.g. "Atrium <no-reply@example.com>". */
+  MAIL_FROM: z.string().min(3).optional(),
+  /** How long an end user stays signed in to their organization's portals. */
+  PORTAL_SESSION_TTL_HOURS: z.coerce.number().positive().default(24 * 30),
 });
 
 export type Env = z.infer<typeof EnvSchema> & { dataDir: string };

@@ -10,6 +10,7 @@ import { createApiKey, revokeApiKey } from "@/server/services/api-keys";
 import { addMember, removeMember } from "@/server/services/members";
 import { createOrganization, getOrganization, updateOrganization } from "@/server/services/organizations";
 import { deleteEndUser, linkProcessorSubscription, revokeEndUser } from "@/server/services/end-users";
+import { listMail } from "@/server/services/mail";
 import { createPortal } from "@/server/services/portals";
 import { approveReview, listReviews, rejectReview } from "@/server/services/reviews";
 import { seedDemo } from "@/server/services/setup";
@@ -181,6 +182,13 @@ export const COMMANDS: Record<string, Command> = {
   "portal create": {
     flags: { org: id, name: z.string().min(1) },
     run: async (db, f) => ({ portal: await createPortal(db, await organizationExists(db, f.org as string), { name: f.name as string }) }),
+  },
+  "mail list": {
+    flags: { org: id, limit: z.coerce.number().int().min(1).max(200).optional() },
+    run: async (db, f) => {
+      const { messages } = await listMail(db, await organizationExists(db, f.org as string), { limit: (f.limit as number | undefined) ?? 50 });
+      return { messages: messages.map(({ to, subject, text, createdAt }) => ({ to, subject, text, createdAt })) };
+    },
   },
   "billing link": {
     flags: { "end-user": id, plan: id },

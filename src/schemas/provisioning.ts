@@ -138,9 +138,6 @@ export const AddGroupMemberInput = z.strictObject({ groupId: Uuid, endUserId: Uu
 export const AddGroupGrantInput = GrantInput.omit({ effect: true }).extend({ groupId: Uuid });
 export const RemoveGroupGrantInput = z.strictObject({ groupId: Uuid, grantId: Uuid });
 
-export const Portal = z.object({ id: Uuid, name: z.string(), createdAt: Timestamp }).meta({ id: "Portal" });
-export type Portal = z.infer<typeof Portal>;
-export const ListPortalsOutput = z.object({ portals: z.array(Portal), nextCursor: NextCursor });
 export const PortalAdmission = z.object({ portalId: Uuid, groupId: Uuid, createdAt: Timestamp }).meta({ id: "PortalAdmission" });
 export const AdmitGroupInput = z.strictObject({ portalId: Uuid, groupId: Uuid });
-export const CreatePortalInput = z.strictObject({ name: z.string().trim().min(1).max(200) });
+export { CreatePortalInput, ListPortalsOutput, Portal } from "./portal";

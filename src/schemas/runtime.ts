@@ -6,16 +6,26 @@ export const ConversationInput = z.strictObject({
   appId: Uuid,
   message: z.string().min(1).max(20_000),
   conversation_id: Uuid.optional().meta({ description: "From the previous reply; prior turns are restored server-side" }),
+  endUserId: Uuid.optional().meta({
+    description:
+      "Run on behalf of this end user: they must be active and have access to the app (else `not_found`); the credit comes from their plan's pool and the organization's balance, and the conversation is theirs alone",
+  }),
+  portalId: Uuid.optional().meta({ description: "With `endUserId`: the portal the run counts as (grants limited to a portal, groups admitted to it)" }),
   stream: z.boolean().default(false).meta({
     description:
       "When true the answer is Server-Sent Events: `delta` events (`{\"text\"}`) as the reply is produced, then exactly one `done` (`{\"reply\",\"conversation_id\"}`) or `error` (`{\"error\":{code,message}}`). A comment line is sent every 15 s on long runs.",
   }),
 });
-export const ConversationOutput = z.object({ reply: z.string(), conversation_id: Uuid, greeting: z.string() });
+export const ConversationOutput = z.object({ reply: z.string(), conversation_id: Uuid, execution_id: Uuid, greeting: z.string() });
 
 export const TransactionInput = z.strictObject({
   appId: Uuid,
   input: z.record(z.string(), z.unknown()).meta({ description: "Checked against the app's `api.inputSchema`; every problem is named" }),
+  endUserId: Uuid.optional().meta({
+    description:
+      "Run on behalf of this end user: they must be active and have access to the app (else `not_found`); the credit comes from their plan's pool and the organization's balance, and the conversation is theirs alone",
+  }),
+  portalId: Uuid.optional().meta({ description: "With `endUserId`: the portal the run counts as (grants limited to a portal, groups admitted to it)" }),
 });
 export const TransactionOutput = z.object({ output: z.record(z.string(), z.unknown()), executionId: Uuid });
 
@@ -88,9 +98,17 @@ export const Execution = z
     error: z.string().nullable(),
     trace: z.array(TraceEntry),
     actor: z.string(),
+    endUserId: Uuid.nullable().meta({ description: "The end user the run was for (portal, or the API on their behalf)" }),
+    endUserEmail: z.string().nullable(),
+    portalId: Uuid.nullable().meta({ description: "The portal the run was made in" }),
+    portalName: z.string().nullable(),
     createdAt: Timestamp,
   })
   .meta({ id: "Execution" });
 export type Execution = z.infer<typeof Execution>;
-export const ListExecutionsInput = ListQuery.extend({ itemId: Uuid.optional() });
+export const ListExecutionsInput = ListQuery.extend({
+  itemId: Uuid.optional(),
+  endUserId: Uuid.optional().meta({ description: "Only runs for this end user" }),
+  portalId: Uuid.optional().meta({ description: "Only runs made in this portal" }),
+});
 export const ListExecutionsOutput = z.object({ executions: z.array(Execution), nextCursor: NextCursor });

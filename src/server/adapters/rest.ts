@@ -219,7 +219,7 @@ async function streamResponse(
   if (!parsed.success) throw parsed.error;
   const headers = new Headers(rateLimitHeaders(rateLimit));
   headers.set("X-Request-Id", requestId);
-  const { appId, message, conversation_id } = parsed.data;
-  const result = await conversationStream(db, actor, { appId, message, conversationId: conversation_id }, signal, headers);
+  const { appId, message, conversation_id, endUserId, portalId } = parsed.data;
+  const result = await conversationStream(db, actor, { appId, message, conversationId: conversation_id, endUserId, portalId }, signal, headers);
   return result instanceof Response ? result : errorResponse(result, requestId, headers);
 }

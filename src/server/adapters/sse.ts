@@ -3,23 +3,26 @@
 // not to buffer; a comment line every 15 s keeps long runs' connections open; a client that
 // disconnects cancels the run (charged only for what ran). A refusal before anything streams
 // (not_found, service_disabled, insufficient_credits …) is an ordinary JSON error response.
-import type { Actor } from "@/server/auth/actor";
+import type { Actor, EndUserActor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { toAppError, type AppError } from "@/server/errors";
 import { converse, type ConverseInput } from "@/server/services/conversations";
 
 const HEARTBEAT_MS = 15_000;
 
-type StreamEvent = { event: "delta"; data: { text: string } } | { event: "done"; data: { reply: string; conversation_id: string } } | { event: "error"; error: AppError };
+type StreamEvent = { event: "delta"; data: { text: string } } | { event: "done"; data: { reply: string; conversation_id: string; execution_id: string } } | { event: "error"; error: AppError };
 
 function format(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-/** Either the streaming response, or the error that came before anything was produced. */
+/**
+ * Either the streaming response, or the error that came before anything was produced. The same
+ * stream serves API keys, console members and end users in a portal (`EndUserActor`).
+ */
 export async function conversationStream(
   db: Db,
-  actor: Actor,
+  actor: Actor | EndUserActor,
   input: ConverseInput,
   requestSignal: AbortSignal,
   headers: Headers,
@@ -39,7 +42,7 @@ export async function conversationStream(
   };
 
   converse(db, actor, input, { signal: abort.signal, onDelta: (text) => push({ event: "delta", data: { text } }) }).then(
-    (result) => push({ event: "done", data: { reply: result.reply, conversation_id: result.conversation_id } }),
+    (result) => push({ event: "done", data: { reply: result.reply, conversation_id: result.conversation_id, execution_id: result.execution_id } }),
     (error: unknown) => push({ event: "error", error: toAppError(error) }),
   );
 

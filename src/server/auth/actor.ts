@@ -34,8 +34,22 @@ export interface OperatorActor {
 
 export type Actor = KeyActor | MemberActor | OperatorActor;
 
-export function actorLabel(actor: Actor): string {
+/**
+ * An end user signed in to a portal. Deliberately not an Actor: console and API services
+ * never accept one; only the portal's services and the runs they start do.
+ */
+export interface EndUserActor {
+  kind: "end_user";
+  organizationId: string;
+  endUser: { id: string; email: string; fullName: string };
+  /** The portal the request came through. */
+  portalId: string;
+}
+
+export function actorLabel(actor: Actor | EndUserActor): string {
   switch (actor.kind) {
+    case "end_user":
+      return actor.endUser.email;
     case "key":
       return actor.member?.email ?? actor.keyName;
     case "member":

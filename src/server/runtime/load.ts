@@ -58,7 +58,7 @@ async function liveFlows(db: Db, organizationId: string, ids: string[]): Promise
  * The app as published: live version, pinned adviser and members. A pinned item that is gone
  * answers unpublished_dependencies, naming it.
  */
-export async function loadLiveApp(db: Db, actor: Actor, appId: string): Promise<LiveApp> {
+export async function loadLiveApp(db: Db, actor: Pick<Actor, "organizationId">, appId: string): Promise<LiveApp> {
   const item = await db.builderItem.findFirst({ where: { id: appId, organizationId: actor.organizationId, kind: "app" }, select: { productionVersionId: true } });
   if (!item?.productionVersionId) throw notFound("app");
   const version = (await versionsById(db, actor.organizationId, [item.productionVersionId])).get(item.productionVersionId);

@@ -1,8 +1,9 @@
 // App conversations: one execution per call, billed 1 credit (taken before the run, given
 // back if the run fails upstream or is cancelled before anything ran), prior turns restored
-// from the conversation, never resent.
+// from the conversation, never resent. A conversation of an end user (in a portal, or over the
+// API on their behalf) is theirs alone and is billed to their credit pools as well.
 import { randomUUID } from "node:crypto";
-import type { Actor } from "@/server/auth/actor";
+import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { actorLabel } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
@@ -10,8 +11,10 @@ import { AppError, isAppError, toAppError } from "@/server/errors";
 import { loadLiveApp } from "@/server/runtime/load";
 import type { Turn } from "@/server/runtime/models";
 import { runApp, type RunContext } from "@/server/runtime/run";
-import { chargeCredits, refundCredits } from "./credits";
+import { chargeCredits, chargeEndUserCredit, refundCredits, refundEndUserCredit, type EndUserCharge } from "./credits";
 import { recordExecution } from "./executions";
+import { decodeCursor, encodeCursor } from "./pagination";
+import { assertCanUse, findActiveEndUser } from "./portal-access";
 
 export const CONVERSATION_CREDITS = 1;
 const HISTORY_TURNS = 20;
@@ -20,12 +23,59 @@ export interface ConverseInput {
   appId: string;
   message: string;
   conversationId?: string;
+  /** Over the API: the end user the call is made for, and the portal it counts as (optional). */
+  endUserId?: string;
+  portalId?: string;
 }
 
 export interface ConverseResult {
   reply: string;
   conversation_id: string;
+  execution_id: string;
   greeting: string;
+}
+
+/** Who a run is for: the organization itself, or one of its end users (in a portal or not). */
+export interface RunFor {
+  endUserId: string | null;
+  portalId: string | null;
+}
+
+/**
+ * The actor's authority to run apps and whom the run is for, checked in the contract's order
+ * after the app: an end user who is unknown, of another organization, inactive or without
+ * access to the app answers not_found, as does a portal of another organization.
+ */
+export async function runFor(db: Db, actor: Actor | EndUserActor, appId: string, onBehalf: { endUserId?: string; portalId?: string }): Promise<RunFor> {
+  if (actor.kind === "end_user") {
+    await assertCanUse(db, actor.organizationId, actor.endUser.id, actor.portalId, appId);
+    return { endUserId: actor.endUser.id, portalId: actor.portalId };
+  }
+  if (!onBehalf.endUserId) {
+    if (onBehalf.portalId) {
+      throw new AppError("invalid_request", "Invalid request: portalId needs endUserId.", { problems: [{ path: "portalId", message: "Only with endUserId" }] });
+    }
+    return { endUserId: null, portalId: null };
+  }
+  await findActiveEndUser(db, actor.organizationId, onBehalf.endUserId);
+  if (onBehalf.portalId) {
+    const portal = await db.portal.findFirst({ where: { id: onBehalf.portalId, organizationId: actor.organizationId }, select: { id: true } });
+    if (!portal) throw new AppError("not_found", "No portal with that id.");
+  }
+  await assertCanUse(db, actor.organizationId, onBehalf.endUserId, onBehalf.portalId ?? null, appId);
+  return { endUserId: onBehalf.endUserId, portalId: onBehalf.portalId ?? null };
+}
+
+/** Takes the run's credit: the organization's, and for an end user one from their pools too. */
+export async function chargeRun(db: Db, organizationId: string, runner: RunFor): Promise<EndUserCharge | null> {
+  if (runner.endUserId) return chargeEndUserCredit(db, organizationId, runner.endUserId);
+  await chargeCredits(db, organizationId, CONVERSATION_CREDITS);
+  return null;
+}
+
+export async function refundRun(db: Db, organizationId: string, charge: EndUserCharge | null): Promise<void> {
+  if (charge) await refundEndUserCredit(db, charge);
+  else await refundCredits(db, organizationId, CONVERSATION_CREDITS);
 }
 
 export interface ConverseOptions {
@@ -34,8 +84,8 @@ export interface ConverseOptions {
   onDelta?: (text: string) => void;
 }
 
-async function findConversation(db: Db, actor: Actor, appId: string, conversationId: string) {
-  const conversation = await db.conversation.findFirst({ where: { id: conversationId, organizationId: actor.organizationId, appId } });
+async function findConversation(db: Db, organizationId: string, appId: string, conversationId: string, endUserId: string | null) {
+  const conversation = await db.conversation.findFirst({ where: { id: conversationId, organizationId, appId, endUserId } });
   if (!conversation) throw new AppError("not_found", "No conversation with that id for this app.");
   const messages = await db.conversationMessage.findMany({
     where: { conversationId },
@@ -51,14 +101,14 @@ async function findConversation(db: Db, actor: Actor, appId: string, conversatio
  */
 const SAVE_TURN_SQL = `
   with conversation as (
-    insert into conversations (id, organization_id, app_id, started_by, title, created_at, updated_at)
-    values ($1, $2, $3, $4, left($5, 120), now(), now())
+    insert into conversations (id, organization_id, app_id, started_by, end_user_id, portal_id, title, created_at, updated_at)
+    values ($1, $2, $3, $4, $12, $13, left($5, 120), now(), now())
     on conflict (id) do update set updated_at = now()
     returning id
   ),
   execution as (
-    insert into executions (id, organization_id, kind, item_id, item_kind, version_id, conversation_id, status, credits, latency_ms, input, output, trace, actor, created_at)
-    select gen_random_uuid(), $2, 'conversation', $3, 'app', $6, conversation.id, 'succeeded', $7, $8, $5, $9, $10::jsonb, $4, now() from conversation
+    insert into executions (id, organization_id, kind, item_id, item_kind, version_id, conversation_id, status, credits, latency_ms, input, output, trace, actor, end_user_id, portal_id, created_at)
+    select $11, $2, 'conversation', $3, 'app', $6, conversation.id, 'succeeded', $7, $8, $5, $9, $10::jsonb, $4, $12, $13, now() from conversation
     returning id
   )
   insert into conversation_messages (id, conversation_id, role, content, execution_id, created_at)
@@ -67,24 +117,45 @@ const SAVE_TURN_SQL = `
 
 async function saveTurn(
   db: Db,
-  actor: Actor,
-  turn: { conversationId: string; appId: string; versionId: string; message: string; reply: string; latencyMs: number; trace: unknown },
+  actor: Actor | EndUserActor,
+  runner: RunFor,
+  turn: { conversationId: string; executionId: string; appId: string; versionId: string; message: string; reply: string; latencyMs: number; trace: unknown },
 ): Promise<void> {
   await db.pool.query({
     name: "atrium_save_turn",
     text: SAVE_TURN_SQL,
-    values: [turn.conversationId, actor.organizationId, turn.appId, actorLabel(actor), turn.message, turn.versionId, CONVERSATION_CREDITS, Math.round(turn.latencyMs), turn.reply, JSON.stringify(turn.trace)],
+    values: [
+      turn.conversationId,
+      actor.organizationId,
+      turn.appId,
+      actorLabel(actor),
+      turn.message,
+      turn.versionId,
+      CONVERSATION_CREDITS,
+      Math.round(turn.latencyMs),
+      turn.reply,
+      JSON.stringify(turn.trace),
+      turn.executionId,
+      runner.endUserId,
+      runner.portalId,
+    ],
   });
 }
 
-export async function converse(db: Db, actor: Actor, input: ConverseInput, options: ConverseOptions = {}): Promise<ConverseResult> {
-  authorize(actor, { scope: "apps:execute" });
+/**
+ * One turn. Refusals in the contract's order: the app (not_found, service_disabled), then the
+ * end user it is for (not_found), then the conversation (not_found unless it is theirs), then
+ * credits (402); nothing runs or is charged after a refusal.
+ */
+export async function converse(db: Db, actor: Actor | EndUserActor, input: ConverseInput, options: ConverseOptions = {}): Promise<ConverseResult> {
+  if (actor.kind !== "end_user") authorize(actor, { scope: "apps:execute" });
   const app = await loadLiveApp(db, actor, input.appId);
   const api = app.app.document.api;
   if (!api.conversationEnabled) throw new AppError("service_disabled", "Conversation is turned off in this app's published API config; republish it with conversation enabled.");
-  const existing = input.conversationId ? await findConversation(db, actor, input.appId, input.conversationId) : null;
+  const runner = await runFor(db, actor, input.appId, input);
+  const existing = input.conversationId ? await findConversation(db, actor.organizationId, input.appId, input.conversationId, runner.endUserId) : null;
 
-  await chargeCredits(db, actor.organizationId, CONVERSATION_CREDITS);
+  const charge = await chargeRun(db, actor.organizationId, runner);
   const started = performance.now();
   const ctx: RunContext = { db, signal: options.signal, trace: [] };
   let producedAnything = false;
@@ -96,8 +167,10 @@ export async function converse(db: Db, actor: Actor, input: ConverseInput, optio
       },
     });
     const conversationId = existing?.conversation.id ?? randomUUID();
-    await saveTurn(db, actor, {
+    const executionId = randomUUID();
+    await saveTurn(db, actor, runner, {
       conversationId,
+      executionId,
       appId: input.appId,
       versionId: app.versionId,
       message: input.message,
@@ -105,12 +178,12 @@ export async function converse(db: Db, actor: Actor, input: ConverseInput, optio
       latencyMs: performance.now() - started,
       trace: ctx.trace,
     });
-    return { reply, conversation_id: conversationId, greeting: api.greeting };
+    return { reply, conversation_id: conversationId, execution_id: executionId, greeting: api.greeting };
   } catch (error) {
     const cancelled = options.signal?.aborted === true;
     // Billed only for what ran: a cancel after the reply started keeps the credit.
     const charged = cancelled && (producedAnything || ctx.trace.length > 0) ? CONVERSATION_CREDITS : 0;
-    if (charged === 0) await refundCredits(db, actor.organizationId, CONVERSATION_CREDITS);
+    if (charged === 0) await refundRun(db, actor.organizationId, charge);
     await recordExecution(db, actor, {
       kind: "conversation",
       itemId: input.appId,
@@ -124,6 +197,8 @@ export async function converse(db: Db, actor: Actor, input: ConverseInput, optio
       output: "",
       error: cancelled ? "The client disconnected." : toAppError(error).message,
       trace: ctx.trace,
+      endUserId: runner.endUserId,
+      portalId: runner.portalId,
     }).catch(() => {});
     if (isAppError(error)) throw error;
     throw new AppError("server_error", "The model provider failed to answer; nothing was charged. It is safe to retry.", {}, { cause: error });
@@ -136,7 +211,7 @@ const CONVERSATION_LIST_LIMIT = 50;
 export async function listConversations(db: Db, actor: Actor, input: { appId: string }) {
   authorize(actor, { scope: "apps:read" });
   const rows = await db.conversation.findMany({
-    where: { organizationId: actor.organizationId, appId: input.appId },
+    where: { organizationId: actor.organizationId, appId: input.appId, endUserId: null },
     orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
     take: CONVERSATION_LIST_LIMIT,
   });
@@ -154,7 +229,7 @@ export async function listConversations(db: Db, actor: Actor, input: { appId: st
 /** One conversation's messages in order; an assistant message names the execution that produced it. */
 export async function getConversationMessages(db: Db, actor: Actor, input: { conversationId: string }) {
   authorize(actor, { scope: "apps:read" });
-  const conversation = await db.conversation.findFirst({ where: { id: input.conversationId, organizationId: actor.organizationId } });
+  const conversation = await db.conversation.findFirst({ where: { id: input.conversationId, organizationId: actor.organizationId, endUserId: null } });
   if (!conversation) throw new AppError("not_found", "No conversation with that id.");
   const messages = await db.conversationMessage.findMany({ where: { conversationId: conversation.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
   return {
@@ -166,5 +241,52 @@ export async function getConversationMessages(db: Db, actor: Actor, input: { con
       executionId: m.executionId,
       createdAt: m.createdAt.toISOString(),
     })),
+  };
+}
+
+// ---- An end user's own conversations (the portal) ----
+
+/** Names of apps by id, from their drafts (what the organization calls them now). */
+async function appNames(db: Db, organizationId: string, appIds: string[]): Promise<Map<string, string>> {
+  const rows = await db.builderItem.findMany({ where: { organizationId, id: { in: [...new Set(appIds)] } }, select: { id: true, draft: true } });
+  return new Map(rows.map((row) => [row.id, String((row.draft as { name?: unknown } | null)?.name ?? "")]));
+}
+
+/** The end user's conversations, most recently active first; never anyone else's. */
+export async function listEndUserConversations(db: Db, actor: EndUserActor, input: { limit: number; cursor?: string }) {
+  // The cursor pairs (updatedAt, id) of the last conversation handed out.
+  const cursor = input.cursor ? decodeCursor(input.cursor) : null;
+  const rows = await db.conversation.findMany({
+    where: {
+      organizationId: actor.organizationId,
+      endUserId: actor.endUser.id,
+      ...(cursor ? { OR: [{ updatedAt: { lt: cursor.createdAt } }, { updatedAt: cursor.createdAt, id: { lt: cursor.id } }] } : {}),
+    },
+    orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
+    take: input.limit + 1,
+  });
+  const page = rows.slice(0, input.limit);
+  const last = page[page.length - 1];
+  const names = await appNames(db, actor.organizationId, page.map((row) => row.appId));
+  return {
+    conversations: page.map((row) => ({ id: row.id, appId: row.appId, appName: names.get(row.appId) ?? "", title: row.title, updatedAt: row.updatedAt.toISOString() })),
+    nextCursor: rows.length > input.limit && last ? encodeCursor({ createdAt: last.updatedAt, id: last.id }) : null,
+  };
+}
+
+/** One of the end user's conversations with its messages; anyone else's answers not_found. */
+export async function getEndUserConversation(db: Db, actor: EndUserActor, input: { conversationId: string }) {
+  const conversation = await db.conversation.findFirst({ where: { id: input.conversationId, organizationId: actor.organizationId, endUserId: actor.endUser.id } });
+  if (!conversation) throw new AppError("not_found", "No conversation with that id.");
+  const [messages, names] = await Promise.all([
+    db.conversationMessage.findMany({ where: { conversationId: conversation.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
+    appNames(db, actor.organizationId, [conversation.appId]),
+  ]);
+  return {
+    id: conversation.id,
+    appId: conversation.appId,
+    appName: names.get(conversation.appId) ?? "",
+    title: conversation.title,
+    messages: messages.map((m) => ({ id: m.id, role: m.role as "user" | "assistant", content: m.content, createdAt: m.createdAt.toISOString() })),
   };
 }

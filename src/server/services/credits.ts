@@ -20,3 +20,104 @@ export async function refundCredits(db: Executor, organizationId: string, amount
   if (amount <= 0) return;
   await db.$executeRaw`update organizations set credits = credits + ${amount} where id = ${organizationId}::uuid`;
 }
+
+// ---- End users' credit pools ----
+// An end user's turn or transaction takes 1 credit from one of their active subscriptions with
+// room (allowance + bonus − used; the pool that resets soonest first, then the oldest) AND 1 from
+// the organization's balance, in one statement. The organization's row is locked first, so
+// every end-user charge in an organization is serialized and neither side can be overdrawn;
+// a pool whose reset time has passed is reset (creditsUsed 0, reset time moved on by whole
+// calendar months) in the same statement, so no scheduled job is needed.
+
+const CHARGE_END_USER_SQL = `
+  with org as (
+    select id from organizations where id = $1 and credits >= 1 for update
+  ),
+  pool as (
+    select s.id from subscriptions s join end_users u on u.id = s.end_user_id
+    where s.end_user_id = $2 and u.organization_id = $1 and s.status = 'active'
+      and (case when s.credits_reset_at <= now() then 0 else s.credits_used end) < s.credit_allowance + s.bonus_credits
+      and exists (select 1 from org)
+    order by credits_reset_after(s.credits_reset_at, now()), s.created_at, s.id
+    limit 1
+    for update of s
+  ),
+  charged_pool as (
+    update subscriptions s set
+      credits_used = (case when s.credits_reset_at <= now() then 0 else s.credits_used end) + 1,
+      credits_reset_at = credits_reset_after(s.credits_reset_at, now()),
+      updated_at = now()
+    from pool
+    where s.id = pool.id and (case when s.credits_reset_at <= now() then 0 else s.credits_used end) < s.credit_allowance + s.bonus_credits
+    returning s.id
+  ),
+  charged_org as (
+    update organizations set credits = credits - 1 where id in (select id from org) and exists (select 1 from charged_pool) returning id
+  )
+  select (select id from charged_pool) as subscription_id, exists (select 1 from org) as organization_has_credits`;
+
+/** The pool a charge came from, so a refund goes back to it. */
+export interface EndUserCharge {
+  organizationId: string;
+  subscriptionId: string;
+}
+
+/** Takes 1 credit from the end user's pools and 1 from the organization, or throws insufficient_credits and takes nothing. */
+export async function chargeEndUserCredit(db: Db, organizationId: string, endUserId: string): Promise<EndUserCharge> {
+  const { rows } = await db.pool.query<{ subscription_id: string | null; organization_has_credits: boolean }>({
+    name: "atrium_charge_end_user",
+    text: CHARGE_END_USER_SQL,
+    values: [organizationId, endUserId],
+  });
+  const row = rows[0];
+  if (!row?.subscription_id) {
+    throw new AppError(
+      "insufficient_credits",
+      row?.organization_has_credits
+        ? "You have used all your credits. They renew with your plan; until then ask the organization for more. Nothing was charged."
+        : "This service has run out of credits for now. Please try again later or contact the organization. Nothing was charged.",
+    );
+  }
+  return { organizationId, subscriptionId: row.subscription_id };
+}
+
+/** Gives back a charge for a run that did not happen, to the same pool and the organization. */
+export async function refundEndUserCredit(db: Db, charge: EndUserCharge): Promise<void> {
+  await db.pool.query({
+    name: "atrium_refund_end_user",
+    text: `with pool as (update subscriptions set credits_used = greatest(0, credits_used - 1), updated_at = now() where id = $2 returning id)
+           update organizations set credits = credits + 1 where id = $1`,
+    values: [charge.organizationId, charge.subscriptionId],
+  });
+}
+
+/** Resets the pools of these end users whose reset time has passed, so reads show what a charge would see. */
+export async function settleCreditResets(db: Db, endUserIds: string[]): Promise<void> {
+  if (endUserIds.length === 0) return;
+  await db.pool.query({
+    name: "atrium_settle_credit_resets",
+    text: `update subscriptions set credits_used = 0, credits_reset_at = credits_reset_after(credits_reset_at, now()), updated_at = now()
+           where end_user_id = any($1::uuid[]) and credits_reset_at <= now()`,
+    values: [endUserIds],
+  });
+}
+
+/** The end user's active pools, as the portal shows them. */
+export async function creditPools(db: Db, organizationId: string, endUserId: string) {
+  await settleCreditResets(db, [endUserId]);
+  const rows = await db.subscription.findMany({
+    where: { endUserId, status: "active", endUser: { organizationId } },
+    include: { tierPlan: { select: { name: true } } },
+    orderBy: [{ creditsResetAt: "asc" }, { createdAt: "asc" }, { id: "asc" }],
+  });
+  const plans = rows.map((row) => ({
+    subscriptionId: row.id,
+    planName: row.tierPlan.name,
+    creditAllowance: row.creditAllowance,
+    bonusCredits: row.bonusCredits,
+    creditsUsed: row.creditsUsed,
+    creditsLeft: Math.max(0, row.creditAllowance + row.bonusCredits - row.creditsUsed),
+    creditsResetAt: row.creditsResetAt.toISOString(),
+  }));
+  return { left: plans.reduce((sum, plan) => sum + plan.creditsLeft, 0), plans };
+}

@@ -17,6 +17,7 @@ import type { Prisma } from "@/generated/prisma/client";
 import { grantSource, refuseMissingGrantTargets, toGrant } from "./grants";
 import { normalizeEmail } from "./members";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
+import { settleCreditResets } from "./credits";
 
 type Tx = Prisma.TransactionClient;
 
@@ -307,6 +308,7 @@ async function findEndUser(db: Db | Tx, actor: Actor, endUserId: string) {
 export async function getEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<EndUserDetail> {
   authorize(actor, { scope: "end_users:read" });
   const user = await findEndUser(db, actor, input.endUserId);
+  await settleCreditResets(db, [user.id]);
   const [subscriptions, grants] = await Promise.all([
     db.subscription.findMany({ where: { endUserId: user.id }, select: subscriptionSelect, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
     db.grant.findMany({ where: { endUserId: user.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
@@ -343,7 +345,13 @@ export async function revokeEndUser(db: Db, actor: Actor, input: { endUserId: st
   authorize(actor, { scope: "end_users:write" });
   const user = await findEndUser(db, actor, input.endUserId);
   if (user.revokedAt) return toEndUser(user);
-  return toEndUser(await db.endUser.update({ where: { id: user.id }, data: { revokedAt: new Date() } }));
+  // Their portal sessions end with the revocation (and stay ended if they are provisioned again).
+  const [revoked] = await db.$transaction([
+    db.endUser.update({ where: { id: user.id }, data: { revokedAt: new Date() } }),
+    db.endUserSession.deleteMany({ where: { endUserId: user.id } }),
+    db.endUserSignInCode.deleteMany({ where: { endUserId: user.id } }),
+  ]);
+  return toEndUser(revoked);
 }
 
 /**
@@ -357,6 +365,8 @@ export async function deleteEndUser(db: Db, actor: Actor, input: { endUserId: st
     db.subscription.updateMany({ where: { endUserId: user.id }, data: { status: "canceled" } }),
     db.grant.deleteMany({ where: { endUserId: user.id } }),
     db.groupMember.deleteMany({ where: { endUserId: user.id } }),
+    db.endUserSession.deleteMany({ where: { endUserId: user.id } }),
+    db.endUserSignInCode.deleteMany({ where: { endUserId: user.id } }),
     db.endUser.update({ where: { id: user.id }, data: { deletedAt: new Date(), revokedAt: user.revokedAt ?? new Date(), fullName: "" } }),
   ]);
 }

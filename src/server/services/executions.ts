@@ -1,6 +1,6 @@
 // Executions: every run, with its latency, credits and the trace of what each member and node did.
 import type { Execution } from "@/schemas/runtime";
-import type { Actor } from "@/server/auth/actor";
+import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { actorLabel } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
@@ -22,9 +22,12 @@ export interface ExecutionRecord {
   output: string;
   error?: string | null;
   trace: TraceEntry[];
+  /** The end user the run was for, and the portal it ran in. */
+  endUserId?: string | null;
+  portalId?: string | null;
 }
 
-export async function recordExecution(db: Db, actor: Actor, record: ExecutionRecord) {
+export async function recordExecution(db: Db, actor: Actor | EndUserActor, record: ExecutionRecord) {
   return db.execution.create({
     data: {
       ...record,
@@ -38,24 +41,45 @@ export async function recordExecution(db: Db, actor: Actor, record: ExecutionRec
 
 type ExecutionRow = Awaited<ReturnType<typeof recordExecution>>;
 
-function toExecution(row: ExecutionRow): Execution {
-  return { ...row, trace: row.trace as Execution["trace"], createdAt: row.createdAt.toISOString() };
+/** Rows with the email of their end user and the name of their portal. */
+async function toExecutions(db: Db, organizationId: string, rows: ExecutionRow[]): Promise<Execution[]> {
+  const endUserIds = [...new Set(rows.flatMap((row) => (row.endUserId ? [row.endUserId] : [])))];
+  const portalIds = [...new Set(rows.flatMap((row) => (row.portalId ? [row.portalId] : [])))];
+  const [endUsers, portals] = await Promise.all([
+    endUserIds.length ? db.endUser.findMany({ where: { organizationId, id: { in: endUserIds } }, select: { id: true, email: true } }) : [],
+    portalIds.length ? db.portal.findMany({ where: { organizationId, id: { in: portalIds } }, select: { id: true, name: true } }) : [],
+  ]);
+  const emails = new Map(endUsers.map((endUser) => [endUser.id, endUser.email]));
+  const names = new Map(portals.map((portal) => [portal.id, portal.name]));
+  return rows.map((row) => ({
+    ...row,
+    trace: row.trace as Execution["trace"],
+    endUserEmail: row.endUserId ? (emails.get(row.endUserId) ?? null) : null,
+    portalName: row.portalId ? (names.get(row.portalId) ?? null) : null,
+    createdAt: row.createdAt.toISOString(),
+  }));
 }
 
-export async function listExecutions(db: Db, actor: Actor, input: { limit: number; cursor?: string; itemId?: string }) {
+export async function listExecutions(db: Db, actor: Actor, input: { limit: number; cursor?: string; itemId?: string; endUserId?: string; portalId?: string }) {
   authorize(actor, { scope: "apps:read" });
   const rows = await db.execution.findMany({
-    where: { organizationId: actor.organizationId, ...(input.itemId ? { itemId: input.itemId } : {}), ...afterCursor(input.cursor) },
+    where: {
+      organizationId: actor.organizationId,
+      ...(input.itemId ? { itemId: input.itemId } : {}),
+      ...(input.endUserId ? { endUserId: input.endUserId } : {}),
+      ...(input.portalId ? { portalId: input.portalId } : {}),
+      ...afterCursor(input.cursor),
+    },
     orderBy: CURSOR_ORDER,
     take: input.limit + 1,
   });
   const page = toPage(rows, input.limit);
-  return { executions: page.items.map(toExecution), nextCursor: page.nextCursor };
+  return { executions: await toExecutions(db, actor.organizationId, page.items), nextCursor: page.nextCursor };
 }
 
 export async function getExecution(db: Db, actor: Actor, input: { executionId: string }): Promise<Execution> {
   authorize(actor, { scope: "apps:read" });
   const row = await db.execution.findFirst({ where: { id: input.executionId, organizationId: actor.organizationId } });
   if (!row) throw new AppError("not_found", "No execution with that id.");
-  return toExecution(row);
+  return (await toExecutions(db, actor.organizationId, [row]))[0]!;
 }

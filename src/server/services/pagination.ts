@@ -39,3 +39,12 @@ export function toPage<T extends CursorPosition>(rows: T[], limit: number): { it
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
 }
+
+/** The Prisma `where` for rows before the cursor, for lists shown newest first. */
+export function beforeCursor(cursor: string | undefined) {
+  if (!cursor) return {};
+  const { createdAt, id } = decodeCursor(cursor);
+  return { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: id } }] };
+}
+
+export const NEWEST_FIRST = [{ createdAt: "desc" as const }, { id: "desc" as const }];

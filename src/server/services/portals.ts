@@ -1,4 +1,4 @@
-import type { Portal } from "@/schemas/provisioning";
+import type { CreatePortalInput, Portal, PortalDetail, PublicPortal, UpdatePortalInput } from "@/schemas/portal";
 import type { Actor } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
@@ -6,13 +6,133 @@ import { AppError } from "@/server/errors";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
 import { assertGroupsEnabled } from "./user-groups";
 
-function toPortal(row: { id: string; name: string; createdAt: Date }): Portal {
-  return { id: row.id, name: row.name, createdAt: row.createdAt.toISOString() };
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const SLUG_TAKEN = "That slug is taken by another portal; choose another.";
+
+type PortalRow = {
+  id: string;
+  name: string;
+  slug: string;
+  greeting: string;
+  logoUrl: string | null;
+  accentColor: string | null;
+  featuredAppIds: string[];
+  createdAt: Date;
+};
+
+function toPortal(row: PortalRow): Portal {
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    greeting: row.greeting,
+    logoUrl: row.logoUrl,
+    accentColor: row.accentColor,
+    featuredAppIds: row.featuredAppIds,
+    createdAt: row.createdAt.toISOString(),
+  };
 }
 
-export async function createPortal(db: Db, actor: Actor, input: { name: string }): Promise<Portal> {
+export function portalPath(slug: string): string {
+  return `/p/${slug}`;
+}
+
+function toDetail(row: PortalRow): PortalDetail {
+  return { ...toPortal(row), url: portalPath(row.slug) };
+}
+
+/** A slug from a name: lowercase words joined by dashes, at most 40 characters. */
+export function slugFromName(name: string): string {
+  const base = name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 40)
+    .replace(/-+$/, "");
+  return base.length >= 2 ? base : `portal${base ? `-${base}` : ""}`;
+}
+
+/** The name's slug, or the first free one with a number after it. */
+async function freeSlug(db: Db, name: string): Promise<string> {
+  const base = slugFromName(name);
+  const taken = new Set(
+    (await db.portal.findMany({ where: { slug: { startsWith: base } }, select: { slug: true } })).map((row) => row.slug),
+  );
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "P2002";
+}
+
+async function assertAppsOfOrganization(db: Db, organizationId: string, appIds: string[] | undefined): Promise<void> {
+  if (!appIds?.length) return;
+  const found = await db.builderItem.count({ where: { organizationId, kind: "app", id: { in: appIds } } });
+  if (found !== new Set(appIds).size) {
+    throw new AppError("invalid_request", "Invalid request: featuredAppIds names an app that is not in this organization.", {
+      problems: [{ path: "featuredAppIds", message: "Unknown app" }],
+    });
+  }
+}
+
+export async function createPortal(db: Db, actor: Actor, input: CreatePortalInput): Promise<Portal> {
   authorize(actor, { scope: "end_users:write", role: "admin" });
-  return toPortal(await db.portal.create({ data: { organizationId: actor.organizationId, name: input.name } }));
+  await assertAppsOfOrganization(db, actor.organizationId, input.featuredAppIds);
+  // A generated slug can lose a race with another create; try the next free one.
+  for (let attempt = 0; ; attempt++) {
+    const slug = input.slug ?? (await freeSlug(db, input.name));
+    try {
+      const row = await db.portal.create({
+        data: {
+          organizationId: actor.organizationId,
+          name: input.name,
+          slug,
+          greeting: input.greeting ?? "",
+          logoUrl: input.logoUrl ?? null,
+          accentColor: input.accentColor ?? null,
+          featuredAppIds: [...new Set(input.featuredAppIds ?? [])],
+        },
+      });
+      return toPortal(row);
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      if (input.slug || attempt >= 3) throw new AppError("conflict", SLUG_TAKEN);
+    }
+  }
+}
+
+export async function updatePortal(db: Db, actor: Actor, input: UpdatePortalInput): Promise<PortalDetail> {
+  authorize(actor, { scope: "end_users:write", role: "admin" });
+  const existing = await db.portal.findFirst({ where: { id: input.id, organizationId: actor.organizationId }, select: { id: true } });
+  if (!existing) throw new AppError("not_found", "No portal with that id.");
+  await assertAppsOfOrganization(db, actor.organizationId, input.featuredAppIds);
+  try {
+    const row = await db.portal.update({
+      where: { id: existing.id },
+      data: {
+        name: input.name,
+        slug: input.slug,
+        greeting: input.greeting,
+        logoUrl: input.logoUrl,
+        accentColor: input.accentColor,
+        featuredAppIds: input.featuredAppIds ? [...new Set(input.featuredAppIds)] : undefined,
+      },
+    });
+    return toDetail(row);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError("conflict", SLUG_TAKEN);
+    throw error;
+  }
+}
+
+export async function getPortal(db: Db, actor: Actor, input: { id: string }): Promise<PortalDetail> {
+  authorize(actor, { scope: "end_users:read" });
+  const row = await db.portal.findFirst({ where: { id: input.id, organizationId: actor.organizationId } });
+  if (!row) throw new AppError("not_found", "No portal with that id.");
+  return toDetail(row);
 }
 
 export async function listPortals(db: Db, actor: Actor, input: { limit: number; cursor?: string }) {
@@ -24,6 +144,32 @@ export async function listPortals(db: Db, actor: Actor, input: { limit: number; 
   });
   const page = toPage(rows, input.limit);
   return { portals: page.items.map(toPortal), nextCursor: page.nextCursor };
+}
+
+/** The portal an end user's request names, by id or slug; unknown answers not_found. */
+export async function resolvePortal(db: Db, ref: string) {
+  const value = ref.trim();
+  const row = await db.portal.findFirst({
+    where: UUID.test(value) ? { OR: [{ id: value.toLowerCase() }, { slug: value.toLowerCase() }] } : { slug: value.toLowerCase() },
+    include: { organization: { select: { name: true } } },
+  });
+  if (!row) throw new AppError("not_found", "No portal at this address.");
+  return row;
+}
+
+export type ResolvedPortal = Awaited<ReturnType<typeof resolvePortal>>;
+
+/** What anyone may see of a portal before signing in. */
+export function toPublicPortal(row: ResolvedPortal): PublicPortal {
+  return {
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    greeting: row.greeting,
+    logoUrl: row.logoUrl,
+    accentColor: row.accentColor,
+    organizationName: row.organization.name,
+  };
 }
 
 /** Lets a group's members into a portal. Admitting again answers the existing admission. */

@@ -8,20 +8,25 @@ import { jsonObjectIn } from "@/server/runtime/json-in-text";
 import { schemaProblems } from "@/server/runtime/json-schema";
 import { loadLiveApp } from "@/server/runtime/load";
 import { runApp, type RunContext } from "@/server/runtime/run";
-import { chargeCredits, refundCredits } from "./credits";
+import { chargeRun, refundRun, runFor } from "./conversations";
 import { recordExecution } from "./executions";
 
 export const TRANSACTION_CREDITS = 1;
 
-export async function transact(db: Db, actor: Actor, input: { appId: string; input: Record<string, unknown> }) {
+/**
+ * Refusals in the contract's order: the app (not_found, service_disabled), the end user it is
+ * for (not_found), the input, then credits (402); nothing runs or is charged after a refusal.
+ */
+export async function transact(db: Db, actor: Actor, input: { appId: string; input: Record<string, unknown>; endUserId?: string; portalId?: string }) {
   authorize(actor, { scope: "apps:execute" });
   const app = await loadLiveApp(db, actor, input.appId);
   const api = app.app.document.api;
   if (!api.transactionEnabled) throw new AppError("service_disabled", "Transaction is turned off in this app's published API config; republish it with transactions enabled.");
+  const runner = await runFor(db, actor, input.appId, input);
   const problems = schemaProblems(api.inputSchema, input.input);
   if (problems.length) throw invalidRequest(problems.map((p) => ({ path: `input${p.pointer.replace(/\//g, ".")}`.replace(/\.$/, ""), message: p.message })));
 
-  await chargeCredits(db, actor.organizationId, TRANSACTION_CREDITS);
+  const charge = await chargeRun(db, actor.organizationId, runner);
   const started = performance.now();
   const ctx: RunContext = { db, trace: [] };
   const message = `${JSON.stringify(input.input)}\n\nReply with only a JSON object matching this JSON Schema:\n${JSON.stringify(api.outputSchema)}`;
@@ -29,7 +34,7 @@ export async function transact(db: Db, actor: Actor, input: { appId: string; inp
   try {
     reply = await runApp(ctx, app, message, [], { flowInputs: input.input });
   } catch (error) {
-    await refundCredits(db, actor.organizationId, TRANSACTION_CREDITS);
+    await refundRun(db, actor.organizationId, charge);
     if (isAppError(error)) throw error;
     throw new AppError("server_error", "The model provider failed to answer; nothing was charged. It is safe to retry.", {}, { cause: error });
   }
@@ -47,6 +52,8 @@ export async function transact(db: Db, actor: Actor, input: { appId: string; inp
     input: JSON.stringify(input.input),
     output: reply,
     trace: ctx.trace,
+    endUserId: runner.endUserId,
+    portalId: runner.portalId,
   });
   if (details.length) {
     throw new AppError("output_invalid", "The app's reply does not match its output schema; the run was billed.", { raw: reply, details, executionId: execution.id });

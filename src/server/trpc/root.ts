@@ -10,6 +10,7 @@ import { membersRouter } from "./routers/members";
 import { endUsersRouter } from "./routers/end-users";
 import { modelsRouter } from "./routers/models";
 import { organizationRouter } from "./routers/organization";
+import { mailRouter } from "./routers/mail";
 import { portalsRouter } from "./routers/portals";
 import { runtimeRouter } from "./routers/runtime";
 import { tierPlansRouter } from "./routers/tier-plans";
@@ -26,6 +27,7 @@ export const appRouter = router({
   tierPlans: tierPlansRouter,
   userGroups: userGroupsRouter,
   portals: portalsRouter,
+  mail: mailRouter,
   agents: agentsRouter,
   flows: flowsRouter,
   apps: appsRouter,

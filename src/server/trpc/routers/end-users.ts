@@ -21,6 +21,8 @@ import {
   revokeEndUser,
   updateEndUser,
 } from "@/server/services/end-users";
+import { EffectiveAccessInput, EffectiveAccessOutput } from "@/schemas/portal";
+import { effectiveAccess } from "@/server/services/portal-access";
 import { router, scopedProcedure } from "../init";
 
 const tags = ["End users"];
@@ -130,4 +132,10 @@ export const endUsersRouter = router({
       await removeEndUserGrant(ctx.db, ctx.actor, input);
       ctx.response.status = 204;
     }),
+
+  /** The console's "effective access" view: the apps the end user can use, where and why. */
+  access: scopedProcedure("end_users:read")
+    .input(EffectiveAccessInput)
+    .output(EffectiveAccessOutput)
+    .query(({ ctx, input }) => effectiveAccess(ctx.db, ctx.actor, input)),
 });

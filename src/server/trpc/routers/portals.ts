@@ -1,22 +1,65 @@
 import { z } from "zod";
 import { ListQuery } from "@/schemas/common";
-import { AdmitGroupInput, CreatePortalInput, ListPortalsOutput, Portal, PortalAdmission } from "@/schemas/provisioning";
-import { admitGroup, createPortal, listAdmissions, listPortals } from "@/server/services/portals";
+import { CreatePortalInput, ListPortalsOutput, Portal, PortalDetail, PortalIdInput, UpdatePortalInput } from "@/schemas/portal";
+import { AdmitGroupInput, PortalAdmission } from "@/schemas/provisioning";
+import { admitGroup, createPortal, getPortal, listAdmissions, listPortals, updatePortal } from "@/server/services/portals";
 import { router, scopedProcedure } from "../init";
+
+const tags = ["Portals"];
 
 export const portalsRouter = router({
   list: scopedProcedure("end_users:read")
-    .meta({ openapi: { method: "GET", path: "/portals", tags: ["Portals"], summary: "List portals" } })
+    .meta({ openapi: { method: "GET", path: "/portals", tags, summary: "List portals" } })
     .input(ListQuery)
     .output(ListPortalsOutput)
     .query(({ ctx, input }) => listPortals(ctx.db, ctx.actor, input)),
+
+  create: scopedProcedure("end_users:write", { role: "admin" })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/portals",
+        tags,
+        summary: "Create a portal",
+        description:
+          "A place where end users sign in with an email code and use the apps their access allows, at `/p/<slug>` on this host. `slug` is generated from the name when not given; a slug another portal has → 409 `conflict`.",
+      },
+      errors: ["conflict"],
+      successStatus: 201,
+    })
+    .input(CreatePortalInput)
+    .output(z.object({ portal: Portal }))
+    .mutation(async ({ ctx, input }) => {
+      ctx.response.status = 201;
+      return { portal: await createPortal(ctx.db, ctx.actor, input) };
+    }),
+
+  get: scopedProcedure("end_users:read")
+    .input(PortalIdInput)
+    .output(z.object({ portal: PortalDetail }))
+    .query(async ({ ctx, input }) => ({ portal: await getPortal(ctx.db, ctx.actor, input) })),
+
+  update: scopedProcedure("end_users:write", { role: "admin" })
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/portals/{id}",
+        tags,
+        summary: "Change a portal's name, slug, greeting, look or featured apps",
+        description: "Only the fields passed change; `logoUrl` and `accentColor` take `null` to clear. A slug another portal has → 409 `conflict`.",
+      },
+      errors: ["not_found", "conflict"],
+    })
+    .input(UpdatePortalInput)
+    .output(z.object({ portal: PortalDetail }))
+    .mutation(async ({ ctx, input }) => ({ portal: await updatePortal(ctx.db, ctx.actor, input) })),
 
   admit: scopedProcedure("end_users:write")
     .meta({
       openapi: {
         method: "POST",
         path: "/portals/{portalId}/admissions",
-        tags: ["Portals"],
+        tags,
         summary: "Admit a user group to a portal",
         description: "201 for a new admission, 200 when the group is already admitted.",
       },
@@ -30,11 +73,6 @@ export const portalsRouter = router({
       ctx.response.status = created ? 201 : 200;
       return { admission };
     }),
-
-  create: scopedProcedure("end_users:write", { role: "admin" })
-    .input(CreatePortalInput)
-    .output(z.object({ portal: Portal }))
-    .mutation(async ({ ctx, input }) => ({ portal: await createPortal(ctx.db, ctx.actor, input) })),
 
   admissions: scopedProcedure("end_users:read")
     .input(z.strictObject({ portalId: z.uuid() }))

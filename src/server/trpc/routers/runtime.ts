@@ -54,7 +54,7 @@ export const runtimeRouter = router({
         tags: ["Apps"],
         summary: "Send a message to a published app",
         description:
-          "The Supervisor routes the message to the app's members at their pinned versions and returns one synthesized reply. Pass the previous `conversation_id` to continue a conversation (prior turns are restored server-side). Each call runs and bills as one execution (1 credit); with `stream: true` the answer is `text/event-stream`.",
+          "The Supervisor routes the message to the app's members at their pinned versions and returns one synthesized reply. Pass the previous `conversation_id` to continue a conversation (prior turns are restored server-side). Each call runs and bills as one execution (1 credit); with `stream: true` the answer is `text/event-stream`. With `endUserId` (and optionally `portalId`) the call is made on behalf of that end user; refusals come in this order: the app (`not_found`, `service_disabled`), the end user (`not_found` when unknown, inactive or without access to the app), the conversation (`not_found` unless it is that end user's), then credits (402 when neither one of their pools nor the organization can cover it).",
       },
       door: "apps",
       stream: true,
@@ -62,7 +62,9 @@ export const runtimeRouter = router({
     })
     .input(ConversationInput)
     .output(ConversationOutput)
-    .mutation(({ ctx, input }) => converse(ctx.db, ctx.actor, { appId: input.appId, message: input.message, conversationId: input.conversation_id })),
+    .mutation(({ ctx, input }) =>
+      converse(ctx.db, ctx.actor, { appId: input.appId, message: input.message, conversationId: input.conversation_id, endUserId: input.endUserId, portalId: input.portalId }),
+    ),
 
   transaction: scopedProcedure("apps:execute")
     .meta({
@@ -72,7 +74,7 @@ export const runtimeRouter = router({
         tags: ["Apps"],
         summary: "Run a transaction: JSON in, JSON out",
         description:
-          "`input` is checked against the app's published `api.inputSchema` (every problem named). The reply must be a JSON object matching `api.outputSchema`, else 502 `output_invalid` with `raw` and JSON-pointer `details` (the run is still billed). A reply holding no JSON object is read as `{\"reply\": text}`. 1 credit.",
+          "`input` is checked against the app's published `api.inputSchema` (every problem named). The reply must be a JSON object matching `api.outputSchema`, else 502 `output_invalid` with `raw` and JSON-pointer `details` (the run is still billed). A reply holding no JSON object is read as `{\"reply\": text}`. 1 credit. With `endUserId` (and optionally `portalId`) the call is made on behalf of that end user: the app is checked first, then the end user (`not_found` when unknown, inactive or without access), then the input, then credits (their pool and the organization's balance).",
       },
       door: "apps",
       errors: ["service_disabled", "insufficient_credits", "unpublished_dependencies", "not_found", "output_invalid"],
@@ -86,7 +88,15 @@ export const runtimeRouter = router({
   appTests: router(testProcedures("app", "apps")),
 
   executions: scopedProcedure("apps:read")
-    .meta({ openapi: { method: "GET", path: "/executions", tags: ["Executions"], summary: "List runs with their trace, latency and credits" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/executions",
+        tags: ["Executions"],
+        summary: "List runs with their trace, latency and credits",
+        description: "Filter by `itemId`, by `endUserId` (runs for an end user, in a portal or over the API on their behalf) or by `portalId`.",
+      },
+    })
     .input(ListExecutionsInput)
     .output(ListExecutionsOutput)
     .query(({ ctx, input }) => listExecutions(ctx.db, ctx.actor, input)),

@@ -1,0 +1,173 @@
+// Portals: their look and settings (console and REST), and the portal door's own procedures
+// for end users (sign-in by email code, their apps, conversations and credits).
+import { z } from "zod";
+import { ListQuery, NextCursor, Timestamp, Uuid } from "./common";
+
+export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/;
+
+export const PortalSlug = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .min(2)
+  .max(48)
+  .regex(SLUG_PATTERN, "Use 2 to 48 lowercase letters, digits and dashes, not starting or ending with a dash")
+  .meta({ description: "Unique across the installation; the portal's address is `/p/<slug>`" });
+
+export const PortalGreeting = z.string().max(2000);
+export const PortalLogoUrl = z
+  .url({ protocol: /^https?$/ })
+  .max(2000)
+  .meta({ description: "An http(s) image URL" });
+export const PortalAccentColor = z
+  .string()
+  .regex(/^#[0-9a-fA-F]{6}$/, "Use a colour as #rrggbb")
+  .transform((value) => value.toLowerCase())
+  .meta({ description: "`#rrggbb`" });
+export const FeaturedAppIds = z.array(Uuid).max(50).meta({ description: "Apps listed first in the portal, in this order" });
+
+export const Portal = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    slug: z.string(),
+    greeting: z.string(),
+    logoUrl: z.string().nullable(),
+    accentColor: z.string().nullable(),
+    featuredAppIds: z.array(Uuid),
+    createdAt: Timestamp,
+  })
+  .meta({ id: "Portal" });
+export type Portal = z.infer<typeof Portal>;
+
+/** A portal as the console shows it, with the path of its link. */
+export const PortalDetail = Portal.extend({ url: z.string().meta({ description: "`/p/<slug>` on this host" }) }).meta({ id: "PortalDetail" });
+export type PortalDetail = z.infer<typeof PortalDetail>;
+
+export const ListPortalsOutput = z.object({ portals: z.array(Portal), nextCursor: NextCursor });
+
+export const CreatePortalInput = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  slug: PortalSlug.optional().meta({ description: "Generated from the name when not given" }),
+  greeting: PortalGreeting.optional(),
+  logoUrl: PortalLogoUrl.nullable().optional(),
+  accentColor: PortalAccentColor.nullable().optional(),
+  featuredAppIds: FeaturedAppIds.optional(),
+});
+export type CreatePortalInput = z.infer<typeof CreatePortalInput>;
+
+export const UpdatePortalInput = z.strictObject({
+  id: Uuid,
+  name: z.string().trim().min(1).max(200).optional(),
+  slug: PortalSlug.optional(),
+  greeting: PortalGreeting.optional(),
+  logoUrl: PortalLogoUrl.nullable().optional(),
+  accentColor: PortalAccentColor.nullable().optional(),
+  featuredAppIds: FeaturedAppIds.optional(),
+});
+export type UpdatePortalInput = z.infer<typeof UpdatePortalInput>;
+
+export const PortalIdInput = z.strictObject({ id: Uuid });
+
+// ---- Console: the outbox and an end user's effective access ----
+
+export const OutboxMessage = z
+  .object({ id: Uuid, to: z.string(), subject: z.string(), text: z.string(), createdAt: Timestamp })
+  .meta({ id: "OutboxMessage" });
+export type OutboxMessage = z.infer<typeof OutboxMessage>;
+export const ListMailInput = ListQuery;
+export const ListMailOutput = z.object({ messages: z.array(OutboxMessage), nextCursor: NextCursor });
+
+export const EffectiveAccessInput = z.strictObject({ endUserId: Uuid });
+export const EffectiveAccessOutput = z.object({
+  apps: z.array(
+    z.object({
+      appId: Uuid,
+      appName: z.string(),
+      portals: z.union([z.array(z.object({ id: Uuid, name: z.string() })), z.literal("all")]).meta({
+        description: "The portals where the end user can use the app, or `all` when a grant names no portal (grants mode)",
+      }),
+      via: z.array(z.string()).meta({ description: "Why: `grant`, `group:<name>`, `plan:<name>`, with the portal a grant is limited to" }),
+    }),
+  ),
+});
+export type EffectiveAccessOutput = z.infer<typeof EffectiveAccessOutput>;
+
+// ---- The portal door (end users) ----
+
+export const PortalRef = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .meta({ description: "The portal's id or slug" });
+
+export const PortalInput = z.strictObject({ portal: PortalRef });
+export const PortalEmail = z.string().trim().toLowerCase().pipe(z.email().max(320));
+export const RequestCodeInput = z.strictObject({ portal: PortalRef, email: PortalEmail });
+export const RequestCodeOutput = z.object({ sent: z.literal(true), expiresInSeconds: z.number().int() });
+export const SignInCode = z.string().trim().regex(/^\d{6}$/, "The code is 6 digits");
+export const VerifyCodeInput = z.strictObject({ portal: PortalRef, email: PortalEmail, code: SignInCode });
+
+export const PortalEndUser = z.object({ id: Uuid, email: z.string(), fullName: z.string() });
+export type PortalEndUser = z.infer<typeof PortalEndUser>;
+export const VerifyCodeOutput = z.object({ endUser: PortalEndUser });
+export const SignOutOutput = z.object({ ok: z.literal(true) });
+
+export const PublicPortal = z.object({
+  id: Uuid,
+  slug: z.string(),
+  name: z.string(),
+  greeting: z.string(),
+  logoUrl: z.string().nullable(),
+  accentColor: z.string().nullable(),
+  organizationName: z.string(),
+});
+export type PublicPortal = z.infer<typeof PublicPortal>;
+export const GetPortalOutput = z.object({ portal: PublicPortal });
+
+export const CreditPool = z.object({
+  subscriptionId: Uuid,
+  planName: z.string(),
+  creditAllowance: z.number().int(),
+  bonusCredits: z.number().int(),
+  creditsUsed: z.number().int(),
+  creditsLeft: z.number().int(),
+  creditsResetAt: Timestamp,
+});
+export type CreditPool = z.infer<typeof CreditPool>;
+export const MeOutput = z.object({
+  endUser: PortalEndUser,
+  credits: z.object({ left: z.number().int(), plans: z.array(CreditPool) }),
+});
+export type MeOutput = z.infer<typeof MeOutput>;
+
+export const PortalApp = z.object({
+  id: Uuid,
+  name: z.string(),
+  description: z.string(),
+  greeting: z.string(),
+  conversationStarters: z.array(z.string()),
+});
+export type PortalApp = z.infer<typeof PortalApp>;
+export const ListPortalAppsOutput = z.object({ apps: z.array(PortalApp) });
+
+export const ListPortalConversationsInput = z.strictObject({
+  portal: PortalRef,
+  limit: z.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).max(500).optional(),
+});
+export const PortalConversationSummary = z.object({ id: Uuid, appId: Uuid, appName: z.string(), title: z.string(), updatedAt: Timestamp });
+export const ListPortalConversationsOutput = z.object({ conversations: z.array(PortalConversationSummary), nextCursor: NextCursor });
+
+export const GetPortalConversationInput = z.strictObject({ portal: PortalRef, conversationId: Uuid });
+export const PortalMessage = z.object({ id: Uuid, role: z.enum(["user", "assistant"]), content: z.string(), createdAt: Timestamp });
+export const GetPortalConversationOutput = z.object({
+  conversation: z.object({ id: Uuid, appId: Uuid, appName: z.string(), title: z.string(), messages: z.array(PortalMessage) }),
+});
+
+/** The portal chat stream's body (`POST /api/portal/{portal}/apps/{appId}/conversation`). */
+export const PortalConversationBody = z.strictObject({
+  message: z.string().min(1).max(32_000),
+  conversation_id: Uuid.optional(),
+});

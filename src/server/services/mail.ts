@@ -1,0 +1,57 @@
+// Mail to end users (sign-in codes): sent over SMTP with nodemailer when SMTP_URL and MAIL_FROM
+// are set, otherwise kept in the organization's outbox, which admins read in the console and
+// operators with `admin mail list`.
+import type { Transporter } from "nodemailer";
+import { env } from "@/env";
+import type { OutboxMessage } from "@/schemas/portal";
+import type { Actor } from "@/server/auth/actor";
+import { authorize } from "@/server/auth/authorize";
+import type { Db } from "@/server/db";
+import { beforeCursor, NEWEST_FIRST, toPage } from "./pagination";
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+let transport: { url: string; transporter: Promise<Transporter> } | undefined;
+
+function smtpTransporter(url: string): Promise<Transporter> {
+  if (transport?.url !== url) {
+    // nodemailer loads only when SMTP is configured.
+    transport = { url, transporter: import("nodemailer").then((nodemailer) => nodemailer.createTransport(url)) };
+  }
+  return transport.transporter;
+}
+
+/**
+ * Hands a message on. Over SMTP it is sent in the background: the caller's answer (a sign-in
+ * request) must neither wait on the mail server nor reveal by its timing whether mail went out.
+ * Without SMTP it is in the outbox when this returns.
+ */
+export async function deliverMail(db: Db, organizationId: string, mail: Mail): Promise<void> {
+  const { SMTP_URL, MAIL_FROM } = env();
+  if (SMTP_URL && MAIL_FROM) {
+    smtpTransporter(SMTP_URL)
+      .then((transporter) => transporter.sendMail({ from: MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text }))
+      .catch((error: unknown) => console.error(`Mail to ${mail.to} could not be sent:`, error instanceof Error ? error.message : error));
+    return;
+  }
+  await db.outboxMessage.create({ data: { organizationId, to: mail.to, subject: mail.subject, text: mail.text } });
+}
+
+/** The organization's outbox, newest first (console admins and operators). */
+export async function listMail(db: Db, actor: Actor, input: { limit: number; cursor?: string }): Promise<{ messages: OutboxMessage[]; nextCursor: string | null }> {
+  authorize(actor, { scope: "end_users:read", role: "admin" });
+  const rows = await db.outboxMessage.findMany({
+    where: { organizationId: actor.organizationId, ...beforeCursor(input.cursor) },
+    orderBy: NEWEST_FIRST,
+    take: input.limit + 1,
+  });
+  const page = toPage(rows, input.limit);
+  return {
+    messages: page.items.map((row) => ({ id: row.id, to: row.to, subject: row.subject, text: row.text, createdAt: row.createdAt.toISOString() })),
+    nextCursor: page.nextCursor,
+  };
+}

@@ -1,0 +1,128 @@
+// End-user sign-in by email one-time code (contract.md, "End users at work: portals"):
+// 6 digits, valid 10 minutes, single use, void after 5 wrong tries, stored hashed. Requests are
+// throttled per client address and per email *from that address*, so nobody can lock an end user
+// out of their own address by hammering their email elsewhere; the 5-tries rule bounds guessing.
+// An email that is not an active end user gets the same answer and no code (no account oracle).
+import { createHash, randomInt, randomUUID } from "node:crypto";
+import { hitRateLimit } from "@/server/auth/rate-limit";
+import type { Db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { startEndUserSession, type NewEndUserSession } from "./end-user-sessions";
+import { deliverMail } from "./mail";
+import { portalPath, type ResolvedPortal } from "./portals";
+
+export const CODE_TTL_SECONDS = 600;
+export const MAX_WRONG_TRIES = 5;
+const INVALID_CODE = "That code is wrong or has expired. Request a new one.";
+
+/** Per minute. Kept apart from member sign-in's buckets; the lead may fold them into one throttle. */
+export const SIGN_IN_LIMITS = {
+  requestPerAddress: 20,
+  requestPerEmailFromAddress: 5,
+  verifyPerAddress: 30,
+  verifyPerEmailFromAddress: 10,
+} as const;
+
+export interface SignInRequest {
+  portal: ResolvedPortal;
+  email: string;
+  /** The client's address as the door sees it. */
+  clientAddress: string;
+  /** The origin the portal is served from, for the link in the mail (e.g. https://atrium.example). */
+  origin?: string;
+}
+
+function hashCode(codeId: string, code: string): string {
+  return createHash("sha256").update(`${codeId}:${code}`).digest("hex");
+}
+
+async function throttle(db: Db, limits: { bucket: string; limit: number }[]): Promise<void> {
+  for (const { bucket, limit } of limits) {
+    const result = await hitRateLimit(db, bucket, limit);
+    if (!result.allowed) {
+      const seconds = result.retryAfterSeconds ?? 60;
+      throw new AppError(
+        "rate_limited",
+        `Too many sign-in attempts. Try again in ${seconds} s.`,
+        { retryAfterSeconds: seconds },
+        { headers: { "Retry-After": String(seconds) } },
+      );
+    }
+  }
+}
+
+/** An active end user of the portal's organization with this email, or null. */
+async function activeEndUser(db: Db, portal: ResolvedPortal, email: string) {
+  return db.endUser.findFirst({
+    where: { organizationId: portal.organizationId, email, revokedAt: null, deletedAt: null },
+    select: { id: true, email: true, fullName: true, organizationId: true },
+  });
+}
+
+/** Sends a code to the email if it is an active end user; the answer is the same either way. */
+export async function requestSignInCode(db: Db, request: SignInRequest): Promise<{ sent: true; expiresInSeconds: number }> {
+  const { portal, email, clientAddress } = request;
+  await throttle(db, [
+    { bucket: `portal-code-request:address:${clientAddress}`, limit: SIGN_IN_LIMITS.requestPerAddress },
+    { bucket: `portal-code-request:email:${email}:address:${clientAddress}`, limit: SIGN_IN_LIMITS.requestPerEmailFromAddress },
+  ]);
+  const endUser = await activeEndUser(db, portal, email);
+  if (endUser) {
+    const codeId = randomUUID();
+    const code = randomInt(0, 1_000_000).toString().padStart(6, "0");
+    await db.endUserSignInCode.create({
+      data: {
+        id: codeId,
+        organizationId: portal.organizationId,
+        endUserId: endUser.id,
+        portalId: portal.id,
+        codeHash: hashCode(codeId, code),
+        expiresAt: new Date(Date.now() + CODE_TTL_SECONDS * 1000),
+      },
+    });
+    const link = `${request.origin ?? ""}${portalPath(portal.slug)}`;
+    await deliverMail(db, portal.organizationId, {
+      to: endUser.email,
+      subject: `Your sign-in code for ${portal.name}: ${code}`,
+      text: [
+        `Your code to sign in to ${portal.name} is ${code}.`,
+        "",
+        `It works once, for 10 minutes. Sign in at ${link}`,
+        "",
+        "If you did not ask for it, ignore this message.",
+      ].join("\n"),
+    });
+  }
+  return { sent: true, expiresInSeconds: CODE_TTL_SECONDS };
+}
+
+/**
+ * Signs the end user in with a code. A wrong code counts as a wrong try against every live code
+ * of theirs (so asking for several codes gives no more guesses); the 5th wrong try voids them.
+ */
+export async function verifySignInCode(db: Db, request: SignInRequest & { code: string }): Promise<{ endUser: { id: string; email: string; fullName: string }; session: NewEndUserSession }> {
+  const { portal, email, clientAddress } = request;
+  await throttle(db, [
+    { bucket: `portal-code-verify:address:${clientAddress}`, limit: SIGN_IN_LIMITS.verifyPerAddress },
+    { bucket: `portal-code-verify:email:${email}:address:${clientAddress}`, limit: SIGN_IN_LIMITS.verifyPerEmailFromAddress },
+  ]);
+  const endUser = await activeEndUser(db, portal, email);
+  if (!endUser) throw new AppError("invalid_code", INVALID_CODE);
+  const live = await db.endUserSignInCode.findMany({
+    where: { endUserId: endUser.id, organizationId: portal.organizationId, usedAt: null, wrongTries: { lt: MAX_WRONG_TRIES }, expiresAt: { gt: new Date() } },
+    select: { id: true, codeHash: true },
+  });
+  const match = live.find((candidate) => candidate.codeHash === hashCode(candidate.id, request.code));
+  if (!match) {
+    if (live.length) await db.endUserSignInCode.updateMany({ where: { id: { in: live.map((c) => c.id) } }, data: { wrongTries: { increment: 1 } } });
+    throw new AppError("invalid_code", INVALID_CODE);
+  }
+  // Single use even under concurrent verifies: only one request can mark it used.
+  const claimed = await db.endUserSignInCode.updateMany({
+    where: { id: match.id, usedAt: null, wrongTries: { lt: MAX_WRONG_TRIES }, expiresAt: { gt: new Date() } },
+    data: { usedAt: new Date() },
+  });
+  if (claimed.count !== 1) throw new AppError("invalid_code", INVALID_CODE);
+  const session = await startEndUserSession(db, endUser);
+  return { endUser: { id: endUser.id, email: endUser.email, fullName: endUser.fullName }, session };
+}

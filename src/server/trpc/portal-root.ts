@@ -1,0 +1,85 @@
+// The portal door's router (served at /api/portal/trpc by src/server/adapters/portal.ts).
+// Every procedure names its portal (id or slug); end-user procedures need the portal session.
+import {
+  GetPortalConversationInput,
+  GetPortalConversationOutput,
+  GetPortalOutput,
+  ListPortalAppsOutput,
+  ListPortalConversationsInput,
+  ListPortalConversationsOutput,
+  MeOutput,
+  PortalInput,
+  RequestCodeInput,
+  RequestCodeOutput,
+  SignOutOutput,
+  VerifyCodeInput,
+  VerifyCodeOutput,
+} from "@/schemas/portal";
+import { clearedPortalSessionCookie, portalSessionCookie } from "@/server/auth/portal-cookie";
+import { getEndUserConversation, listEndUserConversations } from "@/server/services/conversations";
+import { creditPools } from "@/server/services/credits";
+import { endEndUserSession } from "@/server/services/end-user-sessions";
+import { listPortalApps } from "@/server/services/portal-access";
+import { requestSignInCode, verifySignInCode } from "@/server/services/portal-sign-in";
+import { toPublicPortal } from "@/server/services/portals";
+import { endUserProcedure, portalProcedure, portalRouterFactory as router } from "./portal/init";
+
+export const portalRouter = router({
+  portal: router({
+    get: portalProcedure(PortalInput)
+      .output(GetPortalOutput)
+      .query(({ ctx }) => ({ portal: toPublicPortal(ctx.portal) })),
+  }),
+
+  auth: router({
+    requestCode: portalProcedure(RequestCodeInput)
+      .output(RequestCodeOutput)
+      .mutation(({ ctx, input }) =>
+        requestSignInCode(ctx.db, { portal: ctx.portal, email: input.email, clientAddress: ctx.clientAddress, origin: ctx.origin }),
+      ),
+
+    verifyCode: portalProcedure(VerifyCodeInput)
+      .output(VerifyCodeOutput)
+      .mutation(async ({ ctx, input }) => {
+        const { endUser, session } = await verifySignInCode(ctx.db, {
+          portal: ctx.portal,
+          email: input.email,
+          code: input.code,
+          clientAddress: ctx.clientAddress,
+        });
+        ctx.response.headers.append("Set-Cookie", portalSessionCookie(session.token, session.expiresAt, ctx.secure));
+        return { endUser };
+      }),
+
+    signOut: portalProcedure(PortalInput)
+      .output(SignOutOutput)
+      .mutation(async ({ ctx }) => {
+        await endEndUserSession(ctx.db, ctx.sessionToken);
+        ctx.response.headers.append("Set-Cookie", clearedPortalSessionCookie(ctx.secure));
+        return { ok: true as const };
+      }),
+  }),
+
+  me: router({
+    get: endUserProcedure(PortalInput)
+      .output(MeOutput)
+      .query(async ({ ctx }) => ({ endUser: ctx.actor.endUser, credits: await creditPools(ctx.db, ctx.actor.organizationId, ctx.actor.endUser.id) })),
+  }),
+
+  apps: router({
+    list: endUserProcedure(PortalInput)
+      .output(ListPortalAppsOutput)
+      .query(async ({ ctx }) => ({ apps: await listPortalApps(ctx.db, ctx.actor, ctx.portal) })),
+  }),
+
+  conversations: router({
+    list: endUserProcedure(ListPortalConversationsInput)
+      .output(ListPortalConversationsOutput)
+      .query(({ ctx, input }) => listEndUserConversations(ctx.db, ctx.actor, input)),
+    get: endUserProcedure(GetPortalConversationInput)
+      .output(GetPortalConversationOutput)
+      .query(async ({ ctx, input }) => ({ conversation: await getEndUserConversation(ctx.db, ctx.actor, input) })),
+  }),
+});
+
+export type PortalRouter = typeof portalRouter;

@@ -1,0 +1,58 @@
+// tRPC for the portal door: end users, never members or keys. Its own context (the portal
+// session cookie, the client's address) and procedure factories; errors in the same shape as
+// the console's tRPC (`error.data.appError` is the envelope's `error`, `data.httpStatus` its status).
+import { initTRPC } from "@trpc/server";
+import type { z } from "zod";
+import type { EndUserActor } from "@/server/auth/actor";
+import type { Db } from "@/server/db";
+import { AppError, toAppError } from "@/server/errors";
+import { endUserForSession } from "@/server/services/end-user-sessions";
+import { resolvePortal } from "@/server/services/portals";
+
+export interface PortalContext {
+  db: Db;
+  requestId: string;
+  /** The `atrium_portal_session` cookie. */
+  sessionToken?: string;
+  /** Where the request came from, for sign-in throttling. */
+  clientAddress: string;
+  /** The origin the portal is served from (links in mail). */
+  origin: string;
+  /** Cookies get `Secure` when the portal is served over https. */
+  secure: boolean;
+  /** Procedures set cookies and headers here; the door applies them. */
+  response: { headers: Headers };
+}
+
+const t = initTRPC.context<PortalContext>().create({
+  errorFormatter({ shape, error }) {
+    const appError = toAppError(error);
+    return { ...shape, message: appError.message, data: { ...shape.data, stack: undefined, appError: appError.toBody(), httpStatus: appError.status } };
+  },
+});
+
+export const portalRouterFactory = t.router;
+
+type PortalInputSchema = z.ZodType<{ portal: string }, unknown>;
+
+/** A procedure anyone may call; `ctx.portal` is the portal the input names (unknown → not_found). */
+export function portalProcedure<S extends PortalInputSchema>(input: S) {
+  return t.procedure.input(input).use(async ({ ctx, input, next }) => {
+    const portal = await resolvePortal(ctx.db, (input as { portal: string }).portal);
+    return next({ ctx: { ...ctx, portal } });
+  });
+}
+
+/**
+ * A procedure for a signed-in end user of the portal's organization; `ctx.actor` is them.
+ * No session, an ended one, one of another organization, or a revoked or deleted end user → 401.
+ */
+export function endUserProcedure<S extends PortalInputSchema>(input: S) {
+  return portalProcedure(input).use(async ({ ctx, next }) => {
+    const actor: EndUserActor | null = await endUserForSession(ctx.db, ctx.sessionToken, ctx.portal);
+    if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
+    return next({ ctx: { ...ctx, actor } });
+  });
+}
+
+export const createPortalCallerFactory = t.createCallerFactory;
