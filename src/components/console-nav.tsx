@@ -2,26 +2,52 @@
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
+import { Fragment } from "react";
+import { roleAtLeast, type Role } from "@/schemas/auth";
 import { useTRPC } from "@/lib/trpc";
 
-const LINKS = [
-  { href: "/", label: "Overview" },
-  { href: "/end-users", label: "End users" },
-  { href: "/plans", label: "Tier plans" },
-  { href: "/groups", label: "User groups" },
-  { href: "/portals", label: "Portals" },
-  { href: "/knowledge", label: "Knowledge" },
-  { href: "/reviews", label: "Reviews" },
-  { href: "/keys", label: "API keys" },
-  { href: "/mcp", label: "MCP" },
-  { href: "/members", label: "Members" },
-  { href: "/agents", label: "Agents" },
-  { href: "/flows", label: "Flows" },
-  { href: "/apps", label: "Apps" },
-  { href: "/chat", label: "Chat" },
-  { href: "/executions", label: "Executions" },
-  { href: "/settings", label: "Settings" },
-  { href: "/docs", label: "API docs" },
+type NavLink = { href: string; label: string; role?: Role };
+
+/** The console's areas in groups; a link with a role shows only to members with at least it. */
+const GROUPS: { label?: string; links: NavLink[] }[] = [
+  { links: [{ href: "/", label: "Overview" }] },
+  {
+    label: "Provisioning",
+    links: [
+      { href: "/end-users", label: "End users" },
+      { href: "/plans", label: "Tier plans" },
+      { href: "/groups", label: "User groups" },
+      { href: "/portals", label: "Portals" },
+      { href: "/outbox", label: "Outbox", role: "admin" },
+    ],
+  },
+  {
+    label: "Knowledge",
+    links: [
+      { href: "/knowledge", label: "Knowledge" },
+      { href: "/reviews", label: "Reviews" },
+    ],
+  },
+  {
+    label: "Build and run",
+    links: [
+      { href: "/agents", label: "Agents" },
+      { href: "/flows", label: "Flows" },
+      { href: "/apps", label: "Apps" },
+      { href: "/chat", label: "Chat" },
+      { href: "/executions", label: "Executions" },
+    ],
+  },
+  {
+    label: "Organization",
+    links: [
+      { href: "/keys", label: "API keys" },
+      { href: "/mcp", label: "MCP" },
+      { href: "/members", label: "Members" },
+      { href: "/settings", label: "Settings" },
+      { href: "/docs", label: "API docs" },
+    ],
+  },
 ];
 
 /** Areas the console grows into; listed so people know where things will live. */
@@ -36,10 +62,17 @@ export function ConsoleNav({ email, role }: { email: string; role: string }) {
   return (
     <nav className="sidebar" aria-label="Console">
       <div className="brand">Atrium</div>
-      {LINKS.map((link) => (
-        <Link key={link.href} href={link.href} aria-current={pathname === link.href || (link.href !== "/" && pathname.startsWith(`${link.href}/`)) ? "page" : undefined}>
-          {link.label}
-        </Link>
+      {GROUPS.map((group) => (
+        <Fragment key={group.label ?? "top"}>
+          {group.label && <div className="section">{group.label}</div>}
+          {group.links
+            .filter((link) => !link.role || roleAtLeast(role as Role, link.role))
+            .map((link) => (
+              <Link key={link.href} href={link.href} aria-current={pathname === link.href || (link.href !== "/" && pathname.startsWith(`${link.href}/`)) ? "page" : undefined}>
+                {link.label}
+              </Link>
+            ))}
+        </Fragment>
       ))}
       {UPCOMING.length > 0 && <div className="section">Coming next</div>}
       {UPCOMING.map((label) => (

@@ -1,0 +1,6 @@
+import { PortalChat } from "@/components/portal/portal-chat";
+
+export default async function Page({ params, searchParams }: { params: Promise<{ portal: string; appId: string }>; searchParams: Promise<{ c?: string }> }) {
+  const [{ portal, appId }, { c }] = await Promise.all([params, searchParams]);
+  return <PortalChat portal={portal} appId={appId} conversationId={c ?? null} />;
+}
