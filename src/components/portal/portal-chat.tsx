@@ -81,7 +81,7 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
   const credits = me.data?.credits;
 
   return (
-    <PortalFrame portal={portal} title={app?.name ?? "Chat"}>
+    <PortalFrame portal={portal}>
       {() => {
         if (me.error || apps.error) {
           const error = portalError(me.error ?? apps.error);

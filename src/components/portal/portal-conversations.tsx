@@ -21,7 +21,7 @@ export function PortalConversations({ portal }: { portal: string }) {
   const nextCursor = last?.data?.nextCursor;
 
   return (
-    <PortalFrame portal={portal} title="Conversations">
+    <PortalFrame portal={portal}>
       {() => (
         <>
           <h1>Your conversations</h1>

@@ -1,10 +1,10 @@
 "use client";
 // The portal's own page frame (not the console shell): its logo, name and accent colour, the
-// signed-in navigation, and the page title "<page> · <portal>".
+// signed-in navigation. Page titles come from the pages' metadata.
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import { useEffect, type CSSProperties, type ReactNode } from "react";
+import type { CSSProperties, ReactNode } from "react";
 import { portalError } from "./portal-errors";
 import { usePortalTRPC } from "./portal-trpc";
 import { markSignedOut } from "./session-memory";
@@ -28,12 +28,10 @@ export function usePortalInfo(portal: string) {
 
 export function PortalFrame({
   portal,
-  title,
   signedIn = true,
   children,
 }: {
   portal: string;
-  title: string;
   /** Shows the navigation and the sign-out button. */
   signedIn?: boolean;
   children: ReactNode | ((info: PortalInfo) => ReactNode);
@@ -52,9 +50,6 @@ export function PortalFrame({
     }),
   );
   const name = info.data?.portal.name;
-  useEffect(() => {
-    document.title = name ? `${title} · ${name}` : title;
-  }, [title, name]);
 
   const theme = portalTheme(info.data?.portal.accentColor);
   const style = { "--accent": theme.accent, "--accent-text": theme.accentText, "--portal-link": theme.link } as CSSProperties;

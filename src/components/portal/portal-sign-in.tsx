@@ -53,7 +53,7 @@ export function PortalSignIn({ portal, sessionEnded }: { portal: string; session
   const failure = verifyCode.error ?? requestCode.error;
 
   return (
-    <PortalFrame portal={portal} title="Sign in" signedIn={false}>
+    <PortalFrame portal={portal} signedIn={false}>
       {(info) => (
         <div className="panel portal-sign-in">
           <h1>Sign in to {info.name}</h1>
