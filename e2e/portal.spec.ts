@@ -12,6 +12,7 @@ import { admin, api, latestSignInCode, screenshot, seedDemo, seriousA11yViolatio
 test.use({ baseURL: `http://localhost:${E2E_PORT}` });
 
 const ALICE = "alice@customer.example";
+const ACCENT = "#0b7285";
 const VIEWPORTS = [
   { name: "desktop", width: 1440, height: 900 },
   { name: "phone", width: 390, height: 844 },
@@ -49,7 +50,7 @@ async function provision(request: APIRequestContext, slug: string) {
   const supportId = await publishApp(request, key, "Support", ["How long do refunds take?"]);
   const billingId = await publishApp(request, key, "Billing", []);
   const plan = admin<{ tierPlan: { id: string } }>("plan", "create", "--org", demo.organization.id, "--name", "Starter", "--credits", "3");
-  const { portal } = await api(request, key, "POST", "/portals", { name: "Help Center", slug, greeting: "Ask us anything about your orders." });
+  const { portal } = await api(request, key, "POST", "/portals", { name: "Help Center", slug, greeting: "Ask us anything about your orders.", accentColor: ACCENT });
   const { endUser } = await api(request, key, "POST", "/end-users", {
     email: ALICE,
     fullName: "Alice Martin",
@@ -57,6 +58,14 @@ async function provision(request: APIRequestContext, slug: string) {
     grants: [{ targetKind: "app", targetId: supportId, deploymentId: portal.id, effect: "allow" }],
   });
   return { demo, key, supportId, billingId, portalId: portal.id as string, endUserId: endUser.id as string };
+}
+
+/** Follows a console navigation link, through the Menu button on a phone. */
+async function consoleNav(page: Page, name: string) {
+  const nav = page.getByRole("navigation", { name: "Console" });
+  const menu = nav.getByRole("button", { name: "Menu" });
+  if (await menu.isVisible()) await menu.click();
+  await nav.getByRole("link", { name }).click();
 }
 
 async function expectAccessible(page: Page) {
@@ -106,6 +115,7 @@ for (const viewport of VIEWPORTS) {
       await expect(page.getByTestId("portal-app").getByRole("heading")).toHaveText("Support");
       await expect(page.getByTestId("credits-left")).toHaveText("3 credits left");
       await expect(page).toHaveTitle("Apps · Help Center");
+      await expect(page.getByRole("banner")).toHaveCSS("border-bottom-color", "rgb(11, 114, 133)"); // the portal's accent
       await expectAccessible(page);
       await screenshot(page, "portal-home");
 
@@ -215,7 +225,7 @@ for (const viewport of VIEWPORTS) {
       expect(saved.greeting).toBe("Welcome to the Help Center.");
       expect(saved.featuredAppIds).toEqual([supportId, billingId]);
 
-      await page.getByRole("navigation").getByRole("link", { name: "Outbox" }).click();
+      await consoleNav(page, "Outbox");
       await expect(page.getByRole("heading", { level: 1 })).toHaveText("Outbox");
       await expect(page.getByTestId("outbox-message").first()).toContainText(ALICE);
       await expectAccessible(page);

@@ -2,9 +2,10 @@
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import { Fragment } from "react";
+import { Fragment, useEffect, useState } from "react";
 import { roleAtLeast, type Role } from "@/schemas/auth";
 import { useTRPC } from "@/lib/trpc";
+import "./console-nav.css";
 
 type NavLink = { href: string; label: string; role?: Role };
 
@@ -58,34 +59,44 @@ export function ConsoleNav({ email, role }: { email: string; role: string }) {
   const router = useRouter();
   const trpc = useTRPC();
   const signOut = useMutation(trpc.auth.signOut.mutationOptions({ onSuccess: () => router.replace("/sign-in") }));
+  // On a phone the links fold behind a Menu button; moving to another page folds them again.
+  const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [pathname]);
 
   return (
-    <nav className="sidebar" aria-label="Console">
-      <div className="brand">Atrium</div>
-      {GROUPS.map((group) => (
-        <Fragment key={group.label ?? "top"}>
-          {group.label && <div className="section">{group.label}</div>}
-          {group.links
-            .filter((link) => !link.role || roleAtLeast(role as Role, link.role))
-            .map((link) => (
-              <Link key={link.href} href={link.href} aria-current={pathname === link.href || (link.href !== "/" && pathname.startsWith(`${link.href}/`)) ? "page" : undefined}>
-                {link.label}
-              </Link>
-            ))}
-        </Fragment>
-      ))}
-      {UPCOMING.length > 0 && <div className="section">Coming next</div>}
-      {UPCOMING.map((label) => (
-        <span key={label} className="soon" title="Not available yet">
-          {label}
-        </span>
-      ))}
-      <div className="who">
-        <div>{email}</div>
-        <div>{role}</div>
-        <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending} style={{ marginTop: "0.5rem" }}>
-          Sign out
+    <nav className={open ? "sidebar open" : "sidebar"} aria-label="Console">
+      <div className="sidebar-top">
+        <div className="brand">Atrium</div>
+        <button type="button" className="menu-toggle" aria-expanded={open} aria-controls="console-links" onClick={() => setOpen(!open)}>
+          Menu
         </button>
+      </div>
+      <div id="console-links" className="sidebar-links">
+        {GROUPS.map((group) => (
+          <Fragment key={group.label ?? "top"}>
+            {group.label && <div className="section">{group.label}</div>}
+            {group.links
+              .filter((link) => !link.role || roleAtLeast(role as Role, link.role))
+              .map((link) => (
+                <Link key={link.href} href={link.href} aria-current={pathname === link.href || (link.href !== "/" && pathname.startsWith(`${link.href}/`)) ? "page" : undefined}>
+                  {link.label}
+                </Link>
+              ))}
+          </Fragment>
+        ))}
+        {UPCOMING.length > 0 && <div className="section">Coming next</div>}
+        {UPCOMING.map((label) => (
+          <span key={label} className="soon" title="Not available yet">
+            {label}
+          </span>
+        ))}
+        <div className="who">
+          <div>{email}</div>
+          <div>{role}</div>
+          <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending} style={{ marginTop: "0.5rem" }}>
+            Sign out
+          </button>
+        </div>
       </div>
     </nav>
   );

@@ -10,21 +10,23 @@ export function PortalCredits({ credits }: { credits: Credits }) {
       <div className="total" data-testid="credits-left">
         {credits.left} {credits.left === 1 ? "credit" : "credits"} left
       </div>
-      {credits.plans.length === 0 && <p className="muted">You have no plan with credits.</p>}
-      <ul>
-        {credits.plans.map((plan) => {
-          const total = plan.creditAllowance + plan.bonusCredits;
-          return (
-            <li key={plan.subscriptionId} data-testid="credit-plan">
-              <div>
-                <strong>{plan.planName}</strong>: {plan.creditsLeft} of {total} left
-                {plan.creditsResetAt ? <span className="muted"> · renews {formatDay(plan.creditsResetAt)}</span> : null}
-              </div>
-              <progress max={Math.max(1, total)} value={plan.creditsLeft} aria-label={`${plan.planName} credits left`} />
-            </li>
-          );
-        })}
-      </ul>
+      {credits.plans.length === 0 && <p className="muted" style={{ margin: 0 }}>You have no plan with credits.</p>}
+      {credits.plans.length > 0 && (
+        <ul>
+          {credits.plans.map((plan) => {
+            const total = plan.creditAllowance + plan.bonusCredits;
+            return (
+              <li key={plan.subscriptionId} data-testid="credit-plan">
+                <div>
+                  <strong>{plan.planName}</strong>: {plan.creditsLeft} of {total} left
+                  {plan.creditsResetAt ? <span className="muted"> · renews {formatDay(plan.creditsResetAt)}</span> : null}
+                </div>
+                <progress max={Math.max(1, total)} value={plan.creditsLeft} aria-label={`${plan.planName} credits left`} />
+              </li>
+            );
+          })}
+        </ul>
+      )}
     </section>
   );
 }

@@ -3,8 +3,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams } from "next/navigation";
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useState, type CSSProperties, type FormEvent } from "react";
 import { PortalLink } from "@/components/portal/portal-link";
+import { portalTheme } from "@/components/portal/theme";
+import "@/components/portal/portal-preview.css";
 import { SearchPicker } from "@/components/search-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 
@@ -75,6 +77,7 @@ export default function PortalSettingsPage() {
 
   // The app list may omit fields (it serves REST's `fields`), hence the guard.
   const appOptions = (apps.data?.apps ?? []).flatMap((app) => (app.id ? [{ id: app.id, label: app.name ?? app.id }] : []));
+  const theme = portalTheme(form.accentColor);
   const appNames = new Map(appOptions.map((app) => [app.id, app.label]));
   const set = (patch: Partial<Form>) => {
     setSaved(false);
@@ -145,21 +148,43 @@ export default function PortalSettingsPage() {
           <input type="url" maxLength={2000} value={form.logoUrl} onChange={(e) => set({ logoUrl: e.target.value })} placeholder="https://example.com/logo.svg" />
           <FieldError field="logoUrl" error={update.error} />
         </label>
-        <div className="row">
-          <label>
-            Accent colour
-            <input type="color" value={form.accentColor || "#3b5bdb"} onChange={(e) => set({ accentColor: e.target.value })} />
-          </label>
-          <span className="muted" style={{ alignSelf: "flex-end" }}>
-            {form.accentColor || "default"}
-          </span>
-          {form.accentColor && (
-            <button type="button" style={{ alignSelf: "flex-end" }} onClick={() => set({ accentColor: "" })}>
-              Use the default
-            </button>
-          )}
+        <fieldset style={{ border: 0, padding: 0, margin: 0 }}>
+          <legend style={{ fontSize: "0.9rem", marginBottom: "0.3rem" }}>Accent colour</legend>
+          <div className="row" style={{ gap: "0.5rem" }}>
+            <input
+              type="color"
+              aria-label="Pick the accent colour"
+              value={/^#[0-9a-f]{6}$/i.test(form.accentColor) ? form.accentColor : theme.accent}
+              onChange={(e) => set({ accentColor: e.target.value })}
+              style={{ width: "3rem", height: "2.4rem", padding: "0.15rem" }}
+            />
+            <input
+              aria-label="Accent colour as #rrggbb"
+              value={form.accentColor}
+              placeholder={`${theme.accent} (default)`}
+              pattern="#[0-9a-fA-F]{6}"
+              title="A colour as #rrggbb"
+              size={18}
+              onChange={(e) => set({ accentColor: e.target.value.trim() })}
+            />
+            {form.accentColor && (
+              <button type="button" onClick={() => set({ accentColor: "" })}>
+                Use the default
+              </button>
+            )}
+          </div>
           <FieldError field="accentColor" error={update.error} />
-        </div>
+          <div className="portal-preview" style={{ "--accent": theme.accent, "--accent-text": theme.accentText } as CSSProperties} aria-hidden="true">
+            <span className="row" style={{ gap: "0.5rem", fontWeight: 700 }}>
+              {/^https?:\/\//.test(form.logoUrl) ? <img src={form.logoUrl} alt="" style={{ height: 28, maxWidth: 120, objectFit: "contain" }} /> : null}
+              {form.name || portal.name}
+            </span>
+            <span className="preview-button">Send</span>
+          </div>
+          <p className="muted" style={{ margin: "0.3rem 0 0" }}>
+            Preview. Button text turns black or white, whichever reads better on the colour.
+          </p>
+        </fieldset>
         <fieldset style={{ border: 0, padding: 0, margin: 0 }}>
           <legend style={{ fontSize: "0.9rem", marginBottom: "0.3rem" }}>Apps listed first</legend>
           <p className="muted" style={{ margin: "0 0 0.5rem" }}>
