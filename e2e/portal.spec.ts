@@ -236,6 +236,13 @@ for (const viewport of VIEWPORTS) {
       await expect(page.getByTestId("access-row")).toContainText("Support");
       await expect(page.getByTestId("access-row")).toContainText("Help Center");
       await expect(page.getByTestId("subscription-row")).toContainText("1 / 3");
+      // A grant by the app's name, limited to a portal chosen by name.
+      await page.getByRole("combobox", { name: "Portal of the grant" }).selectOption({ label: "Help Center only" });
+      await page.getByRole("searchbox", { name: "Grant an app" }).fill("Bil");
+      await page.getByRole("button", { name: "Billing" }).click();
+      await expect(page.getByTestId("access-row")).toHaveCount(2);
+      await expect(page.getByTestId("access-row").filter({ hasText: "Billing" })).toContainText("Help Center");
+      await expectAccessible(page);
       await screenshot(page, "console-end-user");
 
       await page.goto("/executions");
@@ -246,6 +253,9 @@ for (const viewport of VIEWPORTS) {
       await expect(page.getByTestId("execution-row")).toHaveCount(1);
       await expect(page.getByTestId("execution-end-user")).toHaveText(ALICE);
       await expect(page.getByTestId("execution-row")).toContainText("in Help Center");
+      await page.getByLabel("Portal").selectOption({ label: "Help Center" });
+      await expect(page).toHaveURL(/portal=[0-9a-f-]{36}/);
+      await expect(page.getByTestId("execution-row")).toHaveCount(1);
       await screenshot(page, "console-executions");
     });
   });

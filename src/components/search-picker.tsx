@@ -62,8 +62,7 @@ export function SearchPicker({
           type="search"
           value={query}
           placeholder={placeholder}
-          aria-controls={listId}
-          aria-expanded={open}
+          aria-controls={open ? listId : undefined}
           autoComplete="off"
           onFocus={() => setOpen(true)}
           onChange={(e) => {

@@ -18,12 +18,15 @@ function Filters({ endUserId, portalId, onChange }: { endUserId?: string; portal
   return (
     <div className="row" style={{ alignItems: "flex-end", marginBottom: "1rem" }} role="search" aria-label="Filter executions">
       {endUserId ? (
-        <span className="row" style={{ gap: "0.5rem" }}>
-          End user: <strong data-testid="end-user-filter">{chosen.data?.endUser.email ?? "…"}</strong>
-          <button type="button" onClick={() => onChange({ endUser: undefined, portal: portalId })}>
-            All end users
-          </button>
-        </span>
+        <div style={{ display: "flex", flexDirection: "column", gap: "0.3rem", fontSize: "0.9rem" }}>
+          End user
+          <span className="row" style={{ gap: "0.5rem" }}>
+            <strong data-testid="end-user-filter">{chosen.data?.endUser.email ?? "…"}</strong>
+            <button type="button" onClick={() => onChange({ endUser: undefined, portal: portalId })}>
+              All end users
+            </button>
+          </span>
+        </div>
       ) : (
         <SearchPicker
           label="End user"
@@ -136,8 +139,12 @@ function Executions() {
                         <>
                           <span data-testid="execution-end-user">{execution.endUserEmail}</span>
                           {execution.portalName ? ` in ${execution.portalName}` : ""}
-                          <br />
-                          <span style={{ fontSize: "0.8rem" }}>via {execution.actor}</span>
+                          {execution.actor !== execution.endUserEmail && (
+                            <>
+                              <br />
+                              <span style={{ fontSize: "0.8rem" }}>via {execution.actor}</span>
+                            </>
+                          )}
                         </>
                       ) : (
                         execution.actor

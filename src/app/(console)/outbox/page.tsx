@@ -23,7 +23,7 @@ export default function OutboxPage() {
       <p className="muted">
         Emails to end users (sign-in codes), newest first. They land here when no SMTP server is configured (<code>SMTP_URL</code> and <code>MAIL_FROM</code>).
       </p>
-      <div className="panel" style={{ overflowX: "auto" }}>
+      <div className="panel">
         {pages[0]?.isLoading && <p className="muted">Loading…</p>}
         {error && (
           <p role="alert" className="error">
@@ -32,33 +32,22 @@ export default function OutboxPage() {
         )}
         {pages[0]?.data && messages.length === 0 && <p className="muted">The outbox is empty.</p>}
         {messages.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th>Sent</th>
-                <th>To</th>
-                <th>Message</th>
-              </tr>
-            </thead>
-            <tbody>
-              {messages.map((message) => (
-                <tr key={message.id} data-testid="outbox-message">
-                  <td className="muted" style={{ whiteSpace: "nowrap" }}>
-                    {new Date(message.createdAt).toLocaleString()}
-                  </td>
-                  <td>{message.to}</td>
-                  <td>
-                    <details>
-                      <summary>{message.subject}</summary>
-                      <pre className="secret" style={{ whiteSpace: "pre-wrap", marginBottom: 0 }}>
-                        {message.text}
-                      </pre>
-                    </details>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <ul style={{ listStyle: "none", padding: 0, margin: 0 }}>
+            {messages.map((message) => (
+              <li key={message.id} data-testid="outbox-message" style={{ borderBottom: "1px solid var(--border)", padding: "0.6rem 0" }}>
+                <div className="row" style={{ justifyContent: "space-between", gap: "0.25rem 1rem" }}>
+                  <strong style={{ overflowWrap: "anywhere" }}>{message.to}</strong>
+                  <span className="muted">{new Date(message.createdAt).toLocaleString()}</span>
+                </div>
+                <details>
+                  <summary>{message.subject}</summary>
+                  <pre className="secret" style={{ whiteSpace: "pre-wrap", margin: "0.5rem 0 0" }}>
+                    {message.text}
+                  </pre>
+                </details>
+              </li>
+            ))}
+          </ul>
         )}
         {nextCursor && (
           <button type="button" onClick={() => setCursors((current) => [...current, nextCursor])} disabled={!!last?.isLoading}>

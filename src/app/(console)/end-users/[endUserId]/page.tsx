@@ -25,6 +25,7 @@ export default function EndUserPage() {
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.endUsers.pathKey() });
 
   const [planId, setPlanId] = useState("");
+  const [grantPortalId, setGrantPortalId] = useState("");
   const provision = useMutation(trpc.endUsers.provision.mutationOptions({ onSuccess: () => void refresh() }));
   const revoke = useMutation(trpc.endUsers.revoke.mutationOptions({ onSuccess: () => void refresh() }));
   const removePlan = useMutation(trpc.endUsers.removeSubscription.mutationOptions({ onSuccess: () => void refresh() }));
@@ -46,7 +47,7 @@ export default function EndUserPage() {
   }
 
   function grantApp(appId: string) {
-    if (user) provision.mutate({ email: user.email, grants: [{ targetKind: "app", targetId: appId, effect: "allow" }] });
+    if (user) provision.mutate({ email: user.email, grants: [{ targetKind: "app", targetId: appId, effect: "allow", ...(grantPortalId ? { deploymentId: grantPortalId } : {}) }] });
   }
 
   // The app list may omit fields (it serves REST's `fields`), hence the guard.
@@ -181,14 +182,25 @@ export default function EndUserPage() {
             </tbody>
           </table>
         )}
-        <div style={{ marginTop: "0.75rem" }}>
+        <div className="row" style={{ marginTop: "0.75rem", alignItems: "flex-start" }}>
           <SearchPicker
-            label="Grant an app (in every portal)"
+            label="Grant an app"
             placeholder="Type an app's name…"
             emptyText="No published app matches."
             options={appOptions}
             onPick={(option) => grantApp(option.id)}
           />
+          <label>
+            In
+            <select aria-label="Portal of the grant" value={grantPortalId} onChange={(e) => setGrantPortalId(e.target.value)}>
+              <option value="">every portal</option>
+              {portals.data?.portals.map((portal) => (
+                <option key={portal.id} value={portal.id}>
+                  {portal.name} only
+                </option>
+              ))}
+            </select>
+          </label>
         </div>
       </div>
 
