@@ -4,6 +4,8 @@ import { z } from "zod";
 import { ListQuery, NextCursor, Timestamp, Uuid } from "./common";
 
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/;
+/** Path segments the portal's routes use next to `/api/portal/<slug>`. */
+export const RESERVED_SLUGS = ["trpc"];
 
 export const PortalSlug = z
   .string()
@@ -12,6 +14,7 @@ export const PortalSlug = z
   .min(2)
   .max(48)
   .regex(SLUG_PATTERN, "Use 2 to 48 lowercase letters, digits and dashes, not starting or ending with a dash")
+  .refine((slug) => !RESERVED_SLUGS.includes(slug), "This slug is reserved")
   .meta({ description: "Unique across the installation; the portal's address is `/p/<slug>`" });
 
 export const PortalGreeting = z.string().max(2000);

@@ -16,7 +16,7 @@ export const ConversationInput = z.strictObject({
       "When true the answer is Server-Sent Events: `delta` events (`{\"text\"}`) as the reply is produced, then exactly one `done` (`{\"reply\",\"conversation_id\"}`) or `error` (`{\"error\":{code,message}}`). A comment line is sent every 15 s on long runs.",
   }),
 });
-export const ConversationOutput = z.object({ reply: z.string(), conversation_id: Uuid, execution_id: Uuid, greeting: z.string() });
+export const ConversationOutput = z.object({ reply: z.string(), conversation_id: Uuid, greeting: z.string() });
 
 export const TransactionInput = z.strictObject({
   appId: Uuid,

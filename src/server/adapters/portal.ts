@@ -15,6 +15,8 @@ import { errorResponse, requestIdFor } from "./rest";
 import { conversationStream } from "./sse";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The portal's bodies are small (a message is at most 32,000 characters, however escaped). */
+const BODY_LIMIT_BYTES = 512 * 1024;
 
 /**
  * The client's address for sign-in throttling: the nearest proxy's view (the last
@@ -36,14 +38,35 @@ function assertJson(request: Request): void {
   }
 }
 
+/** The body as text, read no further than the limit (413 beyond it). */
+async function readBody(request: Request): Promise<string> {
+  const tooLarge = () => new AppError("invalid_request", "Invalid request: the body is too large.", {}, { status: 413 });
+  if (Number(request.headers.get("content-length") ?? 0) > BODY_LIMIT_BYTES) throw tooLarge();
+  if (!request.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    size += chunk.value.byteLength;
+    if (size > BODY_LIMIT_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(chunk.value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 export function createPortalHandler(options: { db: () => Db }) {
   return async function handlePortal(request: Request): Promise<Response> {
     const requestId = requestIdFor(request);
     let context: PortalContext;
+    let trpcRequest = request;
     try {
       if (request.method !== "GET") {
         assertSameOrigin(request);
         assertJson(request);
+        trpcRequest = new Request(request.url, { method: request.method, headers: request.headers, body: await readBody(request), signal: request.signal });
       }
       context = {
         db: options.db(),
@@ -59,7 +82,7 @@ export function createPortalHandler(options: { db: () => Db }) {
     }
     return fetchRequestHandler({
       endpoint: "/api/portal/trpc",
-      req: request,
+      req: trpcRequest,
       router: portalRouter,
       createContext: () => context,
       onError: ({ error }) => logIfUnexpected(toAppError(error)),
@@ -91,9 +114,10 @@ export function createPortalConversationHandler(options: { db: () => Db }) {
       const actor = await endUserForSession(db, readPortalSessionToken(request.headers.get("cookie")), portal);
       if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
       if (!UUID.test(appId)) throw new AppError("not_found", "No app with that id.");
+      const text = await readBody(request);
       let body: unknown;
       try {
-        body = await request.json();
+        body = JSON.parse(text);
       } catch {
         throw new AppError("invalid_request", "Invalid request: the body is not valid JSON.");
       }

@@ -33,6 +33,7 @@ export const converseTool: AtriumTool = {
   async run(context, args, signal) {
     authorize(context.actor, { scope: "apps:execute" });
     const input = ConverseToolInput.parse(args);
-    return converse(context.db, context.actor, { appId: input.appId, message: input.message, conversationId: input.conversation_id }, { signal });
+    const result = await converse(context.db, context.actor, { appId: input.appId, message: input.message, conversationId: input.conversation_id }, { signal });
+    return ConverseToolOutput.parse(result);
   },
 };

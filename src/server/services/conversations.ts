@@ -11,10 +11,10 @@ import { AppError, isAppError, toAppError } from "@/server/errors";
 import { loadLiveApp } from "@/server/runtime/load";
 import type { Turn } from "@/server/runtime/models";
 import { runApp, type RunContext } from "@/server/runtime/run";
-import { chargeCredits, chargeEndUserCredit, refundCredits, refundEndUserCredit, type EndUserCharge } from "./credits";
+import { chargeRunCredit, refundRunCredit } from "./credits";
 import { recordExecution } from "./executions";
 import { decodeCursor, encodeCursor } from "./pagination";
-import { assertCanUse, findActiveEndUser } from "./portal-access";
+import { runFor, type RunFor } from "./portal-access";
 
 export const CONVERSATION_CREDITS = 1;
 const HISTORY_TURNS = 20;
@@ -33,49 +33,6 @@ export interface ConverseResult {
   conversation_id: string;
   execution_id: string;
   greeting: string;
-}
-
-/** Who a run is for: the organization itself, or one of its end users (in a portal or not). */
-export interface RunFor {
-  endUserId: string | null;
-  portalId: string | null;
-}
-
-/**
- * The actor's authority to run apps and whom the run is for, checked in the contract's order
- * after the app: an end user who is unknown, of another organization, inactive or without
- * access to the app answers not_found, as does a portal of another organization.
- */
-export async function runFor(db: Db, actor: Actor | EndUserActor, appId: string, onBehalf: { endUserId?: string; portalId?: string }): Promise<RunFor> {
-  if (actor.kind === "end_user") {
-    await assertCanUse(db, actor.organizationId, actor.endUser.id, actor.portalId, appId);
-    return { endUserId: actor.endUser.id, portalId: actor.portalId };
-  }
-  if (!onBehalf.endUserId) {
-    if (onBehalf.portalId) {
-      throw new AppError("invalid_request", "Invalid request: portalId needs endUserId.", { problems: [{ path: "portalId", message: "Only with endUserId" }] });
-    }
-    return { endUserId: null, portalId: null };
-  }
-  await findActiveEndUser(db, actor.organizationId, onBehalf.endUserId);
-  if (onBehalf.portalId) {
-    const portal = await db.portal.findFirst({ where: { id: onBehalf.portalId, organizationId: actor.organizationId }, select: { id: true } });
-    if (!portal) throw new AppError("not_found", "No portal with that id.");
-  }
-  await assertCanUse(db, actor.organizationId, onBehalf.endUserId, onBehalf.portalId ?? null, appId);
-  return { endUserId: onBehalf.endUserId, portalId: onBehalf.portalId ?? null };
-}
-
-/** Takes the run's credit: the organization's, and for an end user one from their pools too. */
-export async function chargeRun(db: Db, organizationId: string, runner: RunFor): Promise<EndUserCharge | null> {
-  if (runner.endUserId) return chargeEndUserCredit(db, organizationId, runner.endUserId);
-  await chargeCredits(db, organizationId, CONVERSATION_CREDITS);
-  return null;
-}
-
-export async function refundRun(db: Db, organizationId: string, charge: EndUserCharge | null): Promise<void> {
-  if (charge) await refundEndUserCredit(db, charge);
-  else await refundCredits(db, organizationId, CONVERSATION_CREDITS);
 }
 
 export interface ConverseOptions {
@@ -155,7 +112,7 @@ export async function converse(db: Db, actor: Actor | EndUserActor, input: Conve
   const runner = await runFor(db, actor, input.appId, input);
   const existing = input.conversationId ? await findConversation(db, actor.organizationId, input.appId, input.conversationId, runner.endUserId) : null;
 
-  const charge = await chargeRun(db, actor.organizationId, runner);
+  const charge = await chargeRunCredit(db, actor.organizationId, runner.endUserId, CONVERSATION_CREDITS);
   const started = performance.now();
   const ctx: RunContext = { db, signal: options.signal, trace: [] };
   let producedAnything = false;
@@ -183,7 +140,7 @@ export async function converse(db: Db, actor: Actor | EndUserActor, input: Conve
     const cancelled = options.signal?.aborted === true;
     // Billed only for what ran: a cancel after the reply started keeps the credit.
     const charged = cancelled && (producedAnything || ctx.trace.length > 0) ? CONVERSATION_CREDITS : 0;
-    if (charged === 0) await refundRun(db, actor.organizationId, charge);
+    if (charged === 0) await refundRunCredit(db, charge);
     await recordExecution(db, actor, {
       kind: "conversation",
       itemId: input.appId,

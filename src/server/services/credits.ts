@@ -85,26 +85,29 @@ export async function chargeEndUserCredit(db: Db, organizationId: string, endUse
 export async function refundEndUserCredit(db: Db, charge: EndUserCharge): Promise<void> {
   await db.pool.query({
     name: "atrium_refund_end_user",
-    text: `with pool as (update subscriptions set credits_used = greatest(0, credits_used - 1), updated_at = now() where id = $2 returning id)
-           update organizations set credits = credits + 1 where id = $1`,
+    // The organization's row first, as in a charge, so a refund and a charge never deadlock.
+    text: `with org as (update organizations set credits = credits + 1 where id = $1 returning id)
+           update subscriptions s set credits_used = greatest(0, s.credits_used - 1), updated_at = now()
+           from end_users u where s.id = $2 and u.id = s.end_user_id and u.organization_id = $1 and exists (select 1 from org)`,
     values: [charge.organizationId, charge.subscriptionId],
   });
 }
 
 /** Resets the pools of these end users whose reset time has passed, so reads show what a charge would see. */
-export async function settleCreditResets(db: Db, endUserIds: string[]): Promise<void> {
+export async function settleCreditResets(db: Db, organizationId: string, endUserIds: string[]): Promise<void> {
   if (endUserIds.length === 0) return;
   await db.pool.query({
     name: "atrium_settle_credit_resets",
-    text: `update subscriptions set credits_used = 0, credits_reset_at = credits_reset_after(credits_reset_at, now()), updated_at = now()
-           where end_user_id = any($1::uuid[]) and credits_reset_at <= now()`,
-    values: [endUserIds],
+    text: `update subscriptions s set credits_used = 0, credits_reset_at = credits_reset_after(s.credits_reset_at, now()), updated_at = now()
+           from end_users u
+           where u.id = s.end_user_id and u.organization_id = $1 and s.end_user_id = any($2::uuid[]) and s.credits_reset_at <= now()`,
+    values: [organizationId, endUserIds],
   });
 }
 
 /** The end user's active pools, as the portal shows them. */
 export async function creditPools(db: Db, organizationId: string, endUserId: string) {
-  await settleCreditResets(db, [endUserId]);
+  await settleCreditResets(db, organizationId, [endUserId]);
   const rows = await db.subscription.findMany({
     where: { endUserId, status: "active", endUser: { organizationId } },
     include: { tierPlan: { select: { name: true } } },
@@ -120,4 +123,22 @@ export async function creditPools(db: Db, organizationId: string, endUserId: str
     creditsResetAt: row.creditsResetAt.toISOString(),
   }));
   return { left: plans.reduce((sum, plan) => sum + plan.creditsLeft, 0), plans };
+}
+
+/** What a run took, so a refund gives back exactly that. */
+export type RunCharge = { kind: "organization"; organizationId: string; amount: number } | ({ kind: "end_user" } & EndUserCharge);
+
+/** A run's credit: from the organization, or for an end user from one of their pools and the organization. */
+export async function chargeRunCredit(db: Db, organizationId: string, endUserId: string | null, amount: number): Promise<RunCharge> {
+  if (endUserId) {
+    // End-user pools are spent a credit at a time: every run costs 1.
+    return { kind: "end_user", ...(await chargeEndUserCredit(db, organizationId, endUserId)) };
+  }
+  await chargeCredits(db, organizationId, amount);
+  return { kind: "organization", organizationId, amount };
+}
+
+export async function refundRunCredit(db: Db, charge: RunCharge): Promise<void> {
+  if (charge.kind === "end_user") await refundEndUserCredit(db, charge);
+  else await refundCredits(db, charge.organizationId, charge.amount);
 }

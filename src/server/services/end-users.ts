@@ -308,7 +308,7 @@ async function findEndUser(db: Db | Tx, actor: Actor, endUserId: string) {
 export async function getEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<EndUserDetail> {
   authorize(actor, { scope: "end_users:read" });
   const user = await findEndUser(db, actor, input.endUserId);
-  await settleCreditResets(db, [user.id]);
+  await settleCreditResets(db, actor.organizationId, [user.id]);
   const [subscriptions, grants] = await Promise.all([
     db.subscription.findMany({ where: { endUserId: user.id }, select: subscriptionSelect, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
     db.grant.findMany({ where: { endUserId: user.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),

@@ -25,17 +25,12 @@ function smtpTransporter(url: string): Promise<Transporter> {
   return transport.transporter;
 }
 
-/**
- * Hands a message on. Over SMTP it is sent in the background: the caller's answer (a sign-in
- * request) must neither wait on the mail server nor reveal by its timing whether mail went out.
- * Without SMTP it is in the outbox when this returns.
- */
+/** Sends a message over SMTP, or keeps it in the organization's outbox when SMTP is not configured. */
 export async function deliverMail(db: Db, organizationId: string, mail: Mail): Promise<void> {
   const { SMTP_URL, MAIL_FROM } = env();
   if (SMTP_URL && MAIL_FROM) {
-    smtpTransporter(SMTP_URL)
-      .then((transporter) => transporter.sendMail({ from: MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text }))
-      .catch((error: unknown) => console.error(`Mail to ${mail.to} could not be sent:`, error instanceof Error ? error.message : error));
+    const transporter = await smtpTransporter(SMTP_URL);
+    await transporter.sendMail({ from: MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text });
     return;
   }
   await db.outboxMessage.create({ data: { organizationId, to: mail.to, subject: mail.subject, text: mail.text } });

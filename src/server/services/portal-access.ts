@@ -84,14 +84,13 @@ function reaches(entry: AccessEntry, portalId: string | null): boolean {
   return entry.portalId === null || entry.portalId === portalId;
 }
 
-/** The live apps of the organization among these ids, with their names. */
+/** The live apps of the organization among these ids, with their drafts (for their names). */
 async function liveApps(db: Db, organizationId: string, appIds: string[]) {
   if (appIds.length === 0) return [];
-  const rows = await db.builderItem.findMany({
+  return db.builderItem.findMany({
     where: { organizationId, kind: "app", id: { in: appIds }, productionVersionId: { not: null } },
-    select: { id: true, draft: true, productionVersionId: true },
+    select: { id: true, draft: true },
   });
-  return rows;
 }
 
 /**
@@ -121,6 +120,37 @@ export async function findActiveEndUser(db: Db, organizationId: string, endUserI
   });
   if (!endUser) throw new AppError("not_found", "No end user with that id.");
   return endUser;
+}
+
+/** Who a run is for: the organization itself, or one of its end users (in a portal or not). */
+export interface RunFor {
+  endUserId: string | null;
+  portalId: string | null;
+}
+
+/**
+ * The actor's authority to run apps and whom the run is for, checked in the contract's order
+ * after the app: an end user who is unknown, of another organization, inactive or without
+ * access to the app answers not_found, as does a portal of another organization.
+ */
+export async function runFor(db: Db, actor: Actor | EndUserActor, appId: string, onBehalf: { endUserId?: string; portalId?: string }): Promise<RunFor> {
+  if (actor.kind === "end_user") {
+    await assertCanUse(db, actor.organizationId, actor.endUser.id, actor.portalId, appId);
+    return { endUserId: actor.endUser.id, portalId: actor.portalId };
+  }
+  if (!onBehalf.endUserId) {
+    if (onBehalf.portalId) {
+      throw new AppError("invalid_request", "Invalid request: portalId needs endUserId.", { problems: [{ path: "portalId", message: "Only with endUserId" }] });
+    }
+    return { endUserId: null, portalId: null };
+  }
+  await findActiveEndUser(db, actor.organizationId, onBehalf.endUserId);
+  if (onBehalf.portalId) {
+    const portal = await db.portal.findFirst({ where: { id: onBehalf.portalId, organizationId: actor.organizationId }, select: { id: true } });
+    if (!portal) throw new AppError("not_found", "No portal with that id.");
+  }
+  await assertCanUse(db, actor.organizationId, onBehalf.endUserId, onBehalf.portalId ?? null, appId);
+  return { endUserId: onBehalf.endUserId, portalId: onBehalf.portalId ?? null };
 }
 
 /** The console's view of an end user's access: each usable app, where, and why. */

@@ -59,7 +59,32 @@ async function activeEndUser(db: Db, portal: ResolvedPortal, email: string) {
   });
 }
 
-/** Sends a code to the email if it is an active end user; the answer is the same either way. */
+/** A new code for the end user, stored hashed, and mailed to them. */
+async function sendCode(db: Db, portal: ResolvedPortal, endUser: { id: string; email: string }, origin: string | undefined): Promise<void> {
+  const codeId = randomUUID();
+  const code = randomInt(0, 1_000_000).toString().padStart(6, "0");
+  await db.endUserSignInCode.create({
+    data: {
+      id: codeId,
+      organizationId: portal.organizationId,
+      endUserId: endUser.id,
+      portalId: portal.id,
+      codeHash: hashCode(codeId, code),
+      expiresAt: new Date(Date.now() + CODE_TTL_SECONDS * 1000),
+    },
+  });
+  const link = `${origin ?? ""}${portalPath(portal.slug)}`;
+  await deliverMail(db, portal.organizationId, {
+    to: endUser.email,
+    subject: `Your sign-in code for ${portal.name}: ${code}`,
+    text: [`Your code to sign in to ${portal.name} is ${code}.`, "", `It works once, for 10 minutes. Sign in at ${link}`, "", "If you did not ask for it, ignore this message."].join("\n"),
+  });
+}
+
+/**
+ * Sends a code to the email if it is an active end user. The answer is the same either way and
+ * does not wait for the code to be stored and mailed, so its timing tells nothing either.
+ */
 export async function requestSignInCode(db: Db, request: SignInRequest): Promise<{ sent: true; expiresInSeconds: number }> {
   const { portal, email, clientAddress } = request;
   await throttle(db, [
@@ -68,30 +93,9 @@ export async function requestSignInCode(db: Db, request: SignInRequest): Promise
   ]);
   const endUser = await activeEndUser(db, portal, email);
   if (endUser) {
-    const codeId = randomUUID();
-    const code = randomInt(0, 1_000_000).toString().padStart(6, "0");
-    await db.endUserSignInCode.create({
-      data: {
-        id: codeId,
-        organizationId: portal.organizationId,
-        endUserId: endUser.id,
-        portalId: portal.id,
-        codeHash: hashCode(codeId, code),
-        expiresAt: new Date(Date.now() + CODE_TTL_SECONDS * 1000),
-      },
-    });
-    const link = `${request.origin ?? ""}${portalPath(portal.slug)}`;
-    await deliverMail(db, portal.organizationId, {
-      to: endUser.email,
-      subject: `Your sign-in code for ${portal.name}: ${code}`,
-      text: [
-        `Your code to sign in to ${portal.name} is ${code}.`,
-        "",
-        `It works once, for 10 minutes. Sign in at ${link}`,
-        "",
-        "If you did not ask for it, ignore this message.",
-      ].join("\n"),
-    });
+    sendCode(db, portal, endUser, request.origin).catch((error: unknown) =>
+      console.error(`The sign-in code for ${endUser.email} could not be sent:`, error instanceof Error ? error.message : error),
+    );
   }
   return { sent: true, expiresInSeconds: CODE_TTL_SECONDS };
 }

@@ -1,4 +1,4 @@
-import type { CreatePortalInput, Portal, PortalDetail, PublicPortal, UpdatePortalInput } from "@/schemas/portal";
+import { RESERVED_SLUGS, type CreatePortalInput, type Portal, type PortalDetail, type PublicPortal, type UpdatePortalInput } from "@/schemas/portal";
 import type { Actor } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
@@ -51,7 +51,7 @@ export function slugFromName(name: string): string {
     .replace(/^-+|-+$/g, "")
     .slice(0, 40)
     .replace(/-+$/, "");
-  return base.length >= 2 ? base : `portal${base ? `-${base}` : ""}`;
+  return base.length >= 2 && !RESERVED_SLUGS.includes(base) ? base : `portal${base ? `-${base}` : ""}`;
 }
 
 /** The name's slug, or the first free one with a number after it. */

@@ -8,8 +8,9 @@ import { jsonObjectIn } from "@/server/runtime/json-in-text";
 import { schemaProblems } from "@/server/runtime/json-schema";
 import { loadLiveApp } from "@/server/runtime/load";
 import { runApp, type RunContext } from "@/server/runtime/run";
-import { chargeRun, refundRun, runFor } from "./conversations";
+import { chargeRunCredit, refundRunCredit } from "./credits";
 import { recordExecution } from "./executions";
+import { runFor } from "./portal-access";
 
 export const TRANSACTION_CREDITS = 1;
 
@@ -26,7 +27,7 @@ export async function transact(db: Db, actor: Actor, input: { appId: string; inp
   const problems = schemaProblems(api.inputSchema, input.input);
   if (problems.length) throw invalidRequest(problems.map((p) => ({ path: `input${p.pointer.replace(/\//g, ".")}`.replace(/\.$/, ""), message: p.message })));
 
-  const charge = await chargeRun(db, actor.organizationId, runner);
+  const charge = await chargeRunCredit(db, actor.organizationId, runner.endUserId, TRANSACTION_CREDITS);
   const started = performance.now();
   const ctx: RunContext = { db, trace: [] };
   const message = `${JSON.stringify(input.input)}\n\nReply with only a JSON object matching this JSON Schema:\n${JSON.stringify(api.outputSchema)}`;
@@ -34,7 +35,7 @@ export async function transact(db: Db, actor: Actor, input: { appId: string; inp
   try {
     reply = await runApp(ctx, app, message, [], { flowInputs: input.input });
   } catch (error) {
-    await refundRun(db, actor.organizationId, charge);
+    await refundRunCredit(db, charge);
     if (isAppError(error)) throw error;
     throw new AppError("server_error", "The model provider failed to answer; nothing was charged. It is safe to retry.", {}, { cause: error });
   }
