@@ -36,13 +36,19 @@ export async function api<T = any>(request: APIRequestContext, key: string, meth
   return (await response.json()) as T;
 }
 
-/** The newest sign-in code sent to `email`, read from the organization's outbox (as an operator would). */
-export function latestSignInCode(organizationId: string, email: string): string {
-  const { messages } = admin<{ messages: { to: string; text: string }[] }>("mail", "list", "--org", organizationId);
-  const message = messages.find((m) => m.to.toLowerCase() === email.toLowerCase());
-  const code = message?.text.match(/\b(\d{6})\b/)?.[1];
-  if (!code) throw new Error(`No sign-in code for ${email} in the outbox: ${JSON.stringify(messages)}`);
-  return code;
+/**
+ * The newest sign-in code sent to `email`, read from the organization's outbox (as an operator
+ * would). Codes are mailed just after the answer, so it waits for one.
+ */
+export async function latestSignInCode(organizationId: string, email: string): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    const { messages } = admin<{ messages: { to: string; text: string }[] }>("mail", "list", "--org", organizationId);
+    const mine = messages.filter((m) => m.to.toLowerCase() === email.toLowerCase());
+    const code = mine[0]?.text.match(/\b(\d{6})\b/)?.[1];
+    if (code) return code;
+    if (attempt >= 20) throw new Error(`No sign-in code for ${email} in the outbox: ${JSON.stringify(messages)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 /** Axe's serious and critical violations on the page, as "rule: target" lines (empty when clean). */

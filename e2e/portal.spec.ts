@@ -89,7 +89,7 @@ async function signInWithCode(page: Page, slug: string, organizationId: string) 
   await screenshot(page, "portal-sign-in-code");
 
   // A wrong code is refused plainly; the right one from the outbox signs alice in.
-  const code = latestSignInCode(organizationId, ALICE);
+  const code = await latestSignInCode(organizationId, ALICE);
   await codeBox.fill(code === "000000" ? "111111" : "000000");
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page.getByRole("main").getByRole("alert")).toHaveText("That code is wrong or has expired. Request a new one.");
@@ -194,7 +194,7 @@ for (const viewport of VIEWPORTS) {
       // Alice signs in and has one turn through the portal's own door (its HTTP API, not clicks).
       const door = page.request;
       expect((await door.post("/api/portal/trpc/auth.requestCode", { data: { portal: slug, email: ALICE } })).ok()).toBe(true);
-      const code = latestSignInCode(demo.organization.id, ALICE);
+      const code = await latestSignInCode(demo.organization.id, ALICE);
       expect((await door.post("/api/portal/trpc/auth.verifyCode", { data: { portal: slug, email: ALICE, code } })).ok()).toBe(true);
       const turn = await door.post(`/api/portal/${slug}/apps/${supportId}/conversation`, { data: { message: "How long do refunds take?" } });
       expect(turn.headers()["content-type"]).toContain("text/event-stream");
