@@ -171,7 +171,7 @@ for (const viewport of VIEWPORTS) {
       await screenshot(page, "portal-signed-out");
     });
 
-    test("an end user with no usable app may sign in and is told so; sign-out ends the session", async ({ page }) => {
+    test("an end user with no usable app may sign in and is told so; sign-out ends the session; code requests are throttled", async ({ page }) => {
       const slug = `no-apps-${viewport.name}`;
       const demo = seedDemo();
       await api(page.request, demo.orgKey.secret, "POST", "/portals", { name: "Help Center", slug });
@@ -185,6 +185,18 @@ for (const viewport of VIEWPORTS) {
       await expect(page).toHaveURL(new RegExp(`/p/${slug}/sign-in$`));
       await page.goto(`/p/${slug}`);
       await expect(page).toHaveURL(new RegExp(`/p/${slug}/sign-in$`));
+
+      // Asking for codes too often is throttled, and the page says how long to wait.
+      await page.getByLabel("Email").fill("bob@customer.example");
+      await page.getByRole("button", { name: "Send me a code" }).click();
+      const again = page.getByRole("button", { name: "Send a new code" });
+      const refusal = page.getByRole("main").getByRole("alert");
+      for (let i = 0; i < 10 && !(await refusal.isVisible()); i++) {
+        await expect(again).toBeEnabled();
+        await again.click();
+      }
+      await expect(refusal).toHaveText(/^Too many attempts\. Try again in \d+ (seconds?|minutes?)\.$/);
+      await screenshot(page, "portal-sign-in-throttled");
     });
 
     test("the console: portal link and settings, the outbox, an end user's effective access and credits, executions by end user", async ({ page }) => {
