@@ -14,12 +14,12 @@ export function PortalSignIn({ portal, sessionEnded }: { portal: string; session
   const [email, setEmail] = useState("");
   const [code, setCode] = useState("");
   useEffect(() => markSignedOut(portal), [portal]);
-  const [sentTo, setSentTo] = useState<{ email: string; minutes: number } | null>(null);
+  const [sentTo, setSentTo] = useState<{ email: string; minutes: number; again: boolean } | null>(null);
   const requestCode = useMutation(
     trpc.auth.requestCode.mutationOptions({
       onSuccess: (data, input) => {
         setCode("");
-        setSentTo({ email: input.email, minutes: Math.round(data.expiresInSeconds / 60) });
+        setSentTo((before) => ({ email: input.email, minutes: Math.round(data.expiresInSeconds / 60), again: before !== null }));
       },
     }),
   );
@@ -83,7 +83,7 @@ export function PortalSignIn({ portal, sessionEnded }: { portal: string; session
           ) : (
             <form className="form" onSubmit={verify}>
               <p role="status" style={{ margin: 0 }}>
-                If <strong>{sentTo.email}</strong> has access, a 6-digit code is on its way. It expires in {sentTo.minutes} minutes.
+                {sentTo.again ? "A new code is on its way" : "A 6-digit code is on its way"} to <strong>{sentTo.email}</strong> if it has access here. It expires in {sentTo.minutes} minutes.
               </p>
               <label>
                 6-digit code
