@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import type { Page } from "@playwright/test";
+import type { APIRequestContext, Page } from "@playwright/test";
 import { E2E_DATA_DIR } from "../playwright.config";
 
 export interface Demo {
@@ -27,4 +27,41 @@ export function seedDemo(): Demo {
 export async function signIn(page: Page, login: Demo["login"]): Promise<void> {
   const response = await page.request.post("/api/trpc/auth.signIn", { data: login });
   if (!response.ok()) throw new Error(`Sign-in failed: ${response.status()} ${await response.text()}`);
+}
+
+/** A JSON call to the REST API with a key; throws with the body when it fails. */
+export async function api<T = any>(request: APIRequestContext, key: string, method: "GET" | "POST" | "PATCH" | "DELETE", path: string, data?: unknown): Promise<T> {
+  const response = await request.fetch(`/api/v1${path}`, { method, headers: { Authorization: `Bearer ${key}` }, ...(data === undefined ? {} : { data }) });
+  if (!response.ok()) throw new Error(`${method} ${path}: ${response.status()} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/**
+ * The newest sign-in code sent to `email`, read from the organization's outbox (as an operator
+ * would). Codes are mailed just after the answer, so it waits for one.
+ */
+export async function latestSignInCode(organizationId: string, email: string): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    const { messages } = admin<{ messages: { to: string; text: string }[] }>("mail", "list", "--org", organizationId);
+    const mine = messages.filter((m) => m.to.toLowerCase() === email.toLowerCase());
+    const code = mine[0]?.text.match(/\b(\d{6})\b/)?.[1];
+    if (code) return code;
+    if (attempt >= 20) throw new Error(`No sign-in code for ${email} in the outbox: ${JSON.stringify(messages)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Axe's serious and critical violations on the page, as "rule: target" lines (empty when clean). */
+export async function seriousA11yViolations(page: Page): Promise<string[]> {
+  const { default: AxeBuilder } = await import("@axe-core/playwright");
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .flatMap((violation) => violation.nodes.map((node) => `${violation.id}: ${node.target.join(" ")} (${violation.help})`));
+}
+
+/** A full-page screenshot into .screens/ (not committed), named by page and viewport width. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const width = page.viewportSize()?.width ?? 0;
+  await page.screenshot({ path: `.screens/${name}-${width}.png`, fullPage: true });
 }

@@ -1,6 +1,9 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import { PortalLink } from "@/components/portal/portal-link";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 
 function Admissions({ portalId }: { portalId: string }) {
@@ -11,9 +14,9 @@ function Admissions({ portalId }: { portalId: string }) {
   return (
     <span>
       {admissions.data.map((admission) => (
-        <a key={admission.groupId} href={`/groups/${admission.groupId}`} style={{ marginRight: "0.5rem" }}>
+        <Link key={admission.groupId} href={`/groups/${admission.groupId}`} style={{ marginRight: "0.5rem" }}>
           {admission.groupName}
-        </a>
+        </Link>
       ))}
     </span>
   );
@@ -21,14 +24,16 @@ function Admissions({ portalId }: { portalId: string }) {
 
 export default function PortalsPage() {
   const trpc = useTRPC();
+  const router = useRouter();
   const queryClient = useQueryClient();
   const portals = useQuery(trpc.portals.list.queryOptions({ limit: 200 }));
   const [name, setName] = useState("");
   const create = useMutation(
     trpc.portals.create.mutationOptions({
-      onSuccess: () => {
+      onSuccess: ({ portal }) => {
         setName("");
         void queryClient.invalidateQueries({ queryKey: trpc.portals.list.queryKey() });
+        router.push(`/portals/${portal.id}`);
       },
     }),
   );
@@ -41,30 +46,47 @@ export default function PortalsPage() {
   return (
     <>
       <h1>Portals</h1>
+      <p className="muted">Where end users sign in with a code sent to their email and use the apps their access allows. Send them the portal&apos;s link.</p>
       <form className="panel row" onSubmit={submit} aria-label="Create a portal">
         <label>
           Name
-          <input required value={name} onChange={(e) => setName(e.target.value)} />
+          <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
         </label>
         <button className="primary" type="submit" disabled={create.isPending} style={{ alignSelf: "flex-end" }}>
           Create portal
         </button>
-        {create.error && <p role="alert" className="error">{errorMessage(create.error)}</p>}
+        {create.error && (
+          <p role="alert" className="error">
+            {errorMessage(create.error)}
+          </p>
+        )}
       </form>
-      <div className="panel">
+      <div className="panel" style={{ overflowX: "auto" }}>
+        {portals.isLoading && <p className="muted">Loading…</p>}
+        {portals.error && (
+          <p role="alert" className="error">
+            {errorMessage(portals.error)}
+          </p>
+        )}
         {portals.data?.portals.length === 0 && <p className="muted">No portals yet.</p>}
         {portals.data && portals.data.portals.length > 0 && (
           <table>
             <thead>
               <tr>
                 <th>Name</th>
+                <th>Link</th>
                 <th>Admitted groups</th>
               </tr>
             </thead>
             <tbody>
               {portals.data.portals.map((portal) => (
-                <tr key={portal.id}>
-                  <td>{portal.name}</td>
+                <tr key={portal.id} data-testid="portal-row">
+                  <td>
+                    <Link href={`/portals/${portal.id}`}>{portal.name}</Link>
+                  </td>
+                  <td>
+                    <PortalLink slug={portal.slug} />
+                  </td>
                   <td>
                     <Admissions portalId={portal.id} />
                   </td>

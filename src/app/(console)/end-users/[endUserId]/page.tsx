@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { ConfirmButton } from "@/components/confirm-button";
+import { SearchPicker } from "@/components/search-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 
 function when(value: string | null): string {
@@ -17,11 +18,14 @@ export default function EndUserPage() {
   const queryClient = useQueryClient();
   const detail = useQuery(trpc.endUsers.get.queryOptions({ endUserId }));
   const plans = useQuery(trpc.tierPlans.list.queryOptions({ limit: 200 }));
+  const apps = useQuery(trpc.apps.list.queryOptions({ limit: 200 }));
+  const portals = useQuery(trpc.portals.list.queryOptions({ limit: 200 }));
+  const access = useQuery(trpc.endUsers.access.queryOptions({ endUserId }));
   // Any end-user query may show what changed (the list shows revocation too).
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.endUsers.pathKey() });
 
   const [planId, setPlanId] = useState("");
-  const [appId, setAppId] = useState("");
+  const [grantPortalId, setGrantPortalId] = useState("");
   const provision = useMutation(trpc.endUsers.provision.mutationOptions({ onSuccess: () => void refresh() }));
   const revoke = useMutation(trpc.endUsers.revoke.mutationOptions({ onSuccess: () => void refresh() }));
   const removePlan = useMutation(trpc.endUsers.removeSubscription.mutationOptions({ onSuccess: () => void refresh() }));
@@ -42,11 +46,14 @@ export default function EndUserPage() {
     setPlanId("");
   }
 
-  function addGrant(event: FormEvent) {
-    event.preventDefault();
-    if (user) provision.mutate({ email: user.email, grants: [{ targetKind: "app", targetId: appId.trim(), effect: "allow" }] });
-    setAppId("");
+  function grantApp(appId: string) {
+    if (user) provision.mutate({ email: user.email, grants: [{ targetKind: "app", targetId: appId, effect: "allow", ...(grantPortalId ? { deploymentId: grantPortalId } : {}) }] });
   }
+
+  // The app list may omit fields (it serves REST's `fields`), hence the guard.
+  const appOptions = (apps.data?.apps ?? []).flatMap((app) => (app.id ? [{ id: app.id, label: app.name ?? app.id }] : []));
+  const appNames = new Map(appOptions.map((app) => [app.id, app.label]));
+  const portalNames = new Map((portals.data?.portals ?? []).map((portal) => [portal.id, portal.name]));
 
   return (
     <>
@@ -156,9 +163,15 @@ export default function EndUserPage() {
               {user.grants.map((grant) => (
                 <tr key={grant.id}>
                   <td>
-                    {grant.targetKind} <code>{grant.targetId}</code>
+                    {grant.targetKind === "app" && appNames.has(grant.targetId) ? (
+                      appNames.get(grant.targetId)
+                    ) : (
+                      <>
+                        {grant.targetKind} <code>{grant.targetId}</code>
+                      </>
+                    )}
                   </td>
-                  <td>{grant.deploymentId ? <code>{grant.deploymentId}</code> : "any"}</td>
+                  <td>{grant.deploymentId ? (portalNames.get(grant.deploymentId) ?? <code>{grant.deploymentId}</code>) : "any"}</td>
                   <td className="muted">{grant.source}</td>
                   <td className="muted">{when(grant.expiresAt)}</td>
                   <td>
@@ -169,12 +182,57 @@ export default function EndUserPage() {
             </tbody>
           </table>
         )}
-        <form className="row" onSubmit={addGrant} style={{ marginTop: "0.75rem" }}>
-          <input aria-label="App id to grant" placeholder="App id" required value={appId} onChange={(e) => setAppId(e.target.value)} />
-          <button type="submit" disabled={provision.isPending}>
-            Grant app
-          </button>
-        </form>
+        <div className="row" style={{ marginTop: "0.75rem", alignItems: "flex-start" }}>
+          <SearchPicker
+            label="Grant an app"
+            placeholder="Type an app's name…"
+            emptyText="No published app matches."
+            options={appOptions}
+            onPick={(option) => grantApp(option.id)}
+          />
+          <label>
+            In
+            <select aria-label="Portal of the grant" value={grantPortalId} onChange={(e) => setGrantPortalId(e.target.value)}>
+              <option value="">every portal</option>
+              {portals.data?.portals.map((portal) => (
+                <option key={portal.id} value={portal.id}>
+                  {portal.name} only
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+      </div>
+
+      <div className="panel">
+        <h2 style={{ marginTop: 0 }}>Effective access</h2>
+        <p className="muted">The apps this end user can use now, where, and why: from their grants, their groups and their plans&apos; groups, and portal admissions.</p>
+        {access.error && (
+          <p role="alert" className="error">
+            {errorMessage(access.error)}
+          </p>
+        )}
+        {access.data?.apps.length === 0 && <p className="muted">No usable app.</p>}
+        {access.data && access.data.apps.length > 0 && (
+          <table>
+            <thead>
+              <tr>
+                <th>App</th>
+                <th>Portals</th>
+                <th>Through</th>
+              </tr>
+            </thead>
+            <tbody>
+              {access.data.apps.map((app) => (
+                <tr key={app.appId} data-testid="access-row">
+                  <td>{app.appName}</td>
+                  <td>{app.portals === "all" ? "every portal" : app.portals.map((portal) => portal.name).join(", ")}</td>
+                  <td className="muted">{app.via.join(", ")}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
       </div>
     </>
   );

@@ -1,0 +1,239 @@
+"use client";
+// A portal's settings: name, slug (its link), greeting, look and the apps listed first.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useParams } from "next/navigation";
+import { useEffect, useState, type CSSProperties, type FormEvent } from "react";
+import { PortalLink } from "@/components/portal/portal-link";
+import { portalTheme } from "@/components/portal/theme";
+import "@/components/portal/portal-preview.css";
+import { SearchPicker } from "@/components/search-picker";
+import { errorMessage, useTRPC } from "@/lib/trpc";
+
+interface Form {
+  name: string;
+  slug: string;
+  greeting: string;
+  logoUrl: string;
+  accentColor: string;
+  featuredAppIds: string[];
+}
+
+/** Which field a refusal is about: a taken slug answers `conflict`; validation names its field. */
+function fieldOf(error: unknown): keyof Form | null {
+  const data = (error as { data?: { appError?: { code?: string; field?: string; problems?: { path?: string }[] } } } | null)?.data?.appError;
+  if (!data) return null;
+  if (data.code === "conflict") return "slug";
+  const path = data.field ?? data.problems?.[0]?.path ?? "";
+  const field = path.split(/[.[]/)[0];
+  return field && ["name", "slug", "greeting", "logoUrl", "accentColor", "featuredAppIds"].includes(field) ? (field as keyof Form) : null;
+}
+
+function FieldError({ field, error }: { field: keyof Form; error: unknown }) {
+  if (!error || fieldOf(error) !== field) return null;
+  return (
+    <span role="alert" className="error">
+      {errorMessage(error)}
+    </span>
+  );
+}
+
+export default function PortalSettingsPage() {
+  const { portalId } = useParams<{ portalId: string }>();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const detail = useQuery(trpc.portals.get.queryOptions({ id: portalId }));
+  const apps = useQuery(trpc.apps.list.queryOptions({ limit: 200 }));
+  const [form, setForm] = useState<Form | null>(null);
+  const [saved, setSaved] = useState(false);
+  const portal = detail.data?.portal;
+  useEffect(() => {
+    if (portal)
+      setForm({
+        name: portal.name,
+        slug: portal.slug,
+        greeting: portal.greeting,
+        logoUrl: portal.logoUrl ?? "",
+        accentColor: portal.accentColor ?? "",
+        featuredAppIds: portal.featuredAppIds,
+      });
+  }, [portal]);
+  const update = useMutation(
+    trpc.portals.update.mutationOptions({
+      onSuccess: () => {
+        setSaved(true);
+        void queryClient.invalidateQueries({ queryKey: trpc.portals.pathKey() });
+      },
+    }),
+  );
+
+  if (detail.error)
+    return (
+      <p role="alert" className="error">
+        {errorMessage(detail.error)}
+      </p>
+    );
+  if (!portal || !form) return <p className="muted">Loading…</p>;
+
+  // The app list may omit fields (it serves REST's `fields`), hence the guard.
+  const appOptions = (apps.data?.apps ?? []).flatMap((app) => (app.id ? [{ id: app.id, label: app.name ?? app.id }] : []));
+  const theme = portalTheme(form.accentColor);
+  const appNames = new Map(appOptions.map((app) => [app.id, app.label]));
+  const set = (patch: Partial<Form>) => {
+    setSaved(false);
+    setForm({ ...form, ...patch });
+  };
+  const move = (index: number, by: number) => {
+    const ids = [...form.featuredAppIds];
+    const [id] = ids.splice(index, 1);
+    ids.splice(index + by, 0, id!);
+    set({ featuredAppIds: ids });
+  };
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!form) return;
+    update.mutate({
+      id: portalId,
+      name: form.name,
+      slug: form.slug,
+      greeting: form.greeting,
+      logoUrl: form.logoUrl.trim() || null,
+      accentColor: form.accentColor || null,
+      featuredAppIds: form.featuredAppIds,
+    });
+  }
+
+  const unplaced = update.error && !fieldOf(update.error);
+
+  return (
+    <>
+      <p>
+        <Link href="/portals">← Portals</Link>
+      </p>
+      <h1>{portal.name}</h1>
+      <div className="panel">
+        <strong>Link</strong> <PortalLink slug={portal.slug} />
+      </div>
+      <form className="panel form" onSubmit={submit} aria-label="Portal settings">
+        <label>
+          Name
+          <input required maxLength={200} value={form.name} onChange={(e) => set({ name: e.target.value })} />
+          <FieldError field="name" error={update.error} />
+        </label>
+        <label>
+          Slug
+          <input
+            required
+            minLength={2}
+            maxLength={48}
+            pattern="[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?"
+            title="2 to 48 lowercase letters, digits and dashes"
+            value={form.slug}
+            onChange={(e) => set({ slug: e.target.value.toLowerCase() })}
+            aria-describedby="slug-hint"
+          />
+          <span id="slug-hint" className="muted">
+            The portal&apos;s address: /p/{form.slug || "…"}. Changing it breaks links already sent.
+          </span>
+          <FieldError field="slug" error={update.error} />
+        </label>
+        <label>
+          Greeting
+          <textarea rows={3} maxLength={2000} value={form.greeting} onChange={(e) => set({ greeting: e.target.value })} placeholder="Welcome! Ask our assistants anything." />
+          <FieldError field="greeting" error={update.error} />
+        </label>
+        <label>
+          Logo URL
+          <input type="url" maxLength={2000} value={form.logoUrl} onChange={(e) => set({ logoUrl: e.target.value })} placeholder="https://example.com/logo.svg" />
+          <FieldError field="logoUrl" error={update.error} />
+        </label>
+        <fieldset style={{ border: 0, padding: 0, margin: 0 }}>
+          <legend style={{ fontSize: "0.9rem", marginBottom: "0.3rem" }}>Accent colour</legend>
+          <div className="row" style={{ gap: "0.5rem" }}>
+            <input
+              type="color"
+              aria-label="Pick the accent colour"
+              value={/^#[0-9a-f]{6}$/i.test(form.accentColor) ? form.accentColor : theme.accent}
+              onChange={(e) => set({ accentColor: e.target.value })}
+              style={{ width: "3rem", height: "2.4rem", padding: "0.15rem" }}
+            />
+            <input
+              aria-label="Accent colour as #rrggbb"
+              value={form.accentColor}
+              placeholder={`${theme.accent} (default)`}
+              pattern="#[0-9a-fA-F]{6}"
+              title="A colour as #rrggbb"
+              size={18}
+              onChange={(e) => set({ accentColor: e.target.value.trim() })}
+            />
+            {form.accentColor && (
+              <button type="button" onClick={() => set({ accentColor: "" })}>
+                Use the default
+              </button>
+            )}
+          </div>
+          <FieldError field="accentColor" error={update.error} />
+          <div className="portal-preview" style={{ "--accent": theme.accent, "--accent-text": theme.accentText } as CSSProperties} aria-hidden="true">
+            <span className="row" style={{ gap: "0.5rem", fontWeight: 700 }}>
+              {/^https?:\/\//.test(form.logoUrl) ? <img src={form.logoUrl} alt="" style={{ height: 28, maxWidth: 120, objectFit: "contain" }} /> : null}
+              {form.name || portal.name}
+            </span>
+            <span className="preview-button">Send</span>
+          </div>
+          <p className="muted" style={{ margin: "0.3rem 0 0" }}>
+            Preview. Button text turns black or white, whichever reads better on the colour.
+          </p>
+        </fieldset>
+        <fieldset style={{ border: 0, padding: 0, margin: 0 }}>
+          <legend style={{ fontSize: "0.9rem", marginBottom: "0.3rem" }}>Apps listed first</legend>
+          <p className="muted" style={{ margin: "0 0 0.5rem" }}>
+            End users see these first, in this order, when their access allows them; their other apps follow by name.
+          </p>
+          {form.featuredAppIds.length === 0 && <p className="muted">None.</p>}
+          <ol style={{ paddingLeft: "1.2rem", display: "grid", gap: "0.35rem" }}>
+            {form.featuredAppIds.map((id, index) => (
+              <li key={id} data-testid="featured-app">
+                <span className="row" style={{ gap: "0.4rem" }}>
+                  <span>{appNames.get(id) ?? "Unpublished or deleted app"}</span>
+                  <button type="button" aria-label={`Move ${appNames.get(id) ?? "app"} up`} disabled={index === 0} onClick={() => move(index, -1)}>
+                    ↑
+                  </button>
+                  <button type="button" aria-label={`Move ${appNames.get(id) ?? "app"} down`} disabled={index === form.featuredAppIds.length - 1} onClick={() => move(index, 1)}>
+                    ↓
+                  </button>
+                  <button type="button" onClick={() => set({ featuredAppIds: form.featuredAppIds.filter((other) => other !== id) })}>
+                    Remove
+                  </button>
+                </span>
+              </li>
+            ))}
+          </ol>
+          <SearchPicker
+            label="Add an app"
+            placeholder="Type an app's name…"
+            emptyText="No other published app matches."
+            options={appOptions.filter((app) => !form.featuredAppIds.includes(app.id))}
+            onPick={(option) => set({ featuredAppIds: [...form.featuredAppIds, option.id] })}
+          />
+          <FieldError field="featuredAppIds" error={update.error} />
+        </fieldset>
+        {unplaced && (
+          <p role="alert" className="error">
+            {errorMessage(update.error)}
+          </p>
+        )}
+        <div className="row">
+          <button className="primary" type="submit" disabled={update.isPending}>
+            {update.isPending ? "Saving…" : "Save"}
+          </button>
+          {saved && (
+            <span role="status" className="muted">
+              Saved.
+            </span>
+          )}
+        </div>
+      </form>
+    </>
+  );
+}

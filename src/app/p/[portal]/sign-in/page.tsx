@@ -1,0 +1,11 @@
+import { PortalSignIn } from "@/components/portal/portal-sign-in";
+import { portalTitle } from "@/components/portal/portal-title";
+
+export async function generateMetadata({ params }: { params: Promise<{ portal: string }> }) {
+  return portalTitle((await params).portal, "Sign in");
+}
+
+export default async function Page({ params, searchParams }: { params: Promise<{ portal: string }>; searchParams: Promise<{ reason?: string }> }) {
+  const [{ portal }, { reason }] = await Promise.all([params, searchParams]);
+  return <PortalSignIn portal={portal} sessionEnded={reason === "ended"} />;
+}

@@ -1,0 +1,42 @@
+"use client";
+// The message box of a chat: Enter sends, Shift+Enter makes a new line.
+import type { FormEvent } from "react";
+
+/** A conversation message is at most 32,000 characters on every door. */
+export const MESSAGE_MAX = 32_000;
+
+export function ChatComposer({
+  draft,
+  onDraft,
+  onSend,
+  busy,
+  placeholder = "Ask something…",
+}: {
+  draft: string;
+  onDraft: (text: string) => void;
+  onSend: (event: FormEvent) => void;
+  busy: boolean;
+  placeholder?: string;
+}) {
+  return (
+    <form className="row chat-input" onSubmit={onSend} aria-label="Send a message">
+      <textarea
+        rows={2}
+        aria-label="Message"
+        value={draft}
+        maxLength={MESSAGE_MAX}
+        placeholder={placeholder}
+        onChange={(e) => onDraft(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter" && !e.shiftKey) {
+            e.preventDefault();
+            e.currentTarget.form?.requestSubmit();
+          }
+        }}
+      />
+      <button type="submit" className="primary" disabled={busy || draft.trim() === ""}>
+        {busy ? "Answering…" : "Send"}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,54 @@
+// The messages of a conversation: the app's greeting, the stored messages and the turn still streaming.
+import type { ReactNode } from "react";
+import { ChatMarkdown } from "./chat-markdown";
+import "./chat.css";
+import type { PendingTurn } from "./use-chat-turn";
+
+export interface TranscriptMessage {
+  id: string;
+  role: string;
+  content: string;
+}
+
+export function ChatTranscript<M extends TranscriptMessage>({
+  greeting,
+  messages,
+  pending,
+  footer,
+  children,
+}: {
+  greeting?: string | null;
+  messages: M[];
+  pending: PendingTurn | null;
+  /** Shown under an assistant message (the console's trace). */
+  footer?: (message: M) => ReactNode;
+  /** Shown before the messages (loading and errors). */
+  children?: ReactNode;
+}) {
+  return (
+    <div className="chat-log" aria-live="polite">
+      {greeting ? (
+        <div className="chat-message assistant" data-testid="greeting">
+          {greeting}
+        </div>
+      ) : null}
+      {children}
+      {messages.map((m) => (
+        <div key={m.id} className={`chat-message ${m.role}`} data-testid={`message-${m.role}`}>
+          {m.role === "assistant" ? <ChatMarkdown text={m.content} /> : <div className="chat-text">{m.content}</div>}
+          {footer?.(m)}
+        </div>
+      ))}
+      {pending && (
+        <>
+          <div className="chat-message user" data-testid="message-user">
+            <div className="chat-text">{pending.message}</div>
+          </div>
+          <div className="chat-message assistant" data-testid="message-streaming">
+            {pending.reply ? <ChatMarkdown text={pending.reply} /> : <div className="chat-text muted">Thinking…</div>}
+          </div>
+        </>
+      )}
+    </div>
+  );
+}

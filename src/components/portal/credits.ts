@@ -1,0 +1,37 @@
+// Credits in words: dates, and the plain message when an end user has none left.
+
+export interface CreditPlan {
+  subscriptionId: string;
+  planName: string;
+  creditAllowance: number;
+  bonusCredits: number;
+  creditsUsed: number;
+  creditsLeft: number;
+  creditsResetAt: string | Date | null;
+}
+
+export interface Credits {
+  left: number;
+  plans: CreditPlan[];
+}
+
+export function formatDay(value: string | Date): string {
+  return new Date(value).toLocaleDateString("en-GB", { day: "numeric", month: "long", year: "numeric" });
+}
+
+/** When the first of the end user's pools renews, if any does. */
+export function nextRenewal(plans: CreditPlan[]): Date | null {
+  const dates = plans.flatMap((plan) => (plan.creditsResetAt ? [new Date(plan.creditsResetAt)] : []));
+  return dates.length === 0 ? null : new Date(Math.min(...dates.map((d) => d.getTime())));
+}
+
+/**
+ * The message for a 402: the end user's pools are empty (they renew on a date), or the
+ * organization itself is out of credits, in which case the server's message says so.
+ */
+export function outOfCreditsMessage(credits: Credits | undefined, serverMessage: string): string {
+  if (!credits || credits.left > 0) return serverMessage;
+  if (credits.plans.length === 0) return "You don't have any credits. Ask the people who gave you access for a plan.";
+  const renewal = nextRenewal(credits.plans);
+  return renewal ? `You've used all your credits. They renew on ${formatDay(renewal)}.` : "You've used all your credits.";
+}

@@ -1,0 +1,147 @@
+"use client";
+// Chat with one app in the portal: the reply streams in, the conversation's id goes in the URL
+// (?c=) so reload and back work, and a refusal keeps what the end user typed.
+import { skipToken, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { ChatComposer } from "@/components/chat/chat-composer";
+import { ChatTranscript } from "@/components/chat/chat-transcript";
+import { useChatTurn } from "@/components/chat/use-chat-turn";
+import { outOfCreditsMessage } from "./credits";
+import { portalError } from "./portal-errors";
+import { PortalFrame } from "./portal-frame";
+import { usePortalTRPC, useSignInRedirect } from "./portal-trpc";
+import { markSignedIn } from "./session-memory";
+import { takeStarter } from "./starter-handoff";
+
+export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal: string; appId: string; conversationId: string | null }) {
+  const trpc = usePortalTRPC();
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const toSignIn = useSignInRedirect(portal);
+  const base = `/p/${encodeURIComponent(portal)}`;
+  const me = useQuery(trpc.me.get.queryOptions({ portal }));
+  const apps = useQuery({ ...trpc.apps.list.queryOptions({ portal }), enabled: me.isSuccess });
+  const [conversationId, setConversationId] = useState(fromUrl);
+  useEffect(() => setConversationId(fromUrl), [fromUrl]);
+  const conversation = useQuery(trpc.conversations.get.queryOptions(conversationId ? { portal, conversationId } : skipToken));
+  const [draft, setDraft] = useState("");
+  const turn = useChatTurn(`/api/portal/${encodeURIComponent(portal)}/apps/${encodeURIComponent(appId)}/conversation`);
+  const app = apps.data?.apps.find((candidate) => candidate.id === appId);
+
+  useEffect(() => {
+    if (me.isSuccess) markSignedIn(portal);
+  }, [me.isSuccess, portal]);
+
+  const failure = turn.error === null ? null : portalError(turn.error);
+  useEffect(() => {
+    if (failure?.status === 401) toSignIn();
+    // The plain message for a 402 needs the pools as they are now.
+    if (failure?.code === "insufficient_credits") void queryClient.invalidateQueries({ queryKey: trpc.me.get.queryKey({ portal }) });
+    // Reacts to a new failure only.
+  }, [turn.error]);
+
+  async function ask(message: string) {
+    if (turn.pending) return;
+    setDraft("");
+    const sent = await turn.send(message, conversationId, async (done) => {
+      await queryClient.fetchQuery({ ...trpc.conversations.get.queryOptions({ portal, conversationId: done.conversation_id }), staleTime: 0 });
+      setConversationId(done.conversation_id);
+      router.replace(`${base}/apps/${appId}?c=${done.conversation_id}`, { scroll: false });
+      void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
+      void queryClient.invalidateQueries({ queryKey: trpc.me.get.queryKey({ portal }) });
+    });
+    if (!sent) setDraft((current) => current || message);
+  }
+
+  // A starter chosen on the home page is sent once the app is known to be usable.
+  const starterSent = useRef(false);
+  useEffect(() => {
+    if (!app || starterSent.current || conversationId) return;
+    starterSent.current = true;
+    const starter = takeStarter(app.id);
+    if (starter) void ask(starter);
+    // Once, when the app arrives.
+  }, [app]);
+
+  function send(event: FormEvent) {
+    event.preventDefault();
+    const message = draft.trim();
+    if (message) void ask(message);
+  }
+
+  function startNew() {
+    turn.reset();
+    setConversationId(null);
+    router.replace(`${base}/apps/${appId}`, { scroll: false });
+  }
+
+  const stored = conversationId && conversation.data?.conversation.appId === appId ? conversation.data.conversation.messages : [];
+  const credits = me.data?.credits;
+
+  return (
+    <PortalFrame portal={portal}>
+      {() => {
+        if (me.error || apps.error) {
+          const error = portalError(me.error ?? apps.error);
+          return error.status === 401 ? <p className="muted">Signing you in…</p> : <p role="alert" className="error">{error.message}</p>;
+        }
+        if (!apps.data) return <p className="muted">Loading…</p>;
+        if (!app)
+          return (
+            <>
+              <h1>App not available</h1>
+              <p>This app is not available to you here.</p>
+              <p>
+                <Link href={base}>See your apps</Link>
+              </p>
+            </>
+          );
+        return (
+          <>
+            <div className="portal-chat-head">
+              <h1>{app.name}</h1>
+              {credits && (
+                <span className="muted" data-testid="chat-credits-left">
+                  {credits.left} {credits.left === 1 ? "credit" : "credits"} left
+                </span>
+              )}
+            </div>
+            <div className="row" style={{ marginBottom: "0.75rem" }}>
+              <button type="button" onClick={startNew} disabled={!conversationId && !turn.pending}>
+                New conversation
+              </button>
+              <Link href={`${base}/conversations`}>Your conversations</Link>
+            </div>
+            <section aria-label="Conversation">
+              <ChatTranscript greeting={app.greeting} messages={stored} pending={turn.pending}>
+                {conversation.isLoading && <p className="muted">Loading…</p>}
+                {conversation.error && (
+                  <p role="alert" className="error">
+                    {portalError(conversation.error).message}
+                  </p>
+                )}
+              </ChatTranscript>
+              {!conversationId && !turn.pending && app.conversationStarters.length > 0 && (
+                <div className="portal-starters" role="group" aria-label="Conversation starters">
+                  {app.conversationStarters.map((starter) => (
+                    <button key={starter} type="button" onClick={() => void ask(starter)}>
+                      {starter}
+                    </button>
+                  ))}
+                </div>
+              )}
+              {failure && failure.status !== 401 && (
+                <p role="alert" className={failure.code === "insufficient_credits" ? "notice" : "error"} data-testid="chat-error">
+                  {failure.code === "insufficient_credits" ? outOfCreditsMessage(credits, failure.message) : failure.message}
+                </p>
+              )}
+              <ChatComposer draft={draft} onDraft={setDraft} onSend={send} busy={!!turn.pending} placeholder={`Message ${app.name}…`} />
+            </section>
+          </>
+        );
+      }}
+    </PortalFrame>
+  );
+}

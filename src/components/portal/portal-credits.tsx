@@ -1,0 +1,32 @@
+// Credits left, in total and per plan, with when each plan renews.
+import { formatDay, type Credits } from "./credits";
+
+export function PortalCredits({ credits }: { credits: Credits }) {
+  return (
+    <section className="panel portal-credits" aria-labelledby="credits-heading">
+      <h2 id="credits-heading" style={{ margin: 0 }}>
+        Your credits
+      </h2>
+      <div className="total" data-testid="credits-left">
+        {credits.left} {credits.left === 1 ? "credit" : "credits"} left
+      </div>
+      {credits.plans.length === 0 && <p className="muted" style={{ margin: 0 }}>You have no plan with credits.</p>}
+      {credits.plans.length > 0 && (
+        <ul>
+          {credits.plans.map((plan) => {
+            const total = plan.creditAllowance + plan.bonusCredits;
+            return (
+              <li key={plan.subscriptionId} data-testid="credit-plan">
+                <div>
+                  <strong>{plan.planName}</strong>: {plan.creditsLeft} of {total} left
+                  {plan.creditsResetAt ? <span className="muted"> · renews {formatDay(plan.creditsResetAt)}</span> : null}
+                </div>
+                <progress max={Math.max(1, total)} value={plan.creditsLeft} aria-label={`${plan.planName} credits left`} />
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,96 @@
+"use client";
+// The portal's own page frame (not the console shell): its logo, name and accent colour, the
+// signed-in navigation. Page titles come from the pages' metadata.
+import { useMutation, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname, useRouter } from "next/navigation";
+import type { CSSProperties, ReactNode } from "react";
+import { portalError } from "./portal-errors";
+import { usePortalTRPC } from "./portal-trpc";
+import { markSignedOut } from "./session-memory";
+import { portalTheme } from "./theme";
+import "./portal.css";
+
+export type PortalInfo = {
+  id: string;
+  slug: string;
+  name: string;
+  greeting: string;
+  logoUrl: string | null;
+  accentColor: string | null;
+  organizationName: string;
+};
+
+export function usePortalInfo(portal: string) {
+  const trpc = usePortalTRPC();
+  return useQuery({ ...trpc.portal.get.queryOptions({ portal }), staleTime: 60_000 });
+}
+
+export function PortalFrame({
+  portal,
+  signedIn = true,
+  children,
+}: {
+  portal: string;
+  /** Shows the navigation and the sign-out button. */
+  signedIn?: boolean;
+  children: ReactNode | ((info: PortalInfo) => ReactNode);
+}) {
+  const trpc = usePortalTRPC();
+  const router = useRouter();
+  const pathname = usePathname();
+  const info = usePortalInfo(portal);
+  const base = `/p/${encodeURIComponent(portal)}`;
+  const signOut = useMutation(
+    trpc.auth.signOut.mutationOptions({
+      onSettled: () => {
+        markSignedOut(portal);
+        router.replace(`${base}/sign-in`);
+      },
+    }),
+  );
+  const name = info.data?.portal.name;
+
+  const theme = portalTheme(info.data?.portal.accentColor);
+  const style = { "--accent": theme.accent, "--accent-text": theme.accentText, "--portal-link": theme.link } as CSSProperties;
+  const missing = info.error && portalError(info.error).code === "not_found";
+
+  return (
+    <div className="portal" style={style}>
+      <header className="portal-header">
+        <Link href={base} className="portal-brand">
+          {info.data?.portal.logoUrl ? <img src={info.data.portal.logoUrl} alt="" className="portal-logo" /> : null}
+          <span>{name ?? (missing ? "Portal" : " ")}</span>
+        </Link>
+        {signedIn && info.data && (
+          <nav aria-label="Portal" className="portal-nav">
+            <Link href={base} aria-current={pathname === base ? "page" : undefined}>
+              Apps
+            </Link>
+            <Link href={`${base}/conversations`} aria-current={pathname === `${base}/conversations` ? "page" : undefined}>
+              Conversations
+            </Link>
+            <button type="button" className="portal-signout" onClick={() => signOut.mutate({ portal })} disabled={signOut.isPending}>
+              Sign out
+            </button>
+          </nav>
+        )}
+      </header>
+      <main className="portal-main">
+        {info.isLoading && <p className="muted">Loading…</p>}
+        {missing && (
+          <>
+            <h1>Portal not found</h1>
+            <p>There is no portal at this address. Check the link you were sent.</p>
+          </>
+        )}
+        {info.error && !missing && (
+          <p role="alert" className="error">
+            {portalError(info.error).message}
+          </p>
+        )}
+        {info.data && (typeof children === "function" ? children(info.data.portal) : children)}
+      </main>
+    </div>
+  );
+}

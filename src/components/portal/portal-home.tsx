@@ -1,0 +1,79 @@
+"use client";
+// The portal's home: a greeting, the apps the end user can use here (with conversation starters)
+// and the credits left per plan.
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useEffect } from "react";
+import { PortalCredits } from "./portal-credits";
+import { portalError } from "./portal-errors";
+import { PortalFrame } from "./portal-frame";
+import { usePortalTRPC } from "./portal-trpc";
+import { markSignedIn } from "./session-memory";
+import { handOffStarter } from "./starter-handoff";
+
+export function PortalHome({ portal }: { portal: string }) {
+  const trpc = usePortalTRPC();
+  const router = useRouter();
+  const me = useQuery(trpc.me.get.queryOptions({ portal }));
+  const apps = useQuery({ ...trpc.apps.list.queryOptions({ portal }), enabled: me.isSuccess });
+  const base = `/p/${encodeURIComponent(portal)}`;
+  useEffect(() => {
+    if (me.isSuccess) markSignedIn(portal);
+  }, [me.isSuccess, portal]);
+
+  function start(appId: string, message: string) {
+    handOffStarter(appId, message);
+    router.push(`${base}/apps/${appId}`);
+  }
+
+  return (
+    <PortalFrame portal={portal}>
+      {(info) => {
+        if (me.error) return portalError(me.error).status === 401 ? <p className="muted">Signing you in…</p> : <p role="alert" className="error">{portalError(me.error).message}</p>;
+        if (!me.data) return <p className="muted">Loading…</p>;
+        const person = me.data.endUser;
+        return (
+          <>
+            <h1>Hello{person.fullName ? `, ${person.fullName}` : ""}</h1>
+            {info.greeting && <p className="portal-greeting">{info.greeting}</p>}
+            <section aria-labelledby="apps-heading">
+              <h2 id="apps-heading">Your apps</h2>
+              {apps.isLoading && <p className="muted">Loading…</p>}
+              {apps.error && (
+                <p role="alert" className="error">
+                  {portalError(apps.error).message}
+                </p>
+              )}
+              {apps.data?.apps.length === 0 && (
+                <p className="panel" data-testid="no-apps">
+                  There is no app for you here yet. When {info.organizationName} gives you access to one, it will appear on this page.
+                </p>
+              )}
+              <ul className="portal-apps">
+                {apps.data?.apps.map((app) => (
+                  <li key={app.id} className="panel portal-app" data-testid="portal-app">
+                    <h3>
+                      <Link href={`${base}/apps/${app.id}`}>{app.name}</Link>
+                    </h3>
+                    {app.description && <p className="muted">{app.description}</p>}
+                    {app.conversationStarters.length > 0 && (
+                      <div className="portal-starters" role="group" aria-label={`Ask ${app.name}`}>
+                        {app.conversationStarters.map((starter) => (
+                          <button key={starter} type="button" onClick={() => start(app.id, starter)}>
+                            {starter}
+                          </button>
+                        ))}
+                      </div>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            </section>
+            <PortalCredits credits={me.data.credits} />
+          </>
+        );
+      }}
+    </PortalFrame>
+  );
+}

@@ -1,0 +1,22 @@
+"use client";
+// A portal's full link (this console's origin + /p/<slug>) with a copy button.
+import { useEffect, useState } from "react";
+import { CopyButton } from "@/components/copy-button";
+
+export function portalPath(slug: string): string {
+  return `/p/${slug}`;
+}
+
+export function PortalLink({ slug }: { slug: string }) {
+  const [origin, setOrigin] = useState("");
+  useEffect(() => setOrigin(window.location.origin), []);
+  const url = `${origin}${portalPath(slug)}`;
+  return (
+    <span className="row" style={{ gap: "0.5rem", flexWrap: "nowrap" }}>
+      <a href={portalPath(slug)} target="_blank" rel="noopener noreferrer" data-testid="portal-link">
+        {url}
+      </a>
+      <CopyButton text={url} />
+    </span>
+  );
+}

@@ -1,0 +1,51 @@
+"use client";
+// The portal's tRPC client over /api/portal/trpc (the end-user session cookie), with its own
+// query cache: a 401 from any call means the session ended, and the portal goes to its sign-in page.
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { createTRPCContext } from "@trpc/tanstack-react-query";
+import { useRouter } from "next/navigation";
+import { useRef, useState, type ReactNode } from "react";
+import type { PortalRouter } from "@/server/trpc/portal-root";
+import { isUnauthorized } from "./portal-errors";
+import { wasSignedIn } from "./session-memory";
+
+export const { TRPCProvider: PortalTRPCProvider, useTRPC: usePortalTRPC } = createTRPCContext<PortalRouter>();
+
+export function signInPath(portal: string): string {
+  return `/p/${encodeURIComponent(portal)}/sign-in`;
+}
+
+/**
+ * Sends the end user to sign in, saying so when a session they had has ended (revoked, expired).
+ * The sign-in page forgets the session, so several calls failing at once all say the same.
+ */
+export function useSignInRedirect(portal: string) {
+  const router = useRouter();
+  return () => router.replace(`${signInPath(portal)}${wasSignedIn(portal) ? "?reason=ended" : ""}`);
+}
+
+export function PortalProviders({ portal, children }: { portal: string; children: ReactNode }) {
+  const toSignIn = useSignInRedirect(portal);
+  // The cache is made once; the redirect it calls is the latest one.
+  const onUnauthorized = useRef(toSignIn);
+  onUnauthorized.current = toSignIn;
+  const [queryClient] = useState(() => {
+    const onError = (error: unknown) => {
+      if (isUnauthorized(error)) onUnauthorized.current();
+    };
+    return new QueryClient({
+      queryCache: new QueryCache({ onError }),
+      mutationCache: new MutationCache({ onError }),
+      defaultOptions: { queries: { staleTime: 5_000, retry: false, refetchOnWindowFocus: false } },
+    });
+  });
+  const [trpcClient] = useState(() => createTRPCClient<PortalRouter>({ links: [httpBatchLink({ url: "/api/portal/trpc" })] }));
+  return (
+    <QueryClientProvider client={queryClient}>
+      <PortalTRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        {children}
+      </PortalTRPCProvider>
+    </QueryClientProvider>
+  );
+}

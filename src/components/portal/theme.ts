@@ -1,0 +1,36 @@
+// The portal's look from its accent colour: a button text colour and a link colour that stay
+// readable (WCAG AA, 4.5:1) whatever colour an admin picks.
+
+const DEFAULT_ACCENT = "#3b5bdb";
+const DARK_TEXT = "#1c2430";
+const WHITE = "#ffffff";
+const BLACK = "#000000";
+/** The page background (links sit on it and on white panels). */
+const PAGE = "#f6f7f9";
+
+function luminance(hex: string): number {
+  const channels = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
+  const [r, g, b] = channels.map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)) as [number, number, number];
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+export function contrastRatio(a: string, b: string): number {
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (light + 0.05) / (dark + 0.05);
+}
+
+export interface PortalTheme {
+  accent: string;
+  /** Text on an accent background. */
+  accentText: string;
+  /** Links on the white page: the accent when it is readable there, else the body text colour. */
+  link: string;
+}
+
+export function portalTheme(accentColor: string | null | undefined): PortalTheme {
+  const accent = accentColor && /^#[0-9a-f]{6}$/i.test(accentColor) ? accentColor.toLowerCase() : DEFAULT_ACCENT;
+  // White or black: one of them always reaches 4.5:1 on any colour.
+  const accentText = contrastRatio(accent, WHITE) >= contrastRatio(accent, BLACK) ? WHITE : BLACK;
+  const link = contrastRatio(accent, PAGE) >= 4.5 ? accent : DARK_TEXT;
+  return { accent, accentText, link };
+}
