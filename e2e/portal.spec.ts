@@ -3,13 +3,8 @@
 // sees exactly her app, chats (streamed), watches her credits fall, is refused plainly at zero,
 // reopens her conversation, and is signed out when the admin revokes her. Axe checks each page.
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { E2E_PORT } from "../playwright.config";
 import { admin, api, latestSignInCode, screenshot, seedDemo, seriousA11yViolations, signIn } from "./fixtures";
 
-// portal-backend's same-origin check compares Origin with request.url, which Next.js builds from
-// its own host name (localhost), so the pages are opened there; console-hardening's check (which
-// reads Host) lifts this once both branches are merged.
-test.use({ baseURL: `http://localhost:${E2E_PORT}` });
 
 const ALICE = "alice@customer.example";
 const ACCENT = "#0b7285";

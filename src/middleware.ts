@@ -5,14 +5,17 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { requestIdFrom } from "@/lib/request-id";
 
-export function contentSecurityPolicy(nonce: string, development = process.env.NODE_ENV === "development"): string {
+/** Portal pages show the logo an admin set by URL, so they may load https images. */
+const PORTAL_PAGES = /^\/p\//;
+
+export function contentSecurityPolicy(nonce: string, development = process.env.NODE_ENV === "development", httpsImages = false): string {
   return [
     "default-src 'self'",
     // 'strict-dynamic': scripts the nonce'd Next.js runtime loads (code-split chunks) run too.
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${development ? " 'unsafe-eval'" : ""}`,
     // React style attributes and the CSS of libraries like Swagger UI are inline.
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:",
+    `img-src 'self' data: blob:${httpsImages ? " https:" : ""}`,
     "font-src 'self' data:",
     "connect-src 'self'",
     "object-src 'none'",
@@ -31,7 +34,7 @@ export const SECURITY_HEADERS: Record<string, string> = {
 export function middleware(request: NextRequest): NextResponse {
   const requestId = requestIdFrom(request.headers.get("x-request-id"));
   const nonce = btoa(crypto.randomUUID());
-  const csp = contentSecurityPolicy(nonce);
+  const csp = contentSecurityPolicy(nonce, undefined, PORTAL_PAGES.test(request.nextUrl.pathname));
 
   const forwarded = new Headers(request.headers);
   forwarded.set("x-request-id", requestId);
