@@ -27,6 +27,10 @@ const EnvSchema = z.object({
   MODEL_PROVIDER_NAME: z.string().min(1).default("openai-compatible"),
   /** Serves /api/bench/models, the baseline `npm run bench` compares the API with. */
   BENCH_BASELINE_ROUTE: z.stringbool().default(false),
+  /** pino's level for the JSON log lines on stdout: fatal, error, warn, info, debug, trace or silent. */
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Bearer token for GET /api/metrics (Prometheus). Unset: the endpoint answers 404. */
+  METRICS_TOKEN: z.string().min(16).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema> & { dataDir: string };

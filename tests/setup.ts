@@ -36,6 +36,8 @@ process.env.DATABASE_URL = await createFileDatabase();
 process.env.RATE_LIMIT_PER_MINUTE = "120"; // a test file may lower it at its top, before any request
 delete process.env.SESSION_TTL_HOURS;
 delete process.env.BENCH_BASELINE_ROUTE;
+delete process.env.METRICS_TOKEN;
+process.env.LOG_LEVEL = "silent"; // request log lines would drown the reporter; observability.test.ts reads them
 
 afterAll(async () => {
   // Close the file's shared client (src/server/db.ts keeps it on globalThis): Prisma and its pool.

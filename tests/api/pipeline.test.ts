@@ -208,7 +208,7 @@ describe("routes", () => {
 
   it("answers unknown paths outside /api/v1 under /api with the same 404 envelope", async () => {
     const { GET } = await import("@/app/api/[...rest]/route");
-    const response = GET(new Request("http://localhost/api/nope", { headers: { "x-request-id": "outside-1" } }));
+    const response = await GET(new Request("http://localhost/api/nope", { headers: { "x-request-id": "outside-1" } }));
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ error: { code: "not_found", message: expect.stringContaining("/api/nope") } });
     expect(response.headers.get("x-request-id")).toBe("outside-1");

@@ -6,6 +6,7 @@ import type { SearchInput, SearchOutput } from "@/schemas/knowledgebase";
 import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError, isUnstorableTextError, toAppError } from "@/server/errors";
+import { metrics } from "@/server/observability/metrics";
 import { findKnowledgebase } from "./knowledgebases";
 
 export const SOURCE_SEARCH_CREDITS = 1;
@@ -103,5 +104,6 @@ async function searchSources(db: Db, actor: Actor, input: SearchInput): Promise<
       `Searching documents costs ${SOURCE_SEARCH_CREDITS} credit and the organization's balance cannot cover it; nothing was charged. Search pages only with kinds: ["pages"], which is free.`,
     );
   }
+  metrics().creditsSpent.inc(SOURCE_SEARCH_CREDITS);
   return rows.filter((row) => row.kind !== null).map(({ charged: _charged, ...hit }) => ({ ...hit, kind: "source" as const, score: Number(hit.score) }));
 }
