@@ -9,7 +9,7 @@ import { closeDb, type Db } from "@/server/db";
 async function createFileDatabase(): Promise<string> {
   const adminUrl = inject("adminUrl");
   const template = inject("templateDatabase");
-  const name = `test_${randomBytes(6).toString("hex")}`;
+  const name = `${inject("databasePrefix")}${randomBytes(6).toString("hex")}`;
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
