@@ -7,6 +7,7 @@ import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError, isUnstorableTextError, toAppError } from "@/server/errors";
 import { metrics } from "@/server/observability/metrics";
+import { logger } from "@/server/observability/log";
 import { findKnowledgebase } from "./knowledgebases";
 
 export const SOURCE_SEARCH_CREDITS = 1;
@@ -95,7 +96,7 @@ async function searchSources(db: Db, actor: Actor, input: SearchInput): Promise<
   } catch (error) {
     // A query the database refuses as text is the client's to fix: retrying cannot help.
     if (isUnstorableTextError(error)) throw toAppError(error);
-    console.error("Document search failed:", error);
+    logger().error({ err: error }, "Document search failed");
     throw new AppError("search_unavailable", "Document search could not answer just now; nothing was charged. Retry, or search pages only with kinds: [\"pages\"].");
   }
   if (rows[0]?.charged !== 1) {
