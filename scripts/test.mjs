@@ -1,9 +1,17 @@
 #!/usr/bin/env node
 // `npm test`: the Vitest suite (services and API in-process against a real PostgreSQL), then
 // a production build and the Playwright suite (the console in Chromium). Ends with one
-// plain "N passed, N failed" line for both.
+// plain "N passed, N failed" line for both. A missing Chromium is installed first when it can
+// be (scripts/chromium.mjs), or the run stops at once with one line saying how to get it.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { ensureChromium } from "./chromium.mjs";
+
+const chromium = ensureChromium();
+if ("error" in chromium) {
+  console.error(chromium.error);
+  process.exit(1);
+}
 
 const OUT = ".test-results";
 rmSync(OUT, { recursive: true, force: true });
@@ -16,7 +24,7 @@ function run(command, args, env = {}) {
 const unitStatus = run("node_modules/.bin/vitest", ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${OUT}/unit.json`]);
 // Always a fresh production build, so the browser tests never run against stale code.
 const buildStatus = unitStatus === 0 ? run("node_modules/.bin/next", ["build"], { NEXT_TELEMETRY_DISABLED: "1" }) : 1;
-const e2eStatus = buildStatus === 0 ? run("node_modules/.bin/playwright", ["test"]) : 1;
+const e2eStatus = buildStatus === 0 ? run("node_modules/.bin/playwright", ["test"], { CHROMIUM_PATH: chromium.path }) : 1;
 
 function read(file) {
   return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : null;

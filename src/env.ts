@@ -50,6 +50,10 @@ const EnvSchema = z.object({
   MAIL_FROM: z.string().min(3).optional(),
   /** How long an end user stays signed in to their organization's portals. */
   PORTAL_SESSION_TTL_HOURS: z.coerce.number().positive().default(24 * 30),
+  /** pino's level for the JSON log lines on stdout: fatal, error, warn, info, debug, trace or silent. */
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Bearer token for GET /api/metrics (Prometheus). Unset: the endpoint answers 404. */
+  METRICS_TOKEN: z.string().min(16).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema> & { dataDir: string };

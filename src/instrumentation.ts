@@ -2,10 +2,10 @@
 // (Node.js runtime only). Jobs live in PostgreSQL, so any number of processes share the work.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const [{ getDb }, { startIndexWorker }] = await Promise.all([import("@/server/db"), import("@/server/jobs/indexing")]);
+  const [{ getDb }, { startIndexWorker }, { logger }] = await Promise.all([import("@/server/db"), import("@/server/jobs/indexing"), import("@/server/observability/log")]);
   try {
     startIndexWorker(getDb());
   } catch (error) {
-    console.error("The indexing worker did not start:", error);
+    logger().error({ err: error }, "The indexing worker did not start");
   }
 }

@@ -9,7 +9,7 @@ import { closeDb, type Db } from "@/server/db";
 async function createFileDatabase(): Promise<string> {
   const adminUrl = inject("adminUrl");
   const template = inject("templateDatabase");
-  const name = `test_${randomBytes(6).toString("hex")}`;
+  const name = `${inject("databasePrefix")}${randomBytes(6).toString("hex")}`;
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
@@ -38,6 +38,8 @@ delete process.env.SESSION_TTL_HOURS;
 delete process.env.BENCH_BASELINE_ROUTE;
 delete process.env.SMTP_URL; // mail goes to the outbox unless a test starts its own SMTP server
 delete process.env.MAIL_FROM;
+delete process.env.METRICS_TOKEN;
+process.env.LOG_LEVEL = "silent"; // request log lines would drown the reporter; observability.test.ts reads them
 
 afterAll(async () => {
   // Close the file's shared client (src/server/db.ts keeps it on globalThis): Prisma and its pool.

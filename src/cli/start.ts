@@ -1,21 +1,24 @@
 // `npm start` / `npm run dev`: provides the database (DATABASE_URL, or the embedded one under
 // DATA_DIR, started or shared), applies migrations, creates the first owner on a fresh
-// installation, builds when there is no production build, then runs Next.js and stops the
-// embedded database with it.
+// installation, builds when there is no production build, then runs Next.js, restarting it when
+// it crashes (the database stays up meanwhile), and stops the embedded database after it.
+// Its own lines are JSON, like the server's.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { env } from "@/env";
 import { openDatabase } from "@/server/database/open";
 import { closeDb, createDb } from "@/server/db";
+import { logger } from "@/server/observability/log";
 import { seedFirstOwner } from "@/server/services/setup";
+import { supervise } from "@/server/supervise";
 
 const dev = process.argv.includes("--dev");
 const root = process.cwd();
 const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
 
 function log(line: string) {
-  console.log(`[atrium] ${line}`);
+  logger().info(line);
 }
 
 function runNext(args: string[], extraEnv: Record<string, string>, nodeArgs: string[] = []) {
@@ -51,20 +54,25 @@ async function main() {
   }
 
   log(`Atrium on http://localhost:${config.PORT} (console) and http://localhost:${config.PORT}/api/v1 (API)`);
-  const server = runNext(
-    dev ? ["dev", "-p", String(config.PORT)] : ["start", "-p", String(config.PORT)],
-    { DATABASE_URL: database.url, NODE_ENV: dev ? "development" : "production" },
-    dev ? [] : [`--max-old-space-size=${config.SERVER_HEAP_MB}`],
-  );
-  const forward = (signal: NodeJS.Signals) => () => server.kill(signal);
-  process.on("SIGINT", forward("SIGINT"));
-  process.on("SIGTERM", forward("SIGTERM"));
-  const code = await waitFor(server);
+  const server = supervise({
+    start: () =>
+      runNext(
+        dev ? ["dev", "-p", String(config.PORT)] : ["start", "-p", String(config.PORT)],
+        { DATABASE_URL: database.url, NODE_ENV: dev ? "development" : "production" },
+        dev ? [] : [`--max-old-space-size=${config.SERVER_HEAP_MB}`],
+      ),
+    log: (fields, message) => logger().error(fields, message),
+  });
+  const stop = (signal: NodeJS.Signals) => () => void server.stop(signal);
+  process.on("SIGINT", stop("SIGINT"));
+  process.on("SIGTERM", stop("SIGTERM"));
+  const code = await server.done;
   await database.release().catch((error: unknown) => log(`Could not stop the embedded database: ${String(error)}`));
   process.exit(code);
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  // One line a person can act on (a bad setting, an unreachable database), not a stack trace.
+  console.error(`Atrium could not start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

@@ -5,13 +5,14 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { env } from "@/env";
 import { PrismaClient } from "@/generated/prisma/client";
+import { logger } from "@/server/observability/log";
 
 export type Db = PrismaClient & { readonly pool: pg.Pool };
 
 export function createDb(databaseUrl: string, poolSize = 10): Db {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
   // An idle connection dropped by the server must not take the process down; the pool reconnects.
-  pool.on("error", (error) => console.error("Database connection lost:", error.message));
+  pool.on("error", (error) => logger().error({ reason: error.message }, "Database connection lost"));
   return Object.assign(new PrismaClient({ adapter: new PrismaPg(pool) }), { pool });
 }
 

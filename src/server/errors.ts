@@ -1,4 +1,5 @@
 // The one error type services throw, and the one table from error code to HTTP status.
+import { logger } from "@/server/observability/log";
 
 export const ERROR_STATUS = {
   unauthorized: 401,
@@ -178,5 +179,5 @@ export function toAppError(error: unknown): AppError {
 
 /** Doors call this once per failed request: unexpected failures are logged, never sent. */
 export function logIfUnexpected(error: AppError): void {
-  if (error.code === "server_error") console.error("Unexpected error:", error.cause ?? error);
+  if (error.code === "server_error") logger().error({ err: error.cause ?? error }, "Unexpected error");
 }

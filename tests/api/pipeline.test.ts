@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createRestHandler } from "@/server/adapters/rest";
 import { closeDb, createDb, getDb } from "@/server/db";
+import { logger } from "@/server/observability/log";
 import { revokeApiKey } from "@/server/services/api-keys";
 import { removeMember } from "@/server/services/members";
 import { updateOrganization } from "@/server/services/organizations";
@@ -208,7 +209,7 @@ describe("routes", () => {
 
   it("answers unknown paths outside /api/v1 under /api with the same 404 envelope", async () => {
     const { GET } = await import("@/app/api/[...rest]/route");
-    const response = GET(new Request("http://localhost/api/nope", { headers: { "x-request-id": "outside-1" } }));
+    const response = await GET(new Request("http://localhost/api/nope", { headers: { "x-request-id": "outside-1" } }));
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ error: { code: "not_found", message: expect.stringContaining("/api/nope") } });
     expect(response.headers.get("x-request-id")).toBe("outside-1");
@@ -251,7 +252,7 @@ describe("X-Request-Id", () => {
 
 describe("unexpected failures", () => {
   it("answers 500 server_error with no internals when the database is unreachable", async () => {
-    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const errors = vi.spyOn(logger(), "error");
     // Nothing listens on port 1: every query fails with a real driver error.
     const unreachable = createDb("postgresql://atrium:s3cret-password@127.0.0.1:1/secret_internal_db", 1);
     const handler = createRestHandler({ db: () => unreachable });
@@ -265,14 +266,13 @@ describe("unexpected failures", () => {
       for (const secret of ["ECONNREFUSED", "127.0.0.1", "s3cret-password", "secret_internal_db"]) expect(response.text).not.toContain(secret);
       expect(response.text).not.toMatch(/\bat \S+ \(|\.ts:\d+|node_modules|stack/i);
       // The failure is logged on the server instead.
-      expect(JSON.stringify(errors.mock.calls.map((args) => args.map(String)))).toContain("ECONNREFUSED");
+      expect(errors.mock.calls.map(([fields]) => String((fields as { err?: unknown }).err)).join(" ")).toContain("ECONNREFUSED");
     } finally {
       await closeDb(unreachable);
     }
   });
 
   it("answers 500 server_error when the database fails synchronously", async () => {
-    vi.spyOn(console, "error").mockImplementation(() => {});
     const handler = createRestHandler({
       db: () => {
         throw new Error("DATABASE_URL is not set");

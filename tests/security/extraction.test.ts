@@ -15,6 +15,7 @@ import { storableText } from "@/server/jobs/extract";
 import { EXTRACTION_LIMITS } from "@/server/jobs/extraction-process";
 import { FetchRefused, fetchPublicUrl } from "@/server/jobs/fetch-url";
 import { backoffDelay, claimJobs, runIndexingOnce, startIndexWorker } from "@/server/jobs/indexing";
+import { logger } from "@/server/observability/log";
 import { api, restHandler, toApiResponse } from "../helpers";
 import { drain, sourceOf, tenantWithKnowledgebase, upload } from "../knowledge-helpers";
 import { pdfBomb, pdfWithContent } from "../pdf-fixtures";
@@ -243,8 +244,8 @@ describe("the indexing worker while the database is away", () => {
         return [];
       },
     } as unknown as Db;
-    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const logs = vi.spyOn(console, "log").mockImplementation(() => {});
+    const errors = vi.spyOn(logger(), "error");
+    const logs = vi.spyOn(logger(), "info");
     const worker = startIndexWorker(fake, { pollMs: 5, maxBackoffMs: 80 });
     try {
       await new Promise((resolve) => setTimeout(resolve, 400));
@@ -276,7 +277,7 @@ describe("the indexing worker while the database is away", () => {
     await new Promise((resolve) => probe.close(resolve));
     const { createDb, closeDb } = await import("@/server/db");
     const away = createDb(`postgresql://atrium:secret@127.0.0.1:${closedPort}/atrium`, 1);
-    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const errors = vi.spyOn(logger(), "error");
     const worker = startIndexWorker(away, { pollMs: 5, maxBackoffMs: 40 });
     try {
       await expect.poll(() => errors.mock.calls.length, { timeout: 10_000 }).toBe(1);

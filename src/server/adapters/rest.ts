@@ -12,6 +12,7 @@ import type { Db } from "@/server/db";
 import { assertStorableText } from "@/server/bounds";
 import { AppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { openApiDocument } from "@/server/openapi";
+import { labelRoute } from "@/server/observability/route-label";
 import { ConversationInput } from "@/schemas/runtime";
 import type { Context, Meta } from "@/server/trpc/init";
 import { readJsonBody, refuseDeclaredOversize } from "./json-body";
@@ -103,6 +104,7 @@ export function createRestHandler(options: RestHandlerOptions) {
         });
       }
 
+      labelRoute(request, `${API_PREFIX}${route.meta.openapi!.path}`);
       // A body declared over its cap is refused before anything else (uploads check their own).
       if (!isMultipart(request)) refuseDeclaredOversize(request);
       const db = options.db();

@@ -3,6 +3,7 @@
 import { env } from "@/env";
 import type { Role, Scope } from "@/schemas/auth";
 import type { Db } from "@/server/db";
+import { logger } from "@/server/observability/log";
 import { AppError } from "@/server/errors";
 import type { KeyActor } from "./actor";
 import { rateLimitHeaders, settleRateLimit, uncountHit, windowAt, type RateLimitResult } from "./rate-limit";
@@ -130,5 +131,5 @@ function touchLastUsed(db: Db, key: KeyRow): void {
   if (key.last_used_at && Date.now() - key.last_used_at.getTime() < LAST_USED_PRECISION_MS) return;
   db.pool
     .query("update api_keys set last_used_at = now() where id = $1", [key.id])
-    .catch((error: unknown) => console.error("Could not record key use:", error));
+    .catch((error: unknown) => logger().error({ err: error }, "Could not record key use"));
 }

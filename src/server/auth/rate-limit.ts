@@ -3,6 +3,7 @@
 // previous window by the share of it that still falls inside the last 60 seconds (the
 // sliding-window-counter method): one upsert per request, no per-request rows.
 import type { Db } from "@/server/db";
+import { logger } from "@/server/observability/log";
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -101,7 +102,7 @@ function cleanupOccasionally(db: Db, window: number): void {
   lastCleanup.set(db, now);
   db.pool
     .query("delete from rate_limit_counters where window_start < $1", [window - 1])
-    .catch((error: unknown) => console.error("Rate-limit cleanup failed:", error));
+    .catch((error: unknown) => logger().error({ err: error }, "Rate-limit cleanup failed"));
 }
 
 /** The RateLimit-* headers (IETF draft names) for a response, plus Retry-After when refused. */

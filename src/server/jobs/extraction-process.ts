@@ -6,6 +6,7 @@
 import { fork } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { logger } from "@/server/observability/log";
 import type { ExtractionAnswer, ExtractionDocument, ExtractionRequest } from "./extraction-child";
 import { MAX_EXTRACTED_CHARS } from "./extract";
 
@@ -159,7 +160,7 @@ export async function extractInChildProcess(
         if (/heap out of memory|Allocation failed/i.test(stderr)) return settle(() => resolve({ ok: false, message: outOfMemory(`${bounds.heapMb} MB of heap`) }));
         if (!ready && !signal) {
           // It never loaded: the installation's fault (tsx or the entry missing), logged for the operator.
-          console.error(`The extraction worker exited with code ${code} before it was ready: ${stderr.trim().split("\n").slice(-3).join(" | ")}`);
+          logger().error(`The extraction worker exited with code ${code} before it was ready: ${stderr.trim().split("\n").slice(-3).join(" | ")}`);
           return settle(() => reject(new ExtractionUnavailable("The extraction worker could not start.")));
         }
         settle(() => resolve({ ok: false, message: `The extraction worker stopped unexpectedly (${signal ?? `exit code ${code}`}); the document was not indexed.` }));

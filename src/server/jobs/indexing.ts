@@ -9,6 +9,7 @@
 // process. Every failure ends `failed` with a reason a person can act on.
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/server/db";
+import { logger } from "@/server/observability/log";
 import { chunkText, ExtractionFailed, extractText, type SourceType } from "./extract";
 import { extractInChildProcess, ExtractionUnavailable, type ExtractionLimits } from "./extraction-process";
 import type { FetchPolicy } from "./fetch-url";
@@ -65,7 +66,7 @@ class TransientFailure extends Error {
 /** What errorMessage says about an unexpected error: never a stack or database-internal text. */
 function plainReason(error: unknown): string {
   if (error instanceof TransientFailure || error instanceof ExtractionUnavailable) return error.message;
-  console.error("Indexing attempt failed:", error);
+  logger().error({ err: error }, "Indexing attempt failed");
   return "an internal error, logged on the server";
 }
 
@@ -301,12 +302,12 @@ export function startIndexWorker(db: Db, options: IndexingOptions & { pollMs?: n
       let claimed = 0;
       try {
         claimed = await runIndexingOnce(db, options);
-        if (failures > 0) console.log("Indexing worker: the database is reachable again; indexing resumes.");
+        if (failures > 0) logger().info("Indexing worker: the database is reachable again; indexing resumes.");
         failures = 0;
       } catch (error) {
         failures++;
         if (failures === 1) {
-          console.error(`Indexing worker: the database is unreachable (${shortReason(error)}); retrying with backoff up to ${maxBackoffMs / 1000} s.`);
+          logger().error(`Indexing worker: the database is unreachable (${shortReason(error)}); retrying with backoff up to ${maxBackoffMs / 1000} s.`);
         }
       }
       if (stopped) break;

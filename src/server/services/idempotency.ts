@@ -4,6 +4,7 @@
 // server process honours them.
 import { createHash } from "node:crypto";
 import type { Db } from "@/server/db";
+import { logger } from "@/server/observability/log";
 import { AppError } from "@/server/errors";
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -89,6 +90,6 @@ function maybeSweep(db: Db): void {
   if (Date.now() - lastSweep < 3_600_000) return;
   lastSweep = Date.now();
   db.$executeRaw`delete from idempotency_keys where created_at < now() - interval '24 hours'`.catch((error: unknown) =>
-    console.error("Idempotency sweep failed:", error),
+    logger().error({ err: error }, "Idempotency sweep failed"),
   );
 }

@@ -6,6 +6,8 @@ import type { SearchInput, SearchOutput } from "@/schemas/knowledgebase";
 import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError, isUnstorableTextError, toAppError } from "@/server/errors";
+import { metrics } from "@/server/observability/metrics";
+import { logger } from "@/server/observability/log";
 import { findKnowledgebase } from "./knowledgebases";
 
 export const SOURCE_SEARCH_CREDITS = 1;
@@ -94,7 +96,7 @@ async function searchSources(db: Db, actor: Actor, input: SearchInput): Promise<
   } catch (error) {
     // A query the database refuses as text is the client's to fix: retrying cannot help.
     if (isUnstorableTextError(error)) throw toAppError(error);
-    console.error("Document search failed:", error);
+    logger().error({ err: error }, "Document search failed");
     throw new AppError("search_unavailable", "Document search could not answer just now; nothing was charged. Retry, or search pages only with kinds: [\"pages\"].");
   }
   if (rows[0]?.charged !== 1) {
@@ -103,5 +105,6 @@ async function searchSources(db: Db, actor: Actor, input: SearchInput): Promise<
       `Searching documents costs ${SOURCE_SEARCH_CREDITS} credit and the organization's balance cannot cover it; nothing was charged. Search pages only with kinds: ["pages"], which is free.`,
     );
   }
+  metrics().creditsSpent.inc(SOURCE_SEARCH_CREDITS);
   return rows.filter((row) => row.kind !== null).map(({ charged: _charged, ...hit }) => ({ ...hit, kind: "source" as const, score: Number(hit.score) }));
 }

@@ -1,5 +1,6 @@
 import { errorResponse, requestIdFor } from "@/server/adapters/rest";
 import { AppError } from "@/server/errors";
+import { observed } from "@/server/observability/observe";
 
 export const dynamic = "force-dynamic";
 
@@ -7,4 +8,6 @@ function notFound(request: Request): Response {
   return errorResponse(new AppError("not_found", `No route ${request.method} ${new URL(request.url).pathname}.`), requestIdFor(request));
 }
 
-export { notFound as GET, notFound as POST, notFound as PUT, notFound as PATCH, notFound as DELETE };
+const handler = observed("/api/{unknown}", notFound);
+
+export { handler as GET, handler as POST, handler as PUT, handler as PATCH, handler as DELETE };

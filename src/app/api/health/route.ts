@@ -1,11 +1,12 @@
 import { requestIdFor } from "@/server/adapters/rest";
 import { getDb } from "@/server/db";
 import { readMigrations } from "@/server/database/migrate";
+import { observed } from "@/server/observability/observe";
 
 export const dynamic = "force-dynamic";
 
 /** 200 once the database answers and every migration in prisma/migrations is applied. */
-export async function GET(request: Request): Promise<Response> {
+export const GET = observed("/api/health", async (request: Request): Promise<Response> => {
   const headers = { "X-Request-Id": requestIdFor(request), "Cache-Control": "no-store" };
   try {
     const [expected, rows] = await Promise.all([
@@ -19,4 +20,4 @@ export async function GET(request: Request): Promise<Response> {
   } catch {
     return Response.json({ status: "unavailable" }, { status: 503, headers });
   }
-}
+});

@@ -1,8 +1,9 @@
 import { createRestHandler } from "@/server/adapters/rest";
 import { getDb } from "@/server/db";
+import { observed } from "@/server/observability/observe";
 
 export const dynamic = "force-dynamic";
 
-const handler = createRestHandler({ db: getDb });
+const handler = observed("/api/v1", createRestHandler({ db: getDb }));
 
 export { handler as GET, handler as POST, handler as PUT, handler as PATCH, handler as DELETE, handler as HEAD, handler as OPTIONS };

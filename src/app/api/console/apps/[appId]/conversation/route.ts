@@ -1,11 +1,12 @@
 // The console chat: an app conversation as Server-Sent Events for a signed-in member.
 import { createConsoleConversationHandler } from "@/server/adapters/console";
 import { getDb } from "@/server/db";
+import { observed } from "@/server/observability/observe";
 
 export const dynamic = "force-dynamic";
 
 const handler = createConsoleConversationHandler({ db: getDb });
 
-export async function POST(request: Request, { params }: { params: Promise<{ appId: string }> }) {
-  return handler(request, (await params).appId);
-}
+export const POST = observed("/api/console/apps/{appId}/conversation", async (request: Request, { params }: { params: Promise<{ appId: string }> }) =>
+  handler(request, (await params).appId),
+);

@@ -1,0 +1,41 @@
+// The Chromium the browser tests drive. Playwright cannot download its own browsers here, so we
+// use the system's: CHROMIUM_PATH, else Debian's or Ubuntu's usual paths. When none is there and
+// we may (root with apt-get), Debian's `chromium` package is installed; otherwise one line says how.
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+
+export const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
+
+export const HOW_TO_INSTALL =
+  "The browser tests need Chromium: run `sudo apt-get install chromium` (Debian/Ubuntu) or set CHROMIUM_PATH to a Chromium binary, then run `npm test` again.";
+
+export function aptInstallChromium() {
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit", env });
+  execFileSync("apt-get", ["install", "-y", "-qq", "chromium"], { stdio: "inherit", env });
+}
+
+/**
+ * The browser's path, installing it when missing and possible.
+ * @returns {{ path: string } | { error: string }}
+ */
+export function ensureChromium({
+  configured = process.env.CHROMIUM_PATH,
+  candidates = CANDIDATES,
+  exists = existsSync,
+  canInstall = process.getuid?.() === 0 && existsSync("/usr/bin/apt-get"),
+  install = aptInstallChromium,
+  log = (line) => console.log(line),
+} = {}) {
+  if (configured) return exists(configured) ? { path: configured } : { error: `CHROMIUM_PATH is ${configured}, which does not exist. ${HOW_TO_INSTALL}` };
+  const found = () => candidates.find((candidate) => exists(candidate));
+  if (found()) return { path: found() };
+  if (!canInstall) return { error: HOW_TO_INSTALL };
+  log("Chromium is missing; installing Debian's chromium package for the browser tests…");
+  try {
+    install();
+  } catch (error) {
+    return { error: `Installing chromium with apt-get failed (${error instanceof Error ? error.message.split("\n")[0] : String(error)}). ${HOW_TO_INSTALL}` };
+  }
+  return found() ? { path: found() } : { error: HOW_TO_INSTALL };
+}
