@@ -154,7 +154,7 @@ export async function converse(db: Db, actor: Actor | EndUserActor, input: Conve
       itemKind: "app",
       versionId: app.versionId,
       conversationId: existing?.conversation.id ?? null,
-      status: cancelled ? "cancelled" : "failed",
+      status: cancelled ? "canceled" : "failed",
       credits: charged,
       latencyMs: performance.now() - started,
       input: input.message,
