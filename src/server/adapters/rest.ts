@@ -14,6 +14,7 @@ import { AppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { openApiDocument } from "@/server/openapi";
 import { ConversationInput } from "@/schemas/runtime";
 import type { Context, Meta } from "@/server/trpc/init";
+import { checkIdempotencyKey, claimIdempotencyKey, finishIdempotencyKey, hashRequest, releaseIdempotencyKey } from "@/server/services/idempotency";
 import { readJsonBody, refuseDeclaredOversize } from "./json-body";
 import { conversationStream } from "./sse";
 import { appRouter } from "@/server/trpc/root";
@@ -113,11 +114,17 @@ export function createRestHandler(options: RestHandlerOptions) {
         const { handleUpload } = await import("./upload");
         return await handleUpload({ db, actor, rateLimit, request, path, requestId });
       }
+      const idempotencyKey = request.method === "POST" ? request.headers.get("idempotency-key") : null;
+      if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey);
       const body = await readRequestJson(request);
       if (route.meta.stream && (body as { stream?: unknown } | undefined)?.stream === true) {
         return await streamResponse(db, actor, rateLimit, route, path, body, request.signal, requestId);
       }
-      const response = await callProcedure(db, actor, rateLimit, request, body, path, requestId);
+      const run = () => callProcedure(db, actor, rateLimit, request, body, path, requestId);
+      if (idempotencyKey !== null) {
+        return await once(db, actor.organizationId, idempotencyKey, hashRequest([request.method, path, JSON.stringify(body)]), rateLimit, requestId, run);
+      }
+      const response = await run();
       return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
     } catch (error) {
       // A client that hung up mid-request gets no answer; its abort is not a server failure.
@@ -126,6 +133,46 @@ export function createRestHandler(options: RestHandlerOptions) {
       return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
     }
   };
+}
+
+/**
+ * A POST with an Idempotency-Key (contract.md "Idempotency (every POST)"), for every operation
+ * in one place: the first request runs and its success is remembered for 24 hours per
+ * organization, method and path; the same key and body replay it with `Idempotent-Replayed: true`.
+ * A refusal or failure is not remembered, so the client may fix the request and retry the key.
+ */
+async function once(
+  db: Db,
+  organizationId: string,
+  key: string,
+  requestHash: string,
+  rateLimit: RateLimitResult,
+  requestId: string,
+  run: () => Promise<Response>,
+): Promise<Response> {
+  const remembered = await claimIdempotencyKey(db, organizationId, key, requestHash);
+  if (remembered) {
+    const headers = new Headers(rateLimitHeaders(rateLimit));
+    headers.set("X-Request-Id", requestId);
+    headers.set("Idempotent-Replayed", "true");
+    if (remembered.status === 204) return new Response(null, { status: 204, headers });
+    headers.set("Content-Type", "application/json");
+    return new Response(JSON.stringify(remembered.body), { status: remembered.status, headers });
+  }
+  let response: Response;
+  try {
+    response = await run();
+  } catch (error) {
+    await releaseIdempotencyKey(db, organizationId, key);
+    throw error;
+  }
+  if (response.status >= 400) {
+    await releaseIdempotencyKey(db, organizationId, key);
+    return response;
+  }
+  const text = await response.text();
+  await finishIdempotencyKey(db, organizationId, key, { status: response.status, body: text === "" ? null : JSON.parse(text) });
+  return new Response(text === "" ? null : text, { status: response.status, headers: response.headers });
 }
 
 /** Per-request state handed through trpc-to-openapi's handler, which is built once. */

@@ -117,10 +117,8 @@ export const knowledgeRouter = router({
     .output(SourceWriteResult)
     .mutation(async ({ ctx, input }) => {
       const { knowledgebaseId, ...content } = input;
-      const result = await addSource(ctx.db, ctx.actor, { knowledgebaseId, ...content }, {
-        idempotencyKey: ctx.requestHeaders?.get("idempotency-key"),
-        via: ctx.actor.kind === "member" ? "console" : "api",
-      });
+      // The REST door applies Idempotency-Key to every JSON POST (adapters/rest.ts).
+      const result = await addSource(ctx.db, ctx.actor, { knowledgebaseId, ...content }, { via: ctx.actor.kind === "member" ? "console" : "api" });
       ctx.response.status = result.status;
       return result.body;
     }),
