@@ -111,7 +111,6 @@ export const knowledgeRouter = router({
       errors: ["not_found", "plan_limit", "conflict"],
       successStatus: 202,
       multipart: true,
-      idempotent: true,
     })
     .input(CreateSourceInput)
     .output(SourceWriteResult)
