@@ -128,8 +128,9 @@ test("the console's pages run under its Content-Security-Policy without a violat
     await page.goto(path);
     await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
   }
-  // Swagger UI loads its code-split bundle and renders the document.
+  // RapiDoc loads its code-split bundle and renders the document under the CSP.
   await page.goto("/docs");
-  await expect(page.locator(".swagger-ui .info .title")).toBeVisible({ timeout: 30_000 });
+  await expect(page.locator("rapi-doc")).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByText("Atrium API").first()).toBeVisible({ timeout: 30_000 });
   expect(violations).toEqual([]);
 });

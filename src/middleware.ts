@@ -13,7 +13,7 @@ export function contentSecurityPolicy(nonce: string, development = process.env.N
     "default-src 'self'",
     // 'strict-dynamic': scripts the nonce'd Next.js runtime loads (code-split chunks) run too.
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${development ? " 'unsafe-eval'" : ""}`,
-    // React style attributes and the CSS of libraries like Swagger UI are inline.
+    // React style attributes and the CSS of web components like RapiDoc are inline.
     "style-src 'self' 'unsafe-inline'",
     `img-src 'self' data: blob:${httpsImages ? " https:" : ""}`,
     "font-src 'self' data:",

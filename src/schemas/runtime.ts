@@ -91,7 +91,7 @@ export const Execution = z
     itemKind: z.string(),
     versionId: Uuid.nullable(),
     conversationId: Uuid.nullable(),
-    status: z.string().meta({ description: "`succeeded`, `failed`, `cancelled` or `output_invalid`" }),
+    status: z.string().meta({ description: "`succeeded`, `failed`, `canceled` or `output_invalid`" }),
     credits: z.number().int(),
     latencyMs: z.number().int(),
     input: z.string(),

@@ -78,6 +78,14 @@ const REQUEST_ID_HEADER = {
   description: "Echo of a valid client `X-Request-Id`, else a new UUID. On every response.",
   schema: { type: "string" },
 };
+const WWW_AUTHENTICATE_HEADER = {
+  description: '`Bearer realm="atrium"`, with `error="invalid_token"` when a key was sent and cannot be used (RFC 6750)',
+  schema: { type: "string" },
+};
+const IDEMPOTENT_REPLAYED_HEADER = {
+  description: "`true` when this is the remembered answer to an earlier request with the same Idempotency-Key",
+  schema: { type: "string", enum: ["true"] },
+};
 const RATE_LIMIT_HEADERS = {
   "RateLimit-Limit": { description: "Requests allowed per 60-second window for this key", schema: { type: "integer" } },
   "RateLimit-Remaining": { description: "Requests left in the current window", schema: { type: "integer" } },
@@ -93,17 +101,22 @@ type Operation = {
 
 /** What the generator cannot know: the multipart form, the Idempotency-Key header, a second success status. */
 function addDoors(operation: Operation, meta: Meta): void {
-  if (meta.idempotent) {
+  // The REST door honours Idempotency-Key on every POST (adapters/rest.ts).
+  if (meta.openapi?.method === "POST") {
     operation.parameters = [
       ...(operation.parameters ?? []),
       {
         name: "Idempotency-Key",
         in: "header",
         required: false,
-        description: "1..255 printable ASCII. The same key with the same body replays the first response (status and body); another body, or while the first still runs, gives 409 `conflict`. Kept 24 hours per organization.",
-        schema: { type: "string", minLength: 1, maxLength: 255 },
+        description:
+          "1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization.",
+        schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
       },
     ];
+    for (const [status, response] of Object.entries(operation.responses)) {
+      if (status.startsWith("2")) response.headers = { ...response.headers, "Idempotent-Replayed": IDEMPOTENT_REPLAYED_HEADER };
+    }
   }
   if (operation.requestBody?.content?.["application/json"]) {
     operation.responses["413"] = {
@@ -161,6 +174,7 @@ function completeOperation(operation: Operation, meta: Meta): void {
       description: codes.map((code) => `\`${code}\`: ${ERROR_MEANINGS[code]}`).join("; "),
       headers: {
         "X-Request-Id": REQUEST_ID_HEADER,
+        ...(status === 401 ? { "WWW-Authenticate": WWW_AUTHENTICATE_HEADER } : {}),
         ...(status === 429 ? { "Retry-After": { description: "Whole seconds (>= 1) until a request will be allowed", schema: { type: "integer" } } } : {}),
       },
       content: {

@@ -17,6 +17,9 @@ function expectError(response: ApiResponse, status: number, code: string): void 
   expect(response.body.error.message.length).toBeGreaterThan(0);
   expect(response.headers.get("content-type")).toMatch(/^application\/json/);
   expect(response.headers.get("x-request-id")).toMatch(/^[A-Za-z0-9._-]{1,128}$/);
+  // RFC 6750: every 401 names the scheme it wants; other refusals do not.
+  if (status === 401) expect(response.headers.get("www-authenticate")).toMatch(/^Bearer realm="atrium"/);
+  else expect(response.headers.get("www-authenticate")).toBeNull();
 }
 
 afterEach(() => {

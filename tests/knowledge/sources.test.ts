@@ -90,9 +90,10 @@ describe("adding sources (JSON)", () => {
     expect(running.body.error.code).toBe("conflict");
     expect(running.body.error.message).toContain("still running");
 
-    // A first request abandoned by a crashed process frees its key after a minute.
+    // A first request abandoned by a crashed process frees its key once it has been running
+    // longer than any run may (2 minutes) plus a minute.
     await getDb().idempotencyKey.create({
-      data: { organizationId: tenant.organization.id, key: "abandoned-1", requestHash: "x", state: "running", createdAt: new Date(Date.now() - 120_000) },
+      data: { organizationId: tenant.organization.id, key: "abandoned-1", requestHash: "x", state: "running", createdAt: new Date(Date.now() - 240_000) },
     });
     expect((await send({ contentText: "after crash" }, "abandoned-1")).status).toBe(202);
     expect(await count(kbId)).toBe(2);
@@ -179,6 +180,8 @@ describe("adding sources (multipart)", () => {
     const first = await upload(key, kbId, { name: "a.txt", bytes: "same" }, { headers: { "idempotency-key": "u1" } });
     const second = await upload(key, kbId, { name: "a.txt", bytes: "same" }, { headers: { "idempotency-key": "u1" } });
     expect(second.body).toEqual(first.body);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
     const changed = await upload(key, kbId, { name: "a.txt", bytes: "changed" }, { headers: { "idempotency-key": "u1" } });
     expect(changed.status).toBe(409);
     expect(await count(kbId)).toBe(1);

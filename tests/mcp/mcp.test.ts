@@ -39,9 +39,8 @@ async function ok(client: Client, name: string, args: Record<string, unknown> = 
 function errorOf(result: unknown): { code: string; message: string } {
   const value = result as { isError?: boolean; content: { type: string; text: string }[] };
   expect(value.isError).toBe(true);
-  const fromText = JSON.parse(value.content[0]!.text);
-  expect(structured(result)).toEqual(fromText);
-  return fromText.error;
+  expect(structured(result)).toBeUndefined();
+  return JSON.parse(value.content[0]!.text).error;
 }
 
 /** A raw JSON-RPC initialize over HTTP, for the status, headers and body of refusals. */
@@ -191,8 +190,12 @@ describe("authentication and authorization", () => {
   });
 
   it("answers unauthorized, invalid_api_key and feature_not_available as HTTP envelopes", async () => {
-    expect(await rawInitialize(undefined)).toMatchObject({ status: 401, body: { error: { code: "unauthorized" } } });
-    expect(await rawInitialize("sk_mem_unknown")).toMatchObject({ status: 401, body: { error: { code: "invalid_api_key" } } });
+    const missing = await rawInitialize(undefined);
+    expect(missing).toMatchObject({ status: 401, body: { error: { code: "unauthorized" } } });
+    expect(missing.headers.get("www-authenticate")).toBe('Bearer realm="atrium"');
+    const unknown = await rawInitialize("sk_mem_unknown");
+    expect(unknown).toMatchObject({ status: 401, body: { error: { code: "invalid_api_key" } } });
+    expect(unknown.headers.get("www-authenticate")).toBe('Bearer realm="atrium", error="invalid_token"');
     const free = await newOrganization({ plan: "free" });
     expect(await rawInitialize(free.personalKey.secret)).toMatchObject({ status: 403, body: { error: { code: "feature_not_available" } } });
   });

@@ -1,5 +1,5 @@
 // A streaming client that hangs up cancels the run: the provider stream stops, the execution is
-// recorded as cancelled, and only what ran is charged.
+// recorded as canceled (the contract's one spelling), and only what ran is charged.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
@@ -16,7 +16,7 @@ beforeAll(async () => {
 
 afterAll(() => fake.close());
 
-it("cancels the run when the client disconnects and records it as cancelled", async () => {
+it("cancels the run when the client disconnects and records it as canceled", async () => {
   const app = await publishedApp({ billingModel: "slow-model" });
   const before = await credits(app.tenant);
   const client = new AbortController();
@@ -41,7 +41,7 @@ it("cancels the run when the client disconnects and records it as cancelled", as
     execution = await getDb().execution.findFirst({ where: { organizationId: app.tenant.organization.id } });
     if (!execution) await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  expect(execution).toMatchObject({ status: "cancelled", credits: 1 });
+  expect(execution).toMatchObject({ status: "canceled", credits: 1 });
   expect(execution!.latencyMs).toBeLessThan(1_000);
   expect(await credits(app.tenant)).toBe(before - 1);
   expect(await getDb().conversationMessage.count({ where: { conversation: { organizationId: app.tenant.organization.id } } })).toBe(0);

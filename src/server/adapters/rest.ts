@@ -15,8 +15,9 @@ import { openApiDocument } from "@/server/openapi";
 import { labelRoute } from "@/server/observability/route-label";
 import { ConversationInput } from "@/schemas/runtime";
 import type { Context, Meta } from "@/server/trpc/init";
+import { checkIdempotencyKey, claimIdempotencyKey, finishIdempotencyKey, hashRequest, releaseIdempotencyKey } from "@/server/services/idempotency";
 import { readJsonBody, refuseDeclaredOversize } from "./json-body";
-import { conversationStream } from "./sse";
+import { conversationStream, streamHeaders } from "./sse";
 import { appRouter } from "@/server/trpc/root";
 
 export const API_PREFIX = "/api/v1";
@@ -72,6 +73,8 @@ export function isMultipart(request: Request): boolean {
 export interface RestHandlerOptions {
   /** Called per request so the database is opened lazily and tests can substitute it. */
   db: () => Db;
+  /** The keep-alive interval of conversation streams (default 15 s; tests shorten it). */
+  streamHeartbeatMs?: number;
 }
 
 export function createRestHandler(options: RestHandlerOptions) {
@@ -115,11 +118,16 @@ export function createRestHandler(options: RestHandlerOptions) {
         const { handleUpload } = await import("./upload");
         return await handleUpload({ db, actor, rateLimit, request, path, requestId });
       }
+      const idempotencyKey = request.method === "POST" ? request.headers.get("idempotency-key") : null;
+      if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey);
       const body = await readRequestJson(request);
+      const keyed = idempotencyKey === null ? null : { key: idempotencyKey, hash: hashRequest([request.method, path, JSON.stringify(body)]) };
       if (route.meta.stream && (body as { stream?: unknown } | undefined)?.stream === true) {
-        return await streamResponse(db, actor, rateLimit, route, path, body, request.signal, requestId);
+        return await streamResponse(db, actor, rateLimit, route, path, body, request.signal, requestId, keyed, options.streamHeartbeatMs);
       }
-      const response = await callProcedure(db, actor, rateLimit, request, body, path, requestId);
+      const run = () => callProcedure(db, actor, rateLimit, request, body, path, requestId);
+      if (keyed) return await once(db, actor.organizationId, keyed.key, keyed.hash, rateLimit, requestId, run);
+      const response = await run();
       return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
     } catch (error) {
       // A client that hung up mid-request gets no answer; its abort is not a server failure.
@@ -128,6 +136,46 @@ export function createRestHandler(options: RestHandlerOptions) {
       return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
     }
   };
+}
+
+/**
+ * A POST with an Idempotency-Key (contract.md "Idempotency (every POST)"), for every operation
+ * in one place: the first request runs and its success is remembered for 24 hours per
+ * organization, method and path; the same key and body replay it with `Idempotent-Replayed: true`.
+ * A refusal or failure is not remembered, so the client may fix the request and retry the key.
+ */
+async function once(
+  db: Db,
+  organizationId: string,
+  key: string,
+  requestHash: string,
+  rateLimit: RateLimitResult,
+  requestId: string,
+  run: () => Promise<Response>,
+): Promise<Response> {
+  const remembered = await claimIdempotencyKey(db, organizationId, key, requestHash);
+  if (remembered) {
+    const headers = new Headers(rateLimitHeaders(rateLimit));
+    headers.set("X-Request-Id", requestId);
+    headers.set("Idempotent-Replayed", "true");
+    if (remembered.status === 204) return new Response(null, { status: 204, headers });
+    headers.set("Content-Type", "application/json");
+    return new Response(JSON.stringify(remembered.body), { status: remembered.status, headers });
+  }
+  let response: Response;
+  try {
+    response = await run();
+  } catch (error) {
+    await releaseIdempotencyKey(db, organizationId, key);
+    throw error;
+  }
+  if (response.status >= 400) {
+    await releaseIdempotencyKey(db, organizationId, key);
+    return response;
+  }
+  const text = await response.text();
+  await finishIdempotencyKey(db, organizationId, key, { status: response.status, body: text === "" ? null : JSON.parse(text) });
+  return new Response(text === "" ? null : text, { status: response.status, headers: response.headers });
 }
 
 /** Per-request state handed through trpc-to-openapi's handler, which is built once. */
@@ -204,7 +252,12 @@ async function callProcedure(db: Db, actor: KeyActor, rateLimit: RateLimitResult
   return new Response(result.body, { status: result.status, headers: responseHeaders });
 }
 
-/** `stream: true` on a streaming route (the app conversation): the same service, as SSE. */
+/**
+ * `stream: true` on a streaming route (the app conversation): the same service, as SSE. With an
+ * Idempotency-Key the finished run is remembered before `done` goes out; a retry with the key
+ * after that replays the answer as a stream of one `done` event (its reply whole, no deltas),
+ * while the run still goes it is 409 `conflict`, and a run that failed or was dropped frees the key.
+ */
 async function streamResponse(
   db: Db,
   actor: KeyActor,
@@ -214,13 +267,29 @@ async function streamResponse(
   body: unknown,
   signal: AbortSignal,
   requestId: string,
+  keyed: { key: string; hash: string } | null,
+  heartbeatMs: number | undefined,
 ): Promise<Response> {
   assertStorableText(body);
   const parsed = ConversationInput.safeParse({ ...(body as object), ...route.pattern.exec(path)?.groups });
   if (!parsed.success) throw parsed.error;
   const headers = new Headers(rateLimitHeaders(rateLimit));
   headers.set("X-Request-Id", requestId);
+  const organizationId = actor.organizationId;
+  if (keyed) {
+    const remembered = await claimIdempotencyKey(db, organizationId, keyed.key, keyed.hash);
+    if (remembered) {
+      headers.set("Idempotent-Replayed", "true");
+      return new Response(`: replayed\n\nid: 1\nevent: done\ndata: ${JSON.stringify(remembered.body)}\n\n`, { status: 200, headers: streamHeaders(headers) });
+    }
+  }
   const { appId, message, conversation_id, endUserId, portalId } = parsed.data;
-  const result = await conversationStream(db, actor, { appId, message, conversationId: conversation_id, endUserId, portalId }, signal, headers);
+  const result = await conversationStream(db, actor, { appId, message, conversationId: conversation_id, endUserId, portalId }, signal, headers, {
+    heartbeatMs,
+    onDone: keyed
+      ? (done) => finishIdempotencyKey(db, organizationId, keyed.key, { status: 200, body: { reply: done.reply, conversation_id: done.conversation_id, execution_id: done.execution_id } })
+      : undefined,
+    onFailed: keyed ? () => releaseIdempotencyKey(db, organizationId, keyed.key) : undefined,
+  });
   return result instanceof Response ? result : errorResponse(result, requestId, headers);
 }

@@ -76,6 +76,7 @@ export async function handleUpload({ db, actor, rateLimit, request, path, reques
       { idempotencyKey: request.headers.get("idempotency-key"), via: "upload" },
     );
     headers.set("Content-Type", "application/json");
+    if (result.replayed) headers.set("Idempotent-Replayed", "true");
     return new Response(JSON.stringify(result.body), { status: result.status, headers });
   } catch (error) {
     return errorResponse(toAppError(error), requestId, headers);

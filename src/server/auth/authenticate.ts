@@ -36,12 +36,21 @@ interface KeyRow {
 }
 
 const BEARER = /^Bearer +([^\s]+)$/i;
+
+/**
+ * A 401 of the key doors, with the `WWW-Authenticate` challenge RFC 6750 asks for: the scheme
+ * alone when no credentials came, `invalid_token` when a key came and is not usable.
+ */
+function keyRefusal(code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed", message: string): AppError {
+  const challenge = code === "unauthorized" ? 'Bearer realm="atrium"' : 'Bearer realm="atrium", error="invalid_token"';
+  return new AppError(code, message, {}, { headers: { "WWW-Authenticate": challenge } });
+}
 const LAST_USED_PRECISION_MS = 60_000;
 
 export function bearerToken(header: string | null): string {
   const match = header ? BEARER.exec(header.trim()) : null;
   if (!match?.[1]) {
-    throw new AppError("unauthorized", "Send your API key in the header `Authorization: Bearer <API_KEY>`.");
+    throw keyRefusal("unauthorized", "Send your API key in the header `Authorization: Bearer <API_KEY>`.");
   }
   return match[1];
 }
@@ -71,9 +80,9 @@ const KEY_CHECK_SQL = `
 
 /** The first check a found key fails, in contract.md's order, or null. */
 function refusalOf(key: KeyRow, door: Door): AppError | null {
-  if (key.revoked_at) return new AppError("api_key_revoked", "This API key has been revoked.");
+  if (key.revoked_at) return keyRefusal("api_key_revoked", "This API key has been revoked.");
   if (key.kind === "personal" && (!key.member_id || key.removed_at)) {
-    return new AppError("member_removed", "The owner of this personal key is no longer a member of the organization.");
+    return keyRefusal("member_removed", "The owner of this personal key is no longer a member of the organization.");
   }
   if (door === "mcp" && key.kind !== "personal") return new AppError("member_key_required", "The MCP server accepts personal keys only.");
   if (key.plan === "free") {
@@ -97,7 +106,7 @@ export async function authenticateApiKey(db: Db, authorization: string | null, d
     values: [bucket, position.window, secretHash],
   });
   const key = rows[0];
-  if (!key) throw new AppError("invalid_api_key", "This API key matches no active key.");
+  if (!key) throw keyRefusal("invalid_api_key", "This API key matches no active key.");
   const refusal = refusalOf(key, door);
   if (refusal) {
     await uncountHit(db, bucket, position);

@@ -1,6 +1,6 @@
 // One MCP server per request (stateless Streamable HTTP): the tools of tools.ts and the page
-// resources, for an already authenticated key. Failures become results carrying Atrium's
-// envelope `{"error":{code,message}}`, never stack traces.
+// resources, for an already authenticated key. Failures become MCP tool errors carrying Atrium's
+// envelope `{"error":{code,message}}` as text, never stack traces.
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CallToolRequestSchema, ErrorCode as RpcErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { logIfUnexpected, toAppError, type AppError } from "@/server/errors";
@@ -34,9 +34,12 @@ function listTools() {
   });
 }
 
+/**
+ * A failed call as an MCP tool error: the envelope as text and no `structuredContent`, which
+ * clients that listed the tools would check against the tool's output schema (and reject).
+ */
 export function errorResult(error: AppError): CallToolResult {
-  const envelope = { error: error.toBody() };
-  return { isError: true, content: [{ type: "text", text: JSON.stringify(envelope) }], structuredContent: envelope };
+  return { isError: true, content: [{ type: "text", text: JSON.stringify({ error: error.toBody() }) }] };
 }
 
 function rpcError(error: unknown): McpError {

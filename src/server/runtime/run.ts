@@ -36,7 +36,20 @@ export interface RunContext {
   used: { steps: number; outputChars: number; startedAt: number };
   timeout: AbortSignal;
   cancel?: AbortSignal;
+  /** Told when an app member starts and ends (the stream's `step` events). */
+  onStep?: (step: RunStep) => void;
 }
+
+/** What a stream's `step` event carries: one when a member starts, one when it ends. */
+export interface RunStep {
+  kind: "member" | "tool";
+  name: string;
+  status: "started" | "finished" | "failed";
+  output?: string;
+}
+
+/** A step's output is a glimpse, not the member's whole answer. */
+const STEP_OUTPUT_CHARS = 500;
 
 /** A run's context: its organization, its bounds, and a signal that fires on cancel or time-out. */
 export function newRunContext(db: Db, organizationId: string, cancel?: AbortSignal): RunContext {
@@ -269,6 +282,30 @@ export interface AppRun {
 }
 
 async function runMember(
+  ctx: RunContext,
+  member: Member,
+  message: string,
+  history: Turn[],
+  earlier: Passage[],
+  options: { flowInputs?: Record<string, unknown>; onDelta?: (text: string) => void } = {},
+): Promise<Passage> {
+  const name = member.runnable.document.name;
+  ctx.onStep?.({ kind: "member", name, status: "started" });
+  try {
+    const passage = await runMemberOnce(ctx, member, message, history, earlier, options);
+    ctx.onStep?.({ kind: "member", name, status: "finished", output: truncate(passage.text, STEP_OUTPUT_CHARS) });
+    return passage;
+  } catch (error) {
+    ctx.onStep?.({ kind: "member", name, status: "failed" });
+    throw error;
+  }
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+async function runMemberOnce(
   ctx: RunContext,
   member: Member,
   message: string,

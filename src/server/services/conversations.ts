@@ -10,7 +10,7 @@ import type { Db } from "@/server/db";
 import { AppError, isAppError, toAppError } from "@/server/errors";
 import { loadLiveApp } from "@/server/runtime/load";
 import type { Turn } from "@/server/runtime/models";
-import { newRunContext, runApp } from "@/server/runtime/run";
+import { newRunContext, runApp, type RunStep } from "@/server/runtime/run";
 import { chargeRunCredit, refundRunCredit } from "./credits";
 import { recordExecution } from "./executions";
 import { decodeCursor, encodeCursor } from "./pagination";
@@ -41,6 +41,8 @@ export interface ConverseOptions {
   onDelta?: (text: string) => void;
   /** Called once the run starts (every refusal is behind it): a stream can open. */
   onStart?: () => void;
+  /** Each app member starting and ending (Server-Sent Events' `step`). */
+  onStep?: (step: RunStep) => void;
 }
 
 async function findConversation(db: Db, organizationId: string, appId: string, conversationId: string, endUserId: string | null) {
@@ -118,6 +120,7 @@ export async function converse(db: Db, actor: Actor | EndUserActor, input: Conve
   options.onStart?.();
   const started = performance.now();
   const ctx = newRunContext(db, actor.organizationId, options.signal);
+  ctx.onStep = options.onStep;
   let producedAnything = false;
   try {
     const reply = await runApp(ctx, app, input.message, existing?.history ?? [], {
@@ -154,7 +157,7 @@ export async function converse(db: Db, actor: Actor | EndUserActor, input: Conve
       itemKind: "app",
       versionId: app.versionId,
       conversationId: existing?.conversation.id ?? null,
-      status: cancelled ? "cancelled" : "failed",
+      status: cancelled ? "canceled" : "failed",
       credits: charged,
       latencyMs: performance.now() - started,
       input: input.message,

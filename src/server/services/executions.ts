@@ -15,7 +15,7 @@ export interface ExecutionRecord {
   itemKind: "agent" | "flow" | "app";
   versionId: string | null;
   conversationId?: string | null;
-  status: "succeeded" | "failed" | "cancelled" | "output_invalid";
+  status: "succeeded" | "failed" | "canceled" | "output_invalid";
   credits: number;
   latencyMs: number;
   input: string;

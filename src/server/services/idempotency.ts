@@ -6,11 +6,16 @@ import { createHash } from "node:crypto";
 import type { Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { AppError } from "@/server/errors";
+import { RUN_LIMITS } from "@/server/runtime/limits";
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const TTL_HOURS = 24;
-/** A first request still "running" after this long died with its process; its key is free again. */
-const ABANDONED_AFTER_MS = 60_000;
+/**
+ * A first request still "running" after this long died with its process; its key is free again.
+ * Longer than any run (conversations and transactions are bounded in time), so a slow run is
+ * never run twice.
+ */
+const ABANDONED_AFTER_MS = RUN_LIMITS.runMs + 60_000;
 
 export interface StoredResponse {
   status: number;
@@ -37,24 +42,17 @@ export function checkIdempotencyKey(key: string): string {
 }
 
 /**
- * Runs `work` once per (organization, key). `work` returns the response to remember; a failure
- * forgets the key so the client may retry.
+ * Takes the key for a first request: null when this request is the first and should run (then
+ * `finishIdempotencyKey` or `releaseIdempotencyKey`), or the remembered answer to replay.
  */
-export async function withIdempotency(
-  db: Db,
-  organizationId: string,
-  key: string | null | undefined,
-  requestHash: string,
-  work: () => Promise<StoredResponse>,
-): Promise<StoredResponse> {
-  if (key === null || key === undefined) return work();
+export async function claimIdempotencyKey(db: Db, organizationId: string, key: string, requestHash: string): Promise<StoredResponse | null> {
   checkIdempotencyKey(key);
   for (let attempt = 0; attempt < 3; attempt++) {
     const inserted = await db.$executeRaw`
       insert into idempotency_keys (organization_id, key, request_hash, state, created_at)
       values (${organizationId}::uuid, ${key}, ${requestHash}, 'running', now())
       on conflict (organization_id, key) do nothing`;
-    if (inserted === 1) break;
+    if (inserted === 1) return null;
     const existing = await db.idempotencyKey.findUnique({ where: { organizationId_key: { organizationId, key } } });
     if (!existing) continue; // deleted in between: try to take it again
     const age = Date.now() - existing.createdAt.getTime();
@@ -66,23 +64,50 @@ export async function withIdempotency(
       throw new AppError("conflict", "The first request with this Idempotency-Key is still running; retry shortly. Nothing was written.");
     }
     if (existing.requestHash !== requestHash) {
-      throw new AppError("conflict", "This Idempotency-Key was already used with a different body; use a new key for a new request. Nothing was written.");
+      throw new AppError("conflict", "This Idempotency-Key was already used with another path or body; use a new key for a new request. Nothing was written.");
     }
     return { status: existing.responseStatus ?? 200, body: existing.responseBody };
   }
+  throw new AppError("conflict", "This Idempotency-Key is in use by concurrent requests; retry shortly. Nothing was written.");
+}
+
+/** Remembers the first request's answer for 24 hours. */
+export async function finishIdempotencyKey(db: Db, organizationId: string, key: string, response: StoredResponse): Promise<void> {
+  await db.idempotencyKey.update({
+    where: { organizationId_key: { organizationId, key } },
+    data: { state: "done", responseStatus: response.status, responseBody: (response.body ?? undefined) as object | undefined },
+  });
+  maybeSweep(db);
+}
+
+/** Forgets a key whose first request failed, so the client may retry with it. */
+export async function releaseIdempotencyKey(db: Db, organizationId: string, key: string): Promise<void> {
+  await db.idempotencyKey.deleteMany({ where: { organizationId, key, state: "running" } });
+}
+
+/**
+ * Runs `work` once per (organization, key). `work` returns the response to remember; a failure
+ * forgets the key so the client may retry. `replayed` tells the door to say so.
+ */
+export async function withIdempotency(
+  db: Db,
+  organizationId: string,
+  key: string | null | undefined,
+  requestHash: string,
+  work: () => Promise<StoredResponse>,
+): Promise<StoredResponse & { replayed: boolean }> {
+  if (key === null || key === undefined) return { ...(await work()), replayed: false };
+  const remembered = await claimIdempotencyKey(db, organizationId, key, requestHash);
+  if (remembered) return { ...remembered, replayed: true };
   let response: StoredResponse;
   try {
     response = await work();
   } catch (error) {
-    await db.idempotencyKey.deleteMany({ where: { organizationId, key, state: "running" } });
+    await releaseIdempotencyKey(db, organizationId, key);
     throw error;
   }
-  await db.idempotencyKey.update({
-    where: { organizationId_key: { organizationId, key } },
-    data: { state: "done", responseStatus: response.status, responseBody: response.body as object },
-  });
-  maybeSweep(db);
-  return response;
+  await finishIdempotencyKey(db, organizationId, key, response);
+  return { ...response, replayed: false };
 }
 
 let lastSweep = 0;

@@ -143,7 +143,7 @@ export async function addSource(
   actor: Actor,
   input: NewSource,
   options: { idempotencyKey?: string | null; via: "api" | "upload" | "console" },
-): Promise<StoredResponse & { body: SourceWriteResult }> {
+): Promise<StoredResponse & { body: SourceWriteResult; replayed: boolean }> {
   const hash =
     "file" in input
       ? hashRequest(["file", input.knowledgebaseId, input.name ?? "", input.file.name, input.file.bytes])
@@ -152,7 +152,7 @@ export async function addSource(
     status: 202,
     body: await createSource(db, actor, input, options.via),
   }));
-  return response as StoredResponse & { body: SourceWriteResult };
+  return response as StoredResponse & { body: SourceWriteResult; replayed: boolean };
 }
 
 async function findSource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }) {

@@ -36,8 +36,6 @@ export type Meta = OpenApiMeta<{
   successStatus?: number;
   /** The endpoint also takes multipart/form-data, served by src/server/adapters/upload.ts. */
   multipart?: boolean;
-  /** The endpoint honours an `Idempotency-Key` header (documented as a parameter). */
-  idempotent?: boolean;
   /** A second success status with the same body (202 pending_review beside 201/200 applied). */
   alsoSucceeds?: { status: number; description: string };
 }>;

@@ -111,16 +111,13 @@ export const knowledgeRouter = router({
       errors: ["not_found", "plan_limit", "conflict"],
       successStatus: 202,
       multipart: true,
-      idempotent: true,
     })
     .input(CreateSourceInput)
     .output(SourceWriteResult)
     .mutation(async ({ ctx, input }) => {
       const { knowledgebaseId, ...content } = input;
-      const result = await addSource(ctx.db, ctx.actor, { knowledgebaseId, ...content }, {
-        idempotencyKey: ctx.requestHeaders?.get("idempotency-key"),
-        via: ctx.actor.kind === "member" ? "console" : "api",
-      });
+      // The REST door applies Idempotency-Key to every JSON POST (adapters/rest.ts).
+      const result = await addSource(ctx.db, ctx.actor, { knowledgebaseId, ...content }, { via: ctx.actor.kind === "member" ? "console" : "api" });
       ctx.response.status = result.status;
       return result.body;
     }),
