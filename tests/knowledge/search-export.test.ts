@@ -140,7 +140,7 @@ describe("routes", () => {
     expect(retry.status).toBe(405);
     expect(retry.headers.get("allow")).toBe("POST");
     const multipartPage = await api("POST", `/knowledgebases/${kbId}/pages`, { key, rawBody: "--x--", headers: { "content-type": "multipart/form-data; boundary=x" } });
-    expect(multipartPage.status).toBe(415);
+    expect(multipartPage.status).toBe(400);
     expect(multipartPage.body.error.code).toBe("invalid_request");
   });
 });
