@@ -349,6 +349,20 @@ Limits: 120 requests per minute per key in a sliding 60-second window, shared by
 
 Lists take \`limit\` (1..200, default 50) and \`cursor\`, and answer \`nextCursor\` (null on the last page).`;
 
+const TAGS = [
+  { name: "Meta", description: "This document" },
+  { name: "Models", description: "The models agents and flow nodes may name" },
+  { name: "End users", description: "People who use published apps through portals: accounts, plans, grants" },
+  { name: "Tier plans", description: "Plans end users subscribe to" },
+  { name: "User groups", description: "Groups of end users, their members and grants" },
+  { name: "Portals", description: "Portals end users sign in to, and the groups admitted to them" },
+  { name: "Agents", description: "Agents: drafts, versions, deploys and test runs" },
+  { name: "Flows", description: "Flows (graphs of nodes): drafts, versions, deploys and test runs" },
+  { name: "Apps", description: "Apps over agents and flows: drafts, versions, conversations (JSON or a stream) and transactions" },
+  { name: "Executions", description: "The record of every run, with its trace and credits" },
+  { name: "Knowledgebases", description: "Knowledgebases, their sources (uploads, text, URLs), pages, search and export" },
+];
+
 let cached: OpenAPIObject | undefined;
 
 export function openApiDocument(): OpenAPIObject {
@@ -410,6 +424,7 @@ export function openApiDocument(): OpenAPIObject {
     }
   });
   document.components.headers = HEADERS;
+  document.tags = TAGS;
   document.components.responses = Object.fromEntries([...sharedResponses.values()].map(({ name, response }) => [name, response])) as never;
 
   document.paths = {

@@ -1,6 +1,7 @@
 // GET /api/v1/openapi.json: public, valid OpenAPI 3.1, and it documents the error envelope.
 import { readFile, writeFile } from "node:fs/promises";
 import SwaggerParser from "@apidevtools/swagger-parser";
+import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { describe, expect, it } from "vitest";
 import { api, newOrganization } from "../helpers";
 
@@ -118,6 +119,12 @@ describe("the document describes what the server sends", () => {
       const id = { agents: "agentId", flows: "flowId", apps: "appId" }[kind];
       expect(paths[`/${kind}/{${id}}/publish`].post.requestBody.required, kind).toBe(false);
     }
+  });
+
+  it("passes Redocly's recommended rules without an error", async () => {
+    const { text } = await fetchDocument();
+    const problems = await lintFromString({ source: text, absoluteRef: "/openapi.json", config: await createConfig({ extends: ["recommended"] }) });
+    expect(problems.filter((problem) => problem.severity === "error").map((problem) => `${problem.ruleId}: ${problem.message}`)).toEqual([]);
   });
 
   it("is under 260 KB thanks to named components", async () => {
