@@ -4,6 +4,7 @@
 // schemas (OpenAPI 3.1 schemas are JSON Schema 2020-12).
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { createParser } from "eventsource-parser";
 import { openApiDocument } from "@/server/openapi";
 
 type Schema = Record<string, unknown>;
@@ -130,9 +131,47 @@ function ajvText(validate: ValidateFunction): string {
   return (validate.errors ?? []).map((error) => `${error.instancePath || "/"} ${error.message} ${JSON.stringify(error.params)}`).join("; ");
 }
 
+/** The schema of each event the conversation stream may send, as the document names them. */
+const STREAM_EVENTS: Record<string, string> = {
+  delta: "ConversationDeltaEvent",
+  step: "ConversationStepEvent",
+  done: "ConversationDoneEvent",
+  error: "ConversationErrorEvent",
+};
+
+/**
+ * Passes a `text/event-stream` body through unchanged while checking each event against the
+ * document: an unknown event name or a payload off its schema errors the stream the test reads.
+ * A pass-through (not a tee), so a client that cancels still cancels the run.
+ */
+function validatingEventStream(body: ReadableStream<Uint8Array>, where: string): ReadableStream<Uint8Array> {
+  const decoder = new TextDecoder();
+  let problem: string | undefined;
+  const parser = createParser({
+    onEvent(event) {
+      const name = STREAM_EVENTS[event.event ?? "message"];
+      if (!name) {
+        problem ??= `undocumented event ${JSON.stringify(event.event)}`;
+        return;
+      }
+      const validate = validatorFor(`#/components/schemas/${name}`);
+      if (!validate(JSON.parse(event.data))) problem ??= `${event.event} event ${ajvText(validate)}; data: ${event.data.slice(0, 300)}`;
+    },
+  });
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        parser.feed(decoder.decode(chunk, { stream: true }));
+        if (problem) throw new Error(`Stream off the OpenAPI document: ${where}: ${problem}`);
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+}
+
 /**
  * Wraps a REST handler so every response it gives is checked against the document before the
- * test sees it. JSON bodies are read from a clone; streams are checked on status and headers only.
+ * test sees it. JSON bodies are read from a clone; a stream's events are checked as they pass.
  */
 export function validatingHandler(handler: (request: Request) => Promise<Response>): (request: Request) => Promise<Response> {
   return async (request) => {
@@ -140,6 +179,8 @@ export function validatingHandler(handler: (request: Request) => Promise<Respons
     const streamed = mediaType(response.headers) === "text/event-stream";
     const bodyText = streamed ? undefined : await response.clone().text();
     assertDocumentedResponse(request.method, request.url, response.status, response.headers, bodyText);
-    return response;
+    if (!streamed || !response.body) return response;
+    const body = validatingEventStream(response.body, `${request.method} ${new URL(request.url).pathname}`);
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }

@@ -66,7 +66,10 @@ const AUTHENTICATION_ERRORS: ErrorCode[] = [
 function errorCodesFor(meta: Meta): ErrorCode[] {
   const codes: ErrorCode[] = [...AUTHENTICATION_ERRORS];
   if (meta.auth?.scope) codes.push("insufficient_scope", "forbidden_role");
-  codes.push("invalid_request", ...(meta.errors ?? []), "server_error");
+  codes.push("invalid_request", ...(meta.errors ?? []));
+  // An Idempotency-Key reused with another body, or while the first call runs.
+  if (meta.idempotent) codes.push("conflict");
+  codes.push("server_error");
   return [...new Set(codes)];
 }
 
