@@ -1,14 +1,16 @@
 // The OpenAPI 3.1 document, generated from the routers by trpc-to-openapi and completed with
-// what the generator does not know: the error envelope and codes of each operation, success
-// statuses other than 200, and the headers every response carries.
+// what the generator does not know: every error code each operation can answer (one named schema
+// per code, with its typed extras), success statuses other than 200, the conversation stream,
+// the upload form and the headers every response carries. Error responses and headers shared by
+// many operations are components, so the document stays small for generators.
 import { forEachOpenApiProcedure, generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import { MAX_TITLE_CHARS } from "@/schemas/limits";
 import { ERROR_STATUS, type ErrorCode } from "@/server/errors";
 import type { Meta } from "@/server/trpc/init";
+import { appRouter } from "@/server/trpc/root";
 
 type Components = NonNullable<OpenAPIObject["components"]>;
 type SchemaMap = NonNullable<Components["schemas"]>;
-import { appRouter } from "@/server/trpc/root";
 
 const ERROR_MEANINGS: Record<ErrorCode, string> = {
   unauthorized: "Authorization header missing or malformed",
