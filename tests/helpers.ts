@@ -11,6 +11,7 @@ import { getDb } from "@/server/db";
 import { createApiKey } from "@/server/services/api-keys";
 import { addMember } from "@/server/services/members";
 import { createOrganization, updateOrganization } from "@/server/services/organizations";
+import { validatingHandler } from "./openapi-validator";
 
 export type Handler = (request: Request) => Promise<Response>;
 
@@ -37,9 +38,9 @@ export interface ApiOptions {
 let defaultRest: Handler | undefined;
 let defaultConsole: Handler | undefined;
 
-/** The `/api/v1` handler as the route module builds it. */
+/** The `/api/v1` handler as the route module builds it; every response is checked against the OpenAPI document. */
 export function restHandler(): Handler {
-  return (defaultRest ??= createRestHandler({ db: getDb }));
+  return (defaultRest ??= validatingHandler(createRestHandler({ db: getDb })));
 }
 
 export function consoleHandler(): Handler {
@@ -68,7 +69,8 @@ export async function api(method: string, path: string, options: ApiOptions = {}
   else if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
   const request = new Request(`http://localhost/api/v1${path}`, { method, headers, body });
-  return toApiResponse(await (options.handler ?? restHandler())(request));
+  const handler = options.handler ? validatingHandler(options.handler) : restHandler();
+  return toApiResponse(await handler(request));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -321,26 +321,48 @@ export const LIST_FIELDS = {
   },
 } as const satisfies Record<BuilderKind, { published: readonly string[]; drafts: readonly string[] }>;
 
-export const ListRow = z
+const ROW_NOTE = "A list row: `id` always, and the fields of the listing (all of them, or those `fields` names)";
+const DraftRowFields = { published: z.boolean().optional(), updatedAt: Timestamp.optional() };
+
+export const AgentListRow = z
   .object({
-    id: Uuid.optional(),
+    id: Uuid,
     name: z.string().optional(),
     slug: z.string().optional(),
     description: z.string().optional(),
-    kind: z.string().optional(),
     model: z.string().optional(),
     conversationStarters: z.array(z.string()).optional(),
     questions: z.array(z.object({ id: z.string(), label: z.string() })).optional(),
+    ...DraftRowFields,
+  })
+  .meta({ id: "AgentListRow", description: ROW_NOTE });
+
+export const FlowListRow = z
+  .object({
+    id: Uuid,
+    name: z.string().optional(),
+    description: z.string().optional(),
+    kind: z.string().optional(),
     inputs: z.array(FlowInput).optional(),
     inputSchema: FreeObject.optional(),
+    ...DraftRowFields,
+  })
+  .meta({ id: "FlowListRow", description: ROW_NOTE });
+
+export const AppListRow = z
+  .object({
+    id: Uuid,
+    name: z.string().optional(),
+    slug: z.string().optional(),
+    description: z.string().optional(),
     orchestrationMode: z.string().optional(),
     conversationEnabled: z.boolean().optional(),
     transactionEnabled: z.boolean().optional(),
-    published: z.boolean().optional(),
-    updatedAt: Timestamp.optional(),
+    ...DraftRowFields,
   })
-  .meta({ description: "A list row: the fields of the listing (see `fields`)" });
-export type ListRow = z.infer<typeof ListRow>;
+  .meta({ id: "AppListRow", description: ROW_NOTE });
+
+export type ListRow = z.infer<typeof AgentListRow> | z.infer<typeof FlowListRow> | z.infer<typeof AppListRow>;
 
 export const VersionWithDocument = Version.extend({
   document: FreeObject.meta({ description: "The draft as published, in the draft view's shape (without id and state)" }),

@@ -4,8 +4,9 @@ import { z } from "zod";
 import { MAX_DESCRIPTION_CHARS, MAX_MESSAGE_CHARS, MAX_NAME_CHARS, MAX_PAGE_MARKDOWN_CHARS, MAX_TITLE_CHARS } from "./limits";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "./text";
 
-export const Uuid = z.uuid();
-export const Timestamp = z.iso.datetime({ offset: true });
+// Named so the OpenAPI document refers to one definition instead of repeating the pattern.
+export const Uuid = z.uuid().meta({ id: "Uuid" });
+export const Timestamp = z.iso.datetime({ offset: true }).meta({ id: "DateTime" });
 
 export const ErrorEnvelope = z
   .object({

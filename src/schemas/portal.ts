@@ -106,7 +106,7 @@ export const PortalRef = z
   .meta({ description: "The portal's id or slug" });
 
 export const PortalInput = z.strictObject({ portal: PortalRef });
-export const PortalEmail = z.string().trim().toLowerCase().pipe(z.email().max(320));
+export const PortalEmail = z.string().trim().toLowerCase().pipe(z.email().max(320)).meta({ format: "email" });
 export const RequestCodeInput = z.strictObject({ portal: PortalRef, email: PortalEmail });
 export const RequestCodeOutput = z.object({ sent: z.literal(true), expiresInSeconds: z.number().int() });
 export const SignInCode = z.string().trim().regex(/^\d{6}$/, "The code is 6 digits");

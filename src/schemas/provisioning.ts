@@ -3,7 +3,7 @@ import { z } from "zod";
 import { descriptionText, ListQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "./limits";
 
-const Email = z.string().trim().pipe(z.email().max(MAX_EMAIL_CHARS)).meta({ description: "Trimmed and compared case-insensitively" });
+const Email = z.string().trim().pipe(z.email().max(MAX_EMAIL_CHARS)).meta({ description: "Trimmed and compared case-insensitively", format: "email" });
 
 export const GrantTargetKind = z.enum(["app"]);
 export const GrantEffect = z.enum(["allow"]);
@@ -52,13 +52,13 @@ export const SubscriptionDetail = Subscription.extend({
 export type SubscriptionDetail = z.infer<typeof SubscriptionDetail>;
 
 export const EndUserSummary = z
-  .object({ id: Uuid, email: z.string(), fullName: z.string(), createdAt: Timestamp })
+  .object({ id: Uuid, email: z.email(), fullName: z.string(), createdAt: Timestamp })
   .meta({ id: "EndUserSummary" });
 
 export const EndUser = z
   .object({
     id: Uuid,
-    email: z.string(),
+    email: z.email(),
     fullName: z.string(),
     authMethod: z.string(),
     emailVerifiedAt: Timestamp.nullable(),
@@ -134,7 +134,7 @@ export const UpdateUserGroupInput = z.strictObject({
 export const GroupIdInput = z.strictObject({ groupId: Uuid });
 export const ListUserGroupsOutput = z.object({ userGroups: z.array(UserGroup), nextCursor: NextCursor });
 export const GroupMember = z.object({ groupId: Uuid, endUserId: Uuid, addedAt: Timestamp }).meta({ id: "GroupMember" });
-export const GroupMemberView = GroupMember.extend({ email: z.string(), fullName: z.string() });
+export const GroupMemberView = GroupMember.extend({ email: z.email(), fullName: z.string() });
 export const AddGroupMemberInput = z.strictObject({ groupId: Uuid, endUserId: Uuid });
 export const AddGroupGrantInput = GrantInput.omit({ effect: true }).extend({ groupId: Uuid });
 export const RemoveGroupGrantInput = z.strictObject({ groupId: Uuid, grantId: Uuid });

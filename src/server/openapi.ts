@@ -1,11 +1,16 @@
 // The OpenAPI 3.1 document, generated from the routers by trpc-to-openapi and completed with
-// what the generator does not know: the error envelope and codes of each operation, success
-// statuses other than 200, and the headers every response carries.
+// what the generator does not know: every error code each operation can answer (one named schema
+// per code, with its typed extras), success statuses other than 200, the conversation stream,
+// the upload form and the headers every response carries. Error responses and headers shared by
+// many operations are components, so the document stays small for generators.
 import { forEachOpenApiProcedure, generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import { MAX_TITLE_CHARS } from "@/schemas/limits";
 import { ERROR_STATUS, type ErrorCode } from "@/server/errors";
 import type { Meta } from "@/server/trpc/init";
 import { appRouter } from "@/server/trpc/root";
+
+type Components = NonNullable<OpenAPIObject["components"]>;
+type SchemaMap = NonNullable<Components["schemas"]>;
 
 const ERROR_MEANINGS: Record<ErrorCode, string> = {
   unauthorized: "Authorization header missing or malformed",
@@ -18,7 +23,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   insufficient_scope: "The key lacks the required scope",
   forbidden_role: "The personal key's member lacks the role; nothing written",
   invalid_request:
-    "Malformed JSON, JSON nested over 64 levels, failed validation (`problems` lists every one; text over its maxLength, or holding U+0000 or an unpaired surrogate, is named), bad cursor or limit; 413 for a JSON body over 8 MiB or an upload over 4.5 MB, 415 for a body that is not JSON",
+    "Malformed JSON, JSON nested over 64 levels, failed validation (`problems` lists every one; text over its maxLength, or holding U+0000 or an unpaired surrogate, is named), bad cursor or limit; 413 for a JSON body over 8 MiB or an upload over 4.5 MB; a body that is not JSON, or an upload of a refused file type, is 400",
   not_found: "No such resource in the organization (other organizations' items and unpublished ones read the same), or no such route",
   method_not_allowed: "The path exists but not with this method; `Allow` lists the methods",
   groups_disabled: "User groups are not enabled",
@@ -63,7 +68,10 @@ const AUTHENTICATION_ERRORS: ErrorCode[] = [
 function errorCodesFor(meta: Meta): ErrorCode[] {
   const codes: ErrorCode[] = [...AUTHENTICATION_ERRORS];
   if (meta.auth?.scope) codes.push("insufficient_scope", "forbidden_role");
-  codes.push("invalid_request", ...(meta.errors ?? []), "server_error");
+  codes.push("invalid_request", ...(meta.errors ?? []));
+  // Every POST takes an Idempotency-Key: one reused with another body or path, or while the first call runs.
+  if (meta.openapi?.method === "POST") codes.push("conflict");
+  codes.push("server_error");
   return [...new Set(codes)];
 }
 
@@ -74,33 +82,210 @@ function statusesOf(code: ErrorCode): number[] {
   return [ERROR_STATUS[code], ...(EXTRA_STATUSES[code] ?? [])];
 }
 
-const REQUEST_ID_HEADER = {
-  description: "Echo of a valid client `X-Request-Id`, else a new UUID. On every response.",
-  schema: { type: "string" },
+const HEADER_REFS = {
+  requestId: { $ref: "#/components/headers/X-Request-Id" },
+  rateLimit: {
+    "RateLimit-Limit": { $ref: "#/components/headers/RateLimit-Limit" },
+    "RateLimit-Remaining": { $ref: "#/components/headers/RateLimit-Remaining" },
+    "RateLimit-Reset": { $ref: "#/components/headers/RateLimit-Reset" },
+  },
+  retryAfter: { $ref: "#/components/headers/Retry-After" },
+  wwwAuthenticate: { $ref: "#/components/headers/WWW-Authenticate" },
+  idempotentReplayed: { $ref: "#/components/headers/Idempotent-Replayed" },
 };
-const WWW_AUTHENTICATE_HEADER = {
-  description: '`Bearer realm="atrium"`, with `error="invalid_token"` when a key was sent and cannot be used (RFC 6750)',
-  schema: { type: "string" },
-};
-const IDEMPOTENT_REPLAYED_HEADER = {
-  description: "`true` when this is the remembered answer to an earlier request with the same Idempotency-Key",
-  schema: { type: "string", enum: ["true"] },
-};
-const RATE_LIMIT_HEADERS = {
+
+const HEADERS: NonNullable<Components["headers"]> = {
+  "X-Request-Id": { description: "Echo of a valid client `X-Request-Id`, else a new UUID. On every response.", schema: { type: "string" } },
   "RateLimit-Limit": { description: "Requests allowed per 60-second window for this key", schema: { type: "integer" } },
   "RateLimit-Remaining": { description: "Requests left in the current window", schema: { type: "integer" } },
   "RateLimit-Reset": { description: "Seconds until the window frees up", schema: { type: "integer" } },
+  "Retry-After": { description: "Whole seconds (>= 1) until a request will be allowed", schema: { type: "integer", minimum: 1 } },
+  "WWW-Authenticate": {
+    description: '`Bearer realm="atrium"`, with `error="invalid_token"` when a key was sent and cannot be used (RFC 6750)',
+    schema: { type: "string" },
+  },
+  "Idempotent-Replayed": {
+    description: "`true` when this is the remembered answer to an earlier request with the same Idempotency-Key",
+    schema: { type: "string", enum: ["true"] },
+  },
 };
 
+const PROBLEMS = {
+  type: "array",
+  description: "Every problem found, each naming the field",
+  items: { type: "object", required: ["path", "message"], properties: { path: { type: "string" }, message: { type: "string" } } },
+};
+
+/** The fields some codes add beside `code` and `message`, typed for generators. */
+const ERROR_EXTRAS: Partial<Record<ErrorCode, { required?: string[]; properties: Record<string, unknown> }>> = {
+  invalid_request: { properties: { problems: PROBLEMS } },
+  plan_limit: {
+    properties: {
+      limit: { type: "integer", description: "What the plan allows" },
+      used: { type: "integer", description: "How many exist now" },
+    },
+  },
+  unpublished_dependencies: {
+    required: ["dependencies"],
+    properties: {
+      dependencies: {
+        type: "array",
+        description: "The adviser or members that are not published",
+        items: { type: "object", required: ["id", "kind", "name"], properties: { id: { $ref: "#/components/schemas/Uuid" }, kind: { type: "string" }, name: { type: "string" } } },
+      },
+    },
+  },
+  invalid_workflow: {
+    required: ["feedback"],
+    properties: {
+      feedback: {
+        type: "array",
+        description: "Every problem of the flow, with the node it is about when there is one",
+        items: { type: "object", required: ["message"], properties: { nodeId: { type: "string" }, message: { type: "string" } } },
+      },
+    },
+  },
+  output_invalid: {
+    required: ["raw", "details"],
+    properties: {
+      raw: { type: "string", description: "The reply as the model gave it" },
+      details: {
+        type: "array",
+        description: "Where the reply departs from the output schema",
+        items: { type: "object", required: ["pointer", "message"], properties: { pointer: { type: "string" }, message: { type: "string" } } },
+      },
+      executionId: { $ref: "#/components/schemas/Uuid" },
+    },
+  },
+  invalid_model: { properties: { model: { type: "string", description: "The model id refused" } } },
+  rate_limited: { properties: { retryAfterSeconds: { type: "integer" } } },
+};
+
+/** `invalid_request` → `InvalidRequestError`. */
+function errorSchemaName(code: ErrorCode): string {
+  return `${code.replace(/(^|_)([a-z])/g, (_, __, letter: string) => letter.toUpperCase())}Error`;
+}
+
+function errorSchemas(): Record<string, unknown> {
+  const schemas: Record<string, unknown> = {};
+  for (const code of Object.keys(ERROR_STATUS) as ErrorCode[]) {
+    const extras = ERROR_EXTRAS[code];
+    schemas[errorSchemaName(code)] = {
+      type: "object",
+      description: `\`${code}\` (${statusesOf(code).join(" or ")}): ${ERROR_MEANINGS[code]}`,
+      required: ["code", "message", ...(extras?.required ?? [])],
+      properties: {
+        code: { type: "string", const: code },
+        message: { type: "string", description: "Human-readable; wording may change" },
+        ...extras?.properties,
+      },
+      additionalProperties: true,
+    };
+  }
+  return schemas;
+}
+
+/** The envelope of an error response that may carry any of `codes`, discriminated on `code`. */
+function errorEnvelopeOf(codes: ErrorCode[]): unknown {
+  const refs = codes.map((code) => ({ $ref: `#/components/schemas/${errorSchemaName(code)}` }));
+  return {
+    type: "object",
+    required: ["error"],
+    properties: {
+      error:
+        refs.length === 1
+          ? refs[0]
+          : {
+              oneOf: refs,
+              discriminator: { propertyName: "code", mapping: Object.fromEntries(codes.map((code, index) => [code, refs[index]!.$ref])) },
+            },
+    },
+  };
+}
+
+/** Error responses shared by many operations, kept once under components.responses. */
+const sharedResponses = new Map<string, { name: string; response: unknown }>();
+
+function errorResponse(status: number, codes: ErrorCode[], description?: string): { $ref: string } {
+  const key = `${status}:${codes.join(",")}:${description ?? ""}`;
+  let shared = sharedResponses.get(key);
+  if (!shared) {
+    const sameStatus = [...sharedResponses.keys()].filter((other) => other.startsWith(`${status}:`)).length;
+    const name = sameStatus === 0 ? `Error${status}` : `Error${status}_${sameStatus + 1}`;
+    shared = {
+      name,
+      response: {
+        description: description ?? codes.map((code) => `\`${code}\``).join(", "),
+        headers: {
+          "X-Request-Id": HEADER_REFS.requestId,
+          ...(status === 401 ? { "WWW-Authenticate": HEADER_REFS.wwwAuthenticate } : {}),
+          ...(status === 429 ? { "Retry-After": HEADER_REFS.retryAfter } : {}),
+        },
+        content: { "application/json": { schema: errorEnvelopeOf(codes) } },
+      },
+    };
+    sharedResponses.set(key, shared);
+  }
+  return { $ref: `#/components/responses/${shared.name}` };
+}
+
+type Response = { description: string; content?: Record<string, { schema?: unknown }>; headers?: Record<string, unknown> };
 type Operation = {
-  responses: Record<string, { description: string; content?: unknown; headers?: Record<string, unknown> }>;
+  responses: Record<string, Response | { $ref: string }>;
   security?: unknown;
   parameters?: unknown[];
-  requestBody?: { content?: Record<string, unknown>; required?: boolean; description?: string };
+  requestBody?: { content?: Record<string, { schema?: { required?: string[]; $ref?: string } }>; required?: boolean; description?: string };
 };
 
-/** What the generator cannot know: the multipart form, the Idempotency-Key header, a second success status. */
+const STREAM_DESCRIPTION = `With \`"stream": true\` the answer is Server-Sent Events (refusals before the run starts stay JSON errors). Once the run starts the headers and a comment line go out at once, then a comment every 15 s keeps the connection open. Events, each with an \`id:\`:
+- \`delta\`: \`ConversationDeltaEvent\`, a piece of the reply;
+- \`step\`: \`ConversationStepEvent\`, a member or tool starting or ending;
+- then exactly one \`done\` (\`ConversationDoneEvent\`) or \`error\` (\`ConversationErrorEvent\`).
+
+Close the stream on \`done\`: a stream cannot be resumed, and an EventSource that reconnects posts again. Clients ignore events they do not know.`;
+
+/** The event payloads of the conversation stream, named so generators type them. */
+const STREAM_SCHEMAS: SchemaMap = {
+  ConversationDeltaEvent: { type: "object", required: ["text"], properties: { text: { type: "string" } }, description: "`event: delta`" },
+  ConversationStepEvent: {
+    type: "object",
+    required: ["kind", "name", "status"],
+    description: "`event: step`: one when a member or tool starts and one when it ends",
+    properties: {
+      kind: { type: "string", enum: ["member", "tool"] },
+      name: { type: "string" },
+      status: { type: "string", enum: ["started", "finished", "failed"] },
+      output: { type: "string", description: "Truncated" },
+    },
+  },
+  ConversationDoneEvent: {
+    type: "object",
+    required: ["reply", "conversation_id", "execution_id"],
+    description: "`event: done`: the last event; close the stream",
+    properties: { reply: { type: "string" }, conversation_id: { $ref: "#/components/schemas/Uuid" }, execution_id: { $ref: "#/components/schemas/Uuid" } },
+  },
+  ConversationErrorEvent: {
+    type: "object",
+    required: ["error"],
+    description: "`event: error`: the run failed after it started (a run bound, the provider); the last event",
+    properties: { error: { $ref: "#/components/schemas/ErrorBody" } },
+  },
+};
+
+/** What the generator cannot know: the stream, the multipart form, the Idempotency-Key header, a second success status. */
 function addDoors(operation: Operation, meta: Meta): void {
+  const success = operation.responses[String(meta.successStatus ?? 200)] as Response | undefined;
+  if (meta.stream && success?.content) {
+    success.description = `JSON, or with \`"stream": true\` Server-Sent Events. ${STREAM_DESCRIPTION}`;
+    success.content["text/event-stream"] = {
+      schema: {
+        type: "string",
+        description: "`event:`/`id:`/`data:` lines; each `data` is JSON: ConversationDeltaEvent, ConversationStepEvent, ConversationDoneEvent or ConversationErrorEvent",
+      },
+      // 3.1 has no per-event schema; the named event schemas are linked here for readers and tools.
+      ...{ "x-events": { delta: { $ref: "#/components/schemas/ConversationDeltaEvent" }, step: { $ref: "#/components/schemas/ConversationStepEvent" }, done: { $ref: "#/components/schemas/ConversationDoneEvent" }, error: { $ref: "#/components/schemas/ConversationErrorEvent" } } },
+    };
+  }
   // The REST door honours Idempotency-Key on every POST (adapters/rest.ts).
   if (meta.openapi?.method === "POST") {
     operation.parameters = [
@@ -115,18 +300,18 @@ function addDoors(operation: Operation, meta: Meta): void {
       },
     ];
     for (const [status, response] of Object.entries(operation.responses)) {
-      if (status.startsWith("2")) response.headers = { ...response.headers, "Idempotent-Replayed": IDEMPOTENT_REPLAYED_HEADER };
+      if (status.startsWith("2") && !("$ref" in response)) (response as Response).headers = { ...(response as Response).headers, "Idempotent-Replayed": HEADER_REFS.idempotentReplayed };
     }
   }
-  if (operation.requestBody?.content?.["application/json"]) {
-    operation.responses["413"] = {
-      description: "`invalid_request`: the JSON body is over the 8 MiB request limit (refused while it is read)",
-      headers: { "X-Request-Id": REQUEST_ID_HEADER },
-      content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
-    };
+  const jsonBody = operation.requestBody?.content?.["application/json"];
+  if (jsonBody) {
+    // A body whose every field is optional may be left out (an empty body reads as `{}`).
+    if (!jsonBody.schema?.required?.length && !jsonBody.schema?.$ref) operation.requestBody!.required = false;
+    operation.responses["413"] = errorResponse(413, ["invalid_request"], "`invalid_request`: the JSON body is over the 8 MiB request limit (refused while it is read)");
   }
   if (meta.multipart) {
     operation.requestBody = operation.requestBody ?? { content: {} };
+    operation.requestBody.required = true;
     operation.requestBody.content = {
       ...operation.requestBody.content,
       "multipart/form-data": {
@@ -135,60 +320,41 @@ function addDoors(operation: Operation, meta: Meta): void {
           required: ["file"],
           additionalProperties: false,
           properties: {
-            file: { type: "string", format: "binary", description: "A PDF, CSV, TXT or MD file. The whole request may be up to 4.5 MB (413 `invalid_request` above); for larger documents give a `url`." },
+            file: {
+              type: "string",
+              format: "binary",
+              contentMediaType: "application/octet-stream",
+              description: "A PDF, CSV, TXT or MD file (another type is 400 `invalid_request`). The whole request may be up to 4.5 MB (413 `invalid_request` above); for larger documents give a `url`.",
+            },
             name: { type: "string", minLength: 1, maxLength: MAX_TITLE_CHARS, description: "Defaults to the file name" },
           },
         },
-      },
+        encoding: { file: { contentType: "application/pdf, text/csv, text/plain, text/markdown, application/octet-stream" } },
+      } as never,
     };
-    operation.responses["413"] = {
-      description: "`invalid_request`: the upload is over the 4.5 MB request limit, or a JSON body over 8 MiB",
-      headers: { "X-Request-Id": REQUEST_ID_HEADER },
-      content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
-    };
+    operation.responses["413"] = errorResponse(413, ["invalid_request"], "`invalid_request`: the upload is over the 4.5 MB request limit, or a JSON body over 8 MiB");
   }
-  if (meta.alsoSucceeds) {
-    const success = operation.responses[String(meta.successStatus ?? 200)];
-    if (success) operation.responses[String(meta.alsoSucceeds.status)] = { ...success, description: meta.alsoSucceeds.description };
+  if (meta.alsoSucceeds && success) {
+    operation.responses[String(meta.alsoSucceeds.status)] = { ...success, description: meta.alsoSucceeds.description };
   }
 }
 
 function completeOperation(operation: Operation, meta: Meta): void {
-  const success = operation.responses["200"];
-  delete operation.responses["200"];
+  const success = operation.responses["200"] as Response | undefined;
   for (const status of Object.keys(operation.responses)) delete operation.responses[status];
   const successStatus = meta.successStatus ?? 200;
   if (success) {
     operation.responses[String(successStatus)] = {
       ...success,
       ...(successStatus === 204 ? { content: undefined, description: "Done; no body" } : {}),
-      headers: { "X-Request-Id": REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS },
+      headers: { "X-Request-Id": HEADER_REFS.requestId, ...HEADER_REFS.rateLimit },
     };
   }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodesFor(meta)) {
     for (const status of statusesOf(code)) byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    operation.responses[String(status)] = {
-      description: codes.map((code) => `\`${code}\`: ${ERROR_MEANINGS[code]}`).join("; "),
-      headers: {
-        "X-Request-Id": REQUEST_ID_HEADER,
-        ...(status === 401 ? { "WWW-Authenticate": WWW_AUTHENTICATE_HEADER } : {}),
-        ...(status === 429 ? { "Retry-After": { description: "Whole seconds (>= 1) until a request will be allowed", schema: { type: "integer" } } } : {}),
-      },
-      content: {
-        "application/json": {
-          schema: {
-            allOf: [
-              { $ref: "#/components/schemas/ErrorEnvelope" },
-              { type: "object", properties: { error: { type: "object", properties: { code: { type: "string", enum: codes } } } } },
-            ],
-          },
-        },
-      },
-    };
-  }
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) operation.responses[String(status)] = errorResponse(status, codes);
 }
 
 const ERROR_TABLE = (Object.keys(ERROR_STATUS) as ErrorCode[])
@@ -207,6 +373,20 @@ Limits: 120 requests per minute per key in a sliding 60-second window, shared by
 
 Lists take \`limit\` (1..200, default 50) and \`cursor\`, and answer \`nextCursor\` (null on the last page).`;
 
+const TAGS = [
+  { name: "Meta", description: "This document" },
+  { name: "Models", description: "The models agents and flow nodes may name" },
+  { name: "End users", description: "People who use published apps through portals: accounts, plans, grants" },
+  { name: "Tier plans", description: "Plans end users subscribe to" },
+  { name: "User groups", description: "Groups of end users, their members and grants" },
+  { name: "Portals", description: "Portals end users sign in to, and the groups admitted to them" },
+  { name: "Agents", description: "Agents: drafts, versions, deploys and test runs" },
+  { name: "Flows", description: "Flows (graphs of nodes): drafts, versions, deploys and test runs" },
+  { name: "Apps", description: "Apps over agents and flows: drafts, versions, conversations (JSON or a stream) and transactions" },
+  { name: "Executions", description: "The record of every run, with its trace and credits" },
+  { name: "Knowledgebases", description: "Knowledgebases, their sources (uploads, text, URLs), pages, search and export" },
+];
+
 let cached: OpenAPIObject | undefined;
 
 export function openApiDocument(): OpenAPIObject {
@@ -219,8 +399,24 @@ export function openApiDocument(): OpenAPIObject {
     securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An organization key (sk_org_…) or a personal key (sk_mem_…)" } },
   });
   document.components = document.components ?? {};
+  for (const name of Object.keys(document.components.schemas ?? {})) {
+    // trpc-to-openapi's own tRPC error shapes; Atrium answers the envelope below instead.
+    if (name.startsWith("error.")) delete document.components.schemas![name];
+  }
   document.components.schemas = {
     ...document.components.schemas,
+    ...STREAM_SCHEMAS,
+    ErrorBody: {
+      type: "object",
+      required: ["code", "message"],
+      description: "The `error` object of any error response",
+      properties: {
+        code: { type: "string", enum: Object.keys(ERROR_STATUS) },
+        message: { type: "string" },
+      },
+      additionalProperties: true,
+    },
+    ...(errorSchemas() as Record<string, never>),
     ErrorEnvelope: {
       type: "object",
       required: ["error"],
@@ -251,6 +447,9 @@ export function openApiDocument(): OpenAPIObject {
       addDoors(operation, meta as Meta);
     }
   });
+  document.components.headers = HEADERS;
+  document.tags = TAGS;
+  document.components.responses = Object.fromEntries([...sharedResponses.values()].map(({ name, response }) => [name, response])) as never;
 
   document.paths = {
     "/openapi.json": {

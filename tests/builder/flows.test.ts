@@ -226,13 +226,13 @@ describe("GET /flows listing", () => {
     expectError(await api("GET", "/flows?include=everything", { key }), 400, "invalid_request");
   });
 
-  it("fields keeps only the named fields; an unknown name is invalid_request naming the valid ones", async () => {
+  it("fields keeps only the named fields, and always the id; an unknown name is invalid_request naming the valid ones", async () => {
     const t = await newOrganization();
     const key = t.orgKey.secret;
     const flow = await create(key, "flows", { name: "Slim" });
     await publish(key, "flows", flow.id);
     expect((await api("GET", "/flows?fields=id,name", { key })).body.flows).toEqual([{ id: flow.id, name: "Slim" }]);
-    expect((await api("GET", "/flows?include=drafts&fields=published,kind", { key })).body.flows).toEqual([{ published: true, kind: "form" }]);
+    expect((await api("GET", "/flows?include=drafts&fields=published,kind", { key })).body.flows).toEqual([{ id: flow.id, published: true, kind: "form" }]);
     const error = expectError(await api("GET", "/flows?fields=id,colour", { key }), 400, "invalid_request");
     expect(error.message).toContain("colour");
     expect(error.message).toContain("id, name, description, inputs, inputSchema");

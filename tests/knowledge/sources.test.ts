@@ -167,7 +167,7 @@ describe("adding sources (multipart)", () => {
     expect(big.status).toBe(413);
     expect(big.body.error.code).toBe("invalid_request");
     const exe = await upload(key, kbId, { name: "tool.exe", type: "application/octet-stream", bytes: "MZ" });
-    expect(exe.body.error.code).toBe("invalid_request");
+    expect({ status: exe.status, code: exe.body.error.code }).toEqual({ status: 400, code: "invalid_request" });
     const noAuth = await upload("sk_org_nope", kbId, { name: "a.txt", bytes: "x" });
     expect(noAuth.status).toBe(401);
     expect(noAuth.body.error.code).toBe("invalid_api_key");

@@ -61,7 +61,7 @@ async function readRequestJson(request: Request): Promise<unknown> {
   if (!BODY_METHODS.has(request.method)) return undefined;
   const contentType = request.headers.get("content-type");
   if (contentType && !/^application\/json\b/i.test(contentType)) {
-    throw new AppError("invalid_request", `Invalid request: send the body as application/json, not ${contentType}.`, {}, { status: 415 });
+    throw new AppError("invalid_request", `Invalid request: send the body as application/json, not ${contentType}.`);
   }
   return (await readJsonBody(request)) ?? {};
 }

@@ -390,7 +390,8 @@ function pickFields(kind: BuilderKind, drafts: boolean, fields: string | undefin
     const message = `${unknown.length ? `unknown field${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}` : "no field named"}; valid fields are ${valid.join(", ")}`;
     throw new AppError("invalid_request", `Invalid request: fields: ${message}.`, { problems: [{ path: "fields", message }] });
   }
-  return names;
+  // Every row keeps its id, so a client can always address what it listed.
+  return [...new Set(["id", ...names])];
 }
 
 /**

@@ -55,7 +55,7 @@ function describe(input: NewSource): { name: string; type: SourceType | "url"; u
   if ("file" in input) {
     const type = typeOfFile(input.file.name, input.file.contentType);
     if (!type) {
-      throw invalidRequest([{ path: "file", message: "Upload a PDF, CSV, TXT or MD file (by extension or content type)" }], 415);
+      throw invalidRequest([{ path: "file", message: "Upload a PDF, CSV, TXT or MD file (by extension or content type)" }]);
     }
     if (input.file.bytes.byteLength === 0) throw invalidRequest([{ path: "file", message: "The file is empty" }]);
     return { name: input.name ?? input.file.name, type, url: null, content: input.file.bytes };

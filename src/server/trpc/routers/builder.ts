@@ -10,7 +10,9 @@ import {
   Flow,
   FlowPatch,
   ListItemsQuery,
-  ListRow,
+  AgentListRow,
+  AppListRow,
+  FlowListRow,
   NODE_TYPES_DESCRIPTION,
   PublishInput,
   PublishSummary,
@@ -29,7 +31,7 @@ function keyed<K extends string, T extends z.ZodType>(key: K, schema: T) {
   return z.strictObject({ [key]: schema } as { [P in K]: T });
 }
 
-interface KindRoute<One extends string, Many extends string, Id extends string, Shape extends z.ZodRawShape, View extends z.ZodType> {
+interface KindRoute<One extends string, Many extends string, Id extends string, Shape extends z.ZodRawShape, View extends z.ZodType, Row extends z.ZodType> {
   kind: BuilderKind;
   one: One;
   many: Many;
@@ -39,6 +41,7 @@ interface KindRoute<One extends string, Many extends string, Id extends string, 
   write: Scope;
   patch: z.ZodObject<Shape>;
   view: View;
+  listRow: Row;
   /** Codes a draft write can answer besides conflict and not_found. */
   draftErrors: ErrorCode[];
   publishErrors: ErrorCode[];
@@ -49,8 +52,8 @@ const IF_UNMODIFIED_SINCE = z.object({
   "If-Unmodified-Since": z.string().optional().meta({ description: "HTTP date; the write is refused with `conflict` when the draft changed after it" }),
 });
 
-function builderRouter<One extends string, Many extends string, Id extends string, Shape extends z.ZodRawShape, View extends z.ZodType>(
-  route: KindRoute<One, Many, Id, Shape, View>,
+function builderRouter<One extends string, Many extends string, Id extends string, Shape extends z.ZodRawShape, View extends z.ZodType, Row extends z.ZodType>(
+  route: KindRoute<One, Many, Id, Shape, View, Row>,
 ) {
   const { kind, one, many, idKey, tag, read, write } = route;
   const path = (suffix = "") => `/${many}${suffix}` as `/${string}`;
@@ -89,7 +92,7 @@ function builderRouter<One extends string, Many extends string, Id extends strin
         },
       })
       .input(z.strictObject(ListItemsQuery))
-      .output(z.object({ ...keyed(many, z.array(ListRow)).shape, nextCursor: NextCursor }))
+      .output(z.object({ ...keyed(many, z.array(route.listRow)).shape, nextCursor: NextCursor }))
       .query(async ({ ctx, input }) => {
         if (input.include === "drafts") authorize(ctx.actor, { scope: write, role: "viewer" });
         const { items, nextCursor } = await listItems(ctx.db, ctx.actor, kind, input);
@@ -200,6 +203,7 @@ export const agentsRouter = builderRouter({
   write: "agents:write",
   patch: AgentPatch,
   view: Agent,
+  listRow: AgentListRow,
   draftErrors: ["invalid_model"],
   publishErrors: ["invalid_model"],
   notes: "`model` must be listed by `GET /models` (else `invalid_model`); `knowledge` items are `{knowledgebaseId}` (the title is read back) and `flows` are flow ids of the organization.",
@@ -215,6 +219,7 @@ export const flowsRouter = builderRouter({
   write: "flows:write",
   patch: FlowPatch,
   view: Flow,
+  listRow: FlowListRow,
   draftErrors: ["invalid_workflow"],
   publishErrors: ["invalid_workflow"],
   notes: `Writing \`nodes\` validates the whole graph; problems answer \`invalid_workflow\` with \`feedback: [{nodeId?, message}]\` and nothing is written.\n\n${NODE_TYPES_DESCRIPTION}`,
@@ -230,6 +235,7 @@ export const appsRouter = builderRouter({
   write: "apps:write",
   patch: AppPatch,
   view: App,
+  listRow: AppListRow,
   draftErrors: [],
   publishErrors: ["unpublished_dependencies"],
   notes: "`adviser` is written as `{id}` (an agent) or null; `members` items are `{id, kind, position?}` (`name` and `published` are read back; `position` defaults to array order); `api` merges into the current config.",

@@ -40,6 +40,7 @@ export const endUsersRouter = router({
       },
       errors: ["tier_not_found", "group_not_found", "plan_group", "groups_disabled", "grants_unsupported", "grant_target_not_found", "deleted_identity", "live_paid_subscription"],
       successStatus: 201,
+      alsoSucceeds: { status: 200, description: "An existing end user (same email) updated in place; `created: false`" },
     })
     .input(ProvisionEndUserInput)
     .output(ProvisionEndUserOutput)

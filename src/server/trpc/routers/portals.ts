@@ -65,6 +65,7 @@ export const portalsRouter = router({
       },
       errors: ["groups_disabled", "not_found", "group_not_found"],
       successStatus: 201,
+      alsoSucceeds: { status: 200, description: "The group was already admitted; the existing admission, nothing written" },
     })
     .input(AdmitGroupInput)
     .output(z.object({ admission: PortalAdmission }))

@@ -85,6 +85,7 @@ export const userGroupsRouter = router({
       },
       errors: ["groups_disabled", "not_found", "end_user_not_found", "plan_group"],
       successStatus: 201,
+      alsoSucceeds: { status: 200, description: "The end user was already a member; nothing written" },
     })
     .input(AddGroupMemberInput)
     .output(z.object({ member: GroupMember }))
@@ -124,6 +125,7 @@ export const userGroupsRouter = router({
       },
       errors: ["groups_disabled", "not_found", "grant_target_not_found", "portal_scope_unsupported"],
       successStatus: 201,
+      alsoSucceeds: { status: 200, description: "The same grant existed; the existing one, nothing written" },
     })
     .input(AddGroupGrantInput)
     .output(z.object({ grant: Grant }))

@@ -1,0 +1,68 @@
+// The SDK (src/sdk) against the real REST handler: every request goes through a fetch that hands
+// it to the /api/v1 handler (whose responses are checked against the OpenAPI document).
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { AtriumError, createAtrium } from "@/sdk";
+import { generateSdkTypes } from "@/sdk/generate";
+import { newOrganization, restHandler } from "../helpers";
+import { create } from "../builder-helpers";
+import { credits, publishedApp } from "../runtime-helpers";
+
+const ORIGIN = "http://atrium.test";
+
+function sdk(apiKey: string) {
+  return createAtrium({ apiKey, baseUrl: ORIGIN, fetch: (request) => restHandler()(request) });
+}
+
+describe("the SDK", () => {
+  it("has committed types that match the document (run `npm run sdk:generate` after changing the API)", async () => {
+    const committed = await readFile(new URL("../../src/sdk/schema.d.ts", import.meta.url), "utf8");
+    expect(committed === (await generateSdkTypes())).toBe(true);
+  });
+
+  it("calls typed operations with the key and throws typed errors with their extras", async () => {
+    const tenant = await newOrganization();
+    const atrium = sdk(tenant.orgKey.secret);
+    const { data } = await atrium.client.POST("/knowledgebases", { body: { name: "Handbook" } });
+    expect(data?.knowledgebase.name).toBe("Handbook");
+
+    const refused = await atrium.client.POST("/agents", { body: { name: "" } }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AtriumError);
+    expect(refused).toMatchObject({ status: 400, code: "invalid_request", extras: { problems: [expect.objectContaining({ path: "name" })] } });
+    expect((refused as AtriumError).requestId).toBeTruthy();
+
+    const unknownKey = await sdk("sk_org_nope").client.GET("/models").catch((error: unknown) => error);
+    expect(unknownKey).toMatchObject({ status: 401, code: "invalid_api_key" });
+  });
+
+  it("lists every item across pages with an async iterator", async () => {
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    const made = [];
+    for (let index = 0; index < 5; index++) made.push((await create(key, "agents", { name: `Agent ${index}` })).id);
+    const seen: string[] = [];
+    for await (const row of sdk(key).list("/agents", "agents", { query: { include: "drafts", limit: 2 } })) seen.push(row.id);
+    expect(seen).toEqual(made);
+  });
+
+  it("streams a conversation: deltas, then done with the execution id, and stops there", async () => {
+    const app = await publishedApp();
+    const before = await credits(app.tenant);
+    const events = [];
+    for await (const event of sdk(app.key).streamConversation(app.appId, { message: "How long do refunds take?" })) events.push(event);
+    expect(events.filter((event) => event.type === "delta").length).toBeGreaterThan(0);
+    const done = events.at(-1)!;
+    expect(done).toMatchObject({ type: "done", reply: expect.stringContaining("14 days"), conversation_id: expect.any(String), execution_id: expect.any(String) });
+    const text = events.flatMap((event) => (event.type === "delta" ? [event.text] : [])).join("");
+    expect(text).toBe((done as { reply: string }).reply);
+    expect(await credits(app.tenant)).toBe(before - 1);
+  });
+
+  it("throws the refusal that comes before a stream as a typed error", async () => {
+    const app = await publishedApp();
+    const refused = await (async () => {
+      for await (const _event of sdk(app.key).streamConversation("00000000-0000-4000-8000-000000000000", { message: "hi" })) void _event;
+    })().catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 404, code: "not_found" });
+  });
+});
