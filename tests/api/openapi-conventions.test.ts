@@ -3,7 +3,15 @@
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "@/server/openapi";
 
-type Operation = { parameters?: { name: string; in: string }[]; responses: Record<string, { headers?: Record<string, unknown> }> };
+type Response = { $ref?: string; headers?: Record<string, unknown> };
+type Operation = { parameters?: { name: string; in: string }[]; responses: Record<string, Response> };
+
+/** A response as written, or the shared one under components.responses that it names. */
+function resolved(response: Response): Response {
+  if (!response.$ref) return response;
+  const name = response.$ref.replace("#/components/responses/", "");
+  return (openApiDocument().components?.responses as Record<string, Response>)[name]!;
+}
 
 function operations(): [string, string, Operation][] {
   return Object.entries(openApiDocument().paths ?? {}).flatMap(([path, item]) =>
@@ -18,7 +26,7 @@ describe("conventions in the OpenAPI document", () => {
     for (const [, path, operation] of posts) {
       expect(operation.parameters?.filter((p) => p.name === "Idempotency-Key" && p.in === "header"), path).toHaveLength(1);
       for (const [status, response] of Object.entries(operation.responses)) {
-        if (status.startsWith("2") && status !== "204") expect(response.headers?.["Idempotent-Replayed"], `${path} ${status}`).toBeTruthy();
+        if (status.startsWith("2") && status !== "204") expect(resolved(response).headers?.["Idempotent-Replayed"], `${path} ${status}`).toBeTruthy();
       }
     }
   });
@@ -26,7 +34,7 @@ describe("conventions in the OpenAPI document", () => {
   it("documents WWW-Authenticate on every 401", () => {
     for (const [method, path, operation] of operations()) {
       const unauthorized = operation.responses["401"];
-      if (unauthorized) expect(unauthorized.headers?.["WWW-Authenticate"], `${method} ${path}`).toBeTruthy();
+      if (unauthorized) expect(resolved(unauthorized).headers?.["WWW-Authenticate"], `${method} ${path}`).toBeTruthy();
     }
   });
 });
