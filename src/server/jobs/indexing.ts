@@ -9,7 +9,8 @@
 // process. Every failure ends `failed` with a reason a person can act on.
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/server/db";
-import { chunkText, ExtractionFailed, extractText, type SourceType } from "./extract";
+import { chunkMarkdown } from "./chunking";
+import { ExtractionFailed, extractText, type SourceType } from "./extract";
 import { extractInChildProcess, ExtractionUnavailable, type ExtractionLimits } from "./extraction-process";
 import type { FetchPolicy } from "./fetch-url";
 
@@ -166,16 +167,16 @@ async function indexSource(db: Db, job: ClaimedJob, options: IndexingOptions, si
     return;
   }
   const { text, type, sizeBytes } = await textOf(source, options, signal);
-  const chunks = chunkText(text);
+  const chunks = chunkMarkdown(text);
   await db.$transaction(async (tx) => {
     // Only the current holder of the claim may write the result.
     const owned = await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
     if (owned !== 1) return;
     await tx.sourceChunk.deleteMany({ where: { sourceId: source.id } });
     await tx.$executeRaw`
-      insert into source_chunks (id, source_id, knowledgebase_id, position, text)
-      select gen_random_uuid(), ${source.id}::uuid, ${source.knowledgebaseId}::uuid, c.position, c.text
-      from unnest(${chunks.map((_, i) => i)}::int[], ${chunks}::text[]) as c(position, text)`;
+      insert into source_chunks (id, source_id, knowledgebase_id, position, text, heading)
+      select gen_random_uuid(), ${source.id}::uuid, ${source.knowledgebaseId}::uuid, c.position, c.text, c.heading
+      from unnest(${chunks.map((_, i) => i)}::int[], ${chunks.map((c) => c.text)}::text[], ${chunks.map((c) => c.heading)}::text[]) as c(position, text, heading)`;
     await tx.source.update({
       where: { id: source.id },
       data: { status: "ready", text, type, errorMessage: null, ...(source.content ? {} : { sizeBytes }) },

@@ -1,7 +1,7 @@
 // Knowledgebases: list, create (plan cap), detail with sources and the page index, export.
 // An end user's own notebook is a knowledgebase with endUserId set; to the API it does not exist.
-import type { Knowledgebase, KnowledgebaseSummary, PageIndexEntry } from "@/schemas/knowledgebase";
-import type { CreateKnowledgebaseInput } from "@/schemas/knowledgebase";
+import type { Knowledgebase, KnowledgebaseLanguage, KnowledgebaseSummary, PageIndexEntry } from "@/schemas/knowledgebase";
+import type { CreateKnowledgebaseInput, UpdateKnowledgebaseInput } from "@/schemas/knowledgebase";
 import type { ListQuery } from "@/schemas/common";
 import type { Page } from "@/schemas/page";
 import type { Source } from "@/schemas/source";
@@ -26,7 +26,7 @@ export async function lockFor(tx: Tx, name: string): Promise<void> {
   await tx.$executeRaw`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
 }
 
-async function summaries(db: Db, rows: { id: string; name: string; description: string; createdAt: Date; updatedAt: Date }[]): Promise<KnowledgebaseSummary[]> {
+async function summaries(db: Db, rows: { id: string; name: string; description: string; language: string; createdAt: Date; updatedAt: Date }[]): Promise<KnowledgebaseSummary[]> {
   const ids = rows.map((row) => row.id);
   const [sourceCounts, pageCounts] = await Promise.all([
     db.source.groupBy({ by: ["knowledgebaseId"], where: { knowledgebaseId: { in: ids } }, _count: { _all: true } }),
@@ -37,6 +37,7 @@ async function summaries(db: Db, rows: { id: string; name: string; description: 
     id: row.id,
     name: row.name,
     description: row.description,
+    language: row.language as KnowledgebaseLanguage,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     counts: { sources: count(sourceCounts, row.id), pages: count(pageCounts, row.id) },
@@ -67,7 +68,21 @@ export async function createKnowledgebase(db: Db, actor: Actor, input: CreateKno
         );
       }
     }
-    return tx.knowledgebase.create({ data: { organizationId: actor.organizationId, name: input.name, description: input.description ?? "" } });
+    return tx.knowledgebase.create({ data: { organizationId: actor.organizationId, name: input.name, description: input.description ?? "", language: input.language } });
+  });
+  return { knowledgebase: (await summaries(db, [row]))[0]! };
+}
+
+/**
+ * Renames, describes or changes the language of a knowledgebase. A new language re-indexes its
+ * pages and chunks in the same transaction (a trigger rewrites their text-search configuration,
+ * which recomputes their tsvectors), so search never mixes two languages.
+ */
+export async function updateKnowledgebase(db: Db, actor: Actor, input: UpdateKnowledgebaseInput): Promise<{ knowledgebase: KnowledgebaseSummary }> {
+  await findKnowledgebase(db, actor, input.knowledgebaseId);
+  const row = await db.knowledgebase.update({
+    where: { id: input.knowledgebaseId, organizationId: actor.organizationId },
+    data: { name: input.name, description: input.description, language: input.language },
   });
   return { knowledgebase: (await summaries(db, [row]))[0]! };
 }
@@ -127,6 +142,7 @@ export async function getKnowledgebase(db: Db, actor: Actor, input: { knowledgeb
     id: row.id,
     name: row.name,
     description: row.description,
+    language: row.language as KnowledgebaseLanguage,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     counts: { sources: sources.length, pages: pages.length },

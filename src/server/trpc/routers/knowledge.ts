@@ -8,6 +8,7 @@ import {
   ListKnowledgebasesOutput,
   SearchInput,
   SearchOutput,
+  UpdateKnowledgebaseInput,
 } from "@/schemas/knowledgebase";
 import { CreatePageInput, MovePageInput, MovePageOutput, Page, PageIdInput, PageRevisionsOutput, PageWriteResult, PatchPageInput } from "@/schemas/page";
 import { CreateSourceInput, Source, SourceIdInput, SourceOutput, SourceWriteResult } from "@/schemas/source";
@@ -17,6 +18,7 @@ import {
   exportKnowledgebase,
   getKnowledgebase,
   listKnowledgebases,
+  updateKnowledgebase,
 } from "@/server/services/knowledgebases";
 import { createPage, deletePage, getPage, listRevisions, movePage, patchPage, savePage } from "@/server/services/pages";
 import { searchKnowledgebase } from "@/server/services/search";
@@ -51,6 +53,21 @@ export const knowledgeRouter = router({
       ctx.response.status = 201;
       return result;
     }),
+
+  update: scopedProcedure("knowledge:write")
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/knowledgebases/{knowledgebaseId}",
+        tags: TAGS,
+        summary: "Update a knowledgebase",
+        description: "Name, description or `language` (the text-search configuration). A new language re-indexes the knowledgebase's pages and documents before the response.",
+      },
+      errors: ["not_found"],
+    })
+    .input(UpdateKnowledgebaseInput)
+    .output(CreateKnowledgebaseOutput)
+    .mutation(({ ctx, input }) => updateKnowledgebase(ctx.db, ctx.actor, input)),
 
   get: scopedProcedure("knowledge:read")
     .meta({
