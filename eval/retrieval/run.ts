@@ -129,7 +129,7 @@ async function main() {
           select gen_random_uuid(), ${source.id}::uuid, ${baseline}::uuid, c.position, c.text
           from unnest(${chunks.map((_, i) => i)}::int[], ${chunks}::text[]) as c(position, text)`;
       }
-      const [{ count }] = await db.$queryRaw<{ count: number }[]>`select count(*)::int as count from source_chunks where knowledgebase_id = ${english}::uuid`;
+      const [{ count }] = await db.$queryRaw<[{ count: number }]>`select count(*)::int as count from source_chunks where knowledgebase_id = ${english}::uuid`;
       const loadedSeconds = ((Date.now() - started) / 1000).toFixed(1);
 
       const oldQuery = (sql: string) => async (question: string) => ({

@@ -30,7 +30,7 @@ describe("adding sources (JSON)", () => {
     const source = await sourceOf(key, kbId, response.body.source.id);
     expect(source.status).toBe("ready");
     const search = await api("POST", `/knowledgebases/${kbId}/search`, { key, body: { query: "passport", kinds: ["sources"] } });
-    expect(search.body.results).toEqual([{ kind: "source", id: source.id, title: "Onboarding", snippet: expect.stringContaining("**passport**"), score: expect.any(Number) }]);
+    expect(search.body.results).toEqual([{ kind: "source", id: source.id, title: "Onboarding", heading: "Onboarding", snippet: expect.stringContaining("**passport**"), score: expect.any(Number) }]);
   });
 
   it("needs exactly one of contentMarkdown, contentText or url, inline up to 1 MB; nothing is created otherwise", async () => {

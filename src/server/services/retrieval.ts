@@ -53,8 +53,18 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
       where id = any($1::uuid[]) and organization_id = $2::uuid and end_user_id is null
     ),
     terms as (
-      select k.id as kb, k.cfg, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery as tq
+      select k.id as kb, k.cfg, t.lexeme, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery as tq
       from kbs k, unnest(to_tsvector(k.cfg, $3::text)) as t
+    ),
+    -- Every (term, row) pair, found through the GIN indexes: term frequencies and coverage come from here.
+    hits as materialized (
+      select t.kb, t.lexeme, 'page' as kind, p.id as row_id
+      from terms t join pages p on p.knowledgebase_id = t.kb and p.organization_id = $2::uuid and p.tsv @@ t.tq
+      where $5::boolean
+      union all
+      select t.kb, t.lexeme, 'source', c.id
+      from terms t join ${chunkTable} c on c.knowledgebase_id = t.kb and c.tsv @@ t.tq
+      where $6::boolean
     ),
     sizes as (
       select k.id as kb,
@@ -62,48 +72,54 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
         + (case when $6::boolean then (select count(*) from ${chunkTable} c where c.knowledgebase_id = k.id) else 0 end) as n
       from kbs k
     ),
+    -- A term weighs by its rarity (BM25's idf): a term in every row says nothing, one in few rows says a lot.
     weighted as (
-      select t.kb, t.cfg, t.tq, (t.tq::text || ':A')::tsquery as tq_heading,
-        ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) as idf
+      select t.kb, t.lexeme, t.tq, (t.tq::text || ':A')::tsquery as tq_heading,
+        ln(1 + (s.n - coalesce(d.df, 0) + 0.5) / (coalesce(d.df, 0) + 0.5)) as idf
       from terms t join sizes s on s.kb = t.kb
-      cross join lateral (select
-        (case when $5::boolean then (select count(*) from pages p where p.knowledgebase_id = t.kb and p.organization_id = $2::uuid and p.tsv @@ t.tq) else 0 end)
-        + (case when $6::boolean then (select count(*) from ${chunkTable} c where c.knowledgebase_id = t.kb and c.tsv @@ t.tq) else 0 end) as df) d
+      left join (select kb, lexeme, count(*) as df from hits group by kb, lexeme) d on d.kb = t.kb and d.lexeme = t.lexeme
     ),
     queries as (
       select kb, cfg, string_agg(tq::text, ' | ')::tsquery as any_term, sum(idf) as total, count(*) as term_count,
         phraseto_tsquery(cfg, $3::text) as phrase
-      from weighted group by kb, cfg
-    ),
-    matches as (
-      select 'page' as kind, p.id as row_id, p.id, p.knowledgebase_id as kb, p.title, '' as heading, p.markdown as text, p.tsv
-      from pages p join queries q on q.kb = p.knowledgebase_id
-      where $5::boolean and p.organization_id = $2::uuid and p.tsv @@ q.any_term
-      union all
-      select 'source', c.id, c.source_id, c.knowledgebase_id, s.name, c.heading, c.text, c.tsv
-      from ${chunkTable} c join queries q on q.kb = c.knowledgebase_id join sources s on s.id = c.source_id
-      where $6::boolean and s.organization_id = $2::uuid and s.status = 'ready' and s.searchable and not s.disabled and c.tsv @@ q.any_term
+      from weighted join kbs on kbs.id = weighted.kb group by kb, cfg
     ),
     covered as (
-      select m.*, (
-        select sum(w.idf * (case when m.tsv @@ w.tq_heading then 1.5 else 1 end)) from weighted w where w.kb = m.kb and m.tsv @@ w.tq
-      ) / q.total as coverage
-      from matches m join queries q on q.kb = m.kb
+      select h.kind, h.row_id, h.kb, sum(w.idf) / nullif(q.total, 0) as coverage
+      from hits h join weighted w on w.kb = h.kb and w.lexeme = h.lexeme join queries q on q.kb = h.kb
+      group by h.kind, h.row_id, h.kb, q.total
+    ),
+    -- Ids only through the sort; text and tsvectors are read for the best few.
+    candidates as (
+      select c.kind, c.row_id, c.row_id as id, c.kb, c.coverage from covered c where c.kind = 'page'
+      union all
+      select c.kind, c.row_id, ch.source_id, c.kb, c.coverage
+      from covered c join ${chunkTable} ch on ch.id = c.row_id join sources s on s.id = ch.source_id
+      where c.kind = 'source' and s.organization_id = $2::uuid and s.status = 'ready' and s.searchable and not s.disabled
     ),
     best as (
       select * from (
-        select c.*, row_number() over (partition by c.kind, c.id order by c.coverage desc, c.row_id) as nth from covered c
+        select r.*, row_number() over (partition by r.kind, r.id order by r.coverage desc, r.row_id) as nth from candidates r
       ) ranked
       where not $7::boolean or nth = 1
       order by coverage desc, row_id
       limit ${RESCORE}
     ),
+    passages as (
+      select b.*, p.title, '' as heading, p.markdown as text, p.tsv
+      from best b join pages p on p.id = b.row_id where b.kind = 'page'
+      union all
+      select b.*, s.name, ch.heading, ch.text, ch.tsv
+      from best b join ${chunkTable} ch on ch.id = b.row_id join sources s on s.id = ch.source_id where b.kind = 'source'
+    ),
+    -- The best few are scored again with costlier signals: terms in a heading or the title, the phrase, proximity.
     scored as (
       select b.*, q.any_term, q.cfg, b.coverage
+        + coalesce((select sum(w.idf) from weighted w where w.kb = b.kb and b.tsv @@ w.tq_heading), 0) / q.total * 0.5
         + coalesce((select sum(w.idf) from weighted w where w.kb = b.kb and to_tsvector(q.cfg, b.title) @@ w.tq), 0) / q.total * 0.5
         + (case when q.term_count > 1 and b.tsv @@ q.phrase then 0.3 else 0 end)
         + ts_rank_cd(b.tsv, q.any_term, 2) * 0.5 as score
-      from best b join queries q on q.kb = b.kb
+      from passages b join queries q on q.kb = b.kb
     )
     select kind, id::text, kb::text as "knowledgebaseId", title, heading, left(text, $8::int) as text,
       ts_headline(cfg, text, any_term, $9::text) as snippet, score::float8 as score
