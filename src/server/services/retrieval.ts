@@ -56,24 +56,27 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
       select k.id as kb, k.cfg, t.lexeme, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery as tq
       from kbs k, unnest(to_tsvector(k.cfg, $3::text)) as t
     ),
-    -- Every (term, row) pair, found through the GIN indexes: term frequencies and coverage come from here.
+    -- Every (term, row) pair, found through the GIN indexes (one lookup per term: "offset 0" keeps
+    -- the planner from turning it into a scan that tests every row): frequencies and coverage come from here.
     hits as materialized (
       select t.kb, t.lexeme, 'page' as kind, p.id as row_id
-      from terms t join pages p on p.knowledgebase_id = t.kb and p.organization_id = $2::uuid and p.tsv @@ t.tq
-      where $5::boolean
+      from terms t cross join lateral (
+        select p.id from pages p where $5::boolean and p.tsv @@ t.tq and p.knowledgebase_id = t.kb and p.organization_id = $2::uuid offset 0
+      ) p
       union all
       select t.kb, t.lexeme, 'source', c.id
-      from terms t join ${chunkTable} c on c.knowledgebase_id = t.kb and c.tsv @@ t.tq
-      where $6::boolean
+      from terms t cross join lateral (
+        select c.id from ${chunkTable} c where $6::boolean and c.tsv @@ t.tq and c.knowledgebase_id = t.kb offset 0
+      ) c
     ),
-    sizes as (
+    sizes as materialized (
       select k.id as kb,
         (case when $5::boolean then (select count(*) from pages p where p.knowledgebase_id = k.id and p.organization_id = $2::uuid) else 0 end)
         + (case when $6::boolean then (select count(*) from ${chunkTable} c where c.knowledgebase_id = k.id) else 0 end) as n
       from kbs k
     ),
     -- A term weighs by its rarity (BM25's idf): a term in every row says nothing, one in few rows says a lot.
-    weighted as (
+    weighted as materialized (
       select t.kb, t.lexeme, t.tq, (t.tq::text || ':A')::tsquery as tq_heading,
         ln(1 + (s.n - coalesce(d.df, 0) + 0.5) / (coalesce(d.df, 0) + 0.5)) as idf
       from terms t join sizes s on s.kb = t.kb
