@@ -119,10 +119,10 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
     scored as (
       select b.*, q.any_term, q.cfg, b.coverage
         + coalesce((select sum(w.idf) from weighted w where w.kb = b.kb and b.tsv @@ w.tq_heading), 0) / q.total * 0.5
-        + coalesce((select sum(w.idf) from weighted w where w.kb = b.kb and to_tsvector(q.cfg, b.title) @@ w.tq), 0) / q.total * 0.5
+        + coalesce((select sum(w.idf) from weighted w where w.kb = b.kb and t.title_tsv @@ w.tq), 0) / q.total * 0.5
         + (case when q.term_count > 1 and b.tsv @@ q.phrase then 0.3 else 0 end)
         + ts_rank_cd(b.tsv, q.any_term, 2) * 0.5 as score
-      from passages b join queries q on q.kb = b.kb
+      from passages b join queries q on q.kb = b.kb cross join lateral (select to_tsvector(q.cfg, b.title) as title_tsv) t
     )
     select kind, id::text, kb::text as "knowledgebaseId", title, heading, left(text, $8::int) as text,
       ts_headline(cfg, text, any_term, $9::text) as snippet, score::float8 as score
