@@ -39,7 +39,7 @@ export interface RetrievalRequest {
 
 const HEADLINE = "StartSel=**, StopSel=**, MaxWords=30, MinWords=12, ShortWord=2, MaxFragments=2, FragmentDelimiter=\" … \"";
 /** Candidates re-scored with the costlier boosts (phrase, title, cover density). */
-const RESCORE = 100;
+const RESCORE = 40;
 
 /**
  * The ranking statement. `chunkTable` is a parameter only so that a test can make the document
