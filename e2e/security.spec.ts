@@ -134,3 +134,19 @@ test("the console's pages run under its Content-Security-Policy without a violat
   await expect(page.getByText("Atrium API").first()).toBeVisible({ timeout: 30_000 });
   expect(violations).toEqual([]);
 });
+
+test("a forged X-Forwarded-For does not escape sign-in throttling: the server counts the socket's address", async ({ playwright, baseURL }) => {
+  const demo = seedDemo();
+  const request = await playwright.request.newContext({ baseURL });
+  const attempt = (forged: string) =>
+    request.post("/api/trpc/auth.signIn", {
+      headers: { "content-type": "application/json", "x-forwarded-for": forged },
+      data: { email: demo.login.email, password: "not-the-password" },
+    });
+  // A new forged address each time: were it believed, every attempt would start a fresh count.
+  for (let i = 0; i < 10; i++) expect((await attempt(`203.0.113.${i + 1}`)).status()).toBe(401);
+  const refused = await attempt("203.0.113.200");
+  expect(refused.status()).toBe(429);
+  expect(Number(refused.headers()["retry-after"])).toBeGreaterThanOrEqual(1);
+  await request.dispose();
+});

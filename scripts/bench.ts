@@ -413,7 +413,8 @@ async function main() {
     const profile = process.env.BENCH_CPU_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROFILE)}`] : [];
     // The same heap limit `npm start` gives the server.
     const heap = `--max-old-space-size=${env().SERVER_HEAP_MB}`;
-    server = spawn(process.execPath, [heap, ...profile, path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(PORT)], {
+    // The same server `npm start` runs (src/cli/http-server.mjs).
+    server = spawn(process.execPath, [heap, ...profile, path.join(root, "src/cli/http-server.mjs"), "--port", String(PORT)], {
       stdio: ["ignore", "ignore", "inherit"],
       env: {
         ...process.env,

@@ -28,6 +28,15 @@ function runNext(args: string[], extraEnv: Record<string, string>, nodeArgs: str
   });
 }
 
+/** The production server (src/cli/http-server.mjs), which puts the real client address on each request. */
+function runServer(extraEnv: Record<string, string>, config: { PORT: number; TRUST_PROXY: number; SERVER_HEAP_MB: number }) {
+  const entry = path.join(root, "src", "cli", "http-server.mjs");
+  return spawn(process.execPath, [`--max-old-space-size=${config.SERVER_HEAP_MB}`, entry, "--port", String(config.PORT), "--trust-proxy", String(config.TRUST_PROXY)], {
+    stdio: "inherit",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...extraEnv },
+  });
+}
+
 async function waitFor(child: ReturnType<typeof spawn>): Promise<number> {
   return new Promise((resolve) => child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0))));
 }
@@ -56,11 +65,9 @@ async function main() {
   log(`Atrium on http://localhost:${config.PORT} (console) and http://localhost:${config.PORT}/api/v1 (API)`);
   const server = supervise({
     start: () =>
-      runNext(
-        dev ? ["dev", "-p", String(config.PORT)] : ["start", "-p", String(config.PORT)],
-        { DATABASE_URL: database.url, NODE_ENV: dev ? "development" : "production" },
-        dev ? [] : [`--max-old-space-size=${config.SERVER_HEAP_MB}`],
-      ),
+      dev
+        ? runNext(["dev", "-p", String(config.PORT)], { DATABASE_URL: database.url, NODE_ENV: "development" })
+        : runServer({ DATABASE_URL: database.url, NODE_ENV: "production" }, config),
     log: (fields, message) => logger().error(fields, message),
   });
   const stop = (signal: NodeJS.Signals) => () => void server.stop(signal);

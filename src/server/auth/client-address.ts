@@ -1,8 +1,8 @@
-// The address a request came from. Next.js route handlers see no socket: Next.js puts the
-// socket's address in X-Forwarded-For, unless the request already carries that header, which
-// it then passes on as it came. Behind N proxies that each append the address they saw
-// (TRUST_PROXY=N), the client is the N-th entry from the right. With no proxy, a client can
-// name any address; deploy behind one that overwrites the header (see the README).
+// The address a request came from. Route handlers see no socket, so the server puts it in
+// X-Forwarded-For: src/cli/http-server.mjs writes the socket's address there when no proxy is
+// trusted (a client-sent header is dropped), and leaves the header as the proxies wrote it behind
+// N trusted proxies that each append the address they saw (TRUST_PROXY=N): the client is then the
+// N-th entry from the right.
 import { env } from "@/env";
 
 const IPV4_MAPPED = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;

@@ -1,0 +1,33 @@
+// The production HTTP server: Next.js's request handler behind a node:http server of our own.
+// Next.js's own server (`next start`) passes a client-sent X-Forwarded-For on as it came, so with
+// no proxy in front anyone could choose the address that sign-in throttling counts. Here, with
+// no trusted proxy (`--trust-proxy 0`), the header is the socket's address and nothing else;
+// behind trusted proxies it is left as they wrote it (src/server/auth/client-address.ts reads it).
+// Plain JavaScript, so the server process runs on node alone. Started by src/cli/start.ts.
+import http from "node:http";
+import { parseArgs } from "node:util";
+import next from "next";
+
+const { values } = parseArgs({ options: { port: { type: "string" }, "trust-proxy": { type: "string", default: "0" } } });
+const port = Number(values.port);
+const trustProxy = Number(values["trust-proxy"]);
+/** How long in-flight requests and streams get to finish once a stop is asked for. */
+const SHUTDOWN_GRACE_MS = 15_000;
+
+const app = next({ dev: false, dir: process.cwd(), port });
+const handle = app.getRequestHandler();
+await app.prepare();
+
+const server = http.createServer((request, response) => {
+  if (trustProxy === 0) request.headers["x-forwarded-for"] = request.socket.remoteAddress ?? "unknown";
+  void handle(request, response);
+});
+server.listen(port, () => console.log(`[atrium] listening on port ${port}`));
+
+function stop() {
+  server.close(() => process.exit(0));
+  server.closeIdleConnections();
+  setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
+}
+process.once("SIGTERM", stop);
+process.once("SIGINT", stop);
