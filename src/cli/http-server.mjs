@@ -24,8 +24,12 @@ const server = http.createServer((request, response) => {
 });
 server.listen(port, () => console.log(`[atrium] listening on port ${port}`));
 
+/** Listeners in the server's modules (src/instrumentation.ts: indexing jobs handed back) run before exit. */
+const SHUTDOWN_EVENT = "atrium:shutdown";
+
 function stop() {
-  server.close(() => process.exit(0));
+  const hooks = Promise.allSettled(process.listeners(SHUTDOWN_EVENT).map((listener) => listener()));
+  server.close(() => void hooks.then(() => process.exit(0)));
   server.closeIdleConnections();
   setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
 }

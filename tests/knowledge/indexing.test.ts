@@ -163,6 +163,33 @@ describe("indexing jobs", () => {
     expect((await sourceOf(key, kbId, zip)).errorMessage).toMatch(/application\/zip/);
   });
 
+  it("hands the jobs in hand back at once when the server shuts down, without counting the attempt", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const claimed = new Set<string>();
+    let finishAttempt = () => {};
+    const attemptHeld = new Promise<void>((resolve) => (finishAttempt = resolve));
+    const worker = startIndexWorker(getDb(), {
+      pollMs: 5000,
+      afterClaim: async (job) => {
+        claimed.add(job.sourceId);
+        await attemptHeld;
+      },
+    });
+    const id = await addText(tenant.orgKey.secret, kbId, "# Shutdown\n\nhanded back");
+    await expect.poll(() => claimed.has(id), { timeout: 3000 }).toBe(true);
+    expect(await getDb().indexJob.findFirstOrThrow({ where: { sourceId: id } })).toMatchObject({ status: "running", attempts: 1 });
+
+    await worker.release();
+    expect(await getDb().indexJob.findFirstOrThrow({ where: { sourceId: id } })).toMatchObject({ status: "queued", claimToken: null, attempts: 0 });
+    // The stopped worker's attempt goes on, finds its claim gone, and writes nothing.
+    finishAttempt();
+    await worker.stop();
+    expect((await sourceOf(tenant.orgKey.secret, kbId, id)).status).toBe("processing");
+    // Another process takes the job at once.
+    await drainIndexJobs(getDb());
+    expect((await sourceOf(tenant.orgKey.secret, kbId, id)).status).toBe("ready");
+  });
+
   it("runs in a worker loop that a new source wakes", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const worker = startIndexWorker(getDb(), { pollMs: 5000 });

@@ -228,17 +228,35 @@ export async function runJob(db: Db, job: ClaimedJob, options: IndexingOptions =
   }
 }
 
-/** Claims a batch and works on it; returns how many jobs were claimed. */
-export async function runIndexingOnce(db: Db, options: IndexingOptions = {}): Promise<number> {
+/** Claims a batch and works on it; returns how many jobs were claimed. `held` tracks the claims in hand. */
+export async function runIndexingOnce(db: Db, options: IndexingOptions = {}, held?: Set<ClaimedJob>): Promise<number> {
   const o = { ...DEFAULTS, ...options };
   const jobs = await claimJobs(db, o.batch, o.leaseMs);
   await Promise.all(
     jobs.map(async (job) => {
-      await options.afterClaim?.(job);
-      await runJob(db, job, options);
+      held?.add(job);
+      try {
+        await options.afterClaim?.(job);
+        await runJob(db, job, options);
+      } finally {
+        held?.delete(job);
+      }
     }),
   );
   return jobs.length;
+}
+
+/**
+ * Hands claimed jobs back to the queue at once, for another process to take (a graceful stop):
+ * the attempt is not counted, and the worker still on them can no longer write (the token is gone).
+ */
+export async function releaseJobs(db: Db, jobs: ClaimedJob[]): Promise<void> {
+  for (const job of jobs) {
+    await db.$executeRaw`
+      update index_jobs set status = 'queued', claim_token = null, lease_until = null, run_after = now(),
+        attempts = greatest(attempts - 1, 0)
+      where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
+  }
 }
 
 /** Works until nothing is claimable (tests, benchmarks). */
@@ -261,7 +279,10 @@ export function wakeIndexWorker(): void {
 }
 
 export interface IndexWorker {
+  /** Stops claiming and waits for the jobs in hand to finish. */
   stop(): Promise<void>;
+  /** Stops claiming and hands the jobs in hand back to the queue at once (the server is shutting down). */
+  release(): Promise<void>;
 }
 
 /** The pause after `failures` failed rounds in a row: pollMs doubled each time, up to maxMs. */
@@ -295,13 +316,14 @@ export function startIndexWorker(db: Db, options: IndexingOptions & { pollMs?: n
       sleeping.resolve();
     }
   };
+  const held = new Set<ClaimedJob>();
   const loop = (async () => {
     // While the database is away, rounds fail in a row: back off and say so once, not every round.
     let failures = 0;
     while (!stopped) {
       let claimed = 0;
       try {
-        claimed = await runIndexingOnce(db, options);
+        claimed = await runIndexingOnce(db, options, held);
         if (failures > 0) logger().info("Indexing worker: the database is reachable again; indexing resumes.");
         failures = 0;
       } catch (error) {
@@ -315,12 +337,19 @@ export function startIndexWorker(db: Db, options: IndexingOptions & { pollMs?: n
       else if (claimed === 0) await sleep(pollMs);
     }
   })();
+  const stopClaiming = () => {
+    stopped = true;
+    wakeIndexWorker();
+    wakeUp = undefined;
+  };
   return {
     async stop() {
-      stopped = true;
-      wakeIndexWorker();
-      wakeUp = undefined;
+      stopClaiming();
       await loop;
+    },
+    async release() {
+      stopClaiming();
+      await releaseJobs(db, [...held]);
     },
   };
 }
