@@ -16,26 +16,34 @@ export function servedOverHttps(request: Pick<Request, "url" | "headers">, publi
   );
 }
 
-export function readSessionToken(cookieHeader: string | null): string | undefined {
+/** A cookie's value from a Cookie header. */
+export function readCookie(cookieHeader: string | null, cookieName: string): string | undefined {
   if (!cookieHeader) return undefined;
   for (const part of cookieHeader.split(";")) {
     const [name, ...rest] = part.trim().split("=");
-    if (name === SESSION_COOKIE) return decodeURIComponent(rest.join("="));
+    if (name === cookieName) return decodeURIComponent(rest.join("="));
   }
   return undefined;
 }
 
+/** A session cookie: httpOnly, SameSite=Lax, Secure on https, for the whole site. */
+export function sessionCookieNamed(cookieName: string, token: string, expiresAt: Date, secure: boolean): string {
+  return [`${cookieName}=${encodeURIComponent(token)}`, "Path=/", "HttpOnly", "SameSite=Lax", `Expires=${expiresAt.toUTCString()}`, ...(secure ? ["Secure"] : [])].join("; ");
+}
+
+/** The same cookie, cleared. */
+export function clearedCookieNamed(cookieName: string, secure: boolean): string {
+  return [`${cookieName}=`, "Path=/", "HttpOnly", "SameSite=Lax", "Max-Age=0", ...(secure ? ["Secure"] : [])].join("; ");
+}
+
+export function readSessionToken(cookieHeader: string | null): string | undefined {
+  return readCookie(cookieHeader, SESSION_COOKIE);
+}
+
 export function sessionCookie(token: string, expiresAt: Date, secure = false): string {
-  return [
-    `${SESSION_COOKIE}=${encodeURIComponent(token)}`,
-    "Path=/",
-    "HttpOnly",
-    "SameSite=Lax",
-    `Expires=${expiresAt.toUTCString()}`,
-    ...(secure ? ["Secure"] : []),
-  ].join("; ");
+  return sessionCookieNamed(SESSION_COOKIE, token, expiresAt, secure);
 }
 
 export function clearedSessionCookie(secure = false): string {
-  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? "; Secure" : ""}`;
+  return clearedCookieNamed(SESSION_COOKIE, secure);
 }
