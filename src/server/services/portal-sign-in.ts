@@ -16,8 +16,8 @@ export const CODE_TTL_SECONDS = 600;
 export const MAX_WRONG_TRIES = 5;
 const INVALID_CODE = "That code is wrong or has expired. Request a new one.";
 
-/** Code requests per minute (each may send a mail): per address, and per email from one address. */
-export const CODE_REQUEST_LIMITS = { perAddress: 20, perEmailFromAddress: 5 } as const;
+/** Code requests per minute (each may send a mail): per address (room for an office behind one address), and per email from one address. */
+export const CODE_REQUEST_LIMITS = { perAddress: 60, perEmailFromAddress: 5 } as const;
 
 /** Code guesses, per minute: the same throttle as member sign-in, in buckets of its own. */
 export const CODE_GUESS_LIMITS = { perAccountAndAddress: 10, perAddress: 30, perAccount: 50 } as const;
