@@ -22,6 +22,8 @@ export const RUN_LIMITS = {
   passageChars: 32 * 1024,
   /** Characters of a node's or agent's output kept in the run's trace. */
   traceOutputChars: 4 * 1024,
+  /** Characters of a member's output shown in a stream's `step` event: a glimpse, not the answer. */
+  stepOutputChars: 500,
 };
 
 export type RunBound = "steps" | "node output" | "run output" | "member output" | "reply" | "time";
@@ -48,4 +50,9 @@ export function appendBounded(text: string, piece: string, max: number, bound: R
 /** A trace keeps the start of each output: enough to read, never the whole of a huge one. */
 export function forTrace(output: string): string {
   return output.length <= RUN_LIMITS.traceOutputChars ? output : `${output.slice(0, RUN_LIMITS.traceOutputChars)}… (${output.length} characters)`;
+}
+
+/** A step event shows the start of a member's output. */
+export function forStep(output: string): string {
+  return output.length <= RUN_LIMITS.stepOutputChars ? output : `${output.slice(0, RUN_LIMITS.stepOutputChars)}…`;
 }

@@ -6,7 +6,7 @@ import { inputSchemaOf } from "@/schemas/flow-graph";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest, isAppError } from "@/server/errors";
 import { schemaProblems } from "./json-schema";
-import { appendBounded, forTrace, RUN_LIMITS, runLimitExceeded, type RunBound } from "./limits";
+import { appendBounded, forStep, forTrace, RUN_LIMITS, runLimitExceeded, type RunBound } from "./limits";
 import { BUILTIN_MODEL_ID, modelFor, type AnswerInput, type ChatModel, type Passage, type Turn } from "./models";
 import { missingNote, retrievePassages } from "./retrieval";
 import { render, type TemplateScope } from "./templates";
@@ -48,8 +48,6 @@ export interface RunStep {
   output?: string;
 }
 
-/** A step's output is a glimpse, not the member's whole answer. */
-const STEP_OUTPUT_CHARS = 500;
 
 /** A run's context: its organization, its bounds, and a signal that fires on cancel or time-out. */
 export function newRunContext(db: Db, organizationId: string, cancel?: AbortSignal): RunContext {
@@ -281,19 +279,17 @@ export interface AppRun {
   members: Member[];
 }
 
-async function runMember(
-  ctx: RunContext,
-  member: Member,
-  message: string,
-  history: Turn[],
-  earlier: Passage[],
-  options: { flowInputs?: Record<string, unknown>; onDelta?: (text: string) => void } = {},
-): Promise<Passage> {
+interface MemberRunOptions {
+  flowInputs?: Record<string, unknown>;
+  onDelta?: (text: string) => void;
+}
+
+async function runMember(ctx: RunContext, member: Member, message: string, history: Turn[], earlier: Passage[], options: MemberRunOptions = {}): Promise<Passage> {
   const name = member.runnable.document.name;
   ctx.onStep?.({ kind: "member", name, status: "started" });
   try {
     const passage = await runMemberOnce(ctx, member, message, history, earlier, options);
-    ctx.onStep?.({ kind: "member", name, status: "finished", output: truncate(passage.text, STEP_OUTPUT_CHARS) });
+    ctx.onStep?.({ kind: "member", name, status: "finished", output: forStep(passage.text) });
     return passage;
   } catch (error) {
     ctx.onStep?.({ kind: "member", name, status: "failed" });
@@ -301,18 +297,7 @@ async function runMember(
   }
 }
 
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-async function runMemberOnce(
-  ctx: RunContext,
-  member: Member,
-  message: string,
-  history: Turn[],
-  earlier: Passage[],
-  options: { flowInputs?: Record<string, unknown>; onDelta?: (text: string) => void } = {},
-): Promise<Passage> {
+async function runMemberOnce(ctx: RunContext, member: Member, message: string, history: Turn[], earlier: Passage[], options: MemberRunOptions = {}): Promise<Passage> {
   const name = member.runnable.document.name;
   // A member that streams straight to the client is the reply, and bounded as one.
   const limit = options.onDelta ? { max: RUN_LIMITS.replyChars, bound: "reply" as const } : { max: RUN_LIMITS.memberOutputChars, bound: "member output" as const };
