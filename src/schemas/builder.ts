@@ -3,7 +3,7 @@
 // console editors use the same shapes.
 import { z } from "zod";
 import { descriptionText, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
-import { MAX_INSTRUCTIONS_CHARS, MAX_LABEL_CHARS } from "./limits";
+import { MAX_GREETING_CHARS, MAX_INSTRUCTIONS_CHARS, MAX_LABEL_CHARS } from "./limits";
 
 export const BUILDER_KINDS = ["agent", "flow", "app"] as const;
 export type BuilderKind = (typeof BUILDER_KINDS)[number];
@@ -163,7 +163,7 @@ export const OrchestrationMode = z.enum(ORCHESTRATION_MODES).meta({
 const ApiFields = {
   conversationEnabled: z.boolean(),
   transactionEnabled: z.boolean(),
-  greeting: Text(2000),
+  greeting: Text(MAX_GREETING_CHARS),
   inputSchema: FreeObject.meta({ description: "JSON Schema of a transaction's input" }),
   outputSchema: FreeObject.meta({ description: "JSON Schema of a transaction's output" }),
 };

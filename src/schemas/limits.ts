@@ -23,3 +23,5 @@ export const MAX_INSTRUCTIONS_CHARS = 50_000;
 export const MAX_LABEL_CHARS = 500;
 /** An email address. */
 export const MAX_EMAIL_CHARS = 320;
+/** A greeting shown to the people a portal or an app serves. */
+export const MAX_GREETING_CHARS = 2_000;

@@ -1,7 +1,8 @@
 // Portals: their look and settings (console and REST), and the portal door's own procedures
 // for end users (sign-in by email code, their apps, conversations and credits).
 import { z } from "zod";
-import { ListQuery, NextCursor, Timestamp, Uuid } from "./common";
+import { ListQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
+import { MAX_GREETING_CHARS } from "./limits";
 
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/;
 /** Path segments the portal's routes use next to `/api/portal/<slug>`. */
@@ -17,7 +18,7 @@ export const PortalSlug = z
   .refine((slug) => !RESERVED_SLUGS.includes(slug), "This slug is reserved")
   .meta({ description: "Unique across the installation; the portal's address is `/p/<slug>`" });
 
-export const PortalGreeting = z.string().max(2000);
+export const PortalGreeting = plainText(MAX_GREETING_CHARS);
 export const PortalLogoUrl = z
   .url({ protocol: /^https?$/ })
   .max(2000)
@@ -50,7 +51,7 @@ export type PortalDetail = z.infer<typeof PortalDetail>;
 export const ListPortalsOutput = z.object({ portals: z.array(Portal), nextCursor: NextCursor });
 
 export const CreatePortalInput = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: nameText,
   slug: PortalSlug.optional().meta({ description: "Generated from the name when not given" }),
   greeting: PortalGreeting.optional(),
   logoUrl: PortalLogoUrl.nullable().optional(),
@@ -61,7 +62,7 @@ export type CreatePortalInput = z.infer<typeof CreatePortalInput>;
 
 export const UpdatePortalInput = z.strictObject({
   id: Uuid,
-  name: z.string().trim().min(1).max(200).optional(),
+  name: nameText.optional(),
   slug: PortalSlug.optional(),
   greeting: PortalGreeting.optional(),
   logoUrl: PortalLogoUrl.nullable().optional(),
