@@ -6,6 +6,12 @@ import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "./text";
 
 // Named so the OpenAPI document refers to one definition instead of repeating the pattern.
 export const Uuid = z.uuid().meta({ id: "Uuid" });
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Whether a value could be an id at all (PostgreSQL refuses to compare a uuid column with anything else). */
+export function isUuid(value: string): boolean {
+  return UUID_PATTERN.test(value);
+}
 export const Timestamp = z.iso.datetime({ offset: true }).meta({ id: "DateTime" });
 
 export const ErrorEnvelope = z

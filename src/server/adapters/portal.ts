@@ -1,6 +1,7 @@
 // The portal door, outside /api/v1: tRPC for end users (`/api/portal/trpc`) and the chat stream
 // (`POST /api/portal/{portal}/apps/{appId}/conversation`), authenticated by the portal session
 // cookie only. Writes must come from this site (Origin / Sec-Fetch-Site) as JSON.
+import { isUuid } from "@/schemas/common";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { PortalConversationBody } from "@/schemas/portal";
 import { readPortalSessionToken } from "@/server/auth/portal-cookie";
@@ -18,7 +19,6 @@ import { assertJsonDepth, readBodyText, readJsonBody, withBody } from "./json-bo
 import { errorResponse, requestIdFor } from "./rest";
 import { conversationStream } from "./sse";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function createPortalHandler(options: { db: () => Db }) {
   return async function handlePortal(request: Request): Promise<Response> {
@@ -78,7 +78,7 @@ export function createPortalConversationHandler(options: { db: () => Db }) {
       const portal = await resolvePortal(db, portalRef);
       const actor = await endUserForSession(db, readPortalSessionToken(request.headers.get("cookie")), portal);
       if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
-      if (!UUID.test(appId)) throw new AppError("not_found", "No app with that id.");
+      if (!isUuid(appId)) throw new AppError("not_found", "No app with that id.");
       const body = (await readJsonBody(request)) ?? {};
       assertStorableText(body);
       const input = PortalConversationBody.parse(body);

@@ -1,6 +1,7 @@
 // The multipart door of POST /knowledgebases/{id}/sources: trpc-to-openapi reads JSON only, so
 // the REST door (rest.ts) hands multipart/form-data requests here after its usual checks (key,
 // plan, switch, rate limit, scope, role). Same service, same envelope, same headers.
+import { isUuid } from "@/schemas/common";
 import type { KeyActor } from "@/server/auth/actor";
 import { rateLimitHeaders, type RateLimitResult } from "@/server/auth/rate-limit";
 import type { Db } from "@/server/db";
@@ -13,7 +14,6 @@ import { readBodyBytes } from "./json-body";
 import { errorResponse } from "./rest";
 
 const SOURCES_PATH = /^\/knowledgebases\/([^/]+)\/sources$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function tooLarge(): AppError {
   return invalidRequest(
@@ -37,7 +37,7 @@ export async function handleUpload({ db, actor, rateLimit, request, path, reques
   headers.set("X-Request-Id", requestId);
   try {
     const knowledgebaseId = SOURCES_PATH.exec(path)?.[1] ?? "";
-    if (!UUID.test(knowledgebaseId)) throw invalidRequest([{ path: "knowledgebaseId", message: "Invalid UUID" }]);
+    if (!isUuid(knowledgebaseId)) throw invalidRequest([{ path: "knowledgebaseId", message: "Invalid UUID" }]);
     const raw = await readBodyBytes(request, MAX_UPLOAD_BYTES, tooLarge);
     let form: FormData;
     try {

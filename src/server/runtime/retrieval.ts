@@ -2,6 +2,7 @@
 // source chunks of its knowledgebases, by PostgreSQL full-text search (any of the message's
 // words, ranked). Only knowledgebases of the run's organization count, never an end user's
 // private notebook: the organization is part of the SQL, not a check made earlier.
+import { isUuid } from "@/schemas/common";
 import type { Db } from "@/server/db";
 import { RUN_LIMITS } from "./limits";
 import type { Passage } from "./models";
@@ -25,7 +26,6 @@ const RETRIEVE_SQL = `
   select (select coalesce(array_agg(id::text), '{}') from kbs) as found, top.title, top.text
   from (select 1) as one left join (select title, text from hits order by score desc limit $4) as top on true`;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface Retrieved {
   passages: Passage[];
@@ -38,7 +38,7 @@ export async function retrievePassages(db: Db, organizationId: string, knowledge
   const { rows } = await db.pool.query<{ found: string[]; title: string | null; text: string | null }>({
     name: "atrium_retrieve",
     text: RETRIEVE_SQL,
-    values: [knowledgebaseIds.filter((id) => UUID.test(id)), organizationId, query, query.trim() === "" ? 0 : limit, RUN_LIMITS.passageChars],
+    values: [knowledgebaseIds.filter((id) => isUuid(id)), organizationId, query, query.trim() === "" ? 0 : limit, RUN_LIMITS.passageChars],
   });
   const found = new Set(rows[0]?.found ?? []);
   return {

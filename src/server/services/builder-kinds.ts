@@ -1,6 +1,7 @@
 // What differs between agents, flows and apps: the draft document, the rules a draft and a
 // publish must pass, how a stored document reads back (titles and names of what it references)
 // and its list row. services/builder.ts does the rest once for all three.
+import { isUuid } from "@/schemas/common";
 import type { z } from "zod";
 import {
   AgentDocument,
@@ -68,11 +69,10 @@ async function itemsById(db: Reader, organizationId: string, ids: string[]) {
   return new Map(rows.map((row) => [row.id, { ...row, draft: row.draft as Doc }]));
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Which of these ids are knowledgebases of the organization (never an end user's notebook). */
 async function ownKnowledgebases(db: Reader, organizationId: string, ids: string[]): Promise<Set<string>> {
-  const wanted = [...new Set(ids.filter((id) => UUID.test(id)))];
+  const wanted = [...new Set(ids.filter((id) => isUuid(id)))];
   if (wanted.length === 0) return new Set();
   const rows = await db.knowledgebase.findMany({ where: { organizationId, endUserId: null, id: { in: wanted } }, select: { id: true } });
   return new Set(rows.map((row) => row.id));
@@ -150,7 +150,7 @@ const agentSpec: KindSpec = {
 async function checkFlow(db: Reader, organizationId: string, doc: Doc): Promise<void> {
   const nodes = doc.nodes as FlowNode[];
   const feedback: Feedback[] = flowFeedback(nodes, modelIds());
-  const references = flowReferences(nodes).filter((reference) => UUID.test(reference.id));
+  const references = flowReferences(nodes).filter((reference) => isUuid(reference.id));
   const found = await ownKnowledgebases(db, organizationId, references.map((reference) => reference.id));
   for (const reference of references) {
     if (!found.has(reference.id)) feedback.push({ nodeId: reference.nodeId, message: `data.${reference.field} names no ${reference.kind} of this organization` });

@@ -2,6 +2,7 @@
 // re-reads the page's links; agent writes (any API key) wait for review when the organization
 // asks for it. Patches are all-or-nothing: each anchor must occur exactly once in the text the
 // previous operation left, else nothing changes.
+import { isUuid } from "@/schemas/common";
 import { randomUUID } from "node:crypto";
 import type { CreatePageInput, Page, PageLinks, PageWriteResult, PatchOperation, PatchPageInput } from "@/schemas/page";
 import { MAX_PAGE_MARKDOWN_CHARS } from "@/schemas/limits";
@@ -93,7 +94,6 @@ export function applyPatch(markdown: string, patch: readonly PatchOperation[]): 
 // Links
 
 const LINK = /\[[^\]]*\]\((page|source):([^)\s]+)\)/g;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function parseLinks(markdown: string): { kind: "page" | "source"; id: string }[] {
   const seen = new Set<string>();
@@ -111,8 +111,8 @@ export function parseLinks(markdown: string): { kind: "page" | "source"; id: str
 /** Resolves the links of `markdown` against the knowledgebase's pages and sources. */
 export async function resolveLinks(db: Db | Tx, knowledgebaseId: string, markdown: string): Promise<PageLinks> {
   const links = parseLinks(markdown);
-  const pageIds = links.filter((l) => l.kind === "page" && UUID.test(l.id)).map((l) => l.id);
-  const sourceIds = links.filter((l) => l.kind === "source" && UUID.test(l.id)).map((l) => l.id);
+  const pageIds = links.filter((l) => l.kind === "page" && isUuid(l.id)).map((l) => l.id);
+  const sourceIds = links.filter((l) => l.kind === "source" && isUuid(l.id)).map((l) => l.id);
   const [pages, sources] = await Promise.all([
     pageIds.length ? db.page.findMany({ where: { knowledgebaseId, id: { in: pageIds } }, select: { id: true, title: true } }) : [],
     sourceIds.length ? db.source.findMany({ where: { knowledgebaseId, id: { in: sourceIds } }, select: { id: true, name: true } }) : [],
@@ -281,12 +281,12 @@ export async function getPage(db: Db, actor: Actor, input: { knowledgebaseId: st
   const links = await db.pageLink.findMany({ where: { pageId: page.id } });
   const [related, files, referencing] = await Promise.all([
     db.page.findMany({
-      where: { organizationId: page.organizationId, knowledgebaseId: page.knowledgebaseId, id: { in: links.filter((l) => l.kind === "page" && UUID.test(l.targetId)).map((l) => l.targetId) } },
+      where: { organizationId: page.organizationId, knowledgebaseId: page.knowledgebaseId, id: { in: links.filter((l) => l.kind === "page" && isUuid(l.targetId)).map((l) => l.targetId) } },
       select: { id: true, title: true },
       orderBy: [{ title: "asc" }, { id: "asc" }],
     }),
     db.source.findMany({
-      where: { organizationId: page.organizationId, knowledgebaseId: page.knowledgebaseId, id: { in: links.filter((l) => l.kind === "source" && UUID.test(l.targetId)).map((l) => l.targetId) } },
+      where: { organizationId: page.organizationId, knowledgebaseId: page.knowledgebaseId, id: { in: links.filter((l) => l.kind === "source" && isUuid(l.targetId)).map((l) => l.targetId) } },
       select: { name: true },
       orderBy: [{ name: "asc" }],
     }),

@@ -1,3 +1,4 @@
+import { isUuid } from "@/schemas/common";
 import { RESERVED_SLUGS, type CreatePortalInput, type Portal, type PortalDetail, type PublicPortal, type UpdatePortalInput } from "@/schemas/portal";
 import type { Actor } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
@@ -6,7 +7,6 @@ import { AppError } from "@/server/errors";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
 import { assertGroupsEnabled } from "./user-groups";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SLUG_TAKEN = "That slug is taken by another portal; choose another.";
 
 type PortalRow = {
@@ -150,7 +150,7 @@ export async function listPortals(db: Db, actor: Actor, input: { limit: number; 
 export async function resolvePortal(db: Db, ref: string) {
   const value = ref.trim();
   const row = await db.portal.findFirst({
-    where: UUID.test(value) ? { OR: [{ id: value.toLowerCase() }, { slug: value.toLowerCase() }] } : { slug: value.toLowerCase() },
+    where: isUuid(value) ? { OR: [{ id: value.toLowerCase() }, { slug: value.toLowerCase() }] } : { slug: value.toLowerCase() },
     include: { organization: { select: { name: true } } },
   });
   if (!row) throw new AppError("not_found", "No portal at this address.");
