@@ -1,3 +1,7 @@
+// The API's static security headers, one definition for this file and the routes our own server
+// answers without Next.js (src/server/http/node-bridge.ts).
+import apiSecurityHeaders from "./src/lib/api-security-headers.json" with { type: "json" };
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   reactStrictMode: true,
@@ -13,12 +17,7 @@ const nextConfig = {
     return [
       {
         source: "/api/:path*",
-        headers: [
-          { key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" },
-          { key: "X-Frame-Options", value: "DENY" },
-          { key: "X-Content-Type-Options", value: "nosniff" },
-          { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
-        ],
+        headers: Object.entries(apiSecurityHeaders).map(([key, value]) => ({ key, value })),
       },
     ];
   },

@@ -14,7 +14,11 @@ async function seedApp(request: APIRequestContext, key: string) {
     title: "Refund policy",
     markdown: "Refunds are paid within 14 days of the request. Shipping costs are not refunded.",
   });
-  const { agent } = await post(request, key, "/agents", { name: "Billing agent", description: "Invoices, refunds and payments", knowledge: [{ knowledgebaseId: knowledgebase.id }] });
+  const { agent } = await post(request, key, "/agents", {
+    name: "Billing agent",
+    description: "Invoices, refunds and payments",
+    knowledge: [{ knowledgebaseId: knowledgebase.id }],
+  });
   await post(request, key, `/agents/${agent.id}/publish`, {});
   const { app } = await post(request, key, "/apps", {
     name: "Helpdesk",

@@ -43,7 +43,7 @@ test("sign in, create an organization key, see its secret once, revoke it, sign 
   expect(await page.content()).not.toContain(value);
 
   await row.getByRole("button", { name: "Revoke" }).click();
-  await row.getByRole("button", { name: "Confirm revoke" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Revoke" }).click();
   await expect(row).toContainText("Revoked");
   const refused = await page.request.get("/api/v1/models", { headers: { Authorization: `Bearer ${value}` } });
   expect(refused.status()).toBe(401);

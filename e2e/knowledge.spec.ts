@@ -46,9 +46,14 @@ test("create a page, edit it, approve a pending agent write from the review queu
   // The review queue shows it with a diff; approve it.
   await page.getByRole("navigation").getByRole("link", { name: "Reviews" }).click();
   const card = page.getByTestId("review").filter({ hasText: "Restarting the service" });
+  // By word (the default): only the changed words are marked; by line: the whole lines.
+  await expect(card.getByTestId("diff").locator("del")).toHaveText(["Run"]);
+  await expect(card.getByTestId("diff").locator("ins")).toHaveText(["Drain", "traffic first, then run"]);
+  await card.getByRole("button", { name: "Lines" }).click();
   await expect(card.getByTestId("diff")).toContainText("+ Drain traffic first, then run the restart script.");
   await expect(card.getByTestId("diff")).toContainText("- Run the restart script.");
   await card.getByRole("button", { name: "Approve" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Approve" }).click();
   await expect(page.getByText("Nothing pending.")).toBeVisible();
 
   // The page changed.
@@ -68,10 +73,11 @@ test("drag a page into a folder in the page tree", async ({ page }) => {
   const child = (await (await page.request.post(`/api/v1/knowledgebases/${kbId}/pages`, { headers: auth, data: { title: "Checklist" } })).json()).page.id as string;
   await signIn(page, demo.login);
   await page.goto(`/knowledge/${kbId}`);
-  await page.getByTestId("page-link").filter({ hasText: "Checklist" }).dragTo(page.getByTestId("page-link").filter({ hasText: "Ops" }));
-  await expect
-    .poll(async () => (await (await page.request.get(`/api/v1/knowledgebases/${kbId}/pages/${child}`, { headers: auth })).json()).parentPageId)
-    .toBe(folder);
+  await page
+    .getByTestId("page-link")
+    .filter({ hasText: "Checklist" })
+    .dragTo(page.getByTestId("page-link").filter({ hasText: "Ops" }));
+  await expect.poll(async () => (await (await page.request.get(`/api/v1/knowledgebases/${kbId}/pages/${child}`, { headers: auth })).json()).parentPageId).toBe(folder);
 });
 
 test("the production server indexes uploaded PDF and CSV files and shows them ready in the sources table", async ({ page }) => {

@@ -5,7 +5,6 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { admin, api, latestSignInCode, screenshot, seedDemo, seriousA11yViolations, signIn } from "./fixtures";
 
-
 const ALICE = "alice@customer.example";
 const ACCENT = "#0b7285";
 const VIEWPORTS = [
@@ -57,10 +56,9 @@ async function provision(request: APIRequestContext, slug: string, email: string
 
 /** Follows a console navigation link, through the Menu button on a phone. */
 async function consoleNav(page: Page, name: string) {
-  const nav = page.getByRole("navigation", { name: "Console" });
-  const menu = nav.getByRole("button", { name: "Menu" });
-  if (await menu.isVisible()) await menu.click();
-  await nav.getByRole("link", { name }).click();
+  const menu = page.getByRole("button", { name: "Menu" });
+  if ((await menu.isVisible()) && (await menu.getAttribute("aria-expanded")) !== "true") await menu.click();
+  await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name }).click();
 }
 
 async function expectAccessible(page: Page) {

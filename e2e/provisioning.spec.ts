@@ -26,10 +26,10 @@ test("provision an end user with a plan in the console, see the subscription, re
   await expect(page.getByTestId("revoked-at")).toHaveText("no");
 
   await page.getByRole("button", { name: "Revoke access" }).click();
-  await page.getByRole("button", { name: "Confirm revoke" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Revoke access" }).click();
   await expect(page.getByTestId("revoked-at")).not.toHaveText("no");
   await expect(page.getByTestId("revoked-at")).toHaveText(/\d/);
 
-  await page.getByRole("link", { name: "← End users" }).click();
+  await page.getByRole("main").getByRole("link", { name: "End users" }).click();
   await expect(page.getByTestId("end-user-row").filter({ hasText: "grace@example.com" })).toContainText("Revoked");
 });

@@ -113,7 +113,9 @@ test("the console's pages run under its Content-Security-Policy without a violat
     if (/Content Security Policy|Refused to (execute|load|apply|connect)/i.test(message.text())) violations.push(message.text());
   });
   await page.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (event) => console.error(`Content Security Policy violation: ${event.violatedDirective} ${event.blockedURI} on ${location.pathname} at ${event.sourceFile}:${event.lineNumber}`));
+    document.addEventListener("securitypolicyviolation", (event) =>
+      console.error(`Content Security Policy violation: ${event.violatedDirective} ${event.blockedURI} on ${location.pathname} at ${event.sourceFile}:${event.lineNumber}`),
+    );
   });
 
   // The sign-in form itself, so the page's scripts are proven to run.

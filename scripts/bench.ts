@@ -9,12 +9,14 @@ import path from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
 import { env } from "@/env";
+import { buildServer } from "./build-server.mjs";
 import { SCOPES } from "@/schemas/auth";
 import { startEmbeddedCluster, ensureDatabase, EMBEDDED_DATABASE } from "@/server/database/embedded";
 import { migrate } from "@/server/database/migrate";
 import { closeDb, createDb } from "@/server/db";
 import { createApiKey } from "@/server/services/api-keys";
 import { createOrganization } from "@/server/services/organizations";
+import { defaultModels } from "@/server/runtime/models";
 import { createTierPlan } from "@/server/services/tier-plans";
 import { createUserGroup } from "@/server/services/user-groups";
 
@@ -34,6 +36,8 @@ const SEARCHES = Number(process.env.BENCH_SEARCHES ?? 400);
 interface Scenario {
   name: string;
   path: string;
+  /** Another server than Atrium's (the raw node:http baseline). */
+  origin?: string;
   /** A Bearer key per connection, so the per-key limit is not what is measured. */
   authenticated: boolean;
   /** A POST whose JSON body is made afresh for every request. */
@@ -51,14 +55,31 @@ interface Result {
   errors: number;
 }
 
+const RAW_PORT = PORT + 1;
+const RAW_BASELINE = "raw node:http server, the same body as GET /models (the limit for an HTTP answer here)";
+const MODELS = "GET /api/v1/models with a valid key";
+
 const SCENARIOS: Scenario[] = [
+  { name: RAW_BASELINE, path: "/models", origin: `http://127.0.0.1:${RAW_PORT}`, authenticated: false },
   { name: "baseline: bare route handler, no auth (GET /api/bench/models)", path: "/api/bench/models", authenticated: false },
-  { name: "GET /api/v1/models with a valid key", path: "/api/v1/models", authenticated: true },
+  { name: MODELS, path: "/api/v1/models", authenticated: true },
 ];
+
+/**
+ * The raw baseline: a node:http server in its own process answering every request with the
+ * JSON of GET /models, and nothing else: no routing, no framework, no database.
+ */
+function startRawServer(): ChildProcess {
+  const body = JSON.stringify({ models: defaultModels() });
+  const source = `require("node:http").createServer((q, s) => { s.writeHead(200, { "content-type": "application/json" }); s.end(process.env.BODY); }).listen(${RAW_PORT}, () => process.send("ready"));`;
+  return spawn(process.execPath, ["-e", source], { stdio: ["ignore", "ignore", "inherit", "ipc"], env: { ...process.env, BODY: body } });
+}
 
 function sampleRss(pid: number): number {
   try {
-    const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+    const line = readFileSync(`/proc/${pid}/status`, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("VmRSS:"));
     return line ? Number(line.replace(/\D+/g, "")) / 1024 : 0;
   } catch {
     return 0;
@@ -69,7 +90,10 @@ async function waitForHealth(server: ChildProcess): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (server.exitCode !== null) throw new Error("The server exited during start-up.");
-    const ok = await fetch(`${base}/api/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${base}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -81,7 +105,7 @@ function run(scenario: Scenario, keys: string[], duration: number): Promise<Resu
   return new Promise((resolve, reject) => {
     autocannon(
       {
-        url: base + scenario.path,
+        url: (scenario.origin ?? base) + scenario.path,
         connections: scenario.connections ?? CONNECTIONS,
         duration,
         setupClient: (client) => {
@@ -89,9 +113,7 @@ function run(scenario: Scenario, keys: string[], duration: number): Promise<Resu
             client.setHeaders({ authorization: `Bearer ${keys[next++ % keys.length]}`, ...(scenario.body ? { "content-type": "application/json" } : {}) });
           }
         },
-        ...(scenario.body
-          ? { requests: [{ method: "POST" as const, setupRequest: (request: object) => ({ ...request, body: JSON.stringify(scenario.body!()) }) }] }
-          : {}),
+        ...(scenario.body ? { requests: [{ method: "POST" as const, setupRequest: (request: object) => ({ ...request, body: JSON.stringify(scenario.body!()) }) }] } : {}),
       },
       (error, result) => {
         if (error) return reject(error);
@@ -139,6 +161,37 @@ async function provisioningScenario(key: string, organizationId: string, databas
       groupIds: [group.id],
       grants: [{ targetKind: "app", targetId: app.app.id }],
     }),
+  };
+}
+
+/**
+ * The two detail reads issue 17 measures against GET /models: an end user with two subscriptions,
+ * a group and a grant, and a knowledgebase with 50 pages.
+ */
+async function detailScenarios(key: string): Promise<Scenario[]> {
+  const endUsers = await fetch(`${base}/api/v1/end-users?limit=1`, { headers: { authorization: `Bearer ${key}` } }).then(
+    (r) => r.json() as Promise<{ endUsers: { id: string }[] }>,
+  );
+  const endUserId = endUsers.endUsers[0]?.id;
+  if (!endUserId) throw new Error("No end user to read: the provisioning scenario creates them.");
+  const { knowledgebase } = await post<{ knowledgebase: { id: string } }>(key, "/knowledgebases", { name: "Fifty pages" });
+  for (let page = 0; page < 50; page++) {
+    await post(key, `/knowledgebases/${knowledgebase.id}/pages`, { title: `Page ${page}`, markdown: `# Page ${page}\n\nSome text about topic ${page}.` });
+  }
+  return [
+    { name: "GET /api/v1/end-users/{id} (two plans, a group, a grant)", path: `/api/v1/end-users/${endUserId}`, authenticated: true },
+    { name: "GET /api/v1/knowledgebases/{id} (50 pages)", path: `/api/v1/knowledgebases/${knowledgebase.id}`, authenticated: true },
+  ];
+}
+
+/** Conversation turns as fast as 16 clients can send them (each a new conversation with the built-in model). */
+function conversationThroughputScenario(appId: string): Scenario {
+  return {
+    name: "POST /api/v1/apps/{id}/conversation, built-in model (16 connections)",
+    path: `/api/v1/apps/${appId}/conversation`,
+    authenticated: true,
+    connections: 16,
+    body: () => ({ message: "How long do refunds take, and are shipping costs refunded?" }),
   };
 }
 
@@ -283,7 +336,11 @@ interface FlowWalk {
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 
 /** Walks every page of GET /flows with cursors, FLOW_WALKS times (after warm-up walks). */
 async function walkFlows(key: string): Promise<FlowWalk> {
@@ -391,14 +448,19 @@ async function knowledgeScenario(key: string) {
 async function main() {
   if (!existsSync(path.join(root, ".next", "BUILD_ID")) || process.argv.includes("--build")) {
     console.log("Building the production server…");
-    const build = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+    const build = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], {
+      stdio: "inherit",
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    });
     if (build.status !== 0) process.exit(build.status ?? 1);
   }
+  await buildServer();
 
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "atrium-bench-"));
   chmodSync(dataDir, 0o755); // the postgres system user must reach the cluster inside
   const cluster = await startEmbeddedCluster(path.join(dataDir, "postgres"), { ephemeral: true });
   let server: ChildProcess | undefined;
+  let rawServer: ChildProcess | undefined;
   try {
     await ensureDatabase(cluster.adminUrl, EMBEDDED_DATABASE);
     const databaseUrl = cluster.urlFor(EMBEDDED_DATABASE);
@@ -418,8 +480,8 @@ async function main() {
     const profile = process.env.BENCH_CPU_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROFILE)}`] : [];
     // The same heap limit `npm start` gives the server.
     const heap = `--max-old-space-size=${env().SERVER_HEAP_MB}`;
-    // The same server `npm start` runs (src/cli/http-server.mjs).
-    server = spawn(process.execPath, [heap, ...profile, path.join(root, "src/cli/http-server.mjs"), "--port", String(PORT)], {
+    // The same server `npm start` runs (src/cli/http-server.ts, compiled).
+    server = spawn(process.execPath, [heap, ...profile, path.join(root, "dist/server/http-server.mjs"), "--port", String(PORT)], {
       stdio: ["ignore", "ignore", "inherit"],
       env: {
         ...process.env,
@@ -433,17 +495,22 @@ async function main() {
       },
     });
     await waitForHealth(server);
+    rawServer = startRawServer();
+    await new Promise((resolve) => rawServer!.once("message", resolve));
 
     const provisioning = await provisioningScenario(keys[0]!, organization.id, databaseUrl);
     const appId = await conversationApp(keys[0]!);
 
-    console.log(`Server RSS at rest: ${sampleRss(server.pid!).toFixed(0)} MB`);
+    const rssAtRest = sampleRss(server.pid!);
+    console.log(`Server RSS at rest: ${rssAtRest.toFixed(0)} MB`);
     let peakRss = 0;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, sampleRss(server!.pid!))), 200);
-    // BENCH_ONLY=flows or BENCH_ONLY=knowledge runs just that part.
-    const only = process.env.BENCH_ONLY;
+    // BENCH_ONLY=api, BENCH_ONLY=flows or BENCH_ONLY=knowledge runs just that part.
+    const requested = process.env.BENCH_ONLY;
+    const only = requested === "api" ? undefined : requested;
+    const apiOnly = requested === "api";
     const results: Result[] = [];
-    for (const scenario of only ? [] : [...SCENARIOS, provisioning]) {
+    async function measure(scenario: Scenario) {
       await run(scenario, keys, 2); // warm-up
       const result = await run(scenario, keys, DURATION);
       results.push(result);
@@ -451,24 +518,41 @@ async function main() {
         `${result.scenario}: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors}; peak RSS so far ${peakRss.toFixed(0)} MB`,
       );
     }
-    const conversed = only ? null : await conversations(keys, appId);
-    const firstEvent = only ? null : await firstEventLatencies(keys[0]!, appId, 100);
-    const knowledge = !only || only === "knowledge" ? await knowledgeScenario(keys[0]!) : null;
+    if (!only) {
+      for (const scenario of [...SCENARIOS, provisioning]) await measure(scenario);
+      // The detail reads need the end users the provisioning scenario created.
+      for (const scenario of [...(await detailScenarios(keys[0]!)), conversationThroughputScenario(appId)]) await measure(scenario);
+    }
+    const conversed = only || apiOnly ? null : await conversations(keys, appId);
+    const firstEvent = only || apiOnly ? null : await firstEventLatencies(keys[0]!, appId, 100);
+    const knowledge = (!only && !apiOnly) || only === "knowledge" ? await knowledgeScenario(keys[0]!) : null;
     clearInterval(sampler);
-    const flows = !only || only === "flows" ? await walkFlows(keys[0]!) : null;
+    const flows = (!only && !apiOnly) || only === "flows" ? await walkFlows(keys[0]!) : null;
     const rssAfterWalk = sampleRss(server.pid!);
 
-    const [baseline, models] = results;
-    const ratio = baseline && models ? models.requestsPerSecond / baseline.requestsPerSecond : 0;
+    const byName = (name: string) => results.find((r) => r.scenario === name);
+    const raw = byName(RAW_BASELINE);
+    const models = byName(MODELS);
+    const ratioTo = (r: Result | undefined, to: Result | undefined) => (r && to ? r.requestsPerSecond / to.requestsPerSecond : 0);
+    const ratio = ratioTo(models, raw);
     const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? "CPU"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
     console.log("");
     console.log(`Machine: ${machine}; ${CONNECTIONS} connections (unless said), ${DURATION} s per scenario`);
-    console.log("| Scenario | Requests/s | p50 (ms) | p99 (ms) | non-2xx |");
-    console.log("|---|---:|---:|---:|---:|");
-    for (const r of results) console.log(`| ${r.scenario} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} |`);
+    console.log("| Scenario | Requests/s | of raw | p50 (ms) | p99 (ms) | non-2xx |");
+    console.log("|---|---:|---:|---:|---:|---:|");
+    for (const r of results) console.log(`| ${r.scenario} | ${r.requestsPerSecond} | ${(ratioTo(r, raw) * 100).toFixed(1)}% | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} |`);
     console.log("");
     if (results.length > 0) {
-      console.log(`Authenticated / baseline throughput: ${(ratio * 100).toFixed(0)}% (target ≥ 50%) ${ratio >= 0.5 ? "PASS" : "FAIL"}`);
+      console.log(`GET /models / raw node:http: ${(ratio * 100).toFixed(1)}% (target ≥ 15%) ${ratio >= 0.15 ? "PASS" : "FAIL"}`);
+      for (const detail of results.filter((r) => r.scenario.startsWith("GET /api/v1/end-users/") || r.scenario.startsWith("GET /api/v1/knowledgebases/"))) {
+        const share = ratioTo(detail, models);
+        console.log(`${detail.scenario} / GET /models: ${(share * 100).toFixed(0)}% (target ≥ 50%) ${share >= 0.5 ? "PASS" : "FAIL"}`);
+      }
+      const turns = results.find((r) => r.scenario.startsWith("POST /api/v1/apps/"));
+      if (turns) {
+        const pass = turns.requestsPerSecond >= 400 && turns.p50Ms <= 40;
+        console.log(`Conversation turns, 16 connections: ${turns.requestsPerSecond}/s, p50 ${turns.p50Ms} ms (target ≥ 400/s, p50 ≤ 40 ms) ${pass ? "PASS" : "FAIL"}`);
+      }
       const provisioned = results.find((r) => r.scenario === provisioning.name);
       if (provisioned) {
         const pass = provisioned.requestsPerSecond >= 300 && provisioned.p99Ms < 100;
@@ -490,20 +574,42 @@ async function main() {
           `search over ${knowledge.searches} queries: p50 ${knowledge.searchP50Ms.toFixed(1)} ms, p99 ${knowledge.searchP99Ms.toFixed(1)} ms (target p99 < 50 ms) ${knowledge.searchP99Ms < 50 ? "PASS" : "FAIL"}`,
       );
     }
-    console.log(`Server peak RSS: ${peakRss.toFixed(0)} MB (target < 400 MB) ${peakRss < 400 ? "PASS" : "FAIL"}`);
+    console.log(
+      `Server RSS: ${rssAtRest.toFixed(0)} MB at rest (target ≤ 150 MB), ${peakRss.toFixed(0)} MB at its peak (target ≤ 300 MB) ${rssAtRest <= 150 && peakRss <= 300 ? "PASS" : "FAIL"}`,
+    );
     if (flows) {
       console.log(`GET /api/v1/flows?limit=${FLOW_PAGE} walking ${FLOWS} published flows with cursors (${flows.pages} pages × ${FLOW_WALKS} walks, one client):`);
       console.log(`  per page p50 ${flows.p50Ms.toFixed(2)} ms, p99 ${flows.p99Ms.toFixed(2)} ms (target p99 < 30 ms) ${flows.p99Ms < 30 ? "PASS" : "FAIL"}`);
-      console.log(`  page 1 median ${flows.page1Ms.toFixed(2)} ms, page ${flows.pages} median ${flows.lastPageMs.toFixed(2)} ms (ratio ${(flows.lastPageMs / flows.page1Ms).toFixed(2)})`);
+      console.log(
+        `  page 1 median ${flows.page1Ms.toFixed(2)} ms, page ${flows.pages} median ${flows.lastPageMs.toFixed(2)} ms (ratio ${(flows.lastPageMs / flows.page1Ms).toFixed(2)})`,
+      );
       console.log(`  server RSS after the walk: ${rssAfterWalk.toFixed(0)} MB`);
     }
 
     mkdirSync(path.join(root, ".bench"), { recursive: true });
     writeFileSync(
       path.join(root, ".bench", "results.json"),
-      JSON.stringify({ date: new Date().toISOString(), machine, connections: CONNECTIONS, durationSeconds: DURATION, results, ratio, peakRssMb: peakRss, conversed, firstEvent, knowledge, flows }, null, 2),
+      JSON.stringify(
+        {
+          date: new Date().toISOString(),
+          machine,
+          connections: CONNECTIONS,
+          durationSeconds: DURATION,
+          results,
+          ratio,
+          rssAtRestMb: rssAtRest,
+          peakRssMb: peakRss,
+          conversed,
+          firstEvent,
+          knowledge,
+          flows,
+        },
+        null,
+        2,
+      ),
     );
   } finally {
+    rawServer?.kill("SIGTERM");
     server?.kill("SIGTERM");
     if (server) await new Promise((r) => server!.once("exit", r));
     await cluster.release();

@@ -1,7 +1,7 @@
 // `npm run db:diff -- <name>`: writes prisma/migrations/<timestamp>_<name>/migration.sql with
 // the SQL from the schema as of the last committed migration to prisma/schema.prisma.
 // Prisma's offline (WebAssembly) engine can diff two schema files but cannot read a live
-// PostgreSQL schema (see ../shared/TOOLCHAIN.md); it still wants a connection, which a
+// PostgreSQL schema; it still wants a connection, which a
 // throwaway embedded cluster provides.
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";

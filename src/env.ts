@@ -36,9 +36,33 @@ const EnvSchema = z.object({
   MODEL_PROVIDER_MODELS: z
     .string()
     .default("")
-    .transform((value) => value.split(",").map((id) => id.trim()).filter(Boolean)),
+    .transform((value) =>
+      value
+        .split(",")
+        .map((id) => id.trim())
+        .filter(Boolean),
+    ),
   /** The provider's name as GET /models shows it. */
   MODEL_PROVIDER_NAME: z.string().min(1).default("openai-compatible"),
+  /**
+   * Seals the credentials organizations store (model provider keys, MCP connection headers)
+   * with AES-256-GCM: at least 32 characters, e.g. `openssl rand -base64 32`. Unset: storing a
+   * credential is refused (providers without one still work). Rotation: move the old value to
+   * ATRIUM_SECRET_KEY_PREVIOUS, set a new one, run `npm run admin -- secrets rotate`.
+   */
+  ATRIUM_SECRET_KEY: z.string().min(32).optional(),
+  /** The key before the last rotation: still read, never written. */
+  ATRIUM_SECRET_KEY_PREVIOUS: z.string().min(32).optional(),
+  /**
+   * Lets MCP connections (and the webScrape tool) reach private, loopback and link-local
+   * addresses: for a self-hosted deployment whose MCP servers live on its own network.
+   */
+  ALLOW_PRIVATE_INTEGRATION_URLS: z.stringbool().default(false),
+  /**
+   * A search endpoint for the webSearch built-in: GET <url>?q=<query> answering JSON
+   * `{results:[{title,url,snippet}]}` (a SearXNG-style adapter). Unset: webSearch is unavailable.
+   */
+  WEB_SEARCH_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Serves /api/bench/models, the baseline `npm run bench` compares the API with. */
   BENCH_BASELINE_ROUTE: z.stringbool().default(false),
   /**
@@ -49,7 +73,10 @@ const EnvSchema = z.object({
   /** The sender of that mail, e.g. "Atrium <no-reply@example.com>". */
   MAIL_FROM: z.string().min(3).optional(),
   /** How long an end user stays signed in to their organization's portals. */
-  PORTAL_SESSION_TTL_HOURS: z.coerce.number().positive().default(24 * 30),
+  PORTAL_SESSION_TTL_HOURS: z.coerce
+    .number()
+    .positive()
+    .default(24 * 30),
   /** pino's level for the JSON log lines on stdout: fatal, error, warn, info, debug, trace or silent. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Bearer token for GET /api/metrics (Prometheus). Unset: the endpoint answers 404. */

@@ -1,4 +1,4 @@
-/** The event src/cli/http-server.mjs emits on shutdown; its listeners' promises are awaited. */
+/** The event src/cli/http-server.ts emits on shutdown; its listeners' promises are awaited. */
 const SHUTDOWN_EVENT = "atrium:shutdown";
 
 // Next.js calls register() once per server process: start this process's indexing worker
@@ -8,7 +8,7 @@ export async function register(): Promise<void> {
   const [{ getDb }, { startIndexWorker }, { logger }] = await Promise.all([import("@/server/db"), import("@/server/jobs/indexing"), import("@/server/observability/log")]);
   try {
     const worker = startIndexWorker(getDb());
-    // The production server (src/cli/http-server.mjs) runs these hooks on SIGTERM before it exits.
+    // The production server (src/cli/http-server.ts) runs these hooks on SIGTERM before it exits.
     process.on(SHUTDOWN_EVENT, () => worker.release());
   } catch (error) {
     logger().error({ err: error }, "The indexing worker did not start");

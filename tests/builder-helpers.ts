@@ -1,6 +1,5 @@
 // Helpers for the builder tests: create, edit and publish agents, flows and apps through the
 // REST door, asserting each step succeeded.
-import { expect } from "vitest";
 import { api, type ApiResponse } from "./helpers";
 
 export type Kind = "agents" | "flows" | "apps";
@@ -34,9 +33,4 @@ export async function patchDraft(key: string, kind: Kind, id: string, body: Reco
 
 export async function draft(key: string, kind: Kind, id: string): Promise<any> {
   return expectStatus(await api("GET", `/${kind}/${id}/draft`, { key }), 200).body[ONE[kind]];
-}
-
-export function expectError(response: ApiResponse, status: number, code: string): any {
-  expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });
-  return response.body.error;
 }

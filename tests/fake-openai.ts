@@ -1,16 +1,32 @@
 // A local HTTP server speaking the OpenAI chat-completions protocol (JSON and streaming), so
-// provider-model code runs for real without a network. Replies come from `reply(messages)`.
+// provider-model code runs for real without a network. Replies come from `reply(messages)`;
+// `/embeddings` answers with `options.embed` (see tests/fake-embeddings.ts) when given.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface ChatMessage {
   role: string;
   content: string;
+  tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+}
+
+/** What the fake model says: text, or calls of the tools the request offered. */
+export type FakeReply = string | { toolCalls: { name: string; args: Record<string, unknown> }[] };
+
+export interface ChatRequest {
+  model: string;
+  stream?: boolean;
+  messages: ChatMessage[];
+  tools?: { type: "function"; function: { name: string; description?: string; parameters: Record<string, unknown> } }[];
+  tool_choice?: unknown;
 }
 
 export interface FakeOpenAI {
   baseURL: string;
-  requests: { model: string; stream: boolean; messages: ChatMessage[] }[];
+  requests: { model: string; stream: boolean; messages: ChatMessage[]; authorization?: string; tools: string[]; toolChoice?: unknown }[];
+  /** The inputs of each embeddings request, in order. */
+  embeddingRequests: string[][];
   /** Makes the next requests fail with this HTTP status. */
   failWith(status: number | null): void;
   /** Makes the next requests go unanswered (a provider that hangs), until turned off. */
@@ -18,8 +34,12 @@ export interface FakeOpenAI {
   close(): Promise<void>;
 }
 
-export async function startFakeOpenAI(reply: (messages: ChatMessage[]) => string, options: { tokenDelayMs?: number } = {}): Promise<FakeOpenAI> {
+export async function startFakeOpenAI(
+  reply: (messages: ChatMessage[], request: ChatRequest) => FakeReply,
+  options: { tokenDelayMs?: number; embed?: (text: string) => number[] } = {},
+): Promise<FakeOpenAI> {
   const requests: FakeOpenAI["requests"] = [];
+  const embeddingRequests: string[][] = [];
   let failure: number | null = null;
   let hanging = false;
   const hung: http.ServerResponse[] = [];
@@ -30,12 +50,23 @@ export async function startFakeOpenAI(reply: (messages: ChatMessage[]) => string
     let raw = "";
     req.on("data", (chunk: Buffer) => (raw += chunk.toString()));
     req.on("end", async () => {
+      if (req.method === "POST" && options.embed && req.url?.endsWith("/embeddings")) {
+        answerEmbeddings(JSON.parse(raw), res, options.embed);
+        return;
+      }
       if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
         res.writeHead(404).end();
         return;
       }
-      const body = JSON.parse(raw) as { model: string; stream?: boolean; messages: ChatMessage[] };
-      requests.push({ model: body.model, stream: body.stream === true, messages: body.messages });
+      const body = JSON.parse(raw) as ChatRequest;
+      requests.push({
+        model: body.model,
+        stream: body.stream === true,
+        messages: body.messages,
+        authorization: req.headers.authorization,
+        tools: (body.tools ?? []).map((t) => t.function.name),
+        toolChoice: body.tool_choice,
+      });
       if (hanging) {
         hung.push(res);
         return;
@@ -44,8 +75,33 @@ export async function startFakeOpenAI(reply: (messages: ChatMessage[]) => string
         res.writeHead(failure, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "upstream is down", type: "server_error" } }));
         return;
       }
-      const text = reply(body.messages);
+      const answer = reply(body.messages, body);
       const base = { id: "chatcmpl-test", created: 1_700_000_000, model: body.model };
+      if (typeof answer !== "string") {
+        const calls = answer.toolCalls.map((call, index) => ({
+          id: `call_${requests.length}_${index}`,
+          type: "function",
+          function: { name: call.name, arguments: JSON.stringify(call.args) },
+        }));
+        if (!body.stream) {
+          res.writeHead(200, { "content-type": "application/json" }).end(
+            JSON.stringify({
+              ...base,
+              object: "chat.completion",
+              choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: calls }, finish_reason: "tool_calls" }],
+            }),
+          );
+          return;
+        }
+        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+        const chunk = (delta: object, finish: string | null) =>
+          `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+        res.write(chunk({ role: "assistant", tool_calls: calls.map((call, index) => ({ index, ...call })) }, null));
+        res.write(chunk({}, "tool_calls"));
+        res.end("data: [DONE]\n\n");
+        return;
+      }
+      const text = answer;
       if (!body.stream) {
         res.writeHead(200, { "content-type": "application/json" }).end(
           JSON.stringify({
@@ -70,11 +126,28 @@ export async function startFakeOpenAI(reply: (messages: ChatMessage[]) => string
       res.end("data: [DONE]\n\n");
     });
   }
+  function answerEmbeddings(body: { model: string; input: string | string[] }, res: http.ServerResponse, embed: (text: string) => number[]) {
+    const input = Array.isArray(body.input) ? body.input : [body.input];
+    embeddingRequests.push(input);
+    if (failure) {
+      res.writeHead(failure, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "embeddings are down", type: "server_error" } }));
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/json" }).end(
+      JSON.stringify({
+        object: "list",
+        model: body.model,
+        data: input.map((text, index) => ({ object: "embedding", index, embedding: embed(text) })),
+        usage: { prompt_tokens: input.length, total_tokens: input.length },
+      }),
+    );
+  }
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    embeddingRequests,
     failWith: (status) => (failure = status),
     hang: (on) => {
       hanging = on;

@@ -1,6 +1,7 @@
 // Helpers for in-process tests: call the REST and console doors with real `Request`s, and make
 // a fresh tenant (organization, owner, keys) per test through the same services the CLI uses.
 import { randomBytes } from "node:crypto";
+import { expect } from "vitest";
 import { SCOPES, type Role, type Scope } from "@/schemas/auth";
 import type { Member } from "@/schemas/member";
 import type { Organization, OrganizationSettingsUpdate } from "@/schemas/organization";
@@ -81,12 +82,7 @@ export interface TrpcOptions {
 }
 
 /** Calls a console procedure the way the browser's tRPC client does (no transformer). */
-export async function trpc(
-  kind: "query" | "mutation",
-  procedure: string,
-  input?: unknown,
-  options: TrpcOptions = {},
-): Promise<ApiResponse> {
+export async function trpc(kind: "query" | "mutation", procedure: string, input?: unknown, options: TrpcOptions = {}): Promise<ApiResponse> {
   const headers = new Headers();
   if (options.cookie) headers.set("cookie", options.cookie);
   let url = `http://localhost/api/trpc/${procedure}`;
@@ -178,10 +174,7 @@ export async function addPerson(operator: OperatorActor, role: Role, email?: str
 }
 
 /** Creates an API key as the operator; a personal key needs `memberId`. */
-export async function issueKey(
-  operator: OperatorActor,
-  options: { kind: "organization" | "personal"; memberId?: string; scopes?: Scope[]; name?: string },
-): Promise<IssuedKey> {
+export async function issueKey(operator: OperatorActor, options: { kind: "organization" | "personal"; memberId?: string; scopes?: Scope[]; name?: string }): Promise<IssuedKey> {
   const key = await createApiKey(getDb(), operator, {
     name: options.name ?? `${options.kind} key`,
     kind: options.kind,
@@ -200,4 +193,10 @@ export async function awayFromWindowEdge(neededSeconds = 10): Promise<void> {
   const intoWindow = (Date.now() / 1000) % 60;
   if (intoWindow + neededSeconds < 60) return;
   await new Promise((resolve) => setTimeout(resolve, (60 - intoWindow) * 1000 + 100));
+}
+
+/** Asserts a refusal's status and error code together (one diff shows both); returns the error body. */
+export function expectError(response: ApiResponse, status: number, code: string): any {
+  expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });
+  return response.body.error;
 }

@@ -34,7 +34,12 @@ export async function sourceOf(key: string, kbId: string, sourceId: string) {
 }
 
 /** A multipart upload through the REST door. */
-export async function upload(key: string, kbId: string, file: { name: string; type?: string; bytes: Uint8Array | string }, extra: { name?: string; headers?: Record<string, string> } = {}) {
+export async function upload(
+  key: string,
+  kbId: string,
+  file: { name: string; type?: string; bytes: Uint8Array | string },
+  extra: { name?: string; headers?: Record<string, string> } = {},
+) {
   const form = new FormData();
   form.append("file", new File([typeof file.bytes === "string" ? file.bytes : new Uint8Array(file.bytes)], file.name, { type: file.type ?? "" }));
   if (extra.name) form.append("name", extra.name);

@@ -23,7 +23,9 @@ interface OperationEntry {
 const DOCUMENT_ID = "atrium-openapi";
 const BASE_PATH = "/api/v1";
 
-let state: { ajv: Ajv2020; operations: OperationEntry[]; responses: Record<string, ResponseObject>; headers: Record<string, { schema?: Schema }>; compiled: Map<string, ValidateFunction> } | undefined;
+let state:
+  | { ajv: Ajv2020; operations: OperationEntry[]; responses: Record<string, ResponseObject>; headers: Record<string, { schema?: Schema }>; compiled: Map<string, ValidateFunction> }
+  | undefined;
 
 function escapePointer(segment: string): string {
   return segment.replaceAll("~", "~0").replaceAll("/", "~1");

@@ -34,9 +34,7 @@ export function pdfWithContent(content: Uint8Array | string, options: { flate?: 
     size += part.length;
   });
   const xref = offsets.map((offset) => `${String(offset).padStart(10, "0")} 00000 n \n`).join("");
-  chunks.push(
-    Buffer.from(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${size}\n%%EOF\n`),
-  );
+  chunks.push(Buffer.from(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${size}\n%%EOF\n`));
   return new Uint8Array(Buffer.concat(chunks));
 }
 

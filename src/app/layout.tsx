@@ -3,7 +3,8 @@ import type { ReactNode } from "react";
 import { Providers } from "@/lib/trpc";
 import "./globals.css";
 
-export const metadata: Metadata = { title: "Atrium", description: "Serve AI agents to your organization's users" };
+// No title here: console pages name themselves through PageHeader, the portal and docs in their own layouts.
+export const metadata: Metadata = { description: "Serve AI agents to your organization's users" };
 
 // Every page renders per request, so Next.js can put the nonce of the middleware's
 // Content-Security-Policy on its scripts (a prerendered page would carry none).

@@ -3,19 +3,23 @@
 import { z } from "zod";
 import { SCOPES, Role, Scope } from "@/schemas/auth";
 import { AccessMode, Plan } from "@/schemas/organization";
+import { RejectReviewInput } from "@/schemas/review";
 import type { OperatorActor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { nameText } from "@/schemas/common";
 import { assertStorableText } from "@/server/bounds";
 import { AppError, invalidRequest, problemsFromIssues } from "@/server/errors";
 import { createApiKey, revokeApiKey } from "@/server/services/api-keys";
-import { addMember, removeMember } from "@/server/services/members";
+import { addMember, removeMember, resetMemberPassword } from "@/server/services/members";
 import { createOrganization, getOrganization, updateOrganization } from "@/server/services/organizations";
 import { deleteEndUser, linkProcessorSubscription, revokeEndUser } from "@/server/services/end-users";
 import { listMail } from "@/server/services/mail";
 import { createPortal } from "@/server/services/portals";
 import { approveReview, listReviews, rejectReview } from "@/server/services/reviews";
 import { seedDemo } from "@/server/services/setup";
+import { createModelProvider, deleteModelProvider, listModelProviders } from "@/server/services/model-providers";
+import { rotateSecrets } from "@/server/services/secrets";
+import { CreateModelProviderInput, ProviderKind, Slug } from "@/schemas/integration";
 import { archiveTierPlan, createTierPlan } from "@/server/services/tier-plans";
 
 type FlagSpec = Record<string, z.ZodType>;
@@ -31,6 +35,12 @@ const bool = z.enum(["true", "false"]).transform((value) => value === "true");
 const count = z.coerce.number().int().min(0);
 const cap = z.union([z.literal("none").transform(() => null), count]);
 const present = z.literal(true);
+const idList = z.string().transform((value) =>
+  value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 /** `--name value` pairs and bare `--switch` flags, checked against the command's spec. */
 export function parseFlags(spec: FlagSpec, args: string[]): Flags {
@@ -134,13 +144,26 @@ export const COMMANDS: Record<string, Command> = {
       return { member: await removeMember(db, actor, { memberId: f.member as string }) };
     },
   },
+  "member reset-password": {
+    flags: { member: id },
+    run: async (db, f) => {
+      const actor = await operatorOf(await db.member.findUnique({ where: { id: f.member as string } }), "member", f.member);
+      const { member, temporaryPassword } = await resetMemberPassword(db, actor, { memberId: f.member as string });
+      return { member: { ...member, temporaryPassword } };
+    },
+  },
   "key create": {
     flags: {
       org: id,
       member: id.optional(),
       scopes: z
         .string()
-        .transform((value) => value.split(",").map((s) => s.trim()).filter(Boolean))
+        .transform((value) =>
+          value
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean),
+        )
         .pipe(z.array(Scope).min(1))
         .optional(),
       "all-scopes": present.optional(),
@@ -219,7 +242,12 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   "review list": {
-    flags: { org: id, status: z.enum(["pending", "approved", "rejected"]).optional(), limit: z.coerce.number().int().min(1).max(200).optional(), cursor: z.string().min(1).optional() },
+    flags: {
+      org: id,
+      status: z.enum(["pending", "approved", "rejected"]).optional(),
+      limit: z.coerce.number().int().min(1).max(200).optional(),
+      cursor: z.string().min(1).optional(),
+    },
     run: async (db, f) =>
       listReviews(db, await organizationExists(db, f.org as string), {
         status: f.status as "pending" | undefined,
@@ -232,8 +260,51 @@ export const COMMANDS: Record<string, Command> = {
     run: async (db, f) => approveReview(db, await reviewOperator(db, f.id as string), { reviewId: f.id as string }),
   },
   "review reject": {
-    flags: { id },
-    run: async (db, f) => rejectReview(db, await reviewOperator(db, f.id as string), { reviewId: f.id as string }),
+    flags: { id, reason: RejectReviewInput.shape.reason },
+    run: async (db, f) => rejectReview(db, await reviewOperator(db, f.id as string), { reviewId: f.id as string, reason: f.reason as string | undefined }),
+  },
+  "provider add": {
+    flags: {
+      org: id,
+      slug: Slug,
+      kind: ProviderKind,
+      name: nameText.optional(),
+      "base-url": z.string().optional(),
+      "api-key": z.string().min(1).optional(),
+      models: idList.optional(),
+      "embedding-models": idList.optional(),
+    },
+    run: async (db, f) => {
+      const models = [
+        ...((f.models as string[] | undefined) ?? []).map((modelId) => ({ id: modelId, kind: "chat" as const })),
+        ...((f["embedding-models"] as string[] | undefined) ?? []).map((modelId) => ({ id: modelId, kind: "embedding" as const })),
+      ];
+      const input = CreateModelProviderInput.safeParse({
+        slug: f.slug,
+        kind: f.kind,
+        name: f.name ?? f.slug,
+        baseUrl: f["base-url"],
+        apiKey: f["api-key"],
+        models,
+      });
+      if (!input.success) throw invalidRequest(problemsFromIssues(input.error.issues));
+      return { provider: await createModelProvider(db, await organizationExists(db, f.org as string), input.data) };
+    },
+  },
+  "provider list": {
+    flags: { org: id },
+    run: async (db, f) => ({ providers: await listModelProviders(db, await organizationExists(db, f.org as string)) }),
+  },
+  "provider remove": {
+    flags: { provider: id },
+    run: async (db, f) => {
+      const actor = await operatorOf(await db.modelProvider.findUnique({ where: { id: f.provider as string } }), "model provider", f.provider);
+      return { provider: await deleteModelProvider(db, actor, { providerId: f.provider as string }) };
+    },
+  },
+  "secrets rotate": {
+    flags: {},
+    run: (db) => rotateSecrets(db),
   },
   "seed demo": {
     flags: {},
@@ -244,4 +315,3 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
 };
-

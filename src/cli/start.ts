@@ -28,9 +28,9 @@ function runNext(args: string[], extraEnv: Record<string, string>, nodeArgs: str
   });
 }
 
-/** The production server (src/cli/http-server.mjs), which puts the real client address on each request. */
+/** The production server (src/cli/http-server.ts, compiled beside this file by scripts/build-server.mjs). */
 function runServer(extraEnv: Record<string, string>, config: { PORT: number; TRUST_PROXY: number; SERVER_HEAP_MB: number }) {
-  const entry = path.join(root, "src", "cli", "http-server.mjs");
+  const entry = path.join(root, "dist", "server", "http-server.mjs");
   return spawn(process.execPath, [`--max-old-space-size=${config.SERVER_HEAP_MB}`, entry, "--port", String(config.PORT), "--trust-proxy", String(config.TRUST_PROXY)], {
     stdio: "inherit",
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...extraEnv },

@@ -1,47 +1,144 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { Check, TriangleAlert, X } from "lucide-react";
+import Link from "next/link";
+import { useState } from "react";
+import { ConfirmButton, ConfirmDialog, ErrorAlert, notifyDone } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import { MAX_REVIEW_REASON_CHARS } from "@/schemas/limits";
 import type { Review } from "@/schemas/review";
-import { MarkdownDiff } from "./markdown-diff";
+import { TextDiff } from "./text-diff";
+import "./review-card.css";
 
-const KIND_LABEL: Record<Review["kind"], string> = { page_create: "New page", page_edit: "Page edit", source: "New source" };
+export const REVIEW_KIND_LABEL: Record<Review["kind"], string> = { page_create: "New page", page_edit: "Page edit", source: "New source" };
 
-export function ReviewCard({ review, canDecide }: { review: Review; canDecide: boolean }) {
+/** Where the reviewed thing lives in the console: the page selected in its knowledgebase, or the source. */
+function targetHref(review: Review): string {
+  const base = `/knowledge/${review.knowledgebaseId}`;
+  if (review.pageId) return `${base}?page=${review.pageId}`;
+  if (review.sourceId) return `${base}?source=${review.sourceId}`;
+  return base;
+}
+
+export function ReviewCard({
+  review,
+  canDecide,
+  selected,
+  onSelectedChange,
+}: {
+  review: Review;
+  canDecide: boolean;
+  /** Present in the queue, where reviews can be approved together. */
+  selected?: boolean;
+  onSelectedChange?: (selected: boolean) => void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const [by, setBy] = useState<"words" | "lines">("words");
+  const [rejecting, setRejecting] = useState(false);
+  const [reason, setReason] = useState("");
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.reviews.pathKey() });
-  const approve = useMutation(trpc.reviews.approve.mutationOptions({ onSuccess: () => void refresh() }));
-  const reject = useMutation(trpc.reviews.reject.mutationOptions({ onSuccess: () => void refresh() }));
-  const failure = approve.error ?? reject.error;
+  const approve = useMutation(
+    trpc.reviews.approve.mutationOptions({
+      onSuccess: () => {
+        notifyDone(`Approved: ${review.title || REVIEW_KIND_LABEL[review.kind]}.`);
+        void refresh();
+      },
+    }),
+  );
+  const reject = useMutation(
+    trpc.reviews.reject.mutationOptions({
+      onSuccess: () => {
+        notifyDone(`Rejected: ${review.title || REVIEW_KIND_LABEL[review.kind]}.`);
+        void refresh();
+      },
+    }),
+  );
+  const pending = review.status === "pending";
+  const showsText = !(review.kind === "source" && !review.proposedMarkdown);
   return (
-    <article className="panel" data-testid="review" aria-label={`Review of ${review.title}`}>
-      <h2 style={{ marginTop: 0 }}>
-        {KIND_LABEL[review.kind]}: {review.title}
-      </h2>
-      <p className="muted">
-        In <a href={`/knowledge/${review.knowledgebaseId}`}>{review.knowledgebaseName}</a> · by {review.author ?? "an organization key"} ·{" "}
-        {new Date(review.createdAt).toLocaleString()} · <span className="badge">{review.status}</span>
-        {review.decidedBy && ` by ${review.decidedBy}`}
-      </p>
-      {review.kind === "source" && !review.proposedMarkdown ? (
-        <p className="muted">A document to index (binary or fetched from its URL).</p>
-      ) : (
-        <MarkdownDiff before={review.baseMarkdown} after={review.proposedMarkdown} />
-      )}
-      {failure && (
-        <p role="alert" className="error">
-          {errorMessage(failure)}
+    <article className="panel review-card" data-testid="review" aria-label={`Review of ${review.title}`}>
+      <header className="review-card-head">
+        {onSelectedChange && pending && canDecide && (
+          <input type="checkbox" checked={!!selected} onChange={(e) => onSelectedChange(e.target.checked)} aria-label={`Select ${review.title} for approval`} />
+        )}
+        <div className="review-card-title">
+          <h2>
+            <span className="badge">{REVIEW_KIND_LABEL[review.kind]}</span> <Link href={`/reviews/${review.id}`}>{review.title || "(untitled)"}</Link>
+          </h2>
+          <p className="muted">
+            In <Link href={targetHref(review)}>{review.knowledgebaseName}</Link> · by {review.author ?? "an organization key"} ·{" "}
+            <time dateTime={review.createdAt}>{new Date(review.createdAt).toLocaleString()}</time>
+            {!pending && (
+              <>
+                {" "}
+                · <span className={`badge ${review.status === "rejected" ? "revoked" : ""}`}>{review.status}</span>
+                {review.decidedBy && ` by ${review.decidedBy}`}
+              </>
+            )}
+          </p>
+        </div>
+      </header>
+      {review.pageChanged && (
+        <p className="notice review-stale" role="note">
+          <TriangleAlert size={16} aria-hidden className="icon" />
+          <span>
+            The page changed since this was proposed. The diff shows the page as it was then; approving applies the edit to the page as it is now and fails if its anchors no longer
+            match. <Link href={targetHref(review)}>Open the page</Link>
+          </span>
         </p>
       )}
-      {review.status === "pending" &&
-        (canDecide ? (
-          <div className="row">
-            <button className="primary" type="button" disabled={approve.isPending} onClick={() => approve.mutate({ reviewId: review.id })}>
-              Approve
+      {review.status === "rejected" && review.rejectionReason && (
+        <p className="review-reason">
+          <strong>Reason:</strong> {review.rejectionReason}
+        </p>
+      )}
+      {showsText ? (
+        <>
+          <div className="row review-diff-mode" role="group" aria-label="Compare by">
+            <button type="button" aria-pressed={by === "words"} className={by === "words" ? "primary" : undefined} onClick={() => setBy("words")}>
+              Words
             </button>
-            <button type="button" disabled={reject.isPending} onClick={() => reject.mutate({ reviewId: review.id })}>
+            <button type="button" aria-pressed={by === "lines"} className={by === "lines" ? "primary" : undefined} onClick={() => setBy("lines")}>
+              Lines
+            </button>
+          </div>
+          <TextDiff by={by} before={review.baseMarkdown} after={review.proposedMarkdown} label={`Changes proposed in ${review.title}`} />
+        </>
+      ) : (
+        <p className="muted">A document to index (binary or fetched from its URL).</p>
+      )}
+      <ErrorAlert error={approve.error ?? reject.error} />
+      {pending &&
+        (canDecide ? (
+          <div className="row review-actions">
+            <ConfirmButton
+              label="Approve"
+              className="primary"
+              destructive={false}
+              icon={<Check size={16} aria-hidden className="icon" />}
+              title={`Approve “${review.title || REVIEW_KIND_LABEL[review.kind]}”?`}
+              description={review.kind === "source" ? "The document is indexed and agents find it on their next run." : "The change goes live on the page at once."}
+              disabled={approve.isPending}
+              onConfirm={() => approve.mutate({ reviewId: review.id })}
+            />
+            <button type="button" className="danger" disabled={reject.isPending} onClick={() => setRejecting(true)}>
+              <X size={16} aria-hidden className="icon" />
               Reject
             </button>
+            <ConfirmDialog
+              open={rejecting}
+              title={`Reject “${review.title || REVIEW_KIND_LABEL[review.kind]}”?`}
+              confirmLabel="Reject"
+              onClose={() => setRejecting(false)}
+              onConfirm={() => reject.mutate({ reviewId: review.id, reason: reason.trim() || undefined })}
+            >
+              <p>{review.kind === "page_edit" ? "The page stays as it is." : `The proposed ${review.kind === "source" ? "document" : "page"} is discarded.`}</p>
+              <label className="field">
+                Reason (optional, shown with the review)
+                <textarea rows={3} maxLength={MAX_REVIEW_REASON_CHARS} value={reason} onChange={(e) => setReason(e.target.value)} />
+              </label>
+            </ConfirmDialog>
           </div>
         ) : (
           <p className="muted">Only admins can approve or reject.</p>

@@ -24,7 +24,8 @@ export function mcpSnippets(url: string, key: string = KEY_PLACEHOLDER): Snippet
     {
       id: "claude-desktop",
       title: "Claude Desktop",
-      where: "claude_desktop_config.json (Settings → Developer → Edit Config). Claude Desktop launches local servers, so mcp-remote bridges it to Atrium's HTTP endpoint; the key sits in env so the header's space survives.",
+      where:
+        "claude_desktop_config.json (Settings → Developer → Edit Config). Claude Desktop launches local servers, so mcp-remote bridges it to Atrium's HTTP endpoint; the key sits in env so the header's space survives.",
       language: "json",
       text: json({
         mcpServers: {

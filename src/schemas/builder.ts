@@ -2,7 +2,7 @@
 // answers, versions, publish results and list rows. Imports nothing from the server, so the
 // console editors use the same shapes.
 import { z } from "zod";
-import { descriptionText, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
+import { descriptionText, ListQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
 import { MAX_GREETING_CHARS, MAX_INSTRUCTIONS_CHARS, MAX_LABEL_CHARS } from "./limits";
 
 export const BUILDER_KINDS = ["agent", "flow", "app"] as const;
@@ -49,11 +49,17 @@ export const AgentIdentity = z.strictObject({
   personaTraits: IdentityFields.personaTraits.default([]),
   guardrails: IdentityFields.guardrails.default([]),
 });
-const BUILT_INS = ["webSearch", "webScrape", "deepResearch", "artifacts", "voice"] as const;
-export const AgentBuiltIns = z.strictObject(Object.fromEntries(BUILT_INS.map((name) => [name, z.boolean().default(false)])) as Record<(typeof BUILT_INS)[number], z.ZodDefault<z.ZodBoolean>>);
+export const BUILT_INS = ["webSearch", "webScrape", "deepResearch", "artifacts", "voice"] as const;
+export const AgentBuiltIns = z.strictObject(
+  Object.fromEntries(BUILT_INS.map((name) => [name, z.boolean().default(false)])) as Record<(typeof BUILT_INS)[number], z.ZodDefault<z.ZodBoolean>>,
+);
 /** PATCH shapes of the nested objects: no defaults, so only what is passed merges in. */
-const IdentityPatch = z.strictObject(Object.fromEntries(Object.entries(IdentityFields).map(([k, v]) => [k, v.optional()])) as { [K in keyof typeof IdentityFields]: z.ZodOptional<(typeof IdentityFields)[K]> });
-const BuiltInsPatch = z.strictObject(Object.fromEntries(BUILT_INS.map((name) => [name, z.boolean().optional()])) as Record<(typeof BUILT_INS)[number], z.ZodOptional<z.ZodBoolean>>);
+const IdentityPatch = z.strictObject(
+  Object.fromEntries(Object.entries(IdentityFields).map(([k, v]) => [k, v.optional()])) as { [K in keyof typeof IdentityFields]: z.ZodOptional<(typeof IdentityFields)[K]> },
+);
+const BuiltInsPatch = z.strictObject(
+  Object.fromEntries(BUILT_INS.map((name) => [name, z.boolean().optional()])) as Record<(typeof BUILT_INS)[number], z.ZodOptional<z.ZodBoolean>>,
+);
 export const Integration = z.strictObject({ toolkit: Text(100).min(1), name: Text(200).min(1), selectedTools: Strings() });
 
 /** The stored agent draft (and each version's snapshot). */
@@ -65,7 +71,10 @@ export const AgentDocument = z.strictObject({
   systemInstruction: Text(MAX_INSTRUCTIONS_CHARS).default(""),
   model: Text(200).min(1).default("atrium-offline"),
   builtIns: AgentBuiltIns.prefault({}),
-  knowledge: z.array(z.strictObject({ knowledgebaseId: Uuid })).max(50).default([]),
+  knowledge: z
+    .array(z.strictObject({ knowledgebaseId: Uuid }))
+    .max(50)
+    .default([]),
   flows: z.array(Uuid).max(50).default([]),
   integrations: z.array(Integration).max(50).default([]),
   outputTemplateIds: z.array(Uuid).max(50).default([]),
@@ -83,7 +92,11 @@ export const AgentPatch = z.strictObject({
   systemInstruction: Text(MAX_INSTRUCTIONS_CHARS).optional(),
   model: Text(200).min(1).optional().meta({ description: "A model id from `GET /models`; else `invalid_model`" }),
   builtIns: BuiltInsPatch.optional(),
-  knowledge: z.array(z.strictObject({ knowledgebaseId: Uuid })).max(50).optional().meta({ description: "Knowledgebases of the organization; `title` is read back" }),
+  knowledge: z
+    .array(z.strictObject({ knowledgebaseId: Uuid }))
+    .max(50)
+    .optional()
+    .meta({ description: "Knowledgebases of the organization; `title` is read back" }),
   flows: z.array(Uuid).max(50).optional().meta({ description: "Flow ids of the organization" }),
   integrations: z.array(Integration).max(50).optional(),
   outputTemplateIds: z.array(Uuid).max(50).optional(),
@@ -194,7 +207,10 @@ export const AppDocument = z.strictObject({
   slug: Slug.default(""),
   description: descriptionText.default(""),
   adviser: z.strictObject({ id: Uuid }).nullable().default(null),
-  members: z.array(z.strictObject({ id: Uuid, kind: MemberKind, position: z.number().int() })).max(50).default([]),
+  members: z
+    .array(z.strictObject({ id: Uuid, kind: MemberKind, position: z.number().int() }))
+    .max(50)
+    .default([]),
   orchestrationMode: OrchestrationMode.default("supervisor"),
   goals: Text(10_000).default(""),
   adviserInstructions: Text(MAX_INSTRUCTIONS_CHARS).default(""),
@@ -236,12 +252,10 @@ const AgentFields = {
   builtIns: AgentBuiltIns,
   knowledge: z.array(z.object({ knowledgebaseId: Uuid, title: z.string() })),
 };
-export const AgentContent = z.object(AgentFields);
 export const Agent = z.object({ ...AgentFields, ...ItemState }).meta({ id: "Agent" });
 export type Agent = z.infer<typeof Agent>;
 
 const FlowFields = { ...FlowDocument.shape, ...Names, nodes: z.array(FlowNode) };
-export const FlowContent = z.object(FlowFields);
 export const Flow = z.object({ ...FlowFields, ...ItemState, inputSchema: FreeObject.meta({ description: "JSON Schema of the inputs" }) }).meta({ id: "Flow" });
 export type Flow = z.infer<typeof Flow>;
 
@@ -258,7 +272,6 @@ const AppFields = {
   members: z.array(z.object({ ...Ref, kind: MemberKind, position: z.number().int() })),
   api: AppApiConfig,
 };
-export const AppContent = z.object(AppFields);
 export const App = z.object({ ...AppFields, ...ItemState }).meta({ id: "App" });
 export type App = z.infer<typeof App>;
 
@@ -297,8 +310,8 @@ export const PublishInput = {
 
 export const ListItemsQuery = {
   include: z.enum(["drafts"]).optional().meta({ description: "Lists unpublished items too (draft values, with `published` and `updatedAt`); needs the kind's write scope" }),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: Text(500).min(1).optional().meta({ description: "`nextCursor` of the previous page; a stale or unknown cursor gives invalid_request" }),
+  limit: ListQuery.shape.limit,
+  cursor: ListQuery.shape.cursor.meta({ description: "`nextCursor` of the previous page; a stale or unknown cursor gives invalid_request" }),
   fields: Text(500).optional().meta({ description: "Comma-separated field names kept on each item; an unknown name gives invalid_request naming the valid ones" }),
   updatedSince: Timestamp.optional().meta({
     description: "Only items changed at or after this time (inclusive): when their live version changed, or with include=drafts when their draft changed",
@@ -361,8 +374,6 @@ export const AppListRow = z
     ...DraftRowFields,
   })
   .meta({ id: "AppListRow", description: ROW_NOTE });
-
-export type ListRow = z.infer<typeof AgentListRow> | z.infer<typeof FlowListRow> | z.infer<typeof AppListRow>;
 
 export const VersionWithDocument = Version.extend({
   document: FreeObject.meta({ description: "The draft as published, in the draft view's shape (without id and state)" }),

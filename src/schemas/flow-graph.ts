@@ -151,4 +151,3 @@ export function inputSchemaOf(inputs: FlowInput[]): Record<string, unknown> {
   }
   return { type: "object", properties, required: inputs.filter((input) => input.required).map((input) => input.key), additionalProperties: false };
 }
-

@@ -14,10 +14,49 @@ export const PageIndexEntry = z.object({
 });
 export type PageIndexEntry = z.infer<typeof PageIndexEntry>;
 
+/** PostgreSQL's text-search configurations: stemming and stop words of one language, or none ("simple"). */
+export const KNOWLEDGEBASE_LANGUAGES = [
+  "simple",
+  "arabic",
+  "armenian",
+  "basque",
+  "catalan",
+  "danish",
+  "dutch",
+  "english",
+  "finnish",
+  "french",
+  "german",
+  "greek",
+  "hindi",
+  "hungarian",
+  "indonesian",
+  "irish",
+  "italian",
+  "lithuanian",
+  "nepali",
+  "norwegian",
+  "portuguese",
+  "romanian",
+  "russian",
+  "serbian",
+  "spanish",
+  "swedish",
+  "tamil",
+  "turkish",
+  "yiddish",
+] as const;
+export type KnowledgebaseLanguage = (typeof KNOWLEDGEBASE_LANGUAGES)[number];
+export const KnowledgebaseLanguage = z.enum(KNOWLEDGEBASE_LANGUAGES).meta({
+  description:
+    'How search reads this knowledgebase\'s text: a language stems words and ignores its stop words ("english": "signing" finds "signed"); "simple" only lowercases, for text in several languages. Default english. Changing it re-indexes pages and documents in place.',
+});
+
 export const KnowledgebaseSummary = z.object({
   id: Uuid,
   name: z.string(),
   description: z.string(),
+  language: KnowledgebaseLanguage,
   createdAt: Timestamp,
   updatedAt: Timestamp,
   counts: z.object({ sources: z.number().int(), pages: z.number().int() }),
@@ -38,9 +77,18 @@ export const ListKnowledgebasesOutput = z.object({ knowledgebases: z.array(Knowl
 export const CreateKnowledgebaseInput = z.strictObject({
   name: nameText,
   description: descriptionText.optional(),
+  language: KnowledgebaseLanguage.optional(),
 });
 export type CreateKnowledgebaseInput = z.infer<typeof CreateKnowledgebaseInput>;
 export const CreateKnowledgebaseOutput = z.object({ knowledgebase: KnowledgebaseSummary });
+
+export const UpdateKnowledgebaseInput = z.strictObject({
+  knowledgebaseId: Uuid,
+  name: nameText.optional(),
+  description: descriptionText.optional(),
+  language: KnowledgebaseLanguage.optional(),
+});
+export type UpdateKnowledgebaseInput = z.infer<typeof UpdateKnowledgebaseInput>;
 
 export const SearchKind = z.enum(["pages", "sources"]);
 export const SearchInput = z.strictObject({
@@ -54,6 +102,7 @@ export const SearchResult = z.object({
   kind: z.enum(["page", "source"]),
   id: Uuid,
   title: z.string(),
+  heading: z.string().meta({ description: 'For a document: the headings above the matching passage, joined by " > " ("" when it has none). "" for a page.' }),
   snippet: z.string(),
   score: z.number(),
 });

@@ -1,4 +1,4 @@
-// Every bound on input in one place (contract.md, "Bounds on input"). The zod text helpers of
+// Every bound on input in one place. The zod text helpers of
 // common.ts and the body reader of the doors read these; the README's "Bounds on input" table
 // documents them. Lengths are in characters (UTF-16 code units, as zod and JavaScript count).
 
@@ -23,5 +23,9 @@ export const MAX_INSTRUCTIONS_CHARS = 50_000;
 export const MAX_LABEL_CHARS = 500;
 /** An email address. */
 export const MAX_EMAIL_CHARS = 320;
+/** A reviewer's reason for rejecting an agent write. */
+export const MAX_REVIEW_REASON_CHARS = 2_000;
+/** Reviews approved in one bulk approval. */
+export const MAX_BULK_REVIEWS = 100;
 /** A greeting shown to the people a portal or an app serves. */
 export const MAX_GREETING_CHARS = 2_000;

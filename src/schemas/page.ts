@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { markdownText, plainText, Timestamp, titleText, Uuid } from "./common";
-import { MAX_LABEL_CHARS, MAX_PAGE_MARKDOWN_CHARS } from "./limits";
+import { MAX_PAGE_MARKDOWN_CHARS } from "./limits";
 
 export const MAX_PATCH_OPERATIONS = 50;
 

@@ -75,9 +75,7 @@ export const PortalIdInput = z.strictObject({ id: Uuid });
 
 // ---- Console: the outbox and an end user's effective access ----
 
-export const OutboxMessage = z
-  .object({ id: Uuid, to: z.string(), subject: z.string(), text: z.string(), createdAt: Timestamp })
-  .meta({ id: "OutboxMessage" });
+export const OutboxMessage = z.object({ id: Uuid, to: z.string(), subject: z.string(), text: z.string(), createdAt: Timestamp }).meta({ id: "OutboxMessage" });
 export type OutboxMessage = z.infer<typeof OutboxMessage>;
 export const ListMailInput = ListQuery;
 export const ListMailOutput = z.object({ messages: z.array(OutboxMessage), nextCursor: NextCursor });
@@ -99,18 +97,16 @@ export type EffectiveAccessOutput = z.infer<typeof EffectiveAccessOutput>;
 
 // ---- The portal door (end users) ----
 
-export const PortalRef = z
-  .string()
-  .trim()
-  .min(1)
-  .max(64)
-  .meta({ description: "The portal's id or slug" });
+export const PortalRef = z.string().trim().min(1).max(64).meta({ description: "The portal's id or slug" });
 
 export const PortalInput = z.strictObject({ portal: PortalRef });
 export const PortalEmail = z.string().trim().toLowerCase().pipe(z.email().max(320)).meta({ format: "email" });
 export const RequestCodeInput = z.strictObject({ portal: PortalRef, email: PortalEmail });
 export const RequestCodeOutput = z.object({ sent: z.literal(true), expiresInSeconds: z.number().int() });
-export const SignInCode = z.string().trim().regex(/^\d{6}$/, "The code is 6 digits");
+export const SignInCode = z
+  .string()
+  .trim()
+  .regex(/^\d{6}$/, "The code is 6 digits");
 export const VerifyCodeInput = z.strictObject({ portal: PortalRef, email: PortalEmail, code: SignInCode });
 
 export const PortalEndUser = z.object({ id: Uuid, email: z.string(), fullName: z.string() });
@@ -156,11 +152,7 @@ export const PortalApp = z.object({
 export type PortalApp = z.infer<typeof PortalApp>;
 export const ListPortalAppsOutput = z.object({ apps: z.array(PortalApp) });
 
-export const ListPortalConversationsInput = z.strictObject({
-  portal: PortalRef,
-  limit: z.number().int().min(1).max(200).default(50),
-  cursor: z.string().min(1).max(500).optional(),
-});
+export const ListPortalConversationsInput = ListQuery.extend({ portal: PortalRef });
 export const PortalConversationSummary = z.object({ id: Uuid, appId: Uuid, appName: z.string(), title: z.string(), updatedAt: Timestamp });
 export const ListPortalConversationsOutput = z.object({ conversations: z.array(PortalConversationSummary), nextCursor: NextCursor });
 

@@ -51,9 +51,7 @@ export const SubscriptionDetail = Subscription.extend({
 }).meta({ id: "SubscriptionDetail" });
 export type SubscriptionDetail = z.infer<typeof SubscriptionDetail>;
 
-export const EndUserSummary = z
-  .object({ id: Uuid, email: z.email(), fullName: z.string(), createdAt: Timestamp })
-  .meta({ id: "EndUserSummary" });
+export const EndUserSummary = z.object({ id: Uuid, email: z.email(), fullName: z.string(), createdAt: Timestamp }).meta({ id: "EndUserSummary" });
 
 export const EndUser = z
   .object({
@@ -102,9 +100,7 @@ export const ListEndUsersOutput = z.object({ endUsers: z.array(EndUser), nextCur
 export const RemoveSubscriptionInput = z.strictObject({ endUserId: Uuid, tierPlanId: Uuid });
 export const RemoveGrantInput = z.strictObject({ endUserId: Uuid, grantId: Uuid });
 
-export const TierPlan = z
-  .object({ id: Uuid, name: z.string(), creditAllowance: z.number().int(), archived: z.boolean(), groupId: Uuid.nullable() })
-  .meta({ id: "TierPlan" });
+export const TierPlan = z.object({ id: Uuid, name: z.string(), creditAllowance: z.number().int(), archived: z.boolean(), groupId: Uuid.nullable() }).meta({ id: "TierPlan" });
 export type TierPlan = z.infer<typeof TierPlan>;
 export const ListTierPlansOutput = z.object({ tierPlans: z.array(TierPlan), nextCursor: NextCursor });
 export const CreateTierPlanInput = z.strictObject({

@@ -13,7 +13,7 @@ export const ConversationInput = z.strictObject({
   portalId: Uuid.optional().meta({ description: "With `endUserId`: the portal the run counts as (grants limited to a portal, groups admitted to it)" }),
   stream: z.boolean().default(false).meta({
     description:
-      "When true the answer is Server-Sent Events: `delta` events (`{\"text\"}`) as the reply is produced, then exactly one `done` (`{\"reply\",\"conversation_id\"}`) or `error` (`{\"error\":{code,message}}`). A comment line is sent every 15 s on long runs.",
+      'When true the answer is Server-Sent Events: `delta` events (`{"text"}`) as the reply is produced, then exactly one `done` (`{"reply","conversation_id"}`) or `error` (`{"error":{code,message}}`). A comment line is sent every 15 s on long runs.',
   }),
 });
 export const ConversationOutput = z.object({ reply: z.string(), conversation_id: Uuid, greeting: z.string() });

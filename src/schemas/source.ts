@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { plainText, Timestamp, titleText, Uuid } from "./common";
+import { Timestamp, titleText, Uuid } from "./common";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "./text";
 
 export const SOURCE_STATUSES = ["processing", "ready", "pending_review", "failed"] as const;
@@ -24,6 +24,14 @@ export type Source = z.infer<typeof Source>;
 export const MAX_INLINE_BYTES = 1024 * 1024;
 /** Multipart request size: 4.5 MB. */
 export const MAX_UPLOAD_BYTES = 4.5 * 1024 * 1024;
+
+/** The console's upload: the file as base64, bounded by the same byte limit as a multipart upload. */
+export const UploadSourceInput = z.strictObject({
+  knowledgebaseId: Uuid,
+  fileName: titleText,
+  contentType: z.string().max(200),
+  contentBase64: z.string().max(Math.ceil((MAX_UPLOAD_BYTES * 4) / 3) + 4),
+});
 
 const inline = z
   .string()

@@ -2,12 +2,18 @@
 // without their pair (they have no UTF-8 form). Found here, in any string or key of a value, so
 // every door refuses them with the field named instead of failing at the database.
 
+// eslint-disable-next-line no-control-regex -- U+0000 is the character this pattern exists to find
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export const UNSTORABLE_TEXT_MESSAGE = "Contains U+0000 or an unpaired UTF-16 surrogate, which cannot be stored";
 
 export function isStorableText(text: string): boolean {
   return !UNSTORABLE.test(text);
+}
+
+/** The text without what PostgreSQL cannot store (extracted documents are cleaned, not refused). */
+export function storableText(text: string): string {
+  return text.replace(new RegExp(UNSTORABLE.source, "g"), "");
 }
 
 /** A key shown in a problem path: its unstorable characters as `\uXXXX` escapes. */

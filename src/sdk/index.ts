@@ -59,9 +59,7 @@ type ItemsKey<P extends ListPath> = { [K in keyof ListBody<P>]: ListBody<P>[K] e
 
 export type ConversationInput = paths["/apps/{appId}/conversation"]["post"]["requestBody"]["content"]["application/json"];
 export type ConversationEvent =
-  | ({ type: "delta" } & Schemas["ConversationDeltaEvent"])
-  | ({ type: "step" } & Schemas["ConversationStepEvent"])
-  | ({ type: "done" } & Schemas["ConversationDoneEvent"]);
+  ({ type: "delta" } & Schemas["ConversationDeltaEvent"]) | ({ type: "step" } & Schemas["ConversationStepEvent"]) | ({ type: "done" } & Schemas["ConversationDoneEvent"]);
 
 export interface Atrium {
   /** Every operation, typed: `atrium.client.GET("/agents/{agentId}", { params: { path: { agentId } } })`. Non-2xx throws AtriumError. */
@@ -93,7 +91,12 @@ export function createAtrium(options: AtriumOptions): Atrium {
     const headers = new Headers({ Authorization: `Bearer ${options.apiKey}`, "Content-Type": "application/json", Accept: "text/event-stream" });
     if (streamOptions.idempotencyKey) headers.set("Idempotency-Key", streamOptions.idempotencyKey);
     const response = await send(
-      new Request(`${baseUrl}/apps/${encodeURIComponent(appId)}/conversation`, { method: "POST", headers, body: JSON.stringify({ ...input, stream: true }), signal: streamOptions.signal }),
+      new Request(`${baseUrl}/apps/${encodeURIComponent(appId)}/conversation`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ ...input, stream: true }),
+        signal: streamOptions.signal,
+      }),
     );
     if (!response.ok) throw await errorFrom(response);
     if (!response.body) throw new AtriumError(response.status, "server_error", "The stream has no body", {}, response.headers.get("x-request-id"));

@@ -27,7 +27,7 @@ export interface paths {
         };
         /**
          * List the models agents can use
-         * @description Any valid key may call this. The built-in offline model is always listed.
+         * @description Any valid key may call this. The built-in offline model is always listed, then the operator's default provider's models, then the organization's own providers' chat models as `<provider slug>/<model id>`.
          */
         get: operations["models-list"];
         put?: never;
@@ -934,7 +934,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a knowledgebase
+         * @description Name, description or `language` (the text-search configuration). A new language re-indexes the knowledgebase's pages and documents before the response.
+         */
+        patch: operations["knowledge-update"];
         trace?: never;
     };
     "/knowledgebases/{knowledgebaseId}/export": {
@@ -5438,6 +5442,11 @@ export interface operations {
                             id: components["schemas"]["Uuid"];
                             name: string;
                             description: string;
+                            /**
+                             * @description How search reads this knowledgebase's text: a language stems words and ignores its stop words ("english": "signing" finds "signed"); "simple" only lowercases, for text in several languages. Default english. Changing it re-indexes pages and documents in place.
+                             * @enum {string}
+                             */
+                            language: "simple" | "arabic" | "armenian" | "basque" | "catalan" | "danish" | "dutch" | "english" | "finnish" | "french" | "german" | "greek" | "hindi" | "hungarian" | "indonesian" | "irish" | "italian" | "lithuanian" | "nepali" | "norwegian" | "portuguese" | "romanian" | "russian" | "serbian" | "spanish" | "swedish" | "tamil" | "turkish" | "yiddish";
                             createdAt: components["schemas"]["DateTime"];
                             updatedAt: components["schemas"]["DateTime"];
                             counts: {
@@ -5472,6 +5481,11 @@ export interface operations {
                 "application/json": {
                     name: string;
                     description?: string;
+                    /**
+                     * @description How search reads this knowledgebase's text: a language stems words and ignores its stop words ("english": "signing" finds "signed"); "simple" only lowercases, for text in several languages. Default english. Changing it re-indexes pages and documents in place.
+                     * @enum {string}
+                     */
+                    language?: "simple" | "arabic" | "armenian" | "basque" | "catalan" | "danish" | "dutch" | "english" | "finnish" | "french" | "german" | "greek" | "hindi" | "hungarian" | "indonesian" | "irish" | "italian" | "lithuanian" | "nepali" | "norwegian" | "portuguese" | "romanian" | "russian" | "serbian" | "spanish" | "swedish" | "tamil" | "turkish" | "yiddish";
                 };
             };
         };
@@ -5492,6 +5506,11 @@ export interface operations {
                             id: components["schemas"]["Uuid"];
                             name: string;
                             description: string;
+                            /**
+                             * @description How search reads this knowledgebase's text: a language stems words and ignores its stop words ("english": "signing" finds "signed"); "simple" only lowercases, for text in several languages. Default english. Changing it re-indexes pages and documents in place.
+                             * @enum {string}
+                             */
+                            language: "simple" | "arabic" | "armenian" | "basque" | "catalan" | "danish" | "dutch" | "english" | "finnish" | "french" | "german" | "greek" | "hindi" | "hungarian" | "indonesian" | "irish" | "italian" | "lithuanian" | "nepali" | "norwegian" | "portuguese" | "romanian" | "russian" | "serbian" | "spanish" | "swedish" | "tamil" | "turkish" | "yiddish";
                             createdAt: components["schemas"]["DateTime"];
                             updatedAt: components["schemas"]["DateTime"];
                             counts: {
@@ -5536,6 +5555,11 @@ export interface operations {
                         id: components["schemas"]["Uuid"];
                         name: string;
                         description: string;
+                        /**
+                         * @description How search reads this knowledgebase's text: a language stems words and ignores its stop words ("english": "signing" finds "signed"); "simple" only lowercases, for text in several languages. Default english. Changing it re-indexes pages and documents in place.
+                         * @enum {string}
+                         */
+                        language: "simple" | "arabic" | "armenian" | "basque" | "catalan" | "danish" | "dutch" | "english" | "finnish" | "french" | "german" | "greek" | "hindi" | "hungarian" | "indonesian" | "irish" | "italian" | "lithuanian" | "nepali" | "norwegian" | "portuguese" | "romanian" | "russian" | "serbian" | "spanish" | "swedish" | "tamil" | "turkish" | "yiddish";
                         createdAt: components["schemas"]["DateTime"];
                         updatedAt: components["schemas"]["DateTime"];
                         counts: {
@@ -5581,6 +5605,68 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    "knowledge-update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                knowledgebaseId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string;
+                    /**
+                     * @description How search reads this knowledgebase's text: a language stems words and ignores its stop words ("english": "signing" finds "signed"); "simple" only lowercases, for text in several languages. Default english. Changing it re-indexes pages and documents in place.
+                     * @enum {string}
+                     */
+                    language?: "simple" | "arabic" | "armenian" | "basque" | "catalan" | "danish" | "dutch" | "english" | "finnish" | "french" | "german" | "greek" | "hindi" | "hungarian" | "indonesian" | "irish" | "italian" | "lithuanian" | "nepali" | "norwegian" | "portuguese" | "romanian" | "russian" | "serbian" | "spanish" | "swedish" | "tamil" | "turkish" | "yiddish";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        knowledgebase: {
+                            id: components["schemas"]["Uuid"];
+                            name: string;
+                            description: string;
+                            /**
+                             * @description How search reads this knowledgebase's text: a language stems words and ignores its stop words ("english": "signing" finds "signed"); "simple" only lowercases, for text in several languages. Default english. Changing it re-indexes pages and documents in place.
+                             * @enum {string}
+                             */
+                            language: "simple" | "arabic" | "armenian" | "basque" | "catalan" | "danish" | "dutch" | "english" | "finnish" | "french" | "german" | "greek" | "hindi" | "hungarian" | "indonesian" | "irish" | "italian" | "lithuanian" | "nepali" | "norwegian" | "portuguese" | "romanian" | "russian" | "serbian" | "spanish" | "swedish" | "tamil" | "turkish" | "yiddish";
+                            createdAt: components["schemas"]["DateTime"];
+                            updatedAt: components["schemas"]["DateTime"];
+                            counts: {
+                                sources: number;
+                                pages: number;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     "knowledge-export": {
         parameters: {
             query?: never;
@@ -5607,6 +5693,11 @@ export interface operations {
                             id: components["schemas"]["Uuid"];
                             name: string;
                             description: string;
+                            /**
+                             * @description How search reads this knowledgebase's text: a language stems words and ignores its stop words ("english": "signing" finds "signed"); "simple" only lowercases, for text in several languages. Default english. Changing it re-indexes pages and documents in place.
+                             * @enum {string}
+                             */
+                            language: "simple" | "arabic" | "armenian" | "basque" | "catalan" | "danish" | "dutch" | "english" | "finnish" | "french" | "german" | "greek" | "hindi" | "hungarian" | "indonesian" | "irish" | "italian" | "lithuanian" | "nepali" | "norwegian" | "portuguese" | "romanian" | "russian" | "serbian" | "spanish" | "swedish" | "tamil" | "turkish" | "yiddish";
                             createdAt: components["schemas"]["DateTime"];
                             updatedAt: components["schemas"]["DateTime"];
                             counts: {
@@ -5737,6 +5828,8 @@ export interface operations {
                             kind: "page" | "source";
                             id: components["schemas"]["Uuid"];
                             title: string;
+                            /** @description For a document: the headings above the matching passage, joined by " > " ("" when it has none). "" for a page. */
+                            heading: string;
                             snippet: string;
                             score: number;
                         }[];

@@ -129,7 +129,7 @@ const UNSTORABLE_TEXT_MESSAGES = /invalid byte sequence for encoding|unsupported
 
 export function isUnstorableTextError(error: unknown): boolean {
   const seen = new Set<unknown>();
-  for (let current = error; current !== null && typeof current === "object" && !seen.has(current); ) {
+  for (let current = error; current !== null && typeof current === "object" && !seen.has(current);) {
     seen.add(current);
     const { code, message, meta, cause } = current as { code?: unknown; message?: unknown; meta?: { driverAdapterError?: unknown }; cause?: unknown };
     if (typeof code === "string" && UNSTORABLE_TEXT_CODES.has(code)) return true;

@@ -55,15 +55,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
 };
 
 /** Codes any authenticated call can answer, in the order the checks run. */
-const AUTHENTICATION_ERRORS: ErrorCode[] = [
-  "unauthorized",
-  "invalid_api_key",
-  "api_key_revoked",
-  "member_removed",
-  "feature_not_available",
-  "api_disabled",
-  "rate_limited",
-];
+const AUTHENTICATION_ERRORS: ErrorCode[] = ["unauthorized", "invalid_api_key", "api_key_revoked", "member_removed", "feature_not_available", "api_disabled", "rate_limited"];
 
 function errorCodesFor(meta: Meta): ErrorCode[] {
   const codes: ErrorCode[] = [...AUTHENTICATION_ERRORS];
@@ -283,7 +275,14 @@ function addDoors(operation: Operation, meta: Meta): void {
         description: "`event:`/`id:`/`data:` lines; each `data` is JSON: ConversationDeltaEvent, ConversationStepEvent, ConversationDoneEvent or ConversationErrorEvent",
       },
       // 3.1 has no per-event schema; the named event schemas are linked here for readers and tools.
-      ...{ "x-events": { delta: { $ref: "#/components/schemas/ConversationDeltaEvent" }, step: { $ref: "#/components/schemas/ConversationStepEvent" }, done: { $ref: "#/components/schemas/ConversationDoneEvent" }, error: { $ref: "#/components/schemas/ConversationErrorEvent" } } },
+      ...{
+        "x-events": {
+          delta: { $ref: "#/components/schemas/ConversationDeltaEvent" },
+          step: { $ref: "#/components/schemas/ConversationStepEvent" },
+          done: { $ref: "#/components/schemas/ConversationDoneEvent" },
+          error: { $ref: "#/components/schemas/ConversationErrorEvent" },
+        },
+      },
     };
   }
   // The REST door honours Idempotency-Key on every POST (adapters/rest.ts).
@@ -300,7 +299,8 @@ function addDoors(operation: Operation, meta: Meta): void {
       },
     ];
     for (const [status, response] of Object.entries(operation.responses)) {
-      if (status.startsWith("2") && !("$ref" in response)) (response as Response).headers = { ...(response as Response).headers, "Idempotent-Replayed": HEADER_REFS.idempotentReplayed };
+      if (status.startsWith("2") && !("$ref" in response))
+        (response as Response).headers = { ...(response as Response).headers, "Idempotent-Replayed": HEADER_REFS.idempotentReplayed };
     }
   }
   const jsonBody = operation.requestBody?.content?.["application/json"];
@@ -324,7 +324,8 @@ function addDoors(operation: Operation, meta: Meta): void {
               type: "string",
               format: "binary",
               contentMediaType: "application/octet-stream",
-              description: "A PDF, CSV, TXT or MD file (another type is 400 `invalid_request`). The whole request may be up to 4.5 MB (413 `invalid_request` above); for larger documents give a `url`.",
+              description:
+                "A PDF, CSV, TXT or MD file (another type is 400 `invalid_request`). The whole request may be up to 4.5 MB (413 `invalid_request` above); for larger documents give a `url`.",
             },
             name: { type: "string", minLength: 1, maxLength: MAX_TITLE_CHARS, description: "Defaults to the file name" },
           },

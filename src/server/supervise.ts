@@ -54,7 +54,8 @@ export function supervise(options: SupervisorOptions): Supervisor {
     stop(signal) {
       stopping = true;
       if (restartTimer) clearTimeout(restartTimer);
-      if (current.exitCode !== null || current.signalCode !== null) finish(0); // between restarts
+      if (current.exitCode !== null || current.signalCode !== null)
+        finish(0); // between restarts
       else current.kill(signal);
       return done;
     },

@@ -1,4 +1,4 @@
-// Scopes and roles (contract.md "Tenancy, keys, scopes, roles"), and input validation of
+// Scopes and roles, and input validation of
 // procedures with a body. Only GET /models exists so far and it accepts any valid key, so these
 // run a test-only router with the real procedure factories, over actors made from real keys.
 import { describe, expect, it } from "vitest";

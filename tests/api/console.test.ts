@@ -170,11 +170,7 @@ describe("API keys in the console", () => {
     const tenant = await newOrganization();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
     expectConsoleError(await trpc("mutation", "apiKeys.create", { name: "x", kind: "organization", scopes: [] }, { cookie }), 400, "invalid_request");
-    expectConsoleError(
-      await trpc("mutation", "apiKeys.create", { name: "x", kind: "organization", scopes: ["knowledge:admin"] }, { cookie }),
-      400,
-      "invalid_request",
-    );
+    expectConsoleError(await trpc("mutation", "apiKeys.create", { name: "x", kind: "organization", scopes: ["knowledge:admin"] }, { cookie }), 400, "invalid_request");
   });
 
   it("revoking a key stops it at once", async () => {
@@ -274,11 +270,7 @@ describe("members in the console", () => {
   it("demoting the last owner is refused; with a second owner it is allowed", async () => {
     const tenant = await newOrganization();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    expectConsoleError(
-      await trpc("mutation", "members.changeRole", { memberId: tenant.owner.member.id, role: "admin" }, { cookie }),
-      400,
-      "invalid_request",
-    );
+    expectConsoleError(await trpc("mutation", "members.changeRole", { memberId: tenant.owner.member.id, role: "admin" }, { cookie }), 400, "invalid_request");
     await addPerson(tenant.operator, "owner");
     const response = await trpc("mutation", "members.changeRole", { memberId: tenant.owner.member.id, role: "admin" }, { cookie });
     expect(response.status).toBe(200);

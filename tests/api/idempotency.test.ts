@@ -1,4 +1,4 @@
-// Idempotency-Key on every POST of /api/v1 (contract.md "Idempotency (every POST)"): the same
+// Idempotency-Key on every POST of /api/v1: the same
 // key and body replay the first answer with `Idempotent-Replayed: true` and write nothing again;
 // another body or path, or the first request still running, is 409 conflict.
 import { randomUUID } from "node:crypto";
@@ -44,12 +44,15 @@ describe("Idempotency-Key on every POST", () => {
   });
 
   it.each([
-    ["a knowledgebase", async (key: string) => ({ path: "/knowledgebases", body: { name: "Handbook" }, other: { name: "Other" } })],
-    ["a page", async (key: string, tenant: Awaited<ReturnType<typeof newOrganization>>) => {
-      const kb = await newKnowledgebase(tenant);
-      void key;
-      return { path: `/knowledgebases/${kb}/pages`, body: { title: "Refunds", markdown: "14 days" }, other: { title: "Other" } };
-    }],
+    ["a knowledgebase", async () => ({ path: "/knowledgebases", body: { name: "Handbook" }, other: { name: "Other" } })],
+    [
+      "a page",
+      async (key: string, tenant: Awaited<ReturnType<typeof newOrganization>>) => {
+        const kb = await newKnowledgebase(tenant);
+        void key;
+        return { path: `/knowledgebases/${kb}/pages`, body: { title: "Refunds", markdown: "14 days" }, other: { title: "Other" } };
+      },
+    ],
     ["an end user", async () => ({ path: "/end-users", body: { email: `keyed-${randomUUID()}@example.test` }, other: { email: `other-${randomUUID()}@example.test` } })],
     ["an agent draft", async () => ({ path: "/agents", body: { name: "Keyed agent" }, other: { name: "Other agent" } })],
     ["a user group", async () => ({ path: "/user-groups", body: { name: "Keyed group" }, other: { name: "Other group" } })],

@@ -47,8 +47,6 @@ describe("GET /models", () => {
     const before = await getDb().apiKey.findUniqueOrThrow({ where: { id: tenant.orgKey.id } });
     expect(before.lastUsedAt).toBeNull();
     expect((await getModels(tenant.orgKey.secret)).status).toBe(200);
-    await expect
-      .poll(async () => (await getDb().apiKey.findUniqueOrThrow({ where: { id: tenant.orgKey.id } })).lastUsedAt, { timeout: 5000 })
-      .toBeInstanceOf(Date);
+    await expect.poll(async () => (await getDb().apiKey.findUniqueOrThrow({ where: { id: tenant.orgKey.id } })).lastUsedAt, { timeout: 5000 }).toBeInstanceOf(Date);
   });
 });

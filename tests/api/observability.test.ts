@@ -78,9 +78,15 @@ describe("GET /api/metrics", () => {
 
     const after = await (await scrape(`Bearer ${TOKEN}`)).text();
     const route = "/api/v1/knowledgebases/{knowledgebaseId}/search";
-    expect(sample(after, "atrium_http_requests_total", { method: "POST", route, status: "200" }) - sample(before, "atrium_http_requests_total", { method: "POST", route, status: "200" })).toBe(1);
+    expect(
+      sample(after, "atrium_http_requests_total", { method: "POST", route, status: "200" }) -
+        sample(before, "atrium_http_requests_total", { method: "POST", route, status: "200" }),
+    ).toBe(1);
     expect(sample(after, "atrium_http_request_duration_seconds_count", { method: "POST", route })).toBeGreaterThanOrEqual(1);
-    expect(sample(after, "atrium_rate_limit_refusals_total", { route: "/api/v1/knowledgebases/{knowledgebaseId}" }) - sample(before, "atrium_rate_limit_refusals_total", { route: "/api/v1/knowledgebases/{knowledgebaseId}" })).toBe(1);
+    expect(
+      sample(after, "atrium_rate_limit_refusals_total", { route: "/api/v1/knowledgebases/{knowledgebaseId}" }) -
+        sample(before, "atrium_rate_limit_refusals_total", { route: "/api/v1/knowledgebases/{knowledgebaseId}" }),
+    ).toBe(1);
     expect(sample(after, "atrium_credits_spent_total") - sample(before, "atrium_credits_spent_total")).toBe(1);
   });
 });

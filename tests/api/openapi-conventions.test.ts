@@ -24,7 +24,10 @@ describe("conventions in the OpenAPI document", () => {
     const posts = operations().filter(([method]) => method === "post");
     expect(posts.length).toBeGreaterThan(20);
     for (const [, path, operation] of posts) {
-      expect(operation.parameters?.filter((p) => p.name === "Idempotency-Key" && p.in === "header"), path).toHaveLength(1);
+      expect(
+        operation.parameters?.filter((p) => p.name === "Idempotency-Key" && p.in === "header"),
+        path,
+      ).toHaveLength(1);
       for (const [status, response] of Object.entries(operation.responses)) {
         if (status.startsWith("2") && status !== "204") expect(resolved(response).headers?.["Idempotent-Replayed"], `${path} ${status}`).toBeTruthy();
       }

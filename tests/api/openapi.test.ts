@@ -51,7 +51,11 @@ describe("GET /openapi.json", () => {
     expect(operation.responses["429"].headers["Retry-After"]).toBeTruthy();
     expect(operation.responses["401"].description).toContain("invalid_api_key");
     expect(raw.components.schemas.InvalidApiKeyError.description).toContain("The key matches no active key");
-    expect(operation.responses["200"].headers).toMatchObject({ "RateLimit-Limit": expect.anything(), "RateLimit-Remaining": expect.anything(), "RateLimit-Reset": expect.anything() });
+    expect(operation.responses["200"].headers).toMatchObject({
+      "RateLimit-Limit": expect.anything(),
+      "RateLimit-Remaining": expect.anything(),
+      "RateLimit-Reset": expect.anything(),
+    });
   });
 
   it("documents itself as needing no auth", async () => {

@@ -1,5 +1,5 @@
 // The request pipeline of /api/v1 seen from a client: every refusal's status, error code,
-// envelope and headers, and the order in which the checks run (contract.md).
+// envelope and headers, and the order in which the checks run.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createRestHandler } from "@/server/adapters/rest";
 import { closeDb, createDb, getDb } from "@/server/db";
@@ -7,12 +7,13 @@ import { logger } from "@/server/observability/log";
 import { revokeApiKey } from "@/server/services/api-keys";
 import { removeMember } from "@/server/services/members";
 import { updateOrganization } from "@/server/services/organizations";
-import { addPerson, api, issueKey, newOrganization, type ApiResponse } from "../helpers";
+import { addPerson, api, expectError, issueKey, newOrganization, type ApiResponse } from "../helpers";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-function expectError(response: ApiResponse, status: number, code: string): void {
-  expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });
+/** The shared status/code check plus what every refusal of the pipeline carries: message, JSON, request id, WWW-Authenticate. */
+function expectRefusal(response: ApiResponse, status: number, code: string): void {
+  expectError(response, status, code);
   expect(typeof response.body.error.message).toBe("string");
   expect(response.body.error.message.length).toBeGreaterThan(0);
   expect(response.headers.get("content-type")).toMatch(/^application\/json/);
@@ -29,7 +30,7 @@ afterEach(() => {
 describe("authentication failures", () => {
   it("refuses a request without an Authorization header with unauthorized", async () => {
     const response = await api("GET", "/models");
-    expectError(response, 401, "unauthorized");
+    expectRefusal(response, 401, "unauthorized");
     expect(response.body.error.message).toContain("Authorization: Bearer");
   });
 
@@ -41,13 +42,13 @@ describe("authentication failures", () => {
     ["a bare token without the scheme", "sk_org_abcdef"],
   ])("refuses %s with unauthorized", async (_label, header) => {
     const response = await api("GET", "/models", { headers: { authorization: header } });
-    expectError(response, 401, "unauthorized");
+    expectRefusal(response, 401, "unauthorized");
   });
 
   it("refuses a well-formed but unknown secret with invalid_api_key", async () => {
     const tenant = await newOrganization();
     const response = await api("GET", "/models", { key: `${tenant.orgKey.secret}x` });
-    expectError(response, 401, "invalid_api_key");
+    expectRefusal(response, 401, "invalid_api_key");
   });
 
   it("accepts the scheme name in any case", async () => {
@@ -62,7 +63,7 @@ describe("authentication failures", () => {
 
     await revokeApiKey(getDb(), tenant.operator, { keyId: tenant.orgKey.id });
 
-    expectError(await api("GET", "/models", { key: tenant.orgKey.secret }), 401, "api_key_revoked");
+    expectRefusal(await api("GET", "/models", { key: tenant.orgKey.secret }), 401, "api_key_revoked");
     // The organization's other keys keep working.
     expect((await api("GET", "/models", { key: tenant.personalKey.secret })).status).toBe(200);
   });
@@ -75,14 +76,14 @@ describe("authentication failures", () => {
 
     await removeMember(getDb(), tenant.operator, { memberId: person.member.id });
 
-    expectError(await api("GET", "/models", { key: key.secret }), 401, "member_removed");
+    expectRefusal(await api("GET", "/models", { key: key.secret }), 401, "member_removed");
     expect((await api("GET", "/models", { key: tenant.orgKey.secret })).status).toBe(200);
   });
 
   it("refuses keys of an organization on the free plan with feature_not_available", async () => {
     const tenant = await newOrganization({ plan: "free" });
-    expectError(await api("GET", "/models", { key: tenant.orgKey.secret }), 403, "feature_not_available");
-    expectError(await api("GET", "/models", { key: tenant.personalKey.secret }), 403, "feature_not_available");
+    expectRefusal(await api("GET", "/models", { key: tenant.orgKey.secret }), 403, "feature_not_available");
+    expectRefusal(await api("GET", "/models", { key: tenant.personalKey.secret }), 403, "feature_not_available");
   });
 
   it("serves the agency plan", async () => {
@@ -92,7 +93,7 @@ describe("authentication failures", () => {
 
   it("refuses keys with api_disabled when the organization turns the API off, and serves again when turned on", async () => {
     const tenant = await newOrganization({ settings: { apiEnabled: false } });
-    expectError(await api("GET", "/models", { key: tenant.orgKey.secret }), 403, "api_disabled");
+    expectRefusal(await api("GET", "/models", { key: tenant.orgKey.secret }), 403, "api_disabled");
 
     await updateOrganization(getDb(), tenant.operator, { apiEnabled: true });
     expect((await api("GET", "/models", { key: tenant.orgKey.secret })).status).toBe(200);
@@ -100,7 +101,7 @@ describe("authentication failures", () => {
 
   it("does not count refused requests against the key's rate limit", async () => {
     const tenant = await newOrganization({ settings: { apiEnabled: false } });
-    for (let i = 0; i < 130; i++) expectError(await api("GET", "/models", { key: tenant.orgKey.secret }), 403, "api_disabled");
+    for (let i = 0; i < 130; i++) expectRefusal(await api("GET", "/models", { key: tenant.orgKey.secret }), 403, "api_disabled");
 
     await updateOrganization(getDb(), tenant.operator, { apiEnabled: true });
     const served = await api("GET", "/models", { key: tenant.orgKey.secret });
@@ -119,7 +120,7 @@ describe("order of checks", () => {
   it("says api_key_revoked, not feature_not_available, for a revoked key of a free-plan organization", async () => {
     const tenant = await newOrganization({ plan: "free", settings: { apiEnabled: false } });
     await revokeApiKey(getDb(), tenant.operator, { keyId: tenant.orgKey.id });
-    expectError(await api("GET", "/models", { key: tenant.orgKey.secret }), 401, "api_key_revoked");
+    expectRefusal(await api("GET", "/models", { key: tenant.orgKey.secret }), 401, "api_key_revoked");
   });
 
   it("says member_removed before the plan and the switch", async () => {
@@ -127,23 +128,23 @@ describe("order of checks", () => {
     const person = await addPerson(tenant.operator, "admin");
     const key = await issueKey(tenant.operator, { kind: "personal", memberId: person.member.id });
     await removeMember(getDb(), tenant.operator, { memberId: person.member.id });
-    expectError(await api("GET", "/models", { key: key.secret }), 401, "member_removed");
+    expectRefusal(await api("GET", "/models", { key: key.secret }), 401, "member_removed");
   });
 
   it("says feature_not_available before api_disabled", async () => {
     const tenant = await newOrganization({ plan: "free", settings: { apiEnabled: false } });
-    expectError(await api("GET", "/models", { key: tenant.orgKey.secret }), 403, "feature_not_available");
+    expectRefusal(await api("GET", "/models", { key: tenant.orgKey.secret }), 403, "feature_not_available");
   });
 
   it("checks the key before validating the input", async () => {
-    expectError(await api("GET", "/models?foo=1"), 401, "unauthorized");
-    expectError(await api("GET", "/models?foo=1", { key: "sk_org_nope" }), 401, "invalid_api_key");
+    expectRefusal(await api("GET", "/models?foo=1"), 401, "unauthorized");
+    expectRefusal(await api("GET", "/models?foo=1", { key: "sk_org_nope" }), 401, "invalid_api_key");
   });
 
   it("answers unknown routes with 404 and wrong methods with 405 whatever the credentials", async () => {
-    expectError(await api("GET", "/nope"), 404, "not_found");
-    expectError(await api("GET", "/nope", { key: "sk_org_nope" }), 404, "not_found");
-    expectError(await api("DELETE", "/models"), 405, "method_not_allowed");
+    expectRefusal(await api("GET", "/nope"), 404, "not_found");
+    expectRefusal(await api("GET", "/nope", { key: "sk_org_nope" }), 404, "not_found");
+    expectRefusal(await api("DELETE", "/models"), 405, "method_not_allowed");
   });
 });
 
@@ -151,7 +152,7 @@ describe("validation", () => {
   it("refuses an unknown query parameter with invalid_request naming it in problems", async () => {
     const tenant = await newOrganization();
     const response = await api("GET", "/models?foo=1", { key: tenant.orgKey.secret });
-    expectError(response, 400, "invalid_request");
+    expectRefusal(response, 400, "invalid_request");
     expect(response.body.error.problems).toEqual([{ path: "foo", message: expect.any(String) }]);
     expect(response.body.error.message).toContain("foo");
   });
@@ -159,7 +160,7 @@ describe("validation", () => {
   it("lists every problem when several parameters are wrong", async () => {
     const tenant = await newOrganization();
     const response = await api("GET", "/models?foo=1&bar=2", { key: tenant.orgKey.secret });
-    expectError(response, 400, "invalid_request");
+    expectRefusal(response, 400, "invalid_request");
     expect(response.body.error.problems.map((p: { path: string }) => p.path).sort()).toEqual(["bar", "foo"]);
   });
 
@@ -174,20 +175,20 @@ describe("validation", () => {
 describe("routes", () => {
   it("answers an unknown route with a 404 envelope", async () => {
     const response = await api("GET", "/nope");
-    expectError(response, 404, "not_found");
+    expectRefusal(response, 404, "not_found");
     expect(response.body.error.message).toContain("/api/v1/nope");
   });
 
   it("answers an unknown nested route and the bare prefix with 404", async () => {
-    expectError(await api("GET", "/models/extra"), 404, "not_found");
-    expectError(await api("POST", "/nope/deeper", { body: {} }), 404, "not_found");
-    expectError(await api("GET", ""), 404, "not_found");
+    expectRefusal(await api("GET", "/models/extra"), 404, "not_found");
+    expectRefusal(await api("POST", "/nope/deeper", { body: {} }), 404, "not_found");
+    expectRefusal(await api("GET", ""), 404, "not_found");
   });
 
   it("answers a known path with another method with 405 and an Allow header", async () => {
     for (const method of ["DELETE", "POST", "PUT", "PATCH"]) {
       const response = await api(method, "/models");
-      expectError(response, 405, "method_not_allowed");
+      expectRefusal(response, 405, "method_not_allowed");
       expect(response.headers.get("allow")).toBe("GET");
     }
   });
@@ -207,7 +208,7 @@ describe("routes", () => {
     expect(options.status).toBe(204);
     expect(options.headers.get("allow")).toBe("GET, OPTIONS");
     expect(options.headers.get("x-request-id")).toBeTruthy();
-    expectError(await api("OPTIONS", "/nope"), 404, "not_found");
+    expectRefusal(await api("OPTIONS", "/nope"), 404, "not_found");
   });
 
   it("answers unknown paths outside /api/v1 under /api with the same 404 envelope", async () => {
@@ -236,13 +237,15 @@ describe("X-Request-Id", () => {
     expect((await api("GET", "/models", { headers: { "x-request-id": tooLong } })).headers.get("x-request-id")).toMatch(UUID);
   });
 
-  it.each([["spaces", "has spaces in it"], ["a slash", "a/b"], ["a colon", "id:1"], ["non-ASCII", "ïd"]])(
-    "replaces an id with %s by a fresh UUID",
-    async (_label, id) => {
-      const response = await api("GET", "/models", { headers: { "x-request-id": id } });
-      expect(response.headers.get("x-request-id")).toMatch(UUID);
-    },
-  );
+  it.each([
+    ["spaces", "has spaces in it"],
+    ["a slash", "a/b"],
+    ["a colon", "id:1"],
+    ["non-ASCII", "ïd"],
+  ])("replaces an id with %s by a fresh UUID", async (_label, id) => {
+    const response = await api("GET", "/models", { headers: { "x-request-id": id } });
+    expect(response.headers.get("x-request-id")).toMatch(UUID);
+  });
 
   it("generates a different UUID for each request without one", async () => {
     const first = (await api("GET", "/models")).headers.get("x-request-id");
@@ -262,7 +265,7 @@ describe("unexpected failures", () => {
     try {
       const response = await api("GET", "/models", { key: "sk_org_anything", handler, headers: { "x-request-id": "boom-1" } });
 
-      expectError(response, 500, "server_error");
+      expectRefusal(response, 500, "server_error");
       expect(response.headers.get("x-request-id")).toBe("boom-1");
       expect(Object.keys(response.body)).toEqual(["error"]);
       expect(Object.keys(response.body.error).sort()).toEqual(["code", "message"]);
@@ -282,7 +285,7 @@ describe("unexpected failures", () => {
       },
     });
     const response = await api("GET", "/models", { key: "sk_org_anything", handler });
-    expectError(response, 500, "server_error");
+    expectRefusal(response, 500, "server_error");
     expect(response.text).not.toContain("DATABASE_URL");
   });
 });

@@ -99,9 +99,7 @@ describe("several server processes", () => {
     const [a, b] = [server(), server()];
     const tenant = await newOrganization();
     await awayFromWindowEdge(15);
-    const responses = await Promise.all(
-      Array.from({ length: 140 }, (_, i) => api("GET", "/models", { key: tenant.personalKey.secret, handler: i % 2 ? a : b })),
-    );
+    const responses = await Promise.all(Array.from({ length: 140 }, (_, i) => api("GET", "/models", { key: tenant.personalKey.secret, handler: i % 2 ? a : b })));
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(120);
     expect(statuses.filter((s) => s === 429)).toHaveLength(20);

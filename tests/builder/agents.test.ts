@@ -3,8 +3,8 @@
 // flows and apps (services/builder.ts); flows.test.ts and apps.test.ts cover what differs.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { addPerson, api, issueKey, newOrganization, signInCookie, trpc, trpcErrorCode } from "../helpers";
-import { create, draft, expectError, expectStatus, patchDraft, publish } from "../builder-helpers";
+import { addPerson, api, expectError, issueKey, newOrganization, signInCookie, trpc, trpcErrorCode } from "../helpers";
+import { create, draft, expectStatus, patchDraft, publish } from "../builder-helpers";
 
 async function knowledgebase(organizationId: string, name: string, endUserId: string | null = null) {
   return getDb().knowledgebase.create({ data: { organizationId, name, endUserId } });
@@ -51,14 +51,19 @@ describe("agent drafts", () => {
     const key = t.orgKey.secret;
     const agent = await create(key, "agents", { name: "A", conversationStarters: ["one", "two"], identity: { role: "Guide", goals: ["g1"] } });
     const response = expectStatus(
-      await patchDraft(key, "agents", agent.id, { conversationStarters: ["three"], identity: { summary: "Helps" }, builtIns: { voice: true }, questions: [{ id: "q1", label: "Who?" }] }),
+      await patchDraft(key, "agents", agent.id, {
+        conversationStarters: ["three"],
+        identity: { summary: "Helps" },
+        builtIns: { webScrape: true },
+        questions: [{ id: "q1", label: "Who?" }],
+      }),
       200,
     );
     expect(response.body.agent).toMatchObject({
       name: "A",
       conversationStarters: ["three"],
       identity: { role: "Guide", summary: "Helps", goals: ["g1"] },
-      builtIns: { voice: true, webSearch: false },
+      builtIns: { webScrape: true, webSearch: false },
       questions: [{ id: "q1", label: "Who?" }],
       lastChange: { action: "draft_updated", source: "api" },
     });
@@ -75,6 +80,19 @@ describe("agent drafts", () => {
     expect(await draft(key, "agents", agent.id)).toMatchObject({ model: "atrium-offline", description: "", updatedAt: agent.updatedAt });
     const models = (await api("GET", "/models", { key })).body.models;
     expectStatus(await patchDraft(key, "agents", agent.id, { model: models[0].id }), 200);
+  });
+
+  it("refuses a built-in this deployment cannot provide with invalid_request naming it, nothing written", async () => {
+    const t = await newOrganization();
+    const key = t.orgKey.secret;
+    const refused = expectError(await api("POST", "/agents", { key, body: { name: "A", builtIns: { voice: true } } }), 400, "invalid_request");
+    expect(refused.problems).toEqual([{ path: "builtIns.voice", message: expect.stringContaining("unavailable") }]);
+    expect(await getDb().builderItem.count({ where: { organizationId: t.organization.id } })).toBe(0);
+    const agent = await create(key, "agents");
+    // No WEB_SEARCH_URL in the tests: webSearch is unavailable.
+    const search = expectError(await patchDraft(key, "agents", agent.id, { builtIns: { webSearch: true } }), 400, "invalid_request");
+    expect(search.problems[0].path).toBe("builtIns.webSearch");
+    expect(await draft(key, "agents", agent.id)).toMatchObject({ builtIns: { webSearch: false }, updatedAt: agent.updatedAt });
   });
 
   it("attaches knowledgebases (title read back) and flows of the organization only", async () => {
@@ -126,9 +144,7 @@ describe("draft conflicts", () => {
     const t = await newOrganization();
     const key = t.orgKey.secret;
     const agent = await create(key, "agents");
-    const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => patchDraft(key, "agents", agent.id, { description: `writer ${i}`, expectedUpdatedAt: agent.updatedAt })),
-    );
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => patchDraft(key, "agents", agent.id, { description: `writer ${i}`, expectedUpdatedAt: agent.updatedAt })));
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(7);

@@ -1,8 +1,8 @@
 // Apps: adviser and members (read back with names), ordering, orchestration modes, the API
 // config (merged on PATCH), unpublished_dependencies, and member pinning at publish time.
 import { describe, expect, it } from "vitest";
-import { api, newOrganization } from "../helpers";
-import { create, draft, expectError, expectStatus, patchDraft, publish } from "../builder-helpers";
+import { api, expectError, newOrganization } from "../helpers";
+import { create, draft, expectStatus, patchDraft, publish } from "../builder-helpers";
 
 describe("app drafts", () => {
   it("creates an app with defaults; members come back ordered by position with names", async () => {

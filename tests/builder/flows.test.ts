@@ -2,9 +2,9 @@
 // JSON Schema, and every rule of the GET /flows listing (include=drafts, fields, updatedSince,
 // limit, cursor), which agents and apps share.
 import { describe, expect, it } from "vitest";
-import { api, issueKey, newOrganization } from "../helpers";
+import { api, expectError, issueKey, newOrganization } from "../helpers";
 import { newKnowledgebase } from "../knowledge-helpers";
-import { VALID_NODES, create, draft, expectError, expectStatus, patchDraft, publish } from "../builder-helpers";
+import { VALID_NODES, create, draft, expectStatus, patchDraft, publish } from "../builder-helpers";
 
 describe("flow validation", () => {
   it("accepts a valid graph and documents the node types", async () => {

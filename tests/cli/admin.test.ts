@@ -19,21 +19,16 @@ interface CliResult {
 
 function cli(...args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(
-      tsx,
-      ["src/cli/admin.ts", ...args],
-      { cwd: root, env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL }, timeout: 30_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-        let json: unknown;
-        try {
-          json = JSON.parse(stdout);
-        } catch {
-          json = undefined;
-        }
-        resolve({ code, stdout, stderr, json });
-      },
-    );
+    execFile(tsx, ["src/cli/admin.ts", ...args], { cwd: root, env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL }, timeout: 30_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code, stdout, stderr, json });
+    });
   });
 }
 
@@ -63,10 +58,7 @@ function expectFailure(result: CliResult, code: string): void {
 describe("admin CLI", () => {
   it("manages an organization, its members and keys end to end", async () => {
     // org create: defaults (plan pro, 1000 credits) and explicit values.
-    const [created, agency] = await Promise.all([
-      cli("org", "create", "--name", "CLI Org"),
-      cli("org", "create", "--name", "Agency Org", "--plan", "agency", "--credits", "5"),
-    ]);
+    const [created, agency] = await Promise.all([cli("org", "create", "--name", "CLI Org"), cli("org", "create", "--name", "Agency Org", "--plan", "agency", "--credits", "5")]);
     expectSuccess(created);
     const organization = created.json.organization;
     expect(organization).toMatchObject({ name: "CLI Org", plan: "pro", credits: 1000, apiEnabled: true, maxKnowledgebases: null });
@@ -83,7 +75,18 @@ describe("admin CLI", () => {
     ]);
     expectSuccess(shown);
     expect(shown.json.organization).toMatchObject({ id: organization.id, name: "CLI Org", credits: 1000 });
-    for (const setting of ["plan", "reviewAgentWrites", "accessMode", "apiEnabled", "appsApiEnabled", "mcpEnabled", "groupsEnabled", "qualityChecker", "maxKnowledgebases", "maxSourcesPerKnowledgebase"]) {
+    for (const setting of [
+      "plan",
+      "reviewAgentWrites",
+      "accessMode",
+      "apiEnabled",
+      "appsApiEnabled",
+      "mcpEnabled",
+      "groupsEnabled",
+      "qualityChecker",
+      "maxKnowledgebases",
+      "maxSourcesPerKnowledgebase",
+    ]) {
       expect(shown.json.organization).toHaveProperty(setting);
     }
     expectSuccess(updated);
@@ -189,10 +192,7 @@ describe("admin CLI", () => {
     expectSuccess(linked);
     expect(linked.json.subscription).toMatchObject({ tierPlanId: plan.json.tierPlan.id, provisionedBy: "processor", isComped: false, status: "active" });
 
-    const [archived, revoked] = await Promise.all([
-      cli("plan", "archive", "--plan", plainPlan.json.tierPlan.id),
-      cli("end-user", "revoke", "--end-user", user.id),
-    ]);
+    const [archived, revoked] = await Promise.all([cli("plan", "archive", "--plan", plainPlan.json.tierPlan.id), cli("end-user", "revoke", "--end-user", user.id)]);
     expectSuccess(archived);
     expect(archived.json.tierPlan.archived).toBe(true);
     expectSuccess(revoked);

@@ -20,19 +20,40 @@ describe("ensureChromium", () => {
   it("installs Debian's chromium when missing, as root with apt-get", () => {
     const host = machine([]);
     const said: string[] = [];
-    const result = ensureChromium({ configured: undefined, exists: host.exists, canInstall: true, install: () => host.add("/usr/bin/chromium"), log: (line: string) => said.push(line) });
+    const result = ensureChromium({
+      configured: undefined,
+      exists: host.exists,
+      canInstall: true,
+      install: () => host.add("/usr/bin/chromium"),
+      log: (line: string) => said.push(line),
+    });
     expect(result).toEqual({ path: "/usr/bin/chromium" });
     expect(said).toEqual([expect.stringContaining("installing Debian's chromium")]);
   });
 
   it("says in one line how to get it when it cannot install (not root, or no apt-get)", () => {
-    const result = ensureChromium({ configured: undefined, exists: machine([]).exists, canInstall: false, install: () => { throw new Error("must not install"); } });
+    const result = ensureChromium({
+      configured: undefined,
+      exists: machine([]).exists,
+      canInstall: false,
+      install: () => {
+        throw new Error("must not install");
+      },
+    });
     expect(result).toEqual({ error: HOW_TO_INSTALL });
     expect(HOW_TO_INSTALL).not.toContain("\n");
   });
 
   it("reports a failed installation in one line", () => {
-    const result = ensureChromium({ configured: undefined, exists: machine([]).exists, canInstall: true, install: () => { throw new Error("E: Unable to locate package chromium\nmore"); }, log: () => {} });
+    const result = ensureChromium({
+      configured: undefined,
+      exists: machine([]).exists,
+      canInstall: true,
+      install: () => {
+        throw new Error("E: Unable to locate package chromium\nmore");
+      },
+      log: () => {},
+    });
     expect(result.error).toMatch(/^Installing chromium with apt-get failed \(E: Unable to locate package chromium\)\./);
   });
 

@@ -29,7 +29,15 @@ it("restarts a killed server after a backoff, logs the reason, and stops it grac
   const first = supervisor.child().pid!;
 
   process.kill(first, "SIGKILL");
-  await expect.poll(async () => { const pid = await pidAnswering(port); return pid !== null && pid !== first; }, { timeout: 5000 }).toBe(true);
+  await expect
+    .poll(
+      async () => {
+        const pid = await pidAnswering(port);
+        return pid !== null && pid !== first;
+      },
+      { timeout: 5000 },
+    )
+    .toBe(true);
   expect(events).toEqual([expect.objectContaining({ code: null, signal: "SIGKILL", restartInMs: 100 })]);
 
   const second = supervisor.child();
@@ -50,5 +58,10 @@ it("doubles the backoff while the server keeps crashing at once, up to the maxim
   });
   await expect.poll(() => events.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(4);
   await supervisor.stop("SIGTERM");
-  expect(events.slice(0, 4).map((event) => [event.code, event.restartInMs])).toEqual([[3, 20], [3, 40], [3, 80], [3, 80]]);
+  expect(events.slice(0, 4).map((event) => [event.code, event.restartInMs])).toEqual([
+    [3, 20],
+    [3, 40],
+    [3, 80],
+    [3, 80],
+  ]);
 }, 20_000);

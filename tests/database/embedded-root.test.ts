@@ -34,25 +34,29 @@ async function tableCount(url: string): Promise<number> {
   }
 }
 
-it.skipIf(process.getuid?.() !== 0)("starts as root with the data directory inside a 0700 folder", async () => {
-  expect(statSync(privateDir).mode & 0o777).toBe(0o700);
-  const cluster = await startEmbeddedCluster(clusterDir, { rootStore: store });
-  const client = new pg.Client({ connectionString: cluster.adminUrl });
-  await client.connect();
-  await client.query("create table kept (id int)");
-  await client.end();
-  expect(lstatSync(clusterDir).isSymbolicLink()).toBe(true);
-  expect(readlinkSync(clusterDir).startsWith(path.join(store, "clusters"))).toBe(true);
-  await cluster.release();
+it.skipIf(process.getuid?.() !== 0)(
+  "starts as root with the data directory inside a 0700 folder",
+  async () => {
+    expect(statSync(privateDir).mode & 0o777).toBe(0o700);
+    const cluster = await startEmbeddedCluster(clusterDir, { rootStore: store });
+    const client = new pg.Client({ connectionString: cluster.adminUrl });
+    await client.connect();
+    await client.query("create table kept (id int)");
+    await client.end();
+    expect(lstatSync(clusterDir).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(clusterDir).startsWith(path.join(store, "clusters"))).toBe(true);
+    await cluster.release();
 
-  // Same data directory: same cluster, data kept.
-  const again = await startEmbeddedCluster(clusterDir, { rootStore: store });
-  expect(await tableCount(again.adminUrl)).toBe(1);
-  await again.release();
+    // Same data directory: same cluster, data kept.
+    const again = await startEmbeddedCluster(clusterDir, { rootStore: store });
+    expect(await tableCount(again.adminUrl)).toBe(1);
+    await again.release();
 
-  // Data directory deleted: a fresh cluster, nothing left from before.
-  rmSync(path.join(privateDir, "data"), { recursive: true, force: true });
-  const fresh = await startEmbeddedCluster(clusterDir, { rootStore: store });
-  expect(await tableCount(fresh.adminUrl)).toBe(0);
-  await fresh.release();
-}, 90_000);
+    // Data directory deleted: a fresh cluster, nothing left from before.
+    rmSync(path.join(privateDir, "data"), { recursive: true, force: true });
+    const fresh = await startEmbeddedCluster(clusterDir, { rootStore: store });
+    expect(await tableCount(fresh.adminUrl)).toBe(0);
+    await fresh.release();
+  },
+  90_000,
+);

@@ -97,10 +97,13 @@ describe("indexing jobs", () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const ids = await Promise.all(Array.from({ length: 24 }, (_, i) => addText(tenant.orgKey.secret, kbId, `document ${i} about apples`)));
     const claims: string[] = [];
-    const options = { batch: 3, afterClaim: async (job: { sourceId: string }) => {
-      claims.push(job.sourceId);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    } };
+    const options = {
+      batch: 3,
+      afterClaim: async (job: { sourceId: string }) => {
+        claims.push(job.sourceId);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      },
+    };
     const { createDb, closeDb } = await import("@/server/db");
     const second = createDb(process.env.DATABASE_URL!, 4); // another "process": its own pool
     try {

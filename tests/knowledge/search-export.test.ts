@@ -20,7 +20,8 @@ async function seeded(options: { credits?: number } = {}) {
   const strong = await newPage(key, kbId, { title: "Volcano safety", markdown: "Volcano eruptions: keep away from the volcano crater. Volcano ash is dangerous." });
   const weak = await newPage(key, kbId, { title: "Travel", markdown: "Our trip passed a volcano on day two." });
   await newPage(key, kbId, { title: "Cooking", markdown: "Bread and butter." });
-  const source = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { name: "Geology notes", contentMarkdown: "Lava flows from a volcano vent." } })).body.source.id;
+  const source = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { name: "Geology notes", contentMarkdown: "Lava flows from a volcano vent." } })).body.source
+    .id;
   await drain();
   return { tenant, kbId, key, strong, weak, source };
 }

@@ -30,13 +30,21 @@ describe("adding sources (JSON)", () => {
     const source = await sourceOf(key, kbId, response.body.source.id);
     expect(source.status).toBe("ready");
     const search = await api("POST", `/knowledgebases/${kbId}/search`, { key, body: { query: "passport", kinds: ["sources"] } });
-    expect(search.body.results).toEqual([{ kind: "source", id: source.id, title: "Onboarding", snippet: expect.stringContaining("**passport**"), score: expect.any(Number) }]);
+    expect(search.body.results).toEqual([
+      { kind: "source", id: source.id, title: "Onboarding", heading: "Onboarding", snippet: expect.stringContaining("**passport**"), score: expect.any(Number) },
+    ]);
   });
 
   it("needs exactly one of contentMarkdown, contentText or url, inline up to 1 MB; nothing is created otherwise", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
-    for (const body of [{}, { contentMarkdown: "a", contentText: "b" }, { contentText: "x".repeat(1024 * 1024 + 1) }, { url: "ftp://example.com/x" }, { contentText: "x", extra: 1 }]) {
+    for (const body of [
+      {},
+      { contentMarkdown: "a", contentText: "b" },
+      { contentText: "x".repeat(1024 * 1024 + 1) },
+      { url: "ftp://example.com/x" },
+      { contentText: "x", extra: 1 },
+    ]) {
       const response = await api("POST", `/knowledgebases/${kbId}/sources`, { key, body });
       expect(response.status, JSON.stringify(body).slice(0, 80)).toBe(400);
       expect(response.body.error.code).toBe("invalid_request");
@@ -71,8 +79,7 @@ describe("adding sources (JSON)", () => {
   it("replays the first response for a repeated Idempotency-Key and refuses another body or a running first request", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
-    const send = (body: unknown, idempotencyKey: string) =>
-      api("POST", `/knowledgebases/${kbId}/sources`, { key, body, headers: { "idempotency-key": idempotencyKey } });
+    const send = (body: unknown, idempotencyKey: string) => api("POST", `/knowledgebases/${kbId}/sources`, { key, body, headers: { "idempotency-key": idempotencyKey } });
     const first = await send({ contentText: "hello" }, "retry-1");
     const again = await send({ contentText: "hello" }, "retry-1");
     expect(again.status).toBe(first.status);
@@ -104,7 +111,11 @@ describe("adding sources (JSON)", () => {
 
     // Keys are per organization.
     const { tenant: other2, kbId: otherKb } = await tenantWithKnowledgebase();
-    const elsewhere = await api("POST", `/knowledgebases/${otherKb}/sources`, { key: other2.orgKey.secret, body: { contentText: "hello" }, headers: { "idempotency-key": "retry-1" } });
+    const elsewhere = await api("POST", `/knowledgebases/${otherKb}/sources`, {
+      key: other2.orgKey.secret,
+      body: { contentText: "hello" },
+      headers: { "idempotency-key": "retry-1" },
+    });
     expect(elsewhere.status).toBe(202);
   });
 

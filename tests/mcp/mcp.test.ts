@@ -61,7 +61,18 @@ describe("tools", () => {
     const client = await connect(tenant.personalKey.secret);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
-      ["add_source", "converse_with_app", "create_page", "edit_page", "get_knowledgebase", "get_page", "list_apps", "list_knowledgebases", "move_page", "search_knowledgebase"].sort(),
+      [
+        "add_source",
+        "converse_with_app",
+        "create_page",
+        "edit_page",
+        "get_knowledgebase",
+        "get_page",
+        "list_apps",
+        "list_knowledgebases",
+        "move_page",
+        "search_knowledgebase",
+      ].sort(),
     );
     for (const tool of tools) {
       expect(tool.description!.length).toBeGreaterThan(80);

@@ -77,14 +77,24 @@ describe("failing tool calls, read by the official SDK client after tools/list",
     expect(limit).toMatchObject({ limit: 0, used: 0 });
 
     const broke = await tenantWithKnowledgebase({ credits: 0 });
-    await expectCode(await listingClient(broke.tenant.personalKey.secret), "search_knowledgebase", { knowledgebaseId: broke.kbId, query: "refund", kinds: ["sources"] }, "insufficient_credits");
+    await expectCode(
+      await listingClient(broke.tenant.personalKey.secret),
+      "search_knowledgebase",
+      { knowledgebaseId: broke.kbId, query: "refund", kinds: ["sources"] },
+      "insufficient_credits",
+    );
 
     const silent = await publishedApp({ app: { api: { conversationEnabled: false } } });
     await expectCode(await listingClient(silent.tenant.personalKey.secret), "converse_with_app", { appId: silent.appId, message: "Hello" }, "service_disabled");
 
     const orphaned = await publishedApp();
     expect((await api("DELETE", `/agents/${orphaned.supportAgentId}`, { key: orphaned.key })).status).toBe(204);
-    const dependencies = await expectCode(await listingClient(orphaned.tenant.personalKey.secret), "converse_with_app", { appId: orphaned.appId, message: "Hello" }, "unpublished_dependencies");
+    const dependencies = await expectCode(
+      await listingClient(orphaned.tenant.personalKey.secret),
+      "converse_with_app",
+      { appId: orphaned.appId, message: "Hello" },
+      "unpublished_dependencies",
+    );
     expect(dependencies.dependencies).toEqual([expect.objectContaining({ id: orphaned.supportAgentId, kind: "agent" })]);
 
     expect(seen.size).toBeGreaterThanOrEqual(8);

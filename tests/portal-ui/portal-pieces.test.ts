@@ -43,9 +43,7 @@ describe("outOfCreditsMessage", () => {
   });
 
   it("keeps the server's message when the end user still has credits (the organization ran out)", () => {
-    expect(outOfCreditsMessage({ left: 2, plans: [plan(2, "2026-12-23T10:00:00.000Z")] }, "The organization is out of credits.")).toBe(
-      "The organization is out of credits.",
-    );
+    expect(outOfCreditsMessage({ left: 2, plans: [plan(2, "2026-12-23T10:00:00.000Z")] }, "The organization is out of credits.")).toBe("The organization is out of credits.");
     expect(outOfCreditsMessage(undefined, "From the server")).toBe("From the server");
   });
 
@@ -71,12 +69,8 @@ describe("portal errors", () => {
   });
 
   it("says how long to wait when sign-in is throttled, and passes other messages through", () => {
-    expect(signInErrorMessage(trpcError({ httpStatus: 429, appError: { code: "rate_limited", retryAfterSeconds: 42 } }))).toBe(
-      "Too many attempts. Try again in 42 seconds.",
-    );
-    expect(signInErrorMessage(trpcError({ httpStatus: 429, appError: { code: "rate_limited", retryAfterSeconds: 300 } }))).toBe(
-      "Too many attempts. Try again in 5 minutes.",
-    );
+    expect(signInErrorMessage(trpcError({ httpStatus: 429, appError: { code: "rate_limited", retryAfterSeconds: 42 } }))).toBe("Too many attempts. Try again in 42 seconds.");
+    expect(signInErrorMessage(trpcError({ httpStatus: 429, appError: { code: "rate_limited", retryAfterSeconds: 300 } }))).toBe("Too many attempts. Try again in 5 minutes.");
     const wrong = "That code is wrong or has expired. Request a new one.";
     expect(signInErrorMessage(trpcError({ httpStatus: 400, appError: { code: "invalid_code" } }, wrong))).toBe(wrong);
     expect(waitInWords(1)).toBe("1 second");

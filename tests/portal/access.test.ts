@@ -1,4 +1,4 @@
-// THE access rule, branch by branch (contract.md, "End users at work: portals"), through the
+// THE access rule, branch by branch, through the
 // one service function every door uses, and the console's effective-access view built on it.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
@@ -117,7 +117,12 @@ describe("access in grants mode", () => {
   it("an unpublished app is usable by nobody; another organization's end user reaches nothing here", async () => {
     const w = await world();
     const draft = await create(w.key, "apps", { name: "Draft only", members: [{ id: w.supportAgentId, kind: "agent" }] });
-    const id = await endUser(w, { grants: [{ targetKind: "app", targetId: w.appId }, { targetKind: "app", targetId: draft.id }] });
+    const id = await endUser(w, {
+      grants: [
+        { targetKind: "app", targetId: w.appId },
+        { targetKind: "app", targetId: draft.id },
+      ],
+    });
     expect(await appsUsableBy(getDb(), w.org, id, null)).toEqual([w.appId]);
     const elsewhere = await world();
     expect(await appsUsableBy(getDb(), elsewhere.org, id, null)).toEqual([]);
@@ -188,7 +193,9 @@ describe("effective access in the console", () => {
     const cookie = await signInCookie(w.tenant.owner.email, w.tenant.owner.password);
     const limited = await trpc("query", "endUsers.access", { endUserId: id }, { cookie });
     expect(limited.status).toBe(200);
-    expect(limited.body.result.data).toEqual({ apps: [{ appId: w.appId, appName: "Helpdesk", portals: [{ id: w.helpCenter, name: "Help Center" }], via: ["grant (Help Center)"] }] });
+    expect(limited.body.result.data).toEqual({
+      apps: [{ appId: w.appId, appName: "Helpdesk", portals: [{ id: w.helpCenter, name: "Help Center" }], via: ["grant (Help Center)"] }],
+    });
 
     const { tierPlan: plan } = await newPlan(w.tenant.operator, { withGroup: true, name: "Starter" });
     await api("POST", `/user-groups/${plan.groupId}/grants`, { key: w.key, body: { targetKind: "app", targetId: w.appId } });

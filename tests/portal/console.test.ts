@@ -31,7 +31,13 @@ describe("portals over REST", () => {
 
     const custom = await api("POST", "/portals", {
       key,
-      body: { name: "Partners", slug: `Partners-${tenant.organization.id.slice(0, 8)}`, greeting: "Welcome, partners", logoUrl: "https://cdn.example/logo.png", accentColor: "#1A2B3C" },
+      body: {
+        name: "Partners",
+        slug: `Partners-${tenant.organization.id.slice(0, 8)}`,
+        greeting: "Welcome, partners",
+        logoUrl: "https://cdn.example/logo.png",
+        accentColor: "#1A2B3C",
+      },
     });
     expect(custom.status).toBe(201);
     expect(custom.body.portal).toEqual({
@@ -77,7 +83,14 @@ describe("portals over REST", () => {
     const key = scenario.key;
     const patched = await api("PATCH", `/portals/${scenario.portal.id}`, { key, body: { greeting: "Hi there", accentColor: "#00aa00", featuredAppIds: [scenario.appId] } });
     expect(patched.status).toBe(200);
-    expect(patched.body.portal).toMatchObject({ name: "Help Center", slug: scenario.portal.slug, greeting: "Hi there", accentColor: "#00aa00", featuredAppIds: [scenario.appId], url: `/p/${scenario.portal.slug}` });
+    expect(patched.body.portal).toMatchObject({
+      name: "Help Center",
+      slug: scenario.portal.slug,
+      greeting: "Hi there",
+      accentColor: "#00aa00",
+      featuredAppIds: [scenario.appId],
+      url: `/p/${scenario.portal.slug}`,
+    });
     const cleared = await api("PATCH", `/portals/${scenario.portal.id}`, { key, body: { accentColor: null } });
     expect(cleared.body.portal.accentColor).toBeNull();
     expect(cleared.body.portal.greeting).toBe("Hi there");
@@ -124,7 +137,12 @@ describe("portals, outbox and executions in the console", () => {
     const owner = await signInCookie(scenario.tenant.owner.email, scenario.tenant.owner.password);
     const got = await trpc("query", "portals.get", { id: scenario.portal.id }, { cookie: owner });
     expect(got.body.result.data.portal).toMatchObject({ id: scenario.portal.id, slug: scenario.portal.slug, url: `/p/${scenario.portal.slug}` });
-    const updated = await trpc("mutation", "portals.update", { id: scenario.portal.id, name: "Help Centre", slug: `help-centre-${scenario.portal.id.slice(0, 6)}` }, { cookie: owner });
+    const updated = await trpc(
+      "mutation",
+      "portals.update",
+      { id: scenario.portal.id, name: "Help Centre", slug: `help-centre-${scenario.portal.id.slice(0, 6)}` },
+      { cookie: owner },
+    );
     expect(updated.status).toBe(200);
     expect(updated.body.result.data.portal.url).toBe(`/p/help-centre-${scenario.portal.id.slice(0, 6)}`);
     const member = await addPerson(scenario.tenant.operator, "member");

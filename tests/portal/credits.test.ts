@@ -152,7 +152,10 @@ describe("no overdraft under concurrency", () => {
   async function twentyTurns(scenario: Awaited<ReturnType<typeof portalScenario>>) {
     return Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        api("POST", `/apps/${scenario.appId}/conversation`, { key: scenario.key, body: { message: `Question ${i}`, endUserId: scenario.endUser.id, portalId: scenario.portal.id } }),
+        api("POST", `/apps/${scenario.appId}/conversation`, {
+          key: scenario.key,
+          body: { message: `Question ${i}`, endUserId: scenario.endUser.id, portalId: scenario.portal.id },
+        }),
       ),
     );
   }

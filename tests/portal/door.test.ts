@@ -42,14 +42,10 @@ describe("the portal door", () => {
     expect(me.status).toBe(200);
     expect(me.body.result.data.endUser).toEqual({ id: scenario.endUser.id, email: scenario.endUser.email, fullName: "Alice" });
     expect(me.body.result.data.credits.left).toBe(100);
-    expect(me.body.result.data.credits.plans).toEqual([
-      expect.objectContaining({ planName: "Starter", creditAllowance: 100, bonusCredits: 0, creditsUsed: 0, creditsLeft: 100 }),
-    ]);
+    expect(me.body.result.data.credits.plans).toEqual([expect.objectContaining({ planName: "Starter", creditAllowance: 100, bonusCredits: 0, creditsUsed: 0, creditsLeft: 100 })]);
 
     const apps = await portalCall("query", "apps.list", { portal: scenario.portal.slug }, { cookie });
-    expect(apps.body.result.data.apps).toEqual([
-      { id: scenario.appId, name: "Helpdesk", description: "", greeting: "Hello! How can I help?", conversationStarters: [] },
-    ]);
+    expect(apps.body.result.data.apps).toEqual([{ id: scenario.appId, name: "Helpdesk", description: "", greeting: "Hello! How can I help?", conversationStarters: [] }]);
 
     const orgBefore = (await db.organization.findUniqueOrThrow({ where: { id: scenario.tenant.organization.id } })).credits;
     const response = await portalChat(scenario.portal.slug, scenario.appId, { message: "How long do refunds take?" }, { cookie });
@@ -147,7 +143,11 @@ describe("the portal door", () => {
     expect((await crossSite.json()).error.code).toBe("cross_origin_request");
     const fetchSite = await portalChat(scenario.portal.slug, scenario.appId, { message: "Hi" }, { cookie, headers: { "sec-fetch-site": "cross-site" } });
     expect(fetchSite.status).toBe(403);
-    const form = await portalChat(scenario.portal.slug, scenario.appId, undefined, { cookie, rawBody: "message=Hi", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const form = await portalChat(scenario.portal.slug, scenario.appId, undefined, {
+      cookie,
+      rawBody: "message=Hi",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(form.status).toBe(415);
 
     const long = await portalChat(scenario.portal.slug, scenario.appId, { message: "x".repeat(32_001) }, { cookie });
@@ -160,7 +160,12 @@ describe("the portal door", () => {
 
     const signOutCrossSite = await portalCall("mutation", "auth.signOut", { portal: scenario.portal.slug }, { cookie, headers: { origin: "https://evil.example" } });
     expect(signOutCrossSite.status).toBe(403);
-    const textPlain = await portalCall("mutation", "auth.requestCode", { portal: scenario.portal.slug, email: scenario.endUser.email }, { headers: { "content-type": "text/plain" } });
+    const textPlain = await portalCall(
+      "mutation",
+      "auth.requestCode",
+      { portal: scenario.portal.slug, email: scenario.endUser.email },
+      { headers: { "content-type": "text/plain" } },
+    );
     expect(textPlain.status).toBe(415);
     expect(await getDb().execution.count({ where: { organizationId: scenario.tenant.organization.id } })).toBe(0);
     // The session survived the cross-site sign-out.

@@ -100,7 +100,11 @@ export async function codeFromOutbox(organizationId: string, email: string, nth 
 }
 
 /** Signs in through the portal door with the code from the outbox; the `Cookie` header value. */
-export async function signIn(scenario: { portal: { slug: string }; tenant: { organization: { id: string } } }, email: string, headers: Record<string, string> = clientAddress()): Promise<string> {
+export async function signIn(
+  scenario: { portal: { slug: string }; tenant: { organization: { id: string } } },
+  email: string,
+  headers: Record<string, string> = clientAddress(),
+): Promise<string> {
   const sent = await getDb().outboxMessage.count({ where: { organizationId: scenario.tenant.organization.id, to: email } });
   const requested = await portalCall("mutation", "auth.requestCode", { portal: scenario.portal.slug, email }, { headers });
   if (requested.status !== 200) throw new Error(`requestCode: ${requested.status} ${requested.text}`);

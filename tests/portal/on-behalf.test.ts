@@ -39,7 +39,12 @@ describe("POST /apps/{id}/conversation on behalf of an end user", () => {
     // The executions log filters by her and by the portal.
     const byEndUser = await api("GET", `/executions?endUserId=${scenario.endUser.id}`, { key: scenario.key });
     expect(byEndUser.body.executions).toHaveLength(1);
-    expect(byEndUser.body.executions[0]).toMatchObject({ endUserId: scenario.endUser.id, endUserEmail: scenario.endUser.email, portalId: scenario.portal.id, portalName: "Help Center" });
+    expect(byEndUser.body.executions[0]).toMatchObject({
+      endUserId: scenario.endUser.id,
+      endUserEmail: scenario.endUser.email,
+      portalId: scenario.portal.id,
+      portalName: "Help Center",
+    });
     const byPortal = await api("GET", `/executions?portalId=${scenario.portal.id}`, { key: scenario.key });
     expect(byPortal.body.executions).toHaveLength(1);
     const byOther = await api("GET", `/executions?endUserId=${NOBODY}`, { key: scenario.key });
@@ -100,7 +105,12 @@ describe("POST /apps/{id}/conversation on behalf of an end user", () => {
     const before = await balances(scenario);
     const bobOnHers = await converse(scenario, { message: "Hi", endUserId: bob.body.endUser.id, conversation_id: hers.body.conversation_id });
     expect([bobOnHers.status, bobOnHers.body.error.code]).toEqual([404, "not_found"]);
-    const herOnOrgs = await converse(scenario, { message: "Hi", endUserId: scenario.endUser.id, portalId: scenario.portal.id, conversation_id: organizations.body.conversation_id });
+    const herOnOrgs = await converse(scenario, {
+      message: "Hi",
+      endUserId: scenario.endUser.id,
+      portalId: scenario.portal.id,
+      conversation_id: organizations.body.conversation_id,
+    });
     expect(herOnOrgs.status).toBe(404);
     const orgOnHers = await converse(scenario, { message: "Hi", conversation_id: hers.body.conversation_id });
     expect(orgOnHers.status).toBe(404);

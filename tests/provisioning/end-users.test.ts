@@ -5,12 +5,8 @@ import { getDb } from "@/server/db";
 import { linkProcessorSubscription } from "@/server/services/end-users";
 import { updateOrganization } from "@/server/services/organizations";
 import { archiveTierPlan } from "@/server/services/tier-plans";
-import { api, newOrganization, type ApiResponse } from "../helpers";
+import { api, expectError, newOrganization, type ApiResponse } from "../helpers";
 import { email, newGroup, newPlan, provisioningSnapshot } from "../provisioning-helpers";
-
-function expectError(response: ApiResponse, status: number, code: string): void {
-  expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });
-}
 
 describe("POST /end-users", () => {
   it("creates an account with 201, then updates it in place with 200, idempotent on email", async () => {

@@ -2,13 +2,9 @@
 // (additive), limited to a portal, and every refusal leaving nothing behind.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { api, newOrganization, type ApiResponse } from "../helpers";
+import { api, expectError, newOrganization } from "../helpers";
 import { create } from "../builder-helpers";
 import { email, newGroup, newPortal, provisioningSnapshot } from "../provisioning-helpers";
-
-function expectError(response: ApiResponse, status: number, code: string): void {
-  expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });
-}
 
 const MISSING = "00000000-0000-4000-8000-00000000000a";
 
@@ -33,10 +29,12 @@ describe("per-user grants", () => {
 
     const detail = await api("GET", `/end-users/${first.body.endUser.id}`, { key });
     expect(detail.body.endUser.grants).toHaveLength(2);
-    expect(detail.body.endUser.grants).toEqual(expect.arrayContaining([
-      { id: expect.any(String), targetKind: "app", targetId: app.id, effect: "allow", deploymentId: null, source: "api", expiresAt: null },
-      { id: expect.any(String), targetKind: "app", targetId: app.id, effect: "allow", deploymentId: portal.id, source: "api", expiresAt: "2030-01-01T00:00:00.000Z" },
-    ]));
+    expect(detail.body.endUser.grants).toEqual(
+      expect.arrayContaining([
+        { id: expect.any(String), targetKind: "app", targetId: app.id, effect: "allow", deploymentId: null, source: "api", expiresAt: null },
+        { id: expect.any(String), targetKind: "app", targetId: app.id, effect: "allow", deploymentId: portal.id, source: "api", expiresAt: "2030-01-01T00:00:00.000Z" },
+      ]),
+    );
 
     const grantId = detail.body.endUser.grants[0].id;
     expect((await api("DELETE", `/end-users/${first.body.endUser.id}/grants/${grantId}`, { key })).status).toBe(204);

@@ -2,12 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { updateOrganization } from "@/server/services/organizations";
-import { api, newOrganization, type ApiResponse } from "../helpers";
+import { api, expectError, newOrganization } from "../helpers";
 import { email, newGroup, newPlan, newPortal } from "../provisioning-helpers";
-
-function expectError(response: ApiResponse, status: number, code: string): void {
-  expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });
-}
 
 async function endUser(key: string, body: Record<string, unknown> = {}): Promise<string> {
   return (await api("POST", "/end-users", { key, body: { email: email(), ...body } })).body.endUser.id;
@@ -125,11 +121,7 @@ describe("portals and admissions", () => {
     expect(admitted.body.admission).toEqual({ portalId: portal.id, groupId: group.id, createdAt: expect.any(String) });
     expect((await api("POST", `/portals/${portal.id}/admissions`, { key, body: { groupId: group.id } })).status).toBe(200);
 
-    expectError(
-      await api("POST", `/portals/${portal.id}/admissions`, { key, body: { groupId: "00000000-0000-4000-8000-000000000004" } }),
-      422,
-      "group_not_found",
-    );
+    expectError(await api("POST", `/portals/${portal.id}/admissions`, { key, body: { groupId: "00000000-0000-4000-8000-000000000004" } }), 422, "group_not_found");
     expectError(await api("POST", `/portals/00000000-0000-4000-8000-000000000005/admissions`, { key, body: { groupId: group.id } }), 404, "not_found");
     expect(await getDb().portalAdmission.count({ where: { portalId: portal.id } })).toBe(1);
   });

@@ -14,7 +14,6 @@ function post(appId: string, body: unknown, cookie?: string): Promise<Response> 
   return POST(request, { params: Promise.resolve({ appId }) });
 }
 
-
 describe("POST /api/console/apps/{appId}/conversation", () => {
   it("streams delta events then one done to a signed-in member, and continues the conversation", async () => {
     const app = await publishedApp();
@@ -28,7 +27,10 @@ describe("POST /api/console/apps/{appId}/conversation", () => {
     expect(names[0]).toBe("delta");
     expect(names.at(-1)).toBe("done");
     expect(names.filter((n) => n === "done")).toHaveLength(1);
-    const deltas = events.filter((e) => e.event === "delta").map((e) => (JSON.parse(e.data) as { text: string }).text).join("");
+    const deltas = events
+      .filter((e) => e.event === "delta")
+      .map((e) => (JSON.parse(e.data) as { text: string }).text)
+      .join("");
     const done = JSON.parse(events.at(-1)!.data) as { reply: string; conversation_id: string };
     expect(done.reply).toBe(deltas);
     expect(done.reply).toContain("14 days");

@@ -3,13 +3,9 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { updateOrganization } from "@/server/services/organizations";
-import { api, type ApiResponse } from "../helpers";
+import { api, expectError } from "../helpers";
 import { create, publish } from "../builder-helpers";
 import { converse, credits, publishedApp, readEvents } from "../runtime-helpers";
-
-function expectError(response: ApiResponse, status: number, code: string): void {
-  expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });
-}
 
 describe("POST /apps/{appId}/conversation", () => {
   it("routes to the right member, answers from its knowledge, bills 1 credit and records the execution", async () => {
@@ -100,7 +96,6 @@ describe("POST /apps/{appId}/conversation", () => {
 });
 
 describe("Server-Sent Events", () => {
-
   it("streams delta events then exactly one done, unbuffered", async () => {
     const app = await publishedApp();
     const { restHandler } = await import("../helpers");

@@ -1,6 +1,8 @@
 // The model layer: the built-in offline model's answers, routing and grading, and provider
 // models against a local OpenAI-compatible server (streamed and not).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { getDb } from "@/server/db";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 
 let fake: FakeOpenAI;
@@ -76,8 +78,8 @@ describe("the built-in offline model", () => {
 
 describe("provider models", () => {
   it("are listed after the built-in model", async () => {
-    const { listModels } = await import("@/server/services/models");
-    expect(listModels().models).toEqual([
+    const { defaultModels } = await import("@/server/runtime/models");
+    expect(defaultModels()).toEqual([
       { id: "atrium-offline", name: "Atrium offline (extractive, no network)", provider: "builtin" },
       { id: "gpt-test", name: "gpt-test", provider: "testai" },
       { id: "other-model", name: "other-model", provider: "testai" },
@@ -86,10 +88,18 @@ describe("provider models", () => {
 
   it("stream an answer token by token, with the system prompt and knowledge sent upstream", async () => {
     const { modelFor } = await import("@/server/runtime/models");
-    const model = await modelFor("gpt-test");
+    const model = await modelFor(getDb(), randomUUID(), "gpt-test");
     expect(model.provider).toBe("testai");
     const pieces = await collect(
-      model.answer({ system: "You are kind.", history: [{ role: "user", content: "earlier" }, { role: "assistant", content: "yes" }], message: "Hi", knowledge: [{ title: "Doc", text: "Fact." }] }),
+      model.answer({
+        system: "You are kind.",
+        history: [
+          { role: "user", content: "earlier" },
+          { role: "assistant", content: "yes" },
+        ],
+        message: "Hi",
+        knowledge: [{ title: "Doc", text: "Fact." }],
+      }),
     );
     expect(pieces.join("")).toBe("Hello from the provider model");
     expect(pieces.length).toBeGreaterThan(1);
@@ -102,8 +112,15 @@ describe("provider models", () => {
 
   it("route and grade with JSON replies (not streamed)", async () => {
     const { modelFor } = await import("@/server/runtime/models");
-    const model = await modelFor("gpt-test");
-    const route = await model.route({ message: "m", instructions: "", candidates: [{ id: "a", name: "A", description: "" }, { id: "b", name: "B", description: "" }] });
+    const model = await modelFor(getDb(), randomUUID(), "gpt-test");
+    const route = await model.route({
+      message: "m",
+      instructions: "",
+      candidates: [
+        { id: "a", name: "A", description: "" },
+        { id: "b", name: "B", description: "" },
+      ],
+    });
     expect(route).toEqual(["b"]);
     expect(fake.requests.at(-1)!.stream).toBe(false);
     expect(await model.grade({ input: "i", output: "o", expectedBehavior: "apologises" })).toEqual({ passed: false, reason: "It did not apologise." });
@@ -111,7 +128,7 @@ describe("provider models", () => {
 
   it("surface an upstream failure as an error", async () => {
     const { modelFor } = await import("@/server/runtime/models");
-    const model = await modelFor("gpt-test");
+    const model = await modelFor(getDb(), randomUUID(), "gpt-test");
     fake.failWith(500);
     try {
       await expect(collect(model.answer({ system: "", history: [], message: "Hi", knowledge: [] }))).rejects.toThrow();
@@ -122,6 +139,6 @@ describe("provider models", () => {
 
   it("fall back to the built-in model for an unknown id", async () => {
     const { modelFor } = await import("@/server/runtime/models");
-    expect((await modelFor("nope")).id).toBe("atrium-offline");
+    expect((await modelFor(getDb(), randomUUID(), "nope")).id).toBe("atrium-offline");
   });
 });

@@ -111,7 +111,10 @@ it("a test case whose provider fails: the case's error says so, the run still an
   const before = await credits(app.tenant);
   fake.failWith(500);
   try {
-    const response = await api("POST", `/agents/${app.billingAgentId}/tests`, { key: app.key, body: { cases: [{ input: "How long do refunds take?", expectedBehavior: "14 days" }] } });
+    const response = await api("POST", `/agents/${app.billingAgentId}/tests`, {
+      key: app.key,
+      body: { cases: [{ input: "How long do refunds take?", expectedBehavior: "14 days" }] },
+    });
     expect(response.status).toBe(200);
     expect(response.body.results[0]).toMatchObject({ passed: false, error: expect.stringMatching(/provider/i) });
   } finally {

@@ -1,4 +1,4 @@
-// Conversation streams as a standard SSE parser reads them (contract.md "Conversation streams"):
+// Conversation streams as a standard SSE parser reads them:
 // a comment at once, keep-alive comments, `id:` on every event, `step` events for each member,
 // `execution_id` in `done`; an Idempotency-Key replays a finished stream instead of running and
 // billing it again, and a key whose run still goes is 409 conflict.

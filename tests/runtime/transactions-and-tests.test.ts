@@ -2,13 +2,9 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { updateOrganization } from "@/server/services/organizations";
-import { api, newOrganization, type ApiResponse } from "../helpers";
+import { api, expectError, newOrganization } from "../helpers";
 import { create, publish } from "../builder-helpers";
 import { credits } from "../runtime-helpers";
-
-function expectError(response: ApiResponse, status: number, code: string): void {
-  expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });
-}
 
 const QUOTE_NODES = [
   { id: "start", type: "trigger_start", data: {} },
@@ -34,7 +30,12 @@ async function quoteApp(outputSchema: Record<string, unknown>, api_: Record<stri
     orchestrationMode: "sequential",
     api: {
       transactionEnabled: true,
-      inputSchema: { type: "object", required: ["item", "quantity"], properties: { item: { type: "string" }, quantity: { type: "integer", minimum: 1 } }, additionalProperties: false },
+      inputSchema: {
+        type: "object",
+        required: ["item", "quantity"],
+        properties: { item: { type: "string" }, quantity: { type: "integer", minimum: 1 } },
+        additionalProperties: false,
+      },
       outputSchema,
       ...api_,
     },
@@ -115,9 +116,7 @@ describe("POST /{kind}/{id}/tests", () => {
     expect(response.body.summary).toEqual({ total: 2, passed: 1, failed: 1 });
     expect(response.body.results[0]).toMatchObject({ caseId: "1", passed: true, output: "You asked about refunds", failures: [], error: null });
     expect(response.body.results[1].failures[0]).toMatchObject({ criterionId: "expected-second", targetNodeIds: ["out"] });
-    expect(response.body.corrections).toEqual([
-      expect.objectContaining({ testCaseId: "second", targetNodeId: "out", suggestedAction: "edit_node" }),
-    ]);
+    expect(response.body.corrections).toEqual([expect.objectContaining({ testCaseId: "second", targetNodeId: "out", suggestedAction: "edit_node" })]);
     expect(await credits(tenant)).toBe(before - 2);
 
     const runs = await api("GET", `/flows/${flow.id}/tests`, { key });

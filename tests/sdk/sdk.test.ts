@@ -31,7 +31,9 @@ describe("the SDK", () => {
     expect(refused).toMatchObject({ status: 400, code: "invalid_request", extras: { problems: [expect.objectContaining({ path: "name" })] } });
     expect((refused as AtriumError).requestId).toBeTruthy();
 
-    const unknownKey = await sdk("sk_org_nope").client.GET("/models").catch((error: unknown) => error);
+    const unknownKey = await sdk("sk_org_nope")
+      .client.GET("/models")
+      .catch((error: unknown) => error);
     expect(unknownKey).toMatchObject({ status: 401, code: "invalid_api_key" });
   });
 

@@ -38,13 +38,16 @@ function streamBigBody(path: string, key: string): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     let sent = 0;
     let answered = false;
-    const request = http.request({ host: "127.0.0.1", port, method: "POST", path, headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "transfer-encoding": "chunked" } }, (response) => {
-      answered = true;
-      const sentAtAnswer = sent;
-      let body = "";
-      response.on("data", (chunk) => (body += chunk));
-      response.on("end", () => resolve({ status: response.statusCode, body, sentAtAnswer }));
-    });
+    const request = http.request(
+      { host: "127.0.0.1", port, method: "POST", path, headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "transfer-encoding": "chunked" } },
+      (response) => {
+        answered = true;
+        const sentAtAnswer = sent;
+        let body = "";
+        response.on("data", (chunk) => (body += chunk));
+        response.on("end", () => resolve({ status: response.statusCode, body, sentAtAnswer }));
+      },
+    );
     request.on("error", (error) => (answered ? undefined : reject(error)));
     const chunk = Buffer.alloc(256 * 1024, 0x61);
     request.write('{"title":"');

@@ -1,4 +1,4 @@
-// Bounds on input (contract.md, "Bounds on input"): JSON bodies over 8 MiB answer 413 while
+// Bounds on input: JSON bodies over 8 MiB answer 413 while
 // they are read, nesting over 64 levels answers 400, text PostgreSQL cannot store answers 400
 // naming the field, and every stored text has a maximum. Each attack of issue 10 (items 4, 5
 // and 6) is reproduced here through every door, and nothing is written by a refusal.
@@ -200,7 +200,11 @@ describe("JSON nesting: 64 levels allowed, deeper is 400 anywhere in a body", ()
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
     const consoleResponse = await toApiResponse(
       await consoleHandler()(
-        new Request("http://localhost/api/trpc/knowledge.create", { method: "POST", headers: { cookie, "content-type": "application/json" }, body: `{"name":"x","description":${nestedJson(10_000)}}` }),
+        new Request("http://localhost/api/trpc/knowledge.create", {
+          method: "POST",
+          headers: { cookie, "content-type": "application/json" },
+          body: `{"name":"x","description":${nestedJson(10_000)}}`,
+        }),
       ),
     );
     expect(consoleResponse.status).toBe(400);
@@ -209,7 +213,9 @@ describe("JSON nesting: 64 levels allowed, deeper is 400 anywhere in a body", ()
     );
     expect(query.status).toBe(400);
 
-    const mcp = await toApiResponse(await mcpPost(tenant.personalKey.secret, toolCall("create_page", { knowledgebaseId: randomUUID(), title: "t" }).replace('"t"', nestedJson(10_000))));
+    const mcp = await toApiResponse(
+      await mcpPost(tenant.personalKey.secret, toolCall("create_page", { knowledgebaseId: randomUUID(), title: "t" }).replace('"t"', nestedJson(10_000))),
+    );
     expectInvalid(mcp, 400);
   });
 });
@@ -250,14 +256,18 @@ describe("text PostgreSQL cannot store (U+0000, lone surrogates): 400 naming the
     form.append("file", new File(["hello"], "hello.txt", { type: "text/plain" }));
     form.append("name", NUL);
     const response = await toApiResponse(
-      await restHandler()(new Request(`http://localhost/api/v1/knowledgebases/${kbId}/sources`, { method: "POST", headers: { authorization: `Bearer ${tenant.orgKey.secret}` }, body: form })),
+      await restHandler()(
+        new Request(`http://localhost/api/v1/knowledgebases/${kbId}/sources`, { method: "POST", headers: { authorization: `Bearer ${tenant.orgKey.secret}` }, body: form }),
+      ),
     );
     expectInvalid(response, 400, "name");
 
     const longName = new FormData();
     longName.append("file", new File(["hello"], `${"n".repeat(400)}.txt`, { type: "text/plain" }));
     const named = await toApiResponse(
-      await restHandler()(new Request(`http://localhost/api/v1/knowledgebases/${kbId}/sources`, { method: "POST", headers: { authorization: `Bearer ${tenant.orgKey.secret}` }, body: longName })),
+      await restHandler()(
+        new Request(`http://localhost/api/v1/knowledgebases/${kbId}/sources`, { method: "POST", headers: { authorization: `Bearer ${tenant.orgKey.secret}` }, body: longName }),
+      ),
     );
     expectInvalid(named, 400, "file");
     expect(await getDb().source.count({ where: { knowledgebaseId: kbId } })).toBe(0);
@@ -301,8 +311,11 @@ describe("text PostgreSQL cannot store (U+0000, lone surrogates): 400 naming the
     const { execFile } = await import("node:child_process");
     const root = new URL("../..", import.meta.url).pathname;
     const result = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(`${root}node_modules/.bin/tsx`, ["src/cli/admin.ts", "org", "create", "--name", "n".repeat(MAX_NAME_CHARS + 1)], { cwd: root, env: process.env, timeout: 30_000 }, (error, stdout) =>
-        resolve({ code: error ? Number(error.code) : 0, stdout }),
+      execFile(
+        `${root}node_modules/.bin/tsx`,
+        ["src/cli/admin.ts", "org", "create", "--name", "n".repeat(MAX_NAME_CHARS + 1)],
+        { cwd: root, env: process.env, timeout: 30_000 },
+        (error, stdout) => resolve({ code: error ? Number(error.code) : 0, stdout }),
       );
     });
     expect(result.code).toBe(1);
@@ -337,7 +350,11 @@ describe("conversation messages: at most 32,000 characters on every door", () =>
     for (const message of [tooLong, NUL]) {
       const chat = await toApiResponse(
         await consoleConversation(
-          new Request(`http://localhost/api/console/apps/${app.appId}/conversation`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify({ message }) }),
+          new Request(`http://localhost/api/console/apps/${app.appId}/conversation`, {
+            method: "POST",
+            headers: { cookie, "content-type": "application/json" },
+            body: JSON.stringify({ message }),
+          }),
           { params: Promise.resolve({ appId: app.appId }) },
         ),
       );

@@ -47,7 +47,9 @@ describe("assertSameOrigin", () => {
     expect(check({})).toBe("allowed");
     // Next.js builds request.url from its own host name; the Host the browser used counts.
     expect(check({ origin: "http://127.0.0.1:3221", host: "127.0.0.1:3221" }, "http://localhost:3221/api/trpc/x")).toBe("allowed");
-    expect(check({ origin: "https://atrium.example.com", "x-forwarded-host": "atrium.example.com", "x-forwarded-proto": "https" }, "http://localhost:3000/api/trpc/x")).toBe("allowed");
+    expect(check({ origin: "https://atrium.example.com", "x-forwarded-host": "atrium.example.com", "x-forwarded-proto": "https" }, "http://localhost:3000/api/trpc/x")).toBe(
+      "allowed",
+    );
   });
 
   it("refuses another port, another host, another scheme, an opaque origin and any Sec-Fetch-Site but same-origin", () => {
@@ -95,9 +97,7 @@ describe("console mutations from another origin", () => {
       const response = await mutation("members.invite", undefined, { cookie, "content-type": contentType });
       expect({ status: response.status, code: trpcErrorCode(response) }).toEqual({ status: 415, code: "invalid_request" });
     }
-    const plain = await consoleHandler()(
-      new Request(`${CONSOLE}/api/trpc/auth.signOut`, { method: "POST", headers: { cookie, "content-type": "text/plain" }, body: "{}" }),
-    );
+    const plain = await consoleHandler()(new Request(`${CONSOLE}/api/trpc/auth.signOut`, { method: "POST", headers: { cookie, "content-type": "text/plain" }, body: "{}" }));
     expect(plain.status).toBe(415);
     expect(await getDb().session.count({ where: { memberId: tenant.owner.member.id } })).toBe(1);
     expect(await getDb().member.count({ where: { organizationId: tenant.organization.id } })).toBe(1);

@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { getDb, type Db } from "@/server/db";
-import { storableText } from "@/server/jobs/extract";
+import { storableText } from "@/schemas/text";
 import { EXTRACTION_LIMITS } from "@/server/jobs/extraction-process";
 import { FetchRefused, fetchPublicUrl } from "@/server/jobs/fetch-url";
 import { backoffDelay, claimJobs, runIndexingOnce, startIndexWorker } from "@/server/jobs/indexing";
@@ -229,9 +229,7 @@ describe("text PostgreSQL cannot store", () => {
 
 describe("the indexing worker while the database is away", () => {
   it("backs off exponentially up to a cap", () => {
-    expect([1, 2, 3, 4, 5, 10, 40].map((failures) => backoffDelay(failures, 1000, 30_000))).toEqual([
-      1000, 2000, 4000, 8000, 16_000, 30_000, 30_000,
-    ]);
+    expect([1, 2, 3, 4, 5, 10, 40].map((failures) => backoffDelay(failures, 1000, 30_000))).toEqual([1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]);
   });
 
   it("logs one line when the database goes away and one when it is back, not a stack per round", async () => {
@@ -243,6 +241,8 @@ describe("the indexing worker while the database is away", () => {
         if (!up) throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5999\n    at TCPConnectWrap.afterConnect"), { code: "ECONNREFUSED" });
         return [];
       },
+      // No organization has an embedding model: the worker's hybrid-search round finds nothing.
+      modelProvider: { findMany: async () => [] },
     } as unknown as Db;
     const errors = vi.spyOn(logger(), "error");
     const logs = vi.spyOn(logger(), "info");
@@ -283,9 +283,7 @@ describe("the indexing worker while the database is away", () => {
       await expect.poll(() => errors.mock.calls.length, { timeout: 10_000 }).toBe(1);
       await new Promise((resolve) => setTimeout(resolve, 300)); // several more failed rounds
       expect(errors).toHaveBeenCalledTimes(1);
-      expect(errors.mock.calls[0]).toEqual([
-        "Indexing worker: the database is unreachable (DatabaseNotReachable); retrying with backoff up to 0.04 s.",
-      ]);
+      expect(errors.mock.calls[0]).toEqual(["Indexing worker: the database is unreachable (DatabaseNotReachable); retrying with backoff up to 0.04 s."]);
     } finally {
       await worker.stop();
       errors.mockRestore();
@@ -330,12 +328,18 @@ describe("SSRF refusals", () => {
   });
 
   it("name the rule, never the internal address a host name resolves to", async () => {
-    const refusal = await fetchPublicUrl(`http://localhost:${port}/`).then(() => new Error("fetched"), (error: unknown) => error as Error);
+    const refusal = await fetchPublicUrl(`http://localhost:${port}/`).then(
+      () => new Error("fetched"),
+      (error: unknown) => error as Error,
+    );
     expect(refusal).toBeInstanceOf(FetchRefused);
     expect(refusal.message).toMatch(/localhost resolves to a private address/);
     expect(refusal.message).not.toMatch(/127\.0\.0\.1|::1/);
     // After a redirect from an allowed server, and through the API.
-    const redirected = await fetchPublicUrl(`http://127.0.0.1:${port}/`, { allow: [`127.0.0.1:${port}`] }).then(() => new Error("fetched"), (error: unknown) => error as Error);
+    const redirected = await fetchPublicUrl(`http://127.0.0.1:${port}/`, { allow: [`127.0.0.1:${port}`] }).then(
+      () => new Error("fetched"),
+      (error: unknown) => error as Error,
+    );
     expect(redirected.message).toMatch(/resolves to a private address/);
     expect(redirected.message).not.toMatch(/127\.0\.0\.1|::1/);
 

@@ -5,8 +5,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { RUN_LIMITS } from "@/server/runtime/limits";
-import { api, newOrganization, restHandler, type Tenant } from "../helpers";
-import { create, expectError, patchDraft, publish } from "../builder-helpers";
+import { api, expectError, newOrganization, restHandler, type Tenant } from "../helpers";
+import { create, patchDraft, publish } from "../builder-helpers";
 import { credits, readEvents } from "../runtime-helpers";
 
 const DEFAULT_LIMITS = { ...RUN_LIMITS };

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NODE_REFERENCES } from "@/schemas/flow-graph";
 import { NODE_TYPES } from "@/schemas/builder";
 import { getDb } from "@/server/db";
-import { api, newOrganization, restHandler, type Tenant } from "../helpers";
-import { create, expectError, patchDraft, publish } from "../builder-helpers";
+import { api, expectError, newOrganization, restHandler, type Tenant } from "../helpers";
+import { create, patchDraft, publish } from "../builder-helpers";
 import { newKnowledgebase, newPage } from "../knowledge-helpers";
 import { connectClient, startMcpServer, structured, type McpTestServer } from "../mcp-helpers";
 import { readEvents } from "../runtime-helpers";
@@ -125,7 +125,13 @@ describe("draft writes and publishes refuse ids of another organization", () => 
     const ownOf = { knowledgebase: ownKb, agent: ownAgent.id, flow: ownFlow.id } as const;
 
     // Every node type is walked; those that hold ids get each id field set to a foreign id.
-    const cases: { kind: "agents" | "flows" | "apps"; field: string; body: (id: (k: keyof typeof foreignOf) => string) => Record<string, unknown>; refers: keyof typeof foreignOf; feedbackNode?: string }[] = [];
+    const cases: {
+      kind: "agents" | "flows" | "apps";
+      field: string;
+      body: (id: (k: keyof typeof foreignOf) => string) => Record<string, unknown>;
+      refers: keyof typeof foreignOf;
+      feedbackNode?: string;
+    }[] = [];
     for (const type of NODE_TYPES) {
       for (const reference of NODE_REFERENCES[type]) {
         cases.push({
@@ -161,13 +167,19 @@ describe("draft writes and publishes refuse ids of another organization", () => 
       const check = (response: Awaited<ReturnType<typeof api>>) => {
         if (probe.feedbackNode) {
           expect(response.status, label).toBe(422);
-          expect(response.body.error.feedback.map((f: { nodeId?: string }) => f.nodeId), label).toContain(probe.feedbackNode);
+          expect(
+            response.body.error.feedback.map((f: { nodeId?: string }) => f.nodeId),
+            label,
+          ).toContain(probe.feedbackNode);
         } else if (probe.kind === "apps" && response.status === 422) {
           // Publishing an app names a dependency that is not its own as unpublished_dependencies.
           expect(response.body.error.code, label).toBe("unpublished_dependencies");
         } else {
           expect(response.status, label).toBe(400);
-          expect(response.body.error.problems.map((p: { path: string }) => p.path), label).toContain(probe.field);
+          expect(
+            response.body.error.problems.map((p: { path: string }) => p.path),
+            label,
+          ).toContain(probe.field);
         }
       };
       // Draft write: create and patch.
@@ -354,10 +366,20 @@ describe("at run time, agents, flows and pins of another organization never run"
     const app = await create(key, "apps", { name: "Pinned", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "sequential" });
     await publish(key, "apps", app.id);
     // Warm the run's version cache with A's versions, as A's own traffic would.
-    const aApp = await create(a.tenant.orgKey.secret, "apps", { name: "A app", members: [{ id: a.agent.id, kind: "agent" }, { id: a.flow.id, kind: "flow" }], orchestrationMode: "sequential" });
+    const aApp = await create(a.tenant.orgKey.secret, "apps", {
+      name: "A app",
+      members: [
+        { id: a.agent.id, kind: "agent" },
+        { id: a.flow.id, kind: "flow" },
+      ],
+      orchestrationMode: "sequential",
+    });
     await publish(a.tenant.orgKey.secret, "apps", aApp.id);
     expect((await api("POST", `/apps/${aApp.id}/conversation`, { key: a.tenant.orgKey.secret, body: { message: QUESTION } })).body.reply).toContain("7341");
-    for (const pin of [{ ...a.agent, kind: "agent" }, { ...a.flow, kind: "flow" }]) {
+    for (const pin of [
+      { ...a.agent, kind: "agent" },
+      { ...a.flow, kind: "flow" },
+    ]) {
       const version = await getDb().builderVersion.findFirstOrThrow({ where: { itemId: app.id } });
       await getDb().builderVersion.update({ where: { id: version.id }, data: { pins: { adviser: null, members: [pin] } } });
       const response = await api("POST", `/apps/${app.id}/conversation`, { key, body: { message: QUESTION } });

@@ -136,8 +136,7 @@ CREATE INDEX "grants_organization_id_idx" ON "grants"("organization_id");
 CREATE INDEX "portals_organization_id_created_at_id_idx" ON "portals"("organization_id", "created_at", "id");
 
 -- Grants are idempotent: one per holder, target, effect and portal (a missing portal counts as one value).
-CREATE UNIQUE INDEX "grants_end_user_unique" ON "grants"("end_user_id", "target_kind", "target_id", "effect", "deployment_id") NULLS NOT DISTINCT WHERE "end_user_id" IS NOT NULL;
-CREATE UNIQUE INDEX "grants_group_unique" ON "grants"("group_id", "target_kind", "target_id", "effect", "deployment_id") NULLS NOT DISTINCT WHERE "group_id" IS NOT NULL;
+-- The two unique indexes on grants are made by 20261123093000_grants_unique_any_postgres.
 
 -- AddForeignKey
 ALTER TABLE "end_users" ADD CONSTRAINT "end_users_organization_id_fkey" FOREIGN KEY ("organization_id") REFERENCES "organizations"("id") ON DELETE CASCADE ON UPDATE CASCADE;

@@ -1,7 +1,7 @@
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
-import { ConsoleNav } from "@/components/console-nav";
+import { ConsoleShell } from "@/components/console";
 import { SESSION_COOKIE } from "@/server/auth/cookies";
 import { getDb } from "@/server/db";
 import { actorForSession } from "@/server/services/sessions";
@@ -13,9 +13,8 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const actor = await actorForSession(getDb(), token);
   if (!actor) redirect("/sign-in");
   return (
-    <div className="shell">
-      <ConsoleNav email={actor.member.email} role={actor.member.role} />
-      <main>{children}</main>
-    </div>
+    <ConsoleShell email={actor.member.email} role={actor.member.role}>
+      {children}
+    </ConsoleShell>
   );
 }

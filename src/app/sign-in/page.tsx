@@ -2,7 +2,8 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { ErrorAlert, FormField, PageHeader } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
 
 export default function SignInPage() {
   const trpc = useTRPC();
@@ -17,22 +18,20 @@ export default function SignInPage() {
   }
 
   return (
-    <div className="auth-page">
-      <form className="panel auth-card form" onSubmit={submit}>
-        <h1>Sign in to Atrium</h1>
-        <label>
-          Email
+    <main className="auth-page">
+      <form className="panel auth-card form" onSubmit={submit} aria-labelledby="sign-in-title">
+        <PageHeader title="Sign in" headingId="sign-in-title" description="to your organization's Atrium console" />
+        <FormField label="Email">
           <input type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
-        </label>
-        <label>
-          Password
+        </FormField>
+        <FormField label="Password">
           <input type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
-        </label>
-        {signIn.error && <p role="alert" className="error">{errorMessage(signIn.error)}</p>}
+        </FormField>
+        <ErrorAlert error={signIn.error} />
         <button className="primary" type="submit" disabled={signIn.isPending}>
           {signIn.isPending ? "Signing in…" : "Sign in"}
         </button>
       </form>
-    </div>
+    </main>
   );
 }

@@ -2,13 +2,26 @@
 // The agent editor: identity, instructions, model (from GET /models), built-ins, knowledge and
 // flow attachments, conversation starters and questions. Autosaves through EditorShell.
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
 import { useTRPC } from "@/lib/trpc";
 import { EditorShell, type EditorBodyProps } from "./editor-shell";
+import { KnowledgebaseName, KnowledgebasePicker } from "./knowledgebase-picker";
 import { LinesField, QuestionsField, TextArea, TextField } from "./fields";
 import type { Doc } from "./use-draft-editor";
 
-const WRITE_FIELDS = ["name", "slug", "description", "identity", "systemInstruction", "model", "builtIns", "flows", "integrations", "outputTemplateIds", "conversationStarters", "questions"];
+const WRITE_FIELDS = [
+  "name",
+  "slug",
+  "description",
+  "identity",
+  "systemInstruction",
+  "model",
+  "builtIns",
+  "flows",
+  "integrations",
+  "outputTemplateIds",
+  "conversationStarters",
+  "questions",
+];
 const BUILT_INS = [
   ["webSearch", "Web search"],
   ["webScrape", "Web scrape"],
@@ -35,7 +48,6 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
   const trpc = useTRPC();
   const models = useQuery(trpc.models.list.queryOptions({}));
   const flows = useQuery(trpc.flows.list.queryOptions({ include: "drafts", limit: 200 }));
-  const [knowledgeId, setKnowledgeId] = useState("");
   const identity = doc.identity as Doc;
   const setIdentity = (changes: Doc) => update({ identity: { ...identity, ...changes } });
   const titles = new Map((view.knowledge as { knowledgebaseId: string; title: string }[]).map((k) => [k.knowledgebaseId, k.title]));
@@ -82,26 +94,18 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
         <h2 style={{ marginTop: 0 }}>Knowledge and flows</h2>
         <div className="list-editor">
           {(doc.knowledge as { knowledgebaseId: string }[]).map((k) => (
-            <div className="row" key={k.knowledgebaseId}>
-              <span>{titles.get(k.knowledgebaseId) || <code>{k.knowledgebaseId}</code>}</span>
+            <div className="row" key={k.knowledgebaseId} data-testid="attached-knowledgebase">
+              <KnowledgebaseName id={k.knowledgebaseId} fallback={titles.get(k.knowledgebaseId)} />
               <button type="button" onClick={() => update({ knowledge: doc.knowledge.filter((x: Doc) => x.knowledgebaseId !== k.knowledgebaseId) })}>
                 Detach
               </button>
             </div>
           ))}
-          <div className="row">
-            <input aria-label="Knowledgebase id" value={knowledgeId} onChange={(e) => setKnowledgeId(e.target.value.trim())} placeholder="Knowledgebase id" style={{ flex: 1 }} />
-            <button
-              type="button"
-              disabled={!knowledgeId}
-              onClick={() => {
-                update({ knowledge: [...doc.knowledge, { knowledgebaseId: knowledgeId }] });
-                setKnowledgeId("");
-              }}
-            >
-              Attach knowledgebase
-            </button>
-          </div>
+          <KnowledgebasePicker
+            label="Attach a knowledgebase"
+            exclude={(doc.knowledge as { knowledgebaseId: string }[]).map((k) => k.knowledgebaseId)}
+            onPick={(knowledgebaseId) => update({ knowledge: [...doc.knowledge, { knowledgebaseId }] })}
+          />
         </div>
         <fieldset style={{ border: 0, padding: 0 }}>
           <legend className="muted">Flows this agent may run</legend>

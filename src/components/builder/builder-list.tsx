@@ -1,5 +1,6 @@
 "use client";
 // The list page of a kind: every item with its draft name and state, and a form to create one.
+import { PageHeader } from "@/components/console";
 import { useMutation, useQueries } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
@@ -27,9 +28,11 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
   const list = { isLoading: pages.some((page) => page.isLoading), error: pages.find((page) => page.error)?.error };
   const nextCursor = pages[pages.length - 1]?.data?.nextCursor as string | null | undefined;
   const [name, setName] = useState("");
-  const create = useMutation(
-    procs.create.mutationOptions({ onSuccess: (data: Doc) => router.push(`/${kind}/${data[ONE[kind]].id}`) }),
-  ) as { mutate: (input: Doc) => void; isPending: boolean; error: unknown };
+  const create = useMutation(procs.create.mutationOptions({ onSuccess: (data: Doc) => router.push(`/${kind}/${data[ONE[kind]].id}`) })) as {
+    mutate: (input: Doc) => void;
+    isPending: boolean;
+    error: unknown;
+  };
   const items = pages.flatMap((page) => (page.data?.[kind] ?? []) as Doc[]);
 
   function submit(event: FormEvent) {
@@ -39,14 +42,18 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
 
   return (
     <>
-      <h1>{TITLES[kind]}</h1>
+      <PageHeader title={TITLES[kind]} />
       <p className="muted">{BLURB[kind]} Edits change the draft; nothing reaches end users until it is published.</p>
       <form className="panel form" onSubmit={submit} aria-label={`Create ${ONE[kind]}`}>
         <label>
           Name
           <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} placeholder={`New ${ONE[kind]} name`} />
         </label>
-        {create.error ? <p role="alert" className="error">{errorMessage(create.error)}</p> : null}
+        {create.error ? (
+          <p role="alert" className="error">
+            {errorMessage(create.error)}
+          </p>
+        ) : null}
         <div>
           <button className="primary" type="submit" disabled={create.isPending}>
             Create {ONE[kind]}
@@ -55,7 +62,11 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
       </form>
       <div className="panel">
         {list.isLoading && <p className="muted">Loading…</p>}
-        {list.error ? <p role="alert" className="error">{errorMessage(list.error)}</p> : null}
+        {list.error ? (
+          <p role="alert" className="error">
+            {errorMessage(list.error)}
+          </p>
+        ) : null}
         {!list.isLoading && items.length === 0 && <p className="muted">No {kind} yet.</p>}
         {items.length > 0 && (
           <table>

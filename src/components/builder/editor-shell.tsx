@@ -5,11 +5,11 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type ReactNode } from "react";
-import { ConfirmButton } from "@/components/confirm-button";
-import { lineDiff } from "@/lib/line-diff";
+import { ConfirmButton, PageHeader } from "@/components/console";
+import { TextDiff } from "@/components/text-diff";
 import { errorMessage } from "@/lib/trpc";
 import { TestsPanel } from "./tests-panel";
-import { ONE, useDraftEditor, type Doc, type KindPlural, type SaveProblem } from "./use-draft-editor";
+import { ONE, useDraftEditor, type Doc, type KindPlural, type KindProcedures, type SaveProblem } from "./use-draft-editor";
 
 const STATE_FIELDS = ["id", "published", "productionVersionId", "versionCount", "lastChange", "createdAt", "updatedAt", "draftDiffersFromLive"];
 
@@ -36,7 +36,7 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-const SAVE_LABEL = { saved: "Saved", pending: "Unsaved changes…", saving: "Saving…", conflict: "Not saved: conflict", error: "Not saved" } as const;
+const SAVE_LABEL = { saved: "Saved", pending: "Unsaved changes…", saving: "Saving…", conflict: "Not saved: conflict", error: "Not saved (kept in this browser)" } as const;
 
 export interface EditorBodyProps {
   doc: Doc;
@@ -48,29 +48,34 @@ export interface EditorBodyProps {
 export function EditorShell({ kind, id, toWrite, children }: { kind: KindPlural; id: string; toWrite: (view: Doc) => Doc; children: (props: EditorBodyProps) => ReactNode }) {
   const editor = useDraftEditor(kind, id, toWrite);
   const { doc, view, state, problem } = editor;
-  if (editor.loadError) return <p role="alert" className="error">{errorMessage(editor.loadError)}</p>;
+  if (editor.loadError)
+    return (
+      <p role="alert" className="error">
+        {errorMessage(editor.loadError)}
+      </p>
+    );
   if (!doc || !view) return <p className="muted">Loading…</p>;
   const differs = view.published && view.draftDiffersFromLive;
 
   return (
     <>
-      <p className="muted">
-        <Link href={`/${kind}`}>← All {kind}</Link>
-      </p>
-      <div className="row" style={{ justifyContent: "space-between" }}>
-        <h1 style={{ margin: 0 }}>{doc.name || `Untitled ${ONE[kind]}`}</h1>
-        <div className="row">
-          {view.published ? <span className="badge">Published</span> : <span className="badge revoked">Unpublished</span>}
-          {differs && (
-            <span className="badge revoked" data-testid="draft-differs">
-              Draft differs from live
+      <PageHeader
+        title={doc.name || `Untitled ${ONE[kind]}`}
+        back={{ href: `/${kind}`, label: `All ${kind}` }}
+        actions={
+          <>
+            {view.published ? <span className="badge">Published</span> : <span className="badge revoked">Unpublished</span>}
+            {differs && (
+              <span className="badge revoked" data-testid="draft-differs">
+                Draft differs from live
+              </span>
+            )}
+            <span className="muted" data-testid="save-state" aria-live="polite">
+              {SAVE_LABEL[state]}
             </span>
-          )}
-          <span className="muted" data-testid="save-state" aria-live="polite">
-            {SAVE_LABEL[state]}
-          </span>
-        </div>
-      </div>
+          </>
+        }
+      />
       <p className="muted">
         Last change: {view.lastChange.summary} — {view.lastChange.by} ({view.lastChange.source}), {new Date(view.lastChange.at).toLocaleString()}
       </p>
@@ -78,16 +83,30 @@ export function EditorShell({ kind, id, toWrite, children }: { kind: KindPlural;
         <div className="notice" role="alert">
           <p style={{ marginTop: 0 }}>
             <strong>Someone else changed this draft</strong>
-            {editor.conflictBy ? ` (${editor.conflictBy})` : ""} since you opened it, so your latest edits were not saved. Reload to see
-            their version; your unsaved edits will be discarded.
+            {editor.conflictBy ? ` (${editor.conflictBy})` : ""} since you opened it, so your latest edits were not saved. Reload to see their version; your unsaved edits will be
+            discarded.
           </p>
           <button type="button" className="primary" onClick={() => void editor.reload()}>
             Reload the draft
           </button>
         </div>
       )}
+      {editor.restoredFrom && state !== "saved" && (
+        <div className="notice" role="status" data-testid="restored-edits">
+          <p style={{ marginTop: 0 }}>
+            <strong>Your edits from {new Date(editor.restoredFrom).toLocaleString()} were brought back from this browser.</strong> The server did not have them
+            {problem ? "; the reason is below" : ""}. They are saved as soon as the server accepts them.
+          </p>
+          <button type="button" onClick={editor.discardUnsaved}>
+            Discard them and show the saved draft
+          </button>
+        </div>
+      )}
       {problem && (
-        <div role="alert" className="panel error">
+        <div role="alert" className="panel error" data-testid="save-problem">
+          <p style={{ marginTop: 0 }}>
+            <strong>Not saved.</strong> The server refused these edits; they are kept in this browser (not lost when you leave) until you fix them.
+          </p>
           <strong>{problem.message}</strong>
           {problem.feedback && (
             <ul>
@@ -110,18 +129,28 @@ export function EditorShell({ kind, id, toWrite, children }: { kind: KindPlural;
 }
 
 /** Deletes the item and its versions (admins and owners). */
-function DeleteItem({ kind, input, procs }: { kind: KindPlural; input: Doc; procs: any }) {
+function DeleteItem({ kind, input, procs }: { kind: KindPlural; input: Doc; procs: KindProcedures }) {
   const router = useRouter();
   const remove = useMutation(procs.delete.mutationOptions({ onSuccess: () => router.push(`/${kind}`) })) as { mutate: (input: Doc) => void; error: unknown };
   return (
     <div className="row">
-      <ConfirmButton label={`Delete ${ONE[kind]}`} confirmLabel={`Delete it and every version`} onConfirm={() => remove.mutate(input)} />
-      {remove.error ? <span role="alert" className="error">{errorMessage(remove.error)}</span> : null}
+      <ConfirmButton
+        label={`Delete ${ONE[kind]}`}
+        title={`Delete this ${ONE[kind]}?`}
+        description="It is deleted with every version; this cannot be undone."
+        confirmLabel="Delete it and every version"
+        onConfirm={() => remove.mutate(input)}
+      />
+      {remove.error ? (
+        <span role="alert" className="error">
+          {errorMessage(remove.error)}
+        </span>
+      ) : null}
     </div>
   );
 }
 
-function PublishPanel({ kind, input, procs, disabled, onDone }: { kind: KindPlural; input: Doc; procs: any; disabled: boolean; onDone: () => Promise<void> }) {
+function PublishPanel({ kind, input, procs, disabled, onDone }: { kind: KindPlural; input: Doc; procs: KindProcedures; disabled: boolean; onDone: () => Promise<void> }) {
   const [notes, setNotes] = useState("");
   const [result, setResult] = useState<string | null>(null);
   const publish = useMutation(
@@ -166,7 +195,7 @@ function PublishPanel({ kind, input, procs, disabled, onDone }: { kind: KindPlur
   );
 }
 
-function VersionsPanel({ kind, input, procs, draft, onDone }: { kind: KindPlural; input: Doc; procs: any; draft: Doc; onDone: () => Promise<void> }) {
+function VersionsPanel({ kind, input, procs, draft, onDone }: { kind: KindPlural; input: Doc; procs: KindProcedures; draft: Doc; onDone: () => Promise<void> }) {
   const versions = useQuery(procs.versions.queryOptions({ ...input, limit: 200 })) as { data?: { versions: Doc[] }; error: unknown; isLoading: boolean };
   const deploy = useMutation(procs.deploy.mutationOptions({ onSuccess: () => onDone() })) as { mutate: (input: Doc) => void; isPending: boolean; error: unknown };
   const [open, setOpen] = useState<string | null>(null);
@@ -175,7 +204,11 @@ function VersionsPanel({ kind, input, procs, draft, onDone }: { kind: KindPlural
     <div className="panel" aria-label="Versions">
       <h2 style={{ marginTop: 0 }}>Versions</h2>
       {versions.isLoading && <p className="muted">Loading…</p>}
-      {deploy.error ? <p role="alert" className="error">{errorMessage(deploy.error)}</p> : null}
+      {deploy.error ? (
+        <p role="alert" className="error">
+          {errorMessage(deploy.error)}
+        </p>
+      ) : null}
       {list.length === 0 && !versions.isLoading && <p className="muted">No versions yet: publish to create version 1.</p>}
       {list.length > 0 && (
         <table>
@@ -207,9 +240,22 @@ function VersionsPanel({ kind, input, procs, draft, onDone }: { kind: KindPlural
   );
 }
 
-function VersionRow({ version, draft, open, onToggle, onDeploy, busy }: { version: Doc; draft: Doc; open: boolean; onToggle: () => void; onDeploy: () => void; busy: boolean; kind: KindPlural }) {
-  const diff = open ? lineDiff(comparable(version.document), comparable(draft)) : [];
-  const changed = diff.some((line) => line.op !== "same");
+function VersionRow({
+  version,
+  draft,
+  open,
+  onToggle,
+  onDeploy,
+  busy,
+}: {
+  version: Doc;
+  draft: Doc;
+  open: boolean;
+  onToggle: () => void;
+  onDeploy: () => void;
+  busy: boolean;
+  kind: KindPlural;
+}) {
   return (
     <>
       <tr data-testid={`version-${version.number}`}>
@@ -234,18 +280,12 @@ function VersionRow({ version, draft, open, onToggle, onDeploy, busy }: { versio
       {open && (
         <tr>
           <td colSpan={4}>
-            {!changed ? (
-              <p className="muted">The draft is the same as this version.</p>
-            ) : (
-              <pre className="diff" aria-label={`Diff of version ${version.number} against the draft`}>
-                {diff.map((line, index) => (
-                  <div key={index} className={`diff-${line.op}`}>
-                    {line.op === "add" ? "+ " : line.op === "remove" ? "- " : "  "}
-                    {line.text}
-                  </div>
-                ))}
-              </pre>
-            )}
+            <TextDiff
+              before={comparable(version.document)}
+              after={comparable(draft)}
+              label={`Diff of version ${version.number} against the draft`}
+              sameText="The draft is the same as this version."
+            />
           </td>
         </tr>
       )}

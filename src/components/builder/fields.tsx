@@ -2,7 +2,19 @@
 // Small form fields the builder editors share.
 import { useEffect, useState } from "react";
 
-export function TextField({ label, value, onChange, placeholder, testId }: { label: string; value: string; onChange: (value: string) => void; placeholder?: string; testId?: string }) {
+export function TextField({
+  label,
+  value,
+  onChange,
+  placeholder,
+  testId,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  placeholder?: string;
+  testId?: string;
+}) {
   return (
     <label>
       {label}
@@ -11,7 +23,21 @@ export function TextField({ label, value, onChange, placeholder, testId }: { lab
   );
 }
 
-export function TextArea({ label, value, onChange, rows = 3, placeholder, code }: { label: string; value: string; onChange: (value: string) => void; rows?: number; placeholder?: string; code?: boolean }) {
+export function TextArea({
+  label,
+  value,
+  onChange,
+  rows = 3,
+  placeholder,
+  code,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  rows?: number;
+  placeholder?: string;
+  code?: boolean;
+}) {
   return (
     <label>
       {label}
@@ -94,8 +120,18 @@ export function QuestionsField({ value, onChange }: { value: { id: string; label
       <div className="list-editor">
         {value.map((question, index) => (
           <div className="row" key={index}>
-            <input aria-label={`Question ${index + 1} id`} value={question.id} onChange={(e) => onChange(value.map((q, i) => (i === index ? { ...q, id: e.target.value } : q)))} style={{ width: "8rem" }} />
-            <input aria-label={`Question ${index + 1} label`} value={question.label} onChange={(e) => onChange(value.map((q, i) => (i === index ? { ...q, label: e.target.value } : q)))} style={{ flex: 1 }} />
+            <input
+              aria-label={`Question ${index + 1} id`}
+              value={question.id}
+              onChange={(e) => onChange(value.map((q, i) => (i === index ? { ...q, id: e.target.value } : q)))}
+              style={{ width: "8rem" }}
+            />
+            <input
+              aria-label={`Question ${index + 1} label`}
+              value={question.label}
+              onChange={(e) => onChange(value.map((q, i) => (i === index ? { ...q, label: e.target.value } : q)))}
+              style={{ flex: 1 }}
+            />
             <button type="button" onClick={() => onChange(value.filter((_, i) => i !== index))}>
               Remove
             </button>

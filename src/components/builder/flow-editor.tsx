@@ -7,20 +7,21 @@ import { NODE_TYPES, type FlowInput, type FlowNode } from "@/schemas/builder";
 import { flowFeedback, type Feedback } from "@/schemas/flow-graph";
 import { EditorShell, type EditorBodyProps } from "./editor-shell";
 import { QuestionsField, TextArea, TextField } from "./fields";
+import { KnowledgebaseName, KnowledgebasePicker } from "./knowledgebase-picker";
 import type { Doc } from "./use-draft-editor";
 
 const WRITE_FIELDS = ["name", "slug", "description", "kind", "questions", "inputs", "nodes"];
 const toWrite = (view: Doc): Doc => Object.fromEntries(WRITE_FIELDS.map((field) => [field, view[field]]));
 
 /** The data fields each node type is edited with (required ones are checked by flowFeedback). */
-const DATA_FIELDS: Record<string, { key: string; label: string; multiline?: boolean }[]> = {
+const DATA_FIELDS: Record<string, { key: string; label: string; multiline?: boolean; knowledgebase?: boolean }[]> = {
   trigger_start: [],
   llm: [
     { key: "prompt", label: "Prompt template", multiline: true },
     { key: "model", label: "Model (optional)" },
   ],
   knowledge_search: [
-    { key: "knowledgebaseId", label: "Knowledgebase id" },
+    { key: "knowledgebaseId", label: "Knowledgebase", knowledgebase: true },
     { key: "query", label: "Query template" },
   ],
   template: [{ key: "template", label: "Template", multiline: true }],
@@ -63,7 +64,9 @@ function FlowForm({ doc, update }: EditorBodyProps) {
       </div>
       <div className="panel form" aria-label="Inputs">
         <h2 style={{ marginTop: 0 }}>Inputs</h2>
-        <p className="muted">Templates read them as <code>{"{{inputs.key}}"}</code>. Published, they become the flow&apos;s input JSON Schema.</p>
+        <p className="muted">
+          Templates read them as <code>{"{{inputs.key}}"}</code>. Published, they become the flow&apos;s input JSON Schema.
+        </p>
         <div className="list-editor">
           {inputs.map((input, index) => (
             <div className="item row" key={index}>
@@ -82,7 +85,14 @@ function FlowForm({ doc, update }: EditorBodyProps) {
                 <input
                   aria-label="Options"
                   value={input.options.join(", ")}
-                  onChange={(e) => setInput(index, { options: e.target.value.split(",").map((o) => o.trim()).filter(Boolean) })}
+                  onChange={(e) =>
+                    setInput(index, {
+                      options: e.target.value
+                        .split(",")
+                        .map((o) => o.trim())
+                        .filter(Boolean),
+                    })
+                  }
                   placeholder="option a, option b"
                 />
               )}
@@ -92,7 +102,10 @@ function FlowForm({ doc, update }: EditorBodyProps) {
             </div>
           ))}
           <div>
-            <button type="button" onClick={() => update({ inputs: [...inputs, { key: `input${inputs.length + 1}`, label: "", description: "", type: "text", required: false, options: [] }] })}>
+            <button
+              type="button"
+              onClick={() => update({ inputs: [...inputs, { key: `input${inputs.length + 1}`, label: "", description: "", type: "text", required: false, options: [] }] })}
+            >
               Add input
             </button>
           </div>
@@ -101,8 +114,7 @@ function FlowForm({ doc, update }: EditorBodyProps) {
       <div className="panel" aria-label="Nodes">
         <h2 style={{ marginTop: 0 }}>Nodes</h2>
         <p className="muted">
-          Nodes run in this order unless <em>next</em> names the node to run next. Templates read <code>{"{{inputs.key}}"}</code> and{" "}
-          <code>{"{{nodes.<id>.output}}"}</code>.
+          Nodes run in this order unless <em>next</em> names the node to run next. Templates read <code>{"{{inputs.key}}"}</code> and <code>{"{{nodes.<id>.output}}"}</code>.
         </p>
         <div role="status" data-testid="flow-feedback">
           {feedback.length === 0 ? (
@@ -133,7 +145,10 @@ function FlowForm({ doc, update }: EditorBodyProps) {
                   aria-label="Next node"
                   value={Array.isArray(node.data.next) ? (node.data.next as string[]).join(", ") : ((node.data.next as string | undefined) ?? "")}
                   onChange={(e) => {
-                    const targets = e.target.value.split(",").map((t) => t.trim()).filter(Boolean);
+                    const targets = e.target.value
+                      .split(",")
+                      .map((t) => t.trim())
+                      .filter(Boolean);
                     const { next: _drop, ...rest } = node.data;
                     setNode(index, { data: targets.length === 0 ? rest : { ...rest, next: targets.length === 1 ? targets[0] : targets } });
                   }}
@@ -150,8 +165,23 @@ function FlowForm({ doc, update }: EditorBodyProps) {
                 </button>
               </div>
               {(DATA_FIELDS[node.type] ?? []).map((field) =>
-                field.multiline ? (
-                  <TextArea key={field.key} label={field.label} value={String(node.data[field.key] ?? "")} onChange={(value) => setNode(index, { data: { ...node.data, [field.key]: value } })} rows={2} code />
+                field.knowledgebase ? (
+                  <div key={field.key} className="row">
+                    {typeof node.data[field.key] === "string" && node.data[field.key] !== "" && <KnowledgebaseName id={String(node.data[field.key])} />}
+                    <KnowledgebasePicker
+                      label={node.data[field.key] ? "Change knowledgebase" : field.label}
+                      onPick={(knowledgebaseId) => setNode(index, { data: { ...node.data, [field.key]: knowledgebaseId } })}
+                    />
+                  </div>
+                ) : field.multiline ? (
+                  <TextArea
+                    key={field.key}
+                    label={field.label}
+                    value={String(node.data[field.key] ?? "")}
+                    onChange={(value) => setNode(index, { data: { ...node.data, [field.key]: value } })}
+                    rows={2}
+                    code
+                  />
                 ) : (
                   <TextField
                     key={field.key}

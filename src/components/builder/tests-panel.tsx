@@ -40,21 +40,30 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
   return (
     <div className="panel" aria-label="Tests">
       <h2 style={{ marginTop: 0 }}>Tests</h2>
-      <p className="muted">
-        Each case runs against this {ONE[kind]}&apos;s draft and is graded against its expected behaviour (or the rubric, when given). 1 credit per case.
-      </p>
+      <p className="muted">Each case runs against this {ONE[kind]}&apos;s draft and is graded against its expected behaviour (or the rubric, when given). 1 credit per case.</p>
       <div style={{ display: "grid", gap: "0.5rem" }}>
         {cases.map((c, index) => (
           <div key={index} className="test-case">
             <label>
               Case {index + 1} input
-              <textarea rows={2} value={c.input} onChange={(e) => edit(index, { input: e.target.value })} placeholder={kind === "flows" ? "Text, or a JSON object of inputs" : "What someone asks"} />
+              <textarea
+                rows={2}
+                value={c.input}
+                onChange={(e) => edit(index, { input: e.target.value })}
+                placeholder={kind === "flows" ? "Text, or a JSON object of inputs" : "What someone asks"}
+              />
             </label>
             <label>
               Case {index + 1} expected behaviour
               <textarea rows={2} value={c.expectedBehavior} onChange={(e) => edit(index, { expectedBehavior: e.target.value })} placeholder="e.g. Says refunds take 14 days" />
             </label>
-            <button type="button" aria-label={`Remove case ${index + 1}`} disabled={cases.length === 1} onClick={() => setCases(cases.filter((_, i) => i !== index))} style={{ marginTop: "1.4rem" }}>
+            <button
+              type="button"
+              aria-label={`Remove case ${index + 1}`}
+              disabled={cases.length === 1}
+              onClick={() => setCases(cases.filter((_, i) => i !== index))}
+              style={{ marginTop: "1.4rem" }}
+            >
               ✕
             </button>
           </div>
@@ -153,7 +162,10 @@ function RunResults({ run }: { run: Run }) {
                           {failure.targetNodeIds.length > 0 && (
                             <>
                               {" "}
-                              Fix: {failure.targetNodeIds.map((node) => <code key={node}>{node} </code>)}
+                              Fix:{" "}
+                              {failure.targetNodeIds.map((node) => (
+                                <code key={node}>{node} </code>
+                              ))}
                             </>
                           )}
                         </div>

@@ -1,7 +1,9 @@
 "use client";
 // The editing loop every builder editor shares: load the draft, keep local edits, autosave the
 // changed fields (debounced) with `expectedUpdatedAt`, and stop on a conflict so the person
-// learns that someone else changed the draft instead of overwriting it.
+// learns that someone else changed the draft instead of overwriting it. Edits the server has
+// not taken (refused, e.g. an invalid flow, or not sent yet) are kept in this browser's
+// localStorage per item and brought back when the editor opens again.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { errorMessage, useTRPC } from "@/lib/trpc";
@@ -10,7 +12,12 @@ export type KindPlural = "agents" | "flows" | "apps";
 export const ONE = { agents: "agent", flows: "flow", apps: "app" } as const;
 export const ID_KEY = { agents: "agentId", flows: "flowId", apps: "appId" } as const;
 
+// The three kinds' routers come from one generic factory (server/trpc/routers/builder.ts), so their
+// per-kind documents and procedures cannot be named here; the editors share these loose types.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 export type Doc = Record<string, any>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+export type KindProcedures = any;
 export type SaveState = "saved" | "pending" | "saving" | "conflict" | "error";
 
 export interface SaveProblem {
@@ -19,9 +26,9 @@ export interface SaveProblem {
 }
 
 /** The procedures of one kind; the three routers are built by one factory, so they match. */
-export function useKindProcedures(kind: KindPlural): any {
+export function useKindProcedures(kind: KindPlural): KindProcedures {
   const trpc = useTRPC();
-  return (trpc as any)[kind];
+  return (trpc as unknown as Record<KindPlural, KindProcedures>)[kind];
 }
 
 export function appErrorOf(error: unknown): { code?: string; feedback?: SaveProblem["feedback"] } {
@@ -30,6 +37,36 @@ export function appErrorOf(error: unknown): { code?: string; feedback?: SaveProb
 }
 
 const AUTOSAVE_MS = 700;
+
+/** Edits of one item not yet taken by the server, as kept in this browser. */
+interface UnsavedCopy {
+  doc: Doc;
+  /** The draft's updatedAt the edits were made on. */
+  baseUpdatedAt: string | null;
+  savedAt: string;
+}
+
+export function unsavedKey(kind: KindPlural, id: string): string {
+  return `atrium.unsaved.${kind}.${id}`;
+}
+
+function readUnsaved(kind: KindPlural, id: string): UnsavedCopy | null {
+  try {
+    const raw = window.localStorage.getItem(unsavedKey(kind, id));
+    return raw ? (JSON.parse(raw) as UnsavedCopy) : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeUnsaved(kind: KindPlural, id: string, copy: UnsavedCopy | null): void {
+  try {
+    if (copy) window.localStorage.setItem(unsavedKey(kind, id), JSON.stringify(copy));
+    else window.localStorage.removeItem(unsavedKey(kind, id));
+  } catch {
+    // A full or disabled storage only loses the browser copy; the editor keeps working.
+  }
+}
 
 function changedFields(saved: Doc, current: Doc): Doc {
   const changes: Doc = {};
@@ -49,6 +86,8 @@ export function useDraftEditor(kind: KindPlural, id: string, toWrite: (view: Doc
   const [state, setState] = useState<SaveState>("saved");
   const [problem, setProblem] = useState<SaveProblem | null>(null);
   const [conflictBy, setConflictBy] = useState<string | null>(null);
+  /** When the editor opened on edits kept in this browser, when they were kept. */
+  const [restoredFrom, setRestoredFrom] = useState<string | null>(null);
   const saved = useRef<Doc | null>(null);
   const updatedAt = useRef<string | null>(null);
   const failed = useRef<Doc | null>(null);
@@ -70,14 +109,42 @@ export function useDraftEditor(kind: KindPlural, id: string, toWrite: (view: Doc
 
   const loaded = (draftQuery.data as Doc | undefined)?.[ONE[kind]];
   useEffect(() => {
-    if (loaded && doc === null) adopt(loaded);
-  }, [loaded, doc, adopt]);
+    if (!loaded || doc !== null) return;
+    adopt(loaded);
+    const kept = readUnsaved(kind, id);
+    if (kept && Object.keys(changedFields(toWrite(loaded), { ...toWrite(loaded), ...kept.doc })).length > 0) {
+      setDoc({ ...toWrite(loaded), ...kept.doc });
+      setRestoredFrom(kept.savedAt);
+    } else if (kept) {
+      writeUnsaved(kind, id, null);
+    }
+  }, [loaded, doc, adopt, kind, id, toWrite]);
+
+  // What the server has not taken stays in the browser until it does.
+  useEffect(() => {
+    if (!doc || !saved.current) return;
+    const unsaved = Object.keys(changedFields(saved.current, doc)).length > 0;
+    writeUnsaved(kind, id, unsaved ? { doc, baseUpdatedAt: updatedAt.current, savedAt: new Date().toISOString() } : null);
+    if (!unsaved) setRestoredFrom(null);
+  }, [doc, state, kind, id]);
+
+  // Leaving the page (reload, another site) while edits are not saved asks first.
+  useEffect(() => {
+    if (state === "saved") return;
+    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener("beforeunload", warn);
+    return () => window.removeEventListener("beforeunload", warn);
+  }, [state]);
 
   useEffect(() => {
     if (!doc || !saved.current || state === "conflict" || state === "saving" || doc === failed.current) return;
     const changes = changedFields(saved.current, doc);
     if (Object.keys(changes).length === 0) {
-      if (state === "pending") setState("saved");
+      // Back to what the server holds (an error undone by hand included): nothing is unsaved.
+      if (state === "pending" || state === "error") {
+        setProblem(null);
+        setState("saved");
+      }
       return;
     }
     setState("pending");
@@ -126,5 +193,12 @@ export function useDraftEditor(kind: KindPlural, id: string, toWrite: (view: Doc
 
   const update = useCallback((changes: Doc) => setDoc((current) => (current ? { ...current, ...changes } : current)), []);
 
-  return { doc, view, update, state, problem, conflictBy, reload, refreshState, loadError: draftQuery.error, input, procs };
+  /** Drops the edits kept in this browser and shows the draft as the server holds it. */
+  const discardUnsaved = useCallback(() => {
+    writeUnsaved(kind, id, null);
+    setRestoredFrom(null);
+    void reload();
+  }, [kind, id, reload]);
+
+  return { doc, view, update, state, problem, conflictBy, restoredFrom, reload, discardUnsaved, refreshState, loadError: draftQuery.error, input, procs };
 }

@@ -23,12 +23,7 @@ export class StreamError extends Error {
 type ErrorBody = { error?: { code?: string; message?: string } };
 
 /** Posts one message to `url` and calls `onDelta` with each piece of the reply; resolves with `done`'s data. */
-export async function streamReply(
-  url: string,
-  body: { message: string; conversation_id?: string },
-  onDelta: (text: string) => void,
-  signal: AbortSignal,
-): Promise<StreamDone> {
+export async function streamReply(url: string, body: { message: string; conversation_id?: string }, onDelta: (text: string) => void, signal: AbortSignal): Promise<StreamDone> {
   const response = await fetch(url, {
     method: "POST",
     headers: { "Content-Type": "application/json" },

@@ -39,7 +39,7 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
     if (failure?.status === 401) toSignIn();
     // The plain message for a 402 needs the pools as they are now.
     if (failure?.code === "insufficient_credits") void queryClient.invalidateQueries({ queryKey: trpc.me.get.queryKey({ portal }) });
-    // Reacts to a new failure only.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- reacts to a new failure only, not to a new redirect function
   }, [turn.error]);
 
   async function ask(message: string) {
@@ -62,7 +62,7 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
     starterSent.current = true;
     const starter = takeStarter(app.id);
     if (starter) void ask(starter);
-    // Once, when the app arrives.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the app arrives
   }, [app]);
 
   function send(event: FormEvent) {
@@ -85,7 +85,13 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
       {() => {
         if (me.error || apps.error) {
           const error = portalError(me.error ?? apps.error);
-          return error.status === 401 ? <p className="muted">Signing you in…</p> : <p role="alert" className="error">{error.message}</p>;
+          return error.status === 401 ? (
+            <p className="muted">Signing you in…</p>
+          ) : (
+            <p role="alert" className="error">
+              {error.message}
+            </p>
+          );
         }
         if (!apps.data) return <p className="muted">Loading…</p>;
         if (!app)

@@ -10,7 +10,11 @@ export function PortalCredits({ credits }: { credits: Credits }) {
       <div className="total" data-testid="credits-left">
         {credits.left} {credits.left === 1 ? "credit" : "credits"} left
       </div>
-      {credits.plans.length === 0 && <p className="muted" style={{ margin: 0 }}>You have no plan with credits.</p>}
+      {credits.plans.length === 0 && (
+        <p className="muted" style={{ margin: 0 }}>
+          You have no plan with credits.
+        </p>
+      )}
       {credits.plans.length > 0 && (
         <ul>
           {credits.plans.map((plan) => {

@@ -30,7 +30,14 @@ export function PortalHome({ portal }: { portal: string }) {
   return (
     <PortalFrame portal={portal}>
       {(info) => {
-        if (me.error) return portalError(me.error).status === 401 ? <p className="muted">Signing you in…</p> : <p role="alert" className="error">{portalError(me.error).message}</p>;
+        if (me.error)
+          return portalError(me.error).status === 401 ? (
+            <p className="muted">Signing you in…</p>
+          ) : (
+            <p role="alert" className="error">
+              {portalError(me.error).message}
+            </p>
+          );
         if (!me.data) return <p className="muted">Loading…</p>;
         const person = me.data.endUser;
         return (

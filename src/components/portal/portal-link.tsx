@@ -1,7 +1,7 @@
 "use client";
 // A portal's full link (this console's origin + /p/<slug>) with a copy button.
 import { useEffect, useState } from "react";
-import { CopyButton } from "@/components/copy-button";
+import { CopyButton } from "@/components/console";
 
 export function portalPath(slug: string): string {
   return `/p/${slug}`;

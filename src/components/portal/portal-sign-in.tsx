@@ -83,7 +83,8 @@ export function PortalSignIn({ portal, sessionEnded }: { portal: string; session
           ) : (
             <form className="form" onSubmit={verify}>
               <p role="status" style={{ margin: 0 }}>
-                {sentTo.again ? "A new code is on its way" : "A 6-digit code is on its way"} to <strong>{sentTo.email}</strong> if it has access here. It expires in {sentTo.minutes} minutes.
+                {sentTo.again ? "A new code is on its way" : "A 6-digit code is on its way"} to <strong>{sentTo.email}</strong> if it has access here. It expires in{" "}
+                {sentTo.minutes} minutes.
               </p>
               <label>
                 6-digit code

@@ -1,8 +1,8 @@
 "use client";
 // The console chat with one published app: its greeting, its conversations, and a message box
 // whose reply streams in (Server-Sent Events from /api/console/apps/{appId}/conversation).
+import { PageHeader } from "@/components/console";
 import { skipToken, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { ChatComposer } from "@/components/chat/chat-composer";
 import { ChatTranscript } from "@/components/chat/chat-transcript";
@@ -43,10 +43,7 @@ export function ChatView({ appId }: { appId: string }) {
 
   return (
     <>
-      <p className="muted">
-        <Link href="/chat">← All apps</Link>
-      </p>
-      <h1>{live?.name ?? "Chat"}</h1>
+      <PageHeader title={live?.name ?? "Chat"} back={{ href: "/chat", label: "All apps" }} />
       {app.error && (
         <p role="alert" className="error">
           {errorMessage(app.error)}

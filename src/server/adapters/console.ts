@@ -9,7 +9,7 @@ import { AppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { actorForSession } from "@/server/services/sessions";
 import type { Context } from "@/server/trpc/init";
 import { appRouter } from "@/server/trpc/root";
-import { errorResponse, requestIdFor } from "./rest";
+import { errorResponse, requestIdFor } from "./envelope";
 import { assertJsonDepth, readBodyText, readJsonBody, withBody } from "./json-body";
 import { conversationStream } from "./sse";
 

@@ -1,6 +1,6 @@
 // The MCP door: `/api/mcp`, Streamable HTTP in stateless mode (a new server and transport per
 // request, so any process behind a load balancer can answer). The key checks run first, in
-// contract.md's order with the personal-key rule and the `mcpEnabled` switch, and their
+// authenticate.ts's order with the personal-key rule and the `mcpEnabled` switch, and their
 // failures answer HTTP errors in the product's envelope before any MCP handling; the tools
 // then run the REST procedures (src/server/mcp).
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -11,7 +11,7 @@ import { AppError, toAppError } from "@/server/errors";
 import { mcpContext } from "@/server/mcp/context";
 import { buildMcpServer } from "@/server/mcp/server";
 import { parseJsonText, readBodyText, refuseDeclaredOversize } from "./json-body";
-import { errorResponse, requestIdFor } from "./rest";
+import { errorResponse, requestIdFor } from "./envelope";
 
 export const MCP_PATH = "/api/mcp";
 
@@ -27,9 +27,14 @@ export function createMcpHandler(options: McpHandlerOptions) {
     try {
       // Stateless: no standalone SSE stream (GET) and no session to end (DELETE).
       if (request.method !== "POST") {
-        throw new AppError("method_not_allowed", `${request.method} is not allowed on ${MCP_PATH}; this stateless MCP server takes POST.`, {}, {
-          headers: { Allow: "POST" },
-        });
+        throw new AppError(
+          "method_not_allowed",
+          `${request.method} is not allowed on ${MCP_PATH}; this stateless MCP server takes POST.`,
+          {},
+          {
+            headers: { Allow: "POST" },
+          },
+        );
       }
       refuseDeclaredOversize(request);
       const db = options.db();

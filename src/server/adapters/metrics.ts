@@ -5,7 +5,7 @@ import { env } from "@/env";
 import type { Db } from "@/server/db";
 import { AppError, toAppError } from "@/server/errors";
 import { metrics } from "@/server/observability/metrics";
-import { errorResponse, requestIdFor } from "./rest";
+import { errorResponse, requestIdFor } from "./envelope";
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
 

@@ -16,9 +16,8 @@ import { resolvePortal } from "@/server/services/portals";
 import type { PortalContext } from "@/server/trpc/portal/init";
 import { portalRouter } from "@/server/trpc/portal-root";
 import { assertJsonDepth, readBodyText, readJsonBody, withBody } from "./json-body";
-import { errorResponse, requestIdFor } from "./rest";
+import { errorResponse, requestIdFor } from "./envelope";
 import { conversationStream } from "./sse";
-
 
 export function createPortalHandler(options: { db: () => Db }) {
   return async function handlePortal(request: Request): Promise<Response> {

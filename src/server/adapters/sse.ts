@@ -21,7 +21,12 @@ export interface StreamOptions {
   onFailed?: () => Promise<void>;
 }
 
-type StreamEvent = { event: "start" } | { event: "delta"; data: { text: string } } | { event: "step"; data: RunStep } | { event: "done"; data: { reply: string; conversation_id: string; execution_id: string } } | { event: "error"; error: AppError };
+type StreamEvent =
+  | { event: "start" }
+  | { event: "delta"; data: { text: string } }
+  | { event: "step"; data: RunStep }
+  | { event: "done"; data: { reply: string; conversation_id: string; execution_id: string } }
+  | { event: "error"; error: AppError };
 
 function format(id: number, event: string, data: unknown): string {
   return `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;

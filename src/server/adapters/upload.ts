@@ -6,20 +6,17 @@ import type { KeyActor } from "@/server/auth/actor";
 import { rateLimitHeaders, type RateLimitResult } from "@/server/auth/rate-limit";
 import type { Db } from "@/server/db";
 import { MAX_TITLE_CHARS } from "@/schemas/limits";
-import { SourceName } from "@/schemas/source";
+import { MAX_UPLOAD_BYTES, SourceName } from "@/schemas/source";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/schemas/text";
 import { AppError, invalidRequest, problemsFromIssues, toAppError } from "@/server/errors";
-import { addSource, MAX_UPLOAD_BYTES } from "@/server/services/sources";
+import { addSource } from "@/server/services/sources";
 import { readBodyBytes } from "./json-body";
-import { errorResponse } from "./rest";
+import { errorResponse } from "./envelope";
 
 const SOURCES_PATH = /^\/knowledgebases\/([^/]+)\/sources$/;
 
 function tooLarge(): AppError {
-  return invalidRequest(
-    [{ path: "file", message: `The request is over the ${MAX_UPLOAD_BYTES / 1024 / 1024} MB upload limit; give a url for larger documents` }],
-    413,
-  );
+  return invalidRequest([{ path: "file", message: `The request is over the ${MAX_UPLOAD_BYTES / 1024 / 1024} MB upload limit; give a url for larger documents` }], 413);
 }
 
 export interface UploadRequest {

@@ -1,4 +1,4 @@
-// The request checks that come before any handler, in contract.md's order:
+// The request checks that come before any handler, in this order (the first failure answers):
 // header → secret → revoked → member removed → (MCP: personal key) → plan → switch → rate limit.
 import { env } from "@/env";
 import type { Role, Scope } from "@/schemas/auth";
@@ -78,7 +78,7 @@ const KEY_CHECK_SQL = `
   left join users u on u.id = m.user_id
   where k.secret_hash = $3`;
 
-/** The first check a found key fails, in contract.md's order, or null. */
+/** The first check a found key fails, in the order above, or null. */
 function refusalOf(key: KeyRow, door: Door): AppError | null {
   if (key.revoked_at) return keyRefusal("api_key_revoked", "This API key has been revoked.");
   if (key.kind === "personal" && (!key.member_id || key.removed_at)) {
@@ -115,9 +115,14 @@ export async function authenticateApiKey(db: Db, authorization: string | null, d
 
   const rateLimit = await settleRateLimit(db, bucket, env().RATE_LIMIT_PER_MINUTE, position, key.current, key.previous);
   if (!rateLimit.allowed) {
-    throw new AppError("rate_limited", `Too many requests: ${rateLimit.limit} per minute per key. Retry in ${rateLimit.retryAfterSeconds} s.`, {}, {
-      headers: rateLimitHeaders(rateLimit),
-    });
+    throw new AppError(
+      "rate_limited",
+      `Too many requests: ${rateLimit.limit} per minute per key. Retry in ${rateLimit.retryAfterSeconds} s.`,
+      {},
+      {
+        headers: rateLimitHeaders(rateLimit),
+      },
+    );
   }
   touchLastUsed(db, key);
 
@@ -138,7 +143,5 @@ export async function authenticateApiKey(db: Db, authorization: string | null, d
 /** `lastUsedAt` to the minute: a write at most once a minute per key, off the request path. */
 function touchLastUsed(db: Db, key: KeyRow): void {
   if (key.last_used_at && Date.now() - key.last_used_at.getTime() < LAST_USED_PRECISION_MS) return;
-  db.pool
-    .query("update api_keys set last_used_at = now() where id = $1", [key.id])
-    .catch((error: unknown) => logger().error({ err: error }, "Could not record key use"));
+  db.pool.query("update api_keys set last_used_at = now() where id = $1", [key.id]).catch((error: unknown) => logger().error({ err: error }, "Could not record key use"));
 }

@@ -1,4 +1,5 @@
-// Scope and role checks, in the order contract.md gives: scope first, then role.
+// Scope and role checks, scope first, then role: a key without the scope is refused for the
+// scope even when its member's role would also fall short.
 import { roleAtLeast, type Role, type Scope } from "@/schemas/auth";
 import { AppError } from "@/server/errors";
 import type { Actor } from "./actor";
@@ -19,7 +20,7 @@ export function authorize(actor: Actor, requirement: Requirement): void {
   if (actor.kind === "key" && requirement.scope && !actor.scopes.includes(requirement.scope)) {
     throw new AppError("insufficient_scope", `This key lacks the scope ${requirement.scope}.`);
   }
-  const member = actor.kind === "member" ? actor.member : actor.member;
+  const member = actor.member;
   if (!member) return; // organization keys are bound by their scopes only
   const role = requiredRole(requirement);
   if (!roleAtLeast(member.role, role)) {

@@ -1,5 +1,5 @@
 // The address a request came from. Route handlers see no socket, so the server puts it in
-// X-Forwarded-For: src/cli/http-server.mjs writes the socket's address there when no proxy is
+// X-Forwarded-For: src/cli/http-server.ts writes the socket's address there when no proxy is
 // trusted (a client-sent header is dropped), and leaves the header as the proxies wrote it behind
 // N trusted proxies that each append the address they saw (TRUST_PROXY=N): the client is then the
 // N-th entry from the right.

@@ -61,14 +61,7 @@ export async function uncountHit(db: Db, bucket: string, { window }: WindowPosit
  * Decides on a request already counted (`current` includes it): allowed, or refused and
  * uncounted again.
  */
-export async function settleRateLimit(
-  db: Db,
-  bucket: string,
-  limit: number,
-  position: WindowPosition,
-  current: number,
-  previous: number,
-): Promise<RateLimitResult> {
+export async function settleRateLimit(db: Db, bucket: string, limit: number, position: WindowPosition, current: number, previous: number): Promise<RateLimitResult> {
   const { window, elapsed } = position;
   const weighted = previous * (1 - elapsed) + current;
   const resetSeconds = Math.max(1, Math.ceil((1 - elapsed) * WINDOW_SECONDS));
@@ -100,9 +93,7 @@ function cleanupOccasionally(db: Db, window: number): void {
   const now = Date.now();
   if (now - (lastCleanup.get(db) ?? 0) < WINDOW_SECONDS * 1000) return;
   lastCleanup.set(db, now);
-  db.pool
-    .query("delete from rate_limit_counters where window_start < $1", [window - 1])
-    .catch((error: unknown) => logger().error({ err: error }, "Rate-limit cleanup failed"));
+  db.pool.query("delete from rate_limit_counters where window_start < $1", [window - 1]).catch((error: unknown) => logger().error({ err: error }, "Rate-limit cleanup failed"));
 }
 
 /** The RateLimit-* headers (IETF draft names) for a response, plus Retry-After when refused. */

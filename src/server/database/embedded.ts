@@ -162,11 +162,10 @@ async function initialise(dataDir: string, bin: string, user: PostgresUser | nul
   await writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
   if (user) await chown(passwordFile, user.uid, user.gid);
   try {
-    await run(
-      path.join(bin, "initdb"),
-      [`--pgdata=${dataDir}`, "--auth=password", `--username=${USER}`, `--pwfile=${passwordFile}`, "--encoding=UTF8", "--locale=C"],
-      { ...user, env: { ...process.env, LC_ALL: "C" } },
-    );
+    await run(path.join(bin, "initdb"), [`--pgdata=${dataDir}`, "--auth=password", `--username=${USER}`, `--pwfile=${passwordFile}`, "--encoding=UTF8", "--locale=C"], {
+      ...user,
+      env: { ...process.env, LC_ALL: "C" },
+    });
   } finally {
     await rm(passwordFile, { force: true });
   }
@@ -200,10 +199,7 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
   while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 }
 
-export async function startEmbeddedCluster(
-  clusterDir: string,
-  options: { log?: (line: string) => void; ephemeral?: boolean; rootStore?: string } = {},
-): Promise<EmbeddedCluster> {
+export async function startEmbeddedCluster(clusterDir: string, options: { log?: (line: string) => void; ephemeral?: boolean; rootStore?: string } = {}): Promise<EmbeddedCluster> {
   const log = options.log ?? (() => {});
   await mkdir(path.dirname(clusterDir), { recursive: true });
 
@@ -256,9 +252,10 @@ export async function ensureDatabase(adminUrl: string, database: string): Promis
   await client.connect();
   try {
     const { rowCount } = await client.query("select 1 from pg_database where datname = $1", [database]);
-    if (!rowCount) await client.query(`create database "${database}"`).catch((error: { code?: string }) => {
-      if (error.code !== "42P04") throw error; // created meanwhile by another process
-    });
+    if (!rowCount)
+      await client.query(`create database "${database}"`).catch((error: { code?: string }) => {
+        if (error.code !== "42P04") throw error; // created meanwhile by another process
+      });
   } finally {
     await client.end();
   }

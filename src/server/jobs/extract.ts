@@ -4,6 +4,8 @@
 // fetched URL) are extracted in a child process with its own memory and time limits
 // (extraction-process.ts); this module is the work that process does.
 
+import { storableText } from "@/schemas/text";
+
 export class ExtractionFailed extends Error {
   override readonly name = "ExtractionFailed";
 }
@@ -51,19 +53,18 @@ function tooLong(type: SourceType, maxChars: number): ExtractionFailed {
   return new ExtractionFailed(`${LABELS[type]} exceeds the ${maxChars.toLocaleString("en-US")}-character limit.`);
 }
 
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/** The text without what PostgreSQL cannot store: U+0000 and unpaired UTF-16 surrogates. */
-export function storableText(text: string): string {
-  return text.replace(UNSTORABLE, "");
-}
-
 function decodeText(bytes: Uint8Array): string {
-  return new TextDecoder("utf-8").decode(bytes).replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+  return new TextDecoder("utf-8")
+    .decode(bytes)
+    .replace(/^\uFEFF/, "")
+    .replace(/\r\n?/g, "\n");
 }
 
 function cell(value: unknown): string {
-  return String(value ?? "").replace(/\|/g, "\\|").replace(/\r?\n/g, " ").trim();
+  return String(value ?? "")
+    .replace(/\|/g, "\\|")
+    .replace(/\r?\n/g, " ")
+    .trim();
 }
 
 export async function csvToMarkdown(text: string): Promise<string> {
@@ -79,11 +80,7 @@ export async function csvToMarkdown(text: string): Promise<string> {
 }
 
 export async function htmlToMarkdown(html: string, url?: string): Promise<{ title: string; markdown: string }> {
-  const [{ parseHTML }, { Readability }, { default: TurndownService }] = await Promise.all([
-    import("linkedom"),
-    import("@mozilla/readability"),
-    import("turndown"),
-  ]);
+  const [{ parseHTML }, { Readability }, { default: TurndownService }] = await Promise.all([import("linkedom"), import("@mozilla/readability"), import("turndown")]);
   const { document } = parseHTML(html);
   const fallbackTitle = document.querySelector("title")?.textContent?.trim() ?? "";
   let content: string | null = null;
@@ -134,9 +131,7 @@ export async function pdfToText(bytes: Uint8Array, maxChars: number = MAX_EXTRAC
   }
   const text = pages.join("\n\n");
   if (text.trim() === "") {
-    throw new ExtractionFailed(
-      "The PDF has no extractable text (it is probably scanned images). Run it through OCR or upload a text version, then retry.",
-    );
+    throw new ExtractionFailed("The PDF has no extractable text (it is probably scanned images). Run it through OCR or upload a text version, then retry.");
   }
   return text;
 }

@@ -7,18 +7,14 @@ import { Worker } from "node:worker_threads";
 import { ExtractionFailed, extractText, typeOfContent, type SourceType } from "./extract";
 import { FetchRefused, fetchPublicUrl, type FetchPolicy } from "./fetch-url";
 
-export type ExtractionDocument =
-  | { kind: "bytes"; type: SourceType; bytes: Uint8Array }
-  | { kind: "url"; url: string; policy?: FetchPolicy };
+export type ExtractionDocument = { kind: "bytes"; type: SourceType; bytes: Uint8Array } | { kind: "url"; url: string; policy?: FetchPolicy };
 
 export interface ExtractionRequest {
   document: ExtractionDocument;
   maxChars: number;
 }
 
-export type ExtractionAnswer =
-  | { ok: true; text: string; type: SourceType; sizeBytes: number }
-  | { ok: false; message: string };
+export type ExtractionAnswer = { ok: true; text: string; type: SourceType; sizeBytes: number } | { ok: false; message: string };
 
 async function extractDocument({ document, maxChars }: ExtractionRequest): Promise<ExtractionAnswer> {
   let type: SourceType;

@@ -93,11 +93,7 @@ export interface ExtractionRun {
 }
 
 /** Extracts one document in a child process under the limits. */
-export async function extractInChildProcess(
-  document: ExtractionDocument,
-  limits: Partial<ExtractionLimits> = {},
-  run: ExtractionRun = {},
-): Promise<ExtractionAnswer> {
+export async function extractInChildProcess(document: ExtractionDocument, limits: Partial<ExtractionLimits> = {}, run: ExtractionRun = {}): Promise<ExtractionAnswer> {
   const bounds = { ...EXTRACTION_LIMITS, ...limits };
   run.signal?.throwIfAborted();
   const release = await turn(run.signal);
@@ -116,8 +112,7 @@ export async function extractInChildProcess(
       let settled = false;
       let stoppedBecause: string | undefined;
       let stderr = "";
-      const outOfMemory = (limit: string) =>
-        `Extraction ran out of memory (the limit is ${limit}); the document is too large, or built to inflate far beyond its size.`;
+      const outOfMemory = (limit: string) => `Extraction ran out of memory (the limit is ${limit}); the document is too large, or built to inflate far beyond its size.`;
 
       const settle = (outcome: () => void) => {
         if (settled) return;

@@ -15,6 +15,8 @@ export class FetchRefused extends Error {
 export interface FetchPolicy {
   /** `host:port` pairs allowed although their address is not public (tests' local servers). */
   allow?: readonly string[];
+  /** Any address allowed (the operator's ALLOW_PRIVATE_INTEGRATION_URLS, for integrations only). */
+  allowPrivate?: boolean;
   timeoutMs?: number;
   maxBytes?: number;
   maxRedirects?: number;
@@ -93,19 +95,19 @@ export function isPublicAddress(address: string): boolean {
 async function resolveChecked(url: URL, policy: FetchPolicy): Promise<{ address: string; family: number }> {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const port = url.port || (url.protocol === "https:" ? "443" : "80");
-  const allowed = policy.allow?.includes(`${host}:${port}`) ?? false;
-  const addresses = net.isIP(host) ? [{ address: host, family: net.isIP(host) }] : await dnsLookup(host, { all: true, verbatim: true }).catch(() => {
-    throw new FetchRefused(`The host ${host} could not be resolved.`);
-  });
+  const allowed = policy.allowPrivate === true || (policy.allow?.includes(`${host}:${port}`) ?? false);
+  const addresses = net.isIP(host)
+    ? [{ address: host, family: net.isIP(host) }]
+    : await dnsLookup(host, { all: true, verbatim: true }).catch(() => {
+        throw new FetchRefused(`The host ${host} could not be resolved.`);
+      });
   if (addresses.length === 0) throw new FetchRefused(`The host ${host} could not be resolved.`);
   if (!allowed) {
     const blocked = addresses.find((a) => !isPublicAddress(a.address));
     if (blocked) {
       // Name the rule, never the address a name resolves to: that would map the internal network.
       const what = net.isIP(host) ? `${host} is` : `${host} resolves to`;
-      throw new FetchRefused(
-        `Refused to fetch ${url.origin}: ${what} a private address (private, loopback, link-local or metadata). Only public addresses can be fetched.`,
-      );
+      throw new FetchRefused(`Refused to fetch ${url.origin}: ${what} a private address (private, loopback, link-local or metadata). Only public addresses can be fetched.`);
     }
   }
   return addresses[0]!;
@@ -157,6 +159,22 @@ function requestOnce(url: URL, pinned: { address: string; family: number }, sign
     request.on("error", reject);
     request.end();
   });
+}
+
+/**
+ * Checks that a URL is http(s), carries no credentials and resolves only to public addresses
+ * (or is allowed by the policy), for clients that make their own requests (providers, MCP).
+ */
+export async function assertPublicUrl(target: string, policy: FetchPolicy = {}): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new FetchRefused(`${target} is not a URL.`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchRefused(`Only http and https URLs can be reached, not ${url.protocol}`);
+  if (url.username || url.password) throw new FetchRefused("URLs with credentials in them are refused; put credentials in headers.");
+  await resolveChecked(url, policy);
 }
 
 /** Fetches a public http(s) URL under the policy; throws FetchRefused with a reason a person can act on. */

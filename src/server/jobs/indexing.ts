@@ -10,7 +10,9 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
-import { chunkText, ExtractionFailed, extractText, type SourceType } from "./extract";
+import { chunkMarkdown } from "./chunking";
+import { runEmbeddingOnce } from "./embedding";
+import { ExtractionFailed, extractText, type SourceType } from "./extract";
 import { extractInChildProcess, ExtractionUnavailable, type ExtractionLimits } from "./extraction-process";
 import type { FetchPolicy } from "./fetch-url";
 
@@ -151,11 +153,10 @@ async function textOf(
       throw error;
     }
   }
-  const answer = await extractInChildProcess(
-    fetched ? { kind: "url", url: source.url!, policy: options.fetchPolicy } : { kind: "bytes", type, bytes },
-    options.extraction,
-    { signal, onWorker: options.onExtractionWorker },
-  );
+  const answer = await extractInChildProcess(fetched ? { kind: "url", url: source.url!, policy: options.fetchPolicy } : { kind: "bytes", type, bytes }, options.extraction, {
+    signal,
+    onWorker: options.onExtractionWorker,
+  });
   if (!answer.ok) throw new PermanentFailure(answer.message);
   return answer;
 }
@@ -167,16 +168,16 @@ async function indexSource(db: Db, job: ClaimedJob, options: IndexingOptions, si
     return;
   }
   const { text, type, sizeBytes } = await textOf(source, options, signal);
-  const chunks = chunkText(text);
+  const chunks = chunkMarkdown(text);
   await db.$transaction(async (tx) => {
     // Only the current holder of the claim may write the result.
     const owned = await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
     if (owned !== 1) return;
     await tx.sourceChunk.deleteMany({ where: { sourceId: source.id } });
     await tx.$executeRaw`
-      insert into source_chunks (id, source_id, knowledgebase_id, position, text)
-      select gen_random_uuid(), ${source.id}::uuid, ${source.knowledgebaseId}::uuid, c.position, c.text
-      from unnest(${chunks.map((_, i) => i)}::int[], ${chunks}::text[]) as c(position, text)`;
+      insert into source_chunks (id, source_id, knowledgebase_id, position, text, heading)
+      select gen_random_uuid(), ${source.id}::uuid, ${source.knowledgebaseId}::uuid, c.position, c.text, c.heading
+      from unnest(${chunks.map((_, i) => i)}::int[], ${chunks.map((c) => c.text)}::text[], ${chunks.map((c) => c.heading)}::text[]) as c(position, text, heading)`;
     await tx.source.update({
       where: { id: source.id },
       data: { status: "ready", text, type, errorMessage: null, ...(source.content ? {} : { sizeBytes }) },
@@ -300,10 +301,12 @@ function shortReason(error: unknown): string {
   return (message.split("\n").find((line) => line.trim()) ?? "unknown error").trim().slice(0, 200);
 }
 
-export function startIndexWorker(db: Db, options: IndexingOptions & { pollMs?: number; maxBackoffMs?: number } = {}): IndexWorker {
+export function startIndexWorker(db: Db, options: IndexingOptions & { pollMs?: number; maxBackoffMs?: number; embeddingPollMs?: number } = {}): IndexWorker {
   let stopped = false;
   let sleeping: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
   const pollMs = options.pollMs ?? 1000;
+  const embeddingPollMs = options.embeddingPollMs ?? 10_000;
+  let nextEmbeddingRound = 0;
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -324,6 +327,13 @@ export function startIndexWorker(db: Db, options: IndexingOptions & { pollMs?: n
       let claimed = 0;
       try {
         claimed = await runIndexingOnce(db, options, held);
+        // Documents first; when none is waiting, the embeddings of hybrid search. Looking for
+        // rows to embed reads every page and chunk of organizations with an embedding model, so
+        // it runs every embeddingPollMs while it finds nothing, at once again while it finds work.
+        if (claimed === 0 && Date.now() >= nextEmbeddingRound) {
+          claimed = await runEmbeddingOnce(db);
+          nextEmbeddingRound = claimed > 0 ? 0 : Date.now() + embeddingPollMs;
+        }
         if (failures > 0) logger().info("Indexing worker: the database is reachable again; indexing resumes.");
         failures = 0;
       } catch (error) {

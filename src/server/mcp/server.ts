@@ -17,7 +17,7 @@ export function pageUri(knowledgebaseId: string, pageId: string): string {
 }
 
 const INSTRUCTIONS =
-  "Atrium knowledgebases and apps. Find knowledge with list_knowledgebases, get_knowledgebase (its page index) and search_knowledgebase; read pages with get_page; write with create_page, edit_page (patch operations whose anchors must appear exactly once) and move_page; add documents with add_source. Writes may come back `pending_review` when the organization reviews agent writes. Talk to published apps with list_apps and converse_with_app (pass back `conversation_id`). Errors carry `{\"error\":{code,message}}` with Atrium's stable codes.";
+  'Atrium knowledgebases and apps. Find knowledge with list_knowledgebases, get_knowledgebase (its page index) and search_knowledgebase; read pages with get_page; write with create_page, edit_page (patch operations whose anchors must appear exactly once) and move_page; add documents with add_source. Writes may come back `pending_review` when the organization reviews agent writes. Talk to published apps with list_apps and converse_with_app (pass back `conversation_id`). Errors carry `{"error":{code,message}}` with Atrium\'s stable codes.';
 
 /** The tools/list answer, built once per process (JSON Schema generation is not free). */
 let toolListing: { tools: object[] } | undefined;

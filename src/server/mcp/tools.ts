@@ -13,7 +13,7 @@ const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true,
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
 const REVIEW_NOTE =
-  "When the organization reviews agent writes, the answer has `status: \"pending_review\"` and a `reviewPath` (`/reviews/<id>`): a person approves or rejects it in the console, and the live page is unchanged until then; otherwise `status: \"applied\"`.";
+  'When the organization reviews agent writes, the answer has `status: "pending_review"` and a `reviewPath` (`/reviews/<id>`): a person approves or rejects it in the console, and the live page is unchanged until then; otherwise `status: "applied"`.';
 
 const args = (value: unknown) => (value ?? {}) as never;
 
@@ -42,7 +42,7 @@ export const TOOLS: readonly AtriumTool[] = [
     name: "search_knowledgebase",
     title: "Search a knowledgebase",
     description:
-      "Full-text search of a knowledgebase's pages and source documents, ranked by relevance: `{results: [{kind: \"page\"|\"source\", id, title, snippet, score}]}`, matches marked `**like this**` in snippets. `query` takes web-search syntax (quotes for phrases, OR, -word). `kinds` defaults to both; searching `sources` costs 1 credit (`insufficient_credits` when the balance cannot cover it), pages are free. `limit` 1..50, default 10. Needs `knowledge:read`.",
+      'Full-text search of a knowledgebase\'s pages and source documents, ranked by relevance: `{results: [{kind: "page"|"source", id, title, snippet, score}]}`, matches marked `**like this**` in snippets. `query` takes web-search syntax (quotes for phrases, OR, -word). `kinds` defaults to both; searching `sources` costs 1 credit (`insufficient_credits` when the balance cannot cover it), pages are free. `limit` 1..50, default 10. Needs `knowledge:read`.',
     input: SearchInput,
     output: SearchOutput,
     annotations: { ...READ, idempotentHint: false },

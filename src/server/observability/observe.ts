@@ -1,6 +1,6 @@
 // Every API route handler is wrapped here: one JSON log line per request (request id, method,
 // route, status, latency) and the request metrics. Streams count to their response headers.
-import { errorResponse, requestIdFor } from "@/server/adapters/rest";
+import { errorResponse, requestIdFor } from "@/server/adapters/envelope";
 import { toAppError } from "@/server/errors";
 import { logger } from "./log";
 import { metrics } from "./metrics";

@@ -22,14 +22,21 @@ export const RUN_LIMITS = {
   passageChars: 32 * 1024,
   /** Characters of a node's or agent's output kept in the run's trace. */
   traceOutputChars: 4 * 1024,
+  /** Model calls one answer may make when it calls tools (each round of tool calls is one). */
+  toolSteps: 8,
+  /** Wall time of one tool call; a tool that takes longer is reported to the model as timed out. */
+  toolCallMs: 30_000,
+  /** Characters of one tool's result handed back to the model; the rest is cut off, and said so. */
+  toolOutputChars: 32 * 1024,
   /** Characters of a member's output shown in a stream's `step` event: a glimpse, not the answer. */
   stepOutputChars: 500,
 };
 
-export type RunBound = "steps" | "node output" | "run output" | "member output" | "reply" | "time";
+export type RunBound = "steps" | "tool steps" | "node output" | "run output" | "member output" | "reply" | "time";
 
 const DESCRIBE: Record<RunBound, () => string> = {
   steps: () => `the run executed more than ${RUN_LIMITS.steps} steps`,
+  "tool steps": () => `the model still asked for tools after ${RUN_LIMITS.toolSteps} calls`,
   "node output": () => `a node's output exceeded ${RUN_LIMITS.nodeOutputChars} characters`,
   "run output": () => `the nodes' outputs together exceeded ${RUN_LIMITS.runOutputChars} characters`,
   "member output": () => `a member's output exceeded ${RUN_LIMITS.memberOutputChars} characters`,

@@ -51,7 +51,11 @@ async function liveFlows(db: Db, organizationId: string, ids: string[]): Promise
     where: { organizationId, kind: "flow", id: { in: ids }, productionVersionId: { not: null } },
     select: { id: true, productionVersionId: true },
   });
-  const versions = await versionsById(db, organizationId, items.map((item) => item.productionVersionId!));
+  const versions = await versionsById(
+    db,
+    organizationId,
+    items.map((item) => item.productionVersionId!),
+  );
   return [...versions].map(([versionId, version]) => ({ id: version.itemId, versionId, document: parsed(versionId, FlowDocument) }));
 }
 
@@ -71,7 +75,11 @@ export async function loadLiveApp(db: Db, actor: Pick<Actor, "organizationId">, 
   const present = new Set(
     (await db.builderItem.findMany({ where: { organizationId: actor.organizationId, id: { in: wanted.map((pin) => pin.id) } }, select: { id: true } })).map((row) => row.id),
   );
-  const byId = await versionsById(db, actor.organizationId, wanted.filter((pin) => present.has(pin.id)).map((pin) => pin.versionId));
+  const byId = await versionsById(
+    db,
+    actor.organizationId,
+    wanted.filter((pin) => present.has(pin.id)).map((pin) => pin.versionId),
+  );
   const missing = wanted.filter((pin) => !byId.has(pin.versionId));
   if (missing.length) {
     throw new AppError("unpublished_dependencies", "The app's adviser or a member is no longer published; republish them and the app.", {

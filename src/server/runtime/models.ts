@@ -1,75 +1,127 @@
-// The models agents run on. Every model answers (streaming), routes a message to the members
-// best suited to it, and grades an output against an expected behaviour. The built-in offline
-// model does this by word matching, with no network; provider models do it with prompts
-// through the AI SDK against any OpenAI-compatible endpoint configured by environment.
+// Which models an organization's agents can use: the built-in offline model (always), the
+// operator's default provider (set by environment, ids as configured) and the organization's own
+// providers (ids `<provider slug>/<model id>`). Organization providers are read per call, scoped
+// by organization in the query, with their credential opened only for the call.
 import { env } from "@/env";
+import type { Db } from "@/server/db";
+import { guardedFetch, privateIntegrationUrlsAllowed } from "@/server/integration-urls";
+import { openSecret } from "@/server/secret-box";
+import { BUILTIN_MODEL_ID, type ChatModel, type EmbeddingModel, type ModelInfo } from "./model-types";
+import type { ProviderConnection, ProviderKind } from "./provider-model";
 
-export interface Passage {
-  /** Where the passage comes from, for citations: a page or source title. */
-  title: string;
-  text: string;
-}
+export type { AnswerInput, ChatModel, EmbeddingModel, Grade, ModelInfo, ModelTool, Passage, RouteCandidate, Turn } from "./model-types";
+export { BUILTIN_MODEL_ID } from "./model-types";
 
-export interface Turn {
-  role: "user" | "assistant";
-  content: string;
-}
+const BUILTIN: ModelInfo = { id: BUILTIN_MODEL_ID, name: "Atrium offline (extractive, no network)", provider: "builtin" };
 
-export interface AnswerInput {
-  system: string;
-  history: Turn[];
-  message: string;
-  knowledge: Passage[];
-  signal?: AbortSignal;
-}
-
-export interface RouteCandidate {
+export interface OfferedModel {
   id: string;
+  kind: "chat" | "embedding";
+}
+
+/** The client, or a transaction (a publish checks its agent's model inside its own). */
+type ProviderReader = Pick<Db, "modelProvider">;
+
+interface ProviderRow {
+  slug: string;
   name: string;
-  description: string;
+  kind: string;
+  baseUrl: string | null;
+  apiKeyCiphertext: string | null;
+  models: unknown;
 }
 
-export interface Grade {
-  passed: boolean;
-  reason: string;
+function offered(row: ProviderRow): OfferedModel[] {
+  return Array.isArray(row.models) ? (row.models as OfferedModel[]) : [];
 }
 
-export interface ChatModel {
-  id: string;
-  name: string;
-  provider: string;
-  /** The answer as it is produced, piece by piece. */
-  answer(input: AnswerInput): AsyncIterable<string>;
-  /** Ids of the candidates to consult for the message, best first; at least one. */
-  route(input: { message: string; instructions: string; candidates: RouteCandidate[]; signal?: AbortSignal }): Promise<string[]>;
-  grade(input: { input: string; output: string; expectedBehavior: string; signal?: AbortSignal }): Promise<Grade>;
-}
-
-export const BUILTIN_MODEL_ID = "atrium-offline";
-
-export interface ModelInfo {
-  id: string;
-  name: string;
-  provider: string;
-}
-
-/** Every model an agent may name: the built-in one, then the configured provider's. */
-export function availableModels(): ModelInfo[] {
+function envModels(): ModelInfo[] {
   const config = env();
-  const provider = config.MODEL_PROVIDER_NAME;
-  return [
-    { id: BUILTIN_MODEL_ID, name: "Atrium offline (extractive, no network)", provider: "builtin" },
-    ...(config.MODEL_PROVIDER_BASE_URL ? config.MODEL_PROVIDER_MODELS.map((id) => ({ id, name: id, provider })) : []),
-  ];
+  return config.MODEL_PROVIDER_BASE_URL ? config.MODEL_PROVIDER_MODELS.map((id) => ({ id, name: id, provider: config.MODEL_PROVIDER_NAME })) : [];
 }
 
-/** The model for an id from availableModels(); unknown ids fall back to the built-in model. */
-export async function modelFor(id: string | undefined): Promise<ChatModel> {
-  const info = availableModels().find((model) => model.id === id && model.provider !== "builtin");
-  if (info) {
-    const { providerModel } = await import("./provider-model");
-    return providerModel(info);
+function envConnection(): ProviderConnection {
+  const config = env();
+  return { name: config.MODEL_PROVIDER_NAME, kind: "openai-compatible", baseURL: config.MODEL_PROVIDER_BASE_URL, apiKey: config.MODEL_PROVIDER_API_KEY };
+}
+
+function connectionOf(row: ProviderRow): ProviderConnection {
+  return {
+    name: row.slug,
+    kind: row.kind as ProviderKind,
+    baseURL: row.baseUrl ?? undefined,
+    apiKey: row.apiKeyCiphertext ? openSecret(row.apiKeyCiphertext) : undefined,
+    fetch: privateIntegrationUrlsAllowed() ? undefined : guardedFetch,
+  };
+}
+
+function providerRows(db: ProviderReader, organizationId: string, slug?: string): Promise<ProviderRow[]> {
+  return db.modelProvider.findMany({
+    where: { organizationId, ...(slug ? { slug } : {}) },
+    select: { slug: true, name: true, kind: true, baseUrl: true, apiKeyCiphertext: true, models: true },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
+}
+
+/** The models every organization has: the built-in one and the operator's (no query). */
+export function defaultModels(): ModelInfo[] {
+  return [BUILTIN, ...envModels()];
+}
+
+/** Every model an organization's agents may name: the built-in one, the operator's, then the organization's chat models. */
+export async function availableModels(db: ProviderReader, organizationId: string): Promise<ModelInfo[]> {
+  const rows = await providerRows(db, organizationId);
+  const own = rows.flatMap((row) =>
+    offered(row)
+      .filter((model) => model.kind === "chat")
+      .map((model) => ({ id: `${row.slug}/${model.id}`, name: `${row.name}: ${model.id}`, provider: row.slug })),
+  );
+  return [...defaultModels(), ...own];
+}
+
+/** Whether an agent may name this model in the organization (the built-in and operator's models need no query). */
+export async function isAvailableModel(db: ProviderReader, organizationId: string, id: string): Promise<boolean> {
+  if (id === BUILTIN_MODEL_ID || envModels().some((model) => model.id === id)) return true;
+  return (await organizationModel(db, organizationId, id)) !== null;
+}
+
+async function organizationModel(db: ProviderReader, organizationId: string, id: string): Promise<{ row: ProviderRow; upstreamId: string } | null> {
+  const slash = id.indexOf("/");
+  if (slash <= 0) return null;
+  const [row] = await providerRows(db, organizationId, id.slice(0, slash));
+  const upstreamId = id.slice(slash + 1);
+  return row && offered(row).some((model) => model.kind === "chat" && model.id === upstreamId) ? { row, upstreamId } : null;
+}
+
+/** The model for an id the organization may use; unknown ids (a provider since removed) fall back to the built-in model. */
+export async function modelFor(db: Db, organizationId: string, id: string | undefined): Promise<ChatModel> {
+  if (id && id !== BUILTIN_MODEL_ID) {
+    const fromEnv = envModels().find((model) => model.id === id);
+    if (fromEnv) {
+      const { providerModel } = await import("./provider-model");
+      return providerModel(fromEnv, envConnection(), id);
+    }
+    const own = await organizationModel(db, organizationId, id);
+    if (own) {
+      const { providerModel } = await import("./provider-model");
+      return providerModel({ id, name: `${own.row.name}: ${own.upstreamId}`, provider: own.row.slug }, connectionOf(own.row), own.upstreamId);
+    }
   }
   const { offlineModel } = await import("./offline-model");
   return offlineModel;
+}
+
+/**
+ * The organization's embedding model: the first embedding model of its providers, oldest
+ * provider first; null when it has none (retrieval then stays full-text).
+ */
+export async function embeddingModelFor(db: Db, organizationId: string): Promise<EmbeddingModel | null> {
+  for (const row of await providerRows(db, organizationId)) {
+    const model = offered(row).find((m) => m.kind === "embedding");
+    if (model && row.kind === "openai-compatible") {
+      const { providerEmbedding } = await import("./provider-model");
+      return providerEmbedding(connectionOf(row), model.id);
+    }
+  }
+  return null;
 }

@@ -2,8 +2,8 @@
 // retrieved knowledge that best match the message (citing where they come from), routes by
 // matching the message against each member's description, and grades by checking that the
 // output covers the expected behaviour's key terms. No network, no randomness.
-import type { AnswerInput, ChatModel, Grade, Passage, RouteCandidate } from "./models";
-import { BUILTIN_MODEL_ID } from "./models";
+import type { AnswerInput, ChatModel, Grade, Passage, RouteCandidate } from "./model-types";
+import { BUILTIN_MODEL_ID } from "./model-types";
 import { overlap, sentences, terms } from "./text";
 
 const MAX_SENTENCES = 3;
@@ -11,9 +11,7 @@ const MAX_SENTENCES = 3;
 const PASS_SHARE = 0.5;
 
 function bestSentences(message: string, knowledge: Passage[]): { sentence: string; title: string }[] {
-  const scored = knowledge.flatMap((passage) =>
-    sentences(passage.text).map((sentence) => ({ sentence, title: passage.title, score: overlap(message, sentence) })),
-  );
+  const scored = knowledge.flatMap((passage) => sentences(passage.text).map((sentence) => ({ sentence, title: passage.title, score: overlap(message, sentence) })));
   return scored
     .filter((entry) => entry.score > 0)
     .sort((a, b) => b.score - a.score)
@@ -54,6 +52,7 @@ export const offlineModel: ChatModel = {
   id: BUILTIN_MODEL_ID,
   name: "Atrium offline (extractive, no network)",
   provider: "builtin",
+  callsTools: false,
   async *answer(input) {
     // Word by word, so streaming clients see it arrive as they would from a provider.
     for (const piece of offlineAnswer(input).split(/(?<=\s)/)) {

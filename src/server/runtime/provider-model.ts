@@ -1,13 +1,28 @@
-// Provider models: any OpenAI-compatible endpoint (MODEL_PROVIDER_BASE_URL and _API_KEY),
-// through the AI SDK. Answers stream token by token; routing and grading ask for a small JSON
-// reply and fall back to the offline model's word matching if the reply is not usable.
+// Provider models, through the AI SDK: an OpenAI-compatible endpoint (the operator's, set by
+// environment, or an organization's) or Anthropic. Answers stream token by token and call the
+// tools they are given in a bounded loop; routing and grading ask for a small JSON reply and fall
+// back to the offline model's word matching if the reply is not usable.
+import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { generateText, streamText } from "ai";
-import { env } from "@/env";
+import { embedMany, generateText, jsonSchema, stepCountIs, streamText, tool, type LanguageModel, type ToolSet } from "ai";
+import { isAppError } from "@/server/errors";
 import { jsonIn } from "./json-in-text";
-import { RUN_LIMITS } from "./limits";
-import type { ChatModel, Grade, ModelInfo, Passage } from "./models";
+import { RUN_LIMITS, runLimitExceeded } from "./limits";
+import type { ChatModel, EmbeddingModel, Grade, ModelInfo, ModelTool, Passage } from "./model-types";
 import { offlineGrade, offlineRoute } from "./offline-model";
+
+export type ProviderKind = "openai-compatible" | "anthropic";
+
+/** Where a provider model is served and how to authenticate; the key is already opened. */
+export interface ProviderConnection {
+  /** The provider's name in model ids and errors (an organization provider's slug). */
+  name: string;
+  kind: ProviderKind;
+  baseURL?: string;
+  apiKey?: string;
+  /** Checks each request's URL before it leaves (organization providers: the SSRF guard). */
+  fetch?: typeof globalThis.fetch;
+}
 
 function knowledgeBlock(knowledge: Passage[]): string {
   if (knowledge.length === 0) return "";
@@ -21,28 +36,63 @@ function callSignal(signal: AbortSignal | undefined): AbortSignal {
   return signal ? AbortSignal.any([signal, timeout]) : timeout;
 }
 
-export function providerModel(info: ModelInfo): ChatModel {
-  const config = env();
-  const provider = createOpenAICompatible({ name: info.provider, baseURL: config.MODEL_PROVIDER_BASE_URL!, apiKey: config.MODEL_PROVIDER_API_KEY });
-  const model = provider.chatModel(info.id);
+export function languageModel(connection: ProviderConnection, modelId: string): LanguageModel {
+  if (connection.kind === "anthropic") {
+    return createAnthropic({ baseURL: connection.baseURL, apiKey: connection.apiKey ?? "", fetch: connection.fetch })(modelId);
+  }
+  return createOpenAICompatible({ name: connection.name, baseURL: connection.baseURL!, apiKey: connection.apiKey, fetch: connection.fetch }).chatModel(modelId);
+}
+
+function toolSet(tools: ModelTool[]): ToolSet {
+  return Object.fromEntries(
+    tools.map((t) => [
+      t.name,
+      tool({
+        description: t.description,
+        inputSchema: jsonSchema<Record<string, unknown>>(t.parameters as Parameters<typeof jsonSchema>[0]),
+        execute: (args: Record<string, unknown>, { abortSignal }) => t.run(args ?? {}, abortSignal ?? new AbortController().signal),
+      }),
+    ]),
+  );
+}
+
+/** `info.id` is the id agents name; `upstreamId` the one the provider knows. */
+export function providerModel(info: ModelInfo, connection: ProviderConnection, upstreamId: string): ChatModel {
+  const model = languageModel(connection, upstreamId);
 
   return {
     ...info,
-    async *answer({ system, history, message, knowledge, signal }) {
+    callsTools: true,
+    async *answer({ system, history, message, knowledge, tools = [], maxSteps = RUN_LIMITS.toolSteps, signal }) {
       const abortSignal = callSignal(signal);
       const result = streamText({
         model,
         system: system + knowledgeBlock(knowledge),
         messages: [...history, { role: "user", content: message }],
+        ...(tools.length > 0
+          ? {
+              tools: toolSet(tools),
+              stopWhen: stepCountIs(maxSteps),
+              // The last call may not ask for tools: it has to answer with what it found.
+              prepareStep: ({ stepNumber }) => (stepNumber >= maxSteps - 1 ? { toolChoice: "none" as const } : undefined),
+            }
+          : {}),
         abortSignal,
         maxRetries: 1,
+        // Failures arrive as `error` parts below; the SDK's default would log them (request and all).
+        onError: () => undefined,
       });
+      let lastFinish: string | undefined;
       for await (const part of result.fullStream) {
         if (part.type === "text-delta") yield part.text;
+        else if (part.type === "finish-step") lastFinish = part.finishReason;
+        // A run bound or cancel inside a tool ends the run; other tool failures went back to the model.
+        else if (part.type === "tool-error" && isAppError(part.error)) throw part.error;
         else if (part.type === "error") throw part.error instanceof Error ? part.error : new Error(String(part.error));
       }
       // An aborted stream just ends: a cut-off answer is a failure, never a reply.
       if (abortSignal.aborted) throw new Error("The provider call was aborted or timed out.");
+      if (lastFinish === "tool-calls") throw runLimitExceeded("tool steps", `model "${info.id}"`);
     },
 
     async route({ message, instructions, candidates, signal }) {
@@ -72,6 +122,19 @@ export function providerModel(info: ModelInfo): ChatModel {
         return { passed: verdict.passed, reason: typeof verdict.reason === "string" ? verdict.reason : "" };
       }
       return offlineGrade(output, expectedBehavior);
+    },
+  };
+}
+
+/** An OpenAI-compatible embedding model (Anthropic offers none). */
+export function providerEmbedding(connection: ProviderConnection, modelId: string): EmbeddingModel {
+  const model = createOpenAICompatible({ name: connection.name, baseURL: connection.baseURL!, apiKey: connection.apiKey, fetch: connection.fetch }).embeddingModel(modelId);
+  return {
+    modelKey: `${connection.name}/${modelId}`,
+    async embed(texts, signal) {
+      if (texts.length === 0) return [];
+      const { embeddings } = await embedMany({ model, values: texts, abortSignal: callSignal(signal), maxRetries: 1 });
+      return embeddings;
     },
   };
 }

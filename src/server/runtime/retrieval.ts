@@ -1,31 +1,12 @@
-// What an agent or a knowledge_search node knows for a message: the best-matching pages and
-// source chunks of its knowledgebases, by PostgreSQL full-text search (any of the message's
-// words, ranked). Only knowledgebases of the run's organization count, never an end user's
-// private notebook: the organization is part of the SQL, not a check made earlier.
+// What an agent or a knowledge_search node knows for a message: the best passages of its
+// knowledgebases by the shared retrieval function (services/retrieval.ts), which keeps to the
+// run's organization and never reads an end user's private notebook. Each passage is titled
+// with its document and the headings above it, for citations.
 import { isUuid } from "@/schemas/common";
 import type { Db } from "@/server/db";
+import { AGENT_PASSAGES, passageTitle, retrieve } from "@/server/services/retrieval";
 import { RUN_LIMITS } from "./limits";
 import type { Passage } from "./models";
-
-const RETRIEVE_SQL = `
-  with kbs as (
-    select id from knowledgebases where id = any($1::uuid[]) and organization_id = $2::uuid and end_user_id is null
-  ),
-  q as (select replace(plainto_tsquery('english', $3)::text, '&', '|')::tsquery as query),
-  hits as (
-    (select p.title, left(p.markdown, $5) as text, ts_rank(p.tsv, q.query) as score
-     from pages p join kbs on kbs.id = p.knowledgebase_id, q
-     where p.organization_id = $2::uuid and p.tsv @@ q.query
-     order by score desc limit $4)
-    union all
-    (select s.name as title, left(c.text, $5) as text, ts_rank(c.tsv, q.query) as score
-     from source_chunks c join kbs on kbs.id = c.knowledgebase_id join sources s on s.id = c.source_id, q
-     where s.organization_id = $2::uuid and s.status = 'ready' and s.searchable and not s.disabled and c.tsv @@ q.query
-     order by score desc limit $4)
-  )
-  select (select coalesce(array_agg(id::text), '{}') from kbs) as found, top.title, top.text
-  from (select 1) as one left join (select title, text from hits order by score desc limit $4) as top on true`;
-
 
 export interface Retrieved {
   passages: Passage[];
@@ -33,17 +14,17 @@ export interface Retrieved {
   missing: string[];
 }
 
-export async function retrievePassages(db: Db, organizationId: string, knowledgebaseIds: string[], query: string, limit = 5): Promise<Retrieved> {
+export async function retrievePassages(db: Db, organizationId: string, knowledgebaseIds: string[], query: string, limit = AGENT_PASSAGES): Promise<Retrieved> {
   if (knowledgebaseIds.length === 0) return { passages: [], missing: [] };
-  const { rows } = await db.pool.query<{ found: string[]; title: string | null; text: string | null }>({
-    name: "atrium_retrieve",
-    text: RETRIEVE_SQL,
-    values: [knowledgebaseIds.filter((id) => isUuid(id)), organizationId, query, query.trim() === "" ? 0 : limit, RUN_LIMITS.passageChars],
-  });
-  const found = new Set(rows[0]?.found ?? []);
+  const ids = knowledgebaseIds.filter((id) => isUuid(id));
+  const [found, hits] = await Promise.all([
+    db.knowledgebase.findMany({ where: { id: { in: ids }, organizationId, endUserId: null }, select: { id: true } }),
+    retrieve(db, organizationId, { knowledgebaseIds: ids, query, limit, textChars: RUN_LIMITS.passageChars }),
+  ]);
+  const foundIds = new Set(found.map((row) => row.id));
   return {
-    passages: rows.filter((row) => row.title !== null).map((row) => ({ title: row.title!, text: row.text ?? "" })),
-    missing: knowledgebaseIds.filter((id) => !found.has(id)),
+    passages: hits.map((hit) => ({ title: passageTitle(hit), text: hit.text })),
+    missing: knowledgebaseIds.filter((id) => !foundIds.has(id)),
   };
 }
 

@@ -8,17 +8,21 @@ import { AppError, invalidRequest, isAppError } from "@/server/errors";
 import { schemaProblems } from "./json-schema";
 import { appendBounded, forStep, forTrace, RUN_LIMITS, runLimitExceeded, type RunBound } from "./limits";
 import { BUILTIN_MODEL_ID, modelFor, type AnswerInput, type ChatModel, type Passage, type Turn } from "./models";
+import { boundedTool, flowTool, knowledgeTools, type AgentTool } from "./agent-tools";
+import { builtInTools } from "./built-ins";
 import { missingNote, retrievePassages } from "./retrieval";
 import { render, type TemplateScope } from "./templates";
 import { overlap } from "./text";
 
 export interface TraceEntry {
   id: string;
-  kind: "agent" | "flow" | "node" | "adviser" | "supervisor";
+  kind: "agent" | "flow" | "node" | "adviser" | "supervisor" | "tool";
   name: string;
   versionId?: string | null;
   model?: string;
   passages?: string[];
+  /** A tool call's arguments (JSON, truncated). */
+  input?: string;
   /** Why an entry found or did less than asked (e.g. a knowledgebase not found in the organization). */
   note?: string;
   output: string;
@@ -47,7 +51,6 @@ export interface RunStep {
   status: "started" | "finished" | "failed";
   output?: string;
 }
-
 
 /** A run's context: its organization, its bounds, and a signal that fires on cancel or time-out. */
 export function newRunContext(db: Db, organizationId: string, cancel?: AbortSignal): RunContext {
@@ -136,8 +139,9 @@ export function boundedReply(text: string): string {
 }
 
 /**
- * An agent answers from its knowledge. Attached flows are its tools: a flow whose description
- * matches the message runs first and its output joins the agent's knowledge.
+ * An agent answers from its knowledge. On a provider model its attached flows and knowledge are
+ * tools the model calls (agent-tools.ts); on the offline model a flow whose description matches
+ * the message runs first and its output joins the agent's knowledge.
  */
 export async function runAgent(
   ctx: RunContext,
@@ -146,6 +150,8 @@ export async function runAgent(
   history: Turn[],
   options: {
     flows?: Runnable<FlowDocument>[];
+    /** More tools for a provider model (an adviser's members). */
+    tools?: AgentTool[];
     extraKnowledge?: Passage[];
     extraSystem?: string;
     onDelta?: (text: string) => void;
@@ -157,18 +163,29 @@ export async function runAgent(
   const started = performance.now();
   const doc = agent.document;
   step(ctx, `agent "${doc.name}"`);
-  const retrieved = await retrievePassages(ctx.db, ctx.organizationId, doc.knowledge.map((k) => k.knowledgebaseId), message);
+  const knowledgebaseIds = doc.knowledge.map((k) => k.knowledgebaseId);
+  const retrieved = await retrievePassages(ctx.db, ctx.organizationId, knowledgebaseIds, message);
   const knowledge = [...(options.extraKnowledge ?? []), ...retrieved.passages];
-  for (const flow of options.flows ?? []) {
-    if (overlap(message, `${flow.document.name} ${flow.document.description}`) >= FLOW_TOOL_MATCH) {
-      const output = await runFlow(ctx, flow, inputsFromMessage(flow.document, message));
-      knowledge.unshift({ title: `Flow ${flow.document.name}`, text: output });
+  const model = await modelFor(ctx.db, ctx.organizationId, doc.model);
+  const tools: AgentTool[] = [];
+  if (model.callsTools) {
+    // A provider model decides which tools to call, and with which arguments.
+    const taken = new Set<string>();
+    for (const flow of options.flows ?? []) tools.push(flowTool(flow, taken, (inputs) => runFlow(ctx, flow, inputs)));
+    tools.push(...knowledgeTools(ctx, knowledgebaseIds, taken), ...builtInTools(doc.builtIns, taken), ...(options.tools ?? []));
+  } else {
+    // The offline model calls a flow whose description matches the message's words.
+    for (const flow of options.flows ?? []) {
+      if (overlap(message, `${flow.document.name} ${flow.document.description}`) >= FLOW_TOOL_MATCH) {
+        const output = await runFlow(ctx, flow, inputsFromMessage(flow.document, message));
+        knowledge.unshift({ title: `Flow ${flow.document.name}`, text: output });
+      }
     }
   }
   checkpoint(ctx);
-  const model = await modelFor(doc.model);
   const limit = { ...(options.limit ?? { max: RUN_LIMITS.replyChars, bound: "reply" as const }), where: `agent "${doc.name}"` };
-  const text = await answer(ctx, model, { system: systemPrompt(doc, options.extraSystem), history, message, knowledge }, limit, options.onDelta);
+  const input = { system: systemPrompt(doc, options.extraSystem), history, message, knowledge, tools: tools.map((tool) => boundedTool(ctx, tool, (where) => step(ctx, where))) };
+  const text = await answer(ctx, model, input, limit, options.onDelta);
   // Attached flows run at their live versions in the organization; say which were not found.
   const missingFlows = options.flows ? doc.flows.filter((id) => !options.flows!.some((flow) => flow.id === id)) : [];
   const notes = [missingNote(retrieved.missing), missingFlows.length ? `flow ${missingFlows.join(", ")} not found (or not published) in this organization; not run` : undefined];
@@ -212,7 +229,12 @@ export async function runFlow(ctx: RunContext, flow: Runnable<FlowDocument>, inp
   checkFlowInputs(doc, inputs);
   const scope: TemplateScope = { inputs, nodes: {} };
   const index = new Map(doc.nodes.map((node, i) => [node.id, i]));
-  const queue = [Math.max(0, doc.nodes.findIndex((node) => node.type === "trigger_start"))];
+  const queue = [
+    Math.max(
+      0,
+      doc.nodes.findIndex((node) => node.type === "trigger_start"),
+    ),
+  ];
   let result = "";
   while (queue.length > 0) {
     const node = doc.nodes[queue.shift()!];
@@ -233,7 +255,7 @@ export async function runFlow(ctx: RunContext, flow: Runnable<FlowDocument>, inp
         output = JSON.stringify(inputs);
         break;
       case "llm": {
-        const model = await modelFor(typeof data.model === "string" ? data.model : BUILTIN_MODEL_ID);
+        const model = await modelFor(ctx.db, ctx.organizationId, typeof data.model === "string" ? data.model : BUILTIN_MODEL_ID);
         output = await answer(ctx, model, { system: "", history: [], message: text("prompt"), knowledge: [] }, nodeLimit);
         break;
       }
@@ -324,7 +346,7 @@ export async function runApp(
 ): Promise<string> {
   const { onDelta, flowInputs } = options;
   const doc = run.app.document;
-  const adviserModel = await modelFor(run.adviser?.runnable.document.model ?? BUILTIN_MODEL_ID);
+  const adviserModel = await modelFor(ctx.db, ctx.organizationId, run.adviser?.runnable.document.model ?? BUILTIN_MODEL_ID);
   let replies: Passage[] = [];
   // With no adviser, a lone member's reply is the answer: it streams straight to the client.
   const direct = (count: number) => ({ flowInputs, onDelta: !run.adviser && count === 1 ? onDelta : undefined });
@@ -335,7 +357,14 @@ export async function runApp(
       step(ctx, "routing");
       const picked = await modelCall(ctx, () => adviserModel.route({ message, instructions: doc.adviserInstructions, candidates, signal: ctx.signal }));
       const chosen = run.members.filter((m) => picked.includes(m.runnable.id)).slice(0, 2);
-      ctx.trace.push({ id: run.app.id, kind: "supervisor", name: "routing", model: adviserModel.id, output: chosen.map((m) => m.runnable.document.name).join(", "), latencyMs: Math.round(performance.now() - started) });
+      ctx.trace.push({
+        id: run.app.id,
+        kind: "supervisor",
+        name: "routing",
+        model: adviserModel.id,
+        output: chosen.map((m) => m.runnable.document.name).join(", "),
+        latencyMs: Math.round(performance.now() - started),
+      });
       replies = await Promise.all(chosen.map((member) => runMember(ctx, member, message, history, [], direct(chosen.length))));
     } else if (doc.orchestrationMode === "sequential") {
       for (const member of run.members) replies.push(await runMember(ctx, member, message, history, replies, direct(run.members.length)));
@@ -354,6 +383,13 @@ export async function runApp(
   step(ctx, "built-in supervisor");
   const limit = { max: RUN_LIMITS.replyChars, bound: "reply" as const, where: "built-in supervisor" };
   const text = await answer(ctx, adviserModel, { system: guidance, history, message, knowledge: replies }, limit, onDelta);
-  ctx.trace.push({ id: run.app.id, kind: "supervisor", name: "built-in supervisor", model: adviserModel.id, output: forTrace(text), latencyMs: Math.round(performance.now() - started) });
+  ctx.trace.push({
+    id: run.app.id,
+    kind: "supervisor",
+    name: "built-in supervisor",
+    model: adviserModel.id,
+    output: forTrace(text),
+    latencyMs: Math.round(performance.now() - started),
+  });
   return text;
 }

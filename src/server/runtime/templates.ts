@@ -16,9 +16,14 @@ function show(value: unknown): string {
  * the result would exceed `maxChars`, before it is ever built: a template that repeats a large
  * output many times costs no more memory than the bound.
  */
-export function render(template: string, scope: TemplateScope, maxChars = Infinity, onTooLong: () => never = () => {
-  throw new RangeError("template output too long");
-}): string {
+export function render(
+  template: string,
+  scope: TemplateScope,
+  maxChars = Infinity,
+  onTooLong: () => never = () => {
+    throw new RangeError("template output too long");
+  },
+): string {
   let length = template.length;
   if (length > maxChars) onTooLong();
   return template.replace(TEMPLATE_REFERENCE, (match: string, space: string, key: string) => {

@@ -8,9 +8,7 @@ const STOPWORDS = new Set(
 
 /** Content words, lower-cased, with a plural -s or an -ing ending taken off. */
 export function terms(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
-    .filter((word) => word.length > 1 && !STOPWORDS.has(word))
-    .map((word) => word.replace(/(?<=\w{3})(ing|(?<!s)s)$/u, ""));
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => word.length > 1 && !STOPWORDS.has(word)).map((word) => word.replace(/(?<=\w{3})(ing|(?<!s)s)$/u, ""));
 }
 
 /** Share of the query's terms found in the text (0..1). */

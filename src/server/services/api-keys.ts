@@ -44,11 +44,7 @@ export function toApiKey(row: KeyRow): ApiKey {
  * need an admin; a personal key belongs to the member who creates it (or, for the operator,
  * to the member named).
  */
-export async function createApiKey(
-  db: Db,
-  actor: Actor,
-  input: CreateApiKeyInput & { memberId?: string },
-): Promise<ApiKey & { secret: string }> {
+export async function createApiKey(db: Db, actor: Actor, input: CreateApiKeyInput & { memberId?: string }): Promise<ApiKey & { secret: string }> {
   let memberId: string | null = null;
   if (input.kind === "organization") {
     authorize(actor, { role: "admin" });

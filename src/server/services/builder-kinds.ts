@@ -3,26 +3,17 @@
 // and its list row. services/builder.ts does the rest once for all three.
 import { isUuid } from "@/schemas/common";
 import type { z } from "zod";
-import {
-  AgentDocument,
-  AgentPatch,
-  AppDocument,
-  AppPatch,
-  FlowDocument,
-  FlowPatch,
-  type BuilderKind,
-  type FlowInput,
-  type FlowNode,
-} from "@/schemas/builder";
+import { AgentDocument, AgentPatch, AppDocument, AppPatch, FlowDocument, FlowPatch, type BuilderKind, type FlowInput, type FlowNode } from "@/schemas/builder";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest, type Problem } from "@/server/errors";
 import { flowFeedback, flowReferences, inputSchemaOf, type Feedback } from "@/schemas/flow-graph";
-import { listModels } from "./models";
+import { checkBuiltIns } from "@/server/runtime/built-ins";
+import { availableModels, isAvailableModel } from "@/server/runtime/models";
 
 export type Doc = Record<string, unknown>;
 
 /** What the kind rules read: the client, or the publish transaction holding the item's lock. */
-export type Reader = Pick<Db, "builderItem" | "knowledgebase">;
+export type Reader = Pick<Db, "builderItem" | "knowledgebase" | "modelProvider">;
 
 /** Pins an app version holds: the production version of its adviser and each member when published. */
 export interface AppPins {
@@ -51,10 +42,8 @@ export interface KindSpec {
   type(doc: Doc): string;
 }
 
-const modelIds = () => new Set(listModels().models.map((model) => model.id));
-
-function checkModel(model: unknown): void {
-  if (typeof model === "string" && !modelIds().has(model)) {
+async function checkModel(db: Reader, organizationId: string, model: unknown): Promise<void> {
+  if (typeof model === "string" && !(await isAvailableModel(db, organizationId, model))) {
     throw new AppError("invalid_model", `Model "${model}" is not available; GET /models lists the usable ones. Nothing was written.`, { model });
   }
 }
@@ -68,7 +57,6 @@ async function itemsById(db: Reader, organizationId: string, ids: string[]) {
   });
   return new Map(rows.map((row) => [row.id, { ...row, draft: row.draft as Doc }]));
 }
-
 
 /** Which of these ids are knowledgebases of the organization (never an end user's notebook). */
 async function ownKnowledgebases(db: Reader, organizationId: string, ids: string[]): Promise<Set<string>> {
@@ -90,7 +78,11 @@ async function checkAgentReferences(db: Reader, organizationId: string, doc: Doc
   const problems: Problem[] = [];
   if (fields.has("knowledge")) {
     const knowledge = doc.knowledge as { knowledgebaseId: string }[];
-    const found = await ownKnowledgebases(db, organizationId, knowledge.map((k) => k.knowledgebaseId));
+    const found = await ownKnowledgebases(
+      db,
+      organizationId,
+      knowledge.map((k) => k.knowledgebaseId),
+    );
     knowledge.forEach((k, index) => {
       if (!found.has(k.knowledgebaseId)) problems.push({ path: `knowledge.${index}.knowledgebaseId`, message: "No knowledgebase with this id in the organization" });
     });
@@ -113,19 +105,18 @@ const agentSpec: KindSpec = {
   mergeKeys: ["identity", "builtIns"],
   normalize: (doc) => doc,
   async validateDraft(db, organizationId, doc, changed) {
-    if (changed.has("model")) checkModel(doc.model);
+    if (changed.has("model")) await checkModel(db, organizationId, doc.model);
+    if (changed.has("builtIns")) checkBuiltIns(doc.builtIns as Record<string, boolean>);
     await checkAgentReferences(db, organizationId, doc, changed);
   },
   async validatePublish(db, organizationId, doc) {
-    checkModel(doc.model);
+    await checkModel(db, organizationId, doc.model);
     await checkAgentReferences(db, organizationId, doc, new Set(["knowledge", "flows"]));
     return null;
   },
   async render(db, organizationId, docs) {
     const ids = docs.flatMap((doc) => (doc.knowledge as { knowledgebaseId: string }[]).map((k) => k.knowledgebaseId));
-    const rows = ids.length
-      ? await db.knowledgebase.findMany({ where: { organizationId, endUserId: null, id: { in: [...new Set(ids)] } }, select: { id: true, name: true } })
-      : [];
+    const rows = ids.length ? await db.knowledgebase.findMany({ where: { organizationId, endUserId: null, id: { in: [...new Set(ids)] } }, select: { id: true, name: true } }) : [];
     const titles = new Map(rows.map((row) => [row.id, row.name]));
     return docs.map((doc) => ({
       ...doc,
@@ -149,9 +140,14 @@ const agentSpec: KindSpec = {
 /** The graph rules, then every id a node holds must be the organization's. */
 async function checkFlow(db: Reader, organizationId: string, doc: Doc): Promise<void> {
   const nodes = doc.nodes as FlowNode[];
-  const feedback: Feedback[] = flowFeedback(nodes, modelIds());
+  const modelIds = new Set((await availableModels(db, organizationId)).map((model) => model.id));
+  const feedback: Feedback[] = flowFeedback(nodes, modelIds);
   const references = flowReferences(nodes).filter((reference) => isUuid(reference.id));
-  const found = await ownKnowledgebases(db, organizationId, references.map((reference) => reference.id));
+  const found = await ownKnowledgebases(
+    db,
+    organizationId,
+    references.map((reference) => reference.id),
+  );
   for (const reference of references) {
     if (!found.has(reference.id)) feedback.push({ nodeId: reference.nodeId, message: `data.${reference.field} names no ${reference.kind} of this organization` });
   }
@@ -258,16 +254,16 @@ const appSpec: KindSpec = {
     const adviser = doc.adviser as { id: string } | null;
     const members = doc.members as AppMember[];
     const wanted = [...(adviser ? [{ id: adviser.id, kind: "agent" as const }] : []), ...members];
-    const items = await itemsById(db, organizationId, wanted.map((w) => w.id));
+    const items = await itemsById(
+      db,
+      organizationId,
+      wanted.map((w) => w.id),
+    );
     const dependencies = wanted
       .filter((w) => items.get(w.id)?.kind !== w.kind || !items.get(w.id)?.productionVersionId)
       .map((w) => ({ id: w.id, kind: w.kind, name: items.get(w.id)?.kind === w.kind ? nameOf(items.get(w.id)!.draft) : "(deleted)" }));
     if (dependencies.length > 0) {
-      throw new AppError(
-        "unpublished_dependencies",
-        `Publish these first: ${dependencies.map((d) => `${d.kind} "${d.name}"`).join(", ")}. Nothing was written.`,
-        { dependencies },
-      );
+      throw new AppError("unpublished_dependencies", `Publish these first: ${dependencies.map((d) => `${d.kind} "${d.name}"`).join(", ")}. Nothing was written.`, { dependencies });
     }
     return {
       adviser: adviser ? { id: adviser.id, versionId: items.get(adviser.id)!.productionVersionId! } : null,

@@ -37,8 +37,6 @@ type VersionRow = {
   createdAt: Date;
 };
 
-const LABEL: Record<BuilderKind, string> = { agent: "agent", flow: "flow", app: "app" };
-
 function sourceOf(actor: Actor): string {
   return actor.kind === "key" ? "api" : actor.kind === "member" ? "ui" : "cli";
 }
@@ -77,7 +75,7 @@ function canonical(value: unknown): string {
 }
 
 function notFound(kind: BuilderKind): AppError {
-  return new AppError("not_found", `No ${LABEL[kind]} with that id in this organization.`);
+  return new AppError("not_found", `No ${kind} with that id in this organization.`);
 }
 
 async function findItem(db: Db | Prisma.TransactionClient, actor: Actor, kind: BuilderKind, id: string): Promise<ItemRow> {
@@ -141,7 +139,7 @@ export async function createItem(db: Db, actor: Actor, kind: BuilderKind, input:
       organizationId: actor.organizationId,
       kind,
       draft: draft as Prisma.InputJsonValue,
-      lastChange: lastChange(actor, now, "created", `Created ${LABEL[kind]} "${String(draft.name)}"`) as Prisma.InputJsonValue,
+      lastChange: lastChange(actor, now, "created", `Created ${kind} "${String(draft.name)}"`) as Prisma.InputJsonValue,
       createdAt: now,
       updatedAt: now,
     },
@@ -175,7 +173,7 @@ export interface Precondition {
 }
 
 function conflict(kind: BuilderKind): AppError {
-  return new AppError("conflict", `The ${LABEL[kind]} draft changed since you read it; read it again and retry with its new updatedAt. Nothing was written.`);
+  return new AppError("conflict", `The ${kind} draft changed since you read it; read it again and retry with its new updatedAt. Nothing was written.`);
 }
 
 function checkPrecondition(kind: BuilderKind, row: ItemRow, precondition: Precondition): void {
@@ -183,7 +181,9 @@ function checkPrecondition(kind: BuilderKind, row: ItemRow, precondition: Precon
   if (precondition.ifUnmodifiedSince !== undefined) {
     const since = new Date(precondition.ifUnmodifiedSince);
     if (Number.isNaN(since.getTime())) {
-      throw new AppError("invalid_request", "Invalid request: If-Unmodified-Since is not an HTTP date.", { problems: [{ path: "If-Unmodified-Since", message: "Not an HTTP date" }] });
+      throw new AppError("invalid_request", "Invalid request: If-Unmodified-Since is not an HTTP date.", {
+        problems: [{ path: "If-Unmodified-Since", message: "Not an HTTP date" }],
+      });
     }
     if (Math.floor(row.updatedAt.getTime() / 1000) > Math.floor(since.getTime() / 1000)) throw conflict(kind);
   }
@@ -316,7 +316,7 @@ export async function deployVersion(db: Db, actor: Actor, kind: BuilderKind, id:
     async (tx) => {
       const row = await lockItem(tx, actor, kind, id);
       const version = await tx.builderVersion.findFirst({ where: { id: versionId, itemId: row.id, organizationId: actor.organizationId } });
-      if (!version) throw new AppError("not_found", `No version with that id on this ${LABEL[kind]}.`);
+      if (!version) throw new AppError("not_found", `No version with that id on this ${kind}.`);
       const updatedAt = nextUpdatedAt(row.updatedAt);
       const updated = await tx.builderItem.update({
         where: { id: row.id },
@@ -338,7 +338,10 @@ export async function listVersions(db: Db, actor: Actor, kind: BuilderKind, id: 
   let after = {};
   if (query.cursor) {
     const position = decodeCursor(query.cursor);
-    const named = await db.builderVersion.findFirst({ where: { id: position.id, itemId: row.id, organizationId: actor.organizationId, createdAt: position.createdAt }, select: { id: true } });
+    const named = await db.builderVersion.findFirst({
+      where: { id: position.id, itemId: row.id, organizationId: actor.organizationId, createdAt: position.createdAt },
+      select: { id: true },
+    });
     if (!named) throw staleCursor();
     after = { OR: [{ createdAt: { gt: position.createdAt } }, { createdAt: position.createdAt, id: { gt: position.id } }] };
   }

@@ -198,7 +198,10 @@ export async function getConversationMessages(db: Db, actor: Actor, input: { con
   authorize(actor, { scope: "apps:read" });
   const conversation = await db.conversation.findFirst({ where: { id: input.conversationId, organizationId: actor.organizationId, endUserId: null } });
   if (!conversation) throw new AppError("not_found", "No conversation with that id.");
-  const messages = await db.conversationMessage.findMany({ where: { conversationId: conversation.id, conversation: { organizationId: actor.organizationId } }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  const messages = await db.conversationMessage.findMany({
+    where: { conversationId: conversation.id, conversation: { organizationId: actor.organizationId } },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
   return {
     conversation: { id: conversation.id, appId: conversation.appId, title: conversation.title },
     messages: messages.map((m) => ({
@@ -234,7 +237,11 @@ export async function listEndUserConversations(db: Db, actor: EndUserActor, inpu
   });
   const page = rows.slice(0, input.limit);
   const last = page[page.length - 1];
-  const names = await appNames(db, actor.organizationId, page.map((row) => row.appId));
+  const names = await appNames(
+    db,
+    actor.organizationId,
+    page.map((row) => row.appId),
+  );
   return {
     conversations: page.map((row) => ({ id: row.id, appId: row.appId, appName: names.get(row.appId) ?? "", title: row.title, updatedAt: row.updatedAt.toISOString() })),
     nextCursor: rows.length > input.limit && last ? encodeCursor({ createdAt: last.updatedAt, id: last.id }) : null,

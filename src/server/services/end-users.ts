@@ -1,23 +1,15 @@
 // End users: provisioning (idempotent on email, all-or-nothing), profile, revocation and
 // deletion, subscriptions with their credit pools, and per-user grants.
-import type {
-  EndUser,
-  EndUserDetail,
-  GrantInput,
-  ProvisionEndUserInput,
-  ProvisionEndUserOutput,
-  Subscription,
-  SubscriptionDetail,
-} from "@/schemas/provisioning";
+import type { EndUser, EndUserDetail, GrantInput, ProvisionEndUserInput, ProvisionEndUserOutput, Subscription, SubscriptionDetail } from "@/schemas/provisioning";
 import type { Actor } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
-import { grantSource, refuseMissingGrantTargets, toGrant } from "./grants";
+import { grantSource, refuseMissingGrantTargets } from "./grants";
 import { normalizeEmail } from "./members";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
-import { settleCreditResets } from "./credits";
+import { isoUtc } from "./sql-json";
 
 type Tx = Prisma.TransactionClient;
 
@@ -305,15 +297,46 @@ async function findEndUser(db: Db | Tx, actor: Actor, endUserId: string) {
   return user;
 }
 
+/**
+ * The end user with every subscription and grant in one statement on the pool (a hot read): the
+ * credit pools due for their monthly reset are reset in the same statement, and the answer shows
+ * them reset, as settleCreditResets() and three reads did before.
+ */
+const END_USER_DETAIL = `
+  with settled as (
+    update subscriptions s set credits_used = 0, credits_reset_at = credits_reset_after(s.credits_reset_at, now()), updated_at = now()
+    from end_users u
+    where u.id = s.end_user_id and u.organization_id = $1 and s.end_user_id = $2 and s.credits_reset_at <= now()
+    returning s.id, s.credits_used, s.credits_reset_at
+  )
+  select jsonb_build_object(
+    'id', u.id, 'email', u.email, 'fullName', u.full_name, 'authMethod', u.auth_method,
+    'emailVerifiedAt', ${isoUtc("u.email_verified_at")}, 'revokedAt', ${isoUtc("u.revoked_at")},
+    'lastSeenAt', ${isoUtc("u.last_seen_at")}, 'createdAt', ${isoUtc("u.created_at")},
+    'subscriptions', coalesce((
+      select jsonb_agg(jsonb_build_object(
+        'id', s.id, 'tierPlanId', s.tier_plan_id, 'tierPlanName', p.name, 'status', s.status,
+        'creditAllowance', s.credit_allowance, 'creditsUsed', coalesce(r.credits_used, s.credits_used),
+        'creditsResetAt', ${isoUtc("coalesce(r.credits_reset_at, s.credits_reset_at)")},
+        'provisionedBy', s.provisioned_by, 'isComped', s.is_comped, 'bonusCredits', s.bonus_credits
+      ) order by s.created_at, s.id)
+      from subscriptions s join tier_plans p on p.id = s.tier_plan_id left join settled r on r.id = s.id
+      where s.end_user_id = u.id), '[]'::jsonb),
+    'grants', coalesce((
+      select jsonb_agg(jsonb_build_object(
+        'id', g.id, 'targetKind', g.target_kind, 'targetId', g.target_id, 'effect', g.effect,
+        'deploymentId', g.deployment_id, 'source', g.source, 'expiresAt', ${isoUtc("g.expires_at")}
+      ) order by g.created_at, g.id)
+      from grants g where g.end_user_id = u.id and g.organization_id = $1), '[]'::jsonb)
+  ) as detail
+  from end_users u
+  where u.id = $2 and u.organization_id = $1 and u.deleted_at is null`;
+
 export async function getEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<EndUserDetail> {
   authorize(actor, { scope: "end_users:read" });
-  const user = await findEndUser(db, actor, input.endUserId);
-  await settleCreditResets(db, actor.organizationId, [user.id]);
-  const [subscriptions, grants] = await Promise.all([
-    db.subscription.findMany({ where: { endUserId: user.id, endUser: { organizationId: actor.organizationId } }, select: subscriptionSelect, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
-    db.grant.findMany({ where: { endUserId: user.id, organizationId: actor.organizationId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
-  ]);
-  return { ...toEndUser(user), subscriptions: subscriptions.map(toSubscriptionDetail), grants: grants.map(toGrant) };
+  const { rows } = await db.pool.query<{ detail: EndUserDetail }>({ name: "atrium_end_user_detail", text: END_USER_DETAIL, values: [actor.organizationId, input.endUserId] });
+  if (!rows[0]) throw new AppError("not_found", "No end user with that id.");
+  return rows[0].detail;
 }
 
 export async function listEndUsers(db: Db, actor: Actor, input: { limit: number; cursor?: string; email?: string; query?: string }) {

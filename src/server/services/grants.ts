@@ -47,7 +47,11 @@ export async function assertGrantTargets(db: Tx, organizationId: string, grants:
     appIds.length ? db.builderItem.findMany({ where: { organizationId, kind: "app", id: { in: appIds } }, select: { id: true } }) : [],
     portalIds.length ? db.portal.findMany({ where: { organizationId, id: { in: portalIds } }, select: { id: true } }) : [],
   ]);
-  refuseMissingGrantTargets(grants, apps.map((a) => a.id), portals.map((p) => p.id));
+  refuseMissingGrantTargets(
+    grants,
+    apps.map((a) => a.id),
+    portals.map((p) => p.id),
+  );
 }
 
 type GrantTarget = Pick<GrantInput, "targetKind" | "targetId" | "deploymentId">;

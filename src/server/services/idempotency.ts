@@ -114,7 +114,5 @@ let lastSweep = 0;
 function maybeSweep(db: Db): void {
   if (Date.now() - lastSweep < 3_600_000) return;
   lastSweep = Date.now();
-  db.$executeRaw`delete from idempotency_keys where created_at < now() - interval '24 hours'`.catch((error: unknown) =>
-    logger().error({ err: error }, "Idempotency sweep failed"),
-  );
+  db.$executeRaw`delete from idempotency_keys where created_at < now() - interval '24 hours'`.catch((error: unknown) => logger().error({ err: error }, "Idempotency sweep failed"));
 }

@@ -1,7 +1,7 @@
 // Knowledgebases: list, create (plan cap), detail with sources and the page index, export.
 // An end user's own notebook is a knowledgebase with endUserId set; to the API it does not exist.
-import type { Knowledgebase, KnowledgebaseSummary, PageIndexEntry } from "@/schemas/knowledgebase";
-import type { CreateKnowledgebaseInput } from "@/schemas/knowledgebase";
+import type { Knowledgebase, KnowledgebaseLanguage, KnowledgebaseSummary, PageIndexEntry } from "@/schemas/knowledgebase";
+import type { CreateKnowledgebaseInput, UpdateKnowledgebaseInput } from "@/schemas/knowledgebase";
 import type { ListQuery } from "@/schemas/common";
 import type { Page } from "@/schemas/page";
 import type { Source } from "@/schemas/source";
@@ -10,23 +10,11 @@ import { hitRateLimit, rateLimitHeaders } from "@/server/auth/rate-limit";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
-import { toSource } from "./sources";
+import { findKnowledgebase, lockFor } from "./knowledge-access";
+import { getPage } from "./pages";
+import { isoUtc } from "./sql-json";
 
-type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
-
-/** The knowledgebase if the actor's organization owns it and it is not an end user's notebook. */
-export async function findKnowledgebase(db: Db | Tx, actor: Actor, knowledgebaseId: string) {
-  const row = await db.knowledgebase.findFirst({ where: { id: knowledgebaseId, organizationId: actor.organizationId, endUserId: null } });
-  if (!row) throw new AppError("not_found", "No knowledgebase with that id in this organization.");
-  return row;
-}
-
-/** Serializes writes that check a count against a cap (knowledgebases, sources) per scope. */
-export async function lockFor(tx: Tx, name: string): Promise<void> {
-  await tx.$executeRaw`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
-}
-
-async function summaries(db: Db, rows: { id: string; name: string; description: string; createdAt: Date; updatedAt: Date }[]): Promise<KnowledgebaseSummary[]> {
+async function summaries(db: Db, rows: { id: string; name: string; description: string; language: string; createdAt: Date; updatedAt: Date }[]): Promise<KnowledgebaseSummary[]> {
   const ids = rows.map((row) => row.id);
   const [sourceCounts, pageCounts] = await Promise.all([
     db.source.groupBy({ by: ["knowledgebaseId"], where: { knowledgebaseId: { in: ids } }, _count: { _all: true } }),
@@ -37,6 +25,7 @@ async function summaries(db: Db, rows: { id: string; name: string; description: 
     id: row.id,
     name: row.name,
     description: row.description,
+    language: row.language as KnowledgebaseLanguage,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     counts: { sources: count(sourceCounts, row.id), pages: count(pageCounts, row.id) },
@@ -60,14 +49,27 @@ export async function createKnowledgebase(db: Db, actor: Actor, input: CreateKno
     if (organization.maxKnowledgebases !== null) {
       const used = await tx.knowledgebase.count({ where: { organizationId: actor.organizationId, endUserId: null } });
       if (used >= organization.maxKnowledgebases) {
-        throw new AppError(
-          "plan_limit",
-          `The plan allows ${organization.maxKnowledgebases} knowledgebase(s) and ${used} exist; nothing was created.`,
-          { limit: organization.maxKnowledgebases, used },
-        );
+        throw new AppError("plan_limit", `The plan allows ${organization.maxKnowledgebases} knowledgebase(s) and ${used} exist; nothing was created.`, {
+          limit: organization.maxKnowledgebases,
+          used,
+        });
       }
     }
-    return tx.knowledgebase.create({ data: { organizationId: actor.organizationId, name: input.name, description: input.description ?? "" } });
+    return tx.knowledgebase.create({ data: { organizationId: actor.organizationId, name: input.name, description: input.description ?? "", language: input.language } });
+  });
+  return { knowledgebase: (await summaries(db, [row]))[0]! };
+}
+
+/**
+ * Renames, describes or changes the language of a knowledgebase. A new language re-indexes its
+ * pages and chunks in the same transaction (a trigger rewrites their text-search configuration,
+ * which recomputes their tsvectors), so search never mixes two languages.
+ */
+export async function updateKnowledgebase(db: Db, actor: Actor, input: UpdateKnowledgebaseInput): Promise<{ knowledgebase: KnowledgebaseSummary }> {
+  await findKnowledgebase(db, actor, input.knowledgebaseId);
+  const row = await db.knowledgebase.update({
+    where: { id: input.knowledgebaseId, organizationId: actor.organizationId },
+    data: { name: input.name, description: input.description, language: input.language },
   });
   return { knowledgebase: (await summaries(db, [row]))[0]! };
 }
@@ -98,40 +100,57 @@ export function pageIndex(rows: IndexRow[]): PageIndexEntry[] {
   }));
 }
 
-const SOURCE_FIELDS = {
-  id: true,
-  name: true,
-  type: true,
-  status: true,
-  searchable: true,
-  disabled: true,
-  url: true,
-  sizeBytes: true,
-  errorMessage: true,
-  createdVia: true,
-  createdAt: true,
-  updatedAt: true,
-} as const;
+/**
+ * The knowledgebase with its sources and page index in one statement on the pool (a hot read),
+ * explicit columns only: sources as the API shows them, pages as index rows for pageIndex().
+ */
+const KNOWLEDGEBASE_DETAIL = `
+  select k.id, k.name, k.description, k.language, ${isoUtc("k.created_at")} as "createdAt", ${isoUtc("k.updated_at")} as "updatedAt",
+    coalesce((
+      select jsonb_agg(jsonb_build_object(
+        'id', s.id, 'name', s.name, 'type', s.type, 'status', s.status, 'searchable', s.searchable, 'disabled', s.disabled,
+        'url', coalesce(s.url, ''), 'updatedAt', ${isoUtc("s.updated_at")}, 'createdAt', ${isoUtc("s.created_at")},
+        'sizeBytes', s.size_bytes, 'errorMessage', coalesce(s.error_message, ''), 'createdVia', s.created_via
+      ) order by s.created_at, s.id)
+      from sources s where s.organization_id = $1 and s.knowledgebase_id = k.id), '[]'::jsonb) as sources,
+    coalesce((
+      select jsonb_agg(jsonb_build_object(
+        'id', p.id, 'title', p.title, 'templateKey', p.template_key, 'parentPageId', p.parent_page_id,
+        'updatedAt', ${isoUtc("p.updated_at")}, 'hook', p.hook, 'isFolder', p.is_folder
+      ) order by p.created_at, p.id)
+      from pages p where p.organization_id = $1 and p.knowledgebase_id = k.id), '[]'::jsonb) as pages
+  from knowledgebases k
+  where k.id = $2 and k.organization_id = $1 and k.end_user_id is null`;
+
+interface KnowledgebaseDetailRow {
+  id: string;
+  name: string;
+  description: string;
+  language: string;
+  createdAt: string;
+  updatedAt: string;
+  sources: Source[];
+  pages: (Omit<IndexRow, "updatedAt"> & { updatedAt: string })[];
+}
 
 export async function getKnowledgebase(db: Db, actor: Actor, input: { knowledgebaseId: string }): Promise<Knowledgebase> {
-  const row = await findKnowledgebase(db, actor, input.knowledgebaseId);
-  const [sources, pages] = await Promise.all([
-    db.source.findMany({ where: { organizationId: actor.organizationId, knowledgebaseId: row.id }, select: SOURCE_FIELDS, orderBy: CURSOR_ORDER }),
-    db.page.findMany({
-      where: { organizationId: actor.organizationId, knowledgebaseId: row.id },
-      select: { id: true, title: true, templateKey: true, parentPageId: true, updatedAt: true, hook: true, isFolder: true },
-      orderBy: CURSOR_ORDER,
-    }),
-  ]);
+  const { rows } = await db.pool.query<KnowledgebaseDetailRow>({
+    name: "atrium_knowledgebase_detail",
+    text: KNOWLEDGEBASE_DETAIL,
+    values: [actor.organizationId, input.knowledgebaseId],
+  });
+  const row = rows[0];
+  if (!row) throw new AppError("not_found", "No knowledgebase with that id in this organization.");
   return {
     id: row.id,
     name: row.name,
     description: row.description,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-    counts: { sources: sources.length, pages: pages.length },
-    sources: sources.map(toSource),
-    pages: pageIndex(pages),
+    language: row.language as KnowledgebaseLanguage,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    counts: { sources: row.sources.length, pages: row.pages.length },
+    sources: row.sources,
+    pages: pageIndex(row.pages.map((page) => ({ ...page, updatedAt: new Date(page.updatedAt) }))),
   };
 }
 
@@ -174,7 +193,6 @@ export async function exportKnowledgebase(db: Db, actor: Actor, input: { knowled
       `This knowledgebase holds about ${Math.ceil(bytes / 1024 / 1024)} MB of text, over the ${Math.round(EXPORT_LIMITS.maxBytes / 1024 / 1024)} MB export cap; read pages one by one instead.`,
     );
   }
-  const { getPage } = await import("./pages");
   const pages = await Promise.all(knowledgebase.pages.map((page) => getPage(db, actor, { knowledgebaseId: input.knowledgebaseId, pageId: page.id })));
   const texts = await db.source.findMany({ where: { organizationId: actor.organizationId, knowledgebaseId: knowledgebase.id }, select: { id: true, text: true } });
   const textOf = new Map(texts.map((row) => [row.id, row.text ?? ""]));

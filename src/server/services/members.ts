@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type { Role } from "@/schemas/auth";
 import type { Member } from "@/schemas/member";
-import type { Actor } from "@/server/auth/actor";
+import type { Actor, MemberActor } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
-import { hashPassword } from "@/server/auth/passwords";
+import { hashPassword, verifyPassword } from "@/server/auth/passwords";
+import { hashSecret } from "@/server/auth/secrets";
+import { createSignInThrottle } from "@/server/auth/sign-in-throttle";
 import type { Db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { AppError, invalidRequest } from "@/server/errors";
 
 type MemberRow = { id: string; organizationId: string; role: Role; createdAt: Date; removedAt: Date | null; user: { email: string } };
 
@@ -59,11 +61,7 @@ export async function listMembers(db: Db, actor: Actor): Promise<Member[]> {
  * left alone (the operator alone may reset it by giving one).
  * A former member comes back with a clean slate: their old personal keys stay revoked.
  */
-export async function addMember(
-  db: Db,
-  actor: Actor,
-  input: { email: string; role: Role; password?: string },
-): Promise<{ member: Member; temporaryPassword: string | null }> {
+export async function addMember(db: Db, actor: Actor, input: { email: string; role: Role; password?: string }): Promise<{ member: Member; temporaryPassword: string | null }> {
   authorize(actor, { role: "admin" });
   assertMayGrant(actor, input.role);
   const email = normalizeEmail(input.email);
@@ -148,4 +146,70 @@ export async function removeMember(db: Db, actor: Actor, input: { memberId: stri
     db.session.deleteMany({ where: { memberId: target.id } }),
   ]);
   return toMember(row);
+}
+
+/** Wrong current passwords a minute: a stolen session must not become a password oracle. */
+const passwordChangeThrottle = createSignInThrottle("password-change", { perAccountAndAddress: 5, perAddress: 30, perAccount: 20 });
+
+/**
+ * A signed-in person changes the password that opens this organization for them: the one the
+ * organization gave them (members.passwordHash) when it has one, else their own. The current
+ * password is required, and every other session it opened ends; `keepSessionToken` (the
+ * session making the change) stays signed in.
+ */
+export async function changeOwnPassword(
+  db: Db,
+  actor: MemberActor,
+  input: { currentPassword: string; newPassword: string },
+  options: { keepSessionToken?: string; clientAddress: string },
+): Promise<void> {
+  const member = await db.member.findFirst({
+    where: { id: actor.member.id, organizationId: actor.organizationId, removedAt: null },
+    include: { user: { select: { id: true, email: true, passwordHash: true } } },
+  });
+  if (!member) throw new AppError("unauthorized", "Your session has ended; sign in again.");
+  const attempt = await passwordChangeThrottle.admit(db, member.user.email, options.clientAddress);
+  const currentHash = member.passwordHash ?? member.user.passwordHash;
+  if (!currentHash || !(await verifyPassword(currentHash, input.currentPassword))) {
+    throw invalidRequest([{ path: "currentPassword", message: "That is not your current password." }]);
+  }
+  await attempt.succeeded();
+  if (input.newPassword === input.currentPassword) {
+    throw invalidRequest([{ path: "newPassword", message: "Choose a password different from the current one." }]);
+  }
+  const passwordHash = await hashPassword(input.newPassword);
+  const otherSessions = options.keepSessionToken ? { tokenHash: { not: hashSecret(options.keepSessionToken) } } : {};
+  await db.$transaction(async (tx) => {
+    if (member.passwordHash) {
+      await tx.member.update({ where: { id: member.id }, data: { passwordHash } });
+      await tx.session.deleteMany({ where: { memberId: member.id, ...otherSessions } });
+    } else {
+      await tx.user.update({ where: { id: member.user.id }, data: { passwordHash } });
+      // The person's own password may open other organizations too: their sessions there end as well.
+      await tx.session.deleteMany({ where: { member: { userId: member.user.id }, ...otherSessions } });
+    }
+  });
+}
+
+/**
+ * An admin gives a member a new temporary password for this organization, returned once to hand
+ * over, and ends the member's sessions here. Like an invite, it never touches the person's own
+ * password, which may open other organizations. Admins reset members up to their own role
+ * (owners only by owners); people change their own password with changeOwnPassword.
+ */
+export async function resetMemberPassword(db: Db, actor: Actor, input: { memberId: string }): Promise<{ member: Member; temporaryPassword: string }> {
+  authorize(actor, { role: "admin" });
+  const target = await findActiveMember(db, actor, input.memberId);
+  if (actor.kind !== "operator" && actor.member?.id === target.id) {
+    throw new AppError("invalid_request", "Change your own password on your account page; it asks for the current one.");
+  }
+  assertMayGrant(actor, target.role);
+  if (target.role === "admin" && actingRole(actor) === "admin") {
+    // An admin may not take over a fellow admin's access; an owner decides that.
+    throw new AppError("forbidden_role", "Only an owner can reset an admin's password.");
+  }
+  const temporary = temporaryPassword();
+  const passwordHash = await hashPassword(temporary);
+  await db.$transaction([db.member.update({ where: { id: target.id }, data: { passwordHash } }), db.session.deleteMany({ where: { memberId: target.id } })]);
+  return { member: toMember(target), temporaryPassword: temporary };
 }

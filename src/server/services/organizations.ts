@@ -26,10 +26,7 @@ export function toOrganization(row: OrganizationRow): Organization {
 }
 
 /** Creating an organization is an operator's act (admin CLI, first start); there is no actor yet. */
-export async function createOrganization(
-  db: Db,
-  input: { name: string; plan?: Organization["plan"]; credits?: number },
-): Promise<Organization> {
+export async function createOrganization(db: Db, input: { name: string; plan?: Organization["plan"]; credits?: number }): Promise<Organization> {
   return toOrganization(await db.organization.create({ data: input }));
 }
 
@@ -45,11 +42,9 @@ export async function updateOrganization(db: Db, actor: Actor, update: Organizat
   if (actor.kind !== "operator" && (update.plan !== undefined || update.credits !== undefined)) {
     throw new AppError("forbidden_role", "Plan and credits are set by the operator of this installation.");
   }
-  const row = await db.organization
-    .update({ where: { id: actor.organizationId }, data: update })
-    .catch((error: { code?: string }) => {
-      if (error.code === "P2025") throw new AppError("not_found", "No organization with that id.");
-      throw error;
-    });
+  const row = await db.organization.update({ where: { id: actor.organizationId }, data: update }).catch((error: { code?: string }) => {
+    if (error.code === "P2025") throw new AppError("not_found", "No organization with that id.");
+    throw error;
+  });
   return toOrganization(row);
 }

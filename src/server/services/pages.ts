@@ -10,8 +10,7 @@ import { MAX_PATCH_OPERATIONS } from "@/schemas/page";
 import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
-import { findKnowledgebase, lockFor } from "./knowledgebases";
-import { authorOf, reviewsWritesOf } from "./reviews";
+import { authorOf, findKnowledgebase, lockFor, reviewsWritesOf } from "./knowledge-access";
 
 type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 
@@ -281,12 +280,20 @@ export async function getPage(db: Db, actor: Actor, input: { knowledgebaseId: st
   const links = await db.pageLink.findMany({ where: { pageId: page.id } });
   const [related, files, referencing] = await Promise.all([
     db.page.findMany({
-      where: { organizationId: page.organizationId, knowledgebaseId: page.knowledgebaseId, id: { in: links.filter((l) => l.kind === "page" && isUuid(l.targetId)).map((l) => l.targetId) } },
+      where: {
+        organizationId: page.organizationId,
+        knowledgebaseId: page.knowledgebaseId,
+        id: { in: links.filter((l) => l.kind === "page" && isUuid(l.targetId)).map((l) => l.targetId) },
+      },
       select: { id: true, title: true },
       orderBy: [{ title: "asc" }, { id: "asc" }],
     }),
     db.source.findMany({
-      where: { organizationId: page.organizationId, knowledgebaseId: page.knowledgebaseId, id: { in: links.filter((l) => l.kind === "source" && isUuid(l.targetId)).map((l) => l.targetId) } },
+      where: {
+        organizationId: page.organizationId,
+        knowledgebaseId: page.knowledgebaseId,
+        id: { in: links.filter((l) => l.kind === "source" && isUuid(l.targetId)).map((l) => l.targetId) },
+      },
       select: { name: true },
       orderBy: [{ name: "asc" }],
     }),

@@ -1,4 +1,4 @@
-// THE access rule for end users (contract.md, "End users at work: portals"), used by every door
+// THE access rule for end users, used by every door
 // that acts for an end user: the portal, the API on behalf of an end user, and the console's
 // "effective access" view.
 //   grants mode: an unexpired grant to the app on the end user or on one of their groups (plan
@@ -217,9 +217,10 @@ export async function listPortalApps(db: Db, actor: EndUserActor, portal: { id: 
     return [...(pins.adviser ? [pins.adviser.versionId] : []), ...(pins.members ?? []).filter((m) => m.kind === "agent").map((m) => m.versionId)];
   });
   const agentDocuments = new Map(
-    (
-      await db.builderVersion.findMany({ where: { organizationId: actor.organizationId, id: { in: agentVersionIds } }, select: { id: true, document: true } })
-    ).map((row) => [row.id, row.document as VersionDocument]),
+    (await db.builderVersion.findMany({ where: { organizationId: actor.organizationId, id: { in: agentVersionIds } }, select: { id: true, document: true } })).map((row) => [
+      row.id,
+      row.document as VersionDocument,
+    ]),
   );
   const apps = versions.flatMap((version): PortalApp[] => {
     const document = version.document as VersionDocument;

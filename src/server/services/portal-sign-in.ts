@@ -1,4 +1,4 @@
-// End-user sign-in by email one-time code (contract.md, "End users at work: portals"):
+// End-user sign-in by email one-time code:
 // 6 digits, valid 10 minutes, single use, void after 5 wrong tries, stored hashed. Requests are
 // throttled per client address and per email *from that address*, so nobody can lock an end user
 // out of their own address by hammering their email elsewhere; the 5-tries rule bounds guessing.
@@ -73,7 +73,13 @@ async function sendCode(db: Db, portal: ResolvedPortal, endUser: { id: string; e
   await deliverMail(db, portal.organizationId, {
     to: endUser.email,
     subject: `Your sign-in code for ${portal.name}: ${code}`,
-    text: [`Your code to sign in to ${portal.name} is ${code}.`, "", `It works once, for 10 minutes. Sign in at ${link}`, "", "If you did not ask for it, ignore this message."].join("\n"),
+    text: [
+      `Your code to sign in to ${portal.name} is ${code}.`,
+      "",
+      `It works once, for 10 minutes. Sign in at ${link}`,
+      "",
+      "If you did not ask for it, ignore this message.",
+    ].join("\n"),
   });
 }
 
@@ -97,7 +103,10 @@ export async function requestSignInCode(db: Db, request: SignInRequest): Promise
  * Signs the end user in with a code. A wrong code counts as a wrong try against every live code
  * of theirs (so asking for several codes gives no more guesses); the 5th wrong try voids them.
  */
-export async function verifySignInCode(db: Db, request: SignInRequest & { code: string }): Promise<{ endUser: { id: string; email: string; fullName: string }; session: NewEndUserSession }> {
+export async function verifySignInCode(
+  db: Db,
+  request: SignInRequest & { code: string },
+): Promise<{ endUser: { id: string; email: string; fullName: string }; session: NewEndUserSession }> {
   const { portal, email, clientAddress } = request;
   const attempt = await codeGuesses.admit(db, email, clientAddress);
   const endUser = await activeEndUser(db, portal, email);

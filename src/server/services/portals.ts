@@ -57,9 +57,7 @@ export function slugFromName(name: string): string {
 /** The name's slug, or the first free one with a number after it. */
 async function freeSlug(db: Db, name: string): Promise<string> {
   const base = slugFromName(name);
-  const taken = new Set(
-    (await db.portal.findMany({ where: { slug: { startsWith: base } }, select: { slug: true } })).map((row) => row.slug),
-  );
+  const taken = new Set((await db.portal.findMany({ where: { slug: { startsWith: base } }, select: { slug: true } })).map((row) => row.slug));
   if (!taken.has(base)) return base;
   for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
 }

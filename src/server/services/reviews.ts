@@ -2,28 +2,15 @@
 // A person approves (an admin in the console, or the operator with the CLI) or rejects each.
 // Approving a page edit applies its patch to the page as it is now: if an anchor no longer
 // matches, the approval fails with the reason and the page stays untouched.
-import type { Review } from "@/schemas/review";
+import type { ApproveReviewsOutput, ListReviewsInput, RejectReviewInput, Review } from "@/schemas/review";
 import type { PatchOperation } from "@/schemas/page";
 import type { Actor } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
 import { AppError, isAppError } from "@/server/errors";
 import { enqueueIndexing, wakeIndexWorker } from "@/server/jobs/indexing";
+import { applyPageContent, applyPatch } from "./pages";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
-
-/** Who a write is recorded against: a personal key's or console member, or nobody (organization key, operator). */
-export function authorOf(actor: Actor): { authorMemberId: string | null; keyId: string | null } {
-  if (actor.kind === "key") return { authorMemberId: actor.member?.id ?? null, keyId: actor.keyId };
-  if (actor.kind === "member") return { authorMemberId: actor.member.id, keyId: null };
-  return { authorMemberId: null, keyId: null };
-}
-
-/** Agent writes wait for review when the organization asks; people's writes never do. */
-export async function reviewsWritesOf(db: Db, actor: Actor): Promise<boolean> {
-  if (actor.kind !== "key") return false;
-  const organization = await db.organization.findUnique({ where: { id: actor.organizationId }, select: { reviewAgentWrites: true } });
-  return organization?.reviewAgentWrites ?? false;
-}
 
 type ReviewRow = Awaited<ReturnType<Db["review"]["findFirstOrThrow"]>>;
 
@@ -35,7 +22,7 @@ async function toReviews(db: Db, rows: ReviewRow[]): Promise<Review[]> {
   // The reviews were read for one organization; what they name is read for it too.
   const organizationId = { in: [...new Set(rows.map((r) => r.organizationId))] };
   const [pages, sources, members, keys, knowledgebases] = await Promise.all([
-    db.page.findMany({ where: { organizationId, id: { in: pageIds } }, select: { id: true, title: true } }),
+    db.page.findMany({ where: { organizationId, id: { in: pageIds } }, select: { id: true, title: true, markdown: true } }),
     db.source.findMany({ where: { organizationId, id: { in: sourceIds } }, select: { id: true, name: true } }),
     db.member.findMany({ where: { organizationId, id: { in: memberIds } }, select: { id: true, user: { select: { email: true } } } }),
     db.apiKey.findMany({ where: { organizationId, id: { in: keyIds } }, select: { id: true, name: true } }),
@@ -43,12 +30,9 @@ async function toReviews(db: Db, rows: ReviewRow[]): Promise<Review[]> {
   ]);
   return rows.map((row) => {
     const payload = (row.payload ?? {}) as { title?: string; name?: string };
-    const title =
-      (row.kind === "source" ? sources.find((s) => s.id === row.sourceId)?.name : pages.find((p) => p.id === row.pageId)?.title) ??
-      payload.title ??
-      payload.name ??
-      "";
+    const title = (row.kind === "source" ? sources.find((s) => s.id === row.sourceId)?.name : pages.find((p) => p.id === row.pageId)?.title) ?? payload.title ?? payload.name ?? "";
     const author = members.find((m) => m.id === row.authorMemberId)?.user.email ?? keys.find((k) => k.id === row.keyId)?.name ?? null;
+    const page = row.kind === "source" ? undefined : pages.find((p) => p.id === row.pageId);
     return {
       id: row.id,
       knowledgebaseId: row.knowledgebaseId,
@@ -61,9 +45,12 @@ async function toReviews(db: Db, rows: ReviewRow[]): Promise<Review[]> {
       baseMarkdown: row.baseMarkdown,
       proposedMarkdown: row.proposedMarkdown,
       author,
+      authorId: row.authorMemberId ?? row.keyId,
+      pageChanged: row.status === "pending" && page !== undefined && page.markdown !== row.baseMarkdown,
       createdAt: row.createdAt.toISOString(),
       decidedAt: row.decidedAt?.toISOString() ?? null,
       decidedBy: row.decidedBy,
+      rejectionReason: row.rejectionReason,
     };
   });
 }
@@ -78,20 +65,54 @@ function checkDecider(actor: Actor): void {
   authorize(actor, { role: "admin" });
 }
 
-/** Oldest first, in cursor pages like every list. */
-export async function listReviews(
-  db: Db,
-  actor: Actor,
-  input: { status?: Review["status"]; limit?: number; cursor?: string } = {},
-): Promise<{ reviews: Review[]; nextCursor: string | null }> {
+/** A review's author filter: the member who wrote it, or the organization key that wrote it unattributed. */
+function authoredBy(authorId: string | undefined) {
+  if (!authorId) return {};
+  return { OR: [{ authorMemberId: authorId }, { authorMemberId: null, keyId: authorId }] };
+}
+
+/** Oldest first, in cursor pages like every list; optionally one kind and one author. */
+export async function listReviews(db: Db, actor: Actor, input: Partial<ListReviewsInput> = {}): Promise<{ reviews: Review[]; nextCursor: string | null }> {
   const limit = input.limit ?? 50;
   const rows = await db.review.findMany({
-    where: { organizationId: actor.organizationId, status: input.status ?? "pending", ...afterCursor(input.cursor) },
+    where: {
+      organizationId: actor.organizationId,
+      status: input.status ?? "pending",
+      ...(input.kind ? { kind: input.kind } : {}),
+      ...authoredBy(input.authorId),
+      ...afterCursor(input.cursor),
+    },
     orderBy: CURSOR_ORDER,
     take: limit + 1,
   });
   const { items, nextCursor } = toPage(rows, limit);
   return { reviews: await toReviews(db, items), nextCursor };
+}
+
+/** Who wrote the reviews of one status, with how many each: the choices of the author filter. */
+export async function listReviewAuthors(
+  db: Db,
+  actor: Actor,
+  input: { status?: Review["status"] } = {},
+): Promise<{ authors: { authorId: string; name: string; count: number }[] }> {
+  const groups = await db.review.groupBy({
+    by: ["authorMemberId", "keyId"],
+    where: { organizationId: actor.organizationId, status: input.status ?? "pending" },
+    _count: { _all: true },
+  });
+  const counts = new Map<string, number>();
+  for (const group of groups) {
+    const authorId = group.authorMemberId ?? group.keyId;
+    if (authorId) counts.set(authorId, (counts.get(authorId) ?? 0) + group._count._all);
+  }
+  const ids = [...counts.keys()];
+  const [members, keys] = await Promise.all([
+    db.member.findMany({ where: { organizationId: actor.organizationId, id: { in: ids } }, select: { id: true, user: { select: { email: true } } } }),
+    db.apiKey.findMany({ where: { organizationId: actor.organizationId, id: { in: ids } }, select: { id: true, name: true } }),
+  ]);
+  const names = new Map<string, string>([...members.map((m) => [m.id, m.user.email] as const), ...keys.map((k) => [k.id, k.name] as const)]);
+  const authors = ids.map((authorId) => ({ authorId, name: names.get(authorId) ?? "a deleted author", count: counts.get(authorId)! }));
+  return { authors: authors.sort((a, b) => a.name.localeCompare(b.name)) };
 }
 
 async function findReview(db: Db, actor: Actor, reviewId: string): Promise<ReviewRow> {
@@ -111,7 +132,6 @@ function notPending(row: ReviewRow): AppError {
 export async function approveReview(db: Db, actor: Actor, input: { reviewId: string }): Promise<{ review: Review }> {
   checkDecider(actor);
   const row = await findReview(db, actor, input.reviewId);
-  const { applyPageContent, applyPatch } = await import("./pages");
   await db.$transaction(async (tx) => {
     const locked = await tx.$queryRaw<{ status: string }[]>`select status from reviews where id = ${row.id}::uuid for update`;
     if (locked[0]?.status !== "pending") throw notPending(row);
@@ -149,7 +169,26 @@ export async function approveReview(db: Db, actor: Actor, input: { reviewId: str
   return getReview(db, actor, input);
 }
 
-export async function rejectReview(db: Db, actor: Actor, input: { reviewId: string }): Promise<{ review: Review }> {
+/**
+ * Approves each review on its own, as approveReview does one: one that fails (changed page,
+ * already decided, not found) is reported with its code and leaves the others approved.
+ */
+export async function approveReviews(db: Db, actor: Actor, input: { reviewIds: string[] }): Promise<ApproveReviewsOutput> {
+  checkDecider(actor);
+  const approved: Review[] = [];
+  const failed: ApproveReviewsOutput["failed"] = [];
+  for (const reviewId of [...new Set(input.reviewIds)]) {
+    try {
+      approved.push((await approveReview(db, actor, { reviewId })).review);
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      failed.push({ reviewId, code: error.code, message: error.message });
+    }
+  }
+  return { approved, failed };
+}
+
+export async function rejectReview(db: Db, actor: Actor, input: Pick<RejectReviewInput, "reviewId"> & { reason?: string }): Promise<{ review: Review }> {
   checkDecider(actor);
   const row = await findReview(db, actor, input.reviewId);
   await db.$transaction(async (tx) => {
@@ -163,7 +202,10 @@ export async function rejectReview(db: Db, actor: Actor, input: { reviewId: stri
     } else if (row.kind === "source" && row.sourceId) {
       await tx.source.deleteMany({ where: { id: row.sourceId, status: "pending_review" } });
     }
-    await tx.review.update({ where: { id: row.id }, data: { status: "rejected", decidedAt: new Date(), decidedBy: deciderOf(actor) } });
+    await tx.review.update({
+      where: { id: row.id },
+      data: { status: "rejected", decidedAt: new Date(), decidedBy: deciderOf(actor), rejectionReason: input.reason?.trim() || null },
+    });
   });
   return getReview(db, actor, input);
 }

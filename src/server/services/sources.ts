@@ -3,7 +3,6 @@
 // background (src/server/jobs/indexing.ts), or the source waits for review when the
 // organization reviews agent writes.
 import type { Source, SourceWriteResult } from "@/schemas/source";
-import { MAX_UPLOAD_BYTES } from "@/schemas/source";
 import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
@@ -11,8 +10,7 @@ import type { SourceType } from "@/server/jobs/extract";
 import { typeOfFile } from "@/server/jobs/extract";
 import { enqueueIndexing, wakeIndexWorker } from "@/server/jobs/indexing";
 import { hashRequest, withIdempotency, type StoredResponse } from "./idempotency";
-import { findKnowledgebase, lockFor } from "./knowledgebases";
-import { authorOf, reviewsWritesOf } from "./reviews";
+import { authorOf, findKnowledgebase, lockFor, reviewsWritesOf } from "./knowledge-access";
 
 type SourceRow = {
   id: string;
@@ -62,9 +60,7 @@ function describe(input: NewSource): { name: string; type: SourceType | "url"; u
   }
   const given = (["contentMarkdown", "contentText", "url"] as const).filter((field) => input[field] !== undefined);
   if (given.length !== 1) {
-    throw invalidRequest([
-      { path: given.length ? given.join(",") : "contentMarkdown", message: "Give exactly one of contentMarkdown, contentText or url" },
-    ]);
+    throw invalidRequest([{ path: given.length ? given.join(",") : "contentMarkdown", message: "Give exactly one of contentMarkdown, contentText or url" }]);
   }
   if (input.url !== undefined) {
     const url = new URL(input.url);
@@ -72,7 +68,12 @@ function describe(input: NewSource): { name: string; type: SourceType | "url"; u
   }
   const markdown = input.contentMarkdown !== undefined;
   const text = (input.contentMarkdown ?? input.contentText)!;
-  const firstLine = text.trim().split("\n")[0]!.replace(/^#+\s*/, "").slice(0, 120).trim();
+  const firstLine = text
+    .trim()
+    .split("\n")[0]!
+    .replace(/^#+\s*/, "")
+    .slice(0, 120)
+    .trim();
   return {
     name: input.name ?? (firstLine || "Untitled"),
     type: markdown ? "markdown" : "text",
@@ -92,11 +93,10 @@ export async function createSource(db: Db, actor: Actor, input: NewSource, via: 
     if (organization.maxSourcesPerKnowledgebase !== null) {
       const used = await tx.source.count({ where: { knowledgebaseId: knowledgebase.id } });
       if (used >= organization.maxSourcesPerKnowledgebase) {
-        throw new AppError(
-          "plan_limit",
-          `The plan allows ${organization.maxSourcesPerKnowledgebase} source(s) per knowledgebase and this one has ${used}; nothing was created.`,
-          { limit: organization.maxSourcesPerKnowledgebase, used },
-        );
+        throw new AppError("plan_limit", `The plan allows ${organization.maxSourcesPerKnowledgebase} source(s) per knowledgebase and this one has ${used}; nothing was created.`, {
+          limit: organization.maxSourcesPerKnowledgebase,
+          used,
+        });
       }
     }
     const row = await tx.source.create({
@@ -188,5 +188,3 @@ export async function retrySource(db: Db, actor: Actor, input: { knowledgebaseId
   wakeIndexWorker();
   return { source: toSource(updated) };
 }
-
-export { MAX_UPLOAD_BYTES };

@@ -36,7 +36,7 @@ export async function runTests(db: Db, actor: Actor, kind: BuilderKind, input: T
   await chargeCredits(db, actor.organizationId, input.cases.length * TEST_CASE_CREDITS);
 
   const document = runnable.document as { name: string; model?: string; nodes?: { id: string; type: string }[]; members?: { id: string }[] };
-  const grader = await modelFor(document.model ?? BUILTIN_MODEL_ID);
+  const grader = await modelFor(db, actor.organizationId, document.model ?? BUILTIN_MODEL_ID);
   const targets =
     kind === "flow"
       ? (document.nodes ?? []).filter((node) => node.type === "llm" || node.type === "output").map((node) => node.id)
@@ -57,8 +57,7 @@ export async function runTests(db: Db, actor: Actor, kind: BuilderKind, input: T
         // A case's input is the flow's inputs as a JSON object, or text for its first text input.
         const flow = runnable as Parameters<typeof runFlow>[1];
         output = boundedReply(await runFlow(ctx, flow, jsonObjectIn(testCase.input) ?? inputsFromMessage(flow.document, testCase.input)));
-      }
-      else output = await runApp(ctx, appRun!, testCase.input, []);
+      } else output = await runApp(ctx, appRun!, testCase.input, []);
     } catch (cause) {
       const failure = toAppError(cause);
       error = failure.message;
@@ -71,7 +70,9 @@ export async function runTests(db: Db, actor: Actor, kind: BuilderKind, input: T
     // The cases are paid for already: a grader that fails marks its case, never the whole run.
     const grade = error
       ? { passed: false, reason: error }
-      : await grader.grade({ input: testCase.input, output, expectedBehavior: expected }).catch(() => ({ passed: false, reason: "The model provider failed or timed out while grading this case; run the test again later." }));
+      : await grader
+          .grade({ input: testCase.input, output, expectedBehavior: expected })
+          .catch(() => ({ passed: false, reason: "The model provider failed or timed out while grading this case; run the test again later." }));
     const execution = await recordExecution(db, actor, {
       kind: "test",
       itemId: runnable.id,
@@ -86,7 +87,12 @@ export async function runTests(db: Db, actor: Actor, kind: BuilderKind, input: T
       trace: ctx.trace,
     });
     const criterionId = input.rubric ? "rubric" : `expected-${caseId}`;
-    const hint = kind === "flow" ? "Adjust the prompt or output of the nodes named." : kind === "agent" ? "Adjust the agent's instructions or knowledge." : "Adjust the members named or the adviser instructions.";
+    const hint =
+      kind === "flow"
+        ? "Adjust the prompt or output of the nodes named."
+        : kind === "agent"
+          ? "Adjust the agent's instructions or knowledge."
+          : "Adjust the members named or the adviser instructions.";
     results.push({
       caseId,
       input: testCase.input,

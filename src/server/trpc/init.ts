@@ -44,9 +44,14 @@ const t = initTRPC
   .context<Context>()
   .meta<Meta>()
   .create({
-    errorFormatter({ shape, error }) {
+    errorFormatter({ shape, error, ctx }) {
       const appError = toAppError(error);
-      return { ...shape, message: appError.message, data: { ...shape.data, stack: undefined, appError: appError.toBody(), httpStatus: appError.status } };
+      // The request id travels with the error so the console can show it beside the message.
+      return {
+        ...shape,
+        message: appError.message,
+        data: { ...shape.data, stack: undefined, appError: appError.toBody(), httpStatus: appError.status, requestId: ctx?.requestId },
+      };
     },
   });
 
@@ -71,18 +76,23 @@ export const publicProcedure = t.procedure.use(storableInput);
  */
 export function scopedProcedure(scope?: Scope, options: { role?: Role } = {}) {
   const requirement: Requirement = { scope, role: options.role };
-  return t.procedure.meta({ auth: requirement }).use(({ ctx, next }) => {
-    if (!ctx.actor) throw new AppError("unauthorized", "Sign in or send an API key.");
-    authorize(ctx.actor, requirement);
-    return next({ ctx: { ...ctx, actor: ctx.actor } });
-  }).use(storableInput);
+  return t.procedure
+    .meta({ auth: requirement })
+    .use(({ ctx, next }) => {
+      if (!ctx.actor) throw new AppError("unauthorized", "Sign in or send an API key.");
+      authorize(ctx.actor, requirement);
+      return next({ ctx: { ...ctx, actor: ctx.actor } });
+    })
+    .use(storableInput);
 }
 
 /** A console-only endpoint for a signed-in member with at least `role`. */
 export function memberProcedure(role: Role = "viewer") {
-  return t.procedure.use(({ ctx, next }) => {
-    if (ctx.actor?.kind !== "member") throw new AppError("unauthorized", "Your session has ended; sign in again.");
-    authorize(ctx.actor, { role });
-    return next({ ctx: { ...ctx, actor: ctx.actor as MemberActor } });
-  }).use(storableInput);
+  return t.procedure
+    .use(({ ctx, next }) => {
+      if (ctx.actor?.kind !== "member") throw new AppError("unauthorized", "Your session has ended; sign in again.");
+      authorize(ctx.actor, { role });
+      return next({ ctx: { ...ctx, actor: ctx.actor as MemberActor } });
+    })
+    .use(storableInput);
 }

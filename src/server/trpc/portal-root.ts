@@ -34,9 +34,7 @@ export const portalRouter = router({
   auth: router({
     requestCode: portalProcedure(RequestCodeInput)
       .output(RequestCodeOutput)
-      .mutation(({ ctx, input }) =>
-        requestSignInCode(ctx.db, { portal: ctx.portal, email: input.email, clientAddress: ctx.clientAddress, origin: ctx.origin }),
-      ),
+      .mutation(({ ctx, input }) => requestSignInCode(ctx.db, { portal: ctx.portal, email: input.email, clientAddress: ctx.clientAddress, origin: ctx.origin })),
 
     verifyCode: portalProcedure(VerifyCodeInput)
       .output(VerifyCodeOutput)

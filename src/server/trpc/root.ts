@@ -9,6 +9,7 @@ import { agentsRouter, appsRouter, flowsRouter } from "./routers/builder";
 import { membersRouter } from "./routers/members";
 import { endUsersRouter } from "./routers/end-users";
 import { modelsRouter } from "./routers/models";
+import { modelProvidersRouter } from "./routers/model-providers";
 import { organizationRouter } from "./routers/organization";
 import { mailRouter } from "./routers/mail";
 import { portalsRouter } from "./routers/portals";
@@ -16,6 +17,7 @@ import { runtimeRouter } from "./routers/runtime";
 import { tierPlansRouter } from "./routers/tier-plans";
 import { userGroupsRouter } from "./routers/user-groups";
 import { reviewsRouter } from "./routers/reviews";
+import { overviewRouter } from "./routers/overview";
 
 export const appRouter = router({
   auth: authRouter,
@@ -23,6 +25,7 @@ export const appRouter = router({
   members: membersRouter,
   apiKeys: apiKeysRouter,
   models: modelsRouter,
+  modelProviders: modelProvidersRouter,
   endUsers: endUsersRouter,
   tierPlans: tierPlansRouter,
   userGroups: userGroupsRouter,
@@ -35,6 +38,7 @@ export const appRouter = router({
   conversations: conversationsRouter,
   knowledge: knowledgeRouter,
   reviews: reviewsRouter,
+  overview: overviewRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -2,13 +2,14 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { errorMessage, useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/components/console";
 
 export default function ChatIndexPage() {
   const trpc = useTRPC();
   const apps = useQuery(trpc.apps.list.queryOptions({ limit: 200 }));
   return (
     <>
-      <h1>Chat</h1>
+      <PageHeader title="Chat" />
       <p className="muted">Talk to any published app as it runs in production. Each message is one execution (1 credit).</p>
       <div className="panel">
         {apps.isLoading && <p className="muted">Loading…</p>}

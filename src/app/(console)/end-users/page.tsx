@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { errorMessage, useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/components/console";
 
 const PAGE_SIZE = 25;
 
@@ -45,7 +46,7 @@ export default function EndUsersPage() {
 
   return (
     <>
-      <h1>End users</h1>
+      <PageHeader title="End users" />
       <form className="panel form" onSubmit={submitProvision} aria-label="Provision an end user">
         <h2 style={{ marginTop: 0 }}>Provision an end user</h2>
         <div className="row">
@@ -75,7 +76,11 @@ export default function EndUsersPage() {
             </div>
           </fieldset>
         )}
-        {provision.error && <p role="alert" className="error">{errorMessage(provision.error)}</p>}
+        {provision.error && (
+          <p role="alert" className="error">
+            {errorMessage(provision.error)}
+          </p>
+        )}
         {provision.data && (
           <p role="status">
             {provision.data.created ? "Created" : "Updated"} <Link href={`/end-users/${provision.data.endUser.id}`}>{provision.data.endUser.email}</Link>.
@@ -93,7 +98,11 @@ export default function EndUsersPage() {
           <input aria-label="Search by email" placeholder="Search by email" value={search} onChange={(e) => setSearch(e.target.value)} />
           <button type="submit">Search</button>
         </form>
-        {list.error && <p role="alert" className="error">{errorMessage(list.error)}</p>}
+        {list.error && (
+          <p role="alert" className="error">
+            {errorMessage(list.error)}
+          </p>
+        )}
         {list.data && list.data.endUsers.length === 0 && <p className="muted">No end users{query ? ` matching “${query}”` : ""}.</p>}
         {list.data && list.data.endUsers.length > 0 && (
           <table>

@@ -3,8 +3,9 @@ import { skipToken, useQueries, useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Fragment, Suspense, useState } from "react";
 import { ExecutionTrace, formatMs } from "@/components/runtime/execution-trace";
-import { SearchPicker } from "@/components/search-picker";
+import { SearchPicker } from "@/components/console";
 import { errorMessage, useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/components/console";
 
 const PAGE = 25;
 
@@ -99,7 +100,7 @@ function Executions() {
   };
   return (
     <>
-      <h1>Executions</h1>
+      <PageHeader title="Executions" />
       <p className="muted">Every run — conversation turns, transactions and test cases — with its credits, latency and what each member and node did, oldest first.</p>
       <div className="panel" style={{ overflowX: "auto" }}>
         <Filters endUserId={endUserId} portalId={portalId} onChange={filterBy} />

@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { errorMessage, useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/components/console";
 
 export default function GroupsPage() {
   const trpc = useTRPC();
@@ -27,8 +28,12 @@ export default function GroupsPage() {
 
   return (
     <>
-      <h1>User groups</h1>
-      {groups.error && <p role="alert" className="error">{errorMessage(groups.error)}</p>}
+      <PageHeader title="User groups" />
+      {groups.error && (
+        <p role="alert" className="error">
+          {errorMessage(groups.error)}
+        </p>
+      )}
       <form className="panel form" onSubmit={submit} aria-label="Create a user group">
         <div className="row">
           <label>
@@ -40,7 +45,11 @@ export default function GroupsPage() {
             <input value={description} onChange={(e) => setDescription(e.target.value)} />
           </label>
         </div>
-        {create.error && <p role="alert" className="error">{errorMessage(create.error)}</p>}
+        {create.error && (
+          <p role="alert" className="error">
+            {errorMessage(create.error)}
+          </p>
+        )}
         <div>
           <button className="primary" type="submit" disabled={create.isPending}>
             Create group

@@ -1,10 +1,11 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { CopyButton } from "@/components/copy-button";
-import { ConfirmButton } from "@/components/confirm-button";
+import { CopyButton } from "@/components/console";
+import { ConfirmButton } from "@/components/console";
 import { errorMessage, useTRPC } from "@/lib/trpc";
-import { SCOPES, type Scope } from "@/schemas/auth";
+import { SCOPES, type Scope, roleAtLeast } from "@/schemas/auth";
+import { PageHeader } from "@/components/console";
 
 function formatTime(value: string | null): string {
   return value ? new Date(value).toLocaleString() : "never";
@@ -15,7 +16,7 @@ export default function KeysPage() {
   const queryClient = useQueryClient();
   const me = useQuery(trpc.auth.me.queryOptions());
   const keys = useQuery(trpc.apiKeys.list.queryOptions());
-  const isAdmin = me.data?.member.role === "admin" || me.data?.member.role === "owner";
+  const isAdmin = me.data ? roleAtLeast(me.data.member.role, "admin") : false;
 
   const [name, setName] = useState("");
   const [kind, setKind] = useState<"personal" | "organization">("personal");
@@ -45,14 +46,16 @@ export default function KeysPage() {
 
   return (
     <>
-      <h1>API keys</h1>
+      <PageHeader title="API keys" />
       {created && (
         <div className="notice" role="status">
           <p>
             <strong>{created.name}</strong> was created. Copy its secret now: it is shown only once and cannot be recovered.
           </p>
           <div className="row">
-            <code className="secret" data-testid="new-key-secret">{created.secret}</code>
+            <code className="secret" data-testid="new-key-secret">
+              {created.secret}
+            </code>
             <CopyButton text={created.secret} />
             <button type="button" onClick={() => setCreated(null)}>
               Done
@@ -94,7 +97,11 @@ export default function KeysPage() {
             ))}
           </div>
         </fieldset>
-        {create.error && <p role="alert" className="error">{errorMessage(create.error)}</p>}
+        {create.error && (
+          <p role="alert" className="error">
+            {errorMessage(create.error)}
+          </p>
+        )}
         <div>
           <button className="primary" type="submit" disabled={create.isPending}>
             Create key
@@ -105,8 +112,16 @@ export default function KeysPage() {
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Keys</h2>
         {keys.isLoading && <p className="muted">Loading…</p>}
-        {keys.error && <p role="alert" className="error">{errorMessage(keys.error)}</p>}
-        {revoke.error && <p role="alert" className="error">{errorMessage(revoke.error)}</p>}
+        {keys.error && (
+          <p role="alert" className="error">
+            {errorMessage(keys.error)}
+          </p>
+        )}
+        {revoke.error && (
+          <p role="alert" className="error">
+            {errorMessage(revoke.error)}
+          </p>
+        )}
         {keys.data && keys.data.length === 0 && <p className="muted">No keys yet.</p>}
         {keys.data && keys.data.length > 0 && (
           <table>
@@ -137,7 +152,13 @@ export default function KeysPage() {
                   <td>{key.revokedAt ? <span className="badge revoked">Revoked</span> : <span className="badge">Active</span>}</td>
                   <td>
                     {!key.revokedAt && (
-                      <ConfirmButton label="Revoke" confirmLabel="Confirm revoke" onConfirm={() => revoke.mutate({ keyId: key.id })} />
+                      <ConfirmButton
+                        label="Revoke"
+                        title={`Revoke ${key.name}?`}
+                        description="Anything using this key stops working at once."
+                        confirmLabel="Revoke"
+                        onConfirm={() => revoke.mutate({ keyId: key.id })}
+                      />
                     )}
                   </td>
                 </tr>

@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { errorMessage, useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/components/console";
 
 export default function KnowledgePage() {
   const trpc = useTRPC();
@@ -25,7 +26,7 @@ export default function KnowledgePage() {
   }
   return (
     <>
-      <h1>Knowledge</h1>
+      <PageHeader title="Knowledge" />
       <form className="panel form" onSubmit={submit} aria-label="Create a knowledgebase">
         <h2 style={{ marginTop: 0 }}>New knowledgebase</h2>
         <label>
@@ -36,7 +37,11 @@ export default function KnowledgePage() {
           Description
           <input maxLength={5000} value={description} onChange={(e) => setDescription(e.target.value)} />
         </label>
-        {create.error && <p role="alert" className="error">{errorMessage(create.error)}</p>}
+        {create.error && (
+          <p role="alert" className="error">
+            {errorMessage(create.error)}
+          </p>
+        )}
         <div>
           <button className="primary" type="submit" disabled={create.isPending}>
             Create knowledgebase
@@ -45,7 +50,11 @@ export default function KnowledgePage() {
       </form>
       <div className="panel">
         {list.isLoading && <p className="muted">Loading…</p>}
-        {list.error && <p role="alert" className="error">{errorMessage(list.error)}</p>}
+        {list.error && (
+          <p role="alert" className="error">
+            {errorMessage(list.error)}
+          </p>
+        )}
         {list.data?.knowledgebases.length === 0 && <p className="muted">No knowledgebases yet.</p>}
         {list.data && list.data.knowledgebases.length > 0 && (
           <table>

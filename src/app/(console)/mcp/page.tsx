@@ -2,9 +2,10 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import { CopyButton } from "@/components/copy-button";
+import { CopyButton } from "@/components/console";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { MCP_ROUTE, MCP_SCOPES, mcpSnippets, mcpUrl } from "@/lib/mcp-snippets";
+import { PageHeader } from "@/components/console";
 
 const TOOLS: [string, string][] = [
   ["list_knowledgebases, get_knowledgebase", "browse knowledgebases and their page index"],
@@ -31,10 +32,10 @@ export default function McpPage() {
 
   return (
     <>
-      <h1>MCP server</h1>
+      <PageHeader title="MCP server" />
       <p className="muted">
-        Connect an MCP client (Claude Desktop, Cursor, an agent framework) with your personal API key: your AI can read and search knowledgebases, write pages under the same
-        review rules as the API, and talk to published apps. It acts as you, limited by your key&apos;s scopes and your role.
+        Connect an MCP client (Claude Desktop, Cursor, an agent framework) with your personal API key: your AI can read and search knowledgebases, write pages under the same review
+        rules as the API, and talk to published apps. It acts as you, limited by your key&apos;s scopes and your role.
       </p>
       {me.data && !me.data.organization.mcpEnabled && (
         <div className="notice" role="status" data-testid="mcp-disabled">
@@ -45,23 +46,32 @@ export default function McpPage() {
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Server URL</h2>
         <div className="row">
-          <code className="secret" data-testid="mcp-url">{url}</code>
+          <code className="secret" data-testid="mcp-url">
+            {url}
+          </code>
           <CopyButton text={url} />
         </div>
         <p className="muted">
-          Streamable HTTP, stateless. Send <code>Authorization: Bearer sk_mem_…</code> with a personal key; organization keys are refused (<code>member_key_required</code>).
-          Each HTTP request counts against the key&apos;s rate limit, as on the REST API.
+          Streamable HTTP, stateless. Send <code>Authorization: Bearer sk_mem_…</code> with a personal key; organization keys are refused (<code>member_key_required</code>). Each
+          HTTP request counts against the key&apos;s rate limit, as on the REST API.
         </p>
       </div>
 
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Your personal keys</h2>
         {keys.isLoading && <p className="muted">Loading…</p>}
-        {keys.error && <p role="alert" className="error">{errorMessage(keys.error)}</p>}
+        {keys.error && (
+          <p role="alert" className="error">
+            {errorMessage(keys.error)}
+          </p>
+        )}
         {keys.data && myKeys.length === 0 && (
           <p data-testid="no-personal-key">
-            You have no active personal key. <Link href="/keys">Create a personal key</Link> with the scopes {MCP_SCOPES.map((scope) => <code key={scope}>{scope} </code>)}; its secret is
-            shown once.
+            You have no active personal key. <Link href="/keys">Create a personal key</Link> with the scopes{" "}
+            {MCP_SCOPES.map((scope) => (
+              <code key={scope}>{scope} </code>
+            ))}
+            ; its secret is shown once.
           </p>
         )}
         {myKeys.length > 0 && (
@@ -130,8 +140,8 @@ export default function McpPage() {
           </tbody>
         </table>
         <p className="muted">
-          Pages are also resources (<code>atrium://knowledgebases/&#123;knowledgebaseId&#125;/pages/&#123;pageId&#125;</code>) that clients can attach. Errors carry the API&apos;s codes in{" "}
-          <code>{'{"error":{"code","message"}}'}</code>.
+          Pages are also resources (<code>atrium://knowledgebases/&#123;knowledgebaseId&#125;/pages/&#123;pageId&#125;</code>) that clients can attach. Errors carry the API&apos;s
+          codes in <code>{'{"error":{"code","message"}}'}</code>.
         </p>
       </div>
     </>

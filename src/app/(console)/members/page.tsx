@@ -1,35 +1,56 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton } from "@/components/confirm-button";
-import { CopyButton } from "@/components/copy-button";
-import { errorMessage, useTRPC } from "@/lib/trpc";
-import { ROLES, type Role } from "@/schemas/auth";
+import { ConfirmButton, ConfirmDialog, CopyButton, DataTable, ErrorAlert, FormField, notifyDone, PageHeader } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import { roleAtLeast, ROLES, type Role } from "@/schemas/auth";
+import type { Member } from "@/schemas/member";
 
 export default function MembersPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const me = useQuery(trpc.auth.me.queryOptions());
   const members = useQuery(trpc.members.list.queryOptions());
-  const isAdmin = me.data?.member.role === "admin" || me.data?.member.role === "owner";
+  const isAdmin = !!me.data && roleAtLeast(me.data.member.role, "admin");
 
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<Role>("member");
-  const [invited, setInvited] = useState<{ email: string; temporaryPassword: string | null } | null>(null);
+  // A temporary password shown once: after an invite or a reset.
+  const [handOver, setHandOver] = useState<{ email: string; temporaryPassword: string | null; reason: "invited" | "reset" } | null>(null);
+  const [roleChange, setRoleChange] = useState<{ member: Member; role: Role } | null>(null);
 
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.members.list.queryKey() });
   const invite = useMutation(
     trpc.members.invite.mutationOptions({
       onSuccess: (result) => {
-        setInvited({ email: result.member.email, temporaryPassword: result.temporaryPassword });
+        setHandOver({ email: result.member.email, temporaryPassword: result.temporaryPassword, reason: "invited" });
         setEmail("");
         void refresh();
       },
     }),
   );
   const changeRole = useMutation(trpc.members.changeRole.mutationOptions({ onSuccess: () => void refresh() }));
-  const remove = useMutation(trpc.members.remove.mutationOptions({ onSuccess: () => void refresh() }));
-  const failure = invite.error ?? changeRole.error ?? remove.error ?? members.error;
+  const resetPassword = useMutation(
+    trpc.members.resetPassword.mutationOptions({
+      onSuccess: (result) => setHandOver({ email: result.member.email, temporaryPassword: result.temporaryPassword, reason: "reset" }),
+    }),
+  );
+  const remove = useMutation(
+    trpc.members.remove.mutationOptions({
+      onSuccess: (member) => {
+        notifyDone(`${member.email} was removed.`);
+        void refresh();
+      },
+    }),
+  );
+
+  function confirmRoleChange({ member, role: newRole }: { member: Member; role: Role }) {
+    const previous = member.role;
+    changeRole.mutate(
+      { memberId: member.id, role: newRole },
+      { onSuccess: () => notifyDone(`${member.email} is now ${newRole}.`, () => changeRole.mutate({ memberId: member.id, role: previous }, { onSuccess: () => void refresh() })) },
+    );
+  }
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -38,38 +59,36 @@ export default function MembersPage() {
 
   return (
     <>
-      <h1>Members</h1>
-      {invited && (
+      <PageHeader title="Members" description="People who sign in to this console, and what their role lets them do." />
+      {handOver && (
         <div className="notice" role="status">
           <p>
-            <strong>{invited.email}</strong> is now a member.
-            {invited.temporaryPassword
-              ? " Give them this temporary password to sign in with; it is shown only once."
-              : " They sign in with the password they already have."}
+            <strong>{handOver.email}</strong> {handOver.reason === "invited" ? "is now a member." : "has a new temporary password; their sessions were signed out."}
+            {handOver.temporaryPassword ? " Give them this temporary password to sign in with; it is shown only once." : " They sign in with the password they already have."}
           </p>
-          {invited.temporaryPassword && (
+          {handOver.temporaryPassword && (
             <div className="row">
-              <code className="secret">{invited.temporaryPassword}</code>
-              <CopyButton text={invited.temporaryPassword} />
+              <code className="secret">{handOver.temporaryPassword}</code>
+              <CopyButton text={handOver.temporaryPassword} />
             </div>
           )}
-          <button type="button" onClick={() => setInvited(null)} style={{ marginTop: "0.5rem" }}>
+          <button type="button" onClick={() => setHandOver(null)} style={{ marginTop: "0.5rem" }}>
             Done
           </button>
         </div>
       )}
-      {failure && <p role="alert" className="error">{errorMessage(failure)}</p>}
+      <ErrorAlert error={invite.error ?? changeRole.error ?? resetPassword.error ?? remove.error ?? members.error} />
 
       {isAdmin && (
-        <form className="panel form" onSubmit={submit} aria-label="Invite a member">
-          <h2 style={{ marginTop: 0 }}>Invite a member</h2>
+        <form className="panel form" onSubmit={submit} aria-labelledby="invite-heading">
+          <h2 id="invite-heading" style={{ marginTop: 0 }}>
+            Invite a member
+          </h2>
           <div className="row">
-            <label>
-              Email
+            <FormField label="Email">
               <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
-            </label>
-            <label>
-              Role
+            </FormField>
+            <FormField label="Role">
               <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
                 {ROLES.map((r) => (
                   <option key={r} value={r}>
@@ -77,7 +96,7 @@ export default function MembersPage() {
                   </option>
                 ))}
               </select>
-            </label>
+            </FormField>
           </div>
           <div>
             <button className="primary" type="submit" disabled={invite.isPending}>
@@ -88,46 +107,86 @@ export default function MembersPage() {
       )}
 
       <div className="panel">
-        <table>
-          <thead>
-            <tr>
-              <th>Email</th>
-              <th>Role</th>
-              <th>Member since</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {members.data?.map((member) => (
-              <tr key={member.id} data-testid="member-row">
-                <td>
+        <DataTable
+          label="Members"
+          rows={members.data}
+          rowKey={(member) => member.id}
+          rowTestId="member-row"
+          empty="No members."
+          initialSort={{ key: "email", direction: "ascending" }}
+          columns={[
+            {
+              key: "email",
+              header: "Email",
+              sortValue: (member) => member.email,
+              cell: (member) => (
+                <>
                   {member.email}
                   {member.id === me.data?.member.id && <span className="muted"> (you)</span>}
-                </td>
-                <td>
-                  {isAdmin ? (
-                    <select
-                      aria-label={`Role of ${member.email}`}
-                      value={member.role}
-                      onChange={(e) => changeRole.mutate({ memberId: member.id, role: e.target.value as Role })}
-                    >
-                      {ROLES.map((r) => (
-                        <option key={r} value={r}>
-                          {r}
-                        </option>
-                      ))}
-                    </select>
-                  ) : (
-                    member.role
-                  )}
-                </td>
-                <td className="muted">{new Date(member.createdAt).toLocaleDateString()}</td>
-                <td>{isAdmin && <ConfirmButton label="Remove" confirmLabel="Confirm remove" onConfirm={() => remove.mutate({ memberId: member.id })} />}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+            {
+              key: "role",
+              header: "Role",
+              sortValue: (member) => ROLES.indexOf(member.role),
+              cell: (member) =>
+                isAdmin && member.id !== me.data?.member.id ? (
+                  <select aria-label={`Role of ${member.email}`} value={member.role} onChange={(e) => setRoleChange({ member, role: e.target.value as Role })}>
+                    {ROLES.map((r) => (
+                      <option key={r} value={r}>
+                        {r}
+                      </option>
+                    ))}
+                  </select>
+                ) : (
+                  member.role
+                ),
+            },
+            {
+              key: "since",
+              header: "Member since",
+              nowrap: true,
+              sortValue: (member) => member.createdAt,
+              cell: (member) => <span className="muted">{new Date(member.createdAt).toLocaleDateString()}</span>,
+            },
+            {
+              key: "actions",
+              header: <span className="visually-hidden">Actions</span>,
+              nowrap: true,
+              cell: (member) =>
+                isAdmin &&
+                member.id !== me.data?.member.id && (
+                  <span className="row">
+                    <ConfirmButton
+                      label="Reset password"
+                      destructive={false}
+                      title={`Reset ${member.email}'s password?`}
+                      description="They get a temporary password for this organization, shown once for you to hand over, and are signed out here."
+                      onConfirm={() => resetPassword.mutate({ memberId: member.id })}
+                    />
+                    <ConfirmButton
+                      label="Remove"
+                      title={`Remove ${member.email} from the organization?`}
+                      description="Their personal keys stop working and their sessions end."
+                      onConfirm={() => remove.mutate({ memberId: member.id })}
+                    />
+                  </span>
+                ),
+            },
+          ]}
+        />
       </div>
+      <ConfirmDialog
+        open={!!roleChange}
+        title={roleChange ? `Make ${roleChange.member.email} ${roleChange.role}?` : ""}
+        confirmLabel="Change role"
+        destructive={false}
+        onConfirm={() => roleChange && confirmRoleChange(roleChange)}
+        onClose={() => setRoleChange(null)}
+      >
+        {roleChange && `Their role changes from ${roleChange.member.role} to ${roleChange.role} at once, for the console and their personal keys.`}
+      </ConfirmDialog>
     </>
   );
 }

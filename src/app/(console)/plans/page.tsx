@@ -1,8 +1,9 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton } from "@/components/confirm-button";
+import { ConfirmButton } from "@/components/console";
 import { errorMessage, useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/components/console";
 
 export default function PlansPage() {
   const trpc = useTRPC();
@@ -29,7 +30,7 @@ export default function PlansPage() {
 
   return (
     <>
-      <h1>Tier plans</h1>
+      <PageHeader title="Tier plans" />
       <form className="panel form" onSubmit={submit} aria-label="Create a tier plan">
         <div className="row">
           <label>
@@ -45,7 +46,11 @@ export default function PlansPage() {
           <input type="checkbox" checked={withGroup} onChange={(e) => setWithGroup(e.target.checked)} />
           Give the plan its own user group (membership follows the plan)
         </label>
-        {create.error && <p role="alert" className="error">{errorMessage(create.error)}</p>}
+        {create.error && (
+          <p role="alert" className="error">
+            {errorMessage(create.error)}
+          </p>
+        )}
         <div>
           <button className="primary" type="submit" disabled={create.isPending}>
             Create plan
@@ -53,7 +58,11 @@ export default function PlansPage() {
         </div>
       </form>
       <div className="panel">
-        {archive.error && <p role="alert" className="error">{errorMessage(archive.error)}</p>}
+        {archive.error && (
+          <p role="alert" className="error">
+            {errorMessage(archive.error)}
+          </p>
+        )}
         {plans.data?.tierPlans.length === 0 && <p className="muted">No plans yet.</p>}
         {plans.data && plans.data.tierPlans.length > 0 && (
           <table>
@@ -73,7 +82,11 @@ export default function PlansPage() {
                   <td>{plan.creditAllowance}</td>
                   <td>{plan.groupId ? <a href={`/groups/${plan.groupId}`}>yes</a> : "—"}</td>
                   <td>{plan.archived ? <span className="badge revoked">Archived</span> : <span className="badge">Live</span>}</td>
-                  <td>{!plan.archived && <ConfirmButton label="Archive" confirmLabel="Confirm archive" onConfirm={() => archive.mutate({ tierPlanId: plan.id })} />}</td>
+                  <td>
+                    {!plan.archived && (
+                      <ConfirmButton label="Archive" title={`Archive ${plan.name}?`} confirmLabel="Archive" onConfirm={() => archive.mutate({ tierPlanId: plan.id })} />
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

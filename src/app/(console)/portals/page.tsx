@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { PortalLink } from "@/components/portal/portal-link";
 import { errorMessage, useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/components/console";
 
 function Admissions({ portalId }: { portalId: string }) {
   const trpc = useTRPC();
@@ -45,7 +46,7 @@ export default function PortalsPage() {
 
   return (
     <>
-      <h1>Portals</h1>
+      <PageHeader title="Portals" />
       <p className="muted">Where end users sign in with a code sent to their email and use the apps their access allows. Send them the portal&apos;s link.</p>
       <form className="panel row" onSubmit={submit} aria-label="Create a portal">
         <label>

@@ -1,29 +1,171 @@
 "use client";
-import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
-import { ReviewCard } from "@/components/review-card";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { CheckCheck } from "lucide-react";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { Suspense, useState } from "react";
+import { ConfirmButton, ErrorAlert, LoadMore, notifyDone, PageHeader, Tabs, useCursorList } from "@/components/console";
+import { REVIEW_KIND_LABEL, ReviewCard } from "@/components/review-card";
+import { useTRPC } from "@/lib/trpc";
+import { ReviewKind, ReviewStatus, type ApproveReviewsOutput } from "@/schemas/review";
+import { roleAtLeast } from "@/schemas/auth";
+
+const STATUS_LABEL = { pending: "Pending", approved: "Approved", rejected: "Rejected" } as const;
 
 export default function ReviewsPage() {
+  return (
+    <Suspense fallback={<p className="muted">Loading…</p>}>
+      <Reviews />
+    </Suspense>
+  );
+}
+
+/** The queue: status, kind and author live in the URL (?status=…&kind=…&author=…). */
+function Reviews() {
   const trpc = useTRPC();
-  const [status, setStatus] = useState<"pending" | "approved" | "rejected">("pending");
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const pathname = usePathname();
+  const search = useSearchParams();
+  const status = ReviewStatus.catch("pending").parse(search.get("status") ?? undefined);
+  const kind = ReviewKind.optional()
+    .catch(undefined)
+    .parse(search.get("kind") ?? undefined);
+  const authorId = search.get("author") ?? undefined;
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [outcome, setOutcome] = useState<ApproveReviewsOutput | null>(null);
+
   const me = useQuery(trpc.auth.me.queryOptions());
-  const reviews = useQuery(trpc.reviews.list.queryOptions({ status }, { refetchInterval: 5000 }));
-  const canDecide = me.data?.member.role === "admin" || me.data?.member.role === "owner";
+  const canDecide = me.data ? roleAtLeast(me.data.member.role, "admin") : false;
+  const authors = useQuery(trpc.reviews.authors.queryOptions({ status }));
+  const list = useCursorList(
+    (cursor) => trpc.reviews.list.queryOptions({ status, limit: 20, cursor, ...(kind ? { kind } : {}), ...(authorId ? { authorId } : {}) }),
+    (page) => page.reviews,
+  );
+  const approveMany = useMutation(
+    trpc.reviews.approveMany.mutationOptions({
+      onSuccess: (result) => {
+        setSelected(new Set());
+        setOutcome(result.failed.length ? result : null);
+        if (result.approved.length) notifyDone(`Approved ${result.approved.length} ${result.approved.length === 1 ? "review" : "reviews"}.`);
+        void queryClient.invalidateQueries({ queryKey: trpc.reviews.pathKey() });
+      },
+    }),
+  );
+
+  function setFilters(next: { status?: string; kind?: string; author?: string }) {
+    const params = new URLSearchParams();
+    const merged = { status, kind, author: authorId, ...next };
+    if (merged.status && merged.status !== "pending") params.set("status", merged.status);
+    if (merged.kind) params.set("kind", merged.kind);
+    if (merged.author) params.set("author", merged.author);
+    setSelected(new Set());
+    setOutcome(null);
+    router.replace(params.size ? `${pathname}?${params}` : pathname);
+  }
+
+  const pendingIds = status === "pending" ? list.items.map((review) => review.id) : [];
+  const chosen = pendingIds.filter((id) => selected.has(id));
+  const titleOf = (id: string) => list.items.find((review) => review.id === id)?.title || id;
+
+  const queue = (
+    <>
+      <div className="review-toolbar" role="search" aria-label="Filter reviews">
+        <label>
+          Kind
+          <select value={kind ?? ""} onChange={(e) => setFilters({ kind: e.target.value || undefined })}>
+            <option value="">All kinds</option>
+            {ReviewKind.options.map((value) => (
+              <option key={value} value={value}>
+                {REVIEW_KIND_LABEL[value]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Author
+          <select value={authorId ?? ""} onChange={(e) => setFilters({ author: e.target.value || undefined })}>
+            <option value="">All authors</option>
+            {authors.data?.authors.map((author) => (
+              <option key={author.authorId} value={author.authorId}>
+                {author.name} ({author.count})
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {canDecide && pendingIds.length > 0 && (
+        <div className="review-bulk">
+          <label>
+            <input type="checkbox" checked={chosen.length === pendingIds.length} onChange={(e) => setSelected(e.target.checked ? new Set(pendingIds) : new Set())} />
+            Select all shown ({pendingIds.length})
+          </label>
+          <ConfirmButton
+            label={`Approve selected (${chosen.length})`}
+            className="primary"
+            destructive={false}
+            disabled={chosen.length === 0 || approveMany.isPending}
+            icon={<CheckCheck size={16} aria-hidden className="icon" />}
+            title={`Approve ${chosen.length} ${chosen.length === 1 ? "review" : "reviews"}?`}
+            description="Each is applied on its own; any that cannot be applied (for example a page that changed since) stays pending and is listed here."
+            confirmLabel="Approve"
+            onConfirm={() => approveMany.mutate({ reviewIds: chosen })}
+          />
+        </div>
+      )}
+      <ErrorAlert error={list.error ?? approveMany.error} />
+      {outcome && (
+        <div role="alert" className="alert" data-testid="bulk-failures">
+          <div className="alert-body">
+            <p>
+              <strong>
+                {outcome.failed.length} of {outcome.failed.length + outcome.approved.length} could not be approved and stay pending:
+              </strong>
+            </p>
+            <ul>
+              {outcome.failed.map((failure) => (
+                <li key={failure.reviewId}>
+                  {titleOf(failure.reviewId)}: {failure.message}
+                </li>
+              ))}
+            </ul>
+          </div>
+        </div>
+      )}
+      {list.isLoaded && list.items.length === 0 && (
+        <p className="muted">
+          Nothing {status}
+          {kind || authorId ? " matches these filters" : ""}.
+        </p>
+      )}
+      {list.items.map((review) => (
+        <ReviewCard
+          key={review.id}
+          review={review}
+          canDecide={canDecide}
+          selected={selected.has(review.id)}
+          onSelectedChange={(on) =>
+            setSelected((current) => {
+              const next = new Set(current);
+              if (on) next.add(review.id);
+              else next.delete(review.id);
+              return next;
+            })
+          }
+        />
+      ))}
+      <LoadMore list={list} />
+    </>
+  );
+
   return (
     <>
-      <h1>Reviews</h1>
-      <p className="muted">Writes made with API keys wait here when the organization reviews agent writes (Settings).</p>
-      <div className="row" role="tablist">
-        {(["pending", "approved", "rejected"] as const).map((value) => (
-          <button key={value} type="button" role="tab" aria-selected={status === value} className={status === value ? "primary" : undefined} onClick={() => setStatus(value)}>
-            {value[0]!.toUpperCase() + value.slice(1)}
-          </button>
-        ))}
-      </div>
-      {reviews.error && <p role="alert" className="error">{errorMessage(reviews.error)}</p>}
-      {reviews.data?.reviews.length === 0 && <p className="muted">Nothing {status}.</p>}
-      {reviews.data?.reviews.map((review) => <ReviewCard key={review.id} review={review} canDecide={canDecide} />)}
+      <PageHeader title="Reviews" description="Writes made with API keys wait here when the organization reviews agent writes (Settings)." />
+      <Tabs
+        label="Review status"
+        selected={status}
+        onSelect={(id) => setFilters({ status: id })}
+        tabs={ReviewStatus.options.map((value) => ({ id: value, label: STATUS_LABEL[value], panel: value === status ? queue : null }))}
+      />
     </>
   );
 }

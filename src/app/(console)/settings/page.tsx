@@ -3,6 +3,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { Organization } from "@/schemas/organization";
+import { PageHeader } from "@/components/console";
+import { roleAtLeast } from "@/schemas/auth";
 
 const SWITCHES = [
   ["apiEnabled", "Developer API", "All of /api/v1."],
@@ -40,7 +42,7 @@ export default function SettingsPage() {
   const queryClient = useQueryClient();
   const me = useQuery(trpc.auth.me.queryOptions());
   const organization = useQuery(trpc.organization.get.queryOptions());
-  const canEdit = me.data?.member.role === "admin" || me.data?.member.role === "owner";
+  const canEdit = me.data ? roleAtLeast(me.data.member.role, "admin") : false;
   const [draft, setDraft] = useState<Draft | null>(null);
   const [saved, setSaved] = useState(false);
 
@@ -75,11 +77,11 @@ export default function SettingsPage() {
 
   return (
     <>
-      <h1>Organization settings</h1>
+      <PageHeader title="Organization settings" />
       <form className="panel form" onSubmit={submit} aria-label="Organization settings">
         <p className="muted">
-          Plan <strong>{organization.data.plan}</strong> · <strong>{organization.data.credits}</strong> credits. The plan and credits are
-          set by the operator of this installation (admin CLI).
+          Plan <strong>{organization.data.plan}</strong> · <strong>{organization.data.credits}</strong> credits. The plan and credits are set by the operator of this installation
+          (admin CLI).
           {!canEdit && " Only owners and admins can change settings."}
         </p>
         <fieldset disabled={!canEdit} className="form" style={{ border: 0, padding: 0 }}>
@@ -109,16 +111,14 @@ export default function SettingsPage() {
             </label>
             <label>
               Max sources per knowledgebase
-              <input
-                type="number"
-                min={0}
-                placeholder="no cap"
-                value={draft.maxSourcesPerKnowledgebase}
-                onChange={(e) => set("maxSourcesPerKnowledgebase", e.target.value)}
-              />
+              <input type="number" min={0} placeholder="no cap" value={draft.maxSourcesPerKnowledgebase} onChange={(e) => set("maxSourcesPerKnowledgebase", e.target.value)} />
             </label>
           </div>
-          {update.error && <p role="alert" className="error">{errorMessage(update.error)}</p>}
+          {update.error && (
+            <p role="alert" className="error">
+              {errorMessage(update.error)}
+            </p>
+          )}
           {saved && <p role="status">Settings saved.</p>}
           <div>
             <button className="primary" type="submit" disabled={update.isPending}>

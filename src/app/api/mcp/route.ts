@@ -1,9 +1,5 @@
-import { createMcpHandler } from "@/server/adapters/mcp";
-import { getDb } from "@/server/db";
-import { observed } from "@/server/observability/observe";
+import { mcpRoute } from "@/server/http/api-routes";
 
 export const dynamic = "force-dynamic";
 
-const handler = observed("/api/mcp", createMcpHandler({ db: getDb }));
-
-export { handler as GET, handler as POST, handler as PUT, handler as PATCH, handler as DELETE, handler as HEAD, handler as OPTIONS };
+export { mcpRoute as GET, mcpRoute as POST, mcpRoute as PUT, mcpRoute as PATCH, mcpRoute as DELETE, mcpRoute as HEAD, mcpRoute as OPTIONS };

@@ -1,7 +1,5 @@
-import { createMetricsHandler } from "@/server/adapters/metrics";
-import { getDb } from "@/server/db";
-import { observed } from "@/server/observability/observe";
+import { metricsRoute } from "@/server/http/api-routes";
 
 export const dynamic = "force-dynamic";
 
-export const GET = observed("/api/metrics", createMetricsHandler({ db: getDb }));
+export { metricsRoute as GET };

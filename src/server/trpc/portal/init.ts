@@ -45,9 +45,9 @@ export function portalProcedure<S extends PortalInputSchema>(input: S) {
     })
     .input(input)
     .use(async ({ ctx, input, next }) => {
-    const portal = await resolvePortal(ctx.db, (input as { portal: string }).portal);
-    return next({ ctx: { ...ctx, portal } });
-  });
+      const portal = await resolvePortal(ctx.db, (input as { portal: string }).portal);
+      return next({ ctx: { ...ctx, portal } });
+    });
 }
 
 /**

@@ -4,7 +4,9 @@ import { createApiKey, listApiKeys, revokeApiKey } from "@/server/services/api-k
 import { memberProcedure, router } from "../init";
 
 export const apiKeysRouter = router({
-  list: memberProcedure().output(z.array(ApiKey)).query(({ ctx }) => listApiKeys(ctx.db, ctx.actor)),
+  list: memberProcedure()
+    .output(z.array(ApiKey))
+    .query(({ ctx }) => listApiKeys(ctx.db, ctx.actor)),
   create: memberProcedure()
     .input(CreateApiKeyInput)
     .output(CreatedApiKey)

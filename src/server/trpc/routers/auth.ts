@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { SignInInput } from "@/schemas/auth";
-import { Member } from "@/schemas/member";
+import { ChangePasswordInput, Member } from "@/schemas/member";
 import { Organization } from "@/schemas/organization";
+import { changeOwnPassword } from "@/server/services/members";
 import { getOrganization } from "@/server/services/organizations";
 import { signIn, signOut } from "@/server/services/sessions";
 import { clientAddress } from "@/server/auth/client-address";
@@ -23,6 +24,14 @@ export const authRouter = router({
     ctx.response.headers.append("Set-Cookie", clearedSessionCookie(ctx.secureCookies));
     return { ok: true as const };
   }),
+
+  changePassword: memberProcedure()
+    .input(ChangePasswordInput)
+    .output(z.object({ ok: z.literal(true) }))
+    .mutation(async ({ ctx, input }) => {
+      await changeOwnPassword(ctx.db, ctx.actor, input, { keepSessionToken: ctx.sessionToken, clientAddress: clientAddress(ctx.requestHeaders ?? new Headers()) });
+      return { ok: true as const };
+    }),
 
   me: memberProcedure()
     .output(z.object({ member: Member.pick({ id: true, email: true, role: true }), organization: Organization }))

@@ -20,7 +20,7 @@ import {
   Version,
   type BuilderKind,
 } from "@/schemas/builder";
-import { nameText, NextCursor, plainText, Timestamp, Uuid } from "@/schemas/common";
+import { ListQuery, nameText, NextCursor, Timestamp, Uuid } from "@/schemas/common";
 import type { Scope } from "@/schemas/auth";
 import { authorize } from "@/server/auth/authorize";
 import type { ErrorCode } from "@/server/errors";
@@ -64,13 +64,19 @@ function builderRouter<One extends string, Many extends string, Id extends strin
   const ViewOutput = keyed(one, route.view);
   const PublishOutput = z.object({ ...keyed(one, PublishSummary).shape, version: Version });
   // The generic factory cannot name the per-kind input types; each input is parsed by its schema.
-  const fields = (input: unknown) => input as Record<string, any>;
+  const fields = (input: unknown) => input as Record<string, unknown>;
   const idOf = (input: unknown) => fields(input)[idKey] as string;
 
   return router({
     create: scopedProcedure(write)
       .meta({
-        openapi: { method: "POST", path: base, tags: [tag], summary: `Create a draft ${one}`, description: `Creates an unpublished draft ${one}. The body takes \`name\` (required) and any draft field. ${route.notes}` },
+        openapi: {
+          method: "POST",
+          path: base,
+          tags: [tag],
+          summary: `Create a draft ${one}`,
+          description: `Creates an unpublished draft ${one}. The body takes \`name\` (required) and any draft field. ${route.notes}`,
+        },
         errors: route.draftErrors,
         successStatus: 201,
       })
@@ -150,7 +156,7 @@ function builderRouter<One extends string, Many extends string, Id extends strin
         openapi: { method: "GET", path: sub("/versions"), tags: [tag], summary: `List the ${one}'s versions`, description: "Oldest first; each with the document as published." },
         errors: ["not_found"],
       })
-      .input(IdInput.extend({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: plainText(500).min(1).optional() }))
+      .input(IdInput.extend(ListQuery.shape))
       .output(z.object({ versions: z.array(VersionWithDocument), nextCursor: NextCursor }))
       .query(({ ctx, input }) => listVersions(ctx.db, ctx.actor, kind, idOf(input), fields(input) as { limit: number; cursor?: string }) as never),
     deploy: scopedProcedure(write)
@@ -180,7 +186,13 @@ function builderRouter<One extends string, Many extends string, Id extends strin
       .query(async ({ ctx, input }) => ({ [one]: await getLive(ctx.db, ctx.actor, kind, idOf(input)) }) as never),
     delete: scopedProcedure(write, { role: "admin" })
       .meta({
-        openapi: { method: "DELETE", path: item, tags: [tag], summary: `Delete the ${one}`, description: `Deletes the ${one} with its versions. A personal key needs the admin role. Answers 204.` },
+        openapi: {
+          method: "DELETE",
+          path: item,
+          tags: [tag],
+          summary: `Delete the ${one}`,
+          description: `Deletes the ${one} with its versions. A personal key needs the admin role. Answers 204.`,
+        },
         errors: ["not_found"],
         successStatus: 204,
       })
@@ -206,7 +218,8 @@ export const agentsRouter = builderRouter({
   listRow: AgentListRow,
   draftErrors: ["invalid_model"],
   publishErrors: ["invalid_model"],
-  notes: "`model` must be listed by `GET /models` (else `invalid_model`); `knowledge` items are `{knowledgebaseId}` (the title is read back) and `flows` are flow ids of the organization.",
+  notes:
+    "`model` must be listed by `GET /models` (else `invalid_model`); `knowledge` items are `{knowledgebaseId}` (the title is read back) and `flows` are flow ids of the organization.",
 });
 
 export const flowsRouter = builderRouter({
@@ -238,5 +251,6 @@ export const appsRouter = builderRouter({
   listRow: AppListRow,
   draftErrors: [],
   publishErrors: ["unpublished_dependencies"],
-  notes: "`adviser` is written as `{id}` (an agent) or null; `members` items are `{id, kind, position?}` (`name` and `published` are read back; `position` defaults to array order); `api` merges into the current config.",
+  notes:
+    "`adviser` is written as `{id}` (an agent) or null; `members` items are `{id, kind, position?}` (`name` and `published` are read back; `position` defaults to array order); `api` merges into the current config.",
 });

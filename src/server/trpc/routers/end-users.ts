@@ -11,16 +11,7 @@ import {
   RemoveSubscriptionInput,
   UpdateEndUserInput,
 } from "@/schemas/provisioning";
-import {
-  deleteEndUser,
-  getEndUser,
-  listEndUsers,
-  provisionEndUser,
-  removeEndUserGrant,
-  removeSubscription,
-  revokeEndUser,
-  updateEndUser,
-} from "@/server/services/end-users";
+import { deleteEndUser, getEndUser, listEndUsers, provisionEndUser, removeEndUserGrant, removeSubscription, revokeEndUser, updateEndUser } from "@/server/services/end-users";
 import { EffectiveAccessInput, EffectiveAccessOutput } from "@/schemas/portal";
 import { effectiveAccess } from "@/server/services/portal-access";
 import { router, scopedProcedure } from "../init";
@@ -51,7 +42,9 @@ export const endUsersRouter = router({
     }),
 
   list: scopedProcedure("end_users:read")
-    .meta({ openapi: { method: "GET", path: "/end-users", tags, summary: "List end users", description: "Ordered by creation. `email` finds one account; `query` searches emails." } })
+    .meta({
+      openapi: { method: "GET", path: "/end-users", tags, summary: "List end users", description: "Ordered by creation. `email` finds one account; `query` searches emails." },
+    })
     .input(ListEndUsersInput)
     .output(ListEndUsersOutput)
     .query(({ ctx, input }) => listEndUsers(ctx.db, ctx.actor, input)),
@@ -82,7 +75,13 @@ export const endUsersRouter = router({
 
   revoke: scopedProcedure("end_users:write")
     .meta({
-      openapi: { method: "POST", path: "/end-users/{endUserId}/revoke", tags, summary: "Revoke an end user's access", description: "Sets `revokedAt`. POST /end-users with the email restores the account." },
+      openapi: {
+        method: "POST",
+        path: "/end-users/{endUserId}/revoke",
+        tags,
+        summary: "Revoke an end user's access",
+        description: "Sets `revokedAt`. POST /end-users with the email restores the account.",
+      },
       errors: ["not_found"],
     })
     .input(EndUserIdInput)

@@ -8,17 +8,15 @@ import {
   ListKnowledgebasesOutput,
   SearchInput,
   SearchOutput,
+  UpdateKnowledgebaseInput,
 } from "@/schemas/knowledgebase";
 import { CreatePageInput, MovePageInput, MovePageOutput, Page, PageIdInput, PageRevisionsOutput, PageWriteResult, PatchPageInput } from "@/schemas/page";
-import { CreateSourceInput, Source, SourceIdInput, SourceOutput, SourceWriteResult } from "@/schemas/source";
+import { CreateSourceInput, Source, SourceIdInput, SourceOutput, SourceWriteResult, UploadSourceInput } from "@/schemas/source";
 import { markdownText, titleText, Uuid } from "@/schemas/common";
-import {
-  createKnowledgebase,
-  exportKnowledgebase,
-  getKnowledgebase,
-  listKnowledgebases,
-} from "@/server/services/knowledgebases";
+import { createKnowledgebase, exportKnowledgebase, getKnowledgebase, listKnowledgebases, updateKnowledgebase } from "@/server/services/knowledgebases";
 import { createPage, deletePage, getPage, listRevisions, movePage, patchPage, savePage } from "@/server/services/pages";
+import { RetrievalTestInput, RetrievalTestOutput } from "@/schemas/retrieval-test";
+import { testRetrieval } from "@/server/services/retrieval-test";
 import { searchKnowledgebase } from "@/server/services/search";
 import { addSource, deleteSource, getSource, retrySource } from "@/server/services/sources";
 import { memberProcedure, router, scopedProcedure } from "../init";
@@ -40,7 +38,13 @@ export const knowledgeRouter = router({
 
   create: scopedProcedure("knowledge:write")
     .meta({
-      openapi: { method: "POST", path: "/knowledgebases", tags: TAGS, summary: "Create a knowledgebase", description: "201. The plan may cap knowledgebases: `plan_limit` with `limit` and `used`." },
+      openapi: {
+        method: "POST",
+        path: "/knowledgebases",
+        tags: TAGS,
+        summary: "Create a knowledgebase",
+        description: "201. The plan may cap knowledgebases: `plan_limit` with `limit` and `used`.",
+      },
       errors: ["plan_limit"],
       successStatus: 201,
     })
@@ -51,6 +55,21 @@ export const knowledgeRouter = router({
       ctx.response.status = 201;
       return result;
     }),
+
+  update: scopedProcedure("knowledge:write")
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/knowledgebases/{knowledgebaseId}",
+        tags: TAGS,
+        summary: "Update a knowledgebase",
+        description: "Name, description or `language` (the text-search configuration). A new language re-indexes the knowledgebase's pages and documents before the response.",
+      },
+      errors: ["not_found"],
+    })
+    .input(UpdateKnowledgebaseInput)
+    .output(CreateKnowledgebaseOutput)
+    .mutation(({ ctx, input }) => updateKnowledgebase(ctx.db, ctx.actor, input)),
 
   get: scopedProcedure("knowledge:read")
     .meta({
@@ -74,7 +93,8 @@ export const knowledgeRouter = router({
         path: "/knowledgebases/{knowledgebaseId}/export",
         tags: TAGS,
         summary: "Export a knowledgebase",
-        description: "Everything in one document: the knowledgebase, every page in full and every source with its extracted text. Capped at 50 MB (`export_too_large`); limited to 3 exports per minute per key (`rate_limited` with `Retry-After`), besides the general limit.",
+        description:
+          "Everything in one document: the knowledgebase, every page in full and every source with its extracted text. Capped at 50 MB (`export_too_large`); limited to 3 exports per minute per key (`rate_limited` with `Retry-After`), besides the general limit.",
       },
       errors: ["not_found", "export_too_large"],
     })
@@ -139,7 +159,13 @@ export const knowledgeRouter = router({
 
   deleteSource: scopedProcedure("knowledge:write", { role: "admin" })
     .meta({
-      openapi: { method: "DELETE", path: "/knowledgebases/{knowledgebaseId}/sources/{sourceId}", tags: TAGS, summary: "Delete a source document", description: "204. Personal keys need the admin role." },
+      openapi: {
+        method: "DELETE",
+        path: "/knowledgebases/{knowledgebaseId}/sources/{sourceId}",
+        tags: TAGS,
+        summary: "Delete a source document",
+        description: "204. Personal keys need the admin role.",
+      },
       errors: ["not_found"],
       successStatus: 204,
     })
@@ -224,7 +250,8 @@ export const knowledgeRouter = router({
         path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}/move",
         tags: TAGS,
         summary: "Move a page or a folder with its subtree",
-        description: "`parentPageId` null moves to the top level. Structural only; never waits for review. Moving into its own subtree gives `invalid_request`; a parent outside the knowledgebase gives `not_found`.",
+        description:
+          "`parentPageId` null moves to the top level. Structural only; never waits for review. Moving into its own subtree gives `invalid_request`; a parent outside the knowledgebase gives `not_found`.",
       },
       errors: ["not_found"],
     })
@@ -253,7 +280,7 @@ export const knowledgeRouter = router({
 
   // Console only.
   uploadSource: memberProcedure("member")
-    .input(z.strictObject({ knowledgebaseId: Uuid, fileName: titleText, contentType: z.string().max(200), contentBase64: z.string().max(Math.ceil((4.5 * 1024 * 1024 * 4) / 3) + 4) }))
+    .input(UploadSourceInput)
     .output(SourceWriteResult)
     .mutation(async ({ ctx, input }) => {
       const result = await addSource(
@@ -274,4 +301,9 @@ export const knowledgeRouter = router({
     .input(PageIdInput)
     .output(PageRevisionsOutput)
     .query(({ ctx, input }) => listRevisions(ctx.db, ctx.actor, input)),
+
+  testRetrieval: memberProcedure()
+    .input(RetrievalTestInput)
+    .output(RetrievalTestOutput)
+    .query(({ ctx, input }) => testRetrieval(ctx.db, ctx.actor, input)),
 });

@@ -1,10 +1,12 @@
 import { z } from "zod";
-import { ChangeRoleInput, InviteMemberInput, Member, MemberIdInput } from "@/schemas/member";
-import { addMember, changeMemberRole, listMembers, removeMember } from "@/server/services/members";
+import { ChangeRoleInput, InviteMemberInput, Member, MemberIdInput, ResetPasswordOutput } from "@/schemas/member";
+import { addMember, changeMemberRole, listMembers, removeMember, resetMemberPassword } from "@/server/services/members";
 import { memberProcedure, router } from "../init";
 
 export const membersRouter = router({
-  list: memberProcedure().output(z.array(Member)).query(({ ctx }) => listMembers(ctx.db, ctx.actor)),
+  list: memberProcedure()
+    .output(z.array(Member))
+    .query(({ ctx }) => listMembers(ctx.db, ctx.actor)),
   invite: memberProcedure("admin")
     .input(InviteMemberInput)
     .output(z.object({ member: Member, temporaryPassword: z.string().nullable() }))
@@ -13,6 +15,10 @@ export const membersRouter = router({
     .input(ChangeRoleInput)
     .output(Member)
     .mutation(({ ctx, input }) => changeMemberRole(ctx.db, ctx.actor, input)),
+  resetPassword: memberProcedure("admin")
+    .input(MemberIdInput)
+    .output(ResetPasswordOutput)
+    .mutation(({ ctx, input }) => resetMemberPassword(ctx.db, ctx.actor, input)),
   remove: memberProcedure("admin")
     .input(MemberIdInput)
     .output(Member)

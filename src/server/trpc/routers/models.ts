@@ -11,10 +11,11 @@ export const modelsRouter = router({
         path: "/models",
         tags: ["Models"],
         summary: "List the models agents can use",
-        description: "Any valid key may call this. The built-in offline model is always listed.",
+        description:
+          "Any valid key may call this. The built-in offline model is always listed, then the operator's default provider's models, then the organization's own providers' chat models as `<provider slug>/<model id>`.",
       },
     })
     .input(z.strictObject({}))
     .output(ListModelsOutput)
-    .query(() => listModels()),
+    .query(({ ctx }) => listModels(ctx.db, ctx.actor)),
 });

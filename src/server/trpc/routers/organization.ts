@@ -6,7 +6,9 @@ import { memberProcedure, router } from "../init";
 export const ConsoleSettingsUpdate = OrganizationSettings.omit({ plan: true, credits: true }).partial();
 
 export const organizationRouter = router({
-  get: memberProcedure().output(Organization).query(({ ctx }) => getOrganization(ctx.db, ctx.actor)),
+  get: memberProcedure()
+    .output(Organization)
+    .query(({ ctx }) => getOrganization(ctx.db, ctx.actor)),
   update: memberProcedure("admin")
     .input(ConsoleSettingsUpdate)
     .output(Organization)

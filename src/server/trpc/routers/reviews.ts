@@ -1,6 +1,16 @@
 import { z } from "zod";
-import { ListReviewsInput, ListReviewsOutput, Review, ReviewIdInput } from "@/schemas/review";
-import { approveReview, getReview, listReviews, rejectReview } from "@/server/services/reviews";
+import {
+  ApproveReviewsInput,
+  ApproveReviewsOutput,
+  ListReviewsInput,
+  ListReviewsOutput,
+  RejectReviewInput,
+  Review,
+  ReviewAuthorsInput,
+  ReviewAuthorsOutput,
+  ReviewIdInput,
+} from "@/schemas/review";
+import { approveReview, approveReviews, getReview, listReviewAuthors, listReviews, rejectReview } from "@/server/services/reviews";
 import { memberProcedure, router } from "../init";
 
 /** Console only: reviews are decided by people, never with an API key. */
@@ -9,6 +19,10 @@ export const reviewsRouter = router({
     .input(ListReviewsInput)
     .output(ListReviewsOutput)
     .query(({ ctx, input }) => listReviews(ctx.db, ctx.actor, input)),
+  authors: memberProcedure()
+    .input(ReviewAuthorsInput)
+    .output(ReviewAuthorsOutput)
+    .query(({ ctx, input }) => listReviewAuthors(ctx.db, ctx.actor, input)),
   get: memberProcedure()
     .input(ReviewIdInput)
     .output(z.object({ review: Review }))
@@ -17,8 +31,12 @@ export const reviewsRouter = router({
     .input(ReviewIdInput)
     .output(z.object({ review: Review }))
     .mutation(({ ctx, input }) => approveReview(ctx.db, ctx.actor, input)),
+  approveMany: memberProcedure("admin")
+    .input(ApproveReviewsInput)
+    .output(ApproveReviewsOutput)
+    .mutation(({ ctx, input }) => approveReviews(ctx.db, ctx.actor, input)),
   reject: memberProcedure("admin")
-    .input(ReviewIdInput)
+    .input(RejectReviewInput)
     .output(z.object({ review: Review }))
     .mutation(({ ctx, input }) => rejectReview(ctx.db, ctx.actor, input)),
 });

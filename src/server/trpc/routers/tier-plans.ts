@@ -6,7 +6,15 @@ import { router, scopedProcedure } from "../init";
 
 export const tierPlansRouter = router({
   list: scopedProcedure("end_users:read")
-    .meta({ openapi: { method: "GET", path: "/tier-plans", tags: ["Tier plans"], summary: "List tier plans", description: "Archived plans are listed with `archived: true`; they can no longer be assigned." } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/tier-plans",
+        tags: ["Tier plans"],
+        summary: "List tier plans",
+        description: "Archived plans are listed with `archived: true`; they can no longer be assigned.",
+      },
+    })
     .input(ListQuery)
     .output(ListTierPlansOutput)
     .query(({ ctx, input }) => listTierPlans(ctx.db, ctx.actor, input)),

@@ -54,7 +54,13 @@ export const userGroupsRouter = router({
 
   update: scopedProcedure("end_users:write")
     .meta({
-      openapi: { method: "PATCH", path: "/user-groups/{groupId}", tags, summary: "Rename or describe a user group", description: "A plan's group follows the plan: renaming it answers 409 `plan_group`." },
+      openapi: {
+        method: "PATCH",
+        path: "/user-groups/{groupId}",
+        tags,
+        summary: "Rename or describe a user group",
+        description: "A plan's group follows the plan: renaming it answers 409 `plan_group`.",
+      },
       errors: ["groups_disabled", "not_found", "plan_group"],
     })
     .input(UpdateUserGroupInput)
@@ -63,7 +69,13 @@ export const userGroupsRouter = router({
 
   delete: scopedProcedure("end_users:write", { role: "admin" })
     .meta({
-      openapi: { method: "DELETE", path: "/user-groups/{groupId}", tags, summary: "Delete a user group", description: "A plan's group answers 409 `plan_group`: archive the plan instead." },
+      openapi: {
+        method: "DELETE",
+        path: "/user-groups/{groupId}",
+        tags,
+        summary: "Delete a user group",
+        description: "A plan's group answers 409 `plan_group`: archive the plan instead.",
+      },
       errors: ["groups_disabled", "not_found", "plan_group"],
       successStatus: 204,
     })

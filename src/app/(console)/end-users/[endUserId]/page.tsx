@@ -1,11 +1,11 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton } from "@/components/confirm-button";
-import { SearchPicker } from "@/components/search-picker";
+import { ConfirmButton } from "@/components/console";
+import { SearchPicker } from "@/components/console";
 import { errorMessage, useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/components/console";
 
 function when(value: string | null): string {
   return value ? new Date(value).toLocaleString() : "—";
@@ -33,7 +33,12 @@ export default function EndUserPage() {
   const remove = useMutation(trpc.endUsers.delete.mutationOptions({ onSuccess: () => router.replace("/end-users") }));
   const failure = provision.error ?? revoke.error ?? removePlan.error ?? removeGrant.error ?? remove.error;
 
-  if (detail.error) return <p role="alert" className="error">{errorMessage(detail.error)}</p>;
+  if (detail.error)
+    return (
+      <p role="alert" className="error">
+        {errorMessage(detail.error)}
+      </p>
+    );
   const user = detail.data?.endUser;
   if (!user) return <p className="muted">Loading…</p>;
 
@@ -57,11 +62,12 @@ export default function EndUserPage() {
 
   return (
     <>
-      <p>
-        <Link href="/end-users">← End users</Link>
-      </p>
-      <h1>{user.email}</h1>
-      {failure && <p role="alert" className="error">{errorMessage(failure)}</p>}
+      <PageHeader title={user.email} back={{ href: "/end-users", label: "End users" }} />
+      {failure && (
+        <p role="alert" className="error">
+          {errorMessage(failure)}
+        </p>
+      )}
       <div className="panel">
         <table>
           <tbody>
@@ -84,8 +90,22 @@ export default function EndUserPage() {
           </tbody>
         </table>
         <div className="row" style={{ marginTop: "0.75rem" }}>
-          {!user.revokedAt && <ConfirmButton label="Revoke access" confirmLabel="Confirm revoke" onConfirm={() => revoke.mutate({ endUserId })} />}
-          <ConfirmButton label="Delete end user" confirmLabel="Delete for good" onConfirm={() => remove.mutate({ endUserId })} />
+          {!user.revokedAt && (
+            <ConfirmButton
+              label="Revoke access"
+              title={`Revoke ${user.email}'s access?`}
+              description="They are signed out of every portal and can no longer sign in."
+              confirmLabel="Revoke access"
+              onConfirm={() => revoke.mutate({ endUserId })}
+            />
+          )}
+          <ConfirmButton
+            label="Delete end user"
+            title={`Delete ${user.email}?`}
+            description="Their access, sessions and grants are removed; this cannot be undone."
+            confirmLabel="Delete for good"
+            onConfirm={() => remove.mutate({ endUserId })}
+          />
         </div>
       </div>
 
@@ -120,7 +140,12 @@ export default function EndUserPage() {
                   </td>
                   <td>
                     {s.status === "active" && s.provisionedBy !== "processor" && (
-                      <ConfirmButton label="Remove" confirmLabel="Confirm remove" onConfirm={() => removePlan.mutate({ endUserId, tierPlanId: s.tierPlanId })} />
+                      <ConfirmButton
+                        label="Remove"
+                        title="Remove this plan from the end user?"
+                        confirmLabel="Remove"
+                        onConfirm={() => removePlan.mutate({ endUserId, tierPlanId: s.tierPlanId })}
+                      />
                     )}
                   </td>
                 </tr>
@@ -175,7 +200,7 @@ export default function EndUserPage() {
                   <td className="muted">{grant.source}</td>
                   <td className="muted">{when(grant.expiresAt)}</td>
                   <td>
-                    <ConfirmButton label="Remove" confirmLabel="Confirm remove" onConfirm={() => removeGrant.mutate({ endUserId, grantId: grant.id })} />
+                    <ConfirmButton label="Remove" title="Remove this grant?" confirmLabel="Remove" onConfirm={() => removeGrant.mutate({ endUserId, grantId: grant.id })} />
                   </td>
                 </tr>
               ))}

@@ -3,8 +3,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton } from "@/components/confirm-button";
+import { ConfirmButton } from "@/components/console";
 import { errorMessage, useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/components/console";
 
 export default function GroupPage() {
   const { groupId } = useParams<{ groupId: string }>();
@@ -41,7 +42,12 @@ export default function GroupPage() {
   const remove = useMutation(trpc.userGroups.delete.mutationOptions({ onSuccess: () => router.replace("/groups") }));
   const failure = findUser.error ?? addMember.error ?? removeMember.error ?? addGrant.error ?? removeGrant.error ?? admit.error ?? remove.error;
 
-  if (group.error) return <p role="alert" className="error">{errorMessage(group.error)}</p>;
+  if (group.error)
+    return (
+      <p role="alert" className="error">
+        {errorMessage(group.error)}
+      </p>
+    );
   const data = group.data?.userGroup;
   if (!data) return <p className="muted">Loading…</p>;
   const isPlanGroup = data.planId !== null;
@@ -64,15 +70,16 @@ export default function GroupPage() {
 
   return (
     <>
-      <p>
-        <Link href="/groups">← User groups</Link>
-      </p>
-      <h1>
-        {data.name} {isPlanGroup && <span className="badge">Plan group</span>}
-      </h1>
+      <PageHeader title={data.name} back={{ href: "/groups", label: "User groups" }}>
+        {isPlanGroup && <span className="badge">Plan group</span>}
+      </PageHeader>
       {data.description && <p className="muted">{data.description}</p>}
       {isPlanGroup && <p className="notice">This group belongs to a tier plan: its members are the plan&apos;s subscribers, so membership is read-only here.</p>}
-      {failure && <p role="alert" className="error">{errorMessage(failure)}</p>}
+      {failure && (
+        <p role="alert" className="error">
+          {errorMessage(failure)}
+        </p>
+      )}
 
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Members ({data.memberCount})</h2>
@@ -86,7 +93,12 @@ export default function GroupPage() {
                 <td className="muted">added {new Date(member.addedAt).toLocaleDateString()}</td>
                 <td>
                   {!isPlanGroup && (
-                    <ConfirmButton label="Remove" confirmLabel="Confirm remove" onConfirm={() => removeMember.mutate({ groupId, endUserId: member.endUserId })} />
+                    <ConfirmButton
+                      label="Remove"
+                      title="Remove this end user from the group?"
+                      confirmLabel="Remove"
+                      onConfirm={() => removeMember.mutate({ groupId, endUserId: member.endUserId })}
+                    />
                   )}
                 </td>
               </tr>
@@ -112,7 +124,7 @@ export default function GroupPage() {
                 </td>
                 <td>{grant.deploymentId ? <code>{grant.deploymentId}</code> : "any portal"}</td>
                 <td>
-                  <ConfirmButton label="Remove" confirmLabel="Confirm remove" onConfirm={() => removeGrant.mutate({ groupId, grantId: grant.id })} />
+                  <ConfirmButton label="Remove" title="Remove this grant?" confirmLabel="Remove" onConfirm={() => removeGrant.mutate({ groupId, grantId: grant.id })} />
                 </td>
               </tr>
             ))}
@@ -144,7 +156,13 @@ export default function GroupPage() {
 
       {!isPlanGroup && (
         <div className="row">
-          <ConfirmButton label="Delete group" confirmLabel="Delete for good" onConfirm={() => remove.mutate({ groupId })} />
+          <ConfirmButton
+            label="Delete group"
+            title="Delete this group?"
+            description="Its members keep their own access; what the group granted ends."
+            confirmLabel="Delete for good"
+            onConfirm={() => remove.mutate({ groupId })}
+          />
         </div>
       )}
     </>

@@ -1,15 +1,29 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
-import { useParams } from "next/navigation";
-import { useEffect, useMemo, useState, type DragEvent, type FormEvent } from "react";
-import { MarkdownDiff } from "@/components/markdown-diff";
+import { FileText, Folder } from "lucide-react";
+import { useParams, usePathname, useRouter, useSearchParams } from "next/navigation";
+import { Suspense, useEffect, useMemo, useState, type DragEvent, type FormEvent } from "react";
+import { TextDiff } from "@/components/text-diff";
 import { MarkdownPreview } from "@/components/markdown-preview";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { PageIndexEntry } from "@/schemas/knowledgebase";
+import "./knowledgebase.css";
+import { PageHeader } from "@/components/console";
 
 export default function KnowledgebasePage() {
+  return (
+    <Suspense fallback={<p className="muted">Loading…</p>}>
+      <Knowledgebase />
+    </Suspense>
+  );
+}
+
+/** The selected page lives in the URL (?page=…), so reload, back and links to a page work. */
+function Knowledgebase() {
   const { knowledgebaseId } = useParams<{ knowledgebaseId: string }>();
+  const router = useRouter();
+  const pathname = usePathname();
+  const search = useSearchParams();
   const trpc = useTRPC();
   const detail = useQuery(
     trpc.knowledge.get.queryOptions(
@@ -18,22 +32,25 @@ export default function KnowledgebasePage() {
       { refetchInterval: (query) => (query.state.data?.sources.some((s) => s.status === "processing") ? 1500 : false) },
     ),
   );
-  const [selected, setSelected] = useState<string | null>(null);
+  const selected = search.get("page");
+  const setSelected = (pageId: string | null) => router.push(pageId ? `${pathname}?page=${pageId}` : pathname);
 
-  if (detail.error) return <p role="alert" className="error">{errorMessage(detail.error)}</p>;
+  if (detail.error)
+    return (
+      <p role="alert" className="error">
+        {errorMessage(detail.error)}
+      </p>
+    );
   if (!detail.data) return <p className="muted">Loading…</p>;
   const kb = detail.data;
   return (
     <>
-      <p>
-        <Link href="/knowledge">← Knowledge</Link>
-      </p>
-      <h1>{kb.name}</h1>
+      <PageHeader title={kb.name} back={{ href: "/knowledge", label: "Knowledge" }} />
       {kb.description && <p className="muted">{kb.description}</p>}
       <p className="muted">
         {kb.counts.sources} sources · {kb.counts.pages} pages
       </p>
-      <div style={{ display: "grid", gridTemplateColumns: "minmax(14rem, 1fr) 3fr", gap: "1rem", alignItems: "start" }}>
+      <div className="knowledge-layout">
         <PageTree knowledgebaseId={knowledgebaseId} pages={kb.pages} selected={selected} onSelect={setSelected} />
         {selected ? (
           <PageEditor key={selected} knowledgebaseId={knowledgebaseId} pageId={selected} pages={kb.pages} onSelect={setSelected} />
@@ -41,8 +58,55 @@ export default function KnowledgebasePage() {
           <div className="panel muted">Choose a page, or create one.</div>
         )}
       </div>
+      <RetrievalTest knowledgebaseId={knowledgebaseId} />
       <Sources knowledgebaseId={knowledgebaseId} sources={kb.sources} />
     </>
+  );
+}
+
+/** Asks a question and shows the passages an agent with this knowledgebase would receive. */
+function RetrievalTest({ knowledgebaseId }: { knowledgebaseId: string }) {
+  const trpc = useTRPC();
+  const [draft, setDraft] = useState("");
+  const [question, setQuestion] = useState("");
+  const answer = useQuery({ ...trpc.knowledge.testRetrieval.queryOptions({ knowledgebaseId, question }), enabled: question !== "" });
+  return (
+    <div className="panel" aria-label="Retrieval test">
+      <h2 style={{ marginTop: 0 }}>What would an agent receive?</h2>
+      <form
+        className="row"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setQuestion(draft.trim());
+        }}
+      >
+        <label style={{ flex: 1 }}>
+          Question
+          <input value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="e.g. How long do refunds take?" style={{ width: "100%" }} />
+        </label>
+        <button type="submit" className="primary" disabled={draft.trim() === ""}>
+          Test retrieval
+        </button>
+      </form>
+      {answer.error && (
+        <p role="alert" className="error">
+          {errorMessage(answer.error)}
+        </p>
+      )}
+      {answer.data && answer.data.passages.length === 0 && <p className="muted">Nothing matches: an agent would receive no passages for this question.</p>}
+      {answer.data && answer.data.passages.length > 0 && (
+        <ol data-testid="retrieved-passages">
+          {answer.data.passages.map((passage, index) => (
+            <li key={index}>
+              <strong>{passage.title}</strong>
+              <p className="muted" style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }}>
+                {passage.text}
+              </p>
+            </li>
+          ))}
+        </ol>
+      )}
+    </div>
   );
 }
 
@@ -81,7 +145,8 @@ function PageTree({ knowledgebaseId, pages, selected, onSelect }: { knowledgebas
       setDragging(null);
     },
   });
-  const children = (parent: string | null) => pages.filter((p) => p.parentPageId === parent).sort((a, b) => Number(b.isFolder) - Number(a.isFolder) || a.title.localeCompare(b.title));
+  const children = (parent: string | null) =>
+    pages.filter((p) => p.parentPageId === parent).sort((a, b) => Number(b.isFolder) - Number(a.isFolder) || a.title.localeCompare(b.title));
   const renderLevel = (parent: string | null) => (
     <ul style={{ listStyle: "none", paddingLeft: parent ? "1rem" : 0, margin: 0 }}>
       {children(parent).map((page) => (
@@ -93,7 +158,7 @@ function PageTree({ knowledgebaseId, pages, selected, onSelect }: { knowledgebas
             onClick={() => onSelect(page.id)}
             data-testid="page-link"
           >
-            {page.isFolder ? "📁 " : "📄 "}
+            {page.isFolder ? <Folder size={16} aria-hidden className="icon" /> : <FileText size={16} aria-hidden className="icon" />}
             {page.title}
           </button>
           {renderLevel(page.id)}
@@ -115,7 +180,11 @@ function PageTree({ knowledgebaseId, pages, selected, onSelect }: { knowledgebas
           Drop here to move to the top level
         </div>
       )}
-      {move.error && <p role="alert" className="error">{errorMessage(move.error)}</p>}
+      {move.error && (
+        <p role="alert" className="error">
+          {errorMessage(move.error)}
+        </p>
+      )}
       <form className="form" onSubmit={submit} aria-label="New page" style={{ marginTop: "1rem" }}>
         <label>
           New page title
@@ -135,7 +204,11 @@ function PageTree({ knowledgebaseId, pages, selected, onSelect }: { knowledgebas
         <label className="inline">
           <input type="checkbox" checked={isFolder} onChange={(e) => setIsFolder(e.target.checked)} /> Folder
         </label>
-        {create.error && <p role="alert" className="error">{errorMessage(create.error)}</p>}
+        {create.error && (
+          <p role="alert" className="error">
+            {errorMessage(create.error)}
+          </p>
+        )}
         <div>
           <button className="primary" type="submit" disabled={create.isPending}>
             Create page
@@ -155,12 +228,32 @@ function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebas
   const [markdown, setMarkdown] = useState("");
   const [preview, setPreview] = useState(false);
   const [showRevision, setShowRevision] = useState<string | null>(null);
+  const [restored, setRestored] = useState(false);
+  const keptKey = `atrium.unsaved.page.${pageId}`;
   useEffect(() => {
-    if (page.data) {
-      setTitle(page.data.title);
-      setMarkdown(page.data.markdown);
+    if (!page.data) return;
+    const kept = readKeptPage(keptKey);
+    const fromBrowser = kept && (kept.title !== page.data.title || kept.markdown !== page.data.markdown);
+    setTitle(fromBrowser ? kept.title : page.data.title);
+    setMarkdown(fromBrowser ? kept.markdown : page.data.markdown);
+    setRestored(!!fromBrowser);
+  }, [page.data, keptKey]);
+  const dirty = !!page.data && (title !== page.data.title || markdown !== page.data.markdown);
+  // Text not saved yet stays in this browser (per page) until it is saved or discarded, and
+  // leaving the tab asks first: moving to another page and back, or a reload, loses nothing.
+  useEffect(() => {
+    if (!page.data) return;
+    try {
+      if (dirty) window.localStorage.setItem(keptKey, JSON.stringify({ title, markdown }));
+      else window.localStorage.removeItem(keptKey);
+    } catch {
+      // Storage full or disabled: the warning before leaving still protects the text.
     }
-  }, [page.data]);
+    if (!dirty) return;
+    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener("beforeunload", warn);
+    return () => window.removeEventListener("beforeunload", warn);
+  }, [dirty, title, markdown, keptKey, page.data]);
   const save = useMutation(trpc.knowledge.savePage.mutationOptions({ onSuccess: () => void refresh() }));
   const move = useMutation(trpc.knowledge.movePage.mutationOptions({ onSuccess: () => void refresh() }));
   const remove = useMutation(
@@ -177,14 +270,23 @@ function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebas
     let grew = true;
     while (grew) {
       grew = false;
-      for (const p of pages) if (p.parentPageId && out.has(p.parentPageId) && !out.has(p.id)) (out.add(p.id), (grew = true));
+      for (const p of pages) {
+        if (p.parentPageId && out.has(p.parentPageId) && !out.has(p.id)) {
+          out.add(p.id);
+          grew = true;
+        }
+      }
     }
     return out;
   }, [pages, pageId]);
 
-  if (page.error) return <p role="alert" className="error">{errorMessage(page.error)}</p>;
+  if (page.error)
+    return (
+      <p role="alert" className="error">
+        {errorMessage(page.error)}
+      </p>
+    );
   if (!page.data) return <p className="muted">Loading…</p>;
-  const dirty = title !== page.data.title || markdown !== page.data.markdown;
   const list = revisions.data?.revisions ?? [];
   return (
     <div className="panel" aria-label="Page editor">
@@ -197,7 +299,29 @@ function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebas
           Save
         </button>
       </div>
-      {save.error && <p role="alert" className="error">{errorMessage(save.error)}</p>}
+      <p className="muted" data-testid="page-save-state" aria-live="polite">
+        {dirty ? "Not saved yet: kept in this browser until you save" : "Saved"}
+      </p>
+      {restored && dirty && (
+        <div className="notice" role="status" data-testid="restored-page">
+          Your unsaved text for this page was brought back from this browser.{" "}
+          <button
+            type="button"
+            onClick={() => {
+              setTitle(page.data.title);
+              setMarkdown(page.data.markdown);
+              setRestored(false);
+            }}
+          >
+            Discard it and show the saved page
+          </button>
+        </div>
+      )}
+      {save.error && (
+        <p role="alert" className="error">
+          {errorMessage(save.error)}
+        </p>
+      )}
       {save.data && !dirty && save.data.links.unresolved.length > 0 && (
         <p className="muted">Unresolved links: {save.data.links.unresolved.map((l) => `${l.kind}:${l.id}`).join(", ")}</p>
       )}
@@ -211,11 +335,7 @@ function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebas
       <div className="row" style={{ marginTop: "0.5rem" }}>
         <label className="inline">
           Move to{" "}
-          <select
-            aria-label="Move to"
-            value={page.data.parentPageId ?? ""}
-            onChange={(e) => move.mutate({ knowledgebaseId, pageId, parentPageId: e.target.value || null })}
-          >
+          <select aria-label="Move to" value={page.data.parentPageId ?? ""} onChange={(e) => move.mutate({ knowledgebaseId, pageId, parentPageId: e.target.value || null })}>
             <option value="">(top level)</option>
             {pages
               .filter((p) => !descendants.has(p.id))
@@ -230,7 +350,11 @@ function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebas
           Delete page
         </button>
       </div>
-      {(move.error ?? remove.error) && <p role="alert" className="error">{errorMessage(move.error ?? remove.error)}</p>}
+      {(move.error ?? remove.error) && (
+        <p role="alert" className="error">
+          {errorMessage(move.error ?? remove.error)}
+        </p>
+      )}
 
       <h3>Backlinks</h3>
       {page.data.referencedBy.length === 0 ? (
@@ -246,9 +370,7 @@ function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebas
           ))}
         </ul>
       )}
-      {page.data.relatedPages.length > 0 && (
-        <p className="muted">Links to: {page.data.relatedPages.map((p) => p.title).join(", ")}</p>
-      )}
+      {page.data.relatedPages.length > 0 && <p className="muted">Links to: {page.data.relatedPages.map((p) => p.title).join(", ")}</p>}
       {page.data.attachedFiles.length > 0 && <p className="muted">Sources: {page.data.attachedFiles.join(", ")}</p>}
 
       <h3>History</h3>
@@ -260,12 +382,22 @@ function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebas
             <button type="button" onClick={() => setShowRevision(showRevision === revision.id ? null : revision.id)}>
               {showRevision === revision.id ? "Hide diff" : "Diff"}
             </button>
-            {showRevision === revision.id && <MarkdownDiff before={list[i + 1]?.markdown ?? ""} after={revision.markdown} />}
+            {showRevision === revision.id && <TextDiff by="words" before={list[i + 1]?.markdown ?? ""} after={revision.markdown} />}
           </li>
         ))}
       </ol>
     </div>
   );
+}
+
+function readKeptPage(key: string): { title: string; markdown: string } | null {
+  try {
+    const raw = window.localStorage.getItem(key);
+    const kept = raw ? (JSON.parse(raw) as { title?: unknown; markdown?: unknown }) : null;
+    return kept && typeof kept.title === "string" && typeof kept.markdown === "string" ? { title: kept.title, markdown: kept.markdown } : null;
+  } catch {
+    return null;
+  }
 }
 
 type SourceRow = { id: string; name: string; type: string; status: string; errorMessage: string; sizeBytes: number; createdAt: string; url: string };
@@ -343,7 +475,11 @@ function Sources({ knowledgebaseId, sources }: { knowledgebaseId: string; source
           </button>
         </div>
       </form>
-      {failure && <p role="alert" className="error">{errorMessage(failure)}</p>}
+      {failure && (
+        <p role="alert" className="error">
+          {errorMessage(failure)}
+        </p>
+      )}
       {sources.length === 0 ? (
         <p className="muted">No sources yet.</p>
       ) : (

@@ -1,14 +1,14 @@
 "use client";
 // A portal's settings: name, slug (its link), greeting, look and the apps listed first.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useParams } from "next/navigation";
 import { useEffect, useState, type CSSProperties, type FormEvent } from "react";
 import { PortalLink } from "@/components/portal/portal-link";
 import { portalTheme } from "@/components/portal/theme";
 import "@/components/portal/portal-preview.css";
-import { SearchPicker } from "@/components/search-picker";
+import { SearchPicker } from "@/components/console";
 import { errorMessage, useTRPC } from "@/lib/trpc";
+import { PageHeader } from "@/components/console";
 
 interface Form {
   name: string;
@@ -108,10 +108,7 @@ export default function PortalSettingsPage() {
 
   return (
     <>
-      <p>
-        <Link href="/portals">← Portals</Link>
-      </p>
-      <h1>{portal.name}</h1>
+      <PageHeader title={portal.name} back={{ href: "/portals", label: "Portals" }} />
       <div className="panel">
         <strong>Link</strong> <PortalLink slug={portal.slug} />
       </div>

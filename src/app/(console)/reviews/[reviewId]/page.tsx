@@ -1,22 +1,21 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useParams } from "next/navigation";
+import { ErrorAlert, PageHeader } from "@/components/console";
 import { ReviewCard } from "@/components/review-card";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { useTRPC } from "@/lib/trpc";
+import { roleAtLeast } from "@/schemas/auth";
 
 export default function ReviewPage() {
   const { reviewId } = useParams<{ reviewId: string }>();
   const trpc = useTRPC();
   const me = useQuery(trpc.auth.me.queryOptions());
   const review = useQuery(trpc.reviews.get.queryOptions({ reviewId }));
-  const canDecide = me.data?.member.role === "admin" || me.data?.member.role === "owner";
+  const canDecide = me.data ? roleAtLeast(me.data.member.role, "admin") : false;
   return (
     <>
-      <p>
-        <Link href="/reviews">← All reviews</Link>
-      </p>
-      {review.error && <p role="alert" className="error">{errorMessage(review.error)}</p>}
+      <PageHeader title={review.data ? `Review: ${review.data.review.title || "untitled"}` : "Review"} back={{ href: "/reviews", label: "All reviews" }} />
+      <ErrorAlert error={review.error} />
       {review.data && <ReviewCard review={review.data.review} canDecide={canDecide} />}
     </>
   );

@@ -1,9 +1,5 @@
-import { createConsoleHandler } from "@/server/adapters/console";
-import { getDb } from "@/server/db";
-import { observed } from "@/server/observability/observe";
+import { consoleTrpcRoute } from "@/server/http/api-routes";
 
 export const dynamic = "force-dynamic";
 
-const handler = observed("/api/trpc", createConsoleHandler({ db: getDb }));
-
-export { handler as GET, handler as POST };
+export { consoleTrpcRoute as GET, consoleTrpcRoute as POST };

@@ -1,9 +1,5 @@
-import { createRestHandler } from "@/server/adapters/rest";
-import { getDb } from "@/server/db";
-import { observed } from "@/server/observability/observe";
+import { restRoute } from "@/server/http/api-routes";
 
 export const dynamic = "force-dynamic";
 
-const handler = observed("/api/v1", createRestHandler({ db: getDb }));
-
-export { handler as GET, handler as POST, handler as PUT, handler as PATCH, handler as DELETE, handler as HEAD, handler as OPTIONS };
+export { restRoute as GET, restRoute as POST, restRoute as PUT, restRoute as PATCH, restRoute as DELETE, restRoute as HEAD, restRoute as OPTIONS };

@@ -1,12 +1,8 @@
 // The console chat: an app conversation as Server-Sent Events for a signed-in member.
-import { createConsoleConversationHandler } from "@/server/adapters/console";
-import { getDb } from "@/server/db";
-import { observed } from "@/server/observability/observe";
+import { consoleConversationRoute } from "@/server/http/api-routes";
 
 export const dynamic = "force-dynamic";
 
-const handler = createConsoleConversationHandler({ db: getDb });
-
-export const POST = observed("/api/console/apps/{appId}/conversation", async (request: Request, { params }: { params: Promise<{ appId: string }> }) =>
-  handler(request, (await params).appId),
-);
+export async function POST(request: Request, { params }: { params: Promise<{ appId: string }> }): Promise<Response> {
+  return consoleConversationRoute(request, (await params).appId);
+}

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "reviews" ADD COLUMN     "rejection_reason" TEXT;

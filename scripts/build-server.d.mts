@@ -1,0 +1,3 @@
+export declare const SERVER_DIST: string;
+export declare function serverBuildIsStale(): boolean;
+export declare function buildServer(): Promise<void>;

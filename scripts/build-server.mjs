@@ -1,0 +1,50 @@
+// Compiles the launcher (src/cli/start.ts) and the HTTP server (src/cli/http-server.ts) to plain
+// JavaScript in dist/server, so that `npm start` runs them on node alone (no TypeScript loader in
+// production). Packages stay in node_modules, shared with Next.js's server bundle; modules loaded
+// with `await import()` become their own chunks, read only when first used. Run by `npm run
+// build`, and by `npm start` when dist/server is missing or older than the sources.
+import { build } from "esbuild";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+export const SERVER_DIST = path.join(root, "dist", "server");
+const ENTRIES = ["src/cli/start.ts", "src/cli/http-server.ts"];
+const STAMP = path.join(SERVER_DIST, "http-server.mjs");
+
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(full) : statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/** True when dist/server is missing or a file under src/ or prisma/ changed after it was built. */
+export function serverBuildIsStale() {
+  if (!existsSync(STAMP)) return true;
+  const built = statSync(STAMP).mtimeMs;
+  return newestSource(path.join(root, "src")) > built || newestSource(path.join(root, "prisma")) > built;
+}
+
+export async function buildServer() {
+  await build({
+    absWorkingDir: root,
+    entryPoints: ENTRIES,
+    outdir: SERVER_DIST,
+    outExtension: { ".js": ".mjs" },
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    packages: "external",
+    sourcemap: true,
+    logLevel: "warning",
+    tsconfig: path.join(root, "tsconfig.json"),
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await buildServer();

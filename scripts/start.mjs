@@ -1,0 +1,12 @@
+// `npm start`: compiles the launcher and server when dist/server is missing or older than the
+// sources (about a second), then runs the launcher (src/cli/start.ts) in this process on node.
+import { serverBuildIsStale } from "./build-server.mjs";
+
+if (serverBuildIsStale()) {
+  const esbuild = await import("esbuild");
+  const { buildServer } = await import("./build-server.mjs");
+  await buildServer();
+  // esbuild keeps a helper process for later builds; this process will not build again.
+  await esbuild.stop();
+}
+await import("../dist/server/start.mjs");

@@ -1,0 +1,175 @@
+"use client";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import {
+  Blocks,
+  BookOpen,
+  Bot,
+  ClipboardCheck,
+  FileCode,
+  History,
+  Cpu,
+  House,
+  KeyRound,
+  Layers,
+  LayoutGrid,
+  LogOut,
+  Mail,
+  Menu,
+  MessageSquare,
+  Plug,
+  Settings,
+  Sparkles,
+  UserCircle,
+  Users,
+  UsersRound,
+  Workflow,
+  X,
+  type LucideIcon,
+} from "lucide-react";
+import Link from "next/link";
+import { usePathname, useRouter } from "next/navigation";
+import { useEffect, useState, type ReactNode } from "react";
+import { roleAtLeast, type Role } from "@/schemas/auth";
+import { useTRPC } from "@/lib/trpc";
+import { ConsoleToaster } from "./toasts";
+
+type NavLink = { href: string; label: string; icon: LucideIcon; role?: Role; badge?: "pendingReviews" };
+
+/** The console's areas in groups; a link with a role shows only to members with at least it. */
+const GROUPS: { label: string; links: NavLink[] }[] = [
+  { label: "Home", links: [{ href: "/", label: "Overview", icon: House }] },
+  {
+    label: "Provisioning",
+    links: [
+      { href: "/end-users", label: "End users", icon: UserCircle },
+      { href: "/plans", label: "Tier plans", icon: Layers },
+      { href: "/groups", label: "User groups", icon: UsersRound },
+      { href: "/portals", label: "Portals", icon: LayoutGrid },
+      { href: "/outbox", label: "Outbox", icon: Mail, role: "admin" },
+    ],
+  },
+  {
+    label: "Knowledge",
+    links: [
+      { href: "/knowledge", label: "Knowledge", icon: BookOpen },
+      { href: "/reviews", label: "Reviews", icon: ClipboardCheck, badge: "pendingReviews" },
+    ],
+  },
+  {
+    label: "Build",
+    links: [
+      { href: "/agents", label: "Agents", icon: Bot },
+      { href: "/flows", label: "Flows", icon: Workflow },
+      { href: "/apps", label: "Apps", icon: Blocks },
+    ],
+  },
+  {
+    label: "Run",
+    links: [
+      { href: "/chat", label: "Chat", icon: MessageSquare },
+      { href: "/executions", label: "Executions", icon: History },
+    ],
+  },
+  {
+    label: "Organization",
+    links: [
+      { href: "/keys", label: "API keys", icon: KeyRound },
+      { href: "/mcp", label: "MCP", icon: Plug },
+      { href: "/members", label: "Members", icon: Users },
+      { href: "/settings/providers", label: "Model providers", icon: Cpu },
+      { href: "/settings", label: "Settings", icon: Settings },
+      { href: "/docs", label: "API docs", icon: FileCode },
+    ],
+  },
+];
+
+function leadsTo(pathname: string, href: string): boolean {
+  return pathname === href || (href !== "/" && pathname.startsWith(`${href}/`));
+}
+
+/** Only the most specific link is the current page: /settings/providers is not also Settings. */
+function isCurrent(pathname: string, href: string): boolean {
+  if (!leadsTo(pathname, href)) return false;
+  return !GROUPS.some((group) => group.links.some((link) => link.href.length > href.length && leadsTo(pathname, link.href)));
+}
+
+/**
+ * The console around every page: a skip link, the grouped navigation (a sidebar on a desk, a
+ * Menu button below 900 px), who is signed in, and the toasts.
+ */
+export function ConsoleShell({ email, role, children }: { email: string; role: Role; children: ReactNode }) {
+  const pathname = usePathname();
+  const router = useRouter();
+  const trpc = useTRPC();
+  const overview = useQuery(trpc.overview.get.queryOptions());
+  const signOut = useMutation(trpc.auth.signOut.mutationOptions({ onSuccess: () => router.replace("/sign-in") }));
+  // On a phone the links fold behind the Menu button; moving to another page folds them again.
+  const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [pathname]);
+
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <div className="shell">
+        <header className={open ? "sidebar open" : "sidebar"}>
+          <div className="sidebar-top">
+            <Link href="/" className="brand">
+              <Sparkles size={20} aria-hidden className="icon" />
+              Atrium
+            </Link>
+            <button type="button" className="menu-toggle" aria-expanded={open} aria-controls="console-links" onClick={() => setOpen(!open)}>
+              {open ? <X size={18} aria-hidden className="icon" /> : <Menu size={18} aria-hidden className="icon" />}
+              Menu
+            </button>
+          </div>
+          <div id="console-links" className="sidebar-links">
+            <nav aria-label="Console">
+              {GROUPS.map((group) => {
+                const links = group.links.filter((link) => !link.role || roleAtLeast(role, link.role));
+                return (
+                  <div key={group.label}>
+                    <h2>{group.label}</h2>
+                    <ul>
+                      {links.map((link) => {
+                        const count = link.badge ? overview.data?.[link.badge] : undefined;
+                        return (
+                          <li key={link.href}>
+                            <Link href={link.href} aria-current={isCurrent(pathname, link.href) ? "page" : undefined}>
+                              <link.icon size={17} aria-hidden className="icon" />
+                              {link.label}
+                              {!!count && (
+                                <span className="nav-count">
+                                  {count}
+                                  <span className="visually-hidden"> pending</span>
+                                </span>
+                              )}
+                            </Link>
+                          </li>
+                        );
+                      })}
+                    </ul>
+                  </div>
+                );
+              })}
+            </nav>
+            <div className="who">
+              <span>{email}</span>
+              <span className="role">{role}</span>
+              <Link href="/account">Your account</Link>
+              <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+                <LogOut size={16} aria-hidden className="icon" />
+                Sign out
+              </button>
+            </div>
+          </div>
+        </header>
+        <main id="main" tabIndex={-1}>
+          {children}
+        </main>
+      </div>
+      <ConsoleToaster />
+    </>
+  );
+}

@@ -1,0 +1,96 @@
+"use client";
+import { ArrowDown, ArrowUp, ArrowUpDown } from "lucide-react";
+import { useState, type ReactNode } from "react";
+
+export interface Column<Row> {
+  /** Unique per table; also the sort key's name. */
+  key: string;
+  header: ReactNode;
+  cell: (row: Row) => ReactNode;
+  /** Makes the column sortable by this value. */
+  sortValue?: (row: Row) => string | number | null | undefined;
+  /** Keeps the cell on one line (dates, counts, actions). */
+  nowrap?: boolean;
+}
+
+type Sort = { key: string; direction: "ascending" | "descending" };
+
+function compare(a: string | number | null | undefined, b: string | number | null | undefined): number {
+  if (a == null) return b == null ? 0 : 1;
+  if (b == null) return -1;
+  if (typeof a === "number" && typeof b === "number") return a - b;
+  return String(a).localeCompare(String(b), undefined, { numeric: true, sensitivity: "base" });
+}
+
+/**
+ * A table that sorts by its sortable columns, says so when it is empty, and scrolls sideways
+ * inside its own box on a narrow screen (the box is focusable so keyboards can scroll it).
+ */
+export function DataTable<Row>({
+  label,
+  columns,
+  rows,
+  rowKey,
+  empty,
+  rowTestId,
+  initialSort,
+}: {
+  /** Names the table for assistive technology. */
+  label: string;
+  columns: Column<Row>[];
+  rows: Row[] | undefined;
+  rowKey: (row: Row) => string;
+  /** Shown instead of the table when there are no rows. */
+  empty: ReactNode;
+  rowTestId?: string;
+  initialSort?: Sort;
+}) {
+  const [sort, setSort] = useState<Sort | undefined>(initialSort);
+  if (!rows) return null;
+  if (rows.length === 0) return <p className="table-empty">{empty}</p>;
+
+  const sortColumn = sort && columns.find((column) => column.key === sort.key);
+  const sorted = sortColumn?.sortValue ? [...rows].sort((a, b) => compare(sortColumn.sortValue!(a), sortColumn.sortValue!(b)) * (sort!.direction === "ascending" ? 1 : -1)) : rows;
+
+  function toggle(key: string) {
+    setSort((current) => (current?.key === key && current.direction === "ascending" ? { key, direction: "descending" } : { key, direction: "ascending" }));
+  }
+
+  return (
+    <div className="table-scroll" role="region" aria-label={label} tabIndex={0}>
+      <table>
+        <thead>
+          <tr>
+            {columns.map((column) => {
+              const active = sort?.key === column.key ? sort.direction : undefined;
+              const Arrow = active === "ascending" ? ArrowUp : active === "descending" ? ArrowDown : ArrowUpDown;
+              return (
+                <th key={column.key} scope="col" aria-sort={active ?? (column.sortValue ? "none" : undefined)}>
+                  {column.sortValue ? (
+                    <button type="button" className="sort" onClick={() => toggle(column.key)}>
+                      {column.header}
+                      <Arrow size={14} aria-hidden className="icon" />
+                    </button>
+                  ) : (
+                    column.header
+                  )}
+                </th>
+              );
+            })}
+          </tr>
+        </thead>
+        <tbody>
+          {sorted.map((row) => (
+            <tr key={rowKey(row)} data-testid={rowTestId}>
+              {columns.map((column) => (
+                <td key={column.key} className={column.nowrap ? "nowrap" : undefined}>
+                  {column.cell(row)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

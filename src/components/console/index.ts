@@ -1,0 +1,32 @@
+// The console kit: every console page is a PageHeader, a data hook and a few of these.
+//
+//   <PageHeader title="End users" description="…" actions={<button>…</button>} back={{ href, label }} />
+//     sets the tab's title ("End users · Atrium"); one per page.
+//   <ErrorAlert error={query.error ?? mutation.error} />  the error envelope: message, code, request id.
+//   <FormField label="Name" hint="…" error={fieldError}><input … /></FormField>  label, hint and
+//     error tied to the control by id and aria-describedby.
+//   <DataTable label="End users" columns={[{ key, header, cell, sortValue? }]} rows={…} rowKey={…}
+//     empty="No end users yet." />  sorts, says when empty, scrolls inside its own box on a phone.
+//   <ConfirmButton label="Delete" title="Delete this plan?" description="…" onConfirm={…} /> or a
+//     controlled <ConfirmDialog open …/>: the one confirmation for delete, revoke, make live,
+//     approve or reject, role change (destructive={false} for a non-destructive change).
+//   notifyDone("Plan saved.", undo?)  a toast; pass `undo` where the data allows putting it back.
+//   const list = useCursorList((cursor) => trpc.x.list.queryOptions({ limit, cursor }), (page) => page.items);
+//     then list.items, list.error, <LoadMore list={list} />.
+//   <Tabs label="…" tabs={[{ id, label, panel }]} selected={id} onSelect={…} />  the ARIA tabs pattern.
+//   <CopyButton text={id} />, <SearchPicker …/>; icons come from lucide-react with aria-hidden.
+// Styles live in console.css (plain CSS over the variables of src/app/globals.css).
+import "./console.css";
+
+export { ConsoleShell } from "./app-shell";
+export { ConfirmButton, ConfirmDialog } from "./confirm-dialog";
+export { CopyButton } from "./copy-button";
+export { DataTable, type Column } from "./data-table";
+export { ErrorAlert, errorEnvelope } from "./error-alert";
+export { FormField } from "./form-field";
+export { LoadMore } from "./load-more";
+export { PageHeader, pageTitle } from "./page-header";
+export { SearchPicker, type PickerOption } from "./search-picker";
+export { Tabs, type Tab } from "./tabs";
+export { notifyDone, notifyFailed } from "./toasts";
+export { useCursorList } from "./use-cursor-list";

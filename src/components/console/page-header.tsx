@@ -1,0 +1,51 @@
+"use client";
+import { ArrowLeft } from "lucide-react";
+import Link from "next/link";
+import type { ReactNode } from "react";
+
+/** The browser tab's title for a console page: "<Page> · Atrium". */
+export function pageTitle(title: string): string {
+  return `${title} · Atrium`;
+}
+
+/**
+ * A page's heading, its one-line purpose and its actions; also names the browser tab. Every
+ * console page renders exactly one, so the title is set one way everywhere.
+ */
+export function PageHeader({
+  title,
+  description,
+  actions,
+  back,
+  headingId,
+  children,
+}: {
+  title: string;
+  /** The heading's id, for a form or section it names. */
+  headingId?: string;
+  description?: ReactNode;
+  actions?: ReactNode;
+  /** The page this one belongs to, shown above the title. */
+  back?: { href: string; label: string };
+  /** Shown under the title, e.g. a status badge or the id to copy. */
+  children?: ReactNode;
+}) {
+  return (
+    <header className="page-header">
+      {/* React hoists the title into <head>, server-rendered too; the root layout sets none for console pages. */}
+      <title>{pageTitle(title)}</title>
+      <div>
+        {back && (
+          <Link className="back" href={back.href}>
+            <ArrowLeft size={16} aria-hidden className="icon" />
+            {back.label}
+          </Link>
+        )}
+        <h1 id={headingId}>{title}</h1>
+        {description && <p className="description">{description}</p>}
+        {children}
+      </div>
+      {actions && <div className="actions">{actions}</div>}
+    </header>
+  );
+}

@@ -1,0 +1,59 @@
+// The API's route handlers, built once per process and observed (log line, metrics). Two doors
+// call these same functions: the Next.js route files under src/app/api (next dev, tests that call
+// routes in-process) and our own server, which answers these paths without Next.js's request
+// routing (direct-routes.ts). The MCP door loads its SDK on its first request.
+import { createConsoleConversationHandler, createConsoleHandler } from "@/server/adapters/console";
+import { createMetricsHandler } from "@/server/adapters/metrics";
+import { createPortalConversationHandler, createPortalHandler } from "@/server/adapters/portal";
+import { errorResponse, requestIdFor } from "@/server/adapters/envelope";
+import { createRestHandler } from "@/server/adapters/rest";
+import { readMigrations } from "@/server/database/migrate";
+import { getDb } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { observed } from "@/server/observability/observe";
+
+type Handler = (request: Request) => Promise<Response>;
+
+export const restRoute: Handler = observed("/api/v1", createRestHandler({ db: getDb }));
+
+let mcp: Promise<Handler> | undefined;
+export const mcpRoute: Handler = observed("/api/mcp", async (request: Request) => {
+  mcp ??= import("@/server/adapters/mcp").then(({ createMcpHandler }) => createMcpHandler({ db: getDb }));
+  return (await mcp)(request);
+});
+
+export const consoleTrpcRoute: Handler = observed("/api/trpc", createConsoleHandler({ db: getDb }));
+
+export const portalTrpcRoute: Handler = observed("/api/portal/trpc", createPortalHandler({ db: getDb }));
+
+export const metricsRoute: Handler = observed("/api/metrics", createMetricsHandler({ db: getDb }));
+
+/** 200 once the database answers and every migration in prisma/migrations is applied. */
+export const healthRoute: Handler = observed("/api/health", async (request: Request): Promise<Response> => {
+  const headers = { "X-Request-Id": requestIdFor(request), "Cache-Control": "no-store" };
+  try {
+    const [expected, rows] = await Promise.all([
+      readMigrations(),
+      getDb().$queryRaw<{ migration_name: string }[]>`select migration_name from "_prisma_migrations" where finished_at is not null and rolled_back_at is null`,
+    ]);
+    const applied = new Set(rows.map((row) => row.migration_name));
+    const pending = expected.filter((migration) => !applied.has(migration.name)).map((migration) => migration.name);
+    if (pending.length) return Response.json({ status: "migrating", pending }, { status: 503, headers });
+    return Response.json({ status: "ok" }, { headers });
+  } catch {
+    return Response.json({ status: "unavailable" }, { status: 503, headers });
+  }
+});
+
+/** Any other path under /api: the envelope's 404. */
+export const unknownApiRoute: Handler = observed("/api/{unknown}", async (request: Request) =>
+  errorResponse(new AppError("not_found", `No route ${request.method} ${new URL(request.url).pathname}.`), requestIdFor(request)),
+);
+
+const consoleConversation = createConsoleConversationHandler({ db: getDb });
+export const consoleConversationRoute = observed("/api/console/apps/{appId}/conversation", (request: Request, appId: string) => consoleConversation(request, appId));
+
+const portalConversation = createPortalConversationHandler({ db: getDb });
+export const portalConversationRoute = observed("/api/portal/{portal}/apps/{appId}/conversation", (request: Request, portal: string, appId: string) =>
+  portalConversation(request, portal, appId),
+);

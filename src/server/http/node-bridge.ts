@@ -1,0 +1,75 @@
+// node:http to the fetch API and back, for the routes our own server answers without Next.js
+// (src/cli/http-server.ts): the incoming message as a Request whose signal aborts when the
+// client hangs up, and a Response written out, streamed (Server-Sent Events) or in one piece.
+// Next.js's headers() config applies only to what Next.js answers, so the API's static security
+// headers are added here from the same definition.
+import { once } from "node:events";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import apiSecurityHeaders from "@/lib/api-security-headers.json";
+
+export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = apiSecurityHeaders;
+
+/** The message as a fetch Request; null when its target is not a path (`*`, an absolute URL with another host…). */
+export function toFetchRequest(message: IncomingMessage, response: ServerResponse): Request | null {
+  const target = message.url ?? "/";
+  if (!target.startsWith("/")) return null;
+  let url: URL;
+  try {
+    url = new URL(`http://${message.headers.host ?? "localhost"}${target}`);
+  } catch {
+    return null;
+  }
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(message.headers)) {
+    if (typeof value === "string") headers.set(name, value);
+    else if (value) for (const item of value) headers.append(name, item);
+  }
+  const aborted = new AbortController();
+  response.once("close", () => {
+    if (!response.writableFinished) aborted.abort();
+  });
+  const method = message.method ?? "GET";
+  const withBody = method !== "GET" && method !== "HEAD";
+  return new Request(url, {
+    method,
+    headers,
+    signal: aborted.signal,
+    body: withBody ? (Readable.toWeb(message) as ReadableStream<Uint8Array>) : null,
+    // Node's fetch requires this for a streamed request body.
+    duplex: "half",
+  } as RequestInit);
+}
+
+/** Writes `answer` (plus the API's security headers) to `response`; event streams are flushed as they come. */
+export async function sendFetchResponse(answer: Response, response: ServerResponse): Promise<void> {
+  response.statusCode = answer.status;
+  for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) response.setHeader(name, value);
+  answer.headers.forEach((value, name) => {
+    if (name !== "set-cookie") response.setHeader(name, value);
+  });
+  const cookies = answer.headers.getSetCookie();
+  if (cookies.length > 0) response.setHeader("set-cookie", cookies);
+
+  if (!answer.body) {
+    response.end();
+    return;
+  }
+  if (!answer.headers.get("content-type")?.startsWith("text/event-stream")) {
+    response.end(Buffer.from(await answer.arrayBuffer()));
+    return;
+  }
+  response.flushHeaders();
+  const reader = answer.body.getReader();
+  // The client went away: the stream's producer learns it through the cancel.
+  response.once("close", () => void reader.cancel().catch(() => {}));
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || response.destroyed) break;
+      if (!response.write(value)) await Promise.race([once(response, "drain"), once(response, "close")]);
+    }
+  } finally {
+    response.end();
+  }
+}

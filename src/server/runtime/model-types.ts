@@ -1,0 +1,73 @@
+// What every model is, apart from which models exist: the shapes the built-in offline model,
+// provider models and the runner share. Kept apart from models.ts (which picks a model) so that
+// the model implementations import no module that imports them.
+
+export const BUILTIN_MODEL_ID = "atrium-offline";
+
+export interface Passage {
+  /** Where the passage comes from, for citations: a page or source title. */
+  title: string;
+  text: string;
+}
+
+export interface Turn {
+  role: "user" | "assistant";
+  content: string;
+}
+
+/** A tool a model may call while it answers: a flow, a knowledge search, an MCP tool, a built-in. */
+export interface ModelTool {
+  /** Unique among the tools of one answer; letters, digits, `_` and `-` (what providers accept). */
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments (an object schema). */
+  parameters: Record<string, unknown>;
+  /** Runs the tool; the text is handed back to the model. Errors become text the model reads. */
+  run(args: Record<string, unknown>, signal: AbortSignal): Promise<string>;
+}
+
+export interface AnswerInput {
+  system: string;
+  history: Turn[];
+  message: string;
+  knowledge: Passage[];
+  /** Tools the model may call (provider models only; the offline model does not call tools). */
+  tools?: ModelTool[];
+  /** Model calls one answer may make, tool rounds included. */
+  maxSteps?: number;
+  signal?: AbortSignal;
+}
+
+export interface RouteCandidate {
+  id: string;
+  name: string;
+  description: string;
+}
+
+export interface Grade {
+  passed: boolean;
+  reason: string;
+}
+
+export interface ModelInfo {
+  id: string;
+  name: string;
+  provider: string;
+}
+
+export interface ChatModel extends ModelInfo {
+  /** Whether the model calls tools natively (the offline model matches words instead). */
+  callsTools: boolean;
+  /** The answer as it is produced, piece by piece. */
+  answer(input: AnswerInput): AsyncIterable<string>;
+  /** Ids of the candidates to consult for the message, best first; at least one. */
+  route(input: { message: string; instructions: string; candidates: RouteCandidate[]; signal?: AbortSignal }): Promise<string[]>;
+  grade(input: { input: string; output: string; expectedBehavior: string; signal?: AbortSignal }): Promise<Grade>;
+}
+
+/** An organization's embedding model, for retrieval by meaning. */
+export interface EmbeddingModel {
+  /** `<provider slug>/<model id>`: stored with the vectors, so a change of model is noticed. */
+  modelKey: string;
+  embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
+}

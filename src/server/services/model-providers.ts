@@ -1,0 +1,106 @@
+// An organization's model providers: admins connect them (console, admin CLI; never API keys),
+// agents name their models as `<slug>/<model id>`. The API key is sealed before it is stored
+// and never returned; the base URL passes the integration URL guard when written and per call.
+import { Prisma } from "@/generated/prisma/client";
+import type { CreateModelProviderInput, ModelProvider, UpdateModelProviderInput } from "@/schemas/integration";
+import type { Actor } from "@/server/auth/actor";
+import { authorize } from "@/server/auth/authorize";
+import type { Db } from "@/server/db";
+import { AppError, invalidRequest } from "@/server/errors";
+import { requireIntegrationUrl } from "@/server/integration-urls";
+import { sealSecret } from "@/server/secret-box";
+
+const NOT_FOUND = "No model provider with that id in this organization.";
+const SLUG_TAKEN = "The organization already has a provider with this slug.";
+
+type ProviderRow = Prisma.ModelProviderGetPayload<object>;
+
+function toModelProvider(row: ProviderRow): ModelProvider {
+  return {
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    kind: row.kind as ModelProvider["kind"],
+    baseUrl: row.baseUrl,
+    hasApiKey: row.apiKeyCiphertext !== null,
+    models: row.models as ModelProvider["models"],
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+function checkShape(kind: string, baseUrl: string | null | undefined, models: { id: string; kind: string }[]): void {
+  if (kind === "openai-compatible" && !baseUrl) throw invalidRequest([{ path: "baseUrl", message: "Required for an OpenAI-compatible provider" }]);
+  const problems = models.flatMap((model, index) => [
+    ...(kind === "anthropic" && model.kind === "embedding" ? [{ path: `models.${index}.kind`, message: "Anthropic offers no embedding models" }] : []),
+    ...(models.findIndex((other) => other.id === model.id && other.kind === model.kind) !== index ? [{ path: `models.${index}.id`, message: "Listed twice" }] : []),
+  ]);
+  if (problems.length > 0) throw invalidRequest(problems);
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "P2002";
+}
+
+export async function listModelProviders(db: Db, actor: Actor): Promise<ModelProvider[]> {
+  authorize(actor, { role: "admin" });
+  const rows = await db.modelProvider.findMany({ where: { organizationId: actor.organizationId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  return rows.map(toModelProvider);
+}
+
+export async function createModelProvider(db: Db, actor: Actor, input: CreateModelProviderInput): Promise<ModelProvider> {
+  authorize(actor, { role: "admin" });
+  checkShape(input.kind, input.baseUrl, input.models);
+  if (input.baseUrl) await requireIntegrationUrl(input.baseUrl, "baseUrl");
+  const apiKeyCiphertext = input.apiKey ? sealSecret(input.apiKey, "apiKey") : null;
+  try {
+    const row = await db.modelProvider.create({
+      data: {
+        organizationId: actor.organizationId,
+        slug: input.slug,
+        name: input.name,
+        kind: input.kind,
+        baseUrl: input.baseUrl ?? null,
+        apiKeyCiphertext,
+        models: input.models,
+      },
+    });
+    return toModelProvider(row);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError("conflict", SLUG_TAKEN);
+    throw error;
+  }
+}
+
+async function ownProvider(db: Db, actor: Actor, providerId: string): Promise<ProviderRow> {
+  const row = await db.modelProvider.findFirst({ where: { id: providerId, organizationId: actor.organizationId } });
+  if (!row) throw new AppError("not_found", NOT_FOUND);
+  return row;
+}
+
+export async function updateModelProvider(db: Db, actor: Actor, input: UpdateModelProviderInput): Promise<ModelProvider> {
+  authorize(actor, { role: "admin" });
+  const row = await ownProvider(db, actor, input.providerId);
+  const baseUrl = input.baseUrl === undefined ? row.baseUrl : input.baseUrl;
+  checkShape(row.kind, baseUrl, input.models ?? (row.models as { id: string; kind: string }[]));
+  if (input.baseUrl) await requireIntegrationUrl(input.baseUrl, "baseUrl");
+  const apiKeyCiphertext = input.apiKey === undefined ? undefined : input.apiKey === null ? null : sealSecret(input.apiKey, "apiKey");
+  const updated = await db.modelProvider.update({
+    where: { id: row.id },
+    data: {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.baseUrl !== undefined ? { baseUrl: input.baseUrl } : {}),
+      ...(apiKeyCiphertext !== undefined ? { apiKeyCiphertext } : {}),
+      ...(input.models !== undefined ? { models: input.models } : {}),
+    },
+  });
+  return toModelProvider(updated);
+}
+
+/** Agents naming its models fall back to the built-in model until their drafts are changed. */
+export async function deleteModelProvider(db: Db, actor: Actor, input: { providerId: string }): Promise<ModelProvider> {
+  authorize(actor, { role: "admin" });
+  const row = await ownProvider(db, actor, input.providerId);
+  await db.modelProvider.delete({ where: { id: row.id } });
+  return toModelProvider(row);
+}

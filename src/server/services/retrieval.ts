@@ -1,0 +1,349 @@
+// The one retrieval function: what agents, flows' knowledge_search and the search API find in
+// knowledgebases for a query. Lexical ranking in PostgreSQL, in the knowledgebase's text-search
+// configuration (its `language`):
+// - a row matches if it has ANY of the query's terms (a question finds pages, not nothing);
+// - its score is the share of the query it covers, each term weighted by its rarity in the
+//   searched knowledgebases (BM25's idf: "the" or "file" count little, "pkcs12" a lot), with a
+//   boost for terms in a heading or title (weight A of the tsvector) and in the source's name;
+// - then the query as a phrase, and cover density (terms close together) as a smaller bonus.
+// Only knowledgebases of the organization count (it is part of the SQL), never an end user's
+// private notebook.
+import { isUuid } from "@/schemas/common";
+import type { Actor } from "@/server/auth/actor";
+import type { Db } from "@/server/db";
+import { HEADING_SEPARATOR } from "@/server/jobs/chunking";
+import { EMBEDDING_DEFAULTS, unitLength } from "@/server/jobs/embedding";
+import { logger } from "@/server/observability/log";
+import { RUN_LIMITS } from "@/server/runtime/limits";
+import type { EmbeddingModel } from "@/server/runtime/model-types";
+import { embeddingModelFor } from "@/server/runtime/models";
+import { findKnowledgebase } from "./knowledge-access";
+
+export type RetrievedKind = "page" | "source";
+
+export interface RetrievedHit {
+  kind: RetrievedKind;
+  /** The page's id, or the source's id for a document chunk. */
+  id: string;
+  knowledgebaseId: string;
+  title: string;
+  /** Headings above the passage (" > "), "" for a page. */
+  heading: string;
+  text: string;
+  /** The best fragments with the query's terms in **bold**. */
+  snippet: string;
+  score: number;
+}
+
+export interface RetrievalRequest {
+  knowledgebaseIds: string[];
+  query: string;
+  limit: number;
+  kinds?: { pages: boolean; sources: boolean };
+  /** Search API: a document appears once, with its best chunk. Agents take several passages of one document. */
+  onePerSource?: boolean;
+  /** Characters of each passage's text returned. */
+  textChars?: number;
+}
+
+const HEADLINE = 'StartSel=**, StopSel=**, MaxWords=30, MinWords=12, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "';
+/** Candidates re-scored with the costlier boosts (phrase, title, cover density). */
+const RESCORE = 40;
+
+/**
+ * The ranking statement. `chunkTable` is a parameter only so that a test can make the document
+ * index fail as an outage would. $1 knowledgebase ids, $2 organization, $3 query, $4 limit,
+ * $5 pages?, $6 sources?, $7 one per source?, $8 text characters, $9 headline options, $10 credits
+ * to charge (0: none). The charge is part of the statement (no round trips for a transaction):
+ * without the credits nothing is searched, and if the search fails the charge fails with it.
+ */
+export function retrievalSql(chunkTable = "source_chunks"): string {
+  return `
+    with charge as (
+      update organizations set credits = credits - $10::int where id = $2::uuid and $10::int > 0 and credits >= $10::int returning 1
+    ),
+    kbs as (
+      select id, language::regconfig as cfg from knowledgebases
+      where id = any($1::uuid[]) and organization_id = $2::uuid and end_user_id is null
+        and ($10::int = 0 or exists (select 1 from charge))
+    ),
+    terms as (
+      select k.id as kb, k.cfg, t.lexeme, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery as tq
+      from kbs k, unnest(to_tsvector(k.cfg, $3::text)) as t
+    ),
+    -- Rows with any of the query's terms, in ONE index lookup per table (one per term made the
+    -- planner test every row of the knowledgebase once per term); which terms each row has is
+    -- then read from each row's lexemes, its tsvector decoded once. Frequencies and coverage come
+    -- from these pairs.
+    any_terms as (
+      select kb, string_agg(tq::text, ' | ')::tsquery as tq from terms group by kb
+    ),
+    matches as materialized (
+      select 'page' as kind, p.id as row_id, a.kb, tsvector_to_array(p.tsv) as lexemes
+      from any_terms a join pages p on p.knowledgebase_id = a.kb
+      where $5::boolean and p.organization_id = $2::uuid and p.tsv @@ a.tq
+      union all
+      select 'source', c.id, a.kb, tsvector_to_array(c.tsv)
+      from any_terms a join ${chunkTable} c on c.knowledgebase_id = a.kb
+      where $6::boolean and c.tsv @@ a.tq
+    ),
+    hits as materialized (
+      select m.kb, t.lexeme, m.kind, m.row_id from matches m join terms t on t.kb = m.kb and t.lexeme = any(m.lexemes)
+    ),
+    sizes as materialized (
+      select k.id as kb,
+        (case when $5::boolean then (select count(*) from pages p where p.knowledgebase_id = k.id and p.organization_id = $2::uuid) else 0 end)
+        + (case when $6::boolean then (select count(*) from ${chunkTable} c where c.knowledgebase_id = k.id) else 0 end) as n
+      from kbs k
+    ),
+    -- A term weighs by its rarity (BM25's idf): a term in every row says nothing, one in few rows says a lot.
+    weighted as materialized (
+      select t.kb, t.lexeme, t.tq, (t.tq::text || ':A')::tsquery as tq_heading,
+        ln(1 + (s.n - coalesce(d.df, 0) + 0.5) / (coalesce(d.df, 0) + 0.5)) as idf
+      from terms t join sizes s on s.kb = t.kb
+      left join (select kb, lexeme, count(*) as df from hits group by kb, lexeme) d on d.kb = t.kb and d.lexeme = t.lexeme
+    ),
+    queries as (
+      select kb, cfg, string_agg(tq::text, ' | ')::tsquery as any_term, sum(idf) as total, count(*) as term_count,
+        phraseto_tsquery(cfg, $3::text) as phrase
+      from weighted join kbs on kbs.id = weighted.kb group by kb, cfg
+    ),
+    covered as (
+      select h.kind, h.row_id, h.kb, sum(w.idf) / nullif(q.total, 0) as coverage
+      from hits h join weighted w on w.kb = h.kb and w.lexeme = h.lexeme join queries q on q.kb = h.kb
+      group by h.kind, h.row_id, h.kb, q.total
+    ),
+    -- Ids only through the sort; text and tsvectors are read for the best few.
+    candidates as (
+      select c.kind, c.row_id, c.row_id as id, c.kb, c.coverage from covered c where c.kind = 'page'
+      union all
+      select c.kind, c.row_id, ch.source_id, c.kb, c.coverage
+      from covered c join ${chunkTable} ch on ch.id = c.row_id join sources s on s.id = ch.source_id
+      where c.kind = 'source' and s.organization_id = $2::uuid and s.status = 'ready' and s.searchable and not s.disabled
+    ),
+    best as (
+      select * from (
+        select r.*, row_number() over (partition by r.kind, r.id order by r.coverage desc, r.row_id) as nth from candidates r
+      ) ranked
+      where not $7::boolean or nth = 1
+      order by coverage desc, row_id
+      limit ${RESCORE}
+    ),
+    passages as (
+      select b.*, p.title, '' as heading, p.markdown as text, p.tsv
+      from best b join pages p on p.id = b.row_id where b.kind = 'page'
+      union all
+      select b.*, s.name, ch.heading, ch.text, ch.tsv
+      from best b join ${chunkTable} ch on ch.id = b.row_id join sources s on s.id = ch.source_id where b.kind = 'source'
+    ),
+    -- The best few are scored again with costlier signals: terms in a heading or the title, the phrase, proximity.
+    scored as (
+      select b.*, q.any_term, q.cfg, b.coverage
+        + coalesce((select sum(w.idf) from weighted w where w.kb = b.kb and b.tsv @@ w.tq_heading), 0) / q.total * 0.5
+        + coalesce((select sum(w.idf) from weighted w where w.kb = b.kb and t.title_tsv @@ w.tq), 0) / q.total * 0.5
+        + (case when q.term_count > 1 and b.tsv @@ q.phrase then 0.3 else 0 end)
+        + ts_rank_cd(b.tsv, q.any_term, 2) * 0.5 as score
+      from passages b join queries q on q.kb = b.kb cross join lateral (select to_tsvector(q.cfg, b.title) as title_tsv) t
+    )
+    -- One row even when nothing matches, to tell whether the credits were taken.
+    select (select count(*) from charge)::int as charged, top.*
+    from (select 1) as one left join (
+      select kind, id::text, kb::text as "knowledgebaseId", title, heading, left(text, $8::int) as text,
+        ts_headline(cfg, text, any_term, $9::text) as snippet, score::float8 as score, row_id
+      from (select * from scored order by score desc, row_id limit $4::int) best_few
+    ) top on true
+    order by top.score desc, top.row_id`;
+}
+
+const DEFAULT_SQL = retrievalSql();
+
+type Queryable = Pick<Db["pool"], "query">;
+
+/** Reciprocal rank fusion's constant: a passage's share is 1 / (k + rank) in each ranking. */
+export const RRF_K = 60;
+/** Passages taken from each ranking before fusion. */
+const FUSED_DEPTH = RESCORE;
+/** Nearest vectors whose passages are read, before the rules on documents and one per document. */
+const VECTOR_CANDIDATES = 5 * FUSED_DEPTH;
+/**
+ * Below this cosine a passage is not near the question: vector search would otherwise rank every
+ * passage, and unrelated ones would fill the results of a question nothing answers.
+ */
+export const MIN_COSINE = 0.2;
+/** Time allowed to embed the question; past it, or on any failure, search is lexical. */
+export const QUESTION_EMBED_TIMEOUT_MS = 3000;
+
+/** Ranked passages for a query. `sql` is retrievalSql() unless a test injects an outage. */
+export async function retrieve(db: Db, organizationId: string, request: RetrievalRequest, sql = DEFAULT_SQL): Promise<RetrievedHit[]> {
+  return (await retrieveCharging(db, organizationId, request, 0, sql)).hits;
+}
+
+/**
+ * Takes `credits` from the organization and retrieves, in one statement: `charged` is false (and
+ * nothing was searched) when the balance cannot cover them. With an embedding model and vectors
+ * in the knowledgebases, the lexical ranking is fused with the vector ranking (hybrid search).
+ */
+export async function retrieveCharging(
+  db: Db,
+  organizationId: string,
+  request: RetrievalRequest,
+  credits: number,
+  sql = DEFAULT_SQL,
+): Promise<{ charged: boolean; hits: RetrievedHit[] }> {
+  const ids = request.knowledgebaseIds.filter((id) => isUuid(id));
+  // Nothing to search and nothing to charge; a charge always goes through the statement.
+  if (credits === 0 && (ids.length === 0 || request.query.trim() === "" || request.limit <= 0)) return { charged: true, hits: [] };
+  const model = ids.length > 0 && request.limit > 0 ? await embeddingModelWithVectors(db, organizationId, ids) : null;
+  const lexical = await rankLexically(
+    db.pool,
+    organizationId,
+    { ...request, knowledgebaseIds: ids, limit: model ? Math.max(request.limit, FUSED_DEPTH) : request.limit },
+    credits,
+    sql,
+  );
+  if (!model || !lexical.charged) return { charged: lexical.charged, hits: lexical.hits.slice(0, request.limit) };
+  const question = await embedQuestion(model, request.query);
+  if (!question) return { charged: true, hits: lexical.hits.slice(0, request.limit) };
+  const semantic = await rankByVector(db.pool, organizationId, { ...request, knowledgebaseIds: ids }, model.modelKey, question);
+  return { charged: true, hits: fuse([lexical.hits, semantic], request.limit, request.onePerSource ?? false) };
+}
+
+type RankedHit = RetrievedHit & { rowId: string };
+
+async function rankLexically(db: Queryable, organizationId: string, request: RetrievalRequest, credits: number, sql: string): Promise<{ charged: boolean; hits: RankedHit[] }> {
+  const kinds = request.kinds ?? { pages: true, sources: true };
+  const { rows } = await db.query<{ charged: number; kind: RetrievedKind | null; row_id: string | null } & Omit<RetrievedHit, "kind">>({
+    // Named, so that each connection parses and plans the statement once.
+    name: sql === DEFAULT_SQL ? "atrium_retrieve" : undefined,
+    text: sql,
+    values: [
+      request.knowledgebaseIds,
+      organizationId,
+      request.query,
+      request.limit,
+      kinds.pages,
+      kinds.sources,
+      request.onePerSource ?? false,
+      request.textChars ?? 4000,
+      HEADLINE,
+      credits,
+    ],
+  });
+  return {
+    charged: credits === 0 || rows[0]?.charged === 1,
+    hits: rows.flatMap(({ charged: _charged, row_id: rowId, kind, ...hit }) => (kind === null || rowId === null ? [] : [{ ...hit, kind, rowId, score: Number(hit.score) }])),
+  };
+}
+
+/** The organization's embedding model, when the knowledgebases hold vectors made by it. */
+async function embeddingModelWithVectors(db: Db, organizationId: string, knowledgebaseIds: string[]): Promise<EmbeddingModel | null> {
+  const model = await embeddingModelFor(db, organizationId);
+  if (!model) return null;
+  const { rowCount } = await db.pool.query(
+    `select 1 from embeddings where organization_id = $1::uuid and knowledgebase_id = any($2::uuid[]) and model_key = $3 and vector is not null limit 1`,
+    [organizationId, knowledgebaseIds, model.modelKey],
+  );
+  return rowCount ? model : null;
+}
+
+async function embedQuestion(model: EmbeddingModel, query: string): Promise<number[] | null> {
+  try {
+    const [vector] = await model.embed([query.slice(0, EMBEDDING_DEFAULTS.maxChars)], AbortSignal.timeout(QUESTION_EMBED_TIMEOUT_MS));
+    return vector ? unitLength(vector) : null;
+  } catch (error) {
+    logger().warn({ err: error, modelKey: model.modelKey }, "Embedding the question failed; searching lexically");
+    return null;
+  }
+}
+
+/**
+ * The passages nearest the question by cosine (vectors are stored at unit length: a dot product),
+ * over the organization's vectors of these knowledgebases made by the current model, with the
+ * lexical ranking's rules: no end user's notebook, only ready, searchable, enabled documents.
+ */
+async function rankByVector(db: Queryable, organizationId: string, request: RetrievalRequest, modelKey: string, question: number[]): Promise<RankedHit[]> {
+  const kinds = request.kinds ?? { pages: true, sources: true };
+  const { rows } = await db.query<Omit<RankedHit, "snippet">>({
+    name: "atrium_retrieve_vector",
+    text: `
+      with nearest as (
+        select e.page_id, e.chunk_id, e.knowledgebase_id as kb,
+          (select sum(a * b) from unnest(e.vector, $3::real[]) as t(a, b)) as cosine
+        from embeddings e join knowledgebases k on k.id = e.knowledgebase_id and k.organization_id = $1::uuid and k.end_user_id is null
+        where e.organization_id = $1::uuid and e.knowledgebase_id = any($2::uuid[]) and e.model_key = $4 and e.vector is not null
+          and ((e.page_id is not null and $5::boolean) or (e.chunk_id is not null and $6::boolean))
+        -- Text is read for the nearest few only (several chunks of one document may come first).
+        order by cosine desc limit ${VECTOR_CANDIDATES}
+      ),
+      passages as (
+        select 'page' as kind, p.id as "rowId", p.id::text as id, n.kb, p.title, '' as heading, p.markdown as text, n.cosine
+        from nearest n join pages p on p.id = n.page_id and p.organization_id = $1::uuid
+        union all
+        select 'source', c.id, s.id::text, n.kb, s.name, c.heading, c.text, n.cosine
+        from nearest n join source_chunks c on c.id = n.chunk_id join sources s on s.id = c.source_id
+        where s.organization_id = $1::uuid and s.status = 'ready' and s.searchable and not s.disabled
+      )
+      select kind, "rowId"::text, id, kb::text as "knowledgebaseId", title, heading, left(text, $8::int) as text, cosine::float8 as score
+      from (select *, row_number() over (partition by kind, id order by cosine desc, "rowId") as nth from passages) ranked
+      where (not $7::boolean or nth = 1) and cosine >= ${MIN_COSINE}
+      order by cosine desc, "rowId"
+      limit ${FUSED_DEPTH}`,
+    values: [organizationId, request.knowledgebaseIds, `{${question.join(",")}}`, modelKey, kinds.pages, kinds.sources, request.onePerSource ?? false, request.textChars ?? 4000],
+  });
+  return rows.map((row) => ({ ...row, score: Number(row.score), snippet: plainSnippet(row.text) }));
+}
+
+/** A passage found by meaning alone has no query terms to highlight: its opening words. */
+function plainSnippet(text: string): string {
+  const words = text.split(/\s+/).filter(Boolean);
+  return words.slice(0, 30).join(" ") + (words.length > 30 ? " …" : "");
+}
+
+/**
+ * Reciprocal rank fusion: each passage (each document, when a document appears once) scores the
+ * sum of 1 / (RRF_K + rank) over the rankings that found it; the lexical hit, with its highlighted
+ * snippet, stands for it.
+ */
+export function fuse(rankings: RankedHit[][], limit: number, onePerSource: boolean): RetrievedHit[] {
+  const fused = new Map<string, { hit: RankedHit; score: number }>();
+  for (const ranking of rankings) {
+    ranking.forEach((hit, index) => {
+      const key = `${hit.kind}:${onePerSource ? hit.id : hit.rowId}`;
+      const share = 1 / (RRF_K + index + 1);
+      const seen = fused.get(key);
+      if (seen) seen.score += share;
+      else fused.set(key, { hit, score: share });
+    });
+  }
+  return [...fused.values()]
+    .sort((a, b) => b.score - a.score || (a.hit.rowId < b.hit.rowId ? -1 : 1))
+    .slice(0, limit)
+    .map(({ hit: { rowId: _rowId, ...hit }, score }) => ({ ...hit, score }));
+}
+
+/** How many passages an agent or a knowledge_search node receives for a message. */
+export const AGENT_PASSAGES = 5;
+
+/** A passage's title as an agent reads it: its document, then the headings above it. */
+export function passageTitle(hit: Pick<RetrievedHit, "title" | "heading">): string {
+  return hit.heading ? `${hit.title}${HEADING_SEPARATOR}${hit.heading}` : hit.title;
+}
+
+/**
+ * The console's retrieval test: exactly the passages an agent attached to this knowledgebase
+ * would receive for the question (same function, same count, same text length), with scores.
+ */
+export async function retrievalTest(
+  db: Db,
+  actor: Actor,
+  input: { knowledgebaseId: string; question: string },
+): Promise<{ passages: (RetrievedHit & { passageTitle: string })[] }> {
+  await findKnowledgebase(db, actor, input.knowledgebaseId);
+  const hits = await retrieve(db, actor.organizationId, {
+    knowledgebaseIds: [input.knowledgebaseId],
+    query: input.question,
+    limit: AGENT_PASSAGES,
+    textChars: RUN_LIMITS.passageChars,
+  });
+  return { passages: hits.map((hit) => ({ ...hit, passageTitle: passageTitle(hit) })) };
+}

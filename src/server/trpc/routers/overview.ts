@@ -1,0 +1,10 @@
+// The console's home and navigation badge; console only (no REST path).
+import { Overview } from "@/schemas/overview";
+import { getOverview } from "@/server/services/overview";
+import { memberProcedure, router } from "../init";
+
+export const overviewRouter = router({
+  get: memberProcedure()
+    .output(Overview)
+    .query(({ ctx }) => getOverview(ctx.db, ctx.actor)),
+});

@@ -1,0 +1,62 @@
+// The console's home and navigation badge (overview.get): counts of the member's own
+// organization only, credits left and spent, pending reviews; and the request id that
+// console errors carry for the error alert.
+import { describe, expect, it } from "vitest";
+import { getDb } from "@/server/db";
+import { newOrganization, signInCookie, trpc, trpcErrorCode } from "../helpers";
+
+async function seedSomeOfEverything(organizationId: string): Promise<void> {
+  const db = getDb();
+  const knowledgebase = await db.knowledgebase.create({ data: { organizationId, name: "Runbooks" } });
+  await db.review.create({ data: { organizationId, knowledgebaseId: knowledgebase.id, kind: "page_create" } });
+  await db.review.create({ data: { organizationId, knowledgebaseId: knowledgebase.id, kind: "page_create", status: "approved" } });
+  await db.execution.create({
+    data: { organizationId, kind: "test", itemId: knowledgebase.id, itemKind: "agent", status: "succeeded", credits: 7, latencyMs: 1, input: "hi", trace: [], actor: "test" },
+  });
+}
+
+describe("overview.get", () => {
+  it("counts a new organization's areas as empty, with its credits left", async () => {
+    const tenant = await newOrganization({ credits: 250 });
+    const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
+    const response = await trpc("query", "overview.get", undefined, { cookie });
+    expect(response.status).toBe(200);
+    expect(response.body.result.data).toEqual({
+      creditsLeft: 250,
+      creditsSpent: 0,
+      // newOrganization issues an organization key and the owner's personal key.
+      keys: 2,
+      knowledgebases: 0,
+      agents: 0,
+      flows: 0,
+      apps: 0,
+      publishedApps: 0,
+      conversations: 0,
+      endUsers: 0,
+      portals: 0,
+      members: 1,
+      pendingReviews: 0,
+    });
+  });
+
+  it("counts only the organization's own knowledgebases (not its end users' notebooks), pending reviews and spent credits", async () => {
+    const mine = await newOrganization();
+    const theirs = await newOrganization();
+    await seedSomeOfEverything(mine.organization.id);
+    const reader = await getDb().endUser.create({ data: { organizationId: mine.organization.id, email: "reader@example.test" } });
+    await getDb().knowledgebase.create({ data: { organizationId: mine.organization.id, endUserId: reader.id, name: "My notebook" } });
+    await seedSomeOfEverything(theirs.organization.id);
+    await seedSomeOfEverything(theirs.organization.id);
+
+    const cookie = await signInCookie(mine.owner.email, mine.owner.password);
+    const overview = (await trpc("query", "overview.get", undefined, { cookie })).body.result.data;
+    expect(overview).toMatchObject({ knowledgebases: 1, pendingReviews: 1, creditsSpent: 7 });
+  });
+
+  it("is refused without a session, with the request id in the error for the console to show", async () => {
+    const response = await trpc("query", "overview.get");
+    expect(response.status).toBe(401);
+    expect(trpcErrorCode(response)).toBe("unauthorized");
+    expect(response.body.error.data.requestId).toBe(response.headers.get("x-request-id"));
+  });
+});

@@ -1,0 +1,84 @@
+// GET /end-users/{id} is one statement (services/end-users.ts): the same detail as the stored
+// rows say, pools due for their monthly reset shown reset (and reset in the database), and
+// nothing of another organization.
+import { describe, expect, it } from "vitest";
+import { getDb } from "@/server/db";
+import { api, newOrganization } from "../helpers";
+import { email, newGroup, newPlan } from "../provisioning-helpers";
+
+describe("GET /end-users/{id}", () => {
+  it("answers the stored account, subscriptions and grants, with pools past their reset date reset", async () => {
+    const tenant = await newOrganization();
+    const [basic, gold, group] = await Promise.all([
+      newPlan(tenant.operator, { credits: 100 }),
+      newPlan(tenant.operator, { credits: 500, withGroup: true }),
+      newGroup(tenant.operator),
+    ]);
+    const app = await api("POST", "/apps", { key: tenant.orgKey.secret, body: { name: "Helpdesk" } });
+    const created = await api("POST", "/end-users", {
+      key: tenant.orgKey.secret,
+      body: { email: email(), tierPlanIds: [basic.tierPlan.id, gold.tierPlan.id], groupIds: [group.id], grants: [{ targetKind: "app", targetId: app.body.app.id }] },
+    });
+    expect(created.status).toBe(201);
+    const endUserId: string = created.body.endUser.id;
+    const db = getDb();
+    await db.$executeRaw`update subscriptions set credits_used = 7, credits_reset_at = now() - interval '1 day' where end_user_id = ${endUserId}::uuid and tier_plan_id = ${basic.tierPlan.id}::uuid`;
+
+    const response = await api("GET", `/end-users/${endUserId}`, { key: tenant.orgKey.secret });
+    expect(response.status).toBe(200);
+    const detail = response.body.endUser;
+
+    const user = await db.endUser.findUniqueOrThrow({ where: { id: endUserId } });
+    const subscriptions = await db.subscription.findMany({ where: { endUserId }, include: { tierPlan: true }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+    const grants = await db.grant.findMany({ where: { endUserId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+    expect(detail).toEqual({
+      id: user.id,
+      email: user.email,
+      fullName: user.fullName,
+      authMethod: user.authMethod,
+      emailVerifiedAt: null,
+      revokedAt: null,
+      lastSeenAt: null,
+      createdAt: user.createdAt.toISOString(),
+      subscriptions: subscriptions.map((s) => ({
+        id: s.id,
+        tierPlanId: s.tierPlanId,
+        tierPlanName: s.tierPlan.name,
+        status: s.status,
+        creditAllowance: s.creditAllowance,
+        creditsUsed: s.creditsUsed,
+        creditsResetAt: s.creditsResetAt.toISOString(),
+        provisionedBy: s.provisionedBy,
+        isComped: s.isComped,
+        bonusCredits: s.bonusCredits,
+      })),
+      grants: grants.map((g) => ({
+        id: g.id,
+        targetKind: g.targetKind,
+        targetId: g.targetId,
+        effect: g.effect,
+        deploymentId: g.deploymentId,
+        source: g.source,
+        expiresAt: null,
+      })),
+    });
+    expect(detail.grants).toHaveLength(1);
+    const reset = subscriptions.find((s) => s.tierPlanId === basic.tierPlan.id)!;
+    expect(reset.creditsUsed).toBe(0);
+    expect(reset.creditsResetAt.getTime()).toBeGreaterThan(Date.now());
+  });
+
+  it("is 404 not_found for another organization's end user and for an unknown id", async () => {
+    const [owner, other] = await Promise.all([newOrganization(), newOrganization()]);
+    const created = await api("POST", "/end-users", { key: owner.orgKey.secret, body: { email: email() } });
+    const endUserId: string = created.body.endUser.id;
+    for (const [key, id] of [
+      [other.orgKey.secret, endUserId],
+      [owner.orgKey.secret, "00000000-0000-4000-8000-000000000000"],
+    ] as const) {
+      const response = await api("GET", `/end-users/${id}`, { key });
+      expect(response.status).toBe(404);
+      expect(response.body.error.code).toBe("not_found");
+    }
+  });
+});

@@ -1,0 +1,271 @@
+// Hybrid search: pages and document chunks embedded in the background by the organization's
+// embedding model (a fake OpenAI-compatible /v1/embeddings server with a test embedder), the
+// vector ranking fused with the lexical one, and lexical search whenever vectors cannot help.
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+
+vi.hoisted(() => {
+  process.env.ATRIUM_SECRET_KEY = "test-secret-key-0123456789-abcdefghijklmnop";
+  // The fake provider listens on 127.0.0.1.
+  process.env.ALLOW_PRIVATE_INTEGRATION_URLS = "true";
+});
+
+import { getDb } from "@/server/db";
+import { drainEmbeddings, unitLength } from "@/server/jobs/embedding";
+import { startIndexWorker } from "@/server/jobs/indexing";
+import { retrievePassages } from "@/server/runtime/retrieval";
+import { createModelProvider, updateModelProvider } from "@/server/services/model-providers";
+import { testEmbedding } from "../fake-embeddings";
+import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
+import { api, type Tenant } from "../helpers";
+import { drain, newPage, tenantWithKnowledgebase } from "../knowledge-helpers";
+
+let fake: FakeOpenAI;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI(() => "", { embed: testEmbedding });
+});
+afterAll(() => fake.close());
+
+async function withEmbeddingModel(tenant: Tenant, model = "embed-test") {
+  return createModelProvider(getDb(), tenant.operator, {
+    slug: "acme",
+    kind: "openai-compatible",
+    name: "Acme AI",
+    baseUrl: fake.baseURL,
+    models: [{ id: model, kind: "embedding" }],
+  });
+}
+
+type Row = { page_id: string | null; chunk_id: string | null; model_key: string; vector: number[] | null; attempts: number; last_error: string | null; content_hash: string };
+
+async function embeddingsOf(organizationId: string): Promise<Row[]> {
+  const { rows } = await getDb().pool.query<Row>(
+    "select page_id, chunk_id, model_key, vector, attempts, last_error, content_hash from embeddings where organization_id = $1::uuid order by page_id, chunk_id",
+    [organizationId],
+  );
+  return rows;
+}
+
+async function search(key: string, kbId: string, query: string, kinds = ["pages", "sources"]) {
+  const response = await api("POST", `/knowledgebases/${kbId}/search`, { key, body: { query, kinds } });
+  expect(response.status).toBe(200);
+  return response.body.results as { id: string; kind: string; title: string; snippet: string; score: number }[];
+}
+
+/** Lets failed rows be tried again now rather than after their backoff. */
+async function backoffPassed(organizationId: string) {
+  await getDb().pool.query("update embeddings set run_after = now() where organization_id = $1::uuid", [organizationId]);
+}
+
+describe("background embedding", () => {
+  it("embeds every page and document chunk of an organization with an embedding model, at unit length, with the model's key", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    await withEmbeddingModel(tenant);
+    const page = await newPage(key, kbId, { title: "Cars", markdown: "Book a car from the fleet portal." });
+    await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { name: "Handbook", contentMarkdown: "# Handbook\n\n## Travel\n\nKeep every receipt." } });
+    await drain();
+    expect(await embeddingsOf(tenant.organization.id)).toEqual([]);
+
+    await drainEmbeddings(getDb());
+    const rows = await embeddingsOf(tenant.organization.id);
+    expect(rows.filter((row) => row.page_id === page)).toHaveLength(1);
+    expect(rows.filter((row) => row.chunk_id !== null).length).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect(row).toMatchObject({ model_key: "acme/embed-test", attempts: 1, last_error: null });
+      expect(Math.hypot(...row.vector!)).toBeCloseTo(1, 5);
+    }
+    const pageRow = rows.find((row) => row.page_id === page)!;
+    expect(pageRow.vector).toEqual(unitLength(testEmbedding("Cars\n\nBook a car from the fleet portal.")).map((x) => expect.closeTo(x, 5)));
+  });
+
+  it("the server's index worker embeds once documents are indexed", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    await withEmbeddingModel(tenant);
+    const source = (await api("POST", `/knowledgebases/${kbId}/sources`, { key: tenant.orgKey.secret, body: { name: "Rules", contentMarkdown: "# Rules\n\nA physician signs." } }))
+      .body.source.id;
+    const worker = startIndexWorker(getDb(), { pollMs: 20, embeddingPollMs: 20 });
+    try {
+      await vi.waitFor(
+        async () => {
+          const { rows } = await getDb().pool.query("select e.vector from embeddings e join source_chunks c on c.id = e.chunk_id where c.source_id = $1::uuid", [source]);
+          expect(rows[0]?.vector).toHaveLength(256);
+        },
+        { timeout: 30_000, interval: 100 },
+      );
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it("never embeds for an organization without an embedding model", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    await newPage(tenant.orgKey.secret, kbId, { title: "Cars", markdown: "Book a car." });
+    const before = fake.embeddingRequests.length;
+    await drainEmbeddings(getDb());
+    expect(await embeddingsOf(tenant.organization.id)).toEqual([]);
+    expect(fake.embeddingRequests.slice(before).flat()).not.toContain("Cars\n\nBook a car.");
+  });
+
+  it("re-embeds a page when its content changes and everything when the model changes", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const provider = await withEmbeddingModel(tenant);
+    const page = await newPage(key, kbId, { title: "Cars", markdown: "Book a car." });
+    const other = await newPage(key, kbId, { title: "Bread", markdown: "Bake it." });
+    await drainEmbeddings(getDb());
+    const [first] = (await embeddingsOf(tenant.organization.id)).filter((row) => row.page_id === page);
+
+    const edited = await api("PATCH", `/knowledgebases/${kbId}/pages/${page}`, { key, body: { patch: [{ op: "replace", oldString: "a car", newString: "a bicycle" }] } });
+    expect(edited.status).toBe(200);
+    const before = fake.embeddingRequests.length;
+    await drainEmbeddings(getDb());
+    expect(fake.embeddingRequests.slice(before).flat()).toEqual(["Cars\n\nBook a bicycle."]);
+    const [second] = (await embeddingsOf(tenant.organization.id)).filter((row) => row.page_id === page);
+    expect(second!.content_hash).not.toBe(first!.content_hash);
+    expect(second!.vector).not.toEqual(first!.vector);
+
+    await updateModelProvider(getDb(), tenant.operator, { providerId: provider.id, models: [{ id: "embed-v2", kind: "embedding" }] });
+    await drainEmbeddings(getDb());
+    const rows = await embeddingsOf(tenant.organization.id);
+    expect(rows.map((row) => [row.page_id, row.model_key, row.attempts])).toEqual(
+      [
+        [page, "acme/embed-v2", 1],
+        [other, "acme/embed-v2", 1],
+      ].sort((a, b) => (a[0]! < b[0]! ? -1 : 1)),
+    );
+  });
+
+  it("retries a failing endpoint after a backoff, at most 3 attempts, and embeds once it answers", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    await withEmbeddingModel(tenant);
+    const page = await newPage(tenant.orgKey.secret, kbId, { title: "Cars", markdown: "Book a car." });
+    fake.failWith(500);
+    try {
+      await drainEmbeddings(getDb());
+      let [row] = await embeddingsOf(tenant.organization.id);
+      expect(row).toMatchObject({ page_id: page, vector: null, attempts: 1, last_error: expect.any(String) });
+      // Not due again before its backoff.
+      await drainEmbeddings(getDb());
+      [row] = await embeddingsOf(tenant.organization.id);
+      expect(row!.attempts).toBe(1);
+
+      await backoffPassed(tenant.organization.id);
+      await drainEmbeddings(getDb());
+      [row] = await embeddingsOf(tenant.organization.id);
+      expect(row).toMatchObject({ vector: null, attempts: 2 });
+    } finally {
+      fake.failWith(null);
+    }
+    await backoffPassed(tenant.organization.id);
+    await drainEmbeddings(getDb());
+    const [row] = await embeddingsOf(tenant.organization.id);
+    expect(row).toMatchObject({ attempts: 3, last_error: null });
+    expect(row!.vector).toHaveLength(256);
+  });
+
+  it("gives up after 3 failed attempts until the content or the model changes", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    await withEmbeddingModel(tenant);
+    await newPage(tenant.orgKey.secret, kbId, { title: "Cars", markdown: "Book a car." });
+    fake.failWith(500);
+    try {
+      for (let attempt = 0; attempt < 4; attempt++) {
+        await backoffPassed(tenant.organization.id);
+        await drainEmbeddings(getDb());
+      }
+    } finally {
+      fake.failWith(null);
+    }
+    await backoffPassed(tenant.organization.id);
+    await drainEmbeddings(getDb());
+    const [row] = await embeddingsOf(tenant.organization.id);
+    expect(row).toMatchObject({ vector: null, attempts: 3 });
+  });
+});
+
+describe("hybrid ranking", () => {
+  it("adds a passage found only by meaning after the passages both rankings found, and leaves out unrelated ones", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    await withEmbeddingModel(tenant);
+    const both = await newPage(key, kbId, { title: "Car park", markdown: "The car park opens at seven; park your car on level two." });
+    const meaningOnly = await newPage(key, kbId, { title: "Fleet", markdown: "Every automobile of the fleet is booked in the portal; an automobile needs a booking." });
+    await newPage(key, kbId, { title: "Bread", markdown: "Flour, water and salt make a loaf." });
+
+    // Lexical only before the vectors exist.
+    expect((await search(key, kbId, "car")).map((r) => r.id)).toEqual([both]);
+    await drainEmbeddings(getDb());
+    const results = await search(key, kbId, "car");
+    expect(results.map((r) => r.id)).toEqual([both, meaningOnly]);
+    expect(results[1]!.snippet).toContain("automobile");
+
+    // Agents and flows' knowledge_search use the same function.
+    const { passages } = await retrievePassages(getDb(), tenant.organization.id, [kbId], "car");
+    expect(passages.map((p) => p.title)).toEqual(["Car park", "Fleet"]);
+  });
+
+  it("finds a document chunk by meaning, in the search API's one-result-per-document form", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    await withEmbeddingModel(tenant);
+    const source = (
+      await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { name: "Rules", contentMarkdown: "# Rules\n\n## Travel\n\nA physician must sign the form." } })
+    ).body.source.id;
+    await drain();
+    await drainEmbeddings(getDb());
+    expect((await search(key, kbId, "doctor", ["sources"])).map((r) => [r.kind, r.id])).toEqual([["source", source]]);
+
+    // One chunk found by its words, another of the same document by meaning: the document once.
+    const fleet = (
+      await api("POST", `/knowledgebases/${kbId}/sources`, {
+        key,
+        body: { name: "Fleet", contentMarkdown: "# Parking\n\nThe car park opens at seven.\n\n# Booking\n\nEvery automobile is booked; an automobile needs a booking." },
+      })
+    ).body.source.id;
+    await drain();
+    await drainEmbeddings(getDb());
+    expect((await getDb().pool.query("select 1 from source_chunks where source_id = $1::uuid", [fleet])).rowCount).toBe(2);
+    expect((await search(key, kbId, "car", ["sources"])).map((r) => r.id)).toEqual([fleet]);
+  });
+
+  it("never uses another organization's vectors, even a row naming this organization", async () => {
+    const mine = await tenantWithKnowledgebase();
+    const theirs = await tenantWithKnowledgebase();
+    await withEmbeddingModel(mine.tenant);
+    await withEmbeddingModel(theirs.tenant);
+    await newPage(mine.tenant.orgKey.secret, mine.kbId, { title: "Bread", markdown: "Flour, water and salt make a loaf. Any automobile?" });
+    const secret = await newPage(theirs.tenant.orgKey.secret, theirs.kbId, { title: "Secret fleet", markdown: "Every automobile of the fleet." });
+    await drainEmbeddings(getDb());
+    // A row forged into this organization and knowledgebase, pointing at the other's page.
+    await getDb().pool.query("delete from embeddings where page_id = $1::uuid", [secret]);
+    await getDb().pool.query(
+      `insert into embeddings (id, organization_id, knowledgebase_id, page_id, content_hash, model_key, vector)
+       values (gen_random_uuid(), $1::uuid, $2::uuid, $3::uuid, 'x', 'acme/embed-test', $4::real[])`,
+      [mine.tenant.organization.id, mine.kbId, secret, `{${unitLength(testEmbedding("car")).join(",")}}`],
+    );
+    const ids = (await search(mine.tenant.orgKey.secret, mine.kbId, "car")).map((r) => r.id);
+    expect(ids).not.toContain(secret);
+    const { passages } = await retrievePassages(getDb(), mine.tenant.organization.id, [mine.kbId, theirs.kbId], "car");
+    expect(passages.map((p) => p.title)).not.toContain("Secret fleet");
+  });
+
+  it("without an embedding model, and when the question cannot be embedded, search is exactly lexical and never fails", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const both = await newPage(key, kbId, { title: "Car park", markdown: "The car park opens at seven." });
+    await newPage(key, kbId, { title: "Fleet", markdown: "Every automobile of the fleet is booked in the portal." });
+    const lexical = await search(key, kbId, "car");
+    expect(lexical.map((r) => r.id)).toEqual([both]);
+
+    await withEmbeddingModel(tenant);
+    await drainEmbeddings(getDb());
+    expect(await search(key, kbId, "car")).toHaveLength(2);
+    fake.failWith(503);
+    try {
+      expect(await search(key, kbId, "car")).toEqual(lexical);
+    } finally {
+      fake.failWith(null);
+    }
+  });
+});

@@ -1,0 +1,131 @@
+// Lexical ranking on small fixed corpora, through POST /knowledgebases/{id}/search and the
+// agents' retrieval (one function), and the knowledgebase language setting.
+import { describe, expect, it } from "vitest";
+import { getDb } from "@/server/db";
+import { retrievePassages } from "@/server/runtime/retrieval";
+import { retrievalTest } from "@/server/services/retrieval";
+import { api } from "../helpers";
+import { drain, newPage, tenantWithKnowledgebase } from "../knowledge-helpers";
+
+type Result = { id: string; title: string; heading: string };
+
+async function search(key: string, kbId: string, query: string, kinds = ["pages"]): Promise<Result[]> {
+  const response = await api("POST", `/knowledgebases/${kbId}/search`, { key, body: { query, kinds } });
+  expect(response.status).toBe(200);
+  return response.body.results;
+}
+
+describe("lexical ranking", () => {
+  it("answers a question in natural language (any of its words), the page matching more of its terms first", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const both = await newPage(key, kbId, { title: "Keys", markdown: "To rotate an API key, create a new key and revoke the old one." });
+    const one = await newPage(key, kbId, { title: "Glossary", markdown: "A key opens a door." });
+    await newPage(key, kbId, { title: "Cooking", markdown: "Bread and butter." });
+    const ids = (await search(key, kbId, "how do I rotate my key?")).map((r) => r.id);
+    expect(ids).toEqual([both, one]);
+  });
+
+  it("weighs rare terms above common ones", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    for (let i = 0; i < 6; i++) await newPage(key, kbId, { title: `Note ${i}`, markdown: `The server restarts every night (${i}).` });
+    const rare = await newPage(key, kbId, { title: "Certificates", markdown: "Renew the certificate before it expires." });
+    const [first] = await search(key, kbId, "server certificate");
+    expect(first!.id).toBe(rare);
+  });
+
+  it("boosts a title match and an exact phrase", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const body = await newPage(key, kbId, { title: "Misc", markdown: "Some words about billing, and more words about many other things entirely." });
+    const titled = await newPage(key, kbId, { title: "Billing", markdown: "Some words about invoices, and more words about many other things entirely." });
+    expect((await search(key, kbId, "billing"))[0]!.id).toBe(titled);
+    expect((await search(key, kbId, "billing")).map((r) => r.id)).toContain(body);
+
+    const scattered = await newPage(key, kbId, { title: "A", markdown: "Reset it. Later, the password of the admin is different." });
+    const phrase = await newPage(key, kbId, { title: "B", markdown: "Someone may need a password reset for the admin today." });
+    const ids = (await search(key, kbId, "password reset")).map((r) => r.id);
+    expect(ids.indexOf(phrase)).toBeLessThan(ids.indexOf(scattered));
+  });
+
+  it("finds the page for a question made mostly of stop words, and an all-stop-word query finds nothing without failing", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const page = await newPage(key, kbId, { title: "Vacation", markdown: "Holidays are requested in the HR tool." });
+    expect((await search(key, kbId, "where and how do I ask for my holidays?")).map((r) => r.id)).toEqual([page]);
+    expect(await search(key, kbId, "what is it that you are")).toEqual([]);
+  });
+
+  it("returns a document's passage with its heading path, to the search API and to agents alike", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const markdown = "# Handbook\n\n## Travel\n\n### Expenses\n\nKeep every receipt for taxis and hotels.\n\n## Security\n\nLock your screen.";
+    const source = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { name: "Handbook", contentMarkdown: markdown } })).body.source.id;
+    await drain();
+    const results = await search(key, kbId, "receipts for a taxi", ["sources"]);
+    expect(results).toEqual([expect.objectContaining({ id: source, title: "Handbook", heading: "Handbook > Travel > Expenses" })]);
+    const { passages } = await retrievePassages(getDb(), tenant.organization.id, [kbId], "receipts for a taxi");
+    expect(passages[0]).toMatchObject({ title: "Handbook > Handbook > Travel > Expenses", text: expect.stringContaining("Keep every receipt") });
+  });
+
+  it("the console's retrieval test shows what an agent receives, and only for the organization's knowledgebase", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    await newPage(key, kbId, { title: "Keys", markdown: "To rotate an API key, create a new key and revoke the old one." });
+    await newPage(key, kbId, { title: "Glossary", markdown: "A key opens a door." });
+    const actor = { kind: "operator" as const, organizationId: tenant.organization.id };
+    const question = "how do I rotate my key?";
+    const { passages: agentPassages } = await retrievePassages(getDb(), tenant.organization.id, [kbId], question);
+    const { passages } = await retrievalTest(getDb(), actor, { knowledgebaseId: kbId, question });
+    expect(passages.map((p) => ({ title: p.passageTitle, text: p.text }))).toEqual(agentPassages);
+    expect(passages.map((p) => p.title)).toEqual(["Keys", "Glossary"]);
+
+    const { tenant: other } = await tenantWithKnowledgebase();
+    const outsider = { kind: "operator" as const, organizationId: other.organization.id };
+    await expect(retrievalTest(getDb(), outsider, { knowledgebaseId: kbId, question })).rejects.toMatchObject({ code: "not_found" });
+  });
+});
+
+describe("knowledgebase language", () => {
+  it("defaults to english, is set on create and PATCH, and a change re-indexes what is stored", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    expect((await api("GET", `/knowledgebases/${kbId}`, { key })).body.language).toBe("english");
+    const page = await newPage(key, kbId, { title: "Paperwork", markdown: "The documents were signed yesterday." });
+    // English stems: "signing" finds "signed".
+    expect((await search(key, kbId, "signing")).map((r) => r.id)).toEqual([page]);
+
+    const patched = await api("PATCH", `/knowledgebases/${kbId}`, { key, body: { language: "simple" } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.knowledgebase.language).toBe("simple");
+    // Simple only lowercases: the stored page was re-indexed, so "signing" no longer finds "signed".
+    expect(await search(key, kbId, "signing")).toEqual([]);
+    expect((await search(key, kbId, "signed")).map((r) => r.id)).toEqual([page]);
+
+    const german = await api("POST", "/knowledgebases", { key, body: { name: "Handbuch", language: "german" } });
+    expect(german.status).toBe(201);
+    expect(german.body.knowledgebase.language).toBe("german");
+    const germanPage = await newPage(key, german.body.knowledgebase.id, { title: "Reisen", markdown: "Die Reisekosten werden erstattet." });
+    expect((await search(key, german.body.knowledgebase.id, "werden die Reisekosten erstattet?")).map((r) => r.id)).toEqual([germanPage]);
+  });
+
+  it("refuses a language PostgreSQL does not know, and changes nothing", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const refused = await api("PATCH", `/knowledgebases/${kbId}`, { key, body: { language: "klingon" } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe("invalid_request");
+    expect((await api("GET", `/knowledgebases/${kbId}`, { key })).body.language).toBe("english");
+    const created = await api("POST", "/knowledgebases", { key, body: { name: "X", language: "english; drop table pages" } });
+    expect(created.status).toBe(400);
+  });
+
+  it("keeps another organization's knowledgebase out of reach", async () => {
+    const { kbId } = await tenantWithKnowledgebase();
+    const { tenant: other } = await tenantWithKnowledgebase();
+    const response = await api("PATCH", `/knowledgebases/${kbId}`, { key: other.orgKey.secret, body: { language: "simple" } });
+    expect(response.status).toBe(404);
+    expect((await getDb().knowledgebase.findUniqueOrThrow({ where: { id: kbId } })).language).toBe("english");
+  });
+});
