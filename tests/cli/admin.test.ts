@@ -55,7 +55,8 @@ function expectFailure(result: CliResult, code: string): void {
   expect(result.json.error.message.length).toBeGreaterThan(0);
 }
 
-describe("admin CLI", () => {
+// Each test spawns several processes in sequence; on a loaded two-core machine that outlasts the default limit.
+describe("admin CLI", { timeout: 120_000 }, () => {
   it("manages an organization, its members and keys end to end", async () => {
     // org create: defaults (plan pro, 1000 credits) and explicit values.
     const [created, agency] = await Promise.all([cli("org", "create", "--name", "CLI Org"), cli("org", "create", "--name", "Agency Org", "--plan", "agency", "--credits", "5")]);

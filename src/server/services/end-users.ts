@@ -66,13 +66,6 @@ function toSubscriptionDetail(row: SubscriptionRow): SubscriptionDetail {
   return { ...toSubscription(row), provisionedBy: row.provisionedBy, isComped: row.isComped, bonusCredits: row.bonusCredits };
 }
 
-/** Credit pools renew a month after they start. */
-function creditsResetFrom(start: Date): Date {
-  const reset = new Date(start);
-  reset.setUTCMonth(reset.getUTCMonth() + 1);
-  return reset;
-}
-
 function provisionedBy(actor: Actor): "api" | "console" {
   return actor.kind === "key" ? "api" : "console";
 }
@@ -95,9 +88,23 @@ function grantKey(grant: Pick<GrantInput, "targetKind" | "targetId" | "deploymen
 }
 
 /**
- * Subscribes the user to plans: new subscriptions, or canceled ones made active again with a
- * fresh credit pool; active ones are left as they are. The plans' own groups follow.
+ * Subscribes end users to plans, the one statement for it: new subscriptions, or canceled ones
+ * made active again with a fresh credit pool that renews a month later; active ones are left as
+ * they are. `rows` is a SQL relation of (end_user_id, tier_plan_id, credit_allowance); `by` and
+ * `comped` are SQL expressions for who provisioned it and whether it is free.
  */
+function subscriptionsUpsert(rows: string, by: string, comped: string): string {
+  return `
+    insert into subscriptions (id, end_user_id, tier_plan_id, status, credit_allowance, credits_used, credits_reset_at, provisioned_by, is_comped, created_at, updated_at)
+    select gen_random_uuid(), r.end_user_id, r.tier_plan_id, 'active', r.credit_allowance, 0, now() + interval '1 month', ${by}, ${comped}, now(), now()
+    from ${rows} r
+    on conflict (end_user_id, tier_plan_id) do update
+      set status = 'active', credit_allowance = excluded.credit_allowance, credits_used = 0, credits_reset_at = excluded.credits_reset_at,
+          provisioned_by = excluded.provisioned_by, is_comped = excluded.is_comped, updated_at = now()
+      where subscriptions.status = 'canceled'`;
+}
+
+/** Subscribes one end user to plans (subscriptionsUpsert); the plans' own groups follow. */
 async function subscribe(
   tx: Tx,
   endUserId: string,
@@ -105,18 +112,14 @@ async function subscribe(
   by: "api" | "console" | "processor",
 ): Promise<void> {
   if (plans.length === 0) return;
-  const now = new Date();
-  const pool = { status: "active" as const, creditsUsed: 0, creditsResetAt: creditsResetFrom(now), provisionedBy: by, isComped: by !== "processor" };
-  await tx.subscription.createMany({
-    data: plans.map((plan) => ({ endUserId, tierPlanId: plan.id, creditAllowance: plan.creditAllowance, ...pool })),
-    skipDuplicates: true,
-  });
-  for (const plan of plans) {
-    await tx.subscription.updateMany({
-      where: { endUserId, tierPlanId: plan.id, status: "canceled" },
-      data: { ...pool, creditAllowance: plan.creditAllowance },
-    });
-  }
+  await tx.$executeRawUnsafe(
+    subscriptionsUpsert("(select $1::uuid as end_user_id, unnest($2::uuid[]) as tier_plan_id, unnest($3::int[]) as credit_allowance)", '$4::"ProvisionedBy"', "$5"),
+    endUserId,
+    plans.map((plan) => plan.id),
+    plans.map((plan) => plan.creditAllowance),
+    by,
+    by !== "processor",
+  );
   const planGroups = plans.flatMap((plan) => (plan.groupId ? [{ groupId: plan.groupId, endUserId }] : []));
   if (planGroups.length) await tx.groupMember.createMany({ data: planGroups, skipDuplicates: true });
 }
@@ -171,14 +174,7 @@ const PROVISION_WRITE_SQL = `
     select p.id, p.name, p.credit_allowance, p.group_id from tier_plans p
     where p.organization_id = $1 and p.id = any($4::uuid[]) and p.archived_at is null
   ),
-  subs as (
-    insert into subscriptions (id, end_user_id, tier_plan_id, status, credit_allowance, credits_used, credits_reset_at, provisioned_by, is_comped, created_at, updated_at)
-    select gen_random_uuid(), u.id, plans.id, 'active', plans.credit_allowance, 0, now() + interval '1 month', $5::"ProvisionedBy", true, now(), now()
-    from u, plans
-    on conflict (end_user_id, tier_plan_id) do update
-      set status = 'active', credit_allowance = excluded.credit_allowance, credits_used = 0,
-          credits_reset_at = excluded.credits_reset_at, provisioned_by = excluded.provisioned_by, is_comped = true, updated_at = now()
-      where subscriptions.status = 'canceled'
+  subs as (${subscriptionsUpsert("(select u.id as end_user_id, plans.id as tier_plan_id, plans.credit_allowance from u, plans)", '$5::"ProvisionedBy"', "true")}
     returning id, tier_plan_id, credit_allowance, credits_used, credits_reset_at, created_at
   ),
   memberships as (
