@@ -1,6 +1,6 @@
 // What every knowledge service (knowledgebases, pages, sources, reviews, search) asks before it
 // writes or reads: is the knowledgebase the organization's, who is the author of a write, does
-// that write wait for review, and the lock that serializes checks against a cap. Kept apart so the
+// that write wait for review, the plan caps on creating them, and the lock that serializes such checks. Kept apart so the
 // services import it instead of each other.
 import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
@@ -15,9 +15,31 @@ export async function findKnowledgebase(db: Db | Tx, actor: Actor, knowledgebase
   return row;
 }
 
-/** Serializes writes that check a count against a cap (knowledgebases, sources) per scope. */
+/** Serializes writes per scope until the transaction ends (a count against a cap, a page tree). */
 export async function lockFor(tx: Tx, name: string): Promise<void> {
   await tx.$executeRaw`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
+}
+
+const PLAN_CAPS = {
+  maxKnowledgebases: (limit: number, used: number) => `The plan allows ${limit} knowledgebase(s) and ${used} exist; nothing was created.`,
+  maxSourcesPerKnowledgebase: (limit: number, used: number) => `The plan allows ${limit} source(s) per knowledgebase and this one has ${used}; nothing was created.`,
+} as const;
+
+/**
+ * Refuses a create that would pass one of the organization's plan caps with plan_limit. Call it in
+ * the creating transaction: it first locks `scope` (the organization, or the knowledgebase) until
+ * the transaction ends, so concurrent creates are counted one after another.
+ */
+export async function refuseOverPlanCap(tx: Tx, actor: Actor, cap: keyof typeof PLAN_CAPS, scope: string, countUsed: () => Promise<number>): Promise<void> {
+  await lockFor(tx, `${cap}:${scope}`);
+  const caps = await tx.organization.findUniqueOrThrow({
+    where: { id: actor.organizationId },
+    select: { maxKnowledgebases: true, maxSourcesPerKnowledgebase: true },
+  });
+  const limit = caps[cap];
+  if (limit === null) return;
+  const used = await countUsed();
+  if (used >= limit) throw new AppError("plan_limit", PLAN_CAPS[cap](limit, used), { limit, used });
 }
 
 /** Who a write is recorded against: a personal key's or console member, or nobody (organization key, operator). */

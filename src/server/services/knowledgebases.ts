@@ -10,7 +10,7 @@ import { hitRateLimit, rateLimitHeaders } from "@/server/auth/rate-limit";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
-import { findKnowledgebase, lockFor } from "./knowledge-access";
+import { findKnowledgebase, refuseOverPlanCap } from "./knowledge-access";
 import { getPage } from "./pages";
 import { isoUtc } from "./sql-json";
 
@@ -44,17 +44,9 @@ export async function listKnowledgebases(db: Db, actor: Actor, query: ListQuery)
 
 export async function createKnowledgebase(db: Db, actor: Actor, input: CreateKnowledgebaseInput): Promise<{ knowledgebase: KnowledgebaseSummary }> {
   const row = await db.$transaction(async (tx) => {
-    await lockFor(tx, `knowledgebases:${actor.organizationId}`);
-    const organization = await tx.organization.findUniqueOrThrow({ where: { id: actor.organizationId } });
-    if (organization.maxKnowledgebases !== null) {
-      const used = await tx.knowledgebase.count({ where: { organizationId: actor.organizationId, endUserId: null } });
-      if (used >= organization.maxKnowledgebases) {
-        throw new AppError("plan_limit", `The plan allows ${organization.maxKnowledgebases} knowledgebase(s) and ${used} exist; nothing was created.`, {
-          limit: organization.maxKnowledgebases,
-          used,
-        });
-      }
-    }
+    await refuseOverPlanCap(tx, actor, "maxKnowledgebases", actor.organizationId, () =>
+      tx.knowledgebase.count({ where: { organizationId: actor.organizationId, endUserId: null } }),
+    );
     return tx.knowledgebase.create({ data: { organizationId: actor.organizationId, name: input.name, description: input.description ?? "", language: input.language } });
   });
   return { knowledgebase: (await summaries(db, [row]))[0]! };

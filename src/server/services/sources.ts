@@ -10,7 +10,7 @@ import type { SourceType } from "@/server/jobs/extract";
 import { typeOfFile } from "@/server/jobs/extract";
 import { enqueueIndexing, wakeIndexWorker } from "@/server/jobs/indexing";
 import { hashRequest, withIdempotency, type StoredResponse } from "./idempotency";
-import { authorOf, findKnowledgebase, lockFor, reviewsWritesOf } from "./knowledge-access";
+import { authorOf, findKnowledgebase, refuseOverPlanCap, reviewsWritesOf } from "./knowledge-access";
 
 type SourceRow = {
   id: string;
@@ -88,17 +88,7 @@ export async function createSource(db: Db, actor: Actor, input: NewSource, via: 
   const reviewed = await reviewsWritesOf(db, actor);
   const { authorMemberId, keyId } = authorOf(actor);
   const { row, reviewId } = await db.$transaction(async (tx) => {
-    await lockFor(tx, `sources:${knowledgebase.id}`);
-    const organization = await tx.organization.findUniqueOrThrow({ where: { id: actor.organizationId } });
-    if (organization.maxSourcesPerKnowledgebase !== null) {
-      const used = await tx.source.count({ where: { knowledgebaseId: knowledgebase.id } });
-      if (used >= organization.maxSourcesPerKnowledgebase) {
-        throw new AppError("plan_limit", `The plan allows ${organization.maxSourcesPerKnowledgebase} source(s) per knowledgebase and this one has ${used}; nothing was created.`, {
-          limit: organization.maxSourcesPerKnowledgebase,
-          used,
-        });
-      }
-    }
+    await refuseOverPlanCap(tx, actor, "maxSourcesPerKnowledgebase", knowledgebase.id, () => tx.source.count({ where: { knowledgebaseId: knowledgebase.id } }));
     const row = await tx.source.create({
       data: {
         organizationId: actor.organizationId,
