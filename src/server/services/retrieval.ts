@@ -111,9 +111,9 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
         phraseto_tsquery(cfg, $3::text) as phrase
       from weighted join kbs on kbs.id = weighted.kb group by kb, cfg
     ),
-    -- The share of the query a set of terms covers, each term by its weight.
+    -- The share of the query a set of terms covers, each term by its weight (float8: cheap to sort).
     set_coverage as (
-      select ts.kb, ts.has, sum(w.idf) / nullif(q.total, 0) as coverage
+      select ts.kb, ts.has, (sum(w.idf) / nullif(q.total, 0))::float8 as coverage
       from term_sets ts join weighted w on w.kb = ts.kb and w.term_no = any(ts.has) join queries q on q.kb = ts.kb
       group by ts.kb, ts.has, q.total
     ),
@@ -130,7 +130,7 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
     ),
     best as (
       select * from (
-        select r.*, row_number() over (partition by r.kind, r.id order by r.coverage desc, r.row_id) as nth from candidates r
+        select r.*, row_number() over (partition by r.id, r.kind order by r.coverage desc, r.row_id) as nth from candidates r
       ) ranked
       where not $7::boolean or nth = 1
       order by coverage desc, row_id
