@@ -132,7 +132,7 @@ async function main() {
         for (const q of questions.slice(0, 3)) {
           const plan = await db.pool.query({
             text: `explain (analyze, buffers) ${retrievalSql()}`,
-            values: [[english], organization.id, q.question, 10, true, true, true, 4000, ""],
+            values: [[english], organization.id, q.question, 10, true, true, true, 4000, "", 0],
           });
           console.log(`\n${q.question}\n${plan.rows.map((row) => row["QUERY PLAN"]).join("\n")}`);
         }

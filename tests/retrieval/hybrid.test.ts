@@ -13,7 +13,7 @@ import { getDb } from "@/server/db";
 import { drainEmbeddings, unitLength } from "@/server/jobs/embedding";
 import { startIndexWorker } from "@/server/jobs/indexing";
 import { retrievePassages } from "@/server/runtime/retrieval";
-import { createModelProvider, updateModelProvider } from "@/server/services/model-providers";
+import { createModelProvider, deleteModelProvider, updateModelProvider } from "@/server/services/model-providers";
 import { testEmbedding } from "../fake-embeddings";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { api, type Tenant } from "../helpers";
@@ -181,6 +181,75 @@ describe("background embedding", () => {
     await drainEmbeddings(getDb());
     const [row] = await embeddingsOf(tenant.organization.id);
     expect(row).toMatchObject({ vector: null, attempts: 3 });
+  });
+});
+
+describe("stale vectors", () => {
+  it("drops a page's vector as its content changes, so search never ranks the new text by the old one's meaning", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    await withEmbeddingModel(tenant);
+    await newPage(key, kbId, { title: "Car park", markdown: "The car park opens at seven." });
+    const fleet = await newPage(key, kbId, { title: "Fleet", markdown: "Every automobile of the fleet is booked in the portal." });
+    await drainEmbeddings(getDb());
+    expect((await search(key, kbId, "car")).map((r) => r.id)).toContain(fleet);
+
+    const edited = await api("PATCH", `/knowledgebases/${kbId}/pages/${fleet}`, {
+      key,
+      body: { patch: [{ op: "replace", oldString: "Every automobile of the fleet is booked in the portal.", newString: "Flour, water and salt make a loaf." }] },
+    });
+    expect(edited.status).toBe(200);
+    // Before the worker runs again: no vector for the page, and the old meaning no longer finds it.
+    expect((await embeddingsOf(tenant.organization.id)).filter((row) => row.page_id === fleet)).toEqual([]);
+    expect((await search(key, kbId, "car")).map((r) => r.id)).not.toContain(fleet);
+
+    await drainEmbeddings(getDb());
+    const [row] = (await embeddingsOf(tenant.organization.id)).filter((r) => r.page_id === fleet);
+    expect(row!.vector).toEqual(unitLength(testEmbedding("Fleet\n\nFlour, water and salt make a loaf.")).map((x) => expect.closeTo(x, 5)));
+  });
+
+  it("drops the vectors of the old model when the embedding model changes or goes, and only the organization's", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const other = await tenantWithKnowledgebase();
+    const provider = await withEmbeddingModel(tenant);
+    await withEmbeddingModel(other.tenant);
+    await newPage(tenant.orgKey.secret, kbId, { title: "Cars", markdown: "Book a car." });
+    await newPage(other.tenant.orgKey.secret, other.kbId, { title: "Bread", markdown: "Bake it." });
+    await drainEmbeddings(getDb());
+    const theirs = await embeddingsOf(other.tenant.organization.id);
+    expect(theirs).toHaveLength(1);
+
+    await updateModelProvider(getDb(), tenant.operator, { providerId: provider.id, models: [{ id: "embed-v2", kind: "embedding" }] });
+    expect(await embeddingsOf(tenant.organization.id)).toEqual([]);
+    await drainEmbeddings(getDb());
+    expect((await embeddingsOf(tenant.organization.id)).map((row) => row.model_key)).toEqual(["acme/embed-v2"]);
+
+    // A chat model only: no embedding model left, no vectors left.
+    await updateModelProvider(getDb(), tenant.operator, { providerId: provider.id, models: [{ id: "chat", kind: "chat" }] });
+    expect(await embeddingsOf(tenant.organization.id)).toEqual([]);
+    await updateModelProvider(getDb(), tenant.operator, { providerId: provider.id, models: [{ id: "embed-v2", kind: "embedding" }] });
+    await drainEmbeddings(getDb());
+    await deleteModelProvider(getDb(), tenant.operator, { providerId: provider.id });
+    expect(await embeddingsOf(tenant.organization.id)).toEqual([]);
+    expect(await embeddingsOf(other.tenant.organization.id)).toEqual(theirs);
+  });
+
+  it("a failing embedding call fails at once: one request, no retry inside the call (the queue retries later)", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    await withEmbeddingModel(tenant);
+    await newPage(tenant.orgKey.secret, kbId, { title: "Cars", markdown: "Book a car." });
+    const before = fake.embeddingRequests.length;
+    fake.failWith(500);
+    const started = performance.now();
+    try {
+      await drainEmbeddings(getDb());
+    } finally {
+      fake.failWith(null);
+    }
+    // The provider client's own retry waits 2 s first.
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(fake.embeddingRequests.length - before).toBe(1);
+    expect((await embeddingsOf(tenant.organization.id))[0]).toMatchObject({ vector: null, attempts: 1 });
   });
 });
 

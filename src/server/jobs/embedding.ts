@@ -4,10 +4,12 @@
 // embed the same rows), embedded in one call, and stored at unit length. A failed call leaves
 // the rows waiting with a backoff, at most EMBEDDING_DEFAULTS.maxAttempts attempts per content
 // and model; a change of either starts again. Search meanwhile stays lexical for rows without
-// a vector.
+// a vector. Stale vectors do not outlive their reason: a page's goes when its content changes (a
+// trigger, migration 20261123141000_stale_embeddings), a chunk's with the chunk, and an
+// organization's vectors of another model when its embedding model changes.
 import type { Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
-import { embeddingModelFor } from "@/server/runtime/models";
+import { embeddingModelFor, embeddingModelKey } from "@/server/runtime/models";
 import type { EmbeddingModel } from "@/server/runtime/model-types";
 
 export const EMBEDDING_DEFAULTS = {
@@ -80,9 +82,10 @@ async function claim(db: Db, organizationId: string, modelKey: string, o: typeof
 async function embedClaimed(db: Db, model: EmbeddingModel, rows: Claimed[], o: typeof EMBEDDING_DEFAULTS): Promise<void> {
   let vectors: number[][];
   try {
+    // No retry inside the call: a failed batch waits for its backoff here and is claimed again.
     vectors = await model.embed(
       rows.map((row) => row.text),
-      AbortSignal.timeout(o.callTimeoutMs),
+      { signal: AbortSignal.timeout(o.callTimeoutMs), retries: 0 },
     );
     if (vectors.length !== rows.length) throw new Error(`the model answered ${vectors.length} vectors for ${rows.length} texts`);
   } catch (error) {
@@ -101,6 +104,15 @@ async function embedClaimed(db: Db, model: EmbeddingModel, rows: Claimed[], o: t
      where e.id = v.id and e.content_hash = v.hash and e.model_key = $4`,
     [rows.map((row) => row.id), rows.map((row) => row.hash), vectors.map((vector) => `{${unitLength(vector).join(",")}}`), model.modelKey],
   );
+}
+
+/**
+ * Removes the organization's vectors that its current embedding model did not make (all of them
+ * when it has none): search never uses them, and the worker embeds afresh with the new model.
+ */
+export async function dropStaleEmbeddings(db: Db, organizationId: string): Promise<void> {
+  const modelKey = await embeddingModelKey(db, organizationId);
+  await db.pool.query(`delete from embeddings where organization_id = $1::uuid and model_key is distinct from $2::text`, [organizationId, modelKey]);
 }
 
 /** One round over the organizations with an embedding model; returns how many rows were claimed. */

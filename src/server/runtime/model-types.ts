@@ -69,5 +69,6 @@ export interface ChatModel extends ModelInfo {
 export interface EmbeddingModel {
   /** `<provider slug>/<model id>`: stored with the vectors, so a change of model is noticed. */
   modelKey: string;
-  embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
+  /** `retries`: the provider call's own retries (the embedding queue retries later instead). */
+  embed(texts: string[], options?: { signal?: AbortSignal; retries?: number }): Promise<number[][]>;
 }

@@ -116,12 +116,22 @@ export async function modelFor(db: Db, organizationId: string, id: string | unde
  * provider first; null when it has none (retrieval then stays full-text).
  */
 export async function embeddingModelFor(db: Db, organizationId: string): Promise<EmbeddingModel | null> {
-  for (const row of await providerRows(db, organizationId)) {
+  const choice = embeddingChoice(await providerRows(db, organizationId));
+  if (!choice) return null;
+  const { providerEmbedding } = await import("./provider-model");
+  return providerEmbedding(connectionOf(choice.row), choice.modelId);
+}
+
+/** The key of the organization's embedding model (its `modelKey`), null when it has none; no credential is opened. */
+export async function embeddingModelKey(db: ProviderReader, organizationId: string): Promise<string | null> {
+  const choice = embeddingChoice(await providerRows(db, organizationId));
+  return choice ? `${choice.row.slug}/${choice.modelId}` : null;
+}
+
+function embeddingChoice(rows: ProviderRow[]): { row: ProviderRow; modelId: string } | null {
+  for (const row of rows) {
     const model = offered(row).find((m) => m.kind === "embedding");
-    if (model && row.kind === "openai-compatible") {
-      const { providerEmbedding } = await import("./provider-model");
-      return providerEmbedding(connectionOf(row), model.id);
-    }
+    if (model && row.kind === "openai-compatible") return { row, modelId: model.id };
   }
   return null;
 }

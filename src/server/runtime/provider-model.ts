@@ -131,9 +131,9 @@ export function providerEmbedding(connection: ProviderConnection, modelId: strin
   const model = createOpenAICompatible({ name: connection.name, baseURL: connection.baseURL!, apiKey: connection.apiKey, fetch: connection.fetch }).embeddingModel(modelId);
   return {
     modelKey: `${connection.name}/${modelId}`,
-    async embed(texts, signal) {
+    async embed(texts, { signal, retries = 1 } = {}) {
       if (texts.length === 0) return [];
-      const { embeddings } = await embedMany({ model, values: texts, abortSignal: callSignal(signal), maxRetries: 1 });
+      const { embeddings } = await embedMany({ model, values: texts, abortSignal: callSignal(signal), maxRetries: retries });
       return embeddings;
     },
   };

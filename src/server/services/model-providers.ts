@@ -8,6 +8,7 @@ import { authorize } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
 import { requireIntegrationUrl } from "@/server/integration-urls";
+import { dropStaleEmbeddings } from "@/server/jobs/embedding";
 import { sealSecret } from "@/server/secret-box";
 
 const NOT_FOUND = "No model provider with that id in this organization.";
@@ -94,6 +95,8 @@ export async function updateModelProvider(db: Db, actor: Actor, input: UpdateMod
       ...(input.models !== undefined ? { models: input.models } : {}),
     },
   });
+  // The organization's embedding model may have changed (a new provider, added last, cannot change it).
+  await dropStaleEmbeddings(db, actor.organizationId);
   return toModelProvider(updated);
 }
 
@@ -102,5 +105,6 @@ export async function deleteModelProvider(db: Db, actor: Actor, input: { provide
   authorize(actor, { role: "admin" });
   const row = await ownProvider(db, actor, input.providerId);
   await db.modelProvider.delete({ where: { id: row.id } });
+  await dropStaleEmbeddings(db, actor.organizationId);
   return toModelProvider(row);
 }

@@ -68,27 +68,29 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
         and ($10::int = 0 or exists (select 1 from charge))
     ),
     terms as (
-      select k.id as kb, k.cfg, t.lexeme, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery as tq
-      from kbs k, unnest(to_tsvector(k.cfg, $3::text)) as t
+      select k.id as kb, k.cfg, t.lexeme, t.term_no::int as term_no, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery as tq
+      from kbs k, unnest(to_tsvector(k.cfg, $3::text)) with ordinality as t(lexeme, positions, weights, term_no)
     ),
-    -- Rows with any of the query's terms, in ONE index lookup per table (one per term made the
-    -- planner test every row of the knowledgebase once per term); which terms each row has is
-    -- then read from each row's lexemes, its tsvector decoded once. Frequencies and coverage come
-    -- from these pairs.
     any_terms as (
-      select kb, string_agg(tq::text, ' | ')::tsquery as tq from terms group by kb
+      select kb, string_agg(tq::text, ' | ')::tsquery as tq, count(*) as n from terms group by kb
     ),
+    -- Rows with any of the query's terms, in ONE index lookup per table, each with the set of the
+    -- query's terms it holds (their numbers; a one-term query needs no test). Nothing else is read
+    -- per row: the ranking below needs only which rows share a set, and a query has few distinct
+    -- sets however many rows match.
     matches as materialized (
-      select 'page' as kind, p.id as row_id, a.kb, tsvector_to_array(p.tsv) as lexemes
+      select 'page' as kind, p.id as row_id, p.id, a.kb,
+        case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and p.tsv @@ t.tq) end as has
       from any_terms a join pages p on p.knowledgebase_id = a.kb
       where $5::boolean and p.organization_id = $2::uuid and p.tsv @@ a.tq
       union all
-      select 'source', c.id, a.kb, tsvector_to_array(c.tsv)
+      select 'source', c.id, c.source_id, a.kb,
+        case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and c.tsv @@ t.tq) end
       from any_terms a join ${chunkTable} c on c.knowledgebase_id = a.kb
       where $6::boolean and c.tsv @@ a.tq
     ),
-    hits as materialized (
-      select m.kb, t.lexeme, m.kind, m.row_id from matches m join terms t on t.kb = m.kb and t.lexeme = any(m.lexemes)
+    term_sets as materialized (
+      select kb, has, count(*) as n from matches group by kb, has
     ),
     sizes as materialized (
       select k.id as kb,
@@ -96,34 +98,39 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
         + (case when $6::boolean then (select count(*) from ${chunkTable} c where c.knowledgebase_id = k.id) else 0 end) as n
       from kbs k
     ),
-    -- A term weighs by its rarity (BM25's idf): a term in every row says nothing, one in few rows says a lot.
+    -- A term weighs by its rarity (BM25's idf): a term in every row says nothing, one in few rows
+    -- says a lot. Its document frequency counts every row that holds it (all of them are in matches).
     weighted as materialized (
-      select t.kb, t.lexeme, t.tq, (t.tq::text || ':A')::tsquery as tq_heading,
-        ln(1 + (s.n - coalesce(d.df, 0) + 0.5) / (coalesce(d.df, 0) + 0.5)) as idf
+      select t.kb, t.term_no, t.lexeme, t.tq, (t.tq::text || ':A')::tsquery as tq_heading,
+        ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) as idf
       from terms t join sizes s on s.kb = t.kb
-      left join (select kb, lexeme, count(*) as df from hits group by kb, lexeme) d on d.kb = t.kb and d.lexeme = t.lexeme
+      cross join lateral (select coalesce(sum(ts.n), 0) as df from term_sets ts where ts.kb = t.kb and t.term_no = any(ts.has)) d
     ),
     queries as (
       select kb, cfg, string_agg(tq::text, ' | ')::tsquery as any_term, sum(idf) as total, count(*) as term_count,
         phraseto_tsquery(cfg, $3::text) as phrase
       from weighted join kbs on kbs.id = weighted.kb group by kb, cfg
     ),
-    covered as (
-      select h.kind, h.row_id, h.kb, sum(w.idf) / nullif(q.total, 0) as coverage
-      from hits h join weighted w on w.kb = h.kb and w.lexeme = h.lexeme join queries q on q.kb = h.kb
-      group by h.kind, h.row_id, h.kb, q.total
+    -- The share of the query a set of terms covers, each term by its weight (float8: cheap to sort).
+    set_coverage as (
+      select ts.kb, ts.has, (sum(w.idf) / nullif(q.total, 0))::float8 as coverage
+      from term_sets ts join weighted w on w.kb = ts.kb and w.term_no = any(ts.has) join queries q on q.kb = ts.kb
+      group by ts.kb, ts.has, q.total
+    ),
+    -- Documents that may answer (matches holds rows of the organization's knowledgebases only).
+    searchable as (
+      select s.id from sources s
+      where $6::boolean and s.knowledgebase_id = any($1::uuid[]) and s.organization_id = $2::uuid and s.status = 'ready' and s.searchable and not s.disabled
     ),
     -- Ids only through the sort; text and tsvectors are read for the best few.
     candidates as (
-      select c.kind, c.row_id, c.row_id as id, c.kb, c.coverage from covered c where c.kind = 'page'
-      union all
-      select c.kind, c.row_id, ch.source_id, c.kb, c.coverage
-      from covered c join ${chunkTable} ch on ch.id = c.row_id join sources s on s.id = ch.source_id
-      where c.kind = 'source' and s.organization_id = $2::uuid and s.status = 'ready' and s.searchable and not s.disabled
+      select m.kind, m.row_id, m.id, m.kb, sc.coverage
+      from matches m join set_coverage sc on sc.kb = m.kb and sc.has = m.has
+      where m.kind = 'page' or m.id in (select id from searchable)
     ),
     best as (
       select * from (
-        select r.*, row_number() over (partition by r.kind, r.id order by r.coverage desc, r.row_id) as nth from candidates r
+        select r.*, row_number() over (partition by r.id, r.kind order by r.coverage desc, r.row_id) as nth from candidates r
       ) ranked
       where not $7::boolean or nth = 1
       order by coverage desc, row_id
@@ -248,7 +255,7 @@ async function embeddingModelWithVectors(db: Db, organizationId: string, knowled
 
 async function embedQuestion(model: EmbeddingModel, query: string): Promise<number[] | null> {
   try {
-    const [vector] = await model.embed([query.slice(0, EMBEDDING_DEFAULTS.maxChars)], AbortSignal.timeout(QUESTION_EMBED_TIMEOUT_MS));
+    const [vector] = await model.embed([query.slice(0, EMBEDDING_DEFAULTS.maxChars)], { signal: AbortSignal.timeout(QUESTION_EMBED_TIMEOUT_MS) });
     return vector ? unitLength(vector) : null;
   } catch (error) {
     logger().warn({ err: error, modelKey: model.modelKey }, "Embedding the question failed; searching lexically");
