@@ -26,6 +26,7 @@ function script(messages: ChatMessage[], request: ChatRequest): FakeReply {
   const results = messages.filter((m) => m.role === "tool").map((m) => m.content);
   if (results.length > 0) return `Adviser says: ${results.join(" | ")}`;
   if (user.startsWith("order")) return { toolCalls: [{ name: "flow_Order_status", args: { order: "A-42" } }] };
+  if (user.startsWith("broken")) return { toolCalls: [{ name: "flow_Order_status", args: {} }] };
   if (user.startsWith("refund")) return { toolCalls: [{ name: "ask_Billing_agent", args: { message: "How long do refunds take?" } }] };
   if (user.startsWith("both")) {
     return {
@@ -159,6 +160,15 @@ it("streams a member step, started then finished, for each member the adviser ca
   expect(events.findLastIndex((e) => e.event === "step")).toBeLessThan(events.findIndex((e) => e.event === "delta"));
   const reply = JSON.parse(events[done]!.data).reply as string;
   expect(reply).toMatch(/^Adviser says: Pinned: order B-7 ships tomorrow \| .*14 days/);
+});
+
+it("tells the adviser when a member fails, and the run carries on", async () => {
+  const tenant = await newOrganization();
+  const { appId } = await supervisedApp(tenant);
+  const response = await converse(tenant.orgKey.secret, appId, { message: "broken: order without a number" });
+  expect(response.status).toBe(200);
+  expect(response.body.reply).toMatch(/^Adviser says: The tool failed: .*order/);
+  expect(await lastTrace(tenant)).toContainEqual(expect.objectContaining({ kind: "tool", name: "flow_Order_status", note: "the tool failed; the model was told" }));
 });
 
 it("keeps word routing with the offline adviser: no provider call, the matching member consulted", async () => {
