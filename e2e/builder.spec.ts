@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { seedDemo, signIn } from "./fixtures";
+import { screenshot, seedDemo, signIn } from "./fixtures";
 
 test("create an agent, edit it, publish it, change the draft, see it differ, roll back to version 1", async ({ page }) => {
   const { login, orgKey } = seedDemo();
@@ -44,6 +44,32 @@ test("create an agent, edit it, publish it, change the draft, see it differ, rol
   // The API serves version 1.
   const agents = await page.request.get("/api/v1/agents", { headers: { Authorization: `Bearer ${orgKey.secret}` } });
   expect((await agents.json()).agents.map((a: { name: string }) => a.name)).toEqual(["Concierge"]);
+});
+
+test("the agent editor marks the built-ins this deployment cannot provide, and says why", async ({ page }) => {
+  const { login, orgKey } = seedDemo();
+  await signIn(page, login);
+  const created = await page.request.post("/api/v1/agents", { headers: { Authorization: `Bearer ${orgKey.secret}` }, data: { name: "Researcher" } });
+  const { agent } = await created.json();
+  for (const viewport of [
+    { width: 1440, height: 900 },
+    { width: 390, height: 844 },
+  ]) {
+    await page.setViewportSize(viewport);
+    await page.goto(`/agents/${agent.id}`);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Researcher");
+    // The e2e server has no WEB_SEARCH_URL.
+    const search = page.getByRole("checkbox", { name: "Web search" });
+    await expect(search).toBeDisabled();
+    await expect(page.getByTestId("builtin-webSearch")).toContainText("unavailable");
+    await expect(search).toHaveAccessibleDescription(/WEB_SEARCH_URL/);
+    await expect(page.getByRole("checkbox", { name: "Web scrape" })).toBeEnabled();
+    await screenshot(page, "agent-built-ins");
+  }
+  await page.getByRole("checkbox", { name: "Web scrape" }).check();
+  await expect(page.getByTestId("save-state")).toHaveText("Saved");
+  const stored = await page.request.get(`/api/v1/agents/${agent.id}/draft`, { headers: { Authorization: `Bearer ${orgKey.secret}` } });
+  expect((await stored.json()).agent.builtIns).toMatchObject({ webScrape: true, webSearch: false });
 });
 
 test("a draft changed by someone else meanwhile is not overwritten: the editor says so", async ({ page }) => {

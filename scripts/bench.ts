@@ -16,6 +16,7 @@ import { migrate } from "@/server/database/migrate";
 import { closeDb, createDb } from "@/server/db";
 import { createApiKey } from "@/server/services/api-keys";
 import { createOrganization } from "@/server/services/organizations";
+import { builtInStatus } from "@/server/runtime/built-ins";
 import { defaultModels } from "@/server/runtime/models";
 import { createTierPlan } from "@/server/services/tier-plans";
 import { createUserGroup } from "@/server/services/user-groups";
@@ -70,7 +71,7 @@ const SCENARIOS: Scenario[] = [
  * JSON of GET /models, and nothing else: no routing, no framework, no database.
  */
 function startRawServer(): ChildProcess {
-  const body = JSON.stringify({ models: defaultModels() });
+  const body = JSON.stringify({ models: defaultModels(), builtIns: builtInStatus() });
   const source = `require("node:http").createServer((q, s) => { s.writeHead(200, { "content-type": "application/json" }); s.end(process.env.BODY); }).listen(${RAW_PORT}, () => process.send("ready"));`;
   return spawn(process.execPath, ["-e", source], { stdio: ["ignore", "ignore", "inherit", "ipc"], env: { ...process.env, BODY: body } });
 }

@@ -27,7 +27,7 @@ export interface paths {
         };
         /**
          * List the models agents can use
-         * @description Any valid key may call this. The built-in offline model is always listed, then the operator's default provider's models, then the organization's own providers' chat models as `<provider slug>/<model id>`.
+         * @description Any valid key may call this. The built-in offline model is always listed, then the operator's default provider's models, then the organization's own providers' chat models as `<provider slug>/<model id>`. `builtIns` says which agent built-ins this deployment provides (`webSearch` needs the operator's search endpoint); enabling an unavailable one is `invalid_request`.
          */
         get: operations["models-list"];
         put?: never;
@@ -1125,6 +1125,13 @@ export interface components {
             id: string;
             name: string;
             provider: string;
+        };
+        BuiltInAvailability: {
+            /** @enum {string} */
+            name: "webSearch" | "webScrape" | "deepResearch" | "artifacts" | "voice";
+            available: boolean;
+            /** @description Why this deployment cannot provide it; null when available */
+            reason: string | null;
         };
         EndUserSummary: {
             id: components["schemas"]["Uuid"];
@@ -2544,6 +2551,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         models: components["schemas"]["Model"][];
+                        /** @description Every agent built-in, and whether this deployment provides it (an unavailable one is refused in a draft) */
+                        builtIns: components["schemas"]["BuiltInAvailability"][];
                     };
                 };
             };

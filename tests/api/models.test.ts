@@ -15,8 +15,17 @@ describe("GET /models", () => {
     const response = await getModels(tenant.orgKey.secret);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-    expect(response.body).toEqual({ models: expect.arrayContaining([{ id: "atrium-offline", name: expect.any(String), provider: "builtin" }]) });
+    expect(response.body).toEqual({ models: expect.arrayContaining([{ id: "atrium-offline", name: expect.any(String), provider: "builtin" }]), builtIns: expect.any(Array) });
     for (const model of response.body.models) expect(Object.keys(model).sort()).toEqual(["id", "name", "provider"]);
+  });
+
+  it("says which agent built-ins this deployment provides, and why not", async () => {
+    const tenant = await newOrganization();
+    const { builtIns } = (await getModels(tenant.orgKey.secret)).body;
+    expect(builtIns.map((b: { name: string }) => b.name)).toEqual(["webSearch", "webScrape", "deepResearch", "artifacts", "voice"]);
+    expect(builtIns).toContainEqual({ name: "webScrape", available: true, reason: null });
+    // No WEB_SEARCH_URL in the tests.
+    expect(builtIns).toContainEqual({ name: "webSearch", available: false, reason: expect.stringContaining("WEB_SEARCH_URL") });
   });
 
   it("accepts any valid key: a personal key of a viewer with a single unrelated scope", async () => {

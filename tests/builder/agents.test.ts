@@ -95,6 +95,18 @@ describe("agent drafts", () => {
     expect(await draft(key, "agents", agent.id)).toMatchObject({ builtIns: { webSearch: false }, updatedAt: agent.updatedAt });
   });
 
+  it("refuses to publish a draft enabling a built-in the deployment no longer provides, no version written", async () => {
+    const t = await newOrganization();
+    const key = t.orgKey.secret;
+    const agent = await create(key, "agents");
+    // Written while a search endpoint was configured; there is none now.
+    const stored = await getDb().builderItem.findUniqueOrThrow({ where: { id: agent.id } });
+    await getDb().builderItem.update({ where: { id: agent.id }, data: { draft: { ...(stored.draft as object), builtIns: { ...agent.builtIns, webSearch: true } } } });
+    const refused = expectError(await api("POST", `/agents/${agent.id}/publish`, { key, body: {} }), 400, "invalid_request");
+    expect(refused.problems).toEqual([{ path: "builtIns.webSearch", message: expect.stringContaining("WEB_SEARCH_URL") }]);
+    expect(await getDb().builderVersion.count({ where: { itemId: agent.id } })).toBe(0);
+  });
+
   it("attaches knowledgebases (title read back) and flows of the organization only", async () => {
     const t = await newOrganization();
     const other = await newOrganization();

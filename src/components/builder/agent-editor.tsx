@@ -44,6 +44,51 @@ export function AgentEditor({ id }: { id: string }) {
   );
 }
 
+function unavailableNote(labels: string[], reason: string): string {
+  return `${labels.join(", ")} ${labels.length > 1 ? "are" : "is"} unavailable: ${reason}.`;
+}
+
+type BuiltInStatus = { name: string; available: boolean; reason: string | null }[];
+
+/** The built-ins as checkboxes; one this deployment cannot provide is marked and cannot be turned on (GET /models says why). */
+function BuiltInsField({ value, status, onChange }: { value: Record<string, boolean>; status: BuiltInStatus | undefined; onChange: (builtIns: Record<string, boolean>) => void }) {
+  const reasonOf = (key: string) => status?.find((b) => b.name === key && !b.available)?.reason ?? null;
+  const reasons = [...new Set(BUILT_INS.map(([key]) => reasonOf(key)).filter((reason) => reason !== null))];
+  const reasonId = (reason: string) => `builtins-unavailable-${reasons.indexOf(reason)}`;
+  return (
+    <fieldset style={{ border: 0, padding: 0 }}>
+      <legend className="muted">Built-in tools</legend>
+      <div className="row">
+        {BUILT_INS.map(([key, label]) => {
+          const reason = reasonOf(key);
+          return (
+            <label key={key} className="inline" data-testid={`builtin-${key}`}>
+              <input
+                type="checkbox"
+                checked={Boolean(value[key])}
+                // One already on stays switchable, so it can be turned off.
+                disabled={reason !== null && !value[key]}
+                aria-describedby={reason === null ? undefined : reasonId(reason)}
+                onChange={(e) => onChange({ ...value, [key]: e.target.checked })}
+              />
+              {label}
+              {reason !== null && <span className="badge revoked">unavailable</span>}
+            </label>
+          );
+        })}
+      </div>
+      {reasons.map((reason) => (
+        <p key={reason} id={reasonId(reason)} className="muted" style={{ margin: "0.4rem 0 0" }}>
+          {unavailableNote(
+            BUILT_INS.filter(([key]) => reasonOf(key) === reason).map(([, label]) => label),
+            reason,
+          )}
+        </p>
+      ))}
+    </fieldset>
+  );
+}
+
 function AgentForm({ doc, view, update }: EditorBodyProps) {
   const trpc = useTRPC();
   const models = useQuery(trpc.models.list.queryOptions({}));
@@ -80,15 +125,7 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
             ))}
           </select>
         </label>
-        <fieldset className="row" style={{ border: 0, padding: 0 }}>
-          <legend className="muted">Built-in tools</legend>
-          {BUILT_INS.map(([key, label]) => (
-            <label key={key} className="inline">
-              <input type="checkbox" checked={Boolean(doc.builtIns[key])} onChange={(e) => update({ builtIns: { ...doc.builtIns, [key]: e.target.checked } })} />
-              {label}
-            </label>
-          ))}
-        </fieldset>
+        <BuiltInsField value={doc.builtIns} status={models.data?.builtIns} onChange={(builtIns) => update({ builtIns })} />
       </div>
       <div className="panel form" aria-label="Attachments">
         <h2 style={{ marginTop: 0 }}>Knowledge and flows</h2>

@@ -17,12 +17,14 @@ export interface ToolRunContext {
   db: Db;
   organizationId: string;
   trace: { push(entry: { id: string; kind: "tool"; name: string; input: string; output: string; note?: string; latencyMs: number }): unknown };
-  onStep?: (step: { kind: "tool"; name: string; status: "started" | "finished" | "failed"; output?: string }) => void;
+  onStep?: (step: { kind: "member" | "tool"; name: string; status: "started" | "finished" | "failed"; output?: string }) => void;
 }
 
 /** A tool as the agent defines it, before the run's bounds are put around it. */
 export interface AgentTool extends Omit<ModelTool, "run"> {
   run(args: Record<string, unknown>, signal: AbortSignal): Promise<string>;
+  /** How the stream's `step` events name a call when not as a tool (an app member an adviser consults). */
+  shownAs?: { kind: "member"; name: string };
 }
 
 /** A provider-safe tool name: letters, digits, `_` and `-`, at most 64, unique in the set. */
@@ -69,13 +71,14 @@ export function boundedTool(ctx: ToolRunContext, tool: AgentTool, countStep: (wh
     async run(args, signal) {
       countStep(`tool "${tool.name}"`);
       const started = performance.now();
-      ctx.onStep?.({ kind: "tool", name: tool.name, status: "started" });
+      const shown = tool.shownAs ?? { kind: "tool" as const, name: tool.name };
+      ctx.onStep?.({ ...shown, status: "started" });
       const { text, failed } = await callBounded(tool, args, signal).catch((error: unknown) => {
-        ctx.onStep?.({ kind: "tool", name: tool.name, status: "failed" });
+        ctx.onStep?.({ ...shown, status: "failed" });
         throw error;
       });
       const result = cutForModel(text);
-      ctx.onStep?.({ kind: "tool", name: tool.name, status: failed ? "failed" : "finished", output: forStep(result) });
+      ctx.onStep?.({ ...shown, status: failed ? "failed" : "finished", output: forStep(result) });
       ctx.trace.push({
         id: tool.name,
         kind: "tool",
@@ -90,12 +93,12 @@ export function boundedTool(ctx: ToolRunContext, tool: AgentTool, countStep: (wh
   };
 }
 
-export function flowTool(flow: { document: FlowDocument }, taken: Set<string>, runFlow: (inputs: Record<string, unknown>) => Promise<string>): AgentTool {
+export function flowTool(flow: { document: FlowDocument }, taken: Set<string>, runFlow: (inputs: Record<string, unknown>, signal: AbortSignal) => Promise<string>): AgentTool {
   return {
     name: toolName(`flow_${flow.document.name}`, taken),
     description: flow.document.description || `Runs the flow "${flow.document.name}".`,
     parameters: inputSchemaOf(flow.document.inputs as FlowInput[]) as Record<string, unknown>,
-    run: (args) => runFlow(args),
+    run: (args, signal) => runFlow(args, signal),
   };
 }
 

@@ -27,6 +27,12 @@ export function builtInAvailability(): Record<BuiltIn, string | null> {
   };
 }
 
+/** Each built-in and whether this deployment provides it, as GET /models lists them. */
+export function builtInStatus(): { name: BuiltIn; available: boolean; reason: string | null }[] {
+  const availability = builtInAvailability();
+  return BUILT_INS.map((name) => ({ name, available: availability[name] === null, reason: availability[name] }));
+}
+
 /** Refuses a draft that enables a built-in this deployment cannot provide. */
 export function checkBuiltIns(builtIns: Partial<Record<BuiltIn, boolean>> | undefined): void {
   const availability = builtInAvailability();

@@ -8,7 +8,7 @@ import { AppError, invalidRequest, isAppError } from "@/server/errors";
 import { schemaProblems } from "./json-schema";
 import { appendBounded, forStep, forTrace, RUN_LIMITS, runLimitExceeded, type RunBound } from "./limits";
 import { BUILTIN_MODEL_ID, modelFor, type AnswerInput, type ChatModel, type Passage, type Turn } from "./models";
-import { boundedTool, flowTool, knowledgeTools, type AgentTool } from "./agent-tools";
+import { boundedTool, flowTool, knowledgeTools, toolName, type AgentTool } from "./agent-tools";
 import { builtInTools } from "./built-ins";
 import { missingNote, retrievePassages } from "./retrieval";
 import { render, type TemplateScope } from "./templates";
@@ -170,7 +170,7 @@ export async function runAgent(
   const tools: AgentTool[] = [];
   if (model.callsTools) {
     // A provider model decides which tools to call, and with which arguments.
-    const taken = new Set<string>();
+    const taken = new Set((options.tools ?? []).map((tool) => tool.name));
     for (const flow of options.flows ?? []) tools.push(flowTool(flow, taken, (inputs) => runFlow(ctx, flow, inputs)));
     tools.push(...knowledgeTools(ctx, knowledgebaseIds, taken), ...builtInTools(doc.builtIns, taken), ...(options.tools ?? []));
   } else {
@@ -332,10 +332,45 @@ async function runMemberOnce(ctx: RunContext, member: Member, message: string, h
   return { title: name, text };
 }
 
+/** What an adviser asks an agent member. */
+const MEMBER_MESSAGE = {
+  type: "object",
+  properties: { message: { type: "string", description: "What to ask this team member, with the context it needs" } },
+  required: ["message"],
+  additionalProperties: false,
+};
+
 /**
- * One reply from an app: `supervisor` consults the members the adviser picks, `sequential`
- * runs every member in order (each seeing the replies before it), `broadcast` runs all at once;
- * then the adviser synthesizes (the built-in supervisor when the app has none), streaming.
+ * An app's members as a provider adviser's tools, at their pinned versions: an agent takes
+ * `{ message }`, a flow its inputs. A call is bounded like any agent tool (agent-tools.ts) and
+ * shown in the stream as the member it runs.
+ */
+function memberTools(ctx: RunContext, members: Member[], history: Turn[]): AgentTool[] {
+  const taken = new Set<string>();
+  return members.map((member): AgentTool => {
+    const doc = member.runnable.document;
+    const shownAs = { kind: "member" as const, name: doc.name };
+    // The member's model calls end with the call's own time bound, not only the run's.
+    const within = (signal: AbortSignal): RunContext => ({ ...ctx, signal });
+    if (member.kind === "flow") {
+      const run = async (inputs: Record<string, unknown>, signal: AbortSignal) => (await runMemberOnce(within(signal), member, "", history, [], { flowInputs: inputs })).text;
+      return { ...flowTool(member.runnable, taken, run), shownAs };
+    }
+    return {
+      name: toolName(`ask_${doc.name}`, taken),
+      description: doc.description || `Asks the agent "${doc.name}".`,
+      parameters: MEMBER_MESSAGE,
+      shownAs,
+      run: async (args, signal) => (await runMemberOnce(within(signal), member, String(args.message ?? ""), history, [])).text,
+    };
+  });
+}
+
+/**
+ * One reply from an app: `supervisor` consults the members the adviser picks (a provider adviser
+ * calls them as tools and answers itself), `sequential` runs every member in order (each seeing
+ * the replies before it), `broadcast` runs all at once; then the adviser synthesizes (the
+ * built-in supervisor when the app has none), streaming.
  */
 export async function runApp(
   ctx: RunContext,
@@ -347,6 +382,14 @@ export async function runApp(
   const { onDelta, flowInputs } = options;
   const doc = run.app.document;
   const adviserModel = await modelFor(ctx.db, ctx.organizationId, run.adviser?.runnable.document.model ?? BUILTIN_MODEL_ID);
+  const goals = doc.goals && `The app's goals: ${doc.goals}`;
+  if (doc.orchestrationMode === "supervisor" && run.adviser && adviserModel.callsTools) {
+    // A provider adviser routes by tool call: it consults the members it chooses, then answers.
+    const lead =
+      "Your team members are your tools: consult those suited to the message (an agent with a message, a flow with its inputs), then answer the user from what they said.";
+    const extraSystem = [goals, doc.adviserInstructions, lead].filter(Boolean).join("\n\n");
+    return runAgent(ctx, run.adviser.runnable, message, history, { tools: memberTools(ctx, run.members, history), extraSystem, onDelta, traceKind: "adviser" });
+  }
   let replies: Passage[] = [];
   // With no adviser, a lone member's reply is the answer: it streams straight to the client.
   const direct = (count: number) => ({ flowInputs, onDelta: !run.adviser && count === 1 ? onDelta : undefined });
@@ -373,7 +416,7 @@ export async function runApp(
     }
   }
   checkpoint(ctx);
-  const guidance = [doc.goals && `The app's goals: ${doc.goals}`, doc.adviserInstructions, "Combine the team's replies into one answer for the user."].filter(Boolean).join("\n\n");
+  const guidance = [goals, doc.adviserInstructions, "Combine the team's replies into one answer for the user."].filter(Boolean).join("\n\n");
   if (run.adviser) {
     return runAgent(ctx, run.adviser.runnable, message, history, { extraKnowledge: replies, extraSystem: guidance, onDelta, traceKind: "adviser" });
   }

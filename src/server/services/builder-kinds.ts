@@ -111,6 +111,8 @@ const agentSpec: KindSpec = {
   },
   async validatePublish(db, organizationId, doc) {
     await checkModel(db, organizationId, doc.model);
+    // A draft written while the deployment provided a built-in may outlive it.
+    checkBuiltIns(doc.builtIns as Record<string, boolean>);
     await checkAgentReferences(db, organizationId, doc, new Set(["knowledge", "flows"]));
     return null;
   },

@@ -1,9 +1,13 @@
 // The models an organization's agents can use: the built-in offline model, always, the
-// operator's default provider's, and the organization's own providers' chat models.
+// operator's default provider's, and the organization's own providers' chat models; and which
+// built-in tools this deployment provides.
+import type { z } from "zod";
+import type { ListModelsOutput } from "@/schemas/model";
 import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
+import { builtInStatus } from "@/server/runtime/built-ins";
 import { availableModels } from "@/server/runtime/models";
 
-export async function listModels(db: Db, actor: Actor): Promise<{ models: { id: string; name: string; provider: string }[] }> {
-  return { models: await availableModels(db, actor.organizationId) };
+export async function listModels(db: Db, actor: Actor): Promise<z.infer<typeof ListModelsOutput>> {
+  return { models: await availableModels(db, actor.organizationId), builtIns: builtInStatus() };
 }

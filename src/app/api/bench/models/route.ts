@@ -4,11 +4,12 @@
 import { env } from "@/env";
 import { errorResponse, requestIdFor } from "@/server/adapters/envelope";
 import { AppError } from "@/server/errors";
+import { builtInStatus } from "@/server/runtime/built-ins";
 import { defaultModels } from "@/server/runtime/models";
 
 export const dynamic = "force-dynamic";
 
 export function GET(request: Request): Response {
   if (!env().BENCH_BASELINE_ROUTE) return errorResponse(new AppError("not_found", "Not found."), requestIdFor(request));
-  return Response.json({ models: defaultModels() });
+  return Response.json({ models: defaultModels(), builtIns: builtInStatus() });
 }
