@@ -28,6 +28,7 @@ const logged: string[] = [];
   }),
 );
 
+import { COMMANDS, parseFlags } from "@/cli/commands";
 import { getDb } from "@/server/db";
 import { RUN_LIMITS } from "@/server/runtime/limits";
 import { createMcpConnection, getMcpConnection, listMcpConnectionTools } from "@/server/services/mcp-connections";
@@ -242,6 +243,23 @@ it("runs without the tools of a connection that is gone, and says so in the trac
   expect(response.body.reply).toBe("No tools needed.");
   expect(fake.requests.slice(before)[0]!.tools).toEqual([]);
   expect(await lastTrace(tenant)).toContainEqual(expect.objectContaining({ name: "warehouse", note: expect.stringContaining("not found in this organization") }));
+});
+
+it("is managed with the admin CLI: integration add, list, tools and remove, never showing header values", async () => {
+  const tenant = await newOrganization();
+  const run = (command: string, ...args: string[]) => COMMANDS[command]!.run(getDb(), parseFlags(COMMANDS[command]!.flags, args)) as Promise<any>;
+  const headers = JSON.stringify({ Authorization: `Bearer ${SECRET}` });
+  const { connection } = await run("integration add", "--org", tenant.organization.id, "--slug", "warehouse", "--url", mcp.url, "--headers", headers);
+  expect(connection).toMatchObject({ slug: "warehouse", name: "warehouse", headerNames: ["Authorization"] });
+  const listed = await run("integration list", "--org", tenant.organization.id);
+  const tools = await run("integration tools", "--connection", connection.id);
+  expect(tools.tools.map((t: { name: string }) => t.name).sort()).toEqual(["fail", "hang", "lookup_order"]);
+  expect(JSON.stringify([connection, listed, tools])).not.toContain(SECRET);
+  await expect(run("integration add", "--org", tenant.organization.id, "--slug", "bad", "--url", mcp.url, "--headers", "not json")).rejects.toMatchObject({
+    code: "invalid_request",
+  });
+  await run("integration remove", "--connection", connection.id);
+  expect(await getDb().mcpConnection.count({ where: { organizationId: tenant.organization.id } })).toBe(0);
 });
 
 it("never writes the header secret to a log line or the console", () => {

@@ -1,7 +1,7 @@
 // An organization's MCP server connections: admins connect them (console, admin CLI; never API
-// keys), builders read the list and a connection's tools to pick an agent's `integrations[]`
-// (`toolkit` is the connection's slug). Header values are sealed before they are stored and never
-// returned; the URL passes the integration URL guard when written and on every request.
+// keys), every member reads the list and a connection's tools, from which builders pick an agent's
+// `integrations[]` (`toolkit` is the connection's slug). Header values are sealed before they are
+// stored and never returned; the URL passes the integration URL guard when written and on every request.
 import { Prisma } from "@/generated/prisma/client";
 import type { CreateMcpConnectionInput, McpConnection, McpToolList, UpdateMcpConnectionInput } from "@/schemas/integration";
 import type { Actor } from "@/server/auth/actor";
@@ -47,13 +47,13 @@ async function ownConnection(db: Db, actor: Actor, connectionId: string): Promis
 }
 
 export async function listMcpConnections(db: Db, actor: Actor): Promise<McpConnection[]> {
-  authorize(actor, { role: "member" });
+  authorize(actor, { role: "viewer" });
   const rows = await db.mcpConnection.findMany({ where: { organizationId: actor.organizationId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
   return rows.map(toMcpConnection);
 }
 
 export async function getMcpConnection(db: Db, actor: Actor, input: { connectionId: string }): Promise<McpConnection> {
-  authorize(actor, { role: "member" });
+  authorize(actor, { role: "viewer" });
   return toMcpConnection(await ownConnection(db, actor, input.connectionId));
 }
 
@@ -95,7 +95,7 @@ export async function deleteMcpConnection(db: Db, actor: Actor, input: { connect
 
 /** The connection's tools as its server lists them now; a server that fails or times out is 502 provider_error. */
 export async function listMcpConnectionTools(db: Db, actor: Actor, input: { connectionId: string }): Promise<McpToolList> {
-  authorize(actor, { role: "member" });
+  authorize(actor, { role: "viewer" });
   const row = await ownConnection(db, actor, input.connectionId);
   try {
     const { tools, truncated } = await listMcpTools(endpointOf(row));

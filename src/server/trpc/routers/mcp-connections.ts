@@ -1,4 +1,4 @@
-// Console-only: an organization's MCP server connections. Admins manage them; builders list them
+// Console-only: an organization's MCP server connections. Admins manage them; members list them
 // and their tools to pick an agent's integrations (API keys cannot reach either).
 import { z } from "zod";
 import { CreateMcpConnectionInput, McpConnection, McpConnectionIdInput, McpToolList, UpdateMcpConnectionInput } from "@/schemas/integration";
@@ -6,10 +6,10 @@ import { createMcpConnection, deleteMcpConnection, listMcpConnections, listMcpCo
 import { memberProcedure, router } from "../init";
 
 export const mcpConnectionsRouter = router({
-  list: memberProcedure("member")
+  list: memberProcedure("viewer")
     .output(z.array(McpConnection))
     .query(({ ctx }) => listMcpConnections(ctx.db, ctx.actor)),
-  tools: memberProcedure("member")
+  tools: memberProcedure("viewer")
     .input(McpConnectionIdInput)
     .output(McpToolList)
     .query(({ ctx, input }) => listMcpConnectionTools(ctx.db, ctx.actor, input)),
