@@ -39,6 +39,7 @@ test("connect an MCP server, list its tools, pick them in an agent, remove the c
   for (const width of [1440, 390]) {
     await page.setViewportSize({ width, height: width === 1440 ? 900 : 844 });
     await screenshot(page, "integrations");
+    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth)).toBe(0);
   }
   await page.setViewportSize({ width: 1440, height: 900 });
 

@@ -17,6 +17,7 @@ function ToolPicker({ connection, integration, onChange }: { connection: McpConn
   const trpc = useTRPC();
   const tools = useQuery(trpc.mcpConnections.tools.queryOptions({ connectionId: connection.id }, { retry: false }));
   const listed = tools.data?.tools.map((tool) => tool.name) ?? [];
+  const descriptions = new Map(tools.data?.tools.map((tool) => [tool.name, tool.description]));
   // Tools picked earlier that the server no longer lists stay visible, so they can be unticked.
   const names = [...listed, ...integration.selectedTools.filter((name) => !listed.includes(name))];
   return (
@@ -33,6 +34,7 @@ function ToolPicker({ connection, integration, onChange }: { connection: McpConn
           />
           <code>{name}</code>
           {tools.data && !listed.includes(name) && <span className="muted"> (no longer listed)</span>}
+          {descriptions.get(name) && <span className="muted"> {descriptions.get(name)}</span>}
         </label>
       ))}
     </fieldset>

@@ -20,10 +20,8 @@ function ConnectionTools({ connection }: { connection: McpConnection }) {
   const trpc = useTRPC();
   const tools = useQuery(trpc.mcpConnections.tools.queryOptions({ connectionId: connection.id }, { retry: false }));
   return (
-    <section className="panel" aria-labelledby="tools-heading">
-      <h2 id="tools-heading" style={{ marginTop: 0 }}>
-        Tools of {connection.name}
-      </h2>
+    <section className="panel">
+      <h2 style={{ marginTop: 0 }}>Tools of {connection.name}</h2>
       {tools.isLoading && <p className="muted">Asking the server for its tools…</p>}
       <ErrorAlert error={tools.error} title="The server did not list its tools." />
       {tools.data?.truncated && <p className="muted">The server offers more tools than Atrium reads (100), or some it cannot use; those are not shown.</p>}
@@ -166,19 +164,21 @@ function Integrations() {
               key: "name",
               header: "Name",
               sortValue: (connection) => connection.name,
+              nowrap: true,
               cell: (connection) => (
                 <>
                   {connection.name}
                   <div className="muted">
-                    <code>{connection.slug}</code> <CopyButton text={connection.id} label="Copy id" />
+                    <code>{connection.slug}</code>
                   </div>
                 </>
               ),
             },
-            { key: "url", header: "URL", cell: (connection) => <code>{connection.url}</code> },
+            { key: "url", header: "URL", nowrap: true, cell: (connection) => <code>{connection.url}</code> },
             {
               key: "headers",
               header: "Headers",
+              nowrap: true,
               cell: (connection) => (connection.headerNames.length ? connection.headerNames.join(", ") : <span className="muted">none</span>),
             },
             {
@@ -187,6 +187,7 @@ function Integrations() {
               nowrap: true,
               cell: (connection) => (
                 <span className="row">
+                  <CopyButton text={connection.id} label="Copy id" />
                   <button
                     type="button"
                     onClick={() => router.replace(`/settings/integrations?tools=${encodeURIComponent(connection.slug)}`)}
