@@ -20,7 +20,14 @@ export default defineConfig({
   },
   webServer: {
     command: `rm -rf ${E2E_DATA_DIR} && npm start`,
-    env: { DATA_DIR: E2E_DATA_DIR, PORT: String(E2E_PORT), NEXT_TELEMETRY_DISABLED: "1" },
+    // The integrations spec's MCP server listens on 127.0.0.1, and its header values are sealed.
+    env: {
+      DATA_DIR: E2E_DATA_DIR,
+      PORT: String(E2E_PORT),
+      NEXT_TELEMETRY_DISABLED: "1",
+      ALLOW_PRIVATE_INTEGRATION_URLS: "true",
+      ATRIUM_SECRET_KEY: "e2e-secret-key-0123456789-abcdefghijklmnop",
+    },
     url: `http://127.0.0.1:${E2E_PORT}/api/health`,
     timeout: 300_000,
     reuseExistingServer: false,

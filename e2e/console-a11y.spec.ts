@@ -86,6 +86,7 @@ for (const viewport of VIEWPORTS) {
       ["/members", "members"],
       ["/settings", "settings"],
       ["/settings/providers", "providers"],
+      ["/settings/integrations", "integrations"],
       ["/account", "account"],
     ];
     const problems = [...signInProblems];

@@ -19,7 +19,8 @@ import { approveReview, listReviews, rejectReview } from "@/server/services/revi
 import { seedDemo } from "@/server/services/setup";
 import { createModelProvider, deleteModelProvider, listModelProviders } from "@/server/services/model-providers";
 import { rotateSecrets } from "@/server/services/secrets";
-import { CreateModelProviderInput, ProviderKind, Slug } from "@/schemas/integration";
+import { CreateMcpConnectionInput, CreateModelProviderInput, ProviderKind, Slug } from "@/schemas/integration";
+import { createMcpConnection, deleteMcpConnection, listMcpConnections, listMcpConnectionTools } from "@/server/services/mcp-connections";
 import { archiveTierPlan, createTierPlan } from "@/server/services/tier-plans";
 
 type FlagSpec = Record<string, z.ZodType>;
@@ -300,6 +301,45 @@ export const COMMANDS: Record<string, Command> = {
     run: async (db, f) => {
       const actor = await operatorOf(await db.modelProvider.findUnique({ where: { id: f.provider as string } }), "model provider", f.provider);
       return { provider: await deleteModelProvider(db, actor, { providerId: f.provider as string }) };
+    },
+  },
+  "integration add": {
+    flags: { org: id, slug: Slug, url: z.string(), name: nameText.optional(), headers: z.string().optional() },
+    run: async (db, f) => {
+      let headers: unknown = {};
+      if (f.headers !== undefined) {
+        try {
+          headers = JSON.parse(f.headers as string);
+        } catch {
+          throw invalidRequest([{ path: "--headers", message: 'A JSON object of header names and values, e.g. {"Authorization":"Bearer …"}' }]);
+        }
+      }
+      const input = CreateMcpConnectionInput.safeParse({
+        slug: f.slug,
+        name: f.name ?? f.slug,
+        url: f.url,
+        headers: headers && typeof headers === "object" && !Array.isArray(headers) ? Object.entries(headers).map(([name, value]) => ({ name, value })) : headers,
+      });
+      if (!input.success) throw invalidRequest(problemsFromIssues(input.error.issues));
+      return { connection: await createMcpConnection(db, await organizationExists(db, f.org as string), input.data) };
+    },
+  },
+  "integration list": {
+    flags: { org: id },
+    run: async (db, f) => ({ connections: await listMcpConnections(db, await organizationExists(db, f.org as string)) }),
+  },
+  "integration tools": {
+    flags: { connection: id },
+    run: async (db, f) => {
+      const actor = await operatorOf(await db.mcpConnection.findUnique({ where: { id: f.connection as string } }), "MCP connection", f.connection);
+      return listMcpConnectionTools(db, actor, { connectionId: f.connection as string });
+    },
+  },
+  "integration remove": {
+    flags: { connection: id },
+    run: async (db, f) => {
+      const actor = await operatorOf(await db.mcpConnection.findUnique({ where: { id: f.connection as string } }), "MCP connection", f.connection);
+      return { connection: await deleteMcpConnection(db, actor, { connectionId: f.connection as string }) };
     },
   },
   "secrets rotate": {

@@ -1,5 +1,6 @@
-// An organization's model providers, as the console and the admin CLI write them and read them
-// back. Credentials are write-only: inputs take them, outputs only say whether one is stored.
+// An organization's model providers and MCP server connections, as the console and the admin CLI
+// write them and read them back. Credentials are write-only: inputs take them, outputs only say
+// whether one is stored (providers) or which header names are (MCP connections).
 import { z } from "zod";
 import { nameText, plainText, Timestamp, Uuid } from "./common";
 import { MAX_LABEL_CHARS } from "./limits";
@@ -60,3 +61,62 @@ export const UpdateModelProviderInput = z.strictObject({
 export type UpdateModelProviderInput = z.infer<typeof UpdateModelProviderInput>;
 
 export const ModelProviderIdInput = z.strictObject({ providerId: Uuid });
+
+// ---------------------------------------------------------------------------------------------
+// MCP server connections: an agent's `integrations[].toolkit` names one by its slug.
+
+/** Headers the MCP transport sets itself; a connection may not override them. */
+export const RESERVED_HEADER_NAMES = ["accept", "connection", "content-length", "content-type", "host", "mcp-protocol-version", "mcp-session-id", "transfer-encoding"];
+
+const HeaderName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "An HTTP header name: letters, digits and !#$%&'*+.^_`|~-")
+  .refine((name) => !RESERVED_HEADER_NAMES.includes(name.toLowerCase()), "Set by the MCP transport itself");
+/** A header value: one line (no CR, LF or other control characters). */
+const HeaderValue = Credential.refine((value) => ![...value].some((c) => (c < " " && c !== "\t") || c === "\u007f"), "One line, without control characters");
+
+export const McpHeader = z.strictObject({ name: HeaderName, value: HeaderValue });
+
+const McpHeaders = z
+  .array(McpHeader)
+  .max(20)
+  .refine((headers) => new Set(headers.map((h) => h.name.toLowerCase())).size === headers.length, "Each header name once");
+
+export const McpConnection = z.object({
+  id: Uuid,
+  slug: z.string(),
+  name: z.string(),
+  url: z.string(),
+  /** The names of the stored headers; their values are never returned. */
+  headerNames: z.array(z.string()),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type McpConnection = z.infer<typeof McpConnection>;
+
+export const CreateMcpConnectionInput = z.strictObject({ slug: Slug, name: nameText, url: ServiceUrl, headers: McpHeaders.default([]) });
+export type CreateMcpConnectionInput = z.infer<typeof CreateMcpConnectionInput>;
+
+export const UpdateMcpConnectionInput = z.strictObject({
+  connectionId: Uuid,
+  name: nameText.optional(),
+  url: ServiceUrl.optional(),
+  /** Replaces every stored header ([] removes them); absent keeps them. */
+  headers: McpHeaders.optional(),
+});
+export type UpdateMcpConnectionInput = z.infer<typeof UpdateMcpConnectionInput>;
+
+export const McpConnectionIdInput = z.strictObject({ connectionId: Uuid });
+
+export const McpTool = z.object({ name: z.string(), description: z.string() });
+export type McpTool = z.infer<typeof McpTool>;
+
+export const McpToolList = z.object({
+  tools: z.array(McpTool),
+  /** The server offered more tools than Atrium reads, or some it could not use (see the README). */
+  truncated: z.boolean(),
+});
+export type McpToolList = z.infer<typeof McpToolList>;

@@ -1,9 +1,11 @@
 "use client";
 // The agent editor: identity, instructions, model (from GET /models), built-ins, knowledge and
-// flow attachments, conversation starters and questions. Autosaves through EditorShell.
+// flow attachments, integrations (MCP connections and their tools), conversation starters and
+// questions. Autosaves through EditorShell.
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/lib/trpc";
 import { EditorShell, type EditorBodyProps } from "./editor-shell";
+import { IntegrationsField } from "./integrations-field";
 import { KnowledgebaseName, KnowledgebasePicker } from "./knowledgebase-picker";
 import { LinesField, QuestionsField, TextArea, TextField } from "./fields";
 import type { Doc } from "./use-draft-editor";
@@ -159,6 +161,7 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
           ))}
         </fieldset>
       </div>
+      <IntegrationsField value={doc.integrations} onChange={(integrations) => update({ integrations })} />
       <div className="panel form" aria-label="Conversation">
         <h2 style={{ marginTop: 0 }}>Conversation</h2>
         <LinesField label="Conversation starters" value={doc.conversationStarters} onChange={(conversationStarters) => update({ conversationStarters })} />

@@ -10,6 +10,7 @@ import { appendBounded, forStep, forTrace, RUN_LIMITS, runLimitExceeded, type Ru
 import { BUILTIN_MODEL_ID, modelFor, type AnswerInput, type ChatModel, type Passage, type Turn } from "./models";
 import { boundedTool, flowTool, knowledgeTools, toolName, type AgentTool } from "./agent-tools";
 import { builtInTools } from "./built-ins";
+import { integrationTools } from "./mcp-tools";
 import { missingNote, retrievePassages } from "./retrieval";
 import { render, type TemplateScope } from "./templates";
 import { overlap } from "./text";
@@ -172,7 +173,8 @@ export async function runAgent(
     // A provider model decides which tools to call, and with which arguments.
     const taken = new Set((options.tools ?? []).map((tool) => tool.name));
     for (const flow of options.flows ?? []) tools.push(flowTool(flow, taken, (inputs) => runFlow(ctx, flow, inputs)));
-    tools.push(...knowledgeTools(ctx, knowledgebaseIds, taken), ...builtInTools(doc.builtIns, taken), ...(options.tools ?? []));
+    tools.push(...knowledgeTools(ctx, knowledgebaseIds, taken), ...builtInTools(doc.builtIns, taken));
+    tools.push(...(await integrationTools(ctx, ctx.signal, doc.integrations, taken)), ...(options.tools ?? []));
   } else {
     // The offline model calls a flow whose description matches the message's words.
     for (const flow of options.flows ?? []) {

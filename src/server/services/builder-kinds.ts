@@ -13,7 +13,7 @@ import { availableModels, isAvailableModel } from "@/server/runtime/models";
 export type Doc = Record<string, unknown>;
 
 /** What the kind rules read: the client, or the publish transaction holding the item's lock. */
-export type Reader = Pick<Db, "builderItem" | "knowledgebase" | "modelProvider">;
+export type Reader = Pick<Db, "builderItem" | "knowledgebase" | "modelProvider" | "mcpConnection">;
 
 /** Pins an app version holds: the production version of its adviser and each member when published. */
 export interface AppPins {
@@ -73,7 +73,7 @@ function nameOf(doc: Doc | undefined): string {
 // ---------------------------------------------------------------------------------------------
 // Agents
 
-/** The agent's knowledgebases and flows (those among `fields`) must be the organization's. */
+/** The agent's knowledgebases, flows and integrations' MCP connections (those among `fields`) must be the organization's. */
 async function checkAgentReferences(db: Reader, organizationId: string, doc: Doc, fields: Set<string>): Promise<void> {
   const problems: Problem[] = [];
   if (fields.has("knowledge")) {
@@ -92,6 +92,15 @@ async function checkAgentReferences(db: Reader, organizationId: string, doc: Doc
     const items = await itemsById(db, organizationId, flows);
     flows.forEach((id, index) => {
       if (items.get(id)?.kind !== "flow") problems.push({ path: `flows.${index}`, message: "No flow with this id in the organization" });
+    });
+  }
+  if (fields.has("integrations")) {
+    const toolkits = (doc.integrations as { toolkit: string }[]).map((integration) => integration.toolkit);
+    const rows = toolkits.length ? await db.mcpConnection.findMany({ where: { organizationId, slug: { in: [...new Set(toolkits)] } }, select: { slug: true } }) : [];
+    const found = new Set(rows.map((row) => row.slug));
+    toolkits.forEach((toolkit, index) => {
+      if (!found.has(toolkit)) problems.push({ path: `integrations.${index}.toolkit`, message: `No MCP connection "${toolkit}" in the organization` });
+      else if (toolkits.indexOf(toolkit) !== index) problems.push({ path: `integrations.${index}.toolkit`, message: "Listed twice" });
     });
   }
   if (problems.length > 0) throw invalidRequest(problems);
@@ -113,7 +122,7 @@ const agentSpec: KindSpec = {
     await checkModel(db, organizationId, doc.model);
     // A draft written while the deployment provided a built-in may outlive it.
     checkBuiltIns(doc.builtIns as Record<string, boolean>);
-    await checkAgentReferences(db, organizationId, doc, new Set(["knowledge", "flows"]));
+    await checkAgentReferences(db, organizationId, doc, new Set(["knowledge", "flows", "integrations"]));
     return null;
   },
   async render(db, organizationId, docs) {

@@ -10,6 +10,7 @@ import { membersRouter } from "./routers/members";
 import { endUsersRouter } from "./routers/end-users";
 import { modelsRouter } from "./routers/models";
 import { modelProvidersRouter } from "./routers/model-providers";
+import { mcpConnectionsRouter } from "./routers/mcp-connections";
 import { organizationRouter } from "./routers/organization";
 import { mailRouter } from "./routers/mail";
 import { portalsRouter } from "./routers/portals";
@@ -26,6 +27,7 @@ export const appRouter = router({
   apiKeys: apiKeysRouter,
   models: modelsRouter,
   modelProviders: modelProvidersRouter,
+  mcpConnections: mcpConnectionsRouter,
   endUsers: endUsersRouter,
   tierPlans: tierPlansRouter,
   userGroups: userGroupsRouter,

@@ -1,0 +1,99 @@
+"use client";
+// An agent's integrations: pick an MCP connection of the organization, then the tools of it the
+// agent may call, from the tools its server lists now (a provider model is offered them).
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { ErrorAlert } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import type { McpConnection } from "@/schemas/integration";
+
+interface Integration {
+  toolkit: string;
+  name: string;
+  selectedTools: string[];
+}
+
+function ToolPicker({ connection, integration, onChange }: { connection: McpConnection; integration: Integration; onChange: (selectedTools: string[]) => void }) {
+  const trpc = useTRPC();
+  const tools = useQuery(trpc.mcpConnections.tools.queryOptions({ connectionId: connection.id }, { retry: false }));
+  const listed = tools.data?.tools.map((tool) => tool.name) ?? [];
+  const descriptions = new Map(tools.data?.tools.map((tool) => [tool.name, tool.description]));
+  // Tools picked earlier that the server no longer lists stay visible, so they can be unticked.
+  const names = [...listed, ...integration.selectedTools.filter((name) => !listed.includes(name))];
+  return (
+    <fieldset style={{ border: 0, padding: 0 }}>
+      <legend className="muted">Tools of {connection.name} this agent may call</legend>
+      {tools.isLoading && <p className="muted">Asking the server for its tools…</p>}
+      <ErrorAlert error={tools.error} title="The server did not list its tools." />
+      {names.map((name) => (
+        <label key={name} className="inline">
+          <input
+            type="checkbox"
+            checked={integration.selectedTools.includes(name)}
+            onChange={(e) => onChange(e.target.checked ? [...integration.selectedTools, name] : integration.selectedTools.filter((t) => t !== name))}
+          />
+          <code>{name}</code>
+          {tools.data && !listed.includes(name) && <span className="muted"> (no longer listed)</span>}
+          {descriptions.get(name) && <span className="muted"> {descriptions.get(name)}</span>}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+export function IntegrationsField({ value, onChange }: { value: Integration[]; onChange: (integrations: Integration[]) => void }) {
+  const trpc = useTRPC();
+  const connections = useQuery(trpc.mcpConnections.list.queryOptions());
+  const available = connections.data?.filter((connection) => !value.some((integration) => integration.toolkit === connection.slug)) ?? [];
+  const replace = (toolkit: string, change: Partial<Integration>) => onChange(value.map((i) => (i.toolkit === toolkit ? { ...i, ...change } : i)));
+
+  return (
+    <div className="panel form" aria-label="Integrations">
+      <h2 style={{ marginTop: 0 }}>Integrations</h2>
+      <ErrorAlert error={connections.error} />
+      {connections.data?.length === 0 && (
+        <p className="muted">
+          No MCP servers are connected yet; admins add them under <Link href="/settings/integrations">Integrations</Link>.
+        </p>
+      )}
+      {value.map((integration) => {
+        const connection = connections.data?.find((c) => c.slug === integration.toolkit);
+        return (
+          <div key={integration.toolkit} className="list-editor" data-testid="attached-integration">
+            <div className="row">
+              <strong>{connection?.name ?? integration.name}</strong>
+              <code className="muted">{integration.toolkit}</code>
+              <button type="button" onClick={() => onChange(value.filter((i) => i.toolkit !== integration.toolkit))}>
+                Detach
+              </button>
+            </div>
+            {connection ? (
+              <ToolPicker connection={connection} integration={integration} onChange={(selectedTools) => replace(integration.toolkit, { selectedTools })} />
+            ) : (
+              connections.data && <p className="muted">This connection was removed; detach it before publishing.</p>
+            )}
+          </div>
+        );
+      })}
+      {available.length > 0 && (
+        <label>
+          Add an integration
+          <select
+            value=""
+            onChange={(e) => {
+              const connection = available.find((c) => c.slug === e.target.value);
+              if (connection) onChange([...value, { toolkit: connection.slug, name: connection.name, selectedTools: [] }]);
+            }}
+          >
+            <option value="">Choose an MCP connection…</option>
+            {available.map((connection) => (
+              <option key={connection.id} value={connection.slug}>
+                {connection.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+    </div>
+  );
+}

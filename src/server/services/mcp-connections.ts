@@ -1,0 +1,108 @@
+// An organization's MCP server connections: admins connect them (console, admin CLI; never API
+// keys), every member reads the list and a connection's tools, from which builders pick an agent's
+// `integrations[]` (`toolkit` is the connection's slug). Header values are sealed before they are
+// stored and never returned; the URL passes the integration URL guard when written and on every request.
+import { Prisma } from "@/generated/prisma/client";
+import type { CreateMcpConnectionInput, McpConnection, McpToolList, UpdateMcpConnectionInput } from "@/schemas/integration";
+import type { Actor } from "@/server/auth/actor";
+import { authorize } from "@/server/auth/authorize";
+import type { Db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { requireIntegrationUrl } from "@/server/integration-urls";
+import { endpointOf, listMcpTools } from "@/server/runtime/mcp-client";
+import { sealSecret } from "@/server/secret-box";
+
+const NOT_FOUND = "No MCP connection with that id in this organization.";
+const SLUG_TAKEN = "The organization already has an MCP connection with this slug.";
+
+type ConnectionRow = Prisma.McpConnectionGetPayload<object>;
+
+function toMcpConnection(row: ConnectionRow): McpConnection {
+  return {
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    url: row.url,
+    headerNames: row.headerNames,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** The names to show and the sealed values, or nothing sealed when there are no headers. */
+function sealHeaders(headers: { name: string; value: string }[]): { headerNames: string[]; headersCiphertext: string | null } {
+  if (headers.length === 0) return { headerNames: [], headersCiphertext: null };
+  const values = Object.fromEntries(headers.map((header) => [header.name, header.value]));
+  return { headerNames: headers.map((header) => header.name), headersCiphertext: sealSecret(JSON.stringify(values), "headers") };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "P2002";
+}
+
+async function ownConnection(db: Db, actor: Actor, connectionId: string): Promise<ConnectionRow> {
+  const row = await db.mcpConnection.findFirst({ where: { id: connectionId, organizationId: actor.organizationId } });
+  if (!row) throw new AppError("not_found", NOT_FOUND);
+  return row;
+}
+
+export async function listMcpConnections(db: Db, actor: Actor): Promise<McpConnection[]> {
+  authorize(actor, { role: "viewer" });
+  const rows = await db.mcpConnection.findMany({ where: { organizationId: actor.organizationId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  return rows.map(toMcpConnection);
+}
+
+export async function getMcpConnection(db: Db, actor: Actor, input: { connectionId: string }): Promise<McpConnection> {
+  authorize(actor, { role: "viewer" });
+  return toMcpConnection(await ownConnection(db, actor, input.connectionId));
+}
+
+export async function createMcpConnection(db: Db, actor: Actor, input: CreateMcpConnectionInput): Promise<McpConnection> {
+  authorize(actor, { role: "admin" });
+  const { slug, name, url, headers } = input;
+  await requireIntegrationUrl(url, "url");
+  try {
+    const row = await db.mcpConnection.create({ data: { organizationId: actor.organizationId, slug, name, url, ...sealHeaders(headers) } });
+    return toMcpConnection(row);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError("conflict", SLUG_TAKEN);
+    throw error;
+  }
+}
+
+export async function updateMcpConnection(db: Db, actor: Actor, input: UpdateMcpConnectionInput): Promise<McpConnection> {
+  authorize(actor, { role: "admin" });
+  const row = await ownConnection(db, actor, input.connectionId);
+  if (input.url) await requireIntegrationUrl(input.url, "url");
+  const updated = await db.mcpConnection.update({
+    where: { id: row.id },
+    data: {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.url !== undefined ? { url: input.url } : {}),
+      ...(input.headers !== undefined ? sealHeaders(input.headers) : {}),
+    },
+  });
+  return toMcpConnection(updated);
+}
+
+/** Agents naming it are refused at publish; their published versions run without its tools. */
+export async function deleteMcpConnection(db: Db, actor: Actor, input: { connectionId: string }): Promise<McpConnection> {
+  authorize(actor, { role: "admin" });
+  const row = await ownConnection(db, actor, input.connectionId);
+  await db.mcpConnection.delete({ where: { id: row.id } });
+  return toMcpConnection(row);
+}
+
+/** The connection's tools as its server lists them now; a server that fails or times out is 502 provider_error. */
+export async function listMcpConnectionTools(db: Db, actor: Actor, input: { connectionId: string }): Promise<McpToolList> {
+  authorize(actor, { role: "viewer" });
+  const row = await ownConnection(db, actor, input.connectionId);
+  try {
+    const { tools, truncated } = await listMcpTools(endpointOf(row));
+    return { tools: tools.map(({ name, description }) => ({ name, description })), truncated };
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    const reason = error instanceof Error ? error.message.slice(0, 300) : "unknown failure";
+    throw new AppError("provider_error", `The MCP server of "${row.slug}" failed or timed out: ${reason}`, {}, { cause: error });
+  }
+}

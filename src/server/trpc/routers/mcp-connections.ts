@@ -1,0 +1,28 @@
+// Console-only: an organization's MCP server connections. Admins manage them; members list them
+// and their tools to pick an agent's integrations (API keys cannot reach either).
+import { z } from "zod";
+import { CreateMcpConnectionInput, McpConnection, McpConnectionIdInput, McpToolList, UpdateMcpConnectionInput } from "@/schemas/integration";
+import { createMcpConnection, deleteMcpConnection, listMcpConnections, listMcpConnectionTools, updateMcpConnection } from "@/server/services/mcp-connections";
+import { memberProcedure, router } from "../init";
+
+export const mcpConnectionsRouter = router({
+  list: memberProcedure("viewer")
+    .output(z.array(McpConnection))
+    .query(({ ctx }) => listMcpConnections(ctx.db, ctx.actor)),
+  tools: memberProcedure("viewer")
+    .input(McpConnectionIdInput)
+    .output(McpToolList)
+    .query(({ ctx, input }) => listMcpConnectionTools(ctx.db, ctx.actor, input)),
+  create: memberProcedure("admin")
+    .input(CreateMcpConnectionInput)
+    .output(McpConnection)
+    .mutation(({ ctx, input }) => createMcpConnection(ctx.db, ctx.actor, input)),
+  update: memberProcedure("admin")
+    .input(UpdateMcpConnectionInput)
+    .output(McpConnection)
+    .mutation(({ ctx, input }) => updateMcpConnection(ctx.db, ctx.actor, input)),
+  remove: memberProcedure("admin")
+    .input(McpConnectionIdInput)
+    .output(McpConnection)
+    .mutation(({ ctx, input }) => deleteMcpConnection(ctx.db, ctx.actor, input)),
+});
