@@ -36,7 +36,7 @@ export function EffectiveAccess({ endUserId }: { endUserId: string }) {
   const access = useQuery(trpc.endUsers.access.queryOptions({ endUserId }));
   const data = access.data;
   return (
-    <section className="panel" aria-labelledby="effective-access-title" data-testid="effective-access">
+    <section className="panel access-section" aria-labelledby="effective-access-title" data-testid="effective-access">
       <h2 id="effective-access-title" style={{ marginTop: 0 }}>
         Effective access
       </h2>
@@ -98,7 +98,7 @@ export function EffectiveAccess({ endUserId }: { endUserId: string }) {
             rowTestId="access-row"
             empty="No app: no grant in force opens a published app for them."
             columns={[
-              { key: "app", header: "App", cell: (app) => <Link href={`/apps/${app.appId}`}>{app.appName}</Link>, sortValue: (app) => app.appName },
+              { key: "app", header: "App", nowrap: true, cell: (app) => <Link href={`/apps/${app.appId}`}>{app.appName}</Link>, sortValue: (app) => app.appName },
               { key: "where", header: "Where", cell: (app) => (app.portals === "all" ? "Every portal" : app.portals.map((portal) => portal.name).join(", ")) },
               {
                 key: "why",
@@ -130,12 +130,13 @@ export function EffectiveAccess({ endUserId }: { endUserId: string }) {
                 header: "App",
                 cell: (grant) => (grant.appName ? <Link href={`/apps/${grant.appId}`}>{grant.appName}</Link> : <span className="muted">a deleted app</span>),
               },
-              { key: "from", header: "From", cell: (grant) => <Holder holder={grant.holder} name={grant.holderName} groupId={grant.groupId} /> },
+              { key: "from", header: "From", nowrap: true, cell: (grant) => <Holder holder={grant.holder} name={grant.holderName} groupId={grant.groupId} /> },
               { key: "portal", header: "Portal", cell: (grant) => portalLabel(grant.portal) },
               { key: "expires", header: "Expires", nowrap: true, cell: (grant) => (grant.expiresAt ? new Date(grant.expiresAt).toLocaleString() : "never") },
               {
                 key: "status",
                 header: "Status",
+                nowrap: true,
                 cell: (grant) => <span className={`badge access-${GRANT_STATUS[grant.status].tone}`}>{GRANT_STATUS[grant.status].label}</span>,
               },
             ]}
