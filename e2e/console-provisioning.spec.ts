@@ -1,13 +1,19 @@
 // An admin reasons about provisioning and inspects knowledge, at a desk and on a phone: opens an
 // end user and sees their access and why, edits a plan, searches a knowledgebase and opens a
 // source's detail. Screenshots land in .screens/.
-import { expect, test } from "@playwright/test";
-import { admin, api, screenshot, seedDemo, signIn } from "./fixtures";
+import { expect, test, type Page } from "@playwright/test";
+import { admin, api, screenshot as fullPage, seedDemo, signIn } from "./fixtures";
 
 const VIEWPORTS = [
   { width: 1440, height: 900 },
   { width: 390, height: 844 },
 ];
+
+/** A screenshot, once the page is checked not to scroll sideways. */
+async function screenshot(page: Page, name: string) {
+  expect(await page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth), `${name} scrolls sideways`).toBeLessThanOrEqual(0);
+  await fullPage(page, name);
+}
 
 for (const viewport of VIEWPORTS) {
   test(`provisioning and knowledge at ${viewport.width}×${viewport.height}: access and why, a plan edited, search, a source's detail`, async ({ page }) => {

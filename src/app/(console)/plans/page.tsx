@@ -81,7 +81,7 @@ export default function PlansPage() {
             { key: "status", header: "Status", cell: (plan) => (plan.archived ? <span className="badge revoked">Archived</span> : <span className="badge">Live</span>) },
             {
               key: "actions",
-              header: <span className="visually-hidden">Actions</span>,
+              header: "Actions",
               nowrap: true,
               cell: (plan) => (
                 <div className="row">
@@ -142,7 +142,7 @@ function EditPlan({ plan, subscribers, onDone }: { plan: TierPlan; subscribers: 
         <FormField label="Name">
           <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
         </FormField>
-        <FormField label="Monthly credits" hint={`${subscribers} active subscriber${subscribers === 1 ? "" : "s"} get the new amount at once`}>
+        <FormField label="Monthly credits" hint={`${subscribers} active subscriber${subscribers === 1 ? " gets" : "s get"} new credits at once`}>
           <input type="number" min={0} max={1_000_000_000} step={1} required value={credits} onChange={(e) => setCredits(e.target.value)} />
         </FormField>
       </div>
