@@ -128,6 +128,7 @@ export function EffectiveAccess({ endUserId }: { endUserId: string }) {
               {
                 key: "app",
                 header: "App",
+                nowrap: true,
                 cell: (grant) => (grant.appName ? <Link href={`/apps/${grant.appId}`}>{grant.appName}</Link> : <span className="muted">a deleted app</span>),
               },
               { key: "from", header: "From", nowrap: true, cell: (grant) => <Holder holder={grant.holder} name={grant.holderName} groupId={grant.groupId} /> },
