@@ -19,6 +19,10 @@ async function seedEverything(request: APIRequestContext, organizationId: string
   admin("plan", "create", "--org", organizationId, "--name", "Gold", "--credits", "500");
   const { knowledgebase } = await post(request, key, "/knowledgebases", { name: "Handbook" });
   await post(request, key, `/knowledgebases/${knowledgebase.id}/pages`, { title: "Refund policy", markdown: "Refunds are paid within 14 days." });
+  const { source } = await post(request, key, `/knowledgebases/${knowledgebase.id}/sources`, {
+    name: "Shipping guide",
+    contentMarkdown: "# Shipping\n\nParcels arrive in 3 days.",
+  });
   const { agent } = await post(request, key, "/agents", { name: "Billing agent", knowledge: [{ knowledgebaseId: knowledgebase.id }] });
   await post(request, key, `/agents/${agent.id}/publish`, {});
   const { flow } = await post(request, key, "/flows", { name: "Triage" });
@@ -30,7 +34,7 @@ async function seedEverything(request: APIRequestContext, organizationId: string
   // With agent writes reviewed, a key's page edit waits in the review queue.
   admin("org", "update", "--org", organizationId, "--review-agent-writes", "true");
   const proposed = await post(request, key, `/knowledgebases/${knowledgebase.id}/pages`, { title: "Shipping", markdown: "Shipping takes 3 days." });
-  return { knowledgebase, agent, flow, app, endUser, userGroup, portal, reviewPath: proposed.reviewPath as string };
+  return { knowledgebase, source, agent, flow, app, endUser, userGroup, portal, reviewPath: proposed.reviewPath as string };
 }
 
 async function check(page: Page, path: string, name: string): Promise<string[]> {
@@ -70,6 +74,7 @@ for (const viewport of VIEWPORTS) {
       ["/outbox", "outbox"],
       ["/knowledge", "knowledge"],
       [`/knowledge/${seeded.knowledgebase.id}`, "knowledgebase"],
+      [`/knowledge/${seeded.knowledgebase.id}/sources/${seeded.source.id}`, "source"],
       ["/reviews", "reviews"],
       [seeded.reviewPath, "review"],
       ["/agents", "agents"],

@@ -81,15 +81,57 @@ export const ListMailInput = ListQuery;
 export const ListMailOutput = z.object({ messages: z.array(OutboxMessage), nextCursor: NextCursor });
 
 export const EffectiveAccessInput = z.strictObject({ endUserId: Uuid });
+const NamedRef = z.object({ id: Uuid, name: z.string() });
+/** One reason an end user can use an app: a grant of theirs, of a group they are in, or of their plan's group. */
+export const AccessReason = z.object({
+  grantId: Uuid,
+  holder: z.enum(["user", "group", "plan"]),
+  name: z.string().meta({ description: "The group's or plan's name; empty for the end user's own grant" }),
+  groupId: Uuid.nullable(),
+  portal: NamedRef.nullable().meta({ description: "The portal this reason opens the app in; null for every portal" }),
+});
 export const EffectiveAccessOutput = z.object({
+  accessMode: z.enum(["grants", "groups"]),
+  revoked: z.boolean(),
+  plans: z.array(
+    z.object({
+      subscriptionId: Uuid,
+      tierPlanId: Uuid,
+      name: z.string(),
+      status: z.enum(["active", "canceled"]),
+      creditAllowance: z.number().int(),
+      bonusCredits: z.number().int(),
+      creditsUsed: z.number().int(),
+      creditsLeft: z.number().int(),
+      creditsResetAt: Timestamp,
+      groupId: Uuid.nullable().meta({ description: "The plan's own group, which its active subscribers are in" }),
+    }),
+  ),
+  groups: z.array(NamedRef.extend({ planName: z.string().nullable().meta({ description: "Set when the membership comes from a plan" }) })),
+  grants: z.array(
+    z.object({
+      id: Uuid,
+      appId: Uuid,
+      appName: z.string().meta({ description: "Empty when the app no longer exists" }),
+      holder: z.enum(["user", "group", "plan"]),
+      holderName: z.string(),
+      groupId: Uuid.nullable(),
+      portal: NamedRef.nullable(),
+      expiresAt: Timestamp.nullable(),
+      status: z.enum(["active", "expired", "unpublished", "unused"]).meta({
+        description: "`unused`: in force but opening nothing (a personal grant, or a group not admitted to a portal, where access is managed with groups)",
+      }),
+    }),
+  ),
+  portals: z.array(NamedRef.extend({ apps: z.array(z.string()) })).meta({ description: "The portals where the end user can use at least one app, with those apps' names" }),
   apps: z.array(
     z.object({
       appId: Uuid,
       appName: z.string(),
-      portals: z.union([z.array(z.object({ id: Uuid, name: z.string() })), z.literal("all")]).meta({
+      portals: z.union([z.array(NamedRef), z.literal("all")]).meta({
         description: "The portals where the end user can use the app, or `all` when a grant names no portal (grants mode)",
       }),
-      via: z.array(z.string()).meta({ description: "Why: `grant`, `group:<name>`, `plan:<name>`, with the portal a grant is limited to" }),
+      via: z.array(AccessReason),
     }),
   ),
 });

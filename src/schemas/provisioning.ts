@@ -103,12 +103,19 @@ export const RemoveGrantInput = z.strictObject({ endUserId: Uuid, grantId: Uuid 
 export const TierPlan = z.object({ id: Uuid, name: z.string(), creditAllowance: z.number().int(), archived: z.boolean(), groupId: Uuid.nullable() }).meta({ id: "TierPlan" });
 export type TierPlan = z.infer<typeof TierPlan>;
 export const ListTierPlansOutput = z.object({ tierPlans: z.array(TierPlan), nextCursor: NextCursor });
+/** A plan's monthly credits: within what a subscription's pool (a 32-bit integer) holds. */
+const CreditAllowance = z.number().int().min(0).max(1_000_000_000);
 export const CreateTierPlanInput = z.strictObject({
   name: nameText,
-  creditAllowance: z.number().int().min(0).default(0),
+  creditAllowance: CreditAllowance.default(0),
   withGroup: z.boolean().default(false),
 });
 export const TierPlanIdInput = z.strictObject({ tierPlanId: Uuid });
+export const UpdateTierPlanInput = z.strictObject({ tierPlanId: Uuid, name: nameText.optional(), creditAllowance: CreditAllowance.optional() });
+export type UpdateTierPlanInput = z.infer<typeof UpdateTierPlanInput>;
+export const TierPlanSubscribersOutput = z.object({
+  counts: z.array(z.object({ tierPlanId: Uuid, subscribers: z.number().int() })).meta({ description: "Active subscriptions per plan; plans without any are left out" }),
+});
 
 export const UserGroup = z
   .object({

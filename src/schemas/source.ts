@@ -64,3 +64,20 @@ export type SourceWriteResult = z.infer<typeof SourceWriteResult>;
 
 export const SourceIdInput = z.strictObject({ knowledgebaseId: Uuid, sourceId: Uuid });
 export const SourceOutput = z.object({ source: Source });
+
+/** How much of a source the console's detail view shows: the start of its text and of its chunks. */
+export const SOURCE_PREVIEW = { textChars: 20_000, chunks: 100, chunkChars: 1_000 } as const;
+
+/** The console's view of one source: what was extracted, how it was chunked, and its indexing. */
+export const SourceDetail = z.object({
+  source: Source,
+  text: z.string().meta({ description: "The start of the extracted text" }),
+  textChars: z.number().int(),
+  chunkCount: z.number().int(),
+  chunks: z.array(z.object({ position: z.number().int(), heading: z.string(), text: z.string(), textChars: z.number().int() })),
+  job: z
+    .object({ status: z.string(), attempts: z.number().int(), lastError: z.string().nullable(), queuedAt: Timestamp, startedAt: Timestamp.nullable(), runAfter: Timestamp })
+    .nullable()
+    .meta({ description: "The indexing job while the source is queued or being indexed" }),
+});
+export type SourceDetail = z.infer<typeof SourceDetail>;

@@ -1,11 +1,11 @@
-// THE access rule, branch by branch, through the
-// one service function every door uses, and the console's effective-access view built on it.
+// THE access rule, branch by branch, through the one service function every door uses (the
+// console's effective-access view on it: tests/provisioning/effective-access.test.ts).
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { updateOrganization } from "@/server/services/organizations";
 import { appsUsableBy } from "@/server/services/portal-access";
 import { create, publish } from "../builder-helpers";
-import { api, signInCookie, trpc, uniqueSuffix } from "../helpers";
+import { api, uniqueSuffix } from "../helpers";
 import { newPlan } from "../provisioning-helpers";
 import { publishedApp, type PublishedApp } from "../runtime-helpers";
 
@@ -183,27 +183,5 @@ describe("access in groups mode", () => {
     await api("POST", `/portals/${w.helpCenter}/admissions`, { key: w.key, body: { groupId: g } });
     await api("POST", `/end-users/${id}/revoke`, { key: w.key });
     expect(await where(w, id)).toEqual(NOWHERE);
-  });
-});
-
-describe("effective access in the console", () => {
-  it("lists each usable app with where and why, from the same rule", async () => {
-    const w = await world();
-    const id = await endUser(w, { grants: [{ targetKind: "app", targetId: w.appId, deploymentId: w.helpCenter }] });
-    const cookie = await signInCookie(w.tenant.owner.email, w.tenant.owner.password);
-    const limited = await trpc("query", "endUsers.access", { endUserId: id }, { cookie });
-    expect(limited.status).toBe(200);
-    expect(limited.body.result.data).toEqual({
-      apps: [{ appId: w.appId, appName: "Helpdesk", portals: [{ id: w.helpCenter, name: "Help Center" }], via: ["grant (Help Center)"] }],
-    });
-
-    const { tierPlan: plan } = await newPlan(w.tenant.operator, { withGroup: true, name: "Starter" });
-    await api("POST", `/user-groups/${plan.groupId}/grants`, { key: w.key, body: { targetKind: "app", targetId: w.appId } });
-    await api("POST", "/end-users", { key: w.key, body: { email: (await getDb().endUser.findUniqueOrThrow({ where: { id } })).email, tierPlanIds: [plan.id] } });
-    const everywhere = await trpc("query", "endUsers.access", { endUserId: id }, { cookie });
-    expect(everywhere.body.result.data.apps).toEqual([{ appId: w.appId, appName: "Helpdesk", portals: "all", via: ["grant (Help Center)", "plan:Starter"] }]);
-
-    const unknown = await trpc("query", "endUsers.access", { endUserId: "00000000-0000-4000-8000-000000000000" }, { cookie });
-    expect(unknown.status).toBe(404);
   });
 });

@@ -4,6 +4,7 @@ import { getDb } from "@/server/db";
 import { updateOrganization } from "@/server/services/organizations";
 import { api, expectError, newOrganization } from "../helpers";
 import { create, publish } from "../builder-helpers";
+import { newKnowledgebase, newPage } from "../knowledge-helpers";
 import { credits } from "../runtime-helpers";
 
 const QUOTE_NODES = [
@@ -185,5 +186,32 @@ describe("flows in conversations", () => {
     const response = await api("POST", `/apps/${app.id}/conversation`, { key, body: { message: "Ada" } });
     expect(response.status).toBe(200);
     expect(response.body.reply).toBe("Hello, Ada!");
+  });
+});
+
+describe("a knowledge_search node in the trace", () => {
+  it("names the passages it found, by page or document title, beside its output", async () => {
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    const knowledgebaseId = await newKnowledgebase(tenant);
+    await newPage(key, knowledgebaseId, { title: "Refund policy", markdown: "Refunds are paid within 14 days of the request." });
+    const flow = await create(key, "flows", {
+      name: "Lookup",
+      inputs: [{ key: "q", label: "Question", type: "text", required: true }],
+      nodes: [
+        { id: "start", type: "trigger_start", data: {} },
+        { id: "search", type: "knowledge_search", data: { knowledgebaseId, query: "{{inputs.q}}" } },
+        { id: "out", type: "output", data: { value: "{{nodes.search.output}}" } },
+      ],
+    });
+    await publish(key, "flows", flow.id);
+    const app = await create(key, "apps", { name: "Lookup", members: [{ id: flow.id, kind: "flow" }], orchestrationMode: "sequential", api: { transactionEnabled: true } });
+    await publish(key, "apps", app.id);
+    const response = await api("POST", `/apps/${app.id}/transaction`, { key, body: { input: { q: "refunds" } } });
+    expect(response.status, response.text).toBe(200);
+    const execution = (await api("GET", `/executions/${response.body.executionId}`, { key })).body.execution;
+    const search = execution.trace.find((entry: { id: string }) => entry.id === "search");
+    expect(search.passages).toEqual(["Refund policy"]);
+    expect(search.output).toContain("Refunds are paid within 14 days");
   });
 });

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { Execution } from "@/schemas/runtime";
+import "@/components/knowledge/knowledge.css";
 
 export function formatMs(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
@@ -41,9 +42,16 @@ export function ExecutionTrace({ execution }: { execution: Execution }) {
                 <td>
                   <strong>{entry.name}</strong>
                   {entry.passages && entry.passages.length > 0 ? (
-                    <div className="muted">
-                      {entry.passages.length} passage{entry.passages.length === 1 ? "" : "s"} from knowledge
-                    </div>
+                    <details data-testid="trace-passages">
+                      <summary className="muted">
+                        {entry.passages.length} passage{entry.passages.length === 1 ? "" : "s"} from knowledge
+                      </summary>
+                      <ol className="trace-passages">
+                        {entry.passages.map((title, passage) => (
+                          <li key={passage}>{title}</li>
+                        ))}
+                      </ol>
+                    </details>
                   ) : null}
                 </td>
                 <td>{entry.kind}</td>

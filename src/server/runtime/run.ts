@@ -252,6 +252,7 @@ export async function runFlow(ctx: RunContext, flow: Runnable<FlowDocument>, inp
     const text = (key: string) => render(String(data[key] ?? ""), scope, RUN_LIMITS.nodeOutputChars, tooLong);
     let output = "";
     let note: string | undefined;
+    let passages: string[] | undefined;
     switch (node.type) {
       case "trigger_start":
         output = JSON.stringify(inputs);
@@ -265,6 +266,7 @@ export async function runFlow(ctx: RunContext, flow: Runnable<FlowDocument>, inp
         const retrieved = await retrievePassages(ctx.db, ctx.organizationId, [String(data.knowledgebaseId)], text("query"));
         note = missingNote(retrieved.missing);
         output = retrieved.passages.map((p) => `${p.title}: ${p.text}`).join("\n\n");
+        passages = retrieved.passages.map((p) => p.title);
         break;
       }
       case "template":
@@ -283,6 +285,7 @@ export async function runFlow(ctx: RunContext, flow: Runnable<FlowDocument>, inp
       id: node.id,
       kind: "node",
       name: `${doc.name} › ${node.id} (${node.type})`,
+      ...(passages ? { passages } : {}),
       ...(note ? { note } : {}),
       output: forTrace(output),
       latencyMs: Math.round(performance.now() - nodeStarted),

@@ -11,17 +11,22 @@ import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { getEndUser } from "./end-users";
 
-/** One way an end user reaches an app: in one portal, or in every portal (`portalId` null). */
+/** One way an end user reaches an app: in one portal, or in every portal (`portalId` null), by one grant. */
 interface AccessEntry {
   appId: string;
   portalId: string | null;
-  via: string;
+  grantId: string;
+  /** The group holding the grant; null for the end user's own grant. */
+  groupId: string | null;
 }
 
 interface GroupOfUser {
   id: string;
-  label: string;
+  name: string;
+  /** The plan the membership comes from, for a plan's group. */
+  planName: string | null;
 }
 
 /** The end user's groups: memberships, and the groups of the plans they hold. */
@@ -33,24 +38,23 @@ async function groupsOf(db: Db, organizationId: string, endUserId: string): Prom
     }),
     db.subscription.findMany({
       where: { endUserId, status: "active", tierPlan: { organizationId, groupId: { not: null } } },
-      select: { tierPlan: { select: { name: true, groupId: true } } },
+      select: { tierPlan: { select: { name: true, groupId: true, group: { select: { name: true } } } } },
     }),
   ]);
-  const groups = new Map<string, string>();
-  for (const { group } of memberships) groups.set(group.id, group.plan ? `plan:${group.plan.name}` : `group:${group.name}`);
-  for (const { tierPlan } of subscriptions) groups.set(tierPlan.groupId!, `plan:${tierPlan.name}`);
-  return [...groups].map(([id, label]) => ({ id, label }));
+  const groups = new Map<string, GroupOfUser>();
+  for (const { group } of memberships) groups.set(group.id, { id: group.id, name: group.name, planName: group.plan?.name ?? null });
+  for (const { tierPlan } of subscriptions) groups.set(tierPlan.groupId!, { id: tierPlan.groupId!, name: tierPlan.group?.name ?? tierPlan.name, planName: tierPlan.name });
+  return [...groups.values()];
 }
 
 /** Every way an active end user reaches an app; none for an unknown, revoked or deleted one. */
-async function accessEntries(db: Db, organizationId: string, endUserId: string): Promise<AccessEntry[]> {
+async function accessEntries(db: Db, organizationId: string, endUserId: string, knownGroups?: GroupOfUser[]): Promise<AccessEntry[]> {
   const endUser = await db.endUser.findFirst({
     where: { id: endUserId, organizationId, revokedAt: null, deletedAt: null },
     select: { id: true, organization: { select: { accessMode: true } } },
   });
   if (!endUser) return [];
-  const groups = await groupsOf(db, organizationId, endUserId);
-  const groupLabel = new Map(groups.map((group) => [group.id, group.label]));
+  const groupIds = (knownGroups ?? (await groupsOf(db, organizationId, endUserId))).map((group) => group.id);
   const groupsMode = endUser.organization.accessMode === "groups";
   const grants = await db.grant.findMany({
     where: {
@@ -58,25 +62,21 @@ async function accessEntries(db: Db, organizationId: string, endUserId: string):
       targetKind: "app",
       effect: "allow",
       OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }],
-      AND: [{ OR: [...(groupsMode ? [] : [{ endUserId }]), { groupId: { in: groups.map((group) => group.id) } }] }],
+      AND: [{ OR: [...(groupsMode ? [] : [{ endUserId }]), { groupId: { in: groupIds } }] }],
     },
-    select: { targetId: true, endUserId: true, groupId: true, deploymentId: true },
+    select: { id: true, targetId: true, groupId: true, deploymentId: true },
   });
   if (!groupsMode) {
-    return grants.map((grant) => ({
-      appId: grant.targetId,
-      portalId: grant.deploymentId,
-      via: grant.groupId ? groupLabel.get(grant.groupId)! : "grant",
-    }));
+    return grants.map((grant) => ({ appId: grant.targetId, portalId: grant.deploymentId, grantId: grant.id, groupId: grant.groupId }));
   }
   const admissions = await db.portalAdmission.findMany({
-    where: { groupId: { in: groups.map((group) => group.id) }, portal: { organizationId } },
+    where: { groupId: { in: groupIds }, portal: { organizationId } },
     select: { portalId: true, groupId: true },
   });
   return grants.flatMap((grant) =>
     admissions
       .filter((admission) => admission.groupId === grant.groupId && (grant.deploymentId === null || grant.deploymentId === admission.portalId))
-      .map((admission) => ({ appId: grant.targetId, portalId: admission.portalId, via: groupLabel.get(admission.groupId)! })),
+      .map((admission) => ({ appId: grant.targetId, portalId: admission.portalId, grantId: grant.id, groupId: grant.groupId })),
   );
 }
 
@@ -84,12 +84,12 @@ function reaches(entry: AccessEntry, portalId: string | null): boolean {
   return entry.portalId === null || entry.portalId === portalId;
 }
 
-/** The live apps of the organization among these ids, with their drafts (for their names). */
+/** The live apps of the organization among these ids. */
 async function liveApps(db: Db, organizationId: string, appIds: string[]) {
   if (appIds.length === 0) return [];
   return db.builderItem.findMany({
     where: { organizationId, kind: "app", id: { in: appIds }, productionVersionId: { not: null } },
-    select: { id: true, draft: true },
+    select: { id: true },
   });
 }
 
@@ -153,33 +153,129 @@ export async function runFor(db: Db, actor: Actor | EndUserActor, appId: string,
   return { endUserId: onBehalf.endUserId, portalId: onBehalf.portalId ?? null };
 }
 
-/** The console's view of an end user's access: each usable app, where, and why. */
+/** How many portals the effective-access view lists when an app is open in every portal. */
+const PORTALS_SHOWN = 200;
+
+const nameOf = (draft: unknown) => String((draft as { name?: unknown } | null)?.name ?? "");
+
+/**
+ * The console's view of an end user's access on one page: their plans with credits, their groups,
+ * every grant that could open an app (their own and their groups', each with whether it does),
+ * the portals they can use, and each usable app with every reason, all from the one rule above.
+ */
 export async function effectiveAccess(db: Db, actor: Actor, input: { endUserId: string }): Promise<EffectiveAccessOutput> {
   authorize(actor, { scope: "end_users:read" });
-  const exists = await db.endUser.findFirst({ where: { id: input.endUserId, organizationId: actor.organizationId }, select: { id: true } });
-  if (!exists) throw new AppError("not_found", "No end user with that id.");
-  const entries = await accessEntries(db, actor.organizationId, input.endUserId);
-  const apps = await liveApps(db, actor.organizationId, [...new Set(entries.map((entry) => entry.appId))]);
-  const portalIds = [...new Set(entries.flatMap((entry) => (entry.portalId ? [entry.portalId] : [])))];
-  const portals = new Map(
-    (await db.portal.findMany({ where: { id: { in: portalIds }, organizationId: actor.organizationId }, select: { id: true, name: true } })).map((p) => [p.id, p]),
-  );
-  const nameOf = (draft: unknown) => String((draft as { name?: unknown } | null)?.name ?? "");
-  return {
-    apps: apps
-      .map((app) => {
-        const mine = entries.filter((entry) => entry.appId === app.id);
-        const everywhere = mine.some((entry) => entry.portalId === null);
-        const where = [...new Set(mine.flatMap((entry) => (entry.portalId && portals.has(entry.portalId) ? [entry.portalId] : [])))];
-        return {
-          appId: app.id,
-          appName: nameOf(app.draft),
-          portals: everywhere ? ("all" as const) : where.map((id) => portals.get(id)!),
-          via: [...new Set(mine.map((entry) => (entry.portalId && portals.has(entry.portalId) ? `${entry.via} (${portals.get(entry.portalId)!.name})` : entry.via)))],
-        };
+  const organizationId = actor.organizationId;
+  const user = await getEndUser(db, actor, input);
+  const [organization, groups, planGroups] = await Promise.all([
+    db.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { accessMode: true } }),
+    groupsOf(db, organizationId, input.endUserId),
+    db.tierPlan.findMany({ where: { organizationId, id: { in: user.subscriptions.map((s) => s.tierPlanId) } }, select: { id: true, groupId: true } }),
+  ]);
+  const planGroupId = new Map(planGroups.map((plan) => [plan.id, plan.groupId]));
+  const entries = await accessEntries(db, organizationId, input.endUserId, groups);
+  const groupGrants = groups.length
+    ? await db.grant.findMany({
+        where: { organizationId, targetKind: "app", groupId: { in: groups.map((group) => group.id) } },
+        select: { id: true, targetId: true, groupId: true, deploymentId: true, expiresAt: true },
+        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
       })
-      .filter((app) => app.portals === "all" || app.portals.length > 0)
-      .sort((a, b) => a.appName.localeCompare(b.appName)),
+    : [];
+  const grants = [
+    ...user.grants
+      .filter((grant) => grant.targetKind === "app")
+      .map((grant) => ({ id: grant.id, targetId: grant.targetId, groupId: null, deploymentId: grant.deploymentId, expiresAt: grant.expiresAt ? new Date(grant.expiresAt) : null })),
+    ...groupGrants,
+  ];
+  const apps = grants.length
+    ? await db.builderItem.findMany({
+        where: { organizationId, kind: "app", id: { in: [...new Set(grants.map((grant) => grant.targetId))] } },
+        select: { id: true, draft: true, productionVersionId: true },
+      })
+    : [];
+  const appById = new Map(apps.map((app) => [app.id, app]));
+  const live = (appId: string) => !!appById.get(appId)?.productionVersionId;
+  const everywhere = entries.some((entry) => entry.portalId === null && live(entry.appId));
+  const namedPortalIds = [...new Set([...entries, ...grants].flatMap((row) => ("portalId" in row ? row.portalId : row.deploymentId) ?? []))];
+  const [named, all] = await Promise.all([
+    namedPortalIds.length ? db.portal.findMany({ where: { organizationId, id: { in: namedPortalIds } }, select: { id: true, name: true } }) : [],
+    everywhere ? db.portal.findMany({ where: { organizationId }, select: { id: true, name: true }, orderBy: [{ name: "asc" }, { id: "asc" }], take: PORTALS_SHOWN }) : [],
+  ]);
+  const portals = new Map([...named, ...all].map((portal) => [portal.id, { id: portal.id, name: portal.name }]));
+  const groupById = new Map(groups.map((group) => [group.id, group]));
+  const holderOf = (groupId: string | null) => {
+    const group = groupId ? groupById.get(groupId) : undefined;
+    if (!group) return { holder: "user" as const, name: "" };
+    return group.planName !== null ? { holder: "plan" as const, name: group.planName } : { holder: "group" as const, name: group.name };
+  };
+
+  const usable = [...new Set(entries.map((entry) => entry.appId))].filter(live).flatMap((appId) => {
+    const mine = entries.filter((entry) => entry.appId === appId && (entry.portalId === null || portals.has(entry.portalId)));
+    if (mine.length === 0) return [];
+    const where = [...new Set(mine.flatMap((entry) => entry.portalId ?? []))].map((id) => portals.get(id)!);
+    const reasons = new Map(
+      mine.map((entry) => [
+        `${entry.grantId}:${entry.portalId ?? ""}`,
+        { grantId: entry.grantId, ...holderOf(entry.groupId), groupId: entry.groupId, portal: entry.portalId ? portals.get(entry.portalId)! : null },
+      ]),
+    );
+    return [
+      {
+        appId,
+        appName: nameOf(appById.get(appId)!.draft),
+        portals: mine.some((entry) => entry.portalId === null) ? ("all" as const) : where.sort((a, b) => a.name.localeCompare(b.name)),
+        // The end user's own grants first, then their groups' and plans' by name.
+        via: [...reasons.values()].sort((a, b) => Number(a.holder !== "user") - Number(b.holder !== "user") || a.name.localeCompare(b.name)),
+      },
+    ];
+  });
+  usable.sort((a, b) => a.appName.localeCompare(b.appName));
+
+  const reachable = new Map<string, { id: string; name: string; apps: string[] }>();
+  for (const app of usable) {
+    for (const portal of app.portals === "all" ? all : app.portals) {
+      const entry = reachable.get(portal.id) ?? { id: portal.id, name: portal.name, apps: [] };
+      entry.apps.push(app.appName);
+      reachable.set(portal.id, entry);
+    }
+  }
+  const opening = new Set(entries.map((entry) => entry.grantId));
+  const now = Date.now();
+  return {
+    accessMode: organization.accessMode,
+    revoked: user.revokedAt !== null,
+    plans: user.subscriptions
+      .map((subscription) => ({
+        subscriptionId: subscription.id,
+        tierPlanId: subscription.tierPlanId,
+        name: subscription.tierPlanName,
+        status: subscription.status,
+        creditAllowance: subscription.creditAllowance,
+        bonusCredits: subscription.bonusCredits,
+        creditsUsed: subscription.creditsUsed,
+        creditsLeft: Math.max(0, subscription.creditAllowance + subscription.bonusCredits - subscription.creditsUsed),
+        creditsResetAt: subscription.creditsResetAt,
+        groupId: planGroupId.get(subscription.tierPlanId) ?? null,
+      }))
+      .sort((a, b) => Number(a.status !== "active") - Number(b.status !== "active") || a.name.localeCompare(b.name)),
+    groups: [...groups].sort((a, b) => a.name.localeCompare(b.name)),
+    grants: grants.map((grant) => {
+      const { holder, name } = holderOf(grant.groupId);
+      const expired = grant.expiresAt !== null && grant.expiresAt.getTime() <= now;
+      return {
+        id: grant.id,
+        appId: grant.targetId,
+        appName: appById.has(grant.targetId) ? nameOf(appById.get(grant.targetId)!.draft) : "",
+        holder,
+        holderName: name,
+        groupId: grant.groupId,
+        portal: grant.deploymentId ? (portals.get(grant.deploymentId) ?? { id: grant.deploymentId, name: "" }) : null,
+        expiresAt: grant.expiresAt?.toISOString() ?? null,
+        status: expired ? ("expired" as const) : !live(grant.targetId) ? ("unpublished" as const) : opening.has(grant.id) ? ("active" as const) : ("unused" as const),
+      };
+    }),
+    portals: [...reachable.values()].sort((a, b) => a.name.localeCompare(b.name)),
+    apps: usable,
   };
 }
 

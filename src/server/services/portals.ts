@@ -196,3 +196,16 @@ export async function listAdmissions(db: Db, actor: Actor, input: { portalId: st
   });
   return rows.map((row) => ({ portalId: row.portalId, groupId: row.groupId, groupName: row.group.name, createdAt: row.createdAt.toISOString() }));
 }
+
+/** The portals a group is admitted to, for the group's page in the console. */
+export async function listGroupAdmissions(db: Db, actor: Actor, input: { groupId: string }) {
+  authorize(actor, { scope: "end_users:read" });
+  const group = await db.userGroup.findFirst({ where: { id: input.groupId, organizationId: actor.organizationId }, select: { id: true } });
+  if (!group) throw new AppError("not_found", "No user group with that id.");
+  const rows = await db.portalAdmission.findMany({
+    where: { groupId: group.id, portal: { organizationId: actor.organizationId } },
+    include: { portal: { select: { name: true } } },
+    orderBy: [{ portal: { name: "asc" } }, { portalId: "asc" }],
+  });
+  return rows.map((row) => ({ portalId: row.portalId, groupId: row.groupId, portalName: row.portal.name, createdAt: row.createdAt.toISOString() }));
+}

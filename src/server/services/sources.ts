@@ -2,7 +2,7 @@
 // server-side, or an uploaded file. Adding one answers 202 at once: indexing runs in the
 // background (src/server/jobs/indexing.ts), or the source waits for review when the
 // organization reviews agent writes.
-import type { Source, SourceWriteResult } from "@/schemas/source";
+import { SOURCE_PREVIEW, type Source, type SourceDetail, type SourceWriteResult } from "@/schemas/source";
 import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
@@ -154,6 +154,37 @@ async function findSource(db: Db, actor: Actor, input: { knowledgebaseId: string
 
 export async function getSource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<{ source: Source }> {
   return { source: toSource(await findSource(db, actor, input)) };
+}
+
+/** The console's detail of a source: the start of its extracted text and chunks, and its indexing job. */
+export async function getSourceDetail(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<SourceDetail> {
+  const row = await findSource(db, actor, input);
+  const [[text], chunks, chunkCount, job] = await Promise.all([
+    db.$queryRaw<{ preview: string; chars: number }[]>`
+      select left(coalesce(text, ''), ${SOURCE_PREVIEW.textChars}) as preview, char_length(coalesce(text, ''))::int as chars
+      from sources where id = ${row.id}::uuid and organization_id = ${actor.organizationId}::uuid`,
+    db.$queryRaw<{ position: number; heading: string; text: string; chars: number }[]>`
+      select position, heading, left(text, ${SOURCE_PREVIEW.chunkChars}) as text, char_length(text)::int as chars
+      from source_chunks where source_id = ${row.id}::uuid and knowledgebase_id = ${input.knowledgebaseId}::uuid
+      order by position limit ${SOURCE_PREVIEW.chunks}`,
+    db.sourceChunk.count({ where: { sourceId: row.id, knowledgebaseId: input.knowledgebaseId } }),
+    db.indexJob.findUnique({ where: { sourceId: row.id } }),
+  ]);
+  return {
+    source: toSource(row),
+    text: text?.preview ?? "",
+    textChars: text?.chars ?? 0,
+    chunkCount,
+    chunks: chunks.map((chunk) => ({ position: chunk.position, heading: chunk.heading, text: chunk.text, textChars: chunk.chars })),
+    job: job && {
+      status: job.status,
+      attempts: job.attempts,
+      lastError: job.lastError,
+      queuedAt: job.createdAt.toISOString(),
+      startedAt: job.startedAt?.toISOString() ?? null,
+      runAfter: job.runAfter.toISOString(),
+    },
+  };
 }
 
 export async function deleteSource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<void> {

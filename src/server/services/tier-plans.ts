@@ -1,4 +1,4 @@
-import type { TierPlan } from "@/schemas/provisioning";
+import type { TierPlan, UpdateTierPlanInput } from "@/schemas/provisioning";
 import type { Actor } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
@@ -44,4 +44,35 @@ export async function archiveTierPlan(db: Db, actor: Actor, input: { tierPlanId:
   if (!plan) throw new AppError("not_found", "No tier plan with that id.");
   const row = plan.archivedAt ? plan : await db.tierPlan.update({ where: { id: plan.id }, data: { archivedAt: new Date() } });
   return toTierPlan(row);
+}
+
+/**
+ * Renames a plan (its own group follows, as that group cannot be renamed by itself) or changes
+ * its monthly credits, which apply at once to every active subscription's pool.
+ */
+export async function updateTierPlan(db: Db, actor: Actor, input: UpdateTierPlanInput): Promise<TierPlan> {
+  authorize(actor, { scope: "end_users:write", role: "admin" });
+  const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId } });
+  if (!plan) throw new AppError("not_found", "No tier plan with that id.");
+  return db.$transaction(async (tx) => {
+    const row = await tx.tierPlan.update({ where: { id: plan.id }, data: { name: input.name, creditAllowance: input.creditAllowance } });
+    if (input.name !== undefined && plan.groupId) {
+      await tx.userGroup.update({ where: { id: plan.groupId }, data: { name: input.name, description: `Everyone on the ${input.name} plan` } });
+    }
+    if (input.creditAllowance !== undefined) {
+      await tx.subscription.updateMany({ where: { tierPlanId: plan.id, status: "active" }, data: { creditAllowance: input.creditAllowance } });
+    }
+    return toTierPlan(row);
+  });
+}
+
+/** How many active subscribers each of the organization's plans has. */
+export async function tierPlanSubscribers(db: Db, actor: Actor) {
+  authorize(actor, { scope: "end_users:read" });
+  const rows = await db.subscription.groupBy({
+    by: ["tierPlanId"],
+    where: { status: "active", tierPlan: { organizationId: actor.organizationId }, endUser: { deletedAt: null } },
+    _count: { _all: true },
+  });
+  return { counts: rows.map((row) => ({ tierPlanId: row.tierPlanId, subscribers: row._count._all })) };
 }

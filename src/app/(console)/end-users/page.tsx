@@ -16,17 +16,22 @@ export default function EndUsersPage() {
   const cursor = cursors[cursors.length - 1];
   const list = useQuery(trpc.endUsers.list.queryOptions({ limit: PAGE_SIZE, cursor, query: query || undefined }));
   const plans = useQuery(trpc.tierPlans.list.queryOptions({ limit: 200 }));
+  // Unavailable (and left out of the form) where the organization has groups switched off.
+  const groups = useQuery({ ...trpc.userGroups.list.queryOptions({ limit: 200 }), retry: false });
 
   const [email, setEmail] = useState("");
   const [fullName, setFullName] = useState("");
   const [planIds, setPlanIds] = useState<string[]>([]);
+  const [groupIds, setGroupIds] = useState<string[]>([]);
   const provision = useMutation(
     trpc.endUsers.provision.mutationOptions({
       onSuccess: () => {
         setEmail("");
         setFullName("");
         setPlanIds([]);
+        setGroupIds([]);
         void queryClient.invalidateQueries({ queryKey: trpc.endUsers.list.queryKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.userGroups.list.queryKey() });
       },
     }),
   );
@@ -39,10 +44,12 @@ export default function EndUsersPage() {
 
   function submitProvision(event: FormEvent) {
     event.preventDefault();
-    provision.mutate({ email, fullName: fullName || undefined, tierPlanIds: planIds });
+    provision.mutate({ email, fullName: fullName || undefined, tierPlanIds: planIds, groupIds });
   }
 
   const livePlans = plans.data?.tierPlans.filter((plan) => !plan.archived) ?? [];
+  // A plan's group follows the plan, so it is chosen by choosing the plan.
+  const ownGroups = groups.data?.userGroups.filter((group) => group.planId === null) ?? [];
 
   return (
     <>
@@ -71,6 +78,26 @@ export default function EndUsersPage() {
                     onChange={(e) => setPlanIds(e.target.checked ? [...planIds, plan.id] : planIds.filter((id) => id !== plan.id))}
                   />
                   {plan.name} <span className="muted">({plan.creditAllowance} credits)</span>
+                </label>
+              ))}
+            </div>
+          </fieldset>
+        )}
+        {ownGroups.length > 0 && (
+          <fieldset style={{ border: 0, padding: 0 }}>
+            <legend className="muted">Groups</legend>
+            <div className="row">
+              {ownGroups.map((group) => (
+                <label key={group.id} className="inline">
+                  <input
+                    type="checkbox"
+                    checked={groupIds.includes(group.id)}
+                    onChange={(e) => setGroupIds(e.target.checked ? [...groupIds, group.id] : groupIds.filter((id) => id !== group.id))}
+                  />
+                  {group.name}{" "}
+                  <span className="muted">
+                    ({group.memberCount} member{group.memberCount === 1 ? "" : "s"})
+                  </span>
                 </label>
               ))}
             </div>

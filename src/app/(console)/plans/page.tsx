@@ -1,18 +1,22 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Pencil } from "lucide-react";
+import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton } from "@/components/console";
-import { errorMessage, useTRPC } from "@/lib/trpc";
-import { PageHeader } from "@/components/console";
+import { ConfirmButton, ConfirmDialog, DataTable, ErrorAlert, FormField, notifyDone, PageHeader } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import type { TierPlan } from "@/schemas/provisioning";
 
 export default function PlansPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const plans = useQuery(trpc.tierPlans.list.queryOptions({ limit: 200 }));
-  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.tierPlans.list.queryKey() });
+  const subscribers = useQuery(trpc.tierPlans.subscribers.queryOptions());
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.tierPlans.pathKey() });
   const [name, setName] = useState("");
   const [credits, setCredits] = useState("100");
   const [withGroup, setWithGroup] = useState(false);
+  const [editing, setEditing] = useState<TierPlan | null>(null);
   const create = useMutation(
     trpc.tierPlans.create.mutationOptions({
       onSuccess: () => {
@@ -22,6 +26,7 @@ export default function PlansPage() {
     }),
   );
   const archive = useMutation(trpc.tierPlans.archive.mutationOptions({ onSuccess: () => void refresh() }));
+  const countOf = new Map(subscribers.data?.counts.map((row) => [row.tierPlanId, row.subscribers]));
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -30,7 +35,7 @@ export default function PlansPage() {
 
   return (
     <>
-      <PageHeader title="Tier plans" />
+      <PageHeader title="Tier plans" description="Each plan an end user holds is its own subscription with its own monthly credits." />
       <form className="panel form" onSubmit={submit} aria-label="Create a tier plan">
         <div className="row">
           <label>
@@ -46,53 +51,126 @@ export default function PlansPage() {
           <input type="checkbox" checked={withGroup} onChange={(e) => setWithGroup(e.target.checked)} />
           Give the plan its own user group (membership follows the plan)
         </label>
-        {create.error && (
-          <p role="alert" className="error">
-            {errorMessage(create.error)}
-          </p>
-        )}
+        <ErrorAlert error={create.error} />
         <div>
           <button className="primary" type="submit" disabled={create.isPending}>
             Create plan
           </button>
         </div>
       </form>
+      {editing && <EditPlan key={editing.id} plan={editing} subscribers={countOf.get(editing.id) ?? 0} onDone={() => setEditing(null)} />}
       <div className="panel">
-        {archive.error && (
-          <p role="alert" className="error">
-            {errorMessage(archive.error)}
-          </p>
-        )}
-        {plans.data?.tierPlans.length === 0 && <p className="muted">No plans yet.</p>}
-        {plans.data && plans.data.tierPlans.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Credits</th>
-                <th>Plan group</th>
-                <th>Status</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {plans.data.tierPlans.map((plan) => (
-                <tr key={plan.id}>
-                  <td>{plan.name}</td>
-                  <td>{plan.creditAllowance}</td>
-                  <td>{plan.groupId ? <a href={`/groups/${plan.groupId}`}>yes</a> : "—"}</td>
-                  <td>{plan.archived ? <span className="badge revoked">Archived</span> : <span className="badge">Live</span>}</td>
-                  <td>
-                    {!plan.archived && (
-                      <ConfirmButton label="Archive" title={`Archive ${plan.name}?`} confirmLabel="Archive" onConfirm={() => archive.mutate({ tierPlanId: plan.id })} />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <ErrorAlert error={plans.error ?? subscribers.error ?? archive.error} />
+        <DataTable
+          label="Tier plans"
+          rows={plans.data?.tierPlans}
+          rowKey={(plan) => plan.id}
+          rowTestId="plan-row"
+          empty="No plans yet."
+          columns={[
+            { key: "name", header: "Name", cell: (plan) => plan.name, sortValue: (plan) => plan.name },
+            { key: "credits", header: "Monthly credits", cell: (plan) => plan.creditAllowance, sortValue: (plan) => plan.creditAllowance, nowrap: true },
+            {
+              key: "subscribers",
+              header: "Subscribers",
+              cell: (plan) => <span data-testid="plan-subscribers">{countOf.get(plan.id) ?? 0}</span>,
+              sortValue: (plan) => countOf.get(plan.id) ?? 0,
+              nowrap: true,
+            },
+            { key: "group", header: "Plan group", cell: (plan) => (plan.groupId ? <Link href={`/groups/${plan.groupId}`}>{plan.name} group</Link> : "—") },
+            { key: "status", header: "Status", cell: (plan) => (plan.archived ? <span className="badge revoked">Archived</span> : <span className="badge">Live</span>) },
+            {
+              key: "actions",
+              header: "Actions",
+              nowrap: true,
+              cell: (plan) => (
+                <div className="row">
+                  <button type="button" onClick={() => setEditing(plan)} aria-label={`Edit ${plan.name}`}>
+                    <Pencil size={16} aria-hidden className="icon" />
+                    Edit
+                  </button>
+                  {!plan.archived && (
+                    <ConfirmButton
+                      label="Archive"
+                      title={`Archive ${plan.name}?`}
+                      description="Its subscribers keep it; it can no longer be given to anyone."
+                      confirmLabel="Archive"
+                      onConfirm={() => archive.mutate({ tierPlanId: plan.id })}
+                    />
+                  )}
+                </div>
+              ),
+            },
+          ]}
+        />
       </div>
     </>
+  );
+}
+
+/** Renames a plan or changes its credits; new credits reach every active subscriber at once, so that asks first. */
+function EditPlan({ plan, subscribers, onDone }: { plan: TierPlan; subscribers: number; onDone: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [name, setName] = useState(plan.name);
+  const [credits, setCredits] = useState(String(plan.creditAllowance));
+  const [confirming, setConfirming] = useState(false);
+  const update = useMutation(
+    trpc.tierPlans.update.mutationOptions({
+      onSuccess: (result) => {
+        void queryClient.invalidateQueries({ queryKey: trpc.tierPlans.pathKey() });
+        notifyDone(`${result.tierPlan.name} saved.`);
+        onDone();
+      },
+    }),
+  );
+  const creditsChanged = Number(credits) !== plan.creditAllowance;
+  const save = () => update.mutate({ tierPlanId: plan.id, name: name.trim(), creditAllowance: Number(credits) });
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    if (creditsChanged && subscribers > 0) setConfirming(true);
+    else save();
+  }
+
+  return (
+    <form className="panel form" onSubmit={submit} aria-labelledby="edit-plan-title">
+      <h2 id="edit-plan-title" style={{ marginTop: 0 }}>
+        Edit {plan.name}
+      </h2>
+      <div className="row">
+        <FormField label="Name">
+          <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+        </FormField>
+        <FormField label="Monthly credits" hint={`${subscribers} active subscriber${subscribers === 1 ? " gets" : "s get"} new credits at once`}>
+          <input type="number" min={0} max={1_000_000_000} step={1} required value={credits} onChange={(e) => setCredits(e.target.value)} />
+        </FormField>
+      </div>
+      {plan.groupId && <p className="muted">The plan&apos;s group is renamed with it.</p>}
+      <ErrorAlert error={update.error} />
+      <div className="row">
+        <button className="primary" type="submit" disabled={update.isPending}>
+          Save plan
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+      <ConfirmDialog
+        open={confirming}
+        title={`Give ${subscribers} subscriber${subscribers === 1 ? "" : "s"} ${credits} credits a month?`}
+        confirmLabel="Change credits"
+        destructive={false}
+        onConfirm={() => {
+          setConfirming(false);
+          save();
+        }}
+        onClose={() => setConfirming(false)}
+      >
+        <p>
+          Every active subscription to {plan.name} gets {credits} credits a month from now on (it had {plan.creditAllowance}); what they used this month stays used.
+        </p>
+      </ConfirmDialog>
+    </form>
   );
 }

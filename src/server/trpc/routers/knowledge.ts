@@ -11,14 +11,14 @@ import {
   UpdateKnowledgebaseInput,
 } from "@/schemas/knowledgebase";
 import { CreatePageInput, MovePageInput, MovePageOutput, Page, PageIdInput, PageRevisionsOutput, PageWriteResult, PatchPageInput } from "@/schemas/page";
-import { CreateSourceInput, Source, SourceIdInput, SourceOutput, SourceWriteResult, UploadSourceInput } from "@/schemas/source";
+import { CreateSourceInput, Source, SourceDetail, SourceIdInput, SourceOutput, SourceWriteResult, UploadSourceInput } from "@/schemas/source";
 import { markdownText, titleText, Uuid } from "@/schemas/common";
 import { createKnowledgebase, exportKnowledgebase, getKnowledgebase, listKnowledgebases, updateKnowledgebase } from "@/server/services/knowledgebases";
 import { createPage, deletePage, getPage, listRevisions, movePage, patchPage, savePage } from "@/server/services/pages";
 import { RetrievalTestInput, RetrievalTestOutput } from "@/schemas/retrieval-test";
 import { testRetrieval } from "@/server/services/retrieval-test";
 import { searchKnowledgebase } from "@/server/services/search";
-import { addSource, deleteSource, getSource, retrySource } from "@/server/services/sources";
+import { addSource, deleteSource, getSource, getSourceDetail, retrySource } from "@/server/services/sources";
 import { memberProcedure, router, scopedProcedure } from "../init";
 
 const TAGS = ["Knowledgebases"];
@@ -156,6 +156,12 @@ export const knowledgeRouter = router({
     .input(SourceIdInput)
     .output(SourceOutput)
     .query(({ ctx, input }) => getSource(ctx.db, ctx.actor, input)),
+
+  /** The console's source view: extracted text, chunks with their headings, indexing. */
+  sourceDetail: scopedProcedure("knowledge:read")
+    .input(SourceIdInput)
+    .output(SourceDetail)
+    .query(({ ctx, input }) => getSourceDetail(ctx.db, ctx.actor, input)),
 
   deleteSource: scopedProcedure("knowledge:write", { role: "admin" })
     .meta({

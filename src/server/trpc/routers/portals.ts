@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { ListQuery } from "@/schemas/common";
 import { CreatePortalInput, ListPortalsOutput, Portal, PortalDetail, PortalIdInput, UpdatePortalInput } from "@/schemas/portal";
-import { AdmitGroupInput, PortalAdmission } from "@/schemas/provisioning";
-import { admitGroup, createPortal, getPortal, listAdmissions, listPortals, updatePortal } from "@/server/services/portals";
+import { AdmitGroupInput, GroupIdInput, PortalAdmission } from "@/schemas/provisioning";
+import { admitGroup, createPortal, getPortal, listAdmissions, listGroupAdmissions, listPortals, updatePortal } from "@/server/services/portals";
 import { router, scopedProcedure } from "../init";
 
 const tags = ["Portals"];
@@ -79,4 +79,10 @@ export const portalsRouter = router({
     .input(z.strictObject({ portalId: z.uuid() }))
     .output(z.array(PortalAdmission.extend({ groupName: z.string() })))
     .query(({ ctx, input }) => listAdmissions(ctx.db, ctx.actor, input)),
+
+  /** The other way round: the portals one group is admitted to. */
+  admissionsOfGroup: scopedProcedure("end_users:read")
+    .input(GroupIdInput)
+    .output(z.array(PortalAdmission.extend({ portalName: z.string() })))
+    .query(({ ctx, input }) => listGroupAdmissions(ctx.db, ctx.actor, input)),
 });

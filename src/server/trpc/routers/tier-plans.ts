@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ListQuery } from "@/schemas/common";
-import { CreateTierPlanInput, ListTierPlansOutput, TierPlan, TierPlanIdInput, UserGroup } from "@/schemas/provisioning";
-import { archiveTierPlan, createTierPlan, listTierPlans } from "@/server/services/tier-plans";
+import { CreateTierPlanInput, ListTierPlansOutput, TierPlan, TierPlanIdInput, TierPlanSubscribersOutput, UpdateTierPlanInput, UserGroup } from "@/schemas/provisioning";
+import { archiveTierPlan, createTierPlan, listTierPlans, tierPlanSubscribers, updateTierPlan } from "@/server/services/tier-plans";
 import { router, scopedProcedure } from "../init";
 
 export const tierPlansRouter = router({
@@ -23,6 +23,16 @@ export const tierPlansRouter = router({
     .input(CreateTierPlanInput)
     .output(z.object({ tierPlan: TierPlan, group: UserGroup.optional() }))
     .mutation(({ ctx, input }) => createTierPlan(ctx.db, ctx.actor, input)),
+
+  update: scopedProcedure("end_users:write", { role: "admin" })
+    .input(UpdateTierPlanInput)
+    .output(z.object({ tierPlan: TierPlan }))
+    .mutation(async ({ ctx, input }) => ({ tierPlan: await updateTierPlan(ctx.db, ctx.actor, input) })),
+
+  /** The console's plans page: active subscribers per plan. */
+  subscribers: scopedProcedure("end_users:read")
+    .output(TierPlanSubscribersOutput)
+    .query(({ ctx }) => tierPlanSubscribers(ctx.db, ctx.actor)),
 
   archive: scopedProcedure("end_users:write", { role: "admin" })
     .input(TierPlanIdInput)

@@ -6,6 +6,7 @@ import { ConfirmButton } from "@/components/console";
 import { SearchPicker } from "@/components/console";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
+import { EffectiveAccess } from "@/components/provisioning/effective-access";
 
 function when(value: string | null): string {
   return value ? new Date(value).toLocaleString() : "—";
@@ -20,7 +21,6 @@ export default function EndUserPage() {
   const plans = useQuery(trpc.tierPlans.list.queryOptions({ limit: 200 }));
   const apps = useQuery(trpc.apps.list.queryOptions({ limit: 200 }));
   const portals = useQuery(trpc.portals.list.queryOptions({ limit: 200 }));
-  const access = useQuery(trpc.endUsers.access.queryOptions({ endUserId }));
   // Any end-user query may show what changed (the list shows revocation too).
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.endUsers.pathKey() });
 
@@ -108,6 +108,8 @@ export default function EndUserPage() {
           />
         </div>
       </div>
+
+      <EffectiveAccess endUserId={endUserId} />
 
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Subscriptions</h2>
@@ -227,37 +229,6 @@ export default function EndUserPage() {
             </select>
           </label>
         </div>
-      </div>
-
-      <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Effective access</h2>
-        <p className="muted">The apps this end user can use now, where, and why: from their grants, their groups and their plans&apos; groups, and portal admissions.</p>
-        {access.error && (
-          <p role="alert" className="error">
-            {errorMessage(access.error)}
-          </p>
-        )}
-        {access.data?.apps.length === 0 && <p className="muted">No usable app.</p>}
-        {access.data && access.data.apps.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th>App</th>
-                <th>Portals</th>
-                <th>Through</th>
-              </tr>
-            </thead>
-            <tbody>
-              {access.data.apps.map((app) => (
-                <tr key={app.appId} data-testid="access-row">
-                  <td>{app.appName}</td>
-                  <td>{app.portals === "all" ? "every portal" : app.portals.map((portal) => portal.name).join(", ")}</td>
-                  <td className="muted">{app.via.join(", ")}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
       </div>
     </>
   );

@@ -6,6 +6,7 @@ import { useState, type FormEvent } from "react";
 import { ConfirmButton } from "@/components/console";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
+import { GroupPortals } from "@/components/provisioning/group-portals";
 
 export default function GroupPage() {
   const { groupId } = useParams<{ groupId: string }>();
@@ -38,7 +39,9 @@ export default function GroupPage() {
   const removeMember = useMutation(trpc.userGroups.removeMember.mutationOptions({ onSuccess: () => void refresh() }));
   const addGrant = useMutation(trpc.userGroups.addGrant.mutationOptions({ onSuccess: () => void refresh() }));
   const removeGrant = useMutation(trpc.userGroups.removeGrant.mutationOptions({ onSuccess: () => void refresh() }));
-  const admit = useMutation(trpc.portals.admit.mutationOptions());
+  const admit = useMutation(
+    trpc.portals.admit.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.portals.admissionsOfGroup.queryKey({ groupId }) }) }),
+  );
   const remove = useMutation(trpc.userGroups.delete.mutationOptions({ onSuccess: () => router.replace("/groups") }));
   const failure = findUser.error ?? addMember.error ?? removeMember.error ?? addGrant.error ?? removeGrant.error ?? admit.error ?? remove.error;
 
@@ -138,7 +141,8 @@ export default function GroupPage() {
 
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Portal admissions</h2>
-        <form className="row" onSubmit={submitAdmission}>
+        <GroupPortals groupId={groupId} />
+        <form className="row" onSubmit={submitAdmission} style={{ marginTop: "0.75rem" }}>
           <select aria-label="Portal" value={portalId} onChange={(e) => setPortalId(e.target.value)}>
             <option value="">Choose a portal…</option>
             {portals.data?.portals.map((portal) => (

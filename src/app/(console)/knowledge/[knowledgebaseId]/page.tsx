@@ -1,6 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { FileText, Folder } from "lucide-react";
+import Link from "next/link";
 import { useParams, usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Suspense, useEffect, useMemo, useState, type DragEvent, type FormEvent } from "react";
 import { TextDiff } from "@/components/text-diff";
@@ -9,6 +10,7 @@ import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { PageIndexEntry } from "@/schemas/knowledgebase";
 import "./knowledgebase.css";
 import { PageHeader } from "@/components/console";
+import { KnowledgeSearch } from "@/components/knowledge/knowledge-search";
 
 export default function KnowledgebasePage() {
   return (
@@ -50,6 +52,7 @@ function Knowledgebase() {
       <p className="muted">
         {kb.counts.sources} sources · {kb.counts.pages} pages
       </p>
+      <KnowledgeSearch knowledgebaseId={knowledgebaseId} />
       <div className="knowledge-layout">
         <PageTree knowledgebaseId={knowledgebaseId} pages={kb.pages} selected={selected} onSelect={setSelected} />
         {selected ? (
@@ -498,7 +501,7 @@ function Sources({ knowledgebaseId, sources }: { knowledgebaseId: string; source
             {sources.map((source) => (
               <tr key={source.id} data-testid="source-row">
                 <td>
-                  {source.name}
+                  <Link href={`/knowledge/${knowledgebaseId}/sources/${source.id}`}>{source.name}</Link>
                   {source.url && <div className="muted">{source.url}</div>}
                 </td>
                 <td>{source.type}</td>

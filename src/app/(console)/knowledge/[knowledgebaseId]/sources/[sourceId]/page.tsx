@@ -1,0 +1,144 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useParams } from "next/navigation";
+import { CopyButton, DataTable, ErrorAlert, PageHeader } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import "@/components/knowledge/knowledge.css";
+
+function when(value: string | null): string {
+  return value ? new Date(value).toLocaleString() : "—";
+}
+
+/** One source: its status and indexing, the text extracted from it, and the chunks agents search. */
+export default function SourcePage() {
+  const { knowledgebaseId, sourceId } = useParams<{ knowledgebaseId: string; sourceId: string }>();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const kb = useQuery(trpc.knowledge.get.queryOptions({ knowledgebaseId }));
+  const detail = useQuery(
+    trpc.knowledge.sourceDetail.queryOptions(
+      { knowledgebaseId, sourceId },
+      // Live status: poll while the source is being indexed.
+      { refetchInterval: (query) => (query.state.data?.source.status === "processing" ? 1500 : false) },
+    ),
+  );
+  const retry = useMutation(trpc.knowledge.retrySource.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.knowledge.pathKey() }) }));
+  const back = { href: `/knowledge/${knowledgebaseId}`, label: kb.data?.name ?? "Knowledgebase" };
+
+  if (detail.error)
+    return (
+      <>
+        <PageHeader title="Source" back={back} />
+        <ErrorAlert error={detail.error} />
+      </>
+    );
+  const data = detail.data;
+  if (!data) return <p className="muted">Loading…</p>;
+  const { source, job } = data;
+  return (
+    <>
+      <PageHeader title={source.name} back={back}>
+        <span className={`badge${source.status === "failed" ? " revoked" : ""}`} data-testid="source-status">
+          {source.status}
+        </span>
+      </PageHeader>
+      <div className="panel">
+        <h2 style={{ marginTop: 0 }}>Status</h2>
+        {source.errorMessage && (
+          <div role="alert" className="alert">
+            <div className="alert-body">
+              <p>
+                <strong>Indexing failed</strong>
+              </p>
+              <p data-testid="source-error">{source.errorMessage}</p>
+            </div>
+          </div>
+        )}
+        <dl className="source-facts">
+          <dt>Type</dt>
+          <dd>{source.type}</dd>
+          <dt>Size</dt>
+          <dd>{source.sizeBytes ? `${Math.ceil(source.sizeBytes / 1024)} KB` : "—"}</dd>
+          <dt>Added</dt>
+          <dd>
+            {when(source.createdAt)} <span className="muted">via {source.createdVia}</span>
+          </dd>
+          <dt>Last change</dt>
+          <dd>{when(source.updatedAt)}</dd>
+          {source.url && (
+            <>
+              <dt>URL</dt>
+              <dd className="wrap-anywhere">{source.url}</dd>
+            </>
+          )}
+          <dt>Search</dt>
+          <dd>{source.disabled ? "disabled" : source.searchable ? "searchable" : "not searchable"}</dd>
+          {job && (
+            <>
+              <dt>Indexing</dt>
+              <dd data-testid="source-job">
+                {job.status} since {when(job.startedAt ?? job.queuedAt)}, attempt {job.attempts}
+                {job.lastError && <div className="error">Last attempt: {job.lastError}</div>}
+              </dd>
+            </>
+          )}
+          <dt>Id</dt>
+          <dd>
+            <code>{source.id}</code> <CopyButton text={source.id} label="Copy id" />
+          </dd>
+        </dl>
+        {source.status === "failed" && (
+          <button type="button" onClick={() => retry.mutate({ knowledgebaseId, sourceId })} disabled={retry.isPending}>
+            Retry indexing
+          </button>
+        )}
+        <ErrorAlert error={retry.error} />
+      </div>
+
+      <div className="panel">
+        <h2 style={{ marginTop: 0 }}>Extracted text</h2>
+        {data.textChars === 0 ? (
+          <p className="muted">{source.status === "ready" ? "No text was extracted." : "The text appears here once the source is indexed."}</p>
+        ) : (
+          <>
+            <p className="muted">
+              {data.textChars.toLocaleString()} characters{data.text.length < data.textChars ? `; the first ${data.text.length.toLocaleString()} are shown` : ""}.
+            </p>
+            <pre className="source-text" data-testid="source-text" tabIndex={0} aria-label="Extracted text">
+              {data.text}
+            </pre>
+          </>
+        )}
+      </div>
+
+      <div className="panel">
+        <h2 style={{ marginTop: 0 }}>Chunks</h2>
+        <p className="muted">
+          What search and agents read: {data.chunkCount} chunk{data.chunkCount === 1 ? "" : "s"}, each under the headings above it
+          {data.chunks.length < data.chunkCount ? `; the first ${data.chunks.length} are shown` : ""}.
+        </p>
+        <DataTable
+          label="Chunks"
+          rows={data.chunks}
+          rowKey={(chunk) => String(chunk.position)}
+          rowTestId="source-chunk"
+          empty={source.status === "ready" ? "No chunks." : "Chunks appear here once the source is indexed."}
+          columns={[
+            { key: "position", header: "#", nowrap: true, cell: (chunk) => chunk.position + 1 },
+            { key: "heading", header: "Under", cell: (chunk) => chunk.heading || <span className="muted">(top)</span> },
+            {
+              key: "text",
+              header: "Text",
+              cell: (chunk) => (
+                <span className="chunk-text">
+                  {chunk.text}
+                  {chunk.text.length < chunk.textChars ? "…" : ""}
+                </span>
+              ),
+            },
+          ]}
+        />
+      </div>
+    </>
+  );
+}
