@@ -12,7 +12,7 @@ import { loadLiveApp } from "@/server/runtime/load";
 import type { Turn } from "@/server/runtime/models";
 import { newRunContext, runApp, type RunStep } from "@/server/runtime/run";
 import { chargeRunCredit, refundRunCredit } from "./credits";
-import { recordExecution } from "./executions";
+import { builderItemNames, recordExecution } from "./executions";
 import { decodeCursor, encodeCursor } from "./pagination";
 import { runFor, type RunFor } from "./portal-access";
 
@@ -216,12 +216,6 @@ export async function getConversationMessages(db: Db, actor: Actor, input: { con
 
 // ---- An end user's own conversations (the portal) ----
 
-/** Names of apps by id, from their drafts (what the organization calls them now). */
-async function appNames(db: Db, organizationId: string, appIds: string[]): Promise<Map<string, string>> {
-  const rows = await db.builderItem.findMany({ where: { organizationId, id: { in: [...new Set(appIds)] } }, select: { id: true, draft: true } });
-  return new Map(rows.map((row) => [row.id, String((row.draft as { name?: unknown } | null)?.name ?? "")]));
-}
-
 /** The end user's conversations, most recently active first; never anyone else's. */
 export async function listEndUserConversations(db: Db, actor: EndUserActor, input: { limit: number; cursor?: string }) {
   // The cursor pairs (updatedAt, id) of the last conversation handed out.
@@ -237,7 +231,7 @@ export async function listEndUserConversations(db: Db, actor: EndUserActor, inpu
   });
   const page = rows.slice(0, input.limit);
   const last = page[page.length - 1];
-  const names = await appNames(
+  const names = await builderItemNames(
     db,
     actor.organizationId,
     page.map((row) => row.appId),
@@ -254,7 +248,7 @@ export async function getEndUserConversation(db: Db, actor: EndUserActor, input:
   if (!conversation) throw new AppError("not_found", "No conversation with that id.");
   const [messages, names] = await Promise.all([
     db.conversationMessage.findMany({ where: { conversationId: conversation.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
-    appNames(db, actor.organizationId, [conversation.appId]),
+    builderItemNames(db, actor.organizationId, [conversation.appId]),
   ]);
   return {
     id: conversation.id,
