@@ -14,7 +14,7 @@ import { newRunContext, runApp, type RunStep } from "@/server/runtime/run";
 import { chargeRunCredit, refundRunCredit } from "./credits";
 import { builderItemNames, recordExecution } from "./executions";
 import { decodeCursor, encodeCursor } from "./pagination";
-import { runFor, type RunFor } from "./portal-access";
+import { conversationStarters, runFor, type RunFor } from "./portal-access";
 
 export const CONVERSATION_CREDITS = 1;
 const HISTORY_TURNS = 20;
@@ -191,6 +191,18 @@ export async function listConversations(db: Db, actor: Actor, input: { appId: st
       updatedAt: row.updatedAt.toISOString(),
     })),
   };
+}
+
+/** The conversation starters the console chat offers for an app: those the portal offers (its live version's agents'). */
+export async function getConversationStarters(db: Db, actor: Actor, input: { appId: string }): Promise<{ conversationStarters: string[] }> {
+  authorize(actor, { scope: "apps:read" });
+  const item = await db.builderItem.findFirst({ where: { id: input.appId, organizationId: actor.organizationId, kind: "app" }, select: { productionVersionId: true } });
+  if (!item?.productionVersionId) throw new AppError("not_found", "No published app with that id.");
+  const versions = await db.builderVersion.findMany({
+    where: { organizationId: actor.organizationId, id: item.productionVersionId },
+    select: { itemId: true, pins: true },
+  });
+  return { conversationStarters: (await conversationStarters(db, actor.organizationId, versions)).get(input.appId) ?? [] };
 }
 
 /** One conversation's messages in order; an assistant message names the execution that produced it. */
