@@ -65,7 +65,7 @@ const INLINE = { display: "inline-flex", flexWrap: "wrap", alignItems: "center",
 /** A name linked to its page, with the id to copy. */
 export function EntityLink({ kind, id, name }: { kind: EntityKind; id: string; name: string }) {
   return (
-    <span style={INLINE}>
+    <span className="entity-name" style={INLINE}>
       <Link href={entityHref(kind, id)}>{name || "Untitled"}</Link>
       <CopyButton text={id} label="Copy id" />
     </span>
@@ -78,7 +78,7 @@ export function EntityName({ kind, id, fallback }: { kind: EntityKind; id: strin
   const name = entities.find((entity) => entity.id === id)?.name ?? fallback;
   if (name !== undefined) return <EntityLink kind={kind} id={id} name={name} />;
   return (
-    <span style={INLINE}>
+    <span className="entity-name" style={INLINE}>
       {loading ? <span className="muted">Loading…</span> : <span className="error">No {kind} of this organization has this id</span>}
       <CopyButton text={id} label="Copy id" />
     </span>
