@@ -25,7 +25,7 @@ for (const viewport of VIEWPORTS) {
       const key = orgKey.secret;
       await signIn(page, login);
       const { knowledgebase } = await api(page.request, key, "POST", "/knowledgebases", { name: "Handbook" });
-      await api(page.request, key, "POST", `/knowledgebases/${knowledgebase.id}/pages`, {
+      const { page: refund } = await api(page.request, key, "POST", `/knowledgebases/${knowledgebase.id}/pages`, {
         title: "Refund policy",
         markdown: "Refunds are paid within **14 days** of the request.\n\nShipping costs are not refunded.",
       });
@@ -43,6 +43,19 @@ for (const viewport of VIEWPORTS) {
         await api(page.request, key, "POST", `/apps/${app.id}/conversation`, { message: "How long do refunds take?" });
         apps[name] = app.id;
       }
+
+      // The page editor's "Insert link" finds a page by its title and writes the link the pages service reads.
+      const { page: notes } = await api(page.request, key, "POST", `/knowledgebases/${knowledgebase.id}/pages`, { title: "Notes", markdown: "See " });
+      await page.goto(`/knowledge/${knowledgebase.id}?page=${notes.id}`);
+      const markdownBox = page.getByRole("textbox", { name: "Markdown" });
+      await expect(markdownBox).toHaveValue("See ");
+      await markdownBox.press("End");
+      await page.getByRole("button", { name: "Insert link" }).click();
+      await page.getByRole("searchbox", { name: "Link to page" }).fill("refund");
+      await page.getByRole("list", { name: "Link to page: matches" }).getByRole("button", { name: "Refund policy" }).click();
+      await expect(markdownBox).toHaveValue(`See [Refund policy](page:${refund.id})`);
+      await expectAccessible(page);
+      await screenshot(page, "pickers-insert-link");
 
       // A builder adds a member by typing part of its name.
       const { app: draft } = await api(page.request, key, "POST", "/apps", { name: "Newsroom" });
