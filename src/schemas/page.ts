@@ -4,6 +4,14 @@ import { MAX_PAGE_MARKDOWN_CHARS } from "./limits";
 
 export const MAX_PATCH_OPERATIONS = 50;
 
+/**
+ * A markdown link to a page as services/pages.ts reads links, `[title](page:<id>)`: a link's text
+ * cannot hold brackets there, so they are dropped from the title.
+ */
+export function pageLinkMarkdown(page: { id: string; title: string }): string {
+  return `[${page.title.replace(/[[\]]/g, "").trim() || "page"}](page:${page.id})`;
+}
+
 const RefSchema = z.object({ id: Uuid, title: z.string() });
 
 export const Page = z.object({

@@ -89,6 +89,7 @@ export const Execution = z
     kind: z.string(),
     itemId: Uuid,
     itemKind: z.string(),
+    itemName: z.string().nullable().meta({ description: "The agent's, flow's or app's name now; null when it no longer exists" }),
     versionId: Uuid.nullable(),
     conversationId: Uuid.nullable(),
     status: z.string().meta({ description: "`succeeded`, `failed`, `canceled` or `output_invalid`" }),
@@ -107,8 +108,12 @@ export const Execution = z
   })
   .meta({ id: "Execution" });
 export type Execution = z.infer<typeof Execution>;
+export const EXECUTION_STATUSES = ["succeeded", "failed", "canceled", "output_invalid"] as const;
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 export const ListExecutionsInput = ListQuery.extend({
   itemId: Uuid.optional(),
+  status: z.enum(EXECUTION_STATUSES).optional().meta({ description: "Only runs that ended so" }),
+  order: z.enum(["oldest", "newest"]).default("oldest").meta({ description: "`newest` lists the latest runs first; a cursor continues in the order it was handed out with" }),
   endUserId: Uuid.optional().meta({ description: "Only runs for this end user" }),
   portalId: Uuid.optional().meta({ description: "Only runs made in this portal" }),
 });

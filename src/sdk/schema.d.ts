@@ -865,7 +865,7 @@ export interface paths {
         };
         /**
          * List runs with their trace, latency and credits
-         * @description Filter by `itemId`, by `endUserId` (runs for an end user, in a portal or over the API on their behalf) or by `portalId`.
+         * @description Filter by `itemId`, by `endUserId` (runs for an end user, in a portal or over the API on their behalf), by `portalId` or by `status`. Oldest first; `order=newest` for the latest first.
          */
         get: operations["runtime-executions"];
         put?: never;
@@ -1555,6 +1555,8 @@ export interface components {
             kind: string;
             itemId: components["schemas"]["Uuid"];
             itemKind: string;
+            /** @description The agent's, flow's or app's name now; null when it no longer exists */
+            itemName: string | null;
             versionId: components["schemas"]["Uuid"] | null;
             conversationId: components["schemas"]["Uuid"] | null;
             /** @description `succeeded`, `failed`, `canceled` or `output_invalid` */
@@ -5357,6 +5359,8 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 itemId?: components["schemas"]["Uuid"];
+                status?: "succeeded" | "failed" | "canceled" | "output_invalid";
+                order?: "oldest" | "newest";
                 endUserId?: components["schemas"]["Uuid"];
                 portalId?: components["schemas"]["Uuid"];
             };

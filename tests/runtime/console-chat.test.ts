@@ -2,7 +2,8 @@
 // authenticated by the session cookie; without one, the 401 envelope.
 import { describe, expect, it } from "vitest";
 import { POST } from "@/app/api/console/apps/[appId]/conversation/route";
-import { signInCookie, trpc, trpcErrorCode } from "../helpers";
+import { api, signInCookie, trpc, trpcErrorCode } from "../helpers";
+import { publish } from "../builder-helpers";
 import { publishedApp, readEvents } from "../runtime-helpers";
 
 function post(appId: string, body: unknown, cookie?: string): Promise<Response> {
@@ -53,6 +54,22 @@ describe("POST /api/console/apps/{appId}/conversation", () => {
     const otherCookie = await signInCookie(other.tenant.owner.email, other.tenant.owner.password);
     expect(trpcErrorCode(await trpc("query", "conversations.messages", { conversationId: done.conversation_id }, { cookie: otherCookie }))).toBe("not_found");
     expect((await trpc("query", "conversations.list", { appId: app.appId }, { cookie: otherCookie })).body.result.data.conversations).toEqual([]);
+  });
+
+  it("offers the live app's conversation starters (its agents' at their pinned versions), to its organization only", async () => {
+    const app = await publishedApp();
+    await api("PATCH", `/agents/${app.billingAgentId}/draft`, { key: app.key, body: { conversationStarters: ["How do refunds work?"] } });
+    const cookie = await signInCookie(app.tenant.owner.email, app.tenant.owner.password);
+    const starters = () => trpc("query", "conversations.starters", { appId: app.appId }, { cookie });
+    // A draft change reaches the chat only once the agent and the app are published again.
+    expect((await starters()).body.result.data).toEqual({ conversationStarters: [] });
+    await publish(app.key, "agents", app.billingAgentId);
+    await publish(app.key, "apps", app.appId);
+    expect((await starters()).body.result.data).toEqual({ conversationStarters: ["How do refunds work?"] });
+
+    const other = await publishedApp();
+    const otherCookie = await signInCookie(other.tenant.owner.email, other.tenant.owner.password);
+    expect(trpcErrorCode(await trpc("query", "conversations.starters", { appId: app.appId }, { cookie: otherCookie }))).toBe("not_found");
   });
 
   it("answers 401 unauthorized without a session cookie, and invalid_request for a bad body", async () => {

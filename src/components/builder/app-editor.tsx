@@ -1,9 +1,9 @@
 "use client";
 // The app editor: adviser, members (ordered by drag and drop or the arrow buttons),
 // orchestration mode, goals, adviser instructions and the API config with its JSON Schemas.
-import { useQuery } from "@tanstack/react-query";
+import { ArrowDown, ArrowUp, GripVertical } from "lucide-react";
 import { useState } from "react";
-import { useTRPC } from "@/lib/trpc";
+import { EntityName, EntityPicker, useEntities } from "@/components/entity-picker";
 import { ORCHESTRATION_MODES } from "@/schemas/builder";
 import { EditorShell, type EditorBodyProps } from "./editor-shell";
 import { JsonField, TextArea, TextField } from "./fields";
@@ -40,14 +40,11 @@ export function AppEditor({ id }: { id: string }) {
 }
 
 function AppForm({ doc, update }: EditorBodyProps) {
-  const trpc = useTRPC();
-  const agents = useQuery(trpc.agents.list.queryOptions({ include: "drafts", limit: 200 }));
-  const flows = useQuery(trpc.flows.list.queryOptions({ include: "drafts", limit: 200 }));
+  const { entities } = useEntities(["agent", "flow"]);
   const [dragging, setDragging] = useState<number | null>(null);
-  const [adding, setAdding] = useState("");
-  const names = new Map<string, { name: string; published: boolean }>();
-  for (const item of [...(agents.data?.agents ?? []), ...(flows.data?.flows ?? [])]) names.set(item.id!, { name: item.name!, published: Boolean(item.published) });
+  const published = new Map(entities.map((entity) => [entity.id, entity.published]));
   const members = doc.members as Member[];
+  const adviserId = (doc.adviser as { id: string } | null)?.id;
   const setMembers = (next: Member[]) => update({ members: next.map((m, position) => ({ ...m, position })) });
   const move = (from: number, to: number) => {
     if (to < 0 || to >= members.length || from === to) return;
@@ -58,10 +55,6 @@ function AppForm({ doc, update }: EditorBodyProps) {
   };
   const api = doc.api as Doc;
   const setApi = (changes: Doc) => update({ api: { ...api, ...changes } });
-  const candidates = [
-    ...(agents.data?.agents ?? []).map((a) => ({ id: a.id!, kind: "agent" as const, name: a.name! })),
-    ...(flows.data?.flows ?? []).map((f) => ({ id: f.id!, kind: "flow" as const, name: f.name! })),
-  ].filter((c) => !members.some((m) => m.id === c.id));
 
   return (
     <>
@@ -74,18 +67,27 @@ function AppForm({ doc, update }: EditorBodyProps) {
       </div>
       <div className="panel form" aria-label="Orchestration">
         <h2 style={{ marginTop: 0 }}>Adviser and members</h2>
-        <label>
-          Adviser
-          <select value={doc.adviser?.id ?? ""} onChange={(e) => update({ adviser: e.target.value ? { id: e.target.value } : null })}>
-            <option value="">None (the built-in supervisor synthesizes)</option>
-            {agents.data?.agents.map((agent) => (
-              <option key={agent.id} value={agent.id}>
-                {agent.name}
-                {agent.published ? "" : " (unpublished)"}
-              </option>
-            ))}
-          </select>
-        </label>
+        <div className="list-editor" aria-label="Adviser">
+          {adviserId ? (
+            <div className="item row" data-testid="app-adviser">
+              <span style={{ flex: 1 }}>
+                Adviser: <EntityName kind="agent" id={adviserId} /> <Unpublished show={published.get(adviserId) === false} />
+              </span>
+              <button type="button" onClick={() => update({ adviser: null })}>
+                No adviser
+              </button>
+            </div>
+          ) : (
+            <p className="muted">No adviser: the built-in supervisor synthesizes the reply.</p>
+          )}
+          <EntityPicker
+            kinds={["agent"]}
+            label={adviserId ? "Change the adviser" : "Choose an adviser"}
+            exclude={adviserId ? [adviserId] : []}
+            emptyText="No agents yet: create one under Agents."
+            onPick={(agent) => update({ adviser: { id: agent.id } })}
+          />
+        </div>
         <TextArea label="Adviser instructions" value={doc.adviserInstructions} onChange={(adviserInstructions) => update({ adviserInstructions })} rows={3} />
         <label>
           Orchestration mode
@@ -114,45 +116,29 @@ function AppForm({ doc, update }: EditorBodyProps) {
               onDragEnd={() => setDragging(null)}
               data-testid="app-member"
             >
-              <span aria-hidden style={{ cursor: "grab" }}>
-                ⠿
-              </span>
+              <GripVertical size={16} aria-hidden className="icon" style={{ cursor: "grab" }} />
               <span style={{ flex: 1 }}>
-                {index + 1}. {names.get(member.id)?.name ?? member.id} <span className="muted">({member.kind})</span>{" "}
-                {names.get(member.id) && !names.get(member.id)!.published && <span className="badge revoked">unpublished</span>}
+                {index + 1}. <EntityName kind={member.kind} id={member.id} /> <span className="muted">({member.kind})</span>{" "}
+                <Unpublished show={published.get(member.id) === false} />
               </span>
               <button type="button" aria-label="Move up" disabled={index === 0} onClick={() => move(index, index - 1)}>
-                ↑
+                <ArrowUp size={16} aria-hidden className="icon" />
               </button>
               <button type="button" aria-label="Move down" disabled={index === members.length - 1} onClick={() => move(index, index + 1)}>
-                ↓
+                <ArrowDown size={16} aria-hidden className="icon" />
               </button>
               <button type="button" onClick={() => setMembers(members.filter((_, i) => i !== index))}>
                 Remove
               </button>
             </div>
           ))}
-          <div className="row">
-            <select aria-label="Member to add" value={adding} onChange={(e) => setAdding(e.target.value)}>
-              <option value="">Choose an agent or flow…</option>
-              {candidates.map((c) => (
-                <option key={c.id} value={`${c.kind}:${c.id}`}>
-                  {c.name} ({c.kind})
-                </option>
-              ))}
-            </select>
-            <button
-              type="button"
-              disabled={!adding}
-              onClick={() => {
-                const [kind, id] = adding.split(":") as ["agent" | "flow", string];
-                setMembers([...members, { id, kind, position: members.length }]);
-                setAdding("");
-              }}
-            >
-              Add member
-            </button>
-          </div>
+          <EntityPicker
+            kinds={["agent", "flow"]}
+            label="Add a member"
+            exclude={members.map((m) => m.id)}
+            emptyText="No agents or flows yet: create one under Agents or Flows."
+            onPick={(entity) => setMembers([...members, { id: entity.id, kind: entity.kind as Member["kind"], position: members.length }])}
+          />
         </div>
       </div>
       <div className="panel form" aria-label="API">
@@ -173,4 +159,9 @@ function AppForm({ doc, update }: EditorBodyProps) {
       </div>
     </>
   );
+}
+
+/** Said of an adviser or member without a live version: the app cannot be published until it has one. */
+function Unpublished({ show }: { show: boolean }) {
+  return show ? <span className="badge revoked">unpublished</span> : null;
 }

@@ -1,5 +1,7 @@
-// The messages of a conversation: the app's greeting, the stored messages and the turn still streaming.
-import type { ReactNode } from "react";
+"use client";
+// The messages of a conversation: the app's greeting, the stored messages and the turn still
+// streaming (marked as typing), kept scrolled to the newest.
+import { useEffect, useRef, type ReactNode } from "react";
 import { ChatMarkdown } from "./chat-markdown";
 import "./chat.css";
 import type { PendingTurn } from "./use-chat-turn";
@@ -25,8 +27,13 @@ export function ChatTranscript<M extends TranscriptMessage>({
   /** Shown before the messages (loading and errors). */
   children?: ReactNode;
 }) {
+  const end = useRef<HTMLDivElement>(null);
+  const lastId = messages.at(-1)?.id;
+  useEffect(() => {
+    end.current?.scrollIntoView({ block: "end", behavior: "smooth" });
+  }, [lastId, pending?.message, pending?.reply]);
   return (
-    <div className="chat-log" aria-live="polite">
+    <div className="chat-log" aria-live="polite" aria-busy={pending ? true : undefined}>
       {greeting ? (
         <div className="chat-message assistant" data-testid="greeting">
           {greeting}
@@ -45,10 +52,15 @@ export function ChatTranscript<M extends TranscriptMessage>({
             <div className="chat-text">{pending.message}</div>
           </div>
           <div className="chat-message assistant" data-testid="message-streaming">
-            {pending.reply ? <ChatMarkdown text={pending.reply} /> : <div className="chat-text muted">Thinking…</div>}
+            {pending.reply && <ChatMarkdown text={pending.reply} />}
+            <div className="chat-typing muted" data-testid="typing">
+              <span className="chat-typing-dots" aria-hidden />
+              {pending.reply ? "Typing…" : "Thinking…"}
+            </div>
           </div>
         </>
       )}
+      <div ref={end} />
     </div>
   );
 }

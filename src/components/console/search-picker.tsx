@@ -18,6 +18,7 @@ export function SearchPicker({
   placeholder = "Type to search…",
   emptyText = "Nothing matches.",
   max = 8,
+  autoFocus = false,
 }: {
   label: string;
   /** The candidates; filtered here by label unless `onQueryChange` searches elsewhere. */
@@ -28,6 +29,8 @@ export function SearchPicker({
   placeholder?: string;
   emptyText?: string;
   max?: number;
+  /** Focus the search box when shown (a picker opened by a button). */
+  autoFocus?: boolean;
 }) {
   const [query, setQuery] = useState("");
   const [open, setOpen] = useState(false);
@@ -64,6 +67,7 @@ export function SearchPicker({
           placeholder={placeholder}
           aria-controls={open ? listId : undefined}
           autoComplete="off"
+          autoFocus={autoFocus}
           onFocus={() => setOpen(true)}
           onChange={(e) => {
             setQuery(e.target.value);

@@ -15,6 +15,7 @@ export function ChatView({ appId }: { appId: string }) {
   const queryClient = useQueryClient();
   const app = useQuery(trpc.apps.get.queryOptions({ appId }));
   const conversations = useQuery(trpc.conversations.list.queryOptions({ appId }));
+  const starters = useQuery(trpc.conversations.starters.queryOptions({ appId }));
   const [conversationId, setConversationId] = useState<string | null>(null);
   const messages = useQuery(trpc.conversations.messages.queryOptions(conversationId ? { conversationId } : skipToken));
   const [draft, setDraft] = useState("");
@@ -27,7 +28,10 @@ export function ChatView({ appId }: { appId: string }) {
 
   async function send(event: FormEvent) {
     event.preventDefault();
-    const message = draft.trim();
+    await ask(draft.trim());
+  }
+
+  async function ask(message: string) {
     if (!message || turn.pending) return;
     setDraft("");
     const sent = await turn.send(message, conversationId, async (done) => {
@@ -87,6 +91,15 @@ export function ChatView({ appId }: { appId: string }) {
               </p>
             )}
           </ChatTranscript>
+          {!conversationId && !turn.pending && (starters.data?.conversationStarters.length ?? 0) > 0 && (
+            <div className="chat-starters" role="group" aria-label="Conversation starters">
+              {starters.data?.conversationStarters.map((starter) => (
+                <button key={starter} type="button" onClick={() => void ask(starter)}>
+                  {starter}
+                </button>
+              ))}
+            </div>
+          )}
           {turn.error !== null && (
             <p role="alert" className="error">
               {errorMessage(turn.error)}

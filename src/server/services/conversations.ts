@@ -12,9 +12,9 @@ import { loadLiveApp } from "@/server/runtime/load";
 import type { Turn } from "@/server/runtime/models";
 import { newRunContext, runApp, type RunStep } from "@/server/runtime/run";
 import { chargeRunCredit, refundRunCredit } from "./credits";
-import { recordExecution } from "./executions";
+import { builderItemNames, recordExecution } from "./executions";
 import { decodeCursor, encodeCursor } from "./pagination";
-import { runFor, type RunFor } from "./portal-access";
+import { conversationStarters, runFor, type RunFor } from "./portal-access";
 
 export const CONVERSATION_CREDITS = 1;
 const HISTORY_TURNS = 20;
@@ -193,6 +193,18 @@ export async function listConversations(db: Db, actor: Actor, input: { appId: st
   };
 }
 
+/** The conversation starters the console chat offers for an app: those the portal offers (its live version's agents'). */
+export async function getConversationStarters(db: Db, actor: Actor, input: { appId: string }): Promise<{ conversationStarters: string[] }> {
+  authorize(actor, { scope: "apps:read" });
+  const item = await db.builderItem.findFirst({ where: { id: input.appId, organizationId: actor.organizationId, kind: "app" }, select: { productionVersionId: true } });
+  if (!item?.productionVersionId) throw new AppError("not_found", "No published app with that id.");
+  const versions = await db.builderVersion.findMany({
+    where: { organizationId: actor.organizationId, id: item.productionVersionId },
+    select: { itemId: true, pins: true },
+  });
+  return { conversationStarters: (await conversationStarters(db, actor.organizationId, versions)).get(input.appId) ?? [] };
+}
+
 /** One conversation's messages in order; an assistant message names the execution that produced it. */
 export async function getConversationMessages(db: Db, actor: Actor, input: { conversationId: string }) {
   authorize(actor, { scope: "apps:read" });
@@ -216,12 +228,6 @@ export async function getConversationMessages(db: Db, actor: Actor, input: { con
 
 // ---- An end user's own conversations (the portal) ----
 
-/** Names of apps by id, from their drafts (what the organization calls them now). */
-async function appNames(db: Db, organizationId: string, appIds: string[]): Promise<Map<string, string>> {
-  const rows = await db.builderItem.findMany({ where: { organizationId, id: { in: [...new Set(appIds)] } }, select: { id: true, draft: true } });
-  return new Map(rows.map((row) => [row.id, String((row.draft as { name?: unknown } | null)?.name ?? "")]));
-}
-
 /** The end user's conversations, most recently active first; never anyone else's. */
 export async function listEndUserConversations(db: Db, actor: EndUserActor, input: { limit: number; cursor?: string }) {
   // The cursor pairs (updatedAt, id) of the last conversation handed out.
@@ -237,7 +243,7 @@ export async function listEndUserConversations(db: Db, actor: EndUserActor, inpu
   });
   const page = rows.slice(0, input.limit);
   const last = page[page.length - 1];
-  const names = await appNames(
+  const names = await builderItemNames(
     db,
     actor.organizationId,
     page.map((row) => row.appId),
@@ -254,7 +260,7 @@ export async function getEndUserConversation(db: Db, actor: EndUserActor, input:
   if (!conversation) throw new AppError("not_found", "No conversation with that id.");
   const [messages, names] = await Promise.all([
     db.conversationMessage.findMany({ where: { conversationId: conversation.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
-    appNames(db, actor.organizationId, [conversation.appId]),
+    builderItemNames(db, actor.organizationId, [conversation.appId]),
   ]);
   return {
     id: conversation.id,

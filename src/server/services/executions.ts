@@ -1,5 +1,5 @@
 // Executions: every run, with its latency, credits and the trace of what each member and node did.
-import type { Execution } from "@/schemas/runtime";
+import type { Execution, ExecutionStatus } from "@/schemas/runtime";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { actorLabel } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
@@ -7,7 +7,7 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
 import type { TraceEntry } from "@/server/runtime/run";
-import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
+import { afterCursor, beforeCursor, CURSOR_ORDER, NEWEST_FIRST, toPage } from "./pagination";
 
 export interface ExecutionRecord {
   kind: "conversation" | "transaction" | "test";
@@ -15,7 +15,7 @@ export interface ExecutionRecord {
   itemKind: "agent" | "flow" | "app";
   versionId: string | null;
   conversationId?: string | null;
-  status: "succeeded" | "failed" | "canceled" | "output_invalid";
+  status: ExecutionStatus;
   credits: number;
   latencyMs: number;
   input: string;
@@ -41,11 +41,23 @@ export async function recordExecution(db: Db, actor: Actor | EndUserActor, recor
 
 type ExecutionRow = Awaited<ReturnType<typeof recordExecution>>;
 
-/** Rows with the email of their end user and the name of their portal. */
+/** Names of agents, flows and apps by id, from their drafts (what the organization calls them now). */
+export async function builderItemNames(db: Db, organizationId: string, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.builderItem.findMany({ where: { organizationId, id: { in: [...new Set(ids)] } }, select: { id: true, draft: true } });
+  return new Map(rows.map((row) => [row.id, String((row.draft as { name?: unknown } | null)?.name ?? "")]));
+}
+
+/** Rows with the name of their item, the email of their end user and the name of their portal. */
 async function toExecutions(db: Db, organizationId: string, rows: ExecutionRow[]): Promise<Execution[]> {
   const endUserIds = [...new Set(rows.flatMap((row) => (row.endUserId ? [row.endUserId] : [])))];
   const portalIds = [...new Set(rows.flatMap((row) => (row.portalId ? [row.portalId] : [])))];
-  const [endUsers, portals] = await Promise.all([
+  const [itemNames, endUsers, portals] = await Promise.all([
+    builderItemNames(
+      db,
+      organizationId,
+      rows.map((row) => row.itemId),
+    ),
     endUserIds.length ? db.endUser.findMany({ where: { organizationId, id: { in: endUserIds } }, select: { id: true, email: true } }) : [],
     portalIds.length ? db.portal.findMany({ where: { organizationId, id: { in: portalIds } }, select: { id: true, name: true } }) : [],
   ]);
@@ -53,6 +65,7 @@ async function toExecutions(db: Db, organizationId: string, rows: ExecutionRow[]
   const names = new Map(portals.map((portal) => [portal.id, portal.name]));
   return rows.map((row) => ({
     ...row,
+    itemName: itemNames.get(row.itemId) ?? null,
     trace: row.trace as Execution["trace"],
     endUserEmail: row.endUserId ? (emails.get(row.endUserId) ?? null) : null,
     portalName: row.portalId ? (names.get(row.portalId) ?? null) : null,
@@ -60,17 +73,23 @@ async function toExecutions(db: Db, organizationId: string, rows: ExecutionRow[]
   }));
 }
 
-export async function listExecutions(db: Db, actor: Actor, input: { limit: number; cursor?: string; itemId?: string; endUserId?: string; portalId?: string }) {
+export async function listExecutions(
+  db: Db,
+  actor: Actor,
+  input: { limit: number; cursor?: string; itemId?: string; endUserId?: string; portalId?: string; status?: ExecutionStatus; order?: "oldest" | "newest" },
+) {
   authorize(actor, { scope: "apps:read" });
+  const newest = input.order === "newest";
   const rows = await db.execution.findMany({
     where: {
       organizationId: actor.organizationId,
       ...(input.itemId ? { itemId: input.itemId } : {}),
       ...(input.endUserId ? { endUserId: input.endUserId } : {}),
       ...(input.portalId ? { portalId: input.portalId } : {}),
-      ...afterCursor(input.cursor),
+      ...(input.status ? { status: input.status } : {}),
+      ...(newest ? beforeCursor(input.cursor) : afterCursor(input.cursor)),
     },
-    orderBy: CURSOR_ORDER,
+    orderBy: newest ? NEWEST_FIRST : CURSOR_ORDER,
     take: input.limit + 1,
   });
   const page = toPage(rows, input.limit);

@@ -293,6 +293,33 @@ interface AppPinsDocument {
   members?: { kind: string; versionId: string }[];
 }
 
+/** The agent versions an app version pins: its adviser's and its agent members'. */
+function pinnedAgentVersions(pins: AppPinsDocument | null): string[] {
+  return [...(pins?.adviser ? [pins.adviser.versionId] : []), ...(pins?.members ?? []).filter((m) => m.kind === "agent").map((m) => m.versionId)];
+}
+
+/**
+ * Conversation starters of live app versions, by app id: those of the app's adviser and agents at
+ * their pinned versions (the portal and the console chat offer the same).
+ */
+export async function conversationStarters(db: Db, organizationId: string, versions: { itemId: string; pins: unknown }[]): Promise<Map<string, string[]>> {
+  const agentVersionIds = versions.flatMap((version) => pinnedAgentVersions(version.pins as AppPinsDocument | null));
+  const agentDocuments = new Map(
+    agentVersionIds.length
+      ? (await db.builderVersion.findMany({ where: { organizationId, id: { in: agentVersionIds } }, select: { id: true, document: true } })).map((row) => [
+          row.id,
+          row.document as VersionDocument,
+        ])
+      : [],
+  );
+  return new Map(
+    versions.map((version) => [
+      version.itemId,
+      [...new Set(pinnedAgentVersions(version.pins as AppPinsDocument | null).flatMap((id) => agentDocuments.get(id)?.conversationStarters ?? []))].slice(0, STARTERS_SHOWN),
+    ]),
+  );
+}
+
 /**
  * The apps an end user can chat with in this portal, as published: featured apps first in the
  * portal's order, then by name. Conversation starters come from the app's adviser and agents.
@@ -308,29 +335,17 @@ export async function listPortalApps(db: Db, actor: EndUserActor, portal: { id: 
     where: { organizationId: actor.organizationId, id: { in: items.map((item) => item.productionVersionId!) } },
     select: { itemId: true, document: true, pins: true },
   });
-  const agentVersionIds = versions.flatMap((version) => {
-    const pins = (version.pins ?? {}) as AppPinsDocument;
-    return [...(pins.adviser ? [pins.adviser.versionId] : []), ...(pins.members ?? []).filter((m) => m.kind === "agent").map((m) => m.versionId)];
-  });
-  const agentDocuments = new Map(
-    (await db.builderVersion.findMany({ where: { organizationId: actor.organizationId, id: { in: agentVersionIds } }, select: { id: true, document: true } })).map((row) => [
-      row.id,
-      row.document as VersionDocument,
-    ]),
-  );
+  const starters = await conversationStarters(db, actor.organizationId, versions);
   const apps = versions.flatMap((version): PortalApp[] => {
     const document = version.document as VersionDocument;
     if (document.api?.conversationEnabled === false) return [];
-    const pins = (version.pins ?? {}) as AppPinsDocument;
-    const agentIds = [...(pins.adviser ? [pins.adviser.versionId] : []), ...(pins.members ?? []).filter((m) => m.kind === "agent").map((m) => m.versionId)];
-    const starters = [...new Set(agentIds.flatMap((id) => agentDocuments.get(id)?.conversationStarters ?? []))].slice(0, STARTERS_SHOWN);
     return [
       {
         id: version.itemId,
         name: document.name ?? "",
         description: document.description ?? "",
         greeting: document.api?.greeting ?? "",
-        conversationStarters: starters,
+        conversationStarters: starters.get(version.itemId) ?? [],
       },
     ];
   });

@@ -1,33 +1,62 @@
 "use client";
 import { skipToken, useQueries, useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { Fragment, Suspense, useState } from "react";
+import { Fragment, Suspense, useState, type ReactNode } from "react";
 import { ExecutionTrace, formatMs } from "@/components/runtime/execution-trace";
 import { SearchPicker } from "@/components/console";
+import { EntityLink, EntityPicker, useEntities, type EntityKind } from "@/components/entity-picker";
+import { EXECUTION_STATUSES, type ExecutionStatus } from "@/schemas/runtime";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
 
 const PAGE = 25;
 
-/** Filters by end user (picked by email) and portal; they live in the URL (?endUser=…&portal=…). */
-function Filters({ endUserId, portalId, onChange }: { endUserId?: string; portalId?: string; onChange: (next: { endUser?: string; portal?: string }) => void }) {
+/** What the log is filtered by; each lives in the URL (?endUser=…&portal=…&item=…&status=…), so reload and back keep it. */
+type Filter = { endUser?: string; portal?: string; item?: string; status?: ExecutionStatus };
+const FILTER_KEYS = ["endUser", "portal", "item", "status"] as const;
+
+function readFilter(search: URLSearchParams): Filter {
+  const status = search.get("status");
+  return {
+    endUser: search.get("endUser") ?? undefined,
+    portal: search.get("portal") ?? undefined,
+    item: search.get("item") ?? undefined,
+    status: EXECUTION_STATUSES.find((known) => known === status),
+  };
+}
+
+function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter) => void }) {
   const trpc = useTRPC();
   const [query, setQuery] = useState("");
   const matches = useQuery(trpc.endUsers.list.queryOptions({ limit: 8, ...(query.trim() ? { query: query.trim() } : {}) }));
-  const chosen = useQuery(trpc.endUsers.get.queryOptions(endUserId ? { endUserId } : skipToken));
+  const chosen = useQuery(trpc.endUsers.get.queryOptions(filter.endUser ? { endUserId: filter.endUser } : skipToken));
   const portals = useQuery(trpc.portals.list.queryOptions({ limit: 200 }));
+  const items = useEntities(ITEM_KINDS);
+  const item = items.entities.find((entity) => entity.id === filter.item);
   return (
     <div className="row" style={{ alignItems: "flex-end", marginBottom: "1rem" }} role="search" aria-label="Filter executions">
-      {endUserId ? (
-        <div style={{ display: "flex", flexDirection: "column", gap: "0.3rem", fontSize: "0.9rem" }}>
-          End user
-          <span className="row" style={{ gap: "0.5rem" }}>
-            <strong data-testid="end-user-filter">{chosen.data?.endUser.email ?? "…"}</strong>
-            <button type="button" onClick={() => onChange({ endUser: undefined, portal: portalId })}>
-              All end users
-            </button>
-          </span>
-        </div>
+      {filter.item ? (
+        <Chosen label="App, agent or flow" onClear={() => onChange({ ...filter, item: undefined })} clearLabel="All items">
+          <span data-testid="item-filter">{item ? <EntityLink kind={item.kind} id={item.id} name={item.name} /> : "…"}</span>
+        </Chosen>
+      ) : (
+        <EntityPicker kinds={ITEM_KINDS} label="App, agent or flow" emptyText="No apps, agents or flows yet." onPick={(entity) => onChange({ ...filter, item: entity.id })} />
+      )}
+      <label>
+        Status
+        <select value={filter.status ?? ""} onChange={(e) => onChange({ ...filter, status: EXECUTION_STATUSES.find((known) => known === e.target.value) })}>
+          <option value="">Any status</option>
+          {EXECUTION_STATUSES.map((status) => (
+            <option key={status} value={status}>
+              {status.replace("_", " ")}
+            </option>
+          ))}
+        </select>
+      </label>
+      {filter.endUser ? (
+        <Chosen label="End user" onClear={() => onChange({ ...filter, endUser: undefined })} clearLabel="All end users">
+          <strong data-testid="end-user-filter">{chosen.data?.endUser.email ?? "…"}</strong>
+        </Chosen>
       ) : (
         <SearchPicker
           label="End user"
@@ -35,12 +64,12 @@ function Filters({ endUserId, portalId, onChange }: { endUserId?: string; portal
           emptyText="No end user matches."
           options={(matches.data?.endUsers ?? []).map((user) => ({ id: user.id, label: user.email, hint: user.fullName || undefined }))}
           onQueryChange={setQuery}
-          onPick={(option) => onChange({ endUser: option.id, portal: portalId })}
+          onPick={(option) => onChange({ ...filter, endUser: option.id })}
         />
       )}
       <label>
         Portal
-        <select value={portalId ?? ""} onChange={(e) => onChange({ endUser: endUserId, portal: e.target.value || undefined })}>
+        <select value={filter.portal ?? ""} onChange={(e) => onChange({ ...filter, portal: e.target.value || undefined })}>
           <option value="">All portals and doors</option>
           {portals.data?.portals.map((portal) => (
             <option key={portal.id} value={portal.id}>
@@ -49,6 +78,23 @@ function Filters({ endUserId, portalId, onChange }: { endUserId?: string; portal
           ))}
         </select>
       </label>
+    </div>
+  );
+}
+
+const ITEM_KINDS = ["app", "agent", "flow"] as const;
+
+/** A filter that is set: what it is set to, and the button that clears it. */
+function Chosen({ label, clearLabel, onClear, children }: { label: string; clearLabel: string; onClear: () => void; children: ReactNode }) {
+  return (
+    <div style={{ display: "flex", flexDirection: "column", gap: "0.3rem", fontSize: "0.9rem" }}>
+      {label}
+      <span className="row" style={{ gap: "0.5rem" }}>
+        {children}
+        <button type="button" onClick={onClear}>
+          {clearLabel}
+        </button>
+      </span>
     </div>
   );
 }
@@ -66,23 +112,28 @@ function Executions() {
   const router = useRouter();
   const pathname = usePathname();
   const search = useSearchParams();
-  const endUserId = search.get("endUser") ?? undefined;
-  const portalId = search.get("portal") ?? undefined;
-  const filters = { ...(endUserId ? { endUserId } : {}), ...(portalId ? { portalId } : {}) };
+  const filter = readFilter(search);
+  const input = {
+    order: "newest" as const,
+    ...(filter.endUser ? { endUserId: filter.endUser } : {}),
+    ...(filter.portal ? { portalId: filter.portal } : {}),
+    ...(filter.item ? { itemId: filter.item } : {}),
+    ...(filter.status ? { status: filter.status } : {}),
+  };
   // One query per page loaded so far ("Load more" adds the next page's cursor); the input is strict, so no infinite-query extras.
   // A change of filter starts again from the first page.
-  const filterKey = `${endUserId ?? ""}|${portalId ?? ""}`;
+  const filterKey = FILTER_KEYS.map((key) => filter[key] ?? "").join("|");
   const [paging, setPaging] = useState<{ key: string; cursors: (string | undefined)[] }>({ key: filterKey, cursors: [undefined] });
   const cursors = paging.key === filterKey ? paging.cursors : [undefined];
   const setCursors = (update: (current: (string | undefined)[]) => (string | undefined)[]) => setPaging({ key: filterKey, cursors: update(cursors) });
-  const pages = useQueries({ queries: cursors.map((cursor) => trpc.runtime.executions.queryOptions({ limit: PAGE, ...filters, ...(cursor ? { cursor } : {}) })) });
+  const pages = useQueries({ queries: cursors.map((cursor) => trpc.runtime.executions.queryOptions({ limit: PAGE, ...input, ...(cursor ? { cursor } : {}) })) });
 
-  function filterBy(next: { endUser?: string; portal?: string }) {
+  function filterBy(next: Filter) {
     const params = new URLSearchParams();
-    if (next.endUser) params.set("endUser", next.endUser);
-    if (next.portal) params.set("portal", next.portal);
+    for (const key of FILTER_KEYS) if (next[key]) params.set(key, next[key]);
     const query = params.toString();
-    router.replace(query ? `${pathname}?${query}` : pathname);
+    // A new history entry per filter, so Back returns to the previous one.
+    router.push(query ? `${pathname}?${query}` : pathname);
   }
   const [open, setOpen] = useState<string | null>(null);
   const rows = pages.flatMap((page) => page.data?.executions ?? []);
@@ -101,22 +152,22 @@ function Executions() {
   return (
     <>
       <PageHeader title="Executions" />
-      <p className="muted">Every run — conversation turns, transactions and test cases — with its credits, latency and what each member and node did, oldest first.</p>
+      <p className="muted">Every run — conversation turns, transactions and test cases — with its credits, latency and what each member and node did, newest first.</p>
       <div className="panel" style={{ overflowX: "auto" }}>
-        <Filters endUserId={endUserId} portalId={portalId} onChange={filterBy} />
+        <Filters filter={filter} onChange={filterBy} />
         {executions.isLoading && <p className="muted">Loading…</p>}
         {executions.error && (
           <p role="alert" className="error">
             {errorMessage(executions.error)}
           </p>
         )}
-        {executions.data && rows.length === 0 && <p className="muted">{endUserId || portalId ? "No runs match these filters." : "No runs yet."}</p>}
+        {executions.data && rows.length === 0 && <p className="muted">{FILTER_KEYS.some((key) => filter[key]) ? "No runs match these filters." : "No runs yet."}</p>}
         {rows.length > 0 && (
           <table>
             <thead>
               <tr>
                 <th>Time</th>
-                <th>Kind</th>
+                <th>Ran</th>
                 <th>Status</th>
                 <th>Credits</th>
                 <th>Latency</th>
@@ -129,8 +180,15 @@ function Executions() {
                 <Fragment key={execution.id}>
                   <tr data-testid="execution-row">
                     <td className="muted">{new Date(execution.createdAt).toLocaleString()}</td>
-                    <td>
-                      {execution.kind} <span className="muted">({execution.itemKind})</span>
+                    <td data-testid="execution-item">
+                      {execution.itemName !== null ? (
+                        <EntityLink kind={execution.itemKind as EntityKind} id={execution.itemId} name={execution.itemName} />
+                      ) : (
+                        <span className="muted">A deleted {execution.itemKind}</span>
+                      )}
+                      <div className="muted">
+                        {execution.kind} of the {execution.itemKind}
+                      </div>
                     </td>
                     <td>{execution.status === "succeeded" ? <span className="badge">succeeded</span> : <span className="badge revoked">{execution.status}</span>}</td>
                     <td>{execution.credits}</td>

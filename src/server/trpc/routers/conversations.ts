@@ -1,13 +1,16 @@
 // Console chat: a member's view of an app's conversations and their messages (no REST route).
 import { z } from "zod";
 import { Uuid } from "@/schemas/common";
-import { getConversationMessages, listConversations } from "@/server/services/conversations";
+import { getConversationMessages, getConversationStarters, listConversations } from "@/server/services/conversations";
 import { router, scopedProcedure } from "../init";
 
 export const conversationsRouter = router({
   list: scopedProcedure("apps:read")
     .input(z.strictObject({ appId: Uuid }))
     .query(({ ctx, input }) => listConversations(ctx.db, ctx.actor, input)),
+  starters: scopedProcedure("apps:read")
+    .input(z.strictObject({ appId: Uuid }))
+    .query(({ ctx, input }) => getConversationStarters(ctx.db, ctx.actor, input)),
   messages: scopedProcedure("apps:read")
     .input(z.strictObject({ conversationId: Uuid }))
     .query(({ ctx, input }) => getConversationMessages(ctx.db, ctx.actor, input)),

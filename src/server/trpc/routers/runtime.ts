@@ -94,7 +94,8 @@ export const runtimeRouter = router({
         path: "/executions",
         tags: ["Executions"],
         summary: "List runs with their trace, latency and credits",
-        description: "Filter by `itemId`, by `endUserId` (runs for an end user, in a portal or over the API on their behalf) or by `portalId`.",
+        description:
+          "Filter by `itemId`, by `endUserId` (runs for an end user, in a portal or over the API on their behalf), by `portalId` or by `status`. Oldest first; `order=newest` for the latest first.",
       },
     })
     .input(ListExecutionsInput)

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams, useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { ConfirmButton } from "@/components/console";
-import { SearchPicker } from "@/components/console";
+import { EntityName, EntityPicker } from "@/components/entity-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
 import { EffectiveAccess } from "@/components/provisioning/effective-access";
@@ -19,7 +19,6 @@ export default function EndUserPage() {
   const queryClient = useQueryClient();
   const detail = useQuery(trpc.endUsers.get.queryOptions({ endUserId }));
   const plans = useQuery(trpc.tierPlans.list.queryOptions({ limit: 200 }));
-  const apps = useQuery(trpc.apps.list.queryOptions({ limit: 200 }));
   const portals = useQuery(trpc.portals.list.queryOptions({ limit: 200 }));
   // Any end-user query may show what changed (the list shows revocation too).
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.endUsers.pathKey() });
@@ -54,11 +53,6 @@ export default function EndUserPage() {
   function grantApp(appId: string) {
     if (user) provision.mutate({ email: user.email, grants: [{ targetKind: "app", targetId: appId, effect: "allow", ...(grantPortalId ? { deploymentId: grantPortalId } : {}) }] });
   }
-
-  // The app list may omit fields (it serves REST's `fields`), hence the guard.
-  const appOptions = (apps.data?.apps ?? []).flatMap((app) => (app.id ? [{ id: app.id, label: app.name ?? app.id }] : []));
-  const appNames = new Map(appOptions.map((app) => [app.id, app.label]));
-  const portalNames = new Map((portals.data?.portals ?? []).map((portal) => [portal.id, portal.name]));
 
   return (
     <>
@@ -190,15 +184,9 @@ export default function EndUserPage() {
               {user.grants.map((grant) => (
                 <tr key={grant.id}>
                   <td>
-                    {grant.targetKind === "app" && appNames.has(grant.targetId) ? (
-                      appNames.get(grant.targetId)
-                    ) : (
-                      <>
-                        {grant.targetKind} <code>{grant.targetId}</code>
-                      </>
-                    )}
+                    <EntityName kind="app" id={grant.targetId} />
                   </td>
-                  <td>{grant.deploymentId ? (portalNames.get(grant.deploymentId) ?? <code>{grant.deploymentId}</code>) : "any"}</td>
+                  <td>{grant.deploymentId ? <EntityName kind="portal" id={grant.deploymentId} /> : "any"}</td>
                   <td className="muted">{grant.source}</td>
                   <td className="muted">{when(grant.expiresAt)}</td>
                   <td>
@@ -210,13 +198,7 @@ export default function EndUserPage() {
           </table>
         )}
         <div className="row" style={{ marginTop: "0.75rem", alignItems: "flex-start" }}>
-          <SearchPicker
-            label="Grant an app"
-            placeholder="Type an app's name…"
-            emptyText="No published app matches."
-            options={appOptions}
-            onPick={(option) => grantApp(option.id)}
-          />
+          <EntityPicker kinds={["app"]} label="Grant an app" emptyText="No apps yet: create one under Apps." onPick={(app) => grantApp(app.id)} />
           <label>
             In
             <select aria-label="Portal of the grant" value={grantPortalId} onChange={(e) => setGrantPortalId(e.target.value)}>

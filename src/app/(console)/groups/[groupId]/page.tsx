@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { ConfirmButton } from "@/components/console";
+import { EntityName, EntityPicker } from "@/components/entity-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
 import { GroupPortals } from "@/components/provisioning/group-portals";
@@ -25,7 +26,7 @@ export default function GroupPage() {
     ]);
 
   const [memberEmail, setMemberEmail] = useState("");
-  const [appId, setAppId] = useState("");
+  const [grantPortalId, setGrantPortalId] = useState("");
   const [portalId, setPortalId] = useState("");
   const findUser = useMutation({
     mutationFn: async (email: string) => {
@@ -61,9 +62,8 @@ export default function GroupPage() {
     if (endUserId) addMember.mutate({ groupId, endUserId }, { onSuccess: () => setMemberEmail("") });
   }
 
-  function submitGrant(event: FormEvent) {
-    event.preventDefault();
-    addGrant.mutate({ groupId, targetKind: "app", targetId: appId.trim() }, { onSuccess: () => setAppId("") });
+  function grantApp(appId: string) {
+    addGrant.mutate({ groupId, targetKind: "app", targetId: appId, ...(grantPortalId ? { deploymentId: grantPortalId } : {}) });
   }
 
   function submitAdmission(event: FormEvent) {
@@ -123,9 +123,9 @@ export default function GroupPage() {
             {grants.data?.map((grant) => (
               <tr key={grant.id}>
                 <td>
-                  {grant.targetKind} <code>{grant.targetId}</code>
+                  <EntityName kind="app" id={grant.targetId} />
                 </td>
-                <td>{grant.deploymentId ? <code>{grant.deploymentId}</code> : "any portal"}</td>
+                <td>{grant.deploymentId ? <EntityName kind="portal" id={grant.deploymentId} /> : "any portal"}</td>
                 <td>
                   <ConfirmButton label="Remove" title="Remove this grant?" confirmLabel="Remove" onConfirm={() => removeGrant.mutate({ groupId, grantId: grant.id })} />
                 </td>
@@ -133,10 +133,20 @@ export default function GroupPage() {
             ))}
           </tbody>
         </table>
-        <form className="row" onSubmit={submitGrant} style={{ marginTop: "0.75rem" }}>
-          <input aria-label="App id to grant" placeholder="App id" required value={appId} onChange={(e) => setAppId(e.target.value)} />
-          <button type="submit">Grant app</button>
-        </form>
+        <div className="row" style={{ marginTop: "0.75rem", alignItems: "flex-start" }}>
+          <EntityPicker kinds={["app"]} label="Grant an app" emptyText="No apps yet: create one under Apps." onPick={(app) => grantApp(app.id)} />
+          <label>
+            In
+            <select aria-label="Portal of the grant" value={grantPortalId} onChange={(e) => setGrantPortalId(e.target.value)}>
+              <option value="">every portal</option>
+              {portals.data?.portals.map((portal) => (
+                <option key={portal.id} value={portal.id}>
+                  {portal.name} only
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
       </div>
 
       <div className="panel">

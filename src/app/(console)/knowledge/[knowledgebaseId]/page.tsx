@@ -3,9 +3,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { FileText, Folder } from "lucide-react";
 import Link from "next/link";
 import { useParams, usePathname, useRouter, useSearchParams } from "next/navigation";
-import { Suspense, useEffect, useMemo, useState, type DragEvent, type FormEvent } from "react";
+import { Suspense, useEffect, useMemo, useRef, useState, type DragEvent, type FormEvent } from "react";
 import { TextDiff } from "@/components/text-diff";
 import { MarkdownPreview } from "@/components/markdown-preview";
+import { PageLinkPicker } from "@/components/page-link-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { PageIndexEntry } from "@/schemas/knowledgebase";
 import "./knowledgebase.css";
@@ -229,6 +230,7 @@ function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebas
   const revisions = useQuery(trpc.knowledge.revisions.queryOptions({ knowledgebaseId, pageId }));
   const [title, setTitle] = useState("");
   const [markdown, setMarkdown] = useState("");
+  const markdownBox = useRef<HTMLTextAreaElement>(null);
   const [preview, setPreview] = useState(false);
   const [showRevision, setShowRevision] = useState<string | null>(null);
   const [restored, setRestored] = useState(false);
@@ -333,7 +335,17 @@ function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebas
           <MarkdownPreview markdown={markdown} />
         </div>
       ) : (
-        <textarea aria-label="Markdown" value={markdown} onChange={(e) => setMarkdown(e.target.value)} rows={16} style={{ width: "100%", fontFamily: "monospace" }} />
+        <>
+          <PageLinkPicker pages={pages.filter((p) => p.id !== pageId)} textarea={markdownBox} onChange={setMarkdown} />
+          <textarea
+            ref={markdownBox}
+            aria-label="Markdown"
+            value={markdown}
+            onChange={(e) => setMarkdown(e.target.value)}
+            rows={16}
+            style={{ width: "100%", fontFamily: "monospace", marginTop: "0.5rem" }}
+          />
+        </>
       )}
       <div className="row" style={{ marginTop: "0.5rem" }}>
         <label className="inline">
