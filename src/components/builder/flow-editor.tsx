@@ -21,7 +21,7 @@ import type { Doc } from "./use-draft-editor";
 const FlowCanvas = dynamic(() => import("./flow-canvas"), {
   ssr: false,
   loading: () => (
-    <p className="muted" style={{ height: "32rem" }}>
+    <p className="muted" style={{ height: "36rem" }}>
       Loading the canvas…
     </p>
   ),
@@ -159,7 +159,7 @@ function FlowForm({ doc, update }: EditorBodyProps) {
                 label: "Canvas",
                 panel:
                   view === "canvas" ? (
-                    <div className="form">
+                    <div className="flow-canvas-view">
                       <AddNodeButtons onAdd={(type) => add(type, true)} />
                       <p className="muted" style={{ margin: 0 }}>
                         Drag from a node&apos;s lower dot to another node to connect them (dashed: list order). Select a node to edit it; select a node or connection and press
