@@ -99,7 +99,7 @@ test("the flow editor shows validation feedback live and draws the graph", async
   await expect(page.getByTestId("flow-feedback")).toContainText("data.value");
   await page.getByLabel("Final value template").fill("Done: {{inputs.topic}}");
   await expect(page.getByTestId("flow-feedback")).toContainText("The graph is valid.");
-  await expect(page.getByTestId("flow-graph")).toContainText("start");
+  await expect(page.getByTestId("flow-canvas")).toContainText("start");
   await expect(page.getByTestId("save-state")).toHaveText("Saved");
   await page.getByRole("button", { name: "Publish flow" }).click();
   await expect(page.getByTestId("version-1")).toContainText("Live");

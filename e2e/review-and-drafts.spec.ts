@@ -47,7 +47,7 @@ for (const size of SIZES) {
       const flow = (await api(page.request, demo.orgKey.secret, "POST", "/flows", { name: "Triage" })).flow;
       await signIn(page, demo.login);
       acceptLeaving(page);
-      await page.goto(`/flows/${flow.id}`);
+      await page.goto(`/flows/${flow.id}?view=list`);
       await expect(page.getByRole("heading", { level: 1 })).toHaveText("Triage");
       await page.getByRole("button", { name: "Add output" }).click();
       await page.getByLabel("Final value template").fill("Answer: {{inputs.topic}}");
@@ -55,7 +55,7 @@ for (const size of SIZES) {
       await expect(page.getByTestId("save-problem")).toContainText("trigger_start");
 
       await page.goto("/flows");
-      await page.goto(`/flows/${flow.id}`);
+      await page.goto(`/flows/${flow.id}?view=list`);
       await expect(page.getByLabel("Final value template")).toHaveValue("Answer: {{inputs.topic}}");
       await expect(page.getByTestId("restored-edits")).toBeVisible();
       await expect(page.getByTestId("save-problem")).toContainText("trigger_start");

@@ -1,8 +1,9 @@
 // The flow graph rules, shared by the server (invalid_workflow) and the console's flow editor
 // (live feedback): exactly one trigger_start, unique node ids, known types with their required
-// data, `data.next` naming existing nodes and forming no cycle, and templates reading only nodes
-// that run before them.
+// data, `data.next` naming existing nodes and forming no cycle, templates reading only nodes
+// that run before them, and a bounded `data.position` (the canvas's place for a node).
 import { NODE_TYPES, type FlowInput, type FlowNode, type NodeType } from "./builder";
+import { MAX_NODE_POSITION } from "./limits";
 
 export interface Feedback {
   nodeId?: string;
@@ -41,18 +42,43 @@ export function flowReferences(nodes: FlowNode[]): { nodeId: string; field: stri
 
 const NODE_READ = /\{\{\s*nodes\.([A-Za-z0-9_-]+)(?:\.output)?\s*\}\}/g;
 
+/** One step the run can take, by node index; `inOrder` when it is the array order (no `data.next`). */
+export interface FlowEdge {
+  from: number;
+  to: number;
+  inOrder: boolean;
+}
+
 /**
- * Where the run can go from each node (by index): the nodes `data.next` names, else the next
- * one in the array; an output node ends the run.
+ * Where the run can go from each node: the nodes `data.next` names, else the next one in the
+ * array; an output node ends the run. The canvas draws these; validation walks them.
  */
-function successors(nodes: FlowNode[]): number[][] {
+export function flowEdges(nodes: FlowNode[]): FlowEdge[] {
   const index = new Map(nodes.map((node, i) => [node.id, i]));
-  return nodes.map((node, i) => {
+  return nodes.flatMap((node, i): FlowEdge[] => {
     if (node.type === "output") return [];
     const next = node.data.next;
-    if (next === undefined) return i + 1 < nodes.length ? [i + 1] : [];
-    return (Array.isArray(next) ? next : [next]).flatMap((id) => (typeof id === "string" && index.has(id) ? [index.get(id)!] : []));
+    if (next === undefined) return i + 1 < nodes.length ? [{ from: i, to: i + 1, inOrder: true }] : [];
+    return (Array.isArray(next) ? next : [next]).flatMap((id) => (typeof id === "string" && index.has(id) ? [{ from: i, to: index.get(id)!, inOrder: false }] : []));
   });
+}
+
+function successors(nodes: FlowNode[]): number[][] {
+  const edges = nodes.map((): number[] => []);
+  for (const edge of flowEdges(nodes)) edges[edge.from]!.push(edge.to);
+  return edges;
+}
+
+function isPosition(value: unknown): boolean {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  return (
+    keys.length === 2 &&
+    (["x", "y"] as const).every((axis) => {
+      const at = (value as Record<string, unknown>)[axis];
+      return typeof at === "number" && Number.isFinite(at) && Math.abs(at) <= MAX_NODE_POSITION;
+    })
+  );
 }
 
 /** For each node, the set of nodes the run can reach from it in one step or more. */
@@ -97,6 +123,9 @@ export function flowFeedback(nodes: FlowNode[], models: ReadonlySet<string>): Fe
       if (node.type === "llm" && node.data.model !== undefined && (typeof node.data.model !== "string" || !models.has(node.data.model))) {
         feedback.push({ nodeId: node.id, message: `data.model "${String(node.data.model)}" is not a model from GET /models` });
       }
+    }
+    if (node.data.position !== undefined && !isPosition(node.data.position)) {
+      feedback.push({ nodeId: node.id, message: `data.position must be {x, y}: two numbers from -${MAX_NODE_POSITION} to ${MAX_NODE_POSITION}` });
     }
     const next = node.data.next;
     if (next !== undefined) {

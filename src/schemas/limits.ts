@@ -29,3 +29,5 @@ export const MAX_REVIEW_REASON_CHARS = 2_000;
 export const MAX_BULK_REVIEWS = 100;
 /** A greeting shown to the people a portal or an app serves. */
 export const MAX_GREETING_CHARS = 2_000;
+/** Each coordinate of a flow node's `data.position` (where the console's canvas draws it). */
+export const MAX_NODE_POSITION = 100_000;

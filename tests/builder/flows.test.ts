@@ -91,6 +91,17 @@ describe("flow validation", () => {
         { nodeId: "l", message: expect.stringContaining("nodes.nope.output") },
       ],
     ],
+    [
+      "a canvas position that is not two bounded numbers",
+      [
+        { id: "start", type: "trigger_start", data: { position: { x: 1e9, y: 0 } } },
+        { id: "a", type: "template", data: { template: "a", position: { x: "10", y: 0 } } },
+        { id: "b", type: "template", data: { template: "b", position: [10, 20] } },
+        { id: "c", type: "template", data: { template: "c", position: { x: 1, y: 2, z: 3 } } },
+        { id: "out", type: "output", data: { value: "v", position: null } },
+      ],
+      ["start", "a", "b", "c", "out"].map((nodeId) => ({ nodeId, message: expect.stringContaining("data.position must be {x, y}") })),
+    ],
   ])("refuses %s with invalid_workflow and feedback per problem; nothing written", async (_name, nodes, feedback) => {
     const t = await newOrganization();
     const key = t.orgKey.secret;
@@ -100,6 +111,18 @@ describe("flow validation", () => {
     const patched = expectError(await patchDraft(key, "flows", flow.id, { nodes, description: "should not land" }), 422, "invalid_workflow");
     expect(patched.feedback).toEqual(feedback);
     expect(await draft(key, "flows", flow.id)).toMatchObject({ nodes: VALID_NODES.map((n) => ({ ...n, blocks: [] })), description: "", updatedAt: flow.updatedAt });
+  });
+
+  it("keeps each node's canvas position (data.position) as written, and a flow with positions publishes", async () => {
+    const t = await newOrganization();
+    const key = t.orgKey.secret;
+    const nodes = [
+      { id: "start", type: "trigger_start", data: { position: { x: -100_000, y: 0 } } },
+      { id: "out", type: "output", data: { value: "Hello {{inputs.name}}", position: { x: 240.5, y: 100_000 } } },
+    ];
+    const flow = await create(key, "flows", { nodes, inputs: [{ key: "name" }] });
+    expect((await draft(key, "flows", flow.id)).nodes.map((n: { data: unknown }) => n.data)).toEqual(nodes.map((n) => n.data));
+    expect((await publish(key, "flows", flow.id)).version.number).toBe(1);
   });
 
   it("a flow created without nodes is a draft that cannot be published until it is valid", async () => {

@@ -1,32 +1,34 @@
 "use client";
-// The flow editor: inputs, a node list editor with live validation feedback (the same rules
-// the server applies), and a drawing of the node graph.
+// The flow editor: inputs, and the nodes with live validation feedback (the same rules the
+// server applies) in two views of one draft: a canvas (the default at a desk, ?view=list for
+// the list) and a list (the only view below ~900 px).
 import { useQuery } from "@tanstack/react-query";
+import { Plus } from "lucide-react";
+import dynamic from "next/dynamic";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useState, useSyncExternalStore } from "react";
+import { Tabs } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { NODE_TYPES, type FlowInput, type FlowNode } from "@/schemas/builder";
-import { flowFeedback, type Feedback } from "@/schemas/flow-graph";
+import { flowFeedback } from "@/schemas/flow-graph";
 import { EditorShell, type EditorBodyProps } from "./editor-shell";
 import { QuestionsField, TextArea, TextField } from "./fields";
-import { KnowledgebaseName, KnowledgebasePicker } from "./knowledgebase-picker";
+import { addNode, placeBelow, placeNodes } from "./flow-nodes";
+import { NodeFields } from "./node-fields";
 import type { Doc } from "./use-draft-editor";
+
+// @xyflow/react and its styles load only when a flow's canvas is shown.
+const FlowCanvas = dynamic(() => import("./flow-canvas"), {
+  ssr: false,
+  loading: () => (
+    <p className="muted" style={{ height: "36rem" }}>
+      Loading the canvas…
+    </p>
+  ),
+});
 
 const WRITE_FIELDS = ["name", "slug", "description", "kind", "questions", "inputs", "nodes"];
 const toWrite = (view: Doc): Doc => Object.fromEntries(WRITE_FIELDS.map((field) => [field, view[field]]));
-
-/** The data fields each node type is edited with (required ones are checked by flowFeedback). */
-const DATA_FIELDS: Record<string, { key: string; label: string; multiline?: boolean; knowledgebase?: boolean }[]> = {
-  trigger_start: [],
-  llm: [
-    { key: "prompt", label: "Prompt template", multiline: true },
-    { key: "model", label: "Model (optional)" },
-  ],
-  knowledge_search: [
-    { key: "knowledgebaseId", label: "Knowledgebase", knowledgebase: true },
-    { key: "query", label: "Query template" },
-  ],
-  template: [{ key: "template", label: "Template", multiline: true }],
-  output: [{ key: "value", label: "Final value template", multiline: true }],
-};
 
 export function FlowEditor({ id }: { id: string }) {
   return (
@@ -38,19 +40,31 @@ export function FlowEditor({ id }: { id: string }) {
 
 function FlowForm({ doc, update }: EditorBodyProps) {
   const trpc = useTRPC();
+  const router = useRouter();
+  const pathname = usePathname();
+  const view = useSearchParams().get("view") === "list" ? "list" : "canvas";
+  const narrow = useNarrow();
+  const [selected, setSelected] = useState<number | null>(null);
   const models = useQuery(trpc.models.list.queryOptions({}));
   const nodes = doc.nodes as FlowNode[];
   const inputs = doc.inputs as FlowInput[];
+  const chosen = selected !== null && selected < nodes.length ? selected : null;
   const feedback = flowFeedback(nodes, new Set(models.data?.models.map((m) => m.id) ?? ["atrium-offline"]));
   const setNodes = (next: FlowNode[]) => update({ nodes: next });
-  const setNode = (index: number, changes: Partial<FlowNode>) => setNodes(nodes.map((node, i) => (i === index ? { ...node, ...changes } : node)));
-  const move = (index: number, by: number) => {
-    const next = [...nodes];
-    const [node] = next.splice(index, 1);
-    next.splice(index + by, 0, node!);
-    setNodes(next);
+  /** On the canvas a new node goes below the others, and every node keeps the place it is drawn at. */
+  const add = (type: string, onCanvas: boolean) => {
+    setNodes(onCanvas ? addNode(placeNodes(nodes), type, placeBelow(nodes)) : addNode(nodes, type));
+    setSelected(nodes.length);
   };
   const setInput = (index: number, changes: Partial<FlowInput>) => update({ inputs: inputs.map((input, i) => (i === index ? { ...input, ...changes } : input)) });
+  const list = (
+    <div className="list-editor form">
+      {nodes.map((_node, index) => (
+        <NodeFields key={index} nodes={nodes} index={index} feedback={feedback} setNodes={setNodes} />
+      ))}
+      <AddNodeButtons onAdd={(type) => add(type, false)} />
+    </div>
+  );
 
   return (
     <>
@@ -114,7 +128,7 @@ function FlowForm({ doc, update }: EditorBodyProps) {
       <div className="panel" aria-label="Nodes">
         <h2 style={{ marginTop: 0 }}>Nodes</h2>
         <p className="muted">
-          Nodes run in this order unless <em>next</em> names the node to run next. Templates read <code>{"{{inputs.key}}"}</code> and <code>{"{{nodes.<id>.output}}"}</code>.
+          Nodes run in list order unless <em>next</em> names the node to run next. Templates read <code>{"{{inputs.key}}"}</code> and <code>{"{{nodes.<id>.output}}"}</code>.
         </p>
         <div role="status" data-testid="flow-feedback">
           {feedback.length === 0 ? (
@@ -129,149 +143,73 @@ function FlowForm({ doc, update }: EditorBodyProps) {
             </ul>
           )}
         </div>
-        <FlowGraph nodes={nodes} feedback={feedback} />
-        <div className="list-editor form">
-          {nodes.map((node, index) => (
-            <div className="item form" key={index} style={{ borderColor: feedback.some((f) => f.nodeId === node.id) ? "var(--danger)" : undefined }}>
-              <div className="row">
-                <input aria-label="Node id" value={node.id} onChange={(e) => setNode(index, { id: e.target.value })} style={{ width: "9rem" }} />
-                <select aria-label="Node type" value={node.type} onChange={(e) => setNode(index, { type: e.target.value })}>
-                  {!(NODE_TYPES as readonly string[]).includes(node.type) && <option>{node.type}</option>}
-                  {NODE_TYPES.map((type) => (
-                    <option key={type}>{type}</option>
-                  ))}
-                </select>
-                <input
-                  aria-label="Next node"
-                  value={Array.isArray(node.data.next) ? (node.data.next as string[]).join(", ") : ((node.data.next as string | undefined) ?? "")}
-                  onChange={(e) => {
-                    const targets = e.target.value
-                      .split(",")
-                      .map((t) => t.trim())
-                      .filter(Boolean);
-                    const { next: _drop, ...rest } = node.data;
-                    setNode(index, { data: targets.length === 0 ? rest : { ...rest, next: targets.length === 1 ? targets[0] : targets } });
-                  }}
-                  placeholder="next (optional)"
-                />
-                <button type="button" disabled={index === 0} onClick={() => move(index, -1)} aria-label="Move up">
-                  ↑
-                </button>
-                <button type="button" disabled={index === nodes.length - 1} onClick={() => move(index, 1)} aria-label="Move down">
-                  ↓
-                </button>
-                <button type="button" onClick={() => setNodes(nodes.filter((_, i) => i !== index))}>
-                  Remove
-                </button>
-              </div>
-              {(DATA_FIELDS[node.type] ?? []).map((field) =>
-                field.knowledgebase ? (
-                  <div key={field.key} className="row">
-                    {typeof node.data[field.key] === "string" && node.data[field.key] !== "" && <KnowledgebaseName id={String(node.data[field.key])} />}
-                    <KnowledgebasePicker
-                      label={node.data[field.key] ? "Change knowledgebase" : field.label}
-                      onPick={(knowledgebaseId) => setNode(index, { data: { ...node.data, [field.key]: knowledgebaseId } })}
-                    />
-                  </div>
-                ) : field.multiline ? (
-                  <TextArea
-                    key={field.key}
-                    label={field.label}
-                    value={String(node.data[field.key] ?? "")}
-                    onChange={(value) => setNode(index, { data: { ...node.data, [field.key]: value } })}
-                    rows={2}
-                    code
-                  />
-                ) : (
-                  <TextField
-                    key={field.key}
-                    label={field.label}
-                    value={String(node.data[field.key] ?? "")}
-                    onChange={(value) => {
-                      const { [field.key]: _drop, ...rest } = node.data;
-                      setNode(index, { data: value === "" && field.key === "model" ? rest : { ...node.data, [field.key]: value } });
-                    }}
-                  />
-                ),
-              )}
-            </div>
-          ))}
-          <div className="row">
-            {NODE_TYPES.map((type) => (
-              <button key={type} type="button" onClick={() => setNodes([...nodes, { id: uniqueId(nodes, type), type, data: {}, blocks: [] }])}>
-                Add {type}
-              </button>
-            ))}
-          </div>
-        </div>
+        {narrow ? (
+          <>
+            <p className="muted">The canvas needs a wider screen; this list edits the same nodes.</p>
+            {list}
+          </>
+        ) : (
+          <Tabs
+            label="Nodes view"
+            selected={view}
+            onSelect={(id) => router.replace(id === "list" ? `${pathname}?view=list` : pathname, { scroll: false })}
+            tabs={[
+              {
+                id: "canvas",
+                label: "Canvas",
+                panel:
+                  view === "canvas" ? (
+                    <div className="flow-canvas-view">
+                      <AddNodeButtons onAdd={(type) => add(type, true)} />
+                      <p className="muted" style={{ margin: 0 }}>
+                        Drag from a node&apos;s lower dot to another node to connect them (dashed: list order). Select a node to edit it; select a node or connection and press
+                        Delete to remove it.
+                      </p>
+                      <div className="flow-canvas-layout">
+                        <FlowCanvas nodes={nodes} feedback={feedback} selected={chosen} onSelect={setSelected} setNodes={setNodes} />
+                        <aside aria-label="Selected node">
+                          {chosen === null ? (
+                            <p className="muted">Select a node on the canvas to edit it.</p>
+                          ) : (
+                            <NodeFields nodes={nodes} index={chosen} feedback={feedback} setNodes={setNodes} onMoved={setSelected} />
+                          )}
+                        </aside>
+                      </div>
+                    </div>
+                  ) : null,
+              },
+              { id: "list", label: "List", panel: view === "list" ? list : null },
+            ]}
+          />
+        )}
       </div>
     </>
   );
 }
 
-function uniqueId(nodes: FlowNode[], type: string): string {
-  const base = type.replace("trigger_start", "start").replace("knowledge_search", "search");
-  for (let n = 1; ; n++) {
-    const id = n === 1 ? base : `${base}${n}`;
-    if (!nodes.some((node) => node.id === id)) return id;
-  }
-}
-
-/** Edges as the runtime follows them: `data.next`, else the next node in the array. */
-function edgesOf(nodes: FlowNode[]): [number, number][] {
-  const index = new Map(nodes.map((node, i) => [node.id, i]));
-  const edges: [number, number][] = [];
-  nodes.forEach((node, i) => {
-    const next = node.data.next;
-    if (next !== undefined) {
-      for (const target of Array.isArray(next) ? next : [next]) {
-        const j = index.get(String(target));
-        if (j !== undefined) edges.push([i, j]);
-      }
-    } else if (node.type !== "output" && i + 1 < nodes.length) {
-      edges.push([i, i + 1]);
-    }
-  });
-  return edges;
-}
-
-function FlowGraph({ nodes, feedback }: { nodes: FlowNode[]; feedback: Feedback[] }) {
-  if (nodes.length === 0) return null;
-  const width = 420;
-  const boxWidth = 200;
-  const boxHeight = 40;
-  const gap = 26;
-  const x = (width - boxWidth) / 2;
-  const y = (i: number) => 10 + i * (boxHeight + gap);
-  const height = y(nodes.length) + 4;
+function AddNodeButtons({ onAdd }: { onAdd: (type: string) => void }) {
   return (
-    <svg className="graph" width={width} height={height} role="img" aria-label="Node graph" data-testid="flow-graph">
-      <defs>
-        <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
-          <path d="M 0 0 L 10 5 L 0 10 z" fill="#868e96" />
-        </marker>
-      </defs>
-      {edgesOf(nodes).map(([from, to], i) => {
-        const adjacent = to === from + 1;
-        const path = adjacent
-          ? `M ${width / 2} ${y(from) + boxHeight} L ${width / 2} ${y(to)}`
-          : `M ${x + boxWidth} ${y(from) + boxHeight / 2} C ${x + boxWidth + 60 + Math.abs(to - from) * 8} ${y(from) + boxHeight / 2}, ${x + boxWidth + 60 + Math.abs(to - from) * 8} ${y(to) + boxHeight / 2}, ${x + boxWidth} ${y(to) + boxHeight / 2}`;
-        return <path key={i} d={path} fill="none" stroke="#868e96" strokeWidth={1.5} markerEnd="url(#arrow)" />;
-      })}
-      {nodes.map((node, i) => {
-        const bad = feedback.some((f) => f.nodeId === node.id);
-        return (
-          <g key={i}>
-            <rect x={x} y={y(i)} width={boxWidth} height={boxHeight} rx={8} fill={bad ? "#fff5f5" : "#fff"} stroke={bad ? "#e03131" : "#adb5bd"} />
-            <text x={width / 2} y={y(i) + 17} textAnchor="middle" fontSize={13} fontWeight={600}>
-              {node.id}
-            </text>
-            <text x={width / 2} y={y(i) + 32} textAnchor="middle" fontSize={11} fill="#5f6b7a">
-              {node.type}
-            </text>
-          </g>
-        );
-      })}
-    </svg>
+    <div className="row">
+      {NODE_TYPES.map((type) => (
+        <button key={type} type="button" onClick={() => onAdd(type)}>
+          <Plus size={16} aria-hidden /> Add {type}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+const NARROW = "(max-width: 900px)";
+
+/** Below ~900 px the canvas is not offered; the node list edits the same draft. */
+function useNarrow(): boolean {
+  return useSyncExternalStore(
+    (changed) => {
+      const query = window.matchMedia(NARROW);
+      query.addEventListener("change", changed);
+      return () => query.removeEventListener("change", changed);
+    },
+    () => window.matchMedia(NARROW).matches,
+    () => false,
   );
 }

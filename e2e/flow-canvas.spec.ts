@@ -1,0 +1,158 @@
+// Issue 15, point 6 (and point 3's flow part): a builder edits a flow on a canvas that changes the
+// same draft as the node list. Connections are the nodes' data.next, places their data.position;
+// an invalid connection is shown, kept in the browser and saved once fixed. On a phone the
+// list stands in for the canvas.
+import { expect, test, type Page } from "@playwright/test";
+import { api, screenshot, seedDemo, signIn } from "./fixtures";
+
+/** A node on the canvas by its index in the flow's node list. */
+const card = (page: Page, index: number) => page.locator(`.react-flow__node[data-id="${index}"]`);
+
+/** Draws a connection from one node's lower dot to another node's upper dot (click one, then the other). */
+async function connect(page: Page, from: number, to: number) {
+  await card(page, from).locator(".react-flow__handle.source").click();
+  await card(page, to).locator(".react-flow__handle.target").click();
+}
+
+async function draftNodes(page: Page, key: string, id: string) {
+  return (await api(page.request, key, "GET", `/flows/${id}/draft`)).flow.nodes as { id: string; data: Record<string, unknown> }[];
+}
+
+test.describe("at a desk", () => {
+  test.use({ viewport: { width: 1440, height: 900 } });
+
+  test("a builder adds a node on the canvas, connects it, configures it, sees it saved and finds it after a reload", async ({ page }) => {
+    const demo = seedDemo();
+    const key = demo.orgKey.secret;
+    const flow = (
+      await api(page.request, key, "POST", "/flows", {
+        name: "Triage",
+        inputs: [{ key: "topic", label: "Topic" }],
+        nodes: [
+          { id: "start", type: "trigger_start", data: {} },
+          { id: "out", type: "output", data: { value: "{{inputs.topic}}" } },
+        ],
+      })
+    ).flow;
+    await signIn(page, demo.login);
+    await page.goto(`/flows/${flow.id}`);
+    await expect(page.getByRole("tab", { name: "Canvas" })).toHaveAttribute("aria-selected", "true");
+    await expect(card(page, 0)).toContainText("start");
+    await expect(card(page, 1)).toContainText("out");
+
+    await page.getByRole("button", { name: "Add template" }).click();
+    await expect(card(page, 2)).toContainText("template");
+    const selectedNode = page.getByRole("complementary", { name: "Selected node" });
+    await selectedNode.getByLabel("Template").fill("Summary of {{inputs.topic}}");
+    await expect(card(page, 2)).toContainText("Summary of");
+
+    await connect(page, 0, 2);
+    await connect(page, 2, 1);
+    await card(page, 0).click();
+    await expect(selectedNode.getByLabel("Node id")).toHaveValue("start");
+    await selectedNode.getByRole("button", { name: "Disconnect out" }).click();
+    await expect(selectedNode.getByTestId("runs-next")).toHaveText("Then runs: template");
+    await card(page, 1).click();
+    await selectedNode.getByLabel("Final value template").fill("{{nodes.template.output}}");
+    await expect(page.getByTestId("flow-feedback")).toContainText("The graph is valid.");
+    await expect(page.getByTestId("save-state")).toHaveText("Saved");
+    await screenshot(page, "flow-canvas");
+
+    const saved = await draftNodes(page, key, flow.id);
+    expect(saved.map((node) => [node.id, node.data.next])).toEqual([
+      ["start", "template"],
+      ["out", undefined],
+      ["template", "out"],
+    ]);
+    expect(saved[2]!.data.template).toBe("Summary of {{inputs.topic}}");
+    for (const node of saved) expect(node.data.position).toEqual({ x: expect.any(Number), y: expect.any(Number) });
+
+    // A node dragged elsewhere keeps its place.
+    const before = (await card(page, 1).boundingBox())!;
+    await page.mouse.move(before.x + 40, before.y + 12);
+    await page.mouse.down();
+    await page.mouse.move(before.x + 240, before.y + 12, { steps: 10 });
+    await page.mouse.up();
+    await expect(page.getByTestId("save-state")).toHaveText("Saved");
+    await expect
+      .poll(async () => ((await draftNodes(page, key, flow.id))[1]!.data.position as { x: number }).x)
+      .toBeGreaterThan((saved[1]!.data.position as { x: number }).x + 100);
+
+    await page.reload();
+    await expect(card(page, 2)).toContainText("Summary of");
+    await expect(page.locator(".react-flow__edge")).toHaveCount(2);
+    await expect(page.getByTestId("restored-edits")).toHaveCount(0);
+    await page.getByRole("tab", { name: "List" }).click();
+    await expect(page).toHaveURL(/view=list/);
+    await expect(page.getByTestId("flow-node").nth(2).getByLabel("Template")).toHaveValue("Summary of {{inputs.topic}}");
+  });
+
+  test("an invalid connection shows why, is kept in the browser across a reload, and saves once undone", async ({ page }) => {
+    const demo = seedDemo();
+    const key = demo.orgKey.secret;
+    const flow = (
+      await api(page.request, key, "POST", "/flows", {
+        name: "Loop",
+        nodes: [
+          { id: "start", type: "trigger_start", data: {} },
+          { id: "a", type: "template", data: { template: "a" } },
+          { id: "b", type: "template", data: { template: "b" } },
+          { id: "out", type: "output", data: { value: "{{nodes.b.output}}" } },
+        ],
+      })
+    ).flow;
+    await signIn(page, demo.login);
+    page.on("dialog", (dialog) => void dialog.accept());
+    await page.goto(`/flows/${flow.id}`);
+    await expect(card(page, 2)).toContainText("b");
+
+    await connect(page, 2, 1);
+    await expect(page.getByTestId("flow-feedback")).toContainText("cycle");
+    await expect(page.getByTestId("save-state")).toHaveText("Not saved (kept in this browser)");
+    await expect(page.getByTestId("save-problem")).toContainText("cycle");
+    await expect(card(page, 1).locator(".flow-card")).toHaveClass(/bad/);
+    await screenshot(page, "flow-canvas-invalid");
+    expect((await draftNodes(page, key, flow.id))[2]!.data.next).toBeUndefined();
+
+    await page.reload();
+    await expect(page.getByTestId("restored-edits")).toBeVisible();
+    await expect(page.getByTestId("save-problem")).toContainText("cycle");
+    await card(page, 2).click();
+    const selectedNode = page.getByRole("complementary", { name: "Selected node" });
+    await selectedNode.getByRole("button", { name: "Disconnect a" }).click();
+    await expect(page.getByTestId("save-state")).toHaveText("Saved");
+    await expect(page.getByTestId("save-problem")).toHaveCount(0);
+    expect((await draftNodes(page, key, flow.id))[2]!.data.next).toBe("out");
+    await page.reload();
+    await expect(page.getByTestId("restored-edits")).toHaveCount(0);
+    await expect(page.getByTestId("flow-feedback")).toContainText("The graph is valid.");
+  });
+});
+
+test.describe("on a phone", () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test("the node list stands in for the canvas, edits the same draft, and nothing scrolls sideways", async ({ page }) => {
+    const demo = seedDemo();
+    const flow = (
+      await api(page.request, demo.orgKey.secret, "POST", "/flows", {
+        name: "Triage",
+        nodes: [
+          { id: "start", type: "trigger_start", data: { position: { x: 0, y: 0 } } },
+          { id: "out", type: "output", data: { value: "done", position: { x: 300, y: 200 } } },
+        ],
+      })
+    ).flow;
+    await signIn(page, demo.login);
+    await page.goto(`/flows/${flow.id}`);
+    await expect(page.getByText("The canvas needs a wider screen")).toBeVisible();
+    await expect(page.getByRole("tab", { name: "Canvas" })).toHaveCount(0);
+    await expect(page.getByTestId("flow-node")).toHaveCount(2);
+    await page.getByLabel("Final value template").fill("done, by phone");
+    await expect(page.getByTestId("save-state")).toHaveText("Saved");
+    const saved = await draftNodes(page, demo.orgKey.secret, flow.id);
+    expect(saved[1]!.data).toEqual({ value: "done, by phone", position: { x: 300, y: 200 } });
+    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await screenshot(page, "flow-canvas-phone");
+  });
+});

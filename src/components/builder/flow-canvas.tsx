@@ -1,0 +1,149 @@
+"use client";
+// The flow's nodes on a canvas (@xyflow/react, loaded only by the flow editor through
+// next/dynamic). It draws the draft and edits it: connections are the nodes' `data.next`, places
+// are `data.position`, selecting a node shows its fields beside the canvas.
+import "@xyflow/react/dist/style.css";
+import "./flow-canvas.css";
+import {
+  Background,
+  Controls,
+  Handle,
+  MarkerType,
+  Position,
+  ReactFlow,
+  applyEdgeChanges,
+  applyNodeChanges,
+  type Edge,
+  type EdgeChange,
+  type Node,
+  type NodeChange,
+  type NodeProps,
+  type ReactFlowInstance,
+} from "@xyflow/react";
+import { useEffect, useMemo, useRef, useState } from "react";
+import type { FlowNode } from "@/schemas/builder";
+import { flowEdges, type Feedback } from "@/schemas/flow-graph";
+import { connect, disconnect, placeNodes, placesOf, removeNode, type Place } from "./flow-nodes";
+
+type CardData = { node: FlowNode; bad: boolean };
+type Card = Node<CardData, "card">;
+
+/** What a node shows: its id, type and the start of its main template. */
+function NodeCard({ data }: NodeProps<Card>) {
+  const { node, bad } = data;
+  const text = [node.data.prompt, node.data.query, node.data.template, node.data.value].find((value) => typeof value === "string" && value !== "") as string | undefined;
+  return (
+    <div className={bad ? "flow-card bad" : "flow-card"}>
+      {node.type !== "trigger_start" && <Handle type="target" position={Position.Top} />}
+      <strong>{node.id}</strong>
+      <span className="flow-card-type">{node.type}</span>
+      {text && <span className="flow-card-text">{text}</span>}
+      {node.type !== "output" && <Handle type="source" position={Position.Bottom} />}
+    </div>
+  );
+}
+
+const NODE_TYPES = { card: NodeCard };
+
+export interface FlowCanvasProps {
+  nodes: FlowNode[];
+  feedback: Feedback[];
+  selected: number | null;
+  onSelect: (index: number | null) => void;
+  setNodes: (nodes: FlowNode[]) => void;
+}
+
+export default function FlowCanvas({ nodes, feedback, selected, onSelect, setNodes }: FlowCanvasProps) {
+  const cards = useMemo<Card[]>(() => {
+    const places = placesOf(nodes);
+    return nodes.map((node, i) => ({
+      id: String(i),
+      type: "card",
+      position: places[i]!,
+      data: { node, bad: feedback.some((f) => f.nodeId === node.id) },
+      selected: i === selected,
+      ariaLabel: `Node ${node.id} (${node.type})`,
+    }));
+  }, [nodes, feedback, selected]);
+  const lines = useMemo<Edge[]>(() => {
+    const seen = new Set<string>();
+    return flowEdges(nodes).flatMap(({ from, to, inOrder }) => {
+      const id = `${from}-${to}`;
+      if (seen.has(id)) return [];
+      seen.add(id);
+      return [
+        {
+          id,
+          source: String(from),
+          target: String(to),
+          className: inOrder ? "in-order" : undefined,
+          markerEnd: { type: MarkerType.ArrowClosed },
+          ariaLabel: `From ${nodes[from]!.id} to ${nodes[to]!.id}`,
+        },
+      ];
+    });
+  }, [nodes]);
+
+  // The canvas holds what it measures and what is being dragged; the draft holds the rest.
+  const [shown, setShown] = useState<Card[]>(cards);
+  const [shownLines, setShownLines] = useState<Edge[]>(lines);
+  useEffect(() => setShown((current) => cards.map((card) => ({ ...card, measured: current.find((old) => old.id === card.id)?.measured }))), [cards]);
+  useEffect(() => setShownLines((current) => lines.map((line) => ({ ...line, selected: current.find((old) => old.id === line.id)?.selected }))), [lines]);
+
+  const instance = useRef<ReactFlowInstance<Card, Edge> | null>(null);
+  const count = useRef(nodes.length);
+  useEffect(() => {
+    // A node added (by the buttons above) may be outside the view: bring every node into it.
+    if (nodes.length > count.current) setTimeout(() => void instance.current?.fitView({ padding: 0.2, maxZoom: 1, duration: 200 }), 50);
+    count.current = nodes.length;
+  }, [nodes.length]);
+
+  /** Every canvas edit keeps the places the nodes are drawn at. */
+  const edit = (change: (placed: FlowNode[]) => FlowNode[]) => setNodes(change(placeNodes(nodes)));
+
+  function onNodesChange(changes: NodeChange<Card>[]) {
+    setShown((current) => applyNodeChanges(changes, current));
+    const selections = changes.flatMap((change) => (change.type === "select" ? [change] : []));
+    const chosen = selections.find((change) => change.selected);
+    if (chosen) onSelect(Number(chosen.id));
+    else if (selections.some((change) => Number(change.id) === selected)) onSelect(null);
+  }
+
+  /** Delete or Backspace on what is selected: connections first (by the old indices), then nodes. */
+  function onDelete({ nodes: cardsGone, edges: linesGone }: { nodes: Card[]; edges: Edge[] }) {
+    const gone = cardsGone.map((card) => Number(card.id)).sort((a, b) => b - a);
+    const cut = linesGone.filter((line) => !gone.includes(Number(line.source)) && !gone.includes(Number(line.target)));
+    edit((placed) =>
+      gone.reduce(
+        (left, index) => removeNode(left, index),
+        cut.reduce((left, line) => disconnect(left, Number(line.source), Number(line.target)), placed),
+      ),
+    );
+    if (gone.length > 0) onSelect(null);
+  }
+
+  return (
+    <div className="flow-canvas" data-testid="flow-canvas">
+      <ReactFlow<Card, Edge>
+        nodes={shown}
+        edges={shownLines}
+        nodeTypes={NODE_TYPES}
+        onNodesChange={onNodesChange}
+        onEdgesChange={(changes: EdgeChange[]) => setShownLines((current) => applyEdgeChanges(changes, current))}
+        onDelete={onDelete}
+        onConnect={({ source, target }) => edit((placed) => connect(placed, Number(source), Number(target)))}
+        onNodeDragStop={(_event, _node, dragged) => setNodes(placeNodes(nodes, new Map<number, Place>(dragged.map((card) => [Number(card.id), card.position]))))}
+        onInit={(flow) => {
+          instance.current = flow;
+        }}
+        fitView
+        fitViewOptions={{ padding: 0.2, maxZoom: 1 }}
+        deleteKeyCode={["Backspace", "Delete"]}
+        minZoom={0.2}
+      >
+        <Background gap={16} />
+        <Controls showInteractive={false} />
+      </ReactFlow>
+    </div>
+  );
+}

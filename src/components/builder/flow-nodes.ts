@@ -1,0 +1,135 @@
+// Edits of a flow's nodes that the node list and the canvas share, so both views change the one
+// draft the same way. Each returns a new array; connections are the nodes' own `data.next`.
+import type { FlowNode } from "@/schemas/builder";
+import { flowEdges } from "@/schemas/flow-graph";
+import { MAX_NODE_POSITION } from "@/schemas/limits";
+
+export interface Place {
+  x: number;
+  y: number;
+}
+
+const COLUMN = 240;
+const ROW = 130;
+
+export function uniqueId(nodes: FlowNode[], type: string): string {
+  const base = type.replace("trigger_start", "start").replace("knowledge_search", "search");
+  for (let n = 1; ; n++) {
+    const id = n === 1 ? base : `${base}${n}`;
+    if (!nodes.some((node) => node.id === id)) return id;
+  }
+}
+
+/** The ids the run goes to after node `index`: its `data.next`, else the next node in the list. */
+export function nextIds(nodes: FlowNode[], index: number): string[] {
+  return flowEdges(nodes)
+    .filter((edge) => edge.from === index)
+    .map((edge) => nodes[edge.to]!.id);
+}
+
+/** `data.next` set to exactly these ids; none (an empty array) ends the run at this node. */
+function withNext(node: FlowNode, ids: string[]): FlowNode {
+  const unique = [...new Set(ids)];
+  return { ...node, data: { ...node.data, next: unique.length === 1 ? unique[0] : unique } };
+}
+
+export function addNode(nodes: FlowNode[], type: string, place?: Place): FlowNode[] {
+  return [...nodes, { id: uniqueId(nodes, type), type, data: place ? { position: place } : {}, blocks: [] }];
+}
+
+/** Removes a node and the connections to it. */
+export function removeNode(nodes: FlowNode[], index: number): FlowNode[] {
+  const gone = nodes[index]!.id;
+  return nodes.flatMap((node, i) => {
+    if (i === index) return [];
+    const next = node.data.next;
+    const ids = next === undefined ? null : Array.isArray(next) ? next : [next];
+    return ids?.includes(gone) ? [withNext(node, ids.filter((id) => id !== gone).map(String))] : [node];
+  });
+}
+
+export function moveNode(nodes: FlowNode[], index: number, by: number): FlowNode[] {
+  const next = [...nodes];
+  const [node] = next.splice(index, 1);
+  next.splice(index + by, 0, node!);
+  return next;
+}
+
+/** Adds a connection from node `from` to node `to`, keeping the ones `from` already has. */
+export function connect(nodes: FlowNode[], from: number, to: number): FlowNode[] {
+  const ids = nextIds(nodes, from);
+  if (ids.includes(nodes[to]!.id)) return nodes;
+  return nodes.map((node, i) => (i === from ? withNext(node, [...ids, nodes[to]!.id]) : node));
+}
+
+export function disconnect(nodes: FlowNode[], from: number, to: number): FlowNode[] {
+  const target = nodes[to]!.id;
+  return nodes.map((node, i) =>
+    i === from
+      ? withNext(
+          node,
+          nextIds(nodes, from).filter((id) => id !== target),
+        )
+      : node,
+  );
+}
+
+function clamp(value: number): number {
+  return Math.max(-MAX_NODE_POSITION, Math.min(MAX_NODE_POSITION, Math.round(value)));
+}
+
+/** A node's stored place, when it has a valid one. */
+export function storedPlace(node: FlowNode): Place | null {
+  const place = node.data.position as Partial<Place> | undefined;
+  return typeof place?.x === "number" && typeof place.y === "number" ? { x: place.x, y: place.y } : null;
+}
+
+/**
+ * Where the canvas draws each node: its stored place, else a layered layout (rows by steps from
+ * the trigger_start node; nodes the run never reaches in rows below).
+ */
+export function placesOf(nodes: FlowNode[]): Place[] {
+  const edges = flowEdges(nodes);
+  const depth = nodes.map(() => -1);
+  const start = nodes.findIndex((node) => node.type === "trigger_start");
+  const queue = start >= 0 ? [start] : [];
+  if (start >= 0) depth[start] = 0;
+  while (queue.length > 0) {
+    const at = queue.shift()!;
+    for (const edge of edges) {
+      if (edge.from === at && depth[edge.to] === -1) {
+        depth[edge.to] = depth[at]! + 1;
+        queue.push(edge.to);
+      }
+    }
+  }
+  let below = Math.max(-1, ...depth);
+  for (let i = 0; i < nodes.length; i++) if (depth[i] === -1) depth[i] = ++below;
+  const rows = new Map<number, number[]>();
+  depth.forEach((row, i) => rows.set(row, [...(rows.get(row) ?? []), i]));
+  const auto: Place[] = [];
+  for (const [row, members] of rows) members.forEach((i, slot) => (auto[i] = { x: (slot - (members.length - 1) / 2) * COLUMN, y: row * ROW }));
+  return nodes.map((node, i) => storedPlace(node) ?? auto[i]!);
+}
+
+/** A place for a new node: below the lowest one. */
+export function placeBelow(nodes: FlowNode[]): Place {
+  const places = placesOf(nodes);
+  if (places.length === 0) return { x: 0, y: 0 };
+  const lowest = places.reduce((low, place) => (place.y > low.y ? place : low));
+  return { x: clamp(lowest.x), y: clamp(lowest.y + ROW) };
+}
+
+/**
+ * Stores where nodes were dropped, and the place every other node is drawn at, so once the canvas
+ * is edited its layout never shifts when the graph changes.
+ */
+export function placeNodes(nodes: FlowNode[], dropped = new Map<number, Place>()): FlowNode[] {
+  const places = placesOf(nodes);
+  return nodes.map((node, i) => {
+    const place = dropped.get(i) ?? places[i]!;
+    const kept = storedPlace(node);
+    if (kept && kept.x === clamp(place.x) && kept.y === clamp(place.y)) return node;
+    return { ...node, data: { ...node.data, position: { x: clamp(place.x), y: clamp(place.y) } } };
+  });
+}

@@ -1,0 +1,58 @@
+// The edits the flow editor's canvas and node list share (src/components/builder/flow-nodes.ts):
+// connections are written to the nodes' own data.next, places to data.position, and the result
+// is what the server's graph rules judge.
+import { describe, expect, it } from "vitest";
+import { addNode, connect, disconnect, nextIds, placeBelow, placeNodes, placesOf, removeNode } from "@/components/builder/flow-nodes";
+import type { FlowNode } from "@/schemas/builder";
+import { flowFeedback } from "@/schemas/flow-graph";
+
+const node = (id: string, type: string, data: Record<string, unknown> = {}): FlowNode => ({ id, type, data, blocks: [] });
+const chain = () => [node("start", "trigger_start"), node("a", "template", { template: "a" }), node("b", "template", { template: "b" }), node("out", "output", { value: "v" })];
+const MODELS = new Set(["atrium-offline"]);
+
+describe("flow node edits", () => {
+  it("connecting keeps the connections a node already has, list order included, and writes data.next", () => {
+    const nodes = connect(chain(), 0, 2);
+    expect(nodes[0]!.data.next).toEqual(["a", "b"]);
+    expect(nextIds(nodes, 0)).toEqual(["a", "b"]);
+    expect(connect(nodes, 0, 2)).toBe(nodes);
+    expect(flowFeedback(nodes, MODELS)).toEqual([]);
+  });
+
+  it("a connection back up the chain is a cycle the graph rules name", () => {
+    const nodes = connect(chain(), 2, 1);
+    expect(nodes[2]!.data.next).toEqual(["out", "a"]);
+    expect(flowFeedback(nodes, MODELS).map((f) => f.nodeId)).toEqual(["a", "b"]);
+  });
+
+  it("disconnecting the list-order connection ends the run there (an empty data.next)", () => {
+    const nodes = disconnect(chain(), 1, 2);
+    expect(nodes[1]!.data.next).toEqual([]);
+    expect(nextIds(nodes, 1)).toEqual([]);
+    expect(disconnect(connect(chain(), 0, 2), 0, 1)[0]!.data.next).toBe("b");
+  });
+
+  it("removing a node removes the connections to it", () => {
+    const nodes = removeNode(connect(chain(), 0, 2), 2);
+    expect(nodes.map((n) => n.id)).toEqual(["start", "a", "out"]);
+    expect(nodes[0]!.data.next).toBe("a");
+  });
+
+  it("lays nodes out in rows by steps from the start, and once placed they stay where they are", () => {
+    const fanOut = connect(chain(), 0, 2);
+    const places = placesOf(fanOut);
+    expect(places[0]!.y).toBeLessThan(places[1]!.y);
+    expect(places[1]!.y).toBe(places[2]!.y);
+    const placed = placeNodes(fanOut, new Map([[3, { x: 10.6, y: -20.2 }]]));
+    expect(placed.map((n) => n.data.position)).toEqual([...places.slice(0, 3), { x: 11, y: -20 }]);
+    expect(placesOf(removeNode(placed, 1))).toEqual([places[0], places[2], { x: 11, y: -20 }]);
+    expect(placeNodes(placed)).toEqual(placed);
+  });
+
+  it("places a new canvas node below the lowest one, within the bound the server checks", () => {
+    const placed = placeNodes(chain(), new Map([[3, { x: 5, y: 99_990 }]]));
+    const added = addNode(placed, "llm", placeBelow(placed));
+    expect(added[4]).toEqual({ id: "llm", type: "llm", data: { position: { x: 5, y: 100_000 } }, blocks: [] });
+    expect(addNode(added, "llm")[5]!.id).toBe("llm2");
+  });
+});
