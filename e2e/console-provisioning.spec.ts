@@ -32,7 +32,7 @@ for (const viewport of VIEWPORTS) {
     await api(page.request, key, "POST", `/agents/${agent.id}/publish`, {});
     const { app } = await api(page.request, key, "POST", "/apps", { name: "Helpdesk", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "supervisor" });
     await api(page.request, key, "POST", `/apps/${app.id}/publish`, {});
-    const { portal } = await api(page.request, key, "POST", "/portals", { name: "Help Center" });
+    const { portal } = await api(page.request, key, "POST", "/portals", { name: "Service Desk" });
     await api(page.request, key, "POST", `/user-groups/${tierPlan.groupId}/grants`, { targetKind: "app", targetId: app.id });
     const { userGroup } = await api(page.request, key, "POST", "/user-groups", { name: "Support staff" });
     await api(page.request, key, "POST", `/portals/${portal.id}/admissions`, { groupId: userGroup.id });
@@ -50,19 +50,19 @@ for (const viewport of VIEWPORTS) {
     const access = page.getByTestId("effective-access");
     await expect(access.getByTestId("access-plan")).toHaveText("Starter · 50 of 50 credits left");
     await expect(access.getByRole("link", { name: "Support staff" })).toBeVisible();
-    await expect(access.getByTestId("access-portal")).toHaveText(["Help Center"]);
+    await expect(access.getByTestId("access-portal")).toHaveText(["Service Desk"]);
     const row = access.getByTestId("access-row");
     await expect(row).toContainText("Helpdesk");
     await expect(row).toContainText("Every portal");
     await expect(row).toContainText("Own grant");
-    await expect(row).toContainText("in Help Center");
+    await expect(row).toContainText("in Service Desk");
     await expect(row.getByRole("link", { name: "Plan Starter" })).toBeVisible();
     await expect(access.getByTestId("access-grant")).toHaveCount(2);
     await screenshot(page, "provisioning-end-user");
 
     // The group lists the portals it is admitted to.
     await page.goto(`/groups/${userGroup.id}`);
-    await expect(page.getByTestId("group-portal")).toHaveText([/Help Center/]);
+    await expect(page.getByTestId("group-portal")).toHaveText([/Service Desk/]);
 
     // A plan edited: renamed, more credits for its subscriber, asked first.
     await page.goto("/plans");
