@@ -24,7 +24,13 @@ describe("the markdown preview", () => {
       const html = render(`[click](${url}) ![img](${url})`);
       expect(html).not.toMatch(/href="[^"]*(script|data|file|xmpp|irc)/i);
       expect(html).not.toMatch(/src="[^"]*(script|data|file|xmpp|irc)/i);
+      expect(html).not.toContain("<img");
+      expect(html).toContain("img");
     }
+  });
+
+  it("keeps an image from an https address", () => {
+    expect(render("![logo](https://example.com/logo.png)")).toContain('<img src="https://example.com/logo.png" alt="logo"/>');
   });
 
   it("keeps http, https, mailto, relative links and fragments", () => {
