@@ -3,10 +3,11 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams, useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { ConfirmButton } from "@/components/console";
-import { EntityName, EntityPicker } from "@/components/entity-picker";
+import { EntityName } from "@/components/entity-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
 import { EffectiveAccess } from "@/components/provisioning/effective-access";
+import { GrantAppForm } from "@/components/provisioning/grant-app-form";
 
 function when(value: string | null): string {
   return value ? new Date(value).toLocaleString() : "—";
@@ -19,12 +20,10 @@ export default function EndUserPage() {
   const queryClient = useQueryClient();
   const detail = useQuery(trpc.endUsers.get.queryOptions({ endUserId }));
   const plans = useQuery(trpc.tierPlans.list.queryOptions({ limit: 200 }));
-  const portals = useQuery(trpc.portals.list.queryOptions({ limit: 200 }));
   // Any end-user query may show what changed (the list shows revocation too).
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.endUsers.pathKey() });
 
   const [planId, setPlanId] = useState("");
-  const [grantPortalId, setGrantPortalId] = useState("");
   const provision = useMutation(trpc.endUsers.provision.mutationOptions({ onSuccess: () => void refresh() }));
   const revoke = useMutation(trpc.endUsers.revoke.mutationOptions({ onSuccess: () => void refresh() }));
   const removePlan = useMutation(trpc.endUsers.removeSubscription.mutationOptions({ onSuccess: () => void refresh() }));
@@ -50,8 +49,8 @@ export default function EndUserPage() {
     setPlanId("");
   }
 
-  function grantApp(appId: string) {
-    if (user) provision.mutate({ email: user.email, grants: [{ targetKind: "app", targetId: appId, effect: "allow", ...(grantPortalId ? { deploymentId: grantPortalId } : {}) }] });
+  function grantApp(appId: string, deploymentId: string | undefined) {
+    if (user) provision.mutate({ email: user.email, grants: [{ targetKind: "app", targetId: appId, effect: "allow", ...(deploymentId ? { deploymentId } : {}) }] });
   }
 
   return (
@@ -197,20 +196,7 @@ export default function EndUserPage() {
             </tbody>
           </table>
         )}
-        <div className="row" style={{ marginTop: "0.75rem", alignItems: "flex-start" }}>
-          <EntityPicker kinds={["app"]} label="Grant an app" emptyText="No apps yet: create one under Apps." onPick={(app) => grantApp(app.id)} />
-          <label>
-            In
-            <select aria-label="Portal of the grant" value={grantPortalId} onChange={(e) => setGrantPortalId(e.target.value)}>
-              <option value="">every portal</option>
-              {portals.data?.portals.map((portal) => (
-                <option key={portal.id} value={portal.id}>
-                  {portal.name} only
-                </option>
-              ))}
-            </select>
-          </label>
-        </div>
+        <GrantAppForm onGrant={grantApp} />
       </div>
     </>
   );

@@ -4,9 +4,10 @@ import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { ConfirmButton } from "@/components/console";
-import { EntityName, EntityPicker } from "@/components/entity-picker";
+import { EntityName } from "@/components/entity-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
+import { GrantAppForm } from "@/components/provisioning/grant-app-form";
 import { GroupPortals } from "@/components/provisioning/group-portals";
 
 export default function GroupPage() {
@@ -26,7 +27,6 @@ export default function GroupPage() {
     ]);
 
   const [memberEmail, setMemberEmail] = useState("");
-  const [grantPortalId, setGrantPortalId] = useState("");
   const [portalId, setPortalId] = useState("");
   const findUser = useMutation({
     mutationFn: async (email: string) => {
@@ -62,8 +62,8 @@ export default function GroupPage() {
     if (endUserId) addMember.mutate({ groupId, endUserId }, { onSuccess: () => setMemberEmail("") });
   }
 
-  function grantApp(appId: string) {
-    addGrant.mutate({ groupId, targetKind: "app", targetId: appId, ...(grantPortalId ? { deploymentId: grantPortalId } : {}) });
+  function grantApp(appId: string, deploymentId: string | undefined) {
+    addGrant.mutate({ groupId, targetKind: "app", targetId: appId, ...(deploymentId ? { deploymentId } : {}) });
   }
 
   function submitAdmission(event: FormEvent) {
@@ -133,20 +133,7 @@ export default function GroupPage() {
             ))}
           </tbody>
         </table>
-        <div className="row" style={{ marginTop: "0.75rem", alignItems: "flex-start" }}>
-          <EntityPicker kinds={["app"]} label="Grant an app" emptyText="No apps yet: create one under Apps." onPick={(app) => grantApp(app.id)} />
-          <label>
-            In
-            <select aria-label="Portal of the grant" value={grantPortalId} onChange={(e) => setGrantPortalId(e.target.value)}>
-              <option value="">every portal</option>
-              {portals.data?.portals.map((portal) => (
-                <option key={portal.id} value={portal.id}>
-                  {portal.name} only
-                </option>
-              ))}
-            </select>
-          </label>
-        </div>
+        <GrantAppForm onGrant={grantApp} />
       </div>
 
       <div className="panel">
