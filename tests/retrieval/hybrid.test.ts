@@ -331,8 +331,11 @@ describe("hybrid ranking", () => {
     await drainEmbeddings(getDb());
     expect(await search(key, kbId, "car")).toHaveLength(2);
     fake.failWith(503);
+    const before = fake.embeddingRequests.length;
     try {
       expect(await search(key, kbId, "car")).toEqual(lexical);
+      // One attempt: the provider client's own retry would hold the answer for 2 s first.
+      expect(fake.embeddingRequests.length - before).toBe(1);
     } finally {
       fake.failWith(null);
     }

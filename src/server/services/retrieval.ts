@@ -255,7 +255,8 @@ async function embeddingModelWithVectors(db: Db, organizationId: string, knowled
 
 async function embedQuestion(model: EmbeddingModel, query: string): Promise<number[] | null> {
   try {
-    const [vector] = await model.embed([query.slice(0, EMBEDDING_DEFAULTS.maxChars)], { signal: AbortSignal.timeout(QUESTION_EMBED_TIMEOUT_MS) });
+    // No retry: a searcher waits for the answer, and the lexical ranking stands in at once.
+    const [vector] = await model.embed([query.slice(0, EMBEDDING_DEFAULTS.maxChars)], { signal: AbortSignal.timeout(QUESTION_EMBED_TIMEOUT_MS), retries: 0 });
     return vector ? unitLength(vector) : null;
   } catch (error) {
     logger().warn({ err: error, modelKey: model.modelKey }, "Embedding the question failed; searching lexically");
