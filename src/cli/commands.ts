@@ -17,10 +17,10 @@ import { listMail } from "@/server/services/mail";
 import { createPortal } from "@/server/services/portals";
 import { approveReview, listReviews, rejectReview } from "@/server/services/reviews";
 import { seedDemo } from "@/server/services/setup";
-import { createModelProvider, deleteModelProvider, listModelProviders } from "@/server/services/model-providers";
+import { createModelProvider, deleteModelProvider, listModelProviders, updateModelProvider } from "@/server/services/model-providers";
 import { rotateSecrets } from "@/server/services/secrets";
-import { CreateMcpConnectionInput, CreateModelProviderInput, ProviderKind, Slug } from "@/schemas/integration";
-import { createMcpConnection, deleteMcpConnection, listMcpConnections, listMcpConnectionTools } from "@/server/services/mcp-connections";
+import { CreateMcpConnectionInput, CreateModelProviderInput, ProviderKind, Slug, UpdateMcpConnectionInput, UpdateModelProviderInput } from "@/schemas/integration";
+import { createMcpConnection, deleteMcpConnection, listMcpConnections, listMcpConnectionTools, updateMcpConnection } from "@/server/services/mcp-connections";
 import { archiveTierPlan, createTierPlan } from "@/server/services/tier-plans";
 
 type FlagSpec = Record<string, z.ZodType>;
@@ -102,6 +102,22 @@ const ORGANIZATION_FLAGS: Record<string, [string, z.ZodType]> = {
   "max-knowledgebases": ["maxKnowledgebases", cap],
   "max-sources-per-knowledgebase": ["maxSourcesPerKnowledgebase", cap],
 };
+
+/** `--headers '{"Name":"value"}'` as the header list the connection schemas read. */
+function headerList(json: string): unknown {
+  let headers: unknown;
+  try {
+    headers = JSON.parse(json);
+  } catch {
+    throw invalidRequest([{ path: "--headers", message: 'A JSON object of header names and values, e.g. {"Authorization":"Bearer …"}' }]);
+  }
+  return headers && typeof headers === "object" && !Array.isArray(headers) ? Object.entries(headers).map(([name, value]) => ({ name, value })) : headers;
+}
+
+/** An empty header value keeps the value stored under that name (the update schema's header without a value). */
+function keepingEmptyValues(headers: unknown): unknown {
+  return Array.isArray(headers) ? headers.map(({ name, value }: { name: string; value: unknown }) => (value === "" ? { name } : { name, value })) : headers;
+}
 
 export const COMMANDS: Record<string, Command> = {
   "org create": {
@@ -292,6 +308,36 @@ export const COMMANDS: Record<string, Command> = {
       return { provider: await createModelProvider(db, await organizationExists(db, f.org as string), input.data) };
     },
   },
+  "provider update": {
+    flags: {
+      provider: id,
+      name: nameText.optional(),
+      "base-url": z.string().optional(),
+      "api-key": z.string().min(1).optional(),
+      "remove-api-key": present.optional(),
+      models: idList.optional(),
+      "embedding-models": idList.optional(),
+    },
+    run: async (db, f) => {
+      const row = await db.modelProvider.findUnique({ where: { id: f.provider as string } });
+      const actor = await operatorOf(row, "model provider", f.provider);
+      if (f["api-key"] !== undefined && f["remove-api-key"]) throw invalidRequest([{ path: "--api-key", message: "Give a new key or --remove-api-key, not both" }]);
+      // A kind of model not named keeps the models of that kind the provider offers now.
+      const current = row!.models as { id: string; kind: "chat" | "embedding" }[];
+      const listed = (flag: string, kind: "chat" | "embedding") =>
+        f[flag] === undefined ? current.filter((model) => model.kind === kind) : (f[flag] as string[]).map((modelId) => ({ id: modelId, kind }));
+      const models = f.models === undefined && f["embedding-models"] === undefined ? undefined : [...listed("models", "chat"), ...listed("embedding-models", "embedding")];
+      const input = UpdateModelProviderInput.safeParse({
+        providerId: f.provider,
+        name: f.name,
+        baseUrl: f["base-url"],
+        apiKey: f["remove-api-key"] ? null : f["api-key"],
+        models,
+      });
+      if (!input.success) throw invalidRequest(problemsFromIssues(input.error.issues));
+      return { provider: await updateModelProvider(db, actor, input.data) };
+    },
+  },
   "provider list": {
     flags: { org: id },
     run: async (db, f) => ({ providers: await listModelProviders(db, await organizationExists(db, f.org as string)) }),
@@ -306,22 +352,28 @@ export const COMMANDS: Record<string, Command> = {
   "integration add": {
     flags: { org: id, slug: Slug, url: z.string(), name: nameText.optional(), headers: z.string().optional() },
     run: async (db, f) => {
-      let headers: unknown = {};
-      if (f.headers !== undefined) {
-        try {
-          headers = JSON.parse(f.headers as string);
-        } catch {
-          throw invalidRequest([{ path: "--headers", message: 'A JSON object of header names and values, e.g. {"Authorization":"Bearer …"}' }]);
-        }
-      }
       const input = CreateMcpConnectionInput.safeParse({
         slug: f.slug,
         name: f.name ?? f.slug,
         url: f.url,
-        headers: headers && typeof headers === "object" && !Array.isArray(headers) ? Object.entries(headers).map(([name, value]) => ({ name, value })) : headers,
+        headers: f.headers === undefined ? [] : headerList(f.headers as string),
       });
       if (!input.success) throw invalidRequest(problemsFromIssues(input.error.issues));
       return { connection: await createMcpConnection(db, await organizationExists(db, f.org as string), input.data) };
+    },
+  },
+  "integration update": {
+    flags: { connection: id, url: z.string().optional(), name: nameText.optional(), headers: z.string().optional() },
+    run: async (db, f) => {
+      const actor = await operatorOf(await db.mcpConnection.findUnique({ where: { id: f.connection as string } }), "MCP connection", f.connection);
+      const input = UpdateMcpConnectionInput.safeParse({
+        connectionId: f.connection,
+        name: f.name,
+        url: f.url,
+        headers: f.headers === undefined ? undefined : keepingEmptyValues(headerList(f.headers as string)),
+      });
+      if (!input.success) throw invalidRequest(problemsFromIssues(input.error.issues));
+      return { connection: await updateMcpConnection(db, actor, input.data) };
     },
   },
   "integration list": {

@@ -80,10 +80,10 @@ const HeaderValue = Credential.refine((value) => ![...value].some((c) => (c < " 
 
 export const McpHeader = z.strictObject({ name: HeaderName, value: HeaderValue });
 
-const McpHeaders = z
-  .array(McpHeader)
-  .max(20)
-  .refine((headers) => new Set(headers.map((h) => h.name.toLowerCase())).size === headers.length, "Each header name once");
+const MAX_HEADERS = 20;
+const eachNameOnce = (headers: { name: string }[]) => new Set(headers.map((h) => h.name.toLowerCase())).size === headers.length;
+
+const McpHeaders = z.array(McpHeader).max(MAX_HEADERS).refine(eachNameOnce, "Each header name once");
 
 export const McpConnection = z.object({
   id: Uuid,
@@ -104,8 +104,15 @@ export const UpdateMcpConnectionInput = z.strictObject({
   connectionId: Uuid,
   name: nameText.optional(),
   url: ServiceUrl.optional(),
-  /** Replaces every stored header ([] removes them); absent keeps them. */
-  headers: McpHeaders.optional(),
+  /**
+   * Replaces every stored header ([] removes them); absent keeps them. A header without a value
+   * keeps the value stored under its name (the console's empty secret field).
+   */
+  headers: z
+    .array(z.strictObject({ name: HeaderName, value: HeaderValue.optional() }))
+    .max(MAX_HEADERS)
+    .refine(eachNameOnce, "Each header name once")
+    .optional(),
 });
 export type UpdateMcpConnectionInput = z.infer<typeof UpdateMcpConnectionInput>;
 

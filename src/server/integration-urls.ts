@@ -1,10 +1,11 @@
 // URLs an organization gives Atrium to call on its behalf (its model providers, its MCP servers,
 // the webScrape tool) pass the same SSRF guard as URL sources: public addresses only, unless the
 // operator sets ALLOW_PRIVATE_INTEGRATION_URLS for a self-hosted deployment. The check runs when
-// the URL is written and again before every request, since DNS answers change.
+// the URL is written and again before every request, since DNS answers change, and each request
+// connects to the address that was checked (fetch-url.ts's pinnedFetch), not to a second answer.
 import { env } from "@/env";
 import { invalidRequest } from "@/server/errors";
-import { assertPublicUrl, FetchRefused } from "@/server/jobs/fetch-url";
+import { assertPublicUrl, FetchRefused, pinnedFetch } from "@/server/jobs/fetch-url";
 
 export function privateIntegrationUrlsAllowed(): boolean {
   return env().ALLOW_PRIVATE_INTEGRATION_URLS;
@@ -30,8 +31,9 @@ export async function requireIntegrationUrl(url: string, field: string): Promise
   }
 }
 
-/** fetch for clients that make their own requests: every request's URL is checked first. */
+/** fetch for clients that make their own requests: every request's URL is checked, and its connection pinned to the checked address. */
 export const guardedFetch: typeof globalThis.fetch = async (input, init) => {
+  if (!privateIntegrationUrlsAllowed()) return pinnedFetch(input, init);
   const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
   await checkIntegrationUrl(url);
   return fetch(input, init);

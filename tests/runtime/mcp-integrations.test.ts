@@ -31,7 +31,8 @@ const logged: string[] = [];
 import { COMMANDS, parseFlags } from "@/cli/commands";
 import { getDb } from "@/server/db";
 import { RUN_LIMITS } from "@/server/runtime/limits";
-import { createMcpConnection, getMcpConnection, listMcpConnectionTools } from "@/server/services/mcp-connections";
+import { cachedToolList, TOOL_LIST_CACHE } from "@/server/runtime/mcp-client";
+import { createMcpConnection, deleteMcpConnection, getMcpConnection, listMcpConnectionTools, updateMcpConnection } from "@/server/services/mcp-connections";
 import { startFakeMcp, type FakeMcp } from "../fake-mcp";
 import { startFakeOpenAI, type ChatMessage, type FakeOpenAI, type FakeReply } from "../fake-openai";
 import { create, publish } from "../builder-helpers";
@@ -260,6 +261,124 @@ it("is managed with the admin CLI: integration add, list, tools and remove, neve
   });
   await run("integration remove", "--connection", connection.id);
   expect(await getDb().mcpConnection.count({ where: { organizationId: tenant.organization.id } })).toBe(0);
+});
+
+it("loads no connection and asks no MCP server for a turn on the built-in model", async () => {
+  const tenant = await newOrganization();
+  await connect(tenant);
+  const key = tenant.orgKey.secret;
+  const agent = await create(key, "agents", { name: "Offline agent", integrations: [INTEGRATION] });
+  await publish(key, "agents", agent.id);
+  const app = await create(key, "apps", { name: "Offline app", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "sequential" });
+  await publish(key, "apps", app.id);
+  const before = { mcp: mcp.requests.length, model: fake.requests.length };
+  const findMany = vi.spyOn(getDb().mcpConnection, "findMany");
+  try {
+    expect((await converse(key, app.id, { message: "order: where is A-42?" })).status).toBe(200);
+    expect(findMany).not.toHaveBeenCalled();
+  } finally {
+    findMany.mockRestore();
+  }
+  expect({ mcp: mcp.requests.length, model: fake.requests.length }).toEqual(before);
+});
+
+it("lists a connection's tools once per TTL, not every turn, and again as soon as the connection is updated", async () => {
+  const tenant = await newOrganization();
+  const connection = await connect(tenant);
+  const appId = await integrationApp(tenant);
+  const turn = async () => {
+    const before = mcp.requests.length;
+    const response = await converse(tenant.orgKey.secret, appId, { message: "hello" });
+    expect(response.status).toBe(200);
+    expect(fake.requests.at(-1)!.tools.sort()).toEqual(["warehouse_fail", "warehouse_hang", "warehouse_lookup_order"]);
+    return mcp.requests.length - before;
+  };
+  expect(await turn()).toBeGreaterThan(0);
+  // The second turn asks the MCP server nothing: no tool was called, and the list is cached.
+  expect(await turn()).toBe(0);
+  await updateMcpConnection(getDb(), tenant.operator, { connectionId: connection.id, headers: [{ name: "Authorization" }, { name: "X-Team", value: "blue" }] });
+  expect(await turn()).toBeGreaterThan(0);
+  expect(mcp.requests.at(-1)).toMatchObject({ authorization: `Bearer ${SECRET}`, "x-team": "blue" });
+  expect(await turn()).toBe(0);
+  // Removed: its tools are gone from the next turn at once.
+  await deleteMcpConnection(getDb(), tenant.operator, { connectionId: connection.id });
+  const response = await converse(tenant.orgKey.secret, appId, { message: "hello" });
+  expect(fake.requests.at(-1)!.tools).toEqual([]);
+  expect(response.body.reply).toBe("No tools needed.");
+});
+
+it("keeps cached tool lists per organization and drops them after the TTL", async () => {
+  const [one, two] = [await newOrganization(), await newOrganization()];
+  const [first, second] = [await connect(one), await connect(two)];
+  const rowOf = (id: string) => getDb().mcpConnection.findUniqueOrThrow({ where: { id } });
+  const signal = AbortSignal.timeout(10_000);
+  const requests = async (work: () => Promise<unknown>) => {
+    const before = mcp.requests.length;
+    await work();
+    return mcp.requests.length - before;
+  };
+  expect(await requests(async () => cachedToolList(one.organization.id, await rowOf(first.id), signal))).toBeGreaterThan(0);
+  expect(await requests(async () => cachedToolList(one.organization.id, await rowOf(first.id), signal))).toBe(0);
+  // Another organization's connection has its own entry, even under the same slug.
+  expect(await requests(async () => cachedToolList(two.organization.id, await rowOf(second.id), signal))).toBeGreaterThan(0);
+  const later = Date.now() + TOOL_LIST_CACHE.ttlMs + 1;
+  const clock = vi.spyOn(Date, "now").mockReturnValue(later);
+  try {
+    expect(await requests(async () => cachedToolList(one.organization.id, await rowOf(first.id), signal))).toBeGreaterThan(0);
+  } finally {
+    clock.mockRestore();
+  }
+});
+
+it("edits a connection in the console: URL and headers, an empty header value keeps the stored one, secrets stay write-only", async () => {
+  const tenant = await newOrganization();
+  const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
+  const connection = await connect(tenant);
+  const moved = `${mcp.url}?moved=1`;
+  const edited = await trpc(
+    "mutation",
+    "mcpConnections.update",
+    { connectionId: connection.id, name: "Warehouse EU", url: moved, headers: [{ name: "authorization" }, { name: "X-Team", value: "blue" }] },
+    { cookie },
+  );
+  expect(edited.status).toBe(200);
+  expect(edited.body.result.data).toMatchObject({ name: "Warehouse EU", url: moved, headerNames: ["authorization", "X-Team"] });
+  expect(edited.text).not.toContain(SECRET);
+  await listMcpConnectionTools(getDb(), tenant.operator, { connectionId: connection.id });
+  expect(mcp.requests.at(-1)).toMatchObject({ authorization: `Bearer ${SECRET}`, "x-team": "blue" });
+  // A header without a value keeps a stored one only: a new name needs its value.
+  const refused = await trpc("mutation", "mcpConnections.update", { connectionId: connection.id, headers: [{ name: "X-Other" }] }, { cookie });
+  expect(trpcErrorCode(refused)).toBe("invalid_request");
+  expect(refused.text).toContain("headers.0.value");
+  // [] removes every header; builders cannot edit.
+  const cleared = await updateMcpConnection(getDb(), tenant.operator, { connectionId: connection.id, headers: [] });
+  expect(cleared.headerNames).toEqual([]);
+  expect((await getDb().mcpConnection.findUniqueOrThrow({ where: { id: connection.id } })).headersCiphertext).toBeNull();
+  const builder = await addPerson(tenant.operator, "member");
+  const byBuilder = await trpc("mutation", "mcpConnections.update", { connectionId: connection.id, name: "Mine" }, { cookie: await signInCookie(builder.email, builder.password) });
+  expect(trpcErrorCode(byBuilder)).toBe("forbidden_role");
+  // Another organization's connection is not_found.
+  const other = await newOrganization();
+  await expect(updateMcpConnection(getDb(), other.operator, { connectionId: connection.id, name: "Theirs" })).rejects.toMatchObject({ code: "not_found" });
+});
+
+it("is edited with the admin CLI: integration update, an empty header value keeping the stored one", async () => {
+  const tenant = await newOrganization();
+  const run = (command: string, ...args: string[]) => COMMANDS[command]!.run(getDb(), parseFlags(COMMANDS[command]!.flags, args)) as Promise<any>;
+  const connection = await connect(tenant);
+  const { connection: updated } = await run(
+    "integration update",
+    "--connection",
+    connection.id,
+    "--name",
+    "Depot",
+    "--headers",
+    JSON.stringify({ Authorization: "", "X-Team": "red" }),
+  );
+  expect(updated).toMatchObject({ name: "Depot", headerNames: ["Authorization", "X-Team"] });
+  await run("integration tools", "--connection", connection.id);
+  expect(mcp.requests.at(-1)).toMatchObject({ authorization: `Bearer ${SECRET}`, "x-team": "red" });
+  await expect(run("integration update", "--connection", connection.id, "--url", "ftp://example.com/mcp")).rejects.toMatchObject({ code: "invalid_request" });
 });
 
 it("never writes the header secret to a log line or the console", () => {

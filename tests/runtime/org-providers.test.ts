@@ -11,8 +11,9 @@ const SECRET = vi.hoisted(() => {
 });
 
 import { getDb } from "@/server/db";
-import { createModelProvider, listModelProviders } from "@/server/services/model-providers";
-import { embeddingModelFor } from "@/server/runtime/models";
+import { COMMANDS, parseFlags } from "@/cli/commands";
+import { createModelProvider, listModelProviders, updateModelProvider } from "@/server/services/model-providers";
+import { EMBEDDING_CHOICE_CACHE, embeddingModelFor } from "@/server/runtime/models";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { create, publish } from "../builder-helpers";
 import { addPerson, api, consoleHandler, newOrganization, trpc, trpcErrorCode, signInCookie, type Tenant } from "../helpers";
@@ -154,4 +155,84 @@ it("finds the organization's embedding model, and none for an organization witho
   const model = await embeddingModelFor(getDb(), tenant.organization.id);
   expect(model?.modelKey).toBe("acme/embed-org");
   expect(await embeddingModelFor(getDb(), other.organization.id)).toBeNull();
+});
+
+it("edits a provider in the console: base URL and models, the key kept when absent, replaced, or removed with null", async () => {
+  const tenant = await newOrganization();
+  const provider = await withProvider(tenant);
+  const moved = await startFakeOpenAI(() => "Answered from the new address.");
+  try {
+    const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
+    const edited = await trpc(
+      "mutation",
+      "modelProviders.update",
+      { providerId: provider.id, name: "Acme AI EU", baseUrl: moved.baseURL, models: [{ id: "gpt-new", kind: "chat" }] },
+      { cookie },
+    );
+    expect(edited.status).toBe(200);
+    expect(edited.body.result.data).toMatchObject({ name: "Acme AI EU", baseUrl: moved.baseURL, hasApiKey: true, models: [{ id: "gpt-new", kind: "chat" }] });
+    expect(edited.text).not.toContain(SECRET);
+    const models = (await api("GET", "/models", { key: tenant.orgKey.secret })).body.models.map((m: { id: string }) => m.id);
+    expect(models).toContain("acme/gpt-new");
+    expect(models).not.toContain("acme/gpt-org");
+    // The new address answers, and the kept key still authenticates the calls.
+    const appId = await appOn(tenant, "acme/gpt-new");
+    const response = await converse(tenant.orgKey.secret, appId, { message: "Hi" });
+    expect(response.body.reply).toBe("Answered from the new address.");
+    expect(moved.requests.at(-1)).toMatchObject({ model: "gpt-new", authorization: `Bearer ${SECRET}` });
+    await updateModelProvider(getDb(), tenant.operator, { providerId: provider.id, apiKey: "sk-replaced" });
+    await converse(tenant.orgKey.secret, appId, { message: "Hi" });
+    expect(moved.requests.at(-1)!.authorization).toBe("Bearer sk-replaced");
+  } finally {
+    await moved.close();
+  }
+  const removed = await updateModelProvider(getDb(), tenant.operator, { providerId: provider.id, apiKey: null });
+  expect(removed.hasApiKey).toBe(false);
+  expect((await getDb().modelProvider.findUniqueOrThrow({ where: { id: provider.id } })).apiKeyCiphertext).toBeNull();
+  // Builders cannot edit; another organization's provider is not_found.
+  const builder = await addPerson(tenant.operator, "member");
+  const byBuilder = await trpc("mutation", "modelProviders.update", { providerId: provider.id, name: "Mine" }, { cookie: await signInCookie(builder.email, builder.password) });
+  expect(trpcErrorCode(byBuilder)).toBe("forbidden_role");
+  const other = await newOrganization();
+  await expect(updateModelProvider(getDb(), other.operator, { providerId: provider.id, name: "Theirs" })).rejects.toMatchObject({ code: "not_found" });
+});
+
+it("is edited with the admin CLI: provider update, never showing the key", async () => {
+  const tenant = await newOrganization();
+  const provider = await withProvider(tenant);
+  const run = (...args: string[]) => COMMANDS["provider update"]!.run(getDb(), parseFlags(COMMANDS["provider update"]!.flags, args)) as Promise<any>;
+  // Naming only the chat models keeps the embedding ones.
+  const { provider: updated } = await run("--provider", provider.id, "--models", "gpt-a,gpt-b");
+  expect(updated).toMatchObject({
+    hasApiKey: true,
+    models: [
+      { id: "gpt-a", kind: "chat" },
+      { id: "gpt-b", kind: "chat" },
+      { id: "embed-org", kind: "embedding" },
+    ],
+  });
+  expect(JSON.stringify(updated)).not.toContain(SECRET);
+  const { provider: keyless } = await run("--provider", provider.id, "--remove-api-key");
+  expect(keyless.hasApiKey).toBe(false);
+  await expect(run("--provider", provider.id, "--api-key", "k", "--remove-api-key")).rejects.toMatchObject({ code: "invalid_request" });
+  await expect(run("--provider", provider.id, "--base-url", "ftp://example.com")).rejects.toMatchObject({ code: "invalid_request" });
+});
+
+it("keeps the embedding choice briefly, and forgets it as soon as a provider of the organization changes", async () => {
+  const tenant = await newOrganization();
+  const organizationId = tenant.organization.id;
+  expect(await embeddingModelFor(getDb(), organizationId)).toBeNull();
+  const provider = await withProvider(tenant);
+  expect((await embeddingModelFor(getDb(), organizationId))?.modelKey).toBe("acme/embed-org");
+  await updateModelProvider(getDb(), tenant.operator, { providerId: provider.id, models: [{ id: "embed-two", kind: "embedding" }] });
+  expect((await embeddingModelFor(getDb(), organizationId))?.modelKey).toBe("acme/embed-two");
+  // A change made by another process (here: straight to the table) is seen once the TTL is over.
+  await getDb().modelProvider.delete({ where: { id: provider.id } });
+  expect((await embeddingModelFor(getDb(), organizationId))?.modelKey).toBe("acme/embed-two");
+  const clock = vi.spyOn(Date, "now").mockReturnValue(Date.now() + EMBEDDING_CHOICE_CACHE.ttlMs + 1);
+  try {
+    expect(await embeddingModelFor(getDb(), organizationId)).toBeNull();
+  } finally {
+    clock.mockRestore();
+  }
 });

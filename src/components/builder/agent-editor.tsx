@@ -3,6 +3,7 @@
 // flow attachments, integrations (MCP connections and their tools), conversation starters and
 // questions. Autosaves through EditorShell.
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useTRPC } from "@/lib/trpc";
 import { EditorShell, type EditorBodyProps } from "./editor-shell";
 import { IntegrationsField } from "./integrations-field";
@@ -91,6 +92,44 @@ function BuiltInsField({ value, status, onChange }: { value: Record<string, bool
   );
 }
 
+type ModelList = { id: string; name: string; provider: string }[];
+
+/** Whether the agent has anything a provider model would call as a tool. */
+function usesTools(doc: Doc): boolean {
+  return doc.flows.length > 0 || doc.integrations.length > 0 || Object.values(doc.builtIns as Record<string, boolean>).some(Boolean);
+}
+
+/** The model picker: the organization's models grouped by provider, and what the choice means for tools. */
+function ModelField({ value, models, usesTools, onChange }: { value: string; models: ModelList | undefined; usesTools: boolean; onChange: (model: string) => void }) {
+  const providers = [...new Set((models ?? []).map((model) => model.provider))];
+  const builtIn = models?.find((model) => model.id === value)?.provider === "builtin";
+  return (
+    <div className="field">
+      <label htmlFor="agent-model">Model</label>
+      <select id="agent-model" aria-describedby="agent-model-hint" value={value} onChange={(e) => onChange(e.target.value)}>
+        {models && !models.some((m) => m.id === value) && <option value={value}>{value} (unavailable: runs on the built-in model)</option>}
+        {providers.map((provider) => (
+          <optgroup key={provider} label={provider === "builtin" ? "Built-in" : `Provider ${provider}`}>
+            {models!
+              .filter((model) => model.provider === provider)
+              .map((model) => (
+                <option key={model.id} value={model.id}>
+                  {model.name}
+                </option>
+              ))}
+          </optgroup>
+        ))}
+      </select>
+      <p id="agent-model-hint" className="hint">
+        {builtIn && usesTools
+          ? "The built-in model calls no tools: it answers from knowledge by word matching. Pick a provider's model for the agent to call its flows, built-ins and integrations."
+          : "Provider models call the agent's flows, knowledge search, built-ins and integrations as tools; the built-in model answers from knowledge by word matching."}{" "}
+        Admins add model servers under <Link href="/settings/providers">Model providers</Link>.
+      </p>
+    </div>
+  );
+}
+
 function AgentForm({ doc, view, update }: EditorBodyProps) {
   const trpc = useTRPC();
   const models = useQuery(trpc.models.list.queryOptions({}));
@@ -116,17 +155,7 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
       <div className="panel form" aria-label="Behaviour">
         <h2 style={{ marginTop: 0 }}>Instructions and model</h2>
         <TextArea label="System instruction" value={doc.systemInstruction} onChange={(systemInstruction) => update({ systemInstruction })} rows={6} />
-        <label>
-          Model
-          <select value={doc.model} onChange={(e) => update({ model: e.target.value })}>
-            {!models.data?.models.some((m) => m.id === doc.model) && <option value={doc.model}>{doc.model} (unavailable)</option>}
-            {models.data?.models.map((model) => (
-              <option key={model.id} value={model.id}>
-                {model.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ModelField value={doc.model} models={models.data?.models} usesTools={usesTools(doc)} onChange={(model) => update({ model })} />
         <BuiltInsField value={doc.builtIns} status={models.data?.builtIns} onChange={(builtIns) => update({ builtIns })} />
       </div>
       <div className="panel form" aria-label="Attachments">

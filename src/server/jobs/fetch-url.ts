@@ -2,11 +2,13 @@
 // http and https only; every host name resolved and every address checked (private, loopback,
 // link-local, unique-local, CGNAT, multicast, metadata; IPv4, IPv6 and IPv4 inside IPv6); the
 // connection pinned to the checked address (no second DNS answer); redirects followed by hand,
-// at most MAX_REDIRECTS, each one checked again; bounded time and size.
+// at most MAX_REDIRECTS, each one checked again; bounded time and size. pinnedFetch gives
+// clients that make their own requests (model providers, MCP servers) the same check and pin.
 import { lookup as dnsLookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
+import { Readable } from "node:stream";
 
 export class FetchRefused extends Error {
   override readonly name = "FetchRefused";
@@ -113,6 +115,14 @@ async function resolveChecked(url: URL, policy: FetchPolicy): Promise<{ address:
   return addresses[0]!;
 }
 
+/** A `lookup` for node:http that connects to the address we checked, whatever DNS would answer now. */
+function pinnedLookup(pinned: { address: string; family: number }): net.LookupFunction {
+  return (_hostname, options, callback) => {
+    if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
+    else (callback as (e: null, a: string, f: number) => void)(null, pinned.address, pinned.family);
+  };
+}
+
 function requestOnce(url: URL, pinned: { address: string; family: number }, signal: AbortSignal, maxBytes: number) {
   return new Promise<{ status: number; location?: string; contentType: string; bytes: Buffer }>((resolve, reject) => {
     const client = url.protocol === "https:" ? https : http;
@@ -122,11 +132,7 @@ function requestOnce(url: URL, pinned: { address: string; family: number }, sign
         method: "GET",
         signal,
         headers: { "user-agent": "AtriumFetcher/1.0", accept: "text/html,text/markdown,text/plain,text/csv,application/pdf;q=0.9,*/*;q=0.5" },
-        // Connect to the address we checked, whatever DNS would answer now.
-        lookup: (_hostname, options, callback) => {
-          if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
-          else (callback as (e: null, a: string, f: number) => void)(null, pinned.address, pinned.family);
-        },
+        lookup: pinnedLookup(pinned),
       },
       (response) => {
         const status = response.statusCode ?? 0;
@@ -161,11 +167,8 @@ function requestOnce(url: URL, pinned: { address: string; family: number }, sign
   });
 }
 
-/**
- * Checks that a URL is http(s), carries no credentials and resolves only to public addresses
- * (or is allowed by the policy), for clients that make their own requests (providers, MCP).
- */
-export async function assertPublicUrl(target: string, policy: FetchPolicy = {}): Promise<void> {
+/** The URL if it is http(s) without credentials in it; FetchRefused otherwise. */
+function reachableUrl(target: string): URL {
   let url: URL;
   try {
     url = new URL(target);
@@ -174,7 +177,65 @@ export async function assertPublicUrl(target: string, policy: FetchPolicy = {}):
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchRefused(`Only http and https URLs can be reached, not ${url.protocol}`);
   if (url.username || url.password) throw new FetchRefused("URLs with credentials in them are refused; put credentials in headers.");
-  await resolveChecked(url, policy);
+  return url;
+}
+
+/**
+ * Checks that a URL is http(s), carries no credentials and resolves only to public addresses
+ * (or is allowed by the policy): the check when an integration's URL is written.
+ */
+export async function assertPublicUrl(target: string, policy: FetchPolicy = {}): Promise<void> {
+  await resolveChecked(reachableUrl(target), policy);
+}
+
+/** Statuses whose response has no body (the Response constructor refuses one). */
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
+/**
+ * fetch for clients that make their own requests (model providers, MCP servers): the URL is
+ * checked as assertPublicUrl checks it and the connection is pinned to the address checked, so a
+ * name that resolves to a public address at check time and a private one a moment later (DNS
+ * rebinding) still reaches only the public one. Redirects are never followed: a 3xx is handed
+ * back as it is, or refused when `redirect` is "error". The response body streams; a failed
+ * connection is fetch's TypeError with the error's code only (Node's messages name the address).
+ */
+export async function pinnedFetch(input: string | URL | Request, init: RequestInit | undefined, policy: FetchPolicy = {}): Promise<Response> {
+  const request = new Request(input, init);
+  const url = reachableUrl(request.url);
+  const pinned = await resolveChecked(url, policy);
+  const body = request.body ? Buffer.from(await request.arrayBuffer()) : null;
+  return new Promise<Response>((resolve, reject) => {
+    const client = url.protocol === "https:" ? https : http;
+    const outgoing = client.request(
+      url,
+      {
+        method: request.method,
+        headers: { ...Object.fromEntries(request.headers), ...(body ? { "content-length": String(body.byteLength) } : {}) },
+        signal: request.signal,
+        lookup: pinnedLookup(pinned),
+      },
+      (incoming) => {
+        const status = incoming.statusCode ?? 0;
+        if (status >= 300 && status < 400 && incoming.headers.location && request.redirect === "error") {
+          incoming.destroy();
+          reject(new TypeError(`fetch failed: ${url.origin} answered with a redirect, and redirects are not followed.`));
+          return;
+        }
+        const headers = new Headers();
+        for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2) headers.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
+        const empty = NULL_BODY_STATUSES.has(status) || request.method === "HEAD";
+        if (empty) incoming.resume();
+        const stream = empty ? null : (Readable.toWeb(incoming) as unknown as ReadableStream<Uint8Array>);
+        resolve(new Response(stream, { status, statusText: incoming.statusMessage ?? "", headers }));
+      },
+    );
+    outgoing.on("error", (error: Error & { code?: unknown }) => {
+      if (request.signal.aborted) reject(request.signal.reason ?? error);
+      // As fetch fails (clients recognise it), with the error's code for a cause.
+      else reject(new TypeError("fetch failed", { cause: new Error(typeof error.code === "string" ? error.code : "the connection failed") }));
+    });
+    outgoing.end(body ?? undefined);
+  });
 }
 
 /** Fetches a public http(s) URL under the policy; throws FetchRefused with a reason a person can act on. */

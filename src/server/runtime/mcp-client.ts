@@ -2,7 +2,9 @@
 // list a server's tools and call one. Every operation connects, does its one thing and closes,
 // within a time bound; every request passes the integration URL guard, follows no redirect, and
 // reads at most MCP_LIMITS.responseBytes, so a hostile server can neither steer Atrium elsewhere
-// nor make it hold more than that. Header values are sent, never logged or put in errors.
+// nor make it hold more than that. Header values are sent, never logged or put in errors. The
+// runtime's tool lists are cached per connection for TOOL_LIST_CACHE.ttlMs, so a conversation
+// turn does not ask the server each time; updating or removing a connection forgets its entry.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { guardedFetch } from "@/server/integration-urls";
 import { openSecret } from "@/server/secret-box";
@@ -128,4 +130,43 @@ export async function callMcpTool(endpoint: McpEndpoint, name: string, args: Rec
     if (result.isError) throw new Error(text || "the MCP tool reported an error");
     return text;
   });
+}
+
+/** What the runtime reads of a stored connection. */
+export interface McpConnectionRow {
+  id: string;
+  slug: string;
+  url: string;
+  headersCiphertext: string | null;
+  updatedAt: Date;
+}
+
+/** How long a tool list is kept, and how many are. */
+export const TOOL_LIST_CACHE = { ttlMs: 60_000, entries: 1_000 };
+
+/**
+ * Tool lists by `<organization id>/<connection id>`, with the connection's `updatedAt` they were
+ * listed at: another process's update of the connection makes the entry stale here too.
+ */
+const toolLists = new Map<string, { updatedAt: number; expiresAt: number; tools: McpToolInfo[] }>();
+
+function cacheKey(organizationId: string, connectionId: string): string {
+  return `${organizationId}/${connectionId}`;
+}
+
+/** Forgets a connection's tool list (it was updated or removed). */
+export function forgetMcpToolList(organizationId: string, connectionId: string): void {
+  toolLists.delete(cacheKey(organizationId, connectionId));
+}
+
+/** The connection's tools, from the cache while its entry is fresh; failures are not cached. */
+export async function cachedToolList(organizationId: string, row: McpConnectionRow, signal: AbortSignal): Promise<McpToolInfo[]> {
+  const key = cacheKey(organizationId, row.id);
+  const cached = toolLists.get(key);
+  if (cached && cached.updatedAt === row.updatedAt.getTime() && cached.expiresAt > Date.now()) return cached.tools;
+  const { tools } = await listMcpTools(endpointOf(row), signal);
+  toolLists.delete(key);
+  if (toolLists.size >= TOOL_LIST_CACHE.entries) toolLists.delete(toolLists.keys().next().value!);
+  toolLists.set(key, { updatedAt: row.updatedAt.getTime(), expiresAt: Date.now() + TOOL_LIST_CACHE.ttlMs, tools });
+  return tools;
 }

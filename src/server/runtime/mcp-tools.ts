@@ -4,9 +4,11 @@
 // answer; each tool is offered as `<toolkit>_<tool>` so names never clash, and each call goes
 // through the MCP client inside the loop's bounds (agent-tools.ts's boundedTool). A connection
 // that is gone or fails to list its tools is a note in the trace; the answer goes on without it.
+// A connection's tool list is cached (mcp-client.ts's cachedToolList), so a turn does not ask its
+// server each time.
 import type { AgentDocument } from "@/schemas/builder";
 import { toolName, type AgentTool, type ToolRunContext } from "./agent-tools";
-import { callMcpTool, endpointOf, listMcpTools } from "./mcp-client";
+import { cachedToolList, callMcpTool, endpointOf, type McpConnectionRow } from "./mcp-client";
 
 type Integration = AgentDocument["integrations"][number];
 
@@ -14,7 +16,7 @@ function note(ctx: ToolRunContext, toolkit: string, text: string, started: numbe
   ctx.trace.push({ id: toolkit, kind: "tool", name: toolkit, input: "", output: "", note: text, latencyMs: Math.round(performance.now() - started) });
 }
 
-async function toolsOf(ctx: ToolRunContext, signal: AbortSignal, integration: Integration, row: { url: string; headersCiphertext: string | null } | undefined) {
+async function toolsOf(ctx: ToolRunContext, signal: AbortSignal, integration: Integration, row: McpConnectionRow | undefined) {
   const started = performance.now();
   const { toolkit, selectedTools } = integration;
   if (!row) {
@@ -23,7 +25,7 @@ async function toolsOf(ctx: ToolRunContext, signal: AbortSignal, integration: In
   }
   const endpoint = endpointOf(row);
   try {
-    const { tools } = await listMcpTools(endpoint, signal);
+    const tools = await cachedToolList(ctx.organizationId, row, signal);
     const missing = selectedTools.filter((name) => !tools.some((tool) => tool.name === name));
     if (missing.length) note(ctx, toolkit, `the MCP server of "${toolkit}" no longer lists ${missing.join(", ")}; not offered`, started);
     return tools.filter((tool) => selectedTools.includes(tool.name)).map((tool) => ({ ...tool, endpoint }));
@@ -45,7 +47,7 @@ export async function integrationTools(ctx: ToolRunContext, signal: AbortSignal,
   if (wanted.length === 0) return [];
   const rows = await ctx.db.mcpConnection.findMany({
     where: { organizationId: ctx.organizationId, slug: { in: wanted.map((integration) => integration.toolkit) } },
-    select: { slug: true, url: true, headersCiphertext: true },
+    select: { id: true, slug: true, url: true, headersCiphertext: true, updatedAt: true },
   });
   const listed = await Promise.all(
     wanted.map((integration) =>

@@ -7,9 +7,9 @@ import type { CreateMcpConnectionInput, McpConnection, McpToolList, UpdateMcpCon
 import type { Actor } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { AppError, invalidRequest } from "@/server/errors";
 import { requireIntegrationUrl } from "@/server/integration-urls";
-import { endpointOf, listMcpTools } from "@/server/runtime/mcp-client";
+import { endpointOf, forgetMcpToolList, listMcpTools } from "@/server/runtime/mcp-client";
 import { sealSecret } from "@/server/secret-box";
 
 const NOT_FOUND = "No MCP connection with that id in this organization.";
@@ -70,6 +70,17 @@ export async function createMcpConnection(db: Db, actor: Actor, input: CreateMcp
   }
 }
 
+/** The headers to store: a header given without a value keeps the one stored under its name (any case). */
+function mergedHeaders(row: ConnectionRow, headers: { name: string; value?: string }[]): { name: string; value: string }[] {
+  const stored = new Map(Object.entries(endpointOf(row).headers).map(([name, value]) => [name.toLowerCase(), value]));
+  const merged = headers.map((header) => ({ name: header.name, value: header.value ?? stored.get(header.name.toLowerCase()) }));
+  const problems = merged.flatMap((header, index) =>
+    header.value === undefined ? [{ path: `headers.${index}.value`, message: "No value is stored under this name: give one" }] : [],
+  );
+  if (problems.length > 0) throw invalidRequest(problems);
+  return merged as { name: string; value: string }[];
+}
+
 export async function updateMcpConnection(db: Db, actor: Actor, input: UpdateMcpConnectionInput): Promise<McpConnection> {
   authorize(actor, { role: "admin" });
   const row = await ownConnection(db, actor, input.connectionId);
@@ -79,9 +90,10 @@ export async function updateMcpConnection(db: Db, actor: Actor, input: UpdateMcp
     data: {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.url !== undefined ? { url: input.url } : {}),
-      ...(input.headers !== undefined ? sealHeaders(input.headers) : {}),
+      ...(input.headers !== undefined ? sealHeaders(mergedHeaders(row, input.headers)) : {}),
     },
   });
+  forgetMcpToolList(actor.organizationId, row.id);
   return toMcpConnection(updated);
 }
 
@@ -90,6 +102,7 @@ export async function deleteMcpConnection(db: Db, actor: Actor, input: { connect
   authorize(actor, { role: "admin" });
   const row = await ownConnection(db, actor, input.connectionId);
   await db.mcpConnection.delete({ where: { id: row.id } });
+  forgetMcpToolList(actor.organizationId, row.id);
   return toMcpConnection(row);
 }
 

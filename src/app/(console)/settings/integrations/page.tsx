@@ -1,20 +1,17 @@
 "use client";
-// Organization › Integrations: the organization's MCP server connections. Admins add them (URL and
-// headers, whose values are write-only) and remove them; anyone who builds agents lists a
-// connection's tools here and picks them in the agent editor.
+// Organization › Integrations: the organization's MCP server connections. Admins add and edit them
+// with ConnectionForm (URL and headers, whose values are write-only) and remove them; anyone who
+// builds agents lists a connection's tools here and picks them in the agent editor. The
+// connection being edited and the one whose tools are shown live in the URL.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { ListTree, Plus, Trash2 } from "lucide-react";
+import { ListTree, Pencil } from "lucide-react";
 import { useRouter, useSearchParams } from "next/navigation";
-import { Suspense, useState, type FormEvent } from "react";
-import { ConfirmButton, CopyButton, DataTable, ErrorAlert, FormField, notifyDone, PageHeader } from "@/components/console";
+import { Suspense } from "react";
+import { ConfirmButton, CopyButton, DataTable, ErrorAlert, notifyDone, PageHeader } from "@/components/console";
+import { ConnectionForm } from "@/components/settings/connection-form";
 import { useTRPC } from "@/lib/trpc";
 import { roleAtLeast } from "@/schemas/auth";
 import type { McpConnection } from "@/schemas/integration";
-
-interface HeaderRow {
-  name: string;
-  value: string;
-}
 
 function ConnectionTools({ connection }: { connection: McpConnection }) {
   const trpc = useTRPC();
@@ -56,45 +53,25 @@ function Integrations() {
   const me = useQuery(trpc.auth.me.queryOptions());
   const connections = useQuery(trpc.mcpConnections.list.queryOptions());
   const isAdmin = !!me.data && roleAtLeast(me.data.member.role, "admin");
-  // The connection whose tools are shown lives in the URL, so reload and back keep it.
+  // The connection whose tools are shown, and the one being edited, live in the URL, so reload and back keep them.
   const shown = connections.data?.find((connection) => connection.slug === params.get("tools"));
+  const editing = connections.data?.find((connection) => connection.slug === params.get("edit"));
 
-  const [slug, setSlug] = useState("");
-  const [name, setName] = useState("");
-  const [url, setUrl] = useState("");
-  const [headers, setHeaders] = useState<HeaderRow[]>([]);
-
-  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.mcpConnections.list.queryKey() });
-  const create = useMutation(
-    trpc.mcpConnections.create.mutationOptions({
-      onSuccess: (connection) => {
-        notifyDone(`${connection.name} was connected.`);
-        setSlug("");
-        setName("");
-        setUrl("");
-        setHeaders([]);
-        void refresh();
-      },
-    }),
-  );
+  // The list and every tool list: an edited connection's server may list other tools.
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.mcpConnections.pathKey() });
   const remove = useMutation(
     trpc.mcpConnections.remove.mutationOptions({
       onSuccess: (connection) => {
         notifyDone(`${connection.name} was removed.`);
-        if (shown?.id === connection.id) router.replace("/settings/integrations");
+        if (shown?.id === connection.id || editing?.id === connection.id) router.replace("/settings/integrations");
         void refresh();
       },
     }),
   );
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    create.mutate({ slug, name: name || slug, url, headers: headers.filter((header) => header.name.trim() !== "") });
-  }
-
-  function setHeader(index: number, change: Partial<HeaderRow>) {
-    setHeaders(headers.map((header, i) => (i === index ? { ...header, ...change } : header)));
-  }
+  const closeEditor = () => {
+    router.replace(shown ? `/settings/integrations?tools=${encodeURIComponent(shown.slug)}` : "/settings/integrations");
+    void refresh();
+  };
 
   return (
     <>
@@ -102,55 +79,9 @@ function Integrations() {
         title="Integrations"
         description="MCP servers whose tools this organization's agents may call. Header values (tokens, keys) are stored encrypted and never shown again."
       />
-      <ErrorAlert error={create.error ?? remove.error ?? connections.error} />
+      <ErrorAlert error={remove.error ?? connections.error} />
 
-      {isAdmin && (
-        <form className="panel form" onSubmit={submit} aria-labelledby="add-heading">
-          <h2 id="add-heading" style={{ marginTop: 0 }}>
-            Connect an MCP server
-          </h2>
-          <div className="row">
-            <FormField label="Slug" hint="Names its tools in agents: <slug>_<tool>">
-              <input required maxLength={40} pattern="[a-z0-9][a-z0-9\-]*" value={slug} onChange={(e) => setSlug(e.target.value)} placeholder="e.g. crm" />
-            </FormField>
-            <FormField label="Name">
-              <input maxLength={200} value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. CRM" />
-            </FormField>
-          </div>
-          <FormField label="URL" hint="The server's Streamable HTTP endpoint">
-            <input type="url" required maxLength={2000} value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://mcp.example.com/mcp" />
-          </FormField>
-          <fieldset className="list-editor" style={{ border: 0, padding: 0 }}>
-            <legend className="muted">Headers sent with every request (values are write-only)</legend>
-            {headers.map((header, index) => (
-              <div className="row" key={index} data-testid="header-row">
-                <FormField label={`Header ${index + 1} name`}>
-                  <input required maxLength={100} value={header.name} onChange={(e) => setHeader(index, { name: e.target.value })} placeholder="Authorization" />
-                </FormField>
-                <FormField label={`Header ${index + 1} value`}>
-                  <input type="password" autoComplete="off" required maxLength={4000} value={header.value} onChange={(e) => setHeader(index, { value: e.target.value })} />
-                </FormField>
-                <button type="button" onClick={() => setHeaders(headers.filter((_, i) => i !== index))} aria-label={`Remove header ${index + 1}`}>
-                  <Trash2 size={16} aria-hidden className="icon" />
-                </button>
-              </div>
-            ))}
-            {headers.length < 20 && (
-              <div>
-                <button type="button" onClick={() => setHeaders([...headers, { name: "", value: "" }])}>
-                  <Plus size={16} aria-hidden className="icon" />
-                  Add a header
-                </button>
-              </div>
-            )}
-          </fieldset>
-          <div>
-            <button className="primary" type="submit" disabled={create.isPending}>
-              Connect
-            </button>
-          </div>
-        </form>
-      )}
+      {isAdmin && (editing ? <ConnectionForm key={editing.id} connection={editing} onDone={closeEditor} /> : <ConnectionForm onDone={() => void refresh()} />)}
 
       <div className="panel">
         <DataTable
@@ -196,6 +127,16 @@ function Integrations() {
                     <ListTree size={16} aria-hidden className="icon" />
                     List tools
                   </button>
+                  {isAdmin && (
+                    <button
+                      type="button"
+                      onClick={() => router.replace(`/settings/integrations?edit=${encodeURIComponent(connection.slug)}`)}
+                      aria-pressed={editing?.id === connection.id}
+                    >
+                      <Pencil size={16} aria-hidden className="icon" />
+                      Edit
+                    </button>
+                  )}
                   {isAdmin && (
                     <ConfirmButton
                       label="Remove"

@@ -1,151 +1,120 @@
 "use client";
+// Organization › Model providers (admins): the organization's own providers, added and edited with
+// ProviderForm (the provider being edited lives in the URL), removed after a confirm.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
-import { ConfirmButton, PageHeader } from "@/components/console";
-import { errorMessage, useTRPC } from "@/lib/trpc";
-import type { ProviderKind } from "@/schemas/integration";
+import { Pencil } from "lucide-react";
+import { useRouter, useSearchParams } from "next/navigation";
+import { Suspense } from "react";
+import { ConfirmButton, DataTable, ErrorAlert, notifyDone, PageHeader } from "@/components/console";
+import { ProviderForm } from "@/components/settings/provider-form";
+import { useTRPC } from "@/lib/trpc";
 
-/** "gpt-4o, llama3:8b" → chat models; the same for embedding models. */
-function modelList(text: string, kind: "chat" | "embedding") {
-  return text
-    .split(",")
-    .map((id) => id.trim())
-    .filter(Boolean)
-    .map((id) => ({ id, kind }));
-}
+const KINDS = { "openai-compatible": "OpenAI-compatible", anthropic: "Anthropic" } as const;
 
 export default function ProvidersPage() {
+  return (
+    <Suspense fallback={<p className="muted">Loading…</p>}>
+      <Providers />
+    </Suspense>
+  );
+}
+
+function Providers() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const router = useRouter();
+  const params = useSearchParams();
   const providers = useQuery(trpc.modelProviders.list.queryOptions());
-  const [slug, setSlug] = useState("");
-  const [name, setName] = useState("");
-  const [kind, setKind] = useState<ProviderKind>("openai-compatible");
-  const [baseUrl, setBaseUrl] = useState("");
-  const [apiKey, setApiKey] = useState("");
-  const [chatModels, setChatModels] = useState("");
-  const [embeddingModels, setEmbeddingModels] = useState("");
+  const editing = providers.data?.find((provider) => provider.slug === params.get("edit"));
 
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.modelProviders.list.queryKey() });
-  const create = useMutation(
-    trpc.modelProviders.create.mutationOptions({
-      onSuccess: () => {
-        setSlug("");
-        setName("");
-        setBaseUrl("");
-        setApiKey("");
-        setChatModels("");
-        setEmbeddingModels("");
+  const remove = useMutation(
+    trpc.modelProviders.remove.mutationOptions({
+      onSuccess: (provider) => {
+        notifyDone(`${provider.name} was removed.`);
+        if (editing?.id === provider.id) router.replace("/settings/providers");
         void refresh();
       },
     }),
   );
-  const remove = useMutation(trpc.modelProviders.remove.mutationOptions({ onSuccess: () => void refresh() }));
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    create.mutate({
-      slug,
-      name: name || slug,
-      kind,
-      ...(baseUrl ? { baseUrl } : {}),
-      ...(apiKey ? { apiKey } : {}),
-      models: [...modelList(chatModels, "chat"), ...modelList(embeddingModels, "embedding")],
-    });
-  }
+  const closeEditor = () => {
+    router.replace("/settings/providers");
+    void refresh();
+  };
 
   return (
     <>
       <PageHeader
         title="Model providers"
-        description="Agents of this organization can use these providers' models as <slug>/<model id>. API keys are stored encrypted and never shown again."
+        description="Model servers this organization's agents can use besides the built-in offline model. Agents pick their models as <slug>/<model id>. API keys are stored encrypted and never shown again."
       />
-      <form className="panel form" onSubmit={submit} aria-label="Add a model provider">
-        <h2 style={{ marginTop: 0 }}>Add a provider</h2>
-        <label>
-          Slug
-          <input required maxLength={40} pattern="[a-z0-9][a-z0-9-]*" value={slug} onChange={(e) => setSlug(e.target.value)} placeholder="e.g. openai" />
-        </label>
-        <label>
-          Name
-          <input maxLength={200} value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. OpenAI" />
-        </label>
-        <label>
-          Kind
-          <select value={kind} onChange={(e) => setKind(e.target.value as ProviderKind)}>
-            <option value="openai-compatible">OpenAI-compatible (OpenAI, Ollama, vLLM, LM Studio, OpenRouter…)</option>
-            <option value="anthropic">Anthropic</option>
-          </select>
-        </label>
-        <label>
-          Base URL{kind === "anthropic" ? " (optional)" : ""}
-          <input type="url" required={kind === "openai-compatible"} value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} placeholder="https://api.openai.com/v1" />
-        </label>
-        <label>
-          API key (optional; write-only)
-          <input type="password" autoComplete="off" value={apiKey} onChange={(e) => setApiKey(e.target.value)} />
-        </label>
-        <label>
-          Chat models (comma-separated)
-          <input value={chatModels} onChange={(e) => setChatModels(e.target.value)} placeholder="gpt-4o-mini, gpt-4o" />
-        </label>
-        {kind === "openai-compatible" && (
-          <label>
-            Embedding models (comma-separated)
-            <input value={embeddingModels} onChange={(e) => setEmbeddingModels(e.target.value)} placeholder="text-embedding-3-small" />
-          </label>
-        )}
-        {create.error && (
-          <p className="error" role="alert">
-            {errorMessage(create.error)}
-          </p>
-        )}
-        <button type="submit" disabled={create.isPending}>
-          Add provider
-        </button>
-      </form>
-
-      {providers.data?.length === 0 && <p className="muted">No providers yet: agents use the built-in model and the operator&apos;s default until you add one.</p>}
-      {!!providers.data?.length && (
-        <div className="table-scroll">
-          <table aria-label="Model providers">
-            <thead>
-              <tr>
-                <th>Slug</th>
-                <th>Kind</th>
-                <th>Base URL</th>
-                <th>Key</th>
-                <th>Models</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {providers.data?.map((provider) => (
-                <tr key={provider.id}>
-                  <td>{provider.slug}</td>
-                  <td>{provider.kind}</td>
-                  <td>{provider.baseUrl ?? "default"}</td>
-                  <td>{provider.hasApiKey ? "stored" : "none"}</td>
-                  <td>{provider.models.map((model) => `${provider.slug}/${model.id}${model.kind === "embedding" ? " (embedding)" : ""}`).join(", ")}</td>
-                  <td>
-                    <ConfirmButton
-                      label="Remove"
-                      title={`Remove the provider ${provider.slug}?`}
-                      confirmLabel="Remove"
-                      onConfirm={() => remove.mutate({ providerId: provider.id })}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {providers.error && (
-        <p className="error" role="alert">
-          {errorMessage(providers.error)}
-        </p>
-      )}
+      <ErrorAlert error={providers.error ?? remove.error} />
+      {editing ? <ProviderForm key={editing.id} provider={editing} onDone={closeEditor} /> : <ProviderForm onDone={() => void refresh()} />}
+      <div className="panel">
+        <DataTable
+          label="Model providers"
+          rows={providers.data}
+          rowKey={(provider) => provider.id}
+          rowTestId="provider-row"
+          empty="No providers yet: agents use the built-in offline model (and the operator's default, if set) until you add one."
+          columns={[
+            {
+              key: "name",
+              header: "Name",
+              sortValue: (provider) => provider.name,
+              nowrap: true,
+              cell: (provider) => (
+                <>
+                  {provider.name}
+                  <div className="muted">
+                    <code>{provider.slug}</code> · {KINDS[provider.kind]}
+                  </div>
+                </>
+              ),
+            },
+            {
+              key: "url",
+              header: "Base URL",
+              nowrap: true,
+              cell: (provider) => (provider.baseUrl ? <code>{provider.baseUrl}</code> : <span className="muted">Anthropic&apos;s API</span>),
+            },
+            { key: "key", header: "API key", nowrap: true, cell: (provider) => (provider.hasApiKey ? "stored" : <span className="muted">none</span>) },
+            {
+              key: "models",
+              header: "Models",
+              nowrap: true,
+              cell: (provider) =>
+                provider.models.map((model) => (
+                  <div key={`${model.kind}:${model.id}`}>
+                    <code>
+                      {provider.slug}/{model.id}
+                    </code>
+                    {model.kind === "embedding" && <span className="muted"> (embedding, for knowledge search)</span>}
+                  </div>
+                )),
+            },
+            {
+              key: "actions",
+              header: <span className="visually-hidden">Actions</span>,
+              nowrap: true,
+              cell: (provider) => (
+                <span className="row">
+                  <button type="button" onClick={() => router.replace(`/settings/providers?edit=${encodeURIComponent(provider.slug)}`)} aria-pressed={editing?.id === provider.id}>
+                    <Pencil size={16} aria-hidden className="icon" />
+                    Edit
+                  </button>
+                  <ConfirmButton
+                    label="Remove"
+                    title={`Remove the provider ${provider.name}?`}
+                    description="Agents on its models fall back to the built-in offline model until their drafts name another model."
+                    onConfirm={() => remove.mutate({ providerId: provider.id })}
+                  />
+                </span>
+              ),
+            },
+          ]}
+        />
+      </div>
     </>
   );
 }
