@@ -13,7 +13,7 @@ const SECRET = vi.hoisted(() => {
 import { getDb } from "@/server/db";
 import { COMMANDS, parseFlags } from "@/cli/commands";
 import { createModelProvider, listModelProviders, updateModelProvider } from "@/server/services/model-providers";
-import { EMBEDDING_CHOICE_CACHE, embeddingModelFor } from "@/server/runtime/models";
+import { embeddingModelFor } from "@/server/runtime/models";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { create, publish } from "../builder-helpers";
 import { addPerson, api, consoleHandler, newOrganization, trpc, trpcErrorCode, signInCookie, type Tenant } from "../helpers";
@@ -216,23 +216,4 @@ it("is edited with the admin CLI: provider update, never showing the key", async
   expect(keyless.hasApiKey).toBe(false);
   await expect(run("--provider", provider.id, "--api-key", "k", "--remove-api-key")).rejects.toMatchObject({ code: "invalid_request" });
   await expect(run("--provider", provider.id, "--base-url", "ftp://example.com")).rejects.toMatchObject({ code: "invalid_request" });
-});
-
-it("keeps the embedding choice briefly, and forgets it as soon as a provider of the organization changes", async () => {
-  const tenant = await newOrganization();
-  const organizationId = tenant.organization.id;
-  expect(await embeddingModelFor(getDb(), organizationId)).toBeNull();
-  const provider = await withProvider(tenant);
-  expect((await embeddingModelFor(getDb(), organizationId))?.modelKey).toBe("acme/embed-org");
-  await updateModelProvider(getDb(), tenant.operator, { providerId: provider.id, models: [{ id: "embed-two", kind: "embedding" }] });
-  expect((await embeddingModelFor(getDb(), organizationId))?.modelKey).toBe("acme/embed-two");
-  // A change made by another process (here: straight to the table) is seen once the TTL is over.
-  await getDb().modelProvider.delete({ where: { id: provider.id } });
-  expect((await embeddingModelFor(getDb(), organizationId))?.modelKey).toBe("acme/embed-two");
-  const clock = vi.spyOn(Date, "now").mockReturnValue(Date.now() + EMBEDDING_CHOICE_CACHE.ttlMs + 1);
-  try {
-    expect(await embeddingModelFor(getDb(), organizationId)).toBeNull();
-  } finally {
-    clock.mockRestore();
-  }
 });

@@ -1,8 +1,7 @@
 // Which models an organization's agents can use: the built-in offline model (always), the
 // operator's default provider (set by environment, ids as configured) and the organization's own
-// providers (ids `<provider slug>/<model id>`). Organization providers are read per call (the
-// embedding choice is kept a few seconds, see EMBEDDING_CHOICE_CACHE), scoped by organization in
-// the query, with their credential opened only for the call.
+// providers (ids `<provider slug>/<model id>`). Organization providers are read per call, scoped
+// by organization in the query, with their credential opened only for the call.
 import { env } from "@/env";
 import type { Db } from "@/server/db";
 import { guardedFetch, privateIntegrationUrlsAllowed } from "@/server/integration-urls";
@@ -113,35 +112,11 @@ export async function modelFor(db: Db, organizationId: string, id: string | unde
 }
 
 /**
- * Each organization's embedding choice, kept per process for EMBEDDING_CHOICE_CACHE.ttlMs:
- * retrieval asks for it on every conversation turn (once per agent), and it changes only when the
- * organization's providers do. The provider services forget it when they change one; another
- * process (the admin CLI) sees the change within the TTL. Credentials are opened per call, never kept.
- */
-const embeddingChoices = new Map<string, { expiresAt: number; choice: ReturnType<typeof embeddingChoice> }>();
-export const EMBEDDING_CHOICE_CACHE = { ttlMs: 10_000, entries: 10_000 };
-
-/** Forgets the organization's embedding choice (one of its providers changed). */
-export function forgetEmbeddingChoice(organizationId: string): void {
-  embeddingChoices.delete(organizationId);
-}
-
-async function cachedEmbeddingChoice(db: Db, organizationId: string): Promise<ReturnType<typeof embeddingChoice>> {
-  const cached = embeddingChoices.get(organizationId);
-  if (cached && cached.expiresAt > Date.now()) return cached.choice;
-  const choice = embeddingChoice(await providerRows(db, organizationId));
-  embeddingChoices.delete(organizationId);
-  if (embeddingChoices.size >= EMBEDDING_CHOICE_CACHE.entries) embeddingChoices.delete(embeddingChoices.keys().next().value!);
-  embeddingChoices.set(organizationId, { expiresAt: Date.now() + EMBEDDING_CHOICE_CACHE.ttlMs, choice });
-  return choice;
-}
-
-/**
  * The organization's embedding model: the first embedding model of its providers, oldest
  * provider first; null when it has none (retrieval then stays full-text).
  */
 export async function embeddingModelFor(db: Db, organizationId: string): Promise<EmbeddingModel | null> {
-  const choice = await cachedEmbeddingChoice(db, organizationId);
+  const choice = embeddingChoice(await providerRows(db, organizationId));
   if (!choice) return null;
   const { providerEmbedding } = await import("./provider-model");
   return providerEmbedding(connectionOf(choice.row), choice.modelId);

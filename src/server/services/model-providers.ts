@@ -9,7 +9,6 @@ import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
 import { requireIntegrationUrl } from "@/server/integration-urls";
 import { dropStaleEmbeddings } from "@/server/jobs/embedding";
-import { forgetEmbeddingChoice } from "@/server/runtime/models";
 import { sealSecret } from "@/server/secret-box";
 
 const NOT_FOUND = "No model provider with that id in this organization.";
@@ -67,7 +66,6 @@ export async function createModelProvider(db: Db, actor: Actor, input: CreateMod
         models: input.models,
       },
     });
-    forgetEmbeddingChoice(actor.organizationId);
     return toModelProvider(row);
   } catch (error) {
     if (isUniqueViolation(error)) throw new AppError("conflict", SLUG_TAKEN);
@@ -98,7 +96,6 @@ export async function updateModelProvider(db: Db, actor: Actor, input: UpdateMod
     },
   });
   // The organization's embedding model may have changed (a new provider, added last, cannot change it).
-  forgetEmbeddingChoice(actor.organizationId);
   await dropStaleEmbeddings(db, actor.organizationId);
   return toModelProvider(updated);
 }
@@ -108,7 +105,6 @@ export async function deleteModelProvider(db: Db, actor: Actor, input: { provide
   authorize(actor, { role: "admin" });
   const row = await ownProvider(db, actor, input.providerId);
   await db.modelProvider.delete({ where: { id: row.id } });
-  forgetEmbeddingChoice(actor.organizationId);
   await dropStaleEmbeddings(db, actor.organizationId);
   return toModelProvider(row);
 }
