@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createOpenApiFetchHandler } from "trpc-to-openapi";
 import { z } from "zod";
 import type { Role, Scope } from "@/schemas/auth";
-import type { Actor, KeyActor } from "@/server/auth/actor";
+import type { Actor, EndUserActor, KeyActor } from "@/server/auth/actor";
 import { authenticateApiKey } from "@/server/auth/authenticate";
 import { authorize, requiredRole } from "@/server/auth/authorize";
 import { getDb } from "@/server/db";
@@ -127,6 +127,13 @@ describe("authorize()", () => {
     expect(codeOf(() => authorize(member("member"), { scope: "knowledge:write" }))).toBe("ok");
     expect(codeOf(() => authorize(member("admin"), { role: "owner" }))).toBe("forbidden_role");
     expect(codeOf(() => authorize({ kind: "operator", organizationId: "org" }, { role: "owner" }))).toBe("ok");
+  });
+
+  it("refuses a portal's end user unless the requirement opens to end users", () => {
+    const endUser: EndUserActor = { kind: "end_user", organizationId: "org", endUser: { id: "e", email: "e@example.test", fullName: "" }, portalId: "p" };
+    expect(codeOf(() => authorize(endUser, { scope: "apps:read" }))).toBe("forbidden_role");
+    expect(codeOf(() => authorize(endUser, {}))).toBe("forbidden_role");
+    expect(codeOf(() => authorize(endUser, { scope: "apps:execute", endUsers: true }))).toBe("ok");
   });
 
   it("defaults to member for writes and viewer for reads", () => {
