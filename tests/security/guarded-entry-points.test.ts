@@ -1,10 +1,15 @@
-// Authorization lives beside each service function (guarded() in src/server/auth/guarded.ts):
-// calling a service directly, without any procedure in front, is refused all the same.
+// Authorization lives beside each service function (guarded() in src/server/auth/guarded.ts).
+// These tests keep it so: every procedure states exactly the requirement of the service it calls,
+// every service function taking an actor is guarded, and calling a service directly, without any
+// procedure in front, is refused all the same.
 import { randomUUID } from "node:crypto";
+import { readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { BuilderKind } from "@/schemas/builder";
+import { BUILDER_KINDS, type BuilderKind } from "@/schemas/builder";
 import type { Actor, EndUserActor, KeyActor, MemberActor } from "@/server/auth/actor";
 import { authenticateApiKey } from "@/server/auth/authenticate";
+import type { Requirement } from "@/server/auth/authorize";
 import { guarded, guardedByKind } from "@/server/auth/guarded";
 import { getDb } from "@/server/db";
 import { toAppError } from "@/server/errors";
@@ -13,7 +18,56 @@ import { listEndUsers } from "@/server/services/end-users";
 import { createKnowledgebase } from "@/server/services/knowledgebases";
 import { addMember, listMembers } from "@/server/services/members";
 import { createPage } from "@/server/services/pages";
+import { appRouter } from "@/server/trpc/root";
 import { addPerson, issueKey, newOrganization, type Tenant } from "../helpers";
+
+/** Procedures anyone may call: they establish who is calling. */
+const PUBLIC_PROCEDURES = ["auth.signIn", "auth.signOut"];
+
+/** Exported service functions taking an actor that are not guarded, each with why. */
+const UNGUARDED: Record<string, string> = {
+  "executions.recordExecution": "records a run for the guarded service that started it",
+  "knowledge-access.findKnowledgebase": "a lookup the guarded knowledge services share",
+  "knowledge-access.refuseOverPlanCap": "a plan cap check inside a guarded create",
+  "knowledge-access.reviewsWritesOf": "decides whether a guarded write waits for review",
+  "portal-access.runFor": "the access rule converse and transact apply after their guard",
+  "portal-access.listPortalApps": "the portal door's; its end user is checked by the portal session",
+  "conversations.listEndUserConversations": "the portal door's; only the end user's own conversations",
+  "conversations.getEndUserConversation": "the portal door's; only the end user's own conversation",
+};
+
+type ServiceModule = Record<string, unknown>;
+type GuardedFn = ((...args: never[]) => Promise<unknown>) & { requirement?: Requirement; requirementFor?: (kind: string) => Requirement };
+
+const SERVICES_DIR = fileURLToPath(new URL("../../src/server/services/", import.meta.url));
+
+async function serviceModules(): Promise<[string, ServiceModule][]> {
+  const files = readdirSync(SERVICES_DIR).filter((file) => file.endsWith(".ts"));
+  return Promise.all(files.map(async (file) => [file.replace(/\.ts$/, ""), (await import(`${SERVICES_DIR}${file}`)) as ServiceModule] as [string, ServiceModule]));
+}
+
+/** Every declared requirement object, with the service function that declared it. */
+async function declaredRequirements(): Promise<Map<Requirement, string>> {
+  const declared = new Map<Requirement, string>();
+  for (const [, module] of await serviceModules()) {
+    for (const [name, value] of Object.entries(module)) {
+      const fn = value as GuardedFn;
+      if (typeof fn !== "function") continue;
+      if (fn.requirement) declared.set(fn.requirement, name);
+      if (fn.requirementFor) for (const kind of BUILDER_KINDS) declared.set(fn.requirementFor(kind), name);
+    }
+  }
+  return declared;
+}
+
+/** The name of a function's second parameter, from its source (types are gone by then). */
+function secondParameter(fn: (...args: never[]) => unknown): string | undefined {
+  const parameters = /^[^(]*\(([^)]*)\)/.exec(fn.toString())?.[1] ?? "";
+  return parameters
+    .split(",")[1]
+    ?.trim()
+    .split(/[\s=:]/)[0];
+}
 
 async function refusal(call: Promise<unknown>): Promise<string> {
   try {
@@ -77,6 +131,47 @@ describe("guarded()", () => {
     expect(await refusal(writeItem(null, agentsOnly, "agent"))).toBe("ok");
     expect(await refusal(writeItem(null, agentsOnly, "app"))).toBe("insufficient_scope");
     expect(await refusal(writeItem(null, operator, "app"))).toBe("ok");
+  });
+});
+
+describe("every door reads the service's requirement", () => {
+  it("gives every procedure the requirement object of the service its resolver calls", async () => {
+    const declared = await declaredRequirements();
+    const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { meta?: { auth?: Requirement }; resolver?: () => unknown } }>);
+    expect(procedures.length).toBeGreaterThan(100);
+    const problems: string[] = [];
+    for (const [path, procedure] of procedures) {
+      const auth = procedure._def.meta?.auth;
+      if (PUBLIC_PROCEDURES.includes(path)) {
+        if (auth) problems.push(`${path}: public, yet states a requirement`);
+        continue;
+      }
+      const service = auth && declared.get(auth);
+      if (!service) {
+        problems.push(`${path}: its requirement is not one a service declared`);
+        continue;
+      }
+      if (!String(procedure._def.resolver).includes(service)) problems.push(`${path}: states ${service}'s requirement but does not call ${service}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("guards every exported service function that takes an actor, but for a short list of internal helpers", async () => {
+    const unguarded: string[] = [];
+    const frozen: string[] = [];
+    for (const [module, exports] of await serviceModules()) {
+      for (const [name, value] of Object.entries(exports)) {
+        const fn = value as GuardedFn;
+        if (typeof fn !== "function") continue;
+        if (fn.requirement) {
+          if (!Object.isFrozen(fn.requirement)) frozen.push(`${module}.${name}`);
+        } else if (!fn.requirementFor && secondParameter(fn) === "actor") {
+          unguarded.push(`${module}.${name}`);
+        }
+      }
+    }
+    expect(frozen).toEqual([]);
+    expect(unguarded.sort()).toEqual(Object.keys(UNGUARDED).sort());
   });
 });
 
