@@ -1,40 +1,46 @@
-// Scopes and roles, and input validation of
-// procedures with a body. Only GET /models exists so far and it accepts any valid key, so these
-// run a test-only router with the real procedure factories, over actors made from real keys.
+// Scopes and roles, and input validation of procedures with a body. These run a test-only
+// router of probe services with the real procedure factories, over actors made from real keys.
 import { describe, expect, it } from "vitest";
 import { createOpenApiFetchHandler } from "trpc-to-openapi";
 import { z } from "zod";
 import type { Role, Scope } from "@/schemas/auth";
-import type { Actor, KeyActor } from "@/server/auth/actor";
+import type { Actor, EndUserActor, KeyActor } from "@/server/auth/actor";
 import { authenticateApiKey } from "@/server/auth/authenticate";
 import { authorize, requiredRole } from "@/server/auth/authorize";
-import { getDb } from "@/server/db";
+import { guarded } from "@/server/auth/guarded";
+import { getDb, type Db } from "@/server/db";
 import { toAppError } from "@/server/errors";
 import { createCallerFactory, router, scopedProcedure, type Context } from "@/server/trpc/init";
 import { addPerson, issueKey, newOrganization, type Tenant } from "../helpers";
 
 const Body = z.strictObject({ name: z.string().min(1), size: z.number().int().optional() });
 
+// Probe services declaring their requirements, as the real services do.
+const readProbe = guarded({ scope: "knowledge:read" }, async (_db: Db, _actor: Actor) => ({ ok: true }));
+const writeProbe = guarded({ scope: "knowledge:write" }, async (_db: Db, _actor: Actor, input: z.infer<typeof Body>) => ({ name: input.name }));
+const removeProbe = guarded({ scope: "knowledge:write", role: "admin" }, async (_db: Db, _actor: Actor) => ({ ok: true }));
+const anyKeyProbe = guarded({}, async (_db: Db, _actor: Actor) => ({ ok: true }));
+
 const probeRouter = router({
-  read: scopedProcedure("knowledge:read")
+  read: scopedProcedure(readProbe.requirement)
     .meta({ openapi: { method: "GET", path: "/probe" } })
     .input(z.strictObject({}))
     .output(z.object({ ok: z.boolean() }))
-    .query(() => ({ ok: true })),
-  write: scopedProcedure("knowledge:write")
+    .query(({ ctx }) => readProbe(ctx.db, ctx.actor)),
+  write: scopedProcedure(writeProbe.requirement)
     .meta({ openapi: { method: "POST", path: "/probe" } })
     .input(Body)
     .output(z.object({ name: z.string() }))
-    .mutation(({ input }) => ({ name: input.name })),
-  remove: scopedProcedure("knowledge:write", { role: "admin" })
+    .mutation(({ ctx, input }) => writeProbe(ctx.db, ctx.actor, input)),
+  remove: scopedProcedure(removeProbe.requirement)
     .meta({ openapi: { method: "DELETE", path: "/probe" } })
     .input(z.strictObject({}))
     .output(z.object({ ok: z.boolean() }))
-    .mutation(() => ({ ok: true })),
-  anyKey: scopedProcedure()
+    .mutation(({ ctx }) => removeProbe(ctx.db, ctx.actor)),
+  anyKey: scopedProcedure(anyKeyProbe.requirement)
     .input(z.strictObject({}))
     .output(z.object({ ok: z.boolean() }))
-    .query(() => ({ ok: true })),
+    .query(({ ctx }) => anyKeyProbe(ctx.db, ctx.actor)),
 });
 const createCaller = createCallerFactory(probeRouter);
 
@@ -127,6 +133,13 @@ describe("authorize()", () => {
     expect(codeOf(() => authorize(member("member"), { scope: "knowledge:write" }))).toBe("ok");
     expect(codeOf(() => authorize(member("admin"), { role: "owner" }))).toBe("forbidden_role");
     expect(codeOf(() => authorize({ kind: "operator", organizationId: "org" }, { role: "owner" }))).toBe("ok");
+  });
+
+  it("refuses a portal's end user unless the requirement opens to end users", () => {
+    const endUser: EndUserActor = { kind: "end_user", organizationId: "org", endUser: { id: "e", email: "e@example.test", fullName: "" }, portalId: "p" };
+    expect(codeOf(() => authorize(endUser, { scope: "apps:read" }))).toBe("forbidden_role");
+    expect(codeOf(() => authorize(endUser, {}))).toBe("forbidden_role");
+    expect(codeOf(() => authorize(endUser, { scope: "apps:execute", endUsers: true }))).toBe("ok");
   });
 
   it("defaults to member for writes and viewer for reads", () => {

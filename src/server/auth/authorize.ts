@@ -2,21 +2,27 @@
 // scope even when its member's role would also fall short.
 import { roleAtLeast, type Role, type Scope } from "@/schemas/auth";
 import { AppError } from "@/server/errors";
-import type { Actor } from "./actor";
+import type { Actor, EndUserActor } from "./actor";
 
 export interface Requirement {
   /** The API scope a key needs. Console members are judged by role alone. */
   scope?: Scope;
   /** Minimum role; when omitted, writes (`*:write`) need member and reads need viewer. */
   role?: Role;
+  /** Also open to a portal's end users, whose access the function itself decides (their grants, services/portal-access.ts). */
+  endUsers?: true;
 }
 
 export function requiredRole(requirement: Requirement): Role {
   return requirement.role ?? (requirement.scope?.endsWith(":write") ? "member" : "viewer");
 }
 
-export function authorize(actor: Actor, requirement: Requirement): void {
+export function authorize(actor: Actor | EndUserActor, requirement: Requirement): void {
   if (actor.kind === "operator") return;
+  if (actor.kind === "end_user") {
+    if (requirement.endUsers) return;
+    throw new AppError("forbidden_role", "A portal's end users cannot do this.");
+  }
   if (actor.kind === "key" && requirement.scope && !actor.scopes.includes(requirement.scope)) {
     throw new AppError("insufficient_scope", `This key lacks the scope ${requirement.scope}.`);
   }

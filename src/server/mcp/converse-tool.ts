@@ -1,7 +1,7 @@
 // The `converse_with_app` tool: one message to a published app through the conversation
 // runtime (`converse` in services/conversations.ts), the function POST /apps/{appId}/conversation
-// calls. Scope `apps:execute`; the MCP door's switch is `mcpEnabled` (checked at authentication),
-// so `appsApiEnabled` (the REST Apps endpoints' switch) does not apply here.
+// calls, with its requirement (scope `apps:execute`). The MCP door's switch is `mcpEnabled`
+// (checked at authentication), so `appsApiEnabled` (the REST Apps endpoints' switch) does not apply here.
 import { z } from "zod";
 import { messageText, Uuid } from "@/schemas/common";
 import { authorize } from "@/server/auth/authorize";
@@ -31,7 +31,9 @@ export const converseTool: AtriumTool = {
   output: ConverseToolOutput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run(context, args, signal) {
-    authorize(context.actor, { scope: "apps:execute" });
+    // The service checks again, but only after parsing: the requirement comes first so a key
+    // without the scope hears insufficient_scope, not a complaint about its arguments.
+    authorize(context.actor, converse.requirement);
     const input = ConverseToolInput.parse(args);
     const result = await converse(context.db, context.actor, { appId: input.appId, message: input.message, conversationId: input.conversation_id }, { signal });
     return ConverseToolOutput.parse(result);

@@ -2,6 +2,7 @@ import { SCOPES, type Scope } from "@/schemas/auth";
 import type { ApiKey, CreateApiKeyInput } from "@/schemas/api-key";
 import type { Actor } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
+import { guarded } from "@/server/auth/guarded";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -44,7 +45,9 @@ export function toApiKey(row: KeyRow): ApiKey {
  * need an admin; a personal key belongs to the member who creates it (or, for the operator,
  * to the member named).
  */
-export async function createApiKey(db: Db, actor: Actor, input: CreateApiKeyInput & { memberId?: string }): Promise<ApiKey & { secret: string }> {
+export const createApiKey = guarded({ role: "viewer" }, async function createApiKey(db: Db, actor: Actor, input: CreateApiKeyInput & { memberId?: string }): Promise<
+  ApiKey & { secret: string }
+> {
   let memberId: string | null = null;
   if (input.kind === "organization") {
     authorize(actor, { role: "admin" });
@@ -72,10 +75,10 @@ export async function createApiKey(db: Db, actor: Actor, input: CreateApiKeyInpu
     include: keyInclude,
   });
   return { ...toApiKey(row), secret };
-}
+});
 
 /** Admins see every key of the organization; others see their own personal keys. */
-export async function listApiKeys(db: Db, actor: Actor): Promise<ApiKey[]> {
+export const listApiKeys = guarded({ role: "viewer" }, async function listApiKeys(db: Db, actor: Actor): Promise<ApiKey[]> {
   const seesAll = actor.kind === "operator" || (actor.kind === "member" && ["admin", "owner"].includes(actor.member.role));
   const ownMemberId = actor.kind === "member" ? actor.member.id : undefined;
   const rows = await db.apiKey.findMany({
@@ -84,10 +87,10 @@ export async function listApiKeys(db: Db, actor: Actor): Promise<ApiKey[]> {
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
   });
   return rows.map(toApiKey);
-}
+});
 
 /** Revocation takes effect on the next request in every process: keys are looked up per request. */
-export async function revokeApiKey(db: Db, actor: Actor, input: { keyId: string }): Promise<ApiKey> {
+export const revokeApiKey = guarded({ role: "viewer" }, async function revokeApiKey(db: Db, actor: Actor, input: { keyId: string }): Promise<ApiKey> {
   const key = await db.apiKey.findFirst({ where: { id: input.keyId, organizationId: actor.organizationId } });
   if (!key) throw new AppError("not_found", "No API key with that id in this organization.");
   const ownKey = actor.kind === "member" && key.memberId === actor.member.id;
@@ -98,4 +101,4 @@ export async function revokeApiKey(db: Db, actor: Actor, input: { keyId: string 
     include: keyInclude,
   });
   return toApiKey(row);
-}
+});

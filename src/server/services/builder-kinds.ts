@@ -4,6 +4,7 @@
 import { isUuid } from "@/schemas/common";
 import type { z } from "zod";
 import { AgentDocument, AgentPatch, AppDocument, AppPatch, FlowDocument, FlowPatch, type BuilderKind, type FlowInput, type FlowNode } from "@/schemas/builder";
+import type { Requirement } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest, type Problem } from "@/server/errors";
 import { flowFeedback, flowReferences, inputSchemaOf, type Feedback } from "@/schemas/flow-graph";
@@ -319,3 +320,13 @@ const appSpec: KindSpec = {
 };
 
 export const KIND_SPECS: Record<BuilderKind, KindSpec> = { agent: agentSpec, flow: flowSpec, app: appSpec };
+
+/** Reading a kind's items needs its read scope (`agents:read`…). */
+export function readsKind(kind: BuilderKind): Requirement {
+  return { scope: `${KIND_SPECS[kind].plural}:read` };
+}
+
+/** Writing a kind's items (drafts, publishing, rollback, tests) needs its write scope (`agents:write`…). */
+export function writesKind(kind: BuilderKind): Requirement {
+  return { scope: `${KIND_SPECS[kind].plural}:write` };
+}

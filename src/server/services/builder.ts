@@ -5,10 +5,12 @@
 import { randomUUID } from "node:crypto";
 import { LIST_FIELDS, type BuilderKind, type LastChange } from "@/schemas/builder";
 import { actorLabel, type Actor } from "@/server/auth/actor";
+import { authorize } from "@/server/auth/authorize";
+import { guardedByKind } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
-import { KIND_SPECS, type AppPins, type Doc } from "./builder-kinds";
+import { KIND_SPECS, readsKind, writesKind, type AppPins, type Doc } from "./builder-kinds";
 import { CURSOR_ORDER, decodeCursor, encodeCursor, toPage } from "./pagination";
 
 type ItemRow = {
@@ -128,7 +130,7 @@ function toVersion(row: VersionRow, productionVersionId: string | null) {
 // ---------------------------------------------------------------------------------------------
 // Create, read
 
-export async function createItem(db: Db, actor: Actor, kind: BuilderKind, input: Doc): Promise<Doc> {
+export const createItem = guardedByKind(writesKind, async function createItem(db: Db, actor: Actor, kind: BuilderKind, input: Doc): Promise<Doc> {
   const spec = KIND_SPECS[kind];
   const patch = spec.patch.parse(input);
   const draft = spec.document.parse(spec.normalize({ ...patch, slug: patch.slug ?? slugify(String(patch.name ?? "")) }));
@@ -145,14 +147,14 @@ export async function createItem(db: Db, actor: Actor, kind: BuilderKind, input:
     },
   });
   return draftView(db, row);
-}
+});
 
-export async function getDraft(db: Db, actor: Actor, kind: BuilderKind, id: string): Promise<Doc> {
+export const getDraft = guardedByKind(readsKind, async function getDraft(db: Db, actor: Actor, kind: BuilderKind, id: string): Promise<Doc> {
   return draftView(db, await findItem(db, actor, kind, id));
-}
+});
 
 /** The live version, read as the draft view is; an unpublished item is not found. */
-export async function getLive(db: Db, actor: Actor, kind: BuilderKind, id: string): Promise<Doc> {
+export const getLive = guardedByKind(readsKind, async function getLive(db: Db, actor: Actor, kind: BuilderKind, id: string): Promise<Doc> {
   const row = await findItem(db, actor, kind, id);
   if (!row.productionVersionId) throw notFound(kind);
   const version = await db.builderVersion.findFirst({ where: { id: row.productionVersionId, organizationId: actor.organizationId } });
@@ -160,7 +162,7 @@ export async function getLive(db: Db, actor: Actor, kind: BuilderKind, id: strin
   const spec = KIND_SPECS[kind];
   const [content] = await spec.render(db, actor.organizationId, [version.document as Doc], [(version.pins as AppPins | null) ?? null]);
   return { ...content, ...itemState(row, canonical(version.document) !== canonical(row.draft)) };
-}
+});
 
 // ---------------------------------------------------------------------------------------------
 // Draft edits
@@ -207,27 +209,30 @@ function mergePatch(current: Doc, patch: Doc, mergeKeys: readonly string[]): Doc
  * a compare-and-set on `updatedAt`: a stale precondition, or a concurrent write when one was
  * given, answers `conflict` with nothing written.
  */
-export async function patchDraft(db: Db, actor: Actor, kind: BuilderKind, id: string, input: Doc, precondition: Precondition = {}): Promise<Doc> {
-  const spec = KIND_SPECS[kind];
-  const patch = spec.patch.parse(input);
-  const changed = Object.keys(patch).filter((key) => patch[key] !== undefined);
-  const guarded = precondition.expectedUpdatedAt !== undefined || precondition.ifUnmodifiedSince !== undefined;
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const row = await findItem(db, actor, kind, id);
-    checkPrecondition(kind, row, precondition);
-    const draft = spec.document.parse(spec.normalize(mergePatch(row.draft as Doc, patch, spec.mergeKeys)));
-    await spec.validateDraft(db, actor.organizationId, draft, new Set(changed));
-    const updatedAt = nextUpdatedAt(row.updatedAt);
-    const summary = changed.length ? `Changed ${changed.join(", ")}` : "Saved the draft unchanged";
-    const { count } = await db.builderItem.updateMany({
-      where: { id: row.id, updatedAt: row.updatedAt },
-      data: { draft: draft as Prisma.InputJsonValue, updatedAt, lastChange: lastChange(actor, updatedAt, "draft_updated", summary) as Prisma.InputJsonValue },
-    });
-    if (count === 1) return getDraft(db, actor, kind, id);
-    if (guarded) throw conflict(kind);
-  }
-  throw conflict(kind);
-}
+export const patchDraft = guardedByKind(
+  writesKind,
+  async function patchDraft(db: Db, actor: Actor, kind: BuilderKind, id: string, input: Doc, precondition: Precondition = {}): Promise<Doc> {
+    const spec = KIND_SPECS[kind];
+    const patch = spec.patch.parse(input);
+    const changed = Object.keys(patch).filter((key) => patch[key] !== undefined);
+    const guarded = precondition.expectedUpdatedAt !== undefined || precondition.ifUnmodifiedSince !== undefined;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const row = await findItem(db, actor, kind, id);
+      checkPrecondition(kind, row, precondition);
+      const draft = spec.document.parse(spec.normalize(mergePatch(row.draft as Doc, patch, spec.mergeKeys)));
+      await spec.validateDraft(db, actor.organizationId, draft, new Set(changed));
+      const updatedAt = nextUpdatedAt(row.updatedAt);
+      const summary = changed.length ? `Changed ${changed.join(", ")}` : "Saved the draft unchanged";
+      const { count } = await db.builderItem.updateMany({
+        where: { id: row.id, updatedAt: row.updatedAt },
+        data: { draft: draft as Prisma.InputJsonValue, updatedAt, lastChange: lastChange(actor, updatedAt, "draft_updated", summary) as Prisma.InputJsonValue },
+      });
+      if (count === 1) return getDraft(db, actor, kind, id);
+      if (guarded) throw conflict(kind);
+    }
+    throw conflict(kind);
+  },
+);
 
 // ---------------------------------------------------------------------------------------------
 // Publish, versions, deploy
@@ -266,7 +271,7 @@ async function lockItem(tx: Prisma.TransactionClient, actor: Actor, kind: Builde
  * `deployToProduction` is false it becomes the live version. Apps pin the production version
  * of their adviser and members.
  */
-export async function publishItem(db: Db, actor: Actor, kind: BuilderKind, id: string, input: PublishInput) {
+export const publishItem = guardedByKind(writesKind, async function publishItem(db: Db, actor: Actor, kind: BuilderKind, id: string, input: PublishInput) {
   const spec = KIND_SPECS[kind];
   await findItem(db, actor, kind, id); // not_found before any lock
   return db.$transaction(
@@ -307,10 +312,10 @@ export async function publishItem(db: Db, actor: Actor, kind: BuilderKind, id: s
     },
     { timeout: 20_000, maxWait: 20_000 },
   );
-}
+});
 
 /** Makes an existing version the live one again (rollback or roll forward). */
-export async function deployVersion(db: Db, actor: Actor, kind: BuilderKind, id: string, versionId: string) {
+export const deployVersion = guardedByKind(writesKind, async function deployVersion(db: Db, actor: Actor, kind: BuilderKind, id: string, versionId: string) {
   await findItem(db, actor, kind, id);
   return db.$transaction(
     async (tx) => {
@@ -331,9 +336,9 @@ export async function deployVersion(db: Db, actor: Actor, kind: BuilderKind, id:
     },
     { timeout: 20_000, maxWait: 20_000 },
   );
-}
+});
 
-export async function listVersions(db: Db, actor: Actor, kind: BuilderKind, id: string, query: { limit: number; cursor?: string }) {
+export const listVersions = guardedByKind(readsKind, async function listVersions(db: Db, actor: Actor, kind: BuilderKind, id: string, query: { limit: number; cursor?: string }) {
   const row = await findItem(db, actor, kind, id);
   let after = {};
   if (query.cursor) {
@@ -357,12 +362,15 @@ export async function listVersions(db: Db, actor: Actor, kind: BuilderKind, id: 
     versions: page.items.map((version, index) => ({ ...toVersion(version, row.productionVersionId), document: documents[index]! })),
     nextCursor: page.nextCursor,
   };
-}
+});
 
-export async function deleteItem(db: Db, actor: Actor, kind: BuilderKind, id: string): Promise<void> {
-  const { count } = await db.builderItem.deleteMany({ where: { id, organizationId: actor.organizationId, kind } });
-  if (count === 0) throw notFound(kind);
-}
+export const deleteItem = guardedByKind(
+  (kind) => ({ ...writesKind(kind), role: "admin" }),
+  async function deleteItem(db: Db, actor: Actor, kind: BuilderKind, id: string): Promise<void> {
+    const { count } = await db.builderItem.deleteMany({ where: { id, organizationId: actor.organizationId, kind } });
+    if (count === 0) throw notFound(kind);
+  },
+);
 
 // ---------------------------------------------------------------------------------------------
 // Lists
@@ -401,10 +409,12 @@ function pickFields(kind: BuilderKind, drafts: boolean, fields: string | undefin
  * Published items (the live version's fields), or with `include: "drafts"` every item (the
  * draft's fields, with `published` and `updatedAt`). Keyset pages by (createdAt, id): one SQL
  * statement straight to the pool with a row comparison the (organization, kind, created_at, id)
- * index answers as a range, so page 100 costs what page 1 does.
+ * index answers as a range, so page 100 costs what page 1 does. Drafts need the kind's write scope.
  */
-export async function listItems(db: Db, actor: Actor, kind: BuilderKind, input: ListInput) {
+export const listItems = guardedByKind(readsKind, async function listItems(db: Db, actor: Actor, kind: BuilderKind, input: ListInput) {
   const drafts = input.include === "drafts";
+  // Unpublished work is for those who may write the kind; viewers in the console see it too.
+  if (drafts) authorize(actor, { ...writesKind(kind), role: "viewer" });
   const fields = pickFields(kind, drafts, input.fields);
   const position = input.cursor ? decodeCursor(input.cursor) : null;
   const params: unknown[] = [actor.organizationId, kind];
@@ -443,6 +453,6 @@ export async function listItems(db: Db, actor: Actor, kind: BuilderKind, input: 
     return Object.fromEntries(fields.map((field) => [field, all[field]]));
   });
   return { items, nextCursor: page.nextCursor };
-}
+});
 
 export { encodeCursor };

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { actorLabel } from "@/server/auth/actor";
-import { authorize } from "@/server/auth/authorize";
+import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, isAppError, toAppError } from "@/server/errors";
 import { loadLiveApp } from "@/server/runtime/load";
@@ -108,75 +108,76 @@ async function saveTurn(
  * end user it is for (not_found), then the conversation (not_found unless it is theirs), then
  * credits (402); nothing runs or is charged after a refusal.
  */
-export async function converse(db: Db, actor: Actor | EndUserActor, input: ConverseInput, options: ConverseOptions = {}): Promise<ConverseResult> {
-  if (actor.kind !== "end_user") authorize(actor, { scope: "apps:execute" });
-  const app = await loadLiveApp(db, actor, input.appId);
-  const api = app.app.document.api;
-  if (!api.conversationEnabled) throw new AppError("service_disabled", "Conversation is turned off in this app's published API config; republish it with conversation enabled.");
-  const runner = await runFor(db, actor, input.appId, input);
-  const existing = input.conversationId ? await findConversation(db, actor.organizationId, input.appId, input.conversationId, runner.endUserId) : null;
+export const converse = guarded(
+  { scope: "apps:execute", endUsers: true },
+  async function converse(db: Db, actor: Actor | EndUserActor, input: ConverseInput, options: ConverseOptions = {}): Promise<ConverseResult> {
+    const app = await loadLiveApp(db, actor, input.appId);
+    const api = app.app.document.api;
+    if (!api.conversationEnabled) throw new AppError("service_disabled", "Conversation is turned off in this app's published API config; republish it with conversation enabled.");
+    const runner = await runFor(db, actor, input.appId, input);
+    const existing = input.conversationId ? await findConversation(db, actor.organizationId, input.appId, input.conversationId, runner.endUserId) : null;
 
-  const charge = await chargeRunCredit(db, actor.organizationId, runner.endUserId, CONVERSATION_CREDITS);
-  options.onStart?.();
-  const started = performance.now();
-  const ctx = newRunContext(db, actor.organizationId, options.signal);
-  ctx.onStep = options.onStep;
-  let producedAnything = false;
-  try {
-    const reply = await runApp(ctx, app, input.message, existing?.history ?? [], {
-      onDelta: (piece) => {
-        producedAnything = true;
-        options.onDelta?.(piece);
-      },
-    });
-    const conversationId = existing?.conversation.id ?? randomUUID();
-    const executionId = randomUUID();
-    await saveTurn(db, actor, runner, {
-      conversationId,
-      executionId,
-      appId: input.appId,
-      versionId: app.versionId,
-      message: input.message,
-      reply,
-      latencyMs: performance.now() - started,
-      trace: ctx.trace,
-    });
-    return { reply, conversation_id: conversationId, execution_id: executionId, greeting: api.greeting };
-  } catch (error) {
-    const cancelled = options.signal?.aborted === true;
-    const failure = toAppError(error);
-    // Billed for what ran: a run stopped by its bounds, a cancel after something ran, or a
-    // provider failure after part of the reply went out keeps the credit; anything else is given back.
-    const ran = producedAnything || ctx.trace.length > 0;
-    const billed = failure.code === "run_limit_exceeded" || (cancelled && ran) || (failure.code === "provider_error" && producedAnything);
-    const charged = billed ? CONVERSATION_CREDITS : 0;
-    if (charged === 0) await refundRunCredit(db, charge);
-    await recordExecution(db, actor, {
-      kind: "conversation",
-      itemId: input.appId,
-      itemKind: "app",
-      versionId: app.versionId,
-      conversationId: existing?.conversation.id ?? null,
-      status: cancelled ? "canceled" : "failed",
-      credits: charged,
-      latencyMs: performance.now() - started,
-      input: input.message,
-      output: "",
-      error: cancelled ? "The client disconnected." : failure.message,
-      trace: ctx.trace,
-      endUserId: runner.endUserId,
-      portalId: runner.portalId,
-    }).catch(() => {});
-    if (isAppError(error)) throw error;
-    throw new AppError("server_error", "The run failed on our side; nothing was charged. It is safe to retry.", {}, { cause: error });
-  }
-}
+    const charge = await chargeRunCredit(db, actor.organizationId, runner.endUserId, CONVERSATION_CREDITS);
+    options.onStart?.();
+    const started = performance.now();
+    const ctx = newRunContext(db, actor.organizationId, options.signal);
+    ctx.onStep = options.onStep;
+    let producedAnything = false;
+    try {
+      const reply = await runApp(ctx, app, input.message, existing?.history ?? [], {
+        onDelta: (piece) => {
+          producedAnything = true;
+          options.onDelta?.(piece);
+        },
+      });
+      const conversationId = existing?.conversation.id ?? randomUUID();
+      const executionId = randomUUID();
+      await saveTurn(db, actor, runner, {
+        conversationId,
+        executionId,
+        appId: input.appId,
+        versionId: app.versionId,
+        message: input.message,
+        reply,
+        latencyMs: performance.now() - started,
+        trace: ctx.trace,
+      });
+      return { reply, conversation_id: conversationId, execution_id: executionId, greeting: api.greeting };
+    } catch (error) {
+      const cancelled = options.signal?.aborted === true;
+      const failure = toAppError(error);
+      // Billed for what ran: a run stopped by its bounds, a cancel after something ran, or a
+      // provider failure after part of the reply went out keeps the credit; anything else is given back.
+      const ran = producedAnything || ctx.trace.length > 0;
+      const billed = failure.code === "run_limit_exceeded" || (cancelled && ran) || (failure.code === "provider_error" && producedAnything);
+      const charged = billed ? CONVERSATION_CREDITS : 0;
+      if (charged === 0) await refundRunCredit(db, charge);
+      await recordExecution(db, actor, {
+        kind: "conversation",
+        itemId: input.appId,
+        itemKind: "app",
+        versionId: app.versionId,
+        conversationId: existing?.conversation.id ?? null,
+        status: cancelled ? "canceled" : "failed",
+        credits: charged,
+        latencyMs: performance.now() - started,
+        input: input.message,
+        output: "",
+        error: cancelled ? "The client disconnected." : failure.message,
+        trace: ctx.trace,
+        endUserId: runner.endUserId,
+        portalId: runner.portalId,
+      }).catch(() => {});
+      if (isAppError(error)) throw error;
+      throw new AppError("server_error", "The run failed on our side; nothing was charged. It is safe to retry.", {}, { cause: error });
+    }
+  },
+);
 
 const CONVERSATION_LIST_LIMIT = 50;
 
 /** The organization's conversations with one app, most recently active first (the console chat). */
-export async function listConversations(db: Db, actor: Actor, input: { appId: string }) {
-  authorize(actor, { scope: "apps:read" });
+export const listConversations = guarded({ scope: "apps:read" }, async function listConversations(db: Db, actor: Actor, input: { appId: string }) {
   const rows = await db.conversation.findMany({
     where: { organizationId: actor.organizationId, appId: input.appId, endUserId: null },
     orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
@@ -191,11 +192,12 @@ export async function listConversations(db: Db, actor: Actor, input: { appId: st
       updatedAt: row.updatedAt.toISOString(),
     })),
   };
-}
+});
 
 /** The conversation starters the console chat offers for an app: those the portal offers (its live version's agents'). */
-export async function getConversationStarters(db: Db, actor: Actor, input: { appId: string }): Promise<{ conversationStarters: string[] }> {
-  authorize(actor, { scope: "apps:read" });
+export const getConversationStarters = guarded({ scope: "apps:read" }, async function getConversationStarters(db: Db, actor: Actor, input: { appId: string }): Promise<{
+  conversationStarters: string[];
+}> {
   const item = await db.builderItem.findFirst({ where: { id: input.appId, organizationId: actor.organizationId, kind: "app" }, select: { productionVersionId: true } });
   if (!item?.productionVersionId) throw new AppError("not_found", "No published app with that id.");
   const versions = await db.builderVersion.findMany({
@@ -203,11 +205,10 @@ export async function getConversationStarters(db: Db, actor: Actor, input: { app
     select: { itemId: true, pins: true },
   });
   return { conversationStarters: (await conversationStarters(db, actor.organizationId, versions)).get(input.appId) ?? [] };
-}
+});
 
 /** One conversation's messages in order; an assistant message names the execution that produced it. */
-export async function getConversationMessages(db: Db, actor: Actor, input: { conversationId: string }) {
-  authorize(actor, { scope: "apps:read" });
+export const getConversationMessages = guarded({ scope: "apps:read" }, async function getConversationMessages(db: Db, actor: Actor, input: { conversationId: string }) {
   const conversation = await db.conversation.findFirst({ where: { id: input.conversationId, organizationId: actor.organizationId, endUserId: null } });
   if (!conversation) throw new AppError("not_found", "No conversation with that id.");
   const messages = await db.conversationMessage.findMany({
@@ -224,7 +225,7 @@ export async function getConversationMessages(db: Db, actor: Actor, input: { con
       createdAt: m.createdAt.toISOString(),
     })),
   };
-}
+});
 
 // ---- An end user's own conversations (the portal) ----
 

@@ -2,7 +2,7 @@
 // deletion, subscriptions with their credit pools, and per-user grants.
 import type { EndUser, EndUserDetail, GrantInput, ProvisionEndUserInput, ProvisionEndUserOutput, Subscription, SubscriptionDetail } from "@/schemas/provisioning";
 import type { Actor } from "@/server/auth/actor";
-import { authorize } from "@/server/auth/authorize";
+import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
@@ -224,68 +224,70 @@ interface ProvisionWrite {
  * (the unique email decides who creates it). Two round trips, whatever the request holds:
  * this is the call external systems make for every customer they sync.
  */
-export async function provisionEndUser(db: Db, actor: Actor, input: ProvisionEndUserInput): Promise<ProvisionEndUserOutput> {
-  authorize(actor, { scope: "end_users:write" });
-  const organizationId = actor.organizationId;
-  const email = normalizeEmail(input.email);
-  const tierPlanIds = [...new Set(input.tierPlanIds ?? [])];
-  const groupIds = [...new Set(input.groupIds ?? [])];
-  const grants = [...new Map((input.grants ?? []).map((grant) => [grantKey(grant), grant])).values()];
-  const appIds = [...new Set(grants.filter((grant) => grant.targetKind === "app").map((grant) => grant.targetId))];
-  const portalIds = [...new Set(grants.flatMap((grant) => (grant.deploymentId ? [grant.deploymentId] : [])))];
+export const provisionEndUser = guarded(
+  { scope: "end_users:write" },
+  async function provisionEndUser(db: Db, actor: Actor, input: ProvisionEndUserInput): Promise<ProvisionEndUserOutput> {
+    const organizationId = actor.organizationId;
+    const email = normalizeEmail(input.email);
+    const tierPlanIds = [...new Set(input.tierPlanIds ?? [])];
+    const groupIds = [...new Set(input.groupIds ?? [])];
+    const grants = [...new Map((input.grants ?? []).map((grant) => [grantKey(grant), grant])).values()];
+    const appIds = [...new Set(grants.filter((grant) => grant.targetKind === "app").map((grant) => grant.targetId))];
+    const portalIds = [...new Set(grants.flatMap((grant) => (grant.deploymentId ? [grant.deploymentId] : [])))];
 
-  const { rows: checks } = await db.pool.query<ProvisionCheck>({
-    name: "atrium_provision_check",
-    text: PROVISION_CHECK_SQL,
-    values: [organizationId, email, tierPlanIds, groupIds, appIds, portalIds],
-  });
-  const check = checks[0];
-  if (!check) throw new AppError("not_found", "No organization with that id.");
-  if (check.deleted) throw new AppError("deleted_identity", `${email} belongs to a deleted account; it cannot be provisioned again.`);
-  if (grants.length && check.access_mode === "groups") {
-    throw new AppError("grants_unsupported", "This organization manages access with groups: pass groupIds instead of grants.");
-  }
-  const missingPlan = tierPlanIds.find((id) => !check.plans.includes(id));
-  if (missingPlan) throw new AppError("tier_not_found", `No live tier plan ${missingPlan} in this organization.`);
-  if (groupIds.length && !check.groups_enabled) throw new AppError("groups_disabled", "User groups are not enabled for this organization.");
-  const missingGroup = groupIds.find((id) => !check.groups.includes(id));
-  if (missingGroup) throw new AppError("group_not_found", `No user group ${missingGroup} in this organization.`);
-  if (check.plan_groups[0]) {
-    throw new AppError("plan_group", `Group ${check.plan_groups[0]} belongs to a plan and follows it: pass the plan in tierPlanIds instead.`);
-  }
-  refuseMissingGrantTargets(grants, check.apps, check.portals);
-  if (check.paid_plans[0]) {
-    throw new AppError("live_paid_subscription", `${email} holds a live paid subscription on plan ${check.paid_plans[0]}; cancel it at the payment processor first.`);
-  }
+    const { rows: checks } = await db.pool.query<ProvisionCheck>({
+      name: "atrium_provision_check",
+      text: PROVISION_CHECK_SQL,
+      values: [organizationId, email, tierPlanIds, groupIds, appIds, portalIds],
+    });
+    const check = checks[0];
+    if (!check) throw new AppError("not_found", "No organization with that id.");
+    if (check.deleted) throw new AppError("deleted_identity", `${email} belongs to a deleted account; it cannot be provisioned again.`);
+    if (grants.length && check.access_mode === "groups") {
+      throw new AppError("grants_unsupported", "This organization manages access with groups: pass groupIds instead of grants.");
+    }
+    const missingPlan = tierPlanIds.find((id) => !check.plans.includes(id));
+    if (missingPlan) throw new AppError("tier_not_found", `No live tier plan ${missingPlan} in this organization.`);
+    if (groupIds.length && !check.groups_enabled) throw new AppError("groups_disabled", "User groups are not enabled for this organization.");
+    const missingGroup = groupIds.find((id) => !check.groups.includes(id));
+    if (missingGroup) throw new AppError("group_not_found", `No user group ${missingGroup} in this organization.`);
+    if (check.plan_groups[0]) {
+      throw new AppError("plan_group", `Group ${check.plan_groups[0]} belongs to a plan and follows it: pass the plan in tierPlanIds instead.`);
+    }
+    refuseMissingGrantTargets(grants, check.apps, check.portals);
+    if (check.paid_plans[0]) {
+      throw new AppError("live_paid_subscription", `${email} holds a live paid subscription on plan ${check.paid_plans[0]}; cancel it at the payment processor first.`);
+    }
 
-  const { rows } = await db.pool.query<ProvisionWrite>({
-    name: "atrium_provision_write",
-    text: PROVISION_WRITE_SQL,
-    values: [
-      organizationId,
-      email,
-      input.fullName ?? null,
-      tierPlanIds,
-      provisionedBy(actor),
-      groupIds,
-      grantSource(actor),
-      grants.map((grant) => grant.targetKind),
-      grants.map((grant) => grant.targetId),
-      grants.map((grant) => grant.effect ?? "allow"),
-      grants.map((grant) => grant.deploymentId ?? null),
-      grants.map((grant) => grant.expiresAt ?? null),
-    ],
-  });
-  const user = rows[0];
-  // Deleted between the check and the write: the write matched nothing and wrote nothing.
-  if (!user) throw new AppError("deleted_identity", `${email} belongs to a deleted account; it cannot be provisioned again.`);
-  return {
-    endUser: { id: user.id, email: user.email, fullName: user.full_name, createdAt: user.created_at.toISOString() },
-    created: user.created,
-    subscriptions: user.subscriptions,
-    grantsCreated: user.grants_created,
-  };
-}
+    const { rows } = await db.pool.query<ProvisionWrite>({
+      name: "atrium_provision_write",
+      text: PROVISION_WRITE_SQL,
+      values: [
+        organizationId,
+        email,
+        input.fullName ?? null,
+        tierPlanIds,
+        provisionedBy(actor),
+        groupIds,
+        grantSource(actor),
+        grants.map((grant) => grant.targetKind),
+        grants.map((grant) => grant.targetId),
+        grants.map((grant) => grant.effect ?? "allow"),
+        grants.map((grant) => grant.deploymentId ?? null),
+        grants.map((grant) => grant.expiresAt ?? null),
+      ],
+    });
+    const user = rows[0];
+    // Deleted between the check and the write: the write matched nothing and wrote nothing.
+    if (!user) throw new AppError("deleted_identity", `${email} belongs to a deleted account; it cannot be provisioned again.`);
+    return {
+      endUser: { id: user.id, email: user.email, fullName: user.full_name, createdAt: user.created_at.toISOString() },
+      created: user.created,
+      subscriptions: user.subscriptions,
+      grantsCreated: user.grants_created,
+    };
+  },
+);
 
 async function findEndUser(db: Db | Tx, actor: Actor, endUserId: string) {
   const user = await db.endUser.findFirst({ where: { id: endUserId, organizationId: actor.organizationId, deletedAt: null } });
@@ -328,40 +330,42 @@ const END_USER_DETAIL = `
   from end_users u
   where u.id = $2 and u.organization_id = $1 and u.deleted_at is null`;
 
-export async function getEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<EndUserDetail> {
-  authorize(actor, { scope: "end_users:read" });
+export const getEndUser = guarded({ scope: "end_users:read" }, async function getEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<EndUserDetail> {
   const { rows } = await db.pool.query<{ detail: EndUserDetail }>({ name: "atrium_end_user_detail", text: END_USER_DETAIL, values: [actor.organizationId, input.endUserId] });
   if (!rows[0]) throw new AppError("not_found", "No end user with that id.");
   return rows[0].detail;
-}
+});
 
-export async function listEndUsers(db: Db, actor: Actor, input: { limit: number; cursor?: string; email?: string; query?: string }) {
-  authorize(actor, { scope: "end_users:read" });
-  const rows = await db.endUser.findMany({
-    where: {
-      organizationId: actor.organizationId,
-      deletedAt: null,
-      ...(input.email ? { email: normalizeEmail(input.email) } : {}),
-      ...(input.query ? { email: { contains: input.query.trim(), mode: "insensitive" as const } } : {}),
-      ...afterCursor(input.cursor),
-    },
-    orderBy: CURSOR_ORDER,
-    take: input.limit + 1,
-  });
-  const page = toPage(rows, input.limit);
-  return { endUsers: page.items.map(toEndUser), nextCursor: page.nextCursor };
-}
+export const listEndUsers = guarded(
+  { scope: "end_users:read" },
+  async function listEndUsers(db: Db, actor: Actor, input: { limit: number; cursor?: string; email?: string; query?: string }) {
+    const rows = await db.endUser.findMany({
+      where: {
+        organizationId: actor.organizationId,
+        deletedAt: null,
+        ...(input.email ? { email: normalizeEmail(input.email) } : {}),
+        ...(input.query ? { email: { contains: input.query.trim(), mode: "insensitive" as const } } : {}),
+        ...afterCursor(input.cursor),
+      },
+      orderBy: CURSOR_ORDER,
+      take: input.limit + 1,
+    });
+    const page = toPage(rows, input.limit);
+    return { endUsers: page.items.map(toEndUser), nextCursor: page.nextCursor };
+  },
+);
 
-export async function updateEndUser(db: Db, actor: Actor, input: { endUserId: string; fullName?: string }): Promise<EndUser> {
-  authorize(actor, { scope: "end_users:write" });
-  const user = await findEndUser(db, actor, input.endUserId);
-  if (input.fullName === undefined) return toEndUser(user);
-  return toEndUser(await db.endUser.update({ where: { id: user.id }, data: { fullName: input.fullName } }));
-}
+export const updateEndUser = guarded(
+  { scope: "end_users:write" },
+  async function updateEndUser(db: Db, actor: Actor, input: { endUserId: string; fullName?: string }): Promise<EndUser> {
+    const user = await findEndUser(db, actor, input.endUserId);
+    if (input.fullName === undefined) return toEndUser(user);
+    return toEndUser(await db.endUser.update({ where: { id: user.id }, data: { fullName: input.fullName } }));
+  },
+);
 
 /** A revoked account loses access until it is provisioned again (POST /end-users restores it). */
-export async function revokeEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<EndUser> {
-  authorize(actor, { scope: "end_users:write" });
+export const revokeEndUser = guarded({ scope: "end_users:write" }, async function revokeEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<EndUser> {
   const user = await findEndUser(db, actor, input.endUserId);
   if (user.revokedAt) return toEndUser(user);
   // Their portal sessions end with the revocation (and stay ended if they are provisioned again).
@@ -371,14 +375,13 @@ export async function revokeEndUser(db: Db, actor: Actor, input: { endUserId: st
     db.endUserSignInCode.deleteMany({ where: { endUserId: user.id } }),
   ]);
   return toEndUser(revoked);
-}
+});
 
 /**
  * Marks the identity deleted: its subscriptions end, its grants and memberships go, its name is
  * forgotten, and the email can never be provisioned again (deleted_identity).
  */
-export async function deleteEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<void> {
-  authorize(actor, { scope: "end_users:write", role: "admin" });
+export const deleteEndUser = guarded({ scope: "end_users:write", role: "admin" }, async function deleteEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<void> {
   const user = await findEndUser(db, actor, input.endUserId);
   await db.$transaction([
     db.subscription.updateMany({ where: { endUserId: user.id }, data: { status: "canceled" } }),
@@ -388,46 +391,52 @@ export async function deleteEndUser(db: Db, actor: Actor, input: { endUserId: st
     db.endUserSignInCode.deleteMany({ where: { endUserId: user.id } }),
     db.endUser.update({ where: { id: user.id }, data: { deletedAt: new Date(), revokedAt: user.revokedAt ?? new Date(), fullName: "" } }),
   ]);
-}
+});
 
 /** Ends a subscription; a plan paid at the processor must be canceled there. */
-export async function removeSubscription(db: Db, actor: Actor, input: { endUserId: string; tierPlanId: string }): Promise<void> {
-  authorize(actor, { scope: "end_users:write", role: "admin" });
-  const user = await findEndUser(db, actor, input.endUserId);
-  const subscription = await db.subscription.findFirst({
-    where: { endUserId: user.id, tierPlanId: input.tierPlanId, status: "active" },
-    include: { tierPlan: { select: { groupId: true } } },
-  });
-  if (!subscription) throw new AppError("not_found", "This end user holds no active subscription on that plan.");
-  if (subscription.provisionedBy === "processor") {
-    throw new AppError("live_paid_subscription", "This plan is paid at the payment processor; cancel it there first.");
-  }
-  await db.$transaction([
-    db.subscription.update({ where: { id: subscription.id }, data: { status: "canceled" } }),
-    ...(subscription.tierPlan.groupId ? [db.groupMember.deleteMany({ where: { groupId: subscription.tierPlan.groupId, endUserId: user.id } })] : []),
-  ]);
-}
+export const removeSubscription = guarded(
+  { scope: "end_users:write", role: "admin" },
+  async function removeSubscription(db: Db, actor: Actor, input: { endUserId: string; tierPlanId: string }): Promise<void> {
+    const user = await findEndUser(db, actor, input.endUserId);
+    const subscription = await db.subscription.findFirst({
+      where: { endUserId: user.id, tierPlanId: input.tierPlanId, status: "active" },
+      include: { tierPlan: { select: { groupId: true } } },
+    });
+    if (!subscription) throw new AppError("not_found", "This end user holds no active subscription on that plan.");
+    if (subscription.provisionedBy === "processor") {
+      throw new AppError("live_paid_subscription", "This plan is paid at the payment processor; cancel it there first.");
+    }
+    await db.$transaction([
+      db.subscription.update({ where: { id: subscription.id }, data: { status: "canceled" } }),
+      ...(subscription.tierPlan.groupId ? [db.groupMember.deleteMany({ where: { groupId: subscription.tierPlan.groupId, endUserId: user.id } })] : []),
+    ]);
+  },
+);
 
-export async function removeEndUserGrant(db: Db, actor: Actor, input: { endUserId: string; grantId: string }): Promise<void> {
-  authorize(actor, { scope: "end_users:write", role: "admin" });
-  const user = await findEndUser(db, actor, input.endUserId);
-  const { count } = await db.grant.deleteMany({ where: { id: input.grantId, endUserId: user.id } });
-  if (count === 0) throw new AppError("not_found", "No grant with that id on this end user.");
-}
+export const removeEndUserGrant = guarded(
+  { scope: "end_users:write", role: "admin" },
+  async function removeEndUserGrant(db: Db, actor: Actor, input: { endUserId: string; grantId: string }): Promise<void> {
+    const user = await findEndUser(db, actor, input.endUserId);
+    const { count } = await db.grant.deleteMany({ where: { id: input.grantId, endUserId: user.id } });
+    if (count === 0) throw new AppError("not_found", "No grant with that id on this end user.");
+  },
+);
 
 /** Records a live paid subscription at the payment processor (admin CLI `billing link`). */
-export async function linkProcessorSubscription(db: Db, actor: Actor, input: { endUserId: string; tierPlanId: string }): Promise<SubscriptionDetail> {
-  authorize(actor, { scope: "end_users:write", role: "admin" });
-  const user = await findEndUser(db, actor, input.endUserId);
-  const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId, archivedAt: null } });
-  if (!plan) throw new AppError("tier_not_found", `No live tier plan ${input.tierPlanId} in this organization.`);
-  return db.$transaction(async (tx) => {
-    await tx.subscription.updateMany({
-      where: { endUserId: user.id, tierPlanId: plan.id, status: "active" },
-      data: { provisionedBy: "processor", isComped: false },
+export const linkProcessorSubscription = guarded(
+  { scope: "end_users:write", role: "admin" },
+  async function linkProcessorSubscription(db: Db, actor: Actor, input: { endUserId: string; tierPlanId: string }): Promise<SubscriptionDetail> {
+    const user = await findEndUser(db, actor, input.endUserId);
+    const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId, archivedAt: null } });
+    if (!plan) throw new AppError("tier_not_found", `No live tier plan ${input.tierPlanId} in this organization.`);
+    return db.$transaction(async (tx) => {
+      await tx.subscription.updateMany({
+        where: { endUserId: user.id, tierPlanId: plan.id, status: "active" },
+        data: { provisionedBy: "processor", isComped: false },
+      });
+      await subscribe(tx, user.id, [plan], "processor");
+      const row = await tx.subscription.findUniqueOrThrow({ where: { endUserId_tierPlanId: { endUserId: user.id, tierPlanId: plan.id } }, select: subscriptionSelect });
+      return toSubscriptionDetail(row);
     });
-    await subscribe(tx, user.id, [plan], "processor");
-    const row = await tx.subscription.findUniqueOrThrow({ where: { endUserId_tierPlanId: { endUserId: user.id, tierPlanId: plan.id } }, select: subscriptionSelect });
-    return toSubscriptionDetail(row);
-  });
-}
+  },
+);

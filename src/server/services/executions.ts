@@ -2,7 +2,7 @@
 import type { Execution, ExecutionStatus } from "@/schemas/runtime";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { actorLabel } from "@/server/auth/actor";
-import { authorize } from "@/server/auth/authorize";
+import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
@@ -73,32 +73,33 @@ async function toExecutions(db: Db, organizationId: string, rows: ExecutionRow[]
   }));
 }
 
-export async function listExecutions(
-  db: Db,
-  actor: Actor,
-  input: { limit: number; cursor?: string; itemId?: string; endUserId?: string; portalId?: string; status?: ExecutionStatus; order?: "oldest" | "newest" },
-) {
-  authorize(actor, { scope: "apps:read" });
-  const newest = input.order === "newest";
-  const rows = await db.execution.findMany({
-    where: {
-      organizationId: actor.organizationId,
-      ...(input.itemId ? { itemId: input.itemId } : {}),
-      ...(input.endUserId ? { endUserId: input.endUserId } : {}),
-      ...(input.portalId ? { portalId: input.portalId } : {}),
-      ...(input.status ? { status: input.status } : {}),
-      ...(newest ? beforeCursor(input.cursor) : afterCursor(input.cursor)),
-    },
-    orderBy: newest ? NEWEST_FIRST : CURSOR_ORDER,
-    take: input.limit + 1,
-  });
-  const page = toPage(rows, input.limit);
-  return { executions: await toExecutions(db, actor.organizationId, page.items), nextCursor: page.nextCursor };
-}
+export const listExecutions = guarded(
+  { scope: "apps:read" },
+  async function listExecutions(
+    db: Db,
+    actor: Actor,
+    input: { limit: number; cursor?: string; itemId?: string; endUserId?: string; portalId?: string; status?: ExecutionStatus; order?: "oldest" | "newest" },
+  ) {
+    const newest = input.order === "newest";
+    const rows = await db.execution.findMany({
+      where: {
+        organizationId: actor.organizationId,
+        ...(input.itemId ? { itemId: input.itemId } : {}),
+        ...(input.endUserId ? { endUserId: input.endUserId } : {}),
+        ...(input.portalId ? { portalId: input.portalId } : {}),
+        ...(input.status ? { status: input.status } : {}),
+        ...(newest ? beforeCursor(input.cursor) : afterCursor(input.cursor)),
+      },
+      orderBy: newest ? NEWEST_FIRST : CURSOR_ORDER,
+      take: input.limit + 1,
+    });
+    const page = toPage(rows, input.limit);
+    return { executions: await toExecutions(db, actor.organizationId, page.items), nextCursor: page.nextCursor };
+  },
+);
 
-export async function getExecution(db: Db, actor: Actor, input: { executionId: string }): Promise<Execution> {
-  authorize(actor, { scope: "apps:read" });
+export const getExecution = guarded({ scope: "apps:read" }, async function getExecution(db: Db, actor: Actor, input: { executionId: string }): Promise<Execution> {
   const row = await db.execution.findFirst({ where: { id: input.executionId, organizationId: actor.organizationId } });
   if (!row) throw new AppError("not_found", "No execution with that id.");
   return (await toExecutions(db, actor.organizationId, [row]))[0]!;
-}
+});

@@ -6,6 +6,7 @@ import type { ListQuery } from "@/schemas/common";
 import type { Page } from "@/schemas/page";
 import type { Source } from "@/schemas/source";
 import type { Actor } from "@/server/auth/actor";
+import { guarded } from "@/server/auth/guarded";
 import { hitRateLimit, rateLimitHeaders } from "@/server/auth/rate-limit";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -32,7 +33,7 @@ async function summaries(db: Db, rows: { id: string; name: string; description: 
   }));
 }
 
-export async function listKnowledgebases(db: Db, actor: Actor, query: ListQuery) {
+export const listKnowledgebases = guarded({ scope: "knowledge:read" }, async function listKnowledgebases(db: Db, actor: Actor, query: ListQuery) {
   const rows = await db.knowledgebase.findMany({
     where: { organizationId: actor.organizationId, endUserId: null, ...afterCursor(query.cursor) },
     orderBy: CURSOR_ORDER,
@@ -40,9 +41,11 @@ export async function listKnowledgebases(db: Db, actor: Actor, query: ListQuery)
   });
   const { items, nextCursor } = toPage(rows, query.limit);
   return { knowledgebases: await summaries(db, items), nextCursor };
-}
+});
 
-export async function createKnowledgebase(db: Db, actor: Actor, input: CreateKnowledgebaseInput): Promise<{ knowledgebase: KnowledgebaseSummary }> {
+export const createKnowledgebase = guarded({ scope: "knowledge:write" }, async function createKnowledgebase(db: Db, actor: Actor, input: CreateKnowledgebaseInput): Promise<{
+  knowledgebase: KnowledgebaseSummary;
+}> {
   const row = await db.$transaction(async (tx) => {
     await refuseOverPlanCap(tx, actor, "maxKnowledgebases", actor.organizationId, () =>
       tx.knowledgebase.count({ where: { organizationId: actor.organizationId, endUserId: null } }),
@@ -50,21 +53,23 @@ export async function createKnowledgebase(db: Db, actor: Actor, input: CreateKno
     return tx.knowledgebase.create({ data: { organizationId: actor.organizationId, name: input.name, description: input.description ?? "", language: input.language } });
   });
   return { knowledgebase: (await summaries(db, [row]))[0]! };
-}
+});
 
 /**
  * Renames, describes or changes the language of a knowledgebase. A new language re-indexes its
  * pages and chunks in the same transaction (a trigger rewrites their text-search configuration,
  * which recomputes their tsvectors), so search never mixes two languages.
  */
-export async function updateKnowledgebase(db: Db, actor: Actor, input: UpdateKnowledgebaseInput): Promise<{ knowledgebase: KnowledgebaseSummary }> {
+export const updateKnowledgebase = guarded({ scope: "knowledge:write" }, async function updateKnowledgebase(db: Db, actor: Actor, input: UpdateKnowledgebaseInput): Promise<{
+  knowledgebase: KnowledgebaseSummary;
+}> {
   await findKnowledgebase(db, actor, input.knowledgebaseId);
   const row = await db.knowledgebase.update({
     where: { id: input.knowledgebaseId, organizationId: actor.organizationId },
     data: { name: input.name, description: input.description, language: input.language },
   });
   return { knowledgebase: (await summaries(db, [row]))[0]! };
-}
+});
 
 type IndexRow = { id: string; title: string; templateKey: string; parentPageId: string | null; updatedAt: Date; hook: string; isFolder: boolean };
 
@@ -125,26 +130,29 @@ interface KnowledgebaseDetailRow {
   pages: (Omit<IndexRow, "updatedAt"> & { updatedAt: string })[];
 }
 
-export async function getKnowledgebase(db: Db, actor: Actor, input: { knowledgebaseId: string }): Promise<Knowledgebase> {
-  const { rows } = await db.pool.query<KnowledgebaseDetailRow>({
-    name: "atrium_knowledgebase_detail",
-    text: KNOWLEDGEBASE_DETAIL,
-    values: [actor.organizationId, input.knowledgebaseId],
-  });
-  const row = rows[0];
-  if (!row) throw new AppError("not_found", "No knowledgebase with that id in this organization.");
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    language: row.language as KnowledgebaseLanguage,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    counts: { sources: row.sources.length, pages: row.pages.length },
-    sources: row.sources,
-    pages: pageIndex(row.pages.map((page) => ({ ...page, updatedAt: new Date(page.updatedAt) }))),
-  };
-}
+export const getKnowledgebase = guarded(
+  { scope: "knowledge:read" },
+  async function getKnowledgebase(db: Db, actor: Actor, input: { knowledgebaseId: string }): Promise<Knowledgebase> {
+    const { rows } = await db.pool.query<KnowledgebaseDetailRow>({
+      name: "atrium_knowledgebase_detail",
+      text: KNOWLEDGEBASE_DETAIL,
+      values: [actor.organizationId, input.knowledgebaseId],
+    });
+    const row = rows[0];
+    if (!row) throw new AppError("not_found", "No knowledgebase with that id in this organization.");
+    return {
+      id: row.id,
+      name: row.name,
+      description: row.description,
+      language: row.language as KnowledgebaseLanguage,
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+      counts: { sources: row.sources.length, pages: row.pages.length },
+      sources: row.sources,
+      pages: pageIndex(row.pages.map((page) => ({ ...page, updatedAt: new Date(page.updatedAt) }))),
+    };
+  },
+);
 
 // ---------------------------------------------------------------------------------------------
 // Export
@@ -162,35 +170,38 @@ export interface KnowledgebaseExport {
   sources: (Source & { text: string })[];
 }
 
-export async function exportKnowledgebase(db: Db, actor: Actor, input: { knowledgebaseId: string }): Promise<KnowledgebaseExport> {
-  if (actor.kind === "key") {
-    const limit = await hitRateLimit(db, `export:${actor.keyId}`, EXPORT_LIMITS.perMinute);
-    if (!limit.allowed) {
-      throw new AppError(
-        "rate_limited",
-        `Knowledgebase export is limited to ${EXPORT_LIMITS.perMinute} per minute per key. Retry in ${limit.retryAfterSeconds} s.`,
-        {},
-        { headers: { "Retry-After": rateLimitHeaders(limit)["Retry-After"]! } },
-      );
+export const exportKnowledgebase = guarded(
+  { scope: "knowledge:read" },
+  async function exportKnowledgebase(db: Db, actor: Actor, input: { knowledgebaseId: string }): Promise<KnowledgebaseExport> {
+    if (actor.kind === "key") {
+      const limit = await hitRateLimit(db, `export:${actor.keyId}`, EXPORT_LIMITS.perMinute);
+      if (!limit.allowed) {
+        throw new AppError(
+          "rate_limited",
+          `Knowledgebase export is limited to ${EXPORT_LIMITS.perMinute} per minute per key. Retry in ${limit.retryAfterSeconds} s.`,
+          {},
+          { headers: { "Retry-After": rateLimitHeaders(limit)["Retry-After"]! } },
+        );
+      }
     }
-  }
-  const knowledgebase = await getKnowledgebase(db, actor, input);
-  const [total] = await db.$queryRaw<{ bytes: bigint }[]>`
+    const knowledgebase = await getKnowledgebase(db, actor, input);
+    const [total] = await db.$queryRaw<{ bytes: bigint }[]>`
     select coalesce((select sum(octet_length(markdown) + octet_length(title)) from pages where knowledgebase_id = ${knowledgebase.id}::uuid and organization_id = ${actor.organizationId}::uuid), 0)
          + coalesce((select sum(octet_length(coalesce(text, ''))) from sources where knowledgebase_id = ${knowledgebase.id}::uuid and organization_id = ${actor.organizationId}::uuid), 0) as bytes`;
-  const bytes = Number(total?.bytes ?? 0);
-  if (bytes > EXPORT_LIMITS.maxBytes) {
-    throw new AppError(
-      "export_too_large",
-      `This knowledgebase holds about ${Math.ceil(bytes / 1024 / 1024)} MB of text, over the ${Math.round(EXPORT_LIMITS.maxBytes / 1024 / 1024)} MB export cap; read pages one by one instead.`,
-    );
-  }
-  const pages = await Promise.all(knowledgebase.pages.map((page) => getPage(db, actor, { knowledgebaseId: input.knowledgebaseId, pageId: page.id })));
-  const texts = await db.source.findMany({ where: { organizationId: actor.organizationId, knowledgebaseId: knowledgebase.id }, select: { id: true, text: true } });
-  const textOf = new Map(texts.map((row) => [row.id, row.text ?? ""]));
-  const result = { knowledgebase, pages, sources: knowledgebase.sources.map((source) => ({ ...source, text: textOf.get(source.id) ?? "" })) };
-  if (Buffer.byteLength(JSON.stringify(result)) > EXPORT_LIMITS.maxBytes) {
-    throw new AppError("export_too_large", `This knowledgebase is over the ${Math.round(EXPORT_LIMITS.maxBytes / 1024 / 1024)} MB export cap; read pages one by one instead.`);
-  }
-  return result;
-}
+    const bytes = Number(total?.bytes ?? 0);
+    if (bytes > EXPORT_LIMITS.maxBytes) {
+      throw new AppError(
+        "export_too_large",
+        `This knowledgebase holds about ${Math.ceil(bytes / 1024 / 1024)} MB of text, over the ${Math.round(EXPORT_LIMITS.maxBytes / 1024 / 1024)} MB export cap; read pages one by one instead.`,
+      );
+    }
+    const pages = await Promise.all(knowledgebase.pages.map((page) => getPage(db, actor, { knowledgebaseId: input.knowledgebaseId, pageId: page.id })));
+    const texts = await db.source.findMany({ where: { organizationId: actor.organizationId, knowledgebaseId: knowledgebase.id }, select: { id: true, text: true } });
+    const textOf = new Map(texts.map((row) => [row.id, row.text ?? ""]));
+    const result = { knowledgebase, pages, sources: knowledgebase.sources.map((source) => ({ ...source, text: textOf.get(source.id) ?? "" })) };
+    if (Buffer.byteLength(JSON.stringify(result)) > EXPORT_LIMITS.maxBytes) {
+      throw new AppError("export_too_large", `This knowledgebase is over the ${Math.round(EXPORT_LIMITS.maxBytes / 1024 / 1024)} MB export cap; read pages one by one instead.`);
+    }
+    return result;
+  },
+);

@@ -5,7 +5,7 @@ import type { Transporter } from "nodemailer";
 import { env } from "@/env";
 import type { OutboxMessage } from "@/schemas/portal";
 import type { Actor } from "@/server/auth/actor";
-import { authorize } from "@/server/auth/authorize";
+import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { beforeCursor, NEWEST_FIRST, toPage } from "./pagination";
 
@@ -37,8 +37,10 @@ export async function deliverMail(db: Db, organizationId: string, mail: Mail): P
 }
 
 /** The organization's outbox, newest first (console admins and operators). */
-export async function listMail(db: Db, actor: Actor, input: { limit: number; cursor?: string }): Promise<{ messages: OutboxMessage[]; nextCursor: string | null }> {
-  authorize(actor, { scope: "end_users:read", role: "admin" });
+export const listMail = guarded({ scope: "end_users:read", role: "admin" }, async function listMail(db: Db, actor: Actor, input: { limit: number; cursor?: string }): Promise<{
+  messages: OutboxMessage[];
+  nextCursor: string | null;
+}> {
   const rows = await db.outboxMessage.findMany({
     where: { organizationId: actor.organizationId, ...beforeCursor(input.cursor) },
     orderBy: NEWEST_FIRST,
@@ -49,4 +51,4 @@ export async function listMail(db: Db, actor: Actor, input: { limit: number; cur
     messages: page.items.map((row) => ({ id: row.id, to: row.to, subject: row.subject, text: row.text, createdAt: row.createdAt.toISOString() })),
     nextCursor: page.nextCursor,
   };
-}
+});

@@ -5,7 +5,7 @@
 import { Prisma } from "@/generated/prisma/client";
 import type { CreateMcpConnectionInput, McpConnection, McpToolList, UpdateMcpConnectionInput } from "@/schemas/integration";
 import type { Actor } from "@/server/auth/actor";
-import { authorize } from "@/server/auth/authorize";
+import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
 import { requireIntegrationUrl } from "@/server/integration-urls";
@@ -46,19 +46,16 @@ async function ownConnection(db: Db, actor: Actor, connectionId: string): Promis
   return row;
 }
 
-export async function listMcpConnections(db: Db, actor: Actor): Promise<McpConnection[]> {
-  authorize(actor, { role: "viewer" });
+export const listMcpConnections = guarded({ role: "viewer" }, async function listMcpConnections(db: Db, actor: Actor): Promise<McpConnection[]> {
   const rows = await db.mcpConnection.findMany({ where: { organizationId: actor.organizationId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
   return rows.map(toMcpConnection);
-}
+});
 
-export async function getMcpConnection(db: Db, actor: Actor, input: { connectionId: string }): Promise<McpConnection> {
-  authorize(actor, { role: "viewer" });
+export const getMcpConnection = guarded({ role: "viewer" }, async function getMcpConnection(db: Db, actor: Actor, input: { connectionId: string }): Promise<McpConnection> {
   return toMcpConnection(await ownConnection(db, actor, input.connectionId));
-}
+});
 
-export async function createMcpConnection(db: Db, actor: Actor, input: CreateMcpConnectionInput): Promise<McpConnection> {
-  authorize(actor, { role: "admin" });
+export const createMcpConnection = guarded({ role: "admin" }, async function createMcpConnection(db: Db, actor: Actor, input: CreateMcpConnectionInput): Promise<McpConnection> {
   const { slug, name, url, headers } = input;
   await requireIntegrationUrl(url, "url");
   try {
@@ -68,7 +65,7 @@ export async function createMcpConnection(db: Db, actor: Actor, input: CreateMcp
     if (isUniqueViolation(error)) throw new AppError("conflict", SLUG_TAKEN);
     throw error;
   }
-}
+});
 
 /** The headers to store: a header given without a value keeps the one stored under its name (any case). */
 function mergedHeaders(row: ConnectionRow, headers: { name: string; value?: string }[]): { name: string; value: string }[] {
@@ -81,8 +78,7 @@ function mergedHeaders(row: ConnectionRow, headers: { name: string; value?: stri
   return merged as { name: string; value: string }[];
 }
 
-export async function updateMcpConnection(db: Db, actor: Actor, input: UpdateMcpConnectionInput): Promise<McpConnection> {
-  authorize(actor, { role: "admin" });
+export const updateMcpConnection = guarded({ role: "admin" }, async function updateMcpConnection(db: Db, actor: Actor, input: UpdateMcpConnectionInput): Promise<McpConnection> {
   const row = await ownConnection(db, actor, input.connectionId);
   if (input.url) await requireIntegrationUrl(input.url, "url");
   const updated = await db.mcpConnection.update({
@@ -95,27 +91,28 @@ export async function updateMcpConnection(db: Db, actor: Actor, input: UpdateMcp
   });
   forgetMcpToolList(actor.organizationId, row.id);
   return toMcpConnection(updated);
-}
+});
 
 /** Agents naming it are refused at publish; their published versions run without its tools. */
-export async function deleteMcpConnection(db: Db, actor: Actor, input: { connectionId: string }): Promise<McpConnection> {
-  authorize(actor, { role: "admin" });
+export const deleteMcpConnection = guarded({ role: "admin" }, async function deleteMcpConnection(db: Db, actor: Actor, input: { connectionId: string }): Promise<McpConnection> {
   const row = await ownConnection(db, actor, input.connectionId);
   await db.mcpConnection.delete({ where: { id: row.id } });
   forgetMcpToolList(actor.organizationId, row.id);
   return toMcpConnection(row);
-}
+});
 
 /** The connection's tools as its server lists them now; a server that fails or times out is 502 provider_error. */
-export async function listMcpConnectionTools(db: Db, actor: Actor, input: { connectionId: string }): Promise<McpToolList> {
-  authorize(actor, { role: "viewer" });
-  const row = await ownConnection(db, actor, input.connectionId);
-  try {
-    const { tools, truncated } = await listMcpTools(endpointOf(row));
-    return { tools: tools.map(({ name, description }) => ({ name, description })), truncated };
-  } catch (error) {
-    if (error instanceof AppError) throw error;
-    const reason = error instanceof Error ? error.message.slice(0, 300) : "unknown failure";
-    throw new AppError("provider_error", `The MCP server of "${row.slug}" failed or timed out: ${reason}`, {}, { cause: error });
-  }
-}
+export const listMcpConnectionTools = guarded(
+  { role: "viewer" },
+  async function listMcpConnectionTools(db: Db, actor: Actor, input: { connectionId: string }): Promise<McpToolList> {
+    const row = await ownConnection(db, actor, input.connectionId);
+    try {
+      const { tools, truncated } = await listMcpTools(endpointOf(row));
+      return { tools: tools.map(({ name, description }) => ({ name, description })), truncated };
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      const reason = error instanceof Error ? error.message.slice(0, 300) : "unknown failure";
+      throw new AppError("provider_error", `The MCP server of "${row.slug}" failed or timed out: ${reason}`, {}, { cause: error });
+    }
+  },
+);

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Role } from "@/schemas/auth";
 import type { Member } from "@/schemas/member";
 import type { Actor, MemberActor } from "@/server/auth/actor";
-import { authorize } from "@/server/auth/authorize";
+import { guarded } from "@/server/auth/guarded";
 import { hashPassword, verifyPassword } from "@/server/auth/passwords";
 import { hashSecret } from "@/server/auth/secrets";
 import { createSignInThrottle } from "@/server/auth/sign-in-throttle";
@@ -43,15 +43,14 @@ function assertMayGrant(actor: Actor, role: Role): void {
   }
 }
 
-export async function listMembers(db: Db, actor: Actor): Promise<Member[]> {
-  authorize(actor, { role: "viewer" });
+export const listMembers = guarded({ role: "viewer" }, async function listMembers(db: Db, actor: Actor): Promise<Member[]> {
   const rows = await db.member.findMany({
     where: { organizationId: actor.organizationId, removedAt: null },
     include: { user: { select: { email: true } } },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
   return rows.map(toMember);
-}
+});
 
 /**
  * Adds a person to the organization. Without a given password they get a temporary one,
@@ -61,8 +60,10 @@ export async function listMembers(db: Db, actor: Actor): Promise<Member[]> {
  * left alone (the operator alone may reset it by giving one).
  * A former member comes back with a clean slate: their old personal keys stay revoked.
  */
-export async function addMember(db: Db, actor: Actor, input: { email: string; role: Role; password?: string }): Promise<{ member: Member; temporaryPassword: string | null }> {
-  authorize(actor, { role: "admin" });
+export const addMember = guarded({ role: "admin" }, async function addMember(db: Db, actor: Actor, input: { email: string; role: Role; password?: string }): Promise<{
+  member: Member;
+  temporaryPassword: string | null;
+}> {
   assertMayGrant(actor, input.role);
   const email = normalizeEmail(input.email);
   const generated = input.password === undefined ? temporaryPassword() : null;
@@ -97,7 +98,7 @@ export async function addMember(db: Db, actor: Actor, input: { email: string; ro
     });
   });
   return { member: toMember(member), temporaryPassword: generated };
-}
+});
 
 async function findActiveMember(db: Db, actor: Actor, memberId: string) {
   const row = await db.member.findFirst({
@@ -113,8 +114,7 @@ async function assertNotLastOwner(db: Db, organizationId: string, memberId: stri
   if (owners === 0) throw new AppError("invalid_request", "An organization needs at least one owner; make someone else owner first.");
 }
 
-export async function changeMemberRole(db: Db, actor: Actor, input: { memberId: string; role: Role }): Promise<Member> {
-  authorize(actor, { role: "admin" });
+export const changeMemberRole = guarded({ role: "admin" }, async function changeMemberRole(db: Db, actor: Actor, input: { memberId: string; role: Role }): Promise<Member> {
   const target = await findActiveMember(db, actor, input.memberId);
   assertMayGrant(actor, input.role);
   if (target.role === "owner") {
@@ -127,11 +127,10 @@ export async function changeMemberRole(db: Db, actor: Actor, input: { memberId: 
     include: { user: { select: { email: true } } },
   });
   return toMember(row);
-}
+});
 
 /** The member's personal keys stop working at once (member_removed) and their sessions end. */
-export async function removeMember(db: Db, actor: Actor, input: { memberId: string }): Promise<Member> {
-  authorize(actor, { role: "admin" });
+export const removeMember = guarded({ role: "admin" }, async function removeMember(db: Db, actor: Actor, input: { memberId: string }): Promise<Member> {
   const target = await findActiveMember(db, actor, input.memberId);
   if (target.role === "owner") {
     assertMayGrant(actor, "owner");
@@ -146,7 +145,7 @@ export async function removeMember(db: Db, actor: Actor, input: { memberId: stri
     db.session.deleteMany({ where: { memberId: target.id } }),
   ]);
   return toMember(row);
-}
+});
 
 /** Wrong current passwords a minute: a stolen session must not become a password oracle. */
 const passwordChangeThrottle = createSignInThrottle("password-change", { perAccountAndAddress: 5, perAddress: 30, perAccount: 20 });
@@ -157,39 +156,42 @@ const passwordChangeThrottle = createSignInThrottle("password-change", { perAcco
  * password is required, and every other session it opened ends; `keepSessionToken` (the
  * session making the change) stays signed in.
  */
-export async function changeOwnPassword(
-  db: Db,
-  actor: MemberActor,
-  input: { currentPassword: string; newPassword: string },
-  options: { keepSessionToken?: string; clientAddress: string },
-): Promise<void> {
-  const member = await db.member.findFirst({
-    where: { id: actor.member.id, organizationId: actor.organizationId, removedAt: null },
-    include: { user: { select: { id: true, email: true, passwordHash: true } } },
-  });
-  if (!member) throw new AppError("unauthorized", "Your session has ended; sign in again.");
-  const attempt = await passwordChangeThrottle.admit(db, member.user.email, options.clientAddress);
-  const currentHash = member.passwordHash ?? member.user.passwordHash;
-  if (!currentHash || !(await verifyPassword(currentHash, input.currentPassword))) {
-    throw invalidRequest([{ path: "currentPassword", message: "That is not your current password." }]);
-  }
-  await attempt.succeeded();
-  if (input.newPassword === input.currentPassword) {
-    throw invalidRequest([{ path: "newPassword", message: "Choose a password different from the current one." }]);
-  }
-  const passwordHash = await hashPassword(input.newPassword);
-  const otherSessions = options.keepSessionToken ? { tokenHash: { not: hashSecret(options.keepSessionToken) } } : {};
-  await db.$transaction(async (tx) => {
-    if (member.passwordHash) {
-      await tx.member.update({ where: { id: member.id }, data: { passwordHash } });
-      await tx.session.deleteMany({ where: { memberId: member.id, ...otherSessions } });
-    } else {
-      await tx.user.update({ where: { id: member.user.id }, data: { passwordHash } });
-      // The person's own password may open other organizations too: their sessions there end as well.
-      await tx.session.deleteMany({ where: { member: { userId: member.user.id }, ...otherSessions } });
+export const changeOwnPassword = guarded(
+  { role: "viewer" },
+  async function changeOwnPassword(
+    db: Db,
+    actor: MemberActor,
+    input: { currentPassword: string; newPassword: string },
+    options: { keepSessionToken?: string; clientAddress: string },
+  ): Promise<void> {
+    const member = await db.member.findFirst({
+      where: { id: actor.member.id, organizationId: actor.organizationId, removedAt: null },
+      include: { user: { select: { id: true, email: true, passwordHash: true } } },
+    });
+    if (!member) throw new AppError("unauthorized", "Your session has ended; sign in again.");
+    const attempt = await passwordChangeThrottle.admit(db, member.user.email, options.clientAddress);
+    const currentHash = member.passwordHash ?? member.user.passwordHash;
+    if (!currentHash || !(await verifyPassword(currentHash, input.currentPassword))) {
+      throw invalidRequest([{ path: "currentPassword", message: "That is not your current password." }]);
     }
-  });
-}
+    await attempt.succeeded();
+    if (input.newPassword === input.currentPassword) {
+      throw invalidRequest([{ path: "newPassword", message: "Choose a password different from the current one." }]);
+    }
+    const passwordHash = await hashPassword(input.newPassword);
+    const otherSessions = options.keepSessionToken ? { tokenHash: { not: hashSecret(options.keepSessionToken) } } : {};
+    await db.$transaction(async (tx) => {
+      if (member.passwordHash) {
+        await tx.member.update({ where: { id: member.id }, data: { passwordHash } });
+        await tx.session.deleteMany({ where: { memberId: member.id, ...otherSessions } });
+      } else {
+        await tx.user.update({ where: { id: member.user.id }, data: { passwordHash } });
+        // The person's own password may open other organizations too: their sessions there end as well.
+        await tx.session.deleteMany({ where: { member: { userId: member.user.id }, ...otherSessions } });
+      }
+    });
+  },
+);
 
 /**
  * An admin gives a member a new temporary password for this organization, returned once to hand
@@ -197,8 +199,10 @@ export async function changeOwnPassword(
  * password, which may open other organizations. Admins reset members up to their own role
  * (owners only by owners); people change their own password with changeOwnPassword.
  */
-export async function resetMemberPassword(db: Db, actor: Actor, input: { memberId: string }): Promise<{ member: Member; temporaryPassword: string }> {
-  authorize(actor, { role: "admin" });
+export const resetMemberPassword = guarded({ role: "admin" }, async function resetMemberPassword(db: Db, actor: Actor, input: { memberId: string }): Promise<{
+  member: Member;
+  temporaryPassword: string;
+}> {
   const target = await findActiveMember(db, actor, input.memberId);
   if (actor.kind !== "operator" && actor.member?.id === target.id) {
     throw new AppError("invalid_request", "Change your own password on your account page; it asks for the current one.");
@@ -212,4 +216,4 @@ export async function resetMemberPassword(db: Db, actor: Actor, input: { memberI
   const passwordHash = await hashPassword(temporary);
   await db.$transaction([db.member.update({ where: { id: target.id }, data: { passwordHash } }), db.session.deleteMany({ where: { memberId: target.id } })]);
   return { member: toMember(target), temporaryPassword: temporary };
-}
+});

@@ -4,7 +4,7 @@
 import { Prisma } from "@/generated/prisma/client";
 import type { CreateModelProviderInput, ModelProvider, UpdateModelProviderInput } from "@/schemas/integration";
 import type { Actor } from "@/server/auth/actor";
-import { authorize } from "@/server/auth/authorize";
+import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
 import { requireIntegrationUrl } from "@/server/integration-urls";
@@ -43,14 +43,12 @@ function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "P2002";
 }
 
-export async function listModelProviders(db: Db, actor: Actor): Promise<ModelProvider[]> {
-  authorize(actor, { role: "admin" });
+export const listModelProviders = guarded({ role: "admin" }, async function listModelProviders(db: Db, actor: Actor): Promise<ModelProvider[]> {
   const rows = await db.modelProvider.findMany({ where: { organizationId: actor.organizationId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
   return rows.map(toModelProvider);
-}
+});
 
-export async function createModelProvider(db: Db, actor: Actor, input: CreateModelProviderInput): Promise<ModelProvider> {
-  authorize(actor, { role: "admin" });
+export const createModelProvider = guarded({ role: "admin" }, async function createModelProvider(db: Db, actor: Actor, input: CreateModelProviderInput): Promise<ModelProvider> {
   checkShape(input.kind, input.baseUrl, input.models);
   if (input.baseUrl) await requireIntegrationUrl(input.baseUrl, "baseUrl");
   const apiKeyCiphertext = input.apiKey ? sealSecret(input.apiKey, "apiKey") : null;
@@ -71,7 +69,7 @@ export async function createModelProvider(db: Db, actor: Actor, input: CreateMod
     if (isUniqueViolation(error)) throw new AppError("conflict", SLUG_TAKEN);
     throw error;
   }
-}
+});
 
 async function ownProvider(db: Db, actor: Actor, providerId: string): Promise<ProviderRow> {
   const row = await db.modelProvider.findFirst({ where: { id: providerId, organizationId: actor.organizationId } });
@@ -79,8 +77,7 @@ async function ownProvider(db: Db, actor: Actor, providerId: string): Promise<Pr
   return row;
 }
 
-export async function updateModelProvider(db: Db, actor: Actor, input: UpdateModelProviderInput): Promise<ModelProvider> {
-  authorize(actor, { role: "admin" });
+export const updateModelProvider = guarded({ role: "admin" }, async function updateModelProvider(db: Db, actor: Actor, input: UpdateModelProviderInput): Promise<ModelProvider> {
   const row = await ownProvider(db, actor, input.providerId);
   const baseUrl = input.baseUrl === undefined ? row.baseUrl : input.baseUrl;
   checkShape(row.kind, baseUrl, input.models ?? (row.models as { id: string; kind: string }[]));
@@ -98,13 +95,12 @@ export async function updateModelProvider(db: Db, actor: Actor, input: UpdateMod
   // The organization's embedding model may have changed (a new provider, added last, cannot change it).
   await dropStaleEmbeddings(db, actor.organizationId);
   return toModelProvider(updated);
-}
+});
 
 /** Agents naming its models fall back to the built-in model until their drafts are changed. */
-export async function deleteModelProvider(db: Db, actor: Actor, input: { providerId: string }): Promise<ModelProvider> {
-  authorize(actor, { role: "admin" });
+export const deleteModelProvider = guarded({ role: "admin" }, async function deleteModelProvider(db: Db, actor: Actor, input: { providerId: string }): Promise<ModelProvider> {
   const row = await ownProvider(db, actor, input.providerId);
   await db.modelProvider.delete({ where: { id: row.id } });
   await dropStaleEmbeddings(db, actor.organizationId);
   return toModelProvider(row);
-}
+});

@@ -4,10 +4,11 @@
 import type { z } from "zod";
 import type { ListModelsOutput } from "@/schemas/model";
 import type { Actor } from "@/server/auth/actor";
+import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { builtInStatus } from "@/server/runtime/built-ins";
 import { availableModels } from "@/server/runtime/models";
 
-export async function listModels(db: Db, actor: Actor): Promise<z.infer<typeof ListModelsOutput>> {
+export const listModels = guarded({}, async function listModels(db: Db, actor: Actor): Promise<z.infer<typeof ListModelsOutput>> {
   return { models: await availableModels(db, actor.organizationId), builtIns: builtInStatus() };
-}
+});

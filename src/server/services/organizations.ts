@@ -1,6 +1,6 @@
 import type { Organization, OrganizationSettingsUpdate } from "@/schemas/organization";
 import type { Actor } from "@/server/auth/actor";
-import { authorize } from "@/server/auth/authorize";
+import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Organization as OrganizationRow } from "@/generated/prisma/client";
@@ -30,15 +30,14 @@ export async function createOrganization(db: Db, input: { name: string; plan?: O
   return toOrganization(await db.organization.create({ data: input }));
 }
 
-export async function getOrganization(db: Db, actor: Actor): Promise<Organization> {
+export const getOrganization = guarded({ role: "viewer" }, async function getOrganization(db: Db, actor: Actor): Promise<Organization> {
   const row = await db.organization.findUnique({ where: { id: actor.organizationId } });
   if (!row) throw new AppError("not_found", "No organization with that id.");
   return toOrganization(row);
-}
+});
 
 /** Plan and credits are the operator's to set (admin CLI); the console changes the rest. */
-export async function updateOrganization(db: Db, actor: Actor, update: OrganizationSettingsUpdate): Promise<Organization> {
-  authorize(actor, { role: "admin" });
+export const updateOrganization = guarded({ role: "admin" }, async function updateOrganization(db: Db, actor: Actor, update: OrganizationSettingsUpdate): Promise<Organization> {
   if (actor.kind !== "operator" && (update.plan !== undefined || update.credits !== undefined)) {
     throw new AppError("forbidden_role", "Plan and credits are set by the operator of this installation.");
   }
@@ -47,4 +46,4 @@ export async function updateOrganization(db: Db, actor: Actor, update: Organizat
     throw error;
   });
   return toOrganization(row);
-}
+});

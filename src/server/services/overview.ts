@@ -1,12 +1,13 @@
 // The console's home in one statement: counts per area, credits, pending reviews.
 import type { Overview } from "@/schemas/overview";
 import type { Actor } from "@/server/auth/actor";
+import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 
 type Counts = { [K in keyof Overview]: bigint | number };
 
 /** What the actor's organization has so far; every count is scoped to it in SQL. */
-export async function getOverview(db: Db, actor: Actor): Promise<Overview> {
+export const getOverview = guarded({ role: "viewer" }, async function getOverview(db: Db, actor: Actor): Promise<Overview> {
   const org = actor.organizationId;
   const [row] = await db.$queryRaw<Counts[]>`
     select
@@ -24,4 +25,4 @@ export async function getOverview(db: Db, actor: Actor): Promise<Overview> {
       (select count(*) from members where organization_id = ${org}::uuid) as "members",
       (select count(*) from reviews where organization_id = ${org}::uuid and status = 'pending') as "pendingReviews"`;
   return Object.fromEntries(Object.entries(row ?? {}).map(([key, value]) => [key, Number(value ?? 0)])) as Overview;
-}
+});

@@ -8,6 +8,7 @@ import type { CreatePageInput, Page, PageLinks, PageWriteResult, PatchOperation,
 import { MAX_PAGE_MARKDOWN_CHARS } from "@/schemas/limits";
 import { MAX_PATCH_OPERATIONS } from "@/schemas/page";
 import type { Actor } from "@/server/auth/actor";
+import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
 import { authorOf, findKnowledgebase, lockFor, reviewsWritesOf } from "./knowledge-access";
@@ -179,7 +180,7 @@ async function checkParent(db: Db | Tx, knowledgebaseId: string, parentPageId: s
   if (!parent) throw new AppError("not_found", "No parent page with that id in this knowledgebase.");
 }
 
-export async function createPage(db: Db, actor: Actor, input: CreatePageInput): Promise<PageWriteResult> {
+export const createPage = guarded({ scope: "knowledge:write" }, async function createPage(db: Db, actor: Actor, input: CreatePageInput): Promise<PageWriteResult> {
   const knowledgebase = await findKnowledgebase(db, actor, input.knowledgebaseId);
   await checkParent(db, knowledgebase.id, input.parentPageId);
   const reviewed = await reviewsWritesOf(db, actor);
@@ -222,7 +223,7 @@ export async function createPage(db: Db, actor: Actor, input: CreatePageInput): 
     const applied = await applyPageContent(tx, page, { title: input.title, markdown }, { authorMemberId, keyId, via: viaOf(actor) });
     return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, knowledgebase.id, markdown), null);
   });
-}
+});
 
 async function findPage(db: Db | Tx, actor: Actor, input: { knowledgebaseId: string; pageId: string }) {
   await findKnowledgebase(db, actor, input.knowledgebaseId);
@@ -231,7 +232,7 @@ async function findPage(db: Db | Tx, actor: Actor, input: { knowledgebaseId: str
   return page;
 }
 
-export async function patchPage(db: Db, actor: Actor, input: PatchPageInput): Promise<PageWriteResult> {
+export const patchPage = guarded({ scope: "knowledge:write" }, async function patchPage(db: Db, actor: Actor, input: PatchPageInput): Promise<PageWriteResult> {
   await findPage(db, actor, input);
   const reviewed = await reviewsWritesOf(db, actor);
   const { authorMemberId, keyId } = authorOf(actor);
@@ -262,20 +263,23 @@ export async function patchPage(db: Db, actor: Actor, input: PatchPageInput): Pr
     const applied = await applyPageContent(tx, page, { title, markdown }, { authorMemberId, keyId, via: viaOf(actor) });
     return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, page.knowledgebaseId, markdown), null);
   });
-}
+});
 
 /** Replaces the whole markdown (the console editor); a person's write, applied at once. */
-export async function savePage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string; title?: string; markdown: string }): Promise<PageWriteResult> {
-  if (actor.kind === "key") throw new AppError("invalid_request", "API keys edit pages with PATCH operations.");
-  const page = await findPage(db, actor, input);
-  const { authorMemberId, keyId } = authorOf(actor);
-  return db.$transaction(async (tx) => {
-    const applied = await applyPageContent(tx, page, { title: input.title ?? page.title, markdown: input.markdown }, { authorMemberId, keyId, via: viaOf(actor) });
-    return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, page.knowledgebaseId, input.markdown), null);
-  });
-}
+export const savePage = guarded(
+  { scope: "knowledge:write" },
+  async function savePage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string; title?: string; markdown: string }): Promise<PageWriteResult> {
+    if (actor.kind === "key") throw new AppError("invalid_request", "API keys edit pages with PATCH operations.");
+    const page = await findPage(db, actor, input);
+    const { authorMemberId, keyId } = authorOf(actor);
+    return db.$transaction(async (tx) => {
+      const applied = await applyPageContent(tx, page, { title: input.title ?? page.title, markdown: input.markdown }, { authorMemberId, keyId, via: viaOf(actor) });
+      return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, page.knowledgebaseId, input.markdown), null);
+    });
+  },
+);
 
-export async function getPage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string }): Promise<Page> {
+export const getPage = guarded({ scope: "knowledge:read" }, async function getPage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string }): Promise<Page> {
   const page = await findPage(db, actor, input);
   const links = await db.pageLink.findMany({ where: { pageId: page.id } });
   const [related, files, referencing] = await Promise.all([
@@ -318,44 +322,50 @@ export async function getPage(db: Db, actor: Actor, input: { knowledgebaseId: st
     relatedPages: related,
     referencedBy: referencing,
   };
-}
+});
 
-export async function movePage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string; parentPageId: string | null }) {
-  await findPage(db, actor, input);
-  const moved = await db.$transaction(async (tx) => {
-    await lockFor(tx, `page-tree:${input.knowledgebaseId}`);
-    await checkParent(tx, input.knowledgebaseId, input.parentPageId);
-    if (input.parentPageId) {
-      // Walk up from the new parent: meeting the page itself means a cycle.
-      const pages = await tx.page.findMany({ where: { knowledgebaseId: input.knowledgebaseId }, select: { id: true, parentPageId: true } });
-      const parentOf = new Map(pages.map((p) => [p.id, p.parentPageId]));
-      for (let at: string | null | undefined = input.parentPageId; at; at = parentOf.get(at)) {
-        if (at === input.pageId) {
-          throw invalidRequest([{ path: "parentPageId", message: "A page cannot move inside itself or its own sub-pages" }]);
+export const movePage = guarded(
+  { scope: "knowledge:write" },
+  async function movePage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string; parentPageId: string | null }) {
+    await findPage(db, actor, input);
+    const moved = await db.$transaction(async (tx) => {
+      await lockFor(tx, `page-tree:${input.knowledgebaseId}`);
+      await checkParent(tx, input.knowledgebaseId, input.parentPageId);
+      if (input.parentPageId) {
+        // Walk up from the new parent: meeting the page itself means a cycle.
+        const pages = await tx.page.findMany({ where: { knowledgebaseId: input.knowledgebaseId }, select: { id: true, parentPageId: true } });
+        const parentOf = new Map(pages.map((p) => [p.id, p.parentPageId]));
+        for (let at: string | null | undefined = input.parentPageId; at; at = parentOf.get(at)) {
+          if (at === input.pageId) {
+            throw invalidRequest([{ path: "parentPageId", message: "A page cannot move inside itself or its own sub-pages" }]);
+          }
         }
       }
-    }
-    return tx.page.update({ where: { id: input.pageId }, data: { parentPageId: input.parentPageId } });
-  });
-  return {
-    page: { id: moved.id, knowledgebaseId: moved.knowledgebaseId, title: moved.title, parentPageId: moved.parentPageId, updatedAt: moved.updatedAt.toISOString() },
-  };
-}
+      return tx.page.update({ where: { id: input.pageId }, data: { parentPageId: input.parentPageId } });
+    });
+    return {
+      page: { id: moved.id, knowledgebaseId: moved.knowledgebaseId, title: moved.title, parentPageId: moved.parentPageId, updatedAt: moved.updatedAt.toISOString() },
+    };
+  },
+);
 
-export async function deletePage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string }): Promise<void> {
-  const page = await findPage(db, actor, input);
-  await db.$transaction(async (tx) => {
-    await lockFor(tx, `page-tree:${input.knowledgebaseId}`);
-    const children = await tx.page.count({ where: { parentPageId: page.id } });
-    if (children > 0) {
-      throw invalidRequest([{ path: "pageId", message: `The folder holds ${children} page(s); move or delete them first` }]);
-    }
-    await tx.review.updateMany({ where: { pageId: page.id, status: "pending" }, data: { status: "rejected", decidedAt: new Date(), decidedBy: "page deleted" } });
-    await tx.page.delete({ where: { id: page.id } });
-  });
-}
+export const deletePage = guarded(
+  { scope: "knowledge:write", role: "admin" },
+  async function deletePage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string }): Promise<void> {
+    const page = await findPage(db, actor, input);
+    await db.$transaction(async (tx) => {
+      await lockFor(tx, `page-tree:${input.knowledgebaseId}`);
+      const children = await tx.page.count({ where: { parentPageId: page.id } });
+      if (children > 0) {
+        throw invalidRequest([{ path: "pageId", message: `The folder holds ${children} page(s); move or delete them first` }]);
+      }
+      await tx.review.updateMany({ where: { pageId: page.id, status: "pending" }, data: { status: "rejected", decidedAt: new Date(), decidedBy: "page deleted" } });
+      await tx.page.delete({ where: { id: page.id } });
+    });
+  },
+);
 
-export async function listRevisions(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string }) {
+export const listRevisions = guarded({ scope: "knowledge:read" }, async function listRevisions(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string }) {
   const page = await findPage(db, actor, input);
   const rows = await db.pageRevision.findMany({ where: { pageId: page.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 100 });
   const memberIds = [...new Set(rows.map((r) => r.authorMemberId).filter((id): id is string => id !== null))];
@@ -373,4 +383,4 @@ export async function listRevisions(db: Db, actor: Actor, input: { knowledgebase
       createdAt: row.createdAt.toISOString(),
     })),
   };
-}
+});

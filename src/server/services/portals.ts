@@ -1,7 +1,7 @@
 import { isUuid } from "@/schemas/common";
 import { RESERVED_SLUGS, type CreatePortalInput, type Portal, type PortalDetail, type PublicPortal, type UpdatePortalInput } from "@/schemas/portal";
 import type { Actor } from "@/server/auth/actor";
-import { authorize } from "@/server/auth/authorize";
+import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
@@ -76,8 +76,7 @@ async function assertAppsOfOrganization(db: Db, organizationId: string, appIds: 
   }
 }
 
-export async function createPortal(db: Db, actor: Actor, input: CreatePortalInput): Promise<Portal> {
-  authorize(actor, { scope: "end_users:write", role: "admin" });
+export const createPortal = guarded({ scope: "end_users:write", role: "admin" }, async function createPortal(db: Db, actor: Actor, input: CreatePortalInput): Promise<Portal> {
   await assertAppsOfOrganization(db, actor.organizationId, input.featuredAppIds);
   // A generated slug can lose a race with another create; try the next free one.
   for (let attempt = 0; ; attempt++) {
@@ -100,41 +99,41 @@ export async function createPortal(db: Db, actor: Actor, input: CreatePortalInpu
       if (input.slug || attempt >= 3) throw new AppError("conflict", SLUG_TAKEN);
     }
   }
-}
+});
 
-export async function updatePortal(db: Db, actor: Actor, input: UpdatePortalInput): Promise<PortalDetail> {
-  authorize(actor, { scope: "end_users:write", role: "admin" });
-  const existing = await db.portal.findFirst({ where: { id: input.id, organizationId: actor.organizationId }, select: { id: true } });
-  if (!existing) throw new AppError("not_found", "No portal with that id.");
-  await assertAppsOfOrganization(db, actor.organizationId, input.featuredAppIds);
-  try {
-    const row = await db.portal.update({
-      where: { id: existing.id },
-      data: {
-        name: input.name,
-        slug: input.slug,
-        greeting: input.greeting,
-        logoUrl: input.logoUrl,
-        accentColor: input.accentColor,
-        featuredAppIds: input.featuredAppIds ? [...new Set(input.featuredAppIds)] : undefined,
-      },
-    });
-    return toDetail(row);
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError("conflict", SLUG_TAKEN);
-    throw error;
-  }
-}
+export const updatePortal = guarded(
+  { scope: "end_users:write", role: "admin" },
+  async function updatePortal(db: Db, actor: Actor, input: UpdatePortalInput): Promise<PortalDetail> {
+    const existing = await db.portal.findFirst({ where: { id: input.id, organizationId: actor.organizationId }, select: { id: true } });
+    if (!existing) throw new AppError("not_found", "No portal with that id.");
+    await assertAppsOfOrganization(db, actor.organizationId, input.featuredAppIds);
+    try {
+      const row = await db.portal.update({
+        where: { id: existing.id },
+        data: {
+          name: input.name,
+          slug: input.slug,
+          greeting: input.greeting,
+          logoUrl: input.logoUrl,
+          accentColor: input.accentColor,
+          featuredAppIds: input.featuredAppIds ? [...new Set(input.featuredAppIds)] : undefined,
+        },
+      });
+      return toDetail(row);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError("conflict", SLUG_TAKEN);
+      throw error;
+    }
+  },
+);
 
-export async function getPortal(db: Db, actor: Actor, input: { id: string }): Promise<PortalDetail> {
-  authorize(actor, { scope: "end_users:read" });
+export const getPortal = guarded({ scope: "end_users:read" }, async function getPortal(db: Db, actor: Actor, input: { id: string }): Promise<PortalDetail> {
   const row = await db.portal.findFirst({ where: { id: input.id, organizationId: actor.organizationId } });
   if (!row) throw new AppError("not_found", "No portal with that id.");
   return toDetail(row);
-}
+});
 
-export async function listPortals(db: Db, actor: Actor, input: { limit: number; cursor?: string }) {
-  authorize(actor, { scope: "end_users:read" });
+export const listPortals = guarded({ scope: "end_users:read" }, async function listPortals(db: Db, actor: Actor, input: { limit: number; cursor?: string }) {
   const rows = await db.portal.findMany({
     where: { organizationId: actor.organizationId, ...afterCursor(input.cursor) },
     orderBy: CURSOR_ORDER,
@@ -142,7 +141,7 @@ export async function listPortals(db: Db, actor: Actor, input: { limit: number; 
   });
   const page = toPage(rows, input.limit);
   return { portals: page.items.map(toPortal), nextCursor: page.nextCursor };
-}
+});
 
 /** The portal an end user's request names, by id or slug; unknown answers not_found. */
 export async function resolvePortal(db: Db, ref: string) {
@@ -171,8 +170,7 @@ export function toPublicPortal(row: ResolvedPortal): PublicPortal {
 }
 
 /** Lets a group's members into a portal. Admitting again answers the existing admission. */
-export async function admitGroup(db: Db, actor: Actor, input: { portalId: string; groupId: string }) {
-  authorize(actor, { scope: "end_users:write" });
+export const admitGroup = guarded({ scope: "end_users:write" }, async function admitGroup(db: Db, actor: Actor, input: { portalId: string; groupId: string }) {
   await assertGroupsEnabled(db, actor.organizationId);
   const portal = await db.portal.findFirst({ where: { id: input.portalId, organizationId: actor.organizationId }, select: { id: true } });
   if (!portal) throw new AppError("not_found", "No portal with that id.");
@@ -184,22 +182,20 @@ export async function admitGroup(db: Db, actor: Actor, input: { portalId: string
     created: inserted.length > 0,
     admission: { portalId: admission.portalId, groupId: admission.groupId, createdAt: admission.createdAt.toISOString() },
   };
-}
+});
 
 /** The groups admitted to a portal, for the console. */
-export async function listAdmissions(db: Db, actor: Actor, input: { portalId: string }) {
-  authorize(actor, { scope: "end_users:read" });
+export const listAdmissions = guarded({ scope: "end_users:read" }, async function listAdmissions(db: Db, actor: Actor, input: { portalId: string }) {
   const rows = await db.portalAdmission.findMany({
     where: { portalId: input.portalId, portal: { organizationId: actor.organizationId } },
     include: { group: { select: { name: true } } },
     orderBy: { createdAt: "asc" },
   });
   return rows.map((row) => ({ portalId: row.portalId, groupId: row.groupId, groupName: row.group.name, createdAt: row.createdAt.toISOString() }));
-}
+});
 
 /** The portals a group is admitted to, for the group's page in the console. */
-export async function listGroupAdmissions(db: Db, actor: Actor, input: { groupId: string }) {
-  authorize(actor, { scope: "end_users:read" });
+export const listGroupAdmissions = guarded({ scope: "end_users:read" }, async function listGroupAdmissions(db: Db, actor: Actor, input: { groupId: string }) {
   const group = await db.userGroup.findFirst({ where: { id: input.groupId, organizationId: actor.organizationId }, select: { id: true } });
   if (!group) throw new AppError("not_found", "No user group with that id.");
   const rows = await db.portalAdmission.findMany({
@@ -208,4 +204,4 @@ export async function listGroupAdmissions(db: Db, actor: Actor, input: { groupId
     orderBy: [{ portal: { name: "asc" } }, { portalId: "asc" }],
   });
   return rows.map((row) => ({ portalId: row.portalId, groupId: row.groupId, portalName: row.portal.name, createdAt: row.createdAt.toISOString() }));
-}
+});

@@ -2,12 +2,16 @@
 // an agent with this one knowledgebase, through the same function a run calls.
 import type { RetrievalTestOutput } from "@/schemas/retrieval-test";
 import type { Actor } from "@/server/auth/actor";
+import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { retrievePassages } from "@/server/runtime/retrieval";
 import { findKnowledgebase } from "./knowledge-access";
 
-export async function testRetrieval(db: Db, actor: Actor, input: { knowledgebaseId: string; question: string }): Promise<RetrievalTestOutput> {
-  const knowledgebase = await findKnowledgebase(db, actor, input.knowledgebaseId);
-  const { passages } = await retrievePassages(db, actor.organizationId, [knowledgebase.id], input.question);
-  return { passages: passages.map((passage) => ({ title: passage.title, text: passage.text })) };
-}
+export const testRetrieval = guarded(
+  { scope: "knowledge:read" },
+  async function testRetrieval(db: Db, actor: Actor, input: { knowledgebaseId: string; question: string }): Promise<RetrievalTestOutput> {
+    const knowledgebase = await findKnowledgebase(db, actor, input.knowledgebaseId);
+    const { passages } = await retrievePassages(db, actor.organizationId, [knowledgebase.id], input.question);
+    return { passages: passages.map((passage) => ({ title: passage.title, text: passage.text })) };
+  },
+);

@@ -10,6 +10,7 @@
 // private notebook.
 import { isUuid } from "@/schemas/common";
 import type { Actor } from "@/server/auth/actor";
+import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { HEADING_SEPARATOR } from "@/server/jobs/chunking";
 import { EMBEDDING_DEFAULTS, unitLength } from "@/server/jobs/embedding";
@@ -341,17 +342,16 @@ export function passageTitle(hit: Pick<RetrievedHit, "title" | "heading">): stri
  * The console's retrieval test: exactly the passages an agent attached to this knowledgebase
  * would receive for the question (same function, same count, same text length), with scores.
  */
-export async function retrievalTest(
-  db: Db,
-  actor: Actor,
-  input: { knowledgebaseId: string; question: string },
-): Promise<{ passages: (RetrievedHit & { passageTitle: string })[] }> {
-  await findKnowledgebase(db, actor, input.knowledgebaseId);
-  const hits = await retrieve(db, actor.organizationId, {
-    knowledgebaseIds: [input.knowledgebaseId],
-    query: input.question,
-    limit: AGENT_PASSAGES,
-    textChars: RUN_LIMITS.passageChars,
-  });
-  return { passages: hits.map((hit) => ({ ...hit, passageTitle: passageTitle(hit) })) };
-}
+export const retrievalTest = guarded(
+  { scope: "knowledge:read" },
+  async function retrievalTest(db: Db, actor: Actor, input: { knowledgebaseId: string; question: string }): Promise<{ passages: (RetrievedHit & { passageTitle: string })[] }> {
+    await findKnowledgebase(db, actor, input.knowledgebaseId);
+    const hits = await retrieve(db, actor.organizationId, {
+      knowledgebaseIds: [input.knowledgebaseId],
+      query: input.question,
+      limit: AGENT_PASSAGES,
+      textChars: RUN_LIMITS.passageChars,
+    });
+    return { passages: hits.map((hit) => ({ ...hit, passageTitle: passageTitle(hit) })) };
+  },
+);

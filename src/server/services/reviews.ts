@@ -5,7 +5,7 @@
 import type { ApproveReviewsOutput, ListReviewsInput, RejectReviewInput, Review } from "@/schemas/review";
 import type { PatchOperation } from "@/schemas/page";
 import type { Actor } from "@/server/auth/actor";
-import { authorize } from "@/server/auth/authorize";
+import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, isAppError } from "@/server/errors";
 import { enqueueIndexing, wakeIndexWorker } from "@/server/jobs/indexing";
@@ -59,10 +59,9 @@ function deciderOf(actor: Actor): string {
   return actor.kind === "member" ? actor.member.email : actor.kind === "operator" ? "operator" : actor.keyName;
 }
 
-/** Approval and rejection are for people: console admins and the CLI's operator, never API keys. */
+/** Approval and rejection are for people (console admins, the CLI's operator): an organization key has no role to check, so keys are refused outright. */
 function checkDecider(actor: Actor): void {
   if (actor.kind === "key") throw new AppError("forbidden_role", "Reviews are approved or rejected in the console or with the admin CLI, not with an API key.");
-  authorize(actor, { role: "admin" });
 }
 
 /** A review's author filter: the member who wrote it, or the organization key that wrote it unattributed. */
@@ -72,7 +71,10 @@ function authoredBy(authorId: string | undefined) {
 }
 
 /** Oldest first, in cursor pages like every list; optionally one kind and one author. */
-export async function listReviews(db: Db, actor: Actor, input: Partial<ListReviewsInput> = {}): Promise<{ reviews: Review[]; nextCursor: string | null }> {
+export const listReviews = guarded({ role: "viewer" }, async function listReviews(db: Db, actor: Actor, input: Partial<ListReviewsInput> = {}): Promise<{
+  reviews: Review[];
+  nextCursor: string | null;
+}> {
   const limit = input.limit ?? 50;
   const rows = await db.review.findMany({
     where: {
@@ -87,14 +89,12 @@ export async function listReviews(db: Db, actor: Actor, input: Partial<ListRevie
   });
   const { items, nextCursor } = toPage(rows, limit);
   return { reviews: await toReviews(db, items), nextCursor };
-}
+});
 
 /** Who wrote the reviews of one status, with how many each: the choices of the author filter. */
-export async function listReviewAuthors(
-  db: Db,
-  actor: Actor,
-  input: { status?: Review["status"] } = {},
-): Promise<{ authors: { authorId: string; name: string; count: number }[] }> {
+export const listReviewAuthors = guarded({ role: "viewer" }, async function listReviewAuthors(db: Db, actor: Actor, input: { status?: Review["status"] } = {}): Promise<{
+  authors: { authorId: string; name: string; count: number }[];
+}> {
   const groups = await db.review.groupBy({
     by: ["authorMemberId", "keyId"],
     where: { organizationId: actor.organizationId, status: input.status ?? "pending" },
@@ -113,7 +113,7 @@ export async function listReviewAuthors(
   const names = new Map<string, string>([...members.map((m) => [m.id, m.user.email] as const), ...keys.map((k) => [k.id, k.name] as const)]);
   const authors = ids.map((authorId) => ({ authorId, name: names.get(authorId) ?? "a deleted author", count: counts.get(authorId)! }));
   return { authors: authors.sort((a, b) => a.name.localeCompare(b.name)) };
-}
+});
 
 async function findReview(db: Db, actor: Actor, reviewId: string): Promise<ReviewRow> {
   const row = await db.review.findFirst({ where: { id: reviewId, organizationId: actor.organizationId } });
@@ -121,15 +121,15 @@ async function findReview(db: Db, actor: Actor, reviewId: string): Promise<Revie
   return row;
 }
 
-export async function getReview(db: Db, actor: Actor, input: { reviewId: string }): Promise<{ review: Review }> {
+export const getReview = guarded({ role: "viewer" }, async function getReview(db: Db, actor: Actor, input: { reviewId: string }): Promise<{ review: Review }> {
   return { review: (await toReviews(db, [await findReview(db, actor, input.reviewId)]))[0]! };
-}
+});
 
 function notPending(row: ReviewRow): AppError {
   return new AppError("conflict", `This review was already ${row.status}${row.decidedBy ? ` (${row.decidedBy})` : ""}.`);
 }
 
-export async function approveReview(db: Db, actor: Actor, input: { reviewId: string }): Promise<{ review: Review }> {
+export const approveReview = guarded({ role: "admin" }, async function approveReview(db: Db, actor: Actor, input: { reviewId: string }): Promise<{ review: Review }> {
   checkDecider(actor);
   const row = await findReview(db, actor, input.reviewId);
   await db.$transaction(async (tx) => {
@@ -167,13 +167,13 @@ export async function approveReview(db: Db, actor: Actor, input: { reviewId: str
   });
   wakeIndexWorker();
   return getReview(db, actor, input);
-}
+});
 
 /**
  * Approves each review on its own, as approveReview does one: one that fails (changed page,
  * already decided, not found) is reported with its code and leaves the others approved.
  */
-export async function approveReviews(db: Db, actor: Actor, input: { reviewIds: string[] }): Promise<ApproveReviewsOutput> {
+export const approveReviews = guarded({ role: "admin" }, async function approveReviews(db: Db, actor: Actor, input: { reviewIds: string[] }): Promise<ApproveReviewsOutput> {
   checkDecider(actor);
   const approved: Review[] = [];
   const failed: ApproveReviewsOutput["failed"] = [];
@@ -186,26 +186,29 @@ export async function approveReviews(db: Db, actor: Actor, input: { reviewIds: s
     }
   }
   return { approved, failed };
-}
+});
 
-export async function rejectReview(db: Db, actor: Actor, input: Pick<RejectReviewInput, "reviewId"> & { reason?: string }): Promise<{ review: Review }> {
-  checkDecider(actor);
-  const row = await findReview(db, actor, input.reviewId);
-  await db.$transaction(async (tx) => {
-    const locked = await tx.$queryRaw<{ status: string }[]>`select status from reviews where id = ${row.id}::uuid for update`;
-    if (locked[0]?.status !== "pending") throw notPending(row);
-    if (row.kind === "page_create" && row.pageId) {
-      // The placeholder page goes, unless someone has since written to it or put pages under it.
-      const revisions = await tx.pageRevision.count({ where: { pageId: row.pageId } });
-      const children = await tx.page.count({ where: { parentPageId: row.pageId } });
-      if (revisions === 0 && children === 0) await tx.page.deleteMany({ where: { id: row.pageId } });
-    } else if (row.kind === "source" && row.sourceId) {
-      await tx.source.deleteMany({ where: { id: row.sourceId, status: "pending_review" } });
-    }
-    await tx.review.update({
-      where: { id: row.id },
-      data: { status: "rejected", decidedAt: new Date(), decidedBy: deciderOf(actor), rejectionReason: input.reason?.trim() || null },
+export const rejectReview = guarded(
+  { role: "admin" },
+  async function rejectReview(db: Db, actor: Actor, input: Pick<RejectReviewInput, "reviewId"> & { reason?: string }): Promise<{ review: Review }> {
+    checkDecider(actor);
+    const row = await findReview(db, actor, input.reviewId);
+    await db.$transaction(async (tx) => {
+      const locked = await tx.$queryRaw<{ status: string }[]>`select status from reviews where id = ${row.id}::uuid for update`;
+      if (locked[0]?.status !== "pending") throw notPending(row);
+      if (row.kind === "page_create" && row.pageId) {
+        // The placeholder page goes, unless someone has since written to it or put pages under it.
+        const revisions = await tx.pageRevision.count({ where: { pageId: row.pageId } });
+        const children = await tx.page.count({ where: { parentPageId: row.pageId } });
+        if (revisions === 0 && children === 0) await tx.page.deleteMany({ where: { id: row.pageId } });
+      } else if (row.kind === "source" && row.sourceId) {
+        await tx.source.deleteMany({ where: { id: row.sourceId, status: "pending_review" } });
+      }
+      await tx.review.update({
+        where: { id: row.id },
+        data: { status: "rejected", decidedAt: new Date(), decidedBy: deciderOf(actor), rejectionReason: input.reason?.trim() || null },
+      });
     });
-  });
-  return getReview(db, actor, input);
-}
+    return getReview(db, actor, input);
+  },
+);

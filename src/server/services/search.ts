@@ -4,6 +4,7 @@
 // cannot answer, nothing is charged.
 import type { SearchInput, SearchOutput } from "@/schemas/knowledgebase";
 import type { Actor } from "@/server/auth/actor";
+import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, isUnstorableTextError, toAppError } from "@/server/errors";
 import { metrics } from "@/server/observability/metrics";
@@ -19,7 +20,7 @@ export const searchFaults = { documentIndexDown: false };
 /** The injected outage: the chunk index is missing, so the statement fails (and its charge with it). */
 const SEARCH_SQL_DOWN = retrievalSql("source_chunks_unavailable");
 
-export async function searchKnowledgebase(db: Db, actor: Actor, input: SearchInput): Promise<SearchOutput> {
+export const searchKnowledgebase = guarded({ scope: "knowledge:read" }, async function searchKnowledgebase(db: Db, actor: Actor, input: SearchInput): Promise<SearchOutput> {
   await findKnowledgebase(db, actor, input.knowledgebaseId);
   const kinds = new Set(input.kinds ?? ["pages", "sources"]);
   const request: RetrievalRequest = {
@@ -33,7 +34,7 @@ export async function searchKnowledgebase(db: Db, actor: Actor, input: SearchInp
   return {
     results: hits.map((hit) => ({ kind: hit.kind, id: hit.id, title: hit.title, heading: hit.heading, snippet: hit.snippet, score: Number(hit.score.toFixed(6)) })),
   };
-}
+});
 
 /** Takes the credit and searches in one statement: a failed search takes nothing. */
 async function searchCharged(db: Db, actor: Actor, request: RetrievalRequest) {

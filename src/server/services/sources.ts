@@ -4,6 +4,7 @@
 // organization reviews agent writes.
 import { SOURCE_PREVIEW, type Source, type SourceDetail, type SourceWriteResult } from "@/schemas/source";
 import type { Actor } from "@/server/auth/actor";
+import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
 import type { SourceType } from "@/server/jobs/extract";
@@ -82,68 +83,74 @@ function describe(input: NewSource): { name: string; type: SourceType | "url"; u
   };
 }
 
-export async function createSource(db: Db, actor: Actor, input: NewSource, via: "api" | "upload" | "console"): Promise<SourceWriteResult> {
-  const document = describe(input);
-  const knowledgebase = await findKnowledgebase(db, actor, input.knowledgebaseId);
-  const reviewed = await reviewsWritesOf(db, actor);
-  const { authorMemberId, keyId } = authorOf(actor);
-  const { row, reviewId } = await db.$transaction(async (tx) => {
-    await refuseOverPlanCap(tx, actor, "maxSourcesPerKnowledgebase", knowledgebase.id, () => tx.source.count({ where: { knowledgebaseId: knowledgebase.id } }));
-    const row = await tx.source.create({
-      data: {
-        organizationId: actor.organizationId,
-        knowledgebaseId: knowledgebase.id,
-        name: document.name,
-        type: document.type,
-        status: reviewed ? "pending_review" : "processing",
-        url: document.url,
-        content: document.content ? new Uint8Array(document.content) : null,
-        sizeBytes: document.content?.byteLength ?? 0,
-        createdVia: via,
-      },
-    });
-    let reviewId: string | null = null;
-    if (reviewed) {
-      const review = await tx.review.create({
+export const createSource = guarded(
+  { scope: "knowledge:write" },
+  async function createSource(db: Db, actor: Actor, input: NewSource, via: "api" | "upload" | "console"): Promise<SourceWriteResult> {
+    const document = describe(input);
+    const knowledgebase = await findKnowledgebase(db, actor, input.knowledgebaseId);
+    const reviewed = await reviewsWritesOf(db, actor);
+    const { authorMemberId, keyId } = authorOf(actor);
+    const { row, reviewId } = await db.$transaction(async (tx) => {
+      await refuseOverPlanCap(tx, actor, "maxSourcesPerKnowledgebase", knowledgebase.id, () => tx.source.count({ where: { knowledgebaseId: knowledgebase.id } }));
+      const row = await tx.source.create({
         data: {
           organizationId: actor.organizationId,
           knowledgebaseId: knowledgebase.id,
-          kind: "source",
-          sourceId: row.id,
-          payload: { name: row.name, type: row.type, url: row.url },
-          proposedMarkdown: document.content && (document.type === "markdown" || document.type === "text") ? document.content.toString("utf8").slice(0, 200_000) : "",
-          authorMemberId,
-          keyId,
+          name: document.name,
+          type: document.type,
+          status: reviewed ? "pending_review" : "processing",
+          url: document.url,
+          content: document.content ? new Uint8Array(document.content) : null,
+          sizeBytes: document.content?.byteLength ?? 0,
+          createdVia: via,
         },
       });
-      reviewId = review.id;
-    } else {
-      await enqueueIndexing(tx, row.id);
-    }
-    await tx.knowledgebase.update({ where: { id: knowledgebase.id }, data: { updatedAt: new Date() } });
-    return { row, reviewId };
-  });
-  wakeIndexWorker();
-  return { status: reviewed ? "pending_review" : "processing", source: toSource(row), reviewPath: reviewId ? `/reviews/${reviewId}` : null };
-}
+      let reviewId: string | null = null;
+      if (reviewed) {
+        const review = await tx.review.create({
+          data: {
+            organizationId: actor.organizationId,
+            knowledgebaseId: knowledgebase.id,
+            kind: "source",
+            sourceId: row.id,
+            payload: { name: row.name, type: row.type, url: row.url },
+            proposedMarkdown: document.content && (document.type === "markdown" || document.type === "text") ? document.content.toString("utf8").slice(0, 200_000) : "",
+            authorMemberId,
+            keyId,
+          },
+        });
+        reviewId = review.id;
+      } else {
+        await enqueueIndexing(tx, row.id);
+      }
+      await tx.knowledgebase.update({ where: { id: knowledgebase.id }, data: { updatedAt: new Date() } });
+      return { row, reviewId };
+    });
+    wakeIndexWorker();
+    return { status: reviewed ? "pending_review" : "processing", source: toSource(row), reviewPath: reviewId ? `/reviews/${reviewId}` : null };
+  },
+);
 
 /** The add-source endpoint: createSource behind the Idempotency-Key guard. Both doors (JSON, multipart) call this. */
-export async function addSource(
-  db: Db,
-  actor: Actor,
-  input: NewSource,
-  options: { idempotencyKey?: string | null; via: "api" | "upload" | "console" },
-): Promise<StoredResponse & { body: SourceWriteResult; replayed: boolean }> {
-  const hash =
-    "file" in input
-      ? hashRequest(["file", input.knowledgebaseId, input.name ?? "", input.file.name, input.file.bytes])
-      : hashRequest(["json", JSON.stringify(input, Object.keys(input).sort())]);
-  const response = await withIdempotency(db, actor.organizationId, options.idempotencyKey, hash, async () => ({
-    status: 202,
-    body: await createSource(db, actor, input, options.via),
-  }));
-  return response as StoredResponse & { body: SourceWriteResult; replayed: boolean };
-}
+export const addSource = guarded(
+  { scope: "knowledge:write" },
+  async function addSource(
+    db: Db,
+    actor: Actor,
+    input: NewSource,
+    options: { idempotencyKey?: string | null; via: "api" | "upload" | "console" },
+  ): Promise<StoredResponse & { body: SourceWriteResult; replayed: boolean }> {
+    const hash =
+      "file" in input
+        ? hashRequest(["file", input.knowledgebaseId, input.name ?? "", input.file.name, input.file.bytes])
+        : hashRequest(["json", JSON.stringify(input, Object.keys(input).sort())]);
+    const response = await withIdempotency(db, actor.organizationId, options.idempotencyKey, hash, async () => ({
+      status: 202,
+      body: await createSource(db, actor, input, options.via),
+    }));
+    return response as StoredResponse & { body: SourceWriteResult; replayed: boolean };
+  },
+);
 
 async function findSource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }) {
   await findKnowledgebase(db, actor, input.knowledgebaseId);
@@ -152,51 +159,61 @@ async function findSource(db: Db, actor: Actor, input: { knowledgebaseId: string
   return row;
 }
 
-export async function getSource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<{ source: Source }> {
+export const getSource = guarded({ scope: "knowledge:read" }, async function getSource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<{
+  source: Source;
+}> {
   return { source: toSource(await findSource(db, actor, input)) };
-}
+});
 
 /** The console's detail of a source: the start of its extracted text and chunks, and its indexing job. */
-export async function getSourceDetail(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<SourceDetail> {
-  const row = await findSource(db, actor, input);
-  const [[text], chunks, chunkCount, job] = await Promise.all([
-    db.$queryRaw<{ preview: string; chars: number }[]>`
+export const getSourceDetail = guarded(
+  { scope: "knowledge:read" },
+  async function getSourceDetail(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<SourceDetail> {
+    const row = await findSource(db, actor, input);
+    const [[text], chunks, chunkCount, job] = await Promise.all([
+      db.$queryRaw<{ preview: string; chars: number }[]>`
       select left(coalesce(text, ''), ${SOURCE_PREVIEW.textChars}) as preview, char_length(coalesce(text, ''))::int as chars
       from sources where id = ${row.id}::uuid and organization_id = ${actor.organizationId}::uuid`,
-    db.$queryRaw<{ position: number; heading: string; text: string; chars: number }[]>`
+      db.$queryRaw<{ position: number; heading: string; text: string; chars: number }[]>`
       select position, heading, left(text, ${SOURCE_PREVIEW.chunkChars}) as text, char_length(text)::int as chars
       from source_chunks where source_id = ${row.id}::uuid and knowledgebase_id = ${input.knowledgebaseId}::uuid
       order by position limit ${SOURCE_PREVIEW.chunks}`,
-    db.sourceChunk.count({ where: { sourceId: row.id, knowledgebaseId: input.knowledgebaseId } }),
-    db.indexJob.findUnique({ where: { sourceId: row.id } }),
-  ]);
-  return {
-    source: toSource(row),
-    text: text?.preview ?? "",
-    textChars: text?.chars ?? 0,
-    chunkCount,
-    chunks: chunks.map((chunk) => ({ position: chunk.position, heading: chunk.heading, text: chunk.text, textChars: chunk.chars })),
-    job: job && {
-      status: job.status,
-      attempts: job.attempts,
-      lastError: job.lastError,
-      queuedAt: job.createdAt.toISOString(),
-      startedAt: job.startedAt?.toISOString() ?? null,
-      runAfter: job.runAfter.toISOString(),
-    },
-  };
-}
+      db.sourceChunk.count({ where: { sourceId: row.id, knowledgebaseId: input.knowledgebaseId } }),
+      db.indexJob.findUnique({ where: { sourceId: row.id } }),
+    ]);
+    return {
+      source: toSource(row),
+      text: text?.preview ?? "",
+      textChars: text?.chars ?? 0,
+      chunkCount,
+      chunks: chunks.map((chunk) => ({ position: chunk.position, heading: chunk.heading, text: chunk.text, textChars: chunk.chars })),
+      job: job && {
+        status: job.status,
+        attempts: job.attempts,
+        lastError: job.lastError,
+        queuedAt: job.createdAt.toISOString(),
+        startedAt: job.startedAt?.toISOString() ?? null,
+        runAfter: job.runAfter.toISOString(),
+      },
+    };
+  },
+);
 
-export async function deleteSource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<void> {
-  const row = await findSource(db, actor, input);
-  await db.$transaction([
-    db.review.updateMany({ where: { sourceId: row.id, status: "pending" }, data: { status: "rejected", decidedAt: new Date(), decidedBy: "source deleted" } }),
-    db.source.delete({ where: { id: row.id } }),
-  ]);
-}
+export const deleteSource = guarded(
+  { scope: "knowledge:write", role: "admin" },
+  async function deleteSource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<void> {
+    const row = await findSource(db, actor, input);
+    await db.$transaction([
+      db.review.updateMany({ where: { sourceId: row.id, status: "pending" }, data: { status: "rejected", decidedAt: new Date(), decidedBy: "source deleted" } }),
+      db.source.delete({ where: { id: row.id } }),
+    ]);
+  },
+);
 
 /** Runs a failed source again from the start. */
-export async function retrySource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<{ source: Source }> {
+export const retrySource = guarded({ scope: "knowledge:write" }, async function retrySource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<{
+  source: Source;
+}> {
   const row = await findSource(db, actor, input);
   if (row.status !== "failed") {
     throw invalidRequest([{ path: "sourceId", message: `Only a failed source can be retried; this one is ${row.status}` }]);
@@ -208,4 +225,4 @@ export async function retrySource(db: Db, actor: Actor, input: { knowledgebaseId
   });
   wakeIndexWorker();
   return { source: toSource(updated) };
-}
+});

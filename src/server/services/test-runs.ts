@@ -4,7 +4,7 @@ import type { BuilderKind } from "@/schemas/builder";
 import type { TestRunResult } from "@/schemas/runtime";
 import type { Actor } from "@/server/auth/actor";
 import { actorLabel } from "@/server/auth/actor";
-import { authorize } from "@/server/auth/authorize";
+import { guardedByKind } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, toAppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
@@ -12,14 +12,12 @@ import { appRunForDraft, loadDraft } from "@/server/runtime/load";
 import { jsonObjectIn } from "@/server/runtime/json-in-text";
 import { BUILTIN_MODEL_ID, modelFor } from "@/server/runtime/models";
 import { boundedReply, inputsFromMessage, newRunContext, runAgent, runApp, runFlow } from "@/server/runtime/run";
+import { readsKind, writesKind } from "./builder-kinds";
 import { chargeCredits, refundCredits } from "./credits";
 import { recordExecution } from "./executions";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
 
 export const TEST_CASE_CREDITS = 1;
-
-const WRITE_SCOPE = { agent: "agents:write", flow: "flows:write", app: "apps:write" } as const;
-const READ_SCOPE = { agent: "agents:read", flow: "flows:read", app: "apps:read" } as const;
 
 interface TestInput {
   id: string;
@@ -27,8 +25,9 @@ interface TestInput {
   rubric?: string;
 }
 
-export async function runTests(db: Db, actor: Actor, kind: BuilderKind, input: TestInput): Promise<TestRunResult & { id: string; createdAt: string }> {
-  authorize(actor, { scope: WRITE_SCOPE[kind] });
+export const runTests = guardedByKind(writesKind, async function runTests(db: Db, actor: Actor, kind: BuilderKind, input: TestInput): Promise<
+  TestRunResult & { id: string; createdAt: string }
+> {
   const organization = await db.organization.findUniqueOrThrow({ where: { id: actor.organizationId }, select: { qualityChecker: true } });
   if (!organization.qualityChecker) throw new AppError("feature_not_available", "The organization's plan does not include the quality checker.");
   const { runnable } = await loadDraft(db, actor, kind, input.id);
@@ -124,10 +123,9 @@ export async function runTests(db: Db, actor: Actor, kind: BuilderKind, input: T
     data: { organizationId: actor.organizationId, itemId: runnable.id, itemKind: kind, result: result as unknown as Prisma.InputJsonValue, actor: actorLabel(actor) },
   });
   return { ...result, id: row.id, createdAt: row.createdAt.toISOString() };
-}
+});
 
-export async function listTestRuns(db: Db, actor: Actor, kind: BuilderKind, input: { id: string; limit: number; cursor?: string }) {
-  authorize(actor, { scope: READ_SCOPE[kind] });
+export const listTestRuns = guardedByKind(readsKind, async function listTestRuns(db: Db, actor: Actor, kind: BuilderKind, input: { id: string; limit: number; cursor?: string }) {
   await loadDraft(db, actor, kind, input.id);
   const rows = await db.testRun.findMany({
     where: { organizationId: actor.organizationId, itemId: input.id, ...afterCursor(input.cursor) },
@@ -139,4 +137,4 @@ export async function listTestRuns(db: Db, actor: Actor, kind: BuilderKind, inpu
     testRuns: page.items.map((row) => ({ ...(row.result as unknown as TestRunResult), id: row.id, createdAt: row.createdAt.toISOString() })),
     nextCursor: page.nextCursor,
   };
-}
+});

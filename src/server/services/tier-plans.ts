@@ -1,6 +1,6 @@
 import type { TierPlan, UpdateTierPlanInput } from "@/schemas/provisioning";
 import type { Actor } from "@/server/auth/actor";
-import { authorize } from "@/server/auth/authorize";
+import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
@@ -12,8 +12,7 @@ export function toTierPlan(row: PlanRow): TierPlan {
   return { id: row.id, name: row.name, creditAllowance: row.creditAllowance, archived: row.archivedAt !== null, groupId: row.groupId };
 }
 
-export async function listTierPlans(db: Db, actor: Actor, input: { limit: number; cursor?: string }) {
-  authorize(actor, { scope: "end_users:read" });
+export const listTierPlans = guarded({ scope: "end_users:read" }, async function listTierPlans(db: Db, actor: Actor, input: { limit: number; cursor?: string }) {
   const rows = await db.tierPlan.findMany({
     where: { organizationId: actor.organizationId, ...afterCursor(input.cursor) },
     orderBy: CURSOR_ORDER,
@@ -21,58 +20,63 @@ export async function listTierPlans(db: Db, actor: Actor, input: { limit: number
   });
   const page = toPage(rows, input.limit);
   return { tierPlans: page.items.map(toTierPlan), nextCursor: page.nextCursor };
-}
+});
 
 /** A plan, optionally with its own group whose membership follows the plan's subscriptions. */
-export async function createTierPlan(db: Db, actor: Actor, input: { name: string; creditAllowance: number; withGroup: boolean }) {
-  authorize(actor, { scope: "end_users:write", role: "admin" });
-  return db.$transaction(async (tx) => {
-    const group = input.withGroup
-      ? await tx.userGroup.create({ data: { organizationId: actor.organizationId, name: input.name, description: `Everyone on the ${input.name} plan` } })
-      : null;
-    const plan = await tx.tierPlan.create({
-      data: { organizationId: actor.organizationId, name: input.name, creditAllowance: input.creditAllowance, groupId: group?.id ?? null },
+export const createTierPlan = guarded(
+  { scope: "end_users:write", role: "admin" },
+  async function createTierPlan(db: Db, actor: Actor, input: { name: string; creditAllowance: number; withGroup: boolean }) {
+    return db.$transaction(async (tx) => {
+      const group = input.withGroup
+        ? await tx.userGroup.create({ data: { organizationId: actor.organizationId, name: input.name, description: `Everyone on the ${input.name} plan` } })
+        : null;
+      const plan = await tx.tierPlan.create({
+        data: { organizationId: actor.organizationId, name: input.name, creditAllowance: input.creditAllowance, groupId: group?.id ?? null },
+      });
+      return { tierPlan: toTierPlan(plan), ...(group ? { group: toUserGroup({ ...group, plan: { id: plan.id }, _count: { members: 0 } }) } : {}) };
     });
-    return { tierPlan: toTierPlan(plan), ...(group ? { group: toUserGroup({ ...group, plan: { id: plan.id }, _count: { members: 0 } }) } : {}) };
-  });
-}
+  },
+);
 
 /** An archived plan keeps its subscriptions but can no longer be assigned (tier_not_found). */
-export async function archiveTierPlan(db: Db, actor: Actor, input: { tierPlanId: string }): Promise<TierPlan> {
-  authorize(actor, { scope: "end_users:write", role: "admin" });
-  const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId } });
-  if (!plan) throw new AppError("not_found", "No tier plan with that id.");
-  const row = plan.archivedAt ? plan : await db.tierPlan.update({ where: { id: plan.id }, data: { archivedAt: new Date() } });
-  return toTierPlan(row);
-}
+export const archiveTierPlan = guarded(
+  { scope: "end_users:write", role: "admin" },
+  async function archiveTierPlan(db: Db, actor: Actor, input: { tierPlanId: string }): Promise<TierPlan> {
+    const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId } });
+    if (!plan) throw new AppError("not_found", "No tier plan with that id.");
+    const row = plan.archivedAt ? plan : await db.tierPlan.update({ where: { id: plan.id }, data: { archivedAt: new Date() } });
+    return toTierPlan(row);
+  },
+);
 
 /**
  * Renames a plan (its own group follows, as that group cannot be renamed by itself) or changes
  * its monthly credits, which apply at once to every active subscription's pool.
  */
-export async function updateTierPlan(db: Db, actor: Actor, input: UpdateTierPlanInput): Promise<TierPlan> {
-  authorize(actor, { scope: "end_users:write", role: "admin" });
-  const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId } });
-  if (!plan) throw new AppError("not_found", "No tier plan with that id.");
-  return db.$transaction(async (tx) => {
-    const row = await tx.tierPlan.update({ where: { id: plan.id }, data: { name: input.name, creditAllowance: input.creditAllowance } });
-    if (input.name !== undefined && plan.groupId) {
-      await tx.userGroup.update({ where: { id: plan.groupId }, data: { name: input.name, description: `Everyone on the ${input.name} plan` } });
-    }
-    if (input.creditAllowance !== undefined) {
-      await tx.subscription.updateMany({ where: { tierPlanId: plan.id, status: "active" }, data: { creditAllowance: input.creditAllowance } });
-    }
-    return toTierPlan(row);
-  });
-}
+export const updateTierPlan = guarded(
+  { scope: "end_users:write", role: "admin" },
+  async function updateTierPlan(db: Db, actor: Actor, input: UpdateTierPlanInput): Promise<TierPlan> {
+    const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId } });
+    if (!plan) throw new AppError("not_found", "No tier plan with that id.");
+    return db.$transaction(async (tx) => {
+      const row = await tx.tierPlan.update({ where: { id: plan.id }, data: { name: input.name, creditAllowance: input.creditAllowance } });
+      if (input.name !== undefined && plan.groupId) {
+        await tx.userGroup.update({ where: { id: plan.groupId }, data: { name: input.name, description: `Everyone on the ${input.name} plan` } });
+      }
+      if (input.creditAllowance !== undefined) {
+        await tx.subscription.updateMany({ where: { tierPlanId: plan.id, status: "active" }, data: { creditAllowance: input.creditAllowance } });
+      }
+      return toTierPlan(row);
+    });
+  },
+);
 
 /** How many active subscribers each of the organization's plans has. */
-export async function tierPlanSubscribers(db: Db, actor: Actor) {
-  authorize(actor, { scope: "end_users:read" });
+export const tierPlanSubscribers = guarded({ scope: "end_users:read" }, async function tierPlanSubscribers(db: Db, actor: Actor) {
   const rows = await db.subscription.groupBy({
     by: ["tierPlanId"],
     where: { status: "active", tierPlan: { organizationId: actor.organizationId }, endUser: { deletedAt: null } },
     _count: { _all: true },
   });
   return { counts: rows.map((row) => ({ tierPlanId: row.tierPlanId, subscribers: row._count._all })) };
-}
+});

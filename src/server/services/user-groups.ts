@@ -1,7 +1,7 @@
 // User groups: members, additive grants, and the plan groups whose membership follows a plan.
 import type { GrantInput, UserGroup } from "@/schemas/provisioning";
 import type { Actor } from "@/server/auth/actor";
-import { authorize } from "@/server/auth/authorize";
+import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { assertGrantTargets, grantSource, insertGrants, toGrant } from "./grants";
@@ -50,18 +50,19 @@ function refusePlanGroup(group: GroupRow, action: "rename" | "delete" | "members
   throw new AppError("plan_group", `This group belongs to a plan and follows it: ${action === "rename" ? "rename" : "archive"} the plan instead.`, {}, { status: 409 });
 }
 
-export async function createUserGroup(db: Db, actor: Actor, input: { name: string; description?: string }): Promise<UserGroup> {
-  authorize(actor, { scope: "end_users:write" });
-  await assertGroupsEnabled(db, actor.organizationId);
-  const row = await db.userGroup.create({
-    data: { organizationId: actor.organizationId, name: input.name, description: input.description ?? "" },
-    include: groupInclude,
-  });
-  return toUserGroup(row);
-}
+export const createUserGroup = guarded(
+  { scope: "end_users:write" },
+  async function createUserGroup(db: Db, actor: Actor, input: { name: string; description?: string }): Promise<UserGroup> {
+    await assertGroupsEnabled(db, actor.organizationId);
+    const row = await db.userGroup.create({
+      data: { organizationId: actor.organizationId, name: input.name, description: input.description ?? "" },
+      include: groupInclude,
+    });
+    return toUserGroup(row);
+  },
+);
 
-export async function listUserGroups(db: Db, actor: Actor, input: { limit: number; cursor?: string }) {
-  authorize(actor, { scope: "end_users:read" });
+export const listUserGroups = guarded({ scope: "end_users:read" }, async function listUserGroups(db: Db, actor: Actor, input: { limit: number; cursor?: string }) {
   await assertGroupsEnabled(db, actor.organizationId);
   const rows = await db.userGroup.findMany({
     where: { organizationId: actor.organizationId, ...afterCursor(input.cursor) },
@@ -71,38 +72,40 @@ export async function listUserGroups(db: Db, actor: Actor, input: { limit: numbe
   });
   const page = toPage(rows, input.limit);
   return { userGroups: page.items.map(toUserGroup), nextCursor: page.nextCursor };
-}
+});
 
-export async function getUserGroup(db: Db, actor: Actor, input: { groupId: string }): Promise<UserGroup> {
-  authorize(actor, { scope: "end_users:read" });
+export const getUserGroup = guarded({ scope: "end_users:read" }, async function getUserGroup(db: Db, actor: Actor, input: { groupId: string }): Promise<UserGroup> {
   await assertGroupsEnabled(db, actor.organizationId);
   return toUserGroup(await findGroup(db, actor, input.groupId));
-}
+});
 
-export async function updateUserGroup(db: Db, actor: Actor, input: { groupId: string; name?: string; description?: string }): Promise<UserGroup> {
-  authorize(actor, { scope: "end_users:write" });
-  await assertGroupsEnabled(db, actor.organizationId);
-  const group = await findGroup(db, actor, input.groupId);
-  if (input.name !== undefined && input.name !== group.name) refusePlanGroup(group, "rename");
-  const row = await db.userGroup.update({
-    where: { id: group.id },
-    data: { name: input.name, description: input.description },
-    include: groupInclude,
-  });
-  return toUserGroup(row);
-}
+export const updateUserGroup = guarded(
+  { scope: "end_users:write" },
+  async function updateUserGroup(db: Db, actor: Actor, input: { groupId: string; name?: string; description?: string }): Promise<UserGroup> {
+    await assertGroupsEnabled(db, actor.organizationId);
+    const group = await findGroup(db, actor, input.groupId);
+    if (input.name !== undefined && input.name !== group.name) refusePlanGroup(group, "rename");
+    const row = await db.userGroup.update({
+      where: { id: group.id },
+      data: { name: input.name, description: input.description },
+      include: groupInclude,
+    });
+    return toUserGroup(row);
+  },
+);
 
-export async function deleteUserGroup(db: Db, actor: Actor, input: { groupId: string }): Promise<void> {
-  authorize(actor, { scope: "end_users:write", role: "admin" });
-  await assertGroupsEnabled(db, actor.organizationId);
-  const group = await findGroup(db, actor, input.groupId);
-  refusePlanGroup(group, "delete");
-  await db.userGroup.delete({ where: { id: group.id } });
-}
+export const deleteUserGroup = guarded(
+  { scope: "end_users:write", role: "admin" },
+  async function deleteUserGroup(db: Db, actor: Actor, input: { groupId: string }): Promise<void> {
+    await assertGroupsEnabled(db, actor.organizationId);
+    const group = await findGroup(db, actor, input.groupId);
+    refusePlanGroup(group, "delete");
+    await db.userGroup.delete({ where: { id: group.id } });
+  },
+);
 
 /** Adds an end user to a group; adding a member again answers the existing membership. */
-export async function addGroupMember(db: Db, actor: Actor, input: { groupId: string; endUserId: string }) {
-  authorize(actor, { scope: "end_users:write" });
+export const addGroupMember = guarded({ scope: "end_users:write" }, async function addGroupMember(db: Db, actor: Actor, input: { groupId: string; endUserId: string }) {
   await assertGroupsEnabled(db, actor.organizationId);
   const group = await findGroup(db, actor, input.groupId);
   const endUser = await db.endUser.findFirst({
@@ -114,19 +117,20 @@ export async function addGroupMember(db: Db, actor: Actor, input: { groupId: str
   const inserted = await db.groupMember.createManyAndReturn({ data: [{ groupId: group.id, endUserId: endUser.id }], skipDuplicates: true });
   const member = inserted[0] ?? (await db.groupMember.findUniqueOrThrow({ where: { groupId_endUserId: { groupId: group.id, endUserId: endUser.id } } }));
   return { created: inserted.length > 0, member: { groupId: member.groupId, endUserId: member.endUserId, addedAt: member.addedAt.toISOString() } };
-}
+});
 
-export async function removeGroupMember(db: Db, actor: Actor, input: { groupId: string; endUserId: string }): Promise<void> {
-  authorize(actor, { scope: "end_users:write", role: "admin" });
-  await assertGroupsEnabled(db, actor.organizationId);
-  const group = await findGroup(db, actor, input.groupId);
-  refusePlanGroup(group, "members");
-  const { count } = await db.groupMember.deleteMany({ where: { groupId: group.id, endUserId: input.endUserId } });
-  if (count === 0) throw new AppError("not_found", "That end user is not a member of this group.");
-}
+export const removeGroupMember = guarded(
+  { scope: "end_users:write", role: "admin" },
+  async function removeGroupMember(db: Db, actor: Actor, input: { groupId: string; endUserId: string }): Promise<void> {
+    await assertGroupsEnabled(db, actor.organizationId);
+    const group = await findGroup(db, actor, input.groupId);
+    refusePlanGroup(group, "members");
+    const { count } = await db.groupMember.deleteMany({ where: { groupId: group.id, endUserId: input.endUserId } });
+    if (count === 0) throw new AppError("not_found", "That end user is not a member of this group.");
+  },
+);
 
-export async function listGroupMembers(db: Db, actor: Actor, input: { groupId: string }) {
-  authorize(actor, { scope: "end_users:read" });
+export const listGroupMembers = guarded({ scope: "end_users:read" }, async function listGroupMembers(db: Db, actor: Actor, input: { groupId: string }) {
   const group = await findGroup(db, actor, input.groupId);
   const rows = await db.groupMember.findMany({
     where: { groupId: group.id },
@@ -134,14 +138,13 @@ export async function listGroupMembers(db: Db, actor: Actor, input: { groupId: s
     orderBy: [{ addedAt: "asc" }, { endUserId: "asc" }],
   });
   return rows.map((row) => ({ groupId: row.groupId, endUserId: row.endUserId, addedAt: row.addedAt.toISOString(), email: row.endUser.email, fullName: row.endUser.fullName }));
-}
+});
 
 /**
  * Grants everyone in the group access (additive: always allow). A duplicate answers the
  * existing grant. Groups-managed organizations scope portals with admissions, not grants.
  */
-export async function addGroupGrant(db: Db, actor: Actor, input: Omit<GrantInput, "effect"> & { groupId: string }) {
-  authorize(actor, { scope: "end_users:write" });
+export const addGroupGrant = guarded({ scope: "end_users:write" }, async function addGroupGrant(db: Db, actor: Actor, input: Omit<GrantInput, "effect"> & { groupId: string }) {
   const organization = await assertGroupsEnabled(db, actor.organizationId);
   const group = await findGroup(db, actor, input.groupId);
   if (input.deploymentId && organization.accessMode === "groups") {
@@ -154,19 +157,20 @@ export async function addGroupGrant(db: Db, actor: Actor, input: Omit<GrantInput
     where: { groupId: group.id, targetKind: grant.targetKind, targetId: grant.targetId, effect: "allow", deploymentId: grant.deploymentId ?? null },
   });
   return { created: created > 0, grant: toGrant(row) };
-}
+});
 
-export async function removeGroupGrant(db: Db, actor: Actor, input: { groupId: string; grantId: string }): Promise<void> {
-  authorize(actor, { scope: "end_users:write", role: "admin" });
-  await assertGroupsEnabled(db, actor.organizationId);
-  const group = await findGroup(db, actor, input.groupId);
-  const { count } = await db.grant.deleteMany({ where: { id: input.grantId, groupId: group.id } });
-  if (count === 0) throw new AppError("not_found", "No grant with that id on this group.");
-}
+export const removeGroupGrant = guarded(
+  { scope: "end_users:write", role: "admin" },
+  async function removeGroupGrant(db: Db, actor: Actor, input: { groupId: string; grantId: string }): Promise<void> {
+    await assertGroupsEnabled(db, actor.organizationId);
+    const group = await findGroup(db, actor, input.groupId);
+    const { count } = await db.grant.deleteMany({ where: { id: input.grantId, groupId: group.id } });
+    if (count === 0) throw new AppError("not_found", "No grant with that id on this group.");
+  },
+);
 
-export async function listGroupGrants(db: Db, actor: Actor, input: { groupId: string }) {
-  authorize(actor, { scope: "end_users:read" });
+export const listGroupGrants = guarded({ scope: "end_users:read" }, async function listGroupGrants(db: Db, actor: Actor, input: { groupId: string }) {
   const group = await findGroup(db, actor, input.groupId);
   const rows = await db.grant.findMany({ where: { groupId: group.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
   return rows.map(toGrant);
-}
+});

@@ -5,10 +5,10 @@ import type { OpenApiMeta } from "trpc-to-openapi";
 import type { Actor, MemberActor } from "@/server/auth/actor";
 import type { Door } from "@/server/auth/authenticate";
 import { authorize, type Requirement } from "@/server/auth/authorize";
+import type { DeclaredRequirement } from "@/server/auth/guarded";
 import { assertStorableRawInput } from "@/server/bounds";
 import type { Db } from "@/server/db";
 import { AppError, toAppError, type ErrorCode } from "@/server/errors";
-import type { Role, Scope } from "@/schemas/auth";
 
 export interface Context {
   db: Db;
@@ -72,10 +72,12 @@ export const publicProcedure = t.procedure.use(storableInput);
 
 /**
  * An endpoint open to API keys (REST, MCP) and to signed-in members, checked by scope and role
- * before the input is read. `scopedProcedure()` without a scope accepts any valid key.
+ * before the input is read, so a key without the scope hears `insufficient_scope` before any
+ * `invalid_request`. `requirement` is the `.requirement` of the guarded service the procedure
+ * calls (services check it again for the doors that bypass procedures); one without a scope
+ * accepts any valid key. It is also the `auth` the REST door and the OpenAPI document read.
  */
-export function scopedProcedure(scope?: Scope, options: { role?: Role } = {}) {
-  const requirement: Requirement = { scope, role: options.role };
+export function scopedProcedure(requirement: DeclaredRequirement) {
   return t.procedure
     .meta({ auth: requirement })
     .use(({ ctx, next }) => {
@@ -86,12 +88,13 @@ export function scopedProcedure(scope?: Scope, options: { role?: Role } = {}) {
     .use(storableInput);
 }
 
-/** A console-only endpoint for a signed-in member with at least `role`. */
-export function memberProcedure(role: Role = "viewer") {
+/** A console-only endpoint for a signed-in member meeting `requirement` (the called service's). */
+export function memberProcedure(requirement: DeclaredRequirement) {
   return t.procedure
+    .meta({ auth: requirement })
     .use(({ ctx, next }) => {
       if (ctx.actor?.kind !== "member") throw new AppError("unauthorized", "Your session has ended; sign in again.");
-      authorize(ctx.actor, { role });
+      authorize(ctx.actor, requirement);
       return next({ ctx: { ...ctx, actor: ctx.actor as MemberActor } });
     })
     .use(storableInput);

@@ -4,14 +4,14 @@ import { createApiKey, listApiKeys, revokeApiKey } from "@/server/services/api-k
 import { memberProcedure, router } from "../init";
 
 export const apiKeysRouter = router({
-  list: memberProcedure()
+  list: memberProcedure(listApiKeys.requirement)
     .output(z.array(ApiKey))
     .query(({ ctx }) => listApiKeys(ctx.db, ctx.actor)),
-  create: memberProcedure()
+  create: memberProcedure(createApiKey.requirement)
     .input(CreateApiKeyInput)
     .output(CreatedApiKey)
     .mutation(({ ctx, input }) => createApiKey(ctx.db, ctx.actor, input)),
-  revoke: memberProcedure()
+  revoke: memberProcedure(revokeApiKey.requirement)
     .input(ApiKeyIdInput)
     .output(ApiKey)
     .mutation(({ ctx, input }) => revokeApiKey(ctx.db, ctx.actor, input)),

@@ -25,7 +25,7 @@ export const authRouter = router({
     return { ok: true as const };
   }),
 
-  changePassword: memberProcedure()
+  changePassword: memberProcedure(changeOwnPassword.requirement)
     .input(ChangePasswordInput)
     .output(z.object({ ok: z.literal(true) }))
     .mutation(async ({ ctx, input }) => {
@@ -33,7 +33,7 @@ export const authRouter = router({
       return { ok: true as const };
     }),
 
-  me: memberProcedure()
+  me: memberProcedure(getOrganization.requirement)
     .output(z.object({ member: Member.pick({ id: true, email: true, role: true }), organization: Organization }))
     .query(async ({ ctx }) => {
       const organization = await getOrganization(ctx.db, ctx.actor);

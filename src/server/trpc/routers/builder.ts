@@ -21,10 +21,9 @@ import {
   type BuilderKind,
 } from "@/schemas/builder";
 import { ListQuery, nameText, NextCursor, Timestamp, Uuid } from "@/schemas/common";
-import type { Scope } from "@/schemas/auth";
-import { authorize } from "@/server/auth/authorize";
 import type { ErrorCode } from "@/server/errors";
 import { createItem, deleteItem, deployVersion, getDraft, getLive, listItems, listVersions, patchDraft, publishItem } from "@/server/services/builder";
+import { writesKind } from "@/server/services/builder-kinds";
 import { router, scopedProcedure } from "../init";
 
 function keyed<K extends string, T extends z.ZodType>(key: K, schema: T) {
@@ -37,8 +36,6 @@ interface KindRoute<One extends string, Many extends string, Id extends string, 
   many: Many;
   idKey: Id;
   tag: string;
-  read: Scope;
-  write: Scope;
   patch: z.ZodObject<Shape>;
   view: View;
   listRow: Row;
@@ -55,7 +52,7 @@ const IF_UNMODIFIED_SINCE = z.object({
 function builderRouter<One extends string, Many extends string, Id extends string, Shape extends z.ZodRawShape, View extends z.ZodType, Row extends z.ZodType>(
   route: KindRoute<One, Many, Id, Shape, View, Row>,
 ) {
-  const { kind, one, many, idKey, tag, read, write } = route;
+  const { kind, one, many, idKey, tag } = route;
   const path = (suffix = "") => `/${many}${suffix}` as `/${string}`;
   const base = path();
   const item = path(`/{${idKey}}`);
@@ -68,7 +65,7 @@ function builderRouter<One extends string, Many extends string, Id extends strin
   const idOf = (input: unknown) => fields(input)[idKey] as string;
 
   return router({
-    create: scopedProcedure(write)
+    create: scopedProcedure(createItem.requirementFor(kind))
       .meta({
         openapi: {
           method: "POST",
@@ -87,24 +84,23 @@ function builderRouter<One extends string, Many extends string, Id extends strin
         ctx.response.status = 201;
         return { [one]: created } as never;
       }),
-    list: scopedProcedure(read)
+    list: scopedProcedure(listItems.requirementFor(kind))
       .meta({
         openapi: {
           method: "GET",
           path: base,
           tags: [tag],
           summary: `List published ${many}`,
-          description: `Published ${many} with their live version's fields, ordered by creation time then id. \`include=drafts\` lists unpublished ones too and needs the \`${write}\` scope. \`fields\` keeps only the named fields.`,
+          description: `Published ${many} with their live version's fields, ordered by creation time then id. \`include=drafts\` lists unpublished ones too and needs the \`${writesKind(kind).scope}\` scope. \`fields\` keeps only the named fields.`,
         },
       })
       .input(z.strictObject(ListItemsQuery))
       .output(z.object({ ...keyed(many, z.array(route.listRow)).shape, nextCursor: NextCursor }))
       .query(async ({ ctx, input }) => {
-        if (input.include === "drafts") authorize(ctx.actor, { scope: write, role: "viewer" });
         const { items, nextCursor } = await listItems(ctx.db, ctx.actor, kind, input);
         return { [many]: items, nextCursor } as never;
       }),
-    getDraft: scopedProcedure(read)
+    getDraft: scopedProcedure(getDraft.requirementFor(kind))
       .meta({
         openapi: { method: "GET", path: sub("/draft"), tags: [tag], summary: `Get the ${one} draft`, description: `The editable draft, published or not.` },
         errors: ["not_found"],
@@ -112,7 +108,7 @@ function builderRouter<One extends string, Many extends string, Id extends strin
       .input(IdInput)
       .output(ViewOutput)
       .query(async ({ ctx, input }) => ({ [one]: await getDraft(ctx.db, ctx.actor, kind, idOf(input)) }) as never),
-    patchDraft: scopedProcedure(write)
+    patchDraft: scopedProcedure(patchDraft.requirementFor(kind))
       .meta({
         openapi: {
           method: "PATCH",
@@ -134,7 +130,7 @@ function builderRouter<One extends string, Many extends string, Id extends strin
         });
         return { [one]: updated } as never;
       }),
-    publish: scopedProcedure(write)
+    publish: scopedProcedure(publishItem.requirementFor(kind))
       .meta({
         openapi: {
           method: "POST",
@@ -151,7 +147,7 @@ function builderRouter<One extends string, Many extends string, Id extends strin
         const { summary, version } = await publishItem(ctx.db, ctx.actor, kind, idOf(input), fields(input));
         return { [one]: summary, version } as never;
       }),
-    versions: scopedProcedure(read)
+    versions: scopedProcedure(listVersions.requirementFor(kind))
       .meta({
         openapi: { method: "GET", path: sub("/versions"), tags: [tag], summary: `List the ${one}'s versions`, description: "Oldest first; each with the document as published." },
         errors: ["not_found"],
@@ -159,7 +155,7 @@ function builderRouter<One extends string, Many extends string, Id extends strin
       .input(IdInput.extend(ListQuery.shape))
       .output(z.object({ versions: z.array(VersionWithDocument), nextCursor: NextCursor }))
       .query(({ ctx, input }) => listVersions(ctx.db, ctx.actor, kind, idOf(input), fields(input) as { limit: number; cursor?: string }) as never),
-    deploy: scopedProcedure(write)
+    deploy: scopedProcedure(deployVersion.requirementFor(kind))
       .meta({
         openapi: {
           method: "POST",
@@ -176,7 +172,7 @@ function builderRouter<One extends string, Many extends string, Id extends strin
         const { summary, version } = await deployVersion(ctx.db, ctx.actor, kind, idOf(input), fields(input).versionId as string);
         return { [one]: summary, version } as never;
       }),
-    get: scopedProcedure(read)
+    get: scopedProcedure(getLive.requirementFor(kind))
       .meta({
         openapi: { method: "GET", path: item, tags: [tag], summary: `Get the live ${one}`, description: `The live version. An unpublished ${one} answers \`not_found\`.` },
         errors: ["not_found"],
@@ -184,7 +180,7 @@ function builderRouter<One extends string, Many extends string, Id extends strin
       .input(IdInput)
       .output(ViewOutput)
       .query(async ({ ctx, input }) => ({ [one]: await getLive(ctx.db, ctx.actor, kind, idOf(input)) }) as never),
-    delete: scopedProcedure(write, { role: "admin" })
+    delete: scopedProcedure(deleteItem.requirementFor(kind))
       .meta({
         openapi: {
           method: "DELETE",
@@ -211,8 +207,6 @@ export const agentsRouter = builderRouter({
   many: "agents",
   idKey: "agentId",
   tag: "Agents",
-  read: "agents:read",
-  write: "agents:write",
   patch: AgentPatch,
   view: Agent,
   listRow: AgentListRow,
@@ -228,8 +222,6 @@ export const flowsRouter = builderRouter({
   many: "flows",
   idKey: "flowId",
   tag: "Flows",
-  read: "flows:read",
-  write: "flows:write",
   patch: FlowPatch,
   view: Flow,
   listRow: FlowListRow,
@@ -244,8 +236,6 @@ export const appsRouter = builderRouter({
   many: "apps",
   idKey: "appId",
   tag: "Apps",
-  read: "apps:read",
-  write: "apps:write",
   patch: AppPatch,
   view: App,
   listRow: AppListRow,

@@ -5,13 +5,13 @@ import { getConversationMessages, getConversationStarters, listConversations } f
 import { router, scopedProcedure } from "../init";
 
 export const conversationsRouter = router({
-  list: scopedProcedure("apps:read")
+  list: scopedProcedure(listConversations.requirement)
     .input(z.strictObject({ appId: Uuid }))
     .query(({ ctx, input }) => listConversations(ctx.db, ctx.actor, input)),
-  starters: scopedProcedure("apps:read")
+  starters: scopedProcedure(getConversationStarters.requirement)
     .input(z.strictObject({ appId: Uuid }))
     .query(({ ctx, input }) => getConversationStarters(ctx.db, ctx.actor, input)),
-  messages: scopedProcedure("apps:read")
+  messages: scopedProcedure(getConversationMessages.requirement)
     .input(z.strictObject({ conversationId: Uuid }))
     .query(({ ctx, input }) => getConversationMessages(ctx.db, ctx.actor, input)),
 });

@@ -19,7 +19,7 @@ import { router, scopedProcedure } from "../init";
 const tags = ["End users"];
 
 export const endUsersRouter = router({
-  provision: scopedProcedure("end_users:write")
+  provision: scopedProcedure(provisionEndUser.requirement)
     .meta({
       openapi: {
         method: "POST",
@@ -41,7 +41,7 @@ export const endUsersRouter = router({
       return result;
     }),
 
-  list: scopedProcedure("end_users:read")
+  list: scopedProcedure(listEndUsers.requirement)
     .meta({
       openapi: { method: "GET", path: "/end-users", tags, summary: "List end users", description: "Ordered by creation. `email` finds one account; `query` searches emails." },
     })
@@ -49,7 +49,7 @@ export const endUsersRouter = router({
     .output(ListEndUsersOutput)
     .query(({ ctx, input }) => listEndUsers(ctx.db, ctx.actor, input)),
 
-  get: scopedProcedure("end_users:read")
+  get: scopedProcedure(getEndUser.requirement)
     .meta({
       openapi: { method: "GET", path: "/end-users/{endUserId}", tags, summary: "Get an end user with every subscription and grant" },
       errors: ["not_found"],
@@ -58,7 +58,7 @@ export const endUsersRouter = router({
     .output(z.object({ endUser: EndUserDetail }))
     .query(async ({ ctx, input }) => ({ endUser: await getEndUser(ctx.db, ctx.actor, input) })),
 
-  update: scopedProcedure("end_users:write")
+  update: scopedProcedure(updateEndUser.requirement)
     .meta({
       openapi: {
         method: "PATCH",
@@ -73,7 +73,7 @@ export const endUsersRouter = router({
     .output(z.object({ endUser: EndUser }))
     .mutation(async ({ ctx, input }) => ({ endUser: await updateEndUser(ctx.db, ctx.actor, input) })),
 
-  revoke: scopedProcedure("end_users:write")
+  revoke: scopedProcedure(revokeEndUser.requirement)
     .meta({
       openapi: {
         method: "POST",
@@ -88,7 +88,7 @@ export const endUsersRouter = router({
     .output(z.object({ endUser: EndUser }))
     .mutation(async ({ ctx, input }) => ({ endUser: await revokeEndUser(ctx.db, ctx.actor, input) })),
 
-  delete: scopedProcedure("end_users:write", { role: "admin" })
+  delete: scopedProcedure(deleteEndUser.requirement)
     .meta({
       openapi: {
         method: "DELETE",
@@ -107,7 +107,7 @@ export const endUsersRouter = router({
       ctx.response.status = 204;
     }),
 
-  removeSubscription: scopedProcedure("end_users:write", { role: "admin" })
+  removeSubscription: scopedProcedure(removeSubscription.requirement)
     .meta({
       openapi: { method: "DELETE", path: "/end-users/{endUserId}/tier-plans/{tierPlanId}", tags, summary: "End an end user's subscription to a plan" },
       errors: ["not_found", "live_paid_subscription"],
@@ -120,7 +120,7 @@ export const endUsersRouter = router({
       ctx.response.status = 204;
     }),
 
-  removeGrant: scopedProcedure("end_users:write", { role: "admin" })
+  removeGrant: scopedProcedure(removeEndUserGrant.requirement)
     .meta({
       openapi: { method: "DELETE", path: "/end-users/{endUserId}/grants/{grantId}", tags, summary: "Remove a grant from an end user" },
       errors: ["not_found"],
@@ -134,7 +134,7 @@ export const endUsersRouter = router({
     }),
 
   /** The console's "effective access" view: the apps the end user can use, where and why. */
-  access: scopedProcedure("end_users:read")
+  access: scopedProcedure(effectiveAccess.requirement)
     .input(EffectiveAccessInput)
     .output(EffectiveAccessOutput)
     .query(({ ctx, input }) => effectiveAccess(ctx.db, ctx.actor, input)),

@@ -30,13 +30,13 @@ const ExportOutput = z.object({
 });
 
 export const knowledgeRouter = router({
-  list: scopedProcedure("knowledge:read")
+  list: scopedProcedure(listKnowledgebases.requirement)
     .meta({ openapi: { method: "GET", path: "/knowledgebases", tags: TAGS, summary: "List knowledgebases", description: "Ordered by creation time, then id." } })
     .input(ListKnowledgebasesInput)
     .output(ListKnowledgebasesOutput)
     .query(({ ctx, input }) => listKnowledgebases(ctx.db, ctx.actor, input)),
 
-  create: scopedProcedure("knowledge:write")
+  create: scopedProcedure(createKnowledgebase.requirement)
     .meta({
       openapi: {
         method: "POST",
@@ -56,7 +56,7 @@ export const knowledgeRouter = router({
       return result;
     }),
 
-  update: scopedProcedure("knowledge:write")
+  update: scopedProcedure(updateKnowledgebase.requirement)
     .meta({
       openapi: {
         method: "PATCH",
@@ -71,7 +71,7 @@ export const knowledgeRouter = router({
     .output(CreateKnowledgebaseOutput)
     .mutation(({ ctx, input }) => updateKnowledgebase(ctx.db, ctx.actor, input)),
 
-  get: scopedProcedure("knowledge:read")
+  get: scopedProcedure(getKnowledgebase.requirement)
     .meta({
       openapi: {
         method: "GET",
@@ -86,7 +86,7 @@ export const knowledgeRouter = router({
     .output(Knowledgebase)
     .query(({ ctx, input }) => getKnowledgebase(ctx.db, ctx.actor, input)),
 
-  export: scopedProcedure("knowledge:read")
+  export: scopedProcedure(exportKnowledgebase.requirement)
     .meta({
       openapi: {
         method: "GET",
@@ -102,7 +102,7 @@ export const knowledgeRouter = router({
     .output(ExportOutput)
     .query(({ ctx, input }) => exportKnowledgebase(ctx.db, ctx.actor, input)),
 
-  search: scopedProcedure("knowledge:read")
+  search: scopedProcedure(searchKnowledgebase.requirement)
     .meta({
       openapi: {
         method: "POST",
@@ -118,7 +118,7 @@ export const knowledgeRouter = router({
     .output(SearchOutput)
     .mutation(({ ctx, input }) => searchKnowledgebase(ctx.db, ctx.actor, input)),
 
-  addSource: scopedProcedure("knowledge:write")
+  addSource: scopedProcedure(addSource.requirement)
     .meta({
       openapi: {
         method: "POST",
@@ -142,7 +142,7 @@ export const knowledgeRouter = router({
       return result.body;
     }),
 
-  getSource: scopedProcedure("knowledge:read")
+  getSource: scopedProcedure(getSource.requirement)
     .meta({
       openapi: {
         method: "GET",
@@ -158,12 +158,12 @@ export const knowledgeRouter = router({
     .query(({ ctx, input }) => getSource(ctx.db, ctx.actor, input)),
 
   /** The console's source view: extracted text, chunks with their headings, indexing. */
-  sourceDetail: scopedProcedure("knowledge:read")
+  sourceDetail: scopedProcedure(getSourceDetail.requirement)
     .input(SourceIdInput)
     .output(SourceDetail)
     .query(({ ctx, input }) => getSourceDetail(ctx.db, ctx.actor, input)),
 
-  deleteSource: scopedProcedure("knowledge:write", { role: "admin" })
+  deleteSource: scopedProcedure(deleteSource.requirement)
     .meta({
       openapi: {
         method: "DELETE",
@@ -182,7 +182,7 @@ export const knowledgeRouter = router({
       ctx.response.status = 204;
     }),
 
-  retrySource: scopedProcedure("knowledge:write")
+  retrySource: scopedProcedure(retrySource.requirement)
     .meta({
       openapi: {
         method: "POST",
@@ -197,7 +197,7 @@ export const knowledgeRouter = router({
     .output(SourceOutput)
     .mutation(({ ctx, input }) => retrySource(ctx.db, ctx.actor, input)),
 
-  createPage: scopedProcedure("knowledge:write")
+  createPage: scopedProcedure(createPage.requirement)
     .meta({
       openapi: {
         method: "POST",
@@ -219,7 +219,7 @@ export const knowledgeRouter = router({
       return result;
     }),
 
-  getPage: scopedProcedure("knowledge:read")
+  getPage: scopedProcedure(getPage.requirement)
     .meta({
       openapi: { method: "GET", path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}", tags: TAGS, summary: "A page in full", description: "The Page object at the top level." },
       errors: ["not_found"],
@@ -228,7 +228,7 @@ export const knowledgeRouter = router({
     .output(Page)
     .query(({ ctx, input }) => getPage(ctx.db, ctx.actor, input)),
 
-  patchPage: scopedProcedure("knowledge:write")
+  patchPage: scopedProcedure(patchPage.requirement)
     .meta({
       openapi: {
         method: "PATCH",
@@ -249,7 +249,7 @@ export const knowledgeRouter = router({
       return result;
     }),
 
-  movePage: scopedProcedure("knowledge:write")
+  movePage: scopedProcedure(movePage.requirement)
     .meta({
       openapi: {
         method: "POST",
@@ -265,7 +265,7 @@ export const knowledgeRouter = router({
     .output(MovePageOutput)
     .mutation(({ ctx, input }) => movePage(ctx.db, ctx.actor, input)),
 
-  deletePage: scopedProcedure("knowledge:write", { role: "admin" })
+  deletePage: scopedProcedure(deletePage.requirement)
     .meta({
       openapi: {
         method: "DELETE",
@@ -285,7 +285,7 @@ export const knowledgeRouter = router({
     }),
 
   // Console only.
-  uploadSource: memberProcedure("member")
+  uploadSource: memberProcedure(addSource.requirement)
     .input(UploadSourceInput)
     .output(SourceWriteResult)
     .mutation(async ({ ctx, input }) => {
@@ -298,17 +298,17 @@ export const knowledgeRouter = router({
       return result.body;
     }),
 
-  savePage: memberProcedure("member")
+  savePage: memberProcedure(savePage.requirement)
     .input(z.strictObject({ knowledgebaseId: Uuid, pageId: Uuid, title: titleText.optional(), markdown: markdownText }))
     .output(PageWriteResult)
     .mutation(({ ctx, input }) => savePage(ctx.db, ctx.actor, input)),
 
-  revisions: memberProcedure()
+  revisions: memberProcedure(listRevisions.requirement)
     .input(PageIdInput)
     .output(PageRevisionsOutput)
     .query(({ ctx, input }) => listRevisions(ctx.db, ctx.actor, input)),
 
-  testRetrieval: memberProcedure()
+  testRetrieval: memberProcedure(testRetrieval.requirement)
     .input(RetrievalTestInput)
     .output(RetrievalTestOutput)
     .query(({ ctx, input }) => testRetrieval(ctx.db, ctx.actor, input)),

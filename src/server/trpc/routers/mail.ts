@@ -4,7 +4,7 @@ import { listMail } from "@/server/services/mail";
 import { memberProcedure, router } from "../init";
 
 export const mailRouter = router({
-  list: memberProcedure("admin")
+  list: memberProcedure(listMail.requirement)
     .input(ListMailInput)
     .output(ListMailOutput)
     .query(({ ctx, input }) => listMail(ctx.db, ctx.actor, input)),

@@ -6,22 +6,22 @@ import { createMcpConnection, deleteMcpConnection, listMcpConnections, listMcpCo
 import { memberProcedure, router } from "../init";
 
 export const mcpConnectionsRouter = router({
-  list: memberProcedure("viewer")
+  list: memberProcedure(listMcpConnections.requirement)
     .output(z.array(McpConnection))
     .query(({ ctx }) => listMcpConnections(ctx.db, ctx.actor)),
-  tools: memberProcedure("viewer")
+  tools: memberProcedure(listMcpConnectionTools.requirement)
     .input(McpConnectionIdInput)
     .output(McpToolList)
     .query(({ ctx, input }) => listMcpConnectionTools(ctx.db, ctx.actor, input)),
-  create: memberProcedure("admin")
+  create: memberProcedure(createMcpConnection.requirement)
     .input(CreateMcpConnectionInput)
     .output(McpConnection)
     .mutation(({ ctx, input }) => createMcpConnection(ctx.db, ctx.actor, input)),
-  update: memberProcedure("admin")
+  update: memberProcedure(updateMcpConnection.requirement)
     .input(UpdateMcpConnectionInput)
     .output(McpConnection)
     .mutation(({ ctx, input }) => updateMcpConnection(ctx.db, ctx.actor, input)),
-  remove: memberProcedure("admin")
+  remove: memberProcedure(deleteMcpConnection.requirement)
     .input(McpConnectionIdInput)
     .output(McpConnection)
     .mutation(({ ctx, input }) => deleteMcpConnection(ctx.db, ctx.actor, input)),

@@ -5,18 +5,18 @@ import { createModelProvider, deleteModelProvider, listModelProviders, updateMod
 import { memberProcedure, router } from "../init";
 
 export const modelProvidersRouter = router({
-  list: memberProcedure("admin")
+  list: memberProcedure(listModelProviders.requirement)
     .output(z.array(ModelProvider))
     .query(({ ctx }) => listModelProviders(ctx.db, ctx.actor)),
-  create: memberProcedure("admin")
+  create: memberProcedure(createModelProvider.requirement)
     .input(CreateModelProviderInput)
     .output(ModelProvider)
     .mutation(({ ctx, input }) => createModelProvider(ctx.db, ctx.actor, input)),
-  update: memberProcedure("admin")
+  update: memberProcedure(updateModelProvider.requirement)
     .input(UpdateModelProviderInput)
     .output(ModelProvider)
     .mutation(({ ctx, input }) => updateModelProvider(ctx.db, ctx.actor, input)),
-  remove: memberProcedure("admin")
+  remove: memberProcedure(deleteModelProvider.requirement)
     .input(ModelProviderIdInput)
     .output(ModelProvider)
     .mutation(({ ctx, input }) => deleteModelProvider(ctx.db, ctx.actor, input)),

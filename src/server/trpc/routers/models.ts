@@ -4,7 +4,7 @@ import { listModels } from "@/server/services/models";
 import { router, scopedProcedure } from "../init";
 
 export const modelsRouter = router({
-  list: scopedProcedure()
+  list: scopedProcedure(listModels.requirement)
     .meta({
       openapi: {
         method: "GET",

@@ -6,10 +6,10 @@ import { memberProcedure, router } from "../init";
 export const ConsoleSettingsUpdate = OrganizationSettings.omit({ plan: true, credits: true }).partial();
 
 export const organizationRouter = router({
-  get: memberProcedure()
+  get: memberProcedure(getOrganization.requirement)
     .output(Organization)
     .query(({ ctx }) => getOrganization(ctx.db, ctx.actor)),
-  update: memberProcedure("admin")
+  update: memberProcedure(updateOrganization.requirement)
     .input(ConsoleSettingsUpdate)
     .output(Organization)
     .mutation(({ ctx, input }) => updateOrganization(ctx.db, ctx.actor, input)),

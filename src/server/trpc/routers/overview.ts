@@ -4,7 +4,7 @@ import { getOverview } from "@/server/services/overview";
 import { memberProcedure, router } from "../init";
 
 export const overviewRouter = router({
-  get: memberProcedure()
+  get: memberProcedure(getOverview.requirement)
     .output(Overview)
     .query(({ ctx }) => getOverview(ctx.db, ctx.actor)),
 });

@@ -8,13 +8,13 @@ import { router, scopedProcedure } from "../init";
 const tags = ["Portals"];
 
 export const portalsRouter = router({
-  list: scopedProcedure("end_users:read")
+  list: scopedProcedure(listPortals.requirement)
     .meta({ openapi: { method: "GET", path: "/portals", tags, summary: "List portals" } })
     .input(ListQuery)
     .output(ListPortalsOutput)
     .query(({ ctx, input }) => listPortals(ctx.db, ctx.actor, input)),
 
-  create: scopedProcedure("end_users:write", { role: "admin" })
+  create: scopedProcedure(createPortal.requirement)
     .meta({
       openapi: {
         method: "POST",
@@ -34,12 +34,12 @@ export const portalsRouter = router({
       return { portal: await createPortal(ctx.db, ctx.actor, input) };
     }),
 
-  get: scopedProcedure("end_users:read")
+  get: scopedProcedure(getPortal.requirement)
     .input(PortalIdInput)
     .output(z.object({ portal: PortalDetail }))
     .query(async ({ ctx, input }) => ({ portal: await getPortal(ctx.db, ctx.actor, input) })),
 
-  update: scopedProcedure("end_users:write", { role: "admin" })
+  update: scopedProcedure(updatePortal.requirement)
     .meta({
       openapi: {
         method: "PATCH",
@@ -54,7 +54,7 @@ export const portalsRouter = router({
     .output(z.object({ portal: PortalDetail }))
     .mutation(async ({ ctx, input }) => ({ portal: await updatePortal(ctx.db, ctx.actor, input) })),
 
-  admit: scopedProcedure("end_users:write")
+  admit: scopedProcedure(admitGroup.requirement)
     .meta({
       openapi: {
         method: "POST",
@@ -75,13 +75,13 @@ export const portalsRouter = router({
       return { admission };
     }),
 
-  admissions: scopedProcedure("end_users:read")
+  admissions: scopedProcedure(listAdmissions.requirement)
     .input(z.strictObject({ portalId: z.uuid() }))
     .output(z.array(PortalAdmission.extend({ groupName: z.string() })))
     .query(({ ctx, input }) => listAdmissions(ctx.db, ctx.actor, input)),
 
   /** The other way round: the portals one group is admitted to. */
-  admissionsOfGroup: scopedProcedure("end_users:read")
+  admissionsOfGroup: scopedProcedure(listGroupAdmissions.requirement)
     .input(GroupIdInput)
     .output(z.array(PortalAdmission.extend({ portalName: z.string() })))
     .query(({ ctx, input }) => listGroupAdmissions(ctx.db, ctx.actor, input)),

@@ -22,7 +22,7 @@ import { router, scopedProcedure } from "../init";
 function testProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") {
   const tags = [plural[0]!.toUpperCase() + plural.slice(1)];
   return {
-    run: scopedProcedure(`${plural}:write`)
+    run: scopedProcedure(runTests.requirementFor(kind))
       .meta({
         openapi: {
           method: "POST",
@@ -37,7 +37,7 @@ function testProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") 
       .input(RunTestsInput)
       .output(TestRun)
       .mutation(({ ctx, input }) => runTests(ctx.db, ctx.actor, kind, input)),
-    list: scopedProcedure(`${plural}:read`)
+    list: scopedProcedure(listTestRuns.requirementFor(kind))
       .meta({ openapi: { method: "GET", path: `/${plural}/{id}/tests`, tags, summary: `List the ${kind}'s test runs` }, errors: ["not_found"] })
       .input(ListTestRunsInput)
       .output(ListTestRunsOutput)
@@ -46,7 +46,7 @@ function testProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") 
 }
 
 export const runtimeRouter = router({
-  conversation: scopedProcedure("apps:execute")
+  conversation: scopedProcedure(converse.requirement)
     .meta({
       openapi: {
         method: "POST",
@@ -66,7 +66,7 @@ export const runtimeRouter = router({
       converse(ctx.db, ctx.actor, { appId: input.appId, message: input.message, conversationId: input.conversation_id, endUserId: input.endUserId, portalId: input.portalId }),
     ),
 
-  transaction: scopedProcedure("apps:execute")
+  transaction: scopedProcedure(transact.requirement)
     .meta({
       openapi: {
         method: "POST",
@@ -87,7 +87,7 @@ export const runtimeRouter = router({
   flowTests: router(testProcedures("flow", "flows")),
   appTests: router(testProcedures("app", "apps")),
 
-  executions: scopedProcedure("apps:read")
+  executions: scopedProcedure(listExecutions.requirement)
     .meta({
       openapi: {
         method: "GET",
@@ -102,7 +102,7 @@ export const runtimeRouter = router({
     .output(ListExecutionsOutput)
     .query(({ ctx, input }) => listExecutions(ctx.db, ctx.actor, input)),
 
-  execution: scopedProcedure("apps:read")
+  execution: scopedProcedure(getExecution.requirement)
     .meta({ openapi: { method: "GET", path: "/executions/{executionId}", tags: ["Executions"], summary: "One run" }, errors: ["not_found"] })
     .input(z.strictObject({ executionId: z.uuid() }))
     .output(z.object({ execution: Execution }))

@@ -5,7 +5,7 @@ import { archiveTierPlan, createTierPlan, listTierPlans, tierPlanSubscribers, up
 import { router, scopedProcedure } from "../init";
 
 export const tierPlansRouter = router({
-  list: scopedProcedure("end_users:read")
+  list: scopedProcedure(listTierPlans.requirement)
     .meta({
       openapi: {
         method: "GET",
@@ -19,22 +19,22 @@ export const tierPlansRouter = router({
     .output(ListTierPlansOutput)
     .query(({ ctx, input }) => listTierPlans(ctx.db, ctx.actor, input)),
 
-  create: scopedProcedure("end_users:write", { role: "admin" })
+  create: scopedProcedure(createTierPlan.requirement)
     .input(CreateTierPlanInput)
     .output(z.object({ tierPlan: TierPlan, group: UserGroup.optional() }))
     .mutation(({ ctx, input }) => createTierPlan(ctx.db, ctx.actor, input)),
 
-  update: scopedProcedure("end_users:write", { role: "admin" })
+  update: scopedProcedure(updateTierPlan.requirement)
     .input(UpdateTierPlanInput)
     .output(z.object({ tierPlan: TierPlan }))
     .mutation(async ({ ctx, input }) => ({ tierPlan: await updateTierPlan(ctx.db, ctx.actor, input) })),
 
   /** The console's plans page: active subscribers per plan. */
-  subscribers: scopedProcedure("end_users:read")
+  subscribers: scopedProcedure(tierPlanSubscribers.requirement)
     .output(TierPlanSubscribersOutput)
     .query(({ ctx }) => tierPlanSubscribers(ctx.db, ctx.actor)),
 
-  archive: scopedProcedure("end_users:write", { role: "admin" })
+  archive: scopedProcedure(archiveTierPlan.requirement)
     .input(TierPlanIdInput)
     .output(z.object({ tierPlan: TierPlan }))
     .mutation(async ({ ctx, input }) => ({ tierPlan: await archiveTierPlan(ctx.db, ctx.actor, input) })),

@@ -31,7 +31,7 @@ import { router, scopedProcedure } from "../init";
 const tags = ["User groups"];
 
 export const userGroupsRouter = router({
-  create: scopedProcedure("end_users:write")
+  create: scopedProcedure(createUserGroup.requirement)
     .meta({ openapi: { method: "POST", path: "/user-groups", tags, summary: "Create an empty user group" }, errors: ["groups_disabled"], successStatus: 201 })
     .input(CreateUserGroupInput)
     .output(z.object({ userGroup: UserGroup }))
@@ -40,19 +40,19 @@ export const userGroupsRouter = router({
       return { userGroup: await createUserGroup(ctx.db, ctx.actor, input) };
     }),
 
-  list: scopedProcedure("end_users:read")
+  list: scopedProcedure(listUserGroups.requirement)
     .meta({ openapi: { method: "GET", path: "/user-groups", tags, summary: "List user groups" }, errors: ["groups_disabled"] })
     .input(ListQuery)
     .output(ListUserGroupsOutput)
     .query(({ ctx, input }) => listUserGroups(ctx.db, ctx.actor, input)),
 
-  get: scopedProcedure("end_users:read")
+  get: scopedProcedure(getUserGroup.requirement)
     .meta({ openapi: { method: "GET", path: "/user-groups/{groupId}", tags, summary: "Get a user group" }, errors: ["groups_disabled", "not_found"] })
     .input(GroupIdInput)
     .output(z.object({ userGroup: UserGroup }))
     .query(async ({ ctx, input }) => ({ userGroup: await getUserGroup(ctx.db, ctx.actor, input) })),
 
-  update: scopedProcedure("end_users:write")
+  update: scopedProcedure(updateUserGroup.requirement)
     .meta({
       openapi: {
         method: "PATCH",
@@ -67,7 +67,7 @@ export const userGroupsRouter = router({
     .output(z.object({ userGroup: UserGroup }))
     .mutation(async ({ ctx, input }) => ({ userGroup: await updateUserGroup(ctx.db, ctx.actor, input) })),
 
-  delete: scopedProcedure("end_users:write", { role: "admin" })
+  delete: scopedProcedure(deleteUserGroup.requirement)
     .meta({
       openapi: {
         method: "DELETE",
@@ -86,7 +86,7 @@ export const userGroupsRouter = router({
       ctx.response.status = 204;
     }),
 
-  addMember: scopedProcedure("end_users:write")
+  addMember: scopedProcedure(addGroupMember.requirement)
     .meta({
       openapi: {
         method: "POST",
@@ -107,7 +107,7 @@ export const userGroupsRouter = router({
       return { member };
     }),
 
-  removeMember: scopedProcedure("end_users:write", { role: "admin" })
+  removeMember: scopedProcedure(removeGroupMember.requirement)
     .meta({
       openapi: { method: "DELETE", path: "/user-groups/{groupId}/members/{endUserId}", tags, summary: "Remove an end user from a group" },
       errors: ["groups_disabled", "not_found", "plan_group"],
@@ -120,12 +120,12 @@ export const userGroupsRouter = router({
       ctx.response.status = 204;
     }),
 
-  members: scopedProcedure("end_users:read")
+  members: scopedProcedure(listGroupMembers.requirement)
     .input(GroupIdInput)
     .output(z.array(GroupMemberView))
     .query(({ ctx, input }) => listGroupMembers(ctx.db, ctx.actor, input)),
 
-  addGrant: scopedProcedure("end_users:write")
+  addGrant: scopedProcedure(addGroupGrant.requirement)
     .meta({
       openapi: {
         method: "POST",
@@ -147,7 +147,7 @@ export const userGroupsRouter = router({
       return { grant };
     }),
 
-  removeGrant: scopedProcedure("end_users:write", { role: "admin" })
+  removeGrant: scopedProcedure(removeGroupGrant.requirement)
     .meta({
       openapi: { method: "DELETE", path: "/user-groups/{groupId}/grants/{grantId}", tags, summary: "Remove a group grant" },
       errors: ["groups_disabled", "not_found"],
@@ -160,7 +160,7 @@ export const userGroupsRouter = router({
       ctx.response.status = 204;
     }),
 
-  grants: scopedProcedure("end_users:read")
+  grants: scopedProcedure(listGroupGrants.requirement)
     .input(GroupIdInput)
     .output(z.array(Grant))
     .query(({ ctx, input }) => listGroupGrants(ctx.db, ctx.actor, input)),

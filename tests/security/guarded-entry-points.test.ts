@@ -1,0 +1,217 @@
+// Authorization lives beside each service function (guarded() in src/server/auth/guarded.ts).
+// These tests keep it so: every procedure states exactly the requirement of the service it calls,
+// every service function taking an actor is guarded, and calling a service directly, without any
+// procedure in front, is refused all the same.
+import { randomUUID } from "node:crypto";
+import { readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { BUILDER_KINDS, type BuilderKind } from "@/schemas/builder";
+import type { Actor, EndUserActor, KeyActor, MemberActor } from "@/server/auth/actor";
+import { authenticateApiKey } from "@/server/auth/authenticate";
+import type { Requirement } from "@/server/auth/authorize";
+import { guarded, guardedByKind } from "@/server/auth/guarded";
+import { getDb } from "@/server/db";
+import { toAppError } from "@/server/errors";
+import { createItem, deleteItem, getDraft, listItems } from "@/server/services/builder";
+import { listEndUsers } from "@/server/services/end-users";
+import { createKnowledgebase } from "@/server/services/knowledgebases";
+import { addMember, listMembers } from "@/server/services/members";
+import { createPage } from "@/server/services/pages";
+import { appRouter } from "@/server/trpc/root";
+import { addPerson, issueKey, newOrganization, type Tenant } from "../helpers";
+
+/** Procedures anyone may call: they establish who is calling. */
+const PUBLIC_PROCEDURES = ["auth.signIn", "auth.signOut"];
+
+/** Exported service functions taking an actor that are not guarded, each with why. */
+const UNGUARDED: Record<string, string> = {
+  "executions.recordExecution": "records a run for the guarded service that started it",
+  "knowledge-access.findKnowledgebase": "a lookup the guarded knowledge services share",
+  "knowledge-access.refuseOverPlanCap": "a plan cap check inside a guarded create",
+  "knowledge-access.reviewsWritesOf": "decides whether a guarded write waits for review",
+  "portal-access.runFor": "the access rule converse and transact apply after their guard",
+  "portal-access.listPortalApps": "the portal door's; its end user is checked by the portal session",
+  "conversations.listEndUserConversations": "the portal door's; only the end user's own conversations",
+  "conversations.getEndUserConversation": "the portal door's; only the end user's own conversation",
+};
+
+type ServiceModule = Record<string, unknown>;
+type GuardedFn = ((...args: never[]) => Promise<unknown>) & { requirement?: Requirement; requirementFor?: (kind: string) => Requirement };
+
+const SERVICES_DIR = fileURLToPath(new URL("../../src/server/services/", import.meta.url));
+
+async function serviceModules(): Promise<[string, ServiceModule][]> {
+  const files = readdirSync(SERVICES_DIR).filter((file) => file.endsWith(".ts"));
+  return Promise.all(files.map(async (file) => [file.replace(/\.ts$/, ""), (await import(`${SERVICES_DIR}${file}`)) as ServiceModule] as [string, ServiceModule]));
+}
+
+/** Every declared requirement object, with the service function that declared it. */
+async function declaredRequirements(): Promise<Map<Requirement, string>> {
+  const declared = new Map<Requirement, string>();
+  for (const [, module] of await serviceModules()) {
+    for (const [name, value] of Object.entries(module)) {
+      const fn = value as GuardedFn;
+      if (typeof fn !== "function") continue;
+      if (fn.requirement) declared.set(fn.requirement, name);
+      if (fn.requirementFor) for (const kind of BUILDER_KINDS) declared.set(fn.requirementFor(kind), name);
+    }
+  }
+  return declared;
+}
+
+/** The name of a function's second parameter, from its source (types are gone by then). */
+function secondParameter(fn: (...args: never[]) => unknown): string | undefined {
+  const parameters = /^[^(]*\(([^)]*)\)/.exec(fn.toString())?.[1] ?? "";
+  return parameters
+    .split(",")[1]
+    ?.trim()
+    .split(/[\s=:]/)[0];
+}
+
+async function refusal(call: Promise<unknown>): Promise<string> {
+  try {
+    await call;
+    return "ok";
+  } catch (error) {
+    return toAppError(error).code;
+  }
+}
+
+async function keyActor(secret: string): Promise<KeyActor> {
+  return (await authenticateApiKey(getDb(), `Bearer ${secret}`, "api")).actor;
+}
+
+async function memberActor(tenant: Tenant, role: "viewer" | "member" | "admin"): Promise<MemberActor> {
+  const person = await addPerson(tenant.operator, role);
+  return { kind: "member", organizationId: tenant.organization.id, member: { id: person.member.id, role, email: person.email } };
+}
+
+function endUserActor(tenant: Tenant): EndUserActor {
+  return { kind: "end_user", organizationId: tenant.organization.id, endUser: { id: randomUUID(), email: "someone@example.test", fullName: "" }, portalId: randomUUID() };
+}
+
+describe("guarded()", () => {
+  const operator: Actor = { kind: "operator", organizationId: "org" };
+  const member = (role: "viewer" | "member"): Actor => ({ kind: "member", organizationId: "org", member: { id: "m", role, email: "m@example.test" } });
+
+  it("keeps the function's name and carries its requirement, frozen", () => {
+    const requirement = { scope: "knowledge:write" } as const;
+    const writeThing = guarded(requirement, async function writeThing(_db: unknown, _actor: Actor, input: { n: number }) {
+      return input.n;
+    });
+    expect(writeThing.name).toBe("writeThing");
+    expect(writeThing.requirement).toEqual(requirement);
+    expect(writeThing.requirement).not.toBe(requirement);
+    expect(Object.isFrozen(writeThing.requirement)).toBe(true);
+    expect(() => Object.assign(writeThing, { requirement: {} })).toThrow(TypeError);
+  });
+
+  it("refuses with a rejected promise, before the function runs", async () => {
+    let ran = false;
+    const writeThing = guarded({ scope: "knowledge:write" }, async (_db: unknown, _actor: Actor) => {
+      ran = true;
+    });
+    const call = writeThing(null, member("viewer"));
+    expect(call).toBeInstanceOf(Promise);
+    expect(await refusal(call)).toBe("forbidden_role");
+    expect(ran).toBe(false);
+    expect(await refusal(writeThing(null, member("member")))).toBe("ok");
+    expect(ran).toBe(true);
+  });
+
+  it("judges a kind-dependent function by its kind, with one requirement object per kind", async () => {
+    const writeItem = guardedByKind(
+      (kind) => ({ scope: kind === "agent" ? "agents:write" : "apps:write" }),
+      async (_db: unknown, _actor: Actor, _kind: BuilderKind) => "done",
+    );
+    expect(writeItem.requirementFor("agent")).toBe(writeItem.requirementFor("agent"));
+    expect(writeItem.requirementFor("agent").scope).toBe("agents:write");
+    const agentsOnly: KeyActor = { kind: "key", organizationId: "org", keyId: "k", keyName: "k", keyKind: "organization", scopes: ["agents:write"], member: null };
+    expect(await refusal(writeItem(null, agentsOnly, "agent"))).toBe("ok");
+    expect(await refusal(writeItem(null, agentsOnly, "app"))).toBe("insufficient_scope");
+    expect(await refusal(writeItem(null, operator, "app"))).toBe("ok");
+  });
+});
+
+describe("every door reads the service's requirement", () => {
+  it("gives every procedure the requirement object of the service its resolver calls", async () => {
+    const declared = await declaredRequirements();
+    const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { meta?: { auth?: Requirement }; resolver?: () => unknown } }>);
+    expect(procedures.length).toBeGreaterThan(100);
+    const problems: string[] = [];
+    for (const [path, procedure] of procedures) {
+      const auth = procedure._def.meta?.auth;
+      if (PUBLIC_PROCEDURES.includes(path)) {
+        if (auth) problems.push(`${path}: public, yet states a requirement`);
+        continue;
+      }
+      const service = auth && declared.get(auth);
+      if (!service) {
+        problems.push(`${path}: its requirement is not one a service declared`);
+        continue;
+      }
+      if (!String(procedure._def.resolver).includes(service)) problems.push(`${path}: states ${service}'s requirement but does not call ${service}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("guards every exported service function that takes an actor, but for a short list of internal helpers", async () => {
+    const unguarded: string[] = [];
+    const frozen: string[] = [];
+    for (const [module, exports] of await serviceModules()) {
+      for (const [name, value] of Object.entries(exports)) {
+        const fn = value as GuardedFn;
+        if (typeof fn !== "function") continue;
+        if (fn.requirement) {
+          if (!Object.isFrozen(fn.requirement)) frozen.push(`${module}.${name}`);
+        } else if (!fn.requirementFor && secondParameter(fn) === "actor") {
+          unguarded.push(`${module}.${name}`);
+        }
+      }
+    }
+    expect(frozen).toEqual([]);
+    expect(unguarded.sort()).toEqual(Object.keys(UNGUARDED).sort());
+  });
+});
+
+describe("calling a service directly, without a procedure", () => {
+  it("refuses a viewer's personal key a knowledge write with forbidden_role, and writes nothing", async () => {
+    const tenant = await newOrganization();
+    const viewer = await addPerson(tenant.operator, "viewer");
+    const key = await issueKey(tenant.operator, { kind: "personal", memberId: viewer.member.id });
+    const actor = await keyActor(key.secret);
+    expect(await refusal(createKnowledgebase(getDb(), actor, { name: "Not allowed" }))).toBe("forbidden_role");
+    expect(await getDb().knowledgebase.count({ where: { organizationId: tenant.organization.id } })).toBe(0);
+  });
+
+  it("refuses an organization key without knowledge:write a page with insufficient_scope, and writes nothing", async () => {
+    const tenant = await newOrganization();
+    const { knowledgebase } = await createKnowledgebase(getDb(), tenant.operator, { name: "Handbook" });
+    const key = await issueKey(tenant.operator, { kind: "organization", scopes: ["knowledge:read"] });
+    const actor = await keyActor(key.secret);
+    expect(await refusal(createPage(getDb(), actor, { knowledgebaseId: knowledgebase.id, title: "Not allowed", markdown: "" }))).toBe("insufficient_scope");
+    expect(await getDb().page.count({ where: { knowledgebaseId: knowledgebase.id } })).toBe(0);
+  });
+
+  it("refuses a viewer deleting an agent, and lists drafts only with the kind's write scope", async () => {
+    const tenant = await newOrganization();
+    const agent = await createItem(getDb(), tenant.operator, "agent", { name: "Kept" });
+    const viewer = await memberActor(tenant, "viewer");
+    expect(await refusal(deleteItem(getDb(), viewer, "agent", agent.id as string))).toBe("forbidden_role");
+    expect(await refusal(getDraft(getDb(), tenant.operator, "agent", agent.id as string))).toBe("ok");
+    const reader = await keyActor((await issueKey(tenant.operator, { kind: "organization", scopes: ["agents:read"] })).secret);
+    expect(await refusal(listItems(getDb(), reader, "agent", { limit: 10, include: "drafts" }))).toBe("insufficient_scope");
+    expect(await refusal(listItems(getDb(), reader, "agent", { limit: 10 }))).toBe("ok");
+    expect(await refusal(listItems(getDb(), viewer, "agent", { limit: 10, include: "drafts" }))).toBe("ok");
+  });
+
+  it("refuses a member adding a member, and a portal's end user any console service", async () => {
+    const tenant = await newOrganization();
+    const member = await memberActor(tenant, "member");
+    const before = (await listMembers(getDb(), tenant.operator)).length;
+    expect(await refusal(addMember(getDb(), member, { email: `x-${randomUUID()}@example.test`, role: "admin" }))).toBe("forbidden_role");
+    expect((await listMembers(getDb(), tenant.operator)).length).toBe(before);
+    expect(await refusal(listEndUsers(getDb(), endUserActor(tenant) as unknown as Actor, { limit: 10 }))).toBe("forbidden_role");
+  });
+});
