@@ -11,6 +11,7 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
 import { findKnowledgebase, refuseOverPlanCap } from "./knowledge-access";
+import { nameContains } from "./name-search";
 import { getPage } from "./pages";
 import { isoUtc } from "./sql-json";
 
@@ -32,9 +33,9 @@ async function summaries(db: Db, rows: { id: string; name: string; description: 
   }));
 }
 
-export async function listKnowledgebases(db: Db, actor: Actor, query: ListQuery) {
+export async function listKnowledgebases(db: Db, actor: Actor, query: ListQuery & { q?: string }) {
   const rows = await db.knowledgebase.findMany({
-    where: { organizationId: actor.organizationId, endUserId: null, ...afterCursor(query.cursor) },
+    where: { organizationId: actor.organizationId, endUserId: null, ...nameContains(query.q), ...afterCursor(query.cursor) },
     orderBy: CURSOR_ORDER,
     take: query.limit + 1,
   });

@@ -4,6 +4,7 @@ import type { Actor } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { nameContains } from "./name-search";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
 import { assertGroupsEnabled } from "./user-groups";
 
@@ -133,10 +134,10 @@ export async function getPortal(db: Db, actor: Actor, input: { id: string }): Pr
   return toDetail(row);
 }
 
-export async function listPortals(db: Db, actor: Actor, input: { limit: number; cursor?: string }) {
+export async function listPortals(db: Db, actor: Actor, input: { limit: number; cursor?: string; q?: string }) {
   authorize(actor, { scope: "end_users:read" });
   const rows = await db.portal.findMany({
-    where: { organizationId: actor.organizationId, ...afterCursor(input.cursor) },
+    where: { organizationId: actor.organizationId, ...nameContains(input.q), ...afterCursor(input.cursor) },
     orderBy: CURSOR_ORDER,
     take: input.limit + 1,
   });
@@ -184,6 +185,16 @@ export async function admitGroup(db: Db, actor: Actor, input: { portalId: string
     created: inserted.length > 0,
     admission: { portalId: admission.portalId, groupId: admission.groupId, createdAt: admission.createdAt.toISOString() },
   };
+}
+
+/** Ends a group's admission: its members stop entering the portal through this group. */
+export async function removeAdmission(db: Db, actor: Actor, input: { portalId: string; groupId: string }): Promise<void> {
+  authorize(actor, { scope: "end_users:write", role: "admin" });
+  await assertGroupsEnabled(db, actor.organizationId);
+  const { count } = await db.portalAdmission.deleteMany({
+    where: { portalId: input.portalId, groupId: input.groupId, portal: { organizationId: actor.organizationId } },
+  });
+  if (count === 0) throw new AppError("not_found", "That group is not admitted to this portal.");
 }
 
 /** The groups admitted to a portal, for the console. */
