@@ -10,7 +10,7 @@ import { PageLinkPicker } from "@/components/page-link-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { PageIndexEntry } from "@/schemas/knowledgebase";
 import "./knowledgebase.css";
-import { PageHeader } from "@/components/console";
+import { ConfirmButton, PageHeader, useRoleAtLeast } from "@/components/console";
 import { KnowledgeSearch } from "@/components/knowledge/knowledge-search";
 
 export default function KnowledgebasePage() {
@@ -361,9 +361,15 @@ function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebas
               ))}
           </select>
         </label>
-        <button type="button" onClick={() => remove.mutate({ knowledgebaseId, pageId })} disabled={remove.isPending}>
-          Delete page
-        </button>
+        <ConfirmButton
+          label="Delete page"
+          title={`Delete ${page.data?.title ?? "this page"}?`}
+          description="The page is deleted; links to it stop resolving."
+          confirmLabel="Delete page"
+          disabled={remove.isPending}
+          onConfirm={() => remove.mutate({ knowledgebaseId, pageId })}
+          needs="admin"
+        />
       </div>
       {(move.error ?? remove.error) && (
         <p role="alert" className="error">
@@ -436,6 +442,8 @@ function Sources({ knowledgebaseId, sources }: { knowledgebaseId: string; source
   const uploadFile = useMutation(trpc.knowledge.uploadSource.mutationOptions({ onSuccess }));
   const retry = useMutation(trpc.knowledge.retrySource.mutationOptions({ onSuccess: () => void refresh() }));
   const remove = useMutation(trpc.knowledge.deleteSource.mutationOptions({ onSuccess: () => void refresh() }));
+  // Deleting a source is for admins: members see no Delete.
+  const isAdmin = useRoleAtLeast("admin");
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -529,9 +537,15 @@ function Sources({ knowledgebaseId, sources }: { knowledgebaseId: string; source
                       Retry
                     </button>
                   )}
-                  <button type="button" onClick={() => remove.mutate({ knowledgebaseId, sourceId: source.id })}>
-                    Delete
-                  </button>
+                  {isAdmin && (
+                    <ConfirmButton
+                      label="Delete"
+                      title={`Delete ${source.name}?`}
+                      description="The source, its extracted text and its chunks are deleted; agents no longer find its passages."
+                      confirmLabel="Delete source"
+                      onConfirm={() => remove.mutate({ knowledgebaseId, sourceId: source.id })}
+                    />
+                  )}
                 </td>
               </tr>
             ))}
