@@ -3,8 +3,8 @@ import { skipToken, useQueries, useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Fragment, Suspense, useState, type ReactNode } from "react";
 import { ExecutionTrace, formatMs } from "@/components/runtime/execution-trace";
-import { SearchPicker } from "@/components/console";
 import { EntityLink, EntityPicker, useEntities, type EntityKind } from "@/components/entity-picker";
+import { EndUserPicker } from "@/components/provisioning/end-user-picker";
 import { EXECUTION_STATUSES, type ExecutionStatus } from "@/schemas/runtime";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
@@ -27,8 +27,6 @@ function readFilter(search: URLSearchParams): Filter {
 
 function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter) => void }) {
   const trpc = useTRPC();
-  const [query, setQuery] = useState("");
-  const matches = useQuery(trpc.endUsers.list.queryOptions({ limit: 8, ...(query.trim() ? { query: query.trim() } : {}) }));
   const chosen = useQuery(trpc.endUsers.get.queryOptions(filter.endUser ? { endUserId: filter.endUser } : skipToken));
   const portals = useQuery(trpc.portals.list.queryOptions({ limit: 200 }));
   const items = useEntities(ITEM_KINDS);
@@ -58,14 +56,7 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
           <strong data-testid="end-user-filter">{chosen.data?.endUser.email ?? "…"}</strong>
         </Chosen>
       ) : (
-        <SearchPicker
-          label="End user"
-          placeholder="Type part of an email…"
-          emptyText="No end user matches."
-          options={(matches.data?.endUsers ?? []).map((user) => ({ id: user.id, label: user.email, hint: user.fullName || undefined }))}
-          onQueryChange={setQuery}
-          onPick={(option) => onChange({ ...filter, endUser: option.id })}
-        />
+        <EndUserPicker label="End user" onPick={(endUser) => onChange({ ...filter, endUser: endUser.id })} />
       )}
       <label>
         Portal
