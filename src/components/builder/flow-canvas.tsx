@@ -156,6 +156,7 @@ export default function FlowCanvas({ nodes, feedback, selected, onSelect, setNod
 
   return (
     <div className="flow-canvas" data-testid="flow-canvas">
+      {nodes.length === 0 && <p className="flow-canvas-empty">No nodes yet: start with “Add trigger_start” above, then the steps it runs.</p>}
       <ReactFlow<Card, Edge>
         nodes={shown}
         edges={shownLines}
