@@ -1,6 +1,6 @@
 // An admin reasons about provisioning and inspects knowledge, at a desk and on a phone: opens an
-// end user and sees their access and why, edits a plan, searches a knowledgebase and opens a
-// source's detail. Screenshots land in .screens/.
+// end user and sees their access and why, adds a group member by email, ends a portal admission,
+// edits a plan, searches a knowledgebase and opens a source's detail. Screenshots land in .screens/.
 import { expect, test, type Page } from "@playwright/test";
 import { admin, api, screenshot as fullPage, seedDemo, signIn } from "./fixtures";
 
@@ -60,9 +60,23 @@ for (const viewport of VIEWPORTS) {
     await expect(access.getByTestId("access-grant")).toHaveCount(2);
     await screenshot(page, "provisioning-end-user");
 
-    // The group lists the portals it is admitted to.
+    // The group lists the portals it is admitted to; a member is added by typing part of their email.
+    const { endUser: ada } = await api(page.request, key, "POST", "/end-users", { email: `ada-${viewport.width}@example.com`, fullName: "Ada Lovelace" });
     await page.goto(`/groups/${userGroup.id}`);
     await expect(page.getByTestId("group-portal")).toHaveText([/Service Desk/]);
+    await page.getByRole("searchbox", { name: "Add a member by email" }).fill("ada-");
+    await page.getByRole("button", { name: `ada-${viewport.width}@example.com Ada Lovelace` }).click();
+    await expect(page.getByRole("link", { name: `ada-${viewport.width}@example.com` })).toHaveAttribute("href", `/end-users/${ada.id}`);
+    await screenshot(page, "provisioning-group");
+
+    // The portal lists the groups admitted to it; an admission ends after the confirm dialog.
+    await page.goto(`/portals/${portal.id}`);
+    const admitted = page.getByTestId("portal-group");
+    await expect(admitted).toHaveText([/Support staff/]);
+    await admitted.getByRole("button", { name: "Remove" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Remove from portal" }).click();
+    await expect(page.getByText("No user group is admitted yet")).toBeVisible();
+    await screenshot(page, "provisioning-portal");
 
     // A plan edited: renamed, more credits for its subscriber, asked first.
     await page.goto("/plans");

@@ -1,7 +1,7 @@
 // Issue 15, point 6 (and point 3's flow part): a builder edits a flow on a canvas that changes the
 // same draft as the node list. Connections are the nodes' data.next, places their data.position;
-// an invalid connection is shown, kept in the browser and saved once fixed. On a phone the
-// list stands in for the canvas.
+// an invalid connection is shown (a step back up the canvas drawn round the cards), kept in the
+// browser and saved once fixed. On a phone the list stands in for the canvas.
 import { expect, test, type Page } from "@playwright/test";
 import { api, screenshot, seedDemo, signIn } from "./fixtures";
 
@@ -108,6 +108,13 @@ test.describe("at a desk", () => {
 
     await connect(page, 2, 1);
     await expect(page.getByTestId("flow-feedback")).toContainText("cycle");
+    // The step back up goes round the right of both cards (not under a → b), marked as the cycle it closes.
+    const back = page.locator(".react-flow__edge.back");
+    await expect(back).toHaveCount(1);
+    await expect(back).toHaveClass(/cycle/);
+    await expect(back).toContainText("back to a");
+    const [loop, forward] = [(await back.locator("path.react-flow__edge-path").boundingBox())!, (await card(page, 1).boundingBox())!];
+    expect(loop.x + loop.width).toBeGreaterThan(forward.x + forward.width + 20);
     await expect(page.getByTestId("save-state")).toHaveText("Not saved (kept in this browser)");
     await expect(page.getByTestId("save-problem")).toContainText("cycle");
     await expect(card(page, 1).locator(".flow-card")).toHaveClass(/bad/);

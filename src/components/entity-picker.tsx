@@ -1,9 +1,10 @@
 "use client";
 // What people choose by name in the console (knowledgebases, apps, agents, flows, portals): a
-// search over their list, and a chosen one shown as its name linked to its page with the id to
-// copy. Nobody types or reads an id.
-import { useQuery } from "@tanstack/react-query";
+// search by name on the server (the lists' `q`), and a chosen one shown as its name linked to its
+// page with the id to copy. Nobody types or reads an id.
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useDeferredValue, useState } from "react";
 import { CopyButton, SearchPicker } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 
@@ -24,18 +25,24 @@ export function entityHref(kind: EntityKind, id: string): string {
   return `${PAGES[kind]}/${id}`;
 }
 
-// Lists are read at their maximum page size: a picker filters what it holds.
+// Without a search a list is read at its maximum page size, shared by the page's names; a search
+// asks the server for its first matches, so an organization with thousands still finds one.
 const ALL = { limit: 200 } as const;
+const MATCHES = 20;
 
-/** The organization's entities of these kinds (one list query per kind, shared across the page). */
-export function useEntities(kinds: readonly EntityKind[]): { entities: Entity[]; loading: boolean } {
+/** The organization's entities of these kinds whose name contains `search` (all of them, up to a page, when blank). */
+export function useEntities(kinds: readonly EntityKind[], search = ""): { entities: Entity[]; loading: boolean } {
   const trpc = useTRPC();
+  const q = search.trim();
+  const page = q ? { limit: MATCHES, q } : ALL;
   const wants = (kind: EntityKind) => kinds.includes(kind);
-  const knowledgebases = useQuery({ ...trpc.knowledge.list.queryOptions(ALL), enabled: wants("knowledgebase") });
-  const apps = useQuery({ ...trpc.apps.list.queryOptions({ ...ALL, include: "drafts" }), enabled: wants("app") });
-  const agents = useQuery({ ...trpc.agents.list.queryOptions({ ...ALL, include: "drafts" }), enabled: wants("agent") });
-  const flows = useQuery({ ...trpc.flows.list.queryOptions({ ...ALL, include: "drafts" }), enabled: wants("flow") });
-  const portals = useQuery({ ...trpc.portals.list.queryOptions(ALL), enabled: wants("portal") });
+  // While the next matches load, the last ones stay (no flicker at every key).
+  const keep = { placeholderData: keepPreviousData };
+  const knowledgebases = useQuery({ ...trpc.knowledge.list.queryOptions(page), enabled: wants("knowledgebase"), ...keep });
+  const apps = useQuery({ ...trpc.apps.list.queryOptions({ ...page, include: "drafts" }), enabled: wants("app"), ...keep });
+  const agents = useQuery({ ...trpc.agents.list.queryOptions({ ...page, include: "drafts" }), enabled: wants("agent"), ...keep });
+  const flows = useQuery({ ...trpc.flows.list.queryOptions({ ...page, include: "drafts" }), enabled: wants("flow"), ...keep });
+  const portals = useQuery({ ...trpc.portals.list.queryOptions(page), enabled: wants("portal"), ...keep });
   const built = (kind: "app" | "agent" | "flow", rows: { id: string; name?: string; published?: boolean }[] = []): Entity[] =>
     rows.map((row) => ({
       id: row.id,
@@ -56,8 +63,29 @@ export function useEntities(kinds: readonly EntityKind[]): { entities: Entity[];
     ...built("flow", flows.data?.flows),
     ...(portals.data?.portals ?? []).map((portal) => ({ id: portal.id, kind: "portal" as const, name: portal.name })),
   ].filter((entity) => wants(entity.kind));
+  // Names that start with the search come first.
+  const needle = q.toLowerCase();
+  if (needle) entities.sort((a, b) => Number(!a.name.toLowerCase().startsWith(needle)) - Number(!b.name.toLowerCase().startsWith(needle)));
   const loading = [knowledgebases, apps, agents, flows, portals].some((query) => query.isLoading);
   return { entities, loading };
+}
+
+/**
+ * An entity's name by its id: from the list the page already read, else asked for on its own (one
+ * beyond the list's first page, in a large organization); no name once loaded when it is none of ours.
+ */
+function useEntityName(kind: EntityKind, id: string): { name?: string; loading: boolean } {
+  const trpc = useTRPC();
+  const { entities, loading } = useEntities([kind]);
+  const listed = entities.find((entity) => entity.id === id)?.name;
+  const alone = (of: EntityKind) => ({ enabled: !loading && listed === undefined && kind === of, retry: false, staleTime: 60_000 });
+  const knowledgebase = useQuery({ ...trpc.knowledge.get.queryOptions({ knowledgebaseId: id }), ...alone("knowledgebase") });
+  const app = useQuery({ ...trpc.apps.getDraft.queryOptions({ appId: id }), ...alone("app") });
+  const agent = useQuery({ ...trpc.agents.getDraft.queryOptions({ agentId: id }), ...alone("agent") });
+  const flow = useQuery({ ...trpc.flows.getDraft.queryOptions({ flowId: id }), ...alone("flow") });
+  const portal = useQuery({ ...trpc.portals.get.queryOptions({ id }), ...alone("portal") });
+  const name = listed ?? knowledgebase.data?.name ?? app.data?.app.name ?? agent.data?.agent.name ?? flow.data?.flow.name ?? portal.data?.portal.name;
+  return { name, loading: loading || [knowledgebase, app, agent, flow, portal].some((query) => query.isLoading) };
 }
 
 const INLINE = { display: "inline-flex", flexWrap: "wrap", alignItems: "center", gap: "0.5rem" } as const;
@@ -74,8 +102,9 @@ export function EntityLink({ kind, id, name }: { kind: EntityKind; id: string; n
 
 /** A chosen entity by id: its name (linked) and its id to copy; an id of none of ours says so. */
 export function EntityName({ kind, id, fallback }: { kind: EntityKind; id: string; fallback?: string }) {
-  const { entities, loading } = useEntities([kind]);
-  const name = entities.find((entity) => entity.id === id)?.name ?? fallback;
+  const found = useEntityName(kind, id);
+  const name = found.name ?? fallback;
+  const { loading } = found;
   if (name !== undefined) return <EntityLink kind={kind} id={id} name={name} />;
   return (
     <span className="entity-name" style={INLINE}>
@@ -100,14 +129,18 @@ export function EntityPicker({
   emptyText: string;
   onPick: (entity: Entity) => void;
 }) {
-  const { entities } = useEntities(kinds);
-  const offered = entities.filter((entity) => !exclude.includes(entity.id));
+  const [search, setSearch] = useState("");
+  const { entities, loading } = useEntities(kinds, useDeferredValue(search));
+  // The matches of an earlier search stay shown while the server answers: only those that match what is typed now.
+  const needle = search.trim().toLowerCase();
+  const offered = entities.filter((entity) => !exclude.includes(entity.id) && entity.name.toLowerCase().includes(needle));
   return (
     <SearchPicker
       label={label}
       placeholder={`Type part of ${kinds.length === 1 ? `a${/^[aeiou]/.test(kinds[0]!) ? "n" : ""} ${kinds[0]}'s` : "a"} name…`}
-      emptyText={entities.length === 0 ? emptyText : "Nothing matches."}
+      emptyText={loading ? "Searching…" : search.trim() ? "Nothing matches." : emptyText}
       options={offered.map((entity) => ({ id: entity.id, label: entity.name, hint: entity.hint }))}
+      onQueryChange={setSearch}
       onPick={(option) => {
         const entity = offered.find((candidate) => candidate.id === option.id);
         if (entity) onPick(entity);

@@ -2,7 +2,7 @@
 // answers, versions, publish results and list rows. Imports nothing from the server, so the
 // console editors use the same shapes.
 import { z } from "zod";
-import { descriptionText, ListQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
+import { descriptionText, ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
 import { MAX_GREETING_CHARS, MAX_INSTRUCTIONS_CHARS, MAX_LABEL_CHARS, MAX_NODE_POSITION } from "./limits";
 
 export const BUILDER_KINDS = ["agent", "flow", "app"] as const;
@@ -313,6 +313,7 @@ export const ListItemsQuery = {
   limit: ListQuery.shape.limit,
   cursor: ListQuery.shape.cursor.meta({ description: "`nextCursor` of the previous page; a stale or unknown cursor gives invalid_request" }),
   fields: Text(500).optional().meta({ description: "Comma-separated field names kept on each item; an unknown name gives invalid_request naming the valid ones" }),
+  q: NameQuery.meta({ description: "Only items whose name (the live version's, or with include=drafts the draft's) contains this text, ignoring case" }),
   updatedSince: Timestamp.optional().meta({
     description: "Only items changed at or after this time (inclusive): when their live version changed, or with include=drafts when their draft changed",
   }),

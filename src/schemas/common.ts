@@ -32,6 +32,9 @@ export const ListQuery = z.strictObject({
 });
 export type ListQuery = z.infer<typeof ListQuery>;
 
+/** `q` of a list of named things: only those whose name contains it (case-insensitive). */
+export const NameQuery = plainText(MAX_NAME_CHARS).optional().meta({ description: "Only those whose name contains this text, ignoring case (`%` and `_` match themselves)" });
+
 export const NextCursor = z.string().nullable().meta({ description: "Pass as `cursor` for the next page; null on the last page." });
 
 // Text a person or a client writes and Atrium stores: one helper per kind, each with its

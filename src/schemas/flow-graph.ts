@@ -63,6 +63,12 @@ export function flowEdges(nodes: FlowNode[]): FlowEdge[] {
   });
 }
 
+/** Whether a step of the run lies on a cycle: its target leads back to its source (the canvas marks those). */
+export function onCycle(nodes: FlowNode[]): (edge: FlowEdge) => boolean {
+  const reach = reachable(successors(nodes));
+  return (edge) => edge.from === edge.to || reach[edge.to]!.has(edge.from);
+}
+
 function successors(nodes: FlowNode[]): number[][] {
   const edges = nodes.map((): number[] => []);
   for (const edge of flowEdges(nodes)) edges[edge.from]!.push(edge.to);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { descriptionText, ListQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
+import { descriptionText, ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
 import { Source } from "./source";
 
 export const PageIndexEntry = z.object({
@@ -71,7 +71,7 @@ export type Knowledgebase = z.infer<typeof Knowledgebase>;
 
 export const KnowledgebaseIdInput = z.strictObject({ knowledgebaseId: Uuid });
 
-export const ListKnowledgebasesInput = ListQuery;
+export const ListKnowledgebasesInput = ListQuery.extend({ q: NameQuery });
 export const ListKnowledgebasesOutput = z.object({ knowledgebases: z.array(KnowledgebaseSummary), nextCursor: NextCursor });
 
 export const CreateKnowledgebaseInput = z.strictObject({

@@ -1,7 +1,7 @@
 // Portals: their look and settings (console and REST), and the portal door's own procedures
 // for end users (sign-in by email code, their apps, conversations and credits).
 import { z } from "zod";
-import { ListQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
+import { ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
 import { MAX_GREETING_CHARS } from "./limits";
 
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/;
@@ -48,6 +48,7 @@ export type Portal = z.infer<typeof Portal>;
 export const PortalDetail = Portal.extend({ url: z.string().meta({ description: "`/p/<slug>` on this host" }) }).meta({ id: "PortalDetail" });
 export type PortalDetail = z.infer<typeof PortalDetail>;
 
+export const ListPortalsInput = ListQuery.extend({ q: NameQuery });
 export const ListPortalsOutput = z.object({ portals: z.array(Portal), nextCursor: NextCursor });
 
 export const CreatePortalInput = z.strictObject({

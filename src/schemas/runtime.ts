@@ -72,6 +72,16 @@ export const TestRun = TestRunResult.extend({ id: Uuid, createdAt: Timestamp }).
 export const ListTestRunsInput = ListQuery.extend({ id: Uuid });
 export const ListTestRunsOutput = z.object({ testRuns: z.array(TestRun), nextCursor: NextCursor });
 
+const TracePassage = z.object({
+  kind: z.enum(["page", "source"]).meta({ description: "A knowledgebase page, or a passage of a source document" }),
+  id: z.string().meta({ description: "The page's id, or the source's" }),
+  knowledgebaseId: z.string(),
+  title: z.string().meta({ description: "The page's or the document's title" }),
+  heading: z.string().meta({ description: 'The headings above the passage, joined by " > "; empty for a whole page' }),
+  snippet: z.string().meta({ description: "The start of the passage's text (its first 300 characters)" }),
+});
+export type TracePassage = z.infer<typeof TracePassage>;
+
 const TraceEntry = z.object({
   id: z.string(),
   kind: z.string(),
@@ -79,6 +89,10 @@ const TraceEntry = z.object({
   versionId: z.string().nullable().optional(),
   model: z.string().optional(),
   passages: z.array(z.string()).optional(),
+  retrieved: z
+    .array(TracePassage)
+    .optional()
+    .meta({ description: "The passages this step retrieved from knowledge, in the order the model received them: where each was found and how it starts" }),
   note: z.string().optional().meta({ description: "Why the step found or did less than asked, e.g. a knowledgebase not found in the organization" }),
   output: z.string().meta({ description: "The step's output (its first 4,096 characters)" }),
   latencyMs: z.number(),

@@ -339,6 +339,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portals/{portalId}/admissions/{groupId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a user group's admission to a portal
+         * @description The group's members no longer enter the portal through this group; access they have through another admitted group stays.
+         */
+        delete: operations["portals-removeAdmission"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agents": {
         parameters: {
             query?: never;
@@ -1573,6 +1593,23 @@ export interface components {
                 versionId?: string | null;
                 model?: string;
                 passages?: string[];
+                /** @description The passages this step retrieved from knowledge, in the order the model received them: where each was found and how it starts */
+                retrieved?: {
+                    /**
+                     * @description A knowledgebase page, or a passage of a source document
+                     * @enum {string}
+                     */
+                    kind: "page" | "source";
+                    /** @description The page's id, or the source's */
+                    id: string;
+                    knowledgebaseId: string;
+                    /** @description The page's or the document's title */
+                    title: string;
+                    /** @description The headings above the passage, joined by " > "; empty for a whole page */
+                    heading: string;
+                    /** @description The start of the passage's text (its first 300 characters) */
+                    snippet: string;
+                }[];
                 /** @description Why the step found or did less than asked, e.g. a knowledgebase not found in the organization */
                 note?: string;
                 /** @description The step's output (its first 4,096 characters) */
@@ -3324,6 +3361,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                q?: string;
             };
             header?: never;
             path?: never;
@@ -3517,6 +3555,37 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    "portals-removeAdmission": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                portalId: components["schemas"]["Uuid"];
+                groupId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     "agents-list": {
         parameters: {
             query?: {
@@ -3524,6 +3593,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 fields?: string;
+                q?: string;
                 updatedSince?: components["schemas"]["DateTime"];
             };
             header?: never;
@@ -3998,6 +4068,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 fields?: string;
+                q?: string;
                 updatedSince?: components["schemas"]["DateTime"];
             };
             header?: never;
@@ -4488,6 +4559,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 fields?: string;
+                q?: string;
                 updatedSince?: components["schemas"]["DateTime"];
             };
             header?: never;
@@ -5433,6 +5505,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                q?: string;
             };
             header?: never;
             path?: never;

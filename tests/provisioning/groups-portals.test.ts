@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { updateOrganization } from "@/server/services/organizations";
-import { api, expectError, newOrganization } from "../helpers";
+import { addPerson, api, expectError, issueKey, newOrganization } from "../helpers";
 import { email, newGroup, newPlan, newPortal } from "../provisioning-helpers";
 
 async function endUser(key: string, body: Record<string, unknown> = {}): Promise<string> {
@@ -123,6 +123,38 @@ describe("portals and admissions", () => {
 
     expectError(await api("POST", `/portals/${portal.id}/admissions`, { key, body: { groupId: "00000000-0000-4000-8000-000000000004" } }), 422, "group_not_found");
     expectError(await api("POST", `/portals/00000000-0000-4000-8000-000000000005/admissions`, { key, body: { groupId: group.id } }), 404, "not_found");
+    expect(await getDb().portalAdmission.count({ where: { portalId: portal.id } })).toBe(1);
+  });
+});
+
+describe("ending an admission", () => {
+  it("DELETE /portals/{portalId}/admissions/{groupId}: 204, the group is no longer admitted, then not_found", async () => {
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    const portal = await newPortal(tenant.operator);
+    const [kept, ended] = [await newGroup(tenant.operator, "Kept"), await newGroup(tenant.operator, "Ended")];
+    for (const group of [kept, ended]) await api("POST", `/portals/${portal.id}/admissions`, { key, body: { groupId: group.id } });
+
+    const removed = await api("DELETE", `/portals/${portal.id}/admissions/${ended.id}`, { key });
+    expect(removed.status).toBe(204);
+    const left = await getDb().portalAdmission.findMany({ where: { portalId: portal.id } });
+    expect(left.map((admission) => admission.groupId)).toEqual([kept.id]);
+    expectError(await api("DELETE", `/portals/${portal.id}/admissions/${ended.id}`, { key }), 404, "not_found");
+  });
+
+  it("needs an admin, keeps to the organization and answers groups_disabled when groups are off; nothing removed", async () => {
+    const tenant = await newOrganization();
+    const portal = await newPortal(tenant.operator);
+    const group = await newGroup(tenant.operator);
+    await api("POST", `/portals/${portal.id}/admissions`, { key: tenant.orgKey.secret, body: { groupId: group.id } });
+
+    const member = await addPerson(tenant.operator, "member");
+    const memberKey = await issueKey(tenant.operator, { kind: "personal", memberId: member.member.id });
+    expectError(await api("DELETE", `/portals/${portal.id}/admissions/${group.id}`, { key: memberKey.secret }), 403, "forbidden_role");
+    const outsider = await newOrganization();
+    expectError(await api("DELETE", `/portals/${portal.id}/admissions/${group.id}`, { key: outsider.orgKey.secret }), 404, "not_found");
+    await updateOrganization(getDb(), tenant.operator, { groupsEnabled: false });
+    expectError(await api("DELETE", `/portals/${portal.id}/admissions/${group.id}`, { key: tenant.orgKey.secret }), 403, "groups_disabled");
     expect(await getDb().portalAdmission.count({ where: { portalId: portal.id } })).toBe(1);
   });
 });

@@ -4,7 +4,7 @@ import { getDb } from "@/server/db";
 import { updateOrganization } from "@/server/services/organizations";
 import { api, expectError, newOrganization } from "../helpers";
 import { create, publish } from "../builder-helpers";
-import { newKnowledgebase, newPage } from "../knowledge-helpers";
+import { drain, newKnowledgebase, newPage } from "../knowledge-helpers";
 import { credits } from "../runtime-helpers";
 
 const QUOTE_NODES = [
@@ -194,7 +194,7 @@ describe("a knowledge_search node in the trace", () => {
     const tenant = await newOrganization();
     const key = tenant.orgKey.secret;
     const knowledgebaseId = await newKnowledgebase(tenant);
-    await newPage(key, knowledgebaseId, { title: "Refund policy", markdown: "Refunds are paid within 14 days of the request." });
+    const pageId = await newPage(key, knowledgebaseId, { title: "Refund policy", markdown: "Refunds are paid within 14 days of the request." });
     const flow = await create(key, "flows", {
       name: "Lookup",
       inputs: [{ key: "q", label: "Question", type: "text", required: true }],
@@ -212,6 +212,43 @@ describe("a knowledge_search node in the trace", () => {
     const execution = (await api("GET", `/executions/${response.body.executionId}`, { key })).body.execution;
     const search = execution.trace.find((entry: { id: string }) => entry.id === "search");
     expect(search.passages).toEqual(["Refund policy"]);
+    expect(search.retrieved).toEqual([
+      { kind: "page", id: pageId, knowledgebaseId, title: "Refund policy", heading: "", snippet: "Refunds are paid within 14 days of the request." },
+    ]);
     expect(search.output).toContain("Refunds are paid within 14 days");
+  });
+
+  it("keeps where an agent's passages were found: the document, the headings above the passage and how it starts", async () => {
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    const knowledgebaseId = await newKnowledgebase(tenant);
+    const long = `Parcels to the islands travel by ferry ${"and then by van ".repeat(40)}and arrive in five days.`;
+    const added = await api("POST", `/knowledgebases/${knowledgebaseId}/sources`, {
+      key,
+      body: { name: "Shipping guide", contentMarkdown: `# Shipping\n\n## Islands\n\n${long}` },
+    });
+    expect(added.status, added.text).toBe(202);
+    await drain();
+    const agent = await create(key, "agents", { name: "Courier", knowledge: [{ knowledgebaseId }] });
+    await publish(key, "agents", agent.id);
+    const app = await create(key, "apps", { name: "Courier desk", members: [{ id: agent.id, kind: "agent" }] });
+    await publish(key, "apps", app.id);
+    const reply = await api("POST", `/apps/${app.id}/conversation`, { key, body: { message: "How do parcels reach the islands by ferry?" } });
+    expect(reply.status, reply.text).toBe(200);
+
+    const { executions } = (await api("GET", `/executions?itemId=${app.id}`, { key })).body;
+    const step = executions[0].trace.find((entry: { kind: string }) => entry.kind === "agent");
+    expect(step.retrieved).toHaveLength(1);
+    expect(step.retrieved[0]).toEqual({
+      kind: "source",
+      id: added.body.source.id,
+      knowledgebaseId,
+      title: "Shipping guide",
+      heading: "Shipping > Islands",
+      snippet: expect.stringContaining("Parcels to the islands travel by ferry and then by van"),
+    });
+    // A long passage is cut: the trace keeps its first 300 characters.
+    expect(step.retrieved[0].snippet).toHaveLength(300);
+    expect(step.retrieved[0].snippet.endsWith("…")).toBe(true);
   });
 });

@@ -140,6 +140,7 @@ function DeleteItem({ kind, input, procs }: { kind: KindPlural; input: Doc; proc
         description="It is deleted with every version; this cannot be undone."
         confirmLabel="Delete it and every version"
         onConfirm={() => remove.mutate(input)}
+        needs="admin"
       />
       {remove.error ? (
         <span role="alert" className="error">
@@ -211,30 +212,33 @@ function VersionsPanel({ kind, input, procs, draft, onDone }: { kind: KindPlural
       ) : null}
       {list.length === 0 && !versions.isLoading && <p className="muted">No versions yet: publish to create version 1.</p>}
       {list.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th>Version</th>
-              <th>Published</th>
-              <th>Notes</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((version) => (
-              <VersionRow
-                key={version.id}
-                version={version}
-                draft={draft}
-                open={open === version.id}
-                onToggle={() => setOpen(open === version.id ? null : version.id)}
-                onDeploy={() => deploy.mutate({ ...input, versionId: version.id })}
-                busy={deploy.isPending}
-                kind={kind}
-              />
-            ))}
-          </tbody>
-        </table>
+        // On a phone the table scrolls in its own box rather than squeezing the buttons letter by letter.
+        <div className="table-scroll" role="region" aria-label="Versions table" tabIndex={0}>
+          <table>
+            <thead>
+              <tr>
+                <th>Version</th>
+                <th>Published</th>
+                <th>Notes</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((version) => (
+                <VersionRow
+                  key={version.id}
+                  version={version}
+                  draft={draft}
+                  open={open === version.id}
+                  onToggle={() => setOpen(open === version.id ? null : version.id)}
+                  onDeploy={() => deploy.mutate({ ...input, versionId: version.id })}
+                  busy={deploy.isPending}
+                  kind={kind}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </div>
   );
@@ -266,7 +270,7 @@ function VersionRow({
           {new Date(version.createdAt).toLocaleString()} by {version.publishedBy} ({version.source})
         </td>
         <td>{version.notes}</td>
-        <td className="row">
+        <td className="row nowrap">
           <button type="button" onClick={onToggle}>
             {open ? "Hide diff" : "Diff against draft"}
           </button>

@@ -6,6 +6,7 @@ import "@xyflow/react/dist/style.css";
 import "./flow-canvas.css";
 import {
   Background,
+  BaseEdge,
   Controls,
   Handle,
   MarkerType,
@@ -15,6 +16,7 @@ import {
   applyNodeChanges,
   type Edge,
   type EdgeChange,
+  type EdgeProps,
   type Node,
   type NodeChange,
   type NodeProps,
@@ -22,7 +24,7 @@ import {
 } from "@xyflow/react";
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { FlowNode } from "@/schemas/builder";
-import { flowEdges, type Feedback } from "@/schemas/flow-graph";
+import { flowEdges, onCycle, type Feedback } from "@/schemas/flow-graph";
 import { connect, disconnect, placeNodes, placesOf, removeNode, type Place } from "./flow-nodes";
 
 type CardData = { node: FlowNode; bad: boolean };
@@ -44,6 +46,28 @@ function NodeCard({ data }: NodeProps<Card>) {
 }
 
 const NODE_TYPES = { card: NodeCard };
+
+/** Half a card's width (11rem): how far a card reaches right of its handles. */
+const HALF_CARD = 88;
+
+/**
+ * A step back up the canvas (to a node drawn above or level with its source). Drawn straight it
+ * would run under the step the other way; it leaves the source's lower dot, goes round the right
+ * of both cards and comes down into the target's upper dot.
+ */
+function BackEdge({ id, sourceX, sourceY, targetX, targetY, markerEnd, style, label }: EdgeProps) {
+  const side = Math.max(sourceX, targetX) + HALF_CARD + 40;
+  const bend = 48;
+  const path = [
+    `M ${sourceX},${sourceY}`,
+    `C ${sourceX},${sourceY + bend} ${side},${sourceY + bend} ${side},${sourceY}`,
+    `L ${side},${targetY}`,
+    `C ${side},${targetY - bend} ${targetX},${targetY - bend} ${targetX},${targetY}`,
+  ].join(" ");
+  return <BaseEdge id={id} path={path} markerEnd={markerEnd} style={style} label={label} labelX={side} labelY={(sourceY + targetY) / 2} />;
+}
+
+const EDGE_TYPES = { back: BackEdge };
 
 export interface FlowCanvasProps {
   nodes: FlowNode[];
@@ -67,18 +91,26 @@ export default function FlowCanvas({ nodes, feedback, selected, onSelect, setNod
   }, [nodes, feedback, selected]);
   const lines = useMemo<Edge[]>(() => {
     const seen = new Set<string>();
-    return flowEdges(nodes).flatMap(({ from, to, inOrder }) => {
+    const places = placesOf(nodes);
+    const cycle = onCycle(nodes);
+    return flowEdges(nodes).flatMap((edge) => {
+      const { from, to, inOrder } = edge;
       const id = `${from}-${to}`;
       if (seen.has(id)) return [];
       seen.add(id);
+      const back = places[to]!.y <= places[from]!.y;
+      const looped = cycle(edge);
+      const [source, target] = [nodes[from]!.id, nodes[to]!.id];
       return [
         {
           id,
           source: String(from),
           target: String(to),
-          className: inOrder ? "in-order" : undefined,
-          markerEnd: { type: MarkerType.ArrowClosed },
-          ariaLabel: `From ${nodes[from]!.id} to ${nodes[to]!.id}`,
+          type: back ? "back" : undefined,
+          className: [inOrder ? "in-order" : "", back ? "back" : "", looped ? "cycle" : ""].filter(Boolean).join(" ") || undefined,
+          markerEnd: { type: MarkerType.ArrowClosed, ...(looped ? { color: "var(--danger)" } : {}) },
+          label: back && looped ? `back to ${target}` : undefined,
+          ariaLabel: back ? `From ${source} back to ${target}${looped ? ", a cycle" : ""}` : `From ${source} to ${target}${looped ? ", part of a cycle" : ""}`,
         },
       ];
     });
@@ -124,10 +156,12 @@ export default function FlowCanvas({ nodes, feedback, selected, onSelect, setNod
 
   return (
     <div className="flow-canvas" data-testid="flow-canvas">
+      {nodes.length === 0 && <p className="flow-canvas-empty">No nodes yet: start with “Add trigger_start” above, then the steps it runs.</p>}
       <ReactFlow<Card, Edge>
         nodes={shown}
         edges={shownLines}
         nodeTypes={NODE_TYPES}
+        edgeTypes={EDGE_TYPES}
         onNodesChange={onNodesChange}
         onEdgesChange={(changes: EdgeChange[]) => setShownLines((current) => applyEdgeChanges(changes, current))}
         onDelete={onDelete}

@@ -29,7 +29,7 @@ import {
 } from "lucide-react";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import { useEffect, useState, type ReactNode } from "react";
+import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
 import { roleAtLeast, type Role } from "@/schemas/auth";
 import { useTRPC } from "@/lib/trpc";
 import { ConsoleToaster } from "./toasts";
@@ -77,13 +77,21 @@ const GROUPS: { label: string; links: NavLink[] }[] = [
       { href: "/keys", label: "API keys", icon: KeyRound },
       { href: "/mcp", label: "MCP", icon: Plug },
       { href: "/members", label: "Members", icon: Users },
-      { href: "/settings/providers", label: "Model providers", icon: Cpu },
+      { href: "/settings/providers", label: "Model providers", icon: Cpu, role: "admin" },
       { href: "/settings/integrations", label: "Integrations", icon: Cable },
       { href: "/settings", label: "Settings", icon: Settings },
       { href: "/docs", label: "API docs", icon: FileCode },
     ],
   },
 ];
+
+// The signed-in member's role, for what pages offer them; outside the console shell nothing is held back.
+const RoleContext = createContext<Role>("owner");
+
+/** Whether the signed-in member's role is `role` or above: pages hide or explain what the server would refuse. */
+export function useRoleAtLeast(role: Role): boolean {
+  return roleAtLeast(useContext(RoleContext), role);
+}
 
 function leadsTo(pathname: string, href: string): boolean {
   return pathname === href || (href !== "/" && pathname.startsWith(`${href}/`));
@@ -110,7 +118,7 @@ export function ConsoleShell({ email, role, children }: { email: string; role: R
   useEffect(() => setOpen(false), [pathname]);
 
   return (
-    <>
+    <RoleContext value={role}>
       <a className="skip-link" href="#main">
         Skip to content
       </a>
@@ -172,6 +180,6 @@ export function ConsoleShell({ email, role, children }: { email: string; role: R
         </main>
       </div>
       <ConsoleToaster />
-    </>
+    </RoleContext>
   );
 }

@@ -1,6 +1,8 @@
 "use client";
 import { TriangleAlert } from "lucide-react";
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import type { Role } from "@/schemas/auth";
+import { useRoleAtLeast } from "./app-shell";
 
 /**
  * The console's one confirmation for destructive or production-changing actions (delete,
@@ -91,6 +93,7 @@ export function ConfirmButton({
   onConfirm,
   destructive = true,
   disabled,
+  needs,
   icon,
   className,
 }: {
@@ -102,10 +105,26 @@ export function ConfirmButton({
   onConfirm: () => void;
   destructive?: boolean;
   disabled?: boolean;
+  /** The role the action needs: below it the button is disabled and says who may. */
+  needs?: Role;
   icon?: ReactNode;
   className?: string;
 }) {
   const [open, setOpen] = useState(false);
+  const allowed = useRoleAtLeast(needs ?? "viewer");
+  const reasonId = useId();
+  if (!allowed)
+    return (
+      <span className="refused">
+        <button type="button" disabled aria-describedby={reasonId}>
+          {icon}
+          {label}
+        </button>
+        <span id={reasonId} className="muted">
+          {needs === "owner" ? "Owners only" : `${needs === "admin" ? "Admins" : "Members"} and above only`}
+        </span>
+      </span>
+    );
   return (
     <>
       <button type="button" className={className ?? (destructive ? "danger" : undefined)} disabled={disabled} onClick={() => setOpen(true)}>

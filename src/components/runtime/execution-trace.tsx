@@ -1,9 +1,11 @@
 "use client";
-// What one run did: which members and nodes ran, with their model, latency and what they found.
+// What one run did: which members and nodes ran, with their model, latency and what they found
+// (each passage from knowledge with its page or document, headings and first words).
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState } from "react";
 import { errorMessage, useTRPC } from "@/lib/trpc";
-import type { Execution } from "@/schemas/runtime";
+import type { Execution, TracePassage } from "@/schemas/runtime";
 import "@/components/knowledge/knowledge.css";
 
 export function formatMs(ms: number): string {
@@ -26,44 +28,61 @@ export function ExecutionTrace({ execution }: { execution: Execution }) {
       {execution.trace.length === 0 ? (
         <p className="muted">Nothing ran.</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Ran</th>
-              <th>Kind</th>
-              <th>Model</th>
-              <th>Latency</th>
-              <th>Output</th>
-            </tr>
-          </thead>
-          <tbody>
-            {execution.trace.map((entry, index) => (
-              <tr key={`${entry.id}-${index}`}>
-                <td>
-                  <strong>{entry.name}</strong>
-                  {entry.passages && entry.passages.length > 0 ? (
-                    <details data-testid="trace-passages">
-                      <summary className="muted">
-                        {entry.passages.length} passage{entry.passages.length === 1 ? "" : "s"} from knowledge
-                      </summary>
-                      <ol className="trace-passages">
-                        {entry.passages.map((title, passage) => (
-                          <li key={passage}>{title}</li>
-                        ))}
-                      </ol>
-                    </details>
-                  ) : null}
-                </td>
-                <td>{entry.kind}</td>
-                <td>{entry.model ?? "—"}</td>
-                <td>{formatMs(entry.latencyMs)}</td>
-                <td className="trace-output">{entry.output}</td>
+        // Kind, model and latency stay on one line; on a phone the table scrolls in its own box.
+        <div className="table-scroll" role="region" aria-label="Trace steps" tabIndex={0}>
+          <table>
+            <thead>
+              <tr>
+                <th>Ran</th>
+                <th>Kind</th>
+                <th>Model</th>
+                <th>Latency</th>
+                <th>Output</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {execution.trace.map((entry, index) => (
+                <tr key={`${entry.id}-${index}`}>
+                  <td style={{ minWidth: "10rem" }}>
+                    <strong>{entry.name}</strong>
+                    {entry.passages && entry.passages.length > 0 ? (
+                      <details data-testid="trace-passages">
+                        <summary className="muted">
+                          {entry.passages.length} passage{entry.passages.length === 1 ? "" : "s"} from knowledge
+                        </summary>
+                        <ol className="trace-passages">
+                          {entry.retrieved?.length
+                            ? entry.retrieved.map((passage, index) => <RetrievedPassage key={index} passage={passage} />)
+                            : entry.passages.map((title, passage) => <li key={passage}>{title}</li>)}
+                        </ol>
+                      </details>
+                    ) : null}
+                  </td>
+                  <td className="nowrap">{entry.kind}</td>
+                  <td className="nowrap">{entry.model ?? "—"}</td>
+                  <td className="nowrap">{formatMs(entry.latencyMs)}</td>
+                  <td className="trace-output" style={{ minWidth: "12rem" }}>
+                    {entry.output}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </div>
+  );
+}
+
+/** One passage a step retrieved: its page or document (linked), the headings above it, how it starts. */
+function RetrievedPassage({ passage }: { passage: TracePassage }) {
+  const href = passage.kind === "page" ? `/knowledge/${passage.knowledgebaseId}?page=${passage.id}` : `/knowledge/${passage.knowledgebaseId}/sources/${passage.id}`;
+  return (
+    <li data-testid="trace-passage">
+      <Link href={href}>{passage.title}</Link>
+      {passage.heading && <span className="muted"> › {passage.heading.split(" > ").join(" › ")}</span>}
+      <blockquote className="trace-snippet">{passage.snippet}</blockquote>
+    </li>
   );
 }
 

@@ -22,7 +22,7 @@ export const TOOLS: readonly AtriumTool[] = [
     name: "list_knowledgebases",
     title: "List knowledgebases",
     description:
-      "Lists the organization's knowledgebases (id, name, description, counts of sources and pages), ordered by creation time. Pages of `limit` (1..200, default 50); pass the returned `nextCursor` as `cursor` for the next page (null on the last page). Needs `knowledge:read`.",
+      "Lists the organization's knowledgebases (id, name, description, counts of sources and pages), ordered by creation time; `q` keeps those whose name contains it (ignoring case). Pages of `limit` (1..200, default 50); pass the returned `nextCursor` as `cursor` for the next page (null on the last page). Needs `knowledge:read`.",
     input: ListKnowledgebasesInput,
     output: ListKnowledgebasesOutput,
     annotations: READ,

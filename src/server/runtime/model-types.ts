@@ -8,6 +8,8 @@ export interface Passage {
   /** Where the passage comes from, for citations: a page or source title. */
   title: string;
   text: string;
+  /** Where in the organization's knowledge it was found (passages from retrieval only). */
+  from?: { kind: "page" | "source"; id: string; knowledgebaseId: string; title: string; heading: string };
 }
 
 export interface Turn {

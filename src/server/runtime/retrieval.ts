@@ -6,6 +6,7 @@ import { isUuid } from "@/schemas/common";
 import type { Db } from "@/server/db";
 import { AGENT_PASSAGES, passageTitle, retrieve } from "@/server/services/retrieval";
 import { RUN_LIMITS } from "./limits";
+import type { TracePassage } from "@/schemas/runtime";
 import type { Passage } from "./models";
 
 export interface Retrieved {
@@ -23,9 +24,26 @@ export async function retrievePassages(db: Db, organizationId: string, knowledge
   ]);
   const foundIds = new Set(found.map((row) => row.id));
   return {
-    passages: hits.map((hit) => ({ title: passageTitle(hit), text: hit.text })),
+    passages: hits.map((hit) => ({
+      title: passageTitle(hit),
+      text: hit.text,
+      from: { kind: hit.kind, id: hit.id, knowledgebaseId: hit.knowledgebaseId, title: hit.title, heading: hit.heading },
+    })),
     missing: knowledgebaseIds.filter((id) => !foundIds.has(id)),
   };
+}
+
+/** How much of a retrieved passage's text a trace keeps. */
+const TRACE_SNIPPET_CHARS = 300;
+
+/** What a trace keeps of the passages a step retrieved: where each was found and how it starts. */
+export function tracePassages(passages: Passage[]): TracePassage[] {
+  return passages.flatMap((passage) => {
+    if (!passage.from) return [];
+    const text = passage.text.replace(/\s+/g, " ").trim();
+    const snippet = text.length > TRACE_SNIPPET_CHARS ? `${text.slice(0, TRACE_SNIPPET_CHARS - 1)}…` : text;
+    return [{ ...passage.from, snippet }];
+  });
 }
 
 /** The trace's note for references that found nothing. */

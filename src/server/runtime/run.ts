@@ -2,6 +2,7 @@
 // of what each member and node did; the app runner orchestrates members by the app's mode and
 // has the adviser (or the built-in supervisor) synthesize one reply.
 import type { AgentDocument, AppDocument, FlowDocument, FlowInput } from "@/schemas/builder";
+import type { TracePassage } from "@/schemas/runtime";
 import { inputSchemaOf } from "@/schemas/flow-graph";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest, isAppError } from "@/server/errors";
@@ -11,7 +12,7 @@ import { BUILTIN_MODEL_ID, modelFor, type AnswerInput, type ChatModel, type Pass
 import { boundedTool, flowTool, knowledgeTools, toolName, type AgentTool } from "./agent-tools";
 import { builtInTools } from "./built-ins";
 import { integrationTools } from "./mcp-tools";
-import { missingNote, retrievePassages } from "./retrieval";
+import { missingNote, retrievePassages, tracePassages } from "./retrieval";
 import { render, type TemplateScope } from "./templates";
 import { overlap } from "./text";
 
@@ -22,6 +23,8 @@ export interface TraceEntry {
   versionId?: string | null;
   model?: string;
   passages?: string[];
+  /** Where the retrieved passages were found, and how each starts. */
+  retrieved?: TracePassage[];
   /** A tool call's arguments (JSON, truncated). */
   input?: string;
   /** Why an entry found or did less than asked (e.g. a knowledgebase not found in the organization). */
@@ -199,6 +202,7 @@ export async function runAgent(
     versionId: agent.versionId,
     model: model.id,
     passages: knowledge.map((p) => p.title),
+    ...(retrieved.passages.length ? { retrieved: tracePassages(retrieved.passages) } : {}),
     ...(note ? { note } : {}),
     output: forTrace(text),
     latencyMs: Math.round(performance.now() - started),
@@ -253,6 +257,7 @@ export async function runFlow(ctx: RunContext, flow: Runnable<FlowDocument>, inp
     let output = "";
     let note: string | undefined;
     let passages: string[] | undefined;
+    let found: TracePassage[] | undefined;
     switch (node.type) {
       case "trigger_start":
         output = JSON.stringify(inputs);
@@ -267,6 +272,7 @@ export async function runFlow(ctx: RunContext, flow: Runnable<FlowDocument>, inp
         note = missingNote(retrieved.missing);
         output = retrieved.passages.map((p) => `${p.title}: ${p.text}`).join("\n\n");
         passages = retrieved.passages.map((p) => p.title);
+        found = tracePassages(retrieved.passages);
         break;
       }
       case "template":
@@ -286,6 +292,7 @@ export async function runFlow(ctx: RunContext, flow: Runnable<FlowDocument>, inp
       kind: "node",
       name: `${doc.name} › ${node.id} (${node.type})`,
       ...(passages ? { passages } : {}),
+      ...(found?.length ? { retrieved: found } : {}),
       ...(note ? { note } : {}),
       output: forTrace(output),
       latencyMs: Math.round(performance.now() - nodeStarted),

@@ -11,6 +11,7 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
 import { KIND_SPECS, readsKind, writesKind, type AppPins, type Doc } from "./builder-kinds";
+import { likeEscaped } from "./name-search";
 import { CURSOR_ORDER, decodeCursor, encodeCursor, toPage } from "./pagination";
 
 type ItemRow = {
@@ -380,6 +381,7 @@ export interface ListInput {
   limit: number;
   cursor?: string;
   fields?: string;
+  q?: string;
   updatedSince?: string;
 }
 
@@ -428,14 +430,21 @@ export const listItems = guardedByKind(readsKind, async function listItems(db: D
     // The item the cursor names must still be there: else the cursor is stale.
     cursorCheck = `(SELECT count(*) FROM builder_items c WHERE c.id = ${id} AND c.organization_id = $1 AND c.kind = $2::"BuilderKind" AND c.created_at = ${at})`;
   }
+  // The document listed: the draft, or the live version's.
+  const document = drafts ? "i.draft" : "(SELECT v.document FROM builder_versions v WHERE v.id = i.production_version_id)";
+  const name = input.q?.trim();
+  if (name) {
+    params.push(`%${likeEscaped(name)}%`);
+    conditions.push(`${document}->>'name' ILIKE $${params.length}`);
+  }
   if (input.updatedSince) {
     params.push(new Date(input.updatedSince));
     conditions.push(`${drafts ? "i.updated_at" : "i.live_at"} >= $${params.length}`);
   }
   params.push(input.limit + 1);
   // One round trip; the document is fetched per row of the page only (a scalar subquery under
-  // the LIMIT), so a page costs the same wherever it is in the list.
-  const document = drafts ? "i.draft" : "(SELECT v.document FROM builder_versions v WHERE v.id = i.production_version_id)";
+  // the LIMIT), so a page costs the same wherever it is in the list. A name search reads it for
+  // every item of the kind it passes over.
   const sql = `SELECT ${cursorCheck}::int AS cursor_found, page.* FROM (VALUES (1)) AS one (x) LEFT JOIN LATERAL (
       SELECT i.id, i.created_at, i.updated_at, i.production_version_id, ${document} AS document FROM builder_items i
       WHERE ${conditions.join(" AND ")} ORDER BY i.created_at, i.id LIMIT $${params.length}

@@ -8,6 +8,7 @@ import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
 import { grantSource, refuseMissingGrantTargets } from "./grants";
 import { normalizeEmail } from "./members";
+import { likeEscaped } from "./name-search";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
 import { isoUtc } from "./sql-json";
 
@@ -344,7 +345,7 @@ export const listEndUsers = guarded(
         organizationId: actor.organizationId,
         deletedAt: null,
         ...(input.email ? { email: normalizeEmail(input.email) } : {}),
-        ...(input.query ? { email: { contains: input.query.trim(), mode: "insensitive" as const } } : {}),
+        ...(input.query?.trim() ? { email: { contains: likeEscaped(input.query.trim()), mode: "insensitive" as const } } : {}),
         ...afterCursor(input.cursor),
       },
       orderBy: CURSOR_ORDER,

@@ -12,6 +12,7 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
 import { findKnowledgebase, refuseOverPlanCap } from "./knowledge-access";
+import { nameContains } from "./name-search";
 import { getPage } from "./pages";
 import { isoUtc } from "./sql-json";
 
@@ -33,9 +34,9 @@ async function summaries(db: Db, rows: { id: string; name: string; description: 
   }));
 }
 
-export const listKnowledgebases = guarded({ scope: "knowledge:read" }, async function listKnowledgebases(db: Db, actor: Actor, query: ListQuery) {
+export const listKnowledgebases = guarded({ scope: "knowledge:read" }, async function listKnowledgebases(db: Db, actor: Actor, query: ListQuery & { q?: string }) {
   const rows = await db.knowledgebase.findMany({
-    where: { organizationId: actor.organizationId, endUserId: null, ...afterCursor(query.cursor) },
+    where: { organizationId: actor.organizationId, endUserId: null, ...nameContains(query.q), ...afterCursor(query.cursor) },
     orderBy: CURSOR_ORDER,
     take: query.limit + 1,
   });

@@ -4,6 +4,7 @@ import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { nameContains } from "./name-search";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
 import { assertGroupsEnabled } from "./user-groups";
 
@@ -133,9 +134,9 @@ export const getPortal = guarded({ scope: "end_users:read" }, async function get
   return toDetail(row);
 });
 
-export const listPortals = guarded({ scope: "end_users:read" }, async function listPortals(db: Db, actor: Actor, input: { limit: number; cursor?: string }) {
+export const listPortals = guarded({ scope: "end_users:read" }, async function listPortals(db: Db, actor: Actor, input: { limit: number; cursor?: string; q?: string }) {
   const rows = await db.portal.findMany({
-    where: { organizationId: actor.organizationId, ...afterCursor(input.cursor) },
+    where: { organizationId: actor.organizationId, ...nameContains(input.q), ...afterCursor(input.cursor) },
     orderBy: CURSOR_ORDER,
     take: input.limit + 1,
   });
@@ -182,6 +183,15 @@ export const admitGroup = guarded({ scope: "end_users:write" }, async function a
     created: inserted.length > 0,
     admission: { portalId: admission.portalId, groupId: admission.groupId, createdAt: admission.createdAt.toISOString() },
   };
+});
+
+/** Ends a group's admission: its members stop entering the portal through this group. */
+export const removeAdmission = guarded({ scope: "end_users:write", role: "admin" }, async function removeAdmission(db: Db, actor: Actor, input: { portalId: string; groupId: string }): Promise<void> {
+  await assertGroupsEnabled(db, actor.organizationId);
+  const { count } = await db.portalAdmission.deleteMany({
+    where: { portalId: input.portalId, groupId: input.groupId, portal: { organizationId: actor.organizationId } },
+  });
+  if (count === 0) throw new AppError("not_found", "That group is not admitted to this portal.");
 });
 
 /** The groups admitted to a portal, for the console. */

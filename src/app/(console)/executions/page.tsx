@@ -3,8 +3,8 @@ import { skipToken, useQueries, useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Fragment, Suspense, useState, type ReactNode } from "react";
 import { ExecutionTrace, formatMs } from "@/components/runtime/execution-trace";
-import { SearchPicker } from "@/components/console";
 import { EntityLink, EntityPicker, useEntities, type EntityKind } from "@/components/entity-picker";
+import { EndUserPicker } from "@/components/provisioning/end-user-picker";
 import { EXECUTION_STATUSES, type ExecutionStatus } from "@/schemas/runtime";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
@@ -27,8 +27,6 @@ function readFilter(search: URLSearchParams): Filter {
 
 function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter) => void }) {
   const trpc = useTRPC();
-  const [query, setQuery] = useState("");
-  const matches = useQuery(trpc.endUsers.list.queryOptions({ limit: 8, ...(query.trim() ? { query: query.trim() } : {}) }));
   const chosen = useQuery(trpc.endUsers.get.queryOptions(filter.endUser ? { endUserId: filter.endUser } : skipToken));
   const portals = useQuery(trpc.portals.list.queryOptions({ limit: 200 }));
   const items = useEntities(ITEM_KINDS);
@@ -58,14 +56,7 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
           <strong data-testid="end-user-filter">{chosen.data?.endUser.email ?? "…"}</strong>
         </Chosen>
       ) : (
-        <SearchPicker
-          label="End user"
-          placeholder="Type part of an email…"
-          emptyText="No end user matches."
-          options={(matches.data?.endUsers ?? []).map((user) => ({ id: user.id, label: user.email, hint: user.fullName || undefined }))}
-          onQueryChange={setQuery}
-          onPick={(option) => onChange({ ...filter, endUser: option.id })}
-        />
+        <EndUserPicker label="End user" onPick={(endUser) => onChange({ ...filter, endUser: endUser.id })} />
       )}
       <label>
         Portal
@@ -163,77 +154,82 @@ function Executions() {
         )}
         {executions.data && rows.length === 0 && <p className="muted">{FILTER_KEYS.some((key) => filter[key]) ? "No runs match these filters." : "No runs yet."}</p>}
         {rows.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th>Time</th>
-                <th>Ran</th>
-                <th>Status</th>
-                <th>Credits</th>
-                <th>Latency</th>
-                <th>By</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((execution) => (
-                <Fragment key={execution.id}>
-                  <tr data-testid="execution-row">
-                    <td className="muted">{new Date(execution.createdAt).toLocaleString()}</td>
-                    <td data-testid="execution-item">
-                      {execution.itemName !== null ? (
-                        <EntityLink kind={execution.itemKind as EntityKind} id={execution.itemId} name={execution.itemName} />
-                      ) : (
-                        <span className="muted">A deleted {execution.itemKind}</span>
-                      )}
-                      <div className="muted">
-                        {execution.kind} of the {execution.itemKind}
-                      </div>
-                    </td>
-                    <td>{execution.status === "succeeded" ? <span className="badge">succeeded</span> : <span className="badge revoked">{execution.status}</span>}</td>
-                    <td>{execution.credits}</td>
-                    <td>{formatMs(execution.latencyMs)}</td>
-                    <td className="muted">
-                      {execution.endUserEmail ? (
-                        <>
-                          <span data-testid="execution-end-user">{execution.endUserEmail}</span>
-                          {execution.portalName ? ` in ${execution.portalName}` : ""}
-                          {execution.actor !== execution.endUserEmail && (
-                            <>
-                              <br />
-                              <span style={{ fontSize: "0.8rem" }}>via {execution.actor}</span>
-                            </>
-                          )}
-                        </>
-                      ) : (
-                        execution.actor
-                      )}
-                    </td>
-                    <td>
-                      <button type="button" aria-expanded={open === execution.id} onClick={() => setOpen(open === execution.id ? null : execution.id)}>
-                        {open === execution.id ? "Hide trace" : "Trace"}
-                      </button>
-                    </td>
-                  </tr>
-                  {open === execution.id && (
-                    <tr>
-                      <td colSpan={7}>
-                        <p style={{ marginTop: 0 }}>
-                          <strong>Input:</strong> <span className="trace-output">{execution.input}</span>
-                        </p>
-                        {execution.output && (
-                          <p>
-                            <strong>Output:</strong> <span className="trace-output">{execution.output}</span>
-                          </p>
+          // Times, statuses and numbers stay on one line; on a phone the table scrolls in its own box.
+          <div className="table-scroll" role="region" aria-label="Runs" tabIndex={0}>
+            <table>
+              <thead>
+                <tr>
+                  <th>Time</th>
+                  <th>Ran</th>
+                  <th>Status</th>
+                  <th>Credits</th>
+                  <th>Latency</th>
+                  <th>By</th>
+                  <th />
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((execution) => (
+                  <Fragment key={execution.id}>
+                    <tr data-testid="execution-row">
+                      <td className="muted nowrap">{new Date(execution.createdAt).toLocaleString()}</td>
+                      <td data-testid="execution-item" style={{ minWidth: "9rem" }}>
+                        {execution.itemName !== null ? (
+                          <EntityLink kind={execution.itemKind as EntityKind} id={execution.itemId} name={execution.itemName} />
+                        ) : (
+                          <span className="muted">A deleted {execution.itemKind}</span>
                         )}
-                        <ExecutionTrace execution={execution} />
+                        <div className="muted">
+                          {execution.kind} of the {execution.itemKind}
+                        </div>
+                      </td>
+                      <td className="nowrap">
+                        {execution.status === "succeeded" ? <span className="badge">succeeded</span> : <span className="badge revoked">{execution.status}</span>}
+                      </td>
+                      <td className="nowrap">{execution.credits}</td>
+                      <td className="nowrap">{formatMs(execution.latencyMs)}</td>
+                      <td className="muted" style={{ minWidth: "10rem" }}>
+                        {execution.endUserEmail ? (
+                          <>
+                            <span data-testid="execution-end-user">{execution.endUserEmail}</span>
+                            {execution.portalName ? ` in ${execution.portalName}` : ""}
+                            {execution.actor !== execution.endUserEmail && (
+                              <>
+                                <br />
+                                <span style={{ fontSize: "0.8rem" }}>via {execution.actor}</span>
+                              </>
+                            )}
+                          </>
+                        ) : (
+                          execution.actor
+                        )}
+                      </td>
+                      <td>
+                        <button type="button" aria-expanded={open === execution.id} onClick={() => setOpen(open === execution.id ? null : execution.id)}>
+                          {open === execution.id ? "Hide trace" : "Trace"}
+                        </button>
                       </td>
                     </tr>
-                  )}
-                </Fragment>
-              ))}
-            </tbody>
-          </table>
+                    {open === execution.id && (
+                      <tr>
+                        <td colSpan={7}>
+                          <p style={{ marginTop: 0 }}>
+                            <strong>Input:</strong> <span className="trace-output">{execution.input}</span>
+                          </p>
+                          {execution.output && (
+                            <p>
+                              <strong>Output:</strong> <span className="trace-output">{execution.output}</span>
+                            </p>
+                          )}
+                          <ExecutionTrace execution={execution} />
+                        </td>
+                      </tr>
+                    )}
+                  </Fragment>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
         {executions.hasNextPage && (
           <button type="button" onClick={() => executions.fetchNextPage()} disabled={executions.isFetchingNextPage}>

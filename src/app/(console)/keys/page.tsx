@@ -124,47 +124,50 @@ export default function KeysPage() {
         )}
         {keys.data && keys.data.length === 0 && <p className="muted">No keys yet.</p>}
         {keys.data && keys.data.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Kind</th>
-                <th>Prefix</th>
-                <th>Scopes</th>
-                <th>Last used</th>
-                <th>Status</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.map((key) => (
-                <tr key={key.id} data-testid="key-row">
-                  <td>{key.name}</td>
-                  <td>
-                    {key.kind}
-                    {key.memberEmail && <div className="muted">{key.memberEmail}</div>}
-                  </td>
-                  <td>
-                    <code>{key.prefix}…</code>
-                  </td>
-                  <td className="muted">{key.scopes.length === SCOPES.length ? "all scopes" : key.scopes.join(", ")}</td>
-                  <td className="muted">{formatTime(key.lastUsedAt)}</td>
-                  <td>{key.revokedAt ? <span className="badge revoked">Revoked</span> : <span className="badge">Active</span>}</td>
-                  <td>
-                    {!key.revokedAt && (
-                      <ConfirmButton
-                        label="Revoke"
-                        title={`Revoke ${key.name}?`}
-                        description="Anything using this key stops working at once."
-                        confirmLabel="Revoke"
-                        onConfirm={() => revoke.mutate({ keyId: key.id })}
-                      />
-                    )}
-                  </td>
+          // On a phone the table scrolls in its own box; names and owners wrap, the rest stays on one line.
+          <div className="table-scroll" role="region" aria-label="Keys table" tabIndex={0}>
+            <table>
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Kind</th>
+                  <th>Prefix</th>
+                  <th>Scopes</th>
+                  <th>Last used</th>
+                  <th>Status</th>
+                  <th />
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {keys.data.map((key) => (
+                  <tr key={key.id} data-testid="key-row">
+                    <td style={{ minWidth: "8rem" }}>{key.name}</td>
+                    <td style={{ minWidth: "11rem" }}>
+                      {key.kind}
+                      {key.memberEmail && <div className="muted">{key.memberEmail}</div>}
+                    </td>
+                    <td className="nowrap">
+                      <code>{key.prefix}…</code>
+                    </td>
+                    <td className="muted">{key.scopes.length === SCOPES.length ? "all scopes" : key.scopes.join(", ")}</td>
+                    <td className="muted nowrap">{formatTime(key.lastUsedAt)}</td>
+                    <td className="nowrap">{key.revokedAt ? <span className="badge revoked">Revoked</span> : <span className="badge">Active</span>}</td>
+                    <td>
+                      {!key.revokedAt && (
+                        <ConfirmButton
+                          label="Revoke"
+                          title={`Revoke ${key.name}?`}
+                          description="Anything using this key stops working at once."
+                          confirmLabel="Revoke"
+                          onConfirm={() => revoke.mutate({ keyId: key.id })}
+                        />
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </div>
     </>

@@ -1,14 +1,22 @@
 "use client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
-import { errorMessage, useTRPC } from "@/lib/trpc";
-import { PageHeader } from "@/components/console";
+import { useDeferredValue, useState, type FormEvent } from "react";
+import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, useCursorList } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+
+const PAGE = 50;
 
 export default function KnowledgePage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const list = useQuery(trpc.knowledge.list.queryOptions({ limit: 200 }));
+  const [search, setSearch] = useState("");
+  const q = useDeferredValue(search.trim());
+  // Searched by name on the server, a page at a time: an organization with thousands finds one.
+  const list = useCursorList(
+    (cursor) => trpc.knowledge.list.queryOptions({ limit: PAGE, ...(q ? { q } : {}), ...(cursor ? { cursor } : {}) }),
+    (page) => page.knowledgebases,
+  );
   const [name, setName] = useState("");
   const [description, setDescription] = useState("");
   const create = useMutation(
@@ -26,22 +34,16 @@ export default function KnowledgePage() {
   }
   return (
     <>
-      <PageHeader title="Knowledge" />
+      <PageHeader title="Knowledge" description="Knowledgebases: pages you write and documents you add, which agents search when they answer." />
       <form className="panel form" onSubmit={submit} aria-label="Create a knowledgebase">
         <h2 style={{ marginTop: 0 }}>New knowledgebase</h2>
-        <label>
-          Name
+        <FormField label="Name">
           <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
-        <label>
-          Description
+        </FormField>
+        <FormField label="Description">
           <input maxLength={5000} value={description} onChange={(e) => setDescription(e.target.value)} />
-        </label>
-        {create.error && (
-          <p role="alert" className="error">
-            {errorMessage(create.error)}
-          </p>
-        )}
+        </FormField>
+        <ErrorAlert error={create.error} />
         <div>
           <button className="primary" type="submit" disabled={create.isPending}>
             Create knowledgebase
@@ -49,38 +51,42 @@ export default function KnowledgePage() {
         </div>
       </form>
       <div className="panel">
+        <div role="search" aria-label="Find knowledgebases" style={{ marginBottom: "0.75rem" }}>
+          <FormField label="Find by name">
+            <input type="search" maxLength={200} value={search} onChange={(e) => setSearch(e.target.value)} placeholder="Type part of a name…" />
+          </FormField>
+        </div>
         {list.isLoading && <p className="muted">Loading…</p>}
-        {list.error && (
-          <p role="alert" className="error">
-            {errorMessage(list.error)}
-          </p>
-        )}
-        {list.data?.knowledgebases.length === 0 && <p className="muted">No knowledgebases yet.</p>}
-        {list.data && list.data.knowledgebases.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Sources</th>
-                <th>Pages</th>
-                <th>Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.knowledgebases.map((kb) => (
-                <tr key={kb.id}>
-                  <td>
-                    <Link href={`/knowledge/${kb.id}`}>{kb.name}</Link>
-                    {kb.description && <div className="muted">{kb.description}</div>}
-                  </td>
-                  <td>{kb.counts.sources}</td>
-                  <td>{kb.counts.pages}</td>
-                  <td className="muted">{new Date(kb.updatedAt).toLocaleString()}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <ErrorAlert error={list.error} />
+        <DataTable
+          label="Knowledgebases"
+          rows={list.isLoaded ? list.items : undefined}
+          rowKey={(kb) => kb.id}
+          empty={q ? `No knowledgebase's name contains “${q}”.` : "No knowledgebases yet: create the first one above."}
+          columns={[
+            {
+              key: "name",
+              header: "Name",
+              sortValue: (kb) => kb.name,
+              cell: (kb) => (
+                <>
+                  <Link href={`/knowledge/${kb.id}`}>{kb.name}</Link>
+                  {kb.description && <div className="muted">{kb.description}</div>}
+                </>
+              ),
+            },
+            { key: "sources", header: "Sources", nowrap: true, sortValue: (kb) => kb.counts.sources, cell: (kb) => kb.counts.sources },
+            { key: "pages", header: "Pages", nowrap: true, sortValue: (kb) => kb.counts.pages, cell: (kb) => kb.counts.pages },
+            {
+              key: "updated",
+              header: "Updated",
+              nowrap: true,
+              sortValue: (kb) => kb.updatedAt,
+              cell: (kb) => <span className="muted">{new Date(kb.updatedAt).toLocaleString()}</span>,
+            },
+          ]}
+        />
+        <LoadMore list={list} />
       </div>
     </>
   );

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Pencil } from "lucide-react";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton, ConfirmDialog, DataTable, ErrorAlert, FormField, notifyDone, PageHeader } from "@/components/console";
+import { ConfirmButton, ConfirmDialog, DataTable, ErrorAlert, FormField, notifyDone, PageHeader, useRoleAtLeast } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { TierPlan } from "@/schemas/provisioning";
 
@@ -17,6 +17,8 @@ export default function PlansPage() {
   const [credits, setCredits] = useState("100");
   const [withGroup, setWithGroup] = useState(false);
   const [editing, setEditing] = useState<TierPlan | null>(null);
+  // Plans are made, changed and archived by admins; others read them.
+  const isAdmin = useRoleAtLeast("admin");
   const create = useMutation(
     trpc.tierPlans.create.mutationOptions({
       onSuccess: () => {
@@ -36,28 +38,31 @@ export default function PlansPage() {
   return (
     <>
       <PageHeader title="Tier plans" description="Each plan an end user holds is its own subscription with its own monthly credits." />
-      <form className="panel form" onSubmit={submit} aria-label="Create a tier plan">
-        <div className="row">
-          <label>
-            Name
-            <input required value={name} onChange={(e) => setName(e.target.value)} />
+      {!isAdmin && <p className="muted">Admins and owners create, edit and archive plans.</p>}
+      {isAdmin && (
+        <form className="panel form" onSubmit={submit} aria-label="Create a tier plan">
+          <div className="row">
+            <label>
+              Name
+              <input required value={name} onChange={(e) => setName(e.target.value)} />
+            </label>
+            <label>
+              Monthly credits
+              <input type="number" min={0} required value={credits} onChange={(e) => setCredits(e.target.value)} />
+            </label>
+          </div>
+          <label className="inline">
+            <input type="checkbox" checked={withGroup} onChange={(e) => setWithGroup(e.target.checked)} />
+            Give the plan its own user group (membership follows the plan)
           </label>
-          <label>
-            Monthly credits
-            <input type="number" min={0} required value={credits} onChange={(e) => setCredits(e.target.value)} />
-          </label>
-        </div>
-        <label className="inline">
-          <input type="checkbox" checked={withGroup} onChange={(e) => setWithGroup(e.target.checked)} />
-          Give the plan its own user group (membership follows the plan)
-        </label>
-        <ErrorAlert error={create.error} />
-        <div>
-          <button className="primary" type="submit" disabled={create.isPending}>
-            Create plan
-          </button>
-        </div>
-      </form>
+          <ErrorAlert error={create.error} />
+          <div>
+            <button className="primary" type="submit" disabled={create.isPending}>
+              Create plan
+            </button>
+          </div>
+        </form>
+      )}
       {editing && <EditPlan key={editing.id} plan={editing} subscribers={countOf.get(editing.id) ?? 0} onDone={() => setEditing(null)} />}
       <div className="panel">
         <ErrorAlert error={plans.error ?? subscribers.error ?? archive.error} />
@@ -79,28 +84,32 @@ export default function PlansPage() {
             },
             { key: "group", header: "Plan group", cell: (plan) => (plan.groupId ? <Link href={`/groups/${plan.groupId}`}>{plan.name} group</Link> : "—") },
             { key: "status", header: "Status", cell: (plan) => (plan.archived ? <span className="badge revoked">Archived</span> : <span className="badge">Live</span>) },
-            {
-              key: "actions",
-              header: "Actions",
-              nowrap: true,
-              cell: (plan) => (
-                <div className="row">
-                  <button type="button" onClick={() => setEditing(plan)} aria-label={`Edit ${plan.name}`}>
-                    <Pencil size={16} aria-hidden className="icon" />
-                    Edit
-                  </button>
-                  {!plan.archived && (
-                    <ConfirmButton
-                      label="Archive"
-                      title={`Archive ${plan.name}?`}
-                      description="Its subscribers keep it; it can no longer be given to anyone."
-                      confirmLabel="Archive"
-                      onConfirm={() => archive.mutate({ tierPlanId: plan.id })}
-                    />
-                  )}
-                </div>
-              ),
-            },
+            ...(isAdmin
+              ? [
+                  {
+                    key: "actions",
+                    header: "Actions",
+                    nowrap: true,
+                    cell: (plan: TierPlan) => (
+                      <div className="row">
+                        <button type="button" onClick={() => setEditing(plan)} aria-label={`Edit ${plan.name}`}>
+                          <Pencil size={16} aria-hidden className="icon" />
+                          Edit
+                        </button>
+                        {!plan.archived && (
+                          <ConfirmButton
+                            label="Archive"
+                            title={`Archive ${plan.name}?`}
+                            description="Its subscribers keep it; it can no longer be given to anyone."
+                            confirmLabel="Archive"
+                            onConfirm={() => archive.mutate({ tierPlanId: plan.id })}
+                          />
+                        )}
+                      </div>
+                    ),
+                  },
+                ]
+              : []),
           ]}
         />
       </div>

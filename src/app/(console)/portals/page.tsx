@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { PortalLink } from "@/components/portal/portal-link";
 import { errorMessage, useTRPC } from "@/lib/trpc";
-import { PageHeader } from "@/components/console";
+import { PageHeader, useRoleAtLeast } from "@/components/console";
 
 function Admissions({ portalId }: { portalId: string }) {
   const trpc = useTRPC();
@@ -29,6 +29,7 @@ export default function PortalsPage() {
   const queryClient = useQueryClient();
   const portals = useQuery(trpc.portals.list.queryOptions({ limit: 200 }));
   const [name, setName] = useState("");
+  const isAdmin = useRoleAtLeast("admin");
   const create = useMutation(
     trpc.portals.create.mutationOptions({
       onSuccess: ({ portal }) => {
@@ -48,20 +49,23 @@ export default function PortalsPage() {
     <>
       <PageHeader title="Portals" />
       <p className="muted">Where end users sign in with a code sent to their email and use the apps their access allows. Send them the portal&apos;s link.</p>
-      <form className="panel row" onSubmit={submit} aria-label="Create a portal">
-        <label>
-          Name
-          <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
-        <button className="primary" type="submit" disabled={create.isPending} style={{ alignSelf: "flex-end" }}>
-          Create portal
-        </button>
-        {create.error && (
-          <p role="alert" className="error">
-            {errorMessage(create.error)}
-          </p>
-        )}
-      </form>
+      {!isAdmin && <p className="muted">Admins and owners create portals and change their settings.</p>}
+      {isAdmin && (
+        <form className="panel row" onSubmit={submit} aria-label="Create a portal">
+          <label>
+            Name
+            <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+          </label>
+          <button className="primary" type="submit" disabled={create.isPending} style={{ alignSelf: "flex-end" }}>
+            Create portal
+          </button>
+          {create.error && (
+            <p role="alert" className="error">
+              {errorMessage(create.error)}
+            </p>
+          )}
+        </form>
+      )}
       <div className="panel" style={{ overflowX: "auto" }}>
         {portals.isLoading && <p className="muted">Loading…</p>}
         {portals.error && (

@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { ListQuery } from "@/schemas/common";
-import { CreatePortalInput, ListPortalsOutput, Portal, PortalDetail, PortalIdInput, UpdatePortalInput } from "@/schemas/portal";
+import { CreatePortalInput, ListPortalsInput, ListPortalsOutput, Portal, PortalDetail, PortalIdInput, UpdatePortalInput } from "@/schemas/portal";
 import { AdmitGroupInput, GroupIdInput, PortalAdmission } from "@/schemas/provisioning";
-import { admitGroup, createPortal, getPortal, listAdmissions, listGroupAdmissions, listPortals, updatePortal } from "@/server/services/portals";
+import { admitGroup, createPortal, getPortal, listAdmissions, listGroupAdmissions, listPortals, removeAdmission, updatePortal } from "@/server/services/portals";
 import { router, scopedProcedure } from "../init";
 
 const tags = ["Portals"];
@@ -10,7 +9,7 @@ const tags = ["Portals"];
 export const portalsRouter = router({
   list: scopedProcedure(listPortals.requirement)
     .meta({ openapi: { method: "GET", path: "/portals", tags, summary: "List portals" } })
-    .input(ListQuery)
+    .input(ListPortalsInput)
     .output(ListPortalsOutput)
     .query(({ ctx, input }) => listPortals(ctx.db, ctx.actor, input)),
 
@@ -73,6 +72,25 @@ export const portalsRouter = router({
       const { created, admission } = await admitGroup(ctx.db, ctx.actor, input);
       ctx.response.status = created ? 201 : 200;
       return { admission };
+    }),
+
+  removeAdmission: scopedProcedure(removeAdmission.requirement)
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/portals/{portalId}/admissions/{groupId}",
+        tags,
+        summary: "End a user group's admission to a portal",
+        description: "The group's members no longer enter the portal through this group; access they have through another admitted group stays.",
+      },
+      errors: ["groups_disabled", "not_found"],
+      successStatus: 204,
+    })
+    .input(AdmitGroupInput)
+    .output(z.void())
+    .mutation(async ({ ctx, input }) => {
+      await removeAdmission(ctx.db, ctx.actor, input);
+      ctx.response.status = 204;
     }),
 
   admissions: scopedProcedure(listAdmissions.requirement)

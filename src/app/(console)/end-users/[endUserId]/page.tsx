@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams, useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton } from "@/components/console";
+import { ConfirmButton, useRoleAtLeast } from "@/components/console";
 import { EntityName } from "@/components/entity-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
@@ -30,6 +30,8 @@ export default function EndUserPage() {
   const removeGrant = useMutation(trpc.endUsers.removeGrant.mutationOptions({ onSuccess: () => void refresh() }));
   const remove = useMutation(trpc.endUsers.delete.mutationOptions({ onSuccess: () => router.replace("/end-users") }));
   const failure = provision.error ?? revoke.error ?? removePlan.error ?? removeGrant.error ?? remove.error;
+  // Removing a plan or a grant is for admins: members see no Remove in those rows.
+  const isAdmin = useRoleAtLeast("admin");
 
   if (detail.error)
     return (
@@ -98,6 +100,7 @@ export default function EndUserPage() {
             description="Their access, sessions and grants are removed; this cannot be undone."
             confirmLabel="Delete for good"
             onConfirm={() => remove.mutate({ endUserId })}
+            needs="admin"
           />
         </div>
       </div>
@@ -134,7 +137,7 @@ export default function EndUserPage() {
                     {s.isComped ? " (comped)" : ""}
                   </td>
                   <td>
-                    {s.status === "active" && s.provisionedBy !== "processor" && (
+                    {isAdmin && s.status === "active" && s.provisionedBy !== "processor" && (
                       <ConfirmButton
                         label="Remove"
                         title="Remove this plan from the end user?"
@@ -189,7 +192,9 @@ export default function EndUserPage() {
                   <td className="muted">{grant.source}</td>
                   <td className="muted">{when(grant.expiresAt)}</td>
                   <td>
-                    <ConfirmButton label="Remove" title="Remove this grant?" confirmLabel="Remove" onConfirm={() => removeGrant.mutate({ endUserId, grantId: grant.id })} />
+                    {isAdmin && (
+                      <ConfirmButton label="Remove" title="Remove this grant?" confirmLabel="Remove" onConfirm={() => removeGrant.mutate({ endUserId, grantId: grant.id })} />
+                    )}
                   </td>
                 </tr>
               ))}

@@ -2,12 +2,12 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
-import { ConfirmButton } from "@/components/console";
+import { ConfirmButton, notifyDone, useRoleAtLeast } from "@/components/console";
 import { EntityName } from "@/components/entity-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
 import { GrantAppForm } from "@/components/provisioning/grant-app-form";
+import { EndUserPicker } from "@/components/provisioning/end-user-picker";
 import { GroupPortals } from "@/components/provisioning/group-portals";
 
 export default function GroupPage() {
@@ -18,7 +18,6 @@ export default function GroupPage() {
   const group = useQuery(trpc.userGroups.get.queryOptions({ groupId }));
   const members = useQuery(trpc.userGroups.members.queryOptions({ groupId }));
   const grants = useQuery(trpc.userGroups.grants.queryOptions({ groupId }));
-  const portals = useQuery(trpc.portals.list.queryOptions({ limit: 200 }));
   const refresh = () =>
     Promise.all([
       queryClient.invalidateQueries({ queryKey: trpc.userGroups.get.queryKey({ groupId }) }),
@@ -26,25 +25,14 @@ export default function GroupPage() {
       queryClient.invalidateQueries({ queryKey: trpc.userGroups.grants.queryKey({ groupId }) }),
     ]);
 
-  const [memberEmail, setMemberEmail] = useState("");
-  const [portalId, setPortalId] = useState("");
-  const findUser = useMutation({
-    mutationFn: async (email: string) => {
-      const found = await queryClient.fetchQuery(trpc.endUsers.list.queryOptions({ limit: 1, email }));
-      const user = found.endUsers[0];
-      if (!user) throw new Error(`No end user ${email}.`);
-      return user.id;
-    },
-  });
   const addMember = useMutation(trpc.userGroups.addMember.mutationOptions({ onSuccess: () => void refresh() }));
   const removeMember = useMutation(trpc.userGroups.removeMember.mutationOptions({ onSuccess: () => void refresh() }));
   const addGrant = useMutation(trpc.userGroups.addGrant.mutationOptions({ onSuccess: () => void refresh() }));
   const removeGrant = useMutation(trpc.userGroups.removeGrant.mutationOptions({ onSuccess: () => void refresh() }));
-  const admit = useMutation(
-    trpc.portals.admit.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.portals.admissionsOfGroup.queryKey({ groupId }) }) }),
-  );
   const remove = useMutation(trpc.userGroups.delete.mutationOptions({ onSuccess: () => router.replace("/groups") }));
-  const failure = findUser.error ?? addMember.error ?? removeMember.error ?? addGrant.error ?? removeGrant.error ?? admit.error ?? remove.error;
+  const failure = addMember.error ?? removeMember.error ?? addGrant.error ?? removeGrant.error ?? remove.error;
+  // Removing a member or a grant, and deleting the group, are for admins.
+  const isAdmin = useRoleAtLeast("admin");
 
   if (group.error)
     return (
@@ -56,19 +44,18 @@ export default function GroupPage() {
   if (!data) return <p className="muted">Loading…</p>;
   const isPlanGroup = data.planId !== null;
 
-  async function submitMember(event: FormEvent) {
-    event.preventDefault();
-    const endUserId = await findUser.mutateAsync(memberEmail.trim()).catch(() => null);
-    if (endUserId) addMember.mutate({ groupId, endUserId }, { onSuccess: () => setMemberEmail("") });
+  function addEndUser(endUser: { id: string; email: string }) {
+    addMember.mutate(
+      { groupId, endUserId: endUser.id },
+      {
+        onSuccess: (result) =>
+          notifyDone(members.data?.some((member) => member.endUserId === result.member.endUserId) ? `${endUser.email} is already a member.` : `${endUser.email} added.`),
+      },
+    );
   }
 
   function grantApp(appId: string, deploymentId: string | undefined) {
     addGrant.mutate({ groupId, targetKind: "app", targetId: appId, ...(deploymentId ? { deploymentId } : {}) });
-  }
-
-  function submitAdmission(event: FormEvent) {
-    event.preventDefault();
-    if (portalId) admit.mutate({ portalId, groupId });
   }
 
   return (
@@ -95,7 +82,7 @@ export default function GroupPage() {
                 </td>
                 <td className="muted">added {new Date(member.addedAt).toLocaleDateString()}</td>
                 <td>
-                  {!isPlanGroup && (
+                  {isAdmin && !isPlanGroup && (
                     <ConfirmButton
                       label="Remove"
                       title="Remove this end user from the group?"
@@ -109,10 +96,9 @@ export default function GroupPage() {
           </tbody>
         </table>
         {!isPlanGroup && (
-          <form className="row" onSubmit={(e) => void submitMember(e)} style={{ marginTop: "0.75rem" }}>
-            <input type="email" aria-label="End user email" placeholder="End user email" required value={memberEmail} onChange={(e) => setMemberEmail(e.target.value)} />
-            <button type="submit">Add member</button>
-          </form>
+          <div className="row" style={{ marginTop: "0.75rem" }}>
+            <EndUserPicker label="Add a member by email" onPick={addEndUser} />
+          </div>
         )}
       </div>
 
@@ -127,7 +113,9 @@ export default function GroupPage() {
                 </td>
                 <td>{grant.deploymentId ? <EntityName kind="portal" id={grant.deploymentId} /> : "any portal"}</td>
                 <td>
-                  <ConfirmButton label="Remove" title="Remove this grant?" confirmLabel="Remove" onConfirm={() => removeGrant.mutate({ groupId, grantId: grant.id })} />
+                  {isAdmin && (
+                    <ConfirmButton label="Remove" title="Remove this grant?" confirmLabel="Remove" onConfirm={() => removeGrant.mutate({ groupId, grantId: grant.id })} />
+                  )}
                 </td>
               </tr>
             ))}
@@ -138,21 +126,7 @@ export default function GroupPage() {
 
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Portal admissions</h2>
-        <GroupPortals groupId={groupId} />
-        <form className="row" onSubmit={submitAdmission} style={{ marginTop: "0.75rem" }}>
-          <select aria-label="Portal" value={portalId} onChange={(e) => setPortalId(e.target.value)}>
-            <option value="">Choose a portal…</option>
-            {portals.data?.portals.map((portal) => (
-              <option key={portal.id} value={portal.id}>
-                {portal.name}
-              </option>
-            ))}
-          </select>
-          <button type="submit" disabled={!portalId}>
-            Admit to portal
-          </button>
-        </form>
-        {admit.data && <p role="status">Admitted.</p>}
+        <GroupPortals groupId={groupId} groupName={data.name} />
       </div>
 
       {!isPlanGroup && (
@@ -163,6 +137,7 @@ export default function GroupPage() {
             description="Its members keep their own access; what the group granted ends."
             confirmLabel="Delete for good"
             onConfirm={() => remove.mutate({ groupId })}
+            needs="admin"
           />
         </div>
       )}

@@ -10,7 +10,7 @@ import { PageLinkPicker } from "@/components/page-link-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { PageIndexEntry } from "@/schemas/knowledgebase";
 import "./knowledgebase.css";
-import { PageHeader } from "@/components/console";
+import { ConfirmButton, PageHeader, useRoleAtLeast } from "@/components/console";
 import { KnowledgeSearch } from "@/components/knowledge/knowledge-search";
 
 export default function KnowledgebasePage() {
@@ -51,7 +51,7 @@ function Knowledgebase() {
       <PageHeader title={kb.name} back={{ href: "/knowledge", label: "Knowledge" }} />
       {kb.description && <p className="muted">{kb.description}</p>}
       <p className="muted">
-        {kb.counts.sources} sources · {kb.counts.pages} pages
+        {kb.counts.sources} source{kb.counts.sources === 1 ? "" : "s"} · {kb.counts.pages} page{kb.counts.pages === 1 ? "" : "s"}
       </p>
       <KnowledgeSearch knowledgebaseId={knowledgebaseId} />
       <div className="knowledge-layout">
@@ -361,9 +361,15 @@ function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebas
               ))}
           </select>
         </label>
-        <button type="button" onClick={() => remove.mutate({ knowledgebaseId, pageId })} disabled={remove.isPending}>
-          Delete page
-        </button>
+        <ConfirmButton
+          label="Delete page"
+          title={`Delete ${page.data?.title ?? "this page"}?`}
+          description="The page is deleted; links to it stop resolving."
+          confirmLabel="Delete page"
+          disabled={remove.isPending}
+          onConfirm={() => remove.mutate({ knowledgebaseId, pageId })}
+          needs="admin"
+        />
       </div>
       {(move.error ?? remove.error) && (
         <p role="alert" className="error">
@@ -436,6 +442,8 @@ function Sources({ knowledgebaseId, sources }: { knowledgebaseId: string; source
   const uploadFile = useMutation(trpc.knowledge.uploadSource.mutationOptions({ onSuccess }));
   const retry = useMutation(trpc.knowledge.retrySource.mutationOptions({ onSuccess: () => void refresh() }));
   const remove = useMutation(trpc.knowledge.deleteSource.mutationOptions({ onSuccess: () => void refresh() }));
+  // Deleting a source is for admins: members see no Delete.
+  const isAdmin = useRoleAtLeast("admin");
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -498,45 +506,54 @@ function Sources({ knowledgebaseId, sources }: { knowledgebaseId: string; source
       {sources.length === 0 ? (
         <p className="muted">No sources yet.</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Type</th>
-              <th>Status</th>
-              <th>Size</th>
-              <th>Added</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {sources.map((source) => (
-              <tr key={source.id} data-testid="source-row">
-                <td>
-                  <Link href={`/knowledge/${knowledgebaseId}/sources/${source.id}`}>{source.name}</Link>
-                  {source.url && <div className="muted">{source.url}</div>}
-                </td>
-                <td>{source.type}</td>
-                <td>
-                  <span className={`badge${source.status === "failed" ? " revoked" : ""}`}>{source.status}</span>
-                  {source.errorMessage && <div className="error">{source.errorMessage}</div>}
-                </td>
-                <td className="muted">{source.sizeBytes ? `${Math.ceil(source.sizeBytes / 1024)} KB` : ""}</td>
-                <td className="muted">{new Date(source.createdAt).toLocaleString()}</td>
-                <td>
-                  {source.status === "failed" && (
-                    <button type="button" onClick={() => retry.mutate({ knowledgebaseId, sourceId: source.id })}>
-                      Retry
-                    </button>
-                  )}
-                  <button type="button" onClick={() => remove.mutate({ knowledgebaseId, sourceId: source.id })}>
-                    Delete
-                  </button>
-                </td>
+        // On a phone the table scrolls in its own box; names wrap, the rest stays on one line.
+        <div className="table-scroll" role="region" aria-label="Sources table" tabIndex={0}>
+          <table>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Type</th>
+                <th>Status</th>
+                <th>Size</th>
+                <th>Added</th>
+                <th />
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {sources.map((source) => (
+                <tr key={source.id} data-testid="source-row">
+                  <td style={{ minWidth: "9rem" }}>
+                    <Link href={`/knowledge/${knowledgebaseId}/sources/${source.id}`}>{source.name}</Link>
+                    {source.url && <div className="muted">{source.url}</div>}
+                  </td>
+                  <td className="nowrap">{source.type}</td>
+                  <td>
+                    <span className={`badge${source.status === "failed" ? " revoked" : ""}`}>{source.status}</span>
+                    {source.errorMessage && <div className="error">{source.errorMessage}</div>}
+                  </td>
+                  <td className="muted nowrap">{source.sizeBytes ? `${Math.ceil(source.sizeBytes / 1024)} KB` : ""}</td>
+                  <td className="muted nowrap">{new Date(source.createdAt).toLocaleString()}</td>
+                  <td className="nowrap">
+                    {source.status === "failed" && (
+                      <button type="button" onClick={() => retry.mutate({ knowledgebaseId, sourceId: source.id })}>
+                        Retry
+                      </button>
+                    )}
+                    {isAdmin && (
+                      <ConfirmButton
+                        label="Delete"
+                        title={`Delete ${source.name}?`}
+                        description="The source, its extracted text and its chunks are deleted; agents no longer find its passages."
+                        confirmLabel="Delete source"
+                        onConfirm={() => remove.mutate({ knowledgebaseId, sourceId: source.id })}
+                      />
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </div>
   );

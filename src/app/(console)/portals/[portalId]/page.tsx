@@ -6,7 +6,9 @@ import { useEffect, useState, type CSSProperties, type FormEvent } from "react";
 import { PortalLink } from "@/components/portal/portal-link";
 import { portalTheme } from "@/components/portal/theme";
 import "@/components/portal/portal-preview.css";
-import { SearchPicker } from "@/components/console";
+import { useRoleAtLeast } from "@/components/console";
+import { EntityName, EntityPicker } from "@/components/entity-picker";
+import { PortalGroups } from "@/components/provisioning/group-portals";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
 
@@ -58,6 +60,8 @@ export default function PortalSettingsPage() {
         featuredAppIds: portal.featuredAppIds,
       });
   }, [portal]);
+  // Changing a portal is for admins: others read its settings.
+  const isAdmin = useRoleAtLeast("admin");
   const update = useMutation(
     trpc.portals.update.mutationOptions({
       onSuccess: () => {
@@ -192,7 +196,7 @@ export default function PortalSettingsPage() {
             {form.featuredAppIds.map((id, index) => (
               <li key={id} data-testid="featured-app">
                 <span className="row" style={{ gap: "0.4rem" }}>
-                  <span>{appNames.get(id) ?? "Unpublished or deleted app"}</span>
+                  <EntityName kind="app" id={id} />
                   <button type="button" aria-label={`Move ${appNames.get(id) ?? "app"} up`} disabled={index === 0} onClick={() => move(index, -1)}>
                     ↑
                   </button>
@@ -206,12 +210,12 @@ export default function PortalSettingsPage() {
               </li>
             ))}
           </ol>
-          <SearchPicker
+          <EntityPicker
+            kinds={["app"]}
             label="Add an app"
-            placeholder="Type an app's name…"
-            emptyText="No other published app matches."
-            options={appOptions.filter((app) => !form.featuredAppIds.includes(app.id))}
-            onPick={(option) => set({ featuredAppIds: [...form.featuredAppIds, option.id] })}
+            emptyText="No apps yet: create one under Apps."
+            exclude={form.featuredAppIds}
+            onPick={(app) => set({ featuredAppIds: [...form.featuredAppIds, app.id] })}
           />
           <FieldError field="featuredAppIds" error={update.error} />
         </fieldset>
@@ -221,9 +225,14 @@ export default function PortalSettingsPage() {
           </p>
         )}
         <div className="row">
-          <button className="primary" type="submit" disabled={update.isPending}>
+          <button className="primary" type="submit" disabled={update.isPending || !isAdmin} aria-describedby={isAdmin ? undefined : "portal-admins-only"}>
             {update.isPending ? "Saving…" : "Save"}
           </button>
+          {!isAdmin && (
+            <span id="portal-admins-only" className="muted">
+              Admins and above only
+            </span>
+          )}
           {saved && (
             <span role="status" className="muted">
               Saved.
@@ -231,6 +240,12 @@ export default function PortalSettingsPage() {
           )}
         </div>
       </form>
+      <section className="panel" aria-labelledby="portal-groups">
+        <h2 id="portal-groups" style={{ marginTop: 0 }}>
+          User groups admitted
+        </h2>
+        <PortalGroups portalId={portalId} portalName={portal.name} />
+      </section>
     </>
   );
 }
