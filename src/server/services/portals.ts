@@ -186,13 +186,16 @@ export const admitGroup = guarded({ scope: "end_users:write" }, async function a
 });
 
 /** Ends a group's admission: its members stop entering the portal through this group. */
-export const removeAdmission = guarded({ scope: "end_users:write", role: "admin" }, async function removeAdmission(db: Db, actor: Actor, input: { portalId: string; groupId: string }): Promise<void> {
-  await assertGroupsEnabled(db, actor.organizationId);
-  const { count } = await db.portalAdmission.deleteMany({
-    where: { portalId: input.portalId, groupId: input.groupId, portal: { organizationId: actor.organizationId } },
-  });
-  if (count === 0) throw new AppError("not_found", "That group is not admitted to this portal.");
-});
+export const removeAdmission = guarded(
+  { scope: "end_users:write", role: "admin" },
+  async function removeAdmission(db: Db, actor: Actor, input: { portalId: string; groupId: string }): Promise<void> {
+    await assertGroupsEnabled(db, actor.organizationId);
+    const { count } = await db.portalAdmission.deleteMany({
+      where: { portalId: input.portalId, groupId: input.groupId, portal: { organizationId: actor.organizationId } },
+    });
+    if (count === 0) throw new AppError("not_found", "That group is not admitted to this portal.");
+  },
+);
 
 /** The groups admitted to a portal, for the console. */
 export const listAdmissions = guarded({ scope: "end_users:read" }, async function listAdmissions(db: Db, actor: Actor, input: { portalId: string }) {
