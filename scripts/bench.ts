@@ -660,8 +660,11 @@ async function main() {
     );
   } finally {
     rawServer?.kill("SIGTERM");
-    server?.kill("SIGTERM");
-    if (server) await new Promise((r) => server!.once("exit", r));
+    // A launcher that already exited (a failed start) has no exit left to wait for.
+    if (server && server.exitCode === null && server.signalCode === null) {
+      server.kill("SIGTERM");
+      await new Promise((r) => server!.once("exit", r));
+    }
     await cluster.release();
     rmSync(dataDir, { recursive: true, force: true });
   }
