@@ -131,11 +131,17 @@ async function saveTurn(
  */
 export async function converse(db: Db, actor: Actor | EndUserActor, input: ConverseInput, options: ConverseOptions = {}): Promise<ConverseResult> {
   if (actor.kind !== "end_user") authorize(actor, { scope: "apps:execute" });
+  // A continuing conversation is read beside the app, for the end user runFor answers for; its
+  // not_found still comes after the app's and the end user's refusals.
+  const conversation = input.conversationId
+    ? findConversation(db, actor.organizationId, input.appId, input.conversationId, actor.kind === "end_user" ? actor.endUser.id : (input.endUserId ?? null))
+    : null;
+  conversation?.catch(() => {});
   const app = await loadLiveApp(db, actor, input.appId);
   const api = app.app.document.api;
   if (!api.conversationEnabled) throw new AppError("service_disabled", "Conversation is turned off in this app's published API config; republish it with conversation enabled.");
   const runner = await runFor(db, actor, input.appId, input);
-  const existing = input.conversationId ? await findConversation(db, actor.organizationId, input.appId, input.conversationId, runner.endUserId) : null;
+  const existing = conversation ? await conversation : null;
 
   const charge = await chargeRunCredit(db, actor.organizationId, runner.endUserId, CONVERSATION_CREDITS);
   options.onStart?.();
