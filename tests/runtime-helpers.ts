@@ -13,7 +13,14 @@ export interface PublishedApp {
   supportAgentId: string;
 }
 
-export async function publishedApp(options: { tenant?: NewOrganizationOptions; app?: Record<string, unknown>; billingModel?: string } = {}): Promise<PublishedApp> {
+export async function publishedApp(
+  options: {
+    tenant?: NewOrganizationOptions;
+    app?: Record<string, unknown>;
+    billingModel?: string;
+    /** The support agent reads the billing agent's knowledgebase too. */ sharedKnowledge?: boolean;
+  } = {},
+): Promise<PublishedApp> {
   const tenant = await newOrganization(options.tenant);
   const key = tenant.orgKey.secret;
   const kb = await newKnowledgebase(tenant);
@@ -24,7 +31,11 @@ export async function publishedApp(options: { tenant?: NewOrganizationOptions; a
     knowledge: [{ knowledgebaseId: kb }],
     ...(options.billingModel ? { model: options.billingModel } : {}),
   });
-  const support = await create(key, "agents", { name: "Support agent", description: "Technical problems, outages and errors" });
+  const support = await create(key, "agents", {
+    name: "Support agent",
+    description: "Technical problems, outages and errors",
+    ...(options.sharedKnowledge ? { knowledge: [{ knowledgebaseId: kb }] } : {}),
+  });
   await publish(key, "agents", billing.id);
   await publish(key, "agents", support.id);
   const app = await create(key, "apps", {

@@ -1,16 +1,17 @@
 // `npm start` / `npm run dev`: provides the database (DATABASE_URL, or the embedded one under
 // DATA_DIR, started or shared), applies migrations, creates the first owner on a fresh
-// installation, builds when there is no production build, then runs Next.js, restarting it when
-// it crashes (the database stays up meanwhile), and stops the embedded database after it.
-// Its own lines are JSON, like the server's.
+// installation (setup.ts, in a child process), builds when there is no production build, then
+// runs the server, restarting it when it crashes (the database stays up meanwhile), and stops
+// the embedded database after it. This process stays up beside the server for as long as it
+// runs, so it loads only what starting PostgreSQL and migrating need, never Prisma, argon2 or
+// the services. Its own lines are JSON, like the server's.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { env } from "@/env";
 import { openDatabase } from "@/server/database/open";
-import { closeDb, createDb } from "@/server/db";
 import { logger } from "@/server/observability/log";
-import { seedFirstOwner } from "@/server/services/setup";
 import { supervise } from "@/server/supervise";
 
 const dev = process.argv.includes("--dev");
@@ -28,13 +29,31 @@ function runNext(args: string[], extraEnv: Record<string, string>, nodeArgs: str
   });
 }
 
-/** The production server (src/cli/http-server.ts, compiled beside this file by scripts/build-server.mjs). */
+/**
+ * The production server (src/cli/http-server.ts, compiled beside this file by
+ * scripts/build-server.mjs), with this process's node flags (`node --cpu-prof scripts/start.mjs`
+ * profiles the server too) and its heap limit.
+ */
 function runServer(extraEnv: Record<string, string>, config: { PORT: number; TRUST_PROXY: number; SERVER_HEAP_MB: number }) {
   const entry = path.join(root, "dist", "server", "http-server.mjs");
-  return spawn(process.execPath, [`--max-old-space-size=${config.SERVER_HEAP_MB}`, entry, "--port", String(config.PORT), "--trust-proxy", String(config.TRUST_PROXY)], {
-    stdio: "inherit",
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...extraEnv },
-  });
+  return spawn(
+    process.execPath,
+    [...process.execArgv, `--max-old-space-size=${config.SERVER_HEAP_MB}`, entry, "--port", String(config.PORT), "--trust-proxy", String(config.TRUST_PROXY)],
+    {
+      stdio: "inherit",
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...extraEnv },
+    },
+  );
+}
+
+/**
+ * setup.ts beside this file (dist/server/setup.mjs in production; under `npm run dev`, the
+ * TypeScript source with the same loader flags as this process), in a process that exits after it.
+ */
+function runSetup(databaseUrl: string) {
+  const here = fileURLToPath(import.meta.url);
+  const entry = path.join(path.dirname(here), `setup${path.extname(here)}`);
+  return spawn(process.execPath, [...process.execArgv, entry], { stdio: "inherit", env: { ...process.env, DATABASE_URL: databaseUrl } });
 }
 
 async function waitFor(child: ReturnType<typeof spawn>): Promise<number> {
@@ -44,13 +63,10 @@ async function waitFor(child: ReturnType<typeof spawn>): Promise<number> {
 async function main() {
   const config = env();
   const database = await openDatabase(log);
-  const db = createDb(database.url, 2);
-  const seeded = await seedFirstOwner(db);
-  await closeDb(db);
-  if (seeded) {
-    log("First start: created the organization and its owner. These credentials are shown only now:");
-    log(`  email:    ${seeded.login.email}`);
-    log(`  password: ${seeded.login.password}`);
+  const setup = await waitFor(runSetup(database.url));
+  if (setup !== 0) {
+    await database.release();
+    process.exit(setup);
   }
 
   if (!dev && !existsSync(path.join(root, ".next", "BUILD_ID"))) {

@@ -1,6 +1,6 @@
 // App conversations through the REST door: routing to members at their pinned versions, one
 // synthesized reply, persistence by conversation_id, credits, refusals, and Server-Sent Events.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { getDb } from "@/server/db";
 import { updateOrganization } from "@/server/services/organizations";
 import { api, expectError } from "../helpers";
@@ -83,6 +83,48 @@ describe("POST /apps/{appId}/conversation", () => {
     const app = await publishedApp();
     await updateOrganization(getDb(), app.tenant.operator, { appsApiEnabled: false });
     expectError(await converse(app.key, app.appId, { message: "hi" }), 403, "api_disabled");
+  });
+
+  it("takes a turn in a few prepared statements on the pool, none through Prisma", async () => {
+    const app = await publishedApp({ app: { orchestrationMode: "broadcast" } });
+    // The first turn reads the versions into the process's cache and records the key's use.
+    const first = await converse(app.key, app.appId, { message: "How long do refunds take?" });
+    const query = vi.spyOn(getDb().pool, "query");
+    try {
+      const next = await converse(app.key, app.appId, { message: "And shipping?", conversation_id: first.body.conversation_id });
+      expect(next.status).toBe(200);
+      // Prisma's queries come through the pool unnamed; ours are named, so each connection plans them once.
+      const statements = query.mock.calls.map(([config]) => (config as { name?: string }).name ?? "unnamed").sort();
+      expect(statements).toEqual([
+        "atrium_charge_credits",
+        "atrium_conversation_history",
+        "atrium_key_check",
+        "atrium_live_app",
+        "atrium_model_providers",
+        "atrium_retrieve",
+        "atrium_run_knowledgebases",
+        "atrium_save_turn",
+      ]);
+    } finally {
+      query.mockRestore();
+    }
+  });
+
+  it("searches once per turn for members that share a knowledgebase and are asked the same message", async () => {
+    const app = await publishedApp({ app: { orchestrationMode: "broadcast" }, sharedKnowledge: true });
+    await converse(app.key, app.appId, { message: "How long do refunds take?" });
+    const query = vi.spyOn(getDb().pool, "query");
+    try {
+      expect((await converse(app.key, app.appId, { message: "How long do refunds take?" })).status).toBe(200);
+      const statements = query.mock.calls.map(([config]) => (config as { name?: string }).name);
+      expect(statements.filter((name) => name === "atrium_retrieve")).toHaveLength(1);
+    } finally {
+      query.mockRestore();
+    }
+    const [execution] = (await api("GET", `/executions?itemId=${app.appId}`, { key: app.key })).body.executions;
+    const agents = execution.trace.filter((entry: { kind: string }) => entry.kind === "agent");
+    expect(agents.map((entry: { name: string }) => entry.name).sort()).toEqual(["Billing agent", "Support agent"]);
+    for (const entry of agents) expect(entry.passages).toEqual(expect.arrayContaining([expect.stringContaining("Refund policy")]));
   });
 
   it("lets exactly 10 of 20 concurrent calls through with 10 credits left, never overdrawing", async () => {

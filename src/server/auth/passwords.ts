@@ -1,9 +1,11 @@
-import { hash, verify } from "@node-rs/argon2";
+// Password hashing with argon2, loaded on the first sign-in or password set: its native library
+// is about 10 MB of a server's memory that answering the API never needs.
+const argon2 = () => import("@node-rs/argon2");
 
-export function hashPassword(password: string): Promise<string> {
-  return hash(password);
+export async function hashPassword(password: string): Promise<string> {
+  return (await argon2()).hash(password);
 }
 
 export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
-  return verify(passwordHash, password).catch(() => false);
+  return (await argon2()).verify(passwordHash, password).catch(() => false);
 }

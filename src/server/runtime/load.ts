@@ -1,6 +1,7 @@
 // Finding what a run executes: an app's live version with its adviser and members at the
 // versions pinned when the app was published, or (for tests) an item's draft.
 import { AgentDocument, AppDocument, FlowDocument, type BuilderKind } from "@/schemas/builder";
+import { isUuid } from "@/schemas/common";
 import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -60,21 +61,43 @@ async function liveFlows(db: Db, organizationId: string, ids: string[]): Promise
 }
 
 /**
+ * The app's live version and which of the items it pins (adviser, members) still exist, in one
+ * statement on the pool: a conversation turn's first read. Documents come from the cache above.
+ */
+const LIVE_APP_SQL = `
+  select i.production_version_id as version_id,
+    array(
+      select p.id::text from builder_items p
+      where p.organization_id = $1 and p.id in (
+        select (v.pins->'adviser'->>'id')::uuid
+        union all
+        select (member->>'id')::uuid from jsonb_array_elements(coalesce(v.pins->'members', '[]'::jsonb)) as member
+      )
+    ) as present
+  from builder_items i
+  left join builder_versions v on v.id = i.production_version_id and v.organization_id = $1
+  where i.id = $2 and i.organization_id = $1 and i.kind = 'app'`;
+
+/**
  * The app as published: live version, pinned adviser and members. A pinned item that is gone
  * answers unpublished_dependencies, naming it.
  */
 export async function loadLiveApp(db: Db, actor: Pick<Actor, "organizationId">, appId: string): Promise<LiveApp> {
-  const item = await db.builderItem.findFirst({ where: { id: appId, organizationId: actor.organizationId, kind: "app" }, select: { productionVersionId: true } });
-  if (!item?.productionVersionId) throw notFound("app");
-  const version = (await versionsById(db, actor.organizationId, [item.productionVersionId])).get(item.productionVersionId);
+  if (!isUuid(appId)) throw notFound("app");
+  const { rows } = await db.pool.query<{ version_id: string | null; present: string[] }>({
+    name: "atrium_live_app",
+    text: LIVE_APP_SQL,
+    values: [actor.organizationId, appId],
+  });
+  const versionId = rows[0]?.version_id;
+  if (!versionId) throw notFound("app");
+  const version = (await versionsById(db, actor.organizationId, [versionId])).get(versionId);
   if (!version) throw notFound("app");
-  const document = parsed(item.productionVersionId, AppDocument);
+  const document = parsed(versionId, AppDocument);
   const pins = (version.pins as AppPins | null) ?? { adviser: null, members: [] };
   const wanted = [...(pins.adviser ? [{ ...pins.adviser, kind: "agent" as const }] : []), ...pins.members];
-  // Pinned versions are immutable, but their items can be deleted: check they are still there.
-  const present = new Set(
-    (await db.builderItem.findMany({ where: { organizationId: actor.organizationId, id: { in: wanted.map((pin) => pin.id) } }, select: { id: true } })).map((row) => row.id),
-  );
+  // Pinned versions are immutable, but their items can be deleted: the statement says which remain.
+  const present = new Set(rows[0]!.present);
   const byId = await versionsById(
     db,
     actor.organizationId,
@@ -96,8 +119,8 @@ export async function loadLiveApp(db: Db, actor: Pick<Actor, "organizationId">, 
     else members.push({ kind: "flow", runnable: { id: pin.id, versionId: pin.versionId, document: parsed(pin.versionId, FlowDocument) } });
   }
   return {
-    versionId: item.productionVersionId,
-    app: { id: appId, versionId: item.productionVersionId, document },
+    versionId,
+    app: { id: appId, versionId, document },
     adviser: pins.adviser ? await agentOf(pins.adviser) : null,
     members,
   };

@@ -55,6 +55,7 @@ function connectionOf(row: ProviderRow): ProviderConnection {
   };
 }
 
+/** The organization's providers, oldest first, through Prisma: a transaction can read them too (publish checks). */
 function providerRows(db: ProviderReader, organizationId: string, slug?: string): Promise<ProviderRow[]> {
   return db.modelProvider.findMany({
     where: { organizationId, ...(slug ? { slug } : {}) },
@@ -63,20 +64,42 @@ function providerRows(db: ProviderReader, organizationId: string, slug?: string)
   });
 }
 
+/**
+ * The same rows by a prepared statement on the pool, for the request paths that read them every
+ * time (GET /models, every retrieval of a run), where a Prisma query costs several times the CPU.
+ */
+async function pooledProviderRows(db: Db, organizationId: string): Promise<ProviderRow[]> {
+  const { rows } = await db.pool.query<ProviderRow>({
+    name: "atrium_model_providers",
+    text: `select slug, name, kind, base_url as "baseUrl", api_key_ciphertext as "apiKeyCiphertext", models
+           from model_providers where organization_id = $1 order by created_at, id`,
+    values: [organizationId],
+  });
+  return rows;
+}
+
 /** The models every organization has: the built-in one and the operator's (no query). */
 export function defaultModels(): ModelInfo[] {
   return [BUILTIN, ...envModels()];
 }
 
-/** Every model an organization's agents may name: the built-in one, the operator's, then the organization's chat models. */
-export async function availableModels(db: ProviderReader, organizationId: string): Promise<ModelInfo[]> {
-  const rows = await providerRows(db, organizationId);
+function withChatModels(rows: ProviderRow[]): ModelInfo[] {
   const own = rows.flatMap((row) =>
     offered(row)
       .filter((model) => model.kind === "chat")
       .map((model) => ({ id: `${row.slug}/${model.id}`, name: `${row.name}: ${model.id}`, provider: row.slug })),
   );
   return [...defaultModels(), ...own];
+}
+
+/** Every model an organization's agents may name: the built-in one, the operator's, then the organization's chat models. */
+export async function availableModels(db: ProviderReader, organizationId: string): Promise<ModelInfo[]> {
+  return withChatModels(await providerRows(db, organizationId));
+}
+
+/** availableModels outside a transaction, on the pool: what GET /models answers. */
+export async function listAvailableModels(db: Db, organizationId: string): Promise<ModelInfo[]> {
+  return withChatModels(await pooledProviderRows(db, organizationId));
 }
 
 /** Whether an agent may name this model in the organization (the built-in and operator's models need no query). */
@@ -116,7 +139,7 @@ export async function modelFor(db: Db, organizationId: string, id: string | unde
  * provider first; null when it has none (retrieval then stays full-text).
  */
 export async function embeddingModelFor(db: Db, organizationId: string): Promise<EmbeddingModel | null> {
-  const choice = embeddingChoice(await providerRows(db, organizationId));
+  const choice = embeddingChoice(await pooledProviderRows(db, organizationId));
   if (!choice) return null;
   const { providerEmbedding } = await import("./provider-model");
   return providerEmbedding(connectionOf(choice.row), choice.modelId);

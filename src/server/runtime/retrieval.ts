@@ -19,10 +19,15 @@ export async function retrievePassages(db: Db, organizationId: string, knowledge
   if (knowledgebaseIds.length === 0) return { passages: [], missing: [] };
   const ids = knowledgebaseIds.filter((id) => isUuid(id));
   const [found, hits] = await Promise.all([
-    db.knowledgebase.findMany({ where: { id: { in: ids }, organizationId, endUserId: null }, select: { id: true } }),
+    // A prepared statement on the pool: every agent of every turn asks it.
+    db.pool.query<{ id: string }>({
+      name: "atrium_run_knowledgebases",
+      text: "select id from knowledgebases where id = any($1::uuid[]) and organization_id = $2 and end_user_id is null",
+      values: [ids, organizationId],
+    }),
     retrieve(db, organizationId, { knowledgebaseIds: ids, query, limit, textChars: RUN_LIMITS.passageChars }),
   ]);
-  const foundIds = new Set(found.map((row) => row.id));
+  const foundIds = new Set(found.rows.map((row) => row.id));
   return {
     passages: hits.map((hit) => ({
       title: passageTitle(hit),

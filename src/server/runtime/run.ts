@@ -12,7 +12,7 @@ import { BUILTIN_MODEL_ID, modelFor, type AnswerInput, type ChatModel, type Pass
 import { boundedTool, flowTool, knowledgeTools, toolName, type AgentTool } from "./agent-tools";
 import { builtInTools } from "./built-ins";
 import { integrationTools } from "./mcp-tools";
-import { missingNote, retrievePassages, tracePassages } from "./retrieval";
+import { missingNote, retrievePassages, tracePassages, type Retrieved } from "./retrieval";
 import { render, type TemplateScope } from "./templates";
 import { overlap } from "./text";
 
@@ -46,6 +46,8 @@ export interface RunContext {
   cancel?: AbortSignal;
   /** Told when an app member starts and ends (the stream's `step` events). */
   onStep?: (step: RunStep) => void;
+  /** The run's searches by knowledgebases and query: members asked the same over the same knowledge search once. */
+  retrievals: Map<string, Promise<Retrieved>>;
 }
 
 /** What a stream's `step` event carries: one when a member starts, one when it ends. */
@@ -67,6 +69,7 @@ export function newRunContext(db: Db, organizationId: string, cancel?: AbortSign
     used: { steps: 0, outputChars: 0, startedAt: performance.now() },
     timeout,
     cancel,
+    retrievals: new Map(),
   };
 }
 
@@ -92,6 +95,20 @@ function systemPrompt(agent: AgentDocument, extra = ""): string {
     extra,
   ];
   return lines.filter(Boolean).join("\n\n");
+}
+
+/**
+ * The passages for a query, searched once per run: the members of a broadcast or sequential app
+ * that share a knowledgebase are asked the same message, and get the same passages.
+ */
+function retrieveOnce(ctx: RunContext, knowledgebaseIds: string[], query: string): Promise<Retrieved> {
+  const key = JSON.stringify([knowledgebaseIds, query]);
+  let retrieved = ctx.retrievals.get(key);
+  if (!retrieved) {
+    retrieved = retrievePassages(ctx.db, ctx.organizationId, knowledgebaseIds, query);
+    ctx.retrievals.set(key, retrieved);
+  }
+  return retrieved;
 }
 
 /** Throws when the client cancelled or the run's time is up. */
@@ -168,7 +185,7 @@ export async function runAgent(
   const doc = agent.document;
   step(ctx, `agent "${doc.name}"`);
   const knowledgebaseIds = doc.knowledge.map((k) => k.knowledgebaseId);
-  const retrieved = await retrievePassages(ctx.db, ctx.organizationId, knowledgebaseIds, message);
+  const retrieved = await retrieveOnce(ctx, knowledgebaseIds, message);
   const knowledge = [...(options.extraKnowledge ?? []), ...retrieved.passages];
   const model = await modelFor(ctx.db, ctx.organizationId, doc.model);
   const tools: AgentTool[] = [];
@@ -268,7 +285,7 @@ export async function runFlow(ctx: RunContext, flow: Runnable<FlowDocument>, inp
         break;
       }
       case "knowledge_search": {
-        const retrieved = await retrievePassages(ctx.db, ctx.organizationId, [String(data.knowledgebaseId)], text("query"));
+        const retrieved = await retrieveOnce(ctx, [String(data.knowledgebaseId)], text("query"));
         note = missingNote(retrieved.missing);
         output = retrieved.passages.map((p) => `${p.title}: ${p.text}`).join("\n\n");
         passages = retrieved.passages.map((p) => p.title);

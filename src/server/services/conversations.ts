@@ -3,6 +3,7 @@
 // from the conversation, never resent. A conversation of an end user (in a portal, or over the
 // API on their behalf) is theirs alone and is billed to their credit pools as well.
 import { randomUUID } from "node:crypto";
+import { isUuid } from "@/schemas/common";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { actorLabel } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -45,15 +46,35 @@ export interface ConverseOptions {
   onStep?: (step: RunStep) => void;
 }
 
+/**
+ * The conversation (the app's, and the end user's or the organization's own as the turn is) with
+ * its last HISTORY_TURNS turns, oldest first, in one statement: no row when there is no such one.
+ */
+const HISTORY_SQL = `
+  select c.id, m.role, m.content
+  from conversations c
+  left join lateral (
+    select role, content, created_at, id from conversation_messages
+    where conversation_id = c.id
+    order by created_at desc, id desc
+    limit $5
+  ) m on true
+  where c.id = $1 and c.organization_id = $2 and c.app_id = $3 and c.end_user_id is not distinct from $4::uuid
+  order by m.created_at, m.id`;
+
 async function findConversation(db: Db, organizationId: string, appId: string, conversationId: string, endUserId: string | null) {
-  const conversation = await db.conversation.findFirst({ where: { id: conversationId, organizationId, appId, endUserId } });
-  if (!conversation) throw new AppError("not_found", "No conversation with that id for this app.");
-  const messages = await db.conversationMessage.findMany({
-    where: { conversationId, conversation: { organizationId } },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: HISTORY_TURNS * 2,
+  const notFound = () => new AppError("not_found", "No conversation with that id for this app.");
+  if (!isUuid(conversationId)) throw notFound();
+  const { rows } = await db.pool.query<{ id: string; role: Turn["role"] | null; content: string | null }>({
+    name: "atrium_conversation_history",
+    text: HISTORY_SQL,
+    values: [conversationId, organizationId, appId, endUserId, HISTORY_TURNS * 2],
   });
-  return { conversation, history: messages.reverse().map((m): Turn => ({ role: m.role as Turn["role"], content: m.content })) };
+  if (rows.length === 0) throw notFound();
+  return {
+    conversation: { id: rows[0]!.id },
+    history: rows.flatMap((m): Turn[] => (m.role === null || m.content === null ? [] : [{ role: m.role, content: m.content }])),
+  };
 }
 
 /**
@@ -111,11 +132,17 @@ async function saveTurn(
 export const converse = guarded(
   { scope: "apps:execute", endUsers: true },
   async function converse(db: Db, actor: Actor | EndUserActor, input: ConverseInput, options: ConverseOptions = {}): Promise<ConverseResult> {
+    // A continuing conversation is read beside the app, for the end user runFor answers for; its
+    // not_found still comes after the app's and the end user's refusals.
+    const conversation = input.conversationId
+      ? findConversation(db, actor.organizationId, input.appId, input.conversationId, actor.kind === "end_user" ? actor.endUser.id : (input.endUserId ?? null))
+      : null;
+    conversation?.catch(() => {});
     const app = await loadLiveApp(db, actor, input.appId);
     const api = app.app.document.api;
     if (!api.conversationEnabled) throw new AppError("service_disabled", "Conversation is turned off in this app's published API config; republish it with conversation enabled.");
     const runner = await runFor(db, actor, input.appId, input);
-    const existing = input.conversationId ? await findConversation(db, actor.organizationId, input.appId, input.conversationId, runner.endUserId) : null;
+    const existing = conversation ? await conversation : null;
 
     const charge = await chargeRunCredit(db, actor.organizationId, runner.endUserId, CONVERSATION_CREDITS);
     options.onStart?.();

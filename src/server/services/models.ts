@@ -7,8 +7,8 @@ import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { builtInStatus } from "@/server/runtime/built-ins";
-import { availableModels } from "@/server/runtime/models";
+import { listAvailableModels } from "@/server/runtime/models";
 
 export const listModels = guarded({}, async function listModels(db: Db, actor: Actor): Promise<z.infer<typeof ListModelsOutput>> {
-  return { models: await availableModels(db, actor.organizationId), builtIns: builtInStatus() };
+  return { models: await listAvailableModels(db, actor.organizationId), builtIns: builtInStatus() };
 });

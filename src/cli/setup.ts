@@ -1,0 +1,29 @@
+// The launcher's one-off step after migrating (src/cli/start.ts runs it in a child process that
+// exits after it, so that Prisma, argon2 and the services are not kept loaded beside the server):
+// on a fresh installation, creates the organization and its owner and prints the owner's
+// credentials, once. DATABASE_URL is the database the launcher opened.
+import { env } from "@/env";
+import { closeDb, createDb } from "@/server/db";
+import { logger } from "@/server/observability/log";
+import { seedFirstOwner } from "@/server/services/setup";
+
+async function main() {
+  const url = env().DATABASE_URL;
+  if (!url) throw new Error("DATABASE_URL is not set: the launcher (src/cli/start.ts) runs this step.");
+  const db = createDb(url, 2);
+  try {
+    const seeded = await seedFirstOwner(db);
+    if (seeded) {
+      logger().info("First start: created the organization and its owner. These credentials are shown only now:");
+      logger().info(`  email:    ${seeded.login.email}`);
+      logger().info(`  password: ${seeded.login.password}`);
+    }
+  } finally {
+    await closeDb(db);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(`Atrium could not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
