@@ -88,8 +88,9 @@ for (const viewport of VIEWPORTS) {
       await expect(items.first()).toContainText("Shop");
       await page.getByRole("searchbox", { name: "App, agent or flow" }).fill("hel");
       await page.getByRole("button", { name: /^Helpdesk/ }).click();
-      await expect(page).toHaveURL(new RegExp(`item=${apps.Helpdesk}`));
+      await expect(page).toHaveURL(new RegExp(`item=${apps.Helpdesk}&itemKind=app`));
       await expect(items).toHaveCount(1);
+      await expect(page.getByTestId("item-filter").getByRole("link", { name: "Helpdesk" })).toBeVisible();
       await expect(items.first().getByRole("link", { name: "Helpdesk" })).toBeVisible();
       await page.getByLabel("Status").selectOption("failed");
       await expect(page.getByText("No runs match these filters.")).toBeVisible();

@@ -3,7 +3,7 @@ import { skipToken, useQueries, useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Fragment, Suspense, useState, type ReactNode } from "react";
 import { ExecutionTrace, formatMs } from "@/components/runtime/execution-trace";
-import { EntityLink, EntityPicker, useEntities, type EntityKind } from "@/components/entity-picker";
+import { EntityLink, EntityName, EntityPicker, useEntities, type EntityKind } from "@/components/entity-picker";
 import { EndUserPicker } from "@/components/provisioning/end-user-picker";
 import { EXECUTION_STATUSES, type ExecutionStatus } from "@/schemas/runtime";
 import { errorMessage, useTRPC } from "@/lib/trpc";
@@ -11,9 +11,9 @@ import { PageHeader } from "@/components/console";
 
 const PAGE = 25;
 
-/** What the log is filtered by; each lives in the URL (?endUser=…&portal=…&item=…&status=…), so reload and back keep it. */
-type Filter = { endUser?: string; portal?: string; item?: string; status?: ExecutionStatus };
-const FILTER_KEYS = ["endUser", "portal", "item", "status"] as const;
+/** What the log is filtered by; each lives in the URL (?endUser=…&portal=…&item=…&itemKind=…&status=…), so reload and back keep it. */
+type Filter = { endUser?: string; portal?: string; item?: string; itemKind?: ItemKind; status?: ExecutionStatus };
+const FILTER_KEYS = ["endUser", "portal", "item", "itemKind", "status"] as const;
 
 function readFilter(search: URLSearchParams): Filter {
   const status = search.get("status");
@@ -21,6 +21,7 @@ function readFilter(search: URLSearchParams): Filter {
     endUser: search.get("endUser") ?? undefined,
     portal: search.get("portal") ?? undefined,
     item: search.get("item") ?? undefined,
+    itemKind: ITEM_KINDS.find((known) => known === search.get("itemKind")),
     status: EXECUTION_STATUSES.find((known) => known === status),
   };
 }
@@ -34,11 +35,18 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
   return (
     <div className="row" style={{ alignItems: "flex-end", marginBottom: "1rem" }} role="search" aria-label="Filter executions">
       {filter.item ? (
-        <Chosen label="App, agent or flow" onClear={() => onChange({ ...filter, item: undefined })} clearLabel="All items">
-          <span data-testid="item-filter">{item ? <EntityLink kind={item.kind} id={item.id} name={item.name} /> : "…"}</span>
+        <Chosen label="App, agent or flow" onClear={() => onChange({ ...filter, item: undefined, itemKind: undefined })} clearLabel="All items">
+          <span data-testid="item-filter">
+            {item ? <EntityLink kind={item.kind} id={item.id} name={item.name} /> : filter.itemKind ? <EntityName kind={filter.itemKind} id={filter.item} /> : "…"}
+          </span>
         </Chosen>
       ) : (
-        <EntityPicker kinds={ITEM_KINDS} label="App, agent or flow" emptyText="No apps, agents or flows yet." onPick={(entity) => onChange({ ...filter, item: entity.id })} />
+        <EntityPicker
+          kinds={ITEM_KINDS}
+          label="App, agent or flow"
+          emptyText="No apps, agents or flows yet."
+          onPick={(entity) => onChange({ ...filter, item: entity.id, itemKind: ITEM_KINDS.find((known) => known === entity.kind) })}
+        />
       )}
       <label>
         Status
@@ -74,6 +82,7 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
 }
 
 const ITEM_KINDS = ["app", "agent", "flow"] as const;
+type ItemKind = (typeof ITEM_KINDS)[number];
 
 /** A filter that is set: what it is set to, and the button that clears it. */
 function Chosen({ label, clearLabel, onClear, children }: { label: string; clearLabel: string; onClear: () => void; children: ReactNode }) {
