@@ -14,8 +14,13 @@ import { newKnowledgebase, newPage } from "../knowledge-helpers";
 import { connectClient, startMcpServer, structured, type McpTestServer } from "../mcp-helpers";
 import { readEvents } from "../runtime-helpers";
 
-const SECRET = "The zebra vault code is 7341 and payroll runs on Thursdays.";
-const NOTEBOOK_SECRET = "My private zebra diary says the vault code is 9911.";
+// Each secret carries a marker that no UUID or timestamp can contain (ids are
+// lowercase hex), so a leak check cannot be tripped by an id that happens to
+// hold the same digits.
+const SECRET_MARKER = "K7341Q";
+const NOTEBOOK_MARKER = "K9911Q";
+const SECRET = `The zebra vault code is ${SECRET_MARKER} and payroll runs on Thursdays.`;
+const NOTEBOOK_SECRET = `My private zebra diary says the vault code is ${NOTEBOOK_MARKER}.`;
 const QUESTION = "zebra vault code";
 
 let mcp: McpTestServer;
@@ -71,8 +76,8 @@ async function rewriteReferences(itemId: string, from: string, to: string) {
 
 function expectNoSecret(value: unknown) {
   const text = typeof value === "string" ? value : JSON.stringify(value);
-  expect(text).not.toContain("7341");
-  expect(text).not.toContain("9911");
+  expect(text).not.toContain(SECRET_MARKER);
+  expect(text).not.toContain(NOTEBOOK_MARKER);
 }
 
 describe("draft writes and publishes refuse ids of another organization", () => {
@@ -375,7 +380,7 @@ describe("at run time, agents, flows and pins of another organization never run"
       orchestrationMode: "sequential",
     });
     await publish(a.tenant.orgKey.secret, "apps", aApp.id);
-    expect((await api("POST", `/apps/${aApp.id}/conversation`, { key: a.tenant.orgKey.secret, body: { message: QUESTION } })).body.reply).toContain("7341");
+    expect((await api("POST", `/apps/${aApp.id}/conversation`, { key: a.tenant.orgKey.secret, body: { message: QUESTION } })).body.reply).toContain(SECRET_MARKER);
     for (const pin of [
       { ...a.agent, kind: "agent" },
       { ...a.flow, kind: "flow" },
