@@ -6,10 +6,11 @@ import { randomUUID } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { SCOPES } from "@/schemas/auth";
 import { BUILDER_KINDS, type BuilderKind } from "@/schemas/builder";
 import type { Actor, EndUserActor, KeyActor, MemberActor } from "@/server/auth/actor";
 import { authenticateApiKey } from "@/server/auth/authenticate";
-import type { Requirement } from "@/server/auth/authorize";
+import { authorize, type Requirement } from "@/server/auth/authorize";
 import { guarded, guardedByKind } from "@/server/auth/guarded";
 import { getDb } from "@/server/db";
 import { toAppError } from "@/server/errors";
@@ -17,6 +18,8 @@ import { createItem, deleteItem, getDraft, listItems } from "@/server/services/b
 import { listEndUsers } from "@/server/services/end-users";
 import { createKnowledgebase } from "@/server/services/knowledgebases";
 import { addMember, listMembers } from "@/server/services/members";
+import { createModelProvider, listModelProviders } from "@/server/services/model-providers";
+import { listModels } from "@/server/services/models";
 import { createPage } from "@/server/services/pages";
 import { appRouter } from "@/server/trpc/root";
 import { addPerson, issueKey, newOrganization, type Tenant } from "../helpers";
@@ -213,5 +216,39 @@ describe("calling a service directly, without a procedure", () => {
     expect(await refusal(addMember(getDb(), member, { email: `x-${randomUUID()}@example.test`, role: "admin" }))).toBe("forbidden_role");
     expect((await listMembers(getDb(), tenant.operator)).length).toBe(before);
     expect(await refusal(listEndUsers(getDb(), endUserActor(tenant) as unknown as Actor, { limit: 10 }))).toBe("forbidden_role");
+  });
+
+  it("refuses API keys, even an owner's with every scope, the console's role-only services, and writes nothing", async () => {
+    const tenant = await newOrganization();
+    const organizationKey = await keyActor((await issueKey(tenant.operator, { kind: "organization", scopes: [...SCOPES] })).secret);
+    const ownerKey = await keyActor((await issueKey(tenant.operator, { kind: "personal", memberId: tenant.owner.member.id, scopes: [...SCOPES] })).secret);
+    for (const actor of [organizationKey, ownerKey]) {
+      expect(await refusal(addMember(getDb(), actor, { email: `x-${randomUUID()}@example.test`, role: "owner" }))).toBe("insufficient_scope");
+      expect(
+        await refusal(
+          createModelProvider(getDb(), actor, {
+            slug: "sneaky",
+            name: "Sneaky",
+            kind: "openai-compatible",
+            baseUrl: "https://models.example.test/v1",
+            models: [{ id: "m", kind: "chat" }],
+          }),
+        ),
+      ).toBe("insufficient_scope");
+      expect(await refusal(listMembers(getDb(), actor))).toBe("insufficient_scope");
+      expect(await refusal(listModels(getDb(), actor))).toBe("ok");
+    }
+    expect((await listMembers(getDb(), tenant.operator)).map((member) => member.email)).toEqual([tenant.owner.email]);
+    expect(await listModelProviders(getDb(), tenant.operator)).toEqual([]);
+  });
+
+  it("closes every requirement with a role and no scope to keys", async () => {
+    const tenant = await newOrganization();
+    const organizationKey = await keyActor((await issueKey(tenant.operator, { kind: "organization", scopes: [...SCOPES] })).secret);
+    const consoleOnly = [...(await declaredRequirements()).entries()].filter(([requirement]) => requirement.role && !requirement.scope);
+    expect(consoleOnly.length).toBeGreaterThan(10);
+    for (const [requirement, name] of consoleOnly) {
+      expect(() => authorize(organizationKey, requirement), name).toThrow(/scope/);
+    }
   });
 });

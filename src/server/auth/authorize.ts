@@ -23,8 +23,11 @@ export function authorize(actor: Actor | EndUserActor, requirement: Requirement)
     if (requirement.endUsers) return;
     throw new AppError("forbidden_role", "A portal's end users cannot do this.");
   }
-  if (actor.kind === "key" && requirement.scope && !actor.scopes.includes(requirement.scope)) {
-    throw new AppError("insufficient_scope", `This key lacks the scope ${requirement.scope}.`);
+  if (actor.kind === "key") {
+    // A role with no scope marks the console's own work (members, providers, reviews): no scope
+    // grants it, so no key reaches it, whichever door a future change puts in front of it.
+    if (!requirement.scope && requirement.role) throw new AppError("insufficient_scope", "No API key scope grants this; it is done in the console.");
+    if (requirement.scope && !actor.scopes.includes(requirement.scope)) throw new AppError("insufficient_scope", `This key lacks the scope ${requirement.scope}.`);
   }
   const member = actor.member;
   if (!member) return; // organization keys are bound by their scopes only
