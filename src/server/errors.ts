@@ -177,6 +177,11 @@ export function toAppError(error: unknown): AppError {
   return new AppError("server_error", "Something went wrong on our side. It is safe to retry.", {}, { cause: error });
 }
 
+/** A unique constraint refused the write (Prisma's P2002): services turn it into their own `conflict`. */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "P2002";
+}
+
 /** Doors call this once per failed request: unexpected failures are logged, never sent. */
 export function logIfUnexpected(error: AppError): void {
   if (error.code === "server_error") logger().error({ err: error.cause ?? error }, "Unexpected error");

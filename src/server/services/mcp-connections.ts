@@ -7,7 +7,7 @@ import type { CreateMcpConnectionInput, McpConnection, McpToolList, UpdateMcpCon
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
-import { AppError, invalidRequest } from "@/server/errors";
+import { AppError, invalidRequest, isUniqueViolation } from "@/server/errors";
 import { requireIntegrationUrl } from "@/server/integration-urls";
 import { endpointOf, forgetMcpToolList, listMcpTools } from "@/server/runtime/mcp-client";
 import { sealSecret } from "@/server/secret-box";
@@ -34,10 +34,6 @@ function sealHeaders(headers: { name: string; value: string }[]): { headerNames:
   if (headers.length === 0) return { headerNames: [], headersCiphertext: null };
   const values = Object.fromEntries(headers.map((header) => [header.name, header.value]));
   return { headerNames: headers.map((header) => header.name), headersCiphertext: sealSecret(JSON.stringify(values), "headers") };
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === "P2002";
 }
 
 async function ownConnection(db: Db, actor: Actor, connectionId: string): Promise<ConnectionRow> {

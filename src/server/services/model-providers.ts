@@ -6,7 +6,7 @@ import type { CreateModelProviderInput, ModelProvider, UpdateModelProviderInput 
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
-import { AppError, invalidRequest } from "@/server/errors";
+import { AppError, invalidRequest, isUniqueViolation } from "@/server/errors";
 import { requireIntegrationUrl } from "@/server/integration-urls";
 import { dropStaleEmbeddings } from "@/server/jobs/embedding";
 import { sealSecret } from "@/server/secret-box";
@@ -37,10 +37,6 @@ function checkShape(kind: string, baseUrl: string | null | undefined, models: { 
     ...(models.findIndex((other) => other.id === model.id && other.kind === model.kind) !== index ? [{ path: `models.${index}.id`, message: "Listed twice" }] : []),
   ]);
   if (problems.length > 0) throw invalidRequest(problems);
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === "P2002";
 }
 
 export const listModelProviders = guarded({ role: "admin" }, async function listModelProviders(db: Db, actor: Actor): Promise<ModelProvider[]> {

@@ -3,7 +3,7 @@ import { RESERVED_SLUGS, type CreatePortalInput, type Portal, type PortalDetail,
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { AppError, isUniqueViolation } from "@/server/errors";
 import { nameContains } from "./name-search";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
 import { assertGroupsEnabled } from "./user-groups";
@@ -61,10 +61,6 @@ async function freeSlug(db: Db, name: string): Promise<string> {
   const taken = new Set((await db.portal.findMany({ where: { slug: { startsWith: base } }, select: { slug: true } })).map((row) => row.slug));
   if (!taken.has(base)) return base;
   for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === "P2002";
 }
 
 async function assertAppsOfOrganization(db: Db, organizationId: string, appIds: string[] | undefined): Promise<void> {
