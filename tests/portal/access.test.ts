@@ -5,38 +5,11 @@ import { getDb } from "@/server/db";
 import { updateOrganization } from "@/server/services/organizations";
 import { appsUsableBy } from "@/server/services/portal-access";
 import { create, publish } from "../builder-helpers";
-import { api, uniqueSuffix } from "../helpers";
-import { newPlan } from "../provisioning-helpers";
-import { publishedApp, type PublishedApp } from "../runtime-helpers";
-
-interface World extends PublishedApp {
-  org: string;
-  helpCenter: string;
-  partners: string;
-}
-
-async function world(): Promise<World> {
-  const app = await publishedApp();
-  const portal = async (name: string) => (await api("POST", "/portals", { key: app.key, body: { name } })).body.portal.id as string;
-  return { ...app, org: app.tenant.organization.id, helpCenter: await portal("Help Center"), partners: await portal("Partners") };
-}
-
-async function endUser(w: World, body: Record<string, unknown> = {}): Promise<string> {
-  const response = await api("POST", "/end-users", { key: w.key, body: { email: `eu-${uniqueSuffix()}@customer.example`, ...body } });
-  if (response.status !== 201) throw new Error(`${response.status} ${response.text}`);
-  return response.body.endUser.id;
-}
-
-async function group(w: World, members: string[], grants: Record<string, unknown>[] = []): Promise<string> {
-  const created = await api("POST", "/user-groups", { key: w.key, body: { name: `Group ${uniqueSuffix()}` } });
-  const id = created.body.userGroup?.id ?? created.body.group?.id ?? created.body.id;
-  for (const endUserId of members) expect((await api("POST", `/user-groups/${id}/members`, { key: w.key, body: { endUserId } })).status).toBe(201);
-  for (const grant of grants) expect((await api("POST", `/user-groups/${id}/grants`, { key: w.key, body: { targetKind: "app", targetId: w.appId, ...grant } })).status).toBe(201);
-  return id;
-}
+import { api } from "../helpers";
+import { accessEndUser, accessGroup, accessWorld, newPlan, type AccessWorld } from "../provisioning-helpers";
 
 /** Where the end user can use the app: in each portal, and without one. */
-async function where(w: World, endUserId: string) {
+async function where(w: AccessWorld, endUserId: string) {
   const usable = async (portalId: string | null) => (await appsUsableBy(getDb(), w.org, endUserId, portalId)).includes(w.appId);
   return { helpCenter: await usable(w.helpCenter), partners: await usable(w.partners), noPortal: await usable(null) };
 }
@@ -46,140 +19,140 @@ const NOWHERE = { helpCenter: false, partners: false, noPortal: false };
 
 describe("access in grants mode", () => {
   it("a grant without deploymentId opens the app in every portal and over the API without one", async () => {
-    const w = await world();
-    const id = await endUser(w, { grants: [{ targetKind: "app", targetId: w.appId }] });
+    const w = await accessWorld();
+    const id = await accessEndUser(w, { grants: [{ targetKind: "app", targetId: w.appId }] });
     expect(await where(w, id)).toEqual(EVERYWHERE);
   });
 
   it("a grant with deploymentId opens it only in that portal", async () => {
-    const w = await world();
-    const id = await endUser(w, { grants: [{ targetKind: "app", targetId: w.appId, deploymentId: w.helpCenter }] });
+    const w = await accessWorld();
+    const id = await accessEndUser(w, { grants: [{ targetKind: "app", targetId: w.appId, deploymentId: w.helpCenter }] });
     expect(await where(w, id)).toEqual({ helpCenter: true, partners: false, noPortal: false });
   });
 
   it("no grant, no access; a grant to another app opens only that app", async () => {
-    const w = await world();
+    const w = await accessWorld();
     const other = await create(w.key, "apps", { name: "Other", members: [{ id: w.supportAgentId, kind: "agent" }] });
     await publish(w.key, "apps", other.id);
-    const id = await endUser(w, { grants: [{ targetKind: "app", targetId: other.id }] });
+    const id = await accessEndUser(w, { grants: [{ targetKind: "app", targetId: other.id }] });
     expect(await where(w, id)).toEqual(NOWHERE);
     expect(await appsUsableBy(getDb(), w.org, id, w.helpCenter)).toEqual([other.id]);
   });
 
   it("an expired grant opens nothing; one expiring later does", async () => {
-    const w = await world();
-    const id = await endUser(w, { grants: [{ targetKind: "app", targetId: w.appId, expiresAt: new Date(Date.now() + 3_600_000).toISOString() }] });
+    const w = await accessWorld();
+    const id = await accessEndUser(w, { grants: [{ targetKind: "app", targetId: w.appId, expiresAt: new Date(Date.now() + 3_600_000).toISOString() }] });
     expect(await where(w, id)).toEqual(EVERYWHERE);
     await getDb().grant.updateMany({ where: { endUserId: id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expect(await where(w, id)).toEqual(NOWHERE);
   });
 
   it("a group's grant opens the app for its members, limited to its portal when it names one", async () => {
-    const w = await world();
-    const member = await endUser(w);
-    const outsider = await endUser(w);
-    await group(w, [member], [{ deploymentId: w.partners }]);
+    const w = await accessWorld();
+    const member = await accessEndUser(w);
+    const outsider = await accessEndUser(w);
+    await accessGroup(w, [member], [{ deploymentId: w.partners }]);
     expect(await where(w, member)).toEqual({ helpCenter: false, partners: true, noPortal: false });
     expect(await where(w, outsider)).toEqual(NOWHERE);
-    const expiring = await endUser(w);
-    await group(w, [expiring], [{}]);
+    const expiring = await accessEndUser(w);
+    await accessGroup(w, [expiring], [{}]);
     expect(await where(w, expiring)).toEqual(EVERYWHERE);
     await getDb().grant.updateMany({ where: { organizationId: w.org, groupId: { not: null }, deploymentId: null }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expect(await where(w, expiring)).toEqual(NOWHERE);
   });
 
   it("a plan group's grant opens the app for the plan's subscribers, and closes when the plan is removed", async () => {
-    const w = await world();
+    const w = await accessWorld();
     const { tierPlan: plan } = await newPlan(w.tenant.operator, { withGroup: true });
     expect((await api("POST", `/user-groups/${plan.groupId}/grants`, { key: w.key, body: { targetKind: "app", targetId: w.appId } })).status).toBe(201);
-    const id = await endUser(w, { tierPlanIds: [plan.id] });
+    const id = await accessEndUser(w, { tierPlanIds: [plan.id] });
     expect(await where(w, id)).toEqual(EVERYWHERE);
     expect((await api("DELETE", `/end-users/${id}/tier-plans/${plan.id}`, { key: w.key })).status).toBe(204);
     expect(await where(w, id)).toEqual(NOWHERE);
   });
 
   it("a revoked or deleted end user can use nothing; provisioning a revoked one again restores access", async () => {
-    const w = await world();
+    const w = await accessWorld();
     const grants = [{ targetKind: "app", targetId: w.appId }];
-    const revoked = await endUser(w, { grants });
-    await group(w, [revoked], [{}]);
+    const revoked = await accessEndUser(w, { grants });
+    await accessGroup(w, [revoked], [{}]);
     await api("POST", `/end-users/${revoked}/revoke`, { key: w.key });
     expect(await where(w, revoked)).toEqual(NOWHERE);
     const email = (await getDb().endUser.findUniqueOrThrow({ where: { id: revoked } })).email;
     await api("POST", "/end-users", { key: w.key, body: { email } });
     expect(await where(w, revoked)).toEqual(EVERYWHERE);
 
-    const deleted = await endUser(w, { grants });
+    const deleted = await accessEndUser(w, { grants });
     await getDb().endUser.update({ where: { id: deleted }, data: { deletedAt: new Date() } });
     expect(await where(w, deleted)).toEqual(NOWHERE);
   });
 
   it("an unpublished app is usable by nobody; another organization's end user reaches nothing here", async () => {
-    const w = await world();
+    const w = await accessWorld();
     const draft = await create(w.key, "apps", { name: "Draft only", members: [{ id: w.supportAgentId, kind: "agent" }] });
-    const id = await endUser(w, {
+    const id = await accessEndUser(w, {
       grants: [
         { targetKind: "app", targetId: w.appId },
         { targetKind: "app", targetId: draft.id },
       ],
     });
     expect(await appsUsableBy(getDb(), w.org, id, null)).toEqual([w.appId]);
-    const elsewhere = await world();
+    const elsewhere = await accessWorld();
     expect(await appsUsableBy(getDb(), elsewhere.org, id, null)).toEqual([]);
     expect(await appsUsableBy(getDb(), w.org, "00000000-0000-4000-8000-000000000000", null)).toEqual([]);
   });
 });
 
 describe("access in groups mode", () => {
-  const toGroupsMode = (w: World) => updateOrganization(getDb(), w.tenant.operator, { accessMode: "groups" });
+  const toGroupsMode = (w: AccessWorld) => updateOrganization(getDb(), w.tenant.operator, { accessMode: "groups" });
 
   it("opens the app in a portal the group is admitted to, when that same group holds the grant; never without a portal", async () => {
-    const w = await world();
+    const w = await accessWorld();
     await toGroupsMode(w);
-    const id = await endUser(w);
-    const g = await group(w, [id], [{}]);
+    const id = await accessEndUser(w);
+    const g = await accessGroup(w, [id], [{}]);
     expect(await where(w, id)).toEqual(NOWHERE);
     expect((await api("POST", `/portals/${w.helpCenter}/admissions`, { key: w.key, body: { groupId: g } })).status).toBe(201);
     expect(await where(w, id)).toEqual({ helpCenter: true, partners: false, noPortal: false });
   });
 
   it("an admission of one group and a grant on another do not combine", async () => {
-    const w = await world();
+    const w = await accessWorld();
     await toGroupsMode(w);
-    const id = await endUser(w);
-    const admitted = await group(w, [id]);
-    await group(w, [id], [{}]);
+    const id = await accessEndUser(w);
+    const admitted = await accessGroup(w, [id]);
+    await accessGroup(w, [id], [{}]);
     await api("POST", `/portals/${w.helpCenter}/admissions`, { key: w.key, body: { groupId: admitted } });
     expect(await where(w, id)).toEqual(NOWHERE);
   });
 
   it("a personal grant made before the switch to groups mode opens nothing", async () => {
-    const w = await world();
-    const id = await endUser(w, { grants: [{ targetKind: "app", targetId: w.appId }] });
+    const w = await accessWorld();
+    const id = await accessEndUser(w, { grants: [{ targetKind: "app", targetId: w.appId }] });
     expect(await where(w, id)).toEqual(EVERYWHERE);
     await toGroupsMode(w);
-    const g = await group(w, [id]);
+    const g = await accessGroup(w, [id]);
     await api("POST", `/portals/${w.helpCenter}/admissions`, { key: w.key, body: { groupId: g } });
     expect(await where(w, id)).toEqual(NOWHERE);
   });
 
   it("a plan group admitted with a grant opens the app for the plan's subscribers; an expired grant does not", async () => {
-    const w = await world();
+    const w = await accessWorld();
     await toGroupsMode(w);
     const { tierPlan: plan } = await newPlan(w.tenant.operator, { withGroup: true });
     await api("POST", `/user-groups/${plan.groupId}/grants`, { key: w.key, body: { targetKind: "app", targetId: w.appId } });
     await api("POST", `/portals/${w.partners}/admissions`, { key: w.key, body: { groupId: plan.groupId } });
-    const id = await endUser(w, { tierPlanIds: [plan.id] });
+    const id = await accessEndUser(w, { tierPlanIds: [plan.id] });
     expect(await where(w, id)).toEqual({ helpCenter: false, partners: true, noPortal: false });
     await getDb().grant.updateMany({ where: { groupId: plan.groupId! }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expect(await where(w, id)).toEqual(NOWHERE);
   });
 
   it("a revoked member of an admitted group can use nothing", async () => {
-    const w = await world();
+    const w = await accessWorld();
     await toGroupsMode(w);
-    const id = await endUser(w);
-    const g = await group(w, [id], [{}]);
+    const id = await accessEndUser(w);
+    const g = await accessGroup(w, [id], [{}]);
     await api("POST", `/portals/${w.helpCenter}/admissions`, { key: w.key, body: { groupId: g } });
     await api("POST", `/end-users/${id}/revoke`, { key: w.key });
     expect(await where(w, id)).toEqual(NOWHERE);

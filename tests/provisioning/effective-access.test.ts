@@ -6,50 +6,24 @@ import { getDb } from "@/server/db";
 import { updateOrganization } from "@/server/services/organizations";
 import { appsUsableBy, effectiveAccess } from "@/server/services/portal-access";
 import { create } from "../builder-helpers";
-import { api, signInCookie, trpc, trpcErrorCode, uniqueSuffix } from "../helpers";
-import { newPlan } from "../provisioning-helpers";
-import { publishedApp, type PublishedApp } from "../runtime-helpers";
+import { api, signInCookie, trpc, trpcErrorCode } from "../helpers";
+import { accessEndUser, accessGroup, accessWorld, newPlan, type AccessWorld } from "../provisioning-helpers";
 
-interface World extends PublishedApp {
-  org: string;
-  helpCenter: string;
-  partners: string;
-}
-
-async function world(): Promise<World> {
-  const app = await publishedApp();
-  const portal = async (name: string) => (await api("POST", "/portals", { key: app.key, body: { name } })).body.portal.id as string;
-  return { ...app, org: app.tenant.organization.id, helpCenter: await portal("Help Center"), partners: await portal("Partners") };
-}
-
-async function endUser(w: World, body: Record<string, unknown> = {}): Promise<string> {
-  const response = await api("POST", "/end-users", { key: w.key, body: { email: `eu-${uniqueSuffix()}@customer.example`, ...body } });
-  if (response.status !== 201) throw new Error(`${response.status} ${response.text}`);
-  return response.body.endUser.id;
-}
-
-async function group(w: World, name: string, members: string[], grants: Record<string, unknown>[] = []): Promise<string> {
-  const id = (await api("POST", "/user-groups", { key: w.key, body: { name } })).body.userGroup.id as string;
-  for (const endUserId of members) expect((await api("POST", `/user-groups/${id}/members`, { key: w.key, body: { endUserId } })).status).toBe(201);
-  for (const grant of grants) expect((await api("POST", `/user-groups/${id}/grants`, { key: w.key, body: { targetKind: "app", targetId: w.appId, ...grant } })).status).toBe(201);
-  return id;
-}
-
-const view = (w: World, endUserId: string) => effectiveAccess(getDb(), w.tenant.operator, { endUserId });
+const view = (w: AccessWorld, endUserId: string) => effectiveAccess(getDb(), w.tenant.operator, { endUserId });
 
 describe("effective access", () => {
   it("shows plans with credits, groups, every grant and whether it opens anything, portals, and each app with why", async () => {
-    const w = await world();
+    const w = await accessWorld();
     const { tierPlan: starter } = await newPlan(w.tenant.operator, { withGroup: true, name: "Starter", credits: 50 });
     const { tierPlan: legacy } = await newPlan(w.tenant.operator, { withGroup: true, name: "Legacy", credits: 10 });
     await api("POST", `/user-groups/${starter.groupId}/grants`, { key: w.key, body: { targetKind: "app", targetId: w.appId, deploymentId: w.partners } });
     await api("POST", `/user-groups/${legacy.groupId}/grants`, { key: w.key, body: { targetKind: "app", targetId: w.appId } });
-    const id = await endUser(w, { tierPlanIds: [starter.id, legacy.id], grants: [{ targetKind: "app", targetId: w.appId, deploymentId: w.helpCenter }] });
+    const id = await accessEndUser(w, { tierPlanIds: [starter.id, legacy.id], grants: [{ targetKind: "app", targetId: w.appId, deploymentId: w.helpCenter }] });
     // The Legacy subscription is canceled: its plan group (which opened the app everywhere) no longer counts.
     expect((await api("DELETE", `/end-users/${id}/tier-plans/${legacy.id}`, { key: w.key })).status).toBe(204);
     await getDb().subscription.updateMany({ where: { endUserId: id, tierPlanId: starter.id }, data: { creditsUsed: 12 } });
     // A group whose grant has expired, and a grant to an app that is not published.
-    const lapsed = await group(w, "Lapsed", [id], [{ expiresAt: new Date(Date.now() + 60_000).toISOString() }]);
+    const lapsed = await accessGroup(w, [id], [{ expiresAt: new Date(Date.now() + 60_000).toISOString() }], "Lapsed");
     await getDb().grant.updateMany({ where: { groupId: lapsed }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const draft = await create(w.key, "apps", { name: "Draft app", members: [{ id: w.supportAgentId, kind: "agent" }] });
     await api("POST", "/end-users", {
@@ -98,9 +72,9 @@ describe("effective access", () => {
   });
 
   it("a grant via a group opens the app in every portal; the group names the reason", async () => {
-    const w = await world();
-    const id = await endUser(w);
-    const support = await group(w, "Support team", [id], [{}]);
+    const w = await accessWorld();
+    const id = await accessEndUser(w);
+    const support = await accessGroup(w, [id], [{}], "Support team");
     const access = await view(w, id);
     expect(access.apps).toEqual([
       { appId: w.appId, appName: "Helpdesk", portals: "all", via: [{ grantId: expect.any(String), holder: "group", name: "Support team", groupId: support, portal: null }] },
@@ -110,10 +84,10 @@ describe("effective access", () => {
   });
 
   it("in groups mode a personal grant is unused and a group opens only the portals it is admitted to", async () => {
-    const w = await world();
-    const id = await endUser(w, { grants: [{ targetKind: "app", targetId: w.appId }] });
+    const w = await accessWorld();
+    const id = await accessEndUser(w, { grants: [{ targetKind: "app", targetId: w.appId }] });
     await updateOrganization(getDb(), w.tenant.operator, { accessMode: "groups" });
-    const admitted = await group(w, "Admitted", [id], [{}]);
+    const admitted = await accessGroup(w, [id], [{}], "Admitted");
     await api("POST", `/portals/${w.helpCenter}/admissions`, { key: w.key, body: { groupId: admitted } });
     const access = await view(w, id);
     expect(access.accessMode).toBe("groups");
@@ -127,8 +101,8 @@ describe("effective access", () => {
   });
 
   it("a revoked end user keeps their plans and grants on record but can use nothing", async () => {
-    const w = await world();
-    const id = await endUser(w, { grants: [{ targetKind: "app", targetId: w.appId }] });
+    const w = await accessWorld();
+    const id = await accessEndUser(w, { grants: [{ targetKind: "app", targetId: w.appId }] });
     await api("POST", `/end-users/${id}/revoke`, { key: w.key });
     const access = await view(w, id);
     expect(access).toMatchObject({ revoked: true, apps: [], portals: [] });
@@ -136,14 +110,14 @@ describe("effective access", () => {
   });
 
   it("the console door answers the view; another organization's end user is not found", async () => {
-    const w = await world();
-    const id = await endUser(w, { grants: [{ targetKind: "app", targetId: w.appId }] });
+    const w = await accessWorld();
+    const id = await accessEndUser(w, { grants: [{ targetKind: "app", targetId: w.appId }] });
     const cookie = await signInCookie(w.tenant.owner.email, w.tenant.owner.password);
     const ok = await trpc("query", "endUsers.access", { endUserId: id }, { cookie });
     expect(ok.status).toBe(200);
     expect(ok.body.result.data.apps.map((app: { appName: string }) => app.appName)).toEqual(["Helpdesk"]);
-    const other = await world();
-    const outsider = await endUser(other);
+    const other = await accessWorld();
+    const outsider = await accessEndUser(other);
     const refused = await trpc("query", "endUsers.access", { endUserId: outsider }, { cookie });
     expect(refused.status).toBe(404);
     expect(trpcErrorCode(refused)).toBe("not_found");
