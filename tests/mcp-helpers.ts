@@ -4,6 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll } from "vitest";
 import { createMcpHandler } from "@/server/adapters/mcp";
 import { getDb } from "@/server/db";
 
@@ -46,6 +47,34 @@ export async function connectClient(url: string, key: string): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
   await client.connect(transport);
   return client;
+}
+
+/**
+ * For a test file: the server started before its tests, and it and every client `connect` made
+ * closed after them.
+ */
+export function mcpSuite(): { url(): string; connect(key: string): Promise<Client> } {
+  let server: McpTestServer | undefined;
+  const clients: Client[] = [];
+  beforeAll(async () => {
+    server = await startMcpServer();
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+    await server?.close();
+  });
+  const url = () => {
+    if (!server) throw new Error("The MCP test server starts in beforeAll");
+    return server.url;
+  };
+  return {
+    url,
+    async connect(key) {
+      const client = await connectClient(url(), key);
+      clients.push(client);
+      return client;
+    },
+  };
 }
 
 /** A tool result's structured content (the JSON the tool answered). */

@@ -3,28 +3,15 @@
 // mode, scope and role failures as tool errors with REST's codes.
 import { randomUUID } from "node:crypto";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { addPerson, api, awayFromWindowEdge, issueKey, newOrganization } from "../helpers";
 import { create, publish } from "../builder-helpers";
 import { newPage, pageMarkdown, tenantWithKnowledgebase } from "../knowledge-helpers";
-import { connectClient, startMcpServer, structured, type McpTestServer } from "../mcp-helpers";
+import { connectClient, mcpSuite, structured } from "../mcp-helpers";
 
-let server: McpTestServer;
-const clients: Client[] = [];
+const mcp = mcpSuite();
 
-beforeAll(async () => {
-  server = await startMcpServer();
-});
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-  await server.close();
-});
-
-async function connect(key: string): Promise<Client> {
-  const client = await connectClient(server.url, key);
-  clients.push(client);
-  return client;
-}
+const connect = (key: string): Promise<Client> => mcp.connect(key);
 
 async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
   return client.callTool({ name, arguments: args });
@@ -47,7 +34,7 @@ function errorOf(result: unknown): { code: string; message: string } {
 async function rawInitialize(key: string | undefined) {
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   if (key) headers.authorization = `Bearer ${key}`;
-  const response = await fetch(server.url, {
+  const response = await fetch(mcp.url(), {
     method: "POST",
     headers,
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }),
@@ -197,7 +184,7 @@ describe("authentication and authorization", () => {
     expect(response.status).toBe(403);
     expect(response.body).toEqual({ error: { code: "member_key_required", message: expect.any(String) } });
     expect(response.headers.get("x-request-id")).toBeTruthy();
-    await expect(connectClient(server.url, tenant.orgKey.secret)).rejects.toThrow(/403|member_key_required/);
+    await expect(connectClient(mcp.url(), tenant.orgKey.secret)).rejects.toThrow(/403|member_key_required/);
   });
 
   it("answers unauthorized, invalid_api_key and feature_not_available as HTTP envelopes", async () => {
@@ -225,7 +212,7 @@ describe("authentication and authorization", () => {
     expect(response.body.result.serverInfo.name).toBe("atrium");
     expect(response.headers.get("ratelimit-limit")).toBeTruthy();
     expect(response.headers.get("x-request-id")).toBeTruthy();
-    const get = await fetch(server.url, { headers: { authorization: `Bearer ${tenant.personalKey.secret}`, accept: "text/event-stream" } });
+    const get = await fetch(mcp.url(), { headers: { authorization: `Bearer ${tenant.personalKey.secret}`, accept: "text/event-stream" } });
     expect(get.status).toBe(405);
     expect(((await get.json()) as any).error.code).toBe("method_not_allowed");
   });

@@ -4,27 +4,17 @@
 // `structuredContent`. An unknown tool stays a JSON-RPC error.
 import { randomUUID } from "node:crypto";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { addPerson, api, issueKey, newOrganization } from "../helpers";
 import { tenantWithKnowledgebase } from "../knowledge-helpers";
-import { connectClient, startMcpServer, type McpTestServer } from "../mcp-helpers";
+import { mcpSuite } from "../mcp-helpers";
 import { publishedApp } from "../runtime-helpers";
 
-let server: McpTestServer;
-const clients: Client[] = [];
-
-beforeAll(async () => {
-  server = await startMcpServer();
-});
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-  await server.close();
-});
+const mcp = mcpSuite();
 
 /** A client that has listed the tools, as Claude, Cursor and the MCP Inspector do. */
 async function listingClient(key: string): Promise<Client> {
-  const client = await connectClient(server.url, key);
-  clients.push(client);
+  const client = await mcp.connect(key);
   const { tools } = await client.listTools();
   expect(tools.length).toBeGreaterThan(0);
   return client;

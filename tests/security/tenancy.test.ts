@@ -3,15 +3,14 @@
 // longer resolves in the organization (here: written straight into the database, as if it had
 // been valid and then deleted or moved) finds nothing at run time, through every door, and the
 // trace says so. End users' private notebooks count as foreign too.
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { NODE_REFERENCES } from "@/schemas/flow-graph";
 import { NODE_TYPES } from "@/schemas/builder";
 import { getDb } from "@/server/db";
 import { api, expectError, newOrganization, restHandler, type Tenant } from "../helpers";
 import { create, patchDraft, publish } from "../builder-helpers";
 import { newKnowledgebase, newPage } from "../knowledge-helpers";
-import { connectClient, startMcpServer, structured, type McpTestServer } from "../mcp-helpers";
+import { mcpSuite, structured } from "../mcp-helpers";
 import { readEvents } from "../runtime-helpers";
 
 // Each secret carries a marker that no UUID or timestamp can contain (ids are
@@ -23,11 +22,7 @@ const SECRET = `The zebra vault code is ${SECRET_MARKER} and payroll runs on Thu
 const NOTEBOOK_SECRET = `My private zebra diary says the vault code is ${NOTEBOOK_MARKER}.`;
 const QUESTION = "zebra vault code";
 
-let mcp: McpTestServer;
-beforeAll(async () => {
-  mcp = await startMcpServer();
-});
-afterAll(() => mcp.close());
+const mcp = mcpSuite();
 
 /** Organization A, whose knowledgebase holds a secret page. */
 async function victim(): Promise<{ tenant: Tenant; kbId: string }> {
@@ -306,15 +301,11 @@ describe.each([
   });
 
   it("MCP converse_with_app", async () => {
-    const client: Client = await connectClient(mcp.url, b.tenant.personalKey.secret);
-    try {
-      const result = await client.callTool({ name: "converse_with_app", arguments: { appId: b.appId, message: QUESTION } });
-      expect(result.isError).toBeFalsy();
-      expectNoSecret(structured(result));
-      expectNoSecret(result.content);
-    } finally {
-      await client.close();
-    }
+    const client = await mcp.connect(b.tenant.personalKey.secret);
+    const result = await client.callTool({ name: "converse_with_app", arguments: { appId: b.appId, message: QUESTION } });
+    expect(result.isError).toBeFalsy();
+    expectNoSecret(structured(result));
+    expectNoSecret(result.content);
   });
 });
 
