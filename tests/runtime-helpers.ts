@@ -52,6 +52,28 @@ export async function publishedApp(
   return { tenant, key, appId: app.id, billingAgentId: billing.id, supportAgentId: support.id };
 }
 
+/**
+ * An app whose one agent (`agent`: its name, model, knowledge…) has the published "Order lookup"
+ * flow attached, for the tool-calling suites: the flow answers "Order <order> ships tomorrow".
+ */
+export async function orderLookupApp(key: string, agent: Record<string, unknown>, appName: string): Promise<string> {
+  const flow = await create(key, "flows", {
+    name: "Order lookup",
+    description: "Looks up an order by its number",
+    inputs: [{ key: "order", label: "Order number", type: "text", required: true }],
+    nodes: [
+      { id: "start", type: "trigger_start", data: {} },
+      { id: "out", type: "output", data: { value: "Order {{inputs.order}} ships tomorrow" } },
+    ],
+  });
+  await publish(key, "flows", flow.id);
+  const published = await create(key, "agents", { ...agent, flows: [flow.id] });
+  await publish(key, "agents", published.id);
+  const app = await create(key, "apps", { name: appName, members: [{ id: published.id, kind: "agent" }], orchestrationMode: "sequential" });
+  await publish(key, "apps", app.id);
+  return app.id as string;
+}
+
 export async function credits(tenant: Tenant): Promise<number> {
   const { getDb } = await import("@/server/db");
   return (await getDb().organization.findUniqueOrThrow({ where: { id: tenant.organization.id } })).credits;

@@ -18,9 +18,8 @@ import { getDb } from "@/server/db";
 import { createModelProvider } from "@/server/services/model-providers";
 import { startFakeAnthropic, textOf, toolResults, type AnthropicMessage, type FakeAnthropic } from "../fake-anthropic";
 import type { FakeReply } from "../fake-openai";
-import { create, publish } from "../builder-helpers";
 import { api, newOrganization, type Handler, type Tenant } from "../helpers";
-import { credits, readEvents } from "../runtime-helpers";
+import { credits, orderLookupApp, readEvents } from "../runtime-helpers";
 
 let fake: FakeAnthropic;
 
@@ -75,21 +74,7 @@ async function anthropicApp(tenant: Tenant) {
     apiKey: SECRET,
     models: [{ id: "claude-test", kind: "chat" }],
   });
-  const flow = await create(key, "flows", {
-    name: "Order lookup",
-    description: "Looks up an order by its number",
-    inputs: [{ key: "order", label: "Order number", type: "text", required: true }],
-    nodes: [
-      { id: "start", type: "trigger_start", data: {} },
-      { id: "out", type: "output", data: { value: "Order {{inputs.order}} ships tomorrow" } },
-    ],
-  });
-  await publish(key, "flows", flow.id);
-  const agent = await create(key, "agents", { name: "Claude agent", model: "claude/claude-test", flows: [flow.id] });
-  await publish(key, "agents", agent.id);
-  const app = await create(key, "apps", { name: "Claude app", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "sequential" });
-  await publish(key, "apps", app.id);
-  return app.id as string;
+  return orderLookupApp(key, { name: "Claude agent", model: "claude/claude-test" }, "Claude app");
 }
 
 function converse(key: string, appId: string, body: Record<string, unknown>) {

@@ -20,7 +20,7 @@ import { startFakeOpenAI, type ChatMessage, type FakeOpenAI, type FakeReply } fr
 import { create, publish } from "../builder-helpers";
 import { newOrganization, restHandler, type Tenant } from "../helpers";
 import { newKnowledgebase, newPage } from "../knowledge-helpers";
-import { converse, readEvents } from "../runtime-helpers";
+import { converse, orderLookupApp, readEvents } from "../runtime-helpers";
 
 let fake: FakeOpenAI;
 
@@ -50,21 +50,7 @@ async function toolApp(tenant: Tenant) {
   const key = tenant.orgKey.secret;
   const kb = await newKnowledgebase(tenant);
   await newPage(key, kb, { title: "Refund policy", markdown: "Refunds are paid within 14 days of the request." });
-  const flow = await create(key, "flows", {
-    name: "Order lookup",
-    description: "Looks up an order by its number",
-    inputs: [{ key: "order", label: "Order number", type: "text", required: true }],
-    nodes: [
-      { id: "start", type: "trigger_start", data: {} },
-      { id: "out", type: "output", data: { value: "Order {{inputs.order}} ships tomorrow" } },
-    ],
-  });
-  await publish(key, "flows", flow.id);
-  const agent = await create(key, "agents", { name: "Tool agent", model: "tool-model", knowledge: [{ knowledgebaseId: kb }], flows: [flow.id] });
-  await publish(key, "agents", agent.id);
-  const app = await create(key, "apps", { name: "Tool app", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "sequential" });
-  await publish(key, "apps", app.id);
-  return app.id as string;
+  return orderLookupApp(key, { name: "Tool agent", model: "tool-model", knowledge: [{ knowledgebaseId: kb }] }, "Tool app");
 }
 
 async function executionTrace(tenant: Tenant) {
