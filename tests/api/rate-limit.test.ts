@@ -107,6 +107,40 @@ describe("several server processes", () => {
   });
 });
 
+describe("the counting statements' commits", () => {
+  it("do not wait for a WAL flush, while other writes still do, and leave the connection's setting as it was", async () => {
+    // One connection, so its own I/O statistics (PostgreSQL 18) show what its commits waited for.
+    const db = createDb(process.env.DATABASE_URL!, 1);
+    try {
+      const { rows } = await db.pool.query<{ measurable: boolean }>(
+        "select to_regproc('pg_stat_get_backend_io') is not null and current_setting('fsync') = 'on' and current_setting('synchronous_commit') = 'on' as measurable",
+      );
+      if (!rows[0]!.measurable) return;
+      async function walFlushes(): Promise<number> {
+        await db.pool.query("select pg_stat_force_next_flush()");
+        const { rows } = await db.pool.query<{ fsyncs: number }>(
+          "select coalesce(sum(fsyncs), 0)::int as fsyncs from pg_stat_get_backend_io(pg_backend_pid()) where object = 'wal'",
+        );
+        return rows[0]!.fsyncs;
+      }
+      const handler = createRestHandler({ db: () => db });
+      const tenant = await newOrganization();
+      const before = await walFlushes();
+      for (let i = 0; i < 10; i++) expect((await api("GET", "/models", { key: tenant.orgKey.secret, handler })).status).toBe(200);
+      const afterRequests = await walFlushes();
+      for (let i = 0; i < 3; i++) await db.pool.query("update api_keys set name = name where id = $1", [tenant.orgKey.id]);
+      const afterWrites = await walFlushes();
+
+      expect(afterRequests - before).toBe(0);
+      expect(afterWrites - afterRequests).toBeGreaterThan(0);
+      const setting = await db.pool.query<{ synchronous_commit: string }>("show synchronous_commit");
+      expect(setting.rows[0]!.synchronous_commit).toBe("on");
+    } finally {
+      await closeDb(db);
+    }
+  });
+});
+
 describe("hitRateLimit (sliding window)", () => {
   // A fixed clock in the middle of a window, far from now, so the outcome does not depend on time.
   const windowStart = (Math.floor(Date.now() / 60_000) + 10_000) * 60_000;

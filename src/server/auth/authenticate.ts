@@ -6,7 +6,7 @@ import type { Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { AppError } from "@/server/errors";
 import type { KeyActor } from "./actor";
-import { rateLimitHeaders, settleRateLimit, uncountHit, windowAt, type RateLimitResult } from "./rate-limit";
+import { NO_FLUSH, rateLimitHeaders, settleRateLimit, uncountHit, windowAt, type RateLimitResult } from "./rate-limit";
 import { hashSecret } from "./secrets";
 
 /** Which door the request came through; each has its own organization switch. */
@@ -58,12 +58,13 @@ export function bearerToken(header: string | null): string {
 /**
  * Looks the key up and counts the request against its rate limit in one round trip ($1 the
  * bucket, $2 the window, $3 the secret's hash). Only existing keys are counted, and a request
- * refused by a later check is uncounted again, so refusals never use up capacity.
+ * refused by a later check is uncounted again, so refusals never use up capacity. Its commit does
+ * not wait for a WAL flush (NO_FLUSH in rate-limit.ts).
  */
 const KEY_CHECK_SQL = `
-  with cur as (
+  with no_flush as (${NO_FLUSH}), cur as (
     insert into rate_limit_counters (bucket, window_start, count)
-    select $1, $2, 1 where exists (select 1 from api_keys where secret_hash = $3)
+    select $1, $2, 1 from no_flush where exists (select 1 from api_keys where secret_hash = $3)
     on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
     returning count
   )
@@ -140,8 +141,10 @@ export async function authenticateApiKey(db: Db, authorization: string | null, d
   };
 }
 
-/** `lastUsedAt` to the minute: a write at most once a minute per key, off the request path. */
+/** `lastUsedAt` to the minute: a write at most once a minute per key, off the request path, not waiting for a WAL flush. */
 function touchLastUsed(db: Db, key: KeyRow): void {
   if (key.last_used_at && Date.now() - key.last_used_at.getTime() < LAST_USED_PRECISION_MS) return;
-  db.pool.query("update api_keys set last_used_at = now() where id = $1", [key.id]).catch((error: unknown) => logger().error({ err: error }, "Could not record key use"));
+  db.pool
+    .query(`with no_flush as (${NO_FLUSH}) update api_keys set last_used_at = now() from no_flush where id = $1`, [key.id])
+    .catch((error: unknown) => logger().error({ err: error }, "Could not record key use"));
 }
