@@ -1,6 +1,6 @@
 // The per-key limit of 120 requests per minute (RATE_LIMIT_PER_MINUTE at its default), its
 // headers, and that several server processes sharing one database enforce one limit.
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { createRestHandler } from "@/server/adapters/rest";
 import { hitRateLimit } from "@/server/auth/rate-limit";
 import { closeDb, createDb, getDb, type Db } from "@/server/db";
@@ -104,6 +104,36 @@ describe("several server processes", () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(120);
     expect(statuses.filter((s) => s === 429)).toHaveLength(20);
     for (const response of responses.filter((r) => r.status === 429)) expectRateLimited(response);
+  });
+});
+
+describe("requests that arrive together", () => {
+  it("are checked and counted in one statement, each with its own count", async () => {
+    const tenant = await newOrganization();
+    await awayFromWindowEdge(15);
+    const query = vi.spyOn(getDb().pool, "query");
+    let responses: ApiResponse[];
+    try {
+      responses = await Promise.all(Array.from({ length: 20 }, () => api("GET", "/models", { key: tenant.orgKey.secret })));
+      const keyChecks = query.mock.calls.filter(([config]) => (config as { name?: string }).name === "atrium_key_check");
+      expect(keyChecks).toHaveLength(1);
+    } finally {
+      query.mockRestore();
+    }
+    expect(responses.map((response) => response.status)).toEqual(Array(20).fill(200));
+    const remaining = responses.map((response) => Number(response.headers.get("ratelimit-remaining"))).sort((a, b) => a - b);
+    expect(remaining).toEqual(Array.from({ length: 20 }, (_, i) => LIMIT - 20 + i));
+  });
+
+  it("of several keys, valid and not, each get their own answer", async () => {
+    const [first, second] = [await newOrganization(), await newOrganization()];
+    await awayFromWindowEdge(15);
+    const keys = [first.orgKey.secret, second.orgKey.secret, "sk_org_nothing_matches_this", first.orgKey.secret];
+    const responses = await Promise.all(keys.map((key) => api("GET", "/models", { key })));
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 401, 200]);
+    expect(responses[2]!.body.error.code).toBe("invalid_api_key");
+    expect([responses[0], responses[3]].map((response) => response!.headers.get("ratelimit-remaining")).sort()).toEqual(["118", "119"]);
+    expect(responses[1]!.headers.get("ratelimit-remaining")).toBe("119");
   });
 });
 
