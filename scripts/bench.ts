@@ -53,6 +53,11 @@ interface Result {
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /** Requests answered in the measured seconds. */
+  requests: number;
+  /** CPU time per request of the server's processes and of PostgreSQL's (Atrium's scenarios only). */
+  serverCpuUs?: number;
+  databaseCpuUs?: number;
 }
 
 const RAW_PORT = PORT + 1;
@@ -125,6 +130,24 @@ function treeMemory(pid: number): Memory {
   return total;
 }
 
+/**
+ * CPU seconds a process and its descendants have used (Linux: user and system time, with that of
+ * children already reaped). Counts what ran, not what waited: on a busy machine it stays
+ * comparable where requests/s and a profile's wall-clock samples do not.
+ */
+function treeCpuSeconds(pid: number): number {
+  let fields: string[];
+  try {
+    fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  } catch {
+    return 0;
+  }
+  // utime, stime, cutime, cstime (fields 14–17 of proc(5)), in clock ticks of 1/100 s.
+  let seconds = fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks), 0) / 100;
+  for (const child of childrenOf(pid)) seconds += treeCpuSeconds(child);
+  return seconds;
+}
+
 async function waitForHealth(server: ChildProcess): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
@@ -163,6 +186,7 @@ function run(scenario: Scenario, keys: string[], duration: number): Promise<Resu
           p99Ms: result.latency.p99,
           non2xx: result.non2xx,
           errors: result.errors,
+          requests: result.requests.total,
         });
       },
     );
@@ -503,6 +527,8 @@ async function main() {
   try {
     await ensureDatabase(cluster.adminUrl, EMBEDDED_DATABASE);
     const databaseUrl = cluster.urlFor(EMBEDDED_DATABASE);
+    // PostgreSQL's postmaster, whose children are the backends serving the server's pool.
+    const postmaster = Number(readFileSync(path.join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0]);
     await migrate(databaseUrl);
 
     const db = createDb(databaseUrl, 2);
@@ -518,7 +544,11 @@ async function main() {
     // BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of each process (the launcher passes its
     // node flags on; its own profile and the setup step's are small, the server's is the one to
     // read), for finding hot spots.
-    const profile = process.env.BENCH_CPU_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROFILE)}`] : [];
+    const profileDir = process.env.BENCH_CPU_PROFILE ? path.resolve(process.env.BENCH_CPU_PROFILE) : undefined;
+    const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+    // Each scenario's measured window on the monotonic clock V8 stamps samples with, so that
+    // scripts/cpu-profile.ts can give the CPU time per request of each.
+    const windows: { scenario: string; startUs: number; endUs: number; requests: number }[] = [];
     // What `npm start` runs (scripts/start.mjs: the launcher, which migrates, runs the setup
     // step and starts the server with its heap limit), on the bench's database.
     server = spawn(process.execPath, [...profile, path.join(root, "scripts/start.mjs")], {
@@ -559,10 +589,16 @@ async function main() {
     const results: Result[] = [];
     async function measure(scenario: Scenario) {
       await run(scenario, keys, 2); // warm-up
+      const startUs = Number(process.hrtime.bigint() / 1000n);
+      const cpuBefore = [treeCpuSeconds(server!.pid!), treeCpuSeconds(postmaster)];
       const result = await run(scenario, keys, DURATION);
+      const [serverCpu, databaseCpu] = [treeCpuSeconds(server!.pid!) - cpuBefore[0]!, treeCpuSeconds(postmaster) - cpuBefore[1]!];
+      windows.push({ scenario: scenario.name, startUs, endUs: Number(process.hrtime.bigint() / 1000n), requests: result.requests });
+      if (!scenario.origin) Object.assign(result, { serverCpuUs: (serverCpu / result.requests) * 1e6, databaseCpuUs: (databaseCpu / result.requests) * 1e6 });
       results.push(result);
       console.log(
-        `${result.scenario}: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors}; peak RSS so far ${peakRss.toFixed(0)} MB`,
+        `${result.scenario}: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors}; peak RSS so far ${peakRss.toFixed(0)} MB` +
+          (result.serverCpuUs === undefined ? "" : `; CPU per request: server ${result.serverCpuUs.toFixed(0)} µs, PostgreSQL ${result.databaseCpuUs!.toFixed(0)} µs`),
       );
     }
     if (!only) {
@@ -585,9 +621,14 @@ async function main() {
     const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? "CPU"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
     console.log("");
     console.log(`Machine: ${machine}; ${CONNECTIONS} connections (unless said), ${DURATION} s per scenario`);
-    console.log("| Scenario | Requests/s | of raw | p50 (ms) | p99 (ms) | non-2xx |");
-    console.log("|---|---:|---:|---:|---:|---:|");
-    for (const r of results) console.log(`| ${r.scenario} | ${r.requestsPerSecond} | ${(ratioTo(r, raw) * 100).toFixed(1)}% | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} |`);
+    console.log("| Scenario | Requests/s | of raw | p50 (ms) | p99 (ms) | non-2xx | server CPU µs/request | PostgreSQL CPU µs/request |");
+    console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
+    const cpu = (us: number | undefined) => (us === undefined ? "" : us.toFixed(0));
+    for (const r of results) {
+      console.log(
+        `| ${r.scenario} | ${r.requestsPerSecond} | ${(ratioTo(r, raw) * 100).toFixed(1)}% | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${cpu(r.serverCpuUs)} | ${cpu(r.databaseCpuUs)} |`,
+      );
+    }
     console.log("");
     if (results.length > 0) {
       console.log(`GET /models / raw node:http: ${(ratio * 100).toFixed(1)}% (target ≥ 15%) ${ratio >= 0.15 ? "PASS" : "FAIL"}`);
@@ -634,6 +675,10 @@ async function main() {
       console.log(`  server RSS after the walk: ${rssAfterWalk.toFixed(0)} MB`);
     }
 
+    if (profileDir) {
+      mkdirSync(profileDir, { recursive: true });
+      writeFileSync(path.join(profileDir, "scenarios.json"), JSON.stringify(windows, null, 2));
+    }
     mkdirSync(path.join(root, ".bench"), { recursive: true });
     writeFileSync(
       path.join(root, ".bench", "results.json"),

@@ -1,5 +1,5 @@
 // GET /api/v1/models, through the route module Next.js serves.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import * as route from "@/app/api/v1/[[...path]]/route";
 import { getDb } from "@/server/db";
 import { addPerson, issueKey, newOrganization, toApiResponse } from "../helpers";
@@ -17,6 +17,20 @@ describe("GET /models", () => {
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
     expect(response.body).toEqual({ models: expect.arrayContaining([{ id: "atrium-offline", name: expect.any(String), provider: "builtin" }]), builtIns: expect.any(Array) });
     for (const model of response.body.models) expect(Object.keys(model).sort()).toEqual(["id", "name", "provider"]);
+  });
+
+  it("answers in two prepared statements: the key check with its count, and the organization's providers", async () => {
+    const tenant = await newOrganization();
+    // The first request records the key's use (at most once a minute).
+    await getModels(tenant.orgKey.secret);
+    const query = vi.spyOn(getDb().pool, "query");
+    try {
+      expect((await getModels(tenant.orgKey.secret)).status).toBe(200);
+      const statements = query.mock.calls.map(([config]) => (config as { name?: string }).name ?? "unnamed");
+      expect(statements).toEqual(["atrium_key_check", "atrium_model_providers"]);
+    } finally {
+      query.mockRestore();
+    }
   });
 
   it("says which agent built-ins this deployment provides, and why not", async () => {

@@ -1,6 +1,6 @@
 // The per-key limit of 120 requests per minute (RATE_LIMIT_PER_MINUTE at its default), its
 // headers, and that several server processes sharing one database enforce one limit.
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { createRestHandler } from "@/server/adapters/rest";
 import { hitRateLimit } from "@/server/auth/rate-limit";
 import { closeDb, createDb, getDb, type Db } from "@/server/db";
@@ -104,6 +104,70 @@ describe("several server processes", () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(120);
     expect(statuses.filter((s) => s === 429)).toHaveLength(20);
     for (const response of responses.filter((r) => r.status === 429)) expectRateLimited(response);
+  });
+});
+
+describe("requests that arrive together", () => {
+  it("are checked and counted in one statement, each with its own count", async () => {
+    const tenant = await newOrganization();
+    await awayFromWindowEdge(15);
+    const query = vi.spyOn(getDb().pool, "query");
+    let responses: ApiResponse[];
+    try {
+      responses = await Promise.all(Array.from({ length: 20 }, () => api("GET", "/models", { key: tenant.orgKey.secret })));
+      const keyChecks = query.mock.calls.filter(([config]) => (config as { name?: string }).name === "atrium_key_check");
+      expect(keyChecks).toHaveLength(1);
+    } finally {
+      query.mockRestore();
+    }
+    expect(responses.map((response) => response.status)).toEqual(Array(20).fill(200));
+    const remaining = responses.map((response) => Number(response.headers.get("ratelimit-remaining"))).sort((a, b) => a - b);
+    expect(remaining).toEqual(Array.from({ length: 20 }, (_, i) => LIMIT - 20 + i));
+  });
+
+  it("of several keys, valid and not, each get their own answer", async () => {
+    const [first, second] = [await newOrganization(), await newOrganization()];
+    await awayFromWindowEdge(15);
+    const keys = [first.orgKey.secret, second.orgKey.secret, "sk_org_nothing_matches_this", first.orgKey.secret];
+    const responses = await Promise.all(keys.map((key) => api("GET", "/models", { key })));
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 401, 200]);
+    expect(responses[2]!.body.error.code).toBe("invalid_api_key");
+    expect([responses[0], responses[3]].map((response) => response!.headers.get("ratelimit-remaining")).sort()).toEqual(["118", "119"]);
+    expect(responses[1]!.headers.get("ratelimit-remaining")).toBe("119");
+  });
+});
+
+describe("the counting statements' commits", () => {
+  it("do not wait for a WAL flush, while other writes still do, and leave the connection's setting as it was", async () => {
+    // One connection, so its own I/O statistics (PostgreSQL 18) show what its commits waited for.
+    const db = createDb(process.env.DATABASE_URL!, 1);
+    try {
+      const { rows } = await db.pool.query<{ measurable: boolean }>(
+        "select to_regproc('pg_stat_get_backend_io') is not null and current_setting('fsync') = 'on' and current_setting('synchronous_commit') = 'on' as measurable",
+      );
+      if (!rows[0]!.measurable) return;
+      async function walFlushes(): Promise<number> {
+        await db.pool.query("select pg_stat_force_next_flush()");
+        const { rows } = await db.pool.query<{ fsyncs: number }>(
+          "select coalesce(sum(fsyncs), 0)::int as fsyncs from pg_stat_get_backend_io(pg_backend_pid()) where object = 'wal'",
+        );
+        return rows[0]!.fsyncs;
+      }
+      const handler = createRestHandler({ db: () => db });
+      const tenant = await newOrganization();
+      const before = await walFlushes();
+      for (let i = 0; i < 10; i++) expect((await api("GET", "/models", { key: tenant.orgKey.secret, handler })).status).toBe(200);
+      const afterRequests = await walFlushes();
+      for (let i = 0; i < 3; i++) await db.pool.query("update api_keys set name = name where id = $1", [tenant.orgKey.id]);
+      const afterWrites = await walFlushes();
+
+      expect(afterRequests - before).toBe(0);
+      expect(afterWrites - afterRequests).toBeGreaterThan(0);
+      const setting = await db.pool.query<{ synchronous_commit: string }>("show synchronous_commit");
+      expect(setting.rows[0]!.synchronous_commit).toBe("on");
+    } finally {
+      await closeDb(db);
+    }
   });
 });
 

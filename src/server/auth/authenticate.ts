@@ -6,7 +6,7 @@ import type { Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { AppError } from "@/server/errors";
 import type { KeyActor } from "./actor";
-import { rateLimitHeaders, settleRateLimit, uncountHit, windowAt, type RateLimitResult } from "./rate-limit";
+import { NO_FLUSH, rateLimitHeaders, settleRateLimit, uncountHit, windowAt, type RateLimitResult, type WindowPosition } from "./rate-limit";
 import { hashSecret } from "./secrets";
 
 /** Which door the request came through; each has its own organization switch. */
@@ -56,27 +56,100 @@ export function bearerToken(header: string | null): string {
 }
 
 /**
- * Looks the key up and counts the request against its rate limit in one round trip ($1 the
- * bucket, $2 the window, $3 the secret's hash). Only existing keys are counted, and a request
- * refused by a later check is uncounted again, so refusals never use up capacity.
+ * Looks keys up and counts each request against its key's rate limit, for every request that
+ * asked in the same turn of the event loop, in one round trip ($1 the secrets' hashes, $2 how
+ * many requests came with each, $3 the window). Only existing keys are counted, and a request
+ * refused by a later check is uncounted again, so refusals never use up capacity. Its commit
+ * does not wait for a WAL flush (NO_FLUSH in rate-limit.ts).
  */
 const KEY_CHECK_SQL = `
-  with cur as (
+  with no_flush as (${NO_FLUSH}),
+  asked as (select * from unnest($1::text[], $2::int[]) as a(secret_hash, hits)),
+  cur as (
     insert into rate_limit_counters (bucket, window_start, count)
-    select $1, $2, 1 where exists (select 1 from api_keys where secret_hash = $3)
-    on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
-    returning count
+    select 'key:' || a.secret_hash, $3, a.hits from asked a, no_flush where exists (select 1 from api_keys where secret_hash = a.secret_hash)
+    on conflict (bucket, window_start) do update set count = rate_limit_counters.count + excluded.count
+    returning bucket, count
   )
-  select k.id, k.organization_id, k.kind::text as kind, k.name, k.scopes, k.revoked_at, k.last_used_at,
+  select k.secret_hash, k.id, k.organization_id, k.kind::text as kind, k.name, k.scopes, k.revoked_at, k.last_used_at,
     o.plan::text as plan, o.api_enabled, o.apps_api_enabled, o.mcp_enabled,
     m.id as member_id, m.role::text as role, m.removed_at, u.email,
-    (select count from cur) as current,
-    coalesce((select c.count from rate_limit_counters c where c.bucket = $1 and c.window_start = $2 - 1), 0) as previous
+    cur.count as current,
+    coalesce((select c.count from rate_limit_counters c where c.bucket = cur.bucket and c.window_start = $3 - 1), 0) as previous
   from api_keys k
+  join cur on cur.bucket = 'key:' || k.secret_hash
   join organizations o on o.id = k.organization_id
   left join members m on m.id = k.member_id
   left join users u on u.id = m.user_id
-  where k.secret_hash = $3`;
+  where k.secret_hash = any($1::text[])`;
+
+/** A key as the key check found it, with the request's own count in the current window. */
+interface CountedKey extends KeyRow {
+  secret_hash: string;
+  current: number;
+  previous: number;
+}
+
+interface KeyCheck {
+  secretHash: string;
+  settle: (result: { key: CountedKey | undefined; position: WindowPosition } | Error) => void;
+}
+
+/** Key checks asked for and not yet sent, per database: sent together once the current turn ends. */
+const waiting = new WeakMap<Db, KeyCheck[]>();
+
+/**
+ * The key check of one request. Requests that arrive together (a server under load reads many
+ * sockets in one turn of the event loop) share one statement: each is still counted in the
+ * database before it is answered, in the order they asked, so every process sharing the
+ * database enforces one limit, in fewer round trips.
+ */
+function checkKey(db: Db, secretHash: string): Promise<{ key: CountedKey | undefined; position: WindowPosition }> {
+  return new Promise((resolve, reject) => {
+    const check: KeyCheck = { secretHash, settle: (result) => (result instanceof Error ? reject(result) : resolve(result)) };
+    const queue = waiting.get(db);
+    if (queue) {
+      queue.push(check);
+    } else {
+      waiting.set(db, [check]);
+      setImmediate(() => void sendKeyChecks(db));
+    }
+  });
+}
+
+async function sendKeyChecks(db: Db): Promise<void> {
+  const checks = waiting.get(db)!;
+  waiting.delete(db);
+  const hits = new Map<string, number>();
+  for (const check of checks) hits.set(check.secretHash, (hits.get(check.secretHash) ?? 0) + 1);
+  const position = windowAt();
+  let rows: CountedKey[];
+  try {
+    // A named statement is parsed and planned once per connection, not on every request.
+    ({ rows } = await db.pool.query<CountedKey>({
+      name: "atrium_key_check",
+      text: KEY_CHECK_SQL,
+      values: [[...hits.keys()], [...hits.values()], position.window],
+    }));
+  } catch (error) {
+    for (const check of checks) check.settle(error instanceof Error ? error : new Error(String(error)));
+    return;
+  }
+  const found = new Map(rows.map((row) => [row.secret_hash, row]));
+  // The requests of one key counted together took the counts up to `current`, one each, in order.
+  const counted = new Map<string, number>();
+  for (const check of checks) {
+    const row = found.get(check.secretHash);
+    if (!row) {
+      check.settle({ key: undefined, position });
+      continue;
+    }
+    const before = counted.get(check.secretHash) ?? 0;
+    counted.set(check.secretHash, before + 1);
+    const current = Number(row.current) - hits.get(check.secretHash)! + before + 1;
+    check.settle({ key: { ...row, current, previous: Number(row.previous) }, position });
+  }
+}
 
 /** The first check a found key fails, in the order above, or null. */
 function refusalOf(key: KeyRow, door: Door): AppError | null {
@@ -98,14 +171,7 @@ function refusalOf(key: KeyRow, door: Door): AppError | null {
 export async function authenticateApiKey(db: Db, authorization: string | null, door: Door): Promise<Authenticated> {
   const secretHash = hashSecret(bearerToken(authorization));
   const bucket = `key:${secretHash}`;
-  const position = windowAt();
-  // A named statement is parsed and planned once per connection, not on every request.
-  const { rows } = await db.pool.query<KeyRow & { current: number; previous: number }>({
-    name: "atrium_key_check",
-    text: KEY_CHECK_SQL,
-    values: [bucket, position.window, secretHash],
-  });
-  const key = rows[0];
+  const { key, position } = await checkKey(db, secretHash);
   if (!key) throw keyRefusal("invalid_api_key", "This API key matches no active key.");
   const refusal = refusalOf(key, door);
   if (refusal) {
@@ -140,8 +206,10 @@ export async function authenticateApiKey(db: Db, authorization: string | null, d
   };
 }
 
-/** `lastUsedAt` to the minute: a write at most once a minute per key, off the request path. */
+/** `lastUsedAt` to the minute: a write at most once a minute per key, off the request path, not waiting for a WAL flush. */
 function touchLastUsed(db: Db, key: KeyRow): void {
   if (key.last_used_at && Date.now() - key.last_used_at.getTime() < LAST_USED_PRECISION_MS) return;
-  db.pool.query("update api_keys set last_used_at = now() where id = $1", [key.id]).catch((error: unknown) => logger().error({ err: error }, "Could not record key use"));
+  db.pool
+    .query(`with no_flush as (${NO_FLUSH}) update api_keys set last_used_at = now() from no_flush where id = $1`, [key.id])
+    .catch((error: unknown) => logger().error({ err: error }, "Could not record key use"));
 }
