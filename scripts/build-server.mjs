@@ -1,6 +1,6 @@
-// Compiles the launcher (src/cli/start.ts), its setup step (src/cli/setup.ts) and the HTTP server
-// (src/cli/http-server.ts) to plain JavaScript in dist/server, so that `npm start` runs them on
-// node alone (no TypeScript loader in production). Packages stay in node_modules, shared with
+// Compiles the launcher (src/cli/start.ts), the HTTP server it loads once the database is ready
+// (src/cli/http-server.ts) and its setup step (src/cli/setup.ts) to plain JavaScript in
+// dist/server, so that `npm start` runs them on node alone (no TypeScript loader in production). Packages stay in node_modules, shared with
 // Next.js's server bundle; modules loaded with `await import()` become their own chunks, read only
 // when first used. Run by `npm run build`, and by `npm start` when dist/server is missing or older
 // than the sources.
@@ -11,8 +11,8 @@ import { fileURLToPath } from "node:url";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 export const SERVER_DIST = path.join(root, "dist", "server");
-const ENTRIES = ["src/cli/start.ts", "src/cli/setup.ts", "src/cli/http-server.ts"];
-const STAMP = path.join(SERVER_DIST, "http-server.mjs");
+const ENTRIES = ["src/cli/start.ts", "src/cli/setup.ts"];
+const STAMP = path.join(SERVER_DIST, "start.mjs");
 
 function newestSource(dir) {
   let newest = 0;

@@ -1,5 +1,7 @@
 // `npm start`: compiles the launcher and server when dist/server is missing or older than the
-// sources (about a second), then runs the launcher (src/cli/start.ts) in this process on node.
+// sources (about a second), then runs the launcher (src/cli/start.ts) in this process on node;
+// the launcher then serves HTTP from this same process. package.json's script passes the heap
+// limit (SERVER_HEAP_MB) to node, which fixes it at start-up.
 import { serverBuildIsStale } from "./build-server.mjs";
 
 if (serverBuildIsStale()) {

@@ -25,8 +25,9 @@ const EnvSchema = z.object({
    */
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
   /**
-   * The server process's V8 old-space limit. Without one V8 lets garbage pile up to gigabytes
-   * on a large machine before collecting; with it memory stays near what is live.
+   * The V8 old-space limit of the process `npm start` runs (the npm script passes it to node as
+   * --max-old-space-size: V8 fixes it when the process starts). Without one V8 lets garbage pile
+   * up to gigabytes on a large machine before collecting; with it memory stays near what is live.
    */
   SERVER_HEAP_MB: z.coerce.number().int().min(128).default(320),
   /** An OpenAI-compatible endpoint (e.g. https://api.openai.com/v1) for provider models. */
@@ -97,4 +98,14 @@ export function env(): Env {
     cached = { ...parsed.data, dataDir: path.resolve(process.cwd(), parsed.data.DATA_DIR) };
   }
   return cached;
+}
+
+/**
+ * Sets variables for the rest of this process: the launcher (src/cli/start.ts) gives the server
+ * it then loads the database it provided and the production mode. Later calls of env() see them,
+ * and so does Next.js's own copy of this module, which reads process.env when first used.
+ */
+export function provideEnv(values: { DATABASE_URL: string; NODE_ENV: "production" }): void {
+  Object.assign(process.env, values);
+  cached = undefined;
 }

@@ -3,22 +3,21 @@
 // (src/server/http/direct-routes.ts) and hands everything else to Next.js (loaded on first use).
 // Next.js's own server (`next start`) passes a client-sent X-Forwarded-For on as it came, so with
 // no proxy in front anyone could choose the address that sign-in throttling counts. Here, with
-// no trusted proxy (`--trust-proxy 0`), the header is the socket's address and nothing else;
+// no trusted proxy (`trustProxy: 0`), the header is the socket's address and nothing else;
 // behind trusted proxies it is left as they wrote it (src/server/auth/client-address.ts reads it).
-// Compiled to dist/server by scripts/build-server.mjs and started by src/cli/start.ts.
+// Compiled to dist/server by scripts/build-server.mjs; src/cli/start.ts imports it once the
+// database is ready and serves from its own process.
 import http from "node:http";
-import { parseArgs } from "node:util";
 import type createNextServer from "next";
-import { getDb } from "@/server/db";
+import { closeDb, getDb } from "@/server/db";
 import { createRequestListener } from "@/server/http/listener";
 import { startIndexWorker, type IndexWorker } from "@/server/jobs/indexing";
 import { logger } from "@/server/observability/log";
 
-const { values } = parseArgs({ options: { port: { type: "string" }, "trust-proxy": { type: "string", default: "0" } } });
-const port = Number(values.port);
-const trustProxy = Number(values["trust-proxy"]);
 /** How long in-flight requests and streams get to finish once a stop is asked for. */
 const SHUTDOWN_GRACE_MS = 15_000;
+/** How long the database connections then get to close before the database is stopped anyway. */
+const DATABASE_CLOSE_MS = 5_000;
 
 /**
  * This process's indexing worker, from the modules above, started before Next.js's
@@ -34,49 +33,83 @@ function startWorker(): IndexWorker | null {
     return null;
   }
 }
-const worker = startWorker();
 
 type NextHandler = ReturnType<ReturnType<typeof createNextServer>["getRequestHandler"]>;
-let nextHandler: Promise<NextHandler> | undefined;
 
 /**
  * Next.js, loaded and prepared on the first request it answers (a page, an asset): it holds
  * about 40 MB that a server answering only the API never needs. That first request waits for it
  * (about a second); a failed preparation is logged, answered 500 and tried again on the next one.
  */
-function nextRequestHandler(): Promise<NextHandler> {
-  nextHandler ??= (async () => {
-    const { default: next } = await import("next");
-    const app = next({ dev: false, dir: process.cwd(), port });
-    await app.prepare();
-    return app.getRequestHandler();
-  })().catch((error: unknown) => {
-    nextHandler = undefined;
-    throw error;
+function nextFallback(port: number) {
+  let nextHandler: Promise<NextHandler> | undefined;
+  const load = () =>
+    (nextHandler ??= (async () => {
+      const { default: next } = await import("next");
+      const app = next({ dev: false, dir: process.cwd(), port });
+      await app.prepare();
+      return app.getRequestHandler();
+    })().catch((error: unknown) => {
+      nextHandler = undefined;
+      throw error;
+    }));
+  return async (message: http.IncomingMessage, response: http.ServerResponse): Promise<void> => {
+    try {
+      const handle = await load();
+      await handle(message, response);
+    } catch (error) {
+      logger().error({ err: error }, "Next.js could not answer");
+      if (!response.headersSent) response.writeHead(500).end();
+      else response.destroy();
+    }
+  };
+}
+
+/** A listen failure as one line a person can act on. */
+function listenFailure(error: NodeJS.ErrnoException, port: number): Error {
+  if (error.code === "EADDRINUSE") return new Error(`port ${port} is already in use; stop what listens on it or set PORT to another port.`);
+  if (error.code === "EACCES") return new Error(`this user may not listen on port ${port}; set PORT to a port above 1023.`);
+  return error;
+}
+
+/** Waits for `work` to settle, for `ms` at most. */
+async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled([work]), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+export interface HttpServer {
+  /**
+   * Stops accepting connections, lets in-flight requests and streams finish (up to
+   * SHUTDOWN_GRACE_MS), hands the indexing jobs in hand back to the queue at once (the attempt is
+   * not counted, another process takes them over) and closes this process's database connections.
+   */
+  stop(): Promise<void>;
+}
+
+/** Listens on `port`, then starts this process's indexing worker. */
+export async function serve(options: { port: number; trustProxy: number }): Promise<HttpServer> {
+  const server = http.createServer(createRequestListener({ trustProxy: options.trustProxy, fallback: nextFallback(options.port) }));
+  await new Promise<void>((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException) => reject(listenFailure(error, options.port));
+    server.once("error", failed);
+    server.listen(options.port, () => {
+      server.off("error", failed);
+      resolve();
+    });
   });
-  return nextHandler;
+  logger().info({ port: options.port }, "listening");
+  const worker = startWorker();
+  return {
+    async stop() {
+      const released = worker?.release();
+      const closed = new Promise((resolve) => server.close(resolve));
+      server.closeIdleConnections();
+      await atMost(closed, SHUTDOWN_GRACE_MS);
+      server.closeAllConnections();
+      await Promise.allSettled([released]);
+      await atMost(closeDb(getDb()), DATABASE_CLOSE_MS);
+    },
+  };
 }
-
-async function answerWithNext(message: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
-  try {
-    const handle = await nextRequestHandler();
-    await handle(message, response);
-  } catch (error) {
-    logger().error({ err: error }, "Next.js could not answer");
-    if (!response.headersSent) response.writeHead(500).end();
-    else response.destroy();
-  }
-}
-
-const server = http.createServer(createRequestListener({ trustProxy, fallback: answerWithNext }));
-server.listen(port, () => logger().info({ port }, "listening"));
-
-function stop() {
-  // The indexing jobs in hand go back to the queue at once, for another process to take over.
-  const released = Promise.allSettled([worker?.release()]);
-  server.close(() => void released.then(() => process.exit(0)));
-  server.closeIdleConnections();
-  setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
-}
-process.once("SIGTERM", stop);
-process.once("SIGINT", stop);

@@ -1,5 +1,5 @@
 // The launcher's one-off step after migrating (src/cli/start.ts runs it in a child process that
-// exits after it, so that Prisma, argon2 and the services are not kept loaded beside the server):
+// exits after it, so that password hashing (argon2) is not kept loaded in the server it becomes):
 // on a fresh installation, creates the organization and its owner and prints the owner's
 // credentials, once. DATABASE_URL is the database the launcher opened.
 import { env } from "@/env";

@@ -1,0 +1,127 @@
+// `npm start` (scripts/start.mjs) for real, on a fresh embedded database in a temporary folder:
+// it creates the first owner, serves HTTP from its own process (no server child to supervise),
+// on SIGTERM answers the request in flight, exits 0 and stops the embedded database it started;
+// a startup failure is one line and a non-zero exit. The folder stands in for the project root (the launcher reads
+// prisma/ and .next/ there): a BUILD_ID keeps it from building Next.js, which only a page would
+// load and these requests never ask for.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import http from "node:http";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "../..");
+let work: string;
+
+interface Run {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** The launcher in `work`, with only the environment a person would set. */
+function start(port: string): Run {
+  const child = spawn(process.execPath, [path.join(root, "scripts", "start.mjs")], {
+    cwd: work,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", PORT: port, DATA_DIR: ".data" },
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  return { child, output: () => output, exited };
+}
+
+function randomPort(): number {
+  return 20_000 + Math.floor(Math.random() * 20_000);
+}
+
+/** The pid of the embedded PostgreSQL when it runs. */
+function postgresPid(): number | null {
+  const pidFile = path.join(work, ".data", "postgres", "postmaster.pid");
+  if (!existsSync(pidFile)) return null;
+  const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return null;
+  }
+}
+
+async function health(port: number): Promise<number | null> {
+  try {
+    return (await fetch(`http://127.0.0.1:${port}/api/health`)).status;
+  } catch {
+    return null;
+  }
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(path.join(os.tmpdir(), "atrium-start-"));
+  await chmod(work, 0o755); // as root, PostgreSQL runs as the postgres user and must reach its folder
+  await symlink(path.join(root, "prisma"), path.join(work, "prisma"));
+  await mkdir(path.join(work, ".next"));
+  await writeFile(path.join(work, ".next", "BUILD_ID"), "test");
+});
+
+afterAll(async () => {
+  const pid = postgresPid();
+  if (pid) process.kill(pid, "SIGINT");
+  await rm(work, { recursive: true, force: true });
+});
+
+it("creates the first owner on a fresh start, serves from its own process, and on SIGTERM answers the request in flight, exits 0 and stops the embedded database", async () => {
+  const port = randomPort();
+  const run = start(String(port));
+  await expect.poll(() => health(port), { timeout: 150_000, interval: 500 }).toBe(200);
+  expect(run.output()).toContain("First start: created the organization and its owner");
+  expect(run.output()).toMatch(/password: +\S{12,}/);
+
+  // The setup step has exited; nothing else of Atrium runs beside this process (PostgreSQL is detached).
+  const children = readFileSync(`/proc/${run.child.pid}/task/${run.child.pid}/children`, "utf8").trim();
+  expect(children).toBe("");
+  const postgres = postgresPid();
+  expect(postgres).not.toBeNull();
+
+  // A request still arriving when the stop comes is answered before the process exits.
+  const socket = net.connect(port, "127.0.0.1");
+  let answer = "";
+  socket.on("data", (chunk: Buffer) => (answer += chunk.toString()));
+  const ended = new Promise((resolve) => socket.once("close", resolve));
+  const body = JSON.stringify({ email: "late@example.com" });
+  socket.write(`POST /api/v1/end-users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  run.child.kill("SIGTERM");
+  await expect.poll(() => health(port), { timeout: 10_000 }).toBeNull(); // no longer accepting
+  socket.end(body.slice(5));
+  await ended;
+  expect(answer).toMatch(/^HTTP\/1\.1 401 /); // no key: the envelope's answer, not a dropped connection
+  expect(await run.exited).toEqual({ code: 0, signal: null });
+  expect(postgresPid()).toBeNull();
+  expect(run.output()).not.toContain("could not start");
+}, 180_000);
+
+it("prints one line and exits non-zero when the port is taken, and stops the embedded database it started", async () => {
+  const taken = http.createServer();
+  await new Promise<void>((resolve) => taken.listen(0, resolve));
+  const port = (taken.address() as { port: number }).port;
+  try {
+    const run = start(String(port));
+    expect(await run.exited).toEqual({ code: 1, signal: null });
+    const lines = run.output().trim().split("\n");
+    expect(lines.at(-1)).toBe(`Atrium could not start: port ${port} is already in use; stop what listens on it or set PORT to another port.`);
+    expect(postgresPid()).toBeNull();
+  } finally {
+    taken.close();
+  }
+}, 180_000);
+
+it("prints one line and exits non-zero on an invalid setting", async () => {
+  const run = start("not-a-port");
+  expect(await run.exited).toEqual({ code: 1, signal: null });
+  expect(run.output().trim()).toMatch(/^Atrium could not start: Invalid configuration: PORT: .+$/);
+});
