@@ -4,12 +4,7 @@
 // Next.js calls this, and says so on globalThis (its bundle and Next.js's share nothing else):
 // starting it here too would load a second copy of the database client and the jobs.
 export async function register(): Promise<void> {
-  if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  if ((globalThis as { atriumIndexWorker?: unknown }).atriumIndexWorker) return;
-  const [{ getDb }, { startIndexWorker }, { logger }] = await Promise.all([import("@/server/db"), import("@/server/jobs/indexing"), import("@/server/observability/log")]);
-  try {
-    startIndexWorker(getDb());
-  } catch (error) {
-    logger().error({ err: error }, "The indexing worker did not start");
-  }
+  // The test is written as a condition around the import, not an early return, so that the
+  // bundler drops the import from the edge build, where `fs` and the database client do not exist.
+  if (process.env.NEXT_RUNTIME === "nodejs") await (await import("./instrumentation-node")).startIndexWorkerOnce();
 }

@@ -1,0 +1,14 @@
+// The Node.js half of src/instrumentation.ts: this process's indexing worker, unless our
+// production server already started one.
+import { getDb } from "@/server/db";
+import { startIndexWorker } from "@/server/jobs/indexing";
+import { logger } from "@/server/observability/log";
+
+export function startIndexWorkerOnce(): void {
+  if ((globalThis as { atriumIndexWorker?: unknown }).atriumIndexWorker) return;
+  try {
+    startIndexWorker(getDb());
+  } catch (error) {
+    logger().error({ err: error }, "The indexing worker did not start");
+  }
+}
