@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
+import { EntityPicker, useEntities, type Entity } from "@/components/entity-picker";
 
 const PAGE_SIZE = 25;
 
@@ -16,20 +17,20 @@ export default function EndUsersPage() {
   const cursor = cursors[cursors.length - 1];
   const list = useQuery(trpc.endUsers.list.queryOptions({ limit: PAGE_SIZE, cursor, query: query || undefined }));
   const plans = useQuery(trpc.tierPlans.list.queryOptions({ limit: 200 }));
-  // Unavailable (and left out of the form) where the organization has groups switched off.
-  const groups = useQuery({ ...trpc.userGroups.list.queryOptions({ limit: 200 }), retry: false });
+  // Left out of the form where the organization has groups switched off (the list is refused).
+  const groups = useEntities(["group"]);
 
   const [email, setEmail] = useState("");
   const [fullName, setFullName] = useState("");
   const [planIds, setPlanIds] = useState<string[]>([]);
-  const [groupIds, setGroupIds] = useState<string[]>([]);
+  const [chosenGroups, setChosenGroups] = useState<Entity[]>([]);
   const provision = useMutation(
     trpc.endUsers.provision.mutationOptions({
       onSuccess: () => {
         setEmail("");
         setFullName("");
         setPlanIds([]);
-        setGroupIds([]);
+        setChosenGroups([]);
         void queryClient.invalidateQueries({ queryKey: trpc.endUsers.list.queryKey() });
         void queryClient.invalidateQueries({ queryKey: trpc.userGroups.list.queryKey() });
       },
@@ -44,12 +45,10 @@ export default function EndUsersPage() {
 
   function submitProvision(event: FormEvent) {
     event.preventDefault();
-    provision.mutate({ email, fullName: fullName || undefined, tierPlanIds: planIds, groupIds });
+    provision.mutate({ email, fullName: fullName || undefined, tierPlanIds: planIds, groupIds: chosenGroups.map((group) => group.id) });
   }
 
   const livePlans = plans.data?.tierPlans.filter((plan) => !plan.archived) ?? [];
-  // A plan's group follows the plan, so it is chosen by choosing the plan.
-  const ownGroups = groups.data?.userGroups.filter((group) => group.planId === null) ?? [];
 
   return (
     <>
@@ -83,24 +82,28 @@ export default function EndUsersPage() {
             </div>
           </fieldset>
         )}
-        {ownGroups.length > 0 && (
+        {!groups.unavailable && (
           <fieldset style={{ border: 0, padding: 0 }}>
             <legend className="muted">Groups</legend>
-            <div className="row">
-              {ownGroups.map((group) => (
-                <label key={group.id} className="inline">
-                  <input
-                    type="checkbox"
-                    checked={groupIds.includes(group.id)}
-                    onChange={(e) => setGroupIds(e.target.checked ? [...groupIds, group.id] : groupIds.filter((id) => id !== group.id))}
-                  />
-                  {group.name}{" "}
-                  <span className="muted">
-                    ({group.memberCount} member{group.memberCount === 1 ? "" : "s"})
-                  </span>
-                </label>
-              ))}
-            </div>
+            {chosenGroups.length > 0 && (
+              <div className="list-editor" aria-label="Chosen groups" style={{ marginBottom: "0.5rem" }}>
+                {chosenGroups.map((group) => (
+                  <div key={group.id} className="item row" data-testid="chosen-group">
+                    <span style={{ flex: 1 }}>{group.name}</span>
+                    <button type="button" aria-label={`Remove ${group.name}`} onClick={() => setChosenGroups(chosenGroups.filter((chosen) => chosen.id !== group.id))}>
+                      Remove
+                    </button>
+                  </div>
+                ))}
+              </div>
+            )}
+            <EntityPicker
+              kinds={["group"]}
+              label="Add to a group"
+              exclude={chosenGroups.map((group) => group.id)}
+              emptyText="No groups yet: create one under User groups."
+              onPick={(group) => setChosenGroups([...chosenGroups, group])}
+            />
           </fieldset>
         )}
         {provision.error && (
