@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { errorMessage, useTRPC } from "@/lib/trpc";
-import { PageHeader } from "@/components/console";
+import { DataTable, PageHeader } from "@/components/console";
 import { EntityPicker, useEntities, type Entity } from "@/components/entity-picker";
 
 const PAGE_SIZE = 25;
@@ -52,7 +52,7 @@ export default function EndUsersPage() {
 
   return (
     <>
-      <PageHeader title="End users" />
+      <PageHeader title="End users" description="The people your organization serves: the plans, groups and grants they hold decide which apps they may use, in which portals." />
       <form className="panel form" onSubmit={submitProvision} aria-label="Provision an end user">
         <h2 style={{ marginTop: 0 }}>Provision an end user</h2>
         <div className="row">
@@ -133,39 +133,40 @@ export default function EndUsersPage() {
             {errorMessage(list.error)}
           </p>
         )}
-        {list.data && list.data.endUsers.length === 0 && <p className="muted">No end users{query ? ` matching “${query}”` : ""}.</p>}
-        {list.data && list.data.endUsers.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th>Email</th>
-                <th>Name</th>
-                <th>Created</th>
-                <th>Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.endUsers.map((user) => (
-                <tr key={user.id} data-testid="end-user-row">
-                  <td>
-                    <Link href={`/end-users/${user.id}`}>{user.email}</Link>
-                  </td>
-                  <td>{user.fullName}</td>
-                  <td className="muted">{new Date(user.createdAt).toLocaleString()}</td>
-                  <td>{user.revokedAt ? <span className="badge revoked">Revoked</span> : <span className="badge">Active</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+        {list.data && list.data.endUsers.length === 0 && (
+          <p className="muted">{query ? `No end user's email contains “${query}”.` : "No end users yet: provision the first one above, or over the API (POST /end-users)."}</p>
         )}
-        <div className="row" style={{ marginTop: "0.75rem" }}>
-          <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-            Previous
-          </button>
-          <button type="button" disabled={!list.data?.nextCursor} onClick={() => list.data?.nextCursor && setCursors([...cursors, list.data.nextCursor])}>
-            Next
-          </button>
-        </div>
+        {list.data && list.data.endUsers.length > 0 && (
+          <DataTable
+            label="End users"
+            rows={list.data.endUsers}
+            rowKey={(user) => user.id}
+            rowTestId="end-user-row"
+            empty={null}
+            cards
+            columns={[
+              { key: "email", header: "Email", cell: (user) => <Link href={`/end-users/${user.id}`}>{user.email}</Link> },
+              { key: "name", header: "Name", cell: (user) => user.fullName },
+              { key: "created", header: "Created", nowrap: true, cell: (user) => <span className="muted">{new Date(user.createdAt).toLocaleString()}</span> },
+              {
+                key: "status",
+                header: "Status",
+                nowrap: true,
+                cell: (user) => (user.revokedAt ? <span className="badge revoked">Revoked</span> : <span className="badge">Active</span>),
+              },
+            ]}
+          />
+        )}
+        {(cursors.length > 0 || list.data?.nextCursor) && (
+          <div className="row" style={{ marginTop: "0.75rem" }}>
+            <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+              Previous
+            </button>
+            <button type="button" disabled={!list.data?.nextCursor} onClick={() => list.data?.nextCursor && setCursors([...cursors, list.data.nextCursor])}>
+              Next
+            </button>
+          </div>
+        )}
       </div>
     </>
   );
