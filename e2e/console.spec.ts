@@ -104,3 +104,26 @@ test("on a phone the members list is a card per member: a long email keeps one o
   expect(await page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
   expect(await card.evaluate((row) => row.getBoundingClientRect().right)).toBeLessThanOrEqual(390);
 });
+
+test("empty lists say what to do next, and an editor opened from a dead link says so and leads back", async ({ page }) => {
+  const { login } = seedDemo();
+  await signIn(page, login);
+  for (const [path, text] of [
+    ["/groups", "No groups yet: create one above"],
+    ["/portals", "No portals yet: create one above"],
+    ["/plans", "No plans yet: create one above"],
+    ["/agents", "No agents yet: name the first one above"],
+    ["/end-users", "No end users yet: provision the first one above"],
+  ] as const) {
+    await page.goto(path);
+    await expect(page.getByText(text)).toBeVisible();
+  }
+  // No pager with nowhere to go.
+  await expect(page.getByRole("button", { name: "Next" })).toHaveCount(0);
+
+  await page.goto("/agents/00000000-0000-4000-8000-000000000000");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Agent not opened");
+  await expect(page.getByRole("main").getByRole("alert")).toContainText("No agent with that id");
+  await page.getByRole("link", { name: "Find it among all agents" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Agents");
+});
