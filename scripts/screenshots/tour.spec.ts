@@ -193,7 +193,7 @@ for (const viewport of VIEWPORTS) {
       await p.getByLabel("Email").fill("nobody@northwind.example");
       await p.getByLabel("Password").fill("not-the-password");
       await p.getByRole("button", { name: "Sign in" }).click();
-      await expect(p.getByRole("alert")).toBeVisible();
+      await expect(p.getByRole("alert").filter({ hasText: /\S/ })).toBeVisible();
     });
     const empty = seedDemo();
     await signInAs(page, empty.login);
@@ -236,7 +236,7 @@ for (const viewport of VIEWPORTS) {
       await p.getByLabel("Email", { exact: true }).fill(s.endUserEmail);
       await p.getByLabel("Full name").fill("x".repeat(300));
       await p.getByRole("button", { name: "Provision" }).click();
-      await expect(p.getByRole("alert")).toBeVisible();
+      await expect(p.getByRole("alert").filter({ hasText: /\S/ })).toBeVisible();
     });
     await v("end-user", `/end-users/${s.endUserId}`);
     await v("end-user-revoke-dialog", `/end-users/${s.endUserId}`, async (p) => {
@@ -267,9 +267,8 @@ for (const viewport of VIEWPORTS) {
       await search.press("Enter");
     });
     await v("knowledgebase-retrieval-test", kb, async (p) => {
-      const test = p.getByRole("form", { name: "Retrieval test" });
-      await test.getByRole("textbox").first().fill("How long do refunds take?");
-      await test.getByRole("button").last().click();
+      await p.getByLabel("Question").fill("How long do refunds take?");
+      await p.getByRole("button", { name: "Test retrieval" }).click();
       await p.waitForTimeout(1500);
     });
     await v("source", `${kb}/sources/${s.sourceId}`);
@@ -286,8 +285,8 @@ for (const viewport of VIEWPORTS) {
       const tabs = p.getByRole("tab");
       if ((await tabs.count()) > 1) await tabs.nth(1).click();
     });
-    await v("flow-invalid", `/flows/${s.flowId}`, async (p) => {
-      await p.getByRole("button", { name: "Delete node" }).first().click();
+    await v("flow-invalid", `/flows/${s.flowId}?view=list`, async (p) => {
+      await p.getByRole("button", { name: "Remove" }).first().click();
       await p.waitForTimeout(1500);
     });
     await v("apps", "/apps");
@@ -326,7 +325,7 @@ for (const viewport of VIEWPORTS) {
       await p.getByLabel("New password", { exact: true }).fill("another-long-passphrase");
       await p.getByLabel("Repeat the new password").fill("another-long-passphrase");
       await p.getByRole("button", { name: /Change password/ }).click();
-      await expect(p.getByRole("alert")).toBeVisible();
+      await expect(p.getByRole("alert").filter({ hasText: /\S/ })).toBeVisible();
     });
     await v("not-found", `/agents/00000000-0000-4000-8000-000000000000`);
 
