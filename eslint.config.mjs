@@ -40,8 +40,8 @@ export default tseslint.config(
     },
   },
   {
-    // Tests read JSON documents and response bodies whose shape the assertion itself checks.
-    files: ["tests/**", "e2e/**"],
+    // Tests (and the screenshot tour) read JSON documents and response bodies whose shape the assertion itself checks.
+    files: ["tests/**", "e2e/**", "scripts/screenshots/**"],
     rules: { "@typescript-eslint/no-explicit-any": "off" },
   },
   {

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { seedDemo, signIn } from "./fixtures";
+import { admin, seedDemo, signIn } from "./fixtures";
 
 test("a wrong password shows an error and does not sign in", async ({ page }) => {
   const { login } = seedDemo();
@@ -83,4 +83,47 @@ test("the API reference renders from the OpenAPI document, with no sign-in", asy
   await expect(page).not.toHaveURL(/sign-in/);
   await expect(page.getByText("Atrium API").first()).toBeVisible({ timeout: 15_000 });
   await expect(page.getByText("/end-users/{endUserId}").first()).toBeVisible();
+});
+
+test("on a phone the members list is a card per member: a long email keeps one or two lines, its role and actions below", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const { login, organization } = seedDemo();
+  const email = "maximilian.von.longname-hausen@northwind-customer-success.example";
+  admin("member", "add", "--org", organization.id, "--email", email, "--role", "member", "--password", "a-long-passphrase");
+  await signIn(page, login);
+  await page.goto("/members");
+  const card = page.getByTestId("member-row").filter({ hasText: email });
+  const emailCell = card.getByRole("cell").first();
+  const lineHeight = await emailCell.evaluate((cell) => parseFloat(getComputedStyle(cell).lineHeight) || 24);
+  const box = await emailCell.boundingBox();
+  // The header's label above the email is one more line.
+  expect(box!.height).toBeLessThanOrEqual(lineHeight * 3.5);
+  await expect(card.getByRole("combobox", { name: `Role of ${email}` })).toBeVisible();
+  const remove = await card.getByRole("button", { name: "Remove" }).boundingBox();
+  expect(remove!.x + remove!.width).toBeLessThanOrEqual(390);
+  expect(await page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+  expect(await card.evaluate((row) => row.getBoundingClientRect().right)).toBeLessThanOrEqual(390);
+});
+
+test("empty lists say what to do next, and an editor opened from a dead link says so and leads back", async ({ page }) => {
+  const { login } = seedDemo();
+  await signIn(page, login);
+  for (const [path, text] of [
+    ["/groups", "No groups yet: create one above"],
+    ["/portals", "No portals yet: create one above"],
+    ["/plans", "No plans yet: create one above"],
+    ["/agents", "No agents yet: name the first one above"],
+    ["/end-users", "No end users yet: provision the first one above"],
+  ] as const) {
+    await page.goto(path);
+    await expect(page.getByText(text)).toBeVisible();
+  }
+  // No pager with nowhere to go.
+  await expect(page.getByRole("button", { name: "Next" })).toHaveCount(0);
+
+  await page.goto("/agents/00000000-0000-4000-8000-000000000000");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Agent not opened");
+  await expect(page.getByRole("main").getByRole("alert")).toContainText("No agent with that id");
+  await page.getByRole("link", { name: "Find it among all agents" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Agents");
 });

@@ -1,9 +1,10 @@
 import { expect, test } from "@playwright/test";
-import { admin, seedDemo, signIn } from "./fixtures";
+import { admin, api, seedDemo, signIn } from "./fixtures";
 
-test("provision an end user with a plan in the console, see the subscription, revoke the user", async ({ page }) => {
-  const { login, organization } = seedDemo();
+test("provision an end user with a plan and a group found by name in the console, see the subscription, revoke the user", async ({ page }) => {
+  const { login, organization, orgKey } = seedDemo();
   admin("plan", "create", "--org", organization.id, "--name", "Gold", "--credits", "500");
+  for (const name of ["Night shift", "Front-desk staff"]) await api(page.request, orgKey.secret, "POST", "/user-groups", { name });
   await signIn(page, login);
 
   await page.goto("/");
@@ -11,6 +12,13 @@ test("provision an end user with a plan in the console, see the subscription, re
   await page.getByLabel("Email", { exact: true }).fill("grace@example.com");
   await page.getByLabel("Full name").fill("Grace Hopper");
   await page.getByLabel(/Gold/).check();
+  // Groups are searched on the server by name, not listed in full.
+  const groupSearch = page.waitForRequest((request) => request.url().includes("userGroups.list") && decodeURIComponent(request.url()).includes('"q":"front"'));
+  await page.getByLabel("Add to a group").fill("front");
+  await groupSearch;
+  await expect(page.getByRole("list", { name: "Add to a group: matches" }).getByRole("button")).toHaveText(["Front-desk staff 0 members"]);
+  await page.getByRole("button", { name: /Front-desk staff/ }).click();
+  await expect(page.getByTestId("chosen-group")).toContainText("Front-desk staff");
   await page.getByRole("button", { name: "Provision" }).click();
   await expect(page.getByRole("status")).toContainText("Created grace@example.com");
 
@@ -24,6 +32,7 @@ test("provision an end user with a plan in the console, see the subscription, re
   await expect(subscription).toContainText("active");
   await expect(subscription).toContainText("0 / 500");
   await expect(page.getByTestId("revoked-at")).toHaveText("no");
+  await expect(page.getByTestId("effective-access").getByRole("link", { name: "Front-desk staff" })).toBeVisible();
 
   await page.getByRole("button", { name: "Revoke access" }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Revoke access" }).click();

@@ -1,5 +1,5 @@
 "use client";
-// What people choose by name in the console (knowledgebases, apps, agents, flows, portals): a
+// What people choose by name in the console (knowledgebases, apps, agents, flows, portals, user groups): a
 // search by name on the server (the lists' `q`), and a chosen one shown as its name linked to its
 // page with the id to copy. Nobody types or reads an id.
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
@@ -8,7 +8,7 @@ import { useDeferredValue, useState } from "react";
 import { CopyButton, SearchPicker } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 
-export type EntityKind = "knowledgebase" | "app" | "agent" | "flow" | "portal";
+export type EntityKind = "knowledgebase" | "app" | "agent" | "flow" | "portal" | "group";
 
 export interface Entity {
   id: string;
@@ -19,7 +19,7 @@ export interface Entity {
   hint?: string;
 }
 
-const PAGES: Record<EntityKind, string> = { knowledgebase: "/knowledge", app: "/apps", agent: "/agents", flow: "/flows", portal: "/portals" };
+const PAGES: Record<EntityKind, string> = { knowledgebase: "/knowledge", app: "/apps", agent: "/agents", flow: "/flows", portal: "/portals", group: "/groups" };
 
 export function entityHref(kind: EntityKind, id: string): string {
   return `${PAGES[kind]}/${id}`;
@@ -31,7 +31,7 @@ const ALL = { limit: 200 } as const;
 const MATCHES = 20;
 
 /** The organization's entities of these kinds whose name contains `search` (all of them, up to a page, when blank). */
-export function useEntities(kinds: readonly EntityKind[], search = ""): { entities: Entity[]; loading: boolean } {
+export function useEntities(kinds: readonly EntityKind[], search = ""): { entities: Entity[]; loading: boolean; unavailable: boolean } {
   const trpc = useTRPC();
   const q = search.trim();
   const page = q ? { limit: MATCHES, q } : ALL;
@@ -43,6 +43,8 @@ export function useEntities(kinds: readonly EntityKind[], search = ""): { entiti
   const agents = useQuery({ ...trpc.agents.list.queryOptions({ ...page, include: "drafts" }), enabled: wants("agent"), ...keep });
   const flows = useQuery({ ...trpc.flows.list.queryOptions({ ...page, include: "drafts" }), enabled: wants("flow"), ...keep });
   const portals = useQuery({ ...trpc.portals.list.queryOptions(page), enabled: wants("portal"), ...keep });
+  // Refused (groups_disabled) where the organization has groups switched off: not retried.
+  const groups = useQuery({ ...trpc.userGroups.list.queryOptions(page), enabled: wants("group"), retry: false, ...keep });
   const built = (kind: "app" | "agent" | "flow", rows: { id: string; name?: string; published?: boolean }[] = []): Entity[] =>
     rows.map((row) => ({
       id: row.id,
@@ -62,12 +64,18 @@ export function useEntities(kinds: readonly EntityKind[], search = ""): { entiti
     ...built("agent", agents.data?.agents),
     ...built("flow", flows.data?.flows),
     ...(portals.data?.portals ?? []).map((portal) => ({ id: portal.id, kind: "portal" as const, name: portal.name })),
+    // A plan's group follows its plan (people join it by subscribing), so it is never picked by itself.
+    ...(groups.data?.userGroups ?? [])
+      .filter((group) => group.planId === null)
+      .map((group) => ({ id: group.id, kind: "group" as const, name: group.name, hint: `${group.memberCount} member${group.memberCount === 1 ? "" : "s"}` })),
   ].filter((entity) => wants(entity.kind));
   // Names that start with the search come first.
   const needle = q.toLowerCase();
   if (needle) entities.sort((a, b) => Number(!a.name.toLowerCase().startsWith(needle)) - Number(!b.name.toLowerCase().startsWith(needle)));
-  const loading = [knowledgebases, apps, agents, flows, portals].some((query) => query.isLoading);
-  return { entities, loading };
+  const all = [knowledgebases, apps, agents, flows, portals, groups];
+  const loading = all.some((query) => query.isLoading);
+  const unavailable = all.some((query) => query.isError);
+  return { entities, loading, unavailable };
 }
 
 /**
@@ -84,8 +92,9 @@ function useEntityName(kind: EntityKind, id: string): { name?: string; loading: 
   const agent = useQuery({ ...trpc.agents.getDraft.queryOptions({ agentId: id }), ...alone("agent") });
   const flow = useQuery({ ...trpc.flows.getDraft.queryOptions({ flowId: id }), ...alone("flow") });
   const portal = useQuery({ ...trpc.portals.get.queryOptions({ id }), ...alone("portal") });
-  const name = listed ?? knowledgebase.data?.name ?? app.data?.app.name ?? agent.data?.agent.name ?? flow.data?.flow.name ?? portal.data?.portal.name;
-  return { name, loading: loading || [knowledgebase, app, agent, flow, portal].some((query) => query.isLoading) };
+  const group = useQuery({ ...trpc.userGroups.get.queryOptions({ groupId: id }), ...alone("group") });
+  const name = listed ?? knowledgebase.data?.name ?? app.data?.app.name ?? agent.data?.agent.name ?? flow.data?.flow.name ?? portal.data?.portal.name ?? group.data?.userGroup.name;
+  return { name, loading: loading || [knowledgebase, app, agent, flow, portal, group].some((query) => query.isLoading) };
 }
 
 const INLINE = { display: "inline-flex", flexWrap: "wrap", alignItems: "center", gap: "0.5rem" } as const;

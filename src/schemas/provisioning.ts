@@ -1,6 +1,6 @@
 // End users, subscriptions, grants, tier plans, user groups and portals.
 import { z } from "zod";
-import { descriptionText, ListQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
+import { descriptionText, ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "./limits";
 
 const Email = z.string().trim().pipe(z.email().max(MAX_EMAIL_CHARS)).meta({ description: "Trimmed and compared case-insensitively", format: "email" });
@@ -135,6 +135,7 @@ export const UpdateUserGroupInput = z.strictObject({
   description: descriptionText.optional(),
 });
 export const GroupIdInput = z.strictObject({ groupId: Uuid });
+export const ListUserGroupsInput = ListQuery.extend({ q: NameQuery });
 export const ListUserGroupsOutput = z.object({ userGroups: z.array(UserGroup), nextCursor: NextCursor });
 export const GroupMember = z.object({ groupId: Uuid, endUserId: Uuid, addedAt: Timestamp }).meta({ id: "GroupMember" });
 export const GroupMemberView = GroupMember.extend({ email: z.email(), fullName: z.string() });

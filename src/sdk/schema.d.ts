@@ -2976,6 +2976,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                q?: string;
             };
             header?: never;
             path?: never;

@@ -1,11 +1,11 @@
 // The console's pickers search by name on the server (`q` on the lists of apps, agents, flows,
-// knowledgebases and portals), so an organization with more than a page of them still finds one:
+// knowledgebases, portals and user groups), so an organization with more than a page of them still finds one:
 // case-insensitive, % and _ taken literally, bounded, and only the organization's own.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { api, expectError, newOrganization } from "../helpers";
 import { create, draft, publish } from "../builder-helpers";
-import { newPortal } from "../provisioning-helpers";
+import { newGroup, newPortal } from "../provisioning-helpers";
 
 const names = (rows: { name: string }[]) => rows.map((row) => row.name).sort();
 
@@ -56,7 +56,7 @@ describe("q on the lists", () => {
     expect((await api("GET", "/agents?include=drafts&q=%20%20", { key })).body.agents).toHaveLength(4);
   });
 
-  it("searches knowledgebases, flows and portals by name, each only in the caller's organization", async () => {
+  it("searches knowledgebases, flows, portals and user groups by name, each only in the caller's organization", async () => {
     const tenant = await newOrganization();
     const other = await newOrganization();
     for (const [org, suffix] of [
@@ -69,11 +69,16 @@ describe("q on the lists", () => {
       await create(key, "flows", { name: `Returns triage (${suffix})` });
       await newPortal(org.operator, `Returns portal (${suffix})`);
       await newPortal(org.operator, `Partner portal (${suffix})`);
+      await newGroup(org.operator, `Returns desk (${suffix})`);
+      await newGroup(org.operator, `50%_club (${suffix})`);
     }
     const key = tenant.orgKey.secret;
     expect(names((await api("GET", "/knowledgebases?q=RETURNS", { key })).body.knowledgebases)).toEqual(["Returns handbook (ours)"]);
     expect(names((await api("GET", "/flows?include=drafts&q=returns", { key })).body.flows)).toEqual(["Returns triage (ours)"]);
     expect(names((await api("GET", "/portals?q=returns", { key })).body.portals)).toEqual(["Returns portal (ours)"]);
+    expect(names((await api("GET", "/user-groups?q=RETURNS", { key })).body.userGroups)).toEqual(["Returns desk (ours)"]);
+    expect(names((await api("GET", "/user-groups?q=%25_", { key })).body.userGroups)).toEqual(["50%_club (ours)"]);
+    expect((await api("GET", "/user-groups?q=0%25x", { key })).body.userGroups).toEqual([]);
   });
 
   it("takes % and _ in an end-user email search as themselves too", async () => {
@@ -88,6 +93,6 @@ describe("q on the lists", () => {
     const tenant = await newOrganization();
     const key = tenant.orgKey.secret;
     const long = "x".repeat(201);
-    for (const path of ["/apps", "/knowledgebases", "/portals"]) expectError(await api("GET", `${path}?q=${long}`, { key }), 400, "invalid_request");
+    for (const path of ["/apps", "/knowledgebases", "/portals", "/user-groups"]) expectError(await api("GET", `${path}?q=${long}`, { key }), 400, "invalid_request");
   });
 });

@@ -3,6 +3,7 @@
 // told plainly at zero) and the door's refusals.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
+import { converse } from "@/server/services/conversations";
 import { create, publish } from "../builder-helpers";
 import { api, signInCookie } from "../helpers";
 import { readEvents } from "../runtime-helpers";
@@ -133,6 +134,24 @@ describe("the portal door", () => {
     const apps = await portalCall("query", "apps.list", { portal: scenario.portal.slug }, { cookie });
     expect(apps.body.result.data.apps).toEqual([]);
     expect(await getDb().execution.count({ where: { organizationId: scenario.tenant.organization.id } })).toBe(0);
+  });
+
+  it("takes the app id as a browser may write it: one that cannot be an id is not_found (the service's rule, for every door), an uppercase one is the app", async () => {
+    const scenario = await portalScenario({ credits: 100 });
+    const cookie = await signIn(scenario, scenario.endUser.email);
+    for (const appId of ["not-an-id", "1234", `${scenario.appId}0`]) {
+      const response = await portalChat(scenario.portal.slug, appId, { message: "Hi" }, { cookie });
+      expect(response.status, appId).toBe(404);
+      expect((await response.json()).error.code).toBe("not_found");
+    }
+    await expect(converse(getDb(), scenario.tenant.operator, { appId: "not-an-id", message: "Hi" })).rejects.toMatchObject({ code: "not_found" });
+    expect(await getDb().execution.count({ where: { organizationId: scenario.tenant.organization.id } })).toBe(0);
+
+    const upper = await portalChat(scenario.portal.slug, scenario.appId.toUpperCase(), { message: "How long do refunds take?" }, { cookie });
+    expect(upper.status).toBe(200);
+    expect((await readEvents(upper)).some((event) => event.event === "done")).toBe(true);
+    const executions = await getDb().execution.findMany({ where: { organizationId: scenario.tenant.organization.id } });
+    expect(executions.map((execution) => [execution.itemId, execution.endUserId])).toEqual([[scenario.appId, scenario.endUser.id]]);
   });
 
   it("refuses cross-site writes, bodies that are not JSON and oversized bodies, before anything runs", async () => {

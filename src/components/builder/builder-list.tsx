@@ -67,7 +67,7 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
             {errorMessage(list.error)}
           </p>
         ) : null}
-        {!list.isLoading && items.length === 0 && <p className="muted">No {kind} yet.</p>}
+        {!list.isLoading && items.length === 0 && <p className="muted">No {kind} yet: name the first one above and create it.</p>}
         {items.length > 0 && (
           <table>
             <thead>

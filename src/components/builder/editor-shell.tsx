@@ -50,9 +50,15 @@ export function EditorShell({ kind, id, toWrite, children }: { kind: KindPlural;
   const { doc, view, state, problem } = editor;
   if (editor.loadError)
     return (
-      <p role="alert" className="error">
-        {errorMessage(editor.loadError)}
-      </p>
+      <>
+        <PageHeader title={`${ONE[kind][0]!.toUpperCase()}${ONE[kind].slice(1)} not opened`} back={{ href: `/${kind}`, label: `All ${kind}` }} />
+        <p role="alert" className="error">
+          {errorMessage(editor.loadError)}
+        </p>
+        <p className="muted">
+          It may have been deleted, or the link is from another organization. <Link href={`/${kind}`}>Find it among all {kind}</Link>.
+        </p>
+      </>
     );
   if (!doc || !view) return <p className="muted">Loading…</p>;
   const differs = view.published && view.draftDiffersFromLive;

@@ -11,6 +11,8 @@ export interface Column<Row> {
   sortValue?: (row: Row) => string | number | null | undefined;
   /** Keeps the cell on one line (dates, counts, actions). */
   nowrap?: boolean;
+  /** With `cards`: the cell's name on a phone, where the header row is hidden (the header when it is text). */
+  label?: string;
 }
 
 type Sort = { key: string; direction: "ascending" | "descending" };
@@ -34,6 +36,7 @@ export function DataTable<Row>({
   empty,
   rowTestId,
   initialSort,
+  cards = false,
 }: {
   /** Names the table for assistive technology. */
   label: string;
@@ -44,6 +47,8 @@ export function DataTable<Row>({
   empty: ReactNode;
   rowTestId?: string;
   initialSort?: Sort;
+  /** On a phone, each row as a card of labelled cells instead of a row that scrolls sideways (for long values such as emails). */
+  cards?: boolean;
 }) {
   const [sort, setSort] = useState<Sort | undefined>(initialSort);
   if (!rows) return null;
@@ -57,7 +62,7 @@ export function DataTable<Row>({
   }
 
   return (
-    <div className="table-scroll" role="region" aria-label={label} tabIndex={0}>
+    <div className={cards ? "table-scroll table-cards" : "table-scroll"} role="region" aria-label={label} tabIndex={0}>
       <table>
         <thead>
           <tr>
@@ -83,7 +88,7 @@ export function DataTable<Row>({
           {sorted.map((row) => (
             <tr key={rowKey(row)} data-testid={rowTestId}>
               {columns.map((column) => (
-                <td key={column.key} className={column.nowrap ? "nowrap" : undefined}>
+                <td key={column.key} className={column.nowrap ? "nowrap" : undefined} data-label={column.label ?? (typeof column.header === "string" ? column.header : undefined)}>
                   {column.cell(row)}
                 </td>
               ))}

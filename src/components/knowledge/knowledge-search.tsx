@@ -32,7 +32,7 @@ export function KnowledgeSearch({ knowledgebaseId }: { knowledgebaseId: string }
         Search
       </h2>
       <form className="row" role="search" onSubmit={submit}>
-        <label style={{ flex: 1 }}>
+        <label style={{ flex: 1, minWidth: "14rem" }}>
           Words to find
           <input type="search" maxLength={500} value={query} onChange={(e) => setQuery(e.target.value)} placeholder='e.g. refund OR "money back"' style={{ width: "100%" }} />
         </label>

@@ -92,6 +92,7 @@ export function EffectiveAccess({ endUserId }: { endUserId: string }) {
 
           <h3>Apps they can use</h3>
           <DataTable
+            cards
             label="Apps they can use"
             rows={data.apps}
             rowKey={(app) => app.appId}
@@ -119,6 +120,7 @@ export function EffectiveAccess({ endUserId }: { endUserId: string }) {
 
           <h3>Every grant that could open an app</h3>
           <DataTable
+            cards
             label="Grants, their own and their groups'"
             rows={data.grants}
             rowKey={(grant) => grant.id}

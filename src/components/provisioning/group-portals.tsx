@@ -57,6 +57,7 @@ export function GroupPortals({ groupId, groupName }: { groupId: string; groupNam
       <ErrorAlert error={admissions.error ?? admit.error ?? error} />
       <DataTable
         label="Portals this group is admitted to"
+        cards
         rows={admissions.data}
         rowKey={(admission) => admission.portalId}
         rowTestId="group-portal"
@@ -93,6 +94,7 @@ export function PortalGroups({ portalId, portalName }: { portalId: string; porta
       <ErrorAlert error={admissions.error ?? error} />
       <DataTable
         label="User groups admitted to this portal"
+        cards
         rows={admissions.data}
         rowKey={(admission) => admission.groupId}
         rowTestId="portal-group"

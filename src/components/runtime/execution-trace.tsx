@@ -58,10 +58,17 @@ export function ExecutionTrace({ execution }: { execution: Execution }) {
                       </details>
                     ) : null}
                   </td>
-                  <td className="nowrap">{entry.kind}</td>
-                  <td className="nowrap">{entry.model ?? "—"}</td>
-                  <td className="nowrap">{formatMs(entry.latencyMs)}</td>
-                  <td className="trace-output" style={{ minWidth: "12rem" }}>
+                  {/* Labels for the card each step becomes on a phone inside the executions log (.table-cards). */}
+                  <td className="nowrap" data-label="Kind">
+                    {entry.kind}
+                  </td>
+                  <td className="nowrap" data-label="Model">
+                    {entry.model ?? "—"}
+                  </td>
+                  <td className="nowrap" data-label="Latency">
+                    {formatMs(entry.latencyMs)}
+                  </td>
+                  <td className="trace-output" style={{ minWidth: "12rem" }} data-label="Output">
                     {entry.output}
                   </td>
                 </tr>

@@ -1,7 +1,6 @@
 // The portal door, outside /api/v1: tRPC for end users (`/api/portal/trpc`) and the chat stream
 // (`POST /api/portal/{portal}/apps/{appId}/conversation`), authenticated by the portal session
 // cookie only. Writes must come from this site (Origin / Sec-Fetch-Site) as JSON.
-import { isUuid } from "@/schemas/common";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { PortalConversationBody } from "@/schemas/portal";
 import { readPortalSessionToken } from "@/server/auth/portal-cookie";
@@ -77,12 +76,11 @@ export function createPortalConversationHandler(options: { db: () => Db }) {
       const portal = await resolvePortal(db, portalRef);
       const actor = await endUserForSession(db, readPortalSessionToken(request.headers.get("cookie")), portal);
       if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
-      if (!isUuid(appId)) throw new AppError("not_found", "No app with that id.");
       const body = (await readJsonBody(request)) ?? {};
       assertStorableText(body);
       const input = PortalConversationBody.parse(body);
       const headers = new Headers({ "X-Request-Id": requestId, "Cache-Control": "no-store" });
-      const result = await conversationStream(db, actor, { appId: appId.toLowerCase(), message: input.message, conversationId: input.conversation_id }, request.signal, headers);
+      const result = await conversationStream(db, actor, { appId, message: input.message, conversationId: input.conversation_id }, request.signal, headers);
       return result instanceof Response ? result : errorResponse(result, requestId);
     } catch (error) {
       if (request.signal.aborted) return new Response(null, { status: 499 });

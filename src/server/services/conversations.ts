@@ -131,7 +131,11 @@ async function saveTurn(
  */
 export const converse = guarded(
   { scope: "apps:execute", endUsers: true },
-  async function converse(db: Db, actor: Actor | EndUserActor, input: ConverseInput, options: ConverseOptions = {}): Promise<ConverseResult> {
+  async function converse(db: Db, actor: Actor | EndUserActor, asSent: ConverseInput, options: ConverseOptions = {}): Promise<ConverseResult> {
+    // Doors hand over the app id as the client wrote it (the portal's path, an MCP argument):
+    // one that cannot be an id is no app, before anything is read; an uppercase one is the app.
+    if (!isUuid(asSent.appId)) throw new AppError("not_found", "No app with that id.");
+    const input = { ...asSent, appId: asSent.appId.toLowerCase() };
     // A continuing conversation is read beside the app, for the end user runFor answers for; its
     // not_found still comes after the app's and the end user's refusals.
     const conversation = input.conversationId

@@ -5,6 +5,7 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { assertGrantTargets, grantSource, insertGrants, toGrant } from "./grants";
+import { nameContains } from "./name-search";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
 
 type GroupRow = {
@@ -62,10 +63,10 @@ export const createUserGroup = guarded(
   },
 );
 
-export const listUserGroups = guarded({ scope: "end_users:read" }, async function listUserGroups(db: Db, actor: Actor, input: { limit: number; cursor?: string }) {
+export const listUserGroups = guarded({ scope: "end_users:read" }, async function listUserGroups(db: Db, actor: Actor, input: { limit: number; cursor?: string; q?: string }) {
   await assertGroupsEnabled(db, actor.organizationId);
   const rows = await db.userGroup.findMany({
-    where: { organizationId: actor.organizationId, ...afterCursor(input.cursor) },
+    where: { organizationId: actor.organizationId, ...nameContains(input.q), ...afterCursor(input.cursor) },
     include: groupInclude,
     orderBy: CURSOR_ORDER,
     take: input.limit + 1,

@@ -3,7 +3,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { errorMessage, useTRPC } from "@/lib/trpc";
-import { PageHeader } from "@/components/console";
+import { DataTable, PageHeader } from "@/components/console";
+import { EntityPicker, useEntities, type Entity } from "@/components/entity-picker";
 
 const PAGE_SIZE = 25;
 
@@ -16,20 +17,20 @@ export default function EndUsersPage() {
   const cursor = cursors[cursors.length - 1];
   const list = useQuery(trpc.endUsers.list.queryOptions({ limit: PAGE_SIZE, cursor, query: query || undefined }));
   const plans = useQuery(trpc.tierPlans.list.queryOptions({ limit: 200 }));
-  // Unavailable (and left out of the form) where the organization has groups switched off.
-  const groups = useQuery({ ...trpc.userGroups.list.queryOptions({ limit: 200 }), retry: false });
+  // Left out of the form where the organization has groups switched off (the list is refused).
+  const groups = useEntities(["group"]);
 
   const [email, setEmail] = useState("");
   const [fullName, setFullName] = useState("");
   const [planIds, setPlanIds] = useState<string[]>([]);
-  const [groupIds, setGroupIds] = useState<string[]>([]);
+  const [chosenGroups, setChosenGroups] = useState<Entity[]>([]);
   const provision = useMutation(
     trpc.endUsers.provision.mutationOptions({
       onSuccess: () => {
         setEmail("");
         setFullName("");
         setPlanIds([]);
-        setGroupIds([]);
+        setChosenGroups([]);
         void queryClient.invalidateQueries({ queryKey: trpc.endUsers.list.queryKey() });
         void queryClient.invalidateQueries({ queryKey: trpc.userGroups.list.queryKey() });
       },
@@ -44,16 +45,14 @@ export default function EndUsersPage() {
 
   function submitProvision(event: FormEvent) {
     event.preventDefault();
-    provision.mutate({ email, fullName: fullName || undefined, tierPlanIds: planIds, groupIds });
+    provision.mutate({ email, fullName: fullName || undefined, tierPlanIds: planIds, groupIds: chosenGroups.map((group) => group.id) });
   }
 
   const livePlans = plans.data?.tierPlans.filter((plan) => !plan.archived) ?? [];
-  // A plan's group follows the plan, so it is chosen by choosing the plan.
-  const ownGroups = groups.data?.userGroups.filter((group) => group.planId === null) ?? [];
 
   return (
     <>
-      <PageHeader title="End users" />
+      <PageHeader title="End users" description="The people your organization serves: the plans, groups and grants they hold decide which apps they may use, in which portals." />
       <form className="panel form" onSubmit={submitProvision} aria-label="Provision an end user">
         <h2 style={{ marginTop: 0 }}>Provision an end user</h2>
         <div className="row">
@@ -83,24 +82,28 @@ export default function EndUsersPage() {
             </div>
           </fieldset>
         )}
-        {ownGroups.length > 0 && (
+        {!groups.unavailable && (
           <fieldset style={{ border: 0, padding: 0 }}>
             <legend className="muted">Groups</legend>
-            <div className="row">
-              {ownGroups.map((group) => (
-                <label key={group.id} className="inline">
-                  <input
-                    type="checkbox"
-                    checked={groupIds.includes(group.id)}
-                    onChange={(e) => setGroupIds(e.target.checked ? [...groupIds, group.id] : groupIds.filter((id) => id !== group.id))}
-                  />
-                  {group.name}{" "}
-                  <span className="muted">
-                    ({group.memberCount} member{group.memberCount === 1 ? "" : "s"})
-                  </span>
-                </label>
-              ))}
-            </div>
+            {chosenGroups.length > 0 && (
+              <div className="list-editor" aria-label="Chosen groups" style={{ marginBottom: "0.5rem" }}>
+                {chosenGroups.map((group) => (
+                  <div key={group.id} className="item row" data-testid="chosen-group">
+                    <span style={{ flex: 1 }}>{group.name}</span>
+                    <button type="button" aria-label={`Remove ${group.name}`} onClick={() => setChosenGroups(chosenGroups.filter((chosen) => chosen.id !== group.id))}>
+                      Remove
+                    </button>
+                  </div>
+                ))}
+              </div>
+            )}
+            <EntityPicker
+              kinds={["group"]}
+              label="Add to a group"
+              exclude={chosenGroups.map((group) => group.id)}
+              emptyText="No groups yet: create one under User groups."
+              onPick={(group) => setChosenGroups([...chosenGroups, group])}
+            />
           </fieldset>
         )}
         {provision.error && (
@@ -130,39 +133,40 @@ export default function EndUsersPage() {
             {errorMessage(list.error)}
           </p>
         )}
-        {list.data && list.data.endUsers.length === 0 && <p className="muted">No end users{query ? ` matching “${query}”` : ""}.</p>}
-        {list.data && list.data.endUsers.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th>Email</th>
-                <th>Name</th>
-                <th>Created</th>
-                <th>Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.endUsers.map((user) => (
-                <tr key={user.id} data-testid="end-user-row">
-                  <td>
-                    <Link href={`/end-users/${user.id}`}>{user.email}</Link>
-                  </td>
-                  <td>{user.fullName}</td>
-                  <td className="muted">{new Date(user.createdAt).toLocaleString()}</td>
-                  <td>{user.revokedAt ? <span className="badge revoked">Revoked</span> : <span className="badge">Active</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+        {list.data && list.data.endUsers.length === 0 && (
+          <p className="muted">{query ? `No end user's email contains “${query}”.` : "No end users yet: provision the first one above, or over the API (POST /end-users)."}</p>
         )}
-        <div className="row" style={{ marginTop: "0.75rem" }}>
-          <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-            Previous
-          </button>
-          <button type="button" disabled={!list.data?.nextCursor} onClick={() => list.data?.nextCursor && setCursors([...cursors, list.data.nextCursor])}>
-            Next
-          </button>
-        </div>
+        {list.data && list.data.endUsers.length > 0 && (
+          <DataTable
+            label="End users"
+            rows={list.data.endUsers}
+            rowKey={(user) => user.id}
+            rowTestId="end-user-row"
+            empty={null}
+            cards
+            columns={[
+              { key: "email", header: "Email", cell: (user) => <Link href={`/end-users/${user.id}`}>{user.email}</Link> },
+              { key: "name", header: "Name", cell: (user) => user.fullName },
+              { key: "created", header: "Created", nowrap: true, cell: (user) => <span className="muted">{new Date(user.createdAt).toLocaleString()}</span> },
+              {
+                key: "status",
+                header: "Status",
+                nowrap: true,
+                cell: (user) => (user.revokedAt ? <span className="badge revoked">Revoked</span> : <span className="badge">Active</span>),
+              },
+            ]}
+          />
+        )}
+        {(cursors.length > 0 || list.data?.nextCursor) && (
+          <div className="row" style={{ marginTop: "0.75rem" }}>
+            <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+              Previous
+            </button>
+            <button type="button" disabled={!list.data?.nextCursor} onClick={() => list.data?.nextCursor && setCursors([...cursors, list.data.nextCursor])}>
+              Next
+            </button>
+          </div>
+        )}
       </div>
     </>
   );

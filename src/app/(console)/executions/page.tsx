@@ -1,15 +1,33 @@
 "use client";
-import { skipToken, useQueries, useQuery } from "@tanstack/react-query";
+import { skipToken, useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Fragment, Suspense, useState, type ReactNode } from "react";
 import { ExecutionTrace, formatMs } from "@/components/runtime/execution-trace";
-import { EntityLink, EntityName, EntityPicker, useEntities, type EntityKind } from "@/components/entity-picker";
+import Link from "next/link";
+import { EntityLink, EntityName, EntityPicker, entityHref, useEntities, type EntityKind } from "@/components/entity-picker";
 import { EndUserPicker } from "@/components/provisioning/end-user-picker";
-import { EXECUTION_STATUSES, type ExecutionStatus } from "@/schemas/runtime";
-import { errorMessage, useTRPC } from "@/lib/trpc";
-import { PageHeader } from "@/components/console";
+import { EXECUTION_STATUSES, type Execution, type ExecutionStatus } from "@/schemas/runtime";
+import { useTRPC } from "@/lib/trpc";
+import { ErrorAlert, LoadMore, PageHeader, useCursorList } from "@/components/console";
 
 const PAGE = 25;
+
+/** A run's input, output and trace. */
+function RunDetail({ execution }: { execution: Execution }) {
+  return (
+    <>
+      <p style={{ marginTop: 0 }}>
+        <strong>Input:</strong> <span className="trace-output">{execution.input}</span>
+      </p>
+      {execution.output && (
+        <p>
+          <strong>Output:</strong> <span className="trace-output">{execution.output}</span>
+        </p>
+      )}
+      <ExecutionTrace execution={execution} />
+    </>
+  );
+}
 
 /** What the log is filtered by; each lives in the URL (?endUser=…&portal=…&item=…&itemKind=…&status=…), so reload and back keep it. */
 type Filter = { endUser?: string; portal?: string; item?: string; itemKind?: ItemKind; status?: ExecutionStatus };
@@ -120,13 +138,11 @@ function Executions() {
     ...(filter.item ? { itemId: filter.item } : {}),
     ...(filter.status ? { status: filter.status } : {}),
   };
-  // One query per page loaded so far ("Load more" adds the next page's cursor); the input is strict, so no infinite-query extras.
   // A change of filter starts again from the first page.
-  const filterKey = FILTER_KEYS.map((key) => filter[key] ?? "").join("|");
-  const [paging, setPaging] = useState<{ key: string; cursors: (string | undefined)[] }>({ key: filterKey, cursors: [undefined] });
-  const cursors = paging.key === filterKey ? paging.cursors : [undefined];
-  const setCursors = (update: (current: (string | undefined)[]) => (string | undefined)[]) => setPaging({ key: filterKey, cursors: update(cursors) });
-  const pages = useQueries({ queries: cursors.map((cursor) => trpc.runtime.executions.queryOptions({ limit: PAGE, ...input, ...(cursor ? { cursor } : {}) })) });
+  const executions = useCursorList(
+    (cursor) => trpc.runtime.executions.queryOptions({ limit: PAGE, ...input, ...(cursor ? { cursor } : {}) }),
+    (page) => page.executions,
+  );
 
   function filterBy(next: Filter) {
     const params = new URLSearchParams();
@@ -136,35 +152,21 @@ function Executions() {
     router.push(query ? `${pathname}?${query}` : pathname);
   }
   const [open, setOpen] = useState<string | null>(null);
-  const rows = pages.flatMap((page) => page.data?.executions ?? []);
-  const last = pages[pages.length - 1];
-  const executions = {
-    isLoading: pages[0]?.isLoading ?? false,
-    error: pages.find((page) => page.error)?.error ?? null,
-    data: pages[0]?.data,
-    hasNextPage: !!last?.data?.nextCursor,
-    isFetchingNextPage: pages.length > 1 && !!last?.isLoading,
-    fetchNextPage: () => {
-      const next = last?.data?.nextCursor;
-      if (next) setCursors((current) => [...current, next]);
-    },
-  };
+  const rows = executions.items;
   return (
     <>
-      <PageHeader title="Executions" />
-      <p className="muted">Every run — conversation turns, transactions and test cases — with its credits, latency and what each member and node did, newest first.</p>
+      <PageHeader
+        title="Executions"
+        description="Every run — conversation turns, transactions and test cases — with its credits, latency and what each member and node did, newest first."
+      />
       <div className="panel" style={{ overflowX: "auto" }}>
         <Filters filter={filter} onChange={filterBy} />
         {executions.isLoading && <p className="muted">Loading…</p>}
-        {executions.error && (
-          <p role="alert" className="error">
-            {errorMessage(executions.error)}
-          </p>
-        )}
-        {executions.data && rows.length === 0 && <p className="muted">{FILTER_KEYS.some((key) => filter[key]) ? "No runs match these filters." : "No runs yet."}</p>}
+        <ErrorAlert error={executions.error} />
+        {executions.isLoaded && rows.length === 0 && <p className="muted">{FILTER_KEYS.some((key) => filter[key]) ? "No runs match these filters." : "No runs yet."}</p>}
         {rows.length > 0 && (
-          // Times, statuses and numbers stay on one line; on a phone the table scrolls in its own box.
-          <div className="table-scroll" role="region" aria-label="Runs" tabIndex={0}>
+          // On a phone each run is a card (console.css, .table-cards) and its open trace reads under it at the page's width.
+          <div className="table-scroll table-cards" role="region" aria-label="Runs" tabIndex={0}>
             <table>
               <thead>
                 <tr>
@@ -181,10 +183,13 @@ function Executions() {
                 {rows.map((execution) => (
                   <Fragment key={execution.id}>
                     <tr data-testid="execution-row">
-                      <td className="muted nowrap">{new Date(execution.createdAt).toLocaleString()}</td>
-                      <td data-testid="execution-item" style={{ minWidth: "9rem" }}>
+                      <td className="muted nowrap" data-label="Time">
+                        {new Date(execution.createdAt).toLocaleString()}
+                      </td>
+                      <td data-testid="execution-item" style={{ minWidth: "9rem" }} data-label="Ran">
                         {execution.itemName !== null ? (
-                          <EntityLink kind={execution.itemKind as EntityKind} id={execution.itemId} name={execution.itemName} />
+                          // A link only: the id to copy is on the item's page, not on every run.
+                          <Link href={entityHref(execution.itemKind as EntityKind, execution.itemId)}>{execution.itemName || "Untitled"}</Link>
                         ) : (
                           <span className="muted">A deleted {execution.itemKind}</span>
                         )}
@@ -192,12 +197,16 @@ function Executions() {
                           {execution.kind} of the {execution.itemKind}
                         </div>
                       </td>
-                      <td className="nowrap">
+                      <td className="nowrap" data-label="Status">
                         {execution.status === "succeeded" ? <span className="badge">succeeded</span> : <span className="badge revoked">{execution.status}</span>}
                       </td>
-                      <td className="nowrap">{execution.credits}</td>
-                      <td className="nowrap">{formatMs(execution.latencyMs)}</td>
-                      <td className="muted" style={{ minWidth: "10rem" }}>
+                      <td className="nowrap" data-label="Credits">
+                        {execution.credits}
+                      </td>
+                      <td className="nowrap" data-label="Latency">
+                        {formatMs(execution.latencyMs)}
+                      </td>
+                      <td className="muted" style={{ minWidth: "10rem" }} data-label="By">
                         {execution.endUserEmail ? (
                           <>
                             <span data-testid="execution-end-user">{execution.endUserEmail}</span>
@@ -213,24 +222,16 @@ function Executions() {
                           execution.actor
                         )}
                       </td>
-                      <td>
+                      <td className="nowrap">
                         <button type="button" aria-expanded={open === execution.id} onClick={() => setOpen(open === execution.id ? null : execution.id)}>
                           {open === execution.id ? "Hide trace" : "Trace"}
                         </button>
                       </td>
                     </tr>
                     {open === execution.id && (
-                      <tr>
+                      <tr className="run-detail">
                         <td colSpan={7}>
-                          <p style={{ marginTop: 0 }}>
-                            <strong>Input:</strong> <span className="trace-output">{execution.input}</span>
-                          </p>
-                          {execution.output && (
-                            <p>
-                              <strong>Output:</strong> <span className="trace-output">{execution.output}</span>
-                            </p>
-                          )}
-                          <ExecutionTrace execution={execution} />
+                          <RunDetail execution={execution} />
                         </td>
                       </tr>
                     )}
@@ -240,11 +241,7 @@ function Executions() {
             </table>
           </div>
         )}
-        {executions.hasNextPage && (
-          <button type="button" onClick={() => executions.fetchNextPage()} disabled={executions.isFetchingNextPage}>
-            {executions.isFetchingNextPage ? "Loading…" : "Load more"}
-          </button>
-        )}
+        <LoadMore list={executions} />
       </div>
     </>
   );

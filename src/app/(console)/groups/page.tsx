@@ -28,7 +28,7 @@ export default function GroupsPage() {
 
   return (
     <>
-      <PageHeader title="User groups" />
+      <PageHeader title="User groups" description="End users in a group share its grants and the portals it is admitted to." />
       {groups.error && (
         <p role="alert" className="error">
           {errorMessage(groups.error)}
@@ -57,7 +57,7 @@ export default function GroupsPage() {
         </div>
       </form>
       <div className="panel">
-        {groups.data?.userGroups.length === 0 && <p className="muted">No groups yet.</p>}
+        {groups.data?.userGroups.length === 0 && <p className="muted">No groups yet: create one above, then grant it apps and add end users from its page.</p>}
         {groups.data && groups.data.userGroups.length > 0 && (
           <table>
             <thead>

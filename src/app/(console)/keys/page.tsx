@@ -122,10 +122,10 @@ export default function KeysPage() {
             {errorMessage(revoke.error)}
           </p>
         )}
-        {keys.data && keys.data.length === 0 && <p className="muted">No keys yet.</p>}
+        {keys.data && keys.data.length === 0 && <p className="muted">No keys yet: create one above to call the REST API or connect an MCP client.</p>}
         {keys.data && keys.data.length > 0 && (
-          // On a phone the table scrolls in its own box; names and owners wrap, the rest stays on one line.
-          <div className="table-scroll" role="region" aria-label="Keys table" tabIndex={0}>
+          // On a phone each key is a card (console.css, .table-cards), each cell under its column's name.
+          <div className="table-scroll table-cards" role="region" aria-label="Keys table" tabIndex={0}>
             <table>
               <thead>
                 <tr>
@@ -141,17 +141,25 @@ export default function KeysPage() {
               <tbody>
                 {keys.data.map((key) => (
                   <tr key={key.id} data-testid="key-row">
-                    <td style={{ minWidth: "8rem" }}>{key.name}</td>
-                    <td style={{ minWidth: "11rem" }}>
+                    <td style={{ minWidth: "8rem" }} data-label="Name">
+                      {key.name}
+                    </td>
+                    <td style={{ minWidth: "11rem" }} data-label="Kind">
                       {key.kind}
                       {key.memberEmail && <div className="muted">{key.memberEmail}</div>}
                     </td>
-                    <td className="nowrap">
+                    <td className="nowrap" data-label="Prefix">
                       <code>{key.prefix}…</code>
                     </td>
-                    <td className="muted">{key.scopes.length === SCOPES.length ? "all scopes" : key.scopes.join(", ")}</td>
-                    <td className="muted nowrap">{formatTime(key.lastUsedAt)}</td>
-                    <td className="nowrap">{key.revokedAt ? <span className="badge revoked">Revoked</span> : <span className="badge">Active</span>}</td>
+                    <td className="muted" data-label="Scopes">
+                      {key.scopes.length === SCOPES.length ? "all scopes" : key.scopes.join(", ")}
+                    </td>
+                    <td className="muted nowrap" data-label="Last used">
+                      {formatTime(key.lastUsedAt)}
+                    </td>
+                    <td className="nowrap" data-label="Status">
+                      {key.revokedAt ? <span className="badge revoked">Revoked</span> : <span className="badge">Active</span>}
+                    </td>
                     <td>
                       {!key.revokedAt && (
                         <ConfirmButton

@@ -113,6 +113,7 @@ export default function MembersPage() {
           rowKey={(member) => member.id}
           rowTestId="member-row"
           empty="No members."
+          cards
           initialSort={{ key: "email", direction: "ascending" }}
           columns={[
             {
@@ -157,7 +158,7 @@ export default function MembersPage() {
               cell: (member) =>
                 isAdmin &&
                 member.id !== me.data?.member.id && (
-                  <span className="row">
+                  <span className="row" style={{ flexWrap: "nowrap" }}>
                     <ConfirmButton
                       label="Reset password"
                       destructive={false}

@@ -71,7 +71,8 @@ export default function PlansPage() {
           rows={plans.data?.tierPlans}
           rowKey={(plan) => plan.id}
           rowTestId="plan-row"
-          empty="No plans yet."
+          cards
+          empty={isAdmin ? "No plans yet: create one above, then choose it when you provision an end user." : "No plans yet: an admin creates them."}
           columns={[
             { key: "name", header: "Name", cell: (plan) => plan.name, sortValue: (plan) => plan.name },
             { key: "credits", header: "Monthly credits", cell: (plan) => plan.creditAllowance, sortValue: (plan) => plan.creditAllowance, nowrap: true },

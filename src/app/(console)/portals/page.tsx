@@ -47,8 +47,7 @@ export default function PortalsPage() {
 
   return (
     <>
-      <PageHeader title="Portals" />
-      <p className="muted">Where end users sign in with a code sent to their email and use the apps their access allows. Send them the portal&apos;s link.</p>
+      <PageHeader title="Portals" description="Where end users sign in with a code sent to their email and use the apps their access allows. Send them the portal's link." />
       {!isAdmin && <p className="muted">Admins and owners create portals and change their settings.</p>}
       {isAdmin && (
         <form className="panel row" onSubmit={submit} aria-label="Create a portal">
@@ -73,7 +72,9 @@ export default function PortalsPage() {
             {errorMessage(portals.error)}
           </p>
         )}
-        {portals.data?.portals.length === 0 && <p className="muted">No portals yet.</p>}
+        {portals.data?.portals.length === 0 && (
+          <p className="muted">{isAdmin ? "No portals yet: create one above, then send end users its link." : "No portals yet: an admin creates them."}</p>
+        )}
         {portals.data && portals.data.portals.length > 0 && (
           <table>
             <thead>

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { ListQuery } from "@/schemas/common";
 import {
   AddGroupGrantInput,
   AddGroupMemberInput,
@@ -8,6 +7,7 @@ import {
   GroupIdInput,
   GroupMember,
   GroupMemberView,
+  ListUserGroupsInput,
   ListUserGroupsOutput,
   RemoveGroupGrantInput,
   UpdateUserGroupInput,
@@ -42,7 +42,7 @@ export const userGroupsRouter = router({
 
   list: scopedProcedure(listUserGroups.requirement)
     .meta({ openapi: { method: "GET", path: "/user-groups", tags, summary: "List user groups" }, errors: ["groups_disabled"] })
-    .input(ListQuery)
+    .input(ListUserGroupsInput)
     .output(ListUserGroupsOutput)
     .query(({ ctx, input }) => listUserGroups(ctx.db, ctx.actor, input)),
 

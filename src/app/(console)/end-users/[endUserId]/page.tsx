@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams, useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton, useRoleAtLeast } from "@/components/console";
+import { ConfirmButton, DataTable, useRoleAtLeast } from "@/components/console";
 import { EntityName } from "@/components/entity-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
@@ -109,48 +109,55 @@ export default function EndUserPage() {
 
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Subscriptions</h2>
-        {user.subscriptions.length === 0 && <p className="muted">No plans.</p>}
-        {user.subscriptions.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th>Plan</th>
-                <th>Status</th>
-                <th>Credits used</th>
-                <th>Resets</th>
-                <th>Provisioned by</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {user.subscriptions.map((s) => (
-                <tr key={s.id} data-testid="subscription-row">
-                  <td>{s.tierPlanName}</td>
-                  <td>{s.status}</td>
-                  <td>
-                    {s.creditsUsed} / {s.creditAllowance + s.bonusCredits}
-                    <progress max={Math.max(1, s.creditAllowance + s.bonusCredits)} value={s.creditsUsed} style={{ marginLeft: "0.5rem" }} />
-                  </td>
-                  <td className="muted">{when(s.creditsResetAt)}</td>
-                  <td className="muted">
-                    {s.provisionedBy}
-                    {s.isComped ? " (comped)" : ""}
-                  </td>
-                  <td>
-                    {isAdmin && s.status === "active" && s.provisionedBy !== "processor" && (
-                      <ConfirmButton
-                        label="Remove"
-                        title="Remove this plan from the end user?"
-                        confirmLabel="Remove"
-                        onConfirm={() => removePlan.mutate({ endUserId, tierPlanId: s.tierPlanId })}
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <DataTable
+          label="Subscriptions"
+          rows={user.subscriptions}
+          rowKey={(s) => s.id}
+          rowTestId="subscription-row"
+          empty="No plans: add one below."
+          cards
+          columns={[
+            { key: "plan", header: "Plan", cell: (s) => s.tierPlanName },
+            { key: "status", header: "Status", cell: (s) => s.status },
+            {
+              key: "credits",
+              header: "Credits used",
+              nowrap: true,
+              cell: (s) => (
+                <>
+                  {s.creditsUsed} / {s.creditAllowance + s.bonusCredits}
+                  <progress max={Math.max(1, s.creditAllowance + s.bonusCredits)} value={s.creditsUsed} style={{ marginLeft: "0.5rem" }} />
+                </>
+              ),
+            },
+            { key: "resets", header: "Resets", cell: (s) => <span className="muted">{when(s.creditsResetAt)}</span> },
+            {
+              key: "by",
+              header: "Provisioned by",
+              cell: (s) => (
+                <span className="muted">
+                  {s.provisionedBy}
+                  {s.isComped ? " (comped)" : ""}
+                </span>
+              ),
+            },
+            {
+              key: "actions",
+              header: <span className="visually-hidden">Actions</span>,
+              cell: (s) =>
+                isAdmin &&
+                s.status === "active" &&
+                s.provisionedBy !== "processor" && (
+                  <ConfirmButton
+                    label="Remove"
+                    title="Remove this plan from the end user?"
+                    confirmLabel="Remove"
+                    onConfirm={() => removePlan.mutate({ endUserId, tierPlanId: s.tierPlanId })}
+                  />
+                ),
+            },
+          ]}
+        />
         {assignable.length > 0 && (
           <form className="row" onSubmit={addPlan} style={{ marginTop: "0.75rem" }}>
             <select aria-label="Plan to add" value={planId} onChange={(e) => setPlanId(e.target.value)}>
@@ -170,37 +177,25 @@ export default function EndUserPage() {
 
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Grants</h2>
-        {user.grants.length === 0 && <p className="muted">No per-user grants.</p>}
-        {user.grants.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th>Target</th>
-                <th>Portal</th>
-                <th>Source</th>
-                <th>Expires</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {user.grants.map((grant) => (
-                <tr key={grant.id}>
-                  <td>
-                    <EntityName kind="app" id={grant.targetId} />
-                  </td>
-                  <td>{grant.deploymentId ? <EntityName kind="portal" id={grant.deploymentId} /> : "any"}</td>
-                  <td className="muted">{grant.source}</td>
-                  <td className="muted">{when(grant.expiresAt)}</td>
-                  <td>
-                    {isAdmin && (
-                      <ConfirmButton label="Remove" title="Remove this grant?" confirmLabel="Remove" onConfirm={() => removeGrant.mutate({ endUserId, grantId: grant.id })} />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <DataTable
+          label="Grants"
+          rows={user.grants}
+          rowKey={(grant) => grant.id}
+          empty="No per-user grants: grant an app below."
+          cards
+          columns={[
+            { key: "target", header: "Target", cell: (grant) => <EntityName kind="app" id={grant.targetId} /> },
+            { key: "portal", header: "Portal", cell: (grant) => (grant.deploymentId ? <EntityName kind="portal" id={grant.deploymentId} /> : "any") },
+            { key: "source", header: "Source", cell: (grant) => <span className="muted">{grant.source}</span> },
+            { key: "expires", header: "Expires", cell: (grant) => <span className="muted">{when(grant.expiresAt)}</span> },
+            {
+              key: "actions",
+              header: <span className="visually-hidden">Actions</span>,
+              cell: (grant) =>
+                isAdmin && <ConfirmButton label="Remove" title="Remove this grant?" confirmLabel="Remove" onConfirm={() => removeGrant.mutate({ endUserId, grantId: grant.id })} />,
+            },
+          ]}
+        />
         <GrantAppForm onGrant={grantApp} />
       </div>
     </>

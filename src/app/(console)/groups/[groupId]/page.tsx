@@ -73,6 +73,9 @@ export default function GroupPage() {
 
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Members ({data.memberCount})</h2>
+        {members.data?.length === 0 && (
+          <p className="muted">{isPlanGroup ? "No members yet: end users join this group by holding its plan." : "No members yet: add one by email below."}</p>
+        )}
         <table>
           <tbody>
             {members.data?.map((member) => (
@@ -104,6 +107,7 @@ export default function GroupPage() {
 
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Grants</h2>
+        {grants.data?.length === 0 && <p className="muted">No grants yet: the apps granted here open for every member.</p>}
         <table>
           <tbody>
             {grants.data?.map((grant) => (

@@ -506,8 +506,8 @@ function Sources({ knowledgebaseId, sources }: { knowledgebaseId: string; source
       {sources.length === 0 ? (
         <p className="muted">No sources yet.</p>
       ) : (
-        // On a phone the table scrolls in its own box; names wrap, the rest stays on one line.
-        <div className="table-scroll" role="region" aria-label="Sources table" tabIndex={0}>
+        // On a phone each source is a card (console.css, .table-cards), each cell under its column's name.
+        <div className="table-scroll table-cards" role="region" aria-label="Sources table" tabIndex={0}>
           <table>
             <thead>
               <tr>
@@ -522,17 +522,23 @@ function Sources({ knowledgebaseId, sources }: { knowledgebaseId: string; source
             <tbody>
               {sources.map((source) => (
                 <tr key={source.id} data-testid="source-row">
-                  <td style={{ minWidth: "9rem" }}>
+                  <td style={{ minWidth: "9rem" }} data-label="Name">
                     <Link href={`/knowledge/${knowledgebaseId}/sources/${source.id}`}>{source.name}</Link>
                     {source.url && <div className="muted">{source.url}</div>}
                   </td>
-                  <td className="nowrap">{source.type}</td>
-                  <td>
+                  <td className="nowrap" data-label="Type">
+                    {source.type}
+                  </td>
+                  <td data-label="Status">
                     <span className={`badge${source.status === "failed" ? " revoked" : ""}`}>{source.status}</span>
                     {source.errorMessage && <div className="error">{source.errorMessage}</div>}
                   </td>
-                  <td className="muted nowrap">{source.sizeBytes ? `${Math.ceil(source.sizeBytes / 1024)} KB` : ""}</td>
-                  <td className="muted nowrap">{new Date(source.createdAt).toLocaleString()}</td>
+                  <td className="muted nowrap" data-label="Size">
+                    {source.sizeBytes ? `${Math.ceil(source.sizeBytes / 1024)} KB` : ""}
+                  </td>
+                  <td className="muted nowrap" data-label="Added">
+                    {new Date(source.createdAt).toLocaleString()}
+                  </td>
                   <td className="nowrap">
                     {source.status === "failed" && (
                       <button type="button" onClick={() => retry.mutate({ knowledgebaseId, sourceId: source.id })}>
