@@ -90,7 +90,14 @@ export interface HttpServer {
 
 /** Listens on `port`, then starts this process's indexing worker. */
 export async function serve(options: { port: number; trustProxy: number }): Promise<HttpServer> {
-  const server = http.createServer(createRequestListener({ trustProxy: options.trustProxy, fallback: nextFallback(options.port) }));
+  const listener = createRequestListener({ trustProxy: options.trustProxy, fallback: nextFallback(options.port) });
+  let stopping = false;
+  const server = http.createServer((message, response) => {
+    // Once stopping, each answer closes its connection: a keep-alive client would otherwise go on
+    // sending requests over it, served until the grace period ends, instead of moving elsewhere.
+    if (stopping) response.setHeader("Connection", "close");
+    return listener(message, response);
+  });
   await new Promise<void>((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException) => reject(listenFailure(error, options.port));
     server.once("error", failed);
@@ -103,6 +110,7 @@ export async function serve(options: { port: number; trustProxy: number }): Prom
   const worker = startWorker();
   return {
     async stop() {
+      stopping = true;
       const released = worker?.release();
       const closed = new Promise((resolve) => server.close(resolve));
       server.closeIdleConnections();
