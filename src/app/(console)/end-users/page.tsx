@@ -5,6 +5,7 @@ import { useState, type FormEvent } from "react";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { DataTable, PageHeader } from "@/components/console";
 import { EntityPicker, useEntities, type Entity } from "@/components/entity-picker";
+import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
 
 const PAGE_SIZE = 25;
 
@@ -58,11 +59,11 @@ export default function EndUsersPage() {
         <div className="row">
           <label>
             Email
-            <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+            <input type="email" required maxLength={MAX_EMAIL_CHARS} value={email} onChange={(e) => setEmail(e.target.value)} />
           </label>
           <label>
             Full name
-            <input value={fullName} onChange={(e) => setFullName(e.target.value)} />
+            <input maxLength={MAX_NAME_CHARS} value={fullName} onChange={(e) => setFullName(e.target.value)} />
           </label>
         </div>
         {livePlans.length > 0 && (
