@@ -57,6 +57,9 @@ for (const viewport of VIEWPORTS) {
       await expect(page.getByText("Admins and above only")).toBeVisible();
       await page.getByRole("button", { name: "Publish agent" }).click();
       await expect(page.getByTestId("version-1")).toContainText("Live");
+      // The version's actions are whole and on screen, at a desk and on a phone (a card per version).
+      const diff = (await page.getByTestId("version-1").getByRole("button", { name: "Diff against draft" }).boundingBox())!;
+      expect(diff.x + diff.width).toBeLessThanOrEqual(viewport.width);
       await expectTidy(page);
       await screenshot(page, `persona-agent-${viewport.name}`);
 

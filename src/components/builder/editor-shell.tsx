@@ -218,8 +218,8 @@ function VersionsPanel({ kind, input, procs, draft, onDone }: { kind: KindPlural
       ) : null}
       {list.length === 0 && !versions.isLoading && <p className="muted">No versions yet: publish to create version 1.</p>}
       {list.length > 0 && (
-        // On a phone the table scrolls in its own box rather than squeezing the buttons letter by letter.
-        <div className="table-scroll" role="region" aria-label="Versions table" tabIndex={0}>
+        // On a phone each version is a card of labelled cells, rather than columns squeezed letter by letter.
+        <div className="table-scroll table-cards" role="region" aria-label="Versions table" tabIndex={0}>
           <table>
             <thead>
               <tr>
@@ -269,13 +269,13 @@ function VersionRow({
   return (
     <>
       <tr data-testid={`version-${version.number}`}>
-        <td>
+        <td data-label="Version">
           <strong>{version.name}</strong> <span className="muted">#{version.number}</span> {version.isProduction && <span className="badge">Live</span>}
         </td>
-        <td className="muted">
+        <td className="muted" data-label="Published">
           {new Date(version.createdAt).toLocaleString()} by {version.publishedBy} ({version.source})
         </td>
-        <td>{version.notes}</td>
+        <td data-label={version.notes ? "Notes" : undefined}>{version.notes}</td>
         <td className="row nowrap">
           <button type="button" onClick={onToggle}>
             {open ? "Hide diff" : "Diff against draft"}
