@@ -172,7 +172,7 @@ export function toAppError(error: unknown): AppError {
   const prismaCode = (error as { code?: unknown } | null)?.code;
   if (error instanceof Error && error.name.startsWith("PrismaClient")) {
     if (prismaCode === "P2025") return new AppError("not_found", "Not found");
-    if (prismaCode === "P2002") return new AppError("conflict", "A record with these values already exists");
+    if (isUniqueViolation(error)) return new AppError("conflict", "A record with these values already exists");
   }
   return new AppError("server_error", "Something went wrong on our side. It is safe to retry.", {}, { cause: error });
 }
