@@ -80,10 +80,31 @@ test("a refusal before anything streams is shown in an alert and the message is 
   const { appId } = await seedApp(page.request, orgKey.secret);
   admin("org", "update", "--org", organization.id, "--credits", "0");
   await page.goto(`/chat/${appId}`);
+  // The greeting comes from the app's query, so the page is live before anything is typed.
+  await expect(page.getByTestId("greeting")).toHaveText("Hello! How can I help?");
   await page.getByRole("textbox", { name: "Message" }).fill("How long do refunds take?");
+  const refusal = page.waitForResponse((response) => response.url().endsWith(`/api/console/apps/${appId}/conversation`));
   await page.getByRole("button", { name: "Send", exact: true }).click();
+  expect((await refusal).status()).toBe(402);
   await expect(page.getByRole("alert").filter({ hasText: /credit/i })).toBeVisible();
   await expect(page.getByRole("textbox", { name: "Message" })).toHaveValue("How long do refunds take?");
+});
+
+test("a message typed while the page is still loading is kept and can be sent", async ({ page }) => {
+  const { login, orgKey } = seedDemo();
+  await signIn(page, login);
+  const { appId } = await seedApp(page.request, orgKey.secret);
+  // A slow connection: the page's scripts arrive well after its HTML.
+  await page.route("**/_next/static/chunks/**", async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await route.continue();
+  });
+  await page.goto(`/chat/${appId}`, { waitUntil: "commit" });
+  await page.getByRole("textbox", { name: "Message" }).fill("How long do refunds take?");
+  await expect(page.getByTestId("greeting")).toHaveText("Hello! How can I help?");
+  await expect(page.getByRole("textbox", { name: "Message" })).toHaveValue("How long do refunds take?");
+  await page.getByRole("button", { name: "Send", exact: true }).click();
+  await expect(page.getByTestId("message-assistant").last()).toContainText("14 days");
 });
 
 test("run graded tests against an agent's draft from its editor", async ({ page }) => {
