@@ -8,7 +8,7 @@ import type { Organization, OrganizationSettingsUpdate } from "@/schemas/organiz
 import { createConsoleHandler } from "@/server/adapters/console";
 import { createRestHandler } from "@/server/adapters/rest";
 import type { OperatorActor } from "@/server/auth/actor";
-import { getDb } from "@/server/db";
+import { getDb, type Db } from "@/server/db";
 import { createApiKey } from "@/server/services/api-keys";
 import { addMember } from "@/server/services/members";
 import { createOrganization, updateOrganization } from "@/server/services/organizations";
@@ -193,6 +193,23 @@ export async function awayFromWindowEdge(neededSeconds = 10): Promise<void> {
   const intoWindow = (Date.now() / 1000) % 60;
   if (intoWindow + neededSeconds < 60) return;
   await new Promise((resolve) => setTimeout(resolve, (60 - intoWindow) * 1000 + 100));
+}
+
+/**
+ * The WAL flushes that `db`'s backend has waited for so far, from PostgreSQL 18's per-backend
+ * I/O statistics; `db` must be a pool of one connection. Null where they cannot be read or where
+ * commits never wait for a flush anyway (fsync or synchronous_commit off).
+ */
+export async function walFlushCounter(db: Db): Promise<(() => Promise<number>) | null> {
+  const { rows } = await db.pool.query<{ measurable: boolean }>(
+    "select to_regproc('pg_stat_get_backend_io') is not null and current_setting('fsync') = 'on' and current_setting('synchronous_commit') = 'on' as measurable",
+  );
+  if (!rows[0]!.measurable) return null;
+  return async () => {
+    await db.pool.query("select pg_stat_force_next_flush()");
+    const { rows } = await db.pool.query<{ fsyncs: number }>("select coalesce(sum(fsyncs), 0)::int as fsyncs from pg_stat_get_backend_io(pg_backend_pid()) where object = 'wal'");
+    return rows[0]!.fsyncs;
+  };
 }
 
 /** Asserts a refusal's status and error code together (one diff shows both); returns the error body. */

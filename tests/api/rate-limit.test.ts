@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { createRestHandler } from "@/server/adapters/rest";
 import { hitRateLimit } from "@/server/auth/rate-limit";
 import { closeDb, createDb, getDb, type Db } from "@/server/db";
-import { api, awayFromWindowEdge, newOrganization, uniqueSuffix, type ApiResponse } from "../helpers";
+import { api, awayFromWindowEdge, newOrganization, uniqueSuffix, walFlushCounter, type ApiResponse } from "../helpers";
 
 const LIMIT = 120;
 
@@ -142,17 +142,8 @@ describe("the counting statements' commits", () => {
     // One connection, so its own I/O statistics (PostgreSQL 18) show what its commits waited for.
     const db = createDb(process.env.DATABASE_URL!, 1);
     try {
-      const { rows } = await db.pool.query<{ measurable: boolean }>(
-        "select to_regproc('pg_stat_get_backend_io') is not null and current_setting('fsync') = 'on' and current_setting('synchronous_commit') = 'on' as measurable",
-      );
-      if (!rows[0]!.measurable) return;
-      async function walFlushes(): Promise<number> {
-        await db.pool.query("select pg_stat_force_next_flush()");
-        const { rows } = await db.pool.query<{ fsyncs: number }>(
-          "select coalesce(sum(fsyncs), 0)::int as fsyncs from pg_stat_get_backend_io(pg_backend_pid()) where object = 'wal'",
-        );
-        return rows[0]!.fsyncs;
-      }
+      const walFlushes = await walFlushCounter(db);
+      if (!walFlushes) return;
       const handler = createRestHandler({ db: () => db });
       const tenant = await newOrganization();
       const before = await walFlushes();

@@ -96,7 +96,7 @@ describe("POST /apps/{appId}/conversation", () => {
       // Prisma's queries come through the pool unnamed; ours are named, so each connection plans them once.
       const statements = query.mock.calls.map(([config]) => (config as { name?: string }).name ?? "unnamed").sort();
       expect(statements).toEqual([
-        "atrium_charge_credits",
+        "atrium_charge_run_credits",
         "atrium_conversation_history",
         "atrium_key_check",
         "atrium_live_app",

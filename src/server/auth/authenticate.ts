@@ -2,11 +2,11 @@
 // header → secret → revoked → member removed → (MCP: personal key) → plan → switch → rate limit.
 import { env } from "@/env";
 import type { Role, Scope } from "@/schemas/auth";
-import type { Db } from "@/server/db";
+import { NO_FLUSH, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { AppError } from "@/server/errors";
 import type { KeyActor } from "./actor";
-import { NO_FLUSH, rateLimitHeaders, settleRateLimit, uncountHit, windowAt, type RateLimitResult, type WindowPosition } from "./rate-limit";
+import { rateLimitHeaders, settleRateLimit, uncountHit, windowAt, type RateLimitResult, type WindowPosition } from "./rate-limit";
 import { hashSecret } from "./secrets";
 
 /** Which door the request came through; each has its own organization switch. */

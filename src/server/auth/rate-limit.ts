@@ -2,7 +2,7 @@
 // sharing the database enforces one limit. It keeps a counter per fixed window and weighs the
 // previous window by the share of it that still falls inside the last 60 seconds (the
 // sliding-window-counter method): one upsert per request, no per-request rows.
-import type { Db } from "@/server/db";
+import { NO_FLUSH, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 
 export interface RateLimitResult {
@@ -22,15 +22,6 @@ const WINDOW_SECONDS = 60;
 /** Float noise (e.g. 3 · (1 − 2/3) + 2 = 3.0000000000000004) must not tip a boundary either way. */
 const EPSILON = 1e-9;
 const lastCleanup = new WeakMap<Db, number>();
-
-/**
- * A CTE for the counting statements (`with no_flush as (…)`, referenced in their FROM): their
- * commit does not wait for the WAL to reach the disk, which on an ordinary disk is most of a
- * counted request's time in the database (3.3 ms sequentially against 0.3 ms; BENCHMARKS.md).
- * Counters are not data: a crash of PostgreSQL loses at most the last fraction of a second of
- * counts, and the setting ends with the statement's transaction (tests/api/rate-limit.test.ts).
- */
-export const NO_FLUSH = "select set_config('synchronous_commit', 'off', true)";
 
 /** Where a moment falls: its fixed window and how far into it (0..1). */
 export interface WindowPosition {

@@ -1,6 +1,6 @@
 // Credits: one balance per organization, spent atomically (a single conditional UPDATE), so
 // concurrent spenders in any number of processes can never take it below zero.
-import type { Db } from "@/server/db";
+import { NO_FLUSH, type Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { metrics } from "@/server/observability/metrics";
 
@@ -8,6 +8,12 @@ import { metrics } from "@/server/observability/metrics";
 type Executor = Pick<Db, "$executeRaw" | "$executeRawUnsafe">;
 
 const CHARGE_SQL = "update organizations set credits = credits - $2 where id = $1::uuid and credits >= $2";
+/**
+ * A run's charge: the organization's row stays locked until the charge commits, so every
+ * run of an organization queues behind the one before; not waiting for a WAL flush there keeps
+ * that queue short. The run's record, flushed, makes the charge durable (NO_FLUSH in src/server/db.ts).
+ */
+const RUN_CHARGE_SQL = `with no_flush as (${NO_FLUSH}) update organizations set credits = credits - $2 from no_flush where id = $1::uuid and credits >= $2`;
 
 /** Counts a charge that took its row; throws insufficient_credits when none did. */
 function confirmCharge(updated: number | null, amount: number): void {
@@ -39,8 +45,9 @@ export async function refundCredits(db: Executor, organizationId: string, amount
 // calendar months) in the same statement, so no scheduled job is needed.
 
 const CHARGE_END_USER_SQL = `
-  with org as (
-    select id from organizations where id = $1 and credits >= 1 for update
+  with no_flush as (${NO_FLUSH}),
+  org as (
+    select id from organizations, no_flush where id = $1 and credits >= 1 for update of organizations
   ),
   pool as (
     select s.id from subscriptions s join end_users u on u.id = s.end_user_id
@@ -143,8 +150,8 @@ export async function chargeRunCredit(db: Db, organizationId: string, endUserId:
     // End-user pools are spent a credit at a time: every run costs 1.
     return { kind: "end_user", ...(await chargeEndUserCredit(db, organizationId, endUserId)) };
   }
-  // Every run takes it: a prepared statement on the pool, the same as chargeCredits.
-  if (amount > 0) confirmCharge((await db.pool.query({ name: "atrium_charge_credits", text: CHARGE_SQL, values: [organizationId, amount] })).rowCount, amount);
+  // Every run takes it: a prepared statement on the pool.
+  if (amount > 0) confirmCharge((await db.pool.query({ name: "atrium_charge_run_credits", text: RUN_CHARGE_SQL, values: [organizationId, amount] })).rowCount, amount);
   return { kind: "organization", organizationId, amount };
 }
 
