@@ -202,7 +202,7 @@ const PROVISION_WRITE_SQL = `
       select json_agg(json_build_object(
         'id', a.id, 'tierPlanId', a.tier_plan_id, 'tierPlanName', t.name, 'status', 'active',
         'creditAllowance', a.credit_allowance, 'creditsUsed', a.credits_used,
-        'creditsResetAt', to_char(a.credits_reset_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+        'creditsResetAt', ${isoUtc("a.credits_reset_at")}
       ) order by a.created_at, a.id)
       from active a join tier_plans t on t.id = a.tier_plan_id
     ), '[]') as subscriptions
@@ -308,25 +308,25 @@ const END_USER_DETAIL = `
     where u.id = s.end_user_id and u.organization_id = $1 and s.end_user_id = $2 and s.credits_reset_at <= now()
     returning s.id, s.credits_used, s.credits_reset_at
   )
-  select jsonb_build_object(
+  select json_build_object(
     'id', u.id, 'email', u.email, 'fullName', u.full_name, 'authMethod', u.auth_method,
     'emailVerifiedAt', ${isoUtc("u.email_verified_at")}, 'revokedAt', ${isoUtc("u.revoked_at")},
     'lastSeenAt', ${isoUtc("u.last_seen_at")}, 'createdAt', ${isoUtc("u.created_at")},
     'subscriptions', coalesce((
-      select jsonb_agg(jsonb_build_object(
+      select json_agg(json_build_object(
         'id', s.id, 'tierPlanId', s.tier_plan_id, 'tierPlanName', p.name, 'status', s.status,
         'creditAllowance', s.credit_allowance, 'creditsUsed', coalesce(r.credits_used, s.credits_used),
         'creditsResetAt', ${isoUtc("coalesce(r.credits_reset_at, s.credits_reset_at)")},
         'provisionedBy', s.provisioned_by, 'isComped', s.is_comped, 'bonusCredits', s.bonus_credits
       ) order by s.created_at, s.id)
       from subscriptions s join tier_plans p on p.id = s.tier_plan_id left join settled r on r.id = s.id
-      where s.end_user_id = u.id), '[]'::jsonb),
+      where s.end_user_id = u.id), '[]'::json),
     'grants', coalesce((
-      select jsonb_agg(jsonb_build_object(
+      select json_agg(json_build_object(
         'id', g.id, 'targetKind', g.target_kind, 'targetId', g.target_id, 'effect', g.effect,
         'deploymentId', g.deployment_id, 'source', g.source, 'expiresAt', ${isoUtc("g.expires_at")}
       ) order by g.created_at, g.id)
-      from grants g where g.end_user_id = u.id and g.organization_id = $1), '[]'::jsonb)
+      from grants g where g.end_user_id = u.id and g.organization_id = $1), '[]'::json)
   ) as detail
   from end_users u
   where u.id = $2 and u.organization_id = $1 and u.deleted_at is null`;

@@ -101,22 +101,24 @@ export function pageIndex(rows: IndexRow[]): PageIndexEntry[] {
 /**
  * The knowledgebase with its sources and page index in one statement on the pool (a hot read),
  * explicit columns only: sources as the API shows them, pages as index rows for pageIndex().
+ * Built as json, not jsonb: the rows are only read back as text, and jsonb's binary form would
+ * be built and then printed again (BENCHMARKS.md).
  */
 const KNOWLEDGEBASE_DETAIL = `
   select k.id, k.name, k.description, k.language, ${isoUtc("k.created_at")} as "createdAt", ${isoUtc("k.updated_at")} as "updatedAt",
     coalesce((
-      select jsonb_agg(jsonb_build_object(
+      select json_agg(json_build_object(
         'id', s.id, 'name', s.name, 'type', s.type, 'status', s.status, 'searchable', s.searchable, 'disabled', s.disabled,
         'url', coalesce(s.url, ''), 'updatedAt', ${isoUtc("s.updated_at")}, 'createdAt', ${isoUtc("s.created_at")},
         'sizeBytes', s.size_bytes, 'errorMessage', coalesce(s.error_message, ''), 'createdVia', s.created_via
       ) order by s.created_at, s.id)
-      from sources s where s.organization_id = $1 and s.knowledgebase_id = k.id), '[]'::jsonb) as sources,
+      from sources s where s.organization_id = $1 and s.knowledgebase_id = k.id), '[]'::json) as sources,
     coalesce((
-      select jsonb_agg(jsonb_build_object(
+      select json_agg(json_build_object(
         'id', p.id, 'title', p.title, 'templateKey', p.template_key, 'parentPageId', p.parent_page_id,
         'updatedAt', ${isoUtc("p.updated_at")}, 'hook', p.hook, 'isFolder', p.is_folder
       ) order by p.created_at, p.id)
-      from pages p where p.organization_id = $1 and p.knowledgebase_id = k.id), '[]'::jsonb) as pages
+      from pages p where p.organization_id = $1 and p.knowledgebase_id = k.id), '[]'::json) as pages
   from knowledgebases k
   where k.id = $2 and k.organization_id = $1 and k.end_user_id is null`;
 
