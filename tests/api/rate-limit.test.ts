@@ -2,9 +2,10 @@
 // headers, and that several server processes sharing one database enforce one limit.
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { createRestHandler } from "@/server/adapters/rest";
+import { KEY_CHECK_BATCH } from "@/server/auth/authenticate";
 import { hitRateLimit } from "@/server/auth/rate-limit";
 import { closeDb, createDb, getDb, type Db } from "@/server/db";
-import { api, awayFromWindowEdge, newOrganization, uniqueSuffix, walFlushCounter, type ApiResponse } from "../helpers";
+import { api, awayFromWindowEdge, issueKey, newOrganization, uniqueSuffix, walFlushCounter, type ApiResponse } from "../helpers";
 
 const LIMIT = 120;
 
@@ -108,6 +109,31 @@ describe("several server processes", () => {
 });
 
 describe("requests that arrive together", () => {
+  it("are checked at most KEY_CHECK_BATCH to a statement, every one counted", async () => {
+    // Five keys, so that 450 requests stay within each key's limit of 120.
+    const tenant = await newOrganization();
+    const keys = await Promise.all(Array.from({ length: 5 }, () => issueKey(tenant.operator, { kind: "organization" })));
+    await awayFromWindowEdge(20);
+    const query = vi.spyOn(getDb().pool, "query");
+    let responses: ApiResponse[];
+    let perStatement: number[];
+    try {
+      responses = await Promise.all(Array.from({ length: 450 }, (_, i) => api("GET", "/models", { key: keys[i % 5]!.secret })));
+      perStatement = query.mock.calls
+        .filter(([config]) => (config as { name?: string }).name === "atrium_key_check")
+        .map(([config]) => ((config as unknown as { values: [string[], number[]] }).values[1] ?? []).reduce((sum, hits) => sum + hits, 0));
+    } finally {
+      query.mockRestore();
+    }
+    expect(responses.map((response) => response.status)).toEqual(Array(450).fill(200));
+    expect(perStatement.reduce((sum, n) => sum + n, 0)).toBe(450);
+    expect(Math.max(...perStatement)).toBe(KEY_CHECK_BATCH);
+    for (const key of keys) {
+      const remaining = responses.filter((_, i) => keys[i % 5] === key).map((response) => Number(response.headers.get("ratelimit-remaining")));
+      expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: 90 }, (_, i) => LIMIT - 90 + i));
+    }
+  });
+
   it("are checked and counted in one statement, each with its own count", async () => {
     const tenant = await newOrganization();
     await awayFromWindowEdge(15);

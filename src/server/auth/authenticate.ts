@@ -97,6 +97,8 @@ interface KeyCheck {
 
 /** Key checks asked for and not yet sent, per database: sent together once the current turn ends. */
 const waiting = new WeakMap<Db, KeyCheck[]>();
+/** The most requests one statement checks: a larger burst goes in several, one after another. */
+export const KEY_CHECK_BATCH = 200;
 
 /**
  * The key check of one request. Requests that arrive together (a server under load reads many
@@ -108,18 +110,18 @@ function checkKey(db: Db, secretHash: string): Promise<{ key: CountedKey | undef
   return new Promise((resolve, reject) => {
     const check: KeyCheck = { secretHash, settle: (result) => (result instanceof Error ? reject(result) : resolve(result)) };
     const queue = waiting.get(db);
-    if (queue) {
+    if (queue && queue.length < KEY_CHECK_BATCH) {
       queue.push(check);
-    } else {
-      waiting.set(db, [check]);
-      setImmediate(() => void sendKeyChecks(db));
+      return;
     }
+    const batch = [check];
+    waiting.set(db, batch);
+    setImmediate(() => void sendKeyChecks(db, batch));
   });
 }
 
-async function sendKeyChecks(db: Db): Promise<void> {
-  const checks = waiting.get(db)!;
-  waiting.delete(db);
+async function sendKeyChecks(db: Db, checks: KeyCheck[]): Promise<void> {
+  if (waiting.get(db) === checks) waiting.delete(db);
   const hits = new Map<string, number>();
   for (const check of checks) hits.set(check.secretHash, (hits.get(check.secretHash) ?? 0) + 1);
   const position = windowAt();
