@@ -11,7 +11,7 @@ import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "../..");
 let work: string;
@@ -60,7 +60,8 @@ async function health(port: number): Promise<number | null> {
   }
 }
 
-beforeAll(async () => {
+// Each test gets its own folder, so one that fails midway leaves nothing running for the next.
+beforeEach(async () => {
   work = await mkdtemp(path.join(os.tmpdir(), "atrium-start-"));
   await chmod(work, 0o755); // as root, PostgreSQL runs as the postgres user and must reach its folder
   await symlink(path.join(root, "prisma"), path.join(work, "prisma"));
@@ -68,7 +69,7 @@ beforeAll(async () => {
   await writeFile(path.join(work, ".next", "BUILD_ID"), "test");
 });
 
-afterAll(async () => {
+afterEach(async () => {
   const pid = postgresPid();
   if (pid) process.kill(pid, "SIGINT");
   await rm(work, { recursive: true, force: true });
