@@ -8,6 +8,19 @@ export function pageTitle(title: string): string {
   return `${title} · Atrium`;
 }
 
+/** A heading that wraps an email (an end user's page) after its "@" rather than mid-word. */
+function wrappable(title: string): ReactNode {
+  const at = title.indexOf("@");
+  if (at <= 0) return title;
+  return (
+    <>
+      {title.slice(0, at + 1)}
+      <wbr />
+      {title.slice(at + 1)}
+    </>
+  );
+}
+
 /**
  * A page's heading, its one-line purpose and its actions; also names the browser tab. Every
  * console page renders exactly one, so the title is set one way everywhere.
@@ -41,7 +54,7 @@ export function PageHeader({
             {back.label}
           </Link>
         )}
-        <h1 id={headingId}>{title}</h1>
+        <h1 id={headingId}>{wrappable(title)}</h1>
         {description && <p className="description">{description}</p>}
         {children}
       </div>
