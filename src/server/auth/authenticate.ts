@@ -60,7 +60,7 @@ export function bearerToken(header: string | null): string {
  * asked in the same turn of the event loop, in one round trip ($1 the secrets' hashes, $2 how
  * many requests came with each, $3 the window). Only existing keys are counted, and a request
  * refused by a later check is uncounted again, so refusals never use up capacity. Its commit
- * does not wait for a WAL flush (NO_FLUSH in rate-limit.ts).
+ * does not wait for a WAL flush (NO_FLUSH in src/server/db.ts).
  */
 const KEY_CHECK_SQL = `
   with no_flush as (${NO_FLUSH}),
