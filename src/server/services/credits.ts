@@ -42,7 +42,8 @@ export async function refundCredits(db: Executor, organizationId: string, amount
 // the organization's balance, in one statement. The organization's row is locked first, so
 // every end-user charge in an organization is serialized and neither side can be overdrawn;
 // a pool whose reset time has passed is reset (creditsUsed 0, reset time moved on by whole
-// calendar months) in the same statement, so no scheduled job is needed.
+// calendar months) in the same statement, so no scheduled job is needed. Like RUN_CHARGE_SQL it
+// does not wait for a WAL flush: it is taken only for a run, whose flushed record follows.
 
 const CHARGE_END_USER_SQL = `
   with no_flush as (${NO_FLUSH}),
