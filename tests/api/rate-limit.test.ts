@@ -164,12 +164,13 @@ describe("requests that arrive together", () => {
 });
 
 describe("the counting statements' commits", () => {
-  it("do not wait for a WAL flush, while other writes still do, and leave the connection's setting as it was", async () => {
+  it("do not wait for a WAL flush, while other writes still do, and leave the connection's setting as it was", async (context) => {
     // One connection, so its own I/O statistics (PostgreSQL 18) show what its commits waited for.
     const db = createDb(process.env.DATABASE_URL!, 1);
     try {
       const walFlushes = await walFlushCounter(db);
-      if (!walFlushes) return;
+      // Reported as skipped, not passed, where the statistics are missing (before PostgreSQL 18).
+      if (!walFlushes) return context.skip();
       const handler = createRestHandler({ db: () => db });
       const tenant = await newOrganization();
       const before = await walFlushes();

@@ -8,12 +8,13 @@ import { api, walFlushCounter } from "../helpers";
 import { portalScenario } from "../portal/helpers";
 
 describe("a conversation turn's commits", () => {
-  it("wait for one WAL flush per turn (its record's), for the organization's own turns and an end user's; the credits are taken all the same", async () => {
+  it("wait for one WAL flush per turn (its record's), for the organization's own turns and an end user's; the credits are taken all the same", async (context) => {
     // One connection, so its own I/O statistics (PostgreSQL 18) show what its commits waited for.
     const db = createDb(process.env.DATABASE_URL!, 1);
     try {
       const walFlushes = await walFlushCounter(db);
-      if (!walFlushes) return;
+      // Reported as skipped, not passed, where the statistics are missing (before PostgreSQL 18).
+      if (!walFlushes) return context.skip();
       const scenario = await portalScenario({ credits: 10 });
       const organizationId = scenario.tenant.organization.id;
       const handler = createRestHandler({ db: () => db });
