@@ -196,6 +196,14 @@ export async function awayFromWindowEdge(neededSeconds = 10): Promise<void> {
 }
 
 /**
+ * The rate-limit counters' sweep: at most once a minute per process it comes with whichever
+ * request is then, so tests that list a request's own statements leave it out.
+ */
+export function isCounterSweep(config: unknown): boolean {
+  return typeof config === "string" && config.includes("delete from rate_limit_counters");
+}
+
+/**
  * The WAL flushes that `db`'s backend has waited for so far, from PostgreSQL 18's per-backend
  * I/O statistics; `db` must be a pool of one connection. Null where they cannot be read or where
  * commits never wait for a flush anyway (fsync or synchronous_commit off).
