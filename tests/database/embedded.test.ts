@@ -47,3 +47,27 @@ it("keeps the cluster running for the process still using it, and stops it after
   expect(await answers(server.adminUrl)).toBe(false);
   expect(existsSync(path.join(clusterDir, "postmaster.pid"))).toBe(false);
 }, 60_000);
+
+async function serverAddress(url: string): Promise<string | null> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<{ address: string | null }>("select inet_server_addr()::text as address")).rows[0]!.address;
+  } finally {
+    await client.end();
+  }
+}
+
+it("is reached over a Unix socket in the cluster's folder, and over TCP when that folder's path is too long for a socket", async () => {
+  const near = await startEmbeddedCluster(path.join(dataDir, "near"), { ephemeral: true });
+  const farDir = path.join(dataDir, "a-folder-name-long-enough".repeat(4), "postgres");
+  const far = await startEmbeddedCluster(farDir, { ephemeral: true });
+  try {
+    expect(new URL(near.adminUrl).searchParams.get("host")).toBe(path.join(dataDir, "near"));
+    expect(await serverAddress(near.adminUrl)).toBeNull(); // a Unix socket has no server address
+    expect(new URL(far.adminUrl).searchParams.get("host")).toBeNull();
+    expect(await serverAddress(far.adminUrl)).toBe("127.0.0.1/32");
+  } finally {
+    await Promise.all([near.release(), far.release()]);
+  }
+}, 60_000);
