@@ -1,6 +1,6 @@
 // Lexical ranking on small fixed corpora, through POST /knowledgebases/{id}/search and the
 // agents' retrieval (one function), and the knowledgebase language setting.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { getDb } from "@/server/db";
 import { retrievePassages } from "@/server/runtime/retrieval";
 import { retrievalTest } from "@/server/services/retrieval";
@@ -84,6 +84,27 @@ describe("lexical ranking", () => {
     const { tenant: other } = await tenantWithKnowledgebase();
     const outsider = { kind: "operator" as const, organizationId: other.organization.id };
     await expect(retrievalTest(getDb(), outsider, { knowledgebaseId: kbId, question })).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("an agent's retrieval names the knowledgebases that are not its organization's, in the ranking statement itself or, for a blank query, in one of its own", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    await newPage(tenant.orgKey.secret, kbId, { title: "Keys", markdown: "To rotate an API key, create a new key and revoke the old one." });
+    const { kbId: foreign } = await tenantWithKnowledgebase();
+    const asked = [kbId, foreign, "not-an-id"];
+    const query = vi.spyOn(getDb().pool, "query");
+    try {
+      const answered = await retrievePassages(getDb(), tenant.organization.id, asked, "rotate a key");
+      expect(answered.passages.map((p) => p.title)).toEqual(["Keys"]);
+      expect(answered.missing).toEqual([foreign, "not-an-id"]);
+      // The organization's providers are read for an embedding model; none runs the ownership check alone.
+      expect(query.mock.calls.map(([config]) => (config as { name?: string }).name)).toEqual(["atrium_model_providers", "atrium_retrieve"]);
+
+      query.mockClear();
+      expect(await retrievePassages(getDb(), tenant.organization.id, asked, "   ")).toEqual({ passages: [], missing: [foreign, "not-an-id"] });
+      expect(query.mock.calls.map(([config]) => (config as { name?: string }).name)).toEqual(["atrium_run_knowledgebases"]);
+    } finally {
+      query.mockRestore();
+    }
   });
 });
 

@@ -105,7 +105,6 @@ describe("POST /apps/{appId}/conversation", () => {
         "atrium_live_app",
         "atrium_model_providers",
         "atrium_retrieve",
-        "atrium_run_knowledgebases",
         "atrium_save_turn",
       ]);
     } finally {

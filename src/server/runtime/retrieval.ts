@@ -4,7 +4,7 @@
 // with its document and the headings above it, for citations.
 import { isUuid } from "@/schemas/common";
 import type { Db } from "@/server/db";
-import { AGENT_PASSAGES, passageTitle, retrieve } from "@/server/services/retrieval";
+import { AGENT_PASSAGES, passageTitle, retrieveCharging } from "@/server/services/retrieval";
 import { RUN_LIMITS } from "./limits";
 import type { TracePassage } from "@/schemas/runtime";
 import type { Passage } from "./models";
@@ -17,17 +17,9 @@ export interface Retrieved {
 
 export async function retrievePassages(db: Db, organizationId: string, knowledgebaseIds: string[], query: string, limit = AGENT_PASSAGES): Promise<Retrieved> {
   if (knowledgebaseIds.length === 0) return { passages: [], missing: [] };
-  const ids = knowledgebaseIds.filter((id) => isUuid(id));
-  const [found, hits] = await Promise.all([
-    // A prepared statement on the pool: every agent of every turn asks it.
-    db.pool.query<{ id: string }>({
-      name: "atrium_run_knowledgebases",
-      text: "select id from knowledgebases where id = any($1::uuid[]) and organization_id = $2 and end_user_id is null",
-      values: [ids, organizationId],
-    }),
-    retrieve(db, organizationId, { knowledgebaseIds: ids, query, limit, textChars: RUN_LIMITS.passageChars }),
-  ]);
-  const foundIds = new Set(found.rows.map((row) => row.id));
+  const { hits, found } = await retrieveCharging(db, organizationId, { knowledgebaseIds, query, limit, textChars: RUN_LIMITS.passageChars }, 0);
+  // The ranking statement says which knowledgebases are the organization's; a blank query runs none.
+  const foundIds = found ?? (await organizationKnowledgebases(db, organizationId, knowledgebaseIds));
   return {
     passages: hits.map((hit) => ({
       title: passageTitle(hit),
@@ -36,6 +28,15 @@ export async function retrievePassages(db: Db, organizationId: string, knowledge
     })),
     missing: knowledgebaseIds.filter((id) => !foundIds.has(id)),
   };
+}
+
+async function organizationKnowledgebases(db: Db, organizationId: string, knowledgebaseIds: string[]): Promise<Set<string>> {
+  const { rows } = await db.pool.query<{ id: string }>({
+    name: "atrium_run_knowledgebases",
+    text: "select id from knowledgebases where id = any($1::uuid[]) and organization_id = $2 and end_user_id is null",
+    values: [knowledgebaseIds.filter((id) => isUuid(id)), organizationId],
+  });
+  return new Set(rows.map((row) => row.id));
 }
 
 /** How much of a retrieved passage's text a trace keeps. */

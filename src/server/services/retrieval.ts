@@ -153,8 +153,9 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
         + ts_rank_cd(b.tsv, q.any_term, 2) * 0.5 as score
       from passages b join queries q on q.kb = b.kb cross join lateral (select to_tsvector(q.cfg, b.title) as title_tsv) t
     )
-    -- One row even when nothing matches, to tell whether the credits were taken.
-    select (select count(*) from charge)::int as charged, top.*
+    -- One row even when nothing matches, to tell whether the credits were taken and which of the
+    -- knowledgebases asked for are the organization's.
+    select (select count(*) from charge)::int as charged, array(select id::text from kbs) as found, top.*
     from (select 1) as one left join (
       select kind, id::text, kb::text as "knowledgebaseId", title, heading, left(text, $8::int) as text,
         ts_headline(cfg, text, any_term, $9::text) as snippet, score::float8 as score, row_id
@@ -191,16 +192,10 @@ export async function retrieve(db: Db, organizationId: string, request: Retrieva
  * nothing was searched) when the balance cannot cover them. With an embedding model and vectors
  * in the knowledgebases, the lexical ranking is fused with the vector ranking (hybrid search).
  */
-export async function retrieveCharging(
-  db: Db,
-  organizationId: string,
-  request: RetrievalRequest,
-  credits: number,
-  sql = DEFAULT_SQL,
-): Promise<{ charged: boolean; hits: RetrievedHit[] }> {
+export async function retrieveCharging(db: Db, organizationId: string, request: RetrievalRequest, credits: number, sql = DEFAULT_SQL): Promise<Retrieval> {
   const ids = request.knowledgebaseIds.filter((id) => isUuid(id));
   // Nothing to search and nothing to charge; a charge always goes through the statement.
-  if (credits === 0 && (ids.length === 0 || request.query.trim() === "" || request.limit <= 0)) return { charged: true, hits: [] };
+  if (credits === 0 && (ids.length === 0 || request.query.trim() === "" || request.limit <= 0)) return { charged: true, hits: [], found: null };
   const model = ids.length > 0 && request.limit > 0 ? await embeddingModelWithVectors(db, organizationId, ids) : null;
   const lexical = await rankLexically(
     db.pool,
@@ -209,18 +204,33 @@ export async function retrieveCharging(
     credits,
     sql,
   );
-  if (!model || !lexical.charged) return { charged: lexical.charged, hits: lexical.hits.slice(0, request.limit) };
+  const found = lexical.charged ? lexical.found : null;
+  if (!model || !lexical.charged) return { charged: lexical.charged, hits: lexical.hits.slice(0, request.limit), found };
   const question = await embedQuestion(model, request.query);
-  if (!question) return { charged: true, hits: lexical.hits.slice(0, request.limit) };
+  if (!question) return { charged: true, hits: lexical.hits.slice(0, request.limit), found };
   const semantic = await rankByVector(db.pool, organizationId, { ...request, knowledgebaseIds: ids }, model.modelKey, question);
-  return { charged: true, hits: fuse([lexical.hits, semantic], request.limit, request.onePerSource ?? false) };
+  return { charged: true, hits: fuse([lexical.hits, semantic], request.limit, request.onePerSource ?? false), found };
+}
+
+export interface Retrieval {
+  /** False when the balance could not cover the credits: then nothing was searched. */
+  charged: boolean;
+  hits: RetrievedHit[];
+  /** Which of the (well-formed) knowledgebase ids asked for are the organization's; null when no statement ran. */
+  found: Set<string> | null;
 }
 
 type RankedHit = RetrievedHit & { rowId: string };
 
-async function rankLexically(db: Queryable, organizationId: string, request: RetrievalRequest, credits: number, sql: string): Promise<{ charged: boolean; hits: RankedHit[] }> {
+async function rankLexically(
+  db: Queryable,
+  organizationId: string,
+  request: RetrievalRequest,
+  credits: number,
+  sql: string,
+): Promise<{ charged: boolean; hits: RankedHit[]; found: Set<string> }> {
   const kinds = request.kinds ?? { pages: true, sources: true };
-  const { rows } = await db.query<{ charged: number; kind: RetrievedKind | null; row_id: string | null } & Omit<RetrievedHit, "kind">>({
+  const { rows } = await db.query<{ charged: number; found: string[]; kind: RetrievedKind | null; row_id: string | null } & Omit<RetrievedHit, "kind">>({
     // Named, so that each connection parses and plans the statement once.
     name: sql === DEFAULT_SQL ? "atrium_retrieve" : undefined,
     text: sql,
@@ -239,7 +249,10 @@ async function rankLexically(db: Queryable, organizationId: string, request: Ret
   });
   return {
     charged: credits === 0 || rows[0]?.charged === 1,
-    hits: rows.flatMap(({ charged: _charged, row_id: rowId, kind, ...hit }) => (kind === null || rowId === null ? [] : [{ ...hit, kind, rowId, score: Number(hit.score) }])),
+    hits: rows.flatMap(({ charged: _charged, found: _found, row_id: rowId, kind, ...hit }) =>
+      kind === null || rowId === null ? [] : [{ ...hit, kind, rowId, score: Number(hit.score) }],
+    ),
+    found: new Set(rows[0]?.found ?? []),
   };
 }
 
