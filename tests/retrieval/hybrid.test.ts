@@ -16,6 +16,7 @@ import { retrievePassages } from "@/server/runtime/retrieval";
 import { createModelProvider, deleteModelProvider, updateModelProvider } from "@/server/services/model-providers";
 import { testEmbedding } from "../fake-embeddings";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
+import { create, publish } from "../builder-helpers";
 import { api, type Tenant } from "../helpers";
 import { drain, newPage, tenantWithKnowledgebase } from "../knowledge-helpers";
 
@@ -272,6 +273,17 @@ describe("hybrid ranking", () => {
     // Agents and flows' knowledge_search use the same function.
     const { passages } = await retrievePassages(getDb(), tenant.organization.id, [kbId], "car");
     expect(passages.map((p) => p.title)).toEqual(["Car park", "Fleet"]);
+
+    // In a conversation, with the providers read in the app's own statement.
+    const agent = await create(key, "agents", { name: "Fleet agent", knowledge: [{ knowledgebaseId: kbId }] });
+    await publish(key, "agents", agent.id);
+    const app = await create(key, "apps", { name: "Fleet desk", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "broadcast" });
+    await publish(key, "apps", app.id);
+    const turn = await api("POST", `/apps/${app.id}/conversation`, { key, body: { message: "car" } });
+    expect(turn.status).toBe(200);
+    const [execution] = (await api("GET", `/executions?itemId=${app.id}`, { key })).body.executions;
+    const member = execution.trace.find((entry: { kind: string }) => entry.kind === "agent");
+    expect(member.passages).toEqual(["Car park", "Fleet"]);
   });
 
   it("finds a document chunk by meaning, in the search API's one-result-per-document form", async () => {

@@ -6,6 +6,7 @@ import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { AppPins } from "@/server/services/builder-kinds";
+import { providerRowsJson, type ProviderRow } from "./models";
 import type { AppRun, Member, Runnable } from "./run";
 
 const PARSERS = { agent: AgentDocument, flow: FlowDocument, app: AppDocument } as const;
@@ -61,11 +62,12 @@ async function liveFlows(db: Db, organizationId: string, ids: string[]): Promise
 }
 
 /**
- * The app's live version and which of the items it pins (adviser, members) still exist, in one
- * statement on the pool: a conversation turn's first read. Documents come from the cache above.
+ * The app's live version, which of the items it pins (adviser, members) still exist and the
+ * organization's model providers (for the run's searches), in one statement on the pool: a
+ * conversation turn's first read. Documents come from the cache above.
  */
 const LIVE_APP_SQL = `
-  select i.production_version_id as version_id,
+  select i.production_version_id as version_id, ${providerRowsJson("$1")} as providers,
     array(
       select p.id::text from builder_items p
       where p.organization_id = $1 and p.id in (
@@ -84,7 +86,7 @@ const LIVE_APP_SQL = `
  */
 export async function loadLiveApp(db: Db, actor: Pick<Actor, "organizationId">, appId: string): Promise<LiveApp> {
   if (!isUuid(appId)) throw notFound("app");
-  const { rows } = await db.pool.query<{ version_id: string | null; present: string[] }>({
+  const { rows } = await db.pool.query<{ version_id: string | null; present: string[]; providers: ProviderRow[] }>({
     name: "atrium_live_app",
     text: LIVE_APP_SQL,
     values: [actor.organizationId, appId],
@@ -123,6 +125,7 @@ export async function loadLiveApp(db: Db, actor: Pick<Actor, "organizationId">, 
     app: { id: appId, versionId, document },
     adviser: pins.adviser ? await agentOf(pins.adviser) : null,
     members,
+    providers: rows[0]!.providers,
   };
 }
 

@@ -22,7 +22,7 @@ export interface OfferedModel {
 /** The client, or a transaction (a publish checks its agent's model inside its own). */
 type ProviderReader = Pick<Db, "modelProvider">;
 
-interface ProviderRow {
+export interface ProviderRow {
   slug: string;
   name: string;
   kind: string;
@@ -76,6 +76,17 @@ async function pooledProviderRows(db: Db, organizationId: string): Promise<Provi
     values: [organizationId],
   });
   return rows;
+}
+
+/**
+ * The organization's providers (`organization`: the statement's parameter for its id) as one json
+ * array of ProviderRow, oldest first: for a statement that reads them beside something else, as a
+ * run's first statement does (runtime/load.ts), saving the run a statement of their own.
+ */
+export function providerRowsJson(organization: string): string {
+  return `(select coalesce(json_agg(json_build_object('slug', slug, 'name', name, 'kind', kind, 'baseUrl', base_url,
+    'apiKeyCiphertext', api_key_ciphertext, 'models', models) order by created_at, id), '[]'::json)
+    from model_providers where organization_id = ${organization})`;
 }
 
 /** The models every organization has: the built-in one and the operator's (no query). */
@@ -136,10 +147,11 @@ export async function modelFor(db: Db, organizationId: string, id: string | unde
 
 /**
  * The organization's embedding model: the first embedding model of its providers, oldest
- * provider first; null when it has none (retrieval then stays full-text).
+ * provider first; null when it has none (retrieval then stays full-text). `rows`: the
+ * organization's providers when already read.
  */
-export async function embeddingModelFor(db: Db, organizationId: string): Promise<EmbeddingModel | null> {
-  const choice = embeddingChoice(await pooledProviderRows(db, organizationId));
+export async function embeddingModelFor(db: Db, organizationId: string, rows?: ProviderRow[]): Promise<EmbeddingModel | null> {
+  const choice = embeddingChoice(rows ?? (await pooledProviderRows(db, organizationId)));
   if (!choice) return null;
   const { providerEmbedding } = await import("./provider-model");
   return providerEmbedding(connectionOf(choice.row), choice.modelId);

@@ -7,7 +7,7 @@ import type { Db } from "@/server/db";
 import { AGENT_PASSAGES, passageTitle, retrieveCharging } from "@/server/services/retrieval";
 import { RUN_LIMITS } from "./limits";
 import type { TracePassage } from "@/schemas/runtime";
-import type { Passage } from "./models";
+import type { Passage, ProviderRow } from "./models";
 
 export interface Retrieved {
   passages: Passage[];
@@ -15,9 +15,11 @@ export interface Retrieved {
   missing: string[];
 }
 
-export async function retrievePassages(db: Db, organizationId: string, knowledgebaseIds: string[], query: string, limit = AGENT_PASSAGES): Promise<Retrieved> {
+/** `providers`: the organization's model providers, when the run read them with its app. */
+export async function retrievePassages(db: Db, organizationId: string, knowledgebaseIds: string[], query: string, providers?: ProviderRow[]): Promise<Retrieved> {
   if (knowledgebaseIds.length === 0) return { passages: [], missing: [] };
-  const { hits, found } = await retrieveCharging(db, organizationId, { knowledgebaseIds, query, limit, textChars: RUN_LIMITS.passageChars }, 0);
+  const request = { knowledgebaseIds, query, limit: AGENT_PASSAGES, textChars: RUN_LIMITS.passageChars };
+  const { hits, found } = await retrieveCharging(db, organizationId, request, 0, { providers });
   // The ranking statement says which knowledgebases are the organization's; a blank query runs none.
   const foundIds = found ?? (await organizationKnowledgebases(db, organizationId, knowledgebaseIds));
   return {

@@ -8,7 +8,7 @@ import type { Db } from "@/server/db";
 import { AppError, invalidRequest, isAppError } from "@/server/errors";
 import { schemaProblems } from "./json-schema";
 import { appendBounded, forStep, forTrace, RUN_LIMITS, runLimitExceeded, type RunBound } from "./limits";
-import { BUILTIN_MODEL_ID, modelFor, type AnswerInput, type ChatModel, type Passage, type Turn } from "./models";
+import { BUILTIN_MODEL_ID, modelFor, type AnswerInput, type ChatModel, type Passage, type ProviderRow, type Turn } from "./models";
 import { boundedTool, flowTool, knowledgeTools, toolName, type AgentTool } from "./agent-tools";
 import { builtInTools } from "./built-ins";
 import { integrationTools } from "./mcp-tools";
@@ -48,6 +48,8 @@ export interface RunContext {
   onStep?: (step: RunStep) => void;
   /** The run's searches by knowledgebases and query: members asked the same over the same knowledge search once. */
   retrievals: Map<string, Promise<Retrieved>>;
+  /** The organization's model providers, when read with the app (runtime/load.ts); else each search reads them. */
+  providers?: ProviderRow[];
 }
 
 /** What a stream's `step` event carries: one when a member starts, one when it ends. */
@@ -105,7 +107,7 @@ function retrieveOnce(ctx: RunContext, knowledgebaseIds: string[], query: string
   const key = JSON.stringify([knowledgebaseIds, query]);
   let retrieved = ctx.retrievals.get(key);
   if (!retrieved) {
-    retrieved = retrievePassages(ctx.db, ctx.organizationId, knowledgebaseIds, query);
+    retrieved = retrievePassages(ctx.db, ctx.organizationId, knowledgebaseIds, query, ctx.providers);
     ctx.retrievals.set(key, retrieved);
   }
   return retrieved;
@@ -328,6 +330,8 @@ export interface AppRun {
   app: Runnable<AppDocument>;
   adviser: { runnable: Runnable<AgentDocument>; flows: Runnable<FlowDocument>[] } | null;
   members: Member[];
+  /** The organization's model providers, read in the same statement as the app's live version. */
+  providers?: ProviderRow[];
 }
 
 interface MemberRunOptions {
@@ -410,6 +414,7 @@ export async function runApp(
 ): Promise<string> {
   const { onDelta, flowInputs } = options;
   const doc = run.app.document;
+  ctx.providers ??= run.providers;
   const adviserModel = await modelFor(ctx.db, ctx.organizationId, run.adviser?.runnable.document.model ?? BUILTIN_MODEL_ID);
   const goals = doc.goals && `The app's goals: ${doc.goals}`;
   if (doc.orchestrationMode === "supervisor" && run.adviser && adviserModel.callsTools) {

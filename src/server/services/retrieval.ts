@@ -17,7 +17,7 @@ import { EMBEDDING_DEFAULTS, unitLength } from "@/server/jobs/embedding";
 import { logger } from "@/server/observability/log";
 import { RUN_LIMITS } from "@/server/runtime/limits";
 import type { EmbeddingModel } from "@/server/runtime/model-types";
-import { embeddingModelFor } from "@/server/runtime/models";
+import { embeddingModelFor, type ProviderRow } from "@/server/runtime/models";
 import { findKnowledgebase } from "./knowledge-access";
 
 export type RetrievedKind = "page" | "source";
@@ -184,7 +184,14 @@ export const QUESTION_EMBED_TIMEOUT_MS = 3000;
 
 /** Ranked passages for a query. `sql` is retrievalSql() unless a test injects an outage. */
 export async function retrieve(db: Db, organizationId: string, request: RetrievalRequest, sql = DEFAULT_SQL): Promise<RetrievedHit[]> {
-  return (await retrieveCharging(db, organizationId, request, 0, sql)).hits;
+  return (await retrieveCharging(db, organizationId, request, 0, { sql })).hits;
+}
+
+export interface RetrievalOptions {
+  /** retrievalSql() unless a test injects an outage. */
+  sql?: string;
+  /** The organization's model providers, when the caller has read them (a run reads them with its app). */
+  providers?: ProviderRow[];
 }
 
 /**
@@ -192,11 +199,17 @@ export async function retrieve(db: Db, organizationId: string, request: Retrieva
  * nothing was searched) when the balance cannot cover them. With an embedding model and vectors
  * in the knowledgebases, the lexical ranking is fused with the vector ranking (hybrid search).
  */
-export async function retrieveCharging(db: Db, organizationId: string, request: RetrievalRequest, credits: number, sql = DEFAULT_SQL): Promise<Retrieval> {
+export async function retrieveCharging(
+  db: Db,
+  organizationId: string,
+  request: RetrievalRequest,
+  credits: number,
+  { sql = DEFAULT_SQL, providers }: RetrievalOptions = {},
+): Promise<Retrieval> {
   const ids = request.knowledgebaseIds.filter((id) => isUuid(id));
   // Nothing to search and nothing to charge; a charge always goes through the statement.
   if (credits === 0 && (ids.length === 0 || request.query.trim() === "" || request.limit <= 0)) return { charged: true, hits: [], found: null };
-  const model = ids.length > 0 && request.limit > 0 ? await embeddingModelWithVectors(db, organizationId, ids) : null;
+  const model = ids.length > 0 && request.limit > 0 ? await embeddingModelWithVectors(db, organizationId, ids, providers) : null;
   const lexical = await rankLexically(
     db.pool,
     organizationId,
@@ -257,8 +270,8 @@ async function rankLexically(
 }
 
 /** The organization's embedding model, when the knowledgebases hold vectors made by it. */
-async function embeddingModelWithVectors(db: Db, organizationId: string, knowledgebaseIds: string[]): Promise<EmbeddingModel | null> {
-  const model = await embeddingModelFor(db, organizationId);
+async function embeddingModelWithVectors(db: Db, organizationId: string, knowledgebaseIds: string[], providers?: ProviderRow[]): Promise<EmbeddingModel | null> {
+  const model = await embeddingModelFor(db, organizationId, providers);
   if (!model) return null;
   const { rowCount } = await db.pool.query(
     `select 1 from embeddings where organization_id = $1::uuid and knowledgebase_id = any($2::uuid[]) and model_key = $3 and vector is not null limit 1`,

@@ -40,7 +40,7 @@ export const searchKnowledgebase = guarded({ scope: "knowledge:read" }, async fu
 async function searchCharged(db: Db, actor: Actor, request: RetrievalRequest) {
   let result;
   try {
-    result = await retrieveCharging(db, actor.organizationId, request, SOURCE_SEARCH_CREDITS, searchFaults.documentIndexDown ? SEARCH_SQL_DOWN : undefined);
+    result = await retrieveCharging(db, actor.organizationId, request, SOURCE_SEARCH_CREDITS, { sql: searchFaults.documentIndexDown ? SEARCH_SQL_DOWN : undefined });
   } catch (error) {
     // A query the database refuses as text is the client's to fix: retrying cannot help.
     if (isUnstorableTextError(error)) throw toAppError(error);
