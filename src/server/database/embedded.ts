@@ -230,22 +230,11 @@ export async function startEmbeddedCluster(clusterDir: string, options: { log?: 
     }
     const port = await freePort();
     try {
-      await run(
-        path.join(bin, "pg_ctl"),
-        [
-          "start",
-          "-w",
-          "-t",
-          "60",
-          "-D",
-          dataDir,
-          "-l",
-          path.join(dataDir, "server.log"),
-          "-o",
-          `-p ${port} -h 127.0.0.1 -k '${socketDirFor(dataDir) ?? ""}' -c max_connections=200`,
-        ],
-        { ...user, env: { ...process.env, LC_ALL: "C" } },
-      );
+      const serverOptions = `-p ${port} -h 127.0.0.1 -k '${socketDirFor(dataDir) ?? ""}' -c max_connections=200`;
+      await run(path.join(bin, "pg_ctl"), ["start", "-w", "-t", "60", "-D", dataDir, "-l", path.join(dataDir, "server.log"), "-o", serverOptions], {
+        ...user,
+        env: { ...process.env, LC_ALL: "C" },
+      });
     } catch (error) {
       // Another Atrium process may have started the same cluster a moment ago.
       running = await readRunning(dataDir);
