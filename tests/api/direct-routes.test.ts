@@ -5,7 +5,7 @@
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import apiSecurityHeaders from "@/lib/api-security-headers.json";
 import { MAX_JSON_BODY_BYTES } from "@/schemas/limits";
 import { createRequestListener } from "@/server/http/listener";
@@ -52,6 +52,28 @@ describe("the API's paths, answered directly", () => {
     expect(response.headers.get("ratelimit-limit")).toBeTruthy();
     expectSecurityHeaders(response);
     expect(((await response.json()) as { models: unknown[] }).models.length).toBeGreaterThan(0);
+  });
+
+  it("writes an answer's text as the handler made it: every byte, non-ASCII too, with its exact length", async () => {
+    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const fullName = "Zoë Ångström 🚀 “quoted”";
+    const created = await fetch(`${direct.base}/api/v1/end-users`, { method: "POST", headers, body: JSON.stringify({ email: "zoe@example.com", fullName }) });
+    expect(created.status).toBe(201);
+    const { endUser } = (await created.json()) as { endUser: { id: string } };
+    // The server writes the text it holds, without reading it back out of the Response's stream.
+    const readBack = vi.spyOn(Response.prototype, "arrayBuffer");
+    const read = await fetch(`${direct.base}/api/v1/end-users/${endUser.id}`, { headers });
+    expect(readBack).not.toHaveBeenCalled();
+    readBack.mockRestore();
+    const bytes = Buffer.from(await read.arrayBuffer());
+    expect(read.status).toBe(200);
+    expect(Number(read.headers.get("content-length"))).toBe(bytes.length);
+    expect(JSON.parse(bytes.toString("utf8")).endUser.fullName).toBe(fullName);
+    const refused = await fetch(`${direct.base}/api/v1/end-users/${endUser.id}`, { method: "PATCH", headers, body: JSON.stringify({ fullName: "x".repeat(100_000) }) });
+    const refusal = Buffer.from(await refused.arrayBuffer());
+    expect(refused.status).toBe(400);
+    expect(Number(refused.headers.get("content-length"))).toBe(refusal.length);
+    expect(JSON.parse(refusal.toString("utf8")).error.code).toBe("invalid_request");
   });
 
   it("gives a request without a usable id a fresh one, and answers refusals in the envelope", async () => {

@@ -3,6 +3,7 @@
 // console, metrics and the catch-all routes all import it from here.
 import { requestIdFrom } from "@/lib/request-id";
 import { logIfUnexpected, type AppError } from "@/server/errors";
+import { textResponse } from "./text-response";
 
 export function requestIdFor(request: Request): string {
   return requestIdFrom(request.headers.get("x-request-id"));
@@ -14,5 +15,6 @@ export function errorResponse(error: AppError, requestId: string, headers: Heade
   const merged = new Headers(headers);
   for (const [name, value] of Object.entries(error.headers)) merged.set(name, value);
   merged.set("X-Request-Id", requestId);
-  return Response.json({ error: error.toBody() }, { status: error.status, headers: merged });
+  merged.set("Content-Type", "application/json");
+  return textResponse(JSON.stringify({ error: error.toBody() }), { status: error.status, headers: merged });
 }

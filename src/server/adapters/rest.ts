@@ -17,6 +17,7 @@ import type { Context, Meta } from "@/server/trpc/init";
 import { checkIdempotencyKey, claimIdempotencyKey, finishIdempotencyKey, hashRequest, releaseIdempotencyKey } from "@/server/services/idempotency";
 import { errorResponse, requestIdFor } from "./envelope";
 import { readJsonBody, refuseDeclaredOversize } from "./json-body";
+import { textResponse } from "./text-response";
 import { conversationStream, streamHeaders } from "./sse";
 import { handleUpload } from "./upload";
 import { appRouter } from "@/server/trpc/root";
@@ -246,7 +247,9 @@ async function callProcedure(db: Db, actor: KeyActor, rateLimit: RateLimitResult
   }
   if (result.status === 204) return new Response(null, { status: 204, headers: responseHeaders });
   responseHeaders.set("Content-Type", "application/json");
-  return new Response(result.body, { status: result.status, headers: responseHeaders });
+  return result.body === undefined
+    ? new Response(null, { status: result.status, headers: responseHeaders })
+    : textResponse(result.body, { status: result.status, headers: responseHeaders });
 }
 
 /**

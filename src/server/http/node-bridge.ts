@@ -7,6 +7,7 @@ import { once } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import apiSecurityHeaders from "@/lib/api-security-headers.json";
+import { textOf } from "@/server/adapters/text-response";
 
 export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = apiSecurityHeaders;
 
@@ -41,7 +42,10 @@ export function toFetchRequest(message: IncomingMessage, response: ServerRespons
   } as RequestInit);
 }
 
-/** Writes `answer` (plus the API's security headers) to `response`; event streams are flushed as they come. */
+/**
+ * Writes `answer` (plus the API's security headers) to `response`: an answer built by
+ * textResponse from the text it holds, event streams flushed as they come, anything else read whole.
+ */
 export async function sendFetchResponse(answer: Response, response: ServerResponse): Promise<void> {
   response.statusCode = answer.status;
   for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) response.setHeader(name, value);
@@ -51,8 +55,9 @@ export async function sendFetchResponse(answer: Response, response: ServerRespon
   const cookies = answer.headers.getSetCookie();
   if (cookies.length > 0) response.setHeader("set-cookie", cookies);
 
-  if (!answer.body) {
-    response.end();
+  const text = textOf(answer);
+  if (text !== undefined || !answer.body) {
+    response.end(text);
     return;
   }
   if (!answer.headers.get("content-type")?.startsWith("text/event-stream")) {
