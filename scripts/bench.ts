@@ -1,5 +1,6 @@
 // `npm run bench`: a production build on a fresh embedded database, driven by autocannon over
-// loopback. Prints requests/s and latency per scenario, the ratios the issues set targets for,
+// loopback, beside a raw node:http server and the floor (scripts/bench-floor.ts). Prints
+// requests/s, latency and CPU per request per scenario, the ratios the issues set targets for,
 // the server's peak memory, and a cursor walk over 5,000 published flows (GET /flows, keyset
 // pages). Results also go to .bench/results.json.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -37,7 +38,7 @@ const SEARCHES = Number(process.env.BENCH_SEARCHES ?? 400);
 interface Scenario {
   name: string;
   path: string;
-  /** Another server than Atrium's (the raw node:http baseline). */
+  /** Another server than Atrium's (the raw node:http baseline, the floor). */
   origin?: string;
   /** A Bearer key per connection, so the per-key limit is not what is measured. */
   authenticated: boolean;
@@ -56,17 +57,20 @@ interface Result {
   errors: number;
   /** Requests answered in the measured seconds. */
   requests: number;
-  /** CPU time per request of the server's processes and of PostgreSQL's (Atrium's scenarios only). */
+  /** CPU time per request of the process answering (with its children) and of PostgreSQL. */
   serverCpuUs?: number;
   databaseCpuUs?: number;
 }
 
 const RAW_PORT = PORT + 1;
+const FLOOR_PORT = PORT + 2;
 const RAW_BASELINE = "raw node:http server, the same body as GET /models (the limit for an HTTP answer here)";
+const FLOOR = "floor: GET /models's key check and model list behind bare node:http (scripts/bench-floor.ts)";
 const MODELS = "GET /api/v1/models with a valid key";
 
 const SCENARIOS: Scenario[] = [
   { name: RAW_BASELINE, path: "/models", origin: `http://127.0.0.1:${RAW_PORT}`, authenticated: false },
+  { name: FLOOR, path: "/models", origin: `http://127.0.0.1:${FLOOR_PORT}`, authenticated: true },
   { name: "baseline: bare route handler, no auth (GET /api/bench/models)", path: "/api/bench/models", authenticated: false },
   { name: MODELS, path: "/api/v1/models", authenticated: true },
 ];
@@ -79,6 +83,14 @@ function startRawServer(): ChildProcess {
   const body = JSON.stringify({ models: defaultModels(), builtIns: builtInStatus() });
   const source = `require("node:http").createServer((q, s) => { s.writeHead(200, { "content-type": "application/json" }); s.end(process.env.BODY); }).listen(${RAW_PORT}, () => process.send("ready"));`;
   return spawn(process.execPath, ["-e", source], { stdio: ["ignore", "ignore", "inherit", "ipc"], env: { ...process.env, BODY: body } });
+}
+
+/** The floor (scripts/bench-floor.ts) in its own process, on the bench's database and raised limit. */
+function startFloorServer(databaseUrl: string): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", path.join(root, "scripts/bench-floor.ts")], {
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(FLOOR_PORT), RATE_LIMIT_PER_MINUTE: "100000000" },
+  });
 }
 
 interface Memory {
@@ -525,6 +537,7 @@ async function main() {
   const cluster = await startEmbeddedCluster(path.join(dataDir, "postgres"), { ephemeral: true });
   let server: ChildProcess | undefined;
   let rawServer: ChildProcess | undefined;
+  let floorServer: ChildProcess | undefined;
   try {
     await ensureDatabase(cluster.adminUrl, EMBEDDED_DATABASE);
     const databaseUrl = cluster.urlFor(EMBEDDED_DATABASE);
@@ -567,7 +580,8 @@ async function main() {
     });
     await waitForHealth(server);
     rawServer = startRawServer();
-    await new Promise((resolve) => rawServer!.once("message", resolve));
+    floorServer = startFloorServer(databaseUrl);
+    await Promise.all([rawServer, floorServer].map((child) => new Promise((resolve) => child.once("message", resolve))));
 
     const provisioning = await provisioningScenario(keys[0]!, organization.id, databaseUrl);
     const appId = await conversationApp(keys[0]!);
@@ -590,11 +604,13 @@ async function main() {
     async function measure(scenario: Scenario) {
       await run(scenario, keys, 2); // warm-up
       const startUs = Number(process.hrtime.bigint() / 1000n);
-      const cpuBefore = [treeCpuSeconds(server!.pid!), treeCpuSeconds(postmaster)];
+      // The CPU of the process that answers the scenario: Atrium's server, the raw one or the floor.
+      const answering = (scenario.origin === undefined ? server : scenario.origin.endsWith(`:${RAW_PORT}`) ? rawServer : floorServer)!.pid!;
+      const cpuBefore = [treeCpuSeconds(answering), treeCpuSeconds(postmaster)];
       const result = await run(scenario, keys, DURATION);
-      const [serverCpu, databaseCpu] = [treeCpuSeconds(server!.pid!) - cpuBefore[0]!, treeCpuSeconds(postmaster) - cpuBefore[1]!];
+      const [serverCpu, databaseCpu] = [treeCpuSeconds(answering) - cpuBefore[0]!, treeCpuSeconds(postmaster) - cpuBefore[1]!];
       windows.push({ scenario: scenario.name, startUs, endUs: Number(process.hrtime.bigint() / 1000n), requests: result.requests });
-      if (!scenario.origin) Object.assign(result, { serverCpuUs: (serverCpu / result.requests) * 1e6, databaseCpuUs: (databaseCpu / result.requests) * 1e6 });
+      Object.assign(result, { serverCpuUs: (serverCpu / result.requests) * 1e6, databaseCpuUs: (databaseCpu / result.requests) * 1e6 });
       results.push(result);
       console.log(
         `${result.scenario}: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors}; peak RSS so far ${peakRss.toFixed(0)} MB` +
@@ -632,6 +648,12 @@ async function main() {
     console.log("");
     if (results.length > 0) {
       console.log(`GET /models / raw node:http: ${(ratio * 100).toFixed(1)}% (target ≥ 15%) ${ratio >= 0.15 ? "PASS" : "FAIL"}`);
+      const floor = byName(FLOOR);
+      if (floor) {
+        console.log(
+          `The floor (its database work alone) / raw node:http: ${(ratioTo(floor, raw) * 100).toFixed(1)}%; GET /models / the floor: ${(ratioTo(models, floor) * 100).toFixed(0)}% (what the request path keeps of it)`,
+        );
+      }
       for (const detail of results.filter((r) => r.scenario.startsWith("GET /api/v1/end-users/") || r.scenario.startsWith("GET /api/v1/knowledgebases/"))) {
         const share = ratioTo(detail, models);
         console.log(`${detail.scenario} / GET /models: ${(share * 100).toFixed(0)}% (target ≥ 50%) ${share >= 0.5 ? "PASS" : "FAIL"}`);
@@ -705,6 +727,7 @@ async function main() {
     );
   } finally {
     rawServer?.kill("SIGTERM");
+    floorServer?.kill("SIGTERM");
     // A launcher that already exited (a failed start) has no exit left to wait for.
     if (server && server.exitCode === null && server.signalCode === null) {
       server.kill("SIGTERM");
