@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { api, newOrganization } from "../helpers";
-import { newKnowledgebase, newPage, tenantWithKnowledgebase } from "../knowledge-helpers";
+import { newKnowledgebase, newPage, sourceOf, tenantWithKnowledgebase, upload } from "../knowledge-helpers";
 
 describe("knowledgebases", () => {
   it("creates (201), lists with pagination and shows the detail with counts", async () => {
@@ -60,6 +60,22 @@ describe("knowledgebases", () => {
       { id: folder, title: "Guides", templateKey: "", parentPageId: null, updatedAt: expect.any(String), hook: "", isFolder: true, path: ["Guides"] },
       { id: child, title: "Setup", templateKey: "guide", parentPageId: folder, updatedAt: expect.any(String), hook: "how to set up", isFolder: false, path: ["Guides", "Setup"] },
     ]);
+  });
+
+  it("shows each source and page in the detail as its own endpoint does, in the order they were created", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const sourceIds: string[] = [];
+    for (const name of ["b-notes.md", "a-notes.md"]) sourceIds.push((await upload(key, kbId, { name, type: "text/markdown", bytes: `# ${name}` })).body.source.id);
+    const pageIds: string[] = [];
+    for (const title of ["Zeta", "Alpha", "Mid"]) pageIds.push(await newPage(key, kbId, { title, markdown: `# ${title}` }));
+
+    const detail = await api("GET", `/knowledgebases/${kbId}`, { key });
+    expect(detail.status).toBe(200);
+    expect(detail.body.counts).toEqual({ sources: 2, pages: 3 });
+    expect(detail.body.sources).toEqual(await Promise.all(sourceIds.map((id) => sourceOf(key, kbId, id))));
+    const pages = await Promise.all(pageIds.map(async (id) => (await api("GET", `/knowledgebases/${kbId}/pages/${id}`, { key })).body));
+    expect(detail.body.pages.map((page: { id: string; updatedAt: string }) => [page.id, page.updatedAt])).toEqual(pages.map((page) => [page.id, page.updatedAt]));
   });
 
   it("needs knowledge:read to read and knowledge:write to create", async () => {

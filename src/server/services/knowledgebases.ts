@@ -72,7 +72,8 @@ export const updateKnowledgebase = guarded({ scope: "knowledge:write" }, async f
   return { knowledgebase: (await summaries(db, [row]))[0]! };
 });
 
-type IndexRow = { id: string; title: string; templateKey: string; parentPageId: string | null; updatedAt: Date; hook: string; isFolder: boolean };
+/** A page as the detail statement gives it, `updatedAt` already as ISO text. */
+type IndexRow = { id: string; title: string; templateKey: string; parentPageId: string | null; updatedAt: string; hook: string; isFolder: boolean };
 
 /** The page index with each page's path (titles from the top level down to the page). */
 export function pageIndex(rows: IndexRow[]): PageIndexEntry[] {
@@ -91,7 +92,7 @@ export function pageIndex(rows: IndexRow[]): PageIndexEntry[] {
     title: row.title,
     templateKey: row.templateKey,
     parentPageId: row.parentPageId,
-    updatedAt: row.updatedAt.toISOString(),
+    updatedAt: row.updatedAt,
     hook: row.hook,
     isFolder: row.isFolder,
     path: pathOf(row),
@@ -102,23 +103,25 @@ export function pageIndex(rows: IndexRow[]): PageIndexEntry[] {
  * The knowledgebase with its sources and page index in one statement on the pool (a hot read),
  * explicit columns only: sources as the API shows them, pages as index rows for pageIndex().
  * Built as json, not jsonb: the rows are only read back as text, and jsonb's binary form would
- * be built and then printed again (BENCHMARKS.md).
+ * be built and then printed again. Each list is json_agg over a subquery whose column names are
+ * the fields: PostgreSQL builds those objects from the row's own layout, about a fifth faster for
+ * 50 pages than json_build_object with its keys written out (BENCHMARKS.md).
  */
 const KNOWLEDGEBASE_DETAIL = `
   select k.id, k.name, k.description, k.language, ${isoUtc("k.created_at")} as "createdAt", ${isoUtc("k.updated_at")} as "updatedAt",
     coalesce((
-      select json_agg(json_build_object(
-        'id', s.id, 'name', s.name, 'type', s.type, 'status', s.status, 'searchable', s.searchable, 'disabled', s.disabled,
-        'url', coalesce(s.url, ''), 'updatedAt', ${isoUtc("s.updated_at")}, 'createdAt', ${isoUtc("s.created_at")},
-        'sizeBytes', s.size_bytes, 'errorMessage', coalesce(s.error_message, ''), 'createdVia', s.created_via
-      ) order by s.created_at, s.id)
-      from sources s where s.organization_id = $1 and s.knowledgebase_id = k.id), '[]'::json) as sources,
+      select json_agg(source) from (
+        select s.id, s.name, s.type, s.status, s.searchable, s.disabled, coalesce(s.url, '') as url,
+          ${isoUtc("s.updated_at")} as "updatedAt", ${isoUtc("s.created_at")} as "createdAt", s.size_bytes as "sizeBytes",
+          coalesce(s.error_message, '') as "errorMessage", s.created_via as "createdVia"
+        from sources s where s.organization_id = $1 and s.knowledgebase_id = k.id
+        order by s.created_at, s.id) source), '[]'::json) as sources,
     coalesce((
-      select json_agg(json_build_object(
-        'id', p.id, 'title', p.title, 'templateKey', p.template_key, 'parentPageId', p.parent_page_id,
-        'updatedAt', ${isoUtc("p.updated_at")}, 'hook', p.hook, 'isFolder', p.is_folder
-      ) order by p.created_at, p.id)
-      from pages p where p.organization_id = $1 and p.knowledgebase_id = k.id), '[]'::json) as pages
+      select json_agg(page) from (
+        select p.id, p.title, p.template_key as "templateKey", p.parent_page_id as "parentPageId",
+          ${isoUtc("p.updated_at")} as "updatedAt", p.hook, p.is_folder as "isFolder"
+        from pages p where p.organization_id = $1 and p.knowledgebase_id = k.id
+        order by p.created_at, p.id) page), '[]'::json) as pages
   from knowledgebases k
   where k.id = $2 and k.organization_id = $1 and k.end_user_id is null`;
 
@@ -130,7 +133,7 @@ interface KnowledgebaseDetailRow {
   createdAt: string;
   updatedAt: string;
   sources: Source[];
-  pages: (Omit<IndexRow, "updatedAt"> & { updatedAt: string })[];
+  pages: IndexRow[];
 }
 
 export const getKnowledgebase = guarded(
@@ -152,7 +155,7 @@ export const getKnowledgebase = guarded(
       updatedAt: row.updatedAt,
       counts: { sources: row.sources.length, pages: row.pages.length },
       sources: row.sources,
-      pages: pageIndex(row.pages.map((page) => ({ ...page, updatedAt: new Date(page.updatedAt) }))),
+      pages: pageIndex(row.pages),
     };
   },
 );
