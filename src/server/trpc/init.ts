@@ -9,6 +9,7 @@ import type { DeclaredRequirement } from "@/server/auth/guarded";
 import { assertStorableRawInput } from "@/server/bounds";
 import type { Db } from "@/server/db";
 import { AppError, toAppError, type ErrorCode } from "@/server/errors";
+import { withSyncValidation } from "./sync-validation";
 
 export interface Context {
   db: Db;
@@ -55,6 +56,9 @@ const t = initTRPC
     },
   });
 
+/** The root of every procedure: input and output checked synchronously (sync-validation.ts). */
+const procedure = withSyncValidation(t.procedure);
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
@@ -68,7 +72,7 @@ const storableInput = t.middleware(async ({ getRawInput, next }) => {
   return next();
 });
 
-export const publicProcedure = t.procedure.use(storableInput);
+export const publicProcedure = procedure.use(storableInput);
 
 /**
  * An endpoint open to API keys (REST, MCP) and to signed-in members, checked by scope and role
@@ -78,24 +82,22 @@ export const publicProcedure = t.procedure.use(storableInput);
  * accepts any valid key. It is also the `auth` the REST door and the OpenAPI document read.
  */
 export function scopedProcedure(requirement: DeclaredRequirement) {
-  return t.procedure
-    .meta({ auth: requirement })
-    .use(({ ctx, next }) => {
-      if (!ctx.actor) throw new AppError("unauthorized", "Sign in or send an API key.");
-      authorize(ctx.actor, requirement);
-      return next({ ctx: { ...ctx, actor: ctx.actor } });
-    })
-    .use(storableInput);
+  // The storable-input check runs in the same middleware: tRPC copies its call options for each
+  // middleware level, and these procedures serve the hot paths.
+  return procedure.meta({ auth: requirement }).use(async ({ ctx, getRawInput, next }) => {
+    if (!ctx.actor) throw new AppError("unauthorized", "Sign in or send an API key.");
+    authorize(ctx.actor, requirement);
+    await assertStorableRawInput(getRawInput);
+    return next({ ctx: { actor: ctx.actor } });
+  });
 }
 
 /** A console-only endpoint for a signed-in member meeting `requirement` (the called service's). */
 export function memberProcedure(requirement: DeclaredRequirement) {
-  return t.procedure
-    .meta({ auth: requirement })
-    .use(({ ctx, next }) => {
-      if (ctx.actor?.kind !== "member") throw new AppError("unauthorized", "Your session has ended; sign in again.");
-      authorize(ctx.actor, requirement);
-      return next({ ctx: { ...ctx, actor: ctx.actor as MemberActor } });
-    })
-    .use(storableInput);
+  return procedure.meta({ auth: requirement }).use(async ({ ctx, getRawInput, next }) => {
+    if (ctx.actor?.kind !== "member") throw new AppError("unauthorized", "Your session has ended; sign in again.");
+    authorize(ctx.actor, requirement);
+    await assertStorableRawInput(getRawInput);
+    return next({ ctx: { actor: ctx.actor as MemberActor } });
+  });
 }

@@ -9,6 +9,7 @@ import { assertStorableRawInput } from "@/server/bounds";
 import { AppError, toAppError } from "@/server/errors";
 import { endUserForSession } from "@/server/services/end-user-sessions";
 import { resolvePortal } from "@/server/services/portals";
+import { withSyncValidation } from "../sync-validation";
 
 export interface PortalContext {
   db: Db;
@@ -32,13 +33,16 @@ const t = initTRPC.context<PortalContext>().create({
   },
 });
 
+/** The root of every portal procedure: input and output checked synchronously (../sync-validation.ts). */
+const procedure = withSyncValidation(t.procedure);
+
 export const portalRouterFactory = t.router;
 
 type PortalInputSchema = z.ZodType<{ portal: string }, unknown>;
 
 /** A procedure anyone may call; `ctx.portal` is the portal the input names (unknown → not_found). */
 export function portalProcedure<S extends PortalInputSchema>(input: S) {
-  return t.procedure
+  return procedure
     .use(async ({ getRawInput, next }) => {
       await assertStorableRawInput(getRawInput);
       return next();
