@@ -105,7 +105,10 @@ export function pageIndex(rows: IndexRow[]): PageIndexEntry[] {
  * Built as json, not jsonb: the rows are only read back as text, and jsonb's binary form would
  * be built and then printed again. Each list is json_agg over a subquery whose column names are
  * the fields: PostgreSQL builds those objects from the row's own layout, about a fifth faster for
- * 50 pages than json_build_object with its keys written out (BENCHMARKS.md).
+ * 50 pages than json_build_object with its keys written out (BENCHMARKS.md). The subquery's
+ * ORDER BY is the list's order: PostgreSQL's documentation of aggregate functions names extra
+ * processing at the aggregate's level, such as a join, as what could reorder it, so keep none
+ * there (tests/knowledge/knowledgebases.test.ts checks the order).
  */
 const KNOWLEDGEBASE_DETAIL = `
   select k.id, k.name, k.description, k.language, ${isoUtc("k.created_at")} as "createdAt", ${isoUtc("k.updated_at")} as "updatedAt",
