@@ -70,12 +70,20 @@ it("calls an attached flow with the model's arguments and answers with its outpu
   expect(trace).toContainEqual(expect.objectContaining({ kind: "tool", name: "flow_Order_lookup", input: '{"order":"A-42"}', output: "Order A-42 ships tomorrow" }));
 });
 
-it("searches the agent's knowledge through search_knowledge", async () => {
+it("searches the agent's knowledge through search_knowledge, with the providers the run read with its app", async () => {
   const tenant = await newOrganization();
   const appId = await toolApp(tenant);
-  const response = await converse(tenant.orgKey.secret, appId, { message: "search: refunds?" });
-  expect(response.status).toBe(200);
-  expect(response.body.reply).toContain("Refunds are paid within 14 days");
+  const query = vi.spyOn(getDb().pool, "query");
+  try {
+    const response = await converse(tenant.orgKey.secret, appId, { message: "search: refunds?" });
+    expect(response.status).toBe(200);
+    expect(response.body.reply).toContain("Refunds are paid within 14 days");
+    const statements = query.mock.calls.map(([config]) => (config as { name?: string }).name);
+    expect(statements).toContain("atrium_retrieve");
+    expect(statements).not.toContain("atrium_model_providers");
+  } finally {
+    query.mockRestore();
+  }
 });
 
 it("reports a failing tool to the model, and the run carries on", async () => {

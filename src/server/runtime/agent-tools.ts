@@ -10,6 +10,7 @@ import type { Db } from "@/server/db";
 import { isAppError } from "@/server/errors";
 import { forStep, forTrace, RUN_LIMITS } from "./limits";
 import type { ModelTool } from "./model-types";
+import type { ProviderRow } from "./models";
 import { retrievePassages } from "./retrieval";
 
 /** What a tool needs of its run (run.ts's RunContext has it; declared here so the two modules do not import each other). */
@@ -18,6 +19,8 @@ export interface ToolRunContext {
   organizationId: string;
   trace: { push(entry: { id: string; kind: "tool"; name: string; input: string; output: string; note?: string; latencyMs: number }): unknown };
   onStep?: (step: { kind: "member" | "tool"; name: string; status: "started" | "finished" | "failed"; output?: string }) => void;
+  /** The organization's model providers, when the run read them with its app. */
+  providers?: ProviderRow[];
 }
 
 /** A tool as the agent defines it, before the run's bounds are put around it. */
@@ -112,7 +115,7 @@ export function knowledgeTools(ctx: ToolRunContext, referenced: string[], taken:
       description: "Searches the agent's knowledge for passages about a query; returns titles and text.",
       parameters: { type: "object", properties: { query: { type: "string", description: "What to look for" } }, required: ["query"], additionalProperties: false },
       async run(args) {
-        const { passages } = await retrievePassages(ctx.db, ctx.organizationId, knowledgebaseIds, String(args.query ?? ""));
+        const { passages } = await retrievePassages(ctx.db, ctx.organizationId, knowledgebaseIds, String(args.query ?? ""), ctx.providers);
         return passages.length ? passages.map((p) => `# ${p.title}\n${p.text}`).join("\n\n") : "Nothing found.";
       },
     },

@@ -69,19 +69,18 @@ function providerRows(db: ProviderReader, organizationId: string, slug?: string)
  * time (GET /models, every retrieval of a run), where a Prisma query costs several times the CPU.
  */
 async function pooledProviderRows(db: Db, organizationId: string): Promise<ProviderRow[]> {
-  const { rows } = await db.pool.query<ProviderRow>({
+  const { rows } = await db.pool.query<{ providers: ProviderRow[] }>({
     name: "atrium_model_providers",
-    text: `select slug, name, kind, base_url as "baseUrl", api_key_ciphertext as "apiKeyCiphertext", models
-           from model_providers where organization_id = $1 order by created_at, id`,
+    text: `select ${providerRowsJson("$1")} as providers`,
     values: [organizationId],
   });
-  return rows;
+  return rows[0]!.providers;
 }
 
 /**
  * The organization's providers (`organization`: the statement's parameter for its id) as one json
- * array of ProviderRow, oldest first: for a statement that reads them beside something else, as a
- * run's first statement does (runtime/load.ts), saving the run a statement of their own.
+ * array of ProviderRow, oldest first: read alone above, or beside something else, as a run's first
+ * statement does (runtime/load.ts), saving the run a statement of their own.
  */
 export function providerRowsJson(organization: string): string {
   return `(select coalesce(json_agg(json_build_object('slug', slug, 'name', name, 'kind', kind, 'baseUrl', base_url,
