@@ -35,8 +35,24 @@ function start(port: string): Run {
   return { child, output: () => output, exited };
 }
 
-function randomPort(): number {
-  return 20_000 + Math.floor(Math.random() * 20_000);
+/** A port nothing listens on now (the system's choice, so parallel test files do not collide). */
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** Waits until the server answers its health check; fails at once, with what it printed, if it exits first. */
+async function untilHealthy(run: Run, port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (run.child.exitCode !== null || run.child.signalCode !== null) throw new Error(`The launcher exited before serving:\n${run.output()}`);
+    if ((await health(port)) === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`No healthy answer within ${timeoutMs / 1000} s. The launcher printed:\n${run.output()}`);
 }
 
 /** The pid of the embedded PostgreSQL when it runs. */
@@ -76,9 +92,9 @@ afterEach(async () => {
 });
 
 it("creates the first owner on a fresh start, serves from its own process, and on SIGTERM answers the request in flight, exits 0 and stops the embedded database", async () => {
-  const port = randomPort();
+  const port = await freePort();
   const run = start(String(port));
-  await expect.poll(() => health(port), { timeout: 150_000, interval: 500 }).toBe(200);
+  await untilHealthy(run, port, 150_000);
   expect(run.output()).toContain("First start: created the organization and its owner");
   expect(run.output()).toMatch(/password: +\S{12,}/);
 
