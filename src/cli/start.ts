@@ -4,7 +4,7 @@
 // loaded), builds when there is no production build, then serves. In production this process
 // becomes the server: it imports http-server.ts only then and serves HTTP itself, one node
 // process for the whole run; restarting it after a crash is the job of what runs it (systemd,
-// Docker, Kubernetes: README.md, Operations). `npm run dev` runs `next dev` as a child instead.
+// Docker, Kubernetes: docs/operations.md). `npm run dev` runs `next dev` as a child instead.
 // Either way the embedded database is stopped once serving ends. Its own lines are JSON, like the
 // server's.
 import { spawn } from "node:child_process";

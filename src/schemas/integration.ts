@@ -123,7 +123,7 @@ export type McpTool = z.infer<typeof McpTool>;
 
 export const McpToolList = z.object({
   tools: z.array(McpTool),
-  /** The server offered more tools than Atrium reads, or some it could not use (see the README). */
+  /** The server offered more tools than Atrium reads, or some it could not use (see docs/providers-and-tools.md). */
   truncated: z.boolean(),
 });
 export type McpToolList = z.infer<typeof McpToolList>;

@@ -1,5 +1,5 @@
 // Every bound on input in one place. The zod text helpers of
-// common.ts and the body reader of the doors read these; the README's "Bounds on input" table
+// common.ts and the body reader of the doors read these; the "Bounds on input" table in docs/security.md
 // documents them. Lengths are in characters (UTF-16 code units, as zod and JavaScript count).
 
 /** A JSON request body, in bytes: 1 MB of inline source content fits however it is escaped. */
