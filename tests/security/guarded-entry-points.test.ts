@@ -37,6 +37,7 @@ const UNGUARDED: Record<string, string> = {
   "portal-access.listPortalApps": "the portal door's; its end user is checked by the portal session",
   "conversations.listEndUserConversations": "the portal door's; only the end user's own conversations",
   "conversations.getEndUserConversation": "the portal door's; only the end user's own conversation",
+  "credit-requests.requestMoreCredits": "the portal door's; the signed-in end user asks for themselves",
 };
 
 type ServiceModule = Record<string, unknown>;

@@ -12,11 +12,14 @@ import {
   RequestCodeInput,
   RequestCodeOutput,
   SignOutOutput,
+  RequestCreditsInput,
+  RequestCreditsOutput,
   VerifyCodeInput,
   VerifyCodeOutput,
 } from "@/schemas/portal";
 import { clearedPortalSessionCookie, portalSessionCookie } from "@/server/auth/portal-cookie";
 import { getEndUserConversation, listEndUserConversations } from "@/server/services/conversations";
+import { requestMoreCredits } from "@/server/services/credit-requests";
 import { creditPools } from "@/server/services/credits";
 import { endEndUserSession } from "@/server/services/end-user-sessions";
 import { listPortalApps } from "@/server/services/portal-access";
@@ -62,6 +65,12 @@ export const portalRouter = router({
     get: endUserProcedure(PortalInput)
       .output(MeOutput)
       .query(async ({ ctx }) => ({ endUser: ctx.actor.endUser, credits: await creditPools(ctx.db, ctx.actor.organizationId, ctx.actor.endUser.id) })),
+  }),
+
+  credits: router({
+    request: endUserProcedure(RequestCreditsInput)
+      .output(RequestCreditsOutput)
+      .mutation(async ({ ctx, input }) => ({ creditRequest: await requestMoreCredits(ctx.db, ctx.actor, input) })),
   }),
 
   apps: router({
