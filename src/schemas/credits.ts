@@ -5,7 +5,7 @@ import { plainText, Timestamp, Uuid } from "./common";
 /** Most bonus credits one grant gives, and most a pool may hold at once (int4 stays far away). */
 export const MAX_BONUS_CREDITS_PER_GRANT = 1_000_000;
 export const MAX_BONUS_CREDITS_PER_POOL = 1_000_000_000;
-const MAX_CREDIT_REQUEST_CHARS = 500;
+export const MAX_CREDIT_REQUEST_CHARS = 500;
 
 export const GrantBonusCreditsInput = z.strictObject({
   endUserId: Uuid,
