@@ -112,9 +112,7 @@ describe("asking for codes", () => {
   it("150 requests from 30 addresses for one end user send at most the hourly cap of codes and mails, then 429 with Retry-After", async () => {
     const scenario = await portalScenario();
     const addresses = Array.from({ length: 30 }, clientAddress);
-    const answers = await Promise.all(
-      Array.from({ length: 150 }, (_, i) => requestCode(scenario.portal.slug, scenario.endUser.email, addresses[i % addresses.length]!)),
-    );
+    const answers = await Promise.all(Array.from({ length: 150 }, (_, i) => requestCode(scenario.portal.slug, scenario.endUser.email, addresses[i % addresses.length]!)));
     const accepted = answers.filter((answer) => answer.status === 200);
     expect(accepted).toHaveLength(CODE_REQUESTS_PER_HOUR);
     for (const answer of answers.filter((a) => a.status !== 200)) expectRateLimited(answer, 3600);
