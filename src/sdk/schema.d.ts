@@ -1139,8 +1139,11 @@ export interface components {
     schemas: {
         /** Format: uuid */
         Uuid: string;
-        /** Format: date-time */
-        DateTime: string;
+        /**
+         * Format: date-time
+         * @description ISO 8601 with an offset, from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z
+         */
+        DateTimeInput: string;
         Model: {
             id: string;
             name: string;
@@ -1160,6 +1163,8 @@ export interface components {
             fullName: string;
             createdAt: components["schemas"]["DateTime"];
         };
+        /** Format: date-time */
+        DateTime: string;
         Subscription: {
             id: components["schemas"]["Uuid"];
             tierPlanId: components["schemas"]["Uuid"];
@@ -2674,7 +2679,7 @@ export interface operations {
                         effect?: "allow";
                         /** @description A portal the grant is limited to */
                         deploymentId?: components["schemas"]["Uuid"];
-                        expiresAt?: components["schemas"]["DateTime"];
+                        expiresAt?: components["schemas"]["DateTimeInput"];
                     }[];
                 };
             };
@@ -3278,7 +3283,7 @@ export interface operations {
                     targetId: components["schemas"]["Uuid"];
                     /** @description A portal the grant is limited to */
                     deploymentId?: components["schemas"]["Uuid"];
-                    expiresAt?: components["schemas"]["DateTime"];
+                    expiresAt?: components["schemas"]["DateTimeInput"];
                 };
             };
         };
@@ -3595,7 +3600,7 @@ export interface operations {
                 cursor?: string;
                 fields?: string;
                 q?: string;
-                updatedSince?: components["schemas"]["DateTime"];
+                updatedSince?: components["schemas"]["DateTimeInput"];
             };
             header?: never;
             path?: never;
@@ -3796,7 +3801,7 @@ export interface operations {
                         label: string;
                     }[];
                     /** @description The `updatedAt` last read */
-                    expectedUpdatedAt?: components["schemas"]["DateTime"];
+                    expectedUpdatedAt?: components["schemas"]["DateTimeInput"];
                 };
             };
         };
@@ -4070,7 +4075,7 @@ export interface operations {
                 cursor?: string;
                 fields?: string;
                 q?: string;
-                updatedSince?: components["schemas"]["DateTime"];
+                updatedSince?: components["schemas"]["DateTimeInput"];
             };
             header?: never;
             path?: never;
@@ -4287,7 +4292,7 @@ export interface operations {
                         }[];
                     }[];
                     /** @description The `updatedAt` last read */
-                    expectedUpdatedAt?: components["schemas"]["DateTime"];
+                    expectedUpdatedAt?: components["schemas"]["DateTimeInput"];
                 };
             };
         };
@@ -4561,7 +4566,7 @@ export interface operations {
                 cursor?: string;
                 fields?: string;
                 q?: string;
-                updatedSince?: components["schemas"]["DateTime"];
+                updatedSince?: components["schemas"]["DateTimeInput"];
             };
             header?: never;
             path?: never;
@@ -4755,7 +4760,7 @@ export interface operations {
                         };
                     };
                     /** @description The `updatedAt` last read */
-                    expectedUpdatedAt?: components["schemas"]["DateTime"];
+                    expectedUpdatedAt?: components["schemas"]["DateTimeInput"];
                 };
             };
         };
