@@ -94,7 +94,7 @@ async function signInWithCode(page: Page, slug: string, organizationId: string, 
 for (const viewport of VIEWPORTS) {
   test.describe(`at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
     test.use({ viewport: { width: viewport.width, height: viewport.height } });
-    // Her own address per size: code requests are throttled per email (5 a minute from one address).
+    // Her own email per size: codes are capped per email (5 an hour, whatever the address).
     const alice = viewport.name === "desktop" ? ALICE : "alice.phone@customer.example";
 
     test("alice signs in with an outbox code, chats with her one app, runs out of credits, comes back to her conversation, and is signed out on revocation", async ({ page }) => {

@@ -1196,8 +1196,11 @@ export interface components {
     schemas: {
         /** Format: uuid */
         Uuid: string;
-        /** Format: date-time */
-        DateTime: string;
+        /**
+         * Format: date-time
+         * @description ISO 8601 with an offset, from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z
+         */
+        DateTimeInput: string;
         Model: {
             id: string;
             name: string;
@@ -1217,6 +1220,8 @@ export interface components {
             fullName: string;
             createdAt: components["schemas"]["DateTime"];
         };
+        /** Format: date-time */
+        DateTime: string;
         Subscription: {
             id: components["schemas"]["Uuid"];
             tierPlanId: components["schemas"]["Uuid"];
@@ -2740,7 +2745,7 @@ export interface operations {
                         effect?: "allow";
                         /** @description A portal the grant is limited to */
                         deploymentId?: components["schemas"]["Uuid"];
-                        expiresAt?: components["schemas"]["DateTime"];
+                        expiresAt?: components["schemas"]["DateTimeInput"];
                     }[];
                 };
             };
@@ -3467,7 +3472,7 @@ export interface operations {
                     targetId: components["schemas"]["Uuid"];
                     /** @description A portal the grant is limited to */
                     deploymentId?: components["schemas"]["Uuid"];
-                    expiresAt?: components["schemas"]["DateTime"];
+                    expiresAt?: components["schemas"]["DateTimeInput"];
                 };
             };
         };
@@ -3784,7 +3789,7 @@ export interface operations {
                 cursor?: string;
                 fields?: string;
                 q?: string;
-                updatedSince?: components["schemas"]["DateTime"];
+                updatedSince?: components["schemas"]["DateTimeInput"];
             };
             header?: never;
             path?: never;
@@ -3985,7 +3990,7 @@ export interface operations {
                         label: string;
                     }[];
                     /** @description The `updatedAt` last read */
-                    expectedUpdatedAt?: components["schemas"]["DateTime"];
+                    expectedUpdatedAt?: components["schemas"]["DateTimeInput"];
                 };
             };
         };
@@ -4259,7 +4264,7 @@ export interface operations {
                 cursor?: string;
                 fields?: string;
                 q?: string;
-                updatedSince?: components["schemas"]["DateTime"];
+                updatedSince?: components["schemas"]["DateTimeInput"];
             };
             header?: never;
             path?: never;
@@ -4476,7 +4481,7 @@ export interface operations {
                         }[];
                     }[];
                     /** @description The `updatedAt` last read */
-                    expectedUpdatedAt?: components["schemas"]["DateTime"];
+                    expectedUpdatedAt?: components["schemas"]["DateTimeInput"];
                 };
             };
         };
@@ -4750,7 +4755,7 @@ export interface operations {
                 cursor?: string;
                 fields?: string;
                 q?: string;
-                updatedSince?: components["schemas"]["DateTime"];
+                updatedSince?: components["schemas"]["DateTimeInput"];
             };
             header?: never;
             path?: never;
@@ -4944,7 +4949,7 @@ export interface operations {
                         };
                     };
                     /** @description The `updatedAt` last read */
-                    expectedUpdatedAt?: components["schemas"]["DateTime"];
+                    expectedUpdatedAt?: components["schemas"]["DateTimeInput"];
                 };
             };
         };
