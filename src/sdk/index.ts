@@ -163,7 +163,7 @@ export function createAtrium(options: AtriumOptions): Atrium {
     signal?: AbortSignal,
   ): AsyncGenerator<ConversationEvent> {
     let response = await first();
-    for (let reconnects = 0; ; ) {
+    for (let reconnects = 0; ;) {
       if (response.status === 204) return;
       if (!response.ok) throw await errorFrom(response);
       for await (const event of eventsOf(response, state)) {

@@ -313,7 +313,10 @@ function addDoors(operation: Operation, meta: Meta): void {
       description: "The run has ended and the client already has its last event: nothing to send (an EventSource stops reconnecting)",
       headers: success.headers,
     } as Response;
-    operation.parameters = [...(operation.parameters ?? []), LAST_EVENT_ID("The `id:` of the last event the client has: the stream resumes after it (an EventSource sends it when it reconnects)")];
+    operation.parameters = [
+      ...(operation.parameters ?? []),
+      LAST_EVENT_ID("The `id:` of the last event the client has: the stream resumes after it (an EventSource sends it when it reconnects)"),
+    ];
   }
   // The REST door honours Idempotency-Key on every POST (adapters/rest.ts).
   if (meta.openapi?.method === "POST") {

@@ -15,7 +15,15 @@ import { labelRoute } from "@/server/observability/route-label";
 import { ConversationInput, ConversationRunInput } from "@/schemas/runtime";
 import type { Context, Meta } from "@/server/trpc/init";
 import { findRun } from "@/server/services/conversation-runs";
-import { checkIdempotencyKey, claimIdempotencyKey, finishIdempotencyKey, hashRequest, releaseIdempotencyKey, releaseStreamKey, type StoredResponse } from "@/server/services/idempotency";
+import {
+  checkIdempotencyKey,
+  claimIdempotencyKey,
+  finishIdempotencyKey,
+  hashRequest,
+  releaseIdempotencyKey,
+  releaseStreamKey,
+  type StoredResponse,
+} from "@/server/services/idempotency";
 import { errorResponse, requestIdFor } from "./envelope";
 import { readJsonBody, refuseDeclaredOversize } from "./json-body";
 import { textResponse } from "./text-response";

@@ -134,7 +134,15 @@ export function startConversationRun(db: Db, actor: Actor | EndUserActor, input:
       signal: cancel.signal,
       onStart: async (run) => {
         await db.conversationRun.create({
-          data: { id: run.executionId, organizationId: actor.organizationId, appId: input.appId.toLowerCase(), conversationId: run.conversationId, door, endUserId: run.endUserId, status: "running" },
+          data: {
+            id: run.executionId,
+            organizationId: actor.organizationId,
+            appId: input.appId.toLowerCase(),
+            conversationId: run.conversationId,
+            door,
+            endUserId: run.endUserId,
+            status: "running",
+          },
         });
         started = run;
         maybeSweep(db);
