@@ -7,6 +7,11 @@ const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   /** Any PostgreSQL URL. When unset, an embedded PostgreSQL is started under DATA_DIR. */
   DATABASE_URL: z.string().url().optional(),
+  /**
+   * Where each process keeps its one LISTEN connection for conversation streams (runtime/run-hub.ts):
+   * a direct (session) URL when DATABASE_URL goes through a transaction-mode pooler. Defaults to DATABASE_URL.
+   */
+  DATABASE_LISTEN_URL: z.string().url().optional(),
   DATA_DIR: z.string().min(1).default(".data"),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   SESSION_TTL_HOURS: z.coerce.number().positive().default(12),

@@ -850,6 +850,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/apps/{appId}/conversation/runs/{executionId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Resume a conversation run's stream
+         * @description Server-Sent Events of a streamed conversation run (the `execution_id` of its `run` event), usable with `EventSource`: every event from the start, or after the one named by the `Last-Event-ID` header (or `lastEventId`), then live until `done` or `error`. A finished run replays in full for 24 hours; 204 when the client already has its last event (an EventSource stops reconnecting). Same key rules as the conversation POST. An unknown run, or one started through another door or organization, is `not_found`. Reading never runs or bills anything.
+         */
+        get: operations["runtime-conversationRunEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apps/{appId}/conversation/runs/{executionId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a conversation run
+         * @description Stops a streamed run, whichever server process runs it: its stream ends with an `error` event of code `canceled`, and its execution's status is `canceled`. 202 with the execution once it stopped; the run is billed, since it ran. A run that already ended: 200 with its execution, unchanged. Same key rules as the conversation POST.
+         */
+        post: operations["runtime-cancelConversationRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/apps/{appId}/transaction": {
         parameters: {
             query?: never;
@@ -1604,43 +1644,6 @@ export interface components {
             published?: boolean;
             updatedAt?: components["schemas"]["DateTime"];
         };
-        TestRun: {
-            tool: {
-                id: components["schemas"]["Uuid"];
-                kind: string;
-                name: string;
-            };
-            summary: {
-                total: number;
-                passed: number;
-                failed: number;
-            };
-            results: {
-                caseId: string;
-                input: string;
-                passed: boolean;
-                output: string;
-                failures: {
-                    criterionId: string;
-                    reason: string;
-                    correctionHint: string;
-                    targetNodeIds: string[];
-                }[];
-                error: string | null;
-                executionId: string;
-                latencyMs: number;
-            }[];
-            corrections: {
-                criterionId: string;
-                testCaseId: string;
-                reason: string;
-                correctionHint: string;
-                targetNodeId: string;
-                suggestedAction: string;
-            }[];
-            id: components["schemas"]["Uuid"];
-            createdAt: components["schemas"]["DateTime"];
-        };
         Execution: {
             id: components["schemas"]["Uuid"];
             kind: string;
@@ -1696,6 +1699,48 @@ export interface components {
             portalName: string | null;
             createdAt: components["schemas"]["DateTime"];
         };
+        TestRun: {
+            tool: {
+                id: components["schemas"]["Uuid"];
+                kind: string;
+                name: string;
+            };
+            summary: {
+                total: number;
+                passed: number;
+                failed: number;
+            };
+            results: {
+                caseId: string;
+                input: string;
+                passed: boolean;
+                output: string;
+                failures: {
+                    criterionId: string;
+                    reason: string;
+                    correctionHint: string;
+                    targetNodeIds: string[];
+                }[];
+                error: string | null;
+                executionId: string;
+                latencyMs: number;
+            }[];
+            corrections: {
+                criterionId: string;
+                testCaseId: string;
+                reason: string;
+                correctionHint: string;
+                targetNodeId: string;
+                suggestedAction: string;
+            }[];
+            id: components["schemas"]["Uuid"];
+            createdAt: components["schemas"]["DateTime"];
+        };
+        /** @description `event: run`: the first event; the run to resume (`GET …/runs/{execution_id}/events`) or cancel */
+        ConversationRunEvent: {
+            execution_id: components["schemas"]["Uuid"];
+            conversation_id: components["schemas"]["Uuid"];
+        };
         /** @description `event: delta` */
         ConversationDeltaEvent: {
             text: string;
@@ -1716,14 +1761,14 @@ export interface components {
             conversation_id: components["schemas"]["Uuid"];
             execution_id: components["schemas"]["Uuid"];
         };
-        /** @description `event: error`: the run failed after it started (a run bound, the provider); the last event */
+        /** @description `event: error`: the run failed after it started (a run bound, the provider) or was canceled (`canceled`); the last event */
         ConversationErrorEvent: {
             error: components["schemas"]["ErrorBody"];
         };
         /** @description The `error` object of any error response */
         ErrorBody: {
             /** @enum {string} */
-            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "deleted_identity" | "live_paid_subscription" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
+            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
             message: string;
         } & {
             [key: string]: unknown;
@@ -1971,6 +2016,15 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description `canceled` (409): Only in a conversation stream's `error` event: the run was stopped by its cancel endpoint (the execution is `canceled`, billed) */
+        CanceledError: {
+            /** @constant */
+            code: "canceled";
+            /** @description Human-readable; wording may change */
+            message: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description `deleted_identity` (409): The email belongs to a deleted account; nothing written */
         DeletedIdentityError: {
             /**
@@ -2185,7 +2239,7 @@ export interface components {
                  * @description Stable machine-readable code
                  * @enum {string}
                  */
-                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "deleted_identity" | "live_paid_subscription" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
+                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
                 /** @description Human-readable; wording may change */
                 message: string;
                 /** @description invalid_request from validation: every problem */
@@ -2715,7 +2769,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2908,7 +2962,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3010,7 +3064,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3093,7 +3147,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3206,7 +3260,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3360,7 +3414,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3456,7 +3510,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3592,7 +3646,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3691,7 +3745,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3825,7 +3879,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4025,7 +4079,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4142,7 +4196,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4300,7 +4354,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4516,7 +4570,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4633,7 +4687,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4791,7 +4845,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4983,7 +5037,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5100,7 +5154,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5218,7 +5272,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description With `Idempotency-Key`, attaching to the key's run: resume after this event `id:` */
+                "Last-Event-ID"?: string;
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5237,7 +5293,7 @@ export interface operations {
                     /** @description With `endUserId`: the portal the run counts as (grants limited to a portal, groups admitted to it) */
                     portalId?: components["schemas"]["Uuid"];
                     /**
-                     * @description When true the answer is Server-Sent Events: `delta` events (`{"text"}`) as the reply is produced, then exactly one `done` (`{"reply","conversation_id"}`) or `error` (`{"error":{code,message}}`). A comment line is sent every 15 s on long runs.
+                     * @description When true the answer is Server-Sent Events: `run` (`{"execution_id","conversation_id"}`) first, `delta` events (`{"text"}`) as the reply is produced, `step` events, then exactly one `done` (`{"reply","conversation_id","execution_id"}`) or `error` (`{"error":{code,message}}`), each with an `id:`. The run goes on if the connection drops: resume it with `GET /apps/{appId}/conversation/runs/{executionId}/events`. A comment line is sent every 15 s on long runs.
                      * @default false
                      */
                     stream?: boolean;
@@ -5246,12 +5302,15 @@ export interface operations {
         };
         responses: {
             /**
-             * @description JSON, or with `"stream": true` Server-Sent Events. With `"stream": true` the answer is Server-Sent Events (refusals before the run starts stay JSON errors). Once the run starts the headers and a comment line go out at once, then a comment every 15 s keeps the connection open. Events, each with an `id:`:
+             * @description JSON, or with `"stream": true` Server-Sent Events. With `"stream": true` the answer is Server-Sent Events (refusals before the run starts stay JSON errors). Once the run starts the headers and a comment line go out at once, then a comment every 15 s keeps the connection open. Events, each with an `id:` (its place in the run):
+             *     - `run`: `ConversationRunEvent`, first: the `execution_id` to resume or cancel, and the `conversation_id`;
              *     - `delta`: `ConversationDeltaEvent`, a piece of the reply;
              *     - `step`: `ConversationStepEvent`, a member or tool starting or ending;
-             *     - then exactly one `done` (`ConversationDoneEvent`) or `error` (`ConversationErrorEvent`).
+             *     - then exactly one `done` (`ConversationDoneEvent`) or `error` (`ConversationErrorEvent`; code `canceled` after a cancel).
              *
-             *     Close the stream on `done`: a stream cannot be resumed, and an EventSource that reconnects posts again. Clients ignore events they do not know.
+             *     Clients ignore events they do not know.
+             *
+             *     The run goes on if the connection drops (only `POST …/runs/{executionId}/cancel` or a run bound stops it) and its events are kept 24 hours: resume with `GET /apps/{appId}/conversation/runs/{executionId}/events` and `Last-Event-ID`, or repeat this POST with the same `Idempotency-Key` and body (and `Last-Event-ID`). One run, one charge.
              */
             200: {
                 headers: {
@@ -5284,11 +5343,124 @@ export interface operations {
             502: components["responses"]["Error502"];
         };
     };
+    "runtime-conversationRunEvents": {
+        parameters: {
+            query?: {
+                lastEventId?: string;
+            };
+            header?: {
+                /** @description The `id:` of the last event the client has: the stream resumes after it (an EventSource sends it when it reconnects) */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                appId: components["schemas"]["Uuid"];
+                executionId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description Server-Sent Events of the run, from the start or after `Last-Event-ID`, then live until the final event; a comment line goes out at once and every 15 s. Events, each with an `id:` (its place in the run):
+             *     - `run`: `ConversationRunEvent`, first: the `execution_id` to resume or cancel, and the `conversation_id`;
+             *     - `delta`: `ConversationDeltaEvent`, a piece of the reply;
+             *     - `step`: `ConversationStepEvent`, a member or tool starting or ending;
+             *     - then exactly one `done` (`ConversationDoneEvent`) or `error` (`ConversationErrorEvent`; code `canceled` after a cancel).
+             *
+             *     Clients ignore events they do not know.
+             */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description The run has ended and the client already has its last event: nothing to send (an EventSource stops reconnecting) */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "runtime-cancelConversationRun": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                appId: components["schemas"]["Uuid"];
+                executionId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run had already ended: its execution, unchanged */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        execution: components["schemas"]["Execution"];
+                    };
+                };
+            };
+            /** @description Successful response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        execution: components["schemas"]["Execution"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409_2"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     "runtime-transaction": {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5386,7 +5558,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5478,7 +5650,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5570,7 +5742,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5751,7 +5923,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6072,7 +6244,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6133,7 +6305,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6294,7 +6466,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6350,7 +6522,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6687,7 +6859,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {

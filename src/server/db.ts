@@ -28,7 +28,15 @@ export function createDb(databaseUrl: string, poolSize = 10): Db {
   return Object.assign(new PrismaClient({ adapter: new PrismaPg(pool) }), { pool });
 }
 
+const closers = new WeakMap<Db, (() => Promise<void>)[]>();
+
+/** Runs `close` when the client is closed: a connection of its own beside the pool (runtime/run-hub.ts). */
+export function onCloseDb(db: Db, close: () => Promise<void>): void {
+  closers.set(db, [...(closers.get(db) ?? []), close]);
+}
+
 export async function closeDb(db: Db): Promise<void> {
+  await Promise.all((closers.get(db) ?? []).map((close) => close()));
   await db.$disconnect();
   await db.pool.end();
 }

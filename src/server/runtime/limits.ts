@@ -30,9 +30,17 @@ export const RUN_LIMITS = {
   toolOutputChars: 32 * 1024,
   /** Characters of a member's output shown in a stream's `step` event: a glimpse, not the answer. */
   stepOutputChars: 500,
+  /**
+   * Characters of a conversation stream's events kept for resuming (services/conversation-runs.ts):
+   * each event's data plus STORED_EVENT_OVERHEAD; the final `done` or `error` is always kept.
+   */
+  streamEventChars: 4 * 1024 * 1024,
 };
 
-export type RunBound = "steps" | "tool steps" | "node output" | "run output" | "member output" | "reply" | "time";
+/** What each stored stream event counts beyond its data: many tiny events are bounded too. */
+export const STORED_EVENT_OVERHEAD = 100;
+
+export type RunBound = "steps" | "tool steps" | "node output" | "run output" | "member output" | "reply" | "time" | "stream events";
 
 const DESCRIBE: Record<RunBound, () => string> = {
   steps: () => `the run executed more than ${RUN_LIMITS.steps} steps`,
@@ -42,6 +50,7 @@ const DESCRIBE: Record<RunBound, () => string> = {
   "member output": () => `a member's output exceeded ${RUN_LIMITS.memberOutputChars} characters`,
   reply: () => `the reply exceeded ${RUN_LIMITS.replyChars} characters`,
   time: () => `the run took longer than ${RUN_LIMITS.runMs / 1000} seconds`,
+  "stream events": () => `the stream's stored events exceeded ${RUN_LIMITS.streamEventChars} characters`,
 };
 
 export function runLimitExceeded(bound: RunBound, where = ""): AppError {

@@ -113,9 +113,14 @@ function retrieveOnce(ctx: RunContext, knowledgebaseIds: string[], query: string
   return retrieved;
 }
 
-/** Throws when the client cancelled or the run's time is up. */
+/** The end of a run stopped by its cancel endpoint (services/conversation-runs.ts). */
+export function runCanceled(): AppError {
+  return new AppError("canceled", "The run was canceled.");
+}
+
+/** Throws when the run was canceled or the run's time is up. */
 function checkpoint(ctx: RunContext): void {
-  if (ctx.cancel?.aborted) throw new AppError("server_error", "The run was cancelled.");
+  if (ctx.cancel?.aborted) throw runCanceled();
   if (ctx.timeout.aborted || performance.now() - ctx.used.startedAt > RUN_LIMITS.runMs) throw runLimitExceeded("time");
 }
 

@@ -10,6 +10,8 @@ import type { TraceEntry } from "@/server/runtime/run";
 import { afterCursor, beforeCursor, CURSOR_ORDER, NEWEST_FIRST, toPage } from "./pagination";
 
 export interface ExecutionRecord {
+  /** Given when the run announced its id before it ended (a conversation stream's `run` event). */
+  id?: string;
   kind: "conversation" | "transaction" | "test";
   itemId: string;
   itemKind: "agent" | "flow" | "app";
@@ -97,6 +99,12 @@ export const listExecutions = guarded(
     return { executions: await toExecutions(db, actor.organizationId, page.items), nextCursor: page.nextCursor };
   },
 );
+
+/** One execution of the organization, or null: for doors that checked the caller otherwise (a run's cancel). */
+export async function findExecution(db: Db, organizationId: string, executionId: string): Promise<Execution | null> {
+  const row = await db.execution.findFirst({ where: { id: executionId, organizationId } });
+  return row ? (await toExecutions(db, organizationId, [row]))[0]! : null;
+}
 
 export const getExecution = guarded({ scope: "apps:read" }, async function getExecution(db: Db, actor: Actor, input: { executionId: string }): Promise<Execution> {
   const row = await db.execution.findFirst({ where: { id: input.executionId, organizationId: actor.organizationId } });

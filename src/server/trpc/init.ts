@@ -33,6 +33,8 @@ export type Meta = OpenApiMeta<{
   errors?: ErrorCode[];
   /** The REST door answers Server-Sent Events when the JSON body says `stream: true`. */
   stream?: boolean;
+  /** A GET the REST door answers as Server-Sent Events: a conversation run's stored and live events. */
+  events?: boolean;
   /** Success status when it is not 200, for the OpenAPI document. */
   successStatus?: number;
   /** The endpoint also takes multipart/form-data, served by src/server/adapters/upload.ts. */
