@@ -1,6 +1,7 @@
 // The bounds of a run (agent, flow, app, test case), in one place. They sit far above anything
 // a working flow or agent produces; exceeding one ends the run as failed with 422
 // run_limit_exceeded naming the bound, checked as output is produced, never after the fact.
+import { MAX_JSON_DEPTH } from "@/schemas/limits";
 import { AppError } from "@/server/errors";
 
 export const RUN_LIMITS = {
@@ -30,9 +31,11 @@ export const RUN_LIMITS = {
   toolOutputChars: 32 * 1024,
   /** Characters of a member's output shown in a stream's `step` event: a glimpse, not the answer. */
   stepOutputChars: 500,
+  /** Nesting of the JSON a transaction's reply holds (as for request bodies): deeper is refused before it is parsed. */
+  outputJsonDepth: MAX_JSON_DEPTH,
 };
 
-export type RunBound = "steps" | "tool steps" | "node output" | "run output" | "member output" | "reply" | "time";
+export type RunBound = "steps" | "tool steps" | "node output" | "run output" | "member output" | "reply" | "output depth" | "time";
 
 const DESCRIBE: Record<RunBound, () => string> = {
   steps: () => `the run executed more than ${RUN_LIMITS.steps} steps`,
@@ -41,6 +44,7 @@ const DESCRIBE: Record<RunBound, () => string> = {
   "run output": () => `the nodes' outputs together exceeded ${RUN_LIMITS.runOutputChars} characters`,
   "member output": () => `a member's output exceeded ${RUN_LIMITS.memberOutputChars} characters`,
   reply: () => `the reply exceeded ${RUN_LIMITS.replyChars} characters`,
+  "output depth": () => `the reply's JSON is nested more than ${RUN_LIMITS.outputJsonDepth} levels deep`,
   time: () => `the run took longer than ${RUN_LIMITS.runMs / 1000} seconds`,
 };
 
