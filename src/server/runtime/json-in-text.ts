@@ -9,6 +9,17 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
 
+/** Candidates handed to JSON.parse at most: a failed parse costs an exception, and prose can hold many bracketed spans. */
+const MAX_PARSE_ATTEMPTS = 32;
+
+/** Whether the span opened at `start` can begin a JSON value at all: `{"` or `{}`, `[` and a value or `]`. */
+function opensJson(text: string, start: number): boolean {
+  let next = start + 1;
+  while (next < text.length && " \t\r\n".includes(text[next]!)) next++;
+  const char = text[next] ?? "";
+  return text.charCodeAt(start) === OPEN_BRACE ? char === '"' || char === "}" : /^[\]"{[\d\-tfn]$/.test(char);
+}
+
 /** A JSON value nested deeper than the caller allows; `depth` is the allowed maximum. */
 export class JsonTooDeep extends Error {
   override readonly name = "JsonTooDeep";
@@ -20,12 +31,14 @@ export class JsonTooDeep extends Error {
 /**
  * The first balanced object or array in the text that parses as JSON; undefined when there is
  * none. Candidates are bracket-balanced spans (brackets inside strings do not count), tried in
- * order and never overlapping, so the whole search is linear in the text. A candidate nested
- * deeper than `maxDepth` throws JsonTooDeep before it is parsed.
+ * order and never overlapping, so the whole search is linear in the text; at most
+ * MAX_PARSE_ATTEMPTS of them are parsed. A candidate nested deeper than `maxDepth` throws
+ * JsonTooDeep before it is parsed.
  */
 export function jsonIn(text: string, maxDepth = Infinity): unknown {
   let index = 0;
-  while (index < text.length) {
+  let attempts = 0;
+  while (index < text.length && attempts < MAX_PARSE_ATTEMPTS) {
     const code = text.charCodeAt(index);
     if (code !== OPEN_BRACE && code !== OPEN_BRACKET) {
       index++;
@@ -51,7 +64,9 @@ export function jsonIn(text: string, maxDepth = Infinity): unknown {
     // Unbalanced to the end of the text: no later candidate can close either.
     if (depth !== 0) return undefined;
     index++;
+    if (!opensJson(text, start)) continue;
     if (deepest > maxDepth) throw new JsonTooDeep(maxDepth);
+    attempts++;
     try {
       return JSON.parse(text.slice(start, index)) as unknown;
     } catch {
