@@ -1,6 +1,6 @@
 // Models answer in text; these find the JSON value a reply holds, if any. The text is model or
-// flow output, so it is read in one pass: no regular expression, and each character is looked
-// at once, whatever brackets and quotes it is made of.
+// flow output, so it is read by hand in one pass: each character is looked at once, whatever
+// brackets and quotes it is made of.
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
