@@ -1,9 +1,10 @@
 // The extraction worker's entry: a child process (started by extraction-process.ts with
-// `node --import tsx`, its own heap limit and no inherited environment) that fetches and
-// extracts one document, answers once over IPC and exits. Whatever a hostile document does
+// `node --import tsx`, its own heap limit and no inherited environment) that fetches, extracts
+// and chunks one document, answers once over IPC and exits. Whatever a hostile document does
 // here (inflate to gigabytes, loop, crash the parser) ends this process, never a server.
 // It imports only relative modules: it runs from source, outside the Next.js bundle.
 import { Worker } from "node:worker_threads";
+import { chunkMarkdown, type Chunk } from "./chunking";
 import { ExtractionFailed, extractText, typeOfContent, type SourceType } from "./extract";
 import { FetchRefused, fetchPublicUrl, type FetchPolicy } from "./fetch-url";
 
@@ -14,7 +15,7 @@ export interface ExtractionRequest {
   maxChars: number;
 }
 
-export type ExtractionAnswer = { ok: true; text: string; type: SourceType; sizeBytes: number } | { ok: false; message: string };
+export type ExtractionAnswer = { ok: true; text: string; type: SourceType; sizeBytes: number; chunks: Chunk[] } | { ok: false; message: string };
 
 async function extractDocument({ document, maxChars }: ExtractionRequest): Promise<ExtractionAnswer> {
   let type: SourceType;
@@ -35,7 +36,7 @@ async function extractDocument({ document, maxChars }: ExtractionRequest): Promi
     bytes = document.bytes;
   }
   const text = await extractText(type, bytes, { maxChars });
-  return { ok: true, text, type, sizeBytes: bytes.byteLength };
+  return { ok: true, text, type, sizeBytes: bytes.byteLength, chunks: chunkMarkdown(text) };
 }
 
 function answerOf(error: unknown): ExtractionAnswer {

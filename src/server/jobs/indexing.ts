@@ -3,14 +3,15 @@
 // A claim carries a lease and a token; a job whose lease ran out (its process died) is claimed
 // again, and a worker whose lease was taken over cannot write its result (the token no longer
 // matches); the holder renews its lease while it works. A job left behind by a crashed server is
-// claimed again, at most 3 attempts in all. PDF, CSV, HTML and fetched documents are extracted
-// in a child process under their own limits (extraction-process.ts): a document that passes a
-// limit, or whose worker dies, fails at once, so a poison pill is never handed to another
-// process. Every failure ends `failed` with a reason a person can act on.
+// claimed again, at most 3 attempts in all. PDF, CSV, HTML and fetched documents, and inline
+// text over INLINE_CHUNKING_MAX_BYTES, are extracted and chunked in a child process under their
+// own limits (extraction-process.ts), so no document holds up this process's event loop: a
+// document that passes a limit, or whose worker dies, fails at once, so a poison pill is never
+// handed to another process. Every failure ends `failed` with a reason a person can act on.
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
-import { chunkMarkdown } from "./chunking";
+import { chunkMarkdown, type Chunk } from "./chunking";
 import { runEmbeddingOnce } from "./embedding";
 import { ExtractionFailed, extractText, type SourceType } from "./extract";
 import { extractInChildProcess, ExtractionUnavailable, type ExtractionLimits } from "./extraction-process";
@@ -135,19 +136,27 @@ function renewLease(db: Db, job: ClaimedJob, leaseMs: number): () => void {
   return () => clearInterval(timer);
 }
 
-/** The text of a source: inline text here, anything else in an extraction child process. */
-async function textOf(
+/**
+ * Inline markdown or text up to this size is chunked in this process: chunking is linear
+ * (tests/security/linear-text.test.ts), and this much takes milliseconds, less than starting a
+ * child. Longer documents go to the extraction child, as every other kind does.
+ */
+export const INLINE_CHUNKING_MAX_BYTES = 64 * 1024;
+
+/** The text and chunks of a source: short inline text here, anything else in an extraction child process. */
+async function documentOf(
   source: { type: string; url: string | null; content: Uint8Array | null },
   options: IndexingOptions,
   signal: AbortSignal,
-): Promise<{ text: string; type: SourceType; sizeBytes: number }> {
+): Promise<{ text: string; type: SourceType; sizeBytes: number; chunks: Chunk[] }> {
   const maxChars = options.extraction?.maxChars;
   const type = source.type as SourceType;
   const bytes = source.content ?? new Uint8Array();
   const fetched = Boolean(source.url && !source.content);
-  if (!fetched && (type === "markdown" || type === "text")) {
+  if (!fetched && (type === "markdown" || type === "text") && bytes.byteLength <= INLINE_CHUNKING_MAX_BYTES) {
     try {
-      return { text: await extractText(type, bytes, { maxChars }), type, sizeBytes: bytes.byteLength };
+      const text = await extractText(type, bytes, { maxChars });
+      return { text, type, sizeBytes: bytes.byteLength, chunks: chunkMarkdown(text) };
     } catch (error) {
       if (error instanceof ExtractionFailed) throw new PermanentFailure(error.message);
       throw error;
@@ -167,8 +176,7 @@ async function indexSource(db: Db, job: ClaimedJob, options: IndexingOptions, si
     await db.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
     return;
   }
-  const { text, type, sizeBytes } = await textOf(source, options, signal);
-  const chunks = chunkMarkdown(text);
+  const { text, type, sizeBytes, chunks } = await documentOf(source, options, signal);
   await db.$transaction(async (tx) => {
     // Only the current holder of the claim may write the result.
     const owned = await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
