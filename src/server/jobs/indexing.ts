@@ -14,10 +14,11 @@ import { chunkMarkdown } from "./chunking";
 import { runEmbeddingOnce } from "./embedding";
 import { ExtractionFailed, extractText, type SourceType } from "./extract";
 import { extractInChildProcess, ExtractionUnavailable, type ExtractionLimits } from "./extraction-process";
-import type { FetchPolicy } from "./fetch-url";
+import type { FetchLimits } from "./fetch-url";
 
 export interface IndexingOptions {
-  fetchPolicy?: FetchPolicy;
+  /** Bounds of URL sources' fetches (always public addresses only); tests allow their local server here. */
+  fetchLimits?: FetchLimits;
   /** How long a claim holds before another worker may take the job over. */
   leaseMs?: number;
   /** Time allowed for one attempt. */
@@ -166,7 +167,7 @@ async function textOf(
       throw error;
     }
   }
-  const answer = await extractInChildProcess(fetched ? { kind: "url", url: source.url!, policy: options.fetchPolicy } : { kind: "bytes", type, bytes }, options.extraction, {
+  const answer = await extractInChildProcess(fetched ? { kind: "url", url: source.url!, limits: options.fetchLimits } : { kind: "bytes", type, bytes }, options.extraction, {
     signal,
     onWorker: options.onExtractionWorker,
   });
