@@ -60,8 +60,10 @@ const EnvSchema = z.object({
   /** The key before the last rotation: still read, never written. */
   ATRIUM_SECRET_KEY_PREVIOUS: z.string().min(32).optional(),
   /**
-   * Lets MCP connections (and the webScrape tool) reach private, loopback and link-local
-   * addresses: for a self-hosted deployment whose MCP servers live on its own network.
+   * Lets the endpoints an organization's admin configures (model providers, MCP connections)
+   * reach private and loopback addresses: for a self-hosted deployment whose servers live on its
+   * own network. Never URLs from content, end users or models (URL sources, webScrape, redirects),
+   * and never cloud metadata addresses (src/server/integration-urls.ts).
    */
   ALLOW_PRIVATE_INTEGRATION_URLS: z.stringbool().default(false),
   /**

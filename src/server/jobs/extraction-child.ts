@@ -6,9 +6,9 @@
 import { Worker } from "node:worker_threads";
 import { chunkMarkdown, type Chunk } from "./chunking";
 import { ExtractionFailed, extractText, typeOfContent, type SourceType } from "./extract";
-import { FetchRefused, fetchPublicUrl, type FetchPolicy } from "./fetch-url";
+import { FetchRefused, fetchUrl, type FetchLimits } from "./fetch-url";
 
-export type ExtractionDocument = { kind: "bytes"; type: SourceType; bytes: Uint8Array } | { kind: "url"; url: string; policy?: FetchPolicy };
+export type ExtractionDocument = { kind: "bytes"; type: SourceType; bytes: Uint8Array } | { kind: "url"; url: string; limits?: FetchLimits };
 
 export interface ExtractionRequest {
   document: ExtractionDocument;
@@ -21,7 +21,8 @@ async function extractDocument({ document, maxChars }: ExtractionRequest): Promi
   let type: SourceType;
   let bytes: Uint8Array;
   if (document.kind === "url") {
-    const fetched = await fetchPublicUrl(document.url, document.policy);
+    // A URL source comes from content: public addresses only, whatever the operator allows integrations.
+    const fetched = await fetchUrl(document.url, { ...document.limits, purpose: "content" });
     const fetchedType = typeOfContent(fetched.contentType);
     if (!fetchedType) {
       return {

@@ -9,16 +9,17 @@
 // document that passes a limit, or whose worker dies, fails at once, so a poison pill is never
 // handed to another process. Every failure ends `failed` with a reason a person can act on.
 import { randomUUID } from "node:crypto";
-import type { Db } from "@/server/db";
+import { retryOnConflict, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { chunkMarkdown, type Chunk } from "./chunking";
 import { runEmbeddingOnce } from "./embedding";
 import { ExtractionFailed, extractText, type SourceType } from "./extract";
 import { extractInChildProcess, ExtractionUnavailable, type ExtractionLimits } from "./extraction-process";
-import type { FetchPolicy } from "./fetch-url";
+import type { FetchLimits } from "./fetch-url";
 
 export interface IndexingOptions {
-  fetchPolicy?: FetchPolicy;
+  /** Bounds of URL sources' fetches (always public addresses only); tests allow their local server here. */
+  fetchLimits?: FetchLimits;
   /** How long a claim holds before another worker may take the job over. */
   leaseMs?: number;
   /** Time allowed for one attempt. */
@@ -99,12 +100,25 @@ export async function enqueueIndexing(db: Pick<Db, "$executeRaw">, sourceId: str
       run_after = now(), started_at = null, last_error = null`;
 }
 
+/**
+ * Locks the source row for the rest of the transaction; false when it is gone. Every transaction
+ * that writes a source and its job or chunks takes the source first, as deleting a source does
+ * (the row, then its job and chunks by cascade): the other order waits in a cycle with a delete.
+ */
+async function lockSource(tx: Pick<Db, "$queryRaw">, sourceId: string): Promise<boolean> {
+  const rows = await tx.$queryRaw<unknown[]>`select 1 from sources where id = ${sourceId}::uuid for no key update`;
+  return rows.length === 1;
+}
+
 async function failSource(db: Db, job: ClaimedJob, message: string): Promise<void> {
-  await db.$transaction(async (tx) => {
-    const owned = await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
-    if (owned !== 1) return;
-    await tx.source.updateMany({ where: { id: job.sourceId, status: "processing" }, data: { status: "failed", errorMessage: message } });
-  });
+  await retryOnConflict(() =>
+    db.$transaction(async (tx) => {
+      if (!(await lockSource(tx, job.sourceId))) return;
+      const owned = await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
+      if (owned !== 1) return;
+      await tx.source.updateMany({ where: { id: job.sourceId, status: "processing" }, data: { status: "failed", errorMessage: message } });
+    }),
+  );
 }
 
 /** Runs `work` under a time limit; on timeout its signal aborts (killing an extraction child). */
@@ -162,7 +176,7 @@ async function documentOf(
       throw error;
     }
   }
-  const answer = await extractInChildProcess(fetched ? { kind: "url", url: source.url!, policy: options.fetchPolicy } : { kind: "bytes", type, bytes }, options.extraction, {
+  const answer = await extractInChildProcess(fetched ? { kind: "url", url: source.url!, limits: options.fetchLimits } : { kind: "bytes", type, bytes }, options.extraction, {
     signal,
     onWorker: options.onExtractionWorker,
   });
@@ -177,20 +191,23 @@ async function indexSource(db: Db, job: ClaimedJob, options: IndexingOptions, si
     return;
   }
   const { text, type, sizeBytes, chunks } = await documentOf(source, options, signal);
-  await db.$transaction(async (tx) => {
-    // Only the current holder of the claim may write the result.
-    const owned = await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
-    if (owned !== 1) return;
-    await tx.sourceChunk.deleteMany({ where: { sourceId: source.id } });
-    await tx.$executeRaw`
+  await retryOnConflict(() =>
+    db.$transaction(async (tx) => {
+      if (!(await lockSource(tx, source.id))) return;
+      // Only the current holder of the claim may write the result.
+      const owned = await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
+      if (owned !== 1) return;
+      await tx.sourceChunk.deleteMany({ where: { sourceId: source.id } });
+      await tx.$executeRaw`
       insert into source_chunks (id, source_id, knowledgebase_id, position, text, heading)
       select gen_random_uuid(), ${source.id}::uuid, ${source.knowledgebaseId}::uuid, c.position, c.text, c.heading
       from unnest(${chunks.map((_, i) => i)}::int[], ${chunks.map((c) => c.text)}::text[], ${chunks.map((c) => c.heading)}::text[]) as c(position, text, heading)`;
-    await tx.source.update({
-      where: { id: source.id },
-      data: { status: "ready", text, type, errorMessage: null, ...(source.content ? {} : { sizeBytes }) },
-    });
-  });
+      await tx.source.update({
+        where: { id: source.id },
+        data: { status: "ready", text, type, errorMessage: null, ...(source.content ? {} : { sizeBytes }) },
+      });
+    }),
+  );
 }
 
 /** Works on one claimed job: ready, failed (permanent problem or out of attempts/time), or queued again. */
