@@ -282,8 +282,8 @@ export function wakeIndexWorker(): void {
 export interface IndexWorker {
   /** Stops claiming and waits for the jobs in hand to finish. */
   stop(): Promise<void>;
-  /** Stops claiming and hands the jobs in hand back to the queue at once (the server is shutting down). */
-  release(): Promise<void>;
+  /** Stops claiming and hands the jobs in hand back to the queue at once (the server is shutting down); how many. */
+  release(): Promise<number>;
 }
 
 /** The pause after `failures` failed rounds in a row: pollMs doubled each time, up to maxMs. */
@@ -359,7 +359,9 @@ export function startIndexWorker(db: Db, options: IndexingOptions & { pollMs?: n
     },
     async release() {
       stopClaiming();
-      await releaseJobs(db, [...held]);
+      const jobs = [...held];
+      await releaseJobs(db, jobs);
+      return jobs.length;
     },
   };
 }
