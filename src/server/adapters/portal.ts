@@ -2,6 +2,7 @@
 // (`POST /api/portal/{portal}/apps/{appId}/conversation`), authenticated by the portal session
 // cookie only. Writes must come from this site (Origin / Sec-Fetch-Site) as JSON.
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { publicOrigin } from "@/env";
 import { PortalConversationBody } from "@/schemas/portal";
 import { readPortalSessionToken } from "@/server/auth/portal-cookie";
 import { clientAddress } from "@/server/auth/client-address";
@@ -36,7 +37,7 @@ export function createPortalHandler(options: { db: () => Db }) {
         requestId,
         sessionToken: readPortalSessionToken(request.headers.get("cookie")),
         clientAddress: clientAddress(request.headers),
-        origin: new URL(request.url).origin,
+        origin: publicOrigin(),
         secure: servedOverHttps(request),
         response: { headers: new Headers() },
       };

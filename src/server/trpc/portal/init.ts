@@ -18,7 +18,7 @@ export interface PortalContext {
   sessionToken?: string;
   /** Where the request came from, for sign-in throttling. */
   clientAddress: string;
-  /** The origin the portal is served from (links in mail). */
+  /** The configured public origin (src/env.ts publicOrigin), for links in mail; never the request's Host. */
   origin: string;
   /** Cookies get `Secure` when the portal is served over https. */
   secure: boolean;
