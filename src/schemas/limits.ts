@@ -31,3 +31,5 @@ export const MAX_BULK_REVIEWS = 100;
 export const MAX_GREETING_CHARS = 2_000;
 /** Each coordinate of a flow node's `data.position` (where the console's canvas draws it). */
 export const MAX_NODE_POSITION = 100_000;
+/** Calls in one tRPC batch (console and portal); the browser's batch link splits at the same size. */
+export const MAX_TRPC_BATCH_CALLS = 20;
