@@ -104,6 +104,7 @@ async function failSource(db: Db, job: ClaimedJob, message: string): Promise<voi
     if (owned !== 1) return;
     await tx.source.updateMany({ where: { id: job.sourceId, status: "processing" }, data: { status: "failed", errorMessage: message } });
   });
+  logger().warn({ event: "indexing_failed", sourceId: job.sourceId, jobId: job.id, attempts: job.attempts, reason: message }, "Indexing failed for a source");
 }
 
 /** Runs `work` under a time limit; on timeout its signal aborts (killing an extraction child). */
@@ -220,6 +221,10 @@ export async function runJob(db: Db, job: ClaimedJob, options: IndexingOptions =
       return;
     }
     const backoffMs = 1000 * 2 ** job.attempts;
+    logger().warn(
+      { event: "indexing_retry", sourceId: job.sourceId, jobId: job.id, attempts: job.attempts, reason, retryInMs: backoffMs },
+      "Indexing attempt failed; queued again",
+    );
     await db.$executeRaw`
       update index_jobs set status = 'queued', claim_token = null, lease_until = null, last_error = ${reason},
         run_after = now() + (${backoffMs} * interval '1 millisecond')

@@ -8,6 +8,7 @@ import { hitRateLimit } from "@/server/auth/rate-limit";
 import { createSignInThrottle, tooMany } from "@/server/auth/sign-in-throttle";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { logger } from "@/server/observability/log";
 import { startEndUserSession, type NewEndUserSession } from "./end-user-sessions";
 import { deliverMail } from "./mail";
 import { portalPath, type ResolvedPortal } from "./portals";
@@ -93,7 +94,7 @@ export async function requestSignInCode(db: Db, request: SignInRequest): Promise
   const endUser = await activeEndUser(db, portal, email);
   if (endUser) {
     sendCode(db, portal, endUser, request.origin).catch((error: unknown) =>
-      console.error(`The sign-in code for ${endUser.email} could not be sent:`, error instanceof Error ? error.message : error),
+      logger().error({ err: error, email: endUser.email, portal: portal.slug }, "A portal sign-in code could not be sent"),
     );
   }
   return { sent: true, expiresInSeconds: CODE_TTL_SECONDS };
