@@ -16,9 +16,11 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   SESSION_TTL_HOURS: z.coerce.number().positive().default(12),
   /**
-   * The origin people open the console at (e.g. https://atrium.example.com), when a proxy
-   * stands in front. An https origin makes session cookies Secure, and the cross-origin check
-   * accepts it besides the origin the server itself sees.
+   * The origin people open the console and portals at (e.g. https://atrium.example.com): every
+   * absolute link Atrium writes (the sign-in link in portal mail, …) starts with it, never with
+   * a request's Host or X-Forwarded-Host. Unset: http://localhost:PORT, with a warning at start.
+   * An https origin makes session cookies Secure, and the cross-origin check accepts it besides
+   * the origin the server itself sees.
    */
   PUBLIC_ORIGIN: z
     .url({ protocol: /^https?$/ })
@@ -105,6 +107,11 @@ export function env(): Env {
     cached = { ...parsed.data, dataDir: path.resolve(process.cwd(), parsed.data.DATA_DIR) };
   }
   return cached;
+}
+
+/** The origin every absolute link starts with: PUBLIC_ORIGIN, or http://localhost:PORT when it is unset. */
+export function publicOrigin(config: Pick<Env, "PUBLIC_ORIGIN" | "PORT"> = env()): string {
+  return config.PUBLIC_ORIGIN ?? `http://localhost:${config.PORT}`;
 }
 
 /**

@@ -50,3 +50,5 @@ export const MAX_SEARCH_RESULTS = 50;
 export const MIN_INPUT_TIME = "1970-01-01T00:00:00Z";
 /** The latest time accepted in an input (ISO 8601). */
 export const MAX_INPUT_TIME = "9999-12-31T23:59:59.999Z";
+/** Calls in one tRPC batch (console and portal); the browser's batch link splits at the same size. */
+export const MAX_TRPC_BATCH_CALLS = 20;

@@ -3,15 +3,18 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { readSessionToken, servedOverHttps } from "@/server/auth/cookies";
 import { assertJsonBody, assertSameOrigin } from "@/server/auth/same-origin";
 import type { Db } from "@/server/db";
+import { MAX_TRPC_BATCH_CALLS } from "@/schemas/limits";
 import { ConversationInput } from "@/schemas/runtime";
 import { assertStorableText } from "@/server/bounds";
 import { AppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { actorForSession } from "@/server/services/sessions";
 import type { Context } from "@/server/trpc/init";
+import { callSlots } from "@/server/trpc/call-slots";
 import { appRouter } from "@/server/trpc/root";
 import { errorResponse, requestIdFor } from "./envelope";
 import { assertJsonDepth, readBodyText, readJsonBody, withBody } from "./json-body";
 import { conversationStream } from "./sse";
+import { assertBatchWithinCap } from "./trpc-batch";
 
 /**
  * The request with its body read within the JSON bounds (8 MiB, 64 levels) and handed on as
@@ -26,6 +29,8 @@ async function withinBounds(request: Request): Promise<Request> {
   return withBody(request, text);
 }
 
+const CONSOLE_ENDPOINT = "/api/trpc";
+
 export function createConsoleHandler(options: { db: () => Db }) {
   return async function handleConsole(request: Request): Promise<Response> {
     const requestId = requestIdFor(request);
@@ -34,10 +39,12 @@ export function createConsoleHandler(options: { db: () => Db }) {
     let refusal: AppError | undefined;
     let bounded: Request;
     try {
+      assertBatchWithinCap(request, CONSOLE_ENDPOINT);
       refusal = refusalOfUnsafe(request);
       bounded = refusal ? request : await withinBounds(request);
       const db = options.db();
       context = {
+        callSlot: callSlots(),
         db,
         actor: await actorForSession(db, sessionToken),
         requestId,
@@ -50,8 +57,9 @@ export function createConsoleHandler(options: { db: () => Db }) {
       return errorResponse(toAppError(error), requestId);
     }
     return fetchRequestHandler({
-      endpoint: "/api/trpc",
+      endpoint: CONSOLE_ENDPOINT,
       req: bounded,
+      maxBatchSize: MAX_TRPC_BATCH_CALLS,
       router: appRouter,
       // Thrown from here, a refusal answers in tRPC's error shape, before any procedure runs.
       createContext: () => {

@@ -2,6 +2,8 @@
 // (`POST /api/portal/{portal}/apps/{appId}/conversation`), authenticated by the portal session
 // cookie only. Writes must come from this site (Origin / Sec-Fetch-Site) as JSON.
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { publicOrigin } from "@/env";
+import { MAX_TRPC_BATCH_CALLS } from "@/schemas/limits";
 import { PortalConversationBody } from "@/schemas/portal";
 import { readPortalSessionToken } from "@/server/auth/portal-cookie";
 import { clientAddress } from "@/server/auth/client-address";
@@ -13,10 +15,14 @@ import { AppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { endUserForSession } from "@/server/services/end-user-sessions";
 import { resolvePortal } from "@/server/services/portals";
 import type { PortalContext } from "@/server/trpc/portal/init";
+import { callSlots } from "@/server/trpc/call-slots";
 import { portalRouter } from "@/server/trpc/portal-root";
 import { assertJsonDepth, readBodyText, readJsonBody, withBody } from "./json-body";
 import { errorResponse, requestIdFor } from "./envelope";
 import { conversationStream } from "./sse";
+import { assertBatchWithinCap } from "./trpc-batch";
+
+const PORTAL_ENDPOINT = "/api/portal/trpc";
 
 export function createPortalHandler(options: { db: () => Db }) {
   return async function handlePortal(request: Request): Promise<Response> {
@@ -24,6 +30,7 @@ export function createPortalHandler(options: { db: () => Db }) {
     let context: PortalContext;
     let trpcRequest = request;
     try {
+      assertBatchWithinCap(request, PORTAL_ENDPOINT);
       if (request.method !== "GET") {
         assertSameOrigin(request);
         assertJsonBody(request);
@@ -32,11 +39,12 @@ export function createPortalHandler(options: { db: () => Db }) {
         trpcRequest = withBody(request, text);
       }
       context = {
+        callSlot: callSlots(),
         db: options.db(),
         requestId,
         sessionToken: readPortalSessionToken(request.headers.get("cookie")),
         clientAddress: clientAddress(request.headers),
-        origin: new URL(request.url).origin,
+        origin: publicOrigin(),
         secure: servedOverHttps(request),
         response: { headers: new Headers() },
       };
@@ -44,8 +52,9 @@ export function createPortalHandler(options: { db: () => Db }) {
       return errorResponse(toAppError(error), requestId);
     }
     return fetchRequestHandler({
-      endpoint: "/api/portal/trpc",
+      endpoint: PORTAL_ENDPOINT,
       req: trpcRequest,
+      maxBatchSize: MAX_TRPC_BATCH_CALLS,
       router: portalRouter,
       createContext: () => context,
       onError: ({ error }) => logIfUnexpected(toAppError(error)),

@@ -19,6 +19,28 @@ const PORTAL_TRPC = new RegExp(`^/api/portal/trpc/${SEGMENT}$`);
 const CONSOLE_CONVERSATION = new RegExp(`^/api/console/apps/${SEGMENT}/conversation$`);
 const PORTAL_CONVERSATION = new RegExp(`^/api/portal/${SEGMENT}/apps/${SEGMENT}/conversation$`);
 
+/** Every method some route of Atrium takes; any other is refused before anything reads the request. */
+export const SERVED_METHODS: readonly string[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+/** Pages and assets (everything outside /api/) are only read: the app has no server actions. */
+const PAGE_METHODS = ["GET", "HEAD"];
+/** What Next.js serves for a route file exporting only GET (it adds HEAD and OPTIONS itself). */
+const READ_ROUTE_METHODS = ["GET", "HEAD", "OPTIONS"];
+const TRPC_METHODS = ["GET", "HEAD", "POST", "OPTIONS"];
+const CONVERSATION_METHODS = ["POST", "OPTIONS"];
+const READ_ROUTES = new Set(["/api/health", "/api/metrics", "/api/bench/models"]);
+
+/**
+ * The methods the route at `pathname` takes, as its route file under src/app/api exports them;
+ * the REST door, MCP and unknown API paths take every served method and answer for themselves.
+ */
+export function methodsFor(pathname: string): readonly string[] {
+  if (!pathname.startsWith("/api/")) return PAGE_METHODS;
+  if (READ_ROUTES.has(pathname)) return READ_ROUTE_METHODS;
+  if (CONSOLE_TRPC.test(pathname) || PORTAL_TRPC.test(pathname)) return TRPC_METHODS;
+  if (CONSOLE_CONVERSATION.test(pathname) || PORTAL_CONVERSATION.test(pathname)) return CONVERSATION_METHODS;
+  return SERVED_METHODS;
+}
+
 /** A path parameter as Next.js hands it to a route (percent-decoded); null when it does not decode. */
 function param(raw: string): string | null {
   try {

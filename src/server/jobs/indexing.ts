@@ -119,6 +119,7 @@ async function failSource(db: Db, job: ClaimedJob, message: string): Promise<voi
       await tx.source.updateMany({ where: { id: job.sourceId, status: "processing" }, data: { status: "failed", errorMessage: message } });
     }),
   );
+  logger().warn({ event: "indexing_failed", sourceId: job.sourceId, jobId: job.id, attempts: job.attempts, reason: message }, "Indexing failed for a source");
 }
 
 /** Runs `work` under a time limit; on timeout its signal aborts (killing an extraction child). */
@@ -245,6 +246,10 @@ export async function runJob(db: Db, job: ClaimedJob, options: IndexingOptions =
       return;
     }
     const backoffMs = 1000 * 2 ** job.attempts;
+    logger().warn(
+      { event: "indexing_retry", sourceId: job.sourceId, jobId: job.id, attempts: job.attempts, reason, retryInMs: backoffMs },
+      "Indexing attempt failed; queued again",
+    );
     await db.$executeRaw`
       update index_jobs set status = 'queued', claim_token = null, lease_until = null, last_error = ${reason},
         run_after = now() + (${backoffMs} * interval '1 millisecond')
@@ -307,8 +312,8 @@ export function wakeIndexWorker(): void {
 export interface IndexWorker {
   /** Stops claiming and waits for the jobs in hand to finish. */
   stop(): Promise<void>;
-  /** Stops claiming and hands the jobs in hand back to the queue at once (the server is shutting down). */
-  release(): Promise<void>;
+  /** Stops claiming and hands the jobs in hand back to the queue at once (the server is shutting down); how many. */
+  release(): Promise<number>;
 }
 
 /** The pause after `failures` failed rounds in a row: pollMs doubled each time, up to maxMs. */
@@ -384,7 +389,9 @@ export function startIndexWorker(db: Db, options: IndexingOptions & { pollMs?: n
     },
     async release() {
       stopClaiming();
-      await releaseJobs(db, [...held]);
+      const jobs = [...held];
+      await releaseJobs(db, jobs);
+      return jobs.length;
     },
   };
 }

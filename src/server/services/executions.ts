@@ -6,6 +6,7 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
+import { logUnsuccessfulRun } from "@/server/observability/operator-log";
 import type { TraceEntry } from "@/server/runtime/run";
 import { afterCursor, beforeCursor, CURSOR_ORDER, NEWEST_FIRST, toPage } from "./pagination";
 
@@ -30,7 +31,7 @@ export interface ExecutionRecord {
 }
 
 export async function recordExecution(db: Db, actor: Actor | EndUserActor, record: ExecutionRecord) {
-  return db.execution.create({
+  const row = await db.execution.create({
     data: {
       ...record,
       latencyMs: Math.round(record.latencyMs),
@@ -39,6 +40,10 @@ export async function recordExecution(db: Db, actor: Actor | EndUserActor, recor
       trace: record.trace as unknown as Prisma.InputJsonValue,
     },
   });
+  if (record.status !== "succeeded") {
+    logUnsuccessfulRun({ organizationId: actor.organizationId, executionId: row.id, kind: record.kind, itemId: record.itemId, status: record.status, error: record.error });
+  }
+  return row;
 }
 
 type ExecutionRow = Awaited<ReturnType<typeof recordExecution>>;

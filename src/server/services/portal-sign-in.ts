@@ -147,7 +147,7 @@ export async function requestSignInCode(db: Db, request: SignInRequest): Promise
   const endUser = await activeEndUser(db, portal, email);
   if (endUser) {
     sendCode(db, portal, endUser, request.origin).catch((error: unknown) =>
-      console.error(`The sign-in code for ${endUser.email} could not be sent:`, error instanceof Error ? error.message : error),
+      logger().error({ err: error, email: endUser.email, portal: portal.slug }, "A portal sign-in code could not be sent"),
     );
   }
   return { sent: true, expiresInSeconds: CODE_TTL_SECONDS };

@@ -18,6 +18,8 @@ import {
   VerifyCodeOutput,
 } from "@/schemas/portal";
 import { clearedPortalSessionCookie, portalSessionCookie } from "@/server/auth/portal-cookie";
+import { toAppError } from "@/server/errors";
+import { logRefusedSignIn } from "@/server/observability/operator-log";
 import { getEndUserConversation, listEndUserConversations } from "@/server/services/conversations";
 import { requestMoreCredits } from "@/server/services/credit-requests";
 import { creditPools } from "@/server/services/credits";
@@ -47,6 +49,9 @@ export const portalRouter = router({
           email: input.email,
           code: input.code,
           clientAddress: ctx.clientAddress,
+        }).catch((error: unknown) => {
+          logRefusedSignIn("portal", { email: input.email, clientAddress: ctx.clientAddress, code: toAppError(error).code, portal: ctx.portal.slug });
+          throw error;
         });
         ctx.response.headers.append("Set-Cookie", portalSessionCookie(session.token, session.expiresAt, ctx.secure));
         return { endUser };

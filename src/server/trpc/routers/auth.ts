@@ -7,6 +7,8 @@ import { getOrganization } from "@/server/services/organizations";
 import { signIn, signOut } from "@/server/services/sessions";
 import { clientAddress } from "@/server/auth/client-address";
 import { clearedSessionCookie, sessionCookie } from "@/server/auth/cookies";
+import { toAppError } from "@/server/errors";
+import { logRefusedSignIn } from "@/server/observability/operator-log";
 import { memberProcedure, publicProcedure, router } from "../init";
 
 export const authRouter = router({
@@ -14,7 +16,11 @@ export const authRouter = router({
     .input(SignInInput)
     .output(z.object({ ok: z.literal(true) }))
     .mutation(async ({ ctx, input }) => {
-      const session = await signIn(ctx.db, input, clientAddress(ctx.requestHeaders ?? new Headers()));
+      const address = clientAddress(ctx.requestHeaders ?? new Headers());
+      const session = await signIn(ctx.db, input, address).catch((error: unknown) => {
+        logRefusedSignIn("console", { email: input.email, clientAddress: address, code: toAppError(error).code });
+        throw error;
+      });
       ctx.response.headers.append("Set-Cookie", sessionCookie(session.token, session.expiresAt, ctx.secureCookies));
       return { ok: true as const };
     }),
