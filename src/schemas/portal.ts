@@ -145,6 +145,8 @@ export const PortalRef = z.string().trim().min(1).max(64).meta({ description: "T
 
 export const PortalInput = z.strictObject({ portal: PortalRef });
 export const PortalEmail = z.string().trim().toLowerCase().pipe(z.email().max(320)).meta({ format: "email" });
+export const CancelPortalRunInput = z.strictObject({ portal: PortalRef, appId: Uuid, executionId: Uuid });
+export const CancelPortalRunOutput = z.object({ status: z.string().meta({ description: "The execution's status: canceled, or how it ended before the cancel arrived" }) });
 export const RequestCreditsInput = z.strictObject({ portal: PortalRef, message: CreditRequestMessage.optional() });
 export const RequestCreditsOutput = z.object({ creditRequest: CreditRequest });
 export const RequestCodeInput = z.strictObject({ portal: PortalRef, email: PortalEmail });

@@ -16,12 +16,15 @@ export function ChatTranscript<M extends TranscriptMessage>({
   greeting,
   messages,
   pending,
+  reconnecting = false,
   footer,
   children,
 }: {
   greeting?: string | null;
   messages: M[];
   pending: PendingTurn | null;
+  /** The stream dropped and is being picked up again. */
+  reconnecting?: boolean;
   /** Shown under an assistant message (the console's trace). */
   footer?: (message: M) => ReactNode;
   /** Shown before the messages (loading and errors). */
@@ -33,7 +36,7 @@ export function ChatTranscript<M extends TranscriptMessage>({
     end.current?.scrollIntoView({ block: "end", behavior: "smooth" });
   }, [lastId, pending?.message, pending?.reply]);
   return (
-    <div className="chat-log" aria-live="polite" aria-busy={pending ? true : undefined}>
+    <div className="chat-log" aria-live="polite" aria-busy={pending && !pending.stopped ? true : undefined}>
       {greeting ? (
         <div className="chat-message assistant" data-testid="greeting">
           {greeting}
@@ -53,10 +56,20 @@ export function ChatTranscript<M extends TranscriptMessage>({
           </div>
           <div className="chat-message assistant" data-testid="message-streaming">
             {pending.reply && <ChatMarkdown text={pending.reply} />}
-            <div className="chat-typing muted" data-testid="typing">
-              <span className="chat-typing-dots" aria-hidden />
-              {pending.reply ? "Typing…" : "Thinking…"}
-            </div>
+            {pending.stopped ? (
+              <div className="chat-status muted" data-testid="stopped">
+                Stopped
+              </div>
+            ) : reconnecting ? (
+              <div className="chat-status muted" data-testid="reconnecting" role="status">
+                Connection lost; picking up where it left off…
+              </div>
+            ) : (
+              <div className="chat-typing muted" data-testid="typing">
+                <span className="chat-typing-dots" aria-hidden />
+                {pending.reply ? "Typing…" : "Thinking…"}
+              </div>
+            )}
           </div>
         </>
       )}

@@ -1,7 +1,7 @@
 "use client";
 // Chat with one app in the portal: the reply streams in, the conversation's id goes in the URL
 // (?c=) so reload and back work, and a refusal keeps what the end user typed.
-import { skipToken, useQuery, useQueryClient } from "@tanstack/react-query";
+import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type FormEvent } from "react";
@@ -27,7 +27,10 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
   useEffect(() => setConversationId(fromUrl), [fromUrl]);
   const conversation = useQuery(trpc.conversations.get.queryOptions(conversationId ? { portal, conversationId } : skipToken));
   const [draft, setDraft] = useState("");
-  const turn = useChatTurn(`/api/portal/${encodeURIComponent(portal)}/apps/${encodeURIComponent(appId)}/conversation`);
+  const cancel = useMutation(trpc.runs.cancel.mutationOptions());
+  const turn = useChatTurn(`/api/portal/${encodeURIComponent(portal)}/apps/${encodeURIComponent(appId)}/conversation`, (executionId) =>
+    cancel.mutateAsync({ portal, appId, executionId }),
+  );
   const app = apps.data?.apps.find((candidate) => candidate.id === appId);
 
   useEffect(() => {
@@ -43,16 +46,20 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
   }, [turn.error]);
 
   async function ask(message: string) {
-    if (turn.pending) return;
+    if (turn.streaming) return;
     setDraft("");
-    const sent = await turn.send(message, conversationId, async (done) => {
+    const ended = await turn.send(message, conversationId, async (done) => {
       await queryClient.fetchQuery({ ...trpc.conversations.get.queryOptions({ portal, conversationId: done.conversation_id }), staleTime: 0 });
       setConversationId(done.conversation_id);
       router.replace(`${base}/apps/${appId}?c=${done.conversation_id}`, { scroll: false });
       void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
       void queryClient.invalidateQueries({ queryKey: trpc.me.get.queryKey({ portal }) });
     });
-    if (!sent) setDraft((current) => current || message);
+    if (ended === "failed") setDraft((current) => current || message);
+    if (ended === "stopped") {
+      void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
+      void queryClient.invalidateQueries({ queryKey: trpc.me.get.queryKey({ portal }) });
+    }
   }
 
   // A starter chosen on the home page is sent once the app is known to be usable.
@@ -115,13 +122,13 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
               )}
             </div>
             <div className="row" style={{ marginBottom: "0.75rem" }}>
-              <button type="button" onClick={startNew} disabled={!conversationId && !turn.pending}>
+              <button type="button" onClick={startNew} disabled={!conversationId && !turn.streaming}>
                 New conversation
               </button>
               <Link href={`${base}/conversations`}>Your conversations</Link>
             </div>
             <section aria-label="Conversation">
-              <ChatTranscript greeting={app.greeting} messages={stored} pending={turn.pending}>
+              <ChatTranscript greeting={app.greeting} messages={stored} pending={turn.pending} reconnecting={turn.reconnecting}>
                 {conversation.isLoading && <p className="muted">Loading…</p>}
                 {conversation.error && (
                   <p role="alert" className="error">
@@ -129,7 +136,7 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
                   </p>
                 )}
               </ChatTranscript>
-              {!conversationId && !turn.pending && app.conversationStarters.length > 0 && (
+              {!conversationId && !turn.streaming && app.conversationStarters.length > 0 && (
                 <div className="portal-starters" role="group" aria-label="Conversation starters">
                   {app.conversationStarters.map((starter) => (
                     <button key={starter} type="button" onClick={() => void ask(starter)}>
@@ -143,7 +150,16 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
                   {failure.code === "insufficient_credits" ? outOfCreditsMessage(credits, failure.message) : failure.message}
                 </p>
               )}
-              <ChatComposer draft={draft} onDraft={setDraft} onSend={send} busy={!!turn.pending} placeholder={`Message ${app.name}…`} />
+              <ChatComposer
+                draft={draft}
+                onDraft={setDraft}
+                onSend={send}
+                busy={turn.streaming}
+                streaming={turn.streaming}
+                onStop={() => void turn.stop()}
+                stopping={turn.stopping}
+                placeholder={`Message ${app.name}…`}
+              />
             </section>
           </>
         );

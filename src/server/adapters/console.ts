@@ -13,7 +13,7 @@ import { callSlots } from "@/server/trpc/call-slots";
 import { appRouter } from "@/server/trpc/root";
 import { errorResponse, requestIdFor } from "./envelope";
 import { assertJsonDepth, readBodyText, readJsonBody, withBody } from "./json-body";
-import { conversationStream } from "./sse";
+import { conversationStream, lastEventIdFrom, resumeStream } from "./sse";
 import { assertBatchWithinCap } from "./trpc-batch";
 
 /**
@@ -110,6 +110,25 @@ export function createConsoleConversationHandler(options: { db: () => Db }) {
       const headers = new Headers({ "X-Request-Id": requestId });
       const result = await conversationStream(db, actor, { appId: input.appId, message: input.message, conversationId: input.conversation_id }, "console", headers);
       return result instanceof Response ? result : errorResponse(result, requestId);
+    } catch (error) {
+      return errorResponse(toAppError(error), requestId);
+    }
+  };
+}
+
+/**
+ * A console chat run's events again (`GET /api/console/apps/{appId}/conversation/runs/{executionId}/events`),
+ * after `Last-Event-ID`: how the chat picks a run up after its connection dropped.
+ */
+export function createConsoleRunEventsHandler(options: { db: () => Db }) {
+  return async function handleRunEvents(request: Request, appId: string, executionId: string): Promise<Response> {
+    const requestId = requestIdFor(request);
+    try {
+      assertSameOrigin(request);
+      const db = options.db();
+      const actor = await actorForSession(db, readSessionToken(request.headers.get("cookie")));
+      if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
+      return await resumeStream(db, actor, { appId, executionId }, lastEventIdFrom(request), new Headers({ "X-Request-Id": requestId }));
     } catch (error) {
       return errorResponse(toAppError(error), requestId);
     }

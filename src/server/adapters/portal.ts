@@ -19,7 +19,7 @@ import { callSlots } from "@/server/trpc/call-slots";
 import { portalRouter } from "@/server/trpc/portal-root";
 import { assertJsonDepth, readBodyText, readJsonBody, withBody } from "./json-body";
 import { errorResponse, requestIdFor } from "./envelope";
-import { conversationStream } from "./sse";
+import { conversationStream, lastEventIdFrom, resumeStream } from "./sse";
 import { assertBatchWithinCap } from "./trpc-batch";
 
 const PORTAL_ENDPOINT = "/api/portal/trpc";
@@ -93,6 +93,27 @@ export function createPortalConversationHandler(options: { db: () => Db }) {
       return result instanceof Response ? result : errorResponse(result, requestId);
     } catch (error) {
       if (request.signal.aborted) return new Response(null, { status: 499 });
+      return errorResponse(toAppError(error), requestId);
+    }
+  };
+}
+
+/**
+ * A portal chat run's events again (`GET /api/portal/{portal}/apps/{appId}/conversation/runs/{executionId}/events`),
+ * after `Last-Event-ID`, for the end user whose run it is.
+ */
+export function createPortalRunEventsHandler(options: { db: () => Db }) {
+  return async function handlePortalRunEvents(request: Request, portalRef: string, appId: string, executionId: string): Promise<Response> {
+    const requestId = requestIdFor(request);
+    try {
+      assertSameOrigin(request);
+      const db = options.db();
+      const portal = await resolvePortal(db, portalRef);
+      const actor = await endUserForSession(db, readPortalSessionToken(request.headers.get("cookie")), portal);
+      if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
+      const headers = new Headers({ "X-Request-Id": requestId, "Cache-Control": "no-store" });
+      return await resumeStream(db, actor, { appId, executionId }, lastEventIdFrom(request), headers);
+    } catch (error) {
       return errorResponse(toAppError(error), requestId);
     }
   };

@@ -12,6 +12,8 @@ import {
   RequestCodeInput,
   RequestCodeOutput,
   SignOutOutput,
+  CancelPortalRunInput,
+  CancelPortalRunOutput,
   RequestCreditsInput,
   RequestCreditsOutput,
   VerifyCodeInput,
@@ -21,6 +23,7 @@ import { clearedPortalSessionCookie, portalSessionCookie } from "@/server/auth/p
 import { toAppError } from "@/server/errors";
 import { logRefusedSignIn } from "@/server/observability/operator-log";
 import { getEndUserConversation, listEndUserConversations } from "@/server/services/conversations";
+import { cancelConversationRun } from "@/server/services/conversation-runs";
 import { requestMoreCredits } from "@/server/services/credit-requests";
 import { creditPools } from "@/server/services/credits";
 import { endEndUserSession } from "@/server/services/end-user-sessions";
@@ -70,6 +73,13 @@ export const portalRouter = router({
     get: endUserProcedure(PortalInput)
       .output(MeOutput)
       .query(async ({ ctx }) => ({ endUser: ctx.actor.endUser, credits: await creditPools(ctx.db, ctx.actor.organizationId, ctx.actor.endUser.id) })),
+  }),
+
+  runs: router({
+    /** The chat's Stop: the run ends `canceled`, billed since it ran (the contract's cancel). */
+    cancel: endUserProcedure(CancelPortalRunInput)
+      .output(CancelPortalRunOutput)
+      .mutation(async ({ ctx, input }) => ({ status: (await cancelConversationRun(ctx.db, ctx.actor, input)).execution.status })),
   }),
 
   credits: router({
