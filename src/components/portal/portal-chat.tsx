@@ -6,9 +6,9 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { ChatComposer } from "@/components/chat/chat-composer";
-import { ChatTranscript } from "@/components/chat/chat-transcript";
+import { ChatTranscript, lastQuestion } from "@/components/chat/chat-transcript";
 import { useChatTurn } from "@/components/chat/use-chat-turn";
-import { outOfCreditsMessage } from "./credits";
+import { OutOfCredits } from "./out-of-credits";
 import { portalError } from "./portal-errors";
 import { PortalFrame } from "./portal-frame";
 import { usePortalTRPC, useSignInRedirect } from "./portal-trpc";
@@ -45,9 +45,9 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
     // eslint-disable-next-line react-hooks/exhaustive-deps -- reacts to a new failure only, not to a new redirect function
   }, [turn.error]);
 
-  async function ask(message: string) {
+  async function ask(message: string, body?: Record<string, unknown>) {
     if (turn.streaming) return;
-    setDraft("");
+    if (!body) setDraft("");
     const ended = await turn.send(message, conversationId, async (done) => {
       await queryClient.fetchQuery({ ...trpc.conversations.get.queryOptions({ portal, conversationId: done.conversation_id }), staleTime: 0 });
       setConversationId(done.conversation_id);
@@ -111,57 +111,74 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
               </p>
             </>
           );
+        const outOfCredits = (credits && credits.left === 0) || failure?.code === "insufficient_credits";
         return (
-          <>
+          <section className="portal-chat" aria-label="Conversation">
             <div className="portal-chat-head">
               <h1>{app.name}</h1>
-              {credits && (
-                <span className="muted" data-testid="chat-credits-left">
-                  {credits.left} {credits.left === 1 ? "credit" : "credits"} left
-                </span>
-              )}
+              <div className="row">
+                <button type="button" onClick={startNew} disabled={!conversationId && !turn.pending}>
+                  New conversation
+                </button>
+                <Link href={`${base}/conversations`}>Your conversations</Link>
+              </div>
             </div>
-            <div className="row" style={{ marginBottom: "0.75rem" }}>
-              <button type="button" onClick={startNew} disabled={!conversationId && !turn.streaming}>
-                New conversation
-              </button>
-              <Link href={`${base}/conversations`}>Your conversations</Link>
-            </div>
-            <section aria-label="Conversation">
-              <ChatTranscript greeting={app.greeting} messages={stored} pending={turn.pending} reconnecting={turn.reconnecting}>
-                {conversation.isLoading && <p className="muted">Loading…</p>}
-                {conversation.error && (
-                  <p role="alert" className="error">
-                    {portalError(conversation.error).message}
-                  </p>
-                )}
-              </ChatTranscript>
-              {!conversationId && !turn.streaming && app.conversationStarters.length > 0 && (
-                <div className="portal-starters" role="group" aria-label="Conversation starters">
-                  {app.conversationStarters.map((starter) => (
-                    <button key={starter} type="button" onClick={() => void ask(starter)}>
-                      {starter}
-                    </button>
-                  ))}
-                </div>
-              )}
-              {failure && failure.status !== 401 && (
-                <p role="alert" className={failure.code === "insufficient_credits" ? "notice" : "error"} data-testid="chat-error">
-                  {failure.code === "insufficient_credits" ? outOfCreditsMessage(credits, failure.message) : failure.message}
+            <ChatTranscript
+              greeting={app.greeting}
+              messages={stored}
+              pending={turn.pending}
+              reconnecting={turn.reconnecting}
+              actions={
+                outOfCredits
+                  ? {}
+                  : {
+                      onRegenerate: () => void ask(lastQuestion(stored), { regenerate: true }),
+                      onEditLast: (text) => void ask(text, { regenerate: true }),
+                    }
+              }
+            >
+              {conversation.isLoading && <p className="muted">Loading…</p>}
+              {conversation.error && (
+                <p role="alert" className="error">
+                  {portalError(conversation.error).message}
                 </p>
               )}
-              <ChatComposer
-                draft={draft}
-                onDraft={setDraft}
-                onSend={send}
-                busy={turn.streaming}
-                streaming={turn.streaming}
-                onStop={() => void turn.stop()}
-                stopping={turn.stopping}
-                placeholder={`Message ${app.name}…`}
-              />
-            </section>
-          </>
+            </ChatTranscript>
+            {!conversationId && !turn.pending && app.conversationStarters.length > 0 && (
+              <div className="portal-starters" role="group" aria-label="Conversation starters">
+                {app.conversationStarters.map((starter) => (
+                  <button key={starter} type="button" onClick={() => void ask(starter)} disabled={outOfCredits}>
+                    {starter}
+                  </button>
+                ))}
+              </div>
+            )}
+            {failure && failure.status !== 401 && failure.code !== "insufficient_credits" && (
+              <p role="alert" className="error" data-testid="chat-error">
+                {failure.message}
+              </p>
+            )}
+            <ChatComposer
+              draft={draft}
+              onDraft={setDraft}
+              onSend={send}
+              busy={turn.streaming}
+              streaming={turn.streaming}
+              onStop={() => void turn.stop()}
+              stopping={turn.stopping}
+              blocked={
+                outOfCredits ? <OutOfCredits portal={portal} credits={credits} serverMessage={failure?.code === "insufficient_credits" ? failure.message : undefined} /> : undefined
+              }
+              aside={
+                credits && credits.left > 0 ? (
+                  <span data-testid="chat-credits-left">
+                    {credits.left} {credits.left === 1 ? "credit" : "credits"} left
+                  </span>
+                ) : undefined
+              }
+              placeholder={`Message ${app.name}…`}
+            />
+          </section>
         );
       }}
     </PortalFrame>

@@ -5,7 +5,7 @@ import { PageHeader } from "@/components/console";
 import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ChatComposer } from "@/components/chat/chat-composer";
-import { ChatTranscript } from "@/components/chat/chat-transcript";
+import { ChatTranscript, lastQuestion } from "@/components/chat/chat-transcript";
 import { useChatTurn } from "@/components/chat/use-chat-turn";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { TraceDetails } from "./execution-trace";
@@ -32,9 +32,9 @@ export function ChatView({ appId }: { appId: string }) {
     await ask(draft.trim());
   }
 
-  async function ask(message: string) {
+  async function ask(message: string, body?: Record<string, unknown>) {
     if (!message || turn.streaming) return;
-    setDraft("");
+    if (!body) setDraft("");
     const ended = await turn.send(message, conversationId, async (done) => {
       // The stored messages (with the answer's execution) replace the streamed copy in one step.
       await queryClient.fetchQuery({ ...trpc.conversations.messages.queryOptions({ conversationId: done.conversation_id }), staleTime: 0 });
@@ -85,6 +85,10 @@ export function ChatView({ appId }: { appId: string }) {
             messages={conversationId ? (messages.data?.messages ?? []) : []}
             pending={turn.pending}
             reconnecting={turn.reconnecting}
+            actions={{
+              onRegenerate: () => void ask(lastQuestion(messages.data?.messages ?? []), { regenerate: true }),
+              onEditLast: (text) => void ask(text, { regenerate: true }),
+            }}
             footer={(m) => (m.role === "assistant" && m.executionId ? <TraceDetails executionId={m.executionId} label="Trace of this answer" /> : null)}
           >
             {messages.isLoading && <p className="muted">Loading…</p>}
