@@ -37,12 +37,12 @@ interface StreamedRun {
   createdAt: Date;
 }
 
-/** `Last-Event-ID` (header or `lastEventId` query) as the id of the last event seen; 0 when absent. */
-export function lastEventIdOf(value: string | null | undefined): number {
+/** `Last-Event-ID` (header or `lastEventId` query, named by `field`) as the id of the last event seen; 0 when absent. */
+export function lastEventIdOf(value: string | null | undefined, field = "Last-Event-ID"): number {
   if (value === null || value === undefined || value === "") return 0;
   if (!/^\d{1,9}$/.test(value)) {
-    throw new AppError("invalid_request", "Invalid request: Last-Event-ID must be the `id:` of an event of this run.", {
-      problems: [{ path: "Last-Event-ID", message: "an event id (a whole number)" }],
+    throw new AppError("invalid_request", `Invalid request: ${field} must be the \`id:\` of an event of this run.`, {
+      problems: [{ path: field, message: "an event id (a whole number)" }],
     });
   }
   return Number(value);
@@ -50,7 +50,8 @@ export function lastEventIdOf(value: string | null | undefined): number {
 
 /** The resume position a request names: the `Last-Event-ID` header, else the `lastEventId` query parameter. */
 export function lastEventIdFrom(request: Request): number {
-  return lastEventIdOf(request.headers.get("last-event-id") ?? new URL(request.url).searchParams.get("lastEventId"));
+  const header = request.headers.get("last-event-id");
+  return header !== null ? lastEventIdOf(header) : lastEventIdOf(new URL(request.url).searchParams.get("lastEventId"), "lastEventId");
 }
 
 /**
