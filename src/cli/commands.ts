@@ -67,7 +67,7 @@ export function parseFlags(spec: FlagSpec, args: string[]): Flags {
 }
 
 function operator(organizationId: string): OperatorActor {
-  return { kind: "operator", organizationId };
+  return { kind: "operator", organizationId, origin: { door: "cli", requestId: null, ipAddress: null, userAgent: null } };
 }
 
 /** The operator of the organization that owns a row, or not_found. */

@@ -3,6 +3,7 @@
 // cookie only. Writes must come from this site (Origin / Sec-Fetch-Site) as JSON.
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { PortalConversationBody } from "@/schemas/portal";
+import { requestOrigin } from "@/server/auth/actor";
 import { readPortalSessionToken } from "@/server/auth/portal-cookie";
 import { clientAddress } from "@/server/auth/client-address";
 import { servedOverHttps } from "@/server/auth/cookies";
@@ -36,6 +37,7 @@ export function createPortalHandler(options: { db: () => Db }) {
         requestId,
         sessionToken: readPortalSessionToken(request.headers.get("cookie")),
         clientAddress: clientAddress(request.headers),
+        requestOrigin: requestOrigin(request, requestId, "portal"),
         origin: new URL(request.url).origin,
         secure: servedOverHttps(request),
         response: { headers: new Headers() },
@@ -74,7 +76,7 @@ export function createPortalConversationHandler(options: { db: () => Db }) {
       assertJsonBody(request);
       const db = options.db();
       const portal = await resolvePortal(db, portalRef);
-      const actor = await endUserForSession(db, readPortalSessionToken(request.headers.get("cookie")), portal);
+      const actor = await endUserForSession(db, readPortalSessionToken(request.headers.get("cookie")), portal, requestOrigin(request, requestId, "portal"));
       if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
       const body = (await readJsonBody(request)) ?? {};
       assertStorableText(body);

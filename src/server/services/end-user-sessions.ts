@@ -2,7 +2,7 @@
 // never in the console (its own table and cookie). An opaque token, stored hashed. Every request
 // checks that the end user is still active, so revoking or deleting them ends it at once.
 import { env } from "@/env";
-import type { EndUserActor } from "@/server/auth/actor";
+import type { EndUserActor, RequestOrigin } from "@/server/auth/actor";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
 import type { Db } from "@/server/db";
 
@@ -26,7 +26,12 @@ export async function startEndUserSession(db: Db, endUser: { id: string; organiz
  * The signed-in end user for a session token, if the session is unexpired, belongs to the
  * portal's organization and the end user is active. Marks them seen (at most once a minute).
  */
-export async function endUserForSession(db: Db, token: string | undefined, portal: { id: string; organizationId: string }): Promise<EndUserActor | null> {
+export async function endUserForSession(
+  db: Db,
+  token: string | undefined,
+  portal: { id: string; organizationId: string },
+  origin?: RequestOrigin,
+): Promise<EndUserActor | null> {
   if (!token) return null;
   const { rows } = await db.pool.query<{ id: string; email: string; full_name: string }>({
     name: "atrium_end_user_session",
@@ -45,7 +50,7 @@ export async function endUserForSession(db: Db, token: string | undefined, porta
   });
   const row = rows[0];
   if (!row) return null;
-  return { kind: "end_user", organizationId: portal.organizationId, endUser: { id: row.id, email: row.email, fullName: row.full_name }, portalId: portal.id };
+  return { kind: "end_user", organizationId: portal.organizationId, endUser: { id: row.id, email: row.email, fullName: row.full_name }, portalId: portal.id, origin };
 }
 
 export async function endEndUserSession(db: Db, token: string | undefined): Promise<void> {

@@ -1,7 +1,7 @@
 // Console sign-in: email and password, an opaque session token in an httpOnly cookie,
 // stored hashed with an expiry.
 import { env } from "@/env";
-import type { MemberActor } from "@/server/auth/actor";
+import type { MemberActor, RequestOrigin } from "@/server/auth/actor";
 import { hashPassword, verifyPassword } from "@/server/auth/passwords";
 import { createSignInThrottle } from "@/server/auth/sign-in-throttle";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
@@ -49,7 +49,7 @@ async function membershipOpenedBy<T extends { passwordHash: string | null }>(mem
   return undefined;
 }
 
-export async function actorForSession(db: Db, token: string | undefined): Promise<MemberActor | null> {
+export async function actorForSession(db: Db, token: string | undefined, origin?: RequestOrigin): Promise<MemberActor | null> {
   if (!token) return null;
   const session = await db.session.findUnique({
     where: { tokenHash: hashSecret(token) },
@@ -60,6 +60,7 @@ export async function actorForSession(db: Db, token: string | undefined): Promis
     kind: "member",
     organizationId: session.member.organizationId,
     member: { id: session.member.id, role: session.member.role, email: session.member.user.email },
+    origin,
   };
 }
 

@@ -3,7 +3,7 @@
 // the console's tRPC (`error.data.appError` is the envelope's `error`, `data.httpStatus` its status).
 import { initTRPC } from "@trpc/server";
 import type { z } from "zod";
-import type { EndUserActor } from "@/server/auth/actor";
+import type { EndUserActor, RequestOrigin } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { assertStorableRawInput } from "@/server/bounds";
 import { AppError, toAppError } from "@/server/errors";
@@ -18,6 +18,8 @@ export interface PortalContext {
   sessionToken?: string;
   /** Where the request came from, for sign-in throttling. */
   clientAddress: string;
+  /** Where the request came from, for the audit log. */
+  requestOrigin?: RequestOrigin;
   /** The origin the portal is served from (links in mail). */
   origin: string;
   /** Cookies get `Secure` when the portal is served over https. */
@@ -60,7 +62,7 @@ export function portalProcedure<S extends PortalInputSchema>(input: S) {
  */
 export function endUserProcedure<S extends PortalInputSchema>(input: S) {
   return portalProcedure(input).use(async ({ ctx, next }) => {
-    const actor: EndUserActor | null = await endUserForSession(ctx.db, ctx.sessionToken, ctx.portal);
+    const actor: EndUserActor | null = await endUserForSession(ctx.db, ctx.sessionToken, ctx.portal, ctx.requestOrigin);
     if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
     return next({ ctx: { ...ctx, actor } });
   });
