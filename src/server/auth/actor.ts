@@ -17,7 +17,7 @@ export interface RequestOrigin {
 const MAX_USER_AGENT = 512;
 
 /** The origin of an HTTP request, built once where the door builds its actor. */
-export function requestOrigin(request: Request, requestId: string, door: AuditDoor): RequestOrigin {
+export function requestOrigin(request: { headers: Headers }, requestId: string, door: AuditDoor): RequestOrigin {
   const address = clientAddress(request.headers);
   return {
     door,

@@ -8,7 +8,9 @@ import { hitRateLimit } from "@/server/auth/rate-limit";
 import { createSignInThrottle, tooMany } from "@/server/auth/sign-in-throttle";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import type { EndUserActor, RequestOrigin } from "@/server/auth/actor";
 import { startEndUserSession, type NewEndUserSession } from "./end-user-sessions";
+import { recordEvent, type EventInput } from "./events";
 import { deliverMail } from "./mail";
 import { portalPath, type ResolvedPortal } from "./portals";
 
@@ -30,6 +32,8 @@ export interface SignInRequest {
   clientAddress: string;
   /** The origin the portal is served from, for the link in the mail (e.g. https://atrium.example). */
   origin?: string;
+  /** Where the request came from, for the audit log. */
+  requestOrigin?: RequestOrigin;
 }
 
 function hashCode(codeId: string, code: string): string {
@@ -116,7 +120,10 @@ export async function verifySignInCode(
     select: { id: true, codeHash: true },
   });
   const match = live.find((candidate) => candidate.codeHash === hashCode(candidate.id, request.code));
+  const actor: EndUserActor = { kind: "end_user", organizationId: portal.organizationId, endUser, portalId: portal.id, origin: request.requestOrigin };
+  const event: EventInput = { action: "end_user.sign_in", target: { type: "end_user", id: endUser.id, label: endUser.email } };
   if (!match) {
+    await recordEvent(db, actor, { ...event, outcome: "failure" });
     if (live.length) await db.endUserSignInCode.updateMany({ where: { id: { in: live.map((c) => c.id) } }, data: { wrongTries: { increment: 1 } } });
     throw new AppError("invalid_code", INVALID_CODE);
   }
@@ -127,6 +134,6 @@ export async function verifySignInCode(
   });
   if (claimed.count !== 1) throw new AppError("invalid_code", INVALID_CODE);
   await attempt.succeeded();
-  const session = await startEndUserSession(db, endUser);
+  const session = await startEndUserSession(db, endUser, recordEvent(db, actor, event));
   return { endUser: { id: endUser.id, email: endUser.email, fullName: endUser.fullName }, session };
 }

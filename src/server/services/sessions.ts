@@ -7,7 +7,9 @@ import { createSignInThrottle } from "@/server/auth/sign-in-throttle";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { recordEvent, type EventInput } from "./events";
 import { normalizeEmail } from "./members";
+import type { Role } from "@/schemas/auth";
 
 /** Failed sign-ins a minute: see sign-in-throttle.ts for what each limit holds off. */
 const signInThrottle = createSignInThrottle("sign-in", { perAccountAndAddress: 10, perAddress: 30, perAccount: 50 });
@@ -19,7 +21,7 @@ export interface NewSession {
 }
 
 /** `clientAddress` is where the attempt came from (src/server/auth/client-address.ts). */
-export async function signIn(db: Db, input: { email: string; password: string }, clientAddress: string): Promise<NewSession> {
+export async function signIn(db: Db, input: { email: string; password: string }, clientAddress: string, origin?: RequestOrigin): Promise<NewSession> {
   const email = normalizeEmail(input.email);
   const attempt = await signInThrottle.admit(db, email, clientAddress);
   const user = await db.user.findUnique({
@@ -33,13 +35,28 @@ export async function signIn(db: Db, input: { email: string; password: string },
   // gave them when inviting (members.passwordHash) opens that organization.
   const ownPassword = await verifyPassword(user?.passwordHash ?? (await dummyHash), input.password);
   const membership = ownPassword ? memberships[0] : await membershipOpenedBy(memberships, input.password);
-  if (!membership) throw new AppError("unauthorized", "Wrong email or password.");
+  if (!membership) {
+    // A failed sign-in of a known person is logged in each of their organizations; an unknown email belongs to none.
+    for (const member of memberships) await recordEvent(db, signInActor(member, email, origin), { ...signInEvent(member, email), outcome: "failure" });
+    throw new AppError("unauthorized", "Wrong email or password.");
+  }
   await attempt.succeeded();
 
   const token = randomToken();
   const expiresAt = new Date(Date.now() + env().SESSION_TTL_HOURS * 3_600_000);
-  await db.session.create({ data: { tokenHash: hashSecret(token), memberId: membership.id, expiresAt } });
+  await db.$transaction([
+    db.session.create({ data: { tokenHash: hashSecret(token), memberId: membership.id, expiresAt } }),
+    recordEvent(db, signInActor(membership, email, origin), signInEvent(membership, email)),
+  ]);
   return { token, expiresAt };
+}
+
+function signInActor(member: { id: string; organizationId: string; role: Role }, email: string, origin: RequestOrigin | undefined): MemberActor {
+  return { kind: "member", organizationId: member.organizationId, member: { id: member.id, role: member.role, email }, origin };
+}
+
+function signInEvent(member: { id: string }, email: string): EventInput {
+  return { action: "member.sign_in", target: { type: "member", id: member.id, label: email } };
 }
 
 async function membershipOpenedBy<T extends { passwordHash: string | null }>(memberships: T[], password: string): Promise<T | undefined> {

@@ -44,6 +44,7 @@ export const portalRouter = router({
           email: input.email,
           code: input.code,
           clientAddress: ctx.clientAddress,
+          requestOrigin: ctx.requestOrigin,
         });
         ctx.response.headers.append("Set-Cookie", portalSessionCookie(session.token, session.expiresAt, ctx.secure));
         return { endUser };

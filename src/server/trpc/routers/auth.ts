@@ -5,6 +5,7 @@ import { Organization } from "@/schemas/organization";
 import { changeOwnPassword } from "@/server/services/members";
 import { getOrganization } from "@/server/services/organizations";
 import { signIn, signOut } from "@/server/services/sessions";
+import { requestOrigin } from "@/server/auth/actor";
 import { clientAddress } from "@/server/auth/client-address";
 import { clearedSessionCookie, sessionCookie } from "@/server/auth/cookies";
 import { memberProcedure, publicProcedure, router } from "../init";
@@ -14,7 +15,8 @@ export const authRouter = router({
     .input(SignInInput)
     .output(z.object({ ok: z.literal(true) }))
     .mutation(async ({ ctx, input }) => {
-      const session = await signIn(ctx.db, input, clientAddress(ctx.requestHeaders ?? new Headers()));
+      const headers = ctx.requestHeaders ?? new Headers();
+      const session = await signIn(ctx.db, input, clientAddress(headers), requestOrigin({ headers }, ctx.requestId, "console"));
       ctx.response.headers.append("Set-Cookie", sessionCookie(session.token, session.expiresAt, ctx.secureCookies));
       return { ok: true as const };
     }),
