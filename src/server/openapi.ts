@@ -335,6 +335,13 @@ function addDoors(operation: Operation, meta: Meta): void {
     };
     operation.responses["413"] = errorResponse(413, ["invalid_request"], "`invalid_request`: the upload is over the 4.5 MB request limit, or a JSON body over 8 MiB");
   }
+  if (meta.download && success) {
+    success.description = "The events, streamed";
+    success.content = {
+      "application/x-ndjson": { schema: { type: "string", description: "`format=jsonl`: one AuditEvent (JSON) a line" } },
+      "text/csv": { schema: { type: "string", description: "`format=csv`: a header row, then one event a line" } },
+    };
+  }
   if (meta.alsoSucceeds && success) {
     operation.responses[String(meta.alsoSucceeds.status)] = { ...success, description: meta.alsoSucceeds.description };
   }
@@ -386,6 +393,7 @@ const TAGS = [
   { name: "Apps", description: "Apps over agents and flows: drafts, versions, conversations (JSON or a stream) and transactions" },
   { name: "Executions", description: "The record of every run, with its trace and credits" },
   { name: "Knowledgebases", description: "Knowledgebases, their sources (uploads, text, URLs), pages, search and export" },
+  { name: "Audit log", description: "Every change and sign-in, who made it, through which door" },
 ];
 
 let cached: OpenAPIObject | undefined;

@@ -19,6 +19,7 @@ import { errorResponse, requestIdFor } from "./envelope";
 import { readJsonBody, refuseDeclaredOversize } from "./json-body";
 import { textResponse } from "./text-response";
 import { conversationStream, streamHeaders } from "./sse";
+import { downloadResponse } from "./download";
 import { handleUpload } from "./upload";
 import { appRouter } from "@/server/trpc/root";
 
@@ -109,6 +110,7 @@ export function createRestHandler(options: RestHandlerOptions) {
       if (route.meta.multipart && isMultipart(request)) {
         return await handleUpload({ db, actor, rateLimit, request, path, requestId });
       }
+      if (route.meta.download) return await downloadResponse(db, actor, rateLimit, request, requestId);
       const idempotencyKey = request.method === "POST" ? request.headers.get("idempotency-key") : null;
       if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey);
       const body = await readRequestJson(request);
