@@ -12,6 +12,7 @@ import type createNextServer from "next";
 import { closeDb, getDb } from "@/server/db";
 import { createRequestListener } from "@/server/http/listener";
 import { startIndexWorker, type IndexWorker } from "@/server/jobs/indexing";
+import { startWebhookWorker } from "@/server/jobs/webhook-delivery";
 import { logger } from "@/server/observability/log";
 
 /** How long in-flight requests and streams get to finish once a stop is asked for. */
@@ -26,8 +27,13 @@ const DATABASE_CLOSE_MS = 5_000;
 function startWorker(): IndexWorker | null {
   try {
     const worker = startIndexWorker(getDb());
+    const webhooks = startWebhookWorker(getDb());
     (globalThis as { atriumIndexWorker?: IndexWorker }).atriumIndexWorker = worker;
-    return worker;
+    // A delivery in hand when the server stops is claimed again by another process once its lease ends.
+    return {
+      stop: () => Promise.all([worker.stop(), webhooks.stop()]).then(() => undefined),
+      release: () => Promise.all([worker.release(), webhooks.stop()]).then(() => undefined),
+    };
   } catch (error) {
     logger().error({ err: error }, "The indexing worker did not start");
     return null;

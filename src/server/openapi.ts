@@ -394,6 +394,7 @@ const TAGS = [
   { name: "Executions", description: "The record of every run, with its trace and credits" },
   { name: "Knowledgebases", description: "Knowledgebases, their sources (uploads, text, URLs), pages, search and export" },
   { name: "Audit log", description: "Every change and sign-in, who made it, through which door" },
+  { name: "Webhooks", description: "Endpoints that receive events, signed per Standard Webhooks; their deliveries and replays" },
 ];
 
 let cached: OpenAPIObject | undefined;

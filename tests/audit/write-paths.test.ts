@@ -26,6 +26,7 @@ import * as reviews from "@/server/services/reviews";
 import * as sources from "@/server/services/sources";
 import * as tierPlans from "@/server/services/tier-plans";
 import * as userGroups from "@/server/services/user-groups";
+import * as webhooks from "@/server/services/webhooks";
 import { addPerson, api, newOrganization, uniqueSuffix, type Tenant } from "../helpers";
 
 const SERVICES_DIR = path.resolve(__dirname, "../../src/server/services");
@@ -134,7 +135,22 @@ async function pendingReview(w: World): Promise<string> {
   return String(response.body.reviewPath).split("/").pop()!;
 }
 
+async function webhookEndpoint(w: World) {
+  return (await webhooks.createWebhookEndpoint(db(), w.op, { url: "http://127.0.0.1:9/hook", eventTypes: ["*"] })).endpoint;
+}
+
 const WRITES: Record<string, Scenario> = {
+  createWebhookEndpoint: async (w) => (await webhookEndpoint(w), "webhook_endpoint.create"),
+  updateWebhookEndpoint: async (w) => (await webhooks.updateWebhookEndpoint(db(), w.op, { id: (await webhookEndpoint(w)).id, description: "CRM" }), "webhook_endpoint.update"),
+  deleteWebhookEndpoint: async (w) => (await webhooks.deleteWebhookEndpoint(db(), w.op, { id: (await webhookEndpoint(w)).id }), "webhook_endpoint.delete"),
+  rotateWebhookSecret: async (w) => (await webhooks.rotateWebhookSecret(db(), w.op, { id: (await webhookEndpoint(w)).id }), "webhook_endpoint.rotate_secret"),
+  replayWebhookDelivery: async (w) => {
+    const { id } = await webhookEndpoint(w);
+    await endUser(w);
+    const [delivery] = (await webhooks.listWebhookDeliveries(db(), w.op, { id, limit: 1 })).deliveries;
+    await webhooks.replayWebhookDelivery(db(), w.op, { id, deliveryId: delivery!.id });
+    return "webhook_delivery.replay";
+  },
   createApiKey: async (w) => (await apiKeys.createApiKey(db(), w.op, { name: "k", kind: "organization", scopes: ["end_users:read"] }), "api_key.create"),
   revokeApiKey: async (w) => {
     const key = await apiKeys.createApiKey(db(), w.op, { name: "k", kind: "organization", scopes: ["end_users:read"] });
@@ -201,7 +217,10 @@ const WRITES: Record<string, Scenario> = {
   },
   deletePage: async (w) => (await pages.deletePage(db(), w.op, { knowledgebaseId: w.kbId, pageId: await page(w) }), "page.delete"),
   createPortal: async (w) => (await portals.createPortal(db(), w.op, { name: name("Portal") }), "portal.create"),
-  updatePortal: async (w) => (await portals.updatePortal(db(), w.op, { id: (await portals.createPortal(db(), w.op, { name: name("Portal") })).id, greeting: "Hi" }), "portal.update"),
+  updatePortal: async (w) => (
+    await portals.updatePortal(db(), w.op, { id: (await portals.createPortal(db(), w.op, { name: name("Portal") })).id, greeting: "Hi" }),
+    "portal.update"
+  ),
   admitGroup: async (w) => {
     const portal = await portals.createPortal(db(), w.op, { name: name("Portal") });
     await portals.admitGroup(db(), w.op, { portalId: portal.id, groupId: (await group(w)).id });

@@ -39,6 +39,7 @@ CREATE TABLE "webhook_endpoints" (
     "secret" TEXT NOT NULL,
     "previous_secret" TEXT,
     "previous_secret_until" TIMESTAMPTZ(3),
+    "failing_since" TIMESTAMPTZ(3),
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updated_at" TIMESTAMPTZ(3) NOT NULL,
 

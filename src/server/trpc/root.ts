@@ -20,6 +20,7 @@ import { userGroupsRouter } from "./routers/user-groups";
 import { reviewsRouter } from "./routers/reviews";
 import { overviewRouter } from "./routers/overview";
 import { auditRouter } from "./routers/audit";
+import { webhooksRouter } from "./routers/webhooks";
 
 export const appRouter = router({
   auth: authRouter,
@@ -43,6 +44,7 @@ export const appRouter = router({
   reviews: reviewsRouter,
   overview: overviewRouter,
   audit: auditRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;
