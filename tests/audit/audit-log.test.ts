@@ -99,7 +99,10 @@ describe("GET /audit-events/export", () => {
     const jsonl = await api("GET", "/audit-events/export?format=jsonl", { key: tenant.orgKey.secret });
     expect(jsonl.status).toBe(200);
     expect(jsonl.headers.get("content-type")).toBe("application/x-ndjson");
-    const lines = jsonl.text.trim().split("\n").map((line) => JSON.parse(line));
+    const lines = jsonl.text
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     const listed = await auditEvents(tenant.orgKey.secret, "?limit=200");
     expect(lines.map((e) => e.id)).toEqual(listed.map((e) => e.id));
 

@@ -73,19 +73,35 @@ async function page(db: Db, organizationId: string, filters: Partial<AuditFilter
   return rows;
 }
 
-export const listAuditEvents = guarded(
-  { scope: "audit:read", role: "admin" },
-  async function listAuditEvents(db: Db, actor: Actor, input: ListAuditEventsInput): Promise<{ auditEvents: AuditEvent[]; nextCursor: string | null }> {
-    const cursor = input.cursor ? decodeCursor(input.cursor) : null;
-    const rows = await page(db, actor.organizationId, input, cursor && { at: cursor.createdAt, id: cursor.id }, input.limit + 1);
-    const items = rows.slice(0, input.limit);
-    const last = items[items.length - 1];
-    return { auditEvents: items.map(toAuditEvent), nextCursor: rows.length > input.limit && last ? encodeCursor({ createdAt: last.occurred_at, id: last.id }) : null };
-  },
-);
+export const listAuditEvents = guarded({ scope: "audit:read", role: "admin" }, async function listAuditEvents(db: Db, actor: Actor, input: ListAuditEventsInput): Promise<{
+  auditEvents: AuditEvent[];
+  nextCursor: string | null;
+}> {
+  const cursor = input.cursor ? decodeCursor(input.cursor) : null;
+  const rows = await page(db, actor.organizationId, input, cursor && { at: cursor.createdAt, id: cursor.id }, input.limit + 1);
+  const items = rows.slice(0, input.limit);
+  const last = items[items.length - 1];
+  return { auditEvents: items.map(toAuditEvent), nextCursor: rows.length > input.limit && last ? encodeCursor({ createdAt: last.occurred_at, id: last.id }) : null };
+});
 
 const EXPORT_PAGE = 1000;
-const CSV_COLUMNS = ["id", "occurredAt", "actorType", "actorId", "actorLabel", "door", "action", "targetType", "targetId", "targetLabel", "changes", "requestId", "ipAddress", "userAgent", "outcome"];
+const CSV_COLUMNS = [
+  "id",
+  "occurredAt",
+  "actorType",
+  "actorId",
+  "actorLabel",
+  "door",
+  "action",
+  "targetType",
+  "targetId",
+  "targetLabel",
+  "changes",
+  "requestId",
+  "ipAddress",
+  "userAgent",
+  "outcome",
+];
 
 function csvField(value: unknown): string {
   const text = value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
@@ -95,7 +111,23 @@ function csvField(value: unknown): string {
 }
 
 function csvLine(event: AuditEvent): string {
-  const values = [event.id, event.occurredAt, event.actor.type, event.actor.id, event.actor.label, event.door, event.action, event.target.type, event.target.id, event.target.label, event.changes, event.requestId, event.ipAddress, event.userAgent, event.outcome];
+  const values = [
+    event.id,
+    event.occurredAt,
+    event.actor.type,
+    event.actor.id,
+    event.actor.label,
+    event.door,
+    event.action,
+    event.target.type,
+    event.target.id,
+    event.target.label,
+    event.changes,
+    event.requestId,
+    event.ipAddress,
+    event.userAgent,
+    event.outcome,
+  ];
   return `${values.map(csvField).join(",")}\r\n`;
 }
 
@@ -103,25 +135,24 @@ function csvLine(event: AuditEvent): string {
  * Every matching event, newest first, as lines of text (JSON Lines, or CSV after its header),
  * read a page at a time: memory stays bounded by one page whatever the log's size.
  */
-export const exportAuditEvents = guarded(
-  { scope: "audit:read", role: "admin" },
-  async function exportAuditEvents(db: Db, actor: Actor, input: ExportAuditEventsInput): Promise<AsyncGenerator<string>> {
-    const organizationId = actor.organizationId;
-    async function* lines(): AsyncGenerator<string> {
-      if (input.format === "csv") yield `${CSV_COLUMNS.join(",")}\r\n`;
-      let before: { at: Date; id: string } | null = null;
-      for (;;) {
-        const rows = await page(db, organizationId, input, before, EXPORT_PAGE);
-        if (rows.length === 0) return;
-        yield rows.map((row) => (input.format === "csv" ? csvLine(toAuditEvent(row)) : `${JSON.stringify(toAuditEvent(row))}\n`)).join("");
-        const last = rows[rows.length - 1]!;
-        before = { at: last.occurred_at, id: last.id };
-        if (rows.length < EXPORT_PAGE) return;
-      }
+export const exportAuditEvents = guarded({ scope: "audit:read", role: "admin" }, async function exportAuditEvents(db: Db, actor: Actor, input: ExportAuditEventsInput): Promise<
+  AsyncGenerator<string>
+> {
+  const organizationId = actor.organizationId;
+  async function* lines(): AsyncGenerator<string> {
+    if (input.format === "csv") yield `${CSV_COLUMNS.join(",")}\r\n`;
+    let before: { at: Date; id: string } | null = null;
+    for (;;) {
+      const rows = await page(db, organizationId, input, before, EXPORT_PAGE);
+      if (rows.length === 0) return;
+      yield rows.map((row) => (input.format === "csv" ? csvLine(toAuditEvent(row)) : `${JSON.stringify(toAuditEvent(row))}\n`)).join("");
+      const last = rows[rows.length - 1]!;
+      before = { at: last.occurred_at, id: last.id };
+      if (rows.length < EXPORT_PAGE) return;
     }
-    return lines();
-  },
-);
+  }
+  return lines();
+});
 
 /**
  * Deletes the events older than each organization's retention (audit_retention_days): the only

@@ -391,7 +391,14 @@ export const updateEndUser = guarded(
     const user = await findEndUser(db, actor, input.endUserId);
     if (input.fullName === undefined) return toEndUser(user);
     const write = (tx: Tx) => tx.endUser.update({ where: { id: user.id }, data: { fullName: input.fullName } });
-    return toEndUser(await recorded(db, actor, write, (row) => ({ action: "end_user.update", target: endUserTarget(row), changes: changesBetween(user, row, ["fullName"]), data: toEndUser(row) })));
+    return toEndUser(
+      await recorded(db, actor, write, (row) => ({
+        action: "end_user.update",
+        target: endUserTarget(row),
+        changes: changesBetween(user, row, ["fullName"]),
+        data: toEndUser(row),
+      })),
+    );
   },
 );
 
@@ -442,7 +449,12 @@ export const removeSubscription = guarded(
     }
     await db.$transaction([
       db.subscription.update({ where: { id: subscription.id }, data: { status: "canceled" } }),
-      recordEvent(db, actor, { action: "subscription.cancel", target: { type: "subscription", id: subscription.id, label: user.email }, changes: { status: ["active", "canceled"] }, data: { id: subscription.id, endUserId: user.id, tierPlanId: subscription.tierPlanId, status: "canceled" } }),
+      recordEvent(db, actor, {
+        action: "subscription.cancel",
+        target: { type: "subscription", id: subscription.id, label: user.email },
+        changes: { status: ["active", "canceled"] },
+        data: { id: subscription.id, endUserId: user.id, tierPlanId: subscription.tierPlanId, status: "canceled" },
+      }),
       ...(subscription.tierPlan.groupId ? [db.groupMember.deleteMany({ where: { groupId: subscription.tierPlan.groupId, endUserId: user.id } })] : []),
     ]);
   },
@@ -453,7 +465,9 @@ export const removeEndUserGrant = guarded(
   async function removeEndUserGrant(db: Db, actor: Actor, input: { endUserId: string; grantId: string }): Promise<void> {
     const user = await findEndUser(db, actor, input.endUserId);
     const remove = (tx: Tx) => tx.grant.deleteMany({ where: { id: input.grantId, endUserId: user.id } });
-    const { count } = await recorded(db, actor, remove, ({ count }) => (count ? { action: "grant.delete", target: { type: "grant", id: input.grantId, label: user.email } } : null));
+    const { count } = await recorded(db, actor, remove, ({ count }) =>
+      count ? { action: "grant.delete", target: { type: "grant", id: input.grantId, label: user.email } } : null,
+    );
     if (count === 0) throw new AppError("not_found", "No grant with that id on this end user.");
   },
 );
@@ -472,7 +486,11 @@ export const linkProcessorSubscription = guarded(
       });
       await subscribe(tx, user.id, [plan], "processor");
       const row = await tx.subscription.findUniqueOrThrow({ where: { endUserId_tierPlanId: { endUserId: user.id, tierPlanId: plan.id } }, select: subscriptionSelect });
-      await recordEvent(tx, actor, { action: "subscription.link", target: { type: "subscription", id: row.id, label: user.email }, changes: { provisionedBy: [null, "processor"] } });
+      await recordEvent(tx, actor, {
+        action: "subscription.link",
+        target: { type: "subscription", id: row.id, label: user.email },
+        changes: { provisionedBy: [null, "processor"] },
+      });
       return toSubscriptionDetail(row);
     });
   },
