@@ -37,6 +37,8 @@ const UNGUARDED: Record<string, string> = {
   "portal-access.listPortalApps": "the portal door's; its end user is checked by the portal session",
   "conversations.listEndUserConversations": "the portal door's; only the end user's own conversations",
   "conversations.getEndUserConversation": "the portal door's; only the end user's own conversation",
+  "events.recordEvent": "records the change of the guarded service that makes it, in its transaction",
+  "events.recorded": "runs a guarded service's write and records its event in one transaction",
 };
 
 type ServiceModule = Record<string, unknown>;
