@@ -1,9 +1,11 @@
-// ESLint flat config: JavaScript and TypeScript recommended rules and the React hooks rules.
+// ESLint flat config: JavaScript and TypeScript recommended rules, the React hooks rules and the
+// rules against super-linear regular expressions.
 // Import cycles are checked by madge in `npm run lint` (package.json).
 // Not type-aware on purpose: the whole lint stays fast on a small machine; `tsc --noEmit` checks types.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import reactHooks from "eslint-plugin-react-hooks";
+import regexp from "eslint-plugin-regexp";
 
 export default tseslint.config(
   {
@@ -37,6 +39,18 @@ export default tseslint.config(
       // shared primitives; turn these on once those land.
       "react-hooks/set-state-in-effect": "off",
       "react-hooks/refs": "off",
+    },
+  },
+  {
+    // No regular expression in src/ may backtrack or move super-linearly: it reads untrusted text
+    // (documents, page markdown, model output), and one such pattern froze every tenant at once
+    // (docs/security.md, "Linear text processing"). Only these two rules: the plugin's stylistic ones
+    // would rewrite patterns all over the code for no safety gain.
+    files: ["src/**"],
+    plugins: { regexp },
+    rules: {
+      "regexp/no-super-linear-backtracking": "error",
+      "regexp/no-super-linear-move": "error",
     },
   },
   {

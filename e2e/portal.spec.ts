@@ -94,7 +94,7 @@ async function signInWithCode(page: Page, slug: string, organizationId: string, 
 for (const viewport of VIEWPORTS) {
   test.describe(`at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
     test.use({ viewport: { width: viewport.width, height: viewport.height } });
-    // Her own address per size: code requests are throttled per email (5 a minute from one address).
+    // Her own email per size: codes are capped per email (5 an hour, whatever the address).
     const alice = viewport.name === "desktop" ? ALICE : "alice.phone@customer.example";
 
     test("alice signs in with an outbox code, chats with her one app, runs out of credits, comes back to her conversation, and is signed out on revocation", async ({ page }) => {
@@ -131,16 +131,30 @@ for (const viewport of VIEWPORTS) {
       await message.fill("And how do I ask for one?");
       await page.getByRole("button", { name: "Send", exact: true }).click();
       await expect(page.getByTestId("message-assistant")).toHaveCount(3);
-      await expect(page.getByTestId("chat-credits-left")).toHaveText("0 credits left");
 
-      // At zero: refused plainly, with the renewal date, and the typed message is kept.
+      // At zero: the composer says why and when they come back; what she types is kept, and she
+      // can ask the organization for more.
+      const blocked = page.getByTestId("out-of-credits");
+      await expect(blocked).toContainText(/You've used all your credits\. They renew on \d{1,2} \w+ \d{4}\./);
       await message.fill("One more question, please.");
-      await page.getByRole("button", { name: "Send", exact: true }).click();
-      await expect(page.getByTestId("chat-error")).toHaveText(/^You've used all your credits\. They renew on \d{1,2} \w+ \d{4}\.$/);
+      await expect(page.getByRole("button", { name: "Send", exact: true })).toBeDisabled();
       await expect(message).toHaveValue("One more question, please.");
       await expect(page.getByTestId("message-assistant")).toHaveCount(3);
       await expectAccessible(page);
       await screenshot(page, "portal-chat-no-credits");
+      await blocked.getByRole("button", { name: "Ask for more credits" }).click();
+      await blocked.getByRole("textbox", { name: /Why you need more credits/ }).fill("Exam week");
+      await blocked.getByRole("button", { name: "Send request" }).click();
+      await expect(blocked.getByRole("status")).toContainText("Request sent");
+
+      // The admin sees the request and gives a bonus credit; she goes on.
+      const requests = await api(page.request, key, "GET", `/end-users/${endUserId}/credit-requests`);
+      expect(requests.creditRequests[0]).toMatchObject({ status: "open", message: "Exam week" });
+      const planId = (await api(page.request, key, "GET", `/end-users/${endUserId}`)).endUser.subscriptions[0].tierPlanId;
+      await api(page.request, key, "POST", `/end-users/${endUserId}/tier-plans/${planId}/bonus-credits`, { credits: 1 });
+      await page.reload();
+      await expect(page.getByTestId("chat-credits-left")).toHaveText("1 credit left");
+      await expect(page.getByTestId("out-of-credits")).toHaveCount(0);
 
       // Her conversations, newest first; the earlier one reopens with its messages.
       await page.getByRole("navigation", { name: "Portal" }).getByRole("link", { name: "Conversations" }).click();
@@ -156,7 +170,7 @@ for (const viewport of VIEWPORTS) {
 
       // The home page shows the credits spent.
       await page.getByRole("navigation", { name: "Portal" }).getByRole("link", { name: "Apps" }).click();
-      await expect(page.getByTestId("credits-left")).toHaveText("0 credits left");
+      await expect(page.getByTestId("credits-left")).toHaveText("1 credit left");
 
       // The admin revokes alice: her open session ends at once.
       await api(page.request, key, "POST", `/end-users/${endUserId}/revoke`, {});
@@ -173,7 +187,7 @@ for (const viewport of VIEWPORTS) {
       await api(page.request, demo.orgKey.secret, "POST", "/end-users", { email: alice, fullName: "Alice Martin" });
       await signInWithCode(page, slug, demo.organization.id, alice);
       await expect(page.getByTestId("no-apps")).toContainText("There is no app for you here yet.");
-      await expect(page.getByTestId("credits-left")).toHaveText("0 credits left");
+      await expect(page.getByTestId("credits-left")).toHaveText("1 credit left");
       await expectAccessible(page);
       await screenshot(page, "portal-home-no-apps");
       await page.getByRole("button", { name: "Sign out" }).click();

@@ -4,7 +4,7 @@
 // the server's peak memory, and a cursor walk over 5,000 published flows (GET /flows, keyset
 // pages). Results also go to .bench/results.json.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
@@ -465,23 +465,21 @@ function corpusDocument(i: number): string {
   return sections.join("\n\n");
 }
 
-async function knowledgeScenario(key: string) {
+/** Posts documents as sources of a new knowledgebase, 8 at a time, and waits until all are ready. */
+async function ingest(key: string, name: string, documents: { name: string; markdown: string }[]): Promise<{ kbId: string; postSeconds: number; ingestSeconds: number }> {
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-  const created = await fetch(`${base}/api/v1/knowledgebases`, { method: "POST", headers, body: JSON.stringify({ name: "Bench corpus" }) });
+  const created = await fetch(`${base}/api/v1/knowledgebases`, { method: "POST", headers, body: JSON.stringify({ name }) });
   const kbId = ((await created.json()) as { knowledgebase: { id: string } }).knowledgebase.id;
-  const documents = Array.from({ length: CORPUS_DOCS }, (_, i) => corpusDocument(i));
-  const bytes = documents.reduce((sum, doc) => sum + Buffer.byteLength(doc), 0);
-  console.log(`Knowledge: ingesting ${documents.length} documents (${(bytes / 1024 / 1024).toFixed(1)} MB)…`);
   const started = performance.now();
   let nextDoc = 0;
   await Promise.all(
     Array.from({ length: 8 }, async () => {
       while (nextDoc < documents.length) {
-        const i = nextDoc++;
+        const document = documents[nextDoc++]!;
         const response = await fetch(`${base}/api/v1/knowledgebases/${kbId}/sources`, {
           method: "POST",
           headers,
-          body: JSON.stringify({ name: `doc-${i}.md`, contentMarkdown: documents[i] }),
+          body: JSON.stringify({ name: document.name, contentMarkdown: document.markdown }),
         });
         if (response.status !== 202) throw new Error(`add source: ${response.status} ${await response.text()}`);
       }
@@ -497,8 +495,16 @@ async function knowledgeScenario(key: string) {
     if (performance.now() - started > 300_000) throw new Error(`only ${ready} of ${documents.length} ready after 300 s`);
     await new Promise((r) => setTimeout(r, 250));
   }
-  const ingestSeconds = (performance.now() - started) / 1000;
-  console.log(`Knowledge: all ${documents.length} posted in ${((posted - started) / 1000).toFixed(1)} s, all ready in ${ingestSeconds.toFixed(1)} s`);
+  return { kbId, postSeconds: (posted - started) / 1000, ingestSeconds: (performance.now() - started) / 1000 };
+}
+
+async function knowledgeScenario(key: string) {
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  const documents = Array.from({ length: CORPUS_DOCS }, (_, i) => ({ name: `doc-${i}.md`, markdown: corpusDocument(i) }));
+  const bytes = documents.reduce((sum, doc) => sum + Buffer.byteLength(doc.markdown), 0);
+  console.log(`Knowledge: ingesting ${documents.length} documents (${(bytes / 1024 / 1024).toFixed(1)} MB)…`);
+  const { kbId, postSeconds, ingestSeconds } = await ingest(key, "Bench corpus", documents);
+  console.log(`Knowledge: all ${documents.length} posted in ${postSeconds.toFixed(1)} s, all ready in ${ingestSeconds.toFixed(1)} s`);
 
   const timings: number[] = [];
   for (let i = 0; i < SEARCHES + 20; i++) {
@@ -513,11 +519,66 @@ async function knowledgeScenario(key: string) {
   return {
     documents: documents.length,
     megabytes: bytes / 1024 / 1024,
-    postSeconds: (posted - started) / 1000,
+    postSeconds,
     ingestSeconds,
     searches: timings.length,
     searchP50Ms: percentile(timings, 50),
     searchP99Ms: percentile(timings, 99),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Manual pages: the search stalls of issue 25. Real manual pages (eval/command-manuals, a few
+// hundred documents) and 60 short everyday questions written in a person's words, asked one at a
+// time over HTTP: every question must answer quickly, so the slowest is reported beside p99.
+
+const MANUALS = path.join(root, "eval", "command-manuals");
+const MANUAL_ROUNDS = Number(process.env.BENCH_MANUAL_ROUNDS ?? 5);
+
+function manualQuestions(): string[] {
+  return readFileSync(path.join(MANUALS, "questions.tsv"), "utf8")
+    .split("\n")
+    .filter((line) => line.trim() && !line.startsWith("#"))
+    .map((line) => line.split("\t")[0]!);
+}
+
+async function manualPagesScenario(key: string) {
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  const files = readdirSync(path.join(MANUALS, "corpus"))
+    .filter((file) => file.endsWith(".md"))
+    .sort();
+  const documents = files.map((file) => ({ name: file.replace(/\.md$/, ""), markdown: readFileSync(path.join(MANUALS, "corpus", file), "utf8") }));
+  const { kbId, ingestSeconds } = await ingest(key, "Manual pages", documents);
+  console.log(`Manual pages: ${documents.length} documents ready in ${ingestSeconds.toFixed(1)} s`);
+  const questions = manualQuestions();
+  const ask = async (query: string) => {
+    const t0 = performance.now();
+    const response = await fetch(`${base}/api/v1/knowledgebases/${kbId}/search`, { method: "POST", headers, body: JSON.stringify({ query, limit: 10 }) });
+    const body = (await response.json()) as { results?: unknown[] };
+    if (response.status !== 200 || !body.results) throw new Error(`search: ${response.status} ${JSON.stringify(body)}`);
+    return performance.now() - t0;
+  };
+  for (const question of questions) await ask(question); // one warm-up round
+  const timings: { ms: number; question: string }[] = [];
+  for (let round = 0; round < MANUAL_ROUNDS; round++) for (const question of questions) timings.push({ ms: await ask(question), question });
+  const sorted = timings.map((t) => t.ms).sort((a, b) => a - b);
+  const byTime = [...timings].sort((a, b) => b.ms - a.ms);
+  console.log(
+    `Manual pages: the slowest searches\n${byTime
+      .slice(0, 5)
+      .map((t) => `  ${t.ms.toFixed(1)} ms  ${t.question}`)
+      .join("\n")}`,
+  );
+  const slowest = byTime[0]!;
+  return {
+    documents: documents.length,
+    questions: questions.length,
+    searches: timings.length,
+    ingestSeconds,
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+    maxMs: slowest.ms,
+    slowest: slowest.question,
   };
 }
 
@@ -596,7 +657,7 @@ async function main() {
       peakRss = Math.max(peakRss, memory.rss);
       peakPrivate = Math.max(peakPrivate, memory.private);
     }, 200);
-    // BENCH_ONLY=api, BENCH_ONLY=flows or BENCH_ONLY=knowledge runs just that part.
+    // BENCH_ONLY=api, BENCH_ONLY=flows, BENCH_ONLY=knowledge (both corpora) or BENCH_ONLY=manuals runs just that part.
     const requested = process.env.BENCH_ONLY;
     const only = requested === "api" ? undefined : requested;
     const apiOnly = requested === "api";
@@ -625,6 +686,7 @@ async function main() {
     const conversed = only || apiOnly ? null : await conversations(keys, appId);
     const firstEvent = only || apiOnly ? null : await firstEventLatencies(keys[0]!, appId, 100);
     const knowledge = (!only && !apiOnly) || only === "knowledge" ? await knowledgeScenario(keys[0]!) : null;
+    const manuals = (!only && !apiOnly) || only === "knowledge" || only === "manuals" ? await manualPagesScenario(keys[0]!) : null;
     clearInterval(sampler);
     const flows = (!only && !apiOnly) || only === "flows" ? await walkFlows(keys[0]!) : null;
     const rssAfterWalk = treeMemory(server.pid!).rss;
@@ -684,6 +746,14 @@ async function main() {
           `search over ${knowledge.searches} queries: p50 ${knowledge.searchP50Ms.toFixed(1)} ms, p99 ${knowledge.searchP99Ms.toFixed(1)} ms (target p99 < 50 ms) ${knowledge.searchP99Ms < 50 ? "PASS" : "FAIL"}`,
       );
     }
+    if (manuals) {
+      const pass = manuals.p99Ms < 100 && manuals.maxMs < 250;
+      console.log(
+        `Manual pages: ${manuals.documents} documents, ${manuals.questions} everyday questions × ${MANUAL_ROUNDS} rounds, one at a time: ` +
+          `p50 ${manuals.p50Ms.toFixed(1)} ms, p99 ${manuals.p99Ms.toFixed(1)} ms, slowest ${manuals.maxMs.toFixed(1)} ms ("${manuals.slowest}") ` +
+          `(target p99 < 100 ms, none over 250 ms) ${pass ? "PASS" : "FAIL"}`,
+      );
+    }
     console.log(
       `Server RSS (what npm start runs): ${rssAtRest.toFixed(0)} MB at rest (target ≤ 150 MB), ${peakRss.toFixed(0)} MB at its peak (target ≤ 300 MB) ${rssAtRest <= 150 && peakRss <= 300 ? "PASS" : "FAIL"}; ` +
         `private pages (node's shared code not counted) ${atRest.private.toFixed(0)} MB at rest, ${peakPrivate.toFixed(0)} MB at its peak`,
@@ -719,6 +789,7 @@ async function main() {
           conversed,
           firstEvent,
           knowledge,
+          manuals,
           flows,
         },
         null,

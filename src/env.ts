@@ -7,13 +7,20 @@ const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   /** Any PostgreSQL URL. When unset, an embedded PostgreSQL is started under DATA_DIR. */
   DATABASE_URL: z.string().url().optional(),
+  /**
+   * Where each process keeps its one LISTEN connection for conversation streams (runtime/run-hub.ts):
+   * a direct (session) URL when DATABASE_URL goes through a transaction-mode pooler. Defaults to DATABASE_URL.
+   */
+  DATABASE_LISTEN_URL: z.string().url().optional(),
   DATA_DIR: z.string().min(1).default(".data"),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   SESSION_TTL_HOURS: z.coerce.number().positive().default(12),
   /**
-   * The origin people open the console at (e.g. https://atrium.example.com), when a proxy
-   * stands in front. An https origin makes session cookies Secure, and the cross-origin check
-   * accepts it besides the origin the server itself sees.
+   * The origin people open the console and portals at (e.g. https://atrium.example.com): every
+   * absolute link Atrium writes (the sign-in link in portal mail, …) starts with it, never with
+   * a request's Host or X-Forwarded-Host. Unset: http://localhost:PORT, with a warning at start.
+   * An https origin makes session cookies Secure, and the cross-origin check accepts it besides
+   * the origin the server itself sees.
    */
   PUBLIC_ORIGIN: z
     .url({ protocol: /^https?$/ })
@@ -55,8 +62,10 @@ const EnvSchema = z.object({
   /** The key before the last rotation: still read, never written. */
   ATRIUM_SECRET_KEY_PREVIOUS: z.string().min(32).optional(),
   /**
-   * Lets MCP connections (and the webScrape tool) reach private, loopback and link-local
-   * addresses: for a self-hosted deployment whose MCP servers live on its own network.
+   * Lets the endpoints an organization's admin configures (model providers, MCP connections)
+   * reach private and loopback addresses: for a self-hosted deployment whose servers live on its
+   * own network. Never URLs from content, end users or models (URL sources, webScrape, redirects),
+   * and never cloud metadata addresses (src/server/integration-urls.ts).
    */
   ALLOW_PRIVATE_INTEGRATION_URLS: z.stringbool().default(false),
   /**
@@ -98,6 +107,11 @@ export function env(): Env {
     cached = { ...parsed.data, dataDir: path.resolve(process.cwd(), parsed.data.DATA_DIR) };
   }
   return cached;
+}
+
+/** The origin every absolute link starts with: PUBLIC_ORIGIN, or http://localhost:PORT when it is unset. */
+export function publicOrigin(config: Pick<Env, "PUBLIC_ORIGIN" | "PORT"> = env()): string {
+  return config.PUBLIC_ORIGIN ?? `http://localhost:${config.PORT}`;
 }
 
 /**

@@ -135,6 +135,7 @@ function ajvText(validate: ValidateFunction): string {
 
 /** The schema of each event the conversation stream may send, as the document names them. */
 const STREAM_EVENTS: Record<string, string> = {
+  run: "ConversationRunEvent",
   delta: "ConversationDeltaEvent",
   step: "ConversationStepEvent",
   done: "ConversationDoneEvent",

@@ -7,6 +7,7 @@ import { RejectReviewInput } from "@/schemas/review";
 import type { OperatorActor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { nameText } from "@/schemas/common";
+import { MAX_CREDITS, MAX_PAGE_SIZE, MAX_PLAN_CAP } from "@/schemas/limits";
 import { assertStorableText } from "@/server/bounds";
 import { AppError, invalidRequest, problemsFromIssues } from "@/server/errors";
 import { createApiKey, revokeApiKey } from "@/server/services/api-keys";
@@ -35,8 +36,8 @@ export interface Command {
 
 const id = z.uuid();
 const bool = z.enum(["true", "false"]).transform((value) => value === "true");
-const count = z.coerce.number().int().min(0);
-const cap = z.union([z.literal("none").transform(() => null), count]);
+const credits = z.coerce.number().int().min(0).max(MAX_CREDITS);
+const cap = z.union([z.literal("none").transform(() => null), z.coerce.number().int().min(0).max(MAX_PLAN_CAP)]);
 const present = z.literal(true);
 const idList = z.string().transform((value) =>
   value
@@ -93,7 +94,7 @@ async function reviewOperator(db: Db, reviewId: string): Promise<OperatorActor> 
 
 const ORGANIZATION_FLAGS: Record<string, [string, z.ZodType]> = {
   plan: ["plan", Plan],
-  credits: ["credits", count],
+  credits: ["credits", credits],
   "review-agent-writes": ["reviewAgentWrites", bool],
   "access-mode": ["accessMode", AccessMode],
   "api-enabled": ["apiEnabled", bool],
@@ -123,7 +124,7 @@ function keepingEmptyValues(headers: unknown): unknown {
 
 export const COMMANDS: Record<string, Command> = {
   "org create": {
-    flags: { name: nameText, plan: Plan.optional(), credits: count.optional() },
+    flags: { name: nameText, plan: Plan.optional(), credits: credits.optional() },
     run: async (db, f) => ({
       organization: await createOrganization(db, { name: f.name as string, plan: f.plan as z.infer<typeof Plan> | undefined, credits: f.credits as number | undefined }),
     }),
@@ -209,7 +210,7 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   "plan create": {
-    flags: { org: id, name: nameText, credits: count.optional(), "with-group": present.optional() },
+    flags: { org: id, name: nameText, credits: credits.optional(), "with-group": present.optional() },
     run: async (db, f) =>
       createTierPlan(db, await organizationExists(db, f.org as string), {
         name: f.name as string,
@@ -256,7 +257,7 @@ export const COMMANDS: Record<string, Command> = {
     run: async (db, f) => ({ portal: await createPortal(db, await organizationExists(db, f.org as string), { name: f.name as string }) }),
   },
   "mail list": {
-    flags: { org: id, limit: z.coerce.number().int().min(1).max(200).optional() },
+    flags: { org: id, limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).optional() },
     run: async (db, f) => {
       const { messages } = await listMail(db, await organizationExists(db, f.org as string), { limit: (f.limit as number | undefined) ?? 50 });
       return { messages: messages.map(({ to, subject, text, createdAt }) => ({ to, subject, text, createdAt })) };
@@ -291,7 +292,7 @@ export const COMMANDS: Record<string, Command> = {
     flags: {
       org: id,
       status: z.enum(["pending", "approved", "rejected"]).optional(),
-      limit: z.coerce.number().int().min(1).max(200).optional(),
+      limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).optional(),
       cursor: z.string().min(1).optional(),
     },
     run: async (db, f) =>

@@ -8,9 +8,10 @@
 // Compiled to dist/server by scripts/build-server.mjs; src/cli/start.ts imports it once the
 // database is ready and serves from its own process.
 import http from "node:http";
+import type { Socket } from "node:net";
 import type createNextServer from "next";
 import { closeDb, getDb } from "@/server/db";
-import { createRequestListener } from "@/server/http/listener";
+import { createRequestListener, guardServer } from "@/server/http/listener";
 import { startIndexWorker, type IndexWorker } from "@/server/jobs/indexing";
 import { startWebhookWorker } from "@/server/jobs/webhook-delivery";
 import { logger } from "@/server/observability/log";
@@ -29,10 +30,13 @@ function startWorker(): IndexWorker | null {
     const worker = startIndexWorker(getDb());
     const webhooks = startWebhookWorker(getDb());
     (globalThis as { atriumIndexWorker?: IndexWorker }).atriumIndexWorker = worker;
-    // A delivery in hand when the server stops is claimed again by another process once its lease ends.
     return {
       stop: () => Promise.all([worker.stop(), webhooks.stop()]).then(() => undefined),
-      release: () => Promise.all([worker.release(), webhooks.stop()]).then(() => undefined),
+      release: () => {
+        // Not waited for: a delivery in hand is claimed again by another process once its lease ends.
+        void webhooks.stop();
+        return worker.release();
+      },
     };
   } catch (error) {
     logger().error({ err: error }, "The indexing worker did not start");
@@ -45,7 +49,8 @@ type NextHandler = ReturnType<ReturnType<typeof createNextServer>["getRequestHan
 /**
  * Next.js, loaded and prepared on the first request it answers (a page, an asset): it holds
  * about 40 MB that a server answering only the API never needs. That first request waits for it
- * (about a second); a failed preparation is logged, answered 500 and tried again on the next one.
+ * (about a second); a failed preparation is logged and answered 500 by the listener's last
+ * resort (src/server/http/listener.ts), and tried again on the next one.
  */
 function nextFallback(port: number) {
   let nextHandler: Promise<NextHandler> | undefined;
@@ -60,14 +65,8 @@ function nextFallback(port: number) {
       throw error;
     }));
   return async (message: http.IncomingMessage, response: http.ServerResponse): Promise<void> => {
-    try {
-      const handle = await load();
-      await handle(message, response);
-    } catch (error) {
-      logger().error({ err: error }, "Next.js could not answer");
-      if (!response.headersSent) response.writeHead(500).end();
-      else response.destroy();
-    }
+    const handle = await load();
+    await handle(message, response);
   };
 }
 
@@ -78,11 +77,23 @@ function listenFailure(error: NodeJS.ErrnoException, port: number): Error {
   return error;
 }
 
-/** Waits for `work` to settle, for `ms` at most. */
-async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
+/** Waits for `work` to settle, for `ms` at most; whether it settled in time. */
+async function atMost(work: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.allSettled([work]), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  const settled = await Promise.race([Promise.allSettled([work]).then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
   clearTimeout(timer);
+  return settled;
+}
+
+/**
+ * A failure no request's handler caught (a rejected promise nobody awaited, an exception thrown
+ * from a callback) is logged and the process keeps serving: ending it would drop every tenant's
+ * requests in flight for the sake of one. Each request's own failures are answered 500 by the
+ * listener; these are what remains.
+ */
+function keepServingOnStrayFailures(): void {
+  process.on("unhandledRejection", (reason) => logger().error({ err: reason }, "A promise failed and nothing handled it; the server keeps serving"));
+  process.on("uncaughtException", (error) => logger().error({ err: error }, "An exception reached the top of the event loop; the server keeps serving"));
 }
 
 export interface HttpServer {
@@ -104,6 +115,12 @@ export async function serve(options: { port: number; trustProxy: number }): Prom
     if (stopping) response.setHeader("Connection", "close");
     return listener(message, response);
   });
+  guardServer(server);
+  const connections = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    connections.add(socket);
+    socket.once("close", () => connections.delete(socket));
+  });
   await new Promise<void>((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException) => reject(listenFailure(error, options.port));
     server.once("error", failed);
@@ -113,17 +130,27 @@ export async function serve(options: { port: number; trustProxy: number }): Prom
     });
   });
   logger().info({ port: options.port }, "listening");
+  keepServingOnStrayFailures();
   const worker = startWorker();
   return {
     async stop() {
       stopping = true;
-      const released = worker?.release();
+      const open = connections.size;
+      logger().info({ openConnections: open }, "Stopping: no new connections; requests in flight get up to 15 s");
+      const released = worker?.release().then(
+        (jobs) => logger().info({ jobsHandedBack: jobs }, `Indexing: ${jobs} job(s) in hand handed back to the queue`),
+        (error: unknown) => logger().error({ err: error }, "Indexing: the jobs in hand could not be handed back; their lease will expire"),
+      );
       const closed = new Promise((resolve) => server.close(resolve));
       server.closeIdleConnections();
-      await atMost(closed, SHUTDOWN_GRACE_MS);
+      const drained = await atMost(closed, SHUTDOWN_GRACE_MS);
+      const cut = connections.size;
       server.closeAllConnections();
-      await Promise.allSettled([released]);
-      await atMost(closeDb(getDb()), DATABASE_CLOSE_MS);
+      if (drained) logger().info({ connectionsClosed: open }, "Connections closed: every request in flight was answered");
+      else logger().warn({ connectionsClosed: open, cutAfterGrace: cut }, `Connections closed: ${cut} still busy after ${SHUTDOWN_GRACE_MS / 1000} s were cut`);
+      await released;
+      if (await atMost(closeDb(getDb()), DATABASE_CLOSE_MS)) logger().info("Database connections closed");
+      else logger().warn(`Database connections not closed within ${DATABASE_CLOSE_MS / 1000} s; stopping anyway`);
     },
   };
 }

@@ -1,7 +1,8 @@
 // The launcher's one-off step after migrating (src/cli/start.ts runs it in a child process that
 // exits after it, so that password hashing (argon2) is not kept loaded in the server it becomes):
 // on a fresh installation, creates the organization and its owner and prints the owner's
-// credentials, once. DATABASE_URL is the database the launcher opened.
+// credentials, once, as plain text on stderr: never in the JSON log stream on stdout, which log
+// collectors keep. DATABASE_URL is the database the launcher opened.
 import { env } from "@/env";
 import { closeDb, createDb } from "@/server/db";
 import { logger } from "@/server/observability/log";
@@ -14,9 +15,17 @@ async function main() {
   try {
     const seeded = await seedFirstOwner(db);
     if (seeded) {
-      logger().info("First start: created the organization and its owner. These credentials are shown only now:");
-      logger().info(`  email:    ${seeded.login.email}`);
-      logger().info(`  password: ${seeded.login.password}`);
+      logger().info({ email: seeded.login.email }, "First start: created the organization and its owner; the credentials are printed on the terminal (stderr), once");
+      process.stderr.write(
+        [
+          "",
+          "First start: created the organization and its owner. These credentials are shown only now:",
+          `  email:    ${seeded.login.email}`,
+          `  password: ${seeded.login.password}`,
+          "",
+          "",
+        ].join("\n"),
+      );
     }
   } finally {
     await closeDb(db);

@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { env, provideEnv } from "@/env";
+import { env, provideEnv, publicOrigin } from "@/env";
 import { openDatabase, type OpenDatabase } from "@/server/database/open";
 import { logger } from "@/server/observability/log";
 
@@ -78,8 +78,18 @@ async function serveHere(databaseUrl: string, config: { PORT: number; TRUST_PROX
   await server.stop();
 }
 
+/** Links in mail must reach people: say so when they will point at this machine's localhost. */
+function warnWithoutPublicOrigin(config: { PUBLIC_ORIGIN?: string; PORT: number }) {
+  if (config.PUBLIC_ORIGIN) return;
+  logger().warn(
+    { setting: "PUBLIC_ORIGIN" },
+    `PUBLIC_ORIGIN is not set: absolute links Atrium writes (the sign-in link in portal mail) use ${publicOrigin(config)}. Set PUBLIC_ORIGIN to the origin people open Atrium at.`,
+  );
+}
+
 async function main() {
   const config = env();
+  warnWithoutPublicOrigin(config);
   let database: OpenDatabase | undefined;
   try {
     database = await openDatabase(log);
@@ -94,7 +104,12 @@ async function main() {
       else await serveHere(database.url, config);
     }
   } finally {
-    await database?.release().catch((error: unknown) => log(`Could not stop the embedded database: ${String(error)}`));
+    if (database?.embedded) {
+      await database.release().then(
+        (stopped) => log(stopped ? "Embedded PostgreSQL stopped" : "Embedded PostgreSQL not stopped: another Atrium process still uses it, or it had stopped already"),
+        (error: unknown) => logger().error({ err: error }, "Could not stop the embedded database"),
+      );
+    }
   }
   process.exit();
 }

@@ -7,7 +7,9 @@ export const KEY_PLACEHOLDER = "sk_mem_…";
 export const MCP_SCOPES = ["knowledge:read", "knowledge:write", "apps:read", "apps:execute"] as const;
 
 export function mcpUrl(origin: string): string {
-  return `${origin.replace(/\/+$/, "")}${MCP_ROUTE}`;
+  let end = origin.length;
+  while (end > 0 && origin[end - 1] === "/") end--;
+  return `${origin.slice(0, end)}${MCP_ROUTE}`;
 }
 
 export interface Snippet {

@@ -5,6 +5,7 @@ import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import { z } from "zod";
+import { MAX_TRPC_BATCH_CALLS } from "@/schemas/limits";
 import type { AppRouter } from "@/server/trpc/root";
 
 // The console's Content-Security-Policy forbids eval; in the browser zod must not compile
@@ -15,7 +16,7 @@ export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
 
 export function Providers({ children }: { children: ReactNode }) {
   const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: false, refetchOnWindowFocus: false } } }));
-  const [trpcClient] = useState(() => createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc" })] }));
+  const [trpcClient] = useState(() => createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", maxItems: MAX_TRPC_BATCH_CALLS })] }));
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>

@@ -2,8 +2,8 @@
 // answers, versions, publish results and list rows. Imports nothing from the server, so the
 // console editors use the same shapes.
 import { z } from "zod";
-import { descriptionText, ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
-import { MAX_GREETING_CHARS, MAX_INSTRUCTIONS_CHARS, MAX_LABEL_CHARS, MAX_NODE_POSITION } from "./limits";
+import { boundedInt, descriptionText, ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, TimestampInput, Uuid } from "./common";
+import { MAX_GREETING_CHARS, MAX_INSTRUCTIONS_CHARS, MAX_LABEL_CHARS, MAX_MEMBER_POSITION, MAX_NODE_POSITION } from "./limits";
 
 export const BUILDER_KINDS = ["agent", "flow", "app"] as const;
 export type BuilderKind = (typeof BUILDER_KINDS)[number];
@@ -199,7 +199,7 @@ const MemberKind = z.enum(["agent", "flow"]);
 export const AppMemberWrite = z.strictObject({
   id: Uuid,
   kind: MemberKind,
-  position: z.number().int().min(0).max(10_000).optional().meta({ description: "Order; defaults to the array order" }),
+  position: boundedInt(0, MAX_MEMBER_POSITION).optional().meta({ description: "Order; defaults to the array order" }),
 });
 
 export const AppDocument = z.strictObject({
@@ -208,7 +208,7 @@ export const AppDocument = z.strictObject({
   description: descriptionText.default(""),
   adviser: z.strictObject({ id: Uuid }).nullable().default(null),
   members: z
-    .array(z.strictObject({ id: Uuid, kind: MemberKind, position: z.number().int() }))
+    .array(z.strictObject({ id: Uuid, kind: MemberKind, position: boundedInt(0, MAX_MEMBER_POSITION) }))
     .max(50)
     .default([]),
   orchestrationMode: OrchestrationMode.default("supervisor"),
@@ -314,7 +314,7 @@ export const ListItemsQuery = {
   cursor: ListQuery.shape.cursor.meta({ description: "`nextCursor` of the previous page; a stale or unknown cursor gives invalid_request" }),
   fields: Text(500).optional().meta({ description: "Comma-separated field names kept on each item; an unknown name gives invalid_request naming the valid ones" }),
   q: NameQuery.meta({ description: "Only items whose name (the live version's, or with include=drafts the draft's) contains this text, ignoring case" }),
-  updatedSince: Timestamp.optional().meta({
+  updatedSince: TimestampInput.optional().meta({
     description: "Only items changed at or after this time (inclusive): when their live version changed, or with include=drafts when their draft changed",
   }),
 };

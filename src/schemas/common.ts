@@ -1,7 +1,7 @@
 // Shapes shared by every resource. Schemas here import nothing from the server, so the
 // console can use them for its forms.
 import { z } from "zod";
-import { MAX_DESCRIPTION_CHARS, MAX_MESSAGE_CHARS, MAX_NAME_CHARS, MAX_PAGE_MARKDOWN_CHARS, MAX_TITLE_CHARS } from "./limits";
+import { MAX_DESCRIPTION_CHARS, MAX_INPUT_TIME, MAX_MESSAGE_CHARS, MAX_NAME_CHARS, MAX_PAGE_MARKDOWN_CHARS, MAX_PAGE_SIZE, MAX_TITLE_CHARS, MIN_INPUT_TIME } from "./limits";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "./text";
 
 // Named so the OpenAPI document refers to one definition instead of repeating the pattern.
@@ -13,6 +13,25 @@ export function isUuid(value: string): boolean {
   return UUID_PATTERN.test(value);
 }
 export const Timestamp = z.iso.datetime({ offset: true }).meta({ id: "DateTime" });
+
+const EARLIEST_INPUT_MS = Date.parse(MIN_INPUT_TIME);
+const LATEST_INPUT_MS = Date.parse(MAX_INPUT_TIME);
+/**
+ * A time a client sends: ISO 8601 with an offset, from 1970 to 9999 (PostgreSQL and JavaScript
+ * both hold it; year 0000 holds in neither).
+ */
+export const TimestampInput = z.iso
+  .datetime({ offset: true })
+  .refine((value) => {
+    const ms = Date.parse(value);
+    return ms >= EARLIEST_INPUT_MS && ms <= LATEST_INPUT_MS;
+  }, `Must be a time from ${MIN_INPUT_TIME} to ${MAX_INPUT_TIME}`)
+  .meta({ id: "DateTimeInput", description: `ISO 8601 with an offset, from ${MIN_INPUT_TIME} to ${MAX_INPUT_TIME}` });
+
+/** An integer a client sends, from `min` to `max` (shown as minimum and maximum in the OpenAPI document). */
+export function boundedInt(min: number, max: number) {
+  return z.number().int().min(min).max(max);
+}
 
 export const ErrorEnvelope = z
   .object({
@@ -27,7 +46,7 @@ export const ErrorEnvelope = z
 
 /** Query of every list endpoint: `limit` 1..200 (default 50) and the previous page's `nextCursor`. */
 export const ListQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50),
   cursor: plainText(500).min(1).optional(),
 });
 export type ListQuery = z.infer<typeof ListQuery>;

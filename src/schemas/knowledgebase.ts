@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { descriptionText, ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
+import { boundedInt, descriptionText, ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
+import { MAX_SEARCH_RESULTS } from "./limits";
 import { Source } from "./source";
 
 export const PageIndexEntry = z.object({
@@ -95,7 +96,7 @@ export const SearchInput = z.strictObject({
   knowledgebaseId: Uuid,
   query: plainText(500).trim().min(1),
   kinds: z.array(SearchKind).min(1).optional().meta({ description: "Default both. Searching sources costs 1 credit; pages are free." }),
-  limit: z.number().int().min(1).max(50).default(10),
+  limit: boundedInt(1, MAX_SEARCH_RESULTS).default(10),
 });
 export type SearchInput = z.infer<typeof SearchInput>;
 export const SearchResult = z.object({

@@ -31,3 +31,24 @@ export const MAX_BULK_REVIEWS = 100;
 export const MAX_GREETING_CHARS = 2_000;
 /** Each coordinate of a flow node's `data.position` (where the console's canvas draws it). */
 export const MAX_NODE_POSITION = 100_000;
+
+// Integers a client sends: each has a maximum well inside PostgreSQL's `integer` (2,147,483,647),
+// shown as `maximum` in the OpenAPI document.
+/** Credits: an organization's balance (set by the operator), a plan's allowance. */
+export const MAX_CREDITS = 1_000_000_000;
+/** An organization's caps on knowledgebases and on sources per knowledgebase. */
+export const MAX_PLAN_CAP = 1_000_000;
+/** An app member's `position` (its order among the members). */
+export const MAX_MEMBER_POSITION = 10_000;
+/** `limit` of a list page. */
+export const MAX_PAGE_SIZE = 200;
+/** `limit` of a knowledgebase search. */
+export const MAX_SEARCH_RESULTS = 50;
+
+// Times a client sends: what both PostgreSQL's timestamptz and JavaScript's Date hold, and sane.
+/** The earliest time accepted in an input (ISO 8601). */
+export const MIN_INPUT_TIME = "1970-01-01T00:00:00Z";
+/** The latest time accepted in an input (ISO 8601). */
+export const MAX_INPUT_TIME = "9999-12-31T23:59:59.999Z";
+/** Calls in one tRPC batch (console and portal); the browser's batch link splits at the same size. */
+export const MAX_TRPC_BATCH_CALLS = 20;

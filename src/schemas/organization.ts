@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { nameText, Timestamp, Uuid } from "./common";
+import { boundedInt, nameText, Timestamp, Uuid } from "./common";
+import { MAX_CREDITS, MAX_PLAN_CAP } from "./limits";
 
 export const PLANS = ["free", "pro", "agency"] as const;
 export const Plan = z.enum(PLANS);
@@ -9,7 +10,7 @@ export const AccessMode = z.enum(["grants", "groups"]);
 export const OrganizationSettings = z.strictObject({
   name: nameText,
   plan: Plan,
-  credits: z.number().int().min(0),
+  credits: boundedInt(0, MAX_CREDITS),
   reviewAgentWrites: z.boolean(),
   accessMode: AccessMode,
   apiEnabled: z.boolean(),
@@ -17,8 +18,8 @@ export const OrganizationSettings = z.strictObject({
   mcpEnabled: z.boolean(),
   groupsEnabled: z.boolean(),
   qualityChecker: z.boolean(),
-  maxKnowledgebases: z.number().int().min(0).nullable(),
-  maxSourcesPerKnowledgebase: z.number().int().min(0).nullable(),
+  maxKnowledgebases: boundedInt(0, MAX_PLAN_CAP).nullable(),
+  maxSourcesPerKnowledgebase: boundedInt(0, MAX_PLAN_CAP).nullable(),
 });
 export const OrganizationSettingsUpdate = OrganizationSettings.partial();
 export type OrganizationSettingsUpdate = z.infer<typeof OrganizationSettingsUpdate>;

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
 import { MAX_GREETING_CHARS } from "./limits";
+import { CreditRequest, CreditRequestMessage } from "./credits";
 
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/;
 /** Path segments the portal's routes use next to `/api/portal/<slug>`. */
@@ -144,6 +145,10 @@ export const PortalRef = z.string().trim().min(1).max(64).meta({ description: "T
 
 export const PortalInput = z.strictObject({ portal: PortalRef });
 export const PortalEmail = z.string().trim().toLowerCase().pipe(z.email().max(320)).meta({ format: "email" });
+export const CancelPortalRunInput = z.strictObject({ portal: PortalRef, appId: Uuid, executionId: Uuid });
+export const CancelPortalRunOutput = z.object({ status: z.string().meta({ description: "The execution's status: canceled, or how it ended before the cancel arrived" }) });
+export const RequestCreditsInput = z.strictObject({ portal: PortalRef, message: CreditRequestMessage.optional() });
+export const RequestCreditsOutput = z.object({ creditRequest: CreditRequest });
 export const RequestCodeInput = z.strictObject({ portal: PortalRef, email: PortalEmail });
 export const RequestCodeOutput = z.object({ sent: z.literal(true), expiresInSeconds: z.number().int() });
 export const SignInCode = z

@@ -1,6 +1,7 @@
 // End users, subscriptions, grants, tier plans, user groups and portals.
 import { z } from "zod";
-import { descriptionText, ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
+import { boundedInt, descriptionText, ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, TimestampInput, Uuid } from "./common";
+import { MAX_CREDITS } from "./limits";
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "./limits";
 
 const Email = z.string().trim().pipe(z.email().max(MAX_EMAIL_CHARS)).meta({ description: "Trimmed and compared case-insensitively", format: "email" });
@@ -14,7 +15,7 @@ export const GrantInput = z.strictObject({
   targetId: Uuid,
   effect: GrantEffect.default("allow"),
   deploymentId: Uuid.optional().meta({ description: "A portal the grant is limited to" }),
-  expiresAt: Timestamp.optional(),
+  expiresAt: TimestampInput.optional(),
 });
 export type GrantInput = z.infer<typeof GrantInput>;
 
@@ -104,7 +105,7 @@ export const TierPlan = z.object({ id: Uuid, name: z.string(), creditAllowance: 
 export type TierPlan = z.infer<typeof TierPlan>;
 export const ListTierPlansOutput = z.object({ tierPlans: z.array(TierPlan), nextCursor: NextCursor });
 /** A plan's monthly credits: within what a subscription's pool (a 32-bit integer) holds. */
-const CreditAllowance = z.number().int().min(0).max(1_000_000_000);
+const CreditAllowance = boundedInt(0, MAX_CREDITS);
 export const CreateTierPlanInput = z.strictObject({
   name: nameText,
   creditAllowance: CreditAllowance.default(0),

@@ -13,10 +13,24 @@ export const ConversationInput = z.strictObject({
   portalId: Uuid.optional().meta({ description: "With `endUserId`: the portal the run counts as (grants limited to a portal, groups admitted to it)" }),
   stream: z.boolean().default(false).meta({
     description:
-      'When true the answer is Server-Sent Events: `delta` events (`{"text"}`) as the reply is produced, then exactly one `done` (`{"reply","conversation_id"}`) or `error` (`{"error":{code,message}}`). A comment line is sent every 15 s on long runs.',
+      'When true the answer is Server-Sent Events: `run` (`{"execution_id","conversation_id"}`) first, `delta` events (`{"text"}`) as the reply is produced, `step` events, then exactly one `done` (`{"reply","conversation_id","execution_id"}`) or `error` (`{"error":{code,message}}`), each with an `id:`. The run goes on if the connection drops: resume it with `GET /apps/{appId}/conversation/runs/{executionId}/events`. A comment line is sent every 15 s on long runs.',
   }),
 });
 export const ConversationOutput = z.object({ reply: z.string(), conversation_id: Uuid, greeting: z.string() });
+
+/** A streamed conversation run: the `execution_id` of its `run` event. */
+export const ConversationRunInput = z.strictObject({ appId: Uuid, executionId: Uuid });
+export const ConversationRunEventsInput = ConversationRunInput.extend({
+  lastEventId: z
+    .string()
+    .regex(/^\d{1,9}$/)
+    .optional()
+    .meta({ description: "Resume after the event with this `id:` (for clients that cannot send the `Last-Event-ID` header, which wins when both are sent)" }),
+});
+/** The stored events as JSON, for callers of the procedure itself (the REST door answers Server-Sent Events). */
+export const ConversationRunEventsOutput = z.object({
+  events: z.array(z.object({ id: z.number().int(), event: z.string(), data: z.unknown() })),
+});
 
 export const TransactionInput = z.strictObject({
   appId: Uuid,
@@ -122,6 +136,7 @@ export const Execution = z
   })
   .meta({ id: "Execution" });
 export type Execution = z.infer<typeof Execution>;
+export const CancelConversationRunOutput = z.object({ execution: Execution });
 export const EXECUTION_STATUSES = ["succeeded", "failed", "canceled", "output_invalid"] as const;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 export const ListExecutionsInput = ListQuery.extend({

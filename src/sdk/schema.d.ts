@@ -141,6 +141,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/end-users/{endUserId}/tier-plans/{tierPlanId}/bonus-credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give an end user bonus credits on one subscription
+         * @description Raises the active subscription's `bonusCredits` by `credits`, atomically; bonus credits stay until the pool resets. The end user's open credit requests are marked granted. A canceled subscription → 409 `conflict`.
+         */
+        post: operations["endUsers-grantBonusCredits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/end-users/{endUserId}/credit-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An end user's requests for more credits
+         * @description Made from a portal (at most 3 open at once). Open ones first, then newest first; the last 100.
+         */
+        get: operations["endUsers-creditRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/end-users/{endUserId}/credit-requests/{creditRequestId}/dismiss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Close a request for more credits without granting any */
+        post: operations["endUsers-dismissCreditRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tier-plans": {
         parameters: {
             query?: never;
@@ -787,6 +844,46 @@ export interface paths {
          * @description The Supervisor routes the message to the app's members at their pinned versions and returns one synthesized reply. Pass the previous `conversation_id` to continue a conversation (prior turns are restored server-side). Each call runs and bills as one execution (1 credit); with `stream: true` the answer is `text/event-stream`. With `endUserId` (and optionally `portalId`) the call is made on behalf of that end user; refusals come in this order: the app (`not_found`, `service_disabled`), the end user (`not_found` when unknown, inactive or without access to the app), the conversation (`not_found` unless it is that end user's), then credits (402 when neither one of their pools nor the organization can cover it).
          */
         post: operations["runtime-conversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apps/{appId}/conversation/runs/{executionId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Resume a conversation run's stream
+         * @description Server-Sent Events of a streamed conversation run (the `execution_id` of its `run` event), usable with `EventSource`: every event from the start, or after the one named by the `Last-Event-ID` header (or `lastEventId`), then live until `done` or `error`. A finished run replays in full for 24 hours; 204 when the client already has its last event (an EventSource stops reconnecting). Same key rules as the conversation POST. An unknown run, or one started through another door or organization, is `not_found`. Reading never runs or bills anything.
+         */
+        get: operations["runtime-conversationRunEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apps/{appId}/conversation/runs/{executionId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a conversation run
+         * @description Stops a streamed run, whichever server process runs it: its stream ends with an `error` event of code `canceled`, and its execution's status is `canceled`. 202 with the execution once it stopped; the run is billed, since it ran. A run that already ended: 200 with its execution, unchanged. Same key rules as the conversation POST.
+         */
+        post: operations["runtime-cancelConversationRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2163,6 +2260,11 @@ export interface components {
     schemas: {
         /** Format: uuid */
         Uuid: string;
+        /**
+         * Format: date-time
+         * @description ISO 8601 with an offset, from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z
+         */
+        DateTimeInput: string;
         /** Format: date-time */
         DateTime: string;
         Model: {
@@ -2241,6 +2343,15 @@ export interface components {
             /** @description `api`, `console` or `group` */
             source: string;
             expiresAt: components["schemas"]["DateTime"] | null;
+        };
+        CreditRequest: {
+            id: components["schemas"]["Uuid"];
+            endUserId: components["schemas"]["Uuid"];
+            message: string;
+            /** @enum {string} */
+            status: "open" | "granted" | "dismissed";
+            createdAt: components["schemas"]["DateTime"];
+            resolvedAt: components["schemas"]["DateTime"] | null;
         };
         TierPlan: {
             id: components["schemas"]["Uuid"];
@@ -2557,43 +2668,6 @@ export interface components {
             published?: boolean;
             updatedAt?: components["schemas"]["DateTime"];
         };
-        TestRun: {
-            tool: {
-                id: components["schemas"]["Uuid"];
-                kind: string;
-                name: string;
-            };
-            summary: {
-                total: number;
-                passed: number;
-                failed: number;
-            };
-            results: {
-                caseId: string;
-                input: string;
-                passed: boolean;
-                output: string;
-                failures: {
-                    criterionId: string;
-                    reason: string;
-                    correctionHint: string;
-                    targetNodeIds: string[];
-                }[];
-                error: string | null;
-                executionId: string;
-                latencyMs: number;
-            }[];
-            corrections: {
-                criterionId: string;
-                testCaseId: string;
-                reason: string;
-                correctionHint: string;
-                targetNodeId: string;
-                suggestedAction: string;
-            }[];
-            id: components["schemas"]["Uuid"];
-            createdAt: components["schemas"]["DateTime"];
-        };
         Execution: {
             id: components["schemas"]["Uuid"];
             kind: string;
@@ -2647,6 +2721,43 @@ export interface components {
             /** @description The portal the run was made in */
             portalId: components["schemas"]["Uuid"] | null;
             portalName: string | null;
+            createdAt: components["schemas"]["DateTime"];
+        };
+        TestRun: {
+            tool: {
+                id: components["schemas"]["Uuid"];
+                kind: string;
+                name: string;
+            };
+            summary: {
+                total: number;
+                passed: number;
+                failed: number;
+            };
+            results: {
+                caseId: string;
+                input: string;
+                passed: boolean;
+                output: string;
+                failures: {
+                    criterionId: string;
+                    reason: string;
+                    correctionHint: string;
+                    targetNodeIds: string[];
+                }[];
+                error: string | null;
+                executionId: string;
+                latencyMs: number;
+            }[];
+            corrections: {
+                criterionId: string;
+                testCaseId: string;
+                reason: string;
+                correctionHint: string;
+                targetNodeId: string;
+                suggestedAction: string;
+            }[];
+            id: components["schemas"]["Uuid"];
             createdAt: components["schemas"]["DateTime"];
         };
         AuditEvent: {
@@ -2708,6 +2819,11 @@ export interface components {
             nextAttemptAt: components["schemas"]["DateTime"] | null;
             createdAt: components["schemas"]["DateTime"];
         };
+        /** @description `event: run`: the first event; the run to resume (`GET …/runs/{execution_id}/events`) or cancel */
+        ConversationRunEvent: {
+            execution_id: components["schemas"]["Uuid"];
+            conversation_id: components["schemas"]["Uuid"];
+        };
         /** @description `event: delta` */
         ConversationDeltaEvent: {
             text: string;
@@ -2728,14 +2844,14 @@ export interface components {
             conversation_id: components["schemas"]["Uuid"];
             execution_id: components["schemas"]["Uuid"];
         };
-        /** @description `event: error`: the run failed after it started (a run bound, the provider); the last event */
+        /** @description `event: error`: the run failed after it started (a run bound, the provider) or was canceled (`canceled`); the last event */
         ConversationErrorEvent: {
             error: components["schemas"]["ErrorBody"];
         };
         /** @description The `error` object of any error response */
         ErrorBody: {
             /** @enum {string} */
-            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "deleted_identity" | "live_paid_subscription" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
+            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
             message: string;
         } & {
             [key: string]: unknown;
@@ -2983,6 +3099,15 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description `canceled` (409): Only in a conversation stream's `error` event: the run was stopped by its cancel endpoint (the execution is `canceled`, billed) */
+        CanceledError: {
+            /** @constant */
+            code: "canceled";
+            /** @description Human-readable; wording may change */
+            message: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description `deleted_identity` (409): The email belongs to a deleted account; nothing written */
         DeletedIdentityError: {
             /**
@@ -3197,7 +3322,7 @@ export interface components {
                  * @description Stable machine-readable code
                  * @enum {string}
                  */
-                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "deleted_identity" | "live_paid_subscription" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
+                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
                 /** @description Human-readable; wording may change */
                 message: string;
                 /** @description invalid_request from validation: every problem */
@@ -3727,7 +3852,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3757,7 +3882,7 @@ export interface operations {
                         effect?: "allow";
                         /** @description A portal the grant is limited to */
                         deploymentId?: components["schemas"]["Uuid"];
-                        expiresAt?: components["schemas"]["DateTime"];
+                        expiresAt?: components["schemas"]["DateTimeInput"];
                     }[];
                 };
             };
@@ -3920,7 +4045,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4018,6 +4143,129 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    "endUsers-grantBonusCredits": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                endUserId: components["schemas"]["Uuid"];
+                tierPlanId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Added to the subscription's bonus credits, which stay until the pool resets */
+                    credits: number;
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscription: components["schemas"]["SubscriptionDetail"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409_2"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "endUsers-creditRequests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endUserId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        creditRequests: components["schemas"]["CreditRequest"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "endUsers-dismissCreditRequest": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                endUserId: components["schemas"]["Uuid"];
+                creditRequestId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        creditRequest: components["schemas"]["CreditRequest"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409_2"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     "tierPlans-list": {
         parameters: {
             query?: {
@@ -4095,7 +4343,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4249,7 +4497,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4345,7 +4593,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4361,7 +4609,7 @@ export interface operations {
                     targetId: components["schemas"]["Uuid"];
                     /** @description A portal the grant is limited to */
                     deploymentId?: components["schemas"]["Uuid"];
-                    expiresAt?: components["schemas"]["DateTime"];
+                    expiresAt?: components["schemas"]["DateTimeInput"];
                 };
             };
         };
@@ -4481,7 +4729,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4580,7 +4828,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4678,7 +4926,7 @@ export interface operations {
                 cursor?: string;
                 fields?: string;
                 q?: string;
-                updatedSince?: components["schemas"]["DateTime"];
+                updatedSince?: components["schemas"]["DateTimeInput"];
             };
             header?: never;
             path?: never;
@@ -4714,7 +4962,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4879,7 +5127,7 @@ export interface operations {
                         label: string;
                     }[];
                     /** @description The `updatedAt` last read */
-                    expectedUpdatedAt?: components["schemas"]["DateTime"];
+                    expectedUpdatedAt?: components["schemas"]["DateTimeInput"];
                 };
             };
         };
@@ -4914,7 +5162,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5031,7 +5279,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5153,7 +5401,7 @@ export interface operations {
                 cursor?: string;
                 fields?: string;
                 q?: string;
-                updatedSince?: components["schemas"]["DateTime"];
+                updatedSince?: components["schemas"]["DateTimeInput"];
             };
             header?: never;
             path?: never;
@@ -5189,7 +5437,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5370,7 +5618,7 @@ export interface operations {
                         }[];
                     }[];
                     /** @description The `updatedAt` last read */
-                    expectedUpdatedAt?: components["schemas"]["DateTime"];
+                    expectedUpdatedAt?: components["schemas"]["DateTimeInput"];
                 };
             };
         };
@@ -5405,7 +5653,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5522,7 +5770,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5644,7 +5892,7 @@ export interface operations {
                 cursor?: string;
                 fields?: string;
                 q?: string;
-                updatedSince?: components["schemas"]["DateTime"];
+                updatedSince?: components["schemas"]["DateTimeInput"];
             };
             header?: never;
             path?: never;
@@ -5680,7 +5928,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5838,7 +6086,7 @@ export interface operations {
                         };
                     };
                     /** @description The `updatedAt` last read */
-                    expectedUpdatedAt?: components["schemas"]["DateTime"];
+                    expectedUpdatedAt?: components["schemas"]["DateTimeInput"];
                 };
             };
         };
@@ -5872,7 +6120,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5989,7 +6237,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6107,7 +6355,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description With `Idempotency-Key`, attaching to the key's run: resume after this event `id:` */
+                "Last-Event-ID"?: string;
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6126,7 +6376,7 @@ export interface operations {
                     /** @description With `endUserId`: the portal the run counts as (grants limited to a portal, groups admitted to it) */
                     portalId?: components["schemas"]["Uuid"];
                     /**
-                     * @description When true the answer is Server-Sent Events: `delta` events (`{"text"}`) as the reply is produced, then exactly one `done` (`{"reply","conversation_id"}`) or `error` (`{"error":{code,message}}`). A comment line is sent every 15 s on long runs.
+                     * @description When true the answer is Server-Sent Events: `run` (`{"execution_id","conversation_id"}`) first, `delta` events (`{"text"}`) as the reply is produced, `step` events, then exactly one `done` (`{"reply","conversation_id","execution_id"}`) or `error` (`{"error":{code,message}}`), each with an `id:`. The run goes on if the connection drops: resume it with `GET /apps/{appId}/conversation/runs/{executionId}/events`. A comment line is sent every 15 s on long runs.
                      * @default false
                      */
                     stream?: boolean;
@@ -6135,12 +6385,15 @@ export interface operations {
         };
         responses: {
             /**
-             * @description JSON, or with `"stream": true` Server-Sent Events. With `"stream": true` the answer is Server-Sent Events (refusals before the run starts stay JSON errors). Once the run starts the headers and a comment line go out at once, then a comment every 15 s keeps the connection open. Events, each with an `id:`:
+             * @description JSON, or with `"stream": true` Server-Sent Events. With `"stream": true` the answer is Server-Sent Events (refusals before the run starts stay JSON errors). Once the run starts the headers and a comment line go out at once, then a comment every 15 s keeps the connection open. Events, each with an `id:` (its place in the run):
+             *     - `run`: `ConversationRunEvent`, first: the `execution_id` to resume or cancel, and the `conversation_id`;
              *     - `delta`: `ConversationDeltaEvent`, a piece of the reply;
              *     - `step`: `ConversationStepEvent`, a member or tool starting or ending;
-             *     - then exactly one `done` (`ConversationDoneEvent`) or `error` (`ConversationErrorEvent`).
+             *     - then exactly one `done` (`ConversationDoneEvent`) or `error` (`ConversationErrorEvent`; code `canceled` after a cancel).
              *
-             *     Close the stream on `done`: a stream cannot be resumed, and an EventSource that reconnects posts again. Clients ignore events they do not know.
+             *     Clients ignore events they do not know.
+             *
+             *     The run goes on if the connection drops (only `POST …/runs/{executionId}/cancel` or a run bound stops it) and its events are kept 24 hours: resume with `GET /apps/{appId}/conversation/runs/{executionId}/events` and `Last-Event-ID`, or repeat this POST with the same `Idempotency-Key` and body (and `Last-Event-ID`). One run, one charge.
              */
             200: {
                 headers: {
@@ -6173,11 +6426,124 @@ export interface operations {
             502: components["responses"]["Error502"];
         };
     };
+    "runtime-conversationRunEvents": {
+        parameters: {
+            query?: {
+                lastEventId?: string;
+            };
+            header?: {
+                /** @description The `id:` of the last event the client has: the stream resumes after it (an EventSource sends it when it reconnects) */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                appId: components["schemas"]["Uuid"];
+                executionId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description Server-Sent Events of the run, from the start or after `Last-Event-ID`, then live until the final event; a comment line goes out at once and every 15 s. Events, each with an `id:` (its place in the run):
+             *     - `run`: `ConversationRunEvent`, first: the `execution_id` to resume or cancel, and the `conversation_id`;
+             *     - `delta`: `ConversationDeltaEvent`, a piece of the reply;
+             *     - `step`: `ConversationStepEvent`, a member or tool starting or ending;
+             *     - then exactly one `done` (`ConversationDoneEvent`) or `error` (`ConversationErrorEvent`; code `canceled` after a cancel).
+             *
+             *     Clients ignore events they do not know.
+             */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description The run has ended and the client already has its last event: nothing to send (an EventSource stops reconnecting) */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "runtime-cancelConversationRun": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                appId: components["schemas"]["Uuid"];
+                executionId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run had already ended: its execution, unchanged */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        execution: components["schemas"]["Execution"];
+                    };
+                };
+            };
+            /** @description Successful response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        execution: components["schemas"]["Execution"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409_2"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     "runtime-transaction": {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6275,7 +6641,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6367,7 +6733,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6459,7 +6825,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6640,7 +7006,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6961,7 +7327,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7022,7 +7388,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7183,7 +7549,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7239,7 +7605,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7576,7 +7942,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7742,7 +8108,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -7899,7 +8265,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7978,7 +8344,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization. */
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
                 "Idempotency-Key"?: string;
             };
             path: {

@@ -28,7 +28,15 @@ export function createDb(databaseUrl: string, poolSize = 10): Db {
   return Object.assign(new PrismaClient({ adapter: new PrismaPg(pool) }), { pool });
 }
 
+const closers = new WeakMap<Db, (() => Promise<void>)[]>();
+
+/** Runs `close` when the client is closed: a connection of its own beside the pool (runtime/run-hub.ts). */
+export function onCloseDb(db: Db, close: () => Promise<void>): void {
+  closers.set(db, [...(closers.get(db) ?? []), close]);
+}
+
 export async function closeDb(db: Db): Promise<void> {
+  await Promise.all((closers.get(db) ?? []).map((close) => close()));
   await db.$disconnect();
   await db.pool.end();
 }
@@ -42,4 +50,39 @@ export function getDb(): Db {
     globalForDb.atriumDb = createDb(url);
   }
   return globalForDb.atriumDb;
+}
+
+/** SQLSTATEs after which PostgreSQL rolled the transaction back and running it again is safe: deadlock_detected, serialization_failure. */
+const RETRYABLE_SQLSTATES = new Set(["40P01", "40001"]);
+
+type ErrorShape = { code?: unknown; originalCode?: unknown; cause?: ErrorShape; meta?: { driverAdapterError?: ErrorShape } } | null | undefined;
+
+/**
+ * True when PostgreSQL aborted the transaction as the victim of a deadlock or a serialization
+ * conflict: pg's own error, Prisma's P2034, or the SQLSTATE the driver adapter carries (in the
+ * error's cause, or in meta.driverAdapterError's cause for a raw query's P2010).
+ */
+export function isRetryableConflict(error: unknown): boolean {
+  const shape = error as ErrorShape;
+  if (shape?.code === "P2034") return true;
+  const adapter = shape?.meta?.driverAdapterError;
+  return [shape, shape?.cause, adapter, adapter?.cause].some(
+    (part) => RETRYABLE_SQLSTATES.has(String(part?.originalCode ?? "")) || RETRYABLE_SQLSTATES.has(String(part?.code ?? "")),
+  );
+}
+
+/**
+ * Runs `transaction` (one whole database transaction, nothing outside it), and once more if
+ * PostgreSQL aborted it for a deadlock or a serialization failure: the one place such a retry
+ * lives. Lock order still matters (a retry hides a rare cycle, not a habitual one); see
+ * docs/architecture.md (Lock order).
+ */
+export async function retryOnConflict<T>(transaction: () => Promise<T>): Promise<T> {
+  try {
+    return await transaction();
+  } catch (error) {
+    if (!isRetryableConflict(error)) throw error;
+    logger().warn({ err: error }, "A transaction was aborted by a lock conflict (deadlock or serialization failure); running it once more");
+    return transaction();
+  }
 }

@@ -23,6 +23,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  /** Only in a conversation stream's `error` event: the run was stopped by its cancel endpoint. */
+  canceled: 409,
   deleted_identity: 409,
   live_paid_subscription: 409,
   export_too_large: 413,

@@ -45,6 +45,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   search_unavailable: "Document search could not answer; nothing charged; retry",
   export_too_large: "Knowledgebase over the 50 MB export cap",
   output_invalid: "The transaction ran but its output does not match the output schema (`raw`, `details`); billed",
+  canceled: "Only in a conversation stream's `error` event: the run was stopped by its cancel endpoint (the execution is `canceled`, billed)",
   conflict: "Stale `expectedUpdatedAt` / `If-Unmodified-Since`, an Idempotency-Key reused with another body or still running, or a portal slug another portal has; nothing written",
   invalid_workflow: "Flow refused by validation; `feedback` names each problem; nothing written",
   invalid_model: "Model id unknown or unavailable; nothing written",
@@ -230,15 +231,28 @@ type Operation = {
   requestBody?: { content?: Record<string, { schema?: { required?: string[]; $ref?: string } }>; required?: boolean; description?: string };
 };
 
-const STREAM_DESCRIPTION = `With \`"stream": true\` the answer is Server-Sent Events (refusals before the run starts stay JSON errors). Once the run starts the headers and a comment line go out at once, then a comment every 15 s keeps the connection open. Events, each with an \`id:\`:
+const STREAM_EVENTS_TEXT = `Events, each with an \`id:\` (its place in the run):
+- \`run\`: \`ConversationRunEvent\`, first: the \`execution_id\` to resume or cancel, and the \`conversation_id\`;
 - \`delta\`: \`ConversationDeltaEvent\`, a piece of the reply;
 - \`step\`: \`ConversationStepEvent\`, a member or tool starting or ending;
-- then exactly one \`done\` (\`ConversationDoneEvent\`) or \`error\` (\`ConversationErrorEvent\`).
+- then exactly one \`done\` (\`ConversationDoneEvent\`) or \`error\` (\`ConversationErrorEvent\`; code \`canceled\` after a cancel).
 
-Close the stream on \`done\`: a stream cannot be resumed, and an EventSource that reconnects posts again. Clients ignore events they do not know.`;
+Clients ignore events they do not know.`;
+
+const STREAM_DESCRIPTION = `With \`"stream": true\` the answer is Server-Sent Events (refusals before the run starts stay JSON errors). Once the run starts the headers and a comment line go out at once, then a comment every 15 s keeps the connection open. ${STREAM_EVENTS_TEXT}
+
+The run goes on if the connection drops (only \`POST …/runs/{executionId}/cancel\` or a run bound stops it) and its events are kept 24 hours: resume with \`GET /apps/{appId}/conversation/runs/{executionId}/events\` and \`Last-Event-ID\`, or repeat this POST with the same \`Idempotency-Key\` and body (and \`Last-Event-ID\`). One run, one charge.`;
+
+const EVENTS_DESCRIPTION = `Server-Sent Events of the run, from the start or after \`Last-Event-ID\`, then live until the final event; a comment line goes out at once and every 15 s. ${STREAM_EVENTS_TEXT}`;
 
 /** The event payloads of the conversation stream, named so generators type them. */
 const STREAM_SCHEMAS: SchemaMap = {
+  ConversationRunEvent: {
+    type: "object",
+    required: ["execution_id", "conversation_id"],
+    description: "`event: run`: the first event; the run to resume (`GET …/runs/{execution_id}/events`) or cancel",
+    properties: { execution_id: { $ref: "#/components/schemas/Uuid" }, conversation_id: { $ref: "#/components/schemas/Uuid" } },
+  },
   ConversationDeltaEvent: { type: "object", required: ["text"], properties: { text: { type: "string" } }, description: "`event: delta`" },
   ConversationStepEvent: {
     type: "object",
@@ -260,31 +274,50 @@ const STREAM_SCHEMAS: SchemaMap = {
   ConversationErrorEvent: {
     type: "object",
     required: ["error"],
-    description: "`event: error`: the run failed after it started (a run bound, the provider); the last event",
+    description: "`event: error`: the run failed after it started (a run bound, the provider) or was canceled (`canceled`); the last event",
     properties: { error: { $ref: "#/components/schemas/ErrorBody" } },
   },
 };
+
+/** The `text/event-stream` content of a conversation run, its events' schemas linked. */
+const EVENT_STREAM_CONTENT = {
+  schema: {
+    type: "string",
+    description:
+      "`event:`/`id:`/`data:` lines; each `data` is JSON: ConversationRunEvent, ConversationDeltaEvent, ConversationStepEvent, ConversationDoneEvent or ConversationErrorEvent",
+  },
+  // 3.1 has no per-event schema; the named event schemas are linked here for readers and tools.
+  "x-events": {
+    run: { $ref: "#/components/schemas/ConversationRunEvent" },
+    delta: { $ref: "#/components/schemas/ConversationDeltaEvent" },
+    step: { $ref: "#/components/schemas/ConversationStepEvent" },
+    done: { $ref: "#/components/schemas/ConversationDoneEvent" },
+    error: { $ref: "#/components/schemas/ConversationErrorEvent" },
+  },
+};
+
+const LAST_EVENT_ID = (description: string) => ({ name: "Last-Event-ID", in: "header", required: false, description, schema: { type: "string", pattern: "^[0-9]{1,9}$" } });
 
 /** What the generator cannot know: the stream, the multipart form, the Idempotency-Key header, a second success status. */
 function addDoors(operation: Operation, meta: Meta): void {
   const success = operation.responses[String(meta.successStatus ?? 200)] as Response | undefined;
   if (meta.stream && success?.content) {
     success.description = `JSON, or with \`"stream": true\` Server-Sent Events. ${STREAM_DESCRIPTION}`;
-    success.content["text/event-stream"] = {
-      schema: {
-        type: "string",
-        description: "`event:`/`id:`/`data:` lines; each `data` is JSON: ConversationDeltaEvent, ConversationStepEvent, ConversationDoneEvent or ConversationErrorEvent",
-      },
-      // 3.1 has no per-event schema; the named event schemas are linked here for readers and tools.
-      ...{
-        "x-events": {
-          delta: { $ref: "#/components/schemas/ConversationDeltaEvent" },
-          step: { $ref: "#/components/schemas/ConversationStepEvent" },
-          done: { $ref: "#/components/schemas/ConversationDoneEvent" },
-          error: { $ref: "#/components/schemas/ConversationErrorEvent" },
-        },
-      },
-    };
+    success.content["text/event-stream"] = EVENT_STREAM_CONTENT;
+    operation.parameters = [...(operation.parameters ?? []), LAST_EVENT_ID("With `Idempotency-Key`, attaching to the key's run: resume after this event `id:`")];
+  }
+  if (meta.events && success) {
+    // The REST door answers these as Server-Sent Events only (adapters/rest.ts).
+    success.description = EVENTS_DESCRIPTION;
+    success.content = { "text/event-stream": EVENT_STREAM_CONTENT };
+    operation.responses["204"] = {
+      description: "The run has ended and the client already has its last event: nothing to send (an EventSource stops reconnecting)",
+      headers: success.headers,
+    } as Response;
+    operation.parameters = [
+      ...(operation.parameters ?? []),
+      LAST_EVENT_ID("The `id:` of the last event the client has: the stream resumes after it (an EventSource sends it when it reconnects)"),
+    ];
   }
   // The REST door honours Idempotency-Key on every POST (adapters/rest.ts).
   if (meta.openapi?.method === "POST") {
@@ -295,7 +328,7 @@ function addDoors(operation: Operation, meta: Meta): void {
         in: "header",
         required: false,
         description:
-          "1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true` (a stream replays as one `done` event); another body or path, or while the first still runs, gives 409 `conflict`. A refused request does not keep the key. Kept 24 hours per organization.",
+          "1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization.",
         schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
       },
     ];

@@ -19,6 +19,8 @@ let work: string;
 interface Run {
   child: ChildProcess;
   output: () => string;
+  stdout: () => string;
+  stderr: () => string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -29,10 +31,18 @@ function start(port: string): Run {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", PORT: port, DATA_DIR: ".data" },
   });
   let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+    stdout += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+    stderr += chunk.toString();
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  return { child, output: () => output, exited };
+  return { child, output: () => output, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
 /** A port nothing listens on now (the system's choice, so parallel test files do not collide). */
@@ -68,6 +78,21 @@ function postgresPid(): number | null {
   }
 }
 
+/** The status line of the answer to `head`, written raw on a new connection. */
+async function rawStatus(port: number, head: string): Promise<string> {
+  const socket = net.connect(port, "127.0.0.1");
+  let answer = "";
+  socket.on("data", (chunk: Buffer) => (answer += chunk.toString()));
+  socket.on("error", () => {});
+  socket.write(head);
+  await new Promise((resolve) => {
+    socket.once("close", resolve);
+    socket.on("data", () => answer.includes("\r\n\r\n{") && answer.trimEnd().endsWith("}") && resolve(undefined));
+  });
+  socket.destroy();
+  return answer.split("\r\n")[0]!;
+}
+
 async function health(port: number): Promise<number | null> {
   try {
     return (await fetch(`http://127.0.0.1:${port}/api/health`)).status;
@@ -95,8 +120,19 @@ it("creates the first owner on a fresh start, serves from its own process, and o
   const port = await freePort();
   const run = start(String(port));
   await untilHealthy(run, port, 150_000);
-  expect(run.output()).toContain("First start: created the organization and its owner");
-  expect(run.output()).toMatch(/password: +\S{12,}/);
+  // The owner's password is on the terminal once, as plain text, and never in the JSON log stream.
+  const password = /password: +(\S{12,})/.exec(run.stderr())?.[1];
+  expect(run.stderr()).toContain("First start: created the organization and its owner");
+  expect(password).toBeDefined();
+  expect(run.stdout()).not.toContain(password);
+  expect(run.stderr().split(password!).length).toBe(2);
+
+  // Methods fetch's Request refuses once ended the process: each is a 405, and it keeps serving.
+  for (const method of ["TRACE", "TRACK"]) {
+    expect(await rawStatus(port, `${method} /api/v1/models HTTP/1.1\r\nHost: localhost\r\n\r\n`)).toBe("HTTP/1.1 405 Method Not Allowed");
+  }
+  expect(await rawStatus(port, "CONNECT 169.254.169.254:80 HTTP/1.1\r\nHost: 169.254.169.254:80\r\n\r\n")).toBe("HTTP/1.1 405 Method Not Allowed");
+  expect(await health(port)).toBe(200);
 
   // The setup step has exited; nothing else of Atrium runs beside this process (PostgreSQL is detached).
   const children = readFileSync(`/proc/${run.child.pid}/task/${run.child.pid}/children`, "utf8").trim();
@@ -120,6 +156,22 @@ it("creates the first owner on a fresh start, serves from its own process, and o
   expect(await run.exited).toEqual({ code: 0, signal: null });
   expect(postgresPid()).toBeNull();
   expect(run.output()).not.toContain("could not start");
+  // The start warns that links point at localhost; the stop says what it did, in the JSON log.
+  const messages = run
+    .stdout()
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => (JSON.parse(line) as { msg: string }).msg);
+  expect(messages).toEqual(
+    expect.arrayContaining([
+      expect.stringMatching(/^PUBLIC_ORIGIN is not set: absolute links Atrium writes .* use http:\/\/localhost:\d+\./),
+      expect.stringMatching(/^Stopping: no new connections/),
+      expect.stringMatching(/^Indexing: 0 job\(s\) in hand handed back/),
+      expect.stringMatching(/^Connections closed/),
+      "Database connections closed",
+      "Embedded PostgreSQL stopped",
+    ]),
+  );
 }, 180_000);
 
 it("prints one line and exits non-zero when the port is taken, and stops the embedded database it started", async () => {
@@ -129,7 +181,7 @@ it("prints one line and exits non-zero when the port is taken, and stops the emb
   try {
     const run = start(String(port));
     expect(await run.exited).toEqual({ code: 1, signal: null });
-    const lines = run.output().trim().split("\n");
+    const lines = run.stderr().trim().split("\n");
     expect(lines.at(-1)).toBe(`Atrium could not start: port ${port} is already in use; stop what listens on it or set PORT to another port.`);
     expect(postgresPid()).toBeNull();
   } finally {

@@ -4,7 +4,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FetchRefused, fetchPublicUrl, isPublicAddress } from "@/server/jobs/fetch-url";
+import { addressVerdict, assertReachableUrl, FetchRefused, fetchUrl, isMetadataAddress, isPublicAddress, type FetchLimits, type FetchPolicy } from "@/server/jobs/fetch-url";
 
 let server: http.Server;
 let port: number;
@@ -39,9 +39,9 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-async function refusal(url: string, policy = {}): Promise<string> {
+async function refusal(url: string, policy: FetchLimits = {}): Promise<string> {
   try {
-    await fetchPublicUrl(url, { timeoutMs: 3000, ...policy });
+    await fetchUrl(url, { purpose: "content", timeoutMs: 3000, ...policy });
   } catch (error) {
     expect(error).toBeInstanceOf(FetchRefused);
     return (error as Error).message;
@@ -51,7 +51,7 @@ async function refusal(url: string, policy = {}): Promise<string> {
 
 describe("SSRF guard", () => {
   it("fetches from an explicitly allowed local server", async () => {
-    const fetched = await fetchPublicUrl(`http://127.0.0.1:${port}/page`, { allow });
+    const fetched = await fetchUrl(`http://127.0.0.1:${port}/page`, { purpose: "content", allow });
     expect(fetched.contentType).toBe("text/html");
     expect(fetched.bytes.toString()).toContain("hello");
   });
@@ -67,7 +67,7 @@ describe("SSRF guard", () => {
   it("refuses a redirect to each of them", async () => {
     for (const target of [`http://127.0.0.1:${port + 1}/`, "http://10.0.0.1/", "http://169.254.169.254/latest/meta-data/", `http://[::1]:${port}/`]) {
       const message = await refusal(`http://127.0.0.1:${port}/redirect?to=${encodeURIComponent(target)}`, { allow });
-      expect(message).toMatch(/private, loopback, link-local or metadata/);
+      expect(message).toMatch(/Only public addresses can be fetched/);
     }
   });
 
@@ -105,6 +105,63 @@ describe("SSRF guard", () => {
     }
     for (const address of ["93.184.216.34", "8.8.8.8", "2606:4700::1111", "::ffff:8.8.8.8"]) {
       expect(isPublicAddress(address), address).toBe(true);
+    }
+  });
+
+  it("tells cloud metadata addresses apart, in every spelling", () => {
+    for (const address of [
+      "169.254.169.254",
+      "169.254.170.2",
+      "100.100.100.200",
+      "fd00:ec2::254",
+      "::ffff:169.254.169.254",
+      "::ffff:a9fe:a9fe",
+      "64:ff9b::a9fe:a9fe",
+      "2002:a9fe:a9fe::1",
+    ]) {
+      expect(isMetadataAddress(address), address).toBe(true);
+    }
+    for (const address of ["127.0.0.1", "10.0.0.1", "::1", "fd00:ec2::253", "93.184.216.34"]) {
+      expect(isMetadataAddress(address), address).toBe(false);
+    }
+  });
+
+  it("decides by purpose: content public only, integrations private only when allowed, metadata never", () => {
+    const content: FetchPolicy = { purpose: "content" };
+    const integration: FetchPolicy = { purpose: "integration", privateAddresses: false };
+    const privateIntegration: FetchPolicy = { purpose: "integration", privateAddresses: true };
+    const deployment: FetchPolicy = { purpose: "deployment" };
+    expect(["127.0.0.1", "::1", "10.0.0.5"].map((a) => [content, integration, privateIntegration, deployment].map((p) => addressVerdict(a, p)))).toEqual(
+      Array(3).fill(["private", "private", "reachable", "reachable"]),
+    );
+    for (const policy of [content, integration, privateIntegration, deployment]) {
+      expect(addressVerdict("169.254.169.254", policy)).toBe("metadata");
+      expect(addressVerdict("fd00:ec2::254", policy)).toBe("metadata");
+      expect(addressVerdict("8.8.8.8", policy)).toBe("reachable");
+    }
+  });
+
+  it("refuses the metadata address in its other spellings for every purpose, naming the rule", async () => {
+    const spellings = [
+      "http://169.254.169.254/latest/meta-data/",
+      "http://2852039166/",
+      "http://0xA9FEA9FE/",
+      "http://0251.0376.0251.0376/",
+      "http://169.254.43518/",
+      "http://[::ffff:169.254.169.254]/",
+      "http://[::ffff:a9fe:a9fe]/",
+      "http://[fd00:ec2::254]/",
+      "http://[fd00:ec2:0:0:0:0:0:254]/",
+    ];
+    const policies: FetchPolicy[] = [{ purpose: "content" }, { purpose: "integration", privateAddresses: true }, { purpose: "deployment" }];
+    for (const url of spellings) {
+      for (const policy of policies) {
+        const refused = await assertReachableUrl(url, { ...policy, allow: [`${new URL(url).hostname.replace(/^\[|\]$/g, "")}:80`] }).then(
+          () => `${url} passed`,
+          (error: Error) => error.message,
+        );
+        expect(refused, `${url} as ${policy.purpose}`).toMatch(/metadata/);
+      }
     }
   });
 });

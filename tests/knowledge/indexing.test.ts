@@ -140,7 +140,7 @@ describe("indexing jobs", () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
     const id = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { url: `http://127.0.0.1:${port}/hang` } })).body.source.id;
-    const options = { fetchPolicy: { allow: [`127.0.0.1:${port}`], timeoutMs: 10_000 }, attemptTimeoutMs: 50 };
+    const options = { fetchLimits: { allow: [`127.0.0.1:${port}`], timeoutMs: 10_000 }, attemptTimeoutMs: 50 };
     for (let attempt = 1; attempt <= 3; attempt++) {
       await getDb().indexJob.updateMany({ where: { sourceId: id }, data: { runAfter: new Date(0) } });
       await runIndexingOnce(getDb(), options);
@@ -153,11 +153,11 @@ describe("indexing jobs", () => {
   it("fetches a URL source and converts the HTML; a redirect to a metadata address fails with the reason", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
-    const fetchPolicy = { allow: [`127.0.0.1:${port}`] };
+    const fetchLimits = { allow: [`127.0.0.1:${port}`] };
     const good = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { url: `http://127.0.0.1:${port}/article` } })).body.source.id;
     const redirected = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { url: `http://127.0.0.1:${port}/to-metadata` } })).body.source.id;
     const zip = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { url: `http://127.0.0.1:${port}/file.zip` } })).body.source.id;
-    await drainIndexJobs(getDb(), { fetchPolicy });
+    await drainIndexJobs(getDb(), { fetchLimits });
     const row = await getDb().source.findUniqueOrThrow({ where: { id: good } });
     expect(row).toMatchObject({ status: "ready", type: "html" });
     expect(row.text).toContain("natural satellite");

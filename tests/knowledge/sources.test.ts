@@ -229,6 +229,6 @@ describe("failures and retry", () => {
     await drain();
     const source = await sourceOf(key, kbId, response.body.source.id);
     expect(source.status).toBe("failed");
-    expect(source.errorMessage).toMatch(/169\.254\.169\.254.*link-local or metadata/);
+    expect(source.errorMessage).toMatch(/169\.254\.169\.254 is a cloud metadata address\. Only public addresses/);
   });
 });

@@ -138,4 +138,12 @@ it("a failing Anthropic provider answers 502 provider_error, charges nothing and
   const execution = await getDb().execution.findFirstOrThrow({ where: { organizationId: tenant.organization.id }, orderBy: { createdAt: "desc" } });
   expect(execution).toMatchObject({ status: "failed", credits: 0 });
   expect(JSON.stringify(execution)).not.toContain(SECRET);
+  // The operator hears of it at warn: the provider's failure and the failed run.
+  const warnings = written.filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as { level: number; event?: string });
+  expect(warnings).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ level: 40, event: "provider_failed", organizationId: tenant.organization.id }),
+      expect.objectContaining({ level: 40, event: "run_unsuccessful", executionId: execution.id, status: "failed" }),
+    ]),
+  );
 });

@@ -25,7 +25,8 @@ describe("POST /api/console/apps/{appId}/conversation", () => {
     const events = await readEvents(response);
     // `step` events (each member starting and ending) come with the deltas; clients ignore them.
     const names = events.map((e) => e.event).filter((name) => name !== "step");
-    expect(names[0]).toBe("delta");
+    expect(names[0]).toBe("run");
+    expect(names[1]).toBe("delta");
     expect(names.at(-1)).toBe("done");
     expect(names.filter((n) => n === "done")).toHaveLength(1);
     const deltas = events

@@ -73,8 +73,9 @@ describe("conversation streams", () => {
     expect(retry.headers.get("content-type")).toMatch(/^text\/event-stream/);
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
     const replayed = await read(retry);
-    expect(replayed.events.map((event) => event.event)).toEqual(["done"]);
-    expect(JSON.parse(replayed.events[0]!.data)).toEqual(done);
+    // The run's events replay in full, with their ids.
+    expect(replayed.events.map((event) => [event.id, event.event])).toEqual(first.events.map((event) => [event.id, event.event]));
+    expect(JSON.parse(replayed.events.at(-1)!.data)).toEqual(done);
 
     expect(before - (await credits(app.tenant))).toBe(1);
     expect(await getDb().execution.count({ where: { organizationId: app.tenant.organization.id } })).toBe(1);

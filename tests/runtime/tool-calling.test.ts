@@ -6,11 +6,18 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 
-vi.hoisted(() => {
+const localPages = vi.hoisted(() => {
   process.env.MODEL_PROVIDER_MODELS = "tool-model";
   process.env.MODEL_PROVIDER_NAME = "testai";
-  // The page webScrape reads is served on 127.0.0.1 by this file.
-  process.env.ALLOW_PRIVATE_INTEGRATION_URLS = "true";
+  return { allow: [] as string[] };
+});
+
+// The page webScrape reads is served on 127.0.0.1 by this file: allow-listed by host and port, as
+// the fetcher's own tests do (webScrape is public-only whatever ALLOW_PRIVATE_INTEGRATION_URLS says).
+vi.mock("@/server/integration-urls", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("@/server/integration-urls")>();
+  const fetchPolicy: typeof actual.fetchPolicy = (purpose, limits = {}) => actual.fetchPolicy(purpose, { ...limits, allow: localPages.allow });
+  return { ...actual, fetchPolicy };
 });
 
 import { RUN_LIMITS } from "@/server/runtime/limits";
@@ -158,7 +165,9 @@ it("webScrape reads a page through the fetcher and extractor when the agent enab
     await publish(key, "agents", agent.id);
     const app = await create(key, "apps", { name: "Scrape app", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "sequential" });
     await publish(key, "apps", app.id);
-    const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}/hours`;
+    const host = `127.0.0.1:${(page.address() as AddressInfo).port}`;
+    localPages.allow = [host];
+    const url = `http://${host}/hours`;
     const response = await converse(key, app.id, { message: `scrape ${url}` });
     expect(response.status).toBe(200);
     expect(response.body.reply).toContain("We open at nine every weekday.");

@@ -60,6 +60,49 @@ describe("the SDK", () => {
     expect(await credits(app.tenant)).toBe(before - 1);
   });
 
+  it("resumes a stream whose connection drops after the run event, with Last-Event-ID: one run, one charge", async () => {
+    const app = await publishedApp();
+    const before = await credits(app.tenant);
+    const sent: string[] = [];
+    // The first response is cut after its first event (a dropped connection); later ones pass.
+    const flaky = async (request: Request) => {
+      sent.push(`${request.method} ${new URL(request.url).pathname} ${request.headers.get("last-event-id") ?? ""}`.trim());
+      const response = await restHandler()(request);
+      if (sent.length > 1 || !response.body) return response;
+      const reader = response.body.getReader();
+      let text = "";
+      const runEnd = () => (text.includes("event: run") ? text.indexOf("\n\n", text.indexOf("event: run")) : -1);
+      while (runEnd() === -1) text += new TextDecoder().decode((await reader.read()).value);
+      await reader.cancel();
+      const cut = text.slice(0, runEnd() + 2);
+      let delivered = false;
+      const body = new ReadableStream({
+        pull(controller) {
+          if (delivered) controller.error(new Error("connection reset"));
+          else controller.enqueue(new TextEncoder().encode(cut));
+          delivered = true;
+        },
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const atrium = createAtrium({ apiKey: app.key, baseUrl: ORIGIN, fetch: flaky });
+    const events = [];
+    for await (const event of atrium.streamConversation(app.appId, { message: "How long do refunds take?" })) events.push(event);
+    const run = events[0] as { type: string; execution_id: string };
+    expect(run.type).toBe("run");
+    expect(sent).toEqual([`POST /api/v1/apps/${app.appId}/conversation`, `GET /api/v1/apps/${app.appId}/conversation/runs/${run.execution_id}/events 1`]);
+    const done = events.at(-1) as { type: string; reply: string };
+    expect(done.type).toBe("done");
+    expect(events.flatMap((event) => (event.type === "delta" ? [event.text] : [])).join("")).toBe(done.reply);
+    expect(await credits(app.tenant)).toBe(before - 1);
+
+    // Cancel on a finished run answers its execution, unchanged.
+    expect(await atrium.cancelConversation(app.appId, run.execution_id)).toMatchObject({ id: run.execution_id, status: "succeeded" });
+    const replayed = [];
+    for await (const event of atrium.resumeConversation(app.appId, run.execution_id, { lastEventId: 1 })) replayed.push(event);
+    expect(replayed).toEqual(events.slice(1));
+  });
+
   it("throws the refusal that comes before a stream as a typed error", async () => {
     const app = await publishedApp();
     const refused = await (async () => {

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { getDb, type Db } from "@/server/db";
 import { storableText } from "@/schemas/text";
 import { EXTRACTION_LIMITS } from "@/server/jobs/extraction-process";
-import { FetchRefused, fetchPublicUrl } from "@/server/jobs/fetch-url";
+import { FetchRefused, fetchUrl } from "@/server/jobs/fetch-url";
 import { backoffDelay, claimJobs, runIndexingOnce, startIndexWorker } from "@/server/jobs/indexing";
 import { logger } from "@/server/observability/log";
 import { api, restHandler, toApiResponse } from "../helpers";
@@ -328,19 +328,19 @@ describe("SSRF refusals", () => {
   });
 
   it("name the rule, never the internal address a host name resolves to", async () => {
-    const refusal = await fetchPublicUrl(`http://localhost:${port}/`).then(
+    const refusal = await fetchUrl(`http://localhost:${port}/`, { purpose: "content" }).then(
       () => new Error("fetched"),
       (error: unknown) => error as Error,
     );
     expect(refusal).toBeInstanceOf(FetchRefused);
-    expect(refusal.message).toMatch(/localhost resolves to a private address/);
+    expect(refusal.message).toMatch(/the host localhost does not resolve to an address that may be reached\. Only public addresses/);
     expect(refusal.message).not.toMatch(/127\.0\.0\.1|::1/);
     // After a redirect from an allowed server, and through the API.
-    const redirected = await fetchPublicUrl(`http://127.0.0.1:${port}/`, { allow: [`127.0.0.1:${port}`] }).then(
+    const redirected = await fetchUrl(`http://127.0.0.1:${port}/`, { purpose: "content", allow: [`127.0.0.1:${port}`] }).then(
       () => new Error("fetched"),
       (error: unknown) => error as Error,
     );
-    expect(redirected.message).toMatch(/resolves to a private address/);
+    expect(redirected.message).toMatch(/the host localhost does not resolve to an address that may be reached/);
     expect(redirected.message).not.toMatch(/127\.0\.0\.1|::1/);
 
     const { tenant, kbId } = await tenantWithKnowledgebase();
@@ -349,7 +349,7 @@ describe("SSRF refusals", () => {
     await drain();
     const source = await sourceOf(key, kbId, id);
     expect(source.status).toBe("failed");
-    expect(source.errorMessage).toMatch(/localhost resolves to a private address/);
+    expect(source.errorMessage).toMatch(/the host localhost does not resolve to an address that may be reached/);
     expect(source.errorMessage).not.toMatch(/127\.0\.0\.1|::1/);
   });
 });

@@ -10,11 +10,12 @@ const dns = vi.hoisted(() => ({ answers: new Map<string, string[]>(), asked: [] 
 
 vi.mock("node:dns/promises", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:dns/promises")>();
-  // A scripted host answers its addresses in turn, the last one from then on.
+  // A scripted host answers its addresses in turn, the last one from then on; an empty script does not resolve.
   const lookup = async (host: string, options: object) => {
     dns.asked.push(host);
     const script = dns.answers.get(host);
     if (!script) return actual.lookup(host, options as never);
+    if (script.length === 0) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
     const address = script.length > 1 ? script.shift()! : script[0]!;
     return [{ address, family: 4 }];
   };
@@ -56,8 +57,28 @@ beforeEach(() => {
 it("refuses a name that resolves to a loopback address, and never connects", async () => {
   dns.answers.set("intranet.test", ["127.0.0.1"]);
   for (const url of [`http://localhost:${port}/`, `http://intranet.test:${port}/`]) {
-    await expect(guardedFetch(url)).rejects.toThrow(/private address/);
+    await expect(guardedFetch(url)).rejects.toThrow(/does not resolve to an address that may be reached\. Only public addresses/);
   }
+  expect(received).toEqual([]);
+});
+
+it("answers one refusal for a name that does not resolve and one that resolves to a private or metadata address", async () => {
+  dns.answers.set("missing.test", []);
+  dns.answers.set("intranet.test", ["10.0.0.5"]);
+  dns.answers.set("loopback.test", ["127.0.0.1"]);
+  dns.answers.set("metadata.test", ["169.254.169.254"]);
+  const refusals = new Set<string>();
+  for (const host of ["missing.test", "intranet.test", "loopback.test", "metadata.test"]) {
+    const message = await guardedFetch(`http://${host}/v1`).then(
+      () => `${host} was fetched`,
+      (error: Error) => error.message,
+    );
+    expect(message).not.toMatch(/10\.0\.0\.5|127\.0\.0\.1|169\.254|could not be resolved|private address/);
+    refusals.add(message.replaceAll(host, "HOST"));
+  }
+  expect([...refusals]).toEqual([
+    "Refused to fetch http://HOST: the host HOST does not resolve to an address that may be reached. Only public addresses can be fetched (private, loopback, link-local and metadata addresses are refused).",
+  ]);
   expect(received).toEqual([]);
 });
 
@@ -71,7 +92,7 @@ it("connects to the address it checked, not to a second DNS answer (rebinding)",
 
 it("pins the connection to the checked address: a name only the check knows reaches its server, bodies going both ways", async () => {
   dns.answers.set("pinned.test", ["127.0.0.1"]);
-  const policy = { allow: [`pinned.test:${port}`] };
+  const policy = { purpose: "content" as const, allow: [`pinned.test:${port}`] };
   const response = await pinnedFetch(`http://pinned.test:${port}/echo`, { method: "POST", body: "hello", headers: { "content-type": "text/plain" } }, policy);
   expect(response.status).toBe(200);
   expect(await response.text()).toBe("echo: hello");

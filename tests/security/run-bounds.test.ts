@@ -227,3 +227,32 @@ describe("runs are bounded as their output is produced", () => {
     expect(await credits(app.tenant)).toBe(before - 1);
   });
 });
+
+describe("the JSON a transaction's reply holds is bounded in depth", () => {
+  it("a flow whose output is 10,000-deep JSON fails with run_limit_exceeded naming the depth; billed, recorded as failed", async () => {
+    const deep = `${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}`;
+    const app = await appOver([
+      { id: "start", type: "trigger_start", data: {} },
+      { id: "out", type: "output", data: { value: deep } },
+    ]);
+    const before = await credits(app.tenant);
+    const response = await api("POST", `/apps/${app.appId}/transaction`, { key: app.key, body: { input: { question: "go" } } });
+    expectLimit(response, /depth/i);
+    expect(response.body.error.message).toContain(String(RUN_LIMITS.outputJsonDepth));
+    expect(await credits(app.tenant)).toBe(before - 1);
+    const executions = await getDb().execution.findMany({ where: { organizationId: app.tenant.organization.id, kind: "transaction" } });
+    expect(executions).toEqual([expect.objectContaining({ status: "failed", credits: 1, error: expect.stringMatching(/depth/i) })]);
+  });
+
+  it("JSON as deep as the bound is still the transaction's output", async () => {
+    const depth = RUN_LIMITS.outputJsonDepth;
+    const nested = `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+    const app = await appOver([
+      { id: "start", type: "trigger_start", data: {} },
+      { id: "out", type: "output", data: { value: nested } },
+    ]);
+    const response = await api("POST", `/apps/${app.appId}/transaction`, { key: app.key, body: { input: { question: "go" } } });
+    expect(response.status).toBe(200);
+    expect(JSON.stringify(response.body.output)).toBe(nested);
+  });
+});

@@ -1,6 +1,8 @@
 "use client";
-// The message box of a chat: Enter sends, Shift+Enter makes a new line.
-import { useEffect, useRef, type FormEvent } from "react";
+// The message box of a chat: Enter sends, Shift+Enter makes a new line, Esc stops the reply
+// being written. While a reply streams, Send becomes Stop; a composer that cannot send (no
+// credits left) says why in place of the box's hint.
+import { useEffect, useRef, type FormEvent, type ReactNode } from "react";
 
 /** A conversation message is at most 32,000 characters on every door. */
 export const MESSAGE_MAX = 32_000;
@@ -10,12 +12,25 @@ export function ChatComposer({
   onDraft,
   onSend,
   busy,
+  streaming = false,
+  onStop,
+  stopping = false,
+  blocked,
+  aside,
   placeholder = "Ask something…",
 }: {
   draft: string;
   onDraft: (text: string) => void;
   onSend: (event: FormEvent) => void;
   busy: boolean;
+  /** A reply is being written: the button stops it. */
+  streaming?: boolean;
+  onStop?: () => void;
+  stopping?: boolean;
+  /** Why nothing can be sent now (shown instead of sending); the box stays editable. */
+  blocked?: ReactNode;
+  /** Quiet text beside the button (credits left). */
+  aside?: ReactNode;
   placeholder?: string;
 }) {
   const box = useRef<HTMLTextAreaElement>(null);
@@ -26,25 +41,42 @@ export function ChatComposer({
     if (typed !== "") onDraft(typed);
   }, [onDraft]);
   return (
-    <form className="row chat-input" onSubmit={onSend} aria-label="Send a message">
-      <textarea
-        ref={box}
-        rows={2}
-        aria-label="Message"
-        value={draft}
-        maxLength={MESSAGE_MAX}
-        placeholder={placeholder}
-        onChange={(e) => onDraft(e.target.value)}
-        onKeyDown={(e) => {
-          if (e.key === "Enter" && !e.shiftKey) {
-            e.preventDefault();
-            e.currentTarget.form?.requestSubmit();
-          }
-        }}
-      />
-      <button type="submit" className="primary" disabled={busy || draft.trim() === ""}>
-        {busy ? "Answering…" : "Send"}
-      </button>
+    <form className="chat-input" onSubmit={onSend} aria-label="Send a message">
+      {blocked && (
+        <div className="chat-blocked" role="status" data-testid="composer-blocked">
+          {blocked}
+        </div>
+      )}
+      <div className="chat-input-row">
+        <textarea
+          ref={box}
+          rows={1}
+          aria-label="Message"
+          value={draft}
+          maxLength={MESSAGE_MAX}
+          placeholder={placeholder}
+          onChange={(e) => onDraft(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Escape" && streaming && onStop) {
+              e.preventDefault();
+              onStop();
+            } else if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+              e.preventDefault();
+              if (!streaming) e.currentTarget.form?.requestSubmit();
+            }
+          }}
+        />
+        {streaming && onStop ? (
+          <button type="button" className="chat-stop" onClick={onStop} disabled={stopping} aria-keyshortcuts="Escape">
+            {stopping ? "Stopping…" : "Stop"}
+          </button>
+        ) : (
+          <button type="submit" className="primary" disabled={busy || !!blocked || draft.trim() === ""}>
+            Send
+          </button>
+        )}
+      </div>
+      {aside && <div className="chat-input-aside muted">{aside}</div>}
     </form>
   );
 }

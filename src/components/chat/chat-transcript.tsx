@@ -1,51 +1,146 @@
 "use client";
 // The messages of a conversation: the app's greeting, the stored messages and the turn still
-// streaming (marked as typing), kept scrolled to the newest.
-import { useEffect, useRef, type ReactNode } from "react";
-import { ChatMarkdown } from "./chat-markdown";
+// streaming (marked as typing), kept scrolled to the newest. Answers show their sources (each
+// opens the cited passage beside the conversation) and their actions: copy, regenerate (the last
+// one), helpful or not; the last question can be edited and sent again.
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
+import { ChatMarkdown, type ChatCitation } from "./chat-markdown";
 import "./chat.css";
+import { CitationList, CitationPanel } from "./citation-panel";
+import { MessageActions, type FeedbackRating } from "./message-actions";
 import type { PendingTurn } from "./use-chat-turn";
 
 export interface TranscriptMessage {
   id: string;
   role: string;
   content: string;
+  citations?: ChatCitation[];
+  feedback?: { rating: FeedbackRating } | null;
+}
+
+export interface TranscriptActions<M> {
+  /** Writes the last answer again. */
+  onRegenerate?: () => void;
+  /** Sends an edited last question in place of the one asked. */
+  onEditLast?: (text: string) => void;
+  onFeedback?: (message: M, rating: FeedbackRating | null, reason?: string) => void;
+}
+
+/** The last question of a conversation, which Regenerate asks again. */
+export function lastQuestion(messages: { role: string; content: string }[]): string {
+  return messages.findLast((m) => m.role === "user")?.content ?? "";
+}
+
+function Answer<M extends TranscriptMessage>({
+  message,
+  last,
+  actions,
+  onCite,
+  footer,
+}: {
+  message: M;
+  last: boolean;
+  actions: TranscriptActions<M>;
+  onCite: (citation: ChatCitation) => void;
+  footer?: ReactNode;
+}) {
+  const body = useRef<HTMLDivElement>(null);
+  return (
+    <div className="chat-message assistant" data-testid="message-assistant">
+      <div ref={body}>
+        <ChatMarkdown text={message.content} citations={message.citations} onCite={onCite} />
+      </div>
+      <CitationList citations={message.citations ?? []} onOpen={onCite} />
+      <MessageActions
+        content={message.content}
+        renderedText={() => body.current?.innerText.trim() ?? message.content}
+        onRegenerate={last ? actions.onRegenerate : undefined}
+        feedback={message.feedback?.rating ?? null}
+        onFeedback={actions.onFeedback ? (rating, reason) => actions.onFeedback!(message, rating, reason) : undefined}
+      />
+      {footer}
+    </div>
+  );
+}
+
+function Question({ content, onEdit }: { content: string; onEdit?: (text: string) => void }) {
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState(content);
+  function send(event: FormEvent) {
+    event.preventDefault();
+    if (!text.trim()) return;
+    setEditing(false);
+    onEdit?.(text.trim());
+  }
+  if (editing)
+    return (
+      <form className="chat-message user chat-edit" onSubmit={send} aria-label="Edit your question">
+        <textarea aria-label="Your question" value={text} onChange={(e) => setText(e.target.value)} rows={3} />
+        <div className="row">
+          <button type="submit" className="primary">
+            Send again
+          </button>
+          <button type="button" onClick={() => (setEditing(false), setText(content))}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    );
+  return (
+    <div className="chat-message user" data-testid="message-user">
+      <div className="chat-text">{content}</div>
+      {onEdit && (
+        <button type="button" className="link chat-edit-button" onClick={() => setEditing(true)}>
+          Edit
+        </button>
+      )}
+    </div>
+  );
 }
 
 export function ChatTranscript<M extends TranscriptMessage>({
   greeting,
   messages,
   pending,
+  reconnecting = false,
+  actions = {},
   footer,
   children,
 }: {
   greeting?: string | null;
   messages: M[];
   pending: PendingTurn | null;
+  /** The stream dropped and is being picked up again. */
+  reconnecting?: boolean;
+  actions?: TranscriptActions<M>;
   /** Shown under an assistant message (the console's trace). */
   footer?: (message: M) => ReactNode;
   /** Shown before the messages (loading and errors). */
   children?: ReactNode;
 }) {
   const end = useRef<HTMLDivElement>(null);
+  const [cited, setCited] = useState<ChatCitation | null>(null);
   const lastId = messages.at(-1)?.id;
   useEffect(() => {
     end.current?.scrollIntoView({ block: "end", behavior: "smooth" });
   }, [lastId, pending?.message, pending?.reply]);
+  const lastUser = messages.findLastIndex((m) => m.role === "user");
+  const idle = pending === null || pending.stopped === true;
   return (
-    <div className="chat-log" aria-live="polite" aria-busy={pending ? true : undefined}>
+    <div className="chat-log" aria-live="polite" aria-busy={pending && !pending.stopped ? true : undefined}>
       {greeting ? (
-        <div className="chat-message assistant" data-testid="greeting">
+        <div className="chat-message assistant chat-greeting" data-testid="greeting">
           {greeting}
         </div>
       ) : null}
       {children}
-      {messages.map((m) => (
-        <div key={m.id} className={`chat-message ${m.role}`} data-testid={`message-${m.role}`}>
-          {m.role === "assistant" ? <ChatMarkdown text={m.content} /> : <div className="chat-text">{m.content}</div>}
-          {footer?.(m)}
-        </div>
-      ))}
+      {messages.map((m, index) =>
+        m.role === "assistant" ? (
+          <Answer key={m.id} message={m} last={idle && index === messages.length - 1} actions={actions} onCite={setCited} footer={footer?.(m)} />
+        ) : (
+          <Question key={m.id} content={m.content} onEdit={idle && index === lastUser ? actions.onEditLast : undefined} />
+        ),
+      )}
       {pending && (
         <>
           <div className="chat-message user" data-testid="message-user">
@@ -53,14 +148,25 @@ export function ChatTranscript<M extends TranscriptMessage>({
           </div>
           <div className="chat-message assistant" data-testid="message-streaming">
             {pending.reply && <ChatMarkdown text={pending.reply} />}
-            <div className="chat-typing muted" data-testid="typing">
-              <span className="chat-typing-dots" aria-hidden />
-              {pending.reply ? "Typing…" : "Thinking…"}
-            </div>
+            {pending.stopped ? (
+              <div className="chat-status muted" data-testid="stopped">
+                Stopped
+              </div>
+            ) : reconnecting ? (
+              <div className="chat-status muted" data-testid="reconnecting" role="status">
+                Connection lost; picking up where it left off…
+              </div>
+            ) : (
+              <div className="chat-typing muted" data-testid="typing">
+                <span className="chat-typing-dots" aria-hidden />
+                {pending.reply ? "Typing…" : "Thinking…"}
+              </div>
+            )}
           </div>
         </>
       )}
       <div ref={end} />
+      {cited && <CitationPanel citation={cited} onClose={() => setCited(null)} />}
     </div>
   );
 }

@@ -1,5 +1,9 @@
-// The client side of a conversation stream (Server-Sent Events: `delta`, `step`, then `done` or
-// `error`), shared by the console chat and the portal. Refusals before the run are the JSON envelope.
+// The client side of a conversation stream (Server-Sent Events: `run`, `delta`, `step`, then
+// `done` or `error`, each with an `id:`), shared by the console chat and the portal. Runs outlive
+// their connection: when the connection drops before the final event, the stream is picked up
+// again from the last event seen (`GET …/conversation/runs/{executionId}/events` with
+// `Last-Event-ID`), so a flaky network costs neither text nor a second run. Refusals before the
+// run are the JSON envelope.
 import { createParser } from "eventsource-parser";
 
 export interface StreamDone {
@@ -8,7 +12,7 @@ export interface StreamDone {
   execution_id?: string;
 }
 
-/** A refusal or failure with the product's code, so callers can react to 401 or 402 by code. */
+/** A refusal or failure with the product's code, so callers can react to 401, 402 or `canceled` by code. */
 export class StreamError extends Error {
   constructor(
     message: string,
@@ -22,38 +26,100 @@ export class StreamError extends Error {
 
 type ErrorBody = { error?: { code?: string; message?: string } };
 
-/** Posts one message to `url` and calls `onDelta` with each piece of the reply; resolves with `done`'s data. */
-export async function streamReply(url: string, body: { message: string; conversation_id?: string }, onDelta: (text: string) => void, signal: AbortSignal): Promise<StreamDone> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-    signal,
+export interface StreamCallbacks {
+  onDelta: (text: string) => void;
+  /** The run's ids, as soon as it started (before any text). */
+  onRun?: (run: { executionId: string; conversationId: string }) => void;
+  /** True while the connection is being picked up again after a drop; false once it is back. */
+  onReconnecting?: (reconnecting: boolean) => void;
+}
+
+/** How long the chat keeps trying to pick a dropped run up again. */
+const RESUME_FOR_MS = 120_000;
+const RESUME_BACKOFF_MS = [500, 1000, 2000, 4000, 5000];
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
   });
-  if (!response.ok || !response.headers.get("content-type")?.startsWith("text/event-stream")) {
-    const parsed = (await response.json().catch(() => null)) as ErrorBody | null;
-    throw new StreamError(parsed?.error?.message ?? `The request failed (${response.status}).`, response.status, parsed?.error?.code);
+}
+
+async function refusal(response: Response): Promise<StreamError> {
+  const parsed = (await response.json().catch(() => null)) as ErrorBody | null;
+  return new StreamError(parsed?.error?.message ?? `The request failed (${response.status}).`, response.status, parsed?.error?.code);
+}
+
+/**
+ * Posts one message to `url` (a chat's `…/conversation`) and calls `onDelta` with each piece of
+ * the reply, resuming after a dropped connection; resolves with `done`'s data. Aborting `signal`
+ * only stops listening: the run goes on (stopping it is the cancel call's job).
+ */
+export async function streamReply(url: string, body: Record<string, unknown>, callbacks: StreamCallbacks, signal: AbortSignal): Promise<StreamDone> {
+  let lastEventId = 0;
+  let executionId: string | null = null;
+  let outcome: { done: StreamDone } | { failure: StreamError } | null = null;
+  let status = 0;
+
+  async function read(response: Response): Promise<void> {
+    status = response.status;
+    const parser = createParser({
+      onEvent: (event) => {
+        if (event.id) lastEventId = Number(event.id) || lastEventId;
+        const data = JSON.parse(event.data) as unknown;
+        if (event.event === "run") {
+          const run = data as { execution_id: string; conversation_id: string };
+          executionId = run.execution_id;
+          callbacks.onRun?.({ executionId: run.execution_id, conversationId: run.conversation_id });
+        } else if (event.event === "delta") callbacks.onDelta((data as { text: string }).text);
+        else if (event.event === "done") outcome = { done: data as StreamDone };
+        else if (event.event === "error") {
+          const error = (data as ErrorBody).error;
+          outcome = { failure: new StreamError(error?.message ?? "The run failed.", response.status, error?.code) };
+        }
+      },
+    });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      parser.feed(value);
+    }
   }
-  let done: StreamDone | null = null;
-  let failure: StreamError | null = null;
-  const parser = createParser({
-    onEvent: (event) => {
-      const data = JSON.parse(event.data) as unknown;
-      if (event.event === "delta") onDelta((data as { text: string }).text);
-      else if (event.event === "done") done = data as StreamDone;
-      else if (event.event === "error") {
-        const error = (data as ErrorBody).error;
-        failure = new StreamError(error?.message ?? "The run failed.", response.status, error?.code);
+
+  const first = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), signal });
+  if (!first.ok || !first.headers.get("content-type")?.startsWith("text/event-stream")) throw await refusal(first);
+  try {
+    await read(first);
+  } catch (error) {
+    if (signal.aborted) throw error;
+  }
+
+  const giveUpAt = Date.now() + RESUME_FOR_MS;
+  for (let attempt = 0; !outcome && executionId && !signal.aborted && Date.now() < giveUpAt; attempt++) {
+    callbacks.onReconnecting?.(true);
+    await sleep(RESUME_BACKOFF_MS[Math.min(attempt, RESUME_BACKOFF_MS.length - 1)]!, signal);
+    try {
+      const resumed = await fetch(`${url}/runs/${encodeURIComponent(executionId)}/events`, { headers: { "Last-Event-ID": String(lastEventId) }, signal });
+      if (resumed.status === 204) break;
+      if (!resumed.ok) {
+        // A refusal (signed out, the run gone) will not get better by trying again.
+        if (resumed.status < 500) throw await refusal(resumed);
+        continue;
       }
-    },
-  });
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  for (;;) {
-    const { value, done: ended } = await reader.read();
-    if (ended) break;
-    parser.feed(value);
+      callbacks.onReconnecting?.(false);
+      attempt = -1;
+      await read(resumed);
+    } catch (error) {
+      if (error instanceof StreamError || signal.aborted) {
+        callbacks.onReconnecting?.(false);
+        throw error;
+      }
+    }
   }
-  if (failure) throw failure;
-  if (!done) throw new StreamError("The connection closed before the reply was finished.", response.status);
-  return done;
+  callbacks.onReconnecting?.(false);
+  const settled = outcome as { done: StreamDone } | { failure: StreamError } | null;
+  if (settled && "failure" in settled) throw settled.failure;
+  if (!settled) throw new StreamError("The connection was lost before the reply was finished. Your message was kept; try again.", status);
+  return settled.done;
 }

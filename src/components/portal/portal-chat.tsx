@@ -1,14 +1,14 @@
 "use client";
 // Chat with one app in the portal: the reply streams in, the conversation's id goes in the URL
 // (?c=) so reload and back work, and a refusal keeps what the end user typed.
-import { skipToken, useQuery, useQueryClient } from "@tanstack/react-query";
+import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { ChatComposer } from "@/components/chat/chat-composer";
-import { ChatTranscript } from "@/components/chat/chat-transcript";
+import { ChatTranscript, lastQuestion } from "@/components/chat/chat-transcript";
 import { useChatTurn } from "@/components/chat/use-chat-turn";
-import { outOfCreditsMessage } from "./credits";
+import { OutOfCredits } from "./out-of-credits";
 import { portalError } from "./portal-errors";
 import { PortalFrame } from "./portal-frame";
 import { usePortalTRPC, useSignInRedirect } from "./portal-trpc";
@@ -27,7 +27,10 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
   useEffect(() => setConversationId(fromUrl), [fromUrl]);
   const conversation = useQuery(trpc.conversations.get.queryOptions(conversationId ? { portal, conversationId } : skipToken));
   const [draft, setDraft] = useState("");
-  const turn = useChatTurn(`/api/portal/${encodeURIComponent(portal)}/apps/${encodeURIComponent(appId)}/conversation`);
+  const cancel = useMutation(trpc.runs.cancel.mutationOptions());
+  const turn = useChatTurn(`/api/portal/${encodeURIComponent(portal)}/apps/${encodeURIComponent(appId)}/conversation`, (executionId) =>
+    cancel.mutateAsync({ portal, appId, executionId }),
+  );
   const app = apps.data?.apps.find((candidate) => candidate.id === appId);
 
   useEffect(() => {
@@ -42,17 +45,21 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
     // eslint-disable-next-line react-hooks/exhaustive-deps -- reacts to a new failure only, not to a new redirect function
   }, [turn.error]);
 
-  async function ask(message: string) {
-    if (turn.pending) return;
-    setDraft("");
-    const sent = await turn.send(message, conversationId, async (done) => {
+  async function ask(message: string, body?: Record<string, unknown>) {
+    if (turn.streaming) return;
+    if (!body) setDraft("");
+    const ended = await turn.send(message, conversationId, async (done) => {
       await queryClient.fetchQuery({ ...trpc.conversations.get.queryOptions({ portal, conversationId: done.conversation_id }), staleTime: 0 });
       setConversationId(done.conversation_id);
       router.replace(`${base}/apps/${appId}?c=${done.conversation_id}`, { scroll: false });
       void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
       void queryClient.invalidateQueries({ queryKey: trpc.me.get.queryKey({ portal }) });
     });
-    if (!sent) setDraft((current) => current || message);
+    if (ended === "failed") setDraft((current) => current || message);
+    if (ended === "stopped") {
+      void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
+      void queryClient.invalidateQueries({ queryKey: trpc.me.get.queryKey({ portal }) });
+    }
   }
 
   // A starter chosen on the home page is sent once the app is known to be usable.
@@ -104,48 +111,74 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
               </p>
             </>
           );
+        const outOfCredits = (credits && credits.left === 0) || failure?.code === "insufficient_credits";
         return (
-          <>
+          <section className="portal-chat" aria-label="Conversation">
             <div className="portal-chat-head">
               <h1>{app.name}</h1>
-              {credits && (
-                <span className="muted" data-testid="chat-credits-left">
-                  {credits.left} {credits.left === 1 ? "credit" : "credits"} left
-                </span>
-              )}
+              <div className="row">
+                <button type="button" onClick={startNew} disabled={!conversationId && !turn.pending}>
+                  New conversation
+                </button>
+                <Link href={`${base}/conversations`}>Your conversations</Link>
+              </div>
             </div>
-            <div className="row" style={{ marginBottom: "0.75rem" }}>
-              <button type="button" onClick={startNew} disabled={!conversationId && !turn.pending}>
-                New conversation
-              </button>
-              <Link href={`${base}/conversations`}>Your conversations</Link>
-            </div>
-            <section aria-label="Conversation">
-              <ChatTranscript greeting={app.greeting} messages={stored} pending={turn.pending}>
-                {conversation.isLoading && <p className="muted">Loading…</p>}
-                {conversation.error && (
-                  <p role="alert" className="error">
-                    {portalError(conversation.error).message}
-                  </p>
-                )}
-              </ChatTranscript>
-              {!conversationId && !turn.pending && app.conversationStarters.length > 0 && (
-                <div className="portal-starters" role="group" aria-label="Conversation starters">
-                  {app.conversationStarters.map((starter) => (
-                    <button key={starter} type="button" onClick={() => void ask(starter)}>
-                      {starter}
-                    </button>
-                  ))}
-                </div>
-              )}
-              {failure && failure.status !== 401 && (
-                <p role="alert" className={failure.code === "insufficient_credits" ? "notice" : "error"} data-testid="chat-error">
-                  {failure.code === "insufficient_credits" ? outOfCreditsMessage(credits, failure.message) : failure.message}
+            <ChatTranscript
+              greeting={app.greeting}
+              messages={stored}
+              pending={turn.pending}
+              reconnecting={turn.reconnecting}
+              actions={
+                outOfCredits
+                  ? {}
+                  : {
+                      onRegenerate: () => void ask(lastQuestion(stored), { regenerate: true }),
+                      onEditLast: (text) => void ask(text, { regenerate: true }),
+                    }
+              }
+            >
+              {conversation.isLoading && <p className="muted">Loading…</p>}
+              {conversation.error && (
+                <p role="alert" className="error">
+                  {portalError(conversation.error).message}
                 </p>
               )}
-              <ChatComposer draft={draft} onDraft={setDraft} onSend={send} busy={!!turn.pending} placeholder={`Message ${app.name}…`} />
-            </section>
-          </>
+            </ChatTranscript>
+            {!conversationId && !turn.pending && app.conversationStarters.length > 0 && (
+              <div className="portal-starters" role="group" aria-label="Conversation starters">
+                {app.conversationStarters.map((starter) => (
+                  <button key={starter} type="button" onClick={() => void ask(starter)} disabled={outOfCredits}>
+                    {starter}
+                  </button>
+                ))}
+              </div>
+            )}
+            {failure && failure.status !== 401 && failure.code !== "insufficient_credits" && (
+              <p role="alert" className="error" data-testid="chat-error">
+                {failure.message}
+              </p>
+            )}
+            <ChatComposer
+              draft={draft}
+              onDraft={setDraft}
+              onSend={send}
+              busy={turn.streaming}
+              streaming={turn.streaming}
+              onStop={() => void turn.stop()}
+              stopping={turn.stopping}
+              blocked={
+                outOfCredits ? <OutOfCredits portal={portal} credits={credits} serverMessage={failure?.code === "insufficient_credits" ? failure.message : undefined} /> : undefined
+              }
+              aside={
+                credits && credits.left > 0 ? (
+                  <span data-testid="chat-credits-left">
+                    {credits.left} {credits.left === 1 ? "credit" : "credits"} left
+                  </span>
+                ) : undefined
+              }
+              placeholder={`Message ${app.name}…`}
+            />
+          </section>
         );
       }}
     </PortalFrame>

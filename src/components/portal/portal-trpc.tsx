@@ -6,6 +6,7 @@ import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useRouter } from "next/navigation";
 import { useRef, useState, type ReactNode } from "react";
+import { MAX_TRPC_BATCH_CALLS } from "@/schemas/limits";
 import type { PortalRouter } from "@/server/trpc/portal-root";
 import { isUnauthorized } from "./portal-errors";
 import { wasSignedIn } from "./session-memory";
@@ -40,7 +41,7 @@ export function PortalProviders({ portal, children }: { portal: string; children
       defaultOptions: { queries: { staleTime: 5_000, retry: false, refetchOnWindowFocus: false } },
     });
   });
-  const [trpcClient] = useState(() => createTRPCClient<PortalRouter>({ links: [httpBatchLink({ url: "/api/portal/trpc" })] }));
+  const [trpcClient] = useState(() => createTRPCClient<PortalRouter>({ links: [httpBatchLink({ url: "/api/portal/trpc", maxItems: MAX_TRPC_BATCH_CALLS })] }));
   return (
     <QueryClientProvider client={queryClient}>
       <PortalTRPCProvider trpcClient={trpcClient} queryClient={queryClient}>

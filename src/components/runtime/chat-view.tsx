@@ -2,10 +2,10 @@
 // The console chat with one published app: its greeting, its conversations, and a message box
 // whose reply streams in (Server-Sent Events from /api/console/apps/{appId}/conversation).
 import { PageHeader } from "@/components/console";
-import { skipToken, useQuery, useQueryClient } from "@tanstack/react-query";
+import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ChatComposer } from "@/components/chat/chat-composer";
-import { ChatTranscript } from "@/components/chat/chat-transcript";
+import { ChatTranscript, lastQuestion } from "@/components/chat/chat-transcript";
 import { useChatTurn } from "@/components/chat/use-chat-turn";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { TraceDetails } from "./execution-trace";
@@ -19,7 +19,8 @@ export function ChatView({ appId }: { appId: string }) {
   const [conversationId, setConversationId] = useState<string | null>(null);
   const messages = useQuery(trpc.conversations.messages.queryOptions(conversationId ? { conversationId } : skipToken));
   const [draft, setDraft] = useState("");
-  const turn = useChatTurn(`/api/console/apps/${appId}/conversation`);
+  const cancel = useMutation(trpc.runtime.cancelConversationRun.mutationOptions());
+  const turn = useChatTurn(`/api/console/apps/${appId}/conversation`, (executionId) => cancel.mutateAsync({ appId, executionId }));
 
   function open(id: string | null) {
     turn.reset();
@@ -31,16 +32,17 @@ export function ChatView({ appId }: { appId: string }) {
     await ask(draft.trim());
   }
 
-  async function ask(message: string) {
-    if (!message || turn.pending) return;
-    setDraft("");
-    const sent = await turn.send(message, conversationId, async (done) => {
+  async function ask(message: string, body?: Record<string, unknown>) {
+    if (!message || turn.streaming) return;
+    if (!body) setDraft("");
+    const ended = await turn.send(message, conversationId, async (done) => {
       // The stored messages (with the answer's execution) replace the streamed copy in one step.
       await queryClient.fetchQuery({ ...trpc.conversations.messages.queryOptions({ conversationId: done.conversation_id }), staleTime: 0 });
       setConversationId(done.conversation_id);
       void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.queryKey({ appId }) });
     });
-    if (!sent) setDraft((current) => current || message);
+    if (ended === "failed") setDraft((current) => current || message);
+    if (ended === "stopped") void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.queryKey({ appId }) });
   }
 
   const live = app.data?.app as { name?: string; description?: string; api?: { greeting?: string } } | undefined;
@@ -55,7 +57,7 @@ export function ChatView({ appId }: { appId: string }) {
       )}
       <div className="chat">
         <aside className="panel chat-conversations" aria-label="Conversations">
-          <button type="button" className="primary" onClick={() => open(null)} disabled={conversationId === null && !turn.pending}>
+          <button type="button" className="primary" onClick={() => open(null)} disabled={conversationId === null && !turn.streaming}>
             New conversation
           </button>
           {conversations.error && (
@@ -82,6 +84,11 @@ export function ChatView({ appId }: { appId: string }) {
             greeting={live?.api?.greeting}
             messages={conversationId ? (messages.data?.messages ?? []) : []}
             pending={turn.pending}
+            reconnecting={turn.reconnecting}
+            actions={{
+              onRegenerate: () => void ask(lastQuestion(messages.data?.messages ?? []), { regenerate: true }),
+              onEditLast: (text) => void ask(text, { regenerate: true }),
+            }}
             footer={(m) => (m.role === "assistant" && m.executionId ? <TraceDetails executionId={m.executionId} label="Trace of this answer" /> : null)}
           >
             {messages.isLoading && <p className="muted">Loading…</p>}
@@ -91,7 +98,7 @@ export function ChatView({ appId }: { appId: string }) {
               </p>
             )}
           </ChatTranscript>
-          {!conversationId && !turn.pending && (starters.data?.conversationStarters.length ?? 0) > 0 && (
+          {!conversationId && !turn.streaming && (starters.data?.conversationStarters.length ?? 0) > 0 && (
             <div className="chat-starters" role="group" aria-label="Conversation starters">
               {starters.data?.conversationStarters.map((starter) => (
                 <button key={starter} type="button" onClick={() => void ask(starter)}>
@@ -105,7 +112,7 @@ export function ChatView({ appId }: { appId: string }) {
               {errorMessage(turn.error)}
             </p>
           )}
-          <ChatComposer draft={draft} onDraft={setDraft} onSend={send} busy={!!turn.pending} />
+          <ChatComposer draft={draft} onDraft={setDraft} onSend={send} busy={turn.streaming} streaming={turn.streaming} onStop={() => void turn.stop()} stopping={turn.stopping} />
         </section>
       </div>
     </>

@@ -4,15 +4,18 @@ import { requestOrigin } from "@/server/auth/actor";
 import { readSessionToken, servedOverHttps } from "@/server/auth/cookies";
 import { assertJsonBody, assertSameOrigin } from "@/server/auth/same-origin";
 import type { Db } from "@/server/db";
+import { MAX_TRPC_BATCH_CALLS } from "@/schemas/limits";
 import { ConversationInput } from "@/schemas/runtime";
 import { assertStorableText } from "@/server/bounds";
 import { AppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { actorForSession } from "@/server/services/sessions";
 import type { Context } from "@/server/trpc/init";
+import { callSlots } from "@/server/trpc/call-slots";
 import { appRouter } from "@/server/trpc/root";
 import { errorResponse, requestIdFor } from "./envelope";
 import { assertJsonDepth, readBodyText, readJsonBody, withBody } from "./json-body";
-import { conversationStream } from "./sse";
+import { conversationStream, lastEventIdFrom, resumeStream } from "./sse";
+import { assertBatchWithinCap } from "./trpc-batch";
 
 /**
  * The request with its body read within the JSON bounds (8 MiB, 64 levels) and handed on as
@@ -27,6 +30,8 @@ async function withinBounds(request: Request): Promise<Request> {
   return withBody(request, text);
 }
 
+const CONSOLE_ENDPOINT = "/api/trpc";
+
 export function createConsoleHandler(options: { db: () => Db }) {
   return async function handleConsole(request: Request): Promise<Response> {
     const requestId = requestIdFor(request);
@@ -35,10 +40,12 @@ export function createConsoleHandler(options: { db: () => Db }) {
     let refusal: AppError | undefined;
     let bounded: Request;
     try {
+      assertBatchWithinCap(request, CONSOLE_ENDPOINT);
       refusal = refusalOfUnsafe(request);
       bounded = refusal ? request : await withinBounds(request);
       const db = options.db();
       context = {
+        callSlot: callSlots(),
         db,
         actor: await actorForSession(db, sessionToken, requestOrigin(request, requestId, "console")),
         requestId,
@@ -51,8 +58,9 @@ export function createConsoleHandler(options: { db: () => Db }) {
       return errorResponse(toAppError(error), requestId);
     }
     return fetchRequestHandler({
-      endpoint: "/api/trpc",
+      endpoint: CONSOLE_ENDPOINT,
       req: bounded,
+      maxBatchSize: MAX_TRPC_BATCH_CALLS,
       router: appRouter,
       // Thrown from here, a refusal answers in tRPC's error shape, before any procedure runs.
       createContext: () => {
@@ -101,8 +109,27 @@ export function createConsoleConversationHandler(options: { db: () => Db }) {
       assertStorableText(body);
       const input = ConversationInput.parse({ ...(body as object), appId, stream: true });
       const headers = new Headers({ "X-Request-Id": requestId });
-      const result = await conversationStream(db, actor, { appId: input.appId, message: input.message, conversationId: input.conversation_id }, request.signal, headers);
+      const result = await conversationStream(db, actor, { appId: input.appId, message: input.message, conversationId: input.conversation_id }, "console", headers);
       return result instanceof Response ? result : errorResponse(result, requestId);
+    } catch (error) {
+      return errorResponse(toAppError(error), requestId);
+    }
+  };
+}
+
+/**
+ * A console chat run's events again (`GET /api/console/apps/{appId}/conversation/runs/{executionId}/events`),
+ * after `Last-Event-ID`: how the chat picks a run up after its connection dropped.
+ */
+export function createConsoleRunEventsHandler(options: { db: () => Db }) {
+  return async function handleRunEvents(request: Request, appId: string, executionId: string): Promise<Response> {
+    const requestId = requestIdFor(request);
+    try {
+      assertSameOrigin(request);
+      const db = options.db();
+      const actor = await actorForSession(db, readSessionToken(request.headers.get("cookie")));
+      if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
+      return await resumeStream(db, actor, { appId, executionId }, lastEventIdFrom(request), new Headers({ "X-Request-Id": requestId }));
     } catch (error) {
       return errorResponse(toAppError(error), requestId);
     }

@@ -2,6 +2,8 @@
 // (`POST /api/portal/{portal}/apps/{appId}/conversation`), authenticated by the portal session
 // cookie only. Writes must come from this site (Origin / Sec-Fetch-Site) as JSON.
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { publicOrigin } from "@/env";
+import { MAX_TRPC_BATCH_CALLS } from "@/schemas/limits";
 import { PortalConversationBody } from "@/schemas/portal";
 import { requestOrigin } from "@/server/auth/actor";
 import { readPortalSessionToken } from "@/server/auth/portal-cookie";
@@ -14,10 +16,14 @@ import { AppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { endUserForSession } from "@/server/services/end-user-sessions";
 import { resolvePortal } from "@/server/services/portals";
 import type { PortalContext } from "@/server/trpc/portal/init";
+import { callSlots } from "@/server/trpc/call-slots";
 import { portalRouter } from "@/server/trpc/portal-root";
 import { assertJsonDepth, readBodyText, readJsonBody, withBody } from "./json-body";
 import { errorResponse, requestIdFor } from "./envelope";
-import { conversationStream } from "./sse";
+import { conversationStream, lastEventIdFrom, resumeStream } from "./sse";
+import { assertBatchWithinCap } from "./trpc-batch";
+
+const PORTAL_ENDPOINT = "/api/portal/trpc";
 
 export function createPortalHandler(options: { db: () => Db }) {
   return async function handlePortal(request: Request): Promise<Response> {
@@ -25,6 +31,7 @@ export function createPortalHandler(options: { db: () => Db }) {
     let context: PortalContext;
     let trpcRequest = request;
     try {
+      assertBatchWithinCap(request, PORTAL_ENDPOINT);
       if (request.method !== "GET") {
         assertSameOrigin(request);
         assertJsonBody(request);
@@ -33,12 +40,13 @@ export function createPortalHandler(options: { db: () => Db }) {
         trpcRequest = withBody(request, text);
       }
       context = {
+        callSlot: callSlots(),
         db: options.db(),
         requestId,
         sessionToken: readPortalSessionToken(request.headers.get("cookie")),
         clientAddress: clientAddress(request.headers),
         requestOrigin: requestOrigin(request, requestId, "portal"),
-        origin: new URL(request.url).origin,
+        origin: publicOrigin(),
         secure: servedOverHttps(request),
         response: { headers: new Headers() },
       };
@@ -46,8 +54,9 @@ export function createPortalHandler(options: { db: () => Db }) {
       return errorResponse(toAppError(error), requestId);
     }
     return fetchRequestHandler({
-      endpoint: "/api/portal/trpc",
+      endpoint: PORTAL_ENDPOINT,
       req: trpcRequest,
+      maxBatchSize: MAX_TRPC_BATCH_CALLS,
       router: portalRouter,
       createContext: () => context,
       onError: ({ error }) => logIfUnexpected(toAppError(error)),
@@ -82,10 +91,31 @@ export function createPortalConversationHandler(options: { db: () => Db }) {
       assertStorableText(body);
       const input = PortalConversationBody.parse(body);
       const headers = new Headers({ "X-Request-Id": requestId, "Cache-Control": "no-store" });
-      const result = await conversationStream(db, actor, { appId, message: input.message, conversationId: input.conversation_id }, request.signal, headers);
+      const result = await conversationStream(db, actor, { appId, message: input.message, conversationId: input.conversation_id }, "portal", headers);
       return result instanceof Response ? result : errorResponse(result, requestId);
     } catch (error) {
       if (request.signal.aborted) return new Response(null, { status: 499 });
+      return errorResponse(toAppError(error), requestId);
+    }
+  };
+}
+
+/**
+ * A portal chat run's events again (`GET /api/portal/{portal}/apps/{appId}/conversation/runs/{executionId}/events`),
+ * after `Last-Event-ID`, for the end user whose run it is.
+ */
+export function createPortalRunEventsHandler(options: { db: () => Db }) {
+  return async function handlePortalRunEvents(request: Request, portalRef: string, appId: string, executionId: string): Promise<Response> {
+    const requestId = requestIdFor(request);
+    try {
+      assertSameOrigin(request);
+      const db = options.db();
+      const portal = await resolvePortal(db, portalRef);
+      const actor = await endUserForSession(db, readPortalSessionToken(request.headers.get("cookie")), portal);
+      if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
+      const headers = new Headers({ "X-Request-Id": requestId, "Cache-Control": "no-store" });
+      return await resumeStream(db, actor, { appId, executionId }, lastEventIdFrom(request), headers);
+    } catch (error) {
       return errorResponse(toAppError(error), requestId);
     }
   };

@@ -12,13 +12,22 @@ import { assertStorableText } from "@/server/bounds";
 import { AppError, toAppError } from "@/server/errors";
 import { openApiDocument } from "@/server/openapi";
 import { labelRoute } from "@/server/observability/route-label";
-import { ConversationInput } from "@/schemas/runtime";
+import { ConversationInput, ConversationRunInput } from "@/schemas/runtime";
 import type { Context, Meta } from "@/server/trpc/init";
-import { checkIdempotencyKey, claimIdempotencyKey, finishIdempotencyKey, hashRequest, releaseIdempotencyKey } from "@/server/services/idempotency";
+import { findRun } from "@/server/services/conversation-runs";
+import {
+  checkIdempotencyKey,
+  claimIdempotencyKey,
+  finishIdempotencyKey,
+  hashRequest,
+  releaseIdempotencyKey,
+  releaseStreamKey,
+  type StoredResponse,
+} from "@/server/services/idempotency";
 import { errorResponse, requestIdFor } from "./envelope";
 import { readJsonBody, refuseDeclaredOversize } from "./json-body";
 import { textResponse } from "./text-response";
-import { conversationStream, streamHeaders } from "./sse";
+import { attachStream, conversationStream, lastEventIdFrom, resumeStream, streamHeaders } from "./sse";
 import { downloadResponse } from "./download";
 import { handleUpload } from "./upload";
 import { appRouter } from "@/server/trpc/root";
@@ -111,12 +120,13 @@ export function createRestHandler(options: RestHandlerOptions) {
         return await handleUpload({ db, actor, rateLimit, request, path, requestId });
       }
       if (route.meta.download) return await downloadResponse(db, actor, rateLimit, request, requestId);
+      if (route.meta.events) return await eventsResponse(db, actor, rateLimit, route, path, request, requestId, options.streamHeartbeatMs);
       const idempotencyKey = request.method === "POST" ? request.headers.get("idempotency-key") : null;
       if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey);
       const body = await readRequestJson(request);
       const keyed = idempotencyKey === null ? null : { key: idempotencyKey, hash: hashRequest([request.method, path, JSON.stringify(body)]) };
       if (route.meta.stream && (body as { stream?: unknown } | undefined)?.stream === true) {
-        return await streamResponse(db, actor, rateLimit, route, path, body, request.signal, requestId, keyed, options.streamHeartbeatMs);
+        return await streamResponse(db, actor, rateLimit, route, path, body, request, requestId, keyed, options.streamHeartbeatMs);
       }
       const run = () => callProcedure(db, actor, rateLimit, request, body, path, requestId);
       if (keyed) return await once(db, actor.organizationId, keyed.key, keyed.hash, rateLimit, requestId, run);
@@ -255,10 +265,11 @@ async function callProcedure(db: Db, actor: KeyActor, rateLimit: RateLimitResult
 }
 
 /**
- * `stream: true` on a streaming route (the app conversation): the same service, as SSE. With an
- * Idempotency-Key the finished run is remembered before `done` goes out; a retry with the key
- * after that replays the answer as a stream of one `done` event (its reply whole, no deltas),
- * while the run still goes it is 409 `conflict`, and a run that failed or was dropped frees the key.
+ * `stream: true` on a streaming route (the app conversation): the same service, as SSE, through a
+ * run that outlives the connection (services/conversation-runs.ts). With an Idempotency-Key the
+ * key names the run from the moment it starts: the same key and body attach to it, while it runs
+ * or after it finished (from the start, or after `Last-Event-ID`), with `Idempotent-Replayed:
+ * true`. A refusal, or a run that fails (not canceled), frees the key.
  */
 async function streamResponse(
   db: Db,
@@ -267,7 +278,7 @@ async function streamResponse(
   route: Route,
   path: string,
   body: unknown,
-  signal: AbortSignal,
+  request: Request,
   requestId: string,
   keyed: { key: string; hash: string } | null,
   heartbeatMs: number | undefined,
@@ -275,24 +286,69 @@ async function streamResponse(
   assertStorableText(body);
   const parsed = ConversationInput.safeParse({ ...(body as object), ...route.pattern.exec(path)?.groups });
   if (!parsed.success) throw parsed.error;
+  const after = lastEventIdFrom(request);
   const headers = new Headers(rateLimitHeaders(rateLimit));
   headers.set("X-Request-Id", requestId);
   const organizationId = actor.organizationId;
+  const { appId, message, conversation_id, endUserId, portalId } = parsed.data;
   if (keyed) {
     const remembered = await claimIdempotencyKey(db, organizationId, keyed.key, keyed.hash);
     if (remembered) {
       headers.set("Idempotent-Replayed", "true");
-      return new Response(`: replayed\n\nid: 1\nevent: done\ndata: ${JSON.stringify(remembered.body)}\n\n`, { status: 200, headers: streamHeaders(headers) });
+      return attachKeyedRun(db, actor, appId, remembered, after, headers, heartbeatMs);
     }
   }
-  const { appId, message, conversation_id, endUserId, portalId } = parsed.data;
-  const result = await conversationStream(db, actor, { appId, message, conversationId: conversation_id, endUserId, portalId }, signal, headers, {
+  let executionId = "";
+  const result = await conversationStream(db, actor, { appId, message, conversationId: conversation_id, endUserId, portalId }, "api", headers, {
     heartbeatMs,
-    onDone: keyed
-      ? (done) =>
-          finishIdempotencyKey(db, organizationId, keyed.key, { status: 200, body: { reply: done.reply, conversation_id: done.conversation_id, execution_id: done.execution_id } })
+    onStarted: keyed
+      ? async (run) => {
+          executionId = run.executionId;
+          await finishIdempotencyKey(db, organizationId, keyed.key, { status: 200, body: { execution_id: run.executionId, conversation_id: run.conversationId } });
+        }
       : undefined,
-    onFailed: keyed ? () => releaseIdempotencyKey(db, organizationId, keyed.key) : undefined,
+    onFailed: keyed ? () => releaseStreamKey(db, organizationId, keyed.key, executionId) : undefined,
   });
-  return result instanceof Response ? result : errorResponse(result, requestId, headers);
+  if (result instanceof Response) return result;
+  if (keyed) await releaseIdempotencyKey(db, organizationId, keyed.key);
+  return errorResponse(result, requestId, headers);
+}
+
+/** The run an Idempotency-Key names; a key remembered before runs were kept replays its answer as one `done` event. */
+async function attachKeyedRun(
+  db: Db,
+  actor: KeyActor,
+  appId: string,
+  remembered: StoredResponse,
+  after: number,
+  headers: Headers,
+  heartbeatMs: number | undefined,
+): Promise<Response> {
+  const named = remembered.body as { execution_id?: string; reply?: string };
+  try {
+    const run = await findRun(db, actor, { appId, executionId: String(named.execution_id) });
+    return await attachStream(db, run, after, headers, { heartbeatMs });
+  } catch (error) {
+    if (typeof named.reply !== "string") throw error;
+    return new Response(`: replayed\n\nid: 1\nevent: done\ndata: ${JSON.stringify(named)}\n\n`, { status: 200, headers: streamHeaders(headers) });
+  }
+}
+
+/** A conversation run's events (GET …/runs/{executionId}/events): the same key rules as the conversation POST. */
+async function eventsResponse(
+  db: Db,
+  actor: KeyActor,
+  rateLimit: RateLimitResult,
+  route: Route,
+  path: string,
+  request: Request,
+  requestId: string,
+  heartbeatMs: number | undefined,
+): Promise<Response> {
+  const parsed = ConversationRunInput.safeParse({ ...route.pattern.exec(path)?.groups });
+  if (!parsed.success) throw parsed.error;
+  const after = lastEventIdFrom(request);
+  const headers = new Headers(rateLimitHeaders(rateLimit));
+  headers.set("X-Request-Id", requestId);
+  return resumeStream(db, actor, parsed.data, after, headers, { heartbeatMs });
 }

@@ -1,111 +1,149 @@
-// Server-Sent Events for app conversations: `delta` events as the reply is produced, `step`
-// events as each app member starts and ends, then exactly one `done` or `error`, each with an
-// `id:` (a stream cannot be resumed: the id orders events, `Last-Event-ID` is ignored). Each event is written the moment it exists; proxies are told
-// not to buffer; a comment line every 15 s keeps long runs' connections open; a client that
-// disconnects cancels the run (charged only for what ran). A refusal before anything streams
+// Server-Sent Events for app conversations. A run's events are `run` (its ids, first), `delta`,
+// `step`, then exactly one `done` or `error`, each with an `id:` (its place in the run). A stream
+// reads them from storage (services/conversation-runs.ts), so the POST that started the run, a
+// resume by GET or a repeated POST with its Idempotency-Key, on any process, all send the same
+// events with the same ids: from the start, or after `Last-Event-ID`. The run goes on when a
+// stream's client disconnects. Headers and a comment line go out at once; proxies are told not
+// to buffer; a comment every 15 s keeps the connection open. A refusal before the run starts
 // (not_found, service_disabled, insufficient_credits …) is an ordinary JSON error response.
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
-import { toAppError, type AppError } from "@/server/errors";
-import type { RunStep } from "@/server/runtime/run";
-import { converse, type ConverseInput, type ConverseResult } from "@/server/services/conversations";
+import { AppError, toAppError } from "@/server/errors";
+import { watchRun } from "@/server/runtime/run-hub";
+import type { ConverseInput } from "@/server/services/conversations";
+import {
+  endAbandonedRun,
+  finalEventSeq,
+  isAbandoned,
+  isFinal,
+  openConversationRun,
+  readRunEvents,
+  startConversationRun,
+  type RunDoor,
+  type RunHooks,
+} from "@/server/services/conversation-runs";
 
 export const HEARTBEAT_MS = 15_000;
 
 export interface StreamOptions {
   /** The keep-alive comment's interval (tests shorten it). */
   heartbeatMs?: number;
-  /** Told the run's result once it finished (the Idempotency-Key record). */
-  onDone?: (result: ConverseResult) => Promise<void>;
-  /** Told a run that ended in an `error` event or a disconnect. */
-  onFailed?: () => Promise<void>;
 }
 
-type StreamEvent =
-  | { event: "start" }
-  | { event: "delta"; data: { text: string } }
-  | { event: "step"; data: RunStep }
-  | { event: "done"; data: { reply: string; conversation_id: string; execution_id: string } }
-  | { event: "error"; error: AppError };
+/** The run a stream reads: its id, and when it started (a run left without an end is ended by its readers). */
+interface StreamedRun {
+  id: string;
+  status: string;
+  createdAt: Date;
+}
 
-function format(id: number, event: string, data: unknown): string {
-  return `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+/** `Last-Event-ID` (header or `lastEventId` query) as the id of the last event seen; 0 when absent. */
+export function lastEventIdOf(value: string | null | undefined): number {
+  if (value === null || value === undefined || value === "") return 0;
+  if (!/^\d{1,9}$/.test(value)) {
+    throw new AppError("invalid_request", "Invalid request: Last-Event-ID must be the `id:` of an event of this run.", {
+      problems: [{ path: "Last-Event-ID", message: "an event id (a whole number)" }],
+    });
+  }
+  return Number(value);
+}
+
+/** The resume position a request names: the `Last-Event-ID` header, else the `lastEventId` query parameter. */
+export function lastEventIdFrom(request: Request): number {
+  return lastEventIdOf(request.headers.get("last-event-id") ?? new URL(request.url).searchParams.get("lastEventId"));
 }
 
 /**
- * Either the streaming response, or the error that came before anything was produced. The same
- * stream serves API keys, console members and end users in a portal (`EndUserActor`).
+ * Starts a run and answers its stream from the start, or the refusal that came before it
+ * started. The same stream serves API keys, console members and end users in a portal.
  */
 export async function conversationStream(
   db: Db,
   actor: Actor | EndUserActor,
   input: ConverseInput,
-  requestSignal: AbortSignal,
+  door: RunDoor,
+  headers: Headers,
+  options: StreamOptions & RunHooks = {},
+): Promise<Response | AppError> {
+  let started;
+  try {
+    started = await startConversationRun(db, actor, input, door, options);
+  } catch (error) {
+    return toAppError(error);
+  }
+  return runStream(db, { id: started.executionId, status: "running", createdAt: new Date() }, 0, headers, options);
+}
+
+/**
+ * A run's stream after the event `after` (0: from the start), for a caller allowed to see it
+ * (else not_found). A finished run whose last event the client already has answers 204, which
+ * tells an EventSource to stop reconnecting.
+ */
+export async function resumeStream(
+  db: Db,
+  actor: Actor | EndUserActor,
+  input: { appId: string; executionId: string },
+  after: number,
   headers: Headers,
   options: StreamOptions = {},
-): Promise<Response | AppError> {
-  const abort = new AbortController();
-  requestSignal.addEventListener("abort", () => abort.abort(), { once: true });
-  const queue: StreamEvent[] = [];
-  let wake: (() => void) | null = null;
-  const push = (event: StreamEvent) => {
-    queue.push(event);
-    wake?.();
-  };
-  const next = async (): Promise<StreamEvent> => {
-    while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-    wake = null;
-    return queue.shift()!;
-  };
+): Promise<Response> {
+  const run = await openConversationRun(db, actor, input);
+  return attachStream(db, run, after, headers, options);
+}
 
-  converse(db, actor, input, {
-    signal: abort.signal,
-    onStart: () => push({ event: "start" }),
-    onDelta: (text) => push({ event: "delta", data: { text } }),
-    onStep: (step) => push({ event: "step", data: step }),
-  }).then(
-    async (result) => {
-      // Remembered before `done` goes out, so a client that closes on `done` and retries replays it.
-      await options.onDone?.(result).catch((error: unknown) => console.error("Remembering a finished stream failed:", error));
-      push({ event: "done", data: { reply: result.reply, conversation_id: result.conversation_id, execution_id: result.execution_id } });
-    },
-    async (error: unknown) => {
-      await options.onFailed?.().catch(() => {});
-      push({ event: "error", error: toAppError(error) });
-    },
-  );
+/** The stream of a run the caller was already found allowed to see (a repeated POST with its key). */
+export async function attachStream(db: Db, run: StreamedRun, after: number, headers: Headers, options: StreamOptions = {}): Promise<Response> {
+  const final = await finalEventSeq(db, run.id);
+  if (final !== null && after >= final) return new Response(null, { status: 204, headers });
+  return runStream(db, run, after, headers, options);
+}
 
-  // Refusals come before the run starts and stay ordinary JSON errors; once it starts, the
-  // stream opens at once and a failure (a run bound, the provider) is an `error` event.
-  const first = await next();
-  if (first.event === "error") return first.error;
+function format(event: { seq: number; event: string; data: string }): string {
+  return `id: ${event.seq}\nevent: ${event.event}\ndata: ${event.data}\n\n`;
+}
 
+/**
+ * Sends the run's stored events after `after`, then each new one as it is stored (woken by the
+ * process's listener, runtime/run-hub.ts), until the final one or the client leaves.
+ */
+function runStream(db: Db, run: StreamedRun, after: number, headers: Headers, options: StreamOptions): Response {
   const encoder = new TextEncoder();
+  const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
+  const watch = watchRun(db, run.id);
+  let open = true;
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
-      const heartbeat = setInterval(() => controller.enqueue(encoder.encode(": keep-alive\n\n")), options.heartbeatMs ?? HEARTBEAT_MS);
-      let id = 0;
+      controller.enqueue(encoder.encode(": run\n\n"));
+      let last = after;
       try {
-        for (let event: StreamEvent = first; ; event = await next()) {
-          id += 1;
-          if (event.event === "start") {
-            controller.enqueue(encoder.encode(": started\n\n"));
-            continue;
+        await watch.ready();
+        while (open) {
+          const events = await readRunEvents(db, run.id, last);
+          for (const event of events) {
+            if (!open) return;
+            controller.enqueue(encoder.encode(format(event)));
+            last = event.seq;
+            if (isFinal(event.event)) return;
           }
-          if (event.event === "error") {
-            controller.enqueue(encoder.encode(format(id, "error", { error: event.error.toBody() })));
-            break;
-          }
-          controller.enqueue(encoder.encode(format(id, event.event, event.data)));
-          if (event.event === "done") break;
+          if (events.length > 0) continue;
+          const woken = await watch.next(heartbeatMs);
+          if (!open || woken) continue;
+          controller.enqueue(encoder.encode(": keep-alive\n\n"));
+          // Nothing stored for a long while, and no run can last that long: its process died.
+          if (isAbandoned(run)) await endAbandonedRun(db, run.id, "server_error");
+          await watch.ready();
         }
+      } catch (error) {
+        if (open) controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify({ error: toAppError(error).toBody() })}\n\n`));
       } finally {
-        clearInterval(heartbeat);
-        controller.close();
+        watch.close();
+        if (open) controller.close();
+        open = false;
       }
     },
     cancel() {
-      abort.abort();
+      open = false;
+      watch.close();
     },
   });
   return new Response(body, { status: 200, headers: streamHeaders(headers) });

@@ -16,12 +16,17 @@ export function servedOverHttps(request: Pick<Request, "url" | "headers">, publi
   );
 }
 
-/** A cookie's value from a Cookie header. */
+/** A cookie's value from a Cookie header; undefined when absent or not valid percent-encoding (no cookie, never an error). */
 export function readCookie(cookieHeader: string | null, cookieName: string): string | undefined {
   if (!cookieHeader) return undefined;
   for (const part of cookieHeader.split(";")) {
     const [name, ...rest] = part.trim().split("=");
-    if (name === cookieName) return decodeURIComponent(rest.join("="));
+    if (name !== cookieName) continue;
+    try {
+      return decodeURIComponent(rest.join("="));
+    } catch {
+      return undefined;
+    }
   }
   return undefined;
 }

@@ -8,14 +8,30 @@
 //   address, is never locked out by someone else's failures.
 // Every attempt is counted before the password is checked (parallel guesses cannot slip past
 // a limit) and uncounted again when it succeeds: only failures use up the limits.
+// A throttle may add a per-account delay whatever the address (`accountDelay`): after `free`
+// failures, each next attempt on the account waits twice as long as the one before, up to
+// `maxSeconds`, never a lockout. The wait is claimed in one upsert before the password is
+// checked (table sign_in_delays), so parallel guesses from many addresses get one check per
+// wait; quiet for `quietSeconds`, or a success, starts the account afresh.
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { logger } from "@/server/observability/log";
 import { hitRateLimit, uncountHit, windowAt, type RateLimitResult } from "./rate-limit";
 
 export interface SignInLimits {
   perAccountAndAddress: number;
   perAddress: number;
   perAccount: number;
+  accountDelay?: AccountDelay;
+}
+
+export interface AccountDelay {
+  /** Failures on the account before the first wait. */
+  free: number;
+  /** The longest wait, in seconds; the first is 1 s. */
+  maxSeconds: number;
+  /** Seconds without a failure after which the account's failures are forgotten. */
+  quietSeconds: number;
 }
 
 /** An admitted attempt: report how it ended with `succeeded` or leave it counted as a failure. */
@@ -58,9 +74,54 @@ export function createSignInThrottle(name: string, limits: SignInLimits): SignIn
         await uncountAll();
         throw tooMany(pair.resetSeconds);
       }
-      return { succeeded: uncountAll };
+      if (!limits.accountDelay) return { succeeded: uncountAll };
+      const waitSeconds = await claimAccountAttempt(db, name, account, limits.accountDelay, new Date(now));
+      if (waitSeconds !== undefined) {
+        await uncountAll();
+        throw tooMany(waitSeconds);
+      }
+      return {
+        async succeeded() {
+          await uncountAll();
+          await db.signInDelay.deleteMany({ where: { throttle: name, account } });
+        },
+      };
     },
   };
+}
+
+/**
+ * Counts an attempt on the account as a failure (taken back on success) if its wait is over,
+ * setting the next wait once `free` failures are behind it; otherwise the seconds left to wait.
+ */
+async function claimAccountAttempt(db: Db, throttle: string, account: string, delay: AccountDelay, now: Date): Promise<number | undefined> {
+  const quietSince = new Date(now.getTime() - delay.quietSeconds * 1000);
+  sweepQuietAccounts(db, throttle, quietSince);
+  const claimed = await db.$executeRaw`
+    insert into sign_in_delays as d (throttle, account, failures, last_failure_at, next_attempt_at)
+    values (${throttle}, ${account}, 1, ${now}, ${now})
+    on conflict (throttle, account) do update set
+      failures = case when d.last_failure_at <= ${quietSince} then 1 else d.failures + 1 end,
+      last_failure_at = ${now},
+      next_attempt_at = case when d.last_failure_at <= ${quietSince} or d.failures < ${delay.free} then ${now}::timestamptz
+        else ${now}::timestamptz + make_interval(secs => least(${delay.maxSeconds}::float8, power(2, d.failures - ${delay.free})))
+      end
+    where d.next_attempt_at <= ${now} or d.last_failure_at <= ${quietSince}`;
+  if (claimed === 1) return undefined;
+  const row = await db.signInDelay.findUnique({ where: { throttle_account: { throttle, account } }, select: { nextAttemptAt: true } });
+  return Math.max(1, Math.ceil(((row?.nextAttemptAt.getTime() ?? now.getTime()) - now.getTime()) / 1000));
+}
+
+const lastSweep = new WeakMap<Db, number>();
+
+/** At most once a minute per process: accounts quiet long enough are forgotten (sprayed emails too). */
+function sweepQuietAccounts(db: Db, throttle: string, quietSince: Date): void {
+  const now = Date.now();
+  if (now - (lastSweep.get(db) ?? 0) < 60_000) return;
+  lastSweep.set(db, now);
+  db.signInDelay
+    .deleteMany({ where: { throttle, lastFailureAt: { lte: quietSince } } })
+    .catch((error: unknown) => logger().error({ err: error }, "Sweeping quiet sign-in delays failed"));
 }
 
 export function tooMany(retryAfterSeconds = 60): AppError {

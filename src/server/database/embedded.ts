@@ -28,8 +28,8 @@ export interface EmbeddedCluster {
   /** Connection URL of the cluster's maintenance database (`postgres`). */
   adminUrl: string;
   urlFor(database: string): string;
-  /** Stops the cluster unless another live process still uses it. */
-  release(): Promise<void>;
+  /** Stops the cluster unless another live process still uses it; whether it stopped it. */
+  release(): Promise<boolean>;
 }
 
 interface RunningCluster {
@@ -255,9 +255,10 @@ export async function startEmbeddedCluster(clusterDir: string, options: { log?: 
     urlFor,
     async release() {
       const othersRemain = await unregisterAndCheckOthers(clusterDir);
-      if (!isAlive(pid) || (othersRemain && !options.ephemeral)) return;
+      if (!isAlive(pid) || (othersRemain && !options.ephemeral)) return false;
       process.kill(pid, "SIGINT");
       await waitForExit(pid, 30_000);
+      return true;
     },
   };
 }

@@ -8,15 +8,15 @@ import { migrate } from "./migrate";
 export interface OpenDatabase {
   url: string;
   embedded: boolean;
-  /** Call after closing this process's own connections. */
-  release(): Promise<void>;
+  /** Call after closing this process's own connections; whether it stopped the embedded database. */
+  release(): Promise<boolean>;
 }
 
 export async function openDatabase(log: (line: string) => void = () => {}): Promise<OpenDatabase> {
   const config = env();
   if (config.DATABASE_URL) {
     await migrate(config.DATABASE_URL);
-    return { url: config.DATABASE_URL, embedded: false, release: async () => {} };
+    return { url: config.DATABASE_URL, embedded: false, release: async () => false };
   }
   const cluster = await startEmbeddedCluster(path.join(config.dataDir, "postgres"), { log });
   await ensureDatabase(cluster.adminUrl, EMBEDDED_DATABASE);

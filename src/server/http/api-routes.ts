@@ -2,9 +2,9 @@
 // call these same functions: the Next.js route files under src/app/api (next dev, tests that call
 // routes in-process) and our own server, which answers these paths without Next.js's request
 // routing (direct-routes.ts). The MCP door loads its SDK on its first request.
-import { createConsoleConversationHandler, createConsoleHandler } from "@/server/adapters/console";
+import { createConsoleConversationHandler, createConsoleHandler, createConsoleRunEventsHandler } from "@/server/adapters/console";
 import { createMetricsHandler } from "@/server/adapters/metrics";
-import { createPortalConversationHandler, createPortalHandler } from "@/server/adapters/portal";
+import { createPortalConversationHandler, createPortalHandler, createPortalRunEventsHandler } from "@/server/adapters/portal";
 import { errorResponse, requestIdFor } from "@/server/adapters/envelope";
 import { createRestHandler } from "@/server/adapters/rest";
 import { readMigrations } from "@/server/database/migrate";
@@ -56,4 +56,15 @@ export const consoleConversationRoute = observed("/api/console/apps/{appId}/conv
 const portalConversation = createPortalConversationHandler({ db: getDb });
 export const portalConversationRoute = observed("/api/portal/{portal}/apps/{appId}/conversation", (request: Request, portal: string, appId: string) =>
   portalConversation(request, portal, appId),
+);
+
+const consoleRunEvents = createConsoleRunEventsHandler({ db: getDb });
+export const consoleRunEventsRoute = observed("/api/console/apps/{appId}/conversation/runs/{executionId}/events", (request: Request, appId: string, executionId: string) =>
+  consoleRunEvents(request, appId, executionId),
+);
+
+const portalRunEvents = createPortalRunEventsHandler({ db: getDb });
+export const portalRunEventsRoute = observed(
+  "/api/portal/{portal}/apps/{appId}/conversation/runs/{executionId}/events",
+  (request: Request, portal: string, appId: string, executionId: string) => portalRunEvents(request, portal, appId, executionId),
 );

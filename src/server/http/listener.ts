@@ -1,10 +1,17 @@
 // The request listener of our own server (src/cli/http-server.ts): the client address rule, then
-// the API's paths straight to their handlers (direct-routes.ts) and anything else to `fallback`
-// (Next.js's request handler in production).
-import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+// the refusals nothing behind it should see (a method Atrium does not serve, a path that does not
+// decode, a method the route does not take: fetch's Request throws on some of these and Next.js
+// answers the others outside the envelope), then the API's paths straight to their handlers
+// (direct-routes.ts) and anything else to `fallback` (Next.js's request handler in production).
+// Whatever one request's handling throws is answered 500 for that request and logged; the
+// server goes on serving the others.
+import http, { type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import { requestIdFrom } from "@/lib/request-id";
+import { AppError } from "@/server/errors";
 import { logger } from "@/server/observability/log";
-import { directHandlerFor, type DirectHandler } from "./direct-routes";
-import { sendFetchResponse, toFetchRequest } from "./node-bridge";
+import { directHandlerFor, methodsFor, SERVED_METHODS, type DirectHandler } from "./direct-routes";
+import { API_SECURITY_HEADERS, sendFetchResponse, toFetchRequest } from "./node-bridge";
 
 export interface ListenerOptions {
   /** Proxies in front that may set X-Forwarded-For; with none it is the socket's address. */
@@ -18,14 +25,55 @@ function pathOf(target: string): string {
   return query === -1 ? target : target.slice(0, query);
 }
 
+function requestIdOf(message: IncomingMessage): string {
+  const sent = message.headers["x-request-id"];
+  return requestIdFrom(typeof sent === "string" ? sent : null);
+}
+
+function methodNotAllowed(method: string | undefined, allowed: readonly string[]): AppError {
+  const refused = method ? `Method ${method} is` : "This method is";
+  return new AppError("method_not_allowed", `${refused} not allowed here; use ${allowed.join(", ")}.`, {}, { headers: { Allow: allowed.join(", ") } });
+}
+
+/** Why this request is refused before any handler sees it, or undefined. */
+function refusalOf(message: IncomingMessage): AppError | undefined {
+  const method = message.method ?? "GET";
+  if (!SERVED_METHODS.includes(method)) return methodNotAllowed(method, SERVED_METHODS);
+  const target = message.url ?? "/";
+  if (!target.startsWith("/")) return new AppError("invalid_request", "Invalid request: the request target must be a path.");
+  const path = pathOf(target);
+  try {
+    decodeURIComponent(path);
+  } catch {
+    return new AppError("invalid_request", "Invalid request: the path is not valid percent-encoded UTF-8.");
+  }
+  const allowed = methodsFor(path);
+  if (!allowed.includes(method)) return methodNotAllowed(method, allowed);
+  return undefined;
+}
+
+/** The envelope, with the API's security headers and the request id, written straight to `response`. */
+function sendError(error: AppError, message: IncomingMessage, response: ServerResponse, requestId = requestIdOf(message)): void {
+  const body = JSON.stringify({ error: error.toBody() });
+  response.writeHead(error.status, {
+    ...API_SECURITY_HEADERS,
+    ...error.headers,
+    "X-Request-Id": requestId,
+    "Content-Type": "application/json",
+    "Content-Length": Buffer.byteLength(body),
+  });
+  response.end(body);
+}
+
 async function handleDirectly(handler: DirectHandler, message: IncomingMessage, response: ServerResponse): Promise<void> {
   const request = toFetchRequest(message, response);
   if (!request) {
-    response.writeHead(400).end();
+    sendError(new AppError("invalid_request", "Invalid request: the request target is not a usable URL."), message, response);
     return;
   }
+  const answer = await handler(request);
   try {
-    await sendFetchResponse(await handler(request), response);
+    await sendFetchResponse(answer, response);
   } catch (error) {
     // The handlers answer their own failures; this is a connection broken mid-response.
     logger().warn({ err: error, path: pathOf(message.url ?? "") }, "Response not completed");
@@ -33,13 +81,67 @@ async function handleDirectly(handler: DirectHandler, message: IncomingMessage, 
   }
 }
 
+async function route(options: ListenerOptions, message: IncomingMessage, response: ServerResponse): Promise<void> {
+  const refusal = refusalOf(message);
+  if (refusal) return sendError(refusal, message, response);
+  const handler = directHandlerFor(pathOf(message.url ?? "/"), message.method ?? "GET");
+  if (handler) return handleDirectly(handler, message, response);
+  await options.fallback(message, response);
+}
+
+/** The last resort: a request whose handling threw is answered 500 (or cut when its answer had begun). */
+function failed(error: unknown, message: IncomingMessage, response: ServerResponse): void {
+  const requestId = requestIdOf(message);
+  logger().error({ err: error, requestId, method: message.method, path: pathOf(message.url ?? "") }, "Request failed unexpectedly; answered 500");
+  if (response.headersSent) response.destroy();
+  else sendError(new AppError("server_error", "Something went wrong on our side. It is safe to retry."), message, response, requestId);
+}
+
 export function createRequestListener(options: ListenerOptions): RequestListener {
   return (message, response) => {
     // Next.js passes a client-sent X-Forwarded-For on as it came; with no trusted proxy anyone
     // could then choose the address that sign-in throttling counts.
     if (options.trustProxy === 0) message.headers["x-forwarded-for"] = message.socket.remoteAddress ?? "unknown";
-    const handler = directHandlerFor(pathOf(message.url ?? "/"), message.method ?? "GET");
-    if (handler) void handleDirectly(handler, message, response);
-    else void options.fallback(message, response);
+    route(options, message, response).catch((error: unknown) => failed(error, message, response));
   };
+}
+
+/** A complete HTTP/1.1 answer in the envelope, for a socket no ServerResponse is attached to. */
+function rawAnswer(error: AppError, requestId: string): string {
+  const body = JSON.stringify({ error: error.toBody() });
+  const headers = { ...error.headers, "X-Request-Id": requestId, "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(body)), Connection: "close" };
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
+  return [`HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status] ?? ""}`, ...lines, "", body].join("\r\n");
+}
+
+/** The X-Request-Id header of a request node:http could not parse, read from the bytes it kept. */
+function sentRequestId(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): string | null {
+  const lines = error.rawPacket?.toString("latin1").split("\r\n") ?? [];
+  const line = lines.find((candidate) => candidate.toLowerCase().startsWith("x-request-id:"));
+  return line === undefined ? null : line.slice("x-request-id:".length).trim();
+}
+
+/**
+ * Answers in the envelope what node:http refuses before the listener: CONNECT (emitted apart
+ * and otherwise met with a closed connection) and requests it cannot parse (a method unknown to
+ * its parser, such as TRACK, a malformed request line or header).
+ */
+export function guardServer(server: http.Server): void {
+  server.on("connect", (message: IncomingMessage, socket: Duplex) => {
+    socket.on("error", () => socket.destroy());
+    socket.end(rawAnswer(methodNotAllowed(message.method ?? "CONNECT", SERVED_METHODS), requestIdOf(message)));
+  });
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === "ECONNRESET" || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const refusal =
+      error.code === "HPE_INVALID_METHOD"
+        ? methodNotAllowed(undefined, SERVED_METHODS)
+        : error.code === "HPE_HEADER_OVERFLOW"
+          ? new AppError("invalid_request", "Invalid request: the request headers are too large.", {}, { status: 431 })
+          : new AppError("invalid_request", "Invalid request: the request could not be parsed as HTTP/1.1.");
+    socket.end(rawAnswer(refusal, requestIdFrom(sentRequestId(error))));
+  });
 }

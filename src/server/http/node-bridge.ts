@@ -6,18 +6,24 @@
 import { once } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
+import { publicOrigin } from "@/env";
 import apiSecurityHeaders from "@/lib/api-security-headers.json";
 import { textOf } from "@/server/adapters/text-response";
 
 export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = apiSecurityHeaders;
 
-/** The message as a fetch Request; null when its target is not a path (`*`, an absolute URL with another host…). */
+/**
+ * The message as a fetch Request; null when its target is not a path (`*`, an absolute URL with
+ * another host…). Its URL starts with the configured public origin, not the client's Host
+ * header: nothing built from `request.url` can then carry a host an attacker chose (the Host
+ * header itself is still passed on, for the same-origin check).
+ */
 export function toFetchRequest(message: IncomingMessage, response: ServerResponse): Request | null {
   const target = message.url ?? "/";
   if (!target.startsWith("/")) return null;
   let url: URL;
   try {
-    url = new URL(`http://${message.headers.host ?? "localhost"}${target}`);
+    url = new URL(`${publicOrigin()}${target}`);
   } catch {
     return null;
   }

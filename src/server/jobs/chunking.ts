@@ -29,7 +29,27 @@ interface Block {
   level?: number;
 }
 
-const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
+const HASH = 0x23;
+const WHITESPACE = /\s/;
+
+/**
+ * The level and text of an ATX heading line (`## Install ##`), null for any other line. Read in
+ * one pass by hand: documents are untrusted, and the pattern this replaces backtracked
+ * cubically over a heading padded with spaces.
+ */
+function headingOf(line: string): { level: number; text: string } | null {
+  let level = 0;
+  while (level < line.length && line.charCodeAt(level) === HASH) level++;
+  if (level === 0 || level > 6 || level === line.length || !WHITESPACE.test(line[level]!)) return null;
+  const text = line.slice(level).trim();
+  // A closing run of '#' counts when it stands apart from the text, or is all of it.
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === HASH) end--;
+  if (end === 0) return { level, text: "" };
+  if (end < text.length && WHITESPACE.test(text[end - 1]!)) return { level, text: text.slice(0, end).trimEnd() };
+  return { level, text };
+}
+
 const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+/;
 const FENCE = /^\s*(```|~~~)/;
 
@@ -44,12 +64,12 @@ function blocksOf(text: string): Block[] {
       i++;
       continue;
     }
-    const heading = HEADING.exec(line);
+    const heading = headingOf(line);
     if (heading) {
-      const level = heading[1]!.length;
+      const { level } = heading;
       path.length = Math.min(path.length, level - 1);
       while (path.length < level - 1) path.push("");
-      path.push(heading[2]!);
+      path.push(heading.text);
       blocks.push({ kind: "heading", lines: [line], path: path.filter(Boolean), level });
       i++;
       continue;
@@ -78,12 +98,12 @@ function blocksOf(text: string): Block[] {
           }
           break;
         }
-        if (i > start && !LIST_ITEM.test(current) && !/^\s/.test(current) && HEADING.test(current)) break;
+        if (i > start && !LIST_ITEM.test(current) && !/^\s/.test(current) && headingOf(current)) break;
         i++;
       }
     } else {
       kind = "paragraph";
-      while (i < lines.length && lines[i]!.trim() !== "" && !HEADING.test(lines[i]!) && !FENCE.test(lines[i]!) && !lines[i]!.trim().startsWith("|")) i++;
+      while (i < lines.length && lines[i]!.trim() !== "" && !headingOf(lines[i]!) && !FENCE.test(lines[i]!) && !lines[i]!.trim().startsWith("|")) i++;
     }
     blocks.push({ kind, lines: lines.slice(start, i), path: path.filter(Boolean) });
   }
@@ -95,8 +115,10 @@ function piecesOf(block: Block, size: number): string[] {
   const text = block.lines.join("\n").trim();
   if (text.length <= size) return [text];
   if (block.kind === "paragraph") return chunkText(text, size);
-  const header = block.kind === "table" ? block.lines.slice(0, 2).join("\n") + "\n" : "";
-  const rows = block.kind === "table" ? block.lines.slice(2) : block.lines;
+  const tableHeader = block.kind === "table" ? block.lines.slice(0, 2).join("\n") + "\n" : "";
+  // A header too long to leave room for rows is not repeated (room for none would never end).
+  const header = tableHeader.length <= size / 2 ? tableHeader : "";
+  const rows = header ? block.lines.slice(2) : block.lines;
   const pieces: string[] = [];
   let current = "";
   for (const row of rows) {

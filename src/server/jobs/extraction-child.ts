@@ -1,26 +1,28 @@
 // The extraction worker's entry: a child process (started by extraction-process.ts with
-// `node --import tsx`, its own heap limit and no inherited environment) that fetches and
-// extracts one document, answers once over IPC and exits. Whatever a hostile document does
+// `node --import tsx`, its own heap limit and no inherited environment) that fetches, extracts
+// and chunks one document, answers once over IPC and exits. Whatever a hostile document does
 // here (inflate to gigabytes, loop, crash the parser) ends this process, never a server.
 // It imports only relative modules: it runs from source, outside the Next.js bundle.
 import { Worker } from "node:worker_threads";
+import { chunkMarkdown, type Chunk } from "./chunking";
 import { ExtractionFailed, extractText, typeOfContent, type SourceType } from "./extract";
-import { FetchRefused, fetchPublicUrl, type FetchPolicy } from "./fetch-url";
+import { FetchRefused, fetchUrl, type FetchLimits } from "./fetch-url";
 
-export type ExtractionDocument = { kind: "bytes"; type: SourceType; bytes: Uint8Array } | { kind: "url"; url: string; policy?: FetchPolicy };
+export type ExtractionDocument = { kind: "bytes"; type: SourceType; bytes: Uint8Array } | { kind: "url"; url: string; limits?: FetchLimits };
 
 export interface ExtractionRequest {
   document: ExtractionDocument;
   maxChars: number;
 }
 
-export type ExtractionAnswer = { ok: true; text: string; type: SourceType; sizeBytes: number } | { ok: false; message: string };
+export type ExtractionAnswer = { ok: true; text: string; type: SourceType; sizeBytes: number; chunks: Chunk[] } | { ok: false; message: string };
 
 async function extractDocument({ document, maxChars }: ExtractionRequest): Promise<ExtractionAnswer> {
   let type: SourceType;
   let bytes: Uint8Array;
   if (document.kind === "url") {
-    const fetched = await fetchPublicUrl(document.url, document.policy);
+    // A URL source comes from content: public addresses only, whatever the operator allows integrations.
+    const fetched = await fetchUrl(document.url, { ...document.limits, purpose: "content" });
     const fetchedType = typeOfContent(fetched.contentType);
     if (!fetchedType) {
       return {
@@ -35,7 +37,7 @@ async function extractDocument({ document, maxChars }: ExtractionRequest): Promi
     bytes = document.bytes;
   }
   const text = await extractText(type, bytes, { maxChars });
-  return { ok: true, text, type, sizeBytes: bytes.byteLength };
+  return { ok: true, text, type, sizeBytes: bytes.byteLength, chunks: chunkMarkdown(text) };
 }
 
 function answerOf(error: unknown): ExtractionAnswer {

@@ -1,7 +1,7 @@
-// Runs extraction apart from the web process: each PDF, CSV, HTML or fetched document is
-// extracted by its own child process (extraction-child.ts) with a V8 heap limit, a watch on its
-// whole memory (pdf.js inflates streams into buffers outside the heap), a time limit and a cap on
-// the extracted text. A child that passes a bound is killed and its document fails with a plain
+// Runs extraction apart from the web process: each PDF, CSV, HTML or fetched document, and each
+// inline one too long to chunk in passing, is extracted and chunked by its own child process
+// (extraction-child.ts) with a V8 heap limit, a watch on its whole memory (pdf.js inflates
+// streams into buffers outside the heap), a time limit and a cap on the extracted text. A child that passes a bound is killed and its document fails with a plain
 // reason; nothing it does can take the server down or be handed to another process.
 import { fork } from "node:child_process";
 import { readFile } from "node:fs/promises";

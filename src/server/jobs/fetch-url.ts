@@ -1,9 +1,11 @@
 // Server-side URL fetching that cannot be turned against the server's own network (SSRF):
 // http and https only; every host name resolved and every address checked (private, loopback,
-// link-local, unique-local, CGNAT, multicast, metadata; IPv4, IPv6 and IPv4 inside IPv6); the
-// connection pinned to the checked address (no second DNS answer); redirects followed by hand,
-// at most MAX_REDIRECTS, each one checked again; bounded time and size. pinnedFetch gives
-// clients that make their own requests (model providers, MCP servers) the same check and pin.
+// link-local, unique-local, CGNAT, multicast, metadata; IPv4, IPv6 and IPv4 inside IPv6) under
+// the one rule of addressVerdict, by the fetch's purpose; the connection pinned to the checked
+// address (no second DNS answer); redirects followed by hand, at most MAX_REDIRECTS, each one
+// checked again as content; bounded time and size. pinnedFetch gives clients that make their own
+// requests (model providers, MCP servers) the same check and pin, and never follows a redirect.
+// This module imports nothing from the server: the extraction child process runs it too.
 import { lookup as dnsLookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
@@ -14,15 +16,28 @@ export class FetchRefused extends Error {
   override readonly name = "FetchRefused";
 }
 
-export interface FetchPolicy {
-  /** `host:port` pairs allowed although their address is not public (tests' local servers). */
+export interface FetchLimits {
+  /** `host:port` pairs allowed although their address is not public (tests' local servers); never a metadata address. */
   allow?: readonly string[];
-  /** Any address allowed (the operator's ALLOW_PRIVATE_INTEGRATION_URLS, for integrations only). */
-  allowPrivate?: boolean;
   timeoutMs?: number;
   maxBytes?: number;
   maxRedirects?: number;
 }
+
+/**
+ * Whose URL a fetch follows, which decides the addresses it may reach (addressVerdict):
+ * - `content`: a URL that came from content, an end user or a model (URL sources, webScrape, any
+ *   link a tool follows) and every redirect any fetch follows: public addresses only, always.
+ * - `integration`: an endpoint an organization's admin configured (model providers, MCP
+ *   connections, webhook endpoints, OIDC issuers): public addresses only unless the operator set
+ *   ALLOW_PRIVATE_INTEGRATION_URLS (`privateAddresses`).
+ * - `deployment`: an endpoint in the operator's own configuration (MODEL_PROVIDER_BASE_URL,
+ *   WEB_SEARCH_URL): any address.
+ * Cloud metadata addresses are refused whatever the purpose.
+ */
+export type FetchPolicy = FetchLimits & ({ purpose: "content" } | { purpose: "integration"; privateAddresses: boolean } | { purpose: "deployment" });
+
+export type FetchPurpose = FetchPolicy["purpose"];
 
 export interface Fetched {
   url: string;
@@ -82,7 +97,7 @@ function embeddedIpv4(address: string): string | null {
   return null;
 }
 
-/** True when the address may be reached: a public unicast address. */
+/** True when the address is a public unicast address. */
 export function isPublicAddress(address: string): boolean {
   const family = net.isIP(address);
   if (family === 4) return !BLOCKED.check(address, "ipv4");
@@ -94,23 +109,64 @@ export function isPublicAddress(address: string): boolean {
   return false;
 }
 
+/**
+ * Where clouds serve instance metadata and credentials: the IPv4 link-local range (AWS, GCP,
+ * Azure, OpenStack and others at 169.254.169.254, ECS task credentials at 169.254.170.2),
+ * Alibaba Cloud's 100.100.100.200 and AWS's IPv6 fd00:ec2::254.
+ */
+const METADATA = new net.BlockList();
+METADATA.addSubnet("169.254.0.0", 16, "ipv4");
+METADATA.addAddress("100.100.100.200", "ipv4");
+METADATA.addAddress("fd00:ec2::254", "ipv6");
+
+/** True for a cloud metadata address in any spelling the URL parser and DNS hand us (IPv4 inside IPv6 too). */
+export function isMetadataAddress(address: string): boolean {
+  const family = net.isIP(address);
+  if (family === 4) return METADATA.check(address, "ipv4");
+  if (family === 6) {
+    const inner = embeddedIpv4(address);
+    return inner ? isMetadataAddress(inner) : METADATA.check(address, "ipv6");
+  }
+  return false;
+}
+
+/** The one rule of which addresses a fetch may reach, by its purpose (see FetchPolicy). */
+export function addressVerdict(address: string, policy: FetchPolicy): "reachable" | "private" | "metadata" {
+  if (isMetadataAddress(address)) return "metadata";
+  if (isPublicAddress(address)) return "reachable";
+  if (policy.purpose === "deployment" || (policy.purpose === "integration" && policy.privateAddresses)) return "reachable";
+  return "private";
+}
+
+/** Where a refused URL may not go, as the refusal names it (the rule, never an address). */
+function ruleOf(policy: FetchPolicy): string {
+  return policy.purpose === "content" || (policy.purpose === "integration" && !policy.privateAddresses)
+    ? "Only public addresses can be fetched (private, loopback, link-local and metadata addresses are refused)"
+    : "This URL may reach private addresses, but never a cloud metadata address";
+}
+
 async function resolveChecked(url: URL, policy: FetchPolicy): Promise<{ address: string; family: number }> {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const port = url.port || (url.protocol === "https:" ? "443" : "80");
-  const allowed = policy.allowPrivate === true || (policy.allow?.includes(`${host}:${port}`) ?? false);
-  const addresses = net.isIP(host)
-    ? [{ address: host, family: net.isIP(host) }]
-    : await dnsLookup(host, { all: true, verbatim: true }).catch(() => {
-        throw new FetchRefused(`The host ${host} could not be resolved.`);
-      });
-  if (addresses.length === 0) throw new FetchRefused(`The host ${host} could not be resolved.`);
-  if (!allowed) {
-    const blocked = addresses.find((a) => !isPublicAddress(a.address));
-    if (blocked) {
-      // Name the rule, never the address a name resolves to: that would map the internal network.
-      const what = net.isIP(host) ? `${host} is` : `${host} resolves to`;
-      throw new FetchRefused(`Refused to fetch ${url.origin}: ${what} a private address (private, loopback, link-local or metadata). Only public addresses can be fetched.`);
+  const allowListed = policy.allow?.includes(`${host}:${port}`) ?? false;
+  const permitted = (address: string) => {
+    const verdict = addressVerdict(address, policy);
+    return verdict === "reachable" || (verdict === "private" && allowListed);
+  };
+  if (net.isIP(host)) {
+    // An address given as such: naming it tells nothing the caller did not know.
+    const verdict = addressVerdict(host, policy);
+    if (!permitted(host)) {
+      const what = verdict === "metadata" ? "a cloud metadata address" : "a private address";
+      throw new FetchRefused(`Refused to fetch ${url.origin}: ${host} is ${what}. ${ruleOf(policy)}.`);
     }
+    return { address: host, family: net.isIP(host) };
+  }
+  const addresses = await dnsLookup(host, { all: true, verbatim: true }).catch(() => []);
+  // One answer for a name that does not resolve and one that resolves where it may not go: telling
+  // them apart, or naming the address, would map which internal names exist.
+  if (addresses.length === 0 || !addresses.every((a) => permitted(a.address))) {
+    throw new FetchRefused(`Refused to fetch ${url.origin}: the host ${host} does not resolve to an address that may be reached. ${ruleOf(policy)}.`);
   }
   return addresses[0]!;
 }
@@ -181,10 +237,10 @@ function reachableUrl(target: string): URL {
 }
 
 /**
- * Checks that a URL is http(s), carries no credentials and resolves only to public addresses
- * (or is allowed by the policy): the check when an integration's URL is written.
+ * Checks that a URL is http(s), carries no credentials and resolves only to addresses its
+ * purpose may reach: the check when an integration's URL is written.
  */
-export async function assertPublicUrl(target: string, policy: FetchPolicy = {}): Promise<void> {
+export async function assertReachableUrl(target: string, policy: FetchPolicy): Promise<void> {
   await resolveChecked(reachableUrl(target), policy);
 }
 
@@ -193,13 +249,13 @@ const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 /**
  * fetch for clients that make their own requests (model providers, MCP servers): the URL is
- * checked as assertPublicUrl checks it and the connection is pinned to the address checked, so a
+ * checked as assertReachableUrl checks it and the connection is pinned to the address checked, so a
  * name that resolves to a public address at check time and a private one a moment later (DNS
  * rebinding) still reaches only the public one. Redirects are never followed: a 3xx is handed
  * back as it is, or refused when `redirect` is "error". The response body streams; a failed
  * connection is fetch's TypeError with the error's code only (Node's messages name the address).
  */
-export async function pinnedFetch(input: string | URL | Request, init: RequestInit | undefined, policy: FetchPolicy = {}): Promise<Response> {
+export async function pinnedFetch(input: string | URL | Request, init: RequestInit | undefined, policy: FetchPolicy): Promise<Response> {
   const request = new Request(input, init);
   const url = reachableUrl(request.url);
   const pinned = await resolveChecked(url, policy);
@@ -238,8 +294,11 @@ export async function pinnedFetch(input: string | URL | Request, init: RequestIn
   });
 }
 
-/** Fetches a public http(s) URL under the policy; throws FetchRefused with a reason a person can act on. */
-export async function fetchPublicUrl(target: string, policy: FetchPolicy = {}): Promise<Fetched> {
+/**
+ * Fetches an http(s) URL its purpose may reach, following redirects as content (public addresses
+ * only, whatever the first URL's purpose); throws FetchRefused with a reason a person can act on.
+ */
+export async function fetchUrl(target: string, policy: FetchPolicy): Promise<Fetched> {
   const timeoutMs = policy.timeoutMs ?? 15_000;
   const maxBytes = policy.maxBytes ?? 10 * 1024 * 1024;
   const maxRedirects = policy.maxRedirects ?? 5;
@@ -254,7 +313,7 @@ export async function fetchPublicUrl(target: string, policy: FetchPolicy = {}): 
     for (let redirects = 0; ; redirects++) {
       if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchRefused(`Only http and https URLs can be fetched, not ${url.protocol}`);
       if (url.username || url.password) throw new FetchRefused("URLs with credentials cannot be fetched.");
-      const pinned = await resolveChecked(url, policy);
+      const pinned = await resolveChecked(url, redirects === 0 ? policy : { purpose: "content", allow: policy.allow });
       const result = await requestOnce(url, pinned, signal, maxBytes);
       if (result.location) {
         if (redirects >= maxRedirects) throw new FetchRefused(`Too many redirects (more than ${maxRedirects}).`);

@@ -3,23 +3,25 @@
 // A claim carries a lease and a token; a job whose lease ran out (its process died) is claimed
 // again, and a worker whose lease was taken over cannot write its result (the token no longer
 // matches); the holder renews its lease while it works. A job left behind by a crashed server is
-// claimed again, at most 3 attempts in all. PDF, CSV, HTML and fetched documents are extracted
-// in a child process under their own limits (extraction-process.ts): a document that passes a
-// limit, or whose worker dies, fails at once, so a poison pill is never handed to another
-// process. Every failure ends `failed` with a reason a person can act on.
+// claimed again, at most 3 attempts in all. PDF, CSV, HTML and fetched documents, and inline
+// text over INLINE_CHUNKING_MAX_BYTES, are extracted and chunked in a child process under their
+// own limits (extraction-process.ts), so no document holds up this process's event loop: a
+// document that passes a limit, or whose worker dies, fails at once, so a poison pill is never
+// handed to another process. Every failure ends `failed` with a reason a person can act on.
 import { randomUUID } from "node:crypto";
-import type { Db } from "@/server/db";
+import { retryOnConflict, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { recordEvent, type EventInput } from "@/server/services/events";
 import { toSource } from "@/server/services/sources";
-import { chunkMarkdown } from "./chunking";
+import { chunkMarkdown, type Chunk } from "./chunking";
 import { runEmbeddingOnce } from "./embedding";
 import { ExtractionFailed, extractText, type SourceType } from "./extract";
 import { extractInChildProcess, ExtractionUnavailable, type ExtractionLimits } from "./extraction-process";
-import type { FetchPolicy } from "./fetch-url";
+import type { FetchLimits } from "./fetch-url";
 
 export interface IndexingOptions {
-  fetchPolicy?: FetchPolicy;
+  /** Bounds of URL sources' fetches (always public addresses only); tests allow their local server here. */
+  fetchLimits?: FetchLimits;
   /** How long a claim holds before another worker may take the job over. */
   leaseMs?: number;
   /** Time allowed for one attempt. */
@@ -105,14 +107,28 @@ function sourceEvent(action: "source.ready" | "source.failed", source: Parameter
   return { action, target: { type: "source", id: source.id, label: source.name }, changes: { status: ["processing", status] }, data: toSource(source) };
 }
 
+/**
+ * Locks the source row for the rest of the transaction; false when it is gone. Every transaction
+ * that writes a source and its job or chunks takes the source first, as deleting a source does
+ * (the row, then its job and chunks by cascade): the other order waits in a cycle with a delete.
+ */
+async function lockSource(tx: Pick<Db, "$queryRaw">, sourceId: string): Promise<boolean> {
+  const rows = await tx.$queryRaw<unknown[]>`select 1 from sources where id = ${sourceId}::uuid for no key update`;
+  return rows.length === 1;
+}
+
 async function failSource(db: Db, job: ClaimedJob, message: string): Promise<void> {
-  await db.$transaction(async (tx) => {
-    const owned = await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
-    if (owned !== 1) return;
-    const { count } = await tx.source.updateMany({ where: { id: job.sourceId, status: "processing" }, data: { status: "failed", errorMessage: message } });
-    const source = count === 1 ? await tx.source.findUniqueOrThrow({ where: { id: job.sourceId } }) : null;
-    if (source) await recordEvent(tx, { kind: "system", organizationId: source.organizationId }, sourceEvent("source.failed", source, "failed"));
-  });
+  await retryOnConflict(() =>
+    db.$transaction(async (tx) => {
+      if (!(await lockSource(tx, job.sourceId))) return;
+      const owned = await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
+      if (owned !== 1) return;
+      const { count } = await tx.source.updateMany({ where: { id: job.sourceId, status: "processing" }, data: { status: "failed", errorMessage: message } });
+      const source = count === 1 ? await tx.source.findUniqueOrThrow({ where: { id: job.sourceId } }) : null;
+      if (source) await recordEvent(tx, { kind: "system", organizationId: source.organizationId }, sourceEvent("source.failed", source, "failed"));
+    }),
+  );
+  logger().warn({ event: "indexing_failed", sourceId: job.sourceId, jobId: job.id, attempts: job.attempts, reason: message }, "Indexing failed for a source");
 }
 
 /** Runs `work` under a time limit; on timeout its signal aborts (killing an extraction child). */
@@ -144,25 +160,33 @@ function renewLease(db: Db, job: ClaimedJob, leaseMs: number): () => void {
   return () => clearInterval(timer);
 }
 
-/** The text of a source: inline text here, anything else in an extraction child process. */
-async function textOf(
+/**
+ * Inline markdown or text up to this size is chunked in this process: chunking is linear
+ * (tests/security/linear-text.test.ts), and this much takes milliseconds, less than starting a
+ * child. Longer documents go to the extraction child, as every other kind does.
+ */
+export const INLINE_CHUNKING_MAX_BYTES = 64 * 1024;
+
+/** The text and chunks of a source: short inline text here, anything else in an extraction child process. */
+async function documentOf(
   source: { type: string; url: string | null; content: Uint8Array | null },
   options: IndexingOptions,
   signal: AbortSignal,
-): Promise<{ text: string; type: SourceType; sizeBytes: number }> {
+): Promise<{ text: string; type: SourceType; sizeBytes: number; chunks: Chunk[] }> {
   const maxChars = options.extraction?.maxChars;
   const type = source.type as SourceType;
   const bytes = source.content ?? new Uint8Array();
   const fetched = Boolean(source.url && !source.content);
-  if (!fetched && (type === "markdown" || type === "text")) {
+  if (!fetched && (type === "markdown" || type === "text") && bytes.byteLength <= INLINE_CHUNKING_MAX_BYTES) {
     try {
-      return { text: await extractText(type, bytes, { maxChars }), type, sizeBytes: bytes.byteLength };
+      const text = await extractText(type, bytes, { maxChars });
+      return { text, type, sizeBytes: bytes.byteLength, chunks: chunkMarkdown(text) };
     } catch (error) {
       if (error instanceof ExtractionFailed) throw new PermanentFailure(error.message);
       throw error;
     }
   }
-  const answer = await extractInChildProcess(fetched ? { kind: "url", url: source.url!, policy: options.fetchPolicy } : { kind: "bytes", type, bytes }, options.extraction, {
+  const answer = await extractInChildProcess(fetched ? { kind: "url", url: source.url!, limits: options.fetchLimits } : { kind: "bytes", type, bytes }, options.extraction, {
     signal,
     onWorker: options.onExtractionWorker,
   });
@@ -176,23 +200,25 @@ async function indexSource(db: Db, job: ClaimedJob, options: IndexingOptions, si
     await db.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
     return;
   }
-  const { text, type, sizeBytes } = await textOf(source, options, signal);
-  const chunks = chunkMarkdown(text);
-  await db.$transaction(async (tx) => {
-    // Only the current holder of the claim may write the result.
-    const owned = await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
-    if (owned !== 1) return;
-    await tx.sourceChunk.deleteMany({ where: { sourceId: source.id } });
-    await tx.$executeRaw`
+  const { text, type, sizeBytes, chunks } = await documentOf(source, options, signal);
+  await retryOnConflict(() =>
+    db.$transaction(async (tx) => {
+      if (!(await lockSource(tx, source.id))) return;
+      // Only the current holder of the claim may write the result.
+      const owned = await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
+      if (owned !== 1) return;
+      await tx.sourceChunk.deleteMany({ where: { sourceId: source.id } });
+      await tx.$executeRaw`
       insert into source_chunks (id, source_id, knowledgebase_id, position, text, heading)
       select gen_random_uuid(), ${source.id}::uuid, ${source.knowledgebaseId}::uuid, c.position, c.text, c.heading
       from unnest(${chunks.map((_, i) => i)}::int[], ${chunks.map((c) => c.text)}::text[], ${chunks.map((c) => c.heading)}::text[]) as c(position, text, heading)`;
-    const ready = await tx.source.update({
-      where: { id: source.id },
-      data: { status: "ready", text, type, errorMessage: null, ...(source.content ? {} : { sizeBytes }) },
-    });
-    await recordEvent(tx, { kind: "system", organizationId: source.organizationId }, sourceEvent("source.ready", ready, "ready"));
-  });
+      const ready = await tx.source.update({
+        where: { id: source.id },
+        data: { status: "ready", text, type, errorMessage: null, ...(source.content ? {} : { sizeBytes }) },
+      });
+      await recordEvent(tx, { kind: "system", organizationId: source.organizationId }, sourceEvent("source.ready", ready, "ready"));
+    }),
+  );
 }
 
 /** Works on one claimed job: ready, failed (permanent problem or out of attempts/time), or queued again. */
@@ -230,6 +256,10 @@ export async function runJob(db: Db, job: ClaimedJob, options: IndexingOptions =
       return;
     }
     const backoffMs = 1000 * 2 ** job.attempts;
+    logger().warn(
+      { event: "indexing_retry", sourceId: job.sourceId, jobId: job.id, attempts: job.attempts, reason, retryInMs: backoffMs },
+      "Indexing attempt failed; queued again",
+    );
     await db.$executeRaw`
       update index_jobs set status = 'queued', claim_token = null, lease_until = null, last_error = ${reason},
         run_after = now() + (${backoffMs} * interval '1 millisecond')
@@ -292,8 +322,8 @@ export function wakeIndexWorker(): void {
 export interface IndexWorker {
   /** Stops claiming and waits for the jobs in hand to finish. */
   stop(): Promise<void>;
-  /** Stops claiming and hands the jobs in hand back to the queue at once (the server is shutting down). */
-  release(): Promise<void>;
+  /** Stops claiming and hands the jobs in hand back to the queue at once (the server is shutting down); how many. */
+  release(): Promise<number>;
 }
 
 /** The pause after `failures` failed rounds in a row: pollMs doubled each time, up to maxMs. */
@@ -369,7 +399,9 @@ export function startIndexWorker(db: Db, options: IndexingOptions & { pollMs?: n
     },
     async release() {
       stopClaiming();
-      await releaseJobs(db, [...held]);
+      const jobs = [...held];
+      await releaseJobs(db, jobs);
+      return jobs.length;
     },
   };
 }

@@ -30,13 +30,18 @@ export interface AgentTool extends Omit<ModelTool, "run"> {
   shownAs?: { kind: "member"; name: string };
 }
 
+/** The text without `_` at either end (by hand: `/_+$/` is quadratic over a long run of `_`). */
+function trimUnderscores(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text[start] === "_") start++;
+  while (end > start && text[end - 1] === "_") end--;
+  return text.slice(start, end);
+}
+
 /** A provider-safe tool name: letters, digits, `_` and `-`, at most 64, unique in the set. */
 export function toolName(base: string, taken: Set<string>): string {
-  const clean =
-    base
-      .replace(/[^A-Za-z0-9_-]+/g, "_")
-      .replace(/^_+|_+$/g, "")
-      .slice(0, 56) || "tool";
+  const clean = trimUnderscores(base.replace(/[^A-Za-z0-9_-]+/g, "_")).slice(0, 56) || "tool";
   let name = clean;
   for (let n = 2; taken.has(name); n++) name = `${clean}_${n}`;
   taken.add(name);

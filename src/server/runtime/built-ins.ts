@@ -5,10 +5,10 @@
 import { env } from "@/env";
 import { BUILT_INS } from "@/schemas/builder";
 import { invalidRequest } from "@/server/errors";
-import { privateIntegrationUrlsAllowed } from "@/server/integration-urls";
+import { deploymentFetch, fetchPolicy } from "@/server/integration-urls";
 import { storableText } from "@/schemas/text";
 import { htmlToMarkdown } from "@/server/jobs/extract";
-import { fetchPublicUrl } from "@/server/jobs/fetch-url";
+import { fetchUrl } from "@/server/jobs/fetch-url";
 import { toolName, type AgentTool } from "./agent-tools";
 
 export type BuiltIn = (typeof BUILT_INS)[number];
@@ -45,7 +45,8 @@ export function checkBuiltIns(builtIns: Partial<Record<BuiltIn, boolean>> | unde
 
 /** The tool's own time bound (RUN_LIMITS.toolCallMs) cuts it off earlier when it is shorter. */
 async function readPage(url: string): Promise<string> {
-  const fetched = await fetchPublicUrl(url, { maxBytes: MAX_TOOL_FETCH_BYTES, timeoutMs: 15_000, allowPrivate: privateIntegrationUrlsAllowed() });
+  // The URL comes from the model: public addresses only, whatever the operator allows integrations.
+  const fetched = await fetchUrl(url, fetchPolicy("content", { maxBytes: MAX_TOOL_FETCH_BYTES, timeoutMs: 15_000 }));
   const text = fetched.bytes.toString("utf8");
   if (/html/i.test(fetched.contentType)) {
     const { title, markdown } = await htmlToMarkdown(text, fetched.url);
@@ -76,8 +77,8 @@ export function builtInTools(builtIns: Partial<Record<BuiltIn, boolean>>, taken:
       async run(args, signal) {
         const url = new URL(searchUrl);
         url.searchParams.set("q", String(args.query ?? ""));
-        // The operator's own endpoint: trusted like the default model provider.
-        const response = await fetch(url, { signal });
+        // The operator's own endpoint: trusted like the default model provider (any address but a metadata one).
+        const response = await deploymentFetch(url, { signal });
         if (!response.ok) throw new Error(`the search endpoint answered HTTP ${response.status}`);
         const body = (await response.json()) as { results?: { title?: string; url?: string; snippet?: string }[] };
         return (

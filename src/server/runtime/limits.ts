@@ -1,6 +1,7 @@
 // The bounds of a run (agent, flow, app, test case), in one place. They sit far above anything
 // a working flow or agent produces; exceeding one ends the run as failed with 422
 // run_limit_exceeded naming the bound, checked as output is produced, never after the fact.
+import { MAX_JSON_DEPTH } from "@/schemas/limits";
 import { AppError } from "@/server/errors";
 
 export const RUN_LIMITS = {
@@ -30,9 +31,19 @@ export const RUN_LIMITS = {
   toolOutputChars: 32 * 1024,
   /** Characters of a member's output shown in a stream's `step` event: a glimpse, not the answer. */
   stepOutputChars: 500,
+  /**
+   * Characters of a conversation stream's events kept for resuming (services/conversation-runs.ts):
+   * each event's data plus STORED_EVENT_OVERHEAD; the final `done` or `error` is always kept.
+   */
+  streamEventChars: 4 * 1024 * 1024,
+  /** Nesting of the JSON a transaction's reply holds (as for request bodies): deeper is refused before it is parsed. */
+  outputJsonDepth: MAX_JSON_DEPTH,
 };
 
-export type RunBound = "steps" | "tool steps" | "node output" | "run output" | "member output" | "reply" | "time";
+/** What each stored stream event counts beyond its data: many tiny events are bounded too. */
+export const STORED_EVENT_OVERHEAD = 100;
+
+export type RunBound = "steps" | "tool steps" | "node output" | "run output" | "member output" | "reply" | "output depth" | "time" | "stream events";
 
 const DESCRIBE: Record<RunBound, () => string> = {
   steps: () => `the run executed more than ${RUN_LIMITS.steps} steps`,
@@ -41,7 +52,9 @@ const DESCRIBE: Record<RunBound, () => string> = {
   "run output": () => `the nodes' outputs together exceeded ${RUN_LIMITS.runOutputChars} characters`,
   "member output": () => `a member's output exceeded ${RUN_LIMITS.memberOutputChars} characters`,
   reply: () => `the reply exceeded ${RUN_LIMITS.replyChars} characters`,
+  "output depth": () => `the reply's JSON is nested more than ${RUN_LIMITS.outputJsonDepth} levels deep`,
   time: () => `the run took longer than ${RUN_LIMITS.runMs / 1000} seconds`,
+  "stream events": () => `the stream's stored events exceeded ${RUN_LIMITS.streamEventChars} characters`,
 };
 
 export function runLimitExceeded(bound: RunBound, where = ""): AppError {

@@ -9,6 +9,7 @@
 import type { AgentDocument } from "@/schemas/builder";
 import { toolName, type AgentTool, type ToolRunContext } from "./agent-tools";
 import { cachedToolList, callMcpTool, endpointOf, type McpConnectionRow } from "./mcp-client";
+import { logProviderFailure } from "@/server/observability/operator-log";
 
 type Integration = AgentDocument["integrations"][number];
 
@@ -31,6 +32,7 @@ async function toolsOf(ctx: ToolRunContext, signal: AbortSignal, integration: In
     return tools.filter((tool) => selectedTools.includes(tool.name)).map((tool) => ({ ...tool, endpoint }));
   } catch (error) {
     if (signal.aborted) throw error;
+    logProviderFailure({ organizationId: ctx.organizationId, provider: "mcp", name: toolkit, err: error });
     note(
       ctx,
       toolkit,

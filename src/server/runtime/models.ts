@@ -4,7 +4,7 @@
 // by organization in the query, with their credential opened only for the call.
 import { env } from "@/env";
 import type { Db } from "@/server/db";
-import { guardedFetch, privateIntegrationUrlsAllowed } from "@/server/integration-urls";
+import { deploymentFetch, guardedFetch } from "@/server/integration-urls";
 import { openSecret } from "@/server/secret-box";
 import { BUILTIN_MODEL_ID, type ChatModel, type EmbeddingModel, type ModelInfo } from "./model-types";
 import type { ProviderConnection, ProviderKind } from "./provider-model";
@@ -42,7 +42,7 @@ function envModels(): ModelInfo[] {
 
 function envConnection(): ProviderConnection {
   const config = env();
-  return { name: config.MODEL_PROVIDER_NAME, kind: "openai-compatible", baseURL: config.MODEL_PROVIDER_BASE_URL, apiKey: config.MODEL_PROVIDER_API_KEY };
+  return { name: config.MODEL_PROVIDER_NAME, kind: "openai-compatible", baseURL: config.MODEL_PROVIDER_BASE_URL, apiKey: config.MODEL_PROVIDER_API_KEY, fetch: deploymentFetch };
 }
 
 function connectionOf(row: ProviderRow): ProviderConnection {
@@ -51,7 +51,7 @@ function connectionOf(row: ProviderRow): ProviderConnection {
     kind: row.kind as ProviderKind,
     baseURL: row.baseUrl ?? undefined,
     apiKey: row.apiKeyCiphertext ? openSecret(row.apiKeyCiphertext) : undefined,
-    fetch: privateIntegrationUrlsAllowed() ? undefined : guardedFetch,
+    fetch: guardedFetch,
   };
 }
 

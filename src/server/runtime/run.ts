@@ -6,6 +6,7 @@ import type { TracePassage } from "@/schemas/runtime";
 import { inputSchemaOf } from "@/schemas/flow-graph";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest, isAppError } from "@/server/errors";
+import { logProviderFailure } from "@/server/observability/operator-log";
 import { schemaProblems } from "./json-schema";
 import { appendBounded, forStep, forTrace, RUN_LIMITS, runLimitExceeded, type RunBound } from "./limits";
 import { BUILTIN_MODEL_ID, modelFor, type AnswerInput, type ChatModel, type Passage, type ProviderRow, type Turn } from "./models";
@@ -113,9 +114,14 @@ function retrieveOnce(ctx: RunContext, knowledgebaseIds: string[], query: string
   return retrieved;
 }
 
-/** Throws when the client cancelled or the run's time is up. */
+/** The end of a run stopped by its cancel endpoint (services/conversation-runs.ts). */
+export function runCanceled(): AppError {
+  return new AppError("canceled", "The run was canceled.");
+}
+
+/** Throws when the run was canceled or the run's time is up. */
 function checkpoint(ctx: RunContext): void {
-  if (ctx.cancel?.aborted) throw new AppError("server_error", "The run was cancelled.");
+  if (ctx.cancel?.aborted) throw runCanceled();
   if (ctx.timeout.aborted || performance.now() - ctx.used.startedAt > RUN_LIMITS.runMs) throw runLimitExceeded("time");
 }
 
@@ -132,6 +138,7 @@ async function modelCall<T>(ctx: RunContext, call: () => Promise<T>): Promise<T>
   } catch (error) {
     if (isAppError(error)) throw error;
     checkpoint(ctx);
+    logProviderFailure({ organizationId: ctx.organizationId, provider: "model", err: error });
     throw new AppError("provider_error", "The model provider failed or timed out. It is safe to retry later.", {}, { cause: error });
   }
 }

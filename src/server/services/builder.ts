@@ -59,9 +59,10 @@ function slugify(name: string): string {
     .normalize("NFKD")
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
+    // Runs are single dashes by now: trimming one at each end is enough.
+    .replace(/^-|-$/g, "")
     .slice(0, 80)
-    .replace(/-+$/g, "");
+    .replace(/-$/, "");
   return slug || "item";
 }
 

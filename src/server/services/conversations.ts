@@ -1,5 +1,5 @@
 // App conversations: one execution per call, billed 1 credit (taken before the run, given
-// back if the run fails upstream or is cancelled before anything ran), prior turns restored
+// back if the run fails upstream before anything ran; a canceled run is billed), prior turns restored
 // from the conversation, never resent. A conversation of an end user (in a portal, or over the
 // API on their behalf) is theirs alone and is billed to their credit pools as well.
 import { randomUUID } from "node:crypto";
@@ -11,7 +11,7 @@ import type { Db } from "@/server/db";
 import { AppError, isAppError, toAppError } from "@/server/errors";
 import { loadLiveApp } from "@/server/runtime/load";
 import type { Turn } from "@/server/runtime/models";
-import { newRunContext, runApp, type RunStep } from "@/server/runtime/run";
+import { newRunContext, runApp, runCanceled, type RunStep } from "@/server/runtime/run";
 import { chargeRunCredit, refundRunCredit } from "./credits";
 import { builderItemNames, recordExecution } from "./executions";
 import { decodeCursor, encodeCursor } from "./pagination";
@@ -36,12 +36,21 @@ export interface ConverseResult {
   greeting: string;
 }
 
+/** A run that has started: every refusal is behind it. */
+export interface StartedRun {
+  executionId: string;
+  conversationId: string;
+  /** The end user the run is for, if any. */
+  endUserId: string | null;
+}
+
 export interface ConverseOptions {
+  /** Aborted by the run's cancel endpoint (services/conversation-runs.ts): the run ends `canceled`, billed. */
   signal?: AbortSignal;
   /** Each piece of the reply as it is produced (Server-Sent Events). */
   onDelta?: (text: string) => void;
-  /** Called once the run starts (every refusal is behind it): a stream can open. */
-  onStart?: () => void;
+  /** Awaited once the run starts, before anything runs: a stream can open and name the run. */
+  onStart?: (run: StartedRun) => Promise<void> | void;
   /** Each app member starting and ending (Server-Sent Events' `step`). */
   onStep?: (step: RunStep) => void;
 }
@@ -149,20 +158,21 @@ export const converse = guarded(
     const existing = conversation ? await conversation : null;
 
     const charge = await chargeRunCredit(db, actor.organizationId, runner.endUserId, CONVERSATION_CREDITS);
-    options.onStart?.();
     const started = performance.now();
     const ctx = newRunContext(db, actor.organizationId, options.signal);
     ctx.onStep = options.onStep;
+    // Named before the run, so a stream's first event tells the client what to resume.
+    const conversationId = existing?.conversation.id ?? randomUUID();
+    const executionId = randomUUID();
     let producedAnything = false;
     try {
+      await options.onStart?.({ executionId, conversationId, endUserId: runner.endUserId });
       const reply = await runApp(ctx, app, input.message, existing?.history ?? [], {
         onDelta: (piece) => {
           producedAnything = true;
           options.onDelta?.(piece);
         },
       });
-      const conversationId = existing?.conversation.id ?? randomUUID();
-      const executionId = randomUUID();
       await saveTurn(db, actor, runner, {
         conversationId,
         executionId,
@@ -175,31 +185,31 @@ export const converse = guarded(
       });
       return { reply, conversation_id: conversationId, execution_id: executionId, greeting: api.greeting };
     } catch (error) {
-      const cancelled = options.signal?.aborted === true;
-      const failure = toAppError(error);
-      // Billed for what ran: a run stopped by its bounds, a cancel after something ran, or a
+      const canceled = options.signal?.aborted === true;
+      const failure = canceled ? runCanceled() : toAppError(error);
+      // Billed for what ran: a run stopped by its bounds or canceled after it started, or a
       // provider failure after part of the reply went out keeps the credit; anything else is given back.
-      const ran = producedAnything || ctx.trace.length > 0;
-      const billed = failure.code === "run_limit_exceeded" || (cancelled && ran) || (failure.code === "provider_error" && producedAnything);
+      const billed = failure.code === "run_limit_exceeded" || canceled || (failure.code === "provider_error" && producedAnything);
       const charged = billed ? CONVERSATION_CREDITS : 0;
       if (charged === 0) await refundRunCredit(db, charge);
       await recordExecution(db, actor, {
+        id: executionId,
         kind: "conversation",
         itemId: input.appId,
         itemKind: "app",
         versionId: app.versionId,
         conversationId: existing?.conversation.id ?? null,
-        status: cancelled ? "canceled" : "failed",
+        status: canceled ? "canceled" : "failed",
         credits: charged,
         latencyMs: performance.now() - started,
         input: input.message,
         output: "",
-        error: cancelled ? "The client disconnected." : failure.message,
+        error: failure.message,
         trace: ctx.trace,
         endUserId: runner.endUserId,
         portalId: runner.portalId,
       }).catch(() => {});
-      if (isAppError(error)) throw error;
+      if (canceled || isAppError(error)) throw failure;
       throw new AppError("server_error", "The run failed on our side; nothing was charged. It is safe to retry.", {}, { cause: error });
     }
   },

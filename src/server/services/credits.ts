@@ -37,6 +37,24 @@ export async function refundCredits(db: Executor, organizationId: string, amount
 }
 
 // ---- End users' credit pools ----
+// The pool rules, written once and read by every statement that charges, settles or shows a pool:
+// a pool whose reset time has passed counts as reset (nothing used, bonus credits gone) until a
+// statement writes the reset, which moves its reset time on by whole calendar months.
+
+/** A pool's credits used, as of now (alias `s` is the subscription). */
+export const POOL_USED_SQL = "(case when s.credits_reset_at <= now() then 0 else s.credits_used end)";
+/** A pool's bonus credits, as of now: they stay until the pool resets. */
+export const POOL_BONUS_SQL = "(case when s.credits_reset_at <= now() then 0 else s.bonus_credits end)";
+/** The SET list that resets a pool (alias `s`). */
+export const POOL_RESET_SET_SQL = "credits_used = 0, bonus_credits = 0, credits_reset_at = credits_reset_after(s.credits_reset_at, now()), updated_at = now()";
+/** Whether a pool's reset is due (alias `s`). */
+export const POOL_RESET_DUE_SQL = "s.credits_reset_at <= now()";
+
+/** Credits left in a pool that has been settled (read after its reset was written). */
+export function creditsLeft(pool: { creditAllowance: number; bonusCredits: number; creditsUsed: number }): number {
+  return Math.max(0, pool.creditAllowance + pool.bonusCredits - pool.creditsUsed);
+}
+
 // An end user's turn or transaction takes 1 credit from one of their active subscriptions with
 // room (allowance + bonus − used; the pool that resets soonest first, then the oldest) AND 1 from
 // the organization's balance, in one statement. The organization's row is locked first, so
@@ -53,7 +71,7 @@ const CHARGE_END_USER_SQL = `
   pool as (
     select s.id from subscriptions s join end_users u on u.id = s.end_user_id
     where s.end_user_id = $2 and u.organization_id = $1 and s.status = 'active'
-      and (case when s.credits_reset_at <= now() then 0 else s.credits_used end) < s.credit_allowance + s.bonus_credits
+      and ${POOL_USED_SQL} < s.credit_allowance + ${POOL_BONUS_SQL}
       and exists (select 1 from org)
     order by credits_reset_after(s.credits_reset_at, now()), s.created_at, s.id
     limit 1
@@ -61,11 +79,12 @@ const CHARGE_END_USER_SQL = `
   ),
   charged_pool as (
     update subscriptions s set
-      credits_used = (case when s.credits_reset_at <= now() then 0 else s.credits_used end) + 1,
+      credits_used = ${POOL_USED_SQL} + 1,
+      bonus_credits = ${POOL_BONUS_SQL},
       credits_reset_at = credits_reset_after(s.credits_reset_at, now()),
       updated_at = now()
     from pool
-    where s.id = pool.id and (case when s.credits_reset_at <= now() then 0 else s.credits_used end) < s.credit_allowance + s.bonus_credits
+    where s.id = pool.id and ${POOL_USED_SQL} < s.credit_allowance + ${POOL_BONUS_SQL}
     returning s.id
   ),
   charged_org as (
@@ -115,9 +134,9 @@ export async function settleCreditResets(db: Db, organizationId: string, endUser
   if (endUserIds.length === 0) return;
   await db.pool.query({
     name: "atrium_settle_credit_resets",
-    text: `update subscriptions s set credits_used = 0, credits_reset_at = credits_reset_after(s.credits_reset_at, now()), updated_at = now()
+    text: `update subscriptions s set ${POOL_RESET_SET_SQL}
            from end_users u
-           where u.id = s.end_user_id and u.organization_id = $1 and s.end_user_id = any($2::uuid[]) and s.credits_reset_at <= now()`,
+           where u.id = s.end_user_id and u.organization_id = $1 and s.end_user_id = any($2::uuid[]) and ${POOL_RESET_DUE_SQL}`,
     values: [organizationId, endUserIds],
   });
 }
@@ -136,7 +155,7 @@ export async function creditPools(db: Db, organizationId: string, endUserId: str
     creditAllowance: row.creditAllowance,
     bonusCredits: row.bonusCredits,
     creditsUsed: row.creditsUsed,
-    creditsLeft: Math.max(0, row.creditAllowance + row.bonusCredits - row.creditsUsed),
+    creditsLeft: creditsLeft(row),
     creditsResetAt: row.creditsResetAt.toISOString(),
   }));
   return { left: plans.reduce((sum, plan) => sum + plan.creditsLeft, 0), plans };

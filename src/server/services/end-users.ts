@@ -6,6 +6,7 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
+import { POOL_RESET_DUE_SQL, POOL_RESET_SET_SQL } from "./credits";
 import { grantSource, refuseMissingGrantTargets } from "./grants";
 import { normalizeEmail } from "./members";
 import { likeEscaped } from "./name-search";
@@ -64,7 +65,7 @@ function toSubscription(row: SubscriptionRow): Subscription {
   };
 }
 
-function toSubscriptionDetail(row: SubscriptionRow): SubscriptionDetail {
+export function toSubscriptionDetail(row: SubscriptionRow): SubscriptionDetail {
   return { ...toSubscription(row), provisionedBy: row.provisionedBy, isComped: row.isComped, bonusCredits: row.bonusCredits };
 }
 
@@ -72,7 +73,7 @@ function provisionedBy(actor: Actor): "api" | "console" {
   return actor.kind === "key" ? "api" : "console";
 }
 
-const subscriptionSelect = {
+export const subscriptionSelect = {
   id: true,
   tierPlanId: true,
   status: true,
@@ -332,10 +333,10 @@ async function findEndUser(db: Db | Tx, actor: Actor, endUserId: string) {
  */
 const END_USER_DETAIL = `
   with settled as (
-    update subscriptions s set credits_used = 0, credits_reset_at = credits_reset_after(s.credits_reset_at, now()), updated_at = now()
+    update subscriptions s set ${POOL_RESET_SET_SQL}
     from end_users u
-    where u.id = s.end_user_id and u.organization_id = $1 and s.end_user_id = $2 and s.credits_reset_at <= now()
-    returning s.id, s.credits_used, s.credits_reset_at
+    where u.id = s.end_user_id and u.organization_id = $1 and s.end_user_id = $2 and ${POOL_RESET_DUE_SQL}
+    returning s.id, s.credits_used, s.bonus_credits, s.credits_reset_at
   )
   select json_build_object(
     'id', u.id, 'email', u.email, 'fullName', u.full_name, 'authMethod', u.auth_method,
@@ -346,7 +347,7 @@ const END_USER_DETAIL = `
         'id', s.id, 'tierPlanId', s.tier_plan_id, 'tierPlanName', p.name, 'status', s.status,
         'creditAllowance', s.credit_allowance, 'creditsUsed', coalesce(r.credits_used, s.credits_used),
         'creditsResetAt', ${isoUtc("coalesce(r.credits_reset_at, s.credits_reset_at)")},
-        'provisionedBy', s.provisioned_by, 'isComped', s.is_comped, 'bonusCredits', s.bonus_credits
+        'provisionedBy', s.provisioned_by, 'isComped', s.is_comped, 'bonusCredits', coalesce(r.bonus_credits, s.bonus_credits)
       ) order by s.created_at, s.id)
       from subscriptions s join tier_plans p on p.id = s.tier_plan_id left join settled r on r.id = s.id
       where s.end_user_id = u.id), '[]'::json),

@@ -6,10 +6,13 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
+import { logUnsuccessfulRun } from "@/server/observability/operator-log";
 import type { TraceEntry } from "@/server/runtime/run";
 import { afterCursor, beforeCursor, CURSOR_ORDER, NEWEST_FIRST, toPage } from "./pagination";
 
 export interface ExecutionRecord {
+  /** Given when the run announced its id before it ended (a conversation stream's `run` event). */
+  id?: string;
   kind: "conversation" | "transaction" | "test";
   itemId: string;
   itemKind: "agent" | "flow" | "app";
@@ -28,7 +31,7 @@ export interface ExecutionRecord {
 }
 
 export async function recordExecution(db: Db, actor: Actor | EndUserActor, record: ExecutionRecord) {
-  return db.execution.create({
+  const row = await db.execution.create({
     data: {
       ...record,
       latencyMs: Math.round(record.latencyMs),
@@ -37,6 +40,10 @@ export async function recordExecution(db: Db, actor: Actor | EndUserActor, recor
       trace: record.trace as unknown as Prisma.InputJsonValue,
     },
   });
+  if (record.status !== "succeeded") {
+    logUnsuccessfulRun({ organizationId: actor.organizationId, executionId: row.id, kind: record.kind, itemId: record.itemId, status: record.status, error: record.error });
+  }
+  return row;
 }
 
 type ExecutionRow = Awaited<ReturnType<typeof recordExecution>>;
@@ -97,6 +104,12 @@ export const listExecutions = guarded(
     return { executions: await toExecutions(db, actor.organizationId, page.items), nextCursor: page.nextCursor };
   },
 );
+
+/** One execution of the organization, or null: for doors that checked the caller otherwise (a run's cancel). */
+export async function findExecution(db: Db, organizationId: string, executionId: string): Promise<Execution | null> {
+  const row = await db.execution.findFirst({ where: { id: executionId, organizationId } });
+  return row ? (await toExecutions(db, organizationId, [row]))[0]! : null;
+}
 
 export const getExecution = guarded({ scope: "apps:read" }, async function getExecution(db: Db, actor: Actor, input: { executionId: string }): Promise<Execution> {
   const row = await db.execution.findFirst({ where: { id: input.executionId, organizationId: actor.organizationId } });

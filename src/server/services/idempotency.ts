@@ -86,6 +86,14 @@ export async function releaseIdempotencyKey(db: Db, organizationId: string, key:
 }
 
 /**
+ * Forgets the key of a conversation stream whose run failed after it started (the key named the
+ * run from its start, so a retry attaches to it), unless the key names another run by now.
+ */
+export async function releaseStreamKey(db: Db, organizationId: string, key: string, executionId: string): Promise<void> {
+  await db.$executeRaw`delete from idempotency_keys where organization_id = ${organizationId}::uuid and key = ${key} and response_body->>'execution_id' = ${executionId}`;
+}
+
+/**
  * Runs `work` once per (organization, key). `work` returns the response to remember; a failure
  * forgets the key so the client may retry. `replayed` tells the door to say so.
  */
@@ -111,8 +119,15 @@ export async function withIdempotency(
 }
 
 let lastSweep = 0;
-function maybeSweep(db: Db): void {
+/**
+ * At most hourly per process, deletes what is kept 24 hours: idempotency keys, and conversation
+ * runs with their stored events (services/conversation-runs.ts, which calls it as a run starts).
+ */
+export function maybeSweep(db: Db): void {
   if (Date.now() - lastSweep < 3_600_000) return;
   lastSweep = Date.now();
   db.$executeRaw`delete from idempotency_keys where created_at < now() - interval '24 hours'`.catch((error: unknown) => logger().error({ err: error }, "Idempotency sweep failed"));
+  db.$executeRaw`delete from conversation_runs where created_at < now() - interval '24 hours'`.catch((error: unknown) =>
+    logger().error({ err: error }, "Conversation runs sweep failed"),
+  );
 }

@@ -9,6 +9,7 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest, isUniqueViolation } from "@/server/errors";
 import { changesBetween, recorded, recordEvent, SECRET_CHANGED } from "./events";
+import { logProviderFailure } from "@/server/observability/operator-log";
 import { requireIntegrationUrl } from "@/server/integration-urls";
 import { endpointOf, forgetMcpToolList, listMcpTools } from "@/server/runtime/mcp-client";
 import { sealSecret } from "@/server/secret-box";
@@ -120,6 +121,7 @@ export const listMcpConnectionTools = guarded(
     } catch (error) {
       if (error instanceof AppError) throw error;
       const reason = error instanceof Error ? error.message.slice(0, 300) : "unknown failure";
+      logProviderFailure({ organizationId: actor.organizationId, provider: "mcp", name: row.slug, err: error });
       throw new AppError("provider_error", `The MCP server of "${row.slug}" failed or timed out: ${reason}`, {}, { cause: error });
     }
   },

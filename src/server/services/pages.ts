@@ -19,10 +19,32 @@ type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 // ---------------------------------------------------------------------------------------------
 // Patches
 
-function occurrences(text: string, needle: string, from = 0): number[] {
-  const found: number[] = [];
-  for (let at = text.indexOf(needle, from); at !== -1; at = text.indexOf(needle, at + 1)) found.push(at);
-  return found;
+/**
+ * Where `needle` first occurs in `text` from `from` on (-1 if nowhere) and how many times,
+ * overlapping occurrences included. Knuth-Morris-Pratt, linear in both lengths: anchors and pages
+ * are untrusted, and repeated indexOf over a repetitive page took minutes.
+ */
+function occurrences(text: string, needle: string, from = 0): { first: number; count: number } {
+  if (needle.length === 0) return { first: from, count: text.length - from + 1 };
+  // border[i]: the length of the longest proper prefix of needle[0..i] that is also its suffix.
+  const border = new Int32Array(needle.length);
+  for (let i = 1, k = 0; i < needle.length; i++) {
+    while (k > 0 && needle.charCodeAt(i) !== needle.charCodeAt(k)) k = border[k - 1]!;
+    if (needle.charCodeAt(i) === needle.charCodeAt(k)) k++;
+    border[i] = k;
+  }
+  let first = -1;
+  let count = 0;
+  for (let i = from, k = 0; i < text.length; i++) {
+    while (k > 0 && text.charCodeAt(i) !== needle.charCodeAt(k)) k = border[k - 1]!;
+    if (text.charCodeAt(i) === needle.charCodeAt(k)) k++;
+    if (k === needle.length) {
+      if (first === -1) first = i - k + 1;
+      count++;
+      k = border[k - 1]!;
+    }
+  }
+  return { first, count };
 }
 
 function quote(anchor: string): string {
@@ -31,14 +53,14 @@ function quote(anchor: string): string {
 }
 
 function once(text: string, anchor: string, index: number, op: string, field: string, from = 0, where = "the current markdown"): number {
-  const found = occurrences(text, anchor, from);
-  if (found.length === 1) return found[0]!;
+  const { first, count } = occurrences(text, anchor, from);
+  if (count === 1) return first;
   const message =
-    found.length === 0
+    count === 0
       ? `Operation ${index} (${op}): ${field} ${quote(anchor)} does not appear in ${where}; it must appear exactly once. Nothing was changed.`
-      : `Operation ${index} (${op}): ${field} ${quote(anchor)} appears ${found.length} times in ${where}; it must appear exactly once (quote more surrounding text). Nothing was changed.`;
+      : `Operation ${index} (${op}): ${field} ${quote(anchor)} appears ${count} times in ${where}; it must appear exactly once (quote more surrounding text). Nothing was changed.`;
   throw new AppError("invalid_request", message, {
-    problems: [{ path: `patch.${index}.${field}`, message: found.length === 0 ? "Anchor not found" : `Anchor appears ${found.length} times` }],
+    problems: [{ path: `patch.${index}.${field}`, message: count === 0 ? "Anchor not found" : `Anchor appears ${count} times` }],
     operationIndex: index,
     anchor,
   });
@@ -94,14 +116,41 @@ export function applyPatch(markdown: string, patch: readonly PatchOperation[]): 
 // ---------------------------------------------------------------------------------------------
 // Links
 
-const LINK = /\[[^\]]*\]\((page|source):([^)\s]+)\)/g;
+const WHITESPACE = /\s/;
 
+/** Where the target of `(page:…)` or `(source:…)` starting at `at` ends (its `)`), or where it stops being one. */
+function targetEnd(markdown: string, at: number): { end: number; closed: boolean } {
+  let end = at;
+  while (end < markdown.length && markdown[end] !== ")" && !WHITESPACE.test(markdown[end]!)) end++;
+  return { end, closed: end > at && markdown[end] === ")" };
+}
+
+/**
+ * The `[text](page:<id>)` and `[text](source:<id>)` links of page markdown, each once, in order
+ * (the text holds no `]`; the id no `)` nor whitespace). One pass: page markdown is untrusted, and
+ * the regular expression this replaces was quadratic over a run of `[`.
+ */
 export function parseLinks(markdown: string): { kind: "page" | "source"; id: string }[] {
   const seen = new Set<string>();
   const links: { kind: "page" | "source"; id: string }[] = [];
-  for (const match of markdown.matchAll(LINK)) {
-    const kind = match[1] as "page" | "source";
-    const id = match[2]!.toLowerCase();
+  let opened = false;
+  // A target that stopped short stops every `](page:` before that point short too: skip them.
+  let failedUntil = -1;
+  for (let i = 0; i < markdown.length; i++) {
+    const char = markdown[i];
+    if (char === "[") opened = true;
+    if (char !== "]") continue;
+    const kind = !opened || i < failedUntil ? undefined : markdown.startsWith("(page:", i + 1) ? "page" : markdown.startsWith("(source:", i + 1) ? "source" : undefined;
+    opened = false;
+    if (!kind) continue;
+    const start = i + kind.length + 3;
+    const { end, closed } = targetEnd(markdown, start);
+    if (!closed) {
+      failedUntil = end;
+      continue;
+    }
+    const id = markdown.slice(start, end).toLowerCase();
+    i = end;
     if (seen.has(`${kind}:${id}`)) continue;
     seen.add(`${kind}:${id}`);
     links.push({ kind, id });

@@ -11,6 +11,7 @@ import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { creditsLeft } from "./credits";
 import { getEndUser } from "./end-users";
 
 /** One way an end user reaches an app: in one portal, or in every portal (`portalId` null), by one grant. */
@@ -260,7 +261,7 @@ export const effectiveAccess = guarded(
           creditAllowance: subscription.creditAllowance,
           bonusCredits: subscription.bonusCredits,
           creditsUsed: subscription.creditsUsed,
-          creditsLeft: Math.max(0, subscription.creditAllowance + subscription.bonusCredits - subscription.creditsUsed),
+          creditsLeft: creditsLeft(subscription),
           creditsResetAt: subscription.creditsResetAt,
           groupId: planGroupId.get(subscription.tierPlanId) ?? null,
         }))

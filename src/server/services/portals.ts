@@ -51,9 +51,10 @@ export function slugFromName(name: string): string {
     .replace(/[\u0300-\u036f]/g, "")
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
+    // Runs are single dashes by now: trimming one at each end is enough.
+    .replace(/^-|-$/g, "")
     .slice(0, 40)
-    .replace(/-+$/, "");
+    .replace(/-$/, "");
   return base.length >= 2 && !RESERVED_SLUGS.includes(base) ? base : `portal${base ? `-${base}` : ""}`;
 }
 

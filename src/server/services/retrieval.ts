@@ -75,21 +75,24 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
     any_terms as (
       select kb, string_agg(tq::text, ' | ')::tsquery as tq, count(*) as n from terms group by kb
     ),
-    -- Rows with any of the query's terms, in ONE index lookup per table, each with the set of the
-    -- query's terms it holds (their numbers; a one-term query needs no test). Nothing else is read
-    -- per row: the ranking below needs only which rows share a set, and a query has few distinct
-    -- sets however many rows match.
+    -- Rows with any of the query's terms, each with the set of the query's terms it holds (their
+    -- numbers; a one-term query needs no test). The constant test on the knowledgebase ids lets
+    -- the planner read only the searched knowledgebases' rows by their index, never the whole
+    -- table (every organization's documents). Nothing else is read per row: the ranking below
+    -- needs only which terms each row holds.
     matches as materialized (
       select 'page' as kind, p.id as row_id, p.id, a.kb,
         case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and p.tsv @@ t.tq) end as has
       from any_terms a join pages p on p.knowledgebase_id = a.kb
-      where $5::boolean and p.organization_id = $2::uuid and p.tsv @@ a.tq
+      where $5::boolean and p.knowledgebase_id = any($1::uuid[]) and p.organization_id = $2::uuid and p.tsv @@ a.tq
       union all
       select 'source', c.id, c.source_id, a.kb,
         case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and c.tsv @@ t.tq) end
       from any_terms a join ${chunkTable} c on c.knowledgebase_id = a.kb
-      where $6::boolean and c.tsv @@ a.tq
+      where $6::boolean and c.knowledgebase_id = any($1::uuid[]) and c.tsv @@ a.tq
     ),
+    -- A query has few distinct sets of terms however many rows match: document frequencies are
+    -- counted from them.
     term_sets as materialized (
       select kb, has, count(*) as n from matches group by kb, has
     ),
@@ -107,26 +110,26 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
       from terms t join sizes s on s.kb = t.kb
       cross join lateral (select coalesce(sum(ts.n), 0) as df from term_sets ts where ts.kb = t.kb and t.term_no = any(ts.has)) d
     ),
-    queries as (
+    queries as materialized (
       select kb, cfg, string_agg(tq::text, ' | ')::tsquery as any_term, sum(idf) as total, count(*) as term_count,
         phraseto_tsquery(cfg, $3::text) as phrase
       from weighted join kbs on kbs.id = weighted.kb group by kb, cfg
-    ),
-    -- The share of the query a set of terms covers, each term by its weight (float8: cheap to sort).
-    set_coverage as (
-      select ts.kb, ts.has, (sum(w.idf) / nullif(q.total, 0))::float8 as coverage
-      from term_sets ts join weighted w on w.kb = ts.kb and w.term_no = any(ts.has) join queries q on q.kb = ts.kb
-      group by ts.kb, ts.has, q.total
     ),
     -- Documents that may answer (matches holds rows of the organization's knowledgebases only).
     searchable as (
       select s.id from sources s
       where $6::boolean and s.knowledgebase_id = any($1::uuid[]) and s.organization_id = $2::uuid and s.status = 'ready' and s.searchable and not s.disabled
     ),
+    -- Each row's coverage: the share of the query its terms cover, each term by its weight
+    -- (float8: cheap to sort), looked up among the query's few terms. It is never a join of the
+    -- matching rows with their sets of terms: planned from the guesses PostgreSQL makes about
+    -- these intermediate results, that join became a nested loop over sets × rows, and a question
+    -- whose common words gave most rows a set of their own took seconds (docs/knowledge.md).
     -- Ids only through the sort; text and tsvectors are read for the best few.
     candidates as (
-      select m.kind, m.row_id, m.id, m.kb, sc.coverage
-      from matches m join set_coverage sc on sc.kb = m.kb and sc.has = m.has
+      select m.kind, m.row_id, m.id, m.kb,
+        (select (sum(w.idf) filter (where w.term_no = any(m.has)) / nullif(sum(w.idf), 0))::float8 from weighted w where w.kb = m.kb) as coverage
+      from matches m
       where m.kind = 'page' or m.id in (select id from searchable)
     ),
     best as (

@@ -11,8 +11,13 @@ import { recordEvent, type EventInput } from "./events";
 import { normalizeEmail } from "./members";
 import type { Role } from "@/schemas/auth";
 
-/** Failed sign-ins a minute: see sign-in-throttle.ts for what each limit holds off. */
-const signInThrottle = createSignInThrottle("sign-in", { perAccountAndAddress: 10, perAddress: 30, perAccount: 50 });
+/** Failed sign-ins a minute, and the account's delay: see sign-in-throttle.ts for what each holds off. */
+const signInThrottle = createSignInThrottle("sign-in", {
+  perAccountAndAddress: 10,
+  perAddress: 30,
+  perAccount: 50,
+  accountDelay: { free: 10, maxSeconds: 60, quietSeconds: 15 * 60 },
+});
 let dummyHash: Promise<string> | undefined;
 
 export interface NewSession {

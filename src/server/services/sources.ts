@@ -5,7 +5,7 @@
 import { SOURCE_PREVIEW, type Source, type SourceDetail, type SourceWriteResult } from "@/schemas/source";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
-import type { Db } from "@/server/db";
+import { retryOnConflict, type Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
 import type { SourceType } from "@/server/jobs/extract";
 import { typeOfFile } from "@/server/jobs/extract";
@@ -214,11 +214,14 @@ export const deleteSource = guarded(
   { scope: "knowledge:write", role: "admin" },
   async function deleteSource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<void> {
     const row = await findSource(db, actor, input);
-    await db.$transaction([
-      db.review.updateMany({ where: { sourceId: row.id, status: "pending" }, data: { status: "rejected", decidedAt: new Date(), decidedBy: "source deleted" } }),
-      db.source.delete({ where: { id: row.id } }),
-      recordEvent(db, actor, { action: "source.delete", target: { type: "source", id: row.id, label: row.name } }),
-    ]);
+    // Deleting the row locks it, then its job and chunks (by cascade): the order the indexing worker keeps too.
+    await retryOnConflict(() =>
+      db.$transaction([
+        db.review.updateMany({ where: { sourceId: row.id, status: "pending" }, data: { status: "rejected", decidedAt: new Date(), decidedBy: "source deleted" } }),
+        db.source.delete({ where: { id: row.id } }),
+        recordEvent(db, actor, { action: "source.delete", target: { type: "source", id: row.id, label: row.name } }),
+      ]),
+    );
   },
 );
 

@@ -4,8 +4,9 @@ import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest, isAppError, toAppError } from "@/server/errors";
-import { jsonObjectIn } from "@/server/runtime/json-in-text";
+import { JsonTooDeep, jsonObjectIn } from "@/server/runtime/json-in-text";
 import { schemaProblems } from "@/server/runtime/json-schema";
+import { RUN_LIMITS, runLimitExceeded } from "@/server/runtime/limits";
 import { loadLiveApp } from "@/server/runtime/load";
 import { newRunContext, runApp } from "@/server/runtime/run";
 import { chargeRunCredit, refundRunCredit } from "./credits";
@@ -13,6 +14,16 @@ import { recordExecution } from "./executions";
 import { runFor } from "./portal-access";
 
 export const TRANSACTION_CREDITS = 1;
+
+/** The JSON object a reply holds, or {"reply": text}; deeper than the run's bound is a run limit (nothing downstream recurses that far). */
+function replyObject(reply: string): Record<string, unknown> {
+  try {
+    return jsonObjectIn(reply, RUN_LIMITS.outputJsonDepth) ?? { reply };
+  } catch (error) {
+    if (error instanceof JsonTooDeep) throw runLimitExceeded("output depth");
+    throw error;
+  }
+}
 
 /**
  * Refusals in the contract's order: the app (not_found, service_disabled), the end user it is
@@ -33,8 +44,11 @@ export const transact = guarded(
     const ctx = newRunContext(db, actor.organizationId);
     const message = `${JSON.stringify(input.input)}\n\nReply with only a JSON object matching this JSON Schema:\n${JSON.stringify(api.outputSchema)}`;
     let reply: string;
+    let output: Record<string, unknown>;
     try {
       reply = await runApp(ctx, app, message, [], { flowInputs: input.input });
+      // A reply that holds no JSON object is taken as {"reply": text}.
+      output = replyObject(reply);
     } catch (error) {
       const failure = toAppError(error);
       // A run stopped by its bounds is billed (it ran); a provider failure produced nothing for the caller.
@@ -58,8 +72,6 @@ export const transact = guarded(
       if (isAppError(error)) throw error;
       throw new AppError("server_error", "The run failed on our side; nothing was charged. It is safe to retry.", {}, { cause: error });
     }
-    // A reply that holds no JSON object is taken as {"reply": text}.
-    const output = jsonObjectIn(reply) ?? { reply };
     const details = schemaProblems(api.outputSchema, output);
     const execution = await recordExecution(db, actor, {
       kind: "transaction",

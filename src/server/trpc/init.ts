@@ -9,6 +9,7 @@ import type { DeclaredRequirement } from "@/server/auth/guarded";
 import { assertStorableRawInput } from "@/server/bounds";
 import type { Db } from "@/server/db";
 import { AppError, toAppError, type ErrorCode } from "@/server/errors";
+import type { CallSlot } from "./call-slots";
 import { withSyncValidation } from "./sync-validation";
 
 export interface Context {
@@ -23,6 +24,8 @@ export interface Context {
   secureCookies?: boolean;
   /** Procedures may set the success status (201, 202, 204) and headers; doors apply them. */
   response: { status?: number; headers: Headers };
+  /** Runs each call of this request in one of its few slots (call-slots.ts); doors serving batches set it. */
+  callSlot?: CallSlot;
 }
 
 export type Meta = OpenApiMeta<{
@@ -33,6 +36,8 @@ export type Meta = OpenApiMeta<{
   errors?: ErrorCode[];
   /** The REST door answers Server-Sent Events when the JSON body says `stream: true`. */
   stream?: boolean;
+  /** A GET the REST door answers as Server-Sent Events: a conversation run's stored and live events. */
+  events?: boolean;
   /** Success status when it is not 200, for the OpenAPI document. */
   successStatus?: number;
   /** A streamed download (JSON Lines or CSV), served by src/server/adapters/download.ts. */
@@ -58,8 +63,11 @@ const t = initTRPC
     },
   });
 
+/** A batch's calls run a few at a time (call-slots.ts), their checks included. */
+const inCallSlot = t.middleware(({ ctx, next }) => (ctx.callSlot ? ctx.callSlot(() => next()) : next()));
+
 /** The root of every procedure: input and output checked synchronously (sync-validation.ts). */
-const procedure = withSyncValidation(t.procedure);
+const procedure = withSyncValidation(t.procedure.use(inCallSlot));
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;

@@ -12,11 +12,19 @@ import {
   RequestCodeInput,
   RequestCodeOutput,
   SignOutOutput,
+  CancelPortalRunInput,
+  CancelPortalRunOutput,
+  RequestCreditsInput,
+  RequestCreditsOutput,
   VerifyCodeInput,
   VerifyCodeOutput,
 } from "@/schemas/portal";
 import { clearedPortalSessionCookie, portalSessionCookie } from "@/server/auth/portal-cookie";
+import { toAppError } from "@/server/errors";
+import { logRefusedSignIn } from "@/server/observability/operator-log";
 import { getEndUserConversation, listEndUserConversations } from "@/server/services/conversations";
+import { cancelConversationRun } from "@/server/services/conversation-runs";
+import { requestMoreCredits } from "@/server/services/credit-requests";
 import { creditPools } from "@/server/services/credits";
 import { endEndUserSession } from "@/server/services/end-user-sessions";
 import { listPortalApps } from "@/server/services/portal-access";
@@ -45,6 +53,9 @@ export const portalRouter = router({
           code: input.code,
           clientAddress: ctx.clientAddress,
           requestOrigin: ctx.requestOrigin,
+        }).catch((error: unknown) => {
+          logRefusedSignIn("portal", { email: input.email, clientAddress: ctx.clientAddress, code: toAppError(error).code, portal: ctx.portal.slug });
+          throw error;
         });
         ctx.response.headers.append("Set-Cookie", portalSessionCookie(session.token, session.expiresAt, ctx.secure));
         return { endUser };
@@ -63,6 +74,19 @@ export const portalRouter = router({
     get: endUserProcedure(PortalInput)
       .output(MeOutput)
       .query(async ({ ctx }) => ({ endUser: ctx.actor.endUser, credits: await creditPools(ctx.db, ctx.actor.organizationId, ctx.actor.endUser.id) })),
+  }),
+
+  runs: router({
+    /** The chat's Stop: the run ends `canceled`, billed since it ran (the contract's cancel). */
+    cancel: endUserProcedure(CancelPortalRunInput)
+      .output(CancelPortalRunOutput)
+      .mutation(async ({ ctx, input }) => ({ status: (await cancelConversationRun(ctx.db, ctx.actor, input)).execution.status })),
+  }),
+
+  credits: router({
+    request: endUserProcedure(RequestCreditsInput)
+      .output(RequestCreditsOutput)
+      .mutation(async ({ ctx, input }) => ({ creditRequest: await requestMoreCredits(ctx.db, ctx.actor, input) })),
   }),
 
   apps: router({

@@ -9,6 +9,7 @@ import { assertStorableRawInput } from "@/server/bounds";
 import { AppError, toAppError } from "@/server/errors";
 import { endUserForSession } from "@/server/services/end-user-sessions";
 import { resolvePortal } from "@/server/services/portals";
+import type { CallSlot } from "../call-slots";
 import { withSyncValidation } from "../sync-validation";
 
 export interface PortalContext {
@@ -20,12 +21,14 @@ export interface PortalContext {
   clientAddress: string;
   /** Where the request came from, for the audit log. */
   requestOrigin?: RequestOrigin;
-  /** The origin the portal is served from (links in mail). */
+  /** The configured public origin (src/env.ts publicOrigin), for links in mail; never the request's Host. */
   origin: string;
   /** Cookies get `Secure` when the portal is served over https. */
   secure: boolean;
   /** Procedures set cookies and headers here; the door applies them. */
   response: { headers: Headers };
+  /** Runs each call of this request in one of its few slots (call-slots.ts); doors serving batches set it. */
+  callSlot?: CallSlot;
 }
 
 const t = initTRPC.context<PortalContext>().create({
@@ -35,8 +38,11 @@ const t = initTRPC.context<PortalContext>().create({
   },
 });
 
+/** A batch's calls run a few at a time (../call-slots.ts), their checks included. */
+const inCallSlot = t.middleware(({ ctx, next }) => (ctx.callSlot ? ctx.callSlot(() => next()) : next()));
+
 /** The root of every portal procedure: input and output checked synchronously (../sync-validation.ts). */
-const procedure = withSyncValidation(t.procedure);
+const procedure = withSyncValidation(t.procedure.use(inCallSlot));
 
 export const portalRouterFactory = t.router;
 

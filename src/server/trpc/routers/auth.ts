@@ -8,6 +8,8 @@ import { signIn, signOut } from "@/server/services/sessions";
 import { requestOrigin } from "@/server/auth/actor";
 import { clientAddress } from "@/server/auth/client-address";
 import { clearedSessionCookie, sessionCookie } from "@/server/auth/cookies";
+import { toAppError } from "@/server/errors";
+import { logRefusedSignIn } from "@/server/observability/operator-log";
 import { memberProcedure, publicProcedure, router } from "../init";
 
 export const authRouter = router({
@@ -16,7 +18,11 @@ export const authRouter = router({
     .output(z.object({ ok: z.literal(true) }))
     .mutation(async ({ ctx, input }) => {
       const headers = ctx.requestHeaders ?? new Headers();
-      const session = await signIn(ctx.db, input, clientAddress(headers), requestOrigin({ headers }, ctx.requestId, "console"));
+      const address = clientAddress(headers);
+      const session = await signIn(ctx.db, input, address, requestOrigin({ headers }, ctx.requestId, "console")).catch((error: unknown) => {
+        logRefusedSignIn("console", { email: input.email, clientAddress: address, code: toAppError(error).code });
+        throw error;
+      });
       ctx.response.headers.append("Set-Cookie", sessionCookie(session.token, session.expiresAt, ctx.secureCookies));
       return { ok: true as const };
     }),

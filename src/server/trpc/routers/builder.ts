@@ -20,7 +20,7 @@ import {
   Version,
   type BuilderKind,
 } from "@/schemas/builder";
-import { ListQuery, nameText, NextCursor, Timestamp, Uuid } from "@/schemas/common";
+import { ListQuery, nameText, NextCursor, TimestampInput, Uuid } from "@/schemas/common";
 import type { ErrorCode } from "@/server/errors";
 import { createItem, deleteItem, deployVersion, getDraft, getLive, listItems, listVersions, patchDraft, publishItem } from "@/server/services/builder";
 import { writesKind } from "@/server/services/builder-kinds";
@@ -120,7 +120,7 @@ function builderRouter<One extends string, Many extends string, Id extends strin
         },
         errors: ["not_found", "conflict", ...route.draftErrors],
       })
-      .input(IdInput.extend(route.patch.shape).extend({ expectedUpdatedAt: Timestamp.optional().meta({ description: "The `updatedAt` last read" }) }))
+      .input(IdInput.extend(route.patch.shape).extend({ expectedUpdatedAt: TimestampInput.optional().meta({ description: "The `updatedAt` last read" }) }))
       .output(ViewOutput)
       .mutation(async ({ ctx, input }) => {
         const { [idKey]: id, expectedUpdatedAt, ...patch } = fields(input);

@@ -1,7 +1,9 @@
 import { z } from "zod";
+import { CreditRequest, DismissCreditRequestInput, GrantBonusCreditsInput, ListCreditRequestsInput, ListCreditRequestsOutput } from "@/schemas/credits";
 import {
   EndUser,
   EndUserDetail,
+  SubscriptionDetail,
   EndUserIdInput,
   ListEndUsersInput,
   ListEndUsersOutput,
@@ -12,6 +14,7 @@ import {
   UpdateEndUserInput,
 } from "@/schemas/provisioning";
 import { deleteEndUser, getEndUser, listEndUsers, provisionEndUser, removeEndUserGrant, removeSubscription, revokeEndUser, updateEndUser } from "@/server/services/end-users";
+import { dismissCreditRequest, grantBonusCredits, listCreditRequests } from "@/server/services/credit-requests";
 import { EffectiveAccessInput, EffectiveAccessOutput } from "@/schemas/portal";
 import { effectiveAccess } from "@/server/services/portal-access";
 import { router, scopedProcedure } from "../init";
@@ -132,6 +135,51 @@ export const endUsersRouter = router({
       await removeEndUserGrant(ctx.db, ctx.actor, input);
       ctx.response.status = 204;
     }),
+
+  grantBonusCredits: scopedProcedure(grantBonusCredits.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/end-users/{endUserId}/tier-plans/{tierPlanId}/bonus-credits",
+        tags,
+        summary: "Give an end user bonus credits on one subscription",
+        description:
+          "Raises the active subscription's `bonusCredits` by `credits`, atomically; bonus credits stay until the pool resets. The end user's open credit requests are marked granted. A canceled subscription → 409 `conflict`.",
+      },
+      errors: ["not_found", "conflict"],
+    })
+    .input(GrantBonusCreditsInput)
+    .output(z.object({ subscription: SubscriptionDetail }))
+    .mutation(async ({ ctx, input }) => ({ subscription: await grantBonusCredits(ctx.db, ctx.actor, input) })),
+
+  creditRequests: scopedProcedure(listCreditRequests.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/end-users/{endUserId}/credit-requests",
+        tags,
+        summary: "An end user's requests for more credits",
+        description: "Made from a portal (at most 3 open at once). Open ones first, then newest first; the last 100.",
+      },
+      errors: ["not_found"],
+    })
+    .input(ListCreditRequestsInput)
+    .output(ListCreditRequestsOutput)
+    .query(async ({ ctx, input }) => ({ creditRequests: await listCreditRequests(ctx.db, ctx.actor, input) })),
+
+  dismissCreditRequest: scopedProcedure(dismissCreditRequest.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/end-users/{endUserId}/credit-requests/{creditRequestId}/dismiss",
+        tags,
+        summary: "Close a request for more credits without granting any",
+      },
+      errors: ["not_found"],
+    })
+    .input(DismissCreditRequestInput)
+    .output(z.object({ creditRequest: CreditRequest }))
+    .mutation(async ({ ctx, input }) => ({ creditRequest: await dismissCreditRequest(ctx.db, ctx.actor, input) })),
 
   /** The console's "effective access" view: the apps the end user can use, where and why. */
   access: scopedProcedure(effectiveAccess.requirement)

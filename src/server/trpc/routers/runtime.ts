@@ -1,7 +1,11 @@
 import { z } from "zod";
 import type { BuilderKind } from "@/schemas/builder";
 import {
+  CancelConversationRunOutput,
   ConversationInput,
+  ConversationRunEventsInput,
+  ConversationRunEventsOutput,
+  ConversationRunInput,
   ConversationOutput,
   Execution,
   ListExecutionsInput,
@@ -14,6 +18,7 @@ import {
   TransactionOutput,
 } from "@/schemas/runtime";
 import { converse } from "@/server/services/conversations";
+import { cancelConversationRun, openConversationRun, readRunEvents } from "@/server/services/conversation-runs";
 import { getExecution, listExecutions } from "@/server/services/executions";
 import { listTestRuns, runTests } from "@/server/services/test-runs";
 import { transact } from "@/server/services/transactions";
@@ -65,6 +70,51 @@ export const runtimeRouter = router({
     .mutation(({ ctx, input }) =>
       converse(ctx.db, ctx.actor, { appId: input.appId, message: input.message, conversationId: input.conversation_id, endUserId: input.endUserId, portalId: input.portalId }),
     ),
+
+  conversationRunEvents: scopedProcedure(openConversationRun.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/apps/{appId}/conversation/runs/{executionId}/events",
+        tags: ["Apps"],
+        summary: "Resume a conversation run's stream",
+        description:
+          "Server-Sent Events of a streamed conversation run (the `execution_id` of its `run` event), usable with `EventSource`: every event from the start, or after the one named by the `Last-Event-ID` header (or `lastEventId`), then live until `done` or `error`. A finished run replays in full for 24 hours; 204 when the client already has its last event (an EventSource stops reconnecting). Same key rules as the conversation POST. An unknown run, or one started through another door or organization, is `not_found`. Reading never runs or bills anything.",
+      },
+      door: "apps",
+      events: true,
+      errors: ["not_found"],
+    })
+    .input(ConversationRunEventsInput)
+    .output(ConversationRunEventsOutput)
+    .query(async ({ ctx, input }) => {
+      const run = await openConversationRun(ctx.db, ctx.actor, input);
+      const events = await readRunEvents(ctx.db, run.id, Number(input.lastEventId ?? 0));
+      return { events: events.map((event) => ({ id: event.seq, event: event.event, data: JSON.parse(event.data) as unknown })) };
+    }),
+
+  cancelConversationRun: scopedProcedure(cancelConversationRun.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/apps/{appId}/conversation/runs/{executionId}/cancel",
+        tags: ["Apps"],
+        summary: "Stop a conversation run",
+        description:
+          "Stops a streamed run, whichever server process runs it: its stream ends with an `error` event of code `canceled`, and its execution's status is `canceled`. 202 with the execution once it stopped; the run is billed, since it ran. A run that already ended: 200 with its execution, unchanged. Same key rules as the conversation POST.",
+      },
+      door: "apps",
+      successStatus: 202,
+      alsoSucceeds: { status: 200, description: "The run had already ended: its execution, unchanged" },
+      errors: ["not_found"],
+    })
+    .input(ConversationRunInput)
+    .output(CancelConversationRunOutput)
+    .mutation(async ({ ctx, input }) => {
+      const { status, execution } = await cancelConversationRun(ctx.db, ctx.actor, input);
+      ctx.response.status = status;
+      return { execution };
+    }),
 
   transaction: scopedProcedure(transact.requirement)
     .meta({

@@ -7,6 +7,7 @@ import { EntityName } from "@/components/entity-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
 import { EffectiveAccess } from "@/components/provisioning/effective-access";
+import { BonusCreditsPanel } from "@/components/provisioning/bonus-credits-panel";
 import { GrantAppForm } from "@/components/provisioning/grant-app-form";
 
 function when(value: string | null): string {
@@ -106,6 +107,8 @@ export default function EndUserPage() {
       </div>
 
       <EffectiveAccess endUserId={endUserId} />
+
+      <BonusCreditsPanel endUserId={endUserId} subscriptions={user.subscriptions} />
 
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Subscriptions</h2>

@@ -1,0 +1,153 @@
+// How the processes serving conversation streams tell each other about a run: one dedicated
+// PostgreSQL connection per process LISTENs on one channel and fans each notification out to the
+// local readers of that run (woken to read its new events from conversation_run_events) and to the
+// local run a cancel is for. Writers NOTIFY in the same statement that stores the events, so a
+// reader woken always finds them. No reader polls: a reader whose wake-up was lost (the listening
+// connection dropped) reads again at its next keep-alive. docs/operations.md explains the
+// listening connection behind a transaction-mode pooler (DATABASE_LISTEN_URL).
+import pg from "pg";
+import { env } from "@/env";
+import { onCloseDb, type Db } from "@/server/db";
+import { logger } from "@/server/observability/log";
+
+export const RUNS_CHANNEL = "atrium_conversation_runs";
+
+/** A notification's payload: `e <runId>` when events were stored, `c <runId>` to cancel a run. */
+export function eventsPayload(runId: string): string {
+  return `e ${runId}`;
+}
+
+interface Hub {
+  db: Db;
+  readers: Map<string, Set<() => void>>;
+  /** The runs this process runs, by id: what a cancel aborts. */
+  owned: Map<string, AbortController>;
+  client: pg.Client | null;
+  listening: Promise<void> | null;
+  closed: boolean;
+}
+
+const hubs = new WeakMap<Db, Hub>();
+
+function hubFor(db: Db): Hub {
+  let hub = hubs.get(db);
+  if (!hub) {
+    const created: Hub = { db, readers: new Map(), owned: new Map(), client: null, listening: null, closed: false };
+    hubs.set(db, created);
+    onCloseDb(db, async () => {
+      created.closed = true;
+      await created.client?.end().catch(() => {});
+    });
+    hub = created;
+  }
+  return hub;
+}
+
+function dispatch(hub: Hub, payload: string): void {
+  const [kind, runId] = payload.split(" ");
+  if (!runId) return;
+  if (kind === "c") hub.owned.get(runId)?.abort();
+  else wakeReaders(hub, runId);
+}
+
+function wakeReaders(hub: Hub, runId: string): void {
+  for (const wake of hub.readers.get(runId) ?? []) wake();
+}
+
+/** Starts the process's listening connection, once; after a drop, the next reader starts it again. */
+function listen(hub: Hub): Promise<void> {
+  if (hub.listening) return hub.listening;
+  const options = hub.db.pool.options;
+  const client = new pg.Client({ ...options, connectionString: env().DATABASE_LISTEN_URL ?? options.connectionString });
+  let gone = false;
+  const lost = (error?: Error) => {
+    if (gone) return;
+    gone = true;
+    if (!hub.closed) logger().warn({ reason: error?.message }, "The conversation runs' listening connection was lost; readers read again");
+    hub.client = null;
+    hub.listening = null;
+    client.end().catch(() => {});
+    // Whatever was notified meanwhile is read now.
+    for (const runId of hub.readers.keys()) wakeReaders(hub, runId);
+  };
+  client.on("notification", (message) => {
+    if (message.channel === RUNS_CHANNEL && message.payload) dispatch(hub, message.payload);
+  });
+  client.on("error", lost);
+  client.on("end", () => lost());
+  hub.listening = (async () => {
+    await client.connect();
+    await client.query(`listen ${RUNS_CHANNEL}`);
+    hub.client = client;
+  })().catch((error: unknown) => {
+    lost(error as Error);
+    throw error;
+  });
+  return hub.listening;
+}
+
+export interface RunWatch {
+  /** Resolves once this process listens (or failed to: the reader then relies on its keep-alive re-read). */
+  ready(): Promise<void>;
+  /** Resolves on the next wake-up since the last call (at once if one came meanwhile), or after `ms`: true when woken. */
+  next(ms: number): Promise<boolean>;
+  close(): void;
+}
+
+/** Watches a run's new events in this process. */
+export function watchRun(db: Db, runId: string): RunWatch {
+  const hub = hubFor(db);
+  let woken = false;
+  let resolve: ((woken: boolean) => void) | null = null;
+  const wake = () => {
+    woken = true;
+    resolve?.(true);
+  };
+  const set = hub.readers.get(runId) ?? new Set();
+  set.add(wake);
+  hub.readers.set(runId, set);
+  return {
+    ready: () => (hub.closed ? Promise.resolve() : listen(hub).catch(() => {})),
+    next(ms) {
+      if (woken) {
+        woken = false;
+        return Promise.resolve(true);
+      }
+      return new Promise<boolean>((done) => {
+        const timer = setTimeout(() => finish(false), ms);
+        const finish = (value: boolean) => {
+          clearTimeout(timer);
+          resolve = null;
+          woken = false;
+          done(value);
+        };
+        resolve = finish;
+      });
+    },
+    close() {
+      resolve?.(false);
+      set.delete(wake);
+      if (set.size === 0) hub.readers.delete(runId);
+    },
+  };
+}
+
+/** This process runs the run: a cancel, from any process, aborts `controller`. */
+export function ownRun(db: Db, runId: string, controller: AbortController): () => void {
+  const hub = hubFor(db);
+  hub.owned.set(runId, controller);
+  // A cancel from another process arrives by notification: listen now, not at the first reader.
+  listen(hub).catch(() => {});
+  return () => hub.owned.delete(runId);
+}
+
+/** Wakes this process's readers of a run at once (the notification wakes the other processes'). */
+export function wakeRun(db: Db, runId: string): void {
+  wakeReaders(hubFor(db), runId);
+}
+
+/** Asks whichever process runs the run to cancel it. */
+export async function requestCancel(db: Db, runId: string): Promise<void> {
+  hubFor(db).owned.get(runId)?.abort();
+  await db.pool.query("select pg_notify($1, $2)", [RUNS_CHANNEL, `c ${runId}`]);
+}
