@@ -13,6 +13,7 @@ vi.hoisted(() => {
 import type { MemberActor, OperatorActor } from "@/server/auth/actor";
 import { getDb } from "@/server/db";
 import * as apiKeys from "@/server/services/api-keys";
+import * as creditRequests from "@/server/services/credit-requests";
 import * as builder from "@/server/services/builder";
 import * as endUsers from "@/server/services/end-users";
 import * as knowledgebases from "@/server/services/knowledgebases";
@@ -87,6 +88,9 @@ const READS_AND_RUNS = new Set([
   "listWebhookEndpoints",
   "getWebhookEndpoint",
   "listWebhookDeliveries",
+  "listCreditRequests",
+  "openConversationRun",
+  "cancelConversationRun",
 ]);
 
 interface World {
@@ -140,6 +144,18 @@ async function webhookEndpoint(w: World) {
 }
 
 const WRITES: Record<string, Scenario> = {
+  grantBonusCredits: async (w) => {
+    const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, { name: name("Plan"), creditAllowance: 10, withGroup: false });
+    const user = await endUser(w, { tierPlanIds: [tierPlan.id] });
+    await creditRequests.grantBonusCredits(db(), w.op, { endUserId: user.id, tierPlanId: tierPlan.id, credits: 5 });
+    return "subscription.bonus_credits";
+  },
+  dismissCreditRequest: async (w) => {
+    const user = await endUser(w);
+    const request = await db().creditRequest.create({ data: { organizationId: w.tenant.organization.id, endUserId: user.id } });
+    await creditRequests.dismissCreditRequest(db(), w.op, { endUserId: user.id, creditRequestId: request.id });
+    return "credit_request.dismiss";
+  },
   createWebhookEndpoint: async (w) => (await webhookEndpoint(w), "webhook_endpoint.create"),
   updateWebhookEndpoint: async (w) => (await webhooks.updateWebhookEndpoint(db(), w.op, { id: (await webhookEndpoint(w)).id, description: "CRM" }), "webhook_endpoint.update"),
   deleteWebhookEndpoint: async (w) => (await webhooks.deleteWebhookEndpoint(db(), w.op, { id: (await webhookEndpoint(w)).id }), "webhook_endpoint.delete"),
