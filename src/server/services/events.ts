@@ -1,7 +1,7 @@
 // Changes become events in one place: recordEvent() writes one row of audit_events beside each
 // write, in the write's own transaction (a transactional outbox). The audit log reads that table,
 // and a trigger queues the webhook deliveries of an event that announces a webhook type
-// (prisma/migrations/20261127125833_audit_events_and_webhooks), so a rolled-back change is
+// (prisma/migrations/20261127140000_audit_events_and_webhooks), so a rolled-back change is
 // neither logged nor sent. Services never call a webhook sender.
 import type { Actor, AuditDoor, EndUserActor, RequestOrigin } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
