@@ -2,12 +2,14 @@
 // production server already started one.
 import { getDb } from "@/server/db";
 import { startIndexWorker } from "@/server/jobs/indexing";
+import { startWebhookWorker } from "@/server/jobs/webhook-delivery";
 import { logger } from "@/server/observability/log";
 
 export function startIndexWorkerOnce(): void {
   if ((globalThis as { atriumIndexWorker?: unknown }).atriumIndexWorker) return;
   try {
     startIndexWorker(getDb());
+    startWebhookWorker(getDb());
   } catch (error) {
     logger().error({ err: error }, "The indexing worker did not start");
   }

@@ -23,6 +23,8 @@ import { rotateSecrets } from "@/server/services/secrets";
 import { CreateMcpConnectionInput, CreateModelProviderInput, ProviderKind, Slug, UpdateMcpConnectionInput, UpdateModelProviderInput } from "@/schemas/integration";
 import { createMcpConnection, deleteMcpConnection, listMcpConnections, listMcpConnectionTools, updateMcpConnection } from "@/server/services/mcp-connections";
 import { archiveTierPlan, createTierPlan } from "@/server/services/tier-plans";
+import { CreateWebhookEndpointInput } from "@/schemas/webhooks";
+import { createWebhookEndpoint, deleteWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints } from "@/server/services/webhooks";
 
 type FlagSpec = Record<string, z.ZodType>;
 type Flags = Record<string, unknown>;
@@ -68,7 +70,7 @@ export function parseFlags(spec: FlagSpec, args: string[]): Flags {
 }
 
 function operator(organizationId: string): OperatorActor {
-  return { kind: "operator", organizationId };
+  return { kind: "operator", organizationId, origin: { door: "cli", requestId: null, ipAddress: null, userAgent: null } };
 }
 
 /** The operator of the organization that owns a row, or not_found. */
@@ -221,6 +223,33 @@ export const COMMANDS: Record<string, Command> = {
     run: async (db, f) => {
       const actor = await operatorOf(await db.tierPlan.findUnique({ where: { id: f.plan as string } }), "tier plan", f.plan);
       return { tierPlan: await archiveTierPlan(db, actor, { tierPlanId: f.plan as string }) };
+    },
+  },
+  "webhook add": {
+    flags: { org: id, url: z.string(), events: idList },
+    run: async (db, f) => {
+      const input = CreateWebhookEndpointInput.safeParse({ url: f.url, eventTypes: f.events });
+      if (!input.success)
+        throw invalidRequest(
+          problemsFromIssues(input.error.issues).map((p) => ({ ...p, path: `--${p.path === "eventTypes" || p.path.startsWith("eventTypes.") ? "events" : p.path}` })),
+        );
+      return createWebhookEndpoint(db, await organizationExists(db, f.org as string), input.data);
+    },
+  },
+  "webhook list": {
+    flags: { org: id },
+    run: async (db, f) => {
+      const { endpoints } = await listWebhookEndpoints(db, await organizationExists(db, f.org as string), { limit: 200 });
+      return { endpoints };
+    },
+  },
+  "webhook remove": {
+    flags: { id },
+    run: async (db, f) => {
+      const actor = await operatorOf(await db.webhookEndpoint.findUnique({ where: { id: f.id as string } }), "webhook endpoint", f.id);
+      const { endpoint } = await getWebhookEndpoint(db, actor, { id: f.id as string });
+      await deleteWebhookEndpoint(db, actor, { id: f.id as string });
+      return { endpoint };
     },
   },
   "portal create": {

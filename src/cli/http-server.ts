@@ -13,6 +13,7 @@ import type createNextServer from "next";
 import { closeDb, getDb } from "@/server/db";
 import { createRequestListener, guardServer } from "@/server/http/listener";
 import { startIndexWorker, type IndexWorker } from "@/server/jobs/indexing";
+import { startWebhookWorker } from "@/server/jobs/webhook-delivery";
 import { logger } from "@/server/observability/log";
 
 /** How long in-flight requests and streams get to finish once a stop is asked for. */
@@ -27,8 +28,16 @@ const DATABASE_CLOSE_MS = 5_000;
 function startWorker(): IndexWorker | null {
   try {
     const worker = startIndexWorker(getDb());
+    const webhooks = startWebhookWorker(getDb());
     (globalThis as { atriumIndexWorker?: IndexWorker }).atriumIndexWorker = worker;
-    return worker;
+    return {
+      stop: () => Promise.all([worker.stop(), webhooks.stop()]).then(() => undefined),
+      release: () => {
+        // Not waited for: a delivery in hand is claimed again by another process once its lease ends.
+        void webhooks.stop();
+        return worker.release();
+      },
+    };
   } catch (error) {
     logger().error({ err: error }, "The indexing worker did not start");
     return null;

@@ -12,6 +12,9 @@ export const SCOPES = [
   "apps:read",
   "apps:write",
   "apps:execute",
+  "webhooks:read",
+  "webhooks:write",
+  "audit:read",
 ] as const;
 export const Scope = z.enum(SCOPES);
 export type Scope = z.infer<typeof Scope>;

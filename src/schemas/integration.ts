@@ -14,7 +14,7 @@ export const Slug = z
   .regex(/^[a-z0-9][a-z0-9-]*$/, "Lowercase letters, digits and dashes, starting with a letter or digit");
 
 /** A URL Atrium calls on the organization's behalf. */
-const ServiceUrl = plainText(2_000).pipe(z.url({ protocol: /^https?$/, error: "An http or https URL" }));
+export const ServiceUrl = plainText(2_000).pipe(z.url({ protocol: /^https?$/, error: "An http or https URL" }));
 /** A credential: written, never read back. */
 const Credential = plainText(4_000).min(1);
 

@@ -1230,8 +1230,1032 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description Every change made through any door, and every sign-in and failed sign-in, newest first. `action` takes one action (`end_user.update`) or every action on a resource (`end_user.`).
+         */
+        get: operations["audit-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit-events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export audit events
+         * @description Every matching event, newest first, streamed: JSON Lines (one event a line, as in the list) or CSV with a header row.
+         */
+        get: operations["audit-export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List webhook endpoints */
+        get: operations["webhooks-list"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Events of the types listed are POSTed to `url`, signed per Standard Webhooks 1.0 with the `secret` answered here once. The URL must be public (unless the installation allows private integration URLs).
+         */
+        post: operations["webhooks-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook endpoint */
+        get: operations["webhooks-get"];
+        put?: never;
+        post?: never;
+        /** Remove a webhook endpoint */
+        delete: operations["webhooks-delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Only the fields passed change.
+         */
+        patch: operations["webhooks-update"];
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description A new secret, shown once. The old one keeps signing too (a second signature) for 24 hours.
+         */
+        post: operations["webhooks-rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deliveries and their attempts
+         * @description Newest first.
+         */
+        get: operations["webhooks-deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/deliveries/{deliveryId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again
+         * @description A new attempt with the same `webhook-id`, queued at once.
+         */
+        post: operations["webhooks-replay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "end_user.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** end_user.created */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "end_user.created";
+                        /** Format: date-time */
+                        timestamp: string;
+                        data: components["schemas"]["EndUser"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "end_user.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** end_user.updated */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "end_user.updated";
+                        /** Format: date-time */
+                        timestamp: string;
+                        data: components["schemas"]["EndUser"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "end_user.suspended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** end_user.suspended */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "end_user.suspended";
+                        /** Format: date-time */
+                        timestamp: string;
+                        data: components["schemas"]["EndUser"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "end_user.reactivated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** end_user.reactivated */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "end_user.reactivated";
+                        /** Format: date-time */
+                        timestamp: string;
+                        data: components["schemas"]["EndUser"];
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "end_user.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** end_user.deleted */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "end_user.deleted";
+                        /** Format: date-time */
+                        timestamp: string;
+                        /** @description `{id, email, deleted: true}` */
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** subscription.created */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "subscription.created";
+                        /** Format: date-time */
+                        timestamp: string;
+                        /** @description The subscription (as in an end user's `subscriptions`) with its `endUserId` */
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** subscription.canceled */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "subscription.canceled";
+                        /** Format: date-time */
+                        timestamp: string;
+                        /** @description `{id, endUserId, tierPlanId, status: "canceled"}` */
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credits.low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** credits.low */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "credits.low";
+                        /** Format: date-time */
+                        timestamp: string;
+                        /** @description The pool or balance under 10% */
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credits.exhausted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** credits.exhausted */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "credits.exhausted";
+                        /** Format: date-time */
+                        timestamp: string;
+                        /** @description The pool or balance at 0 */
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "review.requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** review.requested */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "review.requested";
+                        /** Format: date-time */
+                        timestamp: string;
+                        /** @description `{id, kind, status: "pending", reviewPath}` */
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "review.decided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** review.decided */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "review.decided";
+                        /** Format: date-time */
+                        timestamp: string;
+                        /** @description `{id, kind, status: "approved"|"rejected", reviewPath}` */
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "source.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** source.ready */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "source.ready";
+                        /** Format: date-time */
+                        timestamp: string;
+                        /** @description The source as `GET /knowledgebases/{id}/sources/{sourceId}` shows it */
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "source.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** source.failed */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "source.failed";
+                        /** Format: date-time */
+                        timestamp: string;
+                        /** @description The source as `GET /knowledgebases/{id}/sources/{sourceId}` shows it, with `errorMessage` */
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "page.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** page.changed */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "page.changed";
+                        /** Format: date-time */
+                        timestamp: string;
+                        /** @description `{id, knowledgebaseId, title, markdown, deleted}` (`markdown` null when deleted) */
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "app.published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** app.published */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "app.published";
+                        /** Format: date-time */
+                        timestamp: string;
+                        /** @description `{summary, version}` as `POST /apps/{id}/publish` answers */
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "execution.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** execution.failed */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "execution.failed";
+                        /** Format: date-time */
+                        timestamp: string;
+                        /** @description The execution */
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "directory.sync_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** directory.sync_failed */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "directory.sync_failed";
+                        /** Format: date-time */
+                        timestamp: string;
+                        /** @description What the directory sent and why it failed */
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** Format: uuid */
@@ -1241,6 +2265,8 @@ export interface components {
          * @description ISO 8601 with an offset, from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z
          */
         DateTimeInput: string;
+        /** Format: date-time */
+        DateTime: string;
         Model: {
             id: string;
             name: string;
@@ -1260,8 +2286,6 @@ export interface components {
             fullName: string;
             createdAt: components["schemas"]["DateTime"];
         };
-        /** Format: date-time */
-        DateTime: string;
         Subscription: {
             id: components["schemas"]["Uuid"];
             tierPlanId: components["schemas"]["Uuid"];
@@ -1734,6 +2758,65 @@ export interface components {
                 suggestedAction: string;
             }[];
             id: components["schemas"]["Uuid"];
+            createdAt: components["schemas"]["DateTime"];
+        };
+        AuditEvent: {
+            id: components["schemas"]["Uuid"];
+            occurredAt: components["schemas"]["DateTime"];
+            actor: {
+                /** @enum {string} */
+                type: "member" | "org_key" | "personal_key" | "end_user" | "directory" | "operator" | "system";
+                id: string | null;
+                label: string;
+            };
+            /** @enum {string} */
+            door: "console" | "api" | "mcp" | "cli" | "portal" | "scim" | "system";
+            /** @description resource.verb, e.g. `end_user.update` */
+            action: string;
+            target: {
+                type: string;
+                id: string | null;
+                label: string;
+            };
+            /** @description `{field: [before, after]}`; secrets only as `"changed"` */
+            changes: {
+                [key: string]: [
+                    unknown,
+                    unknown
+                ];
+            };
+            /** @description The X-Request-Id of the request that made the change */
+            requestId: string | null;
+            ipAddress: string | null;
+            userAgent: string | null;
+            /** @enum {string} */
+            outcome: "success" | "failure";
+        };
+        WebhookEndpoint: {
+            id: components["schemas"]["Uuid"];
+            url: string;
+            eventTypes: string[];
+            description: string;
+            enabled: boolean;
+            /** @description Why Atrium turned the endpoint off (410 Gone, 5 days of failures); null otherwise */
+            disabledReason: string | null;
+            createdAt: components["schemas"]["DateTime"];
+            updatedAt: components["schemas"]["DateTime"];
+        };
+        WebhookDelivery: {
+            /** @description The `webhook-id` header of every attempt */
+            id: components["schemas"]["Uuid"];
+            eventId: components["schemas"]["Uuid"];
+            type: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            attempts: {
+                at: components["schemas"]["DateTime"];
+                responseStatus: number | null;
+                durationMs: number;
+                error: string | null;
+            }[];
+            nextAttemptAt: components["schemas"]["DateTime"] | null;
             createdAt: components["schemas"]["DateTime"];
         };
         /** @description `event: run`: the first event; the run to resume (`GET …/runs/{execution_id}/events`) or cancel */
@@ -6904,6 +7987,395 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "audit-list": {
+        parameters: {
+            query?: {
+                actorId?: string;
+                action?: string;
+                targetType?: string;
+                targetId?: string;
+                door?: "console" | "api" | "mcp" | "cli" | "portal" | "scim" | "system";
+                from?: components["schemas"]["DateTime"];
+                to?: components["schemas"]["DateTime"];
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        auditEvents: components["schemas"]["AuditEvent"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "audit-export": {
+        parameters: {
+            query?: {
+                format?: "jsonl" | "csv";
+                from?: components["schemas"]["DateTime"];
+                to?: components["schemas"]["DateTime"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events, streamed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "webhooks-list": {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpoints: components["schemas"]["WebhookEndpoint"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "webhooks-create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string;
+                    eventTypes: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "directory.sync_failed" | "*")[];
+                    description?: string;
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpoint: components["schemas"]["WebhookEndpoint"];
+                        /** @description `whsec_…`: shown only in this answer. Verify deliveries with it (Standard Webhooks). */
+                        secret: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            409: components["responses"]["Error409_2"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "webhooks-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpoint: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "webhooks-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "webhooks-update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    url?: string;
+                    eventTypes?: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "directory.sync_failed" | "*")[];
+                    description?: string;
+                    /** @description true turns a disabled endpoint on again (and clears disabledReason) */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpoint: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "webhooks-rotateSecret": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `whsec_…`: shown only in this answer. Verify deliveries with it (Standard Webhooks). */
+                        secret: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409_2"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "webhooks-deliveries": {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: components["schemas"]["WebhookDelivery"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "webhooks-replay": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: components["schemas"]["Uuid"];
+                deliveryId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delivery: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };

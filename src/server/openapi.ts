@@ -7,6 +7,7 @@ import { forEachOpenApiProcedure, generateOpenApiDocument, type OpenAPIObject } 
 import { MAX_TITLE_CHARS } from "@/schemas/limits";
 import { ERROR_STATUS, type ErrorCode } from "@/server/errors";
 import type { Meta } from "@/server/trpc/init";
+import { WEBHOOK_EVENT_TYPES } from "@/schemas/webhooks";
 import { appRouter } from "@/server/trpc/root";
 
 type Components = NonNullable<OpenAPIObject["components"]>;
@@ -368,6 +369,13 @@ function addDoors(operation: Operation, meta: Meta): void {
     };
     operation.responses["413"] = errorResponse(413, ["invalid_request"], "`invalid_request`: the upload is over the 4.5 MB request limit, or a JSON body over 8 MiB");
   }
+  if (meta.download && success) {
+    success.description = "The events, streamed";
+    success.content = {
+      "application/x-ndjson": { schema: { type: "string", description: "`format=jsonl`: one AuditEvent (JSON) a line" } },
+      "text/csv": { schema: { type: "string", description: "`format=csv`: a header row, then one event a line" } },
+    };
+  }
   if (meta.alsoSucceeds && success) {
     operation.responses[String(meta.alsoSucceeds.status)] = { ...success, description: meta.alsoSucceeds.description };
   }
@@ -419,7 +427,63 @@ const TAGS = [
   { name: "Apps", description: "Apps over agents and flows: drafts, versions, conversations (JSON or a stream) and transactions" },
   { name: "Executions", description: "The record of every run, with its trace and credits" },
   { name: "Knowledgebases", description: "Knowledgebases, their sources (uploads, text, URLs), pages, search and export" },
+  { name: "Audit log", description: "Every change and sign-in, who made it, through which door" },
+  {
+    name: "Webhooks",
+    description:
+      'Endpoints that receive events, their deliveries and replays. Each event is POSTed per Standard Webhooks 1.0: headers `webhook-id` (the same on every retry and replay), `webhook-timestamp` (Unix seconds), `webhook-signature` (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per active secret). Answer 2xx within 15 s; 410 turns the endpoint off. The event types are in this document\'s `webhooks`.',
+  },
 ];
+
+/** What each webhook's `data` is; EndUser where it is exactly that schema. */
+const WEBHOOK_DATA: Record<(typeof WEBHOOK_EVENT_TYPES)[number], { $ref: string } | { type: "object"; description: string }> = {
+  "end_user.created": { $ref: "#/components/schemas/EndUser" },
+  "end_user.updated": { $ref: "#/components/schemas/EndUser" },
+  "end_user.suspended": { $ref: "#/components/schemas/EndUser" },
+  "end_user.reactivated": { $ref: "#/components/schemas/EndUser" },
+  "end_user.deleted": { type: "object", description: "`{id, email, deleted: true}`" },
+  "subscription.created": { type: "object", description: "The subscription (as in an end user's `subscriptions`) with its `endUserId`" },
+  "subscription.canceled": { type: "object", description: '`{id, endUserId, tierPlanId, status: "canceled"}`' },
+  "credits.low": { type: "object", description: "The pool or balance under 10%" },
+  "credits.exhausted": { type: "object", description: "The pool or balance at 0" },
+  "review.requested": { type: "object", description: '`{id, kind, status: "pending", reviewPath}`' },
+  "review.decided": { type: "object", description: '`{id, kind, status: "approved"|"rejected", reviewPath}`' },
+  "source.ready": { type: "object", description: "The source as `GET /knowledgebases/{id}/sources/{sourceId}` shows it" },
+  "source.failed": { type: "object", description: "The source as `GET /knowledgebases/{id}/sources/{sourceId}` shows it, with `errorMessage`" },
+  "page.changed": { type: "object", description: "`{id, knowledgebaseId, title, markdown, deleted}` (`markdown` null when deleted)" },
+  "app.published": { type: "object", description: "`{summary, version}` as `POST /apps/{id}/publish` answers" },
+  "execution.failed": { type: "object", description: "The execution" },
+  "directory.sync_failed": { type: "object", description: "What the directory sent and why it failed" },
+};
+
+/** OpenAPI 3.1's `webhooks`: every event type an endpoint may receive, so generated clients type them. */
+function webhooksSection(): Record<string, unknown> {
+  return Object.fromEntries(
+    WEBHOOK_EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          summary: type,
+          tags: ["Webhooks"],
+          security: [],
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  required: ["type", "timestamp", "data"],
+                  properties: { type: { type: "string", const: type }, timestamp: { type: "string", format: "date-time" }, data: WEBHOOK_DATA[type] },
+                },
+              },
+            },
+          },
+          responses: { "200": { description: "Any 2xx: received" }, "410": { description: "Gone: Atrium turns the endpoint off" } },
+        },
+      },
+    ]),
+  );
+}
 
 let cached: OpenAPIObject | undefined;
 
@@ -497,6 +561,7 @@ export function openApiDocument(): OpenAPIObject {
     },
     ...document.paths,
   };
+  document.webhooks = webhooksSection() as never;
   cached = document;
   return document;
 }

@@ -131,9 +131,10 @@ describe("the document describes what the server sends", () => {
     expect(problems.filter((problem) => problem.severity === "error").map((problem) => `${problem.ruleId}: ${problem.message}`)).toEqual([]);
   });
 
-  it("is under 270 KB thanks to named components", async () => {
+  it("is under 320 KB thanks to named components", async () => {
     const { text } = await fetchDocument();
-    expect(text.length).toBeLessThan(270_000);
+    // 270 KB before the audit log and webhooks (issue 29) added 9 operations and the 17 event types of `webhooks` (about 30 KB).
+    expect(text.length).toBeLessThan(320_000);
   });
 
   it("matches the committed snapshot (UPDATE_OPENAPI_SNAPSHOT=1 rewrites it after an intended change)", async () => {

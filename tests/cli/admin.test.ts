@@ -111,7 +111,7 @@ describe("admin CLI", { timeout: 120_000 }, () => {
     expectSuccess(orgKey);
     expect(orgKey.json.key).toMatchObject({ kind: "organization", memberId: null, id: expect.any(String) });
     expect(orgKey.json.key.secret).toMatch(/^sk_org_/);
-    expect(orgKey.json.key.scopes).toHaveLength(11); // all scopes by default
+    expect(orgKey.json.key.scopes).toHaveLength(14); // all scopes by default
     expectSuccess(personalKey);
     expect(personalKey.json.key).toMatchObject({ kind: "personal", memberId: member.id, scopes: ["knowledge:read", "apps:execute"] });
     expect(personalKey.json.key.secret).toMatch(/^sk_mem_/);

@@ -26,6 +26,8 @@ import {
   Workflow,
   X,
   type LucideIcon,
+  ScrollText,
+  Webhook,
 } from "lucide-react";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
@@ -77,6 +79,8 @@ const GROUPS: { label: string; links: NavLink[] }[] = [
       { href: "/keys", label: "API keys", icon: KeyRound },
       { href: "/mcp", label: "MCP", icon: Plug },
       { href: "/members", label: "Members", icon: Users },
+      { href: "/audit-log", label: "Audit log", icon: ScrollText, role: "admin" },
+      { href: "/webhooks", label: "Webhooks", icon: Webhook, role: "admin" },
       { href: "/settings/providers", label: "Model providers", icon: Cpu, role: "admin" },
       { href: "/settings/integrations", label: "Integrations", icon: Cable },
       { href: "/settings", label: "Settings", icon: Settings },

@@ -1,5 +1,6 @@
 // The console door: tRPC over HTTP for the browser, authenticated by the session cookie.
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { requestOrigin } from "@/server/auth/actor";
 import { readSessionToken, servedOverHttps } from "@/server/auth/cookies";
 import { assertJsonBody, assertSameOrigin } from "@/server/auth/same-origin";
 import type { Db } from "@/server/db";
@@ -46,7 +47,7 @@ export function createConsoleHandler(options: { db: () => Db }) {
       context = {
         callSlot: callSlots(),
         db,
-        actor: await actorForSession(db, sessionToken),
+        actor: await actorForSession(db, sessionToken, requestOrigin(request, requestId, "console")),
         requestId,
         sessionToken,
         requestHeaders: request.headers,
@@ -102,7 +103,7 @@ export function createConsoleConversationHandler(options: { db: () => Db }) {
       assertSameOrigin(request);
       assertJsonBody(request);
       const db = options.db();
-      const actor = await actorForSession(db, readSessionToken(request.headers.get("cookie")));
+      const actor = await actorForSession(db, readSessionToken(request.headers.get("cookie")), requestOrigin(request, requestId, "console"));
       if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
       const body = (await readJsonBody(request)) ?? {};
       assertStorableText(body);

@@ -4,6 +4,7 @@
 // failures answer HTTP errors in the product's envelope before any MCP handling; the tools
 // then run the REST procedures (src/server/mcp).
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { requestOrigin } from "@/server/auth/actor";
 import { authenticateApiKey } from "@/server/auth/authenticate";
 import { rateLimitHeaders } from "@/server/auth/rate-limit";
 import type { Db } from "@/server/db";
@@ -38,7 +39,7 @@ export function createMcpHandler(options: McpHandlerOptions) {
       }
       refuseDeclaredOversize(request);
       const db = options.db();
-      const { actor, rateLimit } = await authenticateApiKey(db, request.headers.get("authorization"), "mcp");
+      const { actor, rateLimit } = await authenticateApiKey(db, request.headers.get("authorization"), "mcp", requestOrigin(request, requestId, "mcp"));
       limitHeaders = rateLimitHeaders(rateLimit);
       // Read and parsed here within the JSON bounds (the SDK's own reader stops at 4 MiB, and
       // would parse any depth); invalid JSON is a refusal before MCP runs, in the envelope.

@@ -5,6 +5,7 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { publicOrigin } from "@/env";
 import { MAX_TRPC_BATCH_CALLS } from "@/schemas/limits";
 import { PortalConversationBody } from "@/schemas/portal";
+import { requestOrigin } from "@/server/auth/actor";
 import { readPortalSessionToken } from "@/server/auth/portal-cookie";
 import { clientAddress } from "@/server/auth/client-address";
 import { servedOverHttps } from "@/server/auth/cookies";
@@ -44,6 +45,7 @@ export function createPortalHandler(options: { db: () => Db }) {
         requestId,
         sessionToken: readPortalSessionToken(request.headers.get("cookie")),
         clientAddress: clientAddress(request.headers),
+        requestOrigin: requestOrigin(request, requestId, "portal"),
         origin: publicOrigin(),
         secure: servedOverHttps(request),
         response: { headers: new Headers() },
@@ -83,7 +85,7 @@ export function createPortalConversationHandler(options: { db: () => Db }) {
       assertJsonBody(request);
       const db = options.db();
       const portal = await resolvePortal(db, portalRef);
-      const actor = await endUserForSession(db, readPortalSessionToken(request.headers.get("cookie")), portal);
+      const actor = await endUserForSession(db, readPortalSessionToken(request.headers.get("cookie")), portal, requestOrigin(request, requestId, "portal"));
       if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
       const body = (await readJsonBody(request)) ?? {};
       assertStorableText(body);

@@ -3,7 +3,7 @@
 // checks before the input is read, the product's error envelope for every failure, and the
 // X-Request-Id and RateLimit-* headers.
 import { createOpenApiNodeHttpHandler, forEachOpenApiProcedure, getPathRegExp, normalizePath } from "trpc-to-openapi";
-import type { KeyActor } from "@/server/auth/actor";
+import { requestOrigin, type KeyActor } from "@/server/auth/actor";
 import { authenticateApiKey } from "@/server/auth/authenticate";
 import { authorize } from "@/server/auth/authorize";
 import { rateLimitHeaders, type RateLimitResult } from "@/server/auth/rate-limit";
@@ -28,6 +28,7 @@ import { errorResponse, requestIdFor } from "./envelope";
 import { readJsonBody, refuseDeclaredOversize } from "./json-body";
 import { textResponse } from "./text-response";
 import { attachStream, conversationStream, lastEventIdFrom, resumeStream, streamHeaders } from "./sse";
+import { downloadResponse } from "./download";
 import { handleUpload } from "./upload";
 import { appRouter } from "@/server/trpc/root";
 
@@ -112,12 +113,13 @@ export function createRestHandler(options: RestHandlerOptions) {
       // A body declared over its cap is refused before anything else (uploads check their own).
       if (!isMultipart(request)) refuseDeclaredOversize(request);
       const db = options.db();
-      const { actor, rateLimit } = await authenticateApiKey(db, request.headers.get("authorization"), route.meta.door ?? "api");
+      const { actor, rateLimit } = await authenticateApiKey(db, request.headers.get("authorization"), route.meta.door ?? "api", requestOrigin(request, requestId, "api"));
       limitHeaders = rateLimitHeaders(rateLimit);
       authorize(actor, route.meta.auth ?? {});
       if (route.meta.multipart && isMultipart(request)) {
         return await handleUpload({ db, actor, rateLimit, request, path, requestId });
       }
+      if (route.meta.download) return await downloadResponse(db, actor, rateLimit, request, requestId);
       if (route.meta.events) return await eventsResponse(db, actor, rateLimit, route, path, request, requestId, options.streamHeartbeatMs);
       const idempotencyKey = request.method === "POST" ? request.headers.get("idempotency-key") : null;
       if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey);

@@ -1,5 +1,31 @@
 // Who is acting. Services take an actor and decide with it; they never see HTTP.
 import type { Role, Scope } from "@/schemas/auth";
+import { clientAddress } from "./client-address";
+
+/** The door a change came through, as the audit log names it. */
+export type AuditDoor = "console" | "api" | "mcp" | "cli" | "portal" | "scim" | "system";
+
+/** Where the request that acts came from: the audit log records it beside each change. */
+export interface RequestOrigin {
+  door: AuditDoor;
+  /** The request's X-Request-Id. */
+  requestId: string | null;
+  ipAddress: string | null;
+  userAgent: string | null;
+}
+
+const MAX_USER_AGENT = 512;
+
+/** The origin of an HTTP request, built once where the door builds its actor. */
+export function requestOrigin(request: { headers: Headers }, requestId: string, door: AuditDoor): RequestOrigin {
+  const address = clientAddress(request.headers);
+  return {
+    door,
+    requestId,
+    ipAddress: address === "unknown" ? null : address,
+    userAgent: request.headers.get("user-agent")?.slice(0, MAX_USER_AGENT) ?? null,
+  };
+}
 
 export interface ActingMember {
   id: string;
@@ -10,6 +36,8 @@ export interface ActingMember {
 /** A request made with an API key (REST or MCP): an "agent write" when it writes. */
 export interface KeyActor {
   kind: "key";
+  /** Where the request came from (absent for calls made in-process, e.g. tests). */
+  origin?: RequestOrigin;
   organizationId: string;
   keyId: string;
   keyName: string;
@@ -22,6 +50,8 @@ export interface KeyActor {
 /** A person signed in to the console. */
 export interface MemberActor {
   kind: "member";
+  /** Where the request came from (absent for calls made in-process, e.g. tests). */
+  origin?: RequestOrigin;
   organizationId: string;
   member: ActingMember;
 }
@@ -29,6 +59,8 @@ export interface MemberActor {
 /** The admin CLI: an operator of this installation, allowed everything in the organization. */
 export interface OperatorActor {
   kind: "operator";
+  /** Where the request came from (absent for calls made in-process, e.g. tests). */
+  origin?: RequestOrigin;
   organizationId: string;
 }
 
@@ -40,6 +72,8 @@ export type Actor = KeyActor | MemberActor | OperatorActor;
  */
 export interface EndUserActor {
   kind: "end_user";
+  /** Where the request came from (absent for calls made in-process, e.g. tests). */
+  origin?: RequestOrigin;
   organizationId: string;
   endUser: { id: string; email: string; fullName: string };
   /** The portal the request came through. */

@@ -5,7 +5,7 @@ import type { Role, Scope } from "@/schemas/auth";
 import { NO_FLUSH, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { AppError } from "@/server/errors";
-import type { KeyActor } from "./actor";
+import type { KeyActor, RequestOrigin } from "./actor";
 import { rateLimitHeaders, settleRateLimit, uncountHit, windowAt, type RateLimitResult, type WindowPosition } from "./rate-limit";
 import { hashSecret } from "./secrets";
 
@@ -170,7 +170,7 @@ function refusalOf(key: KeyRow, door: Door): AppError | null {
 }
 
 /** Rate limits are counted per key: the limit "per key" of the reference. */
-export async function authenticateApiKey(db: Db, authorization: string | null, door: Door): Promise<Authenticated> {
+export async function authenticateApiKey(db: Db, authorization: string | null, door: Door, origin?: RequestOrigin): Promise<Authenticated> {
   const secretHash = hashSecret(bearerToken(authorization));
   const bucket = `key:${secretHash}`;
   const { key, position } = await checkKey(db, secretHash);
@@ -204,6 +204,7 @@ export async function authenticateApiKey(db: Db, authorization: string | null, d
       keyKind: key.kind,
       scopes: key.scopes,
       member: key.member_id && key.role && key.email ? { id: key.member_id, role: key.role, email: key.email } : null,
+      origin,
     },
   };
 }

@@ -11,6 +11,8 @@
 import { randomUUID } from "node:crypto";
 import { retryOnConflict, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
+import { recordEvent, type EventInput } from "@/server/services/events";
+import { toSource } from "@/server/services/sources";
 import { chunkMarkdown, type Chunk } from "./chunking";
 import { runEmbeddingOnce } from "./embedding";
 import { ExtractionFailed, extractText, type SourceType } from "./extract";
@@ -100,6 +102,11 @@ export async function enqueueIndexing(db: Pick<Db, "$executeRaw">, sourceId: str
       run_after = now(), started_at = null, last_error = null`;
 }
 
+/** The event of a source's indexing ending; `data` is the source as the REST API shows it. */
+function sourceEvent(action: "source.ready" | "source.failed", source: Parameters<typeof toSource>[0], status: string): EventInput {
+  return { action, target: { type: "source", id: source.id, label: source.name }, changes: { status: ["processing", status] }, data: toSource(source) };
+}
+
 /**
  * Locks the source row for the rest of the transaction; false when it is gone. Every transaction
  * that writes a source and its job or chunks takes the source first, as deleting a source does
@@ -116,7 +123,9 @@ async function failSource(db: Db, job: ClaimedJob, message: string): Promise<voi
       if (!(await lockSource(tx, job.sourceId))) return;
       const owned = await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
       if (owned !== 1) return;
-      await tx.source.updateMany({ where: { id: job.sourceId, status: "processing" }, data: { status: "failed", errorMessage: message } });
+      const { count } = await tx.source.updateMany({ where: { id: job.sourceId, status: "processing" }, data: { status: "failed", errorMessage: message } });
+      const source = count === 1 ? await tx.source.findUniqueOrThrow({ where: { id: job.sourceId } }) : null;
+      if (source) await recordEvent(tx, { kind: "system", organizationId: source.organizationId }, sourceEvent("source.failed", source, "failed"));
     }),
   );
   logger().warn({ event: "indexing_failed", sourceId: job.sourceId, jobId: job.id, attempts: job.attempts, reason: message }, "Indexing failed for a source");
@@ -203,10 +212,11 @@ async function indexSource(db: Db, job: ClaimedJob, options: IndexingOptions, si
       insert into source_chunks (id, source_id, knowledgebase_id, position, text, heading)
       select gen_random_uuid(), ${source.id}::uuid, ${source.knowledgebaseId}::uuid, c.position, c.text, c.heading
       from unnest(${chunks.map((_, i) => i)}::int[], ${chunks.map((c) => c.text)}::text[], ${chunks.map((c) => c.heading)}::text[]) as c(position, text, heading)`;
-      await tx.source.update({
+      const ready = await tx.source.update({
         where: { id: source.id },
         data: { status: "ready", text, type, errorMessage: null, ...(source.content ? {} : { sizeBytes }) },
       });
+      await recordEvent(tx, { kind: "system", organizationId: source.organizationId }, sourceEvent("source.ready", ready, "ready"));
     }),
   );
 }

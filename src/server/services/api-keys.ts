@@ -6,6 +6,7 @@ import { guarded } from "@/server/auth/guarded";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { recorded } from "./events";
 
 const SECRET_PREFIX = { organization: "sk_org_", personal: "sk_mem_" } as const;
 const SHOWN_PREFIX_LENGTH = 12;
@@ -62,18 +63,24 @@ export const createApiKey = guarded({ role: "viewer" }, async function createApi
   }
   const scopes = [...new Set(input.scopes)].sort((a, b) => SCOPES.indexOf(a) - SCOPES.indexOf(b));
   const secret = randomToken(SECRET_PREFIX[input.kind]);
-  const row = await db.apiKey.create({
-    data: {
-      organizationId: actor.organizationId,
-      memberId,
-      kind: input.kind,
-      name: input.name,
-      scopes,
-      prefix: secret.slice(0, SHOWN_PREFIX_LENGTH),
-      secretHash: hashSecret(secret),
-    },
-    include: keyInclude,
-  });
+  const create = (tx: Pick<Db, "apiKey">) =>
+    tx.apiKey.create({
+      data: {
+        organizationId: actor.organizationId,
+        memberId,
+        kind: input.kind,
+        name: input.name,
+        scopes,
+        prefix: secret.slice(0, SHOWN_PREFIX_LENGTH),
+        secretHash: hashSecret(secret),
+      },
+      include: keyInclude,
+    });
+  const row = await recorded(db, actor, create, (key) => ({
+    action: "api_key.create",
+    target: { type: "api_key", id: key.id, label: key.name },
+    changes: { scopes: [null, key.scopes], secret: [null, "changed"] },
+  }));
   return { ...toApiKey(row), secret };
 });
 
@@ -95,10 +102,7 @@ export const revokeApiKey = guarded({ role: "viewer" }, async function revokeApi
   if (!key) throw new AppError("not_found", "No API key with that id in this organization.");
   const ownKey = actor.kind === "member" && key.memberId === actor.member.id;
   if (!ownKey) authorize(actor, { role: "admin" });
-  const row = await db.apiKey.update({
-    where: { id: key.id },
-    data: { revokedAt: key.revokedAt ?? new Date() },
-    include: keyInclude,
-  });
+  const revoke = (tx: Pick<Db, "apiKey">) => tx.apiKey.update({ where: { id: key.id }, data: { revokedAt: key.revokedAt ?? new Date() }, include: keyInclude });
+  const row = await recorded(db, actor, revoke, () => (key.revokedAt ? null : { action: "api_key.revoke", target: { type: "api_key", id: key.id, label: key.name } }));
   return toApiKey(row);
 });

@@ -11,6 +11,7 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
 import { KIND_SPECS, readsKind, writesKind, type AppPins, type Doc } from "./builder-kinds";
+import { changesBetween, recorded, recordEvent } from "./events";
 import { likeEscaped } from "./name-search";
 import { CURSOR_ORDER, decodeCursor, encodeCursor, toPage } from "./pagination";
 
@@ -138,16 +139,22 @@ export const createItem = guardedByKind(writesKind, async function createItem(db
   const draft = spec.document.parse(spec.normalize({ ...patch, slug: patch.slug ?? slugify(String(patch.name ?? "")) }));
   await spec.validateDraft(db, actor.organizationId, draft, new Set(Object.keys(patch)));
   const now = new Date();
-  const row = await db.builderItem.create({
-    data: {
-      organizationId: actor.organizationId,
-      kind,
-      draft: draft as Prisma.InputJsonValue,
-      lastChange: lastChange(actor, now, "created", `Created ${kind} "${String(draft.name)}"`) as Prisma.InputJsonValue,
-      createdAt: now,
-      updatedAt: now,
-    },
-  });
+  const create = (tx: Prisma.TransactionClient) =>
+    tx.builderItem.create({
+      data: {
+        organizationId: actor.organizationId,
+        kind,
+        draft: draft as Prisma.InputJsonValue,
+        lastChange: lastChange(actor, now, "created", `Created ${kind} "${String(draft.name)}"`) as Prisma.InputJsonValue,
+        createdAt: now,
+        updatedAt: now,
+      },
+    });
+  const row = await recorded(db, actor, create, (item) => ({
+    action: `${kind}.create`,
+    target: { type: kind, id: item.id, label: String(draft.name) },
+    changes: { name: [null, draft.name] },
+  }));
   return draftView(db, row);
 });
 
@@ -225,10 +232,15 @@ export const patchDraft = guardedByKind(
       await spec.validateDraft(db, actor.organizationId, draft, new Set(changed));
       const updatedAt = nextUpdatedAt(row.updatedAt);
       const summary = changed.length ? `Changed ${changed.join(", ")}` : "Saved the draft unchanged";
-      const { count } = await db.builderItem.updateMany({
-        where: { id: row.id, updatedAt: row.updatedAt },
-        data: { draft: draft as Prisma.InputJsonValue, updatedAt, lastChange: lastChange(actor, updatedAt, "draft_updated", summary) as Prisma.InputJsonValue },
-      });
+      const write = (tx: Prisma.TransactionClient) =>
+        tx.builderItem.updateMany({
+          where: { id: row.id, updatedAt: row.updatedAt },
+          data: { draft: draft as Prisma.InputJsonValue, updatedAt, lastChange: lastChange(actor, updatedAt, "draft_updated", summary) as Prisma.InputJsonValue },
+        });
+      const before = row.draft as Doc;
+      const { count } = await recorded(db, actor, write, ({ count }) =>
+        count ? { action: `${kind}.draft_update`, target: { type: kind, id: row.id, label: String(draft.name) }, changes: changesBetween(before, draft, changed) } : null,
+      );
       if (count === 1) return getDraft(db, actor, kind, id);
       if (guarded) throw conflict(kind);
     }
@@ -310,7 +322,14 @@ export const publishItem = guardedByKind(writesKind, async function publishItem(
           lastChange: lastChange(actor, updatedAt, "published", `Published version ${number}${deploy ? " (live)" : " (not live)"}`) as Prisma.InputJsonValue,
         },
       });
-      return { summary: summaryOf(updated, draft), version: toVersion(version, updated.productionVersionId) };
+      const published = { summary: summaryOf(updated, draft), version: toVersion(version, updated.productionVersionId) };
+      await recordEvent(tx, actor, {
+        action: `${kind}.publish`,
+        target: { type: kind, id: row.id, label: String(draft.name) },
+        changes: { version: [row.versionCount || null, number] },
+        data: published,
+      });
+      return published;
     },
     { timeout: 20_000, maxWait: 20_000 },
   );
@@ -334,7 +353,13 @@ export const deployVersion = guardedByKind(writesKind, async function deployVers
           lastChange: lastChange(actor, updatedAt, "deployed", `Made version ${version.number} live`) as Prisma.InputJsonValue,
         },
       });
-      return { summary: summaryOf(updated, version.document as Doc), version: toVersion(version, updated.productionVersionId) };
+      const deployed = { summary: summaryOf(updated, version.document as Doc), version: toVersion(version, updated.productionVersionId) };
+      await recordEvent(tx, actor, {
+        action: `${kind}.deploy`,
+        target: { type: kind, id: row.id, label: deployed.summary.name },
+        changes: { productionVersionId: [row.productionVersionId, version.id] },
+      });
+      return deployed;
     },
     { timeout: 20_000, maxWait: 20_000 },
   );
@@ -369,7 +394,8 @@ export const listVersions = guardedByKind(readsKind, async function listVersions
 export const deleteItem = guardedByKind(
   (kind) => ({ ...writesKind(kind), role: "admin" }),
   async function deleteItem(db: Db, actor: Actor, kind: BuilderKind, id: string): Promise<void> {
-    const { count } = await db.builderItem.deleteMany({ where: { id, organizationId: actor.organizationId, kind } });
+    const remove = (tx: Prisma.TransactionClient) => tx.builderItem.deleteMany({ where: { id, organizationId: actor.organizationId, kind } });
+    const { count } = await recorded(db, actor, remove, ({ count }) => (count ? { action: `${kind}.delete`, target: { type: kind, id } } : null));
     if (count === 0) throw notFound(kind);
   },
 );

@@ -10,6 +10,7 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { POOL_BONUS_SQL, POOL_USED_SQL } from "./credits";
 import { subscriptionSelect, toSubscriptionDetail } from "./end-users";
+import { recorded, recordEvent } from "./events";
 import { deliverMail } from "./mail";
 
 /** Open requests one end user may have at once. */
@@ -116,6 +117,11 @@ export const grantBonusCredits = guarded(
         where: { organizationId: actor.organizationId, endUserId: input.endUserId, status: "open" },
         data: { status: "granted", resolvedAt: new Date() },
       });
+      await recordEvent(tx, actor, {
+        action: "subscription.bonus_credits",
+        target: { type: "subscription", id: subscription.id },
+        changes: { bonusCredits: [null, `+${input.credits}`], reason: [null, input.reason ?? null] },
+      });
       return subscription.id;
     });
     return toSubscriptionDetail(await db.subscription.findUniqueOrThrow({ where: { id: subscriptionId }, select: subscriptionSelect }));
@@ -126,10 +132,14 @@ export const grantBonusCredits = guarded(
 export const dismissCreditRequest = guarded(
   { scope: "end_users:write", role: "admin" },
   async function dismissCreditRequest(db: Db, actor: Actor, input: { endUserId: string; creditRequestId: string }): Promise<CreditRequest> {
-    const { count } = await db.creditRequest.updateMany({
-      where: { id: input.creditRequestId, organizationId: actor.organizationId, endUserId: input.endUserId, status: "open" },
-      data: { status: "dismissed", resolvedAt: new Date() },
-    });
+    const dismiss = (tx: Pick<Db, "creditRequest">) =>
+      tx.creditRequest.updateMany({
+        where: { id: input.creditRequestId, organizationId: actor.organizationId, endUserId: input.endUserId, status: "open" },
+        data: { status: "dismissed", resolvedAt: new Date() },
+      });
+    const { count } = await recorded(db, actor, dismiss, ({ count }) =>
+      count ? { action: "credit_request.dismiss", target: { type: "credit_request", id: input.creditRequestId }, changes: { status: ["open", "dismissed"] } } : null,
+    );
     const row = await db.creditRequest.findFirst({ where: { id: input.creditRequestId, organizationId: actor.organizationId, endUserId: input.endUserId } });
     if (!row) throw new AppError("not_found", "No credit request with that id on this end user.");
     if (count === 0 && row.status === "open") throw new AppError("conflict", "That request could not be dismissed; try again.");

@@ -2,22 +2,24 @@
 // never in the console (its own table and cookie). An opaque token, stored hashed. Every request
 // checks that the end user is still active, so revoking or deleting them ends it at once.
 import { env } from "@/env";
-import type { EndUserActor } from "@/server/auth/actor";
+import type { EndUserActor, RequestOrigin } from "@/server/auth/actor";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
 import type { Db } from "@/server/db";
+import type { Prisma } from "@/generated/prisma/client";
 
 export interface NewEndUserSession {
   token: string;
   expiresAt: Date;
 }
 
-/** Signs the end user in: a new session, and their identity marked verified by email code. */
-export async function startEndUserSession(db: Db, endUser: { id: string; organizationId: string }): Promise<NewEndUserSession> {
+/** Signs the end user in: a new session, and their identity marked verified by email code; `signInEvent` (recordEvent()) commits with it. */
+export async function startEndUserSession(db: Db, endUser: { id: string; organizationId: string }, signInEvent?: Prisma.PrismaPromise<number>): Promise<NewEndUserSession> {
   const token = randomToken();
   const expiresAt = new Date(Date.now() + env().PORTAL_SESSION_TTL_HOURS * 3_600_000);
   await db.$transaction([
     db.endUserSession.create({ data: { tokenHash: hashSecret(token), organizationId: endUser.organizationId, endUserId: endUser.id, expiresAt } }),
     db.$executeRaw`update end_users set auth_method = 'email_code', email_verified_at = coalesce(email_verified_at, now()), last_seen_at = now(), updated_at = now() where id = ${endUser.id}::uuid`,
+    ...(signInEvent ? [signInEvent] : []),
   ]);
   return { token, expiresAt };
 }
@@ -26,7 +28,7 @@ export async function startEndUserSession(db: Db, endUser: { id: string; organiz
  * The signed-in end user for a session token, if the session is unexpired, belongs to the
  * portal's organization and the end user is active. Marks them seen (at most once a minute).
  */
-export async function endUserForSession(db: Db, token: string | undefined, portal: { id: string; organizationId: string }): Promise<EndUserActor | null> {
+export async function endUserForSession(db: Db, token: string | undefined, portal: { id: string; organizationId: string }, origin?: RequestOrigin): Promise<EndUserActor | null> {
   if (!token) return null;
   const { rows } = await db.pool.query<{ id: string; email: string; full_name: string }>({
     name: "atrium_end_user_session",
@@ -45,7 +47,7 @@ export async function endUserForSession(db: Db, token: string | undefined, porta
   });
   const row = rows[0];
   if (!row) return null;
-  return { kind: "end_user", organizationId: portal.organizationId, endUser: { id: row.id, email: row.email, fullName: row.full_name }, portalId: portal.id };
+  return { kind: "end_user", organizationId: portal.organizationId, endUser: { id: row.id, email: row.email, fullName: row.full_name }, portalId: portal.id, origin };
 }
 
 export async function endEndUserSession(db: Db, token: string | undefined): Promise<void> {

@@ -10,6 +10,7 @@ import { POOL_RESET_DUE_SQL, POOL_RESET_SET_SQL } from "./credits";
 import { grantSource, refuseMissingGrantTargets } from "./grants";
 import { normalizeEmail } from "./members";
 import { likeEscaped } from "./name-search";
+import { changesBetween, eventInsertSql, eventSqlParams, recorded, recordEvent } from "./events";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
 import { isoUtc } from "./sql-json";
 
@@ -170,7 +171,7 @@ const PROVISION_WRITE_SQL = `
     on conflict (organization_id, email) do update
       set revoked_at = null, full_name = coalesce($3, end_users.full_name), updated_at = now()
       where end_users.deleted_at is null
-    returning id, email, full_name, created_at, (xmax = 0) as created
+    returning id, email, full_name, auth_method, email_verified_at, revoked_at, last_seen_at, created_at, (xmax = 0) as created
   ),
   plans as (
     select p.id, p.name, p.credit_allowance, p.group_id from tier_plans p
@@ -190,6 +191,23 @@ const PROVISION_WRITE_SQL = `
     from u, unnest($8::text[], $9::uuid[], $10::text[], $11::uuid[], $12::timestamptz[]) as x(kind, target, effect, deployment, expires)
     on conflict do nothing
     returning 1
+  ),
+  recorded as (${eventInsertSql(
+    13,
+    `case when u.created then 'end_user.create' else 'end_user.update' end, 'end_user', u.id::text, u.email,
+      case when u.created then 'end_user.created' when exists (select 1 from subs) or exists (select 1 from granted) then 'end_user.updated' end,
+      json_build_object('id', u.id, 'email', u.email, 'fullName', u.full_name, 'authMethod', u.auth_method, 'emailVerifiedAt', ${isoUtc("u.email_verified_at")},
+        'revokedAt', ${isoUtc("u.revoked_at")}, 'lastSeenAt', ${isoUtc("u.last_seen_at")}, 'createdAt', ${isoUtc("u.created_at")})::jsonb`,
+    "u",
+  )}
+  ),
+  recorded_subscriptions as (${eventInsertSql(
+    13,
+    `'subscription.create', 'subscription', s.id::text, u.email, 'subscription.created',
+      json_build_object('id', s.id, 'endUserId', u.id, 'tierPlanId', s.tier_plan_id, 'status', 'active', 'creditAllowance', s.credit_allowance,
+        'creditsUsed', s.credits_used, 'creditsResetAt', ${isoUtc("s.credits_reset_at")})::jsonb`,
+    "u, subs s",
+  )}
   ),
   active as (
     select s.id, s.tier_plan_id, s.credit_allowance, s.credits_used, s.credits_reset_at, s.created_at from subs s
@@ -217,6 +235,12 @@ interface ProvisionWrite {
   created: boolean;
   grants_created: number;
   subscriptions: Subscription[];
+}
+
+/** What a provisioning call asked for, as the audit log records it. */
+function provisionChanges(input: ProvisionEndUserInput): Record<string, [null, unknown]> {
+  const asked: Record<string, unknown> = { fullName: input.fullName, tierPlanIds: input.tierPlanIds, groupIds: input.groupIds, grants: input.grants };
+  return Object.fromEntries(Object.entries(asked).flatMap(([field, value]) => (value === undefined ? [] : [[field, [null, value]]])));
 }
 
 /**
@@ -277,6 +301,7 @@ export const provisionEndUser = guarded(
         grants.map((grant) => grant.effect ?? "allow"),
         grants.map((grant) => grant.deploymentId ?? null),
         grants.map((grant) => grant.expiresAt ?? null),
+        ...eventSqlParams(actor, provisionChanges(input)),
       ],
     });
     const user = rows[0];
@@ -290,6 +315,10 @@ export const provisionEndUser = guarded(
     };
   },
 );
+
+function endUserTarget(user: { id: string; email: string }) {
+  return { type: "end_user", id: user.id, label: user.email };
+}
 
 async function findEndUser(db: Db | Tx, actor: Actor, endUserId: string) {
   const user = await db.endUser.findFirst({ where: { id: endUserId, organizationId: actor.organizationId, deletedAt: null } });
@@ -362,7 +391,15 @@ export const updateEndUser = guarded(
   async function updateEndUser(db: Db, actor: Actor, input: { endUserId: string; fullName?: string }): Promise<EndUser> {
     const user = await findEndUser(db, actor, input.endUserId);
     if (input.fullName === undefined) return toEndUser(user);
-    return toEndUser(await db.endUser.update({ where: { id: user.id }, data: { fullName: input.fullName } }));
+    const write = (tx: Tx) => tx.endUser.update({ where: { id: user.id }, data: { fullName: input.fullName } });
+    return toEndUser(
+      await recorded(db, actor, write, (row) => ({
+        action: "end_user.update",
+        target: endUserTarget(row),
+        changes: changesBetween(user, row, ["fullName"]),
+        data: toEndUser(row),
+      })),
+    );
   },
 );
 
@@ -371,8 +408,10 @@ export const revokeEndUser = guarded({ scope: "end_users:write" }, async functio
   const user = await findEndUser(db, actor, input.endUserId);
   if (user.revokedAt) return toEndUser(user);
   // Their portal sessions end with the revocation (and stay ended if they are provisioned again).
+  const revokedAt = new Date();
   const [revoked] = await db.$transaction([
-    db.endUser.update({ where: { id: user.id }, data: { revokedAt: new Date() } }),
+    db.endUser.update({ where: { id: user.id }, data: { revokedAt } }),
+    recordEvent(db, actor, { action: "end_user.revoke", target: endUserTarget(user), changes: { revokedAt: [null, revokedAt] }, data: toEndUser({ ...user, revokedAt }) }),
     db.endUserSession.deleteMany({ where: { endUserId: user.id } }),
     db.endUserSignInCode.deleteMany({ where: { endUserId: user.id } }),
   ]);
@@ -392,6 +431,7 @@ export const deleteEndUser = guarded({ scope: "end_users:write", role: "admin" }
     db.endUserSession.deleteMany({ where: { endUserId: user.id } }),
     db.endUserSignInCode.deleteMany({ where: { endUserId: user.id } }),
     db.endUser.update({ where: { id: user.id }, data: { deletedAt: new Date(), revokedAt: user.revokedAt ?? new Date(), fullName: "" } }),
+    recordEvent(db, actor, { action: "end_user.delete", target: endUserTarget(user), data: { id: user.id, email: user.email, deleted: true } }),
   ]);
 });
 
@@ -410,6 +450,12 @@ export const removeSubscription = guarded(
     }
     await db.$transaction([
       db.subscription.update({ where: { id: subscription.id }, data: { status: "canceled" } }),
+      recordEvent(db, actor, {
+        action: "subscription.cancel",
+        target: { type: "subscription", id: subscription.id, label: user.email },
+        changes: { status: ["active", "canceled"] },
+        data: { id: subscription.id, endUserId: user.id, tierPlanId: subscription.tierPlanId, status: "canceled" },
+      }),
       ...(subscription.tierPlan.groupId ? [db.groupMember.deleteMany({ where: { groupId: subscription.tierPlan.groupId, endUserId: user.id } })] : []),
     ]);
   },
@@ -419,7 +465,10 @@ export const removeEndUserGrant = guarded(
   { scope: "end_users:write", role: "admin" },
   async function removeEndUserGrant(db: Db, actor: Actor, input: { endUserId: string; grantId: string }): Promise<void> {
     const user = await findEndUser(db, actor, input.endUserId);
-    const { count } = await db.grant.deleteMany({ where: { id: input.grantId, endUserId: user.id } });
+    const remove = (tx: Tx) => tx.grant.deleteMany({ where: { id: input.grantId, endUserId: user.id } });
+    const { count } = await recorded(db, actor, remove, ({ count }) =>
+      count ? { action: "grant.delete", target: { type: "grant", id: input.grantId, label: user.email } } : null,
+    );
     if (count === 0) throw new AppError("not_found", "No grant with that id on this end user.");
   },
 );
@@ -438,6 +487,11 @@ export const linkProcessorSubscription = guarded(
       });
       await subscribe(tx, user.id, [plan], "processor");
       const row = await tx.subscription.findUniqueOrThrow({ where: { endUserId_tierPlanId: { endUserId: user.id, tierPlanId: plan.id } }, select: subscriptionSelect });
+      await recordEvent(tx, actor, {
+        action: "subscription.link",
+        target: { type: "subscription", id: row.id, label: user.email },
+        changes: { provisionedBy: [null, "processor"] },
+      });
       return toSubscriptionDetail(row);
     });
   },

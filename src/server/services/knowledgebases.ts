@@ -11,6 +11,7 @@ import { hitRateLimit, rateLimitHeaders } from "@/server/auth/rate-limit";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
+import { changesBetween, recorded, recordEvent } from "./events";
 import { findKnowledgebase, refuseOverPlanCap } from "./knowledge-access";
 import { nameContains } from "./name-search";
 import { getPage } from "./pages";
@@ -51,7 +52,15 @@ export const createKnowledgebase = guarded({ scope: "knowledge:write" }, async f
     await refuseOverPlanCap(tx, actor, "maxKnowledgebases", actor.organizationId, () =>
       tx.knowledgebase.count({ where: { organizationId: actor.organizationId, endUserId: null } }),
     );
-    return tx.knowledgebase.create({ data: { organizationId: actor.organizationId, name: input.name, description: input.description ?? "", language: input.language } });
+    const created = await tx.knowledgebase.create({
+      data: { organizationId: actor.organizationId, name: input.name, description: input.description ?? "", language: input.language },
+    });
+    await recordEvent(tx, actor, {
+      action: "knowledgebase.create",
+      target: { type: "knowledgebase", id: created.id, label: created.name },
+      changes: { name: [null, created.name] },
+    });
+    return created;
   });
   return { knowledgebase: (await summaries(db, [row]))[0]! };
 });
@@ -64,11 +73,17 @@ export const createKnowledgebase = guarded({ scope: "knowledge:write" }, async f
 export const updateKnowledgebase = guarded({ scope: "knowledge:write" }, async function updateKnowledgebase(db: Db, actor: Actor, input: UpdateKnowledgebaseInput): Promise<{
   knowledgebase: KnowledgebaseSummary;
 }> {
-  await findKnowledgebase(db, actor, input.knowledgebaseId);
-  const row = await db.knowledgebase.update({
-    where: { id: input.knowledgebaseId, organizationId: actor.organizationId },
-    data: { name: input.name, description: input.description, language: input.language },
-  });
+  const before = await findKnowledgebase(db, actor, input.knowledgebaseId);
+  const update = (tx: Pick<Db, "knowledgebase">) =>
+    tx.knowledgebase.update({
+      where: { id: input.knowledgebaseId, organizationId: actor.organizationId },
+      data: { name: input.name, description: input.description, language: input.language },
+    });
+  const row = await recorded(db, actor, update, (kb) => ({
+    action: "knowledgebase.update",
+    target: { type: "knowledgebase", id: kb.id, label: kb.name },
+    changes: changesBetween(before, input, ["name", "description", "language"]),
+  }));
   return { knowledgebase: (await summaries(db, [row]))[0]! };
 });
 

@@ -8,6 +8,7 @@ import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest, isUniqueViolation } from "@/server/errors";
+import { changesBetween, recorded, recordEvent, SECRET_CHANGED } from "./events";
 import { logProviderFailure } from "@/server/observability/operator-log";
 import { requireIntegrationUrl } from "@/server/integration-urls";
 import { endpointOf, forgetMcpToolList, listMcpTools } from "@/server/runtime/mcp-client";
@@ -56,7 +57,12 @@ export const createMcpConnection = guarded({ role: "admin" }, async function cre
   const { slug, name, url, headers } = input;
   await requireIntegrationUrl(url, "url");
   try {
-    const row = await db.mcpConnection.create({ data: { organizationId: actor.organizationId, slug, name, url, ...sealHeaders(headers) } });
+    const create = (tx: Pick<Db, "mcpConnection">) => tx.mcpConnection.create({ data: { organizationId: actor.organizationId, slug, name, url, ...sealHeaders(headers) } });
+    const row = await recorded(db, actor, create, (created) => ({
+      action: "mcp_connection.create",
+      target: { type: "mcp_connection", id: created.id, label: created.name },
+      changes: { url: [null, url], headers: [null, SECRET_CHANGED] },
+    }));
     return toMcpConnection(row);
   } catch (error) {
     if (isUniqueViolation(error)) throw new AppError("conflict", SLUG_TAKEN);
@@ -78,14 +84,17 @@ function mergedHeaders(row: ConnectionRow, headers: { name: string; value?: stri
 export const updateMcpConnection = guarded({ role: "admin" }, async function updateMcpConnection(db: Db, actor: Actor, input: UpdateMcpConnectionInput): Promise<McpConnection> {
   const row = await ownConnection(db, actor, input.connectionId);
   if (input.url) await requireIntegrationUrl(input.url, "url");
-  const updated = await db.mcpConnection.update({
-    where: { id: row.id },
-    data: {
-      ...(input.name !== undefined ? { name: input.name } : {}),
-      ...(input.url !== undefined ? { url: input.url } : {}),
-      ...(input.headers !== undefined ? sealHeaders(mergedHeaders(row, input.headers)) : {}),
-    },
-  });
+  const update = (tx: Pick<Db, "mcpConnection">) =>
+    tx.mcpConnection.update({
+      where: { id: row.id },
+      data: {
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.url !== undefined ? { url: input.url } : {}),
+        ...(input.headers !== undefined ? sealHeaders(mergedHeaders(row, input.headers)) : {}),
+      },
+    });
+  const changes = { ...changesBetween(row, input, ["name", "url"]), ...(input.headers !== undefined ? { headers: [SECRET_CHANGED, SECRET_CHANGED] as const } : {}) };
+  const updated = await recorded(db, actor, update, (after) => ({ action: "mcp_connection.update", target: { type: "mcp_connection", id: after.id, label: after.name }, changes }));
   forgetMcpToolList(actor.organizationId, row.id);
   return toMcpConnection(updated);
 });
@@ -93,7 +102,10 @@ export const updateMcpConnection = guarded({ role: "admin" }, async function upd
 /** Agents naming it are refused at publish; their published versions run without its tools. */
 export const deleteMcpConnection = guarded({ role: "admin" }, async function deleteMcpConnection(db: Db, actor: Actor, input: { connectionId: string }): Promise<McpConnection> {
   const row = await ownConnection(db, actor, input.connectionId);
-  await db.mcpConnection.delete({ where: { id: row.id } });
+  await db.$transaction([
+    db.mcpConnection.delete({ where: { id: row.id } }),
+    recordEvent(db, actor, { action: "mcp_connection.delete", target: { type: "mcp_connection", id: row.id, label: row.name } }),
+  ]);
   forgetMcpToolList(actor.organizationId, row.id);
   return toMcpConnection(row);
 });

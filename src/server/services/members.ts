@@ -8,6 +8,7 @@ import { hashSecret } from "@/server/auth/secrets";
 import { createSignInThrottle } from "@/server/auth/sign-in-throttle";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
+import { changesBetween, recordEvent, SECRET_CHANGED } from "./events";
 
 type MemberRow = { id: string; organizationId: string; role: Role; createdAt: Date; removedAt: Date | null; user: { email: string } };
 
@@ -84,21 +85,26 @@ export const addMember = guarded({ role: "admin" }, async function addMember(db:
     if (existing && !existing.removedAt) {
       throw new AppError("conflict", `${email} is already a member of this organization.`);
     }
-    if (existing) {
-      await tx.apiKey.updateMany({ where: { memberId: existing.id, revokedAt: null }, data: { revokedAt: new Date() } });
-      return tx.member.update({
-        where: { id: existing.id },
-        data: { role: input.role, removedAt: null, createdAt: new Date(), passwordHash: memberPasswordHash },
-        include: { user: { select: { email: true } } },
-      });
-    }
-    return tx.member.create({
-      data: { organizationId: actor.organizationId, userId: user.id, role: input.role, passwordHash: memberPasswordHash },
-      include: { user: { select: { email: true } } },
-    });
+    if (existing) await tx.apiKey.updateMany({ where: { memberId: existing.id, revokedAt: null }, data: { revokedAt: new Date() } });
+    const added = existing
+      ? await tx.member.update({
+          where: { id: existing.id },
+          data: { role: input.role, removedAt: null, createdAt: new Date(), passwordHash: memberPasswordHash },
+          include: { user: { select: { email: true } } },
+        })
+      : await tx.member.create({
+          data: { organizationId: actor.organizationId, userId: user.id, role: input.role, passwordHash: memberPasswordHash },
+          include: { user: { select: { email: true } } },
+        });
+    await recordEvent(tx, actor, { action: "member.add", target: memberTarget(added), changes: { role: [null, added.role], password: [null, SECRET_CHANGED] } });
+    return added;
   });
   return { member: toMember(member), temporaryPassword: generated };
 });
+
+function memberTarget(member: { id: string; user: { email: string } }) {
+  return { type: "member", id: member.id, label: member.user.email };
+}
 
 async function findActiveMember(db: Db, actor: Actor, memberId: string) {
   const row = await db.member.findFirst({
@@ -121,10 +127,9 @@ export const changeMemberRole = guarded({ role: "admin" }, async function change
     assertMayGrant(actor, "owner");
     if (input.role !== "owner") await assertNotLastOwner(db, actor.organizationId, target.id);
   }
-  const row = await db.member.update({
-    where: { id: target.id },
-    data: { role: input.role },
-    include: { user: { select: { email: true } } },
+  const row = await db.$transaction(async (tx) => {
+    await recordEvent(tx, actor, { action: "member.role_change", target: memberTarget(target), changes: changesBetween(target, input, ["role"]) });
+    return tx.member.update({ where: { id: target.id }, data: { role: input.role }, include: { user: { select: { email: true } } } });
   });
   return toMember(row);
 });
@@ -143,6 +148,7 @@ export const removeMember = guarded({ role: "admin" }, async function removeMemb
       include: { user: { select: { email: true } } },
     }),
     db.session.deleteMany({ where: { memberId: target.id } }),
+    recordEvent(db, actor, { action: "member.remove", target: memberTarget(target) }),
   ]);
   return toMember(row);
 });
@@ -189,6 +195,7 @@ export const changeOwnPassword = guarded(
         // The person's own password may open other organizations too: their sessions there end as well.
         await tx.session.deleteMany({ where: { member: { userId: member.user.id }, ...otherSessions } });
       }
+      await recordEvent(tx, actor, { action: "member.password_change", target: memberTarget(member), changes: { password: [SECRET_CHANGED, SECRET_CHANGED] } });
     });
   },
 );
@@ -214,6 +221,10 @@ export const resetMemberPassword = guarded({ role: "admin" }, async function res
   }
   const temporary = temporaryPassword();
   const passwordHash = await hashPassword(temporary);
-  await db.$transaction([db.member.update({ where: { id: target.id }, data: { passwordHash } }), db.session.deleteMany({ where: { memberId: target.id } })]);
+  await db.$transaction([
+    db.member.update({ where: { id: target.id }, data: { passwordHash } }),
+    db.session.deleteMany({ where: { memberId: target.id } }),
+    recordEvent(db, actor, { action: "member.password_reset", target: memberTarget(target), changes: { password: [SECRET_CHANGED, SECRET_CHANGED] } }),
+  ]);
   return { member: toMember(target), temporaryPassword: temporary };
 });

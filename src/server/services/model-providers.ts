@@ -7,6 +7,7 @@ import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest, isUniqueViolation } from "@/server/errors";
+import { changesBetween, recorded, recordEvent, SECRET_CHANGED } from "./events";
 import { requireIntegrationUrl } from "@/server/integration-urls";
 import { dropStaleEmbeddings } from "@/server/jobs/embedding";
 import { sealSecret } from "@/server/secret-box";
@@ -49,17 +50,23 @@ export const createModelProvider = guarded({ role: "admin" }, async function cre
   if (input.baseUrl) await requireIntegrationUrl(input.baseUrl, "baseUrl");
   const apiKeyCiphertext = input.apiKey ? sealSecret(input.apiKey, "apiKey") : null;
   try {
-    const row = await db.modelProvider.create({
-      data: {
-        organizationId: actor.organizationId,
-        slug: input.slug,
-        name: input.name,
-        kind: input.kind,
-        baseUrl: input.baseUrl ?? null,
-        apiKeyCiphertext,
-        models: input.models,
-      },
-    });
+    const create = (tx: Pick<Db, "modelProvider">) =>
+      tx.modelProvider.create({
+        data: {
+          organizationId: actor.organizationId,
+          slug: input.slug,
+          name: input.name,
+          kind: input.kind,
+          baseUrl: input.baseUrl ?? null,
+          apiKeyCiphertext,
+          models: input.models,
+        },
+      });
+    const row = await recorded(db, actor, create, (created) => ({
+      action: "model_provider.create",
+      target: { type: "model_provider", id: created.id, label: created.name },
+      changes: { kind: [null, created.kind], baseUrl: [null, created.baseUrl], ...(apiKeyCiphertext ? { apiKey: [null, SECRET_CHANGED] as const } : {}) },
+    }));
     return toModelProvider(row);
   } catch (error) {
     if (isUniqueViolation(error)) throw new AppError("conflict", SLUG_TAKEN);
@@ -79,15 +86,21 @@ export const updateModelProvider = guarded({ role: "admin" }, async function upd
   checkShape(row.kind, baseUrl, input.models ?? (row.models as { id: string; kind: string }[]));
   if (input.baseUrl) await requireIntegrationUrl(input.baseUrl, "baseUrl");
   const apiKeyCiphertext = input.apiKey === undefined ? undefined : input.apiKey === null ? null : sealSecret(input.apiKey, "apiKey");
-  const updated = await db.modelProvider.update({
-    where: { id: row.id },
-    data: {
-      ...(input.name !== undefined ? { name: input.name } : {}),
-      ...(input.baseUrl !== undefined ? { baseUrl: input.baseUrl } : {}),
-      ...(apiKeyCiphertext !== undefined ? { apiKeyCiphertext } : {}),
-      ...(input.models !== undefined ? { models: input.models } : {}),
-    },
-  });
+  const update = (tx: Pick<Db, "modelProvider">) =>
+    tx.modelProvider.update({
+      where: { id: row.id },
+      data: {
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.baseUrl !== undefined ? { baseUrl: input.baseUrl } : {}),
+        ...(apiKeyCiphertext !== undefined ? { apiKeyCiphertext } : {}),
+        ...(input.models !== undefined ? { models: input.models } : {}),
+      },
+    });
+  const changes = {
+    ...changesBetween(row, input, ["name", "baseUrl", "models"]),
+    ...(apiKeyCiphertext !== undefined ? { apiKey: [SECRET_CHANGED, SECRET_CHANGED] as const } : {}),
+  };
+  const updated = await recorded(db, actor, update, (after) => ({ action: "model_provider.update", target: { type: "model_provider", id: after.id, label: after.name }, changes }));
   // The organization's embedding model may have changed (a new provider, added last, cannot change it).
   await dropStaleEmbeddings(db, actor.organizationId);
   return toModelProvider(updated);
@@ -96,7 +109,10 @@ export const updateModelProvider = guarded({ role: "admin" }, async function upd
 /** Agents naming its models fall back to the built-in model until their drafts are changed. */
 export const deleteModelProvider = guarded({ role: "admin" }, async function deleteModelProvider(db: Db, actor: Actor, input: { providerId: string }): Promise<ModelProvider> {
   const row = await ownProvider(db, actor, input.providerId);
-  await db.modelProvider.delete({ where: { id: row.id } });
+  await db.$transaction([
+    db.modelProvider.delete({ where: { id: row.id } }),
+    recordEvent(db, actor, { action: "model_provider.delete", target: { type: "model_provider", id: row.id, label: row.name } }),
+  ]);
   await dropStaleEmbeddings(db, actor.organizationId);
   return toModelProvider(row);
 });

@@ -3,6 +3,7 @@ import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { changesBetween, recorded } from "./events";
 import type { Organization as OrganizationRow } from "@/generated/prisma/client";
 
 export function toOrganization(row: OrganizationRow): Organization {
@@ -41,9 +42,13 @@ export const updateOrganization = guarded({ role: "admin" }, async function upda
   if (actor.kind !== "operator" && (update.plan !== undefined || update.credits !== undefined)) {
     throw new AppError("forbidden_role", "Plan and credits are set by the operator of this installation.");
   }
-  const row = await db.organization.update({ where: { id: actor.organizationId }, data: update }).catch((error: { code?: string }) => {
-    if (error.code === "P2025") throw new AppError("not_found", "No organization with that id.");
-    throw error;
-  });
+  const before = await db.organization.findUnique({ where: { id: actor.organizationId } });
+  if (!before) throw new AppError("not_found", "No organization with that id.");
+  const write = (tx: Pick<Db, "organization">) => tx.organization.update({ where: { id: actor.organizationId }, data: update });
+  const row = await recorded(db, actor, write, (after) => ({
+    action: "organization.update",
+    target: { type: "organization", id: after.id, label: after.name },
+    changes: changesBetween(before, update, Object.keys(update) as (keyof typeof update & string)[]),
+  }));
   return toOrganization(row);
 });

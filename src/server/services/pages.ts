@@ -11,6 +11,7 @@ import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
+import { changesBetween, recordEvent, type EventInput } from "./events";
 import { authorOf, findKnowledgebase, lockFor, reviewsWritesOf } from "./knowledge-access";
 
 type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
@@ -219,6 +220,29 @@ export async function applyPageContent(
   return { page: updated, revisionId: revision.id };
 }
 
+/** The event of a page write; `data` carries the markdown (sent as a reference when too large). */
+function pageEvent(
+  action: string,
+  page: { id: string; knowledgebaseId: string; title: string },
+  markdown: string | null,
+  changes: Record<string, [unknown, unknown]> = {},
+): EventInput {
+  return {
+    action,
+    target: { type: "page", id: page.id, label: page.title },
+    changes,
+    data: { id: page.id, knowledgebaseId: page.knowledgebaseId, title: page.title, markdown, deleted: markdown === null },
+  };
+}
+
+function reviewEvent(review: { id: string; kind: string }, label: string): EventInput {
+  return {
+    action: "review.create",
+    target: { type: "review", id: review.id, label },
+    data: { id: review.id, kind: review.kind, status: "pending", reviewPath: `/reviews/${review.id}` },
+  };
+}
+
 function viaOf(actor: Actor): string {
   return actor.kind === "key" ? "api" : actor.kind === "member" ? "console" : "cli";
 }
@@ -267,9 +291,11 @@ export const createPage = guarded({ scope: "knowledge:write" }, async function c
         },
       });
       await tx.knowledgebase.update({ where: { id: knowledgebase.id }, data: { updatedAt: new Date() } });
+      await recordEvent(tx, actor, reviewEvent(review, input.title));
       return writeResult(page, revisionId, await resolveLinks(tx, knowledgebase.id, markdown), review.id);
     }
     const applied = await applyPageContent(tx, page, { title: input.title, markdown }, { authorMemberId, keyId, via: viaOf(actor) });
+    await recordEvent(tx, actor, pageEvent("page.create", applied.page, markdown, { title: [null, input.title], revisionId: [null, applied.revisionId] }));
     return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, knowledgebase.id, markdown), null);
   });
 });
@@ -307,9 +333,11 @@ export const patchPage = guarded({ scope: "knowledge:write" }, async function pa
           keyId,
         },
       });
+      await recordEvent(tx, actor, reviewEvent(review, page.title));
       return writeResult(page, revisionId, await resolveLinks(tx, page.knowledgebaseId, markdown), review.id);
     }
     const applied = await applyPageContent(tx, page, { title, markdown }, { authorMemberId, keyId, via: viaOf(actor) });
+    await recordEvent(tx, actor, pageEvent("page.update", applied.page, markdown, { ...changesBetween(page, { title }, ["title"]), revisionId: [null, applied.revisionId] }));
     return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, page.knowledgebaseId, markdown), null);
   });
 });
@@ -323,6 +351,7 @@ export const savePage = guarded(
     const { authorMemberId, keyId } = authorOf(actor);
     return db.$transaction(async (tx) => {
       const applied = await applyPageContent(tx, page, { title: input.title ?? page.title, markdown: input.markdown }, { authorMemberId, keyId, via: viaOf(actor) });
+      await recordEvent(tx, actor, pageEvent("page.update", applied.page, input.markdown, { ...changesBetween(page, input, ["title"]), revisionId: [null, applied.revisionId] }));
       return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, page.knowledgebaseId, input.markdown), null);
     });
   },
@@ -376,7 +405,7 @@ export const getPage = guarded({ scope: "knowledge:read" }, async function getPa
 export const movePage = guarded(
   { scope: "knowledge:write" },
   async function movePage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string; parentPageId: string | null }) {
-    await findPage(db, actor, input);
+    const before = await findPage(db, actor, input);
     const moved = await db.$transaction(async (tx) => {
       await lockFor(tx, `page-tree:${input.knowledgebaseId}`);
       await checkParent(tx, input.knowledgebaseId, input.parentPageId);
@@ -390,6 +419,7 @@ export const movePage = guarded(
           }
         }
       }
+      await recordEvent(tx, actor, pageEvent("page.move", before, before.markdown, changesBetween(before, input, ["parentPageId"])));
       return tx.page.update({ where: { id: input.pageId }, data: { parentPageId: input.parentPageId } });
     });
     return {
@@ -410,6 +440,7 @@ export const deletePage = guarded(
       }
       await tx.review.updateMany({ where: { pageId: page.id, status: "pending" }, data: { status: "rejected", decidedAt: new Date(), decidedBy: "page deleted" } });
       await tx.page.delete({ where: { id: page.id } });
+      await recordEvent(tx, actor, pageEvent("page.delete", page, null));
     });
   },
 );

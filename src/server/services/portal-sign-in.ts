@@ -15,8 +15,10 @@ import { hitRateLimit } from "@/server/auth/rate-limit";
 import { createSignInThrottle, tooMany } from "@/server/auth/sign-in-throttle";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import type { EndUserActor, RequestOrigin } from "@/server/auth/actor";
 import { logger } from "@/server/observability/log";
 import { startEndUserSession, type NewEndUserSession } from "./end-user-sessions";
+import { recordEvent, type EventInput } from "./events";
 import { deliverMail } from "./mail";
 import { portalPath, type ResolvedPortal } from "./portals";
 
@@ -41,6 +43,8 @@ export interface SignInRequest {
   clientAddress: string;
   /** The origin the portal is served from, for the link in the mail (e.g. https://atrium.example). */
   origin?: string;
+  /** Where the request came from, for the audit log. */
+  requestOrigin?: RequestOrigin;
 }
 
 function hashCode(codeId: string, code: string): string {
@@ -177,7 +181,12 @@ export async function verifySignInCode(
       )
       and used_at is null and wrong_tries < ${MAX_WRONG_TRIES} and expires_at > ${now}
     returning id, code_hash`;
-  if (!tried || tried.code_hash !== hashCode(tried.id, request.code)) throw new AppError("invalid_code", INVALID_CODE);
+  const actor: EndUserActor = { kind: "end_user", organizationId: portal.organizationId, endUser, portalId: portal.id, origin: request.requestOrigin };
+  const event: EventInput = { action: "end_user.sign_in", target: { type: "end_user", id: endUser.id, label: endUser.email } };
+  if (!tried || tried.code_hash !== hashCode(tried.id, request.code)) {
+    await recordEvent(db, actor, { ...event, outcome: "failure" });
+    throw new AppError("invalid_code", INVALID_CODE);
+  }
   // Single use even under concurrent verifies: only one request can mark it used.
   const claimed = await db.endUserSignInCode.updateMany({
     where: { id: tried.id, usedAt: null },
@@ -185,6 +194,6 @@ export async function verifySignInCode(
   });
   if (claimed.count !== 1) throw new AppError("invalid_code", INVALID_CODE);
   await attempt.succeeded();
-  const session = await startEndUserSession(db, endUser);
+  const session = await startEndUserSession(db, endUser, recordEvent(db, actor, event));
   return { endUser: { id: endUser.id, email: endUser.email, fullName: endUser.fullName }, session };
 }

@@ -4,6 +4,8 @@ import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, isUniqueViolation } from "@/server/errors";
+import type { Prisma } from "@/generated/prisma/client";
+import { changesBetween, recorded } from "./events";
 import { nameContains } from "./name-search";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
 import { assertGroupsEnabled } from "./user-groups";
@@ -74,23 +76,33 @@ async function assertAppsOfOrganization(db: Db, organizationId: string, appIds: 
   }
 }
 
+function portalTarget(portal: { id: string; name: string }) {
+  return { type: "portal", id: portal.id, label: portal.name };
+}
+
 export const createPortal = guarded({ scope: "end_users:write", role: "admin" }, async function createPortal(db: Db, actor: Actor, input: CreatePortalInput): Promise<Portal> {
   await assertAppsOfOrganization(db, actor.organizationId, input.featuredAppIds);
   // A generated slug can lose a race with another create; try the next free one.
   for (let attempt = 0; ; attempt++) {
     const slug = input.slug ?? (await freeSlug(db, input.name));
     try {
-      const row = await db.portal.create({
-        data: {
-          organizationId: actor.organizationId,
-          name: input.name,
-          slug,
-          greeting: input.greeting ?? "",
-          logoUrl: input.logoUrl ?? null,
-          accentColor: input.accentColor ?? null,
-          featuredAppIds: [...new Set(input.featuredAppIds ?? [])],
-        },
-      });
+      const create = (tx: Prisma.TransactionClient) =>
+        tx.portal.create({
+          data: {
+            organizationId: actor.organizationId,
+            name: input.name,
+            slug,
+            greeting: input.greeting ?? "",
+            logoUrl: input.logoUrl ?? null,
+            accentColor: input.accentColor ?? null,
+            featuredAppIds: [...new Set(input.featuredAppIds ?? [])],
+          },
+        });
+      const row = await recorded(db, actor, create, (portal) => ({
+        action: "portal.create",
+        target: portalTarget(portal),
+        changes: { name: [null, portal.name], slug: [null, portal.slug] },
+      }));
       return toPortal(row);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
@@ -102,21 +114,28 @@ export const createPortal = guarded({ scope: "end_users:write", role: "admin" },
 export const updatePortal = guarded(
   { scope: "end_users:write", role: "admin" },
   async function updatePortal(db: Db, actor: Actor, input: UpdatePortalInput): Promise<PortalDetail> {
-    const existing = await db.portal.findFirst({ where: { id: input.id, organizationId: actor.organizationId }, select: { id: true } });
+    const existing = await db.portal.findFirst({ where: { id: input.id, organizationId: actor.organizationId } });
     if (!existing) throw new AppError("not_found", "No portal with that id.");
     await assertAppsOfOrganization(db, actor.organizationId, input.featuredAppIds);
     try {
-      const row = await db.portal.update({
-        where: { id: existing.id },
-        data: {
-          name: input.name,
-          slug: input.slug,
-          greeting: input.greeting,
-          logoUrl: input.logoUrl,
-          accentColor: input.accentColor,
-          featuredAppIds: input.featuredAppIds ? [...new Set(input.featuredAppIds)] : undefined,
-        },
-      });
+      const update = (tx: Prisma.TransactionClient) =>
+        tx.portal.update({
+          where: { id: existing.id },
+          data: {
+            name: input.name,
+            slug: input.slug,
+            greeting: input.greeting,
+            logoUrl: input.logoUrl,
+            accentColor: input.accentColor,
+            featuredAppIds: input.featuredAppIds ? [...new Set(input.featuredAppIds)] : undefined,
+          },
+        });
+      const fields = ["name", "slug", "greeting", "logoUrl", "accentColor", "featuredAppIds"] as const;
+      const row = await recorded(db, actor, update, (portal) => ({
+        action: "portal.update",
+        target: portalTarget(portal),
+        changes: changesBetween(existing, portal, [...fields]),
+      }));
       return toDetail(row);
     } catch (error) {
       if (isUniqueViolation(error)) throw new AppError("conflict", SLUG_TAKEN);
@@ -174,7 +193,10 @@ export const admitGroup = guarded({ scope: "end_users:write" }, async function a
   if (!portal) throw new AppError("not_found", "No portal with that id.");
   const group = await db.userGroup.findFirst({ where: { id: input.groupId, organizationId: actor.organizationId }, select: { id: true } });
   if (!group) throw new AppError("group_not_found", `No user group ${input.groupId} in this organization.`);
-  const inserted = await db.portalAdmission.createManyAndReturn({ data: [{ portalId: portal.id, groupId: group.id }], skipDuplicates: true });
+  const admit = (tx: Prisma.TransactionClient) => tx.portalAdmission.createManyAndReturn({ data: [{ portalId: portal.id, groupId: group.id }], skipDuplicates: true });
+  const inserted = await recorded(db, actor, admit, (rows) =>
+    rows.length ? { action: "portal.admission_add", target: { type: "portal", id: portal.id }, changes: { groups: [null, group.id] } } : null,
+  );
   const admission = inserted[0] ?? (await db.portalAdmission.findUniqueOrThrow({ where: { portalId_groupId: { portalId: portal.id, groupId: group.id } } }));
   return {
     created: inserted.length > 0,
@@ -187,9 +209,11 @@ export const removeAdmission = guarded(
   { scope: "end_users:write", role: "admin" },
   async function removeAdmission(db: Db, actor: Actor, input: { portalId: string; groupId: string }): Promise<void> {
     await assertGroupsEnabled(db, actor.organizationId);
-    const { count } = await db.portalAdmission.deleteMany({
-      where: { portalId: input.portalId, groupId: input.groupId, portal: { organizationId: actor.organizationId } },
-    });
+    const remove = (tx: Prisma.TransactionClient) =>
+      tx.portalAdmission.deleteMany({ where: { portalId: input.portalId, groupId: input.groupId, portal: { organizationId: actor.organizationId } } });
+    const { count } = await recorded(db, actor, remove, ({ count }) =>
+      count ? { action: "portal.admission_remove", target: { type: "portal", id: input.portalId }, changes: { groups: [input.groupId, null] } } : null,
+    );
     if (count === 0) throw new AppError("not_found", "That group is not admitted to this portal.");
   },
 );

@@ -8,6 +8,7 @@ import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, isAppError } from "@/server/errors";
+import { recordEvent, type EventInput } from "./events";
 import { enqueueIndexing, wakeIndexWorker } from "@/server/jobs/indexing";
 import { applyPageContent, applyPatch } from "./pages";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
@@ -125,6 +126,15 @@ export const getReview = guarded({ role: "viewer" }, async function getReview(db
   return { review: (await toReviews(db, [await findReview(db, actor, input.reviewId)]))[0]! };
 });
 
+function decisionEvent(action: string, row: ReviewRow, status: "approved" | "rejected"): EventInput {
+  return {
+    action,
+    target: { type: "review", id: row.id, label: row.kind },
+    changes: { status: ["pending", status] },
+    data: { id: row.id, kind: row.kind, status, reviewPath: `/reviews/${row.id}` },
+  };
+}
+
 function notPending(row: ReviewRow): AppError {
   return new AppError("conflict", `This review was already ${row.status}${row.decidedBy ? ` (${row.decidedBy})` : ""}.`);
 }
@@ -164,6 +174,7 @@ export const approveReview = guarded({ role: "admin" }, async function approveRe
       await enqueueIndexing(tx, row.sourceId!);
     }
     await tx.review.update({ where: { id: row.id }, data: { status: "approved", decidedAt: new Date(), decidedBy: deciderOf(actor) } });
+    await recordEvent(tx, actor, decisionEvent("review.approve", row, "approved"));
   });
   wakeIndexWorker();
   return getReview(db, actor, input);
@@ -208,6 +219,7 @@ export const rejectReview = guarded(
         where: { id: row.id },
         data: { status: "rejected", decidedAt: new Date(), decidedBy: deciderOf(actor), rejectionReason: input.reason?.trim() || null },
       });
+      await recordEvent(tx, actor, decisionEvent("review.reject", row, "rejected"));
     });
     return getReview(db, actor, input);
   },

@@ -1,13 +1,15 @@
 // Console sign-in: email and password, an opaque session token in an httpOnly cookie,
 // stored hashed with an expiry.
 import { env } from "@/env";
-import type { MemberActor } from "@/server/auth/actor";
+import type { MemberActor, RequestOrigin } from "@/server/auth/actor";
 import { hashPassword, verifyPassword } from "@/server/auth/passwords";
 import { createSignInThrottle } from "@/server/auth/sign-in-throttle";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { recordEvent, type EventInput } from "./events";
 import { normalizeEmail } from "./members";
+import type { Role } from "@/schemas/auth";
 
 /** Failed sign-ins a minute, and the account's delay: see sign-in-throttle.ts for what each holds off. */
 const signInThrottle = createSignInThrottle("sign-in", {
@@ -24,7 +26,7 @@ export interface NewSession {
 }
 
 /** `clientAddress` is where the attempt came from (src/server/auth/client-address.ts). */
-export async function signIn(db: Db, input: { email: string; password: string }, clientAddress: string): Promise<NewSession> {
+export async function signIn(db: Db, input: { email: string; password: string }, clientAddress: string, origin?: RequestOrigin): Promise<NewSession> {
   const email = normalizeEmail(input.email);
   const attempt = await signInThrottle.admit(db, email, clientAddress);
   const user = await db.user.findUnique({
@@ -38,13 +40,28 @@ export async function signIn(db: Db, input: { email: string; password: string },
   // gave them when inviting (members.passwordHash) opens that organization.
   const ownPassword = await verifyPassword(user?.passwordHash ?? (await dummyHash), input.password);
   const membership = ownPassword ? memberships[0] : await membershipOpenedBy(memberships, input.password);
-  if (!membership) throw new AppError("unauthorized", "Wrong email or password.");
+  if (!membership) {
+    // A failed sign-in of a known person is logged in each of their organizations; an unknown email belongs to none.
+    for (const member of memberships) await recordEvent(db, signInActor(member, email, origin), { ...signInEvent(member, email), outcome: "failure" });
+    throw new AppError("unauthorized", "Wrong email or password.");
+  }
   await attempt.succeeded();
 
   const token = randomToken();
   const expiresAt = new Date(Date.now() + env().SESSION_TTL_HOURS * 3_600_000);
-  await db.session.create({ data: { tokenHash: hashSecret(token), memberId: membership.id, expiresAt } });
+  await db.$transaction([
+    db.session.create({ data: { tokenHash: hashSecret(token), memberId: membership.id, expiresAt } }),
+    recordEvent(db, signInActor(membership, email, origin), signInEvent(membership, email)),
+  ]);
   return { token, expiresAt };
+}
+
+function signInActor(member: { id: string; organizationId: string; role: Role }, email: string, origin: RequestOrigin | undefined): MemberActor {
+  return { kind: "member", organizationId: member.organizationId, member: { id: member.id, role: member.role, email }, origin };
+}
+
+function signInEvent(member: { id: string }, email: string): EventInput {
+  return { action: "member.sign_in", target: { type: "member", id: member.id, label: email } };
 }
 
 async function membershipOpenedBy<T extends { passwordHash: string | null }>(memberships: T[], password: string): Promise<T | undefined> {
@@ -54,7 +71,7 @@ async function membershipOpenedBy<T extends { passwordHash: string | null }>(mem
   return undefined;
 }
 
-export async function actorForSession(db: Db, token: string | undefined): Promise<MemberActor | null> {
+export async function actorForSession(db: Db, token: string | undefined, origin?: RequestOrigin): Promise<MemberActor | null> {
   if (!token) return null;
   const session = await db.session.findUnique({
     where: { tokenHash: hashSecret(token) },
@@ -65,6 +82,7 @@ export async function actorForSession(db: Db, token: string | undefined): Promis
     kind: "member",
     organizationId: session.member.organizationId,
     member: { id: session.member.id, role: session.member.role, email: session.member.user.email },
+    origin,
   };
 }
 

@@ -11,6 +11,7 @@ import type { SourceType } from "@/server/jobs/extract";
 import { typeOfFile } from "@/server/jobs/extract";
 import { enqueueIndexing, wakeIndexWorker } from "@/server/jobs/indexing";
 import { hashRequest, withIdempotency, type StoredResponse } from "./idempotency";
+import { recordEvent } from "./events";
 import { authorOf, findKnowledgebase, refuseOverPlanCap, reviewsWritesOf } from "./knowledge-access";
 
 type SourceRow = {
@@ -120,10 +121,20 @@ export const createSource = guarded(
           },
         });
         reviewId = review.id;
+        await recordEvent(tx, actor, {
+          action: "review.create",
+          target: { type: "review", id: review.id, label: row.name },
+          data: { id: review.id, kind: "source", status: "pending", reviewPath: `/reviews/${review.id}` },
+        });
       } else {
         await enqueueIndexing(tx, row.id);
       }
       await tx.knowledgebase.update({ where: { id: knowledgebase.id }, data: { updatedAt: new Date() } });
+      await recordEvent(tx, actor, {
+        action: "source.create",
+        target: { type: "source", id: row.id, label: row.name },
+        changes: { name: [null, row.name], type: [null, row.type], url: [null, row.url] },
+      });
       return { row, reviewId };
     });
     wakeIndexWorker();
@@ -208,6 +219,7 @@ export const deleteSource = guarded(
       db.$transaction([
         db.review.updateMany({ where: { sourceId: row.id, status: "pending" }, data: { status: "rejected", decidedAt: new Date(), decidedBy: "source deleted" } }),
         db.source.delete({ where: { id: row.id } }),
+        recordEvent(db, actor, { action: "source.delete", target: { type: "source", id: row.id, label: row.name } }),
       ]),
     );
   },
@@ -224,6 +236,7 @@ export const retrySource = guarded({ scope: "knowledge:write" }, async function 
   const updated = await db.$transaction(async (tx) => {
     const source = await tx.source.update({ where: { id: row.id }, data: { status: "processing", errorMessage: null } });
     await enqueueIndexing(tx, row.id);
+    await recordEvent(tx, actor, { action: "source.retry", target: { type: "source", id: row.id, label: row.name }, changes: { status: ["failed", "processing"] } });
     return source;
   });
   wakeIndexWorker();

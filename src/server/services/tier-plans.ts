@@ -3,6 +3,7 @@ import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { changesBetween, recorded, recordEvent } from "./events";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
 import { toUserGroup } from "./user-groups";
 
@@ -10,6 +11,10 @@ type PlanRow = { id: string; name: string; creditAllowance: number; archivedAt: 
 
 export function toTierPlan(row: PlanRow): TierPlan {
   return { id: row.id, name: row.name, creditAllowance: row.creditAllowance, archived: row.archivedAt !== null, groupId: row.groupId };
+}
+
+function planTarget(plan: { id: string; name: string }) {
+  return { type: "tier_plan", id: plan.id, label: plan.name };
 }
 
 export const listTierPlans = guarded({ scope: "end_users:read" }, async function listTierPlans(db: Db, actor: Actor, input: { limit: number; cursor?: string }) {
@@ -33,6 +38,7 @@ export const createTierPlan = guarded(
       const plan = await tx.tierPlan.create({
         data: { organizationId: actor.organizationId, name: input.name, creditAllowance: input.creditAllowance, groupId: group?.id ?? null },
       });
+      await recordEvent(tx, actor, { action: "tier_plan.create", target: planTarget(plan), changes: { name: [null, plan.name], creditAllowance: [null, plan.creditAllowance] } });
       return { tierPlan: toTierPlan(plan), ...(group ? { group: toUserGroup({ ...group, plan: { id: plan.id }, _count: { members: 0 } }) } : {}) };
     });
   },
@@ -44,7 +50,8 @@ export const archiveTierPlan = guarded(
   async function archiveTierPlan(db: Db, actor: Actor, input: { tierPlanId: string }): Promise<TierPlan> {
     const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId } });
     if (!plan) throw new AppError("not_found", "No tier plan with that id.");
-    const row = plan.archivedAt ? plan : await db.tierPlan.update({ where: { id: plan.id }, data: { archivedAt: new Date() } });
+    const archive = (tx: Pick<Db, "tierPlan">) => tx.tierPlan.update({ where: { id: plan.id }, data: { archivedAt: new Date() } });
+    const row = plan.archivedAt ? plan : await recorded(db, actor, archive, () => ({ action: "tier_plan.archive", target: planTarget(plan) }));
     return toTierPlan(row);
   },
 );
@@ -60,6 +67,7 @@ export const updateTierPlan = guarded(
     if (!plan) throw new AppError("not_found", "No tier plan with that id.");
     return db.$transaction(async (tx) => {
       const row = await tx.tierPlan.update({ where: { id: plan.id }, data: { name: input.name, creditAllowance: input.creditAllowance } });
+      await recordEvent(tx, actor, { action: "tier_plan.update", target: planTarget(row), changes: changesBetween(plan, input, ["name", "creditAllowance"]) });
       if (input.name !== undefined && plan.groupId) {
         await tx.userGroup.update({ where: { id: plan.groupId }, data: { name: input.name, description: `Everyone on the ${input.name} plan` } });
       }

@@ -5,7 +5,9 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { assertGrantTargets, grantSource, insertGrants, toGrant } from "./grants";
+import { changesBetween, recorded, recordEvent } from "./events";
 import { nameContains } from "./name-search";
+import type { Prisma } from "@/generated/prisma/client";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
 
 type GroupRow = {
@@ -51,14 +53,17 @@ function refusePlanGroup(group: GroupRow, action: "rename" | "delete" | "members
   throw new AppError("plan_group", `This group belongs to a plan and follows it: ${action === "rename" ? "rename" : "archive"} the plan instead.`, {}, { status: 409 });
 }
 
+function groupTarget(group: { id: string; name: string }) {
+  return { type: "user_group", id: group.id, label: group.name };
+}
+
 export const createUserGroup = guarded(
   { scope: "end_users:write" },
   async function createUserGroup(db: Db, actor: Actor, input: { name: string; description?: string }): Promise<UserGroup> {
     await assertGroupsEnabled(db, actor.organizationId);
-    const row = await db.userGroup.create({
-      data: { organizationId: actor.organizationId, name: input.name, description: input.description ?? "" },
-      include: groupInclude,
-    });
+    const create = (tx: Prisma.TransactionClient) =>
+      tx.userGroup.create({ data: { organizationId: actor.organizationId, name: input.name, description: input.description ?? "" }, include: groupInclude });
+    const row = await recorded(db, actor, create, (group) => ({ action: "user_group.create", target: groupTarget(group), changes: { name: [null, group.name] } }));
     return toUserGroup(row);
   },
 );
@@ -86,11 +91,13 @@ export const updateUserGroup = guarded(
     await assertGroupsEnabled(db, actor.organizationId);
     const group = await findGroup(db, actor, input.groupId);
     if (input.name !== undefined && input.name !== group.name) refusePlanGroup(group, "rename");
-    const row = await db.userGroup.update({
-      where: { id: group.id },
-      data: { name: input.name, description: input.description },
-      include: groupInclude,
-    });
+    const update = (tx: Prisma.TransactionClient) =>
+      tx.userGroup.update({ where: { id: group.id }, data: { name: input.name, description: input.description }, include: groupInclude });
+    const row = await recorded(db, actor, update, (after) => ({
+      action: "user_group.update",
+      target: groupTarget(after),
+      changes: changesBetween(group, input, ["name", "description"]),
+    }));
     return toUserGroup(row);
   },
 );
@@ -101,7 +108,7 @@ export const deleteUserGroup = guarded(
     await assertGroupsEnabled(db, actor.organizationId);
     const group = await findGroup(db, actor, input.groupId);
     refusePlanGroup(group, "delete");
-    await db.userGroup.delete({ where: { id: group.id } });
+    await db.$transaction([db.userGroup.delete({ where: { id: group.id } }), recordEvent(db, actor, { action: "user_group.delete", target: groupTarget(group) })]);
   },
 );
 
@@ -115,7 +122,10 @@ export const addGroupMember = guarded({ scope: "end_users:write" }, async functi
   });
   if (!endUser) throw new AppError("end_user_not_found", `No end user ${input.endUserId} in this organization.`);
   refusePlanGroup(group, "members");
-  const inserted = await db.groupMember.createManyAndReturn({ data: [{ groupId: group.id, endUserId: endUser.id }], skipDuplicates: true });
+  const add = (tx: Prisma.TransactionClient) => tx.groupMember.createManyAndReturn({ data: [{ groupId: group.id, endUserId: endUser.id }], skipDuplicates: true });
+  const inserted = await recorded(db, actor, add, (rows) =>
+    rows.length ? { action: "user_group.member_add", target: groupTarget(group), changes: { members: [null, endUser.id] } } : null,
+  );
   const member = inserted[0] ?? (await db.groupMember.findUniqueOrThrow({ where: { groupId_endUserId: { groupId: group.id, endUserId: endUser.id } } }));
   return { created: inserted.length > 0, member: { groupId: member.groupId, endUserId: member.endUserId, addedAt: member.addedAt.toISOString() } };
 });
@@ -126,7 +136,10 @@ export const removeGroupMember = guarded(
     await assertGroupsEnabled(db, actor.organizationId);
     const group = await findGroup(db, actor, input.groupId);
     refusePlanGroup(group, "members");
-    const { count } = await db.groupMember.deleteMany({ where: { groupId: group.id, endUserId: input.endUserId } });
+    const remove = (tx: Prisma.TransactionClient) => tx.groupMember.deleteMany({ where: { groupId: group.id, endUserId: input.endUserId } });
+    const { count } = await recorded(db, actor, remove, ({ count }) =>
+      count ? { action: "user_group.member_remove", target: groupTarget(group), changes: { members: [input.endUserId, null] } } : null,
+    );
     if (count === 0) throw new AppError("not_found", "That end user is not a member of this group.");
   },
 );
@@ -153,7 +166,8 @@ export const addGroupGrant = guarded({ scope: "end_users:write" }, async functio
   }
   const grant: GrantInput = { ...input, effect: "allow" };
   await assertGrantTargets(db, actor.organizationId, [grant]);
-  const created = await insertGrants(db, { organizationId: actor.organizationId, groupId: group.id }, [grant], grantSource(actor));
+  const insert = (tx: Prisma.TransactionClient) => insertGrants(tx, { organizationId: actor.organizationId, groupId: group.id }, [grant], grantSource(actor));
+  const created = await recorded(db, actor, insert, (count) => (count ? { action: "grant.create", target: groupTarget(group), changes: { grants: [null, grant] } } : null));
   const row = await db.grant.findFirstOrThrow({
     where: { groupId: group.id, targetKind: grant.targetKind, targetId: grant.targetId, effect: "allow", deploymentId: grant.deploymentId ?? null },
   });
@@ -165,7 +179,10 @@ export const removeGroupGrant = guarded(
   async function removeGroupGrant(db: Db, actor: Actor, input: { groupId: string; grantId: string }): Promise<void> {
     await assertGroupsEnabled(db, actor.organizationId);
     const group = await findGroup(db, actor, input.groupId);
-    const { count } = await db.grant.deleteMany({ where: { id: input.grantId, groupId: group.id } });
+    const remove = (tx: Prisma.TransactionClient) => tx.grant.deleteMany({ where: { id: input.grantId, groupId: group.id } });
+    const { count } = await recorded(db, actor, remove, ({ count }) =>
+      count ? { action: "grant.delete", target: { type: "grant", id: input.grantId, label: group.name } } : null,
+    );
     if (count === 0) throw new AppError("not_found", "No grant with that id on this group.");
   },
 );

@@ -40,6 +40,8 @@ export type Meta = OpenApiMeta<{
   events?: boolean;
   /** Success status when it is not 200, for the OpenAPI document. */
   successStatus?: number;
+  /** A streamed download (JSON Lines or CSV), served by src/server/adapters/download.ts. */
+  download?: true;
   /** The endpoint also takes multipart/form-data, served by src/server/adapters/upload.ts. */
   multipart?: boolean;
   /** A second success status with the same body (202 pending_review beside 201/200 applied). */

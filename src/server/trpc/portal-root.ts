@@ -52,6 +52,7 @@ export const portalRouter = router({
           email: input.email,
           code: input.code,
           clientAddress: ctx.clientAddress,
+          requestOrigin: ctx.requestOrigin,
         }).catch((error: unknown) => {
           logRefusedSignIn("portal", { email: input.email, clientAddress: ctx.clientAddress, code: toAppError(error).code, portal: ctx.portal.slug });
           throw error;

@@ -19,6 +19,8 @@ import { tierPlansRouter } from "./routers/tier-plans";
 import { userGroupsRouter } from "./routers/user-groups";
 import { reviewsRouter } from "./routers/reviews";
 import { overviewRouter } from "./routers/overview";
+import { auditRouter } from "./routers/audit";
+import { webhooksRouter } from "./routers/webhooks";
 
 export const appRouter = router({
   auth: authRouter,
@@ -41,6 +43,8 @@ export const appRouter = router({
   knowledge: knowledgeRouter,
   reviews: reviewsRouter,
   overview: overviewRouter,
+  audit: auditRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -3,7 +3,7 @@
 // the console's tRPC (`error.data.appError` is the envelope's `error`, `data.httpStatus` its status).
 import { initTRPC } from "@trpc/server";
 import type { z } from "zod";
-import type { EndUserActor } from "@/server/auth/actor";
+import type { EndUserActor, RequestOrigin } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { assertStorableRawInput } from "@/server/bounds";
 import { AppError, toAppError } from "@/server/errors";
@@ -19,6 +19,8 @@ export interface PortalContext {
   sessionToken?: string;
   /** Where the request came from, for sign-in throttling. */
   clientAddress: string;
+  /** Where the request came from, for the audit log. */
+  requestOrigin?: RequestOrigin;
   /** The configured public origin (src/env.ts publicOrigin), for links in mail; never the request's Host. */
   origin: string;
   /** Cookies get `Secure` when the portal is served over https. */
@@ -66,7 +68,7 @@ export function portalProcedure<S extends PortalInputSchema>(input: S) {
  */
 export function endUserProcedure<S extends PortalInputSchema>(input: S) {
   return portalProcedure(input).use(async ({ ctx, next }) => {
-    const actor: EndUserActor | null = await endUserForSession(ctx.db, ctx.sessionToken, ctx.portal);
+    const actor: EndUserActor | null = await endUserForSession(ctx.db, ctx.sessionToken, ctx.portal, ctx.requestOrigin);
     if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
     return next({ ctx: { ...ctx, actor } });
   });

@@ -5,6 +5,7 @@ import { Organization } from "@/schemas/organization";
 import { changeOwnPassword } from "@/server/services/members";
 import { getOrganization } from "@/server/services/organizations";
 import { signIn, signOut } from "@/server/services/sessions";
+import { requestOrigin } from "@/server/auth/actor";
 import { clientAddress } from "@/server/auth/client-address";
 import { clearedSessionCookie, sessionCookie } from "@/server/auth/cookies";
 import { toAppError } from "@/server/errors";
@@ -16,8 +17,9 @@ export const authRouter = router({
     .input(SignInInput)
     .output(z.object({ ok: z.literal(true) }))
     .mutation(async ({ ctx, input }) => {
-      const address = clientAddress(ctx.requestHeaders ?? new Headers());
-      const session = await signIn(ctx.db, input, address).catch((error: unknown) => {
+      const headers = ctx.requestHeaders ?? new Headers();
+      const address = clientAddress(headers);
+      const session = await signIn(ctx.db, input, address, requestOrigin({ headers }, ctx.requestId, "console")).catch((error: unknown) => {
         logRefusedSignIn("console", { email: input.email, clientAddress: address, code: toAppError(error).code });
         throw error;
       });

@@ -1,0 +1,110 @@
+"use client";
+// Organization › Audit log: every change and sign-in, newest first, with the filters of
+// GET /audit-events kept in the URL (reload and Back keep them).
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { Suspense, useState, type FormEvent } from "react";
+import { DataTable, ErrorAlert, LoadMore, PageHeader, useCursorList } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import { AUDIT_DOORS, type AuditEvent } from "@/schemas/audit";
+
+const PAGE = 50;
+const FILTERS = ["action", "actorId", "targetType", "targetId", "door"] as const;
+type Filter = Partial<Record<(typeof FILTERS)[number], string>>;
+
+function describeChanges(changes: AuditEvent["changes"]): string {
+  return Object.entries(changes)
+    .map(([field, [before, after]]) => `${field}: ${JSON.stringify(before)} → ${JSON.stringify(after)}`)
+    .join("; ");
+}
+
+export default function AuditLogPage() {
+  return (
+    <Suspense fallback={<p className="muted">Loading…</p>}>
+      <AuditLog />
+    </Suspense>
+  );
+}
+
+function AuditLog() {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const pathname = usePathname();
+  const search = useSearchParams();
+  const filter: Filter = Object.fromEntries(FILTERS.flatMap((key) => (search.get(key) ? [[key, search.get(key)!]] : [])));
+  const [draft, setDraft] = useState<Filter>(filter);
+  const list = useCursorList(
+    (cursor) => trpc.audit.list.queryOptions({ limit: PAGE, ...filter, door: filter.door as AuditEvent["door"] | undefined, ...(cursor ? { cursor } : {}) }),
+    (page) => page.auditEvents,
+  );
+
+  function apply(event: FormEvent) {
+    event.preventDefault();
+    const params = new URLSearchParams();
+    for (const key of FILTERS) if (draft[key]?.trim()) params.set(key, draft[key]!.trim());
+    const query = params.toString();
+    router.push(query ? `${pathname}?${query}` : pathname);
+  }
+
+  return (
+    <>
+      <PageHeader
+        title="Audit log"
+        description="Every change made through the console, the API, MCP, the CLI, portals and the directory, and every sign-in, newest first. Nothing here can be changed or deleted."
+      />
+      <form className="panel row" onSubmit={apply} aria-label="Filter the audit log" style={{ flexWrap: "wrap", gap: "0.5rem", alignItems: "end" }}>
+        <label>
+          Action
+          <input value={draft.action ?? ""} onChange={(e) => setDraft({ ...draft, action: e.target.value })} placeholder="end_user.update or end_user." />
+        </label>
+        <label>
+          Actor id
+          <input value={draft.actorId ?? ""} onChange={(e) => setDraft({ ...draft, actorId: e.target.value })} />
+        </label>
+        <label>
+          Target type
+          <input value={draft.targetType ?? ""} onChange={(e) => setDraft({ ...draft, targetType: e.target.value })} placeholder="end_user" />
+        </label>
+        <label>
+          Target id
+          <input value={draft.targetId ?? ""} onChange={(e) => setDraft({ ...draft, targetId: e.target.value })} />
+        </label>
+        <label>
+          Door
+          <select value={draft.door ?? ""} onChange={(e) => setDraft({ ...draft, door: e.target.value })}>
+            <option value="">Any</option>
+            {AUDIT_DOORS.map((door) => (
+              <option key={door} value={door}>
+                {door}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button className="primary" type="submit">
+          Filter
+        </button>
+      </form>
+      <div className="panel">
+        {list.isLoading && <p className="muted">Loading…</p>}
+        <ErrorAlert error={list.error} />
+        {list.isLoaded && (
+          <DataTable
+            label="Audit events"
+            rows={list.items}
+            rowKey={(event) => event.id}
+            empty={FILTERS.some((key) => filter[key]) ? "No events match these filters." : "Nothing recorded yet."}
+            columns={[
+              { key: "when", header: "When", cell: (event) => new Date(event.occurredAt).toLocaleString() },
+              { key: "who", header: "Who", cell: (event) => `${event.actor.label} (${event.actor.type})` },
+              { key: "door", header: "Door", cell: (event) => event.door },
+              { key: "action", header: "Action", cell: (event) => (event.outcome === "failure" ? `${event.action} (failed)` : event.action) },
+              { key: "target", header: "Target", cell: (event) => event.target.label || event.target.id || event.target.type },
+              { key: "changes", header: "Changes", cell: (event) => describeChanges(event.changes) },
+              { key: "request", header: "Request", cell: (event) => [event.requestId, event.ipAddress].filter(Boolean).join(" · ") },
+            ]}
+          />
+        )}
+        <LoadMore list={list} />
+      </div>
+    </>
+  );
+}

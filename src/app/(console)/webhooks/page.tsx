@@ -1,0 +1,181 @@
+"use client";
+// Organization › Webhooks: endpoints that receive events (signed per Standard Webhooks), the
+// secret shown once, and each endpoint's deliveries with their attempts and a replay.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { ConfirmButton, CopyButton, DataTable, ErrorAlert, PageHeader, notifyDone, useRoleAtLeast } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import { WEBHOOK_EVENT_TYPES } from "@/schemas/webhooks";
+
+export default function WebhooksPage() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const isAdmin = useRoleAtLeast("admin");
+  const endpoints = useQuery({ ...trpc.webhooks.list.queryOptions({ limit: 200 }), enabled: isAdmin });
+  const [url, setUrl] = useState("");
+  const [types, setTypes] = useState<string[]>(["*"]);
+  const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
+  const create = useMutation(
+    trpc.webhooks.create.mutationOptions({
+      onSuccess: (created) => {
+        setSecret({ url: created.endpoint.url, secret: created.secret });
+        setUrl("");
+        void refresh();
+      },
+    }),
+  );
+  const update = useMutation(trpc.webhooks.update.mutationOptions({ onSuccess: () => void refresh() }));
+  const remove = useMutation(trpc.webhooks.delete.mutationOptions({ onSuccess: () => (notifyDone("Endpoint removed."), void refresh()) }));
+  const rotate = useMutation(trpc.webhooks.rotateSecret.mutationOptions());
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    create.mutate({ url, eventTypes: types as never });
+  }
+  const toggle = (type: string) => setTypes((current) => (current.includes(type) ? current.filter((t) => t !== type) : [...current.filter((t) => t !== "*"), type]));
+
+  return (
+    <>
+      <PageHeader
+        title="Webhooks"
+        description="Atrium POSTs the events you choose to your endpoints, signed per Standard Webhooks, retrying for about a day and a half when they fail."
+      />
+      {!isAdmin && <p className="muted">Admins manage webhooks.</p>}
+      {secret && (
+        <div className="notice" role="status">
+          <p>
+            Signing secret for <strong>{secret.url}</strong>. Copy it now: it is shown only once.
+          </p>
+          <div className="row">
+            <code className="secret" data-testid="webhook-secret">
+              {secret.secret}
+            </code>
+            <CopyButton text={secret.secret} />
+            <button type="button" onClick={() => setSecret(null)}>
+              Done
+            </button>
+          </div>
+        </div>
+      )}
+      {isAdmin && (
+        <form className="panel form" onSubmit={submit} aria-label="Add a webhook endpoint">
+          <h2 style={{ marginTop: 0 }}>Add an endpoint</h2>
+          <label>
+            URL
+            <input required type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://crm.example.com/atrium" />
+          </label>
+          <fieldset style={{ border: 0, padding: 0 }}>
+            <legend className="muted">Events</legend>
+            <label className="inline">
+              <input type="checkbox" checked={types.includes("*")} onChange={() => setTypes(types.includes("*") ? [] : ["*"])} />
+              All events
+            </label>
+            <div className="scopes">
+              {WEBHOOK_EVENT_TYPES.map((type) => (
+                <label key={type} className="inline">
+                  <input type="checkbox" disabled={types.includes("*")} checked={types.includes("*") || types.includes(type)} onChange={() => toggle(type)} />
+                  <code>{type}</code>
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <ErrorAlert error={create.error} />
+          <div>
+            <button className="primary" type="submit" disabled={create.isPending || types.length === 0}>
+              Add endpoint
+            </button>
+          </div>
+        </form>
+      )}
+      {isAdmin && (
+        <div className="panel">
+          <ErrorAlert error={endpoints.error ?? update.error ?? remove.error ?? rotate.error} />
+          {rotate.data && (
+            <div className="notice" role="status">
+              <p>New secret (the old one keeps signing for 24 hours). Copy it now:</p>
+              <code className="secret">{rotate.data.secret}</code> <CopyButton text={rotate.data.secret} />
+            </div>
+          )}
+          <DataTable
+            label="Webhook endpoints"
+            rows={endpoints.data?.endpoints ?? []}
+            rowKey={(endpoint) => endpoint.id}
+            empty={endpoints.isLoading ? "Loading…" : "No endpoints yet."}
+            columns={[
+              { key: "url", header: "URL", cell: (endpoint) => endpoint.url },
+              { key: "events", header: "Events", cell: (endpoint) => endpoint.eventTypes.join(", ") },
+              {
+                key: "status",
+                header: "Status",
+                cell: (endpoint) => (endpoint.enabled ? <span className="badge">Enabled</span> : <span className="badge revoked">{endpoint.disabledReason ?? "Disabled"}</span>),
+              },
+              {
+                key: "actions",
+                header: "",
+                cell: (endpoint) => (
+                  <div className="row">
+                    <button type="button" onClick={() => setOpen(open === endpoint.id ? null : endpoint.id)}>
+                      Deliveries
+                    </button>
+                    <button type="button" onClick={() => update.mutate({ id: endpoint.id, enabled: !endpoint.enabled })}>
+                      {endpoint.enabled ? "Disable" : "Enable"}
+                    </button>
+                    <button type="button" onClick={() => rotate.mutate({ id: endpoint.id })}>
+                      Rotate secret
+                    </button>
+                    <ConfirmButton label="Remove" title={`Remove ${endpoint.url}?`} description="It receives nothing more." onConfirm={() => remove.mutate({ id: endpoint.id })} />
+                  </div>
+                ),
+              },
+            ]}
+          />
+          {open && <Deliveries endpointId={open} />}
+        </div>
+      )}
+    </>
+  );
+}
+
+function Deliveries({ endpointId }: { endpointId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const deliveries = useQuery(trpc.webhooks.deliveries.queryOptions({ id: endpointId, limit: 50 }));
+  const replay = useMutation(
+    trpc.webhooks.replay.mutationOptions({
+      onSuccess: () => (notifyDone("Queued again."), void queryClient.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() })),
+    }),
+  );
+  return (
+    <section aria-label="Deliveries">
+      <h3>Deliveries</h3>
+      <ErrorAlert error={deliveries.error ?? replay.error} />
+      <DataTable
+        label="Deliveries"
+        rows={deliveries.data?.deliveries ?? []}
+        rowKey={(delivery) => delivery.id}
+        empty={deliveries.isLoading ? "Loading…" : "Nothing sent yet."}
+        columns={[
+          { key: "when", header: "Queued", cell: (delivery) => new Date(delivery.createdAt).toLocaleString() },
+          { key: "type", header: "Event", cell: (delivery) => delivery.type },
+          { key: "status", header: "Status", cell: (delivery) => delivery.status },
+          {
+            key: "attempts",
+            header: "Attempts",
+            cell: (delivery) => delivery.attempts.map((attempt) => attempt.responseStatus ?? attempt.error).join(", "),
+          },
+          {
+            key: "replay",
+            header: "",
+            cell: (delivery) => (
+              <button type="button" onClick={() => replay.mutate({ id: endpointId, deliveryId: delivery.id })}>
+                Replay
+              </button>
+            ),
+          },
+        ]}
+      />
+    </section>
+  );
+}

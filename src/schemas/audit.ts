@@ -1,0 +1,49 @@
+// The audit log: events as GET /audit-events shows them, and its filters.
+import { z } from "zod";
+import { ListQuery, NextCursor, plainText, Timestamp, Uuid } from "./common";
+
+export const AUDIT_DOORS = ["console", "api", "mcp", "cli", "portal", "scim", "system"] as const;
+export const AUDIT_ACTOR_TYPES = ["member", "org_key", "personal_key", "end_user", "directory", "operator", "system"] as const;
+
+export const AuditEvent = z
+  .object({
+    id: Uuid,
+    occurredAt: Timestamp,
+    actor: z.object({ type: z.enum(AUDIT_ACTOR_TYPES), id: z.string().nullable(), label: z.string() }),
+    door: z.enum(AUDIT_DOORS),
+    action: z.string().meta({ description: "resource.verb, e.g. `end_user.update`" }),
+    target: z.object({ type: z.string(), id: z.string().nullable(), label: z.string() }),
+    changes: z.record(z.string(), z.tuple([z.unknown(), z.unknown()])).meta({ description: '`{field: [before, after]}`; secrets only as `"changed"`' }),
+    requestId: z.string().nullable().meta({ description: "The X-Request-Id of the request that made the change" }),
+    ipAddress: z.string().nullable(),
+    userAgent: z.string().nullable(),
+    outcome: z.enum(["success", "failure"]),
+  })
+  .meta({ id: "AuditEvent" });
+export type AuditEvent = z.infer<typeof AuditEvent>;
+
+const FilterText = plainText(200).min(1).optional();
+
+/** Filters shared by the list and the export. */
+export const AuditFilters = z.strictObject({
+  actorId: FilterText,
+  action: FilterText.meta({ description: "An action (`end_user.update`) or a resource prefix (`end_user.`)" }),
+  targetType: FilterText,
+  targetId: FilterText,
+  door: z.enum(AUDIT_DOORS).optional(),
+  from: Timestamp.optional().meta({ description: "Events at or after this time" }),
+  to: Timestamp.optional().meta({ description: "Events before this time" }),
+});
+export type AuditFilters = z.infer<typeof AuditFilters>;
+
+export const ListAuditEventsInput = AuditFilters.extend(ListQuery.shape);
+export type ListAuditEventsInput = z.infer<typeof ListAuditEventsInput>;
+
+export const ListAuditEventsOutput = z.object({ auditEvents: z.array(AuditEvent), nextCursor: NextCursor });
+
+export const ExportAuditEventsInput = z.strictObject({
+  format: z.enum(["jsonl", "csv"]).default("jsonl"),
+  from: Timestamp.optional(),
+  to: Timestamp.optional(),
+});
+export type ExportAuditEventsInput = z.infer<typeof ExportAuditEventsInput>;

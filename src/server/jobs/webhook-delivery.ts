@@ -1,0 +1,219 @@
+// Webhook deliveries: durable jobs in PostgreSQL (webhook_deliveries, queued by a trigger in the
+// transaction of the change), claimed like index_jobs (indexing.ts): FOR UPDATE SKIP LOCKED with
+// a claim token and a lease, so no two workers in any number of processes send one attempt, and
+// a delivery whose worker died is claimed again when its lease runs out. Only the holder of the
+// claim may write the outcome. Each attempt is signed per Standard Webhooks 1.0, checked by the
+// SSRF guard (integration-urls.ts) and bounded by a 15 s timeout; failures are retried on the
+// schedule of retryDelayMs(); 410 Gone, or 5 days of failures, turns the endpoint off.
+import { randomUUID } from "node:crypto";
+import { Webhook } from "standardwebhooks";
+import type { Db } from "@/server/db";
+import { checkIntegrationUrl, guardedFetch } from "@/server/integration-urls";
+import { logger } from "@/server/observability/log";
+import { backoffDelay } from "./indexing";
+
+/** The pauses before each retry: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery fails. */
+export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
+export const ATTEMPT_TIMEOUT_MS = 15_000;
+/** An endpoint whose attempts have all failed for this long is turned off. */
+export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3_600_000;
+const JITTER = 0.1;
+const MAX_ERROR_CHARS = 500;
+
+/**
+ * The pause after the `attempt`-th failed attempt (1-based) with up to ±10% jitter (`random` in
+ * [0, 1)), or null when no retry is left.
+ */
+export function retryDelayMs(attempt: number, random: () => number = Math.random): number | null {
+  const base = RETRY_SCHEDULE_MS[attempt - 1];
+  if (base === undefined) return null;
+  return Math.round(base * (1 + JITTER * (2 * random() - 1)));
+}
+
+export interface DeliveryOptions {
+  /** The worker's clock: deliveries due by then are claimed (tests move it forward). */
+  now?: () => Date;
+  leaseMs?: number;
+  batch?: number;
+  timeoutMs?: number;
+  random?: () => number;
+  /** Called after a delivery is claimed, before it is sent (tests use it to simulate a crash). */
+  afterClaim?: (delivery: ClaimedDelivery) => Promise<void> | void;
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  claimToken: string;
+  attemptCount: number;
+}
+
+interface Attempt {
+  at: string;
+  responseStatus: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+async function claimDeliveries(db: Db, count: number, leaseMs: number, now: Date): Promise<ClaimedDelivery[]> {
+  const token = randomUUID();
+  return db.$queryRaw<ClaimedDelivery[]>`
+    update webhook_deliveries d set claim_token = ${token}::uuid, lease_until = now() + (${leaseMs} * interval '1 millisecond')
+    where d.id in (
+      select id from webhook_deliveries
+      where status = 'pending' and next_attempt_at <= ${now}::timestamptz and (claim_token is null or lease_until < now())
+      order by next_attempt_at
+      for update skip locked
+      limit ${count}
+    )
+    returning d.id, d.claim_token as "claimToken", d.attempt_count as "attemptCount"`;
+}
+
+interface DeliveryContext {
+  type: string;
+  occurred_at: Date;
+  data: unknown;
+  endpoint_id: string;
+  url: string;
+  enabled: boolean;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: Date | null;
+}
+
+/** The signatures of every active secret, space-separated (the old one during the overlap). */
+function signatures(context: DeliveryContext, id: string, timestamp: Date, body: string): string {
+  const secrets = [context.secret];
+  if (context.previous_secret && context.previous_secret_until && context.previous_secret_until > new Date()) secrets.push(context.previous_secret);
+  return secrets.map((secret) => new Webhook(secret).sign(id, timestamp, body)).join(" ");
+}
+
+/** One attempt: the endpoint's answer, or why there was none. */
+async function attempt(context: DeliveryContext, id: string, timeoutMs: number): Promise<Attempt> {
+  const started = Date.now();
+  const timestamp = new Date();
+  const body = JSON.stringify({ type: context.type, timestamp: context.occurred_at.toISOString(), data: context.data ?? {} });
+  const done = (responseStatus: number | null, error: string | null): Attempt => ({
+    at: timestamp.toISOString(),
+    responseStatus,
+    durationMs: Date.now() - started,
+    error: error && error.slice(0, MAX_ERROR_CHARS),
+  });
+  try {
+    await checkIntegrationUrl(context.url);
+    const response = await guardedFetch(context.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "Atrium-Webhooks/1.0",
+        "webhook-id": id,
+        "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
+        "webhook-signature": signatures(context, id, timestamp, body),
+      },
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await response.body?.cancel();
+    return done(response.status, response.ok ? null : `HTTP ${response.status}`);
+  } catch (error) {
+    const reason = error instanceof Error && error.name === "TimeoutError" ? `no answer within ${timeoutMs / 1000} s` : error instanceof Error ? error.message : String(error);
+    return done(null, reason);
+  }
+}
+
+/** Sends one claimed delivery and writes its outcome, if the claim is still ours. */
+async function deliver(db: Db, claimed: ClaimedDelivery, options: DeliveryOptions): Promise<void> {
+  const [context] = await db.$queryRaw<DeliveryContext[]>`
+    select d.type, e.occurred_at, e.data, p.id as endpoint_id, p.url, p.enabled, p.secret, p.previous_secret, p.previous_secret_until
+    from webhook_deliveries d
+    join audit_events e on e.id = d.event_id
+    join webhook_endpoints p on p.id = d.endpoint_id
+    where d.id = ${claimed.id}::uuid`;
+  if (!context || !context.enabled) {
+    const reason = context ? "the endpoint is disabled" : "the event is no longer kept";
+    await db.$executeRaw`update webhook_deliveries set status = 'failed', claim_token = null, next_attempt_at = null,
+      attempts = attempts || ${JSON.stringify([{ at: new Date().toISOString(), responseStatus: null, durationMs: 0, error: reason }])}::jsonb
+      where id = ${claimed.id}::uuid and claim_token = ${claimed.claimToken}::uuid`;
+    return;
+  }
+  const result = await attempt(context, claimed.id, options.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
+  const succeeded = result.responseStatus !== null && result.responseStatus >= 200 && result.responseStatus < 300;
+  const gone = result.responseStatus === 410;
+  const attempts = claimed.attemptCount + 1;
+  const delay = succeeded || gone ? null : retryDelayMs(attempts, options.random);
+  const status = succeeded ? "succeeded" : delay === null ? "failed" : "pending";
+  const now = options.now?.() ?? new Date();
+  const nextAttemptAt = delay === null ? null : new Date(now.getTime() + delay);
+  await db.$transaction(async (tx) => {
+    const owned = await tx.$executeRaw`
+      update webhook_deliveries set status = ${status}, attempt_count = ${attempts}, next_attempt_at = ${nextAttemptAt}::timestamptz,
+        claim_token = null, lease_until = null, attempts = attempts || ${JSON.stringify([result])}::jsonb
+      where id = ${claimed.id}::uuid and claim_token = ${claimed.claimToken}::uuid`;
+    if (owned !== 1) return;
+    if (succeeded) {
+      await tx.$executeRaw`update webhook_endpoints set failing_since = null where id = ${context.endpoint_id}::uuid and failing_since is not null`;
+    } else if (gone) {
+      await tx.$executeRaw`update webhook_endpoints set enabled = false, disabled_reason = 'The endpoint answered 410 Gone.', updated_at = now()
+        where id = ${context.endpoint_id}::uuid`;
+    } else {
+      await tx.$executeRaw`
+        update webhook_endpoints set failing_since = coalesce(failing_since, ${now}::timestamptz),
+          enabled = enabled and coalesce(failing_since, ${now}::timestamptz) > ${now}::timestamptz - (${DISABLE_AFTER_FAILING_MS} * interval '1 millisecond'),
+          disabled_reason = case when coalesce(failing_since, ${now}::timestamptz) > ${now}::timestamptz - (${DISABLE_AFTER_FAILING_MS} * interval '1 millisecond')
+            then disabled_reason else 'Every delivery failed for 5 days.' end,
+          updated_at = now()
+        where id = ${context.endpoint_id}::uuid`;
+    }
+  });
+}
+
+/** Claims the deliveries due and sends them; returns how many were claimed. */
+export async function runWebhookDeliveriesOnce(db: Db, options: DeliveryOptions = {}): Promise<number> {
+  const claimed = await claimDeliveries(db, options.batch ?? 10, options.leaseMs ?? 60_000, options.now?.() ?? new Date());
+  await Promise.all(
+    claimed.map(async (delivery) => {
+      await options.afterClaim?.(delivery);
+      await deliver(db, delivery, options);
+    }),
+  );
+  return claimed.length;
+}
+
+export interface WebhookWorker {
+  stop(): Promise<void>;
+}
+
+/** The loop each server process runs: due deliveries every pollMs, backing off while the database is away. */
+export function startWebhookWorker(db: Db, options: DeliveryOptions & { pollMs?: number; maxBackoffMs?: number } = {}): WebhookWorker {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let wake: (() => void) | undefined;
+  const pollMs = options.pollMs ?? 1000;
+  const loop = (async () => {
+    let failures = 0;
+    while (!stopped) {
+      let claimed = 0;
+      try {
+        claimed = await runWebhookDeliveriesOnce(db, options);
+        failures = 0;
+      } catch (error) {
+        failures++;
+        if (failures === 1) logger().error({ err: error }, "Webhook worker: a round failed; retrying with backoff");
+      }
+      if (stopped) break;
+      if (claimed > 0 && failures === 0) continue;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        timer = setTimeout(resolve, failures > 0 ? backoffDelay(failures, pollMs, options.maxBackoffMs ?? 30_000) : pollMs);
+      });
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      wake?.();
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,168 @@
+// The audit log, read from audit_events (written by events.ts): a filtered list newest first,
+// an export streamed page by page (never the whole log in memory), and the retention sweep,
+// the one path the table's append-only trigger lets delete.
+import type { AuditEvent, AuditFilters, ExportAuditEventsInput, ListAuditEventsInput } from "@/schemas/audit";
+import type { Actor } from "@/server/auth/actor";
+import { guarded } from "@/server/auth/guarded";
+import type { Db } from "@/server/db";
+import { decodeCursor, encodeCursor } from "./pagination";
+
+interface AuditRow {
+  id: string;
+  occurred_at: Date;
+  actor_type: AuditEvent["actor"]["type"];
+  actor_id: string | null;
+  actor_label: string;
+  door: AuditEvent["door"];
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  target_label: string;
+  changes: AuditEvent["changes"];
+  request_id: string | null;
+  ip_address: string | null;
+  user_agent: string | null;
+  outcome: AuditEvent["outcome"];
+}
+
+function toAuditEvent(row: AuditRow): AuditEvent {
+  return {
+    id: row.id,
+    occurredAt: row.occurred_at.toISOString(),
+    actor: { type: row.actor_type, id: row.actor_id, label: row.actor_label },
+    door: row.door,
+    action: row.action,
+    target: { type: row.target_type, id: row.target_id, label: row.target_label },
+    changes: row.changes,
+    requestId: row.request_id,
+    ipAddress: row.ip_address,
+    userAgent: row.user_agent,
+    outcome: row.outcome,
+  };
+}
+
+const COLUMNS = `id, occurred_at, actor_type, actor_id, actor_label, door, action, target_type, target_id, target_label, changes, request_id, ip_address, user_agent, outcome`;
+
+/** The where clause of the filters and the cursor (rows before it, newest first), with its values. */
+function whereOf(organizationId: string, filters: Partial<AuditFilters>, before: { at: Date; id: string } | null): { sql: string; values: unknown[] } {
+  const values: unknown[] = [organizationId];
+  const clauses = ["organization_id = $1::uuid"];
+  const add = (clause: (n: string) => string, value: unknown) => {
+    values.push(value);
+    clauses.push(clause(`$${values.length}`));
+  };
+  if (filters.actorId) add((n) => `actor_id = ${n}`, filters.actorId);
+  // An action ending with "." names every action on that resource ("end_user.").
+  if (filters.action?.endsWith(".")) add((n) => `starts_with(action, ${n})`, filters.action);
+  else if (filters.action) add((n) => `action = ${n}`, filters.action);
+  if (filters.targetType) add((n) => `target_type = ${n}`, filters.targetType);
+  if (filters.targetId) add((n) => `target_id = ${n}`, filters.targetId);
+  if (filters.door) add((n) => `door = ${n}`, filters.door);
+  if (filters.from) add((n) => `occurred_at >= ${n}::timestamptz`, filters.from);
+  if (filters.to) add((n) => `occurred_at < ${n}::timestamptz`, filters.to);
+  if (before) {
+    values.push(before.at, before.id);
+    clauses.push(`(occurred_at, id) < ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);
+  }
+  return { sql: clauses.join(" and "), values };
+}
+
+async function page(db: Db, organizationId: string, filters: Partial<AuditFilters>, before: { at: Date; id: string } | null, limit: number): Promise<AuditRow[]> {
+  const where = whereOf(organizationId, filters, before);
+  const { rows } = await db.pool.query<AuditRow>(`select ${COLUMNS} from audit_events where ${where.sql} order by occurred_at desc, id desc limit ${Number(limit)}`, where.values);
+  return rows;
+}
+
+export const listAuditEvents = guarded({ scope: "audit:read", role: "admin" }, async function listAuditEvents(db: Db, actor: Actor, input: ListAuditEventsInput): Promise<{
+  auditEvents: AuditEvent[];
+  nextCursor: string | null;
+}> {
+  const cursor = input.cursor ? decodeCursor(input.cursor) : null;
+  const rows = await page(db, actor.organizationId, input, cursor && { at: cursor.createdAt, id: cursor.id }, input.limit + 1);
+  const items = rows.slice(0, input.limit);
+  const last = items[items.length - 1];
+  return { auditEvents: items.map(toAuditEvent), nextCursor: rows.length > input.limit && last ? encodeCursor({ createdAt: last.occurred_at, id: last.id }) : null };
+});
+
+const EXPORT_PAGE = 1000;
+const CSV_COLUMNS = [
+  "id",
+  "occurredAt",
+  "actorType",
+  "actorId",
+  "actorLabel",
+  "door",
+  "action",
+  "targetType",
+  "targetId",
+  "targetLabel",
+  "changes",
+  "requestId",
+  "ipAddress",
+  "userAgent",
+  "outcome",
+];
+
+function csvField(value: unknown): string {
+  const text = value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
+  // A leading =, +, - or @ would run as a formula in a spreadsheet: prefixed with a quote.
+  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+function csvLine(event: AuditEvent): string {
+  const values = [
+    event.id,
+    event.occurredAt,
+    event.actor.type,
+    event.actor.id,
+    event.actor.label,
+    event.door,
+    event.action,
+    event.target.type,
+    event.target.id,
+    event.target.label,
+    event.changes,
+    event.requestId,
+    event.ipAddress,
+    event.userAgent,
+    event.outcome,
+  ];
+  return `${values.map(csvField).join(",")}\r\n`;
+}
+
+/**
+ * Every matching event, newest first, as lines of text (JSON Lines, or CSV after its header),
+ * read a page at a time: memory stays bounded by one page whatever the log's size.
+ */
+export const exportAuditEvents = guarded({ scope: "audit:read", role: "admin" }, async function exportAuditEvents(db: Db, actor: Actor, input: ExportAuditEventsInput): Promise<
+  AsyncGenerator<string>
+> {
+  const organizationId = actor.organizationId;
+  async function* lines(): AsyncGenerator<string> {
+    if (input.format === "csv") yield `${CSV_COLUMNS.join(",")}\r\n`;
+    let before: { at: Date; id: string } | null = null;
+    for (;;) {
+      const rows = await page(db, organizationId, input, before, EXPORT_PAGE);
+      if (rows.length === 0) return;
+      yield rows.map((row) => (input.format === "csv" ? csvLine(toAuditEvent(row)) : `${JSON.stringify(toAuditEvent(row))}\n`)).join("");
+      const last = rows[rows.length - 1]!;
+      before = { at: last.occurred_at, id: last.id };
+      if (rows.length < EXPORT_PAGE) return;
+    }
+  }
+  return lines();
+});
+
+/**
+ * Deletes the events older than each organization's retention (audit_retention_days): the only
+ * deletion the append-only trigger allows, since this transaction sets atrium.audit_sweep.
+ */
+export async function sweepAuditEvents(db: Db): Promise<number> {
+  const [, deleted] = await db.$transaction([
+    db.$executeRaw`select set_config('atrium.audit_sweep', 'on', true)`,
+    db.$executeRaw`delete from audit_events e using organizations o
+      where o.id = e.organization_id and e.occurred_at < now() - o.audit_retention_days * interval '1 day'`,
+  ]);
+  return deleted;
+}

@@ -1,0 +1,335 @@
+// Every write path of the services records an event (src/server/services/events.ts). The table
+// below names each guarded service function: a write with a scenario that must leave an event
+// with its action, or a read or run (runs are recorded as executions). A new guarded function
+// that is in neither fails the first test, so no write path can be added without its event.
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+
+vi.hoisted(() => {
+  process.env.ALLOW_PRIVATE_INTEGRATION_URLS = "true";
+});
+
+import type { MemberActor, OperatorActor } from "@/server/auth/actor";
+import { getDb } from "@/server/db";
+import * as apiKeys from "@/server/services/api-keys";
+import * as creditRequests from "@/server/services/credit-requests";
+import * as builder from "@/server/services/builder";
+import * as endUsers from "@/server/services/end-users";
+import * as knowledgebases from "@/server/services/knowledgebases";
+import * as mcpConnections from "@/server/services/mcp-connections";
+import * as members from "@/server/services/members";
+import * as modelProviders from "@/server/services/model-providers";
+import * as organizations from "@/server/services/organizations";
+import * as pages from "@/server/services/pages";
+import * as portals from "@/server/services/portals";
+import * as reviews from "@/server/services/reviews";
+import * as sources from "@/server/services/sources";
+import * as tierPlans from "@/server/services/tier-plans";
+import * as userGroups from "@/server/services/user-groups";
+import * as webhooks from "@/server/services/webhooks";
+import { addPerson, api, newOrganization, uniqueSuffix, type Tenant } from "../helpers";
+
+const SERVICES_DIR = path.resolve(__dirname, "../../src/server/services");
+
+/** Guarded functions that change nothing, or whose record is the execution they run. */
+const READS_AND_RUNS = new Set([
+  "listApiKeys",
+  "listAuditEvents",
+  "exportAuditEvents",
+  "getDraft",
+  "getLive",
+  "listVersions",
+  "listItems",
+  "converse",
+  "listConversations",
+  "getConversationStarters",
+  "getConversationMessages",
+  "getEndUser",
+  "listEndUsers",
+  "listExecutions",
+  "getExecution",
+  "listKnowledgebases",
+  "getKnowledgebase",
+  "exportKnowledgebase",
+  "listMail",
+  "listMcpConnections",
+  "getMcpConnection",
+  "listMcpConnectionTools",
+  "listMembers",
+  "listModelProviders",
+  "listModels",
+  "getOrganization",
+  "getOverview",
+  "getPage",
+  "listRevisions",
+  "effectiveAccess",
+  "getPortal",
+  "listPortals",
+  "listAdmissions",
+  "listGroupAdmissions",
+  "testRetrieval",
+  "retrievalTest",
+  "listReviews",
+  "listReviewAuthors",
+  "getReview",
+  "searchKnowledgebase",
+  "getSource",
+  "getSourceDetail",
+  "runTests",
+  "listTestRuns",
+  "listTierPlans",
+  "tierPlanSubscribers",
+  "transact",
+  "listUserGroups",
+  "getUserGroup",
+  "listGroupMembers",
+  "listGroupGrants",
+  "listWebhookEndpoints",
+  "getWebhookEndpoint",
+  "listWebhookDeliveries",
+  "listCreditRequests",
+  "openConversationRun",
+  "cancelConversationRun",
+]);
+
+interface World {
+  tenant: Tenant;
+  op: OperatorActor;
+  kbId: string;
+  appId: string;
+}
+
+/** Runs a write and answers the action its event must carry. */
+type Scenario = (w: World) => Promise<string>;
+
+const db = () => getDb();
+const name = (prefix: string) => `${prefix} ${uniqueSuffix()}`;
+const email = () => `eu-${uniqueSuffix()}@example.test`;
+
+async function endUser(w: World, extra: Record<string, unknown> = {}) {
+  return (await endUsers.provisionEndUser(db(), w.op, { email: email(), ...extra })).endUser;
+}
+async function agent(w: World) {
+  return (await builder.createItem(db(), w.op, "agent", { name: name("Agent") })).id as string;
+}
+async function page(w: World) {
+  return (await pages.createPage(db(), w.op, { knowledgebaseId: w.kbId, title: name("Page"), markdown: "Hello" })).page.id;
+}
+async function group(w: World) {
+  return userGroups.createUserGroup(db(), w.op, { name: name("Group") });
+}
+async function mcpConnection(w: World) {
+  return mcpConnections.createMcpConnection(db(), w.op, { slug: `m${uniqueSuffix()}`, name: "Tools", url: "http://127.0.0.1:9/mcp", headers: [] });
+}
+async function modelProvider(w: World) {
+  return modelProviders.createModelProvider(db(), w.op, {
+    slug: `p${uniqueSuffix()}`,
+    kind: "openai-compatible",
+    name: "Provider",
+    baseUrl: "http://127.0.0.1:9/v1",
+    models: [{ id: "m", kind: "chat" }],
+  });
+}
+/** A review waiting: a page proposed with an organization key while reviews are on. */
+async function pendingReview(w: World): Promise<string> {
+  await organizations.updateOrganization(db(), w.op, { reviewAgentWrites: true });
+  const response = await api("POST", `/knowledgebases/${w.kbId}/pages`, { key: w.tenant.orgKey.secret, body: { title: name("Proposed"), markdown: "Draft" } });
+  await organizations.updateOrganization(db(), w.op, { reviewAgentWrites: false });
+  return String(response.body.reviewPath).split("/").pop()!;
+}
+
+async function webhookEndpoint(w: World) {
+  return (await webhooks.createWebhookEndpoint(db(), w.op, { url: "http://127.0.0.1:9/hook", eventTypes: ["*"] })).endpoint;
+}
+
+const WRITES: Record<string, Scenario> = {
+  grantBonusCredits: async (w) => {
+    const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, { name: name("Plan"), creditAllowance: 10, withGroup: false });
+    const user = await endUser(w, { tierPlanIds: [tierPlan.id] });
+    await creditRequests.grantBonusCredits(db(), w.op, { endUserId: user.id, tierPlanId: tierPlan.id, credits: 5 });
+    return "subscription.bonus_credits";
+  },
+  dismissCreditRequest: async (w) => {
+    const user = await endUser(w);
+    const request = await db().creditRequest.create({ data: { organizationId: w.tenant.organization.id, endUserId: user.id } });
+    await creditRequests.dismissCreditRequest(db(), w.op, { endUserId: user.id, creditRequestId: request.id });
+    return "credit_request.dismiss";
+  },
+  createWebhookEndpoint: async (w) => (await webhookEndpoint(w), "webhook_endpoint.create"),
+  updateWebhookEndpoint: async (w) => (await webhooks.updateWebhookEndpoint(db(), w.op, { id: (await webhookEndpoint(w)).id, description: "CRM" }), "webhook_endpoint.update"),
+  deleteWebhookEndpoint: async (w) => (await webhooks.deleteWebhookEndpoint(db(), w.op, { id: (await webhookEndpoint(w)).id }), "webhook_endpoint.delete"),
+  rotateWebhookSecret: async (w) => (await webhooks.rotateWebhookSecret(db(), w.op, { id: (await webhookEndpoint(w)).id }), "webhook_endpoint.rotate_secret"),
+  replayWebhookDelivery: async (w) => {
+    const { id } = await webhookEndpoint(w);
+    await endUser(w);
+    const [delivery] = (await webhooks.listWebhookDeliveries(db(), w.op, { id, limit: 1 })).deliveries;
+    await webhooks.replayWebhookDelivery(db(), w.op, { id, deliveryId: delivery!.id });
+    return "webhook_delivery.replay";
+  },
+  createApiKey: async (w) => (await apiKeys.createApiKey(db(), w.op, { name: "k", kind: "organization", scopes: ["end_users:read"] }), "api_key.create"),
+  revokeApiKey: async (w) => {
+    const key = await apiKeys.createApiKey(db(), w.op, { name: "k", kind: "organization", scopes: ["end_users:read"] });
+    await apiKeys.revokeApiKey(db(), w.op, { keyId: key.id });
+    return "api_key.revoke";
+  },
+  createItem: async (w) => (await agent(w), "agent.create"),
+  patchDraft: async (w) => (await builder.patchDraft(db(), w.op, "agent", await agent(w), { description: "Changed" }), "agent.draft_update"),
+  publishItem: async (w) => (await builder.publishItem(db(), w.op, "app", w.appId, {}), "app.publish"),
+  deployVersion: async (w) => {
+    const id = await agent(w);
+    const { version } = await builder.publishItem(db(), w.op, "agent", id, { deployToProduction: false });
+    await builder.deployVersion(db(), w.op, "agent", id, version.id);
+    return "agent.deploy";
+  },
+  deleteItem: async (w) => (await builder.deleteItem(db(), w.op, "agent", await agent(w)), "agent.delete"),
+  provisionEndUser: async (w) => (await endUser(w), "end_user.create"),
+  updateEndUser: async (w) => (await endUsers.updateEndUser(db(), w.op, { endUserId: (await endUser(w)).id, fullName: "New name" }), "end_user.update"),
+  revokeEndUser: async (w) => (await endUsers.revokeEndUser(db(), w.op, { endUserId: (await endUser(w)).id }), "end_user.revoke"),
+  deleteEndUser: async (w) => (await endUsers.deleteEndUser(db(), w.op, { endUserId: (await endUser(w)).id }), "end_user.delete"),
+  removeSubscription: async (w) => {
+    const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, { name: name("Plan"), creditAllowance: 10, withGroup: false });
+    const user = await endUser(w, { tierPlanIds: [tierPlan.id] });
+    await endUsers.removeSubscription(db(), w.op, { endUserId: user.id, tierPlanId: tierPlan.id });
+    return "subscription.cancel";
+  },
+  removeEndUserGrant: async (w) => {
+    const user = await endUser(w, { grants: [{ targetKind: "app", targetId: w.appId }] });
+    const detail = await endUsers.getEndUser(db(), w.op, { endUserId: user.id });
+    await endUsers.removeEndUserGrant(db(), w.op, { endUserId: user.id, grantId: detail.grants[0]!.id });
+    return "grant.delete";
+  },
+  linkProcessorSubscription: async (w) => {
+    const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, { name: name("Paid"), creditAllowance: 10, withGroup: false });
+    await endUsers.linkProcessorSubscription(db(), w.op, { endUserId: (await endUser(w)).id, tierPlanId: tierPlan.id });
+    return "subscription.link";
+  },
+  createKnowledgebase: async (w) => (await knowledgebases.createKnowledgebase(db(), w.op, { name: name("KB") }), "knowledgebase.create"),
+  updateKnowledgebase: async (w) => (await knowledgebases.updateKnowledgebase(db(), w.op, { knowledgebaseId: w.kbId, description: name("About") }), "knowledgebase.update"),
+  createMcpConnection: async (w) => (await mcpConnection(w), "mcp_connection.create"),
+  updateMcpConnection: async (w) => (await mcpConnections.updateMcpConnection(db(), w.op, { connectionId: (await mcpConnection(w)).id, name: "Renamed" }), "mcp_connection.update"),
+  deleteMcpConnection: async (w) => (await mcpConnections.deleteMcpConnection(db(), w.op, { connectionId: (await mcpConnection(w)).id }), "mcp_connection.delete"),
+  addMember: async (w) => (await addPerson(w.op, "member"), "member.add"),
+  changeMemberRole: async (w) => (await members.changeMemberRole(db(), w.op, { memberId: (await addPerson(w.op, "member")).member.id, role: "admin" }), "member.role_change"),
+  removeMember: async (w) => (await members.removeMember(db(), w.op, { memberId: (await addPerson(w.op, "member")).member.id }), "member.remove"),
+  changeOwnPassword: async (w) => {
+    const person = await addPerson(w.op, "member");
+    const actor: MemberActor = { kind: "member", organizationId: w.tenant.organization.id, member: { id: person.member.id, role: "member", email: person.email } };
+    await members.changeOwnPassword(db(), actor, { currentPassword: person.password, newPassword: `new-${uniqueSuffix()}-${uniqueSuffix()}` }, { clientAddress: "192.0.2.1" });
+    return "member.password_change";
+  },
+  resetMemberPassword: async (w) => (await members.resetMemberPassword(db(), w.op, { memberId: (await addPerson(w.op, "member")).member.id }), "member.password_reset"),
+  createModelProvider: async (w) => (await modelProvider(w), "model_provider.create"),
+  updateModelProvider: async (w) => (await modelProviders.updateModelProvider(db(), w.op, { providerId: (await modelProvider(w)).id, name: "Renamed" }), "model_provider.update"),
+  deleteModelProvider: async (w) => (await modelProviders.deleteModelProvider(db(), w.op, { providerId: (await modelProvider(w)).id }), "model_provider.delete"),
+  updateOrganization: async (w) => (await organizations.updateOrganization(db(), w.op, { credits: 5000 }), "organization.update"),
+  createPage: async (w) => (await page(w), "page.create"),
+  patchPage: async (w) => (await pages.patchPage(db(), w.op, { knowledgebaseId: w.kbId, pageId: await page(w), patch: [{ op: "append", text: "!" }] }), "page.update"),
+  savePage: async (w) => (await pages.savePage(db(), w.op, { knowledgebaseId: w.kbId, pageId: await page(w), markdown: "Saved" }), "page.update"),
+  movePage: async (w) => {
+    const folder = await page(w);
+    await pages.movePage(db(), w.op, { knowledgebaseId: w.kbId, pageId: await page(w), parentPageId: folder });
+    return "page.move";
+  },
+  deletePage: async (w) => (await pages.deletePage(db(), w.op, { knowledgebaseId: w.kbId, pageId: await page(w) }), "page.delete"),
+  createPortal: async (w) => (await portals.createPortal(db(), w.op, { name: name("Portal") }), "portal.create"),
+  updatePortal: async (w) => (
+    await portals.updatePortal(db(), w.op, { id: (await portals.createPortal(db(), w.op, { name: name("Portal") })).id, greeting: "Hi" }),
+    "portal.update"
+  ),
+  admitGroup: async (w) => {
+    const portal = await portals.createPortal(db(), w.op, { name: name("Portal") });
+    await portals.admitGroup(db(), w.op, { portalId: portal.id, groupId: (await group(w)).id });
+    return "portal.admission_add";
+  },
+  removeAdmission: async (w) => {
+    const portal = await portals.createPortal(db(), w.op, { name: name("Portal") });
+    const { id: groupId } = await group(w);
+    await portals.admitGroup(db(), w.op, { portalId: portal.id, groupId });
+    await portals.removeAdmission(db(), w.op, { portalId: portal.id, groupId });
+    return "portal.admission_remove";
+  },
+  approveReview: async (w) => (await reviews.approveReview(db(), w.op, { reviewId: await pendingReview(w) }), "review.approve"),
+  approveReviews: async (w) => (await reviews.approveReviews(db(), w.op, { reviewIds: [await pendingReview(w)] }), "review.approve"),
+  rejectReview: async (w) => (await reviews.rejectReview(db(), w.op, { reviewId: await pendingReview(w) }), "review.reject"),
+  createSource: async (w) => (await sources.createSource(db(), w.op, { knowledgebaseId: w.kbId, contentText: "Text" }, "console"), "source.create"),
+  addSource: async (w) => (await sources.addSource(db(), w.op, { knowledgebaseId: w.kbId, contentText: name("Text") }, { via: "api" }), "source.create"),
+  deleteSource: async (w) => {
+    const { source } = await sources.createSource(db(), w.op, { knowledgebaseId: w.kbId, contentText: "Text" }, "console");
+    await sources.deleteSource(db(), w.op, { knowledgebaseId: w.kbId, sourceId: source.id });
+    return "source.delete";
+  },
+  retrySource: async (w) => {
+    const { source } = await sources.createSource(db(), w.op, { knowledgebaseId: w.kbId, contentText: "Text" }, "console");
+    await db().source.update({ where: { id: source.id }, data: { status: "failed" } });
+    await sources.retrySource(db(), w.op, { knowledgebaseId: w.kbId, sourceId: source.id });
+    return "source.retry";
+  },
+  createTierPlan: async (w) => (await tierPlans.createTierPlan(db(), w.op, { name: name("Plan"), creditAllowance: 5, withGroup: true }), "tier_plan.create"),
+  archiveTierPlan: async (w) => {
+    const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, { name: name("Plan"), creditAllowance: 5, withGroup: false });
+    await tierPlans.archiveTierPlan(db(), w.op, { tierPlanId: tierPlan.id });
+    return "tier_plan.archive";
+  },
+  updateTierPlan: async (w) => {
+    const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, { name: name("Plan"), creditAllowance: 5, withGroup: false });
+    await tierPlans.updateTierPlan(db(), w.op, { tierPlanId: tierPlan.id, creditAllowance: 7 });
+    return "tier_plan.update";
+  },
+  createUserGroup: async (w) => (await group(w), "user_group.create"),
+  updateUserGroup: async (w) => (await userGroups.updateUserGroup(db(), w.op, { groupId: (await group(w)).id, description: "About" }), "user_group.update"),
+  deleteUserGroup: async (w) => (await userGroups.deleteUserGroup(db(), w.op, { groupId: (await group(w)).id }), "user_group.delete"),
+  addGroupMember: async (w) => (await userGroups.addGroupMember(db(), w.op, { groupId: (await group(w)).id, endUserId: (await endUser(w)).id }), "user_group.member_add"),
+  removeGroupMember: async (w) => {
+    const { id: groupId } = await group(w);
+    const { id: endUserId } = await endUser(w);
+    await userGroups.addGroupMember(db(), w.op, { groupId, endUserId });
+    await userGroups.removeGroupMember(db(), w.op, { groupId, endUserId });
+    return "user_group.member_remove";
+  },
+  addGroupGrant: async (w) => (await userGroups.addGroupGrant(db(), w.op, { groupId: (await group(w)).id, targetKind: "app", targetId: w.appId }), "grant.create"),
+  removeGroupGrant: async (w) => {
+    const { id: groupId } = await group(w);
+    const { grant } = await userGroups.addGroupGrant(db(), w.op, { groupId, targetKind: "app", targetId: w.appId });
+    await userGroups.removeGroupGrant(db(), w.op, { groupId, grantId: grant.id });
+    return "grant.delete";
+  },
+};
+
+async function guardedFunctionNames(): Promise<string[]> {
+  const names = new Set<string>();
+  for (const file of readdirSync(SERVICES_DIR).filter((entry) => entry.endsWith(".ts"))) {
+    const exports = (await import(path.join(SERVICES_DIR, file))) as Record<string, unknown>;
+    for (const [exported, value] of Object.entries(exports)) {
+      if (typeof value === "function" && ("requirement" in value || "requirementFor" in value)) names.add(exported);
+    }
+  }
+  return [...names].sort();
+}
+
+let world: World;
+
+beforeAll(async () => {
+  const tenant = await newOrganization();
+  const op: OperatorActor = { ...tenant.operator, origin: { door: "cli", requestId: null, ipAddress: null, userAgent: null } };
+  const kb = await knowledgebases.createKnowledgebase(getDb(), op, { name: "Handbook" });
+  const app = await builder.createItem(getDb(), op, "app", { name: "Helpdesk" });
+  world = { tenant, op, kbId: kb.knowledgebase.id, appId: app.id as string };
+});
+
+describe("every write path records an event", () => {
+  it("classifies every guarded service function as a write with a scenario, or a read or run", async () => {
+    const unclassified = (await guardedFunctionNames()).filter((fn) => !(fn in WRITES) && !READS_AND_RUNS.has(fn));
+    expect(unclassified, "add a scenario to WRITES (and record its event) or list it in READS_AND_RUNS").toEqual([]);
+  });
+
+  it.each(Object.keys(WRITES))("%s records its event, in the organization, with actor and door", async (fn) => {
+    const since = new Date(Date.now() - 1);
+    const action = await WRITES[fn]!(world);
+    const events = await getDb().auditEvent.findMany({ where: { organizationId: world.tenant.organization.id, action, occurredAt: { gte: since } } });
+    expect(events.length, `${fn} recorded no ${action}`).toBeGreaterThan(0);
+    // Scenarios act as the operator (the CLI), except a member changing their own password (the console).
+    const expected = fn === "changeOwnPassword" ? { actorType: "member", door: "console" } : { actorType: "operator", door: "cli" };
+    expect(events.map((event) => ({ actorType: event.actorType, door: event.door, outcome: event.outcome }))).toContainEqual({ ...expected, outcome: "success" });
+  });
+});
