@@ -94,6 +94,8 @@ export const AccessReason = z.object({
 export const EffectiveAccessOutput = z.object({
   accessMode: z.enum(["grants", "groups"]),
   revoked: z.boolean(),
+  /** Suspended by the organization's directory (SCIM): no access until it is active again. */
+  suspended: z.boolean(),
   plans: z.array(
     z.object({
       subscriptionId: Uuid,

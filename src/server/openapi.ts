@@ -36,6 +36,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   tier_not_found: "A tierPlanId matches no live plan",
   grant_target_not_found: "A grant's targetId does not exist in the organization",
   end_user_not_found: "endUserId matches no end user",
+  directory_managed: "The group comes from the organization's directory (SCIM): its name and members change there only; nothing written",
   live_paid_subscription: "The end user holds a live paid subscription on a requested plan; nothing written",
   service_disabled: "The App service (Conversation or Transaction) is off in its published API config",
   insufficient_credits: "Credits cannot cover the run or search; nothing ran, nothing charged",

@@ -1,10 +1,11 @@
 // End-user sessions: one per sign-in, valid in every portal of the end user's organization and
 // never in the console (its own table and cookie). An opaque token, stored hashed. Every request
-// checks that the end user is still active, so revoking or deleting them ends it at once.
+// checks that the end user is still active, so revoking, suspending or deleting them ends it at once.
 import { env } from "@/env";
 import type { EndUserActor } from "@/server/auth/actor";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
 import type { Db } from "@/server/db";
+import { activeEndUserSql } from "./portal-access";
 
 export interface NewEndUserSession {
   token: string;
@@ -34,7 +35,7 @@ export async function endUserForSession(db: Db, token: string | undefined, porta
          select u.id, u.email, u.full_name, u.last_seen_at
          from end_user_sessions s join end_users u on u.id = s.end_user_id
          where s.token_hash = $1 and s.organization_id = $2 and u.organization_id = $2
-           and s.expires_at > now() and u.revoked_at is null and u.deleted_at is null
+           and s.expires_at > now() and ${activeEndUserSql("u")}
        ),
        seen as (
          update end_users set last_seen_at = now()

@@ -10,6 +10,7 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { startEndUserSession, type NewEndUserSession } from "./end-user-sessions";
 import { deliverMail } from "./mail";
+import { ACTIVE_END_USER } from "./portal-access";
 import { portalPath, type ResolvedPortal } from "./portals";
 
 export const CODE_TTL_SECONDS = 600;
@@ -50,7 +51,7 @@ async function throttleCodeRequests(db: Db, email: string, clientAddress: string
 /** An active end user of the portal's organization with this email, or null. */
 async function activeEndUser(db: Db, portal: ResolvedPortal, email: string) {
   return db.endUser.findFirst({
-    where: { organizationId: portal.organizationId, email, revokedAt: null, deletedAt: null },
+    where: { organizationId: portal.organizationId, email, ...ACTIVE_END_USER },
     select: { id: true, email: true, fullName: true, organizationId: true },
   });
 }
