@@ -55,8 +55,8 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   server_error: "Server-side failure; safe to retry",
 };
 
-/** Codes any authenticated call can answer, in the order the checks run. */
-const AUTHENTICATION_ERRORS: ErrorCode[] = ["unauthorized", "invalid_api_key", "api_key_revoked", "member_removed", "feature_not_available", "api_disabled", "rate_limited"];
+/** Codes any authenticated call can answer, in the order the checks run (a SCIM token is insufficient_scope everywhere). */
+const AUTHENTICATION_ERRORS: ErrorCode[] = ["unauthorized", "invalid_api_key", "api_key_revoked", "member_removed", "feature_not_available", "api_disabled", "rate_limited", "insufficient_scope"];
 
 function errorCodesFor(meta: Meta): ErrorCode[] {
   const codes: ErrorCode[] = [...AUTHENTICATION_ERRORS];

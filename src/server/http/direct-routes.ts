@@ -1,7 +1,7 @@
 // Which paths our own server answers without Next.js's request routing, and with which handler
 // of api-routes.ts (the same functions the Next.js route files export). Paths match as the route
 // files do, segment for segment; anything else, a trailing slash included, is left to Next.js.
-import { consoleConversationRoute, consoleTrpcRoute, healthRoute, mcpRoute, metricsRoute, portalConversationRoute, portalTrpcRoute, restRoute } from "./api-routes";
+import { consoleConversationRoute, consoleTrpcRoute, healthRoute, mcpRoute, metricsRoute, portalConversationRoute, portalTrpcRoute, restRoute, scimRoute } from "./api-routes";
 
 export type DirectHandler = (request: Request) => Promise<Response>;
 
@@ -30,6 +30,7 @@ function param(raw: string): string | null {
 
 /** The handler for `pathname` (no query), or undefined when Next.js should answer it. */
 export function directHandlerFor(pathname: string, method: string): DirectHandler | undefined {
+  if (pathname.startsWith("/scim/v2/") && !pathname.endsWith("/")) return scimRoute;
   if (!pathname.startsWith("/api/")) return undefined;
   const exact = EXACT[pathname];
   if (exact) return !exact.methods || exact.methods.includes(method) ? exact.handler : undefined;
