@@ -56,7 +56,16 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
 };
 
 /** Codes any authenticated call can answer, in the order the checks run (a SCIM token is insufficient_scope everywhere). */
-const AUTHENTICATION_ERRORS: ErrorCode[] = ["unauthorized", "invalid_api_key", "api_key_revoked", "member_removed", "feature_not_available", "api_disabled", "rate_limited", "insufficient_scope"];
+const AUTHENTICATION_ERRORS: ErrorCode[] = [
+  "unauthorized",
+  "invalid_api_key",
+  "api_key_revoked",
+  "member_removed",
+  "feature_not_available",
+  "api_disabled",
+  "rate_limited",
+  "insufficient_scope",
+];
 
 function errorCodesFor(meta: Meta): ErrorCode[] {
   const codes: ErrorCode[] = [...AUTHENTICATION_ERRORS];

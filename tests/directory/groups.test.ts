@@ -38,7 +38,14 @@ describe("SCIM groups", () => {
       },
     });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ schemas: [GROUP], id: expect.any(String), externalId: "8aa1a0c0-c4c3-4bc0-b4a5-2ef676900159", displayName: "Support agents", members: [], meta: { resourceType: "Group" } });
+    expect(created.body).toMatchObject({
+      schemas: [GROUP],
+      id: expect.any(String),
+      externalId: "8aa1a0c0-c4c3-4bc0-b4a5-2ef676900159",
+      displayName: "Support agents",
+      members: [],
+      meta: { resourceType: "Group" },
+    });
     const id = created.body.id;
     // The SCIM id is the user group's id on /api/v1.
     expect((await api("GET", `/user-groups/${id}`, { key: tenant.orgKey.secret })).body.userGroup).toMatchObject({ name: "Support agents", directoryManaged: true });
@@ -46,7 +53,19 @@ describe("SCIM groups", () => {
     // Entra ID, "Update Group [Add Members]": {"op":"Add","path":"members","value":[{"$ref":null,"value":"<id>"}]}
     const added = await scim("PATCH", `/Groups/${id}`, {
       key,
-      body: { schemas: [PATCH_OP], Operations: [{ op: "Add", path: "members", value: [{ $ref: null, value: ann.id }, { $ref: null, value: bob.id }] }] },
+      body: {
+        schemas: [PATCH_OP],
+        Operations: [
+          {
+            op: "Add",
+            path: "members",
+            value: [
+              { $ref: null, value: ann.id },
+              { $ref: null, value: bob.id },
+            ],
+          },
+        ],
+      },
     });
     expect(added.status).toBe(204);
     expect(await memberEndUsers(tenant, id)).toEqual([await endUserIdOf(tenant, ann.userName), await endUserIdOf(tenant, bob.userName)].sort());
@@ -77,7 +96,9 @@ describe("SCIM groups", () => {
 
     // Entra ID, "Update Group [Non-member attributes]" and Okta's path-less rename with the id in the value.
     expect((await scim("PATCH", `/Groups/${id}`, { key, body: { schemas: [PATCH_OP], Operations: [{ op: "Replace", path: "displayName", value: "Support" }] } })).status).toBe(204);
-    expect((await scim("PATCH", `/Groups/${id}`, { key, body: { schemas: [PATCH_OP], Operations: [{ op: "replace", value: { id, displayName: "Support team" } }] } })).status).toBe(204);
+    expect((await scim("PATCH", `/Groups/${id}`, { key, body: { schemas: [PATCH_OP], Operations: [{ op: "replace", value: { id, displayName: "Support team" } }] } })).status).toBe(
+      204,
+    );
     expect((await api("GET", `/user-groups/${id}`, { key: tenant.orgKey.secret })).body.userGroup.name).toBe("Support team");
 
     // Entra ID's lookup: GET /Groups?excludedAttributes=members&filter=displayName eq "displayName"
@@ -111,7 +132,13 @@ describe("SCIM groups", () => {
     expect(group.members).toHaveLength(1);
     const failed = await scim("PATCH", `/Groups/${group.id}`, {
       key: tenant.scimKey,
-      body: { schemas: [PATCH_OP], Operations: [{ op: "remove", path: "members" }, { op: "replace", path: "displayName", value: "" }] },
+      body: {
+        schemas: [PATCH_OP],
+        Operations: [
+          { op: "remove", path: "members" },
+          { op: "replace", path: "displayName", value: "" },
+        ],
+      },
     });
     expectScimError(failed, 400, "invalidValue");
     expect((await scim("GET", `/Groups/${group.id}`, { key: tenant.scimKey })).body.members).toHaveLength(1);
@@ -127,7 +154,9 @@ describe("SCIM groups", () => {
     const users = await Promise.all(Array.from({ length: 20 }, () => newUser(tenant)));
     const group = (await scim("POST", "/Groups", { key: tenant.scimKey, body: { displayName: "Busy" } })).body;
     const answers = await Promise.all(
-      users.map((user) => scim("PATCH", `/Groups/${group.id}`, { key: tenant.scimKey, body: { schemas: [PATCH_OP], Operations: [{ op: "add", path: "members", value: [{ value: user.id }] }] } })),
+      users.map((user) =>
+        scim("PATCH", `/Groups/${group.id}`, { key: tenant.scimKey, body: { schemas: [PATCH_OP], Operations: [{ op: "add", path: "members", value: [{ value: user.id }] }] } }),
+      ),
     );
     expect(answers.map((answer) => answer.status)).toEqual(users.map(() => 204));
     const members = (await scim("GET", `/Groups/${group.id}`, { key: tenant.scimKey })).body.members;

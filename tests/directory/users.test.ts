@@ -101,7 +101,13 @@ describe("SCIM users", () => {
       emails: [{ primary: true, type: "work", value: email }],
       name: { formatted: "givenName familyName", familyName: "familyName", givenName: "givenName" },
       [ENTERPRISE]: { employeeNumber: "701984", department: "Tour Operations", manager: { value: "26118915-6090-4610-87e4-49d8ca9f808d" } },
-      meta: { resourceType: "User", created: expect.any(String), lastModified: expect.any(String), location: expect.stringContaining(`/scim/v2/Users/${created.body.id}`), version: 'W/"1"' },
+      meta: {
+        resourceType: "User",
+        created: expect.any(String),
+        lastModified: expect.any(String),
+        location: expect.stringContaining(`/scim/v2/Users/${created.body.id}`),
+        version: 'W/"1"',
+      },
     });
     expect(created.headers.get("location")).toBe(created.body.meta.location);
 
@@ -144,7 +150,7 @@ describe("SCIM users", () => {
     expect(await getDb().directoryUser.count({ where: { organizationId: tenant.organization.id } })).toBe(1);
   });
 
-  it("suspends the end user on Entra's Replace active \"False\" and restores them on \"True\"", async () => {
+  it('suspends the end user on Entra\'s Replace active "False" and restores them on "True"', async () => {
     const tenant = await directoryTenant();
     const userName = uniqueUserName();
     const created = await scim("POST", "/Users", { key: tenant.scimKey, body: { schemas: [USER], userName, active: true } });
@@ -207,7 +213,7 @@ describe("SCIM users", () => {
         Operations: [
           { op: "Replace", path: 'emails[type eq "work"].value', value: "updatedEmail@microsoft.com" },
           { op: "Replace", path: "name.familyName", value: "updatedFamilyName" },
-          { op: "Add", value: { "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department": "Sales", "name.GivenName": "Anne", "Title": "Lead" } },
+          { op: "Add", value: { "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department": "Sales", "name.GivenName": "Anne", Title: "Lead" } },
         ],
       },
     });
@@ -241,9 +247,21 @@ describe("SCIM users", () => {
     });
     expectScimError(failed, 400, "invalidValue");
     expectScimError(await scim("PATCH", `/Users/${created.body.id}`, { key: tenant.scimKey, body: { schemas: [PATCH_OP], Operations: [{ op: "remove" }] } }), 400, "noTarget");
-    expectScimError(await scim("PATCH", `/Users/${created.body.id}`, { key: tenant.scimKey, body: { schemas: [PATCH_OP], Operations: [{ op: "move", path: "title" }] } }), 400, "invalidSyntax");
-    expectScimError(await scim("PATCH", `/Users/${created.body.id}`, { key: tenant.scimKey, body: { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "emails[type eq", value: "x" }] } }), 400, "invalidPath");
-    expectScimError(await scim("PATCH", `/Users/${created.body.id}`, { key: tenant.scimKey, body: { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "id", value: "x" }] } }), 400, "mutability");
+    expectScimError(
+      await scim("PATCH", `/Users/${created.body.id}`, { key: tenant.scimKey, body: { schemas: [PATCH_OP], Operations: [{ op: "move", path: "title" }] } }),
+      400,
+      "invalidSyntax",
+    );
+    expectScimError(
+      await scim("PATCH", `/Users/${created.body.id}`, { key: tenant.scimKey, body: { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "emails[type eq", value: "x" }] } }),
+      400,
+      "invalidPath",
+    );
+    expectScimError(
+      await scim("PATCH", `/Users/${created.body.id}`, { key: tenant.scimKey, body: { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "id", value: "x" }] } }),
+      400,
+      "mutability",
+    );
     const after = await scim("GET", `/Users/${created.body.id}`, { key: tenant.scimKey });
     expect(after.body).toMatchObject({ displayName: "Before", active: true, meta: { version: 'W/"1"' } });
   });
@@ -252,7 +270,10 @@ describe("SCIM users", () => {
     const tenant = await directoryTenant();
     const created = await scim("POST", "/Users", { key: tenant.scimKey, body: oktaCreateUser(uniqueUserName()) });
     const userName = uniqueUserName("renamed");
-    const replaced = await scim("PUT", `/Users/${created.body.id}`, { key: tenant.scimKey, body: { schemas: [USER], id: created.body.id, userName, displayName: "Renamed", active: true } });
+    const replaced = await scim("PUT", `/Users/${created.body.id}`, {
+      key: tenant.scimKey,
+      body: { schemas: [USER], id: created.body.id, userName, displayName: "Renamed", active: true },
+    });
     expect(replaced.status).toBe(200);
     expect(replaced.body).toMatchObject({ id: created.body.id, userName, displayName: "Renamed" });
     expect(replaced.body).not.toHaveProperty("locale");
@@ -289,7 +310,10 @@ describe("SCIM users", () => {
 
     expect((await api("DELETE", `/end-users/${endUser.id}`, { key: tenant.orgKey.secret })).status).toBe(204);
     expect((await getDb().directoryUser.findUniqueOrThrow({ where: { id: created.body.id } })).endUserId).toBeNull();
-    const patched = await scim("PATCH", `/Users/${created.body.id}`, { key: tenant.scimKey, body: { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "displayName", value: "Back" }] } });
+    const patched = await scim("PATCH", `/Users/${created.body.id}`, {
+      key: tenant.scimKey,
+      body: { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "displayName", value: "Back" }] },
+    });
     expect(patched.status).toBe(204);
     expect((await getDb().endUser.findUniqueOrThrow({ where: { id: endUser.id } })).deletedAt).not.toBeNull();
     expect((await getDb().directoryUser.findUniqueOrThrow({ where: { id: created.body.id } })).endUserId).toBeNull();
@@ -352,7 +376,10 @@ describe("SCIM tenancy", () => {
     const user = await scim("POST", "/Users", { key: a.scimKey, body: { schemas: [USER], userName: uniqueUserName() } });
     const group = await scim("POST", "/Groups", { key: a.scimKey, body: { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Support agents" } });
     expectScimError(await scim("GET", `/Users/${user.body.id}`, { key: b.scimKey }), 404);
-    expectScimError(await scim("PATCH", `/Users/${user.body.id}`, { key: b.scimKey, body: { schemas: [PATCH_OP], Operations: [{ op: "replace", value: { active: false } }] } }), 404);
+    expectScimError(
+      await scim("PATCH", `/Users/${user.body.id}`, { key: b.scimKey, body: { schemas: [PATCH_OP], Operations: [{ op: "replace", value: { active: false } }] } }),
+      404,
+    );
     expectScimError(await scim("DELETE", `/Users/${user.body.id}`, { key: b.scimKey }), 404);
     expectScimError(await scim("GET", `/Groups/${group.body.id}`, { key: b.scimKey }), 404);
     expect((await scim("GET", "/Users", { key: b.scimKey })).body.totalResults).toBe(0);

@@ -60,7 +60,12 @@ function scimErrorResponse(error: AppError, requestId: string, headers: Record<s
 }
 
 function listNames(value: string | null): string[] {
-  return value ? value.split(",").map((name) => name.trim()).filter(Boolean) : [];
+  return value
+    ? value
+        .split(",")
+        .map((name) => name.trim())
+        .filter(Boolean)
+    : [];
 }
 
 /** A copy of the resource with only the `attributes` asked for (id and schemas always), or without the `excludedAttributes`. */
@@ -129,7 +134,8 @@ async function route(db: Db, actor: KeyActor, request: Request, url: URL, segmen
   const attributes = listNames(url.searchParams.get("attributes"));
   const excluded = listNames(url.searchParams.get("excludedAttributes"));
   const shaped = (resource: ScimObject) => project(resource, attributes, excluded);
-  const withoutMembers = excluded.some((name) => name.toLowerCase() === "members") || (attributes.length > 0 && !attributes.some((name) => name.toLowerCase().startsWith("members")));
+  const withoutMembers =
+    excluded.some((name) => name.toLowerCase() === "members") || (attributes.length > 0 && !attributes.some((name) => name.toLowerCase().startsWith("members")));
   const resourceAnswer = (resource: ScimObject, status = 200): Answer => ({
     status,
     body: shaped(resource),
@@ -154,7 +160,12 @@ async function route(db: Db, actor: KeyActor, request: Request, url: URL, segmen
 
   if (!id) {
     if (method === "GET") {
-      const query: ListQuery = { filter: url.searchParams.get("filter") ?? undefined, startIndex: integerParam(url, "startIndex"), count: integerParam(url, "count"), withoutMembers };
+      const query: ListQuery = {
+        filter: url.searchParams.get("filter") ?? undefined,
+        startIndex: integerParam(url, "startIndex"),
+        count: integerParam(url, "count"),
+        withoutMembers,
+      };
       const list = users ? await listDirectoryUsers(db, actor, query) : await listDirectoryGroups(db, actor, query);
       return { status: 200, body: { ...list, Resources: list.Resources.map(shaped) } };
     }

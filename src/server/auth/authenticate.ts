@@ -194,7 +194,8 @@ export async function authenticateApiKey(db: Db, authorization: string | null, d
   }
   // A SCIM token does SCIM only, and only a SCIM token does SCIM (contract: the scim scope).
   if ((door === "scim") !== key.scopes.includes(SCIM_SCOPE)) {
-    const message = door === "scim" ? "The SCIM service takes an organization key with the scim scope only." : "A key with the scim scope works only for the SCIM service at /scim/v2.";
+    const message =
+      door === "scim" ? "The SCIM service takes an organization key with the scim scope only." : "A key with the scim scope works only for the SCIM service at /scim/v2.";
     throw new AppError("insufficient_scope", message, {}, { headers: rateLimitHeaders(rateLimit) });
   }
   touchLastUsed(db, key);

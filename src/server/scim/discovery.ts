@@ -1,6 +1,17 @@
 // The SCIM service's own description (RFC 7644 §4): ServiceProviderConfig, ResourceTypes and
 // Schemas, built from the attribute definitions in schema.ts so they cannot drift from what is kept.
-import { COMMON_ATTRIBUTES, ENTERPRISE_ATTRIBUTES, ENTERPRISE_SCHEMA, GROUP_ATTRIBUTES, GROUP_SCHEMA, LIST_RESPONSE_SCHEMA, USER_ATTRIBUTES, USER_SCHEMA, type AttributeDef, type ScimObject } from "./schema";
+import {
+  COMMON_ATTRIBUTES,
+  ENTERPRISE_ATTRIBUTES,
+  ENTERPRISE_SCHEMA,
+  GROUP_ATTRIBUTES,
+  GROUP_SCHEMA,
+  LIST_RESPONSE_SCHEMA,
+  USER_ATTRIBUTES,
+  USER_SCHEMA,
+  type AttributeDef,
+  type ScimObject,
+} from "./schema";
 import { MAX_SCIM_COUNT } from "@/server/services/directory";
 import { MAX_JSON_BODY_BYTES } from "@/schemas/limits";
 

@@ -69,7 +69,16 @@ export const USER_ATTRIBUTES: AttributeDef[] = [
   multi("phoneNumbers", labelled),
   multi("ims", labelled),
   multi("photos", labelled),
-  multi("addresses", [str("formatted"), str("streetAddress"), str("locality"), str("region"), str("postalCode"), str("country"), str("type"), { name: "primary", type: "boolean" }]),
+  multi("addresses", [
+    str("formatted"),
+    str("streetAddress"),
+    str("locality"),
+    str("region"),
+    str("postalCode"),
+    str("country"),
+    str("type"),
+    { name: "primary", type: "boolean" },
+  ]),
   {
     name: "groups",
     type: "complex",

@@ -43,8 +43,12 @@ export function toApiKey(row: KeyRow): ApiKey {
 /** A SCIM token is an organization key that can do nothing else, so a leaked one exposes the directory only. */
 function refuseMixedScimScope(kind: ApiKey["kind"], scopes: Scope[]): void {
   if (!scopes.includes(SCIM_SCOPE)) return;
-  if (kind !== "organization") throw new AppError("invalid_request", "Invalid request: the scim scope is for organization keys only.", { problems: [{ path: "scopes", message: "scim needs an organization key" }] });
-  if (scopes.length > 1) throw new AppError("invalid_request", "Invalid request: a key with the scim scope can have no other scope.", { problems: [{ path: "scopes", message: "scim stands alone" }] });
+  if (kind !== "organization")
+    throw new AppError("invalid_request", "Invalid request: the scim scope is for organization keys only.", {
+      problems: [{ path: "scopes", message: "scim needs an organization key" }],
+    });
+  if (scopes.length > 1)
+    throw new AppError("invalid_request", "Invalid request: a key with the scim scope can have no other scope.", { problems: [{ path: "scopes", message: "scim stands alone" }] });
 }
 
 /**

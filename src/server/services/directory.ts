@@ -210,7 +210,10 @@ function uniquenessError(userName: string) {
 /** Writes a new or changed directory user and everything that follows from it, in the caller's transaction. */
 async function saveUser(tx: Tx, organizationId: string, existing: DirectoryUserRow | null, user: ScimObject): Promise<DirectoryUserRow> {
   const columns = userColumns(user, existing?.active ?? null);
-  const clash = await tx.directoryUser.findFirst({ where: { organizationId, userNameKey: columns.userNameKey, ...(existing ? { id: { not: existing.id } } : {}) }, select: { id: true } });
+  const clash = await tx.directoryUser.findFirst({
+    where: { organizationId, userNameKey: columns.userNameKey, ...(existing ? { id: { not: existing.id } } : {}) },
+    select: { id: true },
+  });
   if (clash) throw uniquenessError(columns.userName);
   const endUserId = await endUserFor(tx, organizationId, addressOf({ ...user, userName: columns.userName }), fullNameOf(user));
   let row: DirectoryUserRow;
@@ -393,10 +396,13 @@ async function findGroupRow(db: Db, organizationId: string, id: string): Promise
   return row;
 }
 
-export const getDirectoryGroup = guarded(scim, async function getDirectoryGroup(db: Db, actor: KeyActor, id: string, options: { withoutMembers?: boolean } = {}): Promise<ScimObject> {
-  const row = await findGroupRow(db, actor.organizationId, id);
-  return groupResource(row, options.withoutMembers ? null : (await membersOf(db, [row.id])).get(row.id)!);
-});
+export const getDirectoryGroup = guarded(
+  scim,
+  async function getDirectoryGroup(db: Db, actor: KeyActor, id: string, options: { withoutMembers?: boolean } = {}): Promise<ScimObject> {
+    const row = await findGroupRow(db, actor.organizationId, id);
+    return groupResource(row, options.withoutMembers ? null : (await membersOf(db, [row.id])).get(row.id)!);
+  },
+);
 
 export const replaceDirectoryGroup = guarded(scim, async function replaceDirectoryGroup(db: Db, actor: KeyActor, id: string, body: unknown): Promise<ScimObject> {
   const group = canonicalResource("Group", body);
@@ -433,7 +439,10 @@ export const listDirectoryGroups = guarded(scim, async function listDirectoryGro
   const orderBy = [{ createdAt: "asc" as const }, { id: "asc" as const }];
   const withMembers = async (rows: GroupRow[]) => {
     if (query.withoutMembers) return rows.map((row) => groupResource(row, null));
-    const members = await membersOf(db, rows.map((row) => row.id));
+    const members = await membersOf(
+      db,
+      rows.map((row) => row.id),
+    );
     return rows.map((row) => groupResource(row, members.get(row.id)!));
   };
   if (!filter || displayName !== null || externalId !== null) {
@@ -443,7 +452,12 @@ export const listDirectoryGroups = guarded(scim, async function listDirectoryGro
   const all = await db.userGroup.findMany({ where, orderBy, select: groupSelect });
   // Filters that name members need them; others are decided on the group alone.
   const needsMembers = (query.filter ?? "").toLowerCase().includes("members");
-  const members = needsMembers ? await membersOf(db, all.map((row) => row.id)) : null;
+  const members = needsMembers
+    ? await membersOf(
+        db,
+        all.map((row) => row.id),
+      )
+    : null;
   const matching = all.filter((row) => matchesFilter(groupResource(row, members?.get(row.id) ?? []), filter));
   return page(await withMembers(matching.slice(startIndex - 1, startIndex - 1 + count)), matching.length, startIndex);
 });
