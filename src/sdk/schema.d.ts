@@ -199,7 +199,7 @@ export interface paths {
         head?: never;
         /**
          * Rename or describe a user group
-         * @description A plan's group follows the plan: renaming it answers 409 `plan_group`.
+         * @description A plan's group follows the plan: renaming it answers 409 `plan_group`. A directory group's name follows the directory: 409 `directory_managed`.
          */
         patch: operations["userGroups-update"];
         trace?: never;
@@ -215,7 +215,7 @@ export interface paths {
         put?: never;
         /**
          * Add an end user to a group
-         * @description 201 for a new member, 200 when already a member. A plan's group answers 422 `plan_group`.
+         * @description 201 for a new member, 200 when already a member. A plan's group answers 422 `plan_group`; a directory group 409 `directory_managed`.
          */
         post: operations["userGroups-addMember"];
         delete?: never;
@@ -1178,6 +1178,7 @@ export interface components {
             authMethod: string;
             emailVerifiedAt: components["schemas"]["DateTime"] | null;
             revokedAt: components["schemas"]["DateTime"] | null;
+            suspendedAt: components["schemas"]["DateTime"] | null;
             lastSeenAt: components["schemas"]["DateTime"] | null;
             createdAt: components["schemas"]["DateTime"];
         };
@@ -1189,6 +1190,7 @@ export interface components {
             authMethod: string;
             emailVerifiedAt: components["schemas"]["DateTime"] | null;
             revokedAt: components["schemas"]["DateTime"] | null;
+            suspendedAt: components["schemas"]["DateTime"] | null;
             lastSeenAt: components["schemas"]["DateTime"] | null;
             createdAt: components["schemas"]["DateTime"];
             subscriptions: components["schemas"]["SubscriptionDetail"][];
@@ -1233,6 +1235,8 @@ export interface components {
             memberCount: number;
             /** @description Set for a plan's group, whose membership follows the plan */
             planId: components["schemas"]["Uuid"] | null;
+            /** @description A group of the organization's directory (SCIM): its name and members follow the directory */
+            directoryManaged: boolean;
         };
         GroupMember: {
             groupId: components["schemas"]["Uuid"];
@@ -1652,7 +1656,7 @@ export interface components {
         /** @description The `error` object of any error response */
         ErrorBody: {
             /** @enum {string} */
-            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "deleted_identity" | "live_paid_subscription" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
+            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
             message: string;
         } & {
             [key: string]: unknown;
@@ -1924,6 +1928,18 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description `directory_managed` (409): The group comes from the organization's directory (SCIM): its name and members change there only; nothing written */
+        DirectoryManagedError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "directory_managed";
+            /** @description Human-readable; wording may change */
+            message: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description `export_too_large` (413): Knowledgebase over the 50 MB export cap */
         ExportTooLargeError: {
             /** @constant */
@@ -2114,7 +2130,7 @@ export interface components {
                  * @description Stable machine-readable code
                  * @enum {string}
                  */
-                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "deleted_identity" | "live_paid_subscription" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
+                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
                 /** @description Human-readable; wording may change */
                 message: string;
                 /** @description invalid_request from validation: every problem */
@@ -2153,7 +2169,7 @@ export interface components {
                 };
             };
         };
-        /** @description `feature_not_available`, `api_disabled` */
+        /** @description `feature_not_available`, `api_disabled`, `insufficient_scope` */
         Error403: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2161,7 +2177,7 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["FeatureNotAvailableError"] | components["schemas"]["ApiDisabledError"];
+                    error: components["schemas"]["FeatureNotAvailableError"] | components["schemas"]["ApiDisabledError"] | components["schemas"]["InsufficientScopeError"];
                 };
             };
         };
@@ -2214,7 +2230,7 @@ export interface components {
                 };
             };
         };
-        /** @description `plan_group`, `deleted_identity`, `live_paid_subscription`, `conflict` */
+        /** @description `plan_group`, `directory_managed`, `deleted_identity`, `live_paid_subscription`, `conflict` */
         Error409: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2222,7 +2238,7 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["PlanGroupError"] | components["schemas"]["DeletedIdentityError"] | components["schemas"]["LivePaidSubscriptionError"] | components["schemas"]["ConflictError"];
+                    error: components["schemas"]["PlanGroupError"] | components["schemas"]["DirectoryManagedError"] | components["schemas"]["DeletedIdentityError"] | components["schemas"]["LivePaidSubscriptionError"] | components["schemas"]["ConflictError"];
                 };
             };
         };
@@ -2298,7 +2314,7 @@ export interface components {
                 };
             };
         };
-        /** @description `plan_group` */
+        /** @description `plan_group`, `directory_managed` */
         Error409_4: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2306,7 +2322,7 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["PlanGroupError"];
+                    error: components["schemas"]["PlanGroupError"] | components["schemas"]["DirectoryManagedError"];
                 };
             };
         };
@@ -2322,7 +2338,7 @@ export interface components {
                 };
             };
         };
-        /** @description `plan_group`, `conflict` */
+        /** @description `plan_group` */
         Error409_5: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2330,7 +2346,19 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["PlanGroupError"] | components["schemas"]["ConflictError"];
+                    error: components["schemas"]["PlanGroupError"];
+                };
+            };
+        };
+        /** @description `plan_group`, `directory_managed`, `conflict` */
+        Error409_6: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["PlanGroupError"] | components["schemas"]["DirectoryManagedError"] | components["schemas"]["ConflictError"];
                 };
             };
         };
@@ -3112,7 +3140,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
-            409: components["responses"]["Error409_4"];
+            409: components["responses"]["Error409_5"];
             422: components["responses"]["Error422_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -3218,7 +3246,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
-            409: components["responses"]["Error409_5"];
+            409: components["responses"]["Error409_6"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422_3"];
             429: components["responses"]["Error429"];
