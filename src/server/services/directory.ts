@@ -5,7 +5,11 @@
 // resource it changes, so concurrent PATCHes of one group apply one after another.
 import { env } from "@/env";
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
-import type { KeyActor } from "@/server/auth/actor";
+import { SCIM_SCOPE } from "@/schemas/auth";
+import type { DirectoryOverview } from "@/schemas/directory";
+import type { Actor, KeyActor } from "@/server/auth/actor";
+import { hashSecret, randomToken } from "@/server/auth/secrets";
+import { AppError } from "@/server/errors";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import type { Prisma } from "@/generated/prisma/client";
@@ -479,3 +483,83 @@ export async function recordDirectoryEvent(db: Db, organizationId: string, actio
     logger().error({ err: error }, "Could not record a directory event");
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The console's Directory page (admins; no API key reaches it)
+
+/** Rows the Directory page lists at most: the newest directory users, all groups up to this, the latest events. */
+const CONSOLE_ROWS = 200;
+const CONSOLE_EVENTS = 50;
+const TOKEN_NAME = "Directory (SCIM)";
+
+const tokenSelect = { id: true, name: true, prefix: true, createdAt: true, lastUsedAt: true } as const;
+
+function toToken(row: { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null }) {
+  return { id: row.id, name: row.name, prefix: row.prefix, createdAt: row.createdAt.toISOString(), lastUsedAt: row.lastUsedAt?.toISOString() ?? null };
+}
+
+export const getDirectoryOverview = guarded({ role: "admin" }, async function getDirectoryOverview(db: Db, actor: Actor): Promise<DirectoryOverview> {
+  const organizationId = actor.organizationId;
+  const [organization, tokens, users, userCount, groups, events] = await Promise.all([
+    db.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { directoryDefaultPlanId: true } }),
+    db.apiKey.findMany({ where: { organizationId, revokedAt: null, scopes: { has: SCIM_SCOPE } }, select: tokenSelect, orderBy: [{ createdAt: "desc" }, { id: "desc" }] }),
+    db.directoryUser.findMany({
+      where: { organizationId },
+      select: { id: true, userName: true, active: true, attributes: true, updatedAt: true, endUser: { select: { id: true, email: true, suspendedAt: true } } },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: CONSOLE_ROWS,
+    }),
+    db.directoryUser.count({ where: { organizationId } }),
+    db.userGroup.findMany({
+      where: { organizationId, directoryManaged: true },
+      select: { id: true, name: true, updatedAt: true, _count: { select: { members: true } } },
+      orderBy: [{ name: "asc" }, { id: "asc" }],
+      take: CONSOLE_ROWS,
+    }),
+    db.directoryEvent.findMany({ where: { organizationId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: CONSOLE_EVENTS }),
+  ]);
+  return {
+    scimUrl: scimBaseUrl(),
+    tokens: tokens.map(toToken),
+    defaultPlanId: organization.directoryDefaultPlanId,
+    userCount,
+    users: users.map((user) => ({
+      id: user.id,
+      userName: user.userName,
+      displayName: fullNameOf((user.attributes ?? {}) as ScimObject),
+      active: user.active,
+      endUser: user.endUser ? { id: user.endUser.id, email: user.endUser.email, suspendedAt: user.endUser.suspendedAt?.toISOString() ?? null } : null,
+      updatedAt: user.updatedAt.toISOString(),
+    })),
+    groups: groups.map((group) => ({ id: group.id, name: group.name, memberCount: group._count.members, updatedAt: group.updatedAt.toISOString() })),
+    events: events.map((event) => ({ id: event.id, action: event.action, status: event.status, detail: event.detail, createdAt: event.createdAt.toISOString() })),
+  };
+});
+
+/**
+ * A new SCIM token, shown once; the organization's other SCIM tokens are revoked with it, so
+ * rotating is one step (paste the new one into the identity provider at once).
+ */
+export const rotateDirectoryToken = guarded({ role: "admin" }, async function rotateDirectoryToken(db: Db, actor: Actor) {
+  const secret = randomToken("sk_org_");
+  const row = await db.$transaction(async (tx) => {
+    await tx.apiKey.updateMany({ where: { organizationId: actor.organizationId, revokedAt: null, scopes: { has: SCIM_SCOPE } }, data: { revokedAt: new Date() } });
+    return tx.apiKey.create({
+      data: { organizationId: actor.organizationId, kind: "organization", name: TOKEN_NAME, scopes: [SCIM_SCOPE], prefix: secret.slice(0, 12), secretHash: hashSecret(secret) },
+      select: tokenSelect,
+    });
+  });
+  return { ...toToken(row), secret };
+});
+
+/** The plan new directory end users are subscribed to; null for none. */
+export const setDirectoryDefaultPlan = guarded({ role: "admin" }, async function setDirectoryDefaultPlan(db: Db, actor: Actor, input: { tierPlanId: string | null }): Promise<{
+  defaultPlanId: string | null;
+}> {
+  if (input.tierPlanId) {
+    const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId, archivedAt: null }, select: { id: true } });
+    if (!plan) throw new AppError("tier_not_found", `No live tier plan ${input.tierPlanId} in this organization.`);
+  }
+  await db.organization.update({ where: { id: actor.organizationId }, data: { directoryDefaultPlanId: input.tierPlanId } });
+  return { defaultPlanId: input.tierPlanId };
+});

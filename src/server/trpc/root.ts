@@ -19,6 +19,7 @@ import { tierPlansRouter } from "./routers/tier-plans";
 import { userGroupsRouter } from "./routers/user-groups";
 import { reviewsRouter } from "./routers/reviews";
 import { overviewRouter } from "./routers/overview";
+import { directoryRouter } from "./routers/directory";
 
 export const appRouter = router({
   auth: authRouter,
@@ -31,6 +32,7 @@ export const appRouter = router({
   endUsers: endUsersRouter,
   tierPlans: tierPlansRouter,
   userGroups: userGroupsRouter,
+  directory: directoryRouter,
   portals: portalsRouter,
   mail: mailRouter,
   agents: agentsRouter,
