@@ -30,6 +30,10 @@ export const PortalAccentColor = z
   .meta({ description: "`#rrggbb`" });
 export const FeaturedAppIds = z.array(Uuid).max(50).meta({ description: "Apps listed first in the portal, in this order" });
 
+export const PORTAL_SIGN_IN = ["email_code", "sso", "both"] as const;
+export const PortalSignIn = z.enum(PORTAL_SIGN_IN);
+export type PortalSignIn = z.infer<typeof PortalSignIn>;
+
 export const Portal = z
   .object({
     id: Uuid,
@@ -39,6 +43,7 @@ export const Portal = z
     logoUrl: z.string().nullable(),
     accentColor: z.string().nullable(),
     featuredAppIds: z.array(Uuid),
+    signIn: PortalSignIn.meta({ description: "How end users sign in: an email code, the organization's single sign-on, or both" }),
     createdAt: Timestamp,
   })
   .meta({ id: "Portal" });
@@ -69,6 +74,7 @@ export const UpdatePortalInput = z.strictObject({
   logoUrl: PortalLogoUrl.nullable().optional(),
   accentColor: PortalAccentColor.nullable().optional(),
   featuredAppIds: FeaturedAppIds.optional(),
+  signIn: PortalSignIn.optional(),
 });
 export type UpdatePortalInput = z.infer<typeof UpdatePortalInput>;
 
@@ -167,6 +173,9 @@ export const PublicPortal = z.object({
   logoUrl: z.string().nullable(),
   accentColor: z.string().nullable(),
   organizationName: z.string(),
+  signIn: PortalSignIn,
+  /** "Continue with <ssoName>" when the portal allows single sign-on and the organization has a connection; null otherwise. */
+  ssoName: z.string().nullable(),
 });
 export type PublicPortal = z.infer<typeof PublicPortal>;
 export const GetPortalOutput = z.object({ portal: PublicPortal });

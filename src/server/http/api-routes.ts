@@ -8,6 +8,7 @@ import { createPortalConversationHandler, createPortalHandler } from "@/server/a
 import { errorResponse, requestIdFor } from "@/server/adapters/envelope";
 import { createRestHandler } from "@/server/adapters/rest";
 import { createScimHandler } from "@/server/adapters/scim";
+import { createOidcCallbackHandler, createOidcStartHandler } from "@/server/adapters/oidc";
 import { readMigrations } from "@/server/database/migrate";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -24,6 +25,10 @@ export const mcpRoute: Handler = observed("/api/mcp", async (request: Request) =
 });
 
 export const scimRoute: Handler = observed("/scim/v2", createScimHandler({ db: getDb }));
+
+export const oidcStartRoute: Handler = observed("/auth/oidc/start", createOidcStartHandler({ db: getDb }));
+
+export const oidcCallbackRoute: Handler = observed("/auth/oidc/callback", createOidcCallbackHandler({ db: getDb }));
 
 export const consoleTrpcRoute: Handler = observed("/api/trpc", createConsoleHandler({ db: getDb }));
 

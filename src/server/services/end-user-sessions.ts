@@ -12,13 +12,13 @@ export interface NewEndUserSession {
   expiresAt: Date;
 }
 
-/** Signs the end user in: a new session, and their identity marked verified by email code. */
-export async function startEndUserSession(db: Db, endUser: { id: string; organizationId: string }): Promise<NewEndUserSession> {
+/** Signs the end user in: a new session, and their identity marked verified by the way they signed in. */
+export async function startEndUserSession(db: Db, endUser: { id: string; organizationId: string }, authMethod: "email_code" | "sso" = "email_code"): Promise<NewEndUserSession> {
   const token = randomToken();
   const expiresAt = new Date(Date.now() + env().PORTAL_SESSION_TTL_HOURS * 3_600_000);
   await db.$transaction([
     db.endUserSession.create({ data: { tokenHash: hashSecret(token), organizationId: endUser.organizationId, endUserId: endUser.id, expiresAt } }),
-    db.$executeRaw`update end_users set auth_method = 'email_code', email_verified_at = coalesce(email_verified_at, now()), last_seen_at = now(), updated_at = now() where id = ${endUser.id}::uuid`,
+    db.$executeRaw`update end_users set auth_method = ${authMethod}, email_verified_at = coalesce(email_verified_at, now()), last_seen_at = now(), updated_at = now() where id = ${endUser.id}::uuid`,
   ]);
   return { token, expiresAt };
 }

@@ -90,6 +90,7 @@ async function sendCode(db: Db, portal: ResolvedPortal, endUser: { id: string; e
  */
 export async function requestSignInCode(db: Db, request: SignInRequest): Promise<{ sent: true; expiresInSeconds: number }> {
   const { portal, email, clientAddress } = request;
+  if (portal.signIn === "sso") throw new AppError("invalid_request", "This portal signs in with single sign-on only.");
   await throttleCodeRequests(db, email, clientAddress);
   const endUser = await activeEndUser(db, portal, email);
   if (endUser) {
@@ -109,6 +110,7 @@ export async function verifySignInCode(
   request: SignInRequest & { code: string },
 ): Promise<{ endUser: { id: string; email: string; fullName: string }; session: NewEndUserSession }> {
   const { portal, email, clientAddress } = request;
+  if (portal.signIn === "sso") throw new AppError("invalid_request", "This portal signs in with single sign-on only.");
   const attempt = await codeGuesses.admit(db, email, clientAddress);
   const endUser = await activeEndUser(db, portal, email);
   if (!endUser) throw new AppError("invalid_code", INVALID_CODE);
