@@ -19,6 +19,8 @@ export const DirectoryEventRow = z.object({ id: Uuid, action: z.string(), status
 
 export const DirectoryOverview = z.object({
   scimUrl: z.string(),
+  /** The redirect URI to register at the OpenID provider for single sign-on. */
+  oidcRedirectUri: z.string(),
   tokens: z.array(DirectoryToken),
   defaultPlanId: Uuid.nullable(),
   users: z.array(DirectoryUserRow),

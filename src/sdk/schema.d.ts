@@ -1251,6 +1251,11 @@ export interface components {
             logoUrl: string | null;
             accentColor: string | null;
             featuredAppIds: components["schemas"]["Uuid"][];
+            /**
+             * @description How end users sign in: an email code, the organization's single sign-on, or both
+             * @enum {string}
+             */
+            signIn: "email_code" | "sso" | "both";
             createdAt: components["schemas"]["DateTime"];
         };
         PortalDetail: {
@@ -1261,6 +1266,11 @@ export interface components {
             logoUrl: string | null;
             accentColor: string | null;
             featuredAppIds: components["schemas"]["Uuid"][];
+            /**
+             * @description How end users sign in: an email code, the organization's single sign-on, or both
+             * @enum {string}
+             */
+            signIn: "email_code" | "sso" | "both";
             createdAt: components["schemas"]["DateTime"];
             /** @description `/p/<slug>` on this host */
             url: string;
@@ -3492,6 +3502,8 @@ export interface operations {
                     accentColor?: string | null;
                     /** @description Apps listed first in the portal, in this order */
                     featuredAppIds?: components["schemas"]["Uuid"][];
+                    /** @enum {string} */
+                    signIn?: "email_code" | "sso" | "both";
                 };
             };
         };

@@ -87,7 +87,7 @@ describe("single sign-on for portal end users", () => {
     await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: "ann@contoso.example" } });
 
     const stranger = await signInThrough(`portal=${portal.slug}`, "stranger");
-    expect(stranger.location.pathname).toBe(`/p/${portal.slug}`);
+    expect(stranger.location.pathname).toBe(`/p/${portal.slug}/sign-in`);
     expect(stranger.location.searchParams.get("sso_error")).toMatch(/cannot sign in here/);
     expect(stranger.jar.get(PORTAL_SESSION_COOKIE)).toBeUndefined();
 

@@ -30,7 +30,7 @@ function backToSignIn(error: unknown, portalSlug: string | null, secure: boolean
   const refusal = toAppError(error);
   logIfUnexpected(refusal);
   const message = refusal.status >= 500 ? "Single sign-on failed on our side; try again." : refusal.message;
-  const page = portalSlug ? portalPath(portalSlug) : "/sign-in";
+  const page = portalSlug ? `${portalPath(portalSlug)}/sign-in` : "/sign-in";
   return redirect(`${page}?sso_error=${encodeURIComponent(message)}`, [stateCookie("", secure, 0)]);
 }
 

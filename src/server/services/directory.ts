@@ -19,6 +19,7 @@ import { canonicalResource, ENTERPRISE_SCHEMA, GROUP_SCHEMA, LIST_RESPONSE_SCHEM
 import { logger } from "@/server/observability/log";
 import { subscribe } from "./end-users";
 import { normalizeEmail } from "./members";
+import { redirectUri } from "./sso";
 
 type Tx = Prisma.TransactionClient;
 
@@ -520,6 +521,7 @@ export const getDirectoryOverview = guarded({ role: "admin" }, async function ge
   ]);
   return {
     scimUrl: scimBaseUrl(),
+    oidcRedirectUri: redirectUri(),
     tokens: tokens.map(toToken),
     defaultPlanId: organization.directoryDefaultPlanId,
     userCount,

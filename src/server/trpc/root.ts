@@ -20,6 +20,7 @@ import { userGroupsRouter } from "./routers/user-groups";
 import { reviewsRouter } from "./routers/reviews";
 import { overviewRouter } from "./routers/overview";
 import { directoryRouter } from "./routers/directory";
+import { ssoRouter } from "./routers/sso";
 
 export const appRouter = router({
   auth: authRouter,
@@ -33,6 +34,7 @@ export const appRouter = router({
   tierPlans: tierPlansRouter,
   userGroups: userGroupsRouter,
   directory: directoryRouter,
+  sso: ssoRouter,
   portals: portalsRouter,
   mail: mailRouter,
   agents: agentsRouter,

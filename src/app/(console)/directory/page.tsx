@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { ConfirmButton, CopyButton, PageHeader } from "@/components/console";
+import { SsoPanel } from "@/components/directory/sso-panel";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 
 function when(value: string | null): string {
@@ -173,6 +174,8 @@ export default function DirectoryPage() {
           </ul>
         )}
       </div>
+
+      {data && <SsoPanel callbackUrl={data.oidcRedirectUri} />}
 
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Recent sync activity</h2>
