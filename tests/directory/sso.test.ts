@@ -19,7 +19,7 @@ import { resolvePortal, updatePortal } from "@/server/services/portals";
 import { actorForSession } from "@/server/services/sessions";
 import { redirectUri, setSsoConnection } from "@/server/services/sso";
 import { CookieJar, signInAtProvider, startFakeOidc, type FakeOidc } from "../fake-oidc";
-import { addPerson, api, newOrganization, uniqueSuffix, type Tenant } from "../helpers";
+import { addPerson, api, newOrganization, signInCookie, trpc, trpcErrorCode, uniqueSuffix, type Tenant } from "../helpers";
 import { newPortal } from "../provisioning-helpers";
 
 const start = createOidcStartHandler({ db: getDb });
@@ -171,5 +171,25 @@ describe("single sign-on for console members", () => {
     await expect(setSsoConnection(getDb(), other.operator, { issuer: provider.issuer, clientId: "x", clientSecret: "y", domains: [domain] })).rejects.toMatchObject({
       code: "conflict",
     });
+  });
+});
+
+describe("the single sign-on connection in the console", () => {
+  it("is set, tested, shown without its secret and removed by an admin; a member cannot", async () => {
+    const tenant = await newOrganization();
+    const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
+    const set = await trpc(
+      "mutation",
+      "sso.set",
+      { issuer: provider.issuer, clientId: "atrium", clientSecret: "atrium-client-secret-value", domains: [], displayName: "Contoso" },
+      { cookie },
+    );
+    expect(set.body.result.data).toMatchObject({ issuer: provider.issuer, clientId: "atrium", displayName: "Contoso" });
+    expect(JSON.stringify((await trpc("query", "sso.get", undefined, { cookie })).body)).not.toContain("atrium-client-secret-value");
+    expect((await trpc("mutation", "sso.test", undefined, { cookie })).body.result.data).toEqual({ ok: true, issuer: provider.issuer });
+    const member = await addPerson(tenant.operator, "member");
+    expect(trpcErrorCode(await trpc("query", "sso.get", undefined, { cookie: await signInCookie(member.email, member.password) }))).toBe("forbidden_role");
+    expect((await trpc("mutation", "sso.remove", undefined, { cookie })).status).toBe(200);
+    expect((await trpc("query", "sso.get", undefined, { cookie })).body.result.data).toBeNull();
   });
 });
