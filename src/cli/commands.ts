@@ -101,6 +101,7 @@ const ORGANIZATION_FLAGS: Record<string, [string, z.ZodType]> = {
   "mcp-enabled": ["mcpEnabled", bool],
   "groups-enabled": ["groupsEnabled", bool],
   "quality-checker": ["qualityChecker", bool],
+  "password-sign-in": ["passwordSignIn", bool],
   "max-knowledgebases": ["maxKnowledgebases", cap],
   "max-sources-per-knowledgebase": ["maxSourcesPerKnowledgebase", cap],
 };

@@ -17,6 +17,8 @@ export const OrganizationSettings = z.strictObject({
   mcpEnabled: z.boolean(),
   groupsEnabled: z.boolean(),
   qualityChecker: z.boolean(),
+  /** Off: members sign in with the organization's single sign-on only (owners only; the admin CLI turns it back on). */
+  passwordSignIn: z.boolean(),
   maxKnowledgebases: z.number().int().min(0).nullable(),
   maxSourcesPerKnowledgebase: z.number().int().min(0).nullable(),
 });

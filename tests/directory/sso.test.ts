@@ -16,6 +16,7 @@ import { getDb } from "@/server/db";
 import { endUserForSession } from "@/server/services/end-user-sessions";
 import { requestSignInCode } from "@/server/services/portal-sign-in";
 import { resolvePortal, updatePortal } from "@/server/services/portals";
+import { updateOrganization } from "@/server/services/organizations";
 import { actorForSession } from "@/server/services/sessions";
 import { redirectUri, setSsoConnection } from "@/server/services/sso";
 import { CookieJar, signInAtProvider, startFakeOidc, type FakeOidc } from "../fake-oidc";
@@ -191,5 +192,23 @@ describe("the single sign-on connection in the console", () => {
     expect(trpcErrorCode(await trpc("query", "sso.get", undefined, { cookie: await signInCookie(member.email, member.password) }))).toBe("forbidden_role");
     expect((await trpc("mutation", "sso.remove", undefined, { cookie })).status).toBe(200);
     expect((await trpc("query", "sso.get", undefined, { cookie })).body.result.data).toBeNull();
+  });
+});
+
+describe("password sign-in off", () => {
+  it("is an owner's choice once single sign-on is set up; then passwords are refused and the CLI's operator turns them back on", async () => {
+    const domain = `tailspin-${uniqueSuffix()}.example`;
+    const tenant = await newOrganization();
+    const admin = await addPerson(tenant.operator, "admin");
+    const owner = { kind: "member" as const, organizationId: tenant.organization.id, member: { id: tenant.owner.member.id, role: "owner" as const, email: tenant.owner.email } };
+    await expect(updateOrganization(getDb(), owner, { passwordSignIn: false })).rejects.toMatchObject({ code: "conflict" });
+    await setSsoConnection(getDb(), tenant.operator, { issuer: provider.issuer, clientId: "atrium", clientSecret: "atrium-client-secret-value", domains: [domain] });
+    const adminActor = { kind: "member" as const, organizationId: tenant.organization.id, member: { id: admin.member.id, role: "admin" as const, email: admin.email } };
+    await expect(updateOrganization(getDb(), adminActor, { passwordSignIn: false })).rejects.toMatchObject({ code: "forbidden_role" });
+    expect((await updateOrganization(getDb(), owner, { passwordSignIn: false })).passwordSignIn).toBe(false);
+    const refused = await trpc("mutation", "auth.signIn", { email: tenant.owner.email, password: tenant.owner.password });
+    expect(refused.body.error.message).toMatch(/single sign-on/);
+    await updateOrganization(getDb(), tenant.operator, { passwordSignIn: true });
+    expect(await signInCookie(tenant.owner.email, tenant.owner.password)).toMatch(/^atrium_session=/);
   });
 });
