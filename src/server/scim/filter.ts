@@ -5,7 +5,7 @@
 // providers send it (`userName eq john@example.com`). Evaluation is ours too: attribute names,
 // and values except `id` and `externalId`, compare case-insensitively.
 import type { Filter } from "scim2-parse-filter";
-import { parseFilter, Tokens, type Token } from "scim2-parse-filter/lib/src/parser";
+import { parseFilter, Tokens, type Token } from "scim2-parse-filter/lib/src/parser.js";
 import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, scimError, startsWithIgnoringCase, USER_SCHEMA } from "./schema";
 
 export type { Filter };
