@@ -25,6 +25,10 @@ const nextConfig = {
         source: "/api/:path*",
         headers: Object.entries(apiSecurityHeaders).map(([key, value]) => ({ key, value })),
       },
+      {
+        source: "/scim/:path*",
+        headers: Object.entries(apiSecurityHeaders).map(([key, value]) => ({ key, value })),
+      },
     ];
   },
 };

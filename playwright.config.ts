@@ -27,6 +27,8 @@ export default defineConfig({
       NEXT_TELEMETRY_DISABLED: "1",
       ALLOW_PRIVATE_INTEGRATION_URLS: "true",
       ATRIUM_SECRET_KEY: "e2e-secret-key-0123456789-abcdefghijklmnop",
+      // Single sign-on's redirect URI is built from it (e2e/sso.spec.ts).
+      PUBLIC_ORIGIN: `http://127.0.0.1:${E2E_PORT}`,
     },
     url: `http://127.0.0.1:${E2E_PORT}/api/health`,
     timeout: 300_000,

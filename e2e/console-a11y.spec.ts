@@ -89,6 +89,7 @@ for (const viewport of VIEWPORTS) {
       ["/keys", "keys"],
       ["/mcp", "mcp"],
       ["/members", "members"],
+      ["/directory", "directory"],
       ["/settings", "settings"],
       ["/settings/providers", "providers"],
       ["/settings/integrations", "integrations"],

@@ -51,7 +51,7 @@ export function middleware(request: NextRequest): NextResponse {
 export const config = {
   // Node.js like every route here: no second (edge) build of the server's modules.
   runtime: "nodejs",
-  // Pages only: API route handlers set their own request id (src/server/observability/observe.ts)
+  // Pages only: API and SCIM route handlers set their own request id (src/server/observability/observe.ts)
   // and get static security headers from next.config.mjs, off the middleware's cost per request.
-  matcher: ["/((?!api/|_next/static|_next/image).*)"],
+  matcher: ["/((?!api/|scim/|_next/static|_next/image).*)"],
 };

@@ -15,7 +15,9 @@ import { addMember, removeMember, resetMemberPassword } from "@/server/services/
 import { createOrganization, getOrganization, updateOrganization } from "@/server/services/organizations";
 import { deleteEndUser, linkProcessorSubscription, revokeEndUser } from "@/server/services/end-users";
 import { listMail } from "@/server/services/mail";
-import { createPortal } from "@/server/services/portals";
+import { createPortal, updatePortal } from "@/server/services/portals";
+import { getSsoConnection, removeSsoConnection, setSsoConnection } from "@/server/services/sso";
+import { PortalSignIn } from "@/schemas/portal";
 import { approveReview, listReviews, rejectReview } from "@/server/services/reviews";
 import { seedDemo } from "@/server/services/setup";
 import { createModelProvider, deleteModelProvider, listModelProviders, updateModelProvider } from "@/server/services/model-providers";
@@ -102,6 +104,7 @@ const ORGANIZATION_FLAGS: Record<string, [string, z.ZodType]> = {
   "mcp-enabled": ["mcpEnabled", bool],
   "groups-enabled": ["groupsEnabled", bool],
   "quality-checker": ["qualityChecker", bool],
+  "password-sign-in": ["passwordSignIn", bool],
   "max-knowledgebases": ["maxKnowledgebases", cap],
   "max-sources-per-knowledgebase": ["maxSourcesPerKnowledgebase", cap],
 };
@@ -255,6 +258,46 @@ export const COMMANDS: Record<string, Command> = {
   "portal create": {
     flags: { org: id, name: nameText },
     run: async (db, f) => ({ portal: await createPortal(db, await organizationExists(db, f.org as string), { name: f.name as string }) }),
+  },
+  "portal update": {
+    flags: { portal: id, name: nameText.optional(), slug: z.string().max(48).optional(), "sign-in": PortalSignIn.optional() },
+    run: async (db, f) => {
+      const actor = await operatorOf(await db.portal.findUnique({ where: { id: f.portal as string } }), "portal", f.portal);
+      const portal = await updatePortal(db, actor, {
+        id: f.portal as string,
+        name: f.name as string | undefined,
+        slug: f.slug as string | undefined,
+        signIn: f["sign-in"] as PortalSignIn | undefined,
+      });
+      return { portal };
+    },
+  },
+  "sso set": {
+    flags: {
+      org: id,
+      issuer: z.string().max(2_000),
+      "client-id": z.string().max(500),
+      "client-secret": z.string().max(2_000).optional(),
+      domains: idList.optional(),
+      name: z.string().max(100).optional(),
+    },
+    run: async (db, f) => ({
+      ssoConnection: await setSsoConnection(db, await organizationExists(db, f.org as string), {
+        issuer: f.issuer as string,
+        clientId: f["client-id"] as string,
+        clientSecret: f["client-secret"] as string | undefined,
+        domains: f.domains as string[] | undefined,
+        displayName: f.name as string | undefined,
+      }),
+    }),
+  },
+  "sso show": {
+    flags: { org: id },
+    run: async (db, f) => ({ ssoConnection: await getSsoConnection(db, await organizationExists(db, f.org as string)) }),
+  },
+  "sso remove": {
+    flags: { org: id },
+    run: async (db, f) => ({ ssoConnection: await removeSsoConnection(db, await organizationExists(db, f.org as string)) }),
   },
   "mail list": {
     flags: { org: id, limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).optional() },

@@ -16,7 +16,9 @@ export const SCOPES = [
   "webhooks:write",
   "audit:read",
 ] as const;
-export const Scope = z.enum(SCOPES);
+/** The SCIM service's scope: given only when asked for, never part of "all scopes" (SCOPES), and alone on its key. */
+export const SCIM_SCOPE = "scim";
+export const Scope = z.enum([...SCOPES, SCIM_SCOPE]);
 export type Scope = z.infer<typeof Scope>;
 
 export const ROLES = ["viewer", "member", "admin", "owner"] as const;

@@ -18,6 +18,8 @@ export const OrganizationSettings = z.strictObject({
   mcpEnabled: z.boolean(),
   groupsEnabled: z.boolean(),
   qualityChecker: z.boolean(),
+  /** Off: members sign in with the organization's single sign-on only (owners only; the admin CLI turns it back on). */
+  passwordSignIn: z.boolean(),
   maxKnowledgebases: boundedInt(0, MAX_PLAN_CAP).nullable(),
   maxSourcesPerKnowledgebase: boundedInt(0, MAX_PLAN_CAP).nullable(),
 });

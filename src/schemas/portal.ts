@@ -31,6 +31,10 @@ export const PortalAccentColor = z
   .meta({ description: "`#rrggbb`" });
 export const FeaturedAppIds = z.array(Uuid).max(50).meta({ description: "Apps listed first in the portal, in this order" });
 
+export const PORTAL_SIGN_IN = ["email_code", "sso", "both"] as const;
+export const PortalSignIn = z.enum(PORTAL_SIGN_IN);
+export type PortalSignIn = z.infer<typeof PortalSignIn>;
+
 export const Portal = z
   .object({
     id: Uuid,
@@ -40,6 +44,7 @@ export const Portal = z
     logoUrl: z.string().nullable(),
     accentColor: z.string().nullable(),
     featuredAppIds: z.array(Uuid),
+    signIn: PortalSignIn.meta({ description: "How end users sign in: an email code, the organization's single sign-on, or both" }),
     createdAt: Timestamp,
   })
   .meta({ id: "Portal" });
@@ -70,6 +75,7 @@ export const UpdatePortalInput = z.strictObject({
   logoUrl: PortalLogoUrl.nullable().optional(),
   accentColor: PortalAccentColor.nullable().optional(),
   featuredAppIds: FeaturedAppIds.optional(),
+  signIn: PortalSignIn.optional(),
 });
 export type UpdatePortalInput = z.infer<typeof UpdatePortalInput>;
 
@@ -95,6 +101,8 @@ export const AccessReason = z.object({
 export const EffectiveAccessOutput = z.object({
   accessMode: z.enum(["grants", "groups"]),
   revoked: z.boolean(),
+  /** Suspended by the organization's directory (SCIM): no access until it is active again. */
+  suspended: z.boolean(),
   plans: z.array(
     z.object({
       subscriptionId: Uuid,
@@ -170,6 +178,9 @@ export const PublicPortal = z.object({
   logoUrl: z.string().nullable(),
   accentColor: z.string().nullable(),
   organizationName: z.string(),
+  signIn: PortalSignIn,
+  /** "Continue with <ssoName>" when the portal allows single sign-on and the organization has a connection; null otherwise. */
+  ssoName: z.string().nullable(),
 });
 export type PublicPortal = z.infer<typeof PublicPortal>;
 export const GetPortalOutput = z.object({ portal: PublicPortal });

@@ -62,6 +62,8 @@ export const EndUser = z
     authMethod: z.string(),
     emailVerifiedAt: Timestamp.nullable(),
     revokedAt: Timestamp.nullable(),
+    /** Set while no active directory (SCIM) user stands for the end user: no access, as when revoked. */
+    suspendedAt: Timestamp.nullable(),
     lastSeenAt: Timestamp.nullable(),
     createdAt: Timestamp,
   })
@@ -126,6 +128,7 @@ export const UserGroup = z
     createdAt: Timestamp,
     memberCount: z.number().int(),
     planId: Uuid.nullable().meta({ description: "Set for a plan's group, whose membership follows the plan" }),
+    directoryManaged: z.boolean().meta({ description: "A group of the organization's directory (SCIM): its name and members follow the directory" }),
   })
   .meta({ id: "UserGroup" });
 export type UserGroup = z.infer<typeof UserGroup>;

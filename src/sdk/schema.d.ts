@@ -256,7 +256,7 @@ export interface paths {
         head?: never;
         /**
          * Rename or describe a user group
-         * @description A plan's group follows the plan: renaming it answers 409 `plan_group`.
+         * @description A plan's group follows the plan: renaming it answers 409 `plan_group`. A directory group's name follows the directory: 409 `directory_managed`.
          */
         patch: operations["userGroups-update"];
         trace?: never;
@@ -272,7 +272,7 @@ export interface paths {
         put?: never;
         /**
          * Add an end user to a group
-         * @description 201 for a new member, 200 when already a member. A plan's group answers 422 `plan_group`.
+         * @description 201 for a new member, 200 when already a member. A plan's group answers 422 `plan_group`; a directory group 409 `directory_managed`.
          */
         post: operations["userGroups-addMember"];
         delete?: never;
@@ -2304,6 +2304,7 @@ export interface components {
             authMethod: string;
             emailVerifiedAt: components["schemas"]["DateTime"] | null;
             revokedAt: components["schemas"]["DateTime"] | null;
+            suspendedAt: components["schemas"]["DateTime"] | null;
             lastSeenAt: components["schemas"]["DateTime"] | null;
             createdAt: components["schemas"]["DateTime"];
         };
@@ -2315,6 +2316,7 @@ export interface components {
             authMethod: string;
             emailVerifiedAt: components["schemas"]["DateTime"] | null;
             revokedAt: components["schemas"]["DateTime"] | null;
+            suspendedAt: components["schemas"]["DateTime"] | null;
             lastSeenAt: components["schemas"]["DateTime"] | null;
             createdAt: components["schemas"]["DateTime"];
             subscriptions: components["schemas"]["SubscriptionDetail"][];
@@ -2368,6 +2370,8 @@ export interface components {
             memberCount: number;
             /** @description Set for a plan's group, whose membership follows the plan */
             planId: components["schemas"]["Uuid"] | null;
+            /** @description A group of the organization's directory (SCIM): its name and members follow the directory */
+            directoryManaged: boolean;
         };
         GroupMember: {
             groupId: components["schemas"]["Uuid"];
@@ -2382,6 +2386,11 @@ export interface components {
             logoUrl: string | null;
             accentColor: string | null;
             featuredAppIds: components["schemas"]["Uuid"][];
+            /**
+             * @description How end users sign in: an email code, the organization's single sign-on, or both
+             * @enum {string}
+             */
+            signIn: "email_code" | "sso" | "both";
             createdAt: components["schemas"]["DateTime"];
         };
         PortalDetail: {
@@ -2392,6 +2401,11 @@ export interface components {
             logoUrl: string | null;
             accentColor: string | null;
             featuredAppIds: components["schemas"]["Uuid"][];
+            /**
+             * @description How end users sign in: an email code, the organization's single sign-on, or both
+             * @enum {string}
+             */
+            signIn: "email_code" | "sso" | "both";
             createdAt: components["schemas"]["DateTime"];
             /** @description `/p/<slug>` on this host */
             url: string;
@@ -2851,7 +2865,7 @@ export interface components {
         /** @description The `error` object of any error response */
         ErrorBody: {
             /** @enum {string} */
-            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
+            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
             message: string;
         } & {
             [key: string]: unknown;
@@ -3132,6 +3146,18 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description `directory_managed` (409): The group comes from the organization's directory (SCIM): its name and members change there only; nothing written */
+        DirectoryManagedError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "directory_managed";
+            /** @description Human-readable; wording may change */
+            message: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description `export_too_large` (413): Knowledgebase over the 50 MB export cap */
         ExportTooLargeError: {
             /** @constant */
@@ -3322,7 +3348,7 @@ export interface components {
                  * @description Stable machine-readable code
                  * @enum {string}
                  */
-                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
+                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
                 /** @description Human-readable; wording may change */
                 message: string;
                 /** @description invalid_request from validation: every problem */
@@ -3361,7 +3387,7 @@ export interface components {
                 };
             };
         };
-        /** @description `feature_not_available`, `api_disabled` */
+        /** @description `feature_not_available`, `api_disabled`, `insufficient_scope` */
         Error403: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3369,7 +3395,7 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["FeatureNotAvailableError"] | components["schemas"]["ApiDisabledError"];
+                    error: components["schemas"]["FeatureNotAvailableError"] | components["schemas"]["ApiDisabledError"] | components["schemas"]["InsufficientScopeError"];
                 };
             };
         };
@@ -3422,7 +3448,7 @@ export interface components {
                 };
             };
         };
-        /** @description `plan_group`, `deleted_identity`, `live_paid_subscription`, `conflict` */
+        /** @description `plan_group`, `directory_managed`, `deleted_identity`, `live_paid_subscription`, `conflict` */
         Error409: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3430,7 +3456,7 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["PlanGroupError"] | components["schemas"]["DeletedIdentityError"] | components["schemas"]["LivePaidSubscriptionError"] | components["schemas"]["ConflictError"];
+                    error: components["schemas"]["PlanGroupError"] | components["schemas"]["DirectoryManagedError"] | components["schemas"]["DeletedIdentityError"] | components["schemas"]["LivePaidSubscriptionError"] | components["schemas"]["ConflictError"];
                 };
             };
         };
@@ -3506,7 +3532,7 @@ export interface components {
                 };
             };
         };
-        /** @description `plan_group` */
+        /** @description `plan_group`, `directory_managed` */
         Error409_4: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3514,7 +3540,7 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["PlanGroupError"];
+                    error: components["schemas"]["PlanGroupError"] | components["schemas"]["DirectoryManagedError"];
                 };
             };
         };
@@ -3530,7 +3556,7 @@ export interface components {
                 };
             };
         };
-        /** @description `plan_group`, `conflict` */
+        /** @description `plan_group` */
         Error409_5: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3538,7 +3564,19 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["PlanGroupError"] | components["schemas"]["ConflictError"];
+                    error: components["schemas"]["PlanGroupError"];
+                };
+            };
+        };
+        /** @description `plan_group`, `directory_managed`, `conflict` */
+        Error409_6: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["PlanGroupError"] | components["schemas"]["DirectoryManagedError"] | components["schemas"]["ConflictError"];
                 };
             };
         };
@@ -4443,7 +4481,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
-            409: components["responses"]["Error409_4"];
+            409: components["responses"]["Error409_5"];
             422: components["responses"]["Error422_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -4549,7 +4587,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
-            409: components["responses"]["Error409_5"];
+            409: components["responses"]["Error409_6"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422_3"];
             429: components["responses"]["Error429"];
@@ -4795,6 +4833,8 @@ export interface operations {
                     accentColor?: string | null;
                     /** @description Apps listed first in the portal, in this order */
                     featuredAppIds?: components["schemas"]["Uuid"][];
+                    /** @enum {string} */
+                    signIn?: "email_code" | "sso" | "both";
                 };
             };
         };

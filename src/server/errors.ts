@@ -27,6 +27,7 @@ export const ERROR_STATUS = {
   canceled: 409,
   deleted_identity: 409,
   live_paid_subscription: 409,
+  directory_managed: 409,
   export_too_large: 413,
   group_not_found: 422,
   plan_group: 422,

@@ -12,8 +12,13 @@ import { assertReachableUrl, FetchRefused, pinnedFetch, type FetchLimits, type F
 
 /** The policy of a purpose: the caller says which kind of URL it fetches, this decides what it may reach. */
 export function fetchPolicy(purpose: FetchPurpose, limits: FetchLimits = {}): FetchPolicy {
-  if (purpose === "integration") return { ...limits, purpose, privateAddresses: env().ALLOW_PRIVATE_INTEGRATION_URLS };
+  if (purpose === "integration") return { ...limits, purpose, privateAddresses: privateIntegrationUrlsAllowed() };
   return { ...limits, purpose };
+}
+
+/** Whether the operator lets integrations reach private addresses (and so plain-http issuers, for tests and self-hosting). */
+export function privateIntegrationUrlsAllowed(): boolean {
+  return env().ALLOW_PRIVATE_INTEGRATION_URLS;
 }
 
 /** Refuses a URL the guard refuses; throws FetchRefused with a reason a person can act on. */

@@ -37,6 +37,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   tier_not_found: "A tierPlanId matches no live plan",
   grant_target_not_found: "A grant's targetId does not exist in the organization",
   end_user_not_found: "endUserId matches no end user",
+  directory_managed: "The group comes from the organization's directory (SCIM): its name and members change there only; nothing written",
   live_paid_subscription: "The end user holds a live paid subscription on a requested plan; nothing written",
   service_disabled: "The App service (Conversation or Transaction) is off in its published API config",
   insufficient_credits: "Credits cannot cover the run or search; nothing ran, nothing charged",
@@ -56,8 +57,17 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   server_error: "Server-side failure; safe to retry",
 };
 
-/** Codes any authenticated call can answer, in the order the checks run. */
-const AUTHENTICATION_ERRORS: ErrorCode[] = ["unauthorized", "invalid_api_key", "api_key_revoked", "member_removed", "feature_not_available", "api_disabled", "rate_limited"];
+/** Codes any authenticated call can answer, in the order the checks run (a SCIM token is insufficient_scope everywhere). */
+const AUTHENTICATION_ERRORS: ErrorCode[] = [
+  "unauthorized",
+  "invalid_api_key",
+  "api_key_revoked",
+  "member_removed",
+  "feature_not_available",
+  "api_disabled",
+  "rate_limited",
+  "insufficient_scope",
+];
 
 function errorCodesFor(meta: Meta): ErrorCode[] {
   const codes: ErrorCode[] = [...AUTHENTICATION_ERRORS];

@@ -22,6 +22,8 @@ describe("the portal door", () => {
       logoUrl: null,
       accentColor: null,
       organizationName: scenario.tenant.organization.name,
+      signIn: "email_code",
+      ssoName: null,
     });
     const byId = await portalCall("query", "portal.get", { portal: scenario.portal.id });
     expect(byId.body.result.data.portal.slug).toBe(scenario.portal.slug);

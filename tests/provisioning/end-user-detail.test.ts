@@ -38,6 +38,7 @@ describe("GET /end-users/{id}", () => {
       authMethod: user.authMethod,
       emailVerifiedAt: null,
       revokedAt: null,
+      suspendedAt: null,
       lastSeenAt: null,
       createdAt: user.createdAt.toISOString(),
       subscriptions: subscriptions.map((s) => ({

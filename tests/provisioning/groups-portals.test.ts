@@ -22,6 +22,7 @@ describe("user groups", () => {
       createdAt: expect.any(String),
       memberCount: 0,
       planId: null,
+      directoryManaged: false,
     });
     const id = created.body.userGroup.id;
     expect((await api("GET", "/user-groups", { key })).body).toEqual({ userGroups: [created.body.userGroup], nextCursor: null });

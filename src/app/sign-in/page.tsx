@@ -1,7 +1,7 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { ErrorAlert, FormField, PageHeader } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 
@@ -11,6 +11,13 @@ export default function SignInPage() {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const signIn = useMutation(trpc.auth.signIn.mutationOptions({ onSuccess: () => router.replace("/") }));
+  // A single sign-on that failed comes back here with the reason (src/server/adapters/oidc.ts).
+  const [ssoError, setSsoError] = useState<string>();
+  useEffect(() => setSsoError(new URLSearchParams(window.location.search).get("sso_error")?.slice(0, 500)), []);
+
+  function continueWithSso() {
+    window.location.assign(`/auth/oidc/start?email=${encodeURIComponent(email.trim())}`);
+  }
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -28,8 +35,16 @@ export default function SignInPage() {
           <input type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
         </FormField>
         <ErrorAlert error={signIn.error} />
+        {ssoError && (
+          <p role="alert" className="error" data-testid="sso-error">
+            {ssoError}
+          </p>
+        )}
         <button className="primary" type="submit" disabled={signIn.isPending}>
           {signIn.isPending ? "Signing in…" : "Sign in"}
+        </button>
+        <button type="button" onClick={continueWithSso} disabled={!email.includes("@")} data-testid="sso-sign-in">
+          Continue with single sign-on
         </button>
       </form>
     </main>

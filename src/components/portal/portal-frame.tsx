@@ -19,6 +19,9 @@ export type PortalInfo = {
   logoUrl: string | null;
   accentColor: string | null;
   organizationName: string;
+  signIn: "email_code" | "sso" | "both";
+  /** "Continue with <ssoName>" when the portal allows single sign-on; null otherwise. */
+  ssoName: string | null;
 };
 
 export function usePortalInfo(portal: string) {

@@ -1,5 +1,6 @@
 "use client";
-// Sign-in by email one-time code: the email first, then the 6-digit code from the email.
+// Sign-in by email one-time code (the email first, then the 6-digit code from the email) and,
+// when the portal allows it, "Continue with <provider>" (single sign-on, src/server/adapters/oidc.ts).
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
@@ -8,7 +9,7 @@ import { signInErrorMessage } from "./portal-errors";
 import { usePortalTRPC } from "./portal-trpc";
 import { markSignedIn, markSignedOut } from "./session-memory";
 
-export function PortalSignIn({ portal, sessionEnded }: { portal: string; sessionEnded: boolean }) {
+export function PortalSignIn({ portal, sessionEnded, ssoError }: { portal: string; sessionEnded: boolean; ssoError?: string }) {
   const trpc = usePortalTRPC();
   const router = useRouter();
   const [email, setEmail] = useState("");
@@ -62,7 +63,17 @@ export function PortalSignIn({ portal, sessionEnded }: { portal: string; session
               Your session has ended. Sign in again to continue.
             </p>
           )}
-          {!sentTo ? (
+          {ssoError && (
+            <p role="alert" className="error" data-testid="sso-error">
+              {ssoError}
+            </p>
+          )}
+          {info.ssoName && !sentTo && (
+            <a className="button primary" href={`/auth/oidc/start?portal=${encodeURIComponent(portal)}`} data-testid="sso-sign-in">
+              Continue with {info.ssoName}
+            </a>
+          )}
+          {info.signIn === "sso" ? null : !sentTo ? (
             <form className="form" onSubmit={sendCode}>
               <p className="muted" style={{ margin: 0 }}>
                 Enter your email address and we will send you a sign-in code.

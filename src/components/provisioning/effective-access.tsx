@@ -49,6 +49,11 @@ export function EffectiveAccess({ endUserId }: { endUserId: string }) {
       {data && (
         <>
           {data.revoked && <p className="notice">Access is revoked: they can use nothing until they are provisioned again.</p>}
+          {data.suspended && !data.revoked && (
+            <p className="notice" data-testid="suspended-notice">
+              Suspended by the organization&apos;s directory: they can use nothing until the directory makes them active again. Nothing of theirs was deleted.
+            </p>
+          )}
           <dl className="access-summary">
             <div>
               <dt>Plans</dt>

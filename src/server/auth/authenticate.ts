@@ -1,7 +1,7 @@
 // The request checks that come before any handler, in this order (the first failure answers):
 // header → secret → revoked → member removed → (MCP: personal key) → plan → switch → rate limit.
 import { env } from "@/env";
-import type { Role, Scope } from "@/schemas/auth";
+import { SCIM_SCOPE, type Role, type Scope } from "@/schemas/auth";
 import { NO_FLUSH, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { AppError } from "@/server/errors";
@@ -10,7 +10,7 @@ import { rateLimitHeaders, settleRateLimit, uncountHit, windowAt, type RateLimit
 import { hashSecret } from "./secrets";
 
 /** Which door the request came through; each has its own organization switch. */
-export type Door = "api" | "apps" | "mcp";
+export type Door = "api" | "apps" | "mcp" | "scim";
 
 export interface Authenticated {
   actor: KeyActor;
@@ -191,6 +191,12 @@ export async function authenticateApiKey(db: Db, authorization: string | null, d
         headers: rateLimitHeaders(rateLimit),
       },
     );
+  }
+  // A SCIM token does SCIM only, and only a SCIM token does SCIM (contract: the scim scope).
+  if ((door === "scim") !== key.scopes.includes(SCIM_SCOPE)) {
+    const message =
+      door === "scim" ? "The SCIM service takes an organization key with the scim scope only." : "A key with the scim scope works only for the SCIM service at /scim/v2.";
+    throw new AppError("insufficient_scope", message, {}, { headers: rateLimitHeaders(rateLimit) });
   }
   touchLastUsed(db, key);
 

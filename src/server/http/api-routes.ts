@@ -7,6 +7,8 @@ import { createMetricsHandler } from "@/server/adapters/metrics";
 import { createPortalConversationHandler, createPortalHandler, createPortalRunEventsHandler } from "@/server/adapters/portal";
 import { errorResponse, requestIdFor } from "@/server/adapters/envelope";
 import { createRestHandler } from "@/server/adapters/rest";
+import { createScimHandler } from "@/server/adapters/scim";
+import { createOidcCallbackHandler, createOidcStartHandler } from "@/server/adapters/oidc";
 import { readMigrations } from "@/server/database/migrate";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -21,6 +23,12 @@ export const mcpRoute: Handler = observed("/api/mcp", async (request: Request) =
   mcp ??= import("@/server/adapters/mcp").then(({ createMcpHandler }) => createMcpHandler({ db: getDb }));
   return (await mcp)(request);
 });
+
+export const scimRoute: Handler = observed("/scim/v2", createScimHandler({ db: getDb }));
+
+export const oidcStartRoute: Handler = observed("/auth/oidc/start", createOidcStartHandler({ db: getDb }));
+
+export const oidcCallbackRoute: Handler = observed("/auth/oidc/callback", createOidcCallbackHandler({ db: getDb }));
 
 export const consoleTrpcRoute: Handler = observed("/api/trpc", createConsoleHandler({ db: getDb }));
 

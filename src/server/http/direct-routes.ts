@@ -12,6 +12,7 @@ import {
   portalRunEventsRoute,
   portalTrpcRoute,
   restRoute,
+  scimRoute,
 } from "./api-routes";
 
 export type DirectHandler = (request: Request) => Promise<Response>;
@@ -66,6 +67,7 @@ function param(raw: string): string | null {
 
 /** The handler for `pathname` (no query), or undefined when Next.js should answer it. */
 export function directHandlerFor(pathname: string, method: string): DirectHandler | undefined {
+  if (pathname.startsWith("/scim/v2/") && !pathname.endsWith("/")) return scimRoute;
   if (!pathname.startsWith("/api/")) return undefined;
   const exact = EXACT[pathname];
   if (exact) return !exact.methods || exact.methods.includes(method) ? exact.handler : undefined;

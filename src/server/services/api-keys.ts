@@ -1,4 +1,4 @@
-import { SCOPES, type Scope } from "@/schemas/auth";
+import { SCIM_SCOPE, SCOPES, type Scope } from "@/schemas/auth";
 import type { ApiKey, CreateApiKeyInput } from "@/schemas/api-key";
 import type { Actor } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
@@ -41,6 +41,17 @@ export function toApiKey(row: KeyRow): ApiKey {
   };
 }
 
+/** A SCIM token is an organization key that can do nothing else, so a leaked one exposes the directory only. */
+function refuseMixedScimScope(kind: ApiKey["kind"], scopes: Scope[]): void {
+  if (!scopes.includes(SCIM_SCOPE)) return;
+  if (kind !== "organization")
+    throw new AppError("invalid_request", "Invalid request: the scim scope is for organization keys only.", {
+      problems: [{ path: "scopes", message: "scim needs an organization key" }],
+    });
+  if (scopes.length > 1)
+    throw new AppError("invalid_request", "Invalid request: a key with the scim scope can have no other scope.", { problems: [{ path: "scopes", message: "scim stands alone" }] });
+}
+
 /**
  * Creates a key and returns its secret, the only time it is ever shown. Organization keys
  * need an admin; a personal key belongs to the member who creates it (or, for the operator,
@@ -61,7 +72,8 @@ export const createApiKey = guarded({ role: "viewer" }, async function createApi
   } else {
     throw new AppError("invalid_request", "A personal key needs the member it belongs to.");
   }
-  const scopes = [...new Set(input.scopes)].sort((a, b) => SCOPES.indexOf(a) - SCOPES.indexOf(b));
+  const scopes = [...new Set(input.scopes)].sort((a, b) => SCOPES.indexOf(a as (typeof SCOPES)[number]) - SCOPES.indexOf(b as (typeof SCOPES)[number]));
+  refuseMixedScimScope(input.kind, scopes);
   const secret = randomToken(SECRET_PREFIX[input.kind]);
   const create = (tx: Pick<Db, "apiKey">) =>
     tx.apiKey.create({

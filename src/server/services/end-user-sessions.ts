@@ -1,25 +1,34 @@
 // End-user sessions: one per sign-in, valid in every portal of the end user's organization and
 // never in the console (its own table and cookie). An opaque token, stored hashed. Every request
-// checks that the end user is still active, so revoking or deleting them ends it at once.
+// checks that the end user is still active, so revoking, suspending or deleting them ends it at once.
 import { env } from "@/env";
 import type { EndUserActor, RequestOrigin } from "@/server/auth/actor";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
 import type { Db } from "@/server/db";
 import type { Prisma } from "@/generated/prisma/client";
+import { activeEndUserSql } from "./portal-access";
 
 export interface NewEndUserSession {
   token: string;
   expiresAt: Date;
 }
 
-/** Signs the end user in: a new session, and their identity marked verified by email code; `signInEvent` (recordEvent()) commits with it. */
-export async function startEndUserSession(db: Db, endUser: { id: string; organizationId: string }, signInEvent?: Prisma.PrismaPromise<number>): Promise<NewEndUserSession> {
+/**
+ * Signs the end user in: a new session, and their identity marked verified by the way they signed
+ * in; `signInEvent` (recordEvent()) commits with it.
+ */
+export async function startEndUserSession(
+  db: Db,
+  endUser: { id: string; organizationId: string },
+  options: { authMethod?: "email_code" | "sso"; signInEvent?: Prisma.PrismaPromise<number> } = {},
+): Promise<NewEndUserSession> {
+  const authMethod = options.authMethod ?? "email_code";
   const token = randomToken();
   const expiresAt = new Date(Date.now() + env().PORTAL_SESSION_TTL_HOURS * 3_600_000);
   await db.$transaction([
     db.endUserSession.create({ data: { tokenHash: hashSecret(token), organizationId: endUser.organizationId, endUserId: endUser.id, expiresAt } }),
-    db.$executeRaw`update end_users set auth_method = 'email_code', email_verified_at = coalesce(email_verified_at, now()), last_seen_at = now(), updated_at = now() where id = ${endUser.id}::uuid`,
-    ...(signInEvent ? [signInEvent] : []),
+    db.$executeRaw`update end_users set auth_method = ${authMethod}, email_verified_at = coalesce(email_verified_at, now()), last_seen_at = now(), updated_at = now() where id = ${endUser.id}::uuid`,
+    ...(options.signInEvent ? [options.signInEvent] : []),
   ]);
   return { token, expiresAt };
 }
@@ -36,7 +45,7 @@ export async function endUserForSession(db: Db, token: string | undefined, porta
          select u.id, u.email, u.full_name, u.last_seen_at
          from end_user_sessions s join end_users u on u.id = s.end_user_id
          where s.token_hash = $1 and s.organization_id = $2 and u.organization_id = $2
-           and s.expires_at > now() and u.revoked_at is null and u.deleted_at is null
+           and s.expires_at > now() and ${activeEndUserSql("u")}
        ),
        seen as (
          update end_users set last_seen_at = now()

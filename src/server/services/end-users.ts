@@ -23,6 +23,7 @@ type EndUserRow = {
   authMethod: string;
   emailVerifiedAt: Date | null;
   revokedAt: Date | null;
+  suspendedAt: Date | null;
   lastSeenAt: Date | null;
   createdAt: Date;
 };
@@ -48,6 +49,7 @@ export function toEndUser(row: EndUserRow): EndUser {
     authMethod: row.authMethod,
     emailVerifiedAt: row.emailVerifiedAt?.toISOString() ?? null,
     revokedAt: row.revokedAt?.toISOString() ?? null,
+    suspendedAt: row.suspendedAt?.toISOString() ?? null,
     lastSeenAt: row.lastSeenAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
   };
@@ -108,7 +110,7 @@ function subscriptionsUpsert(rows: string, by: string, comped: string): string {
 }
 
 /** Subscribes one end user to plans (subscriptionsUpsert); the plans' own groups follow. */
-async function subscribe(
+export async function subscribe(
   tx: Tx,
   endUserId: string,
   plans: readonly { id: string; creditAllowance: number; groupId: string | null }[],
@@ -140,6 +142,7 @@ const PROVISION_CHECK_SQL = `
     array(select p.id::text from tier_plans p where p.organization_id = o.id and p.id = any($3::uuid[]) and p.archived_at is null) as plans,
     array(select g.id::text from user_groups g where g.organization_id = o.id and g.id = any($4::uuid[])) as groups,
     array(select p.group_id::text from tier_plans p where p.organization_id = o.id and p.group_id = any($4::uuid[])) as plan_groups,
+    array(select g.id::text from user_groups g where g.organization_id = o.id and g.directory_managed and g.id = any($4::uuid[])) as directory_groups,
     array(select b.id::text from builder_items b where b.organization_id = o.id and b.kind = 'app' and b.id = any($5::uuid[])) as apps,
     array(select t.id::text from portals t where t.organization_id = o.id and t.id = any($6::uuid[])) as portals
   from organizations o
@@ -154,6 +157,7 @@ interface ProvisionCheck {
   plans: string[];
   groups: string[];
   plan_groups: string[];
+  directory_groups: string[];
   apps: string[];
   portals: string[];
 }
@@ -280,6 +284,9 @@ export const provisionEndUser = guarded(
     if (check.plan_groups[0]) {
       throw new AppError("plan_group", `Group ${check.plan_groups[0]} belongs to a plan and follows it: pass the plan in tierPlanIds instead.`);
     }
+    if (check.directory_groups[0]) {
+      throw new AppError("directory_managed", `Group ${check.directory_groups[0]} comes from the organization's directory: change its members there.`);
+    }
     refuseMissingGrantTargets(grants, check.apps, check.portals);
     if (check.paid_plans[0]) {
       throw new AppError("live_paid_subscription", `${email} holds a live paid subscription on plan ${check.paid_plans[0]}; cancel it at the payment processor first.`);
@@ -341,7 +348,7 @@ const END_USER_DETAIL = `
   select json_build_object(
     'id', u.id, 'email', u.email, 'fullName', u.full_name, 'authMethod', u.auth_method,
     'emailVerifiedAt', ${isoUtc("u.email_verified_at")}, 'revokedAt', ${isoUtc("u.revoked_at")},
-    'lastSeenAt', ${isoUtc("u.last_seen_at")}, 'createdAt', ${isoUtc("u.created_at")},
+    'suspendedAt', ${isoUtc("u.suspended_at")}, 'lastSeenAt', ${isoUtc("u.last_seen_at")}, 'createdAt', ${isoUtc("u.created_at")},
     'subscriptions', coalesce((
       select json_agg(json_build_object(
         'id', s.id, 'tierPlanId', s.tier_plan_id, 'tierPlanName', p.name, 'status', s.status,
@@ -430,6 +437,8 @@ export const deleteEndUser = guarded({ scope: "end_users:write", role: "admin" }
     db.groupMember.deleteMany({ where: { endUserId: user.id } }),
     db.endUserSession.deleteMany({ where: { endUserId: user.id } }),
     db.endUserSignInCode.deleteMany({ where: { endUserId: user.id } }),
+    // A deleted end user stays deleted: the directory users that stood for them now stand for none.
+    db.directoryUser.updateMany({ where: { endUserId: user.id, organizationId: actor.organizationId }, data: { endUserId: null } }),
     db.endUser.update({ where: { id: user.id }, data: { deletedAt: new Date(), revokedAt: user.revokedAt ?? new Date(), fullName: "" } }),
     recordEvent(db, actor, { action: "end_user.delete", target: endUserTarget(user), data: { id: user.id, email: user.email, deleted: true } }),
   ]);

@@ -19,6 +19,7 @@ export function toOrganization(row: OrganizationRow): Organization {
     mcpEnabled: row.mcpEnabled,
     groupsEnabled: row.groupsEnabled,
     qualityChecker: row.qualityChecker,
+    passwordSignIn: row.passwordSignIn,
     maxKnowledgebases: row.maxKnowledgebases,
     maxSourcesPerKnowledgebase: row.maxSourcesPerKnowledgebase,
     createdAt: row.createdAt.toISOString(),
@@ -41,6 +42,13 @@ export const getOrganization = guarded({ role: "viewer" }, async function getOrg
 export const updateOrganization = guarded({ role: "admin" }, async function updateOrganization(db: Db, actor: Actor, update: OrganizationSettingsUpdate): Promise<Organization> {
   if (actor.kind !== "operator" && (update.plan !== undefined || update.credits !== undefined)) {
     throw new AppError("forbidden_role", "Plan and credits are set by the operator of this installation.");
+  }
+  const turningPasswordsOff =
+    update.passwordSignIn === false && (await db.organization.findUnique({ where: { id: actor.organizationId }, select: { passwordSignIn: true } }))?.passwordSignIn === true;
+  if (turningPasswordsOff) {
+    if (actor.kind === "member" && actor.member.role !== "owner") throw new AppError("forbidden_role", "Only an owner can turn password sign-in off.");
+    const sso = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId }, select: { id: true } });
+    if (!sso) throw new AppError("conflict", "Set up single sign-on before turning password sign-in off, or nobody could sign in.");
   }
   const before = await db.organization.findUnique({ where: { id: actor.organizationId } });
   if (!before) throw new AppError("not_found", "No organization with that id.");

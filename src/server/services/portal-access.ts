@@ -5,7 +5,8 @@
 //     groups included), with no deploymentId or with deploymentId = the portal;
 //   groups mode: one of their groups is admitted to the portal and that same group holds an
 //     unexpired grant to the app (not limited to another portal); without a portal, no access.
-// The end user must be active (not revoked, not deleted). Apps must be live.
+// The end user must be active (not revoked, not suspended by the directory, not deleted): the
+// one definition is ACTIVE_END_USER below, used by sessions and sign-in too. Apps must be live.
 import type { EffectiveAccessOutput, PortalApp } from "@/schemas/portal";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -13,6 +14,18 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { creditsLeft } from "./credits";
 import { getEndUser } from "./end-users";
+
+/**
+ * An end user who may sign in and use apps: not revoked, not suspended (no active directory user
+ * stands for them, services/directory.ts) and not deleted. A suspended end user answers exactly
+ * as a revoked one everywhere: sessions, sign-in, access, the API on their behalf.
+ */
+export const ACTIVE_END_USER = { revokedAt: null, suspendedAt: null, deletedAt: null } as const;
+
+/** ACTIVE_END_USER as SQL over the end_users row `alias`. */
+export function activeEndUserSql(alias: string): string {
+  return `${alias}.revoked_at is null and ${alias}.suspended_at is null and ${alias}.deleted_at is null`;
+}
 
 /** One way an end user reaches an app: in one portal, or in every portal (`portalId` null), by one grant. */
 interface AccessEntry {
@@ -48,10 +61,10 @@ async function groupsOf(db: Db, organizationId: string, endUserId: string): Prom
   return [...groups.values()];
 }
 
-/** Every way an active end user reaches an app; none for an unknown, revoked or deleted one. */
+/** Every way an active end user reaches an app; none for an unknown, revoked, suspended or deleted one. */
 async function accessEntries(db: Db, organizationId: string, endUserId: string, knownGroups?: GroupOfUser[]): Promise<AccessEntry[]> {
   const endUser = await db.endUser.findFirst({
-    where: { id: endUserId, organizationId, revokedAt: null, deletedAt: null },
+    where: { id: endUserId, organizationId, ...ACTIVE_END_USER },
     select: { id: true, organization: { select: { accessMode: true } } },
   });
   if (!endUser) return [];
@@ -112,11 +125,11 @@ export async function assertCanUse(db: Db, organizationId: string, endUserId: st
 
 /**
  * The end user's active identity in the organization, or not_found: unknown, of another
- * organization, revoked or deleted all answer alike.
+ * organization, revoked, suspended or deleted all answer alike.
  */
 export async function findActiveEndUser(db: Db, organizationId: string, endUserId: string) {
   const endUser = await db.endUser.findFirst({
-    where: { id: endUserId, organizationId, revokedAt: null, deletedAt: null },
+    where: { id: endUserId, organizationId, ...ACTIVE_END_USER },
     select: { id: true, email: true, fullName: true },
   });
   if (!endUser) throw new AppError("not_found", "No end user with that id.");
@@ -252,6 +265,7 @@ export const effectiveAccess = guarded(
     return {
       accessMode: organization.accessMode,
       revoked: user.revokedAt !== null,
+      suspended: user.suspendedAt !== null,
       plans: user.subscriptions
         .map((subscription) => ({
           subscriptionId: subscription.id,

@@ -20,6 +20,7 @@ import { logger } from "@/server/observability/log";
 import { startEndUserSession, type NewEndUserSession } from "./end-user-sessions";
 import { recordEvent, type EventInput } from "./events";
 import { deliverMail } from "./mail";
+import { ACTIVE_END_USER } from "./portal-access";
 import { portalPath, type ResolvedPortal } from "./portals";
 
 export const CODE_TTL_SECONDS = 600;
@@ -97,7 +98,7 @@ function sweepOldCodeRequests(db: Db, hourAgo: Date): void {
 /** An active end user of the portal's organization with this email, or null. */
 async function activeEndUser(db: Db, portal: ResolvedPortal, email: string) {
   return db.endUser.findFirst({
-    where: { organizationId: portal.organizationId, email, revokedAt: null, deletedAt: null },
+    where: { organizationId: portal.organizationId, email, ...ACTIVE_END_USER },
     select: { id: true, email: true, fullName: true, organizationId: true },
   });
 }
@@ -147,6 +148,7 @@ async function sendCode(db: Db, portal: ResolvedPortal, endUser: { id: string; e
  */
 export async function requestSignInCode(db: Db, request: SignInRequest): Promise<{ sent: true; expiresInSeconds: number }> {
   const { portal, email, clientAddress } = request;
+  if (portal.signIn === "sso") throw new AppError("invalid_request", "This portal signs in with single sign-on only.");
   await throttleCodeRequests(db, portal, email, clientAddress);
   const endUser = await activeEndUser(db, portal, email);
   if (endUser) {
@@ -167,6 +169,7 @@ export async function verifySignInCode(
   request: SignInRequest & { code: string },
 ): Promise<{ endUser: { id: string; email: string; fullName: string }; session: NewEndUserSession }> {
   const { portal, email, clientAddress } = request;
+  if (portal.signIn === "sso") throw new AppError("invalid_request", "This portal signs in with single sign-on only.");
   const attempt = await codeGuesses.admit(db, email, clientAddress);
   const endUser = await activeEndUser(db, portal, email);
   if (!endUser) throw new AppError("invalid_code", INVALID_CODE);
@@ -194,6 +197,6 @@ export async function verifySignInCode(
   });
   if (claimed.count !== 1) throw new AppError("invalid_code", INVALID_CODE);
   await attempt.succeeded();
-  const session = await startEndUserSession(db, endUser, recordEvent(db, actor, event));
+  const session = await startEndUserSession(db, endUser, { signInEvent: recordEvent(db, actor, event) });
   return { endUser: { id: endUser.id, email: endUser.email, fullName: endUser.fullName }, session };
 }

@@ -20,6 +20,7 @@ type PortalRow = {
   logoUrl: string | null;
   accentColor: string | null;
   featuredAppIds: string[];
+  signIn: string;
   createdAt: Date;
 };
 
@@ -32,6 +33,7 @@ function toPortal(row: PortalRow): Portal {
     logoUrl: row.logoUrl,
     accentColor: row.accentColor,
     featuredAppIds: row.featuredAppIds,
+    signIn: row.signIn as Portal["signIn"],
     createdAt: row.createdAt.toISOString(),
   };
 }
@@ -128,9 +130,10 @@ export const updatePortal = guarded(
             logoUrl: input.logoUrl,
             accentColor: input.accentColor,
             featuredAppIds: input.featuredAppIds ? [...new Set(input.featuredAppIds)] : undefined,
+            signIn: input.signIn,
           },
         });
-      const fields = ["name", "slug", "greeting", "logoUrl", "accentColor", "featuredAppIds"] as const;
+      const fields = ["name", "slug", "greeting", "logoUrl", "accentColor", "featuredAppIds", "signIn"] as const;
       const row = await recorded(db, actor, update, (portal) => ({
         action: "portal.update",
         target: portalTarget(portal),
@@ -165,7 +168,7 @@ export async function resolvePortal(db: Db, ref: string) {
   const value = ref.trim();
   const row = await db.portal.findFirst({
     where: isUuid(value) ? { OR: [{ id: value.toLowerCase() }, { slug: value.toLowerCase() }] } : { slug: value.toLowerCase() },
-    include: { organization: { select: { name: true } } },
+    include: { organization: { select: { name: true, ssoConnection: { select: { displayName: true, issuer: true } } } } },
   });
   if (!row) throw new AppError("not_found", "No portal at this address.");
   return row;
@@ -183,6 +186,9 @@ export function toPublicPortal(row: ResolvedPortal): PublicPortal {
     logoUrl: row.logoUrl,
     accentColor: row.accentColor,
     organizationName: row.organization.name,
+    signIn: row.signIn as PublicPortal["signIn"],
+    ssoName:
+      row.signIn !== "email_code" && row.organization.ssoConnection ? row.organization.ssoConnection.displayName || new URL(row.organization.ssoConnection.issuer).hostname : null,
   };
 }
 

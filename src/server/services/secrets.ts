@@ -21,5 +21,11 @@ export async function rotateSecrets(db: Db): Promise<{ resealed: number }> {
     await db.mcpConnection.update({ where: { id: row.id }, data: { headersCiphertext: sealSecret(openSecret(row.headersCiphertext!), "headers") } });
     resealed++;
   }
+  const ssoConnections = await db.ssoConnection.findMany({ select: { id: true, clientSecretCiphertext: true } });
+  for (const row of ssoConnections) {
+    if (!sealedWithOldKey(row.clientSecretCiphertext)) continue;
+    await db.ssoConnection.update({ where: { id: row.id }, data: { clientSecretCiphertext: sealSecret(openSecret(row.clientSecretCiphertext), "clientSecret") } });
+    resealed++;
+  }
   return { resealed };
 }

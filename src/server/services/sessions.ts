@@ -45,6 +45,9 @@ export async function signIn(db: Db, input: { email: string; password: string },
     for (const member of memberships) await recordEvent(db, signInActor(member, email, origin), { ...signInEvent(member, email), outcome: "failure" });
     throw new AppError("unauthorized", "Wrong email or password.");
   }
+  const organization = await db.organization.findUniqueOrThrow({ where: { id: membership.organizationId }, select: { passwordSignIn: true } });
+  // Only after the password matched, so this answer tells nothing to someone guessing.
+  if (!organization.passwordSignIn) throw new AppError("unauthorized", "Your organization signs in with single sign-on: use “Continue with single sign-on”.");
   await attempt.succeeded();
 
   const token = randomToken();

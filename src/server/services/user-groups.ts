@@ -14,6 +14,7 @@ type GroupRow = {
   id: string;
   name: string;
   description: string;
+  directoryManaged: boolean;
   createdAt: Date;
   plan: { id: string } | null;
   _count: { members: number };
@@ -29,6 +30,7 @@ export function toUserGroup(row: GroupRow): UserGroup {
     createdAt: row.createdAt.toISOString(),
     memberCount: row._count.members,
     planId: row.plan?.id ?? null,
+    directoryManaged: row.directoryManaged,
   };
 }
 
@@ -43,6 +45,15 @@ async function findGroup(db: Db, actor: Actor, groupId: string) {
   const group = await db.userGroup.findFirst({ where: { id: groupId, organizationId: actor.organizationId }, include: groupInclude });
   if (!group) throw new AppError("not_found", "No user group with that id.");
   return group;
+}
+
+/** A directory group's name and members follow the organization's directory (SCIM) alone. */
+export function refuseDirectoryGroup(group: { directoryManaged: boolean }, action: "rename" | "members"): void {
+  if (!group.directoryManaged) return;
+  throw new AppError(
+    "directory_managed",
+    action === "rename" ? "This group comes from the organization's directory: rename it there." : "This group comes from the organization's directory: change its members there.",
+  );
 }
 
 function refusePlanGroup(group: GroupRow, action: "rename" | "delete" | "members"): void {
@@ -90,7 +101,10 @@ export const updateUserGroup = guarded(
   async function updateUserGroup(db: Db, actor: Actor, input: { groupId: string; name?: string; description?: string }): Promise<UserGroup> {
     await assertGroupsEnabled(db, actor.organizationId);
     const group = await findGroup(db, actor, input.groupId);
-    if (input.name !== undefined && input.name !== group.name) refusePlanGroup(group, "rename");
+    if (input.name !== undefined && input.name !== group.name) {
+      refusePlanGroup(group, "rename");
+      refuseDirectoryGroup(group, "rename");
+    }
     const update = (tx: Prisma.TransactionClient) =>
       tx.userGroup.update({ where: { id: group.id }, data: { name: input.name, description: input.description }, include: groupInclude });
     const row = await recorded(db, actor, update, (after) => ({
@@ -122,6 +136,7 @@ export const addGroupMember = guarded({ scope: "end_users:write" }, async functi
   });
   if (!endUser) throw new AppError("end_user_not_found", `No end user ${input.endUserId} in this organization.`);
   refusePlanGroup(group, "members");
+  refuseDirectoryGroup(group, "members");
   const add = (tx: Prisma.TransactionClient) => tx.groupMember.createManyAndReturn({ data: [{ groupId: group.id, endUserId: endUser.id }], skipDuplicates: true });
   const inserted = await recorded(db, actor, add, (rows) =>
     rows.length ? { action: "user_group.member_add", target: groupTarget(group), changes: { members: [null, endUser.id] } } : null,
@@ -136,6 +151,7 @@ export const removeGroupMember = guarded(
     await assertGroupsEnabled(db, actor.organizationId);
     const group = await findGroup(db, actor, input.groupId);
     refusePlanGroup(group, "members");
+    refuseDirectoryGroup(group, "members");
     const remove = (tx: Prisma.TransactionClient) => tx.groupMember.deleteMany({ where: { groupId: group.id, endUserId: input.endUserId } });
     const { count } = await recorded(db, actor, remove, ({ count }) =>
       count ? { action: "user_group.member_remove", target: groupTarget(group), changes: { members: [input.endUserId, null] } } : null,

@@ -21,6 +21,8 @@ import { reviewsRouter } from "./routers/reviews";
 import { overviewRouter } from "./routers/overview";
 import { auditRouter } from "./routers/audit";
 import { webhooksRouter } from "./routers/webhooks";
+import { directoryRouter } from "./routers/directory";
+import { ssoRouter } from "./routers/sso";
 
 export const appRouter = router({
   auth: authRouter,
@@ -33,6 +35,8 @@ export const appRouter = router({
   endUsers: endUsersRouter,
   tierPlans: tierPlansRouter,
   userGroups: userGroupsRouter,
+  directory: directoryRouter,
+  sso: ssoRouter,
   portals: portalsRouter,
   mail: mailRouter,
   agents: agentsRouter,

@@ -153,7 +153,16 @@ export default function EndUsersPage() {
                 key: "status",
                 header: "Status",
                 nowrap: true,
-                cell: (user) => (user.revokedAt ? <span className="badge revoked">Revoked</span> : <span className="badge">Active</span>),
+                cell: (user) =>
+                  user.revokedAt ? (
+                    <span className="badge revoked">Revoked</span>
+                  ) : user.suspendedAt ? (
+                    <span className="badge revoked" title="No active directory user stands for them">
+                      Suspended
+                    </span>
+                  ) : (
+                    <span className="badge">Active</span>
+                  ),
               },
             ]}
           />

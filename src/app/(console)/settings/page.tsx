@@ -13,6 +13,7 @@ const SWITCHES = [
   ["groupsEnabled", "User groups", "Groups, group grants and portal admissions."],
   ["qualityChecker", "Quality checker", "Graded test runs for agents, flows and apps."],
   ["reviewAgentWrites", "Review agent writes", "Writes made with API keys wait in the review queue."],
+  ["passwordSignIn", "Password sign-in", "Off: members sign in with single sign-on only (owners; set it up on the Directory page first)."],
 ] as const;
 
 type Draft = Pick<Organization, (typeof SWITCHES)[number][0] | "name" | "accessMode"> & {
@@ -30,6 +31,7 @@ function toDraft(organization: Organization): Draft {
     groupsEnabled: organization.groupsEnabled,
     qualityChecker: organization.qualityChecker,
     reviewAgentWrites: organization.reviewAgentWrites,
+    passwordSignIn: organization.passwordSignIn,
     maxKnowledgebases: organization.maxKnowledgebases?.toString() ?? "",
     maxSourcesPerKnowledgebase: organization.maxSourcesPerKnowledgebase?.toString() ?? "",
   };

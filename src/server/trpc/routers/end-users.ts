@@ -32,7 +32,17 @@ export const endUsersRouter = router({
         description:
           "Idempotent on email (trimmed, case-insensitive): 201 with `created: true` for a new account, 200 when an existing one is updated in place (a revoked one is restored). Plans (`tierPlanIds`, each its own subscription), groups and grants come in the same call; duplicates are skipped and `grantsCreated` counts only new grants. Every refusal is decided before anything is written.",
       },
-      errors: ["tier_not_found", "group_not_found", "plan_group", "groups_disabled", "grants_unsupported", "grant_target_not_found", "deleted_identity", "live_paid_subscription"],
+      errors: [
+        "tier_not_found",
+        "group_not_found",
+        "plan_group",
+        "directory_managed",
+        "groups_disabled",
+        "grants_unsupported",
+        "grant_target_not_found",
+        "deleted_identity",
+        "live_paid_subscription",
+      ],
       successStatus: 201,
       alsoSucceeds: { status: 200, description: "An existing end user (same email) updated in place; `created: false`" },
     })

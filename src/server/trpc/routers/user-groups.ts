@@ -59,9 +59,9 @@ export const userGroupsRouter = router({
         path: "/user-groups/{groupId}",
         tags,
         summary: "Rename or describe a user group",
-        description: "A plan's group follows the plan: renaming it answers 409 `plan_group`.",
+        description: "A plan's group follows the plan: renaming it answers 409 `plan_group`. A directory group's name follows the directory: 409 `directory_managed`.",
       },
-      errors: ["groups_disabled", "not_found", "plan_group"],
+      errors: ["groups_disabled", "not_found", "plan_group", "directory_managed"],
     })
     .input(UpdateUserGroupInput)
     .output(z.object({ userGroup: UserGroup }))
@@ -93,9 +93,9 @@ export const userGroupsRouter = router({
         path: "/user-groups/{groupId}/members",
         tags,
         summary: "Add an end user to a group",
-        description: "201 for a new member, 200 when already a member. A plan's group answers 422 `plan_group`.",
+        description: "201 for a new member, 200 when already a member. A plan's group answers 422 `plan_group`; a directory group 409 `directory_managed`.",
       },
-      errors: ["groups_disabled", "not_found", "end_user_not_found", "plan_group"],
+      errors: ["groups_disabled", "not_found", "end_user_not_found", "plan_group", "directory_managed"],
       successStatus: 201,
       alsoSucceeds: { status: 200, description: "The end user was already a member; nothing written" },
     })
@@ -110,7 +110,7 @@ export const userGroupsRouter = router({
   removeMember: scopedProcedure(removeGroupMember.requirement)
     .meta({
       openapi: { method: "DELETE", path: "/user-groups/{groupId}/members/{endUserId}", tags, summary: "Remove an end user from a group" },
-      errors: ["groups_disabled", "not_found", "plan_group"],
+      errors: ["groups_disabled", "not_found", "plan_group", "directory_managed"],
       successStatus: 204,
     })
     .input(z.strictObject({ groupId: z.uuid(), endUserId: z.uuid() }))

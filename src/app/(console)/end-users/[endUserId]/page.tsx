@@ -83,6 +83,10 @@ export default function EndUserPage() {
               <th>Revoked</th>
               <td data-testid="revoked-at">{user.revokedAt ? when(user.revokedAt) : "no"}</td>
             </tr>
+            <tr>
+              <th>Suspended by the directory</th>
+              <td data-testid="suspended-at">{user.suspendedAt ? when(user.suspendedAt) : "no"}</td>
+            </tr>
           </tbody>
         </table>
         <div className="row" style={{ marginTop: "0.75rem" }}>

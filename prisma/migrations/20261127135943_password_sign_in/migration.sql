@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "organizations" ADD COLUMN     "password_sign_in" BOOLEAN NOT NULL DEFAULT true;

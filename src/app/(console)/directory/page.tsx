@@ -1,0 +1,212 @@
+"use client";
+// Organization › Directory: connect an identity provider over SCIM (the URL to paste, a token shown
+// once), the plan new directory end users get, and what the directory has synced (docs/directory-and-sso.md).
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { ConfirmButton, CopyButton, PageHeader } from "@/components/console";
+import { SsoPanel } from "@/components/directory/sso-panel";
+import { errorMessage, useTRPC } from "@/lib/trpc";
+
+function when(value: string | null): string {
+  return value ? new Date(value).toLocaleString() : "never";
+}
+
+export default function DirectoryPage() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const overview = useQuery(trpc.directory.overview.queryOptions());
+  const plans = useQuery(trpc.tierPlans.list.queryOptions({ limit: 200 }));
+  const [secret, setSecret] = useState<string | null>(null);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.directory.overview.queryKey() });
+  const rotate = useMutation(
+    trpc.directory.rotateToken.mutationOptions({
+      onSuccess: (token) => {
+        setSecret(token.secret);
+        void refresh();
+      },
+    }),
+  );
+  const setPlan = useMutation(trpc.directory.setDefaultPlan.mutationOptions({ onSuccess: () => void refresh() }));
+  const data = overview.data;
+  const hasToken = (data?.tokens.length ?? 0) > 0;
+
+  return (
+    <>
+      <PageHeader title="Directory" />
+      <p className="muted">
+        Connect your identity provider (Microsoft Entra ID, Okta, …) over SCIM 2.0: the people and groups you assign there become end users and user groups here, and people it
+        deactivates are suspended at once (nothing of theirs is deleted). Setup steps: <Link href="/docs">the documentation</Link>, “Directory and single sign-on”.
+      </p>
+      {overview.error && (
+        <p role="alert" className="error">
+          {errorMessage(overview.error)}
+        </p>
+      )}
+
+      <div className="panel">
+        <h2 style={{ marginTop: 0 }}>Connection</h2>
+        <p className="muted">Tenant URL (Entra ID) or SCIM connector base URL (Okta):</p>
+        {data && (
+          <div className="row">
+            <code className="secret" data-testid="scim-url">
+              {data.scimUrl}
+            </code>
+            <CopyButton text={data.scimUrl} />
+          </div>
+        )}
+        <p className="muted">
+          Secret token (Entra ID) or Bearer token (Okta):{" "}
+          {hasToken ? `${data!.tokens[0]!.prefix}…, created ${when(data!.tokens[0]!.createdAt)}, last used ${when(data!.tokens[0]!.lastUsedAt)}` : "none yet"}.
+        </p>
+        {secret && (
+          <div className="notice" role="status">
+            <p>Copy the token now and paste it into your identity provider: it is shown only once.</p>
+            <div className="row">
+              <code className="secret" data-testid="scim-token">
+                {secret}
+              </code>
+              <CopyButton text={secret} />
+              <button type="button" onClick={() => setSecret(null)}>
+                Done
+              </button>
+            </div>
+          </div>
+        )}
+        {hasToken ? (
+          <ConfirmButton
+            label="Rotate token"
+            title="Rotate the SCIM token?"
+            description="A new token is made and the current one stops working at once: paste the new one into your identity provider right away."
+            confirmLabel="Rotate"
+            needs="admin"
+            onConfirm={() => rotate.mutate()}
+          />
+        ) : (
+          <button className="primary" type="button" onClick={() => rotate.mutate()} disabled={rotate.isPending}>
+            Create token
+          </button>
+        )}
+        {rotate.error && (
+          <p role="alert" className="error">
+            {errorMessage(rotate.error)}
+          </p>
+        )}
+      </div>
+
+      <div className="panel">
+        <h2 style={{ marginTop: 0 }}>Default plan</h2>
+        <label>
+          New end users from the directory are subscribed to
+          <select
+            data-testid="directory-default-plan"
+            value={data?.defaultPlanId ?? ""}
+            onChange={(event) => setPlan.mutate({ tierPlanId: event.target.value || null })}
+            disabled={!data || setPlan.isPending}
+          >
+            <option value="">No plan</option>
+            {(plans.data?.tierPlans ?? [])
+              .filter((plan) => !plan.archived)
+              .map((plan) => (
+                <option key={plan.id} value={plan.id}>
+                  {plan.name}
+                </option>
+              ))}
+          </select>
+        </label>
+        {setPlan.error && (
+          <p role="alert" className="error">
+            {errorMessage(setPlan.error)}
+          </p>
+        )}
+      </div>
+
+      <div className="panel">
+        <h2 style={{ marginTop: 0 }}>Directory users{data ? ` (${data.userCount})` : ""}</h2>
+        {data && data.users.length === 0 && <p className="muted">None yet: assign people to the application in your identity provider.</p>}
+        {data && data.users.length > 0 && (
+          <div className="table-scroll table-cards" role="region" aria-label="Directory users" tabIndex={0}>
+            <table>
+              <thead>
+                <tr>
+                  <th>User name</th>
+                  <th>Name</th>
+                  <th>End user</th>
+                  <th>State</th>
+                  <th>Synced</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.users.map((user) => (
+                  <tr key={user.id}>
+                    <td data-label="User name">{user.userName}</td>
+                    <td data-label="Name">{user.displayName}</td>
+                    <td data-label="End user">
+                      {user.endUser ? <Link href={`/end-users/${user.endUser.id}`}>{user.endUser.email}</Link> : <span className="muted">none (no address)</span>}
+                    </td>
+                    <td data-label="State">
+                      {user.active ? (
+                        <span className="badge">Active</span>
+                      ) : (
+                        <span className="badge revoked">{user.endUser?.suspendedAt ? `Suspended ${when(user.endUser.suspendedAt)}` : "Inactive"}</span>
+                      )}
+                    </td>
+                    <td data-label="Synced">{when(user.updatedAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </div>
+
+      <div className="panel">
+        <h2 style={{ marginTop: 0 }}>Directory groups</h2>
+        <p className="muted">Their names and members follow the directory; give them apps and portals on their group page.</p>
+        {data && data.groups.length === 0 && <p className="muted">None yet: push groups from your identity provider.</p>}
+        {data && data.groups.length > 0 && (
+          <ul>
+            {data.groups.map((group) => (
+              <li key={group.id}>
+                <Link href={`/groups/${group.id}`}>{group.name}</Link> <span className="muted">({group.memberCount} members)</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+
+      {data && <SsoPanel callbackUrl={data.oidcRedirectUri} />}
+
+      <div className="panel">
+        <h2 style={{ marginTop: 0 }}>Recent sync activity</h2>
+        {data && data.events.length === 0 && <p className="muted">Nothing yet.</p>}
+        {data && data.events.length > 0 && (
+          <div className="table-scroll" role="region" aria-label="Sync activity" tabIndex={0}>
+            <table>
+              <thead>
+                <tr>
+                  <th>When</th>
+                  <th>Request</th>
+                  <th>Status</th>
+                  <th>Detail</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.events.map((event) => (
+                  <tr key={event.id} className={event.status >= 400 ? "error" : undefined}>
+                    <td>{when(event.createdAt)}</td>
+                    <td>
+                      <code>{event.action}</code>
+                    </td>
+                    <td>{event.status}</td>
+                    <td>{event.detail}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </div>
+    </>
+  );
+}

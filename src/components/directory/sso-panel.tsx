@@ -1,0 +1,107 @@
+"use client";
+// The Directory page's single sign-on panel: the organization's OpenID Connect provider (issuer,
+// client id, the secret written and never read back, member email domains), tested with discovery.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState, type FormEvent } from "react";
+import { ConfirmButton, CopyButton } from "@/components/console";
+import { errorMessage, useTRPC } from "@/lib/trpc";
+
+export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const connection = useQuery(trpc.sso.get.queryOptions());
+  const [issuer, setIssuer] = useState("");
+  const [clientId, setClientId] = useState("");
+  const [clientSecret, setClientSecret] = useState("");
+  const [domains, setDomains] = useState("");
+  const [displayName, setDisplayName] = useState("");
+  useEffect(() => {
+    if (!connection.data) return;
+    setIssuer(connection.data.issuer);
+    setClientId(connection.data.clientId);
+    setDomains(connection.data.domains.join(", "));
+    setDisplayName(connection.data.displayName);
+  }, [connection.data]);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.sso.get.queryKey() });
+  const save = useMutation(trpc.sso.set.mutationOptions({ onSuccess: () => (setClientSecret(""), void refresh()) }));
+  const remove = useMutation(trpc.sso.remove.mutationOptions({ onSuccess: () => void refresh() }));
+  const test = useMutation(trpc.sso.test.mutationOptions());
+  const failure = save.error ?? remove.error ?? test.error;
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    test.reset();
+    save.mutate({
+      issuer,
+      clientId,
+      ...(clientSecret ? { clientSecret } : {}),
+      domains: domains
+        .split(",")
+        .map((domain) => domain.trim())
+        .filter(Boolean),
+      displayName,
+    });
+  }
+
+  return (
+    <form className="panel form" onSubmit={submit} aria-label="Single sign-on">
+      <h2 style={{ marginTop: 0 }}>Single sign-on (OpenID Connect)</h2>
+      <p className="muted">Members sign in to the console, and end users to portals that allow it, with your identity provider. Register this redirect URI there:</p>
+      <div className="row">
+        <code className="secret" data-testid="oidc-redirect-uri">
+          {callbackUrl}
+        </code>
+        <CopyButton text={callbackUrl} />
+      </div>
+      <label>
+        Issuer URL
+        <input required maxLength={2000} value={issuer} onChange={(e) => setIssuer(e.target.value)} placeholder="https://login.microsoftonline.com/<tenant>/v2.0" />
+      </label>
+      <label>
+        Client id
+        <input required maxLength={500} value={clientId} onChange={(e) => setClientId(e.target.value)} />
+      </label>
+      <label>
+        Client secret{connection.data ? " (leave empty to keep the current one)" : ""}
+        <input type="password" autoComplete="off" maxLength={2000} required={!connection.data} value={clientSecret} onChange={(e) => setClientSecret(e.target.value)} />
+      </label>
+      <label>
+        Member email domains (comma-separated)
+        <input maxLength={5000} value={domains} onChange={(e) => setDomains(e.target.value)} placeholder="contoso.com" />
+      </label>
+      <label>
+        Button name (“Continue with …”)
+        <input maxLength={100} value={displayName} onChange={(e) => setDisplayName(e.target.value)} placeholder="Contoso" />
+      </label>
+      {failure && (
+        <p role="alert" className="error">
+          {errorMessage(failure)}
+        </p>
+      )}
+      {test.data && (
+        <p role="status" data-testid="sso-test-ok">
+          Connected: {test.data.issuer} answered discovery.
+        </p>
+      )}
+      <div className="row">
+        <button className="primary" type="submit" disabled={save.isPending}>
+          Save
+        </button>
+        {connection.data && (
+          <button type="button" onClick={() => test.mutate()} disabled={test.isPending}>
+            {test.isPending ? "Testing…" : "Test connection"}
+          </button>
+        )}
+        {connection.data && (
+          <ConfirmButton
+            label="Remove"
+            title="Remove single sign-on?"
+            description="Members and end users sign in with a password or an email code again."
+            needs="admin"
+            onConfirm={() => remove.mutate()}
+          />
+        )}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,85 @@
+// The single sign-on door: `/auth/oidc/start` sends the browser to the organization's identity
+// provider, `/auth/oidc/callback` finishes there (services/sso.ts) and sets the console or portal
+// session cookie. Every redirect is built from PUBLIC_ORIGIN, never from request headers; a
+// refusal goes back to the sign-in page as a readable message (`?sso_error=`), never a stack.
+import { readCookie, servedOverHttps, sessionCookie } from "@/server/auth/cookies";
+import { portalSessionCookie } from "@/server/auth/portal-cookie";
+import type { Db } from "@/server/db";
+import { isAppError, logIfUnexpected, toAppError } from "@/server/errors";
+import { portalPath, resolvePortal } from "@/server/services/portals";
+import { finishSsoSignIn, OIDC_STATE_COOKIE, organizationForMemberEmail, publicOrigin, ssoRefusal, startSsoSignIn } from "@/server/services/sso";
+
+export interface OidcHandlerOptions {
+  db: () => Db;
+}
+
+const STATE_COOKIE_SECONDS = 600;
+
+function stateCookie(value: string, secure: boolean, maxAge = STATE_COOKIE_SECONDS): string {
+  return `${OIDC_STATE_COOKIE}=${value}; Path=/auth/oidc; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure ? "; Secure" : ""}`;
+}
+
+function redirect(path: string, cookies: string[] = []): Response {
+  const headers = new Headers({ Location: `${publicOrigin()}${path}`, "Cache-Control": "no-store" });
+  for (const cookie of cookies) headers.append("Set-Cookie", cookie);
+  return new Response(null, { status: 303, headers });
+}
+
+/** Back to the sign-in page (the console's, or the portal's) with the reason to show. */
+function backToSignIn(error: unknown, portalSlug: string | null, secure: boolean): Response {
+  const refusal = toAppError(error);
+  logIfUnexpected(refusal);
+  const message = refusal.status >= 500 ? "Single sign-on failed on our side; try again." : refusal.message;
+  const page = portalSlug ? `${portalPath(portalSlug)}/sign-in` : "/sign-in";
+  return redirect(`${page}?sso_error=${encodeURIComponent(message)}`, [stateCookie("", secure, 0)]);
+}
+
+export function createOidcStartHandler(options: OidcHandlerOptions) {
+  return async function startOidc(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const secure = servedOverHttps(request);
+    const portalRef = url.searchParams.get("portal");
+    let portalSlug: string | null = null;
+    try {
+      const db = options.db();
+      let started: { url: string; state: string };
+      if (portalRef) {
+        const portal = await resolvePortal(db, portalRef.slice(0, 200));
+        portalSlug = portal.slug;
+        if (portal.signIn === "email_code") throw ssoRefusal("This portal signs in with an email code.");
+        started = await startSsoSignIn(db, { kind: "end_user", organizationId: portal.organizationId, portalId: portal.id });
+      } else {
+        const email = (url.searchParams.get("email") ?? "").slice(0, 320);
+        const connection = email ? await organizationForMemberEmail(db, email) : null;
+        if (!connection) throw ssoRefusal("No organization signs in this email address with single sign-on.");
+        started = await startSsoSignIn(db, { kind: "member", organizationId: connection.organizationId });
+      }
+      return new Response(null, {
+        status: 303,
+        headers: [
+          ["Location", started.url],
+          ["Cache-Control", "no-store"],
+          ["Set-Cookie", stateCookie(started.state, secure)],
+        ],
+      });
+    } catch (error) {
+      return backToSignIn(error, portalSlug, secure);
+    }
+  };
+}
+
+export function createOidcCallbackHandler(options: OidcHandlerOptions) {
+  return async function finishOidc(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const secure = servedOverHttps(request);
+    try {
+      const finished = await finishSsoSignIn(options.db(), url.searchParams, readCookie(request.headers.get("cookie"), OIDC_STATE_COOKIE));
+      const cleared = stateCookie("", secure, 0);
+      if (finished.kind === "member") return redirect("/", [sessionCookie(finished.session.token, finished.session.expiresAt, secure), cleared]);
+      return redirect(portalPath(finished.portalSlug), [portalSessionCookie(finished.session.token, finished.session.expiresAt, secure), cleared]);
+    } catch (error) {
+      const portalSlug = isAppError(error) && typeof (error as { portalSlug?: unknown }).portalSlug === "string" ? (error as unknown as { portalSlug: string }).portalSlug : null;
+      return backToSignIn(error, portalSlug, secure);
+    }
+  };
+}

@@ -1,0 +1,261 @@
+// Single sign-on with OpenID Connect (contract: "Single sign-on: OpenID Connect"): one identity
+// provider per organization, for its members (console) and the end users of portals that allow
+// it. openid-client does discovery, PKCE, state, nonce and the ID token's checks (signature,
+// iss, aud, exp); every request to the issuer goes through the integration fetch, so an issuer
+// gets the same address rules as model providers and MCP servers. The redirect URI comes from
+// configuration (PUBLIC_ORIGIN), never from the request. A started sign-in is a row used once:
+// a replayed callback finds nothing.
+import * as oidc from "openid-client";
+import { env } from "@/env";
+import type { Actor } from "@/server/auth/actor";
+import { guarded } from "@/server/auth/guarded";
+import { hashSecret, randomToken } from "@/server/auth/secrets";
+import type { Db } from "@/server/db";
+import { AppError, invalidRequest } from "@/server/errors";
+import { guardedFetch, privateIntegrationUrlsAllowed, requireIntegrationUrl } from "@/server/integration-urls";
+import { openSecret, sealSecret } from "@/server/secret-box";
+import { startEndUserSession, type NewEndUserSession } from "./end-user-sessions";
+import { normalizeEmail } from "./members";
+import { ACTIVE_END_USER } from "./portal-access";
+import type { NewSession } from "./sessions";
+
+export const OIDC_CALLBACK_PATH = "/auth/oidc/callback";
+/** The cookie that ties a callback to the browser that started the sign-in. */
+export const OIDC_STATE_COOKIE = "atrium_oidc_state";
+const LOGIN_TTL_MS = 10 * 60_000;
+const DISCOVERY_TIMEOUT_SECONDS = 10;
+const MAX_DOMAINS = 50;
+const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
+
+/** What the console and CLI see of a connection: never the secret. */
+export interface SsoConnectionView {
+  id: string;
+  issuer: string;
+  clientId: string;
+  domains: string[];
+  displayName: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+function toView(row: { id: string; issuer: string; clientId: string; domains: string[]; displayName: string; createdAt: Date; updatedAt: Date }): SsoConnectionView {
+  return {
+    id: row.id,
+    issuer: row.issuer,
+    clientId: row.clientId,
+    domains: row.domains,
+    displayName: row.displayName,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export function publicOrigin(): string {
+  return env().PUBLIC_ORIGIN ?? `http://localhost:${env().PORT}`;
+}
+
+export function redirectUri(): string {
+  return `${publicOrigin()}${OIDC_CALLBACK_PATH}`;
+}
+
+/** A sign-in refusal a person reads on the sign-in page. */
+export function ssoRefusal(message: string): AppError {
+  return new AppError("unauthorized", message);
+}
+
+async function checkIssuer(issuer: string): Promise<string> {
+  const url = URL.canParse(issuer) ? new URL(issuer) : null;
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) throw invalidRequest([{ path: "issuer", message: "Must be an https URL" }]);
+  if (url.protocol === "http:" && !privateIntegrationUrlsAllowed()) throw invalidRequest([{ path: "issuer", message: "Must be an https URL" }]);
+  await requireIntegrationUrl(url.href, "issuer");
+  return url.href.replace(/\/$/, "");
+}
+
+function normalizeDomains(domains: readonly string[]): string[] {
+  const result = [...new Set(domains.map((domain) => domain.trim().toLowerCase()).filter(Boolean))];
+  if (result.length > MAX_DOMAINS) throw invalidRequest([{ path: "domains", message: `At most ${MAX_DOMAINS} domains` }]);
+  const bad = result.find((domain) => domain.length > 253 || !DOMAIN.test(domain));
+  if (bad) throw invalidRequest([{ path: "domains", message: `${bad.slice(0, 100)} is not a domain name` }]);
+  return result;
+}
+
+export interface SetSsoConnectionInput {
+  issuer: string;
+  clientId: string;
+  /** Required for a new connection; kept when omitted on a change. */
+  clientSecret?: string;
+  domains?: string[];
+  displayName?: string;
+}
+
+export const setSsoConnection = guarded({ role: "admin" }, async function setSsoConnection(db: Db, actor: Actor, input: SetSsoConnectionInput): Promise<SsoConnectionView> {
+  const issuer = await checkIssuer(input.issuer);
+  if (!input.clientId.trim() || input.clientId.length > 500) throw invalidRequest([{ path: "clientId", message: "1 to 500 characters" }]);
+  if (input.clientSecret !== undefined && (!input.clientSecret || input.clientSecret.length > 2_000))
+    throw invalidRequest([{ path: "clientSecret", message: "1 to 2,000 characters" }]);
+  const domains = normalizeDomains(input.domains ?? []);
+  const displayName = (input.displayName ?? "").trim().slice(0, 100);
+  const existing = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId }, select: { id: true } });
+  if (!existing && input.clientSecret === undefined) throw invalidRequest([{ path: "clientSecret", message: "Required" }]);
+  if (domains.length) {
+    const taken = await db.ssoConnection.findFirst({ where: { organizationId: { not: actor.organizationId }, domains: { hasSome: domains } }, select: { domains: true } });
+    if (taken) throw new AppError("conflict", `Another organization signs in ${taken.domains.find((domain) => domains.includes(domain))} with its own identity provider.`);
+  }
+  const secret = input.clientSecret === undefined ? {} : { clientSecretCiphertext: sealSecret(input.clientSecret, "clientSecret") };
+  const row = await db.ssoConnection.upsert({
+    where: { organizationId: actor.organizationId },
+    create: { organizationId: actor.organizationId, issuer, clientId: input.clientId.trim(), domains, displayName, clientSecretCiphertext: secret.clientSecretCiphertext! },
+    update: { issuer, clientId: input.clientId.trim(), domains, displayName, ...secret },
+  });
+  return toView(row);
+});
+
+export const getSsoConnection = guarded({ role: "admin" }, async function getSsoConnection(db: Db, actor: Actor): Promise<SsoConnectionView | null> {
+  const row = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
+  return row ? toView(row) : null;
+});
+
+export const removeSsoConnection = guarded({ role: "admin" }, async function removeSsoConnection(db: Db, actor: Actor): Promise<SsoConnectionView> {
+  const row = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
+  if (!row) throw new AppError("not_found", "This organization has no single sign-on connection.");
+  await db.ssoConnection.delete({ where: { id: row.id } });
+  return toView(row);
+});
+
+interface ConnectionRow {
+  organizationId: string;
+  issuer: string;
+  clientId: string;
+  clientSecretCiphertext: string;
+}
+
+/** The provider's configuration by discovery, every request through the integration fetch. */
+async function discover(connection: ConnectionRow): Promise<oidc.Configuration> {
+  const options: oidc.DiscoveryRequestOptions = { [oidc.customFetch]: guardedFetch as oidc.CustomFetch, timeout: DISCOVERY_TIMEOUT_SECONDS };
+  if (new URL(connection.issuer).protocol === "http:") options.execute = [oidc.allowInsecureRequests];
+  try {
+    return await oidc.discovery(new URL(connection.issuer), connection.clientId, undefined, oidc.ClientSecretPost(openSecret(connection.clientSecretCiphertext)), options);
+  } catch (error) {
+    throw ssoRefusal(
+      `The identity provider at ${connection.issuer} could not be reached or described itself wrongly${error instanceof Error ? ` (${error.message.slice(0, 200)})` : ""}.`,
+    );
+  }
+}
+
+/** The console's test button: discovery works and names the same issuer. */
+export const testSsoConnection = guarded({ role: "admin" }, async function testSsoConnection(db: Db, actor: Actor): Promise<{ ok: true; issuer: string }> {
+  const row = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
+  if (!row) throw new AppError("not_found", "This organization has no single sign-on connection.");
+  const config = await discover(row);
+  return { ok: true, issuer: config.serverMetadata().issuer };
+});
+
+export type SsoStart = { organizationId: string } & ({ kind: "member" } | { kind: "end_user"; portalId: string });
+
+/** Starts a sign-in: the URL to send the browser to, and the state for its cookie. */
+export async function startSsoSignIn(db: Db, start: SsoStart): Promise<{ url: string; state: string }> {
+  const connection = await db.ssoConnection.findUnique({ where: { organizationId: start.organizationId } });
+  if (!connection) throw ssoRefusal("Single sign-on is not set up for this organization.");
+  const config = await discover(connection);
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const codeVerifier = oidc.randomPKCECodeVerifier();
+  await db.$transaction([
+    db.ssoLogin.deleteMany({ where: { expiresAt: { lt: new Date() } } }),
+    db.ssoLogin.create({
+      data: {
+        state: hashSecret(state),
+        organizationId: start.organizationId,
+        kind: start.kind,
+        portalId: start.kind === "end_user" ? start.portalId : null,
+        codeVerifier,
+        nonce,
+        expiresAt: new Date(Date.now() + LOGIN_TTL_MS),
+      },
+    }),
+  ]);
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri(),
+    scope: "openid email profile",
+    response_type: "code",
+    code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+    code_challenge_method: "S256",
+    state,
+    nonce,
+  });
+  return { url: url.href, state };
+}
+
+/** The organization whose connection signs in members of this email's domain, if any. */
+export async function organizationForMemberEmail(db: Db, email: string): Promise<{ organizationId: string; displayName: string } | null> {
+  const domain = normalizeEmail(email).split("@")[1];
+  if (!domain) return null;
+  const row = await db.ssoConnection.findFirst({ where: { domains: { has: domain } }, select: { organizationId: true, displayName: true } });
+  return row;
+}
+
+export type SsoFinish = { kind: "member"; session: NewSession } | { kind: "end_user"; session: NewEndUserSession; portalSlug: string };
+
+/** Where a refused callback sends the person back to, when it is known. */
+export interface SsoFailure {
+  error: AppError;
+  portalSlug: string | null;
+}
+
+const SAME_ANSWER = "This account cannot sign in here with single sign-on. Ask your administrator for access.";
+
+/**
+ * Finishes a sign-in from the provider's callback: the state must be the one this browser
+ * started (its cookie) and still unused; the code is exchanged with PKCE and the ID token
+ * checked; then the verified email names a member or an active end user of the organization.
+ */
+export async function finishSsoSignIn(db: Db, query: URLSearchParams, stateCookie: string | undefined): Promise<SsoFinish> {
+  const state = query.get("state");
+  if (!state || !stateCookie || state !== stateCookie) throw ssoRefusal("This sign-in was not started in this browser, or it has expired. Start again.");
+  // Taken and deleted in one statement: of two callbacks with the same state, one finds it.
+  const [login] = await db.$queryRaw<{ organizationId: string; kind: string; portalId: string | null; codeVerifier: string; nonce: string }[]>`
+    delete from sso_logins where state = ${hashSecret(state)} and expires_at > now()
+    returning organization_id::text as "organizationId", kind, portal_id::text as "portalId", code_verifier as "codeVerifier", nonce`;
+  if (!login) throw ssoRefusal("This sign-in has already been used or has expired. Start again.");
+  const portal = login.portalId ? await db.portal.findFirst({ where: { id: login.portalId, organizationId: login.organizationId }, select: { slug: true } }) : null;
+  const fail = (message: string) => Object.assign(ssoRefusal(message), { portalSlug: portal?.slug ?? null });
+  const providerError = query.get("error");
+  if (providerError) throw fail(`The identity provider refused the sign-in: ${(query.get("error_description") ?? providerError).slice(0, 200)}.`);
+  const connection = await db.ssoConnection.findUnique({ where: { organizationId: login.organizationId } });
+  if (!connection) throw fail("Single sign-on is not set up for this organization.");
+  const config = await discover(connection);
+  const callbackUrl = new URL(redirectUri());
+  for (const [name, value] of query) callbackUrl.searchParams.append(name, value);
+  let claims: Record<string, unknown> | undefined;
+  try {
+    const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
+      pkceCodeVerifier: login.codeVerifier,
+      expectedState: state,
+      expectedNonce: login.nonce,
+      idTokenExpected: true,
+    });
+    const idToken = tokens.claims()!;
+    // Providers that keep the email out of the ID token give it at the userinfo endpoint, for the same subject.
+    claims = idToken.email !== undefined ? { ...idToken } : { ...(await oidc.fetchUserInfo(config, tokens.access_token, idToken.sub)) };
+  } catch (error) {
+    throw fail(`The identity provider's answer could not be verified${error instanceof Error ? ` (${error.message.slice(0, 200)})` : ""}.`);
+  }
+  const email = typeof claims?.email === "string" ? normalizeEmail(claims.email) : null;
+  // Verified: the provider says so, or (Entra ID sends no email_verified) the address is in a domain
+  // the admin named for this connection, which the provider answers for.
+  const vouched = claims?.email_verified === undefined && email !== null && connection.domains.includes(email.split("@")[1] ?? "");
+  if (!email || !(claims?.email_verified === true || vouched)) throw fail("The identity provider did not give a verified email address.");
+
+  if (login.kind === "member") {
+    const member = await db.member.findFirst({ where: { organizationId: login.organizationId, removedAt: null, user: { email } }, select: { id: true } });
+    if (!member) throw fail(SAME_ANSWER);
+    const token = randomToken();
+    const expiresAt = new Date(Date.now() + env().SESSION_TTL_HOURS * 3_600_000);
+    await db.session.create({ data: { tokenHash: hashSecret(token), memberId: member.id, expiresAt } });
+    return { kind: "member", session: { token, expiresAt } };
+  }
+  const endUser = await db.endUser.findFirst({ where: { organizationId: login.organizationId, email, ...ACTIVE_END_USER }, select: { id: true } });
+  if (!endUser || !portal) throw fail(SAME_ANSWER);
+  const session = await startEndUserSession(db, { id: endUser.id, organizationId: login.organizationId }, { authMethod: "sso" });
+  return { kind: "end_user", session, portalSlug: portal.slug };
+}
