@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { retryOnConflict, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { recordEvent, type EventInput } from "@/server/services/events";
-import { toSource } from "@/server/services/sources";
+import { toSource } from "@/server/services/source-shape";
 import { chunkMarkdown, type Chunk } from "./chunking";
 import { runEmbeddingOnce } from "./embedding";
 import { ExtractionFailed, extractText, type SourceType } from "./extract";

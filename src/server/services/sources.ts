@@ -13,38 +13,7 @@ import { enqueueIndexing, wakeIndexWorker } from "@/server/jobs/indexing";
 import { hashRequest, withIdempotency, type StoredResponse } from "./idempotency";
 import { recordEvent } from "./events";
 import { authorOf, findKnowledgebase, refuseOverPlanCap, reviewsWritesOf } from "./knowledge-access";
-
-type SourceRow = {
-  id: string;
-  name: string;
-  type: string;
-  status: string;
-  searchable: boolean;
-  disabled: boolean;
-  url: string | null;
-  sizeBytes: number;
-  errorMessage: string | null;
-  createdVia: string;
-  createdAt: Date;
-  updatedAt: Date;
-};
-
-export function toSource(row: SourceRow): Source {
-  return {
-    id: row.id,
-    name: row.name,
-    type: row.type,
-    status: row.status as Source["status"],
-    searchable: row.searchable,
-    disabled: row.disabled,
-    url: row.url ?? "",
-    updatedAt: row.updatedAt.toISOString(),
-    createdAt: row.createdAt.toISOString(),
-    sizeBytes: row.sizeBytes,
-    errorMessage: row.errorMessage ?? "",
-    createdVia: row.createdVia,
-  };
-}
+import { toSource } from "./source-shape";
 
 /** What to add: inline content, a URL or an uploaded file. */
 export type NewSource =

@@ -1,0 +1,35 @@
+// A source as the REST API shows it, from its row: shared by the sources service and the
+// indexing worker (whose webhook events carry it) without either importing the other.
+import type { Source } from "@/schemas/source";
+
+export type SourceRow = {
+  id: string;
+  name: string;
+  type: string;
+  status: string;
+  searchable: boolean;
+  disabled: boolean;
+  url: string | null;
+  sizeBytes: number;
+  errorMessage: string | null;
+  createdVia: string;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+export function toSource(row: SourceRow): Source {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    status: row.status as Source["status"],
+    searchable: row.searchable,
+    disabled: row.disabled,
+    url: row.url ?? "",
+    updatedAt: row.updatedAt.toISOString(),
+    createdAt: row.createdAt.toISOString(),
+    sizeBytes: row.sizeBytes,
+    errorMessage: row.errorMessage ?? "",
+    createdVia: row.createdVia,
+  };
+}
