@@ -10,6 +10,7 @@ import { logProviderFailure } from "@/server/observability/operator-log";
 import { schemaProblems } from "./json-schema";
 import { appendBounded, forStep, forTrace, RUN_LIMITS, runLimitExceeded, type RunBound } from "./limits";
 import { BUILTIN_MODEL_ID, modelFor, type AnswerInput, type ChatModel, type Passage, type ProviderRow, type Turn } from "./models";
+import type { RouteCandidate } from "./model-types";
 import { boundedTool, flowTool, knowledgeTools, toolName, type AgentTool } from "./agent-tools";
 import { builtInTools } from "./built-ins";
 import { integrationTools } from "./mcp-tools";
@@ -215,7 +216,8 @@ export async function runAgent(
   }
   checkpoint(ctx);
   const limit = { ...(options.limit ?? { max: RUN_LIMITS.replyChars, bound: "reply" as const }), where: `agent "${doc.name}"` };
-  const input = { system: systemPrompt(doc, options.extraSystem), history, message, knowledge, tools: tools.map((tool) => boundedTool(ctx, tool, (where) => step(ctx, where))) };
+  const hasKnowledge = knowledgebaseIds.length > 0 || knowledge.length > 0;
+  const input = { system: systemPrompt(doc, options.extraSystem), history, message, knowledge, hasKnowledge, tools: tools.map((tool) => boundedTool(ctx, tool, (where) => step(ctx, where))) };
   const text = await answer(ctx, model, input, limit, options.onDelta);
   // Attached flows run at their live versions in the organization; say which were not found.
   const missingFlows = options.flows ? doc.flows.filter((id) => !options.flows!.some((flow) => flow.id === id)) : [];
@@ -406,6 +408,30 @@ function memberTools(ctx: RunContext, members: Member[], history: Turn[]): Agent
   });
 }
 
+/** What a member's knowledge tells the offline router about a message (the passages are searched once per run). */
+const ROUTE_KNOWLEDGE_CHARS = 4000;
+
+/**
+ * The members as routing candidates. For the offline router, an agent with knowledge also shows
+ * what its knowledge holds about the message: the same search its run makes (retrieveOnce), so a
+ * question its documents answer reaches it even when its description names other things.
+ */
+async function routeCandidates(ctx: RunContext, members: Member[], message: string, providerRouter: boolean): Promise<RouteCandidate[]> {
+  return Promise.all(
+    members.map(async (member): Promise<RouteCandidate> => {
+      const { id, document } = member.runnable;
+      const candidate = { id, name: document.name, description: document.description };
+      if (providerRouter || member.kind !== "agent" || member.runnable.document.knowledge.length === 0) return candidate;
+      const retrieved = await retrieveOnce(
+        ctx,
+        member.runnable.document.knowledge.map((k) => k.knowledgebaseId),
+        message,
+      );
+      return { ...candidate, knowledge: retrieved.passages.map((p) => p.text).join("\n").slice(0, ROUTE_KNOWLEDGE_CHARS) };
+    }),
+  );
+}
+
 /**
  * One reply from an app: `supervisor` consults the members the adviser picks (a provider adviser
  * calls them as tools and answers itself), `sequential` runs every member in order (each seeing
@@ -437,8 +463,8 @@ export async function runApp(
   if (run.members.length > 0) {
     if (doc.orchestrationMode === "supervisor") {
       const started = performance.now();
-      const candidates = run.members.map((m) => ({ id: m.runnable.id, name: m.runnable.document.name, description: m.runnable.document.description }));
       step(ctx, "routing");
+      const candidates = await routeCandidates(ctx, run.members, message, adviserModel.callsTools);
       const picked = await modelCall(ctx, () => adviserModel.route({ message, instructions: doc.adviserInstructions, candidates, signal: ctx.signal }));
       const chosen = run.members.filter((m) => picked.includes(m.runnable.id)).slice(0, 2);
       ctx.trace.push({
