@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
 import { MAX_GREETING_CHARS } from "./limits";
 import { CreditRequest, CreditRequestMessage } from "./credits";
+import { Citation } from "./runtime";
 
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/;
 /** Path segments the portal's routes use next to `/api/portal/<slug>`. */
@@ -203,7 +204,13 @@ export const PortalConversationSummary = z.object({ id: Uuid, appId: Uuid, appNa
 export const ListPortalConversationsOutput = z.object({ conversations: z.array(PortalConversationSummary), nextCursor: NextCursor });
 
 export const GetPortalConversationInput = z.strictObject({ portal: PortalRef, conversationId: Uuid });
-export const PortalMessage = z.object({ id: Uuid, role: z.enum(["user", "assistant"]), content: z.string(), createdAt: Timestamp });
+export const PortalMessage = z.object({
+  id: Uuid,
+  role: z.enum(["user", "assistant"]),
+  content: z.string(),
+  citations: z.array(Citation),
+  createdAt: Timestamp,
+});
 export const GetPortalConversationOutput = z.object({
   conversation: z.object({ id: Uuid, appId: Uuid, appName: z.string(), title: z.string(), messages: z.array(PortalMessage) }),
 });

@@ -16,7 +16,24 @@ export const ConversationInput = z.strictObject({
       'When true the answer is Server-Sent Events: `run` (`{"execution_id","conversation_id"}`) first, `delta` events (`{"text"}`) as the reply is produced, `step` events, then exactly one `done` (`{"reply","conversation_id","execution_id"}`) or `error` (`{"error":{code,message}}`), each with an `id:`. The run goes on if the connection drops: resume it with `GET /apps/{appId}/conversation/runs/{executionId}/events`. A comment line is sent every 15 s on long runs.',
   }),
 });
-export const ConversationOutput = z.object({ reply: z.string(), conversation_id: Uuid, greeting: z.string() });
+export const Citation = z
+  .object({
+    n: z.number().int().min(1).meta({ description: "Cited as `[n]`, from 1 in the order first cited" }),
+    kind: z.enum(["page", "source"]),
+    id: Uuid.meta({ description: "The page's or source's id" }),
+    knowledgebaseId: Uuid,
+    title: z.string().meta({ description: "As a person reads it, never a file path" }),
+    heading: z.string().nullable(),
+    text: z.string().meta({ description: "The passage (≤ 2,000 characters)" }),
+  })
+  .meta({ id: "Citation" });
+export type Citation = z.infer<typeof Citation>;
+export const ConversationOutput = z.object({
+  reply: z.string(),
+  citations: z.array(Citation),
+  conversation_id: Uuid,
+  greeting: z.string(),
+});
 
 /** A streamed conversation run: the `execution_id` of its `run` event. */
 export const ConversationRunInput = z.strictObject({ appId: Uuid, executionId: Uuid });

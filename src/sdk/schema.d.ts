@@ -1644,6 +1644,20 @@ export interface components {
             published?: boolean;
             updatedAt?: components["schemas"]["DateTime"];
         };
+        Citation: {
+            /** @description Cited as `[n]`, from 1 in the order first cited */
+            n: number;
+            /** @enum {string} */
+            kind: "page" | "source";
+            /** @description The page's or source's id */
+            id: components["schemas"]["Uuid"];
+            knowledgebaseId: components["schemas"]["Uuid"];
+            /** @description As a person reads it, never a file path */
+            title: string;
+            heading: string | null;
+            /** @description The passage (≤ 2,000 characters) */
+            text: string;
+        };
         Execution: {
             id: components["schemas"]["Uuid"];
             kind: string;
@@ -1758,6 +1772,7 @@ export interface components {
         /** @description `event: done`: the last event; close the stream */
         ConversationDoneEvent: {
             reply: string;
+            citations: components["schemas"]["Citation"][];
             conversation_id: components["schemas"]["Uuid"];
             execution_id: components["schemas"]["Uuid"];
         };
@@ -5324,6 +5339,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         reply: string;
+                        citations: components["schemas"]["Citation"][];
                         conversation_id: components["schemas"]["Uuid"];
                         greeting: string;
                     };

@@ -94,7 +94,7 @@ describe("the document describes what the server sends", () => {
     for (const name of ["ConversationDeltaEvent", "ConversationStepEvent", "ConversationDoneEvent", "ConversationErrorEvent"]) {
       expect(document.components.schemas[name], name).toBeTruthy();
     }
-    expect(document.components.schemas.ConversationDoneEvent.required).toEqual(["reply", "conversation_id", "execution_id"]);
+    expect(document.components.schemas.ConversationDoneEvent.required).toEqual(["reply", "citations", "conversation_id", "execution_id"]);
   });
 
   it("types each error code's extras, and the list rows per kind with id required", async () => {
@@ -131,9 +131,9 @@ describe("the document describes what the server sends", () => {
     expect(problems.filter((problem) => problem.severity === "error").map((problem) => `${problem.ruleId}: ${problem.message}`)).toEqual([]);
   });
 
-  it("is under 270 KB thanks to named components", async () => {
+  it("is under 285 KB thanks to named components", async () => {
     const { text } = await fetchDocument();
-    expect(text.length).toBeLessThan(270_000);
+    expect(text.length).toBeLessThan(285_000);
   });
 
   it("matches the committed snapshot (UPDATE_OPENAPI_SNAPSHOT=1 rewrites it after an intended change)", async () => {

@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import { create, publish } from "../builder-helpers";
 import { newOrganization } from "../helpers";
 import { drain, newKnowledgebase, upload } from "../knowledge-helpers";
-import { converse } from "../runtime-helpers";
+import { getDb } from "@/server/db";
+import { readableTitle } from "@/server/services/retrieval";
+import { converse, readEvents } from "../runtime-helpers";
 
 const POLICY = [
   "# Refund Policy",
@@ -51,7 +53,7 @@ describe("answers from an agent's knowledge", () => {
       const response = await converse(app.key, app.appId, { message });
       expect(response.status).toBe(200);
       expect(response.body.reply).toContain("30 days");
-      expect(response.body.reply).not.toMatch(/offline|Atrium|no knowledge|has none/i);
+      expect(response.body.reply).not.toMatch(/offline|Atrium|no knowledge|has none|refund-policy/i);
     }
   });
 
@@ -64,4 +66,41 @@ describe("answers from an agent's knowledge", () => {
     const nothing = await converse(withKnowledge.key, withKnowledge.appId, { message: "Will the invoices weather tomorrow be sunny?" });
     expect(nothing.body.reply).toBe("I couldn't find anything about that in what I know. Try asking in other words.");
   });
+
+  it("cites the passages it used, numbered from 1, titled as a person reads them, in done and in the stored message", async () => {
+    const app = await knowledgeApp();
+    const response = await fetchStream(app.key, app.appId, { message: "Are shipping costs refunded for damaged items?", stream: true });
+    const events = await readEvents(response);
+    const done = JSON.parse(events.find((e) => e.event === "done")!.data);
+    expect(done.reply).toMatch(/\[1\]/);
+    expect(done.reply).not.toMatch(/Sources:|refund-policy|\.md/);
+    expect(done.citations.length).toBeGreaterThan(0);
+    expect(done.citations.map((c: { n: number }) => c.n)).toEqual(done.citations.map((_: unknown, i: number) => i + 1));
+    for (const citation of done.citations) {
+      expect(citation).toMatchObject({ kind: "source", id: app.sourceId, knowledgebaseId: app.kb, title: "Refund policy" });
+      expect(done.reply).toContain(`[${citation.n}]`);
+      expect(citation.text.length).toBeLessThanOrEqual(2000);
+    }
+    expect(done.citations.map((c: { heading: string | null }) => c.heading)).toContain("Refund Policy > Shipping");
+    const stored = await getDb().conversationMessage.findFirstOrThrow({ where: { conversationId: done.conversation_id, role: "assistant" } });
+    expect(stored.citations).toEqual(done.citations);
+  });
+
+  it("titles a source named by its file as words", () => {
+    expect(readableTitle("refund-policy.md")).toBe("Refund policy");
+    expect(readableTitle("docs/Refund_Policy.PDF")).toBe("Refund policy");
+    expect(readableTitle("API_Guide.pdf")).toBe("API guide");
+    expect(readableTitle("Employee Handbook")).toBe("Employee Handbook");
+  });
 });
+
+async function fetchStream(key: string, appId: string, body: Record<string, unknown>): Promise<Response> {
+  const { restHandler } = await import("../helpers");
+  return restHandler()(
+    new Request(`http://localhost/api/v1/apps/${appId}/conversation`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }),
+  );
+}

@@ -45,7 +45,7 @@ describe("the built-in offline model", () => {
       }),
     );
     expect(pieces.length).toBeGreaterThan(3);
-    expect(pieces.join("")).toBe("Refunds are paid within 14 days.\n\nSources: Refund policy");
+    expect(pieces.join("")).toBe("Refunds are paid within 14 days.");
   });
 
   it("says so honestly when its knowledge has nothing", async () => {

@@ -33,6 +33,8 @@ export interface AnswerInput {
   history: Turn[];
   message: string;
   knowledge: Passage[];
+  /** The number a passage is cited by as `[n]` (runtime/citations.ts); null for one that is not knowledge. */
+  cite?: (passage: Passage) => number | null;
   /** Whether the agent has knowledge attached, even when none of it matched the message. */
   hasKnowledge?: boolean;
   /** Tools the model may call (provider models only; the offline model does not call tools). */

@@ -1,9 +1,10 @@
 // The built-in model: extractive and honest. It answers with the sentences of the agent's
-// retrieved knowledge that best match the message (citing where they come from), routes by
+// retrieved knowledge that best match the message (each cited by its passage's number), routes by
 // matching the message against each member's description, and grades by checking that the
 // output covers the expected behaviour's key terms. No network, no randomness.
 import type { AnswerInput, ChatModel, Grade, Passage, RouteCandidate } from "./model-types";
 import { BUILTIN_MODEL_ID } from "./model-types";
+import { withMarker } from "./citations";
 import { overlap, sentences, terms } from "./text";
 
 const MAX_SENTENCES = 3;
@@ -13,21 +14,19 @@ export const NOTHING_FOUND = "I couldn't find anything about that in what I know
 /** Share of the expected behaviour's key terms the output must contain to pass. */
 const PASS_SHARE = 0.5;
 
-function bestSentences(message: string, knowledge: Passage[]): { sentence: string; title: string }[] {
-  const scored = knowledge.flatMap((passage) => sentences(passage.text).map((sentence) => ({ sentence, title: passage.title, score: overlap(message, sentence) })));
+function bestSentences(message: string, knowledge: Passage[]): { sentence: string; passage: Passage }[] {
+  const scored = knowledge.flatMap((passage) => sentences(passage.text).map((sentence) => ({ sentence, passage, score: overlap(message, sentence) })));
   return scored
     .filter((entry) => entry.score > 0)
     .sort((a, b) => b.score - a.score)
     .slice(0, MAX_SENTENCES);
 }
 
-export function offlineAnswer({ message, knowledge, hasKnowledge }: Pick<AnswerInput, "message" | "knowledge" | "hasKnowledge">): string {
+/** The best sentences of the knowledge, each cited `[n]` when `cite` numbers its passage. */
+export function offlineAnswer({ message, knowledge, hasKnowledge, cite }: Pick<AnswerInput, "message" | "knowledge" | "hasKnowledge" | "cite">): string {
   const found = bestSentences(message, knowledge);
-  if (found.length === 0) {
-    return knowledge.length === 0 && !hasKnowledge ? NO_KNOWLEDGE : NOTHING_FOUND;
-  }
-  const sources = [...new Set(found.map((entry) => entry.title))];
-  return `${found.map((entry) => entry.sentence).join(" ")}\n\nSources: ${sources.join("; ")}`;
+  if (found.length === 0) return knowledge.length === 0 && !hasKnowledge ? NO_KNOWLEDGE : NOTHING_FOUND;
+  return found.map((entry) => withMarker(entry.sentence, cite?.(entry.passage) ?? null)).join(" ");
 }
 
 /**

@@ -13,6 +13,7 @@ import { BUILTIN_MODEL_ID, modelFor, type AnswerInput, type ChatModel, type Pass
 import type { RouteCandidate } from "./model-types";
 import { boundedTool, flowTool, knowledgeTools, toolName, type AgentTool } from "./agent-tools";
 import { builtInTools } from "./built-ins";
+import { Citations } from "./citations";
 import { integrationTools } from "./mcp-tools";
 import { missingNote, retrievePassages, tracePassages, type Retrieved } from "./retrieval";
 import { render, type TemplateScope } from "./templates";
@@ -52,6 +53,8 @@ export interface RunContext {
   retrievals: Map<string, Promise<Retrieved>>;
   /** The organization's model providers, when read with the app (runtime/load.ts); else each search reads them. */
   providers?: ProviderRow[];
+  /** The passages the run's answers cite, numbered in the order first cited. */
+  citations: Citations;
 }
 
 /** What a stream's `step` event carries: one when a member starts, one when it ends. */
@@ -74,6 +77,7 @@ export function newRunContext(db: Db, organizationId: string, cancel?: AbortSign
     timeout,
     cancel,
     retrievals: new Map(),
+    citations: new Citations(),
   };
 }
 
@@ -217,7 +221,16 @@ export async function runAgent(
   checkpoint(ctx);
   const limit = { ...(options.limit ?? { max: RUN_LIMITS.replyChars, bound: "reply" as const }), where: `agent "${doc.name}"` };
   const hasKnowledge = knowledgebaseIds.length > 0 || knowledge.length > 0;
-  const input = { system: systemPrompt(doc, options.extraSystem), history, message, knowledge, hasKnowledge, tools: tools.map((tool) => boundedTool(ctx, tool, (where) => step(ctx, where))) };
+  const cite = (passage: Passage) => ctx.citations.number(passage);
+  const input = {
+    system: systemPrompt(doc, options.extraSystem),
+    history,
+    message,
+    knowledge,
+    hasKnowledge,
+    cite,
+    tools: tools.map((tool) => boundedTool(ctx, tool, (where) => step(ctx, where))),
+  };
   const text = await answer(ctx, model, input, limit, options.onDelta);
   // Attached flows run at their live versions in the organization; say which were not found.
   const missingFlows = options.flows ? doc.flows.filter((id) => !options.flows!.some((flow) => flow.id === id)) : [];
@@ -427,7 +440,13 @@ async function routeCandidates(ctx: RunContext, members: Member[], message: stri
         member.runnable.document.knowledge.map((k) => k.knowledgebaseId),
         message,
       );
-      return { ...candidate, knowledge: retrieved.passages.map((p) => p.text).join("\n").slice(0, ROUTE_KNOWLEDGE_CHARS) };
+      return {
+        ...candidate,
+        knowledge: retrieved.passages
+          .map((p) => p.text)
+          .join("\n")
+          .slice(0, ROUTE_KNOWLEDGE_CHARS),
+      };
     }),
   );
 }
@@ -492,7 +511,7 @@ export async function runApp(
   const started = performance.now();
   step(ctx, "built-in supervisor");
   const limit = { max: RUN_LIMITS.replyChars, bound: "reply" as const, where: "built-in supervisor" };
-  const text = await answer(ctx, adviserModel, { system: guidance, history, message, knowledge: replies }, limit, onDelta);
+  const text = await answer(ctx, adviserModel, { system: guidance, history, message, knowledge: replies, cite: (passage) => ctx.citations.number(passage) }, limit, onDelta);
   ctx.trace.push({
     id: run.app.id,
     kind: "supervisor",

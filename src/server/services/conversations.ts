@@ -10,6 +10,7 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, isAppError, toAppError } from "@/server/errors";
 import { loadLiveApp } from "@/server/runtime/load";
+import type { Citation } from "@/server/runtime/citations";
 import type { Turn } from "@/server/runtime/models";
 import { newRunContext, runApp, runCanceled, type RunStep } from "@/server/runtime/run";
 import { chargeRunCredit, refundRunCredit } from "./credits";
@@ -31,6 +32,8 @@ export interface ConverseInput {
 
 export interface ConverseResult {
   reply: string;
+  /** The passages the reply cites as `[n]`. */
+  citations: Citation[];
   conversation_id: string;
   execution_id: string;
   greeting: string;
@@ -102,15 +105,16 @@ const SAVE_TURN_SQL = `
     select $11, $2, 'conversation', $3, 'app', $6, conversation.id, 'succeeded', $7, $8, $5, $9, $10::jsonb, $4, $12, $13, now() from conversation
     returning id
   )
-  insert into conversation_messages (id, conversation_id, role, content, execution_id, created_at)
-  select gen_random_uuid(), conversation.id, turn.role, turn.content, case when turn.role = 'assistant' then execution.id end, now() + turn.nth * interval '1 millisecond'
+  insert into conversation_messages (id, conversation_id, role, content, execution_id, citations, created_at)
+  select gen_random_uuid(), conversation.id, turn.role, turn.content, case when turn.role = 'assistant' then execution.id end,
+    case when turn.role = 'assistant' then $14::jsonb else '[]'::jsonb end, now() + turn.nth * interval '1 millisecond'
   from conversation, execution, (values ('user', $5, 0), ('assistant', $9, 1)) as turn(role, content, nth)`;
 
 async function saveTurn(
   db: Db,
   actor: Actor | EndUserActor,
   runner: RunFor,
-  turn: { conversationId: string; executionId: string; appId: string; versionId: string; message: string; reply: string; latencyMs: number; trace: unknown },
+  turn: { conversationId: string; executionId: string; appId: string; versionId: string; message: string; reply: string; citations: Citation[]; latencyMs: number; trace: unknown },
 ): Promise<void> {
   await db.pool.query({
     name: "atrium_save_turn",
@@ -129,6 +133,7 @@ async function saveTurn(
       turn.executionId,
       runner.endUserId,
       runner.portalId,
+      JSON.stringify(turn.citations),
     ],
   });
 }
@@ -173,6 +178,7 @@ export const converse = guarded(
           options.onDelta?.(piece);
         },
       });
+      const citations = ctx.citations.inReply(reply);
       await saveTurn(db, actor, runner, {
         conversationId,
         executionId,
@@ -180,10 +186,11 @@ export const converse = guarded(
         versionId: app.versionId,
         message: input.message,
         reply,
+        citations,
         latencyMs: performance.now() - started,
         trace: ctx.trace,
       });
-      return { reply, conversation_id: conversationId, execution_id: executionId, greeting: api.greeting };
+      return { reply, citations, conversation_id: conversationId, execution_id: executionId, greeting: api.greeting };
     } catch (error) {
       const canceled = options.signal?.aborted === true;
       const failure = canceled ? runCanceled() : toAppError(error);
@@ -263,10 +270,16 @@ export const getConversationMessages = guarded({ scope: "apps:read" }, async fun
       role: m.role as "user" | "assistant",
       content: m.content,
       executionId: m.executionId,
+      citations: citationsOf(m.citations),
       createdAt: m.createdAt.toISOString(),
     })),
   };
 });
+
+/** A stored message's citations (a JSON column the run wrote). */
+function citationsOf(stored: unknown): Citation[] {
+  return Array.isArray(stored) ? (stored as Citation[]) : [];
+}
 
 // ---- An end user's own conversations (the portal) ----
 
@@ -309,6 +322,12 @@ export async function getEndUserConversation(db: Db, actor: EndUserActor, input:
     appId: conversation.appId,
     appName: names.get(conversation.appId) ?? "",
     title: conversation.title,
-    messages: messages.map((m) => ({ id: m.id, role: m.role as "user" | "assistant", content: m.content, createdAt: m.createdAt.toISOString() })),
+    messages: messages.map((m) => ({
+      id: m.id,
+      role: m.role as "user" | "assistant",
+      content: m.content,
+      citations: citationsOf(m.citations),
+      createdAt: m.createdAt.toISOString(),
+    })),
   };
 }
