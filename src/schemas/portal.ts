@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
 import { MAX_GREETING_CHARS } from "./limits";
 import { CreditRequest, CreditRequestMessage } from "./credits";
-import { Citation } from "./runtime";
+import { checkRegenerate, Citation, regenerateFlag } from "./runtime";
 
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/;
 /** Path segments the portal's routes use next to `/api/portal/<slug>`. */
@@ -216,7 +216,10 @@ export const GetPortalConversationOutput = z.object({
 });
 
 /** The portal chat stream's body (`POST /api/portal/{portal}/apps/{appId}/conversation`). */
-export const PortalConversationBody = z.strictObject({
-  message: z.string().min(1).max(32_000),
-  conversation_id: Uuid.optional(),
-});
+export const PortalConversationBody = z
+  .strictObject({
+    message: z.string().min(1).max(32_000).optional(),
+    conversation_id: Uuid.optional(),
+    regenerate: regenerateFlag,
+  })
+  .superRefine(checkRegenerate);

@@ -2,20 +2,34 @@
 import { z } from "zod";
 import { ListQuery, messageText, NextCursor, plainText, Timestamp, Uuid } from "./common";
 
-export const ConversationInput = z.strictObject({
-  appId: Uuid,
-  message: messageText,
-  conversation_id: Uuid.optional().meta({ description: "From the previous reply; prior turns are restored server-side" }),
-  endUserId: Uuid.optional().meta({
-    description:
-      "Run on behalf of this end user: they must be active and have access to the app (else `not_found`); the credit comes from their plan's pool and the organization's balance, and the conversation is theirs alone",
-  }),
-  portalId: Uuid.optional().meta({ description: "With `endUserId`: the portal the run counts as (grants limited to a portal, groups admitted to it)" }),
-  stream: z.boolean().default(false).meta({
-    description:
-      'When true the answer is Server-Sent Events: `run` (`{"execution_id","conversation_id"}`) first, `delta` events (`{"text"}`) as the reply is produced, `step` events, then exactly one `done` (`{"reply","conversation_id","execution_id"}`) or `error` (`{"error":{code,message}}`), each with an `id:`. The run goes on if the connection drops: resume it with `GET /apps/{appId}/conversation/runs/{executionId}/events`. A comment line is sent every 15 s on long runs.',
-  }),
+/** `regenerate` runs a conversation's last turn again: it needs the conversation; a new turn needs a message. */
+export function checkRegenerate(body: { message?: string; conversation_id?: string; regenerate: boolean }, ctx: z.core.$RefinementCtx): void {
+  if (body.regenerate && !body.conversation_id) ctx.addIssue({ code: "custom", path: ["conversation_id"], message: "Required with `regenerate`" });
+  if (!body.regenerate && body.message === undefined) ctx.addIssue({ code: "custom", path: ["message"], message: "Required" });
+}
+
+export const regenerateFlag = z.boolean().default(false).meta({
+  description:
+    "Run the conversation's last user message again (with `conversation_id`): its own run and credit; the previous last exchange is hidden from the transcript. With `message`, that text replaces the last user message (edit and resend)",
 });
+
+export const ConversationInput = z
+  .strictObject({
+    appId: Uuid,
+    message: messageText.optional().meta({ description: "Required unless `regenerate`" }),
+    conversation_id: Uuid.optional().meta({ description: "From the previous reply; prior turns are restored server-side" }),
+    regenerate: regenerateFlag,
+    endUserId: Uuid.optional().meta({
+      description:
+        "Run on behalf of this end user: they must be active and have access to the app (else `not_found`); the credit comes from their plan's pool and the organization's balance, and the conversation is theirs alone",
+    }),
+    portalId: Uuid.optional().meta({ description: "With `endUserId`: the portal the run counts as (grants limited to a portal, groups admitted to it)" }),
+    stream: z.boolean().default(false).meta({
+      description:
+        'When true the answer is Server-Sent Events: `run` (`{"execution_id","conversation_id"}`) first, `delta` events (`{"text"}`) as the reply is produced, `step` events, then exactly one `done` (`{"reply","citations","conversation_id","execution_id"}`) or `error` (`{"error":{code,message}}`), each with an `id:`. The run goes on if the connection drops: resume it with `GET /apps/{appId}/conversation/runs/{executionId}/events`. A comment line is sent every 15 s on long runs.',
+    }),
+  })
+  .superRefine(checkRegenerate);
 export const Citation = z
   .object({
     n: z.number().int().min(1).meta({ description: "Cited as `[n]`, from 1 in the order first cited" }),

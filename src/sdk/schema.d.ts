@@ -5297,18 +5297,24 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
-                    message: string;
+                    /** @description Required unless `regenerate` */
+                    message?: string;
                     /** @description From the previous reply; prior turns are restored server-side */
                     conversation_id?: components["schemas"]["Uuid"];
+                    /**
+                     * @description Run the conversation's last user message again (with `conversation_id`): its own run and credit; the previous last exchange is hidden from the transcript. With `message`, that text replaces the last user message (edit and resend)
+                     * @default false
+                     */
+                    regenerate?: boolean;
                     /** @description Run on behalf of this end user: they must be active and have access to the app (else `not_found`); the credit comes from their plan's pool and the organization's balance, and the conversation is theirs alone */
                     endUserId?: components["schemas"]["Uuid"];
                     /** @description With `endUserId`: the portal the run counts as (grants limited to a portal, groups admitted to it) */
                     portalId?: components["schemas"]["Uuid"];
                     /**
-                     * @description When true the answer is Server-Sent Events: `run` (`{"execution_id","conversation_id"}`) first, `delta` events (`{"text"}`) as the reply is produced, `step` events, then exactly one `done` (`{"reply","conversation_id","execution_id"}`) or `error` (`{"error":{code,message}}`), each with an `id:`. The run goes on if the connection drops: resume it with `GET /apps/{appId}/conversation/runs/{executionId}/events`. A comment line is sent every 15 s on long runs.
+                     * @description When true the answer is Server-Sent Events: `run` (`{"execution_id","conversation_id"}`) first, `delta` events (`{"text"}`) as the reply is produced, `step` events, then exactly one `done` (`{"reply","citations","conversation_id","execution_id"}`) or `error` (`{"error":{code,message}}`), each with an `id:`. The run goes on if the connection drops: resume it with `GET /apps/{appId}/conversation/runs/{executionId}/events`. A comment line is sent every 15 s on long runs.
                      * @default false
                      */
                     stream?: boolean;

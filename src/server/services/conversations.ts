@@ -23,8 +23,11 @@ const HISTORY_TURNS = 20;
 
 export interface ConverseInput {
   appId: string;
-  message: string;
+  /** The turn's text; with `regenerate`, it replaces the last user message (edit and resend), else that message is asked again. */
+  message?: string;
   conversationId?: string;
+  /** Runs the conversation's last user message again and hides the exchange it replaces. */
+  regenerate?: boolean;
   /** Over the API: the end user the call is made for, and the portal it counts as (optional). */
   endUserId?: string;
   portalId?: string;
@@ -63,11 +66,11 @@ export interface ConverseOptions {
  * its last HISTORY_TURNS turns, oldest first, in one statement: no row when there is no such one.
  */
 const HISTORY_SQL = `
-  select c.id, m.role, m.content
+  select c.id, m.id as message_id, m.role, m.content
   from conversations c
   left join lateral (
     select role, content, created_at, id from conversation_messages
-    where conversation_id = c.id
+    where conversation_id = c.id and superseded_at is null
     order by created_at desc, id desc
     limit $5
   ) m on true
@@ -77,15 +80,31 @@ const HISTORY_SQL = `
 async function findConversation(db: Db, organizationId: string, appId: string, conversationId: string, endUserId: string | null) {
   const notFound = () => new AppError("not_found", "No conversation with that id for this app.");
   if (!isUuid(conversationId)) throw notFound();
-  const { rows } = await db.pool.query<{ id: string; role: Turn["role"] | null; content: string | null }>({
+  const { rows } = await db.pool.query<{ id: string; message_id: string | null; role: Turn["role"] | null; content: string | null }>({
     name: "atrium_conversation_history",
     text: HISTORY_SQL,
     values: [conversationId, organizationId, appId, endUserId, HISTORY_TURNS * 2],
   });
   if (rows.length === 0) throw notFound();
+  const messages = rows.flatMap((m) => (m.message_id === null || m.role === null || m.content === null ? [] : [{ id: m.message_id, role: m.role, content: m.content }]));
   return {
     conversation: { id: rows[0]!.id },
-    history: rows.flatMap((m): Turn[] => (m.role === null || m.content === null ? [] : [{ role: m.role, content: m.content }])),
+    messages,
+    history: messages.map((m): Turn => ({ role: m.role, content: m.content })),
+  };
+}
+
+/**
+ * A regenerated turn: the conversation's last user message (or the text that replaces it), the
+ * history before it, and the messages of the exchange it replaces (hidden once the new one is saved).
+ */
+function regeneratedTurn(existing: Awaited<ReturnType<typeof findConversation>>, message: string | undefined) {
+  const last = existing.messages.map((m) => m.role).lastIndexOf("user");
+  if (last < 0) throw new AppError("invalid_request", "This conversation has no message to regenerate.");
+  return {
+    message: message ?? existing.messages[last]!.content,
+    history: existing.history.slice(0, last),
+    superseded: existing.messages.slice(last).map((m) => m.id),
   };
 }
 
@@ -94,7 +113,10 @@ async function findConversation(db: Db, organizationId: string, appId: string, c
  * execution with its trace, and the two messages.
  */
 const SAVE_TURN_SQL = `
-  with conversation as (
+  with superseded as (
+    update conversation_messages set superseded_at = now() where id = any($15::uuid[]) and conversation_id = $1
+  ),
+  conversation as (
     insert into conversations (id, organization_id, app_id, started_by, end_user_id, portal_id, title, created_at, updated_at)
     values ($1, $2, $3, $4, $12, $13, left($5, 120), now(), now())
     on conflict (id) do update set updated_at = now()
@@ -114,7 +136,19 @@ async function saveTurn(
   db: Db,
   actor: Actor | EndUserActor,
   runner: RunFor,
-  turn: { conversationId: string; executionId: string; appId: string; versionId: string; message: string; reply: string; citations: Citation[]; latencyMs: number; trace: unknown },
+  turn: {
+    conversationId: string;
+    executionId: string;
+    appId: string;
+    versionId: string;
+    message: string;
+    reply: string;
+    citations: Citation[];
+    /** The messages of the exchange a regenerated turn replaces. */
+    superseded: string[];
+    latencyMs: number;
+    trace: unknown;
+  },
 ): Promise<void> {
   await db.pool.query({
     name: "atrium_save_turn",
@@ -134,6 +168,7 @@ async function saveTurn(
       runner.endUserId,
       runner.portalId,
       JSON.stringify(turn.citations),
+      turn.superseded,
     ],
   });
 }
@@ -161,6 +196,9 @@ export const converse = guarded(
     if (!api.conversationEnabled) throw new AppError("service_disabled", "Conversation is turned off in this app's published API config; republish it with conversation enabled.");
     const runner = await runFor(db, actor, input.appId, input);
     const existing = conversation ? await conversation : null;
+    const turn = input.regenerate && existing ? regeneratedTurn(existing, input.message) : { message: input.message, history: existing?.history ?? [], superseded: [] };
+    if (turn.message === undefined) throw new AppError("invalid_request", "A message is required.");
+    const message = turn.message;
 
     const charge = await chargeRunCredit(db, actor.organizationId, runner.endUserId, CONVERSATION_CREDITS);
     const started = performance.now();
@@ -172,7 +210,7 @@ export const converse = guarded(
     let producedAnything = false;
     try {
       await options.onStart?.({ executionId, conversationId, endUserId: runner.endUserId });
-      const reply = await runApp(ctx, app, input.message, existing?.history ?? [], {
+      const reply = await runApp(ctx, app, message, turn.history, {
         onDelta: (piece) => {
           producedAnything = true;
           options.onDelta?.(piece);
@@ -184,9 +222,10 @@ export const converse = guarded(
         executionId,
         appId: input.appId,
         versionId: app.versionId,
-        message: input.message,
+        message,
         reply,
         citations,
+        superseded: turn.superseded,
         latencyMs: performance.now() - started,
         trace: ctx.trace,
       });
@@ -209,7 +248,7 @@ export const converse = guarded(
         status: canceled ? "canceled" : "failed",
         credits: charged,
         latencyMs: performance.now() - started,
-        input: input.message,
+        input: message,
         output: "",
         error: failure.message,
         trace: ctx.trace,
@@ -260,7 +299,7 @@ export const getConversationMessages = guarded({ scope: "apps:read" }, async fun
   const conversation = await db.conversation.findFirst({ where: { id: input.conversationId, organizationId: actor.organizationId, endUserId: null } });
   if (!conversation) throw new AppError("not_found", "No conversation with that id.");
   const messages = await db.conversationMessage.findMany({
-    where: { conversationId: conversation.id, conversation: { organizationId: actor.organizationId } },
+    where: { conversationId: conversation.id, conversation: { organizationId: actor.organizationId }, supersededAt: null },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
   return {
@@ -314,7 +353,7 @@ export async function getEndUserConversation(db: Db, actor: EndUserActor, input:
   const conversation = await db.conversation.findFirst({ where: { id: input.conversationId, organizationId: actor.organizationId, endUserId: actor.endUser.id } });
   if (!conversation) throw new AppError("not_found", "No conversation with that id.");
   const [messages, names] = await Promise.all([
-    db.conversationMessage.findMany({ where: { conversationId: conversation.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
+    db.conversationMessage.findMany({ where: { conversationId: conversation.id, supersededAt: null }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
     builderItemNames(db, actor.organizationId, [conversation.appId]),
   ]);
   return {

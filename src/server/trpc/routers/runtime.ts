@@ -68,7 +68,14 @@ export const runtimeRouter = router({
     .input(ConversationInput)
     .output(ConversationOutput)
     .mutation(({ ctx, input }) =>
-      converse(ctx.db, ctx.actor, { appId: input.appId, message: input.message, conversationId: input.conversation_id, endUserId: input.endUserId, portalId: input.portalId }),
+      converse(ctx.db, ctx.actor, {
+        appId: input.appId,
+        message: input.message,
+        conversationId: input.conversation_id,
+        regenerate: input.regenerate,
+        endUserId: input.endUserId,
+        portalId: input.portalId,
+      }),
     ),
 
   conversationRunEvents: scopedProcedure(openConversationRun.requirement)
