@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
 import { MAX_GREETING_CHARS } from "./limits";
 import { CreditRequest, CreditRequestMessage } from "./credits";
-import { checkRegenerate, Citation, regenerateFlag } from "./runtime";
+import { checkRegenerate, Citation, FeedbackBody, regenerateFlag } from "./runtime";
 
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/;
 /** Path segments the portal's routes use next to `/api/portal/<slug>`. */
@@ -202,6 +202,8 @@ export const ListPortalAppsOutput = z.object({ apps: z.array(PortalApp) });
 export const ListPortalConversationsInput = ListQuery.extend({ portal: PortalRef });
 export const PortalConversationSummary = z.object({ id: Uuid, appId: Uuid, appName: z.string(), title: z.string(), updatedAt: Timestamp });
 export const ListPortalConversationsOutput = z.object({ conversations: z.array(PortalConversationSummary), nextCursor: NextCursor });
+
+export const PortalFeedbackInput = FeedbackBody.extend({ portal: PortalRef, messageId: Uuid });
 
 export const GetPortalConversationInput = z.strictObject({ portal: PortalRef, conversationId: Uuid });
 export const PortalMessage = z.object({

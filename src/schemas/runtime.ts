@@ -142,6 +142,14 @@ const TraceEntry = z.object({
   output: z.string().meta({ description: "The step's output (its first 4,096 characters)" }),
   latencyMs: z.number(),
 });
+export const FEEDBACK_RATINGS = ["up", "down"] as const;
+export const Feedback = z.object({ rating: z.enum(FEEDBACK_RATINGS), reason: z.string().nullable(), at: Timestamp }).meta({ id: "Feedback" });
+export const FeedbackBody = z.strictObject({
+  rating: z.enum(FEEDBACK_RATINGS).nullable().meta({ description: "null clears it" }),
+  reason: plainText(1000).optional(),
+});
+export const MessageFeedbackInput = FeedbackBody.extend({ appId: Uuid, messageId: Uuid });
+export const MessageFeedbackOutput = z.object({ feedback: Feedback.nullable() });
 export const Execution = z
   .object({
     id: Uuid,
@@ -163,6 +171,7 @@ export const Execution = z
     endUserEmail: z.string().nullable(),
     portalId: Uuid.nullable().meta({ description: "The portal the run was made in" }),
     portalName: z.string().nullable(),
+    feedback: Feedback.nullable().meta({ description: "The conversation owner's rating of the reply" }),
     createdAt: Timestamp,
   })
   .meta({ id: "Execution" });
@@ -176,5 +185,6 @@ export const ListExecutionsInput = ListQuery.extend({
   order: z.enum(["oldest", "newest"]).default("oldest").meta({ description: "`newest` lists the latest runs first; a cursor continues in the order it was handed out with" }),
   endUserId: Uuid.optional().meta({ description: "Only runs for this end user" }),
   portalId: Uuid.optional().meta({ description: "Only runs made in this portal" }),
+  feedback: z.enum(FEEDBACK_RATINGS).optional().meta({ description: "Only runs whose reply was rated so" }),
 });
 export const ListExecutionsOutput = z.object({ executions: z.array(Execution), nextCursor: NextCursor });

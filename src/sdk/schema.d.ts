@@ -830,6 +830,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/apps/{appId}/conversation/messages/{messageId}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rate a reply
+         * @description Thumbs up or down on an assistant message of a conversation, with an optional reason; `rating: null` clears it. Stored on the execution that produced the reply (its `feedback`; `GET /executions?feedback=`). A message of a conversation the caller may not read is `not_found`.
+         */
+        post: operations["runtime-conversationFeedback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/apps/{appId}/conversation": {
         parameters: {
             query?: never;
@@ -1644,6 +1664,12 @@ export interface components {
             published?: boolean;
             updatedAt?: components["schemas"]["DateTime"];
         };
+        Feedback: {
+            /** @enum {string} */
+            rating: "up" | "down";
+            reason: string | null;
+            at: components["schemas"]["DateTime"];
+        };
         Citation: {
             /** @description Cited as `[n]`, from 1 in the order first cited */
             n: number;
@@ -1711,6 +1737,8 @@ export interface components {
             /** @description The portal the run was made in */
             portalId: components["schemas"]["Uuid"] | null;
             portalName: string | null;
+            /** @description The conversation owner's rating of the reply */
+            feedback: components["schemas"]["Feedback"] | null;
             createdAt: components["schemas"]["DateTime"];
         };
         TestRun: {
@@ -5283,6 +5311,55 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    "runtime-conversationFeedback": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                appId: components["schemas"]["Uuid"];
+                messageId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description null clears it */
+                    rating: ("up" | "down") | null;
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        feedback: components["schemas"]["Feedback"] | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409_2"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     "runtime-conversation": {
         parameters: {
             query?: never;
@@ -5824,6 +5901,7 @@ export interface operations {
                 order?: "oldest" | "newest";
                 endUserId?: components["schemas"]["Uuid"];
                 portalId?: components["schemas"]["Uuid"];
+                feedback?: "up" | "down";
             };
             header?: never;
             path?: never;

@@ -278,6 +278,7 @@ async function executionOf(db: Db, run: RunRow): Promise<Execution> {
     endUserEmail: null,
     portalId: null,
     portalName: null,
+    feedback: null,
     createdAt: run.createdAt.toISOString(),
   };
 }
