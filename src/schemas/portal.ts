@@ -199,11 +199,20 @@ export const PortalApp = z.object({
 export type PortalApp = z.infer<typeof PortalApp>;
 export const ListPortalAppsOutput = z.object({ apps: z.array(PortalApp) });
 
-export const ListPortalConversationsInput = ListQuery.extend({ portal: PortalRef });
+export const ListPortalConversationsInput = ListQuery.extend({
+  portal: PortalRef,
+  q: plainText(200).optional().meta({ description: "Matches the title or a message's text, case-insensitive" }),
+  appId: Uuid.optional(),
+});
+export const RenamePortalConversationInput = z.strictObject({ portal: PortalRef, conversationId: Uuid, title: plainText(200).refine((t) => t.trim() !== "", "Required") });
+export const DeletePortalConversationInput = z.strictObject({ portal: PortalRef, conversationId: Uuid });
 export const PortalConversationSummary = z.object({ id: Uuid, appId: Uuid, appName: z.string(), title: z.string(), updatedAt: Timestamp });
 export const ListPortalConversationsOutput = z.object({ conversations: z.array(PortalConversationSummary), nextCursor: NextCursor });
 
 export const PortalFeedbackInput = FeedbackBody.extend({ portal: PortalRef, messageId: Uuid });
+
+export const RenamePortalConversationOutput = z.object({ conversation: PortalConversationSummary });
+export const DeletePortalConversationOutput = z.object({ ok: z.literal(true) });
 
 export const GetPortalConversationInput = z.strictObject({ portal: PortalRef, conversationId: Uuid });
 export const PortalMessage = z.object({

@@ -74,7 +74,7 @@ const HISTORY_SQL = `
     order by created_at desc, id desc
     limit $5
   ) m on true
-  where c.id = $1 and c.organization_id = $2 and c.app_id = $3 and c.end_user_id is not distinct from $4::uuid
+  where c.id = $1 and c.organization_id = $2 and c.app_id = $3 and c.end_user_id is not distinct from $4::uuid and c.hidden_at is null
   order by m.created_at, m.id`;
 
 async function findConversation(db: Db, organizationId: string, appId: string, conversationId: string, endUserId: string | null) {
@@ -108,6 +108,25 @@ function regeneratedTurn(existing: Awaited<ReturnType<typeof findConversation>>,
   };
 }
 
+const TITLE_CHARS = 80;
+
+/** A conversation's title from its first question: its first sentence, at most TITLE_CHARS, cut at a word. */
+export function conversationTitle(message: string): string {
+  const text = message.replace(/\s+/g, " ").trim();
+  let end = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    if (".?!".includes(text[i]!) && text[i + 1] === " ") {
+      end = i + 1;
+      break;
+    }
+  }
+  const sentence = text.slice(0, end);
+  if (sentence.length <= TITLE_CHARS) return sentence;
+  const cut = sentence.slice(0, TITLE_CHARS - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${space > TITLE_CHARS / 2 ? cut.slice(0, space) : cut}…`;
+}
+
 /**
  * The turn's writes in one statement: the conversation (created on its first turn), the
  * execution with its trace, and the two messages.
@@ -118,7 +137,7 @@ const SAVE_TURN_SQL = `
   ),
   conversation as (
     insert into conversations (id, organization_id, app_id, started_by, end_user_id, portal_id, title, created_at, updated_at)
-    values ($1, $2, $3, $4, $12, $13, left($5, 120), now(), now())
+    values ($1, $2, $3, $4, $12, $13, $16, now(), now())
     on conflict (id) do update set updated_at = now()
     returning id
   ),
@@ -169,6 +188,7 @@ async function saveTurn(
       runner.portalId,
       JSON.stringify(turn.citations),
       turn.superseded,
+      conversationTitle(turn.message),
     ],
   });
 }
@@ -323,13 +343,21 @@ function citationsOf(stored: unknown): Citation[] {
 // ---- An end user's own conversations (the portal) ----
 
 /** The end user's conversations, most recently active first; never anyone else's. */
-export async function listEndUserConversations(db: Db, actor: EndUserActor, input: { limit: number; cursor?: string }) {
+export async function listEndUserConversations(db: Db, actor: EndUserActor, input: { limit: number; cursor?: string; q?: string; appId?: string }) {
   // The cursor pairs (updatedAt, id) of the last conversation handed out.
   const cursor = input.cursor ? decodeCursor(input.cursor) : null;
+  // `contains` is ILIKE with the text's wildcards escaped: no pattern from the end user runs.
+  const q = input.q?.trim();
+  const matching = q
+    ? { OR: [{ title: { contains: q, mode: "insensitive" as const } }, { messages: { some: { supersededAt: null, content: { contains: q, mode: "insensitive" as const } } } }] }
+    : {};
   const rows = await db.conversation.findMany({
     where: {
       organizationId: actor.organizationId,
       endUserId: actor.endUser.id,
+      hiddenAt: null,
+      ...(input.appId ? { appId: input.appId } : {}),
+      ...matching,
       ...(cursor ? { OR: [{ updatedAt: { lt: cursor.createdAt } }, { updatedAt: cursor.createdAt, id: { lt: cursor.id } }] } : {}),
     },
     orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
@@ -348,10 +376,33 @@ export async function listEndUserConversations(db: Db, actor: EndUserActor, inpu
   };
 }
 
+/** The end user's own conversation, not deleted by them; anyone else's answers not_found. */
+async function ownConversation(db: Db, actor: EndUserActor, conversationId: string) {
+  const conversation = isUuid(conversationId)
+    ? await db.conversation.findFirst({ where: { id: conversationId, organizationId: actor.organizationId, endUserId: actor.endUser.id, hiddenAt: null } })
+    : null;
+  if (!conversation) throw new AppError("not_found", "No conversation with that id.");
+  return conversation;
+}
+
+/** Renames one of the end user's conversations. */
+export async function renameEndUserConversation(db: Db, actor: EndUserActor, input: { conversationId: string; title: string }) {
+  const conversation = await ownConversation(db, actor, input.conversationId);
+  const updated = await db.conversation.update({ where: { id: conversation.id }, data: { title: input.title.trim() } });
+  const names = await builderItemNames(db, actor.organizationId, [updated.appId]);
+  return { conversation: { id: updated.id, appId: updated.appId, appName: names.get(updated.appId) ?? "", title: updated.title, updatedAt: updated.updatedAt.toISOString() } };
+}
+
+/** Deletes a conversation for its end user only: hidden from them, kept for the organization (executions, console). */
+export async function hideEndUserConversation(db: Db, actor: EndUserActor, input: { conversationId: string }) {
+  const conversation = await ownConversation(db, actor, input.conversationId);
+  await db.conversation.updateMany({ where: { id: conversation.id, organizationId: actor.organizationId, endUserId: actor.endUser.id }, data: { hiddenAt: new Date() } });
+  return { ok: true as const };
+}
+
 /** One of the end user's conversations with its messages; anyone else's answers not_found. */
 export async function getEndUserConversation(db: Db, actor: EndUserActor, input: { conversationId: string }) {
-  const conversation = await db.conversation.findFirst({ where: { id: input.conversationId, organizationId: actor.organizationId, endUserId: actor.endUser.id } });
-  if (!conversation) throw new AppError("not_found", "No conversation with that id.");
+  const conversation = await ownConversation(db, actor, input.conversationId);
   const [messages, names] = await Promise.all([
     db.conversationMessage.findMany({ where: { conversationId: conversation.id, supersededAt: null }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
     builderItemNames(db, actor.organizationId, [conversation.appId]),

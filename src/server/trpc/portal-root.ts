@@ -17,12 +17,16 @@ import {
   VerifyCodeInput,
   VerifyCodeOutput,
   PortalFeedbackInput,
+  RenamePortalConversationInput,
+  RenamePortalConversationOutput,
+  DeletePortalConversationInput,
+  DeletePortalConversationOutput,
 } from "@/schemas/portal";
 import { MessageFeedbackOutput } from "@/schemas/runtime";
 import { clearedPortalSessionCookie, portalSessionCookie } from "@/server/auth/portal-cookie";
 import { toAppError } from "@/server/errors";
 import { logRefusedSignIn } from "@/server/observability/operator-log";
-import { getEndUserConversation, listEndUserConversations, setMessageFeedback } from "@/server/services/conversations";
+import { getEndUserConversation, hideEndUserConversation, listEndUserConversations, renameEndUserConversation, setMessageFeedback } from "@/server/services/conversations";
 import { requestMoreCredits } from "@/server/services/credit-requests";
 import { creditPools } from "@/server/services/credits";
 import { endEndUserSession } from "@/server/services/end-user-sessions";
@@ -93,6 +97,12 @@ export const portalRouter = router({
     get: endUserProcedure(GetPortalConversationInput)
       .output(GetPortalConversationOutput)
       .query(async ({ ctx, input }) => ({ conversation: await getEndUserConversation(ctx.db, ctx.actor, input) })),
+    rename: endUserProcedure(RenamePortalConversationInput)
+      .output(RenamePortalConversationOutput)
+      .mutation(({ ctx, input }) => renameEndUserConversation(ctx.db, ctx.actor, input)),
+    delete: endUserProcedure(DeletePortalConversationInput)
+      .output(DeletePortalConversationOutput)
+      .mutation(({ ctx, input }) => hideEndUserConversation(ctx.db, ctx.actor, input)),
     feedback: endUserProcedure(PortalFeedbackInput)
       .output(MessageFeedbackOutput)
       .mutation(({ ctx, input }) => setMessageFeedback(ctx.db, ctx.actor, { messageId: input.messageId, rating: input.rating, reason: input.reason })),
