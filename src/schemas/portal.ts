@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
 import { MAX_GREETING_CHARS } from "./limits";
 import { CreditRequest, CreditRequestMessage } from "./credits";
+import { checkRegenerate, Citation, FeedbackBody, regenerateFlag } from "./runtime";
 
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/;
 /** Path segments the portal's routes use next to `/api/portal/<slug>`. */
@@ -211,18 +212,38 @@ export const PortalApp = z.object({
 export type PortalApp = z.infer<typeof PortalApp>;
 export const ListPortalAppsOutput = z.object({ apps: z.array(PortalApp) });
 
-export const ListPortalConversationsInput = ListQuery.extend({ portal: PortalRef });
+export const ListPortalConversationsInput = ListQuery.extend({
+  portal: PortalRef,
+  q: plainText(200).optional().meta({ description: "Matches the title or a message's text, case-insensitive" }),
+  appId: Uuid.optional(),
+});
+export const RenamePortalConversationInput = z.strictObject({ portal: PortalRef, conversationId: Uuid, title: plainText(200).refine((t) => t.trim() !== "", "Required") });
+export const DeletePortalConversationInput = z.strictObject({ portal: PortalRef, conversationId: Uuid });
 export const PortalConversationSummary = z.object({ id: Uuid, appId: Uuid, appName: z.string(), title: z.string(), updatedAt: Timestamp });
 export const ListPortalConversationsOutput = z.object({ conversations: z.array(PortalConversationSummary), nextCursor: NextCursor });
 
+export const PortalFeedbackInput = FeedbackBody.extend({ portal: PortalRef, messageId: Uuid });
+
+export const RenamePortalConversationOutput = z.object({ conversation: PortalConversationSummary });
+export const DeletePortalConversationOutput = z.object({ ok: z.literal(true) });
+
 export const GetPortalConversationInput = z.strictObject({ portal: PortalRef, conversationId: Uuid });
-export const PortalMessage = z.object({ id: Uuid, role: z.enum(["user", "assistant"]), content: z.string(), createdAt: Timestamp });
+export const PortalMessage = z.object({
+  id: Uuid,
+  role: z.enum(["user", "assistant"]),
+  content: z.string(),
+  citations: z.array(Citation),
+  createdAt: Timestamp,
+});
 export const GetPortalConversationOutput = z.object({
   conversation: z.object({ id: Uuid, appId: Uuid, appName: z.string(), title: z.string(), messages: z.array(PortalMessage) }),
 });
 
 /** The portal chat stream's body (`POST /api/portal/{portal}/apps/{appId}/conversation`). */
-export const PortalConversationBody = z.strictObject({
-  message: z.string().min(1).max(32_000),
-  conversation_id: Uuid.optional(),
-});
+export const PortalConversationBody = z
+  .strictObject({
+    message: z.string().min(1).max(32_000).optional(),
+    conversation_id: Uuid.optional(),
+    regenerate: regenerateFlag,
+  })
+  .superRefine(checkRegenerate);

@@ -2,21 +2,52 @@
 import { z } from "zod";
 import { ListQuery, messageText, NextCursor, plainText, Timestamp, Uuid } from "./common";
 
-export const ConversationInput = z.strictObject({
-  appId: Uuid,
-  message: messageText,
-  conversation_id: Uuid.optional().meta({ description: "From the previous reply; prior turns are restored server-side" }),
-  endUserId: Uuid.optional().meta({
-    description:
-      "Run on behalf of this end user: they must be active and have access to the app (else `not_found`); the credit comes from their plan's pool and the organization's balance, and the conversation is theirs alone",
-  }),
-  portalId: Uuid.optional().meta({ description: "With `endUserId`: the portal the run counts as (grants limited to a portal, groups admitted to it)" }),
-  stream: z.boolean().default(false).meta({
-    description:
-      'When true the answer is Server-Sent Events: `run` (`{"execution_id","conversation_id"}`) first, `delta` events (`{"text"}`) as the reply is produced, `step` events, then exactly one `done` (`{"reply","conversation_id","execution_id"}`) or `error` (`{"error":{code,message}}`), each with an `id:`. The run goes on if the connection drops: resume it with `GET /apps/{appId}/conversation/runs/{executionId}/events`. A comment line is sent every 15 s on long runs.',
-  }),
+/** `regenerate` runs a conversation's last turn again: it needs the conversation; a new turn needs a message. */
+export function checkRegenerate(body: { message?: string; conversation_id?: string; regenerate: boolean }, ctx: z.core.$RefinementCtx): void {
+  if (body.regenerate && !body.conversation_id) ctx.addIssue({ code: "custom", path: ["conversation_id"], message: "Required with `regenerate`" });
+  if (!body.regenerate && body.message === undefined) ctx.addIssue({ code: "custom", path: ["message"], message: "Required" });
+}
+
+export const regenerateFlag = z.boolean().default(false).meta({
+  description:
+    "Run the conversation's last user message again (with `conversation_id`): its own run and credit; the previous last exchange is hidden from the transcript. With `message`, that text replaces the last user message (edit and resend)",
 });
-export const ConversationOutput = z.object({ reply: z.string(), conversation_id: Uuid, greeting: z.string() });
+
+export const ConversationInput = z
+  .strictObject({
+    appId: Uuid,
+    message: messageText.optional().meta({ description: "Required unless `regenerate`" }),
+    conversation_id: Uuid.optional().meta({ description: "From the previous reply; prior turns are restored server-side" }),
+    regenerate: regenerateFlag,
+    endUserId: Uuid.optional().meta({
+      description:
+        "Run on behalf of this end user: they must be active and have access to the app (else `not_found`); the credit comes from their plan's pool and the organization's balance, and the conversation is theirs alone",
+    }),
+    portalId: Uuid.optional().meta({ description: "With `endUserId`: the portal the run counts as (grants limited to a portal, groups admitted to it)" }),
+    stream: z.boolean().default(false).meta({
+      description:
+        'When true the answer is Server-Sent Events: `run` (`{"execution_id","conversation_id"}`) first, `delta` events (`{"text"}`) as the reply is produced, `step` events, then exactly one `done` (`{"reply","citations","conversation_id","execution_id"}`) or `error` (`{"error":{code,message}}`), each with an `id:`. The run goes on if the connection drops: resume it with `GET /apps/{appId}/conversation/runs/{executionId}/events`. A comment line is sent every 15 s on long runs.',
+    }),
+  })
+  .superRefine(checkRegenerate);
+export const Citation = z
+  .object({
+    n: z.number().int().min(1).meta({ description: "Cited as `[n]`, from 1 in the order first cited" }),
+    kind: z.enum(["page", "source"]),
+    id: Uuid.meta({ description: "The page's or source's id" }),
+    knowledgebaseId: Uuid,
+    title: z.string().meta({ description: "As a person reads it, never a file path" }),
+    heading: z.string().nullable(),
+    text: z.string().meta({ description: "The passage (≤ 2,000 characters)" }),
+  })
+  .meta({ id: "Citation" });
+export type Citation = z.infer<typeof Citation>;
+export const ConversationOutput = z.object({
+  reply: z.string(),
+  citations: z.array(Citation),
+  conversation_id: Uuid,
+  greeting: z.string(),
+});
 
 /** A streamed conversation run: the `execution_id` of its `run` event. */
 export const ConversationRunInput = z.strictObject({ appId: Uuid, executionId: Uuid });
@@ -111,6 +142,14 @@ const TraceEntry = z.object({
   output: z.string().meta({ description: "The step's output (its first 4,096 characters)" }),
   latencyMs: z.number(),
 });
+export const FEEDBACK_RATINGS = ["up", "down"] as const;
+export const Feedback = z.object({ rating: z.enum(FEEDBACK_RATINGS), reason: z.string().nullable(), at: Timestamp }).meta({ id: "Feedback" });
+export const FeedbackBody = z.strictObject({
+  rating: z.enum(FEEDBACK_RATINGS).nullable().meta({ description: "null clears it" }),
+  reason: plainText(1000).optional(),
+});
+export const MessageFeedbackInput = FeedbackBody.extend({ appId: Uuid, messageId: Uuid });
+export const MessageFeedbackOutput = z.object({ feedback: Feedback.nullable() });
 export const Execution = z
   .object({
     id: Uuid,
@@ -132,6 +171,7 @@ export const Execution = z
     endUserEmail: z.string().nullable(),
     portalId: Uuid.nullable().meta({ description: "The portal the run was made in" }),
     portalName: z.string().nullable(),
+    feedback: Feedback.nullable().meta({ description: "The conversation owner's rating of the reply" }),
     createdAt: Timestamp,
   })
   .meta({ id: "Execution" });
@@ -145,5 +185,6 @@ export const ListExecutionsInput = ListQuery.extend({
   order: z.enum(["oldest", "newest"]).default("oldest").meta({ description: "`newest` lists the latest runs first; a cursor continues in the order it was handed out with" }),
   endUserId: Uuid.optional().meta({ description: "Only runs for this end user" }),
   portalId: Uuid.optional().meta({ description: "Only runs made in this portal" }),
+  feedback: z.enum(FEEDBACK_RATINGS).optional().meta({ description: "Only runs whose reply was rated so" }),
 });
 export const ListExecutionsOutput = z.object({ executions: z.array(Execution), nextCursor: NextCursor });

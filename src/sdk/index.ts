@@ -58,7 +58,7 @@ type ListQuery<P extends ListPath> = paths[P] extends { get: { parameters: { que
 type ListParams<P extends ListPath> = paths[P] extends { get: { parameters: { path: infer Path } } } ? { path: Path; query?: ListQuery<P> } : { query?: ListQuery<P> };
 type ItemsKey<P extends ListPath> = { [K in keyof ListBody<P>]: ListBody<P>[K] extends readonly unknown[] ? K : never }[keyof ListBody<P>];
 
-export type ConversationInput = paths["/apps/{appId}/conversation"]["post"]["requestBody"]["content"]["application/json"];
+export type ConversationInput = NonNullable<paths["/apps/{appId}/conversation"]["post"]["requestBody"]>["content"]["application/json"];
 export type ConversationEvent =
   | ({ type: "run" } & Schemas["ConversationRunEvent"])
   | ({ type: "delta" } & Schemas["ConversationDeltaEvent"])

@@ -830,6 +830,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/apps/{appId}/conversation/messages/{messageId}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rate a reply
+         * @description Thumbs up or down on an assistant message of a conversation, with an optional reason; `rating: null` clears it. Stored on the execution that produced the reply (its `feedback`; `GET /executions?feedback=`). A message of a conversation the caller may not read is `not_found`.
+         */
+        post: operations["runtime-conversationFeedback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/apps/{appId}/conversation": {
         parameters: {
             query?: never;
@@ -2682,6 +2702,26 @@ export interface components {
             published?: boolean;
             updatedAt?: components["schemas"]["DateTime"];
         };
+        Feedback: {
+            /** @enum {string} */
+            rating: "up" | "down";
+            reason: string | null;
+            at: components["schemas"]["DateTime"];
+        };
+        Citation: {
+            /** @description Cited as `[n]`, from 1 in the order first cited */
+            n: number;
+            /** @enum {string} */
+            kind: "page" | "source";
+            /** @description The page's or source's id */
+            id: components["schemas"]["Uuid"];
+            knowledgebaseId: components["schemas"]["Uuid"];
+            /** @description As a person reads it, never a file path */
+            title: string;
+            heading: string | null;
+            /** @description The passage (≤ 2,000 characters) */
+            text: string;
+        };
         Execution: {
             id: components["schemas"]["Uuid"];
             kind: string;
@@ -2735,6 +2775,8 @@ export interface components {
             /** @description The portal the run was made in */
             portalId: components["schemas"]["Uuid"] | null;
             portalName: string | null;
+            /** @description The conversation owner's rating of the reply */
+            feedback: components["schemas"]["Feedback"] | null;
             createdAt: components["schemas"]["DateTime"];
         };
         TestRun: {
@@ -2855,6 +2897,7 @@ export interface components {
         /** @description `event: done`: the last event; close the stream */
         ConversationDoneEvent: {
             reply: string;
+            citations: components["schemas"]["Citation"][];
             conversation_id: components["schemas"]["Uuid"];
             execution_id: components["schemas"]["Uuid"];
         };
@@ -6391,6 +6434,55 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    "runtime-conversationFeedback": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                appId: components["schemas"]["Uuid"];
+                messageId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description null clears it */
+                    rating: ("up" | "down") | null;
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        feedback: components["schemas"]["Feedback"] | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409_2"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     "runtime-conversation": {
         parameters: {
             query?: never;
@@ -6405,18 +6497,24 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
-                    message: string;
+                    /** @description Required unless `regenerate` */
+                    message?: string;
                     /** @description From the previous reply; prior turns are restored server-side */
                     conversation_id?: components["schemas"]["Uuid"];
+                    /**
+                     * @description Run the conversation's last user message again (with `conversation_id`): its own run and credit; the previous last exchange is hidden from the transcript. With `message`, that text replaces the last user message (edit and resend)
+                     * @default false
+                     */
+                    regenerate?: boolean;
                     /** @description Run on behalf of this end user: they must be active and have access to the app (else `not_found`); the credit comes from their plan's pool and the organization's balance, and the conversation is theirs alone */
                     endUserId?: components["schemas"]["Uuid"];
                     /** @description With `endUserId`: the portal the run counts as (grants limited to a portal, groups admitted to it) */
                     portalId?: components["schemas"]["Uuid"];
                     /**
-                     * @description When true the answer is Server-Sent Events: `run` (`{"execution_id","conversation_id"}`) first, `delta` events (`{"text"}`) as the reply is produced, `step` events, then exactly one `done` (`{"reply","conversation_id","execution_id"}`) or `error` (`{"error":{code,message}}`), each with an `id:`. The run goes on if the connection drops: resume it with `GET /apps/{appId}/conversation/runs/{executionId}/events`. A comment line is sent every 15 s on long runs.
+                     * @description When true the answer is Server-Sent Events: `run` (`{"execution_id","conversation_id"}`) first, `delta` events (`{"text"}`) as the reply is produced, `step` events, then exactly one `done` (`{"reply","citations","conversation_id","execution_id"}`) or `error` (`{"error":{code,message}}`), each with an `id:`. The run goes on if the connection drops: resume it with `GET /apps/{appId}/conversation/runs/{executionId}/events`. A comment line is sent every 15 s on long runs.
                      * @default false
                      */
                     stream?: boolean;
@@ -6447,6 +6545,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         reply: string;
+                        citations: components["schemas"]["Citation"][];
                         conversation_id: components["schemas"]["Uuid"];
                         greeting: string;
                     };
@@ -6925,6 +7024,7 @@ export interface operations {
                 order?: "oldest" | "newest";
                 endUserId?: components["schemas"]["Uuid"];
                 portalId?: components["schemas"]["Uuid"];
+                feedback?: "up" | "down";
             };
             header?: never;
             path?: never;

@@ -277,9 +277,14 @@ const STREAM_SCHEMAS: SchemaMap = {
   },
   ConversationDoneEvent: {
     type: "object",
-    required: ["reply", "conversation_id", "execution_id"],
+    required: ["reply", "citations", "conversation_id", "execution_id"],
     description: "`event: done`: the last event; close the stream",
-    properties: { reply: { type: "string" }, conversation_id: { $ref: "#/components/schemas/Uuid" }, execution_id: { $ref: "#/components/schemas/Uuid" } },
+    properties: {
+      reply: { type: "string" },
+      citations: { type: "array", items: { $ref: "#/components/schemas/Citation" } },
+      conversation_id: { $ref: "#/components/schemas/Uuid" },
+      execution_id: { $ref: "#/components/schemas/Uuid" },
+    },
   },
   ConversationErrorEvent: {
     type: "object",

@@ -13,7 +13,12 @@ describe("POST /apps/{appId}/conversation", () => {
     const before = await credits(app.tenant);
     const response = await converse(app.key, app.appId, { message: "How long do refunds take?" });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ reply: expect.stringContaining("14 days"), conversation_id: expect.any(String), greeting: "Hello! How can I help?" });
+    expect(response.body).toEqual({
+      reply: expect.stringContaining("14 days"),
+      citations: [expect.objectContaining({ n: 1, kind: "page", title: "Refund policy" })],
+      conversation_id: expect.any(String),
+      greeting: "Hello! How can I help?",
+    });
     expect(await credits(app.tenant)).toBe(before - 1);
 
     const executions = await api("GET", `/executions?itemId=${app.appId}`, { key: app.key });

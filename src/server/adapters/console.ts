@@ -109,7 +109,13 @@ export function createConsoleConversationHandler(options: { db: () => Db }) {
       assertStorableText(body);
       const input = ConversationInput.parse({ ...(body as object), appId, stream: true });
       const headers = new Headers({ "X-Request-Id": requestId });
-      const result = await conversationStream(db, actor, { appId: input.appId, message: input.message, conversationId: input.conversation_id }, "console", headers);
+      const result = await conversationStream(
+        db,
+        actor,
+        { appId: input.appId, message: input.message, conversationId: input.conversation_id, regenerate: input.regenerate },
+        "console",
+        headers,
+      );
       return result instanceof Response ? result : errorResponse(result, requestId);
     } catch (error) {
       return errorResponse(toAppError(error), requestId);

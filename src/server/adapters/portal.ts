@@ -91,7 +91,7 @@ export function createPortalConversationHandler(options: { db: () => Db }) {
       assertStorableText(body);
       const input = PortalConversationBody.parse(body);
       const headers = new Headers({ "X-Request-Id": requestId, "Cache-Control": "no-store" });
-      const result = await conversationStream(db, actor, { appId, message: input.message, conversationId: input.conversation_id }, "portal", headers);
+      const result = await conversationStream(db, actor, { appId, message: input.message, conversationId: input.conversation_id, regenerate: input.regenerate }, "portal", headers);
       return result instanceof Response ? result : errorResponse(result, requestId);
     } catch (error) {
       if (request.signal.aborted) return new Response(null, { status: 499 });

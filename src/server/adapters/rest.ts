@@ -290,7 +290,7 @@ async function streamResponse(
   const headers = new Headers(rateLimitHeaders(rateLimit));
   headers.set("X-Request-Id", requestId);
   const organizationId = actor.organizationId;
-  const { appId, message, conversation_id, endUserId, portalId } = parsed.data;
+  const { appId, message, conversation_id, endUserId, portalId, regenerate } = parsed.data;
   if (keyed) {
     const remembered = await claimIdempotencyKey(db, organizationId, keyed.key, keyed.hash);
     if (remembered) {
@@ -299,7 +299,7 @@ async function streamResponse(
     }
   }
   let executionId = "";
-  const result = await conversationStream(db, actor, { appId, message, conversationId: conversation_id, endUserId, portalId }, "api", headers, {
+  const result = await conversationStream(db, actor, { appId, message, conversationId: conversation_id, endUserId, portalId, regenerate }, "api", headers, {
     heartbeatMs,
     onStarted: keyed
       ? async (run) => {

@@ -9,7 +9,7 @@ import { inputSchemaOf } from "@/schemas/flow-graph";
 import type { Db } from "@/server/db";
 import { isAppError } from "@/server/errors";
 import { forStep, forTrace, RUN_LIMITS } from "./limits";
-import type { ModelTool } from "./model-types";
+import type { ModelTool, Passage } from "./model-types";
 import type { ProviderRow } from "./models";
 import { retrievePassages } from "./retrieval";
 
@@ -21,6 +21,8 @@ export interface ToolRunContext {
   onStep?: (step: { kind: "member" | "tool"; name: string; status: "started" | "finished" | "failed"; output?: string }) => void;
   /** The organization's model providers, when the run read them with its app. */
   providers?: ProviderRow[];
+  /** The run's citations: passages a search finds are numbered for the model to cite. */
+  citations?: { number(passage: Passage): number | null };
 }
 
 /** A tool as the agent defines it, before the run's bounds are put around it. */
@@ -121,7 +123,12 @@ export function knowledgeTools(ctx: ToolRunContext, referenced: string[], taken:
       parameters: { type: "object", properties: { query: { type: "string", description: "What to look for" } }, required: ["query"], additionalProperties: false },
       async run(args) {
         const { passages } = await retrievePassages(ctx.db, ctx.organizationId, knowledgebaseIds, String(args.query ?? ""), ctx.providers);
-        return passages.length ? passages.map((p) => `# ${p.title}\n${p.text}`).join("\n\n") : "Nothing found.";
+        if (passages.length === 0) return "Nothing found.";
+        const numbered = passages.map((p) => {
+          const n = ctx.citations?.number(p) ?? null;
+          return `# ${n === null ? "" : `[${n}] `}${p.title}\n${p.text}`;
+        });
+        return `${numbered.join("\n\n")}\n\nCite a passage you use by its number in square brackets, like [1].`;
       },
     },
     {

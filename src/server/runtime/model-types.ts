@@ -33,6 +33,10 @@ export interface AnswerInput {
   history: Turn[];
   message: string;
   knowledge: Passage[];
+  /** The number a passage is cited by as `[n]` (runtime/citations.ts); null for one that is not knowledge. */
+  cite?: (passage: Passage) => number | null;
+  /** Whether the agent has knowledge attached, even when none of it matched the message. */
+  hasKnowledge?: boolean;
   /** Tools the model may call (provider models only; the offline model does not call tools). */
   tools?: ModelTool[];
   /** Model calls one answer may make, tool rounds included. */
@@ -44,6 +48,8 @@ export interface RouteCandidate {
   id: string;
   name: string;
   description: string;
+  /** What the member's knowledge holds about the message, if it has any (the offline router reads it). */
+  knowledge?: string;
 }
 
 export interface Grade {

@@ -1,40 +1,49 @@
 // The built-in model: extractive and honest. It answers with the sentences of the agent's
-// retrieved knowledge that best match the message (citing where they come from), routes by
+// retrieved knowledge that best match the message (each cited by its passage's number), routes by
 // matching the message against each member's description, and grades by checking that the
 // output covers the expected behaviour's key terms. No network, no randomness.
 import type { AnswerInput, ChatModel, Grade, Passage, RouteCandidate } from "./model-types";
 import { BUILTIN_MODEL_ID } from "./model-types";
+import { withMarker } from "./citations";
 import { overlap, sentences, terms } from "./text";
 
 const MAX_SENTENCES = 3;
+/** What an end user reads when there is nothing to answer from: plain words, no internals. */
+export const NO_KNOWLEDGE = "I can only answer from this assistant's knowledge, and it doesn't have any yet.";
+export const NOTHING_FOUND = "I couldn't find anything about that in what I know. Try asking in other words.";
 /** Share of the expected behaviour's key terms the output must contain to pass. */
 const PASS_SHARE = 0.5;
 
-function bestSentences(message: string, knowledge: Passage[]): { sentence: string; title: string }[] {
-  const scored = knowledge.flatMap((passage) => sentences(passage.text).map((sentence) => ({ sentence, title: passage.title, score: overlap(message, sentence) })));
+function bestSentences(message: string, knowledge: Passage[]): { sentence: string; passage: Passage }[] {
+  const scored = knowledge.flatMap((passage) => sentences(passage.text).map((sentence) => ({ sentence, passage, score: overlap(message, sentence) })));
   return scored
     .filter((entry) => entry.score > 0)
     .sort((a, b) => b.score - a.score)
     .slice(0, MAX_SENTENCES);
 }
 
-export function offlineAnswer({ message, knowledge }: Pick<AnswerInput, "message" | "knowledge">): string {
+/** The best sentences of the knowledge, each cited `[n]` when `cite` numbers its passage. */
+export function offlineAnswer({ message, knowledge, hasKnowledge, cite }: Pick<AnswerInput, "message" | "knowledge" | "hasKnowledge" | "cite">): string {
   const found = bestSentences(message, knowledge);
-  if (found.length === 0) {
-    return knowledge.length === 0
-      ? "I am Atrium's offline model: I answer only from this agent's knowledge, and it has none yet."
-      : "I could not find anything about that in my knowledge.";
-  }
-  const sources = [...new Set(found.map((entry) => entry.title))];
-  return `${found.map((entry) => entry.sentence).join(" ")}\n\nSources: ${sources.join("; ")}`;
+  if (found.length === 0) return knowledge.length === 0 && !hasKnowledge ? NO_KNOWLEDGE : NOTHING_FOUND;
+  return found.map((entry) => withMarker(entry.sentence, cite?.(entry.passage) ?? null)).join(" ");
 }
 
+/**
+ * The members whose description matches the message; else those whose knowledge holds its words
+ * (a question about a document need not name what the member is for); else the first.
+ */
 export function offlineRoute(message: string, candidates: RouteCandidate[]): string[] {
-  const scored = candidates
-    .map((candidate, index) => ({ id: candidate.id, index, score: overlap(message, `${candidate.name} ${candidate.description}`) }))
-    .sort((a, b) => b.score - a.score || a.index - b.index);
-  const matching = scored.filter((entry) => entry.score > 0);
-  return (matching.length > 0 ? matching : scored.slice(0, 1)).map((entry) => entry.id);
+  const scored = candidates.map((candidate, index) => ({
+    id: candidate.id,
+    index,
+    score: overlap(message, `${candidate.name} ${candidate.description}`),
+    knows: candidate.knowledge ? overlap(message, candidate.knowledge) : 0,
+  }));
+  const byDescription = scored.filter((entry) => entry.score > 0).sort((a, b) => b.score - a.score || a.index - b.index);
+  if (byDescription.length > 0) return byDescription.map((entry) => entry.id);
+  const byKnowledge = scored.filter((entry) => entry.knows > 0).sort((a, b) => b.knows - a.knows || a.index - b.index);
+  return (byKnowledge.length > 0 ? byKnowledge : scored.slice(0, 1)).map((entry) => entry.id);
 }
 
 export function offlineGrade(output: string, expectedBehavior: string): Grade {

@@ -24,10 +24,18 @@ export interface ProviderConnection {
   fetch?: typeof globalThis.fetch;
 }
 
-function knowledgeBlock(knowledge: Passage[]): string {
+/**
+ * The knowledge in the system prompt: each passage numbered as the run cites it (`cite`, else by
+ * its place), a team member's reply by its name only.
+ */
+function knowledgeBlock(knowledge: Passage[], cite?: (passage: Passage) => number | null): string {
   if (knowledge.length === 0) return "";
-  const passages = knowledge.map((passage, index) => `[${index + 1}] ${passage.title}\n${passage.text}`).join("\n\n");
-  return `\n\nAnswer from this knowledge when it is relevant, and cite the titles you used:\n\n${passages}`;
+  const numbered = knowledge.map((passage, index) => ({ passage, n: cite ? cite(passage) : index + 1 }));
+  const passages = numbered.map(({ passage, n }) => `${n === null ? "" : `[${n}] `}${passage.title}\n${passage.text}`).join("\n\n");
+  const citing = numbered.some(({ n }) => n !== null)
+    ? " Cite each numbered passage you use by its number in square brackets, like [1], right after the sentence it supports; never cite a number that is not listed."
+    : "";
+  return `\n\nAnswer from this knowledge when it is relevant.${citing}\n\n${passages}`;
 }
 
 /** The caller's signal, and the provider's own time bound per call (a failure the caller reports as provider_error). */
@@ -63,11 +71,11 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
   return {
     ...info,
     callsTools: true,
-    async *answer({ system, history, message, knowledge, tools = [], maxSteps = RUN_LIMITS.toolSteps, signal }) {
+    async *answer({ system, history, message, knowledge, cite, tools = [], maxSteps = RUN_LIMITS.toolSteps, signal }) {
       const abortSignal = callSignal(signal);
       const result = streamText({
         model,
-        system: system + knowledgeBlock(knowledge),
+        system: system + knowledgeBlock(knowledge, cite),
         messages: [...history, { role: "user", content: message }],
         ...(tools.length > 0
           ? {

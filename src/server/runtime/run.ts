@@ -10,8 +10,10 @@ import { logProviderFailure } from "@/server/observability/operator-log";
 import { schemaProblems } from "./json-schema";
 import { appendBounded, forStep, forTrace, RUN_LIMITS, runLimitExceeded, type RunBound } from "./limits";
 import { BUILTIN_MODEL_ID, modelFor, type AnswerInput, type ChatModel, type Passage, type ProviderRow, type Turn } from "./models";
+import type { RouteCandidate } from "./model-types";
 import { boundedTool, flowTool, knowledgeTools, toolName, type AgentTool } from "./agent-tools";
 import { builtInTools } from "./built-ins";
+import { Citations } from "./citations";
 import { integrationTools } from "./mcp-tools";
 import { missingNote, retrievePassages, tracePassages, type Retrieved } from "./retrieval";
 import { render, type TemplateScope } from "./templates";
@@ -51,6 +53,8 @@ export interface RunContext {
   retrievals: Map<string, Promise<Retrieved>>;
   /** The organization's model providers, when read with the app (runtime/load.ts); else each search reads them. */
   providers?: ProviderRow[];
+  /** The passages the run's answers cite, numbered in the order first cited. */
+  citations: Citations;
 }
 
 /** What a stream's `step` event carries: one when a member starts, one when it ends. */
@@ -73,6 +77,7 @@ export function newRunContext(db: Db, organizationId: string, cancel?: AbortSign
     timeout,
     cancel,
     retrievals: new Map(),
+    citations: new Citations(),
   };
 }
 
@@ -215,7 +220,17 @@ export async function runAgent(
   }
   checkpoint(ctx);
   const limit = { ...(options.limit ?? { max: RUN_LIMITS.replyChars, bound: "reply" as const }), where: `agent "${doc.name}"` };
-  const input = { system: systemPrompt(doc, options.extraSystem), history, message, knowledge, tools: tools.map((tool) => boundedTool(ctx, tool, (where) => step(ctx, where))) };
+  const hasKnowledge = knowledgebaseIds.length > 0 || knowledge.length > 0;
+  const cite = (passage: Passage) => ctx.citations.number(passage);
+  const input = {
+    system: systemPrompt(doc, options.extraSystem),
+    history,
+    message,
+    knowledge,
+    hasKnowledge,
+    cite,
+    tools: tools.map((tool) => boundedTool(ctx, tool, (where) => step(ctx, where))),
+  };
   const text = await answer(ctx, model, input, limit, options.onDelta);
   // Attached flows run at their live versions in the organization; say which were not found.
   const missingFlows = options.flows ? doc.flows.filter((id) => !options.flows!.some((flow) => flow.id === id)) : [];
@@ -406,6 +421,36 @@ function memberTools(ctx: RunContext, members: Member[], history: Turn[]): Agent
   });
 }
 
+/** What a member's knowledge tells the offline router about a message (the passages are searched once per run). */
+const ROUTE_KNOWLEDGE_CHARS = 4000;
+
+/**
+ * The members as routing candidates. For the offline router, an agent with knowledge also shows
+ * what its knowledge holds about the message: the same search its run makes (retrieveOnce), so a
+ * question its documents answer reaches it even when its description names other things.
+ */
+async function routeCandidates(ctx: RunContext, members: Member[], message: string, providerRouter: boolean): Promise<RouteCandidate[]> {
+  return Promise.all(
+    members.map(async (member): Promise<RouteCandidate> => {
+      const { id, document } = member.runnable;
+      const candidate = { id, name: document.name, description: document.description };
+      if (providerRouter || member.kind !== "agent" || member.runnable.document.knowledge.length === 0) return candidate;
+      const retrieved = await retrieveOnce(
+        ctx,
+        member.runnable.document.knowledge.map((k) => k.knowledgebaseId),
+        message,
+      );
+      return {
+        ...candidate,
+        knowledge: retrieved.passages
+          .map((p) => p.text)
+          .join("\n")
+          .slice(0, ROUTE_KNOWLEDGE_CHARS),
+      };
+    }),
+  );
+}
+
 /**
  * One reply from an app: `supervisor` consults the members the adviser picks (a provider adviser
  * calls them as tools and answers itself), `sequential` runs every member in order (each seeing
@@ -437,8 +482,8 @@ export async function runApp(
   if (run.members.length > 0) {
     if (doc.orchestrationMode === "supervisor") {
       const started = performance.now();
-      const candidates = run.members.map((m) => ({ id: m.runnable.id, name: m.runnable.document.name, description: m.runnable.document.description }));
       step(ctx, "routing");
+      const candidates = await routeCandidates(ctx, run.members, message, adviserModel.callsTools);
       const picked = await modelCall(ctx, () => adviserModel.route({ message, instructions: doc.adviserInstructions, candidates, signal: ctx.signal }));
       const chosen = run.members.filter((m) => picked.includes(m.runnable.id)).slice(0, 2);
       ctx.trace.push({
@@ -466,7 +511,7 @@ export async function runApp(
   const started = performance.now();
   step(ctx, "built-in supervisor");
   const limit = { max: RUN_LIMITS.replyChars, bound: "reply" as const, where: "built-in supervisor" };
-  const text = await answer(ctx, adviserModel, { system: guidance, history, message, knowledge: replies }, limit, onDelta);
+  const text = await answer(ctx, adviserModel, { system: guidance, history, message, knowledge: replies, cite: (passage) => ctx.citations.number(passage) }, limit, onDelta);
   ctx.trace.push({
     id: run.app.id,
     kind: "supervisor",

@@ -6,9 +6,24 @@ const STOPWORDS = new Set(
   ),
 );
 
-/** Content words, lower-cased, with a plural -s or an -ing ending taken off. */
+/** Content words, lower-cased, each reduced to its stem. */
 export function terms(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => word.length > 1 && !STOPWORDS.has(word)).map((word) => word.replace(/(?<=\w{3})(ing|(?<!s)s)$/u, ""));
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => word.length > 1 && !STOPWORDS.has(word)).map(stem);
+}
+
+/**
+ * A light stem, so that a question's words meet the text's in another form: "policies" and
+ * "policy", "damaged", "damages" and "damage", "returns" and "returning". Each step is one
+ * anchored suffix test (no backtracking) and keeps at least three letters.
+ */
+export function stem(word: string): string {
+  let w = word;
+  if (w.length > 4 && w.endsWith("ies")) w = `${w.slice(0, -3)}y`;
+  else if (w.length > 3 && w.endsWith("s") && !w.endsWith("ss") && !w.endsWith("us") && !w.endsWith("is")) w = w.slice(0, -1);
+  if (w.length > 5 && w.endsWith("ing")) w = w.slice(0, -3);
+  else if (w.length > 4 && w.endsWith("ed")) w = w.slice(0, -2);
+  if (w.length > 3 && w.endsWith("e")) w = w.slice(0, -1);
+  return w;
 }
 
 /** Share of the query's terms found in the text (0..1). */

@@ -155,7 +155,7 @@ export function startConversationRun(db: Db, actor: Actor | EndUserActor, input:
       onDelta: (text) => recorder?.push("delta", { text }),
       onStep: (step: RunStep) => recorder?.push("step", step),
     }).then(
-      (result) => ended("succeeded", "done", { reply: result.reply, conversation_id: result.conversation_id, execution_id: result.execution_id }),
+      (result) => ended("succeeded", "done", { reply: result.reply, citations: result.citations, conversation_id: result.conversation_id, execution_id: result.execution_id }),
       async (error: unknown) => {
         if (!recorder) return reject(error);
         const failure = toAppError(error);
@@ -278,6 +278,7 @@ async function executionOf(db: Db, run: RunRow): Promise<Execution> {
     endUserEmail: null,
     portalId: null,
     portalName: null,
+    feedback: null,
     createdAt: run.createdAt.toISOString(),
   };
 }

@@ -10,6 +10,7 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, isAppError, toAppError } from "@/server/errors";
 import { loadLiveApp } from "@/server/runtime/load";
+import type { Citation } from "@/server/runtime/citations";
 import type { Turn } from "@/server/runtime/models";
 import { newRunContext, runApp, runCanceled, type RunStep } from "@/server/runtime/run";
 import { chargeRunCredit, refundRunCredit } from "./credits";
@@ -22,8 +23,11 @@ const HISTORY_TURNS = 20;
 
 export interface ConverseInput {
   appId: string;
-  message: string;
+  /** The turn's text; with `regenerate`, it replaces the last user message (edit and resend), else that message is asked again. */
+  message?: string;
   conversationId?: string;
+  /** Runs the conversation's last user message again and hides the exchange it replaces. */
+  regenerate?: boolean;
   /** Over the API: the end user the call is made for, and the portal it counts as (optional). */
   endUserId?: string;
   portalId?: string;
@@ -31,6 +35,8 @@ export interface ConverseInput {
 
 export interface ConverseResult {
   reply: string;
+  /** The passages the reply cites as `[n]`. */
+  citations: Citation[];
   conversation_id: string;
   execution_id: string;
   greeting: string;
@@ -60,30 +66,65 @@ export interface ConverseOptions {
  * its last HISTORY_TURNS turns, oldest first, in one statement: no row when there is no such one.
  */
 const HISTORY_SQL = `
-  select c.id, m.role, m.content
+  select c.id, m.id as message_id, m.role, m.content
   from conversations c
   left join lateral (
     select role, content, created_at, id from conversation_messages
-    where conversation_id = c.id
+    where conversation_id = c.id and superseded_at is null
     order by created_at desc, id desc
     limit $5
   ) m on true
-  where c.id = $1 and c.organization_id = $2 and c.app_id = $3 and c.end_user_id is not distinct from $4::uuid
+  where c.id = $1 and c.organization_id = $2 and c.app_id = $3 and c.end_user_id is not distinct from $4::uuid and c.hidden_at is null
   order by m.created_at, m.id`;
 
 async function findConversation(db: Db, organizationId: string, appId: string, conversationId: string, endUserId: string | null) {
   const notFound = () => new AppError("not_found", "No conversation with that id for this app.");
   if (!isUuid(conversationId)) throw notFound();
-  const { rows } = await db.pool.query<{ id: string; role: Turn["role"] | null; content: string | null }>({
+  const { rows } = await db.pool.query<{ id: string; message_id: string | null; role: Turn["role"] | null; content: string | null }>({
     name: "atrium_conversation_history",
     text: HISTORY_SQL,
     values: [conversationId, organizationId, appId, endUserId, HISTORY_TURNS * 2],
   });
   if (rows.length === 0) throw notFound();
+  const messages = rows.flatMap((m) => (m.message_id === null || m.role === null || m.content === null ? [] : [{ id: m.message_id, role: m.role, content: m.content }]));
   return {
     conversation: { id: rows[0]!.id },
-    history: rows.flatMap((m): Turn[] => (m.role === null || m.content === null ? [] : [{ role: m.role, content: m.content }])),
+    messages,
+    history: messages.map((m): Turn => ({ role: m.role, content: m.content })),
   };
+}
+
+/**
+ * A regenerated turn: the conversation's last user message (or the text that replaces it), the
+ * history before it, and the messages of the exchange it replaces (hidden once the new one is saved).
+ */
+function regeneratedTurn(existing: Awaited<ReturnType<typeof findConversation>>, message: string | undefined) {
+  const last = existing.messages.map((m) => m.role).lastIndexOf("user");
+  if (last < 0) throw new AppError("invalid_request", "This conversation has no message to regenerate.");
+  return {
+    message: message ?? existing.messages[last]!.content,
+    history: existing.history.slice(0, last),
+    superseded: existing.messages.slice(last).map((m) => m.id),
+  };
+}
+
+const TITLE_CHARS = 80;
+
+/** A conversation's title from its first question: its first sentence, at most TITLE_CHARS, cut at a word. */
+export function conversationTitle(message: string): string {
+  const text = message.replace(/\s+/g, " ").trim();
+  let end = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    if (".?!".includes(text[i]!) && text[i + 1] === " ") {
+      end = i + 1;
+      break;
+    }
+  }
+  const sentence = text.slice(0, end);
+  if (sentence.length <= TITLE_CHARS) return sentence;
+  const cut = sentence.slice(0, TITLE_CHARS - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${space > TITLE_CHARS / 2 ? cut.slice(0, space) : cut}…`;
 }
 
 /**
@@ -91,9 +132,12 @@ async function findConversation(db: Db, organizationId: string, appId: string, c
  * execution with its trace, and the two messages.
  */
 const SAVE_TURN_SQL = `
-  with conversation as (
+  with superseded as (
+    update conversation_messages set superseded_at = now() where id = any($15::uuid[]) and conversation_id = $1
+  ),
+  conversation as (
     insert into conversations (id, organization_id, app_id, started_by, end_user_id, portal_id, title, created_at, updated_at)
-    values ($1, $2, $3, $4, $12, $13, left($5, 120), now(), now())
+    values ($1, $2, $3, $4, $12, $13, $16, now(), now())
     on conflict (id) do update set updated_at = now()
     returning id
   ),
@@ -102,15 +146,28 @@ const SAVE_TURN_SQL = `
     select $11, $2, 'conversation', $3, 'app', $6, conversation.id, 'succeeded', $7, $8, $5, $9, $10::jsonb, $4, $12, $13, now() from conversation
     returning id
   )
-  insert into conversation_messages (id, conversation_id, role, content, execution_id, created_at)
-  select gen_random_uuid(), conversation.id, turn.role, turn.content, case when turn.role = 'assistant' then execution.id end, now() + turn.nth * interval '1 millisecond'
+  insert into conversation_messages (id, conversation_id, role, content, execution_id, citations, created_at)
+  select gen_random_uuid(), conversation.id, turn.role, turn.content, case when turn.role = 'assistant' then execution.id end,
+    case when turn.role = 'assistant' then $14::jsonb else '[]'::jsonb end, now() + turn.nth * interval '1 millisecond'
   from conversation, execution, (values ('user', $5, 0), ('assistant', $9, 1)) as turn(role, content, nth)`;
 
 async function saveTurn(
   db: Db,
   actor: Actor | EndUserActor,
   runner: RunFor,
-  turn: { conversationId: string; executionId: string; appId: string; versionId: string; message: string; reply: string; latencyMs: number; trace: unknown },
+  turn: {
+    conversationId: string;
+    executionId: string;
+    appId: string;
+    versionId: string;
+    message: string;
+    reply: string;
+    citations: Citation[];
+    /** The messages of the exchange a regenerated turn replaces. */
+    superseded: string[];
+    latencyMs: number;
+    trace: unknown;
+  },
 ): Promise<void> {
   await db.pool.query({
     name: "atrium_save_turn",
@@ -129,6 +186,9 @@ async function saveTurn(
       turn.executionId,
       runner.endUserId,
       runner.portalId,
+      JSON.stringify(turn.citations),
+      turn.superseded,
+      conversationTitle(turn.message),
     ],
   });
 }
@@ -156,6 +216,9 @@ export const converse = guarded(
     if (!api.conversationEnabled) throw new AppError("service_disabled", "Conversation is turned off in this app's published API config; republish it with conversation enabled.");
     const runner = await runFor(db, actor, input.appId, input);
     const existing = conversation ? await conversation : null;
+    const turn = input.regenerate && existing ? regeneratedTurn(existing, input.message) : { message: input.message, history: existing?.history ?? [], superseded: [] };
+    if (turn.message === undefined) throw new AppError("invalid_request", "A message is required.");
+    const message = turn.message;
 
     const charge = await chargeRunCredit(db, actor.organizationId, runner.endUserId, CONVERSATION_CREDITS);
     const started = performance.now();
@@ -167,23 +230,26 @@ export const converse = guarded(
     let producedAnything = false;
     try {
       await options.onStart?.({ executionId, conversationId, endUserId: runner.endUserId });
-      const reply = await runApp(ctx, app, input.message, existing?.history ?? [], {
+      const reply = await runApp(ctx, app, message, turn.history, {
         onDelta: (piece) => {
           producedAnything = true;
           options.onDelta?.(piece);
         },
       });
+      const citations = ctx.citations.inReply(reply);
       await saveTurn(db, actor, runner, {
         conversationId,
         executionId,
         appId: input.appId,
         versionId: app.versionId,
-        message: input.message,
+        message,
         reply,
+        citations,
+        superseded: turn.superseded,
         latencyMs: performance.now() - started,
         trace: ctx.trace,
       });
-      return { reply, conversation_id: conversationId, execution_id: executionId, greeting: api.greeting };
+      return { reply, citations, conversation_id: conversationId, execution_id: executionId, greeting: api.greeting };
     } catch (error) {
       const canceled = options.signal?.aborted === true;
       const failure = canceled ? runCanceled() : toAppError(error);
@@ -202,7 +268,7 @@ export const converse = guarded(
         status: canceled ? "canceled" : "failed",
         credits: charged,
         latencyMs: performance.now() - started,
-        input: input.message,
+        input: message,
         output: "",
         error: failure.message,
         trace: ctx.trace,
@@ -253,7 +319,7 @@ export const getConversationMessages = guarded({ scope: "apps:read" }, async fun
   const conversation = await db.conversation.findFirst({ where: { id: input.conversationId, organizationId: actor.organizationId, endUserId: null } });
   if (!conversation) throw new AppError("not_found", "No conversation with that id.");
   const messages = await db.conversationMessage.findMany({
-    where: { conversationId: conversation.id, conversation: { organizationId: actor.organizationId } },
+    where: { conversationId: conversation.id, conversation: { organizationId: actor.organizationId }, supersededAt: null },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
   return {
@@ -263,21 +329,35 @@ export const getConversationMessages = guarded({ scope: "apps:read" }, async fun
       role: m.role as "user" | "assistant",
       content: m.content,
       executionId: m.executionId,
+      citations: citationsOf(m.citations),
       createdAt: m.createdAt.toISOString(),
     })),
   };
 });
 
+/** A stored message's citations (a JSON column the run wrote). */
+function citationsOf(stored: unknown): Citation[] {
+  return Array.isArray(stored) ? (stored as Citation[]) : [];
+}
+
 // ---- An end user's own conversations (the portal) ----
 
 /** The end user's conversations, most recently active first; never anyone else's. */
-export async function listEndUserConversations(db: Db, actor: EndUserActor, input: { limit: number; cursor?: string }) {
+export async function listEndUserConversations(db: Db, actor: EndUserActor, input: { limit: number; cursor?: string; q?: string; appId?: string }) {
   // The cursor pairs (updatedAt, id) of the last conversation handed out.
   const cursor = input.cursor ? decodeCursor(input.cursor) : null;
+  // `contains` is ILIKE with the text's wildcards escaped: no pattern from the end user runs.
+  const q = input.q?.trim();
+  const matching = q
+    ? { OR: [{ title: { contains: q, mode: "insensitive" as const } }, { messages: { some: { supersededAt: null, content: { contains: q, mode: "insensitive" as const } } } }] }
+    : {};
   const rows = await db.conversation.findMany({
     where: {
       organizationId: actor.organizationId,
       endUserId: actor.endUser.id,
+      hiddenAt: null,
+      ...(input.appId ? { appId: input.appId } : {}),
+      ...matching,
       ...(cursor ? { OR: [{ updatedAt: { lt: cursor.createdAt } }, { updatedAt: cursor.createdAt, id: { lt: cursor.id } }] } : {}),
     },
     orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
@@ -296,12 +376,35 @@ export async function listEndUserConversations(db: Db, actor: EndUserActor, inpu
   };
 }
 
+/** The end user's own conversation, not deleted by them; anyone else's answers not_found. */
+async function ownConversation(db: Db, actor: EndUserActor, conversationId: string) {
+  const conversation = isUuid(conversationId)
+    ? await db.conversation.findFirst({ where: { id: conversationId, organizationId: actor.organizationId, endUserId: actor.endUser.id, hiddenAt: null } })
+    : null;
+  if (!conversation) throw new AppError("not_found", "No conversation with that id.");
+  return conversation;
+}
+
+/** Renames one of the end user's conversations. */
+export async function renameEndUserConversation(db: Db, actor: EndUserActor, input: { conversationId: string; title: string }) {
+  const conversation = await ownConversation(db, actor, input.conversationId);
+  const updated = await db.conversation.update({ where: { id: conversation.id }, data: { title: input.title.trim() } });
+  const names = await builderItemNames(db, actor.organizationId, [updated.appId]);
+  return { conversation: { id: updated.id, appId: updated.appId, appName: names.get(updated.appId) ?? "", title: updated.title, updatedAt: updated.updatedAt.toISOString() } };
+}
+
+/** Deletes a conversation for its end user only: hidden from them, kept for the organization (executions, console). */
+export async function hideEndUserConversation(db: Db, actor: EndUserActor, input: { conversationId: string }) {
+  const conversation = await ownConversation(db, actor, input.conversationId);
+  await db.conversation.updateMany({ where: { id: conversation.id, organizationId: actor.organizationId, endUserId: actor.endUser.id }, data: { hiddenAt: new Date() } });
+  return { ok: true as const };
+}
+
 /** One of the end user's conversations with its messages; anyone else's answers not_found. */
 export async function getEndUserConversation(db: Db, actor: EndUserActor, input: { conversationId: string }) {
-  const conversation = await db.conversation.findFirst({ where: { id: input.conversationId, organizationId: actor.organizationId, endUserId: actor.endUser.id } });
-  if (!conversation) throw new AppError("not_found", "No conversation with that id.");
+  const conversation = await ownConversation(db, actor, input.conversationId);
   const [messages, names] = await Promise.all([
-    db.conversationMessage.findMany({ where: { conversationId: conversation.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
+    db.conversationMessage.findMany({ where: { conversationId: conversation.id, supersededAt: null }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
     builderItemNames(db, actor.organizationId, [conversation.appId]),
   ]);
   return {
@@ -309,6 +412,56 @@ export async function getEndUserConversation(db: Db, actor: EndUserActor, input:
     appId: conversation.appId,
     appName: names.get(conversation.appId) ?? "",
     title: conversation.title,
-    messages: messages.map((m) => ({ id: m.id, role: m.role as "user" | "assistant", content: m.content, createdAt: m.createdAt.toISOString() })),
+    messages: messages.map((m) => ({
+      id: m.id,
+      role: m.role as "user" | "assistant",
+      content: m.content,
+      citations: citationsOf(m.citations),
+      createdAt: m.createdAt.toISOString(),
+    })),
   };
 }
+
+// ---- Feedback on a reply ----
+
+export interface MessageFeedbackInput {
+  appId?: string;
+  messageId: string;
+  rating: "up" | "down" | null;
+  reason?: string;
+}
+
+/**
+ * Thumbs up or down on an assistant message, stored on the execution that produced it (null
+ * clears it). The message is found by the rule that reads its conversation: an end user's own,
+ * not deleted; the organization's for its members and keys. Anything else is not_found.
+ */
+export const setMessageFeedback = guarded(
+  { scope: "apps:execute", endUsers: true },
+  async function setMessageFeedback(db: Db, actor: Actor | EndUserActor, input: MessageFeedbackInput) {
+    const notFound = new AppError("not_found", "No reply with that id.");
+    if (!isUuid(input.messageId) || (input.appId !== undefined && !isUuid(input.appId))) throw notFound;
+    const message = await db.conversationMessage.findFirst({
+      where: {
+        id: input.messageId.toLowerCase(),
+        role: "assistant",
+        supersededAt: null,
+        executionId: { not: null },
+        conversation: {
+          organizationId: actor.organizationId,
+          ...(input.appId ? { appId: input.appId.toLowerCase() } : {}),
+          ...(actor.kind === "end_user" ? { endUserId: actor.endUser.id, hiddenAt: null } : {}),
+        },
+      },
+      select: { executionId: true },
+    });
+    if (!message?.executionId) throw notFound;
+    const at = input.rating ? new Date() : null;
+    const updated = await db.execution.updateMany({
+      where: { id: message.executionId, organizationId: actor.organizationId },
+      data: { feedbackRating: input.rating, feedbackReason: input.rating ? (input.reason ?? null) : null, feedbackAt: at },
+    });
+    if (updated.count === 0) throw notFound;
+    return { feedback: input.rating && at ? { rating: input.rating, reason: input.reason ?? null, at: at.toISOString() } : null };
+  },
+);

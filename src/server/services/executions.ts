@@ -70,8 +70,9 @@ async function toExecutions(db: Db, organizationId: string, rows: ExecutionRow[]
   ]);
   const emails = new Map(endUsers.map((endUser) => [endUser.id, endUser.email]));
   const names = new Map(portals.map((portal) => [portal.id, portal.name]));
-  return rows.map((row) => ({
+  return rows.map(({ feedbackRating, feedbackReason, feedbackAt, ...row }) => ({
     ...row,
+    feedback: feedbackRating && feedbackAt ? { rating: feedbackRating as "up" | "down", reason: feedbackReason, at: feedbackAt.toISOString() } : null,
     itemName: itemNames.get(row.itemId) ?? null,
     trace: row.trace as Execution["trace"],
     endUserEmail: row.endUserId ? (emails.get(row.endUserId) ?? null) : null,
@@ -85,7 +86,16 @@ export const listExecutions = guarded(
   async function listExecutions(
     db: Db,
     actor: Actor,
-    input: { limit: number; cursor?: string; itemId?: string; endUserId?: string; portalId?: string; status?: ExecutionStatus; order?: "oldest" | "newest" },
+    input: {
+      limit: number;
+      cursor?: string;
+      itemId?: string;
+      endUserId?: string;
+      portalId?: string;
+      status?: ExecutionStatus;
+      feedback?: "up" | "down";
+      order?: "oldest" | "newest";
+    },
   ) {
     const newest = input.order === "newest";
     const rows = await db.execution.findMany({
@@ -95,6 +105,7 @@ export const listExecutions = guarded(
         ...(input.endUserId ? { endUserId: input.endUserId } : {}),
         ...(input.portalId ? { portalId: input.portalId } : {}),
         ...(input.status ? { status: input.status } : {}),
+        ...(input.feedback ? { feedbackRating: input.feedback } : {}),
         ...(newest ? beforeCursor(input.cursor) : afterCursor(input.cursor)),
       },
       orderBy: newest ? NEWEST_FIRST : CURSOR_ORDER,

@@ -362,9 +362,34 @@ export function fuse(rankings: RankedHit[][], limit: number, onePerSource: boole
 /** How many passages an agent or a knowledge_search node receives for a message. */
 export const AGENT_PASSAGES = 5;
 
-/** A passage's title as an agent reads it: its document, then the headings above it. */
-export function passageTitle(hit: Pick<RetrievedHit, "title" | "heading">): string {
-  return hit.heading ? `${hit.title}${HEADING_SEPARATOR}${hit.heading}` : hit.title;
+/** A passage's title as an agent reads it: its document as a person knows it, then the headings above it. */
+export function passageTitle(hit: Pick<RetrievedHit, "kind" | "title" | "heading">): string {
+  const title = hit.kind === "source" ? readableTitle(hit.title) : hit.title;
+  return hit.heading ? `${title}${HEADING_SEPARATOR}${hit.heading}` : title;
+}
+
+/** Document extensions that mark a source's name as a file name rather than a title. */
+const FILE_EXTENSION = /\.(md|markdown|txt|text|pdf|docx?|html?|csv|json|rtf|odt|pptx?|xlsx?)$/i;
+
+/**
+ * A source's title as a person reads it: a name given as a file name or path
+ * ("docs/Refund_Policy.PDF", "refund-policy.md") becomes words ("Refund policy"); any other name
+ * is kept as written. Words in capitals (an acronym such as "API") stay as they are.
+ */
+export function readableTitle(name: string): string {
+  const base = name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1);
+  if (base === name && !FILE_EXTENSION.test(name)) return name;
+  const words = base
+    .replace(FILE_EXTENSION, "")
+    .split(/[\s_.-]+/)
+    .filter(Boolean);
+  if (words.length === 0) return name;
+  return words
+    .map((word, index) => {
+      const plain = /^\p{Lu}\p{Ll}+$/u.test(word) || /^\p{Lu}{5,}$/u.test(word) ? word.toLowerCase() : word;
+      return index === 0 ? plain.charAt(0).toUpperCase() + plain.slice(1) : plain;
+    })
+    .join(" ");
 }
 
 /**

@@ -18,11 +18,17 @@ import {
   RequestCreditsOutput,
   VerifyCodeInput,
   VerifyCodeOutput,
+  PortalFeedbackInput,
+  RenamePortalConversationInput,
+  RenamePortalConversationOutput,
+  DeletePortalConversationInput,
+  DeletePortalConversationOutput,
 } from "@/schemas/portal";
+import { MessageFeedbackOutput } from "@/schemas/runtime";
 import { clearedPortalSessionCookie, portalSessionCookie } from "@/server/auth/portal-cookie";
 import { toAppError } from "@/server/errors";
 import { logRefusedSignIn } from "@/server/observability/operator-log";
-import { getEndUserConversation, listEndUserConversations } from "@/server/services/conversations";
+import { getEndUserConversation, hideEndUserConversation, listEndUserConversations, renameEndUserConversation, setMessageFeedback } from "@/server/services/conversations";
 import { cancelConversationRun } from "@/server/services/conversation-runs";
 import { requestMoreCredits } from "@/server/services/credit-requests";
 import { creditPools } from "@/server/services/credits";
@@ -102,6 +108,15 @@ export const portalRouter = router({
     get: endUserProcedure(GetPortalConversationInput)
       .output(GetPortalConversationOutput)
       .query(async ({ ctx, input }) => ({ conversation: await getEndUserConversation(ctx.db, ctx.actor, input) })),
+    rename: endUserProcedure(RenamePortalConversationInput)
+      .output(RenamePortalConversationOutput)
+      .mutation(({ ctx, input }) => renameEndUserConversation(ctx.db, ctx.actor, input)),
+    delete: endUserProcedure(DeletePortalConversationInput)
+      .output(DeletePortalConversationOutput)
+      .mutation(({ ctx, input }) => hideEndUserConversation(ctx.db, ctx.actor, input)),
+    feedback: endUserProcedure(PortalFeedbackInput)
+      .output(MessageFeedbackOutput)
+      .mutation(({ ctx, input }) => setMessageFeedback(ctx.db, ctx.actor, { messageId: input.messageId, rating: input.rating, reason: input.reason })),
   }),
 });
 

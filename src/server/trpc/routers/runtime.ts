@@ -7,6 +7,8 @@ import {
   ConversationRunEventsOutput,
   ConversationRunInput,
   ConversationOutput,
+  MessageFeedbackInput,
+  MessageFeedbackOutput,
   Execution,
   ListExecutionsInput,
   ListExecutionsOutput,
@@ -17,7 +19,7 @@ import {
   TransactionInput,
   TransactionOutput,
 } from "@/schemas/runtime";
-import { converse } from "@/server/services/conversations";
+import { converse, setMessageFeedback } from "@/server/services/conversations";
 import { cancelConversationRun, openConversationRun, readRunEvents } from "@/server/services/conversation-runs";
 import { getExecution, listExecutions } from "@/server/services/executions";
 import { listTestRuns, runTests } from "@/server/services/test-runs";
@@ -51,6 +53,22 @@ function testProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") 
 }
 
 export const runtimeRouter = router({
+  conversationFeedback: scopedProcedure(setMessageFeedback.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/apps/{appId}/conversation/messages/{messageId}/feedback",
+        tags: ["Apps"],
+        summary: "Rate a reply",
+        description:
+          "Thumbs up or down on an assistant message of a conversation, with an optional reason; `rating: null` clears it. Stored on the execution that produced the reply (its `feedback`; `GET /executions?feedback=`). A message of a conversation the caller may not read is `not_found`.",
+      },
+      door: "apps",
+      errors: ["not_found"],
+    })
+    .input(MessageFeedbackInput)
+    .output(MessageFeedbackOutput)
+    .mutation(({ ctx, input }) => setMessageFeedback(ctx.db, ctx.actor, input)),
   conversation: scopedProcedure(converse.requirement)
     .meta({
       openapi: {
@@ -68,7 +86,14 @@ export const runtimeRouter = router({
     .input(ConversationInput)
     .output(ConversationOutput)
     .mutation(({ ctx, input }) =>
-      converse(ctx.db, ctx.actor, { appId: input.appId, message: input.message, conversationId: input.conversation_id, endUserId: input.endUserId, portalId: input.portalId }),
+      converse(ctx.db, ctx.actor, {
+        appId: input.appId,
+        message: input.message,
+        conversationId: input.conversation_id,
+        regenerate: input.regenerate,
+        endUserId: input.endUserId,
+        portalId: input.portalId,
+      }),
     ),
 
   conversationRunEvents: scopedProcedure(openConversationRun.requirement)
