@@ -21,6 +21,8 @@ export function MessageActions({
   onFeedback?: (rating: FeedbackRating | null, reason?: string) => void;
 }) {
   const [copied, setCopied] = useState<"markdown" | "text" | null>(null);
+  // The rating as last chosen here; the stored one until then.
+  const [rating, setRating] = useState<FeedbackRating | null>(feedback ?? null);
   const [asking, setAsking] = useState(false);
   const [reason, setReason] = useState("");
 
@@ -31,10 +33,11 @@ export function MessageActions({
     });
   }
 
-  function rate(rating: FeedbackRating) {
-    if (feedback === rating) return onFeedback?.(null);
-    onFeedback?.(rating);
-    if (rating === "down") setAsking(true);
+  function rate(chosen: FeedbackRating) {
+    const next = rating === chosen ? null : chosen;
+    setRating(next);
+    onFeedback?.(next);
+    setAsking(next === "down");
   }
 
   function sendReason(event: FormEvent) {
@@ -62,11 +65,11 @@ export function MessageActions({
         )}
         {onFeedback && (
           <>
-            <button type="button" className="icon-button" aria-pressed={feedback === "up"} onClick={() => rate("up")} title="Helpful">
+            <button type="button" className="icon-button" aria-pressed={rating === "up"} onClick={() => rate("up")} title="Helpful">
               <ThumbsUp size={16} aria-hidden />
               <span className="visually-hidden">Helpful</span>
             </button>
-            <button type="button" className="icon-button" aria-pressed={feedback === "down"} onClick={() => rate("down")} title="Not helpful">
+            <button type="button" className="icon-button" aria-pressed={rating === "down"} onClick={() => rate("down")} title="Not helpful">
               <ThumbsDown size={16} aria-hidden />
               <span className="visually-hidden">Not helpful</span>
             </button>

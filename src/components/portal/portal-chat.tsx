@@ -8,6 +8,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { ChatComposer } from "@/components/chat/chat-composer";
 import { ChatTranscript, lastQuestion } from "@/components/chat/chat-transcript";
 import { useChatTurn } from "@/components/chat/use-chat-turn";
+import { ConversationHistory } from "./conversation-history";
 import { OutOfCredits } from "./out-of-credits";
 import { portalError } from "./portal-errors";
 import { PortalFrame } from "./portal-frame";
@@ -27,7 +28,9 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
   useEffect(() => setConversationId(fromUrl), [fromUrl]);
   const conversation = useQuery(trpc.conversations.get.queryOptions(conversationId ? { portal, conversationId } : skipToken));
   const [draft, setDraft] = useState("");
+  const [historyOpen, setHistoryOpen] = useState(false);
   const cancel = useMutation(trpc.runs.cancel.mutationOptions());
+  const feedback = useMutation(trpc.conversations.feedback.mutationOptions());
   const turn = useChatTurn(`/api/portal/${encodeURIComponent(portal)}/apps/${encodeURIComponent(appId)}/conversation`, (executionId) =>
     cancel.mutateAsync({ portal, appId, executionId }),
   );
@@ -120,9 +123,16 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
                 <button type="button" onClick={startNew} disabled={!conversationId && !turn.pending}>
                   New conversation
                 </button>
-                <Link href={`${base}/conversations`}>Your conversations</Link>
+                <button type="button" aria-expanded={historyOpen} aria-controls="chat-history" onClick={() => setHistoryOpen((open) => !open)}>
+                  History
+                </button>
               </div>
             </div>
+            {historyOpen && (
+              <div id="chat-history" className="panel portal-chat-history">
+                <ConversationHistory portal={portal} currentId={conversationId} onDeletedCurrent={startNew} />
+              </div>
+            )}
             <ChatTranscript
               greeting={app.greeting}
               messages={stored}
@@ -134,6 +144,7 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
                   : {
                       onRegenerate: () => void ask(lastQuestion(stored), { regenerate: true }),
                       onEditLast: (text) => void ask(text, { regenerate: true }),
+                      onFeedback: (message, rating, reason) => feedback.mutate({ portal, messageId: message.id, rating, ...(reason ? { reason } : {}) }),
                     }
               }
             >

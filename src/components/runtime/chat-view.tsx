@@ -20,6 +20,7 @@ export function ChatView({ appId }: { appId: string }) {
   const messages = useQuery(trpc.conversations.messages.queryOptions(conversationId ? { conversationId } : skipToken));
   const [draft, setDraft] = useState("");
   const cancel = useMutation(trpc.runtime.cancelConversationRun.mutationOptions());
+  const feedback = useMutation(trpc.runtime.conversationFeedback.mutationOptions());
   const turn = useChatTurn(`/api/console/apps/${appId}/conversation`, (executionId) => cancel.mutateAsync({ appId, executionId }));
 
   function open(id: string | null) {
@@ -88,6 +89,7 @@ export function ChatView({ appId }: { appId: string }) {
             actions={{
               onRegenerate: () => void ask(lastQuestion(messages.data?.messages ?? []), { regenerate: true }),
               onEditLast: (text) => void ask(text, { regenerate: true }),
+              onFeedback: (message, rating, reason) => feedback.mutate({ appId, messageId: message.id, rating, ...(reason ? { reason } : {}) }),
             }}
             footer={(m) => (m.role === "assistant" && m.executionId ? <TraceDetails executionId={m.executionId} label="Trace of this answer" /> : null)}
           >

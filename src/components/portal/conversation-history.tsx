@@ -1,0 +1,123 @@
+"use client";
+// The end user's own conversations, newest first: searchable by title and text, each renamed or
+// deleted by its owner (deleting hides it from them; the organization's records stay). Used on
+// the Conversations page and as the chat's history drawer.
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState, type FormEvent } from "react";
+import { LoadMore } from "@/components/console/load-more";
+import { useCursorList } from "@/components/console/use-cursor-list";
+import { portalError } from "./portal-errors";
+import { usePortalTRPC } from "./portal-trpc";
+
+const PAGE = 20;
+
+type Row = { id: string; appId: string; appName: string; title: string; updatedAt: string };
+
+function HistoryRow({ portal, row, current, onChanged }: { portal: string; row: Row; current: boolean; onChanged: (deleted: boolean) => void }) {
+  const trpc = usePortalTRPC();
+  const base = `/p/${encodeURIComponent(portal)}`;
+  const [mode, setMode] = useState<"view" | "rename" | "delete">("view");
+  const [title, setTitle] = useState(row.title);
+  const rename = useMutation(trpc.conversations.rename.mutationOptions({ onSuccess: () => (setMode("view"), onChanged(false)) }));
+  const remove = useMutation(trpc.conversations.delete.mutationOptions({ onSuccess: () => onChanged(true) }));
+  const failure = rename.error ?? remove.error;
+
+  function saveTitle(event: FormEvent) {
+    event.preventDefault();
+    if (title.trim()) rename.mutate({ portal, conversationId: row.id, title: title.trim() });
+  }
+
+  return (
+    <li data-testid="portal-conversation" aria-current={current ? "true" : undefined}>
+      {mode === "rename" ? (
+        <form onSubmit={saveTitle} className="portal-history-edit" aria-label="Rename the conversation">
+          <input value={title} onChange={(e) => setTitle(e.target.value)} maxLength={200} aria-label="Conversation title" autoFocus />
+          <button type="submit" className="primary" disabled={rename.isPending}>
+            Save
+          </button>
+          <button type="button" onClick={() => (setMode("view"), setTitle(row.title))}>
+            Cancel
+          </button>
+        </form>
+      ) : (
+        <Link href={`${base}/apps/${row.appId}?c=${row.id}`}>
+          {row.title || "Untitled conversation"}
+          <span className="muted">
+            {row.appName} · {new Date(row.updatedAt).toLocaleString()}
+          </span>
+        </Link>
+      )}
+      {mode === "view" && (
+        <div className="portal-history-actions">
+          <button type="button" className="link" onClick={() => setMode("rename")} aria-label={`Rename “${row.title || "Untitled conversation"}”`}>
+            Rename
+          </button>
+          <button type="button" className="link" onClick={() => setMode("delete")} aria-label={`Delete “${row.title || "Untitled conversation"}”`}>
+            Delete
+          </button>
+        </div>
+      )}
+      {mode === "delete" && (
+        <div className="portal-history-actions" role="group" aria-label="Delete this conversation?">
+          <span>Delete this conversation?</span>
+          <button type="button" className="danger" onClick={() => remove.mutate({ portal, conversationId: row.id })} disabled={remove.isPending}>
+            Delete
+          </button>
+          <button type="button" onClick={() => setMode("view")}>
+            Keep
+          </button>
+        </div>
+      )}
+      {failure && (
+        <p role="alert" className="error">
+          {portalError(failure).message}
+        </p>
+      )}
+    </li>
+  );
+}
+
+export function ConversationHistory({ portal, currentId, onDeletedCurrent }: { portal: string; currentId?: string | null; onDeletedCurrent?: () => void }) {
+  const trpc = usePortalTRPC();
+  const queryClient = useQueryClient();
+  const [query, setQuery] = useState("");
+  const q = query.trim();
+  const list = useCursorList(
+    (cursor) => trpc.conversations.list.queryOptions({ portal, limit: PAGE, ...(q ? { q } : {}), ...(cursor ? { cursor } : {}) }),
+    (page) => page.conversations,
+  );
+  const changed = (id: string) => (deleted: boolean) => {
+    void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
+    if (deleted && id === currentId) onDeletedCurrent?.();
+  };
+  const error = list.error && portalError(list.error);
+
+  return (
+    <div className="portal-history">
+      <input
+        type="search"
+        value={query}
+        onChange={(e) => setQuery(e.target.value)}
+        placeholder="Search your conversations"
+        aria-label="Search your conversations"
+        maxLength={200}
+      />
+      {list.isLoading && <p className="muted">Loading…</p>}
+      {error && error.status !== 401 && (
+        <p role="alert" className="error">
+          {error.message}
+        </p>
+      )}
+      {list.isLoaded && list.items.length === 0 && <p className="muted">{q ? "No conversation matches." : "No conversations yet."}</p>}
+      {list.items.length > 0 && (
+        <ul className="portal-conversations">
+          {list.items.map((row) => (
+            <HistoryRow key={row.id} portal={portal} row={row} current={row.id === currentId} onChanged={changed(row.id)} />
+          ))}
+        </ul>
+      )}
+      <LoadMore list={list} />
+    </div>
+  );
+}
