@@ -187,7 +187,7 @@ for (const viewport of VIEWPORTS) {
       await api(page.request, demo.orgKey.secret, "POST", "/end-users", { email: alice, fullName: "Alice Martin" });
       await signInWithCode(page, slug, demo.organization.id, alice);
       await expect(page.getByTestId("no-apps")).toContainText("There is no app for you here yet.");
-      await expect(page.getByTestId("credits-left")).toHaveText("1 credit left");
+      await expect(page.getByTestId("credits-left")).toHaveText("0 credits left");
       await expectAccessible(page);
       await screenshot(page, "portal-home-no-apps");
       await page.getByRole("button", { name: "Sign out" }).click();

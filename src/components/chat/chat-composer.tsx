@@ -41,13 +41,14 @@ export function ChatComposer({
     if (typed !== "") onDraft(typed);
   }, [onDraft]);
   return (
-    <form className="chat-input" onSubmit={onSend} aria-label="Send a message">
+    <div className="chat-input">
+      {/* Outside the form: what it says may hold a form of its own (asking for more credits). */}
       {blocked && (
         <div className="chat-blocked" role="status" data-testid="composer-blocked">
           {blocked}
         </div>
       )}
-      <div className="chat-input-row">
+      <form className="chat-input-row" onSubmit={onSend} aria-label="Send a message">
         <textarea
           ref={box}
           rows={1}
@@ -75,8 +76,8 @@ export function ChatComposer({
             Send
           </button>
         )}
-      </div>
+      </form>
       {aside && <div className="chat-input-aside muted">{aside}</div>}
-    </form>
+    </div>
   );
 }

@@ -138,15 +138,16 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
               messages={stored}
               pending={turn.pending}
               reconnecting={turn.reconnecting}
-              actions={
-                outOfCredits
+              actions={{
+                // Out of credits, nothing that runs again is offered; rating still is.
+                ...(outOfCredits
                   ? {}
                   : {
                       onRegenerate: () => void ask(lastQuestion(stored), { regenerate: true }),
-                      onEditLast: (text) => void ask(text, { regenerate: true }),
-                      onFeedback: (message, rating, reason) => feedback.mutate({ portal, messageId: message.id, rating, ...(reason ? { reason } : {}) }),
-                    }
-              }
+                      onEditLast: (text: string) => void ask(text, { regenerate: true }),
+                    }),
+                onFeedback: (message, rating, reason) => feedback.mutate({ portal, messageId: message.id, rating, ...(reason ? { reason } : {}) }),
+              }}
             >
               {conversation.isLoading && <p className="muted">Loading…</p>}
               {conversation.error && (
