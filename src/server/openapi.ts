@@ -285,6 +285,9 @@ function addDoors(operation: Operation, meta: Meta): void {
       },
     };
   }
+  if (meta.csv && success?.content) {
+    success.content["text/csv"] = { schema: { type: "string", description: meta.csv } };
+  }
   // The REST door honours Idempotency-Key on every POST (adapters/rest.ts).
   if (meta.openapi?.method === "POST") {
     operation.parameters = [

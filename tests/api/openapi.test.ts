@@ -131,9 +131,9 @@ describe("the document describes what the server sends", () => {
     expect(problems.filter((problem) => problem.severity === "error").map((problem) => `${problem.ruleId}: ${problem.message}`)).toEqual([]);
   });
 
-  it("is under 260 KB thanks to named components", async () => {
+  it("is under 270 KB thanks to named components", async () => {
     const { text } = await fetchDocument();
-    expect(text.length).toBeLessThan(260_000);
+    expect(text.length).toBeLessThan(270_000);
   });
 
   it("matches the committed snapshot (UPDATE_OPENAPI_SNAPSHOT=1 rewrites it after an intended change)", async () => {

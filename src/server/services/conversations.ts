@@ -12,10 +12,11 @@ import { AppError, isAppError, toAppError } from "@/server/errors";
 import { loadLiveApp } from "@/server/runtime/load";
 import type { Turn } from "@/server/runtime/models";
 import { newRunContext, runApp, type RunStep } from "@/server/runtime/run";
-import { chargeRunCredit, refundRunCredit } from "./credits";
+import { chargedPool, chargeRunCredit, refundRunCredit } from "./credits";
 import { builderItemNames, recordExecution } from "./executions";
 import { decodeCursor, encodeCursor } from "./pagination";
 import { conversationStarters, runFor, type RunFor } from "./portal-access";
+import { recordRunUsage } from "./usage";
 
 export const CONVERSATION_CREDITS = 1;
 const HISTORY_TURNS = 20;
@@ -148,7 +149,7 @@ export const converse = guarded(
     const runner = await runFor(db, actor, input.appId, input);
     const existing = conversation ? await conversation : null;
 
-    const charge = await chargeRunCredit(db, actor.organizationId, runner.endUserId, CONVERSATION_CREDITS);
+    const charge = await chargeRunCredit(db, actor.organizationId, runner.endUserId, CONVERSATION_CREDITS, { appId: input.appId, portalId: runner.portalId });
     options.onStart?.();
     const started = performance.now();
     const ctx = newRunContext(db, actor.organizationId, options.signal);
@@ -172,6 +173,15 @@ export const converse = guarded(
         reply,
         latencyMs: performance.now() - started,
         trace: ctx.trace,
+      });
+      await recordRunUsage(db, actor.organizationId, {
+        kind: "conversation",
+        itemId: input.appId,
+        status: "succeeded",
+        credits: CONVERSATION_CREDITS,
+        ...runner,
+        subscriptionId: chargedPool(charge),
+        conversationStarted: !existing,
       });
       return { reply, conversation_id: conversationId, execution_id: executionId, greeting: api.greeting };
     } catch (error) {

@@ -7,6 +7,7 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
 import type { TraceEntry } from "@/server/runtime/run";
+import { recordRunUsage } from "./usage";
 import { afterCursor, beforeCursor, CURSOR_ORDER, NEWEST_FIRST, toPage } from "./pagination";
 
 export interface ExecutionRecord {
@@ -27,8 +28,9 @@ export interface ExecutionRecord {
   portalId?: string | null;
 }
 
-export async function recordExecution(db: Db, actor: Actor | EndUserActor, record: ExecutionRecord) {
-  return db.execution.create({
+/** The run's record and its usage (the pool that paid, when an end user's did, names the plan). */
+export async function recordExecution(db: Db, actor: Actor | EndUserActor, { subscriptionId, ...record }: ExecutionRecord & { subscriptionId?: string | null }) {
+  const execution = await db.execution.create({
     data: {
       ...record,
       latencyMs: Math.round(record.latencyMs),
@@ -37,6 +39,8 @@ export async function recordExecution(db: Db, actor: Actor | EndUserActor, recor
       trace: record.trace as unknown as Prisma.InputJsonValue,
     },
   });
+  await recordRunUsage(db, actor.organizationId, { ...record, subscriptionId, at: execution.createdAt });
+  return execution;
 }
 
 type ExecutionRow = Awaited<ReturnType<typeof recordExecution>>;

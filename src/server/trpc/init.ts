@@ -22,7 +22,12 @@ export interface Context {
   /** The console is served over https: cookies it sets are Secure. */
   secureCookies?: boolean;
   /** Procedures may set the success status (201, 202, 204) and headers; doors apply them. */
-  response: { status?: number; headers: Headers };
+  response: {
+    status?: number;
+    headers: Headers;
+    /** The REST door answers this text instead of the JSON output (GET /usage?format=csv). */
+    asText?: { contentType: string; render: (output: unknown) => string };
+  };
 }
 
 export type Meta = OpenApiMeta<{
@@ -37,6 +42,8 @@ export type Meta = OpenApiMeta<{
   successStatus?: number;
   /** The endpoint also takes multipart/form-data, served by src/server/adapters/upload.ts. */
   multipart?: boolean;
+  /** The REST door also answers text/csv (with `format=csv`), described so for the OpenAPI document. */
+  csv?: string;
   /** A second success status with the same body (202 pending_review beside 201/200 applied). */
   alsoSucceeds?: { status: number; description: string };
 }>;

@@ -19,6 +19,7 @@ import { tierPlansRouter } from "./routers/tier-plans";
 import { userGroupsRouter } from "./routers/user-groups";
 import { reviewsRouter } from "./routers/reviews";
 import { overviewRouter } from "./routers/overview";
+import { usageRouter } from "./routers/usage";
 
 export const appRouter = router({
   auth: authRouter,
@@ -41,6 +42,7 @@ export const appRouter = router({
   knowledge: knowledgeRouter,
   reviews: reviewsRouter,
   overview: overviewRouter,
+  usage: usageRouter,
 });
 
 export type AppRouter = typeof appRouter;
