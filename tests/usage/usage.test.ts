@@ -7,7 +7,7 @@ import { getUsage, recordRefusal, recordRunUsage } from "@/server/services/usage
 import { create, publish } from "../builder-helpers";
 import { api, expectError, issueKey, newOrganization } from "../helpers";
 import { newKnowledgebase } from "../knowledge-helpers";
-import { portalScenario, type PortalScenario } from "../portal/helpers";
+import { clientAddress, errorCode, portalCall, portalScenario, signIn, type PortalScenario } from "../portal/helpers";
 import { credits, publishedApp } from "../runtime-helpers";
 
 /** A published app whose transaction answers a quote from a flow; `outputSchema` decides whether the reply fits. */
@@ -168,6 +168,22 @@ describe("GET /usage", () => {
     expect(defaults.body.interval).toBe("day");
     expect(new Date(defaults.body.to).getTime() - new Date(defaults.body.from).getTime()).toBe(30 * 86_400_000);
     expect(defaults.body.series.length).toBeGreaterThanOrEqual(30);
+  });
+});
+
+describe("an end user's own usage in the portal", () => {
+  it("shows her credits by day over this month, never anyone else's", async () => {
+    const world = await busyOrganization();
+    const cookie = await signIn(world, world.endUser.email, clientAddress());
+    const mine = await portalCall("query", "credits.usage", { portal: world.portal.slug }, { cookie });
+    expect(mine.status).toBe(200);
+    const usage = mine.body.result.data;
+    expect(usage.total).toBe(2);
+    const now = new Date();
+    expect(usage.from).toBe(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString());
+    expect(usage.series).toHaveLength(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0)).getUTCDate());
+    expect(usage.series.find((day: { credits: number }) => day.credits > 0)).toMatchObject({ start: `${now.toISOString().slice(0, 10)}T00:00:00.000Z`, credits: 2 });
+    expect(errorCode(await portalCall("query", "credits.usage", { portal: world.portal.slug }))).toBe("unauthorized");
   });
 });
 

@@ -17,6 +17,7 @@ import {
   VerifyCodeInput,
   VerifyCodeOutput,
 } from "@/schemas/portal";
+import { PortalUsage, PortalUsageInput } from "@/schemas/usage";
 import { clearedPortalSessionCookie, portalSessionCookie } from "@/server/auth/portal-cookie";
 import { getEndUserConversation, listEndUserConversations } from "@/server/services/conversations";
 import { requestMoreCredits } from "@/server/services/credit-requests";
@@ -25,6 +26,7 @@ import { endEndUserSession } from "@/server/services/end-user-sessions";
 import { listPortalApps } from "@/server/services/portal-access";
 import { requestSignInCode, verifySignInCode } from "@/server/services/portal-sign-in";
 import { toPublicPortal } from "@/server/services/portals";
+import { getPortalUsage } from "@/server/services/usage";
 import { endUserProcedure, portalProcedure, portalRouterFactory as router } from "./portal/init";
 
 export const portalRouter = router({
@@ -71,6 +73,10 @@ export const portalRouter = router({
     request: endUserProcedure(RequestCreditsInput)
       .output(RequestCreditsOutput)
       .mutation(async ({ ctx, input }) => ({ creditRequest: await requestMoreCredits(ctx.db, ctx.actor, input) })),
+    /** The end user's own credits by day over this month. */
+    usage: endUserProcedure(PortalUsageInput)
+      .output(PortalUsage)
+      .query(({ ctx }) => getPortalUsage(ctx.db, ctx.actor)),
   }),
 
   apps: router({
