@@ -5,7 +5,7 @@ import { getDb } from "@/server/db";
 import { USAGE_METRICS } from "@/schemas/usage";
 import { getUsage, recordRefusal, recordRunUsage } from "@/server/services/usage";
 import { create, publish } from "../builder-helpers";
-import { api, expectError, issueKey, newOrganization } from "../helpers";
+import { api, expectError, issueKey, newOrganization, signInCookie, trpc } from "../helpers";
 import { newKnowledgebase } from "../knowledge-helpers";
 import { clientAddress, errorCode, portalCall, portalScenario, signIn, type PortalScenario } from "../portal/helpers";
 import { credits, publishedApp } from "../runtime-helpers";
@@ -168,6 +168,26 @@ describe("GET /usage", () => {
     expect(defaults.body.interval).toBe("day");
     expect(new Date(defaults.body.to).getTime() - new Date(defaults.body.from).getTime()).toBe(30 * 86_400_000);
     expect(defaults.body.series.length).toBeGreaterThanOrEqual(30);
+  });
+});
+
+describe("the console's usage", () => {
+  it("shows an end user's usage on their page and who is closest to their limit, for the organization's own only", async () => {
+    const world = await busyOrganization();
+    const other = await publishedApp();
+    const cookie = await signInCookie(world.tenant.owner.email, world.tenant.owner.password);
+    const from = new Date(Date.now() - 86_400_000).toISOString();
+    const to = new Date(Date.now() + 3_600_000).toISOString();
+    const hers = await trpc("query", "usage.scoped", { from, to, endUserId: world.endUser.id }, { cookie });
+    expect(hers.body.result.data.totals).toMatchObject({ credits: 2, turns: 2, conversations: 1 });
+    expect(hers.body.result.data.refusals).toEqual({ insufficient_credits: 1 });
+    const app = await trpc("query", "usage.scoped", { from, to, appId: world.quotesId }, { cookie });
+    expect(app.body.result.data.totals).toMatchObject({ credits: 1, transactions: 1 });
+    // Another organization's app reads as nothing happened.
+    const theirs = await trpc("query", "usage.scoped", { from, to, appId: other.appId }, { cookie });
+    expect(theirs.body.result.data.totals.credits).toBe(0);
+    const near = await trpc("query", "usage.nearLimit", { limit: 5 }, { cookie });
+    expect(near.body.result.data.endUsers).toEqual([{ id: world.endUser.id, email: world.endUser.email, fullName: "Alice", used: 2, allowance: 2 }]);
   });
 });
 

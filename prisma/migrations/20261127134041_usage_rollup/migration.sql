@@ -18,6 +18,9 @@ CREATE TABLE "usage_rollup" (
     CONSTRAINT "usage_rollup_pkey" PRIMARY KEY ("organization_id","dimension","key_id","hour")
 );
 
+-- CreateIndex
+CREATE INDEX "usage_rollup_organization_id_dimension_hour_idx" ON "usage_rollup"("organization_id", "dimension", "hour");
+
 -- Adds an organization's recorded executions to the rollup (src/server/services/usage.ts writes
 -- the same rows as runs finish). Used once below for the runs recorded before the rollup, and by
 -- the usage bench after seeding executions in bulk. Searches and refusals were never recorded,

@@ -192,13 +192,18 @@ const IN_WINDOW = "organization_id = $1::uuid and dimension = $2 and hour >= dat
 
 /** Sums per bucket of one key of a dimension (the organization's row, or one end user's). */
 const SERIES_SQL = `select date_trunc($5, hour, 'UTC') as start, ${SUMS} from usage_rollup where ${IN_WINDOW} and key_id = $6::uuid group by 1`;
-/** Sums per bucket and key of the USAGE_MAX_GROUPS keys with the most credits, then turns. */
+/**
+ * Sums per bucket and key of the USAGE_MAX_GROUPS keys with the most credits, then turns: one
+ * pass over the window's rows, ranked from the per-bucket sums.
+ */
 const GROUPS_SQL = `
-  with top as (
-    select key_id from usage_rollup where ${IN_WINDOW}
-    group by key_id order by sum(credits) desc, sum(turns) desc, key_id limit ${USAGE_MAX_GROUPS}
+  with sums as materialized (
+    select date_trunc($5, hour, 'UTC') as start, key_id, ${SUMS} from usage_rollup where ${IN_WINDOW} group by 1, 2
+  ),
+  top as (
+    select key_id from sums group by key_id order by sum(credits) desc, sum(turns) desc, key_id limit ${USAGE_MAX_GROUPS}
   )
-  select date_trunc($5, hour, 'UTC') as start, key_id, ${SUMS} from usage_rollup where ${IN_WINDOW} and key_id in (select key_id from top) group by 1, 2`;
+  select sums.* from sums join top using (key_id)`;
 const REFUSALS_SQL = `
   select e.code, sum(e.count::int8)::int8 as count
   from usage_rollup r cross join lateral jsonb_each_text(r.refusals) as e(code, count)
