@@ -193,17 +193,23 @@ const IN_WINDOW = "organization_id = $1::uuid and dimension = $2 and hour >= dat
 /** Sums per bucket of one key of a dimension (the organization's row, or one end user's). */
 const SERIES_SQL = `select date_trunc($5, hour, 'UTC') as start, ${SUMS} from usage_rollup where ${IN_WINDOW} and key_id = $6::uuid group by 1`;
 /**
- * Sums per bucket and key of the USAGE_MAX_GROUPS keys with the most credits, then turns: one
- * pass over the window's rows, ranked from the per-bucket sums.
+ * Sums per bucket and key of the USAGE_MAX_GROUPS keys with the most credits, then turns: the
+ * ranking hashes the window's rows by key alone (a few thousand keys at most fit in memory, where
+ * grouping by bucket and key too would sort every row), then each top key's hours are read by
+ * the primary key.
  */
 const GROUPS_SQL = `
-  with sums as materialized (
-    select date_trunc($5, hour, 'UTC') as start, key_id, ${SUMS} from usage_rollup where ${IN_WINDOW} group by 1, 2
-  ),
-  top as (
-    select key_id from sums group by key_id order by sum(credits) desc, sum(turns) desc, key_id limit ${USAGE_MAX_GROUPS}
+  with top as (
+    select key_id from usage_rollup where ${IN_WINDOW}
+    group by key_id order by sum(credits) desc, sum(turns) desc, key_id limit ${USAGE_MAX_GROUPS}
   )
-  select sums.* from sums join top using (key_id)`;
+  select date_trunc($5, r.hour, 'UTC') as start, r.key_id, ${SUMS}
+  from top cross join lateral (
+    select * from usage_rollup r
+    where r.organization_id = $1::uuid and r.dimension = $2 and r.key_id = top.key_id
+      and r.hour >= date_trunc('hour', $3::timestamptz, 'UTC') and r.hour < $4::timestamptz
+  ) r
+  group by 1, 2`;
 const REFUSALS_SQL = `
   select e.code, sum(e.count::int8)::int8 as count
   from usage_rollup r cross join lateral jsonb_each_text(r.refusals) as e(code, count)
