@@ -1,7 +1,7 @@
-// Usage: an hourly rollup written as runs finish and as refusals happen, and the reports read
-// from it (GET /usage, the console's charts, the portal's credits). A report never reads
-// executions: it sums at most one row per hour and group, so a year of a large organization
-// answers in milliseconds (BENCHMARKS.md).
+// Usage: a rollup per UTC hour and day, written as runs finish and as refusals happen, and the
+// reports read from it (GET /usage, the console's charts, the portal's credits). A report never
+// reads executions: it sums at most one row per day (or hour, for a window that is not whole days)
+// and group (BENCHMARKS.md).
 import {
   USAGE_DEFAULT_DAYS,
   USAGE_MAX_DAYS,
@@ -48,7 +48,7 @@ export interface UsageEvent {
 }
 
 /**
- * One upsert per event, a row per dimension, always in the same order so concurrent writers
+ * One upsert per event, a row per grain (hour, day) and dimension, always in the same order so concurrent writers
  * lock rows alike. The plan is the paying pool's, else the end user's first pool in charge order.
  * Like rate-limit counters it does not wait for a WAL flush (NO_FLUSH in src/server/db.ts): a
  * turn waits for one flush, its record's, and a crash of PostgreSQL loses at most the last
@@ -57,7 +57,7 @@ export interface UsageEvent {
 const RECORD_USAGE_SQL = `
   with no_flush as (${NO_FLUSH}),
   event as (
-    select $1::uuid as organization_id, date_trunc('hour', $2::timestamptz, 'UTC') as hour,
+    select $1::uuid as organization_id,
       coalesce(
         (select s.tier_plan_id from subscriptions s join end_users u on u.id = s.end_user_id where s.id = $6::uuid and u.organization_id = $1::uuid),
         (select s.tier_plan_id from subscriptions s join end_users u on u.id = s.end_user_id
@@ -66,11 +66,14 @@ const RECORD_USAGE_SQL = `
       ) as plan_id
     from no_flush
   )
-  insert into usage_rollup as r (organization_id, dimension, key_id, hour, credits, conversations, turns, transactions, test_runs, searches, failures, input_tokens, output_tokens, refusals)
-  select e.organization_id, d.dimension, coalesce(d.key_id, '${NONE}'::uuid), e.hour, $7::int8, $8::int8, $9::int8, $10::int8, $11::int8, $12::int8, $13::int8, $14::int8, $15::int8, $16::jsonb
-  from event e cross join lateral (values (1, 'organization', null::uuid), (2, 'app', $3::uuid), (3, 'end_user', $4::uuid), (4, 'portal', $5::uuid), (5, 'plan', e.plan_id)) as d(n, dimension, key_id)
-  order by d.n
-  on conflict (organization_id, dimension, key_id, hour) do update set
+  insert into usage_rollup as r (organization_id, grain, dimension, key_id, starts_at, credits, conversations, turns, transactions, test_runs, searches, failures, input_tokens, output_tokens, refusals)
+  select e.organization_id, g.grain, d.dimension, coalesce(d.key_id, '${NONE}'::uuid), date_trunc(g.grain, $2::timestamptz, 'UTC'),
+    $7::int8, $8::int8, $9::int8, $10::int8, $11::int8, $12::int8, $13::int8, $14::int8, $15::int8, $16::jsonb
+  from event e
+  cross join (values ('day'), ('hour')) as g(grain)
+  cross join lateral (values (1, 'organization', null::uuid), (2, 'app', $3::uuid), (3, 'end_user', $4::uuid), (4, 'portal', $5::uuid), (5, 'plan', e.plan_id)) as d(n, dimension, key_id)
+  order by g.grain, d.n
+  on conflict (organization_id, grain, dimension, key_id, starts_at) do update set
     credits = r.credits + excluded.credits,
     conversations = r.conversations + excluded.conversations,
     turns = r.turns + excluded.turns,
@@ -86,7 +89,7 @@ const RECORD_USAGE_SQL = `
     ) end`;
 
 /**
- * Adds the event to its hour. It never throws: the run it follows is recorded and billed
+ * Adds the event to its hour and day. It never throws: the run it follows is recorded and billed
  * already, and its caller must not take a failure here for the run's (and refund it).
  */
 export async function recordUsage(db: Db, event: UsageEvent): Promise<void> {
@@ -188,32 +191,32 @@ const zeroMetrics = (): UsageMetrics => ({ credits: 0, conversations: 0, turns: 
 const SUMS = `sum(credits)::int8 as "credits", sum(conversations)::int8 as "conversations", sum(turns)::int8 as "turns",
   sum(transactions)::int8 as "transactions", sum(test_runs)::int8 as "testRuns", sum(searches)::int8 as "searches",
   sum(failures)::int8 as "failures", sum(input_tokens)::int8 as "inputTokens", sum(output_tokens)::int8 as "outputTokens"`;
-const IN_WINDOW = "organization_id = $1::uuid and dimension = $2 and hour >= date_trunc('hour', $3::timestamptz, 'UTC') and hour < $4::timestamptz";
+/** $1 organization, $2 dimension, $3 from, $4 to, $5 grain: the window's rows of one grain. */
+const IN_WINDOW = "organization_id = $1::uuid and grain = $5 and dimension = $2 and starts_at >= date_trunc($5, $3::timestamptz, 'UTC') and starts_at < $4::timestamptz";
 
-/** Sums per bucket of one key of a dimension (the organization's row, or one end user's). */
-const SERIES_SQL = `select date_trunc($5, hour, 'UTC') as start, ${SUMS} from usage_rollup where ${IN_WINDOW} and key_id = $6::uuid group by 1`;
+/** Sums per bucket ($6) of one key ($7) of a dimension (the organization's row, or one end user's). */
+const SERIES_SQL = `select date_trunc($6, starts_at, 'UTC') as start, ${SUMS} from usage_rollup where ${IN_WINDOW} and key_id = $7::uuid group by 1`;
 /**
- * Sums per bucket and key of the USAGE_MAX_GROUPS keys with the most credits, then turns: the
- * ranking hashes the window's rows by key alone (a few thousand keys at most fit in memory, where
- * grouping by bucket and key too would sort every row), then each top key's hours are read by
- * the primary key.
+ * Sums per bucket ($6) and key of the USAGE_MAX_GROUPS keys with the most credits, then turns:
+ * the ranking hashes the window's rows by key alone (grouping by bucket and key too would sort
+ * every row), then each top key's rows are read by the primary key.
  */
 const GROUPS_SQL = `
   with top as (
     select key_id from usage_rollup where ${IN_WINDOW}
     group by key_id order by sum(credits) desc, sum(turns) desc, key_id limit ${USAGE_MAX_GROUPS}
   )
-  select date_trunc($5, r.hour, 'UTC') as start, r.key_id, ${SUMS}
+  select date_trunc($6, r.starts_at, 'UTC') as start, r.key_id, ${SUMS}
   from top cross join lateral (
     select * from usage_rollup r
-    where r.organization_id = $1::uuid and r.dimension = $2 and r.key_id = top.key_id
-      and r.hour >= date_trunc('hour', $3::timestamptz, 'UTC') and r.hour < $4::timestamptz
+    where r.organization_id = $1::uuid and r.grain = $5 and r.dimension = $2 and r.key_id = top.key_id
+      and r.starts_at >= date_trunc($5, $3::timestamptz, 'UTC') and r.starts_at < $4::timestamptz
   ) r
   group by 1, 2`;
 const REFUSALS_SQL = `
   select e.code, sum(e.count::int8)::int8 as count
   from usage_rollup r cross join lateral jsonb_each_text(r.refusals) as e(code, count)
-  where ${IN_WINDOW} and key_id = $5::uuid and refusals <> '{}'::jsonb
+  where ${IN_WINDOW} and key_id = $6::uuid and refusals <> '{}'::jsonb
   group by e.code`;
 
 type SumRow = { start: Date; key_id?: string } & Record<keyof UsageMetrics, string | number>;
@@ -264,13 +267,13 @@ interface ReportRequest {
 async function usageReport(db: Db, request: ReportRequest): Promise<UsageReport> {
   const { organizationId, window, interval, scope, groupBy } = request;
   const starts = bucketStarts(window, interval);
-  const windowValues = [organizationId, scope.dimension, window.from.toISOString(), window.to.toISOString()];
+  // Day rows when the window is whole UTC days (the console's always is): 24 times fewer rows.
+  const grain = window.from.getTime() % DAY_MS === 0 && window.to.getTime() % DAY_MS === 0 ? "day" : "hour";
+  const windowOf = (dimension: Dimension) => [organizationId, dimension, window.from.toISOString(), window.to.toISOString(), grain];
   const [series, refusals, groupRows] = await Promise.all([
-    db.pool.query<SumRow>({ name: "atrium_usage_series", text: SERIES_SQL, values: [...windowValues, interval, scope.keyId] }),
-    db.pool.query<{ code: string; count: string }>({ name: "atrium_usage_refusals", text: REFUSALS_SQL, values: [...windowValues, scope.keyId] }),
-    groupBy
-      ? db.pool.query<SumRow>({ name: "atrium_usage_groups", text: GROUPS_SQL, values: [organizationId, groupBy, window.from.toISOString(), window.to.toISOString(), interval] })
-      : null,
+    db.pool.query<SumRow>({ name: "atrium_usage_series", text: SERIES_SQL, values: [...windowOf(scope.dimension), interval, scope.keyId] }),
+    db.pool.query<{ code: string; count: string }>({ name: "atrium_usage_refusals", text: REFUSALS_SQL, values: [...windowOf(scope.dimension), scope.keyId] }),
+    groupBy ? db.pool.query<SumRow>({ name: "atrium_usage_groups", text: GROUPS_SQL, values: [...windowOf(groupBy), interval] }) : null,
   ]);
   const filled = fill(starts, series.rows);
   const report: UsageReport = {
