@@ -40,7 +40,7 @@ CREATE FUNCTION usage_rollup_backfill(org UUID) RETURNS VOID LANGUAGE SQL AS $$
         ORDER BY s.credits_reset_at, s.created_at, s.id LIMIT 1) AS plan_id
     FROM executions e WHERE e.organization_id = org
   ) AS run
-  CROSS JOIN (VALUES ('day'), ('hour')) AS g(grain)
+  CROSS JOIN (VALUES ('day'), ('hour'), ('month')) AS g(grain)
   CROSS JOIN LATERAL (VALUES ('organization', NULL::UUID), ('app', run.item_id), ('end_user', run.end_user_id), ('portal', run.portal_id), ('plan', run.plan_id)) AS d(dimension, key_id)
   GROUP BY 1, 2, 3, 4, 5
   ON CONFLICT (organization_id, grain, dimension, key_id, starts_at) DO UPDATE SET

@@ -1,4 +1,4 @@
-// Usage: a rollup per UTC hour and day, written as runs finish and as refusals happen, and the
+// Usage: a rollup per UTC hour, day and month, written as runs finish and as refusals happen, and the
 // reports read from it (GET /usage, the console's charts, the portal's credits). A report never
 // reads executions: it sums at most one row per day (or hour, for a window that is not whole days)
 // and group (BENCHMARKS.md).
@@ -48,7 +48,7 @@ export interface UsageEvent {
 }
 
 /**
- * One upsert per event, a row per grain (hour, day) and dimension, always in the same order so concurrent writers
+ * One upsert per event, a row per grain (hour, day, month) and dimension, always in the same order so concurrent writers
  * lock rows alike. The plan is the paying pool's, else the end user's first pool in charge order.
  * Like rate-limit counters it does not wait for a WAL flush (NO_FLUSH in src/server/db.ts): a
  * turn waits for one flush, its record's, and a crash of PostgreSQL loses at most the last
@@ -70,7 +70,7 @@ const RECORD_USAGE_SQL = `
   select e.organization_id, g.grain, d.dimension, coalesce(d.key_id, '${NONE}'::uuid), date_trunc(g.grain, $2::timestamptz, 'UTC'),
     $7::int8, $8::int8, $9::int8, $10::int8, $11::int8, $12::int8, $13::int8, $14::int8, $15::int8, $16::jsonb
   from event e
-  cross join (values ('day'), ('hour')) as g(grain)
+  cross join (values ('day'), ('hour'), ('month')) as g(grain)
   cross join lateral (values (1, 'organization', null::uuid), (2, 'app', $3::uuid), (3, 'end_user', $4::uuid), (4, 'portal', $5::uuid), (5, 'plan', e.plan_id)) as d(n, dimension, key_id)
   order by g.grain, d.n
   on conflict (organization_id, grain, dimension, key_id, starts_at) do update set
@@ -89,7 +89,7 @@ const RECORD_USAGE_SQL = `
     ) end`;
 
 /**
- * Adds the event to its hour and day. It never throws: the run it follows is recorded and billed
+ * Adds the event to its hour, day and month. It never throws: the run it follows is recorded and billed
  * already, and its caller must not take a failure here for the run's (and refund it).
  */
 export async function recordUsage(db: Db, event: UsageEvent): Promise<void> {
@@ -197,14 +197,23 @@ const IN_WINDOW = "organization_id = $1::uuid and grain = $5 and dimension = $2 
 /** Sums per bucket ($6) of one key ($7) of a dimension (the organization's row, or one end user's). */
 const SERIES_SQL = `select date_trunc($6, starts_at, 'UTC') as start, ${SUMS} from usage_rollup where ${IN_WINDOW} and key_id = $7::uuid group by 1`;
 /**
- * Sums per bucket ($6) and key of the USAGE_MAX_GROUPS keys with the most credits, then turns:
- * the ranking hashes the window's rows by key alone (grouping by bucket and key too would sort
- * every row), then each top key's rows are read by the primary key.
+ * Sums per bucket ($6) and key of the USAGE_MAX_GROUPS keys with the most credits, then turns.
+ * The ranking reads month rows for the whole months of the window ($7 to $8; an empty range when
+ * it holds none) and the window's own grain for the days or hours around them, hashed by key
+ * alone: a year of 2,000 end users is some 24,000 month rows instead of a row per day each was
+ * active. Then each top key's rows are read by the primary key.
  */
 const GROUPS_SQL = `
-  with top as (
-    select key_id from usage_rollup where ${IN_WINDOW}
-    group by key_id order by sum(credits) desc, sum(turns) desc, key_id limit ${USAGE_MAX_GROUPS}
+  with ranked as (
+    select key_id, credits, turns from usage_rollup
+    where organization_id = $1::uuid and grain = 'month' and dimension = $2 and starts_at >= $7::timestamptz and starts_at < $8::timestamptz
+    union all
+    select key_id, credits, turns from usage_rollup where ${IN_WINDOW} and starts_at < $7::timestamptz
+    union all
+    select key_id, credits, turns from usage_rollup where ${IN_WINDOW} and starts_at >= $8::timestamptz
+  ),
+  top as (
+    select key_id from ranked group by key_id order by sum(credits) desc, sum(turns) desc, key_id limit ${USAGE_MAX_GROUPS}
   )
   select date_trunc($6, r.starts_at, 'UTC') as start, r.key_id, ${SUMS}
   from top cross join lateral (
@@ -255,6 +264,14 @@ async function groupNames(db: Db, organizationId: string, groupBy: UsageGroupBy,
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
+/** The whole UTC months inside the window, as [start, end); an empty range at `from` when there are none. */
+function wholeMonths(window: Window): [string, string] {
+  const first = bucketStart(window.from, "month");
+  const start = first.getTime() === window.from.getTime() ? first : nextBucket(first, "month");
+  const end = bucketStart(window.to, "month");
+  return start < end ? [start.toISOString(), end.toISOString()] : [window.from.toISOString(), window.from.toISOString()];
+}
+
 interface ReportRequest {
   organizationId: string;
   window: Window;
@@ -273,7 +290,7 @@ async function usageReport(db: Db, request: ReportRequest): Promise<UsageReport>
   const [series, refusals, groupRows] = await Promise.all([
     db.pool.query<SumRow>({ name: "atrium_usage_series", text: SERIES_SQL, values: [...windowOf(scope.dimension), interval, scope.keyId] }),
     db.pool.query<{ code: string; count: string }>({ name: "atrium_usage_refusals", text: REFUSALS_SQL, values: [...windowOf(scope.dimension), scope.keyId] }),
-    groupBy ? db.pool.query<SumRow>({ name: "atrium_usage_groups", text: GROUPS_SQL, values: [...windowOf(groupBy), interval] }) : null,
+    groupBy ? db.pool.query<SumRow>({ name: "atrium_usage_groups", text: GROUPS_SQL, values: [...windowOf(groupBy), interval, ...wholeMonths(window)] }) : null,
   ]);
   const filled = fill(starts, series.rows);
   const report: UsageReport = {
