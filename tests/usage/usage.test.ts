@@ -276,4 +276,21 @@ describe("usage buckets", () => {
     expect(report.series.map((point) => point.credits)).toEqual([1, 2]);
     expect(report.groups!.map((group) => group.id)).toEqual([appId]);
   });
+
+  it("ranks groups over the whole window (whole months and the days around them) and keeps the top 50", async () => {
+    const tenant = await newOrganization();
+    const db = getDb();
+    const organizationId = tenant.organization.id;
+    const endUser = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
+    const run = (n: number, at: string, credits: number) =>
+      recordRunUsage(db, organizationId, { kind: "transaction", itemId: endUser(0), status: "succeeded", credits, endUserId: endUser(n), at: new Date(at) });
+    for (let n = 1; n <= 51; n++) await run(n, "2026-02-10T12:00:00Z", n);
+    await run(100, "2026-01-29T12:00:00Z", 60); // only in the days before the whole month
+    await run(100, "2026-03-01T08:00:00Z", 1); // outside the window
+    const report = await getUsage(db, tenant.operator, { from: "2026-01-28T00:00:00Z", to: "2026-03-01T00:00:00Z", interval: "month", groupBy: "end_user" });
+    expect(report.totals.credits).toBe(60 + (51 * 52) / 2);
+    expect(report.groups).toHaveLength(50);
+    expect(report.groups!.map((group) => group.id)).toEqual([endUser(100), ...Array.from({ length: 49 }, (_, i) => endUser(51 - i))]);
+    expect(report.groups![0]!.totals.credits).toBe(60);
+  });
 });
