@@ -38,6 +38,7 @@ const UNGUARDED: Record<string, string> = {
   "conversations.listEndUserConversations": "the portal door's; only the end user's own conversations",
   "conversations.getEndUserConversation": "the portal door's; only the end user's own conversation",
   "credit-requests.requestMoreCredits": "the portal door's; the signed-in end user asks for themselves",
+  "usage.getPortalUsage": "the portal door's; only the signed-in end user's own credits",
 };
 
 type ServiceModule = Record<string, unknown>;
