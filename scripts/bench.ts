@@ -10,6 +10,7 @@ import path from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
 import { buildServer } from "./build-server.mjs";
+import { printUsageBench, usageBench } from "./bench-usage";
 import { env } from "@/env";
 import { SCOPES } from "@/schemas/auth";
 import { startEmbeddedCluster, ensureDatabase, EMBEDDED_DATABASE } from "@/server/database/embedded";
@@ -582,7 +583,24 @@ async function manualPagesScenario(key: string) {
   };
 }
 
+/** BENCH_ONLY=usage: the usage scenario alone, in-process on its own database, with no build. */
+async function usageOnly(): Promise<void> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "atrium-bench-"));
+  chmodSync(dataDir, 0o755);
+  const cluster = await startEmbeddedCluster(path.join(dataDir, "postgres"), { ephemeral: true });
+  try {
+    await ensureDatabase(cluster.adminUrl, EMBEDDED_DATABASE);
+    const databaseUrl = cluster.urlFor(EMBEDDED_DATABASE);
+    await migrate(databaseUrl);
+    printUsageBench(await usageBench(databaseUrl));
+  } finally {
+    await cluster.release();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
+  if (process.env.BENCH_ONLY === "usage") return usageOnly();
   if (!existsSync(path.join(root, ".next", "BUILD_ID")) || process.argv.includes("--build")) {
     console.log("Building the production server…");
     const build = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], {
@@ -657,7 +675,8 @@ async function main() {
       peakRss = Math.max(peakRss, memory.rss);
       peakPrivate = Math.max(peakPrivate, memory.private);
     }, 200);
-    // BENCH_ONLY=api, BENCH_ONLY=flows, BENCH_ONLY=knowledge (both corpora) or BENCH_ONLY=manuals runs just that part.
+    // BENCH_ONLY=api, BENCH_ONLY=flows, BENCH_ONLY=knowledge (both corpora) or BENCH_ONLY=manuals runs just that part;
+    // BENCH_ONLY=usage runs the usage scenario alone, before any build (usageOnly).
     const requested = process.env.BENCH_ONLY;
     const only = requested === "api" ? undefined : requested;
     const apiOnly = requested === "api";
@@ -690,6 +709,7 @@ async function main() {
     clearInterval(sampler);
     const flows = (!only && !apiOnly) || only === "flows" ? await walkFlows(keys[0]!) : null;
     const rssAfterWalk = treeMemory(server.pid!).rss;
+    const usage = !only && !apiOnly ? await usageBench(databaseUrl) : null;
 
     const byName = (name: string) => results.find((r) => r.scenario === name);
     const raw = byName(RAW_BASELINE);
@@ -767,6 +787,8 @@ async function main() {
       console.log(`  server RSS after the walk: ${rssAfterWalk.toFixed(0)} MB`);
     }
 
+    if (usage) printUsageBench(usage);
+
     if (profileDir) {
       mkdirSync(profileDir, { recursive: true });
       writeFileSync(path.join(profileDir, "scenarios.json"), JSON.stringify(windows, null, 2));
@@ -791,6 +813,7 @@ async function main() {
           knowledge,
           manuals,
           flows,
+          usage,
         },
         null,
         2,

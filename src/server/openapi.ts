@@ -334,6 +334,9 @@ function addDoors(operation: Operation, meta: Meta): void {
       LAST_EVENT_ID("The `id:` of the last event the client has: the stream resumes after it (an EventSource sends it when it reconnects)"),
     ];
   }
+  if (meta.csv && success?.content) {
+    success.content["text/csv"] = { schema: { type: "string", description: meta.csv } };
+  }
   // The REST door honours Idempotency-Key on every POST (adapters/rest.ts).
   if (meta.openapi?.method === "POST") {
     operation.parameters = [

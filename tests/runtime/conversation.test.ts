@@ -103,7 +103,15 @@ describe("POST /apps/{appId}/conversation", () => {
         .filter(([config]) => !isCounterSweep(config))
         .map(([config]) => (config as { name?: string }).name ?? "unnamed")
         .sort();
-      expect(statements).toEqual(["atrium_charge_run_credits", "atrium_conversation_history", "atrium_key_check", "atrium_live_app", "atrium_retrieve", "atrium_save_turn"]);
+      expect(statements).toEqual([
+        "atrium_charge_run_credits",
+        "atrium_conversation_history",
+        "atrium_key_check",
+        "atrium_live_app",
+        "atrium_record_usage",
+        "atrium_retrieve",
+        "atrium_save_turn",
+      ]);
     } finally {
       query.mockRestore();
     }

@@ -42,6 +42,7 @@ const UNGUARDED: Record<string, string> = {
   "events.recordEvent": "records the change of the guarded service that makes it, in its transaction",
   "events.recorded": "runs a guarded service's write and records its event in one transaction",
   "credit-requests.requestMoreCredits": "the portal door's; the signed-in end user asks for themselves",
+  "usage.getPortalUsage": "the portal door's; only the signed-in end user's own credits",
 };
 
 type ServiceModule = Record<string, unknown>;

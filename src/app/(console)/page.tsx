@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { CircleCheck, Circle } from "lucide-react";
 import Link from "next/link";
 import { ErrorAlert, PageHeader } from "@/components/console";
+import { UsageOverview } from "@/components/usage/usage-overview";
 import { useTRPC } from "@/lib/trpc";
 
 export default function OverviewPage() {
@@ -82,6 +83,7 @@ export default function OverviewPage() {
           </div>
         </section>
       )}
+      <UsageOverview />
       <p className="muted">
         The REST API lives at <code>/api/v1</code>. Create a key on the <Link href="/keys">API keys</Link> page and read the <Link href="/docs">API docs</Link>.
       </p>

@@ -1,7 +1,9 @@
-// Credits left, in total and per plan, with when each plan renews.
+// Credits left, in total and per plan, with when each plan renews, and what was spent by day this month.
+import type { PortalUsage } from "@/schemas/usage";
+import { UsageBars } from "@/components/usage/usage-chart";
 import { formatDay, type Credits } from "./credits";
 
-export function PortalCredits({ credits }: { credits: Credits }) {
+export function PortalCredits({ credits, usage }: { credits: Credits; usage?: PortalUsage }) {
   return (
     <section className="panel portal-credits" aria-labelledby="credits-heading">
       <h2 id="credits-heading" style={{ margin: 0 }}>
@@ -31,6 +33,19 @@ export function PortalCredits({ credits }: { credits: Credits }) {
           })}
         </ul>
       )}
+      {usage &&
+        (usage.total === 0 ? (
+          <p className="muted" style={{ margin: 0 }} data-testid="credits-month-empty">
+            You have not used any credits this month. Each message you send to an app uses one.
+          </p>
+        ) : (
+          <UsageBars
+            label="Credits you used this month, by day"
+            points={usage.series}
+            series={[{ key: "credits", label: "Credits", color: "var(--portal-link, var(--accent))" }]}
+            height={160}
+          />
+        ))}
     </section>
   );
 }

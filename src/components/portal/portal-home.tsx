@@ -1,6 +1,6 @@
 "use client";
 // The portal's home: a greeting, the apps the end user can use here (with conversation starters)
-// and the credits left per plan.
+// and the credits left per plan with those used this month.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
@@ -17,6 +17,7 @@ export function PortalHome({ portal }: { portal: string }) {
   const router = useRouter();
   const me = useQuery(trpc.me.get.queryOptions({ portal }));
   const apps = useQuery({ ...trpc.apps.list.queryOptions({ portal }), enabled: me.isSuccess });
+  const usage = useQuery({ ...trpc.credits.usage.queryOptions({ portal }), enabled: me.isSuccess });
   const base = `/p/${encodeURIComponent(portal)}`;
   useEffect(() => {
     if (me.isSuccess) markSignedIn(portal);
@@ -77,7 +78,7 @@ export function PortalHome({ portal }: { portal: string }) {
                 ))}
               </ul>
             </section>
-            <PortalCredits credits={me.data.credits} />
+            <PortalCredits credits={me.data.credits} usage={usage.data} />
           </>
         );
       }}

@@ -258,6 +258,11 @@ async function callProcedure(db: Db, actor: KeyActor, rateLimit: RateLimitResult
     return errorResponse(toAppError(state.failure ?? new Error(`Unexpected status ${result.status} from the OpenAPI handler`)), requestId, responseHeaders);
   }
   if (result.status === 204) return new Response(null, { status: 204, headers: responseHeaders });
+  const asText = context.response.asText;
+  if (asText && result.body !== undefined) {
+    responseHeaders.set("Content-Type", asText.contentType);
+    return textResponse(asText.render(JSON.parse(result.body)), { status: result.status, headers: responseHeaders });
+  }
   responseHeaders.set("Content-Type", "application/json");
   return result.body === undefined
     ? new Response(null, { status: result.status, headers: responseHeaders })

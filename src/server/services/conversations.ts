@@ -13,10 +13,11 @@ import { loadLiveApp } from "@/server/runtime/load";
 import type { Citation } from "@/server/runtime/citations";
 import type { Turn } from "@/server/runtime/models";
 import { newRunContext, runApp, runCanceled, type RunStep } from "@/server/runtime/run";
-import { chargeRunCredit, refundRunCredit } from "./credits";
+import { chargedPool, chargeRunCredit, refundRunCredit } from "./credits";
 import { builderItemNames, recordExecution } from "./executions";
 import { decodeCursor, encodeCursor } from "./pagination";
 import { conversationStarters, runFor, type RunFor } from "./portal-access";
+import { recordRunUsage } from "./usage";
 
 export const CONVERSATION_CREDITS = 1;
 const HISTORY_TURNS = 20;
@@ -220,7 +221,7 @@ export const converse = guarded(
     if (turn.message === undefined) throw new AppError("invalid_request", "A message is required.");
     const message = turn.message;
 
-    const charge = await chargeRunCredit(db, actor.organizationId, runner.endUserId, CONVERSATION_CREDITS);
+    const charge = await chargeRunCredit(db, actor.organizationId, runner.endUserId, CONVERSATION_CREDITS, { appId: input.appId, portalId: runner.portalId });
     const started = performance.now();
     const ctx = newRunContext(db, actor.organizationId, options.signal);
     ctx.onStep = options.onStep;
@@ -248,6 +249,15 @@ export const converse = guarded(
         superseded: turn.superseded,
         latencyMs: performance.now() - started,
         trace: ctx.trace,
+      });
+      await recordRunUsage(db, actor.organizationId, {
+        kind: "conversation",
+        itemId: input.appId,
+        status: "succeeded",
+        credits: CONVERSATION_CREDITS,
+        ...runner,
+        subscriptionId: chargedPool(charge),
+        conversationStarted: !existing,
       });
       return { reply, citations, conversation_id: conversationId, execution_id: executionId, greeting: api.greeting };
     } catch (error) {

@@ -1,8 +1,9 @@
 // Credits: one balance per organization, spent atomically (a single conditional UPDATE), so
 // concurrent spenders in any number of processes can never take it below zero.
 import { NO_FLUSH, type Db } from "@/server/db";
-import { AppError } from "@/server/errors";
+import { AppError, isAppError } from "@/server/errors";
 import { metrics } from "@/server/observability/metrics";
+import { recordRefusal } from "./usage";
 
 /** A Prisma client or an interactive transaction over it. */
 type Executor = Pick<Db, "$executeRaw" | "$executeRawUnsafe">;
@@ -164,8 +165,31 @@ export async function creditPools(db: Db, organizationId: string, endUserId: str
 /** What a run took, so a refund gives back exactly that. */
 export type RunCharge = { kind: "organization"; organizationId: string; amount: number } | ({ kind: "end_user" } & EndUserCharge);
 
-/** A run's credit: from the organization, or for an end user from one of their pools and the organization. */
-export async function chargeRunCredit(db: Db, organizationId: string, endUserId: string | null, amount: number): Promise<RunCharge> {
+/** The pool a run's credit came from, when an end user's did. */
+export function chargedPool(charge: RunCharge): string | null {
+  return charge.kind === "end_user" ? charge.subscriptionId : null;
+}
+
+/**
+ * A run's credit: from the organization, or for an end user from one of their pools and the
+ * organization. A refusal is counted in usage (src/server/services/usage.ts) for the app and portal given.
+ */
+export async function chargeRunCredit(
+  db: Db,
+  organizationId: string,
+  endUserId: string | null,
+  amount: number,
+  usage?: { appId: string; portalId: string | null },
+): Promise<RunCharge> {
+  try {
+    return await takeRunCredit(db, organizationId, endUserId, amount);
+  } catch (error) {
+    if (usage && isAppError(error)) await recordRefusal(db, { organizationId, endUserId, ...usage }, error.code);
+    throw error;
+  }
+}
+
+async function takeRunCredit(db: Db, organizationId: string, endUserId: string | null, amount: number): Promise<RunCharge> {
   if (endUserId) {
     // End-user pools are spent a credit at a time: every run costs 1.
     return { kind: "end_user", ...(await chargeEndUserCredit(db, organizationId, endUserId)) };

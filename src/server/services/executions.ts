@@ -8,6 +8,7 @@ import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
 import { logUnsuccessfulRun } from "@/server/observability/operator-log";
 import type { TraceEntry } from "@/server/runtime/run";
+import { recordRunUsage } from "./usage";
 import { afterCursor, beforeCursor, CURSOR_ORDER, NEWEST_FIRST, toPage } from "./pagination";
 
 export interface ExecutionRecord {
@@ -30,8 +31,9 @@ export interface ExecutionRecord {
   portalId?: string | null;
 }
 
-export async function recordExecution(db: Db, actor: Actor | EndUserActor, record: ExecutionRecord) {
-  const row = await db.execution.create({
+/** The run's record and its usage (the pool that paid, when an end user's did, names the plan). */
+export async function recordExecution(db: Db, actor: Actor | EndUserActor, { subscriptionId, ...record }: ExecutionRecord & { subscriptionId?: string | null }) {
+  const execution = await db.execution.create({
     data: {
       ...record,
       latencyMs: Math.round(record.latencyMs),
@@ -41,9 +43,10 @@ export async function recordExecution(db: Db, actor: Actor | EndUserActor, recor
     },
   });
   if (record.status !== "succeeded") {
-    logUnsuccessfulRun({ organizationId: actor.organizationId, executionId: row.id, kind: record.kind, itemId: record.itemId, status: record.status, error: record.error });
+    logUnsuccessfulRun({ organizationId: actor.organizationId, executionId: execution.id, kind: record.kind, itemId: record.itemId, status: record.status, error: record.error });
   }
-  return row;
+  await recordRunUsage(db, actor.organizationId, { ...record, subscriptionId, at: execution.createdAt });
+  return execution;
 }
 
 type ExecutionRow = Awaited<ReturnType<typeof recordExecution>>;

@@ -10,6 +10,7 @@ import { AppError, isUnstorableTextError, toAppError } from "@/server/errors";
 import { metrics } from "@/server/observability/metrics";
 import { logger } from "@/server/observability/log";
 import { findKnowledgebase } from "./knowledge-access";
+import { recordUsage } from "./usage";
 import { retrievalSql, retrieve, retrieveCharging, type RetrievalRequest } from "./retrieval";
 
 export const SOURCE_SEARCH_CREDITS = 1;
@@ -54,5 +55,6 @@ async function searchCharged(db: Db, actor: Actor, request: RetrievalRequest) {
     );
   }
   metrics().creditsSpent.inc(SOURCE_SEARCH_CREDITS);
+  await recordUsage(db, { organizationId: actor.organizationId, metrics: { searches: 1, credits: SOURCE_SEARCH_CREDITS } });
   return result.hits;
 }

@@ -6,7 +6,7 @@ import type { Actor } from "@/server/auth/actor";
 import { actorLabel } from "@/server/auth/actor";
 import { guardedByKind } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
-import { AppError, toAppError } from "@/server/errors";
+import { AppError, isAppError, toAppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
 import { appRunForDraft, loadDraft } from "@/server/runtime/load";
 import { jsonObjectIn } from "@/server/runtime/json-in-text";
@@ -16,6 +16,7 @@ import { readsKind, writesKind } from "./builder-kinds";
 import { chargeCredits, refundCredits } from "./credits";
 import { recordExecution } from "./executions";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
+import { recordRefusal } from "./usage";
 
 export const TEST_CASE_CREDITS = 1;
 
@@ -32,7 +33,10 @@ export const runTests = guardedByKind(writesKind, async function runTests(db: Db
   if (!organization.qualityChecker) throw new AppError("feature_not_available", "The organization's plan does not include the quality checker.");
   const { runnable } = await loadDraft(db, actor, kind, input.id);
   const appRun = kind === "app" ? await appRunForDraft(db, actor, runnable as Parameters<typeof appRunForDraft>[2]) : null;
-  await chargeCredits(db, actor.organizationId, input.cases.length * TEST_CASE_CREDITS);
+  await chargeCredits(db, actor.organizationId, input.cases.length * TEST_CASE_CREDITS).catch(async (error: unknown) => {
+    if (isAppError(error)) await recordRefusal(db, { organizationId: actor.organizationId, appId: runnable.id }, error.code);
+    throw error;
+  });
 
   const document = runnable.document as { name: string; model?: string; nodes?: { id: string; type: string }[]; members?: { id: string }[] };
   const grader = await modelFor(db, actor.organizationId, document.model ?? BUILTIN_MODEL_ID);

@@ -9,7 +9,7 @@ import { schemaProblems } from "@/server/runtime/json-schema";
 import { RUN_LIMITS, runLimitExceeded } from "@/server/runtime/limits";
 import { loadLiveApp } from "@/server/runtime/load";
 import { newRunContext, runApp } from "@/server/runtime/run";
-import { chargeRunCredit, refundRunCredit } from "./credits";
+import { chargedPool, chargeRunCredit, refundRunCredit } from "./credits";
 import { recordExecution } from "./executions";
 import { runFor } from "./portal-access";
 
@@ -39,7 +39,7 @@ export const transact = guarded(
     const problems = schemaProblems(api.inputSchema, input.input);
     if (problems.length) throw invalidRequest(problems.map((p) => ({ path: `input${p.pointer.replace(/\//g, ".")}`.replace(/\.$/, ""), message: p.message })));
 
-    const charge = await chargeRunCredit(db, actor.organizationId, runner.endUserId, TRANSACTION_CREDITS);
+    const charge = await chargeRunCredit(db, actor.organizationId, runner.endUserId, TRANSACTION_CREDITS, { appId: input.appId, portalId: runner.portalId });
     const started = performance.now();
     const ctx = newRunContext(db, actor.organizationId);
     const message = `${JSON.stringify(input.input)}\n\nReply with only a JSON object matching this JSON Schema:\n${JSON.stringify(api.outputSchema)}`;
@@ -68,6 +68,7 @@ export const transact = guarded(
         trace: ctx.trace,
         endUserId: runner.endUserId,
         portalId: runner.portalId,
+        subscriptionId: chargedPool(charge),
       }).catch(() => {});
       if (isAppError(error)) throw error;
       throw new AppError("server_error", "The run failed on our side; nothing was charged. It is safe to retry.", {}, { cause: error });
@@ -86,6 +87,7 @@ export const transact = guarded(
       trace: ctx.trace,
       endUserId: runner.endUserId,
       portalId: runner.portalId,
+      subscriptionId: chargedPool(charge),
     });
     if (details.length) {
       throw new AppError("output_invalid", "The app's reply does not match its output schema; the run was billed.", { raw: reply, details, executionId: execution.id });

@@ -23,7 +23,12 @@ export interface Context {
   /** The console is served over https: cookies it sets are Secure. */
   secureCookies?: boolean;
   /** Procedures may set the success status (201, 202, 204) and headers; doors apply them. */
-  response: { status?: number; headers: Headers };
+  response: {
+    status?: number;
+    headers: Headers;
+    /** The REST door answers this text instead of the JSON output (GET /usage?format=csv). */
+    asText?: { contentType: string; render: (output: unknown) => string };
+  };
   /** Runs each call of this request in one of its few slots (call-slots.ts); doors serving batches set it. */
   callSlot?: CallSlot;
 }
@@ -44,6 +49,8 @@ export type Meta = OpenApiMeta<{
   download?: true;
   /** The endpoint also takes multipart/form-data, served by src/server/adapters/upload.ts. */
   multipart?: boolean;
+  /** The REST door also answers text/csv (with `format=csv`), described so for the OpenAPI document. */
+  csv?: string;
   /** A second success status with the same body (202 pending_review beside 201/200 applied). */
   alsoSucceeds?: { status: number; description: string };
 }>;

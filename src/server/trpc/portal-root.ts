@@ -25,6 +25,7 @@ import {
   DeletePortalConversationOutput,
 } from "@/schemas/portal";
 import { MessageFeedbackOutput } from "@/schemas/runtime";
+import { PortalUsage, PortalUsageInput } from "@/schemas/usage";
 import { clearedPortalSessionCookie, portalSessionCookie } from "@/server/auth/portal-cookie";
 import { toAppError } from "@/server/errors";
 import { logRefusedSignIn } from "@/server/observability/operator-log";
@@ -36,6 +37,7 @@ import { endEndUserSession } from "@/server/services/end-user-sessions";
 import { listPortalApps } from "@/server/services/portal-access";
 import { requestSignInCode, verifySignInCode } from "@/server/services/portal-sign-in";
 import { toPublicPortal } from "@/server/services/portals";
+import { getPortalUsage } from "@/server/services/usage";
 import { endUserProcedure, portalProcedure, portalRouterFactory as router } from "./portal/init";
 
 export const portalRouter = router({
@@ -93,6 +95,10 @@ export const portalRouter = router({
     request: endUserProcedure(RequestCreditsInput)
       .output(RequestCreditsOutput)
       .mutation(async ({ ctx, input }) => ({ creditRequest: await requestMoreCredits(ctx.db, ctx.actor, input) })),
+    /** The end user's own credits by day over this month. */
+    usage: endUserProcedure(PortalUsageInput)
+      .output(PortalUsage)
+      .query(({ ctx }) => getPortalUsage(ctx.db, ctx.actor)),
   }),
 
   apps: router({

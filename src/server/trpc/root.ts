@@ -23,6 +23,7 @@ import { auditRouter } from "./routers/audit";
 import { webhooksRouter } from "./routers/webhooks";
 import { directoryRouter } from "./routers/directory";
 import { ssoRouter } from "./routers/sso";
+import { usageRouter } from "./routers/usage";
 
 export const appRouter = router({
   auth: authRouter,
@@ -49,6 +50,7 @@ export const appRouter = router({
   overview: overviewRouter,
   audit: auditRouter,
   webhooks: webhooksRouter,
+  usage: usageRouter,
 });
 
 export type AppRouter = typeof appRouter;

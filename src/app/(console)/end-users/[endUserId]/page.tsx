@@ -9,6 +9,7 @@ import { PageHeader } from "@/components/console";
 import { EffectiveAccess } from "@/components/provisioning/effective-access";
 import { BonusCreditsPanel } from "@/components/provisioning/bonus-credits-panel";
 import { GrantAppForm } from "@/components/provisioning/grant-app-form";
+import { EndUserUsage } from "@/components/usage/end-user-usage";
 
 function when(value: string | null): string {
   return value ? new Date(value).toLocaleString() : "—";
@@ -113,6 +114,8 @@ export default function EndUserPage() {
       <EffectiveAccess endUserId={endUserId} />
 
       <BonusCreditsPanel endUserId={endUserId} subscriptions={user.subscriptions} />
+
+      <EndUserUsage endUserId={endUserId} />
 
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Subscriptions</h2>

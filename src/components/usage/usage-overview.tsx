@@ -1,0 +1,106 @@
+"use client";
+// The console home's usage: credits and turns by day over the chosen range (last 7 days by
+// default), the top apps, the end users closest to their limits, failures and refused turns.
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { Suspense } from "react";
+import { DataTable, ErrorAlert } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import { UsageBars, UsageEmpty, UsageRangePicker, useUsageRange } from "./usage-chart";
+
+export const CREDITS_AND_TURNS = [
+  { key: "credits", label: "Credits", color: "var(--accent)" },
+  { key: "turns", label: "Turns", color: "var(--chart-2, #8a6d00)" },
+];
+
+function Overview() {
+  const trpc = useTRPC();
+  const range = useUsageRange(7);
+  const usage = useQuery(trpc.usage.get.queryOptions({ from: range.from, to: range.to, interval: "day", groupBy: "app" }));
+  const nearLimit = useQuery(trpc.usage.nearLimit.queryOptions({ limit: 5 }));
+  const report = usage.data;
+  const refused = report ? Object.values(report.refusals).reduce((sum, count) => sum + count, 0) : 0;
+  const ran = report && (report.totals.credits > 0 || report.totals.turns > 0 || report.totals.transactions > 0 || refused > 0);
+
+  return (
+    <section className="panel" aria-labelledby="usage-heading">
+      <h2 id="usage-heading" style={{ marginTop: 0 }}>
+        Usage
+      </h2>
+      <UsageRangePicker range={range} />
+      <ErrorAlert error={usage.error ?? nearLimit.error} />
+      {report && !ran && (
+        <UsageEmpty>
+          Nothing ran in this range. Every conversation turn, transaction, test case and document search lands here as it finishes: try an app in <Link href="/chat">Chat</Link>, or
+          give an end user a plan and a portal on the <Link href="/end-users">End users</Link> page.
+        </UsageEmpty>
+      )}
+      {report && ran && (
+        <>
+          <div className="stat-grid">
+            <Link className="stat" href="/executions">
+              <span className="stat-value">{report.totals.credits.toLocaleString()}</span>
+              <span className="stat-label">Credits spent</span>
+            </Link>
+            <Link className="stat" href="/executions">
+              <span className="stat-value">{report.totals.turns.toLocaleString()}</span>
+              <span className="stat-label">Turns</span>
+            </Link>
+            <Link className="stat" href="/executions?status=failed" data-testid="usage-failures">
+              <span className="stat-value">{report.totals.failures.toLocaleString()}</span>
+              <span className="stat-label">Failures: see them</span>
+            </Link>
+            <div className="stat" data-testid="usage-refused">
+              <span className="stat-value">{refused.toLocaleString()}</span>
+              <span className="stat-label">Refused for lack of credits</span>
+            </div>
+          </div>
+          <UsageBars label="Credits and turns by day (UTC)" points={report.series} series={CREDITS_AND_TURNS} />
+          <h3>Top apps</h3>
+          <DataTable
+            label="Top apps"
+            rows={report.groups?.filter((group) => group.totals.credits > 0 || group.totals.turns > 0).slice(0, 5)}
+            rowKey={(group) => group.id ?? "none"}
+            empty="No app ran in this range."
+            columns={[
+              { key: "app", header: "App", cell: (group) => (group.id ? <Link href={`/apps/${group.id}`}>{group.name}</Link> : group.name) },
+              { key: "credits", header: "Credits", cell: (group) => group.totals.credits.toLocaleString(), sortValue: (group) => group.totals.credits },
+              { key: "turns", header: "Turns", cell: (group) => group.totals.turns.toLocaleString(), sortValue: (group) => group.totals.turns },
+              { key: "failures", header: "Failures", cell: (group) => group.totals.failures.toLocaleString(), sortValue: (group) => group.totals.failures },
+            ]}
+          />
+        </>
+      )}
+      <h3>Closest to their limits</h3>
+      <DataTable
+        label="End users closest to their limits"
+        rows={nearLimit.data?.endUsers}
+        rowKey={(user) => user.id}
+        empty="No end user has used credits from a plan yet."
+        columns={[
+          { key: "user", header: "End user", cell: (user) => <Link href={`/end-users/${user.id}`}>{user.fullName || user.email}</Link> },
+          {
+            key: "used",
+            header: "Credits used",
+            nowrap: true,
+            cell: (user) => (
+              <>
+                {user.used} / {user.allowance} <progress max={Math.max(1, user.allowance)} value={user.used} aria-label={`${user.email}: credits used`} />
+              </>
+            ),
+            sortValue: (user) => user.used / Math.max(1, user.allowance),
+          },
+        ]}
+      />
+    </section>
+  );
+}
+
+/** The range lives in the URL, which a page reads inside Suspense. */
+export function UsageOverview() {
+  return (
+    <Suspense fallback={<p className="muted">Loading usage…</p>}>
+      <Overview />
+    </Suspense>
+  );
+}
