@@ -1393,6 +1393,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Credits, runs and failures over time
+         * @description Totals and a series per `interval` bucket (UTC; weeks start on Monday) between `from` and `to` (at most 366 days apart; default the last 30 days), read from an hourly rollup: `from` counts from the start of its hour. With `groupBy`, `groups` splits them by app, end user, portal or plan (the 50 with the most credits; `id` null for runs without one). Numbers come from what was charged and run, so `credits` adds up to the balance's movement. Runs refused before they ran are counted in `refusals` by error code, never in `turns`, `transactions` or `failures`. Tokens count where the provider reports them, else 0. `format=csv` answers `text/csv`: a row per bucket, or per group and bucket.
+         */
+        get: operations["usage-get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "end_user.created": {
@@ -2874,6 +2894,45 @@ export interface components {
             }[];
             nextAttemptAt: components["schemas"]["DateTime"] | null;
             createdAt: components["schemas"]["DateTime"];
+        };
+        UsageMetrics: {
+            /** @description Credits charged (refunds already taken off) */
+            credits: number;
+            /** @description Conversations started */
+            conversations: number;
+            /** @description Conversation turns run (failed ones included) */
+            turns: number;
+            transactions: number;
+            /** @description Test cases run */
+            testRuns: number;
+            /** @description Charged document searches */
+            searches: number;
+            /** @description Runs that ended failed or output_invalid */
+            failures: number;
+            /** @description Where the provider reports them, else 0 */
+            inputTokens: number;
+            /** @description Where the provider reports them, else 0 */
+            outputTokens: number;
+        };
+        UsagePoint: {
+            /** @description The bucket's start (UTC); the metrics as in UsageMetrics */
+            start: string;
+            credits: number;
+            conversations: number;
+            turns: number;
+            transactions: number;
+            testRuns: number;
+            searches: number;
+            failures: number;
+            inputTokens: number;
+            outputTokens: number;
+        };
+        UsageGroup: {
+            /** @description The app, end user, portal or plan; null for runs without one (the organization's own) */
+            id: components["schemas"]["Uuid"] | null;
+            name: string;
+            totals: components["schemas"]["UsageMetrics"];
+            series: components["schemas"]["UsagePoint"][];
         };
         /** @description `event: run`: the first event; the run to resume (`GET …/runs/{execution_id}/events`) or cancel */
         ConversationRunEvent: {
@@ -8516,6 +8575,54 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "usage-get": {
+        parameters: {
+            query?: {
+                from?: components["schemas"]["DateTime"];
+                to?: components["schemas"]["DateTime"];
+                interval?: "day" | "week" | "month";
+                groupBy?: "app" | "end_user" | "portal" | "plan";
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        from: string;
+                        to: string;
+                        /** @enum {string} */
+                        interval: "day" | "week" | "month";
+                        totals: components["schemas"]["UsageMetrics"];
+                        series: components["schemas"]["UsagePoint"][];
+                        groups?: components["schemas"]["UsageGroup"][];
+                        /** @description Runs refused before they ran, by error code (`insufficient_credits`: demand that hit a limit); never counted in `turns`, `transactions` or `failures` */
+                        refusals: {
+                            [key: string]: number;
+                        };
+                    };
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };

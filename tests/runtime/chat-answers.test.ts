@@ -5,7 +5,7 @@ import { create, publish } from "../builder-helpers";
 import { newOrganization } from "../helpers";
 import { drain, newKnowledgebase, upload } from "../knowledge-helpers";
 import { getDb } from "@/server/db";
-import { readableTitle } from "@/server/services/retrieval";
+import { readableTitle } from "@/server/runtime/citations";
 import { converse, readEvents } from "../runtime-helpers";
 
 const POLICY = [

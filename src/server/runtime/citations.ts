@@ -2,7 +2,6 @@
 // with where it is in the organization's knowledge and the title a person knows it by. Only
 // passages from retrieval are cited (a member's reply handed to an adviser is not a source).
 import type { Citation } from "@/schemas/runtime";
-import { readableTitle } from "@/server/services/retrieval";
 import type { Passage } from "./model-types";
 
 /** How much of a passage a citation carries: enough to read it in a side panel. */
@@ -52,4 +51,27 @@ export function withMarker(sentence: string, n: number | null): string {
   let end = sentence.length;
   while (end > 0 && ".!?".includes(sentence[end - 1]!)) end--;
   return `${sentence.slice(0, end)} [${n}]${sentence.slice(end)}`;
+}
+
+const FILE_EXTENSION = /\.(md|markdown|txt|text|pdf|docx?|html?|csv|json|rtf|odt|pptx?|xlsx?)$/i;
+
+/**
+ * A source's title as a person reads it: a name given as a file name or path
+ * ("docs/Refund_Policy.PDF", "refund-policy.md") becomes words ("Refund policy"); any other name
+ * is kept as written. Words in capitals (an acronym such as "API") stay as they are.
+ */
+export function readableTitle(name: string): string {
+  const base = name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1);
+  if (base === name && !FILE_EXTENSION.test(name)) return name;
+  const words = base
+    .replace(FILE_EXTENSION, "")
+    .split(/[\s_.-]+/)
+    .filter(Boolean);
+  if (words.length === 0) return name;
+  return words
+    .map((word, index) => {
+      const plain = /^\p{Lu}\p{Ll}+$/u.test(word) || /^\p{Lu}{5,}$/u.test(word) ? word.toLowerCase() : word;
+      return index === 0 ? plain.charAt(0).toUpperCase() + plain.slice(1) : plain;
+    })
+    .join(" ");
 }

@@ -3,6 +3,7 @@
 import { NO_FLUSH, type Db } from "@/server/db";
 import { AppError, isAppError } from "@/server/errors";
 import { metrics } from "@/server/observability/metrics";
+import { creditsLeft, POOL_BONUS_SQL, POOL_RESET_DUE_SQL, POOL_RESET_SET_SQL, POOL_USED_SQL } from "./credit-pool";
 import { recordRefusal } from "./usage";
 
 /** A Prisma client or an interactive transaction over it. */
@@ -38,23 +39,6 @@ export async function refundCredits(db: Executor, organizationId: string, amount
 }
 
 // ---- End users' credit pools ----
-// The pool rules, written once and read by every statement that charges, settles or shows a pool:
-// a pool whose reset time has passed counts as reset (nothing used, bonus credits gone) until a
-// statement writes the reset, which moves its reset time on by whole calendar months.
-
-/** A pool's credits used, as of now (alias `s` is the subscription). */
-export const POOL_USED_SQL = "(case when s.credits_reset_at <= now() then 0 else s.credits_used end)";
-/** A pool's bonus credits, as of now: they stay until the pool resets. */
-export const POOL_BONUS_SQL = "(case when s.credits_reset_at <= now() then 0 else s.bonus_credits end)";
-/** The SET list that resets a pool (alias `s`). */
-export const POOL_RESET_SET_SQL = "credits_used = 0, bonus_credits = 0, credits_reset_at = credits_reset_after(s.credits_reset_at, now()), updated_at = now()";
-/** Whether a pool's reset is due (alias `s`). */
-export const POOL_RESET_DUE_SQL = "s.credits_reset_at <= now()";
-
-/** Credits left in a pool that has been settled (read after its reset was written). */
-export function creditsLeft(pool: { creditAllowance: number; bonusCredits: number; creditsUsed: number }): number {
-  return Math.max(0, pool.creditAllowance + pool.bonusCredits - pool.creditsUsed);
-}
 
 // An end user's turn or transaction takes 1 credit from one of their active subscriptions with
 // room (allowance + bonus − used; the pool that resets soonest first, then the oldest) AND 1 from

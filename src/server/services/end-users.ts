@@ -6,7 +6,7 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
-import { POOL_RESET_DUE_SQL, POOL_RESET_SET_SQL } from "./credits";
+import { POOL_RESET_DUE_SQL, POOL_RESET_SET_SQL } from "./credit-pool";
 import { grantSource, refuseMissingGrantTargets } from "./grants";
 import { normalizeEmail } from "./members";
 import { likeEscaped } from "./name-search";

@@ -8,6 +8,7 @@ import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
 import { logUnsuccessfulRun } from "@/server/observability/operator-log";
 import type { TraceEntry } from "@/server/runtime/run";
+import { builderItemNames } from "./item-names";
 import { recordRunUsage } from "./usage";
 import { afterCursor, beforeCursor, CURSOR_ORDER, NEWEST_FIRST, toPage } from "./pagination";
 
@@ -50,13 +51,6 @@ export async function recordExecution(db: Db, actor: Actor | EndUserActor, { sub
 }
 
 type ExecutionRow = Awaited<ReturnType<typeof recordExecution>>;
-
-/** Names of agents, flows and apps by id, from their drafts (what the organization calls them now). */
-export async function builderItemNames(db: Db, organizationId: string, ids: string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.builderItem.findMany({ where: { organizationId, id: { in: [...new Set(ids)] } }, select: { id: true, draft: true } });
-  return new Map(rows.map((row) => [row.id, String((row.draft as { name?: unknown } | null)?.name ?? "")]));
-}
 
 /** Rows with the name of their item, the email of their end user and the name of their portal. */
 async function toExecutions(db: Db, organizationId: string, rows: ExecutionRow[]): Promise<Execution[]> {

@@ -15,6 +15,7 @@ import type { Db } from "@/server/db";
 import { HEADING_SEPARATOR } from "@/server/jobs/chunking";
 import { EMBEDDING_DEFAULTS, unitLength } from "@/server/jobs/embedding";
 import { logger } from "@/server/observability/log";
+import { readableTitle } from "@/server/runtime/citations";
 import { RUN_LIMITS } from "@/server/runtime/limits";
 import type { EmbeddingModel } from "@/server/runtime/model-types";
 import { embeddingModelFor, type ProviderRow } from "@/server/runtime/models";
@@ -369,28 +370,6 @@ export function passageTitle(hit: Pick<RetrievedHit, "kind" | "title" | "heading
 }
 
 /** Document extensions that mark a source's name as a file name rather than a title. */
-const FILE_EXTENSION = /\.(md|markdown|txt|text|pdf|docx?|html?|csv|json|rtf|odt|pptx?|xlsx?)$/i;
-
-/**
- * A source's title as a person reads it: a name given as a file name or path
- * ("docs/Refund_Policy.PDF", "refund-policy.md") becomes words ("Refund policy"); any other name
- * is kept as written. Words in capitals (an acronym such as "API") stay as they are.
- */
-export function readableTitle(name: string): string {
-  const base = name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1);
-  if (base === name && !FILE_EXTENSION.test(name)) return name;
-  const words = base
-    .replace(FILE_EXTENSION, "")
-    .split(/[\s_.-]+/)
-    .filter(Boolean);
-  if (words.length === 0) return name;
-  return words
-    .map((word, index) => {
-      const plain = /^\p{Lu}\p{Ll}+$/u.test(word) || /^\p{Lu}{5,}$/u.test(word) ? word.toLowerCase() : word;
-      return index === 0 ? plain.charAt(0).toUpperCase() + plain.slice(1) : plain;
-    })
-    .join(" ");
-}
 
 /**
  * The console's retrieval test: exactly the passages an agent attached to this knowledgebase
