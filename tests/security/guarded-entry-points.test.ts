@@ -37,6 +37,8 @@ const UNGUARDED: Record<string, string> = {
   "portal-access.listPortalApps": "the portal door's; its end user is checked by the portal session",
   "conversations.listEndUserConversations": "the portal door's; only the end user's own conversations",
   "conversations.getEndUserConversation": "the portal door's; only the end user's own conversation",
+  "conversations.renameEndUserConversation": "the portal door's; only the end user's own conversation",
+  "conversations.hideEndUserConversation": "the portal door's; only the end user's own conversation",
   "conversation-runs.startConversationRun": "starts the run through the guarded converse",
   "conversation-runs.findRun": "the lookup the guarded open and cancel share",
   "events.recordEvent": "records the change of the guarded service that makes it, in its transaction",
