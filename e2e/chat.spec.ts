@@ -74,6 +74,49 @@ test("chat with a published app: the reply streams in from its knowledge, with t
   await expect(page.getByTestId("execution-trace")).toContainText("Billing agent");
 });
 
+test("an answer's sources, regenerate, copy and feedback; Executions filter by what people said", async ({ page, context }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  const { login, orgKey } = seedDemo();
+  await signIn(page, login);
+  const { appId } = await seedApp(page.request, orgKey.secret);
+  await page.goto(`/chat/${appId}`);
+  await expect(page.getByTestId("greeting")).toHaveText("Hello! How can I help?");
+  await page.getByRole("textbox", { name: "Message" }).fill("How long do refunds take?");
+  await page.getByRole("textbox", { name: "Message" }).press("Enter");
+  const answer = page.getByTestId("message-assistant").last();
+  await expect(answer).toContainText("14 days");
+
+  // The source by its title; it opens the cited passage beside the conversation, Esc closes it.
+  const sources = answer.getByRole("list", { name: "Sources" });
+  await expect(sources).toContainText("Refund policy");
+  await sources.getByRole("button").first().click();
+  const panel = page.getByTestId("citation-panel");
+  await expect(panel.getByRole("heading", { name: "Refund policy" })).toBeVisible();
+  await expect(panel).toContainText("Refunds are paid within 14 days");
+  await page.keyboard.press("Escape");
+  await expect(panel).toHaveCount(0);
+
+  await answer.getByRole("button", { name: "Copy", exact: true }).click();
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain("14 days");
+
+  // Regenerate writes the last answer again: still one question and one answer on screen.
+  await answer.getByRole("button", { name: "Regenerate" }).click();
+  await expect(page.getByTestId("message-assistant")).toHaveCount(1);
+  await expect(page.getByTestId("message-user")).toHaveCount(1);
+  await expect(page.getByTestId("message-assistant").last()).toContainText("14 days");
+
+  await page.getByTestId("message-assistant").last().getByRole("button", { name: "Not helpful" }).click();
+  await page.getByRole("textbox", { name: /What was wrong with this answer/ }).fill("Too short");
+  await page.getByRole("form", { name: "What was wrong with this answer?" }).getByRole("button", { name: "Send" }).click();
+
+  await page.getByRole("navigation").getByRole("link", { name: "Executions" }).click();
+  await expect(page.getByTestId("execution-row")).toHaveCount(2);
+  await page.getByLabel("Feedback").selectOption("down");
+  await expect(page).toHaveURL(/feedback=down/);
+  await expect(page.getByTestId("execution-row")).toHaveCount(1);
+  await expect(page.getByTestId("execution-feedback")).toContainText("Rated not helpful: “Too short”");
+});
+
 test("a refusal before anything streams is shown in an alert and the message is kept", async ({ page }) => {
   const { login, orgKey, organization } = seedDemo();
   await signIn(page, login);

@@ -143,6 +143,7 @@ const TraceEntry = z.object({
   latencyMs: z.number(),
 });
 export const FEEDBACK_RATINGS = ["up", "down"] as const;
+export type FeedbackRating = (typeof FEEDBACK_RATINGS)[number];
 export const Feedback = z.object({ rating: z.enum(FEEDBACK_RATINGS), reason: z.string().nullable(), at: Timestamp }).meta({ id: "Feedback" });
 export const FeedbackBody = z.strictObject({
   rating: z.enum(FEEDBACK_RATINGS).nullable().meta({ description: "null clears it" }),

@@ -1,12 +1,13 @@
 "use client";
 import { skipToken, useQuery } from "@tanstack/react-query";
+import { ThumbsDown, ThumbsUp } from "lucide-react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Fragment, Suspense, useState, type ReactNode } from "react";
 import { ExecutionTrace, formatMs } from "@/components/runtime/execution-trace";
 import Link from "next/link";
 import { EntityLink, EntityName, EntityPicker, entityHref, useEntities, type EntityKind } from "@/components/entity-picker";
 import { EndUserPicker } from "@/components/provisioning/end-user-picker";
-import { EXECUTION_STATUSES, type Execution, type ExecutionStatus } from "@/schemas/runtime";
+import { EXECUTION_STATUSES, FEEDBACK_RATINGS, type Execution, type ExecutionStatus, type FeedbackRating } from "@/schemas/runtime";
 import { useTRPC } from "@/lib/trpc";
 import { ErrorAlert, LoadMore, PageHeader, useCursorList } from "@/components/console";
 
@@ -30,8 +31,9 @@ function RunDetail({ execution }: { execution: Execution }) {
 }
 
 /** What the log is filtered by; each lives in the URL (?endUser=…&portal=…&item=…&itemKind=…&status=…), so reload and back keep it. */
-type Filter = { endUser?: string; portal?: string; item?: string; itemKind?: ItemKind; status?: ExecutionStatus };
-const FILTER_KEYS = ["endUser", "portal", "item", "itemKind", "status"] as const;
+type Filter = { endUser?: string; portal?: string; item?: string; itemKind?: ItemKind; status?: ExecutionStatus; feedback?: FeedbackRating };
+const FILTER_KEYS = ["endUser", "portal", "item", "itemKind", "status", "feedback"] as const;
+const FEEDBACK_LABELS: Record<FeedbackRating, string> = { up: "Rated helpful", down: "Rated not helpful" };
 
 function readFilter(search: URLSearchParams): Filter {
   const status = search.get("status");
@@ -41,6 +43,7 @@ function readFilter(search: URLSearchParams): Filter {
     item: search.get("item") ?? undefined,
     itemKind: ITEM_KINDS.find((known) => known === search.get("itemKind")),
     status: EXECUTION_STATUSES.find((known) => known === status),
+    feedback: FEEDBACK_RATINGS.find((known) => known === search.get("feedback")),
   };
 }
 
@@ -73,6 +76,17 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
           {EXECUTION_STATUSES.map((status) => (
             <option key={status} value={status}>
               {status.replace("_", " ")}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Feedback
+        <select value={filter.feedback ?? ""} onChange={(e) => onChange({ ...filter, feedback: FEEDBACK_RATINGS.find((known) => known === e.target.value) })}>
+          <option value="">Any feedback</option>
+          {FEEDBACK_RATINGS.map((rating) => (
+            <option key={rating} value={rating}>
+              {FEEDBACK_LABELS[rating]}
             </option>
           ))}
         </select>
@@ -137,6 +151,7 @@ function Executions() {
     ...(filter.portal ? { portalId: filter.portal } : {}),
     ...(filter.item ? { itemId: filter.item } : {}),
     ...(filter.status ? { status: filter.status } : {}),
+    ...(filter.feedback ? { feedback: filter.feedback } : {}),
   };
   // A change of filter starts again from the first page.
   const executions = useCursorList(
@@ -199,6 +214,13 @@ function Executions() {
                       </td>
                       <td className="nowrap" data-label="Status">
                         {execution.status === "succeeded" ? <span className="badge">succeeded</span> : <span className="badge revoked">{execution.status}</span>}
+                        {execution.feedback && (
+                          <div className="muted" data-testid="execution-feedback" title={execution.feedback.reason ?? undefined}>
+                            {execution.feedback.rating === "up" ? <ThumbsUp size={14} aria-hidden /> : <ThumbsDown size={14} aria-hidden />}{" "}
+                            {FEEDBACK_LABELS[execution.feedback.rating]}
+                            {execution.feedback.reason ? `: “${execution.feedback.reason}”` : ""}
+                          </div>
+                        )}
                       </td>
                       <td className="nowrap" data-label="Credits">
                         {execution.credits}
