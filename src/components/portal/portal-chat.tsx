@@ -51,14 +51,19 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
   async function ask(message: string, body?: Record<string, unknown>) {
     if (turn.streaming) return;
     if (!body) setDraft("");
-    const ended = await turn.send(message, conversationId, async (done) => {
-      await queryClient.fetchQuery({ ...trpc.conversations.get.queryOptions({ portal, conversationId: done.conversation_id }), staleTime: 0 });
-      setConversationId(done.conversation_id);
-      router.replace(`${base}/apps/${appId}?c=${done.conversation_id}`, { scroll: false });
-      void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
-      void queryClient.invalidateQueries({ queryKey: trpc.me.get.queryKey({ portal }) });
-    });
-    if (ended === "failed") setDraft((current) => current || message);
+    const ended = await turn.send(
+      message,
+      conversationId,
+      async (done) => {
+        await queryClient.fetchQuery({ ...trpc.conversations.get.queryOptions({ portal, conversationId: done.conversation_id }), staleTime: 0 });
+        setConversationId(done.conversation_id);
+        router.replace(`${base}/apps/${appId}?c=${done.conversation_id}`, { scroll: false });
+        void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.me.get.queryKey({ portal }) });
+      },
+      { body },
+    );
+    if (ended === "failed" && !body) setDraft((current) => current || message);
     if (ended === "stopped") {
       void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
       void queryClient.invalidateQueries({ queryKey: trpc.me.get.queryKey({ portal }) });

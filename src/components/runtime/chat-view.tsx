@@ -36,13 +36,18 @@ export function ChatView({ appId }: { appId: string }) {
   async function ask(message: string, body?: Record<string, unknown>) {
     if (!message || turn.streaming) return;
     if (!body) setDraft("");
-    const ended = await turn.send(message, conversationId, async (done) => {
-      // The stored messages (with the answer's execution) replace the streamed copy in one step.
-      await queryClient.fetchQuery({ ...trpc.conversations.messages.queryOptions({ conversationId: done.conversation_id }), staleTime: 0 });
-      setConversationId(done.conversation_id);
-      void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.queryKey({ appId }) });
-    });
-    if (ended === "failed") setDraft((current) => current || message);
+    const ended = await turn.send(
+      message,
+      conversationId,
+      async (done) => {
+        // The stored messages (with the answer's execution) replace the streamed copy in one step.
+        await queryClient.fetchQuery({ ...trpc.conversations.messages.queryOptions({ conversationId: done.conversation_id }), staleTime: 0 });
+        setConversationId(done.conversation_id);
+        void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.queryKey({ appId }) });
+      },
+      { body },
+    );
+    if (ended === "failed" && !body) setDraft((current) => current || message);
     if (ended === "stopped") void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.queryKey({ appId }) });
   }
 
