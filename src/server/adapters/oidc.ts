@@ -7,7 +7,8 @@ import { portalSessionCookie } from "@/server/auth/portal-cookie";
 import type { Db } from "@/server/db";
 import { isAppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { portalPath, resolvePortal } from "@/server/services/portals";
-import { finishSsoSignIn, OIDC_STATE_COOKIE, organizationForMemberEmail, publicOrigin, ssoRefusal, startSsoSignIn } from "@/server/services/sso";
+import { publicOrigin } from "@/env";
+import { finishSsoSignIn, OIDC_STATE_COOKIE, organizationForMemberEmail, ssoRefusal, startSsoSignIn } from "@/server/services/sso";
 
 export interface OidcHandlerOptions {
   db: () => Db;

@@ -33,6 +33,7 @@ export interface StreamOptions {
 /** The run a stream reads: its id, and when it started (a run left without an end is ended by its readers). */
 interface StreamedRun {
   id: string;
+  organizationId: string;
   status: string;
   createdAt: Date;
 }
@@ -72,7 +73,7 @@ export async function conversationStream(
   } catch (error) {
     return toAppError(error);
   }
-  return runStream(db, { id: started.executionId, status: "running", createdAt: new Date() }, 0, headers, options);
+  return runStream(db, { id: started.executionId, organizationId: actor.organizationId, status: "running", createdAt: new Date() }, 0, headers, options);
 }
 
 /**
@@ -94,7 +95,7 @@ export async function resumeStream(
 
 /** The stream of a run the caller was already found allowed to see (a repeated POST with its key). */
 export async function attachStream(db: Db, run: StreamedRun, after: number, headers: Headers, options: StreamOptions = {}): Promise<Response> {
-  const final = await finalEventSeq(db, run.id);
+  const final = await finalEventSeq(db, run);
   if (final !== null && after >= final) return new Response(null, { status: 204, headers });
   return runStream(db, run, after, headers, options);
 }
@@ -119,7 +120,7 @@ function runStream(db: Db, run: StreamedRun, after: number, headers: Headers, op
       try {
         await watch.ready();
         while (open) {
-          const events = await readRunEvents(db, run.id, last);
+          const events = await readRunEvents(db, run, last);
           for (const event of events) {
             if (!open) return;
             controller.enqueue(encoder.encode(format(event)));

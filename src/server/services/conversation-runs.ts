@@ -211,21 +211,23 @@ export const openConversationRun = guarded(
 );
 
 /** The run's stored events after `afterSeq`, in order. */
-export async function readRunEvents(db: Db, runId: string, afterSeq: number, limit = READ_BATCH): Promise<StoredEvent[]> {
+export async function readRunEvents(db: Db, run: { id: string; organizationId: string }, afterSeq: number, limit = READ_BATCH): Promise<StoredEvent[]> {
   const { rows } = await db.pool.query<StoredEvent>({
     name: "atrium_read_run_events",
-    text: "select seq, event, data from conversation_run_events where run_id = $1 and seq > $2 order by seq limit $3",
-    values: [runId, afterSeq, limit],
+    text: `select e.seq, e.event, e.data from conversation_run_events e join conversation_runs r on r.id = e.run_id
+           where e.run_id = $1 and r.organization_id = $4 and e.seq > $2 order by e.seq limit $3`,
+    values: [run.id, afterSeq, limit, run.organizationId],
   });
   return rows;
 }
 
 /** The id of the run's final event, or null while it runs. */
-export async function finalEventSeq(db: Db, runId: string): Promise<number | null> {
+export async function finalEventSeq(db: Db, run: { id: string; organizationId: string }): Promise<number | null> {
   const { rows } = await db.pool.query<{ seq: number }>({
     name: "atrium_run_final_seq",
-    text: "select seq from conversation_run_events where run_id = $1 and event in ('done', 'error') limit 1",
-    values: [runId],
+    text: `select e.seq from conversation_run_events e join conversation_runs r on r.id = e.run_id
+           where e.run_id = $1 and r.organization_id = $2 and e.event in ('done', 'error') limit 1`,
+    values: [run.id, run.organizationId],
   });
   return rows[0]?.seq ?? null;
 }
@@ -291,7 +293,7 @@ export const cancelConversationRun = guarded(
   { scope: "apps:execute", endUsers: true },
   async function cancelConversationRun(db: Db, actor: Actor | EndUserActor, input: { appId: string; executionId: string }): Promise<{ status: 200 | 202; execution: Execution }> {
     const run = await findRun(db, actor, input);
-    if (run.status !== "running" || (await finalEventSeq(db, run.id)) !== null) return { status: 200, execution: await executionOf(db, run) };
+    if (run.status !== "running" || (await finalEventSeq(db, run)) !== null) return { status: 200, execution: await executionOf(db, run) };
     if (isAbandoned(run)) {
       await endAbandonedRun(db, run.id, "canceled");
       return { status: 202, execution: await executionOf(db, run) };
@@ -301,7 +303,7 @@ export const cancelConversationRun = guarded(
       await watch.ready();
       await requestCancel(db, run.id);
       const deadline = Date.now() + CANCEL_WAIT_MS;
-      while ((await finalEventSeq(db, run.id)) === null && Date.now() < deadline) await watch.next(Math.max(deadline - Date.now(), 1));
+      while ((await finalEventSeq(db, run)) === null && Date.now() < deadline) await watch.next(Math.max(deadline - Date.now(), 1));
     } finally {
       watch.close();
     }

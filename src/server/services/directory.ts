@@ -3,7 +3,7 @@
 // directory user stands for them any more, never deleted); directory groups are user groups whose
 // name and members only the directory changes. Every change is one transaction that locks the
 // resource it changes, so concurrent PATCHes of one group apply one after another.
-import { env } from "@/env";
+import { publicOrigin } from "@/env";
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
 import { SCIM_SCOPE } from "@/schemas/auth";
 import type { DirectoryOverview } from "@/schemas/directory";
@@ -32,7 +32,7 @@ const TRANSACTION_OPTIONS = { maxWait: 30_000, timeout: 30_000 } as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function scimBaseUrl(): string {
-  return `${env().PUBLIC_ORIGIN ?? `http://localhost:${env().PORT}`}/scim/v2`;
+  return `${publicOrigin()}/scim/v2`;
 }
 
 export interface ListQuery {

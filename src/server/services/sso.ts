@@ -6,7 +6,7 @@
 // configuration (PUBLIC_ORIGIN), never from the request. A started sign-in is a row used once:
 // a replayed callback finds nothing.
 import * as oidc from "openid-client";
-import { env } from "@/env";
+import { env, publicOrigin } from "@/env";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
@@ -48,10 +48,6 @@ function toView(row: { id: string; issuer: string; clientId: string; domains: st
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
-}
-
-export function publicOrigin(): string {
-  return env().PUBLIC_ORIGIN ?? `http://localhost:${env().PORT}`;
 }
 
 export function redirectUri(): string {

@@ -114,7 +114,7 @@ export const runtimeRouter = router({
     .output(ConversationRunEventsOutput)
     .query(async ({ ctx, input }) => {
       const run = await openConversationRun(ctx.db, ctx.actor, input);
-      const events = await readRunEvents(ctx.db, run.id, Number(input.lastEventId ?? 0));
+      const events = await readRunEvents(ctx.db, run, Number(input.lastEventId ?? 0));
       return { events: events.map((event) => ({ id: event.seq, event: event.event, data: JSON.parse(event.data) as unknown })) };
     }),
 
