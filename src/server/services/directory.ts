@@ -363,7 +363,9 @@ function memberIdsOf(group: ScimObject): string[] {
 /** Sets the group's members to these directory users (ids that name none of the organization's are ignored). */
 async function setGroupMembers(tx: Tx, organizationId: string, groupId: string, wanted: string[]): Promise<void> {
   await tx.$executeRaw`
-    delete from directory_group_members where group_id = ${groupId}::uuid and not (directory_user_id = any(${wanted}::uuid[]))`;
+    delete from directory_group_members dm using user_groups g
+    where dm.group_id = ${groupId}::uuid and g.id = dm.group_id and g.organization_id = ${organizationId}::uuid
+      and not (dm.directory_user_id = any(${wanted}::uuid[]))`;
   await tx.$executeRaw`
     insert into directory_group_members (group_id, directory_user_id, added_at)
     select ${groupId}::uuid, d.id, now() from directory_users d where d.organization_id = ${organizationId}::uuid and d.id = any(${wanted}::uuid[])
