@@ -2,31 +2,23 @@
 // percent-decode is no cookie (401 where a session is needed) on the four routes that read one,
 // over real HTTP through our own server; a tRPC batch beyond MAX_TRPC_BATCH_CALLS is refused whole,
 // in the envelope, before anything runs, and a batch within it runs its calls a few at a time.
-import { once } from "node:events";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_TRPC_BATCH_CALLS } from "@/schemas/limits";
 import { readCookie } from "@/server/auth/cookies";
 import { getDb } from "@/server/db";
-import { createRequestListener } from "@/server/http/listener";
 import { callSlots, MAX_CONCURRENT_CALLS_PER_REQUEST } from "@/server/trpc/call-slots";
 import { newOrganization, signInCookie } from "../helpers";
+import { listenOnLoopback, type LoopbackServer } from "../loopback-server";
 
-let server: http.Server;
+let loopback: LoopbackServer;
 let base: string;
 
 beforeAll(async () => {
-  server = http.createServer(createRequestListener({ trustProxy: 0, fallback: (_, response) => response.writeHead(404).end() }));
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  loopback = await listenOnLoopback(0);
+  base = loopback.base;
 });
 
-afterAll(() => {
-  server.closeAllConnections();
-  server.close();
-});
+afterAll(() => loopback.close());
 
 const MALFORMED = ["atrium_session=%ZZ", "atrium_session=%E0%A4%A", "atrium_portal_session=%ZZ", "atrium_portal_session=%E0%A4%A; atrium_session=%"];
 

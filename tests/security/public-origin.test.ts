@@ -4,31 +4,24 @@
 // the Host header) and over real HTTP through our own server (src/server/http/listener.ts).
 process.env.PUBLIC_ORIGIN = "https://atrium.example.com";
 
-import { once } from "node:events";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publicOrigin } from "@/env";
 import { getDb } from "@/server/db";
-import { createRequestListener } from "@/server/http/listener";
 import { clientAddress, codeFromOutbox, portalCall, portalScenario } from "../portal/helpers";
+import { listenOnLoopback, type LoopbackServer } from "../loopback-server";
 
 const FORGED = { host: "evil.example", "x-forwarded-host": "evil.example", "x-forwarded-proto": "http" };
 
-let server: http.Server;
+let loopback: LoopbackServer;
 let base: string;
 
 beforeAll(async () => {
-  server = http.createServer(createRequestListener({ trustProxy: 1, fallback: (_, response) => response.writeHead(404).end() }));
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  loopback = await listenOnLoopback(1);
+  base = loopback.base;
 });
 
-afterAll(() => {
-  server.closeAllConnections();
-  server.close();
-});
+afterAll(() => loopback.close());
 
 async function mailTo(organizationId: string, email: string): Promise<string> {
   expect(await codeFromOutbox(organizationId, email)).toMatch(/^\d{6}$/);
