@@ -25,6 +25,11 @@ const nextConfig = {
         source: "/api/:path*",
         headers: Object.entries(apiSecurityHeaders).map(([key, value]) => ({ key, value })),
       },
+      // The API reference page, like the document it renders, is readable from any origin.
+      {
+        source: "/docs",
+        headers: [{ key: "Access-Control-Allow-Origin", value: "*" }],
+      },
       {
         source: "/scim/:path*",
         headers: Object.entries(apiSecurityHeaders).map(([key, value]) => ({ key, value })),

@@ -87,6 +87,21 @@ const EnvSchema = z.object({
     .number()
     .positive()
     .default(24 * 30),
+  /**
+   * Browser origins allowed to call /api/v1 directly (CORS), comma-separated, e.g.
+   * "https://app.example.com,https://admin.example.com". None by default; the API document
+   * (/api/v1/openapi.json) is readable from any origin.
+   */
+  CORS_ORIGINS: z
+    .string()
+    .default("")
+    .transform((value) =>
+      value
+        .split(",")
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.url({ protocol: /^https?$/ }).transform((origin) => new URL(origin).origin))),
   /** pino's level for the JSON log lines on stdout: fatal, error, warn, info, debug, trace or silent. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Bearer token for GET /api/metrics (Prometheus). Unset: the endpoint answers 404. */

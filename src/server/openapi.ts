@@ -48,6 +48,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   output_invalid: "The transaction ran but its output does not match the output schema (`raw`, `details`); billed",
   canceled: "Only in a conversation stream's `error` event: the run was stopped by its cancel endpoint (the execution is `canceled`, billed)",
   conflict: "Stale `expectedUpdatedAt` / `If-Unmodified-Since`, an Idempotency-Key reused with another body or still running, or a portal slug another portal has; nothing written",
+  precondition_failed: "`If-Match` names a version other than the current one (drafts, pages); nothing written",
   invalid_workflow: "Flow refused by validation; `feedback` names each problem; nothing written",
   invalid_model: "Model id unknown or unavailable; nothing written",
   unpublished_dependencies: "Adviser or member not published; `dependencies` lists them; nothing written",
@@ -92,10 +93,13 @@ const HEADER_REFS = {
     "RateLimit-Limit": { $ref: "#/components/headers/RateLimit-Limit" },
     "RateLimit-Remaining": { $ref: "#/components/headers/RateLimit-Remaining" },
     "RateLimit-Reset": { $ref: "#/components/headers/RateLimit-Reset" },
+    "RateLimit-Policy": { $ref: "#/components/headers/RateLimit-Policy" },
+    RateLimit: { $ref: "#/components/headers/RateLimit" },
   },
   retryAfter: { $ref: "#/components/headers/Retry-After" },
   wwwAuthenticate: { $ref: "#/components/headers/WWW-Authenticate" },
   idempotentReplayed: { $ref: "#/components/headers/Idempotent-Replayed" },
+  etag: { $ref: "#/components/headers/ETag" },
 };
 
 const HEADERS: NonNullable<Components["headers"]> = {
@@ -103,11 +107,14 @@ const HEADERS: NonNullable<Components["headers"]> = {
   "RateLimit-Limit": { description: "Requests allowed per 60-second window for this key", schema: { type: "integer" } },
   "RateLimit-Remaining": { description: "Requests left in the current window", schema: { type: "integer" } },
   "RateLimit-Reset": { description: "Seconds until the window frees up", schema: { type: "integer" } },
+  "RateLimit-Policy": { description: 'The same limit in the IETF RateLimit fields\' form: `"default";q=<limit>;w=60`', schema: { type: "string" } },
+  RateLimit: { description: 'The IETF RateLimit field: `"default";r=<remaining>;t=<seconds until the window frees up>`', schema: { type: "string" } },
   "Retry-After": { description: "Whole seconds (>= 1) until a request will be allowed", schema: { type: "integer", minimum: 1 } },
   "WWW-Authenticate": {
     description: '`Bearer realm="atrium"`, with `error="invalid_token"` when a key was sent and cannot be used (RFC 6750)',
     schema: { type: "string" },
   },
+  ETag: { description: "The resource's current version, a strong tag; send it back in `If-Match` to write only to this version", schema: { type: "string" } },
   "Idempotent-Replayed": {
     description: "`true` when this is the remembered answer to an earlier request with the same Idempotency-Key",
     schema: { type: "string", enum: ["true"] },
@@ -407,7 +414,7 @@ function completeOperation(operation: Operation, meta: Meta): void {
     operation.responses[String(successStatus)] = {
       ...success,
       ...(successStatus === 204 ? { content: undefined, description: "Done; no body" } : {}),
-      headers: { "X-Request-Id": HEADER_REFS.requestId, ...HEADER_REFS.rateLimit },
+      headers: { "X-Request-Id": HEADER_REFS.requestId, ...HEADER_REFS.rateLimit, ...(meta.etag ? { ETag: HEADER_REFS.etag } : {}) },
     };
   }
   const byStatus = new Map<number, ErrorCode[]>();

@@ -3,6 +3,7 @@
 // checks before the input is read, the product's error envelope for every failure, and the
 // X-Request-Id and RateLimit-* headers.
 import { createOpenApiNodeHttpHandler, forEachOpenApiProcedure, getPathRegExp, normalizePath } from "trpc-to-openapi";
+import { env } from "@/env";
 import { requestOrigin, type KeyActor } from "@/server/auth/actor";
 import { authenticateApiKey } from "@/server/auth/authenticate";
 import { authorize } from "@/server/auth/authorize";
@@ -29,6 +30,7 @@ import { readJsonBody, refuseDeclaredOversize } from "./json-body";
 import { textResponse } from "./text-response";
 import { attachStream, conversationStream, lastEventIdFrom, resumeStream, streamHeaders } from "./sse";
 import { downloadResponse } from "./download";
+import { isAllowedPreflight, preflightHeaders, withCors } from "./cors";
 import { handleUpload } from "./upload";
 import { appRouter } from "@/server/trpc/root";
 
@@ -72,6 +74,8 @@ export interface RestHandlerOptions {
   db: () => Db;
   /** The keep-alive interval of conversation streams (default 15 s; tests shorten it). */
   streamHeartbeatMs?: number;
+  /** Browser origins allowed to call the API (CORS); default CORS_ORIGINS. */
+  corsOrigins?: readonly string[];
 }
 
 export function createRestHandler(options: RestHandlerOptions) {
@@ -82,7 +86,15 @@ export function createRestHandler(options: RestHandlerOptions) {
     return { route: candidates.find((route) => route.method === method), allowed: [...new Set(candidates.map((r) => r.method))] };
   }
 
+  // Read per request, as the configuration is read lazily everywhere (tests set it after import).
+  const corsOrigins = () => options.corsOrigins ?? env().CORS_ORIGINS;
+
   return async function handleRest(request: Request): Promise<Response> {
+    const response = await answer(request);
+    return withCors(request, response, corsOrigins(), request.method === "GET" && new URL(request.url).pathname === `${API_PREFIX}/openapi.json`);
+  };
+
+  async function answer(request: Request): Promise<Response> {
     const requestId = requestIdFor(request);
     let limitHeaders: Record<string, string> = {};
     try {
@@ -95,7 +107,9 @@ export function createRestHandler(options: RestHandlerOptions) {
       const method = request.method === "HEAD" ? "GET" : request.method;
       const { route, allowed } = match(method, path);
       if (request.method === "OPTIONS" && allowed.length > 0) {
-        return new Response(null, { status: 204, headers: { Allow: [...allowed, "OPTIONS"].join(", "), "X-Request-Id": requestId } });
+        const methods = [...allowed, "OPTIONS"];
+        const cors = isAllowedPreflight(request, corsOrigins()) ? preflightHeaders(request, methods) : {};
+        return new Response(null, { status: 204, headers: { Allow: methods.join(", "), "X-Request-Id": requestId, ...cors } });
       }
       if (!route) {
         if (allowed.length === 0) throw new AppError("not_found", `No route ${request.method} ${API_PREFIX}${path}.`);
@@ -138,7 +152,7 @@ export function createRestHandler(options: RestHandlerOptions) {
       const response = errorResponse(toAppError(error), requestId, limitHeaders);
       return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
     }
-  };
+  }
 }
 
 /**

@@ -98,12 +98,18 @@ function cleanupOccasionally(db: Db, window: number): void {
     .catch((error: unknown) => logger().error({ err: error }, "Rate-limit cleanup failed"));
 }
 
-/** The RateLimit-* headers (IETF draft names) for a response, plus Retry-After when refused. */
+/**
+ * The rate-limit fields of a response: the contract's RateLimit-* names, and beside them the
+ * current IETF ones (`RateLimit-Policy` and `RateLimit`, one policy named "default"), plus
+ * Retry-After when refused.
+ */
 export function rateLimitHeaders(result: RateLimitResult): Record<string, string> {
   const headers: Record<string, string> = {
     "RateLimit-Limit": String(result.limit),
     "RateLimit-Remaining": String(result.remaining),
     "RateLimit-Reset": String(result.resetSeconds),
+    "RateLimit-Policy": `"default";q=${result.limit};w=${WINDOW_SECONDS}`,
+    RateLimit: `"default";r=${result.remaining};t=${result.resetSeconds}`,
   };
   if (result.retryAfterSeconds !== undefined) headers["Retry-After"] = String(result.retryAfterSeconds);
   return headers;

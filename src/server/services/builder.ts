@@ -13,6 +13,7 @@ import type { Prisma } from "@/generated/prisma/client";
 import { KIND_SPECS, readsKind, writesKind, type AppPins, type Doc } from "./builder-kinds";
 import { changesBetween, recorded, recordEvent } from "./events";
 import { likeEscaped } from "./name-search";
+import { checkVersion, namesVersions, versionChanged, type VersionMatch } from "./preconditions";
 import { CURSOR_ORDER, decodeCursor, encodeCursor, toPage } from "./pagination";
 
 type ItemRow = {
@@ -181,6 +182,8 @@ export interface Precondition {
   expectedUpdatedAt?: string;
   /** `If-Unmodified-Since` (HTTP date, whole seconds). */
   ifUnmodifiedSince?: string;
+  /** `If-Match`: the versions the write may apply to (`precondition_failed` otherwise). */
+  ifMatch?: VersionMatch;
 }
 
 function conflict(kind: BuilderKind): AppError {
@@ -188,6 +191,7 @@ function conflict(kind: BuilderKind): AppError {
 }
 
 function checkPrecondition(kind: BuilderKind, row: ItemRow, precondition: Precondition): void {
+  checkVersion(precondition.ifMatch, row.updatedAt, `${kind} draft`);
   if (precondition.expectedUpdatedAt !== undefined && new Date(precondition.expectedUpdatedAt).getTime() !== row.updatedAt.getTime()) throw conflict(kind);
   if (precondition.ifUnmodifiedSince !== undefined) {
     const since = new Date(precondition.ifUnmodifiedSince);
@@ -242,6 +246,7 @@ export const patchDraft = guardedByKind(
         count ? { action: `${kind}.draft_update`, target: { type: kind, id: row.id, label: String(draft.name) }, changes: changesBetween(before, draft, changed) } : null,
       );
       if (count === 1) return getDraft(db, actor, kind, id);
+      if (namesVersions(precondition.ifMatch)) throw versionChanged(`${kind} draft`);
       if (guarded) throw conflict(kind);
     }
     throw conflict(kind);

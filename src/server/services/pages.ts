@@ -13,6 +13,7 @@ import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
 import { changesBetween, recordEvent, type EventInput } from "./events";
 import { authorOf, findKnowledgebase, lockFor, reviewsWritesOf } from "./knowledge-access";
+import { checkVersion, type VersionMatch } from "./preconditions";
 
 type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 
@@ -307,40 +308,44 @@ async function findPage(db: Db | Tx, actor: Actor, input: { knowledgebaseId: str
   return page;
 }
 
-export const patchPage = guarded({ scope: "knowledge:write" }, async function patchPage(db: Db, actor: Actor, input: PatchPageInput): Promise<PageWriteResult> {
-  await findPage(db, actor, input);
-  const reviewed = await reviewsWritesOf(db, actor);
-  const { authorMemberId, keyId } = authorOf(actor);
-  return db.$transaction(async (tx) => {
-    // Lock the page so concurrent patches apply one after the other, each to the other's result.
-    await tx.$executeRaw`select id from pages where id = ${input.pageId}::uuid for update`;
-    const page = await tx.page.findFirstOrThrow({ where: { id: input.pageId, organizationId: actor.organizationId } });
-    const markdown = applyPatch(page.markdown, input.patch);
-    const title = input.title ?? page.title;
-    if (reviewed) {
-      const revisionId = randomUUID();
-      const review = await tx.review.create({
-        data: {
-          organizationId: actor.organizationId,
-          knowledgebaseId: page.knowledgebaseId,
-          kind: "page_edit",
-          pageId: page.id,
-          revisionId,
-          payload: { patch: input.patch, ...(input.title !== undefined ? { title: input.title } : {}) },
-          baseMarkdown: page.markdown,
-          proposedMarkdown: markdown,
-          authorMemberId,
-          keyId,
-        },
-      });
-      await recordEvent(tx, actor, reviewEvent(review, page.title));
-      return writeResult(page, revisionId, await resolveLinks(tx, page.knowledgebaseId, markdown), review.id);
-    }
-    const applied = await applyPageContent(tx, page, { title, markdown }, { authorMemberId, keyId, via: viaOf(actor) });
-    await recordEvent(tx, actor, pageEvent("page.update", applied.page, markdown, { ...changesBetween(page, { title }, ["title"]), revisionId: [null, applied.revisionId] }));
-    return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, page.knowledgebaseId, markdown), null);
-  });
-});
+export const patchPage = guarded(
+  { scope: "knowledge:write" },
+  async function patchPage(db: Db, actor: Actor, input: PatchPageInput, precondition: { ifMatch?: VersionMatch } = {}): Promise<PageWriteResult> {
+    await findPage(db, actor, input);
+    const reviewed = await reviewsWritesOf(db, actor);
+    const { authorMemberId, keyId } = authorOf(actor);
+    return db.$transaction(async (tx) => {
+      // Lock the page so concurrent patches apply one after the other, each to the other's result.
+      await tx.$executeRaw`select id from pages where id = ${input.pageId}::uuid for update`;
+      const page = await tx.page.findFirstOrThrow({ where: { id: input.pageId, organizationId: actor.organizationId } });
+      checkVersion(precondition.ifMatch, page.updatedAt, "page");
+      const markdown = applyPatch(page.markdown, input.patch);
+      const title = input.title ?? page.title;
+      if (reviewed) {
+        const revisionId = randomUUID();
+        const review = await tx.review.create({
+          data: {
+            organizationId: actor.organizationId,
+            knowledgebaseId: page.knowledgebaseId,
+            kind: "page_edit",
+            pageId: page.id,
+            revisionId,
+            payload: { patch: input.patch, ...(input.title !== undefined ? { title: input.title } : {}) },
+            baseMarkdown: page.markdown,
+            proposedMarkdown: markdown,
+            authorMemberId,
+            keyId,
+          },
+        });
+        await recordEvent(tx, actor, reviewEvent(review, page.title));
+        return writeResult(page, revisionId, await resolveLinks(tx, page.knowledgebaseId, markdown), review.id);
+      }
+      const applied = await applyPageContent(tx, page, { title, markdown }, { authorMemberId, keyId, via: viaOf(actor) });
+      await recordEvent(tx, actor, pageEvent("page.update", applied.page, markdown, { ...changesBetween(page, { title }, ["title"]), revisionId: [null, applied.revisionId] }));
+      return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, page.knowledgebaseId, markdown), null);
+    });
+  },
+);
 
 /** Replaces the whole markdown (the console editor); a person's write, applied at once. */
 export const savePage = guarded(

@@ -53,6 +53,8 @@ export type Meta = OpenApiMeta<{
   csv?: string;
   /** A second success status with the same body (202 pending_review beside 201/200 applied). */
   alsoSucceeds?: { status: number; description: string };
+  /** The success carries an `ETag` (the resource's version), which `If-Match` on its writes names. */
+  etag?: true;
 }>;
 
 const t = initTRPC

@@ -25,6 +25,7 @@ import type { ErrorCode } from "@/server/errors";
 import { createItem, deleteItem, deployVersion, getDraft, getLive, listItems, listVersions, patchDraft, publishItem } from "@/server/services/builder";
 import { writesKind } from "@/server/services/builder-kinds";
 import { router, scopedProcedure } from "../init";
+import { entityTag, ifMatchOf } from "../entity-tags";
 
 function keyed<K extends string, T extends z.ZodType>(key: K, schema: T) {
   return z.strictObject({ [key]: schema } as { [P in K]: T });
@@ -45,8 +46,12 @@ interface KindRoute<One extends string, Many extends string, Id extends string, 
   notes: string;
 }
 
-const IF_UNMODIFIED_SINCE = z.object({
+const DRAFT_PRECONDITIONS = z.object({
   "If-Unmodified-Since": z.string().optional().meta({ description: "HTTP date; the write is refused with `conflict` when the draft changed after it" }),
+  "If-Match": z
+    .string()
+    .optional()
+    .meta({ description: "The draft's `ETag` last read (or `*`); the write is refused with 412 `precondition_failed` when the draft is at another version" }),
 });
 
 function builderRouter<One extends string, Many extends string, Id extends string, Shape extends z.ZodRawShape, View extends z.ZodType, Row extends z.ZodType>(
@@ -102,12 +107,23 @@ function builderRouter<One extends string, Many extends string, Id extends strin
       }),
     getDraft: scopedProcedure(getDraft.requirementFor(kind))
       .meta({
-        openapi: { method: "GET", path: sub("/draft"), tags: [tag], summary: `Get the ${one} draft`, description: `The editable draft, published or not.` },
+        openapi: {
+          method: "GET",
+          path: sub("/draft"),
+          tags: [tag],
+          summary: `Get the ${one} draft`,
+          description: `The editable draft, published or not. Its \`ETag\` names this version of the draft for \`If-Match\`.`,
+        },
         errors: ["not_found"],
+        etag: true,
       })
       .input(IdInput)
       .output(ViewOutput)
-      .query(async ({ ctx, input }) => ({ [one]: await getDraft(ctx.db, ctx.actor, kind, idOf(input)) }) as never),
+      .query(async ({ ctx, input }) => {
+        const draft = await getDraft(ctx.db, ctx.actor, kind, idOf(input));
+        ctx.response.headers.set("ETag", entityTag(draft.updatedAt as string));
+        return { [one]: draft } as never;
+      }),
     patchDraft: scopedProcedure(patchDraft.requirementFor(kind))
       .meta({
         openapi: {
@@ -115,10 +131,11 @@ function builderRouter<One extends string, Many extends string, Id extends strin
           path: sub("/draft"),
           tags: [tag],
           summary: `Update the ${one} draft`,
-          description: `Only the fields passed change; arrays replace the whole set; nested objects (${kind === "agent" ? "`identity`, `builtIns`" : kind === "app" ? "`api`" : "none for flows"}) merge. \`expectedUpdatedAt\` (the \`updatedAt\` last read) or the header \`If-Unmodified-Since\` refuses the write with \`conflict\` when the draft changed meanwhile; nothing is written. ${route.notes}`,
-          requestHeaders: IF_UNMODIFIED_SINCE,
+          description: `Only the fields passed change; arrays replace the whole set; nested objects (${kind === "agent" ? "`identity`, `builtIns`" : kind === "app" ? "`api`" : "none for flows"}) merge. \`expectedUpdatedAt\` (the \`updatedAt\` last read) or the header \`If-Unmodified-Since\` refuses the write with \`conflict\` when the draft changed meanwhile, and \`If-Match\` with a tag other than the draft's current \`ETag\` refuses it with 412 \`precondition_failed\`; nothing is written. ${route.notes}`,
+          requestHeaders: DRAFT_PRECONDITIONS,
         },
-        errors: ["not_found", "conflict", ...route.draftErrors],
+        errors: ["not_found", "conflict", "precondition_failed", ...route.draftErrors],
+        etag: true,
       })
       .input(IdInput.extend(route.patch.shape).extend({ expectedUpdatedAt: TimestampInput.optional().meta({ description: "The `updatedAt` last read" }) }))
       .output(ViewOutput)
@@ -127,7 +144,9 @@ function builderRouter<One extends string, Many extends string, Id extends strin
         const updated = await patchDraft(ctx.db, ctx.actor, kind, id as string, patch, {
           expectedUpdatedAt: expectedUpdatedAt as string | undefined,
           ifUnmodifiedSince: ctx.requestHeaders?.get("if-unmodified-since") ?? undefined,
+          ifMatch: ifMatchOf(ctx.requestHeaders),
         });
+        ctx.response.headers.set("ETag", entityTag(updated.updatedAt as string));
         return { [one]: updated } as never;
       }),
     publish: scopedProcedure(publishItem.requirementFor(kind))

@@ -19,9 +19,17 @@ import { RetrievalTestInput, RetrievalTestOutput } from "@/schemas/retrieval-tes
 import { testRetrieval } from "@/server/services/retrieval-test";
 import { searchKnowledgebase } from "@/server/services/search";
 import { addSource, deleteSource, getSource, getSourceDetail, retrySource } from "@/server/services/sources";
+import { entityTag, ifMatchOf } from "../entity-tags";
 import { memberProcedure, router, scopedProcedure } from "../init";
 
 const TAGS = ["Knowledgebases"];
+
+const PAGE_PRECONDITIONS = z.object({
+  "If-Match": z
+    .string()
+    .optional()
+    .meta({ description: "The page's `ETag` last read (or `*`); the patch is refused with 412 `precondition_failed` when the page is at another version" }),
+});
 
 const ExportOutput = z.object({
   knowledgebase: Knowledgebase,
@@ -221,12 +229,23 @@ export const knowledgeRouter = router({
 
   getPage: scopedProcedure(getPage.requirement)
     .meta({
-      openapi: { method: "GET", path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}", tags: TAGS, summary: "A page in full", description: "The Page object at the top level." },
+      openapi: {
+        method: "GET",
+        path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}",
+        tags: TAGS,
+        summary: "A page in full",
+        description: "The Page object at the top level. Its `ETag` names this version of the page for `If-Match` on a patch.",
+      },
       errors: ["not_found"],
+      etag: true,
     })
     .input(PageIdInput)
     .output(Page)
-    .query(({ ctx, input }) => getPage(ctx.db, ctx.actor, input)),
+    .query(async ({ ctx, input }) => {
+      const page = await getPage(ctx.db, ctx.actor, input);
+      ctx.response.headers.set("ETag", entityTag(page.updatedAt));
+      return page;
+    }),
 
   patchPage: scopedProcedure(patchPage.requirement)
     .meta({
@@ -236,15 +255,16 @@ export const knowledgeRouter = router({
         tags: TAGS,
         summary: "Edit a page with patch operations",
         description:
-          "`patch`: up to 50 operations applied in order, each to the previous one's result: `replace` {oldString, newString}, `insert_before`/`insert_after` {anchor, text}, `prepend`/`append` {text}, `replace_range` {from, to, text} (from the start of `from` through the end of `to`, `to` searched after `from`). Every anchor must appear exactly once in the current markdown, else `invalid_request` names the operation index and anchor and nothing changes. `text` is inserted exactly as given. Optional `title`. 202 `pending_review` when the organization reviews agent writes.",
+          "`patch`: up to 50 operations applied in order, each to the previous one's result: `replace` {oldString, newString}, `insert_before`/`insert_after` {anchor, text}, `prepend`/`append` {text}, `replace_range` {from, to, text} (from the start of `from` through the end of `to`, `to` searched after `from`). Every anchor must appear exactly once in the current markdown, else `invalid_request` names the operation index and anchor and nothing changes. `text` is inserted exactly as given. Optional `title`. `If-Match` with a tag other than the page's current `ETag` (from GET) is refused with 412 `precondition_failed` and nothing changes. 202 `pending_review` when the organization reviews agent writes.",
+        requestHeaders: PAGE_PRECONDITIONS,
       },
-      errors: ["not_found"],
+      errors: ["not_found", "precondition_failed"],
       alsoSucceeds: { status: 202, description: "`pending_review`: the organization reviews agent writes; the live page is untouched until a person approves" },
     })
     .input(PatchPageInput)
     .output(PageWriteResult)
     .mutation(async ({ ctx, input }) => {
-      const result = await patchPage(ctx.db, ctx.actor, input);
+      const result = await patchPage(ctx.db, ctx.actor, input, { ifMatch: ifMatchOf(ctx.requestHeaders) });
       ctx.response.status = result.status === "applied" ? 200 : 202;
       return result;
     }),
