@@ -2964,6 +2964,53 @@ export interface components {
         ConversationErrorEvent: {
             error: components["schemas"]["ErrorBody"];
         };
+        ConversationRunEventMessage: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "run";
+            id: string;
+            data: components["schemas"]["ConversationRunEvent"];
+        };
+        ConversationDeltaEventMessage: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "delta";
+            id: string;
+            data: components["schemas"]["ConversationDeltaEvent"];
+        };
+        ConversationStepEventMessage: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "step";
+            id: string;
+            data: components["schemas"]["ConversationStepEvent"];
+        };
+        ConversationDoneEventMessage: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "done";
+            id: string;
+            data: components["schemas"]["ConversationDoneEvent"];
+        };
+        ConversationErrorEventMessage: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "error";
+            id: string;
+            data: components["schemas"]["ConversationErrorEvent"];
+        };
+        /** @description One message of a conversation stream, as an SSE client reads it: `event` names it, `id` resumes after it (`Last-Event-ID`), `data` is JSON text on the wire whose parsed value has the schema given here. */
+        ConversationStreamEvent: components["schemas"]["ConversationRunEventMessage"] | components["schemas"]["ConversationDeltaEventMessage"] | components["schemas"]["ConversationStepEventMessage"] | components["schemas"]["ConversationDoneEventMessage"] | components["schemas"]["ConversationErrorEventMessage"];
         /** @description The `error` object of any error response */
         ErrorBody: {
             /** @enum {string} */
@@ -6770,7 +6817,7 @@ export interface operations {
                         conversation_id: components["schemas"]["Uuid"];
                         greeting: string;
                     };
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["ConversationStreamEvent"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -6823,7 +6870,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["ConversationStreamEvent"];
                 };
             };
             /** @description The run has ended and the client already has its last event: nothing to send (an EventSource stops reconnecting) */

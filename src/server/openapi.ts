@@ -301,22 +301,46 @@ const STREAM_SCHEMAS: SchemaMap = {
   },
 };
 
-/** The `text/event-stream` content of a conversation run, its events' schemas linked. */
-const EVENT_STREAM_CONTENT = {
-  schema: {
-    type: "string",
-    description:
-      "`event:`/`id:`/`data:` lines; each `data` is JSON: ConversationRunEvent, ConversationDeltaEvent, ConversationStepEvent, ConversationDoneEvent or ConversationErrorEvent",
-  },
-  // 3.1 has no per-event schema; the named event schemas are linked here for readers and tools.
-  "x-events": {
-    run: { $ref: "#/components/schemas/ConversationRunEvent" },
-    delta: { $ref: "#/components/schemas/ConversationDeltaEvent" },
-    step: { $ref: "#/components/schemas/ConversationStepEvent" },
-    done: { $ref: "#/components/schemas/ConversationDoneEvent" },
-    error: { $ref: "#/components/schemas/ConversationErrorEvent" },
+/** The SSE event names of a conversation run and the schema of each one's `data`. */
+const STREAM_EVENT_SCHEMAS = {
+  run: "ConversationRunEvent",
+  delta: "ConversationDeltaEvent",
+  step: "ConversationStepEvent",
+  done: "ConversationDoneEvent",
+  error: "ConversationErrorEvent",
+} as const;
+
+/**
+ * One message of the stream, as a standard SSE client hands it over (`event`, `id`, `data`),
+ * discriminated on `event`: generators type the stream from this, with no vendor extension.
+ */
+const CONVERSATION_STREAM_EVENT = {
+  description:
+    "One message of a conversation stream, as an SSE client reads it: `event` names it, `id` resumes after it (`Last-Event-ID`), `data` is JSON text on the wire whose parsed value has the schema given here.",
+  oneOf: Object.values(STREAM_EVENT_SCHEMAS).map((name) => ({ $ref: `#/components/schemas/${name}Message` })),
+  discriminator: {
+    propertyName: "event",
+    mapping: Object.fromEntries(Object.entries(STREAM_EVENT_SCHEMAS).map(([event, name]) => [event, `#/components/schemas/${name}Message`])),
   },
 };
+
+const STREAM_MESSAGE_SCHEMAS = Object.fromEntries(
+  Object.entries(STREAM_EVENT_SCHEMAS).map(([event, name]) => [
+    `${name}Message`,
+    {
+      type: "object",
+      required: ["event", "id", "data"],
+      properties: {
+        event: { type: "string", const: event },
+        id: { type: "string", pattern: "^[0-9]{1,9}$" },
+        data: { $ref: `#/components/schemas/${name}` },
+      },
+    },
+  ]),
+);
+
+/** The `text/event-stream` content of a conversation run: a sequence of ConversationStreamEvent messages. */
+const EVENT_STREAM_CONTENT = { schema: { $ref: "#/components/schemas/ConversationStreamEvent" } };
 
 const LAST_EVENT_ID = (description: string) => ({ name: "Last-Event-ID", in: "header", required: false, description, schema: { type: "string", pattern: "^[0-9]{1,9}$" } });
 
@@ -529,6 +553,8 @@ export function openApiDocument(): OpenAPIObject {
   document.components.schemas = {
     ...document.components.schemas,
     ...STREAM_SCHEMAS,
+    ...STREAM_MESSAGE_SCHEMAS,
+    ConversationStreamEvent: CONVERSATION_STREAM_EVENT,
     ErrorBody: {
       type: "object",
       required: ["code", "message"],
