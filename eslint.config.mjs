@@ -13,6 +13,8 @@ export default tseslint.config(
       "src/generated/**",
       ".next/**",
       "dist/**",
+      "packages/*/dist/**",
+      "packages/sdk/src/schema.d.ts",
       "node_modules/**",
       ".data*/**",
       "test-results/**",

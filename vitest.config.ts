@@ -3,8 +3,11 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   resolve: {
-    // Same mapping as tsconfig.json's `paths` ("@/*" -> "./src/*").
-    alias: [{ find: /^@\//, replacement: `${fileURLToPath(new URL("./src/", import.meta.url))}` }],
+    // Same mapping as tsconfig.json's `paths` ("@/*" -> "./src/*"; the SDK from its source).
+    alias: [
+      { find: /^@\//, replacement: `${fileURLToPath(new URL("./src/", import.meta.url))}` },
+      { find: /^@atrium\/sdk$/, replacement: fileURLToPath(new URL("./packages/sdk/src/index.ts", import.meta.url)) },
+    ],
   },
   // tsconfig keeps JSX for Next.js to compile; tests that render a component need it compiled.
   oxc: { jsx: { runtime: "automatic" } },

@@ -1,6 +1,6 @@
-// `npm run sdk:generate`: rewrites src/sdk/schema.d.ts from the OpenAPI document.
+// `npm run sdk:generate`: rewrites the SDK's types (packages/sdk/src/schema.d.ts) from the OpenAPI document.
 import { writeFile } from "node:fs/promises";
-import { generateSdkTypes } from "@/sdk/generate";
+import { generateSdkTypes, SDK_TYPES_FILE } from "./sdk-types";
 
-await writeFile(new URL("../src/sdk/schema.d.ts", import.meta.url), await generateSdkTypes());
-console.log("src/sdk/schema.d.ts written");
+await writeFile(SDK_TYPES_FILE, await generateSdkTypes());
+console.log("packages/sdk/src/schema.d.ts written");

@@ -1,9 +1,9 @@
-// The SDK (src/sdk) against the real REST handler: every request goes through a fetch that hands
+// The SDK (packages/sdk) against the real REST handler: every request goes through a fetch that hands
 // it to the /api/v1 handler (whose responses are checked against the OpenAPI document).
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { AtriumError, createAtrium } from "@/sdk";
-import { generateSdkTypes } from "@/sdk/generate";
+import { AtriumError, createAtrium } from "@atrium/sdk";
+import { generateSdkTypes, SDK_TYPES_FILE } from "../../scripts/sdk-types";
 import { newOrganization, restHandler } from "../helpers";
 import { create } from "../builder-helpers";
 import { credits, publishedApp } from "../runtime-helpers";
@@ -16,7 +16,7 @@ function sdk(apiKey: string) {
 
 describe("the SDK", () => {
   it("has committed types that match the document (run `npm run sdk:generate` after changing the API)", async () => {
-    const committed = await readFile(new URL("../../src/sdk/schema.d.ts", import.meta.url), "utf8");
+    const committed = await readFile(SDK_TYPES_FILE, "utf8");
     expect(committed === (await generateSdkTypes())).toBe(true);
   });
 
@@ -51,7 +51,7 @@ describe("the SDK", () => {
     const app = await publishedApp();
     const before = await credits(app.tenant);
     const events = [];
-    for await (const event of sdk(app.key).streamConversation(app.appId, { message: "How long do refunds take?" })) events.push(event);
+    for await (const event of sdk(app.key).apps.converse(app.appId, { message: "How long do refunds take?" })) events.push(event);
     expect(events.filter((event) => event.type === "delta").length).toBeGreaterThan(0);
     const done = events.at(-1)!;
     expect(done).toMatchObject({ type: "done", reply: expect.stringContaining("14 days"), conversation_id: expect.any(String), execution_id: expect.any(String) });
@@ -87,7 +87,7 @@ describe("the SDK", () => {
     };
     const atrium = createAtrium({ apiKey: app.key, baseUrl: ORIGIN, fetch: flaky });
     const events = [];
-    for await (const event of atrium.streamConversation(app.appId, { message: "How long do refunds take?" })) events.push(event);
+    for await (const event of atrium.apps.converse(app.appId, { message: "How long do refunds take?" })) events.push(event);
     const run = events[0] as { type: string; execution_id: string };
     expect(run.type).toBe("run");
     expect(sent).toEqual([`POST /api/v1/apps/${app.appId}/conversation`, `GET /api/v1/apps/${app.appId}/conversation/runs/${run.execution_id}/events 1`]);
@@ -97,16 +97,16 @@ describe("the SDK", () => {
     expect(await credits(app.tenant)).toBe(before - 1);
 
     // Cancel on a finished run answers its execution, unchanged.
-    expect(await atrium.cancelConversation(app.appId, run.execution_id)).toMatchObject({ id: run.execution_id, status: "succeeded" });
+    expect(await atrium.apps.cancel(app.appId, run.execution_id)).toMatchObject({ id: run.execution_id, status: "succeeded" });
     const replayed = [];
-    for await (const event of atrium.resumeConversation(app.appId, run.execution_id, { lastEventId: 1 })) replayed.push(event);
+    for await (const event of atrium.apps.resume(app.appId, run.execution_id, { lastEventId: 1 })) replayed.push(event);
     expect(replayed).toEqual(events.slice(1));
   });
 
   it("throws the refusal that comes before a stream as a typed error", async () => {
     const app = await publishedApp();
     const refused = await (async () => {
-      for await (const _event of sdk(app.key).streamConversation("00000000-0000-4000-8000-000000000000", { message: "hi" })) void _event;
+      for await (const _event of sdk(app.key).apps.converse("00000000-0000-4000-8000-000000000000", { message: "hi" })) void _event;
     })().catch((error: unknown) => error);
     expect(refused).toMatchObject({ status: 404, code: "not_found" });
   });

@@ -4,9 +4,9 @@
 // by itself after a dropped connection (one run, one charge), with resume and cancel helpers.
 import createClient, { type Client, type Middleware } from "openapi-fetch";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import type { components, paths } from "./schema";
+import type { components, paths } from "./schema.js";
 
-export type { components, paths } from "./schema";
+export type { components, paths } from "./schema.js";
 export type Schemas = components["schemas"];
 export type ErrorCode = Schemas["ErrorBody"]["code"];
 
@@ -65,6 +65,8 @@ export type ConversationEvent =
   | ({ type: "step" } & Schemas["ConversationStepEvent"])
   | ({ type: "done" } & Schemas["ConversationDoneEvent"]);
 export type Execution = Schemas["Execution"];
+type AddSourceOperation = paths["/knowledgebases/{knowledgebaseId}/sources"]["post"];
+export type AddedSource = AddSourceOperation["responses"][202]["content"]["application/json"];
 
 export interface StreamOptions {
   idempotencyKey?: string;
@@ -78,18 +80,26 @@ export interface Atrium {
   client: Client<paths>;
   /** Every item of a list, page after page (`nextCursor`), e.g. `list("/agents", "agents")`. */
   list<P extends ListPath, K extends ItemsKey<P>>(path: P, key: K, params?: ListParams<P>): AsyncGenerator<ListBody<P>[K] extends readonly (infer Item)[] ? Item : never>;
-  /**
-   * A streamed conversation turn: `run` (the execution to resume or cancel), `delta` and `step`
-   * events, then `done` (the stream is closed). A dropped connection is resumed after the last
-   * event seen, never posted again. A failed or canceled run throws AtriumError (`canceled`).
-   */
-  streamConversation(appId: string, input: Omit<ConversationInput, "stream">, options?: StreamOptions): AsyncGenerator<ConversationEvent>;
-  /** A run's events after `lastEventId` (from the start without it), live until `done`; resumed by itself too. */
-  resumeConversation(appId: string, executionId: string, options?: { lastEventId?: number; signal?: AbortSignal; maxReconnects?: number }): AsyncGenerator<ConversationEvent>;
-  /** Stops a run: its execution, `canceled` (or as it ended, when it had already ended). */
-  cancelConversation(appId: string, executionId: string): Promise<Execution>;
+  sources: {
+    /**
+     * Uploads a file (a File, or a Blob with `name`) as a source: `multipart/form-data`, indexed in
+     * the background (`status` "processing", or "pending_review" when the organization reviews writes).
+     */
+    upload(knowledgebaseId: string, file: Blob, options?: { name?: string; idempotencyKey?: string }): Promise<AddedSource>;
+  };
+  apps: {
+    /**
+     * A streamed conversation turn: `run` (the execution to resume or cancel), `delta` and `step`
+     * events, then `done` (the stream is closed). A dropped connection is resumed after the last
+     * event seen, never posted again. A failed or canceled run throws AtriumError (`canceled`).
+     */
+    converse(appId: string, input: Omit<ConversationInput, "stream">, options?: StreamOptions): AsyncGenerator<ConversationEvent>;
+    /** A run's events after `lastEventId` (from the start without it), live until `done`; resumed by itself too. */
+    resume(appId: string, executionId: string, options?: { lastEventId?: number; signal?: AbortSignal; maxReconnects?: number }): AsyncGenerator<ConversationEvent>;
+    /** Stops a run: its execution, `canceled` (or as it ended, when it had already ended). */
+    cancel(appId: string, executionId: string): Promise<Execution>;
+  };
 }
-
 export function createAtrium(options: AtriumOptions): Atrium {
   const baseUrl = `${options.baseUrl.replace(/\/$/, "")}/api/v1`;
   const send = options.fetch ?? ((request: Request) => fetch(request));
@@ -205,5 +215,21 @@ export function createAtrium(options: AtriumOptions): Atrium {
     return data!.execution;
   }
 
-  return { client, list: list as Atrium["list"], streamConversation, resumeConversation, cancelConversation };
+  async function upload(knowledgebaseId: string, file: Blob, uploadOptions: { name?: string; idempotencyKey?: string } = {}): Promise<AddedSource> {
+    const form = new FormData();
+    form.set("file", file, file instanceof File ? file.name : (uploadOptions.name ?? "upload"));
+    if (uploadOptions.name !== undefined) form.set("name", uploadOptions.name);
+    const headers = new Headers({ Authorization: `Bearer ${options.apiKey}` });
+    if (uploadOptions.idempotencyKey) headers.set("Idempotency-Key", uploadOptions.idempotencyKey);
+    const response = await send(new Request(`${baseUrl}/knowledgebases/${encodeURIComponent(knowledgebaseId)}/sources`, { method: "POST", headers, body: form }));
+    if (!response.ok) throw await errorFrom(response);
+    return (await response.json()) as AddedSource;
+  }
+
+  return {
+    client,
+    list: list as Atrium["list"],
+    sources: { upload },
+    apps: { converse: streamConversation, resume: resumeConversation, cancel: cancelConversation },
+  };
 }
