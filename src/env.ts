@@ -102,6 +102,13 @@ const EnvSchema = z.object({
         .filter(Boolean),
     )
     .pipe(z.array(z.url({ protocol: /^https?$/ }).transform((origin) => new URL(origin).origin))),
+  /**
+   * An OTLP/HTTP collector (e.g. http://localhost:4318): traces of requests, queries, provider
+   * and MCP calls and background jobs are sent to <endpoint>/v1/traces. Unset: no tracing.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  /** The service name the traces carry. */
+  OTEL_SERVICE_NAME: z.string().min(1).default("atrium"),
   /** pino's level for the JSON log lines on stdout: fatal, error, warn, info, debug, trace or silent. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Bearer token for GET /api/metrics (Prometheus). Unset: the endpoint answers 404. */

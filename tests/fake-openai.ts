@@ -24,7 +24,7 @@ export interface ChatRequest {
 
 export interface FakeOpenAI {
   baseURL: string;
-  requests: { model: string; stream: boolean; messages: ChatMessage[]; authorization?: string; tools: string[]; toolChoice?: unknown }[];
+  requests: { model: string; stream: boolean; messages: ChatMessage[]; authorization?: string; traceparent?: string; tools: string[]; toolChoice?: unknown }[];
   /** The inputs of each embeddings request, in order. */
   embeddingRequests: string[][];
   /** Makes the next requests fail with this HTTP status. */
@@ -64,6 +64,7 @@ export async function startFakeOpenAI(
         stream: body.stream === true,
         messages: body.messages,
         authorization: req.headers.authorization,
+        traceparent: req.headers.traceparent as string | undefined,
         tools: (body.tools ?? []).map((t) => t.function.name),
         toolChoice: body.tool_choice,
       });

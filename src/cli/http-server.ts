@@ -15,6 +15,7 @@ import { createRequestListener, guardServer } from "@/server/http/listener";
 import { startIndexWorker, type IndexWorker } from "@/server/jobs/indexing";
 import { startWebhookWorker } from "@/server/jobs/webhook-delivery";
 import { logger } from "@/server/observability/log";
+import { startTracing, stopTracing } from "@/server/observability/tracing";
 
 /** How long in-flight requests and streams get to finish once a stop is asked for. */
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -107,6 +108,7 @@ export interface HttpServer {
 
 /** Listens on `port`, then starts this process's indexing worker. */
 export async function serve(options: { port: number; trustProxy: number }): Promise<HttpServer> {
+  if (startTracing()) logger().info("Tracing: spans are exported over OTLP");
   const listener = createRequestListener({ trustProxy: options.trustProxy, fallback: nextFallback(options.port) });
   let stopping = false;
   const server = http.createServer((message, response) => {
@@ -151,6 +153,8 @@ export async function serve(options: { port: number; trustProxy: number }): Prom
       await released;
       if (await atMost(closeDb(getDb()), DATABASE_CLOSE_MS)) logger().info("Database connections closed");
       else logger().warn(`Database connections not closed within ${DATABASE_CLOSE_MS / 1000} s; stopping anyway`);
+      // The spans still buffered go out before the process ends.
+      await atMost(stopTracing(), DATABASE_CLOSE_MS);
     },
   };
 }

@@ -6,6 +6,7 @@ import pg from "pg";
 import { env } from "@/env";
 import { PrismaClient } from "@/generated/prisma/client";
 import { logger } from "@/server/observability/log";
+import { traceQueries } from "@/server/observability/tracing";
 
 export type Db = PrismaClient & { readonly pool: pg.Pool };
 
@@ -25,6 +26,7 @@ export function createDb(databaseUrl: string, poolSize = 10): Db {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
   // An idle connection dropped by the server must not take the process down; the pool reconnects.
   pool.on("error", (error) => logger().error({ reason: error.message }, "Database connection lost"));
+  pool.on("connect", (client) => traceQueries(client as unknown as Parameters<typeof traceQueries>[0]));
   return Object.assign(new PrismaClient({ adapter: new PrismaPg(pool) }), { pool });
 }
 

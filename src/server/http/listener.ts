@@ -5,11 +5,13 @@
 // (direct-routes.ts) and anything else to `fallback` (Next.js's request handler in production).
 // Whatever one request's handling throws is answered 500 for that request and logged; the
 // server goes on serving the others.
+import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import http, { type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { requestIdFrom } from "@/lib/request-id";
 import { AppError } from "@/server/errors";
 import { logger } from "@/server/observability/log";
+import { contextFromHeaders, tracer, tracingEnabled } from "@/server/observability/tracing";
 import { directHandlerFor, methodsFor, SERVED_METHODS, type DirectHandler } from "./direct-routes";
 import { API_SECURITY_HEADERS, sendFetchResponse, toFetchRequest } from "./node-bridge";
 
@@ -102,8 +104,27 @@ export function createRequestListener(options: ListenerOptions): RequestListener
     // Next.js passes a client-sent X-Forwarded-For on as it came; with no trusted proxy anyone
     // could then choose the address that sign-in throttling counts.
     if (options.trustProxy === 0) message.headers["x-forwarded-for"] = message.socket.remoteAddress ?? "unknown";
-    route(options, message, response).catch((error: unknown) => failed(error, message, response));
+    const serve = () => route(options, message, response).catch((error: unknown) => failed(error, message, response));
+    if (tracingEnabled()) inServerSpan(message, response, serve);
+    else void serve();
   };
+}
+
+/**
+ * A server span around one request, continuing the caller's `traceparent`; it ends when the
+ * answer is complete (a stream's too) or the connection closes. The API's routes name it by
+ * their route (src/server/observability/observe.ts).
+ */
+function inServerSpan(message: IncomingMessage, response: ServerResponse, serve: () => Promise<void>): void {
+  const method = message.method ?? "GET";
+  const parent = contextFromHeaders(message.headers);
+  const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { "http.request.method": method, "url.path": pathOf(message.url ?? "/") } }, parent);
+  response.once("close", () => {
+    span.setAttribute("http.response.status_code", response.statusCode);
+    if (response.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  });
+  void context.with(trace.setSpan(parent, span), serve);
 }
 
 /** A complete HTTP/1.1 answer in the envelope, for a socket no ServerResponse is attached to. */

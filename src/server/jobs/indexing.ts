@@ -11,6 +11,7 @@
 import { randomUUID } from "node:crypto";
 import { retryOnConflict, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
+import { inSpan } from "@/server/observability/tracing";
 import { recordEvent, type EventInput } from "@/server/services/events";
 import { toSource } from "@/server/services/source-shape";
 import { chunkMarkdown, type Chunk } from "./chunking";
@@ -278,7 +279,7 @@ export async function runIndexingOnce(db: Db, options: IndexingOptions = {}, hel
       held?.add(job);
       try {
         await options.afterClaim?.(job);
-        await runJob(db, job, options);
+        await inSpan("job indexing", { "atrium.source.id": job.sourceId, "atrium.job.attempt": job.attempts }, () => runJob(db, job, options));
       } finally {
         held?.delete(job);
       }

@@ -10,6 +10,7 @@ import { Webhook } from "standardwebhooks";
 import type { Db } from "@/server/db";
 import { checkIntegrationUrl, guardedFetch } from "@/server/integration-urls";
 import { logger } from "@/server/observability/log";
+import { inSpan } from "@/server/observability/tracing";
 import { backoffDelay } from "./indexing";
 
 /** The pauses before each retry: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery fails. */
@@ -173,7 +174,7 @@ export async function runWebhookDeliveriesOnce(db: Db, options: DeliveryOptions 
   await Promise.all(
     claimed.map(async (delivery) => {
       await options.afterClaim?.(delivery);
-      await deliver(db, delivery, options);
+      await inSpan("job webhook_delivery", { "atrium.webhook.delivery.id": delivery.id }, () => deliver(db, delivery, options));
     }),
   );
   return claimed.length;

@@ -2,6 +2,7 @@
 // route, status, latency) and the request metrics. Streams count to their response headers.
 import { errorResponse, requestIdFor } from "@/server/adapters/envelope";
 import { toAppError } from "@/server/errors";
+import { trace } from "@opentelemetry/api";
 import { logger } from "./log";
 import { metrics } from "./metrics";
 import { routeLabelOf } from "./route-label";
@@ -29,6 +30,9 @@ export function observed<Args extends unknown[]>(
       }
     }
     const label = routeLabelOf(request) ?? route;
+    const span = trace.getActiveSpan();
+    span?.updateName(`${request.method} ${label}`);
+    span?.setAttribute("http.route", label);
     const status = String(response.status);
     const registry = metrics();
     registry.requests.inc({ method: request.method, route: label, status });

@@ -6,8 +6,10 @@
 // runtime's tool lists are cached per connection for TOOL_LIST_CACHE.ttlMs, so a conversation
 // turn does not ask the server each time; updating or removing a connection forgets its entry.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SpanKind } from "@opentelemetry/api";
 import { guardedFetch } from "@/server/integration-urls";
 import { openSecret } from "@/server/secret-box";
+import { inSpan, propagatingFetch } from "@/server/observability/tracing";
 
 export const MCP_LIMITS = {
   /** Wall time to connect and list a server's tools. */
@@ -66,7 +68,7 @@ async function withClient<T>(endpoint: McpEndpoint, signal: AbortSignal, work: (
   const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
     requestInit: { headers: endpoint.headers },
     fetch: async (input, init) => {
-      const response = await guardedFetch(input, { ...init, redirect: "error", signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
+      const response = await propagatingFetch(guardedFetch)(input, { ...init, redirect: "error", signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
       return capped(response, MCP_LIMITS.responseBytes);
     },
     reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1_000, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1 },
@@ -124,7 +126,12 @@ function contentText(block: { type: string; text?: unknown; mimeType?: unknown; 
 export async function callMcpTool(endpoint: McpEndpoint, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
   return withClient(endpoint, signal, async (client) => {
     // The caller's signal carries the tool's time bound (RUN_LIMITS.toolCallMs).
-    const result = await client.callTool({ name, arguments: args }, undefined, { signal });
+    const result = await inSpan(
+      "mcp tools/call",
+      { "mcp.method.name": "tools/call", "gen_ai.tool.name": name },
+      () => client.callTool({ name, arguments: args }, undefined, { signal }),
+      SpanKind.CLIENT,
+    );
     const content = Array.isArray(result.content) ? (result.content as Parameters<typeof contentText>[0][]) : [];
     const text = content.length > 0 ? content.map(contentText).join("\n") : JSON.stringify(result.structuredContent ?? result.toolResult ?? "");
     if (result.isError) throw new Error(text || "the MCP tool reported an error");

@@ -10,6 +10,7 @@ import { jsonIn } from "./json-in-text";
 import { RUN_LIMITS, runLimitExceeded } from "./limits";
 import type { ChatModel, EmbeddingModel, Grade, ModelInfo, ModelTool, Passage } from "./model-types";
 import { offlineGrade, offlineRoute } from "./offline-model";
+import { propagatingFetch, tracingEnabled } from "@/server/observability/tracing";
 
 export type ProviderKind = "openai-compatible" | "anthropic";
 
@@ -38,6 +39,14 @@ function knowledgeBlock(knowledge: Passage[], cite?: (passage: Passage) => numbe
   return `\n\nAnswer from this knowledge when it is relevant.${citing}\n\n${passages}`;
 }
 
+/**
+ * The AI SDK's own spans of a provider call while tracing is on: model, tokens, timing. Never
+ * the prompts or answers: they are end users' words and the organization's knowledge.
+ */
+function telemetry(functionId: string) {
+  return { isEnabled: tracingEnabled(), functionId, recordInputs: false, recordOutputs: false };
+}
+
 /** The caller's signal, and the provider's own time bound per call (a failure the caller reports as provider_error). */
 function callSignal(signal: AbortSignal | undefined): AbortSignal {
   const timeout = AbortSignal.timeout(RUN_LIMITS.providerCallMs);
@@ -46,9 +55,9 @@ function callSignal(signal: AbortSignal | undefined): AbortSignal {
 
 export function languageModel(connection: ProviderConnection, modelId: string): LanguageModel {
   if (connection.kind === "anthropic") {
-    return createAnthropic({ baseURL: connection.baseURL, apiKey: connection.apiKey ?? "", fetch: connection.fetch })(modelId);
+    return createAnthropic({ baseURL: connection.baseURL, apiKey: connection.apiKey ?? "", fetch: propagatingFetch(connection.fetch) })(modelId);
   }
-  return createOpenAICompatible({ name: connection.name, baseURL: connection.baseURL!, apiKey: connection.apiKey, fetch: connection.fetch }).chatModel(modelId);
+  return createOpenAICompatible({ name: connection.name, baseURL: connection.baseURL!, apiKey: connection.apiKey, fetch: propagatingFetch(connection.fetch) }).chatModel(modelId);
 }
 
 function toolSet(tools: ModelTool[]): ToolSet {
@@ -75,6 +84,7 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
       const abortSignal = callSignal(signal);
       const result = streamText({
         model,
+        experimental_telemetry: telemetry("answer"),
         system: system + knowledgeBlock(knowledge, cite),
         messages: [...history, { role: "user", content: message }],
         ...(tools.length > 0
@@ -107,6 +117,7 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
       const list = candidates.map((c) => `- id: ${c.id}\n  name: ${c.name}\n  description: ${c.description}`).join("\n");
       const { text } = await generateText({
         model,
+        experimental_telemetry: telemetry("generate"),
         abortSignal: callSignal(signal),
         maxRetries: 1,
         system: `${instructions}\nYou route a user's message to the team members best suited to answer it. Reply with a JSON array of member ids, best first, and nothing else.`,
@@ -120,6 +131,7 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
     async grade({ input, output, expectedBehavior, signal }): Promise<Grade> {
       const { text } = await generateText({
         model,
+        experimental_telemetry: telemetry("generate"),
         abortSignal: callSignal(signal),
         maxRetries: 1,
         system: 'You grade an assistant\'s output against the expected behaviour. Reply with JSON {"passed": boolean, "reason": string} and nothing else.',
@@ -141,7 +153,7 @@ export function providerEmbedding(connection: ProviderConnection, modelId: strin
     modelKey: `${connection.name}/${modelId}`,
     async embed(texts, { signal, retries = 1 } = {}) {
       if (texts.length === 0) return [];
-      const { embeddings } = await embedMany({ model, values: texts, abortSignal: callSignal(signal), maxRetries: retries });
+      const { embeddings } = await embedMany({ model, values: texts, abortSignal: callSignal(signal), maxRetries: retries, experimental_telemetry: telemetry("embed") });
       return embeddings;
     },
   };
