@@ -1413,6 +1413,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/usage/refusals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs refused before they ran
+         * @description Each conversation turn, transaction or test run refused before it ran (402 `insufficient_credits`): what `refusals` in GET /usage counts, newest first. Nothing ran, so a refusal is not an execution: no trace, input or credits. Filter by `code`, `appId`, `endUserId` or `portalId`.
+         */
+        get: operations["usage-refusals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "end_user.created": {
@@ -2933,6 +2953,23 @@ export interface components {
             name: string;
             totals: components["schemas"]["UsageMetrics"];
             series: components["schemas"]["UsagePoint"][];
+        };
+        Refusal: {
+            id: components["schemas"]["Uuid"];
+            /** @description The error code the caller was answered with */
+            code: string;
+            appId: components["schemas"]["Uuid"] | null;
+            /** @description null when the app was deleted */
+            appKind: ("agent" | "flow" | "app") | null;
+            appName: string | null;
+            endUserId: components["schemas"]["Uuid"] | null;
+            endUserEmail: string | null;
+            portalId: components["schemas"]["Uuid"] | null;
+            portalName: string | null;
+            /** @description The plan of the pool the end user's next charge would have taken */
+            planId: components["schemas"]["Uuid"] | null;
+            planName: string | null;
+            createdAt: string;
         };
         /** @description `event: run`: the first event; the run to resume (`GET …/runs/{execution_id}/events`) or cancel */
         ConversationRunEvent: {
@@ -8618,6 +8655,46 @@ export interface operations {
                         };
                     };
                     "text/csv": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "usage-refusals": {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                code?: string;
+                appId?: components["schemas"]["Uuid"];
+                endUserId?: components["schemas"]["Uuid"];
+                portalId?: components["schemas"]["Uuid"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        refusals: components["schemas"]["Refusal"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
                 };
             };
             400: components["responses"]["Error400"];
