@@ -1,40 +1,54 @@
 "use client";
-// An end user's usage on their console page: credits and turns by day (last 30 days by default),
-// with their failures and refused turns.
+// The usage of one end user, app or portal on its console page: credits and turns by day (last 30
+// days by default), with links to its failed runs and its refused ones.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { Suspense } from "react";
+import { Suspense, type ReactNode } from "react";
 import { ErrorAlert } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { UsageBars, UsageEmpty, UsageRangePicker, useUsageRange } from "./usage-chart";
-import { CREDITS_AND_TURNS } from "./usage-overview";
+import { CREDITS_AND_TURNS, executionsHref, refusedTotal } from "./usage-overview";
 
-function Usage({ endUserId }: { endUserId: string }) {
+export type UsageScope = { endUserId: string } | { appId: string } | { portalId: string };
+
+/** The Executions page's filter (its URL keys) for the scope. */
+function filterOf(scope: UsageScope): Record<string, string> {
+  if ("endUserId" in scope) return { endUser: scope.endUserId };
+  if ("appId" in scope) return { item: scope.appId, itemKind: "app" };
+  return { portal: scope.portalId };
+}
+
+function Usage({ scope, whose, empty }: { scope: UsageScope; whose: string; empty: ReactNode }) {
   const trpc = useTRPC();
   const range = useUsageRange(30);
-  const usage = useQuery(trpc.usage.scoped.queryOptions({ from: range.from, to: range.to, interval: "day", endUserId }));
+  const usage = useQuery(trpc.usage.scoped.queryOptions({ from: range.from, to: range.to, interval: "day", ...scope }));
   const report = usage.data;
-  const refused = report ? Object.values(report.refusals).reduce((sum, count) => sum + count, 0) : 0;
+  const refused = report ? refusedTotal(report.refusals) : 0;
+  const filter = filterOf(scope);
   return (
-    <section className="panel" aria-labelledby="end-user-usage">
-      <h2 id="end-user-usage" style={{ marginTop: 0 }}>
+    <section className="panel" aria-labelledby="scoped-usage">
+      <h2 id="scoped-usage" style={{ marginTop: 0 }}>
         Usage
       </h2>
       <UsageRangePicker range={range} />
       <ErrorAlert error={usage.error} />
-      {report && report.totals.credits + report.totals.turns + report.totals.transactions + refused === 0 ? (
-        <UsageEmpty>
-          No runs for this end user in this range. Their turns in a portal, and the API&apos;s runs made on their behalf (<code>endUserId</code>), show here as they finish.
-        </UsageEmpty>
+      {report && report.totals.credits + report.totals.turns + report.totals.transactions + report.totals.testRuns + refused === 0 ? (
+        <UsageEmpty>{empty}</UsageEmpty>
       ) : (
         report && (
           <>
             <p>
-              {report.totals.credits.toLocaleString()} credits, {report.totals.turns.toLocaleString()} turns,{" "}
-              <Link href={`/executions?endUser=${endUserId}&status=failed`}>{report.totals.failures.toLocaleString()} failures</Link>, {refused.toLocaleString()} refused for lack
-              of credits.
+              {report.totals.credits.toLocaleString()} credits, {report.totals.turns.toLocaleString()} turns, {report.totals.transactions.toLocaleString()} transactions,{" "}
+              <Link href={executionsHref({ ...filter, status: "failed" })} data-testid="scoped-usage-failures">
+                {report.totals.failures.toLocaleString()} failures
+              </Link>
+              ,{" "}
+              <Link href={executionsHref({ ...filter, status: "refused" })} data-testid="scoped-usage-refused">
+                {refused.toLocaleString()} refused
+              </Link>{" "}
+              before running.
             </p>
-            <UsageBars label="Their credits and turns by day (UTC)" points={report.series} series={CREDITS_AND_TURNS} />
+            <UsageBars label={`${whose} credits and turns by day (UTC)`} points={report.series} series={CREDITS_AND_TURNS} />
           </>
         )
       )}
@@ -42,10 +56,11 @@ function Usage({ endUserId }: { endUserId: string }) {
   );
 }
 
-export function EndUserUsage({ endUserId }: { endUserId: string }) {
+/** The range lives in the URL, which a page reads inside Suspense. */
+export function ScopedUsage(props: { scope: UsageScope; whose: string; empty: ReactNode }) {
   return (
     <Suspense fallback={<p className="muted">Loading usage…</p>}>
-      <Usage endUserId={endUserId} />
+      <Usage {...props} />
     </Suspense>
   );
 }

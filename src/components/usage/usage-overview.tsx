@@ -13,13 +13,19 @@ export const CREDITS_AND_TURNS = [
   { key: "turns", label: "Turns", color: "var(--chart-2, #8a6d00)" },
 ];
 
+/** The runs refused before they ran, whatever the code. */
+export const refusedTotal = (refusals: Record<string, number>) => Object.values(refusals).reduce((sum, count) => sum + count, 0);
+
+/** The Executions page filtered so (its URL keys: status, endUser, item, portal, code…). */
+export const executionsHref = (filter: Record<string, string>) => `/executions?${new URLSearchParams(filter).toString()}`;
+
 function Overview() {
   const trpc = useTRPC();
   const range = useUsageRange(7);
   const usage = useQuery(trpc.usage.get.queryOptions({ from: range.from, to: range.to, interval: "day", groupBy: "app" }));
   const nearLimit = useQuery(trpc.usage.nearLimit.queryOptions({ limit: 5 }));
   const report = usage.data;
-  const refused = report ? Object.values(report.refusals).reduce((sum, count) => sum + count, 0) : 0;
+  const refused = report ? refusedTotal(report.refusals) : 0;
   const ran = report && (report.totals.credits > 0 || report.totals.turns > 0 || report.totals.transactions > 0 || refused > 0);
 
   return (
@@ -50,10 +56,10 @@ function Overview() {
               <span className="stat-value">{report.totals.failures.toLocaleString()}</span>
               <span className="stat-label">Failures: see them</span>
             </Link>
-            <div className="stat" data-testid="usage-refused">
+            <Link className="stat" href={executionsHref({ status: "refused" })} data-testid="usage-refused">
               <span className="stat-value">{refused.toLocaleString()}</span>
-              <span className="stat-label">Refused for lack of credits</span>
-            </div>
+              <span className="stat-label">Refused before running: see them</span>
+            </Link>
           </div>
           <UsageBars label="Credits and turns by day (UTC)" points={report.series} series={CREDITS_AND_TURNS} />
           <h3>Top apps</h3>
