@@ -1002,7 +1002,7 @@ export interface paths {
         };
         /**
          * List runs with their trace, latency and credits
-         * @description Filter by `itemId`, by `endUserId` (runs for an end user, in a portal or over the API on their behalf), by `portalId` or by `status`. Oldest first; `order=newest` for the latest first.
+         * @description Filter by `itemId`, by `endUserId` (runs for an end user, in a portal or over the API on their behalf), by `portalId` or by `status`; `outcome=failure` lists the runs GET /usage counts as `failures` (`failed` or `output_invalid`). Runs refused before they ran are not executions (nothing ran): GET /usage/refusals lists them. Oldest first; `order=newest` for the latest first.
          */
         get: operations["runtime-executions"];
         put?: never;
@@ -7117,6 +7117,7 @@ export interface operations {
                 cursor?: string;
                 itemId?: components["schemas"]["Uuid"];
                 status?: "succeeded" | "failed" | "canceled" | "output_invalid";
+                outcome?: "failure";
                 order?: "oldest" | "newest";
                 endUserId?: components["schemas"]["Uuid"];
                 portalId?: components["schemas"]["Uuid"];

@@ -16,6 +16,7 @@ import {
   type UsagePoint,
   type UsageReport,
 } from "@/schemas/usage";
+import { FAILURE_STATUSES } from "@/schemas/runtime";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import { NO_FLUSH, type Db } from "@/server/db";
@@ -142,7 +143,7 @@ export async function recordRunUsage(db: Db, organizationId: string, run: RunUsa
       turns: run.kind === "conversation" ? 1 : 0,
       transactions: run.kind === "transaction" ? 1 : 0,
       testRuns: run.kind === "test" ? 1 : 0,
-      failures: run.status === "failed" || run.status === "output_invalid" ? 1 : 0,
+      failures: (FAILURE_STATUSES as readonly string[]).includes(run.status) ? 1 : 0,
     },
   });
 }
