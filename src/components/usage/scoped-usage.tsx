@@ -7,7 +7,8 @@ import { Suspense, type ReactNode } from "react";
 import { ErrorAlert } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { UsageBars, UsageEmpty, UsageRangePicker, useUsageRange } from "./usage-chart";
-import { CREDITS_AND_TURNS, executionsHref, refusedTotal } from "./usage-overview";
+import { executionsHref, FAILURES, REFUSED } from "./executions-link";
+import { CREDITS_AND_TURNS, refusedTotal } from "./usage-overview";
 
 export type UsageScope = { endUserId: string } | { appId: string } | { portalId: string };
 
@@ -39,11 +40,11 @@ function Usage({ scope, whose, empty }: { scope: UsageScope; whose: string; empt
           <>
             <p>
               {report.totals.credits.toLocaleString()} credits, {report.totals.turns.toLocaleString()} turns, {report.totals.transactions.toLocaleString()} transactions,{" "}
-              <Link href={executionsHref({ ...filter, status: "failed" })} data-testid="scoped-usage-failures">
+              <Link href={executionsHref({ ...filter, status: FAILURES })} data-testid="scoped-usage-failures">
                 {report.totals.failures.toLocaleString()} failures
               </Link>
               ,{" "}
-              <Link href={executionsHref({ ...filter, status: "refused" })} data-testid="scoped-usage-refused">
+              <Link href={executionsHref({ ...filter, status: REFUSED })} data-testid="scoped-usage-refused">
                 {refused.toLocaleString()} refused
               </Link>{" "}
               before running.

@@ -6,6 +6,7 @@ import Link from "next/link";
 import { Suspense } from "react";
 import { DataTable, ErrorAlert } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
+import { executionsHref, FAILURES, REFUSED } from "./executions-link";
 import { UsageBars, UsageEmpty, UsageRangePicker, useUsageRange } from "./usage-chart";
 
 export const CREDITS_AND_TURNS = [
@@ -15,9 +16,6 @@ export const CREDITS_AND_TURNS = [
 
 /** The runs refused before they ran, whatever the code. */
 export const refusedTotal = (refusals: Record<string, number>) => Object.values(refusals).reduce((sum, count) => sum + count, 0);
-
-/** The Executions page filtered so (its URL keys: status, endUser, item, portal, code…). */
-export const executionsHref = (filter: Record<string, string>) => `/executions?${new URLSearchParams(filter).toString()}`;
 
 function Overview() {
   const trpc = useTRPC();
@@ -52,11 +50,11 @@ function Overview() {
               <span className="stat-value">{report.totals.turns.toLocaleString()}</span>
               <span className="stat-label">Turns</span>
             </Link>
-            <Link className="stat" href="/executions?status=failed" data-testid="usage-failures">
+            <Link className="stat" href={executionsHref({ status: FAILURES })} data-testid="usage-failures">
               <span className="stat-value">{report.totals.failures.toLocaleString()}</span>
               <span className="stat-label">Failures: see them</span>
             </Link>
-            <Link className="stat" href={executionsHref({ status: "refused" })} data-testid="usage-refused">
+            <Link className="stat" href={executionsHref({ status: REFUSED })} data-testid="usage-refused">
               <span className="stat-value">{refused.toLocaleString()}</span>
               <span className="stat-label">Refused before running: see them</span>
             </Link>

@@ -11,6 +11,7 @@ import { EXECUTION_STATUSES, FEEDBACK_RATINGS, type Execution, type ExecutionSta
 import { useTRPC } from "@/lib/trpc";
 import { ErrorAlert, LoadMore, PageHeader, useCursorList } from "@/components/console";
 import { RefusalsList } from "@/components/usage/refusals-list";
+import { FAILURES, REFUSED } from "@/components/usage/executions-link";
 
 const PAGE = 25;
 
@@ -35,12 +36,19 @@ function RunDetail({ execution }: { execution: Execution }) {
  * What the log is filtered by; each lives in the URL (?endUser=…&portal=…&item=…&itemKind=…&status=…), so reload and back keep it.
  * `status=refused` lists the runs refused before they ran instead (RefusalsList), by `code`.
  */
-type Filter = { endUser?: string; portal?: string; item?: string; itemKind?: ItemKind; status?: ExecutionStatus | typeof REFUSED; feedback?: FeedbackRating; code?: RefusalCode };
+type Filter = {
+  endUser?: string;
+  portal?: string;
+  item?: string;
+  itemKind?: ItemKind;
+  status?: ExecutionStatus | typeof FAILURES | typeof REFUSED;
+  feedback?: FeedbackRating;
+  code?: RefusalCode;
+};
 const FILTER_KEYS = ["endUser", "portal", "item", "itemKind", "status", "feedback", "code"] as const;
-const REFUSED = "refused";
 const REFUSAL_CODES = ["insufficient_credits"] as const;
 type RefusalCode = (typeof REFUSAL_CODES)[number];
-const STATUSES = [...EXECUTION_STATUSES, REFUSED] as const;
+const STATUSES = [...EXECUTION_STATUSES, FAILURES, REFUSED] as const;
 const FEEDBACK_LABELS: Record<FeedbackRating, string> = { up: "Rated helpful", down: "Rated not helpful" };
 
 function readFilter(search: URLSearchParams): Filter {
@@ -87,6 +95,7 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
               {status.replace("_", " ")}
             </option>
           ))}
+          <option value={FAILURES}>failures (failed or output invalid)</option>
           <option value={REFUSED}>refused before running</option>
         </select>
       </label>
@@ -197,7 +206,7 @@ function useFilterBy() {
   };
 }
 
-function Runs({ filter }: { filter: Filter & { status?: ExecutionStatus } }) {
+function Runs({ filter }: { filter: Filter & { status?: ExecutionStatus | typeof FAILURES } }) {
   const trpc = useTRPC();
   const filterBy = useFilterBy();
   const input = {
@@ -205,7 +214,7 @@ function Runs({ filter }: { filter: Filter & { status?: ExecutionStatus } }) {
     ...(filter.endUser ? { endUserId: filter.endUser } : {}),
     ...(filter.portal ? { portalId: filter.portal } : {}),
     ...(filter.item ? { itemId: filter.item } : {}),
-    ...(filter.status ? { status: filter.status } : {}),
+    ...(filter.status === FAILURES ? { outcome: "failure" as const } : filter.status ? { status: filter.status } : {}),
     ...(filter.feedback ? { feedback: filter.feedback } : {}),
   };
   // A change of filter starts again from the first page.
