@@ -10,6 +10,8 @@ import { UsageBars, UsageEmpty, UsageRangePicker, useUsageRange } from "./usage-
 import { executionsHref, FAILURES, REFUSED } from "./executions-link";
 import { CREDITS_AND_TURNS, refusedTotal } from "./usage-overview";
 
+const counted = (count: number, noun: string) => `${count.toLocaleString()} ${noun}${count === 1 ? "" : "s"}`;
+
 export type UsageScope = { endUserId: string } | { appId: string } | { portalId: string };
 
 /** The Executions page's filter (its URL keys) for the scope. */
@@ -39,9 +41,9 @@ function Usage({ scope, whose, empty }: { scope: UsageScope; whose: string; empt
         report && (
           <>
             <p>
-              {report.totals.credits.toLocaleString()} credits, {report.totals.turns.toLocaleString()} turns, {report.totals.transactions.toLocaleString()} transactions,{" "}
+              {counted(report.totals.credits, "credit")}, {counted(report.totals.turns, "turn")}, {counted(report.totals.transactions, "transaction")},{" "}
               <Link href={executionsHref({ ...filter, status: FAILURES })} data-testid="scoped-usage-failures">
-                {report.totals.failures.toLocaleString()} failures
+                {counted(report.totals.failures, "failure")}
               </Link>
               ,{" "}
               <Link href={executionsHref({ ...filter, status: REFUSED })} data-testid="scoped-usage-refused">

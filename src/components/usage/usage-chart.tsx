@@ -87,11 +87,11 @@ const UsageBarChart = dynamic(() => import("./usage-bars"), { ssr: false, loadin
 
 /** Bars per bucket, one colour per series; a caption says what it shows for those who cannot see it. */
 export function UsageBars({ label, points, series, height = DEFAULT_HEIGHT }: UsageBarsProps) {
-  const totals = series.map((s) => `${points.reduce((sum, point) => sum + Number(point[s.key] ?? 0), 0).toLocaleString()} ${s.label.toLowerCase()}`);
+  const totals = series.map((s) => `${s.label.toLowerCase()} ${points.reduce((sum, point) => sum + Number(point[s.key] ?? 0), 0).toLocaleString()}`);
   return (
     <figure style={{ margin: 0 }} data-testid="usage-chart">
       <figcaption className="muted" style={{ marginBottom: "0.5rem" }}>
-        {label}: {totals.join(", ")}.
+        {label}. Totals: {totals.join(", ")}.
       </figcaption>
       <div style={{ minHeight: height }}>
         <UsageBarChart label={label} points={points} series={series} height={height} />
