@@ -1,6 +1,6 @@
 "use client";
-// The usage of one end user, app or portal on its console page: credits and turns by day (last 30
-// days by default), with links to its failed runs and its refused ones.
+// The usage of one end user, app or portal on its console page: credits and turns by day, or by week
+// beyond a month (last 30 days by default), with links to its failed runs and its refused ones.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Suspense, type ReactNode } from "react";
@@ -24,7 +24,7 @@ function filterOf(scope: UsageScope): Record<string, string> {
 function Usage({ scope, whose, empty }: { scope: UsageScope; whose: string; empty: ReactNode }) {
   const trpc = useTRPC();
   const range = useUsageRange(30);
-  const usage = useQuery(trpc.usage.scoped.queryOptions({ from: range.from, to: range.to, interval: "day", ...scope }));
+  const usage = useQuery(trpc.usage.scoped.queryOptions({ from: range.from, to: range.to, interval: range.interval, ...scope }));
   const report = usage.data;
   const refused = report ? refusedTotal(report.refusals) : 0;
   const filter = filterOf(scope);
@@ -51,7 +51,7 @@ function Usage({ scope, whose, empty }: { scope: UsageScope; whose: string; empt
               </Link>{" "}
               before running.
             </p>
-            <UsageBars label={`${whose} credits and turns by day (UTC)`} points={report.series} series={CREDITS_AND_TURNS} />
+            <UsageBars label={`${whose} credits and turns by ${range.interval} (UTC)`} points={report.series} series={CREDITS_AND_TURNS} />
           </>
         )
       )}

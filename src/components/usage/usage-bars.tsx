@@ -30,7 +30,8 @@ export default function UsageBarChart({ label, points, series, height }: Require
         <Tooltip labelFormatter={(start) => shortDay(String(start))} />
         <Legend />
         {series.map((s) => (
-          <Bar key={s.key} dataKey={s.key} name={s.label} fill={s.color} />
+          // No growing animation: the bars are there at once, for everyone (and every screenshot).
+          <Bar key={s.key} dataKey={s.key} name={s.label} fill={s.color} isAnimationActive={false} />
         ))}
       </BarChart>
     </ResponsiveContainer>

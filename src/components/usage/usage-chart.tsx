@@ -21,7 +21,14 @@ const isDay = (value: string | null): value is string => value !== null && /^\d{
 const dayOf = (time: number) => new Date(time).toISOString().slice(0, 10);
 
 /** The range in the URL, else the last `defaultDays` days up to today (UTC). */
-export function useUsageRange(defaultDays: number): UsageRange & { fromDay: string; lastDay: string; today: string; set: (fromDay: string, lastDay: string) => void } {
+export function useUsageRange(defaultDays: number): UsageRange & {
+  fromDay: string;
+  lastDay: string;
+  today: string;
+  /** Days up to a month, weeks beyond: 90 bars of a day each are too thin to see on a phone. */
+  interval: "day" | "week";
+  set: (fromDay: string, lastDay: string) => void;
+} {
   const search = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
@@ -40,7 +47,8 @@ export function useUsageRange(defaultDays: number): UsageRange & { fromDay: stri
     params.set("to", nextLast);
     router.replace(`${pathname}?${params.toString()}`, { scroll: false });
   };
-  return { from: new Date(from).toISOString(), to: new Date(to).toISOString(), days: Math.round((to - from) / DAY_MS), fromDay, lastDay, today: todayDay, set };
+  const days = Math.round((to - from) / DAY_MS);
+  return { from: new Date(from).toISOString(), to: new Date(to).toISOString(), days, fromDay, lastDay, today: todayDay, interval: days > 31 ? "week" : "day", set };
 }
 
 export function UsageRangePicker({ range }: { range: ReturnType<typeof useUsageRange> }) {

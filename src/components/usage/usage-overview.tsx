@@ -1,5 +1,5 @@
 "use client";
-// The console home's usage: credits and turns by day over the chosen range (last 7 days by
+// The console home's usage: credits and turns by day (by week beyond a month) over the chosen range (last 7 days by
 // default), the top apps, the end users closest to their limits, failures and refused turns.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -20,7 +20,7 @@ export const refusedTotal = (refusals: Record<string, number>) => Object.values(
 function Overview() {
   const trpc = useTRPC();
   const range = useUsageRange(7);
-  const usage = useQuery(trpc.usage.get.queryOptions({ from: range.from, to: range.to, interval: "day", groupBy: "app" }));
+  const usage = useQuery(trpc.usage.get.queryOptions({ from: range.from, to: range.to, interval: range.interval, groupBy: "app" }));
   const nearLimit = useQuery(trpc.usage.nearLimit.queryOptions({ limit: 5 }));
   const report = usage.data;
   const refused = report ? refusedTotal(report.refusals) : 0;
@@ -59,10 +59,11 @@ function Overview() {
               <span className="stat-label">Refused before running: see them</span>
             </Link>
           </div>
-          <UsageBars label="Credits and turns by day (UTC)" points={report.series} series={CREDITS_AND_TURNS} />
+          <UsageBars label={`Credits and turns by ${range.interval} (UTC)`} points={report.series} series={CREDITS_AND_TURNS} />
           <h3>Top apps</h3>
           <DataTable
             label="Top apps"
+            cards
             rows={report.groups?.filter((group) => group.totals.credits > 0 || group.totals.turns > 0).slice(0, 5)}
             rowKey={(group) => group.id ?? "none"}
             empty="No app ran in this range."
