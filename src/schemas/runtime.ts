@@ -180,9 +180,14 @@ export type Execution = z.infer<typeof Execution>;
 export const CancelConversationRunOutput = z.object({ execution: Execution });
 export const EXECUTION_STATUSES = ["succeeded", "failed", "canceled", "output_invalid"] as const;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
+/** The statuses GET /usage counts in `failures`, and GET /executions?outcome=failure lists. */
+export const FAILURE_STATUSES = ["failed", "output_invalid"] as const satisfies readonly ExecutionStatus[];
 export const ListExecutionsInput = ListQuery.extend({
   itemId: Uuid.optional(),
   status: z.enum(EXECUTION_STATUSES).optional().meta({ description: "Only runs that ended so" }),
+  outcome: z.enum(["failure"]).optional().meta({
+    description: "`failure`: only the runs GET /usage counts in `failures` (status `failed` or `output_invalid`). Refused runs never ran: GET /usage/refusals lists them",
+  }),
   order: z.enum(["oldest", "newest"]).default("oldest").meta({ description: "`newest` lists the latest runs first; a cursor continues in the order it was handed out with" }),
   endUserId: Uuid.optional().meta({ description: "Only runs for this end user" }),
   portalId: Uuid.optional().meta({ description: "Only runs made in this portal" }),

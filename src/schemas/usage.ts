@@ -1,7 +1,7 @@
 // Usage (GET /usage): what the organization charged and ran over time, read from the hourly
 // rollup (src/server/services/usage.ts). Buckets are in UTC; weeks start on Monday.
 import { z } from "zod";
-import { Timestamp, Uuid } from "./common";
+import { ListQuery, NextCursor, Timestamp, Uuid } from "./common";
 import { PortalRef } from "./portal";
 
 export const USAGE_METRICS = ["credits", "conversations", "turns", "transactions", "testRuns", "searches", "failures", "inputTokens", "outputTokens"] as const;
@@ -95,6 +95,40 @@ export const ScopedUsageInput = z.strictObject({
   appId: Uuid.optional(),
   portalId: Uuid.optional(),
 });
+
+/** An error code as the envelope carries it: lowercase words joined by underscores. */
+const ErrorCode = z
+  .string()
+  .max(64)
+  .regex(/^[a-z_]+$/)
+  .meta({ description: "An error code, e.g. `insufficient_credits`" });
+
+/** GET /usage/refusals: the runs refused before they ran, newest first. */
+export const ListRefusalsInput = ListQuery.extend({
+  code: ErrorCode.optional().meta({ description: "Only refusals answered with this code" }),
+  appId: Uuid.optional().meta({ description: "Only refusals of this app (for test runs: the agent, flow or app tested)" }),
+  endUserId: Uuid.optional().meta({ description: "Only refusals of runs for this end user" }),
+  portalId: Uuid.optional().meta({ description: "Only refusals in this portal" }),
+});
+
+export const Refusal = z
+  .object({
+    id: Uuid,
+    code: z.string().meta({ description: "The error code the caller was answered with" }),
+    appId: Uuid.nullable(),
+    appKind: z.enum(["agent", "flow", "app"]).nullable().meta({ description: "null when the app was deleted" }),
+    appName: z.string().nullable(),
+    endUserId: Uuid.nullable(),
+    endUserEmail: z.string().nullable(),
+    portalId: Uuid.nullable(),
+    portalName: z.string().nullable(),
+    planId: Uuid.nullable().meta({ description: "The plan of the pool the end user's next charge would have taken" }),
+    planName: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .meta({ id: "Refusal" });
+export type Refusal = z.infer<typeof Refusal>;
+export const ListRefusalsOutput = z.object({ refusals: z.array(Refusal), nextCursor: NextCursor });
 
 /** The portal: the signed-in end user's own credits by day over this month (UTC). */
 export const PortalUsageInput = z.strictObject({ portal: PortalRef });

@@ -59,6 +59,7 @@ const READS_AND_RUNS = new Set([
   "getDirectoryOverview",
   "getDirectoryUser",
   "getScopedUsage",
+  "listRefusals",
   "getSsoConnection",
   "getUsage",
   "listDirectoryGroups",

@@ -128,6 +128,20 @@ describe("GET /usage", () => {
     expect(byApp.body.groups.find((group: { id: string }) => group.id === world.appId)).toMatchObject({ name: "Helpdesk", totals: { turns: 4, conversations: 2 } });
   });
 
+  it("links its failures to the same runs: GET /executions?outcome=failure", async () => {
+    const world = await busyOrganization();
+    const list = async (query: string) => {
+      const response = await api("GET", `/executions?${query}`, { key: world.key });
+      expect(response.status).toBe(200);
+      return response.body.executions as { status: string }[];
+    };
+    const failures = await list("outcome=failure");
+    expect(failures.map((execution) => execution.status)).toEqual(["output_invalid"]);
+    expect(failures).toHaveLength((await usage(world)).body.totals.failures);
+    expect(await list("outcome=failure&status=succeeded")).toEqual([]);
+    expectError(await api("GET", "/executions?outcome=refused", { key: world.key }), 400, "invalid_request");
+  });
+
   it("never shows another organization's apps or numbers", async () => {
     const world = await busyOrganization();
     const other = await publishedApp();

@@ -1002,7 +1002,7 @@ export interface paths {
         };
         /**
          * List runs with their trace, latency and credits
-         * @description Filter by `itemId`, by `endUserId` (runs for an end user, in a portal or over the API on their behalf), by `portalId` or by `status`. Oldest first; `order=newest` for the latest first.
+         * @description Filter by `itemId`, by `endUserId` (runs for an end user, in a portal or over the API on their behalf), by `portalId` or by `status`; `outcome=failure` lists the runs GET /usage counts as `failures` (`failed` or `output_invalid`). Runs refused before they ran are not executions (nothing ran): GET /usage/refusals lists them. Oldest first; `order=newest` for the latest first.
          */
         get: operations["runtime-executions"];
         put?: never;
@@ -1405,6 +1405,26 @@ export interface paths {
          * @description Totals and a series per `interval` bucket (UTC; weeks start on Monday) between `from` and `to` (at most 366 days apart; default the last 30 days), read from an hourly rollup: `from` counts from the start of its hour. With `groupBy`, `groups` splits them by app, end user, portal or plan (the 50 with the most credits; `id` null for runs without one). Numbers come from what was charged and run, so `credits` adds up to the balance's movement. Runs refused before they ran are counted in `refusals` by error code, never in `turns`, `transactions` or `failures`. Tokens count where the provider reports them, else 0. `format=csv` answers `text/csv`: a row per bucket, or per group and bucket.
          */
         get: operations["usage-get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage/refusals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs refused before they ran
+         * @description Each conversation turn, transaction or test run refused before it ran (402 `insufficient_credits`): what `refusals` in GET /usage counts, newest first. Nothing ran, so a refusal is not an execution: no trace, input or credits. Filter by `code`, `appId`, `endUserId` or `portalId`.
+         */
+        get: operations["usage-refusals"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2933,6 +2953,23 @@ export interface components {
             name: string;
             totals: components["schemas"]["UsageMetrics"];
             series: components["schemas"]["UsagePoint"][];
+        };
+        Refusal: {
+            id: components["schemas"]["Uuid"];
+            /** @description The error code the caller was answered with */
+            code: string;
+            appId: components["schemas"]["Uuid"] | null;
+            /** @description null when the app was deleted */
+            appKind: ("agent" | "flow" | "app") | null;
+            appName: string | null;
+            endUserId: components["schemas"]["Uuid"] | null;
+            endUserEmail: string | null;
+            portalId: components["schemas"]["Uuid"] | null;
+            portalName: string | null;
+            /** @description The plan of the pool the end user's next charge would have taken */
+            planId: components["schemas"]["Uuid"] | null;
+            planName: string | null;
+            createdAt: string;
         };
         /** @description `event: run`: the first event; the run to resume (`GET …/runs/{execution_id}/events`) or cancel */
         ConversationRunEvent: {
@@ -7311,6 +7348,7 @@ export interface operations {
                 cursor?: string;
                 itemId?: components["schemas"]["Uuid"];
                 status?: "succeeded" | "failed" | "canceled" | "output_invalid";
+                outcome?: "failure";
                 order?: "oldest" | "newest";
                 endUserId?: components["schemas"]["Uuid"];
                 portalId?: components["schemas"]["Uuid"];
@@ -8914,6 +8952,46 @@ export interface operations {
                         };
                     };
                     "text/csv": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_3"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "usage-refusals": {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                code?: string;
+                appId?: components["schemas"]["Uuid"];
+                endUserId?: components["schemas"]["Uuid"];
+                portalId?: components["schemas"]["Uuid"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        refusals: components["schemas"]["Refusal"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
                 };
             };
             400: components["responses"]["Error400"];

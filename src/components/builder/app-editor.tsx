@@ -3,7 +3,9 @@
 // orchestration mode, goals, adviser instructions and the API config with its JSON Schemas.
 import { ArrowDown, ArrowUp, GripVertical } from "lucide-react";
 import { useState } from "react";
+import Link from "next/link";
 import { EntityName, EntityPicker, useEntities } from "@/components/entity-picker";
+import { ScopedUsage } from "@/components/usage/scoped-usage";
 import { ORCHESTRATION_MODES } from "@/schemas/builder";
 import { EditorShell, type EditorBodyProps } from "./editor-shell";
 import { JsonField, TextArea, TextField } from "./fields";
@@ -34,7 +36,21 @@ function toWrite(view: Doc): Doc {
 export function AppEditor({ id }: { id: string }) {
   return (
     <EditorShell kind="apps" id={id} toWrite={toWrite}>
-      {(props) => <AppForm {...props} />}
+      {(props) => (
+        <>
+          <AppForm {...props} />
+          <ScopedUsage
+            scope={{ appId: id }}
+            whose="This app's"
+            empty={
+              <>
+                Nothing ran in this range. Its conversation turns and transactions land here as they finish, wherever they come from: try it in <Link href="/chat">Chat</Link>,
+                publish it and call it over the API, or grant it to end users in a portal.
+              </>
+            }
+          />
+        </>
+      )}
     </EditorShell>
   );
 }

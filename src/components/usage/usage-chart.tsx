@@ -1,10 +1,11 @@
 "use client";
-// Usage charts (recharts, whose v3 accessibility layer lets a keyboard walk the bars and a screen
-// reader hear each one; docs/console.md says why this library) and the date-range picker whose
-// range lives in the URL (?from=YYYY-MM-DD&to=YYYY-MM-DD, both days included).
+// Usage charts and the date-range picker whose range lives in the URL (?from=YYYY-MM-DD&to=YYYY-MM-DD,
+// both days included). The bars (recharts, usage-bars.tsx) load after the page, into a placeholder of
+// their height, so the console's first load carries no chart library and nothing jumps.
+import dynamic from "next/dynamic";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { useState, type ReactNode } from "react";
+import type { UsageBarsProps } from "./usage-bars";
 
 const DAY_MS = 86_400_000;
 const PRESETS = [7, 30, 90, 365];
@@ -20,7 +21,14 @@ const isDay = (value: string | null): value is string => value !== null && /^\d{
 const dayOf = (time: number) => new Date(time).toISOString().slice(0, 10);
 
 /** The range in the URL, else the last `defaultDays` days up to today (UTC). */
-export function useUsageRange(defaultDays: number): UsageRange & { fromDay: string; lastDay: string; today: string; set: (fromDay: string, lastDay: string) => void } {
+export function useUsageRange(defaultDays: number): UsageRange & {
+  fromDay: string;
+  lastDay: string;
+  today: string;
+  /** Days up to a month, weeks beyond: 90 bars of a day each are too thin to see on a phone. */
+  interval: "day" | "week";
+  set: (fromDay: string, lastDay: string) => void;
+} {
   const search = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
@@ -39,7 +47,8 @@ export function useUsageRange(defaultDays: number): UsageRange & { fromDay: stri
     params.set("to", nextLast);
     router.replace(`${pathname}?${params.toString()}`, { scroll: false });
   };
-  return { from: new Date(from).toISOString(), to: new Date(to).toISOString(), days: Math.round((to - from) / DAY_MS), fromDay, lastDay, today: todayDay, set };
+  const days = Math.round((to - from) / DAY_MS);
+  return { from: new Date(from).toISOString(), to: new Date(to).toISOString(), days, fromDay, lastDay, today: todayDay, interval: days > 31 ? "week" : "day", set };
 }
 
 export function UsageRangePicker({ range }: { range: ReturnType<typeof useUsageRange> }) {
@@ -76,44 +85,25 @@ export function UsageRangePicker({ range }: { range: ReturnType<typeof useUsageR
   );
 }
 
-export interface ChartSeries {
-  key: string;
-  label: string;
-  color: string;
+/** Stands where the bars will be, at their height, while recharts loads. */
+function ChartPlaceholder({ height }: { height: number }) {
+  return <div className="usage-chart-placeholder" style={{ height }} aria-hidden />;
 }
 
-const shortDay = (start: string) => new Date(start).toLocaleDateString(undefined, { month: "short", day: "numeric", timeZone: "UTC" });
+const DEFAULT_HEIGHT = 220;
+const UsageBarChart = dynamic(() => import("./usage-bars"), { ssr: false, loading: () => <ChartPlaceholder height={DEFAULT_HEIGHT} /> });
 
 /** Bars per bucket, one colour per series; a caption says what it shows for those who cannot see it. */
-export function UsageBars({
-  label,
-  points,
-  series,
-  height = 220,
-}: {
-  label: string;
-  points: ({ start: string } & Record<string, number | string>)[];
-  series: ChartSeries[];
-  height?: number;
-}) {
-  const totals = series.map((s) => `${points.reduce((sum, point) => sum + Number(point[s.key] ?? 0), 0).toLocaleString()} ${s.label.toLowerCase()}`);
+export function UsageBars({ label, points, series, height = DEFAULT_HEIGHT }: UsageBarsProps) {
+  const totals = series.map((s) => `${s.label.toLowerCase()} ${points.reduce((sum, point) => sum + Number(point[s.key] ?? 0), 0).toLocaleString()}`);
   return (
     <figure style={{ margin: 0 }} data-testid="usage-chart">
       <figcaption className="muted" style={{ marginBottom: "0.5rem" }}>
-        {label}: {totals.join(", ")}.
+        {label}. Totals: {totals.join(", ")}.
       </figcaption>
-      <ResponsiveContainer width="100%" height={height}>
-        <BarChart data={points} title={label} margin={{ top: 4, right: 8, bottom: 4, left: 0 }}>
-          <CartesianGrid strokeDasharray="3 3" vertical={false} />
-          <XAxis dataKey="start" tickFormatter={shortDay} minTickGap={16} />
-          <YAxis allowDecimals={false} width={40} />
-          <Tooltip labelFormatter={(start) => shortDay(String(start))} />
-          <Legend />
-          {series.map((s) => (
-            <Bar key={s.key} dataKey={s.key} name={s.label} fill={s.color} />
-          ))}
-        </BarChart>
-      </ResponsiveContainer>
+      <div style={{ minHeight: height }}>
+        <UsageBarChart label={label} points={points} series={series} height={height} />
+      </div>
     </figure>
   );
 }

@@ -1,11 +1,12 @@
 "use client";
-// The console home's usage: credits and turns by day over the chosen range (last 7 days by
+// The console home's usage: credits and turns by day (by week beyond a month) over the chosen range (last 7 days by
 // default), the top apps, the end users closest to their limits, failures and refused turns.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Suspense } from "react";
 import { DataTable, ErrorAlert } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
+import { executionsHref, FAILURES, REFUSED } from "./executions-link";
 import { UsageBars, UsageEmpty, UsageRangePicker, useUsageRange } from "./usage-chart";
 
 export const CREDITS_AND_TURNS = [
@@ -13,13 +14,16 @@ export const CREDITS_AND_TURNS = [
   { key: "turns", label: "Turns", color: "var(--chart-2, #8a6d00)" },
 ];
 
+/** The runs refused before they ran, whatever the code. */
+export const refusedTotal = (refusals: Record<string, number>) => Object.values(refusals).reduce((sum, count) => sum + count, 0);
+
 function Overview() {
   const trpc = useTRPC();
   const range = useUsageRange(7);
-  const usage = useQuery(trpc.usage.get.queryOptions({ from: range.from, to: range.to, interval: "day", groupBy: "app" }));
+  const usage = useQuery(trpc.usage.get.queryOptions({ from: range.from, to: range.to, interval: range.interval, groupBy: "app" }));
   const nearLimit = useQuery(trpc.usage.nearLimit.queryOptions({ limit: 5 }));
   const report = usage.data;
-  const refused = report ? Object.values(report.refusals).reduce((sum, count) => sum + count, 0) : 0;
+  const refused = report ? refusedTotal(report.refusals) : 0;
   const ran = report && (report.totals.credits > 0 || report.totals.turns > 0 || report.totals.transactions > 0 || refused > 0);
 
   return (
@@ -46,19 +50,20 @@ function Overview() {
               <span className="stat-value">{report.totals.turns.toLocaleString()}</span>
               <span className="stat-label">Turns</span>
             </Link>
-            <Link className="stat" href="/executions?status=failed" data-testid="usage-failures">
+            <Link className="stat" href={executionsHref({ status: FAILURES })} data-testid="usage-failures">
               <span className="stat-value">{report.totals.failures.toLocaleString()}</span>
               <span className="stat-label">Failures: see them</span>
             </Link>
-            <div className="stat" data-testid="usage-refused">
+            <Link className="stat" href={executionsHref({ status: REFUSED })} data-testid="usage-refused">
               <span className="stat-value">{refused.toLocaleString()}</span>
-              <span className="stat-label">Refused for lack of credits</span>
-            </div>
+              <span className="stat-label">Refused before running: see them</span>
+            </Link>
           </div>
-          <UsageBars label="Credits and turns by day (UTC)" points={report.series} series={CREDITS_AND_TURNS} />
+          <UsageBars label={`Credits and turns by ${range.interval} (UTC)`} points={report.series} series={CREDITS_AND_TURNS} />
           <h3>Top apps</h3>
           <DataTable
             label="Top apps"
+            cards
             rows={report.groups?.filter((group) => group.totals.credits > 0 || group.totals.turns > 0).slice(0, 5)}
             rowKey={(group) => group.id ?? "none"}
             empty="No app ran in this range."

@@ -1,5 +1,5 @@
 // Executions: every run, with its latency, credits and the trace of what each member and node did.
-import type { Execution, ExecutionStatus } from "@/schemas/runtime";
+import { FAILURE_STATUSES, type Execution, type ExecutionStatus } from "@/schemas/runtime";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { actorLabel } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -90,6 +90,7 @@ export const listExecutions = guarded(
       endUserId?: string;
       portalId?: string;
       status?: ExecutionStatus;
+      outcome?: "failure";
       feedback?: "up" | "down";
       order?: "oldest" | "newest";
     },
@@ -102,6 +103,7 @@ export const listExecutions = guarded(
         ...(input.endUserId ? { endUserId: input.endUserId } : {}),
         ...(input.portalId ? { portalId: input.portalId } : {}),
         ...(input.status ? { status: input.status } : {}),
+        ...(input.outcome === "failure" ? { AND: [{ status: { in: [...FAILURE_STATUSES] } }] } : {}),
         ...(input.feedback ? { feedbackRating: input.feedback } : {}),
         ...(newest ? beforeCursor(input.cursor) : afterCursor(input.cursor)),
       },

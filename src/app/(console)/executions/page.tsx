@@ -10,6 +10,8 @@ import { EndUserPicker } from "@/components/provisioning/end-user-picker";
 import { EXECUTION_STATUSES, FEEDBACK_RATINGS, type Execution, type ExecutionStatus, type FeedbackRating } from "@/schemas/runtime";
 import { useTRPC } from "@/lib/trpc";
 import { ErrorAlert, LoadMore, PageHeader, useCursorList } from "@/components/console";
+import { RefusalsList } from "@/components/usage/refusals-list";
+import { FAILURES, REFUSED } from "@/components/usage/executions-link";
 
 const PAGE = 25;
 
@@ -30,9 +32,23 @@ function RunDetail({ execution }: { execution: Execution }) {
   );
 }
 
-/** What the log is filtered by; each lives in the URL (?endUser=…&portal=…&item=…&itemKind=…&status=…), so reload and back keep it. */
-type Filter = { endUser?: string; portal?: string; item?: string; itemKind?: ItemKind; status?: ExecutionStatus; feedback?: FeedbackRating };
-const FILTER_KEYS = ["endUser", "portal", "item", "itemKind", "status", "feedback"] as const;
+/**
+ * What the log is filtered by; each lives in the URL (?endUser=…&portal=…&item=…&itemKind=…&status=…), so reload and back keep it.
+ * `status=refused` lists the runs refused before they ran instead (RefusalsList), by `code`.
+ */
+type Filter = {
+  endUser?: string;
+  portal?: string;
+  item?: string;
+  itemKind?: ItemKind;
+  status?: ExecutionStatus | typeof FAILURES | typeof REFUSED;
+  feedback?: FeedbackRating;
+  code?: RefusalCode;
+};
+const FILTER_KEYS = ["endUser", "portal", "item", "itemKind", "status", "feedback", "code"] as const;
+const REFUSAL_CODES = ["insufficient_credits"] as const;
+type RefusalCode = (typeof REFUSAL_CODES)[number];
+const STATUSES = [...EXECUTION_STATUSES, FAILURES, REFUSED] as const;
 const FEEDBACK_LABELS: Record<FeedbackRating, string> = { up: "Rated helpful", down: "Rated not helpful" };
 
 function readFilter(search: URLSearchParams): Filter {
@@ -42,8 +58,9 @@ function readFilter(search: URLSearchParams): Filter {
     portal: search.get("portal") ?? undefined,
     item: search.get("item") ?? undefined,
     itemKind: ITEM_KINDS.find((known) => known === search.get("itemKind")),
-    status: EXECUTION_STATUSES.find((known) => known === status),
+    status: STATUSES.find((known) => known === status),
     feedback: FEEDBACK_RATINGS.find((known) => known === search.get("feedback")),
+    code: status === REFUSED ? REFUSAL_CODES.find((known) => known === search.get("code")) : undefined,
   };
 }
 
@@ -71,26 +88,42 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
       )}
       <label>
         Status
-        <select value={filter.status ?? ""} onChange={(e) => onChange({ ...filter, status: EXECUTION_STATUSES.find((known) => known === e.target.value) })}>
+        <select value={filter.status ?? ""} onChange={(e) => onChange({ ...filter, status: STATUSES.find((known) => known === e.target.value), code: undefined })}>
           <option value="">Any status</option>
           {EXECUTION_STATUSES.map((status) => (
             <option key={status} value={status}>
               {status.replace("_", " ")}
             </option>
           ))}
+          <option value={FAILURES}>failures (failed or output invalid)</option>
+          <option value={REFUSED}>refused before running</option>
         </select>
       </label>
-      <label>
-        Feedback
-        <select value={filter.feedback ?? ""} onChange={(e) => onChange({ ...filter, feedback: FEEDBACK_RATINGS.find((known) => known === e.target.value) })}>
-          <option value="">Any feedback</option>
-          {FEEDBACK_RATINGS.map((rating) => (
-            <option key={rating} value={rating}>
-              {FEEDBACK_LABELS[rating]}
-            </option>
-          ))}
-        </select>
-      </label>
+      {filter.status === REFUSED ? (
+        <label>
+          Why
+          <select value={filter.code ?? ""} onChange={(e) => onChange({ ...filter, code: REFUSAL_CODES.find((known) => known === e.target.value) })}>
+            <option value="">Any reason</option>
+            {REFUSAL_CODES.map((code) => (
+              <option key={code} value={code}>
+                {code.replace("_", " ")}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : (
+        <label>
+          Feedback
+          <select value={filter.feedback ?? ""} onChange={(e) => onChange({ ...filter, feedback: FEEDBACK_RATINGS.find((known) => known === e.target.value) })}>
+            <option value="">Any feedback</option>
+            {FEEDBACK_RATINGS.map((rating) => (
+              <option key={rating} value={rating}>
+                {FEEDBACK_LABELS[rating]}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       {filter.endUser ? (
         <Chosen label="End user" onClear={() => onChange({ ...filter, endUser: undefined })} clearLabel="All end users">
           <strong data-testid="end-user-filter">{chosen.data?.endUser.email ?? "…"}</strong>
@@ -140,17 +173,48 @@ export default function ExecutionsPage() {
 }
 
 function Executions() {
-  const trpc = useTRPC();
-  const router = useRouter();
-  const pathname = usePathname();
   const search = useSearchParams();
   const filter = readFilter(search);
+  const { status } = filter;
+  if (status === REFUSED) return <Refused filter={filter} />;
+  return <Runs filter={{ ...filter, status }} />;
+}
+
+/** The log's filters above the runs refused before they ran. */
+function Refused({ filter }: { filter: Filter }) {
+  const filterBy = useFilterBy();
+  return (
+    <>
+      <PageHeader title="Executions" description="Runs refused before they ran: nothing ran and nothing was charged, so they have no trace. Newest first." />
+      <div className="panel" style={{ overflowX: "auto" }}>
+        <Filters filter={filter} onChange={filterBy} />
+        <RefusalsList filter={{ code: filter.code, appId: filter.item, endUserId: filter.endUser, portalId: filter.portal }} />
+      </div>
+    </>
+  );
+}
+
+function useFilterBy() {
+  const router = useRouter();
+  const pathname = usePathname();
+  return (next: Filter) => {
+    const params = new URLSearchParams();
+    for (const key of FILTER_KEYS) if (next[key]) params.set(key, next[key]);
+    const query = params.toString();
+    // A new history entry per filter, so Back returns to the previous one.
+    router.push(query ? `${pathname}?${query}` : pathname);
+  };
+}
+
+function Runs({ filter }: { filter: Filter & { status?: ExecutionStatus | typeof FAILURES } }) {
+  const trpc = useTRPC();
+  const filterBy = useFilterBy();
   const input = {
     order: "newest" as const,
     ...(filter.endUser ? { endUserId: filter.endUser } : {}),
     ...(filter.portal ? { portalId: filter.portal } : {}),
     ...(filter.item ? { itemId: filter.item } : {}),
-    ...(filter.status ? { status: filter.status } : {}),
+    ...(filter.status === FAILURES ? { outcome: "failure" as const } : filter.status ? { status: filter.status } : {}),
     ...(filter.feedback ? { feedback: filter.feedback } : {}),
   };
   // A change of filter starts again from the first page.
@@ -159,13 +223,6 @@ function Executions() {
     (page) => page.executions,
   );
 
-  function filterBy(next: Filter) {
-    const params = new URLSearchParams();
-    for (const key of FILTER_KEYS) if (next[key]) params.set(key, next[key]);
-    const query = params.toString();
-    // A new history entry per filter, so Back returns to the previous one.
-    router.push(query ? `${pathname}?${query}` : pathname);
-  }
   const [open, setOpen] = useState<string | null>(null);
   const rows = executions.items;
   return (

@@ -170,7 +170,7 @@ export const runtimeRouter = router({
         tags: ["Executions"],
         summary: "List runs with their trace, latency and credits",
         description:
-          "Filter by `itemId`, by `endUserId` (runs for an end user, in a portal or over the API on their behalf), by `portalId` or by `status`. Oldest first; `order=newest` for the latest first.",
+          "Filter by `itemId`, by `endUserId` (runs for an end user, in a portal or over the API on their behalf), by `portalId` or by `status`; `outcome=failure` lists the runs GET /usage counts as `failures` (`failed` or `output_invalid`). Runs refused before they ran are not executions (nothing ran): GET /usage/refusals lists them. Oldest first; `order=newest` for the latest first.",
       },
     })
     .input(ListExecutionsInput)

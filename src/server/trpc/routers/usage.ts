@@ -1,7 +1,8 @@
-// Usage: GET /usage (REST and console), one app's or end user's (console) and who is near their limit.
+// Usage: GET /usage and the refused runs behind its `refusals` (REST and console), one app's, end
+// user's or portal's (console) and who is near their limit.
 import { z } from "zod";
-import { ScopedUsageInput, UsageInput, UsageReport, usageCsv } from "@/schemas/usage";
-import { endUsersNearLimit, getScopedUsage, getUsage } from "@/server/services/usage";
+import { ListRefusalsInput, ListRefusalsOutput, ScopedUsageInput, UsageInput, UsageReport, usageCsv } from "@/schemas/usage";
+import { endUsersNearLimit, getScopedUsage, getUsage, listRefusals } from "@/server/services/usage";
 import { memberProcedure, router, scopedProcedure } from "../init";
 
 export const usageRouter = router({
@@ -24,6 +25,21 @@ export const usageRouter = router({
       if (input.format === "csv") ctx.response.asText = { contentType: "text/csv; charset=utf-8", render: (output) => usageCsv(output as UsageReport) };
       return report;
     }),
+
+  refusals: scopedProcedure(listRefusals.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/usage/refusals",
+        tags: ["Usage"],
+        summary: "Runs refused before they ran",
+        description:
+          "Each conversation turn, transaction or test run refused before it ran (402 `insufficient_credits`): what `refusals` in GET /usage counts, newest first. Nothing ran, so a refusal is not an execution: no trace, input or credits. Filter by `code`, `appId`, `endUserId` or `portalId`.",
+      },
+    })
+    .input(ListRefusalsInput)
+    .output(ListRefusalsOutput)
+    .query(({ ctx, input }) => listRefusals(ctx.db, ctx.actor, input)),
 
   scoped: memberProcedure(getScopedUsage.requirement)
     .input(ScopedUsageInput)

@@ -9,7 +9,7 @@ import { PageHeader } from "@/components/console";
 import { EffectiveAccess } from "@/components/provisioning/effective-access";
 import { BonusCreditsPanel } from "@/components/provisioning/bonus-credits-panel";
 import { GrantAppForm } from "@/components/provisioning/grant-app-form";
-import { EndUserUsage } from "@/components/usage/end-user-usage";
+import { ScopedUsage } from "@/components/usage/scoped-usage";
 
 function when(value: string | null): string {
   return value ? new Date(value).toLocaleString() : "—";
@@ -115,7 +115,15 @@ export default function EndUserPage() {
 
       <BonusCreditsPanel endUserId={endUserId} subscriptions={user.subscriptions} />
 
-      <EndUserUsage endUserId={endUserId} />
+      <ScopedUsage
+        scope={{ endUserId }}
+        whose="Their"
+        empty={
+          <>
+            No runs for this end user in this range. Their turns in a portal, and the API&apos;s runs made on their behalf (<code>endUserId</code>), show here as they finish.
+          </>
+        }
+      />
 
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Subscriptions</h2>

@@ -11,6 +11,8 @@ import { EntityName, EntityPicker } from "@/components/entity-picker";
 import { PortalGroups } from "@/components/provisioning/group-portals";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
+import { ScopedUsage } from "@/components/usage/scoped-usage";
+import Link from "next/link";
 
 interface Form {
   name: string;
@@ -246,6 +248,16 @@ export default function PortalSettingsPage() {
         </h2>
         <PortalGroups portalId={portalId} portalName={portal.name} />
       </section>
+      <ScopedUsage
+        scope={{ portalId }}
+        whose="This portal's"
+        empty={
+          <>
+            Nothing ran in this portal in this range. Its end users&apos; turns show here as they finish: give end users a plan and access to an app with this portal on the{" "}
+            <Link href="/end-users">End users</Link> page, then share the portal&apos;s link.
+          </>
+        }
+      />
     </>
   );
 }

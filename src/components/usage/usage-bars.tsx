@@ -1,0 +1,39 @@
+"use client";
+// The bars themselves (recharts, whose v3 accessibility layer lets a keyboard walk the bars and a
+// screen reader hear each one; docs/usage.md says why this library). Only usage-chart.tsx loads
+// this module, lazily, so recharts stays out of a page's first load.
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+
+export interface ChartSeries {
+  key: string;
+  label: string;
+  /** A CSS colour, a variable where it can be (the console's themes change them). */
+  color: string;
+}
+
+export interface UsageBarsProps {
+  label: string;
+  points: ({ start: string } & Record<string, number | string>)[];
+  series: ChartSeries[];
+  height?: number;
+}
+
+const shortDay = (start: string) => new Date(start).toLocaleDateString(undefined, { month: "short", day: "numeric", timeZone: "UTC" });
+
+export default function UsageBarChart({ label, points, series, height }: Required<UsageBarsProps>) {
+  return (
+    <ResponsiveContainer width="100%" height={height}>
+      <BarChart data={points} title={label} margin={{ top: 4, right: 8, bottom: 4, left: 0 }}>
+        <CartesianGrid strokeDasharray="3 3" vertical={false} />
+        <XAxis dataKey="start" tickFormatter={shortDay} minTickGap={16} />
+        <YAxis allowDecimals={false} width={40} />
+        <Tooltip labelFormatter={(start) => shortDay(String(start))} />
+        <Legend />
+        {series.map((s) => (
+          // No growing animation: the bars are there at once, for everyone (and every screenshot).
+          <Bar key={s.key} dataKey={s.key} name={s.label} fill={s.color} isAnimationActive={false} />
+        ))}
+      </BarChart>
+    </ResponsiveContainer>
+  );
+}
