@@ -37,7 +37,7 @@ export async function deliverMail(db: Db, organizationId: string, mail: Mail): P
 }
 
 /** The organization's outbox, newest first (console admins and operators). */
-export const listMail = guarded({ scope: "end_users:read", role: "admin" }, async function listMail(db: Db, actor: Actor, input: { limit: number; cursor?: string }): Promise<{
+export const listMail = guarded({ scope: "end_users:read", may: "settings" }, async function listMail(db: Db, actor: Actor, input: { limit: number; cursor?: string }): Promise<{
   messages: OutboxMessage[];
   nextCursor: string | null;
 }> {

@@ -1,9 +1,9 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton, ConfirmDialog, CopyButton, DataTable, ErrorAlert, FormField, notifyDone, PageHeader } from "@/components/console";
+import { ConfirmButton, ConfirmDialog, CopyButton, DataTable, ErrorAlert, FormField, notifyDone, PageHeader, useMay } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import { roleAtLeast, ROLES, type Role } from "@/schemas/auth";
+import { ROLES, type Role } from "@/schemas/auth";
 import type { Member } from "@/schemas/member";
 
 export default function MembersPage() {
@@ -11,7 +11,7 @@ export default function MembersPage() {
   const queryClient = useQueryClient();
   const me = useQuery(trpc.auth.me.queryOptions());
   const members = useQuery(trpc.members.list.queryOptions());
-  const isAdmin = !!me.data && roleAtLeast(me.data.member.role, "admin");
+  const mayManageMembers = useMay("members");
 
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<Role>("member");
@@ -79,7 +79,7 @@ export default function MembersPage() {
       )}
       <ErrorAlert error={invite.error ?? changeRole.error ?? resetPassword.error ?? remove.error ?? members.error} />
 
-      {isAdmin && (
+      {mayManageMembers && (
         <form className="panel form" onSubmit={submit} aria-labelledby="invite-heading">
           <h2 id="invite-heading" style={{ marginTop: 0 }}>
             Invite a member
@@ -132,7 +132,7 @@ export default function MembersPage() {
               header: "Role",
               sortValue: (member) => ROLES.indexOf(member.role),
               cell: (member) =>
-                isAdmin && member.id !== me.data?.member.id ? (
+                mayManageMembers && member.id !== me.data?.member.id ? (
                   <select aria-label={`Role of ${member.email}`} value={member.role} onChange={(e) => setRoleChange({ member, role: e.target.value as Role })}>
                     {ROLES.map((r) => (
                       <option key={r} value={r}>
@@ -156,7 +156,7 @@ export default function MembersPage() {
               header: <span className="visually-hidden">Actions</span>,
               nowrap: true,
               cell: (member) =>
-                isAdmin &&
+                mayManageMembers &&
                 member.id !== me.data?.member.id && (
                   <span className="row" style={{ flexWrap: "nowrap" }}>
                     <ConfirmButton
