@@ -16,6 +16,7 @@ import * as apiKeys from "@/server/services/api-keys";
 import * as creditRequests from "@/server/services/credit-requests";
 import * as builder from "@/server/services/builder";
 import * as endUsers from "@/server/services/end-users";
+import * as invitations from "@/server/services/invitations";
 import * as knowledgebases from "@/server/services/knowledgebases";
 import * as mcpConnections from "@/server/services/mcp-connections";
 import * as members from "@/server/services/members";
@@ -87,6 +88,7 @@ const READS_AND_RUNS = new Set([
   "getMcpConnection",
   "listMcpConnectionTools",
   "listMembers",
+  "listInvitations",
   "listModelProviders",
   "listModels",
   "getOrganization",
@@ -247,6 +249,17 @@ const WRITES: Record<string, Scenario> = {
     const actor: MemberActor = { kind: "member", organizationId: w.tenant.organization.id, member: { id: person.member.id, role: "member", email: person.email } };
     await members.changeOwnPassword(db(), actor, { currentPassword: person.password, newPassword: `new-${uniqueSuffix()}-${uniqueSuffix()}` }, { clientAddress: "192.0.2.1" });
     return "member.password_change";
+  },
+  createInvitation: async (w) => (await invitations.createInvitation(db(), w.op, { email: email(), role: "member" }), "invitation.create"),
+  resendInvitation: async (w) => {
+    const invitation = await invitations.createInvitation(db(), w.op, { email: email(), role: "viewer" });
+    await invitations.resendInvitation(db(), w.op, { invitationId: invitation.id });
+    return "invitation.resend";
+  },
+  revokeInvitation: async (w) => {
+    const invitation = await invitations.createInvitation(db(), w.op, { email: email(), role: "viewer" });
+    await invitations.revokeInvitation(db(), w.op, { invitationId: invitation.id });
+    return "invitation.revoke";
   },
   resetMemberPassword: async (w) => (await members.resetMemberPassword(db(), w.op, { memberId: (await addPerson(w.op, "member")).member.id }), "member.password_reset"),
   createModelProvider: async (w) => (await modelProvider(w), "model_provider.create"),

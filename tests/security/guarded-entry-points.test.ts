@@ -25,8 +25,8 @@ import { createPage } from "@/server/services/pages";
 import { appRouter } from "@/server/trpc/root";
 import { addPerson, issueKey, newOrganization, type Tenant } from "../helpers";
 
-/** Procedures anyone may call: they establish who is calling. */
-const PUBLIC_PROCEDURES = ["auth.signIn", "auth.signOut"];
+/** Procedures anyone may call: they establish who is calling (an invitation's link is its own credential). */
+const PUBLIC_PROCEDURES = ["auth.signIn", "auth.signOut", "invitations.preview", "invitations.accept"];
 
 /** Exported service functions taking an actor that are not guarded, each with why. */
 const UNGUARDED: Record<string, string> = {

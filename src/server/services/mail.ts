@@ -1,6 +1,6 @@
-// Mail to end users (sign-in codes): sent over SMTP with nodemailer when SMTP_URL and MAIL_FROM
-// are set, otherwise kept in the organization's outbox, which admins read in the console and
-// operators with `admin mail list`.
+// Mail (end users' sign-in codes, invitations to members): sent over SMTP with nodemailer when
+// SMTP_URL and MAIL_FROM are set, otherwise kept in the organization's outbox, which admins read
+// in the console and operators with `admin mail list`.
 import type { Transporter } from "nodemailer";
 import { env } from "@/env";
 import type { OutboxMessage } from "@/schemas/portal";

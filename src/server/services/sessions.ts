@@ -50,13 +50,16 @@ export async function signIn(db: Db, input: { email: string; password: string },
   if (!organization.passwordSignIn) throw new AppError("unauthorized", "Your organization signs in with single sign-on: use “Continue with single sign-on”.");
   await attempt.succeeded();
 
+  const session = newSession(membership.id);
+  await db.$transaction([db.session.create({ data: session.row }), recordEvent(db, signInActor(membership, email, origin), signInEvent(membership, email))]);
+  return { token: session.token, expiresAt: session.expiresAt };
+}
+
+/** A new console session for a member: the token for the cookie, and the row to store (the token hashed). */
+export function newSession(memberId: string): NewSession & { row: { tokenHash: string; memberId: string; expiresAt: Date } } {
   const token = randomToken();
   const expiresAt = new Date(Date.now() + env().SESSION_TTL_HOURS * 3_600_000);
-  await db.$transaction([
-    db.session.create({ data: { tokenHash: hashSecret(token), memberId: membership.id, expiresAt } }),
-    recordEvent(db, signInActor(membership, email, origin), signInEvent(membership, email)),
-  ]);
-  return { token, expiresAt };
+  return { token, expiresAt, row: { tokenHash: hashSecret(token), memberId, expiresAt } };
 }
 
 function signInActor(member: { id: string; organizationId: string; role: Role }, email: string, origin: RequestOrigin | undefined): MemberActor {

@@ -1,16 +1,12 @@
 import { z } from "zod";
-import { ChangeRoleInput, InviteMemberInput, Member, MemberIdInput, ResetPasswordOutput } from "@/schemas/member";
-import { addMember, changeMemberRole, listMembers, removeMember, resetMemberPassword } from "@/server/services/members";
+import { ChangeRoleInput, Member, MemberIdInput, ResetPasswordOutput } from "@/schemas/member";
+import { changeMemberRole, listMembers, removeMember, resetMemberPassword } from "@/server/services/members";
 import { memberProcedure, router } from "../init";
 
 export const membersRouter = router({
   list: memberProcedure(listMembers.requirement)
     .output(z.array(Member))
     .query(({ ctx }) => listMembers(ctx.db, ctx.actor)),
-  invite: memberProcedure(addMember.requirement)
-    .input(InviteMemberInput)
-    .output(z.object({ member: Member, temporaryPassword: z.string().nullable() }))
-    .mutation(({ ctx, input }) => addMember(ctx.db, ctx.actor, input)),
   changeRole: memberProcedure(changeMemberRole.requirement)
     .input(ChangeRoleInput)
     .output(Member)
