@@ -64,7 +64,10 @@ export default function MembersPage() {
 
       {mayManageMembers && <InvitationsPanel />}
 
-      <div className="panel">
+      <section className="panel" aria-labelledby="members-heading">
+        <h2 id="members-heading" style={{ marginTop: 0 }}>
+          Current members
+        </h2>
         <DataTable
           label="Members"
           rows={members.data}
@@ -135,7 +138,7 @@ export default function MembersPage() {
             },
           ]}
         />
-      </div>
+      </section>
       <ConfirmDialog
         open={!!roleChange}
         title={roleChange ? `Make ${roleChange.member.email} ${roleChange.role}?` : ""}
