@@ -80,7 +80,7 @@ for (const viewport of VIEWPORTS) {
       // The same link, a second time, in another fresh browser.
       const again = await freshPage(browser, viewport);
       await again.goto(link);
-      await expect(again.getByRole("heading", { level: 1, name: "This invitation can no longer be used" })).toBeVisible();
+      await expect(again.getByRole("heading", { level: 1, name: "This link can no longer be used" })).toBeVisible();
       await expect(again.getByText("already used")).toBeVisible();
       await expectAxeClean(again);
       await screenshot(again, "invitations-used");
@@ -105,7 +105,7 @@ for (const viewport of VIEWPORTS) {
 
       const invitee = await freshPage(browser, viewport);
       await invitee.goto(link);
-      await expect(invitee.getByRole("heading", { level: 1, name: "This invitation can no longer be used" })).toBeVisible();
+      await expect(invitee.getByRole("heading", { level: 1, name: "This link can no longer be used" })).toBeVisible();
       await expect(invitee.getByText("withdrawn")).toBeVisible();
       await expectAxeClean(invitee);
       await screenshot(invitee, "invitations-revoked");

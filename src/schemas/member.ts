@@ -20,6 +20,8 @@ export const CreateInvitationInput = z.strictObject({
 
 /** How long an invitation link works after it was (last) sent. */
 export const INVITATION_TTL_DAYS = 7;
+/** How long a password reset link works. */
+export const PASSWORD_RESET_TTL_HOURS = 24;
 /** An invitation link's token: the invitation's id, a dot, and a 43-character secret. */
 export const MAX_INVITATION_TOKEN_CHARS = 100;
 
@@ -43,7 +45,14 @@ export const InvitationList = z.object({ invitations: z.array(Invitation), nextC
 export const InvitationTokenInput = z.strictObject({ token: z.string().min(1).max(MAX_INVITATION_TOKEN_CHARS) });
 
 /** What the invitee sees before setting a password. */
-export const InvitationPreview = z.object({ organizationName: z.string(), email: z.email(), role: Role, expiresAt: Timestamp });
+export const InvitationPreview = z.object({
+  organizationName: z.string(),
+  email: z.email(),
+  role: Role,
+  /** Joining the organization, or choosing a new password after an admin's reset. */
+  purpose: z.enum(["join", "reset"]),
+  expiresAt: Timestamp,
+});
 export type InvitationPreview = z.infer<typeof InvitationPreview>;
 
 export const ChangeRoleInput = z.strictObject({ memberId: Uuid, role: Role });
@@ -61,5 +70,3 @@ export const ChangePasswordInput = z.strictObject({
   currentPassword: z.string().min(1).max(200),
   newPassword: NewPassword,
 });
-
-export const ResetPasswordOutput = z.object({ member: Member, temporaryPassword: z.string() });

@@ -261,6 +261,7 @@ const WRITES: Record<string, Scenario> = {
     await invitations.revokeInvitation(db(), w.op, { invitationId: invitation.id });
     return "invitation.revoke";
   },
+  sendPasswordResetLink: async (w) => (await invitations.sendPasswordResetLink(db(), w.op, { memberId: (await addPerson(w.op, "member")).member.id }), "member.password_reset"),
   resetMemberPassword: async (w) => (await members.resetMemberPassword(db(), w.op, { memberId: (await addPerson(w.op, "member")).member.id }), "member.password_reset"),
   createModelProvider: async (w) => (await modelProvider(w), "model_provider.create"),
   updateModelProvider: async (w) => (await modelProviders.updateModelProvider(db(), w.op, { providerId: (await modelProvider(w)).id, name: "Renamed" }), "model_provider.update"),

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { publicOrigin } from "@/env";
 import { getDb } from "@/server/db";
 import { hashSecret } from "@/server/auth/secrets";
-import { consoleHandler, newOrganization, signInCookie, toApiResponse, trpc, trpcErrorCode, uniqueSuffix, type ApiResponse, type Tenant } from "../helpers";
+import { addPerson, consoleHandler, newOrganization, signInCookie, toApiResponse, trpc, trpcErrorCode, uniqueSuffix, type ApiResponse, type Tenant } from "../helpers";
 
 const PASSWORD = "a-long-enough-passphrase";
 
@@ -212,5 +212,57 @@ describe("an invitation by email", () => {
     const mail = await getDb().outboxMessage.findFirstOrThrow({ where: { organizationId: tenant.organization.id, to: email } });
     expect(mail.text).not.toContain("evil.example");
     await tokenFromOutbox(tenant, email);
+  });
+});
+
+describe("a password reset by link", () => {
+  it("lets the member choose a new password once, signs them in, and is no invitation", async () => {
+    const tenant = await newOrganization();
+    const person = await addPerson(tenant.operator, "member");
+    const cookie = await ownerCookie(tenant);
+    expect((await trpc("mutation", "members.resetPassword", { memberId: person.member.id }, { cookie })).status).toBe(200);
+    const token = await tokenFromOutbox(tenant, person.email);
+    expect((await trpc("query", "invitations.preview", { token })).body.result.data).toMatchObject({ email: person.email, purpose: "reset" });
+    expect((await trpc("query", "invitations.list", { limit: 50 }, { cookie })).body.result.data.invitations).toEqual([]);
+
+    const accepted = await accept(token, "my-new-passphrase-1");
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.result.data.member.id).toBe(person.member.id);
+    const me = (await trpc("query", "auth.me", undefined, { cookie: accepted.headers.get("set-cookie")!.split(";")[0]! })).body.result.data;
+    expect(me.member.id).toBe(person.member.id);
+    expect((await trpc("mutation", "auth.signIn", { email: person.email, password: "my-new-passphrase-1" })).status).toBe(200);
+    expect((await trpc("mutation", "auth.signIn", { email: person.email, password: person.password })).status).toBe(401);
+    expectRefused(await accept(token, "my-new-passphrase-2"), 410, "invitation_unavailable", "used");
+    expect(await memberCount(tenant, person.email)).toBe(1);
+    const changes = await getDb().auditEvent.findMany({
+      where: { organizationId: tenant.organization.id, targetId: person.member.id, action: { startsWith: "member.password" } },
+      orderBy: { occurredAt: "asc" },
+    });
+    expect(changes.map((event) => [event.action, event.actorLabel])).toEqual([
+      ["member.password_reset", tenant.owner.email],
+      ["member.password_change", person.email],
+    ]);
+  });
+
+  it("kills an earlier reset link, refuses an expired one, and dies with the membership", async () => {
+    const tenant = await newOrganization();
+    const person = await addPerson(tenant.operator, "member");
+    const cookie = await ownerCookie(tenant);
+    await trpc("mutation", "members.resetPassword", { memberId: person.member.id }, { cookie });
+    const first = await tokenFromOutbox(tenant, person.email);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await trpc("mutation", "members.resetPassword", { memberId: person.member.id }, { cookie });
+    const second = await tokenFromOutbox(tenant, person.email);
+    expect(second).not.toBe(first);
+    expectRefused(await accept(first), 410, "invitation_unavailable", "revoked");
+
+    await getDb().invitation.updateMany({ where: { memberId: person.member.id, acceptedAt: null, revokedAt: null }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    expectRefused(await accept(second), 410, "invitation_unavailable", "expired");
+
+    await trpc("mutation", "members.resetPassword", { memberId: person.member.id }, { cookie });
+    const third = await tokenFromOutbox(tenant, person.email);
+    expect((await trpc("mutation", "members.remove", { memberId: person.member.id }, { cookie })).status).toBe(200);
+    expectRefused(await accept(third), 410, "invitation_unavailable");
+    expect(await memberCount(tenant, person.email)).toBe(0);
   });
 });

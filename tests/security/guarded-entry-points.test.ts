@@ -42,6 +42,7 @@ const UNGUARDED: Record<string, string> = {
   "conversations.hideEndUserConversation": "the portal door's; only the end user's own conversation",
   "conversation-runs.startConversationRun": "starts the run through the guarded converse",
   "conversation-runs.findRun": "the lookup the guarded open and cancel share",
+  "members.lockOutForReset": "the role rules and lock-out the guarded password resets share",
   "events.recordEvent": "records the change of the guarded service that makes it, in its transaction",
   "events.recorded": "runs a guarded service's write and records its event in one transaction",
   "credit-requests.requestMoreCredits": "the portal door's; the signed-in end user asks for themselves",

@@ -1,22 +1,23 @@
 // Invitations by email: an admin invites an address with a role; the mail (SMTP or the outbox)
 // carries a single-use link, valid INVITATION_TTL_DAYS, where the invitee sets their own password
-// and is signed in. The link's token is `<invitation id>.<secret>`: the secret is stored as
+// and is signed in. A password reset is the same kind of link naming the member, valid a day. The link's token is `<invitation id>.<secret>`: the secret is stored as
 // SHA-256 and compared in constant time, and accepting takes the invitation with one conditional
 // UPDATE, so a double submit makes one member.
 import { timingSafeEqual } from "node:crypto";
 import { publicOrigin } from "@/env";
 import type { Role } from "@/schemas/auth";
-import { INVITATION_TTL_DAYS, type Invitation, type InvitationPreview, type Member } from "@/schemas/member";
+import { INVITATION_TTL_DAYS, PASSWORD_RESET_TTL_HOURS, type Invitation, type InvitationPreview, type Member } from "@/schemas/member";
 import { may } from "@/schemas/permissions";
 import type { Actor, MemberActor, RequestOrigin } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import { hashPassword } from "@/server/auth/passwords";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
 import type { Db } from "@/server/db";
+import type { Prisma } from "@/generated/prisma/client";
 import { AppError, isUniqueViolation } from "@/server/errors";
-import { recordEvent } from "./events";
+import { recordEvent, SECRET_CHANGED } from "./events";
 import { deliverMail } from "./mail";
-import { normalizeEmail, toMember } from "./members";
+import { lockOutForReset, normalizeEmail, toMember } from "./members";
 import { beforeCursor, NEWEST_FIRST, toPage } from "./pagination";
 import { newSession, type NewSession } from "./sessions";
 
@@ -28,6 +29,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 type InvitationRow = {
   id: string;
+  memberId: string | null;
   organizationId: string;
   email: string;
   role: Role;
@@ -115,10 +117,10 @@ export const createInvitation = guarded({ may: "members" }, async function creat
   const row = await db
     .$transaction(async (tx) => {
       if (await activeMemberWithEmail(tx, organizationId, email)) throw new AppError("conflict", `${email} is already a member of this organization.`);
-      const open = await tx.invitation.findFirst({ where: { organizationId, email, acceptedAt: null, revokedAt: null } });
+      const open = await tx.invitation.findFirst({ where: { organizationId, email, memberId: null, acceptedAt: null, revokedAt: null } });
       if (open && open.expiresAt > now) throw new AppError("conflict", `${email} already has a pending invitation; resend it or revoke it.`);
       if (open) await tx.invitation.update({ where: { id: open.id }, data: { revokedAt: now } });
-      const openCount = await tx.invitation.count({ where: { organizationId, acceptedAt: null, revokedAt: null } });
+      const openCount = await tx.invitation.count({ where: { organizationId, memberId: null, acceptedAt: null, revokedAt: null } });
       if (openCount >= MAX_OPEN_INVITATIONS) {
         throw new AppError("invalid_request", `This organization already has ${MAX_OPEN_INVITATIONS} open invitations; revoke some first.`);
       }
@@ -156,7 +158,7 @@ export const listInvitations = guarded({ may: "members" }, async function listIn
   nextCursor: string | null;
 }> {
   const rows = await db.invitation.findMany({
-    where: { organizationId: actor.organizationId, acceptedAt: null, revokedAt: null, ...beforeCursor(input.cursor) },
+    where: { organizationId: actor.organizationId, memberId: null, acceptedAt: null, revokedAt: null, ...beforeCursor(input.cursor) },
     orderBy: NEWEST_FIRST,
     take: input.limit + 1,
   });
@@ -166,7 +168,7 @@ export const listInvitations = guarded({ may: "members" }, async function listIn
 });
 
 async function findOpenInvitation(db: Db, actor: Actor, invitationId: string): Promise<InvitationRow> {
-  const row = await db.invitation.findFirst({ where: { id: invitationId, organizationId: actor.organizationId, acceptedAt: null, revokedAt: null } });
+  const row = await db.invitation.findFirst({ where: { id: invitationId, organizationId: actor.organizationId, memberId: null, acceptedAt: null, revokedAt: null } });
   if (!row) throw new AppError("not_found", "No open invitation with that id in this organization.");
   return row;
 }
@@ -205,7 +207,51 @@ export const revokeInvitation = guarded({ may: "members" }, async function revok
   return toInvitation(row);
 });
 
-const INVALID_LINK = "This invitation link is not valid; ask for a new invitation.";
+/**
+ * An admin resets a member's password by mail: the member's password for this organization stops
+ * working and their sessions here end at once (the rules of lockOutForReset in members.ts), and
+ * they get a link, valid PASSWORD_RESET_TTL_HOURS, to choose a new one. Nobody sees a password.
+ */
+export const sendPasswordResetLink = guarded({ may: "members" }, async function sendPasswordResetLink(db: Db, actor: Actor, input: { memberId: string }): Promise<Member> {
+  const target = await lockOutForReset(db, actor, input.memberId, await hashPassword(randomToken()));
+  const now = new Date();
+  const id = crypto.randomUUID();
+  const secret = newSecret(id);
+  const row = await db.$transaction(async (tx) => {
+    // An earlier reset link for this member stops working.
+    await tx.invitation.updateMany({ where: { organizationId: actor.organizationId, memberId: target.id, acceptedAt: null, revokedAt: null }, data: { revokedAt: now } });
+    return tx.invitation.create({
+      data: {
+        id,
+        organizationId: actor.organizationId,
+        memberId: target.id,
+        email: target.user.email,
+        role: target.role,
+        tokenHash: secret.tokenHash,
+        invitedBy: invitedBy(actor),
+        createdAt: now,
+        sentAt: now,
+        expiresAt: new Date(now.getTime() + PASSWORD_RESET_TTL_HOURS * 3_600_000),
+      },
+    });
+  });
+  const organization = await db.organization.findUniqueOrThrow({ where: { id: actor.organizationId }, select: { name: true } });
+  await deliverMail(db, actor.organizationId, {
+    to: row.email,
+    subject: `Choose a new password for ${organization.name} on Atrium`,
+    text: [
+      `${row.invitedBy} reset your password for ${organization.name} on Atrium; the old one no longer opens it.`,
+      "",
+      "Open this link to choose a new password and sign in:",
+      invitationLink(secret.token),
+      "",
+      `The link works once, until ${row.expiresAt.toUTCString()}. If you did not expect this, tell your administrator.`,
+    ].join("\n"),
+  });
+  return toMember(target);
+});
+
+const INVALID_LINK = "This link is not valid; ask for a new one.";
 
 /** The invitation a token names, when its secret matches; the secret is compared in constant time. */
 async function invitationOfToken(db: Db, token: string): Promise<InvitationRow> {
@@ -221,9 +267,9 @@ async function invitationOfToken(db: Db, token: string): Promise<InvitationRow> 
 }
 
 function unavailable(row: InvitationRow, now: Date): AppError | null {
-  if (row.acceptedAt) return new AppError("invitation_unavailable", "This invitation was already used. Sign in with the password you chose.", { reason: "used" });
-  if (row.revokedAt) return new AppError("invitation_unavailable", "This invitation was withdrawn; ask for a new one.", { reason: "revoked" });
-  if (row.expiresAt <= now) return new AppError("invitation_unavailable", "This invitation has expired; ask for it to be sent again.", { reason: "expired" });
+  if (row.acceptedAt) return new AppError("invitation_unavailable", "This link was already used. Sign in with the password you chose.", { reason: "used" });
+  if (row.revokedAt) return new AppError("invitation_unavailable", "This link was withdrawn; ask for a new one.", { reason: "revoked" });
+  if (row.expiresAt <= now) return new AppError("invitation_unavailable", "This link has expired; ask for a new one.", { reason: "expired" });
   return null;
 }
 
@@ -233,7 +279,22 @@ export async function previewInvitation(db: Db, input: { token: string }): Promi
   const refusal = unavailable(row, new Date());
   if (refusal) throw refusal;
   const organization = await db.organization.findUniqueOrThrow({ where: { id: row.organizationId }, select: { name: true } });
-  return { organizationName: organization.name, email: row.email, role: row.role, expiresAt: row.expiresAt.toISOString() };
+  return { organizationName: organization.name, email: row.email, role: row.role, purpose: row.memberId ? "reset" : "join", expiresAt: row.expiresAt.toISOString() };
+}
+
+/** A reset link taken: the member's password for this organization becomes the chosen one. */
+async function completeReset(tx: Prisma.TransactionClient, row: InvitationRow, memberId: string, passwordHash: string, origin: RequestOrigin | undefined) {
+  const member = await tx.member.findFirst({ where: { id: memberId, organizationId: row.organizationId, removedAt: null }, include: { user: { select: { email: true } } } });
+  if (!member) throw new AppError("invitation_unavailable", "This link's member has left the organization.", { reason: "revoked" });
+  await tx.member.update({ where: { id: member.id }, data: { passwordHash } });
+  await tx.session.deleteMany({ where: { memberId: member.id } });
+  const self: MemberActor = { kind: "member", organizationId: row.organizationId, member: { id: member.id, role: member.role, email: member.user.email }, origin };
+  await recordEvent(tx, self, {
+    action: "member.password_change",
+    target: { type: "member", id: member.id, label: member.user.email },
+    changes: { password: [SECRET_CHANGED, SECRET_CHANGED] },
+  });
+  return member;
 }
 
 /**
@@ -257,6 +318,7 @@ export async function acceptInvitation(db: Db, input: { token: string; password:
       const now = await tx.invitation.findUniqueOrThrow({ where: { id: row.id } });
       throw unavailable(now, new Date()) ?? new AppError("not_found", INVALID_LINK);
     }
+    if (row.memberId) return completeReset(tx, row, row.memberId, passwordHash, origin);
     if (await activeMemberWithEmail(tx, row.organizationId, row.email)) throw new AppError("conflict", `${row.email} is already a member of this organization.`);
     const existingUser = await tx.user.findUnique({ where: { email: row.email } });
     const ownPassword = !existingUser?.passwordHash;

@@ -202,16 +202,27 @@ export const changeOwnPassword = guarded(
 );
 
 /**
- * An admin gives a member a new temporary password for this organization, returned once to hand
- * over, and ends the member's sessions here. Like an invite, it never touches the person's own
- * password, which may open other organizations. Admins reset members up to their own role
- * (owners only by owners); people change their own password with changeOwnPassword.
+ * The operator (the admin CLI) gives a member a new temporary password for this organization,
+ * returned once to hand over, and ends the member's sessions here; the console mails a link
+ * instead (sendPasswordResetLink in invitations.ts). It never touches the person's own password,
+ * which may open other organizations; people change their own with changeOwnPassword.
  */
 export const resetMemberPassword = guarded({ may: "members" }, async function resetMemberPassword(db: Db, actor: Actor, input: { memberId: string }): Promise<{
   member: Member;
   temporaryPassword: string;
 }> {
-  const target = await findActiveMember(db, actor, input.memberId);
+  const temporary = temporaryPassword();
+  const target = await lockOutForReset(db, actor, input.memberId, await hashPassword(temporary));
+  return { member: toMember(target), temporaryPassword: temporary };
+});
+
+/**
+ * The first half of every password reset: the role rules (admins reset members up to their own
+ * role, owners only by owners, nobody themselves), then the member's password for this organization
+ * becomes `passwordHash` and their sessions here end, recorded as member.password_reset.
+ */
+export async function lockOutForReset(db: Db, actor: Actor, memberId: string, passwordHash: string) {
+  const target = await findActiveMember(db, actor, memberId);
   if (actor.kind !== "operator" && actor.member?.id === target.id) {
     throw new AppError("invalid_request", "Change your own password on your account page; it asks for the current one.");
   }
@@ -220,12 +231,10 @@ export const resetMemberPassword = guarded({ may: "members" }, async function re
     // An admin may not take over a fellow admin's access; an owner decides that.
     throw new AppError("forbidden_role", "Only an owner can reset an admin's password.");
   }
-  const temporary = temporaryPassword();
-  const passwordHash = await hashPassword(temporary);
   await db.$transaction([
     db.member.update({ where: { id: target.id }, data: { passwordHash } }),
     db.session.deleteMany({ where: { memberId: target.id } }),
     recordEvent(db, actor, { action: "member.password_reset", target: memberTarget(target), changes: { password: [SECRET_CHANGED, SECRET_CHANGED] } }),
   ]);
-  return { member: toMember(target), temporaryPassword: temporary };
-});
+  return target;
+}

@@ -36,10 +36,12 @@ export async function signIn(db: Db, input: { email: string; password: string },
   // Verify against a throwaway hash for unknown emails so timing does not reveal who has an account.
   dummyHash ??= hashPassword(randomToken());
   const memberships = user?.memberships ?? [];
-  // The person's own password opens their first organization; a password an organization
-  // gave them when inviting (members.passwordHash) opens that organization.
+  // The person's own password opens their first organization, unless that organization holds a
+  // password of its own for them (members.passwordHash: chosen through an invitation or after a
+  // reset), which then alone opens it, as it opens any other organization.
   const ownPassword = await verifyPassword(user?.passwordHash ?? (await dummyHash), input.password);
-  const membership = ownPassword ? memberships[0] : await membershipOpenedBy(memberships, input.password);
+  const first = memberships[0];
+  const membership = ownPassword && first && !first.passwordHash ? first : await membershipOpenedBy(memberships, input.password);
   if (!membership) {
     // A failed sign-in of a known person is logged in each of their organizations; an unknown email belongs to none.
     for (const member of memberships) await recordEvent(db, signInActor(member, email, origin), { ...signInEvent(member, email), outcome: "failure" });

@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ConfirmButton, ConfirmDialog, CopyButton, DataTable, ErrorAlert, notifyDone, PageHeader, useMay } from "@/components/console";
+import { ConfirmButton, ConfirmDialog, DataTable, ErrorAlert, notifyDone, PageHeader, useMay } from "@/components/console";
 import { InvitationsPanel } from "@/components/members/invitations-panel";
 import { useTRPC } from "@/lib/trpc";
 import { ROLES, type Role } from "@/schemas/auth";
@@ -15,16 +15,12 @@ export default function MembersPage() {
   const members = useQuery(trpc.members.list.queryOptions());
   const mayManageMembers = useMay("members");
 
-  // A temporary password shown once, after a reset.
-  const [handOver, setHandOver] = useState<{ email: string; temporaryPassword: string } | null>(null);
   const [roleChange, setRoleChange] = useState<{ member: Member; role: Role } | null>(null);
 
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.members.list.queryKey() });
   const changeRole = useMutation(trpc.members.changeRole.mutationOptions({ onSuccess: () => void refresh() }));
   const resetPassword = useMutation(
-    trpc.members.resetPassword.mutationOptions({
-      onSuccess: (result) => setHandOver({ email: result.member.email, temporaryPassword: result.temporaryPassword }),
-    }),
+    trpc.members.resetPassword.mutationOptions({ onSuccess: ({ member }) => notifyDone(`A link to choose a new password was sent to ${member.email}.`) }),
   );
   const remove = useMutation(
     trpc.members.remove.mutationOptions({
@@ -46,20 +42,6 @@ export default function MembersPage() {
   return (
     <>
       <PageHeader title="Members" description="People who sign in to this console, and what their role lets them do." />
-      {handOver && (
-        <div className="notice" role="status">
-          <p>
-            <strong>{handOver.email}</strong> has a new temporary password; their sessions were signed out. Give it to them to sign in with; it is shown only once.
-          </p>
-          <div className="row">
-            <code className="secret">{handOver.temporaryPassword}</code>
-            <CopyButton text={handOver.temporaryPassword} />
-          </div>
-          <button type="button" onClick={() => setHandOver(null)} style={{ marginTop: "0.5rem" }}>
-            Done
-          </button>
-        </div>
-      )}
       <ErrorAlert error={changeRole.error ?? resetPassword.error ?? remove.error ?? members.error} />
 
       {mayManageMembers && <InvitationsPanel />}
@@ -124,7 +106,7 @@ export default function MembersPage() {
                       label="Reset password"
                       destructive={false}
                       title={`Reset ${member.email}'s password?`}
-                      description="They get a temporary password for this organization, shown once for you to hand over, and are signed out here."
+                      description="Their password here stops working and they are signed out; they get an email with a link, valid a day, to choose a new one."
                       onConfirm={() => resetPassword.mutate({ memberId: member.id })}
                     />
                     <ConfirmButton

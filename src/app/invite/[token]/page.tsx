@@ -1,6 +1,7 @@
 "use client";
 // Where an invitation's link lands: the invitee sees who invited them to what, chooses a
-// password and is signed in to the console. A link used, revoked or expired says so plainly.
+// password and is signed in to the console; a password reset link lands here too. A link used,
+// revoked or expired says so plainly.
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
@@ -10,8 +11,8 @@ import { useTRPC } from "@/lib/trpc";
 import { ROLE_SUMMARIES } from "@/schemas/permissions";
 
 const UNUSABLE_TITLE: Record<string, string> = {
-  invitation_unavailable: "This invitation can no longer be used",
-  not_found: "This invitation link is not valid",
+  invitation_unavailable: "This link can no longer be used",
+  not_found: "This link is not valid",
 };
 
 export default function InvitationPage() {
@@ -34,7 +35,7 @@ export default function InvitationPage() {
     return (
       <main className="auth-page">
         <section className="panel auth-card" aria-labelledby="invitation-title" data-testid="invitation-unusable">
-          <PageHeader title={UNUSABLE_TITLE[code ?? ""] ?? "This invitation could not be opened"} headingId="invitation-title" />
+          <PageHeader title={UNUSABLE_TITLE[code ?? ""] ?? "This link could not be opened"} headingId="invitation-title" />
           <p>{message}</p>
           <p>
             <Link href="/sign-in">Go to sign in</Link>
@@ -45,14 +46,17 @@ export default function InvitationPage() {
   }
 
   const invitation = preview.data;
+  const reset = invitation?.purpose === "reset";
+  const title = !invitation ? "Your invitation" : reset ? `New password for ${invitation.organizationName}` : `Join ${invitation.organizationName}`;
+  const description = !invitation
+    ? "Opening your link…"
+    : reset
+      ? "Your password for this organization was reset. Choose a new one to sign in."
+      : `You are invited as ${invitation.role}. ${ROLE_SUMMARIES[invitation.role]}`;
   return (
     <main className="auth-page">
       <form className="panel auth-card form" onSubmit={submit} aria-labelledby="invitation-title" aria-busy={!invitation}>
-        <PageHeader
-          title={invitation ? `Join ${invitation.organizationName}` : "Your invitation"}
-          headingId="invitation-title"
-          description={invitation ? `You are invited as ${invitation.role}. ${ROLE_SUMMARIES[invitation.role]}` : "Opening your invitation…"}
-        />
+        <PageHeader title={title} headingId="invitation-title" description={description} />
         <FormField label="Email">
           <input type="email" autoComplete="username" readOnly value={invitation?.email ?? ""} />
         </FormField>
@@ -64,7 +68,7 @@ export default function InvitationPage() {
         </FormField>
         <ErrorAlert error={accept.error} />
         <button className="primary" type="submit" disabled={!invitation || accept.isPending || mismatch}>
-          {accept.isPending ? "Joining…" : "Set password and join"}
+          {accept.isPending ? "Signing in…" : reset ? "Set password and sign in" : "Set password and join"}
         </button>
         {invitation && <p className="muted">This link works once, until {new Date(invitation.expiresAt).toLocaleString()}.</p>}
       </form>

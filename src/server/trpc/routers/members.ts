@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { ChangeRoleInput, Member, MemberIdInput, ResetPasswordOutput } from "@/schemas/member";
-import { changeMemberRole, listMembers, removeMember, resetMemberPassword } from "@/server/services/members";
+import { ChangeRoleInput, Member, MemberIdInput } from "@/schemas/member";
+import { sendPasswordResetLink } from "@/server/services/invitations";
+import { changeMemberRole, listMembers, removeMember } from "@/server/services/members";
 import { memberProcedure, router } from "../init";
 
 export const membersRouter = router({
@@ -11,10 +12,10 @@ export const membersRouter = router({
     .input(ChangeRoleInput)
     .output(Member)
     .mutation(({ ctx, input }) => changeMemberRole(ctx.db, ctx.actor, input)),
-  resetPassword: memberProcedure(resetMemberPassword.requirement)
+  resetPassword: memberProcedure(sendPasswordResetLink.requirement)
     .input(MemberIdInput)
-    .output(ResetPasswordOutput)
-    .mutation(({ ctx, input }) => resetMemberPassword(ctx.db, ctx.actor, input)),
+    .output(z.object({ member: Member }))
+    .mutation(async ({ ctx, input }) => ({ member: await sendPasswordResetLink(ctx.db, ctx.actor, input) })),
   remove: memberProcedure(removeMember.requirement)
     .input(MemberIdInput)
     .output(Member)
