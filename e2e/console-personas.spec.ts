@@ -123,7 +123,7 @@ for (const viewport of VIEWPORTS) {
   });
 }
 
-test("accounts: a member changes their own password in the console; an admin resets it and the temporary one signs in", async ({ page, browser }) => {
+test("accounts: a member changes their own password in the console; an admin resets it and the mailed link sets a new one", async ({ page, browser }) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   const demo = seedDemo();
   const email = "pat@example.com";
@@ -145,8 +145,24 @@ test("accounts: a member changes their own password in the console; an admin res
     .getByRole("button", { name: "Reset password" })
     .click();
   await owner.getByRole("dialog").getByRole("button", { name: "Reset password" }).click();
-  const temporary = (await owner.locator("code.secret").textContent())!;
-  expect(temporary.length).toBeGreaterThan(8);
-  expect((await owner.request.post("/api/trpc/auth.signIn", { data: { email, password: temporary } })).ok()).toBe(true);
+  await expect(owner.getByText(`A link to choose a new password was sent to ${email}.`)).toBeVisible();
+  await expect(owner.locator("code.secret")).toHaveCount(0);
   await owner.close();
+  expect((await page.request.post("/api/trpc/auth.signIn", { data: { email, password: "the-second-passphrase" } })).ok()).toBe(false);
+
+  // The member opens the mailed link in a browser of their own and chooses a new password.
+  const { messages } = admin<{ messages: { to: string; text: string }[] }>("mail", "list", "--org", demo.organization.id);
+  const link = messages
+    .find((message) => message.to === email)!
+    .text.split("\n")
+    .find((line) => line.includes("/invite/"))!;
+  const member = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  await member.goto(link.trim());
+  await expect(member.getByRole("heading", { level: 1, name: /New password for/ })).toBeVisible();
+  await member.getByLabel("Choose a password").fill("the-third-passphrase");
+  await member.getByLabel("Repeat the password").fill("the-third-passphrase");
+  await member.getByRole("button", { name: "Set password and sign in" }).click();
+  await expect(member).toHaveURL(/\/$/);
+  await member.close();
+  expect((await page.request.post("/api/trpc/auth.signIn", { data: { email, password: "the-third-passphrase" } })).ok()).toBe(true);
 });

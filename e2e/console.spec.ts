@@ -62,9 +62,9 @@ test("an admin invites a member, changes settings, and the API follows the switc
   await page.goto("/members");
   await page.getByLabel("Email").fill("new.person@example.com");
   await page.getByRole("combobox", { name: "Role", exact: true }).selectOption("viewer");
-  await page.getByRole("button", { name: "Invite" }).click();
-  await expect(page.getByRole("status")).toContainText("new.person@example.com is now a member");
-  await expect(page.getByTestId("member-row").filter({ hasText: "new.person@example.com" })).toBeVisible();
+  await page.getByRole("button", { name: "Send invitation" }).click();
+  await expect(page.getByText("Invitation sent to new.person@example.com.")).toBeVisible();
+  await expect(page.getByTestId("invitation-row").filter({ hasText: "new.person@example.com" })).toBeVisible();
 
   await page.goto("/settings");
   await page.getByLabel(/Developer API/).uncheck();

@@ -28,6 +28,8 @@ export const ERROR_STATUS = {
   deleted_identity: 409,
   live_paid_subscription: 409,
   directory_managed: 409,
+  /** An invitation link that was used, revoked or has expired; `reason` says which. */
+  invitation_unavailable: 410,
   /** If-Match names a version other than the current one (drafts, pages). */
   precondition_failed: 412,
   export_too_large: 413,

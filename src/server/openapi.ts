@@ -25,6 +25,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   forbidden_role: "The personal key's member lacks the role; nothing written",
   invalid_request:
     "Malformed JSON, JSON nested over 64 levels, failed validation (`problems` lists every one; text over its maxLength, or holding U+0000 or an unpaired surrogate, is named), bad cursor or limit; 413 for a JSON body over 8 MiB or an upload over 4.5 MB; a body that is not JSON, or an upload of a refused file type, is 400",
+  invitation_unavailable: "An invitation link already used, revoked or expired (`reason`: used, revoked, expired); nothing written",
   not_found: "No such resource in the organization (other organizations' items and unpublished ones read the same), or no such route",
   method_not_allowed: "The path exists but not with this method; `Allow` lists the methods",
   groups_disabled: "User groups are not enabled",

@@ -18,7 +18,7 @@ const Body = z.strictObject({ name: z.string().min(1), size: z.number().int().op
 // Probe services declaring their requirements, as the real services do.
 const readProbe = guarded({ scope: "knowledge:read" }, async (_db: Db, _actor: Actor) => ({ ok: true }));
 const writeProbe = guarded({ scope: "knowledge:write" }, async (_db: Db, _actor: Actor, input: z.infer<typeof Body>) => ({ name: input.name }));
-const removeProbe = guarded({ scope: "knowledge:write", role: "admin" }, async (_db: Db, _actor: Actor) => ({ ok: true }));
+const removeProbe = guarded({ scope: "knowledge:write", may: "delete" }, async (_db: Db, _actor: Actor) => ({ ok: true }));
 const anyKeyProbe = guarded({}, async (_db: Db, _actor: Actor) => ({ ok: true }));
 
 const probeRouter = router({
@@ -107,7 +107,7 @@ describe("authorize()", () => {
 
   it("lets an organization key with the scope do anything the scope covers, deletes included", () => {
     expect(codeOf(() => authorize(orgKey(["knowledge:write"]), { scope: "knowledge:write" }))).toBe("ok");
-    expect(codeOf(() => authorize(orgKey(["knowledge:write"]), { scope: "knowledge:write", role: "admin" }))).toBe("ok");
+    expect(codeOf(() => authorize(orgKey(["knowledge:write"]), { scope: "knowledge:write", may: "delete" }))).toBe("ok");
   });
 
   it("refuses a personal key with the scope but a viewer role for a write with forbidden_role", () => {
@@ -117,7 +117,7 @@ describe("authorize()", () => {
   });
 
   it("refuses a delete to a personal key below admin with forbidden_role", () => {
-    const deletion = { scope: "knowledge:write", role: "admin" } as const;
+    const deletion = { scope: "knowledge:write", may: "delete" } as const;
     expect(codeOf(() => authorize(personalKey("member", ["knowledge:write"]), deletion))).toBe("forbidden_role");
     expect(codeOf(() => authorize(personalKey("admin", ["knowledge:write"]), deletion))).toBe("ok");
     expect(codeOf(() => authorize(personalKey("owner", ["knowledge:write"]), deletion))).toBe("ok");
@@ -131,8 +131,8 @@ describe("authorize()", () => {
     const member = (role: Role): Actor => ({ kind: "member", organizationId: "org", member: { id: "m", role, email: "m@example.test" } });
     expect(codeOf(() => authorize(member("viewer"), { scope: "knowledge:write" }))).toBe("forbidden_role");
     expect(codeOf(() => authorize(member("member"), { scope: "knowledge:write" }))).toBe("ok");
-    expect(codeOf(() => authorize(member("admin"), { role: "owner" }))).toBe("forbidden_role");
-    expect(codeOf(() => authorize({ kind: "operator", organizationId: "org" }, { role: "owner" }))).toBe("ok");
+    expect(codeOf(() => authorize(member("admin"), { may: "owners" }))).toBe("forbidden_role");
+    expect(codeOf(() => authorize({ kind: "operator", organizationId: "org" }, { may: "owners" }))).toBe("ok");
   });
 
   it("refuses a portal's end user unless the requirement opens to end users", () => {
@@ -146,7 +146,7 @@ describe("authorize()", () => {
     expect(requiredRole({ scope: "apps:write" })).toBe("member");
     expect(requiredRole({ scope: "apps:read" })).toBe("viewer");
     expect(requiredRole({ scope: "apps:execute" })).toBe("viewer");
-    expect(requiredRole({ scope: "apps:read", role: "admin" })).toBe("admin");
+    expect(requiredRole({ scope: "apps:read", may: "review" })).toBe("admin");
   });
 });
 

@@ -212,30 +212,27 @@ describe("API keys in the console", () => {
 });
 
 describe("members in the console", () => {
-  it("inviting a new person returns a temporary password that signs them in", async () => {
+  it("inviting a new person mails a link and hands out no password", async () => {
     const tenant = await newOrganization();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
     const email = `new-${tenant.organization.id}@example.test`;
 
-    const response = await trpc("mutation", "members.invite", { email, role: "member" }, { cookie });
+    const response = await trpc("mutation", "invitations.create", { email, role: "member" }, { cookie });
 
     expect(response.status).toBe(200);
-    const { member, temporaryPassword } = response.body.result.data;
-    expect(member).toMatchObject({ email, role: "member", organizationId: tenant.organization.id, removedAt: null });
-    expect(temporaryPassword).toEqual(expect.any(String));
-    expect(temporaryPassword.length).toBeGreaterThanOrEqual(12);
-
-    const invited = await signInCookie(email, temporaryPassword);
-    const me = await trpc("query", "auth.me", undefined, { cookie: invited });
-    expect(me.body.result.data.member).toMatchObject({ id: member.id, role: "member" });
+    expect(response.body.result.data).toMatchObject({ email, role: "member", status: "pending" });
+    expect(JSON.stringify(response.body)).not.toMatch(/password/i);
+    expect(await getDb().user.count({ where: { email } })).toBe(0);
+    const mail = await getDb().outboxMessage.findFirstOrThrow({ where: { organizationId: tenant.organization.id, to: email } });
+    expect(mail.text).toContain("/invite/");
   });
 
   it("inviting needs admin", async () => {
     const tenant = await newOrganization();
     const person = await addPerson(tenant.operator, "member");
     const cookie = await signInCookie(person.email, person.password);
-    expectConsoleError(await trpc("mutation", "members.invite", { email: "x@example.test", role: "viewer" }, { cookie }), 403, "forbidden_role");
-    expect(await getDb().user.count({ where: { email: "x@example.test" } })).toBe(0);
+    expectConsoleError(await trpc("mutation", "invitations.create", { email: "x@example.test", role: "viewer" }, { cookie }), 403, "forbidden_role");
+    expect(await getDb().invitation.count({ where: { organizationId: tenant.organization.id } })).toBe(0);
   });
 
   it("an admin cannot make an owner", async () => {
@@ -243,14 +240,14 @@ describe("members in the console", () => {
     const admin = await addPerson(tenant.operator, "admin");
     const cookie = await signInCookie(admin.email, admin.password);
     const email = `would-be-owner-${tenant.organization.id}@example.test`;
-    expectConsoleError(await trpc("mutation", "members.invite", { email, role: "owner" }, { cookie }), 403, "forbidden_role");
+    expectConsoleError(await trpc("mutation", "invitations.create", { email, role: "owner" }, { cookie }), 403, "forbidden_role");
   });
 
   it("inviting someone who is already a member gives conflict", async () => {
     const tenant = await newOrganization();
     const person = await addPerson(tenant.operator, "viewer");
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    expectConsoleError(await trpc("mutation", "members.invite", { email: person.email, role: "member" }, { cookie }), 409, "conflict");
+    expectConsoleError(await trpc("mutation", "invitations.create", { email: person.email, role: "member" }, { cookie }), 409, "conflict");
   });
 
   it("removing the last owner is refused and changes nothing", async () => {

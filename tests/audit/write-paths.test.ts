@@ -16,6 +16,7 @@ import * as apiKeys from "@/server/services/api-keys";
 import * as creditRequests from "@/server/services/credit-requests";
 import * as builder from "@/server/services/builder";
 import * as endUsers from "@/server/services/end-users";
+import * as invitations from "@/server/services/invitations";
 import * as knowledgebases from "@/server/services/knowledgebases";
 import * as mcpConnections from "@/server/services/mcp-connections";
 import * as members from "@/server/services/members";
@@ -88,6 +89,7 @@ const READS_AND_RUNS = new Set([
   "getMcpConnection",
   "listMcpConnectionTools",
   "listMembers",
+  "listInvitations",
   "listModelProviders",
   "listModels",
   "getOrganization",
@@ -249,6 +251,18 @@ const WRITES: Record<string, Scenario> = {
     await members.changeOwnPassword(db(), actor, { currentPassword: person.password, newPassword: `new-${uniqueSuffix()}-${uniqueSuffix()}` }, { clientAddress: "192.0.2.1" });
     return "member.password_change";
   },
+  createInvitation: async (w) => (await invitations.createInvitation(db(), w.op, { email: email(), role: "member" }), "invitation.create"),
+  resendInvitation: async (w) => {
+    const invitation = await invitations.createInvitation(db(), w.op, { email: email(), role: "viewer" });
+    await invitations.resendInvitation(db(), w.op, { invitationId: invitation.id });
+    return "invitation.resend";
+  },
+  revokeInvitation: async (w) => {
+    const invitation = await invitations.createInvitation(db(), w.op, { email: email(), role: "viewer" });
+    await invitations.revokeInvitation(db(), w.op, { invitationId: invitation.id });
+    return "invitation.revoke";
+  },
+  sendPasswordResetLink: async (w) => (await invitations.sendPasswordResetLink(db(), w.op, { memberId: (await addPerson(w.op, "member")).member.id }), "member.password_reset"),
   resetMemberPassword: async (w) => (await members.resetMemberPassword(db(), w.op, { memberId: (await addPerson(w.op, "member")).member.id }), "member.password_reset"),
   createModelProvider: async (w) => (await modelProvider(w), "model_provider.create"),
   updateModelProvider: async (w) => (await modelProviders.updateModelProvider(db(), w.op, { providerId: (await modelProvider(w)).id, name: "Renamed" }), "model_provider.update"),

@@ -71,7 +71,7 @@ describe("auth.changePassword", () => {
 });
 
 describe("members.resetPassword", () => {
-  it("gives the member a temporary password once and ends their sessions", async () => {
+  it("mails the member a link instead of a password, and ends their password and sessions here at once", async () => {
     const tenant = await newOrganization();
     const person = await addPerson(tenant.operator, "member");
     const theirSession = await signInCookie(person.email, person.password);
@@ -79,12 +79,14 @@ describe("members.resetPassword", () => {
 
     const reset = await trpc("mutation", "members.resetPassword", { memberId: person.member.id }, { cookie: admin });
     expect(reset.status).toBe(200);
-    const { temporaryPassword, member } = reset.body.result.data;
-    expect(member).toMatchObject({ id: person.member.id, email: person.email });
-    expect(typeof temporaryPassword).toBe("string");
+    expect(reset.body.result.data).toEqual({ member: expect.objectContaining({ id: person.member.id, email: person.email }) });
+    expect(JSON.stringify(reset.body)).not.toMatch(/password"/i);
 
     expect((await trpc("query", "auth.me", undefined, { cookie: theirSession })).status).toBe(401);
-    expect(await signInStatus(person.email, temporaryPassword)).toBe(200);
+    expect(await signInStatus(person.email, person.password)).toBe(401);
+    const mail = await getDb().outboxMessage.findFirstOrThrow({ where: { organizationId: tenant.organization.id, to: person.email } });
+    expect(mail.subject).toMatch(/new password/);
+    expect(mail.text).toContain("/invite/");
   });
 
   it("keeps the role rules: members cannot, admins cannot reset an admin or owner, nobody resets themselves", async () => {

@@ -94,7 +94,7 @@ describe("console mutations from another origin", () => {
     const tenant = await newOrganization();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
     for (const contentType of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]) {
-      const response = await mutation("members.invite", undefined, { cookie, "content-type": contentType });
+      const response = await mutation("invitations.create", undefined, { cookie, "content-type": contentType });
       expect({ status: response.status, code: trpcErrorCode(response) }).toEqual({ status: 415, code: "invalid_request" });
     }
     const plain = await consoleHandler()(new Request(`${CONSOLE}/api/trpc/auth.signOut`, { method: "POST", headers: { cookie, "content-type": "text/plain" }, body: "{}" }));
@@ -106,7 +106,7 @@ describe("console mutations from another origin", () => {
   it("still answer same-origin JSON mutations and plain GET queries", async () => {
     const tenant = await newOrganization();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    const invite = await mutation("members.invite", { email: `x-${tenant.organization.id}@example.test`, role: "viewer" }, { cookie, origin: CONSOLE });
+    const invite = await mutation("invitations.create", { email: `x-${tenant.organization.id}@example.test`, role: "viewer" }, { cookie, origin: CONSOLE });
     expect(invite.status).toBe(200);
     const me = await consoleHandler()(new Request(`${CONSOLE}/api/trpc/auth.me`, { headers: { cookie, "sec-fetch-site": "same-origin" } }));
     expect(me.status).toBe(200);

@@ -6,11 +6,12 @@ import { randomUUID } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { SCOPES } from "@/schemas/auth";
+import { ROLES, SCOPES } from "@/schemas/auth";
+import { CAPABILITIES, may, type Capability } from "@/schemas/permissions";
 import { BUILDER_KINDS, type BuilderKind } from "@/schemas/builder";
 import type { Actor, EndUserActor, KeyActor, MemberActor } from "@/server/auth/actor";
 import { authenticateApiKey } from "@/server/auth/authenticate";
-import { authorize, type Requirement } from "@/server/auth/authorize";
+import { authorize, requiredCapability, type Requirement } from "@/server/auth/authorize";
 import { guarded, guardedByKind } from "@/server/auth/guarded";
 import { getDb } from "@/server/db";
 import { toAppError } from "@/server/errors";
@@ -24,8 +25,8 @@ import { createPage } from "@/server/services/pages";
 import { appRouter } from "@/server/trpc/root";
 import { addPerson, issueKey, newOrganization, type Tenant } from "../helpers";
 
-/** Procedures anyone may call: they establish who is calling. */
-const PUBLIC_PROCEDURES = ["auth.signIn", "auth.signOut"];
+/** Procedures anyone may call: they establish who is calling (an invitation's link is its own credential). */
+const PUBLIC_PROCEDURES = ["auth.signIn", "auth.signOut", "invitations.preview", "invitations.accept"];
 
 /** Exported service functions taking an actor that are not guarded, each with why. */
 const UNGUARDED: Record<string, string> = {
@@ -41,6 +42,7 @@ const UNGUARDED: Record<string, string> = {
   "conversations.hideEndUserConversation": "the portal door's; only the end user's own conversation",
   "conversation-runs.startConversationRun": "starts the run through the guarded converse",
   "conversation-runs.findRun": "the lookup the guarded open and cancel share",
+  "members.lockOutForReset": "the role rules and lock-out the guarded password resets share",
   "events.recordEvent": "records the change of the guarded service that makes it, in its transaction",
   "events.recorded": "runs a guarded service's write and records its event in one transaction",
   "credit-requests.requestMoreCredits": "the portal door's; the signed-in end user asks for themselves",
@@ -186,6 +188,32 @@ describe("every door reads the service's requirement", () => {
   });
 });
 
+describe("the permission table (src/schemas/permissions.ts)", () => {
+  it("agrees with guarded() for every entry point and every role", async () => {
+    const declared = await declaredRequirements();
+    const used = new Set<Capability>();
+    const disagreements: string[] = [];
+    for (const [requirement, name] of declared) {
+      const capability = requiredCapability(requirement);
+      used.add(capability);
+      for (const role of ROLES) {
+        const member: Actor = { kind: "member", organizationId: "org", member: { id: "m", role, email: "m@example.test" } };
+        let allowed = true;
+        try {
+          authorize(member, requirement);
+        } catch {
+          allowed = false;
+        }
+        if (allowed !== may(role, capability))
+          disagreements.push(`${name}: ${role} ${allowed ? "allowed" : "refused"}, the table says ${capability} needs ${CAPABILITIES[capability].role}`);
+      }
+    }
+    expect(disagreements).toEqual([]);
+    // Making owners is checked inside the member services, beyond their guard.
+    expect([...used, "owners"].sort()).toEqual(Object.keys(CAPABILITIES).sort());
+  });
+});
+
 describe("calling a service directly, without a procedure", () => {
   it("refuses a viewer's personal key a knowledge write with forbidden_role, and writes nothing", async () => {
     const tenant = await newOrganization();
@@ -250,10 +278,10 @@ describe("calling a service directly, without a procedure", () => {
     expect(await listModelProviders(getDb(), tenant.operator)).toEqual([]);
   });
 
-  it("closes every requirement with a role and no scope to keys", async () => {
+  it("closes every requirement with a capability and no scope to keys", async () => {
     const tenant = await newOrganization();
     const organizationKey = await keyActor((await issueKey(tenant.operator, { kind: "organization", scopes: [...SCOPES] })).secret);
-    const consoleOnly = [...(await declaredRequirements()).entries()].filter(([requirement]) => requirement.role && !requirement.scope);
+    const consoleOnly = [...(await declaredRequirements()).entries()].filter(([requirement]) => requirement.may && !requirement.scope);
     expect(consoleOnly.length).toBeGreaterThan(10);
     for (const [requirement, name] of consoleOnly) {
       expect(() => authorize(organizationKey, requirement), name).toThrow(/scope/);

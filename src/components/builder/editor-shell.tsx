@@ -146,7 +146,7 @@ function DeleteItem({ kind, input, procs }: { kind: KindPlural; input: Doc; proc
         description="It is deleted with every version; this cannot be undone."
         confirmLabel="Delete it and every version"
         onConfirm={() => remove.mutate(input)}
-        needs="admin"
+        needs="delete"
       />
       {remove.error ? (
         <span role="alert" className="error">

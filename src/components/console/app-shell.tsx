@@ -33,13 +33,14 @@ import {
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
-import { roleAtLeast, type Role } from "@/schemas/auth";
+import type { Role } from "@/schemas/auth";
+import { may, type Capability } from "@/schemas/permissions";
 import { useTRPC } from "@/lib/trpc";
 import { ConsoleToaster } from "./toasts";
 
-type NavLink = { href: string; label: string; icon: LucideIcon; role?: Role; badge?: "pendingReviews" };
+type NavLink = { href: string; label: string; icon: LucideIcon; needs?: Capability; badge?: "pendingReviews" };
 
-/** The console's areas in groups; a link with a role shows only to members with at least it. */
+/** The console's areas in groups; a link that needs a capability shows only to members who have it. */
 const GROUPS: { label: string; links: NavLink[] }[] = [
   { label: "Home", links: [{ href: "/", label: "Overview", icon: House }] },
   {
@@ -49,7 +50,7 @@ const GROUPS: { label: string; links: NavLink[] }[] = [
       { href: "/plans", label: "Tier plans", icon: Layers },
       { href: "/groups", label: "User groups", icon: UsersRound },
       { href: "/portals", label: "Portals", icon: LayoutGrid },
-      { href: "/outbox", label: "Outbox", icon: Mail, role: "admin" },
+      { href: "/outbox", label: "Outbox", icon: Mail, needs: "settings" },
     ],
   },
   {
@@ -80,10 +81,10 @@ const GROUPS: { label: string; links: NavLink[] }[] = [
       { href: "/keys", label: "API keys", icon: KeyRound },
       { href: "/mcp", label: "MCP", icon: Plug },
       { href: "/members", label: "Members", icon: Users },
-      { href: "/audit-log", label: "Audit log", icon: ScrollText, role: "admin" },
-      { href: "/webhooks", label: "Webhooks", icon: Webhook, role: "admin" },
-      { href: "/directory", label: "Directory", icon: Building2, role: "admin" },
-      { href: "/settings/providers", label: "Model providers", icon: Cpu, role: "admin" },
+      { href: "/audit-log", label: "Audit log", icon: ScrollText, needs: "settings" },
+      { href: "/webhooks", label: "Webhooks", icon: Webhook, needs: "settings" },
+      { href: "/directory", label: "Directory", icon: Building2, needs: "settings" },
+      { href: "/settings/providers", label: "Model providers", icon: Cpu, needs: "settings" },
       { href: "/settings/integrations", label: "Integrations", icon: Cable },
       { href: "/settings", label: "Settings", icon: Settings },
       { href: "/docs", label: "API docs", icon: FileCode },
@@ -94,9 +95,9 @@ const GROUPS: { label: string; links: NavLink[] }[] = [
 // The signed-in member's role, for what pages offer them; outside the console shell nothing is held back.
 const RoleContext = createContext<Role>("owner");
 
-/** Whether the signed-in member's role is `role` or above: pages hide or explain what the server would refuse. */
-export function useRoleAtLeast(role: Role): boolean {
-  return roleAtLeast(useContext(RoleContext), role);
+/** Whether the signed-in member may (the permission table): pages hide or explain what the server would refuse. */
+export function useMay(capability: Capability): boolean {
+  return may(useContext(RoleContext), capability);
 }
 
 function leadsTo(pathname: string, href: string): boolean {
@@ -143,7 +144,7 @@ export function ConsoleShell({ email, role, children }: { email: string; role: R
           <div id="console-links" className="sidebar-links">
             <nav aria-label="Console">
               {GROUPS.map((group) => {
-                const links = group.links.filter((link) => !link.role || roleAtLeast(role, link.role));
+                const links = group.links.filter((link) => !link.needs || may(role, link.needs));
                 return (
                   <div key={group.label}>
                     <h2>{group.label}</h2>

@@ -1,8 +1,8 @@
 "use client";
 import { TriangleAlert } from "lucide-react";
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
-import type { Role } from "@/schemas/auth";
-import { useRoleAtLeast } from "./app-shell";
+import { minimumRole, type Capability } from "@/schemas/permissions";
+import { useMay } from "./app-shell";
 
 /**
  * The console's one confirmation for destructive or production-changing actions (delete,
@@ -105,13 +105,13 @@ export function ConfirmButton({
   onConfirm: () => void;
   destructive?: boolean;
   disabled?: boolean;
-  /** The role the action needs: below it the button is disabled and says who may. */
-  needs?: Role;
+  /** What the action needs (the permission table): without it the button is disabled and says who may. */
+  needs?: Capability;
   icon?: ReactNode;
   className?: string;
 }) {
   const [open, setOpen] = useState(false);
-  const allowed = useRoleAtLeast(needs ?? "viewer");
+  const allowed = useMay(needs ?? "read");
   const reasonId = useId();
   if (!allowed)
     return (
@@ -121,7 +121,7 @@ export function ConfirmButton({
           {label}
         </button>
         <span id={reasonId} className="muted">
-          {needs === "owner" ? "Owners only" : `${needs === "admin" ? "Admins" : "Members"} and above only`}
+          {whoMay(needs ?? "read")}
         </span>
       </span>
     );
@@ -136,4 +136,10 @@ export function ConfirmButton({
       </ConfirmDialog>
     </>
   );
+}
+
+const WHO_MAY = { viewer: "Everyone", member: "Members and above only", admin: "Admins and above only", owner: "Owners only" } as const;
+
+function whoMay(capability: Capability): string {
+  return WHO_MAY[minimumRole(capability)];
 }

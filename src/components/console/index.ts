@@ -7,19 +7,19 @@
 //     error tied to the control by id and aria-describedby.
 //   <DataTable label="End users" columns={[{ key, header, cell, sortValue? }]} rows={…} rowKey={…}
 //     empty="No end users yet." />  sorts, says when empty, scrolls inside its own box on a phone.
-//   <ConfirmButton label="Delete" title="Delete this plan?" description="…" onConfirm={…} needs="admin" /> or a
+//   <ConfirmButton label="Delete" title="Delete this plan?" description="…" onConfirm={…} needs="delete" /> or a
 //     controlled <ConfirmDialog open …/>: the one confirmation for delete, revoke, make live,
 //     approve or reject, role change (destructive={false} for a non-destructive change).
 //   notifyDone("Plan saved.", undo?)  a toast; pass `undo` where the data allows putting it back.
 //   const list = useCursorList((cursor) => trpc.x.list.queryOptions({ limit, cursor }), (page) => page.items);
 //     then list.items, list.error, <LoadMore list={list} />.
 //   <Tabs label="…" tabs={[{ id, label, panel }]} selected={id} onSelect={…} />  the ARIA tabs pattern.
-//   useRoleAtLeast("admin")  whether the signed-in member may; ConfirmButton's `needs` says who may.
+//   useMay("delete")  whether the signed-in member may (src/schemas/permissions.ts); ConfirmButton's `needs` says who may.
 //   <CopyButton text={id} />, <SearchPicker …/>; icons come from lucide-react with aria-hidden.
 // Styles live in console.css (plain CSS over the variables of src/app/globals.css).
 import "./console.css";
 
-export { ConsoleShell, useRoleAtLeast } from "./app-shell";
+export { ConsoleShell, useMay } from "./app-shell";
 export { ConfirmButton, ConfirmDialog } from "./confirm-dialog";
 export { CopyButton } from "./copy-button";
 export { DataTable, type Column } from "./data-table";

@@ -97,7 +97,7 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
             label="Remove"
             title="Remove single sign-on?"
             description="Members and end users sign in with a password or an email code again."
-            needs="admin"
+            needs="settings"
             onConfirm={() => remove.mutate()}
           />
         )}

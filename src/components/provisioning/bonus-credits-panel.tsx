@@ -5,13 +5,13 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { MAX_BONUS_CREDITS_PER_GRANT, MAX_CREDIT_REQUEST_CHARS } from "@/schemas/credits";
 import type { SubscriptionDetail } from "@/schemas/provisioning";
-import { ErrorAlert, FormField, notifyDone, useRoleAtLeast } from "@/components/console";
+import { ErrorAlert, FormField, notifyDone, useMay } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 
 export function BonusCreditsPanel({ endUserId, subscriptions }: { endUserId: string; subscriptions: SubscriptionDetail[] }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const isAdmin = useRoleAtLeast("admin");
+  const mayGrant = useMay("grant");
   const requests = useQuery(trpc.endUsers.creditRequests.queryOptions({ endUserId }));
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.endUsers.pathKey() });
   const active = subscriptions.filter((s) => s.status === "active");
@@ -36,7 +36,7 @@ export function BonusCreditsPanel({ endUserId, subscriptions }: { endUserId: str
     grant.mutate({ endUserId, tierPlanId: chosen, credits: Number(credits), ...(reason.trim() ? { reason: reason.trim() } : {}) });
   }
 
-  if (!isAdmin && open.length === 0) return null;
+  if (!mayGrant && open.length === 0) return null;
   return (
     <section className="panel" aria-labelledby="bonus-credits-title">
       <h2 id="bonus-credits-title" style={{ marginTop: 0 }}>
@@ -49,7 +49,7 @@ export function BonusCreditsPanel({ endUserId, subscriptions }: { endUserId: str
             <li key={request.id} data-testid="credit-request">
               <strong>Asked for more credits</strong> <span className="muted">{new Date(request.createdAt).toLocaleString()}</span>
               {request.message && <p style={{ margin: "0.25rem 0" }}>“{request.message}”</p>}
-              {isAdmin && (
+              {mayGrant && (
                 <button type="button" className="secondary" onClick={() => dismiss.mutate({ endUserId, creditRequestId: request.id })} disabled={dismiss.isPending}>
                   Dismiss
                 </button>
@@ -60,7 +60,7 @@ export function BonusCreditsPanel({ endUserId, subscriptions }: { endUserId: str
       ) : (
         <p className="muted">No open requests for more credits.</p>
       )}
-      {isAdmin &&
+      {mayGrant &&
         (active.length === 0 ? (
           <p className="muted">Bonus credits go to an active subscription: add a plan first.</p>
         ) : (

@@ -4,7 +4,7 @@
 // admission is for admins, through the confirm dialog.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { ConfirmButton, DataTable, ErrorAlert, notifyDone, useRoleAtLeast, type Column } from "@/components/console";
+import { ConfirmButton, DataTable, ErrorAlert, notifyDone, useMay, type Column } from "@/components/console";
 import { EntityPicker } from "@/components/entity-picker";
 import { useTRPC } from "@/lib/trpc";
 
@@ -15,9 +15,9 @@ function useAdmissionColumns<Row extends Admission>(named: Column<Row>, describe
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const remove = useMutation(trpc.portals.removeAdmission.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.portals.pathKey() }) }));
-  const isAdmin = useRoleAtLeast("admin");
+  const mayDelete = useMay("delete");
   const columns: Column<Row>[] = [named, { key: "since", header: "Admitted", nowrap: true, cell: (row) => new Date(row.createdAt).toLocaleDateString() }];
-  if (isAdmin)
+  if (mayDelete)
     columns.push({
       key: "actions",
       header: <span className="visually-hidden">Actions</span>,

@@ -1,20 +1,25 @@
 // Scope and role checks, scope first, then role: a key without the scope is refused for the
 // scope even when its member's role would also fall short.
 import { roleAtLeast, type Role, type Scope } from "@/schemas/auth";
+import { minimumRole, type Capability } from "@/schemas/permissions";
 import { AppError } from "@/server/errors";
 import type { Actor, EndUserActor } from "./actor";
 
 export interface Requirement {
   /** The API scope a key needs. Console members are judged by role alone. */
   scope?: Scope;
-  /** Minimum role; when omitted, writes (`*:write`) need member and reads need viewer. */
-  role?: Role;
+  /** What the caller does, whose minimum role the permission table holds (src/schemas/permissions.ts); when omitted, writes (`*:write`) are `write` and the rest `read`. */
+  may?: Capability;
   /** Also open to a portal's end users, whose access the function itself decides (their grants, services/portal-access.ts). */
   endUsers?: true;
 }
 
+export function requiredCapability(requirement: Requirement): Capability {
+  return requirement.may ?? (requirement.scope?.endsWith(":write") ? "write" : "read");
+}
+
 export function requiredRole(requirement: Requirement): Role {
-  return requirement.role ?? (requirement.scope?.endsWith(":write") ? "member" : "viewer");
+  return minimumRole(requiredCapability(requirement));
 }
 
 export function authorize(actor: Actor | EndUserActor, requirement: Requirement): void {
@@ -24,9 +29,9 @@ export function authorize(actor: Actor | EndUserActor, requirement: Requirement)
     throw new AppError("forbidden_role", "A portal's end users cannot do this.");
   }
   if (actor.kind === "key") {
-    // A role with no scope marks the console's own work (members, providers, reviews): no scope
+    // A capability with no scope marks the console's own work (members, providers, reviews): no scope
     // grants it, so no key reaches it, whichever door a future change puts in front of it.
-    if (!requirement.scope && requirement.role) throw new AppError("insufficient_scope", "No API key scope grants this; it is done in the console.");
+    if (!requirement.scope && requirement.may) throw new AppError("insufficient_scope", "No API key scope grants this; it is done in the console.");
     if (requirement.scope && !actor.scopes.includes(requirement.scope)) throw new AppError("insufficient_scope", `This key lacks the scope ${requirement.scope}.`);
   }
   const member = actor.member;

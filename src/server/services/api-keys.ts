@@ -57,12 +57,12 @@ function refuseMixedScimScope(kind: ApiKey["kind"], scopes: Scope[]): void {
  * need an admin; a personal key belongs to the member who creates it (or, for the operator,
  * to the member named).
  */
-export const createApiKey = guarded({ role: "viewer" }, async function createApiKey(db: Db, actor: Actor, input: CreateApiKeyInput & { memberId?: string }): Promise<
+export const createApiKey = guarded({ may: "keys" }, async function createApiKey(db: Db, actor: Actor, input: CreateApiKeyInput & { memberId?: string }): Promise<
   ApiKey & { secret: string }
 > {
   let memberId: string | null = null;
   if (input.kind === "organization") {
-    authorize(actor, { role: "admin" });
+    authorize(actor, { may: "settings" });
   } else if (actor.kind === "member") {
     memberId = actor.member.id;
   } else if (actor.kind === "operator" && input.memberId) {
@@ -97,7 +97,7 @@ export const createApiKey = guarded({ role: "viewer" }, async function createApi
 });
 
 /** Admins see every key of the organization; others see their own personal keys. */
-export const listApiKeys = guarded({ role: "viewer" }, async function listApiKeys(db: Db, actor: Actor): Promise<ApiKey[]> {
+export const listApiKeys = guarded({ may: "keys" }, async function listApiKeys(db: Db, actor: Actor): Promise<ApiKey[]> {
   const seesAll = actor.kind === "operator" || (actor.kind === "member" && ["admin", "owner"].includes(actor.member.role));
   const ownMemberId = actor.kind === "member" ? actor.member.id : undefined;
   const rows = await db.apiKey.findMany({
@@ -109,11 +109,11 @@ export const listApiKeys = guarded({ role: "viewer" }, async function listApiKey
 });
 
 /** Revocation takes effect on the next request in every process: keys are looked up per request. */
-export const revokeApiKey = guarded({ role: "viewer" }, async function revokeApiKey(db: Db, actor: Actor, input: { keyId: string }): Promise<ApiKey> {
+export const revokeApiKey = guarded({ may: "keys" }, async function revokeApiKey(db: Db, actor: Actor, input: { keyId: string }): Promise<ApiKey> {
   const key = await db.apiKey.findFirst({ where: { id: input.keyId, organizationId: actor.organizationId } });
   if (!key) throw new AppError("not_found", "No API key with that id in this organization.");
   const ownKey = actor.kind === "member" && key.memberId === actor.member.id;
-  if (!ownKey) authorize(actor, { role: "admin" });
+  if (!ownKey) authorize(actor, { may: "members" });
   const revoke = (tx: Pick<Db, "apiKey">) => tx.apiKey.update({ where: { id: key.id }, data: { revokedAt: key.revokedAt ?? new Date() }, include: keyInclude });
   const row = await recorded(db, actor, revoke, () => (key.revokedAt ? null : { action: "api_key.revoke", target: { type: "api_key", id: key.id, label: key.name } }));
   return toApiKey(row);

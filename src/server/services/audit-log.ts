@@ -73,7 +73,7 @@ async function page(db: Db, organizationId: string, filters: Partial<AuditFilter
   return rows;
 }
 
-export const listAuditEvents = guarded({ scope: "audit:read", role: "admin" }, async function listAuditEvents(db: Db, actor: Actor, input: ListAuditEventsInput): Promise<{
+export const listAuditEvents = guarded({ scope: "audit:read", may: "settings" }, async function listAuditEvents(db: Db, actor: Actor, input: ListAuditEventsInput): Promise<{
   auditEvents: AuditEvent[];
   nextCursor: string | null;
 }> {
@@ -135,7 +135,7 @@ function csvLine(event: AuditEvent): string {
  * Every matching event, newest first, as lines of text (JSON Lines, or CSV after its header),
  * read a page at a time: memory stays bounded by one page whatever the log's size.
  */
-export const exportAuditEvents = guarded({ scope: "audit:read", role: "admin" }, async function exportAuditEvents(db: Db, actor: Actor, input: ExportAuditEventsInput): Promise<
+export const exportAuditEvents = guarded({ scope: "audit:read", may: "settings" }, async function exportAuditEvents(db: Db, actor: Actor, input: ExportAuditEventsInput): Promise<
   AsyncGenerator<string>
 > {
   const organizationId = actor.organizationId;

@@ -397,7 +397,7 @@ export const listVersions = guardedByKind(readsKind, async function listVersions
 });
 
 export const deleteItem = guardedByKind(
-  (kind) => ({ ...writesKind(kind), role: "admin" }),
+  (kind) => ({ ...writesKind(kind), may: "delete" }),
   async function deleteItem(db: Db, actor: Actor, kind: BuilderKind, id: string): Promise<void> {
     const remove = (tx: Prisma.TransactionClient) => tx.builderItem.deleteMany({ where: { id, organizationId: actor.organizationId, kind } });
     const { count } = await recorded(db, actor, remove, ({ count }) => (count ? { action: `${kind}.delete`, target: { type: kind, id } } : null));
@@ -448,7 +448,7 @@ function pickFields(kind: BuilderKind, drafts: boolean, fields: string | undefin
 export const listItems = guardedByKind(readsKind, async function listItems(db: Db, actor: Actor, kind: BuilderKind, input: ListInput) {
   const drafts = input.include === "drafts";
   // Unpublished work is for those who may write the kind; viewers in the console see it too.
-  if (drafts) authorize(actor, { ...writesKind(kind), role: "viewer" });
+  if (drafts) authorize(actor, { ...writesKind(kind), may: "read" });
   const fields = pickFields(kind, drafts, input.fields);
   const position = input.cursor ? decodeCursor(input.cursor) : null;
   const params: unknown[] = [actor.organizationId, kind];

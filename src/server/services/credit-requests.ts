@@ -85,7 +85,7 @@ export async function openCreditRequestCount(db: Db, organizationId: string): Pr
  * holds stays under MAX_BONUS_CREDITS_PER_POOL. The end user's open requests are granted with it.
  */
 export const grantBonusCredits = guarded(
-  { scope: "end_users:write", role: "admin" },
+  { scope: "end_users:write", may: "grant" },
   async function grantBonusCredits(db: Db, actor: Actor, input: GrantBonusCreditsInput): Promise<SubscriptionDetail> {
     const subscriptionId = await db.$transaction(async (tx) => {
       const rows = await tx.$queryRawUnsafe<{ id: string; status: string; room: boolean }[]>(
@@ -130,7 +130,7 @@ export const grantBonusCredits = guarded(
 
 /** Closes one open request without granting anything. */
 export const dismissCreditRequest = guarded(
-  { scope: "end_users:write", role: "admin" },
+  { scope: "end_users:write", may: "grant" },
   async function dismissCreditRequest(db: Db, actor: Actor, input: { endUserId: string; creditRequestId: string }): Promise<CreditRequest> {
     const dismiss = (tx: Pick<Db, "creditRequest">) =>
       tx.creditRequest.updateMany({

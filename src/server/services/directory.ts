@@ -501,7 +501,7 @@ function toToken(row: { id: string; name: string; prefix: string; createdAt: Dat
   return { id: row.id, name: row.name, prefix: row.prefix, createdAt: row.createdAt.toISOString(), lastUsedAt: row.lastUsedAt?.toISOString() ?? null };
 }
 
-export const getDirectoryOverview = guarded({ role: "admin" }, async function getDirectoryOverview(db: Db, actor: Actor): Promise<DirectoryOverview> {
+export const getDirectoryOverview = guarded({ may: "settings" }, async function getDirectoryOverview(db: Db, actor: Actor): Promise<DirectoryOverview> {
   const organizationId = actor.organizationId;
   const [organization, tokens, users, userCount, groups, events] = await Promise.all([
     db.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { directoryDefaultPlanId: true } }),
@@ -544,7 +544,7 @@ export const getDirectoryOverview = guarded({ role: "admin" }, async function ge
  * A new SCIM token, shown once; the organization's other SCIM tokens are revoked with it, so
  * rotating is one step (paste the new one into the identity provider at once).
  */
-export const rotateDirectoryToken = guarded({ role: "admin" }, async function rotateDirectoryToken(db: Db, actor: Actor) {
+export const rotateDirectoryToken = guarded({ may: "settings" }, async function rotateDirectoryToken(db: Db, actor: Actor) {
   const secret = randomToken("sk_org_");
   const row = await db.$transaction(async (tx) => {
     await tx.apiKey.updateMany({ where: { organizationId: actor.organizationId, revokedAt: null, scopes: { has: SCIM_SCOPE } }, data: { revokedAt: new Date() } });
@@ -557,7 +557,7 @@ export const rotateDirectoryToken = guarded({ role: "admin" }, async function ro
 });
 
 /** The plan new directory end users are subscribed to; null for none. */
-export const setDirectoryDefaultPlan = guarded({ role: "admin" }, async function setDirectoryDefaultPlan(db: Db, actor: Actor, input: { tierPlanId: string | null }): Promise<{
+export const setDirectoryDefaultPlan = guarded({ may: "settings" }, async function setDirectoryDefaultPlan(db: Db, actor: Actor, input: { tierPlanId: string | null }): Promise<{
   defaultPlanId: string | null;
 }> {
   if (input.tierPlanId) {

@@ -429,7 +429,7 @@ export const revokeEndUser = guarded({ scope: "end_users:write" }, async functio
  * Marks the identity deleted: its subscriptions end, its grants and memberships go, its name is
  * forgotten, and the email can never be provisioned again (deleted_identity).
  */
-export const deleteEndUser = guarded({ scope: "end_users:write", role: "admin" }, async function deleteEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<void> {
+export const deleteEndUser = guarded({ scope: "end_users:write", may: "delete" }, async function deleteEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<void> {
   const user = await findEndUser(db, actor, input.endUserId);
   await db.$transaction([
     db.subscription.updateMany({ where: { endUserId: user.id }, data: { status: "canceled" } }),
@@ -446,7 +446,7 @@ export const deleteEndUser = guarded({ scope: "end_users:write", role: "admin" }
 
 /** Ends a subscription; a plan paid at the processor must be canceled there. */
 export const removeSubscription = guarded(
-  { scope: "end_users:write", role: "admin" },
+  { scope: "end_users:write", may: "delete" },
   async function removeSubscription(db: Db, actor: Actor, input: { endUserId: string; tierPlanId: string }): Promise<void> {
     const user = await findEndUser(db, actor, input.endUserId);
     const subscription = await db.subscription.findFirst({
@@ -471,7 +471,7 @@ export const removeSubscription = guarded(
 );
 
 export const removeEndUserGrant = guarded(
-  { scope: "end_users:write", role: "admin" },
+  { scope: "end_users:write", may: "delete" },
   async function removeEndUserGrant(db: Db, actor: Actor, input: { endUserId: string; grantId: string }): Promise<void> {
     const user = await findEndUser(db, actor, input.endUserId);
     const remove = (tx: Tx) => tx.grant.deleteMany({ where: { id: input.grantId, endUserId: user.id } });
@@ -484,7 +484,7 @@ export const removeEndUserGrant = guarded(
 
 /** Records a live paid subscription at the payment processor (admin CLI `billing link`). */
 export const linkProcessorSubscription = guarded(
-  { scope: "end_users:write", role: "admin" },
+  { scope: "end_users:write", may: "grant" },
   async function linkProcessorSubscription(db: Db, actor: Actor, input: { endUserId: string; tierPlanId: string }): Promise<SubscriptionDetail> {
     const user = await findEndUser(db, actor, input.endUserId);
     const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId, archivedAt: null } });

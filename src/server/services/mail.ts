@@ -1,6 +1,6 @@
-// Mail to end users (sign-in codes): sent over SMTP with nodemailer when SMTP_URL and MAIL_FROM
-// are set, otherwise kept in the organization's outbox, which admins read in the console and
-// operators with `admin mail list`.
+// Mail (end users' sign-in codes, invitations to members): sent over SMTP with nodemailer when
+// SMTP_URL and MAIL_FROM are set, otherwise kept in the organization's outbox, which admins read
+// in the console and operators with `admin mail list`.
 import type { Transporter } from "nodemailer";
 import { env } from "@/env";
 import type { OutboxMessage } from "@/schemas/portal";
@@ -37,7 +37,7 @@ export async function deliverMail(db: Db, organizationId: string, mail: Mail): P
 }
 
 /** The organization's outbox, newest first (console admins and operators). */
-export const listMail = guarded({ scope: "end_users:read", role: "admin" }, async function listMail(db: Db, actor: Actor, input: { limit: number; cursor?: string }): Promise<{
+export const listMail = guarded({ scope: "end_users:read", may: "settings" }, async function listMail(db: Db, actor: Actor, input: { limit: number; cursor?: string }): Promise<{
   messages: OutboxMessage[];
   nextCursor: string | null;
 }> {

@@ -44,16 +44,16 @@ async function ownConnection(db: Db, actor: Actor, connectionId: string): Promis
   return row;
 }
 
-export const listMcpConnections = guarded({ role: "viewer" }, async function listMcpConnections(db: Db, actor: Actor): Promise<McpConnection[]> {
+export const listMcpConnections = guarded({ may: "read" }, async function listMcpConnections(db: Db, actor: Actor): Promise<McpConnection[]> {
   const rows = await db.mcpConnection.findMany({ where: { organizationId: actor.organizationId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
   return rows.map(toMcpConnection);
 });
 
-export const getMcpConnection = guarded({ role: "viewer" }, async function getMcpConnection(db: Db, actor: Actor, input: { connectionId: string }): Promise<McpConnection> {
+export const getMcpConnection = guarded({ may: "read" }, async function getMcpConnection(db: Db, actor: Actor, input: { connectionId: string }): Promise<McpConnection> {
   return toMcpConnection(await ownConnection(db, actor, input.connectionId));
 });
 
-export const createMcpConnection = guarded({ role: "admin" }, async function createMcpConnection(db: Db, actor: Actor, input: CreateMcpConnectionInput): Promise<McpConnection> {
+export const createMcpConnection = guarded({ may: "settings" }, async function createMcpConnection(db: Db, actor: Actor, input: CreateMcpConnectionInput): Promise<McpConnection> {
   const { slug, name, url, headers } = input;
   await requireIntegrationUrl(url, "url");
   try {
@@ -81,7 +81,7 @@ function mergedHeaders(row: ConnectionRow, headers: { name: string; value?: stri
   return merged as { name: string; value: string }[];
 }
 
-export const updateMcpConnection = guarded({ role: "admin" }, async function updateMcpConnection(db: Db, actor: Actor, input: UpdateMcpConnectionInput): Promise<McpConnection> {
+export const updateMcpConnection = guarded({ may: "settings" }, async function updateMcpConnection(db: Db, actor: Actor, input: UpdateMcpConnectionInput): Promise<McpConnection> {
   const row = await ownConnection(db, actor, input.connectionId);
   if (input.url) await requireIntegrationUrl(input.url, "url");
   const update = (tx: Pick<Db, "mcpConnection">) =>
@@ -100,7 +100,7 @@ export const updateMcpConnection = guarded({ role: "admin" }, async function upd
 });
 
 /** Agents naming it are refused at publish; their published versions run without its tools. */
-export const deleteMcpConnection = guarded({ role: "admin" }, async function deleteMcpConnection(db: Db, actor: Actor, input: { connectionId: string }): Promise<McpConnection> {
+export const deleteMcpConnection = guarded({ may: "settings" }, async function deleteMcpConnection(db: Db, actor: Actor, input: { connectionId: string }): Promise<McpConnection> {
   const row = await ownConnection(db, actor, input.connectionId);
   await db.$transaction([
     db.mcpConnection.delete({ where: { id: row.id } }),
@@ -111,18 +111,15 @@ export const deleteMcpConnection = guarded({ role: "admin" }, async function del
 });
 
 /** The connection's tools as its server lists them now; a server that fails or times out is 502 provider_error. */
-export const listMcpConnectionTools = guarded(
-  { role: "viewer" },
-  async function listMcpConnectionTools(db: Db, actor: Actor, input: { connectionId: string }): Promise<McpToolList> {
-    const row = await ownConnection(db, actor, input.connectionId);
-    try {
-      const { tools, truncated } = await listMcpTools(endpointOf(row));
-      return { tools: tools.map(({ name, description }) => ({ name, description })), truncated };
-    } catch (error) {
-      if (error instanceof AppError) throw error;
-      const reason = error instanceof Error ? error.message.slice(0, 300) : "unknown failure";
-      logProviderFailure({ organizationId: actor.organizationId, provider: "mcp", name: row.slug, err: error });
-      throw new AppError("provider_error", `The MCP server of "${row.slug}" failed or timed out: ${reason}`, {}, { cause: error });
-    }
-  },
-);
+export const listMcpConnectionTools = guarded({ may: "read" }, async function listMcpConnectionTools(db: Db, actor: Actor, input: { connectionId: string }): Promise<McpToolList> {
+  const row = await ownConnection(db, actor, input.connectionId);
+  try {
+    const { tools, truncated } = await listMcpTools(endpointOf(row));
+    return { tools: tools.map(({ name, description }) => ({ name, description })), truncated };
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    const reason = error instanceof Error ? error.message.slice(0, 300) : "unknown failure";
+    logProviderFailure({ organizationId: actor.organizationId, provider: "mcp", name: row.slug, err: error });
+    throw new AppError("provider_error", `The MCP server of "${row.slug}" failed or timed out: ${reason}`, {}, { cause: error });
+  }
+});

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Role } from "@/schemas/auth";
 import type { Member } from "@/schemas/member";
+import { may } from "@/schemas/permissions";
 import type { Actor, MemberActor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import { hashPassword, verifyPassword } from "@/server/auth/passwords";
@@ -39,12 +40,12 @@ function actingRole(actor: Actor): Role {
 }
 
 function assertMayGrant(actor: Actor, role: Role): void {
-  if (role === "owner" && actingRole(actor) !== "owner") {
+  if (role === "owner" && !may(actingRole(actor), "owners")) {
     throw new AppError("forbidden_role", "Only an owner can make or change owners.");
   }
 }
 
-export const listMembers = guarded({ role: "viewer" }, async function listMembers(db: Db, actor: Actor): Promise<Member[]> {
+export const listMembers = guarded({ may: "read" }, async function listMembers(db: Db, actor: Actor): Promise<Member[]> {
   const rows = await db.member.findMany({
     where: { organizationId: actor.organizationId, removedAt: null },
     include: { user: { select: { email: true } } },
@@ -61,7 +62,7 @@ export const listMembers = guarded({ role: "viewer" }, async function listMember
  * left alone (the operator alone may reset it by giving one).
  * A former member comes back with a clean slate: their old personal keys stay revoked.
  */
-export const addMember = guarded({ role: "admin" }, async function addMember(db: Db, actor: Actor, input: { email: string; role: Role; password?: string }): Promise<{
+export const addMember = guarded({ may: "members" }, async function addMember(db: Db, actor: Actor, input: { email: string; role: Role; password?: string }): Promise<{
   member: Member;
   temporaryPassword: string | null;
 }> {
@@ -120,7 +121,7 @@ async function assertNotLastOwner(db: Db, organizationId: string, memberId: stri
   if (owners === 0) throw new AppError("invalid_request", "An organization needs at least one owner; make someone else owner first.");
 }
 
-export const changeMemberRole = guarded({ role: "admin" }, async function changeMemberRole(db: Db, actor: Actor, input: { memberId: string; role: Role }): Promise<Member> {
+export const changeMemberRole = guarded({ may: "members" }, async function changeMemberRole(db: Db, actor: Actor, input: { memberId: string; role: Role }): Promise<Member> {
   const target = await findActiveMember(db, actor, input.memberId);
   assertMayGrant(actor, input.role);
   if (target.role === "owner") {
@@ -135,7 +136,7 @@ export const changeMemberRole = guarded({ role: "admin" }, async function change
 });
 
 /** The member's personal keys stop working at once (member_removed) and their sessions end. */
-export const removeMember = guarded({ role: "admin" }, async function removeMember(db: Db, actor: Actor, input: { memberId: string }): Promise<Member> {
+export const removeMember = guarded({ may: "members" }, async function removeMember(db: Db, actor: Actor, input: { memberId: string }): Promise<Member> {
   const target = await findActiveMember(db, actor, input.memberId);
   if (target.role === "owner") {
     assertMayGrant(actor, "owner");
@@ -163,7 +164,7 @@ const passwordChangeThrottle = createSignInThrottle("password-change", { perAcco
  * session making the change) stays signed in.
  */
 export const changeOwnPassword = guarded(
-  { role: "viewer" },
+  { may: "read" },
   async function changeOwnPassword(
     db: Db,
     actor: MemberActor,
@@ -201,16 +202,27 @@ export const changeOwnPassword = guarded(
 );
 
 /**
- * An admin gives a member a new temporary password for this organization, returned once to hand
- * over, and ends the member's sessions here. Like an invite, it never touches the person's own
- * password, which may open other organizations. Admins reset members up to their own role
- * (owners only by owners); people change their own password with changeOwnPassword.
+ * The operator (the admin CLI) gives a member a new temporary password for this organization,
+ * returned once to hand over, and ends the member's sessions here; the console mails a link
+ * instead (sendPasswordResetLink in invitations.ts). It never touches the person's own password,
+ * which may open other organizations; people change their own with changeOwnPassword.
  */
-export const resetMemberPassword = guarded({ role: "admin" }, async function resetMemberPassword(db: Db, actor: Actor, input: { memberId: string }): Promise<{
+export const resetMemberPassword = guarded({ may: "members" }, async function resetMemberPassword(db: Db, actor: Actor, input: { memberId: string }): Promise<{
   member: Member;
   temporaryPassword: string;
 }> {
-  const target = await findActiveMember(db, actor, input.memberId);
+  const temporary = temporaryPassword();
+  const target = await lockOutForReset(db, actor, input.memberId, await hashPassword(temporary));
+  return { member: toMember(target), temporaryPassword: temporary };
+});
+
+/**
+ * The first half of every password reset: the role rules (admins reset members up to their own
+ * role, owners only by owners, nobody themselves), then the member's password for this organization
+ * becomes `passwordHash` and their sessions here end, recorded as member.password_reset.
+ */
+export async function lockOutForReset(db: Db, actor: Actor, memberId: string, passwordHash: string) {
+  const target = await findActiveMember(db, actor, memberId);
   if (actor.kind !== "operator" && actor.member?.id === target.id) {
     throw new AppError("invalid_request", "Change your own password on your account page; it asks for the current one.");
   }
@@ -219,12 +231,10 @@ export const resetMemberPassword = guarded({ role: "admin" }, async function res
     // An admin may not take over a fellow admin's access; an owner decides that.
     throw new AppError("forbidden_role", "Only an owner can reset an admin's password.");
   }
-  const temporary = temporaryPassword();
-  const passwordHash = await hashPassword(temporary);
   await db.$transaction([
     db.member.update({ where: { id: target.id }, data: { passwordHash } }),
     db.session.deleteMany({ where: { memberId: target.id } }),
     recordEvent(db, actor, { action: "member.password_reset", target: memberTarget(target), changes: { password: [SECRET_CHANGED, SECRET_CHANGED] } }),
   ]);
-  return { member: toMember(target), temporaryPassword: temporary };
-});
+  return target;
+}

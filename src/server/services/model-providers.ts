@@ -40,12 +40,12 @@ function checkShape(kind: string, baseUrl: string | null | undefined, models: { 
   if (problems.length > 0) throw invalidRequest(problems);
 }
 
-export const listModelProviders = guarded({ role: "admin" }, async function listModelProviders(db: Db, actor: Actor): Promise<ModelProvider[]> {
+export const listModelProviders = guarded({ may: "settings" }, async function listModelProviders(db: Db, actor: Actor): Promise<ModelProvider[]> {
   const rows = await db.modelProvider.findMany({ where: { organizationId: actor.organizationId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
   return rows.map(toModelProvider);
 });
 
-export const createModelProvider = guarded({ role: "admin" }, async function createModelProvider(db: Db, actor: Actor, input: CreateModelProviderInput): Promise<ModelProvider> {
+export const createModelProvider = guarded({ may: "settings" }, async function createModelProvider(db: Db, actor: Actor, input: CreateModelProviderInput): Promise<ModelProvider> {
   checkShape(input.kind, input.baseUrl, input.models);
   if (input.baseUrl) await requireIntegrationUrl(input.baseUrl, "baseUrl");
   const apiKeyCiphertext = input.apiKey ? sealSecret(input.apiKey, "apiKey") : null;
@@ -80,7 +80,7 @@ async function ownProvider(db: Db, actor: Actor, providerId: string): Promise<Pr
   return row;
 }
 
-export const updateModelProvider = guarded({ role: "admin" }, async function updateModelProvider(db: Db, actor: Actor, input: UpdateModelProviderInput): Promise<ModelProvider> {
+export const updateModelProvider = guarded({ may: "settings" }, async function updateModelProvider(db: Db, actor: Actor, input: UpdateModelProviderInput): Promise<ModelProvider> {
   const row = await ownProvider(db, actor, input.providerId);
   const baseUrl = input.baseUrl === undefined ? row.baseUrl : input.baseUrl;
   checkShape(row.kind, baseUrl, input.models ?? (row.models as { id: string; kind: string }[]));
@@ -107,7 +107,7 @@ export const updateModelProvider = guarded({ role: "admin" }, async function upd
 });
 
 /** Agents naming its models fall back to the built-in model until their drafts are changed. */
-export const deleteModelProvider = guarded({ role: "admin" }, async function deleteModelProvider(db: Db, actor: Actor, input: { providerId: string }): Promise<ModelProvider> {
+export const deleteModelProvider = guarded({ may: "settings" }, async function deleteModelProvider(db: Db, actor: Actor, input: { providerId: string }): Promise<ModelProvider> {
   const row = await ownProvider(db, actor, input.providerId);
   await db.$transaction([
     db.modelProvider.delete({ where: { id: row.id } }),

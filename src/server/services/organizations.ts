@@ -32,14 +32,14 @@ export async function createOrganization(db: Db, input: { name: string; plan?: O
   return toOrganization(await db.organization.create({ data: input }));
 }
 
-export const getOrganization = guarded({ role: "viewer" }, async function getOrganization(db: Db, actor: Actor): Promise<Organization> {
+export const getOrganization = guarded({ may: "read" }, async function getOrganization(db: Db, actor: Actor): Promise<Organization> {
   const row = await db.organization.findUnique({ where: { id: actor.organizationId } });
   if (!row) throw new AppError("not_found", "No organization with that id.");
   return toOrganization(row);
 });
 
 /** Plan and credits are the operator's to set (admin CLI); the console changes the rest. */
-export const updateOrganization = guarded({ role: "admin" }, async function updateOrganization(db: Db, actor: Actor, update: OrganizationSettingsUpdate): Promise<Organization> {
+export const updateOrganization = guarded({ may: "settings" }, async function updateOrganization(db: Db, actor: Actor, update: OrganizationSettingsUpdate): Promise<Organization> {
   if (actor.kind !== "operator" && (update.plan !== undefined || update.credits !== undefined)) {
     throw new AppError("forbidden_role", "Plan and credits are set by the operator of this installation.");
   }

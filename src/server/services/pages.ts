@@ -434,7 +434,7 @@ export const movePage = guarded(
 );
 
 export const deletePage = guarded(
-  { scope: "knowledge:write", role: "admin" },
+  { scope: "knowledge:write", may: "delete" },
   async function deletePage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string }): Promise<void> {
     const page = await findPage(db, actor, input);
     await db.$transaction(async (tx) => {

@@ -82,7 +82,7 @@ function portalTarget(portal: { id: string; name: string }) {
   return { type: "portal", id: portal.id, label: portal.name };
 }
 
-export const createPortal = guarded({ scope: "end_users:write", role: "admin" }, async function createPortal(db: Db, actor: Actor, input: CreatePortalInput): Promise<Portal> {
+export const createPortal = guarded({ scope: "end_users:write", may: "grant" }, async function createPortal(db: Db, actor: Actor, input: CreatePortalInput): Promise<Portal> {
   await assertAppsOfOrganization(db, actor.organizationId, input.featuredAppIds);
   // A generated slug can lose a race with another create; try the next free one.
   for (let attempt = 0; ; attempt++) {
@@ -113,39 +113,36 @@ export const createPortal = guarded({ scope: "end_users:write", role: "admin" },
   }
 });
 
-export const updatePortal = guarded(
-  { scope: "end_users:write", role: "admin" },
-  async function updatePortal(db: Db, actor: Actor, input: UpdatePortalInput): Promise<PortalDetail> {
-    const existing = await db.portal.findFirst({ where: { id: input.id, organizationId: actor.organizationId } });
-    if (!existing) throw new AppError("not_found", "No portal with that id.");
-    await assertAppsOfOrganization(db, actor.organizationId, input.featuredAppIds);
-    try {
-      const update = (tx: Prisma.TransactionClient) =>
-        tx.portal.update({
-          where: { id: existing.id },
-          data: {
-            name: input.name,
-            slug: input.slug,
-            greeting: input.greeting,
-            logoUrl: input.logoUrl,
-            accentColor: input.accentColor,
-            featuredAppIds: input.featuredAppIds ? [...new Set(input.featuredAppIds)] : undefined,
-            signIn: input.signIn,
-          },
-        });
-      const fields = ["name", "slug", "greeting", "logoUrl", "accentColor", "featuredAppIds", "signIn"] as const;
-      const row = await recorded(db, actor, update, (portal) => ({
-        action: "portal.update",
-        target: portalTarget(portal),
-        changes: changesBetween(existing, portal, [...fields]),
-      }));
-      return toDetail(row);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new AppError("conflict", SLUG_TAKEN);
-      throw error;
-    }
-  },
-);
+export const updatePortal = guarded({ scope: "end_users:write", may: "grant" }, async function updatePortal(db: Db, actor: Actor, input: UpdatePortalInput): Promise<PortalDetail> {
+  const existing = await db.portal.findFirst({ where: { id: input.id, organizationId: actor.organizationId } });
+  if (!existing) throw new AppError("not_found", "No portal with that id.");
+  await assertAppsOfOrganization(db, actor.organizationId, input.featuredAppIds);
+  try {
+    const update = (tx: Prisma.TransactionClient) =>
+      tx.portal.update({
+        where: { id: existing.id },
+        data: {
+          name: input.name,
+          slug: input.slug,
+          greeting: input.greeting,
+          logoUrl: input.logoUrl,
+          accentColor: input.accentColor,
+          featuredAppIds: input.featuredAppIds ? [...new Set(input.featuredAppIds)] : undefined,
+          signIn: input.signIn,
+        },
+      });
+    const fields = ["name", "slug", "greeting", "logoUrl", "accentColor", "featuredAppIds", "signIn"] as const;
+    const row = await recorded(db, actor, update, (portal) => ({
+      action: "portal.update",
+      target: portalTarget(portal),
+      changes: changesBetween(existing, portal, [...fields]),
+    }));
+    return toDetail(row);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError("conflict", SLUG_TAKEN);
+    throw error;
+  }
+});
 
 export const getPortal = guarded({ scope: "end_users:read" }, async function getPortal(db: Db, actor: Actor, input: { id: string }): Promise<PortalDetail> {
   const row = await db.portal.findFirst({ where: { id: input.id, organizationId: actor.organizationId } });
@@ -212,7 +209,7 @@ export const admitGroup = guarded({ scope: "end_users:write" }, async function a
 
 /** Ends a group's admission: its members stop entering the portal through this group. */
 export const removeAdmission = guarded(
-  { scope: "end_users:write", role: "admin" },
+  { scope: "end_users:write", may: "delete" },
   async function removeAdmission(db: Db, actor: Actor, input: { portalId: string; groupId: string }): Promise<void> {
     await assertGroupsEnabled(db, actor.organizationId);
     const remove = (tx: Prisma.TransactionClient) =>

@@ -72,7 +72,7 @@ function authoredBy(authorId: string | undefined) {
 }
 
 /** Oldest first, in cursor pages like every list; optionally one kind and one author. */
-export const listReviews = guarded({ role: "viewer" }, async function listReviews(db: Db, actor: Actor, input: Partial<ListReviewsInput> = {}): Promise<{
+export const listReviews = guarded({ may: "read" }, async function listReviews(db: Db, actor: Actor, input: Partial<ListReviewsInput> = {}): Promise<{
   reviews: Review[];
   nextCursor: string | null;
 }> {
@@ -93,7 +93,7 @@ export const listReviews = guarded({ role: "viewer" }, async function listReview
 });
 
 /** Who wrote the reviews of one status, with how many each: the choices of the author filter. */
-export const listReviewAuthors = guarded({ role: "viewer" }, async function listReviewAuthors(db: Db, actor: Actor, input: { status?: Review["status"] } = {}): Promise<{
+export const listReviewAuthors = guarded({ may: "read" }, async function listReviewAuthors(db: Db, actor: Actor, input: { status?: Review["status"] } = {}): Promise<{
   authors: { authorId: string; name: string; count: number }[];
 }> {
   const groups = await db.review.groupBy({
@@ -122,7 +122,7 @@ async function findReview(db: Db, actor: Actor, reviewId: string): Promise<Revie
   return row;
 }
 
-export const getReview = guarded({ role: "viewer" }, async function getReview(db: Db, actor: Actor, input: { reviewId: string }): Promise<{ review: Review }> {
+export const getReview = guarded({ may: "read" }, async function getReview(db: Db, actor: Actor, input: { reviewId: string }): Promise<{ review: Review }> {
   return { review: (await toReviews(db, [await findReview(db, actor, input.reviewId)]))[0]! };
 });
 
@@ -139,7 +139,7 @@ function notPending(row: ReviewRow): AppError {
   return new AppError("conflict", `This review was already ${row.status}${row.decidedBy ? ` (${row.decidedBy})` : ""}.`);
 }
 
-export const approveReview = guarded({ role: "admin" }, async function approveReview(db: Db, actor: Actor, input: { reviewId: string }): Promise<{ review: Review }> {
+export const approveReview = guarded({ may: "review" }, async function approveReview(db: Db, actor: Actor, input: { reviewId: string }): Promise<{ review: Review }> {
   checkDecider(actor);
   const row = await findReview(db, actor, input.reviewId);
   await db.$transaction(async (tx) => {
@@ -184,7 +184,7 @@ export const approveReview = guarded({ role: "admin" }, async function approveRe
  * Approves each review on its own, as approveReview does one: one that fails (changed page,
  * already decided, not found) is reported with its code and leaves the others approved.
  */
-export const approveReviews = guarded({ role: "admin" }, async function approveReviews(db: Db, actor: Actor, input: { reviewIds: string[] }): Promise<ApproveReviewsOutput> {
+export const approveReviews = guarded({ may: "review" }, async function approveReviews(db: Db, actor: Actor, input: { reviewIds: string[] }): Promise<ApproveReviewsOutput> {
   checkDecider(actor);
   const approved: Review[] = [];
   const failed: ApproveReviewsOutput["failed"] = [];
@@ -200,7 +200,7 @@ export const approveReviews = guarded({ role: "admin" }, async function approveR
 });
 
 export const rejectReview = guarded(
-  { role: "admin" },
+  { may: "review" },
   async function rejectReview(db: Db, actor: Actor, input: Pick<RejectReviewInput, "reviewId"> & { reason?: string }): Promise<{ review: Review }> {
     checkDecider(actor);
     const row = await findReview(db, actor, input.reviewId);

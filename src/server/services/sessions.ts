@@ -36,10 +36,12 @@ export async function signIn(db: Db, input: { email: string; password: string },
   // Verify against a throwaway hash for unknown emails so timing does not reveal who has an account.
   dummyHash ??= hashPassword(randomToken());
   const memberships = user?.memberships ?? [];
-  // The person's own password opens their first organization; a password an organization
-  // gave them when inviting (members.passwordHash) opens that organization.
+  // The person's own password opens their first organization, unless that organization holds a
+  // password of its own for them (members.passwordHash: chosen through an invitation or after a
+  // reset), which then alone opens it, as it opens any other organization.
   const ownPassword = await verifyPassword(user?.passwordHash ?? (await dummyHash), input.password);
-  const membership = ownPassword ? memberships[0] : await membershipOpenedBy(memberships, input.password);
+  const first = memberships[0];
+  const membership = ownPassword && first && !first.passwordHash ? first : await membershipOpenedBy(memberships, input.password);
   if (!membership) {
     // A failed sign-in of a known person is logged in each of their organizations; an unknown email belongs to none.
     for (const member of memberships) await recordEvent(db, signInActor(member, email, origin), { ...signInEvent(member, email), outcome: "failure" });
@@ -50,13 +52,16 @@ export async function signIn(db: Db, input: { email: string; password: string },
   if (!organization.passwordSignIn) throw new AppError("unauthorized", "Your organization signs in with single sign-on: use “Continue with single sign-on”.");
   await attempt.succeeded();
 
+  const session = newSession(membership.id);
+  await db.$transaction([db.session.create({ data: session.row }), recordEvent(db, signInActor(membership, email, origin), signInEvent(membership, email))]);
+  return { token: session.token, expiresAt: session.expiresAt };
+}
+
+/** A new console session for a member: the token for the cookie, and the row to store (the token hashed). */
+export function newSession(memberId: string): NewSession & { row: { tokenHash: string; memberId: string; expiresAt: Date } } {
   const token = randomToken();
   const expiresAt = new Date(Date.now() + env().SESSION_TTL_HOURS * 3_600_000);
-  await db.$transaction([
-    db.session.create({ data: { tokenHash: hashSecret(token), memberId: membership.id, expiresAt } }),
-    recordEvent(db, signInActor(membership, email, origin), signInEvent(membership, email)),
-  ]);
-  return { token, expiresAt };
+  return { token, expiresAt, row: { tokenHash: hashSecret(token), memberId, expiresAt } };
 }
 
 function signInActor(member: { id: string; organizationId: string; role: Role }, email: string, origin: RequestOrigin | undefined): MemberActor {

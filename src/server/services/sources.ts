@@ -180,7 +180,7 @@ export const getSourceDetail = guarded(
 );
 
 export const deleteSource = guarded(
-  { scope: "knowledge:write", role: "admin" },
+  { scope: "knowledge:write", may: "delete" },
   async function deleteSource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<void> {
     const row = await findSource(db, actor, input);
     // Deleting the row locks it, then its job and chunks (by cascade): the order the indexing worker keeps too.

@@ -84,7 +84,7 @@ export interface SetSsoConnectionInput {
   displayName?: string;
 }
 
-export const setSsoConnection = guarded({ role: "admin" }, async function setSsoConnection(db: Db, actor: Actor, input: SetSsoConnectionInput): Promise<SsoConnectionView> {
+export const setSsoConnection = guarded({ may: "settings" }, async function setSsoConnection(db: Db, actor: Actor, input: SetSsoConnectionInput): Promise<SsoConnectionView> {
   const issuer = await checkIssuer(input.issuer);
   if (!input.clientId.trim() || input.clientId.length > 500) throw invalidRequest([{ path: "clientId", message: "1 to 500 characters" }]);
   if (input.clientSecret !== undefined && (!input.clientSecret || input.clientSecret.length > 2_000))
@@ -106,12 +106,12 @@ export const setSsoConnection = guarded({ role: "admin" }, async function setSso
   return toView(row);
 });
 
-export const getSsoConnection = guarded({ role: "admin" }, async function getSsoConnection(db: Db, actor: Actor): Promise<SsoConnectionView | null> {
+export const getSsoConnection = guarded({ may: "settings" }, async function getSsoConnection(db: Db, actor: Actor): Promise<SsoConnectionView | null> {
   const row = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
   return row ? toView(row) : null;
 });
 
-export const removeSsoConnection = guarded({ role: "admin" }, async function removeSsoConnection(db: Db, actor: Actor): Promise<SsoConnectionView> {
+export const removeSsoConnection = guarded({ may: "settings" }, async function removeSsoConnection(db: Db, actor: Actor): Promise<SsoConnectionView> {
   const row = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
   if (!row) throw new AppError("not_found", "This organization has no single sign-on connection.");
   await db.ssoConnection.delete({ where: { id: row.id } });
@@ -139,7 +139,7 @@ async function discover(connection: ConnectionRow): Promise<oidc.Configuration> 
 }
 
 /** The console's test button: discovery works and names the same issuer. */
-export const testSsoConnection = guarded({ role: "admin" }, async function testSsoConnection(db: Db, actor: Actor): Promise<{ ok: true; issuer: string }> {
+export const testSsoConnection = guarded({ may: "settings" }, async function testSsoConnection(db: Db, actor: Actor): Promise<{ ok: true; issuer: string }> {
   const row = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
   if (!row) throw new AppError("not_found", "This organization has no single sign-on connection.");
   const config = await discover(row);

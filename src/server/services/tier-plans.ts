@@ -29,7 +29,7 @@ export const listTierPlans = guarded({ scope: "end_users:read" }, async function
 
 /** A plan, optionally with its own group whose membership follows the plan's subscriptions. */
 export const createTierPlan = guarded(
-  { scope: "end_users:write", role: "admin" },
+  { scope: "end_users:write", may: "grant" },
   async function createTierPlan(db: Db, actor: Actor, input: { name: string; creditAllowance: number; withGroup: boolean }) {
     return db.$transaction(async (tx) => {
       const group = input.withGroup
@@ -46,7 +46,7 @@ export const createTierPlan = guarded(
 
 /** An archived plan keeps its subscriptions but can no longer be assigned (tier_not_found). */
 export const archiveTierPlan = guarded(
-  { scope: "end_users:write", role: "admin" },
+  { scope: "end_users:write", may: "grant" },
   async function archiveTierPlan(db: Db, actor: Actor, input: { tierPlanId: string }): Promise<TierPlan> {
     const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId } });
     if (!plan) throw new AppError("not_found", "No tier plan with that id.");
@@ -61,7 +61,7 @@ export const archiveTierPlan = guarded(
  * its monthly credits, which apply at once to every active subscription's pool.
  */
 export const updateTierPlan = guarded(
-  { scope: "end_users:write", role: "admin" },
+  { scope: "end_users:write", may: "grant" },
   async function updateTierPlan(db: Db, actor: Actor, input: UpdateTierPlanInput): Promise<TierPlan> {
     const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId } });
     if (!plan) throw new AppError("not_found", "No tier plan with that id.");

@@ -117,7 +117,7 @@ export const updateUserGroup = guarded(
 );
 
 export const deleteUserGroup = guarded(
-  { scope: "end_users:write", role: "admin" },
+  { scope: "end_users:write", may: "delete" },
   async function deleteUserGroup(db: Db, actor: Actor, input: { groupId: string }): Promise<void> {
     await assertGroupsEnabled(db, actor.organizationId);
     const group = await findGroup(db, actor, input.groupId);
@@ -146,7 +146,7 @@ export const addGroupMember = guarded({ scope: "end_users:write" }, async functi
 });
 
 export const removeGroupMember = guarded(
-  { scope: "end_users:write", role: "admin" },
+  { scope: "end_users:write", may: "delete" },
   async function removeGroupMember(db: Db, actor: Actor, input: { groupId: string; endUserId: string }): Promise<void> {
     await assertGroupsEnabled(db, actor.organizationId);
     const group = await findGroup(db, actor, input.groupId);
@@ -191,7 +191,7 @@ export const addGroupGrant = guarded({ scope: "end_users:write" }, async functio
 });
 
 export const removeGroupGrant = guarded(
-  { scope: "end_users:write", role: "admin" },
+  { scope: "end_users:write", may: "delete" },
   async function removeGroupGrant(db: Db, actor: Actor, input: { groupId: string; grantId: string }): Promise<void> {
     await assertGroupsEnabled(db, actor.organizationId);
     const group = await findGroup(db, actor, input.groupId);

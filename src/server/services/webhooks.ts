@@ -74,7 +74,7 @@ async function findEndpoint(db: Db, actor: Actor, id: string) {
 }
 
 export const createWebhookEndpoint = guarded(
-  { scope: "webhooks:write", role: "admin" },
+  { scope: "webhooks:write", may: "settings" },
   async function createWebhookEndpoint(db: Db, actor: Actor, input: CreateWebhookEndpointInput): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     await requireIntegrationUrl(input.url, "url");
     const secret = newSecret();
@@ -99,7 +99,7 @@ export const createWebhookEndpoint = guarded(
 );
 
 export const listWebhookEndpoints = guarded(
-  { scope: "webhooks:read", role: "admin" },
+  { scope: "webhooks:read", may: "settings" },
   async function listWebhookEndpoints(db: Db, actor: Actor, input: { limit: number; cursor?: string }) {
     const rows = await db.webhookEndpoint.findMany({
       where: { organizationId: actor.organizationId, ...afterCursor(input.cursor) },
@@ -111,12 +111,12 @@ export const listWebhookEndpoints = guarded(
   },
 );
 
-export const getWebhookEndpoint = guarded({ scope: "webhooks:read", role: "admin" }, async function getWebhookEndpoint(db: Db, actor: Actor, input: { id: string }) {
+export const getWebhookEndpoint = guarded({ scope: "webhooks:read", may: "settings" }, async function getWebhookEndpoint(db: Db, actor: Actor, input: { id: string }) {
   return { endpoint: toWebhookEndpoint(await findEndpoint(db, actor, input.id)) };
 });
 
 export const updateWebhookEndpoint = guarded(
-  { scope: "webhooks:write", role: "admin" },
+  { scope: "webhooks:write", may: "settings" },
   async function updateWebhookEndpoint(db: Db, actor: Actor, input: UpdateWebhookEndpointInput) {
     const before = await findEndpoint(db, actor, input.id);
     if (input.url !== undefined) await requireIntegrationUrl(input.url, "url");
@@ -137,14 +137,14 @@ export const updateWebhookEndpoint = guarded(
   },
 );
 
-export const deleteWebhookEndpoint = guarded({ scope: "webhooks:write", role: "admin" }, async function deleteWebhookEndpoint(db: Db, actor: Actor, input: { id: string }) {
+export const deleteWebhookEndpoint = guarded({ scope: "webhooks:write", may: "settings" }, async function deleteWebhookEndpoint(db: Db, actor: Actor, input: { id: string }) {
   const before = await findEndpoint(db, actor, input.id);
   const remove = (tx: Prisma.TransactionClient) => tx.webhookEndpoint.delete({ where: { id: before.id } });
   await recorded(db, actor, remove, () => ({ action: "webhook_endpoint.delete", target: endpointTarget(before) }));
 });
 
 /** A new secret, shown once; the old one keeps signing beside it for SECRET_OVERLAP_MS. */
-export const rotateWebhookSecret = guarded({ scope: "webhooks:write", role: "admin" }, async function rotateWebhookSecret(db: Db, actor: Actor, input: { id: string }) {
+export const rotateWebhookSecret = guarded({ scope: "webhooks:write", may: "settings" }, async function rotateWebhookSecret(db: Db, actor: Actor, input: { id: string }) {
   const before = await findEndpoint(db, actor, input.id);
   const secret = newSecret();
   const rotate = (tx: Prisma.TransactionClient) =>
@@ -157,7 +157,7 @@ export const rotateWebhookSecret = guarded({ scope: "webhooks:write", role: "adm
 });
 
 export const listWebhookDeliveries = guarded(
-  { scope: "webhooks:read", role: "admin" },
+  { scope: "webhooks:read", may: "settings" },
   async function listWebhookDeliveries(db: Db, actor: Actor, input: { id: string; limit: number; cursor?: string }) {
     const endpoint = await findEndpoint(db, actor, input.id);
     const rows = await db.webhookDelivery.findMany({
@@ -172,7 +172,7 @@ export const listWebhookDeliveries = guarded(
 
 /** Sends a delivery again (a new attempt with the same `webhook-id`), whatever its status. */
 export const replayWebhookDelivery = guarded(
-  { scope: "webhooks:write", role: "admin" },
+  { scope: "webhooks:write", may: "settings" },
   async function replayWebhookDelivery(db: Db, actor: Actor, input: { id: string; deliveryId: string }) {
     const endpoint = await findEndpoint(db, actor, input.id);
     const replay = (tx: Prisma.TransactionClient) =>

@@ -7,6 +7,7 @@ import { authRouter } from "./routers/auth";
 import { conversationsRouter } from "./routers/conversations";
 import { agentsRouter, appsRouter, flowsRouter } from "./routers/builder";
 import { membersRouter } from "./routers/members";
+import { invitationsRouter } from "./routers/invitations";
 import { endUsersRouter } from "./routers/end-users";
 import { modelsRouter } from "./routers/models";
 import { modelProvidersRouter } from "./routers/model-providers";
@@ -29,6 +30,7 @@ export const appRouter = router({
   auth: authRouter,
   organization: organizationRouter,
   members: membersRouter,
+  invitations: invitationsRouter,
   apiKeys: apiKeysRouter,
   models: modelsRouter,
   modelProviders: modelProvidersRouter,

@@ -79,7 +79,7 @@ export default function DirectoryPage() {
             title="Rotate the SCIM token?"
             description="A new token is made and the current one stops working at once: paste the new one into your identity provider right away."
             confirmLabel="Rotate"
-            needs="admin"
+            needs="settings"
             onConfirm={() => rotate.mutate()}
           />
         ) : (

@@ -1,10 +1,10 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { CopyButton } from "@/components/console";
+import { CopyButton, useMay } from "@/components/console";
 import { ConfirmButton } from "@/components/console";
 import { errorMessage, useTRPC } from "@/lib/trpc";
-import { SCOPES, type Scope, roleAtLeast } from "@/schemas/auth";
+import { SCOPES, type Scope } from "@/schemas/auth";
 import { PageHeader } from "@/components/console";
 
 function formatTime(value: string | null): string {
@@ -14,9 +14,8 @@ function formatTime(value: string | null): string {
 export default function KeysPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const me = useQuery(trpc.auth.me.queryOptions());
   const keys = useQuery(trpc.apiKeys.list.queryOptions());
-  const isAdmin = me.data ? roleAtLeast(me.data.member.role, "admin") : false;
+  const mayChangeSettings = useMay("settings");
 
   const [name, setName] = useState("");
   const [kind, setKind] = useState<"personal" | "organization">("personal");
@@ -77,8 +76,8 @@ export default function KeysPage() {
             Personal (acts as you, limited by your role)
           </label>
           <label className="inline">
-            <input type="radio" name="kind" checked={kind === "organization"} onChange={() => setKind("organization")} disabled={!isAdmin} />
-            Organization{isAdmin ? "" : " (admins only)"}
+            <input type="radio" name="kind" checked={kind === "organization"} onChange={() => setKind("organization")} disabled={!mayChangeSettings} />
+            Organization{mayChangeSettings ? "" : " (admins only)"}
           </label>
         </fieldset>
         <fieldset style={{ border: 0, padding: 0 }}>

@@ -1,39 +1,26 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
-import { ConfirmButton, ConfirmDialog, CopyButton, DataTable, ErrorAlert, FormField, notifyDone, PageHeader } from "@/components/console";
+import { useState } from "react";
+import { ConfirmButton, ConfirmDialog, DataTable, ErrorAlert, notifyDone, PageHeader, useMay } from "@/components/console";
+import { InvitationsPanel } from "@/components/members/invitations-panel";
 import { useTRPC } from "@/lib/trpc";
-import { roleAtLeast, ROLES, type Role } from "@/schemas/auth";
+import { ROLES, type Role } from "@/schemas/auth";
 import type { Member } from "@/schemas/member";
+import { ROLE_SUMMARIES } from "@/schemas/permissions";
 
 export default function MembersPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const me = useQuery(trpc.auth.me.queryOptions());
   const members = useQuery(trpc.members.list.queryOptions());
-  const isAdmin = !!me.data && roleAtLeast(me.data.member.role, "admin");
+  const mayManageMembers = useMay("members");
 
-  const [email, setEmail] = useState("");
-  const [role, setRole] = useState<Role>("member");
-  // A temporary password shown once: after an invite or a reset.
-  const [handOver, setHandOver] = useState<{ email: string; temporaryPassword: string | null; reason: "invited" | "reset" } | null>(null);
   const [roleChange, setRoleChange] = useState<{ member: Member; role: Role } | null>(null);
 
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.members.list.queryKey() });
-  const invite = useMutation(
-    trpc.members.invite.mutationOptions({
-      onSuccess: (result) => {
-        setHandOver({ email: result.member.email, temporaryPassword: result.temporaryPassword, reason: "invited" });
-        setEmail("");
-        void refresh();
-      },
-    }),
-  );
   const changeRole = useMutation(trpc.members.changeRole.mutationOptions({ onSuccess: () => void refresh() }));
   const resetPassword = useMutation(
-    trpc.members.resetPassword.mutationOptions({
-      onSuccess: (result) => setHandOver({ email: result.member.email, temporaryPassword: result.temporaryPassword, reason: "reset" }),
-    }),
+    trpc.members.resetPassword.mutationOptions({ onSuccess: ({ member }) => notifyDone(`A link to choose a new password was sent to ${member.email}.`) }),
   );
   const remove = useMutation(
     trpc.members.remove.mutationOptions({
@@ -52,61 +39,17 @@ export default function MembersPage() {
     );
   }
 
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    invite.mutate({ email, role });
-  }
-
   return (
     <>
       <PageHeader title="Members" description="People who sign in to this console, and what their role lets them do." />
-      {handOver && (
-        <div className="notice" role="status">
-          <p>
-            <strong>{handOver.email}</strong> {handOver.reason === "invited" ? "is now a member." : "has a new temporary password; their sessions were signed out."}
-            {handOver.temporaryPassword ? " Give them this temporary password to sign in with; it is shown only once." : " They sign in with the password they already have."}
-          </p>
-          {handOver.temporaryPassword && (
-            <div className="row">
-              <code className="secret">{handOver.temporaryPassword}</code>
-              <CopyButton text={handOver.temporaryPassword} />
-            </div>
-          )}
-          <button type="button" onClick={() => setHandOver(null)} style={{ marginTop: "0.5rem" }}>
-            Done
-          </button>
-        </div>
-      )}
-      <ErrorAlert error={invite.error ?? changeRole.error ?? resetPassword.error ?? remove.error ?? members.error} />
+      <ErrorAlert error={changeRole.error ?? resetPassword.error ?? remove.error ?? members.error} />
 
-      {isAdmin && (
-        <form className="panel form" onSubmit={submit} aria-labelledby="invite-heading">
-          <h2 id="invite-heading" style={{ marginTop: 0 }}>
-            Invite a member
-          </h2>
-          <div className="row">
-            <FormField label="Email">
-              <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
-            </FormField>
-            <FormField label="Role">
-              <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
-                {ROLES.map((r) => (
-                  <option key={r} value={r}>
-                    {r}
-                  </option>
-                ))}
-              </select>
-            </FormField>
-          </div>
-          <div>
-            <button className="primary" type="submit" disabled={invite.isPending}>
-              Invite
-            </button>
-          </div>
-        </form>
-      )}
+      {mayManageMembers && <InvitationsPanel />}
 
-      <div className="panel">
+      <section className="panel" aria-labelledby="members-heading">
+        <h2 id="members-heading" style={{ marginTop: 0 }}>
+          Current members
+        </h2>
         <DataTable
           label="Members"
           rows={members.data}
@@ -132,7 +75,7 @@ export default function MembersPage() {
               header: "Role",
               sortValue: (member) => ROLES.indexOf(member.role),
               cell: (member) =>
-                isAdmin && member.id !== me.data?.member.id ? (
+                mayManageMembers && member.id !== me.data?.member.id ? (
                   <select aria-label={`Role of ${member.email}`} value={member.role} onChange={(e) => setRoleChange({ member, role: e.target.value as Role })}>
                     {ROLES.map((r) => (
                       <option key={r} value={r}>
@@ -156,14 +99,14 @@ export default function MembersPage() {
               header: <span className="visually-hidden">Actions</span>,
               nowrap: true,
               cell: (member) =>
-                isAdmin &&
+                mayManageMembers &&
                 member.id !== me.data?.member.id && (
                   <span className="row" style={{ flexWrap: "nowrap" }}>
                     <ConfirmButton
                       label="Reset password"
                       destructive={false}
                       title={`Reset ${member.email}'s password?`}
-                      description="They get a temporary password for this organization, shown once for you to hand over, and are signed out here."
+                      description="Their password here stops working and they are signed out; they get an email with a link, valid a day, to choose a new one."
                       onConfirm={() => resetPassword.mutate({ memberId: member.id })}
                     />
                     <ConfirmButton
@@ -177,7 +120,7 @@ export default function MembersPage() {
             },
           ]}
         />
-      </div>
+      </section>
       <ConfirmDialog
         open={!!roleChange}
         title={roleChange ? `Make ${roleChange.member.email} ${roleChange.role}?` : ""}
@@ -186,7 +129,16 @@ export default function MembersPage() {
         onConfirm={() => roleChange && confirmRoleChange(roleChange)}
         onClose={() => setRoleChange(null)}
       >
-        {roleChange && `Their role changes from ${roleChange.member.role} to ${roleChange.role} at once, for the console and their personal keys.`}
+        {roleChange && (
+          <>
+            <p>
+              Their role changes from {roleChange.member.role} to {roleChange.role} at once, for the console and their personal keys.
+            </p>
+            <p className="muted" data-testid="role-change-summary">
+              {roleChange.role}: {ROLE_SUMMARIES[roleChange.role]}
+            </p>
+          </>
+        )}
       </ConfirmDialog>
     </>
   );

@@ -1,6 +1,6 @@
 "use client";
-// The organization's outbox: emails Atrium would have sent (sign-in codes) when no SMTP server
-// is configured, newest first. Admins read codes here for end users who cannot get email.
+// The organization's outbox: emails Atrium would have sent (sign-in codes, invitations) when no
+// SMTP server is configured, newest first. Admins read them here for people who cannot get email.
 import { ErrorAlert, LoadMore, PageHeader, useCursorList } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 
@@ -20,7 +20,8 @@ export default function OutboxPage() {
         title="Outbox"
         description={
           <>
-            Emails to end users (sign-in codes), newest first. They land here when no SMTP server is configured (<code>SMTP_URL</code> and <code>MAIL_FROM</code>).
+            Emails Atrium sends (end users' sign-in codes, invitations to members), newest first. They land here when no SMTP server is configured (<code>SMTP_URL</code> and{" "}
+            <code>MAIL_FROM</code>).
           </>
         }
       />

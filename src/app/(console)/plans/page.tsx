@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Pencil } from "lucide-react";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton, ConfirmDialog, DataTable, ErrorAlert, FormField, notifyDone, PageHeader, useRoleAtLeast } from "@/components/console";
+import { ConfirmButton, ConfirmDialog, DataTable, ErrorAlert, FormField, notifyDone, PageHeader, useMay } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { TierPlan } from "@/schemas/provisioning";
 
@@ -18,7 +18,7 @@ export default function PlansPage() {
   const [withGroup, setWithGroup] = useState(false);
   const [editing, setEditing] = useState<TierPlan | null>(null);
   // Plans are made, changed and archived by admins; others read them.
-  const isAdmin = useRoleAtLeast("admin");
+  const mayGrant = useMay("grant");
   const create = useMutation(
     trpc.tierPlans.create.mutationOptions({
       onSuccess: () => {
@@ -38,8 +38,8 @@ export default function PlansPage() {
   return (
     <>
       <PageHeader title="Tier plans" description="Each plan an end user holds is its own subscription with its own monthly credits." />
-      {!isAdmin && <p className="muted">Admins and owners create, edit and archive plans.</p>}
-      {isAdmin && (
+      {!mayGrant && <p className="muted">Admins and owners create, edit and archive plans.</p>}
+      {mayGrant && (
         <form className="panel form" onSubmit={submit} aria-label="Create a tier plan">
           <div className="row">
             <label>
@@ -72,7 +72,7 @@ export default function PlansPage() {
           rowKey={(plan) => plan.id}
           rowTestId="plan-row"
           cards
-          empty={isAdmin ? "No plans yet: create one above, then choose it when you provision an end user." : "No plans yet: an admin creates them."}
+          empty={mayGrant ? "No plans yet: create one above, then choose it when you provision an end user." : "No plans yet: an admin creates them."}
           columns={[
             { key: "name", header: "Name", cell: (plan) => plan.name, sortValue: (plan) => plan.name },
             { key: "credits", header: "Monthly credits", cell: (plan) => plan.creditAllowance, sortValue: (plan) => plan.creditAllowance, nowrap: true },
@@ -85,7 +85,7 @@ export default function PlansPage() {
             },
             { key: "group", header: "Plan group", cell: (plan) => (plan.groupId ? <Link href={`/groups/${plan.groupId}`}>{plan.name} group</Link> : "—") },
             { key: "status", header: "Status", cell: (plan) => (plan.archived ? <span className="badge revoked">Archived</span> : <span className="badge">Live</span>) },
-            ...(isAdmin
+            ...(mayGrant
               ? [
                   {
                     key: "actions",

@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { PortalLink } from "@/components/portal/portal-link";
 import { errorMessage, useTRPC } from "@/lib/trpc";
-import { PageHeader, useRoleAtLeast } from "@/components/console";
+import { PageHeader, useMay } from "@/components/console";
 
 function Admissions({ portalId }: { portalId: string }) {
   const trpc = useTRPC();
@@ -29,7 +29,7 @@ export default function PortalsPage() {
   const queryClient = useQueryClient();
   const portals = useQuery(trpc.portals.list.queryOptions({ limit: 200 }));
   const [name, setName] = useState("");
-  const isAdmin = useRoleAtLeast("admin");
+  const mayGrant = useMay("grant");
   const create = useMutation(
     trpc.portals.create.mutationOptions({
       onSuccess: ({ portal }) => {
@@ -48,8 +48,8 @@ export default function PortalsPage() {
   return (
     <>
       <PageHeader title="Portals" description="Where end users sign in with a code sent to their email and use the apps their access allows. Send them the portal's link." />
-      {!isAdmin && <p className="muted">Admins and owners create portals and change their settings.</p>}
-      {isAdmin && (
+      {!mayGrant && <p className="muted">Admins and owners create portals and change their settings.</p>}
+      {mayGrant && (
         <form className="panel row" onSubmit={submit} aria-label="Create a portal">
           <label>
             Name
@@ -73,7 +73,7 @@ export default function PortalsPage() {
           </p>
         )}
         {portals.data?.portals.length === 0 && (
-          <p className="muted">{isAdmin ? "No portals yet: create one above, then send end users its link." : "No portals yet: an admin creates them."}</p>
+          <p className="muted">{mayGrant ? "No portals yet: create one above, then send end users its link." : "No portals yet: an admin creates them."}</p>
         )}
         {portals.data && portals.data.portals.length > 0 && (
           <table>

@@ -3,11 +3,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { CheckCheck } from "lucide-react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Suspense, useState } from "react";
-import { ConfirmButton, ErrorAlert, LoadMore, notifyDone, PageHeader, Tabs, useCursorList } from "@/components/console";
+import { ConfirmButton, ErrorAlert, LoadMore, notifyDone, PageHeader, Tabs, useCursorList, useMay } from "@/components/console";
 import { REVIEW_KIND_LABEL, ReviewCard } from "@/components/review-card";
 import { useTRPC } from "@/lib/trpc";
 import { ReviewKind, ReviewStatus, type ApproveReviewsOutput } from "@/schemas/review";
-import { roleAtLeast } from "@/schemas/auth";
 
 const STATUS_LABEL = { pending: "Pending", approved: "Approved", rejected: "Rejected" } as const;
 
@@ -34,8 +33,7 @@ function Reviews() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [outcome, setOutcome] = useState<ApproveReviewsOutput | null>(null);
 
-  const me = useQuery(trpc.auth.me.queryOptions());
-  const canDecide = me.data ? roleAtLeast(me.data.member.role, "admin") : false;
+  const canDecide = useMay("review");
   const authors = useQuery(trpc.reviews.authors.queryOptions({ status }));
   const list = useCursorList(
     (cursor) => trpc.reviews.list.queryOptions({ status, limit: 20, cursor, ...(kind ? { kind } : {}), ...(authorId ? { authorId } : {}) }),

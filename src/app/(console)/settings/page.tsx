@@ -3,8 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { Organization } from "@/schemas/organization";
-import { PageHeader } from "@/components/console";
-import { roleAtLeast } from "@/schemas/auth";
+import { PageHeader, useMay } from "@/components/console";
 
 const SWITCHES = [
   ["apiEnabled", "Developer API", "All of /api/v1."],
@@ -42,9 +41,8 @@ const cap = (value: string) => (value.trim() === "" ? null : Number(value));
 export default function SettingsPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const me = useQuery(trpc.auth.me.queryOptions());
   const organization = useQuery(trpc.organization.get.queryOptions());
-  const canEdit = me.data ? roleAtLeast(me.data.member.role, "admin") : false;
+  const canEdit = useMay("settings");
   const [draft, setDraft] = useState<Draft | null>(null);
   const [saved, setSaved] = useState(false);
 

@@ -3,15 +3,15 @@
 // secret shown once, and each endpoint's deliveries with their attempts and a replay.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton, CopyButton, DataTable, ErrorAlert, PageHeader, notifyDone, useRoleAtLeast } from "@/components/console";
+import { ConfirmButton, CopyButton, DataTable, ErrorAlert, PageHeader, notifyDone, useMay } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { WEBHOOK_EVENT_TYPES } from "@/schemas/webhooks";
 
 export default function WebhooksPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const isAdmin = useRoleAtLeast("admin");
-  const endpoints = useQuery({ ...trpc.webhooks.list.queryOptions({ limit: 200 }), enabled: isAdmin });
+  const mayChangeSettings = useMay("settings");
+  const endpoints = useQuery({ ...trpc.webhooks.list.queryOptions({ limit: 200 }), enabled: mayChangeSettings });
   const [url, setUrl] = useState("");
   const [types, setTypes] = useState<string[]>(["*"]);
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
@@ -42,7 +42,7 @@ export default function WebhooksPage() {
         title="Webhooks"
         description="Atrium POSTs the events you choose to your endpoints, signed per Standard Webhooks, retrying for about a day and a half when they fail."
       />
-      {!isAdmin && <p className="muted">Admins manage webhooks.</p>}
+      {!mayChangeSettings && <p className="muted">Admins manage webhooks.</p>}
       {secret && (
         <div className="notice" role="status">
           <p>
@@ -59,7 +59,7 @@ export default function WebhooksPage() {
           </div>
         </div>
       )}
-      {isAdmin && (
+      {mayChangeSettings && (
         <form className="panel form" onSubmit={submit} aria-label="Add a webhook endpoint">
           <h2 style={{ marginTop: 0 }}>Add an endpoint</h2>
           <label>
@@ -89,7 +89,7 @@ export default function WebhooksPage() {
           </div>
         </form>
       )}
-      {isAdmin && (
+      {mayChangeSettings && (
         <div className="panel">
           <ErrorAlert error={endpoints.error ?? update.error ?? remove.error ?? rotate.error} />
           {rotate.data && (

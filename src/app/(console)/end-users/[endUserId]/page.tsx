@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams, useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton, DataTable, useRoleAtLeast } from "@/components/console";
+import { ConfirmButton, DataTable, useMay } from "@/components/console";
 import { EntityName } from "@/components/entity-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
@@ -33,7 +33,7 @@ export default function EndUserPage() {
   const remove = useMutation(trpc.endUsers.delete.mutationOptions({ onSuccess: () => router.replace("/end-users") }));
   const failure = provision.error ?? revoke.error ?? removePlan.error ?? removeGrant.error ?? remove.error;
   // Removing a plan or a grant is for admins: members see no Remove in those rows.
-  const isAdmin = useRoleAtLeast("admin");
+  const mayDelete = useMay("delete");
 
   if (detail.error)
     return (
@@ -106,7 +106,7 @@ export default function EndUserPage() {
             description="Their access, sessions and grants are removed; this cannot be undone."
             confirmLabel="Delete for good"
             onConfirm={() => remove.mutate({ endUserId })}
-            needs="admin"
+            needs="delete"
           />
         </div>
       </div>
@@ -163,7 +163,7 @@ export default function EndUserPage() {
               key: "actions",
               header: <span className="visually-hidden">Actions</span>,
               cell: (s) =>
-                isAdmin &&
+                mayDelete &&
                 s.status === "active" &&
                 s.provisionedBy !== "processor" && (
                   <ConfirmButton
@@ -210,7 +210,9 @@ export default function EndUserPage() {
               key: "actions",
               header: <span className="visually-hidden">Actions</span>,
               cell: (grant) =>
-                isAdmin && <ConfirmButton label="Remove" title="Remove this grant?" confirmLabel="Remove" onConfirm={() => removeGrant.mutate({ endUserId, grantId: grant.id })} />,
+                mayDelete && (
+                  <ConfirmButton label="Remove" title="Remove this grant?" confirmLabel="Remove" onConfirm={() => removeGrant.mutate({ endUserId, grantId: grant.id })} />
+                ),
             },
           ]}
         />

@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
-import { ConfirmButton, notifyDone, useRoleAtLeast } from "@/components/console";
+import { ConfirmButton, notifyDone, useMay } from "@/components/console";
 import { EntityName } from "@/components/entity-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
@@ -32,7 +32,7 @@ export default function GroupPage() {
   const remove = useMutation(trpc.userGroups.delete.mutationOptions({ onSuccess: () => router.replace("/groups") }));
   const failure = addMember.error ?? removeMember.error ?? addGrant.error ?? removeGrant.error ?? remove.error;
   // Removing a member or a grant, and deleting the group, are for admins.
-  const isAdmin = useRoleAtLeast("admin");
+  const mayDelete = useMay("delete");
 
   if (group.error)
     return (
@@ -85,7 +85,7 @@ export default function GroupPage() {
                 </td>
                 <td className="muted">added {new Date(member.addedAt).toLocaleDateString()}</td>
                 <td>
-                  {isAdmin && !isPlanGroup && (
+                  {mayDelete && !isPlanGroup && (
                     <ConfirmButton
                       label="Remove"
                       title="Remove this end user from the group?"
@@ -117,7 +117,7 @@ export default function GroupPage() {
                 </td>
                 <td>{grant.deploymentId ? <EntityName kind="portal" id={grant.deploymentId} /> : "any portal"}</td>
                 <td>
-                  {isAdmin && (
+                  {mayDelete && (
                     <ConfirmButton label="Remove" title="Remove this grant?" confirmLabel="Remove" onConfirm={() => removeGrant.mutate({ groupId, grantId: grant.id })} />
                   )}
                 </td>
@@ -141,7 +141,7 @@ export default function GroupPage() {
             description="Its members keep their own access; what the group granted ends."
             confirmLabel="Delete for good"
             onConfirm={() => remove.mutate({ groupId })}
-            needs="admin"
+            needs="delete"
           />
         </div>
       )}

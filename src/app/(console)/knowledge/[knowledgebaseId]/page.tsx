@@ -10,7 +10,7 @@ import { PageLinkPicker } from "@/components/page-link-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { PageIndexEntry } from "@/schemas/knowledgebase";
 import "./knowledgebase.css";
-import { ConfirmButton, PageHeader, useRoleAtLeast } from "@/components/console";
+import { ConfirmButton, PageHeader, useMay } from "@/components/console";
 import { KnowledgeSearch } from "@/components/knowledge/knowledge-search";
 
 export default function KnowledgebasePage() {
@@ -368,7 +368,7 @@ function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebas
           confirmLabel="Delete page"
           disabled={remove.isPending}
           onConfirm={() => remove.mutate({ knowledgebaseId, pageId })}
-          needs="admin"
+          needs="delete"
         />
       </div>
       {(move.error ?? remove.error) && (
@@ -443,7 +443,7 @@ function Sources({ knowledgebaseId, sources }: { knowledgebaseId: string; source
   const retry = useMutation(trpc.knowledge.retrySource.mutationOptions({ onSuccess: () => void refresh() }));
   const remove = useMutation(trpc.knowledge.deleteSource.mutationOptions({ onSuccess: () => void refresh() }));
   // Deleting a source is for admins: members see no Delete.
-  const isAdmin = useRoleAtLeast("admin");
+  const mayDelete = useMay("delete");
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -545,7 +545,7 @@ function Sources({ knowledgebaseId, sources }: { knowledgebaseId: string; source
                         Retry
                       </button>
                     )}
-                    {isAdmin && (
+                    {mayDelete && (
                       <ConfirmButton
                         label="Delete"
                         title={`Delete ${source.name}?`}

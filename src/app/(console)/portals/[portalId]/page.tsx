@@ -6,7 +6,7 @@ import { useEffect, useState, type CSSProperties, type FormEvent } from "react";
 import { PortalLink } from "@/components/portal/portal-link";
 import { portalTheme } from "@/components/portal/theme";
 import "@/components/portal/portal-preview.css";
-import { useRoleAtLeast } from "@/components/console";
+import { useMay } from "@/components/console";
 import { EntityName, EntityPicker } from "@/components/entity-picker";
 import { PortalGroups } from "@/components/provisioning/group-portals";
 import { errorMessage, useTRPC } from "@/lib/trpc";
@@ -63,7 +63,7 @@ export default function PortalSettingsPage() {
       });
   }, [portal]);
   // Changing a portal is for admins: others read its settings.
-  const isAdmin = useRoleAtLeast("admin");
+  const mayGrant = useMay("grant");
   const update = useMutation(
     trpc.portals.update.mutationOptions({
       onSuccess: () => {
@@ -227,10 +227,10 @@ export default function PortalSettingsPage() {
           </p>
         )}
         <div className="row">
-          <button className="primary" type="submit" disabled={update.isPending || !isAdmin} aria-describedby={isAdmin ? undefined : "portal-admins-only"}>
+          <button className="primary" type="submit" disabled={update.isPending || !mayGrant} aria-describedby={mayGrant ? undefined : "portal-admins-only"}>
             {update.isPending ? "Saving…" : "Save"}
           </button>
-          {!isAdmin && (
+          {!mayGrant && (
             <span id="portal-admins-only" className="muted">
               Admins and above only
             </span>

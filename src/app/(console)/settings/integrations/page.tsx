@@ -7,10 +7,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ListTree, Pencil } from "lucide-react";
 import { useRouter, useSearchParams } from "next/navigation";
 import { Suspense } from "react";
-import { ConfirmButton, CopyButton, DataTable, ErrorAlert, notifyDone, PageHeader } from "@/components/console";
+import { ConfirmButton, CopyButton, DataTable, ErrorAlert, notifyDone, PageHeader, useMay } from "@/components/console";
 import { ConnectionForm } from "@/components/settings/connection-form";
 import { useTRPC } from "@/lib/trpc";
-import { roleAtLeast } from "@/schemas/auth";
 import type { McpConnection } from "@/schemas/integration";
 
 function ConnectionTools({ connection }: { connection: McpConnection }) {
@@ -50,9 +49,8 @@ function Integrations() {
   const queryClient = useQueryClient();
   const router = useRouter();
   const params = useSearchParams();
-  const me = useQuery(trpc.auth.me.queryOptions());
   const connections = useQuery(trpc.mcpConnections.list.queryOptions());
-  const isAdmin = !!me.data && roleAtLeast(me.data.member.role, "admin");
+  const mayChangeSettings = useMay("settings");
   // The connection whose tools are shown, and the one being edited, live in the URL, so reload and back keep them.
   const shown = connections.data?.find((connection) => connection.slug === params.get("tools"));
   const editing = connections.data?.find((connection) => connection.slug === params.get("edit"));
@@ -81,7 +79,7 @@ function Integrations() {
       />
       <ErrorAlert error={remove.error ?? connections.error} />
 
-      {isAdmin && (editing ? <ConnectionForm key={editing.id} connection={editing} onDone={closeEditor} /> : <ConnectionForm onDone={() => void refresh()} />)}
+      {mayChangeSettings && (editing ? <ConnectionForm key={editing.id} connection={editing} onDone={closeEditor} /> : <ConnectionForm onDone={() => void refresh()} />)}
 
       <div className="panel">
         <DataTable
@@ -127,7 +125,7 @@ function Integrations() {
                     <ListTree size={16} aria-hidden className="icon" />
                     List tools
                   </button>
-                  {isAdmin && (
+                  {mayChangeSettings && (
                     <button
                       type="button"
                       onClick={() => router.replace(`/settings/integrations?edit=${encodeURIComponent(connection.slug)}`)}
@@ -137,7 +135,7 @@ function Integrations() {
                       Edit
                     </button>
                   )}
-                  {isAdmin && (
+                  {mayChangeSettings && (
                     <ConfirmButton
                       label="Remove"
                       title={`Remove the connection ${connection.name}?`}

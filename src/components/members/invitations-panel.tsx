@@ -1,0 +1,113 @@
+"use client";
+// Inviting members by email and the invitations still open: resend (a new link; the old one
+// stops working) or revoke. Nobody is handed a password: the invitee chooses their own.
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { ConfirmButton, DataTable, ErrorAlert, FormField, LoadMore, notifyDone, useCursorList } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import type { Role } from "@/schemas/auth";
+import { MAX_EMAIL_CHARS } from "@/schemas/limits";
+import { RolePicker, RoleSummaries } from "./role-picker";
+
+const PAGE = 50;
+
+export function InvitationsPanel() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [email, setEmail] = useState("");
+  const [role, setRole] = useState<Role>("member");
+  const list = useCursorList(
+    (cursor) => trpc.invitations.list.queryOptions({ limit: PAGE, ...(cursor ? { cursor } : {}) }),
+    (page) => page.invitations,
+  );
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.invitations.list.pathKey() });
+  const create = useMutation(
+    trpc.invitations.create.mutationOptions({
+      onSuccess: (invitation) => {
+        notifyDone(`Invitation sent to ${invitation.email}.`);
+        setEmail("");
+        void refresh();
+      },
+    }),
+  );
+  const resend = useMutation(trpc.invitations.resend.mutationOptions({ onSuccess: (invitation) => (notifyDone(`Invitation sent again to ${invitation.email}.`), void refresh()) }));
+  const revoke = useMutation(trpc.invitations.revoke.mutationOptions({ onSuccess: (invitation) => (notifyDone(`Invitation to ${invitation.email} revoked.`), void refresh()) }));
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    create.mutate({ email, role });
+  }
+
+  return (
+    <>
+      <form className="panel form" onSubmit={submit} aria-labelledby="invite-heading">
+        <h2 id="invite-heading" style={{ marginTop: 0 }}>
+          Invite a member
+        </h2>
+        <p className="muted">They get an email with a link, valid 7 days, where they choose their own password.</p>
+        <FormField label="Email">
+          <input type="email" required maxLength={MAX_EMAIL_CHARS} value={email} onChange={(e) => setEmail(e.target.value)} />
+        </FormField>
+        <RolePicker value={role} onChange={setRole} />
+        <RoleSummaries />
+        <ErrorAlert error={create.error} />
+        <div>
+          <button className="primary" type="submit" disabled={create.isPending}>
+            {create.isPending ? "Sending…" : "Send invitation"}
+          </button>
+        </div>
+      </form>
+
+      <section className="panel" aria-labelledby="invitations-heading">
+        <h2 id="invitations-heading" style={{ marginTop: 0 }}>
+          Open invitations
+        </h2>
+        <ErrorAlert error={list.error ?? resend.error ?? revoke.error} />
+        <DataTable
+          label="Open invitations"
+          rows={list.isLoaded ? list.items : undefined}
+          rowKey={(invitation) => invitation.id}
+          rowTestId="invitation-row"
+          empty="No open invitations."
+          cards
+          columns={[
+            { key: "email", header: "Email", cell: (invitation) => <span style={{ overflowWrap: "anywhere" }}>{invitation.email}</span> },
+            { key: "role", header: "Role", cell: (invitation) => invitation.role },
+            {
+              key: "status",
+              header: "Status",
+              nowrap: true,
+              cell: (invitation) =>
+                invitation.status === "expired" ? (
+                  <span className="badge">expired</span>
+                ) : (
+                  <span className="muted">until {new Date(invitation.expiresAt).toLocaleDateString()}</span>
+                ),
+            },
+            { key: "by", header: "Invited by", cell: (invitation) => <span className="muted">{invitation.invitedBy}</span> },
+            {
+              key: "actions",
+              header: <span className="visually-hidden">Actions</span>,
+              nowrap: true,
+              cell: (invitation) => (
+                <span className="row" style={{ flexWrap: "nowrap" }}>
+                  <button type="button" onClick={() => resend.mutate({ invitationId: invitation.id })} disabled={resend.isPending}>
+                    Resend
+                  </button>
+                  <ConfirmButton
+                    label="Revoke"
+                    title={`Revoke the invitation to ${invitation.email}?`}
+                    description="Its link stops working at once. You can invite them again later."
+                    confirmLabel="Revoke"
+                    onConfirm={() => revoke.mutate({ invitationId: invitation.id })}
+                  />
+                </span>
+              ),
+            },
+          ]}
+        />
+        <LoadMore list={list} />
+      </section>
+    </>
+  );
+}
