@@ -21,23 +21,23 @@ function run(command, args, env = {}) {
   return spawnSync(command, args, { stdio: "inherit", env: { ...process.env, ...env } }).status ?? 1;
 }
 
-const unitStatus = run("node_modules/.bin/vitest", ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${OUT}/unit.json`]);
+const vitestStatus = run("node_modules/.bin/vitest", ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${OUT}/vitest.json`]);
 // Always a fresh production build, so the browser tests never run against stale code.
-const buildStatus = unitStatus === 0 ? run("node_modules/.bin/next", ["build"], { NEXT_TELEMETRY_DISABLED: "1" }) : 1;
+const buildStatus = vitestStatus === 0 ? run("node_modules/.bin/next", ["build"], { NEXT_TELEMETRY_DISABLED: "1" }) : 1;
 const e2eStatus = buildStatus === 0 ? run("node_modules/.bin/playwright", ["test"], { CHROMIUM_PATH: chromium.path }) : 1;
 
 function read(file) {
   return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : null;
 }
-const unit = read(`${OUT}/unit.json`);
+const vitest = read(`${OUT}/vitest.json`);
 const e2e = read(`${OUT}/e2e.json`);
-const unitPassed = unit?.numPassedTests ?? 0;
-const unitFailed = unit ? unit.numFailedTests : 1;
+const vitestPassed = vitest?.numPassedTests ?? 0;
+const vitestFailed = vitest ? vitest.numFailedTests : 1;
 const e2ePassed = e2e?.stats?.expected ?? 0;
 const e2eFailed = e2e ? (e2e.stats.unexpected ?? 0) + (e2e.stats.flaky ?? 0) : 1;
 
 console.log("");
-console.log(`unit: ${unitPassed} passed, ${unitFailed} failed`);
+console.log(`vitest: ${vitestPassed} passed, ${vitestFailed} failed`);
 console.log(`e2e: ${e2ePassed} passed, ${e2eFailed} failed`);
-console.log(`${unitPassed + e2ePassed} passed, ${unitFailed + e2eFailed} failed`);
-process.exit(unitStatus !== 0 || e2eStatus !== 0 || unitFailed + e2eFailed > 0 ? 1 : 0);
+console.log(`${vitestPassed + e2ePassed} passed, ${vitestFailed + e2eFailed} failed`);
+process.exit(vitestStatus !== 0 || e2eStatus !== 0 || vitestFailed + e2eFailed > 0 ? 1 : 0);

@@ -83,11 +83,27 @@ export function converse(key: string, appId: string, body: Record<string, unknow
   return api("POST", `/apps/${appId}/conversation`, { key, body });
 }
 
-/** Every event of a `text/event-stream` response, parsed by eventsource-parser. */
-export async function readEvents(response: Response): Promise<EventSourceMessage[]> {
+/**
+ * The events of a `text/event-stream` response, parsed by eventsource-parser: every one, or the
+ * first `count` and then it hangs up (a dropped connection).
+ */
+export async function readEvents(response: Response, count = Infinity): Promise<EventSourceMessage[]> {
   const events: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (event) => events.push(event) });
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) parser.feed(chunk.value);
-  return events;
+  while (events.length < count) {
+    const chunk = await reader.read();
+    if (chunk.done) break;
+    parser.feed(chunk.value);
+  }
+  await reader.cancel();
+  return events.slice(0, count);
+}
+
+/** The reply text the `delta` events carried, joined. */
+export function deltaText(events: EventSourceMessage[]): string {
+  return events
+    .filter((event) => event.event === "delta")
+    .map((event) => (JSON.parse(event.data) as { text: string }).text)
+    .join("");
 }

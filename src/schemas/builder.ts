@@ -21,7 +21,7 @@ export const LastChange = z
   .object({
     at: Timestamp,
     by: z.string().meta({ description: "Member email, or the key's name for an organization key" }),
-    source: z.string().meta({ description: "`api` (an API key), `ui` (the console) or `cli` (the admin CLI)" }),
+    source: z.string().meta({ description: "Where the change came from: `api` (an API key), `mcp` (an AI client), `ui` (the console) or `cli` (the admin CLI)" }),
     action: z.string().meta({ description: "`created`, `draft_updated`, `published` or `deployed`" }),
     summary: z.string(),
   })

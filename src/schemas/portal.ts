@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
 import { MAX_GREETING_CHARS } from "./limits";
 import { CreditRequest, CreditRequestMessage } from "./credits";
-import { checkRegenerate, Citation, FeedbackBody, regenerateFlag } from "./runtime";
+import { Citation, FeedbackBody } from "./runtime";
 
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/;
 /** Path segments the portal's routes use next to `/api/portal/<slug>`. */
@@ -238,12 +238,3 @@ export const PortalMessage = z.object({
 export const GetPortalConversationOutput = z.object({
   conversation: z.object({ id: Uuid, appId: Uuid, appName: z.string(), title: z.string(), messages: z.array(PortalMessage) }),
 });
-
-/** The portal chat stream's body (`POST /api/portal/{portal}/apps/{appId}/conversation`). */
-export const PortalConversationBody = z
-  .strictObject({
-    message: z.string().min(1).max(32_000).optional(),
-    conversation_id: Uuid.optional(),
-    regenerate: regenerateFlag,
-  })
-  .superRefine(checkRegenerate);

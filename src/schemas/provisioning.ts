@@ -26,7 +26,7 @@ export const Grant = z
     targetId: Uuid,
     effect: z.string(),
     deploymentId: Uuid.nullable(),
-    source: z.string().meta({ description: "`api`, `console` or `group`" }),
+    source: z.string().meta({ description: "The door it was made through (`api`, `console`, `mcp`, `cli`, `scim`), or `group`" }),
     expiresAt: Timestamp.nullable(),
   })
   .meta({ id: "Grant" });

@@ -13,12 +13,20 @@ export const regenerateFlag = z.boolean().default(false).meta({
     "Run the conversation's last user message again (with `conversation_id`): its own run and credit; the previous last exchange is hidden from the transcript. With `message`, that text replaces the last user message (edit and resend)",
 });
 
+/** A turn's fields, the same at every door. */
+const conversationTurn = {
+  message: messageText.optional().meta({ description: "Required unless `regenerate`" }),
+  conversation_id: Uuid.optional().meta({ description: "From the previous reply; prior turns are restored server-side" }),
+  regenerate: regenerateFlag,
+};
+
+/** The console's and the portal's chat stream body (`POST …/apps/{appId}/conversation`, src/server/adapters/conversation-door.ts). */
+export const ChatConversationBody = z.strictObject(conversationTurn).superRefine(checkRegenerate);
+
 export const ConversationInput = z
   .strictObject({
     appId: Uuid,
-    message: messageText.optional().meta({ description: "Required unless `regenerate`" }),
-    conversation_id: Uuid.optional().meta({ description: "From the previous reply; prior turns are restored server-side" }),
-    regenerate: regenerateFlag,
+    ...conversationTurn,
     endUserId: Uuid.optional().meta({
       description:
         "Run on behalf of this end user: they must be active and have access to the app (else `not_found`); the credit comes from their plan's pool and the organization's balance, and the conversation is theirs alone",

@@ -117,7 +117,8 @@ describe("tools", () => {
     expect(search.results).toEqual([expect.objectContaining({ kind: "page", id: pageId, title: "Onboarding" })]);
 
     const source = await ok(client, "add_source", { knowledgebaseId: kbId, name: "Policy", contentText: "Holidays: 25 days a year." });
-    expect(source).toMatchObject({ status: "processing", reviewPath: null, source: { name: "Policy", createdVia: "api" } });
+    // Labelled with the door it came through, in the audit log's words (it once said `api`).
+    expect(source).toMatchObject({ status: "processing", reviewPath: null, source: { name: "Policy", createdVia: "mcp" } });
 
     // A bad argument answers the REST code, with the field named.
     const invalid = errorOf(await call(client, "edit_page", { knowledgebaseId: kbId, pageId, patch: [{ op: "replace", oldString: "not there", newString: "x" }] }));

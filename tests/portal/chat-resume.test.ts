@@ -1,13 +1,13 @@
 // The portal and console chats pick a dropped run up again (GET …/conversation/runs/{id}/events
 // after Last-Event-ID) and stop it with the run's cancel: one run, one charge, nothing repeated;
 // another end user, another organization's member or a signed-out caller sees nothing.
-import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConsoleConversationHandler, createConsoleRunEventsHandler } from "@/server/adapters/console";
 import { createPortalRunEventsHandler } from "@/server/adapters/portal";
 import { getDb } from "@/server/db";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { newOrganization, signInCookie, uniqueSuffix } from "../helpers";
+import { deltaText, readEvents } from "../runtime-helpers";
 import { clientAddress, errorCode, ORIGIN, portalCall, portalChat, portalScenario, signIn } from "./helpers";
 
 const REPLY = "Refunds are paid within fourteen days of the request and shipping costs are not refunded at all";
@@ -22,25 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await fake.close();
 });
-
-async function readEvents(response: Response, count = Infinity): Promise<EventSourceMessage[]> {
-  const events: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (event) => events.push(event) });
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  while (events.length < count) {
-    const chunk = await reader.read();
-    if (chunk.done) break;
-    parser.feed(chunk.value);
-  }
-  await reader.cancel();
-  return events.slice(0, count);
-}
-
-const deltas = (events: EventSourceMessage[]) =>
-  events
-    .filter((e) => e.event === "delta")
-    .map((e) => JSON.parse(e.data).text as string)
-    .join("");
 
 function portalEvents(portal: string, appId: string, executionId: string, lastEventId: number, cookie?: string): Promise<Response> {
   const headers = new Headers({ "last-event-id": String(lastEventId) });
@@ -61,7 +42,7 @@ describe("the portal chat resumes and stops a run", () => {
     const all = [...first, ...rest];
     expect(all.map((e) => Number(e.id))).toEqual(all.map((_, i) => i + 1));
     expect(all.at(-1)!.event).toBe("done");
-    expect(deltas(all)).toBe(JSON.parse(all.at(-1)!.data).reply);
+    expect(deltaText(all)).toBe(JSON.parse(all.at(-1)!.data).reply);
     expect(await getDb().execution.count({ where: { endUserId: scenario.endUser.id } })).toBe(1);
     expect((await getDb().subscription.findFirstOrThrow({ where: { endUserId: scenario.endUser.id } })).creditsUsed).toBe(1);
   });
@@ -123,7 +104,7 @@ describe("the console chat resumes a run", () => {
         executionId,
       );
     const rest = await readEvents(await resume(cookie));
-    expect(deltas([...first, ...rest])).toBe(REPLY);
+    expect(deltaText([...first, ...rest])).toBe(REPLY);
 
     const other = await newOrganization();
     const otherCookie = await signInCookie(other.owner.email, other.owner.password);

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { POST } from "@/app/api/console/apps/[appId]/conversation/route";
 import { api, signInCookie, trpc, trpcErrorCode } from "../helpers";
 import { publish } from "../builder-helpers";
-import { publishedApp, readEvents } from "../runtime-helpers";
+import { deltaText, publishedApp, readEvents } from "../runtime-helpers";
 
 function post(appId: string, body: unknown, cookie?: string): Promise<Response> {
   const request = new Request(`http://localhost/api/console/apps/${appId}/conversation`, {
@@ -29,10 +29,7 @@ describe("POST /api/console/apps/{appId}/conversation", () => {
     expect(names[1]).toBe("delta");
     expect(names.at(-1)).toBe("done");
     expect(names.filter((n) => n === "done")).toHaveLength(1);
-    const deltas = events
-      .filter((e) => e.event === "delta")
-      .map((e) => (JSON.parse(e.data) as { text: string }).text)
-      .join("");
+    const deltas = deltaText(events);
     const done = JSON.parse(events.at(-1)!.data) as { reply: string; conversation_id: string };
     expect(done.reply).toBe(deltas);
     expect(done.reply).toContain("14 days");

@@ -2,13 +2,13 @@
 // last event it saw, by GET or by repeating its keyed POST, on this or another server process,
 // and gets the whole reply once: one run, one execution, one charge. Cancel stops a run from
 // any process; another organization's key sees nothing.
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+import type { EventSourceMessage } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRestHandler } from "@/server/adapters/rest";
 import { closeDb, createDb, getDb, type Db } from "@/server/db";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { api, expectError, restHandler, type Handler } from "../helpers";
-import { credits, publishedApp, readEvents, type PublishedApp } from "../runtime-helpers";
+import { credits, deltaText, publishedApp, readEvents, type PublishedApp } from "../runtime-helpers";
 import { validatingHandler } from "../openapi-validator";
 
 const REPLY = "Refunds are paid within fourteen days of the request and shipping costs are not refunded at all";
@@ -43,27 +43,6 @@ function request(app: PublishedApp, method: string, path: string, options: { bod
 
 const ASK = { message: "How long do refunds take?", stream: true };
 
-/** Reads events until `count` of them arrived, then hangs up (a dropped connection). */
-async function readThenDrop(response: Response, count: number): Promise<EventSourceMessage[]> {
-  const events: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (event) => events.push(event) });
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  while (events.length < count) {
-    const chunk = await reader.read();
-    if (chunk.done) break;
-    parser.feed(chunk.value);
-  }
-  await reader.cancel();
-  return events.slice(0, count);
-}
-
-function deltasOf(events: EventSourceMessage[]): string {
-  return events
-    .filter((event) => event.event === "delta")
-    .map((event) => JSON.parse(event.data).text as string)
-    .join("");
-}
-
 async function conversationExecutions(app: PublishedApp) {
   return getDb().execution.findMany({ where: { organizationId: app.tenant.organization.id } });
 }
@@ -75,7 +54,7 @@ function expectComplete(events: EventSourceMessage[]) {
   expect(events.filter((event) => event.event === "done" || event.event === "error")).toHaveLength(1);
   const done = JSON.parse(events.at(-1)!.data);
   expect(events.at(-1)!.event).toBe("done");
-  expect(deltasOf(events)).toBe(done.reply);
+  expect(deltaText(events)).toBe(done.reply);
   expect(done.reply).toBe(REPLY);
   expect(done.execution_id).toBe(JSON.parse(events[0]!.data).execution_id);
   return done as { reply: string; conversation_id: string; execution_id: string };
@@ -87,7 +66,7 @@ describe("a run outlives its connection", () => {
     const before = await credits(app.tenant);
     const first = await restHandler()(request(app, "POST", "/conversation", { body: ASK }));
     expect(first.status).toBe(200);
-    const seen = await readThenDrop(first, 4);
+    const seen = await readEvents(first, 4);
     expect(seen[0]!.event).toBe("run");
     const run = JSON.parse(seen[0]!.data);
     expect(run).toEqual({ execution_id: expect.any(String), conversation_id: expect.any(String) });
@@ -115,7 +94,7 @@ describe("a run outlives its connection", () => {
     const app = await publishedApp({ billingModel: "slow-model" });
     const before = await credits(app.tenant);
     const keyed = { "idempotency-key": `resume-${app.appId}` };
-    const seen = await readThenDrop(await restHandler()(request(app, "POST", "/conversation", { body: ASK, headers: keyed })), 3);
+    const seen = await readEvents(await restHandler()(request(app, "POST", "/conversation", { body: ASK, headers: keyed })), 3);
 
     const again = await restHandler()(request(app, "POST", "/conversation", { body: ASK, headers: { ...keyed, "last-event-id": seen.at(-1)!.id! } }));
     expect(again.status).toBe(200);
@@ -134,7 +113,7 @@ describe("a run outlives its connection", () => {
   it("resumes on another server process, woken live by its own listener", async () => {
     const app = await publishedApp({ billingModel: "slow-model" });
     const before = await credits(app.tenant);
-    const seen = await readThenDrop(await restHandler()(request(app, "POST", "/conversation", { body: ASK })), 3);
+    const seen = await readEvents(await restHandler()(request(app, "POST", "/conversation", { body: ASK })), 3);
     const run = JSON.parse(seen[0]!.data);
     const other = secondServer();
     const resumed = await other(request(app, "GET", `/conversation/runs/${run.execution_id}/events`, { headers: { "last-event-id": seen.at(-1)!.id! } }));
@@ -149,7 +128,7 @@ describe("a run outlives its connection", () => {
   it("finishes and bills a run whose only client left", async () => {
     const app = await publishedApp({ billingModel: "slow-model" });
     const before = await credits(app.tenant);
-    const seen = await readThenDrop(await restHandler()(request(app, "POST", "/conversation", { body: ASK })), 2);
+    const seen = await readEvents(await restHandler()(request(app, "POST", "/conversation", { body: ASK })), 2);
     const run = JSON.parse(seen[0]!.data);
     expectComplete(await readEvents(await restHandler()(request(app, "GET", `/conversation/runs/${run.execution_id}/events`))));
     expect(await getDb().conversationMessage.count({ where: { conversationId: run.conversation_id } })).toBe(2);
@@ -165,7 +144,7 @@ describe("cancel", () => {
     const events: EventSourceMessage[] = [];
     const reading = readEvents(response).then((all) => events.push(...all));
     // Wait for the first delta, through a resume that drops.
-    const seen = await readThenDrop(await restHandler()(request(app, "GET", `/conversation/runs/${(await firstRun(app)).id}/events`)), 2);
+    const seen = await readEvents(await restHandler()(request(app, "GET", `/conversation/runs/${(await firstRun(app)).id}/events`)), 2);
     const run = JSON.parse(seen[0]!.data);
 
     const canceled = await api("POST", `/apps/${app.appId}/conversation/runs/${run.execution_id}/cancel`, { key: app.key, handler: secondServer() });
@@ -174,7 +153,7 @@ describe("cancel", () => {
     await reading;
     expect(events.at(-1)!.event).toBe("error");
     expect(JSON.parse(events.at(-1)!.data).error.code).toBe("canceled");
-    expect(deltasOf(events).length).toBeLessThan(REPLY.length);
+    expect(deltaText(events).length).toBeLessThan(REPLY.length);
     expect(await credits(app.tenant)).toBe(before - 1);
     expect(await getDb().conversationMessage.count({ where: { conversation: { organizationId: app.tenant.organization.id } } })).toBe(0);
 

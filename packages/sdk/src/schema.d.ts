@@ -2402,7 +2402,7 @@ export interface components {
             targetId: components["schemas"]["Uuid"];
             effect: string;
             deploymentId: components["schemas"]["Uuid"] | null;
-            /** @description `api`, `console` or `group` */
+            /** @description The door it was made through (`api`, `console`, `mcp`, `cli`, `scim`), or `group` */
             source: string;
             expiresAt: components["schemas"]["DateTime"] | null;
         };
@@ -2546,7 +2546,7 @@ export interface components {
             at: components["schemas"]["DateTime"];
             /** @description Member email, or the key's name for an organization key */
             by: string;
-            /** @description `api` (an API key), `ui` (the console) or `cli` (the admin CLI) */
+            /** @description Where the change came from: `api` (an API key), `mcp` (an AI client), `ui` (the console) or `cli` (the admin CLI) */
             source: string;
             /** @description `created`, `draft_updated`, `published` or `deployed` */
             action: string;
@@ -7594,7 +7594,7 @@ export interface operations {
                             createdAt: components["schemas"]["DateTime"];
                             sizeBytes: number;
                             errorMessage: string;
-                            /** @description api, upload or console */
+                            /** @description `upload` (a multipart upload), or the door it was added through: `api`, `console`, `mcp` or `cli` */
                             createdVia: string;
                         }[];
                         pages: {
@@ -7736,7 +7736,7 @@ export interface operations {
                                 createdAt: components["schemas"]["DateTime"];
                                 sizeBytes: number;
                                 errorMessage: string;
-                                /** @description api, upload or console */
+                                /** @description `upload` (a multipart upload), or the door it was added through: `api`, `console`, `mcp` or `cli` */
                                 createdVia: string;
                             }[];
                             pages: {
@@ -7789,7 +7789,7 @@ export interface operations {
                             createdAt: components["schemas"]["DateTime"];
                             sizeBytes: number;
                             errorMessage: string;
-                            /** @description api, upload or console */
+                            /** @description `upload` (a multipart upload), or the door it was added through: `api`, `console`, `mcp` or `cli` */
                             createdVia: string;
                             text: string;
                         }[];
@@ -7931,7 +7931,7 @@ export interface operations {
                             createdAt: components["schemas"]["DateTime"];
                             sizeBytes: number;
                             errorMessage: string;
-                            /** @description api, upload or console */
+                            /** @description `upload` (a multipart upload), or the door it was added through: `api`, `console`, `mcp` or `cli` */
                             createdVia: string;
                         };
                         /** @description `/reviews/<reviewId>` when the source waits for review, else null */
@@ -7988,7 +7988,7 @@ export interface operations {
                             createdAt: components["schemas"]["DateTime"];
                             sizeBytes: number;
                             errorMessage: string;
-                            /** @description api, upload or console */
+                            /** @description `upload` (a multipart upload), or the door it was added through: `api`, `console`, `mcp` or `cli` */
                             createdVia: string;
                         };
                     };
@@ -8078,7 +8078,7 @@ export interface operations {
                             createdAt: components["schemas"]["DateTime"];
                             sizeBytes: number;
                             errorMessage: string;
-                            /** @description api, upload or console */
+                            /** @description `upload` (a multipart upload), or the door it was added through: `api`, `console`, `mcp` or `cli` */
                             createdVia: string;
                         };
                     };

@@ -5,16 +5,14 @@ import { readSessionToken, servedOverHttps } from "@/server/auth/cookies";
 import { assertJsonBody, assertSameOrigin } from "@/server/auth/same-origin";
 import type { Db } from "@/server/db";
 import { MAX_TRPC_BATCH_CALLS } from "@/schemas/limits";
-import { ConversationInput } from "@/schemas/runtime";
-import { assertStorableText } from "@/server/bounds";
 import { AppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { actorForSession } from "@/server/services/sessions";
 import type { Context } from "@/server/trpc/init";
 import { callSlots } from "@/server/trpc/call-slots";
 import { appRouter } from "@/server/trpc/root";
 import { errorResponse, requestIdFor } from "./envelope";
-import { assertJsonDepth, readBodyText, readJsonBody, withBody } from "./json-body";
-import { conversationStream, lastEventIdFrom, resumeStream } from "./sse";
+import { createChatConversationHandler, createChatRunEventsHandler, type ChatDoor } from "./conversation-door";
+import { assertJsonDepth, readBodyText, withBody } from "./json-body";
 import { assertBatchWithinCap } from "./trpc-batch";
 
 /**
@@ -91,36 +89,19 @@ function refusalOfUnsafe(request: Request): AppError | undefined {
   }
 }
 
+/** The console chat: a signed-in member, by the session cookie (src/server/adapters/conversation-door.ts). */
+const consoleChat: ChatDoor<{ appId: string }> = {
+  callerOf: (db, request, _route, requestId) =>
+    actorForSession(db, readSessionToken(request.headers.get("cookie")), requestId ? requestOrigin(request, requestId, "console") : undefined),
+};
+
 /**
  * The console's app conversation as Server-Sent Events (`POST /api/console/apps/{appId}/conversation`,
- * body `{message, conversation_id?}`): the same stream as the REST door's `stream: true`, for a
- * signed-in member. A refusal before anything streams is the JSON error envelope.
+ * body `{message, conversation_id?, regenerate?}`): the same stream as the REST door's `stream: true`.
  */
 export function createConsoleConversationHandler(options: { db: () => Db }) {
-  return async function handleConversation(request: Request, appId: string): Promise<Response> {
-    const requestId = requestIdFor(request);
-    try {
-      assertSameOrigin(request);
-      assertJsonBody(request);
-      const db = options.db();
-      const actor = await actorForSession(db, readSessionToken(request.headers.get("cookie")), requestOrigin(request, requestId, "console"));
-      if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
-      const body = (await readJsonBody(request)) ?? {};
-      assertStorableText(body);
-      const input = ConversationInput.parse({ ...(body as object), appId, stream: true });
-      const headers = new Headers({ "X-Request-Id": requestId });
-      const result = await conversationStream(
-        db,
-        actor,
-        { appId: input.appId, message: input.message, conversationId: input.conversation_id, regenerate: input.regenerate },
-        "console",
-        headers,
-      );
-      return result instanceof Response ? result : errorResponse(result, requestId);
-    } catch (error) {
-      return errorResponse(toAppError(error), requestId);
-    }
-  };
+  const handle = createChatConversationHandler(options, consoleChat);
+  return (request: Request, appId: string) => handle(request, { appId });
 }
 
 /**
@@ -128,16 +109,6 @@ export function createConsoleConversationHandler(options: { db: () => Db }) {
  * after `Last-Event-ID`: how the chat picks a run up after its connection dropped.
  */
 export function createConsoleRunEventsHandler(options: { db: () => Db }) {
-  return async function handleRunEvents(request: Request, appId: string, executionId: string): Promise<Response> {
-    const requestId = requestIdFor(request);
-    try {
-      assertSameOrigin(request);
-      const db = options.db();
-      const actor = await actorForSession(db, readSessionToken(request.headers.get("cookie")));
-      if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
-      return await resumeStream(db, actor, { appId, executionId }, lastEventIdFrom(request), new Headers({ "X-Request-Id": requestId }));
-    } catch (error) {
-      return errorResponse(toAppError(error), requestId);
-    }
-  };
+  const handle = createChatRunEventsHandler(options, consoleChat);
+  return (request: Request, appId: string, executionId: string) => handle(request, { appId, executionId });
 }

@@ -4,23 +4,21 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { publicOrigin } from "@/env";
 import { MAX_TRPC_BATCH_CALLS } from "@/schemas/limits";
-import { PortalConversationBody } from "@/schemas/portal";
 import { requestOrigin } from "@/server/auth/actor";
 import { readPortalSessionToken } from "@/server/auth/portal-cookie";
 import { clientAddress } from "@/server/auth/client-address";
 import { servedOverHttps } from "@/server/auth/cookies";
 import { assertJsonBody, assertSameOrigin } from "@/server/auth/same-origin";
-import { assertStorableText } from "@/server/bounds";
 import type { Db } from "@/server/db";
-import { AppError, logIfUnexpected, toAppError } from "@/server/errors";
+import { logIfUnexpected, toAppError } from "@/server/errors";
 import { endUserForSession } from "@/server/services/end-user-sessions";
 import { resolvePortal } from "@/server/services/portals";
 import type { PortalContext } from "@/server/trpc/portal/init";
 import { callSlots } from "@/server/trpc/call-slots";
 import { portalRouter } from "@/server/trpc/portal-root";
-import { assertJsonDepth, readBodyText, readJsonBody, withBody } from "./json-body";
+import { createChatConversationHandler, createChatRunEventsHandler, type ChatDoor } from "./conversation-door";
+import { assertJsonDepth, readBodyText, withBody } from "./json-body";
 import { errorResponse, requestIdFor } from "./envelope";
-import { conversationStream, lastEventIdFrom, resumeStream } from "./sse";
 import { assertBatchWithinCap } from "./trpc-batch";
 
 const PORTAL_ENDPOINT = "/api/portal/trpc";
@@ -72,32 +70,24 @@ export function createPortalHandler(options: { db: () => Db }) {
   };
 }
 
+/** The portal chat: the end user signed in to this portal, by the portal session cookie (src/server/adapters/conversation-door.ts). */
+const portalChat: ChatDoor<{ portal: string; appId: string }> = {
+  callerOf: async (db, request, route, requestId) =>
+    endUserForSession(
+      db,
+      readPortalSessionToken(request.headers.get("cookie")),
+      await resolvePortal(db, route.portal),
+      requestId ? requestOrigin(request, requestId, "portal") : undefined,
+    ),
+};
+
 /**
- * The portal chat: the same Server-Sent Events as the REST door's `stream: true`, for the
- * signed-in end user, with their access and credits checked before anything runs. Refusals
- * before the stream are the JSON error envelope.
+ * The portal chat (`POST /api/portal/{portal}/apps/{appId}/conversation`): the same Server-Sent
+ * Events as the REST door's `stream: true`, with the end user's access and credits checked before anything runs.
  */
 export function createPortalConversationHandler(options: { db: () => Db }) {
-  return async function handlePortalConversation(request: Request, portalRef: string, appId: string): Promise<Response> {
-    const requestId = requestIdFor(request);
-    try {
-      assertSameOrigin(request);
-      assertJsonBody(request);
-      const db = options.db();
-      const portal = await resolvePortal(db, portalRef);
-      const actor = await endUserForSession(db, readPortalSessionToken(request.headers.get("cookie")), portal, requestOrigin(request, requestId, "portal"));
-      if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
-      const body = (await readJsonBody(request)) ?? {};
-      assertStorableText(body);
-      const input = PortalConversationBody.parse(body);
-      const headers = new Headers({ "X-Request-Id": requestId, "Cache-Control": "no-store" });
-      const result = await conversationStream(db, actor, { appId, message: input.message, conversationId: input.conversation_id, regenerate: input.regenerate }, "portal", headers);
-      return result instanceof Response ? result : errorResponse(result, requestId);
-    } catch (error) {
-      if (request.signal.aborted) return new Response(null, { status: 499 });
-      return errorResponse(toAppError(error), requestId);
-    }
-  };
+  const handle = createChatConversationHandler(options, portalChat);
+  return (request: Request, portal: string, appId: string) => handle(request, { portal, appId });
 }
 
 /**
@@ -105,18 +95,6 @@ export function createPortalConversationHandler(options: { db: () => Db }) {
  * after `Last-Event-ID`, for the end user whose run it is.
  */
 export function createPortalRunEventsHandler(options: { db: () => Db }) {
-  return async function handlePortalRunEvents(request: Request, portalRef: string, appId: string, executionId: string): Promise<Response> {
-    const requestId = requestIdFor(request);
-    try {
-      assertSameOrigin(request);
-      const db = options.db();
-      const portal = await resolvePortal(db, portalRef);
-      const actor = await endUserForSession(db, readPortalSessionToken(request.headers.get("cookie")), portal);
-      if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
-      const headers = new Headers({ "X-Request-Id": requestId, "Cache-Control": "no-store" });
-      return await resumeStream(db, actor, { appId, executionId }, lastEventIdFrom(request), headers);
-    } catch (error) {
-      return errorResponse(toAppError(error), requestId);
-    }
-  };
+  const handle = createChatRunEventsHandler(options, portalChat);
+  return (request: Request, portal: string, appId: string, executionId: string) => handle(request, { portal, appId, executionId });
 }

@@ -318,7 +318,7 @@ async function streamResponse(
     }
   }
   let executionId = "";
-  const result = await conversationStream(db, actor, { appId, message, conversationId: conversation_id, endUserId, portalId, regenerate }, "api", headers, {
+  const result = await conversationStream(db, actor, { appId, message, conversationId: conversation_id, endUserId, portalId, regenerate }, headers, {
     heartbeatMs,
     onStarted: keyed
       ? async (run) => {

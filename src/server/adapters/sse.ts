@@ -11,17 +11,7 @@ import type { Db } from "@/server/db";
 import { AppError, toAppError } from "@/server/errors";
 import { watchRun } from "@/server/runtime/run-hub";
 import type { ConverseInput } from "@/server/services/conversations";
-import {
-  endAbandonedRun,
-  finalEventSeq,
-  isAbandoned,
-  isFinal,
-  openConversationRun,
-  readRunEvents,
-  startConversationRun,
-  type RunDoor,
-  type RunHooks,
-} from "@/server/services/conversation-runs";
+import { endAbandonedRun, finalEventSeq, isAbandoned, isFinal, openConversationRun, readRunEvents, startConversationRun, type RunHooks } from "@/server/services/conversation-runs";
 
 export const HEARTBEAT_MS = 15_000;
 
@@ -63,13 +53,12 @@ export async function conversationStream(
   db: Db,
   actor: Actor | EndUserActor,
   input: ConverseInput,
-  door: RunDoor,
   headers: Headers,
   options: StreamOptions & RunHooks = {},
 ): Promise<Response | AppError> {
   let started;
   try {
-    started = await startConversationRun(db, actor, input, door, options);
+    started = await startConversationRun(db, actor, input, options);
   } catch (error) {
     return toAppError(error);
   }

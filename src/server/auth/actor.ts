@@ -80,6 +80,17 @@ export interface EndUserActor {
   portalId: string;
 }
 
+/** The door each kind of actor comes through when its call carries no request (made in-process: jobs, tests). */
+const USUAL_DOOR = { key: "api", member: "console", operator: "cli", end_user: "portal", system: "system" } as const satisfies Record<string, AuditDoor>;
+
+/**
+ * The door an actor acts through, in the audit log's words: its request's, else its kind's
+ * usual one. Every label of where a change came from is this (or a mapping of it at the edge).
+ */
+export function channelOf(actor: { kind: keyof typeof USUAL_DOOR; origin?: RequestOrigin }): AuditDoor {
+  return actor.origin?.door ?? USUAL_DOOR[actor.kind];
+}
+
 export function actorLabel(actor: Actor | EndUserActor): string {
   switch (actor.kind) {
     case "end_user":

@@ -4,7 +4,7 @@
 // and keyset-paged lists. What differs per kind lives in builder-kinds.ts.
 import { randomUUID } from "node:crypto";
 import { LIST_FIELDS, type BuilderKind, type LastChange } from "@/schemas/builder";
-import { actorLabel, type Actor } from "@/server/auth/actor";
+import { actorLabel, channelOf, type Actor } from "@/server/auth/actor";
 import { authorize } from "@/server/auth/authorize";
 import { guardedByKind } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
@@ -42,8 +42,10 @@ type VersionRow = {
   createdAt: Date;
 };
 
+/** Where a change came from: its door, except that the reference calls the console `ui` here. */
 function sourceOf(actor: Actor): string {
-  return actor.kind === "key" ? "api" : actor.kind === "member" ? "ui" : "cli";
+  const door = channelOf(actor);
+  return door === "console" ? "ui" : door;
 }
 
 function lastChange(actor: Actor, at: Date, action: string, summary: string): LastChange {

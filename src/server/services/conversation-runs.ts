@@ -6,7 +6,7 @@
 // run bound ends a run early; a canceled run is billed, since it ran.
 import type { Execution } from "@/schemas/runtime";
 import { isUuid } from "@/schemas/common";
-import type { Actor, EndUserActor } from "@/server/auth/actor";
+import { channelOf, type Actor, type EndUserActor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, toAppError } from "@/server/errors";
@@ -117,7 +117,7 @@ export interface RunHooks {
  * Starts a turn that runs on without its caller: resolves once it started (with its ids), or
  * rejects with the refusal that came before (not_found, service_disabled, insufficient_credits …).
  */
-export function startConversationRun(db: Db, actor: Actor | EndUserActor, input: ConverseInput, door: RunDoor, hooks: RunHooks = {}): Promise<StartedRun> {
+export function startConversationRun(db: Db, actor: Actor | EndUserActor, input: ConverseInput, hooks: RunHooks = {}): Promise<StartedRun> {
   const cancel = new AbortController();
   let recorder: RunRecorder | null = null;
   let release = () => {};
@@ -139,7 +139,7 @@ export function startConversationRun(db: Db, actor: Actor | EndUserActor, input:
             organizationId: actor.organizationId,
             appId: input.appId.toLowerCase(),
             conversationId: run.conversationId,
-            door,
+            door: doorOf(actor),
             endUserId: run.endUserId,
             status: "running",
           },
@@ -177,9 +177,10 @@ export interface RunRow {
   createdAt: Date;
 }
 
+/** The door a run is kept under: the caller's (channelOf), every key's (REST or MCP) as `api`. */
 function doorOf(actor: Actor | EndUserActor): RunDoor {
-  if (actor.kind === "end_user") return "portal";
-  return actor.kind === "member" ? "console" : "api";
+  const door = channelOf(actor);
+  return door === "console" || door === "portal" ? door : "api";
 }
 
 /**

@@ -1,26 +1,24 @@
-// App conversations: one execution per call, billed 1 credit (taken before the run, given
-// back if the run fails upstream before anything ran; a canceled run is billed), prior turns restored
-// from the conversation, never resent. A conversation of an end user (in a portal, or over the
-// API on their behalf) is theirs alone and is billed to their credit pools as well.
+// App conversations: one execution per call, billed as src/server/runtime/billed-run.ts says,
+// prior turns restored from the conversation, never resent. A conversation of an end user (in a
+// portal, or over the API on their behalf) is theirs alone and is billed to their credit pools as well.
 import { randomUUID } from "node:crypto";
 import { isUuid } from "@/schemas/common";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { actorLabel } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
-import { AppError, isAppError, toAppError } from "@/server/errors";
+import { AppError } from "@/server/errors";
+import { BilledRun, RUN_CREDITS } from "@/server/runtime/billed-run";
 import { loadLiveApp } from "@/server/runtime/load";
 import type { Citation } from "@/server/runtime/citations";
 import type { Turn } from "@/server/runtime/models";
-import { newRunContext, runApp, runCanceled, type RunStep } from "@/server/runtime/run";
-import { chargedPool, chargeRunCredit, refundRunCredit } from "./credits";
-import { recordExecution } from "./executions";
+import { newRunContext, runApp, type RunStep } from "@/server/runtime/run";
 import { builderItemNames } from "./item-names";
 import { decodeCursor, encodeCursor } from "./pagination";
 import { conversationStarters, runFor, type RunFor } from "./portal-access";
 import { recordRunUsage } from "./usage";
 
-export const CONVERSATION_CREDITS = 1;
+export const CONVERSATION_CREDITS = RUN_CREDITS.conversation;
 const HISTORY_TURNS = 20;
 
 export interface ConverseInput {
@@ -222,22 +220,21 @@ export const converse = guarded(
     if (turn.message === undefined) throw new AppError("invalid_request", "A message is required.");
     const message = turn.message;
 
-    const charge = await chargeRunCredit(db, actor.organizationId, runner.endUserId, CONVERSATION_CREDITS, { appId: input.appId, portalId: runner.portalId });
     const started = performance.now();
     const ctx = newRunContext(db, actor.organizationId, options.signal);
     ctx.onStep = options.onStep;
+    const billed = await BilledRun.start(
+      db,
+      ctx,
+      { organizationId: actor.organizationId, endUserId: runner.endUserId, usage: { appId: input.appId, portalId: runner.portalId } },
+      CONVERSATION_CREDITS,
+    );
     // Named before the run, so a stream's first event tells the client what to resume.
     const conversationId = existing?.conversation.id ?? randomUUID();
     const executionId = randomUUID();
-    let producedAnything = false;
     try {
       await options.onStart?.({ executionId, conversationId, endUserId: runner.endUserId });
-      const reply = await runApp(ctx, app, message, turn.history, {
-        onDelta: (piece) => {
-          producedAnything = true;
-          options.onDelta?.(piece);
-        },
-      });
+      const reply = await runApp(ctx, app, message, turn.history, { onDelta: billed.onDelta(options.onDelta) });
       const citations = ctx.citations.inReply(reply);
       await saveTurn(db, actor, runner, {
         conversationId,
@@ -254,40 +251,30 @@ export const converse = guarded(
       await recordRunUsage(db, actor.organizationId, {
         kind: "conversation",
         itemId: input.appId,
-        status: "succeeded",
-        credits: CONVERSATION_CREDITS,
         ...runner,
-        subscriptionId: chargedPool(charge),
+        ...billed.outcome(),
         conversationStarted: !existing,
       });
       return { reply, citations, conversation_id: conversationId, execution_id: executionId, greeting: api.greeting };
     } catch (error) {
-      const canceled = options.signal?.aborted === true;
-      const failure = canceled ? runCanceled() : toAppError(error);
-      // Billed for what ran: a run stopped by its bounds or canceled after it started, or a
-      // provider failure after part of the reply went out keeps the credit; anything else is given back.
-      const billed = failure.code === "run_limit_exceeded" || canceled || (failure.code === "provider_error" && producedAnything);
-      const charged = billed ? CONVERSATION_CREDITS : 0;
-      if (charged === 0) await refundRunCredit(db, charge);
-      await recordExecution(db, actor, {
-        id: executionId,
-        kind: "conversation",
-        itemId: input.appId,
-        itemKind: "app",
-        versionId: app.versionId,
-        conversationId: existing?.conversation.id ?? null,
-        status: canceled ? "canceled" : "failed",
-        credits: charged,
-        latencyMs: performance.now() - started,
-        input: message,
-        output: "",
-        error: failure.message,
-        trace: ctx.trace,
-        endUserId: runner.endUserId,
-        portalId: runner.portalId,
-      }).catch(() => {});
-      if (canceled || isAppError(error)) throw failure;
-      throw new AppError("server_error", "The run failed on our side; nothing was charged. It is safe to retry.", {}, { cause: error });
+      const failure = await billed.fail(error);
+      await billed
+        .record(actor, {
+          id: executionId,
+          kind: "conversation",
+          itemId: input.appId,
+          itemKind: "app",
+          versionId: app.versionId,
+          conversationId: existing?.conversation.id ?? null,
+          latencyMs: performance.now() - started,
+          input: message,
+          output: "",
+          trace: ctx.trace,
+          endUserId: runner.endUserId,
+          portalId: runner.portalId,
+        })
+        .catch(() => {});
+      throw failure;
     }
   },
 );

@@ -8,7 +8,7 @@ import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { POOL_BONUS_SQL, POOL_USED_SQL } from "./credit-pool";
+import { POOL_BONUS_SQL, POOL_NEXT_RESET_SQL, POOL_USED_SQL } from "./credit-pool";
 import { subscriptionSelect, toSubscriptionDetail } from "./end-users";
 import { recorded, recordEvent } from "./events";
 import { deliverMail } from "./mail";
@@ -107,7 +107,7 @@ export const grantBonusCredits = guarded(
         `update subscriptions s set
            credits_used = ${POOL_USED_SQL},
            bonus_credits = ${POOL_BONUS_SQL} + $2,
-           credits_reset_at = credits_reset_after(s.credits_reset_at, now()),
+           credits_reset_at = ${POOL_NEXT_RESET_SQL},
            updated_at = now()
          where s.id = $1::uuid`,
         subscription.id,

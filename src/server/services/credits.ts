@@ -3,7 +3,7 @@
 import { NO_FLUSH, type Db } from "@/server/db";
 import { AppError, isAppError } from "@/server/errors";
 import { metrics } from "@/server/observability/metrics";
-import { creditsLeft, POOL_BONUS_SQL, POOL_RESET_DUE_SQL, POOL_RESET_SET_SQL, POOL_USED_SQL } from "./credit-pool";
+import { creditsLeft, POOL_BONUS_SQL, POOL_LEFT_SQL, POOL_NEXT_RESET_SQL, POOL_RESET_DUE_SQL, POOL_RESET_SET_SQL, POOL_USED_SQL } from "./credit-pool";
 import { recordRefusal } from "./usage";
 
 /** A Prisma client or an interactive transaction over it. */
@@ -56,9 +56,9 @@ const CHARGE_END_USER_SQL = `
   pool as (
     select s.id from subscriptions s join end_users u on u.id = s.end_user_id
     where s.end_user_id = $2 and u.organization_id = $1 and s.status = 'active'
-      and ${POOL_USED_SQL} < s.credit_allowance + ${POOL_BONUS_SQL}
+      and ${POOL_LEFT_SQL} > 0
       and exists (select 1 from org)
-    order by credits_reset_after(s.credits_reset_at, now()), s.created_at, s.id
+    order by ${POOL_NEXT_RESET_SQL}, s.created_at, s.id
     limit 1
     for update of s
   ),
@@ -66,10 +66,10 @@ const CHARGE_END_USER_SQL = `
     update subscriptions s set
       credits_used = ${POOL_USED_SQL} + 1,
       bonus_credits = ${POOL_BONUS_SQL},
-      credits_reset_at = credits_reset_after(s.credits_reset_at, now()),
+      credits_reset_at = ${POOL_NEXT_RESET_SQL},
       updated_at = now()
     from pool
-    where s.id = pool.id and ${POOL_USED_SQL} < s.credit_allowance + ${POOL_BONUS_SQL}
+    where s.id = pool.id and ${POOL_LEFT_SQL} > 0
     returning s.id
   ),
   charged_org as (

@@ -1,13 +1,13 @@
 // End users: provisioning (idempotent on email, all-or-nothing), profile, revocation and
 // deletion, subscriptions with their credit pools, and per-user grants.
 import type { EndUser, EndUserDetail, GrantInput, ProvisionEndUserInput, ProvisionEndUserOutput, Subscription, SubscriptionDetail } from "@/schemas/provisioning";
-import type { Actor } from "@/server/auth/actor";
+import { channelOf, type Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
 import { POOL_RESET_DUE_SQL, POOL_RESET_SET_SQL } from "./credit-pool";
-import { grantSource, refuseMissingGrantTargets } from "./grants";
+import { refuseMissingGrantTargets } from "./grants";
 import { normalizeEmail } from "./members";
 import { likeEscaped } from "./name-search";
 import { changesBetween, eventInsertSql, eventSqlParams, recorded, recordEvent } from "./events";
@@ -302,7 +302,7 @@ export const provisionEndUser = guarded(
         tierPlanIds,
         provisionedBy(actor),
         groupIds,
-        grantSource(actor),
+        channelOf(actor),
         grants.map((grant) => grant.targetKind),
         grants.map((grant) => grant.targetId),
         grants.map((grant) => grant.effect ?? "allow"),

@@ -3,7 +3,7 @@
 // and a trigger queues the webhook deliveries of an event that announces a webhook type
 // (prisma/migrations/20261127140000_audit_events_and_webhooks), so a rolled-back change is
 // neither logged nor sent. Services never call a webhook sender.
-import type { Actor, AuditDoor, EndUserActor, RequestOrigin } from "@/server/auth/actor";
+import { channelOf, type Actor, type EndUserActor, type RequestOrigin } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import type { Prisma } from "@/generated/prisma/client";
 
@@ -89,11 +89,9 @@ export function actorOf(actor: EventActor): { type: ActorType; id: string | null
   }
 }
 
-const DEFAULT_DOOR: Record<EventActor["kind"], AuditDoor> = { member: "console", key: "api", end_user: "portal", operator: "cli", system: "system" };
-
 function originOf(actor: EventActor): RequestOrigin {
   const origin = "origin" in actor ? actor.origin : undefined;
-  return origin ?? { door: DEFAULT_DOOR[actor.kind], requestId: null, ipAddress: null, userAgent: null };
+  return origin ?? { door: channelOf(actor), requestId: null, ipAddress: null, userAgent: null };
 }
 
 /** The webhook `data` as stored: the resource, or a reference when it is too large to send whole. */

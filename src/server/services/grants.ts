@@ -1,7 +1,6 @@
 // Access grants, on end users and (additively) on user groups: the shapes, the checks of what
 // they point at, and the idempotent insert both holders share.
 import type { Grant, GrantInput } from "@/schemas/provisioning";
-import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
@@ -28,11 +27,6 @@ export function toGrant(row: GrantRow): Grant {
     source: row.source,
     expiresAt: row.expiresAt?.toISOString() ?? null,
   };
-}
-
-/** Where a grant was made: with an API key, in the console, or by the operator. */
-export function grantSource(actor: Actor): string {
-  return actor.kind === "key" ? "api" : actor.kind === "member" ? "console" : "operator";
 }
 
 /**

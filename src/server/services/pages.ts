@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { CreatePageInput, Page, PageLinks, PageWriteResult, PatchOperation, PatchPageInput } from "@/schemas/page";
 import { MAX_PAGE_MARKDOWN_CHARS } from "@/schemas/limits";
 import { MAX_PATCH_OPERATIONS } from "@/schemas/page";
-import type { Actor } from "@/server/auth/actor";
+import { channelOf, type Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
@@ -244,10 +244,6 @@ function reviewEvent(review: { id: string; kind: string }, label: string): Event
   };
 }
 
-function viaOf(actor: Actor): string {
-  return actor.kind === "key" ? "api" : actor.kind === "member" ? "console" : "cli";
-}
-
 async function checkParent(db: Db | Tx, knowledgebaseId: string, parentPageId: string | null | undefined): Promise<void> {
   if (!parentPageId) return;
   const parent = await db.page.findFirst({ where: { id: parentPageId, knowledgebaseId }, select: { id: true } });
@@ -295,7 +291,7 @@ export const createPage = guarded({ scope: "knowledge:write" }, async function c
       await recordEvent(tx, actor, reviewEvent(review, input.title));
       return writeResult(page, revisionId, await resolveLinks(tx, knowledgebase.id, markdown), review.id);
     }
-    const applied = await applyPageContent(tx, page, { title: input.title, markdown }, { authorMemberId, keyId, via: viaOf(actor) });
+    const applied = await applyPageContent(tx, page, { title: input.title, markdown }, { authorMemberId, keyId, via: channelOf(actor) });
     await recordEvent(tx, actor, pageEvent("page.create", applied.page, markdown, { title: [null, input.title], revisionId: [null, applied.revisionId] }));
     return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, knowledgebase.id, markdown), null);
   });
@@ -340,7 +336,7 @@ export const patchPage = guarded(
         await recordEvent(tx, actor, reviewEvent(review, page.title));
         return writeResult(page, revisionId, await resolveLinks(tx, page.knowledgebaseId, markdown), review.id);
       }
-      const applied = await applyPageContent(tx, page, { title, markdown }, { authorMemberId, keyId, via: viaOf(actor) });
+      const applied = await applyPageContent(tx, page, { title, markdown }, { authorMemberId, keyId, via: channelOf(actor) });
       await recordEvent(tx, actor, pageEvent("page.update", applied.page, markdown, { ...changesBetween(page, { title }, ["title"]), revisionId: [null, applied.revisionId] }));
       return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, page.knowledgebaseId, markdown), null);
     });
@@ -355,7 +351,7 @@ export const savePage = guarded(
     const page = await findPage(db, actor, input);
     const { authorMemberId, keyId } = authorOf(actor);
     return db.$transaction(async (tx) => {
-      const applied = await applyPageContent(tx, page, { title: input.title ?? page.title, markdown: input.markdown }, { authorMemberId, keyId, via: viaOf(actor) });
+      const applied = await applyPageContent(tx, page, { title: input.title ?? page.title, markdown: input.markdown }, { authorMemberId, keyId, via: channelOf(actor) });
       await recordEvent(tx, actor, pageEvent("page.update", applied.page, input.markdown, { ...changesBetween(page, input, ["title"]), revisionId: [null, applied.revisionId] }));
       return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, page.knowledgebaseId, input.markdown), null);
     });

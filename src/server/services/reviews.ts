@@ -4,7 +4,7 @@
 // matches, the approval fails with the reason and the page stays untouched.
 import type { ApproveReviewsOutput, ListReviewsInput, RejectReviewInput, Review } from "@/schemas/review";
 import type { PatchOperation } from "@/schemas/page";
-import type { Actor } from "@/server/auth/actor";
+import { actorLabel, type Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, isAppError } from "@/server/errors";
@@ -54,10 +54,6 @@ async function toReviews(db: Db, rows: ReviewRow[]): Promise<Review[]> {
       rejectionReason: row.rejectionReason,
     };
   });
-}
-
-function deciderOf(actor: Actor): string {
-  return actor.kind === "member" ? actor.member.email : actor.kind === "operator" ? "operator" : actor.keyName;
 }
 
 /** Approval and rejection are for people (console admins, the CLI's operator): an organization key has no role to check, so keys are refused outright. */
@@ -173,7 +169,7 @@ export const approveReview = guarded({ may: "review" }, async function approveRe
       if (updated.count !== 1) throw new AppError("conflict", "The source of this review no longer waits for review; reject the review.");
       await enqueueIndexing(tx, row.sourceId!);
     }
-    await tx.review.update({ where: { id: row.id }, data: { status: "approved", decidedAt: new Date(), decidedBy: deciderOf(actor) } });
+    await tx.review.update({ where: { id: row.id }, data: { status: "approved", decidedAt: new Date(), decidedBy: actorLabel(actor) } });
     await recordEvent(tx, actor, decisionEvent("review.approve", row, "approved"));
   });
   wakeIndexWorker();
@@ -217,7 +213,7 @@ export const rejectReview = guarded(
       }
       await tx.review.update({
         where: { id: row.id },
-        data: { status: "rejected", decidedAt: new Date(), decidedBy: deciderOf(actor), rejectionReason: input.reason?.trim() || null },
+        data: { status: "rejected", decidedAt: new Date(), decidedBy: actorLabel(actor), rejectionReason: input.reason?.trim() || null },
       });
       await recordEvent(tx, actor, decisionEvent("review.reject", row, "rejected"));
     });

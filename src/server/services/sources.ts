@@ -3,7 +3,7 @@
 // background (src/server/jobs/indexing.ts), or the source waits for review when the
 // organization reviews agent writes.
 import { SOURCE_PREVIEW, type Source, type SourceDetail, type SourceWriteResult } from "@/schemas/source";
-import type { Actor } from "@/server/auth/actor";
+import type { Actor, AuditDoor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import { retryOnConflict, type Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
@@ -55,7 +55,7 @@ function describe(input: NewSource): { name: string; type: SourceType | "url"; u
 
 export const createSource = guarded(
   { scope: "knowledge:write" },
-  async function createSource(db: Db, actor: Actor, input: NewSource, via: "api" | "upload" | "console"): Promise<SourceWriteResult> {
+  async function createSource(db: Db, actor: Actor, input: NewSource, via: AuditDoor | "upload"): Promise<SourceWriteResult> {
     const document = describe(input);
     const knowledgebase = await findKnowledgebase(db, actor, input.knowledgebaseId);
     const reviewed = await reviewsWritesOf(db, actor);
@@ -118,7 +118,7 @@ export const addSource = guarded(
     db: Db,
     actor: Actor,
     input: NewSource,
-    options: { idempotencyKey?: string | null; via: "api" | "upload" | "console" },
+    options: { idempotencyKey?: string | null; via: AuditDoor | "upload" },
   ): Promise<StoredResponse & { body: SourceWriteResult; replayed: boolean }> {
     const hash =
       "file" in input

@@ -1,24 +1,23 @@
 // Graded test runs of drafts: each case runs against the DRAFT and is graded against the
-// rubric when one is given, else the case's expected behaviour. 1 credit per case.
+// rubric when one is given, else the case's expected behaviour. 1 credit per case, all taken
+// before the first case runs; a failed case costs what src/server/runtime/billed-run.ts says.
 import type { BuilderKind } from "@/schemas/builder";
 import type { TestRunResult } from "@/schemas/runtime";
 import type { Actor } from "@/server/auth/actor";
 import { actorLabel } from "@/server/auth/actor";
 import { guardedByKind } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
-import { AppError, isAppError, toAppError } from "@/server/errors";
+import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
+import { BilledRun, chargeRun, RUN_CREDITS } from "@/server/runtime/billed-run";
 import { appRunForDraft, loadDraft } from "@/server/runtime/load";
 import { jsonObjectIn } from "@/server/runtime/json-in-text";
 import { BUILTIN_MODEL_ID, modelFor } from "@/server/runtime/models";
 import { boundedReply, inputsFromMessage, newRunContext, runAgent, runApp, runFlow } from "@/server/runtime/run";
 import { readsKind, writesKind } from "./builder-kinds";
-import { chargeCredits, refundCredits } from "./credits";
-import { recordExecution } from "./executions";
 import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
-import { recordRefusal } from "./usage";
 
-export const TEST_CASE_CREDITS = 1;
+export const TEST_CASE_CREDITS = RUN_CREDITS.testCase;
 
 interface TestInput {
   id: string;
@@ -33,10 +32,7 @@ export const runTests = guardedByKind(writesKind, async function runTests(db: Db
   if (!organization.qualityChecker) throw new AppError("feature_not_available", "The organization's plan does not include the quality checker.");
   const { runnable } = await loadDraft(db, actor, kind, input.id);
   const appRun = kind === "app" ? await appRunForDraft(db, actor, runnable as Parameters<typeof appRunForDraft>[2]) : null;
-  await chargeCredits(db, actor.organizationId, input.cases.length * TEST_CASE_CREDITS).catch(async (error: unknown) => {
-    if (isAppError(error)) await recordRefusal(db, { organizationId: actor.organizationId, appId: runnable.id }, error.code);
-    throw error;
-  });
+  await chargeRun(db, { organizationId: actor.organizationId, endUserId: null, usage: { appId: runnable.id, portalId: null } }, input.cases.length * TEST_CASE_CREDITS);
 
   const document = runnable.document as { name: string; model?: string; nodes?: { id: string; type: string }[]; members?: { id: string }[] };
   const grader = await modelFor(db, actor.organizationId, document.model ?? BUILTIN_MODEL_ID);
@@ -50,10 +46,10 @@ export const runTests = guardedByKind(writesKind, async function runTests(db: Db
   for (const [index, testCase] of input.cases.entries()) {
     const caseId = testCase.id ?? String(index + 1);
     const ctx = newRunContext(db, actor.organizationId);
+    const billed = BilledRun.prepaid(db, ctx, actor.organizationId, TEST_CASE_CREDITS);
     const started = performance.now();
     let output = "";
     let error: string | null = null;
-    let billed = true;
     try {
       if (kind === "agent") output = await runAgent(ctx, runnable as Parameters<typeof runAgent>[1], testCase.input, []);
       else if (kind === "flow") {
@@ -62,12 +58,8 @@ export const runTests = guardedByKind(writesKind, async function runTests(db: Db
         output = boundedReply(await runFlow(ctx, flow, jsonObjectIn(testCase.input) ?? inputsFromMessage(flow.document, testCase.input)));
       } else output = await runApp(ctx, appRun!, testCase.input, []);
     } catch (cause) {
-      const failure = toAppError(cause);
-      error = failure.message;
-      // Given back: a failure on our side, or a provider failure before anything ran. A case
-      // stopped by its bounds ran, and is billed.
-      billed = !(failure.code === "server_error" || (failure.code === "provider_error" && ctx.trace.length === 0));
-      if (!billed) await refundCredits(db, actor.organizationId, TEST_CASE_CREDITS);
+      await billed.fail(cause);
+      error = billed.outcome().error;
     }
     const expected = input.rubric ?? testCase.expectedBehavior;
     // The cases are paid for already: a grader that fails marks its case, never the whole run.
@@ -76,17 +68,14 @@ export const runTests = guardedByKind(writesKind, async function runTests(db: Db
       : await grader
           .grade({ input: testCase.input, output, expectedBehavior: expected })
           .catch(() => ({ passed: false, reason: "The model provider failed or timed out while grading this case; run the test again later." }));
-    const execution = await recordExecution(db, actor, {
+    const execution = await billed.record(actor, {
       kind: "test",
       itemId: runnable.id,
       itemKind: kind,
       versionId: null,
-      status: error ? "failed" : "succeeded",
-      credits: billed ? TEST_CASE_CREDITS : 0,
       latencyMs: performance.now() - started,
       input: testCase.input,
       output,
-      error,
       trace: ctx.trace,
     });
     const criterionId = input.rubric ? "rubric" : `expected-${caseId}`;

@@ -1,10 +1,10 @@
 // User groups: members, additive grants, and the plan groups whose membership follows a plan.
 import type { GrantInput, UserGroup } from "@/schemas/provisioning";
-import type { Actor } from "@/server/auth/actor";
+import { channelOf, type Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { assertGrantTargets, grantSource, insertGrants, toGrant } from "./grants";
+import { assertGrantTargets, insertGrants, toGrant } from "./grants";
 import { changesBetween, recorded, recordEvent } from "./events";
 import { nameContains } from "./name-search";
 import type { Prisma } from "@/generated/prisma/client";
@@ -182,7 +182,7 @@ export const addGroupGrant = guarded({ scope: "end_users:write" }, async functio
   }
   const grant: GrantInput = { ...input, effect: "allow" };
   await assertGrantTargets(db, actor.organizationId, [grant]);
-  const insert = (tx: Prisma.TransactionClient) => insertGrants(tx, { organizationId: actor.organizationId, groupId: group.id }, [grant], grantSource(actor));
+  const insert = (tx: Prisma.TransactionClient) => insertGrants(tx, { organizationId: actor.organizationId, groupId: group.id }, [grant], channelOf(actor));
   const created = await recorded(db, actor, insert, (count) => (count ? { action: "grant.create", target: groupTarget(group), changes: { grants: [null, grant] } } : null));
   const row = await db.grant.findFirstOrThrow({
     where: { groupId: group.id, targetKind: grant.targetKind, targetId: grant.targetId, effect: "allow", deploymentId: grant.deploymentId ?? null },

@@ -13,6 +13,7 @@ import {
 import { CreatePageInput, MovePageInput, MovePageOutput, Page, PageIdInput, PageRevisionsOutput, PageWriteResult, PatchPageInput } from "@/schemas/page";
 import { CreateSourceInput, Source, SourceDetail, SourceIdInput, SourceOutput, SourceWriteResult, UploadSourceInput } from "@/schemas/source";
 import { markdownText, titleText, Uuid } from "@/schemas/common";
+import { channelOf } from "@/server/auth/actor";
 import { createKnowledgebase, exportKnowledgebase, getKnowledgebase, listKnowledgebases, updateKnowledgebase } from "@/server/services/knowledgebases";
 import { createPage, deletePage, getPage, listRevisions, movePage, patchPage, savePage } from "@/server/services/pages";
 import { RetrievalTestInput, RetrievalTestOutput } from "@/schemas/retrieval-test";
@@ -145,7 +146,7 @@ export const knowledgeRouter = router({
     .mutation(async ({ ctx, input }) => {
       const { knowledgebaseId, ...content } = input;
       // The REST door applies Idempotency-Key to every JSON POST (adapters/rest.ts).
-      const result = await addSource(ctx.db, ctx.actor, { knowledgebaseId, ...content }, { via: ctx.actor.kind === "member" ? "console" : "api" });
+      const result = await addSource(ctx.db, ctx.actor, { knowledgebaseId, ...content }, { via: channelOf(ctx.actor) });
       ctx.response.status = result.status;
       return result.body;
     }),
