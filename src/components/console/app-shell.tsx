@@ -1,6 +1,7 @@
 "use client";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import {
+  Bell,
   Blocks,
   BookOpen,
   Bot,
@@ -17,6 +18,7 @@ import {
   LogOut,
   Mail,
   Menu,
+  Search,
   MessageSquare,
   Plug,
   Settings,
@@ -35,13 +37,22 @@ import { usePathname, useRouter } from "next/navigation";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
 import { roleAtLeast, type Role } from "@/schemas/auth";
 import { useTRPC } from "@/lib/trpc";
+import { CommandPalette, openCommandPalette } from "./command-palette";
+import { NavigationProgress } from "./navigation-progress";
+import { NotificationBell } from "./notifications";
 import { ConsoleToaster } from "./toasts";
 
 type NavLink = { href: string; label: string; icon: LucideIcon; role?: Role; badge?: "pendingReviews" };
 
 /** The console's areas in groups; a link with a role shows only to members with at least it. */
 const GROUPS: { label: string; links: NavLink[] }[] = [
-  { label: "Home", links: [{ href: "/", label: "Overview", icon: House }] },
+  {
+    label: "Home",
+    links: [
+      { href: "/", label: "Overview", icon: House },
+      { href: "/notifications", label: "Notifications", icon: Bell },
+    ],
+  },
   {
     label: "Provisioning",
     links: [
@@ -122,9 +133,12 @@ export function ConsoleShell({ email, role, children }: { email: string; role: R
   // On a phone the links fold behind the Menu button; moving to another page folds them again.
   const [open, setOpen] = useState(false);
   useEffect(() => setOpen(false), [pathname]);
+  const allowed = GROUPS.map((group) => ({ ...group, links: group.links.filter((link) => !link.role || roleAtLeast(role, link.role)) }));
+  const paletteLinks = allowed.flatMap((group) => group.links).concat({ href: "/account", label: "Your account", icon: UserCircle });
 
   return (
     <RoleContext value={role}>
+      <NavigationProgress />
       <a className="skip-link" href="#main">
         Skip to content
       </a>
@@ -135,6 +149,13 @@ export function ConsoleShell({ email, role, children }: { email: string; role: R
               <Sparkles size={20} aria-hidden className="icon" />
               Atrium
             </Link>
+            <div className="shell-actions">
+              <button type="button" className="shell-icon-button" onClick={openCommandPalette} aria-keyshortcuts="Control+K Meta+K">
+                <Search size={18} aria-hidden className="icon" />
+                <span className="visually-hidden">Search (Ctrl+K)</span>
+              </button>
+              <NotificationBell />
+            </div>
             <button type="button" className="menu-toggle" aria-expanded={open} aria-controls="console-links" onClick={() => setOpen(!open)}>
               {open ? <X size={18} aria-hidden className="icon" /> : <Menu size={18} aria-hidden className="icon" />}
               Menu
@@ -142,8 +163,8 @@ export function ConsoleShell({ email, role, children }: { email: string; role: R
           </div>
           <div id="console-links" className="sidebar-links">
             <nav aria-label="Console">
-              {GROUPS.map((group) => {
-                const links = group.links.filter((link) => !link.role || roleAtLeast(role, link.role));
+              {allowed.map((group) => {
+                const links = group.links;
                 return (
                   <div key={group.label}>
                     <h2>{group.label}</h2>
@@ -185,6 +206,7 @@ export function ConsoleShell({ email, role, children }: { email: string; role: R
           {children}
         </main>
       </div>
+      <CommandPalette links={paletteLinks} />
       <ConsoleToaster />
     </RoleContext>
   );
