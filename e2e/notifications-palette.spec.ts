@@ -56,7 +56,7 @@ for (const viewport of VIEWPORTS) {
     const bell = page.getByRole("button", { name: /^Notifications/ });
     await expect(bell).toHaveAccessibleName("Notifications, 2 unread");
     await bell.click();
-    const panel = page.getByRole("region", { name: "Notifications" });
+    const panel = page.getByRole("region", { name: "Latest notifications" });
     await expect(panel.getByTestId("notification")).toHaveCount(2);
     await expect(panel).toContainText("Returns policy");
     await expect(panel).toContainText("Alice Martin");
@@ -84,8 +84,17 @@ for (const viewport of VIEWPORTS) {
     await expect(page.getByText(/^Approved:/)).toBeVisible();
 
     await page.goto("/notifications");
-    await expect(page.getByText("Nothing waits for you.")).toBeVisible();
+    await expect(page.getByRole("main").getByText("Nothing waits for you.")).toBeVisible();
     await expect(bell).toHaveAccessibleName("Notifications");
+
+    // The kinds emailed are chosen on the account page: credit requests are on for an owner.
+    await page.goto("/account");
+    const emails = page.getByRole("region", { name: "Notification emails" });
+    await expect(emails.getByRole("checkbox", { name: "Credit requests" })).toBeChecked();
+    await emails.getByRole("checkbox", { name: "Pending reviews" }).check();
+    await expect(page.getByText("Email choices saved.")).toBeVisible();
+    await expectAccessible(page);
+    await screenshot(page, "notifications-account");
 
     // The palette: Ctrl+K at a desk, the search button on a phone.
     if (viewport.name === "desktop") await page.keyboard.press("Control+k");

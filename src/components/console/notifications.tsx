@@ -137,7 +137,7 @@ export function NotificationBell() {
           </span>
         )}
       </button>
-      <div id={panelId} className="bell-panel" role="region" aria-label="Notifications" hidden={!open}>
+      <div id={panelId} className="bell-panel" role="region" aria-label="Latest notifications" hidden={!open}>
         <div className="bell-head">
           <h2>Notifications</h2>
           <MarkAllReadButton disabled={unread === 0} />
