@@ -118,5 +118,17 @@ for (const viewport of VIEWPORTS) {
     await box.fill("execu");
     await box.press("Enter");
     await expect(page).toHaveURL(/\/executions$/);
+
+    // On a slow connection the bar and the skeleton show while the next page is on its way.
+    await page.route(/_rsc=/, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await route.continue();
+    });
+    const menu = page.getByRole("button", { name: "Menu" });
+    if (await menu.isVisible()) await menu.click();
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Agents" }).click();
+    await expect(page.locator(".nav-progress")).toHaveClass(/busy/, { timeout: 1000 });
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Agents", { timeout: 15_000 });
+    await expect(page.locator(".nav-progress")).not.toHaveClass(/busy/);
   });
 }

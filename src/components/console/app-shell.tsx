@@ -133,8 +133,9 @@ export function ConsoleShell({ email, role, children }: { email: string; role: R
   // On a phone the links fold behind the Menu button; moving to another page folds them again.
   const [open, setOpen] = useState(false);
   useEffect(() => setOpen(false), [pathname]);
-  const allowed = GROUPS.map((group) => ({ ...group, links: group.links.filter((link) => !link.role || roleAtLeast(role, link.role)) }));
-  const paletteLinks = allowed.flatMap((group) => group.links).concat({ href: "/account", label: "Your account", icon: UserCircle });
+  const paletteLinks = GROUPS.flatMap((group) => group.links)
+    .filter((link) => !link.role || roleAtLeast(role, link.role))
+    .concat({ href: "/account", label: "Your account", icon: UserCircle });
 
   return (
     <RoleContext value={role}>
@@ -163,8 +164,8 @@ export function ConsoleShell({ email, role, children }: { email: string; role: R
           </div>
           <div id="console-links" className="sidebar-links">
             <nav aria-label="Console">
-              {allowed.map((group) => {
-                const links = group.links;
+              {GROUPS.map((group) => {
+                const links = group.links.filter((link) => !link.role || roleAtLeast(role, link.role));
                 return (
                   <div key={group.label}>
                     <h2>{group.label}</h2>
