@@ -13,6 +13,7 @@ import type createNextServer from "next";
 import { closeDb, getDb } from "@/server/db";
 import { createRequestListener, guardServer } from "@/server/http/listener";
 import { startIndexWorker, type IndexWorker } from "@/server/jobs/indexing";
+import { startNotificationEmailWorker } from "@/server/jobs/notification-emails";
 import { startWebhookWorker } from "@/server/jobs/webhook-delivery";
 import { logger } from "@/server/observability/log";
 import { startTracing, stopTracing } from "@/server/observability/tracing";
@@ -30,12 +31,14 @@ function startWorker(): IndexWorker | null {
   try {
     const worker = startIndexWorker(getDb());
     const webhooks = startWebhookWorker(getDb());
+    const emails = startNotificationEmailWorker(getDb());
     (globalThis as { atriumIndexWorker?: IndexWorker }).atriumIndexWorker = worker;
     return {
-      stop: () => Promise.all([worker.stop(), webhooks.stop()]).then(() => undefined),
+      stop: () => Promise.all([worker.stop(), webhooks.stop(), emails.stop()]).then(() => undefined),
       release: () => {
         // Not waited for: a delivery in hand is claimed again by another process once its lease ends.
         void webhooks.stop();
+        void emails.stop();
         return worker.release();
       },
     };

@@ -21,6 +21,7 @@ import * as knowledgebases from "@/server/services/knowledgebases";
 import * as mcpConnections from "@/server/services/mcp-connections";
 import * as members from "@/server/services/members";
 import * as modelProviders from "@/server/services/model-providers";
+import * as notifications from "@/server/services/notifications";
 import * as organizations from "@/server/services/organizations";
 import * as pages from "@/server/services/pages";
 import * as portals from "@/server/services/portals";
@@ -124,6 +125,11 @@ const READS_AND_RUNS = new Set([
   "listCreditRequests",
   "openConversationRun",
   "cancelConversationRun",
+  "listNotifications",
+  // A member's own read marks: what they have seen, not a change to the organization.
+  "markNotificationsRead",
+  "getNotificationEmails",
+  "findByName",
 ]);
 
 interface World {
@@ -263,6 +269,12 @@ const WRITES: Record<string, Scenario> = {
     return "invitation.revoke";
   },
   sendPasswordResetLink: async (w) => (await invitations.sendPasswordResetLink(db(), w.op, { memberId: (await addPerson(w.op, "member")).member.id }), "member.password_reset"),
+  setNotificationEmails: async (w) => {
+    const person = await addPerson(w.op, "admin");
+    const actor: MemberActor = { kind: "member", organizationId: w.tenant.organization.id, member: { id: person.member.id, role: "admin", email: person.email } };
+    await notifications.setNotificationEmails(db(), actor, { kinds: [{ kind: "review", email: true }] });
+    return "member.notification_email";
+  },
   resetMemberPassword: async (w) => (await members.resetMemberPassword(db(), w.op, { memberId: (await addPerson(w.op, "member")).member.id }), "member.password_reset"),
   createModelProvider: async (w) => (await modelProvider(w), "model_provider.create"),
   updateModelProvider: async (w) => (await modelProviders.updateModelProvider(db(), w.op, { providerId: (await modelProvider(w)).id, name: "Renamed" }), "model_provider.update"),
@@ -373,8 +385,8 @@ describe("every write path records an event", () => {
     const action = await WRITES[fn]!(world);
     const events = await getDb().auditEvent.findMany({ where: { organizationId: world.tenant.organization.id, action, occurredAt: { gte: since } } });
     expect(events.length, `${fn} recorded no ${action}`).toBeGreaterThan(0);
-    // Scenarios act as the operator (the CLI), except a member changing their own password (the console).
-    const expected = fn === "changeOwnPassword" ? { actorType: "member", door: "console" } : { actorType: "operator", door: "cli" };
+    // Scenarios act as the operator (the CLI), except a member changing their own password or emails (the console).
+    const expected = fn === "changeOwnPassword" || fn === "setNotificationEmails" ? { actorType: "member", door: "console" } : { actorType: "operator", door: "cli" };
     expect(events.map((event) => ({ actorType: event.actorType, door: event.door, outcome: event.outcome }))).toContainEqual({ ...expected, outcome: "success" });
   });
 });

@@ -3,6 +3,7 @@
 // tenant-scoped), the requests close, and the end user goes on; bonus credits end with the pool.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
+import { runNotificationEmailsOnce } from "@/server/jobs/notification-emails";
 import { api, expectError, newOrganization } from "../helpers";
 import { clientAddress, errorCode, portalCall, portalScenario, signIn, type PortalScenario } from "./helpers";
 
@@ -36,6 +37,8 @@ describe("asking for more credits and getting them", () => {
     expect(asked.status).toBe(200);
     expect(asked.body.result.data.creditRequest).toMatchObject({ status: "open", message: "I have an exam tomorrow", endUserId: scenario.endUser.id });
 
+    // The notification email worker mails the admins (src/server/jobs/notification-emails.ts).
+    await runNotificationEmailsOnce(getDb());
     const mail = await getDb().outboxMessage.findFirst({ where: { organizationId: scenario.tenant.organization.id, to: scenario.tenant.owner.email } });
     expect(mail?.subject).toContain(scenario.endUser.email);
     expect(mail?.text).toContain("I have an exam tomorrow");

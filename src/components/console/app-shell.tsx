@@ -1,6 +1,7 @@
 "use client";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import {
+  Bell,
   Blocks,
   BookOpen,
   Bot,
@@ -17,6 +18,7 @@ import {
   LogOut,
   Mail,
   Menu,
+  Search,
   MessageSquare,
   Plug,
   Settings,
@@ -36,13 +38,22 @@ import { createContext, useContext, useEffect, useState, type ReactNode } from "
 import type { Role } from "@/schemas/auth";
 import { may, type Capability } from "@/schemas/permissions";
 import { useTRPC } from "@/lib/trpc";
+import { CommandPalette, openCommandPalette } from "./command-palette";
+import { NavigationProgress } from "./navigation-progress";
+import { NotificationBell } from "./notifications";
 import { ConsoleToaster } from "./toasts";
 
 type NavLink = { href: string; label: string; icon: LucideIcon; needs?: Capability; badge?: "pendingReviews" };
 
 /** The console's areas in groups; a link that needs a capability shows only to members who have it. */
 const GROUPS: { label: string; links: NavLink[] }[] = [
-  { label: "Home", links: [{ href: "/", label: "Overview", icon: House }] },
+  {
+    label: "Home",
+    links: [
+      { href: "/", label: "Overview", icon: House },
+      { href: "/notifications", label: "Notifications", icon: Bell },
+    ],
+  },
   {
     label: "Provisioning",
     links: [
@@ -123,9 +134,13 @@ export function ConsoleShell({ email, role, children }: { email: string; role: R
   // On a phone the links fold behind the Menu button; moving to another page folds them again.
   const [open, setOpen] = useState(false);
   useEffect(() => setOpen(false), [pathname]);
+  const paletteLinks = GROUPS.flatMap((group) => group.links)
+    .filter((link) => !link.needs || may(role, link.needs))
+    .concat({ href: "/account", label: "Your account", icon: UserCircle });
 
   return (
     <RoleContext value={role}>
+      <NavigationProgress />
       <a className="skip-link" href="#main">
         Skip to content
       </a>
@@ -136,6 +151,13 @@ export function ConsoleShell({ email, role, children }: { email: string; role: R
               <Sparkles size={20} aria-hidden className="icon" />
               Atrium
             </Link>
+            <div className="shell-actions">
+              <button type="button" className="shell-icon-button" onClick={openCommandPalette} aria-keyshortcuts="Control+K Meta+K">
+                <Search size={18} aria-hidden className="icon" />
+                <span className="visually-hidden">Search (Ctrl+K)</span>
+              </button>
+              <NotificationBell />
+            </div>
             <button type="button" className="menu-toggle" aria-expanded={open} aria-controls="console-links" onClick={() => setOpen(!open)}>
               {open ? <X size={18} aria-hidden className="icon" /> : <Menu size={18} aria-hidden className="icon" />}
               Menu
@@ -186,6 +208,7 @@ export function ConsoleShell({ email, role, children }: { email: string; role: R
           {children}
         </main>
       </div>
+      <CommandPalette links={paletteLinks} />
       <ConsoleToaster />
     </RoleContext>
   );

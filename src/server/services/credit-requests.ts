@@ -1,5 +1,6 @@
-// More credits for an end user: the end user asks from a portal (at most 3 open requests, the
-// organization's admins told by mail), and an admin answers by granting bonus credits to one of the
+// More credits for an end user: the end user asks from a portal (at most 3 open requests; the
+// organization's admins are told by their notifications, and mailed unless they opted out:
+// src/server/jobs/notification-emails.ts), and an admin answers by granting bonus credits to one of the
 // end user's subscriptions, which closes their open requests, or by dismissing a request.
 import type { CreditRequest, GrantBonusCreditsInput } from "@/schemas/credits";
 import { MAX_BONUS_CREDITS_PER_POOL } from "@/schemas/credits";
@@ -11,7 +12,6 @@ import { AppError } from "@/server/errors";
 import { POOL_BONUS_SQL, POOL_NEXT_RESET_SQL, POOL_USED_SQL } from "./credit-pool";
 import { subscriptionSelect, toSubscriptionDetail } from "./end-users";
 import { recorded, recordEvent } from "./events";
-import { deliverMail } from "./mail";
 
 /** Open requests one end user may have at once. */
 export const MAX_OPEN_CREDIT_REQUESTS = 3;
@@ -40,24 +40,7 @@ export async function requestMoreCredits(db: Db, actor: EndUserActor, input: { m
     }
     return tx.creditRequest.create({ data: { organizationId: actor.organizationId, endUserId: actor.endUser.id, message: input.message ?? "" } });
   });
-  await tellAdmins(db, actor, created.message);
   return toCreditRequest(created);
-}
-
-async function tellAdmins(db: Db, actor: EndUserActor, message: string): Promise<void> {
-  const admins = await db.member.findMany({
-    where: { organizationId: actor.organizationId, removedAt: null, role: { in: ["owner", "admin"] } },
-    select: { user: { select: { email: true } } },
-  });
-  const who = actor.endUser.fullName ? `${actor.endUser.fullName} (${actor.endUser.email})` : actor.endUser.email;
-  const text = [
-    `${who} asked for more credits.`,
-    message ? `\nTheir message: ${message}\n` : "",
-    `Open End users › ${actor.endUser.email} in the console to grant bonus credits or dismiss the request.`,
-  ].join("\n");
-  for (const admin of admins) {
-    await deliverMail(db, actor.organizationId, { to: admin.user.email, subject: `${actor.endUser.email} asks for more credits`, text });
-  }
 }
 
 /** An end user's credit requests, open ones first, then newest first. */

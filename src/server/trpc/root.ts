@@ -25,6 +25,8 @@ import { webhooksRouter } from "./routers/webhooks";
 import { directoryRouter } from "./routers/directory";
 import { ssoRouter } from "./routers/sso";
 import { usageRouter } from "./routers/usage";
+import { notificationsRouter } from "./routers/notifications";
+import { findRouter } from "./routers/find";
 
 export const appRouter = router({
   auth: authRouter,
@@ -53,6 +55,8 @@ export const appRouter = router({
   audit: auditRouter,
   webhooks: webhooksRouter,
   usage: usageRouter,
+  notifications: notificationsRouter,
+  find: findRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -2,6 +2,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ErrorAlert, errorEnvelope, FormField, notifyDone, PageHeader } from "@/components/console";
+import { NotificationEmailsForm } from "@/components/console/notifications";
 import { useTRPC } from "@/lib/trpc";
 
 /** The problem the server named for one field of an invalid_request, if any. */
@@ -66,6 +67,7 @@ export default function AccountPage() {
           </button>
         </div>
       </form>
+      <NotificationEmailsForm />
     </>
   );
 }

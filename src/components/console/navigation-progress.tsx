@@ -1,0 +1,51 @@
+"use client";
+// A bar across the top of the console from the click on a link until the next page is there, so
+// a slow connection shows something at once; the console's loading.tsx shows a skeleton below it.
+// App Router has no navigation events: a click on a same-origin link to another path starts the
+// bar, and the new pathname (or a 10 s limit) ends it.
+import { usePathname } from "next/navigation";
+import { useEffect, useState } from "react";
+
+const GIVE_UP_MS = 10_000;
+
+function startsNavigation(event: MouseEvent): boolean {
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return false;
+  const anchor = (event.target as Element | null)?.closest?.("a");
+  if (!anchor || anchor.target === "_blank" || anchor.hasAttribute("download")) return false;
+  const url = new URL(anchor.href, window.location.href);
+  return url.origin === window.location.origin && url.pathname !== window.location.pathname;
+}
+
+export function NavigationProgress() {
+  const pathname = usePathname();
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => setBusy(false), [pathname]);
+
+  useEffect(() => {
+    const click = (event: MouseEvent) => {
+      if (startsNavigation(event)) setBusy(true);
+    };
+    const start = () => setBusy(true);
+    // Capture phase: the link's own handler (Next's router) runs after this has seen the click.
+    document.addEventListener("click", click, true);
+    window.addEventListener("atrium:navigate", start);
+    return () => {
+      document.removeEventListener("click", click, true);
+      window.removeEventListener("atrium:navigate", start);
+    };
+  }, []);
+
+  useEffect(() => {
+    if (!busy) return;
+    const timer = setTimeout(() => setBusy(false), GIVE_UP_MS);
+    return () => clearTimeout(timer);
+  }, [busy]);
+
+  return <div className={busy ? "nav-progress busy" : "nav-progress"} role="progressbar" aria-label="Loading the page" aria-hidden={!busy} />;
+}
+
+/** Shows the bar for a navigation started in code (router.push). */
+export function announceNavigation(): void {
+  window.dispatchEvent(new Event("atrium:navigate"));
+}
