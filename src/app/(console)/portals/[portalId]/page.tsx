@@ -10,6 +10,8 @@ import { useRoleAtLeast } from "@/components/console";
 import { EntityName, EntityPicker } from "@/components/entity-picker";
 import { PortalGroups } from "@/components/provisioning/group-portals";
 import { errorMessage, useTRPC } from "@/lib/trpc";
+import { PORTAL_LANGUAGES, type PortalLanguage } from "@/schemas/portal";
+import { LANGUAGE_NAMES } from "@/components/portal/i18n/languages";
 import { PageHeader } from "@/components/console";
 
 interface Form {
@@ -19,6 +21,7 @@ interface Form {
   logoUrl: string;
   accentColor: string;
   featuredAppIds: string[];
+  defaultLanguage: PortalLanguage;
 }
 
 /** Which field a refusal is about: a taken slug answers `conflict`; validation names its field. */
@@ -28,7 +31,7 @@ function fieldOf(error: unknown): keyof Form | null {
   if (data.code === "conflict") return "slug";
   const path = data.field ?? data.problems?.[0]?.path ?? "";
   const field = path.split(/[.[]/)[0];
-  return field && ["name", "slug", "greeting", "logoUrl", "accentColor", "featuredAppIds"].includes(field) ? (field as keyof Form) : null;
+  return field && ["name", "slug", "greeting", "logoUrl", "accentColor", "featuredAppIds", "defaultLanguage"].includes(field) ? (field as keyof Form) : null;
 }
 
 function FieldError({ field, error }: { field: keyof Form; error: unknown }) {
@@ -58,6 +61,7 @@ export default function PortalSettingsPage() {
         logoUrl: portal.logoUrl ?? "",
         accentColor: portal.accentColor ?? "",
         featuredAppIds: portal.featuredAppIds,
+        defaultLanguage: portal.defaultLanguage,
       });
   }, [portal]);
   // Changing a portal is for admins: others read its settings.
@@ -105,6 +109,7 @@ export default function PortalSettingsPage() {
       logoUrl: form.logoUrl.trim() || null,
       accentColor: form.accentColor || null,
       featuredAppIds: form.featuredAppIds,
+      defaultLanguage: form.defaultLanguage,
     });
   }
 
@@ -148,6 +153,20 @@ export default function PortalSettingsPage() {
           Logo URL
           <input type="url" maxLength={2000} value={form.logoUrl} onChange={(e) => set({ logoUrl: e.target.value })} placeholder="https://example.com/logo.svg" />
           <FieldError field="logoUrl" error={update.error} />
+        </label>
+        <label>
+          Default language
+          <select value={form.defaultLanguage} onChange={(e) => set({ defaultLanguage: e.target.value as PortalLanguage })} aria-describedby="language-hint">
+            {PORTAL_LANGUAGES.map((language) => (
+              <option key={language} value={language}>
+                {LANGUAGE_NAMES[language]}
+              </option>
+            ))}
+          </select>
+          <span id="language-hint" className="muted">
+            End users see the portal in their browser&apos;s language when the portal speaks it, otherwise in this one. Your greeting and apps are shown as you wrote them.
+          </span>
+          <FieldError field="defaultLanguage" error={update.error} />
         </label>
         <fieldset style={{ border: 0, padding: 0, margin: 0 }}>
           <legend style={{ fontSize: "0.9rem", marginBottom: "0.3rem" }}>Accent colour</legend>
