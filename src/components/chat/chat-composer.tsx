@@ -3,6 +3,7 @@
 // being written. While a reply streams, Send becomes Stop; a composer that cannot send (no
 // credits left) says why in place of the box's hint.
 import { useEffect, useRef, type FormEvent, type ReactNode } from "react";
+import { useChatText } from "./chat-i18n";
 
 /** A conversation message is at most 32,000 characters on every door. */
 export const MESSAGE_MAX = 32_000;
@@ -17,7 +18,7 @@ export function ChatComposer({
   stopping = false,
   blocked,
   aside,
-  placeholder = "Ask something…",
+  placeholder,
 }: {
   draft: string;
   onDraft: (text: string) => void;
@@ -33,6 +34,7 @@ export function ChatComposer({
   aside?: ReactNode;
   placeholder?: string;
 }) {
+  const t = useChatText();
   const box = useRef<HTMLTextAreaElement>(null);
   // Text typed while the page was still loading is in the box but not in `draft`; adopt it
   // before the next render would overwrite it. `onDraft` is a state setter, so this runs once.
@@ -48,14 +50,14 @@ export function ChatComposer({
           {blocked}
         </div>
       )}
-      <form className="chat-input-row" onSubmit={onSend} aria-label="Send a message">
+      <form className="chat-input-row" onSubmit={onSend} aria-label={t("composer.form")}>
         <textarea
           ref={box}
           rows={1}
-          aria-label="Message"
+          aria-label={t("composer.message")}
           value={draft}
           maxLength={MESSAGE_MAX}
-          placeholder={placeholder}
+          placeholder={placeholder ?? t("composer.placeholder")}
           onChange={(e) => onDraft(e.target.value)}
           onKeyDown={(e) => {
             if (e.key === "Escape" && streaming && onStop) {
@@ -69,11 +71,11 @@ export function ChatComposer({
         />
         {streaming && onStop ? (
           <button type="button" className="chat-stop" onClick={onStop} disabled={stopping} aria-keyshortcuts="Escape">
-            {stopping ? "Stopping…" : "Stop"}
+            {stopping ? t("composer.stopping") : t("composer.stop")}
           </button>
         ) : (
           <button type="submit" className="primary" disabled={busy || !!blocked || draft.trim() === ""}>
-            Send
+            {t("composer.send")}
           </button>
         )}
       </form>
