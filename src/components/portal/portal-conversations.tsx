@@ -14,7 +14,7 @@ export function PortalConversations({ portal }: { portal: string }) {
         <>
           <h1>{t("history.heading")}</h1>
           <p>
-            <Trans t={t} i18nKey="history.startNew" components={{ link: <Link href={base} /> }} />
+            <Trans t={t} i18nKey="history.startNew" components={{ start: <Link href={base} /> }} />
           </p>
           <div className="panel">
             <ConversationHistory portal={portal} />

@@ -81,7 +81,7 @@ export const de: Messages = {
     },
     history: {
       heading: "Ihre Unterhaltungen",
-      startNew: "<link>Beginnen Sie eine neue Unterhaltung</link> mit einer Ihrer Apps.",
+      startNew: "<start>Beginnen Sie eine neue Unterhaltung</start> mit einer Ihrer Apps.",
       search: "Ihre Unterhaltungen durchsuchen",
       noMatch: "Keine Unterhaltung passt.",
       none: "Noch keine Unterhaltungen.",

@@ -82,7 +82,7 @@ export const en = {
     },
     history: {
       heading: "Your conversations",
-      startNew: "<link>Start a new conversation</link> with one of your apps.",
+      startNew: "<start>Start a new conversation</start> with one of your apps.",
       search: "Search your conversations",
       noMatch: "No conversation matches.",
       none: "No conversations yet.",

@@ -82,7 +82,7 @@ export const fr: Messages = {
     },
     history: {
       heading: "Vos conversations",
-      startNew: "<link>Commencez une nouvelle conversation</link> avec l'une de vos applications.",
+      startNew: "<start>Commencez une nouvelle conversation</start> avec l'une de vos applications.",
       search: "Rechercher dans vos conversations",
       noMatch: "Aucune conversation ne correspond.",
       none: "Aucune conversation pour l'instant.",
