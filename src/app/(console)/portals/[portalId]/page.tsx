@@ -164,7 +164,8 @@ export default function PortalSettingsPage() {
             ))}
           </select>
           <span id="language-hint" className="muted">
-            End users see the portal in their browser&apos;s language when the portal speaks it, otherwise in this one. Your greeting and apps are shown as you wrote them.
+            The portal&apos;s own text is in each visitor&apos;s browser language when the portal speaks it (English, French, German), otherwise in this one. What you wrote is
+            shown as written.
           </span>
           <FieldError field="defaultLanguage" error={update.error} />
         </label>
