@@ -7,6 +7,7 @@ import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { useCursorList } from "@/components/console/use-cursor-list";
+import { dateLocale } from "./credits";
 import { usePortalLanguage } from "./i18n/provider";
 import { portalError, portalErrorText } from "./portal-errors";
 import { usePortalTRPC } from "./portal-trpc";
@@ -48,7 +49,7 @@ function HistoryRow({ portal, row, current, onChanged }: { portal: string; row: 
         <Link href={`${base}/apps/${row.appId}?c=${row.id}`}>
           {shownTitle}
           <span className="muted">
-            {row.appName} · {new Intl.DateTimeFormat(language, { dateStyle: "medium", timeStyle: "short" }).format(new Date(row.updatedAt))}
+            {row.appName} · {new Intl.DateTimeFormat(dateLocale(language), { dateStyle: "medium", timeStyle: "short" }).format(new Date(row.updatedAt))}
           </span>
         </Link>
       )}

@@ -17,9 +17,13 @@ export interface Credits {
   plans: CreditPlan[];
 }
 
+/** The Intl locale of a portal language: English as in en-GB ("23 December 2026"), one order for every English reader. */
+export function dateLocale(language: string): string {
+  return language === "en" ? "en-GB" : language;
+}
+
 export function formatDay(value: string | Date, language: string): string {
-  // English as in en-GB ("23 December 2026"): one order for every English reader.
-  return new Intl.DateTimeFormat(language === "en" ? "en-GB" : language, { day: "numeric", month: "long", year: "numeric" }).format(new Date(value));
+  return new Intl.DateTimeFormat(dateLocale(language), { day: "numeric", month: "long", year: "numeric" }).format(new Date(value));
 }
 
 /** When the first of the end user's pools renews, if any does. */
