@@ -3,6 +3,7 @@
 // response. Pages get a Content-Security-Policy with a fresh nonce, which Next.js reads from
 // the forwarded request's CSP header and puts on its own scripts.
 import { NextResponse, type NextRequest } from "next/server";
+import { PATH_HEADER } from "@/components/portal/i18n/languages";
 import { requestIdFrom } from "@/lib/request-id";
 
 /** Portal pages show the logo an admin set by URL, so they may load https images. */
@@ -39,6 +40,8 @@ export function middleware(request: NextRequest): NextResponse {
   const forwarded = new Headers(request.headers);
   forwarded.set("x-request-id", requestId);
   forwarded.set("x-nonce", nonce);
+  // The root layout's <html lang> follows a portal page's language (src/components/portal/i18n/server.ts).
+  forwarded.set(PATH_HEADER, request.nextUrl.pathname);
   forwarded.set("content-security-policy", csp);
 
   const response = NextResponse.next({ request: { headers: forwarded } });

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
+import { documentLanguage } from "@/components/portal/i18n/server";
 import { Providers } from "@/lib/trpc";
 import "./globals.css";
 
@@ -10,9 +11,9 @@ export const metadata: Metadata = { description: "Serve AI agents to your organi
 // Content-Security-Policy on its scripts (a prerendered page would carry none).
 export const dynamic = "force-dynamic";
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
   return (
-    <html lang="en">
+    <html lang={await documentLanguage()}>
       <body>
         <Providers>{children}</Providers>
       </body>

@@ -36,6 +36,13 @@ export const PORTAL_SIGN_IN = ["email_code", "sso", "both"] as const;
 export const PortalSignIn = z.enum(PORTAL_SIGN_IN);
 export type PortalSignIn = z.infer<typeof PortalSignIn>;
 
+/** The languages the portal's own text is written in (src/components/portal/i18n/). */
+export const PORTAL_LANGUAGES = ["en", "fr", "de"] as const;
+export const PortalLanguage = z.enum(PORTAL_LANGUAGES).meta({
+  description: "A language the portal's own text is written in: `en`, `fr` or `de`. End users see the portal in their browser's language when it is one of these, else in this one",
+});
+export type PortalLanguage = z.infer<typeof PortalLanguage>;
+
 export const Portal = z
   .object({
     id: Uuid,
@@ -46,6 +53,7 @@ export const Portal = z
     accentColor: z.string().nullable(),
     featuredAppIds: z.array(Uuid),
     signIn: PortalSignIn.meta({ description: "How end users sign in: an email code, the organization's single sign-on, or both" }),
+    defaultLanguage: PortalLanguage,
     createdAt: Timestamp,
   })
   .meta({ id: "Portal" });
@@ -65,6 +73,7 @@ export const CreatePortalInput = z.strictObject({
   logoUrl: PortalLogoUrl.nullable().optional(),
   accentColor: PortalAccentColor.nullable().optional(),
   featuredAppIds: FeaturedAppIds.optional(),
+  defaultLanguage: PortalLanguage.optional().meta({ description: "`en` when not given" }),
 });
 export type CreatePortalInput = z.infer<typeof CreatePortalInput>;
 
@@ -77,6 +86,7 @@ export const UpdatePortalInput = z.strictObject({
   accentColor: PortalAccentColor.nullable().optional(),
   featuredAppIds: FeaturedAppIds.optional(),
   signIn: PortalSignIn.optional(),
+  defaultLanguage: PortalLanguage.optional(),
 });
 export type UpdatePortalInput = z.infer<typeof UpdatePortalInput>;
 
@@ -180,6 +190,7 @@ export const PublicPortal = z.object({
   accentColor: z.string().nullable(),
   organizationName: z.string(),
   signIn: PortalSignIn,
+  defaultLanguage: PortalLanguage,
   /** "Continue with <ssoName>" when the portal allows single sign-on and the organization has a connection; null otherwise. */
   ssoName: z.string().nullable(),
 });

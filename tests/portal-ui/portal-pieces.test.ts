@@ -1,9 +1,10 @@
 // The portal's pure pieces: readable colours from any accent, the plain out-of-credits and
-// throttling messages.
+// throttling messages, in English and in French.
 import { describe, expect, it } from "vitest";
 import { StreamError } from "@/components/chat/stream-reply";
 import { nextRenewal, outOfCreditsMessage, type Credits } from "@/components/portal/credits";
-import { isUnauthorized, portalError, signInErrorMessage, waitInWords } from "@/components/portal/portal-errors";
+import { createPortalI18n } from "@/components/portal/i18n";
+import { isUnauthorized, portalError, portalErrorText, waitInWords } from "@/components/portal/portal-errors";
 import { contrastRatio, portalTheme } from "@/components/portal/theme";
 
 describe("portalTheme", () => {
@@ -25,6 +26,9 @@ describe("portalTheme", () => {
   });
 });
 
+const english = createPortalI18n("en").t;
+const french = createPortalI18n("fr").t;
+
 describe("outOfCreditsMessage", () => {
   const plan = (creditsLeft: number, creditsResetAt: string) => ({
     subscriptionId: crypto.randomUUID(),
@@ -39,16 +43,19 @@ describe("outOfCreditsMessage", () => {
   it("says when the pools renew: the soonest of them", () => {
     const credits: Credits = { left: 0, plans: [plan(0, "2027-01-15T10:00:00.000Z"), plan(0, "2026-12-23T10:00:00.000Z")] };
     expect(nextRenewal(credits.plans)?.toISOString()).toBe("2026-12-23T10:00:00.000Z");
-    expect(outOfCreditsMessage(credits, "server")).toBe("You've used all your credits. They renew on 23 December 2026.");
+    expect(outOfCreditsMessage(english, "en", credits, "server")).toBe("You've used all your credits. They renew on 23 December 2026.");
+    expect(outOfCreditsMessage(french, "fr", credits, "server")).toBe("Vous avez utilisé tous vos crédits. Ils seront renouvelés le 23 décembre 2026.");
   });
 
   it("keeps the server's message when the end user still has credits (the organization ran out)", () => {
-    expect(outOfCreditsMessage({ left: 2, plans: [plan(2, "2026-12-23T10:00:00.000Z")] }, "The organization is out of credits.")).toBe("The organization is out of credits.");
-    expect(outOfCreditsMessage(undefined, "From the server")).toBe("From the server");
+    expect(outOfCreditsMessage(english, "en", { left: 2, plans: [plan(2, "2026-12-23T10:00:00.000Z")] }, "The organization is out of credits.")).toBe(
+      "The organization is out of credits.",
+    );
+    expect(outOfCreditsMessage(english, "en", undefined, "From the server")).toBe("From the server");
   });
 
   it("tells an end user without a plan that they have no credits", () => {
-    expect(outOfCreditsMessage({ left: 0, plans: [] }, "server")).toMatch(/don't have any credits/);
+    expect(outOfCreditsMessage(english, "en", { left: 0, plans: [] }, "server")).toMatch(/don't have any credits/);
   });
 });
 
@@ -68,12 +75,17 @@ describe("portal errors", () => {
     expect(isUnauthorized(trpcError({ httpStatus: 404, appError: { code: "not_found" } }))).toBe(false);
   });
 
-  it("says how long to wait when sign-in is throttled, and passes other messages through", () => {
-    expect(signInErrorMessage(trpcError({ httpStatus: 429, appError: { code: "rate_limited", retryAfterSeconds: 42 } }))).toBe("Too many attempts. Try again in 42 seconds.");
-    expect(signInErrorMessage(trpcError({ httpStatus: 429, appError: { code: "rate_limited", retryAfterSeconds: 300 } }))).toBe("Too many attempts. Try again in 5 minutes.");
-    const wrong = "That code is wrong or has expired. Request a new one.";
-    expect(signInErrorMessage(trpcError({ httpStatus: 400, appError: { code: "invalid_code" } }, wrong))).toBe(wrong);
-    expect(waitInWords(1)).toBe("1 second");
-    expect(waitInWords(61)).toBe("2 minutes");
+  it("says how long to wait when sign-in is throttled, words known codes itself and passes other messages through", () => {
+    const throttled = (seconds: number) => trpcError({ httpStatus: 429, appError: { code: "rate_limited", retryAfterSeconds: seconds } });
+    expect(portalErrorText(english, throttled(42))).toBe("Too many attempts. Try again in 42 seconds.");
+    expect(portalErrorText(english, throttled(300))).toBe("Too many attempts. Try again in 5 minutes.");
+    expect(portalErrorText(french, throttled(1))).toBe("Trop de tentatives. Réessayez dans 1 seconde.");
+    const wrongCode = trpcError({ httpStatus: 400, appError: { code: "invalid_code" } }, "That code is wrong");
+    expect(portalErrorText(english, wrongCode)).toBe("That code is wrong or has expired. Request a new one.");
+    expect(portalErrorText(french, wrongCode)).toBe("Ce code est erroné ou a expiré. Demandez-en un nouveau.");
+    expect(portalErrorText(french, new StreamError("lost", 200, "connection_lost"))).toMatch(/^La connexion a été perdue/);
+    expect(portalErrorText(english, trpcError({ httpStatus: 400, appError: { code: "invalid_request" } }, "Invalid request: email"))).toBe("Invalid request: email");
+    expect(waitInWords(english, 1)).toBe("1 second");
+    expect(waitInWords(english, 61)).toBe("2 minutes");
   });
 });

@@ -49,11 +49,23 @@ describe("portals over REST", () => {
       accentColor: "#1a2b3c",
       featuredAppIds: [],
       signIn: "email_code",
+      defaultLanguage: "en",
       createdAt: expect.any(String),
     });
     const list = await api("GET", "/portals", { key });
     expect(list.body.portals.map((p: { name: string }) => p.name)).toEqual(["Help Center", "Help Center", "Partners"]);
-    expect(Object.keys(list.body.portals[0]).sort()).toEqual(["accentColor", "createdAt", "featuredAppIds", "greeting", "id", "logoUrl", "name", "signIn", "slug"]);
+    expect(Object.keys(list.body.portals[0]).sort()).toEqual([
+      "accentColor",
+      "createdAt",
+      "defaultLanguage",
+      "featuredAppIds",
+      "greeting",
+      "id",
+      "logoUrl",
+      "name",
+      "signIn",
+      "slug",
+    ]);
   });
 
   it("a slug another portal has (in any organization) is 409 conflict; bad slugs, URLs and colours are 400; nothing written", async () => {

@@ -23,6 +23,7 @@ describe("the portal door", () => {
       accentColor: null,
       organizationName: scenario.tenant.organization.name,
       signIn: "email_code",
+      defaultLanguage: "en",
       ssoName: null,
     });
     const byId = await portalCall("query", "portal.get", { portal: scenario.portal.id });

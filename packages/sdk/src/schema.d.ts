@@ -370,7 +370,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a portal's name, slug, greeting, look or featured apps
+         * Change a portal's name, slug, greeting, look, featured apps or default language
          * @description Only the fields passed change; `logoUrl` and `accentColor` take `null` to clear. A slug another portal has → 409 `conflict`.
          */
         patch: operations["portals-update"];
@@ -2451,6 +2451,11 @@ export interface components {
              * @enum {string}
              */
             signIn: "email_code" | "sso" | "both";
+            /**
+             * @description A language the portal's own text is written in: `en`, `fr` or `de`. End users see the portal in their browser's language when it is one of these, else in this one
+             * @enum {string}
+             */
+            defaultLanguage: "en" | "fr" | "de";
             createdAt: components["schemas"]["DateTime"];
         };
         PortalDetail: {
@@ -2466,6 +2471,11 @@ export interface components {
              * @enum {string}
              */
             signIn: "email_code" | "sso" | "both";
+            /**
+             * @description A language the portal's own text is written in: `en`, `fr` or `de`. End users see the portal in their browser's language when it is one of these, else in this one
+             * @enum {string}
+             */
+            defaultLanguage: "en" | "fr" | "de";
             createdAt: components["schemas"]["DateTime"];
             /** @description `/p/<slug>` on this host */
             url: string;
@@ -5049,6 +5059,11 @@ export interface operations {
                     accentColor?: string | null;
                     /** @description Apps listed first in the portal, in this order */
                     featuredAppIds?: components["schemas"]["Uuid"][];
+                    /**
+                     * @description `en` when not given
+                     * @enum {string}
+                     */
+                    defaultLanguage?: "en" | "fr" | "de";
                 };
             };
         };
@@ -5102,6 +5117,11 @@ export interface operations {
                     featuredAppIds?: components["schemas"]["Uuid"][];
                     /** @enum {string} */
                     signIn?: "email_code" | "sso" | "both";
+                    /**
+                     * @description A language the portal's own text is written in: `en`, `fr` or `de`. End users see the portal in their browser's language when it is one of these, else in this one
+                     * @enum {string}
+                     */
+                    defaultLanguage?: "en" | "fr" | "de";
                 };
             };
         };

@@ -7,6 +7,7 @@
 // never an empty link. Code blocks get a copy button; tables scroll inside their own box.
 import { useState, type ReactNode } from "react";
 import Markdown, { defaultUrlTransform, type Components } from "react-markdown";
+import { useChatText } from "./chat-i18n";
 
 /** A passage an answer cites, as stored with the message. */
 export interface ChatCitation {
@@ -34,6 +35,7 @@ function urlTransform(url: string): string {
 }
 
 function CodeBlock({ children }: { children: ReactNode }) {
+  const t = useChatText();
   const [copied, setCopied] = useState(false);
   const [box, setBox] = useState<HTMLPreElement | null>(null);
   return (
@@ -48,7 +50,7 @@ function CodeBlock({ children }: { children: ReactNode }) {
           });
         }}
       >
-        {copied ? "Copied" : "Copy code"}
+        {copied ? t("markdown.copied") : t("markdown.copyCode")}
       </button>
       <pre ref={setBox}>{children}</pre>
     </div>

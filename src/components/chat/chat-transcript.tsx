@@ -4,6 +4,7 @@
 // opens the cited passage beside the conversation) and their actions: copy, regenerate (the last
 // one), helpful or not; the last question can be edited and sent again.
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
+import { useChatText } from "./chat-i18n";
 import { ChatMarkdown, type ChatCitation } from "./chat-markdown";
 import "./chat.css";
 import { CitationList, CitationPanel } from "./citation-panel";
@@ -64,6 +65,7 @@ function Answer<M extends TranscriptMessage>({
 }
 
 function Question({ content, onEdit }: { content: string; onEdit?: (text: string) => void }) {
+  const t = useChatText();
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(content);
   function send(event: FormEvent) {
@@ -74,14 +76,14 @@ function Question({ content, onEdit }: { content: string; onEdit?: (text: string
   }
   if (editing)
     return (
-      <form className="chat-message user chat-edit" onSubmit={send} aria-label="Edit your question">
-        <textarea aria-label="Your question" value={text} onChange={(e) => setText(e.target.value)} rows={3} />
+      <form className="chat-message user chat-edit" onSubmit={send} aria-label={t("transcript.editForm")}>
+        <textarea aria-label={t("transcript.yourQuestion")} value={text} onChange={(e) => setText(e.target.value)} rows={3} />
         <div className="row">
           <button type="submit" className="primary">
-            Send again
+            {t("transcript.sendAgain")}
           </button>
           <button type="button" onClick={() => (setEditing(false), setText(content))}>
-            Cancel
+            {t("transcript.cancel")}
           </button>
         </div>
       </form>
@@ -91,7 +93,7 @@ function Question({ content, onEdit }: { content: string; onEdit?: (text: string
       <div className="chat-text">{content}</div>
       {onEdit && (
         <button type="button" className="link chat-edit-button" onClick={() => setEditing(true)}>
-          Edit
+          {t("transcript.edit")}
         </button>
       )}
     </div>
@@ -118,6 +120,7 @@ export function ChatTranscript<M extends TranscriptMessage>({
   /** Shown before the messages (loading and errors). */
   children?: ReactNode;
 }) {
+  const t = useChatText();
   const end = useRef<HTMLDivElement>(null);
   const [cited, setCited] = useState<ChatCitation | null>(null);
   const lastId = messages.at(-1)?.id;
@@ -150,16 +153,16 @@ export function ChatTranscript<M extends TranscriptMessage>({
             {pending.reply && <ChatMarkdown text={pending.reply} />}
             {pending.stopped ? (
               <div className="chat-status muted" data-testid="stopped">
-                Stopped
+                {t("transcript.stopped")}
               </div>
             ) : reconnecting ? (
               <div className="chat-status muted" data-testid="reconnecting" role="status">
-                Connection lost; picking up where it left off…
+                {t("transcript.reconnecting")}
               </div>
             ) : (
               <div className="chat-typing muted" data-testid="typing">
                 <span className="chat-typing-dots" aria-hidden />
-                {pending.reply ? "Typing…" : "Thinking…"}
+                {pending.reply ? t("transcript.typing") : t("transcript.thinking")}
               </div>
             )}
           </div>

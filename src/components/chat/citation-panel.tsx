@@ -2,9 +2,11 @@
 // The passage an answer cites, beside the conversation (a sheet from the bottom on a phone): its
 // page or source title, the section it comes from, and the text itself. Esc or Close dismisses it.
 import { useEffect, useRef } from "react";
+import { useChatText } from "./chat-i18n";
 import { ChatMarkdown, type ChatCitation } from "./chat-markdown";
 
 export function CitationPanel({ citation, onClose }: { citation: ChatCitation; onClose: () => void }) {
+  const t = useChatText();
   const close = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     close.current?.focus();
@@ -16,14 +18,12 @@ export function CitationPanel({ citation, onClose }: { citation: ChatCitation; o
     <aside className="chat-citation-panel" role="dialog" aria-modal="false" aria-labelledby="citation-title" data-testid="citation-panel">
       <header>
         <div>
-          <p className="muted chat-citation-kind">
-            Source {citation.n} · {citation.kind === "page" ? "Page" : "Document"}
-          </p>
+          <p className="muted chat-citation-kind">{citation.kind === "page" ? t("citations.sourcePage", { n: citation.n }) : t("citations.sourceDocument", { n: citation.n })}</p>
           <h2 id="citation-title">{citation.title}</h2>
           {citation.heading && <p className="muted">{citation.heading}</p>}
         </div>
-        <button ref={close} type="button" onClick={onClose} aria-label="Close the source">
-          Close
+        <button ref={close} type="button" onClick={onClose} aria-label={t("citations.closeLabel")}>
+          {t("citations.close")}
         </button>
       </header>
       <blockquote className="chat-citation-text">
@@ -35,9 +35,10 @@ export function CitationPanel({ citation, onClose }: { citation: ChatCitation; o
 
 /** The numbered sources under an answer. */
 export function CitationList({ citations, onOpen }: { citations: ChatCitation[]; onOpen: (citation: ChatCitation) => void }) {
+  const t = useChatText();
   if (citations.length === 0) return null;
   return (
-    <ol className="chat-citations" aria-label="Sources">
+    <ol className="chat-citations" aria-label={t("citations.sources")}>
       {citations.map((citation) => (
         <li key={citation.n}>
           <button type="button" onClick={() => onOpen(citation)}>

@@ -3,6 +3,7 @@
 // last answer only; its own credit), and say whether it helped, with an optional reason.
 import { Check, Copy, RefreshCw, ThumbsDown, ThumbsUp } from "lucide-react";
 import { useState, type FormEvent } from "react";
+import { useChatText } from "./chat-i18n";
 
 export type FeedbackRating = "up" | "down";
 
@@ -20,6 +21,7 @@ export function MessageActions({
   feedback?: FeedbackRating | null;
   onFeedback?: (rating: FeedbackRating | null, reason?: string) => void;
 }) {
+  const t = useChatText();
   const [copied, setCopied] = useState<"markdown" | "text" | null>(null);
   // The rating as last chosen here; the stored one until then.
   const [rating, setRating] = useState<FeedbackRating | null>(feedback ?? null);
@@ -49,45 +51,39 @@ export function MessageActions({
 
   return (
     <div className="chat-actions">
-      <div className="chat-actions-row" role="group" aria-label="Answer actions">
-        <button type="button" className="icon-button" onClick={() => copy("markdown")} title="Copy (markdown)">
+      <div className="chat-actions-row" role="group" aria-label={t("actions.group")}>
+        <button type="button" className="icon-button" onClick={() => copy("markdown")} title={t("actions.copyTitle")}>
           {copied === "markdown" ? <Check size={16} aria-hidden /> : <Copy size={16} aria-hidden />}
-          <span>{copied === "markdown" ? "Copied" : "Copy"}</span>
+          <span>{copied === "markdown" ? t("actions.copied") : t("actions.copy")}</span>
         </button>
-        <button type="button" className="icon-button" onClick={() => copy("text")} title="Copy as plain text">
-          <span>{copied === "text" ? "Copied" : "Copy text"}</span>
+        <button type="button" className="icon-button" onClick={() => copy("text")} title={t("actions.copyTextTitle")}>
+          <span>{copied === "text" ? t("actions.copied") : t("actions.copyText")}</span>
         </button>
         {onRegenerate && (
-          <button type="button" className="icon-button" onClick={onRegenerate} title="Write this answer again (uses a credit)">
+          <button type="button" className="icon-button" onClick={onRegenerate} title={t("actions.regenerateTitle")}>
             <RefreshCw size={16} aria-hidden />
-            <span>Regenerate</span>
+            <span>{t("actions.regenerate")}</span>
           </button>
         )}
         {onFeedback && (
           <>
-            <button type="button" className="icon-button" aria-pressed={rating === "up"} onClick={() => rate("up")} title="Helpful">
+            <button type="button" className="icon-button" aria-pressed={rating === "up"} onClick={() => rate("up")} title={t("actions.helpful")}>
               <ThumbsUp size={16} aria-hidden />
-              <span className="visually-hidden">Helpful</span>
+              <span className="visually-hidden">{t("actions.helpful")}</span>
             </button>
-            <button type="button" className="icon-button" aria-pressed={rating === "down"} onClick={() => rate("down")} title="Not helpful">
+            <button type="button" className="icon-button" aria-pressed={rating === "down"} onClick={() => rate("down")} title={t("actions.notHelpful")}>
               <ThumbsDown size={16} aria-hidden />
-              <span className="visually-hidden">Not helpful</span>
+              <span className="visually-hidden">{t("actions.notHelpful")}</span>
             </button>
           </>
         )}
       </div>
       {asking && (
-        <form className="chat-feedback" onSubmit={sendReason} aria-label="What was wrong with this answer?">
-          <input
-            value={reason}
-            onChange={(e) => setReason(e.target.value)}
-            maxLength={1000}
-            placeholder="What was wrong? (optional)"
-            aria-label="What was wrong with this answer? (optional)"
-          />
-          <button type="submit">Send</button>
+        <form className="chat-feedback" onSubmit={sendReason} aria-label={t("actions.reasonForm")}>
+          <input value={reason} onChange={(e) => setReason(e.target.value)} maxLength={1000} placeholder={t("actions.reasonPlaceholder")} aria-label={t("actions.reasonLabel")} />
+          <button type="submit">{t("actions.send")}</button>
           <button type="button" className="link" onClick={() => setAsking(false)}>
-            Skip
+            {t("actions.skip")}
           </button>
         </form>
       )}

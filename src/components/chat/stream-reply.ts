@@ -24,6 +24,9 @@ export class StreamError extends Error {
   }
 }
 
+/** The code of a stream that ended without its last event (never one the server sends). */
+export const CONNECTION_LOST = "connection_lost";
+
 type ErrorBody = { error?: { code?: string; message?: string } };
 
 export interface StreamCallbacks {
@@ -120,6 +123,6 @@ export async function streamReply(url: string, body: Record<string, unknown>, ca
   callbacks.onReconnecting?.(false);
   const settled = outcome as { done: StreamDone } | { failure: StreamError } | null;
   if (settled && "failure" in settled) throw settled.failure;
-  if (!settled) throw new StreamError("The connection was lost before the reply was finished. Your message was kept; try again.", status);
+  if (!settled) throw new StreamError("The connection was lost before the reply was finished. Your message was kept; try again.", status, CONNECTION_LOST);
   return settled.done;
 }

@@ -5,9 +5,11 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { LoadMore } from "@/components/console/load-more";
+import { useTranslation } from "react-i18next";
 import { useCursorList } from "@/components/console/use-cursor-list";
-import { portalError } from "./portal-errors";
+import { dateLocale } from "./credits";
+import { usePortalLanguage } from "./i18n/provider";
+import { portalError, portalErrorText } from "./portal-errors";
 import { usePortalTRPC } from "./portal-trpc";
 
 const PAGE = 20;
@@ -16,12 +18,15 @@ type Row = { id: string; appId: string; appName: string; title: string; updatedA
 
 function HistoryRow({ portal, row, current, onChanged }: { portal: string; row: Row; current: boolean; onChanged: (deleted: boolean) => void }) {
   const trpc = usePortalTRPC();
+  const { t } = useTranslation();
+  const language = usePortalLanguage();
   const base = `/p/${encodeURIComponent(portal)}`;
   const [mode, setMode] = useState<"view" | "rename" | "delete">("view");
   const [title, setTitle] = useState(row.title);
   const rename = useMutation(trpc.conversations.rename.mutationOptions({ onSuccess: () => (setMode("view"), onChanged(false)) }));
   const remove = useMutation(trpc.conversations.delete.mutationOptions({ onSuccess: () => onChanged(true) }));
   const failure = rename.error ?? remove.error;
+  const shownTitle = row.title || t("history.untitled");
 
   function saveTitle(event: FormEvent) {
     event.preventDefault();
@@ -31,47 +36,47 @@ function HistoryRow({ portal, row, current, onChanged }: { portal: string; row: 
   return (
     <li data-testid="portal-conversation" aria-current={current ? "true" : undefined}>
       {mode === "rename" ? (
-        <form onSubmit={saveTitle} className="portal-history-edit" aria-label="Rename the conversation">
-          <input value={title} onChange={(e) => setTitle(e.target.value)} maxLength={200} aria-label="Conversation title" autoFocus />
+        <form onSubmit={saveTitle} className="portal-history-edit" aria-label={t("history.renameForm")}>
+          <input value={title} onChange={(e) => setTitle(e.target.value)} maxLength={200} aria-label={t("history.titleLabel")} autoFocus />
           <button type="submit" className="primary" disabled={rename.isPending}>
-            Save
+            {t("history.save")}
           </button>
           <button type="button" onClick={() => (setMode("view"), setTitle(row.title))}>
-            Cancel
+            {t("history.cancel")}
           </button>
         </form>
       ) : (
         <Link href={`${base}/apps/${row.appId}?c=${row.id}`}>
-          {row.title || "Untitled conversation"}
+          {shownTitle}
           <span className="muted">
-            {row.appName} · {new Date(row.updatedAt).toLocaleString()}
+            {row.appName} · {new Intl.DateTimeFormat(dateLocale(language), { dateStyle: "medium", timeStyle: "short" }).format(new Date(row.updatedAt))}
           </span>
         </Link>
       )}
       {mode === "view" && (
         <div className="portal-history-actions">
-          <button type="button" className="link" onClick={() => setMode("rename")} aria-label={`Rename “${row.title || "Untitled conversation"}”`}>
-            Rename
+          <button type="button" className="link" onClick={() => setMode("rename")} aria-label={t("history.renameNamed", { title: shownTitle })}>
+            {t("history.rename")}
           </button>
-          <button type="button" className="link" onClick={() => setMode("delete")} aria-label={`Delete “${row.title || "Untitled conversation"}”`}>
-            Delete
+          <button type="button" className="link" onClick={() => setMode("delete")} aria-label={t("history.deleteNamed", { title: shownTitle })}>
+            {t("history.delete")}
           </button>
         </div>
       )}
       {mode === "delete" && (
-        <div className="portal-history-actions" role="group" aria-label="Delete this conversation?">
-          <span>Delete this conversation?</span>
+        <div className="portal-history-actions" role="group" aria-label={t("history.deleteConfirm")}>
+          <span>{t("history.deleteConfirm")}</span>
           <button type="button" className="danger" onClick={() => remove.mutate({ portal, conversationId: row.id })} disabled={remove.isPending}>
-            Delete
+            {t("history.delete")}
           </button>
           <button type="button" onClick={() => setMode("view")}>
-            Keep
+            {t("history.keep")}
           </button>
         </div>
       )}
       {failure && (
         <p role="alert" className="error">
-          {portalError(failure).message}
+          {portalErrorText(t, failure)}
         </p>
       )}
     </li>
@@ -80,6 +85,7 @@ function HistoryRow({ portal, row, current, onChanged }: { portal: string; row: 
 
 export function ConversationHistory({ portal, currentId, onDeletedCurrent }: { portal: string; currentId?: string | null; onDeletedCurrent?: () => void }) {
   const trpc = usePortalTRPC();
+  const { t } = useTranslation();
   const queryClient = useQueryClient();
   const [query, setQuery] = useState("");
   const q = query.trim();
@@ -95,21 +101,14 @@ export function ConversationHistory({ portal, currentId, onDeletedCurrent }: { p
 
   return (
     <div className="portal-history">
-      <input
-        type="search"
-        value={query}
-        onChange={(e) => setQuery(e.target.value)}
-        placeholder="Search your conversations"
-        aria-label="Search your conversations"
-        maxLength={200}
-      />
-      {list.isLoading && <p className="muted">Loading…</p>}
+      <input type="search" value={query} onChange={(e) => setQuery(e.target.value)} placeholder={t("history.search")} aria-label={t("history.search")} maxLength={200} />
+      {list.isLoading && <p className="muted">{t("frame.loading")}</p>}
       {error && error.status !== 401 && (
         <p role="alert" className="error">
-          {error.message}
+          {portalErrorText(t, list.error)}
         </p>
       )}
-      {list.isLoaded && list.items.length === 0 && <p className="muted">{q ? "No conversation matches." : "No conversations yet."}</p>}
+      {list.isLoaded && list.items.length === 0 && <p className="muted">{q ? t("history.noMatch") : t("history.none")}</p>}
       {list.items.length > 0 && (
         <ul className="portal-conversations">
           {list.items.map((row) => (
@@ -117,7 +116,11 @@ export function ConversationHistory({ portal, currentId, onDeletedCurrent }: { p
           ))}
         </ul>
       )}
-      <LoadMore list={list} />
+      {list.hasMore && (
+        <button type="button" className="load-more" onClick={list.loadMore} disabled={list.isLoadingMore}>
+          {list.isLoadingMore ? t("history.loadingMore") : t("history.loadMore")}
+        </button>
+      )}
     </div>
   );
 }

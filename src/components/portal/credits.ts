@@ -1,4 +1,6 @@
-// Credits in words: dates, and the plain message when an end user has none left.
+// Credits in words: dates, and the plain message when an end user has none left, in the
+// portal's language.
+import type { TFunction } from "i18next";
 
 export interface CreditPlan {
   subscriptionId: string;
@@ -15,8 +17,13 @@ export interface Credits {
   plans: CreditPlan[];
 }
 
-export function formatDay(value: string | Date): string {
-  return new Date(value).toLocaleDateString("en-GB", { day: "numeric", month: "long", year: "numeric" });
+/** The Intl locale of a portal language: English as in en-GB ("23 December 2026"), one order for every English reader. */
+export function dateLocale(language: string): string {
+  return language === "en" ? "en-GB" : language;
+}
+
+export function formatDay(value: string | Date, language: string): string {
+  return new Intl.DateTimeFormat(dateLocale(language), { day: "numeric", month: "long", year: "numeric" }).format(new Date(value));
 }
 
 /** When the first of the end user's pools renews, if any does. */
@@ -29,9 +36,9 @@ export function nextRenewal(plans: CreditPlan[]): Date | null {
  * The message for a 402: the end user's pools are empty (they renew on a date), or the
  * organization itself is out of credits, in which case the server's message says so.
  */
-export function outOfCreditsMessage(credits: Credits | undefined, serverMessage: string): string {
+export function outOfCreditsMessage(t: TFunction<"portal">, language: string, credits: Credits | undefined, serverMessage: string): string {
   if (!credits || credits.left > 0) return serverMessage;
-  if (credits.plans.length === 0) return "You don't have any credits. Ask the people who gave you access for a plan.";
+  if (credits.plans.length === 0) return t("credits.noCredits");
   const renewal = nextRenewal(credits.plans);
-  return renewal ? `You've used all your credits. They renew on ${formatDay(renewal)}.` : "You've used all your credits.";
+  return renewal ? t("credits.usedAllRenew", { date: formatDay(renewal, language) }) : t("credits.usedAll");
 }

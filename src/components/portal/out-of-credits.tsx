@@ -3,13 +3,17 @@
 // way to ask the organization for more (at most three open requests; admins are told by mail).
 import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
+import { useTranslation } from "react-i18next";
 import { MAX_CREDIT_REQUEST_CHARS } from "@/schemas/credits";
 import { outOfCreditsMessage, type Credits } from "./credits";
-import { portalError } from "./portal-errors";
+import { usePortalLanguage } from "./i18n/provider";
+import { portalErrorText } from "./portal-errors";
 import { usePortalTRPC } from "./portal-trpc";
 
 export function OutOfCredits({ portal, credits, serverMessage }: { portal: string; credits: Credits | undefined; serverMessage?: string }) {
   const trpc = usePortalTRPC();
+  const { t } = useTranslation();
+  const language = usePortalLanguage();
   const ask = useMutation(trpc.credits.request.mutationOptions());
   const [writing, setWriting] = useState(false);
   const [note, setNote] = useState("");
@@ -24,34 +28,34 @@ export function OutOfCredits({ portal, credits, serverMessage }: { portal: strin
   return (
     <div className="portal-out-of-credits" data-testid="out-of-credits">
       <p style={{ margin: 0 }}>
-        <strong>{ownPoolsEmpty ? outOfCreditsMessage(credits, serverMessage ?? "") : (serverMessage ?? "There are no credits left for now.")}</strong>
+        <strong>{ownPoolsEmpty ? outOfCreditsMessage(t, language, credits, serverMessage ?? "") : (serverMessage ?? t("credits.noneForNow"))}</strong>
       </p>
       {ownPoolsEmpty &&
         (ask.isSuccess ? (
           <p role="status" style={{ margin: "0.4rem 0 0" }}>
-            Request sent. The organization has been told and will get back to you.
+            {t("credits.requestSent")}
           </p>
         ) : writing ? (
-          <form onSubmit={send} className="portal-ask-credits" aria-label="Ask for more credits">
+          <form onSubmit={send} className="portal-ask-credits" aria-label={t("credits.ask")}>
             <input
               value={note}
               onChange={(e) => setNote(e.target.value)}
               maxLength={MAX_CREDIT_REQUEST_CHARS}
-              placeholder="Why you need more (optional)"
-              aria-label="Why you need more credits (optional)"
+              placeholder={t("credits.askReason")}
+              aria-label={t("credits.askReasonLabel")}
             />
             <button type="submit" className="primary" disabled={ask.isPending}>
-              Send request
+              {t("credits.sendRequest")}
             </button>
           </form>
         ) : (
           <button type="button" onClick={() => setWriting(true)} style={{ marginTop: "0.4rem" }}>
-            Ask for more credits
+            {t("credits.ask")}
           </button>
         ))}
       {ask.error && (
         <p role="alert" className="error" style={{ margin: "0.4rem 0 0" }}>
-          {portalError(ask.error).message}
+          {portalErrorText(t, ask.error)}
         </p>
       )}
     </div>

@@ -5,12 +5,13 @@ import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/reac
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useTranslation } from "react-i18next";
 import { ChatComposer } from "@/components/chat/chat-composer";
 import { ChatTranscript, lastQuestion } from "@/components/chat/chat-transcript";
 import { useChatTurn } from "@/components/chat/use-chat-turn";
 import { ConversationHistory } from "./conversation-history";
 import { OutOfCredits } from "./out-of-credits";
-import { portalError } from "./portal-errors";
+import { portalError, portalErrorText } from "./portal-errors";
 import { PortalFrame } from "./portal-frame";
 import { usePortalTRPC, useSignInRedirect } from "./portal-trpc";
 import { markSignedIn } from "./session-memory";
@@ -18,6 +19,7 @@ import { takeStarter } from "./starter-handoff";
 
 export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal: string; appId: string; conversationId: string | null }) {
   const trpc = usePortalTRPC();
+  const { t } = useTranslation();
   const queryClient = useQueryClient();
   const router = useRouter();
   const toSignIn = useSignInRedirect(portal);
@@ -99,37 +101,37 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
     <PortalFrame portal={portal}>
       {() => {
         if (me.error || apps.error) {
-          const error = portalError(me.error ?? apps.error);
-          return error.status === 401 ? (
-            <p className="muted">Signing you in…</p>
+          const error = me.error ?? apps.error;
+          return portalError(error).status === 401 ? (
+            <p className="muted">{t("home.signingYouIn")}</p>
           ) : (
             <p role="alert" className="error">
-              {error.message}
+              {portalErrorText(t, error)}
             </p>
           );
         }
-        if (!apps.data) return <p className="muted">Loading…</p>;
+        if (!apps.data) return <p className="muted">{t("frame.loading")}</p>;
         if (!app)
           return (
             <>
-              <h1>App not available</h1>
-              <p>This app is not available to you here.</p>
+              <h1>{t("chat.unavailableTitle")}</h1>
+              <p>{t("chat.unavailableText")}</p>
               <p>
-                <Link href={base}>See your apps</Link>
+                <Link href={base}>{t("chat.seeYourApps")}</Link>
               </p>
             </>
           );
         const outOfCredits = (credits && credits.left === 0) || failure?.code === "insufficient_credits";
         return (
-          <section className="portal-chat" aria-label="Conversation">
+          <section className="portal-chat" aria-label={t("chat.conversation")}>
             <div className="portal-chat-head">
               <h1>{app.name}</h1>
               <div className="row">
                 <button type="button" onClick={startNew} disabled={!conversationId && !turn.pending}>
-                  New conversation
+                  {t("chat.newConversation")}
                 </button>
                 <button type="button" aria-expanded={historyOpen} aria-controls="chat-history" onClick={() => setHistoryOpen((open) => !open)}>
-                  History
+                  {t("chat.history")}
                 </button>
               </div>
             </div>
@@ -154,15 +156,15 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
                 onFeedback: (message, rating, reason) => feedback.mutate({ portal, messageId: message.id, rating, ...(reason ? { reason } : {}) }),
               }}
             >
-              {conversation.isLoading && <p className="muted">Loading…</p>}
+              {conversation.isLoading && <p className="muted">{t("frame.loading")}</p>}
               {conversation.error && (
                 <p role="alert" className="error">
-                  {portalError(conversation.error).message}
+                  {portalErrorText(t, conversation.error)}
                 </p>
               )}
             </ChatTranscript>
             {!conversationId && !turn.pending && app.conversationStarters.length > 0 && (
-              <div className="portal-starters" role="group" aria-label="Conversation starters">
+              <div className="portal-starters" role="group" aria-label={t("chat.starters")}>
                 {app.conversationStarters.map((starter) => (
                   <button key={starter} type="button" onClick={() => void ask(starter)} disabled={outOfCredits}>
                     {starter}
@@ -172,7 +174,7 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
             )}
             {failure && failure.status !== 401 && failure.code !== "insufficient_credits" && (
               <p role="alert" className="error" data-testid="chat-error">
-                {failure.message}
+                {portalErrorText(t, turn.error)}
               </p>
             )}
             <ChatComposer
@@ -184,16 +186,12 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
               onStop={() => void turn.stop()}
               stopping={turn.stopping}
               blocked={
-                outOfCredits ? <OutOfCredits portal={portal} credits={credits} serverMessage={failure?.code === "insufficient_credits" ? failure.message : undefined} /> : undefined
-              }
-              aside={
-                credits && credits.left > 0 ? (
-                  <span data-testid="chat-credits-left">
-                    {credits.left} {credits.left === 1 ? "credit" : "credits"} left
-                  </span>
+                outOfCredits ? (
+                  <OutOfCredits portal={portal} credits={credits} serverMessage={failure?.code === "insufficient_credits" ? portalErrorText(t, turn.error) : undefined} />
                 ) : undefined
               }
-              placeholder={`Message ${app.name}…`}
+              aside={credits && credits.left > 0 ? <span data-testid="chat-credits-left">{t("credits.left", { count: credits.left })}</span> : undefined}
+              placeholder={t("chat.placeholder", { name: app.name })}
             />
           </section>
         );

@@ -1,18 +1,20 @@
 "use client";
 // The end user's own conversations in this portal, newest first, searchable; each reopens in its app.
 import Link from "next/link";
+import { Trans, useTranslation } from "react-i18next";
 import { ConversationHistory } from "./conversation-history";
 import { PortalFrame } from "./portal-frame";
 
 export function PortalConversations({ portal }: { portal: string }) {
   const base = `/p/${encodeURIComponent(portal)}`;
+  const { t } = useTranslation();
   return (
     <PortalFrame portal={portal}>
       {() => (
         <>
-          <h1>Your conversations</h1>
+          <h1>{t("history.heading")}</h1>
           <p>
-            <Link href={base}>Start a new conversation</Link> with one of your apps.
+            <Trans t={t} i18nKey="history.startNew" components={{ start: <Link href={base} /> }} />
           </p>
           <div className="panel">
             <ConversationHistory portal={portal} />

@@ -1,20 +1,25 @@
+"use client";
 // Credits left, in total and per plan, with when each plan renews, and what was spent by day this month.
+import { useTranslation } from "react-i18next";
 import type { PortalUsage } from "@/schemas/usage";
 import { UsageBars } from "@/components/usage/usage-chart";
 import { formatDay, type Credits } from "./credits";
+import { usePortalLanguage } from "./i18n/provider";
 
 export function PortalCredits({ credits, usage }: { credits: Credits; usage?: PortalUsage }) {
+  const { t } = useTranslation();
+  const language = usePortalLanguage();
   return (
     <section className="panel portal-credits" aria-labelledby="credits-heading">
       <h2 id="credits-heading" style={{ margin: 0 }}>
-        Your credits
+        {t("credits.heading")}
       </h2>
       <div className="total" data-testid="credits-left">
-        {credits.left} {credits.left === 1 ? "credit" : "credits"} left
+        {t("credits.left", { count: credits.left })}
       </div>
       {credits.plans.length === 0 && (
         <p className="muted" style={{ margin: 0 }}>
-          You have no plan with credits.
+          {t("credits.noPlan")}
         </p>
       )}
       {credits.plans.length > 0 && (
@@ -24,10 +29,10 @@ export function PortalCredits({ credits, usage }: { credits: Credits; usage?: Po
             return (
               <li key={plan.subscriptionId} data-testid="credit-plan">
                 <div>
-                  <strong>{plan.planName}</strong>: {plan.creditsLeft} of {total} left
-                  {plan.creditsResetAt ? <span className="muted"> · renews {formatDay(plan.creditsResetAt)}</span> : null}
+                  <strong>{plan.planName}</strong>: {t("credits.planLeft", { left: plan.creditsLeft, total })}
+                  {plan.creditsResetAt ? <span className="muted"> · {t("credits.renews", { date: formatDay(plan.creditsResetAt, language) })}</span> : null}
                 </div>
-                <progress max={Math.max(1, total)} value={plan.creditsLeft} aria-label={`${plan.planName} credits left`} />
+                <progress max={Math.max(1, total)} value={plan.creditsLeft} aria-label={t("credits.planProgress", { plan: plan.planName })} />
               </li>
             );
           })}
@@ -36,13 +41,13 @@ export function PortalCredits({ credits, usage }: { credits: Credits; usage?: Po
       {usage &&
         (usage.total === 0 ? (
           <p className="muted" style={{ margin: 0 }} data-testid="credits-month-empty">
-            You have not used any credits this month. Each message you send to an app uses one.
+            {t("credits.monthEmpty")}
           </p>
         ) : (
           <UsageBars
-            label="Credits you used this month, by day"
+            label={t("credits.monthChart")}
             points={usage.series}
-            series={[{ key: "credits", label: "Credits", color: "var(--portal-link, var(--accent))" }]}
+            series={[{ key: "credits", label: t("credits.monthSeries"), color: "var(--portal-link, var(--accent))" }]}
             height={160}
           />
         ))}

@@ -1,5 +1,7 @@
 // What the portal needs to know about a failed call, from the tRPC door (error.data) or from the
-// chat stream (StreamError): the HTTP status, the product's code and the wait on 429.
+// chat stream (StreamError): the HTTP status, the product's code and the wait on 429; and what
+// to tell the end user, in the portal's language.
+import type { TFunction } from "i18next";
 import { StreamError } from "@/components/chat/stream-reply";
 
 export interface PortalErrorInfo {
@@ -30,18 +32,25 @@ export function isUnauthorized(error: unknown): boolean {
   return info.status === 401 || info.code === "unauthorized" || info.code === "UNAUTHORIZED";
 }
 
-/** A wait in words: "45 seconds", "2 minutes". */
-export function waitInWords(seconds: number): string {
-  if (seconds < 60) return `${Math.max(1, Math.ceil(seconds))} second${Math.ceil(seconds) === 1 ? "" : "s"}`;
-  const minutes = Math.ceil(seconds / 60);
-  return `${minutes} minute${minutes === 1 ? "" : "s"}`;
+/** The codes the portal words itself; any other shows the server's message. */
+const WORDED_CODES = ["invalid_code", "rate_limited", "unauthorized", "not_found", "insufficient_credits", "service_disabled", "connection_lost"] as const;
+type WordedCode = (typeof WORDED_CODES)[number];
+
+function isWorded(code: string | undefined): code is WordedCode {
+  return (WORDED_CODES as readonly (string | undefined)[]).includes(code);
 }
 
-/** The sign-in page's message: throttling says how long to wait. */
-export function signInErrorMessage(error: unknown): string {
+/** A wait in words: "45 seconds", "2 minutes". */
+export function waitInWords(t: TFunction<"portal">, seconds: number): string {
+  if (seconds < 60) return t("errors.seconds", { count: Math.max(1, Math.ceil(seconds)) });
+  return t("errors.minutes", { count: Math.ceil(seconds / 60) });
+}
+
+/** What the end user reads about a failed call: throttling says how long to wait. */
+export function portalErrorText(t: TFunction<"portal">, error: unknown): string {
   const info = portalError(error);
-  if (info.status === 429 || info.code === "rate_limited") {
-    return info.retryAfterSeconds !== undefined ? `Too many attempts. Try again in ${waitInWords(info.retryAfterSeconds)}.` : info.message;
+  if ((info.status === 429 || info.code === "rate_limited") && info.retryAfterSeconds !== undefined) {
+    return t("errors.tooManyAttempts", { wait: waitInWords(t, info.retryAfterSeconds) });
   }
-  return info.message;
+  return isWorded(info.code) ? t(`errors.${info.code}`) : info.message;
 }

@@ -5,7 +5,9 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import type { CSSProperties, ReactNode } from "react";
-import { portalError } from "./portal-errors";
+import { useTranslation } from "react-i18next";
+import { LanguageMenu } from "./i18n/provider";
+import { portalError, portalErrorText } from "./portal-errors";
 import { usePortalTRPC } from "./portal-trpc";
 import { markSignedOut } from "./session-memory";
 import { portalTheme } from "./theme";
@@ -20,6 +22,7 @@ export type PortalInfo = {
   accentColor: string | null;
   organizationName: string;
   signIn: "email_code" | "sso" | "both";
+  defaultLanguage: string;
   /** "Continue with <ssoName>" when the portal allows single sign-on; null otherwise. */
   ssoName: string | null;
 };
@@ -40,6 +43,7 @@ export function PortalFrame({
   children: ReactNode | ((info: PortalInfo) => ReactNode);
 }) {
   const trpc = usePortalTRPC();
+  const { t } = useTranslation();
   const router = useRouter();
   const pathname = usePathname();
   const info = usePortalInfo(portal);
@@ -63,33 +67,36 @@ export function PortalFrame({
       <header className="portal-header">
         <Link href={base} className="portal-brand">
           {info.data?.portal.logoUrl ? <img src={info.data.portal.logoUrl} alt="" className="portal-logo" /> : null}
-          <span>{name ?? (missing ? "Portal" : " ")}</span>
+          <span>{name ?? (missing ? t("frame.portal") : " ")}</span>
         </Link>
-        {signedIn && info.data && (
-          <nav aria-label="Portal" className="portal-nav">
-            <Link href={base} aria-current={pathname === base ? "page" : undefined}>
-              Apps
-            </Link>
-            <Link href={`${base}/conversations`} aria-current={pathname === `${base}/conversations` ? "page" : undefined}>
-              Conversations
-            </Link>
-            <button type="button" className="portal-signout" onClick={() => signOut.mutate({ portal })} disabled={signOut.isPending}>
-              Sign out
-            </button>
-          </nav>
-        )}
+        <div className="portal-tools">
+          {signedIn && info.data && (
+            <nav aria-label={t("frame.navigation")} className="portal-nav">
+              <Link href={base} aria-current={pathname === base ? "page" : undefined}>
+                {t("frame.apps")}
+              </Link>
+              <Link href={`${base}/conversations`} aria-current={pathname === `${base}/conversations` ? "page" : undefined}>
+                {t("frame.conversations")}
+              </Link>
+              <button type="button" className="portal-signout" onClick={() => signOut.mutate({ portal })} disabled={signOut.isPending}>
+                {t("frame.signOut")}
+              </button>
+            </nav>
+          )}
+          <LanguageMenu />
+        </div>
       </header>
       <main className="portal-main">
-        {info.isLoading && <p className="muted">Loading…</p>}
+        {info.isLoading && <p className="muted">{t("frame.loading")}</p>}
         {missing && (
           <>
-            <h1>Portal not found</h1>
-            <p>There is no portal at this address. Check the link you were sent.</p>
+            <h1>{t("frame.notFoundTitle")}</h1>
+            <p>{t("frame.notFoundText")}</p>
           </>
         )}
         {info.error && !missing && (
           <p role="alert" className="error">
-            {portalError(info.error).message}
+            {portalErrorText(t, info.error)}
           </p>
         )}
         {info.data && (typeof children === "function" ? children(info.data.portal) : children)}

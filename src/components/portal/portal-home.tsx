@@ -5,8 +5,9 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect } from "react";
+import { useTranslation } from "react-i18next";
 import { PortalCredits } from "./portal-credits";
-import { portalError } from "./portal-errors";
+import { portalError, portalErrorText } from "./portal-errors";
 import { PortalFrame } from "./portal-frame";
 import { usePortalTRPC } from "./portal-trpc";
 import { markSignedIn } from "./session-memory";
@@ -14,6 +15,7 @@ import { handOffStarter } from "./starter-handoff";
 
 export function PortalHome({ portal }: { portal: string }) {
   const trpc = usePortalTRPC();
+  const { t } = useTranslation();
   const router = useRouter();
   const me = useQuery(trpc.me.get.queryOptions({ portal }));
   const apps = useQuery({ ...trpc.apps.list.queryOptions({ portal }), enabled: me.isSuccess });
@@ -33,29 +35,29 @@ export function PortalHome({ portal }: { portal: string }) {
       {(info) => {
         if (me.error)
           return portalError(me.error).status === 401 ? (
-            <p className="muted">Signing you in…</p>
+            <p className="muted">{t("home.signingYouIn")}</p>
           ) : (
             <p role="alert" className="error">
-              {portalError(me.error).message}
+              {portalErrorText(t, me.error)}
             </p>
           );
-        if (!me.data) return <p className="muted">Loading…</p>;
+        if (!me.data) return <p className="muted">{t("frame.loading")}</p>;
         const person = me.data.endUser;
         return (
           <>
-            <h1>Hello{person.fullName ? `, ${person.fullName}` : ""}</h1>
+            <h1>{person.fullName ? t("home.helloName", { name: person.fullName }) : t("home.hello")}</h1>
             {info.greeting && <p className="portal-greeting">{info.greeting}</p>}
             <section aria-labelledby="apps-heading">
-              <h2 id="apps-heading">Your apps</h2>
-              {apps.isLoading && <p className="muted">Loading…</p>}
+              <h2 id="apps-heading">{t("home.yourApps")}</h2>
+              {apps.isLoading && <p className="muted">{t("frame.loading")}</p>}
               {apps.error && (
                 <p role="alert" className="error">
-                  {portalError(apps.error).message}
+                  {portalErrorText(t, apps.error)}
                 </p>
               )}
               {apps.data?.apps.length === 0 && (
                 <p className="panel" data-testid="no-apps">
-                  There is no app for you here yet. When {info.organizationName} gives you access to one, it will appear on this page.
+                  {t("home.noApps", { organization: info.organizationName })}
                 </p>
               )}
               <ul className="portal-apps">
@@ -66,7 +68,7 @@ export function PortalHome({ portal }: { portal: string }) {
                     </h3>
                     {app.description && <p className="muted">{app.description}</p>}
                     {app.conversationStarters.length > 0 && (
-                      <div className="portal-starters" role="group" aria-label={`Ask ${app.name}`}>
+                      <div className="portal-starters" role="group" aria-label={t("home.ask", { name: app.name })}>
                         {app.conversationStarters.map((starter) => (
                           <button key={starter} type="button" onClick={() => start(app.id, starter)}>
                             {starter}

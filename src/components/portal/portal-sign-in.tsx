@@ -4,13 +4,15 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
+import { Trans, useTranslation } from "react-i18next";
 import { PortalFrame } from "./portal-frame";
-import { signInErrorMessage } from "./portal-errors";
+import { portalErrorText } from "./portal-errors";
 import { usePortalTRPC } from "./portal-trpc";
 import { markSignedIn, markSignedOut } from "./session-memory";
 
 export function PortalSignIn({ portal, sessionEnded, ssoError }: { portal: string; sessionEnded: boolean; ssoError?: string }) {
   const trpc = usePortalTRPC();
+  const { t } = useTranslation();
   const router = useRouter();
   const [email, setEmail] = useState("");
   const [code, setCode] = useState("");
@@ -57,10 +59,10 @@ export function PortalSignIn({ portal, sessionEnded, ssoError }: { portal: strin
     <PortalFrame portal={portal} signedIn={false}>
       {(info) => (
         <div className="panel portal-sign-in">
-          <h1>Sign in to {info.name}</h1>
+          <h1>{t("signIn.title", { name: info.name })}</h1>
           {sessionEnded && !sentTo && (
             <p className="notice" role="status">
-              Your session has ended. Sign in again to continue.
+              {t("signIn.sessionEnded")}
             </p>
           )}
           {ssoError && (
@@ -70,41 +72,47 @@ export function PortalSignIn({ portal, sessionEnded, ssoError }: { portal: strin
           )}
           {info.ssoName && !sentTo && (
             <a className="button primary" href={`/auth/oidc/start?portal=${encodeURIComponent(portal)}`} data-testid="sso-sign-in">
-              Continue with {info.ssoName}
+              {t("signIn.continueWith", { name: info.ssoName })}
             </a>
           )}
           {info.signIn === "sso" ? null : !sentTo ? (
             <form className="form" onSubmit={sendCode}>
               <p className="muted" style={{ margin: 0 }}>
-                Enter your email address and we will send you a sign-in code.
+                {t("signIn.intro")}
               </p>
               <label>
-                Email
+                {t("signIn.email")}
                 <input type="email" name="email" autoComplete="email" inputMode="email" required maxLength={320} value={email} onChange={(e) => setEmail(e.target.value)} />
               </label>
               {failure && (
                 <p role="alert" className="error">
-                  {signInErrorMessage(failure)}
+                  {portalErrorText(t, failure)}
                 </p>
               )}
               <button className="primary" type="submit" disabled={requestCode.isPending}>
-                {requestCode.isPending ? "Sending…" : "Send me a code"}
+                {requestCode.isPending ? t("signIn.sending") : t("signIn.sendCode")}
               </button>
             </form>
           ) : (
             <form className="form" onSubmit={verify}>
               <p role="status" style={{ margin: 0 }}>
-                {sentTo.again ? "A new code is on its way" : "A 6-digit code is on its way"} to <strong>{sentTo.email}</strong> if it has access here. It expires in{" "}
-                {sentTo.minutes} minutes.
+                <Trans
+                  t={t}
+                  i18nKey={sentTo.again ? "signIn.newCodeSent" : "signIn.codeSent"}
+                  values={{ email: sentTo.email, count: sentTo.minutes }}
+                  count={sentTo.minutes}
+                  components={{ email: <strong /> }}
+                />
               </p>
               <label>
-                6-digit code
+                {t("signIn.code")}
                 <input
                   className="code"
                   name="code"
                   autoComplete="one-time-code"
                   inputMode="numeric"
                   pattern="[0-9]{6}"
+                  title={t("signIn.codeFormat")}
                   minLength={6}
                   maxLength={6}
                   required
@@ -114,18 +122,18 @@ export function PortalSignIn({ portal, sessionEnded, ssoError }: { portal: strin
               </label>
               {failure && (
                 <p role="alert" className="error">
-                  {signInErrorMessage(failure)}
+                  {portalErrorText(t, failure)}
                 </p>
               )}
               <button className="primary" type="submit" disabled={verifyCode.isPending || code.length !== 6}>
-                {verifyCode.isPending ? "Signing in…" : "Sign in"}
+                {verifyCode.isPending ? t("signIn.signingIn") : t("signIn.signIn")}
               </button>
               <div className="row">
                 <button type="button" onClick={() => requestCode.mutate({ portal, email: sentTo.email })} disabled={requestCode.isPending}>
-                  Send a new code
+                  {t("signIn.sendNewCode")}
                 </button>
                 <button type="button" onClick={changeEmail}>
-                  Use another email
+                  {t("signIn.useAnotherEmail")}
                 </button>
               </div>
             </form>

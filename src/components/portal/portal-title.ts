@@ -1,11 +1,12 @@
 // Page titles of the portal, "<page> · <portal name>", built on the server from the public
-// portal (the sign-in page shows its name anyway). Each page builds its whole title: a parent
-// layout's template is not reapplied on client-side navigation.
+// portal (the sign-in page shows its name anyway), in the page's language. Each page builds its
+// whole title: a parent layout's template is not reapplied on client-side navigation.
 import type { Metadata } from "next";
-import { getDb } from "@/server/db";
-import { resolvePortal } from "@/server/services/portals";
+import { RESOURCES } from "./i18n";
+import { portalRequest } from "./i18n/server";
 
-export async function portalTitle(portal: string, page: string): Promise<Metadata> {
-  const found = await resolvePortal(getDb(), portal).catch(() => null);
-  return { title: { absolute: found ? `${page} · ${found.name}` : "Portal not found" } };
+export async function portalTitle(portal: string, page: "apps" | "conversations" | "signIn" | "chat"): Promise<Metadata> {
+  const { found, language } = await portalRequest(portal);
+  const titles = RESOURCES[language].portal.titles;
+  return { title: { absolute: found ? `${titles[page]} · ${found.name}` : titles.notFound } };
 }

@@ -21,6 +21,7 @@ type PortalRow = {
   accentColor: string | null;
   featuredAppIds: string[];
   signIn: string;
+  defaultLanguage: string;
   createdAt: Date;
 };
 
@@ -34,6 +35,7 @@ function toPortal(row: PortalRow): Portal {
     accentColor: row.accentColor,
     featuredAppIds: row.featuredAppIds,
     signIn: row.signIn as Portal["signIn"],
+    defaultLanguage: row.defaultLanguage as Portal["defaultLanguage"],
     createdAt: row.createdAt.toISOString(),
   };
 }
@@ -98,6 +100,7 @@ export const createPortal = guarded({ scope: "end_users:write", may: "grant" }, 
             logoUrl: input.logoUrl ?? null,
             accentColor: input.accentColor ?? null,
             featuredAppIds: [...new Set(input.featuredAppIds ?? [])],
+            defaultLanguage: input.defaultLanguage,
           },
         });
       const row = await recorded(db, actor, create, (portal) => ({
@@ -129,9 +132,10 @@ export const updatePortal = guarded({ scope: "end_users:write", may: "grant" }, 
           accentColor: input.accentColor,
           featuredAppIds: input.featuredAppIds ? [...new Set(input.featuredAppIds)] : undefined,
           signIn: input.signIn,
+          defaultLanguage: input.defaultLanguage,
         },
       });
-    const fields = ["name", "slug", "greeting", "logoUrl", "accentColor", "featuredAppIds", "signIn"] as const;
+    const fields = ["name", "slug", "greeting", "logoUrl", "accentColor", "featuredAppIds", "signIn", "defaultLanguage"] as const;
     const row = await recorded(db, actor, update, (portal) => ({
       action: "portal.update",
       target: portalTarget(portal),
@@ -184,6 +188,7 @@ export function toPublicPortal(row: ResolvedPortal): PublicPortal {
     accentColor: row.accentColor,
     organizationName: row.organization.name,
     signIn: row.signIn as PublicPortal["signIn"],
+    defaultLanguage: row.defaultLanguage as PublicPortal["defaultLanguage"],
     ssoName:
       row.signIn !== "email_code" && row.organization.ssoConnection ? row.organization.ssoConnection.displayName || new URL(row.organization.ssoConnection.issuer).hostname : null,
   };

@@ -44,7 +44,7 @@ export const portalsRouter = router({
         method: "PATCH",
         path: "/portals/{id}",
         tags,
-        summary: "Change a portal's name, slug, greeting, look or featured apps",
+        summary: "Change a portal's name, slug, greeting, look, featured apps or default language",
         description: "Only the fields passed change; `logoUrl` and `accentColor` take `null` to clear. A slug another portal has → 409 `conflict`.",
       },
       errors: ["not_found", "conflict"],

@@ -10,6 +10,8 @@ import { useMay } from "@/components/console";
 import { EntityName, EntityPicker } from "@/components/entity-picker";
 import { PortalGroups } from "@/components/provisioning/group-portals";
 import { errorMessage, useTRPC } from "@/lib/trpc";
+import { PORTAL_LANGUAGES, type PortalLanguage } from "@/schemas/portal";
+import { LANGUAGE_NAMES } from "@/components/portal/i18n/languages";
 import { PageHeader } from "@/components/console";
 import { ScopedUsage } from "@/components/usage/scoped-usage";
 import Link from "next/link";
@@ -21,6 +23,7 @@ interface Form {
   logoUrl: string;
   accentColor: string;
   featuredAppIds: string[];
+  defaultLanguage: PortalLanguage;
 }
 
 /** Which field a refusal is about: a taken slug answers `conflict`; validation names its field. */
@@ -30,7 +33,7 @@ function fieldOf(error: unknown): keyof Form | null {
   if (data.code === "conflict") return "slug";
   const path = data.field ?? data.problems?.[0]?.path ?? "";
   const field = path.split(/[.[]/)[0];
-  return field && ["name", "slug", "greeting", "logoUrl", "accentColor", "featuredAppIds"].includes(field) ? (field as keyof Form) : null;
+  return field && ["name", "slug", "greeting", "logoUrl", "accentColor", "featuredAppIds", "defaultLanguage"].includes(field) ? (field as keyof Form) : null;
 }
 
 function FieldError({ field, error }: { field: keyof Form; error: unknown }) {
@@ -60,6 +63,7 @@ export default function PortalSettingsPage() {
         logoUrl: portal.logoUrl ?? "",
         accentColor: portal.accentColor ?? "",
         featuredAppIds: portal.featuredAppIds,
+        defaultLanguage: portal.defaultLanguage,
       });
   }, [portal]);
   // Changing a portal is for admins: others read its settings.
@@ -107,6 +111,7 @@ export default function PortalSettingsPage() {
       logoUrl: form.logoUrl.trim() || null,
       accentColor: form.accentColor || null,
       featuredAppIds: form.featuredAppIds,
+      defaultLanguage: form.defaultLanguage,
     });
   }
 
@@ -150,6 +155,21 @@ export default function PortalSettingsPage() {
           Logo URL
           <input type="url" maxLength={2000} value={form.logoUrl} onChange={(e) => set({ logoUrl: e.target.value })} placeholder="https://example.com/logo.svg" />
           <FieldError field="logoUrl" error={update.error} />
+        </label>
+        <label>
+          Default language
+          <select value={form.defaultLanguage} onChange={(e) => set({ defaultLanguage: e.target.value as PortalLanguage })} aria-describedby="language-hint">
+            {PORTAL_LANGUAGES.map((language) => (
+              <option key={language} value={language}>
+                {LANGUAGE_NAMES[language]}
+              </option>
+            ))}
+          </select>
+          <span id="language-hint" className="muted">
+            The portal&apos;s own text is in each visitor&apos;s browser language when the portal speaks it (English, French, German), otherwise in this one. What you wrote is
+            shown as written.
+          </span>
+          <FieldError field="defaultLanguage" error={update.error} />
         </label>
         <fieldset style={{ border: 0, padding: 0, margin: 0 }}>
           <legend style={{ fontSize: "0.9rem", marginBottom: "0.3rem" }}>Accent colour</legend>

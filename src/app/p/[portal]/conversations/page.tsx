@@ -2,7 +2,7 @@ import { PortalConversations } from "@/components/portal/portal-conversations";
 import { portalTitle } from "@/components/portal/portal-title";
 
 export async function generateMetadata({ params }: { params: Promise<{ portal: string }> }) {
-  return portalTitle((await params).portal, "Conversations");
+  return portalTitle((await params).portal, "conversations");
 }
 
 export default async function Page({ params }: { params: Promise<{ portal: string }> }) {

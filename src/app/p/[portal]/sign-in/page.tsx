@@ -2,7 +2,7 @@ import { PortalSignIn } from "@/components/portal/portal-sign-in";
 import { portalTitle } from "@/components/portal/portal-title";
 
 export async function generateMetadata({ params }: { params: Promise<{ portal: string }> }) {
-  return portalTitle((await params).portal, "Sign in");
+  return portalTitle((await params).portal, "signIn");
 }
 
 export default async function Page({ params, searchParams }: { params: Promise<{ portal: string }>; searchParams: Promise<{ reason?: string; sso_error?: string }> }) {

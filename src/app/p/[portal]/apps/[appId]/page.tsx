@@ -2,7 +2,7 @@ import { PortalChat } from "@/components/portal/portal-chat";
 import { portalTitle } from "@/components/portal/portal-title";
 
 export async function generateMetadata({ params }: { params: Promise<{ portal: string }> }) {
-  return portalTitle((await params).portal, "Chat");
+  return portalTitle((await params).portal, "chat");
 }
 
 export default async function Page({ params, searchParams }: { params: Promise<{ portal: string; appId: string }>; searchParams: Promise<{ c?: string }> }) {

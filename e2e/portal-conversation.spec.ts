@@ -1,0 +1,260 @@
+// Issue 27 in the browser, at desktop and phone size: alice's app answers through an
+// OpenAI-compatible stand-in started here that writes slowly, so she can stop a reply halfway
+// (the run ends `canceled`, the partial answer stays); a file dropped or pasted on the composer is
+// refused in words; the history drawer finds, renames and deletes her conversations; and the
+// portal speaks French to a browser that asks for French, German when the portal's default is
+// German and the browser asks for neither, and remembers a language picked from its menu.
+// Axe checks each state, with no serious or critical violation.
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { startFakeOpenAI, type FakeOpenAI } from "../tests/fake-openai";
+import { admin, api, latestSignInCode, screenshot, seedDemo, seriousA11yViolations, signIn } from "./fixtures";
+
+const VIEWPORTS = [
+  { name: "desktop", width: 1440, height: 900 },
+  { name: "phone", width: 390, height: 844 },
+];
+const SHORT = "We are open from nine to five, Monday to Friday.";
+const LONG = Array.from({ length: 120 }, (_, i) => `word${i}`).join(" ");
+
+let fake: FakeOpenAI;
+test.beforeAll(async () => {
+  // About 10 seconds for the long reply: time to press Stop, short enough to finish otherwise.
+  fake = await startFakeOpenAI((messages) => (messages.at(-1)?.content.includes("story") ? LONG : SHORT), { tokenDelayMs: 80 });
+});
+test.afterAll(() => fake.close());
+
+/** An organization whose Support app answers through the stand-in, a portal, and an end user granted the app there. */
+async function provision(page: Page, slug: string, email: string, portal: { defaultLanguage?: string } = {}) {
+  const demo = seedDemo();
+  const key = demo.orgKey.secret;
+  await signIn(page, demo.login);
+  const provider = await page.request.post("/api/trpc/modelProviders.create", {
+    data: { slug: "slow", kind: "openai-compatible", name: "Slow server", baseUrl: fake.baseURL, models: [{ id: "fake-chat", kind: "chat" }] },
+  });
+  expect(provider.status(), await provider.text()).toBe(200);
+  const { agent } = await api(page.request, key, "POST", "/agents", { name: "Support agent", description: "Opening hours and stories", model: "slow/fake-chat" });
+  await api(page.request, key, "POST", `/agents/${agent.id}/publish`, {});
+  const { app } = await api(page.request, key, "POST", "/apps", {
+    name: "Support",
+    members: [{ id: agent.id, kind: "agent" }],
+    orchestrationMode: "supervisor",
+    api: { greeting: "Hi! How can I help?" },
+  });
+  await api(page.request, key, "POST", `/apps/${app.id}/publish`, {});
+  const plan = admin<{ tierPlan: { id: string } }>("plan", "create", "--org", demo.organization.id, "--name", "Starter", "--credits", "20");
+  const created = await api(page.request, key, "POST", "/portals", { name: "Help Center", slug, ...portal });
+  const { endUser } = await api(page.request, key, "POST", "/end-users", {
+    email,
+    fullName: "Alice Martin",
+    tierPlanIds: [plan.tierPlan.id],
+    grants: [{ targetKind: "app", targetId: app.id, deploymentId: created.portal.id }],
+  });
+  // The console session is not needed any more; the portal has its own.
+  await page.context().clearCookies();
+  return { demo, key, appId: app.id as string, endUserId: endUser.id as string };
+}
+
+/** Signs the end user in through the portal door (the sign-in form has its own test in e2e/portal.spec.ts). */
+async function portalSignIn(request: APIRequestContext, slug: string, organizationId: string, email: string) {
+  const asked = await request.post("/api/portal/trpc/auth.requestCode", { data: { portal: slug, email } });
+  expect(asked.status(), await asked.text()).toBe(200);
+  const code = await latestSignInCode(organizationId, email);
+  const verified = await request.post("/api/portal/trpc/auth.verifyCode", { data: { portal: slug, email, code } });
+  expect(verified.status(), await verified.text()).toBe(200);
+}
+
+async function expectAccessible(page: Page) {
+  await expect(page).not.toHaveTitle("");
+  expect(await seriousA11yViolations(page)).toEqual([]);
+}
+
+/** Drops (or pastes) a small text file on the message box, as a person would from their files. */
+async function giveFile(page: Page, how: "drop" | "paste") {
+  await page.getByRole("textbox", { name: "Message" }).evaluate((box, kind) => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File(["order 1234"], "notes.txt", { type: "text/plain" }));
+    if (kind === "drop") {
+      box.dispatchEvent(new DragEvent("dragover", { bubbles: true, cancelable: true, dataTransfer: transfer }));
+      box.dispatchEvent(new DragEvent("drop", { bubbles: true, cancelable: true, dataTransfer: transfer }));
+    } else {
+      box.dispatchEvent(new ClipboardEvent("paste", { bubbles: true, cancelable: true, clipboardData: transfer }));
+    }
+  }, how);
+}
+
+async function send(page: Page, text: string) {
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+for (const viewport of VIEWPORTS) {
+  test.describe(`at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
+    test.use({ viewport: { width: viewport.width, height: viewport.height } });
+
+    test("alice is refused files in words, stops a slow reply halfway, and finds, renames and deletes conversations in the history drawer", async ({ page }) => {
+      test.setTimeout(150_000);
+      const slug = `stop-${viewport.name}`;
+      const email = `alice.stop.${viewport.name}@customer.example`;
+      const { demo, key, appId, endUserId } = await provision(page, slug, email);
+      await portalSignIn(page.request, slug, demo.organization.id, email);
+      await page.goto(`/p/${slug}/apps/${appId}`);
+      await expect(page.getByRole("heading", { level: 1 })).toHaveText("Support");
+
+      // No attach control; a dropped or pasted file is refused in words and nothing lands in the box.
+      await expect(page.locator('input[type="file"]')).toHaveCount(0);
+      await giveFile(page, "drop");
+      const refusal = page.getByTestId("composer-no-files");
+      await expect(refusal).toHaveText("This app doesn't take files; paste the text instead.");
+      await expect(page.getByRole("textbox", { name: "Message" })).toHaveValue("");
+      await expect(page).toHaveURL(new RegExp(`/p/${slug}/apps/${appId}$`));
+      await expectAccessible(page);
+      await screenshot(page, "portal-chat-no-files");
+      await page.getByRole("textbox", { name: "Message" }).fill("x");
+      await expect(refusal).toHaveCount(0);
+      await page.getByRole("textbox", { name: "Message" }).fill("");
+      await giveFile(page, "paste");
+      await expect(refusal).toBeVisible();
+
+      // A short answer, then a long one in the same conversation, stopped halfway: Stopped, the partial answer stays.
+      await send(page, "When are you open?");
+      await expect(page.getByTestId("message-assistant").last()).toContainText("nine to five");
+      await expect(page).toHaveURL(/\?c=/);
+      await send(page, "Tell me a long story");
+      const streaming = page.getByTestId("message-streaming");
+      await expect(streaming).toContainText("word5");
+      await page.getByRole("button", { name: "Stop" }).click();
+      await expect(streaming.getByTestId("stopped")).toHaveText("Stopped");
+      const partial = (await streaming.innerText()).replace("Stopped", "").trim();
+      expect(partial).toMatch(/^word0 word1/);
+      expect(partial).not.toContain("word119");
+      await expect(page.getByRole("button", { name: "Send" })).toBeVisible();
+      await expectAccessible(page);
+      await screenshot(page, "portal-chat-stopped");
+      // It stays as far as it got: no more text arrives after the stop.
+      await page.waitForTimeout(1500);
+      expect((await streaming.innerText()).replace("Stopped", "").trim()).toBe(partial);
+      // The run ended canceled on the server (and was billed, since it ran).
+      const statuses = async () => (await api(page.request, key, "GET", `/executions?endUserId=${endUserId}&limit=10`)).executions.map((e: { status: string }) => e.status).sort();
+      await expect.poll(statuses).toEqual(["canceled", "succeeded"]);
+
+      // A second conversation, then the history drawer: both, newest first; search, rename, delete.
+      await page.getByRole("button", { name: "New conversation" }).click();
+      await send(page, "Do you ship abroad?");
+      await expect(page.getByTestId("message-assistant").last()).toContainText("nine to five");
+      await page.getByRole("button", { name: "History" }).click();
+      const drawer = page.locator("#chat-history");
+      await expect(drawer).toBeVisible();
+      const rows = drawer.getByTestId("portal-conversation");
+      await expect(rows).toHaveCount(2);
+      await expect(rows.first()).toContainText("Do you ship abroad?");
+      await expectAccessible(page);
+      await screenshot(page, "portal-chat-history");
+
+      // Search matches titles and messages' text: both replies say "open", one question says "abroad".
+      const search = drawer.getByRole("searchbox", { name: "Search your conversations" });
+      await search.fill("OPEN");
+      await expect(rows).toHaveCount(2);
+      await search.fill("abroad");
+      await expect(rows).toHaveCount(1);
+      await rows.first().getByRole("button", { name: "Rename “Do you ship abroad?”" }).click();
+      await drawer.getByRole("textbox", { name: "Conversation title" }).fill("Shipping");
+      await drawer.getByRole("button", { name: "Save" }).click();
+      await expect(rows.first()).toContainText("Shipping");
+
+      await search.fill("");
+      await expect(rows).toHaveCount(2);
+      await rows
+        .filter({ hasText: "When are you open?" })
+        .getByRole("button", { name: /^Delete/ })
+        .click();
+      await expect(drawer.getByText("Delete this conversation?")).toBeVisible();
+      await expectAccessible(page);
+      await screenshot(page, "portal-chat-history-delete");
+      await drawer.getByRole("group", { name: "Delete this conversation?" }).getByRole("button", { name: "Delete" }).click();
+      await expect(rows).toHaveCount(1);
+      await expect(rows.first()).toContainText("Shipping");
+      // Deleted for her, after a reload too; the organization's executions stay.
+      await page.goto(`/p/${slug}/conversations`);
+      await expect(page.getByTestId("portal-conversation")).toHaveCount(1);
+      expect(await statuses()).toEqual(["canceled", "succeeded", "succeeded"]);
+    });
+
+    test.describe("in French", () => {
+      test.use({ locale: "fr-FR" });
+
+      test("a browser asking for French gets the portal in French, dates and numbers too; the menu switches language and remembers it", async ({ page }) => {
+        test.setTimeout(120_000);
+        const slug = `fr-${viewport.name}`;
+        const email = `alice.fr.${viewport.name}@customer.example`;
+        const { demo, appId } = await provision(page, slug, email);
+
+        // Sign-in, in French, through the form.
+        await page.goto(`/p/${slug}`);
+        await expect(page).toHaveURL(new RegExp(`/p/${slug}/sign-in`));
+        await expect(page.locator("html")).toHaveAttribute("lang", "fr");
+        await expect(page.getByRole("heading", { level: 1 })).toHaveText("Connexion à Help Center");
+        await expect(page).toHaveTitle("Connexion · Help Center");
+        await expectAccessible(page);
+        await screenshot(page, "portal-fr-sign-in");
+        await page.getByLabel("E-mail").fill(email);
+        await page.getByRole("button", { name: "M'envoyer un code" }).click();
+        await expect(page.getByRole("status")).toContainText(`Un code à 6 chiffres est en route vers ${email}`);
+        const code = await latestSignInCode(demo.organization.id, email);
+        await page.getByLabel("Code à 6 chiffres").fill(code === "000000" ? "111111" : "000000");
+        await page.getByRole("button", { name: "Se connecter", exact: true }).click();
+        await expect(page.getByRole("main").getByRole("alert")).toHaveText("Ce code est erroné ou a expiré. Demandez-en un nouveau.");
+        await page.getByLabel("Code à 6 chiffres").fill(code);
+        await page.getByRole("button", { name: "Se connecter", exact: true }).click();
+
+        // Home: greeting, apps, credits with French plurals and dates.
+        await expect(page.getByRole("heading", { level: 1 })).toHaveText("Bonjour, Alice Martin");
+        await expect(page).toHaveTitle("Applications · Help Center");
+        await expect(page.getByRole("heading", { name: "Vos applications" })).toBeVisible();
+        await expect(page.getByTestId("credits-left")).toHaveText("20 crédits restants");
+        await expect(page.getByTestId("credit-plan")).toContainText(/renouvelés le \d{1,2} [a-zéû]+ \d{4}/);
+        await expectAccessible(page);
+        await screenshot(page, "portal-fr-home");
+
+        // Chat: the composer, the reply's actions, the credits under it.
+        await page.getByRole("link", { name: "Support" }).click();
+        await expect(page).toHaveTitle("Discussion · Help Center");
+        const box = page.getByRole("textbox", { name: "Message" });
+        await expect(box).toHaveAttribute("placeholder", "Écrire à Support…");
+        await box.fill("Quels sont vos horaires ?");
+        await page.getByRole("button", { name: "Envoyer" }).click();
+        await expect(page.getByTestId("message-assistant").last()).toContainText("nine to five");
+        await expect(page.getByRole("group", { name: "Actions sur la réponse" }).last()).toBeVisible();
+        await expect(page.getByTestId("chat-credits-left")).toHaveText("19 crédits restants");
+        await expect(page.getByRole("button", { name: "Historique" })).toBeVisible();
+        await expectAccessible(page);
+        await screenshot(page, "portal-fr-chat");
+
+        // The language menu: English now, and still after a reload (remembered on this browser).
+        await page.getByRole("combobox", { name: "Langue" }).selectOption("en");
+        await expect(page.getByRole("button", { name: "History" })).toBeVisible();
+        await expect(page.locator("html")).toHaveAttribute("lang", "en");
+        await page.reload();
+        await expect(page.getByRole("button", { name: "New conversation" })).toBeVisible();
+        await expect(page.locator("html")).toHaveAttribute("lang", "en");
+        await expect(page.getByTestId("chat-credits-left")).toHaveText("19 credits left");
+        expect(page.url()).toContain(`/apps/${appId}`);
+      });
+    });
+
+    test.describe("in a language the portal does not speak", () => {
+      test.use({ locale: "ja-JP" });
+
+      test("the portal's default language is used: German here", async ({ page }) => {
+        const slug = `de-${viewport.name}`;
+        await provision(page, slug, `alice.de.${viewport.name}@customer.example`, { defaultLanguage: "de" });
+        await page.goto(`/p/${slug}/sign-in`);
+        await expect(page.locator("html")).toHaveAttribute("lang", "de");
+        await expect(page.getByRole("heading", { level: 1 })).toHaveText("Bei Help Center anmelden");
+        await expect(page.getByRole("button", { name: "Code senden" })).toBeVisible();
+        await expectAccessible(page);
+        await screenshot(page, "portal-de-sign-in");
+      });
+    });
+  });
+}

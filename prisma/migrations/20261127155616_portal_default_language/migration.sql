@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "portals" ADD COLUMN     "default_language" TEXT NOT NULL DEFAULT 'en';
