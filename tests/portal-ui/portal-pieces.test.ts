@@ -13,9 +13,15 @@ describe("portalTheme", () => {
       const theme = portalTheme(accent);
       expect(contrastRatio(theme.accent, theme.accentText), accent).toBeGreaterThanOrEqual(4.5);
       expect(contrastRatio(theme.link, "#f6f7f9"), accent).toBeGreaterThanOrEqual(4.5);
+      // The dark theme's panel and page (src/app/theme.css).
+      expect(contrastRatio(theme.linkDark, "#1a1e24"), accent).toBeGreaterThanOrEqual(4.5);
+      expect(contrastRatio(theme.linkDark, "#111418"), accent).toBeGreaterThanOrEqual(4.5);
     }
     expect(portalTheme("#ffdd00").accentText).toBe("#000000");
     expect(portalTheme("#1b1f6b").accentText).toBe("#ffffff");
+    // A dark brand colour is unreadable as a link on the dark theme: its text colour is used there.
+    expect(portalTheme("#1b1f6b").linkDark).toBe("#e6e8eb");
+    expect(portalTheme("#ffdd00").linkDark).toBe("#ffdd00");
   });
 
   it("falls back to the default accent for a missing or malformed colour", () => {

@@ -1,12 +1,16 @@
-// The portal's look from its accent colour: a button text colour and a link colour that stay
-// readable (WCAG AA, 4.5:1) whatever colour an admin picks.
+// The portal's look from its accent colour: a button text colour and a link colour per theme that
+// stay readable (WCAG AA, 4.5:1) whatever colour an admin picks. The page colours are those of
+// src/app/theme.css.
 
 const DEFAULT_ACCENT = "#3b5bdb";
 const DARK_TEXT = "#1c2430";
 const WHITE = "#ffffff";
 const BLACK = "#000000";
-/** The page background (links sit on it and on white panels). */
+/** The light page background (links sit on it and on white panels). */
 const PAGE = "#f6f7f9";
+/** The dark theme's panel, the lighter of its two backgrounds, and its body text colour. */
+const DARK_PANEL = "#1a1e24";
+const LIGHT_TEXT = "#e6e8eb";
 
 function luminance(hex: string): number {
   const channels = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
@@ -25,6 +29,8 @@ export interface PortalTheme {
   accentText: string;
   /** Links on the white page: the accent when it is readable there, else the body text colour. */
   link: string;
+  /** Links in the dark theme: the accent when it is readable on the dark panel, else its text colour. */
+  linkDark: string;
 }
 
 export function portalTheme(accentColor: string | null | undefined): PortalTheme {
@@ -32,5 +38,6 @@ export function portalTheme(accentColor: string | null | undefined): PortalTheme
   // White or black: one of them always reaches 4.5:1 on any colour.
   const accentText = contrastRatio(accent, WHITE) >= contrastRatio(accent, BLACK) ? WHITE : BLACK;
   const link = contrastRatio(accent, PAGE) >= 4.5 ? accent : DARK_TEXT;
-  return { accent, accentText, link };
+  const linkDark = contrastRatio(accent, DARK_PANEL) >= 4.5 ? accent : LIGHT_TEXT;
+  return { accent, accentText, link, linkDark };
 }

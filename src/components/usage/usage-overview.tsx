@@ -10,7 +10,7 @@ import { UsageBars, UsageEmpty, UsageRangePicker, useUsageRange } from "./usage-
 
 export const CREDITS_AND_TURNS = [
   { key: "credits", label: "Credits", color: "var(--accent)" },
-  { key: "turns", label: "Turns", color: "var(--chart-2, #8a6d00)" },
+  { key: "turns", label: "Turns", color: "var(--chart-2)" },
 ];
 
 function Overview() {
