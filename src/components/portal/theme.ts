@@ -8,9 +8,8 @@ const WHITE = "#ffffff";
 const BLACK = "#000000";
 /** The light page background (links sit on it and on white panels). */
 const PAGE = "#f6f7f9";
-/** The dark theme's panel, the lighter of its two backgrounds, and its body text colour. */
+/** The dark theme's panel, the lighter of its two backgrounds. */
 const DARK_PANEL = "#1a1e24";
-const LIGHT_TEXT = "#e6e8eb";
 
 function luminance(hex: string): number {
   const channels = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
@@ -23,13 +22,34 @@ export function contrastRatio(a: string, b: string): number {
   return (light + 0.05) / (dark + 0.05);
 }
 
+/** `hex` mixed with white by `share` (0 to 1). */
+function towardWhite(hex: string, share: number): string {
+  const channels = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  return `#${channels
+    .map((c) =>
+      Math.round(c + (255 - c) * share)
+        .toString(16)
+        .padStart(2, "0"),
+    )
+    .join("")}`;
+}
+
+/** The colour itself when it reads on `background`, else the least lightened tint of it that does (white at worst). */
+function lightenUntilReadable(hex: string, background: string): string {
+  for (let share = 0; share < 1; share += 0.05) {
+    const tint = towardWhite(hex, share);
+    if (contrastRatio(tint, background) >= 4.5) return tint;
+  }
+  return WHITE;
+}
+
 export interface PortalTheme {
   accent: string;
   /** Text on an accent background. */
   accentText: string;
   /** Links on the white page: the accent when it is readable there, else the body text colour. */
   link: string;
-  /** Links in the dark theme: the accent when it is readable on the dark panel, else its text colour. */
+  /** Links in the dark theme: the accent, lightened as little as needed to read on the dark panel. */
   linkDark: string;
 }
 
@@ -38,6 +58,6 @@ export function portalTheme(accentColor: string | null | undefined): PortalTheme
   // White or black: one of them always reaches 4.5:1 on any colour.
   const accentText = contrastRatio(accent, WHITE) >= contrastRatio(accent, BLACK) ? WHITE : BLACK;
   const link = contrastRatio(accent, PAGE) >= 4.5 ? accent : DARK_TEXT;
-  const linkDark = contrastRatio(accent, DARK_PANEL) >= 4.5 ? accent : LIGHT_TEXT;
+  const linkDark = lightenUntilReadable(accent, DARK_PANEL);
   return { accent, accentText, link, linkDark };
 }

@@ -9,7 +9,7 @@ import { useTRPC } from "@/lib/trpc";
 import { UsageBars, UsageEmpty, UsageRangePicker, useUsageRange } from "./usage-chart";
 
 export const CREDITS_AND_TURNS = [
-  { key: "credits", label: "Credits", color: "var(--accent)" },
+  { key: "credits", label: "Credits", color: "var(--chart-1)" },
   { key: "turns", label: "Turns", color: "var(--chart-2)" },
 ];
 
