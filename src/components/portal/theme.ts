@@ -8,8 +8,8 @@ const WHITE = "#ffffff";
 const BLACK = "#000000";
 /** The light page background (links sit on it and on white panels). */
 const PAGE = "#f6f7f9";
-/** The dark theme's panel, the lighter of its two backgrounds. */
-const DARK_PANEL = "#1a1e24";
+/** What links sit on in the dark theme: the page, panels and the end user's own messages (--selected-bg). */
+const DARK_BACKGROUNDS = ["#111418", "#1a1e24", "#232c4a"];
 
 function luminance(hex: string): number {
   const channels = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
@@ -34,11 +34,11 @@ function towardWhite(hex: string, share: number): string {
     .join("")}`;
 }
 
-/** The colour itself when it reads on `background`, else the least lightened tint of it that does (white at worst). */
-function lightenUntilReadable(hex: string, background: string): string {
+/** The colour itself when it reads on every background, else the least lightened tint of it that does (white at worst). */
+function lightenUntilReadable(hex: string, backgrounds: string[]): string {
   for (let share = 0; share < 1; share += 0.05) {
     const tint = towardWhite(hex, share);
-    if (contrastRatio(tint, background) >= 4.5) return tint;
+    if (backgrounds.every((background) => contrastRatio(tint, background) >= 4.5)) return tint;
   }
   return WHITE;
 }
@@ -49,7 +49,7 @@ export interface PortalTheme {
   accentText: string;
   /** Links on the white page: the accent when it is readable there, else the body text colour. */
   link: string;
-  /** Links in the dark theme: the accent, lightened as little as needed to read on the dark panel. */
+  /** Links in the dark theme: the accent, lightened as little as needed to read on its backgrounds. */
   linkDark: string;
 }
 
@@ -58,6 +58,6 @@ export function portalTheme(accentColor: string | null | undefined): PortalTheme
   // White or black: one of them always reaches 4.5:1 on any colour.
   const accentText = contrastRatio(accent, WHITE) >= contrastRatio(accent, BLACK) ? WHITE : BLACK;
   const link = contrastRatio(accent, PAGE) >= 4.5 ? accent : DARK_TEXT;
-  const linkDark = lightenUntilReadable(accent, DARK_PANEL);
+  const linkDark = lightenUntilReadable(accent, DARK_BACKGROUNDS);
   return { accent, accentText, link, linkDark };
 }
