@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { documentLanguage } from "@/components/portal/i18n/server";
 import { Providers } from "@/lib/trpc";
+import "./theme.css";
 import "./globals.css";
 
 // No title here: console pages name themselves through PageHeader, the portal and docs in their own layouts.

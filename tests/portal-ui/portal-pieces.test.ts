@@ -14,9 +14,16 @@ describe("portalTheme", () => {
       const theme = portalTheme(accent);
       expect(contrastRatio(theme.accent, theme.accentText), accent).toBeGreaterThanOrEqual(4.5);
       expect(contrastRatio(theme.link, "#f6f7f9"), accent).toBeGreaterThanOrEqual(4.5);
+      // The dark theme's page, panel and the end user's own messages (src/app/theme.css).
+      for (const background of ["#111418", "#1a1e24", "#232c4a"]) expect(contrastRatio(theme.linkDark, background), accent).toBeGreaterThanOrEqual(4.5);
     }
     expect(portalTheme("#ffdd00").accentText).toBe("#000000");
     expect(portalTheme("#1b1f6b").accentText).toBe("#ffffff");
+    // A dark brand colour is unreadable as a link on the dark theme: a light tint of it is used there.
+    expect(portalTheme("#ffdd00").linkDark).toBe("#ffdd00");
+    const navy = portalTheme("#1b1f6b").linkDark;
+    expect(navy).not.toBe("#1b1f6b");
+    expect(contrastRatio(navy, "#232c4a")).toBeLessThan(6);
   });
 
   it("falls back to the default accent for a missing or malformed colour", () => {

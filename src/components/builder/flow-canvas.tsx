@@ -174,6 +174,7 @@ export default function FlowCanvas({ nodes, feedback, selected, onSelect, setNod
         fitViewOptions={{ padding: 0.2, maxZoom: 1 }}
         deleteKeyCode={["Backspace", "Delete"]}
         minZoom={0.2}
+        colorMode="system"
       >
         <Background gap={16} />
         <Controls showInteractive={false} />

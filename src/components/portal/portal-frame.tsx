@@ -59,7 +59,7 @@ export function PortalFrame({
   const name = info.data?.portal.name;
 
   const theme = portalTheme(info.data?.portal.accentColor);
-  const style = { "--accent": theme.accent, "--accent-text": theme.accentText, "--portal-link": theme.link } as CSSProperties;
+  const style = { "--accent": theme.accent, "--accent-text": theme.accentText, "--portal-link-light": theme.link, "--portal-link-dark": theme.linkDark } as CSSProperties;
   const missing = info.error && portalError(info.error).code === "not_found";
 
   return (

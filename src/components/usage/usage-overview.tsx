@@ -10,8 +10,8 @@ import { executionsHref, FAILURES, REFUSED } from "./executions-link";
 import { UsageBars, UsageEmpty, UsageRangePicker, useUsageRange } from "./usage-chart";
 
 export const CREDITS_AND_TURNS = [
-  { key: "credits", label: "Credits", color: "var(--accent)" },
-  { key: "turns", label: "Turns", color: "var(--chart-2, #8a6d00)" },
+  { key: "credits", label: "Credits", color: "var(--chart-1)" },
+  { key: "turns", label: "Turns", color: "var(--chart-2)" },
 ];
 
 /** The runs refused before they ran, whatever the code. */

@@ -89,17 +89,18 @@ function AuditLog() {
         {list.isLoaded && (
           <DataTable
             label="Audit events"
+            cards
             rows={list.items}
             rowKey={(event) => event.id}
             empty={FILTERS.some((key) => filter[key]) ? "No events match these filters." : "Nothing recorded yet."}
             columns={[
-              { key: "when", header: "When", cell: (event) => new Date(event.occurredAt).toLocaleString() },
-              { key: "who", header: "Who", cell: (event) => `${event.actor.label} (${event.actor.type})` },
-              { key: "door", header: "Door", cell: (event) => event.door },
-              { key: "action", header: "Action", cell: (event) => (event.outcome === "failure" ? `${event.action} (failed)` : event.action) },
-              { key: "target", header: "Target", cell: (event) => event.target.label || event.target.id || event.target.type },
-              { key: "changes", header: "Changes", cell: (event) => describeChanges(event.changes) },
-              { key: "request", header: "Request", cell: (event) => [event.requestId, event.ipAddress].filter(Boolean).join(" · ") },
+              { key: "when", header: "When", nowrap: true, cell: (event) => new Date(event.occurredAt).toLocaleString() },
+              { key: "who", header: "Who", cell: (event) => <span className="audit-name">{`${event.actor.label} (${event.actor.type})`}</span> },
+              { key: "door", header: "Door", nowrap: true, cell: (event) => event.door },
+              { key: "action", header: "Action", nowrap: true, cell: (event) => (event.outcome === "failure" ? `${event.action} (failed)` : event.action) },
+              { key: "target", header: "Target", cell: (event) => <span className="audit-name">{event.target.label || event.target.id || event.target.type}</span> },
+              { key: "changes", header: "Changes", cell: (event) => <span className="audit-changes">{describeChanges(event.changes)}</span> },
+              { key: "request", header: "Request", cell: (event) => <span className="audit-request">{[event.requestId, event.ipAddress].filter(Boolean).join(" · ")}</span> },
             ]}
           />
         )}

@@ -60,7 +60,7 @@ export default function WebhooksPage() {
         </div>
       )}
       {mayChangeSettings && (
-        <form className="panel form" onSubmit={submit} aria-label="Add a webhook endpoint">
+        <form className="panel form webhook-form" onSubmit={submit} aria-label="Add a webhook endpoint">
           <h2 style={{ marginTop: 0 }}>Add an endpoint</h2>
           <label>
             URL
@@ -72,7 +72,7 @@ export default function WebhooksPage() {
               <input type="checkbox" checked={types.includes("*")} onChange={() => setTypes(types.includes("*") ? [] : ["*"])} />
               All events
             </label>
-            <div className="scopes">
+            <div className="webhook-events">
               {WEBHOOK_EVENT_TYPES.map((type) => (
                 <label key={type} className="inline">
                   <input type="checkbox" disabled={types.includes("*")} checked={types.includes("*") || types.includes(type)} onChange={() => toggle(type)} />
@@ -100,12 +100,13 @@ export default function WebhooksPage() {
           )}
           <DataTable
             label="Webhook endpoints"
+            cards
             rows={endpoints.data?.endpoints ?? []}
             rowKey={(endpoint) => endpoint.id}
             empty={endpoints.isLoading ? "Loading…" : "No endpoints yet."}
             columns={[
               { key: "url", header: "URL", cell: (endpoint) => endpoint.url },
-              { key: "events", header: "Events", cell: (endpoint) => endpoint.eventTypes.join(", ") },
+              { key: "events", header: "Events", cell: (endpoint) => (endpoint.eventTypes.includes("*") ? "All events" : endpoint.eventTypes.join(", ")) },
               {
                 key: "status",
                 header: "Status",
@@ -153,11 +154,12 @@ function Deliveries({ endpointId }: { endpointId: string }) {
       <ErrorAlert error={deliveries.error ?? replay.error} />
       <DataTable
         label="Deliveries"
+        cards
         rows={deliveries.data?.deliveries ?? []}
         rowKey={(delivery) => delivery.id}
         empty={deliveries.isLoading ? "Loading…" : "Nothing sent yet."}
         columns={[
-          { key: "when", header: "Queued", cell: (delivery) => new Date(delivery.createdAt).toLocaleString() },
+          { key: "when", header: "Queued", nowrap: true, cell: (delivery) => new Date(delivery.createdAt).toLocaleString() },
           { key: "type", header: "Event", cell: (delivery) => delivery.type },
           { key: "status", header: "Status", cell: (delivery) => delivery.status },
           {

@@ -180,7 +180,7 @@ function PageTree({ knowledgebaseId, pages, selected, onSelect }: { knowledgebas
       {pages.length === 0 && <p className="muted">No pages yet.</p>}
       <nav aria-label="Page tree">{renderLevel(null)}</nav>
       {dragging && (
-        <div className="muted" style={{ border: "1px dashed #999", padding: "0.3rem", marginTop: "0.3rem" }} {...dropOn(null)}>
+        <div className="muted" style={{ border: "1px dashed var(--border-strong)", padding: "0.3rem", marginTop: "0.3rem" }} {...dropOn(null)}>
           Drop here to move to the top level
         </div>
       )}
