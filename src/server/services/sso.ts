@@ -15,6 +15,7 @@ import { AppError, invalidRequest } from "@/server/errors";
 import { guardedFetch, privateIntegrationUrlsAllowed, requireIntegrationUrl } from "@/server/integration-urls";
 import { openSecret, sealSecret } from "@/server/secret-box";
 import { startEndUserSession, type NewEndUserSession } from "./end-user-sessions";
+import { changesBetween, recorded, recordEvent, SECRET_CHANGED } from "./events";
 import { normalizeEmail } from "./members";
 import { ACTIVE_END_USER } from "./portal-access";
 import type { NewSession } from "./sessions";
@@ -91,17 +92,28 @@ export const setSsoConnection = guarded({ role: "admin" }, async function setSso
     throw invalidRequest([{ path: "clientSecret", message: "1 to 2,000 characters" }]);
   const domains = normalizeDomains(input.domains ?? []);
   const displayName = (input.displayName ?? "").trim().slice(0, 100);
-  const existing = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId }, select: { id: true } });
+  const existing = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
   if (!existing && input.clientSecret === undefined) throw invalidRequest([{ path: "clientSecret", message: "Required" }]);
   if (domains.length) {
     const taken = await db.ssoConnection.findFirst({ where: { organizationId: { not: actor.organizationId }, domains: { hasSome: domains } }, select: { domains: true } });
     if (taken) throw new AppError("conflict", `Another organization signs in ${taken.domains.find((domain) => domains.includes(domain))} with its own identity provider.`);
   }
   const secret = input.clientSecret === undefined ? {} : { clientSecretCiphertext: sealSecret(input.clientSecret, "clientSecret") };
-  const row = await db.ssoConnection.upsert({
-    where: { organizationId: actor.organizationId },
-    create: { organizationId: actor.organizationId, issuer, clientId: input.clientId.trim(), domains, displayName, clientSecretCiphertext: secret.clientSecretCiphertext! },
-    update: { issuer, clientId: input.clientId.trim(), domains, displayName, ...secret },
+  const upsert = (tx: Pick<Db, "ssoConnection">) =>
+    tx.ssoConnection.upsert({
+      where: { organizationId: actor.organizationId },
+      create: { organizationId: actor.organizationId, issuer, clientId: input.clientId.trim(), domains, displayName, clientSecretCiphertext: secret.clientSecretCiphertext! },
+      update: { issuer, clientId: input.clientId.trim(), domains, displayName, ...secret },
+    });
+  const row = await recorded(db, actor, upsert, (saved) => {
+    const changes: Record<string, readonly [unknown, unknown]> = existing
+      ? changesBetween({ ...toView(existing) }, { ...toView(saved) }, ["issuer", "clientId", "domains", "displayName"])
+      : {};
+    return {
+      action: existing ? "sso_connection.update" : "sso_connection.create",
+      target: { type: "sso_connection", id: saved.id, label: saved.displayName || saved.issuer },
+      changes: input.clientSecret === undefined ? changes : { ...changes, clientSecret: [existing ? SECRET_CHANGED : null, SECRET_CHANGED] },
+    };
   });
   return toView(row);
 });
@@ -114,7 +126,10 @@ export const getSsoConnection = guarded({ role: "admin" }, async function getSso
 export const removeSsoConnection = guarded({ role: "admin" }, async function removeSsoConnection(db: Db, actor: Actor): Promise<SsoConnectionView> {
   const row = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
   if (!row) throw new AppError("not_found", "This organization has no single sign-on connection.");
-  await db.ssoConnection.delete({ where: { id: row.id } });
+  await db.$transaction([
+    db.ssoConnection.delete({ where: { id: row.id } }),
+    recordEvent(db, actor, { action: "sso_connection.delete", target: { type: "sso_connection", id: row.id, label: row.displayName || row.issuer } }),
+  ]);
   return toView(row);
 });
 
