@@ -3,7 +3,10 @@
 // out, and failed executions. Each is an audit event with its webhook type and its data.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { api } from "../helpers";
+import { chargeCredits, chargeEndUserCredit, chargeRunCredit } from "@/server/services/credits";
+import { provisionEndUser } from "@/server/services/end-users";
+import { api, newOrganization } from "../helpers";
+import { email, newPlan } from "../provisioning-helpers";
 import { directoryTenant, PATCH_OP, scim, uniqueUserName } from "../directory/helpers";
 
 async function eventsOf(organizationId: string, action: string) {
@@ -55,5 +58,59 @@ describe("the directory's events", () => {
     expect(failures).toHaveLength(1);
     expect(failures[0]).toMatchObject({ actorType: "directory", door: "scim", outcome: "failure", webhookType: "directory.sync_failed", targetLabel: "POST /Users" });
     expect(failures[0]!.data).toMatchObject({ object: "directory_sync_failure", request: "POST /Users", status: 409, scimType: "uniqueness" });
+  });
+});
+
+describe("credits.low and credits.exhausted", () => {
+  it("announce an organization's balance under 10% of what the operator set, and at 0, once per crossing", async () => {
+    const tenant = await newOrganization({ credits: 100 });
+    const organizationId = tenant.organization.id;
+    await chargeCredits(getDb(), organizationId, 85);
+    expect(await eventsOf(organizationId, "credits.low")).toHaveLength(0);
+    await chargeCredits(getDb(), organizationId, 6);
+    await chargeCredits(getDb(), organizationId, 1);
+    await chargeRunCredit(getDb(), organizationId, null, 1);
+    const [low, ...moreLow] = await eventsOf(organizationId, "credits.low");
+    expect(moreLow).toHaveLength(0);
+    expect(low).toMatchObject({ actorType: "system", door: "system", targetType: "organization", webhookType: "credits.low" });
+    expect(low!.data).toEqual({ object: "organization_credits", organizationId, credits: 9, reference: 100 });
+
+    await chargeRunCredit(getDb(), organizationId, null, 7);
+    await expect(chargeCredits(getDb(), organizationId, 1)).rejects.toMatchObject({ code: "insufficient_credits" });
+    const exhausted = await eventsOf(organizationId, "credits.exhausted");
+    expect(exhausted).toHaveLength(1);
+    expect(exhausted[0]).toMatchObject({ webhookType: "credits.exhausted", data: expect.objectContaining({ credits: 0 }) });
+  });
+
+  it("are announced once each when twenty charges race through both thresholds", async () => {
+    const tenant = await newOrganization({ credits: 20 });
+    const organizationId = tenant.organization.id;
+    const results = await Promise.allSettled(Array.from({ length: 25 }, () => chargeCredits(getDb(), organizationId, 1)));
+    expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(20);
+    expect(await eventsOf(organizationId, "credits.low")).toHaveLength(1);
+    expect(await eventsOf(organizationId, "credits.exhausted")).toHaveLength(1);
+  });
+
+  it("announce an end user's pool under 10% of its allowance and bonus, and empty, once each", async () => {
+    const tenant = await newOrganization();
+    const organizationId = tenant.organization.id;
+    const { tierPlan: plan } = await newPlan(tenant.operator, { credits: 30 });
+    const { endUser } = await provisionEndUser(getDb(), tenant.operator, { email: email(), tierPlanIds: [plan.id] });
+    for (let charge = 1; charge <= 27; charge++) await chargeEndUserCredit(getDb(), organizationId, endUser.id);
+    expect(await eventsOf(organizationId, "credits.low")).toHaveLength(0);
+    await chargeEndUserCredit(getDb(), organizationId, endUser.id);
+    await chargeEndUserCredit(getDb(), organizationId, endUser.id);
+    const low = await eventsOf(organizationId, "credits.low");
+    expect(low).toHaveLength(1);
+    expect(low[0]).toMatchObject({ targetType: "subscription", targetLabel: endUser.email, webhookType: "credits.low" });
+    expect(low[0]!.data).toMatchObject({ object: "credit_pool", endUserId: endUser.id, tierPlanId: plan.id, creditAllowance: 30, creditsUsed: 28, creditsLeft: 2 });
+
+    await chargeEndUserCredit(getDb(), organizationId, endUser.id);
+    await expect(chargeEndUserCredit(getDb(), organizationId, endUser.id)).rejects.toMatchObject({ code: "insufficient_credits" });
+    const exhausted = await eventsOf(organizationId, "credits.exhausted");
+    expect(exhausted).toHaveLength(1);
+    expect(exhausted[0]!.data).toMatchObject({ object: "credit_pool", creditsLeft: 0 });
+    // The organization's own balance (1,000) never came near its threshold.
+    expect(exhausted.every((event) => event.targetType === "subscription")).toBe(true);
   });
 });
