@@ -8,6 +8,7 @@ import { provisionEndUser } from "@/server/services/end-users";
 import { api, newOrganization } from "../helpers";
 import { email, newPlan } from "../provisioning-helpers";
 import { directoryTenant, PATCH_OP, scim, uniqueUserName } from "../directory/helpers";
+import { clientAddress, portalCall, portalScenario, signIn } from "../portal/helpers";
 
 async function eventsOf(organizationId: string, action: string) {
   return getDb().auditEvent.findMany({ where: { organizationId, action }, orderBy: [{ occurredAt: "asc" }, { id: "asc" }] });
@@ -112,5 +113,23 @@ describe("credits.low and credits.exhausted", () => {
     expect(exhausted[0]!.data).toMatchObject({ object: "credit_pool", creditsLeft: 0 });
     // The organization's own balance (1,000) never came near its threshold.
     expect(exhausted.every((event) => event.targetType === "subscription")).toBe(true);
+  });
+});
+
+describe("portal sign-ins", () => {
+  it("records an end user's wrong code as a failure and their sign-in as a success, through the portal door", async () => {
+    const scenario = await portalScenario();
+    const headers = clientAddress();
+    const address = scenario.endUser.email;
+    await portalCall("mutation", "auth.requestCode", { portal: scenario.portal.slug, email: address }, { headers });
+    const wrong = await portalCall("mutation", "auth.verifyCode", { portal: scenario.portal.slug, email: address, code: "000000" }, { headers });
+    expect(wrong.status).toBeGreaterThanOrEqual(400);
+    await signIn(scenario, address, headers);
+    const events = await eventsOf(scenario.tenant.organization.id, "end_user.sign_in");
+    expect(events.map((event) => [event.actorId, event.door, event.outcome])).toEqual([
+      [scenario.endUser.id, "portal", "failure"],
+      [scenario.endUser.id, "portal", "success"],
+    ]);
+    expect(events[1]!.ipAddress).toEqual(expect.any(String));
   });
 });

@@ -7,7 +7,7 @@
 // a replayed callback finds nothing.
 import * as oidc from "openid-client";
 import { env, publicOrigin } from "@/env";
-import type { Actor } from "@/server/auth/actor";
+import type { Actor, EndUserActor, MemberActor, RequestOrigin } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
 import type { Db } from "@/server/db";
@@ -15,9 +15,8 @@ import { AppError, invalidRequest } from "@/server/errors";
 import { guardedFetch, privateIntegrationUrlsAllowed, requireIntegrationUrl } from "@/server/integration-urls";
 import { openSecret, sealSecret } from "@/server/secret-box";
 import { startEndUserSession, type NewEndUserSession } from "./end-user-sessions";
-import { changesBetween, recorded, recordEvent, SECRET_CHANGED } from "./events";
+import { changesBetween, recorded, recordEvent, SECRET_CHANGED, type EventInput } from "./events";
 import { normalizeEmail } from "./members";
-import { ACTIVE_END_USER } from "./portal-access";
 import type { NewSession } from "./sessions";
 
 export const OIDC_CALLBACK_PATH = "/auth/oidc/callback";
@@ -220,7 +219,7 @@ const SAME_ANSWER = "This account cannot sign in here with single sign-on. Ask y
  * started (its cookie) and still unused; the code is exchanged with PKCE and the ID token
  * checked; then the verified email names a member or an active end user of the organization.
  */
-export async function finishSsoSignIn(db: Db, query: URLSearchParams, stateCookie: string | undefined): Promise<SsoFinish> {
+export async function finishSsoSignIn(db: Db, query: URLSearchParams, stateCookie: string | undefined, origin?: Omit<RequestOrigin, "door">): Promise<SsoFinish> {
   const state = query.get("state");
   if (!state || !stateCookie || state !== stateCookie) throw ssoRefusal("This sign-in was not started in this browser, or it has expired. Start again.");
   // Taken and deleted in one statement: of two callbacks with the same state, one finds it.
@@ -258,15 +257,40 @@ export async function finishSsoSignIn(db: Db, query: URLSearchParams, stateCooki
   if (!email || !(claims?.email_verified === true || vouched)) throw fail("The identity provider did not give a verified email address.");
 
   if (login.kind === "member") {
-    const member = await db.member.findFirst({ where: { organizationId: login.organizationId, removedAt: null, user: { email } }, select: { id: true } });
+    const member = await db.member.findFirst({ where: { organizationId: login.organizationId, removedAt: null, user: { email } }, select: { id: true, role: true } });
     if (!member) throw fail(SAME_ANSWER);
+    const actor: MemberActor = {
+      kind: "member",
+      organizationId: login.organizationId,
+      member: { id: member.id, role: member.role, email },
+      origin: origin && { ...origin, door: "console" },
+    };
     const token = randomToken();
     const expiresAt = new Date(Date.now() + env().SESSION_TTL_HOURS * 3_600_000);
-    await db.session.create({ data: { tokenHash: hashSecret(token), memberId: member.id, expiresAt } });
+    await db.$transaction([
+      db.session.create({ data: { tokenHash: hashSecret(token), memberId: member.id, expiresAt } }),
+      recordEvent(db, actor, { action: "member.sign_in", target: { type: "member", id: member.id, label: email }, changes: { method: [null, "sso"] } }),
+    ]);
     return { kind: "member", session: { token, expiresAt } };
   }
-  const endUser = await db.endUser.findFirst({ where: { organizationId: login.organizationId, email, ...ACTIVE_END_USER }, select: { id: true } });
+  const endUser = await db.endUser.findFirst({
+    where: { organizationId: login.organizationId, email, deletedAt: null },
+    select: { id: true, email: true, fullName: true, revokedAt: true, suspendedAt: true },
+  });
   if (!endUser || !portal) throw fail(SAME_ANSWER);
-  const session = await startEndUserSession(db, { id: endUser.id, organizationId: login.organizationId }, { authMethod: "sso" });
+  const actor: EndUserActor = {
+    kind: "end_user",
+    organizationId: login.organizationId,
+    endUser: { id: endUser.id, email: endUser.email, fullName: endUser.fullName },
+    portalId: login.portalId!,
+    origin: origin && { ...origin, door: "portal" },
+  };
+  const event: EventInput = { action: "end_user.sign_in", target: { type: "end_user", id: endUser.id, label: endUser.email }, changes: { method: [null, "sso"] } };
+  if (endUser.revokedAt || endUser.suspendedAt) {
+    // A known person refused (revoked or suspended): logged, with the same answer as a stranger.
+    await recordEvent(db, actor, { ...event, outcome: "failure" });
+    throw fail(SAME_ANSWER);
+  }
+  const session = await startEndUserSession(db, { id: endUser.id, organizationId: login.organizationId }, { authMethod: "sso", signInEvent: recordEvent(db, actor, event) });
   return { kind: "end_user", session, portalSlug: portal.slug };
 }
