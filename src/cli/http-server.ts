@@ -15,6 +15,7 @@ import { createRequestListener, guardServer } from "@/server/http/listener";
 import { startIndexWorker, type IndexWorker } from "@/server/jobs/indexing";
 import { startWebhookWorker } from "@/server/jobs/webhook-delivery";
 import { logger } from "@/server/observability/log";
+import { sealWebhookSecrets } from "@/server/services/secrets";
 
 /** How long in-flight requests and streams get to finish once a stop is asked for. */
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -29,6 +30,7 @@ function startWorker(): IndexWorker | null {
   try {
     const worker = startIndexWorker(getDb());
     const webhooks = startWebhookWorker(getDb());
+    sealWebhookSecrets(getDb()).catch((error: unknown) => logger().error({ err: error }, "Could not seal the webhook secrets stored readable"));
     (globalThis as { atriumIndexWorker?: IndexWorker }).atriumIndexWorker = worker;
     return {
       stop: () => Promise.all([worker.stop(), webhooks.stop()]).then(() => undefined),
