@@ -3,7 +3,8 @@
 // the streamed export, the audit:read scope, and a log the database itself keeps append-only.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { sweepAuditEvents } from "@/server/services/audit-log";
+import { startWebhookWorker } from "@/server/jobs/webhook-delivery";
+import { AUDIT_SWEEP_EVERY_MS, sweepAuditEvents, sweepAuditEventsWhenDue } from "@/server/services/audit-log";
 import { addPerson, api, expectError, issueKey, newOrganization, trpc } from "../helpers";
 import { email, newPlan } from "../provisioning-helpers";
 
@@ -142,5 +143,45 @@ describe("append-only", () => {
     ]);
     await sweepAuditEvents(db);
     expect(await db.auditEvent.count({ where: { organizationId } })).toBe(before - 1);
+  });
+
+  it("is swept on a schedule by the worker, once per period however many processes ask", async () => {
+    const tenant = await newOrganization();
+    const db = getDb();
+    const organizationId = tenant.organization.id;
+    const old = () =>
+      db.auditEvent.create({
+        data: {
+          organizationId,
+          occurredAt: new Date(Date.now() - 400 * 86_400_000),
+          actorType: "system",
+          actorLabel: "Atrium",
+          door: "system",
+          action: "test.old",
+          targetType: "test",
+          targetLabel: "",
+        },
+      });
+    await old();
+    // Far from any other test's clock: the schedule is one row for the whole installation.
+    const day = new Date(Date.now() + 1_000 * 86_400_000);
+    const racing = await Promise.all([sweepAuditEventsWhenDue(db, day), sweepAuditEventsWhenDue(db, day), sweepAuditEventsWhenDue(db, day)]);
+    expect(racing.filter((swept) => swept !== null)).toHaveLength(1);
+    expect(await db.auditEvent.count({ where: { organizationId, action: "test.old" } })).toBe(0);
+
+    await old();
+    expect(await sweepAuditEventsWhenDue(db, new Date(day.getTime() + AUDIT_SWEEP_EVERY_MS / 2))).toBeNull();
+    expect(await db.auditEvent.count({ where: { organizationId, action: "test.old" } })).toBe(1);
+    expect(await sweepAuditEventsWhenDue(db, new Date(day.getTime() + AUDIT_SWEEP_EVERY_MS))).toBeGreaterThanOrEqual(1);
+    expect(await db.auditEvent.count({ where: { organizationId, action: "test.old" } })).toBe(0);
+
+    // The worker each process runs asks on its own.
+    await old();
+    const worker = startWebhookWorker(db, { now: () => new Date(day.getTime() + 3 * AUDIT_SWEEP_EVERY_MS), pollMs: 20 });
+    try {
+      await expect.poll(() => db.auditEvent.count({ where: { organizationId, action: "test.old" } }), { timeout: 10_000 }).toBe(0);
+    } finally {
+      await worker.stop();
+    }
   });
 });

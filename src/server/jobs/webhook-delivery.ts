@@ -4,13 +4,15 @@
 // a delivery whose worker died is claimed again when its lease runs out. Only the holder of the
 // claim may write the outcome. Each attempt is signed per Standard Webhooks 1.0, checked by the
 // SSRF guard (integration-urls.ts) and bounded by a 15 s timeout; failures are retried on the
-// schedule of retryDelayMs(); 410 Gone, or 5 days of failures, turns the endpoint off.
+// schedule of retryDelayMs(); 410 Gone, or 5 days of failures, turns the endpoint off. The same
+// loop runs the audit log's daily retention sweep.
 import { randomUUID } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import type { Db } from "@/server/db";
 import { checkIntegrationUrl, guardedFetch } from "@/server/integration-urls";
 import { logger } from "@/server/observability/log";
 import { openSecret } from "@/server/secret-box";
+import { sweepAuditEventsWhenDue } from "@/server/services/audit-log";
 import { backoffDelay } from "./indexing";
 
 /** The pauses before each retry: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery fails. */
@@ -21,6 +23,7 @@ export const WEBHOOK_SECRET_PREFIX = "whsec_";
 /** An endpoint whose attempts have all failed for this long is turned off. */
 export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3_600_000;
 const JITTER = 0.1;
+const SWEEP_CHECK_MS = 60_000;
 const MAX_ERROR_CHARS = 500;
 
 /**
@@ -197,11 +200,19 @@ export function startWebhookWorker(db: Db, options: DeliveryOptions & { pollMs?:
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
   const pollMs = options.pollMs ?? 1000;
+  let nextSweepCheck = 0;
   const loop = (async () => {
     let failures = 0;
     while (!stopped) {
       let claimed = 0;
       try {
+        // The audit log's retention sweep rides on this loop: asked at most once a minute here,
+        // run once a day across every process (sweepAuditEventsWhenDue).
+        if (Date.now() >= nextSweepCheck) {
+          nextSweepCheck = Date.now() + SWEEP_CHECK_MS;
+          const swept = await sweepAuditEventsWhenDue(db, options.now?.());
+          if (swept) logger().info({ event: "audit_sweep", deleted: swept }, "Audit events past their retention deleted");
+        }
         claimed = await runWebhookDeliveriesOnce(db, options);
         failures = 0;
       } catch (error) {
