@@ -14,6 +14,7 @@
 //   const list = useCursorList((cursor) => trpc.x.list.queryOptions({ limit, cursor }), (page) => page.items);
 //     then list.items, list.error, <LoadMore list={list} />.
 //   <Tabs label="…" tabs={[{ id, label, panel }]} selected={id} onSelect={…} />  the ARIA tabs pattern.
+//   <RecentActivity targetId={id} />  the item's last audit events, last on its page (admins).
 //   useRoleAtLeast("admin")  whether the signed-in member may; ConfirmButton's `needs` says who may.
 //   <CopyButton text={id} />, <SearchPicker …/>; icons come from lucide-react with aria-hidden.
 // Styles live in console.css (plain CSS over the variables of src/app/globals.css).
@@ -27,6 +28,7 @@ export { ErrorAlert, errorEnvelope } from "./error-alert";
 export { FormField } from "./form-field";
 export { LoadMore } from "./load-more";
 export { PageHeader, pageTitle } from "./page-header";
+export { RecentActivity } from "./recent-activity";
 export { SearchPicker, type PickerOption } from "./search-picker";
 export { Tabs, type Tab } from "./tabs";
 export { notifyDone, notifyFailed } from "./toasts";

@@ -6,7 +6,7 @@ import { useEffect, useState, type CSSProperties, type FormEvent } from "react";
 import { PortalLink } from "@/components/portal/portal-link";
 import { portalTheme } from "@/components/portal/theme";
 import "@/components/portal/portal-preview.css";
-import { useRoleAtLeast } from "@/components/console";
+import { RecentActivity, useRoleAtLeast } from "@/components/console";
 import { EntityName, EntityPicker } from "@/components/entity-picker";
 import { PortalGroups } from "@/components/provisioning/group-portals";
 import { errorMessage, useTRPC } from "@/lib/trpc";
@@ -246,6 +246,7 @@ export default function PortalSettingsPage() {
         </h2>
         <PortalGroups portalId={portalId} portalName={portal.name} />
       </section>
+      <RecentActivity targetId={portalId} />
     </>
   );
 }
