@@ -10,6 +10,7 @@ import path from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
 import { buildServer } from "./build-server.mjs";
+import { eventsBench, printEventsBench } from "./bench-events";
 import { printUsageBench, usageBench } from "./bench-usage";
 import { env } from "@/env";
 import { SCOPES } from "@/schemas/auth";
@@ -599,8 +600,27 @@ async function usageOnly(): Promise<void> {
   }
 }
 
+/** BENCH_ONLY=events: the cost of recording events on write paths, in-process on its own database, with no build. */
+async function eventsOnly(): Promise<void> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "atrium-bench-"));
+  chmodSync(dataDir, 0o755);
+  const cluster = await startEmbeddedCluster(path.join(dataDir, "postgres"), { ephemeral: true });
+  try {
+    await ensureDatabase(cluster.adminUrl, EMBEDDED_DATABASE);
+    const databaseUrl = cluster.urlFor(EMBEDDED_DATABASE);
+    await migrate(databaseUrl);
+    // The limiter still runs on every request, and never refuses.
+    process.env.RATE_LIMIT_PER_MINUTE = "100000000";
+    printEventsBench(await eventsBench(databaseUrl));
+  } finally {
+    await cluster.release();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   if (process.env.BENCH_ONLY === "usage") return usageOnly();
+  if (process.env.BENCH_ONLY === "events") return eventsOnly();
   if (!existsSync(path.join(root, ".next", "BUILD_ID")) || process.argv.includes("--build")) {
     console.log("Building the production server…");
     const build = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], {
@@ -676,7 +696,8 @@ async function main() {
       peakPrivate = Math.max(peakPrivate, memory.private);
     }, 200);
     // BENCH_ONLY=api, BENCH_ONLY=flows, BENCH_ONLY=knowledge (both corpora) or BENCH_ONLY=manuals runs just that part;
-    // BENCH_ONLY=usage runs the usage scenario alone, before any build (usageOnly).
+    // BENCH_ONLY=usage runs the usage scenario alone, before any build (usageOnly); BENCH_ONLY=events
+    // the cost of recording events (eventsOnly).
     const requested = process.env.BENCH_ONLY;
     const only = requested === "api" ? undefined : requested;
     const apiOnly = requested === "api";

@@ -17,6 +17,7 @@ import { startNotificationEmailWorker } from "@/server/jobs/notification-emails"
 import { startWebhookWorker } from "@/server/jobs/webhook-delivery";
 import { logger } from "@/server/observability/log";
 import { startTracing, stopTracing } from "@/server/observability/tracing";
+import { sealWebhookSecrets } from "@/server/services/secrets";
 
 /** How long in-flight requests and streams get to finish once a stop is asked for. */
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -32,6 +33,7 @@ function startWorker(): IndexWorker | null {
     const worker = startIndexWorker(getDb());
     const webhooks = startWebhookWorker(getDb());
     const emails = startNotificationEmailWorker(getDb());
+    sealWebhookSecrets(getDb()).catch((error: unknown) => logger().error({ err: error }, "Could not seal the webhook secrets stored readable"));
     (globalThis as { atriumIndexWorker?: IndexWorker }).atriumIndexWorker = worker;
     return {
       stop: () => Promise.all([worker.stop(), webhooks.stop(), emails.stop()]).then(() => undefined),

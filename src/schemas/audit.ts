@@ -41,9 +41,8 @@ export type ListAuditEventsInput = z.infer<typeof ListAuditEventsInput>;
 
 export const ListAuditEventsOutput = z.object({ auditEvents: z.array(AuditEvent), nextCursor: NextCursor });
 
-export const ExportAuditEventsInput = z.strictObject({
+/** The list's filters (the console's Export button passes the ones on screen) and the format. */
+export const ExportAuditEventsInput = AuditFilters.extend({
   format: z.enum(["jsonl", "csv"]).default("jsonl"),
-  from: Timestamp.optional(),
-  to: Timestamp.optional(),
 });
 export type ExportAuditEventsInput = z.infer<typeof ExportAuditEventsInput>;

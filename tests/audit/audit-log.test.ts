@@ -3,8 +3,10 @@
 // the streamed export, the audit:read scope, and a log the database itself keeps append-only.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { sweepAuditEvents } from "@/server/services/audit-log";
-import { addPerson, api, expectError, issueKey, newOrganization, trpc } from "../helpers";
+import { consoleAuditExportRoute } from "@/server/http/api-routes";
+import { startWebhookWorker } from "@/server/jobs/webhook-delivery";
+import { AUDIT_SWEEP_EVERY_MS, sweepAuditEvents, sweepAuditEventsWhenDue } from "@/server/services/audit-log";
+import { addPerson, api, expectError, issueKey, newOrganization, signInCookie, toApiResponse, trpc } from "../helpers";
 import { email, newPlan } from "../provisioning-helpers";
 
 async function auditEvents(key: string, query = "") {
@@ -142,5 +144,84 @@ describe("append-only", () => {
     ]);
     await sweepAuditEvents(db);
     expect(await db.auditEvent.count({ where: { organizationId } })).toBe(before - 1);
+  });
+
+  it("is swept on a schedule by the worker, once per period however many processes ask", async () => {
+    const tenant = await newOrganization();
+    const db = getDb();
+    const organizationId = tenant.organization.id;
+    const old = () =>
+      db.auditEvent.create({
+        data: {
+          organizationId,
+          occurredAt: new Date(Date.now() - 400 * 86_400_000),
+          actorType: "system",
+          actorLabel: "Atrium",
+          door: "system",
+          action: "test.old",
+          targetType: "test",
+          targetLabel: "",
+        },
+      });
+    await old();
+    // Far from any other test's clock: the schedule is one row for the whole installation.
+    const day = new Date(Date.now() + 1_000 * 86_400_000);
+    const racing = await Promise.all([sweepAuditEventsWhenDue(db, day), sweepAuditEventsWhenDue(db, day), sweepAuditEventsWhenDue(db, day)]);
+    expect(racing.filter((swept) => swept !== null)).toHaveLength(1);
+    expect(await db.auditEvent.count({ where: { organizationId, action: "test.old" } })).toBe(0);
+
+    await old();
+    expect(await sweepAuditEventsWhenDue(db, new Date(day.getTime() + AUDIT_SWEEP_EVERY_MS / 2))).toBeNull();
+    expect(await db.auditEvent.count({ where: { organizationId, action: "test.old" } })).toBe(1);
+    expect(await sweepAuditEventsWhenDue(db, new Date(day.getTime() + AUDIT_SWEEP_EVERY_MS))).toBeGreaterThanOrEqual(1);
+    expect(await db.auditEvent.count({ where: { organizationId, action: "test.old" } })).toBe(0);
+
+    // The worker each process runs asks on its own.
+    await old();
+    const worker = startWebhookWorker(db, { now: () => new Date(day.getTime() + 3 * AUDIT_SWEEP_EVERY_MS), pollMs: 20 });
+    try {
+      await expect.poll(() => db.auditEvent.count({ where: { organizationId, action: "test.old" } }), { timeout: 10_000 }).toBe(0);
+    } finally {
+      await worker.stop();
+    }
+  });
+});
+
+describe("the console's export", () => {
+  const exportAs = async (cookie: string | null, query: string, headers: Record<string, string> = {}) =>
+    toApiResponse(
+      await consoleAuditExportRoute(new Request(`http://localhost/api/console/audit-events/export?${query}`, { headers: { ...(cookie ? { cookie } : {}), ...headers } })),
+    );
+
+  it("streams the events the filters on screen select, as CSV or JSON Lines, for an admin", async () => {
+    const tenant = await newOrganization();
+    const alice = (await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email(), fullName: "Alice" } })).body.endUser;
+    await api("PATCH", `/end-users/${alice.id}`, { key: tenant.orgKey.secret, body: { fullName: "Alice L." } });
+    await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email() } });
+    const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
+
+    const csv = await exportAs(cookie, `format=csv&targetId=${alice.id}`);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-type")).toContain("text/csv");
+    const rows = csv.text.trim().split("\r\n");
+    expect(rows[0]).toMatch(/^id,occurredAt,/);
+    expect(rows.slice(1).map((row) => row.split(",")[6])).toEqual(["end_user.update", "end_user.create"]);
+
+    const jsonl = await exportAs(cookie, `format=jsonl&action=end_user.update&targetId=${alice.id}`);
+    expect(
+      jsonl.text
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line).action),
+    ).toEqual(["end_user.update"]);
+  });
+
+  it("refuses without a session, a member who is not an admin, and another site", async () => {
+    const tenant = await newOrganization();
+    const member = await addPerson(tenant.operator, "member");
+    expectError(await exportAs(null, "format=csv"), 401, "unauthorized");
+    expectError(await exportAs(await signInCookie(member.email, member.password), "format=csv"), 403, "forbidden_role");
+    const owner = await signInCookie(tenant.owner.email, tenant.owner.password);
+    expectError(await exportAs(owner, "format=csv", { "sec-fetch-site": "cross-site" }), 403, "cross_origin_request");
   });
 });

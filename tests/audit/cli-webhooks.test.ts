@@ -3,6 +3,8 @@ import { describe, expect, it, vi } from "vitest";
 
 vi.hoisted(() => {
   process.env.ALLOW_PRIVATE_INTEGRATION_URLS = "true";
+  // Webhook secrets are sealed at rest like every stored credential.
+  process.env.ATRIUM_SECRET_KEY = "test-secret-key-0123456789-abcdefghijklmnop";
 });
 
 import { COMMANDS, parseFlags } from "@/cli/commands";

@@ -10,12 +10,15 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 vi.hoisted(() => {
   // The receiver listens on 127.0.0.1.
   process.env.ALLOW_PRIVATE_INTEGRATION_URLS = "true";
+  // Webhook secrets are sealed at rest like every stored credential.
+  process.env.ATRIUM_SECRET_KEY = "test-secret-key-0123456789-abcdefghijklmnop";
 });
 
 import { Webhook } from "standardwebhooks";
 import { getDb } from "@/server/db";
 import { RETRY_SCHEDULE_MS, retryDelayMs, runWebhookDeliveriesOnce } from "@/server/jobs/webhook-delivery";
 import { recordEvent } from "@/server/services/events";
+import { sealWebhookSecrets } from "@/server/services/secrets";
 import { api, expectError, issueKey, newOrganization, type Tenant } from "../helpers";
 import { email } from "../provisioning-helpers";
 
@@ -63,6 +66,47 @@ async function drain(now = new Date()) {
 function verified(secret: string, received: Received): { type: string; timestamp: string; data: any } {
   return new Webhook(secret).verify(received.body, received.headers) as never;
 }
+
+describe("webhook secrets at rest", () => {
+  it("are stored sealed, never as the secret, and deliveries still verify with it, before and after a rotation", async () => {
+    const tenant = await newOrganization();
+    const { id, path, secret } = await endpoint(tenant, ["end_user.created"]);
+    const stored = await getDb().webhookEndpoint.findUniqueOrThrow({ where: { id } });
+    expect(stored.secret).not.toContain(secret);
+    expect(stored.secret).not.toContain(secret.slice("whsec_".length));
+    expect(stored.secret).toMatch(/^v1:/);
+
+    await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email() } });
+    await drain();
+    expect(verified(secret, inbox.get(path)!.at(-1)!).type).toBe("end_user.created");
+
+    const rotated = await api("POST", `/webhook-endpoints/${id}/rotate-secret`, { key: tenant.orgKey.secret });
+    const after = await getDb().webhookEndpoint.findUniqueOrThrow({ where: { id } });
+    expect([after.secret, after.previousSecret].join(" ")).not.toContain(secret.slice("whsec_".length));
+    expect(after.secret).not.toContain(rotated.body.secret.slice("whsec_".length));
+    await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email() } });
+    await drain();
+    const last = inbox.get(path)!.at(-1)!;
+    expect(verified(rotated.body.secret, last).type).toBe("end_user.created");
+    expect(verified(secret, last).type).toBe("end_user.created");
+  });
+
+  it("kept readable before sealing existed are sealed by the start-up step, and still sign", async () => {
+    const tenant = await newOrganization();
+    const { id, path } = await endpoint(tenant, ["end_user.created"]);
+    const legacy = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+    await getDb().webhookEndpoint.update({ where: { id }, data: { secret: legacy } });
+
+    expect(await sealWebhookSecrets(getDb())).toBeGreaterThanOrEqual(1);
+    const sealed = await getDb().webhookEndpoint.findUniqueOrThrow({ where: { id } });
+    expect(sealed.secret).toMatch(/^v1:/);
+    expect(await sealWebhookSecrets(getDb())).toBe(0);
+
+    await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email() } });
+    await drain();
+    expect(verified(legacy, inbox.get(path)!.at(-1)!).type).toBe("end_user.created");
+  });
+});
 
 describe("webhook endpoints", () => {
   it("answers the whsec_ secret once, never again (nor in the audit log); refuses a URL that is not http(s) and unknown event types", async () => {

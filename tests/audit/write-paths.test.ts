@@ -8,13 +8,17 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 
 vi.hoisted(() => {
   process.env.ALLOW_PRIVATE_INTEGRATION_URLS = "true";
+  process.env.ATRIUM_SECRET_KEY = "test-secret-key-0123456789-abcdefghijklmnop";
 });
 
-import type { MemberActor, OperatorActor } from "@/server/auth/actor";
+import type { KeyActor, MemberActor, OperatorActor } from "@/server/auth/actor";
 import { getDb } from "@/server/db";
 import * as apiKeys from "@/server/services/api-keys";
 import * as creditRequests from "@/server/services/credit-requests";
 import * as builder from "@/server/services/builder";
+import * as conversations from "@/server/services/conversations";
+import * as directory from "@/server/services/directory";
+import * as sso from "@/server/services/sso";
 import * as endUsers from "@/server/services/end-users";
 import * as invitations from "@/server/services/invitations";
 import * as knowledgebases from "@/server/services/knowledgebases";
@@ -30,27 +34,7 @@ import * as sources from "@/server/services/sources";
 import * as tierPlans from "@/server/services/tier-plans";
 import * as userGroups from "@/server/services/user-groups";
 import * as webhooks from "@/server/services/webhooks";
-import { addPerson, api, newOrganization, uniqueSuffix, type Tenant } from "../helpers";
-
-/**
- * Writes that landed beside the audit log and do not record their event yet (issue 29 lists them as
- * open): each must move to WRITES with a scenario. Listed by name, so no other write slips through.
- */
-const WRITES_WITHOUT_EVENTS_YET: Record<string, string> = {
-  createDirectoryUser: "SCIM (directory.ts): end_user.create through the directory",
-  replaceDirectoryUser: "SCIM: end_user.update / suspend / reactivate",
-  patchDirectoryUser: "SCIM: end_user.update / suspend / reactivate",
-  deleteDirectoryUser: "SCIM: end_user.suspend",
-  createDirectoryGroup: "SCIM: user_group.create",
-  replaceDirectoryGroup: "SCIM: user_group.update",
-  patchDirectoryGroup: "SCIM: user_group.update and members",
-  deleteDirectoryGroup: "SCIM: user_group.delete",
-  rotateDirectoryToken: "api_key.create / api_key.revoke of the scim token",
-  setDirectoryDefaultPlan: "organization.update",
-  setSsoConnection: "sso_connection.update (secret as changed)",
-  removeSsoConnection: "sso_connection.delete",
-  setMessageFeedback: "execution.feedback",
-};
+import { addPerson, api, issueKey, newOrganization, uniqueSuffix, type Tenant } from "../helpers";
 
 const SERVICES_DIR = path.resolve(__dirname, "../../src/server/services");
 
@@ -135,6 +119,8 @@ const READS_AND_RUNS = new Set([
 interface World {
   tenant: Tenant;
   op: OperatorActor;
+  /** The organization's directory, as the SCIM door builds it. */
+  directory: KeyActor;
   kbId: string;
   appId: string;
 }
@@ -182,7 +168,94 @@ async function webhookEndpoint(w: World) {
   return (await webhooks.createWebhookEndpoint(db(), w.op, { url: "http://127.0.0.1:9/hook", eventTypes: ["*"] })).endpoint;
 }
 
+/** A directory user standing for a new end user. */
+async function directoryUser(w: World, extra: Record<string, unknown> = {}) {
+  return directory.createDirectoryUser(db(), w.directory, { userName: email(), displayName: "Dana Scully", ...extra });
+}
+async function directoryGroup(w: World) {
+  return directory.createDirectoryGroup(db(), w.directory, { displayName: name("Directory group") });
+}
+/** A reply of the app to rate: its conversation, execution and message, as a turn leaves them. */
+async function assistantMessage(w: World): Promise<string> {
+  const organizationId = w.tenant.organization.id;
+  const conversation = await db().conversation.create({ data: { organizationId, appId: w.appId, startedBy: "operator" } });
+  const execution = await db().execution.create({
+    data: {
+      organizationId,
+      kind: "conversation",
+      itemId: w.appId,
+      itemKind: "app",
+      conversationId: conversation.id,
+      status: "succeeded",
+      credits: 1,
+      latencyMs: 5,
+      input: "Hi",
+      trace: [],
+      actor: "operator",
+    },
+  });
+  const message = await db().conversationMessage.create({ data: { conversationId: conversation.id, role: "assistant", content: "Hello", executionId: execution.id } });
+  return message.id;
+}
+
+/** Scenarios that act through the directory (SCIM) rather than the operator's CLI. */
+const THROUGH_DIRECTORY = new Set([
+  "createDirectoryUser",
+  "replaceDirectoryUser",
+  "patchDirectoryUser",
+  "deleteDirectoryUser",
+  "createDirectoryGroup",
+  "replaceDirectoryGroup",
+  "patchDirectoryGroup",
+  "deleteDirectoryGroup",
+]);
+
 const WRITES: Record<string, Scenario> = {
+  createDirectoryUser: async (w) => (await directoryUser(w), "end_user.create"),
+  replaceDirectoryUser: async (w) => {
+    const user = await directoryUser(w);
+    await directory.replaceDirectoryUser(db(), w.directory, String(user.id), { userName: user.userName, displayName: "Dana Scully", active: false });
+    return "end_user.suspend";
+  },
+  patchDirectoryUser: async (w) => {
+    const user = await directoryUser(w, { active: false });
+    await directory.patchDirectoryUser(db(), w.directory, String(user.id), { Operations: [{ op: "replace", path: "active", value: true }] });
+    return "end_user.reactivate";
+  },
+  deleteDirectoryUser: async (w) => (await directory.deleteDirectoryUser(db(), w.directory, String((await directoryUser(w)).id)), "directory_user.delete"),
+  createDirectoryGroup: async (w) => (await directoryGroup(w), "user_group.create"),
+  replaceDirectoryGroup: async (w) => {
+    const group = await directoryGroup(w);
+    const user = await directoryUser(w);
+    await directory.replaceDirectoryGroup(db(), w.directory, String(group.id), { displayName: "Renamed", members: [{ value: user.id }] });
+    return "user_group.update";
+  },
+  patchDirectoryGroup: async (w) => {
+    const group = await directoryGroup(w);
+    await directory.patchDirectoryGroup(db(), w.directory, String(group.id), { Operations: [{ op: "replace", path: "displayName", value: name("Patched") }] });
+    return "user_group.update";
+  },
+  deleteDirectoryGroup: async (w) => (await directory.deleteDirectoryGroup(db(), w.directory, String((await directoryGroup(w)).id)), "user_group.delete"),
+  rotateDirectoryToken: async (w) => (await directory.rotateDirectoryToken(db(), w.op), "api_key.create"),
+  setDirectoryDefaultPlan: async (w) => {
+    const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, { name: name("Plan"), creditAllowance: 10, withGroup: false });
+    await directory.setDirectoryDefaultPlan(db(), w.op, { tierPlanId: tierPlan.id });
+    return "organization.update";
+  },
+  setSsoConnection: async (w) => {
+    await sso.setSsoConnection(db(), w.op, { issuer: "http://127.0.0.1:9", clientId: "atrium", clientSecret: "s3cret", domains: [] });
+    return "sso_connection.create";
+  },
+  removeSsoConnection: async (w) => {
+    await db().ssoConnection.upsert({
+      where: { organizationId: w.tenant.organization.id },
+      create: { organizationId: w.tenant.organization.id, issuer: "http://127.0.0.1:9", clientId: "atrium", domains: [], displayName: "", clientSecretCiphertext: "x" },
+      update: {},
+    });
+    await sso.removeSsoConnection(db(), w.op);
+    return "sso_connection.delete";
+  },
+  setMessageFeedback: async (w) => (await conversations.setMessageFeedback(db(), w.op, { messageId: await assistantMessage(w), rating: "up" }), "execution.feedback"),
   grantBonusCredits: async (w) => {
     const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, { name: name("Plan"), creditAllowance: 10, withGroup: false });
     const user = await endUser(w, { tierPlanIds: [tierPlan.id] });
@@ -371,12 +444,23 @@ beforeAll(async () => {
   const op: OperatorActor = { ...tenant.operator, origin: { door: "cli", requestId: null, ipAddress: null, userAgent: null } };
   const kb = await knowledgebases.createKnowledgebase(getDb(), op, { name: "Handbook" });
   const app = await builder.createItem(getDb(), op, "app", { name: "Helpdesk" });
-  world = { tenant, op, kbId: kb.knowledgebase.id, appId: app.id as string };
+  const scimKey = await issueKey(tenant.operator, { kind: "organization", scopes: ["scim"], name: "Entra ID" });
+  const directoryActor: KeyActor = {
+    kind: "key",
+    organizationId: tenant.organization.id,
+    keyId: scimKey.id,
+    keyName: "Entra ID",
+    keyKind: "organization",
+    scopes: ["scim"],
+    member: null,
+    origin: { door: "scim", requestId: null, ipAddress: null, userAgent: null },
+  };
+  world = { tenant, op, directory: directoryActor, kbId: kb.knowledgebase.id, appId: app.id as string };
 });
 
 describe("every write path records an event", () => {
   it("classifies every guarded service function as a write with a scenario, or a read or run", async () => {
-    const unclassified = (await guardedFunctionNames()).filter((fn) => !(fn in WRITES) && !READS_AND_RUNS.has(fn) && !(fn in WRITES_WITHOUT_EVENTS_YET));
+    const unclassified = (await guardedFunctionNames()).filter((fn) => !(fn in WRITES) && !READS_AND_RUNS.has(fn));
     expect(unclassified, "add a scenario to WRITES (and record its event) or list it in READS_AND_RUNS").toEqual([]);
   });
 
@@ -385,8 +469,14 @@ describe("every write path records an event", () => {
     const action = await WRITES[fn]!(world);
     const events = await getDb().auditEvent.findMany({ where: { organizationId: world.tenant.organization.id, action, occurredAt: { gte: since } } });
     expect(events.length, `${fn} recorded no ${action}`).toBeGreaterThan(0);
-    // Scenarios act as the operator (the CLI), except a member changing their own password or emails (the console).
-    const expected = fn === "changeOwnPassword" || fn === "setNotificationEmails" ? { actorType: "member", door: "console" } : { actorType: "operator", door: "cli" };
+    // Scenarios act as the operator (the CLI), except a member changing their own password or
+    // notification emails (the console) and the directory's SCIM calls.
+    const expected =
+      fn === "changeOwnPassword" || fn === "setNotificationEmails"
+        ? { actorType: "member", door: "console" }
+        : THROUGH_DIRECTORY.has(fn)
+          ? { actorType: "directory", door: "scim" }
+          : { actorType: "operator", door: "cli" };
     expect(events.map((event) => ({ actorType: event.actorType, door: event.door, outcome: event.outcome }))).toContainEqual({ ...expected, outcome: "success" });
   });
 });

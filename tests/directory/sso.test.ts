@@ -80,6 +80,20 @@ describe("single sign-on for portal end users", () => {
     const token = jar.get(PORTAL_SESSION_COOKIE);
     expect(await endUserForSession(getDb(), token, { id: portal.id, organizationId: tenant.organization.id })).toMatchObject({ endUser: { id: endUser.id } });
     expect((await getDb().endUser.findUniqueOrThrow({ where: { id: endUser.id } })).authMethod).toBe("sso");
+    const [signIn] = await getDb().auditEvent.findMany({ where: { organizationId: tenant.organization.id, action: "end_user.sign_in" } });
+    expect(signIn).toMatchObject({ actorType: "end_user", actorId: endUser.id, door: "portal", outcome: "success" });
+  });
+
+  it("logs a suspended or revoked end user's refused sign-in as a failure, with the stranger's answer", async () => {
+    const tenant = await connected();
+    const portal = await ssoPortal(tenant);
+    const endUser = (await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: "ann@contoso.example" } })).body.endUser;
+    await api("POST", `/end-users/${endUser.id}/revoke`, { key: tenant.orgKey.secret });
+    const { location, jar } = await signInThrough(`portal=${portal.slug}`, "ann");
+    expect(location.searchParams.get("sso_error")).toMatch(/cannot sign in here/);
+    expect(jar.get(PORTAL_SESSION_COOKIE)).toBeUndefined();
+    const events = await getDb().auditEvent.findMany({ where: { organizationId: tenant.organization.id, action: "end_user.sign_in" } });
+    expect(events.map((event) => [event.actorId, event.door, event.outcome])).toEqual([[endUser.id, "portal", "failure"]]);
   });
 
   it("refuses an address that is not an active end user, a replayed callback and a wrong state, each with a readable message", async () => {
@@ -149,6 +163,8 @@ describe("single sign-on for console members", () => {
       expect(location.pathname).toBe("/");
       const actor = await actorForSession(getDb(), readCookie(`atrium_session=${jar.get("atrium_session")}`, "atrium_session"));
       expect(actor).toMatchObject({ kind: "member", organizationId: tenant.organization.id, member: { id: member.member.id } });
+      const signIns = await getDb().auditEvent.findMany({ where: { organizationId: tenant.organization.id, action: "member.sign_in" } });
+      expect(signIns.map((event) => [event.actorId, event.door, event.outcome, event.changes])).toEqual([[member.member.id, "console", "success", { method: [null, "sso"] }]]);
 
       // Nobody is created by sign-in: an address with no member is refused.
       const nobody = await signInThrough(`email=${encodeURIComponent(`nobody@${domain}`)}`, "nobody");

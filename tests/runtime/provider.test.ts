@@ -54,6 +54,12 @@ it("answers 502 provider_error and charges nothing when the provider fails", asy
   expect(await credits(app.tenant)).toBe(before);
   const [execution] = await getDb().execution.findMany({ where: { organizationId: app.tenant.organization.id } });
   expect(execution).toMatchObject({ status: "failed", credits: 0 });
+  // Announced once, with the execution as GET /executions/{id} shows it.
+  const announced = await getDb().auditEvent.findMany({ where: { organizationId: app.tenant.organization.id, action: "execution.failed" } });
+  expect(announced).toHaveLength(1);
+  expect(announced[0]).toMatchObject({ targetId: execution!.id, webhookType: "execution.failed", actorType: "org_key", door: "api" });
+  const shown = await api("GET", `/executions/${execution!.id}`, { key: app.key });
+  expect(announced[0]!.data).toEqual(shown.body.execution ?? shown.body);
 });
 
 it("streamed: a provider failure is an error event with provider_error, and nothing is charged", async () => {

@@ -8579,9 +8579,14 @@ export interface operations {
     "audit-export": {
         parameters: {
             query?: {
-                format?: "jsonl" | "csv";
+                actorId?: string;
+                action?: string;
+                targetType?: string;
+                targetId?: string;
+                door?: "console" | "api" | "mcp" | "cli" | "portal" | "scim" | "system";
                 from?: components["schemas"]["DateTime"];
                 to?: components["schemas"]["DateTime"];
+                format?: "jsonl" | "csv";
             };
             header?: never;
             path?: never;

@@ -15,6 +15,7 @@
 //     then list.items, list.error, <LoadMore list={list} />.
 //   <Tabs label="…" tabs={[{ id, label, panel }]} selected={id} onSelect={…} />  the ARIA tabs pattern.
 //   useMay("delete")  whether the signed-in member may (src/schemas/permissions.ts); ConfirmButton's `needs` says who may.
+//   <RecentActivity targetId={id} />  the item's last audit events, last on its page (admins).
 //   <CopyButton text={id} />, <SearchPicker …/>; icons come from lucide-react with aria-hidden.
 // Styles live in console.css (plain CSS over the variables of src/app/globals.css).
 import "./console.css";
@@ -27,6 +28,7 @@ export { ErrorAlert, errorEnvelope } from "./error-alert";
 export { FormField } from "./form-field";
 export { LoadMore } from "./load-more";
 export { PageHeader, pageTitle } from "./page-header";
+export { RecentActivity } from "./recent-activity";
 export { SearchPicker, type PickerOption } from "./search-picker";
 export { Tabs, type Tab } from "./tabs";
 export { notifyDone, notifyFailed } from "./toasts";

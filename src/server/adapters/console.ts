@@ -10,6 +10,7 @@ import { actorForSession } from "@/server/services/sessions";
 import type { Context } from "@/server/trpc/init";
 import { callSlots } from "@/server/trpc/call-slots";
 import { appRouter } from "@/server/trpc/root";
+import { downloadResponse } from "./download";
 import { errorResponse, requestIdFor } from "./envelope";
 import { createChatConversationHandler, createChatRunEventsHandler, type ChatDoor } from "./conversation-door";
 import { assertJsonDepth, readBodyText, withBody } from "./json-body";
@@ -111,4 +112,23 @@ export function createConsoleConversationHandler(options: { db: () => Db }) {
 export function createConsoleRunEventsHandler(options: { db: () => Db }) {
   const handle = createChatRunEventsHandler(options, consoleChat);
   return (request: Request, appId: string, executionId: string) => handle(request, { appId, executionId });
+}
+
+/**
+ * The Audit log's Export button (`GET /api/console/audit-events/export?format&filters`): the
+ * same stream as GET /audit-events/export, for a signed-in admin.
+ */
+export function createConsoleAuditExportHandler(options: { db: () => Db }) {
+  return async function handleAuditExport(request: Request): Promise<Response> {
+    const requestId = requestIdFor(request);
+    try {
+      assertSameOrigin(request);
+      const db = options.db();
+      const actor = await actorForSession(db, readSessionToken(request.headers.get("cookie")), requestOrigin(request, requestId, "console"));
+      if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
+      return await downloadResponse(db, actor, null, request, requestId);
+    } catch (error) {
+      return errorResponse(toAppError(error), requestId);
+    }
+  };
 }

@@ -4,7 +4,9 @@
 // refusal goes back to the sign-in page as a readable message (`?sso_error=`), never a stack.
 import { readCookie, servedOverHttps, sessionCookie } from "@/server/auth/cookies";
 import { portalSessionCookie } from "@/server/auth/portal-cookie";
+import { requestOrigin } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
+import { requestIdFor } from "./envelope";
 import { isAppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { portalPath, resolvePortal } from "@/server/services/portals";
 import { publicOrigin } from "@/env";
@@ -74,7 +76,8 @@ export function createOidcCallbackHandler(options: OidcHandlerOptions) {
     const url = new URL(request.url);
     const secure = servedOverHttps(request);
     try {
-      const finished = await finishSsoSignIn(options.db(), url.searchParams, readCookie(request.headers.get("cookie"), OIDC_STATE_COOKIE));
+      const { door: _door, ...origin } = requestOrigin(request, requestIdFor(request), "console");
+      const finished = await finishSsoSignIn(options.db(), url.searchParams, readCookie(request.headers.get("cookie"), OIDC_STATE_COOKIE), origin);
       const cleared = stateCookie("", secure, 0);
       if (finished.kind === "member") return redirect("/", [sessionCookie(finished.session.token, finished.session.expiresAt, secure), cleared]);
       return redirect(portalPath(finished.portalSlug), [portalSessionCookie(finished.session.token, finished.session.expiresAt, secure), cleared]);

@@ -5,7 +5,7 @@
 // Retry-After as elsewhere. Writes and refusals are recorded for the console's sync activity.
 import { authenticateApiKey } from "@/server/auth/authenticate";
 import { rateLimitHeaders } from "@/server/auth/rate-limit";
-import type { KeyActor } from "@/server/auth/actor";
+import { requestOrigin, type KeyActor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { logIfUnexpected, toAppError, type AppError } from "@/server/errors";
 import { listOf, resourceTypes, schemas, serviceProviderConfig } from "@/server/scim/discovery";
@@ -46,6 +46,12 @@ interface Answer {
   headers?: Record<string, string>;
 }
 
+/** The error's scimType, when it has one. */
+function scimTypeOf(error: AppError): string | null {
+  if (typeof error.extra.scimType === "string") return error.extra.scimType;
+  return error.status === 400 && error.code === "invalid_request" ? "invalidSyntax" : null;
+}
+
 /** The SCIM error body for any failure: the status of the error, its scimType when it has one. */
 function scimErrorResponse(error: AppError, requestId: string, headers: Record<string, string>): Response {
   logIfUnexpected(error);
@@ -53,7 +59,7 @@ function scimErrorResponse(error: AppError, requestId: string, headers: Record<s
   for (const [name, value] of Object.entries(error.headers)) merged.set(name, value);
   merged.set("X-Request-Id", requestId);
   merged.set("Content-Type", SCIM_CONTENT_TYPE);
-  const scimType = typeof error.extra.scimType === "string" ? error.extra.scimType : error.status === 400 && error.code === "invalid_request" ? "invalidSyntax" : undefined;
+  const scimType = scimTypeOf(error);
   const detail = error.status >= 500 ? "The server could not answer; try again." : error.message;
   const body = { schemas: [ERROR_SCHEMA], status: String(error.status), ...(scimType ? { scimType } : {}), detail };
   return textResponse(JSON.stringify(body), { status: error.status, headers: merged });
@@ -212,11 +218,11 @@ export function createScimHandler(options: ScimHandlerOptions) {
     const action = `${request.method} /${segments.join("/")}`;
     try {
       refuseDeclaredOversize(request, undefined, tooLarge);
-      const authenticated = await authenticateApiKey(db, request.headers.get("authorization"), "scim");
+      const authenticated = await authenticateApiKey(db, request.headers.get("authorization"), "scim", requestOrigin(request, requestId, "scim"));
       actor = authenticated.actor;
       limitHeaders = rateLimitHeaders(authenticated.rateLimit);
       const answer = await route(db, actor, request, url, segments);
-      if (request.method !== "GET") await recordDirectoryEvent(db, actor.organizationId, action, answer.status, "");
+      if (request.method !== "GET") await recordDirectoryEvent(db, actor, action, answer.status, "");
       const headers = new Headers({ ...limitHeaders, ...answer.headers });
       headers.set("X-Request-Id", requestId);
       if (answer.body === undefined) return new Response(null, { status: answer.status, headers });
@@ -227,7 +233,7 @@ export function createScimHandler(options: ScimHandlerOptions) {
       let refusal = toAppError(error);
       // The body reader's own 413 carries the envelope's code; SCIM answers it in its shape.
       if (refusal.status === 413) refusal = tooLarge();
-      if (actor) await recordDirectoryEvent(db, actor.organizationId, action, refusal.status, refusal.status >= 500 ? "Server error" : refusal.message);
+      if (actor) await recordDirectoryEvent(db, actor, action, refusal.status, refusal.status >= 500 ? "Server error" : refusal.message, scimTypeOf(refusal));
       return scimErrorResponse(refusal, requestId, limitHeaders);
     }
   };

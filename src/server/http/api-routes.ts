@@ -2,7 +2,7 @@
 // call these same functions: the Next.js route files under src/app/api (next dev, tests that call
 // routes in-process) and our own server, which answers these paths without Next.js's request
 // routing (direct-routes.ts). The MCP door loads its SDK on its first request.
-import { createConsoleConversationHandler, createConsoleHandler, createConsoleRunEventsHandler } from "@/server/adapters/console";
+import { createConsoleAuditExportHandler, createConsoleConversationHandler, createConsoleHandler, createConsoleRunEventsHandler } from "@/server/adapters/console";
 import { createMetricsHandler } from "@/server/adapters/metrics";
 import { createPortalConversationHandler, createPortalHandler, createPortalRunEventsHandler } from "@/server/adapters/portal";
 import { errorResponse, requestIdFor } from "@/server/adapters/envelope";
@@ -65,6 +65,8 @@ const portalConversation = createPortalConversationHandler({ db: getDb });
 export const portalConversationRoute = observed("/api/portal/{portal}/apps/{appId}/conversation", (request: Request, portal: string, appId: string) =>
   portalConversation(request, portal, appId),
 );
+
+export const consoleAuditExportRoute: Handler = observed("/api/console/audit-events/export", createConsoleAuditExportHandler({ db: getDb }));
 
 const consoleRunEvents = createConsoleRunEventsHandler({ db: getDb });
 export const consoleRunEventsRoute = observed("/api/console/apps/{appId}/conversation/runs/{executionId}/events", (request: Request, appId: string, executionId: string) =>

@@ -2,6 +2,7 @@
 // of api-routes.ts (the same functions the Next.js route files export). Paths match as the route
 // files do, segment for segment; anything else, a trailing slash included, is left to Next.js.
 import {
+  consoleAuditExportRoute,
   consoleConversationRoute,
   consoleRunEventsRoute,
   consoleTrpcRoute,
@@ -23,6 +24,7 @@ const EXACT: Record<string, { handler: DirectHandler; methods?: string[] }> = {
   "/api/mcp": { handler: mcpRoute },
   "/api/health": { handler: healthRoute, methods: ["GET"] },
   "/api/metrics": { handler: metricsRoute, methods: ["GET"] },
+  "/api/console/audit-events/export": { handler: consoleAuditExportRoute, methods: ["GET", "HEAD"] },
 };
 
 const SEGMENT = "([^/]+)";
@@ -41,7 +43,7 @@ const PAGE_METHODS = ["GET", "HEAD"];
 const READ_ROUTE_METHODS = ["GET", "HEAD", "OPTIONS"];
 const TRPC_METHODS = ["GET", "HEAD", "POST", "OPTIONS"];
 const CONVERSATION_METHODS = ["POST", "OPTIONS"];
-const READ_ROUTES = new Set(["/api/health", "/api/metrics", "/api/bench/models"]);
+const READ_ROUTES = new Set(["/api/health", "/api/metrics", "/api/bench/models", "/api/console/audit-events/export"]);
 
 /**
  * The methods the route at `pathname` takes, as its route file under src/app/api exports them;

@@ -4,21 +4,27 @@
 // a delivery whose worker died is claimed again when its lease runs out. Only the holder of the
 // claim may write the outcome. Each attempt is signed per Standard Webhooks 1.0, checked by the
 // SSRF guard (integration-urls.ts) and bounded by a 15 s timeout; failures are retried on the
-// schedule of retryDelayMs(); 410 Gone, or 5 days of failures, turns the endpoint off.
+// schedule of retryDelayMs(); 410 Gone, or 5 days of failures, turns the endpoint off. The same
+// loop runs the audit log's daily retention sweep.
 import { randomUUID } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import type { Db } from "@/server/db";
 import { checkIntegrationUrl, guardedFetch } from "@/server/integration-urls";
 import { logger } from "@/server/observability/log";
 import { inSpan } from "@/server/observability/tracing";
+import { openSecret } from "@/server/secret-box";
+import { sweepAuditEventsWhenDue } from "@/server/services/audit-log";
 import { backoffDelay } from "./indexing";
 
 /** The pauses before each retry: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery fails. */
 export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
 export const ATTEMPT_TIMEOUT_MS = 15_000;
+/** How a readable signing secret begins (a sealed one begins with the secret box's version). */
+export const WEBHOOK_SECRET_PREFIX = "whsec_";
 /** An endpoint whose attempts have all failed for this long is turned off. */
 export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3_600_000;
 const JITTER = 0.1;
+const SWEEP_CHECK_MS = 60_000;
 const MAX_ERROR_CHARS = 500;
 
 /**
@@ -81,11 +87,16 @@ interface DeliveryContext {
   previous_secret_until: Date | null;
 }
 
+/** A stored signing secret, opened: sealed, or still readable when stored before sealing (sealWebhookSecrets() in services/secrets.ts). */
+export function openWebhookSecret(stored: string): string {
+  return stored.startsWith(WEBHOOK_SECRET_PREFIX) ? stored : openSecret(stored);
+}
+
 /** The signatures of every active secret, space-separated (the old one during the overlap). */
 function signatures(context: DeliveryContext, id: string, timestamp: Date, body: string): string {
   const secrets = [context.secret];
   if (context.previous_secret && context.previous_secret_until && context.previous_secret_until > new Date()) secrets.push(context.previous_secret);
-  return secrets.map((secret) => new Webhook(secret).sign(id, timestamp, body)).join(" ");
+  return secrets.map((secret) => new Webhook(openWebhookSecret(secret)).sign(id, timestamp, body)).join(" ");
 }
 
 /** One attempt: the endpoint's answer, or why there was none. */
@@ -190,11 +201,19 @@ export function startWebhookWorker(db: Db, options: DeliveryOptions & { pollMs?:
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
   const pollMs = options.pollMs ?? 1000;
+  let nextSweepCheck = 0;
   const loop = (async () => {
     let failures = 0;
     while (!stopped) {
       let claimed = 0;
       try {
+        // The audit log's retention sweep rides on this loop: asked at most once a minute here,
+        // run once a day across every process (sweepAuditEventsWhenDue).
+        if (Date.now() >= nextSweepCheck) {
+          nextSweepCheck = Date.now() + SWEEP_CHECK_MS;
+          const swept = await sweepAuditEventsWhenDue(db, options.now?.());
+          if (swept) logger().info({ event: "audit_sweep", deleted: swept }, "Audit events past their retention deleted");
+        }
         claimed = await runWebhookDeliveriesOnce(db, options);
         failures = 0;
       } catch (error) {

@@ -159,10 +159,37 @@ export const exportAuditEvents = guarded({ scope: "audit:read", may: "settings" 
  * deletion the append-only trigger allows, since this transaction sets atrium.audit_sweep.
  */
 export async function sweepAuditEvents(db: Db): Promise<number> {
-  const [, deleted] = await db.$transaction([
-    db.$executeRaw`select set_config('atrium.audit_sweep', 'on', true)`,
-    db.$executeRaw`delete from audit_events e using organizations o
-      where o.id = e.organization_id and e.occurred_at < now() - o.audit_retention_days * interval '1 day'`,
-  ]);
+  const [, deleted] = await db.$transaction([allowSweep(db), deleteExpired(db)]);
   return deleted;
+}
+
+function allowSweep(db: Pick<Db, "$executeRaw">) {
+  return db.$executeRaw`select set_config('atrium.audit_sweep', 'on', true)`;
+}
+
+function deleteExpired(db: Pick<Db, "$executeRaw">) {
+  return db.$executeRaw`delete from audit_events e using organizations o
+    where o.id = e.organization_id and e.occurred_at < now() - o.audit_retention_days * interval '1 day'`;
+}
+
+/** How often the retention sweep runs (src/server/jobs/webhook-delivery.ts asks; one process sweeps). */
+export const AUDIT_SWEEP_EVERY_MS = 24 * 3_600_000;
+const SWEEP_TASK = "audit_sweep";
+
+/**
+ * The scheduled sweep: when its time has come (scheduled_tasks), the caller that moves the next
+ * run on sweeps, in the same transaction; every other process asking meanwhile finds it not due.
+ * Returns the events deleted, or null when it was not this caller's to run.
+ */
+export async function sweepAuditEventsWhenDue(db: Db, now = new Date()): Promise<number | null> {
+  const next = new Date(now.getTime() + AUDIT_SWEEP_EVERY_MS);
+  return db.$transaction(async (tx) => {
+    // Of processes racing here, the row lock lets one move next_run_at; the others re-check and find it in the future.
+    const claimed = await tx.$executeRaw`
+      insert into scheduled_tasks (name, next_run_at) values (${SWEEP_TASK}, ${next})
+      on conflict (name) do update set next_run_at = excluded.next_run_at where scheduled_tasks.next_run_at <= ${now}`;
+    if (claimed !== 1) return null;
+    await allowSweep(tx);
+    return deleteExpired(tx);
+  });
 }

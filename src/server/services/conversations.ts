@@ -13,6 +13,7 @@ import { loadLiveApp } from "@/server/runtime/load";
 import type { Citation } from "@/server/runtime/citations";
 import type { Turn } from "@/server/runtime/models";
 import { newRunContext, runApp, type RunStep } from "@/server/runtime/run";
+import { recordEvent } from "./events";
 import { builderItemNames } from "./item-names";
 import { decodeCursor, encodeCursor } from "./pagination";
 import { conversationStarters, runFor, type RunFor } from "./portal-access";
@@ -455,11 +456,19 @@ export const setMessageFeedback = guarded(
     });
     if (!message?.executionId) throw notFound;
     const at = input.rating ? new Date() : null;
-    const updated = await db.execution.updateMany({
-      where: { id: message.executionId, organizationId: actor.organizationId },
-      data: { feedbackRating: input.rating, feedbackReason: input.rating ? (input.reason ?? null) : null, feedbackAt: at },
+    const executionId = message.executionId;
+    await db.$transaction(async (tx) => {
+      const updated = await tx.execution.updateMany({
+        where: { id: executionId, organizationId: actor.organizationId },
+        data: { feedbackRating: input.rating, feedbackReason: input.rating ? (input.reason ?? null) : null, feedbackAt: at },
+      });
+      if (updated.count === 0) throw notFound;
+      await recordEvent(tx, actor, {
+        action: "execution.feedback",
+        target: { type: "execution", id: executionId, label: input.messageId.toLowerCase() },
+        changes: { rating: [null, input.rating ?? null] },
+      });
     });
-    if (updated.count === 0) throw notFound;
     return { feedback: input.rating && at ? { rating: input.rating, reason: input.reason ?? null, at: at.toISOString() } : null };
   },
 );

@@ -4,18 +4,66 @@ import { NO_FLUSH, type Db } from "@/server/db";
 import { AppError, isAppError } from "@/server/errors";
 import { metrics } from "@/server/observability/metrics";
 import { creditsLeft, POOL_BONUS_SQL, POOL_LEFT_SQL, POOL_NEXT_RESET_SQL, POOL_RESET_DUE_SQL, POOL_RESET_SET_SQL, POOL_USED_SQL } from "./credit-pool";
+import { eventInsertSql, eventSqlParams } from "./events";
 import { recordRefusal } from "./usage";
 
 /** A Prisma client or an interactive transaction over it. */
 type Executor = Pick<Db, "$executeRaw" | "$executeRawUnsafe">;
 
-const CHARGE_SQL = "update organizations set credits = credits - $2 where id = $1::uuid and credits >= $2";
+// ---- Thresholds: credits.low and credits.exhausted ----
+
+// A charge that takes a balance across a threshold announces it, in the charge's own statement
+// (a CTE inserting the event, src/server/services/events.ts), so it is announced once per
+// crossing whatever the number of processes charging: the charge that crosses is the one that
+// sees the balance on both sides. `credits.low`: under 10% of the organization's reference (the
+// balance as the operator last set it) or of a pool's allowance and bonus; `credits.exhausted`: 0.
+
+/** The columns eventInsertSql() selects, for a balance `left` after a charge of `charged` out of `whole`. */
+function crossingColumns(left: string, targetType: string, targetId: string, targetLabel: string, data: string): string {
+  const action = `case when ${left} = 0 then 'credits.exhausted' else 'credits.low' end`;
+  return `${action}, '${targetType}', ${targetId}, ${targetLabel}, ${action}, ${data}`;
+}
+
+function crossed(left: string, charged: string, whole: string): string {
+  return `(${left} = 0 or (${left} * 10 < ${whole} and (${left} + ${charged}) * 10 >= ${whole}))`;
+}
+
+/**
+ * Events for an organization's balance (`org`: id, credits before the charge, credits_reference)
+ * charged `charged`, when `condition` holds (the charge happened).
+ */
+function organizationCrossingSql(first: number, org: string, charged: string, condition = "true"): string {
+  const left = `(${org}.credits - ${charged})`;
+  const data = `jsonb_build_object('object', 'organization_credits', 'organizationId', ${org}.id, 'credits', ${left}, 'reference', ${org}.credits_reference)`;
+  return eventInsertSql(
+    first,
+    crossingColumns(left, "organization", `${org}.id::text`, "'credits'", data),
+    `${org} where ${condition} and ${crossed(left, charged, `${org}.credits_reference`)}`,
+  );
+}
+
+/** Params of the threshold events: the installation itself acts. */
+function crossingParams(organizationId: string): unknown[] {
+  return eventSqlParams({ kind: "system", organizationId });
+}
+
+/** The organization's row locked with its balance before the charge, when it can pay `$2` (`also`: more of the FROM list). */
+function lockPayingOrganization(also = ""): string {
+  return `select id, credits, credits_reference from organizations${also} where id = $1::uuid and credits >= $2 for update of organizations`;
+}
+
+const CHARGE_SQL = `with org as (${lockPayingOrganization()}),
+  crossing as (${organizationCrossingSql(3, "org", "$2")})
+  update organizations set credits = organizations.credits - $2 from org where organizations.id = org.id`;
 /**
  * A run's charge: the organization's row stays locked until the charge commits, so every
  * run of an organization queues behind the one before; not waiting for a WAL flush there keeps
  * that queue short. The run's record, flushed, makes the charge durable (NO_FLUSH in src/server/db.ts).
  */
-const RUN_CHARGE_SQL = `with no_flush as (${NO_FLUSH}) update organizations set credits = credits - $2 from no_flush where id = $1::uuid and credits >= $2`;
+const RUN_CHARGE_SQL = `with no_flush as (${NO_FLUSH}),
+  org as (${lockPayingOrganization(", no_flush")}),
+  crossing as (${organizationCrossingSql(3, "org", "$2")})
+  update organizations set credits = organizations.credits - $2 from org where organizations.id = org.id`;
 
 /** Counts a charge that took its row; throws insufficient_credits when none did. */
 function confirmCharge(updated: number | null, amount: number): void {
@@ -28,7 +76,7 @@ function confirmCharge(updated: number | null, amount: number): void {
 /** Takes `amount` credits, or throws insufficient_credits and takes nothing. */
 export async function chargeCredits(db: Executor, organizationId: string, amount: number): Promise<void> {
   if (amount <= 0) return;
-  confirmCharge(await db.$executeRawUnsafe(CHARGE_SQL, organizationId, amount), amount);
+  confirmCharge(await db.$executeRawUnsafe(CHARGE_SQL, organizationId, amount, ...crossingParams(organizationId)), amount);
 }
 
 /** Gives back credits taken for a run that did not happen (an upstream failure, a cancel before anything ran). */
@@ -51,10 +99,11 @@ export async function refundCredits(db: Executor, organizationId: string, amount
 const CHARGE_END_USER_SQL = `
   with no_flush as (${NO_FLUSH}),
   org as (
-    select id from organizations, no_flush where id = $1 and credits >= 1 for update of organizations
+    select id, credits, credits_reference from organizations, no_flush where id = $1 and credits >= 1 for update of organizations
   ),
   pool as (
-    select s.id from subscriptions s join end_users u on u.id = s.end_user_id
+    select s.id, s.end_user_id, s.tier_plan_id, u.email, s.credit_allowance, ${POOL_BONUS_SQL} as bonus, ${POOL_USED_SQL} as used
+    from subscriptions s join end_users u on u.id = s.end_user_id
     where s.end_user_id = $2 and u.organization_id = $1 and s.status = 'active'
       and ${POOL_LEFT_SQL} > 0
       and exists (select 1 from org)
@@ -74,7 +123,20 @@ const CHARGE_END_USER_SQL = `
   ),
   charged_org as (
     update organizations set credits = credits - 1 where id in (select id from org) and exists (select 1 from charged_pool) returning id
-  )
+  ),
+  pool_crossing as (${eventInsertSql(
+    3,
+    crossingColumns(
+      "(p.credit_allowance + p.bonus - p.used - 1)",
+      "subscription",
+      "p.id::text",
+      "p.email",
+      `jsonb_build_object('object', 'credit_pool', 'subscriptionId', p.id, 'endUserId', p.end_user_id, 'tierPlanId', p.tier_plan_id,
+        'creditAllowance', p.credit_allowance, 'bonusCredits', p.bonus, 'creditsUsed', p.used + 1, 'creditsLeft', p.credit_allowance + p.bonus - p.used - 1)`,
+    ),
+    `pool p where exists (select 1 from charged_pool) and ${crossed("(p.credit_allowance + p.bonus - p.used - 1)", "1", "(p.credit_allowance + p.bonus)")}`,
+  )}),
+  org_crossing as (${organizationCrossingSql(3, "org", "1", "exists (select 1 from charged_org)")})
   select (select id from charged_pool) as subscription_id, exists (select 1 from org) as organization_has_credits`;
 
 /** The pool a charge came from, so a refund goes back to it. */
@@ -88,7 +150,7 @@ export async function chargeEndUserCredit(db: Db, organizationId: string, endUse
   const { rows } = await db.pool.query<{ subscription_id: string | null; organization_has_credits: boolean }>({
     name: "atrium_charge_end_user",
     text: CHARGE_END_USER_SQL,
-    values: [organizationId, endUserId],
+    values: [organizationId, endUserId, ...crossingParams(organizationId)],
   });
   const row = rows[0];
   if (!row?.subscription_id) {
@@ -179,7 +241,10 @@ async function takeRunCredit(db: Db, organizationId: string, endUserId: string |
     return { kind: "end_user", ...(await chargeEndUserCredit(db, organizationId, endUserId)) };
   }
   // Every run takes it: a prepared statement on the pool.
-  if (amount > 0) confirmCharge((await db.pool.query({ name: "atrium_charge_run_credits", text: RUN_CHARGE_SQL, values: [organizationId, amount] })).rowCount, amount);
+  if (amount > 0) {
+    const charged = await db.pool.query({ name: "atrium_charge_run_credits", text: RUN_CHARGE_SQL, values: [organizationId, amount, ...crossingParams(organizationId)] });
+    confirmCharge(charged.rowCount, amount);
+  }
   return { kind: "organization", organizationId, amount };
 }
 

@@ -17,7 +17,8 @@ import { equalityOn, matchesFilter, parseScimFilter } from "@/server/scim/filter
 import { applyPatch, readPatchBody } from "@/server/scim/patch";
 import { canonicalResource, ENTERPRISE_SCHEMA, GROUP_SCHEMA, LIST_RESPONSE_SCHEMA, scimError, toBoolean, USER_SCHEMA, type ScimObject } from "@/server/scim/schema";
 import { logger } from "@/server/observability/log";
-import { subscribe } from "./end-users";
+import { subscribe, toEndUser } from "./end-users";
+import { changesBetween, recordEvent, SECRET_CHANGED } from "./events";
 import { normalizeEmail } from "./members";
 import { redirectUri } from "./sso";
 
@@ -54,7 +55,7 @@ export interface ListResult {
 // ---------------------------------------------------------------------------------------------
 // Users
 
-interface DirectoryUserRow {
+type DirectoryUserRow = {
   id: string;
   userName: string;
   externalId: string | null;
@@ -64,7 +65,7 @@ interface DirectoryUserRow {
   version: number;
   createdAt: Date;
   updatedAt: Date;
-}
+};
 
 function meta(kind: "User" | "Group", id: string, created: Date, lastModified: Date, version: number) {
   return {
@@ -142,8 +143,10 @@ function userColumns(user: ScimObject, existingActive: boolean | null) {
  * `directory`, with the directory default plan), renamed as the directory names them; none for
  * no address or a deleted identity (which stays deleted).
  */
-async function endUserFor(tx: Tx, organizationId: string, address: string | null, fullName: string): Promise<string | null> {
+async function endUserFor(tx: Tx, actor: KeyActor, address: string | null, fullName: string): Promise<string | null> {
   if (!address) return null;
+  const organizationId = actor.organizationId;
+  const before = await tx.endUser.findFirst({ where: { organizationId, email: address, deletedAt: null }, select: { fullName: true } });
   const rows = await tx.$queryRaw<{ id: string; created: boolean }[]>`
     insert into end_users (id, organization_id, email, full_name, auth_method, created_at, updated_at)
     values (gen_random_uuid(), ${organizationId}::uuid, ${address}, ${fullName}, 'directory', now(), now())
@@ -160,6 +163,15 @@ async function endUserFor(tx: Tx, organizationId: string, address: string | null
       where o.id = ${organizationId}::uuid and p.archived_at is null`;
     await subscribe(tx, row.id, plans, "api");
   }
+  if (row.created || (before && fullName && before.fullName !== fullName)) {
+    const endUser = await tx.endUser.findUniqueOrThrow({ where: { id: row.id } });
+    await recordEvent(tx, actor, {
+      action: row.created ? "end_user.create" : "end_user.update",
+      target: { type: "end_user", id: endUser.id, label: endUser.email },
+      changes: row.created ? {} : { fullName: [before!.fullName, endUser.fullName] },
+      data: toEndUser(endUser),
+    });
+  }
   return row.id;
 }
 
@@ -167,10 +179,11 @@ async function endUserFor(tx: Tx, organizationId: string, address: string | null
  * Suspends the end users no active directory user stands for any more (their sessions and
  * sign-in codes end at once; nothing else of theirs changes) and restores those one does.
  */
-async function settleEndUsers(tx: Tx, organizationId: string, endUserIds: (string | null)[]): Promise<void> {
+async function settleEndUsers(tx: Tx, actor: KeyActor, endUserIds: (string | null)[]): Promise<void> {
+  const organizationId = actor.organizationId;
   const ids = [...new Set(endUserIds.filter((id): id is string => id !== null))];
   if (ids.length === 0) return;
-  const suspended = await tx.$queryRaw<{ id: string }[]>`
+  const states = await tx.$queryRaw<{ id: string; active: boolean; changed: boolean }[]>`
     with states as (
       select e.id, exists (select 1 from directory_users d where d.organization_id = e.organization_id and d.end_user_id = e.id and d.active) as active
       from end_users e where e.organization_id = ${organizationId}::uuid and e.id = any(${ids}::uuid[]) and e.deleted_at is null
@@ -178,9 +191,22 @@ async function settleEndUsers(tx: Tx, organizationId: string, endUserIds: (strin
     changed as (
       update end_users e set suspended_at = case when s.active then null else coalesce(e.suspended_at, now()) end, updated_at = now()
       from states s where e.id = s.id and s.active = (e.suspended_at is not null)
+      returning e.id
     )
-    select id::text from states where not active`;
-  const gone = suspended.map((row) => row.id);
+    select id::text, active, id in (select id from changed) as changed from states`;
+  const changed = states.filter((row) => row.changed);
+  if (changed.length) {
+    const rows = await tx.endUser.findMany({ where: { organizationId, id: { in: changed.map((row) => row.id) } } });
+    for (const endUser of rows) {
+      await recordEvent(tx, actor, {
+        action: endUser.suspendedAt ? "end_user.suspend" : "end_user.reactivate",
+        target: { type: "end_user", id: endUser.id, label: endUser.email },
+        changes: { suspended: [!endUser.suspendedAt, !!endUser.suspendedAt] },
+        data: toEndUser(endUser),
+      });
+    }
+  }
+  const gone = states.filter((row) => !row.active).map((row) => row.id);
   if (gone.length === 0) return;
   await tx.endUserSession.deleteMany({ where: { organizationId, endUserId: { in: gone } } });
   await tx.endUserSignInCode.deleteMany({ where: { organizationId, endUserId: { in: gone } } });
@@ -213,14 +239,15 @@ function uniquenessError(userName: string) {
 }
 
 /** Writes a new or changed directory user and everything that follows from it, in the caller's transaction. */
-async function saveUser(tx: Tx, organizationId: string, existing: DirectoryUserRow | null, user: ScimObject): Promise<DirectoryUserRow> {
+async function saveUser(tx: Tx, actor: KeyActor, existing: DirectoryUserRow | null, user: ScimObject): Promise<DirectoryUserRow> {
+  const organizationId = actor.organizationId;
   const columns = userColumns(user, existing?.active ?? null);
   const clash = await tx.directoryUser.findFirst({
     where: { organizationId, userNameKey: columns.userNameKey, ...(existing ? { id: { not: existing.id } } : {}) },
     select: { id: true },
   });
   if (clash) throw uniquenessError(columns.userName);
-  const endUserId = await endUserFor(tx, organizationId, addressOf({ ...user, userName: columns.userName }), fullNameOf(user));
+  const endUserId = await endUserFor(tx, actor, addressOf({ ...user, userName: columns.userName }), fullNameOf(user));
   let row: DirectoryUserRow;
   if (existing) {
     row = await tx.directoryUser.update({ where: { id: existing.id }, data: { ...columns, endUserId, version: { increment: 1 } } });
@@ -229,9 +256,18 @@ async function saveUser(tx: Tx, organizationId: string, existing: DirectoryUserR
     if (!inserted[0]) throw uniquenessError(columns.userName);
     row = inserted[0];
   }
-  await settleEndUsers(tx, organizationId, [endUserId, existing?.endUserId ?? null]);
+  await recordEvent(tx, actor, {
+    action: existing ? "directory_user.update" : "directory_user.create",
+    target: directoryUserTarget(row),
+    changes: existing ? changesBetween(existing, row, ["userName", "externalId", "active", "endUserId"]) : {},
+  });
+  await settleEndUsers(tx, actor, [endUserId, existing?.endUserId ?? null]);
   if (existing && existing.endUserId !== endUserId) await syncGroupMemberships(tx, organizationId, await groupsOfUser(tx, existing.id));
   return row;
+}
+
+function directoryUserTarget(row: { id: string; userName: string }) {
+  return { type: "directory_user", id: row.id, label: row.userName };
 }
 
 /** The directory user, locked until the transaction ends; 404 when it is not this organization's. */
@@ -246,7 +282,7 @@ const scim = { scope: "scim" } as const;
 
 export const createDirectoryUser = guarded(scim, async function createDirectoryUser(db: Db, actor: KeyActor, body: unknown): Promise<ScimObject> {
   const user = canonicalResource("User", body);
-  const row = await db.$transaction((tx) => saveUser(tx, actor.organizationId, null, user), TRANSACTION_OPTIONS);
+  const row = await db.$transaction((tx) => saveUser(tx, actor, null, user), TRANSACTION_OPTIONS);
   return userResource(row);
 });
 
@@ -258,7 +294,7 @@ export const getDirectoryUser = guarded(scim, async function getDirectoryUser(db
 
 export const replaceDirectoryUser = guarded(scim, async function replaceDirectoryUser(db: Db, actor: KeyActor, id: string, body: unknown): Promise<ScimObject> {
   const user = canonicalResource("User", body);
-  const row = await db.$transaction(async (tx) => saveUser(tx, actor.organizationId, await lockedUser(tx, actor.organizationId, id), user), TRANSACTION_OPTIONS);
+  const row = await db.$transaction(async (tx) => saveUser(tx, actor, await lockedUser(tx, actor.organizationId, id), user), TRANSACTION_OPTIONS);
   return userResource(row);
 });
 
@@ -267,7 +303,7 @@ export const patchDirectoryUser = guarded(scim, async function patchDirectoryUse
   const row = await db.$transaction(async (tx) => {
     const existing = await lockedUser(tx, actor.organizationId, id);
     const patched = applyPatch("User", userResource(existing), operations);
-    return saveUser(tx, actor.organizationId, existing, canonicalResource("User", patched));
+    return saveUser(tx, actor, existing, canonicalResource("User", patched));
   }, TRANSACTION_OPTIONS);
   return userResource(row);
 });
@@ -278,8 +314,9 @@ export const deleteDirectoryUser = guarded(scim, async function deleteDirectoryU
     const existing = await lockedUser(tx, actor.organizationId, id);
     const groups = await groupsOfUser(tx, existing.id);
     await tx.directoryUser.delete({ where: { id: existing.id } });
+    await recordEvent(tx, actor, { action: "directory_user.delete", target: directoryUserTarget(existing) });
     await syncGroupMemberships(tx, actor.organizationId, groups);
-    await settleEndUsers(tx, actor.organizationId, [existing.endUserId]);
+    await settleEndUsers(tx, actor, [existing.endUserId]);
   }, TRANSACTION_OPTIONS);
 });
 
@@ -315,14 +352,14 @@ function paging(query: ListQuery): { startIndex: number; count: number } {
 // ---------------------------------------------------------------------------------------------
 // Groups
 
-interface GroupRow {
+type GroupRow = {
   id: string;
   name: string;
   externalId: string | null;
   directoryVersion: number;
   createdAt: Date;
   updatedAt: Date;
-}
+};
 
 const groupSelect = { id: true, name: true, externalId: true, directoryVersion: true, createdAt: true, updatedAt: true } as const;
 
@@ -381,9 +418,23 @@ async function lockedGroup(tx: Tx, organizationId: string, id: string): Promise<
   return tx.userGroup.findUniqueOrThrow({ where: { id }, select: groupSelect });
 }
 
-async function saveGroup(tx: Tx, organizationId: string, existing: GroupRow, group: ScimObject): Promise<GroupRow> {
-  await setGroupMembers(tx, organizationId, existing.id, memberIdsOf(group));
-  return tx.userGroup.update({ where: { id: existing.id }, data: { ...groupColumns(group), directoryVersion: { increment: 1 } }, select: groupSelect });
+async function saveGroup(tx: Tx, actor: KeyActor, existing: GroupRow, group: ScimObject): Promise<GroupRow> {
+  const membersBefore = await memberCount(tx, existing.id);
+  await setGroupMembers(tx, actor.organizationId, existing.id, memberIdsOf(group));
+  const row = await tx.userGroup.update({ where: { id: existing.id }, data: { ...groupColumns(group), directoryVersion: { increment: 1 } }, select: groupSelect });
+  const changes: Record<string, [unknown, unknown]> = changesBetween(existing, row, ["name", "externalId"]);
+  const membersAfter = await memberCount(tx, existing.id);
+  if (membersAfter !== membersBefore) changes.memberCount = [membersBefore, membersAfter];
+  await recordEvent(tx, actor, { action: "user_group.update", target: groupTarget(row), changes });
+  return row;
+}
+
+function groupTarget(row: { id: string; name: string }) {
+  return { type: "user_group", id: row.id, label: row.name };
+}
+
+function memberCount(tx: Tx, groupId: string): Promise<number> {
+  return tx.groupMember.count({ where: { groupId } });
 }
 
 export const createDirectoryGroup = guarded(scim, async function createDirectoryGroup(db: Db, actor: KeyActor, body: unknown): Promise<ScimObject> {
@@ -392,6 +443,7 @@ export const createDirectoryGroup = guarded(scim, async function createDirectory
   const row = await db.$transaction(async (tx) => {
     const created = await tx.userGroup.create({ data: { organizationId: actor.organizationId, directoryManaged: true, ...columns }, select: groupSelect });
     await setGroupMembers(tx, actor.organizationId, created.id, memberIdsOf(group));
+    await recordEvent(tx, actor, { action: "user_group.create", target: groupTarget(created), changes: { memberCount: [0, await memberCount(tx, created.id)] } });
     return created;
   }, TRANSACTION_OPTIONS);
   return groupResource(row, (await membersOf(db, [row.id])).get(row.id)!);
@@ -413,7 +465,7 @@ export const getDirectoryGroup = guarded(
 
 export const replaceDirectoryGroup = guarded(scim, async function replaceDirectoryGroup(db: Db, actor: KeyActor, id: string, body: unknown): Promise<ScimObject> {
   const group = canonicalResource("Group", body);
-  const row = await db.$transaction(async (tx) => saveGroup(tx, actor.organizationId, await lockedGroup(tx, actor.organizationId, id), group), TRANSACTION_OPTIONS);
+  const row = await db.$transaction(async (tx) => saveGroup(tx, actor, await lockedGroup(tx, actor.organizationId, id), group), TRANSACTION_OPTIONS);
   return groupResource(row, (await membersOf(db, [row.id])).get(row.id)!);
 });
 
@@ -422,7 +474,7 @@ export const patchDirectoryGroup = guarded(scim, async function patchDirectoryGr
   const row = await db.$transaction(async (tx) => {
     const existing = await lockedGroup(tx, actor.organizationId, id);
     const current = groupResource(existing, (await membersOf(tx, [existing.id])).get(existing.id)!);
-    return saveGroup(tx, actor.organizationId, existing, canonicalResource("Group", applyPatch("Group", current, operations)));
+    return saveGroup(tx, actor, existing, canonicalResource("Group", applyPatch("Group", current, operations)));
   }, TRANSACTION_OPTIONS);
   return groupResource(row, (await membersOf(db, [row.id])).get(row.id)!);
 });
@@ -432,6 +484,7 @@ export const deleteDirectoryGroup = guarded(scim, async function deleteDirectory
   await db.$transaction(async (tx) => {
     const existing = await lockedGroup(tx, actor.organizationId, id);
     await tx.userGroup.delete({ where: { id: existing.id } });
+    await recordEvent(tx, actor, { action: "user_group.delete", target: groupTarget(existing) });
   }, TRANSACTION_OPTIONS);
 });
 
@@ -475,12 +528,29 @@ export const listDirectoryGroups = guarded(scim, async function listDirectoryGro
 const EVENT_DAYS_KEPT = 30;
 const MAX_EVENT_TEXT_CHARS = 1_000;
 
-/** Records what the directory did or was refused (the console's sync activity); 30 days are kept. Never fails the request. */
-export async function recordDirectoryEvent(db: Db, organizationId: string, action: string, status: number, detail: string): Promise<void> {
+/**
+ * Records what the directory did or was refused (the console's sync activity); 30 days are kept.
+ * A refusal is also the audit event `directory.sync_failed` (a webhook), with what was sent and
+ * why it failed. Never fails the request.
+ */
+export async function recordDirectoryEvent(db: Db, actor: KeyActor, action: string, status: number, detail: string, scimType: string | null = null): Promise<void> {
+  const { organizationId } = actor;
+  const request = action.slice(0, MAX_EVENT_TEXT_CHARS);
+  const reason = detail.slice(0, MAX_EVENT_TEXT_CHARS);
   try {
     await db.$transaction([
-      db.directoryEvent.create({ data: { organizationId, action: action.slice(0, MAX_EVENT_TEXT_CHARS), status, detail: detail.slice(0, MAX_EVENT_TEXT_CHARS) } }),
+      db.directoryEvent.create({ data: { organizationId, action: request, status, detail: reason } }),
       db.directoryEvent.deleteMany({ where: { organizationId, createdAt: { lt: new Date(Date.now() - EVENT_DAYS_KEPT * 86_400_000) } } }),
+      ...(status >= 400
+        ? [
+            recordEvent(db, actor, {
+              action: "directory.sync_failed",
+              target: { type: "directory", id: null, label: request },
+              outcome: "failure",
+              data: { object: "directory_sync_failure", request, status, scimType, detail: reason },
+            }),
+          ]
+        : []),
     ]);
   } catch (error) {
     logger().error({ err: error }, "Could not record a directory event");
@@ -547,11 +617,22 @@ export const getDirectoryOverview = guarded({ may: "settings" }, async function 
 export const rotateDirectoryToken = guarded({ may: "settings" }, async function rotateDirectoryToken(db: Db, actor: Actor) {
   const secret = randomToken("sk_org_");
   const row = await db.$transaction(async (tx) => {
-    await tx.apiKey.updateMany({ where: { organizationId: actor.organizationId, revokedAt: null, scopes: { has: SCIM_SCOPE } }, data: { revokedAt: new Date() } });
-    return tx.apiKey.create({
+    const revoked = await tx.apiKey.updateManyAndReturn({
+      where: { organizationId: actor.organizationId, revokedAt: null, scopes: { has: SCIM_SCOPE } },
+      data: { revokedAt: new Date() },
+      select: { id: true, name: true },
+    });
+    for (const key of revoked) await recordEvent(tx, actor, { action: "api_key.revoke", target: { type: "api_key", id: key.id, label: key.name } });
+    const created = await tx.apiKey.create({
       data: { organizationId: actor.organizationId, kind: "organization", name: TOKEN_NAME, scopes: [SCIM_SCOPE], prefix: secret.slice(0, 12), secretHash: hashSecret(secret) },
       select: tokenSelect,
     });
+    await recordEvent(tx, actor, {
+      action: "api_key.create",
+      target: { type: "api_key", id: created.id, label: created.name },
+      changes: { scopes: [null, [SCIM_SCOPE]], secret: [null, SECRET_CHANGED] },
+    });
+    return created;
   });
   return { ...toToken(row), secret };
 });
@@ -564,6 +645,14 @@ export const setDirectoryDefaultPlan = guarded({ may: "settings" }, async functi
     const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId, archivedAt: null }, select: { id: true } });
     if (!plan) throw new AppError("tier_not_found", `No live tier plan ${input.tierPlanId} in this organization.`);
   }
-  await db.organization.update({ where: { id: actor.organizationId }, data: { directoryDefaultPlanId: input.tierPlanId } });
+  await db.$transaction(async (tx) => {
+    const before = await tx.organization.findUniqueOrThrow({ where: { id: actor.organizationId }, select: { name: true, directoryDefaultPlanId: true } });
+    await tx.organization.update({ where: { id: actor.organizationId }, data: { directoryDefaultPlanId: input.tierPlanId } });
+    await recordEvent(tx, actor, {
+      action: "organization.update",
+      target: { type: "organization", id: actor.organizationId, label: before.name },
+      changes: changesBetween(before, { directoryDefaultPlanId: input.tierPlanId }, ["directoryDefaultPlanId"]),
+    });
+  });
   return { defaultPlanId: input.tierPlanId };
 });

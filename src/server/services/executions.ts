@@ -8,6 +8,7 @@ import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
 import { logUnsuccessfulRun } from "@/server/observability/operator-log";
 import type { TraceEntry } from "@/server/runtime/run";
+import { recordEvent } from "./events";
 import { builderItemNames } from "./item-names";
 import { recordRunUsage } from "./usage";
 import { afterCursor, beforeCursor, CURSOR_ORDER, NEWEST_FIRST, toPage } from "./pagination";
@@ -34,15 +35,31 @@ export interface ExecutionRecord {
 
 /** The run's record and its usage (the pool that paid, when an end user's did, names the plan). */
 export async function recordExecution(db: Db, actor: Actor | EndUserActor, { subscriptionId, ...record }: ExecutionRecord & { subscriptionId?: string | null }) {
-  const execution = await db.execution.create({
-    data: {
-      ...record,
-      latencyMs: Math.round(record.latencyMs),
-      organizationId: actor.organizationId,
-      actor: actorLabel(actor),
-      trace: record.trace as unknown as Prisma.InputJsonValue,
-    },
-  });
+  const create = (tx: Pick<Db, "execution">) =>
+    tx.execution.create({
+      data: {
+        ...record,
+        latencyMs: Math.round(record.latencyMs),
+        organizationId: actor.organizationId,
+        actor: actorLabel(actor),
+        trace: record.trace as unknown as Prisma.InputJsonValue,
+      },
+    });
+  // A failed run is announced (execution.failed) with the execution as the REST API shows it.
+  const execution =
+    record.status === "failed"
+      ? await db.$transaction(async (tx) => {
+          const row = await create(tx);
+          const [shown] = await toExecutions(tx, actor.organizationId, [row]);
+          await recordEvent(tx, actor, {
+            action: "execution.failed",
+            target: { type: "execution", id: row.id, label: shown!.itemName ?? row.kind },
+            // As the REST API shows it: without the organization.
+            data: { ...shown, organizationId: undefined },
+          });
+          return row;
+        })
+      : await create(db);
   if (record.status !== "succeeded") {
     logUnsuccessfulRun({ organizationId: actor.organizationId, executionId: execution.id, kind: record.kind, itemId: record.itemId, status: record.status, error: record.error });
   }
@@ -50,10 +67,10 @@ export async function recordExecution(db: Db, actor: Actor | EndUserActor, { sub
   return execution;
 }
 
-type ExecutionRow = Awaited<ReturnType<typeof recordExecution>>;
+type ExecutionRow = Prisma.ExecutionGetPayload<object>;
 
 /** Rows with the name of their item, the email of their end user and the name of their portal. */
-async function toExecutions(db: Db, organizationId: string, rows: ExecutionRow[]): Promise<Execution[]> {
+async function toExecutions(db: Pick<Db, "builderItem" | "endUser" | "portal">, organizationId: string, rows: ExecutionRow[]): Promise<Execution[]> {
   const endUserIds = [...new Set(rows.flatMap((row) => (row.endUserId ? [row.endUserId] : [])))];
   const portalIds = [...new Set(rows.flatMap((row) => (row.portalId ? [row.portalId] : [])))];
   const [itemNames, endUsers, portals] = await Promise.all([

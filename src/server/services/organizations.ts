@@ -29,7 +29,7 @@ export function toOrganization(row: OrganizationRow): Organization {
 
 /** Creating an organization is an operator's act (admin CLI, first start); there is no actor yet. */
 export async function createOrganization(db: Db, input: { name: string; plan?: Organization["plan"]; credits?: number }): Promise<Organization> {
-  return toOrganization(await db.organization.create({ data: input }));
+  return toOrganization(await db.organization.create({ data: { ...input, ...(input.credits !== undefined ? { creditsReference: input.credits } : {}) } }));
 }
 
 export const getOrganization = guarded({ may: "read" }, async function getOrganization(db: Db, actor: Actor): Promise<Organization> {
@@ -52,7 +52,12 @@ export const updateOrganization = guarded({ may: "settings" }, async function up
   }
   const before = await db.organization.findUnique({ where: { id: actor.organizationId } });
   if (!before) throw new AppError("not_found", "No organization with that id.");
-  const write = (tx: Pick<Db, "organization">) => tx.organization.update({ where: { id: actor.organizationId }, data: update });
+  const write = (tx: Pick<Db, "organization">) =>
+    tx.organization.update({
+      where: { id: actor.organizationId },
+      // The balance the operator sets is the one credits.low is measured against (src/server/services/credits.ts).
+      data: { ...update, ...(update.credits !== undefined ? { creditsReference: update.credits } : {}) },
+    });
   const row = await recorded(db, actor, write, (after) => ({
     action: "organization.update",
     target: { type: "organization", id: after.id, label: after.name },

@@ -7,7 +7,7 @@
 // a replayed callback finds nothing.
 import * as oidc from "openid-client";
 import { env, publicOrigin } from "@/env";
-import type { Actor } from "@/server/auth/actor";
+import type { Actor, EndUserActor, MemberActor, RequestOrigin } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
 import type { Db } from "@/server/db";
@@ -15,8 +15,8 @@ import { AppError, invalidRequest } from "@/server/errors";
 import { guardedFetch, privateIntegrationUrlsAllowed, requireIntegrationUrl } from "@/server/integration-urls";
 import { openSecret, sealSecret } from "@/server/secret-box";
 import { startEndUserSession, type NewEndUserSession } from "./end-user-sessions";
+import { changesBetween, recorded, recordEvent, SECRET_CHANGED, type EventInput } from "./events";
 import { normalizeEmail } from "./members";
-import { ACTIVE_END_USER } from "./portal-access";
 import type { NewSession } from "./sessions";
 
 export const OIDC_CALLBACK_PATH = "/auth/oidc/callback";
@@ -91,17 +91,28 @@ export const setSsoConnection = guarded({ may: "settings" }, async function setS
     throw invalidRequest([{ path: "clientSecret", message: "1 to 2,000 characters" }]);
   const domains = normalizeDomains(input.domains ?? []);
   const displayName = (input.displayName ?? "").trim().slice(0, 100);
-  const existing = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId }, select: { id: true } });
+  const existing = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
   if (!existing && input.clientSecret === undefined) throw invalidRequest([{ path: "clientSecret", message: "Required" }]);
   if (domains.length) {
     const taken = await db.ssoConnection.findFirst({ where: { organizationId: { not: actor.organizationId }, domains: { hasSome: domains } }, select: { domains: true } });
     if (taken) throw new AppError("conflict", `Another organization signs in ${taken.domains.find((domain) => domains.includes(domain))} with its own identity provider.`);
   }
   const secret = input.clientSecret === undefined ? {} : { clientSecretCiphertext: sealSecret(input.clientSecret, "clientSecret") };
-  const row = await db.ssoConnection.upsert({
-    where: { organizationId: actor.organizationId },
-    create: { organizationId: actor.organizationId, issuer, clientId: input.clientId.trim(), domains, displayName, clientSecretCiphertext: secret.clientSecretCiphertext! },
-    update: { issuer, clientId: input.clientId.trim(), domains, displayName, ...secret },
+  const upsert = (tx: Pick<Db, "ssoConnection">) =>
+    tx.ssoConnection.upsert({
+      where: { organizationId: actor.organizationId },
+      create: { organizationId: actor.organizationId, issuer, clientId: input.clientId.trim(), domains, displayName, clientSecretCiphertext: secret.clientSecretCiphertext! },
+      update: { issuer, clientId: input.clientId.trim(), domains, displayName, ...secret },
+    });
+  const row = await recorded(db, actor, upsert, (saved) => {
+    const changes: Record<string, readonly [unknown, unknown]> = existing
+      ? changesBetween({ ...toView(existing) }, { ...toView(saved) }, ["issuer", "clientId", "domains", "displayName"])
+      : {};
+    return {
+      action: existing ? "sso_connection.update" : "sso_connection.create",
+      target: { type: "sso_connection", id: saved.id, label: saved.displayName || saved.issuer },
+      changes: input.clientSecret === undefined ? changes : { ...changes, clientSecret: [existing ? SECRET_CHANGED : null, SECRET_CHANGED] },
+    };
   });
   return toView(row);
 });
@@ -114,7 +125,10 @@ export const getSsoConnection = guarded({ may: "settings" }, async function getS
 export const removeSsoConnection = guarded({ may: "settings" }, async function removeSsoConnection(db: Db, actor: Actor): Promise<SsoConnectionView> {
   const row = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
   if (!row) throw new AppError("not_found", "This organization has no single sign-on connection.");
-  await db.ssoConnection.delete({ where: { id: row.id } });
+  await db.$transaction([
+    db.ssoConnection.delete({ where: { id: row.id } }),
+    recordEvent(db, actor, { action: "sso_connection.delete", target: { type: "sso_connection", id: row.id, label: row.displayName || row.issuer } }),
+  ]);
   return toView(row);
 });
 
@@ -205,7 +219,7 @@ const SAME_ANSWER = "This account cannot sign in here with single sign-on. Ask y
  * started (its cookie) and still unused; the code is exchanged with PKCE and the ID token
  * checked; then the verified email names a member or an active end user of the organization.
  */
-export async function finishSsoSignIn(db: Db, query: URLSearchParams, stateCookie: string | undefined): Promise<SsoFinish> {
+export async function finishSsoSignIn(db: Db, query: URLSearchParams, stateCookie: string | undefined, origin?: Omit<RequestOrigin, "door">): Promise<SsoFinish> {
   const state = query.get("state");
   if (!state || !stateCookie || state !== stateCookie) throw ssoRefusal("This sign-in was not started in this browser, or it has expired. Start again.");
   // Taken and deleted in one statement: of two callbacks with the same state, one finds it.
@@ -243,15 +257,40 @@ export async function finishSsoSignIn(db: Db, query: URLSearchParams, stateCooki
   if (!email || !(claims?.email_verified === true || vouched)) throw fail("The identity provider did not give a verified email address.");
 
   if (login.kind === "member") {
-    const member = await db.member.findFirst({ where: { organizationId: login.organizationId, removedAt: null, user: { email } }, select: { id: true } });
+    const member = await db.member.findFirst({ where: { organizationId: login.organizationId, removedAt: null, user: { email } }, select: { id: true, role: true } });
     if (!member) throw fail(SAME_ANSWER);
+    const actor: MemberActor = {
+      kind: "member",
+      organizationId: login.organizationId,
+      member: { id: member.id, role: member.role, email },
+      origin: origin && { ...origin, door: "console" },
+    };
     const token = randomToken();
     const expiresAt = new Date(Date.now() + env().SESSION_TTL_HOURS * 3_600_000);
-    await db.session.create({ data: { tokenHash: hashSecret(token), memberId: member.id, expiresAt } });
+    await db.$transaction([
+      db.session.create({ data: { tokenHash: hashSecret(token), memberId: member.id, expiresAt } }),
+      recordEvent(db, actor, { action: "member.sign_in", target: { type: "member", id: member.id, label: email }, changes: { method: [null, "sso"] } }),
+    ]);
     return { kind: "member", session: { token, expiresAt } };
   }
-  const endUser = await db.endUser.findFirst({ where: { organizationId: login.organizationId, email, ...ACTIVE_END_USER }, select: { id: true } });
+  const endUser = await db.endUser.findFirst({
+    where: { organizationId: login.organizationId, email, deletedAt: null },
+    select: { id: true, email: true, fullName: true, revokedAt: true, suspendedAt: true },
+  });
   if (!endUser || !portal) throw fail(SAME_ANSWER);
-  const session = await startEndUserSession(db, { id: endUser.id, organizationId: login.organizationId }, { authMethod: "sso" });
+  const actor: EndUserActor = {
+    kind: "end_user",
+    organizationId: login.organizationId,
+    endUser: { id: endUser.id, email: endUser.email, fullName: endUser.fullName },
+    portalId: login.portalId!,
+    origin: origin && { ...origin, door: "portal" },
+  };
+  const event: EventInput = { action: "end_user.sign_in", target: { type: "end_user", id: endUser.id, label: endUser.email }, changes: { method: [null, "sso"] } };
+  if (endUser.revokedAt || endUser.suspendedAt) {
+    // A known person refused (revoked or suspended): logged, with the same answer as a stranger.
+    await recordEvent(db, actor, { ...event, outcome: "failure" });
+    throw fail(SAME_ANSWER);
+  }
+  const session = await startEndUserSession(db, { id: endUser.id, organizationId: login.organizationId }, { authMethod: "sso", signInEvent: recordEvent(db, actor, event) });
   return { kind: "end_user", session, portalSlug: portal.slug };
 }

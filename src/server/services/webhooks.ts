@@ -1,6 +1,8 @@
 // Webhook endpoints of an organization and their deliveries. Deliveries are never queued here:
 // a trigger queues them from the events recordEvent() writes (events.ts), and the delivery
-// worker (src/server/jobs/webhook-delivery.ts) sends them. The secret is shown once.
+// worker (src/server/jobs/webhook-delivery.ts) sends them. The secret is shown once, and stored
+// sealed with the installation's key (src/server/secret-box.ts), as provider keys are.
+import { sealSecret } from "@/server/secret-box";
 import { randomBytes } from "node:crypto";
 import type { CreateWebhookEndpointInput, UpdateWebhookEndpointInput, WebhookDelivery, WebhookEndpoint } from "@/schemas/webhooks";
 import type { Actor } from "@/server/auth/actor";
@@ -86,7 +88,7 @@ export const createWebhookEndpoint = guarded(
           eventTypes: eventTypesOf(input.eventTypes),
           description: input.description ?? "",
           enabled: input.enabled ?? true,
-          secret,
+          secret: sealSecret(secret, "secret"),
         },
       });
     const row = await recorded(db, actor, create, (endpoint) => ({
@@ -150,7 +152,7 @@ export const rotateWebhookSecret = guarded({ scope: "webhooks:write", may: "sett
   const rotate = (tx: Prisma.TransactionClient) =>
     tx.webhookEndpoint.update({
       where: { id: before.id },
-      data: { secret, previousSecret: before.secret, previousSecretUntil: new Date(Date.now() + SECRET_OVERLAP_MS) },
+      data: { secret: sealSecret(secret, "secret"), previousSecret: before.secret, previousSecretUntil: new Date(Date.now() + SECRET_OVERLAP_MS) },
     });
   await recorded(db, actor, rotate, () => ({ action: "webhook_endpoint.rotate_secret", target: endpointTarget(before), changes: { secret: [SECRET_CHANGED, SECRET_CHANGED] } }));
   return { secret };

@@ -1,6 +1,6 @@
 "use client";
 // Organization › Audit log: every change and sign-in, newest first, with the filters of
-// GET /audit-events kept in the URL (reload and Back keep them).
+// GET /audit-events kept in the URL (reload and Back keep them), and an export of what they select.
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Suspense, useState, type FormEvent } from "react";
 import { DataTable, ErrorAlert, LoadMore, PageHeader, useCursorList } from "@/components/console";
@@ -15,6 +15,13 @@ function describeChanges(changes: AuditEvent["changes"]): string {
   return Object.entries(changes)
     .map(([field, [before, after]]) => `${field}: ${JSON.stringify(before)} → ${JSON.stringify(after)}`)
     .join("; ");
+}
+
+/** The console's streamed export of the events the filters on screen select. */
+function exportHref(format: "csv" | "jsonl", filter: Filter): string {
+  const params = new URLSearchParams({ format });
+  for (const key of FILTERS) if (filter[key]) params.set(key, filter[key]!);
+  return `/api/console/audit-events/export?${params}`;
 }
 
 export default function AuditLogPage() {
@@ -50,6 +57,16 @@ function AuditLog() {
       <PageHeader
         title="Audit log"
         description="Every change made through the console, the API, MCP, the CLI, portals and the directory, and every sign-in, newest first. Nothing here can be changed or deleted."
+        actions={
+          <>
+            <a className="button" href={exportHref("csv", filter)} download>
+              Export CSV
+            </a>
+            <a className="button" href={exportHref("jsonl", filter)} download>
+              Export JSON Lines
+            </a>
+          </>
+        }
       />
       <form className="panel row" onSubmit={apply} aria-label="Filter the audit log" style={{ flexWrap: "wrap", gap: "0.5rem", alignItems: "end" }}>
         <label>

@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams, useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton, DataTable, useMay } from "@/components/console";
+import { ConfirmButton, DataTable, RecentActivity, useMay } from "@/components/console";
 import { EntityName } from "@/components/entity-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
@@ -218,6 +218,7 @@ export default function EndUserPage() {
         />
         <GrantAppForm onGrant={grantApp} />
       </div>
+      <RecentActivity targetId={endUserId} />
     </>
   );
 }

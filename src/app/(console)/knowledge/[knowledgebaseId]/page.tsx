@@ -10,7 +10,7 @@ import { PageLinkPicker } from "@/components/page-link-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { PageIndexEntry } from "@/schemas/knowledgebase";
 import "./knowledgebase.css";
-import { ConfirmButton, PageHeader, useMay } from "@/components/console";
+import { ConfirmButton, PageHeader, RecentActivity, useMay } from "@/components/console";
 import { KnowledgeSearch } from "@/components/knowledge/knowledge-search";
 
 export default function KnowledgebasePage() {
@@ -64,6 +64,7 @@ function Knowledgebase() {
       </div>
       <RetrievalTest knowledgebaseId={knowledgebaseId} />
       <Sources knowledgebaseId={knowledgebaseId} sources={kb.sources} />
+      <RecentActivity targetId={knowledgebaseId} />
     </>
   );
 }

@@ -6,7 +6,7 @@ import { useEffect, useState, type CSSProperties, type FormEvent } from "react";
 import { PortalLink } from "@/components/portal/portal-link";
 import { portalTheme } from "@/components/portal/theme";
 import "@/components/portal/portal-preview.css";
-import { useMay } from "@/components/console";
+import { RecentActivity, useMay } from "@/components/console";
 import { EntityName, EntityPicker } from "@/components/entity-picker";
 import { PortalGroups } from "@/components/provisioning/group-portals";
 import { errorMessage, useTRPC } from "@/lib/trpc";
@@ -278,6 +278,7 @@ export default function PortalSettingsPage() {
           </>
         }
       />
+      <RecentActivity targetId={portalId} />
     </>
   );
 }

@@ -1,0 +1,51 @@
+"use client";
+// The last events of one item (GET /audit-events filtered by target), at the bottom of the item's
+// own page, with a link to the Audit log filtered the same way. Admins only, as the log is.
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useTRPC } from "@/lib/trpc";
+import type { AuditEvent } from "@/schemas/audit";
+import { useMay } from "./app-shell";
+
+const SHOWN = 5;
+
+function describe(event: AuditEvent): string {
+  const fields = Object.keys(event.changes);
+  const action = event.outcome === "failure" ? `${event.action} (failed)` : event.action;
+  return fields.length ? `${action}: ${fields.join(", ")}` : action;
+}
+
+export function RecentActivity({ targetId }: { targetId: string }) {
+  const isAdmin = useMay("settings");
+  if (!isAdmin) return null;
+  return <RecentActivityPanel targetId={targetId} />;
+}
+
+function RecentActivityPanel({ targetId }: { targetId: string }) {
+  const trpc = useTRPC();
+  const events = useQuery(trpc.audit.list.queryOptions({ targetId, limit: SHOWN }));
+  const logLink = `/audit-log?targetId=${encodeURIComponent(targetId)}`;
+  return (
+    <section className="panel recent-activity" aria-labelledby={`activity-${targetId}`}>
+      <h2 id={`activity-${targetId}`} style={{ marginTop: 0 }}>
+        Recent activity
+      </h2>
+      {events.isLoading && <p className="muted">Loading…</p>}
+      {events.error && <p className="muted">The activity of this item could not be read.</p>}
+      {events.data && events.data.auditEvents.length === 0 && <p className="muted">Nothing recorded yet.</p>}
+      {events.data && events.data.auditEvents.length > 0 && (
+        <ul className="recent-activity-list">
+          {events.data.auditEvents.map((event) => (
+            <li key={event.id}>
+              <time dateTime={event.occurredAt}>{new Date(event.occurredAt).toLocaleString()}</time> <span>{describe(event)}</span>{" "}
+              <span className="muted">
+                by {event.actor.label} · {event.door}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+      <Link href={logLink}>See everything in the Audit log</Link>
+    </section>
+  );
+}
