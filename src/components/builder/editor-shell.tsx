@@ -4,12 +4,12 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState, type ReactNode } from "react";
+import { useRef, useState, type ReactNode } from "react";
 import { ConfirmButton, PageHeader } from "@/components/console";
 import { TextDiff } from "@/components/text-diff";
-import { errorMessage } from "@/lib/trpc";
+import { errorMessage, newIdempotencyKey, useTRPCClient, type CallContext } from "@/lib/trpc";
 import { TestsPanel } from "./tests-panel";
-import { ONE, useDraftEditor, type Doc, type KindPlural, type KindProcedures, type SaveProblem } from "./use-draft-editor";
+import { appErrorOf, ONE, useDraftEditor, type Doc, type KindPlural, type KindProcedures, type SaveProblem } from "./use-draft-editor";
 
 const STATE_FIELDS = ["id", "published", "productionVersionId", "versionCount", "lastChange", "createdAt", "updatedAt", "draftDiffersFromLive"];
 
@@ -127,7 +127,7 @@ export function EditorShell({ kind, id, toWrite, children }: { kind: KindPlural;
       )}
       {children({ doc, view, update: editor.update, problem })}
       <TestsPanel kind={kind} id={id} />
-      <PublishPanel kind={kind} input={editor.input} procs={editor.procs} disabled={state !== "saved"} onDone={editor.refreshState} />
+      <PublishPanel kind={kind} input={editor.input} disabled={state !== "saved"} onDone={editor.refreshState} />
       <VersionsPanel kind={kind} input={editor.input} procs={editor.procs} draft={view} onDone={editor.refreshState} />
       <DeleteItem kind={kind} input={editor.input} procs={editor.procs} />
     </>
@@ -157,18 +157,39 @@ function DeleteItem({ kind, input, procs }: { kind: KindPlural; input: Doc; proc
   );
 }
 
-function PublishPanel({ kind, input, procs, disabled, onDone }: { kind: KindPlural; input: Doc; procs: KindProcedures; disabled: boolean; onDone: () => Promise<void> }) {
+type PublishClient = Record<KindPlural, { publish: { mutate: (input: Doc, options: { context: CallContext }) => Promise<Doc> } }>;
+
+/**
+ * One Idempotency-Key per intent to publish: a double-click, or a retry after an answer lost on
+ * the way, makes one version; the next intent (after a success or a refusal) gets a new key.
+ */
+function usePublish(kind: KindPlural, onSuccess: (data: Doc) => Promise<void>) {
+  const client = useTRPCClient() as unknown as PublishClient;
+  const intentKey = useRef<string | null>(null);
+  return useMutation({
+    mutationFn: (body: Doc) => {
+      intentKey.current ??= newIdempotencyKey();
+      return client[kind].publish.mutate(body, { context: { idempotencyKey: intentKey.current } });
+    },
+    onSuccess: async (data) => {
+      intentKey.current = null;
+      await onSuccess(data);
+    },
+    onError: (error) => {
+      // The server answered (a refusal frees the key there too); only a lost answer keeps the key for the retry.
+      if (appErrorOf(error).code !== undefined) intentKey.current = null;
+    },
+  });
+}
+
+function PublishPanel({ kind, input, disabled, onDone }: { kind: KindPlural; input: Doc; disabled: boolean; onDone: () => Promise<void> }) {
   const [notes, setNotes] = useState("");
   const [result, setResult] = useState<string | null>(null);
-  const publish = useMutation(
-    procs.publish.mutationOptions({
-      onSuccess: async (data: Doc) => {
-        setNotes("");
-        setResult(`Published version ${data.version.number}; it is live.`);
-        await onDone();
-      },
-    }),
-  ) as { mutate: (input: Doc) => void; isPending: boolean; error: unknown };
+  const publish = usePublish(kind, async (data) => {
+    setNotes("");
+    setResult(`Published version ${data.version.number}; it is live.`);
+    await onDone();
+  });
   const dependencies = (publish.error as { data?: { appError?: { dependencies?: { id: string; kind: string; name: string }[] } } } | null)?.data?.appError?.dependencies;
   return (
     <div className="panel form" aria-label="Publish">
@@ -178,8 +199,8 @@ function PublishPanel({ kind, input, procs, disabled, onDone }: { kind: KindPlur
         <textarea rows={2} value={notes} onChange={(e) => setNotes(e.target.value)} placeholder="What changed in this version" />
       </label>
       <div className="row">
-        <button type="button" className="primary" disabled={disabled || publish.isPending} onClick={() => publish.mutate({ ...input, notes })}>
-          Publish {ONE[kind]}
+        <button type="button" className="primary" disabled={disabled || publish.isPending} onClick={() => publish.mutate({ ...input, notes })} data-testid="publish">
+          {publish.isPending ? "Publishing…" : `Publish ${ONE[kind]}`}
         </button>
         {disabled && <span className="muted">Waiting for the draft to save…</span>}
         {result && !publish.error && <span role="status">{result}</span>}
