@@ -6,6 +6,7 @@
 // localStorage per item and brought back when the editor opens again.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
+import { useUnsavedChanges } from "@/components/console/unsaved-changes";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 
 export type KindPlural = "agents" | "flows" | "apps";
@@ -128,13 +129,8 @@ export function useDraftEditor(kind: KindPlural, id: string, toWrite: (view: Doc
     if (!unsaved) setRestoredFrom(null);
   }, [doc, state, kind, id]);
 
-  // Leaving the page (reload, another site) while edits are not saved asks first.
-  useEffect(() => {
-    if (state === "saved") return;
-    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
-    window.addEventListener("beforeunload", warn);
-    return () => window.removeEventListener("beforeunload", warn);
-  }, [state]);
+  // Leaving the page (a link, a reload, another site) while edits are not saved asks first.
+  useUnsavedChanges(state !== "saved", { keptInBrowser: true });
 
   useEffect(() => {
     if (!doc || !saved.current || state === "conflict" || state === "saving" || doc === failed.current) return;

@@ -15,6 +15,7 @@
 //     then list.items, list.error, <LoadMore list={list} />.
 //   <Tabs label="…" tabs={[{ id, label, panel }]} selected={id} onSelect={…} />  the ARIA tabs pattern.
 //   useRoleAtLeast("admin")  whether the signed-in member may; ConfirmButton's `needs` says who may.
+//   useUnsavedChanges(dirty)  a form with unsaved edits: reloads and link clicks ask before leaving.
 //   <CopyButton text={id} />, <SearchPicker …/>; icons come from lucide-react with aria-hidden.
 // Styles live in console.css (plain CSS over the variables of src/app/globals.css).
 import "./console.css";
@@ -31,3 +32,4 @@ export { SearchPicker, type PickerOption } from "./search-picker";
 export { Tabs, type Tab } from "./tabs";
 export { notifyDone, notifyFailed } from "./toasts";
 export { useCursorList } from "./use-cursor-list";
+export { useUnsavedChanges } from "./unsaved-changes";
