@@ -85,6 +85,14 @@ export const RunTestsInput = z.strictObject({
   rubric: plainText(10_000).optional().meta({ description: "Graded against instead of each case's expectedBehavior" }),
 });
 
+/** The Tests panel's cases as kept with their item: an input may still be empty while being written. */
+export const TestSuite = z.strictObject({
+  cases: z.array(z.strictObject({ input: plainText(20_000), expectedBehavior: plainText(5_000) })).max(10),
+  rubric: plainText(10_000),
+});
+export type TestSuite = z.infer<typeof TestSuite>;
+export const SaveTestSuiteInput = TestSuite.extend({ id: Uuid });
+
 const Failure = z.object({ criterionId: z.string(), reason: z.string(), correctionHint: z.string(), targetNodeIds: z.array(z.string()) });
 const CaseResult = z.object({
   caseId: z.string(),

@@ -15,16 +15,20 @@ import {
   ListTestRunsInput,
   ListTestRunsOutput,
   RunTestsInput,
+  SaveTestSuiteInput,
   TestRun,
+  TestSuite,
   TransactionInput,
   TransactionOutput,
 } from "@/schemas/runtime";
+import { Uuid } from "@/schemas/common";
 import { converse, setMessageFeedback } from "@/server/services/conversations";
 import { cancelConversationRun, openConversationRun, readRunEvents } from "@/server/services/conversation-runs";
 import { getExecution, listExecutions } from "@/server/services/executions";
 import { listTestRuns, runTests } from "@/server/services/test-runs";
+import { getTestSuite, saveTestSuite } from "@/server/services/test-suites";
 import { transact } from "@/server/services/transactions";
-import { router, scopedProcedure } from "../init";
+import { memberProcedure, router, scopedProcedure } from "../init";
 
 function testProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") {
   const tags = [plural[0]!.toUpperCase() + plural.slice(1)];
@@ -49,6 +53,15 @@ function testProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") 
       .input(ListTestRunsInput)
       .output(ListTestRunsOutput)
       .query(({ ctx, input }) => listTestRuns(ctx.db, ctx.actor, kind, input)),
+    // The console's Tests panel keeps its cases with the item (console only, like the panel).
+    suite: memberProcedure(getTestSuite.requirementFor(kind))
+      .input(z.strictObject({ id: Uuid }))
+      .output(TestSuite)
+      .query(({ ctx, input }) => getTestSuite(ctx.db, ctx.actor, kind, input)),
+    saveSuite: memberProcedure(saveTestSuite.requirementFor(kind))
+      .input(SaveTestSuiteInput)
+      .output(TestSuite)
+      .mutation(({ ctx, input }) => saveTestSuite(ctx.db, ctx.actor, kind, input)),
   };
 }
 
