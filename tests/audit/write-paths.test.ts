@@ -110,6 +110,7 @@ const READS_AND_RUNS = new Set([
   "runTests",
   "listTestRuns",
   "getTestSuite",
+  "previewDraft",
   "listTierPlans",
   "tierPlanSubscribers",
   "transact",

@@ -7,6 +7,8 @@ import {
   ConversationRunEventsOutput,
   ConversationRunInput,
   ConversationOutput,
+  DraftPreview,
+  DraftPreviewInput,
   MessageFeedbackInput,
   MessageFeedbackOutput,
   Execution,
@@ -26,6 +28,7 @@ import { converse, setMessageFeedback } from "@/server/services/conversations";
 import { cancelConversationRun, openConversationRun, readRunEvents } from "@/server/services/conversation-runs";
 import { getExecution, listExecutions } from "@/server/services/executions";
 import { listTestRuns, runTests } from "@/server/services/test-runs";
+import { previewDraft } from "@/server/services/draft-preview";
 import { getTestSuite, saveTestSuite } from "@/server/services/test-suites";
 import { transact } from "@/server/services/transactions";
 import { memberProcedure, router, scopedProcedure } from "../init";
@@ -53,6 +56,11 @@ function testProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") 
       .input(ListTestRunsInput)
       .output(ListTestRunsOutput)
       .query(({ ctx, input }) => listTestRuns(ctx.db, ctx.actor, kind, input)),
+    // The editors' preview panel: one message against the draft, billed as a test case.
+    preview: memberProcedure(previewDraft.requirementFor(kind))
+      .input(DraftPreviewInput)
+      .output(DraftPreview)
+      .mutation(({ ctx, input }) => previewDraft(ctx.db, ctx.actor, kind, input)),
     // The console's Tests panel keeps its cases with the item (console only, like the panel).
     suite: memberProcedure(getTestSuite.requirementFor(kind))
       .input(z.strictObject({ id: Uuid }))
