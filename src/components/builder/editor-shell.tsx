@@ -8,6 +8,8 @@ import { useRef, useState, type ReactNode } from "react";
 import { ConfirmButton, PageHeader } from "@/components/console";
 import { TextDiff } from "@/components/text-diff";
 import { errorMessage, newIdempotencyKey, useTRPCClient, type CallContext } from "@/lib/trpc";
+import { PreviewPanel } from "./preview-panel";
+import "./workbench.css";
 import { TestsPanel } from "./tests-panel";
 import { appErrorOf, ONE, useDraftEditor, type Doc, type KindPlural, type KindProcedures, type SaveProblem } from "./use-draft-editor";
 
@@ -125,12 +127,40 @@ export function EditorShell({ kind, id, toWrite, children }: { kind: KindPlural;
           )}
         </div>
       )}
-      {children({ doc, view, update: editor.update, problem })}
-      <TestsPanel kind={kind} id={id} />
-      <PublishPanel kind={kind} input={editor.input} disabled={state !== "saved"} onDone={editor.refreshState} />
-      <VersionsPanel kind={kind} input={editor.input} procs={editor.procs} draft={view} onDone={editor.refreshState} />
-      <DeleteItem kind={kind} input={editor.input} procs={editor.procs} />
+      <Workbench
+        settings={
+          <>
+            {children({ doc, view, update: editor.update, problem })}
+            <TestsPanel kind={kind} id={id} />
+            <PublishPanel kind={kind} input={editor.input} disabled={state !== "saved"} onDone={editor.refreshState} />
+            <VersionsPanel kind={kind} input={editor.input} procs={editor.procs} draft={view} onDone={editor.refreshState} />
+            <DeleteItem kind={kind} input={editor.input} procs={editor.procs} />
+          </>
+        }
+        preview={<PreviewPanel kind={kind} id={id} draftSaved={state === "saved"} />}
+      />
     </>
+  );
+}
+
+/**
+ * Settings beside the preview on a wide screen (the preview stays in view while the settings
+ * scroll); on a phone, two tabs. Both stay mounted, so switching keeps the typed text and the transcript.
+ */
+function Workbench({ settings, preview }: { settings: ReactNode; preview: ReactNode }) {
+  const [tab, setTab] = useState<"settings" | "preview">("settings");
+  return (
+    <div className="workbench" data-tab={tab}>
+      <div className="workbench-tabs" role="tablist" aria-label="Editor">
+        {(["settings", "preview"] as const).map((name) => (
+          <button key={name} type="button" role="tab" aria-selected={tab === name} onClick={() => setTab(name)}>
+            {name === "settings" ? "Edit" : "Preview"}
+          </button>
+        ))}
+      </div>
+      <div className="workbench-settings">{settings}</div>
+      <aside className="workbench-preview">{preview}</aside>
+    </div>
   );
 }
 
