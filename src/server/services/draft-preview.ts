@@ -8,7 +8,7 @@ import type { Actor } from "@/server/auth/actor";
 import { guardedByKind } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { isAppError, toAppError } from "@/server/errors";
-import { appRunForDraft, loadDraft } from "@/server/runtime/load";
+import { appRunForDraft, assertCompleteDraft, loadDraft } from "@/server/runtime/load";
 import { jsonObjectIn } from "@/server/runtime/json-in-text";
 import type { Turn } from "@/server/runtime/model-types";
 import { boundedReply, inputsFromMessage, newRunContext, runAgent, runApp, runFlow } from "@/server/runtime/run";
@@ -22,6 +22,7 @@ export const previewDraft = guardedByKind(
   writesKind,
   async function previewDraft(db: Db, actor: Actor, kind: BuilderKind, input: { id: string; message: string; history: Turn[] }): Promise<DraftPreview> {
     const { runnable } = await loadDraft(db, actor, kind, input.id);
+    assertCompleteDraft(kind, runnable.document);
     const appRun = kind === "app" ? await appRunForDraft(db, actor, runnable as Parameters<typeof appRunForDraft>[2]) : null;
     await chargeCredits(db, actor.organizationId, TEST_CASE_CREDITS).catch(async (error: unknown) => {
       if (isAppError(error)) await recordRefusal(db, { organizationId: actor.organizationId, appId: runnable.id }, error.code);

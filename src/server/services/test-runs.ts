@@ -8,7 +8,7 @@ import { guardedByKind } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, isAppError, toAppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
-import { appRunForDraft, loadDraft } from "@/server/runtime/load";
+import { appRunForDraft, assertCompleteDraft, loadDraft } from "@/server/runtime/load";
 import { jsonObjectIn } from "@/server/runtime/json-in-text";
 import { BUILTIN_MODEL_ID, modelFor } from "@/server/runtime/models";
 import { boundedReply, inputsFromMessage, newRunContext, runAgent, runApp, runFlow } from "@/server/runtime/run";
@@ -32,6 +32,7 @@ export const runTests = guardedByKind(writesKind, async function runTests(db: Db
   const organization = await db.organization.findUniqueOrThrow({ where: { id: actor.organizationId }, select: { qualityChecker: true } });
   if (!organization.qualityChecker) throw new AppError("feature_not_available", "The organization's plan does not include the quality checker.");
   const { runnable } = await loadDraft(db, actor, kind, input.id);
+  assertCompleteDraft(kind, runnable.document);
   const appRun = kind === "app" ? await appRunForDraft(db, actor, runnable as Parameters<typeof appRunForDraft>[2]) : null;
   await chargeCredits(db, actor.organizationId, input.cases.length * TEST_CASE_CREDITS).catch(async (error: unknown) => {
     if (isAppError(error)) await recordRefusal(db, { organizationId: actor.organizationId, appId: runnable.id }, error.code);

@@ -43,10 +43,15 @@ function testProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") 
           path: `/${plural}/{id}/tests`,
           tags,
           summary: `Run graded test cases against the ${kind}'s draft`,
-          description:
-            "Up to 10 cases, each run against the DRAFT and graded by the quality judge against `rubric` when given, else the case's `expectedBehavior`. 1 credit per case, checked before anything runs. Needs the quality checker in the organization's plan.",
+          description: `Up to 10 cases, each run against the DRAFT and graded by the quality judge against \`rubric\` when given, else the case's \`expectedBehavior\`. 1 credit per case, checked before anything runs. Needs the quality checker in the organization's plan.${kind === "flow" ? " A draft whose nodes still lack their data (a draft may hold them) answers `invalid_workflow` naming each node, before anything runs." : ""}`,
         },
-        errors: ["feature_not_available", "insufficient_credits", "not_found", ...(kind === "app" ? (["unpublished_dependencies"] as const) : [])],
+        errors: [
+          "feature_not_available",
+          "insufficient_credits",
+          "not_found",
+          ...(kind === "app" ? (["unpublished_dependencies"] as const) : []),
+          ...(kind === "flow" ? (["invalid_workflow"] as const) : []),
+        ],
       })
       .input(RunTestsInput)
       .output(TestRun)
