@@ -47,8 +47,20 @@ export interface EditorBodyProps {
   problem: SaveProblem | null;
 }
 
-export function EditorShell({ kind, id, toWrite, children }: { kind: KindPlural; id: string; toWrite: (view: Doc) => Doc; children: (props: EditorBodyProps) => ReactNode }) {
-  const editor = useDraftEditor(kind, id, toWrite);
+export function EditorShell({
+  kind,
+  id,
+  toWrite,
+  holdBack,
+  children,
+}: {
+  kind: KindPlural;
+  id: string;
+  toWrite: (view: Doc) => Doc;
+  holdBack?: (doc: Doc, changes: Doc) => SaveProblem | null;
+  children: (props: EditorBodyProps) => ReactNode;
+}) {
+  const editor = useDraftEditor(kind, id, toWrite, holdBack);
   const { doc, view, state, problem } = editor;
   if (editor.loadError)
     return (
@@ -113,7 +125,15 @@ export function EditorShell({ kind, id, toWrite, children }: { kind: KindPlural;
       {problem && (
         <div role="alert" className="panel error" data-testid="save-problem">
           <p style={{ marginTop: 0 }}>
-            <strong>Not saved.</strong> The server refused these edits; they are kept in this browser (not lost when you leave) until you fix them.
+            {problem.heldBack ? (
+              <>
+                <strong>Not saved yet.</strong> These edits would break the {ONE[kind]}, so they were not sent; they are kept in this browser until you fix them.
+              </>
+            ) : (
+              <>
+                <strong>Not saved.</strong> The server refused these edits; they are kept in this browser (not lost when you leave) until you fix them.
+              </>
+            )}
           </p>
           <strong>{problem.message}</strong>
           {problem.feedback && (

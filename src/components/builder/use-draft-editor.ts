@@ -24,6 +24,8 @@ export type SaveState = "saved" | "pending" | "saving" | "conflict" | "error";
 export interface SaveProblem {
   message: string;
   feedback?: { nodeId?: string; message: string }[];
+  /** Not sent: the editor knows the server would refuse these edits. */
+  heldBack?: boolean;
 }
 
 /** The procedures of one kind; the three routers are built by one factory, so they match. */
@@ -75,7 +77,8 @@ function changedFields(saved: Doc, current: Doc): Doc {
   return changes;
 }
 
-export function useDraftEditor(kind: KindPlural, id: string, toWrite: (view: Doc) => Doc) {
+/** `holdBack` names what the server would refuse in a document, so it is kept here and not sent. */
+export function useDraftEditor(kind: KindPlural, id: string, toWrite: (view: Doc) => Doc, holdBack?: (doc: Doc, changes: Doc) => SaveProblem | null) {
   const procs = useKindProcedures(kind);
   const queryClient = useQueryClient();
   const input = { [ID_KEY[kind]]: id };
@@ -141,6 +144,13 @@ export function useDraftEditor(kind: KindPlural, id: string, toWrite: (view: Doc
         setProblem(null);
         setState("saved");
       }
+      return;
+    }
+    const held = holdBack?.(doc, changes) ?? null;
+    if (held) {
+      failed.current = doc;
+      setProblem(held);
+      setState("error");
       return;
     }
     setState("pending");
