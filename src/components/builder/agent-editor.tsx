@@ -194,7 +194,6 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
       <IntegrationsField value={doc.integrations} onChange={(integrations) => update({ integrations })} />
       <Section
         title="Conversation"
-        defaultOpen={false}
         summary={`${doc.conversationStarters.length} starter${doc.conversationStarters.length === 1 ? "" : "s"}, ${doc.questions.length} question${doc.questions.length === 1 ? "" : "s"}`}
       >
         <LinesField label="Conversation starters" value={doc.conversationStarters} onChange={(conversationStarters) => update({ conversationStarters })} />
