@@ -86,6 +86,12 @@ export function onCycle(nodes: FlowNode[]): (edge: FlowEdge) => boolean {
   return (edge) => edge.from === edge.to || reach[edge.to]!.has(edge.from);
 }
 
+/** The ids of the nodes that always run before node `index` (those it may read), in list order. */
+export function upstreamNodeIds(nodes: FlowNode[], index: number): string[] {
+  const reach = reachable(successors(nodes));
+  return nodes.flatMap((node, i) => (i !== index && reach[i]!.has(index) && !reach[index]!.has(i) ? [node.id] : []));
+}
+
 function successors(nodes: FlowNode[]): number[][] {
   const edges = nodes.map((): number[] => []);
   for (const edge of flowEdges(nodes)) edges[edge.from]!.push(edge.to);
@@ -142,7 +148,12 @@ export function flowFeedback(nodes: FlowNode[], models: ReadonlySet<string>, opt
       feedback.push({ nodeId: node.id, message: `Unknown node type "${node.type}"; known types: ${NODE_TYPES.join(", ")}` });
     } else {
       for (const gap of missing) if (gap.nodeId === node.id) feedback.push({ nodeId: node.id, message: gap.message });
-      if (node.type === "knowledge_search" && typeof node.data.knowledgebaseId === "string" && node.data.knowledgebaseId !== "" && !/^[0-9a-f-]{36}$/i.test(node.data.knowledgebaseId)) {
+      if (
+        node.type === "knowledge_search" &&
+        typeof node.data.knowledgebaseId === "string" &&
+        node.data.knowledgebaseId !== "" &&
+        !/^[0-9a-f-]{36}$/i.test(node.data.knowledgebaseId)
+      ) {
         feedback.push({ nodeId: node.id, message: "data.knowledgebaseId must be a knowledgebase id (uuid)" });
       }
       if (node.type === "llm" && node.data.model !== undefined && (typeof node.data.model !== "string" || !models.has(node.data.model))) {

@@ -76,7 +76,7 @@ function FlowForm({ doc, update }: EditorBodyProps) {
   const list = (
     <div className="list-editor form">
       {nodes.map((_node, index) => (
-        <NodeFields key={index} nodes={nodes} index={index} feedback={feedback} setNodes={setNodes} />
+        <NodeFields key={index} nodes={nodes} index={index} feedback={feedback} inputs={inputs} setNodes={setNodes} />
       ))}
       <AddNodeButtons onAdd={(type) => add(type, false)} />
     </div>
@@ -203,7 +203,7 @@ function FlowForm({ doc, update }: EditorBodyProps) {
                           {chosen === null ? (
                             <p className="muted">Select a node on the canvas to edit it.</p>
                           ) : (
-                            <NodeFields nodes={nodes} index={chosen} feedback={feedback} setNodes={setNodes} onMoved={setSelected} />
+                            <NodeFields nodes={nodes} index={chosen} feedback={feedback} inputs={inputs} setNodes={setNodes} onMoved={setSelected} />
                           )}
                         </aside>
                       </div>
