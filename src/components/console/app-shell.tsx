@@ -36,7 +36,6 @@ import { createContext, useContext, useEffect, useState, type ReactNode } from "
 import { roleAtLeast, type Role } from "@/schemas/auth";
 import { useTRPC } from "@/lib/trpc";
 import { ConsoleToaster } from "./toasts";
-import { UnsavedChangesGuard } from "./unsaved-changes";
 
 type NavLink = { href: string; label: string; icon: LucideIcon; role?: Role; badge?: "pendingReviews" };
 
@@ -187,7 +186,6 @@ export function ConsoleShell({ email, role, children }: { email: string; role: R
         </main>
       </div>
       <ConsoleToaster />
-      <UnsavedChangesGuard />
     </RoleContext>
   );
 }

@@ -32,4 +32,4 @@ export { SearchPicker, type PickerOption } from "./search-picker";
 export { Tabs, type Tab } from "./tabs";
 export { notifyDone, notifyFailed } from "./toasts";
 export { useCursorList } from "./use-cursor-list";
-export { useUnsavedChanges } from "./unsaved-changes";
+export { UnsavedChangesGuard, useUnsavedChanges } from "./unsaved-changes";

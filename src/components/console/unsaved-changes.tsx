@@ -56,7 +56,7 @@ function destinationOf(event: MouseEvent): string | null {
   return `${url.pathname}${url.search}${url.hash}`;
 }
 
-/** Rendered once by the console shell: asks before a link click leaves a form with unsaved edits. */
+/** Rendered once by the console layout: asks before a link click leaves a form with unsaved edits. */
 export function UnsavedChangesGuard() {
   const router = useRouter();
   const pathname = usePathname();
