@@ -146,9 +146,13 @@ export function assertCompleteDraft(kind: BuilderKind, document: unknown): void 
   if (kind !== "flow") return;
   const missing = incompleteNodes((document as FlowDocument).nodes);
   if (missing.length === 0) return;
-  throw new AppError("invalid_workflow", `The flow is not complete: node ${missing[0]!.nodeId} needs ${missing[0]!.need}${missing.length > 1 ? ` (and ${missing.length - 1} more)` : ""}.`, {
-    feedback: missing.map(({ nodeId, message }) => ({ nodeId, message })),
-  });
+  throw new AppError(
+    "invalid_workflow",
+    `The flow is not complete: node ${missing[0]!.nodeId} needs ${missing[0]!.need}${missing.length > 1 ? ` (and ${missing.length - 1} more)` : ""}.`,
+    {
+      feedback: missing.map(({ nodeId, message }) => ({ nodeId, message })),
+    },
+  );
 }
 
 /** An app draft made runnable: adviser and members at their live versions (else unpublished_dependencies). */
