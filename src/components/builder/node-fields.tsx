@@ -31,7 +31,9 @@ function VariablePicker({ label, inputs, upstream, onInsert }: { label: string; 
   if (inputs.length === 0 && upstream.length === 0) return null;
   return (
     <select
-      aria-label={`Insert a variable into ${label}`}
+      // Named apart from its field's label, so the field is still the one control that label finds.
+      aria-label="Insert a variable"
+      title={`Insert a variable into ${label}`}
       value=""
       onChange={(e) => {
         if (e.target.value) onInsert(e.target.value);
