@@ -96,9 +96,9 @@ test("the flow editor shows validation feedback live and draws the graph", async
   await expect(page.getByTestId("flow-feedback")).toContainText("exactly one trigger_start");
   await page.getByRole("button", { name: "Add trigger_start" }).click();
   await page.getByRole("button", { name: "Add output" }).click();
-  await expect(page.getByTestId("flow-feedback")).toContainText("data.value");
+  await expect(page.getByTestId("publish-checklist")).toContainText("needs a value");
   await page.getByLabel("Final value template").fill("Done: {{inputs.topic}}");
-  await expect(page.getByTestId("flow-feedback")).toContainText("The graph is valid.");
+  await expect(page.getByTestId("flow-feedback")).toContainText("The flow is complete and ready to publish.");
   await expect(page.getByTestId("flow-canvas")).toContainText("start");
   await expect(page.getByTestId("save-state")).toHaveText("Saved");
   await page.getByRole("button", { name: "Publish flow" }).click();

@@ -54,7 +54,7 @@ test.describe("at a desk", () => {
     await expect(selectedNode.getByTestId("runs-next")).toHaveText("Then runs: template");
     await card(page, 1).click();
     await selectedNode.getByLabel("Final value template").fill("{{nodes.template.output}}");
-    await expect(page.getByTestId("flow-feedback")).toContainText("The graph is valid.");
+    await expect(page.getByTestId("flow-feedback")).toContainText("The flow is complete and ready to publish.");
     await expect(page.getByTestId("save-state")).toHaveText("Saved");
     await screenshot(page, "flow-canvas");
 
@@ -132,7 +132,7 @@ test.describe("at a desk", () => {
     expect((await draftNodes(page, key, flow.id))[2]!.data.next).toBe("out");
     await page.reload();
     await expect(page.getByTestId("restored-edits")).toHaveCount(0);
-    await expect(page.getByTestId("flow-feedback")).toContainText("The graph is valid.");
+    await expect(page.getByTestId("flow-feedback")).toContainText("The flow is complete and ready to publish.");
   });
 });
 

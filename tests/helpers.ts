@@ -79,11 +79,12 @@ export async function api(method: string, path: string, options: ApiOptions = {}
 
 export interface TrpcOptions {
   cookie?: string;
+  headers?: Record<string, string>;
 }
 
 /** Calls a console procedure the way the browser's tRPC client does (no transformer). */
 export async function trpc(kind: "query" | "mutation", procedure: string, input?: unknown, options: TrpcOptions = {}): Promise<ApiResponse> {
-  const headers = new Headers();
+  const headers = new Headers(options.headers);
   if (options.cookie) headers.set("cookie", options.cookie);
   let url = `http://localhost/api/trpc/${procedure}`;
   let init: RequestInit;

@@ -10,13 +10,30 @@ export interface Feedback {
   message: string;
 }
 
-const REQUIRED_DATA: Record<string, string[]> = {
+/** Each type's required data fields, with what a builder is told a node lacks ("needs a prompt"). */
+const REQUIRED_DATA: Record<string, { field: string; need: string }[]> = {
   trigger_start: [],
-  llm: ["prompt"],
-  knowledge_search: ["knowledgebaseId", "query"],
-  template: ["template"],
-  output: ["value"],
+  llm: [{ field: "prompt", need: "a prompt" }],
+  knowledge_search: [
+    { field: "knowledgebaseId", need: "a knowledgebase" },
+    { field: "query", need: "a query" },
+  ],
+  template: [{ field: "template", need: "a template" }],
+  output: [{ field: "value", need: "a value" }],
 };
+
+/**
+ * What each node still lacks: a draft may hold such nodes (the canvas shows them quietly);
+ * publishing and running refuse them.
+ */
+export function incompleteNodes(nodes: FlowNode[]): { nodeId: string; field: string; need: string; message: string }[] {
+  return nodes.flatMap((node) =>
+    (REQUIRED_DATA[node.type] ?? []).flatMap(({ field, need }) => {
+      const value = node.data[field];
+      return typeof value === "string" && value.trim() !== "" ? [] : [{ nodeId: node.id, field, need, message: `A ${node.type} node needs data.${field} (a non-empty string)` }];
+    }),
+  );
+}
 
 /**
  * The data fields of each node type that hold the id of something the organization owns. The
@@ -69,6 +86,12 @@ export function onCycle(nodes: FlowNode[]): (edge: FlowEdge) => boolean {
   return (edge) => edge.from === edge.to || reach[edge.to]!.has(edge.from);
 }
 
+/** The ids of the nodes that always run before node `index` (those it may read), in list order. */
+export function upstreamNodeIds(nodes: FlowNode[], index: number): string[] {
+  const reach = reachable(successors(nodes));
+  return nodes.flatMap((node, i) => (i !== index && reach[i]!.has(index) && !reach[index]!.has(i) ? [node.id] : []));
+}
+
 function successors(nodes: FlowNode[]): number[][] {
   const edges = nodes.map((): number[] => []);
   for (const edge of flowEdges(nodes)) edges[edge.from]!.push(edge.to);
@@ -102,8 +125,13 @@ function reachable(edges: number[][]): Set<number>[] {
   });
 }
 
-/** Every problem of a flow's nodes, each naming its node; empty when the flow is valid. */
-export function flowFeedback(nodes: FlowNode[], models: ReadonlySet<string>): Feedback[] {
+/**
+ * Every problem of a flow's nodes, each naming its node; empty when the flow is valid. With
+ * `allowIncomplete` (a draft being written), missing required data is not a problem: only the
+ * structure is (see incompleteNodes).
+ */
+export function flowFeedback(nodes: FlowNode[], models: ReadonlySet<string>, options: { allowIncomplete?: boolean } = {}): Feedback[] {
+  const missing = options.allowIncomplete ? [] : incompleteNodes(nodes);
   const feedback: Feedback[] = [];
   const ids = new Set<string>();
   const seen = new Set<string>();
@@ -119,11 +147,13 @@ export function flowFeedback(nodes: FlowNode[], models: ReadonlySet<string>): Fe
     if (!(NODE_TYPES as readonly string[]).includes(node.type)) {
       feedback.push({ nodeId: node.id, message: `Unknown node type "${node.type}"; known types: ${NODE_TYPES.join(", ")}` });
     } else {
-      for (const field of REQUIRED_DATA[node.type] ?? []) {
-        const value = node.data[field];
-        if (typeof value !== "string" || value.trim() === "") feedback.push({ nodeId: node.id, message: `A ${node.type} node needs data.${field} (a non-empty string)` });
-      }
-      if (node.type === "knowledge_search" && typeof node.data.knowledgebaseId === "string" && !/^[0-9a-f-]{36}$/i.test(node.data.knowledgebaseId)) {
+      for (const gap of missing) if (gap.nodeId === node.id) feedback.push({ nodeId: node.id, message: gap.message });
+      if (
+        node.type === "knowledge_search" &&
+        typeof node.data.knowledgebaseId === "string" &&
+        node.data.knowledgebaseId !== "" &&
+        !/^[0-9a-f-]{36}$/i.test(node.data.knowledgebaseId)
+      ) {
         feedback.push({ nodeId: node.id, message: "data.knowledgebaseId must be a knowledgebase id (uuid)" });
       }
       if (node.type === "llm" && node.data.model !== undefined && (typeof node.data.model !== "string" || !models.has(node.data.model))) {

@@ -1,6 +1,7 @@
 // Runtime shapes: conversation, transaction, test runs and executions.
 import { z } from "zod";
 import { ListQuery, messageText, NextCursor, plainText, Timestamp, Uuid } from "./common";
+import { MAX_MESSAGE_CHARS } from "./limits";
 
 /** `regenerate` runs a conversation's last turn again: it needs the conversation; a new turn needs a message. */
 export function checkRegenerate(body: { message?: string; conversation_id?: string; regenerate: boolean }, ctx: z.core.$RefinementCtx): void {
@@ -92,6 +93,30 @@ export const RunTestsInput = z.strictObject({
   cases: z.array(TestCase).min(1).max(10),
   rubric: plainText(10_000).optional().meta({ description: "Graded against instead of each case's expectedBehavior" }),
 });
+
+/** The Tests panel's cases as kept with their item: an input may still be empty while being written. */
+export const TestSuite = z.strictObject({
+  cases: z.array(z.strictObject({ input: plainText(20_000), expectedBehavior: plainText(5_000) })).max(10),
+  rubric: plainText(10_000),
+});
+export type TestSuite = z.infer<typeof TestSuite>;
+export const SaveTestSuiteInput = TestSuite.extend({ id: Uuid });
+
+/** The transcript a draft preview message carries: at most 40 turns of the preview so far. */
+export const DraftPreviewInput = z.strictObject({
+  id: Uuid,
+  message: messageText,
+  history: z.array(z.strictObject({ role: z.enum(["user", "assistant"]), content: plainText(MAX_MESSAGE_CHARS) })).max(40),
+});
+export const DraftPreview = z.object({
+  reply: z.string(),
+  /** Why the run failed (it is shown in the transcript); null when it answered. */
+  error: z.string().nullable(),
+  executionId: Uuid,
+  latencyMs: z.number().int(),
+  credits: z.number().int(),
+});
+export type DraftPreview = z.infer<typeof DraftPreview>;
 
 const Failure = z.object({ criterionId: z.string(), reason: z.string(), correctionHint: z.string(), targetNodeIds: z.array(z.string()) });
 const CaseResult = z.object({

@@ -31,6 +31,7 @@ import * as pages from "@/server/services/pages";
 import * as portals from "@/server/services/portals";
 import * as reviews from "@/server/services/reviews";
 import * as sources from "@/server/services/sources";
+import * as testSuites from "@/server/services/test-suites";
 import * as tierPlans from "@/server/services/tier-plans";
 import * as userGroups from "@/server/services/user-groups";
 import * as webhooks from "@/server/services/webhooks";
@@ -96,6 +97,8 @@ const READS_AND_RUNS = new Set([
   "getSourceDetail",
   "runTests",
   "listTestRuns",
+  "getTestSuite",
+  "previewDraft",
   "listTierPlans",
   "tierPlanSubscribers",
   "transact",
@@ -294,6 +297,10 @@ const WRITES: Record<string, Scenario> = {
     await builder.deployVersion(db(), w.op, "agent", id, version.id);
     return "agent.deploy";
   },
+  saveTestSuite: async (w) => (
+    await testSuites.saveTestSuite(db(), w.op, "agent", { id: await agent(w), cases: [{ input: "Hi", expectedBehavior: "" }], rubric: "" }),
+    "agent.tests_update"
+  ),
   deleteItem: async (w) => (await builder.deleteItem(db(), w.op, "agent", await agent(w)), "agent.delete"),
   provisionEndUser: async (w) => (await endUser(w), "end_user.create"),
   updateEndUser: async (w) => (await endUsers.updateEndUser(db(), w.op, { endUserId: (await endUser(w)).id, fullName: "New name" }), "end_user.update"),

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { addNode, connect, disconnect, nextIds, placeBelow, placeNodes, placesOf, removeNode } from "@/components/builder/flow-nodes";
 import type { FlowNode } from "@/schemas/builder";
-import { flowFeedback } from "@/schemas/flow-graph";
+import { flowFeedback, upstreamNodeIds } from "@/schemas/flow-graph";
 
 const node = (id: string, type: string, data: Record<string, unknown> = {}): FlowNode => ({ id, type, data, blocks: [] });
 const chain = () => [node("start", "trigger_start"), node("a", "template", { template: "a" }), node("b", "template", { template: "b" }), node("out", "output", { value: "v" })];
@@ -54,5 +54,31 @@ describe("flow node edits", () => {
     const added = addNode(placed, "llm", placeBelow(placed));
     expect(added[4]).toEqual({ id: "llm", type: "llm", data: { position: { x: 5, y: 100_000 } }, blocks: [] });
     expect(addNode(added, "llm")[5]!.id).toBe("llm2");
+  });
+});
+
+describe("the variable picker's upstream outputs", () => {
+  it("offers only the nodes that run before a node, and a picked reference passes the graph rules", () => {
+    const nodes = chain();
+    expect(upstreamNodeIds(nodes, 0)).toEqual([]);
+    expect(upstreamNodeIds(nodes, 2)).toEqual(["start", "a"]);
+    // With `next` running "b" before "a", "a" is no longer offered to "b", and "b" is to "a".
+    const next: Record<string, string> = { start: "b", b: "a", a: "out" };
+    const reordered = nodes.map((n) => (next[n.id] ? { ...n, data: { ...n.data, next: next[n.id] } } : n));
+    expect(upstreamNodeIds(reordered, 2)).toEqual(["start"]);
+    expect(upstreamNodeIds(reordered, 1)).toEqual(["start", "b"]);
+    const picked = nodes.map((n) =>
+      n.id === "out"
+        ? {
+            ...n,
+            data: {
+              value: `${upstreamNodeIds(nodes, 3)
+                .map((id) => `{{nodes.${id}.output}}`)
+                .join(" ")}`,
+            },
+          }
+        : n,
+    );
+    expect(flowFeedback(picked, MODELS)).toEqual([]);
   });
 });

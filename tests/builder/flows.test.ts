@@ -2,6 +2,7 @@
 // JSON Schema, and every rule of the GET /flows listing (include=drafts, fields, updatedSince,
 // limit, cursor), which agents and apps share.
 import { describe, expect, it } from "vitest";
+import { getDb } from "@/server/db";
 import { api, expectError, issueKey, newOrganization } from "../helpers";
 import { newKnowledgebase } from "../knowledge-helpers";
 import { VALID_NODES, create, draft, expectStatus, patchDraft, publish } from "../builder-helpers";
@@ -65,22 +66,6 @@ describe("flow validation", () => {
       [{ nodeId: "hook", message: expect.stringContaining("Unknown node type") }],
     ],
     [
-      "missing required data per type",
-      [
-        { id: "start", type: "trigger_start", data: {} },
-        { id: "l", type: "llm", data: {} },
-        { id: "k", type: "knowledge_search", data: { query: "q" } },
-        { id: "t", type: "template", data: { template: "" } },
-        { id: "o", type: "output", data: {} },
-      ],
-      [
-        { nodeId: "l", message: expect.stringContaining("data.prompt") },
-        { nodeId: "k", message: expect.stringContaining("data.knowledgebaseId") },
-        { nodeId: "t", message: expect.stringContaining("data.template") },
-        { nodeId: "o", message: expect.stringContaining("data.value") },
-      ],
-    ],
-    [
       "an unknown model or a template reading a missing node",
       [
         { id: "start", type: "trigger_start", data: {} },
@@ -111,6 +96,37 @@ describe("flow validation", () => {
     const patched = expectError(await patchDraft(key, "flows", flow.id, { nodes, description: "should not land" }), 422, "invalid_workflow");
     expect(patched.feedback).toEqual(feedback);
     expect(await draft(key, "flows", flow.id)).toMatchObject({ nodes: VALID_NODES.map((n) => ({ ...n, blocks: [] })), description: "", updatedAt: flow.updatedAt });
+  });
+
+  it("saves nodes still missing their data in the draft, and refuses them only at publish, naming each node", async () => {
+    const t = await newOrganization();
+    const key = t.orgKey.secret;
+    const incomplete = [
+      { id: "start", type: "trigger_start", data: {} },
+      { id: "l", type: "llm", data: {} },
+      { id: "k", type: "knowledge_search", data: { query: "q" } },
+      { id: "t", type: "template", data: { template: "" } },
+      { id: "o", type: "output", data: {} },
+    ];
+    const flow = await create(key, "flows", { nodes: incomplete });
+    expect((await draft(key, "flows", flow.id)).nodes.map((n: { id: string }) => n.id)).toEqual(["start", "l", "k", "t", "o"]);
+    expectStatus(await patchDraft(key, "flows", flow.id, { nodes: incomplete, description: "still incomplete" }), 200);
+
+    const refused = expectError(await api("POST", `/flows/${flow.id}/publish`, { key, body: {} }), 422, "invalid_workflow");
+    expect(refused.feedback).toEqual([
+      { nodeId: "l", message: expect.stringContaining("data.prompt") },
+      { nodeId: "k", message: expect.stringContaining("data.knowledgebaseId") },
+      { nodeId: "t", message: expect.stringContaining("data.template") },
+      { nodeId: "o", message: expect.stringContaining("data.value") },
+    ]);
+    expect((await draft(key, "flows", flow.id)).versionCount).toBe(0);
+
+    // A test run of the incomplete draft is refused before it runs or costs anything.
+    const before = (await getDb().organization.findUniqueOrThrow({ where: { id: t.organization.id } })).credits;
+    const tested = expectError(await api("POST", `/flows/${flow.id}/tests`, { key, body: { cases: [{ input: "hi" }] } }), 422, "invalid_workflow");
+    expect(tested.feedback.map((f: { nodeId: string }) => f.nodeId)).toEqual(["l", "k", "t", "o"]);
+    expect((await getDb().organization.findUniqueOrThrow({ where: { id: t.organization.id } })).credits).toBe(before);
+    expect(await getDb().execution.count({ where: { itemId: flow.id } })).toBe(0);
   });
 
   it("keeps each node's canvas position (data.position) as written, and a flow with positions publishes", async () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { applyPatch } from "@/server/services/pages";
-import { addPerson, api, issueKey } from "../helpers";
+import { addPerson, api, issueKey, signInCookie, trpc } from "../helpers";
 import { newPage, pageMarkdown, tenantWithKnowledgebase } from "../knowledge-helpers";
 
 const BASE = "# Title\n\nAlpha line.\nBeta line.\nGamma line.\n";
@@ -101,6 +101,30 @@ describe("pages", () => {
       ["hello!", null],
     ]);
     expect(revisions[0]!.id).toBe(created.body.revisionId);
+  });
+
+  it("saving or patching a page to what it already holds makes no revision and records no change", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.personalKey.secret;
+    const created = await api("POST", `/knowledgebases/${kbId}/pages`, { key, body: { title: "Same", markdown: "alpha" } });
+    const pageId = created.body.page.id;
+    const before = await getDb().page.findUniqueOrThrow({ where: { id: pageId } });
+    const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
+
+    const saved = await trpc("mutation", "knowledge.savePage", { knowledgebaseId: kbId, pageId, title: "Same", markdown: "alpha" }, { cookie });
+    expect(saved.status).toBe(200);
+    expect(saved.body.result.data).toMatchObject({ status: "applied", revisionId: created.body.revisionId });
+    const patched = await patch(key, kbId, pageId, { patch: [{ op: "replace", oldString: "alpha", newString: "alpha" }] });
+    expect(patched.status).toBe(200);
+    expect(patched.body.revisionId).toBe(created.body.revisionId);
+
+    expect(await getDb().pageRevision.count({ where: { pageId } })).toBe(1);
+    expect((await getDb().page.findUniqueOrThrow({ where: { id: pageId } })).updatedAt).toEqual(before.updatedAt);
+    expect(await getDb().auditEvent.count({ where: { targetId: pageId, action: "page.update" } })).toBe(0);
+
+    // A real change still makes its revision.
+    await trpc("mutation", "knowledge.savePage", { knowledgebaseId: kbId, pageId, markdown: "alpha beta" }, { cookie });
+    expect(await getDb().pageRevision.count({ where: { pageId } })).toBe(2);
   });
 
   it("parses page: and source: links on every write, with unresolved ones, related pages and backlinks", async () => {

@@ -1,7 +1,7 @@
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
-import { ConsoleShell } from "@/components/console";
+import { ConsoleShell, UnsavedChangesGuard } from "@/components/console";
 import { SESSION_COOKIE } from "@/server/auth/cookies";
 import { getDb } from "@/server/db";
 import { actorForSession } from "@/server/services/sessions";
@@ -15,6 +15,8 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   return (
     <ConsoleShell email={actor.member.email} role={actor.member.role}>
       {children}
+      {/* Asks before a link leaves a form with unsaved edits (outside the shell's module: the dialog needs the shell's role). */}
+      <UnsavedChangesGuard />
     </ConsoleShell>
   );
 }

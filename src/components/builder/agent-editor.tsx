@@ -8,7 +8,7 @@ import { useTRPC } from "@/lib/trpc";
 import { EditorShell, type EditorBodyProps } from "./editor-shell";
 import { IntegrationsField } from "./integrations-field";
 import { KnowledgebaseName, KnowledgebasePicker } from "./knowledgebase-picker";
-import { LinesField, QuestionsField, TextArea, TextField } from "./fields";
+import { LinesField, QuestionsField, Section, TextArea, TextField } from "./fields";
 import type { Doc } from "./use-draft-editor";
 
 const WRITE_FIELDS = [
@@ -140,8 +140,7 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
 
   return (
     <>
-      <div className="panel form" aria-label="Identity">
-        <h2 style={{ marginTop: 0 }}>Identity</h2>
+      <Section title="Identity" summary={[doc.name, identity.role].filter(Boolean).join(" · ")}>
         <TextField label="Name" value={doc.name} onChange={(name) => update({ name })} testId="field-name" />
         <TextField label="Slug" value={doc.slug} onChange={(slug) => update({ slug })} />
         <TextArea label="Description" value={doc.description} onChange={(description) => update({ description })} rows={2} />
@@ -151,15 +150,17 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
         <LinesField label="Out of scope" value={identity.outOfScope} onChange={(outOfScope) => setIdentity({ outOfScope })} />
         <LinesField label="Persona traits" value={identity.personaTraits} onChange={(personaTraits) => setIdentity({ personaTraits })} />
         <LinesField label="Guardrails" value={identity.guardrails} onChange={(guardrails) => setIdentity({ guardrails })} />
-      </div>
-      <div className="panel form" aria-label="Behaviour">
-        <h2 style={{ marginTop: 0 }}>Instructions and model</h2>
+      </Section>
+      <Section title="Instructions and model" label="Behaviour" summary={doc.model}>
         <TextArea label="System instruction" value={doc.systemInstruction} onChange={(systemInstruction) => update({ systemInstruction })} rows={6} />
         <ModelField value={doc.model} models={models.data?.models} usesTools={usesTools(doc)} onChange={(model) => update({ model })} />
         <BuiltInsField value={doc.builtIns} status={models.data?.builtIns} onChange={(builtIns) => update({ builtIns })} />
-      </div>
-      <div className="panel form" aria-label="Attachments">
-        <h2 style={{ marginTop: 0 }}>Knowledge and flows</h2>
+      </Section>
+      <Section
+        title="Knowledge and flows"
+        label="Attachments"
+        summary={`${doc.knowledge.length} knowledgebase${doc.knowledge.length === 1 ? "" : "s"}, ${doc.flows.length} flow${doc.flows.length === 1 ? "" : "s"}`}
+      >
         <div className="list-editor">
           {(doc.knowledge as { knowledgebaseId: string }[]).map((k) => (
             <div className="row" key={k.knowledgebaseId} data-testid="attached-knowledgebase">
@@ -189,13 +190,15 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
             </label>
           ))}
         </fieldset>
-      </div>
+      </Section>
       <IntegrationsField value={doc.integrations} onChange={(integrations) => update({ integrations })} />
-      <div className="panel form" aria-label="Conversation">
-        <h2 style={{ marginTop: 0 }}>Conversation</h2>
+      <Section
+        title="Conversation"
+        summary={`${doc.conversationStarters.length} starter${doc.conversationStarters.length === 1 ? "" : "s"}, ${doc.questions.length} question${doc.questions.length === 1 ? "" : "s"}`}
+      >
         <LinesField label="Conversation starters" value={doc.conversationStarters} onChange={(conversationStarters) => update({ conversationStarters })} />
         <QuestionsField value={doc.questions} onChange={(questions) => update({ questions })} />
-      </div>
+      </Section>
     </>
   );
 }

@@ -69,28 +69,37 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
         ) : null}
         {!list.isLoading && items.length === 0 && <p className="muted">No {kind} yet: name the first one above and create it.</p>}
         {items.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Description</th>
-                <th>State</th>
-                <th>Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((item) => (
-                <tr key={item.id}>
-                  <td>
-                    <Link href={`/${kind}/${item.id}`}>{item.name}</Link>
-                  </td>
-                  <td className="muted">{item.description}</td>
-                  <td>{item.published ? <span className="badge">Published</span> : <span className="badge revoked">Draft</span>}</td>
-                  <td className="muted">{new Date(item.updatedAt).toLocaleString()}</td>
+          // On a phone each item is a card of labelled cells, rather than columns squeezed letter by letter.
+          <div className="table-scroll table-cards" role="region" aria-label={TITLES[kind]} tabIndex={0}>
+            <table>
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Description</th>
+                  <th>State</th>
+                  <th>Updated</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {items.map((item) => (
+                  <tr key={item.id}>
+                    <td data-label="Name">
+                      <Link href={`/${kind}/${item.id}`}>{item.name}</Link>
+                    </td>
+                    <td className="muted" data-label={item.description ? "Description" : undefined}>
+                      {item.description}
+                    </td>
+                    <td className="nowrap" data-label="State">
+                      {item.published ? <span className="badge">Published</span> : <span className="badge revoked">Draft</span>}
+                    </td>
+                    <td className="muted" data-label="Updated">
+                      {new Date(item.updatedAt).toLocaleString()}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
         {nextCursor && (
           <button type="button" onClick={() => setCursors([...cursors, nextCursor])}>

@@ -4,12 +4,14 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState, type ReactNode } from "react";
+import { useRef, useState, type ReactNode } from "react";
 import { ConfirmButton, PageHeader } from "@/components/console";
 import { TextDiff } from "@/components/text-diff";
-import { errorMessage } from "@/lib/trpc";
+import { errorMessage, newIdempotencyKey, useTRPCClient, type CallContext } from "@/lib/trpc";
+import { PreviewPanel } from "./preview-panel";
+import "./workbench.css";
 import { TestsPanel } from "./tests-panel";
-import { ONE, useDraftEditor, type Doc, type KindPlural, type KindProcedures, type SaveProblem } from "./use-draft-editor";
+import { appErrorOf, ONE, useDraftEditor, type Doc, type KindPlural, type KindProcedures, type SaveProblem } from "./use-draft-editor";
 
 const STATE_FIELDS = ["id", "published", "productionVersionId", "versionCount", "lastChange", "createdAt", "updatedAt", "draftDiffersFromLive"];
 
@@ -45,8 +47,20 @@ export interface EditorBodyProps {
   problem: SaveProblem | null;
 }
 
-export function EditorShell({ kind, id, toWrite, children }: { kind: KindPlural; id: string; toWrite: (view: Doc) => Doc; children: (props: EditorBodyProps) => ReactNode }) {
-  const editor = useDraftEditor(kind, id, toWrite);
+export function EditorShell({
+  kind,
+  id,
+  toWrite,
+  holdBack,
+  children,
+}: {
+  kind: KindPlural;
+  id: string;
+  toWrite: (view: Doc) => Doc;
+  holdBack?: (doc: Doc, changes: Doc) => SaveProblem | null;
+  children: (props: EditorBodyProps) => ReactNode;
+}) {
+  const editor = useDraftEditor(kind, id, toWrite, holdBack);
   const { doc, view, state, problem } = editor;
   if (editor.loadError)
     return (
@@ -111,7 +125,15 @@ export function EditorShell({ kind, id, toWrite, children }: { kind: KindPlural;
       {problem && (
         <div role="alert" className="panel error" data-testid="save-problem">
           <p style={{ marginTop: 0 }}>
-            <strong>Not saved.</strong> The server refused these edits; they are kept in this browser (not lost when you leave) until you fix them.
+            {problem.heldBack ? (
+              <>
+                <strong>Not saved yet.</strong> These edits would break the {ONE[kind]}, so they were not sent; they are kept in this browser until you fix them.
+              </>
+            ) : (
+              <>
+                <strong>Not saved.</strong> The server refused these edits; they are kept in this browser (not lost when you leave) until you fix them.
+              </>
+            )}
           </p>
           <strong>{problem.message}</strong>
           {problem.feedback && (
@@ -125,12 +147,40 @@ export function EditorShell({ kind, id, toWrite, children }: { kind: KindPlural;
           )}
         </div>
       )}
-      {children({ doc, view, update: editor.update, problem })}
-      <TestsPanel kind={kind} id={id} />
-      <PublishPanel kind={kind} input={editor.input} procs={editor.procs} disabled={state !== "saved"} onDone={editor.refreshState} />
-      <VersionsPanel kind={kind} input={editor.input} procs={editor.procs} draft={view} onDone={editor.refreshState} />
-      <DeleteItem kind={kind} input={editor.input} procs={editor.procs} />
+      <Workbench
+        settings={
+          <>
+            {children({ doc, view, update: editor.update, problem })}
+            <TestsPanel kind={kind} id={id} />
+            <PublishPanel kind={kind} input={editor.input} disabled={state !== "saved"} onDone={editor.refreshState} />
+            <VersionsPanel kind={kind} input={editor.input} procs={editor.procs} draft={view} onDone={editor.refreshState} />
+            <DeleteItem kind={kind} input={editor.input} procs={editor.procs} />
+          </>
+        }
+        preview={<PreviewPanel kind={kind} id={id} draftSaved={state === "saved"} />}
+      />
     </>
+  );
+}
+
+/**
+ * Settings beside the preview on a wide screen (the preview stays in view while the settings
+ * scroll); on a phone, two tabs. Both stay mounted, so switching keeps the typed text and the transcript.
+ */
+function Workbench({ settings, preview }: { settings: ReactNode; preview: ReactNode }) {
+  const [tab, setTab] = useState<"settings" | "preview">("settings");
+  return (
+    <div className="workbench" data-tab={tab}>
+      <div className="workbench-tabs" role="tablist" aria-label="Editor">
+        {(["settings", "preview"] as const).map((name) => (
+          <button key={name} type="button" role="tab" aria-selected={tab === name} onClick={() => setTab(name)}>
+            {name === "settings" ? "Edit" : "Preview"}
+          </button>
+        ))}
+      </div>
+      <div className="workbench-settings">{settings}</div>
+      <aside className="workbench-preview">{preview}</aside>
+    </div>
   );
 }
 
@@ -157,18 +207,39 @@ function DeleteItem({ kind, input, procs }: { kind: KindPlural; input: Doc; proc
   );
 }
 
-function PublishPanel({ kind, input, procs, disabled, onDone }: { kind: KindPlural; input: Doc; procs: KindProcedures; disabled: boolean; onDone: () => Promise<void> }) {
+type PublishClient = Record<KindPlural, { publish: { mutate: (input: Doc, options: { context: CallContext }) => Promise<Doc> } }>;
+
+/**
+ * One Idempotency-Key per intent to publish: a double-click, or a retry after an answer lost on
+ * the way, makes one version; the next intent (after a success or a refusal) gets a new key.
+ */
+function usePublish(kind: KindPlural, onSuccess: (data: Doc) => Promise<void>) {
+  const client = useTRPCClient() as unknown as PublishClient;
+  const intentKey = useRef<string | null>(null);
+  return useMutation({
+    mutationFn: (body: Doc) => {
+      intentKey.current ??= newIdempotencyKey();
+      return client[kind].publish.mutate(body, { context: { idempotencyKey: intentKey.current } });
+    },
+    onSuccess: async (data) => {
+      intentKey.current = null;
+      await onSuccess(data);
+    },
+    onError: (error) => {
+      // The server answered (a refusal frees the key there too); only a lost answer keeps the key for the retry.
+      if (appErrorOf(error).code !== undefined) intentKey.current = null;
+    },
+  });
+}
+
+function PublishPanel({ kind, input, disabled, onDone }: { kind: KindPlural; input: Doc; disabled: boolean; onDone: () => Promise<void> }) {
   const [notes, setNotes] = useState("");
   const [result, setResult] = useState<string | null>(null);
-  const publish = useMutation(
-    procs.publish.mutationOptions({
-      onSuccess: async (data: Doc) => {
-        setNotes("");
-        setResult(`Published version ${data.version.number}; it is live.`);
-        await onDone();
-      },
-    }),
-  ) as { mutate: (input: Doc) => void; isPending: boolean; error: unknown };
+  const publish = usePublish(kind, async (data) => {
+    setNotes("");
+    setResult(`Published version ${data.version.number}; it is live.`);
+    await onDone();
+  });
   const dependencies = (publish.error as { data?: { appError?: { dependencies?: { id: string; kind: string; name: string }[] } } } | null)?.data?.appError?.dependencies;
   return (
     <div className="panel form" aria-label="Publish">
@@ -178,8 +249,8 @@ function PublishPanel({ kind, input, procs, disabled, onDone }: { kind: KindPlur
         <textarea rows={2} value={notes} onChange={(e) => setNotes(e.target.value)} placeholder="What changed in this version" />
       </label>
       <div className="row">
-        <button type="button" className="primary" disabled={disabled || publish.isPending} onClick={() => publish.mutate({ ...input, notes })}>
-          Publish {ONE[kind]}
+        <button type="button" className="primary" disabled={disabled || publish.isPending} onClick={() => publish.mutate({ ...input, notes })} data-testid="publish">
+          {publish.isPending ? "Publishing…" : `Publish ${ONE[kind]}`}
         </button>
         {disabled && <span className="muted">Waiting for the draft to save…</span>}
         {result && !publish.error && <span role="status">{result}</span>}

@@ -1,6 +1,6 @@
 "use client";
 // Small form fields the builder editors share.
-import { useEffect, useState } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 
 export function TextField({
   label,
@@ -144,5 +144,22 @@ export function QuestionsField({ value, onChange }: { value: { id: string; label
         </div>
       </div>
     </fieldset>
+  );
+}
+
+/**
+ * A section of an editor that folds: its title and, folded, a one-line summary of what it holds,
+ * so a long editor can be read at a glance and opened where the work is.
+ */
+export function Section({ title, summary, defaultOpen = true, children, label }: { title: string; summary?: string; defaultOpen?: boolean; children: ReactNode; label?: string }) {
+  const [open, setOpen] = useState(defaultOpen);
+  return (
+    <details className="panel form section" open={open} onToggle={(event) => setOpen((event.target as HTMLDetailsElement).open)} aria-label={label ?? title}>
+      <summary>
+        <h2>{title}</h2>
+        {!open && summary ? <span className="section-summary">{summary}</span> : null}
+      </summary>
+      {children}
+    </details>
   );
 }

@@ -27,12 +27,12 @@ import type { FlowNode } from "@/schemas/builder";
 import { flowEdges, onCycle, type Feedback } from "@/schemas/flow-graph";
 import { connect, disconnect, placeNodes, placesOf, removeNode, type Place } from "./flow-nodes";
 
-type CardData = { node: FlowNode; bad: boolean };
+type CardData = { node: FlowNode; bad: boolean; needs: string[] };
 type Card = Node<CardData, "card">;
 
 /** What a node shows: its id, type and the start of its main template. */
 function NodeCard({ data }: NodeProps<Card>) {
-  const { node, bad } = data;
+  const { node, bad, needs } = data;
   const text = [node.data.prompt, node.data.query, node.data.template, node.data.value].find((value) => typeof value === "string" && value !== "") as string | undefined;
   return (
     <div className={bad ? "flow-card bad" : "flow-card"}>
@@ -40,6 +40,7 @@ function NodeCard({ data }: NodeProps<Card>) {
       <strong>{node.id}</strong>
       <span className="flow-card-type">{node.type}</span>
       {text && <span className="flow-card-text">{text}</span>}
+      {needs.length > 0 && <span className="flow-card-needs">needs {needs.join(" and ")}</span>}
       {node.type !== "output" && <Handle type="source" position={Position.Bottom} />}
     </div>
   );
@@ -72,23 +73,25 @@ const EDGE_TYPES = { back: BackEdge };
 export interface FlowCanvasProps {
   nodes: FlowNode[];
   feedback: Feedback[];
+  /** What each incomplete node still lacks, shown quietly on its card ("needs a knowledgebase"). */
+  missing: { nodeId: string; need: string }[];
   selected: number | null;
   onSelect: (index: number | null) => void;
   setNodes: (nodes: FlowNode[]) => void;
 }
 
-export default function FlowCanvas({ nodes, feedback, selected, onSelect, setNodes }: FlowCanvasProps) {
+export default function FlowCanvas({ nodes, feedback, missing, selected, onSelect, setNodes }: FlowCanvasProps) {
   const cards = useMemo<Card[]>(() => {
     const places = placesOf(nodes);
     return nodes.map((node, i) => ({
       id: String(i),
       type: "card",
       position: places[i]!,
-      data: { node, bad: feedback.some((f) => f.nodeId === node.id) },
+      data: { node, bad: feedback.some((f) => f.nodeId === node.id), needs: missing.filter((m) => m.nodeId === node.id).map((m) => m.need) },
       selected: i === selected,
       ariaLabel: `Node ${node.id} (${node.type})`,
     }));
-  }, [nodes, feedback, selected]);
+  }, [nodes, feedback, missing, selected]);
   const lines = useMemo<Edge[]>(() => {
     const seen = new Set<string>();
     const places = placesOf(nodes);

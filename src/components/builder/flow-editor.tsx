@@ -10,12 +10,12 @@ import { useState, useSyncExternalStore } from "react";
 import { Tabs } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { NODE_TYPES, type FlowInput, type FlowNode } from "@/schemas/builder";
-import { flowFeedback } from "@/schemas/flow-graph";
+import { flowFeedback, incompleteNodes } from "@/schemas/flow-graph";
 import { EditorShell, type EditorBodyProps } from "./editor-shell";
 import { QuestionsField, TextArea, TextField } from "./fields";
 import { addNode, placeBelow, placeNodes } from "./flow-nodes";
 import { NodeFields } from "./node-fields";
-import type { Doc } from "./use-draft-editor";
+import type { Doc, SaveProblem } from "./use-draft-editor";
 
 // @xyflow/react and its styles load only when a flow's canvas is shown.
 const FlowCanvas = dynamic(() => import("./flow-canvas"), {
@@ -30,9 +30,22 @@ const FlowCanvas = dynamic(() => import("./flow-canvas"), {
 const WRITE_FIELDS = ["name", "slug", "description", "kind", "questions", "inputs", "nodes"];
 const toWrite = (view: Doc): Doc => Object.fromEntries(WRITE_FIELDS.map((field) => [field, view[field]]));
 
+/**
+ * What the server would refuse in the structure (no start, duplicate ids, a missing or cyclic
+ * next…) is not sent; models are left to the server, which knows the organization's list.
+ */
+function structuralProblem(doc: Doc, changes: Doc): SaveProblem | null {
+  // As on the server, the graph is checked when the nodes are written.
+  if (!("nodes" in changes)) return null;
+  const nodes = doc.nodes as FlowNode[];
+  const models = new Set(nodes.flatMap((node) => (typeof node.data.model === "string" ? [node.data.model] : [])));
+  const feedback = flowFeedback(nodes, models, { allowIncomplete: true });
+  return feedback.length === 0 ? null : { message: "Fix the flow's structure first.", feedback, heldBack: true };
+}
+
 export function FlowEditor({ id }: { id: string }) {
   return (
-    <EditorShell kind="flows" id={id} toWrite={toWrite}>
+    <EditorShell kind="flows" id={id} toWrite={toWrite} holdBack={structuralProblem}>
       {(props) => <FlowForm {...props} />}
     </EditorShell>
   );
@@ -49,7 +62,10 @@ function FlowForm({ doc, update }: EditorBodyProps) {
   const nodes = doc.nodes as FlowNode[];
   const inputs = doc.inputs as FlowInput[];
   const chosen = selected !== null && selected < nodes.length ? selected : null;
-  const feedback = flowFeedback(nodes, new Set(models.data?.models.map((m) => m.id) ?? ["atrium-offline"]));
+  // Structural problems are errors (the server refuses them); missing data is fine in a draft and
+  // only listed as what publishing needs.
+  const feedback = flowFeedback(nodes, new Set(models.data?.models.map((m) => m.id) ?? ["atrium-offline"]), { allowIncomplete: true });
+  const missing = incompleteNodes(nodes);
   const setNodes = (next: FlowNode[]) => update({ nodes: next });
   /** On the canvas a new node goes below the others, and every node keeps the place it is drawn at. */
   const add = (type: string, onCanvas: boolean) => {
@@ -60,7 +76,7 @@ function FlowForm({ doc, update }: EditorBodyProps) {
   const list = (
     <div className="list-editor form">
       {nodes.map((_node, index) => (
-        <NodeFields key={index} nodes={nodes} index={index} feedback={feedback} setNodes={setNodes} />
+        <NodeFields key={index} nodes={nodes} index={index} feedback={feedback} inputs={inputs} setNodes={setNodes} />
       ))}
       <AddNodeButtons onAdd={(type) => add(type, false)} />
     </div>
@@ -131,9 +147,8 @@ function FlowForm({ doc, update }: EditorBodyProps) {
           Nodes run in list order unless <em>next</em> names the node to run next. Templates read <code>{"{{inputs.key}}"}</code> and <code>{"{{nodes.<id>.output}}"}</code>.
         </p>
         <div role="status" data-testid="flow-feedback">
-          {feedback.length === 0 ? (
-            <p className="muted">The graph is valid.</p>
-          ) : (
+          {feedback.length === 0 && missing.length === 0 && <p className="muted">The flow is complete and ready to publish.</p>}
+          {feedback.length > 0 && (
             <ul className="error">
               {feedback.map((item, index) => (
                 <li key={index}>
@@ -141,6 +156,23 @@ function FlowForm({ doc, update }: EditorBodyProps) {
                 </li>
               ))}
             </ul>
+          )}
+          {missing.length > 0 && (
+            <div data-testid="publish-checklist">
+              <p className="muted" style={{ marginBottom: "0.25rem" }}>
+                Saved as a draft. Before publishing:
+              </p>
+              <ul className="checklist">
+                {missing.map((item) => (
+                  <li key={`${item.nodeId}-${item.field}`}>
+                    <button type="button" className="link" onClick={() => setSelected(nodes.findIndex((node) => node.id === item.nodeId))}>
+                      {item.nodeId}
+                    </button>{" "}
+                    needs {item.need}
+                  </li>
+                ))}
+              </ul>
+            </div>
           )}
         </div>
         {narrow ? (
@@ -166,12 +198,12 @@ function FlowForm({ doc, update }: EditorBodyProps) {
                         Delete to remove it.
                       </p>
                       <div className="flow-canvas-layout">
-                        <FlowCanvas nodes={nodes} feedback={feedback} selected={chosen} onSelect={setSelected} setNodes={setNodes} />
+                        <FlowCanvas nodes={nodes} feedback={feedback} missing={missing} selected={chosen} onSelect={setSelected} setNodes={setNodes} />
                         <aside aria-label="Selected node">
                           {chosen === null ? (
                             <p className="muted">Select a node on the canvas to edit it.</p>
                           ) : (
-                            <NodeFields nodes={nodes} index={chosen} feedback={feedback} setNodes={setNodes} onMoved={setSelected} />
+                            <NodeFields nodes={nodes} index={chosen} feedback={feedback} inputs={inputs} setNodes={setNodes} onMoved={setSelected} />
                           )}
                         </aside>
                       </div>

@@ -2,37 +2,79 @@
 // One flow node's fields (id, type, where the run goes next, its data), the same in the node list
 // and beside the canvas.
 import { X } from "lucide-react";
-import { NODE_TYPES, type FlowNode } from "@/schemas/builder";
-import type { Feedback } from "@/schemas/flow-graph";
+import { NODE_TYPES, type FlowInput, type FlowNode } from "@/schemas/builder";
+import { upstreamNodeIds, type Feedback } from "@/schemas/flow-graph";
 import { TextArea, TextField } from "./fields";
 import { disconnect, moveNode, nextIds, removeNode } from "./flow-nodes";
 import { KnowledgebaseName, KnowledgebasePicker } from "./knowledgebase-picker";
 
 /** The data fields each node type is edited with (required ones are checked by flowFeedback). */
-const DATA_FIELDS: Record<string, { key: string; label: string; multiline?: boolean; knowledgebase?: boolean }[]> = {
+const DATA_FIELDS: Record<string, { key: string; label: string; multiline?: boolean; knowledgebase?: boolean; template?: boolean }[]> = {
   trigger_start: [],
   llm: [
-    { key: "prompt", label: "Prompt template", multiline: true },
+    { key: "prompt", label: "Prompt template", multiline: true, template: true },
     { key: "model", label: "Model (optional)" },
   ],
   knowledge_search: [
     { key: "knowledgebaseId", label: "Knowledgebase", knowledgebase: true },
-    { key: "query", label: "Query template" },
+    { key: "query", label: "Query template", template: true },
   ],
-  template: [{ key: "template", label: "Template", multiline: true }],
-  output: [{ key: "value", label: "Final value template", multiline: true }],
+  template: [{ key: "template", label: "Template", multiline: true, template: true }],
+  output: [{ key: "value", label: "Final value template", multiline: true, template: true }],
 };
+
+/**
+ * "Insert a variable": the flow's inputs and the outputs of the nodes that run before this one,
+ * so a reference is picked rather than typed (and cannot name a node that runs later).
+ */
+function VariablePicker({ label, inputs, upstream, onInsert }: { label: string; inputs: FlowInput[]; upstream: string[]; onInsert: (reference: string) => void }) {
+  if (inputs.length === 0 && upstream.length === 0) return null;
+  return (
+    <select
+      // Named apart from its field's label, so the field is still the one control that label finds.
+      aria-label="Insert a variable"
+      title={`Insert a variable into ${label}`}
+      value=""
+      onChange={(e) => {
+        if (e.target.value) onInsert(e.target.value);
+      }}
+    >
+      <option value="">Insert a variable…</option>
+      {inputs.length > 0 && (
+        <optgroup label="Flow inputs">
+          {inputs.map((input) => (
+            <option key={input.key} value={`{{inputs.${input.key}}}`}>
+              {input.label || input.key}
+            </option>
+          ))}
+        </optgroup>
+      )}
+      {upstream.length > 0 && (
+        <optgroup label="Outputs of earlier nodes">
+          {upstream.map((id) => (
+            <option key={id} value={`{{nodes.${id}.output}}`}>
+              {id} → output
+            </option>
+          ))}
+        </optgroup>
+      )}
+    </select>
+  );
+}
 
 export function NodeFields({
   nodes,
   index,
   feedback,
+  inputs = [],
   setNodes,
   onMoved,
 }: {
   nodes: FlowNode[];
   index: number;
   feedback: Feedback[];
+  /** The flow's inputs, offered by the variable picker. */
+  inputs?: FlowInput[];
   setNodes: (nodes: FlowNode[]) => void;
   /** Called with the node's new index after it moves up or down. */
   onMoved?: (index: number) => void;
@@ -116,7 +158,25 @@ export function NodeFields({
             <KnowledgebasePicker label={node.data[field.key] ? "Change knowledgebase" : field.label} onPick={(knowledgebaseId) => setData(field.key, knowledgebaseId)} />
           </div>
         ) : field.multiline ? (
-          <TextArea key={field.key} label={field.label} value={String(node.data[field.key] ?? "")} onChange={(value) => setData(field.key, value)} rows={2} code />
+          <div key={field.key}>
+            <TextArea label={field.label} value={String(node.data[field.key] ?? "")} onChange={(value) => setData(field.key, value)} rows={2} code />
+            <VariablePicker
+              label={field.label}
+              inputs={inputs}
+              upstream={upstreamNodeIds(nodes, index)}
+              onInsert={(reference) => setData(field.key, `${String(node.data[field.key] ?? "")}${reference}`)}
+            />
+          </div>
+        ) : field.template ? (
+          <div key={field.key}>
+            <TextField label={field.label} value={String(node.data[field.key] ?? "")} onChange={(value) => setData(field.key, value)} />
+            <VariablePicker
+              label={field.label}
+              inputs={inputs}
+              upstream={upstreamNodeIds(nodes, index)}
+              onInsert={(reference) => setData(field.key, `${String(node.data[field.key] ?? "")}${reference}`)}
+            />
+          </div>
         ) : (
           <TextField
             key={field.key}

@@ -2,9 +2,9 @@
 // Graded test runs of the draft: up to 10 cases (input + expected behaviour), an optional
 // rubric, Run, and each case's pass/fail with the output, the failures and where to fix them.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { errorMessage, useTRPC } from "@/lib/trpc";
-import type { TestRunResult } from "@/schemas/runtime";
+import type { TestRunResult, TestSuite } from "@/schemas/runtime";
 import { TraceDetails, formatMs } from "@/components/runtime/execution-trace";
 import { ONE, type KindPlural } from "./use-draft-editor";
 
@@ -17,13 +17,19 @@ interface CaseRow {
 
 type Run = TestRunResult & { id: string; createdAt: string };
 
+type KindTestProcedures = ReturnType<typeof useTRPC>["runtime"]["agentTests"];
+
 export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const procs = (kind === "agents" ? trpc.runtime.agentTests : kind === "flows" ? trpc.runtime.flowTests : trpc.runtime.appTests) as typeof trpc.runtime.agentTests;
+  const procs: KindTestProcedures = kind === "agents" ? trpc.runtime.agentTests : kind === "flows" ? trpc.runtime.flowTests : trpc.runtime.appTests;
   const [cases, setCases] = useState<CaseRow[]>([{ input: "", expectedBehavior: "" }]);
   const [rubric, setRubric] = useState("");
   const [latest, setLatest] = useState<Run | null>(null);
+  const suiteSaved = useKeptSuite(procs, id, cases, rubric, (kept) => {
+    setCases(kept.cases.length > 0 ? kept.cases : [{ input: "", expectedBehavior: "" }]);
+    setRubric(kept.rubric);
+  });
   const runs = useQuery(procs.list.queryOptions({ id, limit: 200 }));
   const run = useMutation(
     procs.run.mutationOptions({
@@ -76,6 +82,9 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
         <span className="muted">
           {cases.length} of {MAX_CASES}
         </span>
+        <span className="muted" data-testid="cases-saved" aria-live="polite">
+          {suiteSaved}
+        </span>
       </div>
       <label>
         Rubric (optional)
@@ -114,6 +123,38 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
       ))}
     </div>
   );
+}
+
+const KEEP_MS = 800;
+
+/**
+ * Loads the cases kept with the item once, then keeps each edit (debounced), so they are there
+ * when the editor opens again. Returns what to tell the builder about it.
+ */
+function useKeptSuite(procs: KindTestProcedures, id: string, cases: CaseRow[], rubric: string, onLoaded: (suite: TestSuite) => void): string {
+  const suite = useQuery(procs.suite.queryOptions({ id }, { staleTime: 0 }));
+  const save = useMutation(procs.saveSuite.mutationOptions());
+  const loaded = useRef(false);
+  const lastKept = useRef<string | null>(null);
+  useEffect(() => {
+    if (!suite.data || loaded.current) return;
+    loaded.current = true;
+    lastKept.current = JSON.stringify(suite.data);
+    onLoaded(suite.data);
+  }, [suite.data, onLoaded]);
+  const wanted: TestSuite = { cases: cases.filter((c) => c.input.trim() !== "" || c.expectedBehavior.trim() !== ""), rubric };
+  const wantedText = JSON.stringify(wanted);
+  const { mutate } = save;
+  useEffect(() => {
+    if (!loaded.current || wantedText === lastKept.current) return;
+    const timer = setTimeout(() => mutate({ id, ...(JSON.parse(wantedText) as TestSuite) }, { onSuccess: () => (lastKept.current = wantedText) }), KEEP_MS);
+    return () => clearTimeout(timer);
+  }, [wantedText, id, mutate]);
+  if (suite.error) return `Cases could not be loaded: ${errorMessage(suite.error)}`;
+  if (save.error) return `Cases not kept: ${errorMessage(save.error)}`;
+  if (!loaded.current) return "";
+  if (save.isPending || wantedText !== lastKept.current) return "Keeping the cases…";
+  return "Cases kept";
 }
 
 function RunResults({ run }: { run: Run }) {

@@ -6,6 +6,7 @@
 // localStorage per item and brought back when the editor opens again.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
+import { useUnsavedChanges } from "@/components/console/unsaved-changes";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 
 export type KindPlural = "agents" | "flows" | "apps";
@@ -23,6 +24,8 @@ export type SaveState = "saved" | "pending" | "saving" | "conflict" | "error";
 export interface SaveProblem {
   message: string;
   feedback?: { nodeId?: string; message: string }[];
+  /** Not sent: the editor knows the server would refuse these edits. */
+  heldBack?: boolean;
 }
 
 /** The procedures of one kind; the three routers are built by one factory, so they match. */
@@ -74,7 +77,8 @@ function changedFields(saved: Doc, current: Doc): Doc {
   return changes;
 }
 
-export function useDraftEditor(kind: KindPlural, id: string, toWrite: (view: Doc) => Doc) {
+/** `holdBack` names what the server would refuse in a document, so it is kept here and not sent. */
+export function useDraftEditor(kind: KindPlural, id: string, toWrite: (view: Doc) => Doc, holdBack?: (doc: Doc, changes: Doc) => SaveProblem | null) {
   const procs = useKindProcedures(kind);
   const queryClient = useQueryClient();
   const input = { [ID_KEY[kind]]: id };
@@ -128,13 +132,8 @@ export function useDraftEditor(kind: KindPlural, id: string, toWrite: (view: Doc
     if (!unsaved) setRestoredFrom(null);
   }, [doc, state, kind, id]);
 
-  // Leaving the page (reload, another site) while edits are not saved asks first.
-  useEffect(() => {
-    if (state === "saved") return;
-    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
-    window.addEventListener("beforeunload", warn);
-    return () => window.removeEventListener("beforeunload", warn);
-  }, [state]);
+  // Leaving the page (a link, a reload, another site) while edits are not saved asks first.
+  useUnsavedChanges(state !== "saved", { keptInBrowser: true });
 
   useEffect(() => {
     if (!doc || !saved.current || state === "conflict" || state === "saving" || doc === failed.current) return;
@@ -145,6 +144,13 @@ export function useDraftEditor(kind: KindPlural, id: string, toWrite: (view: Doc
         setProblem(null);
         setState("saved");
       }
+      return;
+    }
+    const held = holdBack?.(doc, changes) ?? null;
+    if (held) {
+      failed.current = doc;
+      setProblem(held);
+      setState("error");
       return;
     }
     setState("pending");

@@ -6,6 +6,7 @@ import { assertJsonBody, assertSameOrigin } from "@/server/auth/same-origin";
 import type { Db } from "@/server/db";
 import { MAX_TRPC_BATCH_CALLS } from "@/schemas/limits";
 import { AppError, logIfUnexpected, toAppError } from "@/server/errors";
+import { checkIdempotencyKey, claimIdempotencyKey, finishIdempotencyKey, hashRequest, releaseIdempotencyKey, type StoredResponse } from "@/server/services/idempotency";
 import { actorForSession } from "@/server/services/sessions";
 import type { Context } from "@/server/trpc/init";
 import { callSlots } from "@/server/trpc/call-slots";
@@ -38,6 +39,8 @@ export function createConsoleHandler(options: { db: () => Db }) {
     let context: Context;
     let refusal: AppError | undefined;
     let bounded: Request;
+    let keyed: { organizationId: string; key: string } | null = null;
+    let remembered: StoredResponse | null = null;
     try {
       assertBatchWithinCap(request, CONSOLE_ENDPOINT);
       refusal = refusalOfUnsafe(request);
@@ -53,29 +56,68 @@ export function createConsoleHandler(options: { db: () => Db }) {
         secureCookies: servedOverHttps(request),
         response: { headers: new Headers() },
       };
+      const idempotencyKey = request.method === "POST" ? request.headers.get("idempotency-key") : null;
+      if (idempotencyKey !== null && !refusal && context.actor) {
+        // A refusal here (a malformed key, a key in use) answers in tRPC's error shape like any other.
+        try {
+          const url = new URL(request.url);
+          const hash = hashRequest([request.method, `${url.pathname}${url.search}`, await bounded.clone().text()]);
+          remembered = await claimIdempotencyKey(db, context.actor.organizationId, checkIdempotencyKey(idempotencyKey), hash);
+          if (!remembered) keyed = { organizationId: context.actor.organizationId, key: idempotencyKey };
+        } catch (error) {
+          refusal = toAppError(error);
+        }
+      }
     } catch (error) {
       return errorResponse(toAppError(error), requestId);
     }
-    return fetchRequestHandler({
-      endpoint: CONSOLE_ENDPOINT,
-      req: bounded,
-      maxBatchSize: MAX_TRPC_BATCH_CALLS,
-      router: appRouter,
-      // Thrown from here, a refusal answers in tRPC's error shape, before any procedure runs.
-      createContext: () => {
-        if (refusal) throw refusal;
-        return context;
-      },
-      onError: ({ error }) => logIfUnexpected(toAppError(error)),
-      responseMeta: ({ errors }) => {
-        const headers = new Headers(context.response.headers);
-        const error = errors[0] && toAppError(errors[0]);
-        for (const [name, value] of Object.entries(error?.headers ?? {})) headers.set(name, value);
-        headers.set("X-Request-Id", requestId);
-        return { headers, status: error?.status };
-      },
-    });
+    if (remembered) return replayed(remembered, requestId);
+    if (!keyed) return handleProcedures(bounded, context, refusal, requestId);
+    // The console's publish button sends one Idempotency-Key per intent, as the REST door honours
+    // it on every POST: a success is remembered, a refusal or failure frees the key for a retry.
+    const db = context.db;
+    let response: Response;
+    try {
+      response = await handleProcedures(bounded, context, refusal, requestId);
+    } catch (error) {
+      await releaseIdempotencyKey(db, keyed.organizationId, keyed.key);
+      throw error;
+    }
+    if (response.status !== 200) {
+      await releaseIdempotencyKey(db, keyed.organizationId, keyed.key);
+      return response;
+    }
+    const text = await response.text();
+    await finishIdempotencyKey(db, keyed.organizationId, keyed.key, { status: response.status, body: JSON.parse(text) });
+    return new Response(text, { status: response.status, headers: response.headers });
   };
+}
+
+function replayed(remembered: StoredResponse, requestId: string): Response {
+  const headers = new Headers({ "Content-Type": "application/json", "X-Request-Id": requestId, "Idempotent-Replayed": "true" });
+  return new Response(JSON.stringify(remembered.body), { status: remembered.status, headers });
+}
+
+function handleProcedures(bounded: Request, context: Context, refusal: AppError | undefined, requestId: string): Promise<Response> {
+  return fetchRequestHandler({
+    endpoint: CONSOLE_ENDPOINT,
+    req: bounded,
+    maxBatchSize: MAX_TRPC_BATCH_CALLS,
+    router: appRouter,
+    // Thrown from here, a refusal answers in tRPC's error shape, before any procedure runs.
+    createContext: () => {
+      if (refusal) throw refusal;
+      return context;
+    },
+    onError: ({ error }) => logIfUnexpected(toAppError(error)),
+    responseMeta: ({ errors }) => {
+      const headers = new Headers(context.response.headers);
+      const error = errors[0] && toAppError(errors[0]);
+      for (const [name, value] of Object.entries(error?.headers ?? {})) headers.set(name, value);
+      headers.set("X-Request-Id", requestId);
+      return { headers, status: error?.status };
+    },
+  });
 }
 
 /** Mutations (every non-GET call) come from the console's own pages, with a JSON body. */

@@ -2,6 +2,7 @@
 // versions pinned when the app was published, or (for tests) an item's draft.
 import { AgentDocument, AppDocument, FlowDocument, type BuilderKind } from "@/schemas/builder";
 import { isUuid } from "@/schemas/common";
+import { incompleteNodes } from "@/schemas/flow-graph";
 import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -135,6 +136,23 @@ export async function loadDraft(db: Db, actor: Actor, kind: BuilderKind, id: str
   if (!item) throw notFound(kind);
   const runnable = { id: item.id, versionId: null, document: PARSERS[kind].parse(item.draft) };
   return { item, runnable };
+}
+
+/**
+ * Refuses to run a flow draft whose nodes still lack their data (a draft may hold them while
+ * being built): `invalid_workflow` naming each node, before anything runs or is charged.
+ */
+export function assertCompleteDraft(kind: BuilderKind, document: unknown): void {
+  if (kind !== "flow") return;
+  const missing = incompleteNodes((document as FlowDocument).nodes);
+  if (missing.length === 0) return;
+  throw new AppError(
+    "invalid_workflow",
+    `The flow is not complete: node ${missing[0]!.nodeId} needs ${missing[0]!.need}${missing.length > 1 ? ` (and ${missing.length - 1} more)` : ""}.`,
+    {
+      feedback: missing.map(({ nodeId, message }) => ({ nodeId, message })),
+    },
+  );
 }
 
 /** An app draft made runnable: adviser and members at their live versions (else unpublished_dependencies). */

@@ -149,11 +149,14 @@ const agentSpec: KindSpec = {
 // ---------------------------------------------------------------------------------------------
 // Flows
 
-/** The graph rules, then every id a node holds must be the organization's. */
-async function checkFlow(db: Reader, organizationId: string, doc: Doc): Promise<void> {
+/**
+ * The graph rules, then every id a node holds must be the organization's. A draft being written
+ * may hold nodes still missing their data (`allowIncomplete`); publishing may not.
+ */
+async function checkFlow(db: Reader, organizationId: string, doc: Doc, options: { allowIncomplete?: boolean } = {}): Promise<void> {
   const nodes = doc.nodes as FlowNode[];
   const modelIds = new Set((await availableModels(db, organizationId)).map((model) => model.id));
-  const feedback: Feedback[] = flowFeedback(nodes, modelIds);
+  const feedback: Feedback[] = flowFeedback(nodes, modelIds, options);
   const references = flowReferences(nodes).filter((reference) => isUuid(reference.id));
   const found = await ownKnowledgebases(
     db,
@@ -190,7 +193,7 @@ const flowSpec: KindSpec = {
       });
       if (problems.length > 0) throw invalidRequest(problems);
     }
-    if (changed.has("nodes")) await checkFlow(db, organizationId, doc);
+    if (changed.has("nodes")) await checkFlow(db, organizationId, doc, { allowIncomplete: true });
   },
   async validatePublish(db, organizationId, doc) {
     await checkFlow(db, organizationId, doc);

@@ -197,6 +197,16 @@ function writeResult(page: PageRow, revisionId: string, links: PageLinks, review
   };
 }
 
+/**
+ * The answer to a write that would leave the page as it is: no revision, no event, the page's
+ * latest revision named (an editor saving an untouched page would otherwise fill the history
+ * with empty "No changes." entries).
+ */
+async function unchangedResult(tx: Tx, page: PageRow, markdown: string): Promise<PageWriteResult> {
+  const latest = await tx.pageRevision.findFirst({ where: { pageId: page.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], select: { id: true } });
+  return writeResult(page, latest?.id ?? randomUUID(), await resolveLinks(tx, page.knowledgebaseId, markdown), null);
+}
+
 /** Writes new content to a page with its revision and links, inside `tx`. */
 export async function applyPageContent(
   tx: Tx,
@@ -336,6 +346,7 @@ export const patchPage = guarded(
         await recordEvent(tx, actor, reviewEvent(review, page.title));
         return writeResult(page, revisionId, await resolveLinks(tx, page.knowledgebaseId, markdown), review.id);
       }
+      if (title === page.title && markdown === page.markdown) return unchangedResult(tx, page, markdown);
       const applied = await applyPageContent(tx, page, { title, markdown }, { authorMemberId, keyId, via: channelOf(actor) });
       await recordEvent(tx, actor, pageEvent("page.update", applied.page, markdown, { ...changesBetween(page, { title }, ["title"]), revisionId: [null, applied.revisionId] }));
       return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, page.knowledgebaseId, markdown), null);
@@ -348,9 +359,13 @@ export const savePage = guarded(
   { scope: "knowledge:write" },
   async function savePage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string; title?: string; markdown: string }): Promise<PageWriteResult> {
     if (actor.kind === "key") throw new AppError("invalid_request", "API keys edit pages with PATCH operations.");
-    const page = await findPage(db, actor, input);
+    await findPage(db, actor, input);
     const { authorMemberId, keyId } = authorOf(actor);
     return db.$transaction(async (tx) => {
+      // Compared with the page as locked, so a concurrent write in between is not mistaken for "unchanged".
+      await tx.$executeRaw`select id from pages where id = ${input.pageId}::uuid for update`;
+      const page = await tx.page.findFirstOrThrow({ where: { id: input.pageId, organizationId: actor.organizationId } });
+      if ((input.title ?? page.title) === page.title && input.markdown === page.markdown) return unchangedResult(tx, page, page.markdown);
       const applied = await applyPageContent(tx, page, { title: input.title ?? page.title, markdown: input.markdown }, { authorMemberId, keyId, via: channelOf(actor) });
       await recordEvent(tx, actor, pageEvent("page.update", applied.page, input.markdown, { ...changesBetween(page, input, ["title"]), revisionId: [null, applied.revisionId] }));
       return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, page.knowledgebaseId, input.markdown), null);

@@ -10,7 +10,7 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
 import { BilledRun, chargeRun, RUN_CREDITS } from "@/server/runtime/billed-run";
-import { appRunForDraft, loadDraft } from "@/server/runtime/load";
+import { appRunForDraft, assertCompleteDraft, loadDraft } from "@/server/runtime/load";
 import { jsonObjectIn } from "@/server/runtime/json-in-text";
 import { BUILTIN_MODEL_ID, modelFor } from "@/server/runtime/models";
 import { boundedReply, inputsFromMessage, newRunContext, runAgent, runApp, runFlow } from "@/server/runtime/run";
@@ -31,6 +31,7 @@ export const runTests = guardedByKind(writesKind, async function runTests(db: Db
   const organization = await db.organization.findUniqueOrThrow({ where: { id: actor.organizationId }, select: { qualityChecker: true } });
   if (!organization.qualityChecker) throw new AppError("feature_not_available", "The organization's plan does not include the quality checker.");
   const { runnable } = await loadDraft(db, actor, kind, input.id);
+  assertCompleteDraft(kind, runnable.document);
   const appRun = kind === "app" ? await appRunForDraft(db, actor, runnable as Parameters<typeof appRunForDraft>[2]) : null;
   await chargeRun(db, { organizationId: actor.organizationId, endUserId: null, usage: { appId: runnable.id, portalId: null } }, input.cases.length * TEST_CASE_CREDITS);
 

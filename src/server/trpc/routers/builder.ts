@@ -246,7 +246,7 @@ export const flowsRouter = builderRouter({
   listRow: FlowListRow,
   draftErrors: ["invalid_workflow"],
   publishErrors: ["invalid_workflow"],
-  notes: `Writing \`nodes\` validates the whole graph; problems answer \`invalid_workflow\` with \`feedback: [{nodeId?, message}]\` and nothing is written.\n\n${NODE_TYPES_DESCRIPTION}`,
+  notes: `Writing \`nodes\` validates the whole graph; problems answer \`invalid_workflow\` with \`feedback: [{nodeId?, message}]\` and nothing is written. A node still missing its required data is kept in the draft; publishing (and a test run of the draft) refuses it the same way.\n\n${NODE_TYPES_DESCRIPTION}`,
 });
 
 export const appsRouter = builderRouter({

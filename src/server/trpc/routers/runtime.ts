@@ -7,6 +7,8 @@ import {
   ConversationRunEventsOutput,
   ConversationRunInput,
   ConversationOutput,
+  DraftPreview,
+  DraftPreviewInput,
   MessageFeedbackInput,
   MessageFeedbackOutput,
   Execution,
@@ -15,16 +17,21 @@ import {
   ListTestRunsInput,
   ListTestRunsOutput,
   RunTestsInput,
+  SaveTestSuiteInput,
   TestRun,
+  TestSuite,
   TransactionInput,
   TransactionOutput,
 } from "@/schemas/runtime";
+import { Uuid } from "@/schemas/common";
 import { converse, setMessageFeedback } from "@/server/services/conversations";
 import { cancelConversationRun, openConversationRun, readRunEvents } from "@/server/services/conversation-runs";
 import { getExecution, listExecutions } from "@/server/services/executions";
 import { listTestRuns, runTests } from "@/server/services/test-runs";
+import { previewDraft } from "@/server/services/draft-preview";
+import { getTestSuite, saveTestSuite } from "@/server/services/test-suites";
 import { transact } from "@/server/services/transactions";
-import { router, scopedProcedure } from "../init";
+import { memberProcedure, router, scopedProcedure } from "../init";
 
 function testProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") {
   const tags = [plural[0]!.toUpperCase() + plural.slice(1)];
@@ -36,10 +43,15 @@ function testProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") 
           path: `/${plural}/{id}/tests`,
           tags,
           summary: `Run graded test cases against the ${kind}'s draft`,
-          description:
-            "Up to 10 cases, each run against the DRAFT and graded by the quality judge against `rubric` when given, else the case's `expectedBehavior`. 1 credit per case, checked before anything runs. Needs the quality checker in the organization's plan.",
+          description: `Up to 10 cases, each run against the DRAFT and graded by the quality judge against \`rubric\` when given, else the case's \`expectedBehavior\`. 1 credit per case, checked before anything runs. Needs the quality checker in the organization's plan.${kind === "flow" ? " A draft whose nodes still lack their data (a draft may hold them) answers `invalid_workflow` naming each node, before anything runs." : ""}`,
         },
-        errors: ["feature_not_available", "insufficient_credits", "not_found", ...(kind === "app" ? (["unpublished_dependencies"] as const) : [])],
+        errors: [
+          "feature_not_available",
+          "insufficient_credits",
+          "not_found",
+          ...(kind === "app" ? (["unpublished_dependencies"] as const) : []),
+          ...(kind === "flow" ? (["invalid_workflow"] as const) : []),
+        ],
       })
       .input(RunTestsInput)
       .output(TestRun)
@@ -49,6 +61,20 @@ function testProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") 
       .input(ListTestRunsInput)
       .output(ListTestRunsOutput)
       .query(({ ctx, input }) => listTestRuns(ctx.db, ctx.actor, kind, input)),
+    // The editors' preview panel: one message against the draft, billed as a test case.
+    preview: memberProcedure(previewDraft.requirementFor(kind))
+      .input(DraftPreviewInput)
+      .output(DraftPreview)
+      .mutation(({ ctx, input }) => previewDraft(ctx.db, ctx.actor, kind, input)),
+    // The console's Tests panel keeps its cases with the item (console only, like the panel).
+    suite: memberProcedure(getTestSuite.requirementFor(kind))
+      .input(z.strictObject({ id: Uuid }))
+      .output(TestSuite)
+      .query(({ ctx, input }) => getTestSuite(ctx.db, ctx.actor, kind, input)),
+    saveSuite: memberProcedure(saveTestSuite.requirementFor(kind))
+      .input(SaveTestSuiteInput)
+      .output(TestSuite)
+      .mutation(({ ctx, input }) => saveTestSuite(ctx.db, ctx.actor, kind, input)),
   };
 }
 

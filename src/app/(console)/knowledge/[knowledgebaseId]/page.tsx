@@ -10,7 +10,7 @@ import { PageLinkPicker } from "@/components/page-link-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { PageIndexEntry } from "@/schemas/knowledgebase";
 import "./knowledgebase.css";
-import { ConfirmButton, PageHeader, RecentActivity, useMay } from "@/components/console";
+import { ConfirmButton, PageHeader, RecentActivity, useMay, useUnsavedChanges } from "@/components/console";
 import { KnowledgeSearch } from "@/components/knowledge/knowledge-search";
 
 export default function KnowledgebasePage() {
@@ -255,11 +255,8 @@ function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebas
     } catch {
       // Storage full or disabled: the warning before leaving still protects the text.
     }
-    if (!dirty) return;
-    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
-    window.addEventListener("beforeunload", warn);
-    return () => window.removeEventListener("beforeunload", warn);
   }, [dirty, title, markdown, keptKey, page.data]);
+  useUnsavedChanges(dirty, { keptInBrowser: true });
   const save = useMutation(trpc.knowledge.savePage.mutationOptions({ onSuccess: () => void refresh() }));
   const move = useMutation(trpc.knowledge.movePage.mutationOptions({ onSuccess: () => void refresh() }));
   const remove = useMutation(

@@ -6,7 +6,7 @@ import { useEffect, useState, type CSSProperties, type FormEvent } from "react";
 import { PortalLink } from "@/components/portal/portal-link";
 import { portalTheme } from "@/components/portal/theme";
 import "@/components/portal/portal-preview.css";
-import { RecentActivity, useMay } from "@/components/console";
+import { RecentActivity, useMay, useUnsavedChanges } from "@/components/console";
 import { EntityName, EntityPicker } from "@/components/entity-picker";
 import { PortalGroups } from "@/components/provisioning/group-portals";
 import { errorMessage, useTRPC } from "@/lib/trpc";
@@ -45,6 +45,28 @@ function FieldError({ field, error }: { field: keyof Form; error: unknown }) {
   );
 }
 
+interface PortalFields {
+  name: string;
+  slug: string;
+  greeting: string;
+  logoUrl: string | null;
+  accentColor: string | null;
+  featuredAppIds: string[];
+  defaultLanguage: PortalLanguage;
+}
+
+function formOf(portal: PortalFields): Form {
+  return {
+    name: portal.name,
+    slug: portal.slug,
+    greeting: portal.greeting,
+    logoUrl: portal.logoUrl ?? "",
+    accentColor: portal.accentColor ?? "",
+    featuredAppIds: portal.featuredAppIds,
+    defaultLanguage: portal.defaultLanguage,
+  };
+}
+
 export default function PortalSettingsPage() {
   const { portalId } = useParams<{ portalId: string }>();
   const trpc = useTRPC();
@@ -55,17 +77,9 @@ export default function PortalSettingsPage() {
   const [saved, setSaved] = useState(false);
   const portal = detail.data?.portal;
   useEffect(() => {
-    if (portal)
-      setForm({
-        name: portal.name,
-        slug: portal.slug,
-        greeting: portal.greeting,
-        logoUrl: portal.logoUrl ?? "",
-        accentColor: portal.accentColor ?? "",
-        featuredAppIds: portal.featuredAppIds,
-        defaultLanguage: portal.defaultLanguage,
-      });
+    if (portal) setForm(formOf(portal));
   }, [portal]);
+  useUnsavedChanges(!!portal && !!form && JSON.stringify(form) !== JSON.stringify(formOf(portal)));
   // Changing a portal is for admins: others read its settings.
   const mayGrant = useMay("grant");
   const update = useMutation(
