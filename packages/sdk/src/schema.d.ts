@@ -563,7 +563,7 @@ export interface paths {
         put?: never;
         /**
          * Create a draft flow
-         * @description Creates an unpublished draft flow. The body takes `name` (required) and any draft field. Writing `nodes` validates the whole graph; problems answer `invalid_workflow` with `feedback: [{nodeId?, message}]` and nothing is written.
+         * @description Creates an unpublished draft flow. The body takes `name` (required) and any draft field. Writing `nodes` validates the whole graph; problems answer `invalid_workflow` with `feedback: [{nodeId?, message}]` and nothing is written. A node still missing its required data is kept in the draft; publishing (and a test run of the draft) refuses it the same way.
          *
          *     Node types (`nodes[].type`) and the `data` each needs:
          *     - `trigger_start`: the flow's start; it hands on the flow's `inputs`. Exactly one per flow. No required data.
@@ -600,7 +600,7 @@ export interface paths {
         head?: never;
         /**
          * Update the flow draft
-         * @description Only the fields passed change; arrays replace the whole set; nested objects (none for flows) merge. `expectedUpdatedAt` (the `updatedAt` last read) or the header `If-Unmodified-Since` refuses the write with `conflict` when the draft changed meanwhile, and `If-Match` with a tag other than the draft's current `ETag` refuses it with 412 `precondition_failed`; nothing is written. Writing `nodes` validates the whole graph; problems answer `invalid_workflow` with `feedback: [{nodeId?, message}]` and nothing is written.
+         * @description Only the fields passed change; arrays replace the whole set; nested objects (none for flows) merge. `expectedUpdatedAt` (the `updatedAt` last read) or the header `If-Unmodified-Since` refuses the write with `conflict` when the draft changed meanwhile, and `If-Match` with a tag other than the draft's current `ETag` refuses it with 412 `precondition_failed`; nothing is written. Writing `nodes` validates the whole graph; problems answer `invalid_workflow` with `feedback: [{nodeId?, message}]` and nothing is written. A node still missing its required data is kept in the draft; publishing (and a test run of the draft) refuses it the same way.
          *
          *     Node types (`nodes[].type`) and the `data` each needs:
          *     - `trigger_start`: the flow's start; it hands on the flow's `inputs`. Exactly one per flow. No required data.
@@ -963,7 +963,7 @@ export interface paths {
         put?: never;
         /**
          * Run graded test cases against the flow's draft
-         * @description Up to 10 cases, each run against the DRAFT and graded by the quality judge against `rubric` when given, else the case's `expectedBehavior`. 1 credit per case, checked before anything runs. Needs the quality checker in the organization's plan.
+         * @description Up to 10 cases, each run against the DRAFT and graded by the quality judge against `rubric` when given, else the case's `expectedBehavior`. 1 credit per case, checked before anything runs. Needs the quality checker in the organization's plan. A draft whose nodes still lack their data (a draft may hold them) answers `invalid_workflow` naming each node, before anything runs.
          */
         post: operations["runtime-flowTests-run"];
         delete?: never;
@@ -7269,6 +7269,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422_7"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
