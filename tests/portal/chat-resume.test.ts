@@ -63,6 +63,26 @@ describe("the portal chat resumes and stops a run", () => {
     expect(await getDb().execution.findUniqueOrThrow({ where: { id: executionId } })).toMatchObject({ status: "canceled", credits: 1 });
   });
 
+  it("a stopped answer stays in the conversation as far as it got, so history shows it and Regenerate can redo it", async () => {
+    const scenario = await portalScenario({ billingModel: "slow-model" });
+    const cookie = await signIn(scenario, scenario.endUser.email, clientAddress());
+    const stream = await portalChat(scenario.portal.slug, scenario.appId, { message: "How long do refunds take?" }, { cookie });
+    const seen = await readEvents(stream, 5);
+    const { execution_id: executionId, conversation_id: conversationId } = JSON.parse(seen[0]!.data) as { execution_id: string; conversation_id: string };
+    await portalCall("mutation", "runs.cancel", { portal: scenario.portal.slug, appId: scenario.appId, executionId }, { cookie });
+    const partial = deltaText(await readEvents(await portalEvents(scenario.portal.slug, scenario.appId, executionId, 0, cookie)));
+    expect(partial.length).toBeGreaterThan(0);
+    expect(partial.length).toBeLessThan(REPLY.length);
+
+    const messages = await getDb().conversationMessage.findMany({ where: { conversationId }, orderBy: { createdAt: "asc" } });
+    expect(messages.map((m) => [m.role, m.content])).toEqual([
+      ["user", "How long do refunds take?"],
+      ["assistant", partial],
+    ]);
+    expect(await getDb().execution.findUniqueOrThrow({ where: { id: executionId } })).toMatchObject({ status: "canceled", credits: 1, conversationId, output: partial });
+    expect((await getDb().subscription.findFirstOrThrow({ where: { endUserId: scenario.endUser.id } })).creditsUsed).toBe(1);
+  });
+
   it("another end user, a signed-out caller and a made-up run see nothing; nothing is canceled", async () => {
     const scenario = await portalScenario({ billingModel: "slow-model" });
     const cookie = await signIn(scenario, scenario.endUser.email, clientAddress());

@@ -137,7 +137,7 @@ describe("a run outlives its connection", () => {
 });
 
 describe("cancel", () => {
-  it("stops a run from another process: an error event `canceled`, the execution canceled and billed; again: 200 unchanged", async () => {
+  it("stops a run from another process: an error event `canceled`, the execution canceled and billed, the answer kept as far as it got; again: 200 unchanged", async () => {
     const app = await publishedApp({ billingModel: "slow-model" });
     const before = await credits(app.tenant);
     const response = await restHandler()(request(app, "POST", "/conversation", { body: ASK }));
@@ -155,7 +155,10 @@ describe("cancel", () => {
     expect(JSON.parse(events.at(-1)!.data).error.code).toBe("canceled");
     expect(deltaText(events).length).toBeLessThan(REPLY.length);
     expect(await credits(app.tenant)).toBe(before - 1);
-    expect(await getDb().conversationMessage.count({ where: { conversation: { organizationId: app.tenant.organization.id } } })).toBe(0);
+    // The answer stays in the conversation as far as it got.
+    const kept = await getDb().conversationMessage.findMany({ where: { conversation: { organizationId: app.tenant.organization.id } }, orderBy: { createdAt: "asc" } });
+    expect(kept.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(kept[1]!.content).toBe(deltaText(events));
 
     const again = await api("POST", `/apps/${app.appId}/conversation/runs/${run.execution_id}/cancel`, { key: app.key });
     expect(again.status).toBe(200);

@@ -130,7 +130,8 @@ export function conversationTitle(message: string): string {
 
 /**
  * The turn's writes in one statement: the conversation (created on its first turn), the
- * execution with its trace, and the two messages.
+ * execution with its trace, and the two messages. A stopped turn is saved too, with the answer
+ * as far as it got, as chat apps keep it.
  */
 const SAVE_TURN_SQL = `
   with superseded as (
@@ -144,7 +145,7 @@ const SAVE_TURN_SQL = `
   ),
   execution as (
     insert into executions (id, organization_id, kind, item_id, item_kind, version_id, conversation_id, status, credits, latency_ms, input, output, trace, actor, end_user_id, portal_id, created_at)
-    select $11, $2, 'conversation', $3, 'app', $6, conversation.id, 'succeeded', $7, $8, $5, $9, $10::jsonb, $4, $12, $13, now() from conversation
+    select $11, $2, 'conversation', $3, 'app', $6, conversation.id, $17, $7, $8, $5, $9, $10::jsonb, $4, $12, $13, now() from conversation
     returning id
   )
   insert into conversation_messages (id, conversation_id, role, content, execution_id, citations, created_at)
@@ -168,6 +169,8 @@ async function saveTurn(
     superseded: string[];
     latencyMs: number;
     trace: unknown;
+    /** How the run ended and what it cost: a finished turn, or one stopped by its cancel. */
+    outcome: { status: "succeeded" | "canceled"; credits: number };
   },
 ): Promise<void> {
   await db.pool.query({
@@ -180,7 +183,7 @@ async function saveTurn(
       actorLabel(actor),
       turn.message,
       turn.versionId,
-      CONVERSATION_CREDITS,
+      turn.outcome.credits,
       Math.round(turn.latencyMs),
       turn.reply,
       JSON.stringify(turn.trace),
@@ -190,6 +193,7 @@ async function saveTurn(
       JSON.stringify(turn.citations),
       turn.superseded,
       conversationTitle(turn.message),
+      turn.outcome.status,
     ],
   });
 }
@@ -233,10 +237,13 @@ export const converse = guarded(
     // Named before the run, so a stream's first event tells the client what to resume.
     const conversationId = existing?.conversation.id ?? randomUUID();
     const executionId = randomUUID();
-    try {
-      await options.onStart?.({ executionId, conversationId, endUserId: runner.endUserId });
-      const reply = await runApp(ctx, app, message, turn.history, { onDelta: billed.onDelta(options.onDelta) });
-      const citations = ctx.citations.inReply(reply);
+    let partial = "";
+    const onDelta = billed.onDelta((text) => {
+      partial += text;
+      options.onDelta?.(text);
+    });
+    const save = async (reply: string, status: "succeeded" | "canceled") => {
+      const outcome = billed.outcome(status);
       await saveTurn(db, actor, runner, {
         conversationId,
         executionId,
@@ -244,21 +251,26 @@ export const converse = guarded(
         versionId: app.versionId,
         message,
         reply,
-        citations,
+        citations: ctx.citations.inReply(reply),
         superseded: turn.superseded,
         latencyMs: performance.now() - started,
         trace: ctx.trace,
+        outcome: { status, credits: outcome.credits },
       });
-      await recordRunUsage(db, actor.organizationId, {
-        kind: "conversation",
-        itemId: input.appId,
-        ...runner,
-        ...billed.outcome(),
-        conversationStarted: !existing,
-      });
+      await recordRunUsage(db, actor.organizationId, { kind: "conversation", itemId: input.appId, ...runner, ...outcome, conversationStarted: !existing });
+    };
+    try {
+      await options.onStart?.({ executionId, conversationId, endUserId: runner.endUserId });
+      const reply = await runApp(ctx, app, message, turn.history, { onDelta });
+      const citations = ctx.citations.inReply(reply);
+      await save(reply, "succeeded");
       return { reply, citations, conversation_id: conversationId, execution_id: executionId, greeting: api.greeting };
     } catch (error) {
       const failure = await billed.fail(error);
+      if (failure.code === "canceled") {
+        await save(partial, "canceled");
+        throw failure;
+      }
       await billed
         .record(actor, {
           id: executionId,
