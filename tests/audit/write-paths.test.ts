@@ -435,7 +435,7 @@ const WRITES: Record<string, Scenario> = {
 
 async function guardedFunctionNames(): Promise<string[]> {
   const names = new Set<string>();
-  for (const file of readdirSync(SERVICES_DIR).filter((entry) => entry.endsWith(".ts"))) {
+  for (const file of readdirSync(SERVICES_DIR, { recursive: true, encoding: "utf8" }).filter((entry) => entry.endsWith(".ts"))) {
     const exports = (await import(path.join(SERVICES_DIR, file))) as Record<string, unknown>;
     for (const [exported, value] of Object.entries(exports)) {
       if (typeof value === "function" && ("requirement" in value || "requirementFor" in value)) names.add(exported);

@@ -242,7 +242,7 @@ describe("GET /flows listing", () => {
     await publish(other.orgKey.secret, "flows", c.id);
     const foreign = (await api("GET", "/flows?limit=1", { key: other.orgKey.secret })).body;
     expect(foreign.nextCursor).toBeNull();
-    const { encodeCursor } = await import("@/server/services/pagination");
+    const { encodeCursor } = await import("@/server/services/support/pagination");
     const foreignCursor = encodeCursor({ createdAt: new Date(c.createdAt), id: c.id });
     expectError(await api("GET", `/flows?cursor=${foreignCursor}`, { key }), 400, "invalid_request");
   });

@@ -31,9 +31,9 @@ const PUBLIC_PROCEDURES = ["auth.signIn", "auth.signOut", "invitations.preview",
 /** Exported service functions taking an actor that are not guarded, each with why. */
 const UNGUARDED: Record<string, string> = {
   "executions.recordExecution": "records a run for the guarded service that started it",
-  "knowledge-access.findKnowledgebase": "a lookup the guarded knowledge services share",
-  "knowledge-access.refuseOverPlanCap": "a plan cap check inside a guarded create",
-  "knowledge-access.reviewsWritesOf": "decides whether a guarded write waits for review",
+  "support/knowledge-access.findKnowledgebase": "a lookup the guarded knowledge services share",
+  "support/knowledge-access.refuseOverPlanCap": "a plan cap check inside a guarded create",
+  "support/knowledge-access.reviewsWritesOf": "decides whether a guarded write waits for review",
   "portal-access.runFor": "the access rule converse and transact apply after their guard",
   "portal-access.listPortalApps": "the portal door's; its end user is checked by the portal session",
   "conversations.listEndUserConversations": "the portal door's; only the end user's own conversations",
@@ -56,7 +56,8 @@ type GuardedFn = ((...args: never[]) => Promise<unknown>) & { requirement?: Requ
 const SERVICES_DIR = fileURLToPath(new URL("../../src/server/services/", import.meta.url));
 
 async function serviceModules(): Promise<[string, ServiceModule][]> {
-  const files = readdirSync(SERVICES_DIR).filter((file) => file.endsWith(".ts"));
+  // The entry points and the helpers they share (support/): a helper taking an actor is checked too.
+  const files = readdirSync(SERVICES_DIR, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".ts"));
   return Promise.all(files.map(async (file) => [file.replace(/\.ts$/, ""), (await import(`${SERVICES_DIR}${file}`)) as ServiceModule] as [string, ServiceModule]));
 }
 

@@ -6,7 +6,7 @@ import { assertJsonBody, assertSameOrigin } from "@/server/auth/same-origin";
 import type { Db } from "@/server/db";
 import { MAX_TRPC_BATCH_CALLS } from "@/schemas/limits";
 import { AppError, logIfUnexpected, toAppError } from "@/server/errors";
-import { checkIdempotencyKey, claimIdempotencyKey, finishIdempotencyKey, hashRequest, releaseIdempotencyKey, type StoredResponse } from "@/server/services/idempotency";
+import { checkIdempotencyKey, claimIdempotencyKey, finishIdempotencyKey, hashRequest, releaseIdempotencyKey, type StoredResponse } from "@/server/services/support/idempotency";
 import { actorForSession } from "@/server/services/sessions";
 import type { Context } from "@/server/trpc/init";
 import { callSlots } from "@/server/trpc/call-slots";

@@ -24,7 +24,7 @@ import {
   releaseIdempotencyKey,
   releaseStreamKey,
   type StoredResponse,
-} from "@/server/services/idempotency";
+} from "@/server/services/support/idempotency";
 import { errorResponse, requestIdFor } from "./envelope";
 import { readJsonBody, refuseDeclaredOversize } from "./json-body";
 import { textResponse } from "./text-response";

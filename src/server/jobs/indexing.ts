@@ -13,7 +13,7 @@ import { retryOnConflict, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { inSpan } from "@/server/observability/tracing";
 import { recordEvent, type EventInput } from "@/server/services/events";
-import { toSource } from "@/server/services/source-shape";
+import { toSource } from "@/server/services/support/source-shape";
 import { chunkMarkdown, type Chunk } from "./chunking";
 import { runEmbeddingOnce } from "./embedding";
 import { ExtractionFailed, extractText, type SourceType } from "./extract";

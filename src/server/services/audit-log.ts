@@ -5,7 +5,7 @@ import type { AuditEvent, AuditFilters, ExportAuditEventsInput, ListAuditEventsI
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
-import { decodeCursor, encodeCursor } from "./pagination";
+import { decodeCursor, encodeCursor } from "./support/pagination";
 
 interface AuditRow {
   id: string;

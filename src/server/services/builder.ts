@@ -1,7 +1,7 @@
 // Agents, flows and apps, once for all three kinds: a draft document edited freely (only the
 // fields passed change; compare-and-set against `updatedAt`), immutable numbered versions
 // published from it under a row lock, the live version (`productionVersionId`) and rollback,
-// and keyset-paged lists. What differs per kind lives in builder-kinds.ts.
+// and keyset-paged lists. What differs per kind lives in support/builder-kinds.ts.
 import { randomUUID } from "node:crypto";
 import { LIST_FIELDS, type BuilderKind, type LastChange } from "@/schemas/builder";
 import { actorLabel, channelOf, type Actor } from "@/server/auth/actor";
@@ -10,11 +10,11 @@ import { guardedByKind } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
-import { KIND_SPECS, readsKind, writesKind, type AppPins, type Doc } from "./builder-kinds";
+import { KIND_SPECS, readsKind, writesKind, type AppPins, type Doc } from "./support/builder-kinds";
 import { changesBetween, recorded, recordEvent } from "./events";
 import { likeEscaped } from "./name-search";
-import { checkVersion, namesVersions, versionChanged, type VersionMatch } from "./preconditions";
-import { CURSOR_ORDER, decodeCursor, encodeCursor, toPage } from "./pagination";
+import { checkVersion, namesVersions, versionChanged, type VersionMatch } from "./support/preconditions";
+import { CURSOR_ORDER, decodeCursor, encodeCursor, toPage } from "./support/pagination";
 
 type ItemRow = {
   id: string;

@@ -16,7 +16,7 @@ import { eventsPayload, ownRun, requestCancel, RUNS_CHANNEL, wakeRun, watchRun }
 import type { RunStep } from "@/server/runtime/run";
 import { converse, type ConverseInput, type StartedRun } from "./conversations";
 import { findExecution } from "./executions";
-import { maybeSweep } from "./idempotency";
+import { maybeSweep } from "./support/idempotency";
 
 /** Which door started a run: only that door's callers read or cancel it. */
 export type RunDoor = "api" | "console" | "portal";

@@ -14,8 +14,8 @@ import type { Citation } from "@/server/runtime/citations";
 import type { Turn } from "@/server/runtime/models";
 import { newRunContext, runApp, type RunStep } from "@/server/runtime/run";
 import { recordEvent } from "./events";
-import { builderItemNames } from "./item-names";
-import { decodeCursor, encodeCursor } from "./pagination";
+import { builderItemNames } from "./support/item-names";
+import { decodeCursor, encodeCursor } from "./support/pagination";
 import { conversationStarters, runFor, type RunFor } from "./portal-access";
 import { recordRunUsage } from "./usage";
 

@@ -9,7 +9,7 @@ import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { POOL_BONUS_SQL, POOL_NEXT_RESET_SQL, POOL_USED_SQL } from "./credit-pool";
+import { POOL_BONUS_SQL, POOL_NEXT_RESET_SQL, POOL_USED_SQL } from "./support/credit-pool";
 import { subscriptionSelect, toSubscriptionDetail } from "./end-users";
 import { recorded, recordEvent } from "./events";
 

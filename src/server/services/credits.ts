@@ -3,7 +3,7 @@
 import { NO_FLUSH, type Db } from "@/server/db";
 import { AppError, isAppError } from "@/server/errors";
 import { metrics } from "@/server/observability/metrics";
-import { creditsLeft, POOL_BONUS_SQL, POOL_LEFT_SQL, POOL_NEXT_RESET_SQL, POOL_RESET_DUE_SQL, POOL_RESET_SET_SQL, POOL_USED_SQL } from "./credit-pool";
+import { creditsLeft, POOL_BONUS_SQL, POOL_LEFT_SQL, POOL_NEXT_RESET_SQL, POOL_RESET_DUE_SQL, POOL_RESET_SET_SQL, POOL_USED_SQL } from "./support/credit-pool";
 import { eventInsertSql, eventSqlParams } from "./events";
 import { recordRefusal } from "./usage";
 

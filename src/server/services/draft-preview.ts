@@ -12,7 +12,7 @@ import { appRunForDraft, assertCompleteDraft, loadDraft } from "@/server/runtime
 import { jsonObjectIn } from "@/server/runtime/json-in-text";
 import type { Turn } from "@/server/runtime/model-types";
 import { boundedReply, inputsFromMessage, newRunContext, runAgent, runApp, runFlow } from "@/server/runtime/run";
-import { writesKind } from "./builder-kinds";
+import { writesKind } from "./support/builder-kinds";
 import { BilledRun, RUN_CREDITS } from "@/server/runtime/billed-run";
 
 export const previewDraft = guardedByKind(

@@ -6,13 +6,13 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
-import { POOL_RESET_DUE_SQL, POOL_RESET_SET_SQL } from "./credit-pool";
-import { refuseMissingGrantTargets } from "./grants";
+import { POOL_RESET_DUE_SQL, POOL_RESET_SET_SQL } from "./support/credit-pool";
+import { refuseMissingGrantTargets } from "./support/grants";
 import { normalizeEmail } from "./members";
 import { likeEscaped } from "./name-search";
 import { changesBetween, eventInsertSql, eventSqlParams, recorded, recordEvent } from "./events";
-import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
-import { isoUtc } from "./sql-json";
+import { afterCursor, CURSOR_ORDER, toPage } from "./support/pagination";
+import { isoUtc } from "./support/sql-json";
 
 type Tx = Prisma.TransactionClient;
 

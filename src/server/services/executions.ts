@@ -9,9 +9,9 @@ import type { Prisma } from "@/generated/prisma/client";
 import { logUnsuccessfulRun } from "@/server/observability/operator-log";
 import type { TraceEntry } from "@/server/runtime/run";
 import { recordEvent } from "./events";
-import { builderItemNames } from "./item-names";
+import { builderItemNames } from "./support/item-names";
 import { recordRunUsage } from "./usage";
-import { afterCursor, beforeCursor, CURSOR_ORDER, NEWEST_FIRST, toPage } from "./pagination";
+import { afterCursor, beforeCursor, CURSOR_ORDER, NEWEST_FIRST, toPage } from "./support/pagination";
 
 export interface ExecutionRecord {
   /** Given when the run announced its id before it ended (a conversation stream's `run` event). */

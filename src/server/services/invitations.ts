@@ -18,7 +18,7 @@ import { AppError, isUniqueViolation } from "@/server/errors";
 import { recordEvent, SECRET_CHANGED } from "./events";
 import { deliverMail } from "./mail";
 import { lockOutForReset, normalizeEmail, toMember } from "./members";
-import { beforeCursor, NEWEST_FIRST, toPage } from "./pagination";
+import { beforeCursor, NEWEST_FIRST, toPage } from "./support/pagination";
 import { newSession, type NewSession } from "./sessions";
 
 /** Open invitations an organization may have at once: each one sends mail to an outside address. */

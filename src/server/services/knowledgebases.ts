@@ -10,12 +10,12 @@ import { guarded } from "@/server/auth/guarded";
 import { hitRateLimit, rateLimitHeaders } from "@/server/auth/rate-limit";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
+import { afterCursor, CURSOR_ORDER, toPage } from "./support/pagination";
 import { changesBetween, recorded, recordEvent } from "./events";
-import { findKnowledgebase, refuseOverPlanCap } from "./knowledge-access";
+import { findKnowledgebase, refuseOverPlanCap } from "./support/knowledge-access";
 import { nameContains } from "./name-search";
 import { getPage } from "./pages";
-import { isoUtc } from "./sql-json";
+import { isoUtc } from "./support/sql-json";
 
 async function summaries(db: Db, rows: { id: string; name: string; description: string; language: string; createdAt: Date; updatedAt: Date }[]): Promise<KnowledgebaseSummary[]> {
   const ids = rows.map((row) => row.id);

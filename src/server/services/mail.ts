@@ -7,7 +7,7 @@ import type { OutboxMessage } from "@/schemas/portal";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
-import { beforeCursor, NEWEST_FIRST, toPage } from "./pagination";
+import { beforeCursor, NEWEST_FIRST, toPage } from "./support/pagination";
 
 export interface Mail {
   to: string;

@@ -12,8 +12,8 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
 import { changesBetween, recordEvent, type EventInput } from "./events";
-import { authorOf, findKnowledgebase, lockFor, reviewsWritesOf } from "./knowledge-access";
-import { checkVersion, type VersionMatch } from "./preconditions";
+import { authorOf, findKnowledgebase, lockFor, reviewsWritesOf } from "./support/knowledge-access";
+import { checkVersion, type VersionMatch } from "./support/preconditions";
 
 type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 

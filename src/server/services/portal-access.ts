@@ -12,7 +12,7 @@ import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { creditsLeft } from "./credit-pool";
+import { creditsLeft } from "./support/credit-pool";
 import { getEndUser } from "./end-users";
 
 /**

@@ -7,7 +7,7 @@ import { AppError, isUniqueViolation } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
 import { changesBetween, recorded } from "./events";
 import { nameContains } from "./name-search";
-import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
+import { afterCursor, CURSOR_ORDER, toPage } from "./support/pagination";
 import { assertGroupsEnabled } from "./user-groups";
 
 const SLUG_TAKEN = "That slug is taken by another portal; choose another.";

@@ -5,7 +5,7 @@ import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { retrievePassages } from "@/server/runtime/retrieval";
-import { findKnowledgebase } from "./knowledge-access";
+import { findKnowledgebase } from "./support/knowledge-access";
 
 export const testRetrieval = guarded(
   { scope: "knowledge:read" },

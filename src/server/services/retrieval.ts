@@ -19,7 +19,7 @@ import { readableTitle } from "@/server/runtime/citations";
 import { RUN_LIMITS } from "@/server/runtime/limits";
 import type { EmbeddingModel } from "@/server/runtime/model-types";
 import { embeddingModelFor, type ProviderRow } from "@/server/runtime/models";
-import { findKnowledgebase } from "./knowledge-access";
+import { findKnowledgebase } from "./support/knowledge-access";
 
 export type RetrievedKind = "page" | "source";
 

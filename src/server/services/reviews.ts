@@ -11,7 +11,7 @@ import { AppError, isAppError } from "@/server/errors";
 import { recordEvent, type EventInput } from "./events";
 import { enqueueIndexing, wakeIndexWorker } from "@/server/jobs/indexing";
 import { applyPageContent, applyPatch } from "./pages";
-import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
+import { afterCursor, CURSOR_ORDER, toPage } from "./support/pagination";
 
 type ReviewRow = Awaited<ReturnType<Db["review"]["findFirstOrThrow"]>>;
 

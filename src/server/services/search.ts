@@ -9,7 +9,7 @@ import type { Db } from "@/server/db";
 import { AppError, isUnstorableTextError, toAppError } from "@/server/errors";
 import { metrics } from "@/server/observability/metrics";
 import { logger } from "@/server/observability/log";
-import { findKnowledgebase } from "./knowledge-access";
+import { findKnowledgebase } from "./support/knowledge-access";
 import { recordUsage } from "./usage";
 import { retrievalSql, retrieve, retrieveCharging, type RetrievalRequest } from "./retrieval";
 

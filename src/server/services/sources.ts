@@ -10,10 +10,10 @@ import { AppError, invalidRequest } from "@/server/errors";
 import type { SourceType } from "@/server/jobs/extract";
 import { typeOfFile } from "@/server/jobs/extract";
 import { enqueueIndexing, wakeIndexWorker } from "@/server/jobs/indexing";
-import { hashRequest, withIdempotency, type StoredResponse } from "./idempotency";
+import { hashRequest, withIdempotency, type StoredResponse } from "./support/idempotency";
 import { recordEvent } from "./events";
-import { authorOf, findKnowledgebase, refuseOverPlanCap, reviewsWritesOf } from "./knowledge-access";
-import { toSource } from "./source-shape";
+import { authorOf, findKnowledgebase, refuseOverPlanCap, reviewsWritesOf } from "./support/knowledge-access";
+import { toSource } from "./support/source-shape";
 
 /** What to add: inline content, a URL or an uploaded file. */
 export type NewSource =

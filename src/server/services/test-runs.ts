@@ -14,8 +14,8 @@ import { appRunForDraft, assertCompleteDraft, loadDraft } from "@/server/runtime
 import { jsonObjectIn } from "@/server/runtime/json-in-text";
 import { BUILTIN_MODEL_ID, modelFor } from "@/server/runtime/models";
 import { boundedReply, inputsFromMessage, newRunContext, runAgent, runApp, runFlow } from "@/server/runtime/run";
-import { readsKind, writesKind } from "./builder-kinds";
-import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
+import { readsKind, writesKind } from "./support/builder-kinds";
+import { afterCursor, CURSOR_ORDER, toPage } from "./support/pagination";
 
 export const TEST_CASE_CREDITS = RUN_CREDITS.testCase;
 

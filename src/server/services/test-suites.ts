@@ -8,7 +8,7 @@ import { guardedByKind } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
-import { readsKind, writesKind } from "./builder-kinds";
+import { readsKind, writesKind } from "./support/builder-kinds";
 import { recorded } from "./events";
 
 function notFound(kind: BuilderKind): AppError {

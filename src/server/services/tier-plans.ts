@@ -4,7 +4,7 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { changesBetween, recorded, recordEvent } from "./events";
-import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
+import { afterCursor, CURSOR_ORDER, toPage } from "./support/pagination";
 import { toUserGroup } from "./user-groups";
 
 type PlanRow = { id: string; name: string; creditAllowance: number; archivedAt: Date | null; groupId: string | null };

@@ -22,9 +22,9 @@ import { guarded } from "@/server/auth/guarded";
 import { NO_FLUSH, type Db } from "@/server/db";
 import { invalidRequest } from "@/server/errors";
 import { logger } from "@/server/observability/log";
-import { POOL_BONUS_SQL, POOL_USED_SQL } from "./credit-pool";
-import { builderItemNames } from "./item-names";
-import { beforeCursor, NEWEST_FIRST, toPage } from "./pagination";
+import { POOL_BONUS_SQL, POOL_USED_SQL } from "./support/credit-pool";
+import { builderItemNames } from "./support/item-names";
+import { beforeCursor, NEWEST_FIRST, toPage } from "./support/pagination";
 
 /** The key of "none" (a run without an end user, portal or plan) and of the organization's own row. */
 const NONE = "00000000-0000-0000-0000-000000000000";

@@ -4,11 +4,11 @@ import { channelOf, type Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { assertGrantTargets, insertGrants, toGrant } from "./grants";
+import { assertGrantTargets, insertGrants, toGrant } from "./support/grants";
 import { changesBetween, recorded, recordEvent } from "./events";
 import { nameContains } from "./name-search";
 import type { Prisma } from "@/generated/prisma/client";
-import { afterCursor, CURSOR_ORDER, toPage } from "./pagination";
+import { afterCursor, CURSOR_ORDER, toPage } from "./support/pagination";
 
 type GroupRow = {
   id: string;

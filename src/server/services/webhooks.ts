@@ -12,7 +12,7 @@ import { AppError } from "@/server/errors";
 import { requireIntegrationUrl } from "@/server/integration-urls";
 import type { Prisma } from "@/generated/prisma/client";
 import { changesBetween, recorded, SECRET_CHANGED } from "./events";
-import { afterCursor, beforeCursor, CURSOR_ORDER, NEWEST_FIRST, toPage } from "./pagination";
+import { afterCursor, beforeCursor, CURSOR_ORDER, NEWEST_FIRST, toPage } from "./support/pagination";
 
 /** After a rotation the old secret keeps signing for this long, so receivers can switch. */
 export const SECRET_OVERLAP_MS = 24 * 3_600_000;

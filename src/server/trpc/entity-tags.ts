@@ -2,7 +2,7 @@
 // quoted (a strong tag: every write moves `updatedAt`). If-Match becomes the list of versions a
 // write may apply to, checked by the service inside its compare-and-set; a tag that is not ours
 // matches nothing, so a bogus If-Match is refused like a stale one.
-import type { VersionMatch } from "@/server/services/preconditions";
+import type { VersionMatch } from "@/server/services/support/preconditions";
 
 export function entityTag(updatedAt: Date | string): string {
   return `"${new Date(updatedAt).getTime()}"`;

@@ -23,7 +23,7 @@ import {
 import { ListQuery, nameText, NextCursor, TimestampInput, Uuid } from "@/schemas/common";
 import type { ErrorCode } from "@/server/errors";
 import { createItem, deleteItem, deployVersion, getDraft, getLive, listItems, listVersions, patchDraft, publishItem } from "@/server/services/builder";
-import { writesKind } from "@/server/services/builder-kinds";
+import { writesKind } from "@/server/services/support/builder-kinds";
 import { router, scopedProcedure } from "../init";
 import { entityTag, ifMatchOf } from "../entity-tags";
 
