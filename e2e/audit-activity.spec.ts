@@ -5,9 +5,14 @@ import { api, seedDemo, signIn } from "./fixtures";
 
 const SHOTS = process.env.AUDIT_SCREENSHOTS_DIR;
 
-test("an end user's page shows its recent activity, linked to the filtered Audit log, which exports it", async ({ page }) => {
+test("an end user's page shows its recent activity, linked to the filtered Audit log, which exports it", async ({
+  page,
+}) => {
   const demo = seedDemo();
-  const created = await api(page.request, demo.orgKey.secret, "POST", "/end-users", { email: `carol-${Date.now()}@example.test`, fullName: "Carol" });
+  const created = await api(page.request, demo.orgKey.secret, "POST", "/end-users", {
+    email: `carol-${Date.now()}@example.test`,
+    fullName: "Carol",
+  });
   const endUserId = created.endUser.id as string;
   await api(page.request, demo.orgKey.secret, "PATCH", `/end-users/${endUserId}`, { fullName: "Carol Danvers" });
   await signIn(page, demo.login);
@@ -32,7 +37,10 @@ test("an end user's page shows its recent activity, linked to the filtered Audit
   await expect(page).toHaveURL(new RegExp(`/audit-log\\?targetId=${endUserId}`));
   await expect(page.getByRole("region", { name: "Audit events" })).toContainText("end_user.update");
   if (SHOTS) await page.screenshot({ path: `${SHOTS}/audit-log-1440.png` });
-  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export CSV" }).click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("link", { name: "Export CSV" }).click(),
+  ]);
   const csv = await (await download.createReadStream()).toArray();
   const lines = Buffer.concat(csv).toString("utf8").trim().split("\r\n");
   expect(lines[0]).toMatch(/^id,occurredAt,/);

@@ -1,7 +1,9 @@
 import { expect, test } from "@playwright/test";
 import { screenshot, seedDemo, signIn } from "./fixtures";
 
-test("create an agent, edit it, publish it, change the draft, see it differ, roll back to version 1", async ({ page }) => {
+test("create an agent, edit it, publish it, change the draft, see it differ, roll back to version 1", async ({
+  page,
+}) => {
   const { login, orgKey } = seedDemo();
   await signIn(page, login);
   await page.goto("/");
@@ -49,7 +51,10 @@ test("create an agent, edit it, publish it, change the draft, see it differ, rol
 test("the agent editor marks the built-ins this deployment cannot provide, and says why", async ({ page }) => {
   const { login, orgKey } = seedDemo();
   await signIn(page, login);
-  const created = await page.request.post("/api/v1/agents", { headers: { Authorization: `Bearer ${orgKey.secret}` }, data: { name: "Researcher" } });
+  const created = await page.request.post("/api/v1/agents", {
+    headers: { Authorization: `Bearer ${orgKey.secret}` },
+    data: { name: "Researcher" },
+  });
   const { agent } = await created.json();
   for (const viewport of [
     { width: 1440, height: 900 },
@@ -68,18 +73,26 @@ test("the agent editor marks the built-ins this deployment cannot provide, and s
   }
   await page.getByRole("checkbox", { name: "Web scrape" }).check();
   await expect(page.getByTestId("save-state")).toHaveText("Saved");
-  const stored = await page.request.get(`/api/v1/agents/${agent.id}/draft`, { headers: { Authorization: `Bearer ${orgKey.secret}` } });
+  const stored = await page.request.get(`/api/v1/agents/${agent.id}/draft`, {
+    headers: { Authorization: `Bearer ${orgKey.secret}` },
+  });
   expect((await stored.json()).agent.builtIns).toMatchObject({ webScrape: true, webSearch: false });
 });
 
 test("a draft changed by someone else meanwhile is not overwritten: the editor says so", async ({ page }) => {
   const { login, orgKey } = seedDemo();
   await signIn(page, login);
-  const created = await page.request.post("/api/v1/agents", { headers: { Authorization: `Bearer ${orgKey.secret}` }, data: { name: "Shared" } });
+  const created = await page.request.post("/api/v1/agents", {
+    headers: { Authorization: `Bearer ${orgKey.secret}` },
+    data: { name: "Shared" },
+  });
   const { agent } = await created.json();
   await page.goto(`/agents/${agent.id}`);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Shared");
-  await page.request.patch(`/api/v1/agents/${agent.id}/draft`, { headers: { Authorization: `Bearer ${orgKey.secret}` }, data: { description: "theirs" } });
+  await page.request.patch(`/api/v1/agents/${agent.id}/draft`, {
+    headers: { Authorization: `Bearer ${orgKey.secret}` },
+    data: { description: "theirs" },
+  });
   await page.getByLabel("Description").fill("mine");
   await expect(page.getByRole("alert").filter({ hasText: "Someone else changed this draft" })).toBeVisible();
   await page.getByRole("button", { name: "Reload the draft" }).click();
@@ -109,7 +122,8 @@ test("the app editor orders members, checks JSON Schemas and names unpublished d
   const { login, orgKey } = seedDemo();
   await signIn(page, login);
   const headers = { Authorization: `Bearer ${orgKey.secret}` };
-  const live = (await (await page.request.post("/api/v1/agents", { headers, data: { name: "Researcher" } })).json()).agent;
+  const live = (await (await page.request.post("/api/v1/agents", { headers, data: { name: "Researcher" } })).json())
+    .agent;
   await page.request.post(`/api/v1/agents/${live.id}/publish`, { headers, data: {} });
   await page.request.post("/api/v1/agents", { headers, data: { name: "Writer" } });
 
@@ -128,7 +142,9 @@ test("the app editor orders members, checks JSON Schemas and names unpublished d
   await page.getByLabel("Orchestration mode").selectOption("sequential");
   await page.getByLabel("Transaction input JSON Schema").fill("{ not json");
   await expect(page.getByText(/Not saved: .*JSON/)).toBeVisible();
-  await page.getByLabel("Transaction input JSON Schema").fill('{"type":"object","properties":{"topic":{"type":"string"}}}');
+  await page
+    .getByLabel("Transaction input JSON Schema")
+    .fill('{"type":"object","properties":{"topic":{"type":"string"}}}');
   await expect(page.getByTestId("save-state")).toHaveText("Saved");
 
   await page.getByRole("button", { name: "Publish app" }).click();

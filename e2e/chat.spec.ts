@@ -30,7 +30,9 @@ async function seedApp(request: APIRequestContext, key: string) {
   return { agentId: agent.id as string, appId: app.id as string };
 }
 
-test("chat with a published app: the reply streams in from its knowledge, with the members' trace; the run is in the executions log", async ({ page }) => {
+test("chat with a published app: the reply streams in from its knowledge, with the members' trace; the run is in the executions log", async ({
+  page,
+}) => {
   const { login, orgKey } = seedDemo();
   await signIn(page, login);
   await seedApp(page.request, orgKey.secret);
@@ -74,7 +76,10 @@ test("chat with a published app: the reply streams in from its knowledge, with t
   await expect(page.getByTestId("execution-trace")).toContainText("Billing agent");
 });
 
-test("an answer's sources, regenerate, copy and feedback; Executions filter by what people said", async ({ page, context }) => {
+test("an answer's sources, regenerate, copy and feedback; Executions filter by what people said", async ({
+  page,
+  context,
+}) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   const { login, orgKey } = seedDemo();
   await signIn(page, login);
@@ -107,7 +112,10 @@ test("an answer's sources, regenerate, copy and feedback; Executions filter by w
 
   await page.getByTestId("message-assistant").last().getByRole("button", { name: "Not helpful" }).click();
   await page.getByRole("textbox", { name: /What was wrong with this answer/ }).fill("Too short");
-  await page.getByRole("form", { name: "What was wrong with this answer?" }).getByRole("button", { name: "Send" }).click();
+  await page
+    .getByRole("form", { name: "What was wrong with this answer?" })
+    .getByRole("button", { name: "Send" })
+    .click();
 
   await page.getByRole("navigation").getByRole("link", { name: "Executions" }).click();
   await expect(page.getByTestId("execution-row")).toHaveCount(2);
@@ -126,7 +134,9 @@ test("a refusal before anything streams is shown in an alert and the message is 
   // The greeting comes from the app's query, so the page is live before anything is typed.
   await expect(page.getByTestId("greeting")).toHaveText("Hello! How can I help?");
   await page.getByRole("textbox", { name: "Message" }).fill("How long do refunds take?");
-  const refusal = page.waitForResponse((response) => response.url().endsWith(`/api/console/apps/${appId}/conversation`));
+  const refusal = page.waitForResponse((response) =>
+    response.url().endsWith(`/api/console/apps/${appId}/conversation`),
+  );
   await page.getByRole("button", { name: "Send", exact: true }).click();
   expect((await refusal).status()).toBe(402);
   await expect(page.getByRole("alert").filter({ hasText: /credit/i })).toBeVisible();
@@ -168,7 +178,8 @@ test("the executions log loads more by cursor", async ({ page }) => {
   const { login, orgKey } = seedDemo();
   await signIn(page, login);
   const { appId } = await seedApp(page.request, orgKey.secret);
-  for (let i = 0; i < 26; i++) await post(page.request, orgKey.secret, `/apps/${appId}/conversation`, { message: `Refunds? ${i}` });
+  for (let i = 0; i < 26; i++)
+    await post(page.request, orgKey.secret, `/apps/${appId}/conversation`, { message: `Refunds? ${i}` });
   await page.goto("/executions");
   const rows = page.getByTestId("execution-row");
   await expect(rows).toHaveCount(25);

@@ -18,23 +18,46 @@ async function post(request: APIRequestContext, key: string, path: string, data:
 async function seedEverything(request: APIRequestContext, organizationId: string, key: string) {
   admin("plan", "create", "--org", organizationId, "--name", "Gold", "--credits", "500");
   const { knowledgebase } = await post(request, key, "/knowledgebases", { name: "Handbook" });
-  await post(request, key, `/knowledgebases/${knowledgebase.id}/pages`, { title: "Refund policy", markdown: "Refunds are paid within 14 days." });
+  await post(request, key, `/knowledgebases/${knowledgebase.id}/pages`, {
+    title: "Refund policy",
+    markdown: "Refunds are paid within 14 days.",
+  });
   const { source } = await post(request, key, `/knowledgebases/${knowledgebase.id}/sources`, {
     name: "Shipping guide",
     contentMarkdown: "# Shipping\n\nParcels arrive in 3 days.",
   });
-  const { agent } = await post(request, key, "/agents", { name: "Billing agent", knowledge: [{ knowledgebaseId: knowledgebase.id }] });
+  const { agent } = await post(request, key, "/agents", {
+    name: "Billing agent",
+    knowledge: [{ knowledgebaseId: knowledgebase.id }],
+  });
   await post(request, key, `/agents/${agent.id}/publish`, {});
   const { flow } = await post(request, key, "/flows", { name: "Triage" });
-  const { app } = await post(request, key, "/apps", { name: "Helpdesk", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "supervisor" });
+  const { app } = await post(request, key, "/apps", {
+    name: "Helpdesk",
+    members: [{ id: agent.id, kind: "agent" }],
+    orchestrationMode: "supervisor",
+  });
   await post(request, key, `/apps/${app.id}/publish`, {});
   const { endUser } = await post(request, key, "/end-users", { email: "grace@example.com", fullName: "Grace Hopper" });
   const { userGroup } = await post(request, key, "/user-groups", { name: "Support staff" });
   const { portal } = await post(request, key, "/portals", { name: "Support portal" });
   // With agent writes reviewed, a key's page edit waits in the review queue.
   admin("org", "update", "--org", organizationId, "--review-agent-writes", "true");
-  const proposed = await post(request, key, `/knowledgebases/${knowledgebase.id}/pages`, { title: "Shipping", markdown: "Shipping takes 3 days." });
-  return { knowledgebase, source, agent, flow, app, endUser, userGroup, portal, reviewPath: proposed.reviewPath as string };
+  const proposed = await post(request, key, `/knowledgebases/${knowledgebase.id}/pages`, {
+    title: "Shipping",
+    markdown: "Shipping takes 3 days.",
+  });
+  return {
+    knowledgebase,
+    source,
+    agent,
+    flow,
+    app,
+    endUser,
+    userGroup,
+    portal,
+    reviewPath: proposed.reviewPath as string,
+  };
 }
 
 async function check(page: Page, path: string, name: string): Promise<string[]> {
@@ -47,13 +70,16 @@ async function check(page: Page, path: string, name: string): Promise<string[]> 
   const title = await page.title();
   if (!/ · Atrium$/.test(title)) problems.push(`${path}: title "${title}" does not name the page`);
   const current = await page.locator('nav[aria-label="Console"] a[aria-current="page"]').allTextContents();
-  if (current.length > 1) problems.push(`${path}: ${current.length} navigation links claim to be the current page (${current.join(", ")})`);
+  if (current.length > 1)
+    problems.push(`${path}: ${current.length} navigation links claim to be the current page (${current.join(", ")})`);
   await screenshot(page, `a11y-${name}`);
   return problems;
 }
 
 for (const viewport of VIEWPORTS) {
-  test(`every console page at ${viewport.width}×${viewport.height}: no serious axe findings, no sideways scrolling, its own title, one current link`, async ({ page }) => {
+  test(`every console page at ${viewport.width}×${viewport.height}: no serious axe findings, no sideways scrolling, its own title, one current link`, async ({
+    page,
+  }) => {
     test.setTimeout(300_000);
     await page.setViewportSize(viewport);
     await page.goto("/sign-in");

@@ -20,12 +20,25 @@ for (const viewport of VIEWPORTS) {
   test.describe(`a builder at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
     test.use({ viewport: { width: viewport.width, height: viewport.height } });
 
-    test("builds an agent on a knowledgebase, an app, publishes and chats; admin-only actions are not offered", async ({ page }) => {
+    test("builds an agent on a knowledgebase, an app, publishes and chats; admin-only actions are not offered", async ({
+      page,
+    }) => {
       test.setTimeout(180_000);
       const demo = seedDemo();
       const email = `builder.${viewport.name}@example.com`;
       const password = "a-builder-passphrase";
-      admin("member", "add", "--org", demo.organization.id, "--email", email, "--role", "member", "--password", password);
+      admin(
+        "member",
+        "add",
+        "--org",
+        demo.organization.id,
+        "--email",
+        email,
+        "--role",
+        "member",
+        "--password",
+        password,
+      );
       await page.goto("/sign-in");
       await page.getByLabel("Email").fill(email);
       await page.getByLabel("Password").fill(password);
@@ -50,7 +63,9 @@ for (const viewport of VIEWPORTS) {
       await expect(page.getByRole("heading", { level: 1 })).toHaveText("Concierge");
       await page.getByRole("searchbox", { name: "Attach a knowledgebase" }).fill("guest");
       await page.getByRole("button", { name: /^Guest handbook/ }).click();
-      await expect(page.getByTestId("attached-knowledgebase").getByRole("link", { name: "Guest handbook" })).toBeVisible();
+      await expect(
+        page.getByTestId("attached-knowledgebase").getByRole("link", { name: "Guest handbook" }),
+      ).toBeVisible();
       await expect(page.getByTestId("save-state")).toHaveText("Saved");
       // Deleting is for admins: the button is there, disabled, saying who may.
       await expect(page.getByRole("button", { name: "Delete agent" })).toBeDisabled();
@@ -58,7 +73,10 @@ for (const viewport of VIEWPORTS) {
       await page.getByRole("button", { name: "Publish agent" }).click();
       await expect(page.getByTestId("version-1")).toContainText("Live");
       // The version's actions are whole and on screen, at a desk and on a phone (a card per version).
-      const diff = (await page.getByTestId("version-1").getByRole("button", { name: "Diff against draft" }).boundingBox())!;
+      const diff = (await page
+        .getByTestId("version-1")
+        .getByRole("button", { name: "Diff against draft" })
+        .boundingBox())!;
       expect(diff.x + diff.width).toBeLessThanOrEqual(viewport.width);
       await expectTidy(page);
       await screenshot(page, `persona-agent-${viewport.name}`);
@@ -98,7 +116,10 @@ for (const viewport of VIEWPORTS) {
       expect(trace!.x + trace!.width).toBeLessThanOrEqual(viewport.width);
       await page.getByTestId("trace-passages").first().locator("summary").click();
       const passage = page.getByTestId("trace-passage").first();
-      await expect(passage.getByRole("link", { name: "Breakfast" })).toHaveAttribute("href", new RegExp(`/knowledge/${knowledgebases[0].id}\\?page=`));
+      await expect(passage.getByRole("link", { name: "Breakfast" })).toHaveAttribute(
+        "href",
+        new RegExp(`/knowledge/${knowledgebases[0].id}\\?page=`),
+      );
       await expect(passage).toContainText("Breakfast is served from **7 to 10** in the garden room.");
       await expectTidy(page);
       await screenshot(page, `persona-trace-${viewport.name}`);
@@ -123,11 +144,25 @@ for (const viewport of VIEWPORTS) {
   });
 }
 
-test("accounts: a member changes their own password in the console; an admin resets it and the mailed link sets a new one", async ({ page, browser }) => {
+test("accounts: a member changes their own password in the console; an admin resets it and the mailed link sets a new one", async ({
+  page,
+  browser,
+}) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   const demo = seedDemo();
   const email = "pat@example.com";
-  admin("member", "add", "--org", demo.organization.id, "--email", email, "--role", "member", "--password", "the-first-passphrase");
+  admin(
+    "member",
+    "add",
+    "--org",
+    demo.organization.id,
+    "--email",
+    email,
+    "--role",
+    "member",
+    "--password",
+    "the-first-passphrase",
+  );
   await signIn(page, { email, password: "the-first-passphrase" });
   await page.goto("/account");
   await page.getByLabel("Current password").fill("the-first-passphrase");
@@ -135,7 +170,9 @@ test("accounts: a member changes their own password in the console; an admin res
   await page.getByLabel("Repeat the new password").fill("the-second-passphrase");
   await page.getByRole("button", { name: "Change password" }).click();
   await expect(page.getByText("Password changed.")).toBeVisible();
-  expect((await page.request.post("/api/trpc/auth.signIn", { data: { email, password: "the-second-passphrase" } })).ok()).toBe(true);
+  expect(
+    (await page.request.post("/api/trpc/auth.signIn", { data: { email, password: "the-second-passphrase" } })).ok(),
+  ).toBe(true);
 
   const owner = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   await signIn(owner, demo.login);
@@ -148,10 +185,17 @@ test("accounts: a member changes their own password in the console; an admin res
   await expect(owner.getByText(`A link to choose a new password was sent to ${email}.`)).toBeVisible();
   await expect(owner.locator("code.secret")).toHaveCount(0);
   await owner.close();
-  expect((await page.request.post("/api/trpc/auth.signIn", { data: { email, password: "the-second-passphrase" } })).ok()).toBe(false);
+  expect(
+    (await page.request.post("/api/trpc/auth.signIn", { data: { email, password: "the-second-passphrase" } })).ok(),
+  ).toBe(false);
 
   // The member opens the mailed link in a browser of their own and chooses a new password.
-  const { messages } = admin<{ messages: { to: string; text: string }[] }>("mail", "list", "--org", demo.organization.id);
+  const { messages } = admin<{ messages: { to: string; text: string }[] }>(
+    "mail",
+    "list",
+    "--org",
+    demo.organization.id,
+  );
   const link = messages
     .find((message) => message.to === email)!
     .text.split("\n")
@@ -164,5 +208,7 @@ test("accounts: a member changes their own password in the console; an admin res
   await member.getByRole("button", { name: "Set password and sign in" }).click();
   await expect(member).toHaveURL(/\/$/);
   await member.close();
-  expect((await page.request.post("/api/trpc/auth.signIn", { data: { email, password: "the-third-passphrase" } })).ok()).toBe(true);
+  expect(
+    (await page.request.post("/api/trpc/auth.signIn", { data: { email, password: "the-third-passphrase" } })).ok(),
+  ).toBe(true);
 });

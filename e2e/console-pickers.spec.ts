@@ -38,21 +38,31 @@ for (const viewport of VIEWPORTS) {
       await api(page.request, key, "POST", `/agents/${agent.id}/publish`, {});
       const apps: Record<string, string> = {};
       for (const name of ["Helpdesk", "Shop"]) {
-        const { app } = await api(page.request, key, "POST", "/apps", { name, members: [{ id: agent.id, kind: "agent" }], api: { greeting: `Welcome to ${name}.` } });
+        const { app } = await api(page.request, key, "POST", "/apps", {
+          name,
+          members: [{ id: agent.id, kind: "agent" }],
+          api: { greeting: `Welcome to ${name}.` },
+        });
         await api(page.request, key, "POST", `/apps/${app.id}/publish`, {});
         await api(page.request, key, "POST", `/apps/${app.id}/conversation`, { message: "How long do refunds take?" });
         apps[name] = app.id;
       }
 
       // The page editor's "Insert link" finds a page by its title and writes the link the pages service reads.
-      const { page: notes } = await api(page.request, key, "POST", `/knowledgebases/${knowledgebase.id}/pages`, { title: "Notes", markdown: "See " });
+      const { page: notes } = await api(page.request, key, "POST", `/knowledgebases/${knowledgebase.id}/pages`, {
+        title: "Notes",
+        markdown: "See ",
+      });
       await page.goto(`/knowledge/${knowledgebase.id}?page=${notes.id}`);
       const markdownBox = page.getByRole("textbox", { name: "Markdown" });
       await expect(markdownBox).toHaveValue("See ");
       await markdownBox.press("End");
       await page.getByRole("button", { name: "Insert link" }).click();
       await page.getByRole("searchbox", { name: "Link to page" }).fill("refund");
-      await page.getByRole("list", { name: "Link to page: matches" }).getByRole("button", { name: "Refund policy" }).click();
+      await page
+        .getByRole("list", { name: "Link to page: matches" })
+        .getByRole("button", { name: "Refund policy" })
+        .click();
       await expect(markdownBox).toHaveValue(`See [Refund policy](page:${refund.id})`);
       await expectAccessible(page);
       await screenshot(page, "pickers-insert-link");
@@ -63,7 +73,10 @@ for (const viewport of VIEWPORTS) {
       await page.getByRole("searchbox", { name: "Add a member" }).fill("bill");
       await page.getByRole("button", { name: /^Billing agent/ }).click();
       await expect(page.getByTestId("app-member")).toHaveCount(1);
-      await expect(page.getByTestId("app-member").getByRole("link", { name: "Billing agent" })).toHaveAttribute("href", `/agents/${agent.id}`);
+      await expect(page.getByTestId("app-member").getByRole("link", { name: "Billing agent" })).toHaveAttribute(
+        "href",
+        `/agents/${agent.id}`,
+      );
       await expect(page.getByTestId("save-state")).toHaveText("Saved");
       const saved = await api(page.request, key, "GET", `/apps/${draft.id}/draft`);
       expect(saved.app.members.map((m: { id: string }) => m.id)).toEqual([agent.id]);
@@ -71,11 +84,16 @@ for (const viewport of VIEWPORTS) {
       await screenshot(page, "pickers-app-members");
 
       // An admin grants an app to an end user by its name; the grant shows the name, linked.
-      const { endUser } = await api(page.request, key, "POST", "/end-users", { email: `pat.${viewport.name}@customer.example` });
+      const { endUser } = await api(page.request, key, "POST", "/end-users", {
+        email: `pat.${viewport.name}@customer.example`,
+      });
       await page.goto(`/end-users/${endUser.id}`);
       await page.getByRole("searchbox", { name: "Grant an app" }).fill("help");
       await page.getByRole("button", { name: /^Helpdesk/ }).click();
-      await expect(page.getByRole("link", { name: "Helpdesk" }).first()).toHaveAttribute("href", `/apps/${apps.Helpdesk}`);
+      await expect(page.getByRole("link", { name: "Helpdesk" }).first()).toHaveAttribute(
+        "href",
+        `/apps/${apps.Helpdesk}`,
+      );
       const stored = await api(page.request, key, "GET", `/end-users/${endUser.id}`);
       expect(stored.endUser.grants.map((g: { targetId: string }) => g.targetId)).toEqual([apps.Helpdesk]);
       await expectAccessible(page);
@@ -102,7 +120,10 @@ for (const viewport of VIEWPORTS) {
       // The chat offers the app's starter; the reply's markdown is rendered, not shown raw.
       await page.goto(`/chat/${apps.Helpdesk}`);
       await expect(page.getByTestId("greeting")).toHaveText("Welcome to Helpdesk.");
-      await page.getByRole("group", { name: "Conversation starters" }).getByRole("button", { name: "How long do refunds take?" }).click();
+      await page
+        .getByRole("group", { name: "Conversation starters" })
+        .getByRole("button", { name: "How long do refunds take?" })
+        .click();
       const answer = page.getByTestId("message-assistant").last();
       await expect(answer.locator("strong")).toHaveText("14 days");
       await expect(answer).not.toContainText("**");

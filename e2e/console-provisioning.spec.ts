@@ -11,29 +11,54 @@ const VIEWPORTS = [
 
 /** A screenshot, once the page is checked not to scroll sideways. */
 async function screenshot(page: Page, name: string) {
-  expect(await page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth), `${name} scrolls sideways`).toBeLessThanOrEqual(0);
+  expect(
+    await page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth),
+    `${name} scrolls sideways`,
+  ).toBeLessThanOrEqual(0);
   await fullPage(page, name);
 }
 
 for (const viewport of VIEWPORTS) {
-  test(`provisioning and knowledge at ${viewport.width}×${viewport.height}: access and why, a plan edited, search, a source's detail`, async ({ page }) => {
+  test(`provisioning and knowledge at ${viewport.width}×${viewport.height}: access and why, a plan edited, search, a source's detail`, async ({
+    page,
+  }) => {
     test.setTimeout(180_000);
     await page.setViewportSize(viewport);
     const { login, orgKey, organization } = seedDemo();
     const key = orgKey.secret;
-    const { tierPlan } = admin<{ tierPlan: { id: string; groupId: string } }>("plan", "create", "--org", organization.id, "--name", "Starter", "--credits", "50", "--with-group");
+    const { tierPlan } = admin<{ tierPlan: { id: string; groupId: string } }>(
+      "plan",
+      "create",
+      "--org",
+      organization.id,
+      "--name",
+      "Starter",
+      "--credits",
+      "50",
+      "--with-group",
+    );
     const { knowledgebase } = await api(page.request, key, "POST", "/knowledgebases", { name: "Handbook" });
-    await api(page.request, key, "POST", `/knowledgebases/${knowledgebase.id}/pages`, { title: "Refund policy", markdown: "Refunds are paid within 14 days." });
+    await api(page.request, key, "POST", `/knowledgebases/${knowledgebase.id}/pages`, {
+      title: "Refund policy",
+      markdown: "Refunds are paid within 14 days.",
+    });
     await api(page.request, key, "POST", `/knowledgebases/${knowledgebase.id}/sources`, {
       name: "Shipping guide",
       contentMarkdown: "# Shipping\n\n## Returns\n\nReturned parcels are refunded once they arrive at the warehouse.\n",
     });
     const { agent } = await api(page.request, key, "POST", "/agents", { name: "Billing agent" });
     await api(page.request, key, "POST", `/agents/${agent.id}/publish`, {});
-    const { app } = await api(page.request, key, "POST", "/apps", { name: "Helpdesk", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "supervisor" });
+    const { app } = await api(page.request, key, "POST", "/apps", {
+      name: "Helpdesk",
+      members: [{ id: agent.id, kind: "agent" }],
+      orchestrationMode: "supervisor",
+    });
     await api(page.request, key, "POST", `/apps/${app.id}/publish`, {});
     const { portal } = await api(page.request, key, "POST", "/portals", { name: "Service Desk" });
-    await api(page.request, key, "POST", `/user-groups/${tierPlan.groupId}/grants`, { targetKind: "app", targetId: app.id });
+    await api(page.request, key, "POST", `/user-groups/${tierPlan.groupId}/grants`, {
+      targetKind: "app",
+      targetId: app.id,
+    });
     const { userGroup } = await api(page.request, key, "POST", "/user-groups", { name: "Support staff" });
     await api(page.request, key, "POST", `/portals/${portal.id}/admissions`, { groupId: userGroup.id });
     const { endUser } = await api(page.request, key, "POST", "/end-users", {
@@ -61,12 +86,18 @@ for (const viewport of VIEWPORTS) {
     await screenshot(page, "provisioning-end-user");
 
     // The group lists the portals it is admitted to; a member is added by typing part of their email.
-    const { endUser: ada } = await api(page.request, key, "POST", "/end-users", { email: `ada-${viewport.width}@example.com`, fullName: "Ada Lovelace" });
+    const { endUser: ada } = await api(page.request, key, "POST", "/end-users", {
+      email: `ada-${viewport.width}@example.com`,
+      fullName: "Ada Lovelace",
+    });
     await page.goto(`/groups/${userGroup.id}`);
     await expect(page.getByTestId("group-portal")).toHaveText([/Service Desk/]);
     await page.getByRole("searchbox", { name: "Add a member by email" }).fill("ada-");
     await page.getByRole("button", { name: `ada-${viewport.width}@example.com Ada Lovelace` }).click();
-    await expect(page.getByRole("link", { name: `ada-${viewport.width}@example.com` })).toHaveAttribute("href", `/end-users/${ada.id}`);
+    await expect(page.getByRole("link", { name: `ada-${viewport.width}@example.com` })).toHaveAttribute(
+      "href",
+      `/end-users/${ada.id}`,
+    );
     await screenshot(page, "provisioning-group");
 
     // The portal lists the groups admitted to it; an admission ends after the confirm dialog.

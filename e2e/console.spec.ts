@@ -85,11 +85,24 @@ test("the API reference renders from the OpenAPI document, with no sign-in", asy
   await expect(page.getByText("/end-users/{endUserId}").first()).toBeVisible();
 });
 
-test("on a phone the members list is a card per member: a long email keeps one or two lines, its role and actions below", async ({ page }) => {
+test("on a phone the members list is a card per member: a long email keeps one or two lines, its role and actions below", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 390, height: 844 });
   const { login, organization } = seedDemo();
   const email = "maximilian.von.longname-hausen@northwind-customer-success.example";
-  admin("member", "add", "--org", organization.id, "--email", email, "--role", "member", "--password", "a-long-passphrase");
+  admin(
+    "member",
+    "add",
+    "--org",
+    organization.id,
+    "--email",
+    email,
+    "--role",
+    "member",
+    "--password",
+    "a-long-passphrase",
+  );
   await signIn(page, login);
   await page.goto("/members");
   const card = page.getByTestId("member-row").filter({ hasText: email });
@@ -105,7 +118,9 @@ test("on a phone the members list is a card per member: a long email keeps one o
   expect(await card.evaluate((row) => row.getBoundingClientRect().right)).toBeLessThanOrEqual(390);
 });
 
-test("empty lists say what to do next, and an editor opened from a dead link says so and leads back", async ({ page }) => {
+test("empty lists say what to do next, and an editor opened from a dead link says so and leads back", async ({
+  page,
+}) => {
   const { login } = seedDemo();
   await signIn(page, login);
   for (const [path, text] of [

@@ -30,8 +30,18 @@ export async function signIn(page: Page, login: Demo["login"]): Promise<void> {
 }
 
 /** A JSON call to the REST API with a key; throws with the body when it fails. */
-export async function api<T = any>(request: APIRequestContext, key: string, method: "GET" | "POST" | "PATCH" | "DELETE", path: string, data?: unknown): Promise<T> {
-  const response = await request.fetch(`/api/v1${path}`, { method, headers: { Authorization: `Bearer ${key}` }, ...(data === undefined ? {} : { data }) });
+export async function api<T = any>(
+  request: APIRequestContext,
+  key: string,
+  method: "GET" | "POST" | "PATCH" | "DELETE",
+  path: string,
+  data?: unknown,
+): Promise<T> {
+  const response = await request.fetch(`/api/v1${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${key}` },
+    ...(data === undefined ? {} : { data }),
+  });
   if (!response.ok()) throw new Error(`${method} ${path}: ${response.status()} ${await response.text()}`);
   return (await response.json()) as T;
 }
@@ -57,7 +67,9 @@ export async function seriousA11yViolations(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page }).analyze();
   return results.violations
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .flatMap((violation) => violation.nodes.map((node) => `${violation.id}: ${node.target.join(" ")} (${violation.help})`));
+    .flatMap((violation) =>
+      violation.nodes.map((node) => `${violation.id}: ${node.target.join(" ")} (${violation.help})`),
+    );
 }
 
 /** A full-page screenshot into .screens/ (not committed), named by page and viewport width. */

@@ -15,13 +15,18 @@ async function connect(page: Page, from: number, to: number) {
 }
 
 async function draftNodes(page: Page, key: string, id: string) {
-  return (await api(page.request, key, "GET", `/flows/${id}/draft`)).flow.nodes as { id: string; data: Record<string, unknown> }[];
+  return (await api(page.request, key, "GET", `/flows/${id}/draft`)).flow.nodes as {
+    id: string;
+    data: Record<string, unknown>;
+  }[];
 }
 
 test.describe("at a desk", () => {
   test.use({ viewport: { width: 1440, height: 900 } });
 
-  test("a builder adds a node on the canvas, connects it, configures it, sees it saved and finds it after a reload", async ({ page }) => {
+  test("a builder adds a node on the canvas, connects it, configures it, sees it saved and finds it after a reload", async ({
+    page,
+  }) => {
     const demo = seedDemo();
     const key = demo.orgKey.secret;
     const flow = (
@@ -84,10 +89,14 @@ test.describe("at a desk", () => {
     await expect(page.getByTestId("restored-edits")).toHaveCount(0);
     await page.getByRole("tab", { name: "List" }).click();
     await expect(page).toHaveURL(/view=list/);
-    await expect(page.getByTestId("flow-node").nth(2).getByLabel("Template")).toHaveValue("Summary of {{inputs.topic}}");
+    await expect(page.getByTestId("flow-node").nth(2).getByLabel("Template")).toHaveValue(
+      "Summary of {{inputs.topic}}",
+    );
   });
 
-  test("an invalid connection shows why, is kept in the browser across a reload, and saves once undone", async ({ page }) => {
+  test("an invalid connection shows why, is kept in the browser across a reload, and saves once undone", async ({
+    page,
+  }) => {
     const demo = seedDemo();
     const key = demo.orgKey.secret;
     const flow = (
@@ -113,7 +122,10 @@ test.describe("at a desk", () => {
     await expect(back).toHaveCount(1);
     await expect(back).toHaveClass(/cycle/);
     await expect(back).toContainText("back to a");
-    const [loop, forward] = [(await back.locator("path.react-flow__edge-path").boundingBox())!, (await card(page, 1).boundingBox())!];
+    const [loop, forward] = [
+      (await back.locator("path.react-flow__edge-path").boundingBox())!,
+      (await card(page, 1).boundingBox())!,
+    ];
     expect(loop.x + loop.width).toBeGreaterThan(forward.x + forward.width + 20);
     await expect(page.getByTestId("save-state")).toHaveText("Not saved (kept in this browser)");
     await expect(page.getByTestId("save-problem")).toContainText("cycle");
@@ -139,7 +151,9 @@ test.describe("at a desk", () => {
 test.describe("on a phone", () => {
   test.use({ viewport: { width: 390, height: 844 } });
 
-  test("the node list stands in for the canvas, edits the same draft, and nothing scrolls sideways", async ({ page }) => {
+  test("the node list stands in for the canvas, edits the same draft, and nothing scrolls sideways", async ({
+    page,
+  }) => {
     const demo = seedDemo();
     const flow = (
       await api(page.request, demo.orgKey.secret, "POST", "/flows", {
@@ -159,7 +173,9 @@ test.describe("on a phone", () => {
     await expect(page.getByTestId("save-state")).toHaveText("Saved");
     const saved = await draftNodes(page, demo.orgKey.secret, flow.id);
     expect(saved[1]!.data).toEqual({ value: "done, by phone", position: { x: 300, y: 200 } });
-    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(
+      0,
+    );
     await screenshot(page, "flow-canvas-phone");
   });
 });

@@ -22,7 +22,9 @@ for (const viewport of VIEWPORTS) {
   test.describe(`at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
     test.use({ viewport: { width: viewport.width, height: viewport.height } });
 
-    test("connect an MCP server, list its tools, edit it, pick tools in an agent, remove the connection", async ({ page }) => {
+    test("connect an MCP server, list its tools, edit it, pick tools in an agent, remove the connection", async ({
+      page,
+    }) => {
       const { login, orgKey } = seedDemo();
       await signIn(page, login);
       await page.goto("/settings/integrations");
@@ -41,7 +43,9 @@ for (const viewport of VIEWPORTS) {
 
       await row.getByRole("button", { name: "List tools" }).click();
       await expect(page.getByTestId("tool-row")).toHaveCount(3);
-      await expect(page.getByRole("region", { name: "Tools of Warehouse" })).toContainText("Looks up an order by its number");
+      await expect(page.getByRole("region", { name: "Tools of Warehouse" })).toContainText(
+        "Looks up an order by its number",
+      );
       expect(mcp.requests.some((headers) => headers.authorization === `Bearer ${SECRET}`)).toBe(true);
       expect(await page.content()).not.toContain(SECRET);
       await screenshot(page, "integrations");
@@ -63,7 +67,13 @@ for (const viewport of VIEWPORTS) {
       const before = mcp.requests.length;
       await row.getByRole("button", { name: "List tools" }).click();
       await expect(page.getByTestId("tool-row")).toHaveCount(3);
-      await expect.poll(() => mcp.requests.slice(before).some((headers) => headers.authorization === `Bearer ${SECRET}` && headers["x-team"] === "blue")).toBe(true);
+      await expect
+        .poll(() =>
+          mcp.requests
+            .slice(before)
+            .some((headers) => headers.authorization === `Bearer ${SECRET}` && headers["x-team"] === "blue"),
+        )
+        .toBe(true);
 
       // A builder picks the connection and one of its tools for an agent.
       const { agent } = await api(page.request, orgKey.secret, "POST", "/agents", { name: "Stock agent" });
@@ -75,7 +85,9 @@ for (const viewport of VIEWPORTS) {
       await expect(page.getByTestId("save-state")).toHaveText("Saved");
       await screenshot(page, "agent-integrations");
       const saved = await api(page.request, orgKey.secret, "GET", `/agents/${agent.id}/draft`);
-      expect(saved.agent.integrations).toEqual([{ toolkit: "warehouse", name: "Warehouse", selectedTools: ["lookup_order"] }]);
+      expect(saved.agent.integrations).toEqual([
+        { toolkit: "warehouse", name: "Warehouse", selectedTools: ["lookup_order"] },
+      ]);
 
       // Removing asks first.
       await page.goto("/settings/integrations");

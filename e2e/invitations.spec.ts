@@ -49,7 +49,10 @@ for (const viewport of VIEWPORTS) {
   test.describe(`invitations at ${viewport.width}×${viewport.height}`, () => {
     test.use({ viewport });
 
-    test("an invitee opens the mailed link, sets a password and lands in the console; the link works once", async ({ page, browser }) => {
+    test("an invitee opens the mailed link, sets a password and lands in the console; the link works once", async ({
+      page,
+      browser,
+    }) => {
       const demo = seedDemo();
       await signIn(page, demo.login);
       const email = `invitee-${viewport.width}-${Date.now()}@example.test`;
@@ -99,7 +102,11 @@ for (const viewport of VIEWPORTS) {
       await invite(page, email, "viewer");
       const link = await linkFromOutbox(page, email, "");
       await page.goto("/members");
-      await page.getByTestId("invitation-row").filter({ hasText: email }).getByRole("button", { name: "Revoke" }).click();
+      await page
+        .getByTestId("invitation-row")
+        .filter({ hasText: email })
+        .getByRole("button", { name: "Revoke" })
+        .click();
       await page.getByRole("dialog").getByRole("button", { name: "Revoke" }).click();
       await expect(page.getByTestId("invitation-row").filter({ hasText: email })).toHaveCount(0);
 

@@ -4,10 +4,17 @@ import { E2E_DATA_DIR } from "../playwright.config";
 import { seedDemo, signIn } from "./fixtures";
 
 function admin(...args: string[]): unknown {
-  return JSON.parse(execFileSync("node_modules/.bin/tsx", ["src/cli/admin.ts", ...args], { env: { ...process.env, DATA_DIR: E2E_DATA_DIR }, encoding: "utf8" }));
+  return JSON.parse(
+    execFileSync("node_modules/.bin/tsx", ["src/cli/admin.ts", ...args], {
+      env: { ...process.env, DATA_DIR: E2E_DATA_DIR },
+      encoding: "utf8",
+    }),
+  );
 }
 
-test("create a page, edit it, approve a pending agent write from the review queue, see the page change", async ({ page }) => {
+test("create a page, edit it, approve a pending agent write from the review queue, see the page change", async ({
+  page,
+}) => {
   const demo = seedDemo();
   const auth = { Authorization: `Bearer ${demo.orgKey.secret}` };
   const created = await page.request.post("/api/v1/knowledgebases", { headers: auth, data: { name: "Runbooks" } });
@@ -36,11 +43,21 @@ test("create a page, edit it, approve a pending agent write from the review queu
   const pageId = index.pages[0].id as string;
   const edit = await page.request.patch(`/api/v1/knowledgebases/${kbId}/pages/${pageId}`, {
     headers: auth,
-    data: { patch: [{ op: "replace", oldString: "Run the restart script.", newString: "Drain traffic first, then run the restart script." }] },
+    data: {
+      patch: [
+        {
+          op: "replace",
+          oldString: "Run the restart script.",
+          newString: "Drain traffic first, then run the restart script.",
+        },
+      ],
+    },
   });
   expect(edit.status()).toBe(202);
   const { reviewPath } = (await edit.json()) as { reviewPath: string };
-  const live = await (await page.request.get(`/api/v1/knowledgebases/${kbId}/pages/${pageId}`, { headers: auth })).json();
+  const live = await (
+    await page.request.get(`/api/v1/knowledgebases/${kbId}/pages/${pageId}`, { headers: auth })
+  ).json();
   expect(live.markdown).toBe("# Restart\n\nRun the restart script.");
 
   // The review queue shows it with a diff; approve it.
@@ -61,43 +78,74 @@ test("create a page, edit it, approve a pending agent write from the review queu
   await expect(page.getByTestId("review")).toContainText("approved");
   await page.goto(`/knowledge/${kbId}`);
   await page.getByTestId("page-link").filter({ hasText: "Restarting the service" }).click();
-  await expect(page.getByLabel("Markdown")).toHaveValue("# Restart\n\nDrain traffic first, then run the restart script.");
+  await expect(page.getByLabel("Markdown")).toHaveValue(
+    "# Restart\n\nDrain traffic first, then run the restart script.",
+  );
   await expect(page.getByTestId("revision")).toHaveCount(3);
 });
 
 test("drag a page into a folder in the page tree", async ({ page }) => {
   const demo = seedDemo();
   const auth = { Authorization: `Bearer ${demo.orgKey.secret}` };
-  const kbId = (await (await page.request.post("/api/v1/knowledgebases", { headers: auth, data: { name: "Tree" } })).json()).knowledgebase.id as string;
-  const folder = (await (await page.request.post(`/api/v1/knowledgebases/${kbId}/pages`, { headers: auth, data: { title: "Ops", isFolder: true } })).json()).page.id as string;
-  const child = (await (await page.request.post(`/api/v1/knowledgebases/${kbId}/pages`, { headers: auth, data: { title: "Checklist" } })).json()).page.id as string;
+  const kbId = (
+    await (await page.request.post("/api/v1/knowledgebases", { headers: auth, data: { name: "Tree" } })).json()
+  ).knowledgebase.id as string;
+  const folder = (
+    await (
+      await page.request.post(`/api/v1/knowledgebases/${kbId}/pages`, {
+        headers: auth,
+        data: { title: "Ops", isFolder: true },
+      })
+    ).json()
+  ).page.id as string;
+  const child = (
+    await (
+      await page.request.post(`/api/v1/knowledgebases/${kbId}/pages`, { headers: auth, data: { title: "Checklist" } })
+    ).json()
+  ).page.id as string;
   await signIn(page, demo.login);
   await page.goto(`/knowledge/${kbId}`);
   await page
     .getByTestId("page-link")
     .filter({ hasText: "Checklist" })
     .dragTo(page.getByTestId("page-link").filter({ hasText: "Ops" }));
-  await expect.poll(async () => (await (await page.request.get(`/api/v1/knowledgebases/${kbId}/pages/${child}`, { headers: auth })).json()).parentPageId).toBe(folder);
+  await expect
+    .poll(
+      async () =>
+        (await (await page.request.get(`/api/v1/knowledgebases/${kbId}/pages/${child}`, { headers: auth })).json())
+          .parentPageId,
+    )
+    .toBe(folder);
 });
 
-test("the production server indexes uploaded PDF and CSV files and shows them ready in the sources table", async ({ page }) => {
+test("the production server indexes uploaded PDF and CSV files and shows them ready in the sources table", async ({
+  page,
+}) => {
   const { PDFDocument, StandardFonts } = await import("pdf-lib");
   const pdf = await PDFDocument.create();
   const font = await pdf.embedFont(StandardFonts.Helvetica);
   pdf.addPage([300, 200]).drawText("Aurora borealis field notes", { x: 20, y: 150, size: 12, font });
   const demo = seedDemo();
   const auth = { Authorization: `Bearer ${demo.orgKey.secret}` };
-  const kbId = (await (await page.request.post("/api/v1/knowledgebases", { headers: auth, data: { name: "Files" } })).json()).knowledgebase.id as string;
+  const kbId = (
+    await (await page.request.post("/api/v1/knowledgebases", { headers: auth, data: { name: "Files" } })).json()
+  ).knowledgebase.id as string;
   for (const file of [
     { name: "notes.pdf", mimeType: "application/pdf", buffer: Buffer.from(await pdf.save()) },
     { name: "prices.csv", mimeType: "text/csv", buffer: Buffer.from("item,price\nwidget,3\n") },
   ]) {
-    const response = await page.request.post(`/api/v1/knowledgebases/${kbId}/sources`, { headers: auth, multipart: { file } });
+    const response = await page.request.post(`/api/v1/knowledgebases/${kbId}/sources`, {
+      headers: auth,
+      multipart: { file },
+    });
     expect(response.status()).toBe(202);
   }
   await signIn(page, demo.login);
   await page.goto(`/knowledge/${kbId}`);
   await expect(page.getByTestId("source-row").filter({ hasText: "ready" })).toHaveCount(2, { timeout: 20_000 });
-  const search = await page.request.post(`/api/v1/knowledgebases/${kbId}/search`, { headers: auth, data: { query: "aurora" } });
+  const search = await page.request.post(`/api/v1/knowledgebases/${kbId}/search`, {
+    headers: auth,
+    data: { query: "aurora" },
+  });
   expect((await search.json()).results[0]).toMatchObject({ kind: "source", title: "notes.pdf" });
 });

@@ -14,7 +14,11 @@ const VIEWPORTS = [
 async function publishApp(request: APIRequestContext, key: string): Promise<string> {
   const { agent } = await api(request, key, "POST", "/agents", { name: "Support agent" });
   await api(request, key, "POST", `/agents/${agent.id}/publish`, {});
-  const { app } = await api(request, key, "POST", "/apps", { name: "Support", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "supervisor" });
+  const { app } = await api(request, key, "POST", "/apps", {
+    name: "Support",
+    members: [{ id: agent.id, kind: "agent" }],
+    orchestrationMode: "supervisor",
+  });
   await api(request, key, "POST", `/apps/${app.id}/publish`, {});
   return app.id as string;
 }
@@ -33,7 +37,16 @@ for (const viewport of VIEWPORTS) {
     const slug = `notify-${viewport.name}`;
     const alice = `alice.${viewport.name}@customer.example`;
     const appId = await publishApp(page.request, key);
-    const plan = admin<{ tierPlan: { id: string } }>("plan", "create", "--org", demo.organization.id, "--name", "Starter", "--credits", "3");
+    const plan = admin<{ tierPlan: { id: string } }>(
+      "plan",
+      "create",
+      "--org",
+      demo.organization.id,
+      "--name",
+      "Starter",
+      "--credits",
+      "3",
+    );
     const { portal } = await api(page.request, key, "POST", "/portals", { name: "Help Center", slug });
     const { endUser } = await api(page.request, key, "POST", "/end-users", {
       email: alice,
@@ -44,12 +57,25 @@ for (const viewport of VIEWPORTS) {
     // A page proposed by an agent while its writes are reviewed: a review waits.
     admin("org", "update", "--org", demo.organization.id, "--review-agent-writes", "true");
     const { knowledgebase } = await api(page.request, key, "POST", "/knowledgebases", { name: "Handbook" });
-    await api(page.request, key, "POST", `/knowledgebases/${knowledgebase.id}/pages`, { title: "Returns policy", markdown: "Returns within 30 days." });
+    await api(page.request, key, "POST", `/knowledgebases/${knowledgebase.id}/pages`, {
+      title: "Returns policy",
+      markdown: "Returns within 30 days.",
+    });
     // Alice asks for more credits from the portal's own door.
-    expect((await page.request.post("/api/portal/trpc/auth.requestCode", { data: { portal: slug, email: alice } })).ok()).toBe(true);
+    expect(
+      (await page.request.post("/api/portal/trpc/auth.requestCode", { data: { portal: slug, email: alice } })).ok(),
+    ).toBe(true);
     const code = await latestSignInCode(demo.organization.id, alice);
-    expect((await page.request.post("/api/portal/trpc/auth.verifyCode", { data: { portal: slug, email: alice, code } })).ok()).toBe(true);
-    expect((await page.request.post("/api/portal/trpc/credits.request", { data: { portal: slug, message: "Exam week" } })).ok()).toBe(true);
+    expect(
+      (
+        await page.request.post("/api/portal/trpc/auth.verifyCode", { data: { portal: slug, email: alice, code } })
+      ).ok(),
+    ).toBe(true);
+    expect(
+      (
+        await page.request.post("/api/portal/trpc/credits.request", { data: { portal: slug, message: "Exam week" } })
+      ).ok(),
+    ).toBe(true);
 
     await signIn(page, demo.login);
     await page.goto("/");

@@ -19,7 +19,9 @@ const LONG = Array.from({ length: 120 }, (_, i) => `word${i}`).join(" ");
 let fake: FakeOpenAI;
 test.beforeAll(async () => {
   // About 10 seconds for the long reply: time to press Stop, short enough to finish otherwise.
-  fake = await startFakeOpenAI((messages) => (messages.at(-1)?.content.includes("story") ? LONG : SHORT), { tokenDelayMs: 80 });
+  fake = await startFakeOpenAI((messages) => (messages.at(-1)?.content.includes("story") ? LONG : SHORT), {
+    tokenDelayMs: 80,
+  });
 });
 test.afterAll(() => fake.close());
 
@@ -29,10 +31,20 @@ async function provision(page: Page, slug: string, email: string, portal: { defa
   const key = demo.orgKey.secret;
   await signIn(page, demo.login);
   const provider = await page.request.post("/api/trpc/modelProviders.create", {
-    data: { slug: "slow", kind: "openai-compatible", name: "Slow server", baseUrl: fake.baseURL, models: [{ id: "fake-chat", kind: "chat" }] },
+    data: {
+      slug: "slow",
+      kind: "openai-compatible",
+      name: "Slow server",
+      baseUrl: fake.baseURL,
+      models: [{ id: "fake-chat", kind: "chat" }],
+    },
   });
   expect(provider.status(), await provider.text()).toBe(200);
-  const { agent } = await api(page.request, key, "POST", "/agents", { name: "Support agent", description: "Opening hours and stories", model: "slow/fake-chat" });
+  const { agent } = await api(page.request, key, "POST", "/agents", {
+    name: "Support agent",
+    description: "Opening hours and stories",
+    model: "slow/fake-chat",
+  });
   await api(page.request, key, "POST", `/agents/${agent.id}/publish`, {});
   const { app } = await api(page.request, key, "POST", "/apps", {
     name: "Support",
@@ -41,7 +53,16 @@ async function provision(page: Page, slug: string, email: string, portal: { defa
     api: { greeting: "Hi! How can I help?" },
   });
   await api(page.request, key, "POST", `/apps/${app.id}/publish`, {});
-  const plan = admin<{ tierPlan: { id: string } }>("plan", "create", "--org", demo.organization.id, "--name", "Starter", "--credits", "20");
+  const plan = admin<{ tierPlan: { id: string } }>(
+    "plan",
+    "create",
+    "--org",
+    demo.organization.id,
+    "--name",
+    "Starter",
+    "--credits",
+    "20",
+  );
   const created = await api(page.request, key, "POST", "/portals", { name: "Help Center", slug, ...portal });
   const { endUser } = await api(page.request, key, "POST", "/end-users", {
     email,
@@ -92,7 +113,9 @@ for (const viewport of VIEWPORTS) {
   test.describe(`at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
     test.use({ viewport: { width: viewport.width, height: viewport.height } });
 
-    test("alice is refused files in words, stops a slow reply halfway, and finds, renames and deletes conversations in the history drawer", async ({ page }) => {
+    test("alice is refused files in words, stops a slow reply halfway, and finds, renames and deletes conversations in the history drawer", async ({
+      page,
+    }) => {
       test.setTimeout(150_000);
       const slug = `stop-${viewport.name}`;
       const email = `alice.stop.${viewport.name}@customer.example`;
@@ -135,7 +158,10 @@ for (const viewport of VIEWPORTS) {
       await page.waitForTimeout(1500);
       expect((await streaming.innerText()).replace("Stopped", "").trim()).toBe(partial);
       // The run ended canceled on the server (and was billed, since it ran).
-      const statuses = async () => (await api(page.request, key, "GET", `/executions?endUserId=${endUserId}&limit=10`)).executions.map((e: { status: string }) => e.status).sort();
+      const statuses = async () =>
+        (await api(page.request, key, "GET", `/executions?endUserId=${endUserId}&limit=10`)).executions
+          .map((e: { status: string }) => e.status)
+          .sort();
       await expect.poll(statuses).toEqual(["canceled", "succeeded"]);
 
       // A second conversation, then the history drawer: both, newest first; search, rename, delete.
@@ -171,7 +197,10 @@ for (const viewport of VIEWPORTS) {
       await expect(drawer.getByText("Delete this conversation?")).toBeVisible();
       await expectAccessible(page);
       await screenshot(page, "portal-chat-history-delete");
-      await drawer.getByRole("group", { name: "Delete this conversation?" }).getByRole("button", { name: "Delete" }).click();
+      await drawer
+        .getByRole("group", { name: "Delete this conversation?" })
+        .getByRole("button", { name: "Delete" })
+        .click();
       await expect(rows).toHaveCount(1);
       await expect(rows.first()).toContainText("Shipping");
       // Deleted for her, after a reload too; the organization's executions stay.
@@ -183,7 +212,9 @@ for (const viewport of VIEWPORTS) {
     test.describe("in French", () => {
       test.use({ locale: "fr-FR" });
 
-      test("a browser asking for French gets the portal in French, dates and numbers too; the menu switches language and remembers it", async ({ page }) => {
+      test("a browser asking for French gets the portal in French, dates and numbers too; the menu switches language and remembers it", async ({
+        page,
+      }) => {
         test.setTimeout(120_000);
         const slug = `fr-${viewport.name}`;
         const email = `alice.fr.${viewport.name}@customer.example`;
@@ -203,7 +234,9 @@ for (const viewport of VIEWPORTS) {
         const code = await latestSignInCode(demo.organization.id, email);
         await page.getByLabel("Code à 6 chiffres").fill(code === "000000" ? "111111" : "000000");
         await page.getByRole("button", { name: "Se connecter", exact: true }).click();
-        await expect(page.getByRole("main").getByRole("alert")).toHaveText("Ce code est erroné ou a expiré. Demandez-en un nouveau.");
+        await expect(page.getByRole("main").getByRole("alert")).toHaveText(
+          "Ce code est erroné ou a expiré. Demandez-en un nouveau.",
+        );
         await page.getByLabel("Code à 6 chiffres").fill(code);
         await page.getByRole("button", { name: "Se connecter", exact: true }).click();
 

@@ -43,8 +43,22 @@ async function provision(request: APIRequestContext, slug: string, email: string
   const key = demo.orgKey.secret;
   const supportId = await publishApp(request, key, "Support", ["How long do refunds take?"]);
   const billingId = await publishApp(request, key, "Billing", []);
-  const plan = admin<{ tierPlan: { id: string } }>("plan", "create", "--org", demo.organization.id, "--name", "Starter", "--credits", "3");
-  const { portal } = await api(request, key, "POST", "/portals", { name: "Help Center", slug, greeting: "Ask us anything about your orders.", accentColor: ACCENT });
+  const plan = admin<{ tierPlan: { id: string } }>(
+    "plan",
+    "create",
+    "--org",
+    demo.organization.id,
+    "--name",
+    "Starter",
+    "--credits",
+    "3",
+  );
+  const { portal } = await api(request, key, "POST", "/portals", {
+    name: "Help Center",
+    slug,
+    greeting: "Ask us anything about your orders.",
+    accentColor: ACCENT,
+  });
   const { endUser } = await api(request, key, "POST", "/end-users", {
     email,
     fullName: "Alice Martin",
@@ -85,7 +99,9 @@ async function signInWithCode(page: Page, slug: string, organizationId: string, 
   const code = await latestSignInCode(organizationId, email);
   await codeBox.fill(code === "000000" ? "111111" : "000000");
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await expect(page.getByRole("main").getByRole("alert")).toHaveText("That code is wrong or has expired. Request a new one.");
+  await expect(page.getByRole("main").getByRole("alert")).toHaveText(
+    "That code is wrong or has expired. Request a new one.",
+  );
   await codeBox.fill(code);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page).toHaveURL(new RegExp(`/p/${slug}$`));
@@ -97,7 +113,9 @@ for (const viewport of VIEWPORTS) {
     // Her own email per size: codes are capped per email (5 an hour, whatever the address).
     const alice = viewport.name === "desktop" ? ALICE : "alice.phone@customer.example";
 
-    test("alice signs in with an outbox code, chats with her one app, runs out of credits, comes back to her conversation, and is signed out on revocation", async ({ page }) => {
+    test("alice signs in with an outbox code, chats with her one app, runs out of credits, comes back to her conversation, and is signed out on revocation", async ({
+      page,
+    }) => {
       test.setTimeout(120_000);
       const slug = viewport.name === "desktop" ? "help-center" : `help-center-${viewport.name}`;
       const { demo, key, endUserId } = await provision(page.request, slug, alice);
@@ -150,8 +168,11 @@ for (const viewport of VIEWPORTS) {
       // The admin sees the request and gives a bonus credit; she goes on.
       const requests = await api(page.request, key, "GET", `/end-users/${endUserId}/credit-requests`);
       expect(requests.creditRequests[0]).toMatchObject({ status: "open", message: "Exam week" });
-      const planId = (await api(page.request, key, "GET", `/end-users/${endUserId}`)).endUser.subscriptions[0].tierPlanId;
-      await api(page.request, key, "POST", `/end-users/${endUserId}/tier-plans/${planId}/bonus-credits`, { credits: 1 });
+      const planId = (await api(page.request, key, "GET", `/end-users/${endUserId}`)).endUser.subscriptions[0]
+        .tierPlanId;
+      await api(page.request, key, "POST", `/end-users/${endUserId}/tier-plans/${planId}/bonus-credits`, {
+        credits: 1,
+      });
       await page.reload();
       await expect(page.getByTestId("chat-credits-left")).toHaveText("1 credit left");
       await expect(page.getByTestId("out-of-credits")).toHaveCount(0);
@@ -176,11 +197,15 @@ for (const viewport of VIEWPORTS) {
       await api(page.request, key, "POST", `/end-users/${endUserId}/revoke`, {});
       await page.reload();
       await expect(page).toHaveURL(new RegExp(`/p/${slug}/sign-in\\?reason=ended$`));
-      await expect(page.getByRole("main").getByRole("status")).toHaveText("Your session has ended. Sign in again to continue.");
+      await expect(page.getByRole("main").getByRole("status")).toHaveText(
+        "Your session has ended. Sign in again to continue.",
+      );
       await screenshot(page, "portal-signed-out");
     });
 
-    test("an end user with no usable app may sign in and is told so; sign-out ends the session; code requests are throttled", async ({ page }) => {
+    test("an end user with no usable app may sign in and is told so; sign-out ends the session; code requests are throttled", async ({
+      page,
+    }) => {
       const slug = `no-apps-${viewport.name}`;
       const demo = seedDemo();
       await api(page.request, demo.orgKey.secret, "POST", "/portals", { name: "Help Center", slug });
@@ -211,16 +236,24 @@ for (const viewport of VIEWPORTS) {
       await screenshot(page, "portal-sign-in-throttled");
     });
 
-    test("the console: portal link and settings, the outbox, an end user's effective access and credits, executions by end user", async ({ page }) => {
+    test("the console: portal link and settings, the outbox, an end user's effective access and credits, executions by end user", async ({
+      page,
+    }) => {
       test.setTimeout(120_000);
       const slug = `console-${viewport.name}`;
       const { demo, supportId, billingId, endUserId } = await provision(page.request, slug, alice);
       // Alice signs in and has one turn through the portal's own door (its HTTP API, not clicks).
       const door = page.request;
-      expect((await door.post("/api/portal/trpc/auth.requestCode", { data: { portal: slug, email: alice } })).ok()).toBe(true);
+      expect(
+        (await door.post("/api/portal/trpc/auth.requestCode", { data: { portal: slug, email: alice } })).ok(),
+      ).toBe(true);
       const code = await latestSignInCode(demo.organization.id, alice);
-      expect((await door.post("/api/portal/trpc/auth.verifyCode", { data: { portal: slug, email: alice, code } })).ok()).toBe(true);
-      const turn = await door.post(`/api/portal/${slug}/apps/${supportId}/conversation`, { data: { message: "How long do refunds take?" } });
+      expect(
+        (await door.post("/api/portal/trpc/auth.verifyCode", { data: { portal: slug, email: alice, code } })).ok(),
+      ).toBe(true);
+      const turn = await door.post(`/api/portal/${slug}/apps/${supportId}/conversation`, {
+        data: { message: "How long do refunds take?" },
+      });
       expect(turn.headers()["content-type"]).toContain("text/event-stream");
       expect(await turn.text()).toContain("event: done");
       await signIn(page, demo.login);

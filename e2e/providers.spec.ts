@@ -32,7 +32,9 @@ for (const viewport of VIEWPORTS) {
   test.describe(`at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
     test.use({ viewport: { width: viewport.width, height: viewport.height } });
 
-    test("add a provider, edit its models keeping the key, pick its model in an agent, publish and chat", async ({ page }) => {
+    test("add a provider, edit its models keeping the key, pick its model in an agent, publish and chat", async ({
+      page,
+    }) => {
       const { login, orgKey } = seedDemo();
       await signIn(page, login);
       await page.goto("/settings/providers");
@@ -76,14 +78,19 @@ for (const viewport of VIEWPORTS) {
       await page.getByRole("button", { name: "Publish agent" }).click();
       await expect(page.getByTestId("version-1")).toContainText("Live");
 
-      const { app } = await api(page.request, orgKey.secret, "POST", "/apps", { name: "Local app", members: [{ id: agent.id, kind: "agent" }] });
+      const { app } = await api(page.request, orgKey.secret, "POST", "/apps", {
+        name: "Local app",
+        members: [{ id: agent.id, kind: "agent" }],
+      });
       await api(page.request, orgKey.secret, "POST", `/apps/${app.id}/publish`, {});
       await page.goto(`/chat/${app.id}`);
       await page.getByRole("textbox", { name: "Message" }).fill("Say hello");
       await page.getByRole("button", { name: "Send", exact: true }).click();
       await expect(page.getByTestId("message-assistant").last()).toContainText(REPLY);
       // The call reached the fake server for the picked model, with the key kept through the edit.
-      const call = fake.requests.findLast((request) => request.messages.some((message) => message.content === "Say hello"));
+      const call = fake.requests.findLast((request) =>
+        request.messages.some((message) => message.content === "Say hello"),
+      );
       expect(call).toMatchObject({ model: "fake-chat", authorization: `Bearer ${KEY}` });
     });
   });

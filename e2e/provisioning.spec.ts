@@ -1,10 +1,13 @@
 import { expect, test } from "@playwright/test";
 import { admin, api, seedDemo, signIn } from "./fixtures";
 
-test("provision an end user with a plan and a group found by name in the console, see the subscription, revoke the user", async ({ page }) => {
+test("provision an end user with a plan and a group found by name in the console, see the subscription, revoke the user", async ({
+  page,
+}) => {
   const { login, organization, orgKey } = seedDemo();
   admin("plan", "create", "--org", organization.id, "--name", "Gold", "--credits", "500");
-  for (const name of ["Night shift", "Front-desk staff"]) await api(page.request, orgKey.secret, "POST", "/user-groups", { name });
+  for (const name of ["Night shift", "Front-desk staff"])
+    await api(page.request, orgKey.secret, "POST", "/user-groups", { name });
   await signIn(page, login);
 
   await page.goto("/");
@@ -16,10 +19,14 @@ test("provision an end user with a plan and a group found by name in the console
   await page.getByLabel("Full name").fill("Grace Hopper");
   await page.getByLabel(/Gold/).check();
   // Groups are searched on the server by name, not listed in full.
-  const groupSearch = page.waitForRequest((request) => request.url().includes("userGroups.list") && decodeURIComponent(request.url()).includes('"q":"front"'));
+  const groupSearch = page.waitForRequest(
+    (request) => request.url().includes("userGroups.list") && decodeURIComponent(request.url()).includes('"q":"front"'),
+  );
   await page.getByLabel("Add to a group").fill("front");
   await groupSearch;
-  await expect(page.getByRole("list", { name: "Add to a group: matches" }).getByRole("button")).toHaveText(["Front-desk staff 0 members"]);
+  await expect(page.getByRole("list", { name: "Add to a group: matches" }).getByRole("button")).toHaveText([
+    "Front-desk staff 0 members",
+  ]);
   await page.getByRole("button", { name: /Front-desk staff/ }).click();
   await expect(page.getByTestId("chosen-group")).toContainText("Front-desk staff");
   await page.getByRole("button", { name: "Provision" }).click();

@@ -18,10 +18,18 @@ for (const size of SIZES) {
   test.describe(`at ${size.width}×${size.height}`, () => {
     test.use({ viewport: { width: size.width, height: size.height } });
 
-    test("knowledge page text typed and not saved survives leaving and coming back; the page is in the URL", async ({ page }) => {
+    test("knowledge page text typed and not saved survives leaving and coming back; the page is in the URL", async ({
+      page,
+    }) => {
       const demo = seedDemo();
-      const kb = (await api(page.request, demo.orgKey.secret, "POST", "/knowledgebases", { name: "Runbooks" })).knowledgebase;
-      const created = (await api(page.request, demo.orgKey.secret, "POST", `/knowledgebases/${kb.id}/pages`, { title: "Restart", markdown: "Old text." })).page;
+      const kb = (await api(page.request, demo.orgKey.secret, "POST", "/knowledgebases", { name: "Runbooks" }))
+        .knowledgebase;
+      const created = (
+        await api(page.request, demo.orgKey.secret, "POST", `/knowledgebases/${kb.id}/pages`, {
+          title: "Restart",
+          markdown: "Old text.",
+        })
+      ).page;
       await signIn(page, demo.login);
       acceptLeaving(page);
       await page.goto(`/knowledge/${kb.id}?page=${created.id}`);
@@ -42,7 +50,9 @@ for (const size of SIZES) {
       await expect(page.getByTestId("restored-page")).toHaveCount(0);
     });
 
-    test("an invalid flow is kept in the browser, marked not saved and why, and saved once it is fixed", async ({ page }) => {
+    test("an invalid flow is kept in the browser, marked not saved and why, and saved once it is fixed", async ({
+      page,
+    }) => {
       const demo = seedDemo();
       const flow = (await api(page.request, demo.orgKey.secret, "POST", "/flows", { name: "Triage" })).flow;
       await signIn(page, demo.login);
@@ -70,18 +80,32 @@ for (const size of SIZES) {
       await expect(page.getByTestId("restored-edits")).toHaveCount(0);
     });
 
-    test("a reviewer filters, sees a stale proposal, rejects with a reason and approves the rest in bulk", async ({ page }) => {
+    test("a reviewer filters, sees a stale proposal, rejects with a reason and approves the rest in bulk", async ({
+      page,
+    }) => {
       const demo = seedDemo();
       const key = demo.orgKey.secret;
       const kb = (await api(page.request, key, "POST", "/knowledgebases", { name: "Handbook" })).knowledgebase;
-      const live = (await api(page.request, key, "POST", `/knowledgebases/${kb.id}/pages`, { title: "Holidays", markdown: "We close on Sundays." })).page;
+      const live = (
+        await api(page.request, key, "POST", `/knowledgebases/${kb.id}/pages`, {
+          title: "Holidays",
+          markdown: "We close on Sundays.",
+        })
+      ).page;
       admin("org", "update", "--org", demo.organization.id, "--review-agent-writes", "true");
-      await api(page.request, key, "PATCH", `/knowledgebases/${kb.id}/pages/${live.id}`, { patch: [{ op: "replace", oldString: "Sundays", newString: "Sundays and Mondays" }] });
-      await api(page.request, key, "POST", `/knowledgebases/${kb.id}/pages`, { title: "Parking", markdown: "Park behind the building." });
+      await api(page.request, key, "PATCH", `/knowledgebases/${kb.id}/pages/${live.id}`, {
+        patch: [{ op: "replace", oldString: "Sundays", newString: "Sundays and Mondays" }],
+      });
+      await api(page.request, key, "POST", `/knowledgebases/${kb.id}/pages`, {
+        title: "Parking",
+        markdown: "Park behind the building.",
+      });
       await api(page.request, key, "POST", `/knowledgebases/${kb.id}/pages`, { title: "Spam", markdown: "Buy now." });
       await signIn(page, demo.login);
       // Someone edits the live page by hand after the proposal.
-      await page.request.post("/api/trpc/knowledge.savePage", { data: { knowledgebaseId: kb.id, pageId: live.id, markdown: "We close at weekends." } });
+      await page.request.post("/api/trpc/knowledge.savePage", {
+        data: { knowledgebaseId: kb.id, pageId: live.id, markdown: "We close at weekends." },
+      });
 
       await page.goto("/reviews");
       const cards = page.getByTestId("review");
@@ -123,7 +147,9 @@ for (const size of SIZES) {
   });
 }
 
-test("a builder attaches a knowledgebase to an agent by its name; the name links and the id is there to copy", async ({ page }) => {
+test("a builder attaches a knowledgebase to an agent by its name; the name links and the id is there to copy", async ({
+  page,
+}) => {
   const demo = seedDemo();
   const key = demo.orgKey.secret;
   const kb = (await api(page.request, key, "POST", "/knowledgebases", { name: "Returns policy" })).knowledgebase;

@@ -16,7 +16,11 @@ async function post(request: APIRequestContext, key: string, path: string, data:
 async function seedApp(request: APIRequestContext, key: string): Promise<string> {
   const { agent } = await post(request, key, "/agents", { name: "Support agent", description: "Answers questions" });
   await post(request, key, `/agents/${agent.id}/publish`, {});
-  const { app } = await post(request, key, "/apps", { name: "Helpdesk", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "supervisor" });
+  const { app } = await post(request, key, "/apps", {
+    name: "Helpdesk",
+    members: [{ id: agent.id, kind: "agent" }],
+    orchestrationMode: "supervisor",
+  });
   await post(request, key, `/apps/${app.id}/publish`, {});
   return app.id as string;
 }
@@ -63,7 +67,8 @@ test("a page on another port cannot run the console chat or sign the person out"
   try {
     const answers = new Map<string, number>();
     page.on("response", (response) => {
-      if (response.url().startsWith(baseURL!)) answers.set(`${response.request().method()} ${new URL(response.url()).pathname}`, response.status());
+      if (response.url().startsWith(baseURL!))
+        answers.set(`${response.request().method()} ${new URL(response.url()).pathname}`, response.status());
     });
 
     await page.goto(attacker.url);
@@ -84,14 +89,27 @@ test("a page on another port cannot run the console chat or sign the person out"
   const after = await me(page);
   expect(after).not.toBeNull();
   expect(after!.credits).toBe(before!.credits);
-  const conversations = await page.request.get(`/api/trpc/conversations.list?input=${encodeURIComponent(JSON.stringify({ appId }))}`);
+  const conversations = await page.request.get(
+    `/api/trpc/conversations.list?input=${encodeURIComponent(JSON.stringify({ appId }))}`,
+  );
   expect((await conversations.json()).result.data.conversations).toEqual([]);
   await page.goto("/");
   await expect(page).not.toHaveURL(/sign-in/);
 });
 
 test("every route answers with a request id and the security headers", async ({ request }) => {
-  for (const path of ["/sign-in", "/", "/docs", "/no-such-page", "/api/health", "/api/trpc/auth.me", "/api/mcp", "/api/no-such-route", "/api/v1/openapi.json", "/api/v1/models"]) {
+  for (const path of [
+    "/sign-in",
+    "/",
+    "/docs",
+    "/no-such-page",
+    "/api/health",
+    "/api/trpc/auth.me",
+    "/api/mcp",
+    "/api/no-such-route",
+    "/api/v1/openapi.json",
+    "/api/v1/models",
+  ]) {
     const response = await request.get(path, { maxRedirects: 0 });
     const headers = response.headers();
     expect(headers["x-request-id"], path).toMatch(/^[0-9a-f-]{36}$/);
@@ -102,19 +120,28 @@ test("every route answers with a request id and the security headers", async ({ 
   }
   // The contract's echo rule holds on every route, /api/v1 included.
   for (const path of ["/api/v1/openapi.json", "/api/v1/models", "/api/health", "/sign-in"]) {
-    expect((await request.get(path, { headers: { "X-Request-Id": "client-id.42" } })).headers()["x-request-id"], path).toBe("client-id.42");
-    expect((await request.get(path, { headers: { "X-Request-Id": "not valid!" } })).headers()["x-request-id"], path).toMatch(/^[0-9a-f-]{36}$/);
+    expect(
+      (await request.get(path, { headers: { "X-Request-Id": "client-id.42" } })).headers()["x-request-id"],
+      path,
+    ).toBe("client-id.42");
+    expect(
+      (await request.get(path, { headers: { "X-Request-Id": "not valid!" } })).headers()["x-request-id"],
+      path,
+    ).toMatch(/^[0-9a-f-]{36}$/);
   }
 });
 
 test("the console's pages run under its Content-Security-Policy without a violation", async ({ page }) => {
   const violations: string[] = [];
   page.on("console", (message) => {
-    if (/Content Security Policy|Refused to (execute|load|apply|connect)/i.test(message.text())) violations.push(message.text());
+    if (/Content Security Policy|Refused to (execute|load|apply|connect)/i.test(message.text()))
+      violations.push(message.text());
   });
   await page.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (event) =>
-      console.error(`Content Security Policy violation: ${event.violatedDirective} ${event.blockedURI} on ${location.pathname} at ${event.sourceFile}:${event.lineNumber}`),
+      console.error(
+        `Content Security Policy violation: ${event.violatedDirective} ${event.blockedURI} on ${location.pathname} at ${event.sourceFile}:${event.lineNumber}`,
+      ),
     );
   });
 
@@ -137,7 +164,10 @@ test("the console's pages run under its Content-Security-Policy without a violat
   expect(violations).toEqual([]);
 });
 
-test("a forged X-Forwarded-For does not escape sign-in throttling: the server counts the socket's address", async ({ playwright, baseURL }) => {
+test("a forged X-Forwarded-For does not escape sign-in throttling: the server counts the socket's address", async ({
+  playwright,
+  baseURL,
+}) => {
   const demo = seedDemo();
   const request = await playwright.request.newContext({ baseURL });
   const attempt = (forged: string) =>

@@ -16,11 +16,20 @@ let provider: FakeOidc;
 
 test.beforeAll(async () => {
   // The server builds its redirect URI from PUBLIC_ORIGIN (playwright.config.ts).
-  provider = await startFakeOidc([{ client_id: "atrium", client_secret: "atrium-e2e-client-secret", redirect_uris: [`http://127.0.0.1:${E2E_PORT}/auth/oidc/callback`] }], {
-    ann: { email: `ann@${domain}`, email_verified: true },
-    bob: { email: `bob@${domain}`, email_verified: true },
-    stranger: { email: `stranger@${domain}`, email_verified: true },
-  });
+  provider = await startFakeOidc(
+    [
+      {
+        client_id: "atrium",
+        client_secret: "atrium-e2e-client-secret",
+        redirect_uris: [`http://127.0.0.1:${E2E_PORT}/auth/oidc/callback`],
+      },
+    ],
+    {
+      ann: { email: `ann@${domain}`, email_verified: true },
+      bob: { email: `bob@${domain}`, email_verified: true },
+      stranger: { email: `stranger@${domain}`, email_verified: true },
+    },
+  );
 });
 test.afterAll(async () => provider?.close());
 
@@ -31,10 +40,28 @@ async function signInAtProvider(page: import("@playwright/test").Page, login: st
   await page.getByRole("button", { name: "Continue" }).click();
 }
 
-test("end users sign in to a portal and members to the console with the organization's provider", async ({ page, request }) => {
+test("end users sign in to a portal and members to the console with the organization's provider", async ({
+  page,
+  request,
+}) => {
   const demo = seedDemo();
   const org = demo.organization.id;
-  admin("sso", "set", "--org", org, "--issuer", provider.issuer, "--client-id", "atrium", "--client-secret", "atrium-e2e-client-secret", "--domains", domain, "--name", "Contoso");
+  admin(
+    "sso",
+    "set",
+    "--org",
+    org,
+    "--issuer",
+    provider.issuer,
+    "--client-id",
+    "atrium",
+    "--client-secret",
+    "atrium-e2e-client-secret",
+    "--domains",
+    domain,
+    "--name",
+    "Contoso",
+  );
   const { portal } = admin("portal", "create", "--org", org, "--name", `Help ${suffix}`);
   admin("portal", "update", "--portal", portal.id, "--sign-in", "both");
   await api(request, demo.orgKey.secret, "POST", "/end-users", { email: `ann@${domain}`, fullName: "Ann Lee" });

@@ -16,7 +16,11 @@ async function provision(page: Page, width: number) {
   const demo = seedDemo();
   const key = demo.orgKey.secret;
   // First, so that every event below is delivered to it: a closed local port, so its deliveries fail.
-  await api(page.request, key, "POST", "/webhook-endpoints", { url: "http://127.0.0.1:9/atrium", eventTypes: ["*"], description: "Billing system" });
+  await api(page.request, key, "POST", "/webhook-endpoints", {
+    url: "http://127.0.0.1:9/atrium",
+    eventTypes: ["*"],
+    description: "Billing system",
+  });
   const { knowledgebase } = await api(page.request, key, "POST", "/knowledgebases", { name: "Handbook" });
   await api(page.request, key, "POST", `/knowledgebases/${knowledgebase.id}/pages`, {
     title: "Refund policy",
@@ -35,9 +39,22 @@ async function provision(page: Page, width: number) {
     orchestrationMode: "supervisor",
   });
   await api(page.request, key, "POST", `/apps/${app.id}/publish`, {});
-  const plan = admin<{ tierPlan: { id: string } }>("plan", "create", "--org", demo.organization.id, "--name", "Starter", "--credits", "2");
+  const plan = admin<{ tierPlan: { id: string } }>(
+    "plan",
+    "create",
+    "--org",
+    demo.organization.id,
+    "--name",
+    "Starter",
+    "--credits",
+    "2",
+  );
   const slug = `themes-${width}`;
-  const { portal } = await api(page.request, key, "POST", "/portals", { name: "Help Center", slug, accentColor: "#0b7285" });
+  const { portal } = await api(page.request, key, "POST", "/portals", {
+    name: "Help Center",
+    slug,
+    accentColor: "#0b7285",
+  });
   const email = `theme.${width}@customer.example`;
   const { endUser } = await api(page.request, key, "POST", "/end-users", {
     email,
@@ -62,7 +79,9 @@ async function checkThemes(page: Page, name: string): Promise<string[]> {
 }
 
 for (const viewport of VIEWPORTS) {
-  test(`portal and console in the light and dark themes at ${viewport.width}×${viewport.height}: no serious axe findings`, async ({ page }) => {
+  test(`portal and console in the light and dark themes at ${viewport.width}×${viewport.height}: no serious axe findings`, async ({
+    page,
+  }) => {
     test.setTimeout(300_000);
     await page.setViewportSize(viewport);
     const { demo, slug, email, endUserId } = await provision(page, viewport.width);

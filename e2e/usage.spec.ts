@@ -26,7 +26,11 @@ async function quotesApp(request: APIRequestContext, key: string, name: string, 
     name,
     members: [{ id: flow.id, kind: "flow" }],
     orchestrationMode: "sequential",
-    api: { transactionEnabled: true, inputSchema: { type: "object", properties: { item: { type: "string" } } }, outputSchema },
+    api: {
+      transactionEnabled: true,
+      inputSchema: { type: "object", properties: { item: { type: "string" } } },
+      outputSchema,
+    },
   });
   await api(request, key, "POST", `/apps/${app.id}/publish`, {});
   return app.id as string;
@@ -42,12 +46,29 @@ async function busyWeek(request: APIRequestContext) {
   const key = demo.orgKey.secret;
   const { agent } = await api(request, key, "POST", "/agents", { name: "Helpdesk agent" });
   await api(request, key, "POST", `/agents/${agent.id}/publish`, {});
-  const { app } = await api(request, key, "POST", "/apps", { name: "Helpdesk", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "supervisor" });
+  const { app } = await api(request, key, "POST", "/apps", {
+    name: "Helpdesk",
+    members: [{ id: agent.id, kind: "agent" }],
+    orchestrationMode: "supervisor",
+  });
   await api(request, key, "POST", `/apps/${app.id}/publish`, {});
-  const { app: idle } = await api(request, key, "POST", "/apps", { name: "Idle", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "supervisor" });
+  const { app: idle } = await api(request, key, "POST", "/apps", {
+    name: "Idle",
+    members: [{ id: agent.id, kind: "agent" }],
+    orchestrationMode: "supervisor",
+  });
   const quotesId = await quotesApp(request, key, "Quotes", { type: "object", required: ["item"] });
   const strictId = await quotesApp(request, key, "Strict quotes", { type: "object", required: ["total"] });
-  const plan = admin<{ tierPlan: { id: string } }>("plan", "create", "--org", demo.organization.id, "--name", "Starter", "--credits", "1");
+  const plan = admin<{ tierPlan: { id: string } }>(
+    "plan",
+    "create",
+    "--org",
+    demo.organization.id,
+    "--name",
+    "Starter",
+    "--credits",
+    "1",
+  );
   const { portal } = await api(request, key, "POST", "/portals", { name: "Help Center" });
   const { endUser } = await api(request, key, "POST", "/end-users", {
     email: ALICE,
@@ -56,14 +77,25 @@ async function busyWeek(request: APIRequestContext) {
     grants: [{ targetKind: "app", targetId: app.id, deploymentId: portal.id }],
   });
 
-  const first = await api(request, key, "POST", `/apps/${app.id}/conversation`, { message: "How long do refunds take?" });
-  await api(request, key, "POST", `/apps/${app.id}/conversation`, { message: "And shipping?", conversation_id: first.conversation_id });
+  const first = await api(request, key, "POST", `/apps/${app.id}/conversation`, {
+    message: "How long do refunds take?",
+  });
+  await api(request, key, "POST", `/apps/${app.id}/conversation`, {
+    message: "And shipping?",
+    conversation_id: first.conversation_id,
+  });
   await api(request, key, "POST", `/apps/${quotesId}/transaction`, { input: { item: "widget" } });
-  const invalid = await request.post(`/api/v1/apps/${strictId}/transaction`, { headers: { Authorization: `Bearer ${key}` }, data: { input: { item: "widget" } } });
+  const invalid = await request.post(`/api/v1/apps/${strictId}/transaction`, {
+    headers: { Authorization: `Bearer ${key}` },
+    data: { input: { item: "widget" } },
+  });
   expect(invalid.status()).toBe(502);
   const forAlice = { endUserId: endUser.id, portalId: portal.id };
   await api(request, key, "POST", `/apps/${app.id}/conversation`, { message: "Hello", ...forAlice });
-  const refused = await request.post(`/api/v1/apps/${app.id}/conversation`, { headers: { Authorization: `Bearer ${key}` }, data: { message: "Again", ...forAlice } });
+  const refused = await request.post(`/api/v1/apps/${app.id}/conversation`, {
+    headers: { Authorization: `Bearer ${key}` },
+    data: { message: "Again", ...forAlice },
+  });
   expect(refused.status()).toBe(402);
   return { demo, appId: app.id as string, idleId: idle.id as string, portalId: portal.id as string };
 }
@@ -79,7 +111,9 @@ async function expectChart(page: Page) {
 }
 
 for (const viewport of VIEWPORTS) {
-  test(`the owner's Monday at ${viewport.width}×${viewport.height}: usage on the home, app and portal pages, linked to the runs`, async ({ page }) => {
+  test(`the owner's Monday at ${viewport.width}×${viewport.height}: usage on the home, app and portal pages, linked to the runs`, async ({
+    page,
+  }) => {
     test.setTimeout(300_000);
     await page.setViewportSize(viewport);
     const { demo, appId, idleId, portalId } = await busyWeek(page.request);
@@ -97,7 +131,11 @@ for (const viewport of VIEWPORTS) {
     const topApps = usage.getByRole("region", { name: "Top apps" });
     await expect(topApps.getByRole("link", { name: "Helpdesk" })).toBeVisible();
     await expect(topApps.getByRole("link", { name: "Strict quotes" })).toBeVisible();
-    await expect(usage.getByRole("region", { name: "End users closest to their limits" }).getByRole("link", { name: "Alice Martin" })).toBeVisible();
+    await expect(
+      usage
+        .getByRole("region", { name: "End users closest to their limits" })
+        .getByRole("link", { name: "Alice Martin" }),
+    ).toBeVisible();
     await expect(usage.getByRole("progressbar", { name: `${ALICE}: credits used` })).toHaveAttribute("value", "1");
     await expectAccessible(page);
     await screenshot(page, "usage-home");
@@ -143,7 +181,9 @@ for (const viewport of VIEWPORTS) {
 
     // An app that never ran says how to get usage.
     await page.goto(`/apps/${idleId}`);
-    await expect(page.getByRole("region", { name: "Usage", exact: true }).getByTestId("usage-empty")).toContainText("Nothing ran in this range");
+    await expect(page.getByRole("region", { name: "Usage", exact: true }).getByTestId("usage-empty")).toContainText(
+      "Nothing ran in this range",
+    );
     await expectAccessible(page);
     await screenshot(page, "usage-app-empty");
 

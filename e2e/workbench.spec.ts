@@ -20,7 +20,12 @@ test.beforeAll(async () => {
 });
 test.afterAll(() => fake.close());
 
-async function trpcCall(page: Page, procedure: string, input: unknown, kind: "query" | "mutation" = "mutation"): Promise<any> {
+async function trpcCall(
+  page: Page,
+  procedure: string,
+  input: unknown,
+  kind: "query" | "mutation" = "mutation",
+): Promise<any> {
   const response =
     kind === "query"
       ? await page.request.get(`/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`)
@@ -53,7 +58,11 @@ for (const viewport of VIEWPORTS) {
         apiKey: "e2e-key",
         models: [{ id: "chat", kind: "chat" }],
       });
-      const { agent } = await api(page.request, orgKey.secret, "POST", "/agents", { name: "Greeter", model: "local/chat", systemInstruction: "Speak formally." });
+      const { agent } = await api(page.request, orgKey.secret, "POST", "/agents", {
+        name: "Greeter",
+        model: "local/chat",
+        systemInstruction: "Speak formally.",
+      });
       await page.goto(`/agents/${agent.id}`);
       await expect(page.getByRole("heading", { level: 1 })).toHaveText("Greeter");
 
@@ -98,7 +107,10 @@ for (const viewport of VIEWPORTS) {
       const { login, orgKey } = seedDemo();
       await signIn(page, login);
       const { knowledgebase } = await api(page.request, orgKey.secret, "POST", "/knowledgebases", { name: "Handbook" });
-      const created = await api(page.request, orgKey.secret, "POST", `/knowledgebases/${knowledgebase.id}/pages`, { title: "Hours", markdown: "Open 9 to 5." });
+      const created = await api(page.request, orgKey.secret, "POST", `/knowledgebases/${knowledgebase.id}/pages`, {
+        title: "Hours",
+        markdown: "Open 9 to 5.",
+      });
       const input = { knowledgebaseId: knowledgebase.id, pageId: created.page.id };
       await trpcCall(page, "knowledge.savePage", { ...input, title: "Hours", markdown: "Open 9 to 5." });
       await trpcCall(page, "knowledge.savePage", { ...input, markdown: "Open 9 to 5." });

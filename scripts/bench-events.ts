@@ -25,7 +25,10 @@ export interface EventsBench {
 
 async function recording(db: Db, on: boolean): Promise<void> {
   await db.$executeRawUnsafe("drop trigger if exists bench_skip_events on audit_events");
-  if (!on) await db.$executeRawUnsafe("create trigger bench_skip_events before insert on audit_events for each row execute function bench_skip_event()");
+  if (!on)
+    await db.$executeRawUnsafe(
+      "create trigger bench_skip_events before insert on audit_events for each row execute function bench_skip_event()",
+    );
 }
 
 /** Writes per second of `write` for `ms`, with CONCURRENCY writers. */
@@ -48,16 +51,29 @@ async function throughput(write: (n: number) => Promise<unknown>, ms: number): P
 export async function eventsBench(databaseUrl: string): Promise<EventsBench> {
   const db = createDb(databaseUrl, CONCURRENCY + 2);
   try {
-    await db.$executeRawUnsafe("create or replace function bench_skip_event() returns trigger language plpgsql as $$ begin return null; end $$");
+    await db.$executeRawUnsafe(
+      "create or replace function bench_skip_event() returns trigger language plpgsql as $$ begin return null; end $$",
+    );
     const organization = await createOrganization(db, { name: "Bench events" });
     const operator: OperatorActor = { kind: "operator", organizationId: organization.id };
     const run = Date.now().toString(36);
-    const people = await Promise.all(Array.from({ length: 200 }, async (_, i) => (await provisionEndUser(db, operator, { email: `person-${run}-${i}@bench.example` })).endUser.id));
-    const key = (await createApiKey(db, operator, { name: "events bench", kind: "organization", scopes: [...SCOPES] })).secret;
+    const people = await Promise.all(
+      Array.from(
+        { length: 200 },
+        async (_, i) =>
+          (await provisionEndUser(db, operator, { email: `person-${run}-${i}@bench.example` })).endUser.id,
+      ),
+    );
+    const key = (await createApiKey(db, operator, { name: "events bench", kind: "organization", scopes: [...SCOPES] }))
+      .secret;
     const handler = createRestHandler({ db: () => db });
     const rest = async (method: string, path: string, body: unknown) => {
       const response = await handler(
-        new Request(`http://localhost/api/v1${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) }),
+        new Request(`http://localhost/api/v1${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        }),
       );
       if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
       await response.arrayBuffer();
@@ -65,10 +81,26 @@ export async function eventsBench(databaseUrl: string): Promise<EventsBench> {
     const email = (n: number) => `new-${run}-${n}-${Math.random()}@bench.example`;
     const person = (n: number) => people[n % people.length]!;
     const paths: { name: string; rest: boolean; write: (n: number) => Promise<unknown> }[] = [
-      { name: "POST /api/v1/end-users (one statement)", rest: true, write: (n) => rest("POST", "/end-users", { email: email(n) }) },
-      { name: "PATCH /api/v1/end-users/{id} (a transaction)", rest: true, write: (n) => rest("PATCH", `/end-users/${person(n)}`, { fullName: `Name ${n}` }) },
-      { name: "provisionEndUser (service alone)", rest: false, write: (n) => provisionEndUser(db, operator, { email: email(n) }) },
-      { name: "updateEndUser (service alone)", rest: false, write: (n) => updateEndUser(db, operator, { endUserId: person(n), fullName: `Name ${n}` }) },
+      {
+        name: "POST /api/v1/end-users (one statement)",
+        rest: true,
+        write: (n) => rest("POST", "/end-users", { email: email(n) }),
+      },
+      {
+        name: "PATCH /api/v1/end-users/{id} (a transaction)",
+        rest: true,
+        write: (n) => rest("PATCH", `/end-users/${person(n)}`, { fullName: `Name ${n}` }),
+      },
+      {
+        name: "provisionEndUser (service alone)",
+        rest: false,
+        write: (n) => provisionEndUser(db, operator, { email: email(n) }),
+      },
+      {
+        name: "updateEndUser (service alone)",
+        rest: false,
+        write: (n) => updateEndUser(db, operator, { endUserId: person(n), fullName: `Name ${n}` }),
+      },
     ];
     const results: EventsBench["paths"] = [];
     const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
@@ -83,7 +115,13 @@ export async function eventsBench(databaseUrl: string): Promise<EventsBench> {
       await recording(db, true);
       const withEvents = mean(rates.with);
       const withoutEvents = mean(rates.without);
-      results.push({ name: path.name, rest: path.rest, withEvents: Math.round(withEvents), withoutEvents: Math.round(withoutEvents), cost: 1 - withEvents / withoutEvents });
+      results.push({
+        name: path.name,
+        rest: path.rest,
+        withEvents: Math.round(withEvents),
+        withoutEvents: Math.round(withoutEvents),
+        cost: 1 - withEvents / withoutEvents,
+      });
     }
     return { paths: results };
   } finally {
@@ -92,7 +130,9 @@ export async function eventsBench(databaseUrl: string): Promise<EventsBench> {
 }
 
 export function printEventsBench(bench: EventsBench): void {
-  console.log(`\nRecording events (${CONCURRENCY} writers, ${ROUNDS} alternating rounds of ${ROUND_MS / 1000} s per path; target: cost < 10% through the REST door)`);
+  console.log(
+    `\nRecording events (${CONCURRENCY} writers, ${ROUNDS} alternating rounds of ${ROUND_MS / 1000} s per path; target: cost < 10% through the REST door)`,
+  );
   console.log("| Write path | With events (writes/s) | Without (writes/s) | Cost | Target |");
   console.log("|---|---|---|---|---|");
   for (const path of bench.paths) {

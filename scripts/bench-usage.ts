@@ -48,9 +48,18 @@ async function seed(client: pg.Client, organizationId: string): Promise<void> {
     SELECT id, $1, 'app', jsonb_build_object('name', 'App ' || n), jsonb_build_object('at', now(), 'by', 'bench', 'source', 'cli', 'action', 'created', 'summary', 'Created'), now(), now() FROM apps`,
     [organizationId],
   );
-  await client.query(`INSERT INTO portals (id, organization_id, name, slug) SELECT id, $1, 'Portal ' || n, 'bench-usage-' || n FROM portal_ids`, [organizationId]);
-  await client.query(`INSERT INTO tier_plans (id, organization_id, name, credit_allowance) SELECT id, $1, 'Plan ' || n, 1000 FROM plans`, [organizationId]);
-  await client.query(`INSERT INTO end_users (id, organization_id, email, updated_at) SELECT id, $1, 'user' || n || '@bench.example', now() FROM users`, [organizationId]);
+  await client.query(
+    `INSERT INTO portals (id, organization_id, name, slug) SELECT id, $1, 'Portal ' || n, 'bench-usage-' || n FROM portal_ids`,
+    [organizationId],
+  );
+  await client.query(
+    `INSERT INTO tier_plans (id, organization_id, name, credit_allowance) SELECT id, $1, 'Plan ' || n, 1000 FROM plans`,
+    [organizationId],
+  );
+  await client.query(
+    `INSERT INTO end_users (id, organization_id, email, updated_at) SELECT id, $1, 'user' || n || '@bench.example', now() FROM users`,
+    [organizationId],
+  );
   await client.query(
     `INSERT INTO subscriptions (id, end_user_id, tier_plan_id, credit_allowance, credits_reset_at, provisioned_by, updated_at)
      SELECT gen_random_uuid(), users.id, plans.id, 1000, now() + interval '20 days', 'api', now() FROM users JOIN plans ON plans.n = users.n % ${PLANS}`,
@@ -75,7 +84,8 @@ async function seed(client: pg.Client, organizationId: string): Promise<void> {
   await client.query("COMMIT");
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 export async function usageBench(databaseUrl: string): Promise<UsageBench> {
   const db = createDb(databaseUrl, 4);
@@ -85,7 +95,8 @@ export async function usageBench(databaseUrl: string): Promise<UsageBench> {
     const organization = await createOrganization(db, { name: "Usage benchmark", credits: 1_000_000_000 });
     const operator = { kind: "operator" as const, organizationId: organization.id };
     // A key per query: each asks ROUNDS + 3 times, within the limit of one key per minute.
-    const newKey = async () => (await createApiKey(db, operator, { name: "usage bench", kind: "organization", scopes: [...SCOPES] })).secret;
+    const newKey = async () =>
+      (await createApiKey(db, operator, { name: "usage bench", kind: "organization", scopes: [...SCOPES] })).secret;
 
     let started = performance.now();
     await seed(client, organization.id);
@@ -95,7 +106,10 @@ export async function usageBench(databaseUrl: string): Promise<UsageBench> {
     await client.query("ANALYZE usage_rollup");
     const rollupSeconds = (performance.now() - started) / 1000;
     console.log(`Usage: seeded in ${seedSeconds.toFixed(1)} s, rolled up in ${rollupSeconds.toFixed(1)} s`);
-    const rollupRows = Number((await client.query("SELECT count(*) FROM usage_rollup WHERE organization_id = $1", [organization.id])).rows[0].count);
+    const rollupRows = Number(
+      (await client.query("SELECT count(*) FROM usage_rollup WHERE organization_id = $1", [organization.id])).rows[0]
+        .count,
+    );
 
     const handler = createRestHandler({ db: () => db });
     // The console asks for whole UTC days (day rows); any other window reads hour rows.
@@ -120,7 +134,9 @@ export async function usageBench(databaseUrl: string): Promise<UsageBench> {
       let bytes = 0;
       for (let round = 0; round < ROUNDS + 3; round++) {
         const begin = performance.now();
-        const response = await handler(new Request(`http://localhost/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } }));
+        const response = await handler(
+          new Request(`http://localhost/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } }),
+        );
         const text = await response.text();
         const elapsed = performance.now() - begin;
         if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${text}`);
@@ -128,7 +144,13 @@ export async function usageBench(databaseUrl: string): Promise<UsageBench> {
         if (round >= 3) timings.push(elapsed); // three warm-up rounds
       }
       timings.sort((a, b) => a - b);
-      queries.push({ name: `GET /usage, ${name}`, p50Ms: percentile(timings, 50), p99Ms: percentile(timings, 99), maxMs: timings[timings.length - 1]!, bytes });
+      queries.push({
+        name: `GET /usage, ${name}`,
+        p50Ms: percentile(timings, 50),
+        p99Ms: percentile(timings, 99),
+        maxMs: timings[timings.length - 1]!,
+        bytes,
+      });
     }
     return { executions: EXECUTIONS, rollupRows, seedSeconds, rollupSeconds, queries };
   } finally {

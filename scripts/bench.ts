@@ -4,7 +4,16 @@
 // the server's peak memory, and a cursor walk over 5,000 published flows (GET /flows, keyset
 // pages). Results also go to .bench/results.json.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  mkdirSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
@@ -73,7 +82,11 @@ const MODELS = "GET /api/v1/models with a valid key";
 const SCENARIOS: Scenario[] = [
   { name: RAW_BASELINE, path: "/models", origin: `http://127.0.0.1:${RAW_PORT}`, authenticated: false },
   { name: FLOOR, path: "/models", origin: `http://127.0.0.1:${FLOOR_PORT}`, authenticated: true },
-  { name: "baseline: bare route handler, no auth (GET /api/bench/models)", path: "/api/bench/models", authenticated: false },
+  {
+    name: "baseline: bare route handler, no auth (GET /api/bench/models)",
+    path: "/api/bench/models",
+    authenticated: false,
+  },
   { name: MODELS, path: "/api/v1/models", authenticated: true },
 ];
 
@@ -84,7 +97,10 @@ const SCENARIOS: Scenario[] = [
 function startRawServer(): ChildProcess {
   const body = JSON.stringify({ models: defaultModels(), builtIns: builtInStatus() });
   const source = `require("node:http").createServer((q, s) => { s.writeHead(200, { "content-type": "application/json" }); s.end(process.env.BODY); }).listen(${RAW_PORT}, () => process.send("ready"));`;
-  return spawn(process.execPath, ["-e", source], { stdio: ["ignore", "ignore", "inherit", "ipc"], env: { ...process.env, BODY: body } });
+  return spawn(process.execPath, ["-e", source], {
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+    env: { ...process.env, BODY: body },
+  });
 }
 
 /** The floor (scripts/bench-floor.ts) in its own process, on the bench's database and raised limit. */
@@ -187,10 +203,22 @@ function run(scenario: Scenario, keys: string[], duration: number): Promise<Resu
         duration,
         setupClient: (client) => {
           if (scenario.authenticated) {
-            client.setHeaders({ authorization: `Bearer ${keys[next++ % keys.length]}`, ...(scenario.body ? { "content-type": "application/json" } : {}) });
+            client.setHeaders({
+              authorization: `Bearer ${keys[next++ % keys.length]}`,
+              ...(scenario.body ? { "content-type": "application/json" } : {}),
+            });
           }
         },
-        ...(scenario.body ? { requests: [{ method: "POST" as const, setupRequest: (request: object) => ({ ...request, body: JSON.stringify(scenario.body!()) }) }] } : {}),
+        ...(scenario.body
+          ? {
+              requests: [
+                {
+                  method: "POST" as const,
+                  setupRequest: (request: object) => ({ ...request, body: JSON.stringify(scenario.body!()) }),
+                },
+              ],
+            }
+          : {}),
       },
       (error, result) => {
         if (error) return reject(error);
@@ -247,18 +275,31 @@ async function provisioningScenario(key: string, organizationId: string, databas
  * a group and a grant, and a knowledgebase with 50 pages.
  */
 async function detailScenarios(key: string): Promise<Scenario[]> {
-  const endUsers = await fetch(`${base}/api/v1/end-users?limit=1`, { headers: { authorization: `Bearer ${key}` } }).then(
-    (r) => r.json() as Promise<{ endUsers: { id: string }[] }>,
-  );
+  const endUsers = await fetch(`${base}/api/v1/end-users?limit=1`, {
+    headers: { authorization: `Bearer ${key}` },
+  }).then((r) => r.json() as Promise<{ endUsers: { id: string }[] }>);
   const endUserId = endUsers.endUsers[0]?.id;
   if (!endUserId) throw new Error("No end user to read: the provisioning scenario creates them.");
-  const { knowledgebase } = await post<{ knowledgebase: { id: string } }>(key, "/knowledgebases", { name: "Fifty pages" });
+  const { knowledgebase } = await post<{ knowledgebase: { id: string } }>(key, "/knowledgebases", {
+    name: "Fifty pages",
+  });
   for (let page = 0; page < 50; page++) {
-    await post(key, `/knowledgebases/${knowledgebase.id}/pages`, { title: `Page ${page}`, markdown: `# Page ${page}\n\nSome text about topic ${page}.` });
+    await post(key, `/knowledgebases/${knowledgebase.id}/pages`, {
+      title: `Page ${page}`,
+      markdown: `# Page ${page}\n\nSome text about topic ${page}.`,
+    });
   }
   return [
-    { name: "GET /api/v1/end-users/{id} (two plans, a group, a grant)", path: `/api/v1/end-users/${endUserId}`, authenticated: true },
-    { name: "GET /api/v1/knowledgebases/{id} (50 pages)", path: `/api/v1/knowledgebases/${knowledgebase.id}`, authenticated: true },
+    {
+      name: "GET /api/v1/end-users/{id} (two plans, a group, a grant)",
+      path: `/api/v1/end-users/${endUserId}`,
+      authenticated: true,
+    },
+    {
+      name: "GET /api/v1/knowledgebases/{id} (50 pages)",
+      path: `/api/v1/knowledgebases/${knowledgebase.id}`,
+      authenticated: true,
+    },
   ];
 }
 
@@ -286,17 +327,24 @@ async function post<T>(key: string, path: string, body: unknown): Promise<T> {
 
 /** A published two-member app (broadcast: both members answer, the built-in model synthesizes) over a knowledge page. */
 async function conversationApp(key: string): Promise<string> {
-  const { knowledgebase } = await post<{ knowledgebase: { id: string } }>(key, "/knowledgebases", { name: "Help centre" });
+  const { knowledgebase } = await post<{ knowledgebase: { id: string } }>(key, "/knowledgebases", {
+    name: "Help centre",
+  });
   await post(key, `/knowledgebases/${knowledgebase.id}/pages`, {
     title: "Refund policy",
-    markdown: "Refunds are paid within 14 days of the request. Shipping costs are not refunded. Contact billing for invoices.",
+    markdown:
+      "Refunds are paid within 14 days of the request. Shipping costs are not refunded. Contact billing for invoices.",
   });
   const agents: string[] = [];
   for (const [name, description] of [
     ["Billing agent", "Invoices, refunds and payments"],
     ["Support agent", "Technical problems and outages"],
   ]) {
-    const { agent } = await post<{ agent: { id: string } }>(key, "/agents", { name, description, knowledge: [{ knowledgebaseId: knowledgebase.id }] });
+    const { agent } = await post<{ agent: { id: string } }>(key, "/agents", {
+      name,
+      description,
+      knowledge: [{ knowledgebaseId: knowledgebase.id }],
+    });
     await post(key, `/agents/${agent.id}/publish`, {});
     agents.push(agent.id);
   }
@@ -341,7 +389,11 @@ async function conversations(keys: string[], appId: string): Promise<{ turns: nu
 }
 
 /** Time from sending a streaming conversation request to its first SSE event, one request at a time. */
-async function firstEventLatencies(key: string, appId: string, count: number): Promise<{ p50Ms: number; p99Ms: number }> {
+async function firstEventLatencies(
+  key: string,
+  appId: string,
+  count: number,
+): Promise<{ p50Ms: number; p99Ms: number }> {
   const timings: number[] = [];
   for (let i = 0; i < count + 10; i++) {
     const started = performance.now();
@@ -377,7 +429,13 @@ async function seedFlows(databaseUrl: string, organizationId: string): Promise<v
       { id: "answer", type: "llm", data: { prompt: "{{inputs.question}}" }, blocks: [] },
       { id: "out", type: "output", data: { value: "{{nodes.answer.output}}" }, blocks: [] },
     ];
-    const lastChange = { at: new Date().toISOString(), by: "bench", source: "cli", action: "published", summary: "Published version 1 (live)" };
+    const lastChange = {
+      at: new Date().toISOString(),
+      by: "bench",
+      source: "cli",
+      action: "published",
+      summary: "Published version 1 (live)",
+    };
     await client.query("BEGIN");
     await client.query(
       `CREATE TEMP TABLE seed ON COMMIT DROP AS
@@ -413,7 +471,8 @@ interface FlowWalk {
   lastPageMs: number;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const median = (values: number[]) =>
   percentile(
     [...values].sort((a, b) => a - b),
@@ -429,7 +488,9 @@ async function walkFlows(key: string): Promise<FlowWalk> {
     let seen = 0;
     do {
       const started = performance.now();
-      const response = await fetch(`${base}/api/v1/flows?limit=${FLOW_PAGE}${cursor ? `&cursor=${cursor}` : ""}`, { headers: { authorization: `Bearer ${key}` } });
+      const response = await fetch(`${base}/api/v1/flows?limit=${FLOW_PAGE}${cursor ? `&cursor=${cursor}` : ""}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       const body = (await response.json()) as { flows: unknown[]; nextCursor: string | null };
       const elapsed = performance.now() - started;
       if (!response.ok) throw new Error(`GET /flows answered ${response.status}`);
@@ -441,7 +502,13 @@ async function walkFlows(key: string): Promise<FlowWalk> {
     if (seen !== FLOWS) throw new Error(`The walk saw ${seen} flows, not ${FLOWS}.`);
   }
   const all = byPage.flat().sort((a, b) => a - b);
-  return { pages: byPage.length, p50Ms: percentile(all, 50), p99Ms: percentile(all, 99), page1Ms: median(byPage[0]!), lastPageMs: median(byPage[byPage.length - 1]!) };
+  return {
+    pages: byPage.length,
+    p50Ms: percentile(all, 50),
+    p99Ms: percentile(all, 99),
+    page1Ms: median(byPage[0]!),
+    lastPageMs: median(byPage[byPage.length - 1]!),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -468,9 +535,17 @@ function corpusDocument(i: number): string {
 }
 
 /** Posts documents as sources of a new knowledgebase, 8 at a time, and waits until all are ready. */
-async function ingest(key: string, name: string, documents: { name: string; markdown: string }[]): Promise<{ kbId: string; postSeconds: number; ingestSeconds: number }> {
+async function ingest(
+  key: string,
+  name: string,
+  documents: { name: string; markdown: string }[],
+): Promise<{ kbId: string; postSeconds: number; ingestSeconds: number }> {
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-  const created = await fetch(`${base}/api/v1/knowledgebases`, { method: "POST", headers, body: JSON.stringify({ name }) });
+  const created = await fetch(`${base}/api/v1/knowledgebases`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ name }),
+  });
   const kbId = ((await created.json()) as { knowledgebase: { id: string } }).knowledgebase.id;
   const started = performance.now();
   let nextDoc = 0;
@@ -489,12 +564,15 @@ async function ingest(key: string, name: string, documents: { name: string; mark
   );
   const posted = performance.now();
   for (;;) {
-    const detail = (await (await fetch(`${base}/api/v1/knowledgebases/${kbId}`, { headers })).json()) as { sources: { status: string }[] };
+    const detail = (await (await fetch(`${base}/api/v1/knowledgebases/${kbId}`, { headers })).json()) as {
+      sources: { status: string }[];
+    };
     const ready = detail.sources.filter((s) => s.status === "ready").length;
     const failed = detail.sources.filter((s) => s.status === "failed").length;
     if (failed > 0) throw new Error(`${failed} sources failed`);
     if (ready === documents.length) break;
-    if (performance.now() - started > 300_000) throw new Error(`only ${ready} of ${documents.length} ready after 300 s`);
+    if (performance.now() - started > 300_000)
+      throw new Error(`only ${ready} of ${documents.length} ready after 300 s`);
     await new Promise((r) => setTimeout(r, 250));
   }
   return { kbId, postSeconds: (posted - started) / 1000, ingestSeconds: (performance.now() - started) / 1000 };
@@ -502,17 +580,27 @@ async function ingest(key: string, name: string, documents: { name: string; mark
 
 async function knowledgeScenario(key: string) {
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-  const documents = Array.from({ length: CORPUS_DOCS }, (_, i) => ({ name: `doc-${i}.md`, markdown: corpusDocument(i) }));
+  const documents = Array.from({ length: CORPUS_DOCS }, (_, i) => ({
+    name: `doc-${i}.md`,
+    markdown: corpusDocument(i),
+  }));
   const bytes = documents.reduce((sum, doc) => sum + Buffer.byteLength(doc.markdown), 0);
   console.log(`Knowledge: ingesting ${documents.length} documents (${(bytes / 1024 / 1024).toFixed(1)} MB)…`);
   const { kbId, postSeconds, ingestSeconds } = await ingest(key, "Bench corpus", documents);
-  console.log(`Knowledge: all ${documents.length} posted in ${postSeconds.toFixed(1)} s, all ready in ${ingestSeconds.toFixed(1)} s`);
+  console.log(
+    `Knowledge: all ${documents.length} posted in ${postSeconds.toFixed(1)} s, all ready in ${ingestSeconds.toFixed(1)} s`,
+  );
 
   const timings: number[] = [];
   for (let i = 0; i < SEARCHES + 20; i++) {
-    const query = i % 3 === 0 ? `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]}` : WORDS[(i * 13) % WORDS.length]!;
+    const query =
+      i % 3 === 0 ? `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]}` : WORDS[(i * 13) % WORDS.length]!;
     const t0 = performance.now();
-    const response = await fetch(`${base}/api/v1/knowledgebases/${kbId}/search`, { method: "POST", headers, body: JSON.stringify({ query, limit: 10 }) });
+    const response = await fetch(`${base}/api/v1/knowledgebases/${kbId}/search`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ query, limit: 10 }),
+    });
     const body = (await response.json()) as { results?: unknown[] };
     if (response.status !== 200 || !body.results) throw new Error(`search: ${response.status} ${JSON.stringify(body)}`);
     if (i >= 20) timings.push(performance.now() - t0); // the first 20 warm up
@@ -549,20 +637,28 @@ async function manualPagesScenario(key: string) {
   const files = readdirSync(path.join(MANUALS, "corpus"))
     .filter((file) => file.endsWith(".md"))
     .sort();
-  const documents = files.map((file) => ({ name: file.replace(/\.md$/, ""), markdown: readFileSync(path.join(MANUALS, "corpus", file), "utf8") }));
+  const documents = files.map((file) => ({
+    name: file.replace(/\.md$/, ""),
+    markdown: readFileSync(path.join(MANUALS, "corpus", file), "utf8"),
+  }));
   const { kbId, ingestSeconds } = await ingest(key, "Manual pages", documents);
   console.log(`Manual pages: ${documents.length} documents ready in ${ingestSeconds.toFixed(1)} s`);
   const questions = manualQuestions();
   const ask = async (query: string) => {
     const t0 = performance.now();
-    const response = await fetch(`${base}/api/v1/knowledgebases/${kbId}/search`, { method: "POST", headers, body: JSON.stringify({ query, limit: 10 }) });
+    const response = await fetch(`${base}/api/v1/knowledgebases/${kbId}/search`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ query, limit: 10 }),
+    });
     const body = (await response.json()) as { results?: unknown[] };
     if (response.status !== 200 || !body.results) throw new Error(`search: ${response.status} ${JSON.stringify(body)}`);
     return performance.now() - t0;
   };
   for (const question of questions) await ask(question); // one warm-up round
   const timings: { ms: number; question: string }[] = [];
-  for (let round = 0; round < MANUAL_ROUNDS; round++) for (const question of questions) timings.push({ ms: await ask(question), question });
+  for (let round = 0; round < MANUAL_ROUNDS; round++)
+    for (const question of questions) timings.push({ ms: await ask(question), question });
   const sorted = timings.map((t) => t.ms).sort((a, b) => a - b);
   const byTime = [...timings].sort((a, b) => b.ms - a.ms);
   console.log(
@@ -649,7 +745,9 @@ async function main() {
     const operator = { kind: "operator" as const, organizationId: organization.id };
     const keys: string[] = [];
     for (let i = 0; i < KEYS; i++) {
-      keys.push((await createApiKey(db, operator, { name: `bench ${i}`, kind: "organization", scopes: [...SCOPES] })).secret);
+      keys.push(
+        (await createApiKey(db, operator, { name: `bench ${i}`, kind: "organization", scopes: [...SCOPES] })).secret,
+      );
     }
     await seedFlows(databaseUrl, organization.id);
     await closeDb(db);
@@ -663,31 +761,39 @@ async function main() {
     const windows: { scenario: string; startUs: number; endUs: number; requests: number }[] = [];
     // What `npm start` runs (package.json: node with the heap limit, scripts/start.mjs, which
     // migrates, runs the setup step and then serves in the same process), on the bench's database.
-    server = spawn(process.execPath, [`--max-old-space-size=${env().SERVER_HEAP_MB}`, ...profile, path.join(root, "scripts/start.mjs")], {
-      stdio: ["ignore", "ignore", "inherit"],
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        NEXT_TELEMETRY_DISABLED: "1",
-        PORT: String(PORT),
-        DATABASE_URL: databaseUrl,
-        DATA_DIR: dataDir,
-        BENCH_BASELINE_ROUTE: "1",
-        // The limiter still runs on every request; it just never refuses.
-        RATE_LIMIT_PER_MINUTE: "100000000",
+    server = spawn(
+      process.execPath,
+      [`--max-old-space-size=${env().SERVER_HEAP_MB}`, ...profile, path.join(root, "scripts/start.mjs")],
+      {
+        stdio: ["ignore", "ignore", "inherit"],
+        env: {
+          ...process.env,
+          NODE_ENV: "production",
+          NEXT_TELEMETRY_DISABLED: "1",
+          PORT: String(PORT),
+          DATABASE_URL: databaseUrl,
+          DATA_DIR: dataDir,
+          BENCH_BASELINE_ROUTE: "1",
+          // The limiter still runs on every request; it just never refuses.
+          RATE_LIMIT_PER_MINUTE: "100000000",
+        },
       },
-    });
+    );
     await waitForHealth(server);
     rawServer = startRawServer();
     floorServer = startFloorServer(databaseUrl);
-    await Promise.all([rawServer, floorServer].map((child) => new Promise((resolve) => child.once("message", resolve))));
+    await Promise.all(
+      [rawServer, floorServer].map((child) => new Promise((resolve) => child.once("message", resolve))),
+    );
 
     const provisioning = await provisioningScenario(keys[0]!, organization.id, databaseUrl);
     const appId = await conversationApp(keys[0]!);
 
     const atRest = treeMemory(server.pid!);
     const rssAtRest = atRest.rss;
-    console.log(`Server memory at rest (what npm start runs): RSS ${atRest.rss.toFixed(0)} MB, private ${atRest.private.toFixed(0)} MB`);
+    console.log(
+      `Server memory at rest (what npm start runs): RSS ${atRest.rss.toFixed(0)} MB, private ${atRest.private.toFixed(0)} MB`,
+    );
     let peakRss = 0;
     let peakPrivate = 0;
     const sampler = setInterval(() => {
@@ -706,27 +812,44 @@ async function main() {
       await run(scenario, keys, 2); // warm-up
       const startUs = Number(process.hrtime.bigint() / 1000n);
       // The CPU of the process that answers the scenario: Atrium's server, the raw one or the floor.
-      const answering = (scenario.origin === undefined ? server : scenario.origin.endsWith(`:${RAW_PORT}`) ? rawServer : floorServer)!.pid!;
+      const answering = (
+        scenario.origin === undefined ? server : scenario.origin.endsWith(`:${RAW_PORT}`) ? rawServer : floorServer
+      )!.pid!;
       const cpuBefore = [treeCpuSeconds(answering), treeCpuSeconds(postmaster)];
       const result = await run(scenario, keys, DURATION);
-      const [serverCpu, databaseCpu] = [treeCpuSeconds(answering) - cpuBefore[0]!, treeCpuSeconds(postmaster) - cpuBefore[1]!];
-      windows.push({ scenario: scenario.name, startUs, endUs: Number(process.hrtime.bigint() / 1000n), requests: result.requests });
-      Object.assign(result, { serverCpuUs: (serverCpu / result.requests) * 1e6, databaseCpuUs: (databaseCpu / result.requests) * 1e6 });
+      const [serverCpu, databaseCpu] = [
+        treeCpuSeconds(answering) - cpuBefore[0]!,
+        treeCpuSeconds(postmaster) - cpuBefore[1]!,
+      ];
+      windows.push({
+        scenario: scenario.name,
+        startUs,
+        endUs: Number(process.hrtime.bigint() / 1000n),
+        requests: result.requests,
+      });
+      Object.assign(result, {
+        serverCpuUs: (serverCpu / result.requests) * 1e6,
+        databaseCpuUs: (databaseCpu / result.requests) * 1e6,
+      });
       results.push(result);
       console.log(
         `${result.scenario}: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}, errors ${result.errors}; peak RSS so far ${peakRss.toFixed(0)} MB` +
-          (result.serverCpuUs === undefined ? "" : `; CPU per request: server ${result.serverCpuUs.toFixed(0)} µs, PostgreSQL ${result.databaseCpuUs!.toFixed(0)} µs`),
+          (result.serverCpuUs === undefined
+            ? ""
+            : `; CPU per request: server ${result.serverCpuUs.toFixed(0)} µs, PostgreSQL ${result.databaseCpuUs!.toFixed(0)} µs`),
       );
     }
     if (!only) {
       for (const scenario of [...SCENARIOS, provisioning]) await measure(scenario);
       // The detail reads need the end users the provisioning scenario created.
-      for (const scenario of [...(await detailScenarios(keys[0]!)), conversationThroughputScenario(appId)]) await measure(scenario);
+      for (const scenario of [...(await detailScenarios(keys[0]!)), conversationThroughputScenario(appId)])
+        await measure(scenario);
     }
     const conversed = only || apiOnly ? null : await conversations(keys, appId);
     const firstEvent = only || apiOnly ? null : await firstEventLatencies(keys[0]!, appId, 100);
     const knowledge = (!only && !apiOnly) || only === "knowledge" ? await knowledgeScenario(keys[0]!) : null;
-    const manuals = (!only && !apiOnly) || only === "knowledge" || only === "manuals" ? await manualPagesScenario(keys[0]!) : null;
+    const manuals =
+      (!only && !apiOnly) || only === "knowledge" || only === "manuals" ? await manualPagesScenario(keys[0]!) : null;
     clearInterval(sampler);
     const flows = (!only && !apiOnly) || only === "flows" ? await walkFlows(keys[0]!) : null;
     const rssAfterWalk = treeMemory(server.pid!).rss;
@@ -735,12 +858,15 @@ async function main() {
     const byName = (name: string) => results.find((r) => r.scenario === name);
     const raw = byName(RAW_BASELINE);
     const models = byName(MODELS);
-    const ratioTo = (r: Result | undefined, to: Result | undefined) => (r && to ? r.requestsPerSecond / to.requestsPerSecond : 0);
+    const ratioTo = (r: Result | undefined, to: Result | undefined) =>
+      r && to ? r.requestsPerSecond / to.requestsPerSecond : 0;
     const ratio = ratioTo(models, raw);
     const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? "CPU"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
     console.log("");
     console.log(`Machine: ${machine}; ${CONNECTIONS} connections (unless said), ${DURATION} s per scenario`);
-    console.log("| Scenario | Requests/s | of raw | p50 (ms) | p99 (ms) | non-2xx | server CPU µs/request | PostgreSQL CPU µs/request |");
+    console.log(
+      "| Scenario | Requests/s | of raw | p50 (ms) | p99 (ms) | non-2xx | server CPU µs/request | PostgreSQL CPU µs/request |",
+    );
     console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
     const cpu = (us: number | undefined) => (us === undefined ? "" : us.toFixed(0));
     for (const r of results) {
@@ -750,26 +876,36 @@ async function main() {
     }
     console.log("");
     if (results.length > 0) {
-      console.log(`GET /models / raw node:http: ${(ratio * 100).toFixed(1)}% (target ≥ 15%) ${ratio >= 0.15 ? "PASS" : "FAIL"}`);
+      console.log(
+        `GET /models / raw node:http: ${(ratio * 100).toFixed(1)}% (target ≥ 15%) ${ratio >= 0.15 ? "PASS" : "FAIL"}`,
+      );
       const floor = byName(FLOOR);
       if (floor) {
         console.log(
           `The floor (its database work alone) / raw node:http: ${(ratioTo(floor, raw) * 100).toFixed(1)}%; GET /models / the floor: ${(ratioTo(models, floor) * 100).toFixed(0)}% (what the request path keeps of it)`,
         );
       }
-      for (const detail of results.filter((r) => r.scenario.startsWith("GET /api/v1/end-users/") || r.scenario.startsWith("GET /api/v1/knowledgebases/"))) {
+      for (const detail of results.filter(
+        (r) => r.scenario.startsWith("GET /api/v1/end-users/") || r.scenario.startsWith("GET /api/v1/knowledgebases/"),
+      )) {
         const share = ratioTo(detail, models);
-        console.log(`${detail.scenario} / GET /models: ${(share * 100).toFixed(0)}% (target ≥ 50%) ${share >= 0.5 ? "PASS" : "FAIL"}`);
+        console.log(
+          `${detail.scenario} / GET /models: ${(share * 100).toFixed(0)}% (target ≥ 50%) ${share >= 0.5 ? "PASS" : "FAIL"}`,
+        );
       }
       const turns = results.find((r) => r.scenario.startsWith("POST /api/v1/apps/"));
       if (turns) {
         const pass = turns.requestsPerSecond >= 400 && turns.p50Ms <= 40;
-        console.log(`Conversation turns, 16 connections: ${turns.requestsPerSecond}/s, p50 ${turns.p50Ms} ms (target ≥ 400/s, p50 ≤ 40 ms) ${pass ? "PASS" : "FAIL"}`);
+        console.log(
+          `Conversation turns, 16 connections: ${turns.requestsPerSecond}/s, p50 ${turns.p50Ms} ms (target ≥ 400/s, p50 ≤ 40 ms) ${pass ? "PASS" : "FAIL"}`,
+        );
       }
       const provisioned = results.find((r) => r.scenario === provisioning.name);
       if (provisioned) {
         const pass = provisioned.requestsPerSecond >= 300 && provisioned.p99Ms < 100;
-        console.log(`POST /end-users: ${provisioned.requestsPerSecond} req/s, p99 ${provisioned.p99Ms} ms (target ≥ 300 req/s, p99 < 100 ms) ${pass ? "PASS" : "FAIL"}`);
+        console.log(
+          `POST /end-users: ${provisioned.requestsPerSecond} req/s, p99 ${provisioned.p99Ms} ms (target ≥ 300 req/s, p99 < 100 ms) ${pass ? "PASS" : "FAIL"}`,
+        );
       }
     }
     if (conversed) {
@@ -779,7 +915,9 @@ async function main() {
       );
     }
     if (firstEvent) {
-      console.log(`SSE first event: p50 ${firstEvent.p50Ms.toFixed(1)} ms, p99 ${firstEvent.p99Ms.toFixed(1)} ms (target < 50 ms) ${firstEvent.p99Ms < 50 ? "PASS" : "FAIL"}`);
+      console.log(
+        `SSE first event: p50 ${firstEvent.p50Ms.toFixed(1)} ms, p99 ${firstEvent.p99Ms.toFixed(1)} ms (target < 50 ms) ${firstEvent.p99Ms < 50 ? "PASS" : "FAIL"}`,
+      );
     }
     if (knowledge) {
       console.log(
@@ -800,8 +938,12 @@ async function main() {
         `private pages (node's shared code not counted) ${atRest.private.toFixed(0)} MB at rest, ${peakPrivate.toFixed(0)} MB at its peak`,
     );
     if (flows) {
-      console.log(`GET /api/v1/flows?limit=${FLOW_PAGE} walking ${FLOWS} published flows with cursors (${flows.pages} pages × ${FLOW_WALKS} walks, one client):`);
-      console.log(`  per page p50 ${flows.p50Ms.toFixed(2)} ms, p99 ${flows.p99Ms.toFixed(2)} ms (target p99 < 30 ms) ${flows.p99Ms < 30 ? "PASS" : "FAIL"}`);
+      console.log(
+        `GET /api/v1/flows?limit=${FLOW_PAGE} walking ${FLOWS} published flows with cursors (${flows.pages} pages × ${FLOW_WALKS} walks, one client):`,
+      );
+      console.log(
+        `  per page p50 ${flows.p50Ms.toFixed(2)} ms, p99 ${flows.p99Ms.toFixed(2)} ms (target p99 < 30 ms) ${flows.p99Ms < 30 ? "PASS" : "FAIL"}`,
+      );
       console.log(
         `  page 1 median ${flows.page1Ms.toFixed(2)} ms, page ${flows.pages} median ${flows.lastPageMs.toFixed(2)} ms (ratio ${(flows.lastPageMs / flows.page1Ms).toFixed(2)})`,
       );

@@ -27,7 +27,10 @@ export function ensureChromium({
   install = aptInstallChromium,
   log = (line) => console.log(line),
 } = {}) {
-  if (configured) return exists(configured) ? { path: configured } : { error: `CHROMIUM_PATH is ${configured}, which does not exist. ${HOW_TO_INSTALL}` };
+  if (configured)
+    return exists(configured)
+      ? { path: configured }
+      : { error: `CHROMIUM_PATH is ${configured}, which does not exist. ${HOW_TO_INSTALL}` };
   const found = () => candidates.find((candidate) => exists(candidate));
   if (found()) return { path: found() };
   if (!canInstall) return { error: HOW_TO_INSTALL };
@@ -35,7 +38,9 @@ export function ensureChromium({
   try {
     install();
   } catch (error) {
-    return { error: `Installing chromium with apt-get failed (${error instanceof Error ? error.message.split("\n")[0] : String(error)}). ${HOW_TO_INSTALL}` };
+    return {
+      error: `Installing chromium with apt-get failed (${error instanceof Error ? error.message.split("\n")[0] : String(error)}). ${HOW_TO_INSTALL}`,
+    };
   }
   return found() ? { path: found() } : { error: HOW_TO_INSTALL };
 }

@@ -44,7 +44,8 @@ function partOf({ url, functionName }: CallFrame): string | undefined {
     const name = modules[modules.length - 1]!.slice("node_modules/".length);
     if (name.startsWith("@trpc/") || name === "trpc-to-openapi") return "tRPC + trpc-to-openapi";
     if (name === "pg" || name.startsWith("pg-")) return "pg driver (with its socket I/O)";
-    if (name === "pino" || name === "sonic-boom" || name === "thread-stream" || name.startsWith("pino-")) return "pino log line";
+    if (name === "pino" || name === "sonic-boom" || name === "thread-stream" || name.startsWith("pino-"))
+      return "pino log line";
     if (name === "prom-client" || name === "tdigest" || name === "bintrees") return "prom-client metrics";
     if (name.startsWith("@prisma/") || name === ".prisma") return "Prisma";
     if (name === "next") return "Next.js";
@@ -52,7 +53,8 @@ function partOf({ url, functionName }: CallFrame): string | undefined {
   }
   if (url.includes("/src/generated/")) return "Prisma";
   if (url.includes("/dist/server/") || url.includes("/src/")) return "Atrium (dist/server)";
-  if (url.startsWith("node:internal/deps/undici") || url.includes("internal/webstreams")) return "fetch Request/Response/Headers, web streams (undici)";
+  if (url.startsWith("node:internal/deps/undici") || url.includes("internal/webstreams"))
+    return "fetch Request/Response/Headers, web streams (undici)";
   if (/^node:(_http_|http|internal\/http)/.test(url)) return "node:http (parse, headers, response write)";
   if (url.startsWith("node:internal/crypto") || url === "node:crypto") return "node:crypto";
   if (url.includes("async_hooks") || url.includes("async_context")) return "AsyncLocalStorage / async hooks";
@@ -64,10 +66,15 @@ function attribute(nodes: Map<number, ProfileNode>, leaf: number, cache: Map<num
   const cached = cache.get(leaf);
   if (cached) return cached;
   let part: string | undefined;
-  for (let node = nodes.get(leaf); node && !part; node = node.parent === undefined ? undefined : nodes.get(node.parent)) {
+  for (
+    let node = nodes.get(leaf);
+    node && !part;
+    node = node.parent === undefined ? undefined : nodes.get(node.parent)
+  ) {
     part = partOf(node.callFrame);
   }
-  const result = part ?? `node internals (${nodes.get(leaf)!.callFrame.url || nodes.get(leaf)!.callFrame.functionName})`;
+  const result =
+    part ?? `node internals (${nodes.get(leaf)!.callFrame.url || nodes.get(leaf)!.callFrame.functionName})`;
   cache.set(leaf, result);
   return result;
 }
@@ -79,7 +86,10 @@ function readProfile(target: string): { profile: Profile; windows: Window[] | nu
     dir = target;
     const profiles = readdirSync(target).filter((name) => name.endsWith(".cpuprofile"));
     if (profiles.length === 0) throw new Error(`No .cpuprofile in ${target}.`);
-    file = path.join(target, profiles.sort((a, b) => statSync(path.join(target, b)).size - statSync(path.join(target, a)).size)[0]!);
+    file = path.join(
+      target,
+      profiles.sort((a, b) => statSync(path.join(target, b)).size - statSync(path.join(target, a)).size)[0]!,
+    );
   }
   const windowsFile = path.join(dir, "scenarios.json");
   const windows = existsSync(windowsFile) ? (JSON.parse(readFileSync(windowsFile, "utf8")) as Window[]) : null;
@@ -119,12 +129,16 @@ function report(profile: Profile, window: Window | null): void {
   console.log(`|---|---:|${requests ? "---:|" : ""}`);
   for (const [part, spent] of [...byPart].filter(([name]) => name !== "idle").sort((a, b) => b[1] - a[1])) {
     if (spent / busy < 0.003) continue;
-    console.log(`| ${part} | ${((spent / busy) * 100).toFixed(1)}% | ${requests ? `${(spent / requests).toFixed(0)} |` : ""}`);
+    console.log(
+      `| ${part} | ${((spent / busy) * 100).toFixed(1)}% | ${requests ? `${(spent / requests).toFixed(0)} |` : ""}`,
+    );
   }
   console.log("\nFunctions by self time:");
   for (const [name, spent] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP ?? 25))) {
     if (name.startsWith("(idle)")) continue;
-    console.log(`  ${((spent / busy) * 100).toFixed(1).padStart(5)}%  ${requests ? `${(spent / requests).toFixed(1).padStart(6)} µs  ` : ""}${name}`);
+    console.log(
+      `  ${((spent / busy) * 100).toFixed(1).padStart(5)}%  ${requests ? `${(spent / requests).toFixed(1).padStart(6)} µs  ` : ""}${name}`,
+    );
   }
 }
 

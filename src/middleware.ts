@@ -9,7 +9,11 @@ import { requestIdFrom } from "@/lib/request-id";
 /** Portal pages show the logo an admin set by URL, so they may load https images. */
 const PORTAL_PAGES = /^\/p\//;
 
-export function contentSecurityPolicy(nonce: string, development = process.env.NODE_ENV === "development", httpsImages = false): string {
+export function contentSecurityPolicy(
+  nonce: string,
+  development = process.env.NODE_ENV === "development",
+  httpsImages = false,
+): string {
   return [
     "default-src 'self'",
     // 'strict-dynamic': scripts the nonce'd Next.js runtime loads (code-split chunks) run too.

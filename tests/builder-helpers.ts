@@ -19,7 +19,13 @@ export function expectStatus(response: ApiResponse, status: number): ApiResponse
 
 export async function create(key: string, kind: Kind, body: Record<string, unknown> = {}): Promise<any> {
   const extra = kind === "flows" && !("nodes" in body) ? { nodes: VALID_NODES } : {};
-  const response = expectStatus(await api("POST", `/${kind}`, { key, body: { name: `${ONE[kind]} ${Math.random().toString(36).slice(2, 8)}`, ...extra, ...body } }), 201);
+  const response = expectStatus(
+    await api("POST", `/${kind}`, {
+      key,
+      body: { name: `${ONE[kind]} ${Math.random().toString(36).slice(2, 8)}`, ...extra, ...body },
+    }),
+    201,
+  );
   return response.body[ONE[kind]];
 }
 
@@ -27,7 +33,13 @@ export async function publish(key: string, kind: Kind, id: string, body: Record<
   return expectStatus(await api("POST", `/${kind}/${id}/publish`, { key, body }), 200).body;
 }
 
-export async function patchDraft(key: string, kind: Kind, id: string, body: Record<string, unknown>, headers?: Record<string, string>): Promise<ApiResponse> {
+export async function patchDraft(
+  key: string,
+  kind: Kind,
+  id: string,
+  body: Record<string, unknown>,
+  headers?: Record<string, string>,
+): Promise<ApiResponse> {
   return api("PATCH", `/${kind}/${id}/draft`, { key, body, headers });
 }
 

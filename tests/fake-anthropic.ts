@@ -8,7 +8,12 @@ import type { FakeReply } from "./fake-openai";
 type Block =
   | { type: "text"; text: string }
   | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
-  | { type: "tool_result"; tool_use_id: string; content: string | { type: "text"; text: string }[]; is_error?: boolean };
+  | {
+      type: "tool_result";
+      tool_use_id: string;
+      content: string | { type: "text"; text: string }[];
+      is_error?: boolean;
+    };
 
 export interface AnthropicMessage {
   role: "user" | "assistant";
@@ -26,7 +31,14 @@ export interface MessagesRequest {
 
 export interface FakeAnthropic {
   baseURL: string;
-  requests: { model: string; stream: boolean; messages: AnthropicMessage[]; apiKey?: string; version?: string; tools: string[] }[];
+  requests: {
+    model: string;
+    stream: boolean;
+    messages: AnthropicMessage[];
+    apiKey?: string;
+    version?: string;
+    tools: string[];
+  }[];
   /** Makes the next requests fail with this HTTP status (an Anthropic error body). */
   failWith(status: number | null): void;
   close(): Promise<void>;
@@ -38,7 +50,8 @@ export function textOf(message: AnthropicMessage): string {
   return message.content
     .map((block) => {
       if (block.type === "text") return block.text;
-      if (block.type === "tool_result") return typeof block.content === "string" ? block.content : block.content.map((part) => part.text).join("");
+      if (block.type === "tool_result")
+        return typeof block.content === "string" ? block.content : block.content.map((part) => part.text).join("");
       return "";
     })
     .join("");
@@ -47,11 +60,17 @@ export function textOf(message: AnthropicMessage): string {
 /** The results of the tool calls the request hands back, in order. */
 export function toolResults(messages: AnthropicMessage[]): string[] {
   return messages.flatMap((message) =>
-    typeof message.content === "string" ? [] : message.content.filter((block) => block.type === "tool_result").map((block) => textOf({ role: "user", content: [block] })),
+    typeof message.content === "string"
+      ? []
+      : message.content
+          .filter((block) => block.type === "tool_result")
+          .map((block) => textOf({ role: "user", content: [block] })),
   );
 }
 
-export async function startFakeAnthropic(reply: (messages: AnthropicMessage[], request: MessagesRequest) => FakeReply): Promise<FakeAnthropic> {
+export async function startFakeAnthropic(
+  reply: (messages: AnthropicMessage[], request: MessagesRequest) => FakeReply,
+): Promise<FakeAnthropic> {
   const requests: FakeAnthropic["requests"] = [];
   let failure: number | null = null;
   const server = http.createServer((req, res) => {
@@ -72,36 +91,68 @@ export async function startFakeAnthropic(reply: (messages: AnthropicMessage[], r
         tools: (body.tools ?? []).map((t) => t.name),
       });
       if (failure) {
-        res.writeHead(failure, { "content-type": "application/json" }).end(JSON.stringify({ type: "error", error: { type: "api_error", message: "upstream is down" } }));
+        res
+          .writeHead(failure, { "content-type": "application/json" })
+          .end(JSON.stringify({ type: "error", error: { type: "api_error", message: "upstream is down" } }));
         return;
       }
       const answer = reply(body.messages, body);
       const content: Block[] =
         typeof answer === "string"
           ? [{ type: "text", text: answer }]
-          : answer.toolCalls.map((call, index) => ({ type: "tool_use", id: `toolu_${requests.length}_${index}`, name: call.name, input: call.args }));
+          : answer.toolCalls.map((call, index) => ({
+              type: "tool_use",
+              id: `toolu_${requests.length}_${index}`,
+              name: call.name,
+              input: call.args,
+            }));
       const stopReason = typeof answer === "string" ? "end_turn" : "tool_use";
       const message = { id: `msg_${requests.length}`, type: "message", role: "assistant", model: body.model };
       if (!body.stream) {
         res
           .writeHead(200, { "content-type": "application/json" })
-          .end(JSON.stringify({ ...message, content, stop_reason: stopReason, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 5 } }));
+          .end(
+            JSON.stringify({
+              ...message,
+              content,
+              stop_reason: stopReason,
+              stop_sequence: null,
+              usage: { input_tokens: 10, output_tokens: 5 },
+            }),
+          );
         return;
       }
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-      const send = (data: { type: string } & Record<string, unknown>) => res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
-      send({ type: "message_start", message: { ...message, content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 0 } } });
+      const send = (data: { type: string } & Record<string, unknown>) =>
+        res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
+      send({
+        type: "message_start",
+        message: { ...message, content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 0 } },
+      });
       content.forEach((block, index) => {
         if (block.type === "text") {
           send({ type: "content_block_start", index, content_block: { type: "text", text: "" } });
-          for (const token of block.text.split(/(?<=\s)/)) send({ type: "content_block_delta", index, delta: { type: "text_delta", text: token } });
+          for (const token of block.text.split(/(?<=\s)/))
+            send({ type: "content_block_delta", index, delta: { type: "text_delta", text: token } });
         } else if (block.type === "tool_use") {
-          send({ type: "content_block_start", index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
-          send({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } });
+          send({
+            type: "content_block_start",
+            index,
+            content_block: { type: "tool_use", id: block.id, name: block.name, input: {} },
+          });
+          send({
+            type: "content_block_delta",
+            index,
+            delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) },
+          });
         }
         send({ type: "content_block_stop", index });
       });
-      send({ type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 5 } });
+      send({
+        type: "message_delta",
+        delta: { stop_reason: stopReason, stop_sequence: null },
+        usage: { output_tokens: 5 },
+      });
       send({ type: "message_stop" });
       res.end();
     });

@@ -18,10 +18,14 @@ export interface FakeMcp {
 
 function toolServer(calls: FakeMcp["calls"]): McpServer {
   const server = new McpServer({ name: "fake-warehouse", version: "1.0.0" });
-  server.registerTool("lookup_order", { description: "Looks up an order by its number", inputSchema: { order: z.string() } }, async ({ order }) => {
-    calls.push({ name: "lookup_order", args: { order } });
-    return { content: [{ type: "text", text: `Order ${order} ships tomorrow` }] };
-  });
+  server.registerTool(
+    "lookup_order",
+    { description: "Looks up an order by its number", inputSchema: { order: z.string() } },
+    async ({ order }) => {
+      calls.push({ name: "lookup_order", args: { order } });
+      return { content: [{ type: "text", text: `Order ${order} ships tomorrow` }] };
+    },
+  );
   server.registerTool("hang", { description: "Never answers", inputSchema: {} }, async (_args, extra) => {
     calls.push({ name: "hang", args: {} });
     await new Promise((resolve) => extra.signal.addEventListener("abort", resolve));

@@ -25,8 +25,16 @@ export async function startFakeOidc(clients: OidcClient[], accounts: Record<stri
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const provider = new Provider(issuer, {
-    clients: clients.map((client) => ({ ...client, grant_types: ["authorization_code"], response_types: ["code"], token_endpoint_auth_method: "client_secret_post" })),
-    findAccount: (_ctx: unknown, id: string) => ({ accountId: id, claims: () => ({ sub: id, ...(accounts[id] ?? { email: `${id}@unknown.example`, email_verified: true }) }) }),
+    clients: clients.map((client) => ({
+      ...client,
+      grant_types: ["authorization_code"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "client_secret_post",
+    })),
+    findAccount: (_ctx: unknown, id: string) => ({
+      accountId: id,
+      claims: () => ({ sub: id, ...(accounts[id] ?? { email: `${id}@unknown.example`, email_verified: true }) }),
+    }),
     claims: { openid: ["sub"], email: ["email", "email_verified"] },
     features: { devInteractions: { enabled: true } },
     cookies: { keys: ["fake-oidc-cookie-key"] },
@@ -45,7 +53,8 @@ export class CookieJar {
       const index = pair!.indexOf("=");
       const name = pair!.slice(0, index);
       const value = pair!.slice(index + 1);
-      if (value === "" || /max-age=0/i.test(cookie) || /expires=thu, 01 jan 1970/i.test(cookie)) this.cookies.delete(name);
+      if (value === "" || /max-age=0/i.test(cookie) || /expires=thu, 01 jan 1970/i.test(cookie))
+        this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
   }
@@ -63,7 +72,12 @@ export class CookieJar {
  * Walks the provider's screens from the authorization URL as `login`: the login form, then
  * consent, until the provider redirects to `redirectUriPrefix`; returns that callback URL.
  */
-export async function signInAtProvider(authorizationUrl: string, login: string, redirectUriPrefix: string, jar: CookieJar): Promise<string> {
+export async function signInAtProvider(
+  authorizationUrl: string,
+  login: string,
+  redirectUriPrefix: string,
+  jar: CookieJar,
+): Promise<string> {
   let url = authorizationUrl;
   let method = "GET";
   let body: URLSearchParams | undefined;
@@ -87,7 +101,9 @@ export async function signInAtProvider(authorizationUrl: string, login: string, 
     if (!action) throw new Error(`The provider answered ${response.status} with no form: ${html.slice(0, 300)}`);
     const prompt = /name="prompt" value="([^"]+)"/.exec(html)?.[1];
     [url, method] = [new URL(action.replace(/&amp;/g, "&"), url).href, "POST"];
-    body = new URLSearchParams(prompt === "login" ? { prompt, login, password: "any" } : { prompt: prompt ?? "consent" });
+    body = new URLSearchParams(
+      prompt === "login" ? { prompt, login, password: "any" } : { prompt: prompt ?? "consent" },
+    );
   }
   throw new Error("The provider never redirected back.");
 }

@@ -24,7 +24,15 @@ export interface ChatRequest {
 
 export interface FakeOpenAI {
   baseURL: string;
-  requests: { model: string; stream: boolean; messages: ChatMessage[]; authorization?: string; traceparent?: string; tools: string[]; toolChoice?: unknown }[];
+  requests: {
+    model: string;
+    stream: boolean;
+    messages: ChatMessage[];
+    authorization?: string;
+    traceparent?: string;
+    tools: string[];
+    toolChoice?: unknown;
+  }[];
   /** The inputs of each embeddings request, in order. */
   embeddingRequests: string[][];
   /** Makes the next requests fail with this HTTP status. */
@@ -73,7 +81,9 @@ export async function startFakeOpenAI(
         return;
       }
       if (failure) {
-        res.writeHead(failure, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "upstream is down", type: "server_error" } }));
+        res
+          .writeHead(failure, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: { message: "upstream is down", type: "server_error" } }));
         return;
       }
       const answer = reply(body.messages, body);
@@ -89,7 +99,13 @@ export async function startFakeOpenAI(
             JSON.stringify({
               ...base,
               object: "chat.completion",
-              choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: calls }, finish_reason: "tool_calls" }],
+              choices: [
+                {
+                  index: 0,
+                  message: { role: "assistant", content: null, tool_calls: calls },
+                  finish_reason: "tool_calls",
+                },
+              ],
             }),
           );
           return;
@@ -127,11 +143,17 @@ export async function startFakeOpenAI(
       res.end("data: [DONE]\n\n");
     });
   }
-  function answerEmbeddings(body: { model: string; input: string | string[] }, res: http.ServerResponse, embed: (text: string) => number[]) {
+  function answerEmbeddings(
+    body: { model: string; input: string | string[] },
+    res: http.ServerResponse,
+    embed: (text: string) => number[],
+  ) {
     const input = Array.isArray(body.input) ? body.input : [body.input];
     embeddingRequests.push(input);
     if (failure) {
-      res.writeHead(failure, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "embeddings are down", type: "server_error" } }));
+      res
+        .writeHead(failure, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: "embeddings are down", type: "server_error" } }));
       return;
     }
     res.writeHead(200, { "content-type": "application/json" }).end(

@@ -43,7 +43,10 @@ async function setupOnServer(project: TestProject, adminUrl: string): Promise<()
   const template = `atrium_template_${run}`;
   const prefix = `test_${run}_`;
   const dropAll = async () => {
-    const { rows } = await adminQuery(adminUrl, `select datname from pg_database where datname like '${prefix}%' or datname = '${template}'`);
+    const { rows } = await adminQuery(
+      adminUrl,
+      `select datname from pg_database where datname like '${prefix}%' or datname = '${template}'`,
+    );
     for (const { datname } of rows) await adminQuery(adminUrl, `drop database if exists "${datname}" with (force)`);
   };
   await adminQuery(adminUrl, `create database "${template}"`);

@@ -83,7 +83,12 @@ export interface TrpcOptions {
 }
 
 /** Calls a console procedure the way the browser's tRPC client does (no transformer). */
-export async function trpc(kind: "query" | "mutation", procedure: string, input?: unknown, options: TrpcOptions = {}): Promise<ApiResponse> {
+export async function trpc(
+  kind: "query" | "mutation",
+  procedure: string,
+  input?: unknown,
+  options: TrpcOptions = {},
+): Promise<ApiResponse> {
   const headers = new Headers(options.headers);
   if (options.cookie) headers.set("cookie", options.cookie);
   let url = `http://localhost/api/trpc/${procedure}`;
@@ -175,7 +180,10 @@ export async function addPerson(operator: OperatorActor, role: Role, email?: str
 }
 
 /** Creates an API key as the operator; a personal key needs `memberId`. */
-export async function issueKey(operator: OperatorActor, options: { kind: "organization" | "personal"; memberId?: string; scopes?: Scope[]; name?: string }): Promise<IssuedKey> {
+export async function issueKey(
+  operator: OperatorActor,
+  options: { kind: "organization" | "personal"; memberId?: string; scopes?: Scope[]; name?: string },
+): Promise<IssuedKey> {
   const key = await createApiKey(getDb(), operator, {
     name: options.name ?? `${options.kind} key`,
     kind: options.kind,
@@ -216,7 +224,9 @@ export async function walFlushCounter(db: Db): Promise<(() => Promise<number>) |
   if (!rows[0]!.measurable) return null;
   return async () => {
     await db.pool.query("select pg_stat_force_next_flush()");
-    const { rows } = await db.pool.query<{ fsyncs: number }>("select coalesce(sum(fsyncs), 0)::int as fsyncs from pg_stat_get_backend_io(pg_backend_pid()) where object = 'wal'");
+    const { rows } = await db.pool.query<{ fsyncs: number }>(
+      "select coalesce(sum(fsyncs), 0)::int as fsyncs from pg_stat_get_backend_io(pg_backend_pid()) where object = 'wal'",
+    );
     return rows[0]!.fsyncs;
   };
 }

@@ -41,7 +41,12 @@ export async function upload(
   extra: { name?: string; headers?: Record<string, string> } = {},
 ) {
   const form = new FormData();
-  form.append("file", new File([typeof file.bytes === "string" ? file.bytes : new Uint8Array(file.bytes)], file.name, { type: file.type ?? "" }));
+  form.append(
+    "file",
+    new File([typeof file.bytes === "string" ? file.bytes : new Uint8Array(file.bytes)], file.name, {
+      type: file.type ?? "",
+    }),
+  );
   if (extra.name) form.append("name", extra.name);
   const { restHandler, toApiResponse } = await import("./helpers");
   const request = new Request(`http://localhost/api/v1/knowledgebases/${kbId}/sources`, {

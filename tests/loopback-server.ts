@@ -13,7 +13,9 @@ export interface LoopbackServer {
 
 /** Pages (anything Next.js would serve) answer 404 here; the API routes are the real ones. */
 export async function listenOnLoopback(trustProxy: number): Promise<LoopbackServer> {
-  const server = http.createServer(createRequestListener({ trustProxy, fallback: (_, response) => response.writeHead(404).end() }));
+  const server = http.createServer(
+    createRequestListener({ trustProxy, fallback: (_, response) => response.writeHead(404).end() }),
+  );
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   return {

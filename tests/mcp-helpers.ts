@@ -44,7 +44,9 @@ export async function startMcpServer(): Promise<McpTestServer> {
 /** The SDK client, connected (initialize + initialized) with `Authorization: Bearer <key>`. */
 export async function connectClient(url: string, key: string): Promise<Client> {
   const client = new Client({ name: "atrium-tests", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${key}` } },
+  });
   await client.connect(transport);
   return client;
 }

@@ -24,7 +24,13 @@ const DOCUMENT_ID = "atrium-openapi";
 const BASE_PATH = "/api/v1";
 
 let state:
-  | { ajv: Ajv2020; operations: OperationEntry[]; responses: Record<string, ResponseObject>; headers: Record<string, { schema?: Schema }>; compiled: Map<string, ValidateFunction> }
+  | {
+      ajv: Ajv2020;
+      operations: OperationEntry[];
+      responses: Record<string, ResponseObject>;
+      headers: Record<string, { schema?: Schema }>;
+      compiled: Map<string, ValidateFunction>;
+    }
   | undefined;
 
 function escapePointer(segment: string): string {
@@ -42,17 +48,31 @@ function load() {
   ajv.addSchema({ ...document, $id: DOCUMENT_ID } as Schema, DOCUMENT_ID);
   const operations: OperationEntry[] = [];
   for (const [template, item] of Object.entries(document.paths)) {
-    const segments = template.split("/").map((segment) => (segment.startsWith("{") ? "[^/]+" : segment.replace(/[.*+?^$()|[\]\\]/g, "\\$&")));
+    const segments = template
+      .split("/")
+      .map((segment) => (segment.startsWith("{") ? "[^/]+" : segment.replace(/[.*+?^$()|[\]\\]/g, "\\$&")));
     const pattern = new RegExp(`^${segments.join("/")}$`);
     for (const [method, operation] of Object.entries(item)) {
       if (!operation?.responses) continue;
-      operations.push({ method: method.toUpperCase(), template, pattern, pointer: `#/paths/${escapePointer(template)}/${method}`, responses: operation.responses });
+      operations.push({
+        method: method.toUpperCase(),
+        template,
+        pattern,
+        pointer: `#/paths/${escapePointer(template)}/${method}`,
+        responses: operation.responses,
+      });
     }
   }
   // Literal segments win over parameters (`/agents/{id}/tests` vs `/agents/{agentId}/draft` never clash, but `/x/new` would).
   const parameterCount = (template: string) => template.split("{").length;
   operations.sort((a, b) => parameterCount(a.template) - parameterCount(b.template));
-  state = { ajv, operations, responses: document.components.responses ?? {}, headers: document.components.headers ?? {}, compiled: new Map() };
+  state = {
+    ajv,
+    operations,
+    responses: document.components.responses ?? {},
+    headers: document.components.headers ?? {},
+    compiled: new Map(),
+  };
   return state;
 }
 
@@ -79,26 +99,37 @@ function mediaType(headers: Headers): string {
 }
 
 function fail(operation: OperationEntry, status: number, problem: string): never {
-  throw new Error(`Response off the OpenAPI document: ${operation.method} ${operation.template} answered ${status}: ${problem}`);
+  throw new Error(
+    `Response off the OpenAPI document: ${operation.method} ${operation.template} answered ${status}: ${problem}`,
+  );
 }
 
 /**
  * Throws when the response is not one the document describes for the request's operation.
  * `bodyText` is the whole body, or undefined for a stream (only status, headers and media type are checked).
  */
-export function assertDocumentedResponse(method: string, url: string, status: number, headers: Headers, bodyText: string | undefined): void {
+export function assertDocumentedResponse(
+  method: string,
+  url: string,
+  status: number,
+  headers: Headers,
+  bodyText: string | undefined,
+): void {
   const operation = findOperation(method, url);
   if (!operation) {
     // No such route or method: the answer is still the error envelope.
     if (bodyText === undefined || bodyText === "") return;
     const validate = validatorFor("#/components/schemas/ErrorEnvelope");
     if (status >= 400 && !validate(JSON.parse(bodyText))) {
-      throw new Error(`Error response off the envelope for ${method} ${url} (${status}): ${validate.errors && JSON.stringify(validate.errors)}`);
+      throw new Error(
+        `Error response off the envelope for ${method} ${url} (${status}): ${validate.errors && JSON.stringify(validate.errors)}`,
+      );
     }
     return;
   }
   let response = operation.responses[String(status)];
-  if (!response) fail(operation, status, `status not documented (documented: ${Object.keys(operation.responses).join(", ")})`);
+  if (!response)
+    fail(operation, status, `status not documented (documented: ${Object.keys(operation.responses).join(", ")})`);
   let pointer = `${operation.pointer}/responses/${status}`;
   const shared = (response as { $ref?: string }).$ref;
   if (shared) {
@@ -120,17 +151,26 @@ export function assertDocumentedResponse(method: string, url: string, status: nu
   const content = response.content ?? {};
   const type = mediaType(headers);
   if (Object.keys(content).length === 0) {
-    if (bodyText !== undefined && bodyText !== "") fail(operation, status, `a body where the document says none: ${bodyText.slice(0, 200)}`);
+    if (bodyText !== undefined && bodyText !== "")
+      fail(operation, status, `a body where the document says none: ${bodyText.slice(0, 200)}`);
     return;
   }
-  if (!content[type]) fail(operation, status, `content type ${JSON.stringify(type)} not documented (documented: ${Object.keys(content).join(", ")})`);
+  if (!content[type])
+    fail(
+      operation,
+      status,
+      `content type ${JSON.stringify(type)} not documented (documented: ${Object.keys(content).join(", ")})`,
+    );
   if (bodyText === undefined || type !== "application/json" || method.toUpperCase() === "HEAD") return;
   const validate = validatorFor(`${pointer}/content/${escapePointer(type)}/schema`);
-  if (!validate(JSON.parse(bodyText))) fail(operation, status, `body ${ajvText(validate)}; body: ${bodyText.slice(0, 500)}`);
+  if (!validate(JSON.parse(bodyText)))
+    fail(operation, status, `body ${ajvText(validate)}; body: ${bodyText.slice(0, 500)}`);
 }
 
 function ajvText(validate: ValidateFunction): string {
-  return (validate.errors ?? []).map((error) => `${error.instancePath || "/"} ${error.message} ${JSON.stringify(error.params)}`).join("; ");
+  return (validate.errors ?? [])
+    .map((error) => `${error.instancePath || "/"} ${error.message} ${JSON.stringify(error.params)}`)
+    .join("; ");
 }
 
 /** The schema of each event the conversation stream may send, as the document names them. */
@@ -158,7 +198,8 @@ function validatingEventStream(body: ReadableStream<Uint8Array>, where: string):
         return;
       }
       const validate = validatorFor(`#/components/schemas/${name}`);
-      if (!validate(JSON.parse(event.data))) problem ??= `${event.event} event ${ajvText(validate)}; data: ${event.data.slice(0, 300)}`;
+      if (!validate(JSON.parse(event.data)))
+        problem ??= `${event.event} event ${ajvText(validate)}; data: ${event.data.slice(0, 300)}`;
     },
   });
   return body.pipeThrough(
@@ -176,7 +217,9 @@ function validatingEventStream(body: ReadableStream<Uint8Array>, where: string):
  * Wraps a REST handler so every response it gives is checked against the document before the
  * test sees it. JSON bodies are read from a clone; a stream's events are checked as they pass.
  */
-export function validatingHandler(handler: (request: Request) => Promise<Response>): (request: Request) => Promise<Response> {
+export function validatingHandler(
+  handler: (request: Request) => Promise<Response>,
+): (request: Request) => Promise<Response> {
   return async (request) => {
     const response = await handler(request);
     const streamed = mediaType(response.headers) === "text/event-stream";

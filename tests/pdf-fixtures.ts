@@ -8,7 +8,10 @@ import zlib from "node:zlib";
 type PdfObject = string | { stream: Uint8Array | string; dict?: string };
 
 /** A one-page PDF: `content` is the page's content stream; `extra` objects are numbered from 6. */
-export function pdfWithContent(content: Uint8Array | string, options: { flate?: boolean; fontExtra?: string; extra?: PdfObject[] } = {}): Uint8Array {
+export function pdfWithContent(
+  content: Uint8Array | string,
+  options: { flate?: boolean; fontExtra?: string; extra?: PdfObject[] } = {},
+): Uint8Array {
   const objects: PdfObject[] = [
     "<< /Type /Catalog /Pages 2 0 R >>",
     "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
@@ -26,7 +29,9 @@ export function pdfWithContent(content: Uint8Array | string, options: { flate?: 
       typeof object === "string"
         ? Buffer.from(`${i + 1} 0 obj\n${object}\nendobj\n`)
         : Buffer.concat([
-            Buffer.from(`${i + 1} 0 obj\n<< /Length ${Buffer.byteLength(object.stream)} ${object.dict ?? ""} >>\nstream\n`),
+            Buffer.from(
+              `${i + 1} 0 obj\n<< /Length ${Buffer.byteLength(object.stream)} ${object.dict ?? ""} >>\nstream\n`,
+            ),
             Buffer.from(object.stream),
             Buffer.from("\nendstream\nendobj\n"),
           ]);
@@ -34,7 +39,11 @@ export function pdfWithContent(content: Uint8Array | string, options: { flate?: 
     size += part.length;
   });
   const xref = offsets.map((offset) => `${String(offset).padStart(10, "0")} 00000 n \n`).join("");
-  chunks.push(Buffer.from(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${size}\n%%EOF\n`));
+  chunks.push(
+    Buffer.from(
+      `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${size}\n%%EOF\n`,
+    ),
+  );
   return new Uint8Array(Buffer.concat(chunks));
 }
 

@@ -7,7 +7,10 @@ import { createUserGroup } from "@/server/services/user-groups";
 import { api, uniqueSuffix } from "./helpers";
 import { publishedApp, type PublishedApp } from "./runtime-helpers";
 
-export async function newPlan(operator: OperatorActor, options: { credits?: number; withGroup?: boolean; name?: string } = {}) {
+export async function newPlan(
+  operator: OperatorActor,
+  options: { credits?: number; withGroup?: boolean; name?: string } = {},
+) {
   return createTierPlan(getDb(), operator, {
     name: options.name ?? `Plan ${uniqueSuffix()}`,
     creditAllowance: options.credits ?? 100,
@@ -30,7 +33,10 @@ export async function provisioningSnapshot(organizationId: string) {
     db.endUser.findMany({ where: { organizationId }, orderBy: { id: "asc" } }),
     db.subscription.findMany({ where: { endUser: { organizationId } }, orderBy: { id: "asc" } }),
     db.grant.findMany({ where: { organizationId }, orderBy: { id: "asc" } }),
-    db.groupMember.findMany({ where: { group: { organizationId } }, orderBy: [{ groupId: "asc" }, { endUserId: "asc" }] }),
+    db.groupMember.findMany({
+      where: { group: { organizationId } },
+      orderBy: [{ groupId: "asc" }, { endUserId: "asc" }],
+    }),
   ]);
   return { endUsers, subscriptions, grants, memberships };
 }
@@ -48,26 +54,43 @@ export interface AccessWorld extends PublishedApp {
 
 export async function accessWorld(): Promise<AccessWorld> {
   const app = await publishedApp();
-  const portal = async (name: string) => (await api("POST", "/portals", { key: app.key, body: { name } })).body.portal.id as string;
-  return { ...app, org: app.tenant.organization.id, helpCenter: await portal("Help Center"), partners: await portal("Partners") };
+  const portal = async (name: string) =>
+    (await api("POST", "/portals", { key: app.key, body: { name } })).body.portal.id as string;
+  return {
+    ...app,
+    org: app.tenant.organization.id,
+    helpCenter: await portal("Help Center"),
+    partners: await portal("Partners"),
+  };
 }
 
 /** An end user provisioned over REST, with whatever plans and grants `body` gives. */
 export async function accessEndUser(w: AccessWorld, body: Record<string, unknown> = {}): Promise<string> {
-  const response = await api("POST", "/end-users", { key: w.key, body: { email: `eu-${uniqueSuffix()}@customer.example`, ...body } });
+  const response = await api("POST", "/end-users", {
+    key: w.key,
+    body: { email: `eu-${uniqueSuffix()}@customer.example`, ...body },
+  });
   if (response.status !== 201) throw new Error(`${response.status} ${response.text}`);
   return response.body.endUser.id;
 }
 
 /** A group of `members` with grants to the world's app (each grant's fields over a plain app grant). */
-export async function accessGroup(w: AccessWorld, members: string[], grants: Record<string, unknown>[] = [], name = `Group ${uniqueSuffix()}`): Promise<string> {
+export async function accessGroup(
+  w: AccessWorld,
+  members: string[],
+  grants: Record<string, unknown>[] = [],
+  name = `Group ${uniqueSuffix()}`,
+): Promise<string> {
   const id = (await api("POST", "/user-groups", { key: w.key, body: { name } })).body.userGroup.id as string;
   for (const endUserId of members) {
     const added = await api("POST", `/user-groups/${id}/members`, { key: w.key, body: { endUserId } });
     if (added.status !== 201) throw new Error(`${added.status} ${added.text}`);
   }
   for (const grant of grants) {
-    const granted = await api("POST", `/user-groups/${id}/grants`, { key: w.key, body: { targetKind: "app", targetId: w.appId, ...grant } });
+    const granted = await api("POST", `/user-groups/${id}/grants`, {
+      key: w.key,
+      body: { targetKind: "app", targetId: w.appId, ...grant },
+    });
     if (granted.status !== 201) throw new Error(`${granted.status} ${granted.text}`);
   }
   return id;

@@ -24,7 +24,10 @@ export async function publishedApp(
   const tenant = await newOrganization(options.tenant);
   const key = tenant.orgKey.secret;
   const kb = await newKnowledgebase(tenant);
-  await newPage(key, kb, { title: "Refund policy", markdown: "Refunds are paid within 14 days of the request. Shipping costs are not refunded." });
+  await newPage(key, kb, {
+    title: "Refund policy",
+    markdown: "Refunds are paid within 14 days of the request. Shipping costs are not refunded.",
+  });
   const billing = await create(key, "agents", {
     name: "Billing agent",
     description: "Invoices, refunds and payments",
@@ -69,7 +72,11 @@ export async function orderLookupApp(key: string, agent: Record<string, unknown>
   await publish(key, "flows", flow.id);
   const published = await create(key, "agents", { ...agent, flows: [flow.id] });
   await publish(key, "agents", published.id);
-  const app = await create(key, "apps", { name: appName, members: [{ id: published.id, kind: "agent" }], orchestrationMode: "sequential" });
+  const app = await create(key, "apps", {
+    name: appName,
+    members: [{ id: published.id, kind: "agent" }],
+    orchestrationMode: "sequential",
+  });
   await publish(key, "apps", app.id);
   return app.id as string;
 }

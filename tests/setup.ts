@@ -46,4 +46,10 @@ afterAll(async () => {
   const db = (globalThis as { atriumDb?: Db }).atriumDb;
   if (db) await closeDb(db);
 });
-for (const name of ["MODEL_PROVIDER_BASE_URL", "MODEL_PROVIDER_API_KEY", "MODEL_PROVIDER_MODELS", "MODEL_PROVIDER_NAME"]) delete process.env[name];
+for (const name of [
+  "MODEL_PROVIDER_BASE_URL",
+  "MODEL_PROVIDER_API_KEY",
+  "MODEL_PROVIDER_MODELS",
+  "MODEL_PROVIDER_NAME",
+])
+  delete process.env[name];

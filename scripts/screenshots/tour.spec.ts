@@ -38,26 +38,59 @@ async function seed(page: Page, width: number): Promise<Seeded> {
   const demo = seedDemo();
   const org = demo.organization.id;
   const key = demo.orgKey.secret;
-  const call = <T = any>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, data?: unknown) => api<T>(page.request, key, method, path, data);
+  const call = <T = any>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, data?: unknown) =>
+    api<T>(page.request, key, method, path, data);
   const builder = { email: `dana.builder.${width}@northwind.example`, password: PASSWORD };
   const reviewer = { email: `rui.reviewer.${width}@northwind.example`, password: PASSWORD };
   admin("member", "add", "--org", org, "--email", builder.email, "--role", "member", "--password", PASSWORD);
   admin("member", "add", "--org", org, "--email", reviewer.email, "--role", "admin", "--password", PASSWORD);
-  admin("member", "add", "--org", org, "--email", `maximilian.von.longname-hausen.${width}@northwind-customer-success.example`, "--role", "member", "--password", PASSWORD);
+  admin(
+    "member",
+    "add",
+    "--org",
+    org,
+    "--email",
+    `maximilian.von.longname-hausen.${width}@northwind-customer-success.example`,
+    "--role",
+    "member",
+    "--password",
+    PASSWORD,
+  );
 
-  const gold = admin<{ tierPlan: { id: string; groupId: string } }>("plan", "create", "--org", org, "--name", "Gold", "--credits", "500", "--with-group").tierPlan;
+  const gold = admin<{ tierPlan: { id: string; groupId: string } }>(
+    "plan",
+    "create",
+    "--org",
+    org,
+    "--name",
+    "Gold",
+    "--credits",
+    "500",
+    "--with-group",
+  ).tierPlan;
   admin("plan", "create", "--org", org, "--name", "Starter", "--credits", "50");
 
-  const { knowledgebase } = await call("POST", "/knowledgebases", { name: "Guest handbook", description: "Everything a guest may ask the front desk" });
+  const { knowledgebase } = await call("POST", "/knowledgebases", {
+    name: "Guest handbook",
+    description: "Everything a guest may ask the front desk",
+  });
   const { page: refund } = await call("POST", `/knowledgebases/${knowledgebase.id}/pages`, {
     title: "Refund policy",
-    markdown: "# Refund policy\n\nRefunds are paid within **14 days** of the request.\n\n- Shipping costs are not refunded.\n- Gift cards are final.\n",
+    markdown:
+      "# Refund policy\n\nRefunds are paid within **14 days** of the request.\n\n- Shipping costs are not refunded.\n- Gift cards are final.\n",
   });
-  await call("POST", `/knowledgebases/${knowledgebase.id}/pages`, { title: "Breakfast", markdown: "Breakfast is served from 7 to 10 in the garden room." });
-  await call("POST", `/knowledgebases/${knowledgebase.id}/pages`, { title: "Parking", markdown: "Guests park free of charge behind the building; the gate code is at the desk." });
+  await call("POST", `/knowledgebases/${knowledgebase.id}/pages`, {
+    title: "Breakfast",
+    markdown: "Breakfast is served from 7 to 10 in the garden room.",
+  });
+  await call("POST", `/knowledgebases/${knowledgebase.id}/pages`, {
+    title: "Parking",
+    markdown: "Guests park free of charge behind the building; the gate code is at the desk.",
+  });
   const { source } = await call("POST", `/knowledgebases/${knowledgebase.id}/sources`, {
     name: "Shipping guide",
-    contentMarkdown: "# Shipping\n\n## Returns\n\nReturned parcels are refunded once they arrive at the warehouse.\n\n## Abroad\n\nParcels abroad take 5 to 8 working days.\n",
+    contentMarkdown:
+      "# Shipping\n\n## Returns\n\nReturned parcels are refunded once they arrive at the warehouse.\n\n## Abroad\n\nParcels abroad take 5 to 8 working days.\n",
   });
   await call("POST", "/knowledgebases", { name: "Staff onboarding" });
 
@@ -98,7 +131,10 @@ async function seed(page: Page, width: number): Promise<Seeded> {
 
   const { portal } = await call("POST", "/portals", { name: "Guest portal", slug: `guests-${width}` });
   await call("POST", "/portals", { name: "Partner portal" });
-  const { userGroup } = await call("POST", "/user-groups", { name: "Front-desk staff", description: "Everyone at the desk" });
+  const { userGroup } = await call("POST", "/user-groups", {
+    name: "Front-desk staff",
+    description: "Everyone at the desk",
+  });
   await call("POST", "/user-groups", { name: "Night shift" });
   await call("POST", `/user-groups/${gold.groupId}/grants`, { targetKind: "app", targetId: app.id });
   await call("POST", `/portals/${portal.id}/admissions`, { groupId: userGroup.id });
@@ -119,14 +155,29 @@ async function seed(page: Page, width: number): Promise<Seeded> {
 
   // Runs: the organization's own, and one on an end user's behalf in the portal.
   const first = await call("POST", `/apps/${app.id}/conversation`, { message: "How long do refunds take?" });
-  await call("POST", `/apps/${app.id}/conversation`, { message: "And are shipping costs refunded?", conversation_id: first.conversation_id });
-  await call("POST", `/apps/${app.id}/conversation`, { message: "When is breakfast served?", endUserId: endUser.id, portalId: portal.id });
+  await call("POST", `/apps/${app.id}/conversation`, {
+    message: "And are shipping costs refunded?",
+    conversation_id: first.conversation_id,
+  });
+  await call("POST", `/apps/${app.id}/conversation`, {
+    message: "When is breakfast served?",
+    endUserId: endUser.id,
+    portalId: portal.id,
+  });
 
   // Pending reviews: with agent writes reviewed, the key's edits wait for a reviewer.
   admin("org", "update", "--org", org, "--review-agent-writes", "true");
-  await call("PATCH", `/knowledgebases/${knowledgebase.id}/pages/${refund.id}`, { patch: [{ op: "replace", oldString: "14 days", newString: "10 working days" }] });
-  const proposed = await call("POST", `/knowledgebases/${knowledgebase.id}/pages`, { title: "Late check-out", markdown: "Late check-out until 13:00 costs 20 euros." });
-  await call("POST", `/knowledgebases/${knowledgebase.id}/pages`, { title: "Pets", markdown: "Dogs are welcome in the garden rooms." });
+  await call("PATCH", `/knowledgebases/${knowledgebase.id}/pages/${refund.id}`, {
+    patch: [{ op: "replace", oldString: "14 days", newString: "10 working days" }],
+  });
+  const proposed = await call("POST", `/knowledgebases/${knowledgebase.id}/pages`, {
+    title: "Late check-out",
+    markdown: "Late check-out until 13:00 costs 20 euros.",
+  });
+  await call("POST", `/knowledgebases/${knowledgebase.id}/pages`, {
+    title: "Pets",
+    markdown: "Dogs are welcome in the garden rooms.",
+  });
 
   return {
     demo,
@@ -165,7 +216,13 @@ async function shot(page: Page, name: string, width: number) {
 }
 
 /** Opens `path`, optionally does something on it, and captures it; a failure is noted, not fatal. */
-async function visit(page: Page, width: number, name: string, path: string | null, action?: (page: Page) => Promise<void>) {
+async function visit(
+  page: Page,
+  width: number,
+  name: string,
+  path: string | null,
+  action?: (page: Page) => Promise<void>,
+) {
   try {
     if (path !== null) {
       await page.goto(path);
@@ -185,7 +242,8 @@ for (const viewport of VIEWPORTS) {
     mkdirSync(OUT, { recursive: true });
     await page.setViewportSize(viewport);
     const w = viewport.width;
-    const v = (name: string, path: string | null, action?: (page: Page) => Promise<void>) => visit(page, w, name, path, action);
+    const v = (name: string, path: string | null, action?: (page: Page) => Promise<void>) =>
+      visit(page, w, name, path, action);
 
     // Signed out, and a brand-new organization's empty pages.
     await v("sign-in", "/sign-in");
@@ -333,13 +391,15 @@ for (const viewport of VIEWPORTS) {
 
     // A builder (role member): the pages that differ for them.
     await signInAs(page, s.builder);
-    for (const name of ["home", "reviews", "members", "keys", "settings", "end-users", "knowledge", "agents"]) await v(`builder-${name}`, name === "home" ? "/" : `/${name}`);
+    for (const name of ["home", "reviews", "members", "keys", "settings", "end-users", "knowledge", "agents"])
+      await v(`builder-${name}`, name === "home" ? "/" : `/${name}`);
     await v("builder-review", s.reviewPath);
     await v("builder-knowledgebase-page", `${kb}?page=${s.pageId}`);
 
     // A reviewer (role admin).
     await signInAs(page, s.reviewer);
-    for (const name of ["home", "reviews", "members", "settings"]) await v(`reviewer-${name}`, name === "home" ? "/" : `/${name}`);
+    for (const name of ["home", "reviews", "members", "settings"])
+      await v(`reviewer-${name}`, name === "home" ? "/" : `/${name}`);
 
     // The portal an end user sees.
     await page.context().clearCookies();

@@ -20,13 +20,36 @@ import { getSsoConnection, removeSsoConnection, setSsoConnection } from "@/serve
 import { PortalSignIn } from "@/schemas/portal";
 import { approveReview, listReviews, rejectReview } from "@/server/services/reviews";
 import { seedDemo } from "@/server/services/setup";
-import { createModelProvider, deleteModelProvider, listModelProviders, updateModelProvider } from "@/server/services/model-providers";
+import {
+  createModelProvider,
+  deleteModelProvider,
+  listModelProviders,
+  updateModelProvider,
+} from "@/server/services/model-providers";
 import { rotateSecrets } from "@/server/services/secrets";
-import { CreateMcpConnectionInput, CreateModelProviderInput, ProviderKind, Slug, UpdateMcpConnectionInput, UpdateModelProviderInput } from "@/schemas/integration";
-import { createMcpConnection, deleteMcpConnection, listMcpConnections, listMcpConnectionTools, updateMcpConnection } from "@/server/services/mcp-connections";
+import {
+  CreateMcpConnectionInput,
+  CreateModelProviderInput,
+  ProviderKind,
+  Slug,
+  UpdateMcpConnectionInput,
+  UpdateModelProviderInput,
+} from "@/schemas/integration";
+import {
+  createMcpConnection,
+  deleteMcpConnection,
+  listMcpConnections,
+  listMcpConnectionTools,
+  updateMcpConnection,
+} from "@/server/services/mcp-connections";
 import { archiveTierPlan, createTierPlan } from "@/server/services/tier-plans";
 import { CreateWebhookEndpointInput } from "@/schemas/webhooks";
-import { createWebhookEndpoint, deleteWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints } from "@/server/services/webhooks";
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookEndpoints,
+} from "@/server/services/webhooks";
 
 type FlagSpec = Record<string, z.ZodType>;
 type Flags = Record<string, unknown>;
@@ -53,7 +76,8 @@ export function parseFlags(spec: FlagSpec, args: string[]): Flags {
   const raw: Record<string, unknown> = {};
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    if (!arg.startsWith("--")) throw new AppError("invalid_request", `Unexpected argument "${arg}"; flags look like --name value.`);
+    if (!arg.startsWith("--"))
+      throw new AppError("invalid_request", `Unexpected argument "${arg}"; flags look like --name value.`);
     const name = arg.slice(2);
     const next = args[i + 1];
     if (next === undefined || next.startsWith("--")) raw[name] = true;
@@ -72,7 +96,11 @@ export function parseFlags(spec: FlagSpec, args: string[]): Flags {
 }
 
 function operator(organizationId: string): OperatorActor {
-  return { kind: "operator", organizationId, origin: { door: "cli", requestId: null, ipAddress: null, userAgent: null } };
+  return {
+    kind: "operator",
+    organizationId,
+    origin: { door: "cli", requestId: null, ipAddress: null, userAgent: null },
+  };
 }
 
 /** The operator of the organization that owns a row, or not_found. */
@@ -115,21 +143,31 @@ function headerList(json: string): unknown {
   try {
     headers = JSON.parse(json);
   } catch {
-    throw invalidRequest([{ path: "--headers", message: 'A JSON object of header names and values, e.g. {"Authorization":"Bearer …"}' }]);
+    throw invalidRequest([
+      { path: "--headers", message: 'A JSON object of header names and values, e.g. {"Authorization":"Bearer …"}' },
+    ]);
   }
-  return headers && typeof headers === "object" && !Array.isArray(headers) ? Object.entries(headers).map(([name, value]) => ({ name, value })) : headers;
+  return headers && typeof headers === "object" && !Array.isArray(headers)
+    ? Object.entries(headers).map(([name, value]) => ({ name, value }))
+    : headers;
 }
 
 /** An empty header value keeps the value stored under that name (the update schema's header without a value). */
 function keepingEmptyValues(headers: unknown): unknown {
-  return Array.isArray(headers) ? headers.map(({ name, value }: { name: string; value: unknown }) => (value === "" ? { name } : { name, value })) : headers;
+  return Array.isArray(headers)
+    ? headers.map(({ name, value }: { name: string; value: unknown }) => (value === "" ? { name } : { name, value }))
+    : headers;
 }
 
 export const COMMANDS: Record<string, Command> = {
   "org create": {
     flags: { name: nameText, plan: Plan.optional(), credits: credits.optional() },
     run: async (db, f) => ({
-      organization: await createOrganization(db, { name: f.name as string, plan: f.plan as z.infer<typeof Plan> | undefined, credits: f.credits as number | undefined }),
+      organization: await createOrganization(db, {
+        name: f.name as string,
+        plan: f.plan as z.infer<typeof Plan> | undefined,
+        credits: f.credits as number | undefined,
+      }),
     }),
   },
   "org show": {
@@ -137,7 +175,10 @@ export const COMMANDS: Record<string, Command> = {
     run: async (db, f) => ({ organization: await getOrganization(db, await organizationExists(db, f.org as string)) }),
   },
   "org update": {
-    flags: { org: id, ...Object.fromEntries(Object.entries(ORGANIZATION_FLAGS).map(([flag, [, schema]]) => [flag, schema.optional()])) },
+    flags: {
+      org: id,
+      ...Object.fromEntries(Object.entries(ORGANIZATION_FLAGS).map(([flag, [, schema]]) => [flag, schema.optional()])),
+    },
     run: async (db, f) => {
       const actor = await organizationExists(db, f.org as string);
       const update = Object.fromEntries(
@@ -163,14 +204,22 @@ export const COMMANDS: Record<string, Command> = {
   "member remove": {
     flags: { member: id },
     run: async (db, f) => {
-      const actor = await operatorOf(await db.member.findUnique({ where: { id: f.member as string } }), "member", f.member);
+      const actor = await operatorOf(
+        await db.member.findUnique({ where: { id: f.member as string } }),
+        "member",
+        f.member,
+      );
       return { member: await removeMember(db, actor, { memberId: f.member as string }) };
     },
   },
   "member reset-password": {
     flags: { member: id },
     run: async (db, f) => {
-      const actor = await operatorOf(await db.member.findUnique({ where: { id: f.member as string } }), "member", f.member);
+      const actor = await operatorOf(
+        await db.member.findUnique({ where: { id: f.member as string } }),
+        "member",
+        f.member,
+      );
       const { member, temporaryPassword } = await resetMemberPassword(db, actor, { memberId: f.member as string });
       return { member: { ...member, temporaryPassword } };
     },
@@ -194,7 +243,8 @@ export const COMMANDS: Record<string, Command> = {
     },
     run: async (db, f) => {
       const actor = await organizationExists(db, f.org as string);
-      if (f.scopes && f["all-scopes"]) throw new AppError("invalid_request", "Give --scopes or --all-scopes, not both.");
+      if (f.scopes && f["all-scopes"])
+        throw new AppError("invalid_request", "Give --scopes or --all-scopes, not both.");
       const memberId = f.member as string | undefined;
       const key = await createApiKey(db, actor, {
         name: (f.name as string | undefined) ?? (memberId ? "Personal key (CLI)" : "Organization key (CLI)"),
@@ -202,7 +252,17 @@ export const COMMANDS: Record<string, Command> = {
         scopes: (f.scopes as Scope[] | undefined) ?? [...SCOPES],
         memberId,
       });
-      return { key: { id: key.id, secret: key.secret, kind: key.kind, scopes: key.scopes, memberId: key.memberId, name: key.name, prefix: key.prefix } };
+      return {
+        key: {
+          id: key.id,
+          secret: key.secret,
+          kind: key.kind,
+          scopes: key.scopes,
+          memberId: key.memberId,
+          name: key.name,
+          prefix: key.prefix,
+        },
+      };
     },
   },
   "key revoke": {
@@ -224,7 +284,11 @@ export const COMMANDS: Record<string, Command> = {
   "plan archive": {
     flags: { plan: id },
     run: async (db, f) => {
-      const actor = await operatorOf(await db.tierPlan.findUnique({ where: { id: f.plan as string } }), "tier plan", f.plan);
+      const actor = await operatorOf(
+        await db.tierPlan.findUnique({ where: { id: f.plan as string } }),
+        "tier plan",
+        f.plan,
+      );
       return { tierPlan: await archiveTierPlan(db, actor, { tierPlanId: f.plan as string }) };
     },
   },
@@ -234,7 +298,10 @@ export const COMMANDS: Record<string, Command> = {
       const input = CreateWebhookEndpointInput.safeParse({ url: f.url, eventTypes: f.events });
       if (!input.success)
         throw invalidRequest(
-          problemsFromIssues(input.error.issues).map((p) => ({ ...p, path: `--${p.path === "eventTypes" || p.path.startsWith("eventTypes.") ? "events" : p.path}` })),
+          problemsFromIssues(input.error.issues).map((p) => ({
+            ...p,
+            path: `--${p.path === "eventTypes" || p.path.startsWith("eventTypes.") ? "events" : p.path}`,
+          })),
         );
       return createWebhookEndpoint(db, await organizationExists(db, f.org as string), input.data);
     },
@@ -242,14 +309,20 @@ export const COMMANDS: Record<string, Command> = {
   "webhook list": {
     flags: { org: id },
     run: async (db, f) => {
-      const { endpoints } = await listWebhookEndpoints(db, await organizationExists(db, f.org as string), { limit: 200 });
+      const { endpoints } = await listWebhookEndpoints(db, await organizationExists(db, f.org as string), {
+        limit: 200,
+      });
       return { endpoints };
     },
   },
   "webhook remove": {
     flags: { id },
     run: async (db, f) => {
-      const actor = await operatorOf(await db.webhookEndpoint.findUnique({ where: { id: f.id as string } }), "webhook endpoint", f.id);
+      const actor = await operatorOf(
+        await db.webhookEndpoint.findUnique({ where: { id: f.id as string } }),
+        "webhook endpoint",
+        f.id,
+      );
       const { endpoint } = await getWebhookEndpoint(db, actor, { id: f.id as string });
       await deleteWebhookEndpoint(db, actor, { id: f.id as string });
       return { endpoint };
@@ -257,12 +330,23 @@ export const COMMANDS: Record<string, Command> = {
   },
   "portal create": {
     flags: { org: id, name: nameText },
-    run: async (db, f) => ({ portal: await createPortal(db, await organizationExists(db, f.org as string), { name: f.name as string }) }),
+    run: async (db, f) => ({
+      portal: await createPortal(db, await organizationExists(db, f.org as string), { name: f.name as string }),
+    }),
   },
   "portal update": {
-    flags: { portal: id, name: nameText.optional(), slug: z.string().max(48).optional(), "sign-in": PortalSignIn.optional() },
+    flags: {
+      portal: id,
+      name: nameText.optional(),
+      slug: z.string().max(48).optional(),
+      "sign-in": PortalSignIn.optional(),
+    },
     run: async (db, f) => {
-      const actor = await operatorOf(await db.portal.findUnique({ where: { id: f.portal as string } }), "portal", f.portal);
+      const actor = await operatorOf(
+        await db.portal.findUnique({ where: { id: f.portal as string } }),
+        "portal",
+        f.portal,
+      );
       const portal = await updatePortal(db, actor, {
         id: f.portal as string,
         name: f.name as string | undefined,
@@ -293,16 +377,22 @@ export const COMMANDS: Record<string, Command> = {
   },
   "sso show": {
     flags: { org: id },
-    run: async (db, f) => ({ ssoConnection: await getSsoConnection(db, await organizationExists(db, f.org as string)) }),
+    run: async (db, f) => ({
+      ssoConnection: await getSsoConnection(db, await organizationExists(db, f.org as string)),
+    }),
   },
   "sso remove": {
     flags: { org: id },
-    run: async (db, f) => ({ ssoConnection: await removeSsoConnection(db, await organizationExists(db, f.org as string)) }),
+    run: async (db, f) => ({
+      ssoConnection: await removeSsoConnection(db, await organizationExists(db, f.org as string)),
+    }),
   },
   "mail list": {
     flags: { org: id, limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).optional() },
     run: async (db, f) => {
-      const { messages } = await listMail(db, await organizationExists(db, f.org as string), { limit: (f.limit as number | undefined) ?? 50 });
+      const { messages } = await listMail(db, await organizationExists(db, f.org as string), {
+        limit: (f.limit as number | undefined) ?? 50,
+      });
       return { messages: messages.map(({ to, subject, text, createdAt }) => ({ to, subject, text, createdAt })) };
     },
   },
@@ -351,7 +441,11 @@ export const COMMANDS: Record<string, Command> = {
   },
   "review reject": {
     flags: { id, reason: RejectReviewInput.shape.reason },
-    run: async (db, f) => rejectReview(db, await reviewOperator(db, f.id as string), { reviewId: f.id as string, reason: f.reason as string | undefined }),
+    run: async (db, f) =>
+      rejectReview(db, await reviewOperator(db, f.id as string), {
+        reviewId: f.id as string,
+        reason: f.reason as string | undefined,
+      }),
   },
   "provider add": {
     flags: {
@@ -367,7 +461,10 @@ export const COMMANDS: Record<string, Command> = {
     run: async (db, f) => {
       const models = [
         ...((f.models as string[] | undefined) ?? []).map((modelId) => ({ id: modelId, kind: "chat" as const })),
-        ...((f["embedding-models"] as string[] | undefined) ?? []).map((modelId) => ({ id: modelId, kind: "embedding" as const })),
+        ...((f["embedding-models"] as string[] | undefined) ?? []).map((modelId) => ({
+          id: modelId,
+          kind: "embedding" as const,
+        })),
       ];
       const input = CreateModelProviderInput.safeParse({
         slug: f.slug,
@@ -394,12 +491,18 @@ export const COMMANDS: Record<string, Command> = {
     run: async (db, f) => {
       const row = await db.modelProvider.findUnique({ where: { id: f.provider as string } });
       const actor = await operatorOf(row, "model provider", f.provider);
-      if (f["api-key"] !== undefined && f["remove-api-key"]) throw invalidRequest([{ path: "--api-key", message: "Give a new key or --remove-api-key, not both" }]);
+      if (f["api-key"] !== undefined && f["remove-api-key"])
+        throw invalidRequest([{ path: "--api-key", message: "Give a new key or --remove-api-key, not both" }]);
       // A kind of model not named keeps the models of that kind the provider offers now.
       const current = row!.models as { id: string; kind: "chat" | "embedding" }[];
       const listed = (flag: string, kind: "chat" | "embedding") =>
-        f[flag] === undefined ? current.filter((model) => model.kind === kind) : (f[flag] as string[]).map((modelId) => ({ id: modelId, kind }));
-      const models = f.models === undefined && f["embedding-models"] === undefined ? undefined : [...listed("models", "chat"), ...listed("embedding-models", "embedding")];
+        f[flag] === undefined
+          ? current.filter((model) => model.kind === kind)
+          : (f[flag] as string[]).map((modelId) => ({ id: modelId, kind }));
+      const models =
+        f.models === undefined && f["embedding-models"] === undefined
+          ? undefined
+          : [...listed("models", "chat"), ...listed("embedding-models", "embedding")];
       const input = UpdateModelProviderInput.safeParse({
         providerId: f.provider,
         name: f.name,
@@ -418,7 +521,11 @@ export const COMMANDS: Record<string, Command> = {
   "provider remove": {
     flags: { provider: id },
     run: async (db, f) => {
-      const actor = await operatorOf(await db.modelProvider.findUnique({ where: { id: f.provider as string } }), "model provider", f.provider);
+      const actor = await operatorOf(
+        await db.modelProvider.findUnique({ where: { id: f.provider as string } }),
+        "model provider",
+        f.provider,
+      );
       return { provider: await deleteModelProvider(db, actor, { providerId: f.provider as string }) };
     },
   },
@@ -438,7 +545,11 @@ export const COMMANDS: Record<string, Command> = {
   "integration update": {
     flags: { connection: id, url: z.string().optional(), name: nameText.optional(), headers: z.string().optional() },
     run: async (db, f) => {
-      const actor = await operatorOf(await db.mcpConnection.findUnique({ where: { id: f.connection as string } }), "MCP connection", f.connection);
+      const actor = await operatorOf(
+        await db.mcpConnection.findUnique({ where: { id: f.connection as string } }),
+        "MCP connection",
+        f.connection,
+      );
       const input = UpdateMcpConnectionInput.safeParse({
         connectionId: f.connection,
         name: f.name,
@@ -451,19 +562,29 @@ export const COMMANDS: Record<string, Command> = {
   },
   "integration list": {
     flags: { org: id },
-    run: async (db, f) => ({ connections: await listMcpConnections(db, await organizationExists(db, f.org as string)) }),
+    run: async (db, f) => ({
+      connections: await listMcpConnections(db, await organizationExists(db, f.org as string)),
+    }),
   },
   "integration tools": {
     flags: { connection: id },
     run: async (db, f) => {
-      const actor = await operatorOf(await db.mcpConnection.findUnique({ where: { id: f.connection as string } }), "MCP connection", f.connection);
+      const actor = await operatorOf(
+        await db.mcpConnection.findUnique({ where: { id: f.connection as string } }),
+        "MCP connection",
+        f.connection,
+      );
       return listMcpConnectionTools(db, actor, { connectionId: f.connection as string });
     },
   },
   "integration remove": {
     flags: { connection: id },
     run: async (db, f) => {
-      const actor = await operatorOf(await db.mcpConnection.findUnique({ where: { id: f.connection as string } }), "MCP connection", f.connection);
+      const actor = await operatorOf(
+        await db.mcpConnection.findUnique({ where: { id: f.connection as string } }),
+        "MCP connection",
+        f.connection,
+      );
       return { connection: await deleteMcpConnection(db, actor, { connectionId: f.connection as string }) };
     },
   },
@@ -475,8 +596,19 @@ export const COMMANDS: Record<string, Command> = {
     flags: {},
     run: async (db) => {
       const demo = await seedDemo(db);
-      const keyView = (key: typeof demo.orgKey) => ({ id: key.id, secret: key.secret, kind: key.kind, scopes: key.scopes, memberId: key.memberId });
-      return { organization: demo.organization, orgKey: keyView(demo.orgKey), personalKey: keyView(demo.personalKey), login: demo.login };
+      const keyView = (key: typeof demo.orgKey) => ({
+        id: key.id,
+        secret: key.secret,
+        kind: key.kind,
+        scopes: key.scopes,
+        memberId: key.memberId,
+      });
+      return {
+        organization: demo.organization,
+        orgKey: keyView(demo.orgKey),
+        personalKey: keyView(demo.personalKey),
+        login: demo.login,
+      };
     },
   },
 };

@@ -33,7 +33,9 @@ function startWorker(): IndexWorker | null {
     const worker = startIndexWorker(getDb());
     const webhooks = startWebhookWorker(getDb());
     const emails = startNotificationEmailWorker(getDb());
-    sealWebhookSecrets(getDb()).catch((error: unknown) => logger().error({ err: error }, "Could not seal the webhook secrets stored readable"));
+    sealWebhookSecrets(getDb()).catch((error: unknown) =>
+      logger().error({ err: error }, "Could not seal the webhook secrets stored readable"),
+    );
     (globalThis as { atriumIndexWorker?: IndexWorker }).atriumIndexWorker = worker;
     return {
       stop: () => Promise.all([worker.stop(), webhooks.stop(), emails.stop()]).then(() => undefined),
@@ -78,15 +80,20 @@ function nextFallback(port: number) {
 
 /** A listen failure as one line a person can act on. */
 function listenFailure(error: NodeJS.ErrnoException, port: number): Error {
-  if (error.code === "EADDRINUSE") return new Error(`port ${port} is already in use; stop what listens on it or set PORT to another port.`);
-  if (error.code === "EACCES") return new Error(`this user may not listen on port ${port}; set PORT to a port above 1023.`);
+  if (error.code === "EADDRINUSE")
+    return new Error(`port ${port} is already in use; stop what listens on it or set PORT to another port.`);
+  if (error.code === "EACCES")
+    return new Error(`this user may not listen on port ${port}; set PORT to a port above 1023.`);
   return error;
 }
 
 /** Waits for `work` to settle, for `ms` at most; whether it settled in time. */
 async function atMost(work: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const settled = await Promise.race([Promise.allSettled([work]).then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+  const settled = await Promise.race([
+    Promise.allSettled([work]).then(() => true),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]);
   clearTimeout(timer);
   return settled;
 }
@@ -98,8 +105,12 @@ async function atMost(work: Promise<unknown>, ms: number): Promise<boolean> {
  * listener; these are what remains.
  */
 function keepServingOnStrayFailures(): void {
-  process.on("unhandledRejection", (reason) => logger().error({ err: reason }, "A promise failed and nothing handled it; the server keeps serving"));
-  process.on("uncaughtException", (error) => logger().error({ err: error }, "An exception reached the top of the event loop; the server keeps serving"));
+  process.on("unhandledRejection", (reason) =>
+    logger().error({ err: reason }, "A promise failed and nothing handled it; the server keeps serving"),
+  );
+  process.on("uncaughtException", (error) =>
+    logger().error({ err: error }, "An exception reached the top of the event loop; the server keeps serving"),
+  );
 }
 
 export interface HttpServer {
@@ -146,15 +157,24 @@ export async function serve(options: { port: number; trustProxy: number }): Prom
       logger().info({ openConnections: open }, "Stopping: no new connections; requests in flight get up to 15 s");
       const released = worker?.release().then(
         (jobs) => logger().info({ jobsHandedBack: jobs }, `Indexing: ${jobs} job(s) in hand handed back to the queue`),
-        (error: unknown) => logger().error({ err: error }, "Indexing: the jobs in hand could not be handed back; their lease will expire"),
+        (error: unknown) =>
+          logger().error(
+            { err: error },
+            "Indexing: the jobs in hand could not be handed back; their lease will expire",
+          ),
       );
       const closed = new Promise((resolve) => server.close(resolve));
       server.closeIdleConnections();
       const drained = await atMost(closed, SHUTDOWN_GRACE_MS);
       const cut = connections.size;
       server.closeAllConnections();
-      if (drained) logger().info({ connectionsClosed: open }, "Connections closed: every request in flight was answered");
-      else logger().warn({ connectionsClosed: open, cutAfterGrace: cut }, `Connections closed: ${cut} still busy after ${SHUTDOWN_GRACE_MS / 1000} s were cut`);
+      if (drained)
+        logger().info({ connectionsClosed: open }, "Connections closed: every request in flight was answered");
+      else
+        logger().warn(
+          { connectionsClosed: open, cutAfterGrace: cut },
+          `Connections closed: ${cut} still busy after ${SHUTDOWN_GRACE_MS / 1000} s were cut`,
+        );
       await released;
       if (await atMost(closeDb(getDb()), DATABASE_CLOSE_MS)) logger().info("Database connections closed");
       else logger().warn(`Database connections not closed within ${DATABASE_CLOSE_MS / 1000} s; stopping anyway`);

@@ -15,7 +15,10 @@ async function main() {
   try {
     const seeded = await seedFirstOwner(db);
     if (seeded) {
-      logger().info({ email: seeded.login.email }, "First start: created the organization and its owner; the credentials are printed on the terminal (stderr), once");
+      logger().info(
+        { email: seeded.login.email },
+        "First start: created the organization and its owner; the credentials are printed on the terminal (stderr), once",
+      );
       process.stderr.write(
         [
           "",

@@ -41,7 +41,10 @@ function runNext(args: string[], extraEnv: Record<string, string>) {
 function runSetup(databaseUrl: string) {
   const here = fileURLToPath(import.meta.url);
   const entry = path.join(path.dirname(here), `setup${path.extname(here)}`);
-  return spawn(process.execPath, [...process.execArgv, entry], { stdio: "inherit", env: { ...process.env, DATABASE_URL: databaseUrl } });
+  return spawn(process.execPath, [...process.execArgv, entry], {
+    stdio: "inherit",
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+  });
 }
 
 async function waitFor(child: ReturnType<typeof spawn>): Promise<number> {
@@ -106,7 +109,12 @@ async function main() {
   } finally {
     if (database?.embedded) {
       await database.release().then(
-        (stopped) => log(stopped ? "Embedded PostgreSQL stopped" : "Embedded PostgreSQL not stopped: another Atrium process still uses it, or it had stopped already"),
+        (stopped) =>
+          log(
+            stopped
+              ? "Embedded PostgreSQL stopped"
+              : "Embedded PostgreSQL not stopped: another Atrium process still uses it, or it had stopped already",
+          ),
         (error: unknown) => logger().error({ err: error }, "Could not stop the embedded database"),
       );
     }

@@ -19,7 +19,14 @@ export interface Entity {
   hint?: string;
 }
 
-const PAGES: Record<EntityKind, string> = { knowledgebase: "/knowledge", app: "/apps", agent: "/agents", flow: "/flows", portal: "/portals", group: "/groups" };
+const PAGES: Record<EntityKind, string> = {
+  knowledgebase: "/knowledge",
+  app: "/apps",
+  agent: "/agents",
+  flow: "/flows",
+  portal: "/portals",
+  group: "/groups",
+};
 
 export function entityHref(kind: EntityKind, id: string): string {
   return `${PAGES[kind]}/${id}`;
@@ -31,27 +38,55 @@ const ALL = { limit: 200 } as const;
 const MATCHES = 20;
 
 /** The organization's entities of these kinds whose name contains `search` (all of them, up to a page, when blank). */
-export function useEntities(kinds: readonly EntityKind[], search = ""): { entities: Entity[]; loading: boolean; unavailable: boolean } {
+export function useEntities(
+  kinds: readonly EntityKind[],
+  search = "",
+): { entities: Entity[]; loading: boolean; unavailable: boolean } {
   const trpc = useTRPC();
   const q = search.trim();
   const page = q ? { limit: MATCHES, q } : ALL;
   const wants = (kind: EntityKind) => kinds.includes(kind);
   // While the next matches load, the last ones stay (no flicker at every key).
   const keep = { placeholderData: keepPreviousData };
-  const knowledgebases = useQuery({ ...trpc.knowledge.list.queryOptions(page), enabled: wants("knowledgebase"), ...keep });
-  const apps = useQuery({ ...trpc.apps.list.queryOptions({ ...page, include: "drafts" }), enabled: wants("app"), ...keep });
-  const agents = useQuery({ ...trpc.agents.list.queryOptions({ ...page, include: "drafts" }), enabled: wants("agent"), ...keep });
-  const flows = useQuery({ ...trpc.flows.list.queryOptions({ ...page, include: "drafts" }), enabled: wants("flow"), ...keep });
+  const knowledgebases = useQuery({
+    ...trpc.knowledge.list.queryOptions(page),
+    enabled: wants("knowledgebase"),
+    ...keep,
+  });
+  const apps = useQuery({
+    ...trpc.apps.list.queryOptions({ ...page, include: "drafts" }),
+    enabled: wants("app"),
+    ...keep,
+  });
+  const agents = useQuery({
+    ...trpc.agents.list.queryOptions({ ...page, include: "drafts" }),
+    enabled: wants("agent"),
+    ...keep,
+  });
+  const flows = useQuery({
+    ...trpc.flows.list.queryOptions({ ...page, include: "drafts" }),
+    enabled: wants("flow"),
+    ...keep,
+  });
   const portals = useQuery({ ...trpc.portals.list.queryOptions(page), enabled: wants("portal"), ...keep });
   // Refused (groups_disabled) where the organization has groups switched off: not retried.
-  const groups = useQuery({ ...trpc.userGroups.list.queryOptions(page), enabled: wants("group"), retry: false, ...keep });
-  const built = (kind: "app" | "agent" | "flow", rows: { id: string; name?: string; published?: boolean }[] = []): Entity[] =>
+  const groups = useQuery({
+    ...trpc.userGroups.list.queryOptions(page),
+    enabled: wants("group"),
+    retry: false,
+    ...keep,
+  });
+  const built = (
+    kind: "app" | "agent" | "flow",
+    rows: { id: string; name?: string; published?: boolean }[] = [],
+  ): Entity[] =>
     rows.map((row) => ({
       id: row.id,
       kind,
       name: row.name ?? "",
       published: row.published,
-      hint: [kinds.length > 1 ? kind : "", row.published ? "" : "not published"].filter(Boolean).join(" · ") || undefined,
+      hint:
+        [kinds.length > 1 ? kind : "", row.published ? "" : "not published"].filter(Boolean).join(" · ") || undefined,
     }));
   const entities: Entity[] = [
     ...(knowledgebases.data?.knowledgebases ?? []).map((kb) => ({
@@ -67,11 +102,19 @@ export function useEntities(kinds: readonly EntityKind[], search = ""): { entiti
     // A plan's group follows its plan (people join it by subscribing), so it is never picked by itself.
     ...(groups.data?.userGroups ?? [])
       .filter((group) => group.planId === null)
-      .map((group) => ({ id: group.id, kind: "group" as const, name: group.name, hint: `${group.memberCount} member${group.memberCount === 1 ? "" : "s"}` })),
+      .map((group) => ({
+        id: group.id,
+        kind: "group" as const,
+        name: group.name,
+        hint: `${group.memberCount} member${group.memberCount === 1 ? "" : "s"}`,
+      })),
   ].filter((entity) => wants(entity.kind));
   // Names that start with the search come first.
   const needle = q.toLowerCase();
-  if (needle) entities.sort((a, b) => Number(!a.name.toLowerCase().startsWith(needle)) - Number(!b.name.toLowerCase().startsWith(needle)));
+  if (needle)
+    entities.sort(
+      (a, b) => Number(!a.name.toLowerCase().startsWith(needle)) - Number(!b.name.toLowerCase().startsWith(needle)),
+    );
   const all = [knowledgebases, apps, agents, flows, portals, groups];
   const loading = all.some((query) => query.isLoading);
   const unavailable = all.some((query) => query.isError);
@@ -86,15 +129,32 @@ function useEntityName(kind: EntityKind, id: string): { name?: string; loading: 
   const trpc = useTRPC();
   const { entities, loading } = useEntities([kind]);
   const listed = entities.find((entity) => entity.id === id)?.name;
-  const alone = (of: EntityKind) => ({ enabled: !loading && listed === undefined && kind === of, retry: false, staleTime: 60_000 });
-  const knowledgebase = useQuery({ ...trpc.knowledge.get.queryOptions({ knowledgebaseId: id }), ...alone("knowledgebase") });
+  const alone = (of: EntityKind) => ({
+    enabled: !loading && listed === undefined && kind === of,
+    retry: false,
+    staleTime: 60_000,
+  });
+  const knowledgebase = useQuery({
+    ...trpc.knowledge.get.queryOptions({ knowledgebaseId: id }),
+    ...alone("knowledgebase"),
+  });
   const app = useQuery({ ...trpc.apps.getDraft.queryOptions({ appId: id }), ...alone("app") });
   const agent = useQuery({ ...trpc.agents.getDraft.queryOptions({ agentId: id }), ...alone("agent") });
   const flow = useQuery({ ...trpc.flows.getDraft.queryOptions({ flowId: id }), ...alone("flow") });
   const portal = useQuery({ ...trpc.portals.get.queryOptions({ id }), ...alone("portal") });
   const group = useQuery({ ...trpc.userGroups.get.queryOptions({ groupId: id }), ...alone("group") });
-  const name = listed ?? knowledgebase.data?.name ?? app.data?.app.name ?? agent.data?.agent.name ?? flow.data?.flow.name ?? portal.data?.portal.name ?? group.data?.userGroup.name;
-  return { name, loading: loading || [knowledgebase, app, agent, flow, portal, group].some((query) => query.isLoading) };
+  const name =
+    listed ??
+    knowledgebase.data?.name ??
+    app.data?.app.name ??
+    agent.data?.agent.name ??
+    flow.data?.flow.name ??
+    portal.data?.portal.name ??
+    group.data?.userGroup.name;
+  return {
+    name,
+    loading: loading || [knowledgebase, app, agent, flow, portal, group].some((query) => query.isLoading),
+  };
 }
 
 const INLINE = { display: "inline-flex", flexWrap: "wrap", alignItems: "center", gap: "0.5rem" } as const;
@@ -117,7 +177,11 @@ export function EntityName({ kind, id, fallback }: { kind: EntityKind; id: strin
   if (name !== undefined) return <EntityLink kind={kind} id={id} name={name} />;
   return (
     <span className="entity-name" style={INLINE}>
-      {loading ? <span className="muted">Loading…</span> : <span className="error">No {kind} of this organization has this id</span>}
+      {loading ? (
+        <span className="muted">Loading…</span>
+      ) : (
+        <span className="error">No {kind} of this organization has this id</span>
+      )}
       <CopyButton text={id} label="Copy id" />
     </span>
   );
@@ -142,7 +206,9 @@ export function EntityPicker({
   const { entities, loading } = useEntities(kinds, useDeferredValue(search));
   // The matches of an earlier search stay shown while the server answers: only those that match what is typed now.
   const needle = search.trim().toLowerCase();
-  const offered = entities.filter((entity) => !exclude.includes(entity.id) && entity.name.toLowerCase().includes(needle));
+  const offered = entities.filter(
+    (entity) => !exclude.includes(entity.id) && entity.name.toLowerCase().includes(needle),
+  );
   return (
     <SearchPicker
       label={label}

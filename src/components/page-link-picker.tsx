@@ -24,7 +24,10 @@ export function PageLinkPicker({
     if (!box) return;
     const { selectionStart: start, selectionEnd: end, value } = box;
     const selected = value.slice(start, end);
-    const link = pageLinkMarkdown({ id: page.id, title: selected.includes("\n") || !selected.trim() ? page.title : selected });
+    const link = pageLinkMarkdown({
+      id: page.id,
+      title: selected.includes("\n") || !selected.trim() ? page.title : selected,
+    });
     onChange(value.slice(0, start) + link + value.slice(end));
     // Back to writing, just after the link.
     requestAnimationFrame(() => {

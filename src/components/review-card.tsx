@@ -10,7 +10,11 @@ import type { Review } from "@/schemas/review";
 import { TextDiff } from "./text-diff";
 import "./review-card.css";
 
-export const REVIEW_KIND_LABEL: Record<Review["kind"], string> = { page_create: "New page", page_edit: "Page edit", source: "New source" };
+export const REVIEW_KIND_LABEL: Record<Review["kind"], string> = {
+  page_create: "New page",
+  page_edit: "Page edit",
+  source: "New source",
+};
 
 /** Where the reviewed thing lives in the console: the page selected in its knowledgebase, or the source. */
 function targetHref(review: Review): string {
@@ -60,14 +64,21 @@ export function ReviewCard({
     <article className="panel review-card" data-testid="review" aria-label={`Review of ${review.title}`}>
       <header className="review-card-head">
         {onSelectedChange && pending && canDecide && (
-          <input type="checkbox" checked={!!selected} onChange={(e) => onSelectedChange(e.target.checked)} aria-label={`Select ${review.title} for approval`} />
+          <input
+            type="checkbox"
+            checked={!!selected}
+            onChange={(e) => onSelectedChange(e.target.checked)}
+            aria-label={`Select ${review.title} for approval`}
+          />
         )}
         <div className="review-card-title">
           <h2>
-            <span className="badge">{REVIEW_KIND_LABEL[review.kind]}</span> <Link href={`/reviews/${review.id}`}>{review.title || "(untitled)"}</Link>
+            <span className="badge">{REVIEW_KIND_LABEL[review.kind]}</span>{" "}
+            <Link href={`/reviews/${review.id}`}>{review.title || "(untitled)"}</Link>
           </h2>
           <p className="muted">
-            In <Link href={targetHref(review)}>{review.knowledgebaseName}</Link> · by {review.author ?? "an organization key"} ·{" "}
+            In <Link href={targetHref(review)}>{review.knowledgebaseName}</Link> · by{" "}
+            {review.author ?? "an organization key"} ·{" "}
             <time dateTime={review.createdAt}>{new Date(review.createdAt).toLocaleString()}</time>
             {!pending && (
               <>
@@ -83,8 +94,9 @@ export function ReviewCard({
         <p className="notice review-stale" role="note">
           <TriangleAlert size={16} aria-hidden className="icon" />
           <span>
-            The page changed since this was proposed. The diff shows the page as it was then; approving applies the edit to the page as it is now and fails if its anchors no longer
-            match. <Link href={targetHref(review)}>Open the page</Link>
+            The page changed since this was proposed. The diff shows the page as it was then; approving applies the edit
+            to the page as it is now and fails if its anchors no longer match.{" "}
+            <Link href={targetHref(review)}>Open the page</Link>
           </span>
         </p>
       )}
@@ -96,14 +108,29 @@ export function ReviewCard({
       {showsText ? (
         <>
           <div className="row review-diff-mode" role="group" aria-label="Compare by">
-            <button type="button" aria-pressed={by === "words"} className={by === "words" ? "primary" : undefined} onClick={() => setBy("words")}>
+            <button
+              type="button"
+              aria-pressed={by === "words"}
+              className={by === "words" ? "primary" : undefined}
+              onClick={() => setBy("words")}
+            >
               Words
             </button>
-            <button type="button" aria-pressed={by === "lines"} className={by === "lines" ? "primary" : undefined} onClick={() => setBy("lines")}>
+            <button
+              type="button"
+              aria-pressed={by === "lines"}
+              className={by === "lines" ? "primary" : undefined}
+              onClick={() => setBy("lines")}
+            >
               Lines
             </button>
           </div>
-          <TextDiff by={by} before={review.baseMarkdown} after={review.proposedMarkdown} label={`Changes proposed in ${review.title}`} />
+          <TextDiff
+            by={by}
+            before={review.baseMarkdown}
+            after={review.proposedMarkdown}
+            label={`Changes proposed in ${review.title}`}
+          />
         </>
       ) : (
         <p className="muted">A document to index (binary or fetched from its URL).</p>
@@ -118,7 +145,11 @@ export function ReviewCard({
               destructive={false}
               icon={<Check size={16} aria-hidden className="icon" />}
               title={`Approve “${review.title || REVIEW_KIND_LABEL[review.kind]}”?`}
-              description={review.kind === "source" ? "The document is indexed and agents find it on their next run." : "The change goes live on the page at once."}
+              description={
+                review.kind === "source"
+                  ? "The document is indexed and agents find it on their next run."
+                  : "The change goes live on the page at once."
+              }
               disabled={approve.isPending}
               onConfirm={() => approve.mutate({ reviewId: review.id })}
             />
@@ -133,10 +164,19 @@ export function ReviewCard({
               onClose={() => setRejecting(false)}
               onConfirm={() => reject.mutate({ reviewId: review.id, reason: reason.trim() || undefined })}
             >
-              <p>{review.kind === "page_edit" ? "The page stays as it is." : `The proposed ${review.kind === "source" ? "document" : "page"} is discarded.`}</p>
+              <p>
+                {review.kind === "page_edit"
+                  ? "The page stays as it is."
+                  : `The proposed ${review.kind === "source" ? "document" : "page"} is discarded.`}
+              </p>
               <label className="field">
                 Reason (optional, shown with the review)
-                <textarea rows={3} maxLength={MAX_REVIEW_REASON_CHARS} value={reason} onChange={(e) => setReason(e.target.value)} />
+                <textarea
+                  rows={3}
+                  maxLength={MAX_REVIEW_REASON_CHARS}
+                  value={reason}
+                  onChange={(e) => setReason(e.target.value)}
+                />
               </label>
             </ConfirmDialog>
           </div>

@@ -24,7 +24,15 @@ export function TextDiff({
   return (
     <pre className={`text-diff text-diff-${by}`} data-testid="diff" aria-label={label}>
       {by === "words"
-        ? parts.map((part, i) => (part.op === "add" ? <ins key={i}>{part.text}</ins> : part.op === "remove" ? <del key={i}>{part.text}</del> : <span key={i}>{part.text}</span>))
+        ? parts.map((part, i) =>
+            part.op === "add" ? (
+              <ins key={i}>{part.text}</ins>
+            ) : part.op === "remove" ? (
+              <del key={i}>{part.text}</del>
+            ) : (
+              <span key={i}>{part.text}</span>
+            ),
+          )
         : parts.map((part, i) => (
             <div key={i} className={`text-diff-${part.op}`}>
               {part.op === "add" ? "+ " : part.op === "remove" ? "- " : "  "}

@@ -16,7 +16,10 @@ export function lineDiff(before: string, after: string): DiffPart[] {
 
 /** Runs of words and the whitespace between them, removed runs before the added ones that replace them. */
 export function wordDiff(before: string, after: string): DiffPart[] {
-  return diffWordsWithSpace(before, after).map((change) => ({ op: change.added ? "add" : change.removed ? "remove" : "same", text: change.value }));
+  return diffWordsWithSpace(before, after).map((change) => ({
+    op: change.added ? "add" : change.removed ? "remove" : "same",
+    text: change.value,
+  }));
 }
 
 export function hasChanges(parts: DiffPart[]): boolean {

@@ -31,13 +31,19 @@ function keyOf(context: CallContext): string | undefined {
 }
 
 export function Providers({ children }: { children: ReactNode }) {
-  const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: false, refetchOnWindowFocus: false } } }));
+  const [queryClient] = useState(
+    () =>
+      new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: false, refetchOnWindowFocus: false } } }),
+  );
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
       links: [
         splitLink({
           condition: (op) => keyOf(op.context as CallContext) !== undefined,
-          true: httpLink({ url: "/api/trpc", headers: ({ op }) => ({ "Idempotency-Key": keyOf(op.context as CallContext)! }) }),
+          true: httpLink({
+            url: "/api/trpc",
+            headers: ({ op }) => ({ "Idempotency-Key": keyOf(op.context as CallContext)! }),
+          }),
           false: httpBatchLink({ url: "/api/trpc", maxItems: MAX_TRPC_BATCH_CALLS }),
         }),
       ],

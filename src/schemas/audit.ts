@@ -3,7 +3,15 @@ import { z } from "zod";
 import { ListQuery, NextCursor, plainText, Timestamp, Uuid } from "./common";
 
 export const AUDIT_DOORS = ["console", "api", "mcp", "cli", "portal", "scim", "system"] as const;
-export const AUDIT_ACTOR_TYPES = ["member", "org_key", "personal_key", "end_user", "directory", "operator", "system"] as const;
+export const AUDIT_ACTOR_TYPES = [
+  "member",
+  "org_key",
+  "personal_key",
+  "end_user",
+  "directory",
+  "operator",
+  "system",
+] as const;
 
 export const AuditEvent = z
   .object({
@@ -13,7 +21,9 @@ export const AuditEvent = z
     door: z.enum(AUDIT_DOORS),
     action: z.string().meta({ description: "resource.verb, e.g. `end_user.update`" }),
     target: z.object({ type: z.string(), id: z.string().nullable(), label: z.string() }),
-    changes: z.record(z.string(), z.tuple([z.unknown(), z.unknown()])).meta({ description: '`{field: [before, after]}`; secrets only as `"changed"`' }),
+    changes: z
+      .record(z.string(), z.tuple([z.unknown(), z.unknown()]))
+      .meta({ description: '`{field: [before, after]}`; secrets only as `"changed"`' }),
     requestId: z.string().nullable().meta({ description: "The X-Request-Id of the request that made the change" }),
     ipAddress: z.string().nullable(),
     userAgent: z.string().nullable(),

@@ -2,8 +2,25 @@
 // answers, versions, publish results and list rows. Imports nothing from the server, so the
 // console editors use the same shapes.
 import { z } from "zod";
-import { boundedInt, descriptionText, ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, TimestampInput, Uuid } from "./common";
-import { MAX_GREETING_CHARS, MAX_INSTRUCTIONS_CHARS, MAX_LABEL_CHARS, MAX_MEMBER_POSITION, MAX_NODE_POSITION } from "./limits";
+import {
+  boundedInt,
+  descriptionText,
+  ListQuery,
+  NameQuery,
+  nameText,
+  NextCursor,
+  plainText,
+  Timestamp,
+  TimestampInput,
+  Uuid,
+} from "./common";
+import {
+  MAX_GREETING_CHARS,
+  MAX_INSTRUCTIONS_CHARS,
+  MAX_LABEL_CHARS,
+  MAX_MEMBER_POSITION,
+  MAX_NODE_POSITION,
+} from "./limits";
 
 export const BUILDER_KINDS = ["agent", "flow", "app"] as const;
 export type BuilderKind = (typeof BUILDER_KINDS)[number];
@@ -21,7 +38,12 @@ export const LastChange = z
   .object({
     at: Timestamp,
     by: z.string().meta({ description: "Member email, or the key's name for an organization key" }),
-    source: z.string().meta({ description: "Where the change came from: `api` (an API key), `mcp` (an AI client), `ui` (the console) or `cli` (the admin CLI)" }),
+    source: z
+      .string()
+      .meta({
+        description:
+          "Where the change came from: `api` (an API key), `mcp` (an AI client), `ui` (the console) or `cli` (the admin CLI)",
+      }),
     action: z.string().meta({ description: "`created`, `draft_updated`, `published` or `deployed`" }),
     summary: z.string(),
   })
@@ -51,16 +73,28 @@ export const AgentIdentity = z.strictObject({
 });
 export const BUILT_INS = ["webSearch", "webScrape", "deepResearch", "artifacts", "voice"] as const;
 export const AgentBuiltIns = z.strictObject(
-  Object.fromEntries(BUILT_INS.map((name) => [name, z.boolean().default(false)])) as Record<(typeof BUILT_INS)[number], z.ZodDefault<z.ZodBoolean>>,
+  Object.fromEntries(BUILT_INS.map((name) => [name, z.boolean().default(false)])) as Record<
+    (typeof BUILT_INS)[number],
+    z.ZodDefault<z.ZodBoolean>
+  >,
 );
 /** PATCH shapes of the nested objects: no defaults, so only what is passed merges in. */
 const IdentityPatch = z.strictObject(
-  Object.fromEntries(Object.entries(IdentityFields).map(([k, v]) => [k, v.optional()])) as { [K in keyof typeof IdentityFields]: z.ZodOptional<(typeof IdentityFields)[K]> },
+  Object.fromEntries(Object.entries(IdentityFields).map(([k, v]) => [k, v.optional()])) as {
+    [K in keyof typeof IdentityFields]: z.ZodOptional<(typeof IdentityFields)[K]>;
+  },
 );
 const BuiltInsPatch = z.strictObject(
-  Object.fromEntries(BUILT_INS.map((name) => [name, z.boolean().optional()])) as Record<(typeof BUILT_INS)[number], z.ZodOptional<z.ZodBoolean>>,
+  Object.fromEntries(BUILT_INS.map((name) => [name, z.boolean().optional()])) as Record<
+    (typeof BUILT_INS)[number],
+    z.ZodOptional<z.ZodBoolean>
+  >,
 );
-export const Integration = z.strictObject({ toolkit: Text(100).min(1), name: Text(200).min(1), selectedTools: Strings() });
+export const Integration = z.strictObject({
+  toolkit: Text(100).min(1),
+  name: Text(200).min(1),
+  selectedTools: Strings(),
+});
 
 /** The stored agent draft (and each version's snapshot). */
 export const AgentDocument = z.strictObject({
@@ -127,7 +161,9 @@ export const FlowInput = z.strictObject({
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "letters, digits and underscores, not starting with a digit"),
   label: Text(500).default(""),
   description: descriptionText.default(""),
-  type: Text(50).default("text").meta({ description: "`text`, `number`, `integer`, `boolean`, `select` (one of `options`) or `multiselect`" }),
+  type: Text(50)
+    .default("text")
+    .meta({ description: "`text`, `number`, `integer`, `boolean`, `select` (one of `options`) or `multiselect`" }),
   required: z.boolean().default(false),
   options: Strings().default([]),
 });
@@ -222,7 +258,11 @@ export const AppPatch = z.strictObject({
   name: Name.optional(),
   slug: Slug.optional(),
   description: descriptionText.optional(),
-  adviser: z.strictObject({ id: Uuid }).nullable().optional().meta({ description: "An agent of the organization, or null (the built-in supervisor synthesizes)" }),
+  adviser: z
+    .strictObject({ id: Uuid })
+    .nullable()
+    .optional()
+    .meta({ description: "An agent of the organization, or null (the built-in supervisor synthesizes)" }),
   members: z.array(AppMemberWrite).max(50).optional(),
   orchestrationMode: OrchestrationMode.optional(),
   goals: Text(10_000).optional(),
@@ -241,7 +281,9 @@ const ItemState = {
   lastChange: LastChange,
   createdAt: Timestamp,
   updatedAt: Timestamp,
-  draftDiffersFromLive: z.boolean().meta({ description: "The draft is not the live version's document (true while unpublished)" }),
+  draftDiffersFromLive: z
+    .boolean()
+    .meta({ description: "The draft is not the live version's document (true while unpublished)" }),
 };
 
 const Names = { name: z.string(), slug: z.string() };
@@ -256,14 +298,18 @@ export const Agent = z.object({ ...AgentFields, ...ItemState }).meta({ id: "Agen
 export type Agent = z.infer<typeof Agent>;
 
 const FlowFields = { ...FlowDocument.shape, ...Names, nodes: z.array(FlowNode) };
-export const Flow = z.object({ ...FlowFields, ...ItemState, inputSchema: FreeObject.meta({ description: "JSON Schema of the inputs" }) }).meta({ id: "Flow" });
+export const Flow = z
+  .object({ ...FlowFields, ...ItemState, inputSchema: FreeObject.meta({ description: "JSON Schema of the inputs" }) })
+  .meta({ id: "Flow" });
 export type Flow = z.infer<typeof Flow>;
 
 const Ref = {
   id: Uuid,
   name: z.string(),
   published: z.boolean(),
-  versionId: Uuid.nullable().optional().meta({ description: "Live view: the version pinned when the app was published" }),
+  versionId: Uuid.nullable()
+    .optional()
+    .meta({ description: "Live view: the version pinned when the app was published" }),
 };
 const AppFields = {
   ...AppDocument.shape,
@@ -303,19 +349,39 @@ export const PublishSummary = z.object({
 });
 
 export const PublishInput = {
-  deployToProduction: z.boolean().optional().meta({ description: "Unless false, the new version becomes the live one" }),
+  deployToProduction: z
+    .boolean()
+    .optional()
+    .meta({ description: "Unless false, the new version becomes the live one" }),
   name: Name.optional().meta({ description: "Version name; defaults to `v<number>`" }),
   notes: Text(5000).optional(),
 };
 
 export const ListItemsQuery = {
-  include: z.enum(["drafts"]).optional().meta({ description: "Lists unpublished items too (draft values, with `published` and `updatedAt`); needs the kind's write scope" }),
+  include: z
+    .enum(["drafts"])
+    .optional()
+    .meta({
+      description:
+        "Lists unpublished items too (draft values, with `published` and `updatedAt`); needs the kind's write scope",
+    }),
   limit: ListQuery.shape.limit,
-  cursor: ListQuery.shape.cursor.meta({ description: "`nextCursor` of the previous page; a stale or unknown cursor gives invalid_request" }),
-  fields: Text(500).optional().meta({ description: "Comma-separated field names kept on each item; an unknown name gives invalid_request naming the valid ones" }),
-  q: NameQuery.meta({ description: "Only items whose name (the live version's, or with include=drafts the draft's) contains this text, ignoring case" }),
+  cursor: ListQuery.shape.cursor.meta({
+    description: "`nextCursor` of the previous page; a stale or unknown cursor gives invalid_request",
+  }),
+  fields: Text(500)
+    .optional()
+    .meta({
+      description:
+        "Comma-separated field names kept on each item; an unknown name gives invalid_request naming the valid ones",
+    }),
+  q: NameQuery.meta({
+    description:
+      "Only items whose name (the live version's, or with include=drafts the draft's) contains this text, ignoring case",
+  }),
   updatedSince: TimestampInput.optional().meta({
-    description: "Only items changed at or after this time (inclusive): when their live version changed, or with include=drafts when their draft changed",
+    description:
+      "Only items changed at or after this time (inclusive): when their live version changed, or with include=drafts when their draft changed",
   }),
 };
 
@@ -377,7 +443,9 @@ export const AppListRow = z
   .meta({ id: "AppListRow", description: ROW_NOTE });
 
 export const VersionWithDocument = Version.extend({
-  document: FreeObject.meta({ description: "The draft as published, in the draft view's shape (without id and state)" }),
+  document: FreeObject.meta({
+    description: "The draft as published, in the draft view's shape (without id and state)",
+  }),
 });
 
 export { NextCursor };

@@ -1,7 +1,16 @@
 // Shapes shared by every resource. Schemas here import nothing from the server, so the
 // console can use them for its forms.
 import { z } from "zod";
-import { MAX_DESCRIPTION_CHARS, MAX_INPUT_TIME, MAX_MESSAGE_CHARS, MAX_NAME_CHARS, MAX_PAGE_MARKDOWN_CHARS, MAX_PAGE_SIZE, MAX_TITLE_CHARS, MIN_INPUT_TIME } from "./limits";
+import {
+  MAX_DESCRIPTION_CHARS,
+  MAX_INPUT_TIME,
+  MAX_MESSAGE_CHARS,
+  MAX_NAME_CHARS,
+  MAX_PAGE_MARKDOWN_CHARS,
+  MAX_PAGE_SIZE,
+  MAX_TITLE_CHARS,
+  MIN_INPUT_TIME,
+} from "./limits";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "./text";
 
 // Named so the OpenAPI document refers to one definition instead of repeating the pattern.
@@ -52,9 +61,14 @@ export const ListQuery = z.strictObject({
 export type ListQuery = z.infer<typeof ListQuery>;
 
 /** `q` of a list of named things: only those whose name contains it (case-insensitive). */
-export const NameQuery = plainText(MAX_NAME_CHARS).optional().meta({ description: "Only those whose name contains this text, ignoring case (`%` and `_` match themselves)" });
+export const NameQuery = plainText(MAX_NAME_CHARS)
+  .optional()
+  .meta({ description: "Only those whose name contains this text, ignoring case (`%` and `_` match themselves)" });
 
-export const NextCursor = z.string().nullable().meta({ description: "Pass as `cursor` for the next page; null on the last page." });
+export const NextCursor = z
+  .string()
+  .nullable()
+  .meta({ description: "Pass as `cursor` for the next page; null on the last page." });
 
 // Text a person or a client writes and Atrium stores: one helper per kind, each with its
 // maximum from limits.ts (shown as maxLength in the OpenAPI document) and the storable-text rule.
@@ -73,4 +87,7 @@ export const descriptionText = plainText(MAX_DESCRIPTION_CHARS);
 /** A page's markdown: up to 1 MiB of characters. */
 export const markdownText = plainText(MAX_PAGE_MARKDOWN_CHARS);
 /** A conversation message, on every door: 1..32,000 characters, not only whitespace. */
-export const messageText = plainText(MAX_MESSAGE_CHARS).refine((text) => text.trim() !== "", "Required: a message that is not only whitespace");
+export const messageText = plainText(MAX_MESSAGE_CHARS).refine(
+  (text) => text.trim() !== "",
+  "Required: a message that is not only whitespace",
+);

@@ -10,7 +10,12 @@ export const MAX_CREDIT_REQUEST_CHARS = 500;
 export const GrantBonusCreditsInput = z.strictObject({
   endUserId: Uuid,
   tierPlanId: Uuid,
-  credits: z.number().int().min(1).max(MAX_BONUS_CREDITS_PER_GRANT).meta({ description: "Added to the subscription's bonus credits, which stay until the pool resets" }),
+  credits: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_BONUS_CREDITS_PER_GRANT)
+    .meta({ description: "Added to the subscription's bonus credits, which stay until the pool resets" }),
   reason: plainText(MAX_CREDIT_REQUEST_CHARS).trim().optional(),
 });
 export type GrantBonusCreditsInput = z.infer<typeof GrantBonusCreditsInput>;

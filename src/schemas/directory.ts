@@ -2,7 +2,13 @@
 import { z } from "zod";
 import { Timestamp, Uuid } from "./common";
 
-export const DirectoryToken = z.object({ id: Uuid, name: z.string(), prefix: z.string(), createdAt: Timestamp, lastUsedAt: Timestamp.nullable() });
+export const DirectoryToken = z.object({
+  id: Uuid,
+  name: z.string(),
+  prefix: z.string(),
+  createdAt: Timestamp,
+  lastUsedAt: Timestamp.nullable(),
+});
 
 export const DirectoryUserRow = z.object({
   id: Uuid,
@@ -13,9 +19,20 @@ export const DirectoryUserRow = z.object({
   updatedAt: Timestamp,
 });
 
-export const DirectoryGroupRow = z.object({ id: Uuid, name: z.string(), memberCount: z.number().int(), updatedAt: Timestamp });
+export const DirectoryGroupRow = z.object({
+  id: Uuid,
+  name: z.string(),
+  memberCount: z.number().int(),
+  updatedAt: Timestamp,
+});
 
-export const DirectoryEventRow = z.object({ id: Uuid, action: z.string(), status: z.number().int(), detail: z.string(), createdAt: Timestamp });
+export const DirectoryEventRow = z.object({
+  id: Uuid,
+  action: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  createdAt: Timestamp,
+});
 
 export const DirectoryOverview = z.object({
   scimUrl: z.string(),

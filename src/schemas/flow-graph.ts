@@ -30,7 +30,9 @@ export function incompleteNodes(nodes: FlowNode[]): { nodeId: string; field: str
   return nodes.flatMap((node) =>
     (REQUIRED_DATA[node.type] ?? []).flatMap(({ field, need }) => {
       const value = node.data[field];
-      return typeof value === "string" && value.trim() !== "" ? [] : [{ nodeId: node.id, field, need, message: `A ${node.type} node needs data.${field} (a non-empty string)` }];
+      return typeof value === "string" && value.trim() !== ""
+        ? []
+        : [{ nodeId: node.id, field, need, message: `A ${node.type} node needs data.${field} (a non-empty string)` }];
     }),
   );
 }
@@ -48,7 +50,9 @@ export const NODE_REFERENCES: Record<NodeType, readonly { field: string; kind: "
 };
 
 /** Every id a flow's nodes hold, with the node and field holding it. */
-export function flowReferences(nodes: FlowNode[]): { nodeId: string; field: string; kind: "knowledgebase"; id: string }[] {
+export function flowReferences(
+  nodes: FlowNode[],
+): { nodeId: string; field: string; kind: "knowledgebase"; id: string }[] {
   return nodes.flatMap((node) =>
     (NODE_REFERENCES[node.type as NodeType] ?? []).flatMap((reference) => {
       const id = node.data[reference.field];
@@ -76,7 +80,9 @@ export function flowEdges(nodes: FlowNode[]): FlowEdge[] {
     if (node.type === "output") return [];
     const next = node.data.next;
     if (next === undefined) return i + 1 < nodes.length ? [{ from: i, to: i + 1, inOrder: true }] : [];
-    return (Array.isArray(next) ? next : [next]).flatMap((id) => (typeof id === "string" && index.has(id) ? [{ from: i, to: index.get(id)!, inOrder: false }] : []));
+    return (Array.isArray(next) ? next : [next]).flatMap((id) =>
+      typeof id === "string" && index.has(id) ? [{ from: i, to: index.get(id)!, inOrder: false }] : [],
+    );
   });
 }
 
@@ -130,22 +136,34 @@ function reachable(edges: number[][]): Set<number>[] {
  * `allowIncomplete` (a draft being written), missing required data is not a problem: only the
  * structure is (see incompleteNodes).
  */
-export function flowFeedback(nodes: FlowNode[], models: ReadonlySet<string>, options: { allowIncomplete?: boolean } = {}): Feedback[] {
+export function flowFeedback(
+  nodes: FlowNode[],
+  models: ReadonlySet<string>,
+  options: { allowIncomplete?: boolean } = {},
+): Feedback[] {
   const missing = options.allowIncomplete ? [] : incompleteNodes(nodes);
   const feedback: Feedback[] = [];
   const ids = new Set<string>();
   const seen = new Set<string>();
   for (const node of nodes) {
-    if (seen.has(node.id)) feedback.push({ nodeId: node.id, message: `Node id "${node.id}" is used more than once; node ids must be unique` });
+    if (seen.has(node.id))
+      feedback.push({
+        nodeId: node.id,
+        message: `Node id "${node.id}" is used more than once; node ids must be unique`,
+      });
     seen.add(node.id);
     ids.add(node.id);
   }
   const starts = nodes.filter((node) => node.type === "trigger_start");
   if (starts.length === 0) feedback.push({ message: "The flow needs exactly one trigger_start node; it has none" });
-  for (const extra of starts.slice(1)) feedback.push({ nodeId: extra.id, message: "The flow needs exactly one trigger_start node; this is another one" });
+  for (const extra of starts.slice(1))
+    feedback.push({ nodeId: extra.id, message: "The flow needs exactly one trigger_start node; this is another one" });
   for (const node of nodes) {
     if (!(NODE_TYPES as readonly string[]).includes(node.type)) {
-      feedback.push({ nodeId: node.id, message: `Unknown node type "${node.type}"; known types: ${NODE_TYPES.join(", ")}` });
+      feedback.push({
+        nodeId: node.id,
+        message: `Unknown node type "${node.type}"; known types: ${NODE_TYPES.join(", ")}`,
+      });
     } else {
       for (const gap of missing) if (gap.nodeId === node.id) feedback.push({ nodeId: node.id, message: gap.message });
       if (
@@ -156,18 +174,32 @@ export function flowFeedback(nodes: FlowNode[], models: ReadonlySet<string>, opt
       ) {
         feedback.push({ nodeId: node.id, message: "data.knowledgebaseId must be a knowledgebase id (uuid)" });
       }
-      if (node.type === "llm" && node.data.model !== undefined && (typeof node.data.model !== "string" || !models.has(node.data.model))) {
-        feedback.push({ nodeId: node.id, message: `data.model "${String(node.data.model)}" is not a model from GET /models` });
+      if (
+        node.type === "llm" &&
+        node.data.model !== undefined &&
+        (typeof node.data.model !== "string" || !models.has(node.data.model))
+      ) {
+        feedback.push({
+          nodeId: node.id,
+          message: `data.model "${String(node.data.model)}" is not a model from GET /models`,
+        });
       }
     }
     if (node.data.position !== undefined && !isPosition(node.data.position)) {
-      feedback.push({ nodeId: node.id, message: `data.position must be {x, y}: two numbers from -${MAX_NODE_POSITION} to ${MAX_NODE_POSITION}` });
+      feedback.push({
+        nodeId: node.id,
+        message: `data.position must be {x, y}: two numbers from -${MAX_NODE_POSITION} to ${MAX_NODE_POSITION}`,
+      });
     }
     const next = node.data.next;
     if (next !== undefined) {
       const targets = Array.isArray(next) ? next : [next];
       for (const target of targets) {
-        if (typeof target !== "string" || !ids.has(target)) feedback.push({ nodeId: node.id, message: `data.next names "${String(target)}", which is not a node of this flow` });
+        if (typeof target !== "string" || !ids.has(target))
+          feedback.push({
+            nodeId: node.id,
+            message: `data.next names "${String(target)}", which is not a node of this flow`,
+          });
       }
     }
   }
@@ -180,7 +212,10 @@ export function flowFeedback(nodes: FlowNode[], models: ReadonlySet<string>, opt
     const names = cycle.map((j) => nodes[j]!.id);
     for (const j of cycle) {
       reported.add(j);
-      feedback.push({ nodeId: nodes[j]!.id, message: `data.next forms a cycle through nodes ${names.join(" → ")} → ${names[0]}; a flow runs forward only` });
+      feedback.push({
+        nodeId: nodes[j]!.id,
+        message: `data.next forms a cycle through nodes ${names.join(" → ")} → ${names[0]}; a flow runs forward only`,
+      });
     }
   });
   const position = new Map(nodes.map((node, i) => [node.id, i]));
@@ -190,9 +225,16 @@ export function flowFeedback(nodes: FlowNode[], models: ReadonlySet<string>, opt
       for (const match of value.matchAll(NODE_READ)) {
         const read = match[1]!;
         const at = position.get(read);
-        if (at === undefined) feedback.push({ nodeId: node.id, message: `data.${field} reads {{nodes.${read}.output}}, but there is no node "${read}"` });
+        if (at === undefined)
+          feedback.push({
+            nodeId: node.id,
+            message: `data.${field} reads {{nodes.${read}.output}}, but there is no node "${read}"`,
+          });
         else if (!reported.has(i) && !reach[at]!.has(i)) {
-          feedback.push({ nodeId: node.id, message: `data.${field} reads {{nodes.${read}.output}}, but node "${read}" does not run before this one` });
+          feedback.push({
+            nodeId: node.id,
+            message: `data.${field} reads {{nodes.${read}.output}}, but node "${read}" does not run before this one`,
+          });
         }
       }
     }
@@ -200,7 +242,12 @@ export function flowFeedback(nodes: FlowNode[], models: ReadonlySet<string>, opt
   return feedback;
 }
 
-const JSON_TYPES: Record<string, string> = { number: "number", integer: "integer", boolean: "boolean", checkbox: "boolean" };
+const JSON_TYPES: Record<string, string> = {
+  number: "number",
+  integer: "integer",
+  boolean: "boolean",
+  checkbox: "boolean",
+};
 
 /** The JSON Schema of a flow's inputs (the published listing's `inputSchema`). */
 export function inputSchemaOf(inputs: FlowInput[]): Record<string, unknown> {
@@ -214,5 +261,10 @@ export function inputSchemaOf(inputs: FlowInput[]): Record<string, unknown> {
     if (input.description) property.description = input.description;
     properties[input.key] = property;
   }
-  return { type: "object", properties, required: inputs.filter((input) => input.required).map((input) => input.key), additionalProperties: false };
+  return {
+    type: "object",
+    properties,
+    required: inputs.filter((input) => input.required).map((input) => input.key),
+    additionalProperties: false,
+  };
 }

@@ -66,7 +66,16 @@ export const ModelProviderIdInput = z.strictObject({ providerId: Uuid });
 // MCP server connections: an agent's `integrations[].toolkit` names one by its slug.
 
 /** Headers the MCP transport sets itself; a connection may not override them. */
-export const RESERVED_HEADER_NAMES = ["accept", "connection", "content-length", "content-type", "host", "mcp-protocol-version", "mcp-session-id", "transfer-encoding"];
+export const RESERVED_HEADER_NAMES = [
+  "accept",
+  "connection",
+  "content-length",
+  "content-type",
+  "host",
+  "mcp-protocol-version",
+  "mcp-session-id",
+  "transfer-encoding",
+];
 
 const HeaderName = z
   .string()
@@ -76,12 +85,16 @@ const HeaderName = z
   .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "An HTTP header name: letters, digits and !#$%&'*+.^_`|~-")
   .refine((name) => !RESERVED_HEADER_NAMES.includes(name.toLowerCase()), "Set by the MCP transport itself");
 /** A header value: one line (no CR, LF or other control characters). */
-const HeaderValue = Credential.refine((value) => ![...value].some((c) => (c < " " && c !== "\t") || c === "\u007f"), "One line, without control characters");
+const HeaderValue = Credential.refine(
+  (value) => ![...value].some((c) => (c < " " && c !== "\t") || c === "\u007f"),
+  "One line, without control characters",
+);
 
 export const McpHeader = z.strictObject({ name: HeaderName, value: HeaderValue });
 
 const MAX_HEADERS = 20;
-const eachNameOnce = (headers: { name: string }[]) => new Set(headers.map((h) => h.name.toLowerCase())).size === headers.length;
+const eachNameOnce = (headers: { name: string }[]) =>
+  new Set(headers.map((h) => h.name.toLowerCase())).size === headers.length;
 
 const McpHeaders = z.array(McpHeader).max(MAX_HEADERS).refine(eachNameOnce, "Each header name once");
 
@@ -97,7 +110,12 @@ export const McpConnection = z.object({
 });
 export type McpConnection = z.infer<typeof McpConnection>;
 
-export const CreateMcpConnectionInput = z.strictObject({ slug: Slug, name: nameText, url: ServiceUrl, headers: McpHeaders.default([]) });
+export const CreateMcpConnectionInput = z.strictObject({
+  slug: Slug,
+  name: nameText,
+  url: ServiceUrl,
+  headers: McpHeaders.default([]),
+});
 export type CreateMcpConnectionInput = z.infer<typeof CreateMcpConnectionInput>;
 
 export const UpdateMcpConnectionInput = z.strictObject({

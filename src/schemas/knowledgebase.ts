@@ -1,5 +1,15 @@
 import { z } from "zod";
-import { boundedInt, descriptionText, ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
+import {
+  boundedInt,
+  descriptionText,
+  ListQuery,
+  NameQuery,
+  nameText,
+  NextCursor,
+  plainText,
+  Timestamp,
+  Uuid,
+} from "./common";
 import { MAX_SEARCH_RESULTS } from "./limits";
 import { Source } from "./source";
 
@@ -73,7 +83,10 @@ export type Knowledgebase = z.infer<typeof Knowledgebase>;
 export const KnowledgebaseIdInput = z.strictObject({ knowledgebaseId: Uuid });
 
 export const ListKnowledgebasesInput = ListQuery.extend({ q: NameQuery });
-export const ListKnowledgebasesOutput = z.object({ knowledgebases: z.array(KnowledgebaseSummary), nextCursor: NextCursor });
+export const ListKnowledgebasesOutput = z.object({
+  knowledgebases: z.array(KnowledgebaseSummary),
+  nextCursor: NextCursor,
+});
 
 export const CreateKnowledgebaseInput = z.strictObject({
   name: nameText,
@@ -95,7 +108,11 @@ export const SearchKind = z.enum(["pages", "sources"]);
 export const SearchInput = z.strictObject({
   knowledgebaseId: Uuid,
   query: plainText(500).trim().min(1),
-  kinds: z.array(SearchKind).min(1).optional().meta({ description: "Default both. Searching sources costs 1 credit; pages are free." }),
+  kinds: z
+    .array(SearchKind)
+    .min(1)
+    .optional()
+    .meta({ description: "Default both. Searching sources costs 1 credit; pages are free." }),
   limit: boundedInt(1, MAX_SEARCH_RESULTS).default(10),
 });
 export type SearchInput = z.infer<typeof SearchInput>;
@@ -103,7 +120,12 @@ export const SearchResult = z.object({
   kind: z.enum(["page", "source"]),
   id: Uuid,
   title: z.string(),
-  heading: z.string().meta({ description: 'For a document: the headings above the matching passage, joined by " > " ("" when it has none). "" for a page.' }),
+  heading: z
+    .string()
+    .meta({
+      description:
+        'For a document: the headings above the matching passage, joined by " > " ("" when it has none). "" for a page.',
+    }),
   snippet: z.string(),
   score: z.number(),
 });

@@ -5,7 +5,13 @@ import type { Role } from "./auth";
 import { minimumRole, type Capability } from "./permissions";
 import { Timestamp, Uuid } from "./common";
 
-export const NOTIFICATION_KINDS = ["review", "credit_request", "source_failed", "webhook_disabled", "directory_sync_failed"] as const;
+export const NOTIFICATION_KINDS = [
+  "review",
+  "credit_request",
+  "source_failed",
+  "webhook_disabled",
+  "directory_sync_failed",
+] as const;
 export const NotificationKind = z.enum(NOTIFICATION_KINDS);
 export type NotificationKind = z.infer<typeof NotificationKind>;
 

@@ -42,7 +42,10 @@ export const PageWriteResult = z.object({
   status: z.enum(["applied", "pending_review"]),
   page: z.object({ id: Uuid, knowledgebaseId: Uuid, title: z.string(), updatedAt: Timestamp }),
   revisionId: Uuid,
-  reviewPath: z.string().nullable().meta({ description: "`/reviews/<reviewId>` when the write waits for review, else null" }),
+  reviewPath: z
+    .string()
+    .nullable()
+    .meta({ description: "`/reviews/<reviewId>` when the write waits for review, else null" }),
   links: PageLinks,
 });
 export type PageWriteResult = z.infer<typeof PageWriteResult>;
@@ -82,7 +85,13 @@ export const PageIdInput = z.strictObject({ knowledgebaseId: Uuid, pageId: Uuid 
 
 export const MovePageInput = z.strictObject({ knowledgebaseId: Uuid, pageId: Uuid, parentPageId: Uuid.nullable() });
 export const MovePageOutput = z.object({
-  page: z.object({ id: Uuid, knowledgebaseId: Uuid, title: z.string(), parentPageId: Uuid.nullable(), updatedAt: Timestamp }),
+  page: z.object({
+    id: Uuid,
+    knowledgebaseId: Uuid,
+    title: z.string(),
+    parentPageId: Uuid.nullable(),
+    updatedAt: Timestamp,
+  }),
 });
 
 export const PageRevision = z.object({

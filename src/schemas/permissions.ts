@@ -11,7 +11,11 @@ export const CAPABILITIES = {
   grant: { role: "admin", summary: "Run plans and portals, grant credits" },
   review: { role: "admin", summary: "Approve and reject reviews" },
   members: { role: "admin", summary: "Invite members, change their roles, remove them and revoke their keys" },
-  settings: { role: "admin", summary: "Change settings, providers, integrations, sign-in, directory, webhooks and organization keys; read the audit log and outbox" },
+  settings: {
+    role: "admin",
+    summary:
+      "Change settings, providers, integrations, sign-in, directory, webhooks and organization keys; read the audit log and outbox",
+  },
   owners: { role: "owner", summary: "Make and change owners" },
 } as const satisfies Record<string, { role: Role; summary: string }>;
 

@@ -30,7 +30,10 @@ export const PortalAccentColor = z
   .regex(/^#[0-9a-fA-F]{6}$/, "Use a colour as #rrggbb")
   .transform((value) => value.toLowerCase())
   .meta({ description: "`#rrggbb`" });
-export const FeaturedAppIds = z.array(Uuid).max(50).meta({ description: "Apps listed first in the portal, in this order" });
+export const FeaturedAppIds = z
+  .array(Uuid)
+  .max(50)
+  .meta({ description: "Apps listed first in the portal, in this order" });
 
 export const PORTAL_SIGN_IN = ["email_code", "sso", "both"] as const;
 export const PortalSignIn = z.enum(PORTAL_SIGN_IN);
@@ -39,7 +42,8 @@ export type PortalSignIn = z.infer<typeof PortalSignIn>;
 /** The languages the portal's own text is written in (src/components/portal/i18n/). */
 export const PORTAL_LANGUAGES = ["en", "fr", "de"] as const;
 export const PortalLanguage = z.enum(PORTAL_LANGUAGES).meta({
-  description: "A language the portal's own text is written in: `en`, `fr` or `de`. End users see the portal in their browser's language when it is one of these, else in this one",
+  description:
+    "A language the portal's own text is written in: `en`, `fr` or `de`. End users see the portal in their browser's language when it is one of these, else in this one",
 });
 export type PortalLanguage = z.infer<typeof PortalLanguage>;
 
@@ -52,7 +56,9 @@ export const Portal = z
     logoUrl: z.string().nullable(),
     accentColor: z.string().nullable(),
     featuredAppIds: z.array(Uuid),
-    signIn: PortalSignIn.meta({ description: "How end users sign in: an email code, the organization's single sign-on, or both" }),
+    signIn: PortalSignIn.meta({
+      description: "How end users sign in: an email code, the organization's single sign-on, or both",
+    }),
     defaultLanguage: PortalLanguage,
     createdAt: Timestamp,
   })
@@ -60,7 +66,9 @@ export const Portal = z
 export type Portal = z.infer<typeof Portal>;
 
 /** A portal as the console shows it, with the path of its link. */
-export const PortalDetail = Portal.extend({ url: z.string().meta({ description: "`/p/<slug>` on this host" }) }).meta({ id: "PortalDetail" });
+export const PortalDetail = Portal.extend({ url: z.string().meta({ description: "`/p/<slug>` on this host" }) }).meta({
+  id: "PortalDetail",
+});
 export type PortalDetail = z.infer<typeof PortalDetail>;
 
 export const ListPortalsInput = ListQuery.extend({ q: NameQuery });
@@ -94,7 +102,9 @@ export const PortalIdInput = z.strictObject({ id: Uuid });
 
 // ---- Console: the outbox and an end user's effective access ----
 
-export const OutboxMessage = z.object({ id: Uuid, to: z.string(), subject: z.string(), text: z.string(), createdAt: Timestamp }).meta({ id: "OutboxMessage" });
+export const OutboxMessage = z
+  .object({ id: Uuid, to: z.string(), subject: z.string(), text: z.string(), createdAt: Timestamp })
+  .meta({ id: "OutboxMessage" });
 export type OutboxMessage = z.infer<typeof OutboxMessage>;
 export const ListMailInput = ListQuery;
 export const ListMailOutput = z.object({ messages: z.array(OutboxMessage), nextCursor: NextCursor });
@@ -128,7 +138,11 @@ export const EffectiveAccessOutput = z.object({
       groupId: Uuid.nullable().meta({ description: "The plan's own group, which its active subscribers are in" }),
     }),
   ),
-  groups: z.array(NamedRef.extend({ planName: z.string().nullable().meta({ description: "Set when the membership comes from a plan" }) })),
+  groups: z.array(
+    NamedRef.extend({
+      planName: z.string().nullable().meta({ description: "Set when the membership comes from a plan" }),
+    }),
+  ),
   grants: z.array(
     z.object({
       id: Uuid,
@@ -140,17 +154,21 @@ export const EffectiveAccessOutput = z.object({
       portal: NamedRef.nullable(),
       expiresAt: Timestamp.nullable(),
       status: z.enum(["active", "expired", "unpublished", "unused"]).meta({
-        description: "`unused`: in force but opening nothing (a personal grant, or a group not admitted to a portal, where access is managed with groups)",
+        description:
+          "`unused`: in force but opening nothing (a personal grant, or a group not admitted to a portal, where access is managed with groups)",
       }),
     }),
   ),
-  portals: z.array(NamedRef.extend({ apps: z.array(z.string()) })).meta({ description: "The portals where the end user can use at least one app, with those apps' names" }),
+  portals: z
+    .array(NamedRef.extend({ apps: z.array(z.string()) }))
+    .meta({ description: "The portals where the end user can use at least one app, with those apps' names" }),
   apps: z.array(
     z.object({
       appId: Uuid,
       appName: z.string(),
       portals: z.union([z.array(NamedRef), z.literal("all")]).meta({
-        description: "The portals where the end user can use the app, or `all` when a grant names no portal (grants mode)",
+        description:
+          "The portals where the end user can use the app, or `all` when a grant names no portal (grants mode)",
       }),
       via: z.array(AccessReason),
     }),
@@ -165,7 +183,11 @@ export const PortalRef = z.string().trim().min(1).max(64).meta({ description: "T
 export const PortalInput = z.strictObject({ portal: PortalRef });
 export const PortalEmail = z.string().trim().toLowerCase().pipe(z.email().max(320)).meta({ format: "email" });
 export const CancelPortalRunInput = z.strictObject({ portal: PortalRef, appId: Uuid, executionId: Uuid });
-export const CancelPortalRunOutput = z.object({ status: z.string().meta({ description: "The execution's status: canceled, or how it ended before the cancel arrived" }) });
+export const CancelPortalRunOutput = z.object({
+  status: z
+    .string()
+    .meta({ description: "The execution's status: canceled, or how it ended before the cancel arrived" }),
+});
 export const RequestCreditsInput = z.strictObject({ portal: PortalRef, message: CreditRequestMessage.optional() });
 export const RequestCreditsOutput = z.object({ creditRequest: CreditRequest });
 export const RequestCodeInput = z.strictObject({ portal: PortalRef, email: PortalEmail });
@@ -228,10 +250,23 @@ export const ListPortalConversationsInput = ListQuery.extend({
   q: plainText(200).optional().meta({ description: "Matches the title or a message's text, case-insensitive" }),
   appId: Uuid.optional(),
 });
-export const RenamePortalConversationInput = z.strictObject({ portal: PortalRef, conversationId: Uuid, title: plainText(200).refine((t) => t.trim() !== "", "Required") });
+export const RenamePortalConversationInput = z.strictObject({
+  portal: PortalRef,
+  conversationId: Uuid,
+  title: plainText(200).refine((t) => t.trim() !== "", "Required"),
+});
 export const DeletePortalConversationInput = z.strictObject({ portal: PortalRef, conversationId: Uuid });
-export const PortalConversationSummary = z.object({ id: Uuid, appId: Uuid, appName: z.string(), title: z.string(), updatedAt: Timestamp });
-export const ListPortalConversationsOutput = z.object({ conversations: z.array(PortalConversationSummary), nextCursor: NextCursor });
+export const PortalConversationSummary = z.object({
+  id: Uuid,
+  appId: Uuid,
+  appName: z.string(),
+  title: z.string(),
+  updatedAt: Timestamp,
+});
+export const ListPortalConversationsOutput = z.object({
+  conversations: z.array(PortalConversationSummary),
+  nextCursor: NextCursor,
+});
 
 export const PortalFeedbackInput = FeedbackBody.extend({ portal: PortalRef, messageId: Uuid });
 
@@ -247,5 +282,11 @@ export const PortalMessage = z.object({
   createdAt: Timestamp,
 });
 export const GetPortalConversationOutput = z.object({
-  conversation: z.object({ id: Uuid, appId: Uuid, appName: z.string(), title: z.string(), messages: z.array(PortalMessage) }),
+  conversation: z.object({
+    id: Uuid,
+    appId: Uuid,
+    appName: z.string(),
+    title: z.string(),
+    messages: z.array(PortalMessage),
+  }),
 });

@@ -1,10 +1,25 @@
 // End users, subscriptions, grants, tier plans, user groups and portals.
 import { z } from "zod";
-import { boundedInt, descriptionText, ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, TimestampInput, Uuid } from "./common";
+import {
+  boundedInt,
+  descriptionText,
+  ListQuery,
+  NameQuery,
+  nameText,
+  NextCursor,
+  plainText,
+  Timestamp,
+  TimestampInput,
+  Uuid,
+} from "./common";
 import { MAX_CREDITS } from "./limits";
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "./limits";
 
-const Email = z.string().trim().pipe(z.email().max(MAX_EMAIL_CHARS)).meta({ description: "Trimmed and compared case-insensitively", format: "email" });
+const Email = z
+  .string()
+  .trim()
+  .pipe(z.email().max(MAX_EMAIL_CHARS))
+  .meta({ description: "Trimmed and compared case-insensitively", format: "email" });
 
 export const GrantTargetKind = z.enum(["app"]);
 export const GrantEffect = z.enum(["allow"]);
@@ -26,7 +41,9 @@ export const Grant = z
     targetId: Uuid,
     effect: z.string(),
     deploymentId: Uuid.nullable(),
-    source: z.string().meta({ description: "The door it was made through (`api`, `console`, `mcp`, `cli`, `scim`), or `group`" }),
+    source: z
+      .string()
+      .meta({ description: "The door it was made through (`api`, `console`, `mcp`, `cli`, `scim`), or `group`" }),
     expiresAt: Timestamp.nullable(),
   })
   .meta({ id: "Grant" });
@@ -52,7 +69,9 @@ export const SubscriptionDetail = Subscription.extend({
 }).meta({ id: "SubscriptionDetail" });
 export type SubscriptionDetail = z.infer<typeof SubscriptionDetail>;
 
-export const EndUserSummary = z.object({ id: Uuid, email: z.email(), fullName: z.string(), createdAt: Timestamp }).meta({ id: "EndUserSummary" });
+export const EndUserSummary = z
+  .object({ id: Uuid, email: z.email(), fullName: z.string(), createdAt: Timestamp })
+  .meta({ id: "EndUserSummary" });
 
 export const EndUser = z
   .object({
@@ -81,7 +100,11 @@ export const ProvisionEndUserInput = z.strictObject({
   fullName: plainText(MAX_NAME_CHARS).trim().optional(),
   tierPlanIds: z.array(Uuid).max(50).optional().meta({ description: "Each becomes its own subscription" }),
   groupIds: z.array(Uuid).max(50).optional(),
-  grants: z.array(GrantInput).max(100).optional().meta({ description: "Per-user access grants (organizations that manage access with grants)" }),
+  grants: z
+    .array(GrantInput)
+    .max(100)
+    .optional()
+    .meta({ description: "Per-user access grants (organizations that manage access with grants)" }),
 });
 export type ProvisionEndUserInput = z.infer<typeof ProvisionEndUserInput>;
 
@@ -94,7 +117,10 @@ export const ProvisionEndUserOutput = z.object({
 export type ProvisionEndUserOutput = z.infer<typeof ProvisionEndUserOutput>;
 
 export const EndUserIdInput = z.strictObject({ endUserId: Uuid });
-export const UpdateEndUserInput = z.strictObject({ endUserId: Uuid, fullName: plainText(MAX_NAME_CHARS).trim().optional() });
+export const UpdateEndUserInput = z.strictObject({
+  endUserId: Uuid,
+  fullName: plainText(MAX_NAME_CHARS).trim().optional(),
+});
 export const ListEndUsersInput = ListQuery.extend({
   email: plainText(MAX_EMAIL_CHARS).optional().meta({ description: "Exact email (case-insensitive)" }),
   query: plainText(MAX_EMAIL_CHARS).optional().meta({ description: "Part of an email, for searching" }),
@@ -103,7 +129,15 @@ export const ListEndUsersOutput = z.object({ endUsers: z.array(EndUser), nextCur
 export const RemoveSubscriptionInput = z.strictObject({ endUserId: Uuid, tierPlanId: Uuid });
 export const RemoveGrantInput = z.strictObject({ endUserId: Uuid, grantId: Uuid });
 
-export const TierPlan = z.object({ id: Uuid, name: z.string(), creditAllowance: z.number().int(), archived: z.boolean(), groupId: Uuid.nullable() }).meta({ id: "TierPlan" });
+export const TierPlan = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    creditAllowance: z.number().int(),
+    archived: z.boolean(),
+    groupId: Uuid.nullable(),
+  })
+  .meta({ id: "TierPlan" });
 export type TierPlan = z.infer<typeof TierPlan>;
 export const ListTierPlansOutput = z.object({ tierPlans: z.array(TierPlan), nextCursor: NextCursor });
 /** A plan's monthly credits: within what a subscription's pool (a 32-bit integer) holds. */
@@ -114,10 +148,16 @@ export const CreateTierPlanInput = z.strictObject({
   withGroup: z.boolean().default(false),
 });
 export const TierPlanIdInput = z.strictObject({ tierPlanId: Uuid });
-export const UpdateTierPlanInput = z.strictObject({ tierPlanId: Uuid, name: nameText.optional(), creditAllowance: CreditAllowance.optional() });
+export const UpdateTierPlanInput = z.strictObject({
+  tierPlanId: Uuid,
+  name: nameText.optional(),
+  creditAllowance: CreditAllowance.optional(),
+});
 export type UpdateTierPlanInput = z.infer<typeof UpdateTierPlanInput>;
 export const TierPlanSubscribersOutput = z.object({
-  counts: z.array(z.object({ tierPlanId: Uuid, subscribers: z.number().int() })).meta({ description: "Active subscriptions per plan; plans without any are left out" }),
+  counts: z
+    .array(z.object({ tierPlanId: Uuid, subscribers: z.number().int() }))
+    .meta({ description: "Active subscriptions per plan; plans without any are left out" }),
 });
 
 export const UserGroup = z
@@ -128,7 +168,11 @@ export const UserGroup = z
     createdAt: Timestamp,
     memberCount: z.number().int(),
     planId: Uuid.nullable().meta({ description: "Set for a plan's group, whose membership follows the plan" }),
-    directoryManaged: z.boolean().meta({ description: "A group of the organization's directory (SCIM): its name and members follow the directory" }),
+    directoryManaged: z
+      .boolean()
+      .meta({
+        description: "A group of the organization's directory (SCIM): its name and members follow the directory",
+      }),
   })
   .meta({ id: "UserGroup" });
 export type UserGroup = z.infer<typeof UserGroup>;
@@ -147,6 +191,8 @@ export const AddGroupMemberInput = z.strictObject({ groupId: Uuid, endUserId: Uu
 export const AddGroupGrantInput = GrantInput.omit({ effect: true }).extend({ groupId: Uuid });
 export const RemoveGroupGrantInput = z.strictObject({ groupId: Uuid, grantId: Uuid });
 
-export const PortalAdmission = z.object({ portalId: Uuid, groupId: Uuid, createdAt: Timestamp }).meta({ id: "PortalAdmission" });
+export const PortalAdmission = z
+  .object({ portalId: Uuid, groupId: Uuid, createdAt: Timestamp })
+  .meta({ id: "PortalAdmission" });
 export const AdmitGroupInput = z.strictObject({ portalId: Uuid, groupId: Uuid });
 export { CreatePortalInput, ListPortalsOutput, Portal } from "./portal";

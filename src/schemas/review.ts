@@ -17,8 +17,15 @@ export const Review = z.object({
   baseMarkdown: z.string(),
   proposedMarkdown: z.string(),
   author: z.string().nullable(),
-  authorId: Uuid.nullable().meta({ description: "The author's member id, else the organization key's id; null for the operator." }),
-  pageChanged: z.boolean().meta({ description: "Pending page write whose page no longer holds `baseMarkdown`: someone changed it since the proposal." }),
+  authorId: Uuid.nullable().meta({
+    description: "The author's member id, else the organization key's id; null for the operator.",
+  }),
+  pageChanged: z
+    .boolean()
+    .meta({
+      description:
+        "Pending page write whose page no longer holds `baseMarkdown`: someone changed it since the proposal.",
+    }),
   createdAt: Timestamp,
   decidedAt: Timestamp.nullable(),
   decidedBy: z.string().nullable(),
@@ -41,7 +48,9 @@ export type ListReviewsInput = z.infer<typeof ListReviewsInput>;
 export const ListReviewsOutput = z.object({ reviews: z.array(Review), nextCursor: NextCursor });
 
 export const ReviewAuthorsInput = z.strictObject({ status: ReviewStatus.default("pending") });
-export const ReviewAuthorsOutput = z.object({ authors: z.array(z.object({ authorId: Uuid, name: z.string(), count: z.number().int() })) });
+export const ReviewAuthorsOutput = z.object({
+  authors: z.array(z.object({ authorId: Uuid, name: z.string(), count: z.number().int() })),
+});
 
 export const ApproveReviewsInput = z.strictObject({ reviewIds: z.array(Uuid).min(1).max(MAX_BULK_REVIEWS) });
 export const ApproveReviewsOutput = z.object({

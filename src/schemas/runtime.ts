@@ -4,9 +4,14 @@ import { ListQuery, messageText, NextCursor, plainText, Timestamp, Uuid } from "
 import { MAX_MESSAGE_CHARS } from "./limits";
 
 /** `regenerate` runs a conversation's last turn again: it needs the conversation; a new turn needs a message. */
-export function checkRegenerate(body: { message?: string; conversation_id?: string; regenerate: boolean }, ctx: z.core.$RefinementCtx): void {
-  if (body.regenerate && !body.conversation_id) ctx.addIssue({ code: "custom", path: ["conversation_id"], message: "Required with `regenerate`" });
-  if (!body.regenerate && body.message === undefined) ctx.addIssue({ code: "custom", path: ["message"], message: "Required" });
+export function checkRegenerate(
+  body: { message?: string; conversation_id?: string; regenerate: boolean },
+  ctx: z.core.$RefinementCtx,
+): void {
+  if (body.regenerate && !body.conversation_id)
+    ctx.addIssue({ code: "custom", path: ["conversation_id"], message: "Required with `regenerate`" });
+  if (!body.regenerate && body.message === undefined)
+    ctx.addIssue({ code: "custom", path: ["message"], message: "Required" });
 }
 
 export const regenerateFlag = z.boolean().default(false).meta({
@@ -17,7 +22,9 @@ export const regenerateFlag = z.boolean().default(false).meta({
 /** A turn's fields, the same at every door. */
 const conversationTurn = {
   message: messageText.optional().meta({ description: "Required unless `regenerate`" }),
-  conversation_id: Uuid.optional().meta({ description: "From the previous reply; prior turns are restored server-side" }),
+  conversation_id: Uuid.optional().meta({
+    description: "From the previous reply; prior turns are restored server-side",
+  }),
   regenerate: regenerateFlag,
 };
 
@@ -32,7 +39,9 @@ export const ConversationInput = z
       description:
         "Run on behalf of this end user: they must be active and have access to the app (else `not_found`); the credit comes from their plan's pool and the organization's balance, and the conversation is theirs alone",
     }),
-    portalId: Uuid.optional().meta({ description: "With `endUserId`: the portal the run counts as (grants limited to a portal, groups admitted to it)" }),
+    portalId: Uuid.optional().meta({
+      description: "With `endUserId`: the portal the run counts as (grants limited to a portal, groups admitted to it)",
+    }),
     stream: z.boolean().default(false).meta({
       description:
         'When true the answer is Server-Sent Events: `run` (`{"execution_id","conversation_id"}`) first, `delta` events (`{"text"}`) as the reply is produced, `step` events, then exactly one `done` (`{"reply","citations","conversation_id","execution_id"}`) or `error` (`{"error":{code,message}}`), each with an `id:`. The run goes on if the connection drops: resume it with `GET /apps/{appId}/conversation/runs/{executionId}/events`. A comment line is sent every 15 s on long runs.',
@@ -65,7 +74,10 @@ export const ConversationRunEventsInput = ConversationRunInput.extend({
     .string()
     .regex(/^\d{1,9}$/)
     .optional()
-    .meta({ description: "Resume after the event with this `id:` (for clients that cannot send the `Last-Event-ID` header, which wins when both are sent)" }),
+    .meta({
+      description:
+        "Resume after the event with this `id:` (for clients that cannot send the `Last-Event-ID` header, which wins when both are sent)",
+    }),
 });
 /** The stored events as JSON, for callers of the procedure itself (the REST door answers Server-Sent Events). */
 export const ConversationRunEventsOutput = z.object({
@@ -74,12 +86,16 @@ export const ConversationRunEventsOutput = z.object({
 
 export const TransactionInput = z.strictObject({
   appId: Uuid,
-  input: z.record(z.string(), z.unknown()).meta({ description: "Checked against the app's `api.inputSchema`; every problem is named" }),
+  input: z
+    .record(z.string(), z.unknown())
+    .meta({ description: "Checked against the app's `api.inputSchema`; every problem is named" }),
   endUserId: Uuid.optional().meta({
     description:
       "Run on behalf of this end user: they must be active and have access to the app (else `not_found`); the credit comes from their plan's pool and the organization's balance, and the conversation is theirs alone",
   }),
-  portalId: Uuid.optional().meta({ description: "With `endUserId`: the portal the run counts as (grants limited to a portal, groups admitted to it)" }),
+  portalId: Uuid.optional().meta({
+    description: "With `endUserId`: the portal the run counts as (grants limited to a portal, groups admitted to it)",
+  }),
 });
 export const TransactionOutput = z.object({ output: z.record(z.string(), z.unknown()), executionId: Uuid });
 
@@ -106,7 +122,9 @@ export const SaveTestSuiteInput = TestSuite.extend({ id: Uuid });
 export const DraftPreviewInput = z.strictObject({
   id: Uuid,
   message: messageText,
-  history: z.array(z.strictObject({ role: z.enum(["user", "assistant"]), content: plainText(MAX_MESSAGE_CHARS) })).max(40),
+  history: z
+    .array(z.strictObject({ role: z.enum(["user", "assistant"]), content: plainText(MAX_MESSAGE_CHARS) }))
+    .max(40),
 });
 export const DraftPreview = z.object({
   reply: z.string(),
@@ -118,7 +136,12 @@ export const DraftPreview = z.object({
 });
 export type DraftPreview = z.infer<typeof DraftPreview>;
 
-const Failure = z.object({ criterionId: z.string(), reason: z.string(), correctionHint: z.string(), targetNodeIds: z.array(z.string()) });
+const Failure = z.object({
+  criterionId: z.string(),
+  reason: z.string(),
+  correctionHint: z.string(),
+  targetNodeIds: z.array(z.string()),
+});
 const CaseResult = z.object({
   caseId: z.string(),
   input: z.string(),
@@ -170,14 +193,24 @@ const TraceEntry = z.object({
   retrieved: z
     .array(TracePassage)
     .optional()
-    .meta({ description: "The passages this step retrieved from knowledge, in the order the model received them: where each was found and how it starts" }),
-  note: z.string().optional().meta({ description: "Why the step found or did less than asked, e.g. a knowledgebase not found in the organization" }),
+    .meta({
+      description:
+        "The passages this step retrieved from knowledge, in the order the model received them: where each was found and how it starts",
+    }),
+  note: z
+    .string()
+    .optional()
+    .meta({
+      description: "Why the step found or did less than asked, e.g. a knowledgebase not found in the organization",
+    }),
   output: z.string().meta({ description: "The step's output (its first 4,096 characters)" }),
   latencyMs: z.number(),
 });
 export const FEEDBACK_RATINGS = ["up", "down"] as const;
 export type FeedbackRating = (typeof FEEDBACK_RATINGS)[number];
-export const Feedback = z.object({ rating: z.enum(FEEDBACK_RATINGS), reason: z.string().nullable(), at: Timestamp }).meta({ id: "Feedback" });
+export const Feedback = z
+  .object({ rating: z.enum(FEEDBACK_RATINGS), reason: z.string().nullable(), at: Timestamp })
+  .meta({ id: "Feedback" });
 export const FeedbackBody = z.strictObject({
   rating: z.enum(FEEDBACK_RATINGS).nullable().meta({ description: "null clears it" }),
   reason: plainText(1000).optional(),
@@ -190,7 +223,10 @@ export const Execution = z
     kind: z.string(),
     itemId: Uuid,
     itemKind: z.string(),
-    itemName: z.string().nullable().meta({ description: "The agent's, flow's or app's name now; null when it no longer exists" }),
+    itemName: z
+      .string()
+      .nullable()
+      .meta({ description: "The agent's, flow's or app's name now; null when it no longer exists" }),
     versionId: Uuid.nullable(),
     conversationId: Uuid.nullable(),
     status: z.string().meta({ description: "`succeeded`, `failed`, `canceled` or `output_invalid`" }),
@@ -201,7 +237,9 @@ export const Execution = z
     error: z.string().nullable(),
     trace: z.array(TraceEntry),
     actor: z.string(),
-    endUserId: Uuid.nullable().meta({ description: "The end user the run was for (portal, or the API on their behalf)" }),
+    endUserId: Uuid.nullable().meta({
+      description: "The end user the run was for (portal, or the API on their behalf)",
+    }),
     endUserEmail: z.string().nullable(),
     portalId: Uuid.nullable().meta({ description: "The portal the run was made in" }),
     portalName: z.string().nullable(),
@@ -219,9 +257,15 @@ export const ListExecutionsInput = ListQuery.extend({
   itemId: Uuid.optional(),
   status: z.enum(EXECUTION_STATUSES).optional().meta({ description: "Only runs that ended so" }),
   outcome: z.enum(["failure"]).optional().meta({
-    description: "`failure`: only the runs GET /usage counts in `failures` (status `failed` or `output_invalid`). Refused runs never ran: GET /usage/refusals lists them",
+    description:
+      "`failure`: only the runs GET /usage counts in `failures` (status `failed` or `output_invalid`). Refused runs never ran: GET /usage/refusals lists them",
   }),
-  order: z.enum(["oldest", "newest"]).default("oldest").meta({ description: "`newest` lists the latest runs first; a cursor continues in the order it was handed out with" }),
+  order: z
+    .enum(["oldest", "newest"])
+    .default("oldest")
+    .meta({
+      description: "`newest` lists the latest runs first; a cursor continues in the order it was handed out with",
+    }),
   endUserId: Uuid.optional().meta({ description: "Only runs for this end user" }),
   portalId: Uuid.optional().meta({ description: "Only runs made in this portal" }),
   feedback: z.enum(FEEDBACK_RATINGS).optional().meta({ description: "Only runs whose reply was rated so" }),

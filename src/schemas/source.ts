@@ -16,7 +16,11 @@ export const Source = z.object({
   createdAt: Timestamp,
   sizeBytes: z.number().int(),
   errorMessage: z.string(),
-  createdVia: z.string().meta({ description: "`upload` (a multipart upload), or the door it was added through: `api`, `console`, `mcp` or `cli`" }),
+  createdVia: z
+    .string()
+    .meta({
+      description: "`upload` (a multipart upload), or the door it was added through: `api`, `console`, `mcp` or `cli`",
+    }),
 });
 export type Source = z.infer<typeof Source>;
 
@@ -36,7 +40,10 @@ export const UploadSourceInput = z.strictObject({
 const inline = z
   .string()
   .min(1)
-  .refine((value) => Buffer.byteLength(value, "utf8") <= MAX_INLINE_BYTES, "Inline content is limited to 1 MB; upload a file or give a url")
+  .refine(
+    (value) => Buffer.byteLength(value, "utf8") <= MAX_INLINE_BYTES,
+    "Inline content is limited to 1 MB; upload a file or give a url",
+  )
   .refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);
 
 /** A source's name (the upload's `name` field too). */
@@ -58,7 +65,10 @@ export type CreateSourceInput = z.infer<typeof CreateSourceInput>;
 export const SourceWriteResult = z.object({
   status: z.enum(["processing", "pending_review"]),
   source: Source,
-  reviewPath: z.string().nullable().meta({ description: "`/reviews/<reviewId>` when the source waits for review, else null" }),
+  reviewPath: z
+    .string()
+    .nullable()
+    .meta({ description: "`/reviews/<reviewId>` when the source waits for review, else null" }),
 });
 export type SourceWriteResult = z.infer<typeof SourceWriteResult>;
 
@@ -74,9 +84,18 @@ export const SourceDetail = z.object({
   text: z.string().meta({ description: "The start of the extracted text" }),
   textChars: z.number().int(),
   chunkCount: z.number().int(),
-  chunks: z.array(z.object({ position: z.number().int(), heading: z.string(), text: z.string(), textChars: z.number().int() })),
+  chunks: z.array(
+    z.object({ position: z.number().int(), heading: z.string(), text: z.string(), textChars: z.number().int() }),
+  ),
   job: z
-    .object({ status: z.string(), attempts: z.number().int(), lastError: z.string().nullable(), queuedAt: Timestamp, startedAt: Timestamp.nullable(), runAfter: Timestamp })
+    .object({
+      status: z.string(),
+      attempts: z.number().int(),
+      lastError: z.string().nullable(),
+      queuedAt: Timestamp,
+      startedAt: Timestamp.nullable(),
+      runAfter: Timestamp,
+    })
     .nullable()
     .meta({ description: "The indexing job while the source is queued or being indexed" }),
 });

@@ -18,7 +18,10 @@ export function storableText(text: string): string {
 
 /** A key shown in a problem path: its unstorable characters as `\uXXXX` escapes. */
 function printableKey(key: string): string {
-  return key.replace(new RegExp(UNSTORABLE.source, "g"), (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return key.replace(
+    new RegExp(UNSTORABLE.source, "g"),
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -45,13 +48,18 @@ export function unstorableTextProblems(value: unknown, limit = 20): TextProblem[
     if (typeof current === "string") {
       if (!isStorableText(current)) problems.push({ path: path.join("."), message: UNSTORABLE_TEXT_MESSAGE });
     } else if (Array.isArray(current)) {
-      for (let index = current.length - 1; index >= 0; index--) stack.push({ value: current[index], path: [...path, String(index)] });
+      for (let index = current.length - 1; index >= 0; index--)
+        stack.push({ value: current[index], path: [...path, String(index)] });
     } else if (isPlainObject(current)) {
       const entries = Object.entries(current);
       for (let index = entries.length - 1; index >= 0; index--) {
         const [key, child] = entries[index]!;
         if (isStorableText(key)) stack.push({ value: child, path: [...path, key] });
-        else problems.push({ path: [...path, printableKey(key)].join("."), message: `This key: ${UNSTORABLE_TEXT_MESSAGE}` });
+        else
+          problems.push({
+            path: [...path, printableKey(key)].join("."),
+            message: `This key: ${UNSTORABLE_TEXT_MESSAGE}`,
+          });
       }
     }
   }

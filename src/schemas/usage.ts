@@ -4,7 +4,17 @@ import { z } from "zod";
 import { ListQuery, NextCursor, Timestamp, Uuid } from "./common";
 import { PortalRef } from "./portal";
 
-export const USAGE_METRICS = ["credits", "conversations", "turns", "transactions", "testRuns", "searches", "failures", "inputTokens", "outputTokens"] as const;
+export const USAGE_METRICS = [
+  "credits",
+  "conversations",
+  "turns",
+  "transactions",
+  "testRuns",
+  "searches",
+  "failures",
+  "inputTokens",
+  "outputTokens",
+] as const;
 export type UsageMetric = (typeof USAGE_METRICS)[number];
 export const USAGE_INTERVALS = ["day", "week", "month"] as const;
 export type UsageInterval = (typeof USAGE_INTERVALS)[number];
@@ -20,14 +30,21 @@ export const USAGE_MAX_GROUPS = 50;
 const Time = Timestamp;
 
 export const UsageInput = z.strictObject({
-  from: Time.optional().meta({ description: `Start (ISO time, taken at its UTC hour); default ${USAGE_DEFAULT_DAYS} days before \`to\`` }),
-  to: Time.optional().meta({ description: `End, exclusive (ISO time); default now. At most ${USAGE_MAX_DAYS} days after \`from\`` }),
+  from: Time.optional().meta({
+    description: `Start (ISO time, taken at its UTC hour); default ${USAGE_DEFAULT_DAYS} days before \`to\``,
+  }),
+  to: Time.optional().meta({
+    description: `End, exclusive (ISO time); default now. At most ${USAGE_MAX_DAYS} days after \`from\``,
+  }),
   interval: z.enum(USAGE_INTERVALS).default("day").meta({ description: "Bucket size, in UTC; weeks start on Monday" }),
   groupBy: z
     .enum(USAGE_GROUPS)
     .optional()
     .meta({ description: `Also split by app, end user, portal or plan (the ${USAGE_MAX_GROUPS} largest by credits)` }),
-  format: z.enum(["json", "csv"]).default("json").meta({ description: "`csv`: one row per bucket (and group), as text/csv" }),
+  format: z
+    .enum(["json", "csv"])
+    .default("json")
+    .meta({ description: "`csv`: one row per bucket (and group), as text/csv" }),
 });
 export type UsageInput = z.input<typeof UsageInput>;
 
@@ -65,7 +82,9 @@ export type UsagePoint = z.infer<typeof UsagePoint>;
 
 export const UsageGroup = z
   .object({
-    id: Uuid.nullable().meta({ description: "The app, end user, portal or plan; null for runs without one (the organization's own)" }),
+    id: Uuid.nullable().meta({
+      description: "The app, end user, portal or plan; null for runs without one (the organization's own)",
+    }),
     name: z.string(),
     totals: UsageMetrics,
     series: z.array(UsagePoint),
@@ -81,7 +100,8 @@ export const UsageReport = z.object({
   series: z.array(UsagePoint),
   groups: z.array(UsageGroup).optional(),
   refusals: z.record(z.string(), Count).meta({
-    description: "Runs refused before they ran, by error code (`insufficient_credits`: demand that hit a limit); never counted in `turns`, `transactions` or `failures`",
+    description:
+      "Runs refused before they ran, by error code (`insufficient_credits`: demand that hit a limit); never counted in `turns`, `transactions` or `failures`",
   }),
 });
 export type UsageReport = z.infer<typeof UsageReport>;
@@ -106,7 +126,9 @@ const ErrorCode = z
 /** GET /usage/refusals: the runs refused before they ran, newest first. */
 export const ListRefusalsInput = ListQuery.extend({
   code: ErrorCode.optional().meta({ description: "Only refusals answered with this code" }),
-  appId: Uuid.optional().meta({ description: "Only refusals of this app (for test runs: the agent, flow or app tested)" }),
+  appId: Uuid.optional().meta({
+    description: "Only refusals of this app (for test runs: the agent, flow or app tested)",
+  }),
   endUserId: Uuid.optional().meta({ description: "Only refusals of runs for this end user" }),
   portalId: Uuid.optional().meta({ description: "Only refusals in this portal" }),
 });
@@ -148,8 +170,10 @@ export function usageCsv(report: UsageReport): string {
     return /[",\n\r]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
   };
   const rows = [["start", "group_id", "group_name", ...USAGE_METRICS].join(",")];
-  const line = (point: UsagePoint, id: string, name: string) => rows.push([point.start, id, quote(name), ...USAGE_METRICS.map((metric) => String(point[metric]))].join(","));
-  if (report.groups) for (const group of report.groups) for (const point of group.series) line(point, group.id ?? "", group.name);
+  const line = (point: UsagePoint, id: string, name: string) =>
+    rows.push([point.start, id, quote(name), ...USAGE_METRICS.map((metric) => String(point[metric]))].join(","));
+  if (report.groups)
+    for (const group of report.groups) for (const point of group.series) line(point, group.id ?? "", group.name);
   else for (const point of report.series) line(point, "", "");
   return `${rows.join("\r\n")}\r\n`;
 }

@@ -24,7 +24,9 @@ export const WEBHOOK_EVENT_TYPES = [
   "directory.sync_failed",
 ] as const;
 
-export const WebhookEventType = z.enum([...WEBHOOK_EVENT_TYPES, "*"]).meta({ description: 'An event type, or "*" for all' });
+export const WebhookEventType = z
+  .enum([...WEBHOOK_EVENT_TYPES, "*"])
+  .meta({ description: 'An event type, or "*" for all' });
 
 export const WebhookEndpoint = z
   .object({
@@ -33,7 +35,10 @@ export const WebhookEndpoint = z
     eventTypes: z.array(z.string()),
     description: z.string(),
     enabled: z.boolean(),
-    disabledReason: z.string().nullable().meta({ description: "Why Atrium turned the endpoint off (410 Gone, 5 days of failures); null otherwise" }),
+    disabledReason: z
+      .string()
+      .nullable()
+      .meta({ description: "Why Atrium turned the endpoint off (410 Gone, 5 days of failures); null otherwise" }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
@@ -60,11 +65,16 @@ export const UpdateWebhookEndpointInput = z.strictObject({
   url: ServiceUrl.optional(),
   eventTypes: EventTypes.optional(),
   description: descriptionText.optional(),
-  enabled: z.boolean().optional().meta({ description: "true turns a disabled endpoint on again (and clears disabledReason)" }),
+  enabled: z
+    .boolean()
+    .optional()
+    .meta({ description: "true turns a disabled endpoint on again (and clears disabledReason)" }),
 });
 export type UpdateWebhookEndpointInput = z.infer<typeof UpdateWebhookEndpointInput>;
 
-export const WebhookSecret = z.string().meta({ description: "`whsec_…`: shown only in this answer. Verify deliveries with it (Standard Webhooks)." });
+export const WebhookSecret = z
+  .string()
+  .meta({ description: "`whsec_…`: shown only in this answer. Verify deliveries with it (Standard Webhooks)." });
 
 export const CreateWebhookEndpointOutput = z.object({ endpoint: WebhookEndpoint, secret: WebhookSecret });
 export const ListWebhookEndpointsOutput = z.object({ endpoints: z.array(WebhookEndpoint), nextCursor: NextCursor });

@@ -6,7 +6,8 @@ import { invalidRequest } from "./errors";
 
 export function assertStorableText(value: unknown, pathPrefix = ""): void {
   const problems = unstorableTextProblems(value);
-  if (problems.length > 0) throw invalidRequest(problems.map((problem) => ({ ...problem, path: `${pathPrefix}${problem.path}` })));
+  if (problems.length > 0)
+    throw invalidRequest(problems.map((problem) => ({ ...problem, path: `${pathPrefix}${problem.path}` })));
 }
 
 /**

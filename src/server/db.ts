@@ -57,7 +57,10 @@ export function getDb(): Db {
 /** SQLSTATEs after which PostgreSQL rolled the transaction back and running it again is safe: deadlock_detected, serialization_failure. */
 const RETRYABLE_SQLSTATES = new Set(["40P01", "40001"]);
 
-type ErrorShape = { code?: unknown; originalCode?: unknown; cause?: ErrorShape; meta?: { driverAdapterError?: ErrorShape } } | null | undefined;
+type ErrorShape =
+  | { code?: unknown; originalCode?: unknown; cause?: ErrorShape; meta?: { driverAdapterError?: ErrorShape } }
+  | null
+  | undefined;
 
 /**
  * True when PostgreSQL aborted the transaction as the victim of a deadlock or a serialization
@@ -69,7 +72,8 @@ export function isRetryableConflict(error: unknown): boolean {
   if (shape?.code === "P2034") return true;
   const adapter = shape?.meta?.driverAdapterError;
   return [shape, shape?.cause, adapter, adapter?.cause].some(
-    (part) => RETRYABLE_SQLSTATES.has(String(part?.originalCode ?? "")) || RETRYABLE_SQLSTATES.has(String(part?.code ?? "")),
+    (part) =>
+      RETRYABLE_SQLSTATES.has(String(part?.originalCode ?? "")) || RETRYABLE_SQLSTATES.has(String(part?.code ?? "")),
   );
 }
 
@@ -84,7 +88,10 @@ export async function retryOnConflict<T>(transaction: () => Promise<T>): Promise
     return await transaction();
   } catch (error) {
     if (!isRetryableConflict(error)) throw error;
-    logger().warn({ err: error }, "A transaction was aborted by a lock conflict (deadlock or serialization failure); running it once more");
+    logger().warn(
+      { err: error },
+      "A transaction was aborted by a lock conflict (deadlock or serialization failure); running it once more",
+    );
     return transaction();
   }
 }

@@ -132,13 +132,19 @@ function isZodError(value: unknown): value is Error & { issues: IssueLike[] } {
 // surrogates while it serializes a query. Doors refuse such text first, naming the field; this is
 // the last line of defence, so it never reaches a client as a 500 (or a "retry" 503).
 const UNSTORABLE_TEXT_CODES = new Set(["22021", "22P05"]);
-const UNSTORABLE_TEXT_MESSAGES = /invalid byte sequence for encoding|unsupported Unicode escape sequence|unexpected end of hex escape|lone (leading|trailing) surrogate/i;
+const UNSTORABLE_TEXT_MESSAGES =
+  /invalid byte sequence for encoding|unsupported Unicode escape sequence|unexpected end of hex escape|lone (leading|trailing) surrogate/i;
 
 export function isUnstorableTextError(error: unknown): boolean {
   const seen = new Set<unknown>();
   for (let current = error; current !== null && typeof current === "object" && !seen.has(current);) {
     seen.add(current);
-    const { code, message, meta, cause } = current as { code?: unknown; message?: unknown; meta?: { driverAdapterError?: unknown }; cause?: unknown };
+    const { code, message, meta, cause } = current as {
+      code?: unknown;
+      message?: unknown;
+      meta?: { driverAdapterError?: unknown };
+      cause?: unknown;
+    };
     if (typeof code === "string" && UNSTORABLE_TEXT_CODES.has(code)) return true;
     if (typeof message === "string" && UNSTORABLE_TEXT_MESSAGES.test(message)) return true;
     current = meta?.driverAdapterError ?? cause;
@@ -163,7 +169,12 @@ export function toAppError(error: unknown): AppError {
       case "BAD_REQUEST":
         return new AppError("invalid_request", `Invalid request: ${error.message}`);
       case "UNSUPPORTED_MEDIA_TYPE":
-        return new AppError("invalid_request", "Invalid request: send the body as application/json", {}, { status: 415 });
+        return new AppError(
+          "invalid_request",
+          "Invalid request: send the body as application/json",
+          {},
+          { status: 415 },
+        );
       case "PAYLOAD_TOO_LARGE":
         return new AppError("invalid_request", "Invalid request: the body is too large", {}, { status: 413 });
       case "NOT_FOUND":
@@ -174,7 +185,12 @@ export function toAppError(error: unknown): AppError {
     if (cause !== undefined) return toAppError(cause);
   }
   if (isUnstorableTextError(error)) {
-    return new AppError("invalid_request", "Invalid request: a text contains U+0000 or an unpaired UTF-16 surrogate, which cannot be stored.", {}, { cause: error });
+    return new AppError(
+      "invalid_request",
+      "Invalid request: a text contains U+0000 or an unpaired UTF-16 surrogate, which cannot be stored.",
+      {},
+      { cause: error },
+    );
   }
   const prismaCode = (error as { code?: unknown } | null)?.code;
   if (error instanceof Error && error.name.startsWith("PrismaClient")) {

@@ -8,7 +8,14 @@
 // to the address that was checked (pinnedFetch), not to a second answer.
 import { env } from "@/env";
 import { invalidRequest } from "@/server/errors";
-import { assertReachableUrl, FetchRefused, pinnedFetch, type FetchLimits, type FetchPolicy, type FetchPurpose } from "@/server/jobs/fetch-url";
+import {
+  assertReachableUrl,
+  FetchRefused,
+  pinnedFetch,
+  type FetchLimits,
+  type FetchPolicy,
+  type FetchPurpose,
+} from "@/server/jobs/fetch-url";
 
 /** The policy of a purpose: the caller says which kind of URL it fetches, this decides what it may reach. */
 export function fetchPolicy(purpose: FetchPurpose, limits: FetchLimits = {}): FetchPolicy {
@@ -37,7 +44,9 @@ export async function requireIntegrationUrl(url: string, field: string): Promise
 }
 
 /** fetch for an integration's client (model provider, MCP server): every request's URL checked, its connection pinned, no redirect followed. */
-export const guardedFetch: typeof globalThis.fetch = (input, init) => pinnedFetch(input, init, fetchPolicy("integration"));
+export const guardedFetch: typeof globalThis.fetch = (input, init) =>
+  pinnedFetch(input, init, fetchPolicy("integration"));
 
 /** fetch for the endpoints in the operator's configuration (MODEL_PROVIDER_BASE_URL, WEB_SEARCH_URL): any address but a metadata one. */
-export const deploymentFetch: typeof globalThis.fetch = (input, init) => pinnedFetch(input, init, fetchPolicy("deployment"));
+export const deploymentFetch: typeof globalThis.fetch = (input, init) =>
+  pinnedFetch(input, init, fetchPolicy("deployment"));

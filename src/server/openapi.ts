@@ -25,12 +25,15 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   forbidden_role: "The personal key's member lacks the role; nothing written",
   invalid_request:
     "Malformed JSON, JSON nested over 64 levels, failed validation (`problems` lists every one; text over its maxLength, or holding U+0000 or an unpaired surrogate, is named), bad cursor or limit; 413 for a JSON body over 8 MiB or an upload over 4.5 MB; a body that is not JSON, or an upload of a refused file type, is 400",
-  invitation_unavailable: "An invitation link already used, revoked or expired (`reason`: used, revoked, expired); nothing written",
-  not_found: "No such resource in the organization (other organizations' items and unpublished ones read the same), or no such route",
+  invitation_unavailable:
+    "An invitation link already used, revoked or expired (`reason`: used, revoked, expired); nothing written",
+  not_found:
+    "No such resource in the organization (other organizations' items and unpublished ones read the same), or no such route",
   method_not_allowed: "The path exists but not with this method; `Allow` lists the methods",
   groups_disabled: "User groups are not enabled",
   group_not_found: "A group id matches no group; nothing written",
-  plan_group: "The group belongs to a plan and follows it (422 on member add, 409 on rename or delete); nothing written",
+  plan_group:
+    "The group belongs to a plan and follows it (422 on member add, 409 on rename or delete); nothing written",
   grants_unsupported: "Per-user grants sent to an organization that manages access with groups; nothing written",
   portal_scope_unsupported: "A group grant named a deploymentId in a groups-managed organization; nothing written",
   invalid_code: "Portal sign-in: the code is wrong, used, expired or void after 5 wrong tries (the portal door only)",
@@ -38,22 +41,27 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   tier_not_found: "A tierPlanId matches no live plan",
   grant_target_not_found: "A grant's targetId does not exist in the organization",
   end_user_not_found: "endUserId matches no end user",
-  directory_managed: "The group comes from the organization's directory (SCIM): its name and members change there only; nothing written",
+  directory_managed:
+    "The group comes from the organization's directory (SCIM): its name and members change there only; nothing written",
   live_paid_subscription: "The end user holds a live paid subscription on a requested plan; nothing written",
   service_disabled: "The App service (Conversation or Transaction) is off in its published API config",
   insufficient_credits: "Credits cannot cover the run or search; nothing ran, nothing charged",
   plan_limit: "The plan has no room for another one; `limit` and `used` say why; nothing created",
-  cross_origin_request: "A cookie-authenticated request (console, portal) came from a page of another origin; nothing done",
+  cross_origin_request:
+    "A cookie-authenticated request (console, portal) came from a page of another origin; nothing done",
   search_unavailable: "Document search could not answer; nothing charged; retry",
   export_too_large: "Knowledgebase over the 50 MB export cap",
   output_invalid: "The transaction ran but its output does not match the output schema (`raw`, `details`); billed",
-  canceled: "Only in a conversation stream's `error` event: the run was stopped by its cancel endpoint (the execution is `canceled`, billed)",
-  conflict: "Stale `expectedUpdatedAt` / `If-Unmodified-Since`, an Idempotency-Key reused with another body or still running, or a portal slug another portal has; nothing written",
+  canceled:
+    "Only in a conversation stream's `error` event: the run was stopped by its cancel endpoint (the execution is `canceled`, billed)",
+  conflict:
+    "Stale `expectedUpdatedAt` / `If-Unmodified-Since`, an Idempotency-Key reused with another body or still running, or a portal slug another portal has; nothing written",
   precondition_failed: "`If-Match` names a version other than the current one (drafts, pages); nothing written",
   invalid_workflow: "Flow refused by validation; `feedback` names each problem; nothing written",
   invalid_model: "Model id unknown or unavailable; nothing written",
   unpublished_dependencies: "Adviser or member not published; `dependencies` lists them; nothing written",
-  run_limit_exceeded: "The run outgrew a bound (steps, a node's or member's output, the reply, or time); the message names it; the run was stopped, recorded as failed and billed",
+  run_limit_exceeded:
+    "The run outgrew a bound (steps, a node's or member's output, the reply, or time); the message names it; the run was stopped, recorded as failed and billed",
   provider_error: "The model provider failed or timed out; nothing charged when nothing was produced; retry later",
   rate_limited: "Too many requests (120 per minute per key, sliding 60-second window); see Retry-After",
   server_error: "Server-side failure; safe to retry",
@@ -104,18 +112,35 @@ const HEADER_REFS = {
 };
 
 const HEADERS: NonNullable<Components["headers"]> = {
-  "X-Request-Id": { description: "Echo of a valid client `X-Request-Id`, else a new UUID. On every response.", schema: { type: "string" } },
+  "X-Request-Id": {
+    description: "Echo of a valid client `X-Request-Id`, else a new UUID. On every response.",
+    schema: { type: "string" },
+  },
   "RateLimit-Limit": { description: "Requests allowed per 60-second window for this key", schema: { type: "integer" } },
   "RateLimit-Remaining": { description: "Requests left in the current window", schema: { type: "integer" } },
   "RateLimit-Reset": { description: "Seconds until the window frees up", schema: { type: "integer" } },
-  "RateLimit-Policy": { description: 'The same limit in the IETF RateLimit fields\' form: `"default";q=<limit>;w=60`', schema: { type: "string" } },
-  RateLimit: { description: 'The IETF RateLimit field: `"default";r=<remaining>;t=<seconds until the window frees up>`', schema: { type: "string" } },
-  "Retry-After": { description: "Whole seconds (>= 1) until a request will be allowed", schema: { type: "integer", minimum: 1 } },
-  "WWW-Authenticate": {
-    description: '`Bearer realm="atrium"`, with `error="invalid_token"` when a key was sent and cannot be used (RFC 6750)',
+  "RateLimit-Policy": {
+    description: 'The same limit in the IETF RateLimit fields\' form: `"default";q=<limit>;w=60`',
     schema: { type: "string" },
   },
-  ETag: { description: "The resource's current version, a strong tag; send it back in `If-Match` to write only to this version", schema: { type: "string" } },
+  RateLimit: {
+    description: 'The IETF RateLimit field: `"default";r=<remaining>;t=<seconds until the window frees up>`',
+    schema: { type: "string" },
+  },
+  "Retry-After": {
+    description: "Whole seconds (>= 1) until a request will be allowed",
+    schema: { type: "integer", minimum: 1 },
+  },
+  "WWW-Authenticate": {
+    description:
+      '`Bearer realm="atrium"`, with `error="invalid_token"` when a key was sent and cannot be used (RFC 6750)',
+    schema: { type: "string" },
+  },
+  ETag: {
+    description:
+      "The resource's current version, a strong tag; send it back in `If-Match` to write only to this version",
+    schema: { type: "string" },
+  },
   "Idempotent-Replayed": {
     description: "`true` when this is the remembered answer to an earlier request with the same Idempotency-Key",
     schema: { type: "string", enum: ["true"] },
@@ -125,7 +150,11 @@ const HEADERS: NonNullable<Components["headers"]> = {
 const PROBLEMS = {
   type: "array",
   description: "Every problem found, each naming the field",
-  items: { type: "object", required: ["path", "message"], properties: { path: { type: "string" }, message: { type: "string" } } },
+  items: {
+    type: "object",
+    required: ["path", "message"],
+    properties: { path: { type: "string" }, message: { type: "string" } },
+  },
 };
 
 /** The fields some codes add beside `code` and `message`, typed for generators. */
@@ -143,7 +172,11 @@ const ERROR_EXTRAS: Partial<Record<ErrorCode, { required?: string[]; properties:
       dependencies: {
         type: "array",
         description: "The adviser or members that are not published",
-        items: { type: "object", required: ["id", "kind", "name"], properties: { id: { $ref: "#/components/schemas/Uuid" }, kind: { type: "string" }, name: { type: "string" } } },
+        items: {
+          type: "object",
+          required: ["id", "kind", "name"],
+          properties: { id: { $ref: "#/components/schemas/Uuid" }, kind: { type: "string" }, name: { type: "string" } },
+        },
       },
     },
   },
@@ -153,7 +186,11 @@ const ERROR_EXTRAS: Partial<Record<ErrorCode, { required?: string[]; properties:
       feedback: {
         type: "array",
         description: "Every problem of the flow, with the node it is about when there is one",
-        items: { type: "object", required: ["message"], properties: { nodeId: { type: "string" }, message: { type: "string" } } },
+        items: {
+          type: "object",
+          required: ["message"],
+          properties: { nodeId: { type: "string" }, message: { type: "string" } },
+        },
       },
     },
   },
@@ -164,7 +201,11 @@ const ERROR_EXTRAS: Partial<Record<ErrorCode, { required?: string[]; properties:
       details: {
         type: "array",
         description: "Where the reply departs from the output schema",
-        items: { type: "object", required: ["pointer", "message"], properties: { pointer: { type: "string" }, message: { type: "string" } } },
+        items: {
+          type: "object",
+          required: ["pointer", "message"],
+          properties: { pointer: { type: "string" }, message: { type: "string" } },
+        },
       },
       executionId: { $ref: "#/components/schemas/Uuid" },
     },
@@ -209,7 +250,10 @@ function errorEnvelopeOf(codes: ErrorCode[]): unknown {
           ? refs[0]
           : {
               oneOf: refs,
-              discriminator: { propertyName: "code", mapping: Object.fromEntries(codes.map((code, index) => [code, refs[index]!.$ref])) },
+              discriminator: {
+                propertyName: "code",
+                mapping: Object.fromEntries(codes.map((code, index) => [code, refs[index]!.$ref])),
+              },
             },
     },
   };
@@ -241,12 +285,20 @@ function errorResponse(status: number, codes: ErrorCode[], description?: string)
   return { $ref: `#/components/responses/${shared.name}` };
 }
 
-type Response = { description: string; content?: Record<string, { schema?: unknown }>; headers?: Record<string, unknown> };
+type Response = {
+  description: string;
+  content?: Record<string, { schema?: unknown }>;
+  headers?: Record<string, unknown>;
+};
 type Operation = {
   responses: Record<string, Response | { $ref: string }>;
   security?: unknown;
   parameters?: unknown[];
-  requestBody?: { content?: Record<string, { schema?: { required?: string[]; $ref?: string } }>; required?: boolean; description?: string };
+  requestBody?: {
+    content?: Record<string, { schema?: { required?: string[]; $ref?: string } }>;
+    required?: boolean;
+    description?: string;
+  };
 };
 
 const STREAM_EVENTS_TEXT = `Events, each with an \`id:\` (its place in the run):
@@ -269,9 +321,17 @@ const STREAM_SCHEMAS: SchemaMap = {
     type: "object",
     required: ["execution_id", "conversation_id"],
     description: "`event: run`: the first event; the run to resume (`GET …/runs/{execution_id}/events`) or cancel",
-    properties: { execution_id: { $ref: "#/components/schemas/Uuid" }, conversation_id: { $ref: "#/components/schemas/Uuid" } },
+    properties: {
+      execution_id: { $ref: "#/components/schemas/Uuid" },
+      conversation_id: { $ref: "#/components/schemas/Uuid" },
+    },
   },
-  ConversationDeltaEvent: { type: "object", required: ["text"], properties: { text: { type: "string" } }, description: "`event: delta`" },
+  ConversationDeltaEvent: {
+    type: "object",
+    required: ["text"],
+    properties: { text: { type: "string" } },
+    description: "`event: delta`",
+  },
   ConversationStepEvent: {
     type: "object",
     required: ["kind", "name", "status"],
@@ -297,7 +357,8 @@ const STREAM_SCHEMAS: SchemaMap = {
   ConversationErrorEvent: {
     type: "object",
     required: ["error"],
-    description: "`event: error`: the run failed after it started (a run bound, the provider) or was canceled (`canceled`); the last event",
+    description:
+      "`event: error`: the run failed after it started (a run bound, the provider) or was canceled (`canceled`); the last event",
     properties: { error: { $ref: "#/components/schemas/ErrorBody" } },
   },
 };
@@ -321,7 +382,9 @@ const CONVERSATION_STREAM_EVENT = {
   oneOf: Object.values(STREAM_EVENT_SCHEMAS).map((name) => ({ $ref: `#/components/schemas/${name}Message` })),
   discriminator: {
     propertyName: "event",
-    mapping: Object.fromEntries(Object.entries(STREAM_EVENT_SCHEMAS).map(([event, name]) => [event, `#/components/schemas/${name}Message`])),
+    mapping: Object.fromEntries(
+      Object.entries(STREAM_EVENT_SCHEMAS).map(([event, name]) => [event, `#/components/schemas/${name}Message`]),
+    ),
   },
 };
 
@@ -343,7 +406,13 @@ const STREAM_MESSAGE_SCHEMAS = Object.fromEntries(
 /** The `text/event-stream` content of a conversation run: a sequence of ConversationStreamEvent messages. */
 const EVENT_STREAM_CONTENT = { schema: { $ref: "#/components/schemas/ConversationStreamEvent" } };
 
-const LAST_EVENT_ID = (description: string) => ({ name: "Last-Event-ID", in: "header", required: false, description, schema: { type: "string", pattern: "^[0-9]{1,9}$" } });
+const LAST_EVENT_ID = (description: string) => ({
+  name: "Last-Event-ID",
+  in: "header",
+  required: false,
+  description,
+  schema: { type: "string", pattern: "^[0-9]{1,9}$" },
+});
 
 /** What the generator cannot know: the stream, the multipart form, the Idempotency-Key header, a second success status. */
 function addDoors(operation: Operation, meta: Meta): void {
@@ -351,19 +420,25 @@ function addDoors(operation: Operation, meta: Meta): void {
   if (meta.stream && success?.content) {
     success.description = `JSON, or with \`"stream": true\` Server-Sent Events. ${STREAM_DESCRIPTION}`;
     success.content["text/event-stream"] = EVENT_STREAM_CONTENT;
-    operation.parameters = [...(operation.parameters ?? []), LAST_EVENT_ID("With `Idempotency-Key`, attaching to the key's run: resume after this event `id:`")];
+    operation.parameters = [
+      ...(operation.parameters ?? []),
+      LAST_EVENT_ID("With `Idempotency-Key`, attaching to the key's run: resume after this event `id:`"),
+    ];
   }
   if (meta.events && success) {
     // The REST door answers these as Server-Sent Events only (adapters/rest.ts).
     success.description = EVENTS_DESCRIPTION;
     success.content = { "text/event-stream": EVENT_STREAM_CONTENT };
     operation.responses["204"] = {
-      description: "The run has ended and the client already has its last event: nothing to send (an EventSource stops reconnecting)",
+      description:
+        "The run has ended and the client already has its last event: nothing to send (an EventSource stops reconnecting)",
       headers: success.headers,
     } as Response;
     operation.parameters = [
       ...(operation.parameters ?? []),
-      LAST_EVENT_ID("The `id:` of the last event the client has: the stream resumes after it (an EventSource sends it when it reconnects)"),
+      LAST_EVENT_ID(
+        "The `id:` of the last event the client has: the stream resumes after it (an EventSource sends it when it reconnects)",
+      ),
     ];
   }
   if (meta.csv && success?.content) {
@@ -384,14 +459,21 @@ function addDoors(operation: Operation, meta: Meta): void {
     ];
     for (const [status, response] of Object.entries(operation.responses)) {
       if (status.startsWith("2") && !("$ref" in response))
-        (response as Response).headers = { ...(response as Response).headers, "Idempotent-Replayed": HEADER_REFS.idempotentReplayed };
+        (response as Response).headers = {
+          ...(response as Response).headers,
+          "Idempotent-Replayed": HEADER_REFS.idempotentReplayed,
+        };
     }
   }
   const jsonBody = operation.requestBody?.content?.["application/json"];
   if (jsonBody) {
     // A body whose every field is optional may be left out (an empty body reads as `{}`).
     if (!jsonBody.schema?.required?.length && !jsonBody.schema?.$ref) operation.requestBody!.required = false;
-    operation.responses["413"] = errorResponse(413, ["invalid_request"], "`invalid_request`: the JSON body is over the 8 MiB request limit (refused while it is read)");
+    operation.responses["413"] = errorResponse(
+      413,
+      ["invalid_request"],
+      "`invalid_request`: the JSON body is over the 8 MiB request limit (refused while it is read)",
+    );
   }
   if (meta.multipart) {
     operation.requestBody = operation.requestBody ?? { content: {} };
@@ -411,18 +493,31 @@ function addDoors(operation: Operation, meta: Meta): void {
               description:
                 "A PDF, CSV, TXT or MD file (another type is 400 `invalid_request`). The whole request may be up to 4.5 MB (413 `invalid_request` above); for larger documents give a `url`.",
             },
-            name: { type: "string", minLength: 1, maxLength: MAX_TITLE_CHARS, description: "Defaults to the file name" },
+            name: {
+              type: "string",
+              minLength: 1,
+              maxLength: MAX_TITLE_CHARS,
+              description: "Defaults to the file name",
+            },
           },
         },
-        encoding: { file: { contentType: "application/pdf, text/csv, text/plain, text/markdown, application/octet-stream" } },
+        encoding: {
+          file: { contentType: "application/pdf, text/csv, text/plain, text/markdown, application/octet-stream" },
+        },
       } as never,
     };
-    operation.responses["413"] = errorResponse(413, ["invalid_request"], "`invalid_request`: the upload is over the 4.5 MB request limit, or a JSON body over 8 MiB");
+    operation.responses["413"] = errorResponse(
+      413,
+      ["invalid_request"],
+      "`invalid_request`: the upload is over the 4.5 MB request limit, or a JSON body over 8 MiB",
+    );
   }
   if (meta.download && success) {
     success.description = "The events, streamed";
     success.content = {
-      "application/x-ndjson": { schema: { type: "string", description: "`format=jsonl`: one AuditEvent (JSON) a line" } },
+      "application/x-ndjson": {
+        schema: { type: "string", description: "`format=jsonl`: one AuditEvent (JSON) a line" },
+      },
       "text/csv": { schema: { type: "string", description: "`format=csv`: a header row, then one event a line" } },
     };
   }
@@ -439,18 +534,26 @@ function completeOperation(operation: Operation, meta: Meta): void {
     operation.responses[String(successStatus)] = {
       ...success,
       ...(successStatus === 204 ? { content: undefined, description: "Done; no body" } : {}),
-      headers: { "X-Request-Id": HEADER_REFS.requestId, ...HEADER_REFS.rateLimit, ...(meta.etag ? { ETag: HEADER_REFS.etag } : {}) },
+      headers: {
+        "X-Request-Id": HEADER_REFS.requestId,
+        ...HEADER_REFS.rateLimit,
+        ...(meta.etag ? { ETag: HEADER_REFS.etag } : {}),
+      },
     };
   }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodesFor(meta)) {
     for (const status of statusesOf(code)) byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) operation.responses[String(status)] = errorResponse(status, codes);
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b))
+    operation.responses[String(status)] = errorResponse(status, codes);
 }
 
 const ERROR_TABLE = (Object.keys(ERROR_STATUS) as ErrorCode[])
-  .map((code) => `| \`${code}\` | ${ERROR_STATUS[code]}${EXTRA_STATUSES[code] ? ` or ${EXTRA_STATUSES[code]!.join(", ")}` : ""} | ${ERROR_MEANINGS[code]} |`)
+  .map(
+    (code) =>
+      `| \`${code}\` | ${ERROR_STATUS[code]}${EXTRA_STATUSES[code] ? ` or ${EXTRA_STATUSES[code]!.join(", ")}` : ""} | ${ERROR_MEANINGS[code]} |`,
+  )
   .join("\n");
 
 const DESCRIPTION = `Atrium's developer API. Authenticate every call with \`Authorization: Bearer <API_KEY>\`.
@@ -474,9 +577,15 @@ const TAGS = [
   { name: "Portals", description: "Portals end users sign in to, and the groups admitted to them" },
   { name: "Agents", description: "Agents: drafts, versions, deploys and test runs" },
   { name: "Flows", description: "Flows (graphs of nodes): drafts, versions, deploys and test runs" },
-  { name: "Apps", description: "Apps over agents and flows: drafts, versions, conversations (JSON or a stream) and transactions" },
+  {
+    name: "Apps",
+    description: "Apps over agents and flows: drafts, versions, conversations (JSON or a stream) and transactions",
+  },
   { name: "Executions", description: "The record of every run, with its trace and credits" },
-  { name: "Knowledgebases", description: "Knowledgebases, their sources (uploads, text, URLs), pages, search and export" },
+  {
+    name: "Knowledgebases",
+    description: "Knowledgebases, their sources (uploads, text, URLs), pages, search and export",
+  },
   { name: "Audit log", description: "Every change and sign-in, who made it, through which door" },
   {
     name: "Webhooks",
@@ -486,21 +595,36 @@ const TAGS = [
 ];
 
 /** What each webhook's `data` is; EndUser where it is exactly that schema. */
-const WEBHOOK_DATA: Record<(typeof WEBHOOK_EVENT_TYPES)[number], { $ref: string } | { type: "object"; description: string }> = {
+const WEBHOOK_DATA: Record<
+  (typeof WEBHOOK_EVENT_TYPES)[number],
+  { $ref: string } | { type: "object"; description: string }
+> = {
   "end_user.created": { $ref: "#/components/schemas/EndUser" },
   "end_user.updated": { $ref: "#/components/schemas/EndUser" },
   "end_user.suspended": { $ref: "#/components/schemas/EndUser" },
   "end_user.reactivated": { $ref: "#/components/schemas/EndUser" },
   "end_user.deleted": { type: "object", description: "`{id, email, deleted: true}`" },
-  "subscription.created": { type: "object", description: "The subscription (as in an end user's `subscriptions`) with its `endUserId`" },
+  "subscription.created": {
+    type: "object",
+    description: "The subscription (as in an end user's `subscriptions`) with its `endUserId`",
+  },
   "subscription.canceled": { type: "object", description: '`{id, endUserId, tierPlanId, status: "canceled"}`' },
   "credits.low": { type: "object", description: "The pool or balance under 10%" },
   "credits.exhausted": { type: "object", description: "The pool or balance at 0" },
   "review.requested": { type: "object", description: '`{id, kind, status: "pending", reviewPath}`' },
   "review.decided": { type: "object", description: '`{id, kind, status: "approved"|"rejected", reviewPath}`' },
-  "source.ready": { type: "object", description: "The source as `GET /knowledgebases/{id}/sources/{sourceId}` shows it" },
-  "source.failed": { type: "object", description: "The source as `GET /knowledgebases/{id}/sources/{sourceId}` shows it, with `errorMessage`" },
-  "page.changed": { type: "object", description: "`{id, knowledgebaseId, title, markdown, deleted}` (`markdown` null when deleted)" },
+  "source.ready": {
+    type: "object",
+    description: "The source as `GET /knowledgebases/{id}/sources/{sourceId}` shows it",
+  },
+  "source.failed": {
+    type: "object",
+    description: "The source as `GET /knowledgebases/{id}/sources/{sourceId}` shows it, with `errorMessage`",
+  },
+  "page.changed": {
+    type: "object",
+    description: "`{id, knowledgebaseId, title, markdown, deleted}` (`markdown` null when deleted)",
+  },
   "app.published": { type: "object", description: "`{summary, version}` as `POST /apps/{id}/publish` answers" },
   "execution.failed": { type: "object", description: "The execution" },
   "directory.sync_failed": { type: "object", description: "What the directory sent and why it failed" },
@@ -523,12 +647,19 @@ function webhooksSection(): Record<string, unknown> {
                 schema: {
                   type: "object",
                   required: ["type", "timestamp", "data"],
-                  properties: { type: { type: "string", const: type }, timestamp: { type: "string", format: "date-time" }, data: WEBHOOK_DATA[type] },
+                  properties: {
+                    type: { type: "string", const: type },
+                    timestamp: { type: "string", format: "date-time" },
+                    data: WEBHOOK_DATA[type],
+                  },
                 },
               },
             },
           },
-          responses: { "200": { description: "Any 2xx: received" }, "410": { description: "Gone: Atrium turns the endpoint off" } },
+          responses: {
+            "200": { description: "Any 2xx: received" },
+            "410": { description: "Gone: Atrium turns the endpoint off" },
+          },
         },
       },
     ]),
@@ -544,7 +675,13 @@ export function openApiDocument(): OpenAPIObject {
     version: "1.0.0",
     description: DESCRIPTION,
     baseUrl: "/api/v1",
-    securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An organization key (sk_org_…) or a personal key (sk_mem_…)" } },
+    securitySchemes: {
+      bearerAuth: {
+        type: "http",
+        scheme: "bearer",
+        description: "An organization key (sk_org_…) or a personal key (sk_mem_…)",
+      },
+    },
   });
   document.components = document.components ?? {};
   for (const name of Object.keys(document.components.schemas ?? {})) {
@@ -580,7 +717,11 @@ export function openApiDocument(): OpenAPIObject {
             problems: {
               type: "array",
               description: "invalid_request from validation: every problem",
-              items: { type: "object", required: ["path", "message"], properties: { path: { type: "string" }, message: { type: "string" } } },
+              items: {
+                type: "object",
+                required: ["path", "message"],
+                properties: { path: { type: "string" }, message: { type: "string" } },
+              },
             },
           },
           additionalProperties: true,
@@ -599,7 +740,9 @@ export function openApiDocument(): OpenAPIObject {
   });
   document.components.headers = HEADERS;
   document.tags = TAGS;
-  document.components.responses = Object.fromEntries([...sharedResponses.values()].map(({ name, response }) => [name, response])) as never;
+  document.components.responses = Object.fromEntries(
+    [...sharedResponses.values()].map(({ name, response }) => [name, response]),
+  ) as never;
 
   document.paths = {
     "/openapi.json": {
@@ -608,7 +751,12 @@ export function openApiDocument(): OpenAPIObject {
         summary: "This document",
         tags: ["Meta"],
         security: [],
-        responses: { "200": { description: "The OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } } },
+        responses: {
+          "200": {
+            description: "The OpenAPI 3.1 document",
+            content: { "application/json": { schema: { type: "object" } } },
+          },
+        },
       },
     },
     ...document.paths,

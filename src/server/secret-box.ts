@@ -27,7 +27,9 @@ function currentKey(): SealingKey | null {
 
 function readableKeys(): SealingKey[] {
   const config = env();
-  return [config.ATRIUM_SECRET_KEY, config.ATRIUM_SECRET_KEY_PREVIOUS].filter((s): s is string => Boolean(s)).map(sealingKey);
+  return [config.ATRIUM_SECRET_KEY, config.ATRIUM_SECRET_KEY_PREVIOUS]
+    .filter((s): s is string => Boolean(s))
+    .map(sealingKey);
 }
 
 /** Whether credentials can be stored on this installation. */
@@ -39,12 +41,23 @@ export function canSealSecrets(): boolean {
 export function sealSecret(plain: string, field: string): string {
   const sealing = currentKey();
   if (!sealing) {
-    throw invalidRequest([{ path: field, message: "This installation cannot store credentials: the operator has not set ATRIUM_SECRET_KEY" }]);
+    throw invalidRequest([
+      {
+        path: field,
+        message: "This installation cannot store credentials: the operator has not set ATRIUM_SECRET_KEY",
+      },
+    ]);
   }
   const iv = randomBytes(12);
   const cipher = createCipheriv("aes-256-gcm", sealing.key, iv);
   const sealed = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
-  return [VERSION, sealing.fingerprint, iv.toString("base64"), cipher.getAuthTag().toString("base64"), sealed.toString("base64")].join(":");
+  return [
+    VERSION,
+    sealing.fingerprint,
+    iv.toString("base64"),
+    cipher.getAuthTag().toString("base64"),
+    sealed.toString("base64"),
+  ].join(":");
 }
 
 /** Opens a sealed credential; throws (a server fault, never shown with the value) when no key fits. */
@@ -52,7 +65,10 @@ export function openSecret(sealed: string): string {
   const [version, fingerprint, iv, tag, body] = sealed.split(":");
   const sealing = readableKeys().find((candidate) => candidate.fingerprint === fingerprint);
   if (version !== VERSION || !sealing || !iv || !tag || body === undefined) {
-    throw new AppError("server_error", "A stored credential cannot be opened with this installation's ATRIUM_SECRET_KEY (or ATRIUM_SECRET_KEY_PREVIOUS).");
+    throw new AppError(
+      "server_error",
+      "A stored credential cannot be opened with this installation's ATRIUM_SECRET_KEY (or ATRIUM_SECRET_KEY_PREVIOUS).",
+    );
   }
   const decipher = createDecipheriv("aes-256-gcm", sealing.key, Buffer.from(iv, "base64"));
   decipher.setAuthTag(Buffer.from(tag, "base64"));

@@ -17,8 +17,13 @@ const Body = z.strictObject({ name: z.string().min(1), size: z.number().int().op
 
 // Probe services declaring their requirements, as the real services do.
 const readProbe = guarded({ scope: "knowledge:read" }, async (_db: Db, _actor: Actor) => ({ ok: true }));
-const writeProbe = guarded({ scope: "knowledge:write" }, async (_db: Db, _actor: Actor, input: z.infer<typeof Body>) => ({ name: input.name }));
-const removeProbe = guarded({ scope: "knowledge:write", may: "delete" }, async (_db: Db, _actor: Actor) => ({ ok: true }));
+const writeProbe = guarded(
+  { scope: "knowledge:write" },
+  async (_db: Db, _actor: Actor, input: z.infer<typeof Body>) => ({ name: input.name }),
+);
+const removeProbe = guarded({ scope: "knowledge:write", may: "delete" }, async (_db: Db, _actor: Actor) => ({
+  ok: true,
+}));
 const anyKeyProbe = guarded({}, async (_db: Db, _actor: Actor) => ({ ok: true }));
 
 const probeRouter = router({
@@ -101,18 +106,27 @@ describe("authorize()", () => {
     } catch (error) {
       thrown = error;
     }
-    expect(toAppError(thrown).toBody()).toMatchObject({ code: "insufficient_scope", message: expect.stringContaining("knowledge:write") });
+    expect(toAppError(thrown).toBody()).toMatchObject({
+      code: "insufficient_scope",
+      message: expect.stringContaining("knowledge:write"),
+    });
     expect(toAppError(thrown).status).toBe(403);
   });
 
   it("lets an organization key with the scope do anything the scope covers, deletes included", () => {
     expect(codeOf(() => authorize(orgKey(["knowledge:write"]), { scope: "knowledge:write" }))).toBe("ok");
-    expect(codeOf(() => authorize(orgKey(["knowledge:write"]), { scope: "knowledge:write", may: "delete" }))).toBe("ok");
+    expect(codeOf(() => authorize(orgKey(["knowledge:write"]), { scope: "knowledge:write", may: "delete" }))).toBe(
+      "ok",
+    );
   });
 
   it("refuses a personal key with the scope but a viewer role for a write with forbidden_role", () => {
-    expect(codeOf(() => authorize(personalKey("viewer", ["knowledge:write"]), { scope: "knowledge:write" }))).toBe("forbidden_role");
-    expect(codeOf(() => authorize(personalKey("member", ["knowledge:write"]), { scope: "knowledge:write" }))).toBe("ok");
+    expect(codeOf(() => authorize(personalKey("viewer", ["knowledge:write"]), { scope: "knowledge:write" }))).toBe(
+      "forbidden_role",
+    );
+    expect(codeOf(() => authorize(personalKey("member", ["knowledge:write"]), { scope: "knowledge:write" }))).toBe(
+      "ok",
+    );
     expect(codeOf(() => authorize(personalKey("viewer", ["knowledge:read"]), { scope: "knowledge:read" }))).toBe("ok");
   });
 
@@ -124,11 +138,17 @@ describe("authorize()", () => {
   });
 
   it("checks the scope before the role", () => {
-    expect(codeOf(() => authorize(personalKey("viewer", ["knowledge:read"]), { scope: "knowledge:write" }))).toBe("insufficient_scope");
+    expect(codeOf(() => authorize(personalKey("viewer", ["knowledge:read"]), { scope: "knowledge:write" }))).toBe(
+      "insufficient_scope",
+    );
   });
 
   it("judges signed-in members by role alone and lets the operator do everything", () => {
-    const member = (role: Role): Actor => ({ kind: "member", organizationId: "org", member: { id: "m", role, email: "m@example.test" } });
+    const member = (role: Role): Actor => ({
+      kind: "member",
+      organizationId: "org",
+      member: { id: "m", role, email: "m@example.test" },
+    });
     expect(codeOf(() => authorize(member("viewer"), { scope: "knowledge:write" }))).toBe("forbidden_role");
     expect(codeOf(() => authorize(member("member"), { scope: "knowledge:write" }))).toBe("ok");
     expect(codeOf(() => authorize(member("admin"), { may: "owners" }))).toBe("forbidden_role");
@@ -136,7 +156,12 @@ describe("authorize()", () => {
   });
 
   it("refuses a portal's end user unless the requirement opens to end users", () => {
-    const endUser: EndUserActor = { kind: "end_user", organizationId: "org", endUser: { id: "e", email: "e@example.test", fullName: "" }, portalId: "p" };
+    const endUser: EndUserActor = {
+      kind: "end_user",
+      organizationId: "org",
+      endUser: { id: "e", email: "e@example.test", fullName: "" },
+      portalId: "p",
+    };
     expect(codeOf(() => authorize(endUser, { scope: "apps:read" }))).toBe("forbidden_role");
     expect(codeOf(() => authorize(endUser, {}))).toBe("forbidden_role");
     expect(codeOf(() => authorize(endUser, { scope: "apps:execute", endUsers: true }))).toBe("ok");
@@ -248,7 +273,11 @@ describe("input validation (invalid_request)", () => {
       let failure: unknown;
       const response = await createOpenApiFetchHandler({
         endpoint: "/api/v1",
-        req: new Request("http://localhost/api/v1/probe", { method: "POST", headers: { "content-type": "application/json" }, body }),
+        req: new Request("http://localhost/api/v1/probe", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+        }),
         router: probeRouter,
         createContext: () => context(actor),
         onError: ({ error }) => {
@@ -262,7 +291,10 @@ describe("input validation (invalid_request)", () => {
     expect(malformed.status).toBe(400);
     expect(malformed.error?.toBody()).toEqual({ code: "invalid_request", message: expect.stringMatching(/JSON/) });
     const unknownField = await send('{"name":"x","colour":"red"}');
-    expect(unknownField.error?.toBody()).toMatchObject({ code: "invalid_request", problems: [{ path: "colour", message: "Unknown field" }] });
+    expect(unknownField.error?.toBody()).toMatchObject({
+      code: "invalid_request",
+      problems: [{ path: "colour", message: "Unknown field" }],
+    });
     expect((await send('{"name":"x"}')).status).toBe(200);
   });
 });

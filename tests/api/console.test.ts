@@ -3,7 +3,17 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "@/server/auth/secrets";
 import { getDb } from "@/server/db";
-import { addPerson, api, awayFromWindowEdge, issueKey, newOrganization, signInCookie, trpc, trpcErrorCode, type ApiResponse } from "../helpers";
+import {
+  addPerson,
+  api,
+  awayFromWindowEdge,
+  issueKey,
+  newOrganization,
+  signInCookie,
+  trpc,
+  trpcErrorCode,
+  type ApiResponse,
+} from "../helpers";
 
 function expectConsoleError(response: ApiResponse, status: number, code: string): void {
   expect({ status: response.status, code: trpcErrorCode(response) }).toEqual({ status, code });
@@ -13,7 +23,10 @@ function expectConsoleError(response: ApiResponse, status: number, code: string)
 describe("sign-in", () => {
   it("sets an httpOnly session cookie on the right password and the session authenticates", async () => {
     const tenant = await newOrganization();
-    const response = await trpc("mutation", "auth.signIn", { email: tenant.owner.email, password: tenant.owner.password });
+    const response = await trpc("mutation", "auth.signIn", {
+      email: tenant.owner.email,
+      password: tenant.owner.password,
+    });
     expect(response.status).toBe(200);
     expect(response.body.result.data).toEqual({ ok: true });
 
@@ -27,7 +40,11 @@ describe("sign-in", () => {
     const cookie = setCookie.split(";")[0]!;
     const me = await trpc("query", "auth.me", undefined, { cookie });
     expect(me.status).toBe(200);
-    expect(me.body.result.data.member).toEqual({ id: tenant.owner.member.id, email: tenant.owner.email, role: "owner" });
+    expect(me.body.result.data.member).toEqual({
+      id: tenant.owner.member.id,
+      email: tenant.owner.email,
+      role: "owner",
+    });
     expect(me.body.result.data.organization.id).toBe(tenant.organization.id);
   });
 
@@ -43,7 +60,10 @@ describe("sign-in", () => {
 
   it("accepts the email in another case", async () => {
     const tenant = await newOrganization();
-    const response = await trpc("mutation", "auth.signIn", { email: tenant.owner.email.toUpperCase(), password: tenant.owner.password });
+    const response = await trpc("mutation", "auth.signIn", {
+      email: tenant.owner.email.toUpperCase(),
+      password: tenant.owner.password,
+    });
     expect(response.status).toBe(200);
   });
 
@@ -64,25 +84,42 @@ describe("sign-in", () => {
     const tenant = await newOrganization();
     const person = await addPerson(tenant.operator, "member");
     const owner = await signInCookie(tenant.owner.email, tenant.owner.password);
-    expect((await trpc("mutation", "members.remove", { memberId: person.member.id }, { cookie: owner })).status).toBe(200);
-    expectConsoleError(await trpc("mutation", "auth.signIn", { email: person.email, password: person.password }), 401, "unauthorized");
+    expect((await trpc("mutation", "members.remove", { memberId: person.member.id }, { cookie: owner })).status).toBe(
+      200,
+    );
+    expectConsoleError(
+      await trpc("mutation", "auth.signIn", { email: person.email, password: person.password }),
+      401,
+      "unauthorized",
+    );
   });
 
   it("limits failed sign-ins per email and address to 10 a minute, with Retry-After", async () => {
     const tenant = await newOrganization();
     await awayFromWindowEdge(10);
     for (let i = 0; i < 10; i++) {
-      expectConsoleError(await trpc("mutation", "auth.signIn", { email: tenant.owner.email, password: "wrong" }), 401, "unauthorized");
+      expectConsoleError(
+        await trpc("mutation", "auth.signIn", { email: tenant.owner.email, password: "wrong" }),
+        401,
+        "unauthorized",
+      );
     }
     // Even the right password is refused now, from the same address (tests/security/console-throttle.test.ts covers other addresses).
-    const refused = await trpc("mutation", "auth.signIn", { email: tenant.owner.email, password: tenant.owner.password });
+    const refused = await trpc("mutation", "auth.signIn", {
+      email: tenant.owner.email,
+      password: tenant.owner.password,
+    });
     expectConsoleError(refused, 429, "rate_limited");
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
   });
 
   it("refuses console calls without a session with unauthorized", async () => {
     expectConsoleError(await trpc("query", "auth.me"), 401, "unauthorized");
-    expectConsoleError(await trpc("query", "auth.me", undefined, { cookie: "atrium_session=made-up" }), 401, "unauthorized");
+    expectConsoleError(
+      await trpc("query", "auth.me", undefined, { cookie: "atrium_session=made-up" }),
+      401,
+      "unauthorized",
+    );
   });
 });
 
@@ -92,7 +129,10 @@ describe("sessions", () => {
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
     expect((await trpc("query", "auth.me", undefined, { cookie })).status).toBe(200);
 
-    await getDb().session.updateMany({ where: { memberId: tenant.owner.member.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await getDb().session.updateMany({
+      where: { memberId: tenant.owner.member.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
 
     expectConsoleError(await trpc("query", "auth.me", undefined, { cookie }), 401, "unauthorized");
   });
@@ -112,7 +152,9 @@ describe("sessions", () => {
     const person = await addPerson(tenant.operator, "admin");
     const cookie = await signInCookie(person.email, person.password);
     const owner = await signInCookie(tenant.owner.email, tenant.owner.password);
-    expect((await trpc("mutation", "members.remove", { memberId: person.member.id }, { cookie: owner })).status).toBe(200);
+    expect((await trpc("mutation", "members.remove", { memberId: person.member.id }, { cookie: owner })).status).toBe(
+      200,
+    );
     expectConsoleError(await trpc("query", "auth.me", undefined, { cookie }), 401, "unauthorized");
   });
 });
@@ -126,7 +168,12 @@ describe("API keys in the console", () => {
     const cookie = await signInCookie(person.email, person.password);
     const before = await getDb().apiKey.count({ where: { organizationId: tenant.organization.id } });
 
-    const response = await trpc("mutation", "apiKeys.create", { name: "CI", kind: "organization", scopes: allScopes }, { cookie });
+    const response = await trpc(
+      "mutation",
+      "apiKeys.create",
+      { name: "CI", kind: "organization", scopes: allScopes },
+      { cookie },
+    );
 
     expectConsoleError(response, 403, "forbidden_role");
     expect(await getDb().apiKey.count({ where: { organizationId: tenant.organization.id } })).toBe(before);
@@ -137,11 +184,22 @@ describe("API keys in the console", () => {
     const admin = await addPerson(tenant.operator, "admin");
     const cookie = await signInCookie(admin.email, admin.password);
 
-    const response = await trpc("mutation", "apiKeys.create", { name: "CI", kind: "organization", scopes: allScopes }, { cookie });
+    const response = await trpc(
+      "mutation",
+      "apiKeys.create",
+      { name: "CI", kind: "organization", scopes: allScopes },
+      { cookie },
+    );
 
     expect(response.status).toBe(200);
     const created = response.body.result.data;
-    expect(created).toMatchObject({ kind: "organization", name: "CI", scopes: allScopes, memberId: null, revokedAt: null });
+    expect(created).toMatchObject({
+      kind: "organization",
+      name: "CI",
+      scopes: allScopes,
+      memberId: null,
+      revokedAt: null,
+    });
     expect(created.secret).toMatch(/^sk_org_[A-Za-z0-9_-]{43,}$/);
     expect(created.prefix).toBe(created.secret.slice(0, created.prefix.length));
 
@@ -159,9 +217,18 @@ describe("API keys in the console", () => {
     const tenant = await newOrganization();
     const viewer = await addPerson(tenant.operator, "viewer");
     const cookie = await signInCookie(viewer.email, viewer.password);
-    const response = await trpc("mutation", "apiKeys.create", { name: "mine", kind: "personal", scopes: ["knowledge:read"] }, { cookie });
+    const response = await trpc(
+      "mutation",
+      "apiKeys.create",
+      { name: "mine", kind: "personal", scopes: ["knowledge:read"] },
+      { cookie },
+    );
     expect(response.status).toBe(200);
-    expect(response.body.result.data).toMatchObject({ kind: "personal", memberId: viewer.member.id, memberEmail: viewer.email });
+    expect(response.body.result.data).toMatchObject({
+      kind: "personal",
+      memberId: viewer.member.id,
+      memberEmail: viewer.email,
+    });
     expect(response.body.result.data.secret).toMatch(/^sk_mem_/);
     expect((await api("GET", "/models", { key: response.body.result.data.secret })).status).toBe(200);
   });
@@ -169,8 +236,21 @@ describe("API keys in the console", () => {
   it("refuses a key with no scopes or an unknown scope with invalid_request", async () => {
     const tenant = await newOrganization();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    expectConsoleError(await trpc("mutation", "apiKeys.create", { name: "x", kind: "organization", scopes: [] }, { cookie }), 400, "invalid_request");
-    expectConsoleError(await trpc("mutation", "apiKeys.create", { name: "x", kind: "organization", scopes: ["knowledge:admin"] }, { cookie }), 400, "invalid_request");
+    expectConsoleError(
+      await trpc("mutation", "apiKeys.create", { name: "x", kind: "organization", scopes: [] }, { cookie }),
+      400,
+      "invalid_request",
+    );
+    expectConsoleError(
+      await trpc(
+        "mutation",
+        "apiKeys.create",
+        { name: "x", kind: "organization", scopes: ["knowledge:admin"] },
+        { cookie },
+      ),
+      400,
+      "invalid_request",
+    );
   });
 
   it("revoking a key stops it at once", async () => {
@@ -193,7 +273,11 @@ describe("API keys in the console", () => {
     const own = await issueKey(tenant.operator, { kind: "personal", memberId: person.member.id });
     const cookie = await signInCookie(person.email, person.password);
 
-    expectConsoleError(await trpc("mutation", "apiKeys.revoke", { keyId: tenant.orgKey.id }, { cookie }), 403, "forbidden_role");
+    expectConsoleError(
+      await trpc("mutation", "apiKeys.revoke", { keyId: tenant.orgKey.id }, { cookie }),
+      403,
+      "forbidden_role",
+    );
     expect((await api("GET", "/models", { key: tenant.orgKey.secret })).status).toBe(200);
 
     expect((await trpc("mutation", "apiKeys.revoke", { keyId: own.id }, { cookie })).status).toBe(200);
@@ -204,7 +288,11 @@ describe("API keys in the console", () => {
     const tenant = await newOrganization();
     const other = await newOrganization();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    expectConsoleError(await trpc("mutation", "apiKeys.revoke", { keyId: other.orgKey.id }, { cookie }), 404, "not_found");
+    expectConsoleError(
+      await trpc("mutation", "apiKeys.revoke", { keyId: other.orgKey.id }, { cookie }),
+      404,
+      "not_found",
+    );
     expect((await api("GET", "/models", { key: other.orgKey.secret })).status).toBe(200);
     const list = await trpc("query", "apiKeys.list", undefined, { cookie });
     expect(list.body.result.data.map((k: { id: string }) => k.id)).not.toContain(other.orgKey.id);
@@ -223,7 +311,9 @@ describe("members in the console", () => {
     expect(response.body.result.data).toMatchObject({ email, role: "member", status: "pending" });
     expect(JSON.stringify(response.body)).not.toMatch(/password/i);
     expect(await getDb().user.count({ where: { email } })).toBe(0);
-    const mail = await getDb().outboxMessage.findFirstOrThrow({ where: { organizationId: tenant.organization.id, to: email } });
+    const mail = await getDb().outboxMessage.findFirstOrThrow({
+      where: { organizationId: tenant.organization.id, to: email },
+    });
     expect(mail.text).toContain("/invite/");
   });
 
@@ -231,7 +321,11 @@ describe("members in the console", () => {
     const tenant = await newOrganization();
     const person = await addPerson(tenant.operator, "member");
     const cookie = await signInCookie(person.email, person.password);
-    expectConsoleError(await trpc("mutation", "invitations.create", { email: "x@example.test", role: "viewer" }, { cookie }), 403, "forbidden_role");
+    expectConsoleError(
+      await trpc("mutation", "invitations.create", { email: "x@example.test", role: "viewer" }, { cookie }),
+      403,
+      "forbidden_role",
+    );
     expect(await getDb().invitation.count({ where: { organizationId: tenant.organization.id } })).toBe(0);
   });
 
@@ -240,14 +334,22 @@ describe("members in the console", () => {
     const admin = await addPerson(tenant.operator, "admin");
     const cookie = await signInCookie(admin.email, admin.password);
     const email = `would-be-owner-${tenant.organization.id}@example.test`;
-    expectConsoleError(await trpc("mutation", "invitations.create", { email, role: "owner" }, { cookie }), 403, "forbidden_role");
+    expectConsoleError(
+      await trpc("mutation", "invitations.create", { email, role: "owner" }, { cookie }),
+      403,
+      "forbidden_role",
+    );
   });
 
   it("inviting someone who is already a member gives conflict", async () => {
     const tenant = await newOrganization();
     const person = await addPerson(tenant.operator, "viewer");
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    expectConsoleError(await trpc("mutation", "invitations.create", { email: person.email, role: "member" }, { cookie }), 409, "conflict");
+    expectConsoleError(
+      await trpc("mutation", "invitations.create", { email: person.email, role: "member" }, { cookie }),
+      409,
+      "conflict",
+    );
   });
 
   it("removing the last owner is refused and changes nothing", async () => {
@@ -267,9 +369,18 @@ describe("members in the console", () => {
   it("demoting the last owner is refused; with a second owner it is allowed", async () => {
     const tenant = await newOrganization();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    expectConsoleError(await trpc("mutation", "members.changeRole", { memberId: tenant.owner.member.id, role: "admin" }, { cookie }), 400, "invalid_request");
+    expectConsoleError(
+      await trpc("mutation", "members.changeRole", { memberId: tenant.owner.member.id, role: "admin" }, { cookie }),
+      400,
+      "invalid_request",
+    );
     await addPerson(tenant.operator, "owner");
-    const response = await trpc("mutation", "members.changeRole", { memberId: tenant.owner.member.id, role: "admin" }, { cookie });
+    const response = await trpc(
+      "mutation",
+      "members.changeRole",
+      { memberId: tenant.owner.member.id, role: "admin" },
+      { cookie },
+    );
     expect(response.status).toBe(200);
     expect(response.body.result.data.role).toBe("admin");
   });
@@ -299,14 +410,22 @@ describe("organization settings in the console", () => {
     expect(response.body.result.data.apiEnabled).toBe(false);
     expect((await api("GET", "/models", { key: tenant.orgKey.secret })).body.error.code).toBe("api_disabled");
 
-    expectConsoleError(await trpc("mutation", "organization.update", { plan: "agency" }, { cookie }), 400, "invalid_request");
+    expectConsoleError(
+      await trpc("mutation", "organization.update", { plan: "agency" }, { cookie }),
+      400,
+      "invalid_request",
+    );
   });
 
   it("a member cannot change settings", async () => {
     const tenant = await newOrganization();
     const person = await addPerson(tenant.operator, "member");
     const cookie = await signInCookie(person.email, person.password);
-    expectConsoleError(await trpc("mutation", "organization.update", { apiEnabled: false }, { cookie }), 403, "forbidden_role");
+    expectConsoleError(
+      await trpc("mutation", "organization.update", { apiEnabled: false }, { cookie }),
+      403,
+      "forbidden_role",
+    );
     expect((await api("GET", "/models", { key: tenant.orgKey.secret })).status).toBe(200);
   });
 });

@@ -13,7 +13,9 @@ import { newOrganization } from "../helpers";
 
 /** Answers 299 with the X-Forwarded-For it saw, so a test can tell the fallback answered. */
 function fallback(message: http.IncomingMessage, response: http.ServerResponse) {
-  response.writeHead(299, { "content-type": "application/json" }).end(JSON.stringify({ fallback: true, forwardedFor: message.headers["x-forwarded-for"] ?? null }));
+  response
+    .writeHead(299, { "content-type": "application/json" })
+    .end(JSON.stringify({ fallback: true, forwardedFor: message.headers["x-forwarded-for"] ?? null }));
 }
 
 async function listen(trustProxy: number): Promise<{ server: http.Server; base: string }> {
@@ -45,7 +47,9 @@ function expectSecurityHeaders(response: Response) {
 
 describe("the API's paths, answered directly", () => {
   it("serves GET /api/v1/models with the security headers and the client's request id", async () => {
-    const response = await fetch(`${direct.base}/api/v1/models`, { headers: { authorization: `Bearer ${key}`, "x-request-id": "trace-42" } });
+    const response = await fetch(`${direct.base}/api/v1/models`, {
+      headers: { authorization: `Bearer ${key}`, "x-request-id": "trace-42" },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get("x-request-id")).toBe("trace-42");
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
@@ -57,7 +61,11 @@ describe("the API's paths, answered directly", () => {
   it("writes an answer's text as the handler made it: every byte, non-ASCII too, with its exact length", async () => {
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
     const fullName = "Zoë Ångström 🚀 “quoted”";
-    const created = await fetch(`${direct.base}/api/v1/end-users`, { method: "POST", headers, body: JSON.stringify({ email: "zoe@example.com", fullName }) });
+    const created = await fetch(`${direct.base}/api/v1/end-users`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ email: "zoe@example.com", fullName }),
+    });
     expect(created.status).toBe(201);
     const { endUser } = (await created.json()) as { endUser: { id: string } };
     // The server writes the text it holds, without reading it back out of the Response's stream.
@@ -69,7 +77,11 @@ describe("the API's paths, answered directly", () => {
     expect(read.status).toBe(200);
     expect(Number(read.headers.get("content-length"))).toBe(bytes.length);
     expect(JSON.parse(bytes.toString("utf8")).endUser.fullName).toBe(fullName);
-    const refused = await fetch(`${direct.base}/api/v1/end-users/${endUser.id}`, { method: "PATCH", headers, body: JSON.stringify({ fullName: "x".repeat(100_000) }) });
+    const refused = await fetch(`${direct.base}/api/v1/end-users/${endUser.id}`, {
+      method: "PATCH",
+      headers,
+      body: JSON.stringify({ fullName: "x".repeat(100_000) }),
+    });
     const refusal = Buffer.from(await refused.arrayBuffer());
     expect(refused.status).toBe(400);
     expect(Number(refused.headers.get("content-length"))).toBe(refusal.length);
@@ -85,25 +97,31 @@ describe("the API's paths, answered directly", () => {
   });
 
   it("answers an unknown /api/v1 path 404 not_found itself", async () => {
-    const response = await fetch(`${direct.base}/api/v1/no-such-thing`, { headers: { authorization: `Bearer ${key}` } });
+    const response = await fetch(`${direct.base}/api/v1/no-such-thing`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(response.status).toBe(404);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
   });
 
   it("refuses a JSON body over the cap with 413 and malformed JSON with 400, writing nothing", async () => {
-    const before = await fetch(`${direct.base}/api/v1/end-users?limit=200`, { headers: { authorization: `Bearer ${key}` } }).then(
-      (r) => r.json() as Promise<{ endUsers: unknown[] }>,
-    );
+    const before = await fetch(`${direct.base}/api/v1/end-users?limit=200`, {
+      headers: { authorization: `Bearer ${key}` },
+    }).then((r) => r.json() as Promise<{ endUsers: unknown[] }>);
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-    const oversize = await fetch(`${direct.base}/api/v1/end-users`, { method: "POST", headers, body: Buffer.alloc(MAX_JSON_BODY_BYTES + 1, 0x20) });
+    const oversize = await fetch(`${direct.base}/api/v1/end-users`, {
+      method: "POST",
+      headers,
+      body: Buffer.alloc(MAX_JSON_BODY_BYTES + 1, 0x20),
+    });
     expect(oversize.status).toBe(413);
     expect(((await oversize.json()) as { error: { code: string } }).error.code).toBe("invalid_request");
     const malformed = await fetch(`${direct.base}/api/v1/end-users`, { method: "POST", headers, body: '{"email": ' });
     expect(malformed.status).toBe(400);
     expect(((await malformed.json()) as { error: { code: string } }).error.code).toBe("invalid_request");
-    const after = await fetch(`${direct.base}/api/v1/end-users?limit=200`, { headers: { authorization: `Bearer ${key}` } }).then(
-      (r) => r.json() as Promise<{ endUsers: unknown[] }>,
-    );
+    const after = await fetch(`${direct.base}/api/v1/end-users?limit=200`, {
+      headers: { authorization: `Bearer ${key}` },
+    }).then((r) => r.json() as Promise<{ endUsers: unknown[] }>);
     expect(after.endUsers).toEqual(before.endUsers);
   });
 
@@ -116,10 +134,13 @@ describe("the API's paths, answered directly", () => {
 });
 
 describe("everything else goes to the fallback", () => {
-  it.each(["/", "/console/agents", "/api/v1/models/", "/api/bench/models", "/_next/static/x.js"])("%s", async (path) => {
-    const response = await fetch(`${direct.base}${path}`);
-    expect(response.status).toBe(299);
-  });
+  it.each(["/", "/console/agents", "/api/v1/models/", "/api/bench/models", "/_next/static/x.js"])(
+    "%s",
+    async (path) => {
+      const response = await fetch(`${direct.base}${path}`);
+      expect(response.status).toBe(299);
+    },
+  );
 
   it("with no trusted proxy, X-Forwarded-For is the socket's address, whatever the client sent", async () => {
     const response = await fetch(`${direct.base}/`, { headers: { "x-forwarded-for": "203.0.113.9" } });

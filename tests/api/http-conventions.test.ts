@@ -13,7 +13,11 @@ const corsHandler = createRestHandler({ db: getDb, corsOrigins: [ALLOWED] });
 function preflight(origin: string, path = "/end-users") {
   return api("OPTIONS", path, {
     handler: corsHandler,
-    headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type, idempotency-key" },
+    headers: {
+      origin,
+      "access-control-request-method": "POST",
+      "access-control-request-headers": "authorization, content-type, idempotency-key",
+    },
   });
 }
 
@@ -31,7 +35,11 @@ describe("CORS", () => {
     const response = await preflight("https://evil.example.net");
     expect(response.headers.get("access-control-allow-origin")).toBeNull();
     const tenant = await newOrganization();
-    const read = await api("GET", "/end-users", { handler: corsHandler, key: tenant.orgKey.secret, headers: { origin: "https://evil.example.net" } });
+    const read = await api("GET", "/end-users", {
+      handler: corsHandler,
+      key: tenant.orgKey.secret,
+      headers: { origin: "https://evil.example.net" },
+    });
     expect(read.status).toBe(200);
     expect(read.headers.get("access-control-allow-origin")).toBeNull();
   });
@@ -39,17 +47,28 @@ describe("CORS", () => {
   it("allows nothing by default", async () => {
     const response = await preflight(ALLOWED, "/end-users");
     expect(response.headers.get("access-control-allow-origin")).toBe(ALLOWED);
-    const byDefault = await api("OPTIONS", "/end-users", { headers: { origin: ALLOWED, "access-control-request-method": "GET" } });
+    const byDefault = await api("OPTIONS", "/end-users", {
+      headers: { origin: ALLOWED, "access-control-request-method": "GET" },
+    });
     expect(byDefault.headers.get("access-control-allow-origin")).toBeNull();
   });
 
   it("lets an allowed origin read the answer and the headers clients need, errors included", async () => {
     const tenant = await newOrganization();
-    const read = await api("GET", "/end-users", { handler: corsHandler, key: tenant.orgKey.secret, headers: { origin: ALLOWED } });
+    const read = await api("GET", "/end-users", {
+      handler: corsHandler,
+      key: tenant.orgKey.secret,
+      headers: { origin: ALLOWED },
+    });
     expect(read.headers.get("access-control-allow-origin")).toBe(ALLOWED);
     const exposed = read.headers.get("access-control-expose-headers")?.toLowerCase() ?? "";
-    for (const name of ["x-request-id", "ratelimit", "ratelimit-policy", "retry-after", "etag"]) expect(exposed).toContain(name);
-    const refused = await api("GET", "/end-users", { handler: corsHandler, key: "sk_bogus", headers: { origin: ALLOWED } });
+    for (const name of ["x-request-id", "ratelimit", "ratelimit-policy", "retry-after", "etag"])
+      expect(exposed).toContain(name);
+    const refused = await api("GET", "/end-users", {
+      handler: corsHandler,
+      key: "sk_bogus",
+      headers: { origin: ALLOWED },
+    });
     expect(refused.status).toBe(401);
     expect(refused.headers.get("access-control-allow-origin")).toBe(ALLOWED);
   });
@@ -71,21 +90,43 @@ describe("ETag and If-Match", () => {
     const etag = read.headers.get("etag");
     expect(etag).toMatch(/^"[^"]+"$/);
 
-    const bogus = await api("PATCH", `/agents/${id}/draft`, { key, body: { systemInstruction: "Bogus" }, headers: { "if-match": '"not-a-tag"' } });
-    expect({ status: bogus.status, code: bogus.body?.error?.code }).toEqual({ status: 412, code: "precondition_failed" });
+    const bogus = await api("PATCH", `/agents/${id}/draft`, {
+      key,
+      body: { systemInstruction: "Bogus" },
+      headers: { "if-match": '"not-a-tag"' },
+    });
+    expect({ status: bogus.status, code: bogus.body?.error?.code }).toEqual({
+      status: 412,
+      code: "precondition_failed",
+    });
 
-    const fresh = await api("PATCH", `/agents/${id}/draft`, { key, body: { systemInstruction: "First" }, headers: { "if-match": etag! } });
+    const fresh = await api("PATCH", `/agents/${id}/draft`, {
+      key,
+      body: { systemInstruction: "First" },
+      headers: { "if-match": etag! },
+    });
     expect(fresh.status).toBe(200);
     const newTag = fresh.headers.get("etag");
     expect(newTag).not.toBe(etag);
 
-    const stale = await api("PATCH", `/agents/${id}/draft`, { key, body: { systemInstruction: "Second" }, headers: { "if-match": etag! } });
-    expect({ status: stale.status, code: stale.body?.error?.code }).toEqual({ status: 412, code: "precondition_failed" });
+    const stale = await api("PATCH", `/agents/${id}/draft`, {
+      key,
+      body: { systemInstruction: "Second" },
+      headers: { "if-match": etag! },
+    });
+    expect({ status: stale.status, code: stale.body?.error?.code }).toEqual({
+      status: 412,
+      code: "precondition_failed",
+    });
     const after = await api("GET", `/agents/${id}/draft`, { key });
     expect(after.body.agent.systemInstruction).toBe("First");
     expect(after.headers.get("etag")).toBe(newTag);
 
-    const anyVersion = await api("PATCH", `/agents/${id}/draft`, { key, body: { systemInstruction: "Third" }, headers: { "if-match": "*" } });
+    const anyVersion = await api("PATCH", `/agents/${id}/draft`, {
+      key,
+      body: { systemInstruction: "Third" },
+      headers: { "if-match": "*" },
+    });
     expect(anyVersion.status).toBe(200);
   });
 
@@ -93,17 +134,27 @@ describe("ETag and If-Match", () => {
     const tenant = await newOrganization();
     const key = tenant.orgKey.secret;
     const kb = await newKnowledgebase(tenant);
-    const created = await api("POST", `/knowledgebases/${kb}/pages`, { key, body: { title: "Refunds", markdown: "Within 14 days." } });
+    const created = await api("POST", `/knowledgebases/${kb}/pages`, {
+      key,
+      body: { title: "Refunds", markdown: "Within 14 days." },
+    });
     const pageId = created.body.page.id;
     const read = await api("GET", `/knowledgebases/${kb}/pages/${pageId}`, { key });
     const etag = read.headers.get("etag");
     expect(etag).toMatch(/^"[^"]+"$/);
 
     const patch = (text: string, tag: string) =>
-      api("PATCH", `/knowledgebases/${kb}/pages/${pageId}`, { key, body: { patch: [{ op: "append", text }] }, headers: { "if-match": tag } });
+      api("PATCH", `/knowledgebases/${kb}/pages/${pageId}`, {
+        key,
+        body: { patch: [{ op: "append", text }] },
+        headers: { "if-match": tag },
+      });
     expect((await patch(" One.", etag!)).status).toBe(200);
     const stale = await patch(" Two.", etag!);
-    expect({ status: stale.status, code: stale.body?.error?.code }).toEqual({ status: 412, code: "precondition_failed" });
+    expect({ status: stale.status, code: stale.body?.error?.code }).toEqual({
+      status: 412,
+      code: "precondition_failed",
+    });
     const page = await getDb().page.findUniqueOrThrow({ where: { id: pageId } });
     expect(page.markdown).toBe("Within 14 days. One.");
   });

@@ -10,7 +10,11 @@ import { newKnowledgebase } from "../knowledge-helpers";
 import { credits, publishedApp } from "../runtime-helpers";
 
 function post(key: string, path: string, body: unknown, idempotencyKey?: string): Promise<ApiResponse> {
-  return api("POST", path, { key, body, headers: idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey } });
+  return api("POST", path, {
+    key,
+    body,
+    headers: idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey },
+  });
 }
 
 function expectConflict(response: ApiResponse): void {
@@ -35,27 +39,55 @@ describe("Idempotency-Key on every POST", () => {
     expect(paths.length).toBeGreaterThan(20);
     for (const path of paths) {
       const reused = await post(key, path, {}, "shared-key");
-      expect({ path, status: reused.status, code: reused.body?.error?.code }).toEqual({ path, status: 409, code: "conflict" });
+      expect({ path, status: reused.status, code: reused.body?.error?.code }).toEqual({
+        path,
+        status: 409,
+        code: "conflict",
+      });
       const malformed = await post(key, path, {}, "x".repeat(256));
-      expect({ path, status: malformed.status, code: malformed.body?.error?.code }).toEqual({ path, status: 400, code: "invalid_request" });
+      expect({ path, status: malformed.status, code: malformed.body?.error?.code }).toEqual({
+        path,
+        status: 400,
+        code: "invalid_request",
+      });
     }
     // Nothing the refused requests named was created.
     expect(await getDb().knowledgebase.count({ where: { organizationId: tenant.organization.id } })).toBe(1);
   });
 
   it.each([
-    ["a knowledgebase", async () => ({ path: "/knowledgebases", body: { name: "Handbook" }, other: { name: "Other" } })],
+    [
+      "a knowledgebase",
+      async () => ({ path: "/knowledgebases", body: { name: "Handbook" }, other: { name: "Other" } }),
+    ],
     [
       "a page",
       async (key: string, tenant: Awaited<ReturnType<typeof newOrganization>>) => {
         const kb = await newKnowledgebase(tenant);
         void key;
-        return { path: `/knowledgebases/${kb}/pages`, body: { title: "Refunds", markdown: "14 days" }, other: { title: "Other" } };
+        return {
+          path: `/knowledgebases/${kb}/pages`,
+          body: { title: "Refunds", markdown: "14 days" },
+          other: { title: "Other" },
+        };
       },
     ],
-    ["an end user", async () => ({ path: "/end-users", body: { email: `keyed-${randomUUID()}@example.test` }, other: { email: `other-${randomUUID()}@example.test` } })],
-    ["an agent draft", async () => ({ path: "/agents", body: { name: "Keyed agent" }, other: { name: "Other agent" } })],
-    ["a user group", async () => ({ path: "/user-groups", body: { name: "Keyed group" }, other: { name: "Other group" } })],
+    [
+      "an end user",
+      async () => ({
+        path: "/end-users",
+        body: { email: `keyed-${randomUUID()}@example.test` },
+        other: { email: `other-${randomUUID()}@example.test` },
+      }),
+    ],
+    [
+      "an agent draft",
+      async () => ({ path: "/agents", body: { name: "Keyed agent" }, other: { name: "Other agent" } }),
+    ],
+    [
+      "a user group",
+      async () => ({ path: "/user-groups", body: { name: "Keyed group" }, other: { name: "Other group" } }),
+    ],
   ])("replays the creation of %s with Idempotent-Replayed and creates it once", async (_label, setup) => {
     const tenant = await newOrganization();
     const key = tenant.orgKey.secret;
@@ -90,7 +122,9 @@ describe("Idempotency-Key on every POST", () => {
   it("answers conflict while the first request still runs, and forgets a key whose first request failed", async () => {
     const tenant = await newOrganization();
     const key = tenant.orgKey.secret;
-    await getDb().idempotencyKey.create({ data: { organizationId: tenant.organization.id, key: "running-1", requestHash: "x", state: "running" } });
+    await getDb().idempotencyKey.create({
+      data: { organizationId: tenant.organization.id, key: "running-1", requestHash: "x", state: "running" },
+    });
     expectConflict(await post(key, "/knowledgebases", { name: "Busy" }, "running-1"));
 
     const refused = await post(key, "/knowledgebases", {}, "failed-1");

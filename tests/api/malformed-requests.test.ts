@@ -77,14 +77,19 @@ function expectEnvelope(answer: RawAnswer, status: number, code: string) {
 }
 
 describe("methods Atrium does not serve", () => {
-  it.each(["TRACE", "TRACK", "CONNECT", "PROPFIND", "PURGE"])("%s /api/v1/models answers 405 in the envelope, and the server keeps serving", async (method) => {
-    const target = method === "CONNECT" ? "127.0.0.1:443" : "/api/v1/models";
-    const answer = await raw(`${method} ${target} HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: probe-${method}\r\n\r\n`);
-    expectEnvelope(answer, 405, "method_not_allowed");
-    expect(answer.headers["x-request-id"]).toBe(`probe-${method}`);
-    expect(answer.headers.allow).toBe("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
-    await expectHealthy();
-  });
+  it.each(["TRACE", "TRACK", "CONNECT", "PROPFIND", "PURGE"])(
+    "%s /api/v1/models answers 405 in the envelope, and the server keeps serving",
+    async (method) => {
+      const target = method === "CONNECT" ? "127.0.0.1:443" : "/api/v1/models";
+      const answer = await raw(
+        `${method} ${target} HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: probe-${method}\r\n\r\n`,
+      );
+      expectEnvelope(answer, 405, "method_not_allowed");
+      expect(answer.headers["x-request-id"]).toBe(`probe-${method}`);
+      expect(answer.headers.allow).toBe("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
+      await expectHealthy();
+    },
+  );
 
   it("TRACE on a page and on the console's tRPC path are refused the same way", async () => {
     for (const target of ["/", "/api/trpc/organization.get", "/api/portal/trpc/auth.session"]) {
@@ -113,32 +118,40 @@ describe("what Next.js would answer outside the envelope", () => {
     }
   });
 
-  it.each(["/%", "/%E0%A4%A", "/api/%ZZ", "/p/%C0"])("GET %s (a path that does not decode) answers 400 invalid_request", async (path) => {
-    expectEnvelope(await raw(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`), 400, "invalid_request");
-    await expectHealthy();
-  });
+  it.each(["/%", "/%E0%A4%A", "/api/%ZZ", "/p/%C0"])(
+    "GET %s (a path that does not decode) answers 400 invalid_request",
+    async (path) => {
+      expectEnvelope(await raw(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`), 400, "invalid_request");
+      await expectHealthy();
+    },
+  );
 
   it("a request target that is not a path answers 400 invalid_request", async () => {
     expectEnvelope(await raw("GET http://evil.example/ HTTP/1.1\r\nHost: localhost\r\n\r\n"), 400, "invalid_request");
   });
 
   it("pages still go to Next.js with GET and HEAD", async () => {
-    expect((await raw("GET /console/agents HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")).status).toBe(299);
+    expect((await raw("GET /console/agents HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")).status).toBe(
+      299,
+    );
     expect((await raw("HEAD / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")).status).toBe(299);
   });
 });
 
 describe("the last-resort handler", () => {
-  it.each(["/boom", "/boom-later"])("a request whose handling throws (%s) answers 500 server_error, is logged at error, and the server keeps serving", async (path) => {
-    const logged = vi.spyOn(logger(), "error");
-    try {
-      const answer = await raw(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: boom-1\r\n\r\n`);
-      expectEnvelope(answer, 500, "server_error");
-      expect(answer.headers["x-request-id"]).toBe("boom-1");
-      expect(logged).toHaveBeenCalledWith(expect.objectContaining({ requestId: "boom-1", path }), expect.any(String));
-    } finally {
-      logged.mockRestore();
-    }
-    await expectHealthy();
-  });
+  it.each(["/boom", "/boom-later"])(
+    "a request whose handling throws (%s) answers 500 server_error, is logged at error, and the server keeps serving",
+    async (path) => {
+      const logged = vi.spyOn(logger(), "error");
+      try {
+        const answer = await raw(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: boom-1\r\n\r\n`);
+        expectEnvelope(answer, 500, "server_error");
+        expect(answer.headers["x-request-id"]).toBe("boom-1");
+        expect(logged).toHaveBeenCalledWith(expect.objectContaining({ requestId: "boom-1", path }), expect.any(String));
+      } finally {
+        logged.mockRestore();
+      }
+      await expectHealthy();
+    },
+  );
 });

@@ -6,7 +6,9 @@ delete process.env.METRICS_TOKEN;
 
 it("answers 404 not_found when METRICS_TOKEN is unset, whatever is sent", async () => {
   for (const authorization of [undefined, "Bearer ", "Bearer anything-at-all-here"]) {
-    const response = await GET(new Request("http://localhost/api/metrics", { headers: authorization ? { authorization } : {} }));
+    const response = await GET(
+      new Request("http://localhost/api/metrics", { headers: authorization ? { authorization } : {} }),
+    );
     expect(response.status).toBe(404);
     expect((await response.json()).error.code).toBe("not_found");
   }

@@ -15,7 +15,10 @@ describe("GET /models", () => {
     const response = await getModels(tenant.orgKey.secret);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-    expect(response.body).toEqual({ models: expect.arrayContaining([{ id: "atrium-offline", name: expect.any(String), provider: "builtin" }]), builtIns: expect.any(Array) });
+    expect(response.body).toEqual({
+      models: expect.arrayContaining([{ id: "atrium-offline", name: expect.any(String), provider: "builtin" }]),
+      builtIns: expect.any(Array),
+    });
     for (const model of response.body.models) expect(Object.keys(model).sort()).toEqual(["id", "name", "provider"]);
   });
 
@@ -26,7 +29,9 @@ describe("GET /models", () => {
     const query = vi.spyOn(getDb().pool, "query");
     try {
       expect((await getModels(tenant.orgKey.secret)).status).toBe(200);
-      const statements = query.mock.calls.filter(([config]) => !isCounterSweep(config)).map(([config]) => (config as { name?: string }).name ?? "unnamed");
+      const statements = query.mock.calls
+        .filter(([config]) => !isCounterSweep(config))
+        .map(([config]) => (config as { name?: string }).name ?? "unnamed");
       expect(statements).toEqual(["atrium_key_check", "atrium_model_providers"]);
     } finally {
       query.mockRestore();
@@ -36,16 +41,30 @@ describe("GET /models", () => {
   it("says which agent built-ins this deployment provides, and why not", async () => {
     const tenant = await newOrganization();
     const { builtIns } = (await getModels(tenant.orgKey.secret)).body;
-    expect(builtIns.map((b: { name: string }) => b.name)).toEqual(["webSearch", "webScrape", "deepResearch", "artifacts", "voice"]);
+    expect(builtIns.map((b: { name: string }) => b.name)).toEqual([
+      "webSearch",
+      "webScrape",
+      "deepResearch",
+      "artifacts",
+      "voice",
+    ]);
     expect(builtIns).toContainEqual({ name: "webScrape", available: true, reason: null });
     // No WEB_SEARCH_URL in the tests.
-    expect(builtIns).toContainEqual({ name: "webSearch", available: false, reason: expect.stringContaining("WEB_SEARCH_URL") });
+    expect(builtIns).toContainEqual({
+      name: "webSearch",
+      available: false,
+      reason: expect.stringContaining("WEB_SEARCH_URL"),
+    });
   });
 
   it("accepts any valid key: a personal key of a viewer with a single unrelated scope", async () => {
     const tenant = await newOrganization();
     const viewer = await addPerson(tenant.operator, "viewer");
-    const key = await issueKey(tenant.operator, { kind: "personal", memberId: viewer.member.id, scopes: ["apps:execute"] });
+    const key = await issueKey(tenant.operator, {
+      kind: "personal",
+      memberId: viewer.member.id,
+      scopes: ["apps:execute"],
+    });
     const response = await getModels(key.secret);
     expect(response.status).toBe(200);
     expect(response.body.models.map((m: { id: string }) => m.id)).toContain("atrium-offline");
@@ -70,6 +89,10 @@ describe("GET /models", () => {
     const before = await getDb().apiKey.findUniqueOrThrow({ where: { id: tenant.orgKey.id } });
     expect(before.lastUsedAt).toBeNull();
     expect((await getModels(tenant.orgKey.secret)).status).toBe(200);
-    await expect.poll(async () => (await getDb().apiKey.findUniqueOrThrow({ where: { id: tenant.orgKey.id } })).lastUsedAt, { timeout: 5000 }).toBeInstanceOf(Date);
+    await expect
+      .poll(async () => (await getDb().apiKey.findUniqueOrThrow({ where: { id: tenant.orgKey.id } })).lastUsedAt, {
+        timeout: 5000,
+      })
+      .toBeInstanceOf(Date);
   });
 });

@@ -32,17 +32,32 @@ async function scrape(authorization?: string): Promise<Response> {
 
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {
   const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  const line = text.split("\n").find((l) => l.startsWith(name) && (l[name.length] === " " || l[name.length] === "{") && wanted.every((w) => l.includes(w)));
+  const line = text
+    .split("\n")
+    .find(
+      (l) =>
+        l.startsWith(name) && (l[name.length] === " " || l[name.length] === "{") && wanted.every((w) => l.includes(w)),
+    );
   return line ? Number(line.split(" ").at(-1)) : 0;
 }
 
 describe("request log", () => {
   it("writes one JSON line per request with the request id, route template, status and latency", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
-    const response = await api("GET", `/knowledgebases/${kbId}`, { key: tenant.orgKey.secret, handler: door, headers: { "x-request-id": "log-line-1" } });
+    const response = await api("GET", `/knowledgebases/${kbId}`, {
+      key: tenant.orgKey.secret,
+      handler: door,
+      headers: { "x-request-id": "log-line-1" },
+    });
     expect(response.status).toBe(200);
     const line = lines.find((l) => l.requestId === "log-line-1");
-    expect(line).toMatchObject({ service: "atrium", msg: "request", method: "GET", route: "/api/v1/knowledgebases/{knowledgebaseId}", status: 200 });
+    expect(line).toMatchObject({
+      service: "atrium",
+      msg: "request",
+      method: "GET",
+      route: "/api/v1/knowledgebases/{knowledgebaseId}",
+      status: 200,
+    });
     expect(typeof line!.latencyMs).toBe("number");
   });
 });
@@ -60,7 +75,11 @@ describe("GET /api/metrics", () => {
     const key = tenant.orgKey.secret;
     const before = await (await scrape(`Bearer ${TOKEN}`)).text();
 
-    await api("POST", `/knowledgebases/${kbId}/sources`, { key, handler: door, body: { name: "Notes", contentMarkdown: "Lava flows from a volcano vent." } });
+    await api("POST", `/knowledgebases/${kbId}/sources`, {
+      key,
+      handler: door,
+      body: { name: "Notes", contentMarkdown: "Lava flows from a volcano vent." },
+    });
     // Not drained yet: one job waits in the queue.
     const queued = await scrape(`Bearer ${TOKEN}`);
     expect(queued.status).toBe(200);
@@ -70,7 +89,11 @@ describe("GET /api/metrics", () => {
     expect(sample(queuedText, "atrium_jobs_oldest_queued_age_seconds")).toBeGreaterThan(0);
 
     await drain();
-    const search = await api("POST", `/knowledgebases/${kbId}/search`, { key, handler: door, body: { query: "volcano", kinds: ["sources"] } });
+    const search = await api("POST", `/knowledgebases/${kbId}/search`, {
+      key,
+      handler: door,
+      body: { query: "volcano", kinds: ["sources"] },
+    });
     expect(search.status).toBe(200);
     // The limit is 3 per minute: the third call after two is refused.
     const refused = await api("GET", `/knowledgebases/${kbId}`, { key, handler: door });
@@ -82,7 +105,9 @@ describe("GET /api/metrics", () => {
       sample(after, "atrium_http_requests_total", { method: "POST", route, status: "200" }) -
         sample(before, "atrium_http_requests_total", { method: "POST", route, status: "200" }),
     ).toBe(1);
-    expect(sample(after, "atrium_http_request_duration_seconds_count", { method: "POST", route })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(after, "atrium_http_request_duration_seconds_count", { method: "POST", route }),
+    ).toBeGreaterThanOrEqual(1);
     expect(
       sample(after, "atrium_rate_limit_refusals_total", { route: "/api/v1/knowledgebases/{knowledgebaseId}" }) -
         sample(before, "atrium_rate_limit_refusals_total", { route: "/api/v1/knowledgebases/{knowledgebaseId}" }),

@@ -15,7 +15,11 @@ function resolved(response: Response): Response {
 
 function operations(): [string, string, Operation][] {
   return Object.entries(openApiDocument().paths ?? {}).flatMap(([path, item]) =>
-    Object.entries(item as Record<string, Operation>).map(([method, operation]): [string, string, Operation] => [method, path, operation]),
+    Object.entries(item as Record<string, Operation>).map(([method, operation]): [string, string, Operation] => [
+      method,
+      path,
+      operation,
+    ]),
   );
 }
 
@@ -29,7 +33,8 @@ describe("conventions in the OpenAPI document", () => {
         path,
       ).toHaveLength(1);
       for (const [status, response] of Object.entries(operation.responses)) {
-        if (status.startsWith("2") && status !== "204") expect(resolved(response).headers?.["Idempotent-Replayed"], `${path} ${status}`).toBeTruthy();
+        if (status.startsWith("2") && status !== "204")
+          expect(resolved(response).headers?.["Idempotent-Replayed"], `${path} ${status}`).toBeTruthy();
       }
     }
   });

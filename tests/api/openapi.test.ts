@@ -40,12 +40,16 @@ describe("GET /openapi.json", () => {
 
     const operation = body.paths["/models"].get;
     expect(operation).toBeTruthy();
-    expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "429", "500"]));
+    expect(Object.keys(operation.responses)).toEqual(
+      expect.arrayContaining(["200", "400", "401", "403", "429", "500"]),
+    );
     for (const status of ["401", "429"]) {
       const schema = operation.responses[status].content["application/json"].schema;
       expect(schema).toMatchObject({ type: "object", required: ["error"] });
       const errors = schema.properties.error.oneOf ?? [schema.properties.error];
-      expect(errors.map((one: { properties: { code: { const: string } } }) => one.properties.code.const)).toContain(status === "401" ? "invalid_api_key" : "rate_limited");
+      expect(errors.map((one: { properties: { code: { const: string } } }) => one.properties.code.const)).toContain(
+        status === "401" ? "invalid_api_key" : "rate_limited",
+      );
       expect(operation.responses[status].headers["X-Request-Id"]).toBeTruthy();
     }
     expect(operation.responses["429"].headers["Retry-After"]).toBeTruthy();
@@ -66,7 +70,9 @@ describe("GET /openapi.json", () => {
   it("lists every error code in the envelope's code enum", async () => {
     const { ERROR_CODES } = await import("@/server/errors");
     const { body } = await fetchDocument();
-    expect([...body.components.schemas.ErrorEnvelope.properties.error.properties.code.enum].sort()).toEqual([...ERROR_CODES].sort());
+    expect([...body.components.schemas.ErrorEnvelope.properties.error.properties.code.enum].sort()).toEqual(
+      [...ERROR_CODES].sort(),
+    );
   });
 });
 
@@ -91,20 +97,34 @@ describe("the document describes what the server sends", () => {
     const document = await documentOf();
     const success = document.paths["/apps/{appId}/conversation"].post.responses["200"];
     expect(Object.keys(success.content)).toEqual(["application/json", "text/event-stream"]);
-    for (const name of ["ConversationDeltaEvent", "ConversationStepEvent", "ConversationDoneEvent", "ConversationErrorEvent"]) {
+    for (const name of [
+      "ConversationDeltaEvent",
+      "ConversationStepEvent",
+      "ConversationDoneEvent",
+      "ConversationErrorEvent",
+    ]) {
       expect(document.components.schemas[name], name).toBeTruthy();
     }
-    expect(document.components.schemas.ConversationDoneEvent.required).toEqual(["reply", "citations", "conversation_id", "execution_id"]);
+    expect(document.components.schemas.ConversationDoneEvent.required).toEqual([
+      "reply",
+      "citations",
+      "conversation_id",
+      "execution_id",
+    ]);
   });
 
   it("types each error code's extras, and the list rows per kind with id required", async () => {
     const { components } = await documentOf();
-    expect(components.schemas.PlanLimitError.properties).toMatchObject({ limit: { type: "integer" }, used: { type: "integer" } });
+    expect(components.schemas.PlanLimitError.properties).toMatchObject({
+      limit: { type: "integer" },
+      used: { type: "integer" },
+    });
     expect(components.schemas.UnpublishedDependenciesError.required).toContain("dependencies");
     expect(components.schemas.InvalidWorkflowError.required).toContain("feedback");
     expect(components.schemas.OutputInvalidError.required).toEqual(expect.arrayContaining(["raw", "details"]));
     expect(components.schemas.InvalidRequestError.properties.problems.type).toBe("array");
-    for (const row of ["AgentListRow", "FlowListRow", "AppListRow"]) expect(components.schemas[row].required, row).toContain("id");
+    for (const row of ["AgentListRow", "FlowListRow", "AppListRow"])
+      expect(components.schemas[row].required, row).toContain("id");
     expect(components.schemas.Uuid).toMatchObject({ type: "string", format: "uuid" });
     expect(components.schemas.DateTime).toMatchObject({ type: "string", format: "date-time" });
   });
@@ -113,7 +133,11 @@ describe("the document describes what the server sends", () => {
     const { paths } = await documentOf();
     const addSource = paths["/knowledgebases/{knowledgebaseId}/sources"].post.requestBody.content;
     expect(Object.keys(addSource)).toEqual(expect.arrayContaining(["application/json", "multipart/form-data"]));
-    expect(addSource["multipart/form-data"].schema.properties.file).toMatchObject({ type: "string", format: "binary", contentMediaType: "application/octet-stream" });
+    expect(addSource["multipart/form-data"].schema.properties.file).toMatchObject({
+      type: "string",
+      format: "binary",
+      contentMediaType: "application/octet-stream",
+    });
     expect(JSON.stringify(paths["/end-users"].post.requestBody)).toContain('"format":"email"');
   });
 
@@ -127,8 +151,16 @@ describe("the document describes what the server sends", () => {
 
   it("passes Redocly's recommended rules without an error", async () => {
     const { text } = await fetchDocument();
-    const problems = await lintFromString({ source: text, absoluteRef: "/openapi.json", config: await createConfig({ extends: ["recommended"] }) });
-    expect(problems.filter((problem) => problem.severity === "error").map((problem) => `${problem.ruleId}: ${problem.message}`)).toEqual([]);
+    const problems = await lintFromString({
+      source: text,
+      absoluteRef: "/openapi.json",
+      config: await createConfig({ extends: ["recommended"] }),
+    });
+    expect(
+      problems
+        .filter((problem) => problem.severity === "error")
+        .map((problem) => `${problem.ruleId}: ${problem.message}`),
+    ).toEqual([]);
   });
 
   it("is under 350 KB thanks to named components", async () => {
@@ -147,8 +179,15 @@ describe("the document describes what the server sends", () => {
 describe("bodies the API does not take", () => {
   it("answers a body that is not JSON with 400 invalid_request (the reference's status), writing nothing", async () => {
     const tenant = await newOrganization();
-    const response = await api("POST", "/knowledgebases", { key: tenant.orgKey.secret, rawBody: "title=x", headers: { "content-type": "application/x-www-form-urlencoded" } });
-    expect({ status: response.status, code: response.body.error.code }).toEqual({ status: 400, code: "invalid_request" });
+    const response = await api("POST", "/knowledgebases", {
+      key: tenant.orgKey.secret,
+      rawBody: "title=x",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect({ status: response.status, code: response.body.error.code }).toEqual({
+      status: 400,
+      code: "invalid_request",
+    });
     const list = await api("GET", "/knowledgebases", { key: tenant.orgKey.secret });
     expect(list.body.knowledgebases).toEqual([]);
   });

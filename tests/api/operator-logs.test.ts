@@ -38,7 +38,13 @@ describe("refused sign-ins", () => {
     const refused = await trpc("mutation", "auth.signIn", { email: tenant.owner.email, password: "not the password" });
     expect(refused.status).toBe(401);
     expect(logged("sign_in_refused")).toEqual([
-      expect.objectContaining({ level: WARN, door: "console", email: tenant.owner.email, clientAddress: expect.any(String), code: "unauthorized" }),
+      expect.objectContaining({
+        level: WARN,
+        door: "console",
+        email: tenant.owner.email,
+        clientAddress: expect.any(String),
+        code: "unauthorized",
+      }),
     ]);
     expect(JSON.stringify(lines)).not.toContain("not the password");
   });
@@ -46,13 +52,29 @@ describe("refused sign-ins", () => {
   it("a wrong portal code is logged at warn, without the code tried", async () => {
     const scenario = await portalScenario();
     const from = clientAddress();
-    await portalCall("mutation", "auth.requestCode", { portal: scenario.portal.slug, email: scenario.endUser.email }, { headers: from });
+    await portalCall(
+      "mutation",
+      "auth.requestCode",
+      { portal: scenario.portal.slug, email: scenario.endUser.email },
+      { headers: from },
+    );
     const code = (await codeFromOutbox(scenario.tenant.organization.id, scenario.endUser.email))!;
     const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, "0");
-    const refused = await portalCall("mutation", "auth.verifyCode", { portal: scenario.portal.slug, email: scenario.endUser.email, code: wrong }, { headers: from });
+    const refused = await portalCall(
+      "mutation",
+      "auth.verifyCode",
+      { portal: scenario.portal.slug, email: scenario.endUser.email, code: wrong },
+      { headers: from },
+    );
     expect(refused.status).toBe(400);
     expect(logged("sign_in_refused")).toEqual([
-      expect.objectContaining({ level: WARN, door: "portal", portal: scenario.portal.slug, email: scenario.endUser.email, code: "invalid_code" }),
+      expect.objectContaining({
+        level: WARN,
+        door: "portal",
+        portal: scenario.portal.slug,
+        email: scenario.endUser.email,
+        code: "invalid_code",
+      }),
     ]);
     expect(JSON.stringify(logged("sign_in_refused"))).not.toContain(wrong);
   });
@@ -72,12 +94,30 @@ describe("runs", () => {
       output: "",
       trace: [],
     };
-    const failed = await recordExecution(getDb(), tenant.operator, { ...base, status: "failed", error: "The model provider failed or timed out." });
-    const cancelled = await recordExecution(getDb(), tenant.operator, { ...base, status: "canceled", error: "The client disconnected." });
+    const failed = await recordExecution(getDb(), tenant.operator, {
+      ...base,
+      status: "failed",
+      error: "The model provider failed or timed out.",
+    });
+    const cancelled = await recordExecution(getDb(), tenant.operator, {
+      ...base,
+      status: "canceled",
+      error: "The client disconnected.",
+    });
     await recordExecution(getDb(), tenant.operator, { ...base, status: "succeeded", output: "hello" });
     expect(logged("run_unsuccessful")).toEqual([
-      expect.objectContaining({ level: WARN, organizationId: tenant.organization.id, executionId: failed.id, status: "failed" }),
-      expect.objectContaining({ level: WARN, organizationId: tenant.organization.id, executionId: cancelled.id, status: "canceled" }),
+      expect.objectContaining({
+        level: WARN,
+        organizationId: tenant.organization.id,
+        executionId: failed.id,
+        status: "failed",
+      }),
+      expect.objectContaining({
+        level: WARN,
+        organizationId: tenant.organization.id,
+        executionId: cancelled.id,
+        status: "canceled",
+      }),
     ]);
   });
 });
@@ -86,12 +126,18 @@ describe("indexing", () => {
   it("a source that fails indexing is logged at warn with its id and the reason", async () => {
     const tenant = await newOrganization();
     const kbId = await newKnowledgebase(tenant);
-    const created = await api("POST", `/knowledgebases/${kbId}/sources`, { key: tenant.orgKey.secret, body: { contentMarkdown: "# Doomed\n\ntext" } });
+    const created = await api("POST", `/knowledgebases/${kbId}/sources`, {
+      key: tenant.orgKey.secret,
+      body: { contentMarkdown: "# Doomed\n\ntext" },
+    });
     const sourceId = created.body.source.id as string;
     // As if attempts kept dying for an hour.
-    await getDb().$executeRaw`update index_jobs set status = 'running', attempts = 2, started_at = now() - interval '1 hour',
+    await getDb()
+      .$executeRaw`update index_jobs set status = 'running', attempts = 2, started_at = now() - interval '1 hour',
       lease_until = now() - interval '1 second', last_error = 'worker died' where source_id = ${sourceId}::uuid`;
     await drainIndexJobs(getDb());
-    expect(logged("indexing_failed")).toEqual([expect.objectContaining({ level: WARN, sourceId, reason: expect.stringContaining("worker died") })]);
+    expect(logged("indexing_failed")).toEqual([
+      expect.objectContaining({ level: WARN, sourceId, reason: expect.stringContaining("worker died") }),
+    ]);
   });
 });

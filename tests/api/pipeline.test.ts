@@ -101,7 +101,8 @@ describe("authentication failures", () => {
 
   it("does not count refused requests against the key's rate limit", async () => {
     const tenant = await newOrganization({ settings: { apiEnabled: false } });
-    for (let i = 0; i < 130; i++) expectRefusal(await api("GET", "/models", { key: tenant.orgKey.secret }), 403, "api_disabled");
+    for (let i = 0; i < 130; i++)
+      expectRefusal(await api("GET", "/models", { key: tenant.orgKey.secret }), 403, "api_disabled");
 
     await updateOrganization(getDb(), tenant.operator, { apiEnabled: true });
     const served = await api("GET", "/models", { key: tenant.orgKey.secret });
@@ -215,7 +216,9 @@ describe("routes", () => {
     const { GET } = await import("@/app/api/[...rest]/route");
     const response = await GET(new Request("http://localhost/api/nope", { headers: { "x-request-id": "outside-1" } }));
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ error: { code: "not_found", message: expect.stringContaining("/api/nope") } });
+    expect(await response.json()).toEqual({
+      error: { code: "not_found", message: expect.stringContaining("/api/nope") },
+    });
     expect(response.headers.get("x-request-id")).toBe("outside-1");
   });
 });
@@ -224,7 +227,11 @@ describe("X-Request-Id", () => {
   it("echoes a valid client-sent id on success and on errors", async () => {
     const tenant = await newOrganization();
     const id = "client-Req_1.2-3";
-    expect((await api("GET", "/models", { key: tenant.orgKey.secret, headers: { "x-request-id": id } })).headers.get("x-request-id")).toBe(id);
+    expect(
+      (await api("GET", "/models", { key: tenant.orgKey.secret, headers: { "x-request-id": id } })).headers.get(
+        "x-request-id",
+      ),
+    ).toBe(id);
     expect((await api("GET", "/models", { headers: { "x-request-id": id } })).headers.get("x-request-id")).toBe(id);
     expect((await api("GET", "/nope", { headers: { "x-request-id": id } })).headers.get("x-request-id")).toBe(id);
     expect((await api("DELETE", "/models", { headers: { "x-request-id": id } })).headers.get("x-request-id")).toBe(id);
@@ -234,7 +241,9 @@ describe("X-Request-Id", () => {
     const ok = "a".repeat(128);
     expect((await api("GET", "/models", { headers: { "x-request-id": ok } })).headers.get("x-request-id")).toBe(ok);
     const tooLong = "a".repeat(129);
-    expect((await api("GET", "/models", { headers: { "x-request-id": tooLong } })).headers.get("x-request-id")).toMatch(UUID);
+    expect((await api("GET", "/models", { headers: { "x-request-id": tooLong } })).headers.get("x-request-id")).toMatch(
+      UUID,
+    );
   });
 
   it.each([
@@ -263,16 +272,23 @@ describe("unexpected failures", () => {
     const unreachable = createDb("postgresql://atrium:s3cret-password@127.0.0.1:1/secret_internal_db", 1);
     const handler = createRestHandler({ db: () => unreachable });
     try {
-      const response = await api("GET", "/models", { key: "sk_org_anything", handler, headers: { "x-request-id": "boom-1" } });
+      const response = await api("GET", "/models", {
+        key: "sk_org_anything",
+        handler,
+        headers: { "x-request-id": "boom-1" },
+      });
 
       expectRefusal(response, 500, "server_error");
       expect(response.headers.get("x-request-id")).toBe("boom-1");
       expect(Object.keys(response.body)).toEqual(["error"]);
       expect(Object.keys(response.body.error).sort()).toEqual(["code", "message"]);
-      for (const secret of ["ECONNREFUSED", "127.0.0.1", "s3cret-password", "secret_internal_db"]) expect(response.text).not.toContain(secret);
+      for (const secret of ["ECONNREFUSED", "127.0.0.1", "s3cret-password", "secret_internal_db"])
+        expect(response.text).not.toContain(secret);
       expect(response.text).not.toMatch(/\bat \S+ \(|\.ts:\d+|node_modules|stack/i);
       // The failure is logged on the server instead.
-      expect(errors.mock.calls.map(([fields]) => String((fields as { err?: unknown }).err)).join(" ")).toContain("ECONNREFUSED");
+      expect(errors.mock.calls.map(([fields]) => String((fields as { err?: unknown }).err)).join(" ")).toContain(
+        "ECONNREFUSED",
+      );
     } finally {
       await closeDb(unreachable);
     }

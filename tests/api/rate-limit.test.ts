@@ -5,7 +5,15 @@ import { createRestHandler } from "@/server/adapters/rest";
 import { KEY_CHECK_BATCH } from "@/server/auth/authenticate";
 import { hitRateLimit } from "@/server/auth/rate-limit";
 import { closeDb, createDb, getDb, type Db } from "@/server/db";
-import { api, awayFromWindowEdge, issueKey, newOrganization, uniqueSuffix, walFlushCounter, type ApiResponse } from "../helpers";
+import {
+  api,
+  awayFromWindowEdge,
+  issueKey,
+  newOrganization,
+  uniqueSuffix,
+  walFlushCounter,
+  type ApiResponse,
+} from "../helpers";
 
 const LIMIT = 120;
 
@@ -100,7 +108,11 @@ describe("several server processes", () => {
     const [a, b] = [server(), server()];
     const tenant = await newOrganization();
     await awayFromWindowEdge(15);
-    const responses = await Promise.all(Array.from({ length: 140 }, (_, i) => api("GET", "/models", { key: tenant.personalKey.secret, handler: i % 2 ? a : b })));
+    const responses = await Promise.all(
+      Array.from({ length: 140 }, (_, i) =>
+        api("GET", "/models", { key: tenant.personalKey.secret, handler: i % 2 ? a : b }),
+      ),
+    );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(120);
     expect(statuses.filter((s) => s === 429)).toHaveLength(20);
@@ -112,16 +124,25 @@ describe("requests that arrive together", () => {
   it("are checked at most KEY_CHECK_BATCH to a statement, every one counted", async () => {
     // Five keys, so that 450 requests stay within each key's limit of 120.
     const tenant = await newOrganization();
-    const keys = await Promise.all(Array.from({ length: 5 }, () => issueKey(tenant.operator, { kind: "organization" })));
+    const keys = await Promise.all(
+      Array.from({ length: 5 }, () => issueKey(tenant.operator, { kind: "organization" })),
+    );
     await awayFromWindowEdge(20);
     const query = vi.spyOn(getDb().pool, "query");
     let responses: ApiResponse[];
     let perStatement: number[];
     try {
-      responses = await Promise.all(Array.from({ length: 450 }, (_, i) => api("GET", "/models", { key: keys[i % 5]!.secret })));
+      responses = await Promise.all(
+        Array.from({ length: 450 }, (_, i) => api("GET", "/models", { key: keys[i % 5]!.secret })),
+      );
       perStatement = query.mock.calls
         .filter(([config]) => (config as { name?: string }).name === "atrium_key_check")
-        .map(([config]) => ((config as unknown as { values: [string[], number[]] }).values[1] ?? []).reduce((sum, hits) => sum + hits, 0));
+        .map(([config]) =>
+          ((config as unknown as { values: [string[], number[]] }).values[1] ?? []).reduce(
+            (sum, hits) => sum + hits,
+            0,
+          ),
+        );
     } finally {
       query.mockRestore();
     }
@@ -129,7 +150,9 @@ describe("requests that arrive together", () => {
     expect(perStatement.reduce((sum, n) => sum + n, 0)).toBe(450);
     expect(Math.max(...perStatement)).toBe(KEY_CHECK_BATCH);
     for (const key of keys) {
-      const remaining = responses.filter((_, i) => keys[i % 5] === key).map((response) => Number(response.headers.get("ratelimit-remaining")));
+      const remaining = responses
+        .filter((_, i) => keys[i % 5] === key)
+        .map((response) => Number(response.headers.get("ratelimit-remaining")));
       expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: 90 }, (_, i) => LIMIT - 90 + i));
     }
   });
@@ -140,14 +163,20 @@ describe("requests that arrive together", () => {
     const query = vi.spyOn(getDb().pool, "query");
     let responses: ApiResponse[];
     try {
-      responses = await Promise.all(Array.from({ length: 20 }, () => api("GET", "/models", { key: tenant.orgKey.secret })));
-      const keyChecks = query.mock.calls.filter(([config]) => (config as { name?: string }).name === "atrium_key_check");
+      responses = await Promise.all(
+        Array.from({ length: 20 }, () => api("GET", "/models", { key: tenant.orgKey.secret })),
+      );
+      const keyChecks = query.mock.calls.filter(
+        ([config]) => (config as { name?: string }).name === "atrium_key_check",
+      );
       expect(keyChecks).toHaveLength(1);
     } finally {
       query.mockRestore();
     }
     expect(responses.map((response) => response.status)).toEqual(Array(20).fill(200));
-    const remaining = responses.map((response) => Number(response.headers.get("ratelimit-remaining"))).sort((a, b) => a - b);
+    const remaining = responses
+      .map((response) => Number(response.headers.get("ratelimit-remaining")))
+      .sort((a, b) => a - b);
     expect(remaining).toEqual(Array.from({ length: 20 }, (_, i) => LIMIT - 20 + i));
   });
 
@@ -158,7 +187,9 @@ describe("requests that arrive together", () => {
     const responses = await Promise.all(keys.map((key) => api("GET", "/models", { key })));
     expect(responses.map((response) => response.status)).toEqual([200, 200, 401, 200]);
     expect(responses[2]!.body.error.code).toBe("invalid_api_key");
-    expect([responses[0], responses[3]].map((response) => response!.headers.get("ratelimit-remaining")).sort()).toEqual(["118", "119"]);
+    expect([responses[0], responses[3]].map((response) => response!.headers.get("ratelimit-remaining")).sort()).toEqual(
+      ["118", "119"],
+    );
     expect(responses[1]!.headers.get("ratelimit-remaining")).toBe("119");
   });
 });
@@ -174,9 +205,11 @@ describe("the counting statements' commits", () => {
       const handler = createRestHandler({ db: () => db });
       const tenant = await newOrganization();
       const before = await walFlushes();
-      for (let i = 0; i < 10; i++) expect((await api("GET", "/models", { key: tenant.orgKey.secret, handler })).status).toBe(200);
+      for (let i = 0; i < 10; i++)
+        expect((await api("GET", "/models", { key: tenant.orgKey.secret, handler })).status).toBe(200);
       const afterRequests = await walFlushes();
-      for (let i = 0; i < 3; i++) await db.pool.query("update api_keys set name = name where id = $1", [tenant.orgKey.id]);
+      for (let i = 0; i < 3; i++)
+        await db.pool.query("update api_keys set name = name where id = $1", [tenant.orgKey.id]);
       const afterWrites = await walFlushes();
 
       expect(afterRequests - before).toBe(0);

@@ -19,7 +19,8 @@ describe("REST bridge over trpc-to-openapi", () => {
 
   it("coerces query strings to the input's types (limit as a number)", async () => {
     const { orgKey } = await newOrganization();
-    for (const name of ["One", "Two", "Three"]) await api("POST", "/knowledgebases", { key: orgKey.secret, body: { name } });
+    for (const name of ["One", "Two", "Three"])
+      await api("POST", "/knowledgebases", { key: orgKey.secret, body: { name } });
     const page = await api("GET", "/knowledgebases?limit=2", { key: orgKey.secret });
     expect(page.status).toBe(200);
     expect(page.body.knowledgebases).toHaveLength(2);
@@ -33,7 +34,9 @@ describe("REST bridge over trpc-to-openapi", () => {
     const { orgKey } = await newOrganization();
     const response = await api("GET", "/knowledgebases/00000000-0000-4000-8000-000000000000", { key: orgKey.secret });
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ error: expect.objectContaining({ code: "not_found", message: expect.any(String) }) });
+    expect(response.body).toEqual({
+      error: expect.objectContaining({ code: "not_found", message: expect.any(String) }),
+    });
     expect(response.body.error).not.toHaveProperty("issues");
     expect(response.headers.get("x-request-id")).toBeTruthy();
   });

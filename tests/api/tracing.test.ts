@@ -77,12 +77,20 @@ it("follows a conversation from the caller's traceparent through PostgreSQL and 
   });
   const agent = await create(key, "agents", { name: "Traced agent", model: "acme/gpt-org" });
   await publish(key, "agents", agent.id);
-  const app = await create(key, "apps", { name: "Traced app", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "sequential" });
+  const app = await create(key, "apps", {
+    name: "Traced app",
+    members: [{ id: agent.id, kind: "agent" }],
+    orchestrationMode: "sequential",
+  });
   await publish(key, "apps", app.id);
 
   const response = await fetch(`${server.base}/api/v1/apps/${app.id}/conversation`, {
     method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` },
+    headers: {
+      authorization: `Bearer ${key}`,
+      "content-type": "application/json",
+      traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01`,
+    },
     body: JSON.stringify({ message: QUESTION }),
   });
   expect(response.status).toBe(200);
@@ -104,7 +112,9 @@ it("follows a conversation from the caller's traceparent through PostgreSQL and 
 it("starts a new trace for a request without traceparent", async () => {
   const tenant = await newOrganization();
   spans.length = 0;
-  const response = await fetch(`${server.base}/api/v1/knowledgebases`, { headers: { authorization: `Bearer ${tenant.orgKey.secret}` } });
+  const response = await fetch(`${server.base}/api/v1/knowledgebases`, {
+    headers: { authorization: `Bearer ${tenant.orgKey.secret}` },
+  });
   expect(response.status).toBe(200);
   await flushTraces();
   const serverSpan = spans.find((span) => span.name === "GET /api/v1/knowledgebases");

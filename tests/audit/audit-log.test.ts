@@ -18,7 +18,10 @@ async function auditEvents(key: string, query = "") {
 describe("GET /audit-events", () => {
   it("shows an API change with its key, door, request id, address and before/after", async () => {
     const tenant = await newOrganization();
-    const created = await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email(), fullName: "Alice" } });
+    const created = await api("POST", "/end-users", {
+      key: tenant.orgKey.secret,
+      body: { email: email(), fullName: "Alice" },
+    });
     const endUserId = created.body.endUser.id;
     const patched = await api("PATCH", `/end-users/${endUserId}`, {
       key: tenant.orgKey.secret,
@@ -65,12 +68,23 @@ describe("GET /audit-events", () => {
     const plans = await auditEvents(tenant.orgKey.secret, "?action=tier_plan.&door=cli");
     expect(plans).toHaveLength(5);
     const first = await api("GET", "/audit-events?action=tier_plan.create&limit=2", { key: tenant.orgKey.secret });
-    const second = await api("GET", `/audit-events?action=tier_plan.create&limit=2&cursor=${first.body.nextCursor}`, { key: tenant.orgKey.secret });
-    const third = await api("GET", `/audit-events?action=tier_plan.create&limit=2&cursor=${second.body.nextCursor}`, { key: tenant.orgKey.secret });
-    const ids = [...first.body.auditEvents, ...second.body.auditEvents, ...third.body.auditEvents].map((e: any) => e.id);
+    const second = await api("GET", `/audit-events?action=tier_plan.create&limit=2&cursor=${first.body.nextCursor}`, {
+      key: tenant.orgKey.secret,
+    });
+    const third = await api("GET", `/audit-events?action=tier_plan.create&limit=2&cursor=${second.body.nextCursor}`, {
+      key: tenant.orgKey.secret,
+    });
+    const ids = [...first.body.auditEvents, ...second.body.auditEvents, ...third.body.auditEvents].map(
+      (e: any) => e.id,
+    );
     expect(ids).toEqual(plans.map((e) => e.id));
     expect(third.body.nextCursor).toBeNull();
-    expect(await auditEvents(tenant.orgKey.secret, `?action=tier_plan.create&from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toEqual([]);
+    expect(
+      await auditEvents(
+        tenant.orgKey.secret,
+        `?action=tier_plan.create&from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`,
+      ),
+    ).toEqual([]);
     // Another organization sees none of it.
     const other = await newOrganization();
     expect(await auditEvents(other.orgKey.secret, "?action=tier_plan.")).toEqual([]);
@@ -81,14 +95,21 @@ describe("GET /audit-events", () => {
     const noScope = await issueKey(tenant.operator, { kind: "organization", scopes: ["end_users:read"] });
     expectError(await api("GET", "/audit-events", { key: noScope.secret }), 403, "insufficient_scope");
     const member = await addPerson(tenant.operator, "member");
-    const memberKey = await issueKey(tenant.operator, { kind: "personal", memberId: member.member.id, scopes: ["audit:read"] });
+    const memberKey = await issueKey(tenant.operator, {
+      kind: "personal",
+      memberId: member.member.id,
+      scopes: ["audit:read"],
+    });
     expectError(await api("GET", "/audit-events", { key: memberKey.secret }), 403, "forbidden_role");
     expect((await api("GET", "/audit-events", { key: tenant.personalKey.secret })).status).toBe(200);
   });
 
   it("records nothing when the change is refused", async () => {
     const tenant = await newOrganization();
-    const refused = await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email(), tierPlanIds: ["00000000-0000-4000-8000-000000000000"] } });
+    const refused = await api("POST", "/end-users", {
+      key: tenant.orgKey.secret,
+      body: { email: email(), tierPlanIds: ["00000000-0000-4000-8000-000000000000"] },
+    });
     expect(refused.status).toBe(422);
     expect(await auditEvents(tenant.orgKey.secret, "?action=end_user.")).toEqual([]);
   });
@@ -111,7 +132,9 @@ describe("GET /audit-events/export", () => {
     const csv = await api("GET", "/audit-events/export?format=csv", { key: tenant.orgKey.secret });
     expect(csv.headers.get("content-type")).toMatch(/^text\/csv/);
     const rows = csv.text.trim().split("\r\n");
-    expect(rows[0]).toBe("id,occurredAt,actorType,actorId,actorLabel,door,action,targetType,targetId,targetLabel,changes,requestId,ipAddress,userAgent,outcome");
+    expect(rows[0]).toBe(
+      "id,occurredAt,actorType,actorId,actorLabel,door,action,targetType,targetId,targetLabel,changes,requestId,ipAddress,userAgent,outcome",
+    );
     expect(rows).toHaveLength(listed.length + 1);
     // A cell a spreadsheet would run as a formula is defused.
     expect(csv.text).toContain(",'=HYPERLINK(evil),");
@@ -130,8 +153,12 @@ describe("append-only", () => {
     await newPlan(tenant.operator);
     const db = getDb();
     const organizationId = tenant.organization.id;
-    await expect(db.$executeRaw`update audit_events set action = 'forged' where organization_id = ${organizationId}::uuid`).rejects.toThrow(/append-only/);
-    await expect(db.$executeRaw`delete from audit_events where organization_id = ${organizationId}::uuid`).rejects.toThrow(/append-only/);
+    await expect(
+      db.$executeRaw`update audit_events set action = 'forged' where organization_id = ${organizationId}::uuid`,
+    ).rejects.toThrow(/append-only/);
+    await expect(
+      db.$executeRaw`delete from audit_events where organization_id = ${organizationId}::uuid`,
+    ).rejects.toThrow(/append-only/);
     await expect(db.$executeRaw`truncate audit_events`).rejects.toThrow(/append-only/);
     const before = await db.auditEvent.count({ where: { organizationId } });
     expect(before).toBeGreaterThan(0);
@@ -166,7 +193,11 @@ describe("append-only", () => {
     await old();
     // Far from any other test's clock: the schedule is one row for the whole installation.
     const day = new Date(Date.now() + 1_000 * 86_400_000);
-    const racing = await Promise.all([sweepAuditEventsWhenDue(db, day), sweepAuditEventsWhenDue(db, day), sweepAuditEventsWhenDue(db, day)]);
+    const racing = await Promise.all([
+      sweepAuditEventsWhenDue(db, day),
+      sweepAuditEventsWhenDue(db, day),
+      sweepAuditEventsWhenDue(db, day),
+    ]);
     expect(racing.filter((swept) => swept !== null)).toHaveLength(1);
     expect(await db.auditEvent.count({ where: { organizationId, action: "test.old" } })).toBe(0);
 
@@ -178,9 +209,14 @@ describe("append-only", () => {
 
     // The worker each process runs asks on its own.
     await old();
-    const worker = startWebhookWorker(db, { now: () => new Date(day.getTime() + 3 * AUDIT_SWEEP_EVERY_MS), pollMs: 20 });
+    const worker = startWebhookWorker(db, {
+      now: () => new Date(day.getTime() + 3 * AUDIT_SWEEP_EVERY_MS),
+      pollMs: 20,
+    });
     try {
-      await expect.poll(() => db.auditEvent.count({ where: { organizationId, action: "test.old" } }), { timeout: 10_000 }).toBe(0);
+      await expect
+        .poll(() => db.auditEvent.count({ where: { organizationId, action: "test.old" } }), { timeout: 10_000 })
+        .toBe(0);
     } finally {
       await worker.stop();
     }
@@ -190,12 +226,18 @@ describe("append-only", () => {
 describe("the console's export", () => {
   const exportAs = async (cookie: string | null, query: string, headers: Record<string, string> = {}) =>
     toApiResponse(
-      await consoleAuditExportRoute(new Request(`http://localhost/api/console/audit-events/export?${query}`, { headers: { ...(cookie ? { cookie } : {}), ...headers } })),
+      await consoleAuditExportRoute(
+        new Request(`http://localhost/api/console/audit-events/export?${query}`, {
+          headers: { ...(cookie ? { cookie } : {}), ...headers },
+        }),
+      ),
     );
 
   it("streams the events the filters on screen select, as CSV or JSON Lines, for an admin", async () => {
     const tenant = await newOrganization();
-    const alice = (await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email(), fullName: "Alice" } })).body.endUser;
+    const alice = (
+      await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email(), fullName: "Alice" } })
+    ).body.endUser;
     await api("PATCH", `/end-users/${alice.id}`, { key: tenant.orgKey.secret, body: { fullName: "Alice L." } });
     await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email() } });
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);

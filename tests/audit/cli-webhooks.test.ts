@@ -11,15 +11,28 @@ import { COMMANDS, parseFlags } from "@/cli/commands";
 import { getDb } from "@/server/db";
 import { newOrganization } from "../helpers";
 
-const run = (command: string, ...args: string[]) => COMMANDS[command]!.run(getDb(), parseFlags(COMMANDS[command]!.flags, args)) as Promise<any>;
+const run = (command: string, ...args: string[]) =>
+  COMMANDS[command]!.run(getDb(), parseFlags(COMMANDS[command]!.flags, args)) as Promise<any>;
 
 describe("admin webhook", () => {
   it("adds an endpoint with its secret once, lists it without, removes it; each change in the audit log from the CLI", async () => {
     const tenant = await newOrganization();
     const org = tenant.organization.id;
-    const added = await run("webhook add", "--org", org, "--url", "http://127.0.0.1:9/hook", "--events", "end_user.created,page.changed");
+    const added = await run(
+      "webhook add",
+      "--org",
+      org,
+      "--url",
+      "http://127.0.0.1:9/hook",
+      "--events",
+      "end_user.created,page.changed",
+    );
     expect(added.secret).toMatch(/^whsec_/);
-    expect(added.endpoint).toMatchObject({ url: "http://127.0.0.1:9/hook", eventTypes: ["end_user.created", "page.changed"], enabled: true });
+    expect(added.endpoint).toMatchObject({
+      url: "http://127.0.0.1:9/hook",
+      eventTypes: ["end_user.created", "page.changed"],
+      enabled: true,
+    });
     const all = await run("webhook add", "--org", org, "--url", "http://127.0.0.1:9/all", "--events", "*");
     expect(all.endpoint.eventTypes).toEqual(["*"]);
 
@@ -31,7 +44,10 @@ describe("admin webhook", () => {
     expect(removed.endpoint.id).toBe(added.endpoint.id);
     expect((await run("webhook list", "--org", org)).endpoints).toHaveLength(1);
 
-    const events = await getDb().auditEvent.findMany({ where: { organizationId: org, targetType: "webhook_endpoint" }, orderBy: { occurredAt: "asc" } });
+    const events = await getDb().auditEvent.findMany({
+      where: { organizationId: org, targetType: "webhook_endpoint" },
+      orderBy: { occurredAt: "asc" },
+    });
     expect(events.map((e) => [e.action, e.door, e.actorType])).toEqual([
       ["webhook_endpoint.create", "cli", "operator"],
       ["webhook_endpoint.create", "cli", "operator"],
@@ -41,7 +57,9 @@ describe("admin webhook", () => {
 
   it("refuses an unknown event type naming --events, and writes nothing", async () => {
     const tenant = await newOrganization();
-    await expect(run("webhook add", "--org", tenant.organization.id, "--url", "http://127.0.0.1:9/x", "--events", "nope")).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(
+      run("webhook add", "--org", tenant.organization.id, "--url", "http://127.0.0.1:9/x", "--events", "nope"),
+    ).rejects.toMatchObject({ code: "invalid_request" });
     expect(await getDb().webhookEndpoint.count({ where: { organizationId: tenant.organization.id } })).toBe(0);
   });
 });

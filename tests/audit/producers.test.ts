@@ -11,7 +11,10 @@ import { directoryTenant, PATCH_OP, scim, uniqueUserName } from "../directory/he
 import { clientAddress, portalCall, portalScenario, signIn } from "../portal/helpers";
 
 async function eventsOf(organizationId: string, action: string) {
-  return getDb().auditEvent.findMany({ where: { organizationId, action }, orderBy: [{ occurredAt: "asc" }, { id: "asc" }] });
+  return getDb().auditEvent.findMany({
+    where: { organizationId, action },
+    orderBy: [{ occurredAt: "asc" }, { id: "asc" }],
+  });
 }
 
 describe("the directory's events", () => {
@@ -31,19 +34,42 @@ describe("the directory's events", () => {
       headers: { "x-request-id": "entra-2" },
     });
     expect(suspended.status).toBe(204);
-    await scim("PATCH", `/Users/${created.body.id}`, { key: tenant.scimKey, body: { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "active", value: true }] } });
+    await scim("PATCH", `/Users/${created.body.id}`, {
+      key: tenant.scimKey,
+      body: { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "active", value: true }] },
+    });
 
     const [create] = await eventsOf(organizationId, "end_user.create");
-    expect(create).toMatchObject({ actorType: "directory", actorLabel: "Entra ID", door: "scim", requestId: "entra-1", userAgent: "Entra/1.0", webhookType: "end_user.created" });
+    expect(create).toMatchObject({
+      actorType: "directory",
+      actorLabel: "Entra ID",
+      door: "scim",
+      requestId: "entra-1",
+      userAgent: "Entra/1.0",
+      webhookType: "end_user.created",
+    });
     const [suspend] = await eventsOf(organizationId, "end_user.suspend");
-    expect(suspend).toMatchObject({ actorType: "directory", door: "scim", requestId: "entra-2", webhookType: "end_user.suspended", targetLabel: userName.toLowerCase() });
+    expect(suspend).toMatchObject({
+      actorType: "directory",
+      door: "scim",
+      requestId: "entra-2",
+      webhookType: "end_user.suspended",
+      targetLabel: userName.toLowerCase(),
+    });
     expect((suspend!.data as { suspendedAt: string | null }).suspendedAt).toEqual(expect.any(String));
     const [reactivate] = await eventsOf(organizationId, "end_user.reactivate");
-    expect(reactivate).toMatchObject({ webhookType: "end_user.reactivated", data: expect.objectContaining({ suspendedAt: null }) });
+    expect(reactivate).toMatchObject({
+      webhookType: "end_user.reactivated",
+      data: expect.objectContaining({ suspendedAt: null }),
+    });
 
     // Through the REST API the same person shows as suspended and back, once each.
     const listed = await api("GET", `/audit-events?targetId=${create!.targetId}`, { key: tenant.orgKey.secret });
-    expect(listed.body.auditEvents.map((event: { action: string }) => event.action)).toEqual(["end_user.reactivate", "end_user.suspend", "end_user.create"]);
+    expect(listed.body.auditEvents.map((event: { action: string }) => event.action)).toEqual([
+      "end_user.reactivate",
+      "end_user.suspend",
+      "end_user.create",
+    ]);
   });
 
   it("records a refused SCIM request after authentication as directory.sync_failed, and nothing for a bad token", async () => {
@@ -57,8 +83,19 @@ describe("the directory's events", () => {
 
     const failures = await eventsOf(organizationId, "directory.sync_failed");
     expect(failures).toHaveLength(1);
-    expect(failures[0]).toMatchObject({ actorType: "directory", door: "scim", outcome: "failure", webhookType: "directory.sync_failed", targetLabel: "POST /Users" });
-    expect(failures[0]!.data).toMatchObject({ object: "directory_sync_failure", request: "POST /Users", status: 409, scimType: "uniqueness" });
+    expect(failures[0]).toMatchObject({
+      actorType: "directory",
+      door: "scim",
+      outcome: "failure",
+      webhookType: "directory.sync_failed",
+      targetLabel: "POST /Users",
+    });
+    expect(failures[0]!.data).toMatchObject({
+      object: "directory_sync_failure",
+      request: "POST /Users",
+      status: 409,
+      scimType: "uniqueness",
+    });
   });
 });
 
@@ -73,20 +110,30 @@ describe("credits.low and credits.exhausted", () => {
     await chargeRunCredit(getDb(), organizationId, null, 1);
     const [low, ...moreLow] = await eventsOf(organizationId, "credits.low");
     expect(moreLow).toHaveLength(0);
-    expect(low).toMatchObject({ actorType: "system", door: "system", targetType: "organization", webhookType: "credits.low" });
+    expect(low).toMatchObject({
+      actorType: "system",
+      door: "system",
+      targetType: "organization",
+      webhookType: "credits.low",
+    });
     expect(low!.data).toEqual({ object: "organization_credits", organizationId, credits: 9, reference: 100 });
 
     await chargeRunCredit(getDb(), organizationId, null, 7);
     await expect(chargeCredits(getDb(), organizationId, 1)).rejects.toMatchObject({ code: "insufficient_credits" });
     const exhausted = await eventsOf(organizationId, "credits.exhausted");
     expect(exhausted).toHaveLength(1);
-    expect(exhausted[0]).toMatchObject({ webhookType: "credits.exhausted", data: expect.objectContaining({ credits: 0 }) });
+    expect(exhausted[0]).toMatchObject({
+      webhookType: "credits.exhausted",
+      data: expect.objectContaining({ credits: 0 }),
+    });
   });
 
   it("are announced once each when twenty charges race through both thresholds", async () => {
     const tenant = await newOrganization({ credits: 20 });
     const organizationId = tenant.organization.id;
-    const results = await Promise.allSettled(Array.from({ length: 25 }, () => chargeCredits(getDb(), organizationId, 1)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 25 }, () => chargeCredits(getDb(), organizationId, 1)),
+    );
     expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(20);
     expect(await eventsOf(organizationId, "credits.low")).toHaveLength(1);
     expect(await eventsOf(organizationId, "credits.exhausted")).toHaveLength(1);
@@ -103,11 +150,24 @@ describe("credits.low and credits.exhausted", () => {
     await chargeEndUserCredit(getDb(), organizationId, endUser.id);
     const low = await eventsOf(organizationId, "credits.low");
     expect(low).toHaveLength(1);
-    expect(low[0]).toMatchObject({ targetType: "subscription", targetLabel: endUser.email, webhookType: "credits.low" });
-    expect(low[0]!.data).toMatchObject({ object: "credit_pool", endUserId: endUser.id, tierPlanId: plan.id, creditAllowance: 30, creditsUsed: 28, creditsLeft: 2 });
+    expect(low[0]).toMatchObject({
+      targetType: "subscription",
+      targetLabel: endUser.email,
+      webhookType: "credits.low",
+    });
+    expect(low[0]!.data).toMatchObject({
+      object: "credit_pool",
+      endUserId: endUser.id,
+      tierPlanId: plan.id,
+      creditAllowance: 30,
+      creditsUsed: 28,
+      creditsLeft: 2,
+    });
 
     await chargeEndUserCredit(getDb(), organizationId, endUser.id);
-    await expect(chargeEndUserCredit(getDb(), organizationId, endUser.id)).rejects.toMatchObject({ code: "insufficient_credits" });
+    await expect(chargeEndUserCredit(getDb(), organizationId, endUser.id)).rejects.toMatchObject({
+      code: "insufficient_credits",
+    });
     const exhausted = await eventsOf(organizationId, "credits.exhausted");
     expect(exhausted).toHaveLength(1);
     expect(exhausted[0]!.data).toMatchObject({ object: "credit_pool", creditsLeft: 0 });
@@ -122,7 +182,12 @@ describe("portal sign-ins", () => {
     const headers = clientAddress();
     const address = scenario.endUser.email;
     await portalCall("mutation", "auth.requestCode", { portal: scenario.portal.slug, email: address }, { headers });
-    const wrong = await portalCall("mutation", "auth.verifyCode", { portal: scenario.portal.slug, email: address, code: "000000" }, { headers });
+    const wrong = await portalCall(
+      "mutation",
+      "auth.verifyCode",
+      { portal: scenario.portal.slug, email: address, code: "000000" },
+      { headers },
+    );
     expect(wrong.status).toBeGreaterThanOrEqual(400);
     await signIn(scenario, address, headers);
     const events = await eventsOf(scenario.tenant.organization.id, "end_user.sign_in");

@@ -53,9 +53,17 @@ afterAll(() => new Promise((resolve) => receiver.close(resolve)));
 let paths = 0;
 async function endpoint(tenant: Tenant, eventTypes: string[] = ["*"]) {
   const path = `/hook-${++paths}`;
-  const response = await api("POST", "/webhook-endpoints", { key: tenant.orgKey.secret, body: { url: `${baseUrl}${path}`, eventTypes } });
+  const response = await api("POST", "/webhook-endpoints", {
+    key: tenant.orgKey.secret,
+    body: { url: `${baseUrl}${path}`, eventTypes },
+  });
   expect(response.status).toBe(201);
-  return { path, id: response.body.endpoint.id as string, secret: response.body.secret as string, endpoint: response.body.endpoint };
+  return {
+    path,
+    id: response.body.endpoint.id as string,
+    secret: response.body.secret as string,
+    endpoint: response.body.endpoint,
+  };
 }
 
 /** Runs the worker until nothing is due at `now`. */
@@ -127,17 +135,47 @@ describe("webhook endpoints", () => {
     expect(got.text).not.toContain(secret.slice(6));
     const listed = await api("GET", "/webhook-endpoints", { key: tenant.orgKey.secret });
     expect(listed.body).toEqual({ endpoints: [got.body.endpoint], nextCursor: null });
-    expect(JSON.stringify(await getDb().auditEvent.findMany({ where: { organizationId: tenant.organization.id } }))).not.toContain(secret.slice(6));
+    expect(
+      JSON.stringify(await getDb().auditEvent.findMany({ where: { organizationId: tenant.organization.id } })),
+    ).not.toContain(secret.slice(6));
 
-    expectError(await api("POST", "/webhook-endpoints", { key: tenant.orgKey.secret, body: { url: "ftp://example.com", eventTypes: ["*"] } }), 400, "invalid_request");
-    expectError(await api("POST", "/webhook-endpoints", { key: tenant.orgKey.secret, body: { url: `${baseUrl}/x`, eventTypes: [] } }), 400, "invalid_request");
-    expectError(await api("POST", "/webhook-endpoints", { key: tenant.orgKey.secret, body: { url: `${baseUrl}/x`, eventTypes: ["nope"] } }), 400, "invalid_request");
+    expectError(
+      await api("POST", "/webhook-endpoints", {
+        key: tenant.orgKey.secret,
+        body: { url: "ftp://example.com", eventTypes: ["*"] },
+      }),
+      400,
+      "invalid_request",
+    );
+    expectError(
+      await api("POST", "/webhook-endpoints", {
+        key: tenant.orgKey.secret,
+        body: { url: `${baseUrl}/x`, eventTypes: [] },
+      }),
+      400,
+      "invalid_request",
+    );
+    expectError(
+      await api("POST", "/webhook-endpoints", {
+        key: tenant.orgKey.secret,
+        body: { url: `${baseUrl}/x`, eventTypes: ["nope"] },
+      }),
+      400,
+      "invalid_request",
+    );
   });
 
   it("needs webhooks:read and webhooks:write, and admin for personal keys; another organization's endpoint is not found", async () => {
     const tenant = await newOrganization();
     const readOnly = await issueKey(tenant.operator, { kind: "organization", scopes: ["webhooks:read"] });
-    expectError(await api("POST", "/webhook-endpoints", { key: readOnly.secret, body: { url: `${baseUrl}/x`, eventTypes: ["*"] } }), 403, "insufficient_scope");
+    expectError(
+      await api("POST", "/webhook-endpoints", {
+        key: readOnly.secret,
+        body: { url: `${baseUrl}/x`, eventTypes: ["*"] },
+      }),
+      403,
+      "insufficient_scope",
+    );
     expect((await api("GET", "/webhook-endpoints", { key: readOnly.secret })).status).toBe(200);
     const { id } = await endpoint(tenant);
     const other = await newOrganization();
@@ -153,15 +191,26 @@ describe("deliveries", () => {
     const tenant = await newOrganization();
     const hook = await endpoint(tenant, ["end_user.created"]);
     const address = email();
-    const created = await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: address, fullName: "Alice" } });
-    await api("PATCH", `/end-users/${created.body.endUser.id}`, { key: tenant.orgKey.secret, body: { fullName: "Alice L." } });
+    const created = await api("POST", "/end-users", {
+      key: tenant.orgKey.secret,
+      body: { email: address, fullName: "Alice" },
+    });
+    await api("PATCH", `/end-users/${created.body.endUser.id}`, {
+      key: tenant.orgKey.secret,
+      body: { fullName: "Alice L." },
+    });
     await drain();
 
     const [delivery, ...more] = inbox.get(hook.path) ?? [];
     expect(more).toEqual([]);
     const payload = verified(hook.secret, delivery!);
     expect(payload.type).toBe("end_user.created");
-    expect(payload.data).toMatchObject({ id: created.body.endUser.id, email: address, fullName: "Alice", revokedAt: null });
+    expect(payload.data).toMatchObject({
+      id: created.body.endUser.id,
+      email: address,
+      fullName: "Alice",
+      revokedAt: null,
+    });
     expect(delivery!.headers["webhook-id"]).toEqual(expect.any(String));
 
     const deliveries = await api("GET", `/webhook-endpoints/${hook.id}/deliveries`, { key: tenant.orgKey.secret });
@@ -179,7 +228,9 @@ describe("deliveries", () => {
   });
 
   it("retries on the schedule with the same webhook-id, then succeeds; the schedule is 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h with ±10% jitter", async () => {
-    expect(RETRY_SCHEDULE_MS.map((_, i) => retryDelayMs(i + 1, () => 0.5))).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
+    expect(RETRY_SCHEDULE_MS.map((_, i) => retryDelayMs(i + 1, () => 0.5))).toEqual([
+      5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+    ]);
     expect(retryDelayMs(1, () => 0)).toBe(4_500);
     expect(retryDelayMs(1, () => 0.9999999)).toBe(5_500);
     expect(retryDelayMs(8)).toBeNull();
@@ -201,7 +252,8 @@ describe("deliveries", () => {
     expect(received).toHaveLength(3);
     expect(new Set(received.map((r) => r.headers["webhook-id"])).size).toBe(1);
     for (const r of received) verified(hook.secret, r);
-    const [delivery] = (await api("GET", `/webhook-endpoints/${hook.id}/deliveries`, { key: tenant.orgKey.secret })).body.deliveries;
+    const [delivery] = (await api("GET", `/webhook-endpoints/${hook.id}/deliveries`, { key: tenant.orgKey.secret }))
+      .body.deliveries;
     expect(delivery.status).toBe("succeeded");
     expect(delivery.attempts.map((a: any) => a.responseStatus)).toEqual([500, 503, 204]);
   });
@@ -223,13 +275,17 @@ describe("deliveries", () => {
     const tenant = await newOrganization();
     const hook = await endpoint(tenant);
     answers.set(hook.path, [500]);
-    await getDb().$executeRaw`update webhook_endpoints set failing_since = now() - interval '5 days 1 minute' where id = ${hook.id}::uuid`;
+    await getDb()
+      .$executeRaw`update webhook_endpoints set failing_since = now() - interval '5 days 1 minute' where id = ${hook.id}::uuid`;
     await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email() } });
     await drain();
     const { endpoint: after } = (await api("GET", `/webhook-endpoints/${hook.id}`, { key: tenant.orgKey.secret })).body;
     expect(after).toMatchObject({ enabled: false, disabledReason: "Every delivery failed for 5 days." });
     // Turned on again by an admin, it starts afresh.
-    const enabled = await api("PATCH", `/webhook-endpoints/${hook.id}`, { key: tenant.orgKey.secret, body: { enabled: true } });
+    const enabled = await api("PATCH", `/webhook-endpoints/${hook.id}`, {
+      key: tenant.orgKey.secret,
+      body: { enabled: true },
+    });
     expect(enabled.body.endpoint).toMatchObject({ enabled: true, disabledReason: null });
   });
 
@@ -238,8 +294,11 @@ describe("deliveries", () => {
     const hook = await endpoint(tenant);
     await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email() } });
     await drain();
-    const [delivery] = (await api("GET", `/webhook-endpoints/${hook.id}/deliveries`, { key: tenant.orgKey.secret })).body.deliveries;
-    const replayed = await api("POST", `/webhook-endpoints/${hook.id}/deliveries/${delivery.id}/replay`, { key: tenant.orgKey.secret });
+    const [delivery] = (await api("GET", `/webhook-endpoints/${hook.id}/deliveries`, { key: tenant.orgKey.secret }))
+      .body.deliveries;
+    const replayed = await api("POST", `/webhook-endpoints/${hook.id}/deliveries/${delivery.id}/replay`, {
+      key: tenant.orgKey.secret,
+    });
     expect(replayed.status).toBe(202);
     expect(replayed.body.delivery).toMatchObject({ id: delivery.id, status: "pending" });
     await drain();
@@ -269,7 +328,11 @@ describe("deliveries", () => {
     await expect(
       db.$transaction(async (tx) => {
         const user = await tx.endUser.create({ data: { organizationId: tenant.organization.id, email: email() } });
-        await recordEvent(tx, tenant.operator, { action: "end_user.create", target: { type: "end_user", id: user.id }, data: { id: user.id } });
+        await recordEvent(tx, tenant.operator, {
+          action: "end_user.create",
+          target: { type: "end_user", id: user.id },
+          data: { id: user.id },
+        });
         throw new Error("rolled back");
       }),
     ).rejects.toThrow("rolled back");
@@ -281,8 +344,12 @@ describe("deliveries", () => {
   it("two workers send each due delivery exactly once, and a worker that dies holding one loses nothing", async () => {
     const tenant = await newOrganization();
     const hook = await endpoint(tenant);
-    for (let i = 0; i < 6; i++) await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email() } });
-    await Promise.all([runWebhookDeliveriesOnce(getDb(), { batch: 4 }), runWebhookDeliveriesOnce(getDb(), { batch: 4 })]);
+    for (let i = 0; i < 6; i++)
+      await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email() } });
+    await Promise.all([
+      runWebhookDeliveriesOnce(getDb(), { batch: 4 }),
+      runWebhookDeliveriesOnce(getDb(), { batch: 4 }),
+    ]);
     await drain();
     const ids = inbox.get(hook.path)!.map((r) => r.headers["webhook-id"]);
     expect(ids).toHaveLength(6);

@@ -142,13 +142,19 @@ async function agent(w: World) {
   return (await builder.createItem(db(), w.op, "agent", { name: name("Agent") })).id as string;
 }
 async function page(w: World) {
-  return (await pages.createPage(db(), w.op, { knowledgebaseId: w.kbId, title: name("Page"), markdown: "Hello" })).page.id;
+  return (await pages.createPage(db(), w.op, { knowledgebaseId: w.kbId, title: name("Page"), markdown: "Hello" })).page
+    .id;
 }
 async function group(w: World) {
   return userGroups.createUserGroup(db(), w.op, { name: name("Group") });
 }
 async function mcpConnection(w: World) {
-  return mcpConnections.createMcpConnection(db(), w.op, { slug: `m${uniqueSuffix()}`, name: "Tools", url: "http://127.0.0.1:9/mcp", headers: [] });
+  return mcpConnections.createMcpConnection(db(), w.op, {
+    slug: `m${uniqueSuffix()}`,
+    name: "Tools",
+    url: "http://127.0.0.1:9/mcp",
+    headers: [],
+  });
 }
 async function modelProvider(w: World) {
   return modelProviders.createModelProvider(db(), w.op, {
@@ -162,13 +168,17 @@ async function modelProvider(w: World) {
 /** A review waiting: a page proposed with an organization key while reviews are on. */
 async function pendingReview(w: World): Promise<string> {
   await organizations.updateOrganization(db(), w.op, { reviewAgentWrites: true });
-  const response = await api("POST", `/knowledgebases/${w.kbId}/pages`, { key: w.tenant.orgKey.secret, body: { title: name("Proposed"), markdown: "Draft" } });
+  const response = await api("POST", `/knowledgebases/${w.kbId}/pages`, {
+    key: w.tenant.orgKey.secret,
+    body: { title: name("Proposed"), markdown: "Draft" },
+  });
   await organizations.updateOrganization(db(), w.op, { reviewAgentWrites: false });
   return String(response.body.reviewPath).split("/").pop()!;
 }
 
 async function webhookEndpoint(w: World) {
-  return (await webhooks.createWebhookEndpoint(db(), w.op, { url: "http://127.0.0.1:9/hook", eventTypes: ["*"] })).endpoint;
+  return (await webhooks.createWebhookEndpoint(db(), w.op, { url: "http://127.0.0.1:9/hook", eventTypes: ["*"] }))
+    .endpoint;
 }
 
 /** A directory user standing for a new end user. */
@@ -181,7 +191,9 @@ async function directoryGroup(w: World) {
 /** A reply of the app to rate: its conversation, execution and message, as a turn leaves them. */
 async function assistantMessage(w: World): Promise<string> {
   const organizationId = w.tenant.organization.id;
-  const conversation = await db().conversation.create({ data: { organizationId, appId: w.appId, startedBy: "operator" } });
+  const conversation = await db().conversation.create({
+    data: { organizationId, appId: w.appId, startedBy: "operator" },
+  });
   const execution = await db().execution.create({
     data: {
       organizationId,
@@ -197,7 +209,9 @@ async function assistantMessage(w: World): Promise<string> {
       actor: "operator",
     },
   });
-  const message = await db().conversationMessage.create({ data: { conversationId: conversation.id, role: "assistant", content: "Hello", executionId: execution.id } });
+  const message = await db().conversationMessage.create({
+    data: { conversationId: conversation.id, role: "assistant", content: "Hello", executionId: execution.id },
+  });
   return message.id;
 }
 
@@ -217,64 +231,115 @@ const WRITES: Record<string, Scenario> = {
   createDirectoryUser: async (w) => (await directoryUser(w), "end_user.create"),
   replaceDirectoryUser: async (w) => {
     const user = await directoryUser(w);
-    await directory.replaceDirectoryUser(db(), w.directory, String(user.id), { userName: user.userName, displayName: "Dana Scully", active: false });
+    await directory.replaceDirectoryUser(db(), w.directory, String(user.id), {
+      userName: user.userName,
+      displayName: "Dana Scully",
+      active: false,
+    });
     return "end_user.suspend";
   },
   patchDirectoryUser: async (w) => {
     const user = await directoryUser(w, { active: false });
-    await directory.patchDirectoryUser(db(), w.directory, String(user.id), { Operations: [{ op: "replace", path: "active", value: true }] });
+    await directory.patchDirectoryUser(db(), w.directory, String(user.id), {
+      Operations: [{ op: "replace", path: "active", value: true }],
+    });
     return "end_user.reactivate";
   },
-  deleteDirectoryUser: async (w) => (await directory.deleteDirectoryUser(db(), w.directory, String((await directoryUser(w)).id)), "directory_user.delete"),
+  deleteDirectoryUser: async (w) => (
+    await directory.deleteDirectoryUser(db(), w.directory, String((await directoryUser(w)).id)),
+    "directory_user.delete"
+  ),
   createDirectoryGroup: async (w) => (await directoryGroup(w), "user_group.create"),
   replaceDirectoryGroup: async (w) => {
     const group = await directoryGroup(w);
     const user = await directoryUser(w);
-    await directory.replaceDirectoryGroup(db(), w.directory, String(group.id), { displayName: "Renamed", members: [{ value: user.id }] });
+    await directory.replaceDirectoryGroup(db(), w.directory, String(group.id), {
+      displayName: "Renamed",
+      members: [{ value: user.id }],
+    });
     return "user_group.update";
   },
   patchDirectoryGroup: async (w) => {
     const group = await directoryGroup(w);
-    await directory.patchDirectoryGroup(db(), w.directory, String(group.id), { Operations: [{ op: "replace", path: "displayName", value: name("Patched") }] });
+    await directory.patchDirectoryGroup(db(), w.directory, String(group.id), {
+      Operations: [{ op: "replace", path: "displayName", value: name("Patched") }],
+    });
     return "user_group.update";
   },
-  deleteDirectoryGroup: async (w) => (await directory.deleteDirectoryGroup(db(), w.directory, String((await directoryGroup(w)).id)), "user_group.delete"),
+  deleteDirectoryGroup: async (w) => (
+    await directory.deleteDirectoryGroup(db(), w.directory, String((await directoryGroup(w)).id)),
+    "user_group.delete"
+  ),
   rotateDirectoryToken: async (w) => (await directory.rotateDirectoryToken(db(), w.op), "api_key.create"),
   setDirectoryDefaultPlan: async (w) => {
-    const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, { name: name("Plan"), creditAllowance: 10, withGroup: false });
+    const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, {
+      name: name("Plan"),
+      creditAllowance: 10,
+      withGroup: false,
+    });
     await directory.setDirectoryDefaultPlan(db(), w.op, { tierPlanId: tierPlan.id });
     return "organization.update";
   },
   setSsoConnection: async (w) => {
-    await sso.setSsoConnection(db(), w.op, { issuer: "http://127.0.0.1:9", clientId: "atrium", clientSecret: "s3cret", domains: [] });
+    await sso.setSsoConnection(db(), w.op, {
+      issuer: "http://127.0.0.1:9",
+      clientId: "atrium",
+      clientSecret: "s3cret",
+      domains: [],
+    });
     return "sso_connection.create";
   },
   removeSsoConnection: async (w) => {
     await db().ssoConnection.upsert({
       where: { organizationId: w.tenant.organization.id },
-      create: { organizationId: w.tenant.organization.id, issuer: "http://127.0.0.1:9", clientId: "atrium", domains: [], displayName: "", clientSecretCiphertext: "x" },
+      create: {
+        organizationId: w.tenant.organization.id,
+        issuer: "http://127.0.0.1:9",
+        clientId: "atrium",
+        domains: [],
+        displayName: "",
+        clientSecretCiphertext: "x",
+      },
       update: {},
     });
     await sso.removeSsoConnection(db(), w.op);
     return "sso_connection.delete";
   },
-  setMessageFeedback: async (w) => (await conversations.setMessageFeedback(db(), w.op, { messageId: await assistantMessage(w), rating: "up" }), "execution.feedback"),
+  setMessageFeedback: async (w) => (
+    await conversations.setMessageFeedback(db(), w.op, { messageId: await assistantMessage(w), rating: "up" }),
+    "execution.feedback"
+  ),
   grantBonusCredits: async (w) => {
-    const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, { name: name("Plan"), creditAllowance: 10, withGroup: false });
+    const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, {
+      name: name("Plan"),
+      creditAllowance: 10,
+      withGroup: false,
+    });
     const user = await endUser(w, { tierPlanIds: [tierPlan.id] });
     await creditRequests.grantBonusCredits(db(), w.op, { endUserId: user.id, tierPlanId: tierPlan.id, credits: 5 });
     return "subscription.bonus_credits";
   },
   dismissCreditRequest: async (w) => {
     const user = await endUser(w);
-    const request = await db().creditRequest.create({ data: { organizationId: w.tenant.organization.id, endUserId: user.id } });
+    const request = await db().creditRequest.create({
+      data: { organizationId: w.tenant.organization.id, endUserId: user.id },
+    });
     await creditRequests.dismissCreditRequest(db(), w.op, { endUserId: user.id, creditRequestId: request.id });
     return "credit_request.dismiss";
   },
   createWebhookEndpoint: async (w) => (await webhookEndpoint(w), "webhook_endpoint.create"),
-  updateWebhookEndpoint: async (w) => (await webhooks.updateWebhookEndpoint(db(), w.op, { id: (await webhookEndpoint(w)).id, description: "CRM" }), "webhook_endpoint.update"),
-  deleteWebhookEndpoint: async (w) => (await webhooks.deleteWebhookEndpoint(db(), w.op, { id: (await webhookEndpoint(w)).id }), "webhook_endpoint.delete"),
-  rotateWebhookSecret: async (w) => (await webhooks.rotateWebhookSecret(db(), w.op, { id: (await webhookEndpoint(w)).id }), "webhook_endpoint.rotate_secret"),
+  updateWebhookEndpoint: async (w) => (
+    await webhooks.updateWebhookEndpoint(db(), w.op, { id: (await webhookEndpoint(w)).id, description: "CRM" }),
+    "webhook_endpoint.update"
+  ),
+  deleteWebhookEndpoint: async (w) => (
+    await webhooks.deleteWebhookEndpoint(db(), w.op, { id: (await webhookEndpoint(w)).id }),
+    "webhook_endpoint.delete"
+  ),
+  rotateWebhookSecret: async (w) => (
+    await webhooks.rotateWebhookSecret(db(), w.op, { id: (await webhookEndpoint(w)).id }),
+    "webhook_endpoint.rotate_secret"
+  ),
   replayWebhookDelivery: async (w) => {
     const { id } = await webhookEndpoint(w);
     await endUser(w);
@@ -282,14 +347,20 @@ const WRITES: Record<string, Scenario> = {
     await webhooks.replayWebhookDelivery(db(), w.op, { id, deliveryId: delivery!.id });
     return "webhook_delivery.replay";
   },
-  createApiKey: async (w) => (await apiKeys.createApiKey(db(), w.op, { name: "k", kind: "organization", scopes: ["end_users:read"] }), "api_key.create"),
+  createApiKey: async (w) => (
+    await apiKeys.createApiKey(db(), w.op, { name: "k", kind: "organization", scopes: ["end_users:read"] }),
+    "api_key.create"
+  ),
   revokeApiKey: async (w) => {
     const key = await apiKeys.createApiKey(db(), w.op, { name: "k", kind: "organization", scopes: ["end_users:read"] });
     await apiKeys.revokeApiKey(db(), w.op, { keyId: key.id });
     return "api_key.revoke";
   },
   createItem: async (w) => (await agent(w), "agent.create"),
-  patchDraft: async (w) => (await builder.patchDraft(db(), w.op, "agent", await agent(w), { description: "Changed" }), "agent.draft_update"),
+  patchDraft: async (w) => (
+    await builder.patchDraft(db(), w.op, "agent", await agent(w), { description: "Changed" }),
+    "agent.draft_update"
+  ),
   publishItem: async (w) => (await builder.publishItem(db(), w.op, "app", w.appId, {}), "app.publish"),
   deployVersion: async (w) => {
     const id = await agent(w);
@@ -298,16 +369,33 @@ const WRITES: Record<string, Scenario> = {
     return "agent.deploy";
   },
   saveTestSuite: async (w) => (
-    await testSuites.saveTestSuite(db(), w.op, "agent", { id: await agent(w), cases: [{ input: "Hi", expectedBehavior: "" }], rubric: "" }),
+    await testSuites.saveTestSuite(db(), w.op, "agent", {
+      id: await agent(w),
+      cases: [{ input: "Hi", expectedBehavior: "" }],
+      rubric: "",
+    }),
     "agent.tests_update"
   ),
   deleteItem: async (w) => (await builder.deleteItem(db(), w.op, "agent", await agent(w)), "agent.delete"),
   provisionEndUser: async (w) => (await endUser(w), "end_user.create"),
-  updateEndUser: async (w) => (await endUsers.updateEndUser(db(), w.op, { endUserId: (await endUser(w)).id, fullName: "New name" }), "end_user.update"),
-  revokeEndUser: async (w) => (await endUsers.revokeEndUser(db(), w.op, { endUserId: (await endUser(w)).id }), "end_user.revoke"),
-  deleteEndUser: async (w) => (await endUsers.deleteEndUser(db(), w.op, { endUserId: (await endUser(w)).id }), "end_user.delete"),
+  updateEndUser: async (w) => (
+    await endUsers.updateEndUser(db(), w.op, { endUserId: (await endUser(w)).id, fullName: "New name" }),
+    "end_user.update"
+  ),
+  revokeEndUser: async (w) => (
+    await endUsers.revokeEndUser(db(), w.op, { endUserId: (await endUser(w)).id }),
+    "end_user.revoke"
+  ),
+  deleteEndUser: async (w) => (
+    await endUsers.deleteEndUser(db(), w.op, { endUserId: (await endUser(w)).id }),
+    "end_user.delete"
+  ),
   removeSubscription: async (w) => {
-    const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, { name: name("Plan"), creditAllowance: 10, withGroup: false });
+    const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, {
+      name: name("Plan"),
+      creditAllowance: 10,
+      withGroup: false,
+    });
     const user = await endUser(w, { tierPlanIds: [tierPlan.id] });
     await endUsers.removeSubscription(db(), w.op, { endUserId: user.id, tierPlanId: tierPlan.id });
     return "subscription.cancel";
@@ -319,25 +407,65 @@ const WRITES: Record<string, Scenario> = {
     return "grant.delete";
   },
   linkProcessorSubscription: async (w) => {
-    const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, { name: name("Paid"), creditAllowance: 10, withGroup: false });
+    const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, {
+      name: name("Paid"),
+      creditAllowance: 10,
+      withGroup: false,
+    });
     await endUsers.linkProcessorSubscription(db(), w.op, { endUserId: (await endUser(w)).id, tierPlanId: tierPlan.id });
     return "subscription.link";
   },
-  createKnowledgebase: async (w) => (await knowledgebases.createKnowledgebase(db(), w.op, { name: name("KB") }), "knowledgebase.create"),
-  updateKnowledgebase: async (w) => (await knowledgebases.updateKnowledgebase(db(), w.op, { knowledgebaseId: w.kbId, description: name("About") }), "knowledgebase.update"),
+  createKnowledgebase: async (w) => (
+    await knowledgebases.createKnowledgebase(db(), w.op, { name: name("KB") }),
+    "knowledgebase.create"
+  ),
+  updateKnowledgebase: async (w) => (
+    await knowledgebases.updateKnowledgebase(db(), w.op, { knowledgebaseId: w.kbId, description: name("About") }),
+    "knowledgebase.update"
+  ),
   createMcpConnection: async (w) => (await mcpConnection(w), "mcp_connection.create"),
-  updateMcpConnection: async (w) => (await mcpConnections.updateMcpConnection(db(), w.op, { connectionId: (await mcpConnection(w)).id, name: "Renamed" }), "mcp_connection.update"),
-  deleteMcpConnection: async (w) => (await mcpConnections.deleteMcpConnection(db(), w.op, { connectionId: (await mcpConnection(w)).id }), "mcp_connection.delete"),
+  updateMcpConnection: async (w) => (
+    await mcpConnections.updateMcpConnection(db(), w.op, {
+      connectionId: (await mcpConnection(w)).id,
+      name: "Renamed",
+    }),
+    "mcp_connection.update"
+  ),
+  deleteMcpConnection: async (w) => (
+    await mcpConnections.deleteMcpConnection(db(), w.op, { connectionId: (await mcpConnection(w)).id }),
+    "mcp_connection.delete"
+  ),
   addMember: async (w) => (await addPerson(w.op, "member"), "member.add"),
-  changeMemberRole: async (w) => (await members.changeMemberRole(db(), w.op, { memberId: (await addPerson(w.op, "member")).member.id, role: "admin" }), "member.role_change"),
-  removeMember: async (w) => (await members.removeMember(db(), w.op, { memberId: (await addPerson(w.op, "member")).member.id }), "member.remove"),
+  changeMemberRole: async (w) => (
+    await members.changeMemberRole(db(), w.op, {
+      memberId: (await addPerson(w.op, "member")).member.id,
+      role: "admin",
+    }),
+    "member.role_change"
+  ),
+  removeMember: async (w) => (
+    await members.removeMember(db(), w.op, { memberId: (await addPerson(w.op, "member")).member.id }),
+    "member.remove"
+  ),
   changeOwnPassword: async (w) => {
     const person = await addPerson(w.op, "member");
-    const actor: MemberActor = { kind: "member", organizationId: w.tenant.organization.id, member: { id: person.member.id, role: "member", email: person.email } };
-    await members.changeOwnPassword(db(), actor, { currentPassword: person.password, newPassword: `new-${uniqueSuffix()}-${uniqueSuffix()}` }, { clientAddress: "192.0.2.1" });
+    const actor: MemberActor = {
+      kind: "member",
+      organizationId: w.tenant.organization.id,
+      member: { id: person.member.id, role: "member", email: person.email },
+    };
+    await members.changeOwnPassword(
+      db(),
+      actor,
+      { currentPassword: person.password, newPassword: `new-${uniqueSuffix()}-${uniqueSuffix()}` },
+      { clientAddress: "192.0.2.1" },
+    );
     return "member.password_change";
   },
-  createInvitation: async (w) => (await invitations.createInvitation(db(), w.op, { email: email(), role: "member" }), "invitation.create"),
+  createInvitation: async (w) => (
+    await invitations.createInvitation(db(), w.op, { email: email(), role: "member" }),
+    "invitation.create"
+  ),
   resendInvitation: async (w) => {
     const invitation = await invitations.createInvitation(db(), w.op, { email: email(), role: "viewer" });
     await invitations.resendInvitation(db(), w.op, { invitationId: invitation.id });
@@ -348,30 +476,65 @@ const WRITES: Record<string, Scenario> = {
     await invitations.revokeInvitation(db(), w.op, { invitationId: invitation.id });
     return "invitation.revoke";
   },
-  sendPasswordResetLink: async (w) => (await invitations.sendPasswordResetLink(db(), w.op, { memberId: (await addPerson(w.op, "member")).member.id }), "member.password_reset"),
+  sendPasswordResetLink: async (w) => (
+    await invitations.sendPasswordResetLink(db(), w.op, { memberId: (await addPerson(w.op, "member")).member.id }),
+    "member.password_reset"
+  ),
   setNotificationEmails: async (w) => {
     const person = await addPerson(w.op, "admin");
-    const actor: MemberActor = { kind: "member", organizationId: w.tenant.organization.id, member: { id: person.member.id, role: "admin", email: person.email } };
+    const actor: MemberActor = {
+      kind: "member",
+      organizationId: w.tenant.organization.id,
+      member: { id: person.member.id, role: "admin", email: person.email },
+    };
     await notifications.setNotificationEmails(db(), actor, { kinds: [{ kind: "review", email: true }] });
     return "member.notification_email";
   },
-  resetMemberPassword: async (w) => (await members.resetMemberPassword(db(), w.op, { memberId: (await addPerson(w.op, "member")).member.id }), "member.password_reset"),
+  resetMemberPassword: async (w) => (
+    await members.resetMemberPassword(db(), w.op, { memberId: (await addPerson(w.op, "member")).member.id }),
+    "member.password_reset"
+  ),
   createModelProvider: async (w) => (await modelProvider(w), "model_provider.create"),
-  updateModelProvider: async (w) => (await modelProviders.updateModelProvider(db(), w.op, { providerId: (await modelProvider(w)).id, name: "Renamed" }), "model_provider.update"),
-  deleteModelProvider: async (w) => (await modelProviders.deleteModelProvider(db(), w.op, { providerId: (await modelProvider(w)).id }), "model_provider.delete"),
-  updateOrganization: async (w) => (await organizations.updateOrganization(db(), w.op, { credits: 5000 }), "organization.update"),
+  updateModelProvider: async (w) => (
+    await modelProviders.updateModelProvider(db(), w.op, { providerId: (await modelProvider(w)).id, name: "Renamed" }),
+    "model_provider.update"
+  ),
+  deleteModelProvider: async (w) => (
+    await modelProviders.deleteModelProvider(db(), w.op, { providerId: (await modelProvider(w)).id }),
+    "model_provider.delete"
+  ),
+  updateOrganization: async (w) => (
+    await organizations.updateOrganization(db(), w.op, { credits: 5000 }),
+    "organization.update"
+  ),
   createPage: async (w) => (await page(w), "page.create"),
-  patchPage: async (w) => (await pages.patchPage(db(), w.op, { knowledgebaseId: w.kbId, pageId: await page(w), patch: [{ op: "append", text: "!" }] }), "page.update"),
-  savePage: async (w) => (await pages.savePage(db(), w.op, { knowledgebaseId: w.kbId, pageId: await page(w), markdown: "Saved" }), "page.update"),
+  patchPage: async (w) => (
+    await pages.patchPage(db(), w.op, {
+      knowledgebaseId: w.kbId,
+      pageId: await page(w),
+      patch: [{ op: "append", text: "!" }],
+    }),
+    "page.update"
+  ),
+  savePage: async (w) => (
+    await pages.savePage(db(), w.op, { knowledgebaseId: w.kbId, pageId: await page(w), markdown: "Saved" }),
+    "page.update"
+  ),
   movePage: async (w) => {
     const folder = await page(w);
     await pages.movePage(db(), w.op, { knowledgebaseId: w.kbId, pageId: await page(w), parentPageId: folder });
     return "page.move";
   },
-  deletePage: async (w) => (await pages.deletePage(db(), w.op, { knowledgebaseId: w.kbId, pageId: await page(w) }), "page.delete"),
+  deletePage: async (w) => (
+    await pages.deletePage(db(), w.op, { knowledgebaseId: w.kbId, pageId: await page(w) }),
+    "page.delete"
+  ),
   createPortal: async (w) => (await portals.createPortal(db(), w.op, { name: name("Portal") }), "portal.create"),
   updatePortal: async (w) => (
-    await portals.updatePortal(db(), w.op, { id: (await portals.createPortal(db(), w.op, { name: name("Portal") })).id, greeting: "Hi" }),
+    await portals.updatePortal(db(), w.op, {
+      id: (await portals.createPortal(db(), w.op, { name: name("Portal") })).id,
+      greeting: "Hi",
+    }),
     "portal.update"
   ),
   admitGroup: async (w) => {
@@ -386,37 +549,82 @@ const WRITES: Record<string, Scenario> = {
     await portals.removeAdmission(db(), w.op, { portalId: portal.id, groupId });
     return "portal.admission_remove";
   },
-  approveReview: async (w) => (await reviews.approveReview(db(), w.op, { reviewId: await pendingReview(w) }), "review.approve"),
-  approveReviews: async (w) => (await reviews.approveReviews(db(), w.op, { reviewIds: [await pendingReview(w)] }), "review.approve"),
-  rejectReview: async (w) => (await reviews.rejectReview(db(), w.op, { reviewId: await pendingReview(w) }), "review.reject"),
-  createSource: async (w) => (await sources.createSource(db(), w.op, { knowledgebaseId: w.kbId, contentText: "Text" }, "console"), "source.create"),
-  addSource: async (w) => (await sources.addSource(db(), w.op, { knowledgebaseId: w.kbId, contentText: name("Text") }, { via: "api" }), "source.create"),
+  approveReview: async (w) => (
+    await reviews.approveReview(db(), w.op, { reviewId: await pendingReview(w) }),
+    "review.approve"
+  ),
+  approveReviews: async (w) => (
+    await reviews.approveReviews(db(), w.op, { reviewIds: [await pendingReview(w)] }),
+    "review.approve"
+  ),
+  rejectReview: async (w) => (
+    await reviews.rejectReview(db(), w.op, { reviewId: await pendingReview(w) }),
+    "review.reject"
+  ),
+  createSource: async (w) => (
+    await sources.createSource(db(), w.op, { knowledgebaseId: w.kbId, contentText: "Text" }, "console"),
+    "source.create"
+  ),
+  addSource: async (w) => (
+    await sources.addSource(db(), w.op, { knowledgebaseId: w.kbId, contentText: name("Text") }, { via: "api" }),
+    "source.create"
+  ),
   deleteSource: async (w) => {
-    const { source } = await sources.createSource(db(), w.op, { knowledgebaseId: w.kbId, contentText: "Text" }, "console");
+    const { source } = await sources.createSource(
+      db(),
+      w.op,
+      { knowledgebaseId: w.kbId, contentText: "Text" },
+      "console",
+    );
     await sources.deleteSource(db(), w.op, { knowledgebaseId: w.kbId, sourceId: source.id });
     return "source.delete";
   },
   retrySource: async (w) => {
-    const { source } = await sources.createSource(db(), w.op, { knowledgebaseId: w.kbId, contentText: "Text" }, "console");
+    const { source } = await sources.createSource(
+      db(),
+      w.op,
+      { knowledgebaseId: w.kbId, contentText: "Text" },
+      "console",
+    );
     await db().source.update({ where: { id: source.id }, data: { status: "failed" } });
     await sources.retrySource(db(), w.op, { knowledgebaseId: w.kbId, sourceId: source.id });
     return "source.retry";
   },
-  createTierPlan: async (w) => (await tierPlans.createTierPlan(db(), w.op, { name: name("Plan"), creditAllowance: 5, withGroup: true }), "tier_plan.create"),
+  createTierPlan: async (w) => (
+    await tierPlans.createTierPlan(db(), w.op, { name: name("Plan"), creditAllowance: 5, withGroup: true }),
+    "tier_plan.create"
+  ),
   archiveTierPlan: async (w) => {
-    const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, { name: name("Plan"), creditAllowance: 5, withGroup: false });
+    const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, {
+      name: name("Plan"),
+      creditAllowance: 5,
+      withGroup: false,
+    });
     await tierPlans.archiveTierPlan(db(), w.op, { tierPlanId: tierPlan.id });
     return "tier_plan.archive";
   },
   updateTierPlan: async (w) => {
-    const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, { name: name("Plan"), creditAllowance: 5, withGroup: false });
+    const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, {
+      name: name("Plan"),
+      creditAllowance: 5,
+      withGroup: false,
+    });
     await tierPlans.updateTierPlan(db(), w.op, { tierPlanId: tierPlan.id, creditAllowance: 7 });
     return "tier_plan.update";
   },
   createUserGroup: async (w) => (await group(w), "user_group.create"),
-  updateUserGroup: async (w) => (await userGroups.updateUserGroup(db(), w.op, { groupId: (await group(w)).id, description: "About" }), "user_group.update"),
-  deleteUserGroup: async (w) => (await userGroups.deleteUserGroup(db(), w.op, { groupId: (await group(w)).id }), "user_group.delete"),
-  addGroupMember: async (w) => (await userGroups.addGroupMember(db(), w.op, { groupId: (await group(w)).id, endUserId: (await endUser(w)).id }), "user_group.member_add"),
+  updateUserGroup: async (w) => (
+    await userGroups.updateUserGroup(db(), w.op, { groupId: (await group(w)).id, description: "About" }),
+    "user_group.update"
+  ),
+  deleteUserGroup: async (w) => (
+    await userGroups.deleteUserGroup(db(), w.op, { groupId: (await group(w)).id }),
+    "user_group.delete"
+  ),
+  addGroupMember: async (w) => (
+    await userGroups.addGroupMember(db(), w.op, { groupId: (await group(w)).id, endUserId: (await endUser(w)).id }),
+    "user_group.member_add"
+  ),
   removeGroupMember: async (w) => {
     const { id: groupId } = await group(w);
     const { id: endUserId } = await endUser(w);
@@ -424,7 +632,10 @@ const WRITES: Record<string, Scenario> = {
     await userGroups.removeGroupMember(db(), w.op, { groupId, endUserId });
     return "user_group.member_remove";
   },
-  addGroupGrant: async (w) => (await userGroups.addGroupGrant(db(), w.op, { groupId: (await group(w)).id, targetKind: "app", targetId: w.appId }), "grant.create"),
+  addGroupGrant: async (w) => (
+    await userGroups.addGroupGrant(db(), w.op, { groupId: (await group(w)).id, targetKind: "app", targetId: w.appId }),
+    "grant.create"
+  ),
   removeGroupGrant: async (w) => {
     const { id: groupId } = await group(w);
     const { grant } = await userGroups.addGroupGrant(db(), w.op, { groupId, targetKind: "app", targetId: w.appId });
@@ -435,7 +646,9 @@ const WRITES: Record<string, Scenario> = {
 
 async function guardedFunctionNames(): Promise<string[]> {
   const names = new Set<string>();
-  for (const file of readdirSync(SERVICES_DIR, { recursive: true, encoding: "utf8" }).filter((entry) => entry.endsWith(".ts"))) {
+  for (const file of readdirSync(SERVICES_DIR, { recursive: true, encoding: "utf8" }).filter((entry) =>
+    entry.endsWith(".ts"),
+  )) {
     const exports = (await import(path.join(SERVICES_DIR, file))) as Record<string, unknown>;
     for (const [exported, value] of Object.entries(exports)) {
       if (typeof value === "function" && ("requirement" in value || "requirementFor" in value)) names.add(exported);
@@ -448,7 +661,10 @@ let world: World;
 
 beforeAll(async () => {
   const tenant = await newOrganization();
-  const op: OperatorActor = { ...tenant.operator, origin: { door: "cli", requestId: null, ipAddress: null, userAgent: null } };
+  const op: OperatorActor = {
+    ...tenant.operator,
+    origin: { door: "cli", requestId: null, ipAddress: null, userAgent: null },
+  };
   const kb = await knowledgebases.createKnowledgebase(getDb(), op, { name: "Handbook" });
   const app = await builder.createItem(getDb(), op, "app", { name: "Helpdesk" });
   const scimKey = await issueKey(tenant.operator, { kind: "organization", scopes: ["scim"], name: "Entra ID" });
@@ -474,7 +690,9 @@ describe("every write path records an event", () => {
   it.each(Object.keys(WRITES))("%s records its event, in the organization, with actor and door", async (fn) => {
     const since = new Date(Date.now() - 1);
     const action = await WRITES[fn]!(world);
-    const events = await getDb().auditEvent.findMany({ where: { organizationId: world.tenant.organization.id, action, occurredAt: { gte: since } } });
+    const events = await getDb().auditEvent.findMany({
+      where: { organizationId: world.tenant.organization.id, action, occurredAt: { gte: since } },
+    });
     expect(events.length, `${fn} recorded no ${action}`).toBeGreaterThan(0);
     // Scenarios act as the operator (the CLI), except a member changing their own password or
     // notification emails (the console) and the directory's SCIM calls.
@@ -484,6 +702,8 @@ describe("every write path records an event", () => {
         : THROUGH_DIRECTORY.has(fn)
           ? { actorType: "directory", door: "scim" }
           : { actorType: "operator", door: "cli" };
-    expect(events.map((event) => ({ actorType: event.actorType, door: event.door, outcome: event.outcome }))).toContainEqual({ ...expected, outcome: "success" });
+    expect(
+      events.map((event) => ({ actorType: event.actorType, door: event.door, outcome: event.outcome })),
+    ).toContainEqual({ ...expected, outcome: "success" });
   });
 });

@@ -13,7 +13,10 @@ async function knowledgebase(organizationId: string, name: string, endUserId: st
 describe("agent drafts", () => {
   it("creates an unpublished draft with every field of the reference, defaults filled", async () => {
     const t = await newOrganization();
-    const response = await api("POST", "/agents", { key: t.orgKey.secret, body: { name: "Support Bot", systemInstruction: "Be kind." } });
+    const response = await api("POST", "/agents", {
+      key: t.orgKey.secret,
+      body: { name: "Support Bot", systemInstruction: "Be kind." },
+    });
     expect(response.status).toBe(201);
     const agent = response.body.agent;
     expect(agent).toMatchObject({
@@ -40,16 +43,28 @@ describe("agent drafts", () => {
 
   it("requires a name and refuses unknown fields with invalid_request naming them", async () => {
     const t = await newOrganization();
-    const missing = expectError(await api("POST", "/agents", { key: t.orgKey.secret, body: {} }), 400, "invalid_request");
+    const missing = expectError(
+      await api("POST", "/agents", { key: t.orgKey.secret, body: {} }),
+      400,
+      "invalid_request",
+    );
     expect(missing.message).toContain("name");
-    const unknown = expectError(await api("POST", "/agents", { key: t.orgKey.secret, body: { name: "x", colour: "red" } }), 400, "invalid_request");
+    const unknown = expectError(
+      await api("POST", "/agents", { key: t.orgKey.secret, body: { name: "x", colour: "red" } }),
+      400,
+      "invalid_request",
+    );
     expect(unknown.problems).toEqual(expect.arrayContaining([expect.objectContaining({ path: "colour" })]));
   });
 
   it("PATCH changes only the fields passed; arrays replace; identity and builtIns merge", async () => {
     const t = await newOrganization();
     const key = t.orgKey.secret;
-    const agent = await create(key, "agents", { name: "A", conversationStarters: ["one", "two"], identity: { role: "Guide", goals: ["g1"] } });
+    const agent = await create(key, "agents", {
+      name: "A",
+      conversationStarters: ["one", "two"],
+      identity: { role: "Guide", goals: ["g1"] },
+    });
     const response = expectStatus(
       await patchDraft(key, "agents", agent.id, {
         conversationStarters: ["three"],
@@ -76,8 +91,16 @@ describe("agent drafts", () => {
     const key = t.orgKey.secret;
     expectError(await api("POST", "/agents", { key, body: { name: "A", model: "gpt-99" } }), 422, "invalid_model");
     const agent = await create(key, "agents");
-    expectError(await patchDraft(key, "agents", agent.id, { model: "gpt-99", description: "changed" }), 422, "invalid_model");
-    expect(await draft(key, "agents", agent.id)).toMatchObject({ model: "atrium-offline", description: "", updatedAt: agent.updatedAt });
+    expectError(
+      await patchDraft(key, "agents", agent.id, { model: "gpt-99", description: "changed" }),
+      422,
+      "invalid_model",
+    );
+    expect(await draft(key, "agents", agent.id)).toMatchObject({
+      model: "atrium-offline",
+      description: "",
+      updatedAt: agent.updatedAt,
+    });
     const models = (await api("GET", "/models", { key })).body.models;
     expectStatus(await patchDraft(key, "agents", agent.id, { model: models[0].id }), 200);
   });
@@ -85,14 +108,25 @@ describe("agent drafts", () => {
   it("refuses a built-in this deployment cannot provide with invalid_request naming it, nothing written", async () => {
     const t = await newOrganization();
     const key = t.orgKey.secret;
-    const refused = expectError(await api("POST", "/agents", { key, body: { name: "A", builtIns: { voice: true } } }), 400, "invalid_request");
+    const refused = expectError(
+      await api("POST", "/agents", { key, body: { name: "A", builtIns: { voice: true } } }),
+      400,
+      "invalid_request",
+    );
     expect(refused.problems).toEqual([{ path: "builtIns.voice", message: expect.stringContaining("unavailable") }]);
     expect(await getDb().builderItem.count({ where: { organizationId: t.organization.id } })).toBe(0);
     const agent = await create(key, "agents");
     // No WEB_SEARCH_URL in the tests: webSearch is unavailable.
-    const search = expectError(await patchDraft(key, "agents", agent.id, { builtIns: { webSearch: true } }), 400, "invalid_request");
+    const search = expectError(
+      await patchDraft(key, "agents", agent.id, { builtIns: { webSearch: true } }),
+      400,
+      "invalid_request",
+    );
     expect(search.problems[0].path).toBe("builtIns.webSearch");
-    expect(await draft(key, "agents", agent.id)).toMatchObject({ builtIns: { webSearch: false }, updatedAt: agent.updatedAt });
+    expect(await draft(key, "agents", agent.id)).toMatchObject({
+      builtIns: { webSearch: false },
+      updatedAt: agent.updatedAt,
+    });
   });
 
   it("refuses to publish a draft enabling a built-in the deployment no longer provides, no version written", async () => {
@@ -101,9 +135,18 @@ describe("agent drafts", () => {
     const agent = await create(key, "agents");
     // Written while a search endpoint was configured; there is none now.
     const stored = await getDb().builderItem.findUniqueOrThrow({ where: { id: agent.id } });
-    await getDb().builderItem.update({ where: { id: agent.id }, data: { draft: { ...(stored.draft as object), builtIns: { ...agent.builtIns, webSearch: true } } } });
-    const refused = expectError(await api("POST", `/agents/${agent.id}/publish`, { key, body: {} }), 400, "invalid_request");
-    expect(refused.problems).toEqual([{ path: "builtIns.webSearch", message: expect.stringContaining("WEB_SEARCH_URL") }]);
+    await getDb().builderItem.update({
+      where: { id: agent.id },
+      data: { draft: { ...(stored.draft as object), builtIns: { ...agent.builtIns, webSearch: true } } },
+    });
+    const refused = expectError(
+      await api("POST", `/agents/${agent.id}/publish`, { key, body: {} }),
+      400,
+      "invalid_request",
+    );
+    expect(refused.problems).toEqual([
+      { path: "builtIns.webSearch", message: expect.stringContaining("WEB_SEARCH_URL") },
+    ]);
     expect(await getDb().builderVersion.count({ where: { itemId: agent.id } })).toBe(0);
   });
 
@@ -116,14 +159,27 @@ describe("agent drafts", () => {
     const foreign = await knowledgebase(other.organization.id, "Theirs");
     const flow = await create(key, "flows");
     const agent = await create(key, "agents");
-    const ok = expectStatus(await patchDraft(key, "agents", agent.id, { knowledge: [{ knowledgebaseId: kb.id }], flows: [flow.id] }), 200);
-    expect(ok.body.agent).toMatchObject({ knowledge: [{ knowledgebaseId: kb.id, title: "Handbook" }], flows: [flow.id] });
+    const ok = expectStatus(
+      await patchDraft(key, "agents", agent.id, { knowledge: [{ knowledgebaseId: kb.id }], flows: [flow.id] }),
+      200,
+    );
+    expect(ok.body.agent).toMatchObject({
+      knowledge: [{ knowledgebaseId: kb.id, title: "Handbook" }],
+      flows: [flow.id],
+    });
     const bad = expectError(
-      await patchDraft(key, "agents", agent.id, { knowledge: [{ knowledgebaseId: notebook.id }, { knowledgebaseId: foreign.id }], flows: [agent.id] }),
+      await patchDraft(key, "agents", agent.id, {
+        knowledge: [{ knowledgebaseId: notebook.id }, { knowledgebaseId: foreign.id }],
+        flows: [agent.id],
+      }),
       400,
       "invalid_request",
     );
-    expect(bad.problems.map((p: { path: string }) => p.path)).toEqual(["knowledge.0.knowledgebaseId", "knowledge.1.knowledgebaseId", "flows.0"]);
+    expect(bad.problems.map((p: { path: string }) => p.path)).toEqual([
+      "knowledge.0.knowledgebaseId",
+      "knowledge.1.knowledgebaseId",
+      "flows.0",
+    ]);
     expect((await draft(key, "agents", agent.id)).knowledge).toEqual([{ knowledgebaseId: kb.id, title: "Handbook" }]);
   });
 });
@@ -133,11 +189,25 @@ describe("draft conflicts", () => {
     const t = await newOrganization();
     const key = t.orgKey.secret;
     const agent = await create(key, "agents", { name: "A" });
-    const first = expectStatus(await patchDraft(key, "agents", agent.id, { description: "mine", expectedUpdatedAt: agent.updatedAt }), 200).body.agent;
-    const stale = expectError(await patchDraft(key, "agents", agent.id, { description: "theirs", expectedUpdatedAt: agent.updatedAt }), 409, "conflict");
+    const first = expectStatus(
+      await patchDraft(key, "agents", agent.id, { description: "mine", expectedUpdatedAt: agent.updatedAt }),
+      200,
+    ).body.agent;
+    const stale = expectError(
+      await patchDraft(key, "agents", agent.id, { description: "theirs", expectedUpdatedAt: agent.updatedAt }),
+      409,
+      "conflict",
+    );
     expect(stale.message).toMatch(/updatedAt/);
-    expect(await draft(key, "agents", agent.id)).toMatchObject({ description: "mine", updatedAt: first.updatedAt, lastChange: first.lastChange });
-    expectStatus(await patchDraft(key, "agents", agent.id, { description: "again", expectedUpdatedAt: first.updatedAt }), 200);
+    expect(await draft(key, "agents", agent.id)).toMatchObject({
+      description: "mine",
+      updatedAt: first.updatedAt,
+      lastChange: first.lastChange,
+    });
+    expectStatus(
+      await patchDraft(key, "agents", agent.id, { description: "again", expectedUpdatedAt: first.updatedAt }),
+      200,
+    );
   });
 
   it("If-Unmodified-Since: an HTTP date before the last change is a conflict; a later one passes; garbage is invalid_request", async () => {
@@ -145,18 +215,33 @@ describe("draft conflicts", () => {
     const key = t.orgKey.secret;
     const agent = await create(key, "agents");
     const before = new Date(Date.parse(agent.updatedAt) - 5000).toUTCString();
-    expectError(await patchDraft(key, "agents", agent.id, { description: "x" }, { "If-Unmodified-Since": before }), 409, "conflict");
+    expectError(
+      await patchDraft(key, "agents", agent.id, { description: "x" }, { "If-Unmodified-Since": before }),
+      409,
+      "conflict",
+    );
     expect((await draft(key, "agents", agent.id)).description).toBe("");
     const after = new Date(Date.parse(agent.updatedAt) + 1000).toUTCString();
-    expectStatus(await patchDraft(key, "agents", agent.id, { description: "y" }, { "If-Unmodified-Since": after }), 200);
-    expectError(await patchDraft(key, "agents", agent.id, { description: "z" }, { "If-Unmodified-Since": "yesterday-ish" }), 400, "invalid_request");
+    expectStatus(
+      await patchDraft(key, "agents", agent.id, { description: "y" }, { "If-Unmodified-Since": after }),
+      200,
+    );
+    expectError(
+      await patchDraft(key, "agents", agent.id, { description: "z" }, { "If-Unmodified-Since": "yesterday-ish" }),
+      400,
+      "invalid_request",
+    );
   });
 
   it("of concurrent writes with the same expectedUpdatedAt exactly one wins; the rest conflict", async () => {
     const t = await newOrganization();
     const key = t.orgKey.secret;
     const agent = await create(key, "agents");
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => patchDraft(key, "agents", agent.id, { description: `writer ${i}`, expectedUpdatedAt: agent.updatedAt })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        patchDraft(key, "agents", agent.id, { description: `writer ${i}`, expectedUpdatedAt: agent.updatedAt }),
+      ),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(7);
@@ -168,7 +253,10 @@ describe("draft conflicts", () => {
     const t = await newOrganization();
     const key = t.orgKey.secret;
     const agent = await create(key, "agents");
-    await Promise.all([patchDraft(key, "agents", agent.id, { description: "d" }), patchDraft(key, "agents", agent.id, { systemInstruction: "s" })]);
+    await Promise.all([
+      patchDraft(key, "agents", agent.id, { description: "d" }),
+      patchDraft(key, "agents", agent.id, { systemInstruction: "s" }),
+    ]);
     expect(await draft(key, "agents", agent.id)).toMatchObject({ description: "d", systemInstruction: "s" });
   });
 });
@@ -181,10 +269,31 @@ describe("publishing and versions", () => {
     expectError(await api("GET", `/agents/${agent.id}`, { key }), 404, "not_found");
     expect((await api("GET", "/agents", { key })).body.agents).toEqual([]);
     const result = await publish(key, "agents", agent.id, { name: "First", notes: "hello" });
-    expect(result.agent).toMatchObject({ id: agent.id, kind: "agent", type: "agent", name: "Live one", slug: "live-one", published: true, productionVersionId: result.version.id });
-    expect(result.version).toMatchObject({ number: 1, name: "First", notes: "hello", isProduction: true, publishedBy: "organization key", source: "api" });
+    expect(result.agent).toMatchObject({
+      id: agent.id,
+      kind: "agent",
+      type: "agent",
+      name: "Live one",
+      slug: "live-one",
+      published: true,
+      productionVersionId: result.version.id,
+    });
+    expect(result.version).toMatchObject({
+      number: 1,
+      name: "First",
+      notes: "hello",
+      isProduction: true,
+      publishedBy: "organization key",
+      source: "api",
+    });
     const live = expectStatus(await api("GET", `/agents/${agent.id}`, { key }), 200).body.agent;
-    expect(live).toMatchObject({ name: "Live one", published: true, versionCount: 1, productionVersionId: result.version.id, draftDiffersFromLive: false });
+    expect(live).toMatchObject({
+      name: "Live one",
+      published: true,
+      versionCount: 1,
+      productionVersionId: result.version.id,
+      draftDiffersFromLive: false,
+    });
   });
 
   it("edits change only the draft; the live version keeps the published document", async () => {
@@ -193,7 +302,10 @@ describe("publishing and versions", () => {
     const agent = await create(key, "agents", { name: "V1" });
     await publish(key, "agents", agent.id);
     await patchDraft(key, "agents", agent.id, { name: "V2 draft" });
-    expect((await api("GET", `/agents/${agent.id}`, { key })).body.agent).toMatchObject({ name: "V1", draftDiffersFromLive: true });
+    expect((await api("GET", `/agents/${agent.id}`, { key })).body.agent).toMatchObject({
+      name: "V1",
+      draftDiffersFromLive: true,
+    });
     expect(await draft(key, "agents", agent.id)).toMatchObject({ name: "V2 draft", draftDiffersFromLive: true });
     expect((await api("GET", "/agents", { key })).body.agents[0].name).toBe("V1");
   });
@@ -243,11 +355,19 @@ describe("publishing and versions", () => {
     await patchDraft(key, "agents", agent.id, { name: "Two" });
     const v2 = await publish(key, "agents", agent.id);
     expect(v2.agent.productionVersionId).toBe(v2.version.id);
-    const rolled = expectStatus(await api("POST", `/agents/${agent.id}/versions/${v1.version.id}/deploy`, { key }), 200).body;
+    const rolled = expectStatus(
+      await api("POST", `/agents/${agent.id}/versions/${v1.version.id}/deploy`, { key }),
+      200,
+    ).body;
     expect(rolled.version).toMatchObject({ id: v1.version.id, number: 1, isProduction: true });
     expect(rolled.agent).toMatchObject({ productionVersionId: v1.version.id, name: "One" });
     const live = (await api("GET", `/agents/${agent.id}`, { key })).body.agent;
-    expect(live).toMatchObject({ name: "One", versionCount: 2, productionVersionId: v1.version.id, lastChange: { action: "deployed" } });
+    expect(live).toMatchObject({
+      name: "One",
+      versionCount: 2,
+      productionVersionId: v1.version.id,
+      lastChange: { action: "deployed" },
+    });
     expect((await draft(key, "agents", agent.id)).name).toBe("Two");
     const versions = (await api("GET", `/agents/${agent.id}/versions`, { key })).body.versions;
     expect(versions.filter((v: any) => v.isProduction).map((v: any) => v.number)).toEqual([1]);
@@ -260,16 +380,24 @@ describe("publishing and versions", () => {
     const b = await create(key, "agents");
     const vb = await publish(key, "agents", b.id);
     expectError(await api("POST", `/agents/${a.id}/versions/${vb.version.id}/deploy`, { key }), 404, "not_found");
-    expectError(await api("POST", `/agents/${a.id}/versions/00000000-0000-4000-8000-000000000000/deploy`, { key }), 404, "not_found");
+    expectError(
+      await api("POST", `/agents/${a.id}/versions/00000000-0000-4000-8000-000000000000/deploy`, { key }),
+      404,
+      "not_found",
+    );
   });
 
   it("10 concurrent publishes: versionCount 10, numbers 1..10 once each, exactly one isProduction", async () => {
     const t = await newOrganization();
     const key = t.orgKey.secret;
     const agent = await create(key, "agents");
-    const results = await Promise.all(Array.from({ length: 10 }, () => api("POST", `/agents/${agent.id}/publish`, { key, body: {} })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => api("POST", `/agents/${agent.id}/publish`, { key, body: {} })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
-    expect(results.map((r) => r.body.version.number).sort((a: number, b: number) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(results.map((r) => r.body.version.number).sort((a: number, b: number) => a - b)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+    ]);
     const current = await draft(key, "agents", agent.id);
     expect(current.versionCount).toBe(10);
     const versions = (await api("GET", `/agents/${agent.id}/versions`, { key })).body.versions;
@@ -310,8 +438,16 @@ describe("tenancy, scopes and roles", () => {
     expectStatus(await api("GET", `/agents/${agent.id}`, { key: reader.secret }), 200);
     expectStatus(await api("GET", `/agents/${agent.id}/draft`, { key: reader.secret }), 200);
     expectError(await api("POST", "/agents", { key: reader.secret, body: { name: "x" } }), 403, "insufficient_scope");
-    expectError(await api("PATCH", `/agents/${agent.id}/draft`, { key: reader.secret, body: { name: "x" } }), 403, "insufficient_scope");
-    expectError(await api("POST", `/agents/${agent.id}/publish`, { key: reader.secret, body: {} }), 403, "insufficient_scope");
+    expectError(
+      await api("PATCH", `/agents/${agent.id}/draft`, { key: reader.secret, body: { name: "x" } }),
+      403,
+      "insufficient_scope",
+    );
+    expectError(
+      await api("POST", `/agents/${agent.id}/publish`, { key: reader.secret, body: {} }),
+      403,
+      "insufficient_scope",
+    );
     expectError(await api("DELETE", `/agents/${agent.id}`, { key: reader.secret }), 403, "insufficient_scope");
     const flowsOnly = await issueKey(t.operator, { kind: "organization", scopes: ["flows:read", "flows:write"] });
     expectError(await api("GET", `/agents/${agent.id}`, { key: flowsOnly.secret }), 403, "insufficient_scope");
@@ -358,13 +494,22 @@ describe("console door", () => {
     expect(created.status).toBe(200);
     const agent = created.body.result.data.agent;
     expect(agent.lastChange).toMatchObject({ source: "ui", by: t.owner.email });
-    const stale = await trpc("mutation", "agents.patchDraft", { agentId: agent.id, description: "x", expectedUpdatedAt: "2020-01-01T00:00:00.000Z" }, { cookie });
+    const stale = await trpc(
+      "mutation",
+      "agents.patchDraft",
+      { agentId: agent.id, description: "x", expectedUpdatedAt: "2020-01-01T00:00:00.000Z" },
+      { cookie },
+    );
     expect(trpcErrorCode(stale)).toBe("conflict");
     const published = await trpc("mutation", "agents.publish", { agentId: agent.id, notes: "ui" }, { cookie });
     expect(published.body.result.data.version).toMatchObject({ source: "ui", publishedBy: t.owner.email });
     const viewer = await addPerson(t.operator, "viewer");
     const viewerCookie = await signInCookie(viewer.email, viewer.password);
-    expect(trpcErrorCode(await trpc("mutation", "agents.patchDraft", { agentId: agent.id, description: "x" }, { cookie: viewerCookie }))).toBe("forbidden_role");
+    expect(
+      trpcErrorCode(
+        await trpc("mutation", "agents.patchDraft", { agentId: agent.id, description: "x" }, { cookie: viewerCookie }),
+      ),
+    ).toBe("forbidden_role");
     const list = await trpc("query", "agents.list", { include: "drafts" }, { cookie: viewerCookie });
     expect(list.body.result.data.agents).toHaveLength(1);
   });
@@ -382,7 +527,11 @@ describe("versions list paging", () => {
     await publish(key, "agents", b.id);
     const pageB = (await api("GET", `/agents/${b.id}/versions?limit=1`, { key })).body;
     expect(pageB.nextCursor).toBeTruthy();
-    expectError(await api("GET", `/agents/${a.id}/versions?cursor=${pageB.nextCursor}`, { key }), 400, "invalid_request");
+    expectError(
+      await api("GET", `/agents/${a.id}/versions?cursor=${pageB.nextCursor}`, { key }),
+      400,
+      "invalid_request",
+    );
     expectError(await api("GET", `/agents/${a.id}/versions?cursor=nope`, { key }), 400, "invalid_request");
     expectError(await api("GET", `/agents/${a.id}/versions?limit=0`, { key }), 400, "invalid_request");
     expectError(await api("GET", `/agents/${a.id}/versions?limit=201`, { key }), 400, "invalid_request");

@@ -16,7 +16,13 @@ describe("app drafts", () => {
       orchestrationMode: "supervisor",
       goals: "",
       adviserInstructions: "",
-      api: { conversationEnabled: true, transactionEnabled: false, greeting: "", inputSchema: { type: "object" }, outputSchema: { type: "object" } },
+      api: {
+        conversationEnabled: true,
+        transactionEnabled: false,
+        greeting: "",
+        inputSchema: { type: "object" },
+        outputSchema: { type: "object" },
+      },
       published: false,
       versionCount: 0,
     });
@@ -69,9 +75,22 @@ describe("app drafts", () => {
     const key = t.orgKey.secret;
     const app = await create(key, "apps", { api: { greeting: "Hello" } });
     const schema = { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] };
-    const updated = expectStatus(await patchDraft(key, "apps", app.id, { api: { transactionEnabled: true, inputSchema: schema } }), 200).body.app;
-    expect(updated.api).toEqual({ conversationEnabled: true, transactionEnabled: true, greeting: "Hello", inputSchema: schema, outputSchema: { type: "object" } });
-    const bad = expectError(await patchDraft(key, "apps", app.id, { api: { outputSchema: { type: 5, required: "amount" } } }), 400, "invalid_request");
+    const updated = expectStatus(
+      await patchDraft(key, "apps", app.id, { api: { transactionEnabled: true, inputSchema: schema } }),
+      200,
+    ).body.app;
+    expect(updated.api).toEqual({
+      conversationEnabled: true,
+      transactionEnabled: true,
+      greeting: "Hello",
+      inputSchema: schema,
+      outputSchema: { type: "object" },
+    });
+    const bad = expectError(
+      await patchDraft(key, "apps", app.id, { api: { outputSchema: { type: 5, required: "amount" } } }),
+      400,
+      "invalid_request",
+    );
     expect(bad.problems.map((p: { path: string }) => p.path)).toEqual(["api.outputSchema", "api.outputSchema"]);
     expectError(await patchDraft(key, "apps", app.id, { orchestrationMode: "anarchy" }), 400, "invalid_request");
   });
@@ -97,7 +116,12 @@ describe("app drafts", () => {
       400,
       "invalid_request",
     );
-    expect(error.problems.map((p: { path: string }) => p.path)).toEqual(["adviser.id", "members.0.id", "members.1.id", "members.3.id"]);
+    expect(error.problems.map((p: { path: string }) => p.path)).toEqual([
+      "adviser.id",
+      "members.0.id",
+      "members.1.id",
+      "members.3.id",
+    ]);
     expect(await draft(key, "apps", app.id)).toMatchObject({ adviser: null, members: [] });
   });
 });
@@ -117,12 +141,20 @@ describe("app publishing", () => {
         { id: flow.id, kind: "flow" },
       ],
     });
-    const error = expectError(await api("POST", `/apps/${app.id}/publish`, { key, body: {} }), 422, "unpublished_dependencies");
+    const error = expectError(
+      await api("POST", `/apps/${app.id}/publish`, { key, body: {} }),
+      422,
+      "unpublished_dependencies",
+    );
     expect(error.dependencies).toEqual([
       { id: adviser.id, kind: "agent", name: "Adviser" },
       { id: member.id, kind: "agent", name: "Member" },
     ]);
-    expect(await draft(key, "apps", app.id)).toMatchObject({ versionCount: 0, published: false, updatedAt: app.updatedAt });
+    expect(await draft(key, "apps", app.id)).toMatchObject({
+      versionCount: 0,
+      published: false,
+      updatedAt: app.updatedAt,
+    });
     expect((await api("GET", `/apps/${app.id}/versions`, { key })).body.versions).toEqual([]);
     await publish(key, "agents", adviser.id);
     await publish(key, "agents", member.id);
@@ -163,7 +195,10 @@ describe("app publishing", () => {
     const result = await publish(key, "apps", app.id, { name: "Launch" });
     expect(result.app).toMatchObject({ kind: "app", type: "app", published: true });
     expect(result.version).toMatchObject({ name: "Launch", isProduction: true });
-    expect((await api("GET", `/apps/${app.id}`, { key })).body.app).toMatchObject({ adviser: null, orchestrationMode: "broadcast" });
+    expect((await api("GET", `/apps/${app.id}`, { key })).body.app).toMatchObject({
+      adviser: null,
+      orchestrationMode: "broadcast",
+    });
   });
 });
 
@@ -174,9 +209,13 @@ describe("concurrent app publishes", () => {
     const member = await create(key, "agents");
     await publish(key, "agents", member.id);
     const app = await create(key, "apps", { members: [{ id: member.id, kind: "agent" }] });
-    const results = await Promise.all(Array.from({ length: 14 }, () => api("POST", `/apps/${app.id}/publish`, { key, body: {} })));
+    const results = await Promise.all(
+      Array.from({ length: 14 }, () => api("POST", `/apps/${app.id}/publish`, { key, body: {} })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(14).fill(200));
-    expect(results.map((r) => r.body.version.number).sort((a: number, b: number) => a - b)).toEqual(Array.from({ length: 14 }, (_, i) => i + 1));
+    expect(results.map((r) => r.body.version.number).sort((a: number, b: number) => a - b)).toEqual(
+      Array.from({ length: 14 }, (_, i) => i + 1),
+    );
     const versions = (await api("GET", `/apps/${app.id}/versions`, { key })).body.versions;
     expect(versions.filter((v: { isProduction: boolean }) => v.isProduction)).toHaveLength(1);
     expect((await draft(key, "apps", app.id)).versionCount).toBe(14);

@@ -49,13 +49,26 @@ describe("console publish with Idempotency-Key", () => {
     const agent = await create(tenant.orgKey.secret, "agents");
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
     const headers = { "idempotency-key": "intent-c" };
-    const missing = await trpc("mutation", "agents.publish", { agentId: "11111111-1111-4111-8111-111111111111" }, { cookie, headers });
+    const missing = await trpc(
+      "mutation",
+      "agents.publish",
+      { agentId: "11111111-1111-4111-8111-111111111111" },
+      { cookie, headers },
+    );
     expect(trpcErrorCode(missing)).toBe("not_found");
     expect((await trpc("mutation", "agents.publish", { agentId: agent.id }, { cookie, headers })).status).toBe(200);
     const other = await trpc("mutation", "agents.publish", { agentId: agent.id, notes: "other" }, { cookie, headers });
     expect({ status: other.status, code: trpcErrorCode(other) }).toEqual({ status: 409, code: "conflict" });
-    const malformed = await trpc("mutation", "agents.publish", { agentId: agent.id }, { cookie, headers: { "idempotency-key": "x".repeat(256) } });
-    expect({ status: malformed.status, code: trpcErrorCode(malformed) }).toEqual({ status: 400, code: "invalid_request" });
+    const malformed = await trpc(
+      "mutation",
+      "agents.publish",
+      { agentId: agent.id },
+      { cookie, headers: { "idempotency-key": "x".repeat(256) } },
+    );
+    expect({ status: malformed.status, code: trpcErrorCode(malformed) }).toEqual({
+      status: 400,
+      code: "invalid_request",
+    });
     expect(await versionCount(agent.id)).toBe(1);
   });
 });

@@ -2,12 +2,31 @@
 // connections are written to the nodes' own data.next, places to data.position, and the result
 // is what the server's graph rules judge.
 import { describe, expect, it } from "vitest";
-import { addNode, connect, disconnect, nextIds, placeBelow, placeNodes, placesOf, removeNode } from "@/components/builder/flow-nodes";
+import {
+  addNode,
+  connect,
+  disconnect,
+  nextIds,
+  placeBelow,
+  placeNodes,
+  placesOf,
+  removeNode,
+} from "@/components/builder/flow-nodes";
 import type { FlowNode } from "@/schemas/builder";
 import { flowFeedback, upstreamNodeIds } from "@/schemas/flow-graph";
 
-const node = (id: string, type: string, data: Record<string, unknown> = {}): FlowNode => ({ id, type, data, blocks: [] });
-const chain = () => [node("start", "trigger_start"), node("a", "template", { template: "a" }), node("b", "template", { template: "b" }), node("out", "output", { value: "v" })];
+const node = (id: string, type: string, data: Record<string, unknown> = {}): FlowNode => ({
+  id,
+  type,
+  data,
+  blocks: [],
+});
+const chain = () => [
+  node("start", "trigger_start"),
+  node("a", "template", { template: "a" }),
+  node("b", "template", { template: "b" }),
+  node("out", "output", { value: "v" }),
+];
 const MODELS = new Set(["atrium-offline"]);
 
 describe("flow node edits", () => {

@@ -15,20 +15,35 @@ describe("flow validation", () => {
       nodes: [
         { id: "start", type: "trigger_start", data: { next: "search" } },
         { id: "search", type: "knowledge_search", data: { knowledgebaseId, query: "{{inputs.q}}" } },
-        { id: "draft", type: "llm", data: { prompt: "Use {{nodes.search.output}}", model: "atrium-offline", next: ["fmt"] } },
+        {
+          id: "draft",
+          type: "llm",
+          data: { prompt: "Use {{nodes.search.output}}", model: "atrium-offline", next: ["fmt"] },
+        },
         { id: "fmt", type: "template", data: { template: "Answer: {{nodes.draft.output}}" } },
         { id: "out", type: "output", data: { value: "{{nodes.fmt.output}}" } },
       ],
     });
-    expect(flow.nodes.map((n: { type: string }) => n.type)).toEqual(["trigger_start", "knowledge_search", "llm", "template", "output"]);
+    expect(flow.nodes.map((n: { type: string }) => n.type)).toEqual([
+      "trigger_start",
+      "knowledge_search",
+      "llm",
+      "template",
+      "output",
+    ]);
     expect(flow.nodes[0].blocks).toEqual([]);
     const doc = (await api("GET", "/openapi.json")).body;
     const text = JSON.stringify(doc.paths["/flows/{flowId}/draft"].patch);
-    for (const type of ["trigger_start", "llm", "knowledge_search", "template", "output", "{{inputs.", "data.next"]) expect(text).toContain(type);
+    for (const type of ["trigger_start", "llm", "knowledge_search", "template", "output", "{{inputs.", "data.next"])
+      expect(text).toContain(type);
   });
 
   it.each([
-    ["no trigger_start", [{ id: "out", type: "output", data: { value: "x" } }], [{ message: expect.stringContaining("trigger_start") }]],
+    [
+      "no trigger_start",
+      [{ id: "out", type: "output", data: { value: "x" } }],
+      [{ message: expect.stringContaining("trigger_start") }],
+    ],
     [
       "two trigger_start nodes",
       [
@@ -85,17 +100,32 @@ describe("flow validation", () => {
         { id: "c", type: "template", data: { template: "c", position: { x: 1, y: 2, z: 3 } } },
         { id: "out", type: "output", data: { value: "v", position: null } },
       ],
-      ["start", "a", "b", "c", "out"].map((nodeId) => ({ nodeId, message: expect.stringContaining("data.position must be {x, y}") })),
+      ["start", "a", "b", "c", "out"].map((nodeId) => ({
+        nodeId,
+        message: expect.stringContaining("data.position must be {x, y}"),
+      })),
     ],
   ])("refuses %s with invalid_workflow and feedback per problem; nothing written", async (_name, nodes, feedback) => {
     const t = await newOrganization();
     const key = t.orgKey.secret;
-    const error = expectError(await api("POST", "/flows", { key, body: { name: "Bad", nodes } }), 422, "invalid_workflow");
+    const error = expectError(
+      await api("POST", "/flows", { key, body: { name: "Bad", nodes } }),
+      422,
+      "invalid_workflow",
+    );
     expect(error.feedback).toEqual(feedback);
     const flow = await create(key, "flows");
-    const patched = expectError(await patchDraft(key, "flows", flow.id, { nodes, description: "should not land" }), 422, "invalid_workflow");
+    const patched = expectError(
+      await patchDraft(key, "flows", flow.id, { nodes, description: "should not land" }),
+      422,
+      "invalid_workflow",
+    );
     expect(patched.feedback).toEqual(feedback);
-    expect(await draft(key, "flows", flow.id)).toMatchObject({ nodes: VALID_NODES.map((n) => ({ ...n, blocks: [] })), description: "", updatedAt: flow.updatedAt });
+    expect(await draft(key, "flows", flow.id)).toMatchObject({
+      nodes: VALID_NODES.map((n) => ({ ...n, blocks: [] })),
+      description: "",
+      updatedAt: flow.updatedAt,
+    });
   });
 
   it("saves nodes still missing their data in the draft, and refuses them only at publish, naming each node", async () => {
@@ -109,10 +139,20 @@ describe("flow validation", () => {
       { id: "o", type: "output", data: {} },
     ];
     const flow = await create(key, "flows", { nodes: incomplete });
-    expect((await draft(key, "flows", flow.id)).nodes.map((n: { id: string }) => n.id)).toEqual(["start", "l", "k", "t", "o"]);
+    expect((await draft(key, "flows", flow.id)).nodes.map((n: { id: string }) => n.id)).toEqual([
+      "start",
+      "l",
+      "k",
+      "t",
+      "o",
+    ]);
     expectStatus(await patchDraft(key, "flows", flow.id, { nodes: incomplete, description: "still incomplete" }), 200);
 
-    const refused = expectError(await api("POST", `/flows/${flow.id}/publish`, { key, body: {} }), 422, "invalid_workflow");
+    const refused = expectError(
+      await api("POST", `/flows/${flow.id}/publish`, { key, body: {} }),
+      422,
+      "invalid_workflow",
+    );
     expect(refused.feedback).toEqual([
       { nodeId: "l", message: expect.stringContaining("data.prompt") },
       { nodeId: "k", message: expect.stringContaining("data.knowledgebaseId") },
@@ -123,7 +163,11 @@ describe("flow validation", () => {
 
     // A test run of the incomplete draft is refused before it runs or costs anything.
     const before = (await getDb().organization.findUniqueOrThrow({ where: { id: t.organization.id } })).credits;
-    const tested = expectError(await api("POST", `/flows/${flow.id}/tests`, { key, body: { cases: [{ input: "hi" }] } }), 422, "invalid_workflow");
+    const tested = expectError(
+      await api("POST", `/flows/${flow.id}/tests`, { key, body: { cases: [{ input: "hi" }] } }),
+      422,
+      "invalid_workflow",
+    );
     expect(tested.feedback.map((f: { nodeId: string }) => f.nodeId)).toEqual(["l", "k", "t", "o"]);
     expect((await getDb().organization.findUniqueOrThrow({ where: { id: t.organization.id } })).credits).toBe(before);
     expect(await getDb().execution.count({ where: { itemId: flow.id } })).toBe(0);
@@ -137,7 +181,9 @@ describe("flow validation", () => {
       { id: "out", type: "output", data: { value: "Hello {{inputs.name}}", position: { x: 240.5, y: 100_000 } } },
     ];
     const flow = await create(key, "flows", { nodes, inputs: [{ key: "name" }] });
-    expect((await draft(key, "flows", flow.id)).nodes.map((n: { data: unknown }) => n.data)).toEqual(nodes.map((n) => n.data));
+    expect((await draft(key, "flows", flow.id)).nodes.map((n: { data: unknown }) => n.data)).toEqual(
+      nodes.map((n) => n.data),
+    );
     expect((await publish(key, "flows", flow.id)).version.number).toBe(1);
   });
 
@@ -165,7 +211,14 @@ describe("flow validation", () => {
         { key: "urgent", type: "boolean" },
       ],
     });
-    expect(flow.inputs[3]).toEqual({ key: "urgent", label: "", description: "", type: "boolean", required: false, options: [] });
+    expect(flow.inputs[3]).toEqual({
+      key: "urgent",
+      label: "",
+      description: "",
+      type: "boolean",
+      required: false,
+      options: [],
+    });
     await publish(key, "flows", flow.id);
     const list = expectStatus(await api("GET", "/flows", { key }), 200).body;
     expect(list.flows).toEqual([
@@ -187,7 +240,11 @@ describe("flow validation", () => {
         },
       },
     ]);
-    const dup = expectError(await patchDraft(key, "flows", flow.id, { inputs: [{ key: "a" }, { key: "a" }] }), 400, "invalid_request");
+    const dup = expectError(
+      await patchDraft(key, "flows", flow.id, { inputs: [{ key: "a" }, { key: "a" }] }),
+      400,
+      "invalid_request",
+    );
     expect(dup.problems[0].path).toBe("inputs.1.key");
   });
 });
@@ -208,7 +265,10 @@ describe("GET /flows listing", () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const response = expectStatus(await api("GET", `/flows?limit=5${cursor ? `&cursor=${cursor}` : ""}`, { key }), 200);
+      const response = expectStatus(
+        await api("GET", `/flows?limit=5${cursor ? `&cursor=${cursor}` : ""}`, { key }),
+        200,
+      );
       seen.push(...response.body.flows.map((f: { id: string }) => f.id));
       cursor = response.body.nextCursor;
       pages++;
@@ -226,7 +286,8 @@ describe("GET /flows listing", () => {
   it("limit is 1..200; a garbage or stale cursor is invalid_request", async () => {
     const t = await newOrganization();
     const key = t.orgKey.secret;
-    for (const limit of ["0", "201", "abc", "1.5"]) expectError(await api("GET", `/flows?limit=${limit}`, { key }), 400, "invalid_request");
+    for (const limit of ["0", "201", "abc", "1.5"])
+      expectError(await api("GET", `/flows?limit=${limit}`, { key }), 400, "invalid_request");
     expectError(await api("GET", "/flows?cursor=garbage", { key }), 400, "invalid_request");
     const a = await create(key, "flows");
     const b = await create(key, "flows");
@@ -235,7 +296,11 @@ describe("GET /flows listing", () => {
     const first = (await api("GET", "/flows?limit=1", { key })).body;
     expect(first.nextCursor).toBeTruthy();
     expectStatus(await api("DELETE", `/flows/${a.id}`, { key }), 204);
-    const stale = expectError(await api("GET", `/flows?limit=1&cursor=${first.nextCursor}`, { key }), 400, "invalid_request");
+    const stale = expectError(
+      await api("GET", `/flows?limit=1&cursor=${first.nextCursor}`, { key }),
+      400,
+      "invalid_request",
+    );
     expect(stale.message).toMatch(/stale/);
     const other = await newOrganization();
     const c = await create(other.orgKey.secret, "flows");
@@ -256,12 +321,28 @@ describe("GET /flows listing", () => {
     await patchDraft(key, "flows", live.id, { name: "Live (edited)" });
     const all = expectStatus(await api("GET", "/flows?include=drafts", { key }), 200).body.flows;
     expect(all).toEqual([
-      { id: draftOnly.id, name: "Draft only", description: "", kind: "form", published: false, updatedAt: draftOnly.updatedAt },
-      { id: live.id, name: "Live (edited)", description: "", kind: "form", published: true, updatedAt: expect.any(String) },
+      {
+        id: draftOnly.id,
+        name: "Draft only",
+        description: "",
+        kind: "form",
+        published: false,
+        updatedAt: draftOnly.updatedAt,
+      },
+      {
+        id: live.id,
+        name: "Live (edited)",
+        description: "",
+        kind: "form",
+        published: true,
+        updatedAt: expect.any(String),
+      },
     ]);
     const reader = await issueKey(t.operator, { kind: "organization", scopes: ["flows:read"] });
     expectError(await api("GET", "/flows?include=drafts", { key: reader.secret }), 403, "insufficient_scope");
-    expect((await api("GET", "/flows", { key: reader.secret })).body.flows.map((f: { name: string }) => f.name)).toEqual(["Live"]);
+    expect(
+      (await api("GET", "/flows", { key: reader.secret })).body.flows.map((f: { name: string }) => f.name),
+    ).toEqual(["Live"]);
     expectError(await api("GET", "/flows?include=everything", { key }), 400, "invalid_request");
   });
 
@@ -271,11 +352,17 @@ describe("GET /flows listing", () => {
     const flow = await create(key, "flows", { name: "Slim" });
     await publish(key, "flows", flow.id);
     expect((await api("GET", "/flows?fields=id,name", { key })).body.flows).toEqual([{ id: flow.id, name: "Slim" }]);
-    expect((await api("GET", "/flows?include=drafts&fields=published,kind", { key })).body.flows).toEqual([{ id: flow.id, published: true, kind: "form" }]);
+    expect((await api("GET", "/flows?include=drafts&fields=published,kind", { key })).body.flows).toEqual([
+      { id: flow.id, published: true, kind: "form" },
+    ]);
     const error = expectError(await api("GET", "/flows?fields=id,colour", { key }), 400, "invalid_request");
     expect(error.message).toContain("colour");
     expect(error.message).toContain("id, name, description, inputs, inputSchema");
-    const draftsError = expectError(await api("GET", "/flows?fields=inputs&include=drafts", { key }), 400, "invalid_request");
+    const draftsError = expectError(
+      await api("GET", "/flows?fields=inputs&include=drafts", { key }),
+      400,
+      "invalid_request",
+    );
     expect(draftsError.message).toContain("id, name, description, kind, published, updatedAt");
   });
 
@@ -287,11 +374,19 @@ describe("GET /flows listing", () => {
     const recent = await create(key, "flows", { name: "Recent" });
     const published = await publish(key, "flows", recent.id);
     const at = published.flow.updatedAt;
-    expect((await api("GET", `/flows?updatedSince=${encodeURIComponent(at)}`, { key })).body.flows.map((f: { name: string }) => f.name)).toEqual(["Recent"]);
+    expect(
+      (await api("GET", `/flows?updatedSince=${encodeURIComponent(at)}`, { key })).body.flows.map(
+        (f: { name: string }) => f.name,
+      ),
+    ).toEqual(["Recent"]);
     const later = new Date(Date.parse(at) + 1).toISOString();
     expect((await api("GET", `/flows?updatedSince=${later}`, { key })).body.flows).toEqual([]);
     const edited = (await patchDraft(key, "flows", old.id, { description: "new" })).body.flow;
-    expect((await api("GET", `/flows?include=drafts&updatedSince=${encodeURIComponent(edited.updatedAt)}`, { key })).body.flows.map((f: { id: string }) => f.id)).toEqual([old.id]);
+    expect(
+      (
+        await api("GET", `/flows?include=drafts&updatedSince=${encodeURIComponent(edited.updatedAt)}`, { key })
+      ).body.flows.map((f: { id: string }) => f.id),
+    ).toEqual([old.id]);
     expectError(await api("GET", "/flows?updatedSince=last-week", { key }), 400, "invalid_request");
   });
 
@@ -303,10 +398,23 @@ describe("GET /flows listing", () => {
     const app = await create(key, "apps", { name: "Ap" });
     await publish(key, "apps", app.id);
     expect((await api("GET", "/agents", { key })).body).toEqual({
-      agents: [{ id: agent.id, name: "Ag", slug: "ag", description: "", model: "atrium-offline", conversationStarters: ["Hi"], questions: [] }],
+      agents: [
+        {
+          id: agent.id,
+          name: "Ag",
+          slug: "ag",
+          description: "",
+          model: "atrium-offline",
+          conversationStarters: ["Hi"],
+          questions: [],
+        },
+      ],
       nextCursor: null,
     });
-    expect((await api("GET", "/apps?fields=id,orchestrationMode", { key })).body).toEqual({ apps: [{ id: app.id, orchestrationMode: "supervisor" }], nextCursor: null });
+    expect((await api("GET", "/apps?fields=id,orchestrationMode", { key })).body).toEqual({
+      apps: [{ id: app.id, orchestrationMode: "supervisor" }],
+      nextCursor: null,
+    });
     const reader = await issueKey(t.operator, { kind: "organization", scopes: ["apps:read", "agents:read"] });
     expectError(await api("GET", "/apps?include=drafts", { key: reader.secret }), 403, "insufficient_scope");
     expectError(await api("GET", "/agents?include=drafts", { key: reader.secret }), 403, "insufficient_scope");

@@ -15,13 +15,17 @@ describe("builder endpoints in the OpenAPI document", () => {
     ] as const) {
       const item = `/${kind}/{${id}}`;
       expect(body.paths[`/${kind}`].post.responses["201"]).toBeTruthy();
-      expect(body.paths[`/${kind}`].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["include", "limit", "cursor", "fields", "updatedSince"]));
+      expect(body.paths[`/${kind}`].get.parameters.map((p: { name: string }) => p.name)).toEqual(
+        expect.arrayContaining(["include", "limit", "cursor", "fields", "updatedSince"]),
+      );
       expect(body.paths[item].get.responses["404"].description).toContain("not_found");
       expect(body.paths[item].delete.responses["204"]).toBeTruthy();
       expect(body.paths[`${item}/draft`].get).toBeTruthy();
       const patch = body.paths[`${item}/draft`].patch;
       expect(patch.responses["409"].description).toContain("conflict");
-      expect(patch.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toContain("header:If-Unmodified-Since");
+      expect(patch.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toContain(
+        "header:If-Unmodified-Since",
+      );
       expect(body.paths[`${item}/publish`].post).toBeTruthy();
       expect(body.paths[`${item}/versions`].get).toBeTruthy();
       const deploy = body.paths[`${item}/versions/{versionId}/deploy`].post;

@@ -20,13 +20,21 @@ describe("test cases kept with their item", () => {
     const empty = await trpc("query", "runtime.agentTests.suite", { id: agent.id }, { cookie });
     expect(empty.body.result.data).toEqual({ cases: [], rubric: "" });
 
-    const saved = await trpc("mutation", "runtime.agentTests.saveSuite", { id: agent.id, cases: CASES, rubric: "Polite" }, { cookie });
+    const saved = await trpc(
+      "mutation",
+      "runtime.agentTests.saveSuite",
+      { id: agent.id, cases: CASES, rubric: "Polite" },
+      { cookie },
+    );
     expect(saved.status).toBe(200);
     const reopened = await trpc("query", "runtime.agentTests.suite", { id: agent.id }, { cookie });
     expect(reopened.body.result.data).toEqual({ cases: CASES, rubric: "Polite" });
 
     await trpc("mutation", "runtime.agentTests.saveSuite", { id: agent.id, cases: [CASES[0]], rubric: "" }, { cookie });
-    expect((await trpc("query", "runtime.agentTests.suite", { id: agent.id }, { cookie })).body.result.data).toEqual({ cases: [CASES[0]], rubric: "" });
+    expect((await trpc("query", "runtime.agentTests.suite", { id: agent.id }, { cookie })).body.result.data).toEqual({
+      cases: [CASES[0]],
+      rubric: "",
+    });
     // Saving cases is not a draft edit: the editor's autosave is not put in conflict by it.
     const item = await getDb().builderItem.findUniqueOrThrow({ where: { id: agent.id } });
     expect(item.updatedAt.toISOString()).toBe(agent.updatedAt);
@@ -43,9 +51,15 @@ describe("test cases kept with their item", () => {
       { id: flow.id, cases: [], rubric: "r".repeat(10_001) },
     ]) {
       const refused = await trpc("mutation", "runtime.flowTests.saveSuite", input, { cookie });
-      expect({ status: refused.status, code: trpcErrorCode(refused) }).toEqual({ status: 400, code: "invalid_request" });
+      expect({ status: refused.status, code: trpcErrorCode(refused) }).toEqual({
+        status: 400,
+        code: "invalid_request",
+      });
     }
-    expect((await trpc("query", "runtime.flowTests.suite", { id: flow.id }, { cookie })).body.result.data).toEqual({ cases: [], rubric: "" });
+    expect((await trpc("query", "runtime.flowTests.suite", { id: flow.id }, { cookie })).body.result.data).toEqual({
+      cases: [],
+      rubric: "",
+    });
   });
 
   it("answers not_found for another organization's item and leaves its cases alone", async () => {
@@ -53,7 +67,12 @@ describe("test cases kept with their item", () => {
     const other = await newOrganization();
     const app = await create(owner.orgKey.secret, "apps");
     const ownerCookie = await signInCookie(owner.owner.email, owner.owner.password);
-    await trpc("mutation", "runtime.appTests.saveSuite", { id: app.id, cases: CASES, rubric: "" }, { cookie: ownerCookie });
+    await trpc(
+      "mutation",
+      "runtime.appTests.saveSuite",
+      { id: app.id, cases: CASES, rubric: "" },
+      { cookie: ownerCookie },
+    );
     const cookie = await signInCookie(other.owner.email, other.owner.password);
     for (const [kind, procedure, input] of [
       ["query", "runtime.appTests.suite", { id: app.id }],
@@ -62,6 +81,8 @@ describe("test cases kept with their item", () => {
     ] as const) {
       expect(trpcErrorCode(await trpc(kind, procedure, input, { cookie }))).toBe("not_found");
     }
-    expect((await trpc("query", "runtime.appTests.suite", { id: app.id }, { cookie: ownerCookie })).body.result.data.cases).toEqual(CASES);
+    expect(
+      (await trpc("query", "runtime.appTests.suite", { id: app.id }, { cookie: ownerCookie })).body.result.data.cases,
+    ).toEqual(CASES);
   });
 });

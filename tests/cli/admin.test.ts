@@ -19,16 +19,21 @@ interface CliResult {
 
 function cli(...args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(tsx, ["src/cli/admin.ts", ...args], { cwd: root, env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL }, timeout: 30_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolve({ code, stdout, stderr, json });
-    });
+    execFile(
+      tsx,
+      ["src/cli/admin.ts", ...args],
+      { cwd: root, env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL }, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+        let json: unknown;
+        try {
+          json = JSON.parse(stdout);
+        } catch {
+          json = undefined;
+        }
+        resolve({ code, stdout, stderr, json });
+      },
+    );
   });
 }
 
@@ -59,10 +64,19 @@ function expectFailure(result: CliResult, code: string): void {
 describe("admin CLI", { timeout: 120_000 }, () => {
   it("manages an organization, its members and keys end to end", async () => {
     // org create: defaults (plan pro, 1000 credits) and explicit values.
-    const [created, agency] = await Promise.all([cli("org", "create", "--name", "CLI Org"), cli("org", "create", "--name", "Agency Org", "--plan", "agency", "--credits", "5")]);
+    const [created, agency] = await Promise.all([
+      cli("org", "create", "--name", "CLI Org"),
+      cli("org", "create", "--name", "Agency Org", "--plan", "agency", "--credits", "5"),
+    ]);
     expectSuccess(created);
     const organization = created.json.organization;
-    expect(organization).toMatchObject({ name: "CLI Org", plan: "pro", credits: 1000, apiEnabled: true, maxKnowledgebases: null });
+    expect(organization).toMatchObject({
+      name: "CLI Org",
+      plan: "pro",
+      credits: 1000,
+      apiEnabled: true,
+      maxKnowledgebases: null,
+    });
     expectSuccess(agency);
     expect(agency.json.organization).toMatchObject({ name: "Agency Org", plan: "agency", credits: 5 });
     expect(await getDb().organization.count({ where: { id: organization.id } })).toBe(1);
@@ -71,8 +85,30 @@ describe("admin CLI", { timeout: 120_000 }, () => {
     const email = `cli-${organization.id}@example.test`;
     const [shown, updated, memberAdded] = await Promise.all([
       cli("org", "show", "--org", organization.id),
-      cli("org", "update", "--org", organization.id, "--plan", "free", "--max-knowledgebases", "3", "--review-agent-writes", "true"),
-      cli("member", "add", "--org", organization.id, "--email", email, "--role", "admin", "--password", "correct-horse-1"),
+      cli(
+        "org",
+        "update",
+        "--org",
+        organization.id,
+        "--plan",
+        "free",
+        "--max-knowledgebases",
+        "3",
+        "--review-agent-writes",
+        "true",
+      ),
+      cli(
+        "member",
+        "add",
+        "--org",
+        organization.id,
+        "--email",
+        email,
+        "--role",
+        "admin",
+        "--password",
+        "correct-horse-1",
+      ),
     ]);
     expectSuccess(shown);
     expect(shown.json.organization).toMatchObject({ id: organization.id, name: "CLI Org", credits: 1000 });
@@ -91,7 +127,12 @@ describe("admin CLI", { timeout: 120_000 }, () => {
       expect(shown.json.organization).toHaveProperty(setting);
     }
     expectSuccess(updated);
-    expect(updated.json.organization).toMatchObject({ id: organization.id, plan: "free", maxKnowledgebases: 3, reviewAgentWrites: true });
+    expect(updated.json.organization).toMatchObject({
+      id: organization.id,
+      plan: "free",
+      maxKnowledgebases: 3,
+      reviewAgentWrites: true,
+    });
     expectSuccess(memberAdded);
     const member = memberAdded.json.member;
     expect(member).toMatchObject({ email, role: "admin", organizationId: organization.id, removedAt: null });
@@ -113,7 +154,11 @@ describe("admin CLI", { timeout: 120_000 }, () => {
     expect(orgKey.json.key.secret).toMatch(/^sk_org_/);
     expect(orgKey.json.key.scopes).toHaveLength(14); // all scopes by default
     expectSuccess(personalKey);
-    expect(personalKey.json.key).toMatchObject({ kind: "personal", memberId: member.id, scopes: ["knowledge:read", "apps:execute"] });
+    expect(personalKey.json.key).toMatchObject({
+      kind: "personal",
+      memberId: member.id,
+      scopes: ["knowledge:read", "apps:execute"],
+    });
     expect(personalKey.json.key.secret).toMatch(/^sk_mem_/);
 
     // The keys work against the API, and the member signs in with the password given.
@@ -168,7 +213,10 @@ describe("admin CLI", { timeout: 120_000 }, () => {
     expect((await api("GET", "/models", { key: personalKey.secret })).status).toBe(200);
     const cookie = await signInCookie(login.email, login.password);
     const me = await trpc("query", "auth.me", undefined, { cookie });
-    expect(me.body.result.data).toMatchObject({ member: { role: "owner", id: personalKey.memberId }, organization: { id: organization.id } });
+    expect(me.body.result.data).toMatchObject({
+      member: { role: "owner", id: personalKey.memberId },
+      organization: { id: organization.id },
+    });
   });
 
   it("manages plans, portals, billing links and end users", async () => {
@@ -181,7 +229,12 @@ describe("admin CLI", { timeout: 120_000 }, () => {
       cli("portal", "create", "--org", orgId, "--name", "Members area"),
     ]);
     expectSuccess(plan);
-    expect(plan.json.tierPlan).toMatchObject({ name: "Gold", creditAllowance: 300, archived: false, groupId: plan.json.group.id });
+    expect(plan.json.tierPlan).toMatchObject({
+      name: "Gold",
+      creditAllowance: 300,
+      archived: false,
+      groupId: plan.json.group.id,
+    });
     expect(plan.json.group).toMatchObject({ name: "Gold", planId: plan.json.tierPlan.id, memberCount: 0 });
     expectSuccess(plainPlan);
     expect(plainPlan.json.group).toBeUndefined();
@@ -191,9 +244,17 @@ describe("admin CLI", { timeout: 120_000 }, () => {
     const user = await getDb().endUser.create({ data: { organizationId: orgId, email: "cli-person@example.test" } });
     const linked = await cli("billing", "link", "--end-user", user.id, "--plan", plan.json.tierPlan.id);
     expectSuccess(linked);
-    expect(linked.json.subscription).toMatchObject({ tierPlanId: plan.json.tierPlan.id, provisionedBy: "processor", isComped: false, status: "active" });
+    expect(linked.json.subscription).toMatchObject({
+      tierPlanId: plan.json.tierPlan.id,
+      provisionedBy: "processor",
+      isComped: false,
+      status: "active",
+    });
 
-    const [archived, revoked] = await Promise.all([cli("plan", "archive", "--plan", plainPlan.json.tierPlan.id), cli("end-user", "revoke", "--end-user", user.id)]);
+    const [archived, revoked] = await Promise.all([
+      cli("plan", "archive", "--plan", plainPlan.json.tierPlan.id),
+      cli("end-user", "revoke", "--end-user", user.id),
+    ]);
     expectSuccess(archived);
     expect(archived.json.tierPlan.archived).toBe(true);
     expectSuccess(revoked);
@@ -207,16 +268,17 @@ describe("admin CLI", { timeout: 120_000 }, () => {
 
   it("fails with exit 1 and an error envelope", async () => {
     const missingOrg = "00000000-0000-4000-8000-000000000000";
-    const [unknownCommand, noVerb, missingFlag, badFlag, unknownOrg, unknownMember, unknownKey, badPlan] = await Promise.all([
-      cli("org", "frobnicate"),
-      cli(),
-      cli("org", "create"),
-      cli("org", "create", "--name", "X", "--colour", "red"),
-      cli("org", "show", "--org", missingOrg),
-      cli("member", "remove", "--member", missingOrg),
-      cli("key", "revoke", "--key", missingOrg),
-      cli("org", "update", "--org", missingOrg, "--plan", "platinum"),
-    ]);
+    const [unknownCommand, noVerb, missingFlag, badFlag, unknownOrg, unknownMember, unknownKey, badPlan] =
+      await Promise.all([
+        cli("org", "frobnicate"),
+        cli(),
+        cli("org", "create"),
+        cli("org", "create", "--name", "X", "--colour", "red"),
+        cli("org", "show", "--org", missingOrg),
+        cli("member", "remove", "--member", missingOrg),
+        cli("key", "revoke", "--key", missingOrg),
+        cli("org", "update", "--org", missingOrg, "--plan", "platinum"),
+      ]);
     expectFailure(unknownCommand, "invalid_request");
     expect(unknownCommand.json.error.message).toContain("org frobnicate");
     expectFailure(noVerb, "invalid_request");

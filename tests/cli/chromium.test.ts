@@ -13,7 +13,9 @@ describe("ensureChromium", () => {
   it("uses an installed Chromium without installing anything", () => {
     const host = machine(["/usr/bin/chromium"]);
     let installs = 0;
-    expect(ensureChromium({ configured: undefined, exists: host.exists, canInstall: true, install: () => installs++ })).toEqual({ path: "/usr/bin/chromium" });
+    expect(
+      ensureChromium({ configured: undefined, exists: host.exists, canInstall: true, install: () => installs++ }),
+    ).toEqual({ path: "/usr/bin/chromium" });
     expect(installs).toBe(0);
   });
 
@@ -58,7 +60,11 @@ describe("ensureChromium", () => {
   });
 
   it("honours CHROMIUM_PATH, and says so when it points nowhere", () => {
-    expect(ensureChromium({ configured: "/opt/chrome/chrome", exists: machine(["/opt/chrome/chrome"]).exists })).toEqual({ path: "/opt/chrome/chrome" });
-    expect(ensureChromium({ configured: "/nowhere", exists: machine([]).exists }).error).toContain("CHROMIUM_PATH is /nowhere");
+    expect(
+      ensureChromium({ configured: "/opt/chrome/chrome", exists: machine(["/opt/chrome/chrome"]).exists }),
+    ).toEqual({ path: "/opt/chrome/chrome" });
+    expect(ensureChromium({ configured: "/nowhere", exists: machine([]).exists }).error).toContain(
+      "CHROMIUM_PATH is /nowhere",
+    );
   });
 });

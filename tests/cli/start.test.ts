@@ -41,7 +41,9 @@ function start(port: string): Run {
     output += chunk.toString();
     stderr += chunk.toString();
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   return { child, output: () => output, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
@@ -58,7 +60,8 @@ async function freePort(): Promise<number> {
 async function untilHealthy(run: Run, port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (run.child.exitCode !== null || run.child.signalCode !== null) throw new Error(`The launcher exited before serving:\n${run.output()}`);
+    if (run.child.exitCode !== null || run.child.signalCode !== null)
+      throw new Error(`The launcher exited before serving:\n${run.output()}`);
     if ((await health(port)) === 200) return;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
@@ -129,9 +132,13 @@ it("creates the first owner on a fresh start, serves from its own process, and o
 
   // Methods fetch's Request refuses once ended the process: each is a 405, and it keeps serving.
   for (const method of ["TRACE", "TRACK"]) {
-    expect(await rawStatus(port, `${method} /api/v1/models HTTP/1.1\r\nHost: localhost\r\n\r\n`)).toBe("HTTP/1.1 405 Method Not Allowed");
+    expect(await rawStatus(port, `${method} /api/v1/models HTTP/1.1\r\nHost: localhost\r\n\r\n`)).toBe(
+      "HTTP/1.1 405 Method Not Allowed",
+    );
   }
-  expect(await rawStatus(port, "CONNECT 169.254.169.254:80 HTTP/1.1\r\nHost: 169.254.169.254:80\r\n\r\n")).toBe("HTTP/1.1 405 Method Not Allowed");
+  expect(await rawStatus(port, "CONNECT 169.254.169.254:80 HTTP/1.1\r\nHost: 169.254.169.254:80\r\n\r\n")).toBe(
+    "HTTP/1.1 405 Method Not Allowed",
+  );
   expect(await health(port)).toBe(200);
 
   // The setup step has exited; nothing else of Atrium runs beside this process (PostgreSQL is detached).
@@ -146,7 +153,9 @@ it("creates the first owner on a fresh start, serves from its own process, and o
   socket.on("data", (chunk: Buffer) => (answer += chunk.toString()));
   const ended = new Promise((resolve) => socket.once("close", resolve));
   const body = JSON.stringify({ email: "late@example.com" });
-  socket.write(`POST /api/v1/end-users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
+  socket.write(
+    `POST /api/v1/end-users HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+  );
   await new Promise((resolve) => setTimeout(resolve, 300));
   run.child.kill("SIGTERM");
   await expect.poll(() => health(port), { timeout: 10_000 }).toBeNull(); // no longer accepting
@@ -182,7 +191,9 @@ it("prints one line and exits non-zero when the port is taken, and stops the emb
     const run = start(String(port));
     expect(await run.exited).toEqual({ code: 1, signal: null });
     const lines = run.stderr().trim().split("\n");
-    expect(lines.at(-1)).toBe(`Atrium could not start: port ${port} is already in use; stop what listens on it or set PORT to another port.`);
+    expect(lines.at(-1)).toBe(
+      `Atrium could not start: port ${port} is already in use; stop what listens on it or set PORT to another port.`,
+    );
     expect(postgresPid()).toBeNull();
   } finally {
     taken.close();

@@ -11,7 +11,12 @@ const SRC = join(ROOT, "src");
  * Where colour literals belong: the tokens, the portal's contrast arithmetic over brand colours,
  * and what is drawn outside any stylesheet (the home-screen icon's image, the web app manifest).
  */
-const ALLOWED = new Set(["src/app/theme.css", "src/components/portal/theme.ts", "src/app/apple-icon.tsx", "src/app/manifest.ts"]);
+const ALLOWED = new Set([
+  "src/app/theme.css",
+  "src/components/portal/theme.ts",
+  "src/app/apple-icon.tsx",
+  "src/app/manifest.ts",
+]);
 const SKIPPED_FOLDERS = new Set(["generated"]);
 
 const NAMED_COLOURS =
@@ -34,7 +39,9 @@ function sourceFiles(folder: string): string[] {
 function withoutComments(text: string, css: boolean): string {
   const blank = (comment: string) => comment.replace(/[^\n]/g, " ");
   const block = text.replace(/\/\*[\s\S]*?\*\//g, blank);
-  return css ? block : block.replace(/(^|[\s;{}(),])\/\/[^\n]*/g, (whole, before: string) => before + blank(whole.slice(before.length)));
+  return css
+    ? block
+    : block.replace(/(^|[\s;{}(),])\/\/[^\n]*/g, (whole, before: string) => before + blank(whole.slice(before.length)));
 }
 
 /** `file:line: text` for each colour literal outside the tokens. */
@@ -49,14 +56,19 @@ export function colourLiterals(path: string, text: string): string[] {
         // Declarations only: a selector (`#main:hover {`) ends at its brace.
         const declarations = [...line.matchAll(/(?:^|[{;])\s*([a-z-]+)\s*:\s*([^;{}]*)(?=;|}|$)/gi)];
         const coloured = declarations.some(
-          ([, property = "", value = ""]) => HEX.test(value) || COLOUR_FUNCTION.test(value) || (COLOUR_PROPERTY.test(property) && NAMED.test(value)),
+          ([, property = "", value = ""]) =>
+            HEX.test(value) || COLOUR_FUNCTION.test(value) || (COLOUR_PROPERTY.test(property) && NAMED.test(value)),
         );
         if (coloured) found.push(where);
         return;
       }
       const strings = line.match(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`/g) ?? [];
       if (strings.some((s) => HEX.test(s) || COLOUR_FUNCTION.test(s))) found.push(where);
-      else if (/\b(?:color|background\w*|border\w*|fill|stroke)\s*[:=]\s*\{?\s*["'`]/i.test(line) && strings.some((s) => QUOTED_NAMED.test(s))) found.push(where);
+      else if (
+        /\b(?:color|background\w*|border\w*|fill|stroke)\s*[:=]\s*\{?\s*["'`]/i.test(line) &&
+        strings.some((s) => QUOTED_NAMED.test(s))
+      )
+        found.push(where);
     });
   return found;
 }
@@ -71,8 +83,20 @@ describe("colours come from the theme tokens", () => {
   });
 
   it("catches the literals it is there for, and leaves tokens and anchors alone", () => {
-    const css = ["a { color: #fff; }", ".x {", "  background: rgb(0 0 0 / 0.5);", "  border: 1px solid white;", "  color: var(--text);", "}", "#main:hover {"].join("\n");
-    expect(colourLiterals("x.css", css)).toEqual(["x.css:1: a { color: #fff; }", "x.css:3: background: rgb(0 0 0 / 0.5);", "x.css:4: border: 1px solid white;"]);
+    const css = [
+      "a { color: #fff; }",
+      ".x {",
+      "  background: rgb(0 0 0 / 0.5);",
+      "  border: 1px solid white;",
+      "  color: var(--text);",
+      "}",
+      "#main:hover {",
+    ].join("\n");
+    expect(colourLiterals("x.css", css)).toEqual([
+      "x.css:1: a { color: #fff; }",
+      "x.css:3: background: rgb(0 0 0 / 0.5);",
+      "x.css:4: border: 1px solid white;",
+    ]);
     expect(colourLiterals("a.css", ".a {\n  color: #fff;\n  /* was #000 */\n}")).toEqual(["a.css:2: color: #fff;"]);
     const tsx = [
       '<p style={{ color: "#c92a2a" }} />',

@@ -15,7 +15,12 @@ async function find(tenant: Tenant, q: string) {
 async function seed(tenant: Tenant): Promise<{ aliceId: string; kbId: string; pageId: string }> {
   const db = getDb();
   const organizationId = tenant.organization.id;
-  const alice = (await provisionEndUser(db, tenant.operator, { email: `alice-${uniqueSuffix()}@example.test`, fullName: "Alice Liddell" })).endUser;
+  const alice = (
+    await provisionEndUser(db, tenant.operator, {
+      email: `alice-${uniqueSuffix()}@example.test`,
+      fullName: "Alice Liddell",
+    })
+  ).endUser;
   await provisionEndUser(db, tenant.operator, { email: `bob-${uniqueSuffix()}@example.test`, fullName: "Bob Marley" });
   await create(tenant.orgKey.secret, "apps", { name: "Alibi checker" });
   await create(tenant.orgKey.secret, "agents", { name: "Salinger" });
@@ -34,7 +39,13 @@ describe("find.byName", () => {
     expect(response.status).toBe(200);
     const items = response.body.result.data.items;
     expect(items.map((item: { kind: string; name: string }) => `${item.kind}:${item.name}`).sort()).toEqual(
-      ["agent:Salinger", "app:Alibi checker", "end_user:Alice Liddell", "knowledgebase:Alias book", "page:Kalimba notes"].sort(),
+      [
+        "agent:Salinger",
+        "app:Alibi checker",
+        "end_user:Alice Liddell",
+        "knowledgebase:Alias book",
+        "page:Kalimba notes",
+      ].sort(),
     );
     expect(items.find((item: { kind: string }) => item.kind === "end_user").href).toBe(`/end-users/${aliceId}`);
     expect(items.find((item: { kind: string }) => item.kind === "page").href).toBe(`/knowledge/${kbId}?page=${pageId}`);
@@ -52,7 +63,8 @@ describe("find.byName", () => {
 
   it("gives at most 5 of a kind, refuses text over 200 characters, and answers a long pathological text at once", async () => {
     const tenant = await newOrganization();
-    for (let n = 0; n < 7; n++) await provisionEndUser(getDb(), tenant.operator, { email: `ali${n}-${uniqueSuffix()}@example.test` });
+    for (let n = 0; n < 7; n++)
+      await provisionEndUser(getDb(), tenant.operator, { email: `ali${n}-${uniqueSuffix()}@example.test` });
     expect((await find(tenant, "ali")).body.result.data.items).toHaveLength(5);
     const tooLong = await find(tenant, "a".repeat(201));
     expect(tooLong.status).toBe(400);

@@ -5,7 +5,18 @@ import { describe, expect, it } from "vitest";
 import { publicOrigin } from "@/env";
 import { getDb } from "@/server/db";
 import { hashSecret } from "@/server/auth/secrets";
-import { addPerson, consoleHandler, newOrganization, signInCookie, toApiResponse, trpc, trpcErrorCode, uniqueSuffix, type ApiResponse, type Tenant } from "../helpers";
+import {
+  addPerson,
+  consoleHandler,
+  newOrganization,
+  signInCookie,
+  toApiResponse,
+  trpc,
+  trpcErrorCode,
+  uniqueSuffix,
+  type ApiResponse,
+  type Tenant,
+} from "../helpers";
 
 const PASSWORD = "a-long-enough-passphrase";
 
@@ -19,15 +30,28 @@ async function ownerCookie(tenant: Tenant): Promise<string> {
 
 /** The token of the newest invitation mail to `email` in the organization's outbox. */
 async function tokenFromOutbox(tenant: Tenant, email: string): Promise<string> {
-  const mail = await getDb().outboxMessage.findFirstOrThrow({ where: { organizationId: tenant.organization.id, to: email }, orderBy: { createdAt: "desc" } });
+  const mail = await getDb().outboxMessage.findFirstOrThrow({
+    where: { organizationId: tenant.organization.id, to: email },
+    orderBy: { createdAt: "desc" },
+  });
   const line = mail.text.split("\n").find((text) => text.includes("/invite/"));
   if (!line) throw new Error("no invitation link in the mail");
   expect(line.startsWith(`${publicOrigin()}/invite/`)).toBe(true);
   return decodeURIComponent(line.slice(line.indexOf("/invite/") + "/invite/".length).trim());
 }
 
-async function invite(tenant: Tenant, email: string, role = "member", cookie?: string): Promise<{ response: ApiResponse; token: string }> {
-  const response = await trpc("mutation", "invitations.create", { email, role }, { cookie: cookie ?? (await ownerCookie(tenant)) });
+async function invite(
+  tenant: Tenant,
+  email: string,
+  role = "member",
+  cookie?: string,
+): Promise<{ response: ApiResponse; token: string }> {
+  const response = await trpc(
+    "mutation",
+    "invitations.create",
+    { email, role },
+    { cookie: cookie ?? (await ownerCookie(tenant)) },
+  );
   expect(response.status).toBe(200);
   return { response, token: await tokenFromOutbox(tenant, email) };
 }
@@ -51,16 +75,27 @@ describe("an invitation by email", () => {
     const tenant = await newOrganization();
     const email = freshEmail();
     const { response, token } = await invite(tenant, email, "admin");
-    expect(response.body.result.data).toMatchObject({ email, role: "admin", status: "pending", invitedBy: tenant.owner.email });
+    expect(response.body.result.data).toMatchObject({
+      email,
+      role: "admin",
+      status: "pending",
+      invitedBy: tenant.owner.email,
+    });
 
     // Only the secret's hash is stored.
-    const stored = await getDb().invitation.findFirstOrThrow({ where: { organizationId: tenant.organization.id, email } });
+    const stored = await getDb().invitation.findFirstOrThrow({
+      where: { organizationId: tenant.organization.id, email },
+    });
     expect(stored.tokenHash).toBe(hashSecret(token.split(".")[1]!));
     expect(JSON.stringify(stored)).not.toContain(token.split(".")[1]!);
     expect(stored.expiresAt.getTime() - stored.createdAt.getTime()).toBe(7 * 86_400_000);
 
     const preview = await trpc("query", "invitations.preview", { token });
-    expect(preview.body.result.data).toMatchObject({ organizationName: tenant.organization.name, email, role: "admin" });
+    expect(preview.body.result.data).toMatchObject({
+      organizationName: tenant.organization.name,
+      email,
+      role: "admin",
+    });
 
     const accepted = await accept(token);
     expect(accepted.status).toBe(200);
@@ -70,7 +105,10 @@ describe("an invitation by email", () => {
     expect(me.organization.id).toBe(tenant.organization.id);
     expect((await trpc("mutation", "auth.signIn", { email, password: PASSWORD })).status).toBe(200);
 
-    const actions = await getDb().auditEvent.findMany({ where: { organizationId: tenant.organization.id, targetType: "invitation" }, orderBy: { occurredAt: "asc" } });
+    const actions = await getDb().auditEvent.findMany({
+      where: { organizationId: tenant.organization.id, targetType: "invitation" },
+      orderBy: { occurredAt: "asc" },
+    });
     expect(actions.map((event) => [event.action, event.actorLabel])).toEqual([
       ["invitation.create", tenant.owner.email],
       ["invitation.accept", email],
@@ -88,21 +126,29 @@ describe("an invitation by email", () => {
     expectRefused(first.status === 410 ? first : second, 410, "invitation_unavailable", "used");
     expectRefused(await accept(token), 410, "invitation_unavailable", "used");
     expect(await memberCount(tenant, email)).toBe(1);
-    expect(await getDb().session.count({ where: { member: { organizationId: tenant.organization.id, user: { email } } } })).toBe(1);
+    expect(
+      await getDb().session.count({ where: { member: { organizationId: tenant.organization.id, user: { email } } } }),
+    ).toBe(1);
   });
 
   it("refuses an expired link, shows nothing of it, and writes nothing", async () => {
     const tenant = await newOrganization();
     const email = freshEmail();
     const { token } = await invite(tenant, email);
-    await getDb().invitation.updateMany({ where: { organizationId: tenant.organization.id, email }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await getDb().invitation.updateMany({
+      where: { organizationId: tenant.organization.id, email },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expectRefused(await trpc("query", "invitations.preview", { token }), 410, "invitation_unavailable", "expired");
     expectRefused(await accept(token), 410, "invitation_unavailable", "expired");
     expect(await memberCount(tenant, email)).toBe(0);
     expect(await getDb().user.count({ where: { email } })).toBe(0);
     // The admin still sees it, as expired, and may send it again.
-    const list = (await trpc("query", "invitations.list", { limit: 50 }, { cookie: await ownerCookie(tenant) })).body.result.data.invitations;
-    expect(list.map((item: { email: string; status: string }) => [item.email, item.status])).toEqual([[email, "expired"]]);
+    const list = (await trpc("query", "invitations.list", { limit: 50 }, { cookie: await ownerCookie(tenant) })).body
+      .result.data.invitations;
+    expect(list.map((item: { email: string; status: string }) => [item.email, item.status])).toEqual([
+      [email, "expired"],
+    ]);
   });
 
   it("refuses a revoked link", async () => {
@@ -110,10 +156,16 @@ describe("an invitation by email", () => {
     const email = freshEmail();
     const { response, token } = await invite(tenant, email);
     const cookie = await ownerCookie(tenant);
-    expect((await trpc("mutation", "invitations.revoke", { invitationId: response.body.result.data.id }, { cookie })).status).toBe(200);
+    expect(
+      (await trpc("mutation", "invitations.revoke", { invitationId: response.body.result.data.id }, { cookie })).status,
+    ).toBe(200);
     expectRefused(await accept(token), 410, "invitation_unavailable", "revoked");
     expect(await memberCount(tenant, email)).toBe(0);
-    expectRefused(await trpc("mutation", "invitations.resend", { invitationId: response.body.result.data.id }, { cookie }), 404, "not_found");
+    expectRefused(
+      await trpc("mutation", "invitations.resend", { invitationId: response.body.result.data.id }, { cookie }),
+      404,
+      "not_found",
+    );
   });
 
   it("resends with a new link and kills the old one", async () => {
@@ -121,8 +173,16 @@ describe("an invitation by email", () => {
     const email = freshEmail();
     const { response, token: old } = await invite(tenant, email);
     const cookie = await ownerCookie(tenant);
-    await getDb().invitation.updateMany({ where: { organizationId: tenant.organization.id, email }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    const resent = await trpc("mutation", "invitations.resend", { invitationId: response.body.result.data.id }, { cookie });
+    await getDb().invitation.updateMany({
+      where: { organizationId: tenant.organization.id, email },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    const resent = await trpc(
+      "mutation",
+      "invitations.resend",
+      { invitationId: response.body.result.data.id },
+      { cookie },
+    );
     expect(resent.status).toBe(200);
     expect(resent.body.result.data.status).toBe("pending");
     const fresh = await tokenFromOutbox(tenant, email);
@@ -141,9 +201,18 @@ describe("an invitation by email", () => {
     const cookieB = await ownerCookie(b);
 
     // B's admin neither sees, resends nor revokes A's invitation.
-    expectRefused(await trpc("mutation", "invitations.revoke", { invitationId: forA.body.result.data.id }, { cookie: cookieB }), 404, "not_found");
-    expectRefused(await trpc("mutation", "invitations.resend", { invitationId: forA.body.result.data.id }, { cookie: cookieB }), 404, "not_found");
-    const listB = (await trpc("query", "invitations.list", { limit: 50 }, { cookie: cookieB })).body.result.data.invitations;
+    expectRefused(
+      await trpc("mutation", "invitations.revoke", { invitationId: forA.body.result.data.id }, { cookie: cookieB }),
+      404,
+      "not_found",
+    );
+    expectRefused(
+      await trpc("mutation", "invitations.resend", { invitationId: forA.body.result.data.id }, { cookie: cookieB }),
+      404,
+      "not_found",
+    );
+    const listB = (await trpc("query", "invitations.list", { limit: 50 }, { cookie: cookieB })).body.result.data
+      .invitations;
     expect(listB.map((item: { id: string }) => item.id)).not.toContain(forA.body.result.data.id);
 
     // A's id with B's secret opens nothing.
@@ -160,7 +229,16 @@ describe("an invitation by email", () => {
     const tenant = await newOrganization();
     const cookie = await ownerCookie(tenant);
     const mailsBefore = await getDb().outboxMessage.count({ where: { organizationId: tenant.organization.id } });
-    expectRefused(await trpc("mutation", "invitations.create", { email: tenant.owner.email.toUpperCase(), role: "member" }, { cookie }), 409, "conflict");
+    expectRefused(
+      await trpc(
+        "mutation",
+        "invitations.create",
+        { email: tenant.owner.email.toUpperCase(), role: "member" },
+        { cookie },
+      ),
+      409,
+      "conflict",
+    );
     expect(await getDb().invitation.count({ where: { organizationId: tenant.organization.id } })).toBe(0);
     expect(await getDb().outboxMessage.count({ where: { organizationId: tenant.organization.id } })).toBe(mailsBefore);
 
@@ -174,13 +252,28 @@ describe("an invitation by email", () => {
     const tenant = await newOrganization();
     const memberInvite = await invite(tenant, freshEmail(), "member");
     const memberCookie = (await accept(memberInvite.token)).headers.get("set-cookie")!.split(";")[0]!;
-    expectRefused(await trpc("mutation", "invitations.create", { email: freshEmail(), role: "viewer" }, { cookie: memberCookie }), 403, "forbidden_role");
-    expectRefused(await trpc("query", "invitations.list", { limit: 50 }, { cookie: memberCookie }), 403, "forbidden_role");
+    expectRefused(
+      await trpc("mutation", "invitations.create", { email: freshEmail(), role: "viewer" }, { cookie: memberCookie }),
+      403,
+      "forbidden_role",
+    );
+    expectRefused(
+      await trpc("query", "invitations.list", { limit: 50 }, { cookie: memberCookie }),
+      403,
+      "forbidden_role",
+    );
 
     const adminInvite = await invite(tenant, freshEmail(), "admin");
     const adminCookie = (await accept(adminInvite.token)).headers.get("set-cookie")!.split(";")[0]!;
-    expectRefused(await trpc("mutation", "invitations.create", { email: freshEmail(), role: "owner" }, { cookie: adminCookie }), 403, "forbidden_role");
-    expect((await trpc("mutation", "invitations.create", { email: freshEmail(), role: "admin" }, { cookie: adminCookie })).status).toBe(200);
+    expectRefused(
+      await trpc("mutation", "invitations.create", { email: freshEmail(), role: "owner" }, { cookie: adminCookie }),
+      403,
+      "forbidden_role",
+    );
+    expect(
+      (await trpc("mutation", "invitations.create", { email: freshEmail(), role: "admin" }, { cookie: adminCookie }))
+        .status,
+    ).toBe(200);
   });
 
   it("asks for a password as sign-up does, and keeps the link open after a refusal", async () => {
@@ -205,11 +298,19 @@ describe("an invitation by email", () => {
     const email = freshEmail();
     const request = new Request("http://localhost/api/trpc/invitations.create", {
       method: "POST",
-      headers: { "content-type": "application/json", cookie: await ownerCookie(tenant), host: "evil.example", "x-forwarded-host": "evil.example", origin: "http://localhost" },
+      headers: {
+        "content-type": "application/json",
+        cookie: await ownerCookie(tenant),
+        host: "evil.example",
+        "x-forwarded-host": "evil.example",
+        origin: "http://localhost",
+      },
       body: JSON.stringify({ email, role: "member" }),
     });
     expect((await toApiResponse(await consoleHandler()(request))).status).toBe(200);
-    const mail = await getDb().outboxMessage.findFirstOrThrow({ where: { organizationId: tenant.organization.id, to: email } });
+    const mail = await getDb().outboxMessage.findFirstOrThrow({
+      where: { organizationId: tenant.organization.id, to: email },
+    });
     expect(mail.text).not.toContain("evil.example");
     await tokenFromOutbox(tenant, email);
   });
@@ -220,22 +321,39 @@ describe("a password reset by link", () => {
     const tenant = await newOrganization();
     const person = await addPerson(tenant.operator, "member");
     const cookie = await ownerCookie(tenant);
-    expect((await trpc("mutation", "members.resetPassword", { memberId: person.member.id }, { cookie })).status).toBe(200);
+    expect((await trpc("mutation", "members.resetPassword", { memberId: person.member.id }, { cookie })).status).toBe(
+      200,
+    );
     const token = await tokenFromOutbox(tenant, person.email);
-    expect((await trpc("query", "invitations.preview", { token })).body.result.data).toMatchObject({ email: person.email, purpose: "reset" });
-    expect((await trpc("query", "invitations.list", { limit: 50 }, { cookie })).body.result.data.invitations).toEqual([]);
+    expect((await trpc("query", "invitations.preview", { token })).body.result.data).toMatchObject({
+      email: person.email,
+      purpose: "reset",
+    });
+    expect((await trpc("query", "invitations.list", { limit: 50 }, { cookie })).body.result.data.invitations).toEqual(
+      [],
+    );
 
     const accepted = await accept(token, "my-new-passphrase-1");
     expect(accepted.status).toBe(200);
     expect(accepted.body.result.data.member.id).toBe(person.member.id);
-    const me = (await trpc("query", "auth.me", undefined, { cookie: accepted.headers.get("set-cookie")!.split(";")[0]! })).body.result.data;
+    const me = (
+      await trpc("query", "auth.me", undefined, { cookie: accepted.headers.get("set-cookie")!.split(";")[0]! })
+    ).body.result.data;
     expect(me.member.id).toBe(person.member.id);
-    expect((await trpc("mutation", "auth.signIn", { email: person.email, password: "my-new-passphrase-1" })).status).toBe(200);
-    expect((await trpc("mutation", "auth.signIn", { email: person.email, password: person.password })).status).toBe(401);
+    expect(
+      (await trpc("mutation", "auth.signIn", { email: person.email, password: "my-new-passphrase-1" })).status,
+    ).toBe(200);
+    expect((await trpc("mutation", "auth.signIn", { email: person.email, password: person.password })).status).toBe(
+      401,
+    );
     expectRefused(await accept(token, "my-new-passphrase-2"), 410, "invitation_unavailable", "used");
     expect(await memberCount(tenant, person.email)).toBe(1);
     const changes = await getDb().auditEvent.findMany({
-      where: { organizationId: tenant.organization.id, targetId: person.member.id, action: { startsWith: "member.password" } },
+      where: {
+        organizationId: tenant.organization.id,
+        targetId: person.member.id,
+        action: { startsWith: "member.password" },
+      },
       orderBy: { occurredAt: "asc" },
     });
     expect(changes.map((event) => [event.action, event.actorLabel])).toEqual([
@@ -256,7 +374,10 @@ describe("a password reset by link", () => {
     expect(second).not.toBe(first);
     expectRefused(await accept(first), 410, "invitation_unavailable", "revoked");
 
-    await getDb().invitation.updateMany({ where: { memberId: person.member.id, acceptedAt: null, revokedAt: null }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await getDb().invitation.updateMany({
+      where: { memberId: person.member.id, acceptedAt: null, revokedAt: null },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expectRefused(await accept(second), 410, "invitation_unavailable", "expired");
 
     await trpc("mutation", "members.resetPassword", { memberId: person.member.id }, { cookie });

@@ -29,7 +29,10 @@ describe("q on the lists", () => {
     const firstPage = await api("GET", "/apps?include=drafts&limit=200", { key });
     expect(firstPage.body.apps.some((app: { id: string }) => app.id === sought.id)).toBe(false);
     const found = await api("GET", "/apps?include=drafts&q=zEBRA", { key });
-    expect(found.body).toEqual({ apps: [expect.objectContaining({ id: sought.id, name: "Zebra Desk", published: false })], nextCursor: null });
+    expect(found.body).toEqual({
+      apps: [expect.objectContaining({ id: sought.id, name: "Zebra Desk", published: false })],
+      nextCursor: null,
+    });
     expect((await api("GET", "/apps?q=zebra", { key })).body.apps).toEqual([]);
 
     await publish(key, "apps", sought.id);
@@ -46,7 +49,9 @@ describe("q on the lists", () => {
     for (const name of ["50% off", "500 club", "a_b", "axb"]) await create(key, "agents", { name });
     expect(names((await api("GET", "/agents?include=drafts&q=50%25", { key })).body.agents)).toEqual(["50% off"]);
     expect(names((await api("GET", "/agents?include=drafts&q=a_b", { key })).body.agents)).toEqual(["a_b"]);
-    expect((await api("GET", "/agents?include=drafts&q=%25", { key })).body.agents.map((a: { name: string }) => a.name)).toEqual(["50% off"]);
+    expect(
+      (await api("GET", "/agents?include=drafts&q=%25", { key })).body.agents.map((a: { name: string }) => a.name),
+    ).toEqual(["50% off"]);
 
     const page1 = await api("GET", "/agents?include=drafts&q=0&limit=1", { key });
     expect(names(page1.body.agents)).toEqual(["50% off"]);
@@ -73,10 +78,16 @@ describe("q on the lists", () => {
       await newGroup(org.operator, `50%_club (${suffix})`);
     }
     const key = tenant.orgKey.secret;
-    expect(names((await api("GET", "/knowledgebases?q=RETURNS", { key })).body.knowledgebases)).toEqual(["Returns handbook (ours)"]);
-    expect(names((await api("GET", "/flows?include=drafts&q=returns", { key })).body.flows)).toEqual(["Returns triage (ours)"]);
+    expect(names((await api("GET", "/knowledgebases?q=RETURNS", { key })).body.knowledgebases)).toEqual([
+      "Returns handbook (ours)",
+    ]);
+    expect(names((await api("GET", "/flows?include=drafts&q=returns", { key })).body.flows)).toEqual([
+      "Returns triage (ours)",
+    ]);
     expect(names((await api("GET", "/portals?q=returns", { key })).body.portals)).toEqual(["Returns portal (ours)"]);
-    expect(names((await api("GET", "/user-groups?q=RETURNS", { key })).body.userGroups)).toEqual(["Returns desk (ours)"]);
+    expect(names((await api("GET", "/user-groups?q=RETURNS", { key })).body.userGroups)).toEqual([
+      "Returns desk (ours)",
+    ]);
     expect(names((await api("GET", "/user-groups?q=%25_", { key })).body.userGroups)).toEqual(["50%_club (ours)"]);
     expect((await api("GET", "/user-groups?q=0%25x", { key })).body.userGroups).toEqual([]);
   });
@@ -84,7 +95,8 @@ describe("q on the lists", () => {
   it("takes % and _ in an end-user email search as themselves too", async () => {
     const tenant = await newOrganization();
     const key = tenant.orgKey.secret;
-    for (const email of ["ann_lee@example.com", "annxlee@example.com"]) await api("POST", "/end-users", { key, body: { email } });
+    for (const email of ["ann_lee@example.com", "annxlee@example.com"])
+      await api("POST", "/end-users", { key, body: { email } });
     const found = await api("GET", "/end-users?query=ann_", { key });
     expect(found.body.endUsers.map((user: { email: string }) => user.email)).toEqual(["ann_lee@example.com"]);
   });
@@ -93,6 +105,7 @@ describe("q on the lists", () => {
     const tenant = await newOrganization();
     const key = tenant.orgKey.secret;
     const long = "x".repeat(201);
-    for (const path of ["/apps", "/knowledgebases", "/portals", "/user-groups"]) expectError(await api("GET", `${path}?q=${long}`, { key }), 400, "invalid_request");
+    for (const path of ["/apps", "/knowledgebases", "/portals", "/user-groups"])
+      expectError(await api("GET", `${path}?q=${long}`, { key }), 400, "invalid_request");
   });
 });

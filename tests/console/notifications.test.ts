@@ -12,18 +12,35 @@ import { listNotifications, markNotificationsRead, setNotificationEmails } from 
 import { updateOrganization } from "@/server/services/organizations";
 import { approveReview } from "@/server/services/reviews";
 import { createTierPlan } from "@/server/services/tier-plans";
-import { addPerson, api, newOrganization, signInCookie, trpc, trpcErrorCode, uniqueSuffix, type Person, type Tenant } from "../helpers";
+import {
+  addPerson,
+  api,
+  newOrganization,
+  signInCookie,
+  trpc,
+  trpcErrorCode,
+  uniqueSuffix,
+  type Person,
+  type Tenant,
+} from "../helpers";
 
 const db = () => getDb();
 
 function actorOf(tenant: Tenant, person: Person): MemberActor {
-  return { kind: "member", organizationId: tenant.organization.id, member: { id: person.member.id, role: person.member.role, email: person.email } };
+  return {
+    kind: "member",
+    organizationId: tenant.organization.id,
+    member: { id: person.member.id, role: person.member.role, email: person.email },
+  };
 }
 
 /** A page proposed with the organization key while agent writes are reviewed: a pending review. */
 async function pendingReview(tenant: Tenant, knowledgebaseId: string, title: string): Promise<string> {
   await updateOrganization(db(), tenant.operator, { reviewAgentWrites: true });
-  const response = await api("POST", `/knowledgebases/${knowledgebaseId}/pages`, { key: tenant.orgKey.secret, body: { title, markdown: "Draft" } });
+  const response = await api("POST", `/knowledgebases/${knowledgebaseId}/pages`, {
+    key: tenant.orgKey.secret,
+    body: { title, markdown: "Draft" },
+  });
   expect(response.status).toBe(202);
   return String(response.body.reviewPath).split("/").pop()!;
 }
@@ -43,15 +60,39 @@ interface World {
 
 async function world(): Promise<World> {
   const tenant = await newOrganization();
-  const [admin, builder, viewer] = [await addPerson(tenant.operator, "admin"), await addPerson(tenant.operator, "member"), await addPerson(tenant.operator, "viewer")];
+  const [admin, builder, viewer] = [
+    await addPerson(tenant.operator, "admin"),
+    await addPerson(tenant.operator, "member"),
+    await addPerson(tenant.operator, "viewer"),
+  ];
   const organizationId = tenant.organization.id;
   const knowledgebase = await db().knowledgebase.create({ data: { organizationId, name: "Runbooks" } });
   const reviewId = await pendingReview(tenant, knowledgebase.id, `Onboarding ${uniqueSuffix()}`);
-  const { tierPlan } = await createTierPlan(db(), tenant.operator, { name: "Student", creditAllowance: 10, withGroup: false });
-  const endUser = (await provisionEndUser(db(), tenant.operator, { email: `alice-${uniqueSuffix()}@example.test`, fullName: "Alice Liddell", tierPlanIds: [tierPlan.id] })).endUser;
-  const request = await db().creditRequest.create({ data: { organizationId, endUserId: endUser.id, message: "Exam tomorrow" } });
+  const { tierPlan } = await createTierPlan(db(), tenant.operator, {
+    name: "Student",
+    creditAllowance: 10,
+    withGroup: false,
+  });
+  const endUser = (
+    await provisionEndUser(db(), tenant.operator, {
+      email: `alice-${uniqueSuffix()}@example.test`,
+      fullName: "Alice Liddell",
+      tierPlanIds: [tierPlan.id],
+    })
+  ).endUser;
+  const request = await db().creditRequest.create({
+    data: { organizationId, endUserId: endUser.id, message: "Exam tomorrow" },
+  });
   const source = await db().source.create({
-    data: { organizationId, knowledgebaseId: knowledgebase.id, name: "handbook.pdf", type: "pdf", status: "failed", errorMessage: "No text found", createdVia: "api" },
+    data: {
+      organizationId,
+      knowledgebaseId: knowledgebase.id,
+      name: "handbook.pdf",
+      type: "pdf",
+      status: "failed",
+      errorMessage: "No text found",
+      createdVia: "api",
+    },
   });
   return {
     tenant,
@@ -74,31 +115,70 @@ describe("notifications: who sees what", () => {
     expect(forAdmin).toMatchObject({ unread: 3, total: 3 });
     const byKind = Object.fromEntries(forAdmin.notifications.map((n) => [n.kind, n]));
     expect(byKind.review).toMatchObject({ itemId: w.reviewId, href: `/reviews/${w.reviewId}`, read: false });
-    expect(byKind.credit_request).toMatchObject({ itemId: w.creditRequestId, href: `/end-users/${w.endUserId}`, detail: "Exam tomorrow" });
+    expect(byKind.credit_request).toMatchObject({
+      itemId: w.creditRequestId,
+      href: `/end-users/${w.endUserId}`,
+      detail: "Exam tomorrow",
+    });
     expect(byKind.credit_request!.title).toContain("Alice Liddell");
-    expect(byKind.source_failed).toMatchObject({ title: "handbook.pdf", detail: "No text found", href: `/knowledge/${w.knowledgebaseId}/sources/${w.sourceId}` });
+    expect(byKind.source_failed).toMatchObject({
+      title: "handbook.pdf",
+      detail: "No text found",
+      href: `/knowledge/${w.knowledgebaseId}/sources/${w.sourceId}`,
+    });
 
     const forBuilder = await listNotifications(db(), actorOf(w.tenant, w.builder), {});
     expect(forBuilder.notifications.map((n) => n.kind)).toEqual(["source_failed"]);
-    expect(await listNotifications(db(), actorOf(w.tenant, w.viewer), {})).toEqual({ notifications: [], unread: 0, total: 0 });
+    expect(await listNotifications(db(), actorOf(w.tenant, w.viewer), {})).toEqual({
+      notifications: [],
+      unread: 0,
+      total: 0,
+    });
   });
 
   it("disabled webhook endpoints and recorded directory sync failures reach admins", async () => {
     const w = await world();
     const organizationId = w.tenant.organization.id;
     const endpoint = await db().webhookEndpoint.create({
-      data: { organizationId, url: "https://hooks.example.test/in", eventTypes: ["*"], secret: "whsec_x", enabled: false, disabledReason: "Every delivery failed for 5 days." },
+      data: {
+        organizationId,
+        url: "https://hooks.example.test/in",
+        eventTypes: ["*"],
+        secret: "whsec_x",
+        enabled: false,
+        disabledReason: "Every delivery failed for 5 days.",
+      },
     });
     // An endpoint an admin turned off themselves is not news.
-    await db().webhookEndpoint.create({ data: { organizationId, url: "https://hooks.example.test/off", eventTypes: ["*"], secret: "whsec_y", enabled: false } });
+    await db().webhookEndpoint.create({
+      data: {
+        organizationId,
+        url: "https://hooks.example.test/off",
+        eventTypes: ["*"],
+        secret: "whsec_y",
+        enabled: false,
+      },
+    });
     await recordEvent(
       db(),
       { kind: "system", organizationId },
-      { action: "directory.sync_failed", target: { type: "directory", label: "Entra ID" }, changes: { error: [null, "401 from the provider"] } },
+      {
+        action: "directory.sync_failed",
+        target: { type: "directory", label: "Entra ID" },
+        changes: { error: [null, "401 from the provider"] },
+      },
     );
     const kinds = (await listNotifications(db(), actorOf(w.tenant, w.admin), {})).notifications;
-    expect(kinds.find((n) => n.kind === "webhook_disabled")).toMatchObject({ itemId: endpoint.id, href: "/webhooks", detail: "Every delivery failed for 5 days." });
-    expect(kinds.find((n) => n.kind === "directory_sync_failed")).toMatchObject({ title: "Entra ID", detail: "401 from the provider", href: "/directory" });
+    expect(kinds.find((n) => n.kind === "webhook_disabled")).toMatchObject({
+      itemId: endpoint.id,
+      href: "/webhooks",
+      detail: "Every delivery failed for 5 days.",
+    });
+    expect(kinds.find((n) => n.kind === "directory_sync_failed")).toMatchObject({
+      title: "Entra ID",
+      detail: "401 from the provider",
+      href: "/directory",
+    });
     expect(kinds.filter((n) => n.kind === "webhook_disabled")).toHaveLength(1);
   });
 
@@ -111,7 +191,9 @@ describe("notifications: who sees what", () => {
     expect(ids).not.toContain(theirs.creditRequestId);
     expect(ids).not.toContain(theirs.sourceId);
 
-    const { marked } = await markNotificationsRead(db(), actorOf(mine.tenant, mine.admin), { items: [{ kind: "review", itemId: theirs.reviewId }] });
+    const { marked } = await markNotificationsRead(db(), actorOf(mine.tenant, mine.admin), {
+      items: [{ kind: "review", itemId: theirs.reviewId }],
+    });
     expect(marked).toBe(0);
     expect(await db().notificationRead.count({ where: { memberId: mine.admin.member.id } })).toBe(0);
   });
@@ -129,7 +211,12 @@ describe("notifications: read marks", () => {
     const w = await world();
     const other = await addPerson(w.tenant.operator, "admin");
     const cookie = await signInCookie(w.admin.email, w.admin.password);
-    const marked = await trpc("mutation", "notifications.markRead", { items: [{ kind: "review", itemId: w.reviewId }] }, { cookie });
+    const marked = await trpc(
+      "mutation",
+      "notifications.markRead",
+      { items: [{ kind: "review", itemId: w.reviewId }] },
+      { cookie },
+    );
     expect(marked.status).toBe(200);
     expect(marked.body.result.data).toEqual({ marked: 1 });
 
@@ -139,7 +226,11 @@ describe("notifications: read marks", () => {
     expect(await listNotifications(db(), actorOf(w.tenant, other), {})).toMatchObject({ unread: 3 });
 
     await markNotificationsRead(db(), actorOf(w.tenant, w.admin), { all: true });
-    expect(await listNotifications(db(), actorOf(w.tenant, w.admin), { unreadOnly: true })).toEqual({ notifications: [], unread: 0, total: 3 });
+    expect(await listNotifications(db(), actorOf(w.tenant, w.admin), { unreadOnly: true })).toEqual({
+      notifications: [],
+      unread: 0,
+      total: 3,
+    });
   });
 
   it("an item that waits again after being read (a source failing again) is unread again", async () => {
@@ -174,13 +265,17 @@ describe("notifications: cleared when handled", () => {
     await grantBonusCredits(db(), admin, { endUserId: w.endUserId, tierPlanId: w.tierPlanId, credits: 5 });
     expect((await listNotifications(db(), admin, {})).notifications.map((n) => n.kind)).toEqual(["source_failed"]);
 
-    const again = await db().creditRequest.create({ data: { organizationId: w.tenant.organization.id, endUserId: w.endUserId } });
+    const again = await db().creditRequest.create({
+      data: { organizationId: w.tenant.organization.id, endUserId: w.endUserId },
+    });
     expect((await listNotifications(db(), admin, {})).unread).toBe(2);
     await dismissCreditRequest(db(), admin, { endUserId: w.endUserId, creditRequestId: again.id });
     expect((await listNotifications(db(), admin, {})).total).toBe(1);
     // Marking all read drops the marks of what no longer waits.
     await markNotificationsRead(db(), admin, { all: true });
-    expect(await db().notificationRead.findMany({ where: { memberId: w.admin.member.id }, select: { kind: true } })).toEqual([{ kind: "source_failed" }]);
+    expect(
+      await db().notificationRead.findMany({ where: { memberId: w.admin.member.id }, select: { kind: true } }),
+    ).toEqual([{ kind: "source_failed" }]);
   });
 });
 
@@ -189,7 +284,11 @@ describe("notification emails", () => {
     const w = await world();
     const organizationId = w.tenant.organization.id;
     // The credit request of world() is mailed to admins by default; the review (off by default) is not.
-    await Promise.all([runNotificationEmailsOnce(db()), runNotificationEmailsOnce(db()), runNotificationEmailsOnce(db())]);
+    await Promise.all([
+      runNotificationEmailsOnce(db()),
+      runNotificationEmailsOnce(db()),
+      runNotificationEmailsOnce(db()),
+    ]);
     const toAdmin = await db().outboxMessage.findMany({ where: { organizationId, to: w.admin.email } });
     expect(toAdmin.map((m) => m.subject)).toEqual([expect.stringContaining("asks for more credits")]);
     expect(toAdmin[0]!.text).toContain(`/end-users/${w.endUserId}`);
@@ -202,7 +301,9 @@ describe("notification emails", () => {
     const reviewId = await pendingReview(w.tenant, w.knowledgebaseId, "Refund policy");
     await Promise.all([runNotificationEmailsOnce(db()), runNotificationEmailsOnce(db())]);
     await runNotificationEmailsOnce(db());
-    const reviewMail = await db().outboxMessage.findMany({ where: { organizationId, to: w.admin.email, subject: { contains: "review" } } });
+    const reviewMail = await db().outboxMessage.findMany({
+      where: { organizationId, to: w.admin.email, subject: { contains: "review" } },
+    });
     expect(reviewMail).toHaveLength(1);
     expect(reviewMail[0]!.text).toContain(`/reviews/${reviewId}`);
     expect(reviewMail[0]!.subject).toContain("Refund policy");
@@ -213,20 +314,34 @@ describe("notification emails", () => {
     const cookie = await signInCookie(w.builder.email, w.builder.password);
     const listed = await trpc("query", "notifications.emails", undefined, { cookie });
     expect(listed.body.result.data.kinds).toEqual([{ kind: "source_failed", label: "Failed sources", email: false }]);
-    const refused = await trpc("mutation", "notifications.setEmails", { kinds: [{ kind: "credit_request", email: true }] }, { cookie });
+    const refused = await trpc(
+      "mutation",
+      "notifications.setEmails",
+      { kinds: [{ kind: "credit_request", email: true }] },
+      { cookie },
+    );
     expect(refused.status).toBe(403);
     expect(trpcErrorCode(refused)).toBe("forbidden_role");
     expect(await db().notificationEmailSetting.count({ where: { memberId: w.builder.member.id } })).toBe(0);
 
-    const set = await trpc("mutation", "notifications.setEmails", { kinds: [{ kind: "source_failed", email: true }] }, { cookie });
+    const set = await trpc(
+      "mutation",
+      "notifications.setEmails",
+      { kinds: [{ kind: "source_failed", email: true }] },
+      { cookie },
+    );
     expect(set.body.result.data.kinds).toEqual([{ kind: "source_failed", label: "Failed sources", email: true }]);
-    const event = await db().auditEvent.findFirst({ where: { organizationId: w.tenant.organization.id, action: "member.notification_email" } });
+    const event = await db().auditEvent.findFirst({
+      where: { organizationId: w.tenant.organization.id, action: "member.notification_email" },
+    });
     expect(event).toMatchObject({ actorId: w.builder.member.id, targetId: w.builder.member.id });
     // The source failed before the choice: not mailed. Failing again afterwards is.
     await runNotificationEmailsOnce(db());
     expect(await db().outboxMessage.count({ where: { to: w.builder.email } })).toBe(0);
     await db().source.update({ where: { id: w.sourceId }, data: { status: "failed", errorMessage: "Again" } });
     await runNotificationEmailsOnce(db());
-    expect((await db().outboxMessage.findMany({ where: { to: w.builder.email } })).map((m) => m.subject)).toEqual(["A source failed: handbook.pdf"]);
+    expect((await db().outboxMessage.findMany({ where: { to: w.builder.email } })).map((m) => m.subject)).toEqual([
+      "A source failed: handbook.pdf",
+    ]);
   });
 });

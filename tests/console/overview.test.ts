@@ -9,9 +9,22 @@ async function seedSomeOfEverything(organizationId: string): Promise<void> {
   const db = getDb();
   const knowledgebase = await db.knowledgebase.create({ data: { organizationId, name: "Runbooks" } });
   await db.review.create({ data: { organizationId, knowledgebaseId: knowledgebase.id, kind: "page_create" } });
-  await db.review.create({ data: { organizationId, knowledgebaseId: knowledgebase.id, kind: "page_create", status: "approved" } });
+  await db.review.create({
+    data: { organizationId, knowledgebaseId: knowledgebase.id, kind: "page_create", status: "approved" },
+  });
   await db.execution.create({
-    data: { organizationId, kind: "test", itemId: knowledgebase.id, itemKind: "agent", status: "succeeded", credits: 7, latencyMs: 1, input: "hi", trace: [], actor: "test" },
+    data: {
+      organizationId,
+      kind: "test",
+      itemId: knowledgebase.id,
+      itemKind: "agent",
+      status: "succeeded",
+      credits: 7,
+      latencyMs: 1,
+      input: "hi",
+      trace: [],
+      actor: "test",
+    },
   });
 }
 
@@ -43,8 +56,12 @@ describe("overview.get", () => {
     const mine = await newOrganization();
     const theirs = await newOrganization();
     await seedSomeOfEverything(mine.organization.id);
-    const reader = await getDb().endUser.create({ data: { organizationId: mine.organization.id, email: "reader@example.test" } });
-    await getDb().knowledgebase.create({ data: { organizationId: mine.organization.id, endUserId: reader.id, name: "My notebook" } });
+    const reader = await getDb().endUser.create({
+      data: { organizationId: mine.organization.id, email: "reader@example.test" },
+    });
+    await getDb().knowledgebase.create({
+      data: { organizationId: mine.organization.id, endUserId: reader.id, name: "My notebook" },
+    });
     await seedSomeOfEverything(theirs.organization.id);
     await seedSomeOfEverything(theirs.organization.id);
 

@@ -11,7 +11,9 @@ function heading(title: string): string {
 
 describe("PageHeader", () => {
   it("offers a line break right after an email's @, and nowhere in other titles", () => {
-    expect(heading("alexandrahamilton@customersupport.example")).toBe("alexandrahamilton@<wbr/>customersupport.example");
+    expect(heading("alexandrahamilton@customersupport.example")).toBe(
+      "alexandrahamilton@<wbr/>customersupport.example",
+    );
     expect(heading("Billing agent")).toBe("Billing agent");
     expect(heading("@handle")).toBe("@handle");
   });

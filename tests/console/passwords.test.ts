@@ -16,7 +16,12 @@ describe("auth.changePassword", () => {
     const here = await signInCookie(email, password);
     const elsewhere = await signInCookie(email, password);
 
-    const changed = await trpc("mutation", "auth.changePassword", { currentPassword: password, newPassword: "a-brand-new-passphrase" }, { cookie: here });
+    const changed = await trpc(
+      "mutation",
+      "auth.changePassword",
+      { currentPassword: password, newPassword: "a-brand-new-passphrase" },
+      { cookie: here },
+    );
     expect(changed.status).toBe(200);
 
     expect((await trpc("query", "auth.me", undefined, { cookie: here })).status).toBe(200);
@@ -30,10 +35,17 @@ describe("auth.changePassword", () => {
     const { email, password } = tenant.owner;
     const here = await signInCookie(email, password);
     const elsewhere = await signInCookie(email, password);
-    const refused = await trpc("mutation", "auth.changePassword", { currentPassword: "not-it", newPassword: "a-brand-new-passphrase" }, { cookie: here });
+    const refused = await trpc(
+      "mutation",
+      "auth.changePassword",
+      { currentPassword: "not-it", newPassword: "a-brand-new-passphrase" },
+      { cookie: here },
+    );
     expect(refused.status).toBe(400);
     expect(trpcErrorCode(refused)).toBe("invalid_request");
-    expect(refused.body.error.data.appError.problems).toEqual([{ path: "currentPassword", message: "That is not your current password." }]);
+    expect(refused.body.error.data.appError.problems).toEqual([
+      { path: "currentPassword", message: "That is not your current password." },
+    ]);
     expect(await signInStatus(email, password)).toBe(200);
     expect((await trpc("query", "auth.me", undefined, { cookie: elsewhere })).status).toBe(200);
   });
@@ -43,7 +55,12 @@ describe("auth.changePassword", () => {
     const { email, password } = tenant.owner;
     const cookie = await signInCookie(email, password);
     for (const newPassword of ["short", password]) {
-      const refused = await trpc("mutation", "auth.changePassword", { currentPassword: password, newPassword }, { cookie });
+      const refused = await trpc(
+        "mutation",
+        "auth.changePassword",
+        { currentPassword: password, newPassword },
+        { cookie },
+      );
       expect(refused.status).toBe(400);
       expect(trpcErrorCode(refused)).toBe("invalid_request");
     }
@@ -54,9 +71,17 @@ describe("auth.changePassword", () => {
     const first = await newOrganization();
     const second = await newOrganization();
     // The owner of the first organization is invited to the second: they get a password for it only.
-    const { temporaryPassword } = await addMember(getDb(), second.operator, { email: first.owner.email, role: "member" });
+    const { temporaryPassword } = await addMember(getDb(), second.operator, {
+      email: first.owner.email,
+      role: "member",
+    });
     const cookie = await signInCookie(first.owner.email, temporaryPassword!);
-    const changed = await trpc("mutation", "auth.changePassword", { currentPassword: temporaryPassword, newPassword: "second-org-passphrase" }, { cookie });
+    const changed = await trpc(
+      "mutation",
+      "auth.changePassword",
+      { currentPassword: temporaryPassword, newPassword: "second-org-passphrase" },
+      { cookie },
+    );
     expect(changed.status).toBe(200);
     // Their own password still opens the first organization; the new one opens the second.
     expect(await signInStatus(first.owner.email, first.owner.password)).toBe(200);
@@ -65,7 +90,10 @@ describe("auth.changePassword", () => {
   });
 
   it("is refused without a session", async () => {
-    const refused = await trpc("mutation", "auth.changePassword", { currentPassword: "x", newPassword: "a-brand-new-passphrase" });
+    const refused = await trpc("mutation", "auth.changePassword", {
+      currentPassword: "x",
+      newPassword: "a-brand-new-passphrase",
+    });
     expect(refused.status).toBe(401);
   });
 });
@@ -79,12 +107,16 @@ describe("members.resetPassword", () => {
 
     const reset = await trpc("mutation", "members.resetPassword", { memberId: person.member.id }, { cookie: admin });
     expect(reset.status).toBe(200);
-    expect(reset.body.result.data).toEqual({ member: expect.objectContaining({ id: person.member.id, email: person.email }) });
+    expect(reset.body.result.data).toEqual({
+      member: expect.objectContaining({ id: person.member.id, email: person.email }),
+    });
     expect(JSON.stringify(reset.body)).not.toMatch(/password"/i);
 
     expect((await trpc("query", "auth.me", undefined, { cookie: theirSession })).status).toBe(401);
     expect(await signInStatus(person.email, person.password)).toBe(401);
-    const mail = await getDb().outboxMessage.findFirstOrThrow({ where: { organizationId: tenant.organization.id, to: person.email } });
+    const mail = await getDb().outboxMessage.findFirstOrThrow({
+      where: { organizationId: tenant.organization.id, to: person.email },
+    });
     expect(mail.subject).toMatch(/new password/);
     expect(mail.text).toContain("/invite/");
   });
@@ -109,16 +141,25 @@ describe("members.resetPassword", () => {
       expect({ status: refused.status, code: trpcErrorCode(refused) }).toEqual({ status, code });
     }
     // Nothing changed: every refused target still signs in with their password.
-    for (const person of [admin, otherAdmin, tenant.owner]) expect(await signInStatus(person.email, person.password)).toBe(200);
+    for (const person of [admin, otherAdmin, tenant.owner])
+      expect(await signInStatus(person.email, person.password)).toBe(200);
     // An owner may reset an admin.
-    expect((await trpc("mutation", "members.resetPassword", { memberId: otherAdmin.member.id }, { cookie: ownerCookie })).status).toBe(200);
+    expect(
+      (await trpc("mutation", "members.resetPassword", { memberId: otherAdmin.member.id }, { cookie: ownerCookie }))
+        .status,
+    ).toBe(200);
   });
 
   it("does not reach a member of another organization", async () => {
     const mine = await newOrganization();
     const theirs = await newOrganization();
     const admin = await signInCookie(mine.owner.email, mine.owner.password);
-    const refused = await trpc("mutation", "members.resetPassword", { memberId: theirs.owner.member.id }, { cookie: admin });
+    const refused = await trpc(
+      "mutation",
+      "members.resetPassword",
+      { memberId: theirs.owner.member.id },
+      { cookie: admin },
+    );
     expect(refused.status).toBe(404);
     expect(await signInStatus(theirs.owner.email, theirs.owner.password)).toBe(200);
   });

@@ -39,7 +39,11 @@ it("keeps the cluster running for the process still using it, and stops it after
   const server = await startEmbeddedCluster(clusterDir);
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
   delete env.DATABASE_URL;
-  const { stdout } = await run(path.join(root, "node_modules/.bin/tsx"), ["src/cli/admin.ts", "org", "create", "--name", "Shared"], { cwd: root, env });
+  const { stdout } = await run(
+    path.join(root, "node_modules/.bin/tsx"),
+    ["src/cli/admin.ts", "org", "create", "--name", "Shared"],
+    { cwd: root, env },
+  );
   expect(JSON.parse(stdout).organization.name).toBe("Shared");
 
   expect(await answers(server.adminUrl)).toBe(true);
@@ -52,7 +56,8 @@ async function serverAddress(url: string): Promise<string | null> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return (await client.query<{ address: string | null }>("select inet_server_addr()::text as address")).rows[0]!.address;
+    return (await client.query<{ address: string | null }>("select inet_server_addr()::text as address")).rows[0]!
+      .address;
   } finally {
     await client.end();
   }

@@ -27,10 +27,14 @@ describe("migrate on an existing installation", () => {
   it("refuses a migration whose applied text was changed", async () => {
     const {
       rows: [recorded],
-    } = await client.query<{ checksum: string }>(`select checksum from "_prisma_migrations" where migration_name = '20261121060641_provisioning'`);
+    } = await client.query<{ checksum: string }>(
+      `select checksum from "_prisma_migrations" where migration_name = '20261121060641_provisioning'`,
+    );
     await setRecordedChecksum("20261121060641_provisioning", "0".repeat(64));
     try {
-      await expect(migrate(url)).rejects.toThrow("Migration 20261121060641_provisioning was changed after it was applied");
+      await expect(migrate(url)).rejects.toThrow(
+        "Migration 20261121060641_provisioning was changed after it was applied",
+      );
     } finally {
       await setRecordedChecksum("20261121060641_provisioning", recorded!.checksum);
     }
@@ -51,7 +55,9 @@ describe("migrate on an existing installation", () => {
       await client.query(
         `create unique index "grants_group_unique" on "grants"("group_id", "target_kind", "target_id", "effect", "deployment_id") nulls not distinct where "group_id" is not null`,
       );
-      await client.query(`delete from "_prisma_migrations" where migration_name = '20261123093000_grants_unique_any_postgres'`);
+      await client.query(
+        `delete from "_prisma_migrations" where migration_name = '20261123093000_grants_unique_any_postgres'`,
+      );
     }
 
     const applied = await migrate(url);

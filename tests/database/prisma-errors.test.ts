@@ -28,7 +28,9 @@ describe("Prisma errors through toAppError", () => {
   });
 
   it("maps a missing row on update (P2025) to 404 not_found", async () => {
-    const error = await failureOf(() => getDb().user.update({ where: { id: randomUUID() }, data: { email: `gone-${randomUUID()}@example.test` } }));
+    const error = await failureOf(() =>
+      getDb().user.update({ where: { id: randomUUID() }, data: { email: `gone-${randomUUID()}@example.test` } }),
+    );
     expect((error as { code?: string }).code).toBe("P2025");
     const mapped = toAppError(error);
     expect({ status: mapped.status, code: mapped.code }).toEqual({ status: 404, code: "not_found" });
@@ -42,7 +44,10 @@ describe("Prisma errors through toAppError", () => {
   });
 
   it("recognizes a Prisma error by name and code, not by class identity (a second copy of the client)", () => {
-    const copy = Object.assign(new Error("Unique constraint failed"), { name: "PrismaClientKnownRequestError", code: "P2002" });
+    const copy = Object.assign(new Error("Unique constraint failed"), {
+      name: "PrismaClientKnownRequestError",
+      code: "P2002",
+    });
     expect(toAppError(copy).code).toBe("conflict");
   });
 });

@@ -9,16 +9,24 @@ const GROUP = "urn:ietf:params:scim:schemas:core:2.0:Group";
 
 async function newUser(tenant: DirectoryTenant): Promise<{ id: string; userName: string }> {
   const userName = uniqueUserName();
-  const response = await scim("POST", "/Users", { key: tenant.scimKey, body: { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName } });
+  const response = await scim("POST", "/Users", {
+    key: tenant.scimKey,
+    body: { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName },
+  });
   return { id: response.body.id, userName };
 }
 
 async function endUserIdOf(tenant: DirectoryTenant, userName: string): Promise<string> {
-  return (await getDb().endUser.findFirstOrThrow({ where: { organizationId: tenant.organization.id, email: userName } })).id;
+  return (
+    await getDb().endUser.findFirstOrThrow({ where: { organizationId: tenant.organization.id, email: userName } })
+  ).id;
 }
 
 async function memberEndUsers(tenant: DirectoryTenant, groupId: string): Promise<string[]> {
-  const rows = await getDb().groupMember.findMany({ where: { groupId, group: { organizationId: tenant.organization.id } }, select: { endUserId: true } });
+  const rows = await getDb().groupMember.findMany({
+    where: { groupId, group: { organizationId: tenant.organization.id } },
+    select: { endUserId: true },
+  });
   return rows.map((row) => row.endUserId).sort();
 }
 
@@ -48,7 +56,10 @@ describe("SCIM groups", () => {
     });
     const id = created.body.id;
     // The SCIM id is the user group's id on /api/v1.
-    expect((await api("GET", `/user-groups/${id}`, { key: tenant.orgKey.secret })).body.userGroup).toMatchObject({ name: "Support agents", directoryManaged: true });
+    expect((await api("GET", `/user-groups/${id}`, { key: tenant.orgKey.secret })).body.userGroup).toMatchObject({
+      name: "Support agents",
+      directoryManaged: true,
+    });
 
     // Entra ID, "Update Group [Add Members]": {"op":"Add","path":"members","value":[{"$ref":null,"value":"<id>"}]}
     const added = await scim("PATCH", `/Groups/${id}`, {
@@ -68,7 +79,9 @@ describe("SCIM groups", () => {
       },
     });
     expect(added.status).toBe(204);
-    expect(await memberEndUsers(tenant, id)).toEqual([await endUserIdOf(tenant, ann.userName), await endUserIdOf(tenant, bob.userName)].sort());
+    expect(await memberEndUsers(tenant, id)).toEqual(
+      [await endUserIdOf(tenant, ann.userName), await endUserIdOf(tenant, bob.userName)].sort(),
+    );
 
     // Okta, "Update a specific group membership (PATCH)": remove by filtered path, add a bare id value, in one request.
     const okta = await scim("PATCH", `/Groups/${id}`, {
@@ -77,32 +90,64 @@ describe("SCIM groups", () => {
         schemas: [PATCH_OP],
         Operations: [
           { op: "remove", path: `members[value eq "${ann.id}"]` },
-          { op: "add", path: "members", value: [{ value: cy.id, display: cy.userName }, { value: bob.id }, { value: "00000000-0000-4000-8000-000000000000" }] },
+          {
+            op: "add",
+            path: "members",
+            value: [
+              { value: cy.id, display: cy.userName },
+              { value: bob.id },
+              { value: "00000000-0000-4000-8000-000000000000" },
+            ],
+          },
         ],
       },
     });
     expect(okta.status).toBe(204);
     const group = (await scim("GET", `/Groups/${id}`, { key })).body;
     expect(group.members.map((member: { value: string }) => member.value).sort()).toEqual([bob.id, cy.id].sort());
-    expect(group.members[0]).toMatchObject({ display: expect.any(String), $ref: expect.stringContaining("/scim/v2/Users/") });
+    expect(group.members[0]).toMatchObject({
+      display: expect.any(String),
+      $ref: expect.stringContaining("/scim/v2/Users/"),
+    });
 
     // Entra ID, "Update Group [Remove Members]": {"op":"Remove","path":"members","value":[{"$ref":null,"value":"<id>"}]}; removing one not there is a no-op.
     const removed = await scim("PATCH", `/Groups/${id}`, {
       key,
-      body: { schemas: [PATCH_OP], Operations: [{ op: "Remove", path: "members", value: [{ $ref: null, value: bob.id }, { value: ann.id }] }] },
+      body: {
+        schemas: [PATCH_OP],
+        Operations: [{ op: "Remove", path: "members", value: [{ $ref: null, value: bob.id }, { value: ann.id }] }],
+      },
     });
     expect(removed.status).toBe(204);
     expect(await memberEndUsers(tenant, id)).toEqual([await endUserIdOf(tenant, cy.userName)]);
 
     // Entra ID, "Update Group [Non-member attributes]" and Okta's path-less rename with the id in the value.
-    expect((await scim("PATCH", `/Groups/${id}`, { key, body: { schemas: [PATCH_OP], Operations: [{ op: "Replace", path: "displayName", value: "Support" }] } })).status).toBe(204);
-    expect((await scim("PATCH", `/Groups/${id}`, { key, body: { schemas: [PATCH_OP], Operations: [{ op: "replace", value: { id, displayName: "Support team" } }] } })).status).toBe(
-      204,
+    expect(
+      (
+        await scim("PATCH", `/Groups/${id}`, {
+          key,
+          body: { schemas: [PATCH_OP], Operations: [{ op: "Replace", path: "displayName", value: "Support" }] },
+        })
+      ).status,
+    ).toBe(204);
+    expect(
+      (
+        await scim("PATCH", `/Groups/${id}`, {
+          key,
+          body: { schemas: [PATCH_OP], Operations: [{ op: "replace", value: { id, displayName: "Support team" } }] },
+        })
+      ).status,
+    ).toBe(204);
+    expect((await api("GET", `/user-groups/${id}`, { key: tenant.orgKey.secret })).body.userGroup.name).toBe(
+      "Support team",
     );
-    expect((await api("GET", `/user-groups/${id}`, { key: tenant.orgKey.secret })).body.userGroup.name).toBe("Support team");
 
     // Entra ID's lookup: GET /Groups?excludedAttributes=members&filter=displayName eq "displayName"
-    const found = await scim("GET", `/Groups?excludedAttributes=members&filter=${encodeURIComponent('displayName eq "support TEAM"')}`, { key });
+    const found = await scim(
+      "GET",
+      `/Groups?excludedAttributes=members&filter=${encodeURIComponent('displayName eq "support TEAM"')}`,
+      { key },
+    );
     expect(found.body.totalResults).toBe(1);
     expect(found.body.Resources[0]).not.toHaveProperty("members");
     const byMember = await scim("GET", `/Groups?filter=${encodeURIComponent(`members[value eq "${cy.id}"]`)}`, { key });
@@ -112,15 +157,41 @@ describe("SCIM groups", () => {
   it("refuses hand edits of a directory group's members and name with 409 directory_managed, and allows its description", async () => {
     const tenant = await directoryTenant();
     const user = await newUser(tenant);
-    const group = (await scim("POST", "/Groups", { key: tenant.scimKey, body: { schemas: [GROUP], displayName: "Directory group", members: [{ value: user.id }] } })).body;
+    const group = (
+      await scim("POST", "/Groups", {
+        key: tenant.scimKey,
+        body: { schemas: [GROUP], displayName: "Directory group", members: [{ value: user.id }] },
+      })
+    ).body;
     const endUserId = await endUserIdOf(tenant, user.userName);
-    const other = (await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: uniqueUserName("hand") } })).body.endUser.id;
+    const other = (
+      await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: uniqueUserName("hand") } })
+    ).body.endUser.id;
     const key = tenant.orgKey.secret;
-    expectError(await api("POST", `/user-groups/${group.id}/members`, { key, body: { endUserId: other } }), 409, "directory_managed");
-    expectError(await api("DELETE", `/user-groups/${group.id}/members/${endUserId}`, { key }), 409, "directory_managed");
-    expectError(await api("PATCH", `/user-groups/${group.id}`, { key, body: { name: "Renamed by hand" } }), 409, "directory_managed");
-    expectError(await api("POST", "/end-users", { key, body: { email: uniqueUserName("p"), groupIds: [group.id] } }), 409, "directory_managed");
-    expect((await api("PATCH", `/user-groups/${group.id}`, { key, body: { description: "Granted the Support app" } })).status).toBe(200);
+    expectError(
+      await api("POST", `/user-groups/${group.id}/members`, { key, body: { endUserId: other } }),
+      409,
+      "directory_managed",
+    );
+    expectError(
+      await api("DELETE", `/user-groups/${group.id}/members/${endUserId}`, { key }),
+      409,
+      "directory_managed",
+    );
+    expectError(
+      await api("PATCH", `/user-groups/${group.id}`, { key, body: { name: "Renamed by hand" } }),
+      409,
+      "directory_managed",
+    );
+    expectError(
+      await api("POST", "/end-users", { key, body: { email: uniqueUserName("p"), groupIds: [group.id] } }),
+      409,
+      "directory_managed",
+    );
+    expect(
+      (await api("PATCH", `/user-groups/${group.id}`, { key, body: { description: "Granted the Support app" } }))
+        .status,
+    ).toBe(200);
     expect(await memberEndUsers(tenant, group.id)).toEqual([endUserId]);
     expect((await api("GET", `/user-groups/${group.id}`, { key })).body.userGroup.name).toBe("Directory group");
   });
@@ -128,7 +199,9 @@ describe("SCIM groups", () => {
   it("deletes the group and its memberships, not the end users; refuses an invalid group atomically", async () => {
     const tenant = await directoryTenant();
     const user = await newUser(tenant);
-    const group = (await scim("POST", "/Groups", { key: tenant.scimKey, body: { displayName: "Leaving", members: [user.id] } })).body;
+    const group = (
+      await scim("POST", "/Groups", { key: tenant.scimKey, body: { displayName: "Leaving", members: [user.id] } })
+    ).body;
     expect(group.members).toHaveLength(1);
     const failed = await scim("PATCH", `/Groups/${group.id}`, {
       key: tenant.scimKey,
@@ -142,7 +215,11 @@ describe("SCIM groups", () => {
     });
     expectScimError(failed, 400, "invalidValue");
     expect((await scim("GET", `/Groups/${group.id}`, { key: tenant.scimKey })).body.members).toHaveLength(1);
-    expectScimError(await scim("POST", "/Groups", { key: tenant.scimKey, body: { schemas: [GROUP] } }), 400, "invalidValue");
+    expectScimError(
+      await scim("POST", "/Groups", { key: tenant.scimKey, body: { schemas: [GROUP] } }),
+      400,
+      "invalidValue",
+    );
 
     expect((await scim("DELETE", `/Groups/${group.id}`, { key: tenant.scimKey })).status).toBe(204);
     expectScimError(await scim("GET", `/Groups/${group.id}`, { key: tenant.scimKey }), 404);
@@ -155,12 +232,17 @@ describe("SCIM groups", () => {
     const group = (await scim("POST", "/Groups", { key: tenant.scimKey, body: { displayName: "Busy" } })).body;
     const answers = await Promise.all(
       users.map((user) =>
-        scim("PATCH", `/Groups/${group.id}`, { key: tenant.scimKey, body: { schemas: [PATCH_OP], Operations: [{ op: "add", path: "members", value: [{ value: user.id }] }] } }),
+        scim("PATCH", `/Groups/${group.id}`, {
+          key: tenant.scimKey,
+          body: { schemas: [PATCH_OP], Operations: [{ op: "add", path: "members", value: [{ value: user.id }] }] },
+        }),
       ),
     );
     expect(answers.map((answer) => answer.status)).toEqual(users.map(() => 204));
     const members = (await scim("GET", `/Groups/${group.id}`, { key: tenant.scimKey })).body.members;
-    expect(members.map((member: { value: string }) => member.value).sort()).toEqual(users.map((user) => user.id).sort());
+    expect(members.map((member: { value: string }) => member.value).sort()).toEqual(
+      users.map((user) => user.id).sort(),
+    );
     expect(await memberEndUsers(tenant, group.id)).toHaveLength(20);
   });
 });

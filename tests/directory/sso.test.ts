@@ -20,7 +20,16 @@ import { updateOrganization } from "@/server/services/organizations";
 import { actorForSession } from "@/server/services/sessions";
 import { redirectUri, setSsoConnection } from "@/server/services/sso";
 import { CookieJar, signInAtProvider, startFakeOidc, type FakeOidc } from "../fake-oidc";
-import { addPerson, api, newOrganization, signInCookie, trpc, trpcErrorCode, uniqueSuffix, type Tenant } from "../helpers";
+import {
+  addPerson,
+  api,
+  newOrganization,
+  signInCookie,
+  trpc,
+  trpcErrorCode,
+  uniqueSuffix,
+  type Tenant,
+} from "../helpers";
 import { newPortal } from "../provisioning-helpers";
 
 const start = createOidcStartHandler({ db: getDb });
@@ -28,11 +37,14 @@ const callback = createOidcCallbackHandler({ db: getDb });
 let provider: FakeOidc;
 
 beforeAll(async () => {
-  provider = await startFakeOidc([{ client_id: "atrium", client_secret: "atrium-client-secret-value", redirect_uris: [redirectUri()] }], {
-    ann: { email: "ann@contoso.example", email_verified: true },
-    stranger: { email: "stranger@contoso.example", email_verified: true },
-    unverified: { email: "ann@contoso.example", email_verified: false },
-  });
+  provider = await startFakeOidc(
+    [{ client_id: "atrium", client_secret: "atrium-client-secret-value", redirect_uris: [redirectUri()] }],
+    {
+      ann: { email: "ann@contoso.example", email_verified: true },
+      stranger: { email: "stranger@contoso.example", email_verified: true },
+      unverified: { email: "ann@contoso.example", email_verified: false },
+    },
+  );
 });
 afterAll(async () => provider?.close());
 
@@ -69,7 +81,9 @@ describe("single sign-on for portal end users", () => {
   it("signs an active end user in to the portal: session cookie, authMethod sso", async () => {
     const tenant = await connected();
     const portal = await ssoPortal(tenant);
-    const endUser = (await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: "ann@contoso.example" } })).body.endUser;
+    const endUser = (
+      await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: "ann@contoso.example" } })
+    ).body.endUser;
     const publicPortal = await resolvePortal(getDb(), portal.slug);
     expect(publicPortal.signIn).toBe("both");
 
@@ -78,22 +92,32 @@ describe("single sign-on for portal end users", () => {
     expect(location.pathname).toBe(`/p/${portal.slug}`);
     expect(location.search).toBe("");
     const token = jar.get(PORTAL_SESSION_COOKIE);
-    expect(await endUserForSession(getDb(), token, { id: portal.id, organizationId: tenant.organization.id })).toMatchObject({ endUser: { id: endUser.id } });
+    expect(
+      await endUserForSession(getDb(), token, { id: portal.id, organizationId: tenant.organization.id }),
+    ).toMatchObject({ endUser: { id: endUser.id } });
     expect((await getDb().endUser.findUniqueOrThrow({ where: { id: endUser.id } })).authMethod).toBe("sso");
-    const [signIn] = await getDb().auditEvent.findMany({ where: { organizationId: tenant.organization.id, action: "end_user.sign_in" } });
+    const [signIn] = await getDb().auditEvent.findMany({
+      where: { organizationId: tenant.organization.id, action: "end_user.sign_in" },
+    });
     expect(signIn).toMatchObject({ actorType: "end_user", actorId: endUser.id, door: "portal", outcome: "success" });
   });
 
   it("logs a suspended or revoked end user's refused sign-in as a failure, with the stranger's answer", async () => {
     const tenant = await connected();
     const portal = await ssoPortal(tenant);
-    const endUser = (await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: "ann@contoso.example" } })).body.endUser;
+    const endUser = (
+      await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: "ann@contoso.example" } })
+    ).body.endUser;
     await api("POST", `/end-users/${endUser.id}/revoke`, { key: tenant.orgKey.secret });
     const { location, jar } = await signInThrough(`portal=${portal.slug}`, "ann");
     expect(location.searchParams.get("sso_error")).toMatch(/cannot sign in here/);
     expect(jar.get(PORTAL_SESSION_COOKIE)).toBeUndefined();
-    const events = await getDb().auditEvent.findMany({ where: { organizationId: tenant.organization.id, action: "end_user.sign_in" } });
-    expect(events.map((event) => [event.actorId, event.door, event.outcome])).toEqual([[endUser.id, "portal", "failure"]]);
+    const events = await getDb().auditEvent.findMany({
+      where: { organizationId: tenant.organization.id, action: "end_user.sign_in" },
+    });
+    expect(events.map((event) => [event.actorId, event.door, event.outcome])).toEqual([
+      [endUser.id, "portal", "failure"],
+    ]);
   });
 
   it("refuses an address that is not an active end user, a replayed callback and a wrong state, each with a readable message", async () => {
@@ -108,16 +132,31 @@ describe("single sign-on for portal end users", () => {
 
     const ann = await signInThrough(`portal=${portal.slug}`, "ann");
     expect(ann.jar.get(PORTAL_SESSION_COOKIE)).toBeDefined();
-    const replayed = await callback(new Request(ann.callbackUrl, { headers: { cookie: `atrium_oidc_state=${new URL(ann.callbackUrl).searchParams.get("state")}` } }));
-    expect(new URL(replayed.headers.get("location")!).searchParams.get("sso_error")).toMatch(/already been used or has expired/);
-    expect(replayed.headers.getSetCookie().some((cookie) => cookie.startsWith(`${PORTAL_SESSION_COOKIE}=`) && !cookie.startsWith(`${PORTAL_SESSION_COOKIE}=;`))).toBe(false);
+    const replayed = await callback(
+      new Request(ann.callbackUrl, {
+        headers: { cookie: `atrium_oidc_state=${new URL(ann.callbackUrl).searchParams.get("state")}` },
+      }),
+    );
+    expect(new URL(replayed.headers.get("location")!).searchParams.get("sso_error")).toMatch(
+      /already been used or has expired/,
+    );
+    expect(
+      replayed.headers
+        .getSetCookie()
+        .some(
+          (cookie) =>
+            cookie.startsWith(`${PORTAL_SESSION_COOKIE}=`) && !cookie.startsWith(`${PORTAL_SESSION_COOKIE}=;`),
+        ),
+    ).toBe(false);
 
     // A callback in a browser that did not start the sign-in (login CSRF) is refused.
     const jar = new CookieJar();
     const started = await start(new Request(`http://localhost/auth/oidc/start?portal=${portal.slug}`));
     jar.store(started);
     const callbackUrl = await signInAtProvider(started.headers.get("location")!, "ann", redirectUri(), jar);
-    const foreign = await callback(new Request(callbackUrl, { headers: { cookie: "atrium_oidc_state=another-state" } }));
+    const foreign = await callback(
+      new Request(callbackUrl, { headers: { cookie: "atrium_oidc_state=another-state" } }),
+    );
     const error = new URL(foreign.headers.get("location")!);
     expect(error.pathname).toBe("/sign-in");
     expect(error.searchParams.get("sso_error")).toMatch(/not started in this browser/);
@@ -135,7 +174,9 @@ describe("single sign-on for portal end users", () => {
     const tenant = await connected();
     const ssoOnly = await ssoPortal(tenant, "sso");
     const resolved = await resolvePortal(getDb(), ssoOnly.slug);
-    await expect(requestSignInCode(getDb(), { portal: resolved, email: "ann@contoso.example", clientAddress: "203.0.113.9" })).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(
+      requestSignInCode(getDb(), { portal: resolved, email: "ann@contoso.example", clientAddress: "203.0.113.9" }),
+    ).rejects.toMatchObject({ code: "invalid_request" });
     const emailOnly = await newPortal(tenant.operator);
     const refused = await start(new Request(`http://localhost/auth/oidc/start?portal=${emailOnly.slug}`));
     expect(new URL(refused.headers.get("location")!).searchParams.get("sso_error")).toMatch(/email code/);
@@ -147,10 +188,13 @@ describe("single sign-on for console members", () => {
     const domain = `contoso-${uniqueSuffix()}.example`;
     const tenant = await connected(domain);
     const member = await addPerson(tenant.operator, "member", `ann@${domain}`);
-    const local = await startFakeOidc([{ client_id: "atrium", client_secret: "atrium-client-secret-value", redirect_uris: [redirectUri()] }], {
-      ann: { email: `ann@${domain}`, email_verified: true },
-      nobody: { email: `nobody@${domain}`, email_verified: true },
-    });
+    const local = await startFakeOidc(
+      [{ client_id: "atrium", client_secret: "atrium-client-secret-value", redirect_uris: [redirectUri()] }],
+      {
+        ann: { email: `ann@${domain}`, email_verified: true },
+        nobody: { email: `nobody@${domain}`, email_verified: true },
+      },
+    );
     try {
       await setSsoConnection(getDb(), tenant.operator, {
         issuer: local.issuer,
@@ -161,10 +205,21 @@ describe("single sign-on for console members", () => {
       });
       const { location, jar } = await signInThrough(`email=${encodeURIComponent(`ann@${domain}`)}`, "ann");
       expect(location.pathname).toBe("/");
-      const actor = await actorForSession(getDb(), readCookie(`atrium_session=${jar.get("atrium_session")}`, "atrium_session"));
-      expect(actor).toMatchObject({ kind: "member", organizationId: tenant.organization.id, member: { id: member.member.id } });
-      const signIns = await getDb().auditEvent.findMany({ where: { organizationId: tenant.organization.id, action: "member.sign_in" } });
-      expect(signIns.map((event) => [event.actorId, event.door, event.outcome, event.changes])).toEqual([[member.member.id, "console", "success", { method: [null, "sso"] }]]);
+      const actor = await actorForSession(
+        getDb(),
+        readCookie(`atrium_session=${jar.get("atrium_session")}`, "atrium_session"),
+      );
+      expect(actor).toMatchObject({
+        kind: "member",
+        organizationId: tenant.organization.id,
+        member: { id: member.member.id },
+      });
+      const signIns = await getDb().auditEvent.findMany({
+        where: { organizationId: tenant.organization.id, action: "member.sign_in" },
+      });
+      expect(signIns.map((event) => [event.actorId, event.door, event.outcome, event.changes])).toEqual([
+        [member.member.id, "console", "success", { method: [null, "sso"] }],
+      ]);
 
       // Nobody is created by sign-in: an address with no member is refused.
       const nobody = await signInThrough(`email=${encodeURIComponent(`nobody@${domain}`)}`, "nobody");
@@ -175,7 +230,9 @@ describe("single sign-on for console members", () => {
       await local.close();
     }
 
-    const unknownDomain = await start(new Request(`http://localhost/auth/oidc/start?email=someone%40elsewhere.example`));
+    const unknownDomain = await start(
+      new Request(`http://localhost/auth/oidc/start?email=someone%40elsewhere.example`),
+    );
     expect(new URL(unknownDomain.headers.get("location")!).searchParams.get("sso_error")).toMatch(/No organization/);
   });
 
@@ -185,7 +242,14 @@ describe("single sign-on for console members", () => {
     const row = await getDb().ssoConnection.findUniqueOrThrow({ where: { organizationId: tenant.organization.id } });
     expect(row.clientSecretCiphertext).not.toContain("atrium-client-secret-value");
     const other = await newOrganization();
-    await expect(setSsoConnection(getDb(), other.operator, { issuer: provider.issuer, clientId: "x", clientSecret: "y", domains: [domain] })).rejects.toMatchObject({
+    await expect(
+      setSsoConnection(getDb(), other.operator, {
+        issuer: provider.issuer,
+        clientId: "x",
+        clientSecret: "y",
+        domains: [domain],
+      }),
+    ).rejects.toMatchObject({
       code: "conflict",
     });
   });
@@ -198,14 +262,29 @@ describe("the single sign-on connection in the console", () => {
     const set = await trpc(
       "mutation",
       "sso.set",
-      { issuer: provider.issuer, clientId: "atrium", clientSecret: "atrium-client-secret-value", domains: [], displayName: "Contoso" },
+      {
+        issuer: provider.issuer,
+        clientId: "atrium",
+        clientSecret: "atrium-client-secret-value",
+        domains: [],
+        displayName: "Contoso",
+      },
       { cookie },
     );
     expect(set.body.result.data).toMatchObject({ issuer: provider.issuer, clientId: "atrium", displayName: "Contoso" });
-    expect(JSON.stringify((await trpc("query", "sso.get", undefined, { cookie })).body)).not.toContain("atrium-client-secret-value");
-    expect((await trpc("mutation", "sso.test", undefined, { cookie })).body.result.data).toEqual({ ok: true, issuer: provider.issuer });
+    expect(JSON.stringify((await trpc("query", "sso.get", undefined, { cookie })).body)).not.toContain(
+      "atrium-client-secret-value",
+    );
+    expect((await trpc("mutation", "sso.test", undefined, { cookie })).body.result.data).toEqual({
+      ok: true,
+      issuer: provider.issuer,
+    });
     const member = await addPerson(tenant.operator, "member");
-    expect(trpcErrorCode(await trpc("query", "sso.get", undefined, { cookie: await signInCookie(member.email, member.password) }))).toBe("forbidden_role");
+    expect(
+      trpcErrorCode(
+        await trpc("query", "sso.get", undefined, { cookie: await signInCookie(member.email, member.password) }),
+      ),
+    ).toBe("forbidden_role");
     expect((await trpc("mutation", "sso.remove", undefined, { cookie })).status).toBe(200);
     expect((await trpc("query", "sso.get", undefined, { cookie })).body.result.data).toBeNull();
   });
@@ -216,13 +295,33 @@ describe("password sign-in off", () => {
     const domain = `tailspin-${uniqueSuffix()}.example`;
     const tenant = await newOrganization();
     const admin = await addPerson(tenant.operator, "admin");
-    const owner = { kind: "member" as const, organizationId: tenant.organization.id, member: { id: tenant.owner.member.id, role: "owner" as const, email: tenant.owner.email } };
-    await expect(updateOrganization(getDb(), owner, { passwordSignIn: false })).rejects.toMatchObject({ code: "conflict" });
-    await setSsoConnection(getDb(), tenant.operator, { issuer: provider.issuer, clientId: "atrium", clientSecret: "atrium-client-secret-value", domains: [domain] });
-    const adminActor = { kind: "member" as const, organizationId: tenant.organization.id, member: { id: admin.member.id, role: "admin" as const, email: admin.email } };
-    await expect(updateOrganization(getDb(), adminActor, { passwordSignIn: false })).rejects.toMatchObject({ code: "forbidden_role" });
+    const owner = {
+      kind: "member" as const,
+      organizationId: tenant.organization.id,
+      member: { id: tenant.owner.member.id, role: "owner" as const, email: tenant.owner.email },
+    };
+    await expect(updateOrganization(getDb(), owner, { passwordSignIn: false })).rejects.toMatchObject({
+      code: "conflict",
+    });
+    await setSsoConnection(getDb(), tenant.operator, {
+      issuer: provider.issuer,
+      clientId: "atrium",
+      clientSecret: "atrium-client-secret-value",
+      domains: [domain],
+    });
+    const adminActor = {
+      kind: "member" as const,
+      organizationId: tenant.organization.id,
+      member: { id: admin.member.id, role: "admin" as const, email: admin.email },
+    };
+    await expect(updateOrganization(getDb(), adminActor, { passwordSignIn: false })).rejects.toMatchObject({
+      code: "forbidden_role",
+    });
     expect((await updateOrganization(getDb(), owner, { passwordSignIn: false })).passwordSignIn).toBe(false);
-    const refused = await trpc("mutation", "auth.signIn", { email: tenant.owner.email, password: tenant.owner.password });
+    const refused = await trpc("mutation", "auth.signIn", {
+      email: tenant.owner.email,
+      password: tenant.owner.password,
+    });
     expect(refused.body.error.message).toMatch(/single sign-on/);
     await updateOrganization(getDb(), tenant.operator, { passwordSignIn: true });
     expect(await signInCookie(tenant.owner.email, tenant.owner.password)).toMatch(/^atrium_session=/);

@@ -12,15 +12,20 @@ const tsx = path.join(root, "node_modules", ".bin", "tsx");
 
 function cli(...args: string[]): Promise<{ code: number; json: any }> {
   return new Promise((resolve) => {
-    execFile(tsx, ["src/cli/admin.ts", ...args], { cwd: root, env: { ...process.env }, timeout: 60_000 }, (error, stdout) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolve({ code: error ? 1 : 0, json });
-    });
+    execFile(
+      tsx,
+      ["src/cli/admin.ts", ...args],
+      { cwd: root, env: { ...process.env }, timeout: 60_000 },
+      (error, stdout) => {
+        let json: unknown;
+        try {
+          json = JSON.parse(stdout);
+        } catch {
+          json = undefined;
+        }
+        resolve({ code: error ? 1 : 0, json });
+      },
+    );
   });
 }
 
@@ -32,7 +37,11 @@ describe("the SCIM token", { timeout: 120_000 }, () => {
       cli("key", "create", "--org", tenant.organization.id, "--all-scopes"),
       cli("key", "create", "--org", tenant.organization.id, "--scopes", "scim,end_users:read"),
     ]);
-    expect(scimKey.json.key).toMatchObject({ kind: "organization", scopes: ["scim"], secret: expect.stringMatching(/^sk_org_/) });
+    expect(scimKey.json.key).toMatchObject({
+      kind: "organization",
+      scopes: ["scim"],
+      secret: expect.stringMatching(/^sk_org_/),
+    });
     expect(allKey.json.key.scopes).not.toContain("scim");
     expect(mixed).toMatchObject({ code: 1, json: { error: { code: "invalid_request" } } });
     expect((await scim("GET", "/Users", { key: scimKey.json.key.secret })).status).toBe(200);
@@ -44,7 +53,8 @@ describe("the SCIM token", { timeout: 120_000 }, () => {
     const tenant = await directoryTenant();
     const limit = env().RATE_LIMIT_PER_MINUTE;
     const answers = [];
-    for (let index = 0; index <= limit; index++) answers.push(await scim("GET", "/ServiceProviderConfig", { key: tenant.scimKey }));
+    for (let index = 0; index <= limit; index++)
+      answers.push(await scim("GET", "/ServiceProviderConfig", { key: tenant.scimKey }));
     const refused = answers.find((answer) => answer.status === 429)!;
     expectScimError(refused, 429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);

@@ -26,7 +26,11 @@ function entraCreateUser(userName: string, email: string) {
     meta: { resourceType: "User" },
     name: { formatted: "givenName familyName", familyName: "familyName", givenName: "givenName" },
     roles: [],
-    [ENTERPRISE]: { employeeNumber: "701984", department: "Tour Operations", manager: { value: "26118915-6090-4610-87e4-49d8ca9f808d" } },
+    [ENTERPRISE]: {
+      employeeNumber: "701984",
+      department: "Tour Operations",
+      manager: { value: "26118915-6090-4610-87e4-49d8ca9f808d" },
+    },
   };
 }
 
@@ -66,8 +70,12 @@ describe("SCIM credentials", () => {
     expectError(await api("GET", "/end-users", { key: tenant.scimKey }), 403, "insufficient_scope");
     expectError(await api("GET", "/models", { key: tenant.scimKey }), 403, "insufficient_scope");
     expect(tenant.orgKey.scopes).not.toContain("scim");
-    await expect(issueKey(tenant.operator, { kind: "organization", scopes: ["scim", "end_users:read"] })).rejects.toMatchObject({ code: "invalid_request" });
-    await expect(issueKey(tenant.operator, { kind: "personal", memberId: tenant.owner.member.id, scopes: ["scim"] })).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(
+      issueKey(tenant.operator, { kind: "organization", scopes: ["scim", "end_users:read"] }),
+    ).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(
+      issueKey(tenant.operator, { kind: "personal", memberId: tenant.owner.member.id, scopes: ["scim"] }),
+    ).rejects.toMatchObject({ code: "invalid_request" });
   });
 
   it("answers 403 when the organization's API is off", async () => {
@@ -100,7 +108,11 @@ describe("SCIM users", () => {
       active: true,
       emails: [{ primary: true, type: "work", value: email }],
       name: { formatted: "givenName familyName", familyName: "familyName", givenName: "givenName" },
-      [ENTERPRISE]: { employeeNumber: "701984", department: "Tour Operations", manager: { value: "26118915-6090-4610-87e4-49d8ca9f808d" } },
+      [ENTERPRISE]: {
+        employeeNumber: "701984",
+        department: "Tour Operations",
+        manager: { value: "26118915-6090-4610-87e4-49d8ca9f808d" },
+      },
       meta: {
         resourceType: "User",
         created: expect.any(String),
@@ -112,7 +124,12 @@ describe("SCIM users", () => {
     expect(created.headers.get("location")).toBe(created.body.meta.location);
 
     const endUser = await endUserOf(tenant.organization.id, email);
-    expect(endUser).toMatchObject({ email: email.toLowerCase(), fullName: "givenName familyName", authMethod: "directory", suspendedAt: null });
+    expect(endUser).toMatchObject({
+      email: email.toLowerCase(),
+      fullName: "givenName familyName",
+      authMethod: "directory",
+      suspendedAt: null,
+    });
     expect(created.body.id).not.toBe(endUser!.id);
     const viaRest = await api("GET", `/end-users/${endUser!.id}`, { key: tenant.orgKey.secret });
     expect(viaRest.body.endUser).toMatchObject({ authMethod: "directory", suspendedAt: null });
@@ -129,23 +146,49 @@ describe("SCIM users", () => {
     expect(created.status).toBe(201);
     expect(created.body).not.toHaveProperty("password");
     expect(created.body).toMatchObject({ displayName: "Test User", locale: "en-US", userName });
-    expect(JSON.stringify(await getDb().directoryUser.findUnique({ where: { id: created.body.id } }))).not.toContain("1mz050nq");
+    expect(JSON.stringify(await getDb().directoryUser.findUnique({ where: { id: created.body.id } }))).not.toContain(
+      "1mz050nq",
+    );
     expect((await endUserOf(tenant.organization.id, userName))!.fullName).toBe("Test User");
 
     // Okta: GET /Users?filter=userName eq "test.user@okta.local"&startIndex=1&count=100
-    const found = await scim("GET", `/Users?filter=${encodeURIComponent(`userName eq "${userName.toUpperCase()}"`)}&startIndex=1&count=100`, { key: tenant.scimKey });
-    expect(found.body).toMatchObject({ schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"], totalResults: 1, startIndex: 1, itemsPerPage: 1 });
+    const found = await scim(
+      "GET",
+      `/Users?filter=${encodeURIComponent(`userName eq "${userName.toUpperCase()}"`)}&startIndex=1&count=100`,
+      { key: tenant.scimKey },
+    );
+    expect(found.body).toMatchObject({
+      schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
+      totalResults: 1,
+      startIndex: 1,
+      itemsPerPage: 1,
+    });
     expect(found.body.Resources[0].id).toBe(created.body.id);
-    const missing = await scim("GET", `/Users?filter=${encodeURIComponent('userName eq "nobody@okta.local"')}`, { key: tenant.scimKey });
+    const missing = await scim("GET", `/Users?filter=${encodeURIComponent('userName eq "nobody@okta.local"')}`, {
+      key: tenant.scimKey,
+    });
     expect(missing.body).toMatchObject({ totalResults: 0, itemsPerPage: 0, Resources: [] });
   });
 
   it("refuses a second userName in any case with 409 uniqueness, and a user without userName with 400", async () => {
     const tenant = await directoryTenant();
     const userName = uniqueUserName();
-    expect((await scim("POST", "/Users", { key: tenant.scimKey, body: { schemas: [USER], userName } })).status).toBe(201);
-    expectScimError(await scim("POST", "/Users", { key: tenant.scimKey, body: { schemas: [USER], userName: userName.toUpperCase() } }), 409, "uniqueness");
-    expectScimError(await scim("POST", "/Users", { key: tenant.scimKey, body: { schemas: [USER], displayName: "No name" } }), 400, "invalidValue");
+    expect((await scim("POST", "/Users", { key: tenant.scimKey, body: { schemas: [USER], userName } })).status).toBe(
+      201,
+    );
+    expectScimError(
+      await scim("POST", "/Users", {
+        key: tenant.scimKey,
+        body: { schemas: [USER], userName: userName.toUpperCase() },
+      }),
+      409,
+      "uniqueness",
+    );
+    expectScimError(
+      await scim("POST", "/Users", { key: tenant.scimKey, body: { schemas: [USER], displayName: "No name" } }),
+      400,
+      "invalidValue",
+    );
     expectScimError(await scim("POST", "/Users", { key: tenant.scimKey, rawBody: "{not json" }), 400, "invalidSyntax");
     expect(await getDb().directoryUser.count({ where: { organizationId: tenant.organization.id } })).toBe(1);
   });
@@ -153,10 +196,16 @@ describe("SCIM users", () => {
   it('suspends the end user on Entra\'s Replace active "False" and restores them on "True"', async () => {
     const tenant = await directoryTenant();
     const userName = uniqueUserName();
-    const created = await scim("POST", "/Users", { key: tenant.scimKey, body: { schemas: [USER], userName, active: true } });
+    const created = await scim("POST", "/Users", {
+      key: tenant.scimKey,
+      body: { schemas: [USER], userName, active: true },
+    });
     const endUser = (await endUserOf(tenant.organization.id, userName))!;
     const { tierPlan } = await newPlan(tenant.operator, { credits: 50 });
-    await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: userName, tierPlanIds: [tierPlan.id] } });
+    await api("POST", "/end-users", {
+      key: tenant.orgKey.secret,
+      body: { email: userName, tierPlanIds: [tierPlan.id] },
+    });
     const portal = { id: "00000000-0000-0000-0000-000000000000", organizationId: tenant.organization.id };
     const session = await startEndUserSession(getDb(), { id: endUser.id, organizationId: tenant.organization.id });
     expect(await endUserForSession(getDb(), session.token, portal)).not.toBeNull();
@@ -173,10 +222,14 @@ describe("SCIM users", () => {
     expect(suspended.deletedAt).toBeNull();
     expect(await endUserForSession(getDb(), session.token, portal)).toBeNull();
     expect(await getDb().endUserSession.count({ where: { endUserId: endUser.id } })).toBe(0);
-    await expect(findActiveEndUser(getDb(), tenant.organization.id, endUser.id)).rejects.toMatchObject({ code: "not_found" });
+    await expect(findActiveEndUser(getDb(), tenant.organization.id, endUser.id)).rejects.toMatchObject({
+      code: "not_found",
+    });
     // Nothing of theirs is deleted: the subscription is still there.
     expect(await getDb().subscription.count({ where: { endUserId: endUser.id, status: "active" } })).toBe(1);
-    expect((await api("GET", `/end-users/${endUser.id}`, { key: tenant.orgKey.secret })).body.endUser.suspendedAt).toBe(suspended.suspendedAt!.toISOString());
+    expect((await api("GET", `/end-users/${endUser.id}`, { key: tenant.orgKey.secret })).body.endUser.suspendedAt).toBe(
+      suspended.suspendedAt!.toISOString(),
+    );
     expect((await scim("GET", `/Users/${created.body.id}`, { key: tenant.scimKey })).body.active).toBe(false);
 
     const enabled = await scim("PATCH", `/Users/${created.body.id}`, {
@@ -185,7 +238,9 @@ describe("SCIM users", () => {
     });
     expect(enabled.status).toBe(204);
     expect((await getDb().endUser.findUniqueOrThrow({ where: { id: endUser.id } })).suspendedAt).toBeNull();
-    await expect(findActiveEndUser(getDb(), tenant.organization.id, endUser.id)).resolves.toMatchObject({ id: endUser.id });
+    await expect(findActiveEndUser(getDb(), tenant.organization.id, endUser.id)).resolves.toMatchObject({
+      id: endUser.id,
+    });
   });
 
   it("suspends on Okta's path-less replace {active:false}", async () => {
@@ -204,7 +259,10 @@ describe("SCIM users", () => {
   it("applies Entra's multi-valued and dotted replaces, path-less extension keys, and answers 200 when attributes are named", async () => {
     const tenant = await directoryTenant();
     const userName = uniqueUserName();
-    const created = await scim("POST", "/Users", { key: tenant.scimKey, body: { schemas: [USER], userName, name: { givenName: "Ann", familyName: "Old" } } });
+    const created = await scim("POST", "/Users", {
+      key: tenant.scimKey,
+      body: { schemas: [USER], userName, name: { givenName: "Ann", familyName: "Old" } },
+    });
     // Entra ID, "Update User [Multi-valued properties]"
     const response = await scim("PATCH", `/Users/${created.body.id}?attributes=emails,name`, {
       key: tenant.scimKey,
@@ -213,7 +271,14 @@ describe("SCIM users", () => {
         Operations: [
           { op: "Replace", path: 'emails[type eq "work"].value', value: "updatedEmail@microsoft.com" },
           { op: "Replace", path: "name.familyName", value: "updatedFamilyName" },
-          { op: "Add", value: { "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department": "Sales", "name.GivenName": "Anne", Title: "Lead" } },
+          {
+            op: "Add",
+            value: {
+              "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department": "Sales",
+              "name.GivenName": "Anne",
+              Title: "Lead",
+            },
+          },
         ],
       },
     });
@@ -227,14 +292,20 @@ describe("SCIM users", () => {
     const full = (await scim("GET", `/Users/${created.body.id}`, { key: tenant.scimKey })).body;
     expect(full).toMatchObject({ title: "Lead", [ENTERPRISE]: { department: "Sales" }, meta: { version: 'W/"2"' } });
     // The work email now names the end user: a new one, and the old address loses its directory user.
-    expect(await endUserOf(tenant.organization.id, "updatedemail@microsoft.com")).toMatchObject({ fullName: "Anne updatedFamilyName", suspendedAt: null });
+    expect(await endUserOf(tenant.organization.id, "updatedemail@microsoft.com")).toMatchObject({
+      fullName: "Anne updatedFamilyName",
+      suspendedAt: null,
+    });
     expect((await endUserOf(tenant.organization.id, userName))!.suspendedAt).not.toBeNull();
   });
 
   it("writes nothing of a PATCH whose later operation cannot apply", async () => {
     const tenant = await directoryTenant();
     const userName = uniqueUserName();
-    const created = await scim("POST", "/Users", { key: tenant.scimKey, body: { schemas: [USER], userName, displayName: "Before" } });
+    const created = await scim("POST", "/Users", {
+      key: tenant.scimKey,
+      body: { schemas: [USER], userName, displayName: "Before" },
+    });
     const failed = await scim("PATCH", `/Users/${created.body.id}`, {
       key: tenant.scimKey,
       body: {
@@ -246,19 +317,35 @@ describe("SCIM users", () => {
       },
     });
     expectScimError(failed, 400, "invalidValue");
-    expectScimError(await scim("PATCH", `/Users/${created.body.id}`, { key: tenant.scimKey, body: { schemas: [PATCH_OP], Operations: [{ op: "remove" }] } }), 400, "noTarget");
     expectScimError(
-      await scim("PATCH", `/Users/${created.body.id}`, { key: tenant.scimKey, body: { schemas: [PATCH_OP], Operations: [{ op: "move", path: "title" }] } }),
+      await scim("PATCH", `/Users/${created.body.id}`, {
+        key: tenant.scimKey,
+        body: { schemas: [PATCH_OP], Operations: [{ op: "remove" }] },
+      }),
+      400,
+      "noTarget",
+    );
+    expectScimError(
+      await scim("PATCH", `/Users/${created.body.id}`, {
+        key: tenant.scimKey,
+        body: { schemas: [PATCH_OP], Operations: [{ op: "move", path: "title" }] },
+      }),
       400,
       "invalidSyntax",
     );
     expectScimError(
-      await scim("PATCH", `/Users/${created.body.id}`, { key: tenant.scimKey, body: { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "emails[type eq", value: "x" }] } }),
+      await scim("PATCH", `/Users/${created.body.id}`, {
+        key: tenant.scimKey,
+        body: { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "emails[type eq", value: "x" }] },
+      }),
       400,
       "invalidPath",
     );
     expectScimError(
-      await scim("PATCH", `/Users/${created.body.id}`, { key: tenant.scimKey, body: { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "id", value: "x" }] } }),
+      await scim("PATCH", `/Users/${created.body.id}`, {
+        key: tenant.scimKey,
+        body: { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "id", value: "x" }] },
+      }),
       400,
       "mutability",
     );
@@ -277,14 +364,24 @@ describe("SCIM users", () => {
     expect(replaced.status).toBe(200);
     expect(replaced.body).toMatchObject({ id: created.body.id, userName, displayName: "Renamed" });
     expect(replaced.body).not.toHaveProperty("locale");
-    expectScimError(await scim("PUT", `/Users/${created.body.id}`, { key: tenant.scimKey, body: { schemas: [USER] } }), 400, "invalidValue");
+    expectScimError(
+      await scim("PUT", `/Users/${created.body.id}`, { key: tenant.scimKey, body: { schemas: [USER] } }),
+      400,
+      "invalidValue",
+    );
   });
 
   it("shares one end user between directory users of one address, and suspends it only when none is active", async () => {
     const tenant = await directoryTenant();
     const address = uniqueUserName("shared");
-    const first = await scim("POST", "/Users", { key: tenant.scimKey, body: { schemas: [USER], userName: uniqueUserName(), emails: [{ value: address }] } });
-    const second = await scim("POST", "/Users", { key: tenant.scimKey, body: { schemas: [USER], userName: uniqueUserName(), emails: [{ value: address, type: "work" }] } });
+    const first = await scim("POST", "/Users", {
+      key: tenant.scimKey,
+      body: { schemas: [USER], userName: uniqueUserName(), emails: [{ value: address }] },
+    });
+    const second = await scim("POST", "/Users", {
+      key: tenant.scimKey,
+      body: { schemas: [USER], userName: uniqueUserName(), emails: [{ value: address, type: "work" }] },
+    });
     const rows = await getDb().directoryUser.findMany({ where: { id: { in: [first.body.id, second.body.id] } } });
     expect(new Set(rows.map((row) => row.endUserId)).size).toBe(1);
     expect(await getDb().endUser.count({ where: { organizationId: tenant.organization.id } })).toBe(1);
@@ -300,13 +397,19 @@ describe("SCIM users", () => {
   it("subscribes new end users to the directory default plan, and leaves an end user deleted through the API deleted", async () => {
     const tenant = await directoryTenant();
     const { tierPlan: plan } = await newPlan(tenant.operator, { credits: 75 });
-    await getDb().organization.update({ where: { id: tenant.organization.id }, data: { directoryDefaultPlanId: plan.id } });
+    await getDb().organization.update({
+      where: { id: tenant.organization.id },
+      data: { directoryDefaultPlanId: plan.id },
+    });
     const userName = uniqueUserName();
     const created = await scim("POST", "/Users", { key: tenant.scimKey, body: { schemas: [USER], userName } });
     const endUser = (await endUserOf(tenant.organization.id, userName))!;
-    expect(await getDb().subscription.findMany({ where: { endUserId: endUser.id }, select: { tierPlanId: true, creditAllowance: true } })).toEqual([
-      { tierPlanId: plan.id, creditAllowance: 75 },
-    ]);
+    expect(
+      await getDb().subscription.findMany({
+        where: { endUserId: endUser.id },
+        select: { tierPlanId: true, creditAllowance: true },
+      }),
+    ).toEqual([{ tierPlanId: plan.id, creditAllowance: 75 }]);
 
     expect((await api("DELETE", `/end-users/${endUser.id}`, { key: tenant.orgKey.secret })).status).toBe(204);
     expect((await getDb().directoryUser.findUniqueOrThrow({ where: { id: created.body.id } })).endUserId).toBeNull();
@@ -328,10 +431,17 @@ describe("SCIM user lists", () => {
     const names = ["ann", "bob", "carl", "dana", "eve"].map((name) => `${name}.${suffix}@contoso.example`);
     const ids: string[] = [];
     for (const [index, userName] of names.entries()) {
-      const body = { schemas: [USER], userName, active: index !== 4, name: { familyName: index < 2 ? "Smith" : "Jones" }, externalId: `ext-${index}` };
+      const body = {
+        schemas: [USER],
+        userName,
+        active: index !== 4,
+        name: { familyName: index < 2 ? "Smith" : "Jones" },
+        externalId: `ext-${index}`,
+      };
       ids.push((await scim("POST", "/Users", { key, body })).body.id);
     }
-    const list = async (filter: string, extra = "") => (await scim("GET", `/Users?filter=${encodeURIComponent(filter)}${extra}`, { key })).body;
+    const list = async (filter: string, extra = "") =>
+      (await scim("GET", `/Users?filter=${encodeURIComponent(filter)}${extra}`, { key })).body;
     const userNames = (body: { Resources: { userName: string }[] }) => body.Resources.map((user) => user.userName);
 
     expect(userNames(await list(`userName sw "ann" or userName sw "BOB"`))).toEqual(names.slice(0, 2));
@@ -340,7 +450,9 @@ describe("SCIM user lists", () => {
     expect(userNames(await list(`active eq "False"`))).toEqual([names[4]]);
     expect(userNames(await list(`not (name.familyName eq "Jones") and externalId pr`))).toEqual(names.slice(0, 2));
     expect(userNames(await list(`externalId eq "ext-3"`))).toEqual([names[3]]);
-    expect(userNames(await list(`(userName co "${suffix}") and meta.created gt "2000-01-01T00:00:00Z"`))).toEqual(names);
+    expect(userNames(await list(`(userName co "${suffix}") and meta.created gt "2000-01-01T00:00:00Z"`))).toEqual(
+      names,
+    );
 
     const second = (await scim("GET", "/Users?startIndex=2&count=2", { key })).body;
     expect(second).toMatchObject({ totalResults: 5, startIndex: 2, itemsPerPage: 2 });
@@ -358,13 +470,27 @@ describe("SCIM user lists", () => {
   it("refuses filters that do not parse with 400 invalidFilter, fast on long or hostile input", async () => {
     const tenant = await directoryTenant();
     const key = tenant.scimKey;
-    for (const filter of [`userName eq`, `userName zz "x"`, `(userName eq "x"`, `userName eq "open`, "(".repeat(40) + 'userName eq "x"' + ")".repeat(40)]) {
+    for (const filter of [
+      `userName eq`,
+      `userName zz "x"`,
+      `(userName eq "x"`,
+      `userName eq "open`,
+      "(".repeat(40) + 'userName eq "x"' + ")".repeat(40),
+    ]) {
       expectScimError(await scim("GET", `/Users?filter=${encodeURIComponent(filter)}`, { key }), 400, "invalidFilter");
     }
     const started = Date.now();
     // An unterminated string full of newlines backtracks exponentially in the library's own tokenizer.
-    expectScimError(await scim("GET", `/Users?filter=${encodeURIComponent('userName eq "' + "\n".repeat(2000))}`, { key }), 400, "invalidFilter");
-    expectScimError(await scim("GET", `/Users?filter=${encodeURIComponent('userName eq "a" or '.repeat(20_000))}`, { key }), 400, "invalidFilter");
+    expectScimError(
+      await scim("GET", `/Users?filter=${encodeURIComponent('userName eq "' + "\n".repeat(2000))}`, { key }),
+      400,
+      "invalidFilter",
+    );
+    expectScimError(
+      await scim("GET", `/Users?filter=${encodeURIComponent('userName eq "a" or '.repeat(20_000))}`, { key }),
+      400,
+      "invalidFilter",
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
@@ -373,11 +499,20 @@ describe("SCIM tenancy", () => {
   it("never shows or changes one organization's directory to another's token", async () => {
     const a = await directoryTenant();
     const b = await directoryTenant();
-    const user = await scim("POST", "/Users", { key: a.scimKey, body: { schemas: [USER], userName: uniqueUserName() } });
-    const group = await scim("POST", "/Groups", { key: a.scimKey, body: { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Support agents" } });
+    const user = await scim("POST", "/Users", {
+      key: a.scimKey,
+      body: { schemas: [USER], userName: uniqueUserName() },
+    });
+    const group = await scim("POST", "/Groups", {
+      key: a.scimKey,
+      body: { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Support agents" },
+    });
     expectScimError(await scim("GET", `/Users/${user.body.id}`, { key: b.scimKey }), 404);
     expectScimError(
-      await scim("PATCH", `/Users/${user.body.id}`, { key: b.scimKey, body: { schemas: [PATCH_OP], Operations: [{ op: "replace", value: { active: false } }] } }),
+      await scim("PATCH", `/Users/${user.body.id}`, {
+        key: b.scimKey,
+        body: { schemas: [PATCH_OP], Operations: [{ op: "replace", value: { active: false } }] },
+      }),
       404,
     );
     expectScimError(await scim("DELETE", `/Users/${user.body.id}`, { key: b.scimKey }), 404);
@@ -385,7 +520,10 @@ describe("SCIM tenancy", () => {
     expect((await scim("GET", "/Users", { key: b.scimKey })).body.totalResults).toBe(0);
     expect((await scim("GET", "/Groups", { key: b.scimKey })).body.totalResults).toBe(0);
     // B's group cannot take A's user as a member: the value names no directory user of B.
-    const foreign = await scim("POST", "/Groups", { key: b.scimKey, body: { displayName: "Mixed", members: [{ value: user.body.id }] } });
+    const foreign = await scim("POST", "/Groups", {
+      key: b.scimKey,
+      body: { displayName: "Mixed", members: [{ value: user.body.id }] },
+    });
     expect(foreign.body.members).toEqual([]);
     expect((await scim("GET", `/Users/${user.body.id}`, { key: a.scimKey })).body.active).toBe(true);
     expect(await newOrganization()).toBeTruthy();
@@ -396,12 +534,24 @@ describe("SCIM discovery", () => {
   it("describes itself: ServiceProviderConfig, ResourceTypes and Schemas", async () => {
     const tenant = await directoryTenant();
     const config = await scim("GET", "/ServiceProviderConfig", { key: tenant.scimKey });
-    expect(config.body).toMatchObject({ patch: { supported: true }, filter: { supported: true, maxResults: 1000 }, bulk: { supported: false } });
+    expect(config.body).toMatchObject({
+      patch: { supported: true },
+      filter: { supported: true, maxResults: 1000 },
+      bulk: { supported: false },
+    });
     const types = await scim("GET", "/ResourceTypes", { key: tenant.scimKey });
     expect(types.body.Resources.map((type: { name: string }) => type.name)).toEqual(["User", "Group"]);
     const schemas = await scim("GET", "/Schemas", { key: tenant.scimKey });
-    expect(schemas.body.Resources.map((schema: { id: string }) => schema.id)).toEqual([USER, ENTERPRISE, "urn:ietf:params:scim:schemas:core:2.0:Group"]);
-    expect((await scim("GET", `/Schemas/${USER}`, { key: tenant.scimKey })).body.attributes[0]).toMatchObject({ name: "userName", required: true, uniqueness: "server" });
+    expect(schemas.body.Resources.map((schema: { id: string }) => schema.id)).toEqual([
+      USER,
+      ENTERPRISE,
+      "urn:ietf:params:scim:schemas:core:2.0:Group",
+    ]);
+    expect((await scim("GET", `/Schemas/${USER}`, { key: tenant.scimKey })).body.attributes[0]).toMatchObject({
+      name: "userName",
+      required: true,
+      uniqueness: "server",
+    });
     expectScimError(await scim("GET", "/Nothing", { key: tenant.scimKey }), 404);
     expectScimError(await scim("DELETE", "/ServiceProviderConfig", { key: tenant.scimKey }), 405);
   });

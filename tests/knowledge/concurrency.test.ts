@@ -29,7 +29,8 @@ describe("under concurrency", () => {
       const created = responses.filter((r) => r.status === 202);
       expect(created.length).toBeGreaterThanOrEqual(1);
       for (const r of created) expect(r.body).toEqual(created[0]!.body);
-      for (const r of responses.filter((r) => r.status !== 202)) expect({ status: r.status, code: r.body?.error?.code }).toEqual({ status: 409, code: "conflict" });
+      for (const r of responses.filter((r) => r.status !== 202))
+        expect({ status: r.status, code: r.body?.error?.code }).toEqual({ status: 409, code: "conflict" });
       expect(await getDb().source.count({ where: { knowledgebaseId: kbId } })).toBe(1);
     } finally {
       await other.db.$disconnect();
@@ -42,7 +43,13 @@ describe("under concurrency", () => {
     const other = secondServer();
     try {
       const responses = await Promise.all(
-        Array.from({ length: 6 }, (_, i) => api("POST", "/knowledgebases", { key: tenant.orgKey.secret, body: { name: `kb ${i}` }, handler: i % 2 ? other.handler : undefined })),
+        Array.from({ length: 6 }, (_, i) =>
+          api("POST", "/knowledgebases", {
+            key: tenant.orgKey.secret,
+            body: { name: `kb ${i}` },
+            handler: i % 2 ? other.handler : undefined,
+          }),
+        ),
       );
       // Every loser is refused with plan_limit: a 500 or a retryable conflict would fail here.
       const outcomes = responses.map((r) => (r.status === 201 ? "201" : `${r.status} ${r.body?.error?.code}`)).sort();

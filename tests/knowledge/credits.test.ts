@@ -17,7 +17,9 @@ describe("chargeCredits", () => {
 
   it("never goes below zero when charges race", async () => {
     const { organization } = await newOrganization({ credits: 5 });
-    const results = await Promise.allSettled(Array.from({ length: 12 }, () => chargeCredits(getDb(), organization.id, 1)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 12 }, () => chargeCredits(getDb(), organization.id, 1)),
+    );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(5);
     expect(await balance(organization.id)).toBe(0);
   });

@@ -11,7 +11,10 @@ import { tenantWithKnowledgebase } from "../knowledge-helpers";
 const PAIRS = 50;
 const AT_ONCE = 10;
 // Enough chunks that the worker's write takes a while, so deletes land in the middle of it.
-const DOCUMENT = Array.from({ length: 60 }, (_, i) => `## Section ${i}\n\n${"Words about the refund policy and delivery times. ".repeat(30)}`).join("\n\n");
+const DOCUMENT = Array.from(
+  { length: 60 },
+  (_, i) => `## Section ${i}\n\n${"Words about the refund policy and delivery times. ".repeat(30)}`,
+).join("\n\n");
 
 it("50 create-then-delete pairs while the worker runs: every delete 204, no source, chunk or job left", async () => {
   const { tenant, kbId } = await tenantWithKnowledgebase();
@@ -24,7 +27,10 @@ it("50 create-then-delete pairs while the worker runs: every delete 204, no sour
       Array.from({ length: AT_ONCE }, async (_, lane) => {
         while (next < PAIRS) {
           const pair = next++;
-          const created = await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { name: `Doc ${pair}`, contentMarkdown: DOCUMENT } });
+          const created = await api("POST", `/knowledgebases/${kbId}/sources`, {
+            key,
+            body: { name: `Doc ${pair}`, contentMarkdown: DOCUMENT },
+          });
           expect(created.status).toBe(202);
           // Spread the deletes over the worker's claim, extraction and write.
           await new Promise((resolve) => setTimeout(resolve, (pair * 7 + lane * 3) % 40));

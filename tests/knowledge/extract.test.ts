@@ -29,7 +29,9 @@ describe("extraction", () => {
 
   it("turns a CSV into a markdown table", async () => {
     const text = await extractText("csv", bytes('name,price,note\r\nWidget,3.50,"a, b"\nGadget,10,"pipe | inside"\n'));
-    expect(text).toBe("| name | price | note |\n| --- | --- | --- |\n| Widget | 3.50 | a, b |\n| Gadget | 10 | pipe \\| inside |");
+    expect(text).toBe(
+      "| name | price | note |\n| --- | --- | --- |\n| Widget | 3.50 | a, b |\n| Gadget | 10 | pipe \\| inside |",
+    );
   });
 
   it("keeps TXT and MD as they are (BOM and CRLF normalised)", async () => {

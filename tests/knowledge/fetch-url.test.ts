@@ -4,7 +4,16 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addressVerdict, assertReachableUrl, FetchRefused, fetchUrl, isMetadataAddress, isPublicAddress, type FetchLimits, type FetchPolicy } from "@/server/jobs/fetch-url";
+import {
+  addressVerdict,
+  assertReachableUrl,
+  FetchRefused,
+  fetchUrl,
+  isMetadataAddress,
+  isPublicAddress,
+  type FetchLimits,
+  type FetchPolicy,
+} from "@/server/jobs/fetch-url";
 
 let server: http.Server;
 let port: number;
@@ -65,7 +74,12 @@ describe("SSRF guard", () => {
   });
 
   it("refuses a redirect to each of them", async () => {
-    for (const target of [`http://127.0.0.1:${port + 1}/`, "http://10.0.0.1/", "http://169.254.169.254/latest/meta-data/", `http://[::1]:${port}/`]) {
+    for (const target of [
+      `http://127.0.0.1:${port + 1}/`,
+      "http://10.0.0.1/",
+      "http://169.254.169.254/latest/meta-data/",
+      `http://[::1]:${port}/`,
+    ]) {
       const message = await refusal(`http://127.0.0.1:${port}/redirect?to=${encodeURIComponent(target)}`, { allow });
       expect(message).toMatch(/Only public addresses can be fetched/);
     }
@@ -131,9 +145,11 @@ describe("SSRF guard", () => {
     const integration: FetchPolicy = { purpose: "integration", privateAddresses: false };
     const privateIntegration: FetchPolicy = { purpose: "integration", privateAddresses: true };
     const deployment: FetchPolicy = { purpose: "deployment" };
-    expect(["127.0.0.1", "::1", "10.0.0.5"].map((a) => [content, integration, privateIntegration, deployment].map((p) => addressVerdict(a, p)))).toEqual(
-      Array(3).fill(["private", "private", "reachable", "reachable"]),
-    );
+    expect(
+      ["127.0.0.1", "::1", "10.0.0.5"].map((a) =>
+        [content, integration, privateIntegration, deployment].map((p) => addressVerdict(a, p)),
+      ),
+    ).toEqual(Array(3).fill(["private", "private", "reachable", "reachable"]));
     for (const policy of [content, integration, privateIntegration, deployment]) {
       expect(addressVerdict("169.254.169.254", policy)).toBe("metadata");
       expect(addressVerdict("fd00:ec2::254", policy)).toBe("metadata");
@@ -153,10 +169,17 @@ describe("SSRF guard", () => {
       "http://[fd00:ec2::254]/",
       "http://[fd00:ec2:0:0:0:0:0:254]/",
     ];
-    const policies: FetchPolicy[] = [{ purpose: "content" }, { purpose: "integration", privateAddresses: true }, { purpose: "deployment" }];
+    const policies: FetchPolicy[] = [
+      { purpose: "content" },
+      { purpose: "integration", privateAddresses: true },
+      { purpose: "deployment" },
+    ];
     for (const url of spellings) {
       for (const policy of policies) {
-        const refused = await assertReachableUrl(url, { ...policy, allow: [`${new URL(url).hostname.replace(/^\[|\]$/g, "")}:80`] }).then(
+        const refused = await assertReachableUrl(url, {
+          ...policy,
+          allow: [`${new URL(url).hostname.replace(/^\[|\]$/g, "")}:80`],
+        }).then(
           () => `${url} passed`,
           (error: Error) => error.message,
         );

@@ -95,7 +95,9 @@ describe("indexing jobs", () => {
 
   it("two workers never index one source twice", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
-    const ids = await Promise.all(Array.from({ length: 24 }, (_, i) => addText(tenant.orgKey.secret, kbId, `document ${i} about apples`)));
+    const ids = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => addText(tenant.orgKey.secret, kbId, `document ${i} about apples`)),
+    );
     const claims: string[] = [];
     const options = {
       batch: 3,
@@ -124,7 +126,8 @@ describe("indexing jobs", () => {
     const key = tenant.orgKey.secret;
     const id = await addText(key, kbId, "slow document");
     // As if attempts kept dying for an hour.
-    await getDb().$executeRaw`update index_jobs set status = 'running', attempts = 2, started_at = now() - interval '1 hour',
+    await getDb()
+      .$executeRaw`update index_jobs set status = 'running', attempts = 2, started_at = now() - interval '1 hour',
       lease_until = now() - interval '1 second', last_error = 'worker died' where source_id = ${id}::uuid`;
     await drainIndexJobs(getDb());
     const failed = await sourceOf(key, kbId, id);
@@ -139,7 +142,9 @@ describe("indexing jobs", () => {
   it("queues a transient failure again and fails once the attempts run out", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
-    const id = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { url: `http://127.0.0.1:${port}/hang` } })).body.source.id;
+    const id = (
+      await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { url: `http://127.0.0.1:${port}/hang` } })
+    ).body.source.id;
     const options = { fetchLimits: { allow: [`127.0.0.1:${port}`], timeoutMs: 10_000 }, attemptTimeoutMs: 50 };
     for (let attempt = 1; attempt <= 3; attempt++) {
       await getDb().indexJob.updateMany({ where: { sourceId: id }, data: { runAfter: new Date(0) } });
@@ -147,16 +152,27 @@ describe("indexing jobs", () => {
       const source = await sourceOf(key, kbId, id);
       expect(source.status).toBe(attempt < 3 ? "processing" : "failed");
     }
-    expect((await sourceOf(key, kbId, id)).errorMessage).toMatch(/failed 3 times \(last error: the attempt took longer than 50 ms\).*\/retry/);
+    expect((await sourceOf(key, kbId, id)).errorMessage).toMatch(
+      /failed 3 times \(last error: the attempt took longer than 50 ms\).*\/retry/,
+    );
   });
 
   it("fetches a URL source and converts the HTML; a redirect to a metadata address fails with the reason", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
     const fetchLimits = { allow: [`127.0.0.1:${port}`] };
-    const good = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { url: `http://127.0.0.1:${port}/article` } })).body.source.id;
-    const redirected = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { url: `http://127.0.0.1:${port}/to-metadata` } })).body.source.id;
-    const zip = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { url: `http://127.0.0.1:${port}/file.zip` } })).body.source.id;
+    const good = (
+      await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { url: `http://127.0.0.1:${port}/article` } })
+    ).body.source.id;
+    const redirected = (
+      await api("POST", `/knowledgebases/${kbId}/sources`, {
+        key,
+        body: { url: `http://127.0.0.1:${port}/to-metadata` },
+      })
+    ).body.source.id;
+    const zip = (
+      await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { url: `http://127.0.0.1:${port}/file.zip` } })
+    ).body.source.id;
     await drainIndexJobs(getDb(), { fetchLimits });
     const row = await getDb().source.findUniqueOrThrow({ where: { id: good } });
     expect(row).toMatchObject({ status: "ready", type: "html" });
@@ -180,10 +196,17 @@ describe("indexing jobs", () => {
     });
     const id = await addText(tenant.orgKey.secret, kbId, "# Shutdown\n\nhanded back");
     await expect.poll(() => claimed.has(id), { timeout: 3000 }).toBe(true);
-    expect(await getDb().indexJob.findFirstOrThrow({ where: { sourceId: id } })).toMatchObject({ status: "running", attempts: 1 });
+    expect(await getDb().indexJob.findFirstOrThrow({ where: { sourceId: id } })).toMatchObject({
+      status: "running",
+      attempts: 1,
+    });
 
     await worker.release();
-    expect(await getDb().indexJob.findFirstOrThrow({ where: { sourceId: id } })).toMatchObject({ status: "queued", claimToken: null, attempts: 0 });
+    expect(await getDb().indexJob.findFirstOrThrow({ where: { sourceId: id } })).toMatchObject({
+      status: "queued",
+      claimToken: null,
+      attempts: 0,
+    });
     // The stopped worker's attempt goes on, finds its claim gone, and writes nothing.
     finishAttempt();
     await worker.stop();
@@ -198,7 +221,9 @@ describe("indexing jobs", () => {
     const worker = startIndexWorker(getDb(), { pollMs: 5000 });
     try {
       const id = await addText(tenant.orgKey.secret, kbId, "woken");
-      await expect.poll(async () => (await sourceOf(tenant.orgKey.secret, kbId, id)).status, { timeout: 3000 }).toBe("ready");
+      await expect
+        .poll(async () => (await sourceOf(tenant.orgKey.secret, kbId, id)).status, { timeout: 3000 })
+        .toBe("ready");
     } finally {
       await worker.stop();
     }

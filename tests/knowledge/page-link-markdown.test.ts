@@ -20,9 +20,16 @@ describe("pageLinkMarkdown", () => {
     const target = await newPage(key, kbId, { title: "Refund policy [2026]" });
     const linker = await api("POST", `/knowledgebases/${kbId}/pages`, {
       key,
-      body: { title: "Linker", markdown: `Read ${pageLinkMarkdown({ id: target, title: "Refund policy [2026]" })} first.` },
+      body: {
+        title: "Linker",
+        markdown: `Read ${pageLinkMarkdown({ id: target, title: "Refund policy [2026]" })} first.`,
+      },
     });
     expect(linker.status).toBe(201);
-    expect(linker.body.links).toEqual({ pages: [{ id: target, title: "Refund policy [2026]" }], sources: [], unresolved: [] });
+    expect(linker.body.links).toEqual({
+      pages: [{ id: target, title: "Refund policy [2026]" }],
+      sources: [],
+      unresolved: [],
+    });
   });
 });

@@ -10,14 +10,24 @@ describe("retrieval test", () => {
     const key = tenant.orgKey.secret;
     await newPage(key, kbId, { title: "Refunds", markdown: "Refunds are paid within 14 days." });
     await newPage(key, kbId, { title: "Parking", markdown: "Park behind the building." });
-    await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { name: "Refund form", contentText: "Send the refund form to billing." } });
+    await api("POST", `/knowledgebases/${kbId}/sources`, {
+      key,
+      body: { name: "Refund form", contentText: "Send the refund form to billing." },
+    });
     await drain();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    const answer = await trpc("query", "knowledge.testRetrieval", { knowledgebaseId: kbId, question: "How do refunds work?" }, { cookie });
+    const answer = await trpc(
+      "query",
+      "knowledge.testRetrieval",
+      { knowledgebaseId: kbId, question: "How do refunds work?" },
+      { cookie },
+    );
     expect(answer.status).toBe(200);
     const titles = answer.body.result.data.passages.map((p: { title: string }) => p.title).sort();
     expect(titles).toEqual(["Refund form", "Refunds"]);
-    expect(answer.body.result.data.passages.find((p: { title: string }) => p.title === "Refunds").text).toContain("14 days");
+    expect(answer.body.result.data.passages.find((p: { title: string }) => p.title === "Refunds").text).toContain(
+      "14 days",
+    );
   });
 
   it("finds nothing in another organization's knowledgebase: not_found", async () => {
@@ -25,7 +35,12 @@ describe("retrieval test", () => {
     const theirs = await tenantWithKnowledgebase();
     await newPage(theirs.tenant.orgKey.secret, theirs.kbId, { title: "Secret", markdown: "The vault code is K1234Q." });
     const cookie = await signInCookie(mine.tenant.owner.email, mine.tenant.owner.password);
-    const answer = await trpc("query", "knowledge.testRetrieval", { knowledgebaseId: theirs.kbId, question: "vault code" }, { cookie });
+    const answer = await trpc(
+      "query",
+      "knowledge.testRetrieval",
+      { knowledgebaseId: theirs.kbId, question: "vault code" },
+      { cookie },
+    );
     expect(trpcErrorCode(answer)).toBe("not_found");
     expect(JSON.stringify(answer.body)).not.toContain("K1234Q");
   });

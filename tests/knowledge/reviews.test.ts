@@ -15,7 +15,10 @@ describe("review queue", () => {
   it("holds an agent page create (202, empty page) until an admin approves it in the console", async () => {
     const { tenant, kbId } = await reviewing();
     const key = tenant.personalKey.secret;
-    const created = await api("POST", `/knowledgebases/${kbId}/pages`, { key, body: { title: "Proposal", markdown: "# Draft\n\nagent text" } });
+    const created = await api("POST", `/knowledgebases/${kbId}/pages`, {
+      key,
+      body: { title: "Proposal", markdown: "# Draft\n\nagent text" },
+    });
     expect(created.status).toBe(202);
     expect(created.body.status).toBe("pending_review");
     expect(created.body.reviewPath).toMatch(/^\/reviews\/[0-9a-f-]{36}$/);
@@ -35,7 +38,12 @@ describe("review queue", () => {
         author: tenant.owner.email,
       }),
     ]);
-    const approved = await trpc("mutation", "reviews.approve", { reviewId: reviewIdOf(created.body.reviewPath) }, { cookie });
+    const approved = await trpc(
+      "mutation",
+      "reviews.approve",
+      { reviewId: reviewIdOf(created.body.reviewPath) },
+      { cookie },
+    );
     expect(approved.status).toBe(200);
     expect(approved.body.result.data.review.status).toBe("approved");
     expect(await pageMarkdown(key, kbId, pageId)).toBe("# Draft\n\nagent text");
@@ -47,7 +55,12 @@ describe("review queue", () => {
   it("holds an agent edit (202, live page untouched); a person's console write applies at once", async () => {
     const { tenant, kbId } = await reviewing();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    const made = await trpc("mutation", "knowledge.createPage", { knowledgebaseId: kbId, title: "Live", markdown: "one two three" }, { cookie });
+    const made = await trpc(
+      "mutation",
+      "knowledge.createPage",
+      { knowledgebaseId: kbId, title: "Live", markdown: "one two three" },
+      { cookie },
+    );
     expect(made.body.result.data.status).toBe("applied");
     const pageId = made.body.result.data.page.id;
     const edit = await api("PATCH", `/knowledgebases/${kbId}/pages/${pageId}`, {
@@ -76,21 +89,40 @@ describe("review queue", () => {
   it("fails an approval whose anchors no longer match, with a clear reason, leaving the page untouched", async () => {
     const { tenant, kbId } = await reviewing();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    const pageId = (await trpc("mutation", "knowledge.createPage", { knowledgebaseId: kbId, title: "P", markdown: "alpha beta" }, { cookie })).body.result.data.page.id;
+    const pageId = (
+      await trpc(
+        "mutation",
+        "knowledge.createPage",
+        { knowledgebaseId: kbId, title: "P", markdown: "alpha beta" },
+        { cookie },
+      )
+    ).body.result.data.page.id;
     const edit = await api("PATCH", `/knowledgebases/${kbId}/pages/${pageId}`, {
       key: tenant.orgKey.secret,
       body: { patch: [{ op: "replace", oldString: "beta", newString: "BETA" }] },
     });
-    await trpc("mutation", "knowledge.savePage", { knowledgebaseId: kbId, pageId, markdown: "alpha gamma" }, { cookie });
+    await trpc(
+      "mutation",
+      "knowledge.savePage",
+      { knowledgebaseId: kbId, pageId, markdown: "alpha gamma" },
+      { cookie },
+    );
     const before = await getDb().page.findUniqueOrThrow({ where: { id: pageId } });
-    const approval = await trpc("mutation", "reviews.approve", { reviewId: reviewIdOf(edit.body.reviewPath) }, { cookie });
+    const approval = await trpc(
+      "mutation",
+      "reviews.approve",
+      { reviewId: reviewIdOf(edit.body.reviewPath) },
+      { cookie },
+    );
     expect(approval.status).toBe(409);
     expect(trpcErrorCode(approval)).toBe("conflict");
     expect(approval.body.error.message).toMatch(/changed since this edit was proposed.*"beta" does not appear/);
     const after = await getDb().page.findUniqueOrThrow({ where: { id: pageId } });
     expect(after.markdown).toBe("alpha gamma");
     expect(after.updatedAt).toEqual(before.updatedAt);
-    expect((await getDb().review.findUniqueOrThrow({ where: { id: reviewIdOf(edit.body.reviewPath) } })).status).toBe("pending");
+    expect((await getDb().review.findUniqueOrThrow({ where: { id: reviewIdOf(edit.body.reviewPath) } })).status).toBe(
+      "pending",
+    );
   });
 
   it("rejects: a pending page create disappears, a pending source is discarded, an edit changes nothing", async () => {
@@ -100,7 +132,12 @@ describe("review queue", () => {
     const page = await api("POST", `/knowledgebases/${kbId}/pages`, { key, body: { title: "Spam" } });
     const source = await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { contentText: "spam" } });
     for (const response of [page, source]) {
-      const rejected = await trpc("mutation", "reviews.reject", { reviewId: reviewIdOf(response.body.reviewPath) }, { cookie });
+      const rejected = await trpc(
+        "mutation",
+        "reviews.reject",
+        { reviewId: reviewIdOf(response.body.reviewPath) },
+        { cookie },
+      );
       expect(rejected.body.result.data.review.status).toBe("rejected");
     }
     expect(await getDb().page.count({ where: { id: page.body.page.id } })).toBe(0);
@@ -112,7 +149,10 @@ describe("review queue", () => {
   it("approving a pending source starts its indexing", async () => {
     const { tenant, kbId } = await reviewing();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    const source = await api("POST", `/knowledgebases/${kbId}/sources`, { key: tenant.orgKey.secret, body: { contentMarkdown: "# Approved doc" } });
+    const source = await api("POST", `/knowledgebases/${kbId}/sources`, {
+      key: tenant.orgKey.secret,
+      body: { contentMarkdown: "# Approved doc" },
+    });
     await trpc("mutation", "reviews.approve", { reviewId: reviewIdOf(source.body.reviewPath) }, { cookie });
     await drain();
     expect((await sourceOf(tenant.orgKey.secret, kbId, source.body.source.id)).status).toBe("ready");
@@ -120,11 +160,19 @@ describe("review queue", () => {
 
   it("lets only admins decide; members may look", async () => {
     const { tenant, kbId } = await reviewing();
-    const created = await api("POST", `/knowledgebases/${kbId}/pages`, { key: tenant.orgKey.secret, body: { title: "x", markdown: "y" } });
+    const created = await api("POST", `/knowledgebases/${kbId}/pages`, {
+      key: tenant.orgKey.secret,
+      body: { title: "x", markdown: "y" },
+    });
     const member = await addPerson(tenant.operator, "member");
     const cookie = await signInCookie(member.email, member.password);
     expect((await trpc("query", "reviews.list", { status: "pending" }, { cookie })).status).toBe(200);
-    const refused = await trpc("mutation", "reviews.approve", { reviewId: reviewIdOf(created.body.reviewPath) }, { cookie });
+    const refused = await trpc(
+      "mutation",
+      "reviews.approve",
+      { reviewId: reviewIdOf(created.body.reviewPath) },
+      { cookie },
+    );
     expect(trpcErrorCode(refused)).toBe("forbidden_role");
     expect(await pageMarkdown(tenant.orgKey.secret, kbId, created.body.page.id)).toBe("");
   });
@@ -132,9 +180,15 @@ describe("review queue", () => {
   it("moves never wait for review, and pages made in a non-reviewing organization apply at once", async () => {
     const { tenant, kbId } = await reviewing();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    const folder = (await trpc("mutation", "knowledge.createPage", { knowledgebaseId: kbId, title: "F", isFolder: true }, { cookie })).body.result.data.page.id;
-    const page = (await trpc("mutation", "knowledge.createPage", { knowledgebaseId: kbId, title: "P" }, { cookie })).body.result.data.page.id;
-    const moved = await api("POST", `/knowledgebases/${kbId}/pages/${page}/move`, { key: tenant.orgKey.secret, body: { parentPageId: folder } });
+    const folder = (
+      await trpc("mutation", "knowledge.createPage", { knowledgebaseId: kbId, title: "F", isFolder: true }, { cookie })
+    ).body.result.data.page.id;
+    const page = (await trpc("mutation", "knowledge.createPage", { knowledgebaseId: kbId, title: "P" }, { cookie }))
+      .body.result.data.page.id;
+    const moved = await api("POST", `/knowledgebases/${kbId}/pages/${page}/move`, {
+      key: tenant.orgKey.secret,
+      body: { parentPageId: folder },
+    });
     expect(moved.status).toBe(200);
     expect(moved.body.page.parentPageId).toBe(folder);
     const plain = await tenantWithKnowledgebase();
@@ -144,25 +198,48 @@ describe("review queue", () => {
 
 describe("reviewing at scale", () => {
   async function livePage(cookie: string, kbId: string, markdown: string): Promise<string> {
-    return (await trpc("mutation", "knowledge.createPage", { knowledgebaseId: kbId, title: "Live", markdown }, { cookie })).body.result.data.page.id;
+    return (
+      await trpc("mutation", "knowledge.createPage", { knowledgebaseId: kbId, title: "Live", markdown }, { cookie })
+    ).body.result.data.page.id;
   }
 
   it("keeps a rejection's reason and returns it; a reason over the bound is refused and nothing is decided", async () => {
     const { tenant, kbId } = await reviewing();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    const made = await api("POST", `/knowledgebases/${kbId}/pages`, { key: tenant.orgKey.secret, body: { title: "Spam", markdown: "buy now" } });
+    const made = await api("POST", `/knowledgebases/${kbId}/pages`, {
+      key: tenant.orgKey.secret,
+      body: { title: "Spam", markdown: "buy now" },
+    });
     const reviewId = reviewIdOf(made.body.reviewPath);
     const tooLong = await trpc("mutation", "reviews.reject", { reviewId, reason: "x".repeat(2001) }, { cookie });
     expect(tooLong.status).toBe(400);
     expect(trpcErrorCode(tooLong)).toBe("invalid_request");
     expect((await getDb().review.findUniqueOrThrow({ where: { id: reviewId } })).status).toBe("pending");
 
-    const rejected = await trpc("mutation", "reviews.reject", { reviewId, reason: "  Advertising, not documentation.  " }, { cookie });
-    expect(rejected.body.result.data.review).toMatchObject({ status: "rejected", rejectionReason: "Advertising, not documentation." });
+    const rejected = await trpc(
+      "mutation",
+      "reviews.reject",
+      { reviewId, reason: "  Advertising, not documentation.  " },
+      { cookie },
+    );
+    expect(rejected.body.result.data.review).toMatchObject({
+      status: "rejected",
+      rejectionReason: "Advertising, not documentation.",
+    });
     const listed = await trpc("query", "reviews.list", { status: "rejected" }, { cookie });
-    expect(listed.body.result.data.reviews).toEqual([expect.objectContaining({ id: reviewId, rejectionReason: "Advertising, not documentation." })]);
-    const plain = await api("POST", `/knowledgebases/${kbId}/pages`, { key: tenant.orgKey.secret, body: { title: "Other" } });
-    const noReason = await trpc("mutation", "reviews.reject", { reviewId: reviewIdOf(plain.body.reviewPath) }, { cookie });
+    expect(listed.body.result.data.reviews).toEqual([
+      expect.objectContaining({ id: reviewId, rejectionReason: "Advertising, not documentation." }),
+    ]);
+    const plain = await api("POST", `/knowledgebases/${kbId}/pages`, {
+      key: tenant.orgKey.secret,
+      body: { title: "Other" },
+    });
+    const noReason = await trpc(
+      "mutation",
+      "reviews.reject",
+      { reviewId: reviewIdOf(plain.body.reviewPath) },
+      { cookie },
+    );
     expect(noReason.body.result.data.review.rejectionReason).toBeNull();
   });
 
@@ -176,9 +253,19 @@ describe("reviewing at scale", () => {
       [changed, "beta"],
       [untouched, "delta"],
     ] as const) {
-      edits.push(await api("PATCH", `/knowledgebases/${kbId}/pages/${pageId}`, { key: tenant.orgKey.secret, body: { patch: [{ op: "replace", oldString, newString: "NEW" }] } }));
+      edits.push(
+        await api("PATCH", `/knowledgebases/${kbId}/pages/${pageId}`, {
+          key: tenant.orgKey.secret,
+          body: { patch: [{ op: "replace", oldString, newString: "NEW" }] },
+        }),
+      );
     }
-    await trpc("mutation", "knowledge.savePage", { knowledgebaseId: kbId, pageId: changed, markdown: "alpha beta, edited by hand" }, { cookie });
+    await trpc(
+      "mutation",
+      "knowledge.savePage",
+      { knowledgebaseId: kbId, pageId: changed, markdown: "alpha beta, edited by hand" },
+      { cookie },
+    );
     const list = (await trpc("query", "reviews.list", { status: "pending" }, { cookie })).body.result.data.reviews;
     expect(list.find((r: { pageId: string }) => r.pageId === changed).pageChanged).toBe(true);
     expect(list.find((r: { pageId: string }) => r.pageId === untouched).pageChanged).toBe(false);
@@ -187,16 +274,28 @@ describe("reviewing at scale", () => {
   it("filters by kind and by author, and lists the authors with their counts", async () => {
     const { tenant, kbId } = await reviewing();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    await api("POST", `/knowledgebases/${kbId}/pages`, { key: tenant.personalKey.secret, body: { title: "By the owner's key" } });
-    await api("POST", `/knowledgebases/${kbId}/pages`, { key: tenant.orgKey.secret, body: { title: "By the org key" } });
-    await api("POST", `/knowledgebases/${kbId}/sources`, { key: tenant.orgKey.secret, body: { contentText: "a document" } });
+    await api("POST", `/knowledgebases/${kbId}/pages`, {
+      key: tenant.personalKey.secret,
+      body: { title: "By the owner's key" },
+    });
+    await api("POST", `/knowledgebases/${kbId}/pages`, {
+      key: tenant.orgKey.secret,
+      body: { title: "By the org key" },
+    });
+    await api("POST", `/knowledgebases/${kbId}/sources`, {
+      key: tenant.orgKey.secret,
+      body: { contentText: "a document" },
+    });
     const titles = async (input: object) =>
-      (await trpc("query", "reviews.list", { status: "pending", ...input }, { cookie })).body.result.data.reviews.map((r: { kind: string; title: string }) => r.kind).sort();
+      (await trpc("query", "reviews.list", { status: "pending", ...input }, { cookie })).body.result.data.reviews
+        .map((r: { kind: string; title: string }) => r.kind)
+        .sort();
     expect(await titles({ kind: "source" })).toEqual(["source"]);
     expect(await titles({ authorId: tenant.owner.member.id })).toEqual(["page_create"]);
     expect(await titles({ authorId: tenant.orgKey.id })).toEqual(["page_create", "source"]);
     expect(await titles({ authorId: tenant.orgKey.id, kind: "page_create" })).toEqual(["page_create"]);
-    const authors = (await trpc("query", "reviews.authors", { status: "pending" }, { cookie })).body.result.data.authors;
+    const authors = (await trpc("query", "reviews.authors", { status: "pending" }, { cookie })).body.result.data
+      .authors;
     expect(authors).toEqual(
       expect.arrayContaining([
         { authorId: tenant.owner.member.id, name: tenant.owner.email, count: 1 },
@@ -212,12 +311,29 @@ describe("reviewing at scale", () => {
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
     const stale = await livePage(cookie, kbId, "alpha beta");
     const fine = await livePage(cookie, kbId, "gamma delta");
-    const staleEdit = await api("PATCH", `/knowledgebases/${kbId}/pages/${stale}`, { key, body: { patch: [{ op: "replace", oldString: "beta", newString: "B" }] } });
-    const fineEdit = await api("PATCH", `/knowledgebases/${kbId}/pages/${fine}`, { key, body: { patch: [{ op: "replace", oldString: "delta", newString: "D" }] } });
-    const created = await api("POST", `/knowledgebases/${kbId}/pages`, { key, body: { title: "New", markdown: "fresh" } });
-    await trpc("mutation", "knowledge.savePage", { knowledgebaseId: kbId, pageId: stale, markdown: "alpha gamma" }, { cookie });
+    const staleEdit = await api("PATCH", `/knowledgebases/${kbId}/pages/${stale}`, {
+      key,
+      body: { patch: [{ op: "replace", oldString: "beta", newString: "B" }] },
+    });
+    const fineEdit = await api("PATCH", `/knowledgebases/${kbId}/pages/${fine}`, {
+      key,
+      body: { patch: [{ op: "replace", oldString: "delta", newString: "D" }] },
+    });
+    const created = await api("POST", `/knowledgebases/${kbId}/pages`, {
+      key,
+      body: { title: "New", markdown: "fresh" },
+    });
+    await trpc(
+      "mutation",
+      "knowledge.savePage",
+      { knowledgebaseId: kbId, pageId: stale, markdown: "alpha gamma" },
+      { cookie },
+    );
     const other = await reviewing();
-    const foreign = await api("POST", `/knowledgebases/${other.kbId}/pages`, { key: other.tenant.orgKey.secret, body: { title: "Theirs", markdown: "theirs" } });
+    const foreign = await api("POST", `/knowledgebases/${other.kbId}/pages`, {
+      key: other.tenant.orgKey.secret,
+      body: { title: "Theirs", markdown: "theirs" },
+    });
 
     const ids = [staleEdit, fineEdit, created, foreign].map((r) => reviewIdOf(r.body.reviewPath));
     const result = await trpc("mutation", "reviews.approveMany", { reviewIds: ids }, { cookie });
@@ -238,13 +354,23 @@ describe("reviewing at scale", () => {
 
   it("refuses bulk approval to members and to more than 100 reviews, deciding nothing", async () => {
     const { tenant, kbId } = await reviewing();
-    const created = await api("POST", `/knowledgebases/${kbId}/pages`, { key: tenant.orgKey.secret, body: { title: "x", markdown: "y" } });
+    const created = await api("POST", `/knowledgebases/${kbId}/pages`, {
+      key: tenant.orgKey.secret,
+      body: { title: "x", markdown: "y" },
+    });
     const reviewId = reviewIdOf(created.body.reviewPath);
     const member = await addPerson(tenant.operator, "member");
     const memberCookie = await signInCookie(member.email, member.password);
-    expect(trpcErrorCode(await trpc("mutation", "reviews.approveMany", { reviewIds: [reviewId] }, { cookie: memberCookie }))).toBe("forbidden_role");
+    expect(
+      trpcErrorCode(await trpc("mutation", "reviews.approveMany", { reviewIds: [reviewId] }, { cookie: memberCookie })),
+    ).toBe("forbidden_role");
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    const tooMany = await trpc("mutation", "reviews.approveMany", { reviewIds: Array.from({ length: 101 }, () => reviewId) }, { cookie });
+    const tooMany = await trpc(
+      "mutation",
+      "reviews.approveMany",
+      { reviewIds: Array.from({ length: 101 }, () => reviewId) },
+      { cookie },
+    );
     expect(trpcErrorCode(tooMany)).toBe("invalid_request");
     expect((await getDb().review.findUniqueOrThrow({ where: { id: reviewId } })).status).toBe("pending");
   });
@@ -253,9 +379,14 @@ describe("reviewing at scale", () => {
 const root = path.resolve(import.meta.dirname, "../..");
 function cli(...args: string[]): Promise<{ code: number; json: any }> {
   return new Promise((resolve) => {
-    execFile(path.join(root, "node_modules", ".bin", "tsx"), ["src/cli/admin.ts", ...args], { cwd: root, env: process.env, timeout: 30_000 }, (error, stdout) => {
-      resolve({ code: error ? Number(error.code) : 0, json: JSON.parse(stdout) });
-    });
+    execFile(
+      path.join(root, "node_modules", ".bin", "tsx"),
+      ["src/cli/admin.ts", ...args],
+      { cwd: root, env: process.env, timeout: 30_000 },
+      (error, stdout) => {
+        resolve({ code: error ? Number(error.code) : 0, json: JSON.parse(stdout) });
+      },
+    );
   });
 }
 
@@ -265,9 +396,19 @@ describe("admin CLI review commands", () => {
     const key = tenant.orgKey.secret;
     const pageId = await (async () => {
       const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-      return (await trpc("mutation", "knowledge.createPage", { knowledgebaseId: kbId, title: "P", markdown: "old" }, { cookie })).body.result.data.page.id;
+      return (
+        await trpc(
+          "mutation",
+          "knowledge.createPage",
+          { knowledgebaseId: kbId, title: "P", markdown: "old" },
+          { cookie },
+        )
+      ).body.result.data.page.id;
     })();
-    const edit = await api("PATCH", `/knowledgebases/${kbId}/pages/${pageId}`, { key, body: { patch: [{ op: "replace", oldString: "old", newString: "new" }] } });
+    const edit = await api("PATCH", `/knowledgebases/${kbId}/pages/${pageId}`, {
+      key,
+      body: { patch: [{ op: "replace", oldString: "old", newString: "new" }] },
+    });
     const spam = await api("POST", `/knowledgebases/${kbId}/pages`, { key, body: { title: "Spam" } });
     const list = await cli("review", "list", "--org", tenant.organization.id);
     const [approve, reject] = await Promise.all([

@@ -7,7 +7,8 @@ import { searchFaults } from "@/server/services/search";
 import { api, issueKey } from "../helpers";
 import { drain, newPage, tenantWithKnowledgebase } from "../knowledge-helpers";
 
-const credits = async (organizationId: string) => (await getDb().organization.findUniqueOrThrow({ where: { id: organizationId } })).credits;
+const credits = async (organizationId: string) =>
+  (await getDb().organization.findUniqueOrThrow({ where: { id: organizationId } })).credits;
 
 afterEach(() => {
   searchFaults.documentIndexDown = false;
@@ -17,11 +18,18 @@ afterEach(() => {
 async function seeded(options: { credits?: number } = {}) {
   const { tenant, kbId } = await tenantWithKnowledgebase(options);
   const key = tenant.orgKey.secret;
-  const strong = await newPage(key, kbId, { title: "Volcano safety", markdown: "Volcano eruptions: keep away from the volcano crater. Volcano ash is dangerous." });
+  const strong = await newPage(key, kbId, {
+    title: "Volcano safety",
+    markdown: "Volcano eruptions: keep away from the volcano crater. Volcano ash is dangerous.",
+  });
   const weak = await newPage(key, kbId, { title: "Travel", markdown: "Our trip passed a volcano on day two." });
   await newPage(key, kbId, { title: "Cooking", markdown: "Bread and butter." });
-  const source = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { name: "Geology notes", contentMarkdown: "Lava flows from a volcano vent." } })).body.source
-    .id;
+  const source = (
+    await api("POST", `/knowledgebases/${kbId}/sources`, {
+      key,
+      body: { name: "Geology notes", contentMarkdown: "Lava flows from a volcano vent." },
+    })
+  ).body.source.id;
   await drain();
   return { tenant, kbId, key, strong, weak, source };
 }
@@ -36,21 +44,35 @@ describe("search", () => {
     expect(ids).toHaveLength(3);
     expect(ids.indexOf(strong)).toBeLessThan(ids.indexOf(weak));
     expect(ids).toContain(source);
-    expect(both.body.results[0]).toMatchObject({ kind: "page", id: strong, title: "Volcano safety", snippet: expect.stringContaining("**Volcano**") });
+    expect(both.body.results[0]).toMatchObject({
+      kind: "page",
+      id: strong,
+      title: "Volcano safety",
+      snippet: expect.stringContaining("**Volcano**"),
+    });
     expect(await credits(tenant.organization.id)).toBe(before - 1);
 
-    const pagesOnly = await api("POST", `/knowledgebases/${kbId}/search`, { key, body: { query: "volcano", kinds: ["pages"], limit: 1 } });
+    const pagesOnly = await api("POST", `/knowledgebases/${kbId}/search`, {
+      key,
+      body: { query: "volcano", kinds: ["pages"], limit: 1 },
+    });
     expect(pagesOnly.body.results.map((r: { id: string }) => r.id)).toEqual([strong]);
     expect(await credits(tenant.organization.id)).toBe(before - 1);
   });
 
   it("answers insufficient_credits when sources cannot be paid for; nothing charged; pages still free", async () => {
     const { tenant, kbId, key } = await seeded({ credits: 0 });
-    const response = await api("POST", `/knowledgebases/${kbId}/search`, { key, body: { query: "volcano", kinds: ["sources"] } });
+    const response = await api("POST", `/knowledgebases/${kbId}/search`, {
+      key,
+      body: { query: "volcano", kinds: ["sources"] },
+    });
     expect(response.status).toBe(402);
     expect(response.body.error.code).toBe("insufficient_credits");
     expect(await credits(tenant.organization.id)).toBe(0);
-    expect((await api("POST", `/knowledgebases/${kbId}/search`, { key, body: { query: "volcano", kinds: ["pages"] } })).status).toBe(200);
+    expect(
+      (await api("POST", `/knowledgebases/${kbId}/search`, { key, body: { query: "volcano", kinds: ["pages"] } }))
+        .status,
+    ).toBe(200);
   });
 
   it("answers search_unavailable when the document index cannot answer; nothing charged", async () => {
@@ -61,14 +83,24 @@ describe("search", () => {
     expect(response.status).toBe(503);
     expect(response.body.error.code).toBe("search_unavailable");
     expect(await credits(tenant.organization.id)).toBe(before);
-    expect((await api("POST", `/knowledgebases/${kbId}/search`, { key, body: { query: "volcano", kinds: ["pages"] } })).status).toBe(200);
+    expect(
+      (await api("POST", `/knowledgebases/${kbId}/search`, { key, body: { query: "volcano", kinds: ["pages"] } }))
+        .status,
+    ).toBe(200);
   });
 
   it("validates the query and answers not_found for an unknown knowledgebase", async () => {
     const { kbId, key } = await seeded();
-    expect((await api("POST", `/knowledgebases/${kbId}/search`, { key, body: { query: "" } })).body.error.code).toBe("invalid_request");
-    expect((await api("POST", `/knowledgebases/${kbId}/search`, { key, body: { query: "x", limit: 51 } })).body.error.code).toBe("invalid_request");
-    expect((await api("POST", "/knowledgebases/00000000-0000-4000-8000-000000000000/search", { key, body: { query: "x" } })).status).toBe(404);
+    expect((await api("POST", `/knowledgebases/${kbId}/search`, { key, body: { query: "" } })).body.error.code).toBe(
+      "invalid_request",
+    );
+    expect(
+      (await api("POST", `/knowledgebases/${kbId}/search`, { key, body: { query: "x", limit: 51 } })).body.error.code,
+    ).toBe("invalid_request");
+    expect(
+      (await api("POST", "/knowledgebases/00000000-0000-4000-8000-000000000000/search", { key, body: { query: "x" } }))
+        .status,
+    ).toBe(404);
   });
 });
 
@@ -80,7 +112,9 @@ describe("export", () => {
     expect(response.body.knowledgebase.id).toBe(kbId);
     expect(response.body.pages).toHaveLength(3);
     expect(response.body.pages.find((p: { id: string }) => p.id === strong).markdown).toContain("crater");
-    expect(response.body.sources).toEqual([expect.objectContaining({ id: source, text: "Lava flows from a volcano vent." })]);
+    expect(response.body.sources).toEqual([
+      expect.objectContaining({ id: source, text: "Lava flows from a volcano vent." }),
+    ]);
   });
 
   it("refuses a knowledgebase over the export cap with export_too_large", async () => {
@@ -128,7 +162,9 @@ describe("OpenAPI", () => {
     expect(addSource.responses["413"]).toBeDefined();
     expect(addSource.parameters.map((p: { name: string }) => p.name)).toContain("Idempotency-Key");
     expect(document.paths["/knowledgebases/{knowledgebaseId}/pages"].post.responses["202"]).toBeDefined();
-    expect(document.paths["/knowledgebases/{knowledgebaseId}/export"].get.responses["413"].description).toContain("export_too_large");
+    expect(document.paths["/knowledgebases/{knowledgebaseId}/export"].get.responses["413"].description).toContain(
+      "export_too_large",
+    );
     expect(document.paths["/knowledgebases/{knowledgebaseId}/search"].post.responses["503"]).toBeDefined();
   });
 });
@@ -139,10 +175,16 @@ describe("routes", () => {
     const wrong = await api("DELETE", `/knowledgebases/${kbId}/export`, { key });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get("allow")).toBe("GET");
-    const retry = await api("GET", `/knowledgebases/${kbId}/sources/00000000-0000-4000-8000-000000000000/retry`, { key });
+    const retry = await api("GET", `/knowledgebases/${kbId}/sources/00000000-0000-4000-8000-000000000000/retry`, {
+      key,
+    });
     expect(retry.status).toBe(405);
     expect(retry.headers.get("allow")).toBe("POST");
-    const multipartPage = await api("POST", `/knowledgebases/${kbId}/pages`, { key, rawBody: "--x--", headers: { "content-type": "multipart/form-data; boundary=x" } });
+    const multipartPage = await api("POST", `/knowledgebases/${kbId}/pages`, {
+      key,
+      rawBody: "--x--",
+      headers: { "content-type": "multipart/form-data; boundary=x" },
+    });
     expect(multipartPage.status).toBe(400);
     expect(multipartPage.body.error.code).toBe("invalid_request");
   });

@@ -12,7 +12,9 @@ describe("a source's detail in the console", () => {
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
     const filler = "Every refund is checked by a person before it is paid. ".repeat(500);
     const markdown = `# Guide\n\nWelcome to the guide.\n\n## Refunds\n\nRefunds are paid within 14 days.\n\n${filler}\n`;
-    const sourceId = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { contentMarkdown: markdown, name: "Guide" } })).body.source.id;
+    const sourceId = (
+      await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { contentMarkdown: markdown, name: "Guide" } })
+    ).body.source.id;
 
     const queued = await trpc("query", "knowledge.sourceDetail", { knowledgebaseId: kbId, sourceId }, { cookie });
     expect(queued.status).toBe(200);
@@ -26,27 +28,43 @@ describe("a source's detail in the console", () => {
     });
 
     await drain();
-    const ready = (await trpc("query", "knowledge.sourceDetail", { knowledgebaseId: kbId, sourceId }, { cookie })).body.result.data;
+    const ready = (await trpc("query", "knowledge.sourceDetail", { knowledgebaseId: kbId, sourceId }, { cookie })).body
+      .result.data;
     expect(ready.source.status).toBe("ready");
     expect(ready.job).toBeNull();
     expect(ready.textChars).toBeGreaterThan(SOURCE_PREVIEW.textChars);
     expect(ready.text).toHaveLength(SOURCE_PREVIEW.textChars);
     expect(ready.text.startsWith("# Guide")).toBe(true);
     expect(ready.chunkCount).toBeGreaterThan(1);
-    expect(ready.chunks.map((chunk: { position: number }) => chunk.position)).toEqual([...Array(ready.chunks.length).keys()]);
+    expect(ready.chunks.map((chunk: { position: number }) => chunk.position)).toEqual([
+      ...Array(ready.chunks.length).keys(),
+    ]);
     expect(ready.chunks.some((chunk: { heading: string }) => chunk.heading === "Guide > Refunds")).toBe(true);
     for (const chunk of ready.chunks) expect(chunk.text.length).toBeLessThanOrEqual(SOURCE_PREVIEW.chunkChars);
   });
 
   it("answers not_found for another organization's source and for a source of another knowledgebase", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
-    const sourceId = (await api("POST", `/knowledgebases/${kbId}/sources`, { key: tenant.orgKey.secret, body: { contentText: "private notes" } })).body.source.id;
-    const otherKb = (await api("POST", "/knowledgebases", { key: tenant.orgKey.secret, body: { name: "Other" } })).body.knowledgebase.id;
+    const sourceId = (
+      await api("POST", `/knowledgebases/${kbId}/sources`, {
+        key: tenant.orgKey.secret,
+        body: { contentText: "private notes" },
+      })
+    ).body.source.id;
+    const otherKb = (await api("POST", "/knowledgebases", { key: tenant.orgKey.secret, body: { name: "Other" } })).body
+      .knowledgebase.id;
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    expect(trpcErrorCode(await trpc("query", "knowledge.sourceDetail", { knowledgebaseId: otherKb, sourceId }, { cookie }))).toBe("not_found");
+    expect(
+      trpcErrorCode(await trpc("query", "knowledge.sourceDetail", { knowledgebaseId: otherKb, sourceId }, { cookie })),
+    ).toBe("not_found");
     const outsider = await newOrganization();
     const outsiderCookie = await signInCookie(outsider.owner.email, outsider.owner.password);
-    const refused = await trpc("query", "knowledge.sourceDetail", { knowledgebaseId: kbId, sourceId }, { cookie: outsiderCookie });
+    const refused = await trpc(
+      "query",
+      "knowledge.sourceDetail",
+      { knowledgebaseId: kbId, sourceId },
+      { cookie: outsiderCookie },
+    );
     expect(refused.status).toBe(404);
     expect(trpcErrorCode(refused)).toBe("not_found");
   });

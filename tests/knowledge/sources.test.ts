@@ -19,19 +19,42 @@ describe("adding sources (JSON)", () => {
   it("answers 202 processing, then indexes to ready and the text is searchable", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
-    const response = await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { name: "Onboarding", contentMarkdown: "# Onboarding\n\nBring your passport." } });
+    const response = await api("POST", `/knowledgebases/${kbId}/sources`, {
+      key,
+      body: { name: "Onboarding", contentMarkdown: "# Onboarding\n\nBring your passport." },
+    });
     expect(response.status).toBe(202);
     expect(response.body).toMatchObject({
       status: "processing",
       reviewPath: null,
-      source: { name: "Onboarding", type: "markdown", status: "processing", searchable: true, disabled: false, url: "", errorMessage: "", createdVia: "api", sizeBytes: 34 },
+      source: {
+        name: "Onboarding",
+        type: "markdown",
+        status: "processing",
+        searchable: true,
+        disabled: false,
+        url: "",
+        errorMessage: "",
+        createdVia: "api",
+        sizeBytes: 34,
+      },
     });
     await drain();
     const source = await sourceOf(key, kbId, response.body.source.id);
     expect(source.status).toBe("ready");
-    const search = await api("POST", `/knowledgebases/${kbId}/search`, { key, body: { query: "passport", kinds: ["sources"] } });
+    const search = await api("POST", `/knowledgebases/${kbId}/search`, {
+      key,
+      body: { query: "passport", kinds: ["sources"] },
+    });
     expect(search.body.results).toEqual([
-      { kind: "source", id: source.id, title: "Onboarding", heading: "Onboarding", snippet: expect.stringContaining("**passport**"), score: expect.any(Number) },
+      {
+        kind: "source",
+        id: source.id,
+        title: "Onboarding",
+        heading: "Onboarding",
+        snippet: expect.stringContaining("**passport**"),
+        score: expect.any(Number),
+      },
     ]);
   });
 
@@ -54,11 +77,17 @@ describe("adding sources (JSON)", () => {
 
   it("answers not_found for an unknown knowledgebase and insufficient_scope without knowledge:write; nothing created", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
-    const missing = await api("POST", "/knowledgebases/00000000-0000-4000-8000-000000000009/sources", { key: tenant.orgKey.secret, body: { contentText: "x" } });
+    const missing = await api("POST", "/knowledgebases/00000000-0000-4000-8000-000000000009/sources", {
+      key: tenant.orgKey.secret,
+      body: { contentText: "x" },
+    });
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe("not_found");
     const reader = await issueKey(tenant.operator, { kind: "organization", scopes: ["knowledge:read"] });
-    const refused = await api("POST", `/knowledgebases/${kbId}/sources`, { key: reader.secret, body: { contentText: "x" } });
+    const refused = await api("POST", `/knowledgebases/${kbId}/sources`, {
+      key: reader.secret,
+      body: { contentText: "x" },
+    });
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe("insufficient_scope");
     expect(await getDb().source.count({ where: { organizationId: tenant.organization.id } })).toBe(0);
@@ -67,7 +96,9 @@ describe("adding sources (JSON)", () => {
   it("refuses a source over the plan's cap per knowledgebase with plan_limit; nothing created", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase({ settings: { maxSourcesPerKnowledgebase: 1 } });
     const key = tenant.orgKey.secret;
-    expect((await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { contentText: "one" } })).status).toBe(202);
+    expect((await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { contentText: "one" } })).status).toBe(
+      202,
+    );
     const response = await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { contentText: "two" } });
     expect(response.status).toBe(403);
     expect(response.body.error).toMatchObject({ code: "plan_limit", limit: 1, used: 1 });
@@ -79,7 +110,8 @@ describe("adding sources (JSON)", () => {
   it("replays the first response for a repeated Idempotency-Key and refuses another body or a running first request", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
-    const send = (body: unknown, idempotencyKey: string) => api("POST", `/knowledgebases/${kbId}/sources`, { key, body, headers: { "idempotency-key": idempotencyKey } });
+    const send = (body: unknown, idempotencyKey: string) =>
+      api("POST", `/knowledgebases/${kbId}/sources`, { key, body, headers: { "idempotency-key": idempotencyKey } });
     const first = await send({ contentText: "hello" }, "retry-1");
     const again = await send({ contentText: "hello" }, "retry-1");
     expect(again.status).toBe(first.status);
@@ -91,7 +123,9 @@ describe("adding sources (JSON)", () => {
     expect(other.body.error.code).toBe("conflict");
     expect(await count(kbId)).toBe(1);
 
-    await getDb().idempotencyKey.create({ data: { organizationId: tenant.organization.id, key: "running-1", requestHash: "x", state: "running" } });
+    await getDb().idempotencyKey.create({
+      data: { organizationId: tenant.organization.id, key: "running-1", requestHash: "x", state: "running" },
+    });
     const running = await send({ contentText: "hello" }, "running-1");
     expect(running.status).toBe(409);
     expect(running.body.error.code).toBe("conflict");
@@ -100,7 +134,13 @@ describe("adding sources (JSON)", () => {
     // A first request abandoned by a crashed process frees its key once it has been running
     // longer than any run may (2 minutes) plus a minute.
     await getDb().idempotencyKey.create({
-      data: { organizationId: tenant.organization.id, key: "abandoned-1", requestHash: "x", state: "running", createdAt: new Date(Date.now() - 240_000) },
+      data: {
+        organizationId: tenant.organization.id,
+        key: "abandoned-1",
+        requestHash: "x",
+        state: "running",
+        createdAt: new Date(Date.now() - 240_000),
+      },
     });
     expect((await send({ contentText: "after crash" }, "abandoned-1")).status).toBe(202);
     expect(await count(kbId)).toBe(2);
@@ -121,7 +161,10 @@ describe("adding sources (JSON)", () => {
 
   it("waits for review in a reviewing organization (202 pending_review with a review path)", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase({ settings: { reviewAgentWrites: true } });
-    const response = await api("POST", `/knowledgebases/${kbId}/sources`, { key: tenant.orgKey.secret, body: { contentText: "agent wrote this" } });
+    const response = await api("POST", `/knowledgebases/${kbId}/sources`, {
+      key: tenant.orgKey.secret,
+      body: { contentText: "agent wrote this" },
+    });
     expect(response.status).toBe(202);
     expect(response.body.status).toBe("pending_review");
     expect(response.body.source.status).toBe("pending_review");
@@ -134,7 +177,8 @@ describe("adding sources (JSON)", () => {
   it("deletes a source (204) and its chunks", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
-    const id = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { contentText: "bye" } })).body.source.id;
+    const id = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { contentText: "bye" } })).body.source
+      .id;
     await drain();
     expect((await api("DELETE", `/knowledgebases/${kbId}/sources/${id}`, { key })).status).toBe(204);
     expect((await api("GET", `/knowledgebases/${kbId}/sources/${id}`, { key })).status).toBe(404);
@@ -193,7 +237,12 @@ describe("adding sources (multipart)", () => {
     expect(second.body).toEqual(first.body);
     expect(first.headers.get("idempotent-replayed")).toBeNull();
     expect(second.headers.get("idempotent-replayed")).toBe("true");
-    const changed = await upload(key, kbId, { name: "a.txt", bytes: "changed" }, { headers: { "idempotency-key": "u1" } });
+    const changed = await upload(
+      key,
+      kbId,
+      { name: "a.txt", bytes: "changed" },
+      { headers: { "idempotency-key": "u1" } },
+    );
     expect(changed.status).toBe(409);
     expect(await count(kbId)).toBe(1);
   });
@@ -224,7 +273,10 @@ describe("failures and retry", () => {
   it("ends a URL to a private address in failed with the reason, without hanging", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
-    const response = await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { url: "http://169.254.169.254/latest/meta-data/" } });
+    const response = await api("POST", `/knowledgebases/${kbId}/sources`, {
+      key,
+      body: { url: "http://169.254.169.254/latest/meta-data/" },
+    });
     expect(response.status).toBe(202);
     await drain();
     const source = await sourceOf(key, kbId, response.body.source.id);

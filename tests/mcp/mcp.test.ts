@@ -32,12 +32,20 @@ function errorOf(result: unknown): { code: string; message: string } {
 
 /** A raw JSON-RPC initialize over HTTP, for the status, headers and body of refusals. */
 async function rawInitialize(key: string | undefined) {
-  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
   if (key) headers.authorization = `Bearer ${key}`;
   const response = await fetch(mcp.url(), {
     method: "POST",
     headers,
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    }),
   });
   return { status: response.status, headers: response.headers, body: (await response.json()) as any };
 }
@@ -68,7 +76,9 @@ describe("tools", () => {
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     expect(byName.create_page!.inputSchema.required).toEqual(expect.arrayContaining(["knowledgebaseId", "title"]));
     expect(byName.create_page!.inputSchema.additionalProperties).toBe(false);
-    expect(byName.edit_page!.inputSchema.required).toEqual(expect.arrayContaining(["knowledgebaseId", "pageId", "patch"]));
+    expect(byName.edit_page!.inputSchema.required).toEqual(
+      expect.arrayContaining(["knowledgebaseId", "pageId", "patch"]),
+    );
     expect(JSON.stringify(byName.edit_page!.inputSchema)).toContain("replace_range");
     expect(byName.search_knowledgebase!.inputSchema.required).toEqual(["knowledgebaseId", "query"]);
     expect(byName.get_page!.annotations).toMatchObject({ readOnlyHint: true });
@@ -89,8 +99,17 @@ describe("tools", () => {
     expect(listed).toMatchObject({ knowledgebases: [{ id: kbId, name: "Handbook" }], nextCursor: null });
 
     const folder = await ok(client, "create_page", { knowledgebaseId: kbId, title: "Guides", isFolder: true });
-    const created = await ok(client, "create_page", { knowledgebaseId: kbId, title: "Onboarding", markdown: "# Onboarding\n\nAsk for a laptop.\n", hook: "First week" });
-    expect(created).toMatchObject({ status: "applied", reviewPath: null, page: { knowledgebaseId: kbId, title: "Onboarding" } });
+    const created = await ok(client, "create_page", {
+      knowledgebaseId: kbId,
+      title: "Onboarding",
+      markdown: "# Onboarding\n\nAsk for a laptop.\n",
+      hook: "First week",
+    });
+    expect(created).toMatchObject({
+      status: "applied",
+      reviewPath: null,
+      page: { knowledgebaseId: kbId, title: "Onboarding" },
+    });
     const pageId = created.page.id as string;
 
     const edited = await ok(client, "edit_page", {
@@ -108,23 +127,53 @@ describe("tools", () => {
     expect(moved.page).toMatchObject({ id: pageId, parentPageId: folder.page.id });
 
     const page = await ok(client, "get_page", { knowledgebaseId: kbId, pageId });
-    expect(page).toMatchObject({ id: pageId, title: "Onboarding", parentPageId: folder.page.id, markdown: "# Onboarding\n\nAsk for a zebracorn laptop.\nMeet the team." });
+    expect(page).toMatchObject({
+      id: pageId,
+      title: "Onboarding",
+      parentPageId: folder.page.id,
+      markdown: "# Onboarding\n\nAsk for a zebracorn laptop.\nMeet the team.",
+    });
 
     const knowledgebase = await ok(client, "get_knowledgebase", { knowledgebaseId: kbId });
-    expect(knowledgebase.pages.find((entry: any) => entry.id === pageId)).toMatchObject({ path: ["Guides", "Onboarding"], hook: "First week" });
+    expect(knowledgebase.pages.find((entry: any) => entry.id === pageId)).toMatchObject({
+      path: ["Guides", "Onboarding"],
+      hook: "First week",
+    });
 
-    const search = await ok(client, "search_knowledgebase", { knowledgebaseId: kbId, query: "zebracorn", kinds: ["pages"] });
+    const search = await ok(client, "search_knowledgebase", {
+      knowledgebaseId: kbId,
+      query: "zebracorn",
+      kinds: ["pages"],
+    });
     expect(search.results).toEqual([expect.objectContaining({ kind: "page", id: pageId, title: "Onboarding" })]);
 
-    const source = await ok(client, "add_source", { knowledgebaseId: kbId, name: "Policy", contentText: "Holidays: 25 days a year." });
+    const source = await ok(client, "add_source", {
+      knowledgebaseId: kbId,
+      name: "Policy",
+      contentText: "Holidays: 25 days a year.",
+    });
     // Labelled with the door it came through, in the audit log's words (it once said `api`).
-    expect(source).toMatchObject({ status: "processing", reviewPath: null, source: { name: "Policy", createdVia: "mcp" } });
+    expect(source).toMatchObject({
+      status: "processing",
+      reviewPath: null,
+      source: { name: "Policy", createdVia: "mcp" },
+    });
 
     // A bad argument answers the REST code, with the field named.
-    const invalid = errorOf(await call(client, "edit_page", { knowledgebaseId: kbId, pageId, patch: [{ op: "replace", oldString: "not there", newString: "x" }] }));
+    const invalid = errorOf(
+      await call(client, "edit_page", {
+        knowledgebaseId: kbId,
+        pageId,
+        patch: [{ op: "replace", oldString: "not there", newString: "x" }],
+      }),
+    );
     expect(invalid.code).toBe("invalid_request");
-    expect(errorOf(await call(client, "get_page", { knowledgebaseId: kbId, pageId: "nope" })).code).toBe("invalid_request");
-    expect(errorOf(await call(client, "get_page", { knowledgebaseId: kbId, pageId: randomUUID() })).code).toBe("not_found");
+    expect(errorOf(await call(client, "get_page", { knowledgebaseId: kbId, pageId: "nope" })).code).toBe(
+      "invalid_request",
+    );
+    expect(errorOf(await call(client, "get_page", { knowledgebaseId: kbId, pageId: randomUUID() })).code).toBe(
+      "not_found",
+    );
   });
 
   it("lists published apps only", async () => {
@@ -141,12 +190,20 @@ describe("tools", () => {
   it("converse_with_app maps the runtime's AppError to an error result, and checks apps:execute first", async () => {
     const tenant = await newOrganization();
     const client = await connect(tenant.personalKey.secret);
-    expect(errorOf(await call(client, "converse_with_app", { appId: randomUUID(), message: "Hello" })).code).toBe("not_found");
+    expect(errorOf(await call(client, "converse_with_app", { appId: randomUUID(), message: "Hello" })).code).toBe(
+      "not_found",
+    );
     expect(errorOf(await call(client, "converse_with_app", { appId: "x", message: "" })).code).toBe("invalid_request");
 
-    const noExecute = await issueKey(tenant.operator, { kind: "personal", memberId: tenant.owner.member.id, scopes: ["apps:read"] });
+    const noExecute = await issueKey(tenant.operator, {
+      kind: "personal",
+      memberId: tenant.owner.member.id,
+      scopes: ["apps:read"],
+    });
     const limited = await connect(noExecute.secret);
-    expect(errorOf(await call(limited, "converse_with_app", { appId: randomUUID(), message: "Hello" })).code).toBe("insufficient_scope");
+    expect(errorOf(await call(limited, "converse_with_app", { appId: randomUUID(), message: "Hello" })).code).toBe(
+      "insufficient_scope",
+    );
   });
 });
 
@@ -156,8 +213,16 @@ describe("converse_with_app against the runtime", () => {
     const app = await publishedApp();
     const client = await connect(app.tenant.personalKey.secret);
     const first = await ok(client, "converse_with_app", { appId: app.appId, message: "How long do refunds take?" });
-    expect(first).toEqual({ reply: expect.stringContaining("14 days"), conversation_id: expect.any(String), greeting: "Hello! How can I help?" });
-    const second = await ok(client, "converse_with_app", { appId: app.appId, message: "And shipping?", conversation_id: first.conversation_id });
+    expect(first).toEqual({
+      reply: expect.stringContaining("14 days"),
+      conversation_id: expect.any(String),
+      greeting: "Hello! How can I help?",
+    });
+    const second = await ok(client, "converse_with_app", {
+      appId: app.appId,
+      message: "And shipping?",
+      conversation_id: first.conversation_id,
+    });
     expect(second.conversation_id).toBe(first.conversation_id);
   });
 });
@@ -168,13 +233,19 @@ describe("resources", () => {
     const pageId = await newPage(tenant.orgKey.secret, kbId, { title: "Pricing", markdown: "Pro costs 20." });
     const client = await connect(tenant.personalKey.secret);
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(["atrium://knowledgebases/{knowledgebaseId}/pages/{pageId}"]);
+    expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual([
+      "atrium://knowledgebases/{knowledgebaseId}/pages/{pageId}",
+    ]);
     const uri = `atrium://knowledgebases/${kbId}/pages/${pageId}`;
     const { resources } = await client.listResources();
-    expect(resources).toEqual([expect.objectContaining({ uri, name: "Handbook / Pricing", mimeType: "text/markdown" })]);
+    expect(resources).toEqual([
+      expect.objectContaining({ uri, name: "Handbook / Pricing", mimeType: "text/markdown" }),
+    ]);
     const read = await client.readResource({ uri });
     expect(read.contents).toEqual([{ uri, mimeType: "text/markdown", text: "Pro costs 20." }]);
-    await expect(client.readResource({ uri: `atrium://knowledgebases/${kbId}/pages/${randomUUID()}` })).rejects.toThrow(/not_found/);
+    await expect(client.readResource({ uri: `atrium://knowledgebases/${kbId}/pages/${randomUUID()}` })).rejects.toThrow(
+      /not_found/,
+    );
   });
 });
 
@@ -196,7 +267,10 @@ describe("authentication and authorization", () => {
     expect(unknown).toMatchObject({ status: 401, body: { error: { code: "invalid_api_key" } } });
     expect(unknown.headers.get("www-authenticate")).toBe('Bearer realm="atrium", error="invalid_token"');
     const free = await newOrganization({ plan: "free" });
-    expect(await rawInitialize(free.personalKey.secret)).toMatchObject({ status: 403, body: { error: { code: "feature_not_available" } } });
+    expect(await rawInitialize(free.personalKey.secret)).toMatchObject({
+      status: 403,
+      body: { error: { code: "feature_not_available" } },
+    });
   });
 
   it("answers api_disabled when the MCP server is off for the organization", async () => {
@@ -213,7 +287,9 @@ describe("authentication and authorization", () => {
     expect(response.body.result.serverInfo.name).toBe("atrium");
     expect(response.headers.get("ratelimit-limit")).toBeTruthy();
     expect(response.headers.get("x-request-id")).toBeTruthy();
-    const get = await fetch(mcp.url(), { headers: { authorization: `Bearer ${tenant.personalKey.secret}`, accept: "text/event-stream" } });
+    const get = await fetch(mcp.url(), {
+      headers: { authorization: `Bearer ${tenant.personalKey.secret}`, accept: "text/event-stream" },
+    });
     expect(get.status).toBe(405);
     expect(((await get.json()) as any).error.code).toBe("method_not_allowed");
   });
@@ -231,16 +307,24 @@ describe("authentication and authorization", () => {
 
   it("gives insufficient_scope and forbidden_role as tool errors with REST's codes", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
-    const readOnly = await issueKey(tenant.operator, { kind: "personal", memberId: tenant.owner.member.id, scopes: ["knowledge:read"] });
+    const readOnly = await issueKey(tenant.operator, {
+      kind: "personal",
+      memberId: tenant.owner.member.id,
+      scopes: ["knowledge:read"],
+    });
     const reader = await connect(readOnly.secret);
-    expect(errorOf(await call(reader, "create_page", { knowledgebaseId: kbId, title: "Nope" })).code).toBe("insufficient_scope");
+    expect(errorOf(await call(reader, "create_page", { knowledgebaseId: kbId, title: "Nope" })).code).toBe(
+      "insufficient_scope",
+    );
     // Scope comes before validation, as on REST.
     expect(errorOf(await call(reader, "create_page", {})).code).toBe("insufficient_scope");
 
     const viewer = await addPerson(tenant.operator, "viewer");
     const viewerKey = await issueKey(tenant.operator, { kind: "personal", memberId: viewer.member.id });
     const viewing = await connect(viewerKey.secret);
-    expect(errorOf(await call(viewing, "create_page", { knowledgebaseId: kbId, title: "Nope" })).code).toBe("forbidden_role");
+    expect(errorOf(await call(viewing, "create_page", { knowledgebaseId: kbId, title: "Nope" })).code).toBe(
+      "forbidden_role",
+    );
     expect((await ok(viewing, "list_knowledgebases")).knowledgebases).toHaveLength(1);
   });
 });
@@ -249,7 +333,11 @@ describe("review mode", () => {
   it("makes MCP page and source writes pending_review, as REST does", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase({ settings: { reviewAgentWrites: true } });
     const client = await connect(tenant.personalKey.secret);
-    const created = await ok(client, "create_page", { knowledgebaseId: kbId, title: "Proposal", markdown: "Draft text." });
+    const created = await ok(client, "create_page", {
+      knowledgebaseId: kbId,
+      title: "Proposal",
+      markdown: "Draft text.",
+    });
     expect(created).toMatchObject({ status: "pending_review", reviewPath: expect.stringMatching(/^\/reviews\//) });
     expect(await pageMarkdown(tenant.orgKey.secret, kbId, created.page.id)).toBe("");
 
@@ -264,7 +352,11 @@ describe("review mode", () => {
     const { getDb } = await import("@/server/db");
     await updateOrganization(getDb(), tenant.operator, { reviewAgentWrites: true });
     const client = await connect(tenant.personalKey.secret);
-    const edited = await ok(client, "edit_page", { knowledgebaseId: kbId, pageId, patch: [{ op: "append", text: " More." }] });
+    const edited = await ok(client, "edit_page", {
+      knowledgebaseId: kbId,
+      pageId,
+      patch: [{ op: "append", text: " More." }],
+    });
     expect(edited).toMatchObject({ status: "pending_review", reviewPath: expect.stringMatching(/^\/reviews\//) });
     expect(await pageMarkdown(tenant.orgKey.secret, kbId, pageId)).toBe("Original.");
   });

@@ -22,12 +22,18 @@ async function listingClient(key: string): Promise<Client> {
 
 /** Calls a tool that must fail and reads Atrium's envelope from the text content. */
 async function failure(client: Client, name: string, args: Record<string, unknown>) {
-  const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: unknown };
+  const result = (await client.callTool({ name, arguments: args })) as {
+    isError?: boolean;
+    content: { type: string; text: string }[];
+    structuredContent?: unknown;
+  };
   expect(result.isError).toBe(true);
   expect(result.structuredContent).toBeUndefined();
   expect(result.content).toHaveLength(1);
   expect(result.content[0]!.type).toBe("text");
-  const envelope = JSON.parse(result.content[0]!.text) as { error: { code: string; message: string; [extra: string]: unknown } };
+  const envelope = JSON.parse(result.content[0]!.text) as {
+    error: { code: string; message: string; [extra: string]: unknown };
+  };
   expect(typeof envelope.error.message).toBe("string");
   expect(envelope.error.message.length).toBeGreaterThan(0);
   return envelope.error;
@@ -48,14 +54,30 @@ describe("failing tool calls, read by the official SDK client after tools/list",
     await expectCode(owner, "get_knowledgebase", { knowledgebaseId: randomUUID() }, "not_found");
     await expectCode(owner, "get_page", { knowledgebaseId: kbId, pageId: randomUUID() }, "not_found");
     const invalid = await expectCode(owner, "create_page", { knowledgebaseId: kbId }, "invalid_request");
-    expect(invalid.problems).toEqual(expect.arrayContaining([expect.objectContaining({ path: expect.stringContaining("title") })]));
+    expect(invalid.problems).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: expect.stringContaining("title") })]),
+    );
 
-    const readOnly = await issueKey(tenant.operator, { kind: "personal", memberId: tenant.owner.member.id, scopes: ["knowledge:read"] });
-    await expectCode(await listingClient(readOnly.secret), "create_page", { knowledgebaseId: kbId, title: "Nope" }, "insufficient_scope");
+    const readOnly = await issueKey(tenant.operator, {
+      kind: "personal",
+      memberId: tenant.owner.member.id,
+      scopes: ["knowledge:read"],
+    });
+    await expectCode(
+      await listingClient(readOnly.secret),
+      "create_page",
+      { knowledgebaseId: kbId, title: "Nope" },
+      "insufficient_scope",
+    );
 
     const viewer = await addPerson(tenant.operator, "viewer");
     const viewerKey = await issueKey(tenant.operator, { kind: "personal", memberId: viewer.member.id });
-    await expectCode(await listingClient(viewerKey.secret), "create_page", { knowledgebaseId: kbId, title: "Nope" }, "forbidden_role");
+    await expectCode(
+      await listingClient(viewerKey.secret),
+      "create_page",
+      { knowledgebaseId: kbId, title: "Nope" },
+      "forbidden_role",
+    );
 
     // Nothing was written by any refusal.
     const pages = await api("GET", `/knowledgebases/${kbId}`, { key: tenant.orgKey.secret });
@@ -63,7 +85,12 @@ describe("failing tool calls, read by the official SDK client after tools/list",
 
     const capped = await tenantWithKnowledgebase({ settings: { maxSourcesPerKnowledgebase: 0 } });
     const cappedClient = await listingClient(capped.tenant.personalKey.secret);
-    const limit = await expectCode(cappedClient, "add_source", { knowledgebaseId: capped.kbId, contentText: "Hello" }, "plan_limit");
+    const limit = await expectCode(
+      cappedClient,
+      "add_source",
+      { knowledgebaseId: capped.kbId, contentText: "Hello" },
+      "plan_limit",
+    );
     expect(limit).toMatchObject({ limit: 0, used: 0 });
 
     const broke = await tenantWithKnowledgebase({ credits: 0 });
@@ -75,7 +102,12 @@ describe("failing tool calls, read by the official SDK client after tools/list",
     );
 
     const silent = await publishedApp({ app: { api: { conversationEnabled: false } } });
-    await expectCode(await listingClient(silent.tenant.personalKey.secret), "converse_with_app", { appId: silent.appId, message: "Hello" }, "service_disabled");
+    await expectCode(
+      await listingClient(silent.tenant.personalKey.secret),
+      "converse_with_app",
+      { appId: silent.appId, message: "Hello" },
+      "service_disabled",
+    );
 
     const orphaned = await publishedApp();
     expect((await api("DELETE", `/agents/${orphaned.supportAgentId}`, { key: orphaned.key })).status).toBe(204);
@@ -85,7 +117,9 @@ describe("failing tool calls, read by the official SDK client after tools/list",
       { appId: orphaned.appId, message: "Hello" },
       "unpublished_dependencies",
     );
-    expect(dependencies.dependencies).toEqual([expect.objectContaining({ id: orphaned.supportAgentId, kind: "agent" })]);
+    expect(dependencies.dependencies).toEqual([
+      expect.objectContaining({ id: orphaned.supportAgentId, kind: "agent" }),
+    ]);
 
     expect(seen.size).toBeGreaterThanOrEqual(8);
   });

@@ -8,7 +8,21 @@ import { PORTAL_LANGUAGES } from "@/schemas/portal";
 
 const PLURAL = /_(zero|one|two|few|many|other)$/;
 /** Tags the HTML parser of react-i18next's <Trans> reads as empty: their text would vanish. */
-const VOID_TAGS = ["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"];
+const VOID_TAGS = [
+  "area",
+  "base",
+  "br",
+  "col",
+  "embed",
+  "hr",
+  "img",
+  "input",
+  "link",
+  "meta",
+  "source",
+  "track",
+  "wbr",
+];
 
 function flatten(tree: object, prefix = ""): Map<string, string> {
   const out = new Map<string, string>();
@@ -53,13 +67,16 @@ describe.each(PORTAL_LANGUAGES)("the %s text", (language) => {
   it("has the plural forms its grammar asks for, for every counted text", () => {
     const categories = new Intl.PluralRules(language).resolvedOptions().pluralCategories.filter((c) => c !== "many");
     const counted = baseKeys([...english.keys()].filter((key) => PLURAL.test(key)));
-    for (const key of counted) for (const category of categories) expect(texts.has(`${key}_${category}`), `${key}_${category}`).toBe(true);
+    for (const key of counted)
+      for (const category of categories) expect(texts.has(`${key}_${category}`), `${key}_${category}`).toBe(true);
   });
 
   it("formats counts with the language's digits and plural", () => {
     const t = createPortalI18n(language).t;
     expect(t("credits.left", { count: 1 })).toMatch(/^1 /);
-    expect(t("credits.left", { count: 12345 })).toMatch(new RegExp(`^${new Intl.NumberFormat(language).format(12345)} `));
+    expect(t("credits.left", { count: 12345 })).toMatch(
+      new RegExp(`^${new Intl.NumberFormat(language).format(12345)} `),
+    );
   });
 });
 

@@ -10,7 +10,8 @@ import { accessEndUser, accessGroup, accessWorld, newPlan, type AccessWorld } fr
 
 /** Where the end user can use the app: in each portal, and without one. */
 async function where(w: AccessWorld, endUserId: string) {
-  const usable = async (portalId: string | null) => (await appsUsableBy(getDb(), w.org, endUserId, portalId)).includes(w.appId);
+  const usable = async (portalId: string | null) =>
+    (await appsUsableBy(getDb(), w.org, endUserId, portalId)).includes(w.appId);
   return { helpCenter: await usable(w.helpCenter), partners: await usable(w.partners), noPortal: await usable(null) };
 }
 
@@ -26,7 +27,9 @@ describe("access in grants mode", () => {
 
   it("a grant with deploymentId opens it only in that portal", async () => {
     const w = await accessWorld();
-    const id = await accessEndUser(w, { grants: [{ targetKind: "app", targetId: w.appId, deploymentId: w.helpCenter }] });
+    const id = await accessEndUser(w, {
+      grants: [{ targetKind: "app", targetId: w.appId, deploymentId: w.helpCenter }],
+    });
     expect(await where(w, id)).toEqual({ helpCenter: true, partners: false, noPortal: false });
   });
 
@@ -41,7 +44,9 @@ describe("access in grants mode", () => {
 
   it("an expired grant opens nothing; one expiring later does", async () => {
     const w = await accessWorld();
-    const id = await accessEndUser(w, { grants: [{ targetKind: "app", targetId: w.appId, expiresAt: new Date(Date.now() + 3_600_000).toISOString() }] });
+    const id = await accessEndUser(w, {
+      grants: [{ targetKind: "app", targetId: w.appId, expiresAt: new Date(Date.now() + 3_600_000).toISOString() }],
+    });
     expect(await where(w, id)).toEqual(EVERYWHERE);
     await getDb().grant.updateMany({ where: { endUserId: id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expect(await where(w, id)).toEqual(NOWHERE);
@@ -57,14 +62,24 @@ describe("access in grants mode", () => {
     const expiring = await accessEndUser(w);
     await accessGroup(w, [expiring], [{}]);
     expect(await where(w, expiring)).toEqual(EVERYWHERE);
-    await getDb().grant.updateMany({ where: { organizationId: w.org, groupId: { not: null }, deploymentId: null }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await getDb().grant.updateMany({
+      where: { organizationId: w.org, groupId: { not: null }, deploymentId: null },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expect(await where(w, expiring)).toEqual(NOWHERE);
   });
 
   it("a plan group's grant opens the app for the plan's subscribers, and closes when the plan is removed", async () => {
     const w = await accessWorld();
     const { tierPlan: plan } = await newPlan(w.tenant.operator, { withGroup: true });
-    expect((await api("POST", `/user-groups/${plan.groupId}/grants`, { key: w.key, body: { targetKind: "app", targetId: w.appId } })).status).toBe(201);
+    expect(
+      (
+        await api("POST", `/user-groups/${plan.groupId}/grants`, {
+          key: w.key,
+          body: { targetKind: "app", targetId: w.appId },
+        })
+      ).status,
+    ).toBe(201);
     const id = await accessEndUser(w, { tierPlanIds: [plan.id] });
     expect(await where(w, id)).toEqual(EVERYWHERE);
     expect((await api("DELETE", `/end-users/${id}/tier-plans/${plan.id}`, { key: w.key })).status).toBe(204);
@@ -89,7 +104,10 @@ describe("access in grants mode", () => {
 
   it("an unpublished app is usable by nobody; another organization's end user reaches nothing here", async () => {
     const w = await accessWorld();
-    const draft = await create(w.key, "apps", { name: "Draft only", members: [{ id: w.supportAgentId, kind: "agent" }] });
+    const draft = await create(w.key, "apps", {
+      name: "Draft only",
+      members: [{ id: w.supportAgentId, kind: "agent" }],
+    });
     const id = await accessEndUser(w, {
       grants: [
         { targetKind: "app", targetId: w.appId },
@@ -112,7 +130,9 @@ describe("access in groups mode", () => {
     const id = await accessEndUser(w);
     const g = await accessGroup(w, [id], [{}]);
     expect(await where(w, id)).toEqual(NOWHERE);
-    expect((await api("POST", `/portals/${w.helpCenter}/admissions`, { key: w.key, body: { groupId: g } })).status).toBe(201);
+    expect(
+      (await api("POST", `/portals/${w.helpCenter}/admissions`, { key: w.key, body: { groupId: g } })).status,
+    ).toBe(201);
     expect(await where(w, id)).toEqual({ helpCenter: true, partners: false, noPortal: false });
   });
 
@@ -140,11 +160,17 @@ describe("access in groups mode", () => {
     const w = await accessWorld();
     await toGroupsMode(w);
     const { tierPlan: plan } = await newPlan(w.tenant.operator, { withGroup: true });
-    await api("POST", `/user-groups/${plan.groupId}/grants`, { key: w.key, body: { targetKind: "app", targetId: w.appId } });
+    await api("POST", `/user-groups/${plan.groupId}/grants`, {
+      key: w.key,
+      body: { targetKind: "app", targetId: w.appId },
+    });
     await api("POST", `/portals/${w.partners}/admissions`, { key: w.key, body: { groupId: plan.groupId } });
     const id = await accessEndUser(w, { tierPlanIds: [plan.id] });
     expect(await where(w, id)).toEqual({ helpCenter: false, partners: true, noPortal: false });
-    await getDb().grant.updateMany({ where: { groupId: plan.groupId! }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await getDb().grant.updateMany({
+      where: { groupId: plan.groupId! },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expect(await where(w, id)).toEqual(NOWHERE);
   });
 

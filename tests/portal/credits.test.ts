@@ -9,12 +9,26 @@ import { portalScenario } from "./helpers";
 
 const DAY = 86_400_000;
 
-async function endUserWithPools(tenant: Tenant, pools: { allowance: number; used?: number; bonus?: number; resetAt: Date; createdAt?: Date; status?: "active" | "canceled" }[]) {
+async function endUserWithPools(
+  tenant: Tenant,
+  pools: {
+    allowance: number;
+    used?: number;
+    bonus?: number;
+    resetAt: Date;
+    createdAt?: Date;
+    status?: "active" | "canceled";
+  }[],
+) {
   const db = getDb();
-  const endUser = await db.endUser.create({ data: { organizationId: tenant.organization.id, email: `pools-${uniqueSuffix()}@customer.example` } });
+  const endUser = await db.endUser.create({
+    data: { organizationId: tenant.organization.id, email: `pools-${uniqueSuffix()}@customer.example` },
+  });
   const subscriptions = [];
   for (const [i, pool] of pools.entries()) {
-    const plan = await db.tierPlan.create({ data: { organizationId: tenant.organization.id, name: `Plan ${i}`, creditAllowance: pool.allowance } });
+    const plan = await db.tierPlan.create({
+      data: { organizationId: tenant.organization.id, name: `Plan ${i}`, creditAllowance: pool.allowance },
+    });
     subscriptions.push(
       await db.subscription.create({
         data: {
@@ -69,29 +83,44 @@ describe("which pool pays", () => {
       { allowance: 5, resetAt, createdAt: new Date(Date.now() - 1 * DAY) },
       { allowance: 5, resetAt, createdAt: new Date(Date.now() - 9 * DAY) },
     ]);
-    expect((await chargeEndUserCredit(getDb(), tenant.organization.id, endUser.id)).subscriptionId).toBe(subscriptions[1]!.id);
+    expect((await chargeEndUserCredit(getDb(), tenant.organization.id, endUser.id)).subscriptionId).toBe(
+      subscriptions[1]!.id,
+    );
   });
 
   it("402 insufficient_credits with nothing taken when no pool has room, or the organization has no balance", async () => {
     const tenant = await newOrganization({ credits: 5 });
-    const { endUser, subscriptions } = await endUserWithPools(tenant, [{ allowance: 2, used: 2, resetAt: new Date(Date.now() + DAY) }]);
-    await expect(chargeEndUserCredit(getDb(), tenant.organization.id, endUser.id)).rejects.toMatchObject({ code: "insufficient_credits", status: 402 });
+    const { endUser, subscriptions } = await endUserWithPools(tenant, [
+      { allowance: 2, used: 2, resetAt: new Date(Date.now() + DAY) },
+    ]);
+    await expect(chargeEndUserCredit(getDb(), tenant.organization.id, endUser.id)).rejects.toMatchObject({
+      code: "insufficient_credits",
+      status: 402,
+    });
     expect(await orgCredits(tenant)).toBe(5);
 
     const broke = await newOrganization({ credits: 0 });
     const pools = await endUserWithPools(broke, [{ allowance: 10, resetAt: new Date(Date.now() + DAY) }]);
-    await expect(chargeEndUserCredit(getDb(), broke.organization.id, pools.endUser.id)).rejects.toMatchObject({ code: "insufficient_credits" });
+    await expect(chargeEndUserCredit(getDb(), broke.organization.id, pools.endUser.id)).rejects.toMatchObject({
+      code: "insufficient_credits",
+    });
     expect((await used(pools.subscriptions[0]!.id)).creditsUsed).toBe(0);
     expect((await used(subscriptions[0]!.id)).creditsUsed).toBe(2);
     // Another organization's end user is never charged through this one.
-    await expect(chargeEndUserCredit(getDb(), tenant.organization.id, pools.endUser.id)).rejects.toMatchObject({ code: "insufficient_credits" });
+    await expect(chargeEndUserCredit(getDb(), tenant.organization.id, pools.endUser.id)).rejects.toMatchObject({
+      code: "insufficient_credits",
+    });
     expect(await orgCredits(tenant)).toBe(5);
   });
 
   it("charges and refunds running together neither deadlock nor drift", async () => {
     const tenant = await newOrganization({ credits: 100 });
-    const { endUser, subscriptions } = await endUserWithPools(tenant, [{ allowance: 50, resetAt: new Date(Date.now() + DAY) }]);
-    const charges = await Promise.all(Array.from({ length: 10 }, () => chargeEndUserCredit(getDb(), tenant.organization.id, endUser.id)));
+    const { endUser, subscriptions } = await endUserWithPools(tenant, [
+      { allowance: 50, resetAt: new Date(Date.now() + DAY) },
+    ]);
+    const charges = await Promise.all(
+      Array.from({ length: 10 }, () => chargeEndUserCredit(getDb(), tenant.organization.id, endUser.id)),
+    );
     await Promise.all([
       ...charges.map((charge) => refundEndUserCredit(getDb(), charge)),
       ...Array.from({ length: 10 }, () => chargeEndUserCredit(getDb(), tenant.organization.id, endUser.id)),
@@ -117,7 +146,13 @@ describe("which pool pays", () => {
 describe("monthly reset", () => {
   it("moves the reset time on by calendar months, clamped to the month's end, in UTC", async () => {
     const at = async (resetAt: string, now: string) =>
-      (await getDb().$queryRawUnsafe<{ next: Date }[]>(`select credits_reset_after($1::timestamptz, $2::timestamptz) as next`, resetAt, now))[0]!.next.toISOString();
+      (
+        await getDb().$queryRawUnsafe<{ next: Date }[]>(
+          `select credits_reset_after($1::timestamptz, $2::timestamptz) as next`,
+          resetAt,
+          now,
+        )
+      )[0]!.next.toISOString();
     expect(await at("2026-01-31T10:00:00Z", "2026-01-15T00:00:00Z")).toBe("2026-01-31T10:00:00.000Z");
     expect(await at("2026-01-31T10:00:00Z", "2026-02-15T00:00:00Z")).toBe("2026-02-28T10:00:00.000Z");
     expect(await at("2026-01-31T10:00:00Z", "2026-02-28T10:00:00Z")).toBe("2026-03-31T10:00:00.000Z");
@@ -141,7 +176,10 @@ describe("monthly reset", () => {
 
   it("reads show the reset too: GET /end-users/{id}", async () => {
     const scenario = await portalScenario({ credits: 10 });
-    await getDb().subscription.updateMany({ where: { endUserId: scenario.endUser.id }, data: { creditsUsed: 10, creditsResetAt: new Date(Date.now() - DAY) } });
+    await getDb().subscription.updateMany({
+      where: { endUserId: scenario.endUser.id },
+      data: { creditsUsed: 10, creditsResetAt: new Date(Date.now() - DAY) },
+    });
     const detail = await api("GET", `/end-users/${scenario.endUser.id}`, { key: scenario.key });
     expect(detail.body.endUser.subscriptions[0].creditsUsed).toBe(0);
     expect(new Date(detail.body.endUser.subscriptions[0].creditsResetAt).getTime()).toBeGreaterThan(Date.now());
@@ -164,7 +202,9 @@ describe("no overdraft under concurrency", () => {
     const scenario = await portalScenario({ credits: 10, orgCredits: 1000 });
     const responses = await twentyTurns(scenario);
     expect(responses.filter((r) => r.status === 200)).toHaveLength(10);
-    expect(responses.filter((r) => r.status === 402).every((r) => r.body.error.code === "insufficient_credits")).toBe(true);
+    expect(responses.filter((r) => r.status === 402).every((r) => r.body.error.code === "insufficient_credits")).toBe(
+      true,
+    );
     expect(responses.filter((r) => r.status === 402)).toHaveLength(10);
     const pool = await getDb().subscription.findFirstOrThrow({ where: { endUserId: scenario.endUser.id } });
     expect(pool.creditsUsed).toBe(10);

@@ -37,22 +37,51 @@ describe("the portal door", () => {
     const scenario = await portalScenario({ credits: 100 });
     const db = getDb();
     // An app she has no grant to stays invisible.
-    const other = await create(scenario.key, "apps", { name: "Internal tools", members: [{ id: scenario.supportAgentId, kind: "agent" }] });
+    const other = await create(scenario.key, "apps", {
+      name: "Internal tools",
+      members: [{ id: scenario.supportAgentId, kind: "agent" }],
+    });
     await publish(scenario.key, "apps", other.id);
     const cookie = await signIn(scenario, scenario.endUser.email);
     expect(cookie).toMatch(/^atrium_portal_session=/);
 
     const me = await portalCall("query", "me.get", { portal: scenario.portal.slug }, { cookie });
     expect(me.status).toBe(200);
-    expect(me.body.result.data.endUser).toEqual({ id: scenario.endUser.id, email: scenario.endUser.email, fullName: "Alice" });
+    expect(me.body.result.data.endUser).toEqual({
+      id: scenario.endUser.id,
+      email: scenario.endUser.email,
+      fullName: "Alice",
+    });
     expect(me.body.result.data.credits.left).toBe(100);
-    expect(me.body.result.data.credits.plans).toEqual([expect.objectContaining({ planName: "Starter", creditAllowance: 100, bonusCredits: 0, creditsUsed: 0, creditsLeft: 100 })]);
+    expect(me.body.result.data.credits.plans).toEqual([
+      expect.objectContaining({
+        planName: "Starter",
+        creditAllowance: 100,
+        bonusCredits: 0,
+        creditsUsed: 0,
+        creditsLeft: 100,
+      }),
+    ]);
 
     const apps = await portalCall("query", "apps.list", { portal: scenario.portal.slug }, { cookie });
-    expect(apps.body.result.data.apps).toEqual([{ id: scenario.appId, name: "Helpdesk", description: "", greeting: "Hello! How can I help?", conversationStarters: [] }]);
+    expect(apps.body.result.data.apps).toEqual([
+      {
+        id: scenario.appId,
+        name: "Helpdesk",
+        description: "",
+        greeting: "Hello! How can I help?",
+        conversationStarters: [],
+      },
+    ]);
 
-    const orgBefore = (await db.organization.findUniqueOrThrow({ where: { id: scenario.tenant.organization.id } })).credits;
-    const response = await portalChat(scenario.portal.slug, scenario.appId, { message: "How long do refunds take?" }, { cookie });
+    const orgBefore = (await db.organization.findUniqueOrThrow({ where: { id: scenario.tenant.organization.id } }))
+      .credits;
+    const response = await portalChat(
+      scenario.portal.slug,
+      scenario.appId,
+      { message: "How long do refunds take?" },
+      { cookie },
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const events = await readEvents(response);
@@ -63,26 +92,56 @@ describe("the portal door", () => {
 
     // The run is hers: recorded with her and the portal, billed to her pool and the organization.
     const execution = await db.execution.findUniqueOrThrow({ where: { id: result.execution_id } });
-    expect(execution).toMatchObject({ endUserId: scenario.endUser.id, portalId: scenario.portal.id, actor: scenario.endUser.email, credits: 1 });
+    expect(execution).toMatchObject({
+      endUserId: scenario.endUser.id,
+      portalId: scenario.portal.id,
+      actor: scenario.endUser.email,
+      credits: 1,
+    });
     const conversation = await db.conversation.findUniqueOrThrow({ where: { id: result.conversation_id } });
     expect(conversation).toMatchObject({ endUserId: scenario.endUser.id, portalId: scenario.portal.id });
-    expect((await db.organization.findUniqueOrThrow({ where: { id: scenario.tenant.organization.id } })).credits).toBe(orgBefore - 1);
+    expect((await db.organization.findUniqueOrThrow({ where: { id: scenario.tenant.organization.id } })).credits).toBe(
+      orgBefore - 1,
+    );
     const after = await portalCall("query", "me.get", { portal: scenario.portal.slug }, { cookie });
     expect(after.body.result.data.credits.left).toBe(99);
     const detail = await api("GET", `/end-users/${scenario.endUser.id}`, { key: scenario.key });
     expect(detail.body.endUser.subscriptions[0].creditsUsed).toBe(1);
 
     // A second turn continues the conversation; it comes back in her list, newest first.
-    const second = await portalChat(scenario.portal.slug, scenario.appId, { message: "And shipping costs?", conversation_id: result.conversation_id }, { cookie });
+    const second = await portalChat(
+      scenario.portal.slug,
+      scenario.appId,
+      { message: "And shipping costs?", conversation_id: result.conversation_id },
+      { cookie },
+    );
     const secondDone = JSON.parse((await readEvents(second)).find((e) => e.event === "done")!.data);
     expect(secondDone.conversation_id).toBe(result.conversation_id);
     const list = await portalCall("query", "conversations.list", { portal: scenario.portal.slug }, { cookie });
     expect(list.body.result.data).toEqual({
-      conversations: [{ id: result.conversation_id, appId: scenario.appId, appName: "Helpdesk", title: "How long do refunds take?", updatedAt: expect.any(String) }],
+      conversations: [
+        {
+          id: result.conversation_id,
+          appId: scenario.appId,
+          appName: "Helpdesk",
+          title: "How long do refunds take?",
+          updatedAt: expect.any(String),
+        },
+      ],
       nextCursor: null,
     });
-    const opened = await portalCall("query", "conversations.get", { portal: scenario.portal.slug, conversationId: result.conversation_id }, { cookie });
-    expect(opened.body.result.data.conversation.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    const opened = await portalCall(
+      "query",
+      "conversations.get",
+      { portal: scenario.portal.slug, conversationId: result.conversation_id },
+      { cookie },
+    );
+    expect(opened.body.result.data.conversation.messages.map((m: { role: string }) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
   });
 
   it("tells her plainly when her credits are spent (402 before anything runs, nothing charged)", async () => {
@@ -92,7 +151,8 @@ describe("the portal door", () => {
     expect(first.status).toBe(200);
     await readEvents(first);
     const db = getDb();
-    const orgBefore = (await db.organization.findUniqueOrThrow({ where: { id: scenario.tenant.organization.id } })).credits;
+    const orgBefore = (await db.organization.findUniqueOrThrow({ where: { id: scenario.tenant.organization.id } }))
+      .credits;
     const executionsBefore = await db.execution.count({ where: { organizationId: scenario.tenant.organization.id } });
 
     const refused = await portalChat(scenario.portal.slug, scenario.appId, { message: "Hello again" }, { cookie });
@@ -100,8 +160,12 @@ describe("the portal door", () => {
     const body = await refused.json();
     expect(body.error.code).toBe("insufficient_credits");
     expect(body.error.message).toMatch(/^You have used all your credits/);
-    expect((await db.organization.findUniqueOrThrow({ where: { id: scenario.tenant.organization.id } })).credits).toBe(orgBefore);
-    expect(await db.execution.count({ where: { organizationId: scenario.tenant.organization.id } })).toBe(executionsBefore);
+    expect((await db.organization.findUniqueOrThrow({ where: { id: scenario.tenant.organization.id } })).credits).toBe(
+      orgBefore,
+    );
+    expect(await db.execution.count({ where: { organizationId: scenario.tenant.organization.id } })).toBe(
+      executionsBefore,
+    );
     const me = await portalCall("query", "me.get", { portal: scenario.portal.slug }, { cookie });
     expect(me.body.result.data.credits.left).toBe(0);
   });
@@ -119,18 +183,30 @@ describe("the portal door", () => {
 
     const cookie = await signIn(scenario, scenario.endUser.email);
     const grantId = (await getDb().grant.findFirstOrThrow({ where: { endUserId: scenario.endUser.id } })).id;
-    const other = await portalChat(scenario.portal.slug, "00000000-0000-4000-8000-000000000000", { message: "Hi" }, { cookie });
+    const other = await portalChat(
+      scenario.portal.slug,
+      "00000000-0000-4000-8000-000000000000",
+      { message: "Hi" },
+      { cookie },
+    );
     expect(other.status).toBe(404);
     const badBody = await portalChat(scenario.portal.slug, scenario.appId, { message: "" }, { cookie });
     expect(badBody.status).toBe(400);
     expect((await badBody.json()).error.code).toBe("invalid_request");
-    const unknownField = await portalChat(scenario.portal.slug, scenario.appId, { message: "Hi", stream: false }, { cookie });
+    const unknownField = await portalChat(
+      scenario.portal.slug,
+      scenario.appId,
+      { message: "Hi", stream: false },
+      { cookie },
+    );
     expect(unknownField.status).toBe(400);
     const tooLong = await portalChat(scenario.portal.slug, scenario.appId, { message: "x".repeat(32_001) }, { cookie });
     expect(tooLong.status).toBe(400);
 
     // Without her grant the app answers like an unpublished one.
-    expect((await api("DELETE", `/end-users/${scenario.endUser.id}/grants/${grantId}`, { key: scenario.key })).status).toBe(204);
+    expect(
+      (await api("DELETE", `/end-users/${scenario.endUser.id}/grants/${grantId}`, { key: scenario.key })).status,
+    ).toBe(204);
     const noAccess = await portalChat(scenario.portal.slug, scenario.appId, { message: "Hi" }, { cookie });
     expect(noAccess.status).toBe(404);
     expect((await noAccess.json()).error.code).toBe("not_found");
@@ -147,23 +223,42 @@ describe("the portal door", () => {
       expect(response.status, appId).toBe(404);
       expect((await response.json()).error.code).toBe("not_found");
     }
-    await expect(converse(getDb(), scenario.tenant.operator, { appId: "not-an-id", message: "Hi" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(
+      converse(getDb(), scenario.tenant.operator, { appId: "not-an-id", message: "Hi" }),
+    ).rejects.toMatchObject({ code: "not_found" });
     expect(await getDb().execution.count({ where: { organizationId: scenario.tenant.organization.id } })).toBe(0);
 
-    const upper = await portalChat(scenario.portal.slug, scenario.appId.toUpperCase(), { message: "How long do refunds take?" }, { cookie });
+    const upper = await portalChat(
+      scenario.portal.slug,
+      scenario.appId.toUpperCase(),
+      { message: "How long do refunds take?" },
+      { cookie },
+    );
     expect(upper.status).toBe(200);
     expect((await readEvents(upper)).some((event) => event.event === "done")).toBe(true);
     const executions = await getDb().execution.findMany({ where: { organizationId: scenario.tenant.organization.id } });
-    expect(executions.map((execution) => [execution.itemId, execution.endUserId])).toEqual([[scenario.appId, scenario.endUser.id]]);
+    expect(executions.map((execution) => [execution.itemId, execution.endUserId])).toEqual([
+      [scenario.appId, scenario.endUser.id],
+    ]);
   });
 
   it("refuses cross-site writes, bodies that are not JSON and oversized bodies, before anything runs", async () => {
     const scenario = await portalScenario();
     const cookie = await signIn(scenario, scenario.endUser.email);
-    const crossSite = await portalChat(scenario.portal.slug, scenario.appId, { message: "Hi" }, { cookie, headers: { origin: "https://evil.example" } });
+    const crossSite = await portalChat(
+      scenario.portal.slug,
+      scenario.appId,
+      { message: "Hi" },
+      { cookie, headers: { origin: "https://evil.example" } },
+    );
     expect(crossSite.status).toBe(403);
     expect((await crossSite.json()).error.code).toBe("cross_origin_request");
-    const fetchSite = await portalChat(scenario.portal.slug, scenario.appId, { message: "Hi" }, { cookie, headers: { "sec-fetch-site": "cross-site" } });
+    const fetchSite = await portalChat(
+      scenario.portal.slug,
+      scenario.appId,
+      { message: "Hi" },
+      { cookie, headers: { "sec-fetch-site": "cross-site" } },
+    );
     expect(fetchSite.status).toBe(403);
     const form = await portalChat(scenario.portal.slug, scenario.appId, undefined, {
       cookie,
@@ -177,10 +272,18 @@ describe("the portal door", () => {
     expect((await long.json()).error.code).toBe("invalid_request");
     const huge = await portalChat(scenario.portal.slug, scenario.appId, { message: "x".repeat(9_000_000) }, { cookie });
     expect(huge.status).toBe(413);
-    const hugeCall = await portalCall("mutation", "auth.requestCode", { portal: scenario.portal.slug, email: `${"x".repeat(9_000_000)}@example.test` });
+    const hugeCall = await portalCall("mutation", "auth.requestCode", {
+      portal: scenario.portal.slug,
+      email: `${"x".repeat(9_000_000)}@example.test`,
+    });
     expect(hugeCall.status).toBe(413);
 
-    const signOutCrossSite = await portalCall("mutation", "auth.signOut", { portal: scenario.portal.slug }, { cookie, headers: { origin: "https://evil.example" } });
+    const signOutCrossSite = await portalCall(
+      "mutation",
+      "auth.signOut",
+      { portal: scenario.portal.slug },
+      { cookie, headers: { origin: "https://evil.example" } },
+    );
     expect(signOutCrossSite.status).toBe(403);
     const textPlain = await portalCall(
       "mutation",
@@ -203,18 +306,41 @@ describe("the portal door", () => {
     });
     const alice = await signIn(scenario, scenario.endUser.email);
     const bobCookie = await signIn(scenario, bob);
-    const chat = await portalChat(scenario.portal.slug, scenario.appId, { message: "My secret question" }, { cookie: alice });
+    const chat = await portalChat(
+      scenario.portal.slug,
+      scenario.appId,
+      { message: "My secret question" },
+      { cookie: alice },
+    );
     const conversationId = JSON.parse((await readEvents(chat)).find((e) => e.event === "done")!.data).conversation_id;
 
-    const list = await portalCall("query", "conversations.list", { portal: scenario.portal.slug }, { cookie: bobCookie });
+    const list = await portalCall(
+      "query",
+      "conversations.list",
+      { portal: scenario.portal.slug },
+      { cookie: bobCookie },
+    );
     expect(list.body.result.data.conversations).toEqual([]);
-    const open = await portalCall("query", "conversations.get", { portal: scenario.portal.slug, conversationId }, { cookie: bobCookie });
+    const open = await portalCall(
+      "query",
+      "conversations.get",
+      { portal: scenario.portal.slug, conversationId },
+      { cookie: bobCookie },
+    );
     expect(open.status).toBe(404);
     const db = getDb();
-    const orgBefore = (await db.organization.findUniqueOrThrow({ where: { id: scenario.tenant.organization.id } })).credits;
-    const hijack = await portalChat(scenario.portal.slug, scenario.appId, { message: "Tell me", conversation_id: conversationId }, { cookie: bobCookie });
+    const orgBefore = (await db.organization.findUniqueOrThrow({ where: { id: scenario.tenant.organization.id } }))
+      .credits;
+    const hijack = await portalChat(
+      scenario.portal.slug,
+      scenario.appId,
+      { message: "Tell me", conversation_id: conversationId },
+      { cookie: bobCookie },
+    );
     expect(hijack.status).toBe(404);
-    expect((await db.organization.findUniqueOrThrow({ where: { id: scenario.tenant.organization.id } })).credits).toBe(orgBefore);
+    expect((await db.organization.findUniqueOrThrow({ where: { id: scenario.tenant.organization.id } })).credits).toBe(
+      orgBefore,
+    );
     // Nor does the console's chat show it to members.
     const member = await signInCookie(scenario.tenant.owner.email, scenario.tenant.owner.password);
     const { trpc } = await import("../helpers");
@@ -240,7 +366,9 @@ describe("the portal door", () => {
     const there = await portalCall("query", "me.get", { portal: second.body.portal.slug }, { cookie });
     expect(there.status).toBe(200);
     // Her grant is limited to Help Center, so Partners shows her no app.
-    expect((await portalCall("query", "apps.list", { portal: second.body.portal.slug }, { cookie })).body.result.data.apps).toEqual([]);
+    expect(
+      (await portalCall("query", "apps.list", { portal: second.body.portal.slug }, { cookie })).body.result.data.apps,
+    ).toEqual([]);
     const elsewhere = await portalScenario();
     const foreign = await portalCall("query", "me.get", { portal: elsewhere.portal.slug }, { cookie });
     expect(foreign.status).toBe(401);

@@ -17,7 +17,12 @@ export interface PortalCallOptions {
 }
 
 /** Calls a portal procedure as the browser's tRPC client does (same-origin, JSON). */
-export async function portalCall(kind: "query" | "mutation", procedure: string, input: unknown, options: PortalCallOptions = {}): Promise<ApiResponse> {
+export async function portalCall(
+  kind: "query" | "mutation",
+  procedure: string,
+  input: unknown,
+  options: PortalCallOptions = {},
+): Promise<ApiResponse> {
   trpcHandler ??= createPortalHandler({ db: getDb });
   const headers = new Headers(options.headers);
   if (options.cookie) headers.set("cookie", options.cookie);
@@ -40,7 +45,12 @@ export function errorCode(response: ApiResponse): string | undefined {
 }
 
 /** POSTs to the portal chat stream; the raw Response (SSE or a JSON refusal). */
-export async function portalChat(portal: string, appId: string, body: unknown, options: PortalCallOptions & { rawBody?: string; signal?: AbortSignal } = {}): Promise<Response> {
+export async function portalChat(
+  portal: string,
+  appId: string,
+  body: unknown,
+  options: PortalCallOptions & { rawBody?: string; signal?: AbortSignal } = {},
+): Promise<Response> {
   chatHandler ??= createPortalConversationHandler({ db: getDb });
   const headers = new Headers({ "content-type": "application/json", origin: ORIGIN, ...options.headers });
   if (options.cookie) headers.set("cookie", options.cookie);
@@ -63,10 +73,18 @@ export interface PortalScenario extends PublishedApp {
  * The issue's outcome, set up: alice with the Starter plan (`credits` in her pool) and a grant
  * to the app in the Help Center portal.
  */
-export async function portalScenario(options: { credits?: number; orgCredits?: number; billingModel?: string } = {}): Promise<PortalScenario> {
-  const app = await publishedApp({ tenant: { credits: options.orgCredits ?? 1000 }, billingModel: options.billingModel });
+export async function portalScenario(
+  options: { credits?: number; orgCredits?: number; billingModel?: string } = {},
+): Promise<PortalScenario> {
+  const app = await publishedApp({
+    tenant: { credits: options.orgCredits ?? 1000 },
+    billingModel: options.billingModel,
+  });
   const suffix = uniqueSuffix();
-  const portal = await api("POST", "/portals", { key: app.key, body: { name: "Help Center", slug: `help-center-${suffix}` } });
+  const portal = await api("POST", "/portals", {
+    key: app.key,
+    body: { name: "Help Center", slug: `help-center-${suffix}` },
+  });
   if (portal.status !== 201) throw new Error(`portal: ${portal.status} ${portal.text}`);
   const plan = await getDb().tierPlan.create({
     data: { organizationId: app.tenant.organization.id, name: "Starter", creditAllowance: options.credits ?? 100 },
@@ -74,7 +92,12 @@ export async function portalScenario(options: { credits?: number; orgCredits?: n
   const email = `alice-${suffix}@customer.example`;
   const endUser = await api("POST", "/end-users", {
     key: app.key,
-    body: { email, fullName: "Alice", tierPlanIds: [plan.id], grants: [{ targetKind: "app", targetId: app.appId, deploymentId: portal.body.portal.id }] },
+    body: {
+      email,
+      fullName: "Alice",
+      tierPlanIds: [plan.id],
+      grants: [{ targetKind: "app", targetId: app.appId, deploymentId: portal.body.portal.id }],
+    },
   });
   if (endUser.status !== 201) throw new Error(`end user: ${endUser.status} ${endUser.text}`);
   return {
@@ -91,7 +114,10 @@ export async function portalScenario(options: { credits?: number; orgCredits?: n
  */
 export async function codeFromOutbox(organizationId: string, email: string, nth = 1): Promise<string | undefined> {
   for (let attempt = 0; attempt < 100; attempt++) {
-    const messages = await getDb().outboxMessage.findMany({ where: { organizationId, to: email }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+    const messages = await getDb().outboxMessage.findMany({
+      where: { organizationId, to: email },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    });
     const message = messages[nth - 1];
     if (message) return message.text.match(/\b(\d{6})\b/)?.[1];
     await new Promise((resolve) => setTimeout(resolve, 30));
@@ -105,12 +131,24 @@ export async function signIn(
   email: string,
   headers: Record<string, string> = clientAddress(),
 ): Promise<string> {
-  const sent = await getDb().outboxMessage.count({ where: { organizationId: scenario.tenant.organization.id, to: email } });
-  const requested = await portalCall("mutation", "auth.requestCode", { portal: scenario.portal.slug, email }, { headers });
+  const sent = await getDb().outboxMessage.count({
+    where: { organizationId: scenario.tenant.organization.id, to: email },
+  });
+  const requested = await portalCall(
+    "mutation",
+    "auth.requestCode",
+    { portal: scenario.portal.slug, email },
+    { headers },
+  );
   if (requested.status !== 200) throw new Error(`requestCode: ${requested.status} ${requested.text}`);
   const code = await codeFromOutbox(scenario.tenant.organization.id, email, sent + 1);
   if (!code) throw new Error("no code in the outbox");
-  const verified = await portalCall("mutation", "auth.verifyCode", { portal: scenario.portal.slug, email, code }, { headers });
+  const verified = await portalCall(
+    "mutation",
+    "auth.verifyCode",
+    { portal: scenario.portal.slug, email, code },
+    { headers },
+  );
   if (verified.status !== 200) throw new Error(`verifyCode: ${verified.status} ${verified.text}`);
   return verified.headers.get("set-cookie")!.split(";")[0]!;
 }

@@ -20,7 +20,8 @@ describe("portal conversation history", () => {
     const refunds = await ask(portal, scenario.appId, cookie, "How long do refunds take? I ordered last week.");
     const other = await ask(portal, scenario.appId, cookie, "Is there an outage today?");
     const list = async (input: Record<string, unknown> = {}) =>
-      (await portalCall("query", "conversations.list", { portal, limit: 20, ...input }, { cookie })).body.result.data.conversations as { id: string; title: string }[];
+      (await portalCall("query", "conversations.list", { portal, limit: 20, ...input }, { cookie })).body.result.data
+        .conversations as { id: string; title: string }[];
     expect((await list()).map((c) => c.id)).toEqual([other, refunds]);
     expect((await list()).find((c) => c.id === refunds)!.title).toBe("How long do refunds take?");
     expect((await list({ q: "OUTAGE" })).map((c) => c.id)).toEqual([other]);
@@ -28,19 +29,47 @@ describe("portal conversation history", () => {
     expect(await list({ q: "100%_" })).toEqual([]);
     expect((await list({ appId: scenario.appId })).length).toBe(2);
 
-    const renamed = await portalCall("mutation", "conversations.rename", { portal, conversationId: refunds, title: "Refund timing" }, { cookie });
+    const renamed = await portalCall(
+      "mutation",
+      "conversations.rename",
+      { portal, conversationId: refunds, title: "Refund timing" },
+      { cookie },
+    );
     expect(renamed.body.result.data.conversation).toMatchObject({ id: refunds, title: "Refund timing" });
-    expect(errorCode(await portalCall("mutation", "conversations.rename", { portal, conversationId: refunds, title: "x".repeat(201) }, { cookie }))).toBe("invalid_request");
+    expect(
+      errorCode(
+        await portalCall(
+          "mutation",
+          "conversations.rename",
+          { portal, conversationId: refunds, title: "x".repeat(201) },
+          { cookie },
+        ),
+      ),
+    ).toBe("invalid_request");
 
-    const deleted = await portalCall("mutation", "conversations.delete", { portal, conversationId: refunds }, { cookie });
+    const deleted = await portalCall(
+      "mutation",
+      "conversations.delete",
+      { portal, conversationId: refunds },
+      { cookie },
+    );
     expect(deleted.body.result.data).toEqual({ ok: true });
     expect((await list()).map((c) => c.id)).toEqual([other]);
-    expect(errorCode(await portalCall("query", "conversations.get", { portal, conversationId: refunds }, { cookie }))).toBe("not_found");
-    const continued = await portalChat(portal, scenario.appId, { message: "And shipping?", conversation_id: refunds }, { cookie });
+    expect(
+      errorCode(await portalCall("query", "conversations.get", { portal, conversationId: refunds }, { cookie })),
+    ).toBe("not_found");
+    const continued = await portalChat(
+      portal,
+      scenario.appId,
+      { message: "And shipping?", conversation_id: refunds },
+      { cookie },
+    );
     expect(continued.status).toBe(404);
     // The organization keeps it: the conversation and its executions stay.
     expect(await getDb().conversation.count({ where: { id: refunds } })).toBe(1);
-    expect((await api("GET", `/executions?endUserId=${scenario.endUser.id}`, { key: scenario.key })).body.executions).toHaveLength(2);
+    expect(
+      (await api("GET", `/executions?endUserId=${scenario.endUser.id}`, { key: scenario.key })).body.executions,
+    ).toHaveLength(2);
   });
 
   it("another end user's conversation is not_found for get, rename, delete and search", async () => {
@@ -49,12 +78,35 @@ describe("portal conversation history", () => {
     const cookie = await signIn(scenario, scenario.endUser.email);
     const mine = await ask(portal, scenario.appId, cookie, "How long do refunds take?");
     const bob = `bob-${Date.now()}@customer.example`;
-    expect((await api("POST", "/end-users", { key: scenario.key, body: { email: bob, tierPlanIds: [scenario.plan.id] } })).status).toBe(201);
+    expect(
+      (await api("POST", "/end-users", { key: scenario.key, body: { email: bob, tierPlanIds: [scenario.plan.id] } }))
+        .status,
+    ).toBe(201);
     const bobCookie = await signIn(scenario, bob, clientAddress());
-    expect(errorCode(await portalCall("query", "conversations.get", { portal, conversationId: mine }, { cookie: bobCookie }))).toBe("not_found");
-    expect(errorCode(await portalCall("mutation", "conversations.rename", { portal, conversationId: mine, title: "Mine now" }, { cookie: bobCookie }))).toBe("not_found");
-    expect(errorCode(await portalCall("mutation", "conversations.delete", { portal, conversationId: mine }, { cookie: bobCookie }))).toBe("not_found");
-    expect((await portalCall("query", "conversations.list", { portal, limit: 20, q: "refunds" }, { cookie: bobCookie })).body.result.data.conversations).toEqual([]);
+    expect(
+      errorCode(
+        await portalCall("query", "conversations.get", { portal, conversationId: mine }, { cookie: bobCookie }),
+      ),
+    ).toBe("not_found");
+    expect(
+      errorCode(
+        await portalCall(
+          "mutation",
+          "conversations.rename",
+          { portal, conversationId: mine, title: "Mine now" },
+          { cookie: bobCookie },
+        ),
+      ),
+    ).toBe("not_found");
+    expect(
+      errorCode(
+        await portalCall("mutation", "conversations.delete", { portal, conversationId: mine }, { cookie: bobCookie }),
+      ),
+    ).toBe("not_found");
+    expect(
+      (await portalCall("query", "conversations.list", { portal, limit: 20, q: "refunds" }, { cookie: bobCookie })).body
+        .result.data.conversations,
+    ).toEqual([]);
     expect((await getDb().conversation.findUniqueOrThrow({ where: { id: mine } })).hiddenAt).toBeNull();
   });
 

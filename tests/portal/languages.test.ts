@@ -31,7 +31,10 @@ describe("a portal's default language", () => {
     const scenario = await portalScenario();
     const key = scenario.key;
     for (const defaultLanguage of ["xx", "EN-us", "", "fr;q=1", "a".repeat(500), 7, null]) {
-      const patch = await api("PATCH", `/portals/${scenario.portal.id}`, { key, body: { defaultLanguage, greeting: "Changed" } });
+      const patch = await api("PATCH", `/portals/${scenario.portal.id}`, {
+        key,
+        body: { defaultLanguage, greeting: "Changed" },
+      });
       expect(patch.status, JSON.stringify(defaultLanguage)).toBe(400);
       expect(patch.body.error.code).toBe("invalid_request");
       expect(patch.body.error.problems.map((p: { path: string }) => p.path)).toContain("defaultLanguage");
@@ -48,7 +51,10 @@ describe("a portal's default language", () => {
   it("a change is recorded in the audit log with before and after", async () => {
     const scenario = await portalScenario();
     await api("PATCH", `/portals/${scenario.portal.id}`, { key: scenario.key, body: { defaultLanguage: "fr" } });
-    const event = await getDb().auditEvent.findFirst({ where: { organizationId: scenario.tenant.organization.id, action: "portal.update" }, orderBy: { occurredAt: "desc" } });
+    const event = await getDb().auditEvent.findFirst({
+      where: { organizationId: scenario.tenant.organization.id, action: "portal.update" },
+      orderBy: { occurredAt: "desc" },
+    });
     expect(event?.changes).toMatchObject({ defaultLanguage: ["en", "fr"] });
   });
 });

@@ -14,16 +14,26 @@ function turn(scenario: PortalScenario, message = "Hello") {
   });
 }
 
-function bonus(scenario: PortalScenario, body: Record<string, unknown>, options: { key?: string; tierPlanId?: string; headers?: Record<string, string> } = {}) {
-  return api("POST", `/end-users/${scenario.endUser.id}/tier-plans/${options.tierPlanId ?? scenario.plan.id}/bonus-credits`, {
-    key: options.key ?? scenario.key,
-    body,
-    headers: options.headers,
-  });
+function bonus(
+  scenario: PortalScenario,
+  body: Record<string, unknown>,
+  options: { key?: string; tierPlanId?: string; headers?: Record<string, string> } = {},
+) {
+  return api(
+    "POST",
+    `/end-users/${scenario.endUser.id}/tier-plans/${options.tierPlanId ?? scenario.plan.id}/bonus-credits`,
+    {
+      key: options.key ?? scenario.key,
+      body,
+      headers: options.headers,
+    },
+  );
 }
 
 async function pool(scenario: PortalScenario) {
-  return getDb().subscription.findFirstOrThrow({ where: { endUserId: scenario.endUser.id, tierPlanId: scenario.plan.id } });
+  return getDb().subscription.findFirstOrThrow({
+    where: { endUserId: scenario.endUser.id, tierPlanId: scenario.plan.id },
+  });
 }
 
 describe("asking for more credits and getting them", () => {
@@ -33,13 +43,24 @@ describe("asking for more credits and getting them", () => {
     expectError(await turn(scenario), 402, "insufficient_credits");
 
     const cookie = await signIn(scenario, scenario.endUser.email, clientAddress());
-    const asked = await portalCall("mutation", "credits.request", { portal: scenario.portal.slug, message: "I have an exam tomorrow" }, { cookie });
+    const asked = await portalCall(
+      "mutation",
+      "credits.request",
+      { portal: scenario.portal.slug, message: "I have an exam tomorrow" },
+      { cookie },
+    );
     expect(asked.status).toBe(200);
-    expect(asked.body.result.data.creditRequest).toMatchObject({ status: "open", message: "I have an exam tomorrow", endUserId: scenario.endUser.id });
+    expect(asked.body.result.data.creditRequest).toMatchObject({
+      status: "open",
+      message: "I have an exam tomorrow",
+      endUserId: scenario.endUser.id,
+    });
 
     // The notification email worker mails the admins (src/server/jobs/notification-emails.ts).
     await runNotificationEmailsOnce(getDb());
-    const mail = await getDb().outboxMessage.findFirst({ where: { organizationId: scenario.tenant.organization.id, to: scenario.tenant.owner.email } });
+    const mail = await getDb().outboxMessage.findFirst({
+      where: { organizationId: scenario.tenant.organization.id, to: scenario.tenant.owner.email },
+    });
     expect(mail?.subject).toContain(scenario.endUser.email);
     expect(mail?.text).toContain("I have an exam tomorrow");
 
@@ -49,7 +70,12 @@ describe("asking for more credits and getting them", () => {
 
     const granted = await bonus(scenario, { credits: 5, reason: "Exam week" });
     expect(granted.status).toBe(200);
-    expect(granted.body.subscription).toMatchObject({ tierPlanId: scenario.plan.id, bonusCredits: 5, creditsUsed: 1, status: "active" });
+    expect(granted.body.subscription).toMatchObject({
+      tierPlanId: scenario.plan.id,
+      bonusCredits: 5,
+      creditsUsed: 1,
+      status: "active",
+    });
     const after = await api("GET", `/end-users/${scenario.endUser.id}/credit-requests`, { key: scenario.key });
     expect(after.body.creditRequests[0]).toMatchObject({ status: "granted" });
     expect(after.body.creditRequests[0].resolvedAt).not.toBeNull();
@@ -62,23 +88,36 @@ describe("asking for more credits and getting them", () => {
   it("at most 3 open requests per end user, also when asked at once; a dismissed one makes room", async () => {
     const scenario = await portalScenario({ credits: 1 });
     const cookie = await signIn(scenario, scenario.endUser.email, clientAddress());
-    const answers = await Promise.all(Array.from({ length: 6 }, () => portalCall("mutation", "credits.request", { portal: scenario.portal.slug }, { cookie })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        portalCall("mutation", "credits.request", { portal: scenario.portal.slug }, { cookie }),
+      ),
+    );
     expect(answers.filter((a) => a.status === 200)).toHaveLength(3);
     expect(answers.filter((a) => a.status === 409).every((a) => errorCode(a) === "conflict")).toBe(true);
     expect(await getDb().creditRequest.count({ where: { endUserId: scenario.endUser.id } })).toBe(3);
 
     const first = answers.find((a) => a.status === 200)!.body.result.data.creditRequest.id as string;
-    const dismissed = await api("POST", `/end-users/${scenario.endUser.id}/credit-requests/${first}/dismiss`, { key: scenario.key });
+    const dismissed = await api("POST", `/end-users/${scenario.endUser.id}/credit-requests/${first}/dismiss`, {
+      key: scenario.key,
+    });
     expect(dismissed.status).toBe(200);
     expect(dismissed.body.creditRequest.status).toBe("dismissed");
-    expect((await portalCall("mutation", "credits.request", { portal: scenario.portal.slug }, { cookie })).status).toBe(200);
+    expect((await portalCall("mutation", "credits.request", { portal: scenario.portal.slug }, { cookie })).status).toBe(
+      200,
+    );
   });
 
   it("a request needs a signed-in end user, and its message a bound", async () => {
     const scenario = await portalScenario();
     expect((await portalCall("mutation", "credits.request", { portal: scenario.portal.slug })).status).toBe(401);
     const cookie = await signIn(scenario, scenario.endUser.email, clientAddress());
-    const long = await portalCall("mutation", "credits.request", { portal: scenario.portal.slug, message: "x".repeat(501) }, { cookie });
+    const long = await portalCall(
+      "mutation",
+      "credits.request",
+      { portal: scenario.portal.slug, message: "x".repeat(501) },
+      { cookie },
+    );
     expect(long.status).toBe(400);
     expect(await getDb().creditRequest.count({ where: { endUserId: scenario.endUser.id } })).toBe(0);
   });
@@ -100,8 +139,15 @@ describe("POST /end-users/{id}/tier-plans/{tierPlanId}/bonus-credits", () => {
     expect(grants.every((g) => g.status === 200)).toBe(true);
     expect((await pool(scenario)).bonusCredits).toBe(30);
 
-    expectError(await bonus(scenario, { credits: 1 }, { tierPlanId: "00000000-0000-4000-8000-000000000000" }), 404, "not_found");
-    expect((await api("DELETE", `/end-users/${scenario.endUser.id}/tier-plans/${scenario.plan.id}`, { key: scenario.key })).status).toBe(204);
+    expectError(
+      await bonus(scenario, { credits: 1 }, { tierPlanId: "00000000-0000-4000-8000-000000000000" }),
+      404,
+      "not_found",
+    );
+    expect(
+      (await api("DELETE", `/end-users/${scenario.endUser.id}/tier-plans/${scenario.plan.id}`, { key: scenario.key }))
+        .status,
+    ).toBe(204);
     expectError(await bonus(scenario, { credits: 1 }), 409, "conflict");
   });
 
@@ -120,14 +166,21 @@ describe("POST /end-users/{id}/tier-plans/{tierPlanId}/bonus-credits", () => {
     const scenario = await portalScenario();
     const other = await newOrganization();
     expectError(await bonus(scenario, { credits: 5 }, { key: other.orgKey.secret }), 404, "not_found");
-    expectError(await api("GET", `/end-users/${scenario.endUser.id}/credit-requests`, { key: other.orgKey.secret }), 404, "not_found");
+    expectError(
+      await api("GET", `/end-users/${scenario.endUser.id}/credit-requests`, { key: other.orgKey.secret }),
+      404,
+      "not_found",
+    );
     expect((await pool(scenario)).bonusCredits).toBe(0);
   });
 
   it("bonus credits last until the pool resets", async () => {
     const scenario = await portalScenario({ credits: 2 });
     await bonus(scenario, { credits: 5 });
-    await getDb().subscription.update({ where: { id: (await pool(scenario)).id }, data: { creditsResetAt: new Date(Date.now() - 1000), creditsUsed: 2 } });
+    await getDb().subscription.update({
+      where: { id: (await pool(scenario)).id },
+      data: { creditsResetAt: new Date(Date.now() - 1000), creditsUsed: 2 },
+    });
     const detail = await api("GET", `/end-users/${scenario.endUser.id}`, { key: scenario.key });
     expect(detail.body.endUser.subscriptions[0]).toMatchObject({ bonusCredits: 0, creditsUsed: 0 });
     expect((await pool(scenario)).bonusCredits).toBe(0);

@@ -26,12 +26,18 @@ describe("POST /apps/{id}/conversation on behalf of an end user", () => {
   it("runs as the end user: billed to her pool and the organization, recorded with her and the portal", async () => {
     const scenario = await portalScenario({ credits: 5 });
     const before = await balances(scenario);
-    const response = await converse(scenario, { message: "How long do refunds take?", endUserId: scenario.endUser.id, portalId: scenario.portal.id });
+    const response = await converse(scenario, {
+      message: "How long do refunds take?",
+      endUserId: scenario.endUser.id,
+      portalId: scenario.portal.id,
+    });
     expect(response.status).toBe(200);
     expect(response.body.reply).toContain("14 days");
     const after = await balances(scenario);
     expect(after).toEqual({ organization: before.organization - 1, pool: 1, executions: 1 });
-    const execution = await getDb().execution.findFirstOrThrow({ where: { organizationId: scenario.tenant.organization.id } });
+    const execution = await getDb().execution.findFirstOrThrow({
+      where: { organizationId: scenario.tenant.organization.id },
+    });
     expect(execution).toMatchObject({ endUserId: scenario.endUser.id, portalId: scenario.portal.id });
     const conversation = await getDb().conversation.findUniqueOrThrow({ where: { id: response.body.conversation_id } });
     expect(conversation.endUserId).toBe(scenario.endUser.id);
@@ -57,7 +63,11 @@ describe("POST /apps/{id}/conversation on behalf of an end user", () => {
     expect([unknownApp.status, unknownApp.body.error.code]).toEqual([404, "not_found"]);
 
     // service_disabled comes before the end user is looked at.
-    const closed = await create(scenario.key, "apps", { name: "Closed", members: [{ id: scenario.supportAgentId, kind: "agent" }], api: { conversationEnabled: false } });
+    const closed = await create(scenario.key, "apps", {
+      name: "Closed",
+      members: [{ id: scenario.supportAgentId, kind: "agent" }],
+      api: { conversationEnabled: false },
+    });
     await publish(scenario.key, "apps", closed.id);
     const disabled = await converse(scenario, { message: "Hi", endUserId: NOBODY }, closed.id);
     expect([disabled.status, disabled.body.error.code]).toEqual([403, "service_disabled"]);
@@ -69,7 +79,11 @@ describe("POST /apps/{id}/conversation on behalf of an end user", () => {
     const elsewhere = await portalScenario();
     const foreignUser = await converse(scenario, { message: "Hi", endUserId: elsewhere.endUser.id });
     expect(foreignUser.status).toBe(404);
-    const foreignPortal = await converse(scenario, { message: "Hi", endUserId: scenario.endUser.id, portalId: elsewhere.portal.id });
+    const foreignPortal = await converse(scenario, {
+      message: "Hi",
+      endUserId: scenario.endUser.id,
+      portalId: elsewhere.portal.id,
+    });
     expect(foreignPortal.status).toBe(404);
 
     // Her grant is limited to Help Center: without a portal she has no access.
@@ -80,15 +94,26 @@ describe("POST /apps/{id}/conversation on behalf of an end user", () => {
     expect([portalOnly.status, portalOnly.body.error.code]).toEqual([400, "invalid_request"]);
     expect(await balances(scenario)).toEqual(before);
 
-    expect((await converse(scenario, { message: "Hi", endUserId: scenario.endUser.id, portalId: scenario.portal.id })).status).toBe(200);
+    expect(
+      (await converse(scenario, { message: "Hi", endUserId: scenario.endUser.id, portalId: scenario.portal.id }))
+        .status,
+    ).toBe(200);
     const spent = await balances(scenario);
-    const broke = await converse(scenario, { message: "Hi", endUserId: scenario.endUser.id, portalId: scenario.portal.id });
+    const broke = await converse(scenario, {
+      message: "Hi",
+      endUserId: scenario.endUser.id,
+      portalId: scenario.portal.id,
+    });
     expect([broke.status, broke.body.error.code]).toEqual([402, "insufficient_credits"]);
     expect(await balances(scenario)).toEqual(spent);
 
     // A revoked end user is not_found, before credits.
     await api("POST", `/end-users/${scenario.endUser.id}/revoke`, { key: scenario.key });
-    const revoked = await converse(scenario, { message: "Hi", endUserId: scenario.endUser.id, portalId: scenario.portal.id });
+    const revoked = await converse(scenario, {
+      message: "Hi",
+      endUserId: scenario.endUser.id,
+      portalId: scenario.portal.id,
+    });
     expect([revoked.status, revoked.body.error.code]).toEqual([404, "not_found"]);
   });
 
@@ -96,14 +121,26 @@ describe("POST /apps/{id}/conversation on behalf of an end user", () => {
     const scenario = await portalScenario();
     const bob = await api("POST", "/end-users", {
       key: scenario.key,
-      body: { email: `bob-${scenario.endUser.email}`, tierPlanIds: [scenario.plan.id], grants: [{ targetKind: "app", targetId: scenario.appId }] },
+      body: {
+        email: `bob-${scenario.endUser.email}`,
+        tierPlanIds: [scenario.plan.id],
+        grants: [{ targetKind: "app", targetId: scenario.appId }],
+      },
     });
-    const hers = await converse(scenario, { message: "Mine", endUserId: scenario.endUser.id, portalId: scenario.portal.id });
+    const hers = await converse(scenario, {
+      message: "Mine",
+      endUserId: scenario.endUser.id,
+      portalId: scenario.portal.id,
+    });
     const organizations = await converse(scenario, { message: "Ours" });
     expect(organizations.status).toBe(200);
 
     const before = await balances(scenario);
-    const bobOnHers = await converse(scenario, { message: "Hi", endUserId: bob.body.endUser.id, conversation_id: hers.body.conversation_id });
+    const bobOnHers = await converse(scenario, {
+      message: "Hi",
+      endUserId: bob.body.endUser.id,
+      conversation_id: hers.body.conversation_id,
+    });
     expect([bobOnHers.status, bobOnHers.body.error.code]).toEqual([404, "not_found"]);
     const herOnOrgs = await converse(scenario, {
       message: "Hi",
@@ -116,7 +153,12 @@ describe("POST /apps/{id}/conversation on behalf of an end user", () => {
     expect(orgOnHers.status).toBe(404);
     expect(await balances(scenario)).toEqual(before);
 
-    const continued = await converse(scenario, { message: "Again", endUserId: scenario.endUser.id, portalId: scenario.portal.id, conversation_id: hers.body.conversation_id });
+    const continued = await converse(scenario, {
+      message: "Again",
+      endUserId: scenario.endUser.id,
+      portalId: scenario.portal.id,
+      conversation_id: hers.body.conversation_id,
+    });
     expect(continued.status).toBe(200);
     expect(continued.body.conversation_id).toBe(hers.body.conversation_id);
   });
@@ -126,15 +168,25 @@ describe("POST /apps/{id}/conversation on behalf of an end user", () => {
     const request = new Request(`http://localhost/api/v1/apps/${scenario.appId}/conversation`, {
       method: "POST",
       headers: { authorization: `Bearer ${scenario.key}`, "content-type": "application/json" },
-      body: JSON.stringify({ message: "Refunds?", stream: true, endUserId: scenario.endUser.id, portalId: scenario.portal.id }),
+      body: JSON.stringify({
+        message: "Refunds?",
+        stream: true,
+        endUserId: scenario.endUser.id,
+        portalId: scenario.portal.id,
+      }),
     });
     const { restHandler } = await import("../helpers");
     const response = await restHandler()(request);
     expect(response.status).toBe(200);
     const done = (await readEvents(response)).find((e) => e.event === "done");
     const conversationId = JSON.parse(done!.data).conversation_id;
-    expect((await getDb().conversation.findUniqueOrThrow({ where: { id: conversationId } })).endUserId).toBe(scenario.endUser.id);
-    const refused = await api("POST", `/apps/${scenario.appId}/conversation`, { key: scenario.key, body: { message: "Hi", stream: true, endUserId: scenario.endUser.id } });
+    expect((await getDb().conversation.findUniqueOrThrow({ where: { id: conversationId } })).endUserId).toBe(
+      scenario.endUser.id,
+    );
+    const refused = await api("POST", `/apps/${scenario.appId}/conversation`, {
+      key: scenario.key,
+      body: { message: "Hi", stream: true, endUserId: scenario.endUser.id },
+    });
     expect(refused.status).toBe(404);
   });
 });
@@ -145,11 +197,18 @@ describe("POST /apps/{id}/transaction on behalf of an end user", () => {
     const app = await create(scenario.key, "apps", {
       name: "Classifier",
       members: [{ id: scenario.supportAgentId, kind: "agent" }],
-      api: { transactionEnabled: true, inputSchema: { type: "object", required: ["text"], properties: { text: { type: "string" } } } },
+      api: {
+        transactionEnabled: true,
+        inputSchema: { type: "object", required: ["text"], properties: { text: { type: "string" } } },
+      },
     });
     await publish(scenario.key, "apps", app.id);
-    await api("POST", "/end-users", { key: scenario.key, body: { email: scenario.endUser.email, grants: [{ targetKind: "app", targetId: app.id }] } });
-    const transact = (body: Record<string, unknown>) => api("POST", `/apps/${app.id}/transaction`, { key: scenario.key, body });
+    await api("POST", "/end-users", {
+      key: scenario.key,
+      body: { email: scenario.endUser.email, grants: [{ targetKind: "app", targetId: app.id }] },
+    });
+    const transact = (body: Record<string, unknown>) =>
+      api("POST", `/apps/${app.id}/transaction`, { key: scenario.key, body });
 
     const before = await balances(scenario);
     const unknown = await transact({ input: {}, endUserId: NOBODY });

@@ -5,7 +5,15 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { getDb } from "@/server/db";
 import { CODE_REQUESTS_PER_HOUR, MAX_WRONG_TRIES } from "@/server/services/portal-sign-in";
 import type { ApiResponse } from "../helpers";
-import { clientAddress, codeFromOutbox, errorCode, portalCall, portalScenario, signIn, type PortalScenario } from "./helpers";
+import {
+  clientAddress,
+  codeFromOutbox,
+  errorCode,
+  portalCall,
+  portalScenario,
+  signIn,
+  type PortalScenario,
+} from "./helpers";
 
 async function requestCode(portal: string, email: string, headers: Record<string, string>) {
   return portalCall("mutation", "auth.requestCode", { portal, email }, { headers });
@@ -41,7 +49,9 @@ function expectRateLimited(response: ApiResponse, maxSeconds: number): number {
 async function settledMailCount(scenario: PortalScenario, expected: number): Promise<number> {
   await codeFromOutbox(scenario.tenant.organization.id, scenario.endUser.email, expected);
   await new Promise((resolve) => setTimeout(resolve, 300));
-  return getDb().outboxMessage.count({ where: { organizationId: scenario.tenant.organization.id, to: scenario.endUser.email } });
+  return getDb().outboxMessage.count({
+    where: { organizationId: scenario.tenant.organization.id, to: scenario.endUser.email },
+  });
 }
 
 afterEach(() => {
@@ -54,7 +64,9 @@ describe("guessing a sign-in code", () => {
     await requestCode(scenario.portal.slug, scenario.endUser.email, clientAddress());
     const code = (await codeFromOutbox(scenario.tenant.organization.id, scenario.endUser.email))!;
 
-    const answers = await Promise.all(wrongCodes(code, 30).map((guess) => verify(scenario.portal.slug, scenario.endUser.email, guess, clientAddress())));
+    const answers = await Promise.all(
+      wrongCodes(code, 30).map((guess) => verify(scenario.portal.slug, scenario.endUser.email, guess, clientAddress())),
+    );
     for (const answer of answers) expect(errorCode(answer)).toBe("invalid_code");
     const [row] = await codeRows(scenario);
     expect(row!.wrongTries).toBe(MAX_WRONG_TRIES);
@@ -70,9 +82,14 @@ describe("guessing a sign-in code", () => {
     await requestCode(scenario.portal.slug, scenario.endUser.email, clientAddress());
     const code = (await codeFromOutbox(scenario.tenant.organization.id, scenario.endUser.email))!;
     const guesses = wrongCodes(code, 79);
-    for (const guess of guesses.slice(0, 5)) expect(errorCode(await verify(scenario.portal.slug, scenario.endUser.email, guess, clientAddress()))).toBe("invalid_code");
+    for (const guess of guesses.slice(0, 5))
+      expect(errorCode(await verify(scenario.portal.slug, scenario.endUser.email, guess, clientAddress()))).toBe(
+        "invalid_code",
+      );
     const rest = [...guesses.slice(5, 40), code, ...guesses.slice(40)];
-    const answers = await Promise.all(rest.map((guess) => verify(scenario.portal.slug, scenario.endUser.email, guess, clientAddress())));
+    const answers = await Promise.all(
+      rest.map((guess) => verify(scenario.portal.slug, scenario.endUser.email, guess, clientAddress())),
+    );
     for (const answer of answers) expect(answer.status).toBe(400);
     expect((await codeRows(scenario))[0]!.wrongTries).toBe(MAX_WRONG_TRIES);
     expect(await getDb().endUserSession.count({ where: { endUserId: scenario.endUser.id } })).toBe(0);
@@ -86,7 +103,9 @@ describe("guessing a sign-in code", () => {
     await requestCode(scenario.portal.slug, scenario.endUser.email, from);
     const second = (await codeFromOutbox(scenario.tenant.organization.id, scenario.endUser.email, 2))!;
     const now = new Date();
-    const live = (await codeRows(scenario)).filter((row) => !row.usedAt && row.expiresAt > now && row.wrongTries < MAX_WRONG_TRIES);
+    const live = (await codeRows(scenario)).filter(
+      (row) => !row.usedAt && row.expiresAt > now && row.wrongTries < MAX_WRONG_TRIES,
+    );
     expect(live).toHaveLength(1);
     if (first !== second) {
       const old = await verify(scenario.portal.slug, scenario.endUser.email, first, from);
@@ -100,7 +119,8 @@ describe("guessing a sign-in code", () => {
     const from = clientAddress();
     await requestCode(scenario.portal.slug, scenario.endUser.email, from);
     const code = (await codeFromOutbox(scenario.tenant.organization.id, scenario.endUser.email))!;
-    for (const guess of wrongCodes(code, MAX_WRONG_TRIES - 1)) await verify(scenario.portal.slug, scenario.endUser.email, guess, from);
+    for (const guess of wrongCodes(code, MAX_WRONG_TRIES - 1))
+      await verify(scenario.portal.slug, scenario.endUser.email, guess, from);
     expect((await verify(scenario.portal.slug, scenario.endUser.email, code, from)).status).toBe(200);
     const [row] = await codeRows(scenario);
     expect(row!.usedAt).not.toBeNull();
@@ -112,7 +132,11 @@ describe("asking for codes", () => {
   it("150 requests from 30 addresses for one end user send at most the hourly cap of codes and mails, then 429 with Retry-After", async () => {
     const scenario = await portalScenario();
     const addresses = Array.from({ length: 30 }, clientAddress);
-    const answers = await Promise.all(Array.from({ length: 150 }, (_, i) => requestCode(scenario.portal.slug, scenario.endUser.email, addresses[i % addresses.length]!)));
+    const answers = await Promise.all(
+      Array.from({ length: 150 }, (_, i) =>
+        requestCode(scenario.portal.slug, scenario.endUser.email, addresses[i % addresses.length]!),
+      ),
+    );
     const accepted = answers.filter((answer) => answer.status === 200);
     expect(accepted).toHaveLength(CODE_REQUESTS_PER_HOUR);
     for (const answer of answers.filter((a) => a.status !== 200)) expectRateLimited(answer, 3600);
@@ -126,7 +150,8 @@ describe("asking for codes", () => {
     const scenario = await portalScenario();
     const statusesFor = async (email: string) => {
       const statuses: number[] = [];
-      for (let i = 0; i <= CODE_REQUESTS_PER_HOUR; i++) statuses.push((await requestCode(scenario.portal.slug, email, clientAddress())).status);
+      for (let i = 0; i <= CODE_REQUESTS_PER_HOUR; i++)
+        statuses.push((await requestCode(scenario.portal.slug, email, clientAddress())).status);
       return statuses;
     };
     const real = await statusesFor(scenario.endUser.email);
@@ -140,7 +165,8 @@ describe("asking for codes", () => {
     for (let n = 1; n <= CODE_REQUESTS_PER_HOUR; n++) {
       expect((await requestCode(scenario.portal.slug, scenario.endUser.email, clientAddress())).status).toBe(200);
       const code = (await codeFromOutbox(scenario.tenant.organization.id, scenario.endUser.email, n))!;
-      for (const guess of wrongCodes(code, MAX_WRONG_TRIES)) await verify(scenario.portal.slug, scenario.endUser.email, guess, clientAddress());
+      for (const guess of wrongCodes(code, MAX_WRONG_TRIES))
+        await verify(scenario.portal.slug, scenario.endUser.email, guess, clientAddress());
     }
     const own = clientAddress();
     const retryAfter = expectRateLimited(await requestCode(scenario.portal.slug, scenario.endUser.email, own), 3600);

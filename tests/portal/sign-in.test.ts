@@ -29,7 +29,9 @@ describe("sign-in codes", () => {
     expect(response.body.result.data).toEqual({ sent: true, expiresInSeconds: 600 });
 
     const code = await codeFromOutbox(scenario.tenant.organization.id, scenario.endUser.email);
-    const mail = await getDb().outboxMessage.findFirstOrThrow({ where: { organizationId: scenario.tenant.organization.id } });
+    const mail = await getDb().outboxMessage.findFirstOrThrow({
+      where: { organizationId: scenario.tenant.organization.id },
+    });
     expect(mail.to).toBe(scenario.endUser.email);
     expect(mail.text).toContain(`/p/${scenario.portal.slug}`);
     expect(code).toMatch(/^\d{6}$/);
@@ -42,7 +44,9 @@ describe("sign-in codes", () => {
     expect(endUserBefore.emailVerifiedAt).toBeNull();
     const verified = await verify(scenario.portal.slug, scenario.endUser.email, code!, from);
     expect(verified.status).toBe(200);
-    expect(verified.body.result.data).toEqual({ endUser: { id: scenario.endUser.id, email: scenario.endUser.email, fullName: "Alice" } });
+    expect(verified.body.result.data).toEqual({
+      endUser: { id: scenario.endUser.id, email: scenario.endUser.email, fullName: "Alice" },
+    });
     const cookie = verified.headers.get("set-cookie")!;
     expect(cookie).toMatch(/^atrium_portal_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Expires=/);
     expect(cookie).not.toContain("Secure");
@@ -84,7 +88,10 @@ describe("sign-in codes", () => {
     const from = clientAddress();
     await requestCode(scenario.portal.slug, scenario.endUser.email, from);
     const code = (await codeFromOutbox(scenario.tenant.organization.id, scenario.endUser.email))!;
-    await getDb().endUserSignInCode.updateMany({ where: { endUserId: scenario.endUser.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await getDb().endUserSignInCode.updateMany({
+      where: { endUserId: scenario.endUser.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     const late = await verify(scenario.portal.slug, scenario.endUser.email, code, from);
     expect(late.status).toBe(400);
     expect(errorCode(late)).toBe("invalid_code");
@@ -98,8 +105,11 @@ describe("sign-in codes", () => {
     const first = (await codeFromOutbox(scenario.tenant.organization.id, scenario.endUser.email))!;
     await requestCode(scenario.portal.slug, scenario.endUser.email, from);
     const second = (await codeFromOutbox(scenario.tenant.organization.id, scenario.endUser.email, 2))!;
-    const wrong = ["000000", "111111", "222222", "333333", "444444", "555555"].find((c) => c !== first && c !== second)!;
-    for (let i = 0; i < 4; i++) expect((await verify(scenario.portal.slug, scenario.endUser.email, wrong, from)).status).toBe(400);
+    const wrong = ["000000", "111111", "222222", "333333", "444444", "555555"].find(
+      (c) => c !== first && c !== second,
+    )!;
+    for (let i = 0; i < 4; i++)
+      expect((await verify(scenario.portal.slug, scenario.endUser.email, wrong, from)).status).toBe(400);
     // The second code replaced the first; the fifth wrong try voids it.
     expect((await verify(scenario.portal.slug, scenario.endUser.email, wrong, from)).status).toBe(400);
     for (const code of [first, second]) {
@@ -119,7 +129,8 @@ describe("sign-in codes", () => {
     const from = clientAddress();
     await requestCode(scenario.portal.slug, scenario.endUser.email, from);
     const code = (await codeFromOutbox(scenario.tenant.organization.id, scenario.endUser.email))!;
-    for (let i = 0; i < 4; i++) expect((await verify(scenario.portal.slug, scenario.endUser.email, otherCode(code), from)).status).toBe(400);
+    for (let i = 0; i < 4; i++)
+      expect((await verify(scenario.portal.slug, scenario.endUser.email, otherCode(code), from)).status).toBe(400);
     expect((await verify(scenario.portal.slug, scenario.endUser.email, code, from)).status).toBe(200);
   });
 
@@ -159,10 +170,17 @@ describe("no account oracle", () => {
       expect(guess.body.error.message).toBe("That code is wrong or has expired. Request a new one.");
     }
     // The stranger's requests came after the real one, whose mail is there: theirs would be too.
-    await portalCall("mutation", "auth.requestCode", { portal: scenario.portal.slug, email: scenario.endUser.email }, { headers: from });
+    await portalCall(
+      "mutation",
+      "auth.requestCode",
+      { portal: scenario.portal.slug, email: scenario.endUser.email },
+      { headers: from },
+    );
     await codeFromOutbox(scenario.tenant.organization.id, scenario.endUser.email, 2);
     expect(await getDb().outboxMessage.count({ where: { organizationId: scenario.tenant.organization.id } })).toBe(2);
-    expect(await getDb().endUserSignInCode.count({ where: { organizationId: scenario.tenant.organization.id } })).toBe(2);
+    expect(await getDb().endUserSignInCode.count({ where: { organizationId: scenario.tenant.organization.id } })).toBe(
+      2,
+    );
   });
 });
 
@@ -182,10 +200,14 @@ describe("throttling", () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(3600);
     expect(refused!.body.error.data.appError.retryAfterSeconds).toBe(retryAfter);
-    expect(await codeFromOutbox(scenario.tenant.organization.id, scenario.endUser.email, CODE_REQUESTS_PER_HOUR)).toBeDefined();
+    expect(
+      await codeFromOutbox(scenario.tenant.organization.id, scenario.endUser.email, CODE_REQUESTS_PER_HOUR),
+    ).toBeDefined();
     expect(await getDb().outboxMessage.count({ where: { to: scenario.endUser.email } })).toBe(CODE_REQUESTS_PER_HOUR);
     // From another address too: the cap is per email (sign-in-guessing.test.ts shows her back within the hour).
-    expect(errorCode(await requestCode(scenario.portal.slug, scenario.endUser.email, clientAddress()))).toBe("rate_limited");
+    expect(errorCode(await requestCode(scenario.portal.slug, scenario.endUser.email, clientAddress()))).toBe(
+      "rate_limited",
+    );
   });
 
   it("limits code requests per address across emails", async () => {
@@ -193,7 +215,8 @@ describe("throttling", () => {
     const from = clientAddress();
     const statuses: number[] = [];
     const limit = CODE_REQUEST_LIMITS.perAddress;
-    for (let i = 0; i < limit + 2; i++) statuses.push((await requestCode(scenario.portal.slug, `probe-${i}-${scenario.endUser.email}`, from)).status);
+    for (let i = 0; i < limit + 2; i++)
+      statuses.push((await requestCode(scenario.portal.slug, `probe-${i}-${scenario.endUser.email}`, from)).status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(limit);
     expect(statuses.slice(limit)).toEqual([429, 429]);
   });
@@ -203,7 +226,8 @@ describe("throttling", () => {
     const attacker = clientAddress();
     const statuses: number[] = [];
     // Each guess is wrong; the code is void after 5, the throttle refuses after 10 a minute.
-    for (let i = 0; i < 11; i++) statuses.push((await verify(scenario.portal.slug, scenario.endUser.email, String(100000 + i), attacker)).status);
+    for (let i = 0; i < 11; i++)
+      statuses.push((await verify(scenario.portal.slug, scenario.endUser.email, String(100000 + i), attacker)).status);
     expect(statuses.slice(0, 10).every((s) => s === 400)).toBe(true);
     expect(statuses[10]).toBe(429);
     const cookie = await signIn(scenario, scenario.endUser.email, clientAddress());
@@ -241,7 +265,10 @@ describe("sessions end with the end user", () => {
   it("an expired session is refused", async () => {
     const scenario = await portalScenario();
     const cookie = await signIn(scenario, scenario.endUser.email);
-    await getDb().endUserSession.updateMany({ where: { endUserId: scenario.endUser.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await getDb().endUserSession.updateMany({
+      where: { endUserId: scenario.endUser.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expect((await portalCall("query", "me.get", { portal: scenario.portal.slug }, { cookie })).status).toBe(401);
   });
 
@@ -257,7 +284,9 @@ describe("sessions end with the end user", () => {
     const recent = new Date(Date.now() - 10_000);
     await db.endUser.update({ where: { id: scenario.endUser.id }, data: { lastSeenAt: recent } });
     await portalCall("query", "me.get", { portal: scenario.portal.slug }, { cookie });
-    expect((await db.endUser.findUniqueOrThrow({ where: { id: scenario.endUser.id } })).lastSeenAt!.getTime()).toBe(recent.getTime());
+    expect((await db.endUser.findUniqueOrThrow({ where: { id: scenario.endUser.id } })).lastSeenAt!.getTime()).toBe(
+      recent.getTime(),
+    );
   });
 
   it("an end user with no usable app may sign in and sees an empty list", async () => {

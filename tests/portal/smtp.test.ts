@@ -20,7 +20,11 @@ const server = new SMTPServer({
     stream.setEncoding("utf8");
     stream.on("data", (chunk: string) => (raw += chunk));
     stream.on("end", () => {
-      received.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "", to: session.envelope.rcptTo.map((r) => r.address), raw });
+      received.push({
+        from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+        to: session.envelope.rcptTo.map((r) => r.address),
+        raw,
+      });
       callback();
     });
   },
@@ -46,7 +50,12 @@ describe("sign-in codes over SMTP", () => {
   it("the local SMTP server receives the code, which signs in; nothing goes to the outbox", async () => {
     const scenario = await portalScenario();
     const from = clientAddress();
-    const requested = await portalCall("mutation", "auth.requestCode", { portal: scenario.portal.slug, email: scenario.endUser.email }, { headers: from });
+    const requested = await portalCall(
+      "mutation",
+      "auth.requestCode",
+      { portal: scenario.portal.slug, email: scenario.endUser.email },
+      { headers: from },
+    );
     expect(requested.status).toBe(200);
     const mail = await waitForMail(scenario.endUser.email);
     expect(mail.from).toBe("no-reply@atrium.test");
@@ -54,7 +63,12 @@ describe("sign-in codes over SMTP", () => {
     const code = mail.raw.match(/is (\d{6})\./)![1]!;
     expect(await getDb().outboxMessage.count()).toBe(0);
 
-    const verified = await portalCall("mutation", "auth.verifyCode", { portal: scenario.portal.slug, email: scenario.endUser.email, code }, { headers: from });
+    const verified = await portalCall(
+      "mutation",
+      "auth.verifyCode",
+      { portal: scenario.portal.slug, email: scenario.endUser.email, code },
+      { headers: from },
+    );
     expect(verified.status).toBe(200);
     expect(verified.headers.get("set-cookie")).toMatch(/^atrium_portal_session=/);
   });
@@ -62,10 +76,20 @@ describe("sign-in codes over SMTP", () => {
   it("sends nothing for an email that is not an end user", async () => {
     const scenario = await portalScenario();
     const stranger = `stranger-${scenario.endUser.email}`;
-    const requested = await portalCall("mutation", "auth.requestCode", { portal: scenario.portal.slug, email: stranger }, { headers: clientAddress() });
+    const requested = await portalCall(
+      "mutation",
+      "auth.requestCode",
+      { portal: scenario.portal.slug, email: stranger },
+      { headers: clientAddress() },
+    );
     expect(requested.body.result.data).toEqual({ sent: true, expiresInSeconds: 600 });
     // A real one sent after it arrives; the stranger's never does.
-    await portalCall("mutation", "auth.requestCode", { portal: scenario.portal.slug, email: scenario.endUser.email }, { headers: clientAddress() });
+    await portalCall(
+      "mutation",
+      "auth.requestCode",
+      { portal: scenario.portal.slug, email: scenario.endUser.email },
+      { headers: clientAddress() },
+    );
     await waitForMail(scenario.endUser.email);
     expect(received.some((m) => m.to.includes(stranger))).toBe(false);
   });

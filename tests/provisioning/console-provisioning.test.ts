@@ -27,26 +27,49 @@ describe("editing tier plans in the console", () => {
     const active = await subscriber(tenant, [plan.id]);
     await subscriber(tenant, [plan.id, other.id]);
     const leaving = await subscriber(tenant, [plan.id]);
-    expect((await api("DELETE", `/end-users/${leaving}/tier-plans/${plan.id}`, { key: tenant.orgKey.secret })).status).toBe(204);
+    expect(
+      (await api("DELETE", `/end-users/${leaving}/tier-plans/${plan.id}`, { key: tenant.orgKey.secret })).status,
+    ).toBe(204);
     // Another organization's subscribers never count here.
     const elsewhere = await newOrganization();
     await subscriber(elsewhere, [(await newPlan(elsewhere.operator)).tierPlan.id]);
 
     const counts = await trpc("query", "tierPlans.subscribers", undefined, { cookie });
     expect(counts.status).toBe(200);
-    expect(new Map(counts.body.result.data.counts.map((c: { tierPlanId: string; subscribers: number }) => [c.tierPlanId, c.subscribers]))).toEqual(
+    expect(
+      new Map(
+        counts.body.result.data.counts.map((c: { tierPlanId: string; subscribers: number }) => [
+          c.tierPlanId,
+          c.subscribers,
+        ]),
+      ),
+    ).toEqual(
       new Map([
         [plan.id, 2],
         [other.id, 1],
       ]),
     );
 
-    const updated = await trpc("mutation", "tierPlans.update", { tierPlanId: plan.id, name: "Starter Plus", creditAllowance: 250 }, { cookie });
+    const updated = await trpc(
+      "mutation",
+      "tierPlans.update",
+      { tierPlanId: plan.id, name: "Starter Plus", creditAllowance: 250 },
+      { cookie },
+    );
     expect(updated.status).toBe(200);
-    expect(updated.body.result.data.tierPlan).toMatchObject({ id: plan.id, name: "Starter Plus", creditAllowance: 250, groupId: plan.groupId });
-    expect((await api("GET", `/user-groups/${plan.groupId}`, { key: tenant.orgKey.secret })).body.userGroup.name).toBe("Starter Plus");
+    expect(updated.body.result.data.tierPlan).toMatchObject({
+      id: plan.id,
+      name: "Starter Plus",
+      creditAllowance: 250,
+      groupId: plan.groupId,
+    });
+    expect((await api("GET", `/user-groups/${plan.groupId}`, { key: tenant.orgKey.secret })).body.userGroup.name).toBe(
+      "Starter Plus",
+    );
     const detail = await api("GET", `/end-users/${active}`, { key: tenant.orgKey.secret });
-    expect(detail.body.endUser.subscriptions).toMatchObject([{ tierPlanName: "Starter Plus", creditAllowance: 250, status: "active" }]);
+    expect(detail.body.endUser.subscriptions).toMatchObject([
+      { tierPlanName: "Starter Plus", creditAllowance: 250, status: "active" },
+    ]);
     const canceled = await getDb().subscription.findFirstOrThrow({ where: { endUserId: leaving } });
     expect(canceled.creditAllowance).toBe(100);
     // A new subscriber gets the new allowance.
@@ -73,15 +96,26 @@ describe("editing tier plans in the console", () => {
       const refused = await trpc("mutation", "tierPlans.update", input, { cookie });
       expect(refused.status, JSON.stringify(input).slice(0, 80)).toBe(400);
     }
-    expect((await trpc("mutation", "tierPlans.create", { name: "Huge", creditAllowance: 2 ** 40 }, { cookie })).status).toBe(400);
+    expect(
+      (await trpc("mutation", "tierPlans.create", { name: "Huge", creditAllowance: 2 ** 40 }, { cookie })).status,
+    ).toBe(400);
 
     const member = await addPerson(tenant.operator, "member");
     const memberCookie = await signInCookie(member.email, member.password);
-    expect(trpcErrorCode(await trpc("mutation", "tierPlans.update", { tierPlanId: plan.id, name: "Mine" }, { cookie: memberCookie }))).toBe("forbidden_role");
+    expect(
+      trpcErrorCode(
+        await trpc("mutation", "tierPlans.update", { tierPlanId: plan.id, name: "Mine" }, { cookie: memberCookie }),
+      ),
+    ).toBe("forbidden_role");
 
     const elsewhere = await newOrganization();
     const outsiderCookie = await signInCookie(elsewhere.owner.email, elsewhere.owner.password);
-    const foreign = await trpc("mutation", "tierPlans.update", { tierPlanId: plan.id, name: "Taken over", creditAllowance: 0 }, { cookie: outsiderCookie });
+    const foreign = await trpc(
+      "mutation",
+      "tierPlans.update",
+      { tierPlanId: plan.id, name: "Taken over", creditAllowance: 0 },
+      { cookie: outsiderCookie },
+    );
     expect(foreign.status).toBe(404);
     expect(trpcErrorCode(foreign)).toBe("not_found");
 
@@ -95,14 +129,18 @@ describe("a group's portals", () => {
     const key = tenant.orgKey.secret;
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
     const groupId = (await api("POST", "/user-groups", { key, body: { name: "Partners" } })).body.userGroup.id;
-    const portal = async (name: string) => (await api("POST", "/portals", { key, body: { name } })).body.portal.id as string;
+    const portal = async (name: string) =>
+      (await api("POST", "/portals", { key, body: { name } })).body.portal.id as string;
     const zeta = await portal("Zeta desk");
     const alpha = await portal("Alpha desk");
     await portal("Not admitted");
     expect((await trpc("query", "portals.admissionsOfGroup", { groupId }, { cookie })).body.result.data).toEqual([]);
-    for (const portalId of [zeta, alpha]) expect((await api("POST", `/portals/${portalId}/admissions`, { key, body: { groupId } })).status).toBe(201);
+    for (const portalId of [zeta, alpha])
+      expect((await api("POST", `/portals/${portalId}/admissions`, { key, body: { groupId } })).status).toBe(201);
     const listed = await trpc("query", "portals.admissionsOfGroup", { groupId }, { cookie });
-    expect(listed.body.result.data.map((row: { portalId: string; portalName: string }) => [row.portalId, row.portalName])).toEqual([
+    expect(
+      listed.body.result.data.map((row: { portalId: string; portalName: string }) => [row.portalId, row.portalName]),
+    ).toEqual([
       [alpha, "Alpha desk"],
       [zeta, "Zeta desk"],
     ]);

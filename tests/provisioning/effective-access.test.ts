@@ -16,25 +16,51 @@ describe("effective access", () => {
     const w = await accessWorld();
     const { tierPlan: starter } = await newPlan(w.tenant.operator, { withGroup: true, name: "Starter", credits: 50 });
     const { tierPlan: legacy } = await newPlan(w.tenant.operator, { withGroup: true, name: "Legacy", credits: 10 });
-    await api("POST", `/user-groups/${starter.groupId}/grants`, { key: w.key, body: { targetKind: "app", targetId: w.appId, deploymentId: w.partners } });
-    await api("POST", `/user-groups/${legacy.groupId}/grants`, { key: w.key, body: { targetKind: "app", targetId: w.appId } });
-    const id = await accessEndUser(w, { tierPlanIds: [starter.id, legacy.id], grants: [{ targetKind: "app", targetId: w.appId, deploymentId: w.helpCenter }] });
+    await api("POST", `/user-groups/${starter.groupId}/grants`, {
+      key: w.key,
+      body: { targetKind: "app", targetId: w.appId, deploymentId: w.partners },
+    });
+    await api("POST", `/user-groups/${legacy.groupId}/grants`, {
+      key: w.key,
+      body: { targetKind: "app", targetId: w.appId },
+    });
+    const id = await accessEndUser(w, {
+      tierPlanIds: [starter.id, legacy.id],
+      grants: [{ targetKind: "app", targetId: w.appId, deploymentId: w.helpCenter }],
+    });
     // The Legacy subscription is canceled: its plan group (which opened the app everywhere) no longer counts.
     expect((await api("DELETE", `/end-users/${id}/tier-plans/${legacy.id}`, { key: w.key })).status).toBe(204);
-    await getDb().subscription.updateMany({ where: { endUserId: id, tierPlanId: starter.id }, data: { creditsUsed: 12 } });
+    await getDb().subscription.updateMany({
+      where: { endUserId: id, tierPlanId: starter.id },
+      data: { creditsUsed: 12 },
+    });
     // A group whose grant has expired, and a grant to an app that is not published.
     const lapsed = await accessGroup(w, [id], [{ expiresAt: new Date(Date.now() + 60_000).toISOString() }], "Lapsed");
     await getDb().grant.updateMany({ where: { groupId: lapsed }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    const draft = await create(w.key, "apps", { name: "Draft app", members: [{ id: w.supportAgentId, kind: "agent" }] });
+    const draft = await create(w.key, "apps", {
+      name: "Draft app",
+      members: [{ id: w.supportAgentId, kind: "agent" }],
+    });
     await api("POST", "/end-users", {
       key: w.key,
-      body: { email: (await getDb().endUser.findUniqueOrThrow({ where: { id } })).email, grants: [{ targetKind: "app", targetId: draft.id }] },
+      body: {
+        email: (await getDb().endUser.findUniqueOrThrow({ where: { id } })).email,
+        grants: [{ targetKind: "app", targetId: draft.id }],
+      },
     });
 
     const access = await view(w, id);
     expect(access.accessMode).toBe("grants");
     expect(access.revoked).toBe(false);
-    expect(access.plans.map((p) => ({ name: p.name, status: p.status, used: p.creditsUsed, left: p.creditsLeft, groupId: p.groupId }))).toEqual([
+    expect(
+      access.plans.map((p) => ({
+        name: p.name,
+        status: p.status,
+        used: p.creditsUsed,
+        left: p.creditsLeft,
+        groupId: p.groupId,
+      })),
+    ).toEqual([
       { name: "Starter", status: "active", used: 12, left: 38, groupId: starter.groupId },
       { name: "Legacy", status: "canceled", used: 0, left: 10, groupId: legacy.groupId },
     ]);
@@ -42,7 +68,15 @@ describe("effective access", () => {
       { id: lapsed, name: "Lapsed", planName: null },
       { id: starter.groupId, name: "Starter", planName: "Starter" },
     ]);
-    expect(access.grants.map((g) => ({ app: g.appName, holder: g.holder, by: g.holderName, portal: g.portal?.name ?? null, status: g.status }))).toEqual([
+    expect(
+      access.grants.map((g) => ({
+        app: g.appName,
+        holder: g.holder,
+        by: g.holderName,
+        portal: g.portal?.name ?? null,
+        status: g.status,
+      })),
+    ).toEqual([
       { app: "Helpdesk", holder: "user", by: "", portal: "Help Center", status: "active" },
       { app: "Draft app", holder: "user", by: "", portal: null, status: "unpublished" },
       { app: "Helpdesk", holder: "plan", by: "Starter", portal: "Partners", status: "active" },
@@ -57,8 +91,20 @@ describe("effective access", () => {
           { id: w.partners, name: "Partners" },
         ],
         via: [
-          { grantId: expect.any(String), holder: "user", name: "", groupId: null, portal: { id: w.helpCenter, name: "Help Center" } },
-          { grantId: expect.any(String), holder: "plan", name: "Starter", groupId: starter.groupId, portal: { id: w.partners, name: "Partners" } },
+          {
+            grantId: expect.any(String),
+            holder: "user",
+            name: "",
+            groupId: null,
+            portal: { id: w.helpCenter, name: "Help Center" },
+          },
+          {
+            grantId: expect.any(String),
+            holder: "plan",
+            name: "Starter",
+            groupId: starter.groupId,
+            portal: { id: w.partners, name: "Partners" },
+          },
         ],
       },
     ]);
@@ -77,7 +123,12 @@ describe("effective access", () => {
     const support = await accessGroup(w, [id], [{}], "Support team");
     const access = await view(w, id);
     expect(access.apps).toEqual([
-      { appId: w.appId, appName: "Helpdesk", portals: "all", via: [{ grantId: expect.any(String), holder: "group", name: "Support team", groupId: support, portal: null }] },
+      {
+        appId: w.appId,
+        appName: "Helpdesk",
+        portals: "all",
+        via: [{ grantId: expect.any(String), holder: "group", name: "Support team", groupId: support, portal: null }],
+      },
     ]);
     expect(access.portals.map((p) => p.name)).toEqual(["Help Center", "Partners"]);
     expect(await appsUsableBy(getDb(), w.org, id, w.partners)).toEqual([w.appId]);

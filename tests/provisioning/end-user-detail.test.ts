@@ -17,7 +17,12 @@ describe("GET /end-users/{id}", () => {
     const app = await api("POST", "/apps", { key: tenant.orgKey.secret, body: { name: "Helpdesk" } });
     const created = await api("POST", "/end-users", {
       key: tenant.orgKey.secret,
-      body: { email: email(), tierPlanIds: [basic.tierPlan.id, gold.tierPlan.id], groupIds: [group.id], grants: [{ targetKind: "app", targetId: app.body.app.id }] },
+      body: {
+        email: email(),
+        tierPlanIds: [basic.tierPlan.id, gold.tierPlan.id],
+        groupIds: [group.id],
+        grants: [{ targetKind: "app", targetId: app.body.app.id }],
+      },
     });
     expect(created.status).toBe(201);
     const endUserId: string = created.body.endUser.id;
@@ -29,7 +34,11 @@ describe("GET /end-users/{id}", () => {
     const detail = response.body.endUser;
 
     const user = await db.endUser.findUniqueOrThrow({ where: { id: endUserId } });
-    const subscriptions = await db.subscription.findMany({ where: { endUserId }, include: { tierPlan: true }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+    const subscriptions = await db.subscription.findMany({
+      where: { endUserId },
+      include: { tierPlan: true },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    });
     const grants = await db.grant.findMany({ where: { endUserId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
     expect(detail).toEqual({
       id: user.id,

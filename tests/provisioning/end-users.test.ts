@@ -14,7 +14,10 @@ describe("POST /end-users", () => {
     const { tierPlan } = await newPlan(tenant.operator, { credits: 250 });
     const address = email();
 
-    const first = await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: address, fullName: "Ada", tierPlanIds: [tierPlan.id] } });
+    const first = await api("POST", "/end-users", {
+      key: tenant.orgKey.secret,
+      body: { email: address, fullName: "Ada", tierPlanIds: [tierPlan.id] },
+    });
     expect(first.status).toBe(201);
     expect(first.body).toEqual({
       endUser: { id: expect.any(String), email: address, fullName: "Ada", createdAt: expect.any(String) },
@@ -36,7 +39,10 @@ describe("POST /end-users", () => {
     expect(resetIn).toBeGreaterThan(27 * 86_400_000);
     expect(resetIn).toBeLessThan(32 * 86_400_000);
 
-    const again = await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: `  ${address.toUpperCase()} `, tierPlanIds: [tierPlan.id] } });
+    const again = await api("POST", "/end-users", {
+      key: tenant.orgKey.secret,
+      body: { email: `  ${address.toUpperCase()} `, tierPlanIds: [tierPlan.id] },
+    });
     expect(again.status).toBe(200);
     expect(again.body.created).toBe(false);
     expect(again.body.endUser.id).toBe(first.body.endUser.id);
@@ -53,10 +59,16 @@ describe("POST /end-users", () => {
 
     const response = await api("POST", "/end-users", {
       key: tenant.orgKey.secret,
-      body: { email: email(), tierPlanIds: [basic.tierPlan.id, extra.tierPlan.id, basic.tierPlan.id], groupIds: [group.id] },
+      body: {
+        email: email(),
+        tierPlanIds: [basic.tierPlan.id, extra.tierPlan.id, basic.tierPlan.id],
+        groupIds: [group.id],
+      },
     });
     expect(response.status).toBe(201);
-    expect(response.body.subscriptions.map((s: { creditAllowance: number }) => s.creditAllowance).sort()).toEqual([10, 20]);
+    expect(response.body.subscriptions.map((s: { creditAllowance: number }) => s.creditAllowance).sort()).toEqual([
+      10, 20,
+    ]);
 
     const memberships = await getDb().groupMember.findMany({ where: { endUserId: response.body.endUser.id } });
     expect(memberships.map((m) => m.groupId).sort()).toEqual([group.id, extra.group!.id].sort());
@@ -64,7 +76,12 @@ describe("POST /end-users", () => {
     const detail = await api("GET", `/end-users/${response.body.endUser.id}`, { key: tenant.orgKey.secret });
     expect(detail.status).toBe(200);
     expect(detail.body.endUser.subscriptions).toHaveLength(2);
-    expect(detail.body.endUser.subscriptions[0]).toMatchObject({ provisionedBy: "api", isComped: true, bonusCredits: 0, creditsUsed: 0 });
+    expect(detail.body.endUser.subscriptions[0]).toMatchObject({
+      provisionedBy: "api",
+      isComped: true,
+      bonusCredits: 0,
+      creditsUsed: 0,
+    });
     expect(detail.body.endUser.grants).toEqual([]);
   });
 
@@ -89,7 +106,9 @@ describe("POST /end-users", () => {
     const { tierPlan } = await newPlan(tenant.operator);
     const address = email();
     const responses = await Promise.all(
-      Array.from({ length: 20 }, () => api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: address, tierPlanIds: [tierPlan.id] } })),
+      Array.from({ length: 20 }, () =>
+        api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: address, tierPlanIds: [tierPlan.id] } }),
+      ),
     );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((status) => status === 201)).toHaveLength(1);
@@ -111,7 +130,10 @@ describe("POST /end-users", () => {
       const before = await provisioningSnapshot(tenant.organization.id);
 
       for (const id of ["00000000-0000-4000-8000-000000000000", foreign.id, archived.id]) {
-        const response = await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email(), tierPlanIds: [good.id, id] } });
+        const response = await api("POST", "/end-users", {
+          key: tenant.orgKey.secret,
+          body: { email: email(), tierPlanIds: [good.id, id] },
+        });
         expectError(response, 422, "tier_not_found");
         expect(response.body.error.message).toContain(id);
       }
@@ -124,11 +146,21 @@ describe("POST /end-users", () => {
       const before = await provisioningSnapshot(tenant.organization.id);
 
       expectError(
-        await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email(), groupIds: ["00000000-0000-4000-8000-000000000001"] } }),
+        await api("POST", "/end-users", {
+          key: tenant.orgKey.secret,
+          body: { email: email(), groupIds: ["00000000-0000-4000-8000-000000000001"] },
+        }),
         422,
         "group_not_found",
       );
-      expectError(await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email(), groupIds: [planGroup!.id] } }), 422, "plan_group");
+      expectError(
+        await api("POST", "/end-users", {
+          key: tenant.orgKey.secret,
+          body: { email: email(), groupIds: [planGroup!.id] },
+        }),
+        422,
+        "plan_group",
+      );
       expect(await provisioningSnapshot(tenant.organization.id)).toEqual(before);
     });
 
@@ -137,7 +169,11 @@ describe("POST /end-users", () => {
       const group = await newGroup(tenant.operator);
       await updateOrganization(getDb(), tenant.operator, { groupsEnabled: false });
       const before = await provisioningSnapshot(tenant.organization.id);
-      expectError(await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email(), groupIds: [group.id] } }), 403, "groups_disabled");
+      expectError(
+        await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email(), groupIds: [group.id] } }),
+        403,
+        "groups_disabled",
+      );
       expect(await provisioningSnapshot(tenant.organization.id)).toEqual(before);
     });
 
@@ -161,8 +197,16 @@ describe("POST /end-users", () => {
       expect(deleted.text).toBe("");
       const before = await provisioningSnapshot(tenant.organization.id);
 
-      expectError(await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: address.toUpperCase() } }), 409, "deleted_identity");
-      expectError(await api("GET", `/end-users/${created.body.endUser.id}`, { key: tenant.orgKey.secret }), 404, "not_found");
+      expectError(
+        await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: address.toUpperCase() } }),
+        409,
+        "deleted_identity",
+      );
+      expectError(
+        await api("GET", `/end-users/${created.body.endUser.id}`, { key: tenant.orgKey.secret }),
+        404,
+        "not_found",
+      );
       expect(await provisioningSnapshot(tenant.organization.id)).toEqual(before);
     });
 
@@ -172,14 +216,26 @@ describe("POST /end-users", () => {
       const { tierPlan: other } = await newPlan(tenant.operator);
       const address = email();
       const created = await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: address } });
-      const subscription = await linkProcessorSubscription(getDb(), tenant.operator, { endUserId: created.body.endUser.id, tierPlanId: tierPlan.id });
+      const subscription = await linkProcessorSubscription(getDb(), tenant.operator, {
+        endUserId: created.body.endUser.id,
+        tierPlanId: tierPlan.id,
+      });
       expect(subscription).toMatchObject({ provisionedBy: "processor", isComped: false, status: "active" });
       const before = await provisioningSnapshot(tenant.organization.id);
 
-      const response = await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: address, tierPlanIds: [other.id, tierPlan.id] } });
+      const response = await api("POST", "/end-users", {
+        key: tenant.orgKey.secret,
+        body: { email: address, tierPlanIds: [other.id, tierPlan.id] },
+      });
       expectError(response, 409, "live_paid_subscription");
       expect(await provisioningSnapshot(tenant.organization.id)).toEqual(before);
-      expectError(await api("DELETE", `/end-users/${created.body.endUser.id}/tier-plans/${tierPlan.id}`, { key: tenant.orgKey.secret }), 409, "live_paid_subscription");
+      expectError(
+        await api("DELETE", `/end-users/${created.body.endUser.id}/tier-plans/${tierPlan.id}`, {
+          key: tenant.orgKey.secret,
+        }),
+        409,
+        "live_paid_subscription",
+      );
     });
 
     it.each([
@@ -210,12 +266,17 @@ describe("end-user endpoints", () => {
     const tenant = await newOrganization();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      ids.push((await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: `walk-${i}-${email()}` } })).body.endUser.id);
+      ids.push(
+        (await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: `walk-${i}-${email()}` } })).body
+          .endUser.id,
+      );
     }
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: ApiResponse = await api("GET", `/end-users?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { key: tenant.orgKey.secret });
+      const page: ApiResponse = await api("GET", `/end-users?limit=2${cursor ? `&cursor=${cursor}` : ""}`, {
+        key: tenant.orgKey.secret,
+      });
       expect(page.status).toBe(200);
       seen.push(...page.body.endUsers.map((u: { id: string }) => u.id));
       cursor = page.body.nextCursor;
@@ -223,7 +284,9 @@ describe("end-user endpoints", () => {
     expect(seen).toEqual(ids);
 
     const target = await getDb().endUser.findUniqueOrThrow({ where: { id: ids[2]! } });
-    const byEmail = await api("GET", `/end-users?email=${encodeURIComponent(target.email.toUpperCase())}`, { key: tenant.orgKey.secret });
+    const byEmail = await api("GET", `/end-users?email=${encodeURIComponent(target.email.toUpperCase())}`, {
+      key: tenant.orgKey.secret,
+    });
     expect(byEmail.body.endUsers.map((u: { id: string }) => u.id)).toEqual([ids[2]]);
     const search = await api("GET", "/end-users?query=WALK-3", { key: tenant.orgKey.secret });
     expect(search.body.endUsers.map((u: { id: string }) => u.id)).toEqual([ids[3]]);
@@ -240,20 +303,33 @@ describe("end-user endpoints", () => {
 
   it("updates the profile with PATCH; an empty body changes nothing", async () => {
     const tenant = await newOrganization();
-    const created = await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email(), fullName: "Old" } });
+    const created = await api("POST", "/end-users", {
+      key: tenant.orgKey.secret,
+      body: { email: email(), fullName: "Old" },
+    });
     const id = created.body.endUser.id;
-    const patched = await api("PATCH", `/end-users/${id}`, { key: tenant.orgKey.secret, body: { fullName: "New Name" } });
+    const patched = await api("PATCH", `/end-users/${id}`, {
+      key: tenant.orgKey.secret,
+      body: { fullName: "New Name" },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body.endUser).toMatchObject({ id, fullName: "New Name", authMethod: "email", revokedAt: null });
     const empty = await api("PATCH", `/end-users/${id}`, { key: tenant.orgKey.secret, body: {} });
     expect(empty.body.endUser.fullName).toBe("New Name");
-    expectError(await api("PATCH", `/end-users/${id}`, { key: tenant.orgKey.secret, body: { email: "x@y.test" } }), 400, "invalid_request");
+    expectError(
+      await api("PATCH", `/end-users/${id}`, { key: tenant.orgKey.secret, body: { email: "x@y.test" } }),
+      400,
+      "invalid_request",
+    );
   });
 
   it("ends a subscription with DELETE …/tier-plans/{id}, and its plan group follows", async () => {
     const tenant = await newOrganization();
     const { tierPlan, group } = await newPlan(tenant.operator, { withGroup: true });
-    const created = await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email(), tierPlanIds: [tierPlan.id] } });
+    const created = await api("POST", "/end-users", {
+      key: tenant.orgKey.secret,
+      body: { email: email(), tierPlanIds: [tierPlan.id] },
+    });
     const id = created.body.endUser.id;
     expect(await getDb().groupMember.count({ where: { groupId: group!.id, endUserId: id } })).toBe(1);
 
@@ -262,9 +338,16 @@ describe("end-user endpoints", () => {
     const detail = await api("GET", `/end-users/${id}`, { key: tenant.orgKey.secret });
     expect(detail.body.endUser.subscriptions[0].status).toBe("canceled");
     expect(await getDb().groupMember.count({ where: { groupId: group!.id, endUserId: id } })).toBe(0);
-    expectError(await api("DELETE", `/end-users/${id}/tier-plans/${tierPlan.id}`, { key: tenant.orgKey.secret }), 404, "not_found");
+    expectError(
+      await api("DELETE", `/end-users/${id}/tier-plans/${tierPlan.id}`, { key: tenant.orgKey.secret }),
+      404,
+      "not_found",
+    );
 
-    const back = await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: created.body.endUser.email, tierPlanIds: [tierPlan.id] } });
+    const back = await api("POST", "/end-users", {
+      key: tenant.orgKey.secret,
+      body: { email: created.body.endUser.email, tierPlanIds: [tierPlan.id] },
+    });
     expect(back.body.subscriptions).toEqual([expect.objectContaining({ tierPlanId: tierPlan.id, status: "active" })]);
   });
 
@@ -274,7 +357,11 @@ describe("end-user endpoints", () => {
     const theirs = await api("POST", "/end-users", { key: other.orgKey.secret, body: { email: email() } });
     const id = theirs.body.endUser.id;
     expectError(await api("GET", `/end-users/${id}`, { key: tenant.orgKey.secret }), 404, "not_found");
-    expectError(await api("PATCH", `/end-users/${id}`, { key: tenant.orgKey.secret, body: { fullName: "x" } }), 404, "not_found");
+    expectError(
+      await api("PATCH", `/end-users/${id}`, { key: tenant.orgKey.secret, body: { fullName: "x" } }),
+      404,
+      "not_found",
+    );
     expectError(await api("POST", `/end-users/${id}/revoke`, { key: tenant.orgKey.secret }), 404, "not_found");
     expectError(await api("DELETE", `/end-users/${id}`, { key: tenant.orgKey.secret }), 404, "not_found");
     const detail = await api("GET", `/end-users/${id}`, { key: other.orgKey.secret });
@@ -285,12 +372,20 @@ describe("end-user endpoints", () => {
     const tenant = await newOrganization();
     const { issueKey, addPerson } = await import("../helpers");
     const readOnly = await issueKey(tenant.operator, { kind: "organization", scopes: ["end_users:read"] });
-    expectError(await api("POST", "/end-users", { key: readOnly.secret, body: { email: email() } }), 403, "insufficient_scope");
+    expectError(
+      await api("POST", "/end-users", { key: readOnly.secret, body: { email: email() } }),
+      403,
+      "insufficient_scope",
+    );
     const member = await addPerson(tenant.operator, "member");
     const memberKey = await issueKey(tenant.operator, { kind: "personal", memberId: member.member.id });
     const created = await api("POST", "/end-users", { key: memberKey.secret, body: { email: email() } });
     expect(created.status).toBe(201);
-    expectError(await api("DELETE", `/end-users/${created.body.endUser.id}`, { key: memberKey.secret }), 403, "forbidden_role");
+    expectError(
+      await api("DELETE", `/end-users/${created.body.endUser.id}`, { key: memberKey.secret }),
+      403,
+      "forbidden_role",
+    );
     expect((await api("GET", `/end-users/${created.body.endUser.id}`, { key: memberKey.secret })).status).toBe(200);
   });
 });

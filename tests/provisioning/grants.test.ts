@@ -31,14 +31,34 @@ describe("per-user grants", () => {
     expect(detail.body.endUser.grants).toHaveLength(2);
     expect(detail.body.endUser.grants).toEqual(
       expect.arrayContaining([
-        { id: expect.any(String), targetKind: "app", targetId: app.id, effect: "allow", deploymentId: null, source: "api", expiresAt: null },
-        { id: expect.any(String), targetKind: "app", targetId: app.id, effect: "allow", deploymentId: portal.id, source: "api", expiresAt: "2030-01-01T00:00:00.000Z" },
+        {
+          id: expect.any(String),
+          targetKind: "app",
+          targetId: app.id,
+          effect: "allow",
+          deploymentId: null,
+          source: "api",
+          expiresAt: null,
+        },
+        {
+          id: expect.any(String),
+          targetKind: "app",
+          targetId: app.id,
+          effect: "allow",
+          deploymentId: portal.id,
+          source: "api",
+          expiresAt: "2030-01-01T00:00:00.000Z",
+        },
       ]),
     );
 
     const grantId = detail.body.endUser.grants[0].id;
     expect((await api("DELETE", `/end-users/${first.body.endUser.id}/grants/${grantId}`, { key })).status).toBe(204);
-    expectError(await api("DELETE", `/end-users/${first.body.endUser.id}/grants/${grantId}`, { key }), 404, "not_found");
+    expectError(
+      await api("DELETE", `/end-users/${first.body.endUser.id}/grants/${grantId}`, { key }),
+      404,
+      "not_found",
+    );
   });
 
   it("grant_target_not_found (422) for a missing app, another organization's app, or an unknown portal; nothing written", async () => {
@@ -54,7 +74,10 @@ describe("per-user grants", () => {
       { targetKind: "app", targetId: theirs.id },
       { targetKind: "app", targetId: app.id, deploymentId: MISSING },
     ]) {
-      const response = await api("POST", "/end-users", { key, body: { email: email(), grants: [{ targetKind: "app", targetId: app.id }, grant] } });
+      const response = await api("POST", "/end-users", {
+        key,
+        body: { email: email(), grants: [{ targetKind: "app", targetId: app.id }, grant] },
+      });
       expectError(response, 422, "grant_target_not_found");
     }
     expect(await provisioningSnapshot(tenant.organization.id)).toEqual(before);
@@ -68,15 +91,38 @@ describe("group grants", () => {
     const app = await create(key, "apps", { name: "Helpdesk" });
     const group = await newGroup(tenant.operator);
 
-    const added = await api("POST", `/user-groups/${group.id}/grants`, { key, body: { targetKind: "app", targetId: app.id } });
+    const added = await api("POST", `/user-groups/${group.id}/grants`, {
+      key,
+      body: { targetKind: "app", targetId: app.id },
+    });
     expect(added.status).toBe(201);
-    expect(added.body.grant).toMatchObject({ targetKind: "app", targetId: app.id, effect: "allow", deploymentId: null, source: "api" });
-    const again = await api("POST", `/user-groups/${group.id}/grants`, { key, body: { targetKind: "app", targetId: app.id } });
+    expect(added.body.grant).toMatchObject({
+      targetKind: "app",
+      targetId: app.id,
+      effect: "allow",
+      deploymentId: null,
+      source: "api",
+    });
+    const again = await api("POST", `/user-groups/${group.id}/grants`, {
+      key,
+      body: { targetKind: "app", targetId: app.id },
+    });
     expect(again.status).toBe(200);
     expect(again.body.grant.id).toBe(added.body.grant.id);
 
-    expectError(await api("POST", `/user-groups/${group.id}/grants`, { key, body: { targetKind: "app", targetId: MISSING } }), 422, "grant_target_not_found");
-    expectError(await api("POST", `/user-groups/${group.id}/grants`, { key, body: { targetKind: "app", targetId: app.id, effect: "deny" } }), 400, "invalid_request");
+    expectError(
+      await api("POST", `/user-groups/${group.id}/grants`, { key, body: { targetKind: "app", targetId: MISSING } }),
+      422,
+      "grant_target_not_found",
+    );
+    expectError(
+      await api("POST", `/user-groups/${group.id}/grants`, {
+        key,
+        body: { targetKind: "app", targetId: app.id, effect: "deny" },
+      }),
+      400,
+      "invalid_request",
+    );
     expect((await api("DELETE", `/user-groups/${group.id}/grants/${added.body.grant.id}`, { key })).status).toBe(204);
     expect(await getDb().grant.count({ where: { groupId: group.id } })).toBe(0);
   });
@@ -88,9 +134,15 @@ describe("group grants", () => {
     const group = await newGroup(tenant.operator);
     const portal = await newPortal(tenant.operator);
 
-    const response = await api("POST", `/user-groups/${group.id}/grants`, { key, body: { targetKind: "app", targetId: app.id, deploymentId: portal.id } });
+    const response = await api("POST", `/user-groups/${group.id}/grants`, {
+      key,
+      body: { targetKind: "app", targetId: app.id, deploymentId: portal.id },
+    });
     expectError(response, 400, "portal_scope_unsupported");
     expect(await getDb().grant.count({ where: { groupId: group.id } })).toBe(0);
-    expect((await api("POST", `/user-groups/${group.id}/grants`, { key, body: { targetKind: "app", targetId: app.id } })).status).toBe(201);
+    expect(
+      (await api("POST", `/user-groups/${group.id}/grants`, { key, body: { targetKind: "app", targetId: app.id } }))
+        .status,
+    ).toBe(201);
   });
 });

@@ -13,7 +13,10 @@ describe("user groups", () => {
   it("creates, lists, gets, renames and deletes a group", async () => {
     const tenant = await newOrganization();
     const key = tenant.orgKey.secret;
-    const created = await api("POST", "/user-groups", { key, body: { name: "Beta testers", description: "Early access" } });
+    const created = await api("POST", "/user-groups", {
+      key,
+      body: { name: "Beta testers", description: "Early access" },
+    });
     expect(created.status).toBe(201);
     expect(created.body.userGroup).toEqual({
       id: expect.any(String),
@@ -25,7 +28,10 @@ describe("user groups", () => {
       directoryManaged: false,
     });
     const id = created.body.userGroup.id;
-    expect((await api("GET", "/user-groups", { key })).body).toEqual({ userGroups: [created.body.userGroup], nextCursor: null });
+    expect((await api("GET", "/user-groups", { key })).body).toEqual({
+      userGroups: [created.body.userGroup],
+      nextCursor: null,
+    });
 
     const renamed = await api("PATCH", `/user-groups/${id}`, { key, body: { name: "Testers" } });
     expect(renamed.body.userGroup).toMatchObject({ name: "Testers", description: "Early access" });
@@ -60,7 +66,11 @@ describe("user groups", () => {
     const gone = await endUser(key);
     await api("DELETE", `/end-users/${gone}`, { key });
     for (const id of ["00000000-0000-4000-8000-000000000003", gone]) {
-      expectError(await api("POST", `/user-groups/${group.id}/members`, { key, body: { endUserId: id } }), 422, "end_user_not_found");
+      expectError(
+        await api("POST", `/user-groups/${group.id}/members`, { key, body: { endUserId: id } }),
+        422,
+        "end_user_not_found",
+      );
     }
     expect(await getDb().groupMember.count({ where: { groupId: group.id } })).toBe(0);
   });
@@ -73,9 +83,17 @@ describe("user groups", () => {
     const subscriber = await endUser(key, { tierPlanIds: [tierPlan.id] });
     const outsider = await endUser(key);
 
-    expectError(await api("POST", `/user-groups/${group!.id}/members`, { key, body: { endUserId: outsider } }), 422, "plan_group");
+    expectError(
+      await api("POST", `/user-groups/${group!.id}/members`, { key, body: { endUserId: outsider } }),
+      422,
+      "plan_group",
+    );
     expectError(await api("DELETE", `/user-groups/${group!.id}/members/${subscriber}`, { key }), 422, "plan_group");
-    expectError(await api("PATCH", `/user-groups/${group!.id}`, { key, body: { name: "Platinum" } }), 409, "plan_group");
+    expectError(
+      await api("PATCH", `/user-groups/${group!.id}`, { key, body: { name: "Platinum" } }),
+      409,
+      "plan_group",
+    );
     expectError(await api("DELETE", `/user-groups/${group!.id}`, { key }), 409, "plan_group");
 
     const after = await api("GET", `/user-groups/${group!.id}`, { key });
@@ -94,7 +112,11 @@ describe("user groups", () => {
     expectError(await api("GET", "/user-groups", { key }), 403, "groups_disabled");
     expectError(await api("GET", `/user-groups/${group.id}`, { key }), 403, "groups_disabled");
     expectError(await api("PATCH", `/user-groups/${group.id}`, { key, body: { name: "y" } }), 403, "groups_disabled");
-    expectError(await api("POST", `/portals/${portal.id}/admissions`, { key, body: { groupId: group.id } }), 403, "groups_disabled");
+    expectError(
+      await api("POST", `/portals/${portal.id}/admissions`, { key, body: { groupId: group.id } }),
+      403,
+      "groups_disabled",
+    );
     expect(await getDb().userGroup.count({ where: { organizationId: tenant.organization.id } })).toBe(1);
     expect(await getDb().portalAdmission.count({ where: { portalId: portal.id } })).toBe(0);
   });
@@ -120,10 +142,26 @@ describe("portals and admissions", () => {
     const admitted = await api("POST", `/portals/${portal.id}/admissions`, { key, body: { groupId: group.id } });
     expect(admitted.status).toBe(201);
     expect(admitted.body.admission).toEqual({ portalId: portal.id, groupId: group.id, createdAt: expect.any(String) });
-    expect((await api("POST", `/portals/${portal.id}/admissions`, { key, body: { groupId: group.id } })).status).toBe(200);
+    expect((await api("POST", `/portals/${portal.id}/admissions`, { key, body: { groupId: group.id } })).status).toBe(
+      200,
+    );
 
-    expectError(await api("POST", `/portals/${portal.id}/admissions`, { key, body: { groupId: "00000000-0000-4000-8000-000000000004" } }), 422, "group_not_found");
-    expectError(await api("POST", `/portals/00000000-0000-4000-8000-000000000005/admissions`, { key, body: { groupId: group.id } }), 404, "not_found");
+    expectError(
+      await api("POST", `/portals/${portal.id}/admissions`, {
+        key,
+        body: { groupId: "00000000-0000-4000-8000-000000000004" },
+      }),
+      422,
+      "group_not_found",
+    );
+    expectError(
+      await api("POST", `/portals/00000000-0000-4000-8000-000000000005/admissions`, {
+        key,
+        body: { groupId: group.id },
+      }),
+      404,
+      "not_found",
+    );
     expect(await getDb().portalAdmission.count({ where: { portalId: portal.id } })).toBe(1);
   });
 });
@@ -134,7 +172,8 @@ describe("ending an admission", () => {
     const key = tenant.orgKey.secret;
     const portal = await newPortal(tenant.operator);
     const [kept, ended] = [await newGroup(tenant.operator, "Kept"), await newGroup(tenant.operator, "Ended")];
-    for (const group of [kept, ended]) await api("POST", `/portals/${portal.id}/admissions`, { key, body: { groupId: group.id } });
+    for (const group of [kept, ended])
+      await api("POST", `/portals/${portal.id}/admissions`, { key, body: { groupId: group.id } });
 
     const removed = await api("DELETE", `/portals/${portal.id}/admissions/${ended.id}`, { key });
     expect(removed.status).toBe(204);
@@ -151,11 +190,23 @@ describe("ending an admission", () => {
 
     const member = await addPerson(tenant.operator, "member");
     const memberKey = await issueKey(tenant.operator, { kind: "personal", memberId: member.member.id });
-    expectError(await api("DELETE", `/portals/${portal.id}/admissions/${group.id}`, { key: memberKey.secret }), 403, "forbidden_role");
+    expectError(
+      await api("DELETE", `/portals/${portal.id}/admissions/${group.id}`, { key: memberKey.secret }),
+      403,
+      "forbidden_role",
+    );
     const outsider = await newOrganization();
-    expectError(await api("DELETE", `/portals/${portal.id}/admissions/${group.id}`, { key: outsider.orgKey.secret }), 404, "not_found");
+    expectError(
+      await api("DELETE", `/portals/${portal.id}/admissions/${group.id}`, { key: outsider.orgKey.secret }),
+      404,
+      "not_found",
+    );
     await updateOrganization(getDb(), tenant.operator, { groupsEnabled: false });
-    expectError(await api("DELETE", `/portals/${portal.id}/admissions/${group.id}`, { key: tenant.orgKey.secret }), 403, "groups_disabled");
+    expectError(
+      await api("DELETE", `/portals/${portal.id}/admissions/${group.id}`, { key: tenant.orgKey.secret }),
+      403,
+      "groups_disabled",
+    );
     expect(await getDb().portalAdmission.count({ where: { portalId: portal.id } })).toBe(1);
   });
 });

@@ -4,7 +4,9 @@ import { chunkMarkdown } from "@/server/jobs/chunking";
 
 describe("chunkMarkdown", () => {
   it("gives each chunk the path of headings above it, and starts a chunk at each top-level section", () => {
-    const chunks = chunkMarkdown("# Guide\n\nIntro text.\n\n## Install\n\n### On Debian\n\nRun apt-get install.\n\n## Usage\n\nCall it.");
+    const chunks = chunkMarkdown(
+      "# Guide\n\nIntro text.\n\n## Install\n\n### On Debian\n\nRun apt-get install.\n\n## Usage\n\nCall it.",
+    );
     expect(chunks).toEqual([
       { heading: "Guide", text: "# Guide\n\nIntro text." },
       { heading: "Guide > Install > On Debian", text: "## Install\n\n### On Debian\n\nRun apt-get install." },
@@ -14,7 +16,10 @@ describe("chunkMarkdown", () => {
 
   it("never cuts a table row, and repeats the table's header in every chunk of it", () => {
     const rows = Array.from({ length: 40 }, (_, i) => `| option-${i} | what option ${i} does, in a sentence |`);
-    const chunks = chunkMarkdown(`## Options\n\n| Name | Meaning |\n| --- | --- |\n${rows.join("\n")}`, { size: 400, overlap: 0 });
+    const chunks = chunkMarkdown(`## Options\n\n| Name | Meaning |\n| --- | --- |\n${rows.join("\n")}`, {
+      size: 400,
+      overlap: 0,
+    });
     expect(chunks.length).toBeGreaterThan(3);
     for (const chunk of chunks) {
       expect(chunk.text.length).toBeLessThanOrEqual(400);

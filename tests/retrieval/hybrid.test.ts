@@ -37,7 +37,15 @@ async function withEmbeddingModel(tenant: Tenant, model = "embed-test") {
   });
 }
 
-type Row = { page_id: string | null; chunk_id: string | null; model_key: string; vector: number[] | null; attempts: number; last_error: string | null; content_hash: string };
+type Row = {
+  page_id: string | null;
+  chunk_id: string | null;
+  model_key: string;
+  vector: number[] | null;
+  attempts: number;
+  last_error: string | null;
+  content_hash: string;
+};
 
 async function embeddingsOf(organizationId: string): Promise<Row[]> {
   const { rows } = await getDb().pool.query<Row>(
@@ -55,7 +63,9 @@ async function search(key: string, kbId: string, query: string, kinds = ["pages"
 
 /** Lets failed rows be tried again now rather than after their backoff. */
 async function backoffPassed(organizationId: string) {
-  await getDb().pool.query("update embeddings set run_after = now() where organization_id = $1::uuid", [organizationId]);
+  await getDb().pool.query("update embeddings set run_after = now() where organization_id = $1::uuid", [
+    organizationId,
+  ]);
 }
 
 describe("background embedding", () => {
@@ -64,7 +74,10 @@ describe("background embedding", () => {
     const key = tenant.orgKey.secret;
     await withEmbeddingModel(tenant);
     const page = await newPage(key, kbId, { title: "Cars", markdown: "Book a car from the fleet portal." });
-    await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { name: "Handbook", contentMarkdown: "# Handbook\n\n## Travel\n\nKeep every receipt." } });
+    await api("POST", `/knowledgebases/${kbId}/sources`, {
+      key,
+      body: { name: "Handbook", contentMarkdown: "# Handbook\n\n## Travel\n\nKeep every receipt." },
+    });
     await drain();
     expect(await embeddingsOf(tenant.organization.id)).toEqual([]);
 
@@ -77,19 +90,28 @@ describe("background embedding", () => {
       expect(Math.hypot(...row.vector!)).toBeCloseTo(1, 5);
     }
     const pageRow = rows.find((row) => row.page_id === page)!;
-    expect(pageRow.vector).toEqual(unitLength(testEmbedding("Cars\n\nBook a car from the fleet portal.")).map((x) => expect.closeTo(x, 5)));
+    expect(pageRow.vector).toEqual(
+      unitLength(testEmbedding("Cars\n\nBook a car from the fleet portal.")).map((x) => expect.closeTo(x, 5)),
+    );
   });
 
   it("the server's index worker embeds once documents are indexed", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     await withEmbeddingModel(tenant);
-    const source = (await api("POST", `/knowledgebases/${kbId}/sources`, { key: tenant.orgKey.secret, body: { name: "Rules", contentMarkdown: "# Rules\n\nA physician signs." } }))
-      .body.source.id;
+    const source = (
+      await api("POST", `/knowledgebases/${kbId}/sources`, {
+        key: tenant.orgKey.secret,
+        body: { name: "Rules", contentMarkdown: "# Rules\n\nA physician signs." },
+      })
+    ).body.source.id;
     const worker = startIndexWorker(getDb(), { pollMs: 20, embeddingPollMs: 20 });
     try {
       await vi.waitFor(
         async () => {
-          const { rows } = await getDb().pool.query("select e.vector from embeddings e join source_chunks c on c.id = e.chunk_id where c.source_id = $1::uuid", [source]);
+          const { rows } = await getDb().pool.query(
+            "select e.vector from embeddings e join source_chunks c on c.id = e.chunk_id where c.source_id = $1::uuid",
+            [source],
+          );
           expect(rows[0]?.vector).toHaveLength(256);
         },
         { timeout: 30_000, interval: 100 },
@@ -117,7 +139,10 @@ describe("background embedding", () => {
     await drainEmbeddings(getDb());
     const [first] = (await embeddingsOf(tenant.organization.id)).filter((row) => row.page_id === page);
 
-    const edited = await api("PATCH", `/knowledgebases/${kbId}/pages/${page}`, { key, body: { patch: [{ op: "replace", oldString: "a car", newString: "a bicycle" }] } });
+    const edited = await api("PATCH", `/knowledgebases/${kbId}/pages/${page}`, {
+      key,
+      body: { patch: [{ op: "replace", oldString: "a car", newString: "a bicycle" }] },
+    });
     expect(edited.status).toBe(200);
     const before = fake.embeddingRequests.length;
     await drainEmbeddings(getDb());
@@ -126,7 +151,10 @@ describe("background embedding", () => {
     expect(second!.content_hash).not.toBe(first!.content_hash);
     expect(second!.vector).not.toEqual(first!.vector);
 
-    await updateModelProvider(getDb(), tenant.operator, { providerId: provider.id, models: [{ id: "embed-v2", kind: "embedding" }] });
+    await updateModelProvider(getDb(), tenant.operator, {
+      providerId: provider.id,
+      models: [{ id: "embed-v2", kind: "embedding" }],
+    });
     await drainEmbeddings(getDb());
     const rows = await embeddingsOf(tenant.organization.id);
     expect(rows.map((row) => [row.page_id, row.model_key, row.attempts])).toEqual(
@@ -191,13 +219,24 @@ describe("stale vectors", () => {
     const key = tenant.orgKey.secret;
     await withEmbeddingModel(tenant);
     await newPage(key, kbId, { title: "Car park", markdown: "The car park opens at seven." });
-    const fleet = await newPage(key, kbId, { title: "Fleet", markdown: "Every automobile of the fleet is booked in the portal." });
+    const fleet = await newPage(key, kbId, {
+      title: "Fleet",
+      markdown: "Every automobile of the fleet is booked in the portal.",
+    });
     await drainEmbeddings(getDb());
     expect((await search(key, kbId, "car")).map((r) => r.id)).toContain(fleet);
 
     const edited = await api("PATCH", `/knowledgebases/${kbId}/pages/${fleet}`, {
       key,
-      body: { patch: [{ op: "replace", oldString: "Every automobile of the fleet is booked in the portal.", newString: "Flour, water and salt make a loaf." }] },
+      body: {
+        patch: [
+          {
+            op: "replace",
+            oldString: "Every automobile of the fleet is booked in the portal.",
+            newString: "Flour, water and salt make a loaf.",
+          },
+        ],
+      },
     });
     expect(edited.status).toBe(200);
     // Before the worker runs again: no vector for the page, and the old meaning no longer finds it.
@@ -206,7 +245,9 @@ describe("stale vectors", () => {
 
     await drainEmbeddings(getDb());
     const [row] = (await embeddingsOf(tenant.organization.id)).filter((r) => r.page_id === fleet);
-    expect(row!.vector).toEqual(unitLength(testEmbedding("Fleet\n\nFlour, water and salt make a loaf.")).map((x) => expect.closeTo(x, 5)));
+    expect(row!.vector).toEqual(
+      unitLength(testEmbedding("Fleet\n\nFlour, water and salt make a loaf.")).map((x) => expect.closeTo(x, 5)),
+    );
   });
 
   it("drops the vectors of the old model when the embedding model changes or goes, and only the organization's", async () => {
@@ -220,15 +261,24 @@ describe("stale vectors", () => {
     const theirs = await embeddingsOf(other.tenant.organization.id);
     expect(theirs).toHaveLength(1);
 
-    await updateModelProvider(getDb(), tenant.operator, { providerId: provider.id, models: [{ id: "embed-v2", kind: "embedding" }] });
+    await updateModelProvider(getDb(), tenant.operator, {
+      providerId: provider.id,
+      models: [{ id: "embed-v2", kind: "embedding" }],
+    });
     expect(await embeddingsOf(tenant.organization.id)).toEqual([]);
     await drainEmbeddings(getDb());
     expect((await embeddingsOf(tenant.organization.id)).map((row) => row.model_key)).toEqual(["acme/embed-v2"]);
 
     // A chat model only: no embedding model left, no vectors left.
-    await updateModelProvider(getDb(), tenant.operator, { providerId: provider.id, models: [{ id: "chat", kind: "chat" }] });
+    await updateModelProvider(getDb(), tenant.operator, {
+      providerId: provider.id,
+      models: [{ id: "chat", kind: "chat" }],
+    });
     expect(await embeddingsOf(tenant.organization.id)).toEqual([]);
-    await updateModelProvider(getDb(), tenant.operator, { providerId: provider.id, models: [{ id: "embed-v2", kind: "embedding" }] });
+    await updateModelProvider(getDb(), tenant.operator, {
+      providerId: provider.id,
+      models: [{ id: "embed-v2", kind: "embedding" }],
+    });
     await drainEmbeddings(getDb());
     await deleteModelProvider(getDb(), tenant.operator, { providerId: provider.id });
     expect(await embeddingsOf(tenant.organization.id)).toEqual([]);
@@ -259,8 +309,14 @@ describe("hybrid ranking", () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
     await withEmbeddingModel(tenant);
-    const both = await newPage(key, kbId, { title: "Car park", markdown: "The car park opens at seven; park your car on level two." });
-    const meaningOnly = await newPage(key, kbId, { title: "Fleet", markdown: "Every automobile of the fleet is booked in the portal; an automobile needs a booking." });
+    const both = await newPage(key, kbId, {
+      title: "Car park",
+      markdown: "The car park opens at seven; park your car on level two.",
+    });
+    const meaningOnly = await newPage(key, kbId, {
+      title: "Fleet",
+      markdown: "Every automobile of the fleet is booked in the portal; an automobile needs a booking.",
+    });
     await newPage(key, kbId, { title: "Bread", markdown: "Flour, water and salt make a loaf." });
 
     // Lexical only before the vectors exist.
@@ -277,7 +333,11 @@ describe("hybrid ranking", () => {
     // In a conversation, with the providers read in the app's own statement.
     const agent = await create(key, "agents", { name: "Fleet agent", knowledge: [{ knowledgebaseId: kbId }] });
     await publish(key, "agents", agent.id);
-    const app = await create(key, "apps", { name: "Fleet desk", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "broadcast" });
+    const app = await create(key, "apps", {
+      name: "Fleet desk",
+      members: [{ id: agent.id, kind: "agent" }],
+      orchestrationMode: "broadcast",
+    });
     await publish(key, "apps", app.id);
     const turn = await api("POST", `/apps/${app.id}/conversation`, { key, body: { message: "car" } });
     expect(turn.status).toBe(200);
@@ -291,7 +351,10 @@ describe("hybrid ranking", () => {
     const key = tenant.orgKey.secret;
     await withEmbeddingModel(tenant);
     const source = (
-      await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { name: "Rules", contentMarkdown: "# Rules\n\n## Travel\n\nA physician must sign the form." } })
+      await api("POST", `/knowledgebases/${kbId}/sources`, {
+        key,
+        body: { name: "Rules", contentMarkdown: "# Rules\n\n## Travel\n\nA physician must sign the form." },
+      })
     ).body.source.id;
     await drain();
     await drainEmbeddings(getDb());
@@ -301,12 +364,18 @@ describe("hybrid ranking", () => {
     const fleet = (
       await api("POST", `/knowledgebases/${kbId}/sources`, {
         key,
-        body: { name: "Fleet", contentMarkdown: "# Parking\n\nThe car park opens at seven.\n\n# Booking\n\nEvery automobile is booked; an automobile needs a booking." },
+        body: {
+          name: "Fleet",
+          contentMarkdown:
+            "# Parking\n\nThe car park opens at seven.\n\n# Booking\n\nEvery automobile is booked; an automobile needs a booking.",
+        },
       })
     ).body.source.id;
     await drain();
     await drainEmbeddings(getDb());
-    expect((await getDb().pool.query("select 1 from source_chunks where source_id = $1::uuid", [fleet])).rowCount).toBe(2);
+    expect((await getDb().pool.query("select 1 from source_chunks where source_id = $1::uuid", [fleet])).rowCount).toBe(
+      2,
+    );
     expect((await search(key, kbId, "car", ["sources"])).map((r) => r.id)).toEqual([fleet]);
   });
 
@@ -315,8 +384,14 @@ describe("hybrid ranking", () => {
     const theirs = await tenantWithKnowledgebase();
     await withEmbeddingModel(mine.tenant);
     await withEmbeddingModel(theirs.tenant);
-    await newPage(mine.tenant.orgKey.secret, mine.kbId, { title: "Bread", markdown: "Flour, water and salt make a loaf. Any automobile?" });
-    const secret = await newPage(theirs.tenant.orgKey.secret, theirs.kbId, { title: "Secret fleet", markdown: "Every automobile of the fleet." });
+    await newPage(mine.tenant.orgKey.secret, mine.kbId, {
+      title: "Bread",
+      markdown: "Flour, water and salt make a loaf. Any automobile?",
+    });
+    const secret = await newPage(theirs.tenant.orgKey.secret, theirs.kbId, {
+      title: "Secret fleet",
+      markdown: "Every automobile of the fleet.",
+    });
     await drainEmbeddings(getDb());
     // A row forged into this organization and knowledgebase, pointing at the other's page.
     await getDb().pool.query("delete from embeddings where page_id = $1::uuid", [secret]);

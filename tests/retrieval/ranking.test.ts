@@ -19,7 +19,10 @@ describe("lexical ranking", () => {
   it("answers a question in natural language (any of its words), the page matching more of its terms first", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
-    const both = await newPage(key, kbId, { title: "Keys", markdown: "To rotate an API key, create a new key and revoke the old one." });
+    const both = await newPage(key, kbId, {
+      title: "Keys",
+      markdown: "To rotate an API key, create a new key and revoke the old one.",
+    });
     const one = await newPage(key, kbId, { title: "Glossary", markdown: "A key opens a door." });
     await newPage(key, kbId, { title: "Cooking", markdown: "Bread and butter." });
     const ids = (await search(key, kbId, "how do I rotate my key?")).map((r) => r.id);
@@ -29,8 +32,12 @@ describe("lexical ranking", () => {
   it("weighs rare terms above common ones", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
-    for (let i = 0; i < 6; i++) await newPage(key, kbId, { title: `Note ${i}`, markdown: `The server restarts every night (${i}).` });
-    const rare = await newPage(key, kbId, { title: "Certificates", markdown: "Renew the certificate before it expires." });
+    for (let i = 0; i < 6; i++)
+      await newPage(key, kbId, { title: `Note ${i}`, markdown: `The server restarts every night (${i}).` });
+    const rare = await newPage(key, kbId, {
+      title: "Certificates",
+      markdown: "Renew the certificate before it expires.",
+    });
     const [first] = await search(key, kbId, "server certificate");
     expect(first!.id).toBe(rare);
   });
@@ -38,13 +45,25 @@ describe("lexical ranking", () => {
   it("boosts a title match and an exact phrase", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
-    const body = await newPage(key, kbId, { title: "Misc", markdown: "Some words about billing, and more words about many other things entirely." });
-    const titled = await newPage(key, kbId, { title: "Billing", markdown: "Some words about invoices, and more words about many other things entirely." });
+    const body = await newPage(key, kbId, {
+      title: "Misc",
+      markdown: "Some words about billing, and more words about many other things entirely.",
+    });
+    const titled = await newPage(key, kbId, {
+      title: "Billing",
+      markdown: "Some words about invoices, and more words about many other things entirely.",
+    });
     expect((await search(key, kbId, "billing"))[0]!.id).toBe(titled);
     expect((await search(key, kbId, "billing")).map((r) => r.id)).toContain(body);
 
-    const scattered = await newPage(key, kbId, { title: "A", markdown: "Reset it. Later, the password of the admin is different." });
-    const phrase = await newPage(key, kbId, { title: "B", markdown: "Someone may need a password reset for the admin today." });
+    const scattered = await newPage(key, kbId, {
+      title: "A",
+      markdown: "Reset it. Later, the password of the admin is different.",
+    });
+    const phrase = await newPage(key, kbId, {
+      title: "B",
+      markdown: "Someone may need a password reset for the admin today.",
+    });
     const ids = (await search(key, kbId, "password reset")).map((r) => r.id);
     expect(ids.indexOf(phrase)).toBeLessThan(ids.indexOf(scattered));
   });
@@ -60,35 +79,56 @@ describe("lexical ranking", () => {
   it("returns a document's passage with its heading path, to the search API and to agents alike", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
-    const markdown = "# Handbook\n\n## Travel\n\n### Expenses\n\nKeep every receipt for taxis and hotels.\n\n## Security\n\nLock your screen.";
-    const source = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { name: "Handbook", contentMarkdown: markdown } })).body.source.id;
+    const markdown =
+      "# Handbook\n\n## Travel\n\n### Expenses\n\nKeep every receipt for taxis and hotels.\n\n## Security\n\nLock your screen.";
+    const source = (
+      await api("POST", `/knowledgebases/${kbId}/sources`, {
+        key,
+        body: { name: "Handbook", contentMarkdown: markdown },
+      })
+    ).body.source.id;
     await drain();
     const results = await search(key, kbId, "receipts for a taxi", ["sources"]);
-    expect(results).toEqual([expect.objectContaining({ id: source, title: "Handbook", heading: "Handbook > Travel > Expenses" })]);
+    expect(results).toEqual([
+      expect.objectContaining({ id: source, title: "Handbook", heading: "Handbook > Travel > Expenses" }),
+    ]);
     const { passages } = await retrievePassages(getDb(), tenant.organization.id, [kbId], "receipts for a taxi");
-    expect(passages[0]).toMatchObject({ title: "Handbook > Handbook > Travel > Expenses", text: expect.stringContaining("Keep every receipt") });
+    expect(passages[0]).toMatchObject({
+      title: "Handbook > Handbook > Travel > Expenses",
+      text: expect.stringContaining("Keep every receipt"),
+    });
   });
 
   it("the console's retrieval test shows what an agent receives, and only for the organization's knowledgebase", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
-    await newPage(key, kbId, { title: "Keys", markdown: "To rotate an API key, create a new key and revoke the old one." });
+    await newPage(key, kbId, {
+      title: "Keys",
+      markdown: "To rotate an API key, create a new key and revoke the old one.",
+    });
     await newPage(key, kbId, { title: "Glossary", markdown: "A key opens a door." });
     const actor = { kind: "operator" as const, organizationId: tenant.organization.id };
     const question = "how do I rotate my key?";
     const { passages: agentPassages } = await retrievePassages(getDb(), tenant.organization.id, [kbId], question);
     const { passages } = await retrievalTest(getDb(), actor, { knowledgebaseId: kbId, question });
-    expect(passages.map((p) => ({ title: p.passageTitle, text: p.text }))).toEqual(agentPassages.map(({ title, text }) => ({ title, text })));
+    expect(passages.map((p) => ({ title: p.passageTitle, text: p.text }))).toEqual(
+      agentPassages.map(({ title, text }) => ({ title, text })),
+    );
     expect(passages.map((p) => p.title)).toEqual(["Keys", "Glossary"]);
 
     const { tenant: other } = await tenantWithKnowledgebase();
     const outsider = { kind: "operator" as const, organizationId: other.organization.id };
-    await expect(retrievalTest(getDb(), outsider, { knowledgebaseId: kbId, question })).rejects.toMatchObject({ code: "not_found" });
+    await expect(retrievalTest(getDb(), outsider, { knowledgebaseId: kbId, question })).rejects.toMatchObject({
+      code: "not_found",
+    });
   });
 
   it("an agent's retrieval names the knowledgebases that are not its organization's, in the ranking statement itself or, for a blank query, in one of its own", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
-    await newPage(tenant.orgKey.secret, kbId, { title: "Keys", markdown: "To rotate an API key, create a new key and revoke the old one." });
+    await newPage(tenant.orgKey.secret, kbId, {
+      title: "Keys",
+      markdown: "To rotate an API key, create a new key and revoke the old one.",
+    });
     const { kbId: foreign } = await tenantWithKnowledgebase();
     const asked = [kbId, foreign, "not-an-id"];
     const query = vi.spyOn(getDb().pool, "query");
@@ -97,11 +137,19 @@ describe("lexical ranking", () => {
       expect(answered.passages.map((p) => p.title)).toEqual(["Keys"]);
       expect(answered.missing).toEqual([foreign, "not-an-id"]);
       // The organization's providers are read for an embedding model; none runs the ownership check alone.
-      expect(query.mock.calls.map(([config]) => (config as { name?: string }).name)).toEqual(["atrium_model_providers", "atrium_retrieve"]);
+      expect(query.mock.calls.map(([config]) => (config as { name?: string }).name)).toEqual([
+        "atrium_model_providers",
+        "atrium_retrieve",
+      ]);
 
       query.mockClear();
-      expect(await retrievePassages(getDb(), tenant.organization.id, asked, "   ")).toEqual({ passages: [], missing: [foreign, "not-an-id"] });
-      expect(query.mock.calls.map(([config]) => (config as { name?: string }).name)).toEqual(["atrium_run_knowledgebases"]);
+      expect(await retrievePassages(getDb(), tenant.organization.id, asked, "   ")).toEqual({
+        passages: [],
+        missing: [foreign, "not-an-id"],
+      });
+      expect(query.mock.calls.map(([config]) => (config as { name?: string }).name)).toEqual([
+        "atrium_run_knowledgebases",
+      ]);
     } finally {
       query.mockRestore();
     }
@@ -118,7 +166,12 @@ describe("the cost of a search", () => {
   it("stays linear in the matching passages whatever join the planner picks", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
-    const source = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { name: "Words", contentMarkdown: "placeholder" } })).body.source.id;
+    const source = (
+      await api("POST", `/knowledgebases/${kbId}/sources`, {
+        key,
+        body: { name: "Words", contentMarkdown: "placeholder" },
+      })
+    ).body.source.id;
     await drain();
     const words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike".split(" ");
     await getDb().$executeRaw`
@@ -133,7 +186,11 @@ describe("the cost of a search", () => {
     const nestedLoops = createDb(url.toString(), 1);
     try {
       const started = performance.now();
-      const hits = await retrieve(nestedLoops, tenant.organization.id, { knowledgebaseIds: [kbId], query: words.join(" "), limit: 5 });
+      const hits = await retrieve(nestedLoops, tenant.organization.id, {
+        knowledgebaseIds: [kbId],
+        query: words.join(" "),
+        limit: 5,
+      });
       expect(performance.now() - started).toBeLessThan(10_000);
       expect(hits[0]!.text).toContain(words.join(" "));
     } finally {
@@ -161,8 +218,13 @@ describe("knowledgebase language", () => {
     const german = await api("POST", "/knowledgebases", { key, body: { name: "Handbuch", language: "german" } });
     expect(german.status).toBe(201);
     expect(german.body.knowledgebase.language).toBe("german");
-    const germanPage = await newPage(key, german.body.knowledgebase.id, { title: "Reisen", markdown: "Die Reisekosten werden erstattet." });
-    expect((await search(key, german.body.knowledgebase.id, "werden die Reisekosten erstattet?")).map((r) => r.id)).toEqual([germanPage]);
+    const germanPage = await newPage(key, german.body.knowledgebase.id, {
+      title: "Reisen",
+      markdown: "Die Reisekosten werden erstattet.",
+    });
+    expect(
+      (await search(key, german.body.knowledgebase.id, "werden die Reisekosten erstattet?")).map((r) => r.id),
+    ).toEqual([germanPage]);
   });
 
   it("refuses a language PostgreSQL does not know, and changes nothing", async () => {
@@ -172,14 +234,20 @@ describe("knowledgebase language", () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe("invalid_request");
     expect((await api("GET", `/knowledgebases/${kbId}`, { key })).body.language).toBe("english");
-    const created = await api("POST", "/knowledgebases", { key, body: { name: "X", language: "english; drop table pages" } });
+    const created = await api("POST", "/knowledgebases", {
+      key,
+      body: { name: "X", language: "english; drop table pages" },
+    });
     expect(created.status).toBe(400);
   });
 
   it("keeps another organization's knowledgebase out of reach", async () => {
     const { kbId } = await tenantWithKnowledgebase();
     const { tenant: other } = await tenantWithKnowledgebase();
-    const response = await api("PATCH", `/knowledgebases/${kbId}`, { key: other.orgKey.secret, body: { language: "simple" } });
+    const response = await api("PATCH", `/knowledgebases/${kbId}`, {
+      key: other.orgKey.secret,
+      body: { language: "simple" },
+    });
     expect(response.status).toBe(404);
     expect((await getDb().knowledgebase.findUniqueOrThrow({ where: { id: kbId } })).language).toBe("english");
   });

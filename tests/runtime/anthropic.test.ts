@@ -90,10 +90,26 @@ it("calls a flow through a tool_use block and answers with its output, on the or
   expect(response.body.reply).toBe("Claude says: Order A-42 ships tomorrow");
   expect(await credits(tenant)).toBe(before - 1);
   const [first, second] = fake.requests.slice(-2);
-  expect(first).toMatchObject({ model: "claude-test", stream: true, apiKey: SECRET, version: "2023-06-01", tools: ["flow_Order_lookup"] });
+  expect(first).toMatchObject({
+    model: "claude-test",
+    stream: true,
+    apiKey: SECRET,
+    version: "2023-06-01",
+    tools: ["flow_Order_lookup"],
+  });
   expect(toolResults(second!.messages)).toEqual(["Order A-42 ships tomorrow"]);
-  const execution = await getDb().execution.findFirstOrThrow({ where: { organizationId: tenant.organization.id }, orderBy: { createdAt: "desc" } });
-  expect(execution.trace).toContainEqual(expect.objectContaining({ kind: "tool", name: "flow_Order_lookup", input: '{"order":"A-42"}', output: "Order A-42 ships tomorrow" }));
+  const execution = await getDb().execution.findFirstOrThrow({
+    where: { organizationId: tenant.organization.id },
+    orderBy: { createdAt: "desc" },
+  });
+  expect(execution.trace).toContainEqual(
+    expect.objectContaining({
+      kind: "tool",
+      name: "flow_Order_lookup",
+      input: '{"order":"A-42"}',
+      output: "Order A-42 ships tomorrow",
+    }),
+  );
   expect(execution.trace).toContainEqual(expect.objectContaining({ kind: "agent", model: "claude/claude-test" }));
   expect(JSON.stringify(execution.trace)).not.toContain(SECRET);
   // The request was logged, so the check that the key is in no log line looked at something.
@@ -135,11 +151,16 @@ it("a failing Anthropic provider answers 502 provider_error, charges nothing and
     fake.failWith(null);
   }
   expect(await credits(tenant)).toBe(before);
-  const execution = await getDb().execution.findFirstOrThrow({ where: { organizationId: tenant.organization.id }, orderBy: { createdAt: "desc" } });
+  const execution = await getDb().execution.findFirstOrThrow({
+    where: { organizationId: tenant.organization.id },
+    orderBy: { createdAt: "desc" },
+  });
   expect(execution).toMatchObject({ status: "failed", credits: 0 });
   expect(JSON.stringify(execution)).not.toContain(SECRET);
   // The operator hears of it at warn: the provider's failure and the failed run.
-  const warnings = written.filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as { level: number; event?: string });
+  const warnings = written
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as { level: number; event?: string });
   expect(warnings).toEqual(
     expect.arrayContaining([
       expect.objectContaining({ level: 40, event: "provider_failed", organizationId: tenant.organization.id }),

@@ -27,7 +27,11 @@ async function answerThenProvider(): Promise<{ tenant: Tenant; key: string; appI
   const tenant = await newOrganization();
   const key = tenant.orgKey.secret;
   const first = await create(key, "agents", { name: "Greeter", description: "Says hello" });
-  const second = await create(key, "agents", { name: "Billing agent", description: "Invoices and refunds", model: "gpt-test" });
+  const second = await create(key, "agents", {
+    name: "Billing agent",
+    description: "Invoices and refunds",
+    model: "gpt-test",
+  });
   await publish(key, "agents", first.id);
   await publish(key, "agents", second.id);
   const app = await create(key, "apps", {
@@ -44,7 +48,10 @@ async function answerThenProvider(): Promise<{ tenant: Tenant; key: string; appI
 }
 
 async function lastExecution(tenant: Tenant) {
-  return getDb().execution.findFirstOrThrow({ where: { organizationId: tenant.organization.id }, orderBy: { createdAt: "desc" } });
+  return getDb().execution.findFirstOrThrow({
+    where: { organizationId: tenant.organization.id },
+    orderBy: { createdAt: "desc" },
+  });
 }
 
 async function whileProviderFails<T>(run: () => Promise<T>): Promise<T> {
@@ -60,8 +67,13 @@ describe("a provider failure after a member answered is billed at every door", (
   it("a conversation turn: 502 provider_error, 1 credit taken, the execution failed with 1 credit", async () => {
     const app = await answerThenProvider();
     const before = await credits(app.tenant);
-    const response = await whileProviderFails(() => converse(app.key, app.appId, { message: "How long do refunds take?" }));
-    expect({ status: response.status, code: response.body.error?.code }).toEqual({ status: 502, code: "provider_error" });
+    const response = await whileProviderFails(() =>
+      converse(app.key, app.appId, { message: "How long do refunds take?" }),
+    );
+    expect({ status: response.status, code: response.body.error?.code }).toEqual({
+      status: 502,
+      code: "provider_error",
+    });
     expect(await credits(app.tenant)).toBe(before - 1);
     expect(await lastExecution(app.tenant)).toMatchObject({ kind: "conversation", status: "failed", credits: 1 });
   });
@@ -69,8 +81,13 @@ describe("a provider failure after a member answered is billed at every door", (
   it("a transaction: the same answer and the same charge", async () => {
     const app = await answerThenProvider();
     const before = await credits(app.tenant);
-    const response = await whileProviderFails(() => api("POST", `/apps/${app.appId}/transaction`, { key: app.key, body: { input: { question: "refunds" } } }));
-    expect({ status: response.status, code: response.body.error?.code }).toEqual({ status: 502, code: "provider_error" });
+    const response = await whileProviderFails(() =>
+      api("POST", `/apps/${app.appId}/transaction`, { key: app.key, body: { input: { question: "refunds" } } }),
+    );
+    expect({ status: response.status, code: response.body.error?.code }).toEqual({
+      status: 502,
+      code: "provider_error",
+    });
     expect(await credits(app.tenant)).toBe(before - 1);
     expect(await lastExecution(app.tenant)).toMatchObject({ kind: "transaction", status: "failed", credits: 1 });
   });
@@ -79,7 +96,10 @@ describe("a provider failure after a member answered is billed at every door", (
     const app = await answerThenProvider();
     const before = await credits(app.tenant);
     const response = await whileProviderFails(() =>
-      api("POST", `/apps/${app.appId}/tests`, { key: app.key, body: { cases: [{ input: "How long do refunds take?", expectedBehavior: "14 days" }] } }),
+      api("POST", `/apps/${app.appId}/tests`, {
+        key: app.key,
+        body: { cases: [{ input: "How long do refunds take?", expectedBehavior: "14 days" }] },
+      }),
     );
     expect(response.status).toBe(200);
     expect(response.body.results[0]).toMatchObject({ passed: false, error: expect.stringMatching(/provider/i) });

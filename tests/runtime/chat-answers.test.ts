@@ -22,7 +22,11 @@ async function knowledgeApp(options: { fileName?: string; attachKnowledge?: bool
   const tenant = await newOrganization();
   const key = tenant.orgKey.secret;
   const kb = await newKnowledgebase(tenant);
-  const uploaded = await upload(key, kb, { name: options.fileName ?? "refund-policy.md", type: "text/markdown", bytes: POLICY });
+  const uploaded = await upload(key, kb, {
+    name: options.fileName ?? "refund-policy.md",
+    type: "text/markdown",
+    bytes: POLICY,
+  });
   expect(uploaded.status).toBe(202);
   await drain();
   const billing = await create(key, "agents", {
@@ -30,7 +34,10 @@ async function knowledgeApp(options: { fileName?: string; attachKnowledge?: bool
     description: "Invoices and payments",
     ...(options.attachKnowledge === false ? {} : { knowledge: [{ knowledgebaseId: kb }] }),
   });
-  const support = await create(key, "agents", { name: "Support agent", description: "Technical problems, outages and errors" });
+  const support = await create(key, "agents", {
+    name: "Support agent",
+    description: "Technical problems, outages and errors",
+  });
   await publish(key, "agents", billing.id);
   await publish(key, "agents", support.id);
   const app = await create(key, "apps", {
@@ -49,7 +56,11 @@ async function knowledgeApp(options: { fileName?: string; attachKnowledge?: bool
 describe("answers from an agent's knowledge", () => {
   it("a paraphrased question through the supervisor of a two-member app is answered from the member's knowledge", async () => {
     const app = await knowledgeApp();
-    for (const message of ["Can I Return a damaged Item?", "What are the refund policies for damages?", "how many days do returns take"]) {
+    for (const message of [
+      "Can I Return a damaged Item?",
+      "What are the refund policies for damages?",
+      "how many days do returns take",
+    ]) {
       const response = await converse(app.key, app.appId, { message });
       expect(response.status).toBe(200);
       expect(response.body.reply).toContain("30 days");
@@ -63,13 +74,18 @@ describe("answers from an agent's knowledge", () => {
     expect(none.body.reply).toBe("I can only answer from this assistant's knowledge, and it doesn't have any yet.");
     const withKnowledge = await knowledgeApp();
     // Routed to the member with knowledge by its description; nothing there about the weather.
-    const nothing = await converse(withKnowledge.key, withKnowledge.appId, { message: "Will the invoices weather tomorrow be sunny?" });
+    const nothing = await converse(withKnowledge.key, withKnowledge.appId, {
+      message: "Will the invoices weather tomorrow be sunny?",
+    });
     expect(nothing.body.reply).toBe("I couldn't find anything about that in what I know. Try asking in other words.");
   });
 
   it("cites the passages it used, numbered from 1, titled as a person reads them, in done and in the stored message", async () => {
     const app = await knowledgeApp();
-    const response = await fetchStream(app.key, app.appId, { message: "Are shipping costs refunded for damaged items?", stream: true });
+    const response = await fetchStream(app.key, app.appId, {
+      message: "Are shipping costs refunded for damaged items?",
+      stream: true,
+    });
     const events = await readEvents(response);
     const done = JSON.parse(events.find((e) => e.event === "done")!.data);
     expect(done.reply).toMatch(/\[1\]/);
@@ -77,12 +93,19 @@ describe("answers from an agent's knowledge", () => {
     expect(done.citations.length).toBeGreaterThan(0);
     expect(done.citations.map((c: { n: number }) => c.n)).toEqual(done.citations.map((_: unknown, i: number) => i + 1));
     for (const citation of done.citations) {
-      expect(citation).toMatchObject({ kind: "source", id: app.sourceId, knowledgebaseId: app.kb, title: "Refund policy" });
+      expect(citation).toMatchObject({
+        kind: "source",
+        id: app.sourceId,
+        knowledgebaseId: app.kb,
+        title: "Refund policy",
+      });
       expect(done.reply).toContain(`[${citation.n}]`);
       expect(citation.text.length).toBeLessThanOrEqual(2000);
     }
     expect(done.citations.map((c: { heading: string | null }) => c.heading)).toContain("Refund Policy > Shipping");
-    const stored = await getDb().conversationMessage.findFirstOrThrow({ where: { conversationId: done.conversation_id, role: "assistant" } });
+    const stored = await getDb().conversationMessage.findFirstOrThrow({
+      where: { conversationId: done.conversation_id, role: "assistant" },
+    });
     expect(stored.citations).toEqual(done.citations);
   });
 

@@ -20,7 +20,9 @@ describe("one chat door for the console and the portal", () => {
     expect(body.error.code).toBe("invalid_request");
     expect(JSON.stringify(body.error)).toContain("message");
     expect(await credits(scenario.tenant)).toBe(before);
-    expect((await getDb().subscription.findFirstOrThrow({ where: { endUserId: scenario.endUser.id } })).creditsUsed).toBe(0);
+    expect(
+      (await getDb().subscription.findFirstOrThrow({ where: { endUserId: scenario.endUser.id } })).creditsUsed,
+    ).toBe(0);
     expect(await getDb().execution.count({ where: { organizationId: scenario.tenant.organization.id } })).toBe(0);
   });
 

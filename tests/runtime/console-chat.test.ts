@@ -41,22 +41,42 @@ describe("POST /api/console/apps/{appId}/conversation", () => {
 
     // The member's view: the app's conversations, and the messages with each answer's execution.
     const list = await trpc("query", "conversations.list", { appId: app.appId }, { cookie });
-    expect(list.body.result.data.conversations).toEqual([expect.objectContaining({ id: done.conversation_id, title: "How long do refunds take?" })]);
-    const messages = (await trpc("query", "conversations.messages", { conversationId: done.conversation_id }, { cookie })).body.result.data.messages;
+    expect(list.body.result.data.conversations).toEqual([
+      expect.objectContaining({ id: done.conversation_id, title: "How long do refunds take?" }),
+    ]);
+    const messages = (
+      await trpc("query", "conversations.messages", { conversationId: done.conversation_id }, { cookie })
+    ).body.result.data.messages;
     expect(messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
     const executionId = messages[1].executionId as string;
-    const execution = (await trpc("query", "runtime.execution", { executionId }, { cookie })).body.result.data.execution;
+    const execution = (await trpc("query", "runtime.execution", { executionId }, { cookie })).body.result.data
+      .execution;
     expect(execution.trace.map((t: { name: string }) => t.name)).toContain("Billing agent");
 
     const other = await publishedApp();
     const otherCookie = await signInCookie(other.tenant.owner.email, other.tenant.owner.password);
-    expect(trpcErrorCode(await trpc("query", "conversations.messages", { conversationId: done.conversation_id }, { cookie: otherCookie }))).toBe("not_found");
-    expect((await trpc("query", "conversations.list", { appId: app.appId }, { cookie: otherCookie })).body.result.data.conversations).toEqual([]);
+    expect(
+      trpcErrorCode(
+        await trpc(
+          "query",
+          "conversations.messages",
+          { conversationId: done.conversation_id },
+          { cookie: otherCookie },
+        ),
+      ),
+    ).toBe("not_found");
+    expect(
+      (await trpc("query", "conversations.list", { appId: app.appId }, { cookie: otherCookie })).body.result.data
+        .conversations,
+    ).toEqual([]);
   });
 
   it("offers the live app's conversation starters (its agents' at their pinned versions), to its organization only", async () => {
     const app = await publishedApp();
-    await api("PATCH", `/agents/${app.billingAgentId}/draft`, { key: app.key, body: { conversationStarters: ["How do refunds work?"] } });
+    await api("PATCH", `/agents/${app.billingAgentId}/draft`, {
+      key: app.key,
+      body: { conversationStarters: ["How do refunds work?"] },
+    });
     const cookie = await signInCookie(app.tenant.owner.email, app.tenant.owner.password);
     const starters = () => trpc("query", "conversations.starters", { appId: app.appId }, { cookie });
     // A draft change reaches the chat only once the agent and the app are published again.
@@ -67,7 +87,9 @@ describe("POST /api/console/apps/{appId}/conversation", () => {
 
     const other = await publishedApp();
     const otherCookie = await signInCookie(other.tenant.owner.email, other.tenant.owner.password);
-    expect(trpcErrorCode(await trpc("query", "conversations.starters", { appId: app.appId }, { cookie: otherCookie }))).toBe("not_found");
+    expect(
+      trpcErrorCode(await trpc("query", "conversations.starters", { appId: app.appId }, { cookie: otherCookie })),
+    ).toBe("not_found");
   });
 
   it("answers 401 unauthorized without a session cookie, and invalid_request for a bad body", async () => {

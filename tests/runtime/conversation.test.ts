@@ -24,7 +24,12 @@ describe("POST /apps/{appId}/conversation", () => {
     const executions = await api("GET", `/executions?itemId=${app.appId}`, { key: app.key });
     expect(executions.body.executions).toHaveLength(1);
     const execution = executions.body.executions[0];
-    expect(execution).toMatchObject({ kind: "conversation", status: "succeeded", credits: 1, conversationId: response.body.conversation_id });
+    expect(execution).toMatchObject({
+      kind: "conversation",
+      status: "succeeded",
+      credits: 1,
+      conversationId: response.body.conversation_id,
+    });
     expect(execution.trace.map((t: { name: string }) => t.name)).toContain("Billing agent");
     expect(execution.trace.map((t: { name: string }) => t.name)).not.toContain("Support agent");
     expect((await api("GET", `/executions/${execution.id}`, { key: app.key })).body.execution.id).toBe(execution.id);
@@ -33,12 +38,22 @@ describe("POST /apps/{appId}/conversation", () => {
   it("restores prior turns from conversation_id", async () => {
     const app = await publishedApp();
     const first = await converse(app.key, app.appId, { message: "How long do refunds take?" });
-    const second = await converse(app.key, app.appId, { message: "And shipping costs, are they refunded?", conversation_id: first.body.conversation_id });
+    const second = await converse(app.key, app.appId, {
+      message: "And shipping costs, are they refunded?",
+      conversation_id: first.body.conversation_id,
+    });
     expect(second.status).toBe(200);
     expect(second.body.conversation_id).toBe(first.body.conversation_id);
-    const messages = await getDb().conversationMessage.findMany({ where: { conversationId: first.body.conversation_id }, orderBy: { createdAt: "asc" } });
+    const messages = await getDb().conversationMessage.findMany({
+      where: { conversationId: first.body.conversation_id },
+      orderBy: { createdAt: "asc" },
+    });
     expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
-    expectError(await converse(app.key, app.appId, { message: "hi", conversation_id: "00000000-0000-4000-8000-000000000001" }), 404, "not_found");
+    expectError(
+      await converse(app.key, app.appId, { message: "hi", conversation_id: "00000000-0000-4000-8000-000000000001" }),
+      404,
+      "not_found",
+    );
   });
 
   it("uses members at their pinned versions until the app is republished", async () => {
@@ -47,7 +62,9 @@ describe("POST /apps/{appId}/conversation", () => {
     await publish(app.key, "agents", app.billingAgentId);
     await converse(app.key, app.appId, { message: "refunds?" });
     const [execution] = (await api("GET", `/executions?itemId=${app.appId}`, { key: app.key })).body.executions;
-    const billing = execution.trace.find((t: { id: string; kind: string }) => t.id === app.billingAgentId && t.kind === "agent");
+    const billing = execution.trace.find(
+      (t: { id: string; kind: string }) => t.id === app.billingAgentId && t.kind === "agent",
+    );
     const versions = await api("GET", `/agents/${app.billingAgentId}/versions`, { key: app.key });
     const first = versions.body.versions.find((v: { isProduction: boolean; name: string }) => !v.isProduction);
     expect(billing.versionId).toBe(first.id);
@@ -81,7 +98,9 @@ describe("POST /apps/{appId}/conversation", () => {
     expect((await api("DELETE", `/agents/${app.supportAgentId}`, { key: app.key })).status).toBe(204);
     const response = await converse(app.key, app.appId, { message: "hi" });
     expectError(response, 422, "unpublished_dependencies");
-    expect(response.body.error.dependencies).toEqual([{ id: app.supportAgentId, kind: "agent", name: expect.any(String) }]);
+    expect(response.body.error.dependencies).toEqual([
+      { id: app.supportAgentId, kind: "agent", name: expect.any(String) },
+    ]);
   });
 
   it("api_disabled when the Apps endpoints are off", async () => {
@@ -96,7 +115,10 @@ describe("POST /apps/{appId}/conversation", () => {
     const first = await converse(app.key, app.appId, { message: "How long do refunds take?" });
     const query = vi.spyOn(getDb().pool, "query");
     try {
-      const next = await converse(app.key, app.appId, { message: "And shipping?", conversation_id: first.body.conversation_id });
+      const next = await converse(app.key, app.appId, {
+        message: "And shipping?",
+        conversation_id: first.body.conversation_id,
+      });
       expect(next.status).toBe(200);
       // Prisma's queries come through the pool unnamed; ours are named, so each connection plans them once.
       const statements = query.mock.calls
@@ -131,13 +153,16 @@ describe("POST /apps/{appId}/conversation", () => {
     const [execution] = (await api("GET", `/executions?itemId=${app.appId}`, { key: app.key })).body.executions;
     const agents = execution.trace.filter((entry: { kind: string }) => entry.kind === "agent");
     expect(agents.map((entry: { name: string }) => entry.name).sort()).toEqual(["Billing agent", "Support agent"]);
-    for (const entry of agents) expect(entry.passages).toEqual(expect.arrayContaining([expect.stringContaining("Refund policy")]));
+    for (const entry of agents)
+      expect(entry.passages).toEqual(expect.arrayContaining([expect.stringContaining("Refund policy")]));
   });
 
   it("lets exactly 10 of 20 concurrent calls through with 10 credits left, never overdrawing", async () => {
     const app = await publishedApp();
     await updateOrganization(getDb(), app.tenant.operator, { credits: 10 });
-    const responses = await Promise.all(Array.from({ length: 20 }, () => converse(app.key, app.appId, { message: "refunds?" })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => converse(app.key, app.appId, { message: "refunds?" })),
+    );
     expect(responses.filter((r) => r.status === 200)).toHaveLength(10);
     expect(responses.filter((r) => r.status === 402 && r.body.error.code === "insufficient_credits")).toHaveLength(10);
     expect(await credits(app.tenant)).toBe(0);

@@ -18,19 +18,39 @@ describe("a conversation turn's commits", () => {
       const scenario = await portalScenario({ credits: 10 });
       const organizationId = scenario.tenant.organization.id;
       const handler = createRestHandler({ db: () => db });
-      const turn = (body: Record<string, unknown>) => api("POST", `/apps/${scenario.appId}/conversation`, { key: scenario.key, body, handler });
+      const turn = (body: Record<string, unknown>) =>
+        api("POST", `/apps/${scenario.appId}/conversation`, { key: scenario.key, body, handler });
       const creditsBefore = (await getDb().organization.findUniqueOrThrow({ where: { id: organizationId } })).credits;
       const before = await walFlushes();
 
       for (let i = 0; i < 3; i++) expect((await turn({ message: "How long do refunds take?" })).status).toBe(200);
-      for (let i = 0; i < 3; i++) expect((await turn({ message: "How long do refunds take?", endUserId: scenario.endUser.id, portalId: scenario.portal.id })).status).toBe(200);
+      for (let i = 0; i < 3; i++)
+        expect(
+          (
+            await turn({
+              message: "How long do refunds take?",
+              endUserId: scenario.endUser.id,
+              portalId: scenario.portal.id,
+            })
+          ).status,
+        ).toBe(200);
 
       // Waiting for the charge's flush too, six turns waited for twelve.
       expect(await walFlushes()).toBeLessThanOrEqual(before + 6);
-      expect((await getDb().organization.findUniqueOrThrow({ where: { id: organizationId } })).credits).toBe(creditsBefore - 6);
-      expect((await getDb().subscription.findFirstOrThrow({ where: { endUserId: scenario.endUser.id } })).creditsUsed).toBe(3);
-      expect(await getDb().execution.count({ where: { organizationId, kind: "conversation", status: "succeeded", credits: 1 } })).toBe(6);
-      expect((await db.pool.query<{ synchronous_commit: string }>("show synchronous_commit")).rows[0]!.synchronous_commit).toBe("on");
+      expect((await getDb().organization.findUniqueOrThrow({ where: { id: organizationId } })).credits).toBe(
+        creditsBefore - 6,
+      );
+      expect(
+        (await getDb().subscription.findFirstOrThrow({ where: { endUserId: scenario.endUser.id } })).creditsUsed,
+      ).toBe(3);
+      expect(
+        await getDb().execution.count({
+          where: { organizationId, kind: "conversation", status: "succeeded", credits: 1 },
+        }),
+      ).toBe(6);
+      expect(
+        (await db.pool.query<{ synchronous_commit: string }>("show synchronous_commit")).rows[0]!.synchronous_commit,
+      ).toBe("on");
     } finally {
       await closeDb(db);
     }

@@ -47,20 +47,35 @@ describe("draft preview", () => {
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
     const before = await credits(tenant);
 
-    const first = await trpc("mutation", "runtime.agentTests.preview", { id: agent.id, message: "Hello?", history: [] }, { cookie });
+    const first = await trpc(
+      "mutation",
+      "runtime.agentTests.preview",
+      { id: agent.id, message: "Hello?", history: [] },
+      { cookie },
+    );
     expect(first.status).toBe(200);
     expect(first.body.result.data).toMatchObject({ reply: "Answering formally after 1 question(s).", error: null });
 
-    expect((await patchDraft(tenant.orgKey.secret, "agents", agent.id, { systemInstruction: "Speak cheerfully." })).status).toBe(200);
+    expect(
+      (await patchDraft(tenant.orgKey.secret, "agents", agent.id, { systemInstruction: "Speak cheerfully." })).status,
+    ).toBe(200);
     const history = [
       { role: "user", content: "Hello?" },
       { role: "assistant", content: first.body.result.data.reply },
     ];
-    const second = await trpc("mutation", "runtime.agentTests.preview", { id: agent.id, message: "And now?", history }, { cookie });
+    const second = await trpc(
+      "mutation",
+      "runtime.agentTests.preview",
+      { id: agent.id, message: "And now?", history },
+      { cookie },
+    );
     expect(second.body.result.data.reply).toBe("Answering cheerfully after 2 question(s).");
 
     expect(await credits(tenant)).toBe(before - 2);
-    const executions = await getDb().execution.findMany({ where: { organizationId: tenant.organization.id, itemId: agent.id }, orderBy: { createdAt: "asc" } });
+    const executions = await getDb().execution.findMany({
+      where: { organizationId: tenant.organization.id, itemId: agent.id },
+      orderBy: { createdAt: "asc" },
+    });
     expect(executions.map((e) => [e.kind, e.versionId, e.credits, e.input])).toEqual([
       ["test", null, 1, "Hello?"],
       ["test", null, 1, "And now?"],
@@ -79,7 +94,12 @@ describe("draft preview", () => {
       ],
     });
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    const answer = await trpc("mutation", "runtime.flowTests.preview", { id: flow.id, message: "where is my parcel", history: [] }, { cookie });
+    const answer = await trpc(
+      "mutation",
+      "runtime.flowTests.preview",
+      { id: flow.id, message: "where is my parcel", history: [] },
+      { cookie },
+    );
     expect(answer.body.result.data).toMatchObject({ reply: "You asked: where is my parcel", error: null });
   });
 
@@ -87,16 +107,31 @@ describe("draft preview", () => {
     const tenant = await newOrganization({ credits: 0 });
     const flow = await create(tenant.orgKey.secret, "flows", { nodes: VALID_NODES });
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    const broke = await trpc("mutation", "runtime.flowTests.preview", { id: flow.id, message: "hi", history: [] }, { cookie });
+    const broke = await trpc(
+      "mutation",
+      "runtime.flowTests.preview",
+      { id: flow.id, message: "hi", history: [] },
+      { cookie },
+    );
     expect({ status: broke.status, code: trpcErrorCode(broke) }).toEqual({ status: 402, code: "insufficient_credits" });
 
     const other = await newOrganization();
     const otherCookie = await signInCookie(other.owner.email, other.owner.password);
-    const foreign = await trpc("mutation", "runtime.flowTests.preview", { id: flow.id, message: "hi", history: [] }, { cookie: otherCookie });
+    const foreign = await trpc(
+      "mutation",
+      "runtime.flowTests.preview",
+      { id: flow.id, message: "hi", history: [] },
+      { cookie: otherCookie },
+    );
     expect(trpcErrorCode(foreign)).toBe("not_found");
 
     const longHistory = Array.from({ length: 41 }, () => ({ role: "user", content: "again" }));
-    const tooLong = await trpc("mutation", "runtime.flowTests.preview", { id: flow.id, message: "hi", history: longHistory }, { cookie: otherCookie });
+    const tooLong = await trpc(
+      "mutation",
+      "runtime.flowTests.preview",
+      { id: flow.id, message: "hi", history: longHistory },
+      { cookie: otherCookie },
+    );
     expect({ status: tooLong.status, code: trpcErrorCode(tooLong) }).toEqual({ status: 400, code: "invalid_request" });
     expect(await getDb().execution.count({ where: { itemId: flow.id } })).toBe(0);
   });

@@ -24,7 +24,10 @@ interface EventSourceLike {
   addEventListener(type: string, listener: (event: { data: string; lastEventId: string }) => void): void;
   close(): void;
 }
-type EventSourceClass = new (url: string, init: { fetch: (url: string | URL, init: RequestInit) => Promise<Response> }) => EventSourceLike;
+type EventSourceClass = new (
+  url: string,
+  init: { fetch: (url: string | URL, init: RequestInit) => Promise<Response> },
+) => EventSourceLike;
 
 it("reconnects by itself after a drop: the whole reply, one run, one charge", async (context) => {
   const loaded = (await import("eventsource" as string).catch(() => null)) as { EventSource: EventSourceClass } | null;
@@ -47,7 +50,10 @@ it("reconnects by itself after a drop: the whole reply, one run, one charge", as
 
   const lastEventIds: (string | null)[] = [];
   const fetchThroughDoor = async (url: string | URL, init: RequestInit) => {
-    const request = new Request(url, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers)), authorization: `Bearer ${app.key}` } });
+    const request = new Request(url, {
+      ...init,
+      headers: { ...Object.fromEntries(new Headers(init.headers)), authorization: `Bearer ${app.key}` },
+    });
     lastEventIds.push(request.headers.get("last-event-id"));
     const response = await restHandler()(request);
     if (lastEventIds.length > 1 || !response.body) return response;
@@ -67,7 +73,10 @@ it("reconnects by itself after a drop: the whole reply, one run, one charge", as
     return new Response(body, { status: response.status, headers: response.headers });
   };
 
-  const source = new loaded.EventSource(`http://localhost/api/v1/apps/${app.appId}/conversation/runs/${executionId}/events`, { fetch: fetchThroughDoor });
+  const source = new loaded.EventSource(
+    `http://localhost/api/v1/apps/${app.appId}/conversation/runs/${executionId}/events`,
+    { fetch: fetchThroughDoor },
+  );
   const deltas: string[] = [];
   const done = await new Promise<{ reply: string; execution_id: string }>((resolve, reject) => {
     source.addEventListener("delta", (event) => deltas.push(JSON.parse(event.data).text));

@@ -26,8 +26,14 @@ describe("feedback on a reply", () => {
     expect((await api("GET", `/executions?feedback=up`, { key: app.key })).body.executions).toHaveLength(0);
     const cleared = await api("POST", path, { key: app.key, body: { rating: null } });
     expect(cleared.body).toEqual({ feedback: null });
-    expect((await api("GET", `/executions?itemId=${app.appId}`, { key: app.key })).body.executions[0].feedback).toBeNull();
-    expectError(await api("POST", path, { key: app.key, body: { rating: "up", reason: "x".repeat(1001) } }), 400, "invalid_request");
+    expect(
+      (await api("GET", `/executions?itemId=${app.appId}`, { key: app.key })).body.executions[0].feedback,
+    ).toBeNull();
+    expectError(
+      await api("POST", path, { key: app.key, body: { rating: "up", reason: "x".repeat(1001) } }),
+      400,
+      "invalid_request",
+    );
   });
 
   it("another organization's message is not_found, and nothing is written", async () => {
@@ -35,26 +41,53 @@ describe("feedback on a reply", () => {
     const other = await publishedApp();
     const turn = await converse(app.key, app.appId, { message: "How long do refunds take?" });
     const messageId = await assistantMessageId(turn.body.conversation_id);
-    expectError(await api("POST", `/apps/${other.appId}/conversation/messages/${messageId}/feedback`, { key: other.key, body: { rating: "up" } }), 404, "not_found");
-    expect((await getDb().execution.findFirstOrThrow({ where: { conversationId: turn.body.conversation_id } })).feedbackRating).toBeNull();
+    expectError(
+      await api("POST", `/apps/${other.appId}/conversation/messages/${messageId}/feedback`, {
+        key: other.key,
+        body: { rating: "up" },
+      }),
+      404,
+      "not_found",
+    );
+    expect(
+      (await getDb().execution.findFirstOrThrow({ where: { conversationId: turn.body.conversation_id } }))
+        .feedbackRating,
+    ).toBeNull();
   });
 
   it("in a portal: the end user rates their own reply; another end user's is not_found", async () => {
     const scenario = await portalScenario();
     const cookie = await signIn(scenario, scenario.endUser.email);
-    const events = await readEvents(await portalChat(scenario.portal.slug, scenario.appId, { message: "How long do refunds take?" }, { cookie }));
+    const events = await readEvents(
+      await portalChat(scenario.portal.slug, scenario.appId, { message: "How long do refunds take?" }, { cookie }),
+    );
     const done = JSON.parse(events.find((e) => e.event === "done")!.data);
     const messageId = await assistantMessageId(done.conversation_id);
-    const rated = await portalCall("mutation", "conversations.feedback", { portal: scenario.portal.slug, messageId, rating: "up" }, { cookie });
+    const rated = await portalCall(
+      "mutation",
+      "conversations.feedback",
+      { portal: scenario.portal.slug, messageId, rating: "up" },
+      { cookie },
+    );
     expect(rated.status).toBe(200);
     expect(rated.body.result.data.feedback).toMatchObject({ rating: "up", reason: null });
 
     const bob = `bob-${Date.now()}@customer.example`;
-    const created = await api("POST", "/end-users", { key: scenario.key, body: { email: bob, tierPlanIds: [scenario.plan.id] } });
+    const created = await api("POST", "/end-users", {
+      key: scenario.key,
+      body: { email: bob, tierPlanIds: [scenario.plan.id] },
+    });
     expect(created.status).toBe(201);
     const bobCookie = await signIn(scenario, bob, clientAddress());
-    const refused = await portalCall("mutation", "conversations.feedback", { portal: scenario.portal.slug, messageId, rating: "down" }, { cookie: bobCookie });
+    const refused = await portalCall(
+      "mutation",
+      "conversations.feedback",
+      { portal: scenario.portal.slug, messageId, rating: "down" },
+      { cookie: bobCookie },
+    );
     expect(errorCode(refused)).toBe("not_found");
-    expect((await getDb().execution.findFirstOrThrow({ where: { conversationId: done.conversation_id } })).feedbackRating).toBe("up");
+    expect(
+      (await getDb().execution.findFirstOrThrow({ where: { conversationId: done.conversation_id } })).feedbackRating,
+    ).toBe("up");
   });
 });

@@ -32,11 +32,27 @@ import { COMMANDS, parseFlags } from "@/cli/commands";
 import { getDb } from "@/server/db";
 import { RUN_LIMITS } from "@/server/runtime/limits";
 import { cachedToolList, TOOL_LIST_CACHE } from "@/server/runtime/mcp-client";
-import { createMcpConnection, deleteMcpConnection, getMcpConnection, listMcpConnectionTools, updateMcpConnection } from "@/server/services/mcp-connections";
+import {
+  createMcpConnection,
+  deleteMcpConnection,
+  getMcpConnection,
+  listMcpConnectionTools,
+  updateMcpConnection,
+} from "@/server/services/mcp-connections";
 import { startFakeMcp, type FakeMcp } from "../fake-mcp";
 import { startFakeOpenAI, type ChatMessage, type FakeOpenAI, type FakeReply } from "../fake-openai";
 import { create, publish } from "../builder-helpers";
-import { addPerson, api, consoleHandler, newOrganization, restHandler, signInCookie, trpc, trpcErrorCode, type Tenant } from "../helpers";
+import {
+  addPerson,
+  api,
+  consoleHandler,
+  newOrganization,
+  restHandler,
+  signInCookie,
+  trpc,
+  trpcErrorCode,
+  type Tenant,
+} from "../helpers";
 import { converse, readEvents } from "../runtime-helpers";
 
 let mcp: FakeMcp;
@@ -58,7 +74,9 @@ beforeAll(async () => {
   fake = await startFakeOpenAI(script);
   process.env.MODEL_PROVIDER_BASE_URL = fake.baseURL;
   for (const method of ["log", "info", "warn", "error", "debug"] as const) {
-    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void consoleLines.push(args.map(String).join(" ")));
+    vi.spyOn(console, method).mockImplementation(
+      (...args: unknown[]) => void consoleLines.push(args.map(String).join(" ")),
+    );
   }
 });
 afterAll(async () => {
@@ -67,22 +85,39 @@ afterAll(async () => {
 });
 
 function connect(tenant: Tenant, slug = "warehouse", url = mcp.url) {
-  return createMcpConnection(getDb(), tenant.operator, { slug, name: "Warehouse", url, headers: [{ name: "Authorization", value: `Bearer ${SECRET}` }] });
+  return createMcpConnection(getDb(), tenant.operator, {
+    slug,
+    name: "Warehouse",
+    url,
+    headers: [{ name: "Authorization", value: `Bearer ${SECRET}` }],
+  });
 }
 
 const INTEGRATION = { toolkit: "warehouse", name: "Warehouse", selectedTools: ["lookup_order", "fail", "hang"] };
 
 async function integrationApp(tenant: Tenant) {
   const key = tenant.orgKey.secret;
-  const agent = await create(key, "agents", { name: "Warehouse agent", model: "tool-model", integrations: [INTEGRATION] });
+  const agent = await create(key, "agents", {
+    name: "Warehouse agent",
+    model: "tool-model",
+    integrations: [INTEGRATION],
+  });
   await publish(key, "agents", agent.id);
-  const app = await create(key, "apps", { name: "Warehouse app", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "sequential" });
+  const app = await create(key, "apps", {
+    name: "Warehouse app",
+    members: [{ id: agent.id, kind: "agent" }],
+    orchestrationMode: "sequential",
+  });
   await publish(key, "apps", app.id);
   return app.id as string;
 }
 
 async function lastTrace(tenant: Tenant) {
-  const [execution] = await getDb().execution.findMany({ where: { organizationId: tenant.organization.id }, orderBy: { createdAt: "desc" }, take: 1 });
+  const [execution] = await getDb().execution.findMany({
+    where: { organizationId: tenant.organization.id },
+    orderBy: { createdAt: "desc" },
+    take: 1,
+  });
   return execution!.trace as { kind: string; name: string; input?: string; output: string; note?: string }[];
 }
 
@@ -92,7 +127,12 @@ it("lets admins add a connection in the console, shows header names only and sea
   const created = await trpc(
     "mutation",
     "mcpConnections.create",
-    { slug: "warehouse", name: "Warehouse", url: mcp.url, headers: [{ name: "Authorization", value: `Bearer ${SECRET}` }] },
+    {
+      slug: "warehouse",
+      name: "Warehouse",
+      url: mcp.url,
+      headers: [{ name: "Authorization", value: `Bearer ${SECRET}` }],
+    },
     { cookie },
   );
   expect(created.status).toBe(200);
@@ -100,8 +140,15 @@ it("lets admins add a connection in the console, shows header names only and sea
   const listed = await trpc("query", "mcpConnections.list", undefined, { cookie });
   const tools = await trpc("query", "mcpConnections.tools", { connectionId: created.body.result.data.id }, { cookie });
   expect(tools.status).toBe(200);
-  expect(tools.body.result.data.tools.map((t: { name: string }) => t.name).sort()).toEqual(["fail", "hang", "lookup_order"]);
-  expect(tools.body.result.data.tools).toContainEqual({ name: "lookup_order", description: "Looks up an order by its number" });
+  expect(tools.body.result.data.tools.map((t: { name: string }) => t.name).sort()).toEqual([
+    "fail",
+    "hang",
+    "lookup_order",
+  ]);
+  expect(tools.body.result.data.tools).toContainEqual({
+    name: "lookup_order",
+    description: "Looks up an order by its number",
+  });
   for (const response of [created, listed, tools]) expect(response.text).not.toContain(SECRET);
   // The header reached the MCP server; at rest it is sealed.
   expect(mcp.requests.at(-1)!.authorization).toBe(`Bearer ${SECRET}`);
@@ -115,12 +162,23 @@ it("is managed by admins only: builders may read the list and tools, API keys re
   const connection = await connect(tenant);
   const builder = await addPerson(tenant.operator, "member");
   const cookie = await signInCookie(builder.email, builder.password);
-  const refused = await trpc("mutation", "mcpConnections.create", { slug: "other", name: "Other", url: mcp.url }, { cookie });
+  const refused = await trpc(
+    "mutation",
+    "mcpConnections.create",
+    { slug: "other", name: "Other", url: mcp.url },
+    { cookie },
+  );
   expect(trpcErrorCode(refused)).toBe("forbidden_role");
-  expect(trpcErrorCode(await trpc("mutation", "mcpConnections.remove", { connectionId: connection.id }, { cookie }))).toBe("forbidden_role");
+  expect(
+    trpcErrorCode(await trpc("mutation", "mcpConnections.remove", { connectionId: connection.id }, { cookie })),
+  ).toBe("forbidden_role");
   expect((await trpc("query", "mcpConnections.list", undefined, { cookie })).status).toBe(200);
   expect((await trpc("query", "mcpConnections.tools", { connectionId: connection.id }, { cookie })).status).toBe(200);
-  const byKey = await consoleHandler()(new Request("http://localhost/api/trpc/mcpConnections.list", { headers: { authorization: `Bearer ${tenant.orgKey.secret}` } }));
+  const byKey = await consoleHandler()(
+    new Request("http://localhost/api/trpc/mcpConnections.list", {
+      headers: { authorization: `Bearer ${tenant.orgKey.secret}` },
+    }),
+  );
   expect(byKey.status).toBe(401);
   expect(await getDb().mcpConnection.count({ where: { organizationId: tenant.organization.id } })).toBe(1);
 });
@@ -132,16 +190,24 @@ it("refuses bad input with invalid_request and writes nothing", async () => {
     { slug: "a", name: "A", url: "ftp://example.com/mcp" },
     { slug: "a", name: "A", url: mcp.url, headers: [{ name: "Host", value: "evil" }] },
     { slug: "a", name: "A", url: mcp.url, headers: [{ name: "X-Key", value: "one\r\nInjected: yes" }] },
-    { slug: "a", name: "A", url: mcp.url, headers: Array.from({ length: 21 }, (_, i) => ({ name: `X-${i}`, value: "v" })) },
+    {
+      slug: "a",
+      name: "A",
+      url: mcp.url,
+      headers: Array.from({ length: 21 }, (_, i) => ({ name: `X-${i}`, value: "v" })),
+    },
   ];
-  for (const input of bad) expect(trpcErrorCode(await trpc("mutation", "mcpConnections.create", input, { cookie }))).toBe("invalid_request");
+  for (const input of bad)
+    expect(trpcErrorCode(await trpc("mutation", "mcpConnections.create", input, { cookie }))).toBe("invalid_request");
   expect(await getDb().mcpConnection.count({ where: { organizationId: tenant.organization.id } })).toBe(0);
 });
 
 it("answers 502 provider_error when the MCP server cannot be reached, without the secret", async () => {
   const tenant = await newOrganization();
   const connection = await connect(tenant, "gone", "http://127.0.0.1:9/mcp");
-  const failure = await listMcpConnectionTools(getDb(), tenant.operator, { connectionId: connection.id }).catch((error: unknown) => error);
+  const failure = await listMcpConnectionTools(getDb(), tenant.operator, { connectionId: connection.id }).catch(
+    (error: unknown) => error,
+  );
   expect(failure).toMatchObject({ code: "provider_error", status: 502 });
   expect(String((failure as Error).message)).not.toContain(SECRET);
 });
@@ -150,11 +216,18 @@ it("keeps connections per organization: another one gets not_found and cannot na
   const tenant = await newOrganization();
   const other = await newOrganization();
   const connection = await connect(tenant);
-  await expect(getMcpConnection(getDb(), other.operator, { connectionId: connection.id })).rejects.toMatchObject({ code: "not_found" });
-  await expect(listMcpConnectionTools(getDb(), other.operator, { connectionId: connection.id })).rejects.toMatchObject({ code: "not_found" });
+  await expect(getMcpConnection(getDb(), other.operator, { connectionId: connection.id })).rejects.toMatchObject({
+    code: "not_found",
+  });
+  await expect(listMcpConnectionTools(getDb(), other.operator, { connectionId: connection.id })).rejects.toMatchObject({
+    code: "not_found",
+  });
   const cookie = await signInCookie(other.owner.email, other.owner.password);
   expect((await trpc("query", "mcpConnections.list", undefined, { cookie })).body.result.data).toEqual([]);
-  const refused = await api("POST", "/agents", { key: other.orgKey.secret, body: { name: "Thief", model: "tool-model", integrations: [INTEGRATION] } });
+  const refused = await api("POST", "/agents", {
+    key: other.orgKey.secret,
+    body: { name: "Thief", model: "tool-model", integrations: [INTEGRATION] },
+  });
   expect(refused.status).toBe(400);
   expect(refused.body.error.code).toBe("invalid_request");
   expect(JSON.stringify(refused.body.error)).toContain("integrations.0.toolkit");
@@ -184,7 +257,12 @@ it("offers the selected tools to the model as <toolkit>_<tool>, calls the MCP to
   const offered = fake.requests.find((r) => r.messages.some((m) => m.content === "order: where is A-42?"))!;
   expect(offered.tools.sort()).toEqual(["warehouse_fail", "warehouse_hang", "warehouse_lookup_order"]);
   expect(await lastTrace(tenant)).toContainEqual(
-    expect.objectContaining({ kind: "tool", name: "warehouse_lookup_order", input: '{"order":"A-42"}', output: "Order A-42 ships tomorrow" }),
+    expect.objectContaining({
+      kind: "tool",
+      name: "warehouse_lookup_order",
+      input: '{"order":"A-42"}',
+      output: "Order A-42 ships tomorrow",
+    }),
   );
 });
 
@@ -215,7 +293,9 @@ it("reports an erroring MCP tool to the model, and the run carries on", async ()
   const response = await converse(tenant.orgKey.secret, appId, { message: "fail please" });
   expect(response.status).toBe(200);
   expect(response.body.reply).toMatch(/^Tool said: The tool failed: .*the warehouse is closed/);
-  expect(await lastTrace(tenant)).toContainEqual(expect.objectContaining({ kind: "tool", name: "warehouse_fail", note: "the tool failed; the model was told" }));
+  expect(await lastTrace(tenant)).toContainEqual(
+    expect.objectContaining({ kind: "tool", name: "warehouse_fail", note: "the tool failed; the model was told" }),
+  );
 });
 
 it("cuts a hanging MCP tool off at the tool time bound and tells the model", async () => {
@@ -243,20 +323,35 @@ it("runs without the tools of a connection that is gone, and says so in the trac
   expect(response.status).toBe(200);
   expect(response.body.reply).toBe("No tools needed.");
   expect(fake.requests.slice(before)[0]!.tools).toEqual([]);
-  expect(await lastTrace(tenant)).toContainEqual(expect.objectContaining({ name: "warehouse", note: expect.stringContaining("not found in this organization") }));
+  expect(await lastTrace(tenant)).toContainEqual(
+    expect.objectContaining({ name: "warehouse", note: expect.stringContaining("not found in this organization") }),
+  );
 });
 
 it("is managed with the admin CLI: integration add, list, tools and remove, never showing header values", async () => {
   const tenant = await newOrganization();
-  const run = (command: string, ...args: string[]) => COMMANDS[command]!.run(getDb(), parseFlags(COMMANDS[command]!.flags, args)) as Promise<any>;
+  const run = (command: string, ...args: string[]) =>
+    COMMANDS[command]!.run(getDb(), parseFlags(COMMANDS[command]!.flags, args)) as Promise<any>;
   const headers = JSON.stringify({ Authorization: `Bearer ${SECRET}` });
-  const { connection } = await run("integration add", "--org", tenant.organization.id, "--slug", "warehouse", "--url", mcp.url, "--headers", headers);
+  const { connection } = await run(
+    "integration add",
+    "--org",
+    tenant.organization.id,
+    "--slug",
+    "warehouse",
+    "--url",
+    mcp.url,
+    "--headers",
+    headers,
+  );
   expect(connection).toMatchObject({ slug: "warehouse", name: "warehouse", headerNames: ["Authorization"] });
   const listed = await run("integration list", "--org", tenant.organization.id);
   const tools = await run("integration tools", "--connection", connection.id);
   expect(tools.tools.map((t: { name: string }) => t.name).sort()).toEqual(["fail", "hang", "lookup_order"]);
   expect(JSON.stringify([connection, listed, tools])).not.toContain(SECRET);
-  await expect(run("integration add", "--org", tenant.organization.id, "--slug", "bad", "--url", mcp.url, "--headers", "not json")).rejects.toMatchObject({
+  await expect(
+    run("integration add", "--org", tenant.organization.id, "--slug", "bad", "--url", mcp.url, "--headers", "not json"),
+  ).rejects.toMatchObject({
     code: "invalid_request",
   });
   await run("integration remove", "--connection", connection.id);
@@ -269,7 +364,11 @@ it("loads no connection and asks no MCP server for a turn on the built-in model"
   const key = tenant.orgKey.secret;
   const agent = await create(key, "agents", { name: "Offline agent", integrations: [INTEGRATION] });
   await publish(key, "agents", agent.id);
-  const app = await create(key, "apps", { name: "Offline app", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "sequential" });
+  const app = await create(key, "apps", {
+    name: "Offline app",
+    members: [{ id: agent.id, kind: "agent" }],
+    orchestrationMode: "sequential",
+  });
   await publish(key, "apps", app.id);
   const before = { mcp: mcp.requests.length, model: fake.requests.length };
   const findMany = vi.spyOn(getDb().mcpConnection, "findMany");
@@ -296,7 +395,10 @@ it("lists a connection's tools once per TTL, not every turn, and again as soon a
   expect(await turn()).toBeGreaterThan(0);
   // The second turn asks the MCP server nothing: no tool was called, and the list is cached.
   expect(await turn()).toBe(0);
-  await updateMcpConnection(getDb(), tenant.operator, { connectionId: connection.id, headers: [{ name: "Authorization" }, { name: "X-Team", value: "blue" }] });
+  await updateMcpConnection(getDb(), tenant.operator, {
+    connectionId: connection.id,
+    headers: [{ name: "Authorization" }, { name: "X-Team", value: "blue" }],
+  });
   expect(await turn()).toBeGreaterThan(0);
   expect(mcp.requests.at(-1)).toMatchObject({ authorization: `Bearer ${SECRET}`, "x-team": "blue" });
   expect(await turn()).toBe(0);
@@ -317,14 +419,20 @@ it("keeps cached tool lists per organization and drops them after the TTL", asyn
     await work();
     return mcp.requests.length - before;
   };
-  expect(await requests(async () => cachedToolList(one.organization.id, await rowOf(first.id), signal))).toBeGreaterThan(0);
+  expect(
+    await requests(async () => cachedToolList(one.organization.id, await rowOf(first.id), signal)),
+  ).toBeGreaterThan(0);
   expect(await requests(async () => cachedToolList(one.organization.id, await rowOf(first.id), signal))).toBe(0);
   // Another organization's connection has its own entry, even under the same slug.
-  expect(await requests(async () => cachedToolList(two.organization.id, await rowOf(second.id), signal))).toBeGreaterThan(0);
+  expect(
+    await requests(async () => cachedToolList(two.organization.id, await rowOf(second.id), signal)),
+  ).toBeGreaterThan(0);
   const later = Date.now() + TOOL_LIST_CACHE.ttlMs + 1;
   const clock = vi.spyOn(Date, "now").mockReturnValue(later);
   try {
-    expect(await requests(async () => cachedToolList(one.organization.id, await rowOf(first.id), signal))).toBeGreaterThan(0);
+    expect(
+      await requests(async () => cachedToolList(one.organization.id, await rowOf(first.id), signal)),
+    ).toBeGreaterThan(0);
   } finally {
     clock.mockRestore();
   }
@@ -338,33 +446,57 @@ it("edits a connection in the console: URL and headers, an empty header value ke
   const edited = await trpc(
     "mutation",
     "mcpConnections.update",
-    { connectionId: connection.id, name: "Warehouse EU", url: moved, headers: [{ name: "authorization" }, { name: "X-Team", value: "blue" }] },
+    {
+      connectionId: connection.id,
+      name: "Warehouse EU",
+      url: moved,
+      headers: [{ name: "authorization" }, { name: "X-Team", value: "blue" }],
+    },
     { cookie },
   );
   expect(edited.status).toBe(200);
-  expect(edited.body.result.data).toMatchObject({ name: "Warehouse EU", url: moved, headerNames: ["authorization", "X-Team"] });
+  expect(edited.body.result.data).toMatchObject({
+    name: "Warehouse EU",
+    url: moved,
+    headerNames: ["authorization", "X-Team"],
+  });
   expect(edited.text).not.toContain(SECRET);
   await listMcpConnectionTools(getDb(), tenant.operator, { connectionId: connection.id });
   expect(mcp.requests.at(-1)).toMatchObject({ authorization: `Bearer ${SECRET}`, "x-team": "blue" });
   // A header without a value keeps a stored one only: a new name needs its value.
-  const refused = await trpc("mutation", "mcpConnections.update", { connectionId: connection.id, headers: [{ name: "X-Other" }] }, { cookie });
+  const refused = await trpc(
+    "mutation",
+    "mcpConnections.update",
+    { connectionId: connection.id, headers: [{ name: "X-Other" }] },
+    { cookie },
+  );
   expect(trpcErrorCode(refused)).toBe("invalid_request");
   expect(refused.text).toContain("headers.0.value");
   // [] removes every header; builders cannot edit.
   const cleared = await updateMcpConnection(getDb(), tenant.operator, { connectionId: connection.id, headers: [] });
   expect(cleared.headerNames).toEqual([]);
-  expect((await getDb().mcpConnection.findUniqueOrThrow({ where: { id: connection.id } })).headersCiphertext).toBeNull();
+  expect(
+    (await getDb().mcpConnection.findUniqueOrThrow({ where: { id: connection.id } })).headersCiphertext,
+  ).toBeNull();
   const builder = await addPerson(tenant.operator, "member");
-  const byBuilder = await trpc("mutation", "mcpConnections.update", { connectionId: connection.id, name: "Mine" }, { cookie: await signInCookie(builder.email, builder.password) });
+  const byBuilder = await trpc(
+    "mutation",
+    "mcpConnections.update",
+    { connectionId: connection.id, name: "Mine" },
+    { cookie: await signInCookie(builder.email, builder.password) },
+  );
   expect(trpcErrorCode(byBuilder)).toBe("forbidden_role");
   // Another organization's connection is not_found.
   const other = await newOrganization();
-  await expect(updateMcpConnection(getDb(), other.operator, { connectionId: connection.id, name: "Theirs" })).rejects.toMatchObject({ code: "not_found" });
+  await expect(
+    updateMcpConnection(getDb(), other.operator, { connectionId: connection.id, name: "Theirs" }),
+  ).rejects.toMatchObject({ code: "not_found" });
 });
 
 it("is edited with the admin CLI: integration update, an empty header value keeping the stored one", async () => {
   const tenant = await newOrganization();
-  const run = (command: string, ...args: string[]) => COMMANDS[command]!.run(getDb(), parseFlags(COMMANDS[command]!.flags, args)) as Promise<any>;
+  const run = (command: string, ...args: string[]) =>
+    COMMANDS[command]!.run(getDb(), parseFlags(COMMANDS[command]!.flags, args)) as Promise<any>;
   const connection = await connect(tenant);
   const { connection: updated } = await run(
     "integration update",
@@ -378,7 +510,9 @@ it("is edited with the admin CLI: integration update, an empty header value keep
   expect(updated).toMatchObject({ name: "Depot", headerNames: ["Authorization", "X-Team"] });
   await run("integration tools", "--connection", connection.id);
   expect(mcp.requests.at(-1)).toMatchObject({ authorization: `Bearer ${SECRET}`, "x-team": "red" });
-  await expect(run("integration update", "--connection", connection.id, "--url", "ftp://example.com/mcp")).rejects.toMatchObject({ code: "invalid_request" });
+  await expect(
+    run("integration update", "--connection", connection.id, "--url", "ftp://example.com/mcp"),
+  ).rejects.toMatchObject({ code: "invalid_request" });
 });
 
 it("never writes the header secret to a log line or the console", () => {

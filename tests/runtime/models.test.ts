@@ -50,10 +50,12 @@ describe("the built-in offline model", () => {
 
   it("says so honestly when its knowledge has nothing", async () => {
     const { offlineAnswer } = await import("@/server/runtime/offline-model");
-    expect(offlineAnswer({ message: "weather?", knowledge: [] })).toBe("I can only answer from this assistant's knowledge, and it doesn't have any yet.");
-    expect(offlineAnswer({ message: "weather tomorrow?", knowledge: [{ title: "t", text: "Refunds take 14 days." }] })).toBe(
-      "I couldn't find anything about that in what I know. Try asking in other words.",
+    expect(offlineAnswer({ message: "weather?", knowledge: [] })).toBe(
+      "I can only answer from this assistant's knowledge, and it doesn't have any yet.",
     );
+    expect(
+      offlineAnswer({ message: "weather tomorrow?", knowledge: [{ title: "t", text: "Refunds take 14 days." }] }),
+    ).toBe("I couldn't find anything about that in what I know. Try asking in other words.");
   });
 
   it("routes to the members whose description matches, else to the first", async () => {
@@ -123,7 +125,10 @@ describe("provider models", () => {
     });
     expect(route).toEqual(["b"]);
     expect(fake.requests.at(-1)!.stream).toBe(false);
-    expect(await model.grade({ input: "i", output: "o", expectedBehavior: "apologises" })).toEqual({ passed: false, reason: "It did not apologise." });
+    expect(await model.grade({ input: "i", output: "o", expectedBehavior: "apologises" })).toEqual({
+      passed: false,
+      reason: "It did not apologise.",
+    });
   });
 
   it("surface an upstream failure as an error", async () => {

@@ -16,7 +16,16 @@ import { createModelProvider, listModelProviders, updateModelProvider } from "@/
 import { embeddingModelFor } from "@/server/runtime/models";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { create, publish } from "../builder-helpers";
-import { addPerson, api, consoleHandler, newOrganization, trpc, trpcErrorCode, signInCookie, type Tenant } from "../helpers";
+import {
+  addPerson,
+  api,
+  consoleHandler,
+  newOrganization,
+  trpc,
+  trpcErrorCode,
+  signInCookie,
+  type Tenant,
+} from "../helpers";
 import { converse, credits } from "../runtime-helpers";
 
 let fake: FakeOpenAI;
@@ -44,7 +53,11 @@ async function appOn(tenant: Tenant, model: string) {
   const key = tenant.orgKey.secret;
   const agent = await create(key, "agents", { name: "Org agent", model });
   await publish(key, "agents", agent.id);
-  const app = await create(key, "apps", { name: "Org app", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "sequential" });
+  const app = await create(key, "apps", {
+    name: "Org app",
+    members: [{ id: agent.id, kind: "agent" }],
+    orchestrationMode: "sequential",
+  });
   await publish(key, "apps", app.id);
   return app.id as string;
 }
@@ -99,11 +112,17 @@ it("accepts an agent on an organization model, refuses another organization's wi
   const tenant = await newOrganization();
   const other = await newOrganization();
   await withProvider(tenant);
-  const refused = await api("POST", "/agents", { key: other.orgKey.secret, body: { name: "Thief", model: "acme/gpt-org" } });
+  const refused = await api("POST", "/agents", {
+    key: other.orgKey.secret,
+    body: { name: "Thief", model: "acme/gpt-org" },
+  });
   expect(refused.status).toBe(422);
   expect(refused.body.error.code).toBe("invalid_model");
   expect(await getDb().builderItem.count({ where: { organizationId: other.organization.id } })).toBe(0);
-  const accepted = await api("POST", "/agents", { key: tenant.orgKey.secret, body: { name: "Mine", model: "acme/gpt-org" } });
+  const accepted = await api("POST", "/agents", {
+    key: tenant.orgKey.secret,
+    body: { name: "Mine", model: "acme/gpt-org" },
+  });
   expect(accepted.status).toBe(201);
 });
 
@@ -143,7 +162,12 @@ it("refuses a duplicate slug with conflict, and an Anthropic embedding model", a
   await withProvider(tenant);
   await expect(withProvider(tenant)).rejects.toMatchObject({ code: "conflict" });
   await expect(
-    createModelProvider(getDb(), tenant.operator, { slug: "claude", kind: "anthropic", name: "Claude", models: [{ id: "e", kind: "embedding" }] }),
+    createModelProvider(getDb(), tenant.operator, {
+      slug: "claude",
+      kind: "anthropic",
+      name: "Claude",
+      models: [{ id: "e", kind: "embedding" }],
+    }),
   ).rejects.toMatchObject({ code: "invalid_request" });
   expect(await getDb().modelProvider.count({ where: { organizationId: tenant.organization.id } })).toBe(1);
 });
@@ -166,13 +190,25 @@ it("edits a provider in the console: base URL and models, the key kept when abse
     const edited = await trpc(
       "mutation",
       "modelProviders.update",
-      { providerId: provider.id, name: "Acme AI EU", baseUrl: moved.baseURL, models: [{ id: "gpt-new", kind: "chat" }] },
+      {
+        providerId: provider.id,
+        name: "Acme AI EU",
+        baseUrl: moved.baseURL,
+        models: [{ id: "gpt-new", kind: "chat" }],
+      },
       { cookie },
     );
     expect(edited.status).toBe(200);
-    expect(edited.body.result.data).toMatchObject({ name: "Acme AI EU", baseUrl: moved.baseURL, hasApiKey: true, models: [{ id: "gpt-new", kind: "chat" }] });
+    expect(edited.body.result.data).toMatchObject({
+      name: "Acme AI EU",
+      baseUrl: moved.baseURL,
+      hasApiKey: true,
+      models: [{ id: "gpt-new", kind: "chat" }],
+    });
     expect(edited.text).not.toContain(SECRET);
-    const models = (await api("GET", "/models", { key: tenant.orgKey.secret })).body.models.map((m: { id: string }) => m.id);
+    const models = (await api("GET", "/models", { key: tenant.orgKey.secret })).body.models.map(
+      (m: { id: string }) => m.id,
+    );
     expect(models).toContain("acme/gpt-new");
     expect(models).not.toContain("acme/gpt-org");
     // The new address answers, and the kept key still authenticates the calls.
@@ -191,16 +227,24 @@ it("edits a provider in the console: base URL and models, the key kept when abse
   expect((await getDb().modelProvider.findUniqueOrThrow({ where: { id: provider.id } })).apiKeyCiphertext).toBeNull();
   // Builders cannot edit; another organization's provider is not_found.
   const builder = await addPerson(tenant.operator, "member");
-  const byBuilder = await trpc("mutation", "modelProviders.update", { providerId: provider.id, name: "Mine" }, { cookie: await signInCookie(builder.email, builder.password) });
+  const byBuilder = await trpc(
+    "mutation",
+    "modelProviders.update",
+    { providerId: provider.id, name: "Mine" },
+    { cookie: await signInCookie(builder.email, builder.password) },
+  );
   expect(trpcErrorCode(byBuilder)).toBe("forbidden_role");
   const other = await newOrganization();
-  await expect(updateModelProvider(getDb(), other.operator, { providerId: provider.id, name: "Theirs" })).rejects.toMatchObject({ code: "not_found" });
+  await expect(
+    updateModelProvider(getDb(), other.operator, { providerId: provider.id, name: "Theirs" }),
+  ).rejects.toMatchObject({ code: "not_found" });
 });
 
 it("is edited with the admin CLI: provider update, never showing the key", async () => {
   const tenant = await newOrganization();
   const provider = await withProvider(tenant);
-  const run = (...args: string[]) => COMMANDS["provider update"]!.run(getDb(), parseFlags(COMMANDS["provider update"]!.flags, args)) as Promise<any>;
+  const run = (...args: string[]) =>
+    COMMANDS["provider update"]!.run(getDb(), parseFlags(COMMANDS["provider update"]!.flags, args)) as Promise<any>;
   // Naming only the chat models keeps the embedding ones.
   const { provider: updated } = await run("--provider", provider.id, "--models", "gpt-a,gpt-b");
   expect(updated).toMatchObject({
@@ -214,6 +258,10 @@ it("is edited with the admin CLI: provider update, never showing the key", async
   expect(JSON.stringify(updated)).not.toContain(SECRET);
   const { provider: keyless } = await run("--provider", provider.id, "--remove-api-key");
   expect(keyless.hasApiKey).toBe(false);
-  await expect(run("--provider", provider.id, "--api-key", "k", "--remove-api-key")).rejects.toMatchObject({ code: "invalid_request" });
-  await expect(run("--provider", provider.id, "--base-url", "ftp://example.com")).rejects.toMatchObject({ code: "invalid_request" });
+  await expect(run("--provider", provider.id, "--api-key", "k", "--remove-api-key")).rejects.toMatchObject({
+    code: "invalid_request",
+  });
+  await expect(run("--provider", provider.id, "--base-url", "ftp://example.com")).rejects.toMatchObject({
+    code: "invalid_request",
+  });
 });

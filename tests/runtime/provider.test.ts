@@ -55,9 +55,16 @@ it("answers 502 provider_error and charges nothing when the provider fails", asy
   const [execution] = await getDb().execution.findMany({ where: { organizationId: app.tenant.organization.id } });
   expect(execution).toMatchObject({ status: "failed", credits: 0 });
   // Announced once, with the execution as GET /executions/{id} shows it.
-  const announced = await getDb().auditEvent.findMany({ where: { organizationId: app.tenant.organization.id, action: "execution.failed" } });
+  const announced = await getDb().auditEvent.findMany({
+    where: { organizationId: app.tenant.organization.id, action: "execution.failed" },
+  });
   expect(announced).toHaveLength(1);
-  expect(announced[0]).toMatchObject({ targetId: execution!.id, webhookType: "execution.failed", actorType: "org_key", door: "api" });
+  expect(announced[0]).toMatchObject({
+    targetId: execution!.id,
+    webhookType: "execution.failed",
+    actorType: "org_key",
+    door: "api",
+  });
   const shown = await api("GET", `/executions/${execution!.id}`, { key: app.key });
   expect(announced[0]!.data).toEqual(shown.body.execution ?? shown.body);
 });
@@ -85,12 +92,21 @@ it("streamed: a provider failure is an error event with provider_error, and noth
 });
 
 it("a transaction whose provider fails: 502 provider_error, nothing charged", async () => {
-  const app = await publishedApp({ billingModel: "gpt-test", app: { orchestrationMode: "sequential", api: { transactionEnabled: true } } });
+  const app = await publishedApp({
+    billingModel: "gpt-test",
+    app: { orchestrationMode: "sequential", api: { transactionEnabled: true } },
+  });
   const before = await credits(app.tenant);
   fake.failWith(500);
   try {
-    const response = await api("POST", `/apps/${app.appId}/transaction`, { key: app.key, body: { input: { question: "refunds" } } });
-    expect({ status: response.status, code: response.body.error?.code }).toEqual({ status: 502, code: "provider_error" });
+    const response = await api("POST", `/apps/${app.appId}/transaction`, {
+      key: app.key,
+      body: { input: { question: "refunds" } },
+    });
+    expect({ status: response.status, code: response.body.error?.code }).toEqual({
+      status: 502,
+      code: "provider_error",
+    });
   } finally {
     fake.failWith(null);
   }
@@ -106,7 +122,10 @@ it("a provider that does not answer in time: provider_error, nothing charged", a
   fake.hang(true);
   try {
     const response = await converse(app.key, app.appId, { message: "How long do refunds take?" });
-    expect({ status: response.status, code: response.body.error?.code }).toEqual({ status: 502, code: "provider_error" });
+    expect({ status: response.status, code: response.body.error?.code }).toEqual({
+      status: 502,
+      code: "provider_error",
+    });
   } finally {
     fake.hang(false);
     RUN_LIMITS.providerCallMs = saved;

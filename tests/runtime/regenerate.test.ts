@@ -6,7 +6,10 @@ import { api, expectError } from "../helpers";
 import { converse, credits, publishedApp } from "../runtime-helpers";
 
 async function visibleMessages(conversationId: string) {
-  const rows = await getDb().conversationMessage.findMany({ where: { conversationId, supersededAt: null }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  const rows = await getDb().conversationMessage.findMany({
+    where: { conversationId, supersededAt: null },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
   return rows.map((m) => [m.role, m.content]);
 }
 
@@ -14,7 +17,10 @@ describe("regenerate", () => {
   it("runs the last user message again for one more credit, hides the old exchange and keeps both executions", async () => {
     const app = await publishedApp();
     const first = await converse(app.key, app.appId, { message: "How long do refunds take?" });
-    const second = await converse(app.key, app.appId, { message: "Are shipping costs refunded?", conversation_id: first.body.conversation_id });
+    const second = await converse(app.key, app.appId, {
+      message: "Are shipping costs refunded?",
+      conversation_id: first.body.conversation_id,
+    });
     const before = await credits(app.tenant);
     const again = await converse(app.key, app.appId, { conversation_id: first.body.conversation_id, regenerate: true });
     expect(again.status).toBe(200);
@@ -34,7 +40,11 @@ describe("regenerate", () => {
   it("edit and resend: the new text replaces the last user message", async () => {
     const app = await publishedApp();
     const first = await converse(app.key, app.appId, { message: "Are shipping costs refunded?" });
-    const edited = await converse(app.key, app.appId, { conversation_id: first.body.conversation_id, regenerate: true, message: "How long do refunds take?" });
+    const edited = await converse(app.key, app.appId, {
+      conversation_id: first.body.conversation_id,
+      regenerate: true,
+      message: "How long do refunds take?",
+    });
     expect(edited.status).toBe(200);
     expect(edited.body.reply).toContain("14 days");
     expect(await visibleMessages(first.body.conversation_id)).toEqual([
@@ -48,7 +58,9 @@ describe("regenerate", () => {
     const before = await credits(app.tenant);
     expectError(await converse(app.key, app.appId, { regenerate: true }), 400, "invalid_request");
     expectError(await converse(app.key, app.appId, {}), 400, "invalid_request");
-    const { id } = await getDb().conversation.create({ data: { organizationId: app.tenant.organization.id, appId: app.appId, startedBy: "test" } });
+    const { id } = await getDb().conversation.create({
+      data: { organizationId: app.tenant.organization.id, appId: app.appId, startedBy: "test" },
+    });
     expectError(await converse(app.key, app.appId, { conversation_id: id, regenerate: true }), 400, "invalid_request");
     expect(await credits(app.tenant)).toBe(before);
   });

@@ -33,10 +33,19 @@ function secondServer(): Handler {
   return validatingHandler(createRestHandler({ db: () => db }));
 }
 
-function request(app: PublishedApp, method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; key?: string } = {}): Request {
+function request(
+  app: PublishedApp,
+  method: string,
+  path: string,
+  options: { body?: unknown; headers?: Record<string, string>; key?: string } = {},
+): Request {
   return new Request(`http://localhost/api/v1/apps/${app.appId}${path}`, {
     method,
-    headers: { authorization: `Bearer ${options.key ?? app.key}`, ...(options.body ? { "content-type": "application/json" } : {}), ...options.headers },
+    headers: {
+      authorization: `Bearer ${options.key ?? app.key}`,
+      ...(options.body ? { "content-type": "application/json" } : {}),
+      ...options.headers,
+    },
     body: options.body ? JSON.stringify(options.body) : undefined,
   });
 }
@@ -71,22 +80,36 @@ describe("a run outlives its connection", () => {
     const run = JSON.parse(seen[0]!.data);
     expect(run).toEqual({ execution_id: expect.any(String), conversation_id: expect.any(String) });
 
-    const resumed = await restHandler()(request(app, "GET", `/conversation/runs/${run.execution_id}/events`, { headers: { "last-event-id": seen.at(-1)!.id! } }));
+    const resumed = await restHandler()(
+      request(app, "GET", `/conversation/runs/${run.execution_id}/events`, {
+        headers: { "last-event-id": seen.at(-1)!.id! },
+      }),
+    );
     expect(resumed.status).toBe(200);
     expect(resumed.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const rest = await readEvents(resumed);
     const done = expectComplete([...seen, ...rest]);
     expect(done.conversation_id).toBe(run.conversation_id);
 
-    expect(await conversationExecutions(app)).toMatchObject([{ id: run.execution_id, status: "succeeded", credits: 1 }]);
+    expect(await conversationExecutions(app)).toMatchObject([
+      { id: run.execution_id, status: "succeeded", credits: 1 },
+    ]);
     expect(await credits(app.tenant)).toBe(before - 1);
 
     // A finished run replays in full, also by the lastEventId query; after its last event: 204.
-    const replay = await readEvents(await restHandler()(request(app, "GET", `/conversation/runs/${run.execution_id}/events`)));
+    const replay = await readEvents(
+      await restHandler()(request(app, "GET", `/conversation/runs/${run.execution_id}/events`)),
+    );
     expectComplete(replay);
-    const tail = await readEvents(await restHandler()(request(app, "GET", `/conversation/runs/${run.execution_id}/events?lastEventId=2`)));
+    const tail = await readEvents(
+      await restHandler()(request(app, "GET", `/conversation/runs/${run.execution_id}/events?lastEventId=2`)),
+    );
     expect(tail[0]!.id).toBe("3");
-    const ended = await restHandler()(request(app, "GET", `/conversation/runs/${run.execution_id}/events`, { headers: { "last-event-id": String(replay.length) } }));
+    const ended = await restHandler()(
+      request(app, "GET", `/conversation/runs/${run.execution_id}/events`, {
+        headers: { "last-event-id": String(replay.length) },
+      }),
+    );
     expect(ended.status).toBe(204);
   });
 
@@ -94,9 +117,14 @@ describe("a run outlives its connection", () => {
     const app = await publishedApp({ billingModel: "slow-model" });
     const before = await credits(app.tenant);
     const keyed = { "idempotency-key": `resume-${app.appId}` };
-    const seen = await readEvents(await restHandler()(request(app, "POST", "/conversation", { body: ASK, headers: keyed })), 3);
+    const seen = await readEvents(
+      await restHandler()(request(app, "POST", "/conversation", { body: ASK, headers: keyed })),
+      3,
+    );
 
-    const again = await restHandler()(request(app, "POST", "/conversation", { body: ASK, headers: { ...keyed, "last-event-id": seen.at(-1)!.id! } }));
+    const again = await restHandler()(
+      request(app, "POST", "/conversation", { body: ASK, headers: { ...keyed, "last-event-id": seen.at(-1)!.id! } }),
+    );
     expect(again.status).toBe(200);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     const done = expectComplete([...seen, ...(await readEvents(again))]);
@@ -105,7 +133,15 @@ describe("a run outlives its connection", () => {
     expect(replayed.headers.get("idempotent-replayed")).toBe("true");
     expect(expectComplete(await readEvents(replayed))).toEqual(done);
 
-    expectError(await api("POST", `/apps/${app.appId}/conversation`, { key: app.key, body: { ...ASK, message: "Another question" }, headers: keyed }), 409, "conflict");
+    expectError(
+      await api("POST", `/apps/${app.appId}/conversation`, {
+        key: app.key,
+        body: { ...ASK, message: "Another question" },
+        headers: keyed,
+      }),
+      409,
+      "conflict",
+    );
     expect(await conversationExecutions(app)).toHaveLength(1);
     expect(await credits(app.tenant)).toBe(before - 1);
   });
@@ -116,7 +152,11 @@ describe("a run outlives its connection", () => {
     const seen = await readEvents(await restHandler()(request(app, "POST", "/conversation", { body: ASK })), 3);
     const run = JSON.parse(seen[0]!.data);
     const other = secondServer();
-    const resumed = await other(request(app, "GET", `/conversation/runs/${run.execution_id}/events`, { headers: { "last-event-id": seen.at(-1)!.id! } }));
+    const resumed = await other(
+      request(app, "GET", `/conversation/runs/${run.execution_id}/events`, {
+        headers: { "last-event-id": seen.at(-1)!.id! },
+      }),
+    );
     const rest = await readEvents(resumed);
     expectComplete([...seen, ...rest]);
     // The run was still going when the second process attached: it heard of later events by notification.
@@ -130,7 +170,9 @@ describe("a run outlives its connection", () => {
     const before = await credits(app.tenant);
     const seen = await readEvents(await restHandler()(request(app, "POST", "/conversation", { body: ASK })), 2);
     const run = JSON.parse(seen[0]!.data);
-    expectComplete(await readEvents(await restHandler()(request(app, "GET", `/conversation/runs/${run.execution_id}/events`))));
+    expectComplete(
+      await readEvents(await restHandler()(request(app, "GET", `/conversation/runs/${run.execution_id}/events`))),
+    );
     expect(await getDb().conversationMessage.count({ where: { conversationId: run.conversation_id } })).toBe(2);
     expect(await credits(app.tenant)).toBe(before - 1);
   });
@@ -144,10 +186,16 @@ describe("cancel", () => {
     const events: EventSourceMessage[] = [];
     const reading = readEvents(response).then((all) => events.push(...all));
     // Wait for the first delta, through a resume that drops.
-    const seen = await readEvents(await restHandler()(request(app, "GET", `/conversation/runs/${(await firstRun(app)).id}/events`)), 2);
+    const seen = await readEvents(
+      await restHandler()(request(app, "GET", `/conversation/runs/${(await firstRun(app)).id}/events`)),
+      2,
+    );
     const run = JSON.parse(seen[0]!.data);
 
-    const canceled = await api("POST", `/apps/${app.appId}/conversation/runs/${run.execution_id}/cancel`, { key: app.key, handler: secondServer() });
+    const canceled = await api("POST", `/apps/${app.appId}/conversation/runs/${run.execution_id}/cancel`, {
+      key: app.key,
+      handler: secondServer(),
+    });
     expect(canceled.status).toBe(202);
     expect(canceled.body.execution).toMatchObject({ id: run.execution_id, status: "canceled", credits: 1 });
     await reading;
@@ -156,11 +204,16 @@ describe("cancel", () => {
     expect(deltaText(events).length).toBeLessThan(REPLY.length);
     expect(await credits(app.tenant)).toBe(before - 1);
     // The answer stays in the conversation as far as it got.
-    const kept = await getDb().conversationMessage.findMany({ where: { conversation: { organizationId: app.tenant.organization.id } }, orderBy: { createdAt: "asc" } });
+    const kept = await getDb().conversationMessage.findMany({
+      where: { conversation: { organizationId: app.tenant.organization.id } },
+      orderBy: { createdAt: "asc" },
+    });
     expect(kept.map((message) => message.role)).toEqual(["user", "assistant"]);
     expect(kept[1]!.content).toBe(deltaText(events));
 
-    const again = await api("POST", `/apps/${app.appId}/conversation/runs/${run.execution_id}/cancel`, { key: app.key });
+    const again = await api("POST", `/apps/${app.appId}/conversation/runs/${run.execution_id}/cancel`, {
+      key: app.key,
+    });
     expect(again.status).toBe(200);
     expect(again.body.execution).toEqual(canceled.body.execution);
     const listed = await api("GET", `/executions?status=canceled`, { key: app.key });
@@ -184,11 +237,35 @@ describe("who may read and cancel a run", () => {
     const done = await readEvents(await restHandler()(request(app, "POST", "/conversation", { body: ASK })));
     const executionId = JSON.parse(done[0]!.data).execution_id as string;
     const other = await publishedApp();
-    expectError(await api("GET", `/apps/${app.appId}/conversation/runs/${executionId}/events`, { key: other.key }), 404, "not_found");
-    expectError(await api("POST", `/apps/${app.appId}/conversation/runs/${executionId}/cancel`, { key: other.key }), 404, "not_found");
-    expectError(await api("GET", `/apps/${other.appId}/conversation/runs/${executionId}/events`, { key: other.key }), 404, "not_found");
-    expectError(await api("GET", `/apps/${app.appId}/conversation/runs/00000000-0000-4000-8000-000000000001/events`, { key: app.key }), 404, "not_found");
-    expectError(await api("POST", `/apps/${app.appId}/conversation/runs/00000000-0000-4000-8000-000000000001/cancel`, { key: app.key }), 404, "not_found");
+    expectError(
+      await api("GET", `/apps/${app.appId}/conversation/runs/${executionId}/events`, { key: other.key }),
+      404,
+      "not_found",
+    );
+    expectError(
+      await api("POST", `/apps/${app.appId}/conversation/runs/${executionId}/cancel`, { key: other.key }),
+      404,
+      "not_found",
+    );
+    expectError(
+      await api("GET", `/apps/${other.appId}/conversation/runs/${executionId}/events`, { key: other.key }),
+      404,
+      "not_found",
+    );
+    expectError(
+      await api("GET", `/apps/${app.appId}/conversation/runs/00000000-0000-4000-8000-000000000001/events`, {
+        key: app.key,
+      }),
+      404,
+      "not_found",
+    );
+    expectError(
+      await api("POST", `/apps/${app.appId}/conversation/runs/00000000-0000-4000-8000-000000000001/cancel`, {
+        key: app.key,
+      }),
+      404,
+      "not_found",
+    );
     // Nothing of the run changed.
     expect(await conversationExecutions(app)).toMatchObject([{ status: "succeeded" }]);
   });
@@ -197,12 +274,38 @@ describe("who may read and cancel a run", () => {
     const app = await publishedApp();
     const done = await readEvents(await restHandler()(request(app, "POST", "/conversation", { body: ASK })));
     const executionId = JSON.parse(done[0]!.data).execution_id as string;
-    expectError(await api("POST", `/apps/${app.appId}/conversation/runs/${executionId}/events`, { key: app.key }), 405, "method_not_allowed");
-    expectError(await api("GET", `/apps/${app.appId}/conversation/runs/${executionId}/cancel`, { key: app.key }), 405, "method_not_allowed");
-    expectError(await api("GET", `/apps/${app.appId}/conversation/runs/${executionId}`, { key: app.key }), 404, "not_found");
-    expectError(await api("GET", `/apps/${app.appId}/conversation/runs/not-an-id/events`, { key: app.key }), 400, "invalid_request");
-    expectError(await api("GET", `/apps/${app.appId}/conversation/runs/${executionId}/events`, { key: app.key, headers: { "last-event-id": "abc" } }), 400, "invalid_request");
-    expect((await api("GET", `/apps/${app.appId}/conversation/runs/${executionId}/events?lastEventId=1`, { key: app.key })).status).toBe(200);
+    expectError(
+      await api("POST", `/apps/${app.appId}/conversation/runs/${executionId}/events`, { key: app.key }),
+      405,
+      "method_not_allowed",
+    );
+    expectError(
+      await api("GET", `/apps/${app.appId}/conversation/runs/${executionId}/cancel`, { key: app.key }),
+      405,
+      "method_not_allowed",
+    );
+    expectError(
+      await api("GET", `/apps/${app.appId}/conversation/runs/${executionId}`, { key: app.key }),
+      404,
+      "not_found",
+    );
+    expectError(
+      await api("GET", `/apps/${app.appId}/conversation/runs/not-an-id/events`, { key: app.key }),
+      400,
+      "invalid_request",
+    );
+    expectError(
+      await api("GET", `/apps/${app.appId}/conversation/runs/${executionId}/events`, {
+        key: app.key,
+        headers: { "last-event-id": "abc" },
+      }),
+      400,
+      "invalid_request",
+    );
+    expect(
+      (await api("GET", `/apps/${app.appId}/conversation/runs/${executionId}/events?lastEventId=1`, { key: app.key }))
+        .status,
+    ).toBe(200);
   });
 
   it("needs the apps:execute scope", async () => {

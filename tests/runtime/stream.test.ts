@@ -10,7 +10,12 @@ import { credits, publishedApp } from "../runtime-helpers";
 
 const handler = createRestHandler({ db: getDb, streamHeartbeatMs: 1 });
 
-function streamRequest(key: string, appId: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+function streamRequest(
+  key: string,
+  appId: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
   return handler(
     new Request(`http://localhost/api/v1/apps/${appId}/conversation`, {
       method: "POST",
@@ -21,10 +26,15 @@ function streamRequest(key: string, appId: string, body: Record<string, unknown>
 }
 
 /** Events and comments in order, by eventsource-parser. */
-async function read(response: Response): Promise<{ events: EventSourceMessage[]; comments: string[]; firstChunk: string }> {
+async function read(
+  response: Response,
+): Promise<{ events: EventSourceMessage[]; comments: string[]; firstChunk: string }> {
   const events: EventSourceMessage[] = [];
   const comments: string[] = [];
-  const parser = createParser({ onEvent: (event) => events.push(event), onComment: (comment) => comments.push(comment.trim()) });
+  const parser = createParser({
+    onEvent: (event) => events.push(event),
+    onComment: (comment) => comments.push(comment.trim()),
+  });
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   let firstChunk = "";
   for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
@@ -59,13 +69,19 @@ describe("conversation streams", () => {
     expect(last.event).toBe("done");
     const done = JSON.parse(last.data);
     const execution = await getDb().execution.findUnique({ where: { id: done.execution_id } });
-    expect(execution).toMatchObject({ organizationId: app.tenant.organization.id, conversationId: done.conversation_id, status: "succeeded" });
+    expect(execution).toMatchObject({
+      organizationId: app.tenant.organization.id,
+      conversationId: done.conversation_id,
+      status: "succeeded",
+    });
   });
 
   it("replays a finished stream for a repeated Idempotency-Key, billing and running it once", async () => {
     const app = await publishedApp();
     const before = await credits(app.tenant);
-    const first = await read(await streamRequest(app.key, app.appId, { message: "refunds?" }, { "idempotency-key": "stream-1" }));
+    const first = await read(
+      await streamRequest(app.key, app.appId, { message: "refunds?" }, { "idempotency-key": "stream-1" }),
+    );
     const done = JSON.parse(first.events.at(-1)!.data);
 
     const retry = await streamRequest(app.key, app.appId, { message: "refunds?" }, { "idempotency-key": "stream-1" });
@@ -74,7 +90,9 @@ describe("conversation streams", () => {
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
     const replayed = await read(retry);
     // The run's events replay in full, with their ids.
-    expect(replayed.events.map((event) => [event.id, event.event])).toEqual(first.events.map((event) => [event.id, event.event]));
+    expect(replayed.events.map((event) => [event.id, event.event])).toEqual(
+      first.events.map((event) => [event.id, event.event]),
+    );
     expect(JSON.parse(replayed.events.at(-1)!.data)).toEqual(done);
 
     expect(before - (await credits(app.tenant))).toBe(1);
@@ -84,7 +102,9 @@ describe("conversation streams", () => {
   it("answers 409 conflict to a retry while the keyed stream still runs, and frees the key of a refused run", async () => {
     const app = await publishedApp();
     // A first request with this key is still running (in this or another server process).
-    await getDb().idempotencyKey.create({ data: { organizationId: app.tenant.organization.id, key: "stream-2", requestHash: "x", state: "running" } });
+    await getDb().idempotencyKey.create({
+      data: { organizationId: app.tenant.organization.id, key: "stream-2", requestHash: "x", state: "running" },
+    });
     const before = await credits(app.tenant);
     const during = await streamRequest(app.key, app.appId, { message: "refunds?" }, { "idempotency-key": "stream-2" });
     const conflict = (await during.json()) as { error: { code: string } };

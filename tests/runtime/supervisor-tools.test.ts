@@ -27,7 +27,8 @@ function script(messages: ChatMessage[], request: ChatRequest): FakeReply {
   if (results.length > 0) return `Adviser says: ${results.join(" | ")}`;
   if (user.startsWith("order")) return { toolCalls: [{ name: "flow_Order_status", args: { order: "A-42" } }] };
   if (user.startsWith("broken")) return { toolCalls: [{ name: "flow_Order_status", args: {} }] };
-  if (user.startsWith("refund")) return { toolCalls: [{ name: "ask_Billing_agent", args: { message: "How long do refunds take?" } }] };
+  if (user.startsWith("refund"))
+    return { toolCalls: [{ name: "ask_Billing_agent", args: { message: "How long do refunds take?" } }] };
   if (user.startsWith("both")) {
     return {
       toolCalls: [
@@ -49,7 +50,11 @@ async function supervisedApp(tenant: Tenant, adviserModel = "adviser-model") {
   const key = tenant.orgKey.secret;
   const kb = await newKnowledgebase(tenant);
   await newPage(key, kb, { title: "Refund policy", markdown: "Refunds are paid within 14 days of the request." });
-  const billing = await create(key, "agents", { name: "Billing agent", description: "Invoices, refunds and payments", knowledge: [{ knowledgebaseId: kb }] });
+  const billing = await create(key, "agents", {
+    name: "Billing agent",
+    description: "Invoices, refunds and payments",
+    knowledge: [{ knowledgebaseId: kb }],
+  });
   const billingVersion = (await publish(key, "agents", billing.id)).version.id as string;
   const flow = await create(key, "flows", {
     name: "Order status",
@@ -80,12 +85,17 @@ async function supervisedApp(tenant: Tenant, adviserModel = "adviser-model") {
   ];
   expect((await patchDraft(key, "flows", flow.id, { nodes: later })).status).toBe(200);
   await publish(key, "flows", flow.id);
-  await patchDraft(key, "flows", flow.id, { nodes: [later[0], { ...later[1], data: { value: "Draft: {{inputs.order}}" } }] });
+  await patchDraft(key, "flows", flow.id, {
+    nodes: [later[0], { ...later[1], data: { value: "Draft: {{inputs.order}}" } }],
+  });
   return { appId: app.id as string, billingVersion, flowVersion };
 }
 
 async function lastTrace(tenant: Tenant) {
-  const execution = await getDb().execution.findFirstOrThrow({ where: { organizationId: tenant.organization.id }, orderBy: { createdAt: "desc" } });
+  const execution = await getDb().execution.findFirstOrThrow({
+    where: { organizationId: tenant.organization.id },
+    orderBy: { createdAt: "desc" },
+  });
   return execution.trace as { kind: string; name: string; versionId?: string | null; input?: string; output: string }[];
 }
 
@@ -96,17 +106,29 @@ it("offers the members to a provider adviser as tools: an agent takes { message 
   const response = await converse(tenant.orgKey.secret, appId, { message: "hello there" });
   expect(response.status).toBe(200);
   expect(response.body.reply).toBe("I can answer that myself.");
-  const tools = offered[before]!.map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters }));
+  const tools = offered[before]!.map((t) => ({
+    name: t.function.name,
+    description: t.function.description,
+    parameters: t.function.parameters,
+  }));
   expect(tools).toEqual([
     {
       name: "ask_Billing_agent",
       description: "Invoices, refunds and payments",
-      parameters: expect.objectContaining({ type: "object", properties: { message: expect.objectContaining({ type: "string" }) }, required: ["message"] }),
+      parameters: expect.objectContaining({
+        type: "object",
+        properties: { message: expect.objectContaining({ type: "string" }) },
+        required: ["message"],
+      }),
     },
     {
       name: "flow_Order_status",
       description: "The shipping status of an order, by its number",
-      parameters: expect.objectContaining({ type: "object", properties: { order: expect.objectContaining({ type: "string" }) }, required: ["order"] }),
+      parameters: expect.objectContaining({
+        type: "object",
+        properties: { order: expect.objectContaining({ type: "string" }) },
+        required: ["order"],
+      }),
     },
   ]);
   // Nothing was consulted: no member ran.
@@ -120,9 +142,20 @@ it("runs the flow the adviser calls at its pinned version, not the later one nor
   expect(response.status).toBe(200);
   expect(response.body.reply).toBe("Adviser says: Pinned: order A-42 ships tomorrow");
   const trace = await lastTrace(tenant);
-  expect(trace).toContainEqual(expect.objectContaining({ kind: "tool", name: "flow_Order_status", input: '{"order":"A-42"}', output: "Pinned: order A-42 ships tomorrow" }));
+  expect(trace).toContainEqual(
+    expect.objectContaining({
+      kind: "tool",
+      name: "flow_Order_status",
+      input: '{"order":"A-42"}',
+      output: "Pinned: order A-42 ships tomorrow",
+    }),
+  );
   expect(trace).toContainEqual(expect.objectContaining({ kind: "flow", name: "Order status", versionId: flowVersion }));
-  expect(trace.at(-1)).toMatchObject({ kind: "adviser", name: "Lead", output: "Adviser says: Pinned: order A-42 ships tomorrow" });
+  expect(trace.at(-1)).toMatchObject({
+    kind: "adviser",
+    name: "Lead",
+    output: "Adviser says: Pinned: order A-42 ships tomorrow",
+  });
   expect(trace.map((e) => e.name)).not.toContain("routing");
 });
 
@@ -133,8 +166,16 @@ it("asks an agent member with the adviser's message; it answers from its knowled
   expect(response.status).toBe(200);
   expect(response.body.reply).toMatch(/^Adviser says: .*14 days/);
   const trace = await lastTrace(tenant);
-  expect(trace).toContainEqual(expect.objectContaining({ kind: "tool", name: "ask_Billing_agent", input: '{"message":"How long do refunds take?"}' }));
-  expect(trace).toContainEqual(expect.objectContaining({ kind: "agent", name: "Billing agent", versionId: billingVersion }));
+  expect(trace).toContainEqual(
+    expect.objectContaining({
+      kind: "tool",
+      name: "ask_Billing_agent",
+      input: '{"message":"How long do refunds take?"}',
+    }),
+  );
+  expect(trace).toContainEqual(
+    expect.objectContaining({ kind: "agent", name: "Billing agent", versionId: billingVersion }),
+  );
 });
 
 it("streams a member step, started then finished, for each member the adviser calls, before done", async () => {
@@ -154,7 +195,9 @@ it("streams a member step, started then finished, for each member the adviser ca
   expect(byName("Order status")).toEqual(["started", "finished"]);
   expect(byName("Billing agent")).toEqual(["started", "finished"]);
   expect(steps.every((s) => s.kind === "member")).toBe(true);
-  expect(steps.find((s) => s.name === "Order status" && s.status === "finished").output).toBe("Pinned: order B-7 ships tomorrow");
+  expect(steps.find((s) => s.name === "Order status" && s.status === "finished").output).toBe(
+    "Pinned: order B-7 ships tomorrow",
+  );
   const done = events.findIndex((e) => e.event === "done");
   expect(done).toBe(events.length - 1);
   expect(events.findLastIndex((e) => e.event === "step")).toBeLessThan(events.findIndex((e) => e.event === "delta"));
@@ -168,7 +211,9 @@ it("tells the adviser when a member fails, and the run carries on", async () => 
   const response = await converse(tenant.orgKey.secret, appId, { message: "broken: order without a number" });
   expect(response.status).toBe(200);
   expect(response.body.reply).toMatch(/^Adviser says: The tool failed: .*order/);
-  expect(await lastTrace(tenant)).toContainEqual(expect.objectContaining({ kind: "tool", name: "flow_Order_status", note: "the tool failed; the model was told" }));
+  expect(await lastTrace(tenant)).toContainEqual(
+    expect.objectContaining({ kind: "tool", name: "flow_Order_status", note: "the tool failed; the model was told" }),
+  );
 });
 
 it("keeps word routing with the offline adviser: no provider call, the matching member consulted", async () => {

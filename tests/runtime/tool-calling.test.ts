@@ -16,7 +16,8 @@ const localPages = vi.hoisted(() => {
 // the fetcher's own tests do (webScrape is public-only whatever ALLOW_PRIVATE_INTEGRATION_URLS says).
 vi.mock("@/server/integration-urls", async (importOriginal) => {
   const actual = await importOriginal<typeof import("@/server/integration-urls")>();
-  const fetchPolicy: typeof actual.fetchPolicy = (purpose, limits = {}) => actual.fetchPolicy(purpose, { ...limits, allow: localPages.allow });
+  const fetchPolicy: typeof actual.fetchPolicy = (purpose, limits = {}) =>
+    actual.fetchPolicy(purpose, { ...limits, allow: localPages.allow });
   return { ...actual, fetchPolicy };
 });
 
@@ -41,9 +42,13 @@ function script(messages: ChatMessage[], request: { tool_choice?: unknown }): Fa
   if (result !== undefined && !user.startsWith("loop")) return `Tool said: ${result}`;
   if (user.startsWith("flow")) return { toolCalls: [{ name: "flow_Order_lookup", args: { order: "A-42" } }] };
   if (user.startsWith("broken")) return { toolCalls: [{ name: "flow_Order_lookup", args: {} }] };
-  if (user.startsWith("scrape ")) return { toolCalls: [{ name: "web_scrape", args: { url: user.slice("scrape ".length) } }] };
+  if (user.startsWith("scrape "))
+    return { toolCalls: [{ name: "web_scrape", args: { url: user.slice("scrape ".length) } }] };
   if (user.startsWith("search")) return { toolCalls: [{ name: "search_knowledge", args: { query: "refunds" } }] };
-  if (user.startsWith("loop")) return request.tool_choice === "none" ? "I stop here." : { toolCalls: [{ name: "search_knowledge", args: { query: "refunds" } }] };
+  if (user.startsWith("loop"))
+    return request.tool_choice === "none"
+      ? "I stop here."
+      : { toolCalls: [{ name: "search_knowledge", args: { query: "refunds" } }] };
   return "No tools needed.";
 }
 
@@ -57,11 +62,19 @@ async function toolApp(tenant: Tenant) {
   const key = tenant.orgKey.secret;
   const kb = await newKnowledgebase(tenant);
   await newPage(key, kb, { title: "Refund policy", markdown: "Refunds are paid within 14 days of the request." });
-  return orderLookupApp(key, { name: "Tool agent", model: "tool-model", knowledge: [{ knowledgebaseId: kb }] }, "Tool app");
+  return orderLookupApp(
+    key,
+    { name: "Tool agent", model: "tool-model", knowledge: [{ knowledgebaseId: kb }] },
+    "Tool app",
+  );
 }
 
 async function executionTrace(tenant: Tenant) {
-  const [execution] = await getDb().execution.findMany({ where: { organizationId: tenant.organization.id }, orderBy: { createdAt: "desc" }, take: 1 });
+  const [execution] = await getDb().execution.findMany({
+    where: { organizationId: tenant.organization.id },
+    orderBy: { createdAt: "desc" },
+    take: 1,
+  });
   return execution!.trace as { kind: string; name: string; input?: string; output: string; note?: string }[];
 }
 
@@ -74,7 +87,14 @@ it("calls an attached flow with the model's arguments and answers with its outpu
   const offered = fake.requests.find((r) => r.messages.some((m) => m.content === "flow: where is my order?"))!;
   expect(offered.tools.sort()).toEqual(["flow_Order_lookup", "read_page", "search_knowledge"]);
   const trace = await executionTrace(tenant);
-  expect(trace).toContainEqual(expect.objectContaining({ kind: "tool", name: "flow_Order_lookup", input: '{"order":"A-42"}', output: "Order A-42 ships tomorrow" }));
+  expect(trace).toContainEqual(
+    expect.objectContaining({
+      kind: "tool",
+      name: "flow_Order_lookup",
+      input: '{"order":"A-42"}',
+      output: "Order A-42 ships tomorrow",
+    }),
+  );
 });
 
 it("searches the agent's knowledge through search_knowledge, with the providers the run read with its app", async () => {
@@ -144,7 +164,11 @@ it("a tool that hangs is cut off at its time bound and reported as failed", asyn
     const trace: unknown[] = [];
     const steps: unknown[] = [];
     const ctx: ToolRunContext = { db: getDb(), organizationId: "x", trace, onStep: (step) => steps.push(step) };
-    const hanging = boundedTool(ctx, { name: "slow", description: "", parameters: {}, run: () => new Promise<string>(() => undefined) }, () => undefined);
+    const hanging = boundedTool(
+      ctx,
+      { name: "slow", description: "", parameters: {}, run: () => new Promise<string>(() => undefined) },
+      () => undefined,
+    );
     const result = await hanging.run({}, new AbortController().signal);
     expect(result).toContain("did not answer within");
     expect(steps.at(-1)).toMatchObject({ kind: "tool", name: "slow", status: "failed" });
@@ -155,7 +179,9 @@ it("a tool that hangs is cut off at its time bound and reported as failed", asyn
 
 it("webScrape reads a page through the fetcher and extractor when the agent enables it", async () => {
   const page = http.createServer((_req, res) =>
-    res.writeHead(200, { "content-type": "text/html" }).end("<html><head><title>Opening hours</title></head><body><p>We open at nine every weekday.</p></body></html>"),
+    res
+      .writeHead(200, { "content-type": "text/html" })
+      .end("<html><head><title>Opening hours</title></head><body><p>We open at nine every weekday.</p></body></html>"),
   );
   await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
   try {
@@ -163,7 +189,11 @@ it("webScrape reads a page through the fetcher and extractor when the agent enab
     const key = tenant.orgKey.secret;
     const agent = await create(key, "agents", { name: "Scraper", model: "tool-model", builtIns: { webScrape: true } });
     await publish(key, "agents", agent.id);
-    const app = await create(key, "apps", { name: "Scrape app", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "sequential" });
+    const app = await create(key, "apps", {
+      name: "Scrape app",
+      members: [{ id: agent.id, kind: "agent" }],
+      orchestrationMode: "sequential",
+    });
     await publish(key, "apps", app.id);
     const host = `127.0.0.1:${(page.address() as AddressInfo).port}`;
     localPages.allow = [host];

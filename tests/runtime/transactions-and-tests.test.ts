@@ -45,34 +45,60 @@ async function quoteApp(outputSchema: Record<string, unknown>, api_: Record<stri
   return { tenant, key, appId: app.id, flowId: flow.id };
 }
 
-const OUTPUT = { type: "object", required: ["item", "total"], properties: { item: { type: "string" }, total: { type: "number" } } };
+const OUTPUT = {
+  type: "object",
+  required: ["item", "total"],
+  properties: { item: { type: "string" }, total: { type: "number" } },
+};
 
 describe("POST /apps/{appId}/transaction", () => {
   it("checks the input, runs the app and answers the output object with its execution", async () => {
     const app = await quoteApp(OUTPUT);
     const before = await credits(app.tenant);
-    const response = await api("POST", `/apps/${app.appId}/transaction`, { key: app.key, body: { input: { item: "widget", quantity: 3 } } });
+    const response = await api("POST", `/apps/${app.appId}/transaction`, {
+      key: app.key,
+      body: { input: { item: "widget", quantity: 3 } },
+    });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ output: { item: "widget", total: 3 }, executionId: expect.any(String) });
     expect(await credits(app.tenant)).toBe(before - 1);
     const execution = await api("GET", `/executions/${response.body.executionId}`, { key: app.key });
     expect(execution.body.execution).toMatchObject({ kind: "transaction", status: "succeeded", credits: 1 });
-    expect(execution.body.execution.trace.map((t: { kind: string }) => t.kind)).toEqual(["node", "node", "node", "flow"]);
+    expect(execution.body.execution.trace.map((t: { kind: string }) => t.kind)).toEqual([
+      "node",
+      "node",
+      "node",
+      "flow",
+    ]);
   });
 
   it("invalid_request naming every problem of the input; nothing charged", async () => {
     const app = await quoteApp(OUTPUT);
     const before = await credits(app.tenant);
-    const response = await api("POST", `/apps/${app.appId}/transaction`, { key: app.key, body: { input: { quantity: 0, colour: "red" } } });
+    const response = await api("POST", `/apps/${app.appId}/transaction`, {
+      key: app.key,
+      body: { input: { quantity: 0, colour: "red" } },
+    });
     expectError(response, 400, "invalid_request");
-    expect(response.body.error.problems.map((p: { path: string }) => p.path).sort()).toEqual(["input.colour", "input.item", "input.quantity"]);
+    expect(response.body.error.problems.map((p: { path: string }) => p.path).sort()).toEqual([
+      "input.colour",
+      "input.item",
+      "input.quantity",
+    ]);
     expect(await credits(app.tenant)).toBe(before);
   });
 
   it("output_invalid (502) with raw and JSON-pointer details when the reply misses the output schema; billed", async () => {
-    const app = await quoteApp({ type: "object", required: ["total", "currency"], properties: { total: { type: "string" }, currency: { type: "string" } } });
+    const app = await quoteApp({
+      type: "object",
+      required: ["total", "currency"],
+      properties: { total: { type: "string" }, currency: { type: "string" } },
+    });
     const before = await credits(app.tenant);
-    const response = await api("POST", `/apps/${app.appId}/transaction`, { key: app.key, body: { input: { item: "widget", quantity: 2 } } });
+    const response = await api("POST", `/apps/${app.appId}/transaction`, {
+      key: app.key,
+      body: { input: { item: "widget", quantity: 2 } },
+    });
     expectError(response, 502, "output_invalid");
     expect(response.body.error.raw).toBe('{"item": "widget", "total": 2}');
     expect(response.body.error.details).toEqual(
@@ -86,7 +112,14 @@ describe("POST /apps/{appId}/transaction", () => {
 
   it("service_disabled when transactions are off in the published API config", async () => {
     const app = await quoteApp(OUTPUT, { transactionEnabled: false });
-    expectError(await api("POST", `/apps/${app.appId}/transaction`, { key: app.key, body: { input: { item: "a", quantity: 1 } } }), 403, "service_disabled");
+    expectError(
+      await api("POST", `/apps/${app.appId}/transaction`, {
+        key: app.key,
+        body: { input: { item: "a", quantity: 1 } },
+      }),
+      403,
+      "service_disabled",
+    );
   });
 });
 
@@ -115,9 +148,20 @@ describe("POST /{kind}/{id}/tests", () => {
     expect(response.status).toBe(200);
     expect(response.body.tool).toEqual({ id: flow.id, kind: "flow", name: "Echo" });
     expect(response.body.summary).toEqual({ total: 2, passed: 1, failed: 1 });
-    expect(response.body.results[0]).toMatchObject({ caseId: "1", passed: true, output: "You asked about refunds", failures: [], error: null });
-    expect(response.body.results[1].failures[0]).toMatchObject({ criterionId: "expected-second", targetNodeIds: ["out"] });
-    expect(response.body.corrections).toEqual([expect.objectContaining({ testCaseId: "second", targetNodeId: "out", suggestedAction: "edit_node" })]);
+    expect(response.body.results[0]).toMatchObject({
+      caseId: "1",
+      passed: true,
+      output: "You asked about refunds",
+      failures: [],
+      error: null,
+    });
+    expect(response.body.results[1].failures[0]).toMatchObject({
+      criterionId: "expected-second",
+      targetNodeIds: ["out"],
+    });
+    expect(response.body.corrections).toEqual([
+      expect.objectContaining({ testCaseId: "second", targetNodeId: "out", suggestedAction: "edit_node" }),
+    ]);
     expect(await credits(tenant)).toBe(before - 2);
 
     const runs = await api("GET", `/flows/${flow.id}/tests`, { key });
@@ -134,11 +178,19 @@ describe("POST /{kind}/{id}/tests", () => {
     expectError(await api("POST", `/agents/${agent.id}/tests`, { key, body: { cases } }), 400, "invalid_request");
 
     await updateOrganization(getDb(), tenant.operator, { credits: 1 });
-    expectError(await api("POST", `/agents/${agent.id}/tests`, { key, body: { cases: cases.slice(0, 2) } }), 402, "insufficient_credits");
+    expectError(
+      await api("POST", `/agents/${agent.id}/tests`, { key, body: { cases: cases.slice(0, 2) } }),
+      402,
+      "insufficient_credits",
+    );
     expect(await credits(tenant)).toBe(1);
 
     await updateOrganization(getDb(), tenant.operator, { qualityChecker: false });
-    expectError(await api("POST", `/agents/${agent.id}/tests`, { key, body: { cases: cases.slice(0, 1) } }), 403, "feature_not_available");
+    expectError(
+      await api("POST", `/agents/${agent.id}/tests`, { key, body: { cases: cases.slice(0, 1) } }),
+      403,
+      "feature_not_available",
+    );
     expect(await credits(tenant)).toBe(1);
     expect(await getDb().testRun.count({ where: { itemId: agent.id } })).toBe(0);
   });
@@ -159,7 +211,10 @@ describe("flow inputs", () => {
         { id: "out", type: "output", data: { value: "{{inputs.a}} and {{inputs.b}}" } },
       ],
     });
-    const response = await api("POST", `/flows/${flow.id}/tests`, { key, body: { cases: [{ input: '{"a": "one"}', expectedBehavior: "adds" }] } });
+    const response = await api("POST", `/flows/${flow.id}/tests`, {
+      key,
+      body: { cases: [{ input: '{"a": "one"}', expectedBehavior: "adds" }] },
+    });
     expect(response.status).toBe(200);
     const [result] = response.body.results;
     expect(result.passed).toBe(false);
@@ -194,7 +249,10 @@ describe("a knowledge_search node in the trace", () => {
     const tenant = await newOrganization();
     const key = tenant.orgKey.secret;
     const knowledgebaseId = await newKnowledgebase(tenant);
-    const pageId = await newPage(key, knowledgebaseId, { title: "Refund policy", markdown: "Refunds are paid within 14 days of the request." });
+    const pageId = await newPage(key, knowledgebaseId, {
+      title: "Refund policy",
+      markdown: "Refunds are paid within 14 days of the request.",
+    });
     const flow = await create(key, "flows", {
       name: "Lookup",
       inputs: [{ key: "q", label: "Question", type: "text", required: true }],
@@ -205,7 +263,12 @@ describe("a knowledge_search node in the trace", () => {
       ],
     });
     await publish(key, "flows", flow.id);
-    const app = await create(key, "apps", { name: "Lookup", members: [{ id: flow.id, kind: "flow" }], orchestrationMode: "sequential", api: { transactionEnabled: true } });
+    const app = await create(key, "apps", {
+      name: "Lookup",
+      members: [{ id: flow.id, kind: "flow" }],
+      orchestrationMode: "sequential",
+      api: { transactionEnabled: true },
+    });
     await publish(key, "apps", app.id);
     const response = await api("POST", `/apps/${app.id}/transaction`, { key, body: { input: { q: "refunds" } } });
     expect(response.status, response.text).toBe(200);
@@ -213,7 +276,14 @@ describe("a knowledge_search node in the trace", () => {
     const search = execution.trace.find((entry: { id: string }) => entry.id === "search");
     expect(search.passages).toEqual(["Refund policy"]);
     expect(search.retrieved).toEqual([
-      { kind: "page", id: pageId, knowledgebaseId, title: "Refund policy", heading: "", snippet: "Refunds are paid within 14 days of the request." },
+      {
+        kind: "page",
+        id: pageId,
+        knowledgebaseId,
+        title: "Refund policy",
+        heading: "",
+        snippet: "Refunds are paid within 14 days of the request.",
+      },
     ]);
     expect(search.output).toContain("Refunds are paid within 14 days");
   });
@@ -233,7 +303,10 @@ describe("a knowledge_search node in the trace", () => {
     await publish(key, "agents", agent.id);
     const app = await create(key, "apps", { name: "Courier desk", members: [{ id: agent.id, kind: "agent" }] });
     await publish(key, "apps", app.id);
-    const reply = await api("POST", `/apps/${app.id}/conversation`, { key, body: { message: "How do parcels reach the islands by ferry?" } });
+    const reply = await api("POST", `/apps/${app.id}/conversation`, {
+      key,
+      body: { message: "How do parcels reach the islands by ferry?" },
+    });
     expect(reply.status, reply.text).toBe(200);
 
     const { executions } = (await api("GET", `/executions?itemId=${app.id}`, { key })).body;

@@ -42,7 +42,10 @@ describe("the SDK package", () => {
     scratch = await mkdtemp(path.join(tmpdir(), "atrium-sdk-"));
     await run("npm", ["pack", "--workspace", "@atrium/sdk", "--pack-destination", scratch], { cwd: ROOT });
     const tarball = (await readdir(scratch)).find((name) => name.endsWith(".tgz"))!;
-    await writeFile(path.join(scratch, "package.json"), JSON.stringify({ name: "scratch", private: true, type: "module" }));
+    await writeFile(
+      path.join(scratch, "package.json"),
+      JSON.stringify({ name: "scratch", private: true, type: "module" }),
+    );
     await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", `./${tarball}`], { cwd: scratch });
     server = await listenOnLoopback(0);
   }, 240_000);
@@ -54,16 +57,32 @@ describe("the SDK package", () => {
 
   it("type-checks a program against the installed package's own types", async () => {
     // The same program, with the non-null assertions strict TypeScript asks for (no @types/node there).
-    const typed = PROGRAM.replace(/process\.env\.(ATRIUM_\w+)/g, "process.env.$1!").replace("data.knowledgebase", "data!.knowledgebase");
-    await writeFile(path.join(scratch, "program.ts"), `declare const process: { env: Record<string, string | undefined> };\n${typed}`);
+    const typed = PROGRAM.replace(/process\.env\.(ATRIUM_\w+)/g, "process.env.$1!").replace(
+      "data.knowledgebase",
+      "data!.knowledgebase",
+    );
+    await writeFile(
+      path.join(scratch, "program.ts"),
+      `declare const process: { env: Record<string, string | undefined> };\n${typed}`,
+    );
     await writeFile(
       path.join(scratch, "tsconfig.json"),
       JSON.stringify({
-        compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, lib: ["es2023", "dom"], types: [] },
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          noEmit: true,
+          lib: ["es2023", "dom"],
+          types: [],
+        },
         files: ["program.ts"],
       }),
     );
-    const compiled = await run(process.execPath, [TSC, "-p", scratch], { cwd: scratch }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
+    const compiled = await run(process.execPath, [TSC, "-p", scratch], { cwd: scratch }).catch(
+      (error: { stdout: string }) => ({ stdout: error.stdout, failed: true }),
+    );
     expect(compiled.stdout).toBe("");
   }, 120_000);
 
@@ -74,6 +93,11 @@ describe("the SDK package", () => {
       cwd: scratch,
       env: { ...process.env, ATRIUM_URL: server.base, ATRIUM_KEY: app.key, ATRIUM_APP: app.appId },
     });
-    expect(JSON.parse(stdout)).toEqual({ source: "returns.md", status: "processing", reply: expect.stringContaining("14 days"), refused: "invalid_request" });
+    expect(JSON.parse(stdout)).toEqual({
+      source: "returns.md",
+      status: "processing",
+      reply: expect.stringContaining("14 days"),
+      refused: "invalid_request",
+    });
   }, 120_000);
 });

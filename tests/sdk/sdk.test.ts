@@ -28,7 +28,11 @@ describe("the SDK", () => {
 
     const refused = await atrium.client.POST("/agents", { body: { name: "" } }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(AtriumError);
-    expect(refused).toMatchObject({ status: 400, code: "invalid_request", extras: { problems: [expect.objectContaining({ path: "name" })] } });
+    expect(refused).toMatchObject({
+      status: 400,
+      code: "invalid_request",
+      extras: { problems: [expect.objectContaining({ path: "name" })] },
+    });
     expect((refused as AtriumError).requestId).toBeTruthy();
 
     const unknownKey = await sdk("sk_org_nope")
@@ -43,7 +47,8 @@ describe("the SDK", () => {
     const made = [];
     for (let index = 0; index < 5; index++) made.push((await create(key, "agents", { name: `Agent ${index}` })).id);
     const seen: string[] = [];
-    for await (const row of sdk(key).list("/agents", "agents", { query: { include: "drafts", limit: 2 } })) seen.push(row.id);
+    for await (const row of sdk(key).list("/agents", "agents", { query: { include: "drafts", limit: 2 } }))
+      seen.push(row.id);
     expect(seen).toEqual(made);
   });
 
@@ -51,10 +56,16 @@ describe("the SDK", () => {
     const app = await publishedApp();
     const before = await credits(app.tenant);
     const events = [];
-    for await (const event of sdk(app.key).apps.converse(app.appId, { message: "How long do refunds take?" })) events.push(event);
+    for await (const event of sdk(app.key).apps.converse(app.appId, { message: "How long do refunds take?" }))
+      events.push(event);
     expect(events.filter((event) => event.type === "delta").length).toBeGreaterThan(0);
     const done = events.at(-1)!;
-    expect(done).toMatchObject({ type: "done", reply: expect.stringContaining("14 days"), conversation_id: expect.any(String), execution_id: expect.any(String) });
+    expect(done).toMatchObject({
+      type: "done",
+      reply: expect.stringContaining("14 days"),
+      conversation_id: expect.any(String),
+      execution_id: expect.any(String),
+    });
     const text = events.flatMap((event) => (event.type === "delta" ? [event.text] : [])).join("");
     expect(text).toBe((done as { reply: string }).reply);
     expect(await credits(app.tenant)).toBe(before - 1);
@@ -66,7 +77,9 @@ describe("the SDK", () => {
     const sent: string[] = [];
     // The first response is cut after its first event (a dropped connection); later ones pass.
     const flaky = async (request: Request) => {
-      sent.push(`${request.method} ${new URL(request.url).pathname} ${request.headers.get("last-event-id") ?? ""}`.trim());
+      sent.push(
+        `${request.method} ${new URL(request.url).pathname} ${request.headers.get("last-event-id") ?? ""}`.trim(),
+      );
       const response = await restHandler()(request);
       if (sent.length > 1 || !response.body) return response;
       const reader = response.body.getReader();
@@ -87,17 +100,24 @@ describe("the SDK", () => {
     };
     const atrium = createAtrium({ apiKey: app.key, baseUrl: ORIGIN, fetch: flaky });
     const events = [];
-    for await (const event of atrium.apps.converse(app.appId, { message: "How long do refunds take?" })) events.push(event);
+    for await (const event of atrium.apps.converse(app.appId, { message: "How long do refunds take?" }))
+      events.push(event);
     const run = events[0] as { type: string; execution_id: string };
     expect(run.type).toBe("run");
-    expect(sent).toEqual([`POST /api/v1/apps/${app.appId}/conversation`, `GET /api/v1/apps/${app.appId}/conversation/runs/${run.execution_id}/events 1`]);
+    expect(sent).toEqual([
+      `POST /api/v1/apps/${app.appId}/conversation`,
+      `GET /api/v1/apps/${app.appId}/conversation/runs/${run.execution_id}/events 1`,
+    ]);
     const done = events.at(-1) as { type: string; reply: string };
     expect(done.type).toBe("done");
     expect(events.flatMap((event) => (event.type === "delta" ? [event.text] : [])).join("")).toBe(done.reply);
     expect(await credits(app.tenant)).toBe(before - 1);
 
     // Cancel on a finished run answers its execution, unchanged.
-    expect(await atrium.apps.cancel(app.appId, run.execution_id)).toMatchObject({ id: run.execution_id, status: "succeeded" });
+    expect(await atrium.apps.cancel(app.appId, run.execution_id)).toMatchObject({
+      id: run.execution_id,
+      status: "succeeded",
+    });
     const replayed = [];
     for await (const event of atrium.apps.resume(app.appId, run.execution_id, { lastEventId: 1 })) replayed.push(event);
     expect(replayed).toEqual(events.slice(1));
@@ -106,7 +126,8 @@ describe("the SDK", () => {
   it("throws the refusal that comes before a stream as a typed error", async () => {
     const app = await publishedApp();
     const refused = await (async () => {
-      for await (const _event of sdk(app.key).apps.converse("00000000-0000-4000-8000-000000000000", { message: "hi" })) void _event;
+      for await (const _event of sdk(app.key).apps.converse("00000000-0000-4000-8000-000000000000", { message: "hi" }))
+        void _event;
     })().catch((error: unknown) => error);
     expect(refused).toMatchObject({ status: 404, code: "not_found" });
   });

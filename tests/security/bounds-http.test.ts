@@ -14,8 +14,14 @@ let port: number;
 beforeAll(async () => {
   server = http.createServer(async (req, res) => {
     const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-    const request = new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: req as never, duplex: "half" } as RequestInit);
+    for (const [name, value] of Object.entries(req.headers))
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+    const request = new Request(`http://127.0.0.1${req.url}`, {
+      method: req.method,
+      headers,
+      body: req as never,
+      duplex: "half",
+    } as RequestInit);
     const response = await restHandler()(request);
     res.writeHead(response.status, Object.fromEntries(response.headers));
     res.end(Buffer.from(await response.arrayBuffer()));
@@ -39,7 +45,13 @@ function streamBigBody(path: string, key: string): Promise<Outcome> {
     let sent = 0;
     let answered = false;
     const request = http.request(
-      { host: "127.0.0.1", port, method: "POST", path, headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "transfer-encoding": "chunked" } },
+      {
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path,
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "transfer-encoding": "chunked" },
+      },
       (response) => {
         answered = true;
         const sentAtAnswer = sent;
@@ -71,7 +83,9 @@ describe("JSON bodies over 8 MiB over HTTP", () => {
   });
 
   it("answers four concurrent 20 MB streams with 413 before they are sent in full", async () => {
-    const outcomes = await Promise.all(Array.from({ length: 4 }, () => streamBigBody(`/api/v1/knowledgebases/${kbId}/pages`, tenant.orgKey.secret)));
+    const outcomes = await Promise.all(
+      Array.from({ length: 4 }, () => streamBigBody(`/api/v1/knowledgebases/${kbId}/pages`, tenant.orgKey.secret)),
+    );
     for (const outcome of outcomes) {
       expect(outcome.status).toBe(413);
       expect(JSON.parse(outcome.body).error.code).toBe("invalid_request");

@@ -20,13 +20,19 @@ function restProblemPaths(response: ApiResponse): string[] {
 }
 
 function expectRestInvalid(response: ApiResponse, path: string): void {
-  expect({ status: response.status, code: response.body?.error?.code }, response.text.slice(0, 500)).toEqual({ status: 400, code: "invalid_request" });
+  expect({ status: response.status, code: response.body?.error?.code }, response.text.slice(0, 500)).toEqual({
+    status: 400,
+    code: "invalid_request",
+  });
   expect(restProblemPaths(response)).toContain(path);
 }
 
 function expectConsoleInvalid(response: ApiResponse, path: string): void {
   const appError = response.body?.error?.data?.appError;
-  expect({ status: response.status, code: appError?.code }, response.text.slice(0, 500)).toEqual({ status: 400, code: "invalid_request" });
+  expect({ status: response.status, code: appError?.code }, response.text.slice(0, 500)).toEqual({
+    status: 400,
+    code: "invalid_request",
+  });
   expect((appError?.problems ?? []).map((problem: { path: string }) => problem.path)).toContain(path);
 }
 
@@ -51,7 +57,10 @@ describe("integers past their maximum", () => {
     const tenant = await newOrganization();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
     for (const value of [INT32_OVERFLOW, MAX_CREDITS + 1]) {
-      expectConsoleInvalid(await trpc("mutation", "tierPlans.create", { name: "Big", creditAllowance: value }, { cookie }), "creditAllowance");
+      expectConsoleInvalid(
+        await trpc("mutation", "tierPlans.create", { name: "Big", creditAllowance: value }, { cookie }),
+        "creditAllowance",
+      );
     }
     expect(await getDb().tierPlan.count({ where: { organizationId: tenant.organization.id } })).toBe(0);
   });
@@ -60,8 +69,14 @@ describe("integers past their maximum", () => {
     const tenant = await newOrganization();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
     const members = [{ id: randomUUID(), kind: "agent", position: INT32_OVERFLOW }];
-    expectRestInvalid(await api("POST", "/apps", { key: tenant.orgKey.secret, body: { name: "App", members } }), "members.0.position");
-    expectConsoleInvalid(await trpc("mutation", "apps.create", { name: "App", members }, { cookie }), "members.0.position");
+    expectRestInvalid(
+      await api("POST", "/apps", { key: tenant.orgKey.secret, body: { name: "App", members } }),
+      "members.0.position",
+    );
+    expectConsoleInvalid(
+      await trpc("mutation", "apps.create", { name: "App", members }, { cookie }),
+      "members.0.position",
+    );
   });
 
   it("the admin CLI refuses credits and caps past their maximum, naming the flag", () => {
@@ -74,8 +89,13 @@ describe("integers past their maximum", () => {
       return undefined;
     };
     const orgId = randomUUID();
-    expect(refusal("org update", ["--org", orgId, "--credits", String(INT32_OVERFLOW)])).toMatchObject({ code: "invalid_request", message: expect.stringContaining("credits") });
-    expect(refusal("org update", ["--org", orgId, "--max-knowledgebases", String(MAX_PLAN_CAP + 1)])).toMatchObject({ code: "invalid_request" });
+    expect(refusal("org update", ["--org", orgId, "--credits", String(INT32_OVERFLOW)])).toMatchObject({
+      code: "invalid_request",
+      message: expect.stringContaining("credits"),
+    });
+    expect(refusal("org update", ["--org", orgId, "--max-knowledgebases", String(MAX_PLAN_CAP + 1)])).toMatchObject({
+      code: "invalid_request",
+    });
     expect(refusal("org update", ["--org", orgId, "--credits", String(MAX_CREDITS)])).toBeUndefined();
   });
 
@@ -96,15 +116,19 @@ describe("integers past their maximum", () => {
       const resolved = resolve(schema);
       if (seen.has(resolved)) return;
       seen.add(resolved);
-      if (resolved.type === "integer" && (resolved.maximum === undefined || resolved.minimum === undefined)) unbounded.push(where);
-      for (const option of [...(resolved.anyOf ?? []), ...(resolved.oneOf ?? []), ...(resolved.allOf ?? [])]) walk(option, where, seen);
-      for (const [name, property] of Object.entries<Schema>(resolved.properties ?? {})) walk(property, `${where}.${name}`, seen);
+      if (resolved.type === "integer" && (resolved.maximum === undefined || resolved.minimum === undefined))
+        unbounded.push(where);
+      for (const option of [...(resolved.anyOf ?? []), ...(resolved.oneOf ?? []), ...(resolved.allOf ?? [])])
+        walk(option, where, seen);
+      for (const [name, property] of Object.entries<Schema>(resolved.properties ?? {}))
+        walk(property, `${where}.${name}`, seen);
       if (resolved.items) walk(resolved.items, `${where}[]`, seen);
     };
     for (const [path, operations] of Object.entries<any>(doc.paths)) {
       for (const [method, operation] of Object.entries<any>(operations)) {
         walk(operation.requestBody?.content?.["application/json"]?.schema, `${method} ${path} body`, new Set());
-        for (const parameter of operation.parameters ?? []) walk(parameter.schema, `${method} ${path} ${parameter.name}`, new Set());
+        for (const parameter of operation.parameters ?? [])
+          walk(parameter.schema, `${method} ${path} ${parameter.name}`, new Set());
       }
     }
     expect(unbounded).toEqual([]);
@@ -118,13 +142,22 @@ describe("times out of range", () => {
     const email = `dates-${uniqueSuffix()}@example.test`;
     const grants = (expiresAt: string) => [{ targetKind: "app", targetId: randomUUID(), expiresAt }];
     for (const expiresAt of [YEAR_ZERO, "1969-12-31T23:59:59Z", "9999-12-31T23:59:59-01:00"]) {
-      expectRestInvalid(await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email, grants: grants(expiresAt) } }), "grants.0.expiresAt");
-      expectConsoleInvalid(await trpc("mutation", "endUsers.provision", { email, grants: grants(expiresAt) }, { cookie }), "grants.0.expiresAt");
+      expectRestInvalid(
+        await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email, grants: grants(expiresAt) } }),
+        "grants.0.expiresAt",
+      );
+      expectConsoleInvalid(
+        await trpc("mutation", "endUsers.provision", { email, grants: grants(expiresAt) }, { cookie }),
+        "grants.0.expiresAt",
+      );
     }
     expect(await getDb().endUser.count({ where: { organizationId: tenant.organization.id } })).toBe(0);
     // In range, validation passes: what follows is about the grant's target, not the time.
     for (const expiresAt of [MIN_INPUT_TIME, MAX_INPUT_TIME]) {
-      const response = await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email, grants: grants(expiresAt) } });
+      const response = await api("POST", "/end-users", {
+        key: tenant.orgKey.secret,
+        body: { email, grants: grants(expiresAt) },
+      });
       expect(response.body.error?.code).toBe("grant_target_not_found");
     }
   });
@@ -132,9 +165,26 @@ describe("times out of range", () => {
   it("updatedSince and expectedUpdatedAt of year 0000 are 400 naming them", async () => {
     const tenant = await newOrganization();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    expectRestInvalid(await api("GET", `/agents?include=drafts&updatedSince=${encodeURIComponent(YEAR_ZERO)}`, { key: tenant.orgKey.secret }), "updatedSince");
-    expectConsoleInvalid(await trpc("query", "agents.list", { include: "drafts", updatedSince: YEAR_ZERO }, { cookie }), "updatedSince");
-    expectRestInvalid(await api("PATCH", `/agents/${randomUUID()}/draft`, { key: tenant.orgKey.secret, body: { expectedUpdatedAt: YEAR_ZERO } }), "expectedUpdatedAt");
-    expectConsoleInvalid(await trpc("mutation", "agents.patchDraft", { agentId: randomUUID(), expectedUpdatedAt: YEAR_ZERO }, { cookie }), "expectedUpdatedAt");
+    expectRestInvalid(
+      await api("GET", `/agents?include=drafts&updatedSince=${encodeURIComponent(YEAR_ZERO)}`, {
+        key: tenant.orgKey.secret,
+      }),
+      "updatedSince",
+    );
+    expectConsoleInvalid(
+      await trpc("query", "agents.list", { include: "drafts", updatedSince: YEAR_ZERO }, { cookie }),
+      "updatedSince",
+    );
+    expectRestInvalid(
+      await api("PATCH", `/agents/${randomUUID()}/draft`, {
+        key: tenant.orgKey.secret,
+        body: { expectedUpdatedAt: YEAR_ZERO },
+      }),
+      "expectedUpdatedAt",
+    );
+    expectConsoleInvalid(
+      await trpc("mutation", "agents.patchDraft", { agentId: randomUUID(), expectedUpdatedAt: YEAR_ZERO }, { cookie }),
+      "expectedUpdatedAt",
+    );
   });
 });

@@ -43,7 +43,9 @@ function badValue(schema: Schema, bad: string): { value: unknown; below: string[
     return { value: [inner.value], below: ["0", ...inner.below] };
   }
   if (resolved.type === "object" && resolved.properties && Object.keys(resolved.properties).length > 0) {
-    const [name, property] = Object.entries<Schema>(resolved.properties).find(([, p]) => resolve(p).type === "string") ?? Object.entries<Schema>(resolved.properties)[0]!;
+    const [name, property] =
+      Object.entries<Schema>(resolved.properties).find(([, p]) => resolve(p).type === "string") ??
+      Object.entries<Schema>(resolved.properties)[0]!;
     const inner = badValue(property, bad);
     return { value: { [name]: inner.value }, below: [name, ...inner.below] };
   }
@@ -68,7 +70,8 @@ function writeCases(): WriteCase[] {
     for (const [method, operation] of Object.entries<any>(operations)) {
       if (!["post", "put", "patch"].includes(method)) continue;
       const body = resolve(operation.requestBody?.content?.["application/json"]?.schema);
-      for (const [field, schema] of Object.entries<Schema>(body.properties ?? {})) cases.push({ method: method.toUpperCase(), path, field, schema });
+      for (const [field, schema] of Object.entries<Schema>(body.properties ?? {}))
+        cases.push({ method: method.toUpperCase(), path, field, schema });
     }
   }
   return cases;
@@ -97,8 +100,14 @@ describe("every write operation refuses text PostgreSQL cannot store, naming the
   }
 
   it("answers 400 for U+0000 in a key of a free-form object", async () => {
-    const response = await api("POST", `/apps/${randomUUID()}/transaction`, { key: tenant.orgKey.secret, rawBody: '{"input":{"k\\u0000":"v"}}' });
-    expect({ status: response.status, code: response.body.error.code }).toEqual({ status: 400, code: "invalid_request" });
+    const response = await api("POST", `/apps/${randomUUID()}/transaction`, {
+      key: tenant.orgKey.secret,
+      rawBody: '{"input":{"k\\u0000":"v"}}',
+    });
+    expect({ status: response.status, code: response.body.error.code }).toEqual({
+      status: 400,
+      code: "invalid_request",
+    });
     expect(response.body.error.problems[0].path).toMatch(/^input\./);
   });
 });
@@ -114,7 +123,11 @@ describe("every GET operation refuses U+0000 in a query parameter, naming it", (
         count++;
         const response = await api("GET", `${concretePath(path)}?${parameter.name}=x%00y`, { key: await key() });
         const paths = (response.body?.error?.problems ?? []).map((p: { path: string }) => p.path);
-        if (response.status !== 400 || response.body?.error?.code !== "invalid_request" || !paths.includes(parameter.name)) {
+        if (
+          response.status !== 400 ||
+          response.body?.error?.code !== "invalid_request" ||
+          !paths.includes(parameter.name)
+        ) {
           failures.push(`GET ${path}?${parameter.name}: ${response.status} ${response.text.slice(0, 200)}`);
         }
       }

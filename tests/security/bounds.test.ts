@@ -9,7 +9,13 @@ import { parseFlags } from "@/cli/commands";
 import { createMcpHandler } from "@/server/adapters/mcp";
 import { getDb } from "@/server/db";
 import { isAppError, toAppError } from "@/server/errors";
-import { MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH, MAX_MESSAGE_CHARS, MAX_NAME_CHARS, MAX_PAGE_MARKDOWN_CHARS } from "@/schemas/limits";
+import {
+  MAX_JSON_BODY_BYTES,
+  MAX_JSON_DEPTH,
+  MAX_MESSAGE_CHARS,
+  MAX_NAME_CHARS,
+  MAX_PAGE_MARKDOWN_CHARS,
+} from "@/schemas/limits";
 import { z } from "zod";
 import { api, consoleHandler, newOrganization, restHandler, signInCookie, toApiResponse, trpc } from "../helpers";
 import { create, VALID_NODES } from "../builder-helpers";
@@ -30,7 +36,10 @@ function problemPaths(body: any): string[] {
 }
 
 function expectInvalid(response: { status: number; body: any; text: string }, status: number, path?: string): void {
-  expect({ status: response.status, code: response.body?.error?.code }, response.text.slice(0, 500)).toEqual({ status, code: "invalid_request" });
+  expect({ status: response.status, code: response.body?.error?.code }, response.text.slice(0, 500)).toEqual({
+    status,
+    code: "invalid_request",
+  });
   if (path !== undefined) expect(problemPaths(response.body)).toContain(path);
 }
 
@@ -59,7 +68,11 @@ function slowBody(total: number, chunk = 256 * 1024) {
 async function mcpPost(key: string, body: string): Promise<Response> {
   const request = new Request("http://localhost/api/mcp", {
     method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    headers: {
+      authorization: `Bearer ${key}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
     body,
   });
   return createMcpHandler({ db: getDb })(request);
@@ -93,9 +106,18 @@ describe("JSON body size: 8 MiB, refused while it is read", () => {
     expect(revisions).toBe(1);
 
     const tooLong = "z".repeat(MAX_PAGE_MARKDOWN_CHARS + 1);
-    expectInvalid(await api("POST", `/knowledgebases/${kbId}/pages`, { key, body: { title: "Big", markdown: tooLong } }), 400, "markdown");
+    expectInvalid(
+      await api("POST", `/knowledgebases/${kbId}/pages`, { key, body: { title: "Big", markdown: tooLong } }),
+      400,
+      "markdown",
+    );
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    const saved = await trpc("mutation", "knowledge.savePage", { knowledgebaseId: kbId, pageId, markdown: tooLong }, { cookie });
+    const saved = await trpc(
+      "mutation",
+      "knowledge.savePage",
+      { knowledgebaseId: kbId, pageId, markdown: tooLong },
+      { cookie },
+    );
     expect(saved.status).toBe(400);
     expect(problemPaths({ error: saved.body.error.data.appError })).toContain("markdown");
     expect(await pageMarkdown(key, kbId, pageId)).toBe("start");
@@ -150,19 +172,34 @@ describe("JSON body size: 8 MiB, refused while it is read", () => {
     const big = JSON.stringify({ name: "x".repeat(MAX_JSON_BODY_BYTES) });
 
     const consoleResponse = await toApiResponse(
-      await consoleHandler()(new Request("http://localhost/api/trpc/knowledge.create", { method: "POST", headers: { cookie, "content-type": "application/json" }, body: big })),
+      await consoleHandler()(
+        new Request("http://localhost/api/trpc/knowledge.create", {
+          method: "POST",
+          headers: { cookie, "content-type": "application/json" },
+          body: big,
+        }),
+      ),
     );
     expect(consoleResponse.status).toBe(413);
 
     const chat = await toApiResponse(
       await consoleConversation(
-        new Request(`http://localhost/api/console/apps/${randomUUID()}/conversation`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: big }),
+        new Request(`http://localhost/api/console/apps/${randomUUID()}/conversation`, {
+          method: "POST",
+          headers: { cookie, "content-type": "application/json" },
+          body: big,
+        }),
         { params: Promise.resolve({ appId: randomUUID() }) },
       ),
     );
     expectInvalid(chat, 413);
 
-    const mcp = await toApiResponse(await mcpPost(tenant.personalKey.secret, toolCall("create_page", { knowledgebaseId: randomUUID(), title: "x".repeat(MAX_JSON_BODY_BYTES) })));
+    const mcp = await toApiResponse(
+      await mcpPost(
+        tenant.personalKey.secret,
+        toolCall("create_page", { knowledgebaseId: randomUUID(), title: "x".repeat(MAX_JSON_BODY_BYTES) }),
+      ),
+    );
     expectInvalid(mcp, 413);
     expect(await getDb().knowledgebase.count({ where: { organizationId: tenant.organization.id } })).toBe(0);
   });
@@ -175,7 +212,8 @@ describe("JSON nesting: 64 levels allowed, deeper is 400 anywhere in a body", ()
     const flow = await create(key, "flows");
     const path = `/flows/${flow.id}/draft`;
     // body {1} → nodes [2] → node {3} → data {4} → extra: the rest.
-    const body = (depth: number) => `{"nodes":[{"id":"start","type":"trigger_start","data":{"extra":${nestedJson(depth - 4)}}},${JSON.stringify(VALID_NODES.slice(1)).slice(1)}}`;
+    const body = (depth: number) =>
+      `{"nodes":[{"id":"start","type":"trigger_start","data":{"extra":${nestedJson(depth - 4)}}},${JSON.stringify(VALID_NODES.slice(1)).slice(1)}}`;
 
     const allowed = await api("PATCH", path, { key, rawBody: body(MAX_JSON_DEPTH) });
     expect(allowed.status, allowed.text.slice(0, 300)).toBe(200);
@@ -192,7 +230,10 @@ describe("JSON nesting: 64 levels allowed, deeper is 400 anywhere in a body", ()
     const app = await create(key, "apps");
     const schemaBody = `{"api":{"inputSchema":${nestedJson(10_000)}}}`;
     expectInvalid(await api("PATCH", `/apps/${app.id}/draft`, { key, rawBody: schemaBody }), 400);
-    expectInvalid(await api("POST", `/apps/${app.id}/transaction`, { key, rawBody: `{"input":${nestedJson(10_000)}}` }), 400);
+    expectInvalid(
+      await api("POST", `/apps/${app.id}/transaction`, { key, rawBody: `{"input":${nestedJson(10_000)}}` }),
+      400,
+    );
   });
 
   it("refuses 10,000 levels on the console door and on MCP", async () => {
@@ -209,12 +250,19 @@ describe("JSON nesting: 64 levels allowed, deeper is 400 anywhere in a body", ()
     );
     expect(consoleResponse.status).toBe(400);
     const query = await toApiResponse(
-      await consoleHandler()(new Request(`http://localhost/api/trpc/knowledge.list?input=${encodeURIComponent(nestedJson(2_000))}`, { headers: { cookie } })),
+      await consoleHandler()(
+        new Request(`http://localhost/api/trpc/knowledge.list?input=${encodeURIComponent(nestedJson(2_000))}`, {
+          headers: { cookie },
+        }),
+      ),
     );
     expect(query.status).toBe(400);
 
     const mcp = await toApiResponse(
-      await mcpPost(tenant.personalKey.secret, toolCall("create_page", { knowledgebaseId: randomUUID(), title: "t" }).replace('"t"', nestedJson(10_000))),
+      await mcpPost(
+        tenant.personalKey.secret,
+        toolCall("create_page", { knowledgebaseId: randomUUID(), title: "t" }).replace('"t"', nestedJson(10_000)),
+      ),
     );
     expectInvalid(mcp, 400);
   });
@@ -223,13 +271,19 @@ describe("JSON nesting: 64 levels allowed, deeper is 400 anywhere in a body", ()
 describe("text PostgreSQL cannot store (U+0000, lone surrogates): 400 naming the field", () => {
   it("refuses a NUL in a search query with 400, not 503 search_unavailable", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
-    const response = await api("POST", `/knowledgebases/${kbId}/search`, { key: tenant.orgKey.secret, body: { query: NUL } });
+    const response = await api("POST", `/knowledgebases/${kbId}/search`, {
+      key: tenant.orgKey.secret,
+      body: { query: NUL },
+    });
     expectInvalid(response, 400, "query");
   });
 
   it("refuses a NUL in inline source content at the request, and no source is stored", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
-    const response = await api("POST", `/knowledgebases/${kbId}/sources`, { key: tenant.orgKey.secret, body: { contentText: `hello ${NUL}` } });
+    const response = await api("POST", `/knowledgebases/${kbId}/sources`, {
+      key: tenant.orgKey.secret,
+      body: { contentText: `hello ${NUL}` },
+    });
     expectInvalid(response, 400, "contentText");
     expect(await getDb().source.count({ where: { knowledgebaseId: kbId } })).toBe(0);
   });
@@ -237,16 +291,30 @@ describe("text PostgreSQL cannot store (U+0000, lone surrogates): 400 naming the
   it("refuses lone surrogates in a page title and in a key, and nothing is written", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
-    expectInvalid(await api("POST", `/knowledgebases/${kbId}/pages`, { key, body: { title: LONE_SURROGATE } }), 400, "title");
-    expectInvalid(await api("POST", `/knowledgebases/${kbId}/pages`, { key, body: { title: "ok", markdown: "\udc00 trailing" } }), 400, "markdown");
-    const keyed = await api("POST", `/knowledgebases/${kbId}/pages`, { key, rawBody: `{"title":"ok","ti\\u0000tle":"x"}` });
+    expectInvalid(
+      await api("POST", `/knowledgebases/${kbId}/pages`, { key, body: { title: LONE_SURROGATE } }),
+      400,
+      "title",
+    );
+    expectInvalid(
+      await api("POST", `/knowledgebases/${kbId}/pages`, { key, body: { title: "ok", markdown: "\udc00 trailing" } }),
+      400,
+      "markdown",
+    );
+    const keyed = await api("POST", `/knowledgebases/${kbId}/pages`, {
+      key,
+      rawBody: `{"title":"ok","ti\\u0000tle":"x"}`,
+    });
     expectInvalid(keyed, 400);
     expect(await getDb().page.count({ where: { knowledgebaseId: kbId } })).toBe(0);
   });
 
   it("keeps a well-formed surrogate pair (an emoji)", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
-    const response = await api("POST", `/knowledgebases/${kbId}/pages`, { key: tenant.orgKey.secret, body: { title: "Ideas 💡", markdown: "🚀" } });
+    const response = await api("POST", `/knowledgebases/${kbId}/pages`, {
+      key: tenant.orgKey.secret,
+      body: { title: "Ideas 💡", markdown: "🚀" },
+    });
     expect(response.status).toBe(201);
   });
 
@@ -257,7 +325,11 @@ describe("text PostgreSQL cannot store (U+0000, lone surrogates): 400 naming the
     form.append("name", NUL);
     const response = await toApiResponse(
       await restHandler()(
-        new Request(`http://localhost/api/v1/knowledgebases/${kbId}/sources`, { method: "POST", headers: { authorization: `Bearer ${tenant.orgKey.secret}` }, body: form }),
+        new Request(`http://localhost/api/v1/knowledgebases/${kbId}/sources`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${tenant.orgKey.secret}` },
+          body: form,
+        }),
       ),
     );
     expectInvalid(response, 400, "name");
@@ -266,7 +338,11 @@ describe("text PostgreSQL cannot store (U+0000, lone surrogates): 400 naming the
     longName.append("file", new File(["hello"], `${"n".repeat(400)}.txt`, { type: "text/plain" }));
     const named = await toApiResponse(
       await restHandler()(
-        new Request(`http://localhost/api/v1/knowledgebases/${kbId}/sources`, { method: "POST", headers: { authorization: `Bearer ${tenant.orgKey.secret}` }, body: longName }),
+        new Request(`http://localhost/api/v1/knowledgebases/${kbId}/sources`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${tenant.orgKey.secret}` },
+          body: longName,
+        }),
       ),
     );
     expectInvalid(named, 400, "file");
@@ -285,7 +361,10 @@ describe("text PostgreSQL cannot store (U+0000, lone surrogates): 400 naming the
 
   it("refuses a NUL in an MCP tool's argument with the tool error naming the field", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
-    const response = await mcpPost(tenant.personalKey.secret, toolCall("create_page", { knowledgebaseId: kbId, title: NUL }));
+    const response = await mcpPost(
+      tenant.personalKey.secret,
+      toolCall("create_page", { knowledgebaseId: kbId, title: NUL }),
+    );
     const rpc = (await response.json()) as any;
     expect(rpc.result.isError).toBe(true);
     const envelope = JSON.parse(rpc.result.content[0].text);
@@ -342,9 +421,21 @@ describe("conversation messages: at most 32,000 characters on every door", () =>
   it("REST, the REST stream, the console chat and MCP converse share one maximum", async () => {
     const app = await publishedApp();
     const tooLong = "m".repeat(MAX_MESSAGE_CHARS + 1);
-    expectInvalid(await api("POST", `/apps/${app.appId}/conversation`, { key: app.key, body: { message: tooLong } }), 400, "message");
-    expectInvalid(await api("POST", `/apps/${app.appId}/conversation`, { key: app.key, body: { message: tooLong, stream: true } }), 400, "message");
-    expectInvalid(await api("POST", `/apps/${app.appId}/conversation`, { key: app.key, body: { message: NUL, stream: true } }), 400, "message");
+    expectInvalid(
+      await api("POST", `/apps/${app.appId}/conversation`, { key: app.key, body: { message: tooLong } }),
+      400,
+      "message",
+    );
+    expectInvalid(
+      await api("POST", `/apps/${app.appId}/conversation`, { key: app.key, body: { message: tooLong, stream: true } }),
+      400,
+      "message",
+    );
+    expectInvalid(
+      await api("POST", `/apps/${app.appId}/conversation`, { key: app.key, body: { message: NUL, stream: true } }),
+      400,
+      "message",
+    );
 
     const cookie = await signInCookie(app.tenant.owner.email, app.tenant.owner.password);
     for (const message of [tooLong, NUL]) {
@@ -362,7 +453,9 @@ describe("conversation messages: at most 32,000 characters on every door", () =>
     }
 
     for (const message of [tooLong, NUL]) {
-      const rpc = (await (await mcpPost(app.tenant.personalKey.secret, toolCall("converse_with_app", { appId: app.appId, message }))).json()) as any;
+      const rpc = (await (
+        await mcpPost(app.tenant.personalKey.secret, toolCall("converse_with_app", { appId: app.appId, message }))
+      ).json()) as any;
       expect(rpc.result.isError).toBe(true);
       const envelope = JSON.parse(rpc.result.content[0].text);
       expect(envelope.error.code).toBe("invalid_request");
@@ -370,7 +463,10 @@ describe("conversation messages: at most 32,000 characters on every door", () =>
     }
     expect(await getDb().conversation.count({ where: { organizationId: app.tenant.organization.id } })).toBe(0);
 
-    const longest = await api("POST", `/apps/${app.appId}/conversation`, { key: app.key, body: { message: "m".repeat(MAX_MESSAGE_CHARS) } });
+    const longest = await api("POST", `/apps/${app.appId}/conversation`, {
+      key: app.key,
+      body: { message: "m".repeat(MAX_MESSAGE_CHARS) },
+    });
     expect(longest.status, longest.text.slice(0, 300)).toBe(200);
   });
 });
@@ -378,7 +474,8 @@ describe("conversation messages: at most 32,000 characters on every door", () =>
 describe("stored texts have documented maxima in the OpenAPI document", () => {
   it("shows maxLength on titles, markdown, messages and names, and 413 on every JSON body", async () => {
     const doc = (await api("GET", "/openapi.json")).body;
-    const bodyOf = (path: string, method: string) => doc.paths[path][method].requestBody.content["application/json"].schema.properties;
+    const bodyOf = (path: string, method: string) =>
+      doc.paths[path][method].requestBody.content["application/json"].schema.properties;
     expect(bodyOf("/knowledgebases/{knowledgebaseId}/pages", "post").markdown.maxLength).toBe(MAX_PAGE_MARKDOWN_CHARS);
     expect(bodyOf("/knowledgebases/{knowledgebaseId}/pages", "post").title.maxLength).toBeGreaterThan(0);
     expect(bodyOf("/apps/{appId}/conversation", "post").message.maxLength).toBe(MAX_MESSAGE_CHARS);
@@ -386,7 +483,8 @@ describe("stored texts have documented maxima in the OpenAPI document", () => {
     expect(bodyOf("/knowledgebases", "post").description.maxLength).toBeGreaterThan(0);
     for (const [path, operations] of Object.entries<any>(doc.paths)) {
       for (const [method, operation] of Object.entries<any>(operations)) {
-        if (operation.requestBody?.content?.["application/json"]) expect(operation.responses["413"], `${method} ${path}`).toBeDefined();
+        if (operation.requestBody?.content?.["application/json"])
+          expect(operation.responses["413"], `${method} ${path}`).toBeDefined();
       }
     }
   });

@@ -18,7 +18,17 @@ function forwarded(response: Response, name: string): string | null {
 
 describe("the middleware", () => {
   it("sets the security headers on every route", () => {
-    for (const path of ["/", "/sign-in", "/docs", "/chat/x", "/api/health", "/api/trpc/auth.me", "/api/mcp", "/api/v1/openapi.json", "/no-such-page"]) {
+    for (const path of [
+      "/",
+      "/sign-in",
+      "/docs",
+      "/chat/x",
+      "/api/health",
+      "/api/trpc/auth.me",
+      "/api/mcp",
+      "/api/v1/openapi.json",
+      "/no-such-page",
+    ]) {
       const response = run(path);
       const csp = response.headers.get("content-security-policy")!;
       expect(csp).toContain("frame-ancestors 'none'");

@@ -8,11 +8,19 @@ import { addPerson, newOrganization, signInCookie, trpc, uniqueSuffix, type Tena
 
 /** The invite answer with what differs by nature (ids, emails, times) replaced by its type. */
 function shapeOf(data: Record<string, unknown>) {
-  return Object.fromEntries(Object.entries(data).map(([key, value]) => [key, key === "role" || key === "status" || value === null ? value : typeof value]));
+  return Object.fromEntries(
+    Object.entries(data).map(([key, value]) => [
+      key,
+      key === "role" || key === "status" || value === null ? value : typeof value,
+    ]),
+  );
 }
 
 async function acceptFromOutbox(tenant: Tenant, email: string, password: string) {
-  const mail = await getDb().outboxMessage.findFirstOrThrow({ where: { organizationId: tenant.organization.id, to: email }, orderBy: { createdAt: "desc" } });
+  const mail = await getDb().outboxMessage.findFirstOrThrow({
+    where: { organizationId: tenant.organization.id, to: email },
+    orderBy: { createdAt: "desc" },
+  });
   const link = mail.text.split("\n").find((line) => line.includes("/invite/"))!;
   const token = decodeURIComponent(link.slice(link.indexOf("/invite/") + "/invite/".length).trim());
   return trpc("mutation", "invitations.accept", { token, password });
@@ -25,8 +33,18 @@ describe("inviting a member", () => {
     const tenant = await newOrganization();
     const admin = await signInCookie(tenant.owner.email, tenant.owner.password);
 
-    const forNew = await trpc("mutation", "invitations.create", { email: `fresh-${uniqueSuffix()}@example.test`, role: "member" }, { cookie: admin });
-    const forExisting = await trpc("mutation", "invitations.create", { email: existing.email, role: "member" }, { cookie: admin });
+    const forNew = await trpc(
+      "mutation",
+      "invitations.create",
+      { email: `fresh-${uniqueSuffix()}@example.test`, role: "member" },
+      { cookie: admin },
+    );
+    const forExisting = await trpc(
+      "mutation",
+      "invitations.create",
+      { email: existing.email, role: "member" },
+      { cookie: admin },
+    );
     expect(forNew.status).toBe(200);
     expect(forExisting.status).toBe(200);
     expect(shapeOf(forExisting.body.result.data)).toEqual(shapeOf(forNew.body.result.data));
@@ -50,7 +68,10 @@ describe("inviting a member", () => {
     const existing = await addPerson(elsewhere.operator, "member");
     const tenant = await newOrganization();
     const admin = await signInCookie(tenant.owner.email, tenant.owner.password);
-    expect((await trpc("mutation", "invitations.create", { email: existing.email, role: "viewer" }, { cookie: admin })).status).toBe(200);
+    expect(
+      (await trpc("mutation", "invitations.create", { email: existing.email, role: "viewer" }, { cookie: admin }))
+        .status,
+    ).toBe(200);
     const chosen = `chosen-${uniqueSuffix()}-${uniqueSuffix()}`;
     expect((await acceptFromOutbox(tenant, existing.email, chosen)).status).toBe(200);
     const cookie = await signInCookie(existing.email, chosen);

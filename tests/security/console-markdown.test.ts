@@ -30,12 +30,17 @@ describe("the markdown preview", () => {
   });
 
   it("keeps an image from an https address", () => {
-    expect(render("![logo](https://example.com/logo.png)")).toContain('<img src="https://example.com/logo.png" alt="logo"/>');
+    expect(render("![logo](https://example.com/logo.png)")).toContain(
+      '<img src="https://example.com/logo.png" alt="logo"/>',
+    );
   });
 
   it("keeps http, https, mailto, relative links and fragments", () => {
-    const html = render("[a](https://example.com/x) [b](http://example.com) [c](mailto:help@example.com) [d](/knowledge) [e](#top)");
-    for (const href of ["https://example.com/x", "http://example.com", "mailto:help@example.com", "/knowledge", "#top"]) expect(html).toContain(`href="${href}"`);
+    const html = render(
+      "[a](https://example.com/x) [b](http://example.com) [c](mailto:help@example.com) [d](/knowledge) [e](#top)",
+    );
+    for (const href of ["https://example.com/x", "http://example.com", "mailto:help@example.com", "/knowledge", "#top"])
+      expect(html).toContain(`href="${href}"`);
   });
 
   it("turns page: and source: links into in-page anchors", () => {

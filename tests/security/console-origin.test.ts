@@ -6,7 +6,14 @@ import { POST as conversationPost } from "@/app/api/console/apps/[appId]/convers
 import { assertSameOrigin } from "@/server/auth/same-origin";
 import { getDb } from "@/server/db";
 import { isAppError } from "@/server/errors";
-import { consoleHandler, newOrganization, signInCookie, toApiResponse, trpcErrorCode, type ApiResponse } from "../helpers";
+import {
+  consoleHandler,
+  newOrganization,
+  signInCookie,
+  toApiResponse,
+  trpcErrorCode,
+  type ApiResponse,
+} from "../helpers";
 import { credits, publishedApp, readEvents } from "../runtime-helpers";
 
 const CONSOLE = "http://localhost:3000";
@@ -43,20 +50,33 @@ describe("assertSameOrigin", () => {
 
   it("allows the request's own origin, the configured public origin, and clients that send neither header", () => {
     expect(check({ origin: CONSOLE, "sec-fetch-site": "same-origin" })).toBe("allowed");
-    expect(check({ origin: "https://atrium.example.com" }, "http://127.0.0.1:3000/api/trpc/x", "https://atrium.example.com")).toBe("allowed");
+    expect(
+      check({ origin: "https://atrium.example.com" }, "http://127.0.0.1:3000/api/trpc/x", "https://atrium.example.com"),
+    ).toBe("allowed");
     expect(check({})).toBe("allowed");
     // Next.js builds request.url from its own host name; the Host the browser used counts.
-    expect(check({ origin: "http://127.0.0.1:3221", host: "127.0.0.1:3221" }, "http://localhost:3221/api/trpc/x")).toBe("allowed");
-    expect(check({ origin: "https://atrium.example.com", "x-forwarded-host": "atrium.example.com", "x-forwarded-proto": "https" }, "http://localhost:3000/api/trpc/x")).toBe(
+    expect(check({ origin: "http://127.0.0.1:3221", host: "127.0.0.1:3221" }, "http://localhost:3221/api/trpc/x")).toBe(
       "allowed",
     );
+    expect(
+      check(
+        {
+          origin: "https://atrium.example.com",
+          "x-forwarded-host": "atrium.example.com",
+          "x-forwarded-proto": "https",
+        },
+        "http://localhost:3000/api/trpc/x",
+      ),
+    ).toBe("allowed");
   });
 
   it("refuses another port, another host, another scheme, an opaque origin and any Sec-Fetch-Site but same-origin", () => {
     expect(check({ origin: "http://localhost:3001" })).toEqual(refused);
     expect(check({ origin: "http://evil.example" })).toEqual(refused);
     expect(check({ origin: "https://localhost:3000" })).toEqual(refused);
-    expect(check({ origin: "http://127.0.0.1:3222", host: "127.0.0.1:3221" }, "http://localhost:3221/api/trpc/x")).toEqual(refused);
+    expect(
+      check({ origin: "http://127.0.0.1:3222", host: "127.0.0.1:3221" }, "http://localhost:3221/api/trpc/x"),
+    ).toEqual(refused);
     expect(check({ origin: "null" })).toEqual(refused);
     for (const site of ["same-site", "cross-site", "none"]) expect(check({ "sec-fetch-site": site })).toEqual(refused);
     // The site header decides even when a matching Origin is claimed.
@@ -68,24 +88,41 @@ describe("console mutations from another origin", () => {
   it("do not sign a person out: 403 cross_origin_request and the session lives on", async () => {
     const tenant = await newOrganization();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    const crossOrigin: Record<string, string>[] = [{ origin: "http://localhost:3001" }, { "sec-fetch-site": "same-site" }];
+    const crossOrigin: Record<string, string>[] = [
+      { origin: "http://localhost:3001" },
+      { "sec-fetch-site": "same-site" },
+    ];
     for (const headers of crossOrigin) {
       const response = await mutation("auth.signOut", undefined, { cookie, ...headers });
-      expect({ status: response.status, code: trpcErrorCode(response) }).toEqual({ status: 403, code: "cross_origin_request" });
+      expect({ status: response.status, code: trpcErrorCode(response) }).toEqual({
+        status: 403,
+        code: "cross_origin_request",
+      });
       expect(response.headers.get("set-cookie")).toBeNull();
       expect(response.headers.get("x-request-id")).toBeTruthy();
     }
     expect(await getDb().session.count({ where: { memberId: tenant.owner.member.id } })).toBe(1);
 
-    const sameOrigin = await mutation("auth.signOut", undefined, { cookie, origin: CONSOLE, "sec-fetch-site": "same-origin" });
+    const sameOrigin = await mutation("auth.signOut", undefined, {
+      cookie,
+      origin: CONSOLE,
+      "sec-fetch-site": "same-origin",
+    });
     expect(sameOrigin.status).toBe(200);
     expect(await getDb().session.count({ where: { memberId: tenant.owner.member.id } })).toBe(0);
   });
 
   it("do not sign a person in (login CSRF) and write nothing", async () => {
     const tenant = await newOrganization();
-    const response = await mutation("auth.signIn", { email: tenant.owner.email, password: tenant.owner.password }, { origin: "http://127.0.0.1:4000" });
-    expect({ status: response.status, code: trpcErrorCode(response) }).toEqual({ status: 403, code: "cross_origin_request" });
+    const response = await mutation(
+      "auth.signIn",
+      { email: tenant.owner.email, password: tenant.owner.password },
+      { origin: "http://127.0.0.1:4000" },
+    );
+    expect({ status: response.status, code: trpcErrorCode(response) }).toEqual({
+      status: 403,
+      code: "cross_origin_request",
+    });
     expect(response.headers.get("set-cookie")).toBeNull();
     expect(await getDb().session.count({ where: { memberId: tenant.owner.member.id } })).toBe(0);
   });
@@ -95,9 +132,18 @@ describe("console mutations from another origin", () => {
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
     for (const contentType of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]) {
       const response = await mutation("invitations.create", undefined, { cookie, "content-type": contentType });
-      expect({ status: response.status, code: trpcErrorCode(response) }).toEqual({ status: 415, code: "invalid_request" });
+      expect({ status: response.status, code: trpcErrorCode(response) }).toEqual({
+        status: 415,
+        code: "invalid_request",
+      });
     }
-    const plain = await consoleHandler()(new Request(`${CONSOLE}/api/trpc/auth.signOut`, { method: "POST", headers: { cookie, "content-type": "text/plain" }, body: "{}" }));
+    const plain = await consoleHandler()(
+      new Request(`${CONSOLE}/api/trpc/auth.signOut`, {
+        method: "POST",
+        headers: { cookie, "content-type": "text/plain" },
+        body: "{}",
+      }),
+    );
     expect(plain.status).toBe(415);
     expect(await getDb().session.count({ where: { memberId: tenant.owner.member.id } })).toBe(1);
     expect(await getDb().member.count({ where: { organizationId: tenant.organization.id } })).toBe(1);
@@ -106,9 +152,15 @@ describe("console mutations from another origin", () => {
   it("still answer same-origin JSON mutations and plain GET queries", async () => {
     const tenant = await newOrganization();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
-    const invite = await mutation("invitations.create", { email: `x-${tenant.organization.id}@example.test`, role: "viewer" }, { cookie, origin: CONSOLE });
+    const invite = await mutation(
+      "invitations.create",
+      { email: `x-${tenant.organization.id}@example.test`, role: "viewer" },
+      { cookie, origin: CONSOLE },
+    );
     expect(invite.status).toBe(200);
-    const me = await consoleHandler()(new Request(`${CONSOLE}/api/trpc/auth.me`, { headers: { cookie, "sec-fetch-site": "same-origin" } }));
+    const me = await consoleHandler()(
+      new Request(`${CONSOLE}/api/trpc/auth.me`, { headers: { cookie, "sec-fetch-site": "same-origin" } }),
+    );
     expect(me.status).toBe(200);
   });
 });
@@ -127,7 +179,12 @@ describe("the console chat route from another origin", () => {
     const plainNoOrigin = await chat(app.appId, body, { cookie, "content-type": "text/plain" });
     expect(plainNoOrigin.status).toBe(415);
 
-    const crossPort = await chat(app.appId, body, { cookie, "content-type": "application/json", origin: "http://localhost:3001", "sec-fetch-site": "same-site" });
+    const crossPort = await chat(app.appId, body, {
+      cookie,
+      "content-type": "application/json",
+      origin: "http://localhost:3001",
+      "sec-fetch-site": "same-site",
+    });
     expect(crossPort.status).toBe(403);
     expect(crossPort.headers.get("x-request-id")).toBeTruthy();
     expect(((await crossPort.json()) as { error: { code: string } }).error.code).toBe("cross_origin_request");
@@ -135,7 +192,12 @@ describe("the console chat route from another origin", () => {
     expect(await credits(app.tenant)).toBe(before);
     expect(await getDb().conversation.count({ where: { organizationId: app.tenant.organization.id } })).toBe(0);
 
-    const same = await chat(app.appId, body, { cookie, "content-type": "application/json", origin: CONSOLE, "sec-fetch-site": "same-origin" });
+    const same = await chat(app.appId, body, {
+      cookie,
+      "content-type": "application/json",
+      origin: CONSOLE,
+      "sec-fetch-site": "same-origin",
+    });
     expect(same.status).toBe(200);
     expect((await readEvents(same)).at(-1)!.event).toBe("done");
   });

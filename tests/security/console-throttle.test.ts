@@ -5,7 +5,15 @@ import { randomInt } from "node:crypto";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { clientAddress } from "@/server/auth/client-address";
 import { getDb } from "@/server/db";
-import { awayFromWindowEdge, consoleHandler, newOrganization, toApiResponse, trpcErrorCode, uniqueSuffix, type ApiResponse } from "../helpers";
+import {
+  awayFromWindowEdge,
+  consoleHandler,
+  newOrganization,
+  toApiResponse,
+  trpcErrorCode,
+  uniqueSuffix,
+  type ApiResponse,
+} from "../helpers";
 
 function randomAddress(): string {
   return `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
@@ -62,7 +70,8 @@ describe("sign-in throttling", () => {
     await awayFromWindowEdge(15);
     const attacker = randomAddress();
     const answers: ApiResponse[] = [];
-    for (let i = 0; i < 40; i++) answers.push(await signIn(`sprayed-${i}-${uniqueSuffix()}@example.test`, "Winter2026!", attacker));
+    for (let i = 0; i < 40; i++)
+      answers.push(await signIn(`sprayed-${i}-${uniqueSuffix()}@example.test`, "Winter2026!", attacker));
     const firstRefused = answers.findIndex((answer) => answer.status === 429);
     expect(firstRefused).toBe(30);
     for (const answer of answers.slice(0, 30)) expect(outcome(answer)).toEqual({ status: 401, code: "unauthorized" });
@@ -75,7 +84,11 @@ describe("sign-in throttling", () => {
     const tenant = await newOrganization();
     await awayFromWindowEdge(25);
     const attacker = randomAddress();
-    for (let i = 0; i < 10; i++) expect(outcome(await signIn(tenant.owner.email, `wrong-${i}`, attacker))).toEqual({ status: 401, code: "unauthorized" });
+    for (let i = 0; i < 10; i++)
+      expect(outcome(await signIn(tenant.owner.email, `wrong-${i}`, attacker))).toEqual({
+        status: 401,
+        code: "unauthorized",
+      });
     expectThrottled(await signIn(tenant.owner.email, "wrong-again", attacker));
     expectThrottled(await signIn(tenant.owner.email, tenant.owner.password, attacker));
     expect(await getDb().session.count({ where: { memberId: tenant.owner.member.id } })).toBe(0);
@@ -100,7 +113,10 @@ describe("sign-in throttling", () => {
     let wait = 1;
     for (let i = 0; i < 9; i++) {
       vi.setSystemTime(Date.now() + wait * 1000);
-      expect(outcome(await signIn(tenant.owner.email, `later-${i}`, randomAddress()))).toEqual({ status: 401, code: "unauthorized" });
+      expect(outcome(await signIn(tenant.owner.email, `later-${i}`, randomAddress()))).toEqual({
+        status: 401,
+        code: "unauthorized",
+      });
       wait = expectDelayed(await signIn(tenant.owner.email, `too-soon-${i}`, randomAddress()));
       waits.push(wait);
     }
@@ -118,7 +134,9 @@ describe("sign-in throttling", () => {
 
   it("parallel guesses on one account from 60 addresses check at most 11 passwords", async () => {
     const tenant = await newOrganization();
-    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => signIn(tenant.owner.email, `guess-${i}`, randomAddress())));
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => signIn(tenant.owner.email, `guess-${i}`, randomAddress())),
+    );
     const checked = answers.filter((answer) => answer.status === 401).length;
     expect(checked).toBeGreaterThanOrEqual(11);
     // Generous: a slow machine may let a delay of 1 s or 2 s pass while the others are refused.
@@ -130,6 +148,7 @@ describe("sign-in throttling", () => {
     const tenant = await newOrganization();
     await awayFromWindowEdge(25);
     const office = randomAddress();
-    for (let i = 0; i < 35; i++) expect((await signIn(tenant.owner.email, tenant.owner.password, office)).status).toBe(200);
+    for (let i = 0; i < 35; i++)
+      expect((await signIn(tenant.owner.email, tenant.owner.password, office)).status).toBe(200);
   });
 });

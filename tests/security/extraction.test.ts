@@ -32,7 +32,10 @@ async function pdfSource(key: string, kbId: string, bytes: Uint8Array, name = "d
 }
 
 const pages = (count: number) => {
-  const ops = Array.from({ length: count }, (_, i) => `(Line ${i} of a perfectly ordinary report about quarterly revenue) Tj T*`).join("\n");
+  const ops = Array.from(
+    { length: count },
+    (_, i) => `(Line ${i} of a perfectly ordinary report about quarterly revenue) Tj T*`,
+  ).join("\n");
   return pdfWithContent(`BT /F1 12 Tf 14 TL 72 700 Td\n${ops}\nET`);
 };
 
@@ -72,7 +75,8 @@ describe("a PDF bomb", () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
     const pdf = await pdfSource(key, kbId, pages(40));
-    const csv = (await upload(key, kbId, { name: "rows.csv", bytes: "a,b\n" + "1,2\n".repeat(200) })).body.source.id as string;
+    const csv = (await upload(key, kbId, { name: "rows.csv", bytes: "a,b\n" + "1,2\n".repeat(200) })).body.source
+      .id as string;
     await drain({ extraction: { maxChars: 1000 } });
     for (const id of [pdf, csv]) {
       const source = await sourceOf(key, kbId, id);
@@ -89,7 +93,10 @@ describe("a PDF bomb", () => {
     const id = await pdfSource(key, kbId, pages(5));
     await runIndexingOnce(getDb(), { extraction: { timeoutMs: 100 } });
     const source = await sourceOf(key, kbId, id);
-    expect(source).toMatchObject({ status: "failed", errorMessage: "Extraction took longer than 100 ms, the limit for one document." });
+    expect(source).toMatchObject({
+      status: "failed",
+      errorMessage: "Extraction took longer than 100 ms, the limit for one document.",
+    });
     expect(await getDb().indexJob.count({ where: { sourceId: id } })).toBe(0);
   });
 
@@ -98,11 +105,18 @@ describe("a PDF bomb", () => {
     const key = tenant.orgKey.secret;
     const watched = await pdfSource(key, kbId, pages(5));
     await runIndexingOnce(getDb(), { extraction: { memoryMb: 40 } });
-    expect(await sourceOf(key, kbId, watched)).toMatchObject({ status: "failed", errorMessage: expect.stringMatching(/^Extraction ran out of memory/) });
+    expect(await sourceOf(key, kbId, watched)).toMatchObject({
+      status: "failed",
+      errorMessage: expect.stringMatching(/^Extraction ran out of memory/),
+    });
     // V8's own heap limit: a CSV of a million cells cannot be parsed in a 32 MB heap.
-    const csv = (await upload(key, kbId, { name: "cells.csv", bytes: "1,2,3,4,5,6,7,8,9,0\n".repeat(100_000) })).body.source.id as string;
+    const csv = (await upload(key, kbId, { name: "cells.csv", bytes: "1,2,3,4,5,6,7,8,9,0\n".repeat(100_000) })).body
+      .source.id as string;
     await runIndexingOnce(getDb(), { extraction: { heapMb: 32, memoryMb: 4096 } });
-    expect(await sourceOf(key, kbId, csv)).toMatchObject({ status: "failed", errorMessage: expect.stringMatching(/^Extraction ran out of memory/) });
+    expect(await sourceOf(key, kbId, csv)).toMatchObject({
+      status: "failed",
+      errorMessage: expect.stringMatching(/^Extraction ran out of memory/),
+    });
   });
 
   it("fails the source at once when its extraction worker is killed mid-extraction", async () => {
@@ -118,7 +132,10 @@ describe("a PDF bomb", () => {
     });
     expect(pids).toHaveLength(1);
     const source = await sourceOf(key, kbId, id);
-    expect(source).toMatchObject({ status: "failed", errorMessage: "The extraction worker stopped unexpectedly (SIGKILL); the document was not indexed." });
+    expect(source).toMatchObject({
+      status: "failed",
+      errorMessage: "The extraction worker stopped unexpectedly (SIGKILL); the document was not indexed.",
+    });
     expect(await getDb().indexJob.count({ where: { sourceId: id } })).toBe(0);
     // The web process is unharmed and the retry runs under the same limits.
     const retried = await api("POST", `/knowledgebases/${kbId}/sources/${id}/retry`, { key });
@@ -134,7 +151,10 @@ describe("jobs left behind by a crashed server", () => {
     // seconds, prints the worker's pid, and is killed -9 while the worker is busy.
     const dir = await mkdtemp(path.join(os.tmpdir(), "atrium-orphan-"));
     try {
-      await writeFile(path.join(dir, "page.html"), `<html><body>${"<p>word word word</p>".repeat(200_000)}</body></html>`);
+      await writeFile(
+        path.join(dir, "page.html"),
+        `<html><body>${"<p>word word word</p>".repeat(200_000)}</body></html>`,
+      );
       const script = path.join(dir, "server.mts");
       await writeFile(
         script,
@@ -143,7 +163,10 @@ describe("jobs left behind by a crashed server", () => {
         const bytes = new Uint8Array(readFileSync(${JSON.stringify(path.join(dir, "page.html"))}));
         await extractInChildProcess({ kind: "bytes", type: "html", bytes }, {}, { onWorker: (pid) => console.log(pid) });`,
       );
-      const server = spawn(process.execPath, ["--import", "tsx", script], { cwd: process.cwd(), stdio: ["ignore", "pipe", "inherit"] });
+      const server = spawn(process.execPath, ["--import", "tsx", script], {
+        cwd: process.cwd(),
+        stdio: ["ignore", "pipe", "inherit"],
+      });
       const workerPid = await new Promise<number>((resolve, reject) => {
         server.stdout.once("data", (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
         server.once("exit", () => reject(new Error("the stand-in server ended early")));
@@ -185,7 +208,10 @@ describe("jobs left behind by a crashed server", () => {
 
     const retried = await api("POST", `/knowledgebases/${kbId}/sources/${id}/retry`, { key });
     expect(retried.body.source).toMatchObject({ status: "processing", errorMessage: "" });
-    expect(await getDb().indexJob.findUniqueOrThrow({ where: { sourceId: id } })).toMatchObject({ attempts: 0, status: "queued" });
+    expect(await getDb().indexJob.findUniqueOrThrow({ where: { sourceId: id } })).toMatchObject({
+      attempts: 0,
+      status: "queued",
+    });
     await drain();
     expect((await sourceOf(key, kbId, id)).status).toBe("ready");
   });
@@ -209,9 +235,13 @@ describe("text PostgreSQL cannot store", () => {
     const cmap =
       "/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Hostile def 1 begincodespacerange <00> <FF> endcodespacerange " +
       "2 beginbfchar <42> <0000> <43> <0043> endbfchar endcmap CMapName currentdict /CMap defineresource pop end end";
-    const pdf = pdfWithContent("BT /F1 12 Tf 72 700 Td (CBCBC) Tj ET", { fontExtra: "/ToUnicode 6 0 R", extra: [{ stream: cmap }] });
+    const pdf = pdfWithContent("BT /F1 12 Tf 72 700 Td (CBCBC) Tj ET", {
+      fontExtra: "/ToUnicode 6 0 R",
+      extra: [{ stream: cmap }],
+    });
     const pdfId = await pdfSource(key, kbId, pdf);
-    const textId = (await upload(key, kbId, { name: "notes.txt", bytes: "before\u0000after and more" })).body.source.id as string;
+    const textId = (await upload(key, kbId, { name: "notes.txt", bytes: "before\u0000after and more" })).body.source
+      .id as string;
     await drain();
     for (const id of [pdfId, textId]) {
       const row = await getDb().source.findUniqueOrThrow({ where: { id } });
@@ -229,7 +259,9 @@ describe("text PostgreSQL cannot store", () => {
 
 describe("the indexing worker while the database is away", () => {
   it("backs off exponentially up to a cap", () => {
-    expect([1, 2, 3, 4, 5, 10, 40].map((failures) => backoffDelay(failures, 1000, 30_000))).toEqual([1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]);
+    expect([1, 2, 3, 4, 5, 10, 40].map((failures) => backoffDelay(failures, 1000, 30_000))).toEqual([
+      1000, 2000, 4000, 8000, 16_000, 30_000, 30_000,
+    ]);
   });
 
   it("logs one line when the database goes away and one when it is back, not a stack per round", async () => {
@@ -238,7 +270,10 @@ describe("the indexing worker while the database is away", () => {
     const fake = {
       $queryRaw: async () => {
         rounds++;
-        if (!up) throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5999\n    at TCPConnectWrap.afterConnect"), { code: "ECONNREFUSED" });
+        if (!up)
+          throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5999\n    at TCPConnectWrap.afterConnect"), {
+            code: "ECONNREFUSED",
+          });
         return [];
       },
       // No organization has an embedding model: the worker's hybrid-search round finds nothing.
@@ -283,7 +318,9 @@ describe("the indexing worker while the database is away", () => {
       await expect.poll(() => errors.mock.calls.length, { timeout: 10_000 }).toBe(1);
       await new Promise((resolve) => setTimeout(resolve, 300)); // several more failed rounds
       expect(errors).toHaveBeenCalledTimes(1);
-      expect(errors.mock.calls[0]).toEqual(["Indexing worker: the database is unreachable (DatabaseNotReachable); retrying with backoff up to 0.04 s."]);
+      expect(errors.mock.calls[0]).toEqual([
+        "Indexing worker: the database is unreachable (DatabaseNotReachable); retrying with backoff up to 0.04 s.",
+      ]);
     } finally {
       await worker.stop();
       errors.mockRestore();
@@ -333,10 +370,15 @@ describe("SSRF refusals", () => {
       (error: unknown) => error as Error,
     );
     expect(refusal).toBeInstanceOf(FetchRefused);
-    expect(refusal.message).toMatch(/the host localhost does not resolve to an address that may be reached\. Only public addresses/);
+    expect(refusal.message).toMatch(
+      /the host localhost does not resolve to an address that may be reached\. Only public addresses/,
+    );
     expect(refusal.message).not.toMatch(/127\.0\.0\.1|::1/);
     // After a redirect from an allowed server, and through the API.
-    const redirected = await fetchUrl(`http://127.0.0.1:${port}/`, { purpose: "content", allow: [`127.0.0.1:${port}`] }).then(
+    const redirected = await fetchUrl(`http://127.0.0.1:${port}/`, {
+      purpose: "content",
+      allow: [`127.0.0.1:${port}`],
+    }).then(
       () => new Error("fetched"),
       (error: unknown) => error as Error,
     );
@@ -345,7 +387,9 @@ describe("SSRF refusals", () => {
 
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
-    const id = (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { url: `http://localhost:${port}/x` } })).body.source.id;
+    const id = (
+      await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { url: `http://localhost:${port}/x` } })
+    ).body.source.id;
     await drain();
     const source = await sourceOf(key, kbId, id);
     expect(source.status).toBe("failed");

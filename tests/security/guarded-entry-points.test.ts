@@ -47,18 +47,30 @@ const UNGUARDED: Record<string, string> = {
   "events.recorded": "runs a guarded service's write and records its event in one transaction",
   "credit-requests.requestMoreCredits": "the portal door's; the signed-in end user asks for themselves",
   "usage.getPortalUsage": "the portal door's; only the signed-in end user's own credits",
-  "directory.recordDirectoryEvent": "the SCIM door's record of a request the guarded directory services answered or refused",
+  "directory.recordDirectoryEvent":
+    "the SCIM door's record of a request the guarded directory services answered or refused",
 };
 
 type ServiceModule = Record<string, unknown>;
-type GuardedFn = ((...args: never[]) => Promise<unknown>) & { requirement?: Requirement; requirementFor?: (kind: string) => Requirement };
+type GuardedFn = ((...args: never[]) => Promise<unknown>) & {
+  requirement?: Requirement;
+  requirementFor?: (kind: string) => Requirement;
+};
 
 const SERVICES_DIR = fileURLToPath(new URL("../../src/server/services/", import.meta.url));
 
 async function serviceModules(): Promise<[string, ServiceModule][]> {
   // The entry points and the helpers they share (support/): a helper taking an actor is checked too.
   const files = readdirSync(SERVICES_DIR, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".ts"));
-  return Promise.all(files.map(async (file) => [file.replace(/\.ts$/, ""), (await import(`${SERVICES_DIR}${file}`)) as ServiceModule] as [string, ServiceModule]));
+  return Promise.all(
+    files.map(
+      async (file) =>
+        [file.replace(/\.ts$/, ""), (await import(`${SERVICES_DIR}${file}`)) as ServiceModule] as [
+          string,
+          ServiceModule,
+        ],
+    ),
+  );
 }
 
 /** Every declared requirement object, with the service function that declared it. */
@@ -99,22 +111,38 @@ async function keyActor(secret: string): Promise<KeyActor> {
 
 async function memberActor(tenant: Tenant, role: "viewer" | "member" | "admin"): Promise<MemberActor> {
   const person = await addPerson(tenant.operator, role);
-  return { kind: "member", organizationId: tenant.organization.id, member: { id: person.member.id, role, email: person.email } };
+  return {
+    kind: "member",
+    organizationId: tenant.organization.id,
+    member: { id: person.member.id, role, email: person.email },
+  };
 }
 
 function endUserActor(tenant: Tenant): EndUserActor {
-  return { kind: "end_user", organizationId: tenant.organization.id, endUser: { id: randomUUID(), email: "someone@example.test", fullName: "" }, portalId: randomUUID() };
+  return {
+    kind: "end_user",
+    organizationId: tenant.organization.id,
+    endUser: { id: randomUUID(), email: "someone@example.test", fullName: "" },
+    portalId: randomUUID(),
+  };
 }
 
 describe("guarded()", () => {
   const operator: Actor = { kind: "operator", organizationId: "org" };
-  const member = (role: "viewer" | "member"): Actor => ({ kind: "member", organizationId: "org", member: { id: "m", role, email: "m@example.test" } });
+  const member = (role: "viewer" | "member"): Actor => ({
+    kind: "member",
+    organizationId: "org",
+    member: { id: "m", role, email: "m@example.test" },
+  });
 
   it("keeps the function's name and carries its requirement, frozen", () => {
     const requirement = { scope: "knowledge:write" } as const;
-    const writeThing = guarded(requirement, async function writeThing(_db: unknown, _actor: Actor, input: { n: number }) {
-      return input.n;
-    });
+    const writeThing = guarded(
+      requirement,
+      async function writeThing(_db: unknown, _actor: Actor, input: { n: number }) {
+        return input.n;
+      },
+    );
     expect(writeThing.name).toBe("writeThing");
     expect(writeThing.requirement).toEqual(requirement);
     expect(writeThing.requirement).not.toBe(requirement);
@@ -142,7 +170,15 @@ describe("guarded()", () => {
     );
     expect(writeItem.requirementFor("agent")).toBe(writeItem.requirementFor("agent"));
     expect(writeItem.requirementFor("agent").scope).toBe("agents:write");
-    const agentsOnly: KeyActor = { kind: "key", organizationId: "org", keyId: "k", keyName: "k", keyKind: "organization", scopes: ["agents:write"], member: null };
+    const agentsOnly: KeyActor = {
+      kind: "key",
+      organizationId: "org",
+      keyId: "k",
+      keyName: "k",
+      keyKind: "organization",
+      scopes: ["agents:write"],
+      member: null,
+    };
     expect(await refusal(writeItem(null, agentsOnly, "agent"))).toBe("ok");
     expect(await refusal(writeItem(null, agentsOnly, "app"))).toBe("insufficient_scope");
     expect(await refusal(writeItem(null, operator, "app"))).toBe("ok");
@@ -152,7 +188,12 @@ describe("guarded()", () => {
 describe("every door reads the service's requirement", () => {
   it("gives every procedure the requirement object of the service its resolver calls", async () => {
     const declared = await declaredRequirements();
-    const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { meta?: { auth?: Requirement }; resolver?: () => unknown } }>);
+    const procedures = Object.entries(
+      appRouter._def.procedures as unknown as Record<
+        string,
+        { _def: { meta?: { auth?: Requirement }; resolver?: () => unknown } }
+      >,
+    );
     expect(procedures.length).toBeGreaterThan(100);
     const problems: string[] = [];
     for (const [path, procedure] of procedures) {
@@ -166,7 +207,8 @@ describe("every door reads the service's requirement", () => {
         problems.push(`${path}: its requirement is not one a service declared`);
         continue;
       }
-      if (!String(procedure._def.resolver).includes(service)) problems.push(`${path}: states ${service}'s requirement but does not call ${service}`);
+      if (!String(procedure._def.resolver).includes(service))
+        problems.push(`${path}: states ${service}'s requirement but does not call ${service}`);
     }
     expect(problems).toEqual([]);
   });
@@ -199,7 +241,11 @@ describe("the permission table (src/schemas/permissions.ts)", () => {
       const capability = requiredCapability(requirement);
       used.add(capability);
       for (const role of ROLES) {
-        const member: Actor = { kind: "member", organizationId: "org", member: { id: "m", role, email: "m@example.test" } };
+        const member: Actor = {
+          kind: "member",
+          organizationId: "org",
+          member: { id: "m", role, email: "m@example.test" },
+        };
         let allowed = true;
         try {
           authorize(member, requirement);
@@ -207,7 +253,9 @@ describe("the permission table (src/schemas/permissions.ts)", () => {
           allowed = false;
         }
         if (allowed !== may(role, capability))
-          disagreements.push(`${name}: ${role} ${allowed ? "allowed" : "refused"}, the table says ${capability} needs ${CAPABILITIES[capability].role}`);
+          disagreements.push(
+            `${name}: ${role} ${allowed ? "allowed" : "refused"}, the table says ${capability} needs ${CAPABILITIES[capability].role}`,
+          );
       }
     }
     expect(disagreements).toEqual([]);
@@ -231,7 +279,11 @@ describe("calling a service directly, without a procedure", () => {
     const { knowledgebase } = await createKnowledgebase(getDb(), tenant.operator, { name: "Handbook" });
     const key = await issueKey(tenant.operator, { kind: "organization", scopes: ["knowledge:read"] });
     const actor = await keyActor(key.secret);
-    expect(await refusal(createPage(getDb(), actor, { knowledgebaseId: knowledgebase.id, title: "Not allowed", markdown: "" }))).toBe("insufficient_scope");
+    expect(
+      await refusal(
+        createPage(getDb(), actor, { knowledgebaseId: knowledgebase.id, title: "Not allowed", markdown: "" }),
+      ),
+    ).toBe("insufficient_scope");
     expect(await getDb().page.count({ where: { knowledgebaseId: knowledgebase.id } })).toBe(0);
   });
 
@@ -241,8 +293,12 @@ describe("calling a service directly, without a procedure", () => {
     const viewer = await memberActor(tenant, "viewer");
     expect(await refusal(deleteItem(getDb(), viewer, "agent", agent.id as string))).toBe("forbidden_role");
     expect(await refusal(getDraft(getDb(), tenant.operator, "agent", agent.id as string))).toBe("ok");
-    const reader = await keyActor((await issueKey(tenant.operator, { kind: "organization", scopes: ["agents:read"] })).secret);
-    expect(await refusal(listItems(getDb(), reader, "agent", { limit: 10, include: "drafts" }))).toBe("insufficient_scope");
+    const reader = await keyActor(
+      (await issueKey(tenant.operator, { kind: "organization", scopes: ["agents:read"] })).secret,
+    );
+    expect(await refusal(listItems(getDb(), reader, "agent", { limit: 10, include: "drafts" }))).toBe(
+      "insufficient_scope",
+    );
     expect(await refusal(listItems(getDb(), reader, "agent", { limit: 10 }))).toBe("ok");
     expect(await refusal(listItems(getDb(), viewer, "agent", { limit: 10, include: "drafts" }))).toBe("ok");
   });
@@ -251,17 +307,28 @@ describe("calling a service directly, without a procedure", () => {
     const tenant = await newOrganization();
     const member = await memberActor(tenant, "member");
     const before = (await listMembers(getDb(), tenant.operator)).length;
-    expect(await refusal(addMember(getDb(), member, { email: `x-${randomUUID()}@example.test`, role: "admin" }))).toBe("forbidden_role");
+    expect(await refusal(addMember(getDb(), member, { email: `x-${randomUUID()}@example.test`, role: "admin" }))).toBe(
+      "forbidden_role",
+    );
     expect((await listMembers(getDb(), tenant.operator)).length).toBe(before);
-    expect(await refusal(listEndUsers(getDb(), endUserActor(tenant) as unknown as Actor, { limit: 10 }))).toBe("forbidden_role");
+    expect(await refusal(listEndUsers(getDb(), endUserActor(tenant) as unknown as Actor, { limit: 10 }))).toBe(
+      "forbidden_role",
+    );
   });
 
   it("refuses API keys, even an owner's with every scope, the console's role-only services, and writes nothing", async () => {
     const tenant = await newOrganization();
-    const organizationKey = await keyActor((await issueKey(tenant.operator, { kind: "organization", scopes: [...SCOPES] })).secret);
-    const ownerKey = await keyActor((await issueKey(tenant.operator, { kind: "personal", memberId: tenant.owner.member.id, scopes: [...SCOPES] })).secret);
+    const organizationKey = await keyActor(
+      (await issueKey(tenant.operator, { kind: "organization", scopes: [...SCOPES] })).secret,
+    );
+    const ownerKey = await keyActor(
+      (await issueKey(tenant.operator, { kind: "personal", memberId: tenant.owner.member.id, scopes: [...SCOPES] }))
+        .secret,
+    );
     for (const actor of [organizationKey, ownerKey]) {
-      expect(await refusal(addMember(getDb(), actor, { email: `x-${randomUUID()}@example.test`, role: "owner" }))).toBe("insufficient_scope");
+      expect(await refusal(addMember(getDb(), actor, { email: `x-${randomUUID()}@example.test`, role: "owner" }))).toBe(
+        "insufficient_scope",
+      );
       expect(
         await refusal(
           createModelProvider(getDb(), actor, {
@@ -282,8 +349,12 @@ describe("calling a service directly, without a procedure", () => {
 
   it("closes every requirement with a capability and no scope to keys", async () => {
     const tenant = await newOrganization();
-    const organizationKey = await keyActor((await issueKey(tenant.operator, { kind: "organization", scopes: [...SCOPES] })).secret);
-    const consoleOnly = [...(await declaredRequirements()).entries()].filter(([requirement]) => requirement.may && !requirement.scope);
+    const organizationKey = await keyActor(
+      (await issueKey(tenant.operator, { kind: "organization", scopes: [...SCOPES] })).secret,
+    );
+    const consoleOnly = [...(await declaredRequirements()).entries()].filter(
+      ([requirement]) => requirement.may && !requirement.scope,
+    );
     expect(consoleOnly.length).toBeGreaterThan(10);
     for (const [requirement, name] of consoleOnly) {
       expect(() => authorize(organizationKey, requirement), name).toThrow(/scope/);

@@ -57,7 +57,9 @@ beforeEach(() => {
 it("refuses a name that resolves to a loopback address, and never connects", async () => {
   dns.answers.set("intranet.test", ["127.0.0.1"]);
   for (const url of [`http://localhost:${port}/`, `http://intranet.test:${port}/`]) {
-    await expect(guardedFetch(url)).rejects.toThrow(/does not resolve to an address that may be reached\. Only public addresses/);
+    await expect(guardedFetch(url)).rejects.toThrow(
+      /does not resolve to an address that may be reached\. Only public addresses/,
+    );
   }
   expect(received).toEqual([]);
 });
@@ -93,13 +95,19 @@ it("connects to the address it checked, not to a second DNS answer (rebinding)",
 it("pins the connection to the checked address: a name only the check knows reaches its server, bodies going both ways", async () => {
   dns.answers.set("pinned.test", ["127.0.0.1"]);
   const policy = { purpose: "content" as const, allow: [`pinned.test:${port}`] };
-  const response = await pinnedFetch(`http://pinned.test:${port}/echo`, { method: "POST", body: "hello", headers: { "content-type": "text/plain" } }, policy);
+  const response = await pinnedFetch(
+    `http://pinned.test:${port}/echo`,
+    { method: "POST", body: "hello", headers: { "content-type": "text/plain" } },
+    policy,
+  );
   expect(response.status).toBe(200);
   expect(await response.text()).toBe("echo: hello");
   expect(received).toEqual([{ method: "POST", url: "/echo", host: `pinned.test:${port}`, body: "hello" }]);
   // Redirects are never followed: handed back as they are, or refused when the caller says so.
   expect((await pinnedFetch(`http://pinned.test:${port}/redirect`, undefined, policy)).status).toBe(302);
-  await expect(pinnedFetch(`http://pinned.test:${port}/redirect`, { redirect: "error" }, policy)).rejects.toThrow(/redirect/);
+  await expect(pinnedFetch(`http://pinned.test:${port}/redirect`, { redirect: "error" }, policy)).rejects.toThrow(
+    /redirect/,
+  );
   expect(received.map((r) => r.url)).toEqual(["/echo", "/redirect", "/redirect"]);
   await expect(pinnedFetch("ftp://pinned.test/", undefined, policy)).rejects.toBeInstanceOf(FetchRefused);
 });
@@ -107,7 +115,13 @@ it("pins the connection to the checked address: a name only the check knows reac
 it("refuses a private URL when a connection or a provider is edited, and changes nothing", async () => {
   const tenant = await newOrganization();
   const connection = await getDb().mcpConnection.create({
-    data: { organizationId: tenant.organization.id, slug: "crm", name: "CRM", url: "https://mcp.example.com/mcp", headerNames: [] },
+    data: {
+      organizationId: tenant.organization.id,
+      slug: "crm",
+      name: "CRM",
+      url: "https://mcp.example.com/mcp",
+      headerNames: [],
+    },
   });
   const provider = await getDb().modelProvider.create({
     data: {
@@ -121,34 +135,53 @@ it("refuses a private URL when a connection or a provider is edited, and changes
   });
   dns.answers.set("intranet.test", ["10.0.0.5"]);
   for (const url of [`http://localhost:${port}/mcp`, "http://intranet.test/mcp", "http://169.254.169.254/latest"]) {
-    await expect(updateMcpConnection(getDb(), tenant.operator, { connectionId: connection.id, url })).rejects.toMatchObject({
+    await expect(
+      updateMcpConnection(getDb(), tenant.operator, { connectionId: connection.id, url }),
+    ).rejects.toMatchObject({
       code: "invalid_request",
       extra: { problems: [expect.objectContaining({ path: "url" })] },
     });
-    await expect(updateModelProvider(getDb(), tenant.operator, { providerId: provider.id, baseUrl: url })).rejects.toMatchObject({
+    await expect(
+      updateModelProvider(getDb(), tenant.operator, { providerId: provider.id, baseUrl: url }),
+    ).rejects.toMatchObject({
       code: "invalid_request",
       extra: { problems: [expect.objectContaining({ path: "baseUrl" })] },
     });
   }
-  expect((await getDb().mcpConnection.findUniqueOrThrow({ where: { id: connection.id } })).url).toBe("https://mcp.example.com/mcp");
-  expect((await getDb().modelProvider.findUniqueOrThrow({ where: { id: provider.id } })).baseUrl).toBe("https://llm.example.com/v1");
+  expect((await getDb().mcpConnection.findUniqueOrThrow({ where: { id: connection.id } })).url).toBe(
+    "https://mcp.example.com/mcp",
+  );
+  expect((await getDb().modelProvider.findUniqueOrThrow({ where: { id: provider.id } })).baseUrl).toBe(
+    "https://llm.example.com/v1",
+  );
 });
 
 it("never calls a stored provider or MCP URL whose name resolves to a loopback address", async () => {
   const tenant = await newOrganization();
   const organizationId = tenant.organization.id;
   await getDb().modelProvider.create({
-    data: { organizationId, slug: "local", name: "Local", kind: "openai-compatible", baseUrl: `http://localhost:${port}/v1`, models: [{ id: "chat", kind: "chat" }] },
+    data: {
+      organizationId,
+      slug: "local",
+      name: "Local",
+      kind: "openai-compatible",
+      baseUrl: `http://localhost:${port}/v1`,
+      models: [{ id: "chat", kind: "chat" }],
+    },
   });
-  const connection = await getDb().mcpConnection.create({ data: { organizationId, slug: "local", name: "Local", url: `http://localhost:${port}/mcp`, headerNames: [] } });
+  const connection = await getDb().mcpConnection.create({
+    data: { organizationId, slug: "local", name: "Local", url: `http://localhost:${port}/mcp`, headerNames: [] },
+  });
   const model = await modelFor(getDb(), organizationId, "local/chat");
   const answer = async () => {
     for await (const piece of model.answer({ system: "", history: [], message: "hi", knowledge: [] })) void piece;
   };
   await expect(answer()).rejects.toBeDefined();
-  await expect(listMcpConnectionTools(getDb(), tenant.operator, { connectionId: connection.id })).rejects.toMatchObject({
-    code: "provider_error",
-    message: expect.stringContaining("Only public addresses"),
-  });
+  await expect(listMcpConnectionTools(getDb(), tenant.operator, { connectionId: connection.id })).rejects.toMatchObject(
+    {
+      code: "provider_error",
+      message: expect.stringContaining("Only public addresses"),
+    },
+  );
   expect(received).toEqual([]);
 });

@@ -90,9 +90,15 @@ describe("JSON in model and flow output", () => {
   });
 
   it("still finds the JSON a reply holds", () => {
-    expect(jsonObjectIn('Here you are: {"total": 3, "items": ["a", "b"]} Anything else?')).toEqual({ total: 3, items: ["a", "b"] });
+    expect(jsonObjectIn('Here you are: {"total": 3, "items": ["a", "b"]} Anything else?')).toEqual({
+      total: 3,
+      items: ["a", "b"],
+    });
     expect(jsonIn('["m1", "m2"]')).toEqual(["m1", "m2"]);
-    expect(jsonObjectIn('[note] then {"passed": true, "reason": "ok } ]"}')).toEqual({ passed: true, reason: "ok } ]" });
+    expect(jsonObjectIn('[note] then {"passed": true, "reason": "ok } ]"}')).toEqual({
+      passed: true,
+      reason: "ok } ]",
+    });
     expect(jsonIn("no json here")).toBeUndefined();
     expect(jsonIn("{not json}")).toBeUndefined();
   });
@@ -118,7 +124,11 @@ describe("page markdown and patches", () => {
     const page = "a".repeat(1_000_000);
     const anchors = [`${"a".repeat(50_000)}b${"a".repeat(49_999)}`, "a".repeat(50_000), `${"a".repeat(99_999)}b`];
     for (const anchor of anchors) {
-      expectQuick(() => expect(() => applyPatch(page, [{ op: "replace", oldString: anchor, newString: "x" }])).toThrow(/must appear exactly once/));
+      expectQuick(() =>
+        expect(() => applyPatch(page, [{ op: "replace", oldString: anchor, newString: "x" }])).toThrow(
+          /must appear exactly once/,
+        ),
+      );
     }
     const repeated = expectQuick(() => {
       try {
@@ -151,7 +161,11 @@ describe("indexing a hostile document", () => {
   it("keeps this process free to answer while sources built to stall the chunker are indexed", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
-    const hostile = [spaced(8_000), spaced(100_000), `${spaced(8_000)}\n\n${"# a \t\n".repeat(50_000)}\n\n${"- a\n".repeat(50_000)}`];
+    const hostile = [
+      spaced(8_000),
+      spaced(100_000),
+      `${spaced(8_000)}\n\n${"# a \t\n".repeat(50_000)}\n\n${"- a\n".repeat(50_000)}`,
+    ];
     // Short ones are chunked in this process, long ones in the extraction child: both paths are tried.
     expect(hostile.map((text) => text.length > INLINE_CHUNKING_MAX_BYTES)).toEqual([false, true, true]);
     const ids: string[] = [];

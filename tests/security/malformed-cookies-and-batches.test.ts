@@ -20,7 +20,12 @@ beforeAll(async () => {
 
 afterAll(() => loopback.close());
 
-const MALFORMED = ["atrium_session=%ZZ", "atrium_session=%E0%A4%A", "atrium_portal_session=%ZZ", "atrium_portal_session=%E0%A4%A; atrium_session=%"];
+const MALFORMED = [
+  "atrium_session=%ZZ",
+  "atrium_session=%E0%A4%A",
+  "atrium_portal_session=%ZZ",
+  "atrium_portal_session=%E0%A4%A; atrium_session=%",
+];
 
 describe("a cookie that does not decode is no cookie", () => {
   it("readCookie gives undefined for it, and still reads a well-formed one beside it", () => {
@@ -29,38 +34,61 @@ describe("a cookie that does not decode is no cookie", () => {
     expect(readCookie("other=%ZZ; atrium_session=abc%2Bdef", "atrium_session")).toBe("abc+def");
   });
 
-  it.each(MALFORMED)("%s: 401 on the console's tRPC and chat stream, the portal's tRPC and chat stream", async (cookie) => {
-    const json = { "content-type": "application/json", origin: base, cookie };
-    const consoleQuery = await fetch(`${base}/api/trpc/auth.me`, { headers: { cookie } });
-    expect(consoleQuery.status).toBe(401);
-    expect(((await consoleQuery.json()) as { error: { data: { appError: { code: string } } } }).error.data.appError.code).toBe("unauthorized");
+  it.each(MALFORMED)(
+    "%s: 401 on the console's tRPC and chat stream, the portal's tRPC and chat stream",
+    async (cookie) => {
+      const json = { "content-type": "application/json", origin: base, cookie };
+      const consoleQuery = await fetch(`${base}/api/trpc/auth.me`, { headers: { cookie } });
+      expect(consoleQuery.status).toBe(401);
+      expect(
+        ((await consoleQuery.json()) as { error: { data: { appError: { code: string } } } }).error.data.appError.code,
+      ).toBe("unauthorized");
 
-    const consoleChat = await fetch(`${base}/api/console/apps/00000000-0000-4000-8000-000000000000/conversation`, { method: "POST", headers: json, body: '{"message":"hi"}' });
-    expect(consoleChat.status).toBe(401);
-    expect(((await consoleChat.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
+      const consoleChat = await fetch(`${base}/api/console/apps/00000000-0000-4000-8000-000000000000/conversation`, {
+        method: "POST",
+        headers: json,
+        body: '{"message":"hi"}',
+      });
+      expect(consoleChat.status).toBe(401);
+      expect(((await consoleChat.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
 
-    const tenant = await newOrganization();
-    const portal = await getDb().portal.create({
-      data: { organizationId: tenant.organization.id, name: "Help", slug: `help-${Date.now()}-${Math.random().toString(36).slice(2)}` },
-    });
-    const portalQuery = await fetch(`${base}/api/portal/trpc/me.get?input=${encodeURIComponent(JSON.stringify({ portal: portal.slug }))}`, { headers: { cookie } });
-    expect(portalQuery.status).toBe(401);
+      const tenant = await newOrganization();
+      const portal = await getDb().portal.create({
+        data: {
+          organizationId: tenant.organization.id,
+          name: "Help",
+          slug: `help-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+        },
+      });
+      const portalQuery = await fetch(
+        `${base}/api/portal/trpc/me.get?input=${encodeURIComponent(JSON.stringify({ portal: portal.slug }))}`,
+        { headers: { cookie } },
+      );
+      expect(portalQuery.status).toBe(401);
 
-    const portalChat = await fetch(`${base}/api/portal/${portal.slug}/apps/00000000-0000-4000-8000-000000000000/conversation`, {
-      method: "POST",
-      headers: json,
-      body: '{"message":"hi"}',
-    });
-    expect(portalChat.status).toBe(401);
-    expect(((await portalChat.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
-  });
+      const portalChat = await fetch(
+        `${base}/api/portal/${portal.slug}/apps/00000000-0000-4000-8000-000000000000/conversation`,
+        {
+          method: "POST",
+          headers: json,
+          body: '{"message":"hi"}',
+        },
+      );
+      expect(portalChat.status).toBe(401);
+      expect(((await portalChat.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
+    },
+  );
 });
 
 describe("console tRPC batches", () => {
   async function batch(cookie: string, count: number, prefix: string) {
     const paths = Array.from({ length: count }, () => "tierPlans.create").join(",");
     const input = Object.fromEntries(Array.from({ length: count }, (_, i) => [String(i), { name: `${prefix} ${i}` }]));
-    return fetch(`${base}/api/trpc/${paths}?batch=1`, { method: "POST", headers: { "content-type": "application/json", origin: base, cookie }, body: JSON.stringify(input) });
+    return fetch(`${base}/api/trpc/${paths}?batch=1`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: base, cookie },
+      body: JSON.stringify(input),
+    });
   }
 
   it(`a batch of more than ${MAX_TRPC_BATCH_CALLS} calls is refused whole with 400 invalid_request in the envelope; nothing is written`, async () => {
@@ -85,7 +113,9 @@ describe("console tRPC batches", () => {
     const results = (await response.json()) as { result?: unknown; error?: unknown }[];
     expect(results).toHaveLength(MAX_TRPC_BATCH_CALLS);
     expect(results.every((result) => result.result !== undefined)).toBe(true);
-    expect(await getDb().tierPlan.count({ where: { organizationId: tenant.organization.id } })).toBe(MAX_TRPC_BATCH_CALLS);
+    expect(await getDb().tierPlan.count({ where: { organizationId: tenant.organization.id } })).toBe(
+      MAX_TRPC_BATCH_CALLS,
+    );
   });
 
   it("the portal's tRPC takes the same cap", async () => {

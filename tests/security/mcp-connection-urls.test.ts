@@ -7,8 +7,15 @@ import { newOrganization } from "../helpers";
 
 it("refuses private, loopback and link-local URLs when written, and writes nothing", async () => {
   const tenant = await newOrganization();
-  for (const url of ["http://127.0.0.1:8080/mcp", "http://169.254.169.254/latest", "http://10.0.0.5/mcp", "http://[::1]/mcp"]) {
-    await expect(createMcpConnection(getDb(), tenant.operator, { slug: "internal", name: "Internal", url, headers: [] })).rejects.toMatchObject({
+  for (const url of [
+    "http://127.0.0.1:8080/mcp",
+    "http://169.254.169.254/latest",
+    "http://10.0.0.5/mcp",
+    "http://[::1]/mcp",
+  ]) {
+    await expect(
+      createMcpConnection(getDb(), tenant.operator, { slug: "internal", name: "Internal", url, headers: [] }),
+    ).rejects.toMatchObject({
       code: "invalid_request",
     });
   }
@@ -18,7 +25,13 @@ it("refuses private, loopback and link-local URLs when written, and writes nothi
 it("checks the URL again before every request: a stored private URL is never called", async () => {
   const tenant = await newOrganization();
   const row = await getDb().mcpConnection.create({
-    data: { organizationId: tenant.organization.id, slug: "stale", name: "Stale", url: "http://127.0.0.1:9/mcp", headerNames: [] },
+    data: {
+      organizationId: tenant.organization.id,
+      slug: "stale",
+      name: "Stale",
+      url: "http://127.0.0.1:9/mcp",
+      headerNames: [],
+    },
   });
   await expect(listMcpConnectionTools(getDb(), tenant.operator, { connectionId: row.id })).rejects.toMatchObject({
     code: "provider_error",

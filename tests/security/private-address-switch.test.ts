@@ -32,7 +32,8 @@ function script(messages: ChatMessage[]): FakeReply {
   const user = messages.filter((m) => m.role === "user").at(-1)!.content;
   const result = messages.filter((m) => m.role === "tool").at(-1)?.content;
   if (result !== undefined) return `Tool said: ${result}`;
-  if (user.startsWith("scrape ")) return { toolCalls: [{ name: "web_scrape", args: { url: user.slice("scrape ".length) } }] };
+  if (user.startsWith("scrape "))
+    return { toolCalls: [{ name: "web_scrape", args: { url: user.slice("scrape ".length) } }] };
   return "Answered on 127.0.0.1.";
 }
 
@@ -43,7 +44,9 @@ beforeAll(async () => {
   // An internal page, on IPv4 and IPv6 loopback alike: any request reaching it is a leak.
   page = http.createServer((req, res) => {
     pageRequests.push(req.url ?? "");
-    res.writeHead(200, { "content-type": "text/html" }).end("<html><head><title>Internal</title></head><body><p>internal secret</p></body></html>");
+    res
+      .writeHead(200, { "content-type": "text/html" })
+      .end("<html><head><title>Internal</title></head><body><p>internal secret</p></body></html>");
   });
   await new Promise<void>((resolve) => page.listen(0, "::", resolve));
   port = (page.address() as AddressInfo).port;
@@ -60,7 +63,11 @@ async function scraperApp(tenant: Tenant): Promise<string> {
   const key = tenant.orgKey.secret;
   const agent = await create(key, "agents", { name: "Scraper", model: "tool-model", builtIns: { webScrape: true } });
   await publish(key, "agents", agent.id);
-  const app = await create(key, "apps", { name: "Scrape app", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "sequential" });
+  const app = await create(key, "apps", {
+    name: "Scrape app",
+    members: [{ id: agent.id, kind: "agent" }],
+    orchestrationMode: "sequential",
+  });
   await publish(key, "apps", app.id);
   return app.id as string;
 }
@@ -81,7 +88,9 @@ it("webScrape refuses loopback and metadata URLs from model output, in every spe
   for (const url of urls) {
     const response = await converse(tenant.orgKey.secret, appId, { message: `scrape ${url}` });
     expect(response.status, url).toBe(200);
-    expect(response.body.reply, url).toMatch(/^Tool said: The tool failed: Refused to fetch .*Only public addresses can be fetched/);
+    expect(response.body.reply, url).toMatch(
+      /^Tool said: The tool failed: Refused to fetch .*Only public addresses can be fetched/,
+    );
     expect(response.body.reply, url).not.toContain("internal secret");
   }
   expect(pageRequests).toEqual([]);
@@ -89,17 +98,32 @@ it("webScrape refuses loopback and metadata URLs from model output, in every spe
 
 it("a model provider and an MCP connection on 127.0.0.1 are allowed with the switch on", async () => {
   const tenant = await newOrganization();
-  await createModelProvider(getDb(), tenant.operator, { slug: "local", kind: "openai-compatible", name: "Local", baseUrl: fake.baseURL, models: [{ id: "chat", kind: "chat" }] });
+  await createModelProvider(getDb(), tenant.operator, {
+    slug: "local",
+    kind: "openai-compatible",
+    name: "Local",
+    baseUrl: fake.baseURL,
+    models: [{ id: "chat", kind: "chat" }],
+  });
   const key = tenant.orgKey.secret;
   const agent = await create(key, "agents", { name: "Local agent", model: "local/chat" });
   await publish(key, "agents", agent.id);
-  const app = await create(key, "apps", { name: "Local app", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "sequential" });
+  const app = await create(key, "apps", {
+    name: "Local app",
+    members: [{ id: agent.id, kind: "agent" }],
+    orchestrationMode: "sequential",
+  });
   await publish(key, "apps", app.id);
   const answer = await converse(key, app.id, { message: "hello" });
   expect(answer.status).toBe(200);
   expect(answer.body.reply).toBe("Answered on 127.0.0.1.");
 
-  const connection = await createMcpConnection(getDb(), tenant.operator, { slug: "warehouse", name: "Warehouse", url: mcp.url, headers: [] });
+  const connection = await createMcpConnection(getDb(), tenant.operator, {
+    slug: "warehouse",
+    name: "Warehouse",
+    url: mcp.url,
+    headers: [],
+  });
   const { tools } = await listMcpConnectionTools(getDb(), tenant.operator, { connectionId: connection.id });
   expect(tools.map((tool: { name: string }) => tool.name)).toContain("lookup_order");
 });
@@ -116,13 +140,26 @@ it("a metadata address is refused as a provider or MCP URL with the switch on, a
   ];
   for (const url of metadataUrls) {
     await expect(
-      createModelProvider(getDb(), tenant.operator, { slug: "meta", kind: "openai-compatible", name: "Meta", baseUrl: url, models: [{ id: "m", kind: "chat" }] }),
+      createModelProvider(getDb(), tenant.operator, {
+        slug: "meta",
+        kind: "openai-compatible",
+        name: "Meta",
+        baseUrl: url,
+        models: [{ id: "m", kind: "chat" }],
+      }),
       url,
     ).rejects.toMatchObject({
       code: "invalid_request",
-      extra: { problems: [expect.objectContaining({ path: "baseUrl", message: expect.stringMatching(/cloud metadata address/) })] },
+      extra: {
+        problems: [
+          expect.objectContaining({ path: "baseUrl", message: expect.stringMatching(/cloud metadata address/) }),
+        ],
+      },
     });
-    await expect(createMcpConnection(getDb(), tenant.operator, { slug: "meta", name: "Meta", url, headers: [] }), url).rejects.toMatchObject({
+    await expect(
+      createMcpConnection(getDb(), tenant.operator, { slug: "meta", name: "Meta", url, headers: [] }),
+      url,
+    ).rejects.toMatchObject({
       code: "invalid_request",
       extra: { problems: [expect.objectContaining({ path: "url" })] },
     });

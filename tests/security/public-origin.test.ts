@@ -33,7 +33,13 @@ function rawPost(path: string, headers: Record<string, string>, body: string): P
   return new Promise((resolve, reject) => {
     const url = new URL(path, base);
     const request = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { ...headers, "content-length": Buffer.byteLength(body) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: "POST",
+        headers: { ...headers, "content-length": Buffer.byteLength(body) },
+      },
       (response) => {
         response.resume();
         resolve(response.statusCode ?? 0);
@@ -62,7 +68,11 @@ describe("the portal sign-in mail links to the configured origin", () => {
   it("the issue's attack over HTTP: unauthenticated POST with Host: evil.example mails the configured origin", async () => {
     const scenario = await portalScenario();
     const body = JSON.stringify({ portal: scenario.portal.slug, email: scenario.endUser.email });
-    const status = await rawPost("/api/portal/trpc/auth.requestCode", { ...FORGED, ...clientAddress(), "content-type": "application/json" }, body);
+    const status = await rawPost(
+      "/api/portal/trpc/auth.requestCode",
+      { ...FORGED, ...clientAddress(), "content-type": "application/json" },
+      body,
+    );
     expect(status).toBe(200);
     const text = await mailTo(scenario.tenant.organization.id, scenario.endUser.email);
     expect(text).toContain(`Sign in at https://atrium.example.com/p/${scenario.portal.slug}`);

@@ -26,7 +26,12 @@ function doublingChain(length = 30) {
     { id: "start", type: "trigger_start", data: {} },
     { id: "d0", type: "template", data: { template: "word ".repeat(200) } },
   ];
-  for (let i = 1; i <= length; i++) nodes.push({ id: `d${i}`, type: "template", data: { template: `{{nodes.d${i - 1}.output}}{{nodes.d${i - 1}.output}}` } });
+  for (let i = 1; i <= length; i++)
+    nodes.push({
+      id: `d${i}`,
+      type: "template",
+      data: { template: `{{nodes.d${i - 1}.output}}{{nodes.d${i - 1}.output}}` },
+    });
   nodes.push({ id: "out", type: "output", data: { value: `{{nodes.d${length}.output}}` } });
   return nodes;
 }
@@ -50,7 +55,11 @@ describe("flow graphs: no cycles through data.next, reads only from earlier node
     const tenant = await newOrganization();
     const key = tenant.orgKey.secret;
     const before = await items(tenant);
-    const refused = expectError(await api("POST", "/flows", { key, body: { name: "Bomb", nodes: SELF_DOUBLING } }), 422, "invalid_workflow");
+    const refused = expectError(
+      await api("POST", "/flows", { key, body: { name: "Bomb", nodes: SELF_DOUBLING } }),
+      422,
+      "invalid_workflow",
+    );
     expect(refused.feedback.map((f: { nodeId?: string }) => f.nodeId)).toContain("t");
     expect(refused.feedback.map((f: { message: string }) => f.message).join(" ")).toMatch(/cycle/);
     expect(await items(tenant)).toBe(before);
@@ -58,7 +67,9 @@ describe("flow graphs: no cycles through data.next, reads only from earlier node
     const flow = await create(key, "flows", { name: "Fine" });
     const patched = await patchDraft(key, "flows", flow.id, { nodes: SELF_DOUBLING });
     expectError(patched, 422, "invalid_workflow");
-    expect((await api("GET", `/flows/${flow.id}/draft`, { key })).body.flow.nodes.map((n: { id: string }) => n.id)).toEqual(["start", "ask", "done"]);
+    expect(
+      (await api("GET", `/flows/${flow.id}/draft`, { key })).body.flow.nodes.map((n: { id: string }) => n.id),
+    ).toEqual(["start", "ask", "done"]);
   });
 
   it("names every node of a longer cycle, including one closed by the default next-in-array order", async () => {
@@ -69,8 +80,14 @@ describe("flow graphs: no cycles through data.next, reads only from earlier node
       { id: "b", type: "template", data: { template: "b", next: "a" } },
       { id: "out", type: "output", data: { value: "{{nodes.b.output}}" } },
     ];
-    const refused = expectError(await api("POST", "/flows", { key: tenant.orgKey.secret, body: { name: "Loop", nodes } }), 422, "invalid_workflow");
-    const named = refused.feedback.filter((f: { message: string }) => /cycle/.test(f.message)).map((f: { nodeId: string }) => f.nodeId);
+    const refused = expectError(
+      await api("POST", "/flows", { key: tenant.orgKey.secret, body: { name: "Loop", nodes } }),
+      422,
+      "invalid_workflow",
+    );
+    const named = refused.feedback
+      .filter((f: { message: string }) => /cycle/.test(f.message))
+      .map((f: { nodeId: string }) => f.nodeId);
     expect(named.sort()).toEqual(["a", "b"]);
   });
 
@@ -82,7 +99,11 @@ describe("flow graphs: no cycles through data.next, reads only from earlier node
       { id: "late", type: "template", data: { template: "late" } },
       { id: "out", type: "output", data: { value: "{{nodes.early.output}}" } },
     ];
-    const refused = expectError(await api("POST", "/flows", { key: tenant.orgKey.secret, body: { name: "Ahead", nodes } }), 422, "invalid_workflow");
+    const refused = expectError(
+      await api("POST", "/flows", { key: tenant.orgKey.secret, body: { name: "Ahead", nodes } }),
+      422,
+      "invalid_workflow",
+    );
     expect(refused.feedback).toEqual([{ nodeId: "early", message: expect.stringContaining("late") }]);
   });
 
@@ -90,7 +111,10 @@ describe("flow graphs: no cycles through data.next, reads only from earlier node
     const tenant = await newOrganization();
     const key = tenant.orgKey.secret;
     const flow = await create(key, "flows", { name: "Old" });
-    await getDb().builderItem.update({ where: { id: flow.id }, data: { draft: { name: "Old", nodes: SELF_DOUBLING } } });
+    await getDb().builderItem.update({
+      where: { id: flow.id },
+      data: { draft: { name: "Old", nodes: SELF_DOUBLING } },
+    });
     expectError(await api("POST", `/flows/${flow.id}/publish`, { key, body: {} }), 422, "invalid_workflow");
     expect(await getDb().builderVersion.count({ where: { itemId: flow.id } })).toBe(0);
   });
@@ -140,10 +164,15 @@ describe("runs are bounded as their output is produced", () => {
   it("a doubling chain (no cycle) fails the transaction with run_limit_exceeded naming the node output bound; billed, recorded as failed", async () => {
     const app = await appOver(doublingChain());
     const before = await credits(app.tenant);
-    const response = await api("POST", `/apps/${app.appId}/transaction`, { key: app.key, body: { input: { question: "go" } } });
+    const response = await api("POST", `/apps/${app.appId}/transaction`, {
+      key: app.key,
+      body: { input: { question: "go" } },
+    });
     expectLimit(response, /node.*output/i);
     expect(await credits(app.tenant)).toBe(before - 1);
-    const [execution] = await getDb().execution.findMany({ where: { organizationId: app.tenant.organization.id, kind: "transaction" } });
+    const [execution] = await getDb().execution.findMany({
+      where: { organizationId: app.tenant.organization.id, kind: "transaction" },
+    });
     expect(execution).toMatchObject({ status: "failed", credits: 1, error: expect.stringMatching(/node.*output/i) });
     // The trace keeps what ran, each entry shortened, never the outgrown output.
     expect(JSON.stringify(execution!.trace).length).toBeLessThan(RUN_LIMITS.nodeOutputChars);
@@ -173,7 +202,10 @@ describe("runs are bounded as their output is produced", () => {
     const events = response.status === 200 ? await readEvents(response) : [];
     const last = events.at(-1);
     expect(last?.event).toBe("error");
-    expect(JSON.parse(last!.data).error).toMatchObject({ code: "run_limit_exceeded", message: expect.stringMatching(/node.*output/i) });
+    expect(JSON.parse(last!.data).error).toMatchObject({
+      code: "run_limit_exceeded",
+      message: expect.stringMatching(/node.*output/i),
+    });
     expect(await credits(app.tenant)).toBe(before - 1);
   });
 
@@ -182,11 +214,16 @@ describe("runs are bounded as their output is produced", () => {
     const key = tenant.orgKey.secret;
     const flow = await create(key, "flows", { name: "Chain", inputs: INPUTS, nodes: doublingChain() });
     const before = await credits(tenant);
-    const response = await api("POST", `/flows/${flow.id}/tests`, { key, body: { cases: [{ input: "go", expectedBehavior: "anything" }] } });
+    const response = await api("POST", `/flows/${flow.id}/tests`, {
+      key,
+      body: { cases: [{ input: "go", expectedBehavior: "anything" }] },
+    });
     expect(response.status).toBe(200);
     expect(response.body.results[0]).toMatchObject({ passed: false, error: expect.stringMatching(/node.*output/i) });
     expect(await credits(tenant)).toBe(before - 1);
-    const execution = await getDb().execution.findUniqueOrThrow({ where: { id: response.body.results[0].executionId } });
+    const execution = await getDb().execution.findUniqueOrThrow({
+      where: { id: response.body.results[0].executionId },
+    });
     expect(execution).toMatchObject({ status: "failed", credits: 1 });
   });
 
@@ -196,11 +233,17 @@ describe("runs are bounded as their output is produced", () => {
     const levels = 14;
     for (let i = 0; i < levels; i++) {
       const next = i + 1 < levels ? [`a${i + 1}`, `b${i + 1}`] : ["out"];
-      nodes.push({ id: `a${i}`, type: "template", data: { template: "a", next } }, { id: `b${i}`, type: "template", data: { template: "b", next } });
+      nodes.push(
+        { id: `a${i}`, type: "template", data: { template: "a", next } },
+        { id: `b${i}`, type: "template", data: { template: "b", next } },
+      );
     }
     nodes.push({ id: "out", type: "output", data: { value: "done" } });
     const app = await appOver(nodes);
-    expectLimit(await api("POST", `/apps/${app.appId}/transaction`, { key: app.key, body: { input: { question: "go" } } }), /steps/i);
+    expectLimit(
+      await api("POST", `/apps/${app.appId}/transaction`, { key: app.key, body: { input: { question: "go" } } }),
+      /steps/i,
+    );
   });
 
   it("bounds a member's output and the reply", async () => {
@@ -210,20 +253,32 @@ describe("runs are bounded as their output is produced", () => {
     ];
     RUN_LIMITS.memberOutputChars = 1_000;
     const team = await appOver(nodes, 2);
-    expectLimit(await api("POST", `/apps/${team.appId}/conversation`, { key: team.key, body: { message: "go" } }), /member/i);
+    expectLimit(
+      await api("POST", `/apps/${team.appId}/conversation`, { key: team.key, body: { message: "go" } }),
+      /member/i,
+    );
     Object.assign(RUN_LIMITS, DEFAULT_LIMITS);
     RUN_LIMITS.replyChars = 1_000;
     // A lone member with no adviser is the reply itself.
     const lone = await appOver(nodes);
-    expectLimit(await api("POST", `/apps/${lone.appId}/conversation`, { key: lone.key, body: { message: "go" } }), /reply/i);
-    expectLimit(await api("POST", `/apps/${lone.appId}/transaction`, { key: lone.key, body: { input: { question: "go" } } }), /reply/i);
+    expectLimit(
+      await api("POST", `/apps/${lone.appId}/conversation`, { key: lone.key, body: { message: "go" } }),
+      /reply/i,
+    );
+    expectLimit(
+      await api("POST", `/apps/${lone.appId}/transaction`, { key: lone.key, body: { input: { question: "go" } } }),
+      /reply/i,
+    );
   });
 
   it("bounds a run's wall time", async () => {
     RUN_LIMITS.runMs = 0;
     const app = await appOver(doublingChain(5));
     const before = await credits(app.tenant);
-    expectLimit(await api("POST", `/apps/${app.appId}/conversation`, { key: app.key, body: { message: "go" } }), /time/i);
+    expectLimit(
+      await api("POST", `/apps/${app.appId}/conversation`, { key: app.key, body: { message: "go" } }),
+      /time/i,
+    );
     expect(await credits(app.tenant)).toBe(before - 1);
   });
 });
@@ -236,12 +291,19 @@ describe("the JSON a transaction's reply holds is bounded in depth", () => {
       { id: "out", type: "output", data: { value: deep } },
     ]);
     const before = await credits(app.tenant);
-    const response = await api("POST", `/apps/${app.appId}/transaction`, { key: app.key, body: { input: { question: "go" } } });
+    const response = await api("POST", `/apps/${app.appId}/transaction`, {
+      key: app.key,
+      body: { input: { question: "go" } },
+    });
     expectLimit(response, /depth/i);
     expect(response.body.error.message).toContain(String(RUN_LIMITS.outputJsonDepth));
     expect(await credits(app.tenant)).toBe(before - 1);
-    const executions = await getDb().execution.findMany({ where: { organizationId: app.tenant.organization.id, kind: "transaction" } });
-    expect(executions).toEqual([expect.objectContaining({ status: "failed", credits: 1, error: expect.stringMatching(/depth/i) })]);
+    const executions = await getDb().execution.findMany({
+      where: { organizationId: app.tenant.organization.id, kind: "transaction" },
+    });
+    expect(executions).toEqual([
+      expect.objectContaining({ status: "failed", credits: 1, error: expect.stringMatching(/depth/i) }),
+    ]);
   });
 
   it("JSON as deep as the bound is still the transaction's output", async () => {
@@ -251,7 +313,10 @@ describe("the JSON a transaction's reply holds is bounded in depth", () => {
       { id: "start", type: "trigger_start", data: {} },
       { id: "out", type: "output", data: { value: nested } },
     ]);
-    const response = await api("POST", `/apps/${app.appId}/transaction`, { key: app.key, body: { input: { question: "go" } } });
+    const response = await api("POST", `/apps/${app.appId}/transaction`, {
+      key: app.key,
+      body: { input: { question: "go" } },
+    });
     expect(response.status).toBe(200);
     expect(JSON.stringify(response.body.output)).toBe(nested);
   });

@@ -36,9 +36,15 @@ async function victim(): Promise<{ tenant: Tenant; kbId: string }> {
 async function notebookOf(tenant: Tenant): Promise<string> {
   const db = getDb();
   const organizationId = tenant.organization.id;
-  const endUser = await db.endUser.create({ data: { organizationId, email: `reader-${Math.random().toString(36).slice(2)}@example.test` } });
-  const notebook = await db.knowledgebase.create({ data: { organizationId, endUserId: endUser.id, name: "My notebook" } });
-  await db.page.create({ data: { organizationId, knowledgebaseId: notebook.id, title: "Diary", markdown: NOTEBOOK_SECRET } });
+  const endUser = await db.endUser.create({
+    data: { organizationId, email: `reader-${Math.random().toString(36).slice(2)}@example.test` },
+  });
+  const notebook = await db.knowledgebase.create({
+    data: { organizationId, endUserId: endUser.id, name: "My notebook" },
+  });
+  await db.page.create({
+    data: { organizationId, knowledgebaseId: notebook.id, title: "Diary", markdown: NOTEBOOK_SECRET },
+  });
   return notebook.id;
 }
 
@@ -83,7 +89,11 @@ describe("draft writes and publishes refuse ids of another organization", () => 
     const notebook = await notebookOf(b);
     const before = await itemCount(b);
     for (const foreign of [a.kbId, notebook, crypto.randomUUID()]) {
-      const refused = expectError(await api("POST", "/flows", { key, body: { name: "Steal", inputs: INPUTS, nodes: searchNodes(foreign) } }), 422, "invalid_workflow");
+      const refused = expectError(
+        await api("POST", "/flows", { key, body: { name: "Steal", inputs: INPUTS, nodes: searchNodes(foreign) } }),
+        422,
+        "invalid_workflow",
+      );
       expect(refused.feedback).toEqual([{ nodeId: "search", message: expect.stringContaining("knowledgebase") }]);
     }
     expect(await itemCount(b)).toBe(before);
@@ -104,7 +114,10 @@ describe("draft writes and publishes refuse ids of another organization", () => 
     const flow = await create(key, "flows", { name: "Search", inputs: INPUTS, nodes: searchNodes(own) });
     await rewriteReferences(flow.id, own, a.kbId);
     const before = await versionCount(b);
-    expect(expectError(await api("POST", `/flows/${flow.id}/publish`, { key, body: {} }), 422, "invalid_workflow").feedback[0].nodeId).toBe("search");
+    expect(
+      expectError(await api("POST", `/flows/${flow.id}/publish`, { key, body: {} }), 422, "invalid_workflow")
+        .feedback[0].nodeId,
+    ).toBe("search");
     expect(await versionCount(b)).toBe(before);
   });
 
@@ -142,7 +155,11 @@ describe("draft writes and publishes refuse ids of another organization", () => 
           body: (id) => ({
             nodes: [
               { id: "start", type: "trigger_start", data: {} },
-              { id: "probe", type, data: { prompt: "p", query: "q", template: "t", value: "v", [reference.field]: id(reference.kind) } },
+              {
+                id: "probe",
+                type,
+                data: { prompt: "p", query: "q", template: "t", value: "v", [reference.field]: id(reference.kind) },
+              },
               { id: "out", type: "output", data: { value: "done" } },
             ],
           }),
@@ -151,11 +168,26 @@ describe("draft writes and publishes refuse ids of another organization", () => 
     }
     expect(cases.map((c) => c.field)).toContain("knowledge_search.data.knowledgebaseId");
     cases.push(
-      { kind: "agents", field: "knowledge.0.knowledgebaseId", refers: "knowledgebase", body: (id) => ({ knowledge: [{ knowledgebaseId: id("knowledgebase") }] }) },
+      {
+        kind: "agents",
+        field: "knowledge.0.knowledgebaseId",
+        refers: "knowledgebase",
+        body: (id) => ({ knowledge: [{ knowledgebaseId: id("knowledgebase") }] }),
+      },
       { kind: "agents", field: "flows.0", refers: "flow", body: (id) => ({ flows: [id("flow")] }) },
       { kind: "apps", field: "adviser.id", refers: "agent", body: (id) => ({ adviser: { id: id("agent") } }) },
-      { kind: "apps", field: "members.0.id", refers: "agent", body: (id) => ({ members: [{ id: id("agent"), kind: "agent" }] }) },
-      { kind: "apps", field: "members.0.id", refers: "flow", body: (id) => ({ members: [{ id: id("flow"), kind: "flow" }] }) },
+      {
+        kind: "apps",
+        field: "members.0.id",
+        refers: "agent",
+        body: (id) => ({ members: [{ id: id("agent"), kind: "agent" }] }),
+      },
+      {
+        kind: "apps",
+        field: "members.0.id",
+        refers: "flow",
+        body: (id) => ({ members: [{ id: id("flow"), kind: "flow" }] }),
+      },
     );
 
     for (const probe of cases) {
@@ -211,8 +243,17 @@ async function attacker(foreign: (b: Tenant) => Promise<string>) {
   const key = tenant.orgKey.secret;
   const own = await newKnowledgebase(tenant);
   await newPage(key, own, { title: "Harmless", markdown: "Our office plants are watered on Mondays." });
-  const flow = await create(key, "flows", { name: "Vault finder", description: "zebra vault code", inputs: INPUTS, nodes: searchNodes(own) });
-  const agent = await create(key, "agents", { name: "Vault agent", description: "zebra vault code", knowledge: [{ knowledgebaseId: own }] });
+  const flow = await create(key, "flows", {
+    name: "Vault finder",
+    description: "zebra vault code",
+    inputs: INPUTS,
+    nodes: searchNodes(own),
+  });
+  const agent = await create(key, "agents", {
+    name: "Vault agent",
+    description: "zebra vault code",
+    knowledge: [{ knowledgebaseId: own }],
+  });
   await publish(key, "flows", flow.id);
   await publish(key, "agents", agent.id);
   const app = await create(key, "apps", {
@@ -222,7 +263,12 @@ async function attacker(foreign: (b: Tenant) => Promise<string>) {
       { id: agent.id, kind: "agent" },
     ],
     orchestrationMode: "sequential",
-    api: { conversationEnabled: true, transactionEnabled: true, inputSchema: { type: "object" }, outputSchema: { type: "object" } },
+    api: {
+      conversationEnabled: true,
+      transactionEnabled: true,
+      inputSchema: { type: "object" },
+      outputSchema: { type: "object" },
+    },
   });
   await publish(key, "apps", app.id);
   const target = await foreign(tenant);
@@ -258,7 +304,10 @@ describe.each([
       ["flows", b.flowId, ["node"]],
       ["agents", b.agentId, ["agent"]],
     ] as const) {
-      const response = await api("POST", `/${kind}/${id}/tests`, { key: b.key, body: { cases: [{ input: QUESTION, expectedBehavior: "gives the vault code" }] } });
+      const response = await api("POST", `/${kind}/${id}/tests`, {
+        key: b.key,
+        body: { cases: [{ input: QUESTION, expectedBehavior: "gives the vault code" }] },
+      });
       expect(response.status).toBe(200);
       expectNoSecret(response.body);
       const execution = await traceOf(b.key, response.body.results[0].executionId);
@@ -292,7 +341,10 @@ describe.each([
   });
 
   it("app transaction", async () => {
-    const response = await api("POST", `/apps/${b.appId}/transaction`, { key: b.key, body: { input: { question: QUESTION } } });
+    const response = await api("POST", `/apps/${b.appId}/transaction`, {
+      key: b.key,
+      body: { input: { question: QUESTION } },
+    });
     expect(response.status).toBe(200);
     expectNoSecret(response.body);
     const execution = await traceOf(b.key, response.body.executionId);
@@ -302,7 +354,10 @@ describe.each([
 
   it("MCP converse_with_app", async () => {
     const client = await mcp.connect(b.tenant.personalKey.secret);
-    const result = await client.callTool({ name: "converse_with_app", arguments: { appId: b.appId, message: QUESTION } });
+    const result = await client.callTool({
+      name: "converse_with_app",
+      arguments: { appId: b.appId, message: QUESTION },
+    });
     expect(result.isError).toBeFalsy();
     expectNoSecret(structured(result));
     expectNoSecret(result.content);
@@ -315,7 +370,14 @@ describe("reads scoped by organization", () => {
     const b = await newOrganization();
     const notebook = await notebookOf(b);
     for (const id of [a.kbId, notebook]) {
-      expectError(await api("POST", `/knowledgebases/${id}/search`, { key: b.orgKey.secret, body: { query: "zebra", kinds: ["pages"] } }), 404, "not_found");
+      expectError(
+        await api("POST", `/knowledgebases/${id}/search`, {
+          key: b.orgKey.secret,
+          body: { query: "zebra", kinds: ["pages"] },
+        }),
+        404,
+        "not_found",
+      );
       expectError(await api("GET", `/knowledgebases/${id}/export`, { key: b.orgKey.secret }), 404, "not_found");
     }
   });
@@ -326,22 +388,43 @@ describe("at run time, agents, flows and pins of another organization never run"
   async function victimItems() {
     const a = await victim();
     const key = a.tenant.orgKey.secret;
-    const flow = await create(key, "flows", { name: "Vault finder", description: "zebra vault code", inputs: INPUTS, nodes: searchNodes(a.kbId) });
-    const agent = await create(key, "agents", { name: "Vault agent", description: "zebra vault code", knowledge: [{ knowledgebaseId: a.kbId }] });
+    const flow = await create(key, "flows", {
+      name: "Vault finder",
+      description: "zebra vault code",
+      inputs: INPUTS,
+      nodes: searchNodes(a.kbId),
+    });
+    const agent = await create(key, "agents", {
+      name: "Vault agent",
+      description: "zebra vault code",
+      knowledge: [{ knowledgebaseId: a.kbId }],
+    });
     const flowVersion = (await publish(key, "flows", flow.id)).version.id as string;
     const agentVersion = (await publish(key, "agents", agent.id)).version.id as string;
-    return { ...a, flow: { id: flow.id as string, versionId: flowVersion }, agent: { id: agent.id as string, versionId: agentVersion } };
+    return {
+      ...a,
+      flow: { id: flow.id as string, versionId: flowVersion },
+      agent: { id: agent.id as string, versionId: agentVersion },
+    };
   }
 
   it("an agent whose attached flow is another organization's: the flow does not run", async () => {
     const a = await victimItems();
     const b = await newOrganization();
     const key = b.orgKey.secret;
-    const ownFlow = await create(key, "flows", { name: "Vault finder", description: "zebra vault code", inputs: INPUTS });
+    const ownFlow = await create(key, "flows", {
+      name: "Vault finder",
+      description: "zebra vault code",
+      inputs: INPUTS,
+    });
     await publish(key, "flows", ownFlow.id);
     const agent = await create(key, "agents", { name: "Helper", description: "zebra vault code", flows: [ownFlow.id] });
     await publish(key, "agents", agent.id);
-    const app = await create(key, "apps", { name: "Helper app", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "sequential" });
+    const app = await create(key, "apps", {
+      name: "Helper app",
+      members: [{ id: agent.id, kind: "agent" }],
+      orchestrationMode: "sequential",
+    });
     await publish(key, "apps", app.id);
     await rewriteReferences(agent.id, ownFlow.id, a.flow.id);
     const response = await api("POST", `/apps/${app.id}/conversation`, { key, body: { message: QUESTION } });
@@ -359,7 +442,11 @@ describe("at run time, agents, flows and pins of another organization never run"
     const key = b.orgKey.secret;
     const agent = await create(key, "agents", { name: "Own" });
     await publish(key, "agents", agent.id);
-    const app = await create(key, "apps", { name: "Pinned", members: [{ id: agent.id, kind: "agent" }], orchestrationMode: "sequential" });
+    const app = await create(key, "apps", {
+      name: "Pinned",
+      members: [{ id: agent.id, kind: "agent" }],
+      orchestrationMode: "sequential",
+    });
     await publish(key, "apps", app.id);
     // Warm the run's version cache with A's versions, as A's own traffic would.
     const aApp = await create(a.tenant.orgKey.secret, "apps", {
@@ -371,13 +458,19 @@ describe("at run time, agents, flows and pins of another organization never run"
       orchestrationMode: "sequential",
     });
     await publish(a.tenant.orgKey.secret, "apps", aApp.id);
-    expect((await api("POST", `/apps/${aApp.id}/conversation`, { key: a.tenant.orgKey.secret, body: { message: QUESTION } })).body.reply).toContain(SECRET_MARKER);
+    expect(
+      (await api("POST", `/apps/${aApp.id}/conversation`, { key: a.tenant.orgKey.secret, body: { message: QUESTION } }))
+        .body.reply,
+    ).toContain(SECRET_MARKER);
     for (const pin of [
       { ...a.agent, kind: "agent" },
       { ...a.flow, kind: "flow" },
     ]) {
       const version = await getDb().builderVersion.findFirstOrThrow({ where: { itemId: app.id } });
-      await getDb().builderVersion.update({ where: { id: version.id }, data: { pins: { adviser: null, members: [pin] } } });
+      await getDb().builderVersion.update({
+        where: { id: version.id },
+        data: { pins: { adviser: null, members: [pin] } },
+      });
       const response = await api("POST", `/apps/${app.id}/conversation`, { key, body: { message: QUESTION } });
       expectError(response, 422, "unpublished_dependencies");
       expectNoSecret(response.body);

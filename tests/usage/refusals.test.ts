@@ -11,9 +11,20 @@ import { credits, publishedApp } from "../runtime-helpers";
 async function refusedTwice(): Promise<PortalScenario> {
   const world = await portalScenario({ credits: 1 });
   const forAlice = { endUserId: world.endUser.id, portalId: world.portal.id };
-  expect((await api("POST", `/apps/${world.appId}/conversation`, { key: world.key, body: { message: "Hello", ...forAlice } })).status).toBe(200);
+  expect(
+    (
+      await api("POST", `/apps/${world.appId}/conversation`, {
+        key: world.key,
+        body: { message: "Hello", ...forAlice },
+      })
+    ).status,
+  ).toBe(200);
   for (const message of ["Again", "Once more"]) {
-    expectError(await api("POST", `/apps/${world.appId}/conversation`, { key: world.key, body: { message, ...forAlice } }), 402, "insufficient_credits");
+    expectError(
+      await api("POST", `/apps/${world.appId}/conversation`, { key: world.key, body: { message, ...forAlice } }),
+      402,
+      "insufficient_credits",
+    );
   }
   return world;
 }
@@ -85,13 +96,23 @@ describe("GET /usage/refusals", () => {
     }
     // A cursor handed out to one organization reads nothing of it in another.
     const page = await api("GET", "/usage/refusals?limit=1", { key: world.key });
-    expect((await api("GET", `/usage/refusals?cursor=${page.body.nextCursor}`, { key: other.key })).body.refusals).toEqual([]);
+    expect(
+      (await api("GET", `/usage/refusals?cursor=${page.body.nextCursor}`, { key: other.key })).body.refusals,
+    ).toEqual([]);
   });
 
   it("refuses out-of-bound filters and keys without end_users:read", async () => {
     const world = await refusedTwice();
     const key = world.key;
-    for (const query of ["limit=0", "limit=100000", "code=Insufficient-Credits", `code=${"a".repeat(65)}`, "appId=not-a-uuid", "cursor=garbage", "status=refused"]) {
+    for (const query of [
+      "limit=0",
+      "limit=100000",
+      "code=Insufficient-Credits",
+      `code=${"a".repeat(65)}`,
+      "appId=not-a-uuid",
+      "cursor=garbage",
+      "status=refused",
+    ]) {
       expectError(await api("GET", `/usage/refusals?${query}`, { key }), 400, "invalid_request");
     }
     const narrow = await issueKey(world.tenant.operator, { kind: "organization", scopes: ["apps:read"] });

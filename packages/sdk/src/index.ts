@@ -36,7 +36,9 @@ export interface AtriumOptions {
 async function errorFrom(response: Response): Promise<AtriumError> {
   const requestId = response.headers.get("x-request-id");
   try {
-    const { error } = (await response.clone().json()) as { error: { code: ErrorCode; message: string } & Record<string, unknown> };
+    const { error } = (await response.clone().json()) as {
+      error: { code: ErrorCode; message: string } & Record<string, unknown>;
+    };
     const { code, message, ...extras } = error;
     return new AtriumError(response.status, code, message, extras, requestId);
   } catch {
@@ -52,13 +54,21 @@ const throwOnError: Middleware = {
 };
 
 type Json<T> = T extends { content: { "application/json": infer Body } } ? Body : never;
-type ListPath = { [P in keyof paths]: paths[P] extends { get: { parameters: { query?: { cursor?: string } } } } ? P : never }[keyof paths];
+type ListPath = {
+  [P in keyof paths]: paths[P] extends { get: { parameters: { query?: { cursor?: string } } } } ? P : never;
+}[keyof paths];
 type ListBody<P extends ListPath> = paths[P] extends { get: { responses: { 200: infer Ok } } } ? Json<Ok> : never;
 type ListQuery<P extends ListPath> = paths[P] extends { get: { parameters: { query?: infer Query } } } ? Query : never;
-type ListParams<P extends ListPath> = paths[P] extends { get: { parameters: { path: infer Path } } } ? { path: Path; query?: ListQuery<P> } : { query?: ListQuery<P> };
-type ItemsKey<P extends ListPath> = { [K in keyof ListBody<P>]: ListBody<P>[K] extends readonly unknown[] ? K : never }[keyof ListBody<P>];
+type ListParams<P extends ListPath> = paths[P] extends { get: { parameters: { path: infer Path } } }
+  ? { path: Path; query?: ListQuery<P> }
+  : { query?: ListQuery<P> };
+type ItemsKey<P extends ListPath> = {
+  [K in keyof ListBody<P>]: ListBody<P>[K] extends readonly unknown[] ? K : never;
+}[keyof ListBody<P>];
 
-export type ConversationInput = NonNullable<paths["/apps/{appId}/conversation"]["post"]["requestBody"]>["content"]["application/json"];
+export type ConversationInput = NonNullable<
+  paths["/apps/{appId}/conversation"]["post"]["requestBody"]
+>["content"]["application/json"];
 export type ConversationEvent =
   | ({ type: "run" } & Schemas["ConversationRunEvent"])
   | ({ type: "delta" } & Schemas["ConversationDeltaEvent"])
@@ -79,13 +89,21 @@ export interface Atrium {
   /** Every operation, typed: `atrium.client.GET("/agents/{agentId}", { params: { path: { agentId } } })`. Non-2xx throws AtriumError. */
   client: Client<paths>;
   /** Every item of a list, page after page (`nextCursor`), e.g. `list("/agents", "agents")`. */
-  list<P extends ListPath, K extends ItemsKey<P>>(path: P, key: K, params?: ListParams<P>): AsyncGenerator<ListBody<P>[K] extends readonly (infer Item)[] ? Item : never>;
+  list<P extends ListPath, K extends ItemsKey<P>>(
+    path: P,
+    key: K,
+    params?: ListParams<P>,
+  ): AsyncGenerator<ListBody<P>[K] extends readonly (infer Item)[] ? Item : never>;
   sources: {
     /**
      * Uploads a file (a File, or a Blob with `name`) as a source: `multipart/form-data`, indexed in
      * the background (`status` "processing", or "pending_review" when the organization reviews writes).
      */
-    upload(knowledgebaseId: string, file: Blob, options?: { name?: string; idempotencyKey?: string }): Promise<AddedSource>;
+    upload(
+      knowledgebaseId: string,
+      file: Blob,
+      options?: { name?: string; idempotencyKey?: string },
+    ): Promise<AddedSource>;
   };
   apps: {
     /**
@@ -93,9 +111,17 @@ export interface Atrium {
      * events, then `done` (the stream is closed). A dropped connection is resumed after the last
      * event seen, never posted again. A failed or canceled run throws AtriumError (`canceled`).
      */
-    converse(appId: string, input: Omit<ConversationInput, "stream">, options?: StreamOptions): AsyncGenerator<ConversationEvent>;
+    converse(
+      appId: string,
+      input: Omit<ConversationInput, "stream">,
+      options?: StreamOptions,
+    ): AsyncGenerator<ConversationEvent>;
     /** A run's events after `lastEventId` (from the start without it), live until `done`; resumed by itself too. */
-    resume(appId: string, executionId: string, options?: { lastEventId?: number; signal?: AbortSignal; maxReconnects?: number }): AsyncGenerator<ConversationEvent>;
+    resume(
+      appId: string,
+      executionId: string,
+      options?: { lastEventId?: number; signal?: AbortSignal; maxReconnects?: number },
+    ): AsyncGenerator<ConversationEvent>;
     /** Stops a run: its execution, `canceled` (or as it ended, when it had already ended). */
     cancel(appId: string, executionId: string): Promise<Execution>;
   };
@@ -106,10 +132,16 @@ export function createAtrium(options: AtriumOptions): Atrium {
   const client = createClient<paths>({ baseUrl, fetch: send, headers: { Authorization: `Bearer ${options.apiKey}` } });
   client.use(throwOnError);
 
-  async function* list(path: ListPath, key: string, params: { path?: Record<string, string>; query?: Record<string, unknown> } = {}) {
+  async function* list(
+    path: ListPath,
+    key: string,
+    params: { path?: Record<string, string>; query?: Record<string, unknown> } = {},
+  ) {
     let cursor: string | undefined;
     do {
-      const { data } = await (client.GET as (path: string, init: unknown) => Promise<{ data?: Record<string, unknown> }>)(path, {
+      const { data } = await (
+        client.GET as (path: string, init: unknown) => Promise<{ data?: Record<string, unknown> }>
+      )(path, {
         params: { ...params, query: { ...params.query, ...(cursor ? { cursor } : {}) } },
       });
       for (const item of (data?.[key] as unknown[]) ?? []) yield item;
@@ -118,7 +150,10 @@ export function createAtrium(options: AtriumOptions): Atrium {
   }
 
   /** The events of one response, in order; throws AtriumError on an `error` event, ends quietly when the connection drops. */
-  async function* eventsOf(response: Response, seen: { lastEventId: number; ended: boolean }): AsyncGenerator<ConversationEvent> {
+  async function* eventsOf(
+    response: Response,
+    seen: { lastEventId: number; ended: boolean },
+  ): AsyncGenerator<ConversationEvent> {
     if (!response.body) return;
     const requestId = response.headers.get("x-request-id");
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -144,7 +179,8 @@ export function createAtrium(options: AtriumOptions): Atrium {
             throw new AtriumError(200, code, message, extras, requestId);
           }
           // Unknown events are skipped, as the contract asks of clients.
-          if (event.event === "run" || event.event === "delta" || event.event === "step") yield { type: event.event, ...data } as ConversationEvent;
+          if (event.event === "run" || event.event === "delta" || event.event === "step")
+            yield { type: event.event, ...data } as ConversationEvent;
           if (event.event === "done") {
             seen.ended = true;
             yield { type: "done", ...data } as ConversationEvent;
@@ -161,7 +197,10 @@ export function createAtrium(options: AtriumOptions): Atrium {
   function runEventsRequest(appId: string, executionId: string, lastEventId: number, signal?: AbortSignal): Request {
     const headers = new Headers({ Authorization: `Bearer ${options.apiKey}`, Accept: "text/event-stream" });
     if (lastEventId > 0) headers.set("Last-Event-ID", String(lastEventId));
-    return new Request(`${baseUrl}/apps/${encodeURIComponent(appId)}/conversation/runs/${encodeURIComponent(executionId)}/events`, { headers, signal });
+    return new Request(
+      `${baseUrl}/apps/${encodeURIComponent(appId)}/conversation/runs/${encodeURIComponent(executionId)}/events`,
+      { headers, signal },
+    );
   }
 
   /** Follows a run through dropped connections: each reconnection resumes after the last event seen. */
@@ -182,15 +221,29 @@ export function createAtrium(options: AtriumOptions): Atrium {
       }
       if (state.ended) return;
       if (!state.executionId || signal?.aborted || reconnects++ >= maxReconnects) {
-        throw new AtriumError(502, "server_error", "The stream ended before `done`", {}, response.headers.get("x-request-id"));
+        throw new AtriumError(
+          502,
+          "server_error",
+          "The stream ended before `done`",
+          {},
+          response.headers.get("x-request-id"),
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** reconnects, 5_000)));
       response = await send(runEventsRequest(appId, state.executionId, state.lastEventId, signal));
     }
   }
 
-  function streamConversation(appId: string, input: Omit<ConversationInput, "stream">, streamOptions: StreamOptions = {}) {
-    const headers = new Headers({ Authorization: `Bearer ${options.apiKey}`, "Content-Type": "application/json", Accept: "text/event-stream" });
+  function streamConversation(
+    appId: string,
+    input: Omit<ConversationInput, "stream">,
+    streamOptions: StreamOptions = {},
+  ) {
+    const headers = new Headers({
+      Authorization: `Bearer ${options.apiKey}`,
+      "Content-Type": "application/json",
+      Accept: "text/event-stream",
+    });
     if (streamOptions.idempotencyKey) headers.set("Idempotency-Key", streamOptions.idempotencyKey);
     const post = () =>
       send(
@@ -201,27 +254,49 @@ export function createAtrium(options: AtriumOptions): Atrium {
           signal: streamOptions.signal,
         }),
       );
-    return follow(appId, post, { executionId: null, lastEventId: 0, ended: false }, streamOptions.maxReconnects ?? 5, streamOptions.signal);
+    return follow(
+      appId,
+      post,
+      { executionId: null, lastEventId: 0, ended: false },
+      streamOptions.maxReconnects ?? 5,
+      streamOptions.signal,
+    );
   }
 
-  function resumeConversation(appId: string, executionId: string, resumeOptions: { lastEventId?: number; signal?: AbortSignal; maxReconnects?: number } = {}) {
+  function resumeConversation(
+    appId: string,
+    executionId: string,
+    resumeOptions: { lastEventId?: number; signal?: AbortSignal; maxReconnects?: number } = {},
+  ) {
     const state = { executionId, lastEventId: resumeOptions.lastEventId ?? 0, ended: false };
     const get = () => send(runEventsRequest(appId, executionId, state.lastEventId, resumeOptions.signal));
     return follow(appId, get, state, resumeOptions.maxReconnects ?? 5, resumeOptions.signal);
   }
 
   async function cancelConversation(appId: string, executionId: string): Promise<Execution> {
-    const { data } = await client.POST("/apps/{appId}/conversation/runs/{executionId}/cancel", { params: { path: { appId, executionId } } });
+    const { data } = await client.POST("/apps/{appId}/conversation/runs/{executionId}/cancel", {
+      params: { path: { appId, executionId } },
+    });
     return data!.execution;
   }
 
-  async function upload(knowledgebaseId: string, file: Blob, uploadOptions: { name?: string; idempotencyKey?: string } = {}): Promise<AddedSource> {
+  async function upload(
+    knowledgebaseId: string,
+    file: Blob,
+    uploadOptions: { name?: string; idempotencyKey?: string } = {},
+  ): Promise<AddedSource> {
     const form = new FormData();
     form.set("file", file, file instanceof File ? file.name : (uploadOptions.name ?? "upload"));
     if (uploadOptions.name !== undefined) form.set("name", uploadOptions.name);
     const headers = new Headers({ Authorization: `Bearer ${options.apiKey}` });
     if (uploadOptions.idempotencyKey) headers.set("Idempotency-Key", uploadOptions.idempotencyKey);
-    const response = await send(new Request(`${baseUrl}/knowledgebases/${encodeURIComponent(knowledgebaseId)}/sources`, { method: "POST", headers, body: form }));
+    const response = await send(
+      new Request(`${baseUrl}/knowledgebases/${encodeURIComponent(knowledgebaseId)}/sources`, {
+        method: "POST",
+        headers,
+        body: form,
+      }),
+    );
     if (!response.ok) throw await errorFrom(response);
     return (await response.json()) as AddedSource;
   }

@@ -46,7 +46,8 @@ export default function OverviewPage() {
         description={
           organization && (
             <>
-              Plan <strong>{organization.plan}</strong> · developer API {organization.plan === "free" ? "not included in this plan" : organization.apiEnabled ? "on" : "off"}
+              Plan <strong>{organization.plan}</strong> · developer API{" "}
+              {organization.plan === "free" ? "not included in this plan" : organization.apiEnabled ? "on" : "off"}
             </>
           )
         }
@@ -63,7 +64,11 @@ export default function OverviewPage() {
           <ol className="checklist">
             {steps.map((step) => (
               <li key={step.label} className={step.done ? "done" : undefined}>
-                {step.done ? <CircleCheck size={18} aria-hidden className="icon check" /> : <Circle size={18} aria-hidden className="icon" />}
+                {step.done ? (
+                  <CircleCheck size={18} aria-hidden className="icon check" />
+                ) : (
+                  <Circle size={18} aria-hidden className="icon" />
+                )}
                 {step.done ? <span>{step.label}</span> : <Link href={step.href}>{step.label}</Link>}
                 <span className="visually-hidden">{step.done ? "(done)" : "(to do)"}</span>
               </li>
@@ -85,7 +90,8 @@ export default function OverviewPage() {
       )}
       <UsageOverview />
       <p className="muted">
-        The REST API lives at <code>/api/v1</code>. Create a key on the <Link href="/keys">API keys</Link> page and read the <Link href="/docs">API docs</Link>.
+        The REST API lives at <code>/api/v1</code>. Create a key on the <Link href="/keys">API keys</Link> page and read
+        the <Link href="/docs">API docs</Link>.
       </p>
     </>
   );

@@ -29,10 +29,22 @@ export default function SignInPage() {
       <form className="panel auth-card form" onSubmit={submit} aria-labelledby="sign-in-title">
         <PageHeader title="Sign in" headingId="sign-in-title" description="to your organization's Atrium console" />
         <FormField label="Email">
-          <input type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input
+            type="email"
+            autoComplete="username"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
         </FormField>
         <FormField label="Password">
-          <input type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </FormField>
         <ErrorAlert error={signIn.error} />
         {ssoError && (

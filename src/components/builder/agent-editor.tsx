@@ -35,7 +35,9 @@ const BUILT_INS = [
 
 function toWrite(view: Doc): Doc {
   const doc: Doc = Object.fromEntries(WRITE_FIELDS.map((field) => [field, view[field]]));
-  doc.knowledge = (view.knowledge as { knowledgebaseId: string }[]).map((k) => ({ knowledgebaseId: k.knowledgebaseId }));
+  doc.knowledge = (view.knowledge as { knowledgebaseId: string }[]).map((k) => ({
+    knowledgebaseId: k.knowledgebaseId,
+  }));
   return doc;
 }
 
@@ -54,7 +56,15 @@ function unavailableNote(labels: string[], reason: string): string {
 type BuiltInStatus = { name: string; available: boolean; reason: string | null }[];
 
 /** The built-ins as checkboxes; one this deployment cannot provide is marked and cannot be turned on (GET /models says why). */
-function BuiltInsField({ value, status, onChange }: { value: Record<string, boolean>; status: BuiltInStatus | undefined; onChange: (builtIns: Record<string, boolean>) => void }) {
+function BuiltInsField({
+  value,
+  status,
+  onChange,
+}: {
+  value: Record<string, boolean>;
+  status: BuiltInStatus | undefined;
+  onChange: (builtIns: Record<string, boolean>) => void;
+}) {
   const reasonOf = (key: string) => status?.find((b) => b.name === key && !b.available)?.reason ?? null;
   const reasons = [...new Set(BUILT_INS.map(([key]) => reasonOf(key)).filter((reason) => reason !== null))];
   const reasonId = (reason: string) => `builtins-unavailable-${reasons.indexOf(reason)}`;
@@ -96,18 +106,39 @@ type ModelList = { id: string; name: string; provider: string }[];
 
 /** Whether the agent has anything a provider model would call as a tool. */
 function usesTools(doc: Doc): boolean {
-  return doc.flows.length > 0 || doc.integrations.length > 0 || Object.values(doc.builtIns as Record<string, boolean>).some(Boolean);
+  return (
+    doc.flows.length > 0 ||
+    doc.integrations.length > 0 ||
+    Object.values(doc.builtIns as Record<string, boolean>).some(Boolean)
+  );
 }
 
 /** The model picker: the organization's models grouped by provider, and what the choice means for tools. */
-function ModelField({ value, models, usesTools, onChange }: { value: string; models: ModelList | undefined; usesTools: boolean; onChange: (model: string) => void }) {
+function ModelField({
+  value,
+  models,
+  usesTools,
+  onChange,
+}: {
+  value: string;
+  models: ModelList | undefined;
+  usesTools: boolean;
+  onChange: (model: string) => void;
+}) {
   const providers = [...new Set((models ?? []).map((model) => model.provider))];
   const builtIn = models?.find((model) => model.id === value)?.provider === "builtin";
   return (
     <div className="field">
       <label htmlFor="agent-model">Model</label>
-      <select id="agent-model" aria-describedby="agent-model-hint" value={value} onChange={(e) => onChange(e.target.value)}>
-        {models && !models.some((m) => m.id === value) && <option value={value}>{value} (unavailable: runs on the built-in model)</option>}
+      <select
+        id="agent-model"
+        aria-describedby="agent-model-hint"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+      >
+        {models && !models.some((m) => m.id === value) && (
+          <option value={value}>{value} (unavailable: runs on the built-in model)</option>
+        )}
         {providers.map((provider) => (
           <optgroup key={provider} label={provider === "builtin" ? "Built-in" : `Provider ${provider}`}>
             {models!
@@ -136,25 +167,63 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
   const flows = useQuery(trpc.flows.list.queryOptions({ include: "drafts", limit: 200 }));
   const identity = doc.identity as Doc;
   const setIdentity = (changes: Doc) => update({ identity: { ...identity, ...changes } });
-  const titles = new Map((view.knowledge as { knowledgebaseId: string; title: string }[]).map((k) => [k.knowledgebaseId, k.title]));
+  const titles = new Map(
+    (view.knowledge as { knowledgebaseId: string; title: string }[]).map((k) => [k.knowledgebaseId, k.title]),
+  );
 
   return (
     <>
       <Section title="Identity" summary={[doc.name, identity.role].filter(Boolean).join(" · ")}>
         <TextField label="Name" value={doc.name} onChange={(name) => update({ name })} testId="field-name" />
         <TextField label="Slug" value={doc.slug} onChange={(slug) => update({ slug })} />
-        <TextArea label="Description" value={doc.description} onChange={(description) => update({ description })} rows={2} />
-        <TextField label="Role" value={identity.role} onChange={(role) => setIdentity({ role })} placeholder="e.g. Support specialist" />
+        <TextArea
+          label="Description"
+          value={doc.description}
+          onChange={(description) => update({ description })}
+          rows={2}
+        />
+        <TextField
+          label="Role"
+          value={identity.role}
+          onChange={(role) => setIdentity({ role })}
+          placeholder="e.g. Support specialist"
+        />
         <TextArea label="Summary" value={identity.summary} onChange={(summary) => setIdentity({ summary })} rows={2} />
         <LinesField label="Goals" value={identity.goals} onChange={(goals) => setIdentity({ goals })} />
-        <LinesField label="Out of scope" value={identity.outOfScope} onChange={(outOfScope) => setIdentity({ outOfScope })} />
-        <LinesField label="Persona traits" value={identity.personaTraits} onChange={(personaTraits) => setIdentity({ personaTraits })} />
-        <LinesField label="Guardrails" value={identity.guardrails} onChange={(guardrails) => setIdentity({ guardrails })} />
+        <LinesField
+          label="Out of scope"
+          value={identity.outOfScope}
+          onChange={(outOfScope) => setIdentity({ outOfScope })}
+        />
+        <LinesField
+          label="Persona traits"
+          value={identity.personaTraits}
+          onChange={(personaTraits) => setIdentity({ personaTraits })}
+        />
+        <LinesField
+          label="Guardrails"
+          value={identity.guardrails}
+          onChange={(guardrails) => setIdentity({ guardrails })}
+        />
       </Section>
       <Section title="Instructions and model" label="Behaviour" summary={doc.model}>
-        <TextArea label="System instruction" value={doc.systemInstruction} onChange={(systemInstruction) => update({ systemInstruction })} rows={6} />
-        <ModelField value={doc.model} models={models.data?.models} usesTools={usesTools(doc)} onChange={(model) => update({ model })} />
-        <BuiltInsField value={doc.builtIns} status={models.data?.builtIns} onChange={(builtIns) => update({ builtIns })} />
+        <TextArea
+          label="System instruction"
+          value={doc.systemInstruction}
+          onChange={(systemInstruction) => update({ systemInstruction })}
+          rows={6}
+        />
+        <ModelField
+          value={doc.model}
+          models={models.data?.models}
+          usesTools={usesTools(doc)}
+          onChange={(model) => update({ model })}
+        />
+        <BuiltInsField
+          value={doc.builtIns}
+          status={models.data?.builtIns}
+          onChange={(builtIns) => update({ builtIns })}
+        />
       </Section>
       <Section
         title="Knowledge and flows"
@@ -165,7 +234,12 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
           {(doc.knowledge as { knowledgebaseId: string }[]).map((k) => (
             <div className="row" key={k.knowledgebaseId} data-testid="attached-knowledgebase">
               <KnowledgebaseName id={k.knowledgebaseId} fallback={titles.get(k.knowledgebaseId)} />
-              <button type="button" onClick={() => update({ knowledge: doc.knowledge.filter((x: Doc) => x.knowledgebaseId !== k.knowledgebaseId) })}>
+              <button
+                type="button"
+                onClick={() =>
+                  update({ knowledge: doc.knowledge.filter((x: Doc) => x.knowledgebaseId !== k.knowledgebaseId) })
+                }
+              >
                 Detach
               </button>
             </div>
@@ -184,7 +258,11 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
               <input
                 type="checkbox"
                 checked={doc.flows.includes(flow.id)}
-                onChange={(e) => update({ flows: e.target.checked ? [...doc.flows, flow.id] : doc.flows.filter((f: string) => f !== flow.id) })}
+                onChange={(e) =>
+                  update({
+                    flows: e.target.checked ? [...doc.flows, flow.id] : doc.flows.filter((f: string) => f !== flow.id),
+                  })
+                }
               />
               {flow.name}
             </label>
@@ -196,7 +274,11 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
         title="Conversation"
         summary={`${doc.conversationStarters.length} starter${doc.conversationStarters.length === 1 ? "" : "s"}, ${doc.questions.length} question${doc.questions.length === 1 ? "" : "s"}`}
       >
-        <LinesField label="Conversation starters" value={doc.conversationStarters} onChange={(conversationStarters) => update({ conversationStarters })} />
+        <LinesField
+          label="Conversation starters"
+          value={doc.conversationStarters}
+          onChange={(conversationStarters) => update({ conversationStarters })}
+        />
         <QuestionsField value={doc.questions} onChange={(questions) => update({ questions })} />
       </Section>
     </>

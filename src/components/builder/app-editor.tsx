@@ -44,8 +44,9 @@ export function AppEditor({ id }: { id: string }) {
             whose="This app's"
             empty={
               <>
-                Nothing ran in this range. Its conversation turns and transactions land here as they finish, wherever they come from: try it in <Link href="/chat">Chat</Link>,
-                publish it and call it over the API, or grant it to end users in a portal.
+                Nothing ran in this range. Its conversation turns and transactions land here as they finish, wherever
+                they come from: try it in <Link href="/chat">Chat</Link>, publish it and call it over the API, or grant
+                it to end users in a portal.
               </>
             }
           />
@@ -78,7 +79,12 @@ function AppForm({ doc, update }: EditorBodyProps) {
         <h2 style={{ marginTop: 0 }}>App</h2>
         <TextField label="Name" value={doc.name} onChange={(name) => update({ name })} testId="field-name" />
         <TextField label="Slug" value={doc.slug} onChange={(slug) => update({ slug })} />
-        <TextArea label="Description" value={doc.description} onChange={(description) => update({ description })} rows={2} />
+        <TextArea
+          label="Description"
+          value={doc.description}
+          onChange={(description) => update({ description })}
+          rows={2}
+        />
         <TextArea label="Goals" value={doc.goals} onChange={(goals) => update({ goals })} rows={2} />
       </div>
       <div className="panel form" aria-label="Orchestration">
@@ -87,7 +93,8 @@ function AppForm({ doc, update }: EditorBodyProps) {
           {adviserId ? (
             <div className="item row" data-testid="app-adviser">
               <span style={{ flex: 1 }}>
-                Adviser: <EntityName kind="agent" id={adviserId} /> <Unpublished show={published.get(adviserId) === false} />
+                Adviser: <EntityName kind="agent" id={adviserId} />{" "}
+                <Unpublished show={published.get(adviserId) === false} />
               </span>
               <button type="button" onClick={() => update({ adviser: null })}>
                 No adviser
@@ -104,7 +111,12 @@ function AppForm({ doc, update }: EditorBodyProps) {
             onPick={(agent) => update({ adviser: { id: agent.id } })}
           />
         </div>
-        <TextArea label="Adviser instructions" value={doc.adviserInstructions} onChange={(adviserInstructions) => update({ adviserInstructions })} rows={3} />
+        <TextArea
+          label="Adviser instructions"
+          value={doc.adviserInstructions}
+          onChange={(adviserInstructions) => update({ adviserInstructions })}
+          rows={3}
+        />
         <label>
           Orchestration mode
           <select value={doc.orchestrationMode} onChange={(e) => update({ orchestrationMode: e.target.value })}>
@@ -134,13 +146,18 @@ function AppForm({ doc, update }: EditorBodyProps) {
             >
               <GripVertical size={16} aria-hidden className="icon" style={{ cursor: "grab" }} />
               <span style={{ flex: 1 }}>
-                {index + 1}. <EntityName kind={member.kind} id={member.id} /> <span className="muted">({member.kind})</span>{" "}
-                <Unpublished show={published.get(member.id) === false} />
+                {index + 1}. <EntityName kind={member.kind} id={member.id} />{" "}
+                <span className="muted">({member.kind})</span> <Unpublished show={published.get(member.id) === false} />
               </span>
               <button type="button" aria-label="Move up" disabled={index === 0} onClick={() => move(index, index - 1)}>
                 <ArrowUp size={16} aria-hidden className="icon" />
               </button>
-              <button type="button" aria-label="Move down" disabled={index === members.length - 1} onClick={() => move(index, index + 1)}>
+              <button
+                type="button"
+                aria-label="Move down"
+                disabled={index === members.length - 1}
+                onClick={() => move(index, index + 1)}
+              >
                 <ArrowDown size={16} aria-hidden className="icon" />
               </button>
               <button type="button" onClick={() => setMembers(members.filter((_, i) => i !== index))}>
@@ -153,7 +170,9 @@ function AppForm({ doc, update }: EditorBodyProps) {
             label="Add a member"
             exclude={members.map((m) => m.id)}
             emptyText="No agents or flows yet: create one under Agents or Flows."
-            onPick={(entity) => setMembers([...members, { id: entity.id, kind: entity.kind as Member["kind"], position: members.length }])}
+            onPick={(entity) =>
+              setMembers([...members, { id: entity.id, kind: entity.kind as Member["kind"], position: members.length }])
+            }
           />
         </div>
       </div>
@@ -161,17 +180,33 @@ function AppForm({ doc, update }: EditorBodyProps) {
         <h2 style={{ marginTop: 0 }}>API</h2>
         <div className="row">
           <label className="inline">
-            <input type="checkbox" checked={Boolean(api.conversationEnabled)} onChange={(e) => setApi({ conversationEnabled: e.target.checked })} />
+            <input
+              type="checkbox"
+              checked={Boolean(api.conversationEnabled)}
+              onChange={(e) => setApi({ conversationEnabled: e.target.checked })}
+            />
             Conversation endpoint
           </label>
           <label className="inline">
-            <input type="checkbox" checked={Boolean(api.transactionEnabled)} onChange={(e) => setApi({ transactionEnabled: e.target.checked })} />
+            <input
+              type="checkbox"
+              checked={Boolean(api.transactionEnabled)}
+              onChange={(e) => setApi({ transactionEnabled: e.target.checked })}
+            />
             Transaction endpoint
           </label>
         </div>
         <TextField label="Greeting" value={api.greeting} onChange={(greeting) => setApi({ greeting })} />
-        <JsonField label="Transaction input JSON Schema" value={api.inputSchema} onChange={(inputSchema) => setApi({ inputSchema })} />
-        <JsonField label="Transaction output JSON Schema" value={api.outputSchema} onChange={(outputSchema) => setApi({ outputSchema })} />
+        <JsonField
+          label="Transaction input JSON Schema"
+          value={api.inputSchema}
+          onChange={(inputSchema) => setApi({ inputSchema })}
+        />
+        <JsonField
+          label="Transaction output JSON Schema"
+          value={api.outputSchema}
+          onChange={(outputSchema) => setApi({ outputSchema })}
+        />
       </div>
     </>
   );

@@ -20,7 +20,11 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
   const router = useRouter();
   // Pages already asked for, by cursor (undefined: the first); "Load more" adds the next one.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const pages = useQueries({ queries: cursors.map((cursor) => procs.list.queryOptions({ include: "drafts", limit: 100, ...(cursor ? { cursor } : {}) })) }) as {
+  const pages = useQueries({
+    queries: cursors.map((cursor) =>
+      procs.list.queryOptions({ include: "drafts", limit: 100, ...(cursor ? { cursor } : {}) }),
+    ),
+  }) as {
     data?: Doc;
     error: unknown;
     isLoading: boolean;
@@ -28,7 +32,9 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
   const list = { isLoading: pages.some((page) => page.isLoading), error: pages.find((page) => page.error)?.error };
   const nextCursor = pages[pages.length - 1]?.data?.nextCursor as string | null | undefined;
   const [name, setName] = useState("");
-  const create = useMutation(procs.create.mutationOptions({ onSuccess: (data: Doc) => router.push(`/${kind}/${data[ONE[kind]].id}`) })) as {
+  const create = useMutation(
+    procs.create.mutationOptions({ onSuccess: (data: Doc) => router.push(`/${kind}/${data[ONE[kind]].id}`) }),
+  ) as {
     mutate: (input: Doc) => void;
     isPending: boolean;
     error: unknown;
@@ -47,7 +53,13 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
       <form className="panel form" onSubmit={submit} aria-label={`Create ${ONE[kind]}`}>
         <label>
           Name
-          <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} placeholder={`New ${ONE[kind]} name`} />
+          <input
+            required
+            maxLength={200}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder={`New ${ONE[kind]} name`}
+          />
         </label>
         {create.error ? (
           <p role="alert" className="error">
@@ -67,7 +79,9 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
             {errorMessage(list.error)}
           </p>
         ) : null}
-        {!list.isLoading && items.length === 0 && <p className="muted">No {kind} yet: name the first one above and create it.</p>}
+        {!list.isLoading && items.length === 0 && (
+          <p className="muted">No {kind} yet: name the first one above and create it.</p>
+        )}
         {items.length > 0 && (
           // On a phone each item is a card of labelled cells, rather than columns squeezed letter by letter.
           <div className="table-scroll table-cards" role="region" aria-label={TITLES[kind]} tabIndex={0}>
@@ -90,7 +104,11 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
                       {item.description}
                     </td>
                     <td className="nowrap" data-label="State">
-                      {item.published ? <span className="badge">Published</span> : <span className="badge revoked">Draft</span>}
+                      {item.published ? (
+                        <span className="badge">Published</span>
+                      ) : (
+                        <span className="badge revoked">Draft</span>
+                      )}
                     </td>
                     <td className="muted" data-label="Updated">
                       {new Date(item.updatedAt).toLocaleString()}

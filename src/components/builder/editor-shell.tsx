@@ -11,9 +11,26 @@ import { errorMessage, newIdempotencyKey, useTRPCClient, type CallContext } from
 import { PreviewPanel } from "./preview-panel";
 import "./workbench.css";
 import { TestsPanel } from "./tests-panel";
-import { appErrorOf, ONE, useDraftEditor, type Doc, type KindPlural, type KindProcedures, type SaveProblem } from "./use-draft-editor";
+import {
+  appErrorOf,
+  ONE,
+  useDraftEditor,
+  type Doc,
+  type KindPlural,
+  type KindProcedures,
+  type SaveProblem,
+} from "./use-draft-editor";
 
-const STATE_FIELDS = ["id", "published", "productionVersionId", "versionCount", "lastChange", "createdAt", "updatedAt", "draftDiffersFromLive"];
+const STATE_FIELDS = [
+  "id",
+  "published",
+  "productionVersionId",
+  "versionCount",
+  "lastChange",
+  "createdAt",
+  "updatedAt",
+  "draftDiffersFromLive",
+];
 
 /** A document with what is not content (state, read-back names, pins) left out, for diffs. */
 function comparable(doc: Doc): string {
@@ -38,7 +55,13 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-const SAVE_LABEL = { saved: "Saved", pending: "Unsaved changes…", saving: "Saving…", conflict: "Not saved: conflict", error: "Not saved (kept in this browser)" } as const;
+const SAVE_LABEL = {
+  saved: "Saved",
+  pending: "Unsaved changes…",
+  saving: "Saving…",
+  conflict: "Not saved: conflict",
+  error: "Not saved (kept in this browser)",
+} as const;
 
 export interface EditorBodyProps {
   doc: Doc;
@@ -65,12 +88,16 @@ export function EditorShell({
   if (editor.loadError)
     return (
       <>
-        <PageHeader title={`${ONE[kind][0]!.toUpperCase()}${ONE[kind].slice(1)} not opened`} back={{ href: `/${kind}`, label: `All ${kind}` }} />
+        <PageHeader
+          title={`${ONE[kind][0]!.toUpperCase()}${ONE[kind].slice(1)} not opened`}
+          back={{ href: `/${kind}`, label: `All ${kind}` }}
+        />
         <p role="alert" className="error">
           {errorMessage(editor.loadError)}
         </p>
         <p className="muted">
-          It may have been deleted, or the link is from another organization. <Link href={`/${kind}`}>Find it among all {kind}</Link>.
+          It may have been deleted, or the link is from another organization.{" "}
+          <Link href={`/${kind}`}>Find it among all {kind}</Link>.
         </p>
       </>
     );
@@ -84,7 +111,11 @@ export function EditorShell({
         back={{ href: `/${kind}`, label: `All ${kind}` }}
         actions={
           <>
-            {view.published ? <span className="badge">Published</span> : <span className="badge revoked">Unpublished</span>}
+            {view.published ? (
+              <span className="badge">Published</span>
+            ) : (
+              <span className="badge revoked">Unpublished</span>
+            )}
             {differs && (
               <span className="badge revoked" data-testid="draft-differs">
                 Draft differs from live
@@ -97,14 +128,15 @@ export function EditorShell({
         }
       />
       <p className="muted">
-        Last change: {view.lastChange.summary} — {view.lastChange.by} ({view.lastChange.source}), {new Date(view.lastChange.at).toLocaleString()}
+        Last change: {view.lastChange.summary} — {view.lastChange.by} ({view.lastChange.source}),{" "}
+        {new Date(view.lastChange.at).toLocaleString()}
       </p>
       {state === "conflict" && (
         <div className="notice" role="alert">
           <p style={{ marginTop: 0 }}>
             <strong>Someone else changed this draft</strong>
-            {editor.conflictBy ? ` (${editor.conflictBy})` : ""} since you opened it, so your latest edits were not saved. Reload to see their version; your unsaved edits will be
-            discarded.
+            {editor.conflictBy ? ` (${editor.conflictBy})` : ""} since you opened it, so your latest edits were not
+            saved. Reload to see their version; your unsaved edits will be discarded.
           </p>
           <button type="button" className="primary" onClick={() => void editor.reload()}>
             Reload the draft
@@ -114,7 +146,10 @@ export function EditorShell({
       {editor.restoredFrom && state !== "saved" && (
         <div className="notice" role="status" data-testid="restored-edits">
           <p style={{ marginTop: 0 }}>
-            <strong>Your edits from {new Date(editor.restoredFrom).toLocaleString()} were brought back from this browser.</strong> The server did not have them
+            <strong>
+              Your edits from {new Date(editor.restoredFrom).toLocaleString()} were brought back from this browser.
+            </strong>{" "}
+            The server did not have them
             {problem ? "; the reason is below" : ""}. They are saved as soon as the server accepts them.
           </p>
           <button type="button" onClick={editor.discardUnsaved}>
@@ -127,11 +162,13 @@ export function EditorShell({
           <p style={{ marginTop: 0 }}>
             {problem.heldBack ? (
               <>
-                <strong>Not saved yet.</strong> These edits would break the {ONE[kind]}, so they were not sent; they are kept in this browser until you fix them.
+                <strong>Not saved yet.</strong> These edits would break the {ONE[kind]}, so they were not sent; they are
+                kept in this browser until you fix them.
               </>
             ) : (
               <>
-                <strong>Not saved.</strong> The server refused these edits; they are kept in this browser (not lost when you leave) until you fix them.
+                <strong>Not saved.</strong> The server refused these edits; they are kept in this browser (not lost when
+                you leave) until you fix them.
               </>
             )}
           </p>
@@ -153,7 +190,13 @@ export function EditorShell({
             {children({ doc, view, update: editor.update, problem })}
             <TestsPanel kind={kind} id={id} />
             <PublishPanel kind={kind} input={editor.input} disabled={state !== "saved"} onDone={editor.refreshState} />
-            <VersionsPanel kind={kind} input={editor.input} procs={editor.procs} draft={view} onDone={editor.refreshState} />
+            <VersionsPanel
+              kind={kind}
+              input={editor.input}
+              procs={editor.procs}
+              draft={view}
+              onDone={editor.refreshState}
+            />
             <DeleteItem kind={kind} input={editor.input} procs={editor.procs} />
           </>
         }
@@ -187,7 +230,10 @@ function Workbench({ settings, preview }: { settings: ReactNode; preview: ReactN
 /** Deletes the item and its versions (admins and owners). */
 function DeleteItem({ kind, input, procs }: { kind: KindPlural; input: Doc; procs: KindProcedures }) {
   const router = useRouter();
-  const remove = useMutation(procs.delete.mutationOptions({ onSuccess: () => router.push(`/${kind}`) })) as { mutate: (input: Doc) => void; error: unknown };
+  const remove = useMutation(procs.delete.mutationOptions({ onSuccess: () => router.push(`/${kind}`) })) as {
+    mutate: (input: Doc) => void;
+    error: unknown;
+  };
   return (
     <div className="row">
       <ConfirmButton
@@ -207,7 +253,10 @@ function DeleteItem({ kind, input, procs }: { kind: KindPlural; input: Doc; proc
   );
 }
 
-type PublishClient = Record<KindPlural, { publish: { mutate: (input: Doc, options: { context: CallContext }) => Promise<Doc> } }>;
+type PublishClient = Record<
+  KindPlural,
+  { publish: { mutate: (input: Doc, options: { context: CallContext }) => Promise<Doc> } }
+>;
 
 /**
  * One Idempotency-Key per intent to publish: a double-click, or a retry after an answer lost on
@@ -232,7 +281,17 @@ function usePublish(kind: KindPlural, onSuccess: (data: Doc) => Promise<void>) {
   });
 }
 
-function PublishPanel({ kind, input, disabled, onDone }: { kind: KindPlural; input: Doc; disabled: boolean; onDone: () => Promise<void> }) {
+function PublishPanel({
+  kind,
+  input,
+  disabled,
+  onDone,
+}: {
+  kind: KindPlural;
+  input: Doc;
+  disabled: boolean;
+  onDone: () => Promise<void>;
+}) {
   const [notes, setNotes] = useState("");
   const [result, setResult] = useState<string | null>(null);
   const publish = usePublish(kind, async (data) => {
@@ -240,16 +299,29 @@ function PublishPanel({ kind, input, disabled, onDone }: { kind: KindPlural; inp
     setResult(`Published version ${data.version.number}; it is live.`);
     await onDone();
   });
-  const dependencies = (publish.error as { data?: { appError?: { dependencies?: { id: string; kind: string; name: string }[] } } } | null)?.data?.appError?.dependencies;
+  const dependencies = (
+    publish.error as { data?: { appError?: { dependencies?: { id: string; kind: string; name: string }[] } } } | null
+  )?.data?.appError?.dependencies;
   return (
     <div className="panel form" aria-label="Publish">
       <h2 style={{ marginTop: 0 }}>Publish</h2>
       <label>
         Notes
-        <textarea rows={2} value={notes} onChange={(e) => setNotes(e.target.value)} placeholder="What changed in this version" />
+        <textarea
+          rows={2}
+          value={notes}
+          onChange={(e) => setNotes(e.target.value)}
+          placeholder="What changed in this version"
+        />
       </label>
       <div className="row">
-        <button type="button" className="primary" disabled={disabled || publish.isPending} onClick={() => publish.mutate({ ...input, notes })} data-testid="publish">
+        <button
+          type="button"
+          className="primary"
+          disabled={disabled || publish.isPending}
+          onClick={() => publish.mutate({ ...input, notes })}
+          data-testid="publish"
+        >
           {publish.isPending ? "Publishing…" : `Publish ${ONE[kind]}`}
         </button>
         {disabled && <span className="muted">Waiting for the draft to save…</span>}
@@ -273,9 +345,29 @@ function PublishPanel({ kind, input, disabled, onDone }: { kind: KindPlural; inp
   );
 }
 
-function VersionsPanel({ kind, input, procs, draft, onDone }: { kind: KindPlural; input: Doc; procs: KindProcedures; draft: Doc; onDone: () => Promise<void> }) {
-  const versions = useQuery(procs.versions.queryOptions({ ...input, limit: 200 })) as { data?: { versions: Doc[] }; error: unknown; isLoading: boolean };
-  const deploy = useMutation(procs.deploy.mutationOptions({ onSuccess: () => onDone() })) as { mutate: (input: Doc) => void; isPending: boolean; error: unknown };
+function VersionsPanel({
+  kind,
+  input,
+  procs,
+  draft,
+  onDone,
+}: {
+  kind: KindPlural;
+  input: Doc;
+  procs: KindProcedures;
+  draft: Doc;
+  onDone: () => Promise<void>;
+}) {
+  const versions = useQuery(procs.versions.queryOptions({ ...input, limit: 200 })) as {
+    data?: { versions: Doc[] };
+    error: unknown;
+    isLoading: boolean;
+  };
+  const deploy = useMutation(procs.deploy.mutationOptions({ onSuccess: () => onDone() })) as {
+    mutate: (input: Doc) => void;
+    isPending: boolean;
+    error: unknown;
+  };
   const [open, setOpen] = useState<string | null>(null);
   const list = [...(versions.data?.versions ?? [])].reverse();
   return (
@@ -287,7 +379,9 @@ function VersionsPanel({ kind, input, procs, draft, onDone }: { kind: KindPlural
           {errorMessage(deploy.error)}
         </p>
       ) : null}
-      {list.length === 0 && !versions.isLoading && <p className="muted">No versions yet: publish to create version 1.</p>}
+      {list.length === 0 && !versions.isLoading && (
+        <p className="muted">No versions yet: publish to create version 1.</p>
+      )}
       {list.length > 0 && (
         // On a phone each version is a card of labelled cells, rather than columns squeezed letter by letter.
         <div className="table-scroll table-cards" role="region" aria-label="Versions table" tabIndex={0}>
@@ -341,7 +435,8 @@ function VersionRow({
     <>
       <tr data-testid={`version-${version.number}`}>
         <td data-label="Version">
-          <strong>{version.name}</strong> <span className="muted">#{version.number}</span> {version.isProduction && <span className="badge">Live</span>}
+          <strong>{version.name}</strong> <span className="muted">#{version.number}</span>{" "}
+          {version.isProduction && <span className="badge">Live</span>}
         </td>
         <td className="muted" data-label="Published">
           {new Date(version.createdAt).toLocaleString()} by {version.publishedBy} ({version.source})

@@ -41,7 +41,13 @@ export function TextArea({
   return (
     <label>
       {label}
-      <textarea className={code ? "code" : undefined} rows={rows} value={value} onChange={(e) => onChange(e.target.value)} placeholder={placeholder} />
+      <textarea
+        className={code ? "code" : undefined}
+        rows={rows}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        placeholder={placeholder}
+      />
     </label>
   );
 }
@@ -53,7 +59,17 @@ const toLines = (text: string) =>
     .filter(Boolean);
 
 /** A list of strings edited as one per line; keeps the raw text so blank lines can be typed. */
-export function LinesField({ label, value, onChange, rows = 3 }: { label: string; value: string[]; onChange: (value: string[]) => void; rows?: number }) {
+export function LinesField({
+  label,
+  value,
+  onChange,
+  rows = 3,
+}: {
+  label: string;
+  value: string[];
+  onChange: (value: string[]) => void;
+  rows?: number;
+}) {
   const [text, setText] = useState(value.join("\n"));
   useEffect(() => {
     if (JSON.stringify(toLines(text)) !== JSON.stringify(value)) setText(value.join("\n"));
@@ -75,7 +91,17 @@ export function LinesField({ label, value, onChange, rows = 3 }: { label: string
 }
 
 /** A JSON object edited as text; only valid JSON objects are passed on, with the parse error shown. */
-export function JsonField({ label, value, onChange, rows = 6 }: { label: string; value: unknown; onChange: (value: Record<string, unknown>) => void; rows?: number }) {
+export function JsonField({
+  label,
+  value,
+  onChange,
+  rows = 6,
+}: {
+  label: string;
+  value: unknown;
+  onChange: (value: Record<string, unknown>) => void;
+  rows?: number;
+}) {
   const [text, setText] = useState(JSON.stringify(value, null, 2));
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -99,7 +125,8 @@ export function JsonField({ label, value, onChange, rows = 6 }: { label: string;
           setText(e.target.value);
           try {
             const parsed = JSON.parse(e.target.value) as unknown;
-            if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("must be a JSON object");
+            if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+              throw new Error("must be a JSON object");
             setError(null);
             onChange(parsed as Record<string, unknown>);
           } catch (err) {
@@ -113,7 +140,13 @@ export function JsonField({ label, value, onChange, rows = 6 }: { label: string;
 }
 
 /** Editable `{id, label}` questions. */
-export function QuestionsField({ value, onChange }: { value: { id: string; label: string }[]; onChange: (value: { id: string; label: string }[]) => void }) {
+export function QuestionsField({
+  value,
+  onChange,
+}: {
+  value: { id: string; label: string }[];
+  onChange: (value: { id: string; label: string }[]) => void;
+}) {
   return (
     <fieldset style={{ border: 0, padding: 0 }}>
       <legend className="muted">Questions</legend>
@@ -151,10 +184,27 @@ export function QuestionsField({ value, onChange }: { value: { id: string; label
  * A section of an editor that folds: its title and, folded, a one-line summary of what it holds,
  * so a long editor can be read at a glance and opened where the work is.
  */
-export function Section({ title, summary, defaultOpen = true, children, label }: { title: string; summary?: string; defaultOpen?: boolean; children: ReactNode; label?: string }) {
+export function Section({
+  title,
+  summary,
+  defaultOpen = true,
+  children,
+  label,
+}: {
+  title: string;
+  summary?: string;
+  defaultOpen?: boolean;
+  children: ReactNode;
+  label?: string;
+}) {
   const [open, setOpen] = useState(defaultOpen);
   return (
-    <details className="panel form section" open={open} onToggle={(event) => setOpen((event.target as HTMLDetailsElement).open)} aria-label={label ?? title}>
+    <details
+      className="panel form section"
+      open={open}
+      onToggle={(event) => setOpen((event.target as HTMLDetailsElement).open)}
+      aria-label={label ?? title}
+    >
       <summary>
         <h2>{title}</h2>
         {!open && summary ? <span className="section-summary">{summary}</span> : null}

@@ -33,7 +33,9 @@ type Card = Node<CardData, "card">;
 /** What a node shows: its id, type and the start of its main template. */
 function NodeCard({ data }: NodeProps<Card>) {
   const { node, bad, needs } = data;
-  const text = [node.data.prompt, node.data.query, node.data.template, node.data.value].find((value) => typeof value === "string" && value !== "") as string | undefined;
+  const text = [node.data.prompt, node.data.query, node.data.template, node.data.value].find(
+    (value) => typeof value === "string" && value !== "",
+  ) as string | undefined;
   return (
     <div className={bad ? "flow-card bad" : "flow-card"}>
       {node.type !== "trigger_start" && <Handle type="target" position={Position.Top} />}
@@ -65,7 +67,17 @@ function BackEdge({ id, sourceX, sourceY, targetX, targetY, markerEnd, style, la
     `L ${side},${targetY}`,
     `C ${side},${targetY - bend} ${targetX},${targetY - bend} ${targetX},${targetY}`,
   ].join(" ");
-  return <BaseEdge id={id} path={path} markerEnd={markerEnd} style={style} label={label} labelX={side} labelY={(sourceY + targetY) / 2} />;
+  return (
+    <BaseEdge
+      id={id}
+      path={path}
+      markerEnd={markerEnd}
+      style={style}
+      label={label}
+      labelX={side}
+      labelY={(sourceY + targetY) / 2}
+    />
+  );
 }
 
 const EDGE_TYPES = { back: BackEdge };
@@ -87,7 +99,11 @@ export default function FlowCanvas({ nodes, feedback, missing, selected, onSelec
       id: String(i),
       type: "card",
       position: places[i]!,
-      data: { node, bad: feedback.some((f) => f.nodeId === node.id), needs: missing.filter((m) => m.nodeId === node.id).map((m) => m.need) },
+      data: {
+        node,
+        bad: feedback.some((f) => f.nodeId === node.id),
+        needs: missing.filter((m) => m.nodeId === node.id).map((m) => m.need),
+      },
       selected: i === selected,
       ariaLabel: `Node ${node.id} (${node.type})`,
     }));
@@ -110,10 +126,14 @@ export default function FlowCanvas({ nodes, feedback, missing, selected, onSelec
           source: String(from),
           target: String(to),
           type: back ? "back" : undefined,
-          className: [inOrder ? "in-order" : "", back ? "back" : "", looped ? "cycle" : ""].filter(Boolean).join(" ") || undefined,
+          className:
+            [inOrder ? "in-order" : "", back ? "back" : "", looped ? "cycle" : ""].filter(Boolean).join(" ") ||
+            undefined,
           markerEnd: { type: MarkerType.ArrowClosed, ...(looped ? { color: "var(--danger)" } : {}) },
           label: back && looped ? `back to ${target}` : undefined,
-          ariaLabel: back ? `From ${source} back to ${target}${looped ? ", a cycle" : ""}` : `From ${source} to ${target}${looped ? ", part of a cycle" : ""}`,
+          ariaLabel: back
+            ? `From ${source} back to ${target}${looped ? ", a cycle" : ""}`
+            : `From ${source} to ${target}${looped ? ", part of a cycle" : ""}`,
         },
       ];
     });
@@ -122,14 +142,27 @@ export default function FlowCanvas({ nodes, feedback, missing, selected, onSelec
   // The canvas holds what it measures and what is being dragged; the draft holds the rest.
   const [shown, setShown] = useState<Card[]>(cards);
   const [shownLines, setShownLines] = useState<Edge[]>(lines);
-  useEffect(() => setShown((current) => cards.map((card) => ({ ...card, measured: current.find((old) => old.id === card.id)?.measured }))), [cards]);
-  useEffect(() => setShownLines((current) => lines.map((line) => ({ ...line, selected: current.find((old) => old.id === line.id)?.selected }))), [lines]);
+  useEffect(
+    () =>
+      setShown((current) =>
+        cards.map((card) => ({ ...card, measured: current.find((old) => old.id === card.id)?.measured })),
+      ),
+    [cards],
+  );
+  useEffect(
+    () =>
+      setShownLines((current) =>
+        lines.map((line) => ({ ...line, selected: current.find((old) => old.id === line.id)?.selected })),
+      ),
+    [lines],
+  );
 
   const instance = useRef<ReactFlowInstance<Card, Edge> | null>(null);
   const count = useRef(nodes.length);
   useEffect(() => {
     // A node added (by the buttons above) may be outside the view: bring every node into it.
-    if (nodes.length > count.current) setTimeout(() => void instance.current?.fitView({ padding: 0.2, maxZoom: 1, duration: 200 }), 50);
+    if (nodes.length > count.current)
+      setTimeout(() => void instance.current?.fitView({ padding: 0.2, maxZoom: 1, duration: 200 }), 50);
     count.current = nodes.length;
   }, [nodes.length]);
 
@@ -159,7 +192,9 @@ export default function FlowCanvas({ nodes, feedback, missing, selected, onSelec
 
   return (
     <div className="flow-canvas" data-testid="flow-canvas">
-      {nodes.length === 0 && <p className="flow-canvas-empty">No nodes yet: start with “Add trigger_start” above, then the steps it runs.</p>}
+      {nodes.length === 0 && (
+        <p className="flow-canvas-empty">No nodes yet: start with “Add trigger_start” above, then the steps it runs.</p>
+      )}
       <ReactFlow<Card, Edge>
         nodes={shown}
         edges={shownLines}
@@ -169,7 +204,9 @@ export default function FlowCanvas({ nodes, feedback, missing, selected, onSelec
         onEdgesChange={(changes: EdgeChange[]) => setShownLines((current) => applyEdgeChanges(changes, current))}
         onDelete={onDelete}
         onConnect={({ source, target }) => edit((placed) => connect(placed, Number(source), Number(target)))}
-        onNodeDragStop={(_event, _node, dragged) => setNodes(placeNodes(nodes, new Map<number, Place>(dragged.map((card) => [Number(card.id), card.position]))))}
+        onNodeDragStop={(_event, _node, dragged) =>
+          setNodes(placeNodes(nodes, new Map<number, Place>(dragged.map((card) => [Number(card.id), card.position]))))
+        }
         onInit={(flow) => {
           instance.current = flow;
         }}

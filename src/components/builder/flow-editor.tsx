@@ -64,7 +64,9 @@ function FlowForm({ doc, update }: EditorBodyProps) {
   const chosen = selected !== null && selected < nodes.length ? selected : null;
   // Structural problems are errors (the server refuses them); missing data is fine in a draft and
   // only listed as what publishing needs.
-  const feedback = flowFeedback(nodes, new Set(models.data?.models.map((m) => m.id) ?? ["atrium-offline"]), { allowIncomplete: true });
+  const feedback = flowFeedback(nodes, new Set(models.data?.models.map((m) => m.id) ?? ["atrium-offline"]), {
+    allowIncomplete: true,
+  });
   const missing = incompleteNodes(nodes);
   const setNodes = (next: FlowNode[]) => update({ nodes: next });
   /** On the canvas a new node goes below the others, and every node keeps the place it is drawn at. */
@@ -72,7 +74,8 @@ function FlowForm({ doc, update }: EditorBodyProps) {
     setNodes(onCanvas ? addNode(placeNodes(nodes), type, placeBelow(nodes)) : addNode(nodes, type));
     setSelected(nodes.length);
   };
-  const setInput = (index: number, changes: Partial<FlowInput>) => update({ inputs: inputs.map((input, i) => (i === index ? { ...input, ...changes } : input)) });
+  const setInput = (index: number, changes: Partial<FlowInput>) =>
+    update({ inputs: inputs.map((input, i) => (i === index ? { ...input, ...changes } : input)) });
   const list = (
     <div className="list-editor form">
       {nodes.map((_node, index) => (
@@ -88,27 +91,52 @@ function FlowForm({ doc, update }: EditorBodyProps) {
         <h2 style={{ marginTop: 0 }}>Flow</h2>
         <TextField label="Name" value={doc.name} onChange={(name) => update({ name })} testId="field-name" />
         <TextField label="Slug" value={doc.slug} onChange={(slug) => update({ slug })} />
-        <TextArea label="Description" value={doc.description} onChange={(description) => update({ description })} rows={2} />
+        <TextArea
+          label="Description"
+          value={doc.description}
+          onChange={(description) => update({ description })}
+          rows={2}
+        />
         <TextField label="Kind" value={doc.kind} onChange={(kind) => update({ kind })} />
         <QuestionsField value={doc.questions} onChange={(questions) => update({ questions })} />
       </div>
       <div className="panel form" aria-label="Inputs">
         <h2 style={{ marginTop: 0 }}>Inputs</h2>
         <p className="muted">
-          Templates read them as <code>{"{{inputs.key}}"}</code>. Published, they become the flow&apos;s input JSON Schema.
+          Templates read them as <code>{"{{inputs.key}}"}</code>. Published, they become the flow&apos;s input JSON
+          Schema.
         </p>
         <div className="list-editor">
           {inputs.map((input, index) => (
             <div className="item row" key={index}>
-              <input aria-label="Input key" value={input.key} onChange={(e) => setInput(index, { key: e.target.value })} placeholder="key" style={{ width: "9rem" }} />
-              <input aria-label="Input label" value={input.label} onChange={(e) => setInput(index, { label: e.target.value })} placeholder="Label" />
-              <select aria-label="Input type" value={input.type} onChange={(e) => setInput(index, { type: e.target.value })}>
+              <input
+                aria-label="Input key"
+                value={input.key}
+                onChange={(e) => setInput(index, { key: e.target.value })}
+                placeholder="key"
+                style={{ width: "9rem" }}
+              />
+              <input
+                aria-label="Input label"
+                value={input.label}
+                onChange={(e) => setInput(index, { label: e.target.value })}
+                placeholder="Label"
+              />
+              <select
+                aria-label="Input type"
+                value={input.type}
+                onChange={(e) => setInput(index, { type: e.target.value })}
+              >
                 {["text", "number", "integer", "boolean", "select", "multiselect"].map((type) => (
                   <option key={type}>{type}</option>
                 ))}
               </select>
               <label className="inline">
-                <input type="checkbox" checked={input.required} onChange={(e) => setInput(index, { required: e.target.checked })} />
+                <input
+                  type="checkbox"
+                  checked={input.required}
+                  onChange={(e) => setInput(index, { required: e.target.checked })}
+                />
                 required
               </label>
               {(input.type === "select" || input.type === "multiselect") && (
@@ -134,7 +162,21 @@ function FlowForm({ doc, update }: EditorBodyProps) {
           <div>
             <button
               type="button"
-              onClick={() => update({ inputs: [...inputs, { key: `input${inputs.length + 1}`, label: "", description: "", type: "text", required: false, options: [] }] })}
+              onClick={() =>
+                update({
+                  inputs: [
+                    ...inputs,
+                    {
+                      key: `input${inputs.length + 1}`,
+                      label: "",
+                      description: "",
+                      type: "text",
+                      required: false,
+                      options: [],
+                    },
+                  ],
+                })
+              }
             >
               Add input
             </button>
@@ -144,10 +186,13 @@ function FlowForm({ doc, update }: EditorBodyProps) {
       <div className="panel" aria-label="Nodes">
         <h2 style={{ marginTop: 0 }}>Nodes</h2>
         <p className="muted">
-          Nodes run in list order unless <em>next</em> names the node to run next. Templates read <code>{"{{inputs.key}}"}</code> and <code>{"{{nodes.<id>.output}}"}</code>.
+          Nodes run in list order unless <em>next</em> names the node to run next. Templates read{" "}
+          <code>{"{{inputs.key}}"}</code> and <code>{"{{nodes.<id>.output}}"}</code>.
         </p>
         <div role="status" data-testid="flow-feedback">
-          {feedback.length === 0 && missing.length === 0 && <p className="muted">The flow is complete and ready to publish.</p>}
+          {feedback.length === 0 && missing.length === 0 && (
+            <p className="muted">The flow is complete and ready to publish.</p>
+          )}
           {feedback.length > 0 && (
             <ul className="error">
               {feedback.map((item, index) => (
@@ -165,7 +210,11 @@ function FlowForm({ doc, update }: EditorBodyProps) {
               <ul className="checklist">
                 {missing.map((item) => (
                   <li key={`${item.nodeId}-${item.field}`}>
-                    <button type="button" className="link" onClick={() => setSelected(nodes.findIndex((node) => node.id === item.nodeId))}>
+                    <button
+                      type="button"
+                      className="link"
+                      onClick={() => setSelected(nodes.findIndex((node) => node.id === item.nodeId))}
+                    >
                       {item.nodeId}
                     </button>{" "}
                     needs {item.need}
@@ -194,16 +243,30 @@ function FlowForm({ doc, update }: EditorBodyProps) {
                     <div className="flow-canvas-view">
                       <AddNodeButtons onAdd={(type) => add(type, true)} />
                       <p className="muted" style={{ margin: 0 }}>
-                        Drag from a node&apos;s lower dot to another node to connect them (dashed: list order). Select a node to edit it; select a node or connection and press
-                        Delete to remove it.
+                        Drag from a node&apos;s lower dot to another node to connect them (dashed: list order). Select a
+                        node to edit it; select a node or connection and press Delete to remove it.
                       </p>
                       <div className="flow-canvas-layout">
-                        <FlowCanvas nodes={nodes} feedback={feedback} missing={missing} selected={chosen} onSelect={setSelected} setNodes={setNodes} />
+                        <FlowCanvas
+                          nodes={nodes}
+                          feedback={feedback}
+                          missing={missing}
+                          selected={chosen}
+                          onSelect={setSelected}
+                          setNodes={setNodes}
+                        />
                         <aside aria-label="Selected node">
                           {chosen === null ? (
                             <p className="muted">Select a node on the canvas to edit it.</p>
                           ) : (
-                            <NodeFields nodes={nodes} index={chosen} feedback={feedback} inputs={inputs} setNodes={setNodes} onMoved={setSelected} />
+                            <NodeFields
+                              nodes={nodes}
+                              index={chosen}
+                              feedback={feedback}
+                              inputs={inputs}
+                              setNodes={setNodes}
+                              onMoved={setSelected}
+                            />
                           )}
                         </aside>
                       </div>

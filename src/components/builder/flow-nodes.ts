@@ -108,7 +108,8 @@ export function placesOf(nodes: FlowNode[]): Place[] {
   const rows = new Map<number, number[]>();
   depth.forEach((row, i) => rows.set(row, [...(rows.get(row) ?? []), i]));
   const auto: Place[] = [];
-  for (const [row, members] of rows) members.forEach((i, slot) => (auto[i] = { x: (slot - (members.length - 1) / 2) * COLUMN, y: row * ROW }));
+  for (const [row, members] of rows)
+    members.forEach((i, slot) => (auto[i] = { x: (slot - (members.length - 1) / 2) * COLUMN, y: row * ROW }));
   return nodes.map((node, i) => storedPlace(node) ?? auto[i]!);
 }
 

@@ -13,7 +13,15 @@ interface Integration {
   selectedTools: string[];
 }
 
-function ToolPicker({ connection, integration, onChange }: { connection: McpConnection; integration: Integration; onChange: (selectedTools: string[]) => void }) {
+function ToolPicker({
+  connection,
+  integration,
+  onChange,
+}: {
+  connection: McpConnection;
+  integration: Integration;
+  onChange: (selectedTools: string[]) => void;
+}) {
   const trpc = useTRPC();
   const tools = useQuery(trpc.mcpConnections.tools.queryOptions({ connectionId: connection.id }, { retry: false }));
   const listed = tools.data?.tools.map((tool) => tool.name) ?? [];
@@ -30,7 +38,13 @@ function ToolPicker({ connection, integration, onChange }: { connection: McpConn
           <input
             type="checkbox"
             checked={integration.selectedTools.includes(name)}
-            onChange={(e) => onChange(e.target.checked ? [...integration.selectedTools, name] : integration.selectedTools.filter((t) => t !== name))}
+            onChange={(e) =>
+              onChange(
+                e.target.checked
+                  ? [...integration.selectedTools, name]
+                  : integration.selectedTools.filter((t) => t !== name),
+              )
+            }
           />
           <code>{name}</code>
           {tools.data && !listed.includes(name) && <span className="muted"> (no longer listed)</span>}
@@ -41,11 +55,20 @@ function ToolPicker({ connection, integration, onChange }: { connection: McpConn
   );
 }
 
-export function IntegrationsField({ value, onChange }: { value: Integration[]; onChange: (integrations: Integration[]) => void }) {
+export function IntegrationsField({
+  value,
+  onChange,
+}: {
+  value: Integration[];
+  onChange: (integrations: Integration[]) => void;
+}) {
   const trpc = useTRPC();
   const connections = useQuery(trpc.mcpConnections.list.queryOptions());
-  const available = connections.data?.filter((connection) => !value.some((integration) => integration.toolkit === connection.slug)) ?? [];
-  const replace = (toolkit: string, change: Partial<Integration>) => onChange(value.map((i) => (i.toolkit === toolkit ? { ...i, ...change } : i)));
+  const available =
+    connections.data?.filter((connection) => !value.some((integration) => integration.toolkit === connection.slug)) ??
+    [];
+  const replace = (toolkit: string, change: Partial<Integration>) =>
+    onChange(value.map((i) => (i.toolkit === toolkit ? { ...i, ...change } : i)));
 
   return (
     <div className="panel form" aria-label="Integrations">
@@ -53,7 +76,8 @@ export function IntegrationsField({ value, onChange }: { value: Integration[]; o
       <ErrorAlert error={connections.error} />
       {connections.data?.length === 0 && (
         <p className="muted">
-          No MCP servers are connected yet; admins add them under <Link href="/settings/integrations">Integrations</Link>.
+          No MCP servers are connected yet; admins add them under{" "}
+          <Link href="/settings/integrations">Integrations</Link>.
         </p>
       )}
       {value.map((integration) => {
@@ -68,7 +92,11 @@ export function IntegrationsField({ value, onChange }: { value: Integration[]; o
               </button>
             </div>
             {connection ? (
-              <ToolPicker connection={connection} integration={integration} onChange={(selectedTools) => replace(integration.toolkit, { selectedTools })} />
+              <ToolPicker
+                connection={connection}
+                integration={integration}
+                onChange={(selectedTools) => replace(integration.toolkit, { selectedTools })}
+              />
             ) : (
               connections.data && <p className="muted">This connection was removed; detach it before publishing.</p>
             )}
@@ -82,7 +110,8 @@ export function IntegrationsField({ value, onChange }: { value: Integration[]; o
             value=""
             onChange={(e) => {
               const connection = available.find((c) => c.slug === e.target.value);
-              if (connection) onChange([...value, { toolkit: connection.slug, name: connection.name, selectedTools: [] }]);
+              if (connection)
+                onChange([...value, { toolkit: connection.slug, name: connection.name, selectedTools: [] }]);
             }}
           >
             <option value="">Choose an MCP connection…</option>

@@ -7,6 +7,22 @@ export function KnowledgebaseName({ id, fallback }: { id: string; fallback?: str
 }
 
 /** Search knowledgebases by name and pick one; those in `exclude` are not offered. */
-export function KnowledgebasePicker({ label, exclude = [], onPick }: { label: string; exclude?: string[]; onPick: (id: string) => void }) {
-  return <EntityPicker kinds={["knowledgebase"]} label={label} exclude={exclude} emptyText="No knowledgebases yet: create one under Knowledge." onPick={(kb) => onPick(kb.id)} />;
+export function KnowledgebasePicker({
+  label,
+  exclude = [],
+  onPick,
+}: {
+  label: string;
+  exclude?: string[];
+  onPick: (id: string) => void;
+}) {
+  return (
+    <EntityPicker
+      kinds={["knowledgebase"]}
+      label={label}
+      exclude={exclude}
+      emptyText="No knowledgebases yet: create one under Knowledge."
+      onPick={(kb) => onPick(kb.id)}
+    />
+  );
 }

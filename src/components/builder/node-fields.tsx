@@ -9,7 +9,10 @@ import { disconnect, moveNode, nextIds, removeNode } from "./flow-nodes";
 import { KnowledgebaseName, KnowledgebasePicker } from "./knowledgebase-picker";
 
 /** The data fields each node type is edited with (required ones are checked by flowFeedback). */
-const DATA_FIELDS: Record<string, { key: string; label: string; multiline?: boolean; knowledgebase?: boolean; template?: boolean }[]> = {
+const DATA_FIELDS: Record<
+  string,
+  { key: string; label: string; multiline?: boolean; knowledgebase?: boolean; template?: boolean }[]
+> = {
   trigger_start: [],
   llm: [
     { key: "prompt", label: "Prompt template", multiline: true, template: true },
@@ -27,7 +30,17 @@ const DATA_FIELDS: Record<string, { key: string; label: string; multiline?: bool
  * "Insert a variable": the flow's inputs and the outputs of the nodes that run before this one,
  * so a reference is picked rather than typed (and cannot name a node that runs later).
  */
-function VariablePicker({ label, inputs, upstream, onInsert }: { label: string; inputs: FlowInput[]; upstream: string[]; onInsert: (reference: string) => void }) {
+function VariablePicker({
+  label,
+  inputs,
+  upstream,
+  onInsert,
+}: {
+  label: string;
+  inputs: FlowInput[];
+  upstream: string[];
+  onInsert: (reference: string) => void;
+}) {
   if (inputs.length === 0 && upstream.length === 0) return null;
   return (
     <select
@@ -80,7 +93,8 @@ export function NodeFields({
   onMoved?: (index: number) => void;
 }) {
   const node = nodes[index]!;
-  const setNode = (changes: Partial<FlowNode>) => setNodes(nodes.map((other, i) => (i === index ? { ...other, ...changes } : other)));
+  const setNode = (changes: Partial<FlowNode>) =>
+    setNodes(nodes.map((other, i) => (i === index ? { ...other, ...changes } : other)));
   const setData = (key: string, value: unknown) => setNode({ data: { ...node.data, [key]: value } });
   const move = (by: number) => {
     setNodes(moveNode(nodes, index, by));
@@ -88,9 +102,18 @@ export function NodeFields({
   };
   const next = nextIds(nodes, index);
   return (
-    <div className="item form" data-testid="flow-node" style={{ borderColor: feedback.some((f) => f.nodeId === node.id) ? "var(--danger)" : undefined }}>
+    <div
+      className="item form"
+      data-testid="flow-node"
+      style={{ borderColor: feedback.some((f) => f.nodeId === node.id) ? "var(--danger)" : undefined }}
+    >
       <div className="row">
-        <input aria-label="Node id" value={node.id} onChange={(e) => setNode({ id: e.target.value })} style={{ width: "9rem" }} />
+        <input
+          aria-label="Node id"
+          value={node.id}
+          onChange={(e) => setNode({ id: e.target.value })}
+          style={{ width: "9rem" }}
+        />
         <select aria-label="Node type" value={node.type} onChange={(e) => setNode({ type: e.target.value })}>
           {!(NODE_TYPES as readonly string[]).includes(node.type) && <option>{node.type}</option>}
           {NODE_TYPES.map((type) => (
@@ -99,14 +122,20 @@ export function NodeFields({
         </select>
         <input
           aria-label="Next node"
-          value={Array.isArray(node.data.next) ? (node.data.next as string[]).join(", ") : ((node.data.next as string | undefined) ?? "")}
+          value={
+            Array.isArray(node.data.next)
+              ? (node.data.next as string[]).join(", ")
+              : ((node.data.next as string | undefined) ?? "")
+          }
           onChange={(e) => {
             const targets = e.target.value
               .split(",")
               .map((t) => t.trim())
               .filter(Boolean);
             const { next: _drop, ...rest } = node.data;
-            setNode({ data: targets.length === 0 ? rest : { ...rest, next: targets.length === 1 ? targets[0] : targets } });
+            setNode({
+              data: targets.length === 0 ? rest : { ...rest, next: targets.length === 1 ? targets[0] : targets },
+            });
           }}
           placeholder="next (optional)"
         />
@@ -154,12 +183,23 @@ export function NodeFields({
       {(DATA_FIELDS[node.type] ?? []).map((field) =>
         field.knowledgebase ? (
           <div key={field.key} className="row">
-            {typeof node.data[field.key] === "string" && node.data[field.key] !== "" && <KnowledgebaseName id={String(node.data[field.key])} />}
-            <KnowledgebasePicker label={node.data[field.key] ? "Change knowledgebase" : field.label} onPick={(knowledgebaseId) => setData(field.key, knowledgebaseId)} />
+            {typeof node.data[field.key] === "string" && node.data[field.key] !== "" && (
+              <KnowledgebaseName id={String(node.data[field.key])} />
+            )}
+            <KnowledgebasePicker
+              label={node.data[field.key] ? "Change knowledgebase" : field.label}
+              onPick={(knowledgebaseId) => setData(field.key, knowledgebaseId)}
+            />
           </div>
         ) : field.multiline ? (
           <div key={field.key}>
-            <TextArea label={field.label} value={String(node.data[field.key] ?? "")} onChange={(value) => setData(field.key, value)} rows={2} code />
+            <TextArea
+              label={field.label}
+              value={String(node.data[field.key] ?? "")}
+              onChange={(value) => setData(field.key, value)}
+              rows={2}
+              code
+            />
             <VariablePicker
               label={field.label}
               inputs={inputs}
@@ -169,7 +209,11 @@ export function NodeFields({
           </div>
         ) : field.template ? (
           <div key={field.key}>
-            <TextField label={field.label} value={String(node.data[field.key] ?? "")} onChange={(value) => setData(field.key, value)} />
+            <TextField
+              label={field.label}
+              value={String(node.data[field.key] ?? "")}
+              onChange={(value) => setData(field.key, value)}
+            />
             <VariablePicker
               label={field.label}
               inputs={inputs}

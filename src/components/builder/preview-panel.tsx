@@ -49,7 +49,8 @@ function keep(kind: KindPlural, id: string, messages: PreviewMessage[]): void {
 
 export function PreviewPanel({ kind, id, draftSaved }: { kind: KindPlural; id: string; draftSaved: boolean }) {
   const trpc = useTRPC();
-  const procs = kind === "agents" ? trpc.runtime.agentTests : kind === "flows" ? trpc.runtime.flowTests : trpc.runtime.appTests;
+  const procs =
+    kind === "agents" ? trpc.runtime.agentTests : kind === "flows" ? trpc.runtime.flowTests : trpc.runtime.appTests;
   const [messages, setMessages] = useState<PreviewMessage[]>([]);
   const [draft, setDraft] = useState("");
   const [asked, setAsked] = useState<string | null>(null);
@@ -105,7 +106,9 @@ export function PreviewPanel({ kind, id, draftSaved }: { kind: KindPlural; id: s
           Clear
         </button>
       </div>
-      <p className="muted preview-note">Runs this {ONE[kind]}&apos;s draft as you edit it, not the live version. Each message is a test run: 1 credit.</p>
+      <p className="muted preview-note">
+        Runs this {ONE[kind]}&apos;s draft as you edit it, not the live version. Each message is a test run: 1 credit.
+      </p>
       <ChatTranscript
         messages={messages}
         pending={asked ? { message: asked, reply: "" } : null}
@@ -126,7 +129,9 @@ export function PreviewPanel({ kind, id, draftSaved }: { kind: KindPlural; id: s
       >
         {messages.length === 0 && !asked && (
           <p className="muted" data-testid="preview-empty">
-            {kind === "flows" ? "Send sample input (text, or a JSON object of the inputs) to run the flow." : "Ask something to try the draft."}
+            {kind === "flows"
+              ? "Send sample input (text, or a JSON object of the inputs) to run the flow."
+              : "Ask something to try the draft."}
           </p>
         )}
       </ChatTranscript>

@@ -22,7 +22,8 @@ type KindTestProcedures = ReturnType<typeof useTRPC>["runtime"]["agentTests"];
 export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const procs: KindTestProcedures = kind === "agents" ? trpc.runtime.agentTests : kind === "flows" ? trpc.runtime.flowTests : trpc.runtime.appTests;
+  const procs: KindTestProcedures =
+    kind === "agents" ? trpc.runtime.agentTests : kind === "flows" ? trpc.runtime.flowTests : trpc.runtime.appTests;
   const [cases, setCases] = useState<CaseRow[]>([{ input: "", expectedBehavior: "" }]);
   const [rubric, setRubric] = useState("");
   const [latest, setLatest] = useState<Run | null>(null);
@@ -40,13 +41,17 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
     }),
   );
   const filled = cases.filter((c) => c.input.trim() !== "");
-  const edit = (index: number, changes: Partial<CaseRow>) => setCases((current) => current.map((c, i) => (i === index ? { ...c, ...changes } : c)));
+  const edit = (index: number, changes: Partial<CaseRow>) =>
+    setCases((current) => current.map((c, i) => (i === index ? { ...c, ...changes } : c)));
   const previous = [...(runs.data?.testRuns ?? [])].reverse().filter((r) => r.id !== latest?.id);
 
   return (
     <div className="panel" aria-label="Tests">
       <h2 style={{ marginTop: 0 }}>Tests</h2>
-      <p className="muted">Each case runs against this {ONE[kind]}&apos;s draft and is graded against its expected behaviour (or the rubric, when given). 1 credit per case.</p>
+      <p className="muted">
+        Each case runs against this {ONE[kind]}&apos;s draft and is graded against its expected behaviour (or the
+        rubric, when given). 1 credit per case.
+      </p>
       <div style={{ display: "grid", gap: "0.5rem" }}>
         {cases.map((c, index) => (
           <div key={index} className="test-case">
@@ -61,7 +66,12 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
             </label>
             <label>
               Case {index + 1} expected behaviour
-              <textarea rows={2} value={c.expectedBehavior} onChange={(e) => edit(index, { expectedBehavior: e.target.value })} placeholder="e.g. Says refunds take 14 days" />
+              <textarea
+                rows={2}
+                value={c.expectedBehavior}
+                onChange={(e) => edit(index, { expectedBehavior: e.target.value })}
+                placeholder="e.g. Says refunds take 14 days"
+              />
             </label>
             <button
               type="button"
@@ -76,7 +86,11 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
         ))}
       </div>
       <div className="row" style={{ margin: "0.75rem 0" }}>
-        <button type="button" disabled={cases.length >= MAX_CASES} onClick={() => setCases([...cases, { input: "", expectedBehavior: "" }])}>
+        <button
+          type="button"
+          disabled={cases.length >= MAX_CASES}
+          onClick={() => setCases([...cases, { input: "", expectedBehavior: "" }])}
+        >
           Add case
         </button>
         <span className="muted">
@@ -88,14 +102,25 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
       </div>
       <label>
         Rubric (optional)
-        <textarea rows={2} value={rubric} onChange={(e) => setRubric(e.target.value)} placeholder="Graded against instead of each case's expected behaviour" />
+        <textarea
+          rows={2}
+          value={rubric}
+          onChange={(e) => setRubric(e.target.value)}
+          placeholder="Graded against instead of each case's expected behaviour"
+        />
       </label>
       <div className="row" style={{ marginTop: "0.75rem" }}>
         <button
           type="button"
           className="primary"
           disabled={run.isPending || filled.length === 0}
-          onClick={() => run.mutate({ id, cases: filled.map((c) => ({ input: c.input, expectedBehavior: c.expectedBehavior })), ...(rubric.trim() ? { rubric } : {}) })}
+          onClick={() =>
+            run.mutate({
+              id,
+              cases: filled.map((c) => ({ input: c.input, expectedBehavior: c.expectedBehavior })),
+              ...(rubric.trim() ? { rubric } : {}),
+            })
+          }
         >
           {run.isPending ? "Running…" : `Run ${filled.length} case${filled.length === 1 ? "" : "s"}`}
         </button>
@@ -131,7 +156,13 @@ const KEEP_MS = 800;
  * Loads the cases kept with the item once, then keeps each edit (debounced), so they are there
  * when the editor opens again. Returns what to tell the builder about it.
  */
-function useKeptSuite(procs: KindTestProcedures, id: string, cases: CaseRow[], rubric: string, onLoaded: (suite: TestSuite) => void): string {
+function useKeptSuite(
+  procs: KindTestProcedures,
+  id: string,
+  cases: CaseRow[],
+  rubric: string,
+  onLoaded: (suite: TestSuite) => void,
+): string {
   const suite = useQuery(procs.suite.queryOptions({ id }, { staleTime: 0 }));
   const save = useMutation(procs.saveSuite.mutationOptions());
   const loaded = useRef(false);
@@ -142,12 +173,19 @@ function useKeptSuite(procs: KindTestProcedures, id: string, cases: CaseRow[], r
     lastKept.current = JSON.stringify(suite.data);
     onLoaded(suite.data);
   }, [suite.data, onLoaded]);
-  const wanted: TestSuite = { cases: cases.filter((c) => c.input.trim() !== "" || c.expectedBehavior.trim() !== ""), rubric };
+  const wanted: TestSuite = {
+    cases: cases.filter((c) => c.input.trim() !== "" || c.expectedBehavior.trim() !== ""),
+    rubric,
+  };
   const wantedText = JSON.stringify(wanted);
   const { mutate } = save;
   useEffect(() => {
     if (!loaded.current || wantedText === lastKept.current) return;
-    const timer = setTimeout(() => mutate({ id, ...(JSON.parse(wantedText) as TestSuite) }, { onSuccess: () => (lastKept.current = wantedText) }), KEEP_MS);
+    const timer = setTimeout(
+      () =>
+        mutate({ id, ...(JSON.parse(wantedText) as TestSuite) }, { onSuccess: () => (lastKept.current = wantedText) }),
+      KEEP_MS,
+    );
     return () => clearTimeout(timer);
   }, [wantedText, id, mutate]);
   if (suite.error) return `Cases could not be loaded: ${errorMessage(suite.error)}`;
@@ -187,7 +225,11 @@ function RunResults({ run }: { run: Run }) {
                 <div className="muted">{formatMs(result.latencyMs)}</div>
               </td>
               <td>
-                {result.error ? <span className="error">{result.error}</span> : <div className="trace-output">{result.output}</div>}
+                {result.error ? (
+                  <span className="error">{result.error}</span>
+                ) : (
+                  <div className="trace-output">{result.output}</div>
+                )}
                 {result.executionId && <TraceDetails executionId={result.executionId} />}
               </td>
               <td>

@@ -35,7 +35,8 @@ export function useKindProcedures(kind: KindPlural): KindProcedures {
 }
 
 export function appErrorOf(error: unknown): { code?: string; feedback?: SaveProblem["feedback"] } {
-  const appError = (error as { data?: { appError?: { code?: string; feedback?: SaveProblem["feedback"] } } } | null)?.data?.appError;
+  const appError = (error as { data?: { appError?: { code?: string; feedback?: SaveProblem["feedback"] } } } | null)
+    ?.data?.appError;
   return { code: appError?.code, feedback: appError?.feedback };
 }
 
@@ -73,12 +74,18 @@ function writeUnsaved(kind: KindPlural, id: string, copy: UnsavedCopy | null): v
 
 function changedFields(saved: Doc, current: Doc): Doc {
   const changes: Doc = {};
-  for (const key of Object.keys(current)) if (JSON.stringify(saved[key]) !== JSON.stringify(current[key])) changes[key] = current[key];
+  for (const key of Object.keys(current))
+    if (JSON.stringify(saved[key]) !== JSON.stringify(current[key])) changes[key] = current[key];
   return changes;
 }
 
 /** `holdBack` names what the server would refuse in a document, so it is kept here and not sent. */
-export function useDraftEditor(kind: KindPlural, id: string, toWrite: (view: Doc) => Doc, holdBack?: (doc: Doc, changes: Doc) => SaveProblem | null) {
+export function useDraftEditor(
+  kind: KindPlural,
+  id: string,
+  toWrite: (view: Doc) => Doc,
+  holdBack?: (doc: Doc, changes: Doc) => SaveProblem | null,
+) {
   const procs = useKindProcedures(kind);
   const queryClient = useQueryClient();
   const input = { [ID_KEY[kind]]: id };
@@ -128,7 +135,11 @@ export function useDraftEditor(kind: KindPlural, id: string, toWrite: (view: Doc
   useEffect(() => {
     if (!doc || !saved.current) return;
     const unsaved = Object.keys(changedFields(saved.current, doc)).length > 0;
-    writeUnsaved(kind, id, unsaved ? { doc, baseUpdatedAt: updatedAt.current, savedAt: new Date().toISOString() } : null);
+    writeUnsaved(
+      kind,
+      id,
+      unsaved ? { doc, baseUpdatedAt: updatedAt.current, savedAt: new Date().toISOString() } : null,
+    );
     if (!unsaved) setRestoredFrom(null);
   }, [doc, state, kind, id]);
 
@@ -157,7 +168,11 @@ export function useDraftEditor(kind: KindPlural, id: string, toWrite: (view: Doc
     const timer = setTimeout(async () => {
       setState("saving");
       try {
-        const result = (await patch.mutateAsync({ ...input, ...changes, expectedUpdatedAt: updatedAt.current ?? undefined })) as Doc;
+        const result = (await patch.mutateAsync({
+          ...input,
+          ...changes,
+          expectedUpdatedAt: updatedAt.current ?? undefined,
+        })) as Doc;
         const fresh = result[ONE[kind]] as Doc;
         updatedAt.current = fresh.updatedAt;
         saved.current = { ...saved.current, ...changes };
@@ -167,7 +182,9 @@ export function useDraftEditor(kind: KindPlural, id: string, toWrite: (view: Doc
       } catch (error) {
         const { code, feedback } = appErrorOf(error);
         if (code === "conflict") {
-          const latest = (await queryClient.fetchQuery({ ...draftOptions, staleTime: 0 }).catch(() => null)) as Doc | null;
+          const latest = (await queryClient
+            .fetchQuery({ ...draftOptions, staleTime: 0 })
+            .catch(() => null)) as Doc | null;
           setConflictBy(latest?.[ONE[kind]]?.lastChange?.by ?? null);
           setState("conflict");
         } else {
@@ -197,7 +214,10 @@ export function useDraftEditor(kind: KindPlural, id: string, toWrite: (view: Doc
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [queryClient, id, kind]);
 
-  const update = useCallback((changes: Doc) => setDoc((current) => (current ? { ...current, ...changes } : current)), []);
+  const update = useCallback(
+    (changes: Doc) => setDoc((current) => (current ? { ...current, ...changes } : current)),
+    [],
+  );
 
   /** Drops the edits kept in this browser and shows the draft as the server holds it. */
   const discardUnsaved = useCallback(() => {
@@ -206,5 +226,19 @@ export function useDraftEditor(kind: KindPlural, id: string, toWrite: (view: Doc
     void reload();
   }, [kind, id, reload]);
 
-  return { doc, view, update, state, problem, conflictBy, restoredFrom, reload, discardUnsaved, refreshState, loadError: draftQuery.error, input, procs };
+  return {
+    doc,
+    view,
+    update,
+    state,
+    problem,
+    conflictBy,
+    restoredFrom,
+    reload,
+    discardUnsaved,
+    refreshState,
+    loadError: draftQuery.error,
+    input,
+    procs,
+  };
 }

@@ -4,7 +4,15 @@
 // credits left) says why in place of the box's hint. No app takes files yet: there is no attach
 // control, and a file dropped or pasted on the box is refused in words instead of being opened
 // by the browser or pasted as a path.
-import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type FormEvent, type ReactNode } from "react";
+import {
+  useEffect,
+  useRef,
+  useState,
+  type ClipboardEvent,
+  type DragEvent,
+  type FormEvent,
+  type ReactNode,
+} from "react";
 import { useChatText } from "./chat-i18n";
 
 /** A conversation message is at most 32,000 characters on every door. */

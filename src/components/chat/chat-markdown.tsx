@@ -26,7 +26,9 @@ const CITE_PREFIX = "#cite-";
 function linkCitations(text: string, citations: ChatCitation[]): string {
   if (citations.length === 0) return text;
   const known = new Set(citations.map((c) => c.n));
-  return text.replace(/\[(\d{1,3})\](?!\()/g, (marker, n: string) => (known.has(Number(n)) ? `[${n}](${CITE_PREFIX}${n})` : marker));
+  return text.replace(/\[(\d{1,3})\](?!\()/g, (marker, n: string) =>
+    known.has(Number(n)) ? `[${n}](${CITE_PREFIX}${n})` : marker,
+  );
 }
 
 /** Keeps `page:`/`source:` links (react-markdown would drop them) so they can open the viewer. */
@@ -57,12 +59,24 @@ function CodeBlock({ children }: { children: ReactNode }) {
   );
 }
 
-export function ChatMarkdown({ text, citations = [], onCite }: { text: string; citations?: ChatCitation[]; onCite?: (citation: ChatCitation) => void }) {
+export function ChatMarkdown({
+  text,
+  citations = [],
+  onCite,
+}: {
+  text: string;
+  citations?: ChatCitation[];
+  onCite?: (citation: ChatCitation) => void;
+}) {
   const byNumber = new Map(citations.map((c) => [c.n, c]));
   const byTarget = new Map(citations.map((c) => [`${c.kind}:${c.id}`, c]));
   const components: Components = {
     a: ({ href, children }) => {
-      const cited = href?.startsWith(CITE_PREFIX) ? byNumber.get(Number(href.slice(CITE_PREFIX.length))) : href ? byTarget.get(href) : undefined;
+      const cited = href?.startsWith(CITE_PREFIX)
+        ? byNumber.get(Number(href.slice(CITE_PREFIX.length)))
+        : href
+          ? byTarget.get(href)
+          : undefined;
       if (cited && onCite) {
         return (
           <button
@@ -75,7 +89,8 @@ export function ChatMarkdown({ text, citations = [], onCite }: { text: string; c
           </button>
         );
       }
-      if (!href || href.startsWith("page:") || href.startsWith("source:") || href.startsWith(CITE_PREFIX)) return <>{children}</>;
+      if (!href || href.startsWith("page:") || href.startsWith("source:") || href.startsWith(CITE_PREFIX))
+        return <>{children}</>;
       return (
         <a href={href} target="_blank" rel="noopener noreferrer nofollow">
           {children}

@@ -77,7 +77,12 @@ function Question({ content, onEdit }: { content: string; onEdit?: (text: string
   if (editing)
     return (
       <form className="chat-message user chat-edit" onSubmit={send} aria-label={t("transcript.editForm")}>
-        <textarea aria-label={t("transcript.yourQuestion")} value={text} onChange={(e) => setText(e.target.value)} rows={3} />
+        <textarea
+          aria-label={t("transcript.yourQuestion")}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          rows={3}
+        />
         <div className="row">
           <button type="submit" className="primary">
             {t("transcript.sendAgain")}
@@ -139,9 +144,20 @@ export function ChatTranscript<M extends TranscriptMessage>({
       {children}
       {messages.map((m, index) =>
         m.role === "assistant" ? (
-          <Answer key={m.id} message={m} last={idle && index === messages.length - 1} actions={actions} onCite={setCited} footer={footer?.(m)} />
+          <Answer
+            key={m.id}
+            message={m}
+            last={idle && index === messages.length - 1}
+            actions={actions}
+            onCite={setCited}
+            footer={footer?.(m)}
+          />
         ) : (
-          <Question key={m.id} content={m.content} onEdit={idle && index === lastUser ? actions.onEditLast : undefined} />
+          <Question
+            key={m.id}
+            content={m.content}
+            onEdit={idle && index === lastUser ? actions.onEditLast : undefined}
+          />
         ),
       )}
       {pending && (

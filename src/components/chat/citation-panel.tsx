@@ -15,10 +15,20 @@ export function CitationPanel({ citation, onClose }: { citation: ChatCitation; o
     return () => window.removeEventListener("keydown", onKey);
   }, [citation, onClose]);
   return (
-    <aside className="chat-citation-panel" role="dialog" aria-modal="false" aria-labelledby="citation-title" data-testid="citation-panel">
+    <aside
+      className="chat-citation-panel"
+      role="dialog"
+      aria-modal="false"
+      aria-labelledby="citation-title"
+      data-testid="citation-panel"
+    >
       <header>
         <div>
-          <p className="muted chat-citation-kind">{citation.kind === "page" ? t("citations.sourcePage", { n: citation.n }) : t("citations.sourceDocument", { n: citation.n })}</p>
+          <p className="muted chat-citation-kind">
+            {citation.kind === "page"
+              ? t("citations.sourcePage", { n: citation.n })
+              : t("citations.sourceDocument", { n: citation.n })}
+          </p>
           <h2 id="citation-title">{citation.title}</h2>
           {citation.heading && <p className="muted">{citation.heading}</p>}
         </div>
@@ -34,7 +44,13 @@ export function CitationPanel({ citation, onClose }: { citation: ChatCitation; o
 }
 
 /** The numbered sources under an answer. */
-export function CitationList({ citations, onOpen }: { citations: ChatCitation[]; onOpen: (citation: ChatCitation) => void }) {
+export function CitationList({
+  citations,
+  onOpen,
+}: {
+  citations: ChatCitation[];
+  onOpen: (citation: ChatCitation) => void;
+}) {
   const t = useChatText();
   if (citations.length === 0) return null;
   return (

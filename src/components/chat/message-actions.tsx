@@ -67,11 +67,23 @@ export function MessageActions({
         )}
         {onFeedback && (
           <>
-            <button type="button" className="icon-button" aria-pressed={rating === "up"} onClick={() => rate("up")} title={t("actions.helpful")}>
+            <button
+              type="button"
+              className="icon-button"
+              aria-pressed={rating === "up"}
+              onClick={() => rate("up")}
+              title={t("actions.helpful")}
+            >
               <ThumbsUp size={16} aria-hidden />
               <span className="visually-hidden">{t("actions.helpful")}</span>
             </button>
-            <button type="button" className="icon-button" aria-pressed={rating === "down"} onClick={() => rate("down")} title={t("actions.notHelpful")}>
+            <button
+              type="button"
+              className="icon-button"
+              aria-pressed={rating === "down"}
+              onClick={() => rate("down")}
+              title={t("actions.notHelpful")}
+            >
               <ThumbsDown size={16} aria-hidden />
               <span className="visually-hidden">{t("actions.notHelpful")}</span>
             </button>
@@ -80,7 +92,13 @@ export function MessageActions({
       </div>
       {asking && (
         <form className="chat-feedback" onSubmit={sendReason} aria-label={t("actions.reasonForm")}>
-          <input value={reason} onChange={(e) => setReason(e.target.value)} maxLength={1000} placeholder={t("actions.reasonPlaceholder")} aria-label={t("actions.reasonLabel")} />
+          <input
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+            maxLength={1000}
+            placeholder={t("actions.reasonPlaceholder")}
+            aria-label={t("actions.reasonLabel")}
+          />
           <button type="submit">{t("actions.send")}</button>
           <button type="button" className="link" onClick={() => setAsking(false)}>
             {t("actions.skip")}

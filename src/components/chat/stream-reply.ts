@@ -50,7 +50,11 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 async function refusal(response: Response): Promise<StreamError> {
   const parsed = (await response.json().catch(() => null)) as ErrorBody | null;
-  return new StreamError(parsed?.error?.message ?? `The request failed (${response.status}).`, response.status, parsed?.error?.code);
+  return new StreamError(
+    parsed?.error?.message ?? `The request failed (${response.status}).`,
+    response.status,
+    parsed?.error?.code,
+  );
 }
 
 /**
@@ -58,7 +62,12 @@ async function refusal(response: Response): Promise<StreamError> {
  * the reply, resuming after a dropped connection; resolves with `done`'s data. Aborting `signal`
  * only stops listening: the run goes on (stopping it is the cancel call's job).
  */
-export async function streamReply(url: string, body: Record<string, unknown>, callbacks: StreamCallbacks, signal: AbortSignal): Promise<StreamDone> {
+export async function streamReply(
+  url: string,
+  body: Record<string, unknown>,
+  callbacks: StreamCallbacks,
+  signal: AbortSignal,
+): Promise<StreamDone> {
   let lastEventId = 0;
   let executionId: string | null = null;
   let outcome: { done: StreamDone } | { failure: StreamError } | null = null;
@@ -90,7 +99,12 @@ export async function streamReply(url: string, body: Record<string, unknown>, ca
     }
   }
 
-  const first = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), signal });
+  const first = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+    signal,
+  });
   if (!first.ok || !first.headers.get("content-type")?.startsWith("text/event-stream")) throw await refusal(first);
   try {
     await read(first);
@@ -103,7 +117,10 @@ export async function streamReply(url: string, body: Record<string, unknown>, ca
     callbacks.onReconnecting?.(true);
     await sleep(RESUME_BACKOFF_MS[Math.min(attempt, RESUME_BACKOFF_MS.length - 1)]!, signal);
     try {
-      const resumed = await fetch(`${url}/runs/${encodeURIComponent(executionId)}/events`, { headers: { "Last-Event-ID": String(lastEventId) }, signal });
+      const resumed = await fetch(`${url}/runs/${encodeURIComponent(executionId)}/events`, {
+        headers: { "Last-Event-ID": String(lastEventId) },
+        signal,
+      });
       if (resumed.status === 204) break;
       if (!resumed.ok) {
         // A refusal (signed out, the run gone) will not get better by trying again.
@@ -123,6 +140,11 @@ export async function streamReply(url: string, body: Record<string, unknown>, ca
   callbacks.onReconnecting?.(false);
   const settled = outcome as { done: StreamDone } | { failure: StreamError } | null;
   if (settled && "failure" in settled) throw settled.failure;
-  if (!settled) throw new StreamError("The connection was lost before the reply was finished. Your message was kept; try again.", status, CONNECTION_LOST);
+  if (!settled)
+    throw new StreamError(
+      "The connection was lost before the reply was finished. Your message was kept; try again.",
+      status,
+      CONNECTION_LOST,
+    );
   return settled.done;
 }

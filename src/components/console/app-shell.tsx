@@ -118,7 +118,9 @@ function leadsTo(pathname: string, href: string): boolean {
 /** Only the most specific link is the current page: /settings/providers is not also Settings. */
 function isCurrent(pathname: string, href: string): boolean {
   if (!leadsTo(pathname, href)) return false;
-  return !GROUPS.some((group) => group.links.some((link) => link.href.length > href.length && leadsTo(pathname, link.href)));
+  return !GROUPS.some((group) =>
+    group.links.some((link) => link.href.length > href.length && leadsTo(pathname, link.href)),
+  );
 }
 
 /**
@@ -152,13 +154,24 @@ export function ConsoleShell({ email, role, children }: { email: string; role: R
               Atrium
             </Link>
             <div className="shell-actions">
-              <button type="button" className="shell-icon-button" onClick={openCommandPalette} aria-keyshortcuts="Control+K Meta+K">
+              <button
+                type="button"
+                className="shell-icon-button"
+                onClick={openCommandPalette}
+                aria-keyshortcuts="Control+K Meta+K"
+              >
                 <Search size={18} aria-hidden className="icon" />
                 <span className="visually-hidden">Search (Ctrl+K)</span>
               </button>
               <NotificationBell />
             </div>
-            <button type="button" className="menu-toggle" aria-expanded={open} aria-controls="console-links" onClick={() => setOpen(!open)}>
+            <button
+              type="button"
+              className="menu-toggle"
+              aria-expanded={open}
+              aria-controls="console-links"
+              onClick={() => setOpen(!open)}
+            >
               {open ? <X size={18} aria-hidden className="icon" /> : <Menu size={18} aria-hidden className="icon" />}
               Menu
             </button>

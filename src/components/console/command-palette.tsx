@@ -95,7 +95,14 @@ export function CommandPalette({ links }: { links: PaletteLink[] }) {
     const needle = text.trim().toLowerCase();
     const pages = links
       .filter((link) => !needle || link.label.toLowerCase().includes(needle))
-      .map((link) => ({ key: `go:${link.href}`, href: link.href, label: link.label, detail: "", icon: link.icon, group: "Go to" }));
+      .map((link) => ({
+        key: `go:${link.href}`,
+        href: link.href,
+        label: link.label,
+        detail: "",
+        icon: link.icon,
+        group: "Go to",
+      }));
     const items =
       needle && found.data && q.toLowerCase() === needle
         ? found.data.items.map((item) => ({
@@ -200,7 +207,13 @@ export function CommandPalette({ links }: { links: PaletteLink[] }) {
         })}
       </ul>
       <p className="palette-status muted" role="status">
-        {found.error ? "The search failed; try again." : searching ? "Searching…" : options.length === 0 ? "Nothing matches." : ""}
+        {found.error
+          ? "The search failed; try again."
+          : searching
+            ? "Searching…"
+            : options.length === 0
+              ? "Nothing matches."
+              : ""}
       </p>
     </dialog>
   );

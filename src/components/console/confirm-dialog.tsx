@@ -127,18 +127,35 @@ export function ConfirmButton({
     );
   return (
     <>
-      <button type="button" className={className ?? (destructive ? "danger" : undefined)} disabled={disabled} onClick={() => setOpen(true)}>
+      <button
+        type="button"
+        className={className ?? (destructive ? "danger" : undefined)}
+        disabled={disabled}
+        onClick={() => setOpen(true)}
+      >
         {icon}
         {label}
       </button>
-      <ConfirmDialog open={open} title={title} confirmLabel={confirmLabel ?? label} destructive={destructive} onConfirm={onConfirm} onClose={() => setOpen(false)}>
+      <ConfirmDialog
+        open={open}
+        title={title}
+        confirmLabel={confirmLabel ?? label}
+        destructive={destructive}
+        onConfirm={onConfirm}
+        onClose={() => setOpen(false)}
+      >
         {description}
       </ConfirmDialog>
     </>
   );
 }
 
-const WHO_MAY = { viewer: "Everyone", member: "Members and above only", admin: "Admins and above only", owner: "Owners only" } as const;
+const WHO_MAY = {
+  viewer: "Everyone",
+  member: "Members and above only",
+  admin: "Admins and above only",
+  owner: "Owners only",
+} as const;
 
 function whoMay(capability: Capability): string {
   return WHO_MAY[minimumRole(capability)];

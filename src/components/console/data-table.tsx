@@ -55,10 +55,19 @@ export function DataTable<Row>({
   if (rows.length === 0) return <p className="table-empty">{empty}</p>;
 
   const sortColumn = sort && columns.find((column) => column.key === sort.key);
-  const sorted = sortColumn?.sortValue ? [...rows].sort((a, b) => compare(sortColumn.sortValue!(a), sortColumn.sortValue!(b)) * (sort!.direction === "ascending" ? 1 : -1)) : rows;
+  const sorted = sortColumn?.sortValue
+    ? [...rows].sort(
+        (a, b) =>
+          compare(sortColumn.sortValue!(a), sortColumn.sortValue!(b)) * (sort!.direction === "ascending" ? 1 : -1),
+      )
+    : rows;
 
   function toggle(key: string) {
-    setSort((current) => (current?.key === key && current.direction === "ascending" ? { key, direction: "descending" } : { key, direction: "ascending" }));
+    setSort((current) =>
+      current?.key === key && current.direction === "ascending"
+        ? { key, direction: "descending" }
+        : { key, direction: "ascending" },
+    );
   }
 
   return (
@@ -88,7 +97,11 @@ export function DataTable<Row>({
           {sorted.map((row) => (
             <tr key={rowKey(row)} data-testid={rowTestId}>
               {columns.map((column) => (
-                <td key={column.key} className={column.nowrap ? "nowrap" : undefined} data-label={column.label ?? (typeof column.header === "string" ? column.header : undefined)}>
+                <td
+                  key={column.key}
+                  className={column.nowrap ? "nowrap" : undefined}
+                  data-label={column.label ?? (typeof column.header === "string" ? column.header : undefined)}
+                >
                   {column.cell(row)}
                 </td>
               ))}

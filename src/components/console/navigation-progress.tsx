@@ -9,7 +9,8 @@ import { useEffect, useState } from "react";
 const GIVE_UP_MS = 10_000;
 
 function startsNavigation(event: MouseEvent): boolean {
-  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return false;
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey)
+    return false;
   const anchor = (event.target as Element | null)?.closest?.("a");
   if (!anchor || anchor.target === "_blank" || anchor.hasAttribute("download")) return false;
   const url = new URL(anchor.href, window.location.href);
@@ -42,7 +43,14 @@ export function NavigationProgress() {
     return () => clearTimeout(timer);
   }, [busy]);
 
-  return <div className={busy ? "nav-progress busy" : "nav-progress"} role="progressbar" aria-label="Loading the page" aria-hidden={!busy} />;
+  return (
+    <div
+      className={busy ? "nav-progress busy" : "nav-progress"}
+      role="progressbar"
+      aria-label="Loading the page"
+      aria-hidden={!busy}
+    />
+  );
 }
 
 /** Shows the bar for a navigation started in code (router.push). */

@@ -33,7 +33,11 @@ const REFRESH_MS = 30_000;
 function useMarkRead() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  return useMutation(trpc.notifications.markRead.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.notifications.list.pathKey() }) }));
+  return useMutation(
+    trpc.notifications.markRead.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.notifications.list.pathKey() }),
+    }),
+  );
 }
 
 function when(iso: string): string {
@@ -41,7 +45,15 @@ function when(iso: string): string {
 }
 
 /** One list of notifications, each a link to where it is handled (opening it marks it read). */
-export function NotificationItems({ items, onOpen, compact = false }: { items: Notification[]; onOpen?: () => void; compact?: boolean }) {
+export function NotificationItems({
+  items,
+  onOpen,
+  compact = false,
+}: {
+  items: Notification[];
+  onOpen?: () => void;
+  compact?: boolean;
+}) {
   const markRead = useMarkRead();
   return (
     <ul className="notification-items">
@@ -66,7 +78,11 @@ export function NotificationItems({ items, onOpen, compact = false }: { items: N
               <time dateTime={item.occurredAt}>{when(item.occurredAt)}</time>
             </div>
             {!compact && !item.read && (
-              <button type="button" onClick={() => markRead.mutate({ items: [{ kind: item.kind, itemId: item.itemId }] })} disabled={markRead.isPending}>
+              <button
+                type="button"
+                onClick={() => markRead.mutate({ items: [{ kind: item.kind, itemId: item.itemId }] })}
+                disabled={markRead.isPending}
+              >
                 Mark read
               </button>
             )}
@@ -128,7 +144,14 @@ export function NotificationBell() {
   const items = list.data?.notifications ?? [];
   return (
     <div className="bell" ref={wrapper}>
-      <button ref={button} type="button" className="shell-icon-button" aria-expanded={open} aria-controls={panelId} onClick={() => setOpen(!open)}>
+      <button
+        ref={button}
+        type="button"
+        className="shell-icon-button"
+        aria-expanded={open}
+        aria-controls={panelId}
+        onClick={() => setOpen(!open)}
+      >
         <Bell size={18} aria-hidden className="icon" />
         <span className="visually-hidden">Notifications{unread ? `, ${unread} unread` : ""}</span>
         {unread > 0 && (

@@ -37,7 +37,8 @@ function RecentActivityPanel({ targetId }: { targetId: string }) {
         <ul className="recent-activity-list">
           {events.data.auditEvents.map((event) => (
             <li key={event.id}>
-              <time dateTime={event.occurredAt}>{new Date(event.occurredAt).toLocaleString()}</time> <span>{describe(event)}</span>{" "}
+              <time dateTime={event.occurredAt}>{new Date(event.occurredAt).toLocaleString()}</time>{" "}
+              <span>{describe(event)}</span>{" "}
               <span className="muted">
                 by {event.actor.label} · {event.door}
               </span>

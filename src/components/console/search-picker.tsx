@@ -36,7 +36,9 @@ export function SearchPicker({
   const [open, setOpen] = useState(false);
   const listId = useId();
   const needle = query.trim().toLowerCase();
-  const matches = (onQueryChange || !needle ? options : options.filter((option) => option.label.toLowerCase().includes(needle))).slice(0, max);
+  const matches = (
+    onQueryChange || !needle ? options : options.filter((option) => option.label.toLowerCase().includes(needle))
+  ).slice(0, max);
 
   function pick(option: PickerOption) {
     onPick(option);

@@ -11,7 +11,17 @@ export interface Tab {
  * Tabs with the ARIA tabs pattern: arrow keys, Home and End move between tabs; only the selected
  * tab is in the tab order. The selection is the caller's, so a page can keep it in the URL.
  */
-export function Tabs({ label, tabs, selected, onSelect }: { label: string; tabs: Tab[]; selected: string; onSelect: (id: string) => void }) {
+export function Tabs({
+  label,
+  tabs,
+  selected,
+  onSelect,
+}: {
+  label: string;
+  tabs: Tab[];
+  selected: string;
+  onSelect: (id: string) => void;
+}) {
   const baseId = useId();
   const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
   const current = tabs.find((tab) => tab.id === selected) ?? tabs[0];
@@ -61,7 +71,12 @@ export function Tabs({ label, tabs, selected, onSelect }: { label: string; tabs:
         ))}
       </div>
       {current && (
-        <div role="tabpanel" id={`${baseId}-panel-${current.id}`} aria-labelledby={`${baseId}-tab-${current.id}`} tabIndex={0}>
+        <div
+          role="tabpanel"
+          id={`${baseId}-panel-${current.id}`}
+          aria-labelledby={`${baseId}-tab-${current.id}`}
+          tabIndex={0}
+        >
           {current.panel}
         </div>
       )}

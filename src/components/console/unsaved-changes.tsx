@@ -46,9 +46,15 @@ export function useUnsavedChanges(dirty: boolean, options: { keptInBrowser?: boo
 
 /** The in-console destination of a plain left click on a link, or null when the click does not navigate this tab within the console. */
 function destinationOf(event: MouseEvent): string | null {
-  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return null;
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey)
+    return null;
   const anchor = (event.target as Element | null)?.closest?.("a[href]");
-  if (!(anchor instanceof HTMLAnchorElement) || anchor.hasAttribute("download") || (anchor.target && anchor.target !== "_self")) return null;
+  if (
+    !(anchor instanceof HTMLAnchorElement) ||
+    anchor.hasAttribute("download") ||
+    (anchor.target && anchor.target !== "_self")
+  )
+    return null;
   const url = new URL(anchor.href, window.location.href);
   if (url.origin !== window.location.origin) return null;
   // Moving within the page (an anchor, a tab in the query string of the same path) loses nothing.

@@ -6,7 +6,11 @@ import { useState } from "react";
 type CursorPage = { nextCursor?: string | null };
 
 /** What a page query's function resolves to (tRPC's `queryOptions` types it). */
-type PageOf<Options> = Options extends { queryFn?: infer Fn } ? (Fn extends (...args: never[]) => infer Result ? Awaited<Result> : never) : never;
+type PageOf<Options> = Options extends { queryFn?: infer Fn }
+  ? Fn extends (...args: never[]) => infer Result
+    ? Awaited<Result>
+    : never
+  : never;
 
 /**
  * "Load more" over our cursor pagination: one query per page loaded so far, the items of all
@@ -23,7 +27,9 @@ export function useCursorList<Options extends { queryKey: readonly unknown[] }, 
   const [loaded, setLoaded] = useState<{ firstKey: string; cursors: string[] }>({ firstKey, cursors: [] });
   const cursors = loaded.firstKey === firstKey ? loaded.cursors : [];
   // The options come from the caller's query factory; useQueries cannot infer the page from them.
-  const pages: UseQueryResult<Page>[] = useQueries({ queries: [undefined, ...cursors].map((cursor) => pageOptions(cursor) as unknown as UseQueryOptions<Page>) });
+  const pages: UseQueryResult<Page>[] = useQueries({
+    queries: [undefined, ...cursors].map((cursor) => pageOptions(cursor) as unknown as UseQueryOptions<Page>),
+  });
   const last = pages[pages.length - 1];
   const nextCursor = (last?.data as CursorPage | undefined)?.nextCursor ?? undefined;
   return {

@@ -46,7 +46,10 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
   return (
     <form className="panel form" onSubmit={submit} aria-label="Single sign-on">
       <h2 style={{ marginTop: 0 }}>Single sign-on (OpenID Connect)</h2>
-      <p className="muted">Members sign in to the console, and end users to portals that allow it, with your identity provider. Register this redirect URI there:</p>
+      <p className="muted">
+        Members sign in to the console, and end users to portals that allow it, with your identity provider. Register
+        this redirect URI there:
+      </p>
       <div className="row">
         <code className="secret" data-testid="oidc-redirect-uri">
           {callbackUrl}
@@ -55,7 +58,13 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
       </div>
       <label>
         Issuer URL
-        <input required maxLength={2000} value={issuer} onChange={(e) => setIssuer(e.target.value)} placeholder="https://login.microsoftonline.com/<tenant>/v2.0" />
+        <input
+          required
+          maxLength={2000}
+          value={issuer}
+          onChange={(e) => setIssuer(e.target.value)}
+          placeholder="https://login.microsoftonline.com/<tenant>/v2.0"
+        />
       </label>
       <label>
         Client id
@@ -63,15 +72,32 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
       </label>
       <label>
         Client secret{connection.data ? " (leave empty to keep the current one)" : ""}
-        <input type="password" autoComplete="off" maxLength={2000} required={!connection.data} value={clientSecret} onChange={(e) => setClientSecret(e.target.value)} />
+        <input
+          type="password"
+          autoComplete="off"
+          maxLength={2000}
+          required={!connection.data}
+          value={clientSecret}
+          onChange={(e) => setClientSecret(e.target.value)}
+        />
       </label>
       <label>
         Member email domains (comma-separated)
-        <input maxLength={5000} value={domains} onChange={(e) => setDomains(e.target.value)} placeholder="contoso.com" />
+        <input
+          maxLength={5000}
+          value={domains}
+          onChange={(e) => setDomains(e.target.value)}
+          placeholder="contoso.com"
+        />
       </label>
       <label>
         Button name (“Continue with …”)
-        <input maxLength={100} value={displayName} onChange={(e) => setDisplayName(e.target.value)} placeholder="Contoso" />
+        <input
+          maxLength={100}
+          value={displayName}
+          onChange={(e) => setDisplayName(e.target.value)}
+          placeholder="Contoso"
+        />
       </label>
       {failure && (
         <p role="alert" className="error">

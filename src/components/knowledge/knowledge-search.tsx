@@ -11,7 +11,11 @@ import "./knowledge.css";
 
 /** A snippet with its matches marked `**like this**`, as <mark>s. */
 function Snippet({ text }: { text: string }) {
-  return <p className="snippet">{text.split("**").map((part, index) => (index % 2 === 1 ? <mark key={index}>{part}</mark> : part))}</p>;
+  return (
+    <p className="snippet">
+      {text.split("**").map((part, index) => (index % 2 === 1 ? <mark key={index}>{part}</mark> : part))}
+    </p>
+  );
 }
 
 export function KnowledgeSearch({ knowledgebaseId }: { knowledgebaseId: string }) {
@@ -22,7 +26,12 @@ export function KnowledgeSearch({ knowledgebaseId }: { knowledgebaseId: string }
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    search.mutate({ knowledgebaseId, query: query.trim(), kinds: documents ? ["pages", "sources"] : ["pages"], limit: 20 });
+    search.mutate({
+      knowledgebaseId,
+      query: query.trim(),
+      kinds: documents ? ["pages", "sources"] : ["pages"],
+      limit: 20,
+    });
   }
 
   const results = search.data?.results;
@@ -34,7 +43,14 @@ export function KnowledgeSearch({ knowledgebaseId }: { knowledgebaseId: string }
       <form className="row" role="search" onSubmit={submit}>
         <label style={{ flex: 1, minWidth: "14rem" }}>
           Words to find
-          <input type="search" maxLength={500} value={query} onChange={(e) => setQuery(e.target.value)} placeholder='e.g. refund OR "money back"' style={{ width: "100%" }} />
+          <input
+            type="search"
+            maxLength={500}
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            placeholder='e.g. refund OR "money back"'
+            style={{ width: "100%" }}
+          />
         </label>
         <label className="inline">
           <input type="checkbox" checked={documents} onChange={(e) => setDocuments(e.target.checked)} />
@@ -46,13 +62,23 @@ export function KnowledgeSearch({ knowledgebaseId }: { knowledgebaseId: string }
         </button>
       </form>
       <ErrorAlert error={search.error} />
-      {results && results.length === 0 && <p className="muted">Nothing matches{documents ? "" : " in the pages; try documents too"}.</p>}
+      {results && results.length === 0 && (
+        <p className="muted">Nothing matches{documents ? "" : " in the pages; try documents too"}.</p>
+      )}
       {results && results.length > 0 && (
         <ol className="search-results" data-testid="search-results" aria-label="Search results">
           {results.map((result) => (
             <li key={`${result.kind}-${result.id}`}>
               <FileText size={16} aria-hidden className="icon" />{" "}
-              <Link href={result.kind === "page" ? `/knowledge/${knowledgebaseId}?page=${result.id}` : `/knowledge/${knowledgebaseId}/sources/${result.id}`}>{result.title}</Link>{" "}
+              <Link
+                href={
+                  result.kind === "page"
+                    ? `/knowledge/${knowledgebaseId}?page=${result.id}`
+                    : `/knowledge/${knowledgebaseId}/sources/${result.id}`
+                }
+              >
+                {result.title}
+              </Link>{" "}
               <span className="badge">{result.kind === "page" ? "page" : "document"}</span>
               {result.heading && <span className="muted"> · {result.heading}</span>}
               <Snippet text={result.snippet} />

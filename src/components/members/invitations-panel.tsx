@@ -3,7 +3,15 @@
 // stops working) or revoke. Nobody is handed a password: the invitee chooses their own.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton, DataTable, ErrorAlert, FormField, LoadMore, notifyDone, useCursorList } from "@/components/console";
+import {
+  ConfirmButton,
+  DataTable,
+  ErrorAlert,
+  FormField,
+  LoadMore,
+  notifyDone,
+  useCursorList,
+} from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { Role } from "@/schemas/auth";
 import { MAX_EMAIL_CHARS } from "@/schemas/limits";
@@ -30,8 +38,16 @@ export function InvitationsPanel() {
       },
     }),
   );
-  const resend = useMutation(trpc.invitations.resend.mutationOptions({ onSuccess: (invitation) => (notifyDone(`Invitation sent again to ${invitation.email}.`), void refresh()) }));
-  const revoke = useMutation(trpc.invitations.revoke.mutationOptions({ onSuccess: (invitation) => (notifyDone(`Invitation to ${invitation.email} revoked.`), void refresh()) }));
+  const resend = useMutation(
+    trpc.invitations.resend.mutationOptions({
+      onSuccess: (invitation) => (notifyDone(`Invitation sent again to ${invitation.email}.`), void refresh()),
+    }),
+  );
+  const revoke = useMutation(
+    trpc.invitations.revoke.mutationOptions({
+      onSuccess: (invitation) => (notifyDone(`Invitation to ${invitation.email} revoked.`), void refresh()),
+    }),
+  );
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -46,7 +62,13 @@ export function InvitationsPanel() {
         </h2>
         <p className="muted">They get an email with a link, valid 7 days, where they choose their own password.</p>
         <FormField label="Email">
-          <input type="email" required maxLength={MAX_EMAIL_CHARS} value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input
+            type="email"
+            required
+            maxLength={MAX_EMAIL_CHARS}
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
         </FormField>
         <RolePicker value={role} onChange={setRole} />
         <RoleSummaries />
@@ -71,7 +93,11 @@ export function InvitationsPanel() {
           empty="No open invitations."
           cards
           columns={[
-            { key: "email", header: "Email", cell: (invitation) => <span style={{ overflowWrap: "anywhere" }}>{invitation.email}</span> },
+            {
+              key: "email",
+              header: "Email",
+              cell: (invitation) => <span style={{ overflowWrap: "anywhere" }}>{invitation.email}</span>,
+            },
             { key: "role", header: "Role", cell: (invitation) => invitation.role },
             {
               key: "status",
@@ -84,14 +110,22 @@ export function InvitationsPanel() {
                   <span className="muted">until {new Date(invitation.expiresAt).toLocaleDateString()}</span>
                 ),
             },
-            { key: "by", header: "Invited by", cell: (invitation) => <span className="muted">{invitation.invitedBy}</span> },
+            {
+              key: "by",
+              header: "Invited by",
+              cell: (invitation) => <span className="muted">{invitation.invitedBy}</span>,
+            },
             {
               key: "actions",
               header: <span className="visually-hidden">Actions</span>,
               nowrap: true,
               cell: (invitation) => (
                 <span className="row" style={{ flexWrap: "nowrap" }}>
-                  <button type="button" onClick={() => resend.mutate({ invitationId: invitation.id })} disabled={resend.isPending}>
+                  <button
+                    type="button"
+                    onClick={() => resend.mutate({ invitationId: invitation.id })}
+                    disabled={resend.isPending}
+                  >
                     Resend
                   </button>
                   <ConfirmButton

@@ -21,7 +21,15 @@ export function RoleSummaries() {
 }
 
 /** A labelled role select with the chosen role's summary beneath it. */
-export function RolePicker({ value, onChange, label = "Role" }: { value: Role; onChange: (role: Role) => void; label?: string }) {
+export function RolePicker({
+  value,
+  onChange,
+  label = "Role",
+}: {
+  value: Role;
+  onChange: (role: Role) => void;
+  label?: string;
+}) {
   return (
     <FormField label={label} hint={ROLE_SUMMARIES[value]}>
       <select value={value} onChange={(e) => onChange(e.target.value as Role)}>

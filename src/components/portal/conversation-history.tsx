@@ -16,14 +16,26 @@ const PAGE = 20;
 
 type Row = { id: string; appId: string; appName: string; title: string; updatedAt: string };
 
-function HistoryRow({ portal, row, current, onChanged }: { portal: string; row: Row; current: boolean; onChanged: (deleted: boolean) => void }) {
+function HistoryRow({
+  portal,
+  row,
+  current,
+  onChanged,
+}: {
+  portal: string;
+  row: Row;
+  current: boolean;
+  onChanged: (deleted: boolean) => void;
+}) {
   const trpc = usePortalTRPC();
   const { t } = useTranslation();
   const language = usePortalLanguage();
   const base = `/p/${encodeURIComponent(portal)}`;
   const [mode, setMode] = useState<"view" | "rename" | "delete">("view");
   const [title, setTitle] = useState(row.title);
-  const rename = useMutation(trpc.conversations.rename.mutationOptions({ onSuccess: () => (setMode("view"), onChanged(false)) }));
+  const rename = useMutation(
+    trpc.conversations.rename.mutationOptions({ onSuccess: () => (setMode("view"), onChanged(false)) }),
+  );
   const remove = useMutation(trpc.conversations.delete.mutationOptions({ onSuccess: () => onChanged(true) }));
   const failure = rename.error ?? remove.error;
   const shownTitle = row.title || t("history.untitled");
@@ -37,7 +49,13 @@ function HistoryRow({ portal, row, current, onChanged }: { portal: string; row: 
     <li data-testid="portal-conversation" aria-current={current ? "true" : undefined}>
       {mode === "rename" ? (
         <form onSubmit={saveTitle} className="portal-history-edit" aria-label={t("history.renameForm")}>
-          <input value={title} onChange={(e) => setTitle(e.target.value)} maxLength={200} aria-label={t("history.titleLabel")} autoFocus />
+          <input
+            value={title}
+            onChange={(e) => setTitle(e.target.value)}
+            maxLength={200}
+            aria-label={t("history.titleLabel")}
+            autoFocus
+          />
           <button type="submit" className="primary" disabled={rename.isPending}>
             {t("history.save")}
           </button>
@@ -49,16 +67,29 @@ function HistoryRow({ portal, row, current, onChanged }: { portal: string; row: 
         <Link href={`${base}/apps/${row.appId}?c=${row.id}`}>
           {shownTitle}
           <span className="muted">
-            {row.appName} · {new Intl.DateTimeFormat(dateLocale(language), { dateStyle: "medium", timeStyle: "short" }).format(new Date(row.updatedAt))}
+            {row.appName} ·{" "}
+            {new Intl.DateTimeFormat(dateLocale(language), { dateStyle: "medium", timeStyle: "short" }).format(
+              new Date(row.updatedAt),
+            )}
           </span>
         </Link>
       )}
       {mode === "view" && (
         <div className="portal-history-actions">
-          <button type="button" className="link" onClick={() => setMode("rename")} aria-label={t("history.renameNamed", { title: shownTitle })}>
+          <button
+            type="button"
+            className="link"
+            onClick={() => setMode("rename")}
+            aria-label={t("history.renameNamed", { title: shownTitle })}
+          >
             {t("history.rename")}
           </button>
-          <button type="button" className="link" onClick={() => setMode("delete")} aria-label={t("history.deleteNamed", { title: shownTitle })}>
+          <button
+            type="button"
+            className="link"
+            onClick={() => setMode("delete")}
+            aria-label={t("history.deleteNamed", { title: shownTitle })}
+          >
             {t("history.delete")}
           </button>
         </div>
@@ -66,7 +97,12 @@ function HistoryRow({ portal, row, current, onChanged }: { portal: string; row: 
       {mode === "delete" && (
         <div className="portal-history-actions" role="group" aria-label={t("history.deleteConfirm")}>
           <span>{t("history.deleteConfirm")}</span>
-          <button type="button" className="danger" onClick={() => remove.mutate({ portal, conversationId: row.id })} disabled={remove.isPending}>
+          <button
+            type="button"
+            className="danger"
+            onClick={() => remove.mutate({ portal, conversationId: row.id })}
+            disabled={remove.isPending}
+          >
             {t("history.delete")}
           </button>
           <button type="button" onClick={() => setMode("view")}>
@@ -83,14 +119,23 @@ function HistoryRow({ portal, row, current, onChanged }: { portal: string; row: 
   );
 }
 
-export function ConversationHistory({ portal, currentId, onDeletedCurrent }: { portal: string; currentId?: string | null; onDeletedCurrent?: () => void }) {
+export function ConversationHistory({
+  portal,
+  currentId,
+  onDeletedCurrent,
+}: {
+  portal: string;
+  currentId?: string | null;
+  onDeletedCurrent?: () => void;
+}) {
   const trpc = usePortalTRPC();
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const [query, setQuery] = useState("");
   const q = query.trim();
   const list = useCursorList(
-    (cursor) => trpc.conversations.list.queryOptions({ portal, limit: PAGE, ...(q ? { q } : {}), ...(cursor ? { cursor } : {}) }),
+    (cursor) =>
+      trpc.conversations.list.queryOptions({ portal, limit: PAGE, ...(q ? { q } : {}), ...(cursor ? { cursor } : {}) }),
     (page) => page.conversations,
   );
   const changed = (id: string) => (deleted: boolean) => {
@@ -101,18 +146,33 @@ export function ConversationHistory({ portal, currentId, onDeletedCurrent }: { p
 
   return (
     <div className="portal-history">
-      <input type="search" value={query} onChange={(e) => setQuery(e.target.value)} placeholder={t("history.search")} aria-label={t("history.search")} maxLength={200} />
+      <input
+        type="search"
+        value={query}
+        onChange={(e) => setQuery(e.target.value)}
+        placeholder={t("history.search")}
+        aria-label={t("history.search")}
+        maxLength={200}
+      />
       {list.isLoading && <p className="muted">{t("frame.loading")}</p>}
       {error && error.status !== 401 && (
         <p role="alert" className="error">
           {portalErrorText(t, list.error)}
         </p>
       )}
-      {list.isLoaded && list.items.length === 0 && <p className="muted">{q ? t("history.noMatch") : t("history.none")}</p>}
+      {list.isLoaded && list.items.length === 0 && (
+        <p className="muted">{q ? t("history.noMatch") : t("history.none")}</p>
+      )}
       {list.items.length > 0 && (
         <ul className="portal-conversations">
           {list.items.map((row) => (
-            <HistoryRow key={row.id} portal={portal} row={row} current={row.id === currentId} onChanged={changed(row.id)} />
+            <HistoryRow
+              key={row.id}
+              portal={portal}
+              row={row}
+              current={row.id === currentId}
+              onChanged={changed(row.id)}
+            />
           ))}
         </ul>
       )}

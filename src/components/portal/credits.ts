@@ -23,7 +23,9 @@ export function dateLocale(language: string): string {
 }
 
 export function formatDay(value: string | Date, language: string): string {
-  return new Intl.DateTimeFormat(dateLocale(language), { day: "numeric", month: "long", year: "numeric" }).format(new Date(value));
+  return new Intl.DateTimeFormat(dateLocale(language), { day: "numeric", month: "long", year: "numeric" }).format(
+    new Date(value),
+  );
 }
 
 /** When the first of the end user's pools renews, if any does. */
@@ -36,7 +38,12 @@ export function nextRenewal(plans: CreditPlan[]): Date | null {
  * The message for a 402: the end user's pools are empty (they renew on a date), or the
  * organization itself is out of credits, in which case the server's message says so.
  */
-export function outOfCreditsMessage(t: TFunction<"portal">, language: string, credits: Credits | undefined, serverMessage: string): string {
+export function outOfCreditsMessage(
+  t: TFunction<"portal">,
+  language: string,
+  credits: Credits | undefined,
+  serverMessage: string,
+): string {
   if (!credits || credits.left > 0) return serverMessage;
   if (credits.plans.length === 0) return t("credits.noCredits");
   const renewal = nextRenewal(credits.plans);

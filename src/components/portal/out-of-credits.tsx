@@ -10,7 +10,15 @@ import { usePortalLanguage } from "./i18n/provider";
 import { portalErrorText } from "./portal-errors";
 import { usePortalTRPC } from "./portal-trpc";
 
-export function OutOfCredits({ portal, credits, serverMessage }: { portal: string; credits: Credits | undefined; serverMessage?: string }) {
+export function OutOfCredits({
+  portal,
+  credits,
+  serverMessage,
+}: {
+  portal: string;
+  credits: Credits | undefined;
+  serverMessage?: string;
+}) {
   const trpc = usePortalTRPC();
   const { t } = useTranslation();
   const language = usePortalLanguage();
@@ -28,7 +36,11 @@ export function OutOfCredits({ portal, credits, serverMessage }: { portal: strin
   return (
     <div className="portal-out-of-credits" data-testid="out-of-credits">
       <p style={{ margin: 0 }}>
-        <strong>{ownPoolsEmpty ? outOfCreditsMessage(t, language, credits, serverMessage ?? "") : (serverMessage ?? t("credits.noneForNow"))}</strong>
+        <strong>
+          {ownPoolsEmpty
+            ? outOfCreditsMessage(t, language, credits, serverMessage ?? "")
+            : (serverMessage ?? t("credits.noneForNow"))}
+        </strong>
       </p>
       {ownPoolsEmpty &&
         (ask.isSuccess ? (

@@ -17,7 +17,15 @@ import { usePortalTRPC, useSignInRedirect } from "./portal-trpc";
 import { markSignedIn } from "./session-memory";
 import { takeStarter } from "./starter-handoff";
 
-export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal: string; appId: string; conversationId: string | null }) {
+export function PortalChat({
+  portal,
+  appId,
+  conversationId: fromUrl,
+}: {
+  portal: string;
+  appId: string;
+  conversationId: string | null;
+}) {
   const trpc = usePortalTRPC();
   const { t } = useTranslation();
   const queryClient = useQueryClient();
@@ -28,13 +36,16 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
   const apps = useQuery({ ...trpc.apps.list.queryOptions({ portal }), enabled: me.isSuccess });
   const [conversationId, setConversationId] = useState(fromUrl);
   useEffect(() => setConversationId(fromUrl), [fromUrl]);
-  const conversation = useQuery(trpc.conversations.get.queryOptions(conversationId ? { portal, conversationId } : skipToken));
+  const conversation = useQuery(
+    trpc.conversations.get.queryOptions(conversationId ? { portal, conversationId } : skipToken),
+  );
   const [draft, setDraft] = useState("");
   const [historyOpen, setHistoryOpen] = useState(false);
   const cancel = useMutation(trpc.runs.cancel.mutationOptions());
   const feedback = useMutation(trpc.conversations.feedback.mutationOptions());
-  const turn = useChatTurn(`/api/portal/${encodeURIComponent(portal)}/apps/${encodeURIComponent(appId)}/conversation`, (executionId) =>
-    cancel.mutateAsync({ portal, appId, executionId }),
+  const turn = useChatTurn(
+    `/api/portal/${encodeURIComponent(portal)}/apps/${encodeURIComponent(appId)}/conversation`,
+    (executionId) => cancel.mutateAsync({ portal, appId, executionId }),
   );
   const app = apps.data?.apps.find((candidate) => candidate.id === appId);
 
@@ -46,7 +57,8 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
   useEffect(() => {
     if (failure?.status === 401) toSignIn();
     // The plain message for a 402 needs the pools as they are now.
-    if (failure?.code === "insufficient_credits") void queryClient.invalidateQueries({ queryKey: trpc.me.get.queryKey({ portal }) });
+    if (failure?.code === "insufficient_credits")
+      void queryClient.invalidateQueries({ queryKey: trpc.me.get.queryKey({ portal }) });
     // eslint-disable-next-line react-hooks/exhaustive-deps -- reacts to a new failure only, not to a new redirect function
   }, [turn.error]);
 
@@ -57,7 +69,10 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
       message,
       conversationId,
       async (done) => {
-        await queryClient.fetchQuery({ ...trpc.conversations.get.queryOptions({ portal, conversationId: done.conversation_id }), staleTime: 0 });
+        await queryClient.fetchQuery({
+          ...trpc.conversations.get.queryOptions({ portal, conversationId: done.conversation_id }),
+          staleTime: 0,
+        });
         setConversationId(done.conversation_id);
         router.replace(`${base}/apps/${appId}?c=${done.conversation_id}`, { scroll: false });
         void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
@@ -94,7 +109,8 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
     router.replace(`${base}/apps/${appId}`, { scroll: false });
   }
 
-  const stored = conversationId && conversation.data?.conversation.appId === appId ? conversation.data.conversation.messages : [];
+  const stored =
+    conversationId && conversation.data?.conversation.appId === appId ? conversation.data.conversation.messages : [];
   const credits = me.data?.credits;
 
   return (
@@ -130,7 +146,12 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
                 <button type="button" onClick={startNew} disabled={!conversationId && !turn.pending}>
                   {t("chat.newConversation")}
                 </button>
-                <button type="button" aria-expanded={historyOpen} aria-controls="chat-history" onClick={() => setHistoryOpen((open) => !open)}>
+                <button
+                  type="button"
+                  aria-expanded={historyOpen}
+                  aria-controls="chat-history"
+                  onClick={() => setHistoryOpen((open) => !open)}
+                >
                   {t("chat.history")}
                 </button>
               </div>
@@ -153,7 +174,8 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
                       onRegenerate: () => void ask(lastQuestion(stored), { regenerate: true }),
                       onEditLast: (text: string) => void ask(text, { regenerate: true }),
                     }),
-                onFeedback: (message, rating, reason) => feedback.mutate({ portal, messageId: message.id, rating, ...(reason ? { reason } : {}) }),
+                onFeedback: (message, rating, reason) =>
+                  feedback.mutate({ portal, messageId: message.id, rating, ...(reason ? { reason } : {}) }),
               }}
             >
               {conversation.isLoading && <p className="muted">{t("frame.loading")}</p>}
@@ -187,10 +209,20 @@ export function PortalChat({ portal, appId, conversationId: fromUrl }: { portal:
               stopping={turn.stopping}
               blocked={
                 outOfCredits ? (
-                  <OutOfCredits portal={portal} credits={credits} serverMessage={failure?.code === "insufficient_credits" ? portalErrorText(t, turn.error) : undefined} />
+                  <OutOfCredits
+                    portal={portal}
+                    credits={credits}
+                    serverMessage={
+                      failure?.code === "insufficient_credits" ? portalErrorText(t, turn.error) : undefined
+                    }
+                  />
                 ) : undefined
               }
-              aside={credits && credits.left > 0 ? <span data-testid="chat-credits-left">{t("credits.left", { count: credits.left })}</span> : undefined}
+              aside={
+                credits && credits.left > 0 ? (
+                  <span data-testid="chat-credits-left">{t("credits.left", { count: credits.left })}</span>
+                ) : undefined
+              }
               placeholder={t("chat.placeholder", { name: app.name })}
             />
           </section>

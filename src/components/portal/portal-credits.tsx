@@ -30,9 +30,18 @@ export function PortalCredits({ credits, usage }: { credits: Credits; usage?: Po
               <li key={plan.subscriptionId} data-testid="credit-plan">
                 <div>
                   <strong>{plan.planName}</strong>: {t("credits.planLeft", { left: plan.creditsLeft, total })}
-                  {plan.creditsResetAt ? <span className="muted"> · {t("credits.renews", { date: formatDay(plan.creditsResetAt, language) })}</span> : null}
+                  {plan.creditsResetAt ? (
+                    <span className="muted">
+                      {" "}
+                      · {t("credits.renews", { date: formatDay(plan.creditsResetAt, language) })}
+                    </span>
+                  ) : null}
                 </div>
-                <progress max={Math.max(1, total)} value={plan.creditsLeft} aria-label={t("credits.planProgress", { plan: plan.planName })} />
+                <progress
+                  max={Math.max(1, total)}
+                  value={plan.creditsLeft}
+                  aria-label={t("credits.planProgress", { plan: plan.planName })}
+                />
               </li>
             );
           })}

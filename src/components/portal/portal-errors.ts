@@ -24,7 +24,12 @@ export function portalError(error: unknown): PortalErrorInfo {
   const data = (error as { data?: TrpcErrorData } | null)?.data;
   if (!data) return { message };
   const retryAfterSeconds = data.appError?.retryAfterSeconds ?? data.retryAfterSeconds;
-  return { status: data.httpStatus, code: data.appError?.code ?? data.code, message, ...(typeof retryAfterSeconds === "number" ? { retryAfterSeconds } : {}) };
+  return {
+    status: data.httpStatus,
+    code: data.appError?.code ?? data.code,
+    message,
+    ...(typeof retryAfterSeconds === "number" ? { retryAfterSeconds } : {}),
+  };
 }
 
 export function isUnauthorized(error: unknown): boolean {
@@ -33,7 +38,15 @@ export function isUnauthorized(error: unknown): boolean {
 }
 
 /** The codes the portal words itself; any other shows the server's message. */
-const WORDED_CODES = ["invalid_code", "rate_limited", "unauthorized", "not_found", "insufficient_credits", "service_disabled", "connection_lost"] as const;
+const WORDED_CODES = [
+  "invalid_code",
+  "rate_limited",
+  "unauthorized",
+  "not_found",
+  "insufficient_credits",
+  "service_disabled",
+  "connection_lost",
+] as const;
 type WordedCode = (typeof WORDED_CODES)[number];
 
 function isWorded(code: string | undefined): code is WordedCode {

@@ -59,7 +59,12 @@ export function PortalFrame({
   const name = info.data?.portal.name;
 
   const theme = portalTheme(info.data?.portal.accentColor);
-  const style = { "--accent": theme.accent, "--accent-text": theme.accentText, "--portal-link-light": theme.link, "--portal-link-dark": theme.linkDark } as CSSProperties;
+  const style = {
+    "--accent": theme.accent,
+    "--accent-text": theme.accentText,
+    "--portal-link-light": theme.link,
+    "--portal-link-dark": theme.linkDark,
+  } as CSSProperties;
   const missing = info.error && portalError(info.error).code === "not_found";
 
   return (
@@ -75,10 +80,18 @@ export function PortalFrame({
               <Link href={base} aria-current={pathname === base ? "page" : undefined}>
                 {t("frame.apps")}
               </Link>
-              <Link href={`${base}/conversations`} aria-current={pathname === `${base}/conversations` ? "page" : undefined}>
+              <Link
+                href={`${base}/conversations`}
+                aria-current={pathname === `${base}/conversations` ? "page" : undefined}
+              >
                 {t("frame.conversations")}
               </Link>
-              <button type="button" className="portal-signout" onClick={() => signOut.mutate({ portal })} disabled={signOut.isPending}>
+              <button
+                type="button"
+                className="portal-signout"
+                onClick={() => signOut.mutate({ portal })}
+                disabled={signOut.isPending}
+              >
                 {t("frame.signOut")}
               </button>
             </nav>

@@ -13,7 +13,13 @@ export function PortalLink({ slug }: { slug: string }) {
   const url = `${origin}${portalPath(slug)}`;
   return (
     <span className="row" style={{ gap: "0.5rem", flexWrap: "nowrap" }}>
-      <a href={portalPath(slug)} target="_blank" rel="noopener noreferrer" data-testid="portal-link" style={{ minWidth: 0, overflowWrap: "anywhere" }}>
+      <a
+        href={portalPath(slug)}
+        target="_blank"
+        rel="noopener noreferrer"
+        data-testid="portal-link"
+        style={{ minWidth: 0, overflowWrap: "anywhere" }}
+      >
         {url}
       </a>
       <CopyButton text={url} />

@@ -10,7 +10,15 @@ import { portalErrorText } from "./portal-errors";
 import { usePortalTRPC } from "./portal-trpc";
 import { markSignedIn, markSignedOut } from "./session-memory";
 
-export function PortalSignIn({ portal, sessionEnded, ssoError }: { portal: string; sessionEnded: boolean; ssoError?: string }) {
+export function PortalSignIn({
+  portal,
+  sessionEnded,
+  ssoError,
+}: {
+  portal: string;
+  sessionEnded: boolean;
+  ssoError?: string;
+}) {
   const trpc = usePortalTRPC();
   const { t } = useTranslation();
   const router = useRouter();
@@ -22,7 +30,11 @@ export function PortalSignIn({ portal, sessionEnded, ssoError }: { portal: strin
     trpc.auth.requestCode.mutationOptions({
       onSuccess: (data, input) => {
         setCode("");
-        setSentTo((before) => ({ email: input.email, minutes: Math.round(data.expiresInSeconds / 60), again: before !== null }));
+        setSentTo((before) => ({
+          email: input.email,
+          minutes: Math.round(data.expiresInSeconds / 60),
+          again: before !== null,
+        }));
       },
     }),
   );
@@ -71,7 +83,11 @@ export function PortalSignIn({ portal, sessionEnded, ssoError }: { portal: strin
             </p>
           )}
           {info.ssoName && !sentTo && (
-            <a className="button primary" href={`/auth/oidc/start?portal=${encodeURIComponent(portal)}`} data-testid="sso-sign-in">
+            <a
+              className="button primary"
+              href={`/auth/oidc/start?portal=${encodeURIComponent(portal)}`}
+              data-testid="sso-sign-in"
+            >
               {t("signIn.continueWith", { name: info.ssoName })}
             </a>
           )}
@@ -82,7 +98,16 @@ export function PortalSignIn({ portal, sessionEnded, ssoError }: { portal: strin
               </p>
               <label>
                 {t("signIn.email")}
-                <input type="email" name="email" autoComplete="email" inputMode="email" required maxLength={320} value={email} onChange={(e) => setEmail(e.target.value)} />
+                <input
+                  type="email"
+                  name="email"
+                  autoComplete="email"
+                  inputMode="email"
+                  required
+                  maxLength={320}
+                  value={email}
+                  onChange={(e) => setEmail(e.target.value)}
+                />
               </label>
               {failure && (
                 <p role="alert" className="error">
@@ -129,7 +154,11 @@ export function PortalSignIn({ portal, sessionEnded, ssoError }: { portal: strin
                 {verifyCode.isPending ? t("signIn.signingIn") : t("signIn.signIn")}
               </button>
               <div className="row">
-                <button type="button" onClick={() => requestCode.mutate({ portal, email: sentTo.email })} disabled={requestCode.isPending}>
+                <button
+                  type="button"
+                  onClick={() => requestCode.mutate({ portal, email: sentTo.email })}
+                  disabled={requestCode.isPending}
+                >
                   {t("signIn.sendNewCode")}
                 </button>
                 <button type="button" onClick={changeEmail}>

@@ -5,7 +5,10 @@ import type { Metadata } from "next";
 import { RESOURCES } from "./i18n";
 import { portalRequest } from "./i18n/server";
 
-export async function portalTitle(portal: string, page: "apps" | "conversations" | "signIn" | "chat"): Promise<Metadata> {
+export async function portalTitle(
+  portal: string,
+  page: "apps" | "conversations" | "signIn" | "chat",
+): Promise<Metadata> {
   const { found, language } = await portalRequest(portal);
   const titles = RESOURCES[language].portal.titles;
   return { title: { absolute: found ? `${titles[page]} · ${found.name}` : titles.notFound } };

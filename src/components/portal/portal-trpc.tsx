@@ -41,7 +41,11 @@ export function PortalProviders({ portal, children }: { portal: string; children
       defaultOptions: { queries: { staleTime: 5_000, retry: false, refetchOnWindowFocus: false } },
     });
   });
-  const [trpcClient] = useState(() => createTRPCClient<PortalRouter>({ links: [httpBatchLink({ url: "/api/portal/trpc", maxItems: MAX_TRPC_BATCH_CALLS })] }));
+  const [trpcClient] = useState(() =>
+    createTRPCClient<PortalRouter>({
+      links: [httpBatchLink({ url: "/api/portal/trpc", maxItems: MAX_TRPC_BATCH_CALLS })],
+    }),
+  );
   return (
     <QueryClientProvider client={queryClient}>
       <PortalTRPCProvider trpcClient={trpcClient} queryClient={queryClient}>

@@ -8,7 +8,13 @@ import type { SubscriptionDetail } from "@/schemas/provisioning";
 import { ErrorAlert, FormField, notifyDone, useMay } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 
-export function BonusCreditsPanel({ endUserId, subscriptions }: { endUserId: string; subscriptions: SubscriptionDetail[] }) {
+export function BonusCreditsPanel({
+  endUserId,
+  subscriptions,
+}: {
+  endUserId: string;
+  subscriptions: SubscriptionDetail[];
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const mayGrant = useMay("grant");
@@ -33,7 +39,12 @@ export function BonusCreditsPanel({ endUserId, subscriptions }: { endUserId: str
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    grant.mutate({ endUserId, tierPlanId: chosen, credits: Number(credits), ...(reason.trim() ? { reason: reason.trim() } : {}) });
+    grant.mutate({
+      endUserId,
+      tierPlanId: chosen,
+      credits: Number(credits),
+      ...(reason.trim() ? { reason: reason.trim() } : {}),
+    });
   }
 
   if (!mayGrant && open.length === 0) return null;
@@ -47,10 +58,16 @@ export function BonusCreditsPanel({ endUserId, subscriptions }: { endUserId: str
         <ul className="credit-requests" aria-label="Open requests for more credits">
           {open.map((request) => (
             <li key={request.id} data-testid="credit-request">
-              <strong>Asked for more credits</strong> <span className="muted">{new Date(request.createdAt).toLocaleString()}</span>
+              <strong>Asked for more credits</strong>{" "}
+              <span className="muted">{new Date(request.createdAt).toLocaleString()}</span>
               {request.message && <p style={{ margin: "0.25rem 0" }}>“{request.message}”</p>}
               {mayGrant && (
-                <button type="button" className="secondary" onClick={() => dismiss.mutate({ endUserId, creditRequestId: request.id })} disabled={dismiss.isPending}>
+                <button
+                  type="button"
+                  className="secondary"
+                  onClick={() => dismiss.mutate({ endUserId, creditRequestId: request.id })}
+                  disabled={dismiss.isPending}
+                >
                   Dismiss
                 </button>
               )}
@@ -76,8 +93,19 @@ export function BonusCreditsPanel({ endUserId, subscriptions }: { endUserId: str
                 </select>
               </FormField>
             )}
-            <FormField label="Bonus credits" hint={`Until ${active.find((s) => s.tierPlanId === chosen)?.tierPlanName ?? "the plan"} resets`}>
-              <input type="number" min={1} max={MAX_BONUS_CREDITS_PER_GRANT} step={1} required value={credits} onChange={(e) => setCredits(e.target.value)} />
+            <FormField
+              label="Bonus credits"
+              hint={`Until ${active.find((s) => s.tierPlanId === chosen)?.tierPlanName ?? "the plan"} resets`}
+            >
+              <input
+                type="number"
+                min={1}
+                max={MAX_BONUS_CREDITS_PER_GRANT}
+                step={1}
+                required
+                value={credits}
+                onChange={(e) => setCredits(e.target.value)}
+              />
             </FormField>
             <FormField label="Reason (optional)">
               <input value={reason} maxLength={MAX_CREDIT_REQUEST_CHARS} onChange={(e) => setReason(e.target.value)} />

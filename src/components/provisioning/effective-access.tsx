@@ -42,16 +42,22 @@ export function EffectiveAccess({ endUserId }: { endUserId: string }) {
       </h2>
       <p className="muted">
         What this end user can use now and why: their own grants, their groups&apos; and their plans&apos; groups&apos;
-        {data?.accessMode === "groups" ? ", in the portals those groups are admitted to (this organization manages access with groups)" : ""}.
+        {data?.accessMode === "groups"
+          ? ", in the portals those groups are admitted to (this organization manages access with groups)"
+          : ""}
+        .
       </p>
       <ErrorAlert error={access.error} />
       {!data && !access.error && <p className="muted">Loading…</p>}
       {data && (
         <>
-          {data.revoked && <p className="notice">Access is revoked: they can use nothing until they are provisioned again.</p>}
+          {data.revoked && (
+            <p className="notice">Access is revoked: they can use nothing until they are provisioned again.</p>
+          )}
           {data.suspended && !data.revoked && (
             <p className="notice" data-testid="suspended-notice">
-              Suspended by the organization&apos;s directory: they can use nothing until the directory makes them active again. Nothing of theirs was deleted.
+              Suspended by the organization&apos;s directory: they can use nothing until the directory makes them active
+              again. Nothing of theirs was deleted.
             </p>
           )}
           <dl className="access-summary">
@@ -61,9 +67,15 @@ export function EffectiveAccess({ endUserId }: { endUserId: string }) {
                 {data.plans.length === 0
                   ? "None"
                   : data.plans.map((plan) => (
-                      <span key={plan.subscriptionId} className={`access-chip${plan.status === "active" ? "" : " off"}`} data-testid="access-plan">
+                      <span
+                        key={plan.subscriptionId}
+                        className={`access-chip${plan.status === "active" ? "" : " off"}`}
+                        data-testid="access-plan"
+                      >
                         {plan.name}
-                        {plan.status === "active" ? ` · ${plan.creditsLeft} of ${plan.creditAllowance + plan.bonusCredits} credits left` : " · canceled"}
+                        {plan.status === "active"
+                          ? ` · ${plan.creditsLeft} of ${plan.creditAllowance + plan.bonusCredits} credits left`
+                          : " · canceled"}
                       </span>
                     ))}
               </dd>
@@ -87,7 +99,12 @@ export function EffectiveAccess({ endUserId }: { endUserId: string }) {
                 {data.portals.length === 0
                   ? "None"
                   : data.portals.map((portal) => (
-                      <Link key={portal.id} href={`/portals/${portal.id}`} className="access-chip" data-testid="access-portal">
+                      <Link
+                        key={portal.id}
+                        href={`/portals/${portal.id}`}
+                        className="access-chip"
+                        data-testid="access-portal"
+                      >
                         {portal.name}
                       </Link>
                     ))}
@@ -104,8 +121,19 @@ export function EffectiveAccess({ endUserId }: { endUserId: string }) {
             rowTestId="access-row"
             empty="No app: no grant in force opens a published app for them."
             columns={[
-              { key: "app", header: "App", nowrap: true, cell: (app) => <Link href={`/apps/${app.appId}`}>{app.appName}</Link>, sortValue: (app) => app.appName },
-              { key: "where", header: "Where", cell: (app) => (app.portals === "all" ? "Every portal" : app.portals.map((portal) => portal.name).join(", ")) },
+              {
+                key: "app",
+                header: "App",
+                nowrap: true,
+                cell: (app) => <Link href={`/apps/${app.appId}`}>{app.appName}</Link>,
+                sortValue: (app) => app.appName,
+              },
+              {
+                key: "where",
+                header: "Where",
+                cell: (app) =>
+                  app.portals === "all" ? "Every portal" : app.portals.map((portal) => portal.name).join(", "),
+              },
               {
                 key: "why",
                 header: "Why",
@@ -136,16 +164,35 @@ export function EffectiveAccess({ endUserId }: { endUserId: string }) {
                 key: "app",
                 header: "App",
                 nowrap: true,
-                cell: (grant) => (grant.appName ? <Link href={`/apps/${grant.appId}`}>{grant.appName}</Link> : <span className="muted">a deleted app</span>),
+                cell: (grant) =>
+                  grant.appName ? (
+                    <Link href={`/apps/${grant.appId}`}>{grant.appName}</Link>
+                  ) : (
+                    <span className="muted">a deleted app</span>
+                  ),
               },
-              { key: "from", header: "From", nowrap: true, cell: (grant) => <Holder holder={grant.holder} name={grant.holderName} groupId={grant.groupId} /> },
+              {
+                key: "from",
+                header: "From",
+                nowrap: true,
+                cell: (grant) => <Holder holder={grant.holder} name={grant.holderName} groupId={grant.groupId} />,
+              },
               { key: "portal", header: "Portal", cell: (grant) => portalLabel(grant.portal) },
-              { key: "expires", header: "Expires", nowrap: true, cell: (grant) => (grant.expiresAt ? new Date(grant.expiresAt).toLocaleString() : "never") },
+              {
+                key: "expires",
+                header: "Expires",
+                nowrap: true,
+                cell: (grant) => (grant.expiresAt ? new Date(grant.expiresAt).toLocaleString() : "never"),
+              },
               {
                 key: "status",
                 header: "Status",
                 nowrap: true,
-                cell: (grant) => <span className={`badge access-${GRANT_STATUS[grant.status].tone}`}>{GRANT_STATUS[grant.status].label}</span>,
+                cell: (grant) => (
+                  <span className={`badge access-${GRANT_STATUS[grant.status].tone}`}>
+                    {GRANT_STATUS[grant.status].label}
+                  </span>
+                ),
               },
             ]}
           />

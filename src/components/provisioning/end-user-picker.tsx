@@ -6,11 +6,20 @@ import { useDeferredValue, useState } from "react";
 import { SearchPicker } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 
-export function EndUserPicker({ label, onPick }: { label: string; onPick: (endUser: { id: string; email: string }) => void }) {
+export function EndUserPicker({
+  label,
+  onPick,
+}: {
+  label: string;
+  onPick: (endUser: { id: string; email: string }) => void;
+}) {
   const trpc = useTRPC();
   const [query, setQuery] = useState("");
   const q = useDeferredValue(query.trim());
-  const matches = useQuery({ ...trpc.endUsers.list.queryOptions({ limit: 8, ...(q ? { query: q } : {}) }), placeholderData: keepPreviousData });
+  const matches = useQuery({
+    ...trpc.endUsers.list.queryOptions({ limit: 8, ...(q ? { query: q } : {}) }),
+    placeholderData: keepPreviousData,
+  });
   return (
     <SearchPicker
       label={label}

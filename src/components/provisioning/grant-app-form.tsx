@@ -11,7 +11,12 @@ export function GrantAppForm({ onGrant }: { onGrant: (appId: string, portalId: s
   const [portalId, setPortalId] = useState("");
   return (
     <div className="row" style={{ marginTop: "0.75rem", alignItems: "flex-start" }}>
-      <EntityPicker kinds={["app"]} label="Grant an app" emptyText="No apps yet: create one under Apps." onPick={(app) => onGrant(app.id, portalId || undefined)} />
+      <EntityPicker
+        kinds={["app"]}
+        label="Grant an app"
+        emptyText="No apps yet: create one under Apps."
+        onPick={(app) => onGrant(app.id, portalId || undefined)}
+      />
       <label>
         In
         <select aria-label="Portal of the grant" value={portalId} onChange={(e) => setPortalId(e.target.value)}>

@@ -11,12 +11,22 @@ import { useTRPC } from "@/lib/trpc";
 type Admission = { portalId: string; groupId: string; createdAt: string };
 
 /** The admission's table columns: the other side by name, since when, and Remove for admins. */
-function useAdmissionColumns<Row extends Admission>(named: Column<Row>, describe: (row: Row) => { portal: string; group: string }): { columns: Column<Row>[]; error: unknown } {
+function useAdmissionColumns<Row extends Admission>(
+  named: Column<Row>,
+  describe: (row: Row) => { portal: string; group: string },
+): { columns: Column<Row>[]; error: unknown } {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const remove = useMutation(trpc.portals.removeAdmission.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.portals.pathKey() }) }));
+  const remove = useMutation(
+    trpc.portals.removeAdmission.mutationOptions({
+      onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.portals.pathKey() }),
+    }),
+  );
   const mayDelete = useMay("delete");
-  const columns: Column<Row>[] = [named, { key: "since", header: "Admitted", nowrap: true, cell: (row) => new Date(row.createdAt).toLocaleDateString() }];
+  const columns: Column<Row>[] = [
+    named,
+    { key: "since", header: "Admitted", nowrap: true, cell: (row) => new Date(row.createdAt).toLocaleDateString() },
+  ];
   if (mayDelete)
     columns.push({
       key: "actions",
@@ -30,7 +40,12 @@ function useAdmissionColumns<Row extends Admission>(named: Column<Row>, describe
             title={`Remove ${group} from ${portal}?`}
             description="Its members no longer enter the portal through this group; access they have through another admitted group stays."
             confirmLabel="Remove from portal"
-            onConfirm={() => remove.mutate({ portalId: row.portalId, groupId: row.groupId }, { onSuccess: () => notifyDone(`${group} removed from ${portal}.`) })}
+            onConfirm={() =>
+              remove.mutate(
+                { portalId: row.portalId, groupId: row.groupId },
+                { onSuccess: () => notifyDone(`${group} removed from ${portal}.`) },
+              )
+            }
           />
         );
       },
@@ -42,7 +57,11 @@ export function GroupPortals({ groupId, groupName }: { groupId: string; groupNam
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const admissions = useQuery(trpc.portals.admissionsOfGroup.queryOptions({ groupId }));
-  const admit = useMutation(trpc.portals.admit.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.portals.pathKey() }) }));
+  const admit = useMutation(
+    trpc.portals.admit.mutationOptions({
+      onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.portals.pathKey() }),
+    }),
+  );
   const { columns, error } = useAdmissionColumns<Admission & { portalName: string }>(
     {
       key: "portal",
@@ -70,7 +89,12 @@ export function GroupPortals({ groupId, groupName }: { groupId: string; groupNam
           label="Admit to a portal"
           emptyText="No portals yet: create one under Portals."
           exclude={admissions.data?.map((admission) => admission.portalId)}
-          onPick={(portal) => admit.mutate({ portalId: portal.id, groupId }, { onSuccess: () => notifyDone(`Admitted to ${portal.name}.`) })}
+          onPick={(portal) =>
+            admit.mutate(
+              { portalId: portal.id, groupId },
+              { onSuccess: () => notifyDone(`Admitted to ${portal.name}.`) },
+            )
+          }
         />
       </div>
     </>

@@ -21,7 +21,9 @@ export function ChatView({ appId }: { appId: string }) {
   const [draft, setDraft] = useState("");
   const cancel = useMutation(trpc.runtime.cancelConversationRun.mutationOptions());
   const feedback = useMutation(trpc.runtime.conversationFeedback.mutationOptions());
-  const turn = useChatTurn(`/api/console/apps/${appId}/conversation`, (executionId) => cancel.mutateAsync({ appId, executionId }));
+  const turn = useChatTurn(`/api/console/apps/${appId}/conversation`, (executionId) =>
+    cancel.mutateAsync({ appId, executionId }),
+  );
 
   function open(id: string | null) {
     turn.reset();
@@ -41,14 +43,18 @@ export function ChatView({ appId }: { appId: string }) {
       conversationId,
       async (done) => {
         // The stored messages (with the answer's execution) replace the streamed copy in one step.
-        await queryClient.fetchQuery({ ...trpc.conversations.messages.queryOptions({ conversationId: done.conversation_id }), staleTime: 0 });
+        await queryClient.fetchQuery({
+          ...trpc.conversations.messages.queryOptions({ conversationId: done.conversation_id }),
+          staleTime: 0,
+        });
         setConversationId(done.conversation_id);
         void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.queryKey({ appId }) });
       },
       { body },
     );
     if (ended === "failed" && !body) setDraft((current) => current || message);
-    if (ended === "stopped") void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.queryKey({ appId }) });
+    if (ended === "stopped")
+      void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.queryKey({ appId }) });
   }
 
   const live = app.data?.app as { name?: string; description?: string; api?: { greeting?: string } } | undefined;
@@ -63,7 +69,12 @@ export function ChatView({ appId }: { appId: string }) {
       )}
       <div className="chat">
         <aside className="panel chat-conversations" aria-label="Conversations">
-          <button type="button" className="primary" onClick={() => open(null)} disabled={conversationId === null && !turn.streaming}>
+          <button
+            type="button"
+            className="primary"
+            onClick={() => open(null)}
+            disabled={conversationId === null && !turn.streaming}
+          >
             New conversation
           </button>
           {conversations.error && (
@@ -75,7 +86,12 @@ export function ChatView({ appId }: { appId: string }) {
           <ul>
             {conversations.data?.conversations.map((c) => (
               <li key={c.id}>
-                <button type="button" className="link" aria-current={c.id === conversationId ? "true" : undefined} onClick={() => open(c.id)}>
+                <button
+                  type="button"
+                  className="link"
+                  aria-current={c.id === conversationId ? "true" : undefined}
+                  onClick={() => open(c.id)}
+                >
                   {c.title || "Untitled"}
                 </button>
                 <div className="muted">
@@ -94,9 +110,14 @@ export function ChatView({ appId }: { appId: string }) {
             actions={{
               onRegenerate: () => void ask(lastQuestion(messages.data?.messages ?? []), { regenerate: true }),
               onEditLast: (text) => void ask(text, { regenerate: true }),
-              onFeedback: (message, rating, reason) => feedback.mutate({ appId, messageId: message.id, rating, ...(reason ? { reason } : {}) }),
+              onFeedback: (message, rating, reason) =>
+                feedback.mutate({ appId, messageId: message.id, rating, ...(reason ? { reason } : {}) }),
             }}
-            footer={(m) => (m.role === "assistant" && m.executionId ? <TraceDetails executionId={m.executionId} label="Trace of this answer" /> : null)}
+            footer={(m) =>
+              m.role === "assistant" && m.executionId ? (
+                <TraceDetails executionId={m.executionId} label="Trace of this answer" />
+              ) : null
+            }
           >
             {messages.isLoading && <p className="muted">Loading…</p>}
             {messages.error && (
@@ -119,7 +140,15 @@ export function ChatView({ appId }: { appId: string }) {
               {errorMessage(turn.error)}
             </p>
           )}
-          <ChatComposer draft={draft} onDraft={setDraft} onSend={send} busy={turn.streaming} streaming={turn.streaming} onStop={() => void turn.stop()} stopping={turn.stopping} />
+          <ChatComposer
+            draft={draft}
+            onDraft={setDraft}
+            onSend={send}
+            busy={turn.streaming}
+            streaming={turn.streaming}
+            onStop={() => void turn.stop()}
+            stopping={turn.stopping}
+          />
         </section>
       </div>
     </>

@@ -17,7 +17,8 @@ export function ExecutionTrace({ execution }: { execution: Execution }) {
   return (
     <div className="trace" data-testid="execution-trace">
       <p className="muted" style={{ marginTop: 0 }}>
-        {execution.status} · {formatMs(execution.latencyMs)} · {execution.credits} credit{execution.credits === 1 ? "" : "s"}
+        {execution.status} · {formatMs(execution.latencyMs)} · {execution.credits} credit
+        {execution.credits === 1 ? "" : "s"}
         {models.length > 0 ? ` · model ${models.join(", ")}` : ""}
       </p>
       {execution.error && (
@@ -52,7 +53,9 @@ export function ExecutionTrace({ execution }: { execution: Execution }) {
                         </summary>
                         <ol className="trace-passages">
                           {entry.retrieved?.length
-                            ? entry.retrieved.map((passage, index) => <RetrievedPassage key={index} passage={passage} />)
+                            ? entry.retrieved.map((passage, index) => (
+                                <RetrievedPassage key={index} passage={passage} />
+                              ))
                             : entry.passages.map((title, passage) => <li key={passage}>{title}</li>)}
                         </ol>
                       </details>
@@ -83,7 +86,10 @@ export function ExecutionTrace({ execution }: { execution: Execution }) {
 
 /** One passage a step retrieved: its page or document (linked), the headings above it, how it starts. */
 function RetrievedPassage({ passage }: { passage: TracePassage }) {
-  const href = passage.kind === "page" ? `/knowledge/${passage.knowledgebaseId}?page=${passage.id}` : `/knowledge/${passage.knowledgebaseId}/sources/${passage.id}`;
+  const href =
+    passage.kind === "page"
+      ? `/knowledge/${passage.knowledgebaseId}?page=${passage.id}`
+      : `/knowledge/${passage.knowledgebaseId}/sources/${passage.id}`;
   return (
     <li data-testid="trace-passage">
       <Link href={href}>{passage.title}</Link>

@@ -22,7 +22,9 @@ export function ConnectionForm({ connection, onDone }: { connection?: McpConnect
   const [slug, setSlug] = useState("");
   const [name, setName] = useState(connection?.name ?? "");
   const [url, setUrl] = useState(connection?.url ?? "");
-  const [headers, setHeaders] = useState<HeaderRow[]>((connection?.headerNames ?? []).map((headerName) => ({ name: headerName, value: "", stored: true })));
+  const [headers, setHeaders] = useState<HeaderRow[]>(
+    (connection?.headerNames ?? []).map((headerName) => ({ name: headerName, value: "", stored: true })),
+  );
 
   const saved = (result: McpConnection) => {
     notifyDone(connection ? `${result.name} was saved.` : `${result.name} was connected.`);
@@ -39,17 +41,25 @@ export function ConnectionForm({ connection, onDone }: { connection?: McpConnect
     event.preventDefault();
     const named = headers.filter((header) => header.name.trim() !== "");
     if (connection) {
-      const kept = named.map((header) => (header.stored && header.value === "" ? { name: header.name } : { name: header.name, value: header.value }));
+      const kept = named.map((header) =>
+        header.stored && header.value === "" ? { name: header.name } : { name: header.name, value: header.value },
+      );
       update.mutate({ connectionId: connection.id, name: name || connection.slug, url, headers: kept });
     } else {
-      create.mutate({ slug, name: name || slug, url, headers: named.map((header) => ({ name: header.name, value: header.value })) });
+      create.mutate({
+        slug,
+        name: name || slug,
+        url,
+        headers: named.map((header) => ({ name: header.name, value: header.value })),
+      });
     }
   }
 
   function setHeader(index: number, change: { name: string } | { value: string }) {
     const storedNames = (connection?.headerNames ?? []).map((headerName) => headerName.toLowerCase());
     // Whether a value is stored follows the name: a renamed header may have none.
-    const stored = (row: HeaderRow) => ("name" in change ? storedNames.includes(change.name.trim().toLowerCase()) : row.stored);
+    const stored = (row: HeaderRow) =>
+      "name" in change ? storedNames.includes(change.name.trim().toLowerCase()) : row.stored;
     setHeaders(headers.map((row, i) => (i === index ? { ...row, ...change, stored: stored(row) } : row)));
   }
 
@@ -67,7 +77,14 @@ export function ConnectionForm({ connection, onDone }: { connection?: McpConnect
       <div className="row">
         {!connection && (
           <FormField label="Slug" hint="Names its tools in agents: <slug>_<tool>">
-            <input required maxLength={40} pattern="[a-z0-9][a-z0-9\-]*" value={slug} onChange={(e) => setSlug(e.target.value)} placeholder="e.g. crm" />
+            <input
+              required
+              maxLength={40}
+              pattern="[a-z0-9][a-z0-9\-]*"
+              value={slug}
+              onChange={(e) => setSlug(e.target.value)}
+              placeholder="e.g. crm"
+            />
           </FormField>
         )}
         <FormField label="Name">
@@ -75,14 +92,30 @@ export function ConnectionForm({ connection, onDone }: { connection?: McpConnect
         </FormField>
       </div>
       <FormField label="URL" hint="The server's Streamable HTTP endpoint">
-        <input type="url" required maxLength={2000} value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://mcp.example.com/mcp" />
+        <input
+          type="url"
+          required
+          maxLength={2000}
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          placeholder="https://mcp.example.com/mcp"
+        />
       </FormField>
       <fieldset className="list-editor" style={{ border: 0, padding: 0 }}>
-        <legend className="muted">Headers sent with every request (values are write-only{connection ? "; leave a stored value empty to keep it" : ""})</legend>
+        <legend className="muted">
+          Headers sent with every request (values are write-only
+          {connection ? "; leave a stored value empty to keep it" : ""})
+        </legend>
         {headers.map((header, index) => (
           <div className="row" key={index} data-testid="header-row">
             <FormField label={`Header ${index + 1} name`}>
-              <input required maxLength={100} value={header.name} onChange={(e) => setHeader(index, { name: e.target.value })} placeholder="Authorization" />
+              <input
+                required
+                maxLength={100}
+                value={header.name}
+                onChange={(e) => setHeader(index, { name: e.target.value })}
+                placeholder="Authorization"
+              />
             </FormField>
             <FormField label={`Header ${index + 1} value`} hint={header.stored ? "Stored; empty keeps it" : undefined}>
               <input
@@ -94,7 +127,11 @@ export function ConnectionForm({ connection, onDone }: { connection?: McpConnect
                 onChange={(e) => setHeader(index, { value: e.target.value })}
               />
             </FormField>
-            <button type="button" onClick={() => setHeaders(headers.filter((_, i) => i !== index))} aria-label={`Remove header ${index + 1}`}>
+            <button
+              type="button"
+              onClick={() => setHeaders(headers.filter((_, i) => i !== index))}
+              aria-label={`Remove header ${index + 1}`}
+            >
               <Trash2 size={16} aria-hidden className="icon" />
             </button>
           </div>

@@ -26,7 +26,9 @@ function modelText(provider: ModelProvider | undefined, kind: "chat" | "embeddin
 
 function keyHint(provider: ModelProvider | undefined): string {
   if (!provider) return "Optional: a local server may need none. Stored encrypted and never shown again.";
-  return provider.hasApiKey ? "A key is stored. Leave this empty to keep it, or type a new one to replace it." : "No key is stored. Leave this empty to use none.";
+  return provider.hasApiKey
+    ? "A key is stored. Leave this empty to keep it, or type a new one to replace it."
+    : "No key is stored. Leave this empty to use none.";
 }
 
 /** The form for a new provider, or for `provider` when given; `onDone` runs after a save or a cancel. */
@@ -42,7 +44,11 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
   const [embeddingModels, setEmbeddingModels] = useState(modelText(provider, "embedding"));
 
   const saved = (result: ModelProvider) => {
-    notifyDone(provider ? `${result.name} was saved.` : `${result.name} was added: its models are now in the agent editor's model list.`);
+    notifyDone(
+      provider
+        ? `${result.name} was saved.`
+        : `${result.name} was added: its models are now in the agent editor's model list.`,
+    );
     setSlug("");
     setName("");
     setBaseUrl("");
@@ -53,7 +59,10 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
   };
   const create = useMutation(trpc.modelProviders.create.mutationOptions({ onSuccess: saved }));
   const update = useMutation(trpc.modelProviders.update.mutationOptions({ onSuccess: saved }));
-  const models = () => [...modelList(chatModels, "chat"), ...(kind === "openai-compatible" ? modelList(embeddingModels, "embedding") : [])];
+  const models = () => [
+    ...modelList(chatModels, "chat"),
+    ...(kind === "openai-compatible" ? modelList(embeddingModels, "embedding") : []),
+  ];
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -66,7 +75,14 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
         models: models(),
       });
     } else {
-      create.mutate({ slug, name: name || slug, kind, ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}), models: models() });
+      create.mutate({
+        slug,
+        name: name || slug,
+        kind,
+        ...(baseUrl ? { baseUrl } : {}),
+        ...(apiKey ? { apiKey } : {}),
+        models: models(),
+      });
     }
   }
 
@@ -81,7 +97,14 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
       ) : (
         <div className="row">
           <FormField label="Slug" hint="Agents name its models <slug>/<model id>, e.g. local/llama3.1">
-            <input required maxLength={40} pattern="[a-z0-9][a-z0-9\-]*" value={slug} onChange={(e) => setSlug(e.target.value)} placeholder="e.g. local" />
+            <input
+              required
+              maxLength={40}
+              pattern="[a-z0-9][a-z0-9\-]*"
+              value={slug}
+              onChange={(e) => setSlug(e.target.value)}
+              placeholder="e.g. local"
+            />
           </FormField>
           <FormField label="Kind">
             <select value={kind} onChange={(e) => setKind(e.target.value as ProviderKind)}>
@@ -92,11 +115,20 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
         </div>
       )}
       <FormField label="Name" hint="Shown in the agent editor's model list">
-        <input maxLength={200} value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. Ollama on the GPU box" />
+        <input
+          maxLength={200}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          placeholder="e.g. Ollama on the GPU box"
+        />
       </FormField>
       <FormField
         label={kind === "anthropic" ? "Base URL (optional)" : "Base URL"}
-        hint={kind === "anthropic" ? "Leave empty for Anthropic's own API" : "The address that serves /chat/completions, e.g. http://localhost:11434/v1 for Ollama"}
+        hint={
+          kind === "anthropic"
+            ? "Leave empty for Anthropic's own API"
+            : "The address that serves /chat/completions, e.g. http://localhost:11434/v1 for Ollama"
+        }
       >
         <input
           type="url"
@@ -108,7 +140,14 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
         />
       </FormField>
       <FormField label="API key" hint={keyHint(provider)}>
-        <input type="password" autoComplete="off" maxLength={4000} disabled={removeKey} value={apiKey} onChange={(e) => setApiKey(e.target.value)} />
+        <input
+          type="password"
+          autoComplete="off"
+          maxLength={4000}
+          disabled={removeKey}
+          value={apiKey}
+          onChange={(e) => setApiKey(e.target.value)}
+        />
       </FormField>
       {provider?.hasApiKey && (
         <label className="inline">
@@ -117,11 +156,24 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
         </label>
       )}
       <FormField label="Chat models" hint="Comma-separated model ids as the server names them, e.g. llama3.1, qwen2.5">
-        <input maxLength={4000} value={chatModels} onChange={(e) => setChatModels(e.target.value)} placeholder="gpt-4o-mini, gpt-4o" />
+        <input
+          maxLength={4000}
+          value={chatModels}
+          onChange={(e) => setChatModels(e.target.value)}
+          placeholder="gpt-4o-mini, gpt-4o"
+        />
       </FormField>
       {kind === "openai-compatible" && (
-        <FormField label="Embedding models" hint="Optional, comma-separated. The organization's first embedding model also ranks knowledge search by meaning">
-          <input maxLength={4000} value={embeddingModels} onChange={(e) => setEmbeddingModels(e.target.value)} placeholder="text-embedding-3-small" />
+        <FormField
+          label="Embedding models"
+          hint="Optional, comma-separated. The organization's first embedding model also ranks knowledge search by meaning"
+        >
+          <input
+            maxLength={4000}
+            value={embeddingModels}
+            onChange={(e) => setEmbeddingModels(e.target.value)}
+            placeholder="text-embedding-3-small"
+          />
         </FormField>
       )}
       <ErrorAlert error={create.error ?? update.error} />

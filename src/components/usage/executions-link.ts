@@ -7,4 +7,5 @@ export const FAILURES = "failures";
 export const REFUSED = "refused";
 
 /** The Executions page filtered so (its URL keys: status, endUser, item, itemKind, portal, code). */
-export const executionsHref = (filter: Record<string, string>) => `/executions?${new URLSearchParams(filter).toString()}`;
+export const executionsHref = (filter: Record<string, string>) =>
+  `/executions?${new URLSearchParams(filter).toString()}`;

@@ -9,7 +9,11 @@ import { useTRPC } from "@/lib/trpc";
 const PAGE = 25;
 const CODE_LABELS: Record<string, string> = { insufficient_credits: "out of credits" };
 
-export function RefusalsList({ filter }: { filter: { code?: string; appId?: string; endUserId?: string; portalId?: string } }) {
+export function RefusalsList({
+  filter,
+}: {
+  filter: { code?: string; appId?: string; endUserId?: string; portalId?: string };
+}) {
   const trpc = useTRPC();
   const refusals = useCursorList(
     (cursor) => trpc.usage.refusals.queryOptions({ limit: PAGE, ...filter, ...(cursor ? { cursor } : {}) }),
@@ -21,7 +25,10 @@ export function RefusalsList({ filter }: { filter: { code?: string; appId?: stri
       {refusals.isLoading && <p className="muted">Loading…</p>}
       <ErrorAlert error={refusals.error} />
       {refusals.isLoaded && rows.length === 0 && (
-        <p className="muted">No run was refused{Object.values(filter).some(Boolean) ? " with these filters" : ""}. A turn refused for lack of credits (402) shows here.</p>
+        <p className="muted">
+          No run was refused{Object.values(filter).some(Boolean) ? " with these filters" : ""}. A turn refused for lack
+          of credits (402) shows here.
+        </p>
       )}
       {rows.length > 0 && (
         <div className="table-scroll table-cards" role="region" aria-label="Refused runs" tabIndex={0}>

@@ -24,7 +24,9 @@ function filterOf(scope: UsageScope): Record<string, string> {
 function Usage({ scope, whose, empty }: { scope: UsageScope; whose: string; empty: ReactNode }) {
   const trpc = useTRPC();
   const range = useUsageRange(30);
-  const usage = useQuery(trpc.usage.scoped.queryOptions({ from: range.from, to: range.to, interval: range.interval, ...scope }));
+  const usage = useQuery(
+    trpc.usage.scoped.queryOptions({ from: range.from, to: range.to, interval: range.interval, ...scope }),
+  );
   const report = usage.data;
   const refused = report ? refusedTotal(report.refusals) : 0;
   const filter = filterOf(scope);
@@ -35,13 +37,16 @@ function Usage({ scope, whose, empty }: { scope: UsageScope; whose: string; empt
       </h2>
       <UsageRangePicker range={range} />
       <ErrorAlert error={usage.error} />
-      {report && report.totals.credits + report.totals.turns + report.totals.transactions + report.totals.testRuns + refused === 0 ? (
+      {report &&
+      report.totals.credits + report.totals.turns + report.totals.transactions + report.totals.testRuns + refused ===
+        0 ? (
         <UsageEmpty>{empty}</UsageEmpty>
       ) : (
         report && (
           <>
             <p>
-              {counted(report.totals.credits, "credit")}, {counted(report.totals.turns, "turn")}, {counted(report.totals.transactions, "transaction")},{" "}
+              {counted(report.totals.credits, "credit")}, {counted(report.totals.turns, "turn")},{" "}
+              {counted(report.totals.transactions, "transaction")},{" "}
               <Link href={executionsHref({ ...filter, status: FAILURES })} data-testid="scoped-usage-failures">
                 {counted(report.totals.failures, "failure")}
               </Link>
@@ -51,7 +56,11 @@ function Usage({ scope, whose, empty }: { scope: UsageScope; whose: string; empt
               </Link>{" "}
               before running.
             </p>
-            <UsageBars label={`${whose} credits and turns by ${range.interval} (UTC)`} points={report.series} series={CREDITS_AND_TURNS} />
+            <UsageBars
+              label={`${whose} credits and turns by ${range.interval} (UTC)`}
+              points={report.series}
+              series={CREDITS_AND_TURNS}
+            />
           </>
         )
       )}

@@ -21,16 +21,27 @@ export interface UsageBarsProps {
 /** The tooltip in the theme's colours (recharts draws it white by default). */
 const CHART_TOOLTIP = { background: "var(--panel)", border: "1px solid var(--border)", color: "var(--text)" };
 
-const shortDay = (start: string) => new Date(start).toLocaleDateString(undefined, { month: "short", day: "numeric", timeZone: "UTC" });
+const shortDay = (start: string) =>
+  new Date(start).toLocaleDateString(undefined, { month: "short", day: "numeric", timeZone: "UTC" });
 
 export default function UsageBarChart({ label, points, series, height }: Required<UsageBarsProps>) {
   return (
     <ResponsiveContainer width="100%" height={height}>
       <BarChart data={points} title={label} margin={{ top: 4, right: 8, bottom: 4, left: 0 }}>
         <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="var(--chart-grid)" />
-        <XAxis dataKey="start" tickFormatter={shortDay} minTickGap={16} stroke="var(--border-strong)" tick={{ fill: "var(--muted)" }} />
+        <XAxis
+          dataKey="start"
+          tickFormatter={shortDay}
+          minTickGap={16}
+          stroke="var(--border-strong)"
+          tick={{ fill: "var(--muted)" }}
+        />
         <YAxis allowDecimals={false} width={40} stroke="var(--border-strong)" tick={{ fill: "var(--muted)" }} />
-        <Tooltip labelFormatter={(start) => shortDay(String(start))} contentStyle={CHART_TOOLTIP} cursor={{ fill: "var(--surface-sunken)" }} />
+        <Tooltip
+          labelFormatter={(start) => shortDay(String(start))}
+          contentStyle={CHART_TOOLTIP}
+          cursor={{ fill: "var(--surface-sunken)" }}
+        />
         <Legend />
         {series.map((s) => (
           // No growing animation: the bars are there at once, for everyone (and every screenshot).

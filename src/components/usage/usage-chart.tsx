@@ -17,7 +17,8 @@ export interface UsageRange {
   days: number;
 }
 
-const isDay = (value: string | null): value is string => value !== null && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value));
+const isDay = (value: string | null): value is string =>
+  value !== null && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value));
 const dayOf = (time: number) => new Date(time).toISOString().slice(0, 10);
 
 /** The range in the URL, else the last `defaultDays` days up to today (UTC). */
@@ -38,7 +39,8 @@ export function useUsageRange(defaultDays: number): UsageRange & {
   const askedFrom = search.get("from");
   const askedTo = search.get("to");
   const lastDay = isDay(askedTo) ? askedTo : dayOf(today);
-  const fromDay = isDay(askedFrom) && askedFrom <= lastDay ? askedFrom : dayOf(Date.parse(lastDay) - (defaultDays - 1) * DAY_MS);
+  const fromDay =
+    isDay(askedFrom) && askedFrom <= lastDay ? askedFrom : dayOf(Date.parse(lastDay) - (defaultDays - 1) * DAY_MS);
   const from = Date.parse(fromDay);
   const to = Math.min(Date.parse(lastDay) + DAY_MS, from + 366 * DAY_MS);
   const set = (nextFrom: string, nextLast: string) => {
@@ -48,14 +50,28 @@ export function useUsageRange(defaultDays: number): UsageRange & {
     router.replace(`${pathname}?${params.toString()}`, { scroll: false });
   };
   const days = Math.round((to - from) / DAY_MS);
-  return { from: new Date(from).toISOString(), to: new Date(to).toISOString(), days, fromDay, lastDay, today: todayDay, interval: days > 31 ? "week" : "day", set };
+  return {
+    from: new Date(from).toISOString(),
+    to: new Date(to).toISOString(),
+    days,
+    fromDay,
+    lastDay,
+    today: todayDay,
+    interval: days > 31 ? "week" : "day",
+    set,
+  };
 }
 
 export function UsageRangePicker({ range }: { range: ReturnType<typeof useUsageRange> }) {
   const last = range.today;
   const preset = PRESETS.find((days) => days === range.days && range.lastDay === last);
   return (
-    <div className="row" role="group" aria-label="Date range" style={{ alignItems: "flex-end", marginBottom: "0.75rem" }}>
+    <div
+      className="row"
+      role="group"
+      aria-label="Date range"
+      style={{ alignItems: "flex-end", marginBottom: "0.75rem" }}
+    >
       <label>
         Range
         <select
@@ -75,11 +91,21 @@ export function UsageRangePicker({ range }: { range: ReturnType<typeof useUsageR
       </label>
       <label>
         From
-        <input type="date" value={range.fromDay} max={range.lastDay} onChange={(event) => isDay(event.target.value) && range.set(event.target.value, range.lastDay)} />
+        <input
+          type="date"
+          value={range.fromDay}
+          max={range.lastDay}
+          onChange={(event) => isDay(event.target.value) && range.set(event.target.value, range.lastDay)}
+        />
       </label>
       <label>
         To
-        <input type="date" value={range.lastDay} min={range.fromDay} onChange={(event) => isDay(event.target.value) && range.set(range.fromDay, event.target.value)} />
+        <input
+          type="date"
+          value={range.lastDay}
+          min={range.fromDay}
+          onChange={(event) => isDay(event.target.value) && range.set(range.fromDay, event.target.value)}
+        />
       </label>
     </div>
   );
@@ -91,11 +117,17 @@ function ChartPlaceholder({ height }: { height: number }) {
 }
 
 const DEFAULT_HEIGHT = 220;
-const UsageBarChart = dynamic(() => import("./usage-bars"), { ssr: false, loading: () => <ChartPlaceholder height={DEFAULT_HEIGHT} /> });
+const UsageBarChart = dynamic(() => import("./usage-bars"), {
+  ssr: false,
+  loading: () => <ChartPlaceholder height={DEFAULT_HEIGHT} />,
+});
 
 /** Bars per bucket, one colour per series; a caption says what it shows for those who cannot see it. */
 export function UsageBars({ label, points, series, height = DEFAULT_HEIGHT }: UsageBarsProps) {
-  const totals = series.map((s) => `${s.label.toLowerCase()} ${points.reduce((sum, point) => sum + Number(point[s.key] ?? 0), 0).toLocaleString()}`);
+  const totals = series.map(
+    (s) =>
+      `${s.label.toLowerCase()} ${points.reduce((sum, point) => sum + Number(point[s.key] ?? 0), 0).toLocaleString()}`,
+  );
   return (
     <figure style={{ margin: 0 }} data-testid="usage-chart">
       <figcaption className="muted" style={{ marginBottom: "0.5rem" }}>

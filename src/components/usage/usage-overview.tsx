@@ -15,16 +15,20 @@ export const CREDITS_AND_TURNS = [
 ];
 
 /** The runs refused before they ran, whatever the code. */
-export const refusedTotal = (refusals: Record<string, number>) => Object.values(refusals).reduce((sum, count) => sum + count, 0);
+export const refusedTotal = (refusals: Record<string, number>) =>
+  Object.values(refusals).reduce((sum, count) => sum + count, 0);
 
 function Overview() {
   const trpc = useTRPC();
   const range = useUsageRange(7);
-  const usage = useQuery(trpc.usage.get.queryOptions({ from: range.from, to: range.to, interval: range.interval, groupBy: "app" }));
+  const usage = useQuery(
+    trpc.usage.get.queryOptions({ from: range.from, to: range.to, interval: range.interval, groupBy: "app" }),
+  );
   const nearLimit = useQuery(trpc.usage.nearLimit.queryOptions({ limit: 5 }));
   const report = usage.data;
   const refused = report ? refusedTotal(report.refusals) : 0;
-  const ran = report && (report.totals.credits > 0 || report.totals.turns > 0 || report.totals.transactions > 0 || refused > 0);
+  const ran =
+    report && (report.totals.credits > 0 || report.totals.turns > 0 || report.totals.transactions > 0 || refused > 0);
 
   return (
     <section className="panel" aria-labelledby="usage-heading">
@@ -35,8 +39,9 @@ function Overview() {
       <ErrorAlert error={usage.error ?? nearLimit.error} />
       {report && !ran && (
         <UsageEmpty>
-          Nothing ran in this range. Every conversation turn, transaction, test case and document search lands here as it finishes: try an app in <Link href="/chat">Chat</Link>, or
-          give an end user a plan and a portal on the <Link href="/end-users">End users</Link> page.
+          Nothing ran in this range. Every conversation turn, transaction, test case and document search lands here as
+          it finishes: try an app in <Link href="/chat">Chat</Link>, or give an end user a plan and a portal on the{" "}
+          <Link href="/end-users">End users</Link> page.
         </UsageEmpty>
       )}
       {report && ran && (
@@ -59,7 +64,11 @@ function Overview() {
               <span className="stat-label">Refused before running: see them</span>
             </Link>
           </div>
-          <UsageBars label={`Credits and turns by ${range.interval} (UTC)`} points={report.series} series={CREDITS_AND_TURNS} />
+          <UsageBars
+            label={`Credits and turns by ${range.interval} (UTC)`}
+            points={report.series}
+            series={CREDITS_AND_TURNS}
+          />
           <h3>Top apps</h3>
           <DataTable
             label="Top apps"
@@ -68,10 +77,29 @@ function Overview() {
             rowKey={(group) => group.id ?? "none"}
             empty="No app ran in this range."
             columns={[
-              { key: "app", header: "App", cell: (group) => (group.id ? <Link href={`/apps/${group.id}`}>{group.name}</Link> : group.name) },
-              { key: "credits", header: "Credits", cell: (group) => group.totals.credits.toLocaleString(), sortValue: (group) => group.totals.credits },
-              { key: "turns", header: "Turns", cell: (group) => group.totals.turns.toLocaleString(), sortValue: (group) => group.totals.turns },
-              { key: "failures", header: "Failures", cell: (group) => group.totals.failures.toLocaleString(), sortValue: (group) => group.totals.failures },
+              {
+                key: "app",
+                header: "App",
+                cell: (group) => (group.id ? <Link href={`/apps/${group.id}`}>{group.name}</Link> : group.name),
+              },
+              {
+                key: "credits",
+                header: "Credits",
+                cell: (group) => group.totals.credits.toLocaleString(),
+                sortValue: (group) => group.totals.credits,
+              },
+              {
+                key: "turns",
+                header: "Turns",
+                cell: (group) => group.totals.turns.toLocaleString(),
+                sortValue: (group) => group.totals.turns,
+              },
+              {
+                key: "failures",
+                header: "Failures",
+                cell: (group) => group.totals.failures.toLocaleString(),
+                sortValue: (group) => group.totals.failures,
+              },
             ]}
           />
         </>
@@ -83,14 +111,23 @@ function Overview() {
         rowKey={(user) => user.id}
         empty="No end user has used credits from a plan yet."
         columns={[
-          { key: "user", header: "End user", cell: (user) => <Link href={`/end-users/${user.id}`}>{user.fullName || user.email}</Link> },
+          {
+            key: "user",
+            header: "End user",
+            cell: (user) => <Link href={`/end-users/${user.id}`}>{user.fullName || user.email}</Link>,
+          },
           {
             key: "used",
             header: "Credits used",
             nowrap: true,
             cell: (user) => (
               <>
-                {user.used} / {user.allowance} <progress max={Math.max(1, user.allowance)} value={user.used} aria-label={`${user.email}: credits used`} />
+                {user.used} / {user.allowance}{" "}
+                <progress
+                  max={Math.max(1, user.allowance)}
+                  value={user.used}
+                  aria-label={`${user.email}: credits used`}
+                />
               </>
             ),
             sortValue: (user) => user.used / Math.max(1, user.allowance),

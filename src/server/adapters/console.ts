@@ -6,7 +6,14 @@ import { assertJsonBody, assertSameOrigin } from "@/server/auth/same-origin";
 import type { Db } from "@/server/db";
 import { MAX_TRPC_BATCH_CALLS } from "@/schemas/limits";
 import { AppError, logIfUnexpected, toAppError } from "@/server/errors";
-import { checkIdempotencyKey, claimIdempotencyKey, finishIdempotencyKey, hashRequest, releaseIdempotencyKey, type StoredResponse } from "@/server/services/support/idempotency";
+import {
+  checkIdempotencyKey,
+  claimIdempotencyKey,
+  finishIdempotencyKey,
+  hashRequest,
+  releaseIdempotencyKey,
+  type StoredResponse,
+} from "@/server/services/support/idempotency";
 import { actorForSession } from "@/server/services/sessions";
 import type { Context } from "@/server/trpc/init";
 import { callSlots } from "@/server/trpc/call-slots";
@@ -62,7 +69,12 @@ export function createConsoleHandler(options: { db: () => Db }) {
         try {
           const url = new URL(request.url);
           const hash = hashRequest([request.method, `${url.pathname}${url.search}`, await bounded.clone().text()]);
-          remembered = await claimIdempotencyKey(db, context.actor.organizationId, checkIdempotencyKey(idempotencyKey), hash);
+          remembered = await claimIdempotencyKey(
+            db,
+            context.actor.organizationId,
+            checkIdempotencyKey(idempotencyKey),
+            hash,
+          );
           if (!remembered) keyed = { organizationId: context.actor.organizationId, key: idempotencyKey };
         } catch (error) {
           refusal = toAppError(error);
@@ -88,17 +100,29 @@ export function createConsoleHandler(options: { db: () => Db }) {
       return response;
     }
     const text = await response.text();
-    await finishIdempotencyKey(db, keyed.organizationId, keyed.key, { status: response.status, body: JSON.parse(text) });
+    await finishIdempotencyKey(db, keyed.organizationId, keyed.key, {
+      status: response.status,
+      body: JSON.parse(text),
+    });
     return new Response(text, { status: response.status, headers: response.headers });
   };
 }
 
 function replayed(remembered: StoredResponse, requestId: string): Response {
-  const headers = new Headers({ "Content-Type": "application/json", "X-Request-Id": requestId, "Idempotent-Replayed": "true" });
+  const headers = new Headers({
+    "Content-Type": "application/json",
+    "X-Request-Id": requestId,
+    "Idempotent-Replayed": "true",
+  });
   return new Response(JSON.stringify(remembered.body), { status: remembered.status, headers });
 }
 
-function handleProcedures(bounded: Request, context: Context, refusal: AppError | undefined, requestId: string): Promise<Response> {
+function handleProcedures(
+  bounded: Request,
+  context: Context,
+  refusal: AppError | undefined,
+  requestId: string,
+): Promise<Response> {
   return fetchRequestHandler({
     endpoint: CONSOLE_ENDPOINT,
     req: bounded,
@@ -135,7 +159,11 @@ function refusalOfUnsafe(request: Request): AppError | undefined {
 /** The console chat: a signed-in member, by the session cookie (src/server/adapters/conversation-door.ts). */
 const consoleChat: ChatDoor<{ appId: string }> = {
   callerOf: (db, request, _route, requestId) =>
-    actorForSession(db, readSessionToken(request.headers.get("cookie")), requestId ? requestOrigin(request, requestId, "console") : undefined),
+    actorForSession(
+      db,
+      readSessionToken(request.headers.get("cookie")),
+      requestId ? requestOrigin(request, requestId, "console") : undefined,
+    ),
 };
 
 /**
@@ -166,7 +194,11 @@ export function createConsoleAuditExportHandler(options: { db: () => Db }) {
     try {
       assertSameOrigin(request);
       const db = options.db();
-      const actor = await actorForSession(db, readSessionToken(request.headers.get("cookie")), requestOrigin(request, requestId, "console"));
+      const actor = await actorForSession(
+        db,
+        readSessionToken(request.headers.get("cookie")),
+        requestOrigin(request, requestId, "console"),
+      );
       if (!actor) throw new AppError("unauthorized", "Your session has ended; sign in again.");
       return await downloadResponse(db, actor, null, request, requestId);
     } catch (error) {

@@ -40,7 +40,10 @@ function refusal(request: Request, error: unknown, requestId: string): Response 
 }
 
 /** `POST …/apps/{appId}/conversation`: a turn, answered as the run's events. */
-export function createChatConversationHandler<Route extends { appId: string }>(options: { db: () => Db }, door: ChatDoor<Route>) {
+export function createChatConversationHandler<Route extends { appId: string }>(
+  options: { db: () => Db },
+  door: ChatDoor<Route>,
+) {
   return async function handleChatConversation(request: Request, route: Route): Promise<Response> {
     const requestId = requestIdFor(request);
     try {
@@ -51,7 +54,12 @@ export function createChatConversationHandler<Route extends { appId: string }>(o
       const body = (await readJsonBody(request)) ?? {};
       assertStorableText(body);
       const input = ChatConversationBody.parse(body);
-      const turn = { appId: route.appId, message: input.message, conversationId: input.conversation_id, regenerate: input.regenerate };
+      const turn = {
+        appId: route.appId,
+        message: input.message,
+        conversationId: input.conversation_id,
+        regenerate: input.regenerate,
+      };
       const result = await conversationStream(db, caller, turn, answerHeaders(requestId));
       return result instanceof Response ? result : errorResponse(result, requestId);
     } catch (error) {
@@ -61,14 +69,26 @@ export function createChatConversationHandler<Route extends { appId: string }>(o
 }
 
 /** `GET …/apps/{appId}/conversation/runs/{executionId}/events`: a run's events again, after `Last-Event-ID`, for the caller whose run it is. */
-export function createChatRunEventsHandler<Route extends { appId: string }>(options: { db: () => Db }, door: ChatDoor<Route>) {
-  return async function handleChatRunEvents(request: Request, route: Route & { executionId: string }): Promise<Response> {
+export function createChatRunEventsHandler<Route extends { appId: string }>(
+  options: { db: () => Db },
+  door: ChatDoor<Route>,
+) {
+  return async function handleChatRunEvents(
+    request: Request,
+    route: Route & { executionId: string },
+  ): Promise<Response> {
     const requestId = requestIdFor(request);
     try {
       assertSameOrigin(request);
       const db = options.db();
       const caller = await signedIn(door, db, request, route);
-      return await resumeStream(db, caller, { appId: route.appId, executionId: route.executionId }, lastEventIdFrom(request), answerHeaders(requestId));
+      return await resumeStream(
+        db,
+        caller,
+        { appId: route.appId, executionId: route.executionId },
+        lastEventIdFrom(request),
+        answerHeaders(requestId),
+      );
     } catch (error) {
       return refusal(request, error, requestId);
     }

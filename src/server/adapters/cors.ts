@@ -4,7 +4,15 @@
 // in cookies, so credentials are never allowed.
 
 /** What a browser script may send: the headers the reference defines for requests. */
-const REQUEST_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-Unmodified-Since", "Last-Event-ID", "X-Request-Id"];
+const REQUEST_HEADERS = [
+  "Authorization",
+  "Content-Type",
+  "Idempotency-Key",
+  "If-Match",
+  "If-Unmodified-Since",
+  "Last-Event-ID",
+  "X-Request-Id",
+];
 
 /** What a browser script may read besides the CORS-safelisted response headers. */
 const EXPOSED_HEADERS = [
@@ -30,7 +38,11 @@ export function isAllowedOrigin(request: Request, allowed: readonly string[]): b
 
 /** A preflight (OPTIONS with Access-Control-Request-Method) from an allowed origin. */
 export function isAllowedPreflight(request: Request, allowed: readonly string[]): boolean {
-  return request.method === "OPTIONS" && request.headers.has("access-control-request-method") && isAllowedOrigin(request, allowed);
+  return (
+    request.method === "OPTIONS" &&
+    request.headers.has("access-control-request-method") &&
+    isAllowedOrigin(request, allowed)
+  );
 }
 
 /** The fields of an answer to an allowed preflight: the path's methods and the request headers above. */
@@ -49,13 +61,19 @@ export function preflightHeaders(request: Request, methods: readonly string[]): 
  * document), the request's own origin when it is on the list, none otherwise. `Vary: Origin` is
  * always set on listed-origin routes so that caches keep the answers apart.
  */
-export function withCors(request: Request, response: Response, allowed: readonly string[], anyOrigin = false): Response {
+export function withCors(
+  request: Request,
+  response: Response,
+  allowed: readonly string[],
+  anyOrigin = false,
+): Response {
   if (!anyOrigin && allowed.length === 0) return response;
   const headers = new Headers(response.headers);
   if (anyOrigin) headers.set("Access-Control-Allow-Origin", "*");
   else {
     headers.append("Vary", "Origin");
-    if (!isAllowedOrigin(request, allowed)) return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    if (!isAllowedOrigin(request, allowed))
+      return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
     headers.set("Access-Control-Allow-Origin", request.headers.get("origin")!);
   }
   headers.set("Access-Control-Expose-Headers", EXPOSED_HEADERS.join(", "));

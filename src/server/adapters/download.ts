@@ -11,7 +11,13 @@ import { exportAuditEvents } from "@/server/services/audit-log";
 const CONTENT_TYPES = { jsonl: "application/x-ndjson", csv: "text/csv; charset=utf-8" } as const;
 
 /** `rateLimit` is the API key's (REST); the console's download has none. */
-export async function downloadResponse(db: Db, actor: Actor, rateLimit: RateLimitResult | null, request: Request, requestId: string): Promise<Response> {
+export async function downloadResponse(
+  db: Db,
+  actor: Actor,
+  rateLimit: RateLimitResult | null,
+  request: Request,
+  requestId: string,
+): Promise<Response> {
   const query = Object.fromEntries(new URL(request.url).searchParams);
   const input = ExportAuditEventsInput.parse(query);
   const lines = await exportAuditEvents(db, actor, input);

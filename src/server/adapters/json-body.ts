@@ -6,11 +6,20 @@ import { MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH } from "@/schemas/limits";
 import { AppError } from "@/server/errors";
 
 function jsonBodyTooLarge(): AppError {
-  return new AppError("invalid_request", `Invalid request: the body is over the ${MAX_JSON_BODY_BYTES / 1024 / 1024} MiB limit for JSON request bodies.`, {}, { status: 413 });
+  return new AppError(
+    "invalid_request",
+    `Invalid request: the body is over the ${MAX_JSON_BODY_BYTES / 1024 / 1024} MiB limit for JSON request bodies.`,
+    {},
+    { status: 413 },
+  );
 }
 
 /** Refuses at once a request whose declared Content-Length is over `limit`. */
-export function refuseDeclaredOversize(request: Request, limit = MAX_JSON_BODY_BYTES, refusal: () => AppError = jsonBodyTooLarge): void {
+export function refuseDeclaredOversize(
+  request: Request,
+  limit = MAX_JSON_BODY_BYTES,
+  refusal: () => AppError = jsonBodyTooLarge,
+): void {
   const declared = Number(request.headers.get("content-length") ?? 0);
   if (declared > limit) throw refusal();
 }
@@ -59,7 +68,10 @@ export function assertJsonDepth(text: string): void {
       }
     } else if (OPENERS.has(code)) {
       if (++depth > MAX_JSON_DEPTH) {
-        throw new AppError("invalid_request", `Invalid request: the JSON is nested more than ${MAX_JSON_DEPTH} levels deep.`);
+        throw new AppError(
+          "invalid_request",
+          `Invalid request: the JSON is nested more than ${MAX_JSON_DEPTH} levels deep.`,
+        );
       }
     } else if (CLOSERS.has(code)) {
       depth--;
@@ -87,5 +99,10 @@ export async function readJsonBody(request: Request): Promise<unknown> {
 export function withBody(request: Request, text: string): Request {
   const headers = new Headers(request.headers);
   headers.delete("content-length");
-  return new Request(request.url, { method: request.method, headers, body: text === "" ? null : text, signal: request.signal });
+  return new Request(request.url, {
+    method: request.method,
+    headers,
+    body: text === "" ? null : text,
+    signal: request.signal,
+  });
 }

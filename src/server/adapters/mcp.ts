@@ -39,14 +39,22 @@ export function createMcpHandler(options: McpHandlerOptions) {
       }
       refuseDeclaredOversize(request);
       const db = options.db();
-      const { actor, rateLimit } = await authenticateApiKey(db, request.headers.get("authorization"), "mcp", requestOrigin(request, requestId, "mcp"));
+      const { actor, rateLimit } = await authenticateApiKey(
+        db,
+        request.headers.get("authorization"),
+        "mcp",
+        requestOrigin(request, requestId, "mcp"),
+      );
       limitHeaders = rateLimitHeaders(rateLimit);
       // Read and parsed here within the JSON bounds (the SDK's own reader stops at 4 MiB, and
       // would parse any depth); invalid JSON is a refusal before MCP runs, in the envelope.
       const parsedBody = parseJsonText(await readBodyText(request));
 
       const server = buildMcpServer(mcpContext(db, actor, requestId, request.signal));
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
       await server.connect(transport);
       try {
         // In JSON mode the response is complete when it resolves, so the server can close.
@@ -54,7 +62,11 @@ export function createMcpHandler(options: McpHandlerOptions) {
         const headers = new Headers(response.headers);
         for (const [name, value] of Object.entries(limitHeaders)) headers.set(name, value);
         headers.set("X-Request-Id", requestId);
-        return new Response(response.body === null ? null : await response.arrayBuffer(), { status: response.status, statusText: response.statusText, headers });
+        return new Response(response.body === null ? null : await response.arrayBuffer(), {
+          status: response.status,
+          statusText: response.statusText,
+          headers,
+        });
       } finally {
         await server.close();
       }

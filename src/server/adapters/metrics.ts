@@ -17,12 +17,21 @@ export function createMetricsHandler(options: { db: () => Db }) {
       if (!token) throw new AppError("not_found", "No route GET /api/metrics: set METRICS_TOKEN to serve metrics.");
       const sent = /^Bearer (.+)$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
       if (!timingSafeEqual(digest(sent), digest(token))) {
-        throw new AppError("unauthorized", "Send the metrics token as Authorization: Bearer <METRICS_TOKEN>.", {}, { headers: { "WWW-Authenticate": "Bearer" } });
+        throw new AppError(
+          "unauthorized",
+          "Send the metrics token as Authorization: Bearer <METRICS_TOKEN>.",
+          {},
+          { headers: { "WWW-Authenticate": "Bearer" } },
+        );
       }
       const registry = metrics();
       registry.watchJobs(options.db);
       return new Response(await registry.registry.metrics(), {
-        headers: { "Content-Type": registry.registry.contentType, "Cache-Control": "no-store", "X-Request-Id": requestId },
+        headers: {
+          "Content-Type": registry.registry.contentType,
+          "Cache-Control": "no-store",
+          "X-Request-Id": requestId,
+        },
       });
     } catch (error) {
       return errorResponse(toAppError(error), requestId);

@@ -10,7 +10,13 @@ import { requestIdFor } from "./envelope";
 import { isAppError, logIfUnexpected, toAppError } from "@/server/errors";
 import { portalPath, resolvePortal } from "@/server/services/portals";
 import { publicOrigin } from "@/env";
-import { finishSsoSignIn, OIDC_STATE_COOKIE, organizationForMemberEmail, ssoRefusal, startSsoSignIn } from "@/server/services/sso";
+import {
+  finishSsoSignIn,
+  OIDC_STATE_COOKIE,
+  organizationForMemberEmail,
+  ssoRefusal,
+  startSsoSignIn,
+} from "@/server/services/sso";
 
 export interface OidcHandlerOptions {
   db: () => Db;
@@ -50,7 +56,11 @@ export function createOidcStartHandler(options: OidcHandlerOptions) {
         const portal = await resolvePortal(db, portalRef.slice(0, 200));
         portalSlug = portal.slug;
         if (portal.signIn === "email_code") throw ssoRefusal("This portal signs in with an email code.");
-        started = await startSsoSignIn(db, { kind: "end_user", organizationId: portal.organizationId, portalId: portal.id });
+        started = await startSsoSignIn(db, {
+          kind: "end_user",
+          organizationId: portal.organizationId,
+          portalId: portal.id,
+        });
       } else {
         const email = (url.searchParams.get("email") ?? "").slice(0, 320);
         const connection = email ? await organizationForMemberEmail(db, email) : null;
@@ -77,12 +87,24 @@ export function createOidcCallbackHandler(options: OidcHandlerOptions) {
     const secure = servedOverHttps(request);
     try {
       const { door: _door, ...origin } = requestOrigin(request, requestIdFor(request), "console");
-      const finished = await finishSsoSignIn(options.db(), url.searchParams, readCookie(request.headers.get("cookie"), OIDC_STATE_COOKIE), origin);
+      const finished = await finishSsoSignIn(
+        options.db(),
+        url.searchParams,
+        readCookie(request.headers.get("cookie"), OIDC_STATE_COOKIE),
+        origin,
+      );
       const cleared = stateCookie("", secure, 0);
-      if (finished.kind === "member") return redirect("/", [sessionCookie(finished.session.token, finished.session.expiresAt, secure), cleared]);
-      return redirect(portalPath(finished.portalSlug), [portalSessionCookie(finished.session.token, finished.session.expiresAt, secure), cleared]);
+      if (finished.kind === "member")
+        return redirect("/", [sessionCookie(finished.session.token, finished.session.expiresAt, secure), cleared]);
+      return redirect(portalPath(finished.portalSlug), [
+        portalSessionCookie(finished.session.token, finished.session.expiresAt, secure),
+        cleared,
+      ]);
     } catch (error) {
-      const portalSlug = isAppError(error) && typeof (error as { portalSlug?: unknown }).portalSlug === "string" ? (error as unknown as { portalSlug: string }).portalSlug : null;
+      const portalSlug =
+        isAppError(error) && typeof (error as { portalSlug?: unknown }).portalSlug === "string"
+          ? (error as unknown as { portalSlug: string }).portalSlug
+          : null;
       return backToSignIn(error, portalSlug, secure);
     }
   };

@@ -96,5 +96,6 @@ export function createPortalConversationHandler(options: { db: () => Db }) {
  */
 export function createPortalRunEventsHandler(options: { db: () => Db }) {
   const handle = createChatRunEventsHandler(options, portalChat);
-  return (request: Request, portal: string, appId: string, executionId: string) => handle(request, { portal, appId, executionId });
+  return (request: Request, portal: string, appId: string, executionId: string) =>
+    handle(request, { portal, appId, executionId });
 }

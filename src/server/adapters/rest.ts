@@ -83,7 +83,10 @@ export function createRestHandler(options: RestHandlerOptions) {
 
   function match(method: string, path: string): { route?: Route; allowed: string[] } {
     const candidates = routes.filter((route) => route.pattern.test(path));
-    return { route: candidates.find((route) => route.method === method), allowed: [...new Set(candidates.map((r) => r.method))] };
+    return {
+      route: candidates.find((route) => route.method === method),
+      allowed: [...new Set(candidates.map((r) => r.method))],
+    };
   }
 
   // Read per request, as the configuration is read lazily everywhere (tests set it after import).
@@ -91,7 +94,12 @@ export function createRestHandler(options: RestHandlerOptions) {
 
   return async function handleRest(request: Request): Promise<Response> {
     const response = await answer(request);
-    return withCors(request, response, corsOrigins(), request.method === "GET" && new URL(request.url).pathname === `${API_PREFIX}/openapi.json`);
+    return withCors(
+      request,
+      response,
+      corsOrigins(),
+      request.method === "GET" && new URL(request.url).pathname === `${API_PREFIX}/openapi.json`,
+    );
   };
 
   async function answer(request: Request): Promise<Response> {
@@ -109,7 +117,10 @@ export function createRestHandler(options: RestHandlerOptions) {
       if (request.method === "OPTIONS" && allowed.length > 0) {
         const methods = [...allowed, "OPTIONS"];
         const cors = isAllowedPreflight(request, corsOrigins()) ? preflightHeaders(request, methods) : {};
-        return new Response(null, { status: 204, headers: { Allow: methods.join(", "), "X-Request-Id": requestId, ...cors } });
+        return new Response(null, {
+          status: 204,
+          headers: { Allow: methods.join(", "), "X-Request-Id": requestId, ...cors },
+        });
       }
       if (!route) {
         if (allowed.length === 0) throw new AppError("not_found", `No route ${request.method} ${API_PREFIX}${path}.`);
@@ -127,30 +138,54 @@ export function createRestHandler(options: RestHandlerOptions) {
       // A body declared over its cap is refused before anything else (uploads check their own).
       if (!isMultipart(request)) refuseDeclaredOversize(request);
       const db = options.db();
-      const { actor, rateLimit } = await authenticateApiKey(db, request.headers.get("authorization"), route.meta.door ?? "api", requestOrigin(request, requestId, "api"));
+      const { actor, rateLimit } = await authenticateApiKey(
+        db,
+        request.headers.get("authorization"),
+        route.meta.door ?? "api",
+        requestOrigin(request, requestId, "api"),
+      );
       limitHeaders = rateLimitHeaders(rateLimit);
       authorize(actor, route.meta.auth ?? {});
       if (route.meta.multipart && isMultipart(request)) {
         return await handleUpload({ db, actor, rateLimit, request, path, requestId });
       }
       if (route.meta.download) return await downloadResponse(db, actor, rateLimit, request, requestId);
-      if (route.meta.events) return await eventsResponse(db, actor, rateLimit, route, path, request, requestId, options.streamHeartbeatMs);
+      if (route.meta.events)
+        return await eventsResponse(db, actor, rateLimit, route, path, request, requestId, options.streamHeartbeatMs);
       const idempotencyKey = request.method === "POST" ? request.headers.get("idempotency-key") : null;
       if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey);
       const body = await readRequestJson(request);
-      const keyed = idempotencyKey === null ? null : { key: idempotencyKey, hash: hashRequest([request.method, path, JSON.stringify(body)]) };
+      const keyed =
+        idempotencyKey === null
+          ? null
+          : { key: idempotencyKey, hash: hashRequest([request.method, path, JSON.stringify(body)]) };
       if (route.meta.stream && (body as { stream?: unknown } | undefined)?.stream === true) {
-        return await streamResponse(db, actor, rateLimit, route, path, body, request, requestId, keyed, options.streamHeartbeatMs);
+        return await streamResponse(
+          db,
+          actor,
+          rateLimit,
+          route,
+          path,
+          body,
+          request,
+          requestId,
+          keyed,
+          options.streamHeartbeatMs,
+        );
       }
       const run = () => callProcedure(db, actor, rateLimit, request, body, path, requestId);
       if (keyed) return await once(db, actor.organizationId, keyed.key, keyed.hash, rateLimit, requestId, run);
       const response = await run();
-      return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
+      return request.method === "HEAD"
+        ? new Response(null, { status: response.status, headers: response.headers })
+        : response;
     } catch (error) {
       // A client that hung up mid-request gets no answer; its abort is not a server failure.
       if (request.signal.aborted) return new Response(null, { status: 499 });
       const response = errorResponse(toAppError(error), requestId, limitHeaders);
-      return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
+      return request.method === "HEAD"
+        ? new Response(null, { status: response.status, headers: response.headers })
+        : response;
     }
   }
 }
@@ -191,7 +226,10 @@ async function once(
     return response;
   }
   const text = await response.text();
-  await finishIdempotencyKey(db, organizationId, key, { status: response.status, body: text === "" ? null : JSON.parse(text) });
+  await finishIdempotencyKey(db, organizationId, key, {
+    status: response.status,
+    body: text === "" ? null : JSON.parse(text),
+  });
   return new Response(text === "" ? null : text, { status: response.status, headers: response.headers });
 }
 
@@ -245,8 +283,22 @@ interface HandlerResult {
  * and output validation): it is given the request at the procedure's own path with the body
  * already read within bounds, and answers into a sink that keeps the status and the text.
  */
-async function callProcedure(db: Db, actor: KeyActor, rateLimit: RateLimitResult, request: Request, body: unknown, path: string, requestId: string): Promise<Response> {
-  const context: Context = { db, actor, requestId, requestHeaders: request.headers, response: { headers: new Headers() } };
+async function callProcedure(
+  db: Db,
+  actor: KeyActor,
+  rateLimit: RateLimitResult,
+  request: Request,
+  body: unknown,
+  path: string,
+  requestId: string,
+): Promise<Response> {
+  const context: Context = {
+    db,
+    actor,
+    requestId,
+    requestHeaders: request.headers,
+    response: { headers: new Headers() },
+  };
   const query = request.url.indexOf("?");
   const procedureRequest = procedureRequestFor(
     request.method === "HEAD" ? "GET" : request.method,
@@ -269,7 +321,11 @@ async function callProcedure(db: Db, actor: KeyActor, rateLimit: RateLimitResult
   for (const [name, value] of Object.entries(rateLimitHeaders(rateLimit))) responseHeaders.set(name, value);
   responseHeaders.set("X-Request-Id", requestId);
   if (state.failure !== undefined || result.status >= 400) {
-    return errorResponse(toAppError(state.failure ?? new Error(`Unexpected status ${result.status} from the OpenAPI handler`)), requestId, responseHeaders);
+    return errorResponse(
+      toAppError(state.failure ?? new Error(`Unexpected status ${result.status} from the OpenAPI handler`)),
+      requestId,
+      responseHeaders,
+    );
   }
   if (result.status === 204) return new Response(null, { status: 204, headers: responseHeaders });
   const asText = context.response.asText;
@@ -318,16 +374,25 @@ async function streamResponse(
     }
   }
   let executionId = "";
-  const result = await conversationStream(db, actor, { appId, message, conversationId: conversation_id, endUserId, portalId, regenerate }, headers, {
-    heartbeatMs,
-    onStarted: keyed
-      ? async (run) => {
-          executionId = run.executionId;
-          await finishIdempotencyKey(db, organizationId, keyed.key, { status: 200, body: { execution_id: run.executionId, conversation_id: run.conversationId } });
-        }
-      : undefined,
-    onFailed: keyed ? () => releaseStreamKey(db, organizationId, keyed.key, executionId) : undefined,
-  });
+  const result = await conversationStream(
+    db,
+    actor,
+    { appId, message, conversationId: conversation_id, endUserId, portalId, regenerate },
+    headers,
+    {
+      heartbeatMs,
+      onStarted: keyed
+        ? async (run) => {
+            executionId = run.executionId;
+            await finishIdempotencyKey(db, organizationId, keyed.key, {
+              status: 200,
+              body: { execution_id: run.executionId, conversation_id: run.conversationId },
+            });
+          }
+        : undefined,
+      onFailed: keyed ? () => releaseStreamKey(db, organizationId, keyed.key, executionId) : undefined,
+    },
+  );
   if (result instanceof Response) return result;
   if (keyed) await releaseIdempotencyKey(db, organizationId, keyed.key);
   return errorResponse(result, requestId, headers);
@@ -349,7 +414,10 @@ async function attachKeyedRun(
     return await attachStream(db, run, after, headers, { heartbeatMs });
   } catch (error) {
     if (typeof named.reply !== "string") throw error;
-    return new Response(`: replayed\n\nid: 1\nevent: done\ndata: ${JSON.stringify(named)}\n\n`, { status: 200, headers: streamHeaders(headers) });
+    return new Response(`: replayed\n\nid: 1\nevent: done\ndata: ${JSON.stringify(named)}\n\n`, {
+      status: 200,
+      headers: streamHeaders(headers),
+    });
   }
 }
 

@@ -92,7 +92,10 @@ function project(resource: ScimObject, attributes: string[], excluded: string[])
       if (!picked) continue;
       const [key, value] = picked;
       const existing = result[key];
-      result[key] = typeof existing === "object" && existing !== null && !Array.isArray(existing) ? { ...existing, ...(value as ScimObject) } : value;
+      result[key] =
+        typeof existing === "object" && existing !== null && !Array.isArray(existing)
+          ? { ...existing, ...(value as ScimObject) }
+          : value;
     }
     return result;
   }
@@ -101,9 +104,12 @@ function project(resource: ScimObject, attributes: string[], excluded: string[])
     const keys = pathKeys(name);
     let container: ScimObject | undefined = result;
     for (const key of keys.slice(0, -1)) {
-      const found: string | undefined = Object.keys(container).find((candidate) => candidate.toLowerCase() === key.toLowerCase());
+      const found: string | undefined = Object.keys(container).find(
+        (candidate) => candidate.toLowerCase() === key.toLowerCase(),
+      );
       const inner: unknown = found === undefined ? undefined : container[found];
-      container = typeof inner === "object" && inner !== null && !Array.isArray(inner) ? (inner as ScimObject) : undefined;
+      container =
+        typeof inner === "object" && inner !== null && !Array.isArray(inner) ? (inner as ScimObject) : undefined;
       if (!container) break;
     }
     const last = keys[keys.length - 1]!.toLowerCase();
@@ -141,11 +147,15 @@ async function route(db: Db, actor: KeyActor, request: Request, url: URL, segmen
   const excluded = listNames(url.searchParams.get("excludedAttributes"));
   const shaped = (resource: ScimObject) => project(resource, attributes, excluded);
   const withoutMembers =
-    excluded.some((name) => name.toLowerCase() === "members") || (attributes.length > 0 && !attributes.some((name) => name.toLowerCase().startsWith("members")));
+    excluded.some((name) => name.toLowerCase() === "members") ||
+    (attributes.length > 0 && !attributes.some((name) => name.toLowerCase().startsWith("members")));
   const resourceAnswer = (resource: ScimObject, status = 200): Answer => ({
     status,
     body: shaped(resource),
-    headers: { ETag: String((resource.meta as ScimObject).version), ...(status === 201 ? { Location: String((resource.meta as ScimObject).location) } : {}) },
+    headers: {
+      ETag: String((resource.meta as ScimObject).version),
+      ...(status === 201 ? { Location: String((resource.meta as ScimObject).location) } : {}),
+    },
   });
   if (rest.length) throw scimError(404, null, `No resource at ${url.pathname}.`);
 
@@ -177,20 +187,29 @@ async function route(db: Db, actor: KeyActor, request: Request, url: URL, segmen
     }
     if (method === "POST") {
       const body = await readScimBody(request);
-      return resourceAnswer(users ? await createDirectoryUser(db, actor, body) : await createDirectoryGroup(db, actor, body), 201);
+      return resourceAnswer(
+        users ? await createDirectoryUser(db, actor, body) : await createDirectoryGroup(db, actor, body),
+        201,
+      );
     }
     methodNotAllowed("GET, POST");
   }
   switch (method) {
     case "GET":
-      return resourceAnswer(users ? await getDirectoryUser(db, actor, id) : await getDirectoryGroup(db, actor, id, { withoutMembers }));
+      return resourceAnswer(
+        users ? await getDirectoryUser(db, actor, id) : await getDirectoryGroup(db, actor, id, { withoutMembers }),
+      );
     case "PUT": {
       const body = await readScimBody(request);
-      return resourceAnswer(users ? await replaceDirectoryUser(db, actor, id, body) : await replaceDirectoryGroup(db, actor, id, body));
+      return resourceAnswer(
+        users ? await replaceDirectoryUser(db, actor, id, body) : await replaceDirectoryGroup(db, actor, id, body),
+      );
     }
     case "PATCH": {
       const body = await readScimBody(request);
-      const resource = users ? await patchDirectoryUser(db, actor, id, body) : await patchDirectoryGroup(db, actor, id, body);
+      const resource = users
+        ? await patchDirectoryUser(db, actor, id, body)
+        : await patchDirectoryGroup(db, actor, id, body);
       // 204 with no body, unless the request names the attributes it wants back.
       if (url.searchParams.has("attributes")) return resourceAnswer(resource);
       return { status: 204, headers: { ETag: String((resource.meta as ScimObject).version) } };
@@ -218,7 +237,12 @@ export function createScimHandler(options: ScimHandlerOptions) {
     const action = `${request.method} /${segments.join("/")}`;
     try {
       refuseDeclaredOversize(request, undefined, tooLarge);
-      const authenticated = await authenticateApiKey(db, request.headers.get("authorization"), "scim", requestOrigin(request, requestId, "scim"));
+      const authenticated = await authenticateApiKey(
+        db,
+        request.headers.get("authorization"),
+        "scim",
+        requestOrigin(request, requestId, "scim"),
+      );
       actor = authenticated.actor;
       limitHeaders = rateLimitHeaders(authenticated.rateLimit);
       const answer = await route(db, actor, request, url, segments);
@@ -233,7 +257,15 @@ export function createScimHandler(options: ScimHandlerOptions) {
       let refusal = toAppError(error);
       // The body reader's own 413 carries the envelope's code; SCIM answers it in its shape.
       if (refusal.status === 413) refusal = tooLarge();
-      if (actor) await recordDirectoryEvent(db, actor, action, refusal.status, refusal.status >= 500 ? "Server error" : refusal.message, scimTypeOf(refusal));
+      if (actor)
+        await recordDirectoryEvent(
+          db,
+          actor,
+          action,
+          refusal.status,
+          refusal.status >= 500 ? "Server error" : refusal.message,
+          scimTypeOf(refusal),
+        );
       return scimErrorResponse(refusal, requestId, limitHeaders);
     }
   };

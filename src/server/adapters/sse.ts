@@ -11,7 +11,16 @@ import type { Db } from "@/server/db";
 import { AppError, toAppError } from "@/server/errors";
 import { watchRun } from "@/server/runtime/run-hub";
 import type { ConverseInput } from "@/server/services/conversations";
-import { endAbandonedRun, finalEventSeq, isAbandoned, isFinal, openConversationRun, readRunEvents, startConversationRun, type RunHooks } from "@/server/services/conversation-runs";
+import {
+  endAbandonedRun,
+  finalEventSeq,
+  isAbandoned,
+  isFinal,
+  openConversationRun,
+  readRunEvents,
+  startConversationRun,
+  type RunHooks,
+} from "@/server/services/conversation-runs";
 
 export const HEARTBEAT_MS = 15_000;
 
@@ -42,7 +51,9 @@ export function lastEventIdOf(value: string | null | undefined, field = "Last-Ev
 /** The resume position a request names: the `Last-Event-ID` header, else the `lastEventId` query parameter. */
 export function lastEventIdFrom(request: Request): number {
   const header = request.headers.get("last-event-id");
-  return header !== null ? lastEventIdOf(header) : lastEventIdOf(new URL(request.url).searchParams.get("lastEventId"), "lastEventId");
+  return header !== null
+    ? lastEventIdOf(header)
+    : lastEventIdOf(new URL(request.url).searchParams.get("lastEventId"), "lastEventId");
 }
 
 /**
@@ -62,7 +73,13 @@ export async function conversationStream(
   } catch (error) {
     return toAppError(error);
   }
-  return runStream(db, { id: started.executionId, organizationId: actor.organizationId, status: "running", createdAt: new Date() }, 0, headers, options);
+  return runStream(
+    db,
+    { id: started.executionId, organizationId: actor.organizationId, status: "running", createdAt: new Date() },
+    0,
+    headers,
+    options,
+  );
 }
 
 /**
@@ -83,7 +100,13 @@ export async function resumeStream(
 }
 
 /** The stream of a run the caller was already found allowed to see (a repeated POST with its key). */
-export async function attachStream(db: Db, run: StreamedRun, after: number, headers: Headers, options: StreamOptions = {}): Promise<Response> {
+export async function attachStream(
+  db: Db,
+  run: StreamedRun,
+  after: number,
+  headers: Headers,
+  options: StreamOptions = {},
+): Promise<Response> {
   const final = await finalEventSeq(db, run);
   if (final !== null && after >= final) return new Response(null, { status: 204, headers });
   return runStream(db, run, after, headers, options);
@@ -125,7 +148,10 @@ function runStream(db: Db, run: StreamedRun, after: number, headers: Headers, op
           await watch.ready();
         }
       } catch (error) {
-        if (open) controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify({ error: toAppError(error).toBody() })}\n\n`));
+        if (open)
+          controller.enqueue(
+            encoder.encode(`event: error\ndata: ${JSON.stringify({ error: toAppError(error).toBody() })}\n\n`),
+          );
       } finally {
         watch.close();
         if (open) controller.close();

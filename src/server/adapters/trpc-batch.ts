@@ -9,6 +9,9 @@ export function assertBatchWithinCap(request: Request, endpoint: string): void {
   if (url.searchParams.get("batch") !== "1") return;
   const calls = url.pathname.slice(endpoint.length + 1).split(",").length;
   if (calls > MAX_TRPC_BATCH_CALLS) {
-    throw new AppError("invalid_request", `Invalid request: a batch holds at most ${MAX_TRPC_BATCH_CALLS} calls; this one has ${calls}. Nothing was run.`);
+    throw new AppError(
+      "invalid_request",
+      `Invalid request: a batch holds at most ${MAX_TRPC_BATCH_CALLS} calls; this one has ${calls}. Nothing was run.`,
+    );
   }
 }

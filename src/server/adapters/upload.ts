@@ -16,7 +16,15 @@ import { errorResponse } from "./envelope";
 const SOURCES_PATH = /^\/knowledgebases\/([^/]+)\/sources$/;
 
 function tooLarge(): AppError {
-  return invalidRequest([{ path: "file", message: `The request is over the ${MAX_UPLOAD_BYTES / 1024 / 1024} MB upload limit; give a url for larger documents` }], 413);
+  return invalidRequest(
+    [
+      {
+        path: "file",
+        message: `The request is over the ${MAX_UPLOAD_BYTES / 1024 / 1024} MB upload limit; give a url for larger documents`,
+      },
+    ],
+    413,
+  );
 }
 
 export interface UploadRequest {
@@ -29,7 +37,14 @@ export interface UploadRequest {
   requestId: string;
 }
 
-export async function handleUpload({ db, actor, rateLimit, request, path, requestId }: UploadRequest): Promise<Response> {
+export async function handleUpload({
+  db,
+  actor,
+  rateLimit,
+  request,
+  path,
+  requestId,
+}: UploadRequest): Promise<Response> {
   const headers = new Headers(rateLimitHeaders(rateLimit));
   headers.set("X-Request-Id", requestId);
   try {
@@ -38,7 +53,9 @@ export async function handleUpload({ db, actor, rateLimit, request, path, reques
     const raw = await readBodyBytes(request, MAX_UPLOAD_BYTES, tooLarge);
     let form: FormData;
     try {
-      form = await new Response(new Uint8Array(raw), { headers: { "content-type": request.headers.get("content-type")! } }).formData();
+      form = await new Response(new Uint8Array(raw), {
+        headers: { "content-type": request.headers.get("content-type")! },
+      }).formData();
     } catch {
       throw invalidRequest([{ path: "body", message: "The multipart body could not be read" }]);
     }
@@ -47,18 +64,24 @@ export async function handleUpload({ db, actor, rateLimit, request, path, reques
       if (field !== "file" && field !== "name") problems.push({ path: field, message: "Unknown field" });
     }
     const fileParts = form.getAll("file").length;
-    if (fileParts > 1) problems.push({ path: "file", message: `Send one file per request; this request has ${fileParts} file parts` });
+    if (fileParts > 1)
+      problems.push({ path: "file", message: `Send one file per request; this request has ${fileParts} file parts` });
     const file = form.get("file");
     const name = form.get("name");
     if (!(file instanceof Blob)) problems.push({ path: "file", message: "Required: the document as a file part" });
     if (name !== null) {
       const checked = SourceName.safeParse(name);
-      if (!checked.success) problems.push(...problemsFromIssues(checked.error.issues).map((problem) => ({ ...problem, path: "name" })));
+      if (!checked.success)
+        problems.push(...problemsFromIssues(checked.error.issues).map((problem) => ({ ...problem, path: "name" })));
     }
     // The file name becomes the source's name when no `name` is given: the same rules apply.
-    if (file instanceof File && !isStorableText(file.name)) problems.push({ path: "file", message: `The file name: ${UNSTORABLE_TEXT_MESSAGE}` });
+    if (file instanceof File && !isStorableText(file.name))
+      problems.push({ path: "file", message: `The file name: ${UNSTORABLE_TEXT_MESSAGE}` });
     if (file instanceof File && name === null && file.name.length > MAX_TITLE_CHARS) {
-      problems.push({ path: "file", message: `The file name is over ${MAX_TITLE_CHARS} characters; give a shorter one in the name field` });
+      problems.push({
+        path: "file",
+        message: `The file name is over ${MAX_TITLE_CHARS} characters; give a shorter one in the name field`,
+      });
     }
     if (problems.length) throw invalidRequest(problems);
     const blob = file as File;

@@ -81,7 +81,13 @@ export interface EndUserActor {
 }
 
 /** The door each kind of actor comes through when its call carries no request (made in-process: jobs, tests). */
-const USUAL_DOOR = { key: "api", member: "console", operator: "cli", end_user: "portal", system: "system" } as const satisfies Record<string, AuditDoor>;
+const USUAL_DOOR = {
+  key: "api",
+  member: "console",
+  operator: "cli",
+  end_user: "portal",
+  system: "system",
+} as const satisfies Record<string, AuditDoor>;
 
 /**
  * The door an actor acts through, in the audit log's words: its request's, else its kind's

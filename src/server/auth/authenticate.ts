@@ -6,7 +6,14 @@ import { NO_FLUSH, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { AppError } from "@/server/errors";
 import type { KeyActor, RequestOrigin } from "./actor";
-import { rateLimitHeaders, settleRateLimit, uncountHit, windowAt, type RateLimitResult, type WindowPosition } from "./rate-limit";
+import {
+  rateLimitHeaders,
+  settleRateLimit,
+  uncountHit,
+  windowAt,
+  type RateLimitResult,
+  type WindowPosition,
+} from "./rate-limit";
 import { hashSecret } from "./secrets";
 
 /** Which door the request came through; each has its own organization switch. */
@@ -41,7 +48,10 @@ const BEARER = /^Bearer +([^\s]+)$/i;
  * A 401 of the key doors, with the `WWW-Authenticate` challenge RFC 6750 asks for: the scheme
  * alone when no credentials came, `invalid_token` when a key came and is not usable.
  */
-function keyRefusal(code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed", message: string): AppError {
+function keyRefusal(
+  code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed",
+  message: string,
+): AppError {
   const challenge = code === "unauthorized" ? 'Bearer realm="atrium"' : 'Bearer realm="atrium", error="invalid_token"';
   return new AppError(code, message, {}, { headers: { "WWW-Authenticate": challenge } });
 }
@@ -108,7 +118,10 @@ export const KEY_CHECK_BATCH = 200;
  */
 function checkKey(db: Db, secretHash: string): Promise<{ key: CountedKey | undefined; position: WindowPosition }> {
   return new Promise((resolve, reject) => {
-    const check: KeyCheck = { secretHash, settle: (result) => (result instanceof Error ? reject(result) : resolve(result)) };
+    const check: KeyCheck = {
+      secretHash,
+      settle: (result) => (result instanceof Error ? reject(result) : resolve(result)),
+    };
     const queue = waiting.get(db);
     if (queue && queue.length < KEY_CHECK_BATCH) {
       queue.push(check);
@@ -159,18 +172,30 @@ function refusalOf(key: KeyRow, door: Door): AppError | null {
   if (key.kind === "personal" && (!key.member_id || key.removed_at)) {
     return keyRefusal("member_removed", "The owner of this personal key is no longer a member of the organization.");
   }
-  if (door === "mcp" && key.kind !== "personal") return new AppError("member_key_required", "The MCP server accepts personal keys only.");
+  if (door === "mcp" && key.kind !== "personal")
+    return new AppError("member_key_required", "The MCP server accepts personal keys only.");
   if (key.plan === "free") {
-    return new AppError("feature_not_available", "The organization's plan does not include the developer API (Pro and Agency do).");
+    return new AppError(
+      "feature_not_available",
+      "The organization's plan does not include the developer API (Pro and Agency do).",
+    );
   }
-  if (!key.api_enabled && door !== "mcp") return new AppError("api_disabled", "The developer API is turned off for this organization.");
-  if (!key.apps_api_enabled && door === "apps") return new AppError("api_disabled", "The Apps endpoints are turned off for this organization.");
-  if (!key.mcp_enabled && door === "mcp") return new AppError("api_disabled", "The MCP server is turned off for this organization.");
+  if (!key.api_enabled && door !== "mcp")
+    return new AppError("api_disabled", "The developer API is turned off for this organization.");
+  if (!key.apps_api_enabled && door === "apps")
+    return new AppError("api_disabled", "The Apps endpoints are turned off for this organization.");
+  if (!key.mcp_enabled && door === "mcp")
+    return new AppError("api_disabled", "The MCP server is turned off for this organization.");
   return null;
 }
 
 /** Rate limits are counted per key: the limit "per key" of the reference. */
-export async function authenticateApiKey(db: Db, authorization: string | null, door: Door, origin?: RequestOrigin): Promise<Authenticated> {
+export async function authenticateApiKey(
+  db: Db,
+  authorization: string | null,
+  door: Door,
+  origin?: RequestOrigin,
+): Promise<Authenticated> {
   const secretHash = hashSecret(bearerToken(authorization));
   const bucket = `key:${secretHash}`;
   const { key, position } = await checkKey(db, secretHash);
@@ -195,7 +220,9 @@ export async function authenticateApiKey(db: Db, authorization: string | null, d
   // A SCIM token does SCIM only, and only a SCIM token does SCIM (contract: the scim scope).
   if ((door === "scim") !== key.scopes.includes(SCIM_SCOPE)) {
     const message =
-      door === "scim" ? "The SCIM service takes an organization key with the scim scope only." : "A key with the scim scope works only for the SCIM service at /scim/v2.";
+      door === "scim"
+        ? "The SCIM service takes an organization key with the scim scope only."
+        : "A key with the scim scope works only for the SCIM service at /scim/v2.";
     throw new AppError("insufficient_scope", message, {}, { headers: rateLimitHeaders(rateLimit) });
   }
   touchLastUsed(db, key);
@@ -219,6 +246,8 @@ export async function authenticateApiKey(db: Db, authorization: string | null, d
 function touchLastUsed(db: Db, key: KeyRow): void {
   if (key.last_used_at && Date.now() - key.last_used_at.getTime() < LAST_USED_PRECISION_MS) return;
   db.pool
-    .query(`with no_flush as (${NO_FLUSH}) update api_keys set last_used_at = now() from no_flush where id = $1`, [key.id])
+    .query(`with no_flush as (${NO_FLUSH}) update api_keys set last_used_at = now() from no_flush where id = $1`, [
+      key.id,
+    ])
     .catch((error: unknown) => logger().error({ err: error }, "Could not record key use"));
 }

@@ -31,8 +31,10 @@ export function authorize(actor: Actor | EndUserActor, requirement: Requirement)
   if (actor.kind === "key") {
     // A capability with no scope marks the console's own work (members, providers, reviews): no scope
     // grants it, so no key reaches it, whichever door a future change puts in front of it.
-    if (!requirement.scope && requirement.may) throw new AppError("insufficient_scope", "No API key scope grants this; it is done in the console.");
-    if (requirement.scope && !actor.scopes.includes(requirement.scope)) throw new AppError("insufficient_scope", `This key lacks the scope ${requirement.scope}.`);
+    if (!requirement.scope && requirement.may)
+      throw new AppError("insufficient_scope", "No API key scope grants this; it is done in the console.");
+    if (requirement.scope && !actor.scopes.includes(requirement.scope))
+      throw new AppError("insufficient_scope", `This key lacks the scope ${requirement.scope}.`);
   }
   const member = actor.member;
   if (!member) return; // organization keys are bound by their scopes only

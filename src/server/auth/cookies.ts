@@ -8,7 +8,10 @@ export const SESSION_COOKIE = "atrium_session";
  * URL, or the X-Forwarded-Proto of a TLS-terminating proxy), or the configured public origin is.
  * A client that claims https for itself only makes its own cookie stricter.
  */
-export function servedOverHttps(request: Pick<Request, "url" | "headers">, publicOrigin: string | undefined = env().PUBLIC_ORIGIN): boolean {
+export function servedOverHttps(
+  request: Pick<Request, "url" | "headers">,
+  publicOrigin: string | undefined = env().PUBLIC_ORIGIN,
+): boolean {
   return (
     new URL(request.url).protocol === "https:" ||
     request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https" ||
@@ -33,12 +36,21 @@ export function readCookie(cookieHeader: string | null, cookieName: string): str
 
 /** A session cookie: httpOnly, SameSite=Lax, Secure on https, for the whole site. */
 export function sessionCookieNamed(cookieName: string, token: string, expiresAt: Date, secure: boolean): string {
-  return [`${cookieName}=${encodeURIComponent(token)}`, "Path=/", "HttpOnly", "SameSite=Lax", `Expires=${expiresAt.toUTCString()}`, ...(secure ? ["Secure"] : [])].join("; ");
+  return [
+    `${cookieName}=${encodeURIComponent(token)}`,
+    "Path=/",
+    "HttpOnly",
+    "SameSite=Lax",
+    `Expires=${expiresAt.toUTCString()}`,
+    ...(secure ? ["Secure"] : []),
+  ].join("; ");
 }
 
 /** The same cookie, cleared. */
 export function clearedCookieNamed(cookieName: string, secure: boolean): string {
-  return [`${cookieName}=`, "Path=/", "HttpOnly", "SameSite=Lax", "Max-Age=0", ...(secure ? ["Secure"] : [])].join("; ");
+  return [`${cookieName}=`, "Path=/", "HttpOnly", "SameSite=Lax", "Max-Age=0", ...(secure ? ["Secure"] : [])].join(
+    "; ",
+  );
 }
 
 export function readSessionToken(cookieHeader: string | null): string | undefined {

@@ -13,11 +13,20 @@ export type DeclaredRequirement = Readonly<Requirement> & { readonly [declaredBr
 
 type AnyActor = Actor | EndUserActor;
 
-export type Guarded<D, A extends AnyActor, Rest extends unknown[], R> = ((db: D, actor: A, ...rest: Rest) => Promise<R>) & {
+export type Guarded<D, A extends AnyActor, Rest extends unknown[], R> = ((
+  db: D,
+  actor: A,
+  ...rest: Rest
+) => Promise<R>) & {
   readonly requirement: DeclaredRequirement;
 };
 
-export type GuardedByKind<D, A extends AnyActor, Rest extends unknown[], R> = ((db: D, actor: A, kind: BuilderKind, ...rest: Rest) => Promise<R>) & {
+export type GuardedByKind<D, A extends AnyActor, Rest extends unknown[], R> = ((
+  db: D,
+  actor: A,
+  kind: BuilderKind,
+  ...rest: Rest
+) => Promise<R>) & {
   /** The requirement for one kind; the same object on every call, so procedures can be matched to it. */
   requirementFor(kind: BuilderKind): DeclaredRequirement;
 };
@@ -30,13 +39,19 @@ function declare(requirement: Requirement): DeclaredRequirement {
  * `fn` behind `authorize(actor, requirement)`: refused calls reject (never throw synchronously)
  * before `fn` runs. The wrapper keeps `fn`'s name and types and carries the frozen requirement.
  */
-export function guarded<D, A extends AnyActor, Rest extends unknown[], R>(requirement: Requirement, fn: (db: D, actor: A, ...rest: Rest) => Promise<R>): Guarded<D, A, Rest, R> {
+export function guarded<D, A extends AnyActor, Rest extends unknown[], R>(
+  requirement: Requirement,
+  fn: (db: D, actor: A, ...rest: Rest) => Promise<R>,
+): Guarded<D, A, Rest, R> {
   const declared = declare(requirement);
   const guard = async (db: D, actor: A, ...rest: Rest): Promise<R> => {
     authorize(actor, declared);
     return fn(db, actor, ...rest);
   };
-  return Object.defineProperties(guard, { name: { value: fn.name }, requirement: { value: declared, enumerable: true } }) as Guarded<D, A, Rest, R>;
+  return Object.defineProperties(guard, {
+    name: { value: fn.name },
+    requirement: { value: declared, enumerable: true },
+  }) as Guarded<D, A, Rest, R>;
 }
 
 /** guarded() for a function serving agents, flows and apps alike, whose requirement depends on the kind (its third argument). */
@@ -44,11 +59,17 @@ export function guardedByKind<D, A extends AnyActor, Rest extends unknown[], R>(
   requirementOf: (kind: BuilderKind) => Requirement,
   fn: (db: D, actor: A, kind: BuilderKind, ...rest: Rest) => Promise<R>,
 ): GuardedByKind<D, A, Rest, R> {
-  const byKind = Object.fromEntries(BUILDER_KINDS.map((kind) => [kind, declare(requirementOf(kind))])) as Record<BuilderKind, DeclaredRequirement>;
+  const byKind = Object.fromEntries(BUILDER_KINDS.map((kind) => [kind, declare(requirementOf(kind))])) as Record<
+    BuilderKind,
+    DeclaredRequirement
+  >;
   const requirementFor = (kind: BuilderKind): DeclaredRequirement => byKind[kind];
   const guard = async (db: D, actor: A, kind: BuilderKind, ...rest: Rest): Promise<R> => {
     authorize(actor, requirementFor(kind));
     return fn(db, actor, kind, ...rest);
   };
-  return Object.defineProperties(guard, { name: { value: fn.name }, requirementFor: { value: requirementFor, enumerable: true } }) as GuardedByKind<D, A, Rest, R>;
+  return Object.defineProperties(guard, {
+    name: { value: fn.name },
+    requirementFor: { value: requirementFor, enumerable: true },
+  }) as GuardedByKind<D, A, Rest, R>;
 }

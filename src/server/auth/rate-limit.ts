@@ -35,7 +35,12 @@ export function windowAt(nowMs = Date.now()): WindowPosition {
   return { window, elapsed: (nowSeconds - window * WINDOW_SECONDS) / WINDOW_SECONDS };
 }
 
-export async function hitRateLimit(db: Db, bucket: string, limit: number, nowMs = Date.now()): Promise<RateLimitResult> {
+export async function hitRateLimit(
+  db: Db,
+  bucket: string,
+  limit: number,
+  nowMs = Date.now(),
+): Promise<RateLimitResult> {
   const position = windowAt(nowMs);
   const { rows } = await db.pool.query<{ current: number; previous: number }>({
     name: "atrium_rate_limit_hit",
@@ -54,26 +59,49 @@ export async function hitRateLimit(db: Db, bucket: string, limit: number, nowMs 
 
 /** Takes back a counted request that was refused, so it uses up no capacity. */
 export async function uncountHit(db: Db, bucket: string, { window }: WindowPosition): Promise<void> {
-  await db.pool.query(`with no_flush as (${NO_FLUSH}) update rate_limit_counters set count = count - 1 from no_flush where bucket = $1 and window_start = $2`, [bucket, window]);
+  await db.pool.query(
+    `with no_flush as (${NO_FLUSH}) update rate_limit_counters set count = count - 1 from no_flush where bucket = $1 and window_start = $2`,
+    [bucket, window],
+  );
 }
 
 /**
  * Decides on a request already counted (`current` includes it): allowed, or refused and
  * uncounted again.
  */
-export async function settleRateLimit(db: Db, bucket: string, limit: number, position: WindowPosition, current: number, previous: number): Promise<RateLimitResult> {
+export async function settleRateLimit(
+  db: Db,
+  bucket: string,
+  limit: number,
+  position: WindowPosition,
+  current: number,
+  previous: number,
+): Promise<RateLimitResult> {
   const { window, elapsed } = position;
   const weighted = previous * (1 - elapsed) + current;
   const resetSeconds = Math.max(1, Math.ceil((1 - elapsed) * WINDOW_SECONDS));
   cleanupOccasionally(db, window);
 
   if (weighted <= limit + EPSILON) {
-    return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - weighted + EPSILON)), used: weighted, resetSeconds };
+    return {
+      allowed: true,
+      limit,
+      remaining: Math.max(0, Math.floor(limit - weighted + EPSILON)),
+      used: weighted,
+      resetSeconds,
+    };
   }
 
   await uncountHit(db, bucket, position);
   const retryAfterSeconds = secondsUntilRoom(previous, current - 1, limit, elapsed);
-  return { allowed: false, limit, remaining: 0, used: weighted - 1, resetSeconds: retryAfterSeconds, retryAfterSeconds };
+  return {
+    allowed: false,
+    limit,
+    remaining: 0,
+    used: weighted - 1,
+    resetSeconds: retryAfterSeconds,
+    retryAfterSeconds,
+  };
 }
 
 /** When will previous·(1 − t) + current, then current·(1 − t) next window, drop to limit − 1? */
@@ -94,7 +122,9 @@ function cleanupOccasionally(db: Db, window: number): void {
   if (now - (lastCleanup.get(db) ?? 0) < WINDOW_SECONDS * 1000) return;
   lastCleanup.set(db, now);
   db.pool
-    .query(`with no_flush as (${NO_FLUSH}) delete from rate_limit_counters using no_flush where window_start < $1`, [window - 1])
+    .query(`with no_flush as (${NO_FLUSH}) delete from rate_limit_counters using no_flush where window_start < $1`, [
+      window - 1,
+    ])
     .catch((error: unknown) => logger().error({ err: error }, "Rate-limit cleanup failed"));
 }
 

@@ -15,12 +15,18 @@ import { AppError } from "@/server/errors";
 export function assertSameOrigin(request: Request, publicOrigin: string | undefined = env().PUBLIC_ORIGIN): void {
   const site = request.headers.get("sec-fetch-site");
   if (site !== null && site !== "same-origin") {
-    throw new AppError("cross_origin_request", `This request came from another site (Sec-Fetch-Site: ${site}); only this site's own pages may send it.`);
+    throw new AppError(
+      "cross_origin_request",
+      `This request came from another site (Sec-Fetch-Site: ${site}); only this site's own pages may send it.`,
+    );
   }
   const origin = request.headers.get("origin");
   if (origin === null) return;
   if (!ownOrigins(request, publicOrigin).includes(origin)) {
-    throw new AppError("cross_origin_request", "This request came from another origin; only this site's own pages may send it.");
+    throw new AppError(
+      "cross_origin_request",
+      "This request came from another origin; only this site's own pages may send it.",
+    );
   }
 }
 
@@ -34,7 +40,11 @@ function ownOrigins(request: Request, publicOrigin: string | undefined): string[
   const first = (name: string) => request.headers.get(name)?.split(",")[0]?.trim() || undefined;
   const scheme = first("x-forwarded-proto") ?? url.protocol.slice(0, -1);
   const hosts = [first("x-forwarded-host"), first("host")].filter((host): host is string => host !== undefined);
-  return [url.origin, ...hosts.map((host) => `${scheme}://${host}`), ...(publicOrigin ? [new URL(publicOrigin).origin] : [])];
+  return [
+    url.origin,
+    ...hosts.map((host) => `${scheme}://${host}`),
+    ...(publicOrigin ? [new URL(publicOrigin).origin] : []),
+  ];
 }
 
 /** The media type of a body, without parameters (`text/plain;charset=UTF-8` → `text/plain`). */

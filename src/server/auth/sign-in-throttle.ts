@@ -94,7 +94,13 @@ export function createSignInThrottle(name: string, limits: SignInLimits): SignIn
  * Counts an attempt on the account as a failure (taken back on success) if its wait is over,
  * setting the next wait once `free` failures are behind it; otherwise the seconds left to wait.
  */
-async function claimAccountAttempt(db: Db, throttle: string, account: string, delay: AccountDelay, now: Date): Promise<number | undefined> {
+async function claimAccountAttempt(
+  db: Db,
+  throttle: string,
+  account: string,
+  delay: AccountDelay,
+  now: Date,
+): Promise<number | undefined> {
   const quietSince = new Date(now.getTime() - delay.quietSeconds * 1000);
   sweepQuietAccounts(db, throttle, quietSince);
   const claimed = await db.$executeRaw`
@@ -108,7 +114,10 @@ async function claimAccountAttempt(db: Db, throttle: string, account: string, de
       end
     where d.next_attempt_at <= ${now} or d.last_failure_at <= ${quietSince}`;
   if (claimed === 1) return undefined;
-  const row = await db.signInDelay.findUnique({ where: { throttle_account: { throttle, account } }, select: { nextAttemptAt: true } });
+  const row = await db.signInDelay.findUnique({
+    where: { throttle_account: { throttle, account } },
+    select: { nextAttemptAt: true },
+  });
   return Math.max(1, Math.ceil(((row?.nextAttemptAt.getTime() ?? now.getTime()) - now.getTime()) / 1000));
 }
 
@@ -126,5 +135,10 @@ function sweepQuietAccounts(db: Db, throttle: string, quietSince: Date): void {
 
 export function tooMany(retryAfterSeconds = 60): AppError {
   const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-  return new AppError("rate_limited", `Too many sign-in attempts. Try again in ${seconds} s.`, { retryAfterSeconds: seconds }, { headers: { "Retry-After": String(seconds) } });
+  return new AppError(
+    "rate_limited",
+    `Too many sign-in attempts. Try again in ${seconds} s.`,
+    { retryAfterSeconds: seconds },
+    { headers: { "Retry-After": String(seconds) } },
+  );
 }

@@ -11,7 +11,20 @@
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { chmod, chown, cp, lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  chown,
+  cp,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  readlink,
+  rename,
+  rm,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import net from "node:net";
@@ -155,7 +168,9 @@ async function reachableClusterDir(clusterDir: string, user: PostgresUser | null
   await chown(clusterDir, user.uid, user.gid);
   if (await postgresPasses(user, ["-w", clusterDir, "-a", "-x", clusterDir])) return clusterDir;
   if (existsSync(path.join(clusterDir, "PG_VERSION"))) {
-    throw new Error(`The postgres user cannot reach the embedded cluster in ${clusterDir}; move DATA_DIR to a folder it can reach.`);
+    throw new Error(
+      `The postgres user cannot reach the embedded cluster in ${clusterDir}; move DATA_DIR to a folder it can reach.`,
+    );
   }
   await rm(clusterDir, { recursive: true, force: true });
   const target = path.join(store, "clusters", createHash("sha256").update(clusterDir).digest("hex").slice(0, 16));
@@ -176,10 +191,21 @@ async function initialise(dataDir: string, bin: string, user: PostgresUser | nul
   await writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
   if (user) await chown(passwordFile, user.uid, user.gid);
   try {
-    await run(path.join(bin, "initdb"), [`--pgdata=${dataDir}`, "--auth=password", `--username=${USER}`, `--pwfile=${passwordFile}`, "--encoding=UTF8", "--locale=C"], {
-      ...user,
-      env: { ...process.env, LC_ALL: "C" },
-    });
+    await run(
+      path.join(bin, "initdb"),
+      [
+        `--pgdata=${dataDir}`,
+        "--auth=password",
+        `--username=${USER}`,
+        `--pwfile=${passwordFile}`,
+        "--encoding=UTF8",
+        "--locale=C",
+      ],
+      {
+        ...user,
+        env: { ...process.env, LC_ALL: "C" },
+      },
+    );
   } finally {
     await rm(passwordFile, { force: true });
   }
@@ -213,7 +239,10 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
   while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 }
 
-export async function startEmbeddedCluster(clusterDir: string, options: { log?: (line: string) => void; ephemeral?: boolean; rootStore?: string } = {}): Promise<EmbeddedCluster> {
+export async function startEmbeddedCluster(
+  clusterDir: string,
+  options: { log?: (line: string) => void; ephemeral?: boolean; rootStore?: string } = {},
+): Promise<EmbeddedCluster> {
   const log = options.log ?? (() => {});
   await mkdir(path.dirname(clusterDir), { recursive: true });
 
@@ -231,10 +260,14 @@ export async function startEmbeddedCluster(clusterDir: string, options: { log?: 
     const port = await freePort();
     try {
       const serverOptions = `-p ${port} -h 127.0.0.1 -k '${socketDirFor(dataDir) ?? ""}' -c max_connections=200`;
-      await run(path.join(bin, "pg_ctl"), ["start", "-w", "-t", "60", "-D", dataDir, "-l", path.join(dataDir, "server.log"), "-o", serverOptions], {
-        ...user,
-        env: { ...process.env, LC_ALL: "C" },
-      });
+      await run(
+        path.join(bin, "pg_ctl"),
+        ["start", "-w", "-t", "60", "-D", dataDir, "-l", path.join(dataDir, "server.log"), "-o", serverOptions],
+        {
+          ...user,
+          env: { ...process.env, LC_ALL: "C" },
+        },
+      );
     } catch (error) {
       // Another Atrium process may have started the same cluster a moment ago.
       running = await readRunning(dataDir);
@@ -242,7 +275,9 @@ export async function startEmbeddedCluster(clusterDir: string, options: { log?: 
     }
     running ??= await readRunning(dataDir);
     if (!running) throw new Error(`The embedded PostgreSQL in ${dataDir} did not start; see server.log there.`);
-    log(`Embedded PostgreSQL started on 127.0.0.1:${running.port}${running.socketDir ? ` and a Unix socket in ${running.socketDir}` : ""}`);
+    log(
+      `Embedded PostgreSQL started on 127.0.0.1:${running.port}${running.socketDir ? ` and a Unix socket in ${running.socketDir}` : ""}`,
+    );
   }
 
   const { pid, port, socketDir } = running;

@@ -76,11 +76,10 @@ export async function migrate(databaseUrl: string, dir = migrationsDir()): Promi
         continue;
       }
       await client.query(migration.sql);
-      await client.query(`insert into "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) values ($1, $2, now(), $3, 1)`, [
-        randomUUID(),
-        migration.checksum,
-        migration.name,
-      ]);
+      await client.query(
+        `insert into "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) values ($1, $2, now(), $3, 1)`,
+        [randomUUID(), migration.checksum, migration.name],
+      );
       applied.push(migration.name);
     }
     await client.query("commit");

@@ -2,9 +2,18 @@
 // call these same functions: the Next.js route files under src/app/api (next dev, tests that call
 // routes in-process) and our own server, which answers these paths without Next.js's request
 // routing (direct-routes.ts). The MCP door loads its SDK on its first request.
-import { createConsoleAuditExportHandler, createConsoleConversationHandler, createConsoleHandler, createConsoleRunEventsHandler } from "@/server/adapters/console";
+import {
+  createConsoleAuditExportHandler,
+  createConsoleConversationHandler,
+  createConsoleHandler,
+  createConsoleRunEventsHandler,
+} from "@/server/adapters/console";
 import { createMetricsHandler } from "@/server/adapters/metrics";
-import { createPortalConversationHandler, createPortalHandler, createPortalRunEventsHandler } from "@/server/adapters/portal";
+import {
+  createPortalConversationHandler,
+  createPortalHandler,
+  createPortalRunEventsHandler,
+} from "@/server/adapters/portal";
 import { errorResponse, requestIdFor } from "@/server/adapters/envelope";
 import { createRestHandler } from "@/server/adapters/rest";
 import { createScimHandler } from "@/server/adapters/scim";
@@ -42,7 +51,9 @@ export const healthRoute: Handler = observed("/api/health", async (request: Requ
   try {
     const [expected, rows] = await Promise.all([
       readMigrations(),
-      getDb().$queryRaw<{ migration_name: string }[]>`select migration_name from "_prisma_migrations" where finished_at is not null and rolled_back_at is null`,
+      getDb().$queryRaw<
+        { migration_name: string }[]
+      >`select migration_name from "_prisma_migrations" where finished_at is not null and rolled_back_at is null`,
     ]);
     const applied = new Set(rows.map((row) => row.migration_name));
     const pending = expected.filter((migration) => !applied.has(migration.name)).map((migration) => migration.name);
@@ -55,26 +66,38 @@ export const healthRoute: Handler = observed("/api/health", async (request: Requ
 
 /** Any other path under /api: the envelope's 404. */
 export const unknownApiRoute: Handler = observed("/api/{unknown}", async (request: Request) =>
-  errorResponse(new AppError("not_found", `No route ${request.method} ${new URL(request.url).pathname}.`), requestIdFor(request)),
+  errorResponse(
+    new AppError("not_found", `No route ${request.method} ${new URL(request.url).pathname}.`),
+    requestIdFor(request),
+  ),
 );
 
 const consoleConversation = createConsoleConversationHandler({ db: getDb });
-export const consoleConversationRoute = observed("/api/console/apps/{appId}/conversation", (request: Request, appId: string) => consoleConversation(request, appId));
-
-const portalConversation = createPortalConversationHandler({ db: getDb });
-export const portalConversationRoute = observed("/api/portal/{portal}/apps/{appId}/conversation", (request: Request, portal: string, appId: string) =>
-  portalConversation(request, portal, appId),
+export const consoleConversationRoute = observed(
+  "/api/console/apps/{appId}/conversation",
+  (request: Request, appId: string) => consoleConversation(request, appId),
 );
 
-export const consoleAuditExportRoute: Handler = observed("/api/console/audit-events/export", createConsoleAuditExportHandler({ db: getDb }));
+const portalConversation = createPortalConversationHandler({ db: getDb });
+export const portalConversationRoute = observed(
+  "/api/portal/{portal}/apps/{appId}/conversation",
+  (request: Request, portal: string, appId: string) => portalConversation(request, portal, appId),
+);
+
+export const consoleAuditExportRoute: Handler = observed(
+  "/api/console/audit-events/export",
+  createConsoleAuditExportHandler({ db: getDb }),
+);
 
 const consoleRunEvents = createConsoleRunEventsHandler({ db: getDb });
-export const consoleRunEventsRoute = observed("/api/console/apps/{appId}/conversation/runs/{executionId}/events", (request: Request, appId: string, executionId: string) =>
-  consoleRunEvents(request, appId, executionId),
+export const consoleRunEventsRoute = observed(
+  "/api/console/apps/{appId}/conversation/runs/{executionId}/events",
+  (request: Request, appId: string, executionId: string) => consoleRunEvents(request, appId, executionId),
 );
 
 const portalRunEvents = createPortalRunEventsHandler({ db: getDb });
 export const portalRunEventsRoute = observed(
   "/api/portal/{portal}/apps/{appId}/conversation/runs/{executionId}/events",
-  (request: Request, portal: string, appId: string, executionId: string) => portalRunEvents(request, portal, appId, executionId),
+  (request: Request, portal: string, appId: string, executionId: string) =>
+    portalRunEvents(request, portal, appId, executionId),
 );

@@ -97,12 +97,16 @@ function runEventsHandlerFor(pathname: string): DirectHandler | undefined {
   const consoleRun = CONSOLE_RUN_EVENTS.exec(pathname);
   if (consoleRun) {
     const [appId, executionId] = [param(consoleRun[1]!), param(consoleRun[2]!)];
-    return appId === null || executionId === null ? undefined : (request) => consoleRunEventsRoute(request, appId, executionId);
+    return appId === null || executionId === null
+      ? undefined
+      : (request) => consoleRunEventsRoute(request, appId, executionId);
   }
   const portalRun = PORTAL_RUN_EVENTS.exec(pathname);
   if (portalRun) {
     const [portal, appId, executionId] = [param(portalRun[1]!), param(portalRun[2]!), param(portalRun[3]!)];
-    return portal === null || appId === null || executionId === null ? undefined : (request) => portalRunEventsRoute(request, portal, appId, executionId);
+    return portal === null || appId === null || executionId === null
+      ? undefined
+      : (request) => portalRunEventsRoute(request, portal, appId, executionId);
   }
   return undefined;
 }

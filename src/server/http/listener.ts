@@ -34,7 +34,12 @@ function requestIdOf(message: IncomingMessage): string {
 
 function methodNotAllowed(method: string | undefined, allowed: readonly string[]): AppError {
   const refused = method ? `Method ${method} is` : "This method is";
-  return new AppError("method_not_allowed", `${refused} not allowed here; use ${allowed.join(", ")}.`, {}, { headers: { Allow: allowed.join(", ") } });
+  return new AppError(
+    "method_not_allowed",
+    `${refused} not allowed here; use ${allowed.join(", ")}.`,
+    {},
+    { headers: { Allow: allowed.join(", ") } },
+  );
 }
 
 /** Why this request is refused before any handler sees it, or undefined. */
@@ -42,7 +47,8 @@ function refusalOf(message: IncomingMessage): AppError | undefined {
   const method = message.method ?? "GET";
   if (!SERVED_METHODS.includes(method)) return methodNotAllowed(method, SERVED_METHODS);
   const target = message.url ?? "/";
-  if (!target.startsWith("/")) return new AppError("invalid_request", "Invalid request: the request target must be a path.");
+  if (!target.startsWith("/"))
+    return new AppError("invalid_request", "Invalid request: the request target must be a path.");
   const path = pathOf(target);
   try {
     decodeURIComponent(path);
@@ -55,7 +61,12 @@ function refusalOf(message: IncomingMessage): AppError | undefined {
 }
 
 /** The envelope, with the API's security headers and the request id, written straight to `response`. */
-function sendError(error: AppError, message: IncomingMessage, response: ServerResponse, requestId = requestIdOf(message)): void {
+function sendError(
+  error: AppError,
+  message: IncomingMessage,
+  response: ServerResponse,
+  requestId = requestIdOf(message),
+): void {
   const body = JSON.stringify({ error: error.toBody() });
   response.writeHead(error.status, {
     ...API_SECURITY_HEADERS,
@@ -67,10 +78,18 @@ function sendError(error: AppError, message: IncomingMessage, response: ServerRe
   response.end(body);
 }
 
-async function handleDirectly(handler: DirectHandler, message: IncomingMessage, response: ServerResponse): Promise<void> {
+async function handleDirectly(
+  handler: DirectHandler,
+  message: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const request = toFetchRequest(message, response);
   if (!request) {
-    sendError(new AppError("invalid_request", "Invalid request: the request target is not a usable URL."), message, response);
+    sendError(
+      new AppError("invalid_request", "Invalid request: the request target is not a usable URL."),
+      message,
+      response,
+    );
     return;
   }
   const answer = await handler(request);
@@ -94,9 +113,18 @@ async function route(options: ListenerOptions, message: IncomingMessage, respons
 /** The last resort: a request whose handling threw is answered 500 (or cut when its answer had begun). */
 function failed(error: unknown, message: IncomingMessage, response: ServerResponse): void {
   const requestId = requestIdOf(message);
-  logger().error({ err: error, requestId, method: message.method, path: pathOf(message.url ?? "") }, "Request failed unexpectedly; answered 500");
+  logger().error(
+    { err: error, requestId, method: message.method, path: pathOf(message.url ?? "") },
+    "Request failed unexpectedly; answered 500",
+  );
   if (response.headersSent) response.destroy();
-  else sendError(new AppError("server_error", "Something went wrong on our side. It is safe to retry."), message, response, requestId);
+  else
+    sendError(
+      new AppError("server_error", "Something went wrong on our side. It is safe to retry."),
+      message,
+      response,
+      requestId,
+    );
 }
 
 export function createRequestListener(options: ListenerOptions): RequestListener {
@@ -118,7 +146,11 @@ export function createRequestListener(options: ListenerOptions): RequestListener
 function inServerSpan(message: IncomingMessage, response: ServerResponse, serve: () => Promise<void>): void {
   const method = message.method ?? "GET";
   const parent = contextFromHeaders(message.headers);
-  const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { "http.request.method": method, "url.path": pathOf(message.url ?? "/") } }, parent);
+  const span = tracer().startSpan(
+    method,
+    { kind: SpanKind.SERVER, attributes: { "http.request.method": method, "url.path": pathOf(message.url ?? "/") } },
+    parent,
+  );
   response.once("close", () => {
     span.setAttribute("http.response.status_code", response.statusCode);
     if (response.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
@@ -130,7 +162,13 @@ function inServerSpan(message: IncomingMessage, response: ServerResponse, serve:
 /** A complete HTTP/1.1 answer in the envelope, for a socket no ServerResponse is attached to. */
 function rawAnswer(error: AppError, requestId: string): string {
   const body = JSON.stringify({ error: error.toBody() });
-  const headers = { ...error.headers, "X-Request-Id": requestId, "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(body)), Connection: "close" };
+  const headers = {
+    ...error.headers,
+    "X-Request-Id": requestId,
+    "Content-Type": "application/json",
+    "Content-Length": String(Buffer.byteLength(body)),
+    Connection: "close",
+  };
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
   return [`HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status] ?? ""}`, ...lines, "", body].join("\r\n");
 }

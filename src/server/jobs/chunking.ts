@@ -103,7 +103,14 @@ function blocksOf(text: string): Block[] {
       }
     } else {
       kind = "paragraph";
-      while (i < lines.length && lines[i]!.trim() !== "" && !headingOf(lines[i]!) && !FENCE.test(lines[i]!) && !lines[i]!.trim().startsWith("|")) i++;
+      while (
+        i < lines.length &&
+        lines[i]!.trim() !== "" &&
+        !headingOf(lines[i]!) &&
+        !FENCE.test(lines[i]!) &&
+        !lines[i]!.trim().startsWith("|")
+      )
+        i++;
     }
     blocks.push({ kind, lines: lines.slice(start, i), path: path.filter(Boolean) });
   }

@@ -42,7 +42,12 @@ export function unitLength(vector: number[]): number[] {
  * no embedding, when its content or model changed (attempts start again), or when a failed
  * attempt's backoff has passed and attempts are left; never while another worker's lease holds.
  */
-async function claim(db: Db, organizationId: string, modelKey: string, o: typeof EMBEDDING_DEFAULTS): Promise<Claimed[]> {
+async function claim(
+  db: Db,
+  organizationId: string,
+  modelKey: string,
+  o: typeof EMBEDDING_DEFAULTS,
+): Promise<Claimed[]> {
   const { rows } = await db.pool.query<Claimed>(
     `with due as (
        select 'page' as kind, p.id as row_id, p.knowledgebase_id as kb, left(p.title || E'\\n\\n' || p.markdown, $4::int) as text
@@ -79,7 +84,12 @@ async function claim(db: Db, organizationId: string, modelKey: string, o: typeof
   return [...new Map(rows.map((row) => [row.id, row])).values()];
 }
 
-async function embedClaimed(db: Db, model: EmbeddingModel, rows: Claimed[], o: typeof EMBEDDING_DEFAULTS): Promise<void> {
+async function embedClaimed(
+  db: Db,
+  model: EmbeddingModel,
+  rows: Claimed[],
+  o: typeof EMBEDDING_DEFAULTS,
+): Promise<void> {
   let vectors: number[][];
   try {
     // No retry inside the call: a failed batch waits for its backoff here and is claimed again.
@@ -87,7 +97,8 @@ async function embedClaimed(db: Db, model: EmbeddingModel, rows: Claimed[], o: t
       rows.map((row) => row.text),
       { signal: AbortSignal.timeout(o.callTimeoutMs), retries: 0 },
     );
-    if (vectors.length !== rows.length) throw new Error(`the model answered ${vectors.length} vectors for ${rows.length} texts`);
+    if (vectors.length !== rows.length)
+      throw new Error(`the model answered ${vectors.length} vectors for ${rows.length} texts`);
   } catch (error) {
     const reason = error instanceof Error ? error.message.slice(0, 300) : "the embedding call failed";
     logger().warn({ err: error, modelKey: model.modelKey }, "Embedding call failed");
@@ -102,7 +113,12 @@ async function embedClaimed(db: Db, model: EmbeddingModel, rows: Claimed[], o: t
     `update embeddings e set vector = v.vector::real[], lease_until = null, last_error = null, updated_at = now()
      from (select unnest($1::uuid[]) as id, unnest($2::text[]) as hash, unnest($3::text[]) as vector) v
      where e.id = v.id and e.content_hash = v.hash and e.model_key = $4`,
-    [rows.map((row) => row.id), rows.map((row) => row.hash), vectors.map((vector) => `{${unitLength(vector).join(",")}}`), model.modelKey],
+    [
+      rows.map((row) => row.id),
+      rows.map((row) => row.hash),
+      vectors.map((vector) => `{${unitLength(vector).join(",")}}`),
+      model.modelKey,
+    ],
   );
 }
 
@@ -112,13 +128,19 @@ async function embedClaimed(db: Db, model: EmbeddingModel, rows: Claimed[], o: t
  */
 export async function dropStaleEmbeddings(db: Db, organizationId: string): Promise<void> {
   const modelKey = await embeddingModelKey(db, organizationId);
-  await db.pool.query(`delete from embeddings where organization_id = $1::uuid and model_key is distinct from $2::text`, [organizationId, modelKey]);
+  await db.pool.query(
+    `delete from embeddings where organization_id = $1::uuid and model_key is distinct from $2::text`,
+    [organizationId, modelKey],
+  );
 }
 
 /** One round over the organizations with an embedding model; returns how many rows were claimed. */
 export async function runEmbeddingOnce(db: Db, options: EmbeddingOptions = {}): Promise<number> {
   const o = { ...EMBEDDING_DEFAULTS, ...options };
-  const organizations = await db.modelProvider.findMany({ distinct: ["organizationId"], select: { organizationId: true } });
+  const organizations = await db.modelProvider.findMany({
+    distinct: ["organizationId"],
+    select: { organizationId: true },
+  });
   let claimed = 0;
   for (const { organizationId } of organizations) {
     const model = await embeddingModelFor(db, organizationId);

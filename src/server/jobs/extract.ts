@@ -75,12 +75,20 @@ export async function csvToMarkdown(text: string): Promise<string> {
   const width = Math.max(...rows.map((row) => row.length));
   const pad = (row: string[]) => Array.from({ length: width }, (_, i) => cell(row[i]));
   const [header, ...body] = rows;
-  const lines = [`| ${pad(header!).join(" | ")} |`, `| ${Array(width).fill("---").join(" | ")} |`, ...body.map((row) => `| ${pad(row).join(" | ")} |`)];
+  const lines = [
+    `| ${pad(header!).join(" | ")} |`,
+    `| ${Array(width).fill("---").join(" | ")} |`,
+    ...body.map((row) => `| ${pad(row).join(" | ")} |`),
+  ];
   return lines.join("\n");
 }
 
 export async function htmlToMarkdown(html: string, url?: string): Promise<{ title: string; markdown: string }> {
-  const [{ parseHTML }, { Readability }, { default: TurndownService }] = await Promise.all([import("linkedom"), import("@mozilla/readability"), import("turndown")]);
+  const [{ parseHTML }, { Readability }, { default: TurndownService }] = await Promise.all([
+    import("linkedom"),
+    import("@mozilla/readability"),
+    import("turndown"),
+  ]);
   const { document } = parseHTML(html);
   const fallbackTitle = document.querySelector("title")?.textContent?.trim() ?? "";
   let content: string | null = null;
@@ -127,11 +135,15 @@ export async function pdfToText(bytes: Uint8Array, maxChars: number = MAX_EXTRAC
     }
   } catch (error) {
     if (error instanceof ExtractionFailed) throw error;
-    throw new ExtractionFailed(`The PDF could not be read (${(error as Error).message}); check that the file is a valid, unencrypted PDF.`);
+    throw new ExtractionFailed(
+      `The PDF could not be read (${(error as Error).message}); check that the file is a valid, unencrypted PDF.`,
+    );
   }
   const text = pages.join("\n\n");
   if (text.trim() === "") {
-    throw new ExtractionFailed("The PDF has no extractable text (it is probably scanned images). Run it through OCR or upload a text version, then retry.");
+    throw new ExtractionFailed(
+      "The PDF has no extractable text (it is probably scanned images). Run it through OCR or upload a text version, then retry.",
+    );
   }
   return text;
 }

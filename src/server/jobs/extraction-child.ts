@@ -8,14 +8,16 @@ import { chunkMarkdown, type Chunk } from "./chunking";
 import { ExtractionFailed, extractText, typeOfContent, type SourceType } from "./extract";
 import { FetchRefused, fetchUrl, type FetchLimits } from "./fetch-url";
 
-export type ExtractionDocument = { kind: "bytes"; type: SourceType; bytes: Uint8Array } | { kind: "url"; url: string; limits?: FetchLimits };
+export type ExtractionDocument =
+  { kind: "bytes"; type: SourceType; bytes: Uint8Array } | { kind: "url"; url: string; limits?: FetchLimits };
 
 export interface ExtractionRequest {
   document: ExtractionDocument;
   maxChars: number;
 }
 
-export type ExtractionAnswer = { ok: true; text: string; type: SourceType; sizeBytes: number; chunks: Chunk[] } | { ok: false; message: string };
+export type ExtractionAnswer =
+  { ok: true; text: string; type: SourceType; sizeBytes: number; chunks: Chunk[] } | { ok: false; message: string };
 
 async function extractDocument({ document, maxChars }: ExtractionRequest): Promise<ExtractionAnswer> {
   let type: SourceType;

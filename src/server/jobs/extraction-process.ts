@@ -93,7 +93,11 @@ export interface ExtractionRun {
 }
 
 /** Extracts one document in a child process under the limits. */
-export async function extractInChildProcess(document: ExtractionDocument, limits: Partial<ExtractionLimits> = {}, run: ExtractionRun = {}): Promise<ExtractionAnswer> {
+export async function extractInChildProcess(
+  document: ExtractionDocument,
+  limits: Partial<ExtractionLimits> = {},
+  run: ExtractionRun = {},
+): Promise<ExtractionAnswer> {
   const bounds = { ...EXTRACTION_LIMITS, ...limits };
   run.signal?.throwIfAborted();
   const release = await turn(run.signal);
@@ -112,7 +116,8 @@ export async function extractInChildProcess(document: ExtractionDocument, limits
       let settled = false;
       let stoppedBecause: string | undefined;
       let stderr = "";
-      const outOfMemory = (limit: string) => `Extraction ran out of memory (the limit is ${limit}); the document is too large, or built to inflate far beyond its size.`;
+      const outOfMemory = (limit: string) =>
+        `Extraction ran out of memory (the limit is ${limit}); the document is too large, or built to inflate far beyond its size.`;
 
       const settle = (outcome: () => void) => {
         if (settled) return;
@@ -129,7 +134,10 @@ export async function extractInChildProcess(document: ExtractionDocument, limits
       };
       const abort = () => settle(() => reject(run.signal!.reason));
 
-      const timer = setTimeout(() => stop(`Extraction took longer than ${duration(bounds.timeoutMs)}, the limit for one document.`), bounds.timeoutMs);
+      const timer = setTimeout(
+        () => stop(`Extraction took longer than ${duration(bounds.timeoutMs)}, the limit for one document.`),
+        bounds.timeoutMs,
+      );
       const watch = setInterval(() => {
         if (child.pid === undefined) return;
         void residentMb(child.pid).then((mb) => {
@@ -146,19 +154,28 @@ export async function extractInChildProcess(document: ExtractionDocument, limits
         else settle(() => resolve(message));
       });
       child.on("error", (error) => {
-        if (child.pid === undefined) settle(() => reject(new ExtractionUnavailable(`The extraction worker could not start: ${error.message}`)));
+        if (child.pid === undefined)
+          settle(() => reject(new ExtractionUnavailable(`The extraction worker could not start: ${error.message}`)));
       });
       // "close", not "exit": it comes after the IPC channel is drained, so an answer sent just
       // before exiting is never mistaken for a worker that died.
       child.on("close", (code, signal) => {
         if (stoppedBecause) return settle(() => resolve({ ok: false, message: stoppedBecause! }));
-        if (/heap out of memory|Allocation failed/i.test(stderr)) return settle(() => resolve({ ok: false, message: outOfMemory(`${bounds.heapMb} MB of heap`) }));
+        if (/heap out of memory|Allocation failed/i.test(stderr))
+          return settle(() => resolve({ ok: false, message: outOfMemory(`${bounds.heapMb} MB of heap`) }));
         if (!ready && !signal) {
           // It never loaded: the installation's fault (tsx or the entry missing), logged for the operator.
-          logger().error(`The extraction worker exited with code ${code} before it was ready: ${stderr.trim().split("\n").slice(-3).join(" | ")}`);
+          logger().error(
+            `The extraction worker exited with code ${code} before it was ready: ${stderr.trim().split("\n").slice(-3).join(" | ")}`,
+          );
           return settle(() => reject(new ExtractionUnavailable("The extraction worker could not start.")));
         }
-        settle(() => resolve({ ok: false, message: `The extraction worker stopped unexpectedly (${signal ?? `exit code ${code}`}); the document was not indexed.` }));
+        settle(() =>
+          resolve({
+            ok: false,
+            message: `The extraction worker stopped unexpectedly (${signal ?? `exit code ${code}`}); the document was not indexed.`,
+          }),
+        );
       });
 
       const request: ExtractionRequest = { document, maxChars: bounds.maxChars };

@@ -35,7 +35,8 @@ export interface FetchLimits {
  *   WEB_SEARCH_URL): any address.
  * Cloud metadata addresses are refused whatever the purpose.
  */
-export type FetchPolicy = FetchLimits & ({ purpose: "content" } | { purpose: "integration"; privateAddresses: boolean } | { purpose: "deployment" });
+export type FetchPolicy = FetchLimits &
+  ({ purpose: "content" } | { purpose: "integration"; privateAddresses: boolean } | { purpose: "deployment" });
 
 export type FetchPurpose = FetchPolicy["purpose"];
 
@@ -134,7 +135,8 @@ export function isMetadataAddress(address: string): boolean {
 export function addressVerdict(address: string, policy: FetchPolicy): "reachable" | "private" | "metadata" {
   if (isMetadataAddress(address)) return "metadata";
   if (isPublicAddress(address)) return "reachable";
-  if (policy.purpose === "deployment" || (policy.purpose === "integration" && policy.privateAddresses)) return "reachable";
+  if (policy.purpose === "deployment" || (policy.purpose === "integration" && policy.privateAddresses))
+    return "reachable";
   return "private";
 }
 
@@ -166,7 +168,9 @@ async function resolveChecked(url: URL, policy: FetchPolicy): Promise<{ address:
   // One answer for a name that does not resolve and one that resolves where it may not go: telling
   // them apart, or naming the address, would map which internal names exist.
   if (addresses.length === 0 || !addresses.every((a) => permitted(a.address))) {
-    throw new FetchRefused(`Refused to fetch ${url.origin}: the host ${host} does not resolve to an address that may be reached. ${ruleOf(policy)}.`);
+    throw new FetchRefused(
+      `Refused to fetch ${url.origin}: the host ${host} does not resolve to an address that may be reached. ${ruleOf(policy)}.`,
+    );
   }
   return addresses[0]!;
 }
@@ -174,7 +178,8 @@ async function resolveChecked(url: URL, policy: FetchPolicy): Promise<{ address:
 /** A `lookup` for node:http that connects to the address we checked, whatever DNS would answer now. */
 function pinnedLookup(pinned: { address: string; family: number }): net.LookupFunction {
   return (_hostname, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
+    if ((options as { all?: boolean }).all)
+      (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
     else (callback as (e: null, a: string, f: number) => void)(null, pinned.address, pinned.family);
   };
 }
@@ -187,7 +192,10 @@ function requestOnce(url: URL, pinned: { address: string; family: number }, sign
       {
         method: "GET",
         signal,
-        headers: { "user-agent": "AtriumFetcher/1.0", accept: "text/html,text/markdown,text/plain,text/csv,application/pdf;q=0.9,*/*;q=0.5" },
+        headers: {
+          "user-agent": "AtriumFetcher/1.0",
+          accept: "text/html,text/markdown,text/plain,text/csv,application/pdf;q=0.9,*/*;q=0.5",
+        },
         lookup: pinnedLookup(pinned),
       },
       (response) => {
@@ -200,7 +208,11 @@ function requestOnce(url: URL, pinned: { address: string; family: number }, sign
         const declared = Number(response.headers["content-length"] ?? 0);
         if (declared > maxBytes) {
           response.destroy();
-          reject(new FetchRefused(`The document is ${declared} bytes; the limit for fetched documents is ${maxBytes} bytes.`));
+          reject(
+            new FetchRefused(
+              `The document is ${declared} bytes; the limit for fetched documents is ${maxBytes} bytes.`,
+            ),
+          );
           return;
         }
         const chunks: Buffer[] = [];
@@ -214,7 +226,13 @@ function requestOnce(url: URL, pinned: { address: string; family: number }, sign
           }
           chunks.push(chunk);
         });
-        response.on("end", () => resolve({ status, contentType: String(response.headers["content-type"] ?? ""), bytes: Buffer.concat(chunks) }));
+        response.on("end", () =>
+          resolve({
+            status,
+            contentType: String(response.headers["content-type"] ?? ""),
+            bytes: Buffer.concat(chunks),
+          }),
+        );
         response.on("error", reject);
       },
     );
@@ -231,8 +249,10 @@ function reachableUrl(target: string): URL {
   } catch {
     throw new FetchRefused(`${target} is not a URL.`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchRefused(`Only http and https URLs can be reached, not ${url.protocol}`);
-  if (url.username || url.password) throw new FetchRefused("URLs with credentials in them are refused; put credentials in headers.");
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new FetchRefused(`Only http and https URLs can be reached, not ${url.protocol}`);
+  if (url.username || url.password)
+    throw new FetchRefused("URLs with credentials in them are refused; put credentials in headers.");
   return url;
 }
 
@@ -255,7 +275,11 @@ const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
  * back as it is, or refused when `redirect` is "error". The response body streams; a failed
  * connection is fetch's TypeError with the error's code only (Node's messages name the address).
  */
-export async function pinnedFetch(input: string | URL | Request, init: RequestInit | undefined, policy: FetchPolicy): Promise<Response> {
+export async function pinnedFetch(
+  input: string | URL | Request,
+  init: RequestInit | undefined,
+  policy: FetchPolicy,
+): Promise<Response> {
   const request = new Request(input, init);
   const url = reachableUrl(request.url);
   const pinned = await resolveChecked(url, policy);
@@ -266,7 +290,10 @@ export async function pinnedFetch(input: string | URL | Request, init: RequestIn
       url,
       {
         method: request.method,
-        headers: { ...Object.fromEntries(request.headers), ...(body ? { "content-length": String(body.byteLength) } : {}) },
+        headers: {
+          ...Object.fromEntries(request.headers),
+          ...(body ? { "content-length": String(body.byteLength) } : {}),
+        },
         signal: request.signal,
         lookup: pinnedLookup(pinned),
       },
@@ -274,11 +301,14 @@ export async function pinnedFetch(input: string | URL | Request, init: RequestIn
         const status = incoming.statusCode ?? 0;
         if (status >= 300 && status < 400 && incoming.headers.location && request.redirect === "error") {
           incoming.destroy();
-          reject(new TypeError(`fetch failed: ${url.origin} answered with a redirect, and redirects are not followed.`));
+          reject(
+            new TypeError(`fetch failed: ${url.origin} answered with a redirect, and redirects are not followed.`),
+          );
           return;
         }
         const headers = new Headers();
-        for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2) headers.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
+        for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2)
+          headers.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
         const empty = NULL_BODY_STATUSES.has(status) || request.method === "HEAD";
         if (empty) incoming.resume();
         const stream = empty ? null : (Readable.toWeb(incoming) as unknown as ReadableStream<Uint8Array>);
@@ -288,7 +318,12 @@ export async function pinnedFetch(input: string | URL | Request, init: RequestIn
     outgoing.on("error", (error: Error & { code?: unknown }) => {
       if (request.signal.aborted) reject(request.signal.reason ?? error);
       // As fetch fails (clients recognise it), with the error's code for a cause.
-      else reject(new TypeError("fetch failed", { cause: new Error(typeof error.code === "string" ? error.code : "the connection failed") }));
+      else
+        reject(
+          new TypeError("fetch failed", {
+            cause: new Error(typeof error.code === "string" ? error.code : "the connection failed"),
+          }),
+        );
     });
     outgoing.end(body ?? undefined);
   });
@@ -311,7 +346,8 @@ export async function fetchUrl(target: string, policy: FetchPolicy): Promise<Fet
   }
   try {
     for (let redirects = 0; ; redirects++) {
-      if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchRefused(`Only http and https URLs can be fetched, not ${url.protocol}`);
+      if (url.protocol !== "http:" && url.protocol !== "https:")
+        throw new FetchRefused(`Only http and https URLs can be fetched, not ${url.protocol}`);
       if (url.username || url.password) throw new FetchRefused("URLs with credentials cannot be fetched.");
       const pinned = await resolveChecked(url, redirects === 0 ? policy : { purpose: "content", allow: policy.allow });
       const result = await requestOnce(url, pinned, signal, maxBytes);
@@ -320,12 +356,14 @@ export async function fetchUrl(target: string, policy: FetchPolicy): Promise<Fet
         url = new URL(result.location, url);
         continue;
       }
-      if (result.status < 200 || result.status >= 300) throw new FetchRefused(`The server answered HTTP ${result.status} for ${url.href}.`);
+      if (result.status < 200 || result.status >= 300)
+        throw new FetchRefused(`The server answered HTTP ${result.status} for ${url.href}.`);
       return { url: url.href, contentType: result.contentType, bytes: result.bytes };
     }
   } catch (error) {
     if (error instanceof FetchRefused) throw error;
-    if (signal.aborted) throw new FetchRefused(`Fetching ${url.href} took longer than ${Math.round(timeoutMs / 1000)} s.`);
+    if (signal.aborted)
+      throw new FetchRefused(`Fetching ${url.href} took longer than ${Math.round(timeoutMs / 1000)} s.`);
     // The error's code only: Node's messages carry the address it connected to.
     const code = (error as { code?: unknown }).code;
     throw new FetchRefused(`Fetching ${url.href} failed${typeof code === "string" ? ` (${code})` : ""}.`);

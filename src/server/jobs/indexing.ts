@@ -104,8 +104,17 @@ export async function enqueueIndexing(db: Pick<Db, "$executeRaw">, sourceId: str
 }
 
 /** The event of a source's indexing ending; `data` is the source as the REST API shows it. */
-function sourceEvent(action: "source.ready" | "source.failed", source: Parameters<typeof toSource>[0], status: string): EventInput {
-  return { action, target: { type: "source", id: source.id, label: source.name }, changes: { status: ["processing", status] }, data: toSource(source) };
+function sourceEvent(
+  action: "source.ready" | "source.failed",
+  source: Parameters<typeof toSource>[0],
+  status: string,
+): EventInput {
+  return {
+    action,
+    target: { type: "source", id: source.id, label: source.name },
+    changes: { status: ["processing", status] },
+    data: toSource(source),
+  };
 }
 
 /**
@@ -122,20 +131,34 @@ async function failSource(db: Db, job: ClaimedJob, message: string): Promise<voi
   await retryOnConflict(() =>
     db.$transaction(async (tx) => {
       if (!(await lockSource(tx, job.sourceId))) return;
-      const owned = await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
+      const owned =
+        await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
       if (owned !== 1) return;
-      const { count } = await tx.source.updateMany({ where: { id: job.sourceId, status: "processing" }, data: { status: "failed", errorMessage: message } });
+      const { count } = await tx.source.updateMany({
+        where: { id: job.sourceId, status: "processing" },
+        data: { status: "failed", errorMessage: message },
+      });
       const source = count === 1 ? await tx.source.findUniqueOrThrow({ where: { id: job.sourceId } }) : null;
-      if (source) await recordEvent(tx, { kind: "system", organizationId: source.organizationId }, sourceEvent("source.failed", source, "failed"));
+      if (source)
+        await recordEvent(
+          tx,
+          { kind: "system", organizationId: source.organizationId },
+          sourceEvent("source.failed", source, "failed"),
+        );
     }),
   );
-  logger().warn({ event: "indexing_failed", sourceId: job.sourceId, jobId: job.id, attempts: job.attempts, reason: message }, "Indexing failed for a source");
+  logger().warn(
+    { event: "indexing_failed", sourceId: job.sourceId, jobId: job.id, attempts: job.attempts, reason: message },
+    "Indexing failed for a source",
+  );
 }
 
 /** Runs `work` under a time limit; on timeout its signal aborts (killing an extraction child). */
 async function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
   const controller = new AbortController();
-  const timeout = new TransientFailure(`the attempt took longer than ${ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`}`);
+  const timeout = new TransientFailure(
+    `the attempt took longer than ${ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`}`,
+  );
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -187,10 +210,14 @@ async function documentOf(
       throw error;
     }
   }
-  const answer = await extractInChildProcess(fetched ? { kind: "url", url: source.url!, limits: options.fetchLimits } : { kind: "bytes", type, bytes }, options.extraction, {
-    signal,
-    onWorker: options.onExtractionWorker,
-  });
+  const answer = await extractInChildProcess(
+    fetched ? { kind: "url", url: source.url!, limits: options.fetchLimits } : { kind: "bytes", type, bytes },
+    options.extraction,
+    {
+      signal,
+      onWorker: options.onExtractionWorker,
+    },
+  );
   if (!answer.ok) throw new PermanentFailure(answer.message);
   return answer;
 }
@@ -206,7 +233,8 @@ async function indexSource(db: Db, job: ClaimedJob, options: IndexingOptions, si
     db.$transaction(async (tx) => {
       if (!(await lockSource(tx, source.id))) return;
       // Only the current holder of the claim may write the result.
-      const owned = await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
+      const owned =
+        await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
       if (owned !== 1) return;
       await tx.sourceChunk.deleteMany({ where: { sourceId: source.id } });
       await tx.$executeRaw`
@@ -217,7 +245,11 @@ async function indexSource(db: Db, job: ClaimedJob, options: IndexingOptions, si
         where: { id: source.id },
         data: { status: "ready", text, type, errorMessage: null, ...(source.content ? {} : { sizeBytes }) },
       });
-      await recordEvent(tx, { kind: "system", organizationId: source.organizationId }, sourceEvent("source.ready", ready, "ready"));
+      await recordEvent(
+        tx,
+        { kind: "system", organizationId: source.organizationId },
+        sourceEvent("source.ready", ready, "ready"),
+      );
     }),
   );
 }
@@ -258,7 +290,14 @@ export async function runJob(db: Db, job: ClaimedJob, options: IndexingOptions =
     }
     const backoffMs = 1000 * 2 ** job.attempts;
     logger().warn(
-      { event: "indexing_retry", sourceId: job.sourceId, jobId: job.id, attempts: job.attempts, reason, retryInMs: backoffMs },
+      {
+        event: "indexing_retry",
+        sourceId: job.sourceId,
+        jobId: job.id,
+        attempts: job.attempts,
+        reason,
+        retryInMs: backoffMs,
+      },
       "Indexing attempt failed; queued again",
     );
     await db.$executeRaw`
@@ -279,7 +318,9 @@ export async function runIndexingOnce(db: Db, options: IndexingOptions = {}, hel
       held?.add(job);
       try {
         await options.afterClaim?.(job);
-        await inSpan("job indexing", { "atrium.source.id": job.sourceId, "atrium.job.attempt": job.attempts }, () => runJob(db, job, options));
+        await inSpan("job indexing", { "atrium.source.id": job.sourceId, "atrium.job.attempt": job.attempts }, () =>
+          runJob(db, job, options),
+        );
       } finally {
         held?.delete(job);
       }
@@ -342,7 +383,10 @@ function shortReason(error: unknown): string {
   return (message.split("\n").find((line) => line.trim()) ?? "unknown error").trim().slice(0, 200);
 }
 
-export function startIndexWorker(db: Db, options: IndexingOptions & { pollMs?: number; maxBackoffMs?: number; embeddingPollMs?: number } = {}): IndexWorker {
+export function startIndexWorker(
+  db: Db,
+  options: IndexingOptions & { pollMs?: number; maxBackoffMs?: number; embeddingPollMs?: number } = {},
+): IndexWorker {
   let stopped = false;
   let sleeping: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
   const pollMs = options.pollMs ?? 1000;
@@ -380,7 +424,9 @@ export function startIndexWorker(db: Db, options: IndexingOptions & { pollMs?: n
       } catch (error) {
         failures++;
         if (failures === 1) {
-          logger().error(`Indexing worker: the database is unreachable (${shortReason(error)}); retrying with backoff up to ${maxBackoffMs / 1000} s.`);
+          logger().error(
+            `Indexing worker: the database is unreachable (${shortReason(error)}); retrying with backoff up to ${maxBackoffMs / 1000} s.`,
+          );
         }
       }
       if (stopped) break;

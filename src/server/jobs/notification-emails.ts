@@ -9,7 +9,12 @@ import { publicOrigin } from "@/env";
 import { NOTIFICATION_KIND_LABEL, type NotificationKind } from "@/schemas/notifications";
 import { logger } from "@/server/observability/log";
 import { deliverMail } from "@/server/services/mail";
-import { kindTable, notificationHref, notificationItemsSql, type NotificationItemRow } from "@/server/services/notifications";
+import {
+  kindTable,
+  notificationHref,
+  notificationItemsSql,
+  type NotificationItemRow,
+} from "@/server/services/notifications";
 import { backoffDelay } from "./indexing";
 
 /** Items older than this are never mailed: a worker that was away does not mail old news. */
@@ -22,7 +27,9 @@ interface DueEmail extends NotificationItemRow {
 }
 
 /** The subject and text of one notification email; links start at PUBLIC_ORIGIN. */
-export function notificationMail(item: Pick<NotificationItemRow, "kind" | "item_id" | "link_id" | "title" | "detail">): { subject: string; text: string } {
+export function notificationMail(
+  item: Pick<NotificationItemRow, "kind" | "item_id" | "link_id" | "title" | "detail">,
+): { subject: string; text: string } {
   const link = `${publicOrigin()}${notificationHref(item)}`;
   const subjects: Record<NotificationKind, string> = {
     review: `A review waits for you: ${item.title || item.detail}`,
@@ -85,7 +92,10 @@ export interface NotificationEmailWorker {
 }
 
 /** The loop each server process runs, every pollMs, backing off while the database is away. */
-export function startNotificationEmailWorker(db: Db, options: { pollMs?: number; maxBackoffMs?: number } = {}): NotificationEmailWorker {
+export function startNotificationEmailWorker(
+  db: Db,
+  options: { pollMs?: number; maxBackoffMs?: number } = {},
+): NotificationEmailWorker {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
@@ -98,12 +108,16 @@ export function startNotificationEmailWorker(db: Db, options: { pollMs?: number;
         failures = 0;
       } catch (error) {
         failures++;
-        if (failures === 1) logger().error({ err: error }, "Notification emails: a round failed; retrying with backoff");
+        if (failures === 1)
+          logger().error({ err: error }, "Notification emails: a round failed; retrying with backoff");
       }
       if (stopped) break;
       await new Promise<void>((resolve) => {
         wake = resolve;
-        timer = setTimeout(resolve, failures > 0 ? backoffDelay(failures, pollMs, options.maxBackoffMs ?? 60_000) : pollMs);
+        timer = setTimeout(
+          resolve,
+          failures > 0 ? backoffDelay(failures, pollMs, options.maxBackoffMs ?? 60_000) : pollMs,
+        );
       });
     }
   })();

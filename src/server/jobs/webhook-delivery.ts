@@ -95,7 +95,8 @@ export function openWebhookSecret(stored: string): string {
 /** The signatures of every active secret, space-separated (the old one during the overlap). */
 function signatures(context: DeliveryContext, id: string, timestamp: Date, body: string): string {
   const secrets = [context.secret];
-  if (context.previous_secret && context.previous_secret_until && context.previous_secret_until > new Date()) secrets.push(context.previous_secret);
+  if (context.previous_secret && context.previous_secret_until && context.previous_secret_until > new Date())
+    secrets.push(context.previous_secret);
   return secrets.map((secret) => new Webhook(openWebhookSecret(secret)).sign(id, timestamp, body)).join(" ");
 }
 
@@ -103,7 +104,11 @@ function signatures(context: DeliveryContext, id: string, timestamp: Date, body:
 async function attempt(context: DeliveryContext, id: string, timeoutMs: number): Promise<Attempt> {
   const started = Date.now();
   const timestamp = new Date();
-  const body = JSON.stringify({ type: context.type, timestamp: context.occurred_at.toISOString(), data: context.data ?? {} });
+  const body = JSON.stringify({
+    type: context.type,
+    timestamp: context.occurred_at.toISOString(),
+    data: context.data ?? {},
+  });
   const done = (responseStatus: number | null, error: string | null): Attempt => ({
     at: timestamp.toISOString(),
     responseStatus,
@@ -128,7 +133,12 @@ async function attempt(context: DeliveryContext, id: string, timeoutMs: number):
     await response.body?.cancel();
     return done(response.status, response.ok ? null : `HTTP ${response.status}`);
   } catch (error) {
-    const reason = error instanceof Error && error.name === "TimeoutError" ? `no answer within ${timeoutMs / 1000} s` : error instanceof Error ? error.message : String(error);
+    const reason =
+      error instanceof Error && error.name === "TimeoutError"
+        ? `no answer within ${timeoutMs / 1000} s`
+        : error instanceof Error
+          ? error.message
+          : String(error);
     return done(null, reason);
   }
 }
@@ -181,11 +191,18 @@ async function deliver(db: Db, claimed: ClaimedDelivery, options: DeliveryOption
 
 /** Claims the deliveries due and sends them; returns how many were claimed. */
 export async function runWebhookDeliveriesOnce(db: Db, options: DeliveryOptions = {}): Promise<number> {
-  const claimed = await claimDeliveries(db, options.batch ?? 10, options.leaseMs ?? 60_000, options.now?.() ?? new Date());
+  const claimed = await claimDeliveries(
+    db,
+    options.batch ?? 10,
+    options.leaseMs ?? 60_000,
+    options.now?.() ?? new Date(),
+  );
   await Promise.all(
     claimed.map(async (delivery) => {
       await options.afterClaim?.(delivery);
-      await inSpan("job webhook_delivery", { "atrium.webhook.delivery.id": delivery.id }, () => deliver(db, delivery, options));
+      await inSpan("job webhook_delivery", { "atrium.webhook.delivery.id": delivery.id }, () =>
+        deliver(db, delivery, options),
+      );
     }),
   );
   return claimed.length;
@@ -196,7 +213,10 @@ export interface WebhookWorker {
 }
 
 /** The loop each server process runs: due deliveries every pollMs, backing off while the database is away. */
-export function startWebhookWorker(db: Db, options: DeliveryOptions & { pollMs?: number; maxBackoffMs?: number } = {}): WebhookWorker {
+export function startWebhookWorker(
+  db: Db,
+  options: DeliveryOptions & { pollMs?: number; maxBackoffMs?: number } = {},
+): WebhookWorker {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
@@ -212,7 +232,8 @@ export function startWebhookWorker(db: Db, options: DeliveryOptions & { pollMs?:
         if (Date.now() >= nextSweepCheck) {
           nextSweepCheck = Date.now() + SWEEP_CHECK_MS;
           const swept = await sweepAuditEventsWhenDue(db, options.now?.());
-          if (swept) logger().info({ event: "audit_sweep", deleted: swept }, "Audit events past their retention deleted");
+          if (swept)
+            logger().info({ event: "audit_sweep", deleted: swept }, "Audit events past their retention deleted");
         }
         claimed = await runWebhookDeliveriesOnce(db, options);
         failures = 0;
@@ -224,7 +245,10 @@ export function startWebhookWorker(db: Db, options: DeliveryOptions & { pollMs?:
       if (claimed > 0 && failures === 0) continue;
       await new Promise<void>((resolve) => {
         wake = resolve;
-        timer = setTimeout(resolve, failures > 0 ? backoffDelay(failures, pollMs, options.maxBackoffMs ?? 30_000) : pollMs);
+        timer = setTimeout(
+          resolve,
+          failures > 0 ? backoffDelay(failures, pollMs, options.maxBackoffMs ?? 30_000) : pollMs,
+        );
       });
     }
   })();

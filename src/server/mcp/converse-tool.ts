@@ -12,7 +12,8 @@ export const ConverseToolInput = z.strictObject({
   appId: Uuid.meta({ description: "A published app's id (from list_apps)." }),
   message: messageText.meta({ description: "The user's message to the app." }),
   conversation_id: Uuid.optional().meta({
-    description: "Omit to start a new conversation; pass the `conversation_id` a previous call returned to continue it (earlier turns are restored server-side, never resent).",
+    description:
+      "Omit to start a new conversation; pass the `conversation_id` a previous call returned to continue it (earlier turns are restored server-side, never resent).",
   }),
 });
 
@@ -35,7 +36,12 @@ export const converseTool: AtriumTool = {
     // without the scope hears insufficient_scope, not a complaint about its arguments.
     authorize(context.actor, converse.requirement);
     const input = ConverseToolInput.parse(args);
-    const result = await converse(context.db, context.actor, { appId: input.appId, message: input.message, conversationId: input.conversation_id }, { signal });
+    const result = await converse(
+      context.db,
+      context.actor,
+      { appId: input.appId, message: input.message, conversationId: input.conversation_id },
+      { signal },
+    );
     return ConverseToolOutput.parse(result);
   },
 };

@@ -2,7 +2,13 @@
 // resources, for an already authenticated key. Failures become MCP tool errors carrying Atrium's
 // envelope `{"error":{code,message}}` as text, never stack traces.
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { CallToolRequestSchema, ErrorCode as RpcErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode as RpcErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { logIfUnexpected, toAppError, type AppError } from "@/server/errors";
 import type { McpContext } from "./context";
 import { TOOLS, toolInputJsonSchema, toolOutputJsonSchema } from "./tools";
@@ -45,7 +51,12 @@ export function errorResult(error: AppError): CallToolResult {
 function rpcError(error: unknown): McpError {
   const appError = toAppError(error);
   logIfUnexpected(appError);
-  const code = appError.code === "not_found" ? -32002 : appError.status < 500 ? RpcErrorCode.InvalidParams : RpcErrorCode.InternalError;
+  const code =
+    appError.code === "not_found"
+      ? -32002
+      : appError.status < 500
+        ? RpcErrorCode.InvalidParams
+        : RpcErrorCode.InternalError;
   return new McpError(code, `${appError.code}: ${appError.message}`, { error: appError.toBody() });
 }
 
@@ -60,7 +71,8 @@ export function buildMcpServer(context: McpContext): McpServer {
   mcp.server.setRequestHandler(ListToolsRequestSchema, () => listTools() as never);
   mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = tools.get(request.params.name);
-    if (!tool) throw new McpError(RpcErrorCode.InvalidParams, `Unknown tool ${request.params.name}; tools/list names them.`);
+    if (!tool)
+      throw new McpError(RpcErrorCode.InvalidParams, `Unknown tool ${request.params.name}; tools/list names them.`);
     try {
       // Cancelled by the client (notifications/cancelled) or the HTTP request ended.
       const signal = context.signal ? AbortSignal.any([extra.signal, context.signal]) : extra.signal;
@@ -105,7 +117,10 @@ export function buildMcpServer(context: McpContext): McpServer {
     },
     async (uri, variables) => {
       try {
-        const page = await context.caller.knowledge.getPage({ knowledgebaseId: String(variables.knowledgebaseId), pageId: String(variables.pageId) });
+        const page = await context.caller.knowledge.getPage({
+          knowledgebaseId: String(variables.knowledgebaseId),
+          pageId: String(variables.pageId),
+        });
         return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: page.markdown }] };
       } catch (error) {
         throw rpcError(error);

@@ -3,8 +3,23 @@
 // rule lives here; only names, descriptions and the schemas listed to AI clients.
 import { z } from "zod";
 import { ListQuery } from "@/schemas/common";
-import { Knowledgebase, KnowledgebaseIdInput, ListKnowledgebasesInput, ListKnowledgebasesOutput, SearchInput, SearchOutput } from "@/schemas/knowledgebase";
-import { CreatePageInput, MovePageInput, MovePageOutput, Page, PageIdInput, PageWriteResult, PatchPageInput } from "@/schemas/page";
+import {
+  Knowledgebase,
+  KnowledgebaseIdInput,
+  ListKnowledgebasesInput,
+  ListKnowledgebasesOutput,
+  SearchInput,
+  SearchOutput,
+} from "@/schemas/knowledgebase";
+import {
+  CreatePageInput,
+  MovePageInput,
+  MovePageOutput,
+  Page,
+  PageIdInput,
+  PageWriteResult,
+  PatchPageInput,
+} from "@/schemas/page";
 import { CreateSourceInput, SourceWriteResult } from "@/schemas/source";
 import type { AtriumTool } from "./context";
 import { converseTool } from "./converse-tool";
@@ -111,12 +126,18 @@ export const TOOLS: readonly AtriumTool[] = [
 /** A tool's result as JSON Schema (what the tool answers on success). */
 export function toolOutputJsonSchema(tool: AtriumTool): { type: "object"; [key: string]: unknown } | undefined {
   if (!tool.output) return undefined;
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.output, { io: "output", unrepresentable: "any" }) as Record<string, unknown>;
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.output, {
+    io: "output",
+    unrepresentable: "any",
+  }) as Record<string, unknown>;
   return { ...schema, type: "object" };
 }
 
 /** A tool's arguments as JSON Schema (what a caller sends, so defaults make fields optional). */
 export function toolInputJsonSchema(tool: AtriumTool): { type: "object"; [key: string]: unknown } {
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input, {
+    io: "input",
+    unrepresentable: "any",
+  }) as Record<string, unknown>;
   return { ...schema, type: "object" };
 }

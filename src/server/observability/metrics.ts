@@ -63,8 +63,16 @@ function createMetrics() {
       labelNames: ["route"] as const,
       registers: [registry],
     }),
-    creditsSpent: new Counter({ name: "atrium_credits_spent_total", help: "Credits charged to organizations.", registers: [registry] }),
-    creditsRefunded: new Counter({ name: "atrium_credits_refunded_total", help: "Credits given back (runs that did not happen).", registers: [registry] }),
+    creditsSpent: new Counter({
+      name: "atrium_credits_spent_total",
+      help: "Credits charged to organizations.",
+      registers: [registry],
+    }),
+    creditsRefunded: new Counter({
+      name: "atrium_credits_refunded_total",
+      help: "Credits given back (runs that did not happen).",
+      registers: [registry],
+    }),
     jobsQueued,
     jobsOldestAge,
   };

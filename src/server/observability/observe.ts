@@ -38,7 +38,16 @@ export function observed<Args extends unknown[]>(
     registry.requests.inc({ method: request.method, route: label, status });
     registry.duration.observe({ method: request.method, route: label }, seconds);
     if (response.status === 429) registry.rateLimitRefusals.inc({ route: label });
-    logger().info({ requestId, method: request.method, route: label, status: response.status, latencyMs: Math.round(seconds * 10_000) / 10 }, "request");
+    logger().info(
+      {
+        requestId,
+        method: request.method,
+        route: label,
+        status: response.status,
+        latencyMs: Math.round(seconds * 10_000) / 10,
+      },
+      "request",
+    );
     return response;
   };
 }

@@ -4,7 +4,16 @@
 // query (the pool's connections, src/server/db.ts), each model provider call (the AI SDK's own
 // telemetry) with `traceparent` sent on to the provider, each MCP tool call and each background
 // job. Without a provider registered, the API's tracer is a no-op and these cost next to nothing.
-import { context, INVALID_SPAN_CONTEXT, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
+import {
+  context,
+  INVALID_SPAN_CONTEXT,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Span,
+} from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
@@ -26,7 +35,9 @@ export function startTracing(options: TracingOptions = {}): boolean {
   if (!endpoint) return false;
   provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ "service.name": options.serviceName ?? env().OTEL_SERVICE_NAME }),
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, "")}/v1/traces` }))],
+    spanProcessors: [
+      new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, "")}/v1/traces` })),
+    ],
   });
   // The global tracer provider, AsyncLocalStorage for the active span and W3C trace context.
   provider.register();
@@ -56,7 +67,12 @@ export function tracer() {
 }
 
 /** Runs `work` in a span (a child of the active one), recording a thrown error; the span ends with it. */
-export async function inSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>, kind: SpanKind = SpanKind.INTERNAL): Promise<T> {
+export async function inSpan<T>(
+  name: string,
+  attributes: Attributes,
+  work: (span: Span) => Promise<T>,
+  kind: SpanKind = SpanKind.INTERNAL,
+): Promise<T> {
   if (!provider) return work(trace.wrapSpanContext(INVALID_SPAN_CONTEXT));
   return tracer().startActiveSpan(name, { kind, attributes }, async (span) => {
     try {
@@ -108,7 +124,11 @@ export function traceQueries(client: { query: Query }): void {
     const operation = text.trimStart().split(" ", 1)[0]?.toUpperCase() ?? "";
     const span = tracer().startSpan(`pg ${operation}`.trim(), {
       kind: SpanKind.CLIENT,
-      attributes: { "db.system.name": "postgresql", "db.operation.name": operation, "db.query.text": text.slice(0, 2000) },
+      attributes: {
+        "db.system.name": "postgresql",
+        "db.operation.name": operation,
+        "db.query.text": text.slice(0, 2000),
+      },
     });
     const done = (error: unknown) => {
       if (error) failSpan(span, error);

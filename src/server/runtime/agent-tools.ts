@@ -17,8 +17,23 @@ import { retrievePassages } from "./retrieval";
 export interface ToolRunContext {
   db: Db;
   organizationId: string;
-  trace: { push(entry: { id: string; kind: "tool"; name: string; input: string; output: string; note?: string; latencyMs: number }): unknown };
-  onStep?: (step: { kind: "member" | "tool"; name: string; status: "started" | "finished" | "failed"; output?: string }) => void;
+  trace: {
+    push(entry: {
+      id: string;
+      kind: "tool";
+      name: string;
+      input: string;
+      output: string;
+      note?: string;
+      latencyMs: number;
+    }): unknown;
+  };
+  onStep?: (step: {
+    kind: "member" | "tool";
+    name: string;
+    status: "started" | "finished" | "failed";
+    output?: string;
+  }) => void;
   /** The organization's model providers, when the run read them with its app. */
   providers?: ProviderRow[];
   /** The run's citations: passages a search finds are numbered for the model to cite. */
@@ -51,11 +66,17 @@ export function toolName(base: string, taken: Set<string>): string {
 }
 
 function cutForModel(text: string): string {
-  return text.length <= RUN_LIMITS.toolOutputChars ? text : `${text.slice(0, RUN_LIMITS.toolOutputChars)}\n… (cut: the result had ${text.length} characters)`;
+  return text.length <= RUN_LIMITS.toolOutputChars
+    ? text
+    : `${text.slice(0, RUN_LIMITS.toolOutputChars)}\n… (cut: the result had ${text.length} characters)`;
 }
 
 /** The result of a call within the per-tool time bound; failures become text for the model. */
-async function callBounded(tool: AgentTool, args: Record<string, unknown>, signal: AbortSignal): Promise<{ text: string; failed: boolean }> {
+async function callBounded(
+  tool: AgentTool,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<{ text: string; failed: boolean }> {
   const timeout = AbortSignal.timeout(RUN_LIMITS.toolCallMs);
   const callSignal = AbortSignal.any([signal, timeout]);
   let timer: (() => void) | undefined;
@@ -103,7 +124,11 @@ export function boundedTool(ctx: ToolRunContext, tool: AgentTool, countStep: (wh
   };
 }
 
-export function flowTool(flow: { document: FlowDocument }, taken: Set<string>, runFlow: (inputs: Record<string, unknown>, signal: AbortSignal) => Promise<string>): AgentTool {
+export function flowTool(
+  flow: { document: FlowDocument },
+  taken: Set<string>,
+  runFlow: (inputs: Record<string, unknown>, signal: AbortSignal) => Promise<string>,
+): AgentTool {
   return {
     name: toolName(`flow_${flow.document.name}`, taken),
     description: flow.document.description || `Runs the flow "${flow.document.name}".`,
@@ -120,9 +145,20 @@ export function knowledgeTools(ctx: ToolRunContext, referenced: string[], taken:
     {
       name: toolName("search_knowledge", taken),
       description: "Searches the agent's knowledge for passages about a query; returns titles and text.",
-      parameters: { type: "object", properties: { query: { type: "string", description: "What to look for" } }, required: ["query"], additionalProperties: false },
+      parameters: {
+        type: "object",
+        properties: { query: { type: "string", description: "What to look for" } },
+        required: ["query"],
+        additionalProperties: false,
+      },
       async run(args) {
-        const { passages } = await retrievePassages(ctx.db, ctx.organizationId, knowledgebaseIds, String(args.query ?? ""), ctx.providers);
+        const { passages } = await retrievePassages(
+          ctx.db,
+          ctx.organizationId,
+          knowledgebaseIds,
+          String(args.query ?? ""),
+          ctx.providers,
+        );
         if (passages.length === 0) return "Nothing found.";
         const numbered = passages.map((p) => {
           const n = ctx.citations?.number(p) ?? null;
@@ -134,7 +170,12 @@ export function knowledgeTools(ctx: ToolRunContext, referenced: string[], taken:
     {
       name: toolName("read_page", taken),
       description: "Reads a whole page of the agent's knowledge by its exact title.",
-      parameters: { type: "object", properties: { title: { type: "string", description: "The page's title" } }, required: ["title"], additionalProperties: false },
+      parameters: {
+        type: "object",
+        properties: { title: { type: "string", description: "The page's title" } },
+        required: ["title"],
+        additionalProperties: false,
+      },
       async run(args) {
         const page = await ctx.db.page.findFirst({
           where: {
@@ -145,7 +186,9 @@ export function knowledgeTools(ctx: ToolRunContext, referenced: string[], taken:
           },
           select: { title: true, markdown: true },
         });
-        return page ? `# ${page.title}\n${page.markdown.slice(0, RUN_LIMITS.passageChars)}` : "No page with that title.";
+        return page
+          ? `# ${page.title}\n${page.markdown.slice(0, RUN_LIMITS.passageChars)}`
+          : "No page with that title.";
       },
     },
   ];

@@ -96,14 +96,28 @@ export class BilledRun {
       const produced = this.repliedAnything || this.ctx.trace.some((entry) => entry.kind !== "supervisor");
       const billed = failureIsBilled(failure, { canceled, produced });
       if (!billed) await refundRunCredit(this.db, this.charge);
-      this.settled = { status: canceled ? "canceled" : "failed", credits: billed ? this.credits : 0, error: failure.message };
+      this.settled = {
+        status: canceled ? "canceled" : "failed",
+        credits: billed ? this.credits : 0,
+        error: failure.message,
+      };
     }
     if (canceled || isAppError(cause)) return failure;
-    return new AppError("server_error", "The run failed on our side; nothing was charged. It is safe to retry.", {}, { cause });
+    return new AppError(
+      "server_error",
+      "The run failed on our side; nothing was charged. It is safe to retry.",
+      {},
+      { cause },
+    );
   }
 
   /** What the run's record says: succeeded (or the status given) and billed, or the failure as settled. */
-  outcome(status: ExecutionStatus = "succeeded"): { status: ExecutionStatus; credits: number; error: string | null; subscriptionId: string | null } {
+  outcome(status: ExecutionStatus = "succeeded"): {
+    status: ExecutionStatus;
+    credits: number;
+    error: string | null;
+    subscriptionId: string | null;
+  } {
     return { ...(this.settled ?? { status, credits: this.credits, error: null }), subscriptionId: this.subscriptionId };
   }
 

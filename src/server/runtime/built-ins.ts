@@ -64,7 +64,12 @@ export function builtInTools(builtIns: Partial<Record<BuiltIn, boolean>>, taken:
     tools.push({
       name: toolName("web_scrape", taken),
       description: "Reads a public web page and returns its text as markdown.",
-      parameters: { type: "object", properties: { url: { type: "string", description: "An http(s) URL" } }, required: ["url"], additionalProperties: false },
+      parameters: {
+        type: "object",
+        properties: { url: { type: "string", description: "An http(s) URL" } },
+        required: ["url"],
+        additionalProperties: false,
+      },
       run: (args) => readPage(String(args.url ?? "")),
     });
   }
@@ -73,7 +78,12 @@ export function builtInTools(builtIns: Partial<Record<BuiltIn, boolean>>, taken:
     tools.push({
       name: toolName("web_search", taken),
       description: "Searches the web; returns titles, URLs and snippets.",
-      parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"], additionalProperties: false },
+      parameters: {
+        type: "object",
+        properties: { query: { type: "string" } },
+        required: ["query"],
+        additionalProperties: false,
+      },
       async run(args, signal) {
         const url = new URL(searchUrl);
         url.searchParams.set("q", String(args.query ?? ""));

@@ -20,8 +20,12 @@ export function schemaProblems(schema: object, value: unknown): SchemaProblem[] 
   }
   if (validate(value)) return [];
   return (validate.errors ?? []).map((error) => {
-    const missing = error.keyword === "required" ? `/${String((error.params as { missingProperty?: string }).missingProperty)}` : "";
-    const extra = error.keyword === "additionalProperties" ? `/${String((error.params as { additionalProperty?: string }).additionalProperty)}` : "";
+    const missing =
+      error.keyword === "required" ? `/${String((error.params as { missingProperty?: string }).missingProperty)}` : "";
+    const extra =
+      error.keyword === "additionalProperties"
+        ? `/${String((error.params as { additionalProperty?: string }).additionalProperty)}`
+        : "";
     return { pointer: `${error.instancePath}${missing}${extra}` || "/", message: error.message ?? "is not valid" };
   });
 }

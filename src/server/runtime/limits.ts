@@ -43,7 +43,16 @@ export const RUN_LIMITS = {
 /** What each stored stream event counts beyond its data: many tiny events are bounded too. */
 export const STORED_EVENT_OVERHEAD = 100;
 
-export type RunBound = "steps" | "tool steps" | "node output" | "run output" | "member output" | "reply" | "output depth" | "time" | "stream events";
+export type RunBound =
+  | "steps"
+  | "tool steps"
+  | "node output"
+  | "run output"
+  | "member output"
+  | "reply"
+  | "output depth"
+  | "time"
+  | "stream events";
 
 const DESCRIBE: Record<RunBound, () => string> = {
   steps: () => `the run executed more than ${RUN_LIMITS.steps} steps`,
@@ -58,7 +67,11 @@ const DESCRIBE: Record<RunBound, () => string> = {
 };
 
 export function runLimitExceeded(bound: RunBound, where = ""): AppError {
-  return new AppError("run_limit_exceeded", `Run limit exceeded (${bound}): ${DESCRIBE[bound]()}${where ? ` at ${where}` : ""}. The run was stopped and billed.`, { bound });
+  return new AppError(
+    "run_limit_exceeded",
+    `Run limit exceeded (${bound}): ${DESCRIBE[bound]()}${where ? ` at ${where}` : ""}. The run was stopped and billed.`,
+    { bound },
+  );
 }
 
 /** Appends a piece to text produced so far, refusing before the text grows past `max`. */
@@ -69,7 +82,9 @@ export function appendBounded(text: string, piece: string, max: number, bound: R
 
 /** A trace keeps the start of each output: enough to read, never the whole of a huge one. */
 export function forTrace(output: string): string {
-  return output.length <= RUN_LIMITS.traceOutputChars ? output : `${output.slice(0, RUN_LIMITS.traceOutputChars)}… (${output.length} characters)`;
+  return output.length <= RUN_LIMITS.traceOutputChars
+    ? output
+    : `${output.slice(0, RUN_LIMITS.traceOutputChars)}… (${output.length} characters)`;
 }
 
 /** A step event shows the start of a member's output. */

@@ -16,7 +16,10 @@ const PARSERS = { agent: AgentDocument, flow: FlowDocument, app: AppDocument } a
  * Versions never change once published, so their parsed documents are kept per process:
  * a conversation turn then reads only which versions are live, not their documents.
  */
-const versionCache = new Map<string, { organizationId: string; itemId: string; document: unknown; pins: unknown; parsed?: unknown }>();
+const versionCache = new Map<
+  string,
+  { organizationId: string; itemId: string; document: unknown; pins: unknown; parsed?: unknown }
+>();
 const VERSION_CACHE_LIMIT = 5_000;
 
 async function versionsById(db: Db, organizationId: string, ids: string[]) {
@@ -25,11 +28,20 @@ async function versionsById(db: Db, organizationId: string, ids: string[]) {
     const rows = await db.builderVersion.findMany({ where: { id: { in: missing }, organizationId } });
     for (const row of rows) {
       if (versionCache.size >= VERSION_CACHE_LIMIT) versionCache.delete(versionCache.keys().next().value!);
-      versionCache.set(row.id, { organizationId: row.organizationId, itemId: row.itemId, document: row.document, pins: row.pins });
+      versionCache.set(row.id, {
+        organizationId: row.organizationId,
+        itemId: row.itemId,
+        document: row.document,
+        pins: row.pins,
+      });
     }
   }
   // A cached version is another organization's as much as a stored one: only the run's own count.
-  return new Map(ids.flatMap((id) => (versionCache.get(id)?.organizationId === organizationId ? [[id, versionCache.get(id)!] as const] : [])));
+  return new Map(
+    ids.flatMap((id) =>
+      versionCache.get(id)?.organizationId === organizationId ? [[id, versionCache.get(id)!] as const] : [],
+    ),
+  );
 }
 
 function notFound(kind: BuilderKind): AppError {
@@ -59,7 +71,11 @@ async function liveFlows(db: Db, organizationId: string, ids: string[]): Promise
     organizationId,
     items.map((item) => item.productionVersionId!),
   );
-  return [...versions].map(([versionId, version]) => ({ id: version.itemId, versionId, document: parsed(versionId, FlowDocument) }));
+  return [...versions].map(([versionId, version]) => ({
+    id: version.itemId,
+    versionId,
+    document: parsed(versionId, FlowDocument),
+  }));
 }
 
 /**
@@ -108,18 +124,29 @@ export async function loadLiveApp(db: Db, actor: Pick<Actor, "organizationId">, 
   );
   const missing = wanted.filter((pin) => !byId.has(pin.versionId));
   if (missing.length) {
-    throw new AppError("unpublished_dependencies", "The app's adviser or a member is no longer published; republish them and the app.", {
-      dependencies: missing.map((pin) => ({ id: pin.id, kind: pin.kind, name: "" })),
-    });
+    throw new AppError(
+      "unpublished_dependencies",
+      "The app's adviser or a member is no longer published; republish them and the app.",
+      {
+        dependencies: missing.map((pin) => ({ id: pin.id, kind: pin.kind, name: "" })),
+      },
+    );
   }
   const agentOf = async (pin: { id: string; versionId: string }) => {
     const document = parsed(pin.versionId, AgentDocument);
-    return { runnable: { id: pin.id, versionId: pin.versionId, document }, flows: await liveFlows(db, actor.organizationId, document.flows) };
+    return {
+      runnable: { id: pin.id, versionId: pin.versionId, document },
+      flows: await liveFlows(db, actor.organizationId, document.flows),
+    };
   };
   const members: Member[] = [];
   for (const pin of pins.members) {
     if (pin.kind === "agent") members.push({ kind: "agent", ...(await agentOf(pin)) });
-    else members.push({ kind: "flow", runnable: { id: pin.id, versionId: pin.versionId, document: parsed(pin.versionId, FlowDocument) } });
+    else
+      members.push({
+        kind: "flow",
+        runnable: { id: pin.id, versionId: pin.versionId, document: parsed(pin.versionId, FlowDocument) },
+      });
   }
   return {
     versionId,
@@ -165,22 +192,35 @@ export async function appRunForDraft(db: Db, actor: Actor, app: Runnable<AppDocu
     throw new AppError("unpublished_dependencies", "The app's adviser or a member is not published.", {
       dependencies: unpublished.map((id) => {
         const item = items.find((i) => i.id === id);
-        return { id, kind: item?.kind ?? (doc.adviser?.id === id ? "agent" : "agent"), name: String((item?.draft as { name?: string } | undefined)?.name ?? "") };
+        return {
+          id,
+          kind: item?.kind ?? (doc.adviser?.id === id ? "agent" : "agent"),
+          name: String((item?.draft as { name?: string } | undefined)?.name ?? ""),
+        };
       }),
     });
   }
-  const versions = await db.builderVersion.findMany({ where: { organizationId: actor.organizationId, id: { in: items.map((item) => item.productionVersionId!) } } });
+  const versions = await db.builderVersion.findMany({
+    where: { organizationId: actor.organizationId, id: { in: items.map((item) => item.productionVersionId!) } },
+  });
   const live = (id: string) => versions.find((v) => v.itemId === id)!;
   const agent = async (id: string) => {
     const version = live(id);
     const document = AgentDocument.parse(version.document);
-    return { runnable: { id, versionId: version.id, document }, flows: await liveFlows(db, actor.organizationId, document.flows) };
+    return {
+      runnable: { id, versionId: version.id, document },
+      flows: await liveFlows(db, actor.organizationId, document.flows),
+    };
   };
   const members: Member[] = [];
   for (const member of [...doc.members].sort((a, b) => a.position - b.position)) {
     const version = live(member.id);
     if (member.kind === "agent") members.push({ kind: "agent", ...(await agent(member.id)) });
-    else members.push({ kind: "flow", runnable: { id: member.id, versionId: version.id, document: FlowDocument.parse(version.document) } });
+    else
+      members.push({
+        kind: "flow",
+        runnable: { id: member.id, versionId: version.id, document: FlowDocument.parse(version.document) },
+      });
   }
   return { app, adviser: doc.adviser ? await agent(doc.adviser.id) : null, members };
 }

@@ -39,7 +39,10 @@ export interface McpToolInfo {
 
 /** Where to connect for a stored connection: its URL and its headers, opened for this call only. */
 export function endpointOf(row: { url: string; headersCiphertext: string | null }): McpEndpoint {
-  return { url: row.url, headers: row.headersCiphertext ? (JSON.parse(openSecret(row.headersCiphertext)) as Record<string, string>) : {} };
+  return {
+    url: row.url,
+    headers: row.headersCiphertext ? (JSON.parse(openSecret(row.headersCiphertext)) as Record<string, string>) : {},
+  };
 }
 
 /** A response whose body errors once it has carried more than `max` bytes. */
@@ -59,7 +62,11 @@ function capped(response: Response, max: number): Response {
 }
 
 /** Connects, runs `work`, and closes; `signal` bounds every request, the closing one included. */
-async function withClient<T>(endpoint: McpEndpoint, signal: AbortSignal, work: (client: Client) => Promise<T>): Promise<T> {
+async function withClient<T>(
+  endpoint: McpEndpoint,
+  signal: AbortSignal,
+  work: (client: Client) => Promise<T>,
+): Promise<T> {
   // Loaded on first use: processes that never call an MCP server (the CLI, most runs) skip the SDK.
   const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
     import("@modelcontextprotocol/sdk/client/index.js"),
@@ -68,10 +75,19 @@ async function withClient<T>(endpoint: McpEndpoint, signal: AbortSignal, work: (
   const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
     requestInit: { headers: endpoint.headers },
     fetch: async (input, init) => {
-      const response = await propagatingFetch(guardedFetch)(input, { ...init, redirect: "error", signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
+      const response = await propagatingFetch(guardedFetch)(input, {
+        ...init,
+        redirect: "error",
+        signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal,
+      });
       return capped(response, MCP_LIMITS.responseBytes);
     },
-    reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1_000, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1 },
+    reconnectionOptions: {
+      maxRetries: 0,
+      initialReconnectionDelay: 1_000,
+      maxReconnectionDelay: 1_000,
+      reconnectionDelayGrowFactor: 1,
+    },
   });
   const client = new Client({ name: "atrium", version: "1.0.0" });
   try {
@@ -90,7 +106,10 @@ function objectSchema(schema: unknown): Record<string, unknown> | null {
 }
 
 /** The server's tools, within MCP_LIMITS; `truncated` says some were not read or not usable. */
-export async function listMcpTools(endpoint: McpEndpoint, signal?: AbortSignal): Promise<{ tools: McpToolInfo[]; truncated: boolean }> {
+export async function listMcpTools(
+  endpoint: McpEndpoint,
+  signal?: AbortSignal,
+): Promise<{ tools: McpToolInfo[]; truncated: boolean }> {
   const bound = AbortSignal.timeout(MCP_LIMITS.listMs);
   const all = signal ? AbortSignal.any([signal, bound]) : bound;
   return withClient(endpoint, all, async (client) => {
@@ -98,14 +117,21 @@ export async function listMcpTools(endpoint: McpEndpoint, signal?: AbortSignal):
     let truncated = false;
     let cursor: string | undefined;
     for (let page = 0; page < MCP_LIMITS.listPages; page++) {
-      const result = await client.listTools(cursor ? { cursor } : undefined, { signal: all, timeout: MCP_LIMITS.listMs });
+      const result = await client.listTools(cursor ? { cursor } : undefined, {
+        signal: all,
+        timeout: MCP_LIMITS.listMs,
+      });
       for (const tool of result.tools) {
         const inputSchema = objectSchema(tool.inputSchema);
         if (!inputSchema || tool.name.length > 128 || tools.length >= MCP_LIMITS.tools) {
           truncated = true;
           continue;
         }
-        tools.push({ name: tool.name, description: (tool.description ?? "").slice(0, MCP_LIMITS.descriptionChars), inputSchema });
+        tools.push({
+          name: tool.name,
+          description: (tool.description ?? "").slice(0, MCP_LIMITS.descriptionChars),
+          inputSchema,
+        });
       }
       cursor = result.nextCursor;
       if (!cursor) break;
@@ -123,7 +149,12 @@ function contentText(block: { type: string; text?: unknown; mimeType?: unknown; 
 }
 
 /** Calls a tool; the text of its result, or an Error with it when the tool reports an error. */
-export async function callMcpTool(endpoint: McpEndpoint, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+export async function callMcpTool(
+  endpoint: McpEndpoint,
+  name: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<string> {
   return withClient(endpoint, signal, async (client) => {
     // The caller's signal carries the tool's time bound (RUN_LIMITS.toolCallMs).
     const result = await inSpan(
@@ -133,7 +164,10 @@ export async function callMcpTool(endpoint: McpEndpoint, name: string, args: Rec
       SpanKind.CLIENT,
     );
     const content = Array.isArray(result.content) ? (result.content as Parameters<typeof contentText>[0][]) : [];
-    const text = content.length > 0 ? content.map(contentText).join("\n") : JSON.stringify(result.structuredContent ?? result.toolResult ?? "");
+    const text =
+      content.length > 0
+        ? content.map(contentText).join("\n")
+        : JSON.stringify(result.structuredContent ?? result.toolResult ?? "");
     if (result.isError) throw new Error(text || "the MCP tool reported an error");
     return text;
   });
@@ -167,7 +201,11 @@ export function forgetMcpToolList(organizationId: string, connectionId: string):
 }
 
 /** The connection's tools, from the cache while its entry is fresh; failures are not cached. */
-export async function cachedToolList(organizationId: string, row: McpConnectionRow, signal: AbortSignal): Promise<McpToolInfo[]> {
+export async function cachedToolList(
+  organizationId: string,
+  row: McpConnectionRow,
+  signal: AbortSignal,
+): Promise<McpToolInfo[]> {
   const key = cacheKey(organizationId, row.id);
   const cached = toolLists.get(key);
   if (cached && cached.updatedAt === row.updatedAt.getTime() && cached.expiresAt > Date.now()) return cached.tools;

@@ -14,21 +14,40 @@ import { logProviderFailure } from "@/server/observability/operator-log";
 type Integration = AgentDocument["integrations"][number];
 
 function note(ctx: ToolRunContext, toolkit: string, text: string, started: number): void {
-  ctx.trace.push({ id: toolkit, kind: "tool", name: toolkit, input: "", output: "", note: text, latencyMs: Math.round(performance.now() - started) });
+  ctx.trace.push({
+    id: toolkit,
+    kind: "tool",
+    name: toolkit,
+    input: "",
+    output: "",
+    note: text,
+    latencyMs: Math.round(performance.now() - started),
+  });
 }
 
-async function toolsOf(ctx: ToolRunContext, signal: AbortSignal, integration: Integration, row: McpConnectionRow | undefined) {
+async function toolsOf(
+  ctx: ToolRunContext,
+  signal: AbortSignal,
+  integration: Integration,
+  row: McpConnectionRow | undefined,
+) {
   const started = performance.now();
   const { toolkit, selectedTools } = integration;
   if (!row) {
-    note(ctx, toolkit, `MCP connection "${toolkit}" not found in this organization; its tools were not offered`, started);
+    note(
+      ctx,
+      toolkit,
+      `MCP connection "${toolkit}" not found in this organization; its tools were not offered`,
+      started,
+    );
     return [];
   }
   const endpoint = endpointOf(row);
   try {
     const tools = await cachedToolList(ctx.organizationId, row, signal);
     const missing = selectedTools.filter((name) => !tools.some((tool) => tool.name === name));
-    if (missing.length) note(ctx, toolkit, `the MCP server of "${toolkit}" no longer lists ${missing.join(", ")}; not offered`, started);
+    if (missing.length)
+      note(ctx, toolkit, `the MCP server of "${toolkit}" no longer lists ${missing.join(", ")}; not offered`, started);
     return tools.filter((tool) => selectedTools.includes(tool.name)).map((tool) => ({ ...tool, endpoint }));
   } catch (error) {
     if (signal.aborted) throw error;
@@ -44,7 +63,12 @@ async function toolsOf(ctx: ToolRunContext, signal: AbortSignal, integration: In
 }
 
 /** The selected tools of the agent's integrations, as its server lists them now. */
-export async function integrationTools(ctx: ToolRunContext, signal: AbortSignal, integrations: Integration[], taken: Set<string>): Promise<AgentTool[]> {
+export async function integrationTools(
+  ctx: ToolRunContext,
+  signal: AbortSignal,
+  integrations: Integration[],
+  taken: Set<string>,
+): Promise<AgentTool[]> {
   const wanted = integrations.filter((integration) => integration.selectedTools.length > 0);
   if (wanted.length === 0) return [];
   const rows = await ctx.db.mcpConnection.findMany({
@@ -66,7 +90,8 @@ export async function integrationTools(ctx: ToolRunContext, signal: AbortSignal,
       name: toolName(`${integration.toolkit}_${tool.name}`, taken),
       description: tool.description || `The tool ${tool.name} of ${integration.name}.`,
       parameters: tool.inputSchema,
-      run: (args: Record<string, unknown>, callSignal: AbortSignal) => callMcpTool(tool.endpoint, tool.name, args, callSignal),
+      run: (args: Record<string, unknown>, callSignal: AbortSignal) =>
+        callMcpTool(tool.endpoint, tool.name, args, callSignal),
     })),
   );
 }

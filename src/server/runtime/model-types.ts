@@ -69,7 +69,12 @@ export interface ChatModel extends ModelInfo {
   /** The answer as it is produced, piece by piece. */
   answer(input: AnswerInput): AsyncIterable<string>;
   /** Ids of the candidates to consult for the message, best first; at least one. */
-  route(input: { message: string; instructions: string; candidates: RouteCandidate[]; signal?: AbortSignal }): Promise<string[]>;
+  route(input: {
+    message: string;
+    instructions: string;
+    candidates: RouteCandidate[];
+    signal?: AbortSignal;
+  }): Promise<string[]>;
   grade(input: { input: string; output: string; expectedBehavior: string; signal?: AbortSignal }): Promise<Grade>;
 }
 

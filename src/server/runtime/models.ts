@@ -9,10 +9,24 @@ import { openSecret } from "@/server/secret-box";
 import { BUILTIN_MODEL_ID, type ChatModel, type EmbeddingModel, type ModelInfo } from "./model-types";
 import type { ProviderConnection, ProviderKind } from "./provider-model";
 
-export type { AnswerInput, ChatModel, EmbeddingModel, Grade, ModelInfo, ModelTool, Passage, RouteCandidate, Turn } from "./model-types";
+export type {
+  AnswerInput,
+  ChatModel,
+  EmbeddingModel,
+  Grade,
+  ModelInfo,
+  ModelTool,
+  Passage,
+  RouteCandidate,
+  Turn,
+} from "./model-types";
 export { BUILTIN_MODEL_ID } from "./model-types";
 
-const BUILTIN: ModelInfo = { id: BUILTIN_MODEL_ID, name: "Atrium offline (extractive, no network)", provider: "builtin" };
+const BUILTIN: ModelInfo = {
+  id: BUILTIN_MODEL_ID,
+  name: "Atrium offline (extractive, no network)",
+  provider: "builtin",
+};
 
 export interface OfferedModel {
   id: string;
@@ -37,12 +51,20 @@ function offered(row: ProviderRow): OfferedModel[] {
 
 function envModels(): ModelInfo[] {
   const config = env();
-  return config.MODEL_PROVIDER_BASE_URL ? config.MODEL_PROVIDER_MODELS.map((id) => ({ id, name: id, provider: config.MODEL_PROVIDER_NAME })) : [];
+  return config.MODEL_PROVIDER_BASE_URL
+    ? config.MODEL_PROVIDER_MODELS.map((id) => ({ id, name: id, provider: config.MODEL_PROVIDER_NAME }))
+    : [];
 }
 
 function envConnection(): ProviderConnection {
   const config = env();
-  return { name: config.MODEL_PROVIDER_NAME, kind: "openai-compatible", baseURL: config.MODEL_PROVIDER_BASE_URL, apiKey: config.MODEL_PROVIDER_API_KEY, fetch: deploymentFetch };
+  return {
+    name: config.MODEL_PROVIDER_NAME,
+    kind: "openai-compatible",
+    baseURL: config.MODEL_PROVIDER_BASE_URL,
+    apiKey: config.MODEL_PROVIDER_API_KEY,
+    fetch: deploymentFetch,
+  };
 }
 
 function connectionOf(row: ProviderRow): ProviderConnection {
@@ -118,12 +140,18 @@ export async function isAvailableModel(db: ProviderReader, organizationId: strin
   return (await organizationModel(db, organizationId, id)) !== null;
 }
 
-async function organizationModel(db: ProviderReader, organizationId: string, id: string): Promise<{ row: ProviderRow; upstreamId: string } | null> {
+async function organizationModel(
+  db: ProviderReader,
+  organizationId: string,
+  id: string,
+): Promise<{ row: ProviderRow; upstreamId: string } | null> {
   const slash = id.indexOf("/");
   if (slash <= 0) return null;
   const [row] = await providerRows(db, organizationId, id.slice(0, slash));
   const upstreamId = id.slice(slash + 1);
-  return row && offered(row).some((model) => model.kind === "chat" && model.id === upstreamId) ? { row, upstreamId } : null;
+  return row && offered(row).some((model) => model.kind === "chat" && model.id === upstreamId)
+    ? { row, upstreamId }
+    : null;
 }
 
 /** The model for an id the organization may use; unknown ids (a provider since removed) fall back to the built-in model. */
@@ -137,7 +165,11 @@ export async function modelFor(db: Db, organizationId: string, id: string | unde
     const own = await organizationModel(db, organizationId, id);
     if (own) {
       const { providerModel } = await import("./provider-model");
-      return providerModel({ id, name: `${own.row.name}: ${own.upstreamId}`, provider: own.row.slug }, connectionOf(own.row), own.upstreamId);
+      return providerModel(
+        { id, name: `${own.row.name}: ${own.upstreamId}`, provider: own.row.slug },
+        connectionOf(own.row),
+        own.upstreamId,
+      );
     }
   }
   const { offlineModel } = await import("./offline-model");
@@ -149,7 +181,11 @@ export async function modelFor(db: Db, organizationId: string, id: string | unde
  * provider first; null when it has none (retrieval then stays full-text). `rows`: the
  * organization's providers when already read.
  */
-export async function embeddingModelFor(db: Db, organizationId: string, rows?: ProviderRow[]): Promise<EmbeddingModel | null> {
+export async function embeddingModelFor(
+  db: Db,
+  organizationId: string,
+  rows?: ProviderRow[],
+): Promise<EmbeddingModel | null> {
   const choice = embeddingChoice(rows ?? (await pooledProviderRows(db, organizationId)));
   if (!choice) return null;
   const { providerEmbedding } = await import("./provider-model");

@@ -15,7 +15,9 @@ export const NOTHING_FOUND = "I couldn't find anything about that in what I know
 const PASS_SHARE = 0.5;
 
 function bestSentences(message: string, knowledge: Passage[]): { sentence: string; passage: Passage }[] {
-  const scored = knowledge.flatMap((passage) => sentences(passage.text).map((sentence) => ({ sentence, passage, score: overlap(message, sentence) })));
+  const scored = knowledge.flatMap((passage) =>
+    sentences(passage.text).map((sentence) => ({ sentence, passage, score: overlap(message, sentence) })),
+  );
   return scored
     .filter((entry) => entry.score > 0)
     .sort((a, b) => b.score - a.score)
@@ -23,7 +25,12 @@ function bestSentences(message: string, knowledge: Passage[]): { sentence: strin
 }
 
 /** The best sentences of the knowledge, each cited `[n]` when `cite` numbers its passage. */
-export function offlineAnswer({ message, knowledge, hasKnowledge, cite }: Pick<AnswerInput, "message" | "knowledge" | "hasKnowledge" | "cite">): string {
+export function offlineAnswer({
+  message,
+  knowledge,
+  hasKnowledge,
+  cite,
+}: Pick<AnswerInput, "message" | "knowledge" | "hasKnowledge" | "cite">): string {
   const found = bestSentences(message, knowledge);
   if (found.length === 0) return knowledge.length === 0 && !hasKnowledge ? NO_KNOWLEDGE : NOTHING_FOUND;
   return found.map((entry) => withMarker(entry.sentence, cite?.(entry.passage) ?? null)).join(" ");
@@ -40,7 +47,9 @@ export function offlineRoute(message: string, candidates: RouteCandidate[]): str
     score: overlap(message, `${candidate.name} ${candidate.description}`),
     knows: candidate.knowledge ? overlap(message, candidate.knowledge) : 0,
   }));
-  const byDescription = scored.filter((entry) => entry.score > 0).sort((a, b) => b.score - a.score || a.index - b.index);
+  const byDescription = scored
+    .filter((entry) => entry.score > 0)
+    .sort((a, b) => b.score - a.score || a.index - b.index);
   if (byDescription.length > 0) return byDescription.map((entry) => entry.id);
   const byKnowledge = scored.filter((entry) => entry.knows > 0).sort((a, b) => b.knows - a.knows || a.index - b.index);
   return (byKnowledge.length > 0 ? byKnowledge : scored.slice(0, 1)).map((entry) => entry.id);
@@ -48,13 +57,17 @@ export function offlineRoute(message: string, candidates: RouteCandidate[]): str
 
 export function offlineGrade(output: string, expectedBehavior: string): Grade {
   const expected = [...new Set(terms(expectedBehavior))];
-  if (expected.length === 0) return { passed: output.trim().length > 0, reason: "No expected behaviour to check; the output is not empty." };
+  if (expected.length === 0)
+    return { passed: output.trim().length > 0, reason: "No expected behaviour to check; the output is not empty." };
   const present = new Set(terms(output));
   const missing = expected.filter((term) => !present.has(term));
   const share = (expected.length - missing.length) / expected.length;
   return share >= PASS_SHARE
     ? { passed: true, reason: `The output covers ${Math.round(share * 100)}% of the expected behaviour's key terms.` }
-    : { passed: false, reason: `The output misses key terms of the expected behaviour: ${missing.slice(0, 8).join(", ")}.` };
+    : {
+        passed: false,
+        reason: `The output misses key terms of the expected behaviour: ${missing.slice(0, 8).join(", ")}.`,
+      };
 }
 
 export const offlineModel: ChatModel = {

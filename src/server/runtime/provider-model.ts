@@ -4,7 +4,16 @@
 // back to the offline model's word matching if the reply is not usable.
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { embedMany, generateText, jsonSchema, stepCountIs, streamText, tool, type LanguageModel, type ToolSet } from "ai";
+import {
+  embedMany,
+  generateText,
+  jsonSchema,
+  stepCountIs,
+  streamText,
+  tool,
+  type LanguageModel,
+  type ToolSet,
+} from "ai";
 import { isAppError } from "@/server/errors";
 import { jsonIn } from "./json-in-text";
 import { RUN_LIMITS, runLimitExceeded } from "./limits";
@@ -32,7 +41,9 @@ export interface ProviderConnection {
 function knowledgeBlock(knowledge: Passage[], cite?: (passage: Passage) => number | null): string {
   if (knowledge.length === 0) return "";
   const numbered = knowledge.map((passage, index) => ({ passage, n: cite ? cite(passage) : index + 1 }));
-  const passages = numbered.map(({ passage, n }) => `${n === null ? "" : `[${n}] `}${passage.title}\n${passage.text}`).join("\n\n");
+  const passages = numbered
+    .map(({ passage, n }) => `${n === null ? "" : `[${n}] `}${passage.title}\n${passage.text}`)
+    .join("\n\n");
   const citing = numbered.some(({ n }) => n !== null)
     ? " Cite each numbered passage you use by its number in square brackets, like [1], right after the sentence it supports; never cite a number that is not listed."
     : "";
@@ -55,9 +66,18 @@ function callSignal(signal: AbortSignal | undefined): AbortSignal {
 
 export function languageModel(connection: ProviderConnection, modelId: string): LanguageModel {
   if (connection.kind === "anthropic") {
-    return createAnthropic({ baseURL: connection.baseURL, apiKey: connection.apiKey ?? "", fetch: propagatingFetch(connection.fetch) })(modelId);
+    return createAnthropic({
+      baseURL: connection.baseURL,
+      apiKey: connection.apiKey ?? "",
+      fetch: propagatingFetch(connection.fetch),
+    })(modelId);
   }
-  return createOpenAICompatible({ name: connection.name, baseURL: connection.baseURL!, apiKey: connection.apiKey, fetch: propagatingFetch(connection.fetch) }).chatModel(modelId);
+  return createOpenAICompatible({
+    name: connection.name,
+    baseURL: connection.baseURL!,
+    apiKey: connection.apiKey,
+    fetch: propagatingFetch(connection.fetch),
+  }).chatModel(modelId);
 }
 
 function toolSet(tools: ModelTool[]): ToolSet {
@@ -67,7 +87,8 @@ function toolSet(tools: ModelTool[]): ToolSet {
       tool({
         description: t.description,
         inputSchema: jsonSchema<Record<string, unknown>>(t.parameters as Parameters<typeof jsonSchema>[0]),
-        execute: (args: Record<string, unknown>, { abortSignal }) => t.run(args ?? {}, abortSignal ?? new AbortController().signal),
+        execute: (args: Record<string, unknown>, { abortSignal }) =>
+          t.run(args ?? {}, abortSignal ?? new AbortController().signal),
       }),
     ]),
   );
@@ -92,7 +113,8 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
               tools: toolSet(tools),
               stopWhen: stepCountIs(maxSteps),
               // The last call may not ask for tools: it has to answer with what it found.
-              prepareStep: ({ stepNumber }) => (stepNumber >= maxSteps - 1 ? { toolChoice: "none" as const } : undefined),
+              prepareStep: ({ stepNumber }) =>
+                stepNumber >= maxSteps - 1 ? { toolChoice: "none" as const } : undefined,
             }
           : {}),
         abortSignal,
@@ -114,7 +136,9 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
     },
 
     async route({ message, instructions, candidates, signal }) {
-      const list = candidates.map((c) => `- id: ${c.id}\n  name: ${c.name}\n  description: ${c.description}`).join("\n");
+      const list = candidates
+        .map((c) => `- id: ${c.id}\n  name: ${c.name}\n  description: ${c.description}`)
+        .join("\n");
       const { text } = await generateText({
         model,
         experimental_telemetry: telemetry("generate"),
@@ -134,7 +158,8 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
         experimental_telemetry: telemetry("generate"),
         abortSignal: callSignal(signal),
         maxRetries: 1,
-        system: 'You grade an assistant\'s output against the expected behaviour. Reply with JSON {"passed": boolean, "reason": string} and nothing else.',
+        system:
+          'You grade an assistant\'s output against the expected behaviour. Reply with JSON {"passed": boolean, "reason": string} and nothing else.',
         prompt: `Input: ${input}\n\nExpected behaviour: ${expectedBehavior}\n\nOutput: ${output}`,
       });
       const verdict = jsonIn(text) as { passed?: unknown; reason?: unknown } | undefined;
@@ -148,12 +173,23 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
 
 /** An OpenAI-compatible embedding model (Anthropic offers none). */
 export function providerEmbedding(connection: ProviderConnection, modelId: string): EmbeddingModel {
-  const model = createOpenAICompatible({ name: connection.name, baseURL: connection.baseURL!, apiKey: connection.apiKey, fetch: connection.fetch }).embeddingModel(modelId);
+  const model = createOpenAICompatible({
+    name: connection.name,
+    baseURL: connection.baseURL!,
+    apiKey: connection.apiKey,
+    fetch: connection.fetch,
+  }).embeddingModel(modelId);
   return {
     modelKey: `${connection.name}/${modelId}`,
     async embed(texts, { signal, retries = 1 } = {}) {
       if (texts.length === 0) return [];
-      const { embeddings } = await embedMany({ model, values: texts, abortSignal: callSignal(signal), maxRetries: retries, experimental_telemetry: telemetry("embed") });
+      const { embeddings } = await embedMany({
+        model,
+        values: texts,
+        abortSignal: callSignal(signal),
+        maxRetries: retries,
+        experimental_telemetry: telemetry("embed"),
+      });
       return embeddings;
     },
   };

@@ -16,7 +16,13 @@ export interface Retrieved {
 }
 
 /** `providers`: the organization's model providers, when the run read them with its app. */
-export async function retrievePassages(db: Db, organizationId: string, knowledgebaseIds: string[], query: string, providers?: ProviderRow[]): Promise<Retrieved> {
+export async function retrievePassages(
+  db: Db,
+  organizationId: string,
+  knowledgebaseIds: string[],
+  query: string,
+  providers?: ProviderRow[],
+): Promise<Retrieved> {
   if (knowledgebaseIds.length === 0) return { passages: [], missing: [] };
   const request = { knowledgebaseIds, query, limit: AGENT_PASSAGES, textChars: RUN_LIMITS.passageChars };
   const { hits, found } = await retrieveCharging(db, organizationId, request, 0, { providers });
@@ -26,13 +32,23 @@ export async function retrievePassages(db: Db, organizationId: string, knowledge
     passages: hits.map((hit) => ({
       title: passageTitle(hit),
       text: hit.text,
-      from: { kind: hit.kind, id: hit.id, knowledgebaseId: hit.knowledgebaseId, title: hit.title, heading: hit.heading },
+      from: {
+        kind: hit.kind,
+        id: hit.id,
+        knowledgebaseId: hit.knowledgebaseId,
+        title: hit.title,
+        heading: hit.heading,
+      },
     })),
     missing: knowledgebaseIds.filter((id) => !foundIds.has(id)),
   };
 }
 
-async function organizationKnowledgebases(db: Db, organizationId: string, knowledgebaseIds: string[]): Promise<Set<string>> {
+async function organizationKnowledgebases(
+  db: Db,
+  organizationId: string,
+  knowledgebaseIds: string[],
+): Promise<Set<string>> {
   const { rows } = await db.pool.query<{ id: string }>({
     name: "atrium_run_knowledgebases",
     text: "select id from knowledgebases where id = any($1::uuid[]) and organization_id = $2 and end_user_id is null",
@@ -56,5 +72,7 @@ export function tracePassages(passages: Passage[]): TracePassage[] {
 
 /** The trace's note for references that found nothing. */
 export function missingNote(missing: string[]): string | undefined {
-  return missing.length ? `knowledgebase ${missing.join(", ")} not found in this organization; nothing was searched there` : undefined;
+  return missing.length
+    ? `knowledgebase ${missing.join(", ")} not found in this organization; nothing was searched there`
+    : undefined;
 }

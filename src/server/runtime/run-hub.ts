@@ -63,7 +63,11 @@ function listen(hub: Hub): Promise<void> {
   const lost = (error?: Error) => {
     if (gone) return;
     gone = true;
-    if (!hub.closed) logger().warn({ reason: error?.message }, "The conversation runs' listening connection was lost; readers read again");
+    if (!hub.closed)
+      logger().warn(
+        { reason: error?.message },
+        "The conversation runs' listening connection was lost; readers read again",
+      );
     hub.client = null;
     hub.listening = null;
     client.end().catch(() => {});

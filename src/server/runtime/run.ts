@@ -9,7 +9,15 @@ import { AppError, invalidRequest, isAppError } from "@/server/errors";
 import { logProviderFailure } from "@/server/observability/operator-log";
 import { schemaProblems } from "./json-schema";
 import { appendBounded, forStep, forTrace, RUN_LIMITS, runLimitExceeded, type RunBound } from "./limits";
-import { BUILTIN_MODEL_ID, modelFor, type AnswerInput, type ChatModel, type Passage, type ProviderRow, type Turn } from "./models";
+import {
+  BUILTIN_MODEL_ID,
+  modelFor,
+  type AnswerInput,
+  type ChatModel,
+  type Passage,
+  type ProviderRow,
+  type Turn,
+} from "./models";
 import type { RouteCandidate } from "./model-types";
 import { boundedTool, flowTool, knowledgeTools, toolName, type AgentTool } from "./agent-tools";
 import { builtInTools } from "./built-ins";
@@ -144,7 +152,12 @@ async function modelCall<T>(ctx: RunContext, call: () => Promise<T>): Promise<T>
     if (isAppError(error)) throw error;
     checkpoint(ctx);
     logProviderFailure({ organizationId: ctx.organizationId, provider: "model", err: error });
-    throw new AppError("provider_error", "The model provider failed or timed out. It is safe to retry later.", {}, { cause: error });
+    throw new AppError(
+      "provider_error",
+      "The model provider failed or timed out. It is safe to retry later.",
+      {},
+      { cause: error },
+    );
   }
 }
 
@@ -155,7 +168,13 @@ interface Bound {
 }
 
 /** A model's answer, streamed to `onDelta`, refused as soon as it would outgrow its bound. */
-function answer(ctx: RunContext, model: ChatModel, input: Omit<AnswerInput, "signal">, limit: Bound, onDelta?: (text: string) => void): Promise<string> {
+function answer(
+  ctx: RunContext,
+  model: ChatModel,
+  input: Omit<AnswerInput, "signal">,
+  limit: Bound,
+  onDelta?: (text: string) => void,
+): Promise<string> {
   return modelCall(ctx, async () => {
     let text = "";
     for await (const piece of model.answer({ ...input, signal: ctx.signal })) {
@@ -219,7 +238,10 @@ export async function runAgent(
     }
   }
   checkpoint(ctx);
-  const limit = { ...(options.limit ?? { max: RUN_LIMITS.replyChars, bound: "reply" as const }), where: `agent "${doc.name}"` };
+  const limit = {
+    ...(options.limit ?? { max: RUN_LIMITS.replyChars, bound: "reply" as const }),
+    where: `agent "${doc.name}"`,
+  };
   const hasKnowledge = knowledgebaseIds.length > 0 || knowledge.length > 0;
   const cite = (passage: Passage) => ctx.citations.number(passage);
   const input = {
@@ -234,7 +256,12 @@ export async function runAgent(
   const text = await answer(ctx, model, input, limit, options.onDelta);
   // Attached flows run at their live versions in the organization; say which were not found.
   const missingFlows = options.flows ? doc.flows.filter((id) => !options.flows!.some((flow) => flow.id === id)) : [];
-  const notes = [missingNote(retrieved.missing), missingFlows.length ? `flow ${missingFlows.join(", ")} not found (or not published) in this organization; not run` : undefined];
+  const notes = [
+    missingNote(retrieved.missing),
+    missingFlows.length
+      ? `flow ${missingFlows.join(", ")} not found (or not published) in this organization; not run`
+      : undefined,
+  ];
   const note = notes.filter(Boolean).join("; ") || undefined;
   ctx.trace.push({
     id: agent.id,
@@ -263,14 +290,20 @@ export function checkFlowInputs(flow: FlowDocument, inputs: Record<string, unkno
 }
 
 function invalidFlowInputs(problems: { pointer: string; message: string }[]): never {
-  throw invalidRequest(problems.map((p) => ({ path: `inputs${p.pointer.replace(/\//g, ".")}`.replace(/\.$/, ""), message: p.message })));
+  throw invalidRequest(
+    problems.map((p) => ({ path: `inputs${p.pointer.replace(/\//g, ".")}`.replace(/\.$/, ""), message: p.message })),
+  );
 }
 
 /**
  * Runs a flow's nodes: in array order, unless a node's `data.next` names the next one(s). Each
  * node's output is bounded as it is produced, and so are the run's steps and total output.
  */
-export async function runFlow(ctx: RunContext, flow: Runnable<FlowDocument>, inputs: Record<string, unknown>): Promise<string> {
+export async function runFlow(
+  ctx: RunContext,
+  flow: Runnable<FlowDocument>,
+  inputs: Record<string, unknown>,
+): Promise<string> {
   const started = performance.now();
   const doc = flow.document;
   checkFlowInputs(doc, inputs);
@@ -304,8 +337,17 @@ export async function runFlow(ctx: RunContext, flow: Runnable<FlowDocument>, inp
         output = JSON.stringify(inputs);
         break;
       case "llm": {
-        const model = await modelFor(ctx.db, ctx.organizationId, typeof data.model === "string" ? data.model : BUILTIN_MODEL_ID);
-        output = await answer(ctx, model, { system: "", history: [], message: text("prompt"), knowledge: [] }, nodeLimit);
+        const model = await modelFor(
+          ctx.db,
+          ctx.organizationId,
+          typeof data.model === "string" ? data.model : BUILTIN_MODEL_ID,
+        );
+        output = await answer(
+          ctx,
+          model,
+          { system: "", history: [], message: text("prompt"), knowledge: [] },
+          nodeLimit,
+        );
         break;
       }
       case "knowledge_search": {
@@ -339,14 +381,26 @@ export async function runFlow(ctx: RunContext, flow: Runnable<FlowDocument>, inp
       latencyMs: Math.round(performance.now() - nodeStarted),
     });
     if (node.type === "output") break;
-    const next = data.next === undefined ? [index.get(node.id)! + 1] : (Array.isArray(data.next) ? data.next : [data.next]).map((id) => index.get(String(id)) ?? -1);
+    const next =
+      data.next === undefined
+        ? [index.get(node.id)! + 1]
+        : (Array.isArray(data.next) ? data.next : [data.next]).map((id) => index.get(String(id)) ?? -1);
     queue.push(...next.filter((i) => i >= 0 && i < doc.nodes.length));
   }
-  ctx.trace.push({ id: flow.id, kind: "flow", name: doc.name, versionId: flow.versionId, output: forTrace(result), latencyMs: Math.round(performance.now() - started) });
+  ctx.trace.push({
+    id: flow.id,
+    kind: "flow",
+    name: doc.name,
+    versionId: flow.versionId,
+    output: forTrace(result),
+    latencyMs: Math.round(performance.now() - started),
+  });
   return result;
 }
 
-export type Member = { kind: "agent"; runnable: Runnable<AgentDocument>; flows: Runnable<FlowDocument>[] } | { kind: "flow"; runnable: Runnable<FlowDocument> };
+export type Member =
+  | { kind: "agent"; runnable: Runnable<AgentDocument>; flows: Runnable<FlowDocument>[] }
+  | { kind: "flow"; runnable: Runnable<FlowDocument> };
 
 export interface AppRun {
   app: Runnable<AppDocument>;
@@ -361,7 +415,14 @@ interface MemberRunOptions {
   onDelta?: (text: string) => void;
 }
 
-async function runMember(ctx: RunContext, member: Member, message: string, history: Turn[], earlier: Passage[], options: MemberRunOptions = {}): Promise<Passage> {
+async function runMember(
+  ctx: RunContext,
+  member: Member,
+  message: string,
+  history: Turn[],
+  earlier: Passage[],
+  options: MemberRunOptions = {},
+): Promise<Passage> {
   const name = member.runnable.document.name;
   ctx.onStep?.({ kind: "member", name, status: "started" });
   try {
@@ -374,14 +435,35 @@ async function runMember(ctx: RunContext, member: Member, message: string, histo
   }
 }
 
-async function runMemberOnce(ctx: RunContext, member: Member, message: string, history: Turn[], earlier: Passage[], options: MemberRunOptions = {}): Promise<Passage> {
+async function runMemberOnce(
+  ctx: RunContext,
+  member: Member,
+  message: string,
+  history: Turn[],
+  earlier: Passage[],
+  options: MemberRunOptions = {},
+): Promise<Passage> {
   const name = member.runnable.document.name;
   // A member that streams straight to the client is the reply, and bounded as one.
-  const limit = options.onDelta ? { max: RUN_LIMITS.replyChars, bound: "reply" as const } : { max: RUN_LIMITS.memberOutputChars, bound: "member output" as const };
+  const limit = options.onDelta
+    ? { max: RUN_LIMITS.replyChars, bound: "reply" as const }
+    : { max: RUN_LIMITS.memberOutputChars, bound: "member output" as const };
   if (member.kind === "agent") {
-    return { title: name, text: await runAgent(ctx, member.runnable, message, history, { flows: member.flows, extraKnowledge: earlier, onDelta: options.onDelta, limit }) };
+    return {
+      title: name,
+      text: await runAgent(ctx, member.runnable, message, history, {
+        flows: member.flows,
+        extraKnowledge: earlier,
+        onDelta: options.onDelta,
+        limit,
+      }),
+    };
   }
-  const text = await runFlow(ctx, member.runnable, options.flowInputs ?? inputsFromMessage(member.runnable.document, message));
+  const text = await runFlow(
+    ctx,
+    member.runnable,
+    options.flowInputs ?? inputsFromMessage(member.runnable.document, message),
+  );
   if (text.length > limit.max) throw runLimitExceeded(limit.bound, `flow "${name}"`);
   options.onDelta?.(text);
   return { title: name, text };
@@ -408,7 +490,8 @@ function memberTools(ctx: RunContext, members: Member[], history: Turn[]): Agent
     // The member's model calls end with the call's own time bound, not only the run's.
     const within = (signal: AbortSignal): RunContext => ({ ...ctx, signal });
     if (member.kind === "flow") {
-      const run = async (inputs: Record<string, unknown>, signal: AbortSignal) => (await runMemberOnce(within(signal), member, "", history, [], { flowInputs: inputs })).text;
+      const run = async (inputs: Record<string, unknown>, signal: AbortSignal) =>
+        (await runMemberOnce(within(signal), member, "", history, [], { flowInputs: inputs })).text;
       return { ...flowTool(member.runnable, taken, run), shownAs };
     }
     return {
@@ -416,7 +499,8 @@ function memberTools(ctx: RunContext, members: Member[], history: Turn[]): Agent
       description: doc.description || `Asks the agent "${doc.name}".`,
       parameters: MEMBER_MESSAGE,
       shownAs,
-      run: async (args, signal) => (await runMemberOnce(within(signal), member, String(args.message ?? ""), history, [])).text,
+      run: async (args, signal) =>
+        (await runMemberOnce(within(signal), member, String(args.message ?? ""), history, [])).text,
     };
   });
 }
@@ -429,12 +513,18 @@ const ROUTE_KNOWLEDGE_CHARS = 4000;
  * what its knowledge holds about the message: the same search its run makes (retrieveOnce), so a
  * question its documents answer reaches it even when its description names other things.
  */
-async function routeCandidates(ctx: RunContext, members: Member[], message: string, providerRouter: boolean): Promise<RouteCandidate[]> {
+async function routeCandidates(
+  ctx: RunContext,
+  members: Member[],
+  message: string,
+  providerRouter: boolean,
+): Promise<RouteCandidate[]> {
   return Promise.all(
     members.map(async (member): Promise<RouteCandidate> => {
       const { id, document } = member.runnable;
       const candidate = { id, name: document.name, description: document.description };
-      if (providerRouter || member.kind !== "agent" || member.runnable.document.knowledge.length === 0) return candidate;
+      if (providerRouter || member.kind !== "agent" || member.runnable.document.knowledge.length === 0)
+        return candidate;
       const retrieved = await retrieveOnce(
         ctx,
         member.runnable.document.knowledge.map((k) => k.knowledgebaseId),
@@ -467,14 +557,23 @@ export async function runApp(
   const { onDelta, flowInputs } = options;
   const doc = run.app.document;
   ctx.providers ??= run.providers;
-  const adviserModel = await modelFor(ctx.db, ctx.organizationId, run.adviser?.runnable.document.model ?? BUILTIN_MODEL_ID);
+  const adviserModel = await modelFor(
+    ctx.db,
+    ctx.organizationId,
+    run.adviser?.runnable.document.model ?? BUILTIN_MODEL_ID,
+  );
   const goals = doc.goals && `The app's goals: ${doc.goals}`;
   if (doc.orchestrationMode === "supervisor" && run.adviser && adviserModel.callsTools) {
     // A provider adviser routes by tool call: it consults the members it chooses, then answers.
     const lead =
       "Your team members are your tools: consult those suited to the message (an agent with a message, a flow with its inputs), then answer the user from what they said.";
     const extraSystem = [goals, doc.adviserInstructions, lead].filter(Boolean).join("\n\n");
-    return runAgent(ctx, run.adviser.runnable, message, history, { tools: memberTools(ctx, run.members, history), extraSystem, onDelta, traceKind: "adviser" });
+    return runAgent(ctx, run.adviser.runnable, message, history, {
+      tools: memberTools(ctx, run.members, history),
+      extraSystem,
+      onDelta,
+      traceKind: "adviser",
+    });
   }
   let replies: Passage[] = [];
   // With no adviser, a lone member's reply is the answer: it streams straight to the client.
@@ -484,7 +583,9 @@ export async function runApp(
       const started = performance.now();
       step(ctx, "routing");
       const candidates = await routeCandidates(ctx, run.members, message, adviserModel.callsTools);
-      const picked = await modelCall(ctx, () => adviserModel.route({ message, instructions: doc.adviserInstructions, candidates, signal: ctx.signal }));
+      const picked = await modelCall(ctx, () =>
+        adviserModel.route({ message, instructions: doc.adviserInstructions, candidates, signal: ctx.signal }),
+      );
       const chosen = run.members.filter((m) => picked.includes(m.runnable.id)).slice(0, 2);
       ctx.trace.push({
         id: run.app.id,
@@ -494,24 +595,42 @@ export async function runApp(
         output: chosen.map((m) => m.runnable.document.name).join(", "),
         latencyMs: Math.round(performance.now() - started),
       });
-      replies = await Promise.all(chosen.map((member) => runMember(ctx, member, message, history, [], direct(chosen.length))));
+      replies = await Promise.all(
+        chosen.map((member) => runMember(ctx, member, message, history, [], direct(chosen.length))),
+      );
     } else if (doc.orchestrationMode === "sequential") {
-      for (const member of run.members) replies.push(await runMember(ctx, member, message, history, replies, direct(run.members.length)));
+      for (const member of run.members)
+        replies.push(await runMember(ctx, member, message, history, replies, direct(run.members.length)));
     } else {
-      replies = await Promise.all(run.members.map((member) => runMember(ctx, member, message, history, [], direct(run.members.length))));
+      replies = await Promise.all(
+        run.members.map((member) => runMember(ctx, member, message, history, [], direct(run.members.length))),
+      );
     }
   }
   checkpoint(ctx);
-  const guidance = [goals, doc.adviserInstructions, "Combine the team's replies into one answer for the user."].filter(Boolean).join("\n\n");
+  const guidance = [goals, doc.adviserInstructions, "Combine the team's replies into one answer for the user."]
+    .filter(Boolean)
+    .join("\n\n");
   if (run.adviser) {
-    return runAgent(ctx, run.adviser.runnable, message, history, { extraKnowledge: replies, extraSystem: guidance, onDelta, traceKind: "adviser" });
+    return runAgent(ctx, run.adviser.runnable, message, history, {
+      extraKnowledge: replies,
+      extraSystem: guidance,
+      onDelta,
+      traceKind: "adviser",
+    });
   }
   // With no adviser and one reply there is nothing to combine: that reply (already streamed) is the answer.
   if (replies.length === 1) return boundedReply(replies[0]!.text);
   const started = performance.now();
   step(ctx, "built-in supervisor");
   const limit = { max: RUN_LIMITS.replyChars, bound: "reply" as const, where: "built-in supervisor" };
-  const text = await answer(ctx, adviserModel, { system: guidance, history, message, knowledge: replies, cite: (passage) => ctx.citations.number(passage) }, limit, onDelta);
+  const text = await answer(
+    ctx,
+    adviserModel,
+    { system: guidance, history, message, knowledge: replies, cite: (passage) => ctx.citations.number(passage) },
+    limit,
+    onDelta,
+  );
   ctx.trace.push({
     id: run.app.id,
     kind: "supervisor",

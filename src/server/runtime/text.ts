@@ -8,7 +8,9 @@ const STOPWORDS = new Set(
 
 /** Content words, lower-cased, each reduced to its stem. */
 export function terms(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => word.length > 1 && !STOPWORDS.has(word)).map(stem);
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
+    .filter((word) => word.length > 1 && !STOPWORDS.has(word))
+    .map(stem);
 }
 
 /**
@@ -19,7 +21,8 @@ export function terms(text: string): string[] {
 export function stem(word: string): string {
   let w = word;
   if (w.length > 4 && w.endsWith("ies")) w = `${w.slice(0, -3)}y`;
-  else if (w.length > 3 && w.endsWith("s") && !w.endsWith("ss") && !w.endsWith("us") && !w.endsWith("is")) w = w.slice(0, -1);
+  else if (w.length > 3 && w.endsWith("s") && !w.endsWith("ss") && !w.endsWith("us") && !w.endsWith("is"))
+    w = w.slice(0, -1);
   if (w.length > 5 && w.endsWith("ing")) w = w.slice(0, -3);
   else if (w.length > 4 && w.endsWith("ed")) w = w.slice(0, -2);
   if (w.length > 3 && w.endsWith("e")) w = w.slice(0, -1);

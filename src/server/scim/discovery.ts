@@ -102,5 +102,11 @@ export function serviceProviderConfig(baseUrl: string): ScimObject {
 }
 
 export function listOf(resources: ScimObject[]): ScimObject {
-  return { schemas: [LIST_RESPONSE_SCHEMA], totalResults: resources.length, startIndex: 1, itemsPerPage: resources.length, Resources: resources };
+  return {
+    schemas: [LIST_RESPONSE_SCHEMA],
+    totalResults: resources.length,
+    startIndex: 1,
+    itemsPerPage: resources.length,
+    Resources: resources,
+  };
 }

@@ -32,7 +32,8 @@ function literalValue(word: string): boolean {
 }
 
 export function tokenize(text: string): Token[] {
-  if (text.length > MAX_FILTER_CHARS) throw scimError(400, "invalidFilter", `The filter is longer than ${MAX_FILTER_CHARS} characters.`);
+  if (text.length > MAX_FILTER_CHARS)
+    throw scimError(400, "invalidFilter", `The filter is longer than ${MAX_FILTER_CHARS} characters.`);
   const tokens: Token[] = [];
   let depth = 0;
   let index = 0;
@@ -47,7 +48,8 @@ export function tokenize(text: string): Token[] {
       tokens.push({ type: "Quoted", literal: text.slice(index, end + 1) });
       index = end + 1;
     } else if (char === "(" || char === "[") {
-      if (++depth > MAX_FILTER_NESTING) throw scimError(400, "invalidFilter", `The filter is nested more than ${MAX_FILTER_NESTING} levels deep.`);
+      if (++depth > MAX_FILTER_NESTING)
+        throw scimError(400, "invalidFilter", `The filter is nested more than ${MAX_FILTER_NESTING} levels deep.`);
       tokens.push({ type: "Bracket", literal: char });
       index++;
     } else if (char === ")" || char === "]") {
@@ -60,8 +62,15 @@ export function tokenize(text: string): Token[] {
       while (end < text.length && !endsWord(text[end]!)) end++;
       const word = text.slice(index, end);
       const previous = tokens[tokens.length - 1];
-      const inValuePosition = previous?.type === "Word" && COMPARISONS.has(previous.literal.toLowerCase()) && tokens[tokens.length - 2]?.type === "Word";
-      tokens.push(inValuePosition && !literalValue(word) ? { type: "Quoted", literal: JSON.stringify(word) } : { type: "Word", literal: word });
+      const inValuePosition =
+        previous?.type === "Word" &&
+        COMPARISONS.has(previous.literal.toLowerCase()) &&
+        tokens[tokens.length - 2]?.type === "Word";
+      tokens.push(
+        inValuePosition && !literalValue(word)
+          ? { type: "Quoted", literal: JSON.stringify(word) }
+          : { type: "Word", literal: word },
+      );
       index = end;
     }
   }
@@ -77,13 +86,18 @@ export function parseScimFilter(text: string): Filter {
     if (tokens.peek().type !== "EOT") throw new Error(`unexpected ${tokens.peek().literal}`);
     return filter;
   } catch (error) {
-    throw scimError(400, "invalidFilter", `The filter cannot be parsed: ${error instanceof Error ? error.message : String(error)}.`);
+    throw scimError(
+      400,
+      "invalidFilter",
+      `The filter cannot be parsed: ${error instanceof Error ? error.message : String(error)}.`,
+    );
   }
 }
 
 /** An attribute path as keys: `name.familyName` → [name, familyName]; an extension's attributes live under its URN. */
 export function pathKeys(attrPath: string): string[] {
-  if (startsWithIgnoringCase(attrPath, `${ENTERPRISE_SCHEMA}:`)) return [ENTERPRISE_SCHEMA, ...attrPath.slice(ENTERPRISE_SCHEMA.length + 1).split(".")];
+  if (startsWithIgnoringCase(attrPath, `${ENTERPRISE_SCHEMA}:`))
+    return [ENTERPRISE_SCHEMA, ...attrPath.slice(ENTERPRISE_SCHEMA.length + 1).split(".")];
   for (const core of [USER_SCHEMA, GROUP_SCHEMA]) {
     if (startsWithIgnoringCase(attrPath, `${core}:`)) return attrPath.slice(core.length + 1).split(".");
   }
@@ -150,14 +164,19 @@ export function matchesFilter(resource: unknown, filter: Filter): boolean {
     case "[]":
       return valuesAt(resource, pathKeys(filter.attrPath)).some((item) => matchesFilter(item, filter.valFilter));
     case "pr":
-      return valuesAt(resource, pathKeys(filter.attrPath)).some((item) => item !== "" && !(Array.isArray(item) && item.length === 0));
+      return valuesAt(resource, pathKeys(filter.attrPath)).some(
+        (item) => item !== "" && !(Array.isArray(item) && item.length === 0),
+      );
     default: {
       const keys = pathKeys(filter.attrPath);
       const last = keys[keys.length - 1]!.toLowerCase();
       const values = valuesAt(resource, keys);
       // `ne` holds when no value equals (an absent attribute is not equal to anything).
-      if (filter.op === "ne") return !values.some((value) => compare("eq", value, filter.compValue, CASE_EXACT.has(last), false));
-      return values.some((value) => compare(filter.op, value, filter.compValue, CASE_EXACT.has(last), DATE_ATTRIBUTES.has(last)));
+      if (filter.op === "ne")
+        return !values.some((value) => compare("eq", value, filter.compValue, CASE_EXACT.has(last), false));
+      return values.some((value) =>
+        compare(filter.op, value, filter.compValue, CASE_EXACT.has(last), DATE_ATTRIBUTES.has(last)),
+      );
     }
   }
 }

@@ -48,16 +48,24 @@ export function readPatchBody(body: unknown): PatchOperation[] {
   if (!isObject(body)) throw scimError(400, "invalidSyntax", "The body must be a PatchOp object.");
   const key = Object.keys(body).find((name) => name.toLowerCase() === "operations");
   const operations = key ? body[key] : undefined;
-  if (!Array.isArray(operations) || operations.length === 0) throw scimError(400, "invalidSyntax", "Operations must be a non-empty array.");
-  if (operations.length > MAX_SCIM_PATCH_OPERATIONS) throw scimError(400, "tooMany", `A PATCH holds at most ${MAX_SCIM_PATCH_OPERATIONS} operations.`);
+  if (!Array.isArray(operations) || operations.length === 0)
+    throw scimError(400, "invalidSyntax", "Operations must be a non-empty array.");
+  if (operations.length > MAX_SCIM_PATCH_OPERATIONS)
+    throw scimError(400, "tooMany", `A PATCH holds at most ${MAX_SCIM_PATCH_OPERATIONS} operations.`);
   return operations.map((raw, index) => {
     if (!isObject(raw)) throw scimError(400, "invalidSyntax", `Operations[${index}] must be an object.`);
     const field = (name: string) => raw[Object.keys(raw).find((candidate) => candidate.toLowerCase() === name) ?? name];
     const op = typeof field("op") === "string" ? (field("op") as string).toLowerCase() : "";
-    if (op !== "add" && op !== "replace" && op !== "remove") throw scimError(400, "invalidSyntax", `Operations[${index}].op must be add, replace or remove.`);
+    if (op !== "add" && op !== "replace" && op !== "remove")
+      throw scimError(400, "invalidSyntax", `Operations[${index}].op must be add, replace or remove.`);
     const path = field("path");
-    if (path !== undefined && path !== null && typeof path !== "string") throw scimError(400, "invalidPath", `Operations[${index}].path must be a string.`);
-    return { op, path: typeof path === "string" && path.trim() !== "" ? path.trim() : undefined, value: field("value") };
+    if (path !== undefined && path !== null && typeof path !== "string")
+      throw scimError(400, "invalidPath", `Operations[${index}].path must be a string.`);
+    return {
+      op,
+      path: typeof path === "string" && path.trim() !== "" ? path.trim() : undefined,
+      value: field("value"),
+    };
   });
 }
 
@@ -103,12 +111,15 @@ function parsePath(kind: ResourceKind, path: string): Target | undefined {
     name = rest.slice(0, dot);
     subName = rest.slice(dot + 1);
   }
-  if (name === "" || subName === "" || subName?.includes(".")) throw scimError(400, "invalidPath", `The path ${path} cannot be read.`);
-  if (!extension && (name.toLowerCase() === "id" || name.toLowerCase() === "meta")) throw scimError(400, "mutability", `${name} cannot be changed.`);
+  if (name === "" || subName === "" || subName?.includes("."))
+    throw scimError(400, "invalidPath", `The path ${path} cannot be read.`);
+  if (!extension && (name.toLowerCase() === "id" || name.toLowerCase() === "meta"))
+    throw scimError(400, "mutability", `${name} cannot be changed.`);
   if (!extension && name.toLowerCase() === "externalid" && !filter && !subName) return { extension, def: EXTERNAL_ID };
   const def = findDef(defs, name);
   if (!def || def.mutability === "readOnly" || def.mutability === "writeOnly") return undefined;
-  if (filter && !def.multiValued) throw scimError(400, "invalidPath", `${def.name} is not multi-valued; it takes no filter.`);
+  if (filter && !def.multiValued)
+    throw scimError(400, "invalidPath", `${def.name} is not multi-valued; it takes no filter.`);
   let sub: AttributeDef | undefined;
   if (subName !== undefined) {
     sub = findDef(def.subAttributes ?? [], subName);
@@ -168,7 +179,8 @@ function applyToTarget(resource: ScimObject, op: Op, target: Target, value: unkn
     const canonical = canonicalValue(def, value, label);
     if (canonical === undefined) delete container[def.name];
     // Sub-attributes not named are left as they are (RFC 7644 §3.5.2.1 and §3.5.2.3).
-    else if (def.type === "complex" && isObject(container[def.name])) container[def.name] = { ...(container[def.name] as ScimObject), ...(canonical as ScimObject) };
+    else if (def.type === "complex" && isObject(container[def.name]))
+      container[def.name] = { ...(container[def.name] as ScimObject), ...(canonical as ScimObject) };
     else container[def.name] = canonical;
     return;
   }
@@ -180,7 +192,10 @@ function applyToTarget(resource: ScimObject, op: Op, target: Target, value: unkn
       if (op === "remove") container[def.name] = current.map((item) => (isObject(item) ? omit(item, sub.name) : item));
       else {
         const canonical = canonicalValue(sub, value, label);
-        container[def.name] = (current.length ? current : [{}]).map((item) => ({ ...(isObject(item) ? item : {}), [sub.name]: canonical }));
+        container[def.name] = (current.length ? current : [{}]).map((item) => ({
+          ...(isObject(item) ? item : {}),
+          [sub.name]: canonical,
+        }));
       }
       return;
     }
@@ -206,15 +221,22 @@ function applyToTarget(resource: ScimObject, op: Op, target: Target, value: unkn
 
   const matched = current.filter((item) => matchesFilter(item, filter));
   if (op === "remove") {
-    container[def.name] = sub ? current.map((item) => (matched.includes(item) && isObject(item) ? omit(item, sub.name) : item)) : current.filter((item) => !matched.includes(item));
+    container[def.name] = sub
+      ? current.map((item) => (matched.includes(item) && isObject(item) ? omit(item, sub.name) : item))
+      : current.filter((item) => !matched.includes(item));
     return;
   }
-  const canonical = sub ? canonicalValue(sub, value, label) : canonicalValue({ ...def, multiValued: false }, value, label);
+  const canonical = sub
+    ? canonicalValue(sub, value, label)
+    : canonicalValue({ ...def, multiValued: false }, value, label);
   if (matched.length === 0) {
     // Entra ID sets `emails[type eq "work"].value` on users with no work email yet: create it.
     const stated = equalitiesOf(filter, def);
     if (!stated) throw scimError(400, "noTarget", `No value of ${def.name} matches the filter in ${path}.`);
-    container[def.name] = [...current, sub ? { ...stated, [sub.name]: canonical } : { ...stated, ...(canonical as ScimObject) }];
+    container[def.name] = [
+      ...current,
+      sub ? { ...stated, [sub.name]: canonical } : { ...stated, ...(canonical as ScimObject) },
+    ];
     return;
   }
   container[def.name] = current.map((item) => {
@@ -248,7 +270,8 @@ function applyOne(kind: ResourceKind, resource: ScimObject, operation: PatchOper
     }
     if (kind === "User" && lower === ENTERPRISE_SCHEMA.toLowerCase()) {
       if (!isObject(item)) throw scimError(400, "invalidValue", `${ENTERPRISE_SCHEMA} must be an object.`);
-      for (const [name, inner] of Object.entries(item)) applyOne(kind, resource, { op, path: `${ENTERPRISE_SCHEMA}:${name}`, value: inner });
+      for (const [name, inner] of Object.entries(item))
+        applyOne(kind, resource, { op, path: `${ENTERPRISE_SCHEMA}:${name}`, value: inner });
       continue;
     }
     applyOne(kind, resource, { op, path: key, value: item });

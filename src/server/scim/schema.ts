@@ -21,11 +21,31 @@ export const MAX_SCIM_GROUP_MEMBERS = 10_000;
 /** Operations in one PATCH request. */
 export const MAX_SCIM_PATCH_OPERATIONS = 1_000;
 
-export type ScimType = "uniqueness" | "invalidFilter" | "invalidSyntax" | "invalidValue" | "invalidPath" | "noTarget" | "mutability" | "tooMany";
+export type ScimType =
+  | "uniqueness"
+  | "invalidFilter"
+  | "invalidSyntax"
+  | "invalidValue"
+  | "invalidPath"
+  | "noTarget"
+  | "mutability"
+  | "tooMany";
 
 /** A refusal of the SCIM service: the SCIM door answers it as `{schemas:[Error], status, scimType, detail}`. */
-export function scimError(status: 400 | 404 | 405 | 409 | 413, scimType: ScimType | null, detail: string, headers?: Record<string, string>): AppError {
-  const code = status === 404 ? "not_found" : status === 405 ? "method_not_allowed" : status === 409 ? "conflict" : "invalid_request";
+export function scimError(
+  status: 400 | 404 | 405 | 409 | 413,
+  scimType: ScimType | null,
+  detail: string,
+  headers?: Record<string, string>,
+): AppError {
+  const code =
+    status === 404
+      ? "not_found"
+      : status === 405
+        ? "method_not_allowed"
+        : status === 409
+          ? "conflict"
+          : "invalid_request";
   return new AppError(code, detail, scimType ? { scimType } : {}, { status, headers });
 }
 
@@ -45,7 +65,12 @@ export interface AttributeDef {
 }
 
 const str = (name: string, extra: Partial<AttributeDef> = {}): AttributeDef => ({ name, type: "string", ...extra });
-const multi = (name: string, subAttributes: AttributeDef[]): AttributeDef => ({ name, type: "complex", multiValued: true, subAttributes });
+const multi = (name: string, subAttributes: AttributeDef[]): AttributeDef => ({
+  name,
+  type: "complex",
+  multiValued: true,
+  subAttributes,
+});
 const labelled = [str("value"), str("display"), str("type"), { name: "primary", type: "boolean" } as AttributeDef];
 
 export const USER_ATTRIBUTES: AttributeDef[] = [
@@ -53,7 +78,14 @@ export const USER_ATTRIBUTES: AttributeDef[] = [
   {
     name: "name",
     type: "complex",
-    subAttributes: [str("formatted"), str("familyName"), str("givenName"), str("middleName"), str("honorificPrefix"), str("honorificSuffix")],
+    subAttributes: [
+      str("formatted"),
+      str("familyName"),
+      str("givenName"),
+      str("middleName"),
+      str("honorificPrefix"),
+      str("honorificSuffix"),
+    ],
   },
   str("displayName"),
   str("nickName"),
@@ -84,7 +116,12 @@ export const USER_ATTRIBUTES: AttributeDef[] = [
     type: "complex",
     multiValued: true,
     mutability: "readOnly",
-    subAttributes: [str("value", { mutability: "readOnly" }), { name: "$ref", type: "reference", referenceTypes: ["Group"] }, str("display"), str("type")],
+    subAttributes: [
+      str("value", { mutability: "readOnly" }),
+      { name: "$ref", type: "reference", referenceTypes: ["Group"] },
+      str("display"),
+      str("type"),
+    ],
   },
   multi("entitlements", labelled),
   multi("roles", labelled),
@@ -100,7 +137,11 @@ export const ENTERPRISE_ATTRIBUTES: AttributeDef[] = [
   {
     name: "manager",
     type: "complex",
-    subAttributes: [str("value"), { name: "$ref", type: "reference", referenceTypes: ["User"] }, str("displayName", { mutability: "readOnly" })],
+    subAttributes: [
+      str("value"),
+      { name: "$ref", type: "reference", referenceTypes: ["User"] },
+      str("displayName", { mutability: "readOnly" }),
+    ],
   },
 ];
 
@@ -110,12 +151,20 @@ export const GROUP_ATTRIBUTES: AttributeDef[] = [
     name: "members",
     type: "complex",
     multiValued: true,
-    subAttributes: [str("value", { mutability: "immutable" }), { name: "$ref", type: "reference", referenceTypes: ["User", "Group"] }, str("display"), str("type")],
+    subAttributes: [
+      str("value", { mutability: "immutable" }),
+      { name: "$ref", type: "reference", referenceTypes: ["User", "Group"] },
+      str("display"),
+      str("type"),
+    ],
   },
 ];
 
 /** Attributes every resource has (RFC 7643 §3.1), not part of a schema's list. */
-export const COMMON_ATTRIBUTES: AttributeDef[] = [str("id", { mutability: "readOnly", returned: "always", caseExact: true }), str("externalId", { caseExact: true })];
+export const COMMON_ATTRIBUTES: AttributeDef[] = [
+  str("id", { mutability: "readOnly", returned: "always", caseExact: true }),
+  str("externalId", { caseExact: true }),
+];
 
 export type ResourceKind = "User" | "Group";
 
@@ -155,8 +204,14 @@ function toText(value: unknown, path: string): string {
   // Numbers are read as text: some providers send employee numbers and postal codes unquoted.
   const text = typeof value === "number" && Number.isFinite(value) ? String(value) : value;
   if (typeof text !== "string") throw scimError(400, "invalidValue", `${path} must be a string.`);
-  if (text.length > MAX_SCIM_STRING_CHARS) throw scimError(400, "invalidValue", `${path} is longer than ${MAX_SCIM_STRING_CHARS} characters.`);
-  if (!isStorableText(text)) throw scimError(400, "invalidValue", `${path} contains U+0000 or an unpaired UTF-16 surrogate, which cannot be stored.`);
+  if (text.length > MAX_SCIM_STRING_CHARS)
+    throw scimError(400, "invalidValue", `${path} is longer than ${MAX_SCIM_STRING_CHARS} characters.`);
+  if (!isStorableText(text))
+    throw scimError(
+      400,
+      "invalidValue",
+      `${path} contains U+0000 or an unpaired UTF-16 surrogate, which cannot be stored.`,
+    );
   return text;
 }
 
@@ -167,7 +222,9 @@ export function canonicalValue(def: AttributeDef, value: unknown, path: string):
     const items = Array.isArray(value) ? value : [value];
     const limit = def.name === "members" ? MAX_SCIM_GROUP_MEMBERS : MAX_SCIM_MULTI_VALUES;
     if (items.length > limit) throw scimError(400, "tooMany", `${path} has more than ${limit} values.`);
-    return items.map((item, index) => canonicalSingle(def, item, `${path}[${index}]`)).filter((item) => item !== undefined);
+    return items
+      .map((item, index) => canonicalSingle(def, item, `${path}[${index}]`))
+      .filter((item) => item !== undefined);
   }
   return canonicalSingle(def, value, path);
 }
@@ -179,7 +236,8 @@ function canonicalSingle(def: AttributeDef, value: unknown, path: string): unkno
       return toBoolean(value, path);
     case "complex": {
       // A bare string for a complex value names its `value` (Okta sends members as ids).
-      if (typeof value === "string" && def.subAttributes && findDef(def.subAttributes, "value")) return { value: toText(value, `${path}.value`) };
+      if (typeof value === "string" && def.subAttributes && findDef(def.subAttributes, "value"))
+        return { value: toText(value, `${path}.value`) };
       if (!isObject(value)) throw scimError(400, "invalidValue", `${path} must be an object.`);
       return canonicalObject(def.subAttributes ?? [], value, path);
     }
@@ -218,7 +276,14 @@ export function canonicalResource(kind: ResourceKind, body: unknown): ScimObject
         if (!isObject(item)) throw scimError(400, "invalidValue", `${ENTERPRISE_SCHEMA} must be an object.`);
         Object.assign(enterprise, canonicalObject(ENTERPRISE_ATTRIBUTES, item, ENTERPRISE_SCHEMA));
       } else if (startsWithIgnoringCase(key, `${ENTERPRISE_SCHEMA}:`)) {
-        Object.assign(enterprise, canonicalObject(ENTERPRISE_ATTRIBUTES, { [key.slice(ENTERPRISE_SCHEMA.length + 1)]: item }, ENTERPRISE_SCHEMA));
+        Object.assign(
+          enterprise,
+          canonicalObject(
+            ENTERPRISE_ATTRIBUTES,
+            { [key.slice(ENTERPRISE_SCHEMA.length + 1)]: item },
+            ENTERPRISE_SCHEMA,
+          ),
+        );
       }
     }
     if (Object.keys(enterprise).length) result[ENTERPRISE_SCHEMA] = enterprise;

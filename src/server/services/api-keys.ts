@@ -49,7 +49,9 @@ function refuseMixedScimScope(kind: ApiKey["kind"], scopes: Scope[]): void {
       problems: [{ path: "scopes", message: "scim needs an organization key" }],
     });
   if (scopes.length > 1)
-    throw new AppError("invalid_request", "Invalid request: a key with the scim scope can have no other scope.", { problems: [{ path: "scopes", message: "scim stands alone" }] });
+    throw new AppError("invalid_request", "Invalid request: a key with the scim scope can have no other scope.", {
+      problems: [{ path: "scopes", message: "scim stands alone" }],
+    });
 }
 
 /**
@@ -57,48 +59,60 @@ function refuseMixedScimScope(kind: ApiKey["kind"], scopes: Scope[]): void {
  * need an admin; a personal key belongs to the member who creates it (or, for the operator,
  * to the member named).
  */
-export const createApiKey = guarded({ may: "keys" }, async function createApiKey(db: Db, actor: Actor, input: CreateApiKeyInput & { memberId?: string }): Promise<
-  ApiKey & { secret: string }
-> {
-  let memberId: string | null = null;
-  if (input.kind === "organization") {
-    authorize(actor, { may: "settings" });
-  } else if (actor.kind === "member") {
-    memberId = actor.member.id;
-  } else if (actor.kind === "operator" && input.memberId) {
-    const member = await db.member.findFirst({ where: { id: input.memberId, organizationId: actor.organizationId, removedAt: null } });
-    if (!member) throw new AppError("not_found", "No member with that id in this organization.");
-    memberId = member.id;
-  } else {
-    throw new AppError("invalid_request", "A personal key needs the member it belongs to.");
-  }
-  const scopes = [...new Set(input.scopes)].sort((a, b) => SCOPES.indexOf(a as (typeof SCOPES)[number]) - SCOPES.indexOf(b as (typeof SCOPES)[number]));
-  refuseMixedScimScope(input.kind, scopes);
-  const secret = randomToken(SECRET_PREFIX[input.kind]);
-  const create = (tx: Pick<Db, "apiKey">) =>
-    tx.apiKey.create({
-      data: {
-        organizationId: actor.organizationId,
-        memberId,
-        kind: input.kind,
-        name: input.name,
-        scopes,
-        prefix: secret.slice(0, SHOWN_PREFIX_LENGTH),
-        secretHash: hashSecret(secret),
-      },
-      include: keyInclude,
-    });
-  const row = await recorded(db, actor, create, (key) => ({
-    action: "api_key.create",
-    target: { type: "api_key", id: key.id, label: key.name },
-    changes: { scopes: [null, key.scopes], secret: [null, "changed"] },
-  }));
-  return { ...toApiKey(row), secret };
-});
+export const createApiKey = guarded(
+  { may: "keys" },
+  async function createApiKey(
+    db: Db,
+    actor: Actor,
+    input: CreateApiKeyInput & { memberId?: string },
+  ): Promise<ApiKey & { secret: string }> {
+    let memberId: string | null = null;
+    if (input.kind === "organization") {
+      authorize(actor, { may: "settings" });
+    } else if (actor.kind === "member") {
+      memberId = actor.member.id;
+    } else if (actor.kind === "operator" && input.memberId) {
+      const member = await db.member.findFirst({
+        where: { id: input.memberId, organizationId: actor.organizationId, removedAt: null },
+      });
+      if (!member) throw new AppError("not_found", "No member with that id in this organization.");
+      memberId = member.id;
+    } else {
+      throw new AppError("invalid_request", "A personal key needs the member it belongs to.");
+    }
+    const scopes = [...new Set(input.scopes)].sort(
+      (a, b) => SCOPES.indexOf(a as (typeof SCOPES)[number]) - SCOPES.indexOf(b as (typeof SCOPES)[number]),
+    );
+    refuseMixedScimScope(input.kind, scopes);
+    const secret = randomToken(SECRET_PREFIX[input.kind]);
+    const create = (tx: Pick<Db, "apiKey">) =>
+      tx.apiKey.create({
+        data: {
+          organizationId: actor.organizationId,
+          memberId,
+          kind: input.kind,
+          name: input.name,
+          scopes,
+          prefix: secret.slice(0, SHOWN_PREFIX_LENGTH),
+          secretHash: hashSecret(secret),
+        },
+        include: keyInclude,
+      });
+    const row = await recorded(db, actor, create, (key) => ({
+      action: "api_key.create",
+      target: { type: "api_key", id: key.id, label: key.name },
+      changes: { scopes: [null, key.scopes], secret: [null, "changed"] },
+    }));
+    return { ...toApiKey(row), secret };
+  },
+);
 
 /** Admins see every key of the organization; others see their own personal keys. */
-export const listApiKeys = guarded({ may: "keys" }, async function listApiKeys(db: Db, actor: Actor): Promise<ApiKey[]> {
-  const seesAll = actor.kind === "operator" || (actor.kind === "member" && ["admin", "owner"].includes(actor.member.role));
+export const listApiKeys = guarded({ may: "keys" }, async function listApiKeys(db: Db, actor: Actor): Promise<
+  ApiKey[]
+> {
+  const seesAll =
+    actor.kind === "operator" || (actor.kind === "member" && ["admin", "owner"].includes(actor.member.role));
   const ownMemberId = actor.kind === "member" ? actor.member.id : undefined;
   const rows = await db.apiKey.findMany({
     where: { organizationId: actor.organizationId, ...(seesAll ? {} : { memberId: ownMemberId ?? "" }) },
@@ -109,12 +123,22 @@ export const listApiKeys = guarded({ may: "keys" }, async function listApiKeys(d
 });
 
 /** Revocation takes effect on the next request in every process: keys are looked up per request. */
-export const revokeApiKey = guarded({ may: "keys" }, async function revokeApiKey(db: Db, actor: Actor, input: { keyId: string }): Promise<ApiKey> {
-  const key = await db.apiKey.findFirst({ where: { id: input.keyId, organizationId: actor.organizationId } });
-  if (!key) throw new AppError("not_found", "No API key with that id in this organization.");
-  const ownKey = actor.kind === "member" && key.memberId === actor.member.id;
-  if (!ownKey) authorize(actor, { may: "members" });
-  const revoke = (tx: Pick<Db, "apiKey">) => tx.apiKey.update({ where: { id: key.id }, data: { revokedAt: key.revokedAt ?? new Date() }, include: keyInclude });
-  const row = await recorded(db, actor, revoke, () => (key.revokedAt ? null : { action: "api_key.revoke", target: { type: "api_key", id: key.id, label: key.name } }));
-  return toApiKey(row);
-});
+export const revokeApiKey = guarded(
+  { may: "keys" },
+  async function revokeApiKey(db: Db, actor: Actor, input: { keyId: string }): Promise<ApiKey> {
+    const key = await db.apiKey.findFirst({ where: { id: input.keyId, organizationId: actor.organizationId } });
+    if (!key) throw new AppError("not_found", "No API key with that id in this organization.");
+    const ownKey = actor.kind === "member" && key.memberId === actor.member.id;
+    if (!ownKey) authorize(actor, { may: "members" });
+    const revoke = (tx: Pick<Db, "apiKey">) =>
+      tx.apiKey.update({
+        where: { id: key.id },
+        data: { revokedAt: key.revokedAt ?? new Date() },
+        include: keyInclude,
+      });
+    const row = await recorded(db, actor, revoke, () =>
+      key.revokedAt ? null : { action: "api_key.revoke", target: { type: "api_key", id: key.id, label: key.name } },
+    );
+    return toApiKey(row);
+  },
+);

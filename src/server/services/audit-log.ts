@@ -44,7 +44,11 @@ function toAuditEvent(row: AuditRow): AuditEvent {
 const COLUMNS = `id, occurred_at, actor_type, actor_id, actor_label, door, action, target_type, target_id, target_label, changes, request_id, ip_address, user_agent, outcome`;
 
 /** The where clause of the filters and the cursor (rows before it, newest first), with its values. */
-function whereOf(organizationId: string, filters: Partial<AuditFilters>, before: { at: Date; id: string } | null): { sql: string; values: unknown[] } {
+function whereOf(
+  organizationId: string,
+  filters: Partial<AuditFilters>,
+  before: { at: Date; id: string } | null,
+): { sql: string; values: unknown[] } {
   const values: unknown[] = [organizationId];
   const clauses = ["organization_id = $1::uuid"];
   const add = (clause: (n: string) => string, value: unknown) => {
@@ -67,22 +71,47 @@ function whereOf(organizationId: string, filters: Partial<AuditFilters>, before:
   return { sql: clauses.join(" and "), values };
 }
 
-async function page(db: Db, organizationId: string, filters: Partial<AuditFilters>, before: { at: Date; id: string } | null, limit: number): Promise<AuditRow[]> {
+async function page(
+  db: Db,
+  organizationId: string,
+  filters: Partial<AuditFilters>,
+  before: { at: Date; id: string } | null,
+  limit: number,
+): Promise<AuditRow[]> {
   const where = whereOf(organizationId, filters, before);
-  const { rows } = await db.pool.query<AuditRow>(`select ${COLUMNS} from audit_events where ${where.sql} order by occurred_at desc, id desc limit ${Number(limit)}`, where.values);
+  const { rows } = await db.pool.query<AuditRow>(
+    `select ${COLUMNS} from audit_events where ${where.sql} order by occurred_at desc, id desc limit ${Number(limit)}`,
+    where.values,
+  );
   return rows;
 }
 
-export const listAuditEvents = guarded({ scope: "audit:read", may: "settings" }, async function listAuditEvents(db: Db, actor: Actor, input: ListAuditEventsInput): Promise<{
-  auditEvents: AuditEvent[];
-  nextCursor: string | null;
-}> {
-  const cursor = input.cursor ? decodeCursor(input.cursor) : null;
-  const rows = await page(db, actor.organizationId, input, cursor && { at: cursor.createdAt, id: cursor.id }, input.limit + 1);
-  const items = rows.slice(0, input.limit);
-  const last = items[items.length - 1];
-  return { auditEvents: items.map(toAuditEvent), nextCursor: rows.length > input.limit && last ? encodeCursor({ createdAt: last.occurred_at, id: last.id }) : null };
-});
+export const listAuditEvents = guarded(
+  { scope: "audit:read", may: "settings" },
+  async function listAuditEvents(
+    db: Db,
+    actor: Actor,
+    input: ListAuditEventsInput,
+  ): Promise<{
+    auditEvents: AuditEvent[];
+    nextCursor: string | null;
+  }> {
+    const cursor = input.cursor ? decodeCursor(input.cursor) : null;
+    const rows = await page(
+      db,
+      actor.organizationId,
+      input,
+      cursor && { at: cursor.createdAt, id: cursor.id },
+      input.limit + 1,
+    );
+    const items = rows.slice(0, input.limit);
+    const last = items[items.length - 1];
+    return {
+      auditEvents: items.map(toAuditEvent),
+      nextCursor: rows.length > input.limit && last ? encodeCursor({ createdAt: last.occurred_at, id: last.id }) : null,
+    };
+  },
+);
 
 const EXPORT_PAGE = 1000;
 const CSV_COLUMNS = [
@@ -135,24 +164,33 @@ function csvLine(event: AuditEvent): string {
  * Every matching event, newest first, as lines of text (JSON Lines, or CSV after its header),
  * read a page at a time: memory stays bounded by one page whatever the log's size.
  */
-export const exportAuditEvents = guarded({ scope: "audit:read", may: "settings" }, async function exportAuditEvents(db: Db, actor: Actor, input: ExportAuditEventsInput): Promise<
-  AsyncGenerator<string>
-> {
-  const organizationId = actor.organizationId;
-  async function* lines(): AsyncGenerator<string> {
-    if (input.format === "csv") yield `${CSV_COLUMNS.join(",")}\r\n`;
-    let before: { at: Date; id: string } | null = null;
-    for (;;) {
-      const rows = await page(db, organizationId, input, before, EXPORT_PAGE);
-      if (rows.length === 0) return;
-      yield rows.map((row) => (input.format === "csv" ? csvLine(toAuditEvent(row)) : `${JSON.stringify(toAuditEvent(row))}\n`)).join("");
-      const last = rows[rows.length - 1]!;
-      before = { at: last.occurred_at, id: last.id };
-      if (rows.length < EXPORT_PAGE) return;
+export const exportAuditEvents = guarded(
+  { scope: "audit:read", may: "settings" },
+  async function exportAuditEvents(
+    db: Db,
+    actor: Actor,
+    input: ExportAuditEventsInput,
+  ): Promise<AsyncGenerator<string>> {
+    const organizationId = actor.organizationId;
+    async function* lines(): AsyncGenerator<string> {
+      if (input.format === "csv") yield `${CSV_COLUMNS.join(",")}\r\n`;
+      let before: { at: Date; id: string } | null = null;
+      for (;;) {
+        const rows = await page(db, organizationId, input, before, EXPORT_PAGE);
+        if (rows.length === 0) return;
+        yield rows
+          .map((row) =>
+            input.format === "csv" ? csvLine(toAuditEvent(row)) : `${JSON.stringify(toAuditEvent(row))}\n`,
+          )
+          .join("");
+        const last = rows[rows.length - 1]!;
+        before = { at: last.occurred_at, id: last.id };
+        if (rows.length < EXPORT_PAGE) return;
+      }
     }
-  }
-  return lines();
-});
+    return lines();
+  },
+);
 
 /**
  * Deletes the events older than each organization's retention (audit_retention_days): the only

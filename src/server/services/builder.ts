@@ -86,7 +86,12 @@ function notFound(kind: BuilderKind): AppError {
   return new AppError("not_found", `No ${kind} with that id in this organization.`);
 }
 
-async function findItem(db: Db | Prisma.TransactionClient, actor: Actor, kind: BuilderKind, id: string): Promise<ItemRow> {
+async function findItem(
+  db: Db | Prisma.TransactionClient,
+  actor: Actor,
+  kind: BuilderKind,
+  id: string,
+): Promise<ItemRow> {
   const row = await db.builderItem.findFirst({ where: { id, organizationId: actor.organizationId, kind } });
   if (!row) throw notFound(kind);
   return row;
@@ -94,7 +99,10 @@ async function findItem(db: Db | Prisma.TransactionClient, actor: Actor, kind: B
 
 async function productionDocument(db: Db, row: ItemRow): Promise<Doc | null> {
   if (!row.productionVersionId) return null;
-  const version = await db.builderVersion.findFirst({ where: { id: row.productionVersionId, organizationId: row.organizationId }, select: { document: true } });
+  const version = await db.builderVersion.findFirst({
+    where: { id: row.productionVersionId, organizationId: row.organizationId },
+    select: { document: true },
+  });
   return (version?.document as Doc | undefined) ?? null;
 }
 
@@ -136,45 +144,68 @@ function toVersion(row: VersionRow, productionVersionId: string | null) {
 // ---------------------------------------------------------------------------------------------
 // Create, read
 
-export const createItem = guardedByKind(writesKind, async function createItem(db: Db, actor: Actor, kind: BuilderKind, input: Doc): Promise<Doc> {
-  const spec = KIND_SPECS[kind];
-  const patch = spec.patch.parse(input);
-  const draft = spec.document.parse(spec.normalize({ ...patch, slug: patch.slug ?? slugify(String(patch.name ?? "")) }));
-  await spec.validateDraft(db, actor.organizationId, draft, new Set(Object.keys(patch)));
-  const now = new Date();
-  const create = (tx: Prisma.TransactionClient) =>
-    tx.builderItem.create({
-      data: {
-        organizationId: actor.organizationId,
-        kind,
-        draft: draft as Prisma.InputJsonValue,
-        lastChange: lastChange(actor, now, "created", `Created ${kind} "${String(draft.name)}"`) as Prisma.InputJsonValue,
-        createdAt: now,
-        updatedAt: now,
-      },
-    });
-  const row = await recorded(db, actor, create, (item) => ({
-    action: `${kind}.create`,
-    target: { type: kind, id: item.id, label: String(draft.name) },
-    changes: { name: [null, draft.name] },
-  }));
-  return draftView(db, row);
-});
+export const createItem = guardedByKind(
+  writesKind,
+  async function createItem(db: Db, actor: Actor, kind: BuilderKind, input: Doc): Promise<Doc> {
+    const spec = KIND_SPECS[kind];
+    const patch = spec.patch.parse(input);
+    const draft = spec.document.parse(
+      spec.normalize({ ...patch, slug: patch.slug ?? slugify(String(patch.name ?? "")) }),
+    );
+    await spec.validateDraft(db, actor.organizationId, draft, new Set(Object.keys(patch)));
+    const now = new Date();
+    const create = (tx: Prisma.TransactionClient) =>
+      tx.builderItem.create({
+        data: {
+          organizationId: actor.organizationId,
+          kind,
+          draft: draft as Prisma.InputJsonValue,
+          lastChange: lastChange(
+            actor,
+            now,
+            "created",
+            `Created ${kind} "${String(draft.name)}"`,
+          ) as Prisma.InputJsonValue,
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+    const row = await recorded(db, actor, create, (item) => ({
+      action: `${kind}.create`,
+      target: { type: kind, id: item.id, label: String(draft.name) },
+      changes: { name: [null, draft.name] },
+    }));
+    return draftView(db, row);
+  },
+);
 
-export const getDraft = guardedByKind(readsKind, async function getDraft(db: Db, actor: Actor, kind: BuilderKind, id: string): Promise<Doc> {
-  return draftView(db, await findItem(db, actor, kind, id));
-});
+export const getDraft = guardedByKind(
+  readsKind,
+  async function getDraft(db: Db, actor: Actor, kind: BuilderKind, id: string): Promise<Doc> {
+    return draftView(db, await findItem(db, actor, kind, id));
+  },
+);
 
 /** The live version, read as the draft view is; an unpublished item is not found. */
-export const getLive = guardedByKind(readsKind, async function getLive(db: Db, actor: Actor, kind: BuilderKind, id: string): Promise<Doc> {
-  const row = await findItem(db, actor, kind, id);
-  if (!row.productionVersionId) throw notFound(kind);
-  const version = await db.builderVersion.findFirst({ where: { id: row.productionVersionId, organizationId: actor.organizationId } });
-  if (!version) throw notFound(kind);
-  const spec = KIND_SPECS[kind];
-  const [content] = await spec.render(db, actor.organizationId, [version.document as Doc], [(version.pins as AppPins | null) ?? null]);
-  return { ...content, ...itemState(row, canonical(version.document) !== canonical(row.draft)) };
-});
+export const getLive = guardedByKind(
+  readsKind,
+  async function getLive(db: Db, actor: Actor, kind: BuilderKind, id: string): Promise<Doc> {
+    const row = await findItem(db, actor, kind, id);
+    if (!row.productionVersionId) throw notFound(kind);
+    const version = await db.builderVersion.findFirst({
+      where: { id: row.productionVersionId, organizationId: actor.organizationId },
+    });
+    if (!version) throw notFound(kind);
+    const spec = KIND_SPECS[kind];
+    const [content] = await spec.render(
+      db,
+      actor.organizationId,
+      [version.document as Doc],
+      [(version.pins as AppPins | null) ?? null],
+    );
+    return { ...content, ...itemState(row, canonical(version.document) !== canonical(row.draft)) };
+  },
+);
 
 // ---------------------------------------------------------------------------------------------
 // Draft edits
@@ -189,12 +220,19 @@ export interface Precondition {
 }
 
 function conflict(kind: BuilderKind): AppError {
-  return new AppError("conflict", `The ${kind} draft changed since you read it; read it again and retry with its new updatedAt. Nothing was written.`);
+  return new AppError(
+    "conflict",
+    `The ${kind} draft changed since you read it; read it again and retry with its new updatedAt. Nothing was written.`,
+  );
 }
 
 function checkPrecondition(kind: BuilderKind, row: ItemRow, precondition: Precondition): void {
   checkVersion(precondition.ifMatch, row.updatedAt, `${kind} draft`);
-  if (precondition.expectedUpdatedAt !== undefined && new Date(precondition.expectedUpdatedAt).getTime() !== row.updatedAt.getTime()) throw conflict(kind);
+  if (
+    precondition.expectedUpdatedAt !== undefined &&
+    new Date(precondition.expectedUpdatedAt).getTime() !== row.updatedAt.getTime()
+  )
+    throw conflict(kind);
   if (precondition.ifUnmodifiedSince !== undefined) {
     const since = new Date(precondition.ifUnmodifiedSince);
     if (Number.isNaN(since.getTime())) {
@@ -212,7 +250,12 @@ function mergePatch(current: Doc, patch: Doc, mergeKeys: readonly string[]): Doc
     if (value === undefined) continue;
     const before = current[key];
     merged[key] =
-      mergeKeys.includes(key) && value && typeof value === "object" && !Array.isArray(value) && before && typeof before === "object"
+      mergeKeys.includes(key) &&
+      value &&
+      typeof value === "object" &&
+      !Array.isArray(value) &&
+      before &&
+      typeof before === "object"
         ? { ...(before as Doc), ...(value as Doc) }
         : value;
   }
@@ -226,7 +269,14 @@ function mergePatch(current: Doc, patch: Doc, mergeKeys: readonly string[]): Doc
  */
 export const patchDraft = guardedByKind(
   writesKind,
-  async function patchDraft(db: Db, actor: Actor, kind: BuilderKind, id: string, input: Doc, precondition: Precondition = {}): Promise<Doc> {
+  async function patchDraft(
+    db: Db,
+    actor: Actor,
+    kind: BuilderKind,
+    id: string,
+    input: Doc,
+    precondition: Precondition = {},
+  ): Promise<Doc> {
     const spec = KIND_SPECS[kind];
     const patch = spec.patch.parse(input);
     const changed = Object.keys(patch).filter((key) => patch[key] !== undefined);
@@ -241,11 +291,21 @@ export const patchDraft = guardedByKind(
       const write = (tx: Prisma.TransactionClient) =>
         tx.builderItem.updateMany({
           where: { id: row.id, updatedAt: row.updatedAt },
-          data: { draft: draft as Prisma.InputJsonValue, updatedAt, lastChange: lastChange(actor, updatedAt, "draft_updated", summary) as Prisma.InputJsonValue },
+          data: {
+            draft: draft as Prisma.InputJsonValue,
+            updatedAt,
+            lastChange: lastChange(actor, updatedAt, "draft_updated", summary) as Prisma.InputJsonValue,
+          },
         });
       const before = row.draft as Doc;
       const { count } = await recorded(db, actor, write, ({ count }) =>
-        count ? { action: `${kind}.draft_update`, target: { type: kind, id: row.id, label: String(draft.name) }, changes: changesBetween(before, draft, changed) } : null,
+        count
+          ? {
+              action: `${kind}.draft_update`,
+              target: { type: kind, id: row.id, label: String(draft.name) },
+              changes: changesBetween(before, draft, changed),
+            }
+          : null,
       );
       if (count === 1) return getDraft(db, actor, kind, id);
       if (namesVersions(precondition.ifMatch)) throw versionChanged(`${kind} draft`);
@@ -292,117 +352,162 @@ async function lockItem(tx: Prisma.TransactionClient, actor: Actor, kind: Builde
  * `deployToProduction` is false it becomes the live version. Apps pin the production version
  * of their adviser and members.
  */
-export const publishItem = guardedByKind(writesKind, async function publishItem(db: Db, actor: Actor, kind: BuilderKind, id: string, input: PublishInput) {
-  const spec = KIND_SPECS[kind];
-  await findItem(db, actor, kind, id); // not_found before any lock
-  return db.$transaction(
-    async (tx) => {
-      const row = await lockItem(tx, actor, kind, id);
-      const draft = row.draft as Doc;
-      // Through the transaction: a second pool connection could be starved by publishes waiting on the lock.
-      const pins = await spec.validatePublish(tx, actor.organizationId, draft);
-      const number = row.versionCount + 1;
-      const deploy = input.deployToProduction !== false;
-      const versionId = randomUUID();
-      const updatedAt = nextUpdatedAt(row.updatedAt);
-      const version = await tx.builderVersion.create({
-        data: {
-          id: versionId,
-          itemId: row.id,
-          organizationId: actor.organizationId,
-          number,
-          name: input.name ?? `v${number}`,
-          notes: input.notes ?? "",
-          document: draft as Prisma.InputJsonValue,
-          pins: (pins ?? undefined) as Prisma.InputJsonValue | undefined,
-          publishedBy: actorLabel(actor),
-          source: sourceOf(actor),
-          createdAt: updatedAt,
-        },
-      });
-      const updated = await tx.builderItem.update({
-        where: { id: row.id },
-        data: {
-          versionCount: number,
-          updatedAt,
-          ...(deploy ? { productionVersionId: versionId, liveAt: updatedAt } : {}),
-          lastChange: lastChange(actor, updatedAt, "published", `Published version ${number}${deploy ? " (live)" : " (not live)"}`) as Prisma.InputJsonValue,
-        },
-      });
-      const published = { summary: summaryOf(updated, draft), version: toVersion(version, updated.productionVersionId) };
-      await recordEvent(tx, actor, {
-        action: `${kind}.publish`,
-        target: { type: kind, id: row.id, label: String(draft.name) },
-        changes: { version: [row.versionCount || null, number] },
-        data: published,
-      });
-      return published;
-    },
-    { timeout: 20_000, maxWait: 20_000 },
-  );
-});
+export const publishItem = guardedByKind(
+  writesKind,
+  async function publishItem(db: Db, actor: Actor, kind: BuilderKind, id: string, input: PublishInput) {
+    const spec = KIND_SPECS[kind];
+    await findItem(db, actor, kind, id); // not_found before any lock
+    return db.$transaction(
+      async (tx) => {
+        const row = await lockItem(tx, actor, kind, id);
+        const draft = row.draft as Doc;
+        // Through the transaction: a second pool connection could be starved by publishes waiting on the lock.
+        const pins = await spec.validatePublish(tx, actor.organizationId, draft);
+        const number = row.versionCount + 1;
+        const deploy = input.deployToProduction !== false;
+        const versionId = randomUUID();
+        const updatedAt = nextUpdatedAt(row.updatedAt);
+        const version = await tx.builderVersion.create({
+          data: {
+            id: versionId,
+            itemId: row.id,
+            organizationId: actor.organizationId,
+            number,
+            name: input.name ?? `v${number}`,
+            notes: input.notes ?? "",
+            document: draft as Prisma.InputJsonValue,
+            pins: (pins ?? undefined) as Prisma.InputJsonValue | undefined,
+            publishedBy: actorLabel(actor),
+            source: sourceOf(actor),
+            createdAt: updatedAt,
+          },
+        });
+        const updated = await tx.builderItem.update({
+          where: { id: row.id },
+          data: {
+            versionCount: number,
+            updatedAt,
+            ...(deploy ? { productionVersionId: versionId, liveAt: updatedAt } : {}),
+            lastChange: lastChange(
+              actor,
+              updatedAt,
+              "published",
+              `Published version ${number}${deploy ? " (live)" : " (not live)"}`,
+            ) as Prisma.InputJsonValue,
+          },
+        });
+        const published = {
+          summary: summaryOf(updated, draft),
+          version: toVersion(version, updated.productionVersionId),
+        };
+        await recordEvent(tx, actor, {
+          action: `${kind}.publish`,
+          target: { type: kind, id: row.id, label: String(draft.name) },
+          changes: { version: [row.versionCount || null, number] },
+          data: published,
+        });
+        return published;
+      },
+      { timeout: 20_000, maxWait: 20_000 },
+    );
+  },
+);
 
 /** Makes an existing version the live one again (rollback or roll forward). */
-export const deployVersion = guardedByKind(writesKind, async function deployVersion(db: Db, actor: Actor, kind: BuilderKind, id: string, versionId: string) {
-  await findItem(db, actor, kind, id);
-  return db.$transaction(
-    async (tx) => {
-      const row = await lockItem(tx, actor, kind, id);
-      const version = await tx.builderVersion.findFirst({ where: { id: versionId, itemId: row.id, organizationId: actor.organizationId } });
-      if (!version) throw new AppError("not_found", `No version with that id on this ${kind}.`);
-      const updatedAt = nextUpdatedAt(row.updatedAt);
-      const updated = await tx.builderItem.update({
-        where: { id: row.id },
-        data: {
-          productionVersionId: version.id,
-          liveAt: updatedAt,
-          updatedAt,
-          lastChange: lastChange(actor, updatedAt, "deployed", `Made version ${version.number} live`) as Prisma.InputJsonValue,
-        },
-      });
-      const deployed = { summary: summaryOf(updated, version.document as Doc), version: toVersion(version, updated.productionVersionId) };
-      await recordEvent(tx, actor, {
-        action: `${kind}.deploy`,
-        target: { type: kind, id: row.id, label: deployed.summary.name },
-        changes: { productionVersionId: [row.productionVersionId, version.id] },
-      });
-      return deployed;
-    },
-    { timeout: 20_000, maxWait: 20_000 },
-  );
-});
+export const deployVersion = guardedByKind(
+  writesKind,
+  async function deployVersion(db: Db, actor: Actor, kind: BuilderKind, id: string, versionId: string) {
+    await findItem(db, actor, kind, id);
+    return db.$transaction(
+      async (tx) => {
+        const row = await lockItem(tx, actor, kind, id);
+        const version = await tx.builderVersion.findFirst({
+          where: { id: versionId, itemId: row.id, organizationId: actor.organizationId },
+        });
+        if (!version) throw new AppError("not_found", `No version with that id on this ${kind}.`);
+        const updatedAt = nextUpdatedAt(row.updatedAt);
+        const updated = await tx.builderItem.update({
+          where: { id: row.id },
+          data: {
+            productionVersionId: version.id,
+            liveAt: updatedAt,
+            updatedAt,
+            lastChange: lastChange(
+              actor,
+              updatedAt,
+              "deployed",
+              `Made version ${version.number} live`,
+            ) as Prisma.InputJsonValue,
+          },
+        });
+        const deployed = {
+          summary: summaryOf(updated, version.document as Doc),
+          version: toVersion(version, updated.productionVersionId),
+        };
+        await recordEvent(tx, actor, {
+          action: `${kind}.deploy`,
+          target: { type: kind, id: row.id, label: deployed.summary.name },
+          changes: { productionVersionId: [row.productionVersionId, version.id] },
+        });
+        return deployed;
+      },
+      { timeout: 20_000, maxWait: 20_000 },
+    );
+  },
+);
 
-export const listVersions = guardedByKind(readsKind, async function listVersions(db: Db, actor: Actor, kind: BuilderKind, id: string, query: { limit: number; cursor?: string }) {
-  const row = await findItem(db, actor, kind, id);
-  let after = {};
-  if (query.cursor) {
-    const position = decodeCursor(query.cursor);
-    const named = await db.builderVersion.findFirst({
-      where: { id: position.id, itemId: row.id, organizationId: actor.organizationId, createdAt: position.createdAt },
-      select: { id: true },
+export const listVersions = guardedByKind(
+  readsKind,
+  async function listVersions(
+    db: Db,
+    actor: Actor,
+    kind: BuilderKind,
+    id: string,
+    query: { limit: number; cursor?: string },
+  ) {
+    const row = await findItem(db, actor, kind, id);
+    let after = {};
+    if (query.cursor) {
+      const position = decodeCursor(query.cursor);
+      const named = await db.builderVersion.findFirst({
+        where: { id: position.id, itemId: row.id, organizationId: actor.organizationId, createdAt: position.createdAt },
+        select: { id: true },
+      });
+      if (!named) throw staleCursor();
+      after = {
+        OR: [{ createdAt: { gt: position.createdAt } }, { createdAt: position.createdAt, id: { gt: position.id } }],
+      };
+    }
+    const rows = await db.builderVersion.findMany({
+      where: { itemId: row.id, organizationId: actor.organizationId, ...after },
+      orderBy: CURSOR_ORDER,
+      take: query.limit + 1,
     });
-    if (!named) throw staleCursor();
-    after = { OR: [{ createdAt: { gt: position.createdAt } }, { createdAt: position.createdAt, id: { gt: position.id } }] };
-  }
-  const rows = await db.builderVersion.findMany({ where: { itemId: row.id, organizationId: actor.organizationId, ...after }, orderBy: CURSOR_ORDER, take: query.limit + 1 });
-  const page = toPage(rows, query.limit);
-  const documents = await KIND_SPECS[kind].render(
-    db,
-    actor.organizationId,
-    page.items.map((version) => version.document as Doc),
-    page.items.map((version) => (version.pins as AppPins | null) ?? null),
-  );
-  return {
-    versions: page.items.map((version, index) => ({ ...toVersion(version, row.productionVersionId), document: documents[index]! })),
-    nextCursor: page.nextCursor,
-  };
-});
+    const page = toPage(rows, query.limit);
+    const documents = await KIND_SPECS[kind].render(
+      db,
+      actor.organizationId,
+      page.items.map((version) => version.document as Doc),
+      page.items.map((version) => (version.pins as AppPins | null) ?? null),
+    );
+    return {
+      versions: page.items.map((version, index) => ({
+        ...toVersion(version, row.productionVersionId),
+        document: documents[index]!,
+      })),
+      nextCursor: page.nextCursor,
+    };
+  },
+);
 
 export const deleteItem = guardedByKind(
   (kind) => ({ ...writesKind(kind), may: "delete" }),
   async function deleteItem(db: Db, actor: Actor, kind: BuilderKind, id: string): Promise<void> {
-    const remove = (tx: Prisma.TransactionClient) => tx.builderItem.deleteMany({ where: { id, organizationId: actor.organizationId, kind } });
-    const { count } = await recorded(db, actor, remove, ({ count }) => (count ? { action: `${kind}.delete`, target: { type: kind, id } } : null));
+    const remove = (tx: Prisma.TransactionClient) =>
+      tx.builderItem.deleteMany({ where: { id, organizationId: actor.organizationId, kind } });
+    const { count } = await recorded(db, actor, remove, ({ count }) =>
+      count ? { action: `${kind}.delete`, target: { type: kind, id } } : null,
+    );
     if (count === 0) throw notFound(kind);
   },
 );
@@ -420,9 +525,13 @@ export interface ListInput {
 }
 
 function staleCursor(): AppError {
-  return new AppError("invalid_request", "Invalid request: cursor is stale (the item it names is gone); start again without a cursor.", {
-    problems: [{ path: "cursor", message: "Stale cursor" }],
-  });
+  return new AppError(
+    "invalid_request",
+    "Invalid request: cursor is stale (the item it names is gone); start again without a cursor.",
+    {
+      problems: [{ path: "cursor", message: "Stale cursor" }],
+    },
+  );
 }
 
 function pickFields(kind: BuilderKind, drafts: boolean, fields: string | undefined): readonly string[] {
@@ -435,7 +544,9 @@ function pickFields(kind: BuilderKind, drafts: boolean, fields: string | undefin
   const unknown = names.filter((name) => !(valid as readonly string[]).includes(name));
   if (unknown.length > 0 || names.length === 0) {
     const message = `${unknown.length ? `unknown field${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}` : "no field named"}; valid fields are ${valid.join(", ")}`;
-    throw new AppError("invalid_request", `Invalid request: fields: ${message}.`, { problems: [{ path: "fields", message }] });
+    throw new AppError("invalid_request", `Invalid request: fields: ${message}.`, {
+      problems: [{ path: "fields", message }],
+    });
   }
   // Every row keeps its id, so a client can always address what it listed.
   return [...new Set(["id", ...names])];
@@ -447,55 +558,71 @@ function pickFields(kind: BuilderKind, drafts: boolean, fields: string | undefin
  * statement straight to the pool with a row comparison the (organization, kind, created_at, id)
  * index answers as a range, so page 100 costs what page 1 does. Drafts need the kind's write scope.
  */
-export const listItems = guardedByKind(readsKind, async function listItems(db: Db, actor: Actor, kind: BuilderKind, input: ListInput) {
-  const drafts = input.include === "drafts";
-  // Unpublished work is for those who may write the kind; viewers in the console see it too.
-  if (drafts) authorize(actor, { ...writesKind(kind), may: "read" });
-  const fields = pickFields(kind, drafts, input.fields);
-  const position = input.cursor ? decodeCursor(input.cursor) : null;
-  const params: unknown[] = [actor.organizationId, kind];
-  const conditions = ["i.organization_id = $1", 'i.kind = $2::"BuilderKind"'];
-  if (!drafts) conditions.push("i.production_version_id IS NOT NULL");
-  let cursorCheck = "1";
-  if (position) {
-    params.push(position.createdAt, position.id);
-    const [at, id] = [`$${params.length - 1}`, `$${params.length}::uuid`];
-    conditions.push(`(i.created_at, i.id) > (${at}, ${id})`);
-    // The item the cursor names must still be there: else the cursor is stale.
-    cursorCheck = `(SELECT count(*) FROM builder_items c WHERE c.id = ${id} AND c.organization_id = $1 AND c.kind = $2::"BuilderKind" AND c.created_at = ${at})`;
-  }
-  // The document listed: the draft, or the live version's.
-  const document = drafts ? "i.draft" : "(SELECT v.document FROM builder_versions v WHERE v.id = i.production_version_id)";
-  const name = input.q?.trim();
-  if (name) {
-    params.push(`%${likeEscaped(name)}%`);
-    conditions.push(`${document}->>'name' ILIKE $${params.length}`);
-  }
-  if (input.updatedSince) {
-    params.push(new Date(input.updatedSince));
-    conditions.push(`${drafts ? "i.updated_at" : "i.live_at"} >= $${params.length}`);
-  }
-  params.push(input.limit + 1);
-  // One round trip; the document is fetched per row of the page only (a scalar subquery under
-  // the LIMIT), so a page costs the same wherever it is in the list. A name search reads it for
-  // every item of the kind it passes over.
-  const sql = `SELECT ${cursorCheck}::int AS cursor_found, page.* FROM (VALUES (1)) AS one (x) LEFT JOIN LATERAL (
+export const listItems = guardedByKind(
+  readsKind,
+  async function listItems(db: Db, actor: Actor, kind: BuilderKind, input: ListInput) {
+    const drafts = input.include === "drafts";
+    // Unpublished work is for those who may write the kind; viewers in the console see it too.
+    if (drafts) authorize(actor, { ...writesKind(kind), may: "read" });
+    const fields = pickFields(kind, drafts, input.fields);
+    const position = input.cursor ? decodeCursor(input.cursor) : null;
+    const params: unknown[] = [actor.organizationId, kind];
+    const conditions = ["i.organization_id = $1", 'i.kind = $2::"BuilderKind"'];
+    if (!drafts) conditions.push("i.production_version_id IS NOT NULL");
+    let cursorCheck = "1";
+    if (position) {
+      params.push(position.createdAt, position.id);
+      const [at, id] = [`$${params.length - 1}`, `$${params.length}::uuid`];
+      conditions.push(`(i.created_at, i.id) > (${at}, ${id})`);
+      // The item the cursor names must still be there: else the cursor is stale.
+      cursorCheck = `(SELECT count(*) FROM builder_items c WHERE c.id = ${id} AND c.organization_id = $1 AND c.kind = $2::"BuilderKind" AND c.created_at = ${at})`;
+    }
+    // The document listed: the draft, or the live version's.
+    const document = drafts
+      ? "i.draft"
+      : "(SELECT v.document FROM builder_versions v WHERE v.id = i.production_version_id)";
+    const name = input.q?.trim();
+    if (name) {
+      params.push(`%${likeEscaped(name)}%`);
+      conditions.push(`${document}->>'name' ILIKE $${params.length}`);
+    }
+    if (input.updatedSince) {
+      params.push(new Date(input.updatedSince));
+      conditions.push(`${drafts ? "i.updated_at" : "i.live_at"} >= $${params.length}`);
+    }
+    params.push(input.limit + 1);
+    // One round trip; the document is fetched per row of the page only (a scalar subquery under
+    // the LIMIT), so a page costs the same wherever it is in the list. A name search reads it for
+    // every item of the kind it passes over.
+    const sql = `SELECT ${cursorCheck}::int AS cursor_found, page.* FROM (VALUES (1)) AS one (x) LEFT JOIN LATERAL (
       SELECT i.id, i.created_at, i.updated_at, i.production_version_id, ${document} AS document FROM builder_items i
       WHERE ${conditions.join(" AND ")} ORDER BY i.created_at, i.id LIMIT $${params.length}
     ) AS page ON true`;
-  const result = await db.pool.query<{ cursor_found: number; id: string | null; created_at: Date; updated_at: Date; production_version_id: string | null; document: Doc }>(
-    sql,
-    params,
-  );
-  if (position && result.rows[0]?.cursor_found === 0) throw staleCursor();
-  const rows = result.rows.filter((row) => row.id !== null).map((row) => ({ ...row, id: row.id!, createdAt: row.created_at }));
-  const page = toPage(rows, input.limit);
-  const spec = KIND_SPECS[kind];
-  const items = page.items.map((row) => {
-    const all: Doc = { id: row.id, ...spec.listRow(row.document ?? {}), published: row.production_version_id !== null, updatedAt: row.updated_at.toISOString() };
-    return Object.fromEntries(fields.map((field) => [field, all[field]]));
-  });
-  return { items, nextCursor: page.nextCursor };
-});
+    const result = await db.pool.query<{
+      cursor_found: number;
+      id: string | null;
+      created_at: Date;
+      updated_at: Date;
+      production_version_id: string | null;
+      document: Doc;
+    }>(sql, params);
+    if (position && result.rows[0]?.cursor_found === 0) throw staleCursor();
+    const rows = result.rows
+      .filter((row) => row.id !== null)
+      .map((row) => ({ ...row, id: row.id!, createdAt: row.created_at }));
+    const page = toPage(rows, input.limit);
+    const spec = KIND_SPECS[kind];
+    const items = page.items.map((row) => {
+      const all: Doc = {
+        id: row.id,
+        ...spec.listRow(row.document ?? {}),
+        published: row.production_version_id !== null,
+        updatedAt: row.updated_at.toISOString(),
+      };
+      return Object.fromEntries(fields.map((field) => [field, all[field]]));
+    });
+    return { items, nextCursor: page.nextCursor };
+  },
+);
 
 export { encodeCursor };

@@ -92,7 +92,14 @@ class RunRecorder {
               select $1, $2::int + e.nth::int, e.event, e.data from unnest($3::text[], $4::text[]) with ordinality as e(event, data, nth)
             )
             select pg_notify($5, $6)`,
-          values: [this.runId, first, batch.map((e) => e.event), batch.map((e) => JSON.stringify(e.data)), RUNS_CHANNEL, eventsPayload(this.runId)],
+          values: [
+            this.runId,
+            first,
+            batch.map((e) => e.event),
+            batch.map((e) => JSON.stringify(e.data)),
+            RUNS_CHANNEL,
+            eventsPayload(this.runId),
+          ],
         });
       } catch (error) {
         logger().error({ err: error, runId: this.runId }, "Storing a conversation run's events failed");
@@ -117,14 +124,21 @@ export interface RunHooks {
  * Starts a turn that runs on without its caller: resolves once it started (with its ids), or
  * rejects with the refusal that came before (not_found, service_disabled, insufficient_credits …).
  */
-export function startConversationRun(db: Db, actor: Actor | EndUserActor, input: ConverseInput, hooks: RunHooks = {}): Promise<StartedRun> {
+export function startConversationRun(
+  db: Db,
+  actor: Actor | EndUserActor,
+  input: ConverseInput,
+  hooks: RunHooks = {},
+): Promise<StartedRun> {
   const cancel = new AbortController();
   let recorder: RunRecorder | null = null;
   let release = () => {};
   return new Promise<StartedRun>((resolve, reject) => {
     const ended = async (status: string, event: string, data: unknown) => {
       const current = recorder!;
-      await db.conversationRun.updateMany({ where: { id: started!.executionId, organizationId: actor.organizationId }, data: { status } }).catch(() => {});
+      await db.conversationRun
+        .updateMany({ where: { id: started!.executionId, organizationId: actor.organizationId }, data: { status } })
+        .catch(() => {});
       current.push(event, data);
       await current.drained();
       release();
@@ -155,7 +169,13 @@ export function startConversationRun(db: Db, actor: Actor | EndUserActor, input:
       onDelta: (text) => recorder?.push("delta", { text }),
       onStep: (step: RunStep) => recorder?.push("step", step),
     }).then(
-      (result) => ended("succeeded", "done", { reply: result.reply, citations: result.citations, conversation_id: result.conversation_id, execution_id: result.execution_id }),
+      (result) =>
+        ended("succeeded", "done", {
+          reply: result.reply,
+          citations: result.citations,
+          conversation_id: result.conversation_id,
+          execution_id: result.execution_id,
+        }),
       async (error: unknown) => {
         if (!recorder) return reject(error);
         const failure = toAppError(error);
@@ -187,7 +207,11 @@ function doorOf(actor: Actor | EndUserActor): RunDoor {
  * The run, if the caller may see it: the organization's, of that app, started through the
  * caller's door (an end user's: theirs alone). Anything else is not_found, as an unknown id.
  */
-export async function findRun(db: Db, actor: Actor | EndUserActor, input: { appId: string; executionId: string }): Promise<RunRow> {
+export async function findRun(
+  db: Db,
+  actor: Actor | EndUserActor,
+  input: { appId: string; executionId: string },
+): Promise<RunRow> {
   const notFound = new AppError("not_found", "No conversation run with that id for this app.");
   if (!isUuid(input.appId) || !isUuid(input.executionId)) throw notFound;
   const run = await db.conversationRun.findFirst({
@@ -206,13 +230,22 @@ export async function findRun(db: Db, actor: Actor | EndUserActor, input: { appI
 /** The run for its readers: the same rule and requirement as starting one. */
 export const openConversationRun = guarded(
   { scope: "apps:execute", endUsers: true },
-  async function openConversationRun(db: Db, actor: Actor | EndUserActor, input: { appId: string; executionId: string }): Promise<RunRow> {
+  async function openConversationRun(
+    db: Db,
+    actor: Actor | EndUserActor,
+    input: { appId: string; executionId: string },
+  ): Promise<RunRow> {
     return findRun(db, actor, input);
   },
 );
 
 /** The run's stored events after `afterSeq`, in order. */
-export async function readRunEvents(db: Db, run: { id: string; organizationId: string }, afterSeq: number, limit = READ_BATCH): Promise<StoredEvent[]> {
+export async function readRunEvents(
+  db: Db,
+  run: { id: string; organizationId: string },
+  afterSeq: number,
+  limit = READ_BATCH,
+): Promise<StoredEvent[]> {
   const { rows } = await db.pool.query<StoredEvent>({
     name: "atrium_read_run_events",
     text: `select e.seq, e.event, e.data from conversation_run_events e join conversation_runs r on r.id = e.run_id
@@ -238,7 +271,10 @@ export async function finalEventSeq(db: Db, run: { id: string; organizationId: s
  * `error` event that process could not store, once, whoever stores it first.
  */
 export async function endAbandonedRun(db: Db, runId: string, code: "server_error" | "canceled"): Promise<void> {
-  const message = code === "canceled" ? "The run was canceled." : "The run was lost when the server running it stopped. It is safe to retry.";
+  const message =
+    code === "canceled"
+      ? "The run was canceled."
+      : "The run was lost when the server running it stopped. It is safe to retry.";
   await db.pool.query(
     `with ended as (
         update conversation_runs set status = $3 where id = $1 and status = 'running' returning id
@@ -247,7 +283,13 @@ export async function endAbandonedRun(db: Db, runId: string, code: "server_error
         select $1, coalesce((select max(seq) from conversation_run_events where run_id = $1), 0) + 1, 'error', $2 from ended
       )
       select pg_notify($4, $5)`,
-    [runId, JSON.stringify({ error: { code, message } }), code === "canceled" ? "canceled" : "failed", RUNS_CHANNEL, eventsPayload(runId)],
+    [
+      runId,
+      JSON.stringify({ error: { code, message } }),
+      code === "canceled" ? "canceled" : "failed",
+      RUNS_CHANNEL,
+      eventsPayload(runId),
+    ],
   );
   wakeRun(db, runId);
 }
@@ -260,7 +302,10 @@ export function isAbandoned(run: { status: string; createdAt: Date }): boolean {
 async function executionOf(db: Db, run: RunRow): Promise<Execution> {
   const recorded = await findExecution(db, run.organizationId, run.id);
   if (recorded) return recorded;
-  const now = await db.conversationRun.findFirst({ where: { id: run.id, organizationId: run.organizationId }, select: { status: true } });
+  const now = await db.conversationRun.findFirst({
+    where: { id: run.id, organizationId: run.organizationId },
+    select: { status: true },
+  });
   return {
     id: run.id,
     kind: "conversation",
@@ -292,9 +337,14 @@ async function executionOf(db: Db, run: RunRow): Promise<Execution> {
  */
 export const cancelConversationRun = guarded(
   { scope: "apps:execute", endUsers: true },
-  async function cancelConversationRun(db: Db, actor: Actor | EndUserActor, input: { appId: string; executionId: string }): Promise<{ status: 200 | 202; execution: Execution }> {
+  async function cancelConversationRun(
+    db: Db,
+    actor: Actor | EndUserActor,
+    input: { appId: string; executionId: string },
+  ): Promise<{ status: 200 | 202; execution: Execution }> {
     const run = await findRun(db, actor, input);
-    if (run.status !== "running" || (await finalEventSeq(db, run)) !== null) return { status: 200, execution: await executionOf(db, run) };
+    if (run.status !== "running" || (await finalEventSeq(db, run)) !== null)
+      return { status: 200, execution: await executionOf(db, run) };
     if (isAbandoned(run)) {
       await endAbandonedRun(db, run.id, "canceled");
       return { status: 202, execution: await executionOf(db, run) };
@@ -304,7 +354,8 @@ export const cancelConversationRun = guarded(
       await watch.ready();
       await requestCancel(db, run.id);
       const deadline = Date.now() + CANCEL_WAIT_MS;
-      while ((await finalEventSeq(db, run)) === null && Date.now() < deadline) await watch.next(Math.max(deadline - Date.now(), 1));
+      while ((await finalEventSeq(db, run)) === null && Date.now() < deadline)
+        await watch.next(Math.max(deadline - Date.now(), 1));
     } finally {
       watch.close();
     }

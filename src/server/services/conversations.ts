@@ -78,16 +78,31 @@ const HISTORY_SQL = `
   where c.id = $1 and c.organization_id = $2 and c.app_id = $3 and c.end_user_id is not distinct from $4::uuid and c.hidden_at is null
   order by m.created_at, m.id`;
 
-async function findConversation(db: Db, organizationId: string, appId: string, conversationId: string, endUserId: string | null) {
+async function findConversation(
+  db: Db,
+  organizationId: string,
+  appId: string,
+  conversationId: string,
+  endUserId: string | null,
+) {
   const notFound = () => new AppError("not_found", "No conversation with that id for this app.");
   if (!isUuid(conversationId)) throw notFound();
-  const { rows } = await db.pool.query<{ id: string; message_id: string | null; role: Turn["role"] | null; content: string | null }>({
+  const { rows } = await db.pool.query<{
+    id: string;
+    message_id: string | null;
+    role: Turn["role"] | null;
+    content: string | null;
+  }>({
     name: "atrium_conversation_history",
     text: HISTORY_SQL,
     values: [conversationId, organizationId, appId, endUserId, HISTORY_TURNS * 2],
   });
   if (rows.length === 0) throw notFound();
-  const messages = rows.flatMap((m) => (m.message_id === null || m.role === null || m.content === null ? [] : [{ id: m.message_id, role: m.role, content: m.content }]));
+  const messages = rows.flatMap((m) =>
+    m.message_id === null || m.role === null || m.content === null
+      ? []
+      : [{ id: m.message_id, role: m.role, content: m.content }],
+  );
   return {
     conversation: { id: rows[0]!.id },
     messages,
@@ -205,7 +220,12 @@ async function saveTurn(
  */
 export const converse = guarded(
   { scope: "apps:execute", endUsers: true },
-  async function converse(db: Db, actor: Actor | EndUserActor, asSent: ConverseInput, options: ConverseOptions = {}): Promise<ConverseResult> {
+  async function converse(
+    db: Db,
+    actor: Actor | EndUserActor,
+    asSent: ConverseInput,
+    options: ConverseOptions = {},
+  ): Promise<ConverseResult> {
     // Doors hand over the app id as the client wrote it (the portal's path, an MCP argument):
     // one that cannot be an id is no app, before anything is read; an uppercase one is the app.
     if (!isUuid(asSent.appId)) throw new AppError("not_found", "No app with that id.");
@@ -213,15 +233,28 @@ export const converse = guarded(
     // A continuing conversation is read beside the app, for the end user runFor answers for; its
     // not_found still comes after the app's and the end user's refusals.
     const conversation = input.conversationId
-      ? findConversation(db, actor.organizationId, input.appId, input.conversationId, actor.kind === "end_user" ? actor.endUser.id : (input.endUserId ?? null))
+      ? findConversation(
+          db,
+          actor.organizationId,
+          input.appId,
+          input.conversationId,
+          actor.kind === "end_user" ? actor.endUser.id : (input.endUserId ?? null),
+        )
       : null;
     conversation?.catch(() => {});
     const app = await loadLiveApp(db, actor, input.appId);
     const api = app.app.document.api;
-    if (!api.conversationEnabled) throw new AppError("service_disabled", "Conversation is turned off in this app's published API config; republish it with conversation enabled.");
+    if (!api.conversationEnabled)
+      throw new AppError(
+        "service_disabled",
+        "Conversation is turned off in this app's published API config; republish it with conversation enabled.",
+      );
     const runner = await runFor(db, actor, input.appId, input);
     const existing = conversation ? await conversation : null;
-    const turn = input.regenerate && existing ? regeneratedTurn(existing, input.message) : { message: input.message, history: existing?.history ?? [], superseded: [] };
+    const turn =
+      input.regenerate && existing
+        ? regeneratedTurn(existing, input.message)
+        : { message: input.message, history: existing?.history ?? [], superseded: [] };
     if (turn.message === undefined) throw new AppError("invalid_request", "A message is required.");
     const message = turn.message;
 
@@ -231,7 +264,11 @@ export const converse = guarded(
     const billed = await BilledRun.start(
       db,
       ctx,
-      { organizationId: actor.organizationId, endUserId: runner.endUserId, usage: { appId: input.appId, portalId: runner.portalId } },
+      {
+        organizationId: actor.organizationId,
+        endUserId: runner.endUserId,
+        usage: { appId: input.appId, portalId: runner.portalId },
+      },
       CONVERSATION_CREDITS,
     );
     // Named before the run, so a stream's first event tells the client what to resume.
@@ -257,7 +294,13 @@ export const converse = guarded(
         trace: ctx.trace,
         outcome: { status, credits: outcome.credits },
       });
-      await recordRunUsage(db, actor.organizationId, { kind: "conversation", itemId: input.appId, ...runner, ...outcome, conversationStarted: !existing });
+      await recordRunUsage(db, actor.organizationId, {
+        kind: "conversation",
+        itemId: input.appId,
+        ...runner,
+        ...outcome,
+        conversationStarted: !existing,
+      });
     };
     try {
       await options.onStart?.({ executionId, conversationId, endUserId: runner.endUserId });
@@ -295,56 +338,80 @@ export const converse = guarded(
 const CONVERSATION_LIST_LIMIT = 50;
 
 /** The organization's conversations with one app, most recently active first (the console chat). */
-export const listConversations = guarded({ scope: "apps:read" }, async function listConversations(db: Db, actor: Actor, input: { appId: string }) {
-  const rows = await db.conversation.findMany({
-    where: { organizationId: actor.organizationId, appId: input.appId, endUserId: null },
-    orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
-    take: CONVERSATION_LIST_LIMIT,
-  });
-  return {
-    conversations: rows.map((row) => ({
-      id: row.id,
-      title: row.title,
-      startedBy: row.startedBy,
-      createdAt: row.createdAt.toISOString(),
-      updatedAt: row.updatedAt.toISOString(),
-    })),
-  };
-});
+export const listConversations = guarded(
+  { scope: "apps:read" },
+  async function listConversations(db: Db, actor: Actor, input: { appId: string }) {
+    const rows = await db.conversation.findMany({
+      where: { organizationId: actor.organizationId, appId: input.appId, endUserId: null },
+      orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
+      take: CONVERSATION_LIST_LIMIT,
+    });
+    return {
+      conversations: rows.map((row) => ({
+        id: row.id,
+        title: row.title,
+        startedBy: row.startedBy,
+        createdAt: row.createdAt.toISOString(),
+        updatedAt: row.updatedAt.toISOString(),
+      })),
+    };
+  },
+);
 
 /** The conversation starters the console chat offers for an app: those the portal offers (its live version's agents'). */
-export const getConversationStarters = guarded({ scope: "apps:read" }, async function getConversationStarters(db: Db, actor: Actor, input: { appId: string }): Promise<{
-  conversationStarters: string[];
-}> {
-  const item = await db.builderItem.findFirst({ where: { id: input.appId, organizationId: actor.organizationId, kind: "app" }, select: { productionVersionId: true } });
-  if (!item?.productionVersionId) throw new AppError("not_found", "No published app with that id.");
-  const versions = await db.builderVersion.findMany({
-    where: { organizationId: actor.organizationId, id: item.productionVersionId },
-    select: { itemId: true, pins: true },
-  });
-  return { conversationStarters: (await conversationStarters(db, actor.organizationId, versions)).get(input.appId) ?? [] };
-});
+export const getConversationStarters = guarded(
+  { scope: "apps:read" },
+  async function getConversationStarters(
+    db: Db,
+    actor: Actor,
+    input: { appId: string },
+  ): Promise<{
+    conversationStarters: string[];
+  }> {
+    const item = await db.builderItem.findFirst({
+      where: { id: input.appId, organizationId: actor.organizationId, kind: "app" },
+      select: { productionVersionId: true },
+    });
+    if (!item?.productionVersionId) throw new AppError("not_found", "No published app with that id.");
+    const versions = await db.builderVersion.findMany({
+      where: { organizationId: actor.organizationId, id: item.productionVersionId },
+      select: { itemId: true, pins: true },
+    });
+    return {
+      conversationStarters: (await conversationStarters(db, actor.organizationId, versions)).get(input.appId) ?? [],
+    };
+  },
+);
 
 /** One conversation's messages in order; an assistant message names the execution that produced it. */
-export const getConversationMessages = guarded({ scope: "apps:read" }, async function getConversationMessages(db: Db, actor: Actor, input: { conversationId: string }) {
-  const conversation = await db.conversation.findFirst({ where: { id: input.conversationId, organizationId: actor.organizationId, endUserId: null } });
-  if (!conversation) throw new AppError("not_found", "No conversation with that id.");
-  const messages = await db.conversationMessage.findMany({
-    where: { conversationId: conversation.id, conversation: { organizationId: actor.organizationId }, supersededAt: null },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-  });
-  return {
-    conversation: { id: conversation.id, appId: conversation.appId, title: conversation.title },
-    messages: messages.map((m) => ({
-      id: m.id,
-      role: m.role as "user" | "assistant",
-      content: m.content,
-      executionId: m.executionId,
-      citations: citationsOf(m.citations),
-      createdAt: m.createdAt.toISOString(),
-    })),
-  };
-});
+export const getConversationMessages = guarded(
+  { scope: "apps:read" },
+  async function getConversationMessages(db: Db, actor: Actor, input: { conversationId: string }) {
+    const conversation = await db.conversation.findFirst({
+      where: { id: input.conversationId, organizationId: actor.organizationId, endUserId: null },
+    });
+    if (!conversation) throw new AppError("not_found", "No conversation with that id.");
+    const messages = await db.conversationMessage.findMany({
+      where: {
+        conversationId: conversation.id,
+        conversation: { organizationId: actor.organizationId },
+        supersededAt: null,
+      },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    });
+    return {
+      conversation: { id: conversation.id, appId: conversation.appId, title: conversation.title },
+      messages: messages.map((m) => ({
+        id: m.id,
+        role: m.role as "user" | "assistant",
+        content: m.content,
+        executionId: m.executionId,
+        citations: citationsOf(m.citations),
+        createdAt: m.createdAt.toISOString(),
+      })),
+    };
+  },
+);
 
 /** A stored message's citations (a JSON column the run wrote). */
 function citationsOf(stored: unknown): Citation[] {
@@ -354,13 +421,22 @@ function citationsOf(stored: unknown): Citation[] {
 // ---- An end user's own conversations (the portal) ----
 
 /** The end user's conversations, most recently active first; never anyone else's. */
-export async function listEndUserConversations(db: Db, actor: EndUserActor, input: { limit: number; cursor?: string; q?: string; appId?: string }) {
+export async function listEndUserConversations(
+  db: Db,
+  actor: EndUserActor,
+  input: { limit: number; cursor?: string; q?: string; appId?: string },
+) {
   // The cursor pairs (updatedAt, id) of the last conversation handed out.
   const cursor = input.cursor ? decodeCursor(input.cursor) : null;
   // `contains` is ILIKE with the text's wildcards escaped: no pattern from the end user runs.
   const q = input.q?.trim();
   const matching = q
-    ? { OR: [{ title: { contains: q, mode: "insensitive" as const } }, { messages: { some: { supersededAt: null, content: { contains: q, mode: "insensitive" as const } } } }] }
+    ? {
+        OR: [
+          { title: { contains: q, mode: "insensitive" as const } },
+          { messages: { some: { supersededAt: null, content: { contains: q, mode: "insensitive" as const } } } },
+        ],
+      }
     : {};
   const rows = await db.conversation.findMany({
     where: {
@@ -369,7 +445,9 @@ export async function listEndUserConversations(db: Db, actor: EndUserActor, inpu
       hiddenAt: null,
       ...(input.appId ? { appId: input.appId } : {}),
       ...matching,
-      ...(cursor ? { OR: [{ updatedAt: { lt: cursor.createdAt } }, { updatedAt: cursor.createdAt, id: { lt: cursor.id } }] } : {}),
+      ...(cursor
+        ? { OR: [{ updatedAt: { lt: cursor.createdAt } }, { updatedAt: cursor.createdAt, id: { lt: cursor.id } }] }
+        : {}),
     },
     orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
     take: input.limit + 1,
@@ -382,7 +460,13 @@ export async function listEndUserConversations(db: Db, actor: EndUserActor, inpu
     page.map((row) => row.appId),
   );
   return {
-    conversations: page.map((row) => ({ id: row.id, appId: row.appId, appName: names.get(row.appId) ?? "", title: row.title, updatedAt: row.updatedAt.toISOString() })),
+    conversations: page.map((row) => ({
+      id: row.id,
+      appId: row.appId,
+      appName: names.get(row.appId) ?? "",
+      title: row.title,
+      updatedAt: row.updatedAt.toISOString(),
+    })),
     nextCursor: rows.length > input.limit && last ? encodeCursor({ createdAt: last.updatedAt, id: last.id }) : null,
   };
 }
@@ -390,24 +474,46 @@ export async function listEndUserConversations(db: Db, actor: EndUserActor, inpu
 /** The end user's own conversation, not deleted by them; anyone else's answers not_found. */
 async function ownConversation(db: Db, actor: EndUserActor, conversationId: string) {
   const conversation = isUuid(conversationId)
-    ? await db.conversation.findFirst({ where: { id: conversationId, organizationId: actor.organizationId, endUserId: actor.endUser.id, hiddenAt: null } })
+    ? await db.conversation.findFirst({
+        where: {
+          id: conversationId,
+          organizationId: actor.organizationId,
+          endUserId: actor.endUser.id,
+          hiddenAt: null,
+        },
+      })
     : null;
   if (!conversation) throw new AppError("not_found", "No conversation with that id.");
   return conversation;
 }
 
 /** Renames one of the end user's conversations. */
-export async function renameEndUserConversation(db: Db, actor: EndUserActor, input: { conversationId: string; title: string }) {
+export async function renameEndUserConversation(
+  db: Db,
+  actor: EndUserActor,
+  input: { conversationId: string; title: string },
+) {
   const conversation = await ownConversation(db, actor, input.conversationId);
   const updated = await db.conversation.update({ where: { id: conversation.id }, data: { title: input.title.trim() } });
   const names = await builderItemNames(db, actor.organizationId, [updated.appId]);
-  return { conversation: { id: updated.id, appId: updated.appId, appName: names.get(updated.appId) ?? "", title: updated.title, updatedAt: updated.updatedAt.toISOString() } };
+  return {
+    conversation: {
+      id: updated.id,
+      appId: updated.appId,
+      appName: names.get(updated.appId) ?? "",
+      title: updated.title,
+      updatedAt: updated.updatedAt.toISOString(),
+    },
+  };
 }
 
 /** Deletes a conversation for its end user only: hidden from them, kept for the organization (executions, console). */
 export async function hideEndUserConversation(db: Db, actor: EndUserActor, input: { conversationId: string }) {
   const conversation = await ownConversation(db, actor, input.conversationId);
-  await db.conversation.updateMany({ where: { id: conversation.id, organizationId: actor.organizationId, endUserId: actor.endUser.id }, data: { hiddenAt: new Date() } });
+  await db.conversation.updateMany({
+    where: { id: conversation.id, organizationId: actor.organizationId, endUserId: actor.endUser.id },
+    data: { hiddenAt: new Date() },
+  });
   return { ok: true as const };
 }
 
@@ -415,7 +521,10 @@ export async function hideEndUserConversation(db: Db, actor: EndUserActor, input
 export async function getEndUserConversation(db: Db, actor: EndUserActor, input: { conversationId: string }) {
   const conversation = await ownConversation(db, actor, input.conversationId);
   const [messages, names] = await Promise.all([
-    db.conversationMessage.findMany({ where: { conversationId: conversation.id, supersededAt: null }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
+    db.conversationMessage.findMany({
+      where: { conversationId: conversation.id, supersededAt: null },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    }),
     builderItemNames(db, actor.organizationId, [conversation.appId]),
   ]);
   return {
@@ -472,7 +581,11 @@ export const setMessageFeedback = guarded(
     await db.$transaction(async (tx) => {
       const updated = await tx.execution.updateMany({
         where: { id: executionId, organizationId: actor.organizationId },
-        data: { feedbackRating: input.rating, feedbackReason: input.rating ? (input.reason ?? null) : null, feedbackAt: at },
+        data: {
+          feedbackRating: input.rating,
+          feedbackReason: input.rating ? (input.reason ?? null) : null,
+          feedbackAt: at,
+        },
       });
       if (updated.count === 0) throw notFound;
       await recordEvent(tx, actor, {
@@ -481,6 +594,9 @@ export const setMessageFeedback = guarded(
         changes: { rating: [null, input.rating ?? null] },
       });
     });
-    return { feedback: input.rating && at ? { rating: input.rating, reason: input.reason ?? null, at: at.toISOString() } : null };
+    return {
+      feedback:
+        input.rating && at ? { rating: input.rating, reason: input.reason ?? null, at: at.toISOString() } : null,
+    };
   },
 );

@@ -16,7 +16,14 @@ import { recorded, recordEvent } from "./events";
 /** Open requests one end user may have at once. */
 export const MAX_OPEN_CREDIT_REQUESTS = 3;
 
-type CreditRequestRow = { id: string; endUserId: string; message: string; status: CreditRequest["status"]; createdAt: Date; resolvedAt: Date | null };
+type CreditRequestRow = {
+  id: string;
+  endUserId: string;
+  message: string;
+  status: CreditRequest["status"];
+  createdAt: Date;
+  resolvedAt: Date | null;
+};
 
 function toCreditRequest(row: CreditRequestRow): CreditRequest {
   return {
@@ -30,32 +37,47 @@ function toCreditRequest(row: CreditRequestRow): CreditRequest {
 }
 
 /** An end user asks for more credits; refused with `conflict` when three requests are already open. */
-export async function requestMoreCredits(db: Db, actor: EndUserActor, input: { message?: string }): Promise<CreditRequest> {
+export async function requestMoreCredits(
+  db: Db,
+  actor: EndUserActor,
+  input: { message?: string },
+): Promise<CreditRequest> {
   const created = await db.$transaction(async (tx) => {
     // The end user's row is the lock: two requests at once cannot both see room for a third.
     await tx.$queryRaw`select id from end_users where id = ${actor.endUser.id}::uuid and organization_id = ${actor.organizationId}::uuid for update`;
-    const open = await tx.creditRequest.count({ where: { organizationId: actor.organizationId, endUserId: actor.endUser.id, status: "open" } });
+    const open = await tx.creditRequest.count({
+      where: { organizationId: actor.organizationId, endUserId: actor.endUser.id, status: "open" },
+    });
     if (open >= MAX_OPEN_CREDIT_REQUESTS) {
-      throw new AppError("conflict", `You already have ${MAX_OPEN_CREDIT_REQUESTS} requests waiting for an answer; the organization will get back to you.`);
+      throw new AppError(
+        "conflict",
+        `You already have ${MAX_OPEN_CREDIT_REQUESTS} requests waiting for an answer; the organization will get back to you.`,
+      );
     }
-    return tx.creditRequest.create({ data: { organizationId: actor.organizationId, endUserId: actor.endUser.id, message: input.message ?? "" } });
+    return tx.creditRequest.create({
+      data: { organizationId: actor.organizationId, endUserId: actor.endUser.id, message: input.message ?? "" },
+    });
   });
   return toCreditRequest(created);
 }
 
 /** An end user's credit requests, open ones first, then newest first. */
-export const listCreditRequests = guarded({ scope: "end_users:read" }, async function listCreditRequests(db: Db, actor: Actor, input: { endUserId: string }): Promise<
-  CreditRequest[]
-> {
-  const endUser = await db.endUser.findFirst({ where: { id: input.endUserId, organizationId: actor.organizationId, deletedAt: null }, select: { id: true } });
-  if (!endUser) throw new AppError("not_found", "No end user with that id.");
-  const rows = await db.creditRequest.findMany({
-    where: { organizationId: actor.organizationId, endUserId: input.endUserId },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: 100,
-  });
-  return rows.map(toCreditRequest).sort((a, b) => Number(a.status !== "open") - Number(b.status !== "open"));
-});
+export const listCreditRequests = guarded(
+  { scope: "end_users:read" },
+  async function listCreditRequests(db: Db, actor: Actor, input: { endUserId: string }): Promise<CreditRequest[]> {
+    const endUser = await db.endUser.findFirst({
+      where: { id: input.endUserId, organizationId: actor.organizationId, deletedAt: null },
+      select: { id: true },
+    });
+    if (!endUser) throw new AppError("not_found", "No end user with that id.");
+    const rows = await db.creditRequest.findMany({
+      where: { organizationId: actor.organizationId, endUserId: input.endUserId },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: 100,
+    });
+    return rows.map(toCreditRequest).sort((a, b) => Number(a.status !== "open") - Number(b.status !== "open"));
+  },
+);
 
 /** Open credit requests per end user of the organization, for lists and notifications. */
 export async function openCreditRequestCount(db: Db, organizationId: string): Promise<number> {
@@ -84,8 +106,13 @@ export const grantBonusCredits = guarded(
       );
       const subscription = rows[0];
       if (!subscription) throw new AppError("not_found", "This end user has no subscription on that plan.");
-      if (subscription.status !== "active") throw new AppError("conflict", "That subscription is canceled; bonus credits go to an active one.");
-      if (!subscription.room) throw new AppError("conflict", `A pool holds at most ${MAX_BONUS_CREDITS_PER_POOL.toLocaleString("en")} bonus credits.`);
+      if (subscription.status !== "active")
+        throw new AppError("conflict", "That subscription is canceled; bonus credits go to an active one.");
+      if (!subscription.room)
+        throw new AppError(
+          "conflict",
+          `A pool holds at most ${MAX_BONUS_CREDITS_PER_POOL.toLocaleString("en")} bonus credits.`,
+        );
       await tx.$executeRawUnsafe(
         `update subscriptions s set
            credits_used = ${POOL_USED_SQL},
@@ -107,25 +134,45 @@ export const grantBonusCredits = guarded(
       });
       return subscription.id;
     });
-    return toSubscriptionDetail(await db.subscription.findUniqueOrThrow({ where: { id: subscriptionId }, select: subscriptionSelect }));
+    return toSubscriptionDetail(
+      await db.subscription.findUniqueOrThrow({ where: { id: subscriptionId }, select: subscriptionSelect }),
+    );
   },
 );
 
 /** Closes one open request without granting anything. */
 export const dismissCreditRequest = guarded(
   { scope: "end_users:write", may: "grant" },
-  async function dismissCreditRequest(db: Db, actor: Actor, input: { endUserId: string; creditRequestId: string }): Promise<CreditRequest> {
+  async function dismissCreditRequest(
+    db: Db,
+    actor: Actor,
+    input: { endUserId: string; creditRequestId: string },
+  ): Promise<CreditRequest> {
     const dismiss = (tx: Pick<Db, "creditRequest">) =>
       tx.creditRequest.updateMany({
-        where: { id: input.creditRequestId, organizationId: actor.organizationId, endUserId: input.endUserId, status: "open" },
+        where: {
+          id: input.creditRequestId,
+          organizationId: actor.organizationId,
+          endUserId: input.endUserId,
+          status: "open",
+        },
         data: { status: "dismissed", resolvedAt: new Date() },
       });
     const { count } = await recorded(db, actor, dismiss, ({ count }) =>
-      count ? { action: "credit_request.dismiss", target: { type: "credit_request", id: input.creditRequestId }, changes: { status: ["open", "dismissed"] } } : null,
+      count
+        ? {
+            action: "credit_request.dismiss",
+            target: { type: "credit_request", id: input.creditRequestId },
+            changes: { status: ["open", "dismissed"] },
+          }
+        : null,
     );
-    const row = await db.creditRequest.findFirst({ where: { id: input.creditRequestId, organizationId: actor.organizationId, endUserId: input.endUserId } });
+    const row = await db.creditRequest.findFirst({
+      where: { id: input.creditRequestId, organizationId: actor.organizationId, endUserId: input.endUserId },
+    });
     if (!row) throw new AppError("not_found", "No credit request with that id on this end user.");
-    if (count === 0 && row.status === "open") throw new AppError("conflict", "That request could not be dismissed; try again.");
+    if (count === 0 && row.status === "open")
+      throw new AppError("conflict", "That request could not be dismissed; try again.");
     return toCreditRequest(row);
   },
 );

@@ -3,7 +3,15 @@
 import { NO_FLUSH, type Db } from "@/server/db";
 import { AppError, isAppError } from "@/server/errors";
 import { metrics } from "@/server/observability/metrics";
-import { creditsLeft, POOL_BONUS_SQL, POOL_LEFT_SQL, POOL_NEXT_RESET_SQL, POOL_RESET_DUE_SQL, POOL_RESET_SET_SQL, POOL_USED_SQL } from "./support/credit-pool";
+import {
+  creditsLeft,
+  POOL_BONUS_SQL,
+  POOL_LEFT_SQL,
+  POOL_NEXT_RESET_SQL,
+  POOL_RESET_DUE_SQL,
+  POOL_RESET_SET_SQL,
+  POOL_USED_SQL,
+} from "./support/credit-pool";
 import { eventInsertSql, eventSqlParams } from "./events";
 import { recordRefusal } from "./usage";
 
@@ -19,7 +27,13 @@ type Executor = Pick<Db, "$executeRaw" | "$executeRawUnsafe">;
 // balance as the operator last set it) or of a pool's allowance and bonus; `credits.exhausted`: 0.
 
 /** The columns eventInsertSql() selects, for a balance `left` after a charge of `charged` out of `whole`. */
-function crossingColumns(left: string, targetType: string, targetId: string, targetLabel: string, data: string): string {
+function crossingColumns(
+  left: string,
+  targetType: string,
+  targetId: string,
+  targetLabel: string,
+  data: string,
+): string {
   const action = `case when ${left} = 0 then 'credits.exhausted' else 'credits.low' end`;
   return `${action}, '${targetType}', ${targetId}, ${targetLabel}, ${action}, ${data}`;
 }
@@ -68,7 +82,10 @@ const RUN_CHARGE_SQL = `with no_flush as (${NO_FLUSH}),
 /** Counts a charge that took its row; throws insufficient_credits when none did. */
 function confirmCharge(updated: number | null, amount: number): void {
   if (updated !== 1) {
-    throw new AppError("insufficient_credits", `This needs ${amount} credit${amount === 1 ? "" : "s"} and the organization's balance cannot cover it; nothing was charged.`);
+    throw new AppError(
+      "insufficient_credits",
+      `This needs ${amount} credit${amount === 1 ? "" : "s"} and the organization's balance cannot cover it; nothing was charged.`,
+    );
   }
   metrics().creditsSpent.inc(amount);
 }
@@ -76,7 +93,10 @@ function confirmCharge(updated: number | null, amount: number): void {
 /** Takes `amount` credits, or throws insufficient_credits and takes nothing. */
 export async function chargeCredits(db: Executor, organizationId: string, amount: number): Promise<void> {
   if (amount <= 0) return;
-  confirmCharge(await db.$executeRawUnsafe(CHARGE_SQL, organizationId, amount, ...crossingParams(organizationId)), amount);
+  confirmCharge(
+    await db.$executeRawUnsafe(CHARGE_SQL, organizationId, amount, ...crossingParams(organizationId)),
+    amount,
+  );
 }
 
 /** Gives back credits taken for a run that did not happen (an upstream failure, a cancel before anything ran). */
@@ -209,7 +229,8 @@ export async function creditPools(db: Db, organizationId: string, endUserId: str
 }
 
 /** What a run took, so a refund gives back exactly that. */
-export type RunCharge = { kind: "organization"; organizationId: string; amount: number } | ({ kind: "end_user" } & EndUserCharge);
+export type RunCharge =
+  { kind: "organization"; organizationId: string; amount: number } | ({ kind: "end_user" } & EndUserCharge);
 
 /** The pool a run's credit came from, when an end user's did. */
 export function chargedPool(charge: RunCharge): string | null {
@@ -235,14 +256,23 @@ export async function chargeRunCredit(
   }
 }
 
-async function takeRunCredit(db: Db, organizationId: string, endUserId: string | null, amount: number): Promise<RunCharge> {
+async function takeRunCredit(
+  db: Db,
+  organizationId: string,
+  endUserId: string | null,
+  amount: number,
+): Promise<RunCharge> {
   if (endUserId) {
     // End-user pools are spent a credit at a time: every run costs 1.
     return { kind: "end_user", ...(await chargeEndUserCredit(db, organizationId, endUserId)) };
   }
   // Every run takes it: a prepared statement on the pool.
   if (amount > 0) {
-    const charged = await db.pool.query({ name: "atrium_charge_run_credits", text: RUN_CHARGE_SQL, values: [organizationId, amount, ...crossingParams(organizationId)] });
+    const charged = await db.pool.query({
+      name: "atrium_charge_run_credits",
+      text: RUN_CHARGE_SQL,
+      values: [organizationId, amount, ...crossingParams(organizationId)],
+    });
     confirmCharge(charged.rowCount, amount);
   }
   return { kind: "organization", organizationId, amount };

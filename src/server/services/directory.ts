@@ -15,7 +15,16 @@ import type { Db } from "@/server/db";
 import type { Prisma } from "@/generated/prisma/client";
 import { equalityOn, matchesFilter, parseScimFilter } from "@/server/scim/filter";
 import { applyPatch, readPatchBody } from "@/server/scim/patch";
-import { canonicalResource, ENTERPRISE_SCHEMA, GROUP_SCHEMA, LIST_RESPONSE_SCHEMA, scimError, toBoolean, USER_SCHEMA, type ScimObject } from "@/server/scim/schema";
+import {
+  canonicalResource,
+  ENTERPRISE_SCHEMA,
+  GROUP_SCHEMA,
+  LIST_RESPONSE_SCHEMA,
+  scimError,
+  toBoolean,
+  USER_SCHEMA,
+  type ScimObject,
+} from "@/server/scim/schema";
 import { logger } from "@/server/observability/log";
 import { subscribe, toEndUser } from "./end-users";
 import { changesBetween, recordEvent, SECRET_CHANGED } from "./events";
@@ -94,7 +103,11 @@ export function userResource(row: DirectoryUserRow): ScimObject {
 /** The end user's address: the primary email, the first work email, the first email, or userName, whichever is first an email address. */
 export function addressOf(user: ScimObject): string | null {
   const emails = Array.isArray(user.emails) ? (user.emails as ScimObject[]) : [];
-  const candidates = [emails.find((email) => email.primary === true), emails.find((email) => String(email.type ?? "").toLowerCase() === "work"), emails[0]]
+  const candidates = [
+    emails.find((email) => email.primary === true),
+    emails.find((email) => String(email.type ?? "").toLowerCase() === "work"),
+    emails[0],
+  ]
     .map((email) => email?.value)
     .concat(user.userName);
   for (const candidate of candidates) {
@@ -108,7 +121,8 @@ function isEmailAddress(text: string): boolean {
   if (text.length > MAX_EMAIL_CHARS) return false;
   const at = text.indexOf("@");
   if (at <= 0 || at !== text.lastIndexOf("@") || at === text.length - 1) return false;
-  for (const char of text) if (char <= " " || char === "<" || char === ">" || char === "," || char === ";") return false;
+  for (const char of text)
+    if (char <= " " || char === "<" || char === ">" || char === "," || char === ";") return false;
   const domain = text.slice(at + 1);
   return domain.includes(".") && !domain.startsWith(".") && !domain.endsWith(".");
 }
@@ -146,7 +160,10 @@ function userColumns(user: ScimObject, existingActive: boolean | null) {
 async function endUserFor(tx: Tx, actor: KeyActor, address: string | null, fullName: string): Promise<string | null> {
   if (!address) return null;
   const organizationId = actor.organizationId;
-  const before = await tx.endUser.findFirst({ where: { organizationId, email: address, deletedAt: null }, select: { fullName: true } });
+  const before = await tx.endUser.findFirst({
+    where: { organizationId, email: address, deletedAt: null },
+    select: { fullName: true },
+  });
   const rows = await tx.$queryRaw<{ id: string; created: boolean }[]>`
     insert into end_users (id, organization_id, email, full_name, auth_method, created_at, updated_at)
     values (gen_random_uuid(), ${organizationId}::uuid, ${address}, ${fullName}, 'directory', now(), now())
@@ -239,7 +256,12 @@ function uniquenessError(userName: string) {
 }
 
 /** Writes a new or changed directory user and everything that follows from it, in the caller's transaction. */
-async function saveUser(tx: Tx, actor: KeyActor, existing: DirectoryUserRow | null, user: ScimObject): Promise<DirectoryUserRow> {
+async function saveUser(
+  tx: Tx,
+  actor: KeyActor,
+  existing: DirectoryUserRow | null,
+  user: ScimObject,
+): Promise<DirectoryUserRow> {
   const organizationId = actor.organizationId;
   const columns = userColumns(user, existing?.active ?? null);
   const clash = await tx.directoryUser.findFirst({
@@ -250,9 +272,15 @@ async function saveUser(tx: Tx, actor: KeyActor, existing: DirectoryUserRow | nu
   const endUserId = await endUserFor(tx, actor, addressOf({ ...user, userName: columns.userName }), fullNameOf(user));
   let row: DirectoryUserRow;
   if (existing) {
-    row = await tx.directoryUser.update({ where: { id: existing.id }, data: { ...columns, endUserId, version: { increment: 1 } } });
+    row = await tx.directoryUser.update({
+      where: { id: existing.id },
+      data: { ...columns, endUserId, version: { increment: 1 } },
+    });
   } else {
-    const inserted = await tx.directoryUser.createManyAndReturn({ data: [{ organizationId, ...columns, endUserId }], skipDuplicates: true });
+    const inserted = await tx.directoryUser.createManyAndReturn({
+      data: [{ organizationId, ...columns, endUserId }],
+      skipDuplicates: true,
+    });
     if (!inserted[0]) throw uniquenessError(columns.userName);
     row = inserted[0];
   }
@@ -262,7 +290,8 @@ async function saveUser(tx: Tx, actor: KeyActor, existing: DirectoryUserRow | nu
     changes: existing ? changesBetween(existing, row, ["userName", "externalId", "active", "endUserId"]) : {},
   });
   await settleEndUsers(tx, actor, [endUserId, existing?.endUserId ?? null]);
-  if (existing && existing.endUserId !== endUserId) await syncGroupMemberships(tx, organizationId, await groupsOfUser(tx, existing.id));
+  if (existing && existing.endUserId !== endUserId)
+    await syncGroupMemberships(tx, organizationId, await groupsOfUser(tx, existing.id));
   return row;
 }
 
@@ -273,74 +302,110 @@ function directoryUserTarget(row: { id: string; userName: string }) {
 /** The directory user, locked until the transaction ends; 404 when it is not this organization's. */
 async function lockedUser(tx: Tx, organizationId: string, id: string): Promise<DirectoryUserRow> {
   if (!UUID.test(id)) throw scimError(404, null, `No user ${id}.`);
-  const locked = await tx.$queryRaw<{ id: string }[]>`select id::text from directory_users where id = ${id}::uuid and organization_id = ${organizationId}::uuid for update`;
+  const locked = await tx.$queryRaw<
+    { id: string }[]
+  >`select id::text from directory_users where id = ${id}::uuid and organization_id = ${organizationId}::uuid for update`;
   if (!locked[0]) throw scimError(404, null, `No user ${id}.`);
   return tx.directoryUser.findUniqueOrThrow({ where: { id } });
 }
 
 const scim = { scope: "scim" } as const;
 
-export const createDirectoryUser = guarded(scim, async function createDirectoryUser(db: Db, actor: KeyActor, body: unknown): Promise<ScimObject> {
-  const user = canonicalResource("User", body);
-  const row = await db.$transaction((tx) => saveUser(tx, actor, null, user), TRANSACTION_OPTIONS);
-  return userResource(row);
-});
+export const createDirectoryUser = guarded(
+  scim,
+  async function createDirectoryUser(db: Db, actor: KeyActor, body: unknown): Promise<ScimObject> {
+    const user = canonicalResource("User", body);
+    const row = await db.$transaction((tx) => saveUser(tx, actor, null, user), TRANSACTION_OPTIONS);
+    return userResource(row);
+  },
+);
 
-export const getDirectoryUser = guarded(scim, async function getDirectoryUser(db: Db, actor: KeyActor, id: string): Promise<ScimObject> {
-  const row = UUID.test(id) ? await db.directoryUser.findFirst({ where: { id, organizationId: actor.organizationId } }) : null;
-  if (!row) throw scimError(404, null, `No user ${id}.`);
-  return userResource(row);
-});
+export const getDirectoryUser = guarded(
+  scim,
+  async function getDirectoryUser(db: Db, actor: KeyActor, id: string): Promise<ScimObject> {
+    const row = UUID.test(id)
+      ? await db.directoryUser.findFirst({ where: { id, organizationId: actor.organizationId } })
+      : null;
+    if (!row) throw scimError(404, null, `No user ${id}.`);
+    return userResource(row);
+  },
+);
 
-export const replaceDirectoryUser = guarded(scim, async function replaceDirectoryUser(db: Db, actor: KeyActor, id: string, body: unknown): Promise<ScimObject> {
-  const user = canonicalResource("User", body);
-  const row = await db.$transaction(async (tx) => saveUser(tx, actor, await lockedUser(tx, actor.organizationId, id), user), TRANSACTION_OPTIONS);
-  return userResource(row);
-});
+export const replaceDirectoryUser = guarded(
+  scim,
+  async function replaceDirectoryUser(db: Db, actor: KeyActor, id: string, body: unknown): Promise<ScimObject> {
+    const user = canonicalResource("User", body);
+    const row = await db.$transaction(
+      async (tx) => saveUser(tx, actor, await lockedUser(tx, actor.organizationId, id), user),
+      TRANSACTION_OPTIONS,
+    );
+    return userResource(row);
+  },
+);
 
-export const patchDirectoryUser = guarded(scim, async function patchDirectoryUser(db: Db, actor: KeyActor, id: string, body: unknown): Promise<ScimObject> {
-  const operations = readPatchBody(body);
-  const row = await db.$transaction(async (tx) => {
-    const existing = await lockedUser(tx, actor.organizationId, id);
-    const patched = applyPatch("User", userResource(existing), operations);
-    return saveUser(tx, actor, existing, canonicalResource("User", patched));
-  }, TRANSACTION_OPTIONS);
-  return userResource(row);
-});
+export const patchDirectoryUser = guarded(
+  scim,
+  async function patchDirectoryUser(db: Db, actor: KeyActor, id: string, body: unknown): Promise<ScimObject> {
+    const operations = readPatchBody(body);
+    const row = await db.$transaction(async (tx) => {
+      const existing = await lockedUser(tx, actor.organizationId, id);
+      const patched = applyPatch("User", userResource(existing), operations);
+      return saveUser(tx, actor, existing, canonicalResource("User", patched));
+    }, TRANSACTION_OPTIONS);
+    return userResource(row);
+  },
+);
 
 /** The directory user goes; its end user is suspended unless another active directory user stands for it. */
-export const deleteDirectoryUser = guarded(scim, async function deleteDirectoryUser(db: Db, actor: KeyActor, id: string): Promise<void> {
-  await db.$transaction(async (tx) => {
-    const existing = await lockedUser(tx, actor.organizationId, id);
-    const groups = await groupsOfUser(tx, existing.id);
-    await tx.directoryUser.delete({ where: { id: existing.id } });
-    await recordEvent(tx, actor, { action: "directory_user.delete", target: directoryUserTarget(existing) });
-    await syncGroupMemberships(tx, actor.organizationId, groups);
-    await settleEndUsers(tx, actor, [existing.endUserId]);
-  }, TRANSACTION_OPTIONS);
-});
+export const deleteDirectoryUser = guarded(
+  scim,
+  async function deleteDirectoryUser(db: Db, actor: KeyActor, id: string): Promise<void> {
+    await db.$transaction(async (tx) => {
+      const existing = await lockedUser(tx, actor.organizationId, id);
+      const groups = await groupsOfUser(tx, existing.id);
+      await tx.directoryUser.delete({ where: { id: existing.id } });
+      await recordEvent(tx, actor, { action: "directory_user.delete", target: directoryUserTarget(existing) });
+      await syncGroupMemberships(tx, actor.organizationId, groups);
+      await settleEndUsers(tx, actor, [existing.endUserId]);
+    }, TRANSACTION_OPTIONS);
+  },
+);
 
 function page(resources: ScimObject[], total: number, startIndex: number): ListResult {
-  return { schemas: [LIST_RESPONSE_SCHEMA], totalResults: total, startIndex, itemsPerPage: resources.length, Resources: resources };
+  return {
+    schemas: [LIST_RESPONSE_SCHEMA],
+    totalResults: total,
+    startIndex,
+    itemsPerPage: resources.length,
+    Resources: resources,
+  };
 }
 
-export const listDirectoryUsers = guarded(scim, async function listDirectoryUsers(db: Db, actor: KeyActor, query: ListQuery): Promise<ListResult> {
-  const { startIndex, count } = paging(query);
-  const filter = query.filter ? parseScimFilter(query.filter) : null;
-  const where: Prisma.DirectoryUserWhereInput = { organizationId: actor.organizationId };
-  // The filters identity providers send on every sync are answered from the index.
-  const userName = filter ? equalityOn(filter, "userName") : null;
-  const externalId = filter ? equalityOn(filter, "externalId") : null;
-  if (userName !== null) where.userNameKey = userName.toLowerCase();
-  else if (externalId !== null) where.externalId = externalId;
-  const orderBy = [{ createdAt: "asc" as const }, { id: "asc" as const }];
-  if (!filter || userName !== null || externalId !== null) {
-    const [total, rows] = await Promise.all([db.directoryUser.count({ where }), db.directoryUser.findMany({ where, orderBy, skip: startIndex - 1, take: count })]);
-    return page(rows.map(userResource), total, startIndex);
-  }
-  const matching = (await db.directoryUser.findMany({ where, orderBy })).map(userResource).filter((resource) => matchesFilter(resource, filter));
-  return page(matching.slice(startIndex - 1, startIndex - 1 + count), matching.length, startIndex);
-});
+export const listDirectoryUsers = guarded(
+  scim,
+  async function listDirectoryUsers(db: Db, actor: KeyActor, query: ListQuery): Promise<ListResult> {
+    const { startIndex, count } = paging(query);
+    const filter = query.filter ? parseScimFilter(query.filter) : null;
+    const where: Prisma.DirectoryUserWhereInput = { organizationId: actor.organizationId };
+    // The filters identity providers send on every sync are answered from the index.
+    const userName = filter ? equalityOn(filter, "userName") : null;
+    const externalId = filter ? equalityOn(filter, "externalId") : null;
+    if (userName !== null) where.userNameKey = userName.toLowerCase();
+    else if (externalId !== null) where.externalId = externalId;
+    const orderBy = [{ createdAt: "asc" as const }, { id: "asc" as const }];
+    if (!filter || userName !== null || externalId !== null) {
+      const [total, rows] = await Promise.all([
+        db.directoryUser.count({ where }),
+        db.directoryUser.findMany({ where, orderBy, skip: startIndex - 1, take: count }),
+      ]);
+      return page(rows.map(userResource), total, startIndex);
+    }
+    const matching = (await db.directoryUser.findMany({ where, orderBy }))
+      .map(userResource)
+      .filter((resource) => matchesFilter(resource, filter));
+    return page(matching.slice(startIndex - 1, startIndex - 1 + count), matching.length, startIndex);
+  },
+);
 
 function paging(query: ListQuery): { startIndex: number; count: number } {
   // RFC 7644 §3.4.2.4: a startIndex below 1 is read as 1, a negative count as 0.
@@ -361,7 +426,14 @@ type GroupRow = {
   updatedAt: Date;
 };
 
-const groupSelect = { id: true, name: true, externalId: true, directoryVersion: true, createdAt: true, updatedAt: true } as const;
+const groupSelect = {
+  id: true,
+  name: true,
+  externalId: true,
+  directoryVersion: true,
+  createdAt: true,
+  updatedAt: true,
+} as const;
 
 function groupResource(row: GroupRow, members: { value: string; display: string }[] | null): ScimObject {
   return {
@@ -369,7 +441,9 @@ function groupResource(row: GroupRow, members: { value: string; display: string 
     id: row.id,
     ...(row.externalId !== null ? { externalId: row.externalId } : {}),
     displayName: row.name,
-    ...(members ? { members: members.map((member) => ({ ...member, $ref: `${scimBaseUrl()}/Users/${member.value}` })) } : {}),
+    ...(members
+      ? { members: members.map((member) => ({ ...member, $ref: `${scimBaseUrl()}/Users/${member.value}` })) }
+      : {}),
     meta: meta("Group", row.id, row.createdAt, row.updatedAt, row.directoryVersion + 1),
   };
 }
@@ -381,20 +455,28 @@ async function membersOf(db: Db | Tx, groupIds: string[]): Promise<Map<string, {
     orderBy: [{ addedAt: "asc" }, { directoryUserId: "asc" }],
   });
   const byGroup = new Map<string, { value: string; display: string }[]>(groupIds.map((id) => [id, []]));
-  for (const row of rows) byGroup.get(row.groupId)!.push({ value: row.directoryUser.id, display: row.directoryUser.userName });
+  for (const row of rows)
+    byGroup.get(row.groupId)!.push({ value: row.directoryUser.id, display: row.directoryUser.userName });
   return byGroup;
 }
 
 function groupColumns(group: ScimObject) {
   const name = typeof group.displayName === "string" ? group.displayName.trim() : "";
   if (!name) throw scimError(400, "invalidValue", "displayName is required.");
-  if (name.length > MAX_NAME_CHARS) throw scimError(400, "invalidValue", `displayName is longer than ${MAX_NAME_CHARS} characters.`);
+  if (name.length > MAX_NAME_CHARS)
+    throw scimError(400, "invalidValue", `displayName is longer than ${MAX_NAME_CHARS} characters.`);
   return { name, externalId: typeof group.externalId === "string" ? group.externalId : null };
 }
 
 function memberIdsOf(group: ScimObject): string[] {
   const members = Array.isArray(group.members) ? (group.members as ScimObject[]) : [];
-  return [...new Set(members.map((member) => member.value).filter((value): value is string => typeof value === "string" && UUID.test(value)))];
+  return [
+    ...new Set(
+      members
+        .map((member) => member.value)
+        .filter((value): value is string => typeof value === "string" && UUID.test(value)),
+    ),
+  ];
 }
 
 /** Sets the group's members to these directory users (ids that name none of the organization's are ignored). */
@@ -421,7 +503,11 @@ async function lockedGroup(tx: Tx, organizationId: string, id: string): Promise<
 async function saveGroup(tx: Tx, actor: KeyActor, existing: GroupRow, group: ScimObject): Promise<GroupRow> {
   const membersBefore = await memberCount(tx, existing.id);
   await setGroupMembers(tx, actor.organizationId, existing.id, memberIdsOf(group));
-  const row = await tx.userGroup.update({ where: { id: existing.id }, data: { ...groupColumns(group), directoryVersion: { increment: 1 } }, select: groupSelect });
+  const row = await tx.userGroup.update({
+    where: { id: existing.id },
+    data: { ...groupColumns(group), directoryVersion: { increment: 1 } },
+    select: groupSelect,
+  });
   const changes: Record<string, [unknown, unknown]> = changesBetween(existing, row, ["name", "externalId"]);
   const membersAfter = await memberCount(tx, existing.id);
   if (membersAfter !== membersBefore) changes.memberCount = [membersBefore, membersAfter];
@@ -437,90 +523,125 @@ function memberCount(tx: Tx, groupId: string): Promise<number> {
   return tx.groupMember.count({ where: { groupId } });
 }
 
-export const createDirectoryGroup = guarded(scim, async function createDirectoryGroup(db: Db, actor: KeyActor, body: unknown): Promise<ScimObject> {
-  const group = canonicalResource("Group", body);
-  const columns = groupColumns(group);
-  const row = await db.$transaction(async (tx) => {
-    const created = await tx.userGroup.create({ data: { organizationId: actor.organizationId, directoryManaged: true, ...columns }, select: groupSelect });
-    await setGroupMembers(tx, actor.organizationId, created.id, memberIdsOf(group));
-    await recordEvent(tx, actor, { action: "user_group.create", target: groupTarget(created), changes: { memberCount: [0, await memberCount(tx, created.id)] } });
-    return created;
-  }, TRANSACTION_OPTIONS);
-  return groupResource(row, (await membersOf(db, [row.id])).get(row.id)!);
-});
+export const createDirectoryGroup = guarded(
+  scim,
+  async function createDirectoryGroup(db: Db, actor: KeyActor, body: unknown): Promise<ScimObject> {
+    const group = canonicalResource("Group", body);
+    const columns = groupColumns(group);
+    const row = await db.$transaction(async (tx) => {
+      const created = await tx.userGroup.create({
+        data: { organizationId: actor.organizationId, directoryManaged: true, ...columns },
+        select: groupSelect,
+      });
+      await setGroupMembers(tx, actor.organizationId, created.id, memberIdsOf(group));
+      await recordEvent(tx, actor, {
+        action: "user_group.create",
+        target: groupTarget(created),
+        changes: { memberCount: [0, await memberCount(tx, created.id)] },
+      });
+      return created;
+    }, TRANSACTION_OPTIONS);
+    return groupResource(row, (await membersOf(db, [row.id])).get(row.id)!);
+  },
+);
 
 async function findGroupRow(db: Db, organizationId: string, id: string): Promise<GroupRow> {
-  const row = UUID.test(id) ? await db.userGroup.findFirst({ where: { id, organizationId, directoryManaged: true }, select: groupSelect }) : null;
+  const row = UUID.test(id)
+    ? await db.userGroup.findFirst({ where: { id, organizationId, directoryManaged: true }, select: groupSelect })
+    : null;
   if (!row) throw scimError(404, null, `No group ${id}.`);
   return row;
 }
 
 export const getDirectoryGroup = guarded(
   scim,
-  async function getDirectoryGroup(db: Db, actor: KeyActor, id: string, options: { withoutMembers?: boolean } = {}): Promise<ScimObject> {
+  async function getDirectoryGroup(
+    db: Db,
+    actor: KeyActor,
+    id: string,
+    options: { withoutMembers?: boolean } = {},
+  ): Promise<ScimObject> {
     const row = await findGroupRow(db, actor.organizationId, id);
     return groupResource(row, options.withoutMembers ? null : (await membersOf(db, [row.id])).get(row.id)!);
   },
 );
 
-export const replaceDirectoryGroup = guarded(scim, async function replaceDirectoryGroup(db: Db, actor: KeyActor, id: string, body: unknown): Promise<ScimObject> {
-  const group = canonicalResource("Group", body);
-  const row = await db.$transaction(async (tx) => saveGroup(tx, actor, await lockedGroup(tx, actor.organizationId, id), group), TRANSACTION_OPTIONS);
-  return groupResource(row, (await membersOf(db, [row.id])).get(row.id)!);
-});
+export const replaceDirectoryGroup = guarded(
+  scim,
+  async function replaceDirectoryGroup(db: Db, actor: KeyActor, id: string, body: unknown): Promise<ScimObject> {
+    const group = canonicalResource("Group", body);
+    const row = await db.$transaction(
+      async (tx) => saveGroup(tx, actor, await lockedGroup(tx, actor.organizationId, id), group),
+      TRANSACTION_OPTIONS,
+    );
+    return groupResource(row, (await membersOf(db, [row.id])).get(row.id)!);
+  },
+);
 
-export const patchDirectoryGroup = guarded(scim, async function patchDirectoryGroup(db: Db, actor: KeyActor, id: string, body: unknown): Promise<ScimObject> {
-  const operations = readPatchBody(body);
-  const row = await db.$transaction(async (tx) => {
-    const existing = await lockedGroup(tx, actor.organizationId, id);
-    const current = groupResource(existing, (await membersOf(tx, [existing.id])).get(existing.id)!);
-    return saveGroup(tx, actor, existing, canonicalResource("Group", applyPatch("Group", current, operations)));
-  }, TRANSACTION_OPTIONS);
-  return groupResource(row, (await membersOf(db, [row.id])).get(row.id)!);
-});
+export const patchDirectoryGroup = guarded(
+  scim,
+  async function patchDirectoryGroup(db: Db, actor: KeyActor, id: string, body: unknown): Promise<ScimObject> {
+    const operations = readPatchBody(body);
+    const row = await db.$transaction(async (tx) => {
+      const existing = await lockedGroup(tx, actor.organizationId, id);
+      const current = groupResource(existing, (await membersOf(tx, [existing.id])).get(existing.id)!);
+      return saveGroup(tx, actor, existing, canonicalResource("Group", applyPatch("Group", current, operations)));
+    }, TRANSACTION_OPTIONS);
+    return groupResource(row, (await membersOf(db, [row.id])).get(row.id)!);
+  },
+);
 
 /** The group and its memberships go; its end users stay. */
-export const deleteDirectoryGroup = guarded(scim, async function deleteDirectoryGroup(db: Db, actor: KeyActor, id: string): Promise<void> {
-  await db.$transaction(async (tx) => {
-    const existing = await lockedGroup(tx, actor.organizationId, id);
-    await tx.userGroup.delete({ where: { id: existing.id } });
-    await recordEvent(tx, actor, { action: "user_group.delete", target: groupTarget(existing) });
-  }, TRANSACTION_OPTIONS);
-});
+export const deleteDirectoryGroup = guarded(
+  scim,
+  async function deleteDirectoryGroup(db: Db, actor: KeyActor, id: string): Promise<void> {
+    await db.$transaction(async (tx) => {
+      const existing = await lockedGroup(tx, actor.organizationId, id);
+      await tx.userGroup.delete({ where: { id: existing.id } });
+      await recordEvent(tx, actor, { action: "user_group.delete", target: groupTarget(existing) });
+    }, TRANSACTION_OPTIONS);
+  },
+);
 
-export const listDirectoryGroups = guarded(scim, async function listDirectoryGroups(db: Db, actor: KeyActor, query: ListQuery): Promise<ListResult> {
-  const { startIndex, count } = paging(query);
-  const filter = query.filter ? parseScimFilter(query.filter) : null;
-  const where: Prisma.UserGroupWhereInput = { organizationId: actor.organizationId, directoryManaged: true };
-  const displayName = filter ? equalityOn(filter, "displayName") : null;
-  const externalId = filter ? equalityOn(filter, "externalId") : null;
-  if (displayName !== null) where.name = { equals: displayName, mode: "insensitive" };
-  else if (externalId !== null) where.externalId = externalId;
-  const orderBy = [{ createdAt: "asc" as const }, { id: "asc" as const }];
-  const withMembers = async (rows: GroupRow[]) => {
-    if (query.withoutMembers) return rows.map((row) => groupResource(row, null));
-    const members = await membersOf(
-      db,
-      rows.map((row) => row.id),
-    );
-    return rows.map((row) => groupResource(row, members.get(row.id)!));
-  };
-  if (!filter || displayName !== null || externalId !== null) {
-    const [total, rows] = await Promise.all([db.userGroup.count({ where }), db.userGroup.findMany({ where, orderBy, skip: startIndex - 1, take: count, select: groupSelect })]);
-    return page(await withMembers(rows), total, startIndex);
-  }
-  const all = await db.userGroup.findMany({ where, orderBy, select: groupSelect });
-  // Filters that name members need them; others are decided on the group alone.
-  const needsMembers = (query.filter ?? "").toLowerCase().includes("members");
-  const members = needsMembers
-    ? await membersOf(
+export const listDirectoryGroups = guarded(
+  scim,
+  async function listDirectoryGroups(db: Db, actor: KeyActor, query: ListQuery): Promise<ListResult> {
+    const { startIndex, count } = paging(query);
+    const filter = query.filter ? parseScimFilter(query.filter) : null;
+    const where: Prisma.UserGroupWhereInput = { organizationId: actor.organizationId, directoryManaged: true };
+    const displayName = filter ? equalityOn(filter, "displayName") : null;
+    const externalId = filter ? equalityOn(filter, "externalId") : null;
+    if (displayName !== null) where.name = { equals: displayName, mode: "insensitive" };
+    else if (externalId !== null) where.externalId = externalId;
+    const orderBy = [{ createdAt: "asc" as const }, { id: "asc" as const }];
+    const withMembers = async (rows: GroupRow[]) => {
+      if (query.withoutMembers) return rows.map((row) => groupResource(row, null));
+      const members = await membersOf(
         db,
-        all.map((row) => row.id),
-      )
-    : null;
-  const matching = all.filter((row) => matchesFilter(groupResource(row, members?.get(row.id) ?? []), filter));
-  return page(await withMembers(matching.slice(startIndex - 1, startIndex - 1 + count)), matching.length, startIndex);
-});
+        rows.map((row) => row.id),
+      );
+      return rows.map((row) => groupResource(row, members.get(row.id)!));
+    };
+    if (!filter || displayName !== null || externalId !== null) {
+      const [total, rows] = await Promise.all([
+        db.userGroup.count({ where }),
+        db.userGroup.findMany({ where, orderBy, skip: startIndex - 1, take: count, select: groupSelect }),
+      ]);
+      return page(await withMembers(rows), total, startIndex);
+    }
+    const all = await db.userGroup.findMany({ where, orderBy, select: groupSelect });
+    // Filters that name members need them; others are decided on the group alone.
+    const needsMembers = (query.filter ?? "").toLowerCase().includes("members");
+    const members = needsMembers
+      ? await membersOf(
+          db,
+          all.map((row) => row.id),
+        )
+      : null;
+    const matching = all.filter((row) => matchesFilter(groupResource(row, members?.get(row.id) ?? []), filter));
+    return page(await withMembers(matching.slice(startIndex - 1, startIndex - 1 + count)), matching.length, startIndex);
+  },
+);
 
 // ---------------------------------------------------------------------------------------------
 // Sync activity
@@ -533,14 +654,23 @@ const MAX_EVENT_TEXT_CHARS = 1_000;
  * A refusal is also the audit event `directory.sync_failed` (a webhook), with what was sent and
  * why it failed. Never fails the request.
  */
-export async function recordDirectoryEvent(db: Db, actor: KeyActor, action: string, status: number, detail: string, scimType: string | null = null): Promise<void> {
+export async function recordDirectoryEvent(
+  db: Db,
+  actor: KeyActor,
+  action: string,
+  status: number,
+  detail: string,
+  scimType: string | null = null,
+): Promise<void> {
   const { organizationId } = actor;
   const request = action.slice(0, MAX_EVENT_TEXT_CHARS);
   const reason = detail.slice(0, MAX_EVENT_TEXT_CHARS);
   try {
     await db.$transaction([
       db.directoryEvent.create({ data: { organizationId, action: request, status, detail: reason } }),
-      db.directoryEvent.deleteMany({ where: { organizationId, createdAt: { lt: new Date(Date.now() - EVENT_DAYS_KEPT * 86_400_000) } } }),
+      db.directoryEvent.deleteMany({
+        where: { organizationId, createdAt: { lt: new Date(Date.now() - EVENT_DAYS_KEPT * 86_400_000) } },
+      }),
       ...(status >= 400
         ? [
             recordEvent(db, actor, {
@@ -568,91 +698,162 @@ const TOKEN_NAME = "Directory (SCIM)";
 const tokenSelect = { id: true, name: true, prefix: true, createdAt: true, lastUsedAt: true } as const;
 
 function toToken(row: { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null }) {
-  return { id: row.id, name: row.name, prefix: row.prefix, createdAt: row.createdAt.toISOString(), lastUsedAt: row.lastUsedAt?.toISOString() ?? null };
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: row.createdAt.toISOString(),
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+  };
 }
 
-export const getDirectoryOverview = guarded({ may: "settings" }, async function getDirectoryOverview(db: Db, actor: Actor): Promise<DirectoryOverview> {
-  const organizationId = actor.organizationId;
-  const [organization, tokens, users, userCount, groups, events] = await Promise.all([
-    db.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { directoryDefaultPlanId: true } }),
-    db.apiKey.findMany({ where: { organizationId, revokedAt: null, scopes: { has: SCIM_SCOPE } }, select: tokenSelect, orderBy: [{ createdAt: "desc" }, { id: "desc" }] }),
-    db.directoryUser.findMany({
-      where: { organizationId },
-      select: { id: true, userName: true, active: true, attributes: true, updatedAt: true, endUser: { select: { id: true, email: true, suspendedAt: true } } },
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      take: CONSOLE_ROWS,
-    }),
-    db.directoryUser.count({ where: { organizationId } }),
-    db.userGroup.findMany({
-      where: { organizationId, directoryManaged: true },
-      select: { id: true, name: true, updatedAt: true, _count: { select: { members: true } } },
-      orderBy: [{ name: "asc" }, { id: "asc" }],
-      take: CONSOLE_ROWS,
-    }),
-    db.directoryEvent.findMany({ where: { organizationId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: CONSOLE_EVENTS }),
-  ]);
-  return {
-    scimUrl: scimBaseUrl(),
-    oidcRedirectUri: redirectUri(),
-    tokens: tokens.map(toToken),
-    defaultPlanId: organization.directoryDefaultPlanId,
-    userCount,
-    users: users.map((user) => ({
-      id: user.id,
-      userName: user.userName,
-      displayName: fullNameOf((user.attributes ?? {}) as ScimObject),
-      active: user.active,
-      endUser: user.endUser ? { id: user.endUser.id, email: user.endUser.email, suspendedAt: user.endUser.suspendedAt?.toISOString() ?? null } : null,
-      updatedAt: user.updatedAt.toISOString(),
-    })),
-    groups: groups.map((group) => ({ id: group.id, name: group.name, memberCount: group._count.members, updatedAt: group.updatedAt.toISOString() })),
-    events: events.map((event) => ({ id: event.id, action: event.action, status: event.status, detail: event.detail, createdAt: event.createdAt.toISOString() })),
-  };
-});
+export const getDirectoryOverview = guarded(
+  { may: "settings" },
+  async function getDirectoryOverview(db: Db, actor: Actor): Promise<DirectoryOverview> {
+    const organizationId = actor.organizationId;
+    const [organization, tokens, users, userCount, groups, events] = await Promise.all([
+      db.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { directoryDefaultPlanId: true } }),
+      db.apiKey.findMany({
+        where: { organizationId, revokedAt: null, scopes: { has: SCIM_SCOPE } },
+        select: tokenSelect,
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      }),
+      db.directoryUser.findMany({
+        where: { organizationId },
+        select: {
+          id: true,
+          userName: true,
+          active: true,
+          attributes: true,
+          updatedAt: true,
+          endUser: { select: { id: true, email: true, suspendedAt: true } },
+        },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        take: CONSOLE_ROWS,
+      }),
+      db.directoryUser.count({ where: { organizationId } }),
+      db.userGroup.findMany({
+        where: { organizationId, directoryManaged: true },
+        select: { id: true, name: true, updatedAt: true, _count: { select: { members: true } } },
+        orderBy: [{ name: "asc" }, { id: "asc" }],
+        take: CONSOLE_ROWS,
+      }),
+      db.directoryEvent.findMany({
+        where: { organizationId },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        take: CONSOLE_EVENTS,
+      }),
+    ]);
+    return {
+      scimUrl: scimBaseUrl(),
+      oidcRedirectUri: redirectUri(),
+      tokens: tokens.map(toToken),
+      defaultPlanId: organization.directoryDefaultPlanId,
+      userCount,
+      users: users.map((user) => ({
+        id: user.id,
+        userName: user.userName,
+        displayName: fullNameOf((user.attributes ?? {}) as ScimObject),
+        active: user.active,
+        endUser: user.endUser
+          ? {
+              id: user.endUser.id,
+              email: user.endUser.email,
+              suspendedAt: user.endUser.suspendedAt?.toISOString() ?? null,
+            }
+          : null,
+        updatedAt: user.updatedAt.toISOString(),
+      })),
+      groups: groups.map((group) => ({
+        id: group.id,
+        name: group.name,
+        memberCount: group._count.members,
+        updatedAt: group.updatedAt.toISOString(),
+      })),
+      events: events.map((event) => ({
+        id: event.id,
+        action: event.action,
+        status: event.status,
+        detail: event.detail,
+        createdAt: event.createdAt.toISOString(),
+      })),
+    };
+  },
+);
 
 /**
  * A new SCIM token, shown once; the organization's other SCIM tokens are revoked with it, so
  * rotating is one step (paste the new one into the identity provider at once).
  */
-export const rotateDirectoryToken = guarded({ may: "settings" }, async function rotateDirectoryToken(db: Db, actor: Actor) {
-  const secret = randomToken("sk_org_");
-  const row = await db.$transaction(async (tx) => {
-    const revoked = await tx.apiKey.updateManyAndReturn({
-      where: { organizationId: actor.organizationId, revokedAt: null, scopes: { has: SCIM_SCOPE } },
-      data: { revokedAt: new Date() },
-      select: { id: true, name: true },
+export const rotateDirectoryToken = guarded(
+  { may: "settings" },
+  async function rotateDirectoryToken(db: Db, actor: Actor) {
+    const secret = randomToken("sk_org_");
+    const row = await db.$transaction(async (tx) => {
+      const revoked = await tx.apiKey.updateManyAndReturn({
+        where: { organizationId: actor.organizationId, revokedAt: null, scopes: { has: SCIM_SCOPE } },
+        data: { revokedAt: new Date() },
+        select: { id: true, name: true },
+      });
+      for (const key of revoked)
+        await recordEvent(tx, actor, {
+          action: "api_key.revoke",
+          target: { type: "api_key", id: key.id, label: key.name },
+        });
+      const created = await tx.apiKey.create({
+        data: {
+          organizationId: actor.organizationId,
+          kind: "organization",
+          name: TOKEN_NAME,
+          scopes: [SCIM_SCOPE],
+          prefix: secret.slice(0, 12),
+          secretHash: hashSecret(secret),
+        },
+        select: tokenSelect,
+      });
+      await recordEvent(tx, actor, {
+        action: "api_key.create",
+        target: { type: "api_key", id: created.id, label: created.name },
+        changes: { scopes: [null, [SCIM_SCOPE]], secret: [null, SECRET_CHANGED] },
+      });
+      return created;
     });
-    for (const key of revoked) await recordEvent(tx, actor, { action: "api_key.revoke", target: { type: "api_key", id: key.id, label: key.name } });
-    const created = await tx.apiKey.create({
-      data: { organizationId: actor.organizationId, kind: "organization", name: TOKEN_NAME, scopes: [SCIM_SCOPE], prefix: secret.slice(0, 12), secretHash: hashSecret(secret) },
-      select: tokenSelect,
-    });
-    await recordEvent(tx, actor, {
-      action: "api_key.create",
-      target: { type: "api_key", id: created.id, label: created.name },
-      changes: { scopes: [null, [SCIM_SCOPE]], secret: [null, SECRET_CHANGED] },
-    });
-    return created;
-  });
-  return { ...toToken(row), secret };
-});
+    return { ...toToken(row), secret };
+  },
+);
 
 /** The plan new directory end users are subscribed to; null for none. */
-export const setDirectoryDefaultPlan = guarded({ may: "settings" }, async function setDirectoryDefaultPlan(db: Db, actor: Actor, input: { tierPlanId: string | null }): Promise<{
-  defaultPlanId: string | null;
-}> {
-  if (input.tierPlanId) {
-    const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId, archivedAt: null }, select: { id: true } });
-    if (!plan) throw new AppError("tier_not_found", `No live tier plan ${input.tierPlanId} in this organization.`);
-  }
-  await db.$transaction(async (tx) => {
-    const before = await tx.organization.findUniqueOrThrow({ where: { id: actor.organizationId }, select: { name: true, directoryDefaultPlanId: true } });
-    await tx.organization.update({ where: { id: actor.organizationId }, data: { directoryDefaultPlanId: input.tierPlanId } });
-    await recordEvent(tx, actor, {
-      action: "organization.update",
-      target: { type: "organization", id: actor.organizationId, label: before.name },
-      changes: changesBetween(before, { directoryDefaultPlanId: input.tierPlanId }, ["directoryDefaultPlanId"]),
+export const setDirectoryDefaultPlan = guarded(
+  { may: "settings" },
+  async function setDirectoryDefaultPlan(
+    db: Db,
+    actor: Actor,
+    input: { tierPlanId: string | null },
+  ): Promise<{
+    defaultPlanId: string | null;
+  }> {
+    if (input.tierPlanId) {
+      const plan = await db.tierPlan.findFirst({
+        where: { id: input.tierPlanId, organizationId: actor.organizationId, archivedAt: null },
+        select: { id: true },
+      });
+      if (!plan) throw new AppError("tier_not_found", `No live tier plan ${input.tierPlanId} in this organization.`);
+    }
+    await db.$transaction(async (tx) => {
+      const before = await tx.organization.findUniqueOrThrow({
+        where: { id: actor.organizationId },
+        select: { name: true, directoryDefaultPlanId: true },
+      });
+      await tx.organization.update({
+        where: { id: actor.organizationId },
+        data: { directoryDefaultPlanId: input.tierPlanId },
+      });
+      await recordEvent(tx, actor, {
+        action: "organization.update",
+        target: { type: "organization", id: actor.organizationId, label: before.name },
+        changes: changesBetween(before, { directoryDefaultPlanId: input.tierPlanId }, ["directoryDefaultPlanId"]),
+      });
     });
-  });
-  return { defaultPlanId: input.tierPlanId };
-});
+    return { defaultPlanId: input.tierPlanId };
+  },
+);

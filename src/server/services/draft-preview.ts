@@ -17,21 +17,35 @@ import { BilledRun, RUN_CREDITS } from "@/server/runtime/billed-run";
 
 export const previewDraft = guardedByKind(
   writesKind,
-  async function previewDraft(db: Db, actor: Actor, kind: BuilderKind, input: { id: string; message: string; history: Turn[] }): Promise<DraftPreview> {
+  async function previewDraft(
+    db: Db,
+    actor: Actor,
+    kind: BuilderKind,
+    input: { id: string; message: string; history: Turn[] },
+  ): Promise<DraftPreview> {
     const { runnable } = await loadDraft(db, actor, kind, input.id);
     assertCompleteDraft(kind, runnable.document);
-    const appRun = kind === "app" ? await appRunForDraft(db, actor, runnable as Parameters<typeof appRunForDraft>[2]) : null;
+    const appRun =
+      kind === "app" ? await appRunForDraft(db, actor, runnable as Parameters<typeof appRunForDraft>[2]) : null;
     const ctx = newRunContext(db, actor.organizationId);
-    const billed = await BilledRun.start(db, ctx, { organizationId: actor.organizationId, endUserId: null, usage: { appId: runnable.id, portalId: null } }, RUN_CREDITS.testCase);
+    const billed = await BilledRun.start(
+      db,
+      ctx,
+      { organizationId: actor.organizationId, endUserId: null, usage: { appId: runnable.id, portalId: null } },
+      RUN_CREDITS.testCase,
+    );
     const started = performance.now();
     let reply = "";
     let error: string | null = null;
     try {
-      if (kind === "agent") reply = await runAgent(ctx, runnable as Parameters<typeof runAgent>[1], input.message, input.history);
+      if (kind === "agent")
+        reply = await runAgent(ctx, runnable as Parameters<typeof runAgent>[1], input.message, input.history);
       else if (kind === "flow") {
         // As in a test case: a JSON object of the flow's inputs, or text for its first text input.
         const flow = runnable as Parameters<typeof runFlow>[1];
-        reply = boundedReply(await runFlow(ctx, flow, jsonObjectIn(input.message) ?? inputsFromMessage(flow.document, input.message)));
+        reply = boundedReply(
+          await runFlow(ctx, flow, jsonObjectIn(input.message) ?? inputsFromMessage(flow.document, input.message)),
+        );
       } else reply = await runApp(ctx, appRun!, input.message, input.history);
     } catch (cause) {
       error = (await billed.fail(cause)).message;

@@ -26,7 +26,9 @@ export async function startEndUserSession(
   const token = randomToken();
   const expiresAt = new Date(Date.now() + env().PORTAL_SESSION_TTL_HOURS * 3_600_000);
   await db.$transaction([
-    db.endUserSession.create({ data: { tokenHash: hashSecret(token), organizationId: endUser.organizationId, endUserId: endUser.id, expiresAt } }),
+    db.endUserSession.create({
+      data: { tokenHash: hashSecret(token), organizationId: endUser.organizationId, endUserId: endUser.id, expiresAt },
+    }),
     db.$executeRaw`update end_users set auth_method = ${authMethod}, email_verified_at = coalesce(email_verified_at, now()), last_seen_at = now(), updated_at = now() where id = ${endUser.id}::uuid`,
     ...(options.signInEvent ? [options.signInEvent] : []),
   ]);
@@ -37,7 +39,12 @@ export async function startEndUserSession(
  * The signed-in end user for a session token, if the session is unexpired, belongs to the
  * portal's organization and the end user is active. Marks them seen (at most once a minute).
  */
-export async function endUserForSession(db: Db, token: string | undefined, portal: { id: string; organizationId: string }, origin?: RequestOrigin): Promise<EndUserActor | null> {
+export async function endUserForSession(
+  db: Db,
+  token: string | undefined,
+  portal: { id: string; organizationId: string },
+  origin?: RequestOrigin,
+): Promise<EndUserActor | null> {
   if (!token) return null;
   const { rows } = await db.pool.query<{ id: string; email: string; full_name: string }>({
     name: "atrium_end_user_session",
@@ -56,7 +63,13 @@ export async function endUserForSession(db: Db, token: string | undefined, porta
   });
   const row = rows[0];
   if (!row) return null;
-  return { kind: "end_user", organizationId: portal.organizationId, endUser: { id: row.id, email: row.email, fullName: row.full_name }, portalId: portal.id, origin };
+  return {
+    kind: "end_user",
+    organizationId: portal.organizationId,
+    endUser: { id: row.id, email: row.email, fullName: row.full_name },
+    portalId: portal.id,
+    origin,
+  };
 }
 
 export async function endEndUserSession(db: Db, token: string | undefined): Promise<void> {

@@ -1,6 +1,14 @@
 // End users: provisioning (idempotent on email, all-or-nothing), profile, revocation and
 // deletion, subscriptions with their credit pools, and per-user grants.
-import type { EndUser, EndUserDetail, GrantInput, ProvisionEndUserInput, ProvisionEndUserOutput, Subscription, SubscriptionDetail } from "@/schemas/provisioning";
+import type {
+  EndUser,
+  EndUserDetail,
+  GrantInput,
+  ProvisionEndUserInput,
+  ProvisionEndUserOutput,
+  Subscription,
+  SubscriptionDetail,
+} from "@/schemas/provisioning";
 import { channelOf, type Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
@@ -68,7 +76,12 @@ function toSubscription(row: SubscriptionRow): Subscription {
 }
 
 export function toSubscriptionDetail(row: SubscriptionRow): SubscriptionDetail {
-  return { ...toSubscription(row), provisionedBy: row.provisionedBy, isComped: row.isComped, bonusCredits: row.bonusCredits };
+  return {
+    ...toSubscription(row),
+    provisionedBy: row.provisionedBy,
+    isComped: row.isComped,
+    bonusCredits: row.bonusCredits,
+  };
 }
 
 function provisionedBy(actor: Actor): "api" | "console" {
@@ -118,7 +131,11 @@ export async function subscribe(
 ): Promise<void> {
   if (plans.length === 0) return;
   await tx.$executeRawUnsafe(
-    subscriptionsUpsert("(select $1::uuid as end_user_id, unnest($2::uuid[]) as tier_plan_id, unnest($3::int[]) as credit_allowance)", '$4::"ProvisionedBy"', "$5"),
+    subscriptionsUpsert(
+      "(select $1::uuid as end_user_id, unnest($2::uuid[]) as tier_plan_id, unnest($3::int[]) as credit_allowance)",
+      '$4::"ProvisionedBy"',
+      "$5",
+    ),
     endUserId,
     plans.map((plan) => plan.id),
     plans.map((plan) => plan.creditAllowance),
@@ -243,8 +260,15 @@ interface ProvisionWrite {
 
 /** What a provisioning call asked for, as the audit log records it. */
 function provisionChanges(input: ProvisionEndUserInput): Record<string, [null, unknown]> {
-  const asked: Record<string, unknown> = { fullName: input.fullName, tierPlanIds: input.tierPlanIds, groupIds: input.groupIds, grants: input.grants };
-  return Object.fromEntries(Object.entries(asked).flatMap(([field, value]) => (value === undefined ? [] : [[field, [null, value]]])));
+  const asked: Record<string, unknown> = {
+    fullName: input.fullName,
+    tierPlanIds: input.tierPlanIds,
+    groupIds: input.groupIds,
+    grants: input.grants,
+  };
+  return Object.fromEntries(
+    Object.entries(asked).flatMap(([field, value]) => (value === undefined ? [] : [[field, [null, value]]])),
+  );
 }
 
 /**
@@ -272,24 +296,38 @@ export const provisionEndUser = guarded(
     });
     const check = checks[0];
     if (!check) throw new AppError("not_found", "No organization with that id.");
-    if (check.deleted) throw new AppError("deleted_identity", `${email} belongs to a deleted account; it cannot be provisioned again.`);
+    if (check.deleted)
+      throw new AppError("deleted_identity", `${email} belongs to a deleted account; it cannot be provisioned again.`);
     if (grants.length && check.access_mode === "groups") {
-      throw new AppError("grants_unsupported", "This organization manages access with groups: pass groupIds instead of grants.");
+      throw new AppError(
+        "grants_unsupported",
+        "This organization manages access with groups: pass groupIds instead of grants.",
+      );
     }
     const missingPlan = tierPlanIds.find((id) => !check.plans.includes(id));
     if (missingPlan) throw new AppError("tier_not_found", `No live tier plan ${missingPlan} in this organization.`);
-    if (groupIds.length && !check.groups_enabled) throw new AppError("groups_disabled", "User groups are not enabled for this organization.");
+    if (groupIds.length && !check.groups_enabled)
+      throw new AppError("groups_disabled", "User groups are not enabled for this organization.");
     const missingGroup = groupIds.find((id) => !check.groups.includes(id));
     if (missingGroup) throw new AppError("group_not_found", `No user group ${missingGroup} in this organization.`);
     if (check.plan_groups[0]) {
-      throw new AppError("plan_group", `Group ${check.plan_groups[0]} belongs to a plan and follows it: pass the plan in tierPlanIds instead.`);
+      throw new AppError(
+        "plan_group",
+        `Group ${check.plan_groups[0]} belongs to a plan and follows it: pass the plan in tierPlanIds instead.`,
+      );
     }
     if (check.directory_groups[0]) {
-      throw new AppError("directory_managed", `Group ${check.directory_groups[0]} comes from the organization's directory: change its members there.`);
+      throw new AppError(
+        "directory_managed",
+        `Group ${check.directory_groups[0]} comes from the organization's directory: change its members there.`,
+      );
     }
     refuseMissingGrantTargets(grants, check.apps, check.portals);
     if (check.paid_plans[0]) {
-      throw new AppError("live_paid_subscription", `${email} holds a live paid subscription on plan ${check.paid_plans[0]}; cancel it at the payment processor first.`);
+      throw new AppError(
+        "live_paid_subscription",
+        `${email} holds a live paid subscription on plan ${check.paid_plans[0]}; cancel it at the payment processor first.`,
+      );
     }
 
     const { rows } = await db.pool.query<ProvisionWrite>({
@@ -313,7 +351,8 @@ export const provisionEndUser = guarded(
     });
     const user = rows[0];
     // Deleted between the check and the write: the write matched nothing and wrote nothing.
-    if (!user) throw new AppError("deleted_identity", `${email} belongs to a deleted account; it cannot be provisioned again.`);
+    if (!user)
+      throw new AppError("deleted_identity", `${email} belongs to a deleted account; it cannot be provisioned again.`);
     return {
       endUser: { id: user.id, email: user.email, fullName: user.full_name, createdAt: user.created_at.toISOString() },
       created: user.created,
@@ -328,7 +367,9 @@ function endUserTarget(user: { id: string; email: string }) {
 }
 
 async function findEndUser(db: Db | Tx, actor: Actor, endUserId: string) {
-  const user = await db.endUser.findFirst({ where: { id: endUserId, organizationId: actor.organizationId, deletedAt: null } });
+  const user = await db.endUser.findFirst({
+    where: { id: endUserId, organizationId: actor.organizationId, deletedAt: null },
+  });
   if (!user) throw new AppError("not_found", "No end user with that id.");
   return user;
 }
@@ -368,21 +409,34 @@ const END_USER_DETAIL = `
   from end_users u
   where u.id = $2 and u.organization_id = $1 and u.deleted_at is null`;
 
-export const getEndUser = guarded({ scope: "end_users:read" }, async function getEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<EndUserDetail> {
-  const { rows } = await db.pool.query<{ detail: EndUserDetail }>({ name: "atrium_end_user_detail", text: END_USER_DETAIL, values: [actor.organizationId, input.endUserId] });
-  if (!rows[0]) throw new AppError("not_found", "No end user with that id.");
-  return rows[0].detail;
-});
+export const getEndUser = guarded(
+  { scope: "end_users:read" },
+  async function getEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<EndUserDetail> {
+    const { rows } = await db.pool.query<{ detail: EndUserDetail }>({
+      name: "atrium_end_user_detail",
+      text: END_USER_DETAIL,
+      values: [actor.organizationId, input.endUserId],
+    });
+    if (!rows[0]) throw new AppError("not_found", "No end user with that id.");
+    return rows[0].detail;
+  },
+);
 
 export const listEndUsers = guarded(
   { scope: "end_users:read" },
-  async function listEndUsers(db: Db, actor: Actor, input: { limit: number; cursor?: string; email?: string; query?: string }) {
+  async function listEndUsers(
+    db: Db,
+    actor: Actor,
+    input: { limit: number; cursor?: string; email?: string; query?: string },
+  ) {
     const rows = await db.endUser.findMany({
       where: {
         organizationId: actor.organizationId,
         deletedAt: null,
         ...(input.email ? { email: normalizeEmail(input.email) } : {}),
-        ...(input.query?.trim() ? { email: { contains: likeEscaped(input.query.trim()), mode: "insensitive" as const } } : {}),
+        ...(input.query?.trim()
+          ? { email: { contains: likeEscaped(input.query.trim()), mode: "insensitive" as const } }
+          : {}),
         ...afterCursor(input.cursor),
       },
       orderBy: CURSOR_ORDER,
@@ -395,7 +449,11 @@ export const listEndUsers = guarded(
 
 export const updateEndUser = guarded(
   { scope: "end_users:write" },
-  async function updateEndUser(db: Db, actor: Actor, input: { endUserId: string; fullName?: string }): Promise<EndUser> {
+  async function updateEndUser(
+    db: Db,
+    actor: Actor,
+    input: { endUserId: string; fullName?: string },
+  ): Promise<EndUser> {
     const user = await findEndUser(db, actor, input.endUserId);
     if (input.fullName === undefined) return toEndUser(user);
     const write = (tx: Tx) => tx.endUser.update({ where: { id: user.id }, data: { fullName: input.fullName } });
@@ -411,43 +469,68 @@ export const updateEndUser = guarded(
 );
 
 /** A revoked account loses access until it is provisioned again (POST /end-users restores it). */
-export const revokeEndUser = guarded({ scope: "end_users:write" }, async function revokeEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<EndUser> {
-  const user = await findEndUser(db, actor, input.endUserId);
-  if (user.revokedAt) return toEndUser(user);
-  // Their portal sessions end with the revocation (and stay ended if they are provisioned again).
-  const revokedAt = new Date();
-  const [revoked] = await db.$transaction([
-    db.endUser.update({ where: { id: user.id }, data: { revokedAt } }),
-    recordEvent(db, actor, { action: "end_user.revoke", target: endUserTarget(user), changes: { revokedAt: [null, revokedAt] }, data: toEndUser({ ...user, revokedAt }) }),
-    db.endUserSession.deleteMany({ where: { endUserId: user.id } }),
-    db.endUserSignInCode.deleteMany({ where: { endUserId: user.id } }),
-  ]);
-  return toEndUser(revoked);
-});
+export const revokeEndUser = guarded(
+  { scope: "end_users:write" },
+  async function revokeEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<EndUser> {
+    const user = await findEndUser(db, actor, input.endUserId);
+    if (user.revokedAt) return toEndUser(user);
+    // Their portal sessions end with the revocation (and stay ended if they are provisioned again).
+    const revokedAt = new Date();
+    const [revoked] = await db.$transaction([
+      db.endUser.update({ where: { id: user.id }, data: { revokedAt } }),
+      recordEvent(db, actor, {
+        action: "end_user.revoke",
+        target: endUserTarget(user),
+        changes: { revokedAt: [null, revokedAt] },
+        data: toEndUser({ ...user, revokedAt }),
+      }),
+      db.endUserSession.deleteMany({ where: { endUserId: user.id } }),
+      db.endUserSignInCode.deleteMany({ where: { endUserId: user.id } }),
+    ]);
+    return toEndUser(revoked);
+  },
+);
 
 /**
  * Marks the identity deleted: its subscriptions end, its grants and memberships go, its name is
  * forgotten, and the email can never be provisioned again (deleted_identity).
  */
-export const deleteEndUser = guarded({ scope: "end_users:write", may: "delete" }, async function deleteEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<void> {
-  const user = await findEndUser(db, actor, input.endUserId);
-  await db.$transaction([
-    db.subscription.updateMany({ where: { endUserId: user.id }, data: { status: "canceled" } }),
-    db.grant.deleteMany({ where: { endUserId: user.id } }),
-    db.groupMember.deleteMany({ where: { endUserId: user.id } }),
-    db.endUserSession.deleteMany({ where: { endUserId: user.id } }),
-    db.endUserSignInCode.deleteMany({ where: { endUserId: user.id } }),
-    // A deleted end user stays deleted: the directory users that stood for them now stand for none.
-    db.directoryUser.updateMany({ where: { endUserId: user.id, organizationId: actor.organizationId }, data: { endUserId: null } }),
-    db.endUser.update({ where: { id: user.id }, data: { deletedAt: new Date(), revokedAt: user.revokedAt ?? new Date(), fullName: "" } }),
-    recordEvent(db, actor, { action: "end_user.delete", target: endUserTarget(user), data: { id: user.id, email: user.email, deleted: true } }),
-  ]);
-});
+export const deleteEndUser = guarded(
+  { scope: "end_users:write", may: "delete" },
+  async function deleteEndUser(db: Db, actor: Actor, input: { endUserId: string }): Promise<void> {
+    const user = await findEndUser(db, actor, input.endUserId);
+    await db.$transaction([
+      db.subscription.updateMany({ where: { endUserId: user.id }, data: { status: "canceled" } }),
+      db.grant.deleteMany({ where: { endUserId: user.id } }),
+      db.groupMember.deleteMany({ where: { endUserId: user.id } }),
+      db.endUserSession.deleteMany({ where: { endUserId: user.id } }),
+      db.endUserSignInCode.deleteMany({ where: { endUserId: user.id } }),
+      // A deleted end user stays deleted: the directory users that stood for them now stand for none.
+      db.directoryUser.updateMany({
+        where: { endUserId: user.id, organizationId: actor.organizationId },
+        data: { endUserId: null },
+      }),
+      db.endUser.update({
+        where: { id: user.id },
+        data: { deletedAt: new Date(), revokedAt: user.revokedAt ?? new Date(), fullName: "" },
+      }),
+      recordEvent(db, actor, {
+        action: "end_user.delete",
+        target: endUserTarget(user),
+        data: { id: user.id, email: user.email, deleted: true },
+      }),
+    ]);
+  },
+);
 
 /** Ends a subscription; a plan paid at the processor must be canceled there. */
 export const removeSubscription = guarded(
   { scope: "end_users:write", may: "delete" },
-  async function removeSubscription(db: Db, actor: Actor, input: { endUserId: string; tierPlanId: string }): Promise<void> {
+  async function removeSubscription(
+    db: Db,
+    actor: Actor,
+    input: { endUserId: string; tierPlanId: string },
+  ): Promise<void> {
     const user = await findEndUser(db, actor, input.endUserId);
     const subscription = await db.subscription.findFirst({
       where: { endUserId: user.id, tierPlanId: input.tierPlanId, status: "active" },
@@ -455,7 +538,10 @@ export const removeSubscription = guarded(
     });
     if (!subscription) throw new AppError("not_found", "This end user holds no active subscription on that plan.");
     if (subscription.provisionedBy === "processor") {
-      throw new AppError("live_paid_subscription", "This plan is paid at the payment processor; cancel it there first.");
+      throw new AppError(
+        "live_paid_subscription",
+        "This plan is paid at the payment processor; cancel it there first.",
+      );
     }
     await db.$transaction([
       db.subscription.update({ where: { id: subscription.id }, data: { status: "canceled" } }),
@@ -465,14 +551,20 @@ export const removeSubscription = guarded(
         changes: { status: ["active", "canceled"] },
         data: { id: subscription.id, endUserId: user.id, tierPlanId: subscription.tierPlanId, status: "canceled" },
       }),
-      ...(subscription.tierPlan.groupId ? [db.groupMember.deleteMany({ where: { groupId: subscription.tierPlan.groupId, endUserId: user.id } })] : []),
+      ...(subscription.tierPlan.groupId
+        ? [db.groupMember.deleteMany({ where: { groupId: subscription.tierPlan.groupId, endUserId: user.id } })]
+        : []),
     ]);
   },
 );
 
 export const removeEndUserGrant = guarded(
   { scope: "end_users:write", may: "delete" },
-  async function removeEndUserGrant(db: Db, actor: Actor, input: { endUserId: string; grantId: string }): Promise<void> {
+  async function removeEndUserGrant(
+    db: Db,
+    actor: Actor,
+    input: { endUserId: string; grantId: string },
+  ): Promise<void> {
     const user = await findEndUser(db, actor, input.endUserId);
     const remove = (tx: Tx) => tx.grant.deleteMany({ where: { id: input.grantId, endUserId: user.id } });
     const { count } = await recorded(db, actor, remove, ({ count }) =>
@@ -485,9 +577,15 @@ export const removeEndUserGrant = guarded(
 /** Records a live paid subscription at the payment processor (admin CLI `billing link`). */
 export const linkProcessorSubscription = guarded(
   { scope: "end_users:write", may: "grant" },
-  async function linkProcessorSubscription(db: Db, actor: Actor, input: { endUserId: string; tierPlanId: string }): Promise<SubscriptionDetail> {
+  async function linkProcessorSubscription(
+    db: Db,
+    actor: Actor,
+    input: { endUserId: string; tierPlanId: string },
+  ): Promise<SubscriptionDetail> {
     const user = await findEndUser(db, actor, input.endUserId);
-    const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId, archivedAt: null } });
+    const plan = await db.tierPlan.findFirst({
+      where: { id: input.tierPlanId, organizationId: actor.organizationId, archivedAt: null },
+    });
     if (!plan) throw new AppError("tier_not_found", `No live tier plan ${input.tierPlanId} in this organization.`);
     return db.$transaction(async (tx) => {
       await tx.subscription.updateMany({
@@ -495,7 +593,10 @@ export const linkProcessorSubscription = guarded(
         data: { provisionedBy: "processor", isComped: false },
       });
       await subscribe(tx, user.id, [plan], "processor");
-      const row = await tx.subscription.findUniqueOrThrow({ where: { endUserId_tierPlanId: { endUserId: user.id, tierPlanId: plan.id } }, select: subscriptionSelect });
+      const row = await tx.subscription.findUniqueOrThrow({
+        where: { endUserId_tierPlanId: { endUserId: user.id, tierPlanId: plan.id } },
+        select: subscriptionSelect,
+      });
       await recordEvent(tx, actor, {
         action: "subscription.link",
         target: { type: "subscription", id: row.id, label: user.email },

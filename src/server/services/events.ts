@@ -78,7 +78,11 @@ export function actorOf(actor: EventActor): { type: ActorType; id: string | null
     case "key":
       if (actor.origin?.door === "scim") return { type: "directory", id: actor.keyId, label: actor.keyName };
       return actor.keyKind === "personal"
-        ? { type: "personal_key", id: actor.keyId, label: actor.member ? `${actor.keyName} (${actor.member.email})` : actor.keyName }
+        ? {
+            type: "personal_key",
+            id: actor.keyId,
+            label: actor.member ? `${actor.keyName} (${actor.member.email})` : actor.keyName,
+          }
         : { type: "org_key", id: actor.keyId, label: actor.keyName };
     case "end_user":
       return { type: "end_user", id: actor.endUser.id, label: actor.endUser.email };
@@ -103,7 +107,11 @@ function webhookData(event: EventInput, webhookType: string | undefined): string
 }
 
 /** Only the fields that changed, as [before, after]. */
-export function changesBetween<T extends Record<string, unknown>>(before: T, after: Partial<T>, fields: readonly (keyof T & string)[]): Record<string, [unknown, unknown]> {
+export function changesBetween<T extends Record<string, unknown>>(
+  before: T,
+  after: Partial<T>,
+  fields: readonly (keyof T & string)[],
+): Record<string, [unknown, unknown]> {
   const changes: Record<string, [unknown, unknown]> = {};
   for (const field of fields) {
     if (after[field] === undefined) continue;
@@ -118,7 +126,11 @@ export function changesBetween<T extends Record<string, unknown>>(before: T, aft
  * Records one event. Pass the transaction of the change (an interactive `tx`, or `db` inside an
  * array passed to `db.$transaction([...])`): the event commits or rolls back with it.
  */
-export function recordEvent(db: Pick<Db, "$executeRaw"> | Pick<Tx, "$executeRaw">, actor: EventActor, event: EventInput): Prisma.PrismaPromise<number> {
+export function recordEvent(
+  db: Pick<Db, "$executeRaw"> | Pick<Tx, "$executeRaw">,
+  actor: EventActor,
+  event: EventInput,
+): Prisma.PrismaPromise<number> {
   const who = actorOf(actor);
   const origin = originOf(actor);
   const webhookType = WEBHOOK_TYPE_OF_ACTION[event.action];
@@ -131,7 +143,12 @@ export function recordEvent(db: Pick<Db, "$executeRaw"> | Pick<Tx, "$executeRaw"
 }
 
 /** Runs `write` and records the event built from its result, in one transaction. */
-export async function recorded<T>(db: Db, actor: EventActor, write: (tx: Tx) => Promise<T>, event: (result: T) => EventInput | null): Promise<T> {
+export async function recorded<T>(
+  db: Db,
+  actor: EventActor,
+  write: (tx: Tx) => Promise<T>,
+  event: (result: T) => EventInput | null,
+): Promise<T> {
   return db.$transaction(async (tx) => {
     const result = await write(tx);
     const input = event(result);
@@ -154,8 +171,21 @@ export function eventInsertSql(first: number, select: string, from: string): str
     from ${from}`;
 }
 
-export function eventSqlParams(actor: EventActor, changes: Record<string, readonly [unknown, unknown]> = {}): unknown[] {
+export function eventSqlParams(
+  actor: EventActor,
+  changes: Record<string, readonly [unknown, unknown]> = {},
+): unknown[] {
   const who = actorOf(actor);
   const origin = originOf(actor);
-  return [actor.organizationId, who.type, who.id, who.label, origin.door, origin.requestId, origin.ipAddress, origin.userAgent, JSON.stringify(changes)];
+  return [
+    actor.organizationId,
+    who.type,
+    who.id,
+    who.label,
+    origin.door,
+    origin.requestId,
+    origin.ipAddress,
+    origin.userAgent,
+    JSON.stringify(changes),
+  ];
 }

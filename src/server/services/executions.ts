@@ -34,7 +34,11 @@ export interface ExecutionRecord {
 }
 
 /** The run's record and its usage (the pool that paid, when an end user's did, names the plan). */
-export async function recordExecution(db: Db, actor: Actor | EndUserActor, { subscriptionId, ...record }: ExecutionRecord & { subscriptionId?: string | null }) {
+export async function recordExecution(
+  db: Db,
+  actor: Actor | EndUserActor,
+  { subscriptionId, ...record }: ExecutionRecord & { subscriptionId?: string | null },
+) {
   const create = (tx: Pick<Db, "execution">) =>
     tx.execution.create({
       data: {
@@ -61,7 +65,14 @@ export async function recordExecution(db: Db, actor: Actor | EndUserActor, { sub
         })
       : await create(db);
   if (record.status !== "succeeded") {
-    logUnsuccessfulRun({ organizationId: actor.organizationId, executionId: execution.id, kind: record.kind, itemId: record.itemId, status: record.status, error: record.error });
+    logUnsuccessfulRun({
+      organizationId: actor.organizationId,
+      executionId: execution.id,
+      kind: record.kind,
+      itemId: record.itemId,
+      status: record.status,
+      error: record.error,
+    });
   }
   await recordRunUsage(db, actor.organizationId, { ...record, subscriptionId, at: execution.createdAt });
   return execution;
@@ -70,7 +81,11 @@ export async function recordExecution(db: Db, actor: Actor | EndUserActor, { sub
 type ExecutionRow = Prisma.ExecutionGetPayload<object>;
 
 /** Rows with the name of their item, the email of their end user and the name of their portal. */
-async function toExecutions(db: Pick<Db, "builderItem" | "endUser" | "portal">, organizationId: string, rows: ExecutionRow[]): Promise<Execution[]> {
+async function toExecutions(
+  db: Pick<Db, "builderItem" | "endUser" | "portal">,
+  organizationId: string,
+  rows: ExecutionRow[],
+): Promise<Execution[]> {
   const endUserIds = [...new Set(rows.flatMap((row) => (row.endUserId ? [row.endUserId] : [])))];
   const portalIds = [...new Set(rows.flatMap((row) => (row.portalId ? [row.portalId] : [])))];
   const [itemNames, endUsers, portals] = await Promise.all([
@@ -79,14 +94,21 @@ async function toExecutions(db: Pick<Db, "builderItem" | "endUser" | "portal">, 
       organizationId,
       rows.map((row) => row.itemId),
     ),
-    endUserIds.length ? db.endUser.findMany({ where: { organizationId, id: { in: endUserIds } }, select: { id: true, email: true } }) : [],
-    portalIds.length ? db.portal.findMany({ where: { organizationId, id: { in: portalIds } }, select: { id: true, name: true } }) : [],
+    endUserIds.length
+      ? db.endUser.findMany({ where: { organizationId, id: { in: endUserIds } }, select: { id: true, email: true } })
+      : [],
+    portalIds.length
+      ? db.portal.findMany({ where: { organizationId, id: { in: portalIds } }, select: { id: true, name: true } })
+      : [],
   ]);
   const emails = new Map(endUsers.map((endUser) => [endUser.id, endUser.email]));
   const names = new Map(portals.map((portal) => [portal.id, portal.name]));
   return rows.map(({ feedbackRating, feedbackReason, feedbackAt, ...row }) => ({
     ...row,
-    feedback: feedbackRating && feedbackAt ? { rating: feedbackRating as "up" | "down", reason: feedbackReason, at: feedbackAt.toISOString() } : null,
+    feedback:
+      feedbackRating && feedbackAt
+        ? { rating: feedbackRating as "up" | "down", reason: feedbackReason, at: feedbackAt.toISOString() }
+        : null,
     itemName: itemNames.get(row.itemId) ?? null,
     trace: row.trace as Execution["trace"],
     endUserEmail: row.endUserId ? (emails.get(row.endUserId) ?? null) : null,
@@ -138,8 +160,13 @@ export async function findExecution(db: Db, organizationId: string, executionId:
   return row ? (await toExecutions(db, organizationId, [row]))[0]! : null;
 }
 
-export const getExecution = guarded({ scope: "apps:read" }, async function getExecution(db: Db, actor: Actor, input: { executionId: string }): Promise<Execution> {
-  const row = await db.execution.findFirst({ where: { id: input.executionId, organizationId: actor.organizationId } });
-  if (!row) throw new AppError("not_found", "No execution with that id.");
-  return (await toExecutions(db, actor.organizationId, [row]))[0]!;
-});
+export const getExecution = guarded(
+  { scope: "apps:read" },
+  async function getExecution(db: Db, actor: Actor, input: { executionId: string }): Promise<Execution> {
+    const row = await db.execution.findFirst({
+      where: { id: input.executionId, organizationId: actor.organizationId },
+    });
+    if (!row) throw new AppError("not_found", "No execution with that id.");
+    return (await toExecutions(db, actor.organizationId, [row]))[0]!;
+  },
+);

@@ -6,7 +6,13 @@
 import { timingSafeEqual } from "node:crypto";
 import { publicOrigin } from "@/env";
 import type { Role } from "@/schemas/auth";
-import { INVITATION_TTL_DAYS, PASSWORD_RESET_TTL_HOURS, type Invitation, type InvitationPreview, type Member } from "@/schemas/member";
+import {
+  INVITATION_TTL_DAYS,
+  PASSWORD_RESET_TTL_HOURS,
+  type Invitation,
+  type InvitationPreview,
+  type Member,
+} from "@/schemas/member";
 import { may } from "@/schemas/permissions";
 import type { Actor, MemberActor, RequestOrigin } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -65,7 +71,8 @@ function actingRole(actor: Actor): Role {
 }
 
 function assertMayInviteAs(actor: Actor, role: Role): void {
-  if (role === "owner" && !may(actingRole(actor), "owners")) throw new AppError("forbidden_role", "Only an owner can invite owners.");
+  if (role === "owner" && !may(actingRole(actor), "owners"))
+    throw new AppError("forbidden_role", "Only an owner can invite owners.");
 }
 
 function invitedBy(actor: Actor): string {
@@ -84,7 +91,10 @@ export function invitationLink(token: string): string {
 }
 
 async function sendInvitationMail(db: Db, row: InvitationRow, token: string): Promise<void> {
-  const organization = await db.organization.findUniqueOrThrow({ where: { id: row.organizationId }, select: { name: true } });
+  const organization = await db.organization.findUniqueOrThrow({
+    where: { id: row.organizationId },
+    select: { name: true },
+  });
   await deliverMail(db, row.organizationId, {
     to: row.email,
     subject: `You are invited to ${organization.name} on Atrium`,
@@ -108,148 +118,205 @@ async function activeMemberWithEmail(db: Pick<Db, "member">, organizationId: str
  * invitation still valid (resend it instead); one past its expiry is replaced. The answer is the
  * same whether or not the address already has an account elsewhere.
  */
-export const createInvitation = guarded({ may: "members" }, async function createInvitation(db: Db, actor: Actor, input: { email: string; role: Role }): Promise<Invitation> {
-  assertMayInviteAs(actor, input.role);
-  const email = normalizeEmail(input.email);
-  const { organizationId } = actor;
-  const now = new Date();
-  let token = "";
-  const row = await db
-    .$transaction(async (tx) => {
-      if (await activeMemberWithEmail(tx, organizationId, email)) throw new AppError("conflict", `${email} is already a member of this organization.`);
-      const open = await tx.invitation.findFirst({ where: { organizationId, email, memberId: null, acceptedAt: null, revokedAt: null } });
-      if (open && open.expiresAt > now) throw new AppError("conflict", `${email} already has a pending invitation; resend it or revoke it.`);
-      if (open) await tx.invitation.update({ where: { id: open.id }, data: { revokedAt: now } });
-      const openCount = await tx.invitation.count({ where: { organizationId, memberId: null, acceptedAt: null, revokedAt: null } });
-      if (openCount >= MAX_OPEN_INVITATIONS) {
-        throw new AppError("invalid_request", `This organization already has ${MAX_OPEN_INVITATIONS} open invitations; revoke some first.`);
-      }
-      const id = crypto.randomUUID();
-      const secret = newSecret(id);
-      token = secret.token;
-      const created = await tx.invitation.create({
-        data: {
-          id,
-          organizationId,
-          email,
-          role: input.role,
-          tokenHash: secret.tokenHash,
-          invitedBy: invitedBy(actor),
-          createdAt: now,
-          sentAt: now,
-          expiresAt: new Date(now.getTime() + INVITATION_TTL_DAYS * DAY_MS),
-        },
+export const createInvitation = guarded(
+  { may: "members" },
+  async function createInvitation(db: Db, actor: Actor, input: { email: string; role: Role }): Promise<Invitation> {
+    assertMayInviteAs(actor, input.role);
+    const email = normalizeEmail(input.email);
+    const { organizationId } = actor;
+    const now = new Date();
+    let token = "";
+    const row = await db
+      .$transaction(async (tx) => {
+        if (await activeMemberWithEmail(tx, organizationId, email))
+          throw new AppError("conflict", `${email} is already a member of this organization.`);
+        const open = await tx.invitation.findFirst({
+          where: { organizationId, email, memberId: null, acceptedAt: null, revokedAt: null },
+        });
+        if (open && open.expiresAt > now)
+          throw new AppError("conflict", `${email} already has a pending invitation; resend it or revoke it.`);
+        if (open) await tx.invitation.update({ where: { id: open.id }, data: { revokedAt: now } });
+        const openCount = await tx.invitation.count({
+          where: { organizationId, memberId: null, acceptedAt: null, revokedAt: null },
+        });
+        if (openCount >= MAX_OPEN_INVITATIONS) {
+          throw new AppError(
+            "invalid_request",
+            `This organization already has ${MAX_OPEN_INVITATIONS} open invitations; revoke some first.`,
+          );
+        }
+        const id = crypto.randomUUID();
+        const secret = newSecret(id);
+        token = secret.token;
+        const created = await tx.invitation.create({
+          data: {
+            id,
+            organizationId,
+            email,
+            role: input.role,
+            tokenHash: secret.tokenHash,
+            invitedBy: invitedBy(actor),
+            createdAt: now,
+            sentAt: now,
+            expiresAt: new Date(now.getTime() + INVITATION_TTL_DAYS * DAY_MS),
+          },
+        });
+        await recordEvent(tx, actor, {
+          action: "invitation.create",
+          target: invitationTarget(created),
+          changes: { role: [null, created.role] },
+        });
+        return created;
+      })
+      .catch((error: unknown) => {
+        // Two admins inviting the same address at once: the open-email index lets one through.
+        if (isUniqueViolation(error))
+          throw new AppError("conflict", `${email} already has a pending invitation; resend it or revoke it.`);
+        throw error;
       });
-      await recordEvent(tx, actor, { action: "invitation.create", target: invitationTarget(created), changes: { role: [null, created.role] } });
-      return created;
-    })
-    .catch((error: unknown) => {
-      // Two admins inviting the same address at once: the open-email index lets one through.
-      if (isUniqueViolation(error)) throw new AppError("conflict", `${email} already has a pending invitation; resend it or revoke it.`);
-      throw error;
-    });
-  await sendInvitationMail(db, row, token);
-  return toInvitation(row, now);
-});
+    await sendInvitationMail(db, row, token);
+    return toInvitation(row, now);
+  },
+);
 
 /** Open invitations (pending or expired), newest first. */
-export const listInvitations = guarded({ may: "members" }, async function listInvitations(db: Db, actor: Actor, input: { limit: number; cursor?: string }): Promise<{
-  invitations: Invitation[];
-  nextCursor: string | null;
-}> {
-  const rows = await db.invitation.findMany({
-    where: { organizationId: actor.organizationId, memberId: null, acceptedAt: null, revokedAt: null, ...beforeCursor(input.cursor) },
-    orderBy: NEWEST_FIRST,
-    take: input.limit + 1,
-  });
-  const page = toPage(rows, input.limit);
-  const now = new Date();
-  return { invitations: page.items.map((row) => toInvitation(row, now)), nextCursor: page.nextCursor };
-});
+export const listInvitations = guarded(
+  { may: "members" },
+  async function listInvitations(
+    db: Db,
+    actor: Actor,
+    input: { limit: number; cursor?: string },
+  ): Promise<{
+    invitations: Invitation[];
+    nextCursor: string | null;
+  }> {
+    const rows = await db.invitation.findMany({
+      where: {
+        organizationId: actor.organizationId,
+        memberId: null,
+        acceptedAt: null,
+        revokedAt: null,
+        ...beforeCursor(input.cursor),
+      },
+      orderBy: NEWEST_FIRST,
+      take: input.limit + 1,
+    });
+    const page = toPage(rows, input.limit);
+    const now = new Date();
+    return { invitations: page.items.map((row) => toInvitation(row, now)), nextCursor: page.nextCursor };
+  },
+);
 
 async function findOpenInvitation(db: Db, actor: Actor, invitationId: string): Promise<InvitationRow> {
-  const row = await db.invitation.findFirst({ where: { id: invitationId, organizationId: actor.organizationId, memberId: null, acceptedAt: null, revokedAt: null } });
+  const row = await db.invitation.findFirst({
+    where: {
+      id: invitationId,
+      organizationId: actor.organizationId,
+      memberId: null,
+      acceptedAt: null,
+      revokedAt: null,
+    },
+  });
   if (!row) throw new AppError("not_found", "No open invitation with that id in this organization.");
   return row;
 }
 
 /** Sends the invitation again with a new link, valid INVITATION_TTL_DAYS from now; the old link stops working. */
-export const resendInvitation = guarded({ may: "members" }, async function resendInvitation(db: Db, actor: Actor, input: { invitationId: string }): Promise<Invitation> {
-  const open = await findOpenInvitation(db, actor, input.invitationId);
-  assertMayInviteAs(actor, open.role);
-  const now = new Date();
-  const secret = newSecret(open.id);
-  const row = await db.$transaction(async (tx) => {
-    const { count } = await tx.invitation.updateMany({
-      where: { id: open.id, organizationId: actor.organizationId, acceptedAt: null, revokedAt: null },
-      data: { tokenHash: secret.tokenHash, sentAt: now, expiresAt: new Date(now.getTime() + INVITATION_TTL_DAYS * DAY_MS) },
+export const resendInvitation = guarded(
+  { may: "members" },
+  async function resendInvitation(db: Db, actor: Actor, input: { invitationId: string }): Promise<Invitation> {
+    const open = await findOpenInvitation(db, actor, input.invitationId);
+    assertMayInviteAs(actor, open.role);
+    const now = new Date();
+    const secret = newSecret(open.id);
+    const row = await db.$transaction(async (tx) => {
+      const { count } = await tx.invitation.updateMany({
+        where: { id: open.id, organizationId: actor.organizationId, acceptedAt: null, revokedAt: null },
+        data: {
+          tokenHash: secret.tokenHash,
+          sentAt: now,
+          expiresAt: new Date(now.getTime() + INVITATION_TTL_DAYS * DAY_MS),
+        },
+      });
+      if (count === 0) throw new AppError("not_found", "No open invitation with that id in this organization.");
+      await recordEvent(tx, actor, { action: "invitation.resend", target: invitationTarget(open) });
+      return tx.invitation.findUniqueOrThrow({ where: { id: open.id } });
     });
-    if (count === 0) throw new AppError("not_found", "No open invitation with that id in this organization.");
-    await recordEvent(tx, actor, { action: "invitation.resend", target: invitationTarget(open) });
-    return tx.invitation.findUniqueOrThrow({ where: { id: open.id } });
-  });
-  await sendInvitationMail(db, row, secret.token);
-  return toInvitation(row, now);
-});
+    await sendInvitationMail(db, row, secret.token);
+    return toInvitation(row, now);
+  },
+);
 
 /** The invitation's link stops working at once. */
-export const revokeInvitation = guarded({ may: "members" }, async function revokeInvitation(db: Db, actor: Actor, input: { invitationId: string }): Promise<Invitation> {
-  const open = await findOpenInvitation(db, actor, input.invitationId);
-  const row = await db.$transaction(async (tx) => {
-    const { count } = await tx.invitation.updateMany({
-      where: { id: open.id, organizationId: actor.organizationId, acceptedAt: null, revokedAt: null },
-      data: { revokedAt: new Date() },
+export const revokeInvitation = guarded(
+  { may: "members" },
+  async function revokeInvitation(db: Db, actor: Actor, input: { invitationId: string }): Promise<Invitation> {
+    const open = await findOpenInvitation(db, actor, input.invitationId);
+    const row = await db.$transaction(async (tx) => {
+      const { count } = await tx.invitation.updateMany({
+        where: { id: open.id, organizationId: actor.organizationId, acceptedAt: null, revokedAt: null },
+        data: { revokedAt: new Date() },
+      });
+      if (count === 0) throw new AppError("not_found", "No open invitation with that id in this organization.");
+      await recordEvent(tx, actor, { action: "invitation.revoke", target: invitationTarget(open) });
+      return tx.invitation.findUniqueOrThrow({ where: { id: open.id } });
     });
-    if (count === 0) throw new AppError("not_found", "No open invitation with that id in this organization.");
-    await recordEvent(tx, actor, { action: "invitation.revoke", target: invitationTarget(open) });
-    return tx.invitation.findUniqueOrThrow({ where: { id: open.id } });
-  });
-  return toInvitation(row);
-});
+    return toInvitation(row);
+  },
+);
 
 /**
  * An admin resets a member's password by mail: the member's password for this organization stops
  * working and their sessions here end at once (the rules of lockOutForReset in members.ts), and
  * they get a link, valid PASSWORD_RESET_TTL_HOURS, to choose a new one. Nobody sees a password.
  */
-export const sendPasswordResetLink = guarded({ may: "members" }, async function sendPasswordResetLink(db: Db, actor: Actor, input: { memberId: string }): Promise<Member> {
-  const target = await lockOutForReset(db, actor, input.memberId, await hashPassword(randomToken()));
-  const now = new Date();
-  const id = crypto.randomUUID();
-  const secret = newSecret(id);
-  const row = await db.$transaction(async (tx) => {
-    // An earlier reset link for this member stops working.
-    await tx.invitation.updateMany({ where: { organizationId: actor.organizationId, memberId: target.id, acceptedAt: null, revokedAt: null }, data: { revokedAt: now } });
-    return tx.invitation.create({
-      data: {
-        id,
-        organizationId: actor.organizationId,
-        memberId: target.id,
-        email: target.user.email,
-        role: target.role,
-        tokenHash: secret.tokenHash,
-        invitedBy: invitedBy(actor),
-        createdAt: now,
-        sentAt: now,
-        expiresAt: new Date(now.getTime() + PASSWORD_RESET_TTL_HOURS * 3_600_000),
-      },
+export const sendPasswordResetLink = guarded(
+  { may: "members" },
+  async function sendPasswordResetLink(db: Db, actor: Actor, input: { memberId: string }): Promise<Member> {
+    const target = await lockOutForReset(db, actor, input.memberId, await hashPassword(randomToken()));
+    const now = new Date();
+    const id = crypto.randomUUID();
+    const secret = newSecret(id);
+    const row = await db.$transaction(async (tx) => {
+      // An earlier reset link for this member stops working.
+      await tx.invitation.updateMany({
+        where: { organizationId: actor.organizationId, memberId: target.id, acceptedAt: null, revokedAt: null },
+        data: { revokedAt: now },
+      });
+      return tx.invitation.create({
+        data: {
+          id,
+          organizationId: actor.organizationId,
+          memberId: target.id,
+          email: target.user.email,
+          role: target.role,
+          tokenHash: secret.tokenHash,
+          invitedBy: invitedBy(actor),
+          createdAt: now,
+          sentAt: now,
+          expiresAt: new Date(now.getTime() + PASSWORD_RESET_TTL_HOURS * 3_600_000),
+        },
+      });
     });
-  });
-  const organization = await db.organization.findUniqueOrThrow({ where: { id: actor.organizationId }, select: { name: true } });
-  await deliverMail(db, actor.organizationId, {
-    to: row.email,
-    subject: `Choose a new password for ${organization.name} on Atrium`,
-    text: [
-      `${row.invitedBy} reset your password for ${organization.name} on Atrium; the old one no longer opens it.`,
-      "",
-      "Open this link to choose a new password and sign in:",
-      invitationLink(secret.token),
-      "",
-      `The link works once, until ${row.expiresAt.toUTCString()}. If you did not expect this, tell your administrator.`,
-    ].join("\n"),
-  });
-  return toMember(target);
-});
+    const organization = await db.organization.findUniqueOrThrow({
+      where: { id: actor.organizationId },
+      select: { name: true },
+    });
+    await deliverMail(db, actor.organizationId, {
+      to: row.email,
+      subject: `Choose a new password for ${organization.name} on Atrium`,
+      text: [
+        `${row.invitedBy} reset your password for ${organization.name} on Atrium; the old one no longer opens it.`,
+        "",
+        "Open this link to choose a new password and sign in:",
+        invitationLink(secret.token),
+        "",
+        `The link works once, until ${row.expiresAt.toUTCString()}. If you did not expect this, tell your administrator.`,
+      ].join("\n"),
+    });
+    return toMember(target);
+  },
+);
 
 const INVALID_LINK = "This link is not valid; ask for a new one.";
 
@@ -267,9 +334,14 @@ async function invitationOfToken(db: Db, token: string): Promise<InvitationRow> 
 }
 
 function unavailable(row: InvitationRow, now: Date): AppError | null {
-  if (row.acceptedAt) return new AppError("invitation_unavailable", "This link was already used. Sign in with the password you chose.", { reason: "used" });
-  if (row.revokedAt) return new AppError("invitation_unavailable", "This link was withdrawn; ask for a new one.", { reason: "revoked" });
-  if (row.expiresAt <= now) return new AppError("invitation_unavailable", "This link has expired; ask for a new one.", { reason: "expired" });
+  if (row.acceptedAt)
+    return new AppError("invitation_unavailable", "This link was already used. Sign in with the password you chose.", {
+      reason: "used",
+    });
+  if (row.revokedAt)
+    return new AppError("invitation_unavailable", "This link was withdrawn; ask for a new one.", { reason: "revoked" });
+  if (row.expiresAt <= now)
+    return new AppError("invitation_unavailable", "This link has expired; ask for a new one.", { reason: "expired" });
   return null;
 }
 
@@ -278,17 +350,43 @@ export async function previewInvitation(db: Db, input: { token: string }): Promi
   const row = await invitationOfToken(db, input.token);
   const refusal = unavailable(row, new Date());
   if (refusal) throw refusal;
-  const organization = await db.organization.findUniqueOrThrow({ where: { id: row.organizationId }, select: { name: true } });
-  return { organizationName: organization.name, email: row.email, role: row.role, purpose: row.memberId ? "reset" : "join", expiresAt: row.expiresAt.toISOString() };
+  const organization = await db.organization.findUniqueOrThrow({
+    where: { id: row.organizationId },
+    select: { name: true },
+  });
+  return {
+    organizationName: organization.name,
+    email: row.email,
+    role: row.role,
+    purpose: row.memberId ? "reset" : "join",
+    expiresAt: row.expiresAt.toISOString(),
+  };
 }
 
 /** A reset link taken: the member's password for this organization becomes the chosen one. */
-async function completeReset(tx: Prisma.TransactionClient, row: InvitationRow, memberId: string, passwordHash: string, origin: RequestOrigin | undefined) {
-  const member = await tx.member.findFirst({ where: { id: memberId, organizationId: row.organizationId, removedAt: null }, include: { user: { select: { email: true } } } });
-  if (!member) throw new AppError("invitation_unavailable", "This link's member has left the organization.", { reason: "revoked" });
+async function completeReset(
+  tx: Prisma.TransactionClient,
+  row: InvitationRow,
+  memberId: string,
+  passwordHash: string,
+  origin: RequestOrigin | undefined,
+) {
+  const member = await tx.member.findFirst({
+    where: { id: memberId, organizationId: row.organizationId, removedAt: null },
+    include: { user: { select: { email: true } } },
+  });
+  if (!member)
+    throw new AppError("invitation_unavailable", "This link's member has left the organization.", {
+      reason: "revoked",
+    });
   await tx.member.update({ where: { id: member.id }, data: { passwordHash } });
   await tx.session.deleteMany({ where: { memberId: member.id } });
-  const self: MemberActor = { kind: "member", organizationId: row.organizationId, member: { id: member.id, role: member.role, email: member.user.email }, origin };
+  const self: MemberActor = {
+    kind: "member",
+    organizationId: row.organizationId,
+    member: { id: member.id, role: member.role, email: member.user.email },
+    origin,
+  };
   await recordEvent(tx, self, {
     action: "member.password_change",
     target: { type: "member", id: member.id, label: member.user.email },
@@ -302,7 +400,11 @@ async function completeReset(tx: Prisma.TransactionClient, row: InvitationRow, m
  * an account (in another organization) the password opens this organization only, as for any
  * organization-given password (members.passwordHash); their own password is left alone.
  */
-export async function acceptInvitation(db: Db, input: { token: string; password: string }, origin?: RequestOrigin): Promise<{ member: Member; session: NewSession }> {
+export async function acceptInvitation(
+  db: Db,
+  input: { token: string; password: string },
+  origin?: RequestOrigin,
+): Promise<{ member: Member; session: NewSession }> {
   const row = await invitationOfToken(db, input.token);
   const early = unavailable(row, new Date());
   if (early) throw early;
@@ -319,7 +421,8 @@ export async function acceptInvitation(db: Db, input: { token: string; password:
       throw unavailable(now, new Date()) ?? new AppError("not_found", INVALID_LINK);
     }
     if (row.memberId) return completeReset(tx, row, row.memberId, passwordHash, origin);
-    if (await activeMemberWithEmail(tx, row.organizationId, row.email)) throw new AppError("conflict", `${row.email} is already a member of this organization.`);
+    if (await activeMemberWithEmail(tx, row.organizationId, row.email))
+      throw new AppError("conflict", `${row.email} is already a member of this organization.`);
     const existingUser = await tx.user.findUnique({ where: { email: row.email } });
     const ownPassword = !existingUser?.passwordHash;
     const user = existingUser
@@ -328,9 +431,12 @@ export async function acceptInvitation(db: Db, input: { token: string; password:
         : existingUser
       : await tx.user.create({ data: { email: row.email, passwordHash } });
     const memberPasswordHash = ownPassword ? null : passwordHash;
-    const former = await tx.member.findUnique({ where: { organizationId_userId: { organizationId: row.organizationId, userId: user.id } } });
+    const former = await tx.member.findUnique({
+      where: { organizationId_userId: { organizationId: row.organizationId, userId: user.id } },
+    });
     // A former member comes back with a clean slate: their old personal keys stay revoked.
-    if (former) await tx.apiKey.updateMany({ where: { memberId: former.id, revokedAt: null }, data: { revokedAt: new Date() } });
+    if (former)
+      await tx.apiKey.updateMany({ where: { memberId: former.id, revokedAt: null }, data: { revokedAt: new Date() } });
     const joined = former
       ? await tx.member.update({
           where: { id: former.id },
@@ -338,11 +444,25 @@ export async function acceptInvitation(db: Db, input: { token: string; password:
           include: { user: { select: { email: true } } },
         })
       : await tx.member.create({
-          data: { organizationId: row.organizationId, userId: user.id, role: row.role, passwordHash: memberPasswordHash },
+          data: {
+            organizationId: row.organizationId,
+            userId: user.id,
+            role: row.role,
+            passwordHash: memberPasswordHash,
+          },
           include: { user: { select: { email: true } } },
         });
-    const invitee: MemberActor = { kind: "member", organizationId: row.organizationId, member: { id: joined.id, role: joined.role, email: row.email }, origin };
-    await recordEvent(tx, invitee, { action: "invitation.accept", target: invitationTarget(row), changes: { role: [null, joined.role] } });
+    const invitee: MemberActor = {
+      kind: "member",
+      organizationId: row.organizationId,
+      member: { id: joined.id, role: joined.role, email: row.email },
+      origin,
+    };
+    await recordEvent(tx, invitee, {
+      action: "invitation.accept",
+      target: invitationTarget(row),
+      changes: { role: [null, joined.role] },
+    });
     return joined;
   });
   const session = newSession(member.id);

@@ -1,6 +1,11 @@
 // Knowledgebases: list, create (plan cap), detail with sources and the page index, export.
 // An end user's own notebook is a knowledgebase with endUserId set; to the API it does not exist.
-import type { Knowledgebase, KnowledgebaseLanguage, KnowledgebaseSummary, PageIndexEntry } from "@/schemas/knowledgebase";
+import type {
+  Knowledgebase,
+  KnowledgebaseLanguage,
+  KnowledgebaseSummary,
+  PageIndexEntry,
+} from "@/schemas/knowledgebase";
 import type { CreateKnowledgebaseInput, UpdateKnowledgebaseInput } from "@/schemas/knowledgebase";
 import type { ListQuery } from "@/schemas/common";
 import type { Page } from "@/schemas/page";
@@ -17,13 +22,17 @@ import { nameContains } from "./name-search";
 import { getPage } from "./pages";
 import { isoUtc } from "./support/sql-json";
 
-async function summaries(db: Db, rows: { id: string; name: string; description: string; language: string; createdAt: Date; updatedAt: Date }[]): Promise<KnowledgebaseSummary[]> {
+async function summaries(
+  db: Db,
+  rows: { id: string; name: string; description: string; language: string; createdAt: Date; updatedAt: Date }[],
+): Promise<KnowledgebaseSummary[]> {
   const ids = rows.map((row) => row.id);
   const [sourceCounts, pageCounts] = await Promise.all([
     db.source.groupBy({ by: ["knowledgebaseId"], where: { knowledgebaseId: { in: ids } }, _count: { _all: true } }),
     db.page.groupBy({ by: ["knowledgebaseId"], where: { knowledgebaseId: { in: ids } }, _count: { _all: true } }),
   ]);
-  const count = (list: { knowledgebaseId: string; _count: { _all: number } }[], id: string) => list.find((c) => c.knowledgebaseId === id)?._count._all ?? 0;
+  const count = (list: { knowledgebaseId: string; _count: { _all: number } }[], id: string) =>
+    list.find((c) => c.knowledgebaseId === id)?._count._all ?? 0;
   return rows.map((row) => ({
     id: row.id,
     name: row.name,
@@ -35,60 +44,95 @@ async function summaries(db: Db, rows: { id: string; name: string; description: 
   }));
 }
 
-export const listKnowledgebases = guarded({ scope: "knowledge:read" }, async function listKnowledgebases(db: Db, actor: Actor, query: ListQuery & { q?: string }) {
-  const rows = await db.knowledgebase.findMany({
-    where: { organizationId: actor.organizationId, endUserId: null, ...nameContains(query.q), ...afterCursor(query.cursor) },
-    orderBy: CURSOR_ORDER,
-    take: query.limit + 1,
-  });
-  const { items, nextCursor } = toPage(rows, query.limit);
-  return { knowledgebases: await summaries(db, items), nextCursor };
-});
+export const listKnowledgebases = guarded(
+  { scope: "knowledge:read" },
+  async function listKnowledgebases(db: Db, actor: Actor, query: ListQuery & { q?: string }) {
+    const rows = await db.knowledgebase.findMany({
+      where: {
+        organizationId: actor.organizationId,
+        endUserId: null,
+        ...nameContains(query.q),
+        ...afterCursor(query.cursor),
+      },
+      orderBy: CURSOR_ORDER,
+      take: query.limit + 1,
+    });
+    const { items, nextCursor } = toPage(rows, query.limit);
+    return { knowledgebases: await summaries(db, items), nextCursor };
+  },
+);
 
-export const createKnowledgebase = guarded({ scope: "knowledge:write" }, async function createKnowledgebase(db: Db, actor: Actor, input: CreateKnowledgebaseInput): Promise<{
-  knowledgebase: KnowledgebaseSummary;
-}> {
-  const row = await db.$transaction(async (tx) => {
-    await refuseOverPlanCap(tx, actor, "maxKnowledgebases", actor.organizationId, () =>
-      tx.knowledgebase.count({ where: { organizationId: actor.organizationId, endUserId: null } }),
-    );
-    const created = await tx.knowledgebase.create({
-      data: { organizationId: actor.organizationId, name: input.name, description: input.description ?? "", language: input.language },
+export const createKnowledgebase = guarded(
+  { scope: "knowledge:write" },
+  async function createKnowledgebase(
+    db: Db,
+    actor: Actor,
+    input: CreateKnowledgebaseInput,
+  ): Promise<{
+    knowledgebase: KnowledgebaseSummary;
+  }> {
+    const row = await db.$transaction(async (tx) => {
+      await refuseOverPlanCap(tx, actor, "maxKnowledgebases", actor.organizationId, () =>
+        tx.knowledgebase.count({ where: { organizationId: actor.organizationId, endUserId: null } }),
+      );
+      const created = await tx.knowledgebase.create({
+        data: {
+          organizationId: actor.organizationId,
+          name: input.name,
+          description: input.description ?? "",
+          language: input.language,
+        },
+      });
+      await recordEvent(tx, actor, {
+        action: "knowledgebase.create",
+        target: { type: "knowledgebase", id: created.id, label: created.name },
+        changes: { name: [null, created.name] },
+      });
+      return created;
     });
-    await recordEvent(tx, actor, {
-      action: "knowledgebase.create",
-      target: { type: "knowledgebase", id: created.id, label: created.name },
-      changes: { name: [null, created.name] },
-    });
-    return created;
-  });
-  return { knowledgebase: (await summaries(db, [row]))[0]! };
-});
+    return { knowledgebase: (await summaries(db, [row]))[0]! };
+  },
+);
 
 /**
  * Renames, describes or changes the language of a knowledgebase. A new language re-indexes its
  * pages and chunks in the same transaction (a trigger rewrites their text-search configuration,
  * which recomputes their tsvectors), so search never mixes two languages.
  */
-export const updateKnowledgebase = guarded({ scope: "knowledge:write" }, async function updateKnowledgebase(db: Db, actor: Actor, input: UpdateKnowledgebaseInput): Promise<{
-  knowledgebase: KnowledgebaseSummary;
-}> {
-  const before = await findKnowledgebase(db, actor, input.knowledgebaseId);
-  const update = (tx: Pick<Db, "knowledgebase">) =>
-    tx.knowledgebase.update({
-      where: { id: input.knowledgebaseId, organizationId: actor.organizationId },
-      data: { name: input.name, description: input.description, language: input.language },
-    });
-  const row = await recorded(db, actor, update, (kb) => ({
-    action: "knowledgebase.update",
-    target: { type: "knowledgebase", id: kb.id, label: kb.name },
-    changes: changesBetween(before, input, ["name", "description", "language"]),
-  }));
-  return { knowledgebase: (await summaries(db, [row]))[0]! };
-});
+export const updateKnowledgebase = guarded(
+  { scope: "knowledge:write" },
+  async function updateKnowledgebase(
+    db: Db,
+    actor: Actor,
+    input: UpdateKnowledgebaseInput,
+  ): Promise<{
+    knowledgebase: KnowledgebaseSummary;
+  }> {
+    const before = await findKnowledgebase(db, actor, input.knowledgebaseId);
+    const update = (tx: Pick<Db, "knowledgebase">) =>
+      tx.knowledgebase.update({
+        where: { id: input.knowledgebaseId, organizationId: actor.organizationId },
+        data: { name: input.name, description: input.description, language: input.language },
+      });
+    const row = await recorded(db, actor, update, (kb) => ({
+      action: "knowledgebase.update",
+      target: { type: "knowledgebase", id: kb.id, label: kb.name },
+      changes: changesBetween(before, input, ["name", "description", "language"]),
+    }));
+    return { knowledgebase: (await summaries(db, [row]))[0]! };
+  },
+);
 
 /** A page as the detail statement gives it, `updatedAt` already as ISO text. */
-type IndexRow = { id: string; title: string; templateKey: string; parentPageId: string | null; updatedAt: string; hook: string; isFolder: boolean };
+type IndexRow = {
+  id: string;
+  title: string;
+  templateKey: string;
+  parentPageId: string | null;
+  updatedAt: string;
+  hook: string;
+  isFolder: boolean;
+};
 
 /** The page index with each page's path (titles from the top level down to the page). */
 export function pageIndex(rows: IndexRow[]): PageIndexEntry[] {
@@ -96,7 +140,11 @@ export function pageIndex(rows: IndexRow[]): PageIndexEntry[] {
   const pathOf = (row: IndexRow): string[] => {
     const path: string[] = [];
     const seen = new Set<string>();
-    for (let at: IndexRow | undefined = row; at && !seen.has(at.id); at = at.parentPageId ? byId.get(at.parentPageId) : undefined) {
+    for (
+      let at: IndexRow | undefined = row;
+      at && !seen.has(at.id);
+      at = at.parentPageId ? byId.get(at.parentPageId) : undefined
+    ) {
       seen.add(at.id);
       path.unshift(at.title);
     }
@@ -196,7 +244,11 @@ export interface KnowledgebaseExport {
 
 export const exportKnowledgebase = guarded(
   { scope: "knowledge:read" },
-  async function exportKnowledgebase(db: Db, actor: Actor, input: { knowledgebaseId: string }): Promise<KnowledgebaseExport> {
+  async function exportKnowledgebase(
+    db: Db,
+    actor: Actor,
+    input: { knowledgebaseId: string },
+  ): Promise<KnowledgebaseExport> {
     if (actor.kind === "key") {
       const limit = await hitRateLimit(db, `export:${actor.keyId}`, EXPORT_LIMITS.perMinute);
       if (!limit.allowed) {
@@ -219,12 +271,26 @@ export const exportKnowledgebase = guarded(
         `This knowledgebase holds about ${Math.ceil(bytes / 1024 / 1024)} MB of text, over the ${Math.round(EXPORT_LIMITS.maxBytes / 1024 / 1024)} MB export cap; read pages one by one instead.`,
       );
     }
-    const pages = await Promise.all(knowledgebase.pages.map((page) => getPage(db, actor, { knowledgebaseId: input.knowledgebaseId, pageId: page.id })));
-    const texts = await db.source.findMany({ where: { organizationId: actor.organizationId, knowledgebaseId: knowledgebase.id }, select: { id: true, text: true } });
+    const pages = await Promise.all(
+      knowledgebase.pages.map((page) =>
+        getPage(db, actor, { knowledgebaseId: input.knowledgebaseId, pageId: page.id }),
+      ),
+    );
+    const texts = await db.source.findMany({
+      where: { organizationId: actor.organizationId, knowledgebaseId: knowledgebase.id },
+      select: { id: true, text: true },
+    });
     const textOf = new Map(texts.map((row) => [row.id, row.text ?? ""]));
-    const result = { knowledgebase, pages, sources: knowledgebase.sources.map((source) => ({ ...source, text: textOf.get(source.id) ?? "" })) };
+    const result = {
+      knowledgebase,
+      pages,
+      sources: knowledgebase.sources.map((source) => ({ ...source, text: textOf.get(source.id) ?? "" })),
+    };
     if (Buffer.byteLength(JSON.stringify(result)) > EXPORT_LIMITS.maxBytes) {
-      throw new AppError("export_too_large", `This knowledgebase is over the ${Math.round(EXPORT_LIMITS.maxBytes / 1024 / 1024)} MB export cap; read pages one by one instead.`);
+      throw new AppError(
+        "export_too_large",
+        `This knowledgebase is over the ${Math.round(EXPORT_LIMITS.maxBytes / 1024 / 1024)} MB export cap; read pages one by one instead.`,
+      );
     }
     return result;
   },

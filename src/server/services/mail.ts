@@ -37,18 +37,31 @@ export async function deliverMail(db: Db, organizationId: string, mail: Mail): P
 }
 
 /** The organization's outbox, newest first (console admins and operators). */
-export const listMail = guarded({ scope: "end_users:read", may: "settings" }, async function listMail(db: Db, actor: Actor, input: { limit: number; cursor?: string }): Promise<{
-  messages: OutboxMessage[];
-  nextCursor: string | null;
-}> {
-  const rows = await db.outboxMessage.findMany({
-    where: { organizationId: actor.organizationId, ...beforeCursor(input.cursor) },
-    orderBy: NEWEST_FIRST,
-    take: input.limit + 1,
-  });
-  const page = toPage(rows, input.limit);
-  return {
-    messages: page.items.map((row) => ({ id: row.id, to: row.to, subject: row.subject, text: row.text, createdAt: row.createdAt.toISOString() })),
-    nextCursor: page.nextCursor,
-  };
-});
+export const listMail = guarded(
+  { scope: "end_users:read", may: "settings" },
+  async function listMail(
+    db: Db,
+    actor: Actor,
+    input: { limit: number; cursor?: string },
+  ): Promise<{
+    messages: OutboxMessage[];
+    nextCursor: string | null;
+  }> {
+    const rows = await db.outboxMessage.findMany({
+      where: { organizationId: actor.organizationId, ...beforeCursor(input.cursor) },
+      orderBy: NEWEST_FIRST,
+      take: input.limit + 1,
+    });
+    const page = toPage(rows, input.limit);
+    return {
+      messages: page.items.map((row) => ({
+        id: row.id,
+        to: row.to,
+        subject: row.subject,
+        text: row.text,
+        createdAt: row.createdAt.toISOString(),
+      })),
+      nextCursor: page.nextCursor,
+    };
+  },
+);

@@ -11,7 +11,14 @@ import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
 import { changesBetween, recordEvent, SECRET_CHANGED } from "./events";
 
-type MemberRow = { id: string; organizationId: string; role: Role; createdAt: Date; removedAt: Date | null; user: { email: string } };
+type MemberRow = {
+  id: string;
+  organizationId: string;
+  role: Role;
+  createdAt: Date;
+  removedAt: Date | null;
+  user: { email: string };
+};
 
 export function toMember(row: MemberRow): Member {
   return {
@@ -45,7 +52,9 @@ function assertMayGrant(actor: Actor, role: Role): void {
   }
 }
 
-export const listMembers = guarded({ may: "read" }, async function listMembers(db: Db, actor: Actor): Promise<Member[]> {
+export const listMembers = guarded({ may: "read" }, async function listMembers(db: Db, actor: Actor): Promise<
+  Member[]
+> {
   const rows = await db.member.findMany({
     where: { organizationId: actor.organizationId, removedAt: null },
     include: { user: { select: { email: true } } },
@@ -62,46 +71,66 @@ export const listMembers = guarded({ may: "read" }, async function listMembers(d
  * left alone (the operator alone may reset it by giving one).
  * A former member comes back with a clean slate: their old personal keys stay revoked.
  */
-export const addMember = guarded({ may: "members" }, async function addMember(db: Db, actor: Actor, input: { email: string; role: Role; password?: string }): Promise<{
-  member: Member;
-  temporaryPassword: string | null;
-}> {
-  assertMayGrant(actor, input.role);
-  const email = normalizeEmail(input.email);
-  const generated = input.password === undefined ? temporaryPassword() : null;
-  const passwordHash = await hashPassword(input.password ?? generated!);
-  const existingUser = await db.user.findUnique({ where: { email } });
-  const setsOwnPassword = !existingUser?.passwordHash || (input.password !== undefined && actor.kind === "operator");
-  const memberPasswordHash = setsOwnPassword ? null : passwordHash;
+export const addMember = guarded(
+  { may: "members" },
+  async function addMember(
+    db: Db,
+    actor: Actor,
+    input: { email: string; role: Role; password?: string },
+  ): Promise<{
+    member: Member;
+    temporaryPassword: string | null;
+  }> {
+    assertMayGrant(actor, input.role);
+    const email = normalizeEmail(input.email);
+    const generated = input.password === undefined ? temporaryPassword() : null;
+    const passwordHash = await hashPassword(input.password ?? generated!);
+    const existingUser = await db.user.findUnique({ where: { email } });
+    const setsOwnPassword = !existingUser?.passwordHash || (input.password !== undefined && actor.kind === "operator");
+    const memberPasswordHash = setsOwnPassword ? null : passwordHash;
 
-  const member = await db.$transaction(async (tx) => {
-    const user = existingUser
-      ? setsOwnPassword
-        ? await tx.user.update({ where: { id: existingUser.id }, data: { passwordHash } })
-        : existingUser
-      : await tx.user.create({ data: { email, passwordHash } });
-    const existing = await tx.member.findUnique({
-      where: { organizationId_userId: { organizationId: actor.organizationId, userId: user.id } },
-    });
-    if (existing && !existing.removedAt) {
-      throw new AppError("conflict", `${email} is already a member of this organization.`);
-    }
-    if (existing) await tx.apiKey.updateMany({ where: { memberId: existing.id, revokedAt: null }, data: { revokedAt: new Date() } });
-    const added = existing
-      ? await tx.member.update({
-          where: { id: existing.id },
-          data: { role: input.role, removedAt: null, createdAt: new Date(), passwordHash: memberPasswordHash },
-          include: { user: { select: { email: true } } },
-        })
-      : await tx.member.create({
-          data: { organizationId: actor.organizationId, userId: user.id, role: input.role, passwordHash: memberPasswordHash },
-          include: { user: { select: { email: true } } },
+    const member = await db.$transaction(async (tx) => {
+      const user = existingUser
+        ? setsOwnPassword
+          ? await tx.user.update({ where: { id: existingUser.id }, data: { passwordHash } })
+          : existingUser
+        : await tx.user.create({ data: { email, passwordHash } });
+      const existing = await tx.member.findUnique({
+        where: { organizationId_userId: { organizationId: actor.organizationId, userId: user.id } },
+      });
+      if (existing && !existing.removedAt) {
+        throw new AppError("conflict", `${email} is already a member of this organization.`);
+      }
+      if (existing)
+        await tx.apiKey.updateMany({
+          where: { memberId: existing.id, revokedAt: null },
+          data: { revokedAt: new Date() },
         });
-    await recordEvent(tx, actor, { action: "member.add", target: memberTarget(added), changes: { role: [null, added.role], password: [null, SECRET_CHANGED] } });
-    return added;
-  });
-  return { member: toMember(member), temporaryPassword: generated };
-});
+      const added = existing
+        ? await tx.member.update({
+            where: { id: existing.id },
+            data: { role: input.role, removedAt: null, createdAt: new Date(), passwordHash: memberPasswordHash },
+            include: { user: { select: { email: true } } },
+          })
+        : await tx.member.create({
+            data: {
+              organizationId: actor.organizationId,
+              userId: user.id,
+              role: input.role,
+              passwordHash: memberPasswordHash,
+            },
+            include: { user: { select: { email: true } } },
+          });
+      await recordEvent(tx, actor, {
+        action: "member.add",
+        target: memberTarget(added),
+        changes: { role: [null, added.role], password: [null, SECRET_CHANGED] },
+      });
+      return added;
+    });
+    return { member: toMember(member), temporaryPassword: generated };
+  },
+);
 
 function memberTarget(member: { id: string; user: { email: string } }) {
   return { type: "member", id: member.id, label: member.user.email };
@@ -117,45 +146,66 @@ async function findActiveMember(db: Db, actor: Actor, memberId: string) {
 }
 
 async function assertNotLastOwner(db: Db, organizationId: string, memberId: string): Promise<void> {
-  const owners = await db.member.count({ where: { organizationId, role: "owner", removedAt: null, id: { not: memberId } } });
-  if (owners === 0) throw new AppError("invalid_request", "An organization needs at least one owner; make someone else owner first.");
+  const owners = await db.member.count({
+    where: { organizationId, role: "owner", removedAt: null, id: { not: memberId } },
+  });
+  if (owners === 0)
+    throw new AppError("invalid_request", "An organization needs at least one owner; make someone else owner first.");
 }
 
-export const changeMemberRole = guarded({ may: "members" }, async function changeMemberRole(db: Db, actor: Actor, input: { memberId: string; role: Role }): Promise<Member> {
-  const target = await findActiveMember(db, actor, input.memberId);
-  assertMayGrant(actor, input.role);
-  if (target.role === "owner") {
-    assertMayGrant(actor, "owner");
-    if (input.role !== "owner") await assertNotLastOwner(db, actor.organizationId, target.id);
-  }
-  const row = await db.$transaction(async (tx) => {
-    await recordEvent(tx, actor, { action: "member.role_change", target: memberTarget(target), changes: changesBetween(target, input, ["role"]) });
-    return tx.member.update({ where: { id: target.id }, data: { role: input.role }, include: { user: { select: { email: true } } } });
-  });
-  return toMember(row);
-});
+export const changeMemberRole = guarded(
+  { may: "members" },
+  async function changeMemberRole(db: Db, actor: Actor, input: { memberId: string; role: Role }): Promise<Member> {
+    const target = await findActiveMember(db, actor, input.memberId);
+    assertMayGrant(actor, input.role);
+    if (target.role === "owner") {
+      assertMayGrant(actor, "owner");
+      if (input.role !== "owner") await assertNotLastOwner(db, actor.organizationId, target.id);
+    }
+    const row = await db.$transaction(async (tx) => {
+      await recordEvent(tx, actor, {
+        action: "member.role_change",
+        target: memberTarget(target),
+        changes: changesBetween(target, input, ["role"]),
+      });
+      return tx.member.update({
+        where: { id: target.id },
+        data: { role: input.role },
+        include: { user: { select: { email: true } } },
+      });
+    });
+    return toMember(row);
+  },
+);
 
 /** The member's personal keys stop working at once (member_removed) and their sessions end. */
-export const removeMember = guarded({ may: "members" }, async function removeMember(db: Db, actor: Actor, input: { memberId: string }): Promise<Member> {
-  const target = await findActiveMember(db, actor, input.memberId);
-  if (target.role === "owner") {
-    assertMayGrant(actor, "owner");
-    await assertNotLastOwner(db, actor.organizationId, target.id);
-  }
-  const [row] = await db.$transaction([
-    db.member.update({
-      where: { id: target.id },
-      data: { removedAt: new Date() },
-      include: { user: { select: { email: true } } },
-    }),
-    db.session.deleteMany({ where: { memberId: target.id } }),
-    recordEvent(db, actor, { action: "member.remove", target: memberTarget(target) }),
-  ]);
-  return toMember(row);
-});
+export const removeMember = guarded(
+  { may: "members" },
+  async function removeMember(db: Db, actor: Actor, input: { memberId: string }): Promise<Member> {
+    const target = await findActiveMember(db, actor, input.memberId);
+    if (target.role === "owner") {
+      assertMayGrant(actor, "owner");
+      await assertNotLastOwner(db, actor.organizationId, target.id);
+    }
+    const [row] = await db.$transaction([
+      db.member.update({
+        where: { id: target.id },
+        data: { removedAt: new Date() },
+        include: { user: { select: { email: true } } },
+      }),
+      db.session.deleteMany({ where: { memberId: target.id } }),
+      recordEvent(db, actor, { action: "member.remove", target: memberTarget(target) }),
+    ]);
+    return toMember(row);
+  },
+);
 
 /** Wrong current passwords a minute: a stolen session must not become a password oracle. */
-const passwordChangeThrottle = createSignInThrottle("password-change", { perAccountAndAddress: 5, perAddress: 30, perAccount: 20 });
+const passwordChangeThrottle = createSignInThrottle("password-change", {
+  perAccountAndAddress: 5,
+  perAddress: 30,
+  perAccount: 20,
+});
 
 /**
  * A signed-in person changes the password that opens this organization for them: the one the
@@ -196,7 +246,11 @@ export const changeOwnPassword = guarded(
         // The person's own password may open other organizations too: their sessions there end as well.
         await tx.session.deleteMany({ where: { member: { userId: member.user.id }, ...otherSessions } });
       }
-      await recordEvent(tx, actor, { action: "member.password_change", target: memberTarget(member), changes: { password: [SECRET_CHANGED, SECRET_CHANGED] } });
+      await recordEvent(tx, actor, {
+        action: "member.password_change",
+        target: memberTarget(member),
+        changes: { password: [SECRET_CHANGED, SECRET_CHANGED] },
+      });
     });
   },
 );
@@ -207,14 +261,21 @@ export const changeOwnPassword = guarded(
  * instead (sendPasswordResetLink in invitations.ts). It never touches the person's own password,
  * which may open other organizations; people change their own with changeOwnPassword.
  */
-export const resetMemberPassword = guarded({ may: "members" }, async function resetMemberPassword(db: Db, actor: Actor, input: { memberId: string }): Promise<{
-  member: Member;
-  temporaryPassword: string;
-}> {
-  const temporary = temporaryPassword();
-  const target = await lockOutForReset(db, actor, input.memberId, await hashPassword(temporary));
-  return { member: toMember(target), temporaryPassword: temporary };
-});
+export const resetMemberPassword = guarded(
+  { may: "members" },
+  async function resetMemberPassword(
+    db: Db,
+    actor: Actor,
+    input: { memberId: string },
+  ): Promise<{
+    member: Member;
+    temporaryPassword: string;
+  }> {
+    const temporary = temporaryPassword();
+    const target = await lockOutForReset(db, actor, input.memberId, await hashPassword(temporary));
+    return { member: toMember(target), temporaryPassword: temporary };
+  },
+);
 
 /**
  * The first half of every password reset: the role rules (admins reset members up to their own
@@ -224,7 +285,10 @@ export const resetMemberPassword = guarded({ may: "members" }, async function re
 export async function lockOutForReset(db: Db, actor: Actor, memberId: string, passwordHash: string) {
   const target = await findActiveMember(db, actor, memberId);
   if (actor.kind !== "operator" && actor.member?.id === target.id) {
-    throw new AppError("invalid_request", "Change your own password on your account page; it asks for the current one.");
+    throw new AppError(
+      "invalid_request",
+      "Change your own password on your account page; it asks for the current one.",
+    );
   }
   assertMayGrant(actor, target.role);
   if (target.role === "admin" && actingRole(actor) === "admin") {
@@ -234,7 +298,11 @@ export async function lockOutForReset(db: Db, actor: Actor, memberId: string, pa
   await db.$transaction([
     db.member.update({ where: { id: target.id }, data: { passwordHash } }),
     db.session.deleteMany({ where: { memberId: target.id } }),
-    recordEvent(db, actor, { action: "member.password_reset", target: memberTarget(target), changes: { password: [SECRET_CHANGED, SECRET_CHANGED] } }),
+    recordEvent(db, actor, {
+      action: "member.password_reset",
+      target: memberTarget(target),
+      changes: { password: [SECRET_CHANGED, SECRET_CHANGED] },
+    }),
   ]);
   return target;
 }

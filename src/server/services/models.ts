@@ -9,6 +9,8 @@ import type { Db } from "@/server/db";
 import { builtInStatus } from "@/server/runtime/built-ins";
 import { listAvailableModels } from "@/server/runtime/models";
 
-export const listModels = guarded({}, async function listModels(db: Db, actor: Actor): Promise<z.infer<typeof ListModelsOutput>> {
+export const listModels = guarded({}, async function listModels(db: Db, actor: Actor): Promise<
+  z.infer<typeof ListModelsOutput>
+> {
   return { models: await listAvailableModels(db, actor.organizationId), builtIns: builtInStatus() };
 });

@@ -24,11 +24,19 @@ export function nameContains(q: string | undefined): { name?: { contains: string
  * MAX_FOUND_PER_KIND of each, in one statement scoped by organization in every branch. A LIKE
  * with escaped wildcards is a linear scan of each name: no pattern of the user's is compiled.
  */
-export const findByName = guarded({ may: "read" }, async function findByName(db: Db, actor: Actor, input: FindByNameInput): Promise<FindByNameOutput> {
-  const text = input.q.trim();
-  if (!text) return { items: [] };
-  const { rows } = await db.pool.query<{ kind: FoundKind; id: string; name: string; detail: string; link_id: string | null }>(
-    `(select 'end_user' as kind, u.id, case when u.full_name = '' then u.email else u.full_name end as name, u.email as detail, null::text as link_id
+export const findByName = guarded(
+  { may: "read" },
+  async function findByName(db: Db, actor: Actor, input: FindByNameInput): Promise<FindByNameOutput> {
+    const text = input.q.trim();
+    if (!text) return { items: [] };
+    const { rows } = await db.pool.query<{
+      kind: FoundKind;
+      id: string;
+      name: string;
+      detail: string;
+      link_id: string | null;
+    }>(
+      `(select 'end_user' as kind, u.id, case when u.full_name = '' then u.email else u.full_name end as name, u.email as detail, null::text as link_id
        from end_users u where u.organization_id = $1::uuid and u.deleted_at is null and (u.email ilike $2 or u.full_name ilike $2)
        order by u.email limit $3)
      union all
@@ -47,10 +55,19 @@ export const findByName = guarded({ may: "read" }, async function findByName(db:
      (select 'page', p.id, p.title, k.name, k.id::text from pages p
        join knowledgebases k on k.id = p.knowledgebase_id and k.organization_id = $1::uuid and k.end_user_id is null
        where p.organization_id = $1::uuid and p.title ilike $2 order by p.title limit $3)`,
-    [actor.organizationId, `%${likeEscaped(text)}%`, MAX_FOUND_PER_KIND],
-  );
-  return { items: rows.map((row) => ({ kind: row.kind, id: row.id, name: row.name, detail: row.detail.slice(0, 200), href: foundHref(row) })) };
-});
+      [actor.organizationId, `%${likeEscaped(text)}%`, MAX_FOUND_PER_KIND],
+    );
+    return {
+      items: rows.map((row) => ({
+        kind: row.kind,
+        id: row.id,
+        name: row.name,
+        detail: row.detail.slice(0, 200),
+        href: foundHref(row),
+      })),
+    };
+  },
+);
 
 function foundHref(row: { kind: FoundKind; id: string; link_id: string | null }): string {
   switch (row.kind) {

@@ -97,7 +97,8 @@ export function kindsFor(role: Role): NotificationKind[] {
 
 /** Notifications are a console member's own: keys and the operator have no inbox. */
 function requireMember(actor: Actor): MemberActor {
-  if (actor.kind !== "member") throw new AppError("forbidden_role", "Notifications belong to a member signed in to the console.");
+  if (actor.kind !== "member")
+    throw new AppError("forbidden_role", "Notifications belong to a member signed in to the console.");
   return actor;
 }
 
@@ -110,7 +111,11 @@ interface ListedRow extends NotificationItemRow {
 /** What waits for the signed-in member, newest first, with how many are unread. */
 export const listNotifications = guarded(
   { may: "read" },
-  async function listNotifications(db: Db, actor: Actor, input: ListNotificationsInput = {}): Promise<ListNotificationsOutput> {
+  async function listNotifications(
+    db: Db,
+    actor: Actor,
+    input: ListNotificationsInput = {},
+  ): Promise<ListNotificationsOutput> {
     const member = requireMember(actor);
     const limit = input.limit ?? 50;
     const { rows } = await db.pool.query<ListedRow>(
@@ -126,7 +131,9 @@ export const listNotifications = guarded(
      order by occurred_at desc, item_id desc limit $5`,
       [member.organizationId, member.member.id, kindsFor(member.member.role), input.unreadOnly ?? false, limit],
     );
-    const counts = rows[0] ? { unread: rows[0].unread_count, total: rows[0].total_count } : await countNotifications(db, member);
+    const counts = rows[0]
+      ? { unread: rows[0].unread_count, total: rows[0].total_count }
+      : await countNotifications(db, member);
     const notifications: Notification[] = rows.map((row) => ({
       kind: row.kind,
       itemId: row.item_id,
@@ -158,57 +165,85 @@ async function countNotifications(db: Db, member: MemberActor): Promise<{ unread
  * for them now are marked, so nothing is written for another organization's or another role's
  * items; marks of items no longer waiting are cleared on the way.
  */
-export const markNotificationsRead = guarded({ may: "read" }, async function markNotificationsRead(db: Db, actor: Actor, input: MarkNotificationsReadInput): Promise<{
-  marked: number;
-}> {
-  const member = requireMember(actor);
-  const items = input.items ?? [];
-  if (!input.all && items.length === 0) throw new AppError("invalid_request", "Name the notifications to mark read, or mark them all.");
-  const params = [member.organizationId, member.member.id, kindsFor(member.member.role), input.all ?? false, items.map((item) => item.kind), items.map((item) => item.itemId)];
-  return db.$transaction(async (tx) => {
-    const marked = await tx.$executeRawUnsafe(
-      `with items as (${notificationItemsSql((column) => `${column} = $1::uuid`)})
+export const markNotificationsRead = guarded(
+  { may: "read" },
+  async function markNotificationsRead(
+    db: Db,
+    actor: Actor,
+    input: MarkNotificationsReadInput,
+  ): Promise<{
+    marked: number;
+  }> {
+    const member = requireMember(actor);
+    const items = input.items ?? [];
+    if (!input.all && items.length === 0)
+      throw new AppError("invalid_request", "Name the notifications to mark read, or mark them all.");
+    const params = [
+      member.organizationId,
+      member.member.id,
+      kindsFor(member.member.role),
+      input.all ?? false,
+      items.map((item) => item.kind),
+      items.map((item) => item.itemId),
+    ];
+    return db.$transaction(async (tx) => {
+      const marked = await tx.$executeRawUnsafe(
+        `with items as (${notificationItemsSql((column) => `${column} = $1::uuid`)})
        insert into notification_reads (organization_id, member_id, kind, item_id, read_at)
        select $1::uuid, $2::uuid, items.kind, items.item_id, clock_timestamp() from items
        where items.kind = any($3::text[])
          and ($4::boolean or (items.kind, items.item_id) in (select * from unnest($5::text[], $6::uuid[])))
        on conflict (member_id, kind, item_id) do update set read_at = excluded.read_at`,
-      ...params,
-    );
-    if (input.all) {
-      await tx.$executeRawUnsafe(
-        `with items as (${notificationItemsSql((column) => `${column} = $1::uuid`)})
+        ...params,
+      );
+      if (input.all) {
+        await tx.$executeRawUnsafe(
+          `with items as (${notificationItemsSql((column) => `${column} = $1::uuid`)})
          delete from notification_reads n where n.organization_id = $1::uuid and n.member_id = $2::uuid
            and not exists (select 1 from items where items.kind = n.kind and items.item_id = n.item_id)`,
-        member.organizationId,
-        member.member.id,
-      );
-    }
-    return { marked };
-  });
-});
+          member.organizationId,
+          member.member.id,
+        );
+      }
+      return { marked };
+    });
+  },
+);
 
 /** The kinds the signed-in member may be told of, each with whether it is mailed to them. */
-export const getNotificationEmails = guarded({ may: "read" }, async function getNotificationEmails(db: Db, actor: Actor): Promise<NotificationEmailSettings> {
-  const member = requireMember(actor);
-  const settings = await db.notificationEmailSetting.findMany({ where: { organizationId: member.organizationId, memberId: member.member.id } });
-  return {
-    kinds: kindsFor(member.member.role).map((kind) => ({
-      kind,
-      label: NOTIFICATION_KIND_LABEL[kind],
-      email: settings.find((setting) => setting.kind === kind)?.enabled ?? NOTIFICATION_EMAIL_DEFAULT[kind],
-    })),
-  };
-});
+export const getNotificationEmails = guarded(
+  { may: "read" },
+  async function getNotificationEmails(db: Db, actor: Actor): Promise<NotificationEmailSettings> {
+    const member = requireMember(actor);
+    const settings = await db.notificationEmailSetting.findMany({
+      where: { organizationId: member.organizationId, memberId: member.member.id },
+    });
+    return {
+      kinds: kindsFor(member.member.role).map((kind) => ({
+        kind,
+        label: NOTIFICATION_KIND_LABEL[kind],
+        email: settings.find((setting) => setting.kind === kind)?.enabled ?? NOTIFICATION_EMAIL_DEFAULT[kind],
+      })),
+    };
+  },
+);
 
 /** Opts the signed-in member in or out of the email of each kind named; a kind their role is not told of is refused. */
 export const setNotificationEmails = guarded(
   { may: "read" },
-  async function setNotificationEmails(db: Db, actor: Actor, input: SetNotificationEmailsInput): Promise<NotificationEmailSettings> {
+  async function setNotificationEmails(
+    db: Db,
+    actor: Actor,
+    input: SetNotificationEmailsInput,
+  ): Promise<NotificationEmailSettings> {
     const member = requireMember(actor);
     const allowed = kindsFor(member.member.role);
     const refused = input.kinds.find((choice) => !allowed.includes(choice.kind));
-    if (refused) throw new AppError("forbidden_role", `A ${member.member.role} is not told of ${NOTIFICATION_KIND_LABEL[refused.kind].toLowerCase()}.`);
+    if (refused)
+      throw new AppError(
+        "forbidden_role",
+        `A ${member.member.role} is not told of ${NOTIFICATION_KIND_LABEL[refused.kind].toLowerCase()}.`,
+      );
     const before = await getNotificationEmails(db, actor);
     await db.$transaction(async (tx) => {
       for (const choice of input.kinds) {

@@ -28,40 +28,63 @@ export function toOrganization(row: OrganizationRow): Organization {
 }
 
 /** Creating an organization is an operator's act (admin CLI, first start); there is no actor yet. */
-export async function createOrganization(db: Db, input: { name: string; plan?: Organization["plan"]; credits?: number }): Promise<Organization> {
-  return toOrganization(await db.organization.create({ data: { ...input, ...(input.credits !== undefined ? { creditsReference: input.credits } : {}) } }));
+export async function createOrganization(
+  db: Db,
+  input: { name: string; plan?: Organization["plan"]; credits?: number },
+): Promise<Organization> {
+  return toOrganization(
+    await db.organization.create({
+      data: { ...input, ...(input.credits !== undefined ? { creditsReference: input.credits } : {}) },
+    }),
+  );
 }
 
-export const getOrganization = guarded({ may: "read" }, async function getOrganization(db: Db, actor: Actor): Promise<Organization> {
-  const row = await db.organization.findUnique({ where: { id: actor.organizationId } });
-  if (!row) throw new AppError("not_found", "No organization with that id.");
-  return toOrganization(row);
-});
+export const getOrganization = guarded(
+  { may: "read" },
+  async function getOrganization(db: Db, actor: Actor): Promise<Organization> {
+    const row = await db.organization.findUnique({ where: { id: actor.organizationId } });
+    if (!row) throw new AppError("not_found", "No organization with that id.");
+    return toOrganization(row);
+  },
+);
 
 /** Plan and credits are the operator's to set (admin CLI); the console changes the rest. */
-export const updateOrganization = guarded({ may: "settings" }, async function updateOrganization(db: Db, actor: Actor, update: OrganizationSettingsUpdate): Promise<Organization> {
-  if (actor.kind !== "operator" && (update.plan !== undefined || update.credits !== undefined)) {
-    throw new AppError("forbidden_role", "Plan and credits are set by the operator of this installation.");
-  }
-  const turningPasswordsOff =
-    update.passwordSignIn === false && (await db.organization.findUnique({ where: { id: actor.organizationId }, select: { passwordSignIn: true } }))?.passwordSignIn === true;
-  if (turningPasswordsOff) {
-    if (actor.kind === "member" && actor.member.role !== "owner") throw new AppError("forbidden_role", "Only an owner can turn password sign-in off.");
-    const sso = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId }, select: { id: true } });
-    if (!sso) throw new AppError("conflict", "Set up single sign-on before turning password sign-in off, or nobody could sign in.");
-  }
-  const before = await db.organization.findUnique({ where: { id: actor.organizationId } });
-  if (!before) throw new AppError("not_found", "No organization with that id.");
-  const write = (tx: Pick<Db, "organization">) =>
-    tx.organization.update({
-      where: { id: actor.organizationId },
-      // The balance the operator sets is the one credits.low is measured against (src/server/services/credits.ts).
-      data: { ...update, ...(update.credits !== undefined ? { creditsReference: update.credits } : {}) },
-    });
-  const row = await recorded(db, actor, write, (after) => ({
-    action: "organization.update",
-    target: { type: "organization", id: after.id, label: after.name },
-    changes: changesBetween(before, update, Object.keys(update) as (keyof typeof update & string)[]),
-  }));
-  return toOrganization(row);
-});
+export const updateOrganization = guarded(
+  { may: "settings" },
+  async function updateOrganization(db: Db, actor: Actor, update: OrganizationSettingsUpdate): Promise<Organization> {
+    if (actor.kind !== "operator" && (update.plan !== undefined || update.credits !== undefined)) {
+      throw new AppError("forbidden_role", "Plan and credits are set by the operator of this installation.");
+    }
+    const turningPasswordsOff =
+      update.passwordSignIn === false &&
+      (await db.organization.findUnique({ where: { id: actor.organizationId }, select: { passwordSignIn: true } }))
+        ?.passwordSignIn === true;
+    if (turningPasswordsOff) {
+      if (actor.kind === "member" && actor.member.role !== "owner")
+        throw new AppError("forbidden_role", "Only an owner can turn password sign-in off.");
+      const sso = await db.ssoConnection.findUnique({
+        where: { organizationId: actor.organizationId },
+        select: { id: true },
+      });
+      if (!sso)
+        throw new AppError(
+          "conflict",
+          "Set up single sign-on before turning password sign-in off, or nobody could sign in.",
+        );
+    }
+    const before = await db.organization.findUnique({ where: { id: actor.organizationId } });
+    if (!before) throw new AppError("not_found", "No organization with that id.");
+    const write = (tx: Pick<Db, "organization">) =>
+      tx.organization.update({
+        where: { id: actor.organizationId },
+        // The balance the operator sets is the one credits.low is measured against (src/server/services/credits.ts).
+        data: { ...update, ...(update.credits !== undefined ? { creditsReference: update.credits } : {}) },
+      });
+    const row = await recorded(db, actor, write, (after) => ({
+      action: "organization.update",
+      target: { type: "organization", id: after.id, label: after.name },
+      changes: changesBetween(before, update, Object.keys(update) as (keyof typeof update & string)[]),
+    }));
+    return toOrganization(row);
+  },
+);

@@ -7,9 +7,11 @@ import type { Db } from "@/server/db";
 type Counts = { [K in keyof Overview]: bigint | number };
 
 /** What the actor's organization has so far; every count is scoped to it in SQL. */
-export const getOverview = guarded({ may: "read" }, async function getOverview(db: Db, actor: Actor): Promise<Overview> {
-  const org = actor.organizationId;
-  const [row] = await db.$queryRaw<Counts[]>`
+export const getOverview = guarded(
+  { may: "read" },
+  async function getOverview(db: Db, actor: Actor): Promise<Overview> {
+    const org = actor.organizationId;
+    const [row] = await db.$queryRaw<Counts[]>`
     select
       (select credits from organizations where id = ${org}::uuid) as "creditsLeft",
       (select coalesce(sum(credits), 0) from executions where organization_id = ${org}::uuid) as "creditsSpent",
@@ -24,5 +26,6 @@ export const getOverview = guarded({ may: "read" }, async function getOverview(d
       (select count(*) from portals where organization_id = ${org}::uuid) as "portals",
       (select count(*) from members where organization_id = ${org}::uuid) as "members",
       (select count(*) from reviews where organization_id = ${org}::uuid and status = 'pending') as "pendingReviews"`;
-  return Object.fromEntries(Object.entries(row ?? {}).map(([key, value]) => [key, Number(value ?? 0)])) as Overview;
-});
+    return Object.fromEntries(Object.entries(row ?? {}).map(([key, value]) => [key, Number(value ?? 0)])) as Overview;
+  },
+);

@@ -53,7 +53,15 @@ function quote(anchor: string): string {
   return JSON.stringify(short);
 }
 
-function once(text: string, anchor: string, index: number, op: string, field: string, from = 0, where = "the current markdown"): number {
+function once(
+  text: string,
+  anchor: string,
+  index: number,
+  op: string,
+  field: string,
+  from = 0,
+  where = "the current markdown",
+): number {
   const { first, count } = occurrences(text, anchor, from);
   if (count === 1) return first;
   const message =
@@ -61,7 +69,9 @@ function once(text: string, anchor: string, index: number, op: string, field: st
       ? `Operation ${index} (${op}): ${field} ${quote(anchor)} does not appear in ${where}; it must appear exactly once. Nothing was changed.`
       : `Operation ${index} (${op}): ${field} ${quote(anchor)} appears ${count} times in ${where}; it must appear exactly once (quote more surrounding text). Nothing was changed.`;
   throw new AppError("invalid_request", message, {
-    problems: [{ path: `patch.${index}.${field}`, message: count === 0 ? "Anchor not found" : `Anchor appears ${count} times` }],
+    problems: [
+      { path: `patch.${index}.${field}`, message: count === 0 ? "Anchor not found" : `Anchor appears ${count} times` },
+    ],
     operationIndex: index,
     anchor,
   });
@@ -99,7 +109,8 @@ export function applyPatch(markdown: string, patch: readonly PatchOperation[]): 
       case "replace_range": {
         const start = once(text, operation.from, index, operation.op, "from");
         const after = start + operation.from.length;
-        const end = once(text, operation.to, index, operation.op, "to", after, "the markdown after `from`") + operation.to.length;
+        const end =
+          once(text, operation.to, index, operation.op, "to", after, "the markdown after `from`") + operation.to.length;
         text = text.slice(0, start) + operation.text + text.slice(end);
         break;
       }
@@ -107,7 +118,10 @@ export function applyPatch(markdown: string, patch: readonly PatchOperation[]): 
     // Checked after each operation, so a patch cannot build a page far over the maximum first.
     if (text.length > MAX_PAGE_MARKDOWN_CHARS) {
       throw invalidRequest([
-        { path: "markdown", message: `Operation ${index} makes the page ${text.length} characters long; a page holds at most ${MAX_PAGE_MARKDOWN_CHARS}. Nothing was changed.` },
+        {
+          path: "markdown",
+          message: `Operation ${index} makes the page ${text.length} characters long; a page holds at most ${MAX_PAGE_MARKDOWN_CHARS}. Nothing was changed.`,
+        },
       ]);
     }
   });
@@ -141,7 +155,14 @@ export function parseLinks(markdown: string): { kind: "page" | "source"; id: str
     const char = markdown[i];
     if (char === "[") opened = true;
     if (char !== "]") continue;
-    const kind = !opened || i < failedUntil ? undefined : markdown.startsWith("(page:", i + 1) ? "page" : markdown.startsWith("(source:", i + 1) ? "source" : undefined;
+    const kind =
+      !opened || i < failedUntil
+        ? undefined
+        : markdown.startsWith("(page:", i + 1)
+          ? "page"
+          : markdown.startsWith("(source:", i + 1)
+            ? "source"
+            : undefined;
     opened = false;
     if (!kind) continue;
     const start = i + kind.length + 3;
@@ -165,8 +186,12 @@ export async function resolveLinks(db: Db | Tx, knowledgebaseId: string, markdow
   const pageIds = links.filter((l) => l.kind === "page" && isUuid(l.id)).map((l) => l.id);
   const sourceIds = links.filter((l) => l.kind === "source" && isUuid(l.id)).map((l) => l.id);
   const [pages, sources] = await Promise.all([
-    pageIds.length ? db.page.findMany({ where: { knowledgebaseId, id: { in: pageIds } }, select: { id: true, title: true } }) : [],
-    sourceIds.length ? db.source.findMany({ where: { knowledgebaseId, id: { in: sourceIds } }, select: { id: true, name: true } }) : [],
+    pageIds.length
+      ? db.page.findMany({ where: { knowledgebaseId, id: { in: pageIds } }, select: { id: true, title: true } })
+      : [],
+    sourceIds.length
+      ? db.source.findMany({ where: { knowledgebaseId, id: { in: sourceIds } }, select: { id: true, name: true } })
+      : [],
   ]);
   const found = new Set([...pages.map((p) => `page:${p.id}`), ...sources.map((s) => `source:${s.id}`)]);
   return {
@@ -179,7 +204,11 @@ export async function resolveLinks(db: Db | Tx, knowledgebaseId: string, markdow
 async function saveLinks(tx: Tx, pageId: string, markdown: string): Promise<void> {
   await tx.pageLink.deleteMany({ where: { pageId } });
   const links = parseLinks(markdown);
-  if (links.length) await tx.pageLink.createMany({ data: links.map((link) => ({ pageId, kind: link.kind, targetId: link.id })), skipDuplicates: true });
+  if (links.length)
+    await tx.pageLink.createMany({
+      data: links.map((link) => ({ pageId, kind: link.kind, targetId: link.id })),
+      skipDuplicates: true,
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -190,7 +219,12 @@ type PageRow = { id: string; knowledgebaseId: string; title: string; updatedAt: 
 function writeResult(page: PageRow, revisionId: string, links: PageLinks, reviewId: string | null): PageWriteResult {
   return {
     status: reviewId ? "pending_review" : "applied",
-    page: { id: page.id, knowledgebaseId: page.knowledgebaseId, title: page.title, updatedAt: page.updatedAt.toISOString() },
+    page: {
+      id: page.id,
+      knowledgebaseId: page.knowledgebaseId,
+      title: page.title,
+      updatedAt: page.updatedAt.toISOString(),
+    },
     revisionId,
     reviewPath: reviewId ? `/reviews/${reviewId}` : null,
     links,
@@ -203,7 +237,11 @@ function writeResult(page: PageRow, revisionId: string, links: PageLinks, review
  * with empty "No changes." entries).
  */
 async function unchangedResult(tx: Tx, page: PageRow, markdown: string): Promise<PageWriteResult> {
-  const latest = await tx.pageRevision.findFirst({ where: { pageId: page.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], select: { id: true } });
+  const latest = await tx.pageRevision.findFirst({
+    where: { pageId: page.id },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    select: { id: true },
+  });
   return writeResult(page, latest?.id ?? randomUUID(), await resolveLinks(tx, page.knowledgebaseId, markdown), null);
 }
 
@@ -214,7 +252,10 @@ export async function applyPageContent(
   content: { title: string; markdown: string },
   author: { authorMemberId: string | null; keyId: string | null; via: string; revisionId?: string },
 ) {
-  const updated = await tx.page.update({ where: { id: page.id }, data: { title: content.title, markdown: content.markdown } });
+  const updated = await tx.page.update({
+    where: { id: page.id },
+    data: { title: content.title, markdown: content.markdown },
+  });
   const revision = await tx.pageRevision.create({
     data: {
       id: author.revisionId ?? randomUUID(),
@@ -242,7 +283,13 @@ function pageEvent(
     action,
     target: { type: "page", id: page.id, label: page.title },
     changes,
-    data: { id: page.id, knowledgebaseId: page.knowledgebaseId, title: page.title, markdown, deleted: markdown === null },
+    data: {
+      id: page.id,
+      knowledgebaseId: page.knowledgebaseId,
+      title: page.title,
+      markdown,
+      deleted: markdown === null,
+    },
   };
 }
 
@@ -254,76 +301,104 @@ function reviewEvent(review: { id: string; kind: string }, label: string): Event
   };
 }
 
-async function checkParent(db: Db | Tx, knowledgebaseId: string, parentPageId: string | null | undefined): Promise<void> {
+async function checkParent(
+  db: Db | Tx,
+  knowledgebaseId: string,
+  parentPageId: string | null | undefined,
+): Promise<void> {
   if (!parentPageId) return;
   const parent = await db.page.findFirst({ where: { id: parentPageId, knowledgebaseId }, select: { id: true } });
   if (!parent) throw new AppError("not_found", "No parent page with that id in this knowledgebase.");
 }
 
-export const createPage = guarded({ scope: "knowledge:write" }, async function createPage(db: Db, actor: Actor, input: CreatePageInput): Promise<PageWriteResult> {
-  const knowledgebase = await findKnowledgebase(db, actor, input.knowledgebaseId);
-  await checkParent(db, knowledgebase.id, input.parentPageId);
-  const reviewed = await reviewsWritesOf(db, actor);
-  const { authorMemberId, keyId } = authorOf(actor);
-  const markdown = input.markdown ?? "";
-  return db.$transaction(async (tx) => {
-    const page = await tx.page.create({
-      data: {
-        organizationId: actor.organizationId,
-        knowledgebaseId: knowledgebase.id,
-        parentPageId: input.parentPageId ?? null,
-        title: input.title,
-        templateKey: input.templateKey ?? "",
-        hook: input.hook ?? "",
-        isFolder: input.isFolder ?? false,
-        markdown: "",
-        authorMemberId,
-      },
-    });
-    if (reviewed) {
-      // The page exists, empty, until a person approves the content.
-      const revisionId = randomUUID();
-      const review = await tx.review.create({
+export const createPage = guarded(
+  { scope: "knowledge:write" },
+  async function createPage(db: Db, actor: Actor, input: CreatePageInput): Promise<PageWriteResult> {
+    const knowledgebase = await findKnowledgebase(db, actor, input.knowledgebaseId);
+    await checkParent(db, knowledgebase.id, input.parentPageId);
+    const reviewed = await reviewsWritesOf(db, actor);
+    const { authorMemberId, keyId } = authorOf(actor);
+    const markdown = input.markdown ?? "";
+    return db.$transaction(async (tx) => {
+      const page = await tx.page.create({
         data: {
           organizationId: actor.organizationId,
           knowledgebaseId: knowledgebase.id,
-          kind: "page_create",
-          pageId: page.id,
-          revisionId,
-          payload: { title: input.title, markdown },
-          baseMarkdown: "",
-          proposedMarkdown: markdown,
+          parentPageId: input.parentPageId ?? null,
+          title: input.title,
+          templateKey: input.templateKey ?? "",
+          hook: input.hook ?? "",
+          isFolder: input.isFolder ?? false,
+          markdown: "",
           authorMemberId,
-          keyId,
         },
       });
-      await tx.knowledgebase.update({ where: { id: knowledgebase.id }, data: { updatedAt: new Date() } });
-      await recordEvent(tx, actor, reviewEvent(review, input.title));
-      return writeResult(page, revisionId, await resolveLinks(tx, knowledgebase.id, markdown), review.id);
-    }
-    const applied = await applyPageContent(tx, page, { title: input.title, markdown }, { authorMemberId, keyId, via: channelOf(actor) });
-    await recordEvent(tx, actor, pageEvent("page.create", applied.page, markdown, { title: [null, input.title], revisionId: [null, applied.revisionId] }));
-    return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, knowledgebase.id, markdown), null);
-  });
-});
+      if (reviewed) {
+        // The page exists, empty, until a person approves the content.
+        const revisionId = randomUUID();
+        const review = await tx.review.create({
+          data: {
+            organizationId: actor.organizationId,
+            knowledgebaseId: knowledgebase.id,
+            kind: "page_create",
+            pageId: page.id,
+            revisionId,
+            payload: { title: input.title, markdown },
+            baseMarkdown: "",
+            proposedMarkdown: markdown,
+            authorMemberId,
+            keyId,
+          },
+        });
+        await tx.knowledgebase.update({ where: { id: knowledgebase.id }, data: { updatedAt: new Date() } });
+        await recordEvent(tx, actor, reviewEvent(review, input.title));
+        return writeResult(page, revisionId, await resolveLinks(tx, knowledgebase.id, markdown), review.id);
+      }
+      const applied = await applyPageContent(
+        tx,
+        page,
+        { title: input.title, markdown },
+        { authorMemberId, keyId, via: channelOf(actor) },
+      );
+      await recordEvent(
+        tx,
+        actor,
+        pageEvent("page.create", applied.page, markdown, {
+          title: [null, input.title],
+          revisionId: [null, applied.revisionId],
+        }),
+      );
+      return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, knowledgebase.id, markdown), null);
+    });
+  },
+);
 
 async function findPage(db: Db | Tx, actor: Actor, input: { knowledgebaseId: string; pageId: string }) {
   await findKnowledgebase(db, actor, input.knowledgebaseId);
-  const page = await db.page.findFirst({ where: { id: input.pageId, knowledgebaseId: input.knowledgebaseId, organizationId: actor.organizationId } });
+  const page = await db.page.findFirst({
+    where: { id: input.pageId, knowledgebaseId: input.knowledgebaseId, organizationId: actor.organizationId },
+  });
   if (!page) throw new AppError("not_found", "No page with that id in this knowledgebase.");
   return page;
 }
 
 export const patchPage = guarded(
   { scope: "knowledge:write" },
-  async function patchPage(db: Db, actor: Actor, input: PatchPageInput, precondition: { ifMatch?: VersionMatch } = {}): Promise<PageWriteResult> {
+  async function patchPage(
+    db: Db,
+    actor: Actor,
+    input: PatchPageInput,
+    precondition: { ifMatch?: VersionMatch } = {},
+  ): Promise<PageWriteResult> {
     await findPage(db, actor, input);
     const reviewed = await reviewsWritesOf(db, actor);
     const { authorMemberId, keyId } = authorOf(actor);
     return db.$transaction(async (tx) => {
       // Lock the page so concurrent patches apply one after the other, each to the other's result.
       await tx.$executeRaw`select id from pages where id = ${input.pageId}::uuid for update`;
-      const page = await tx.page.findFirstOrThrow({ where: { id: input.pageId, organizationId: actor.organizationId } });
+      const page = await tx.page.findFirstOrThrow({
+        where: { id: input.pageId, organizationId: actor.organizationId },
+      });
       checkVersion(precondition.ifMatch, page.updatedAt, "page");
       const markdown = applyPatch(page.markdown, input.patch);
       const title = input.title ?? page.title;
@@ -347,9 +422,26 @@ export const patchPage = guarded(
         return writeResult(page, revisionId, await resolveLinks(tx, page.knowledgebaseId, markdown), review.id);
       }
       if (title === page.title && markdown === page.markdown) return unchangedResult(tx, page, markdown);
-      const applied = await applyPageContent(tx, page, { title, markdown }, { authorMemberId, keyId, via: channelOf(actor) });
-      await recordEvent(tx, actor, pageEvent("page.update", applied.page, markdown, { ...changesBetween(page, { title }, ["title"]), revisionId: [null, applied.revisionId] }));
-      return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, page.knowledgebaseId, markdown), null);
+      const applied = await applyPageContent(
+        tx,
+        page,
+        { title, markdown },
+        { authorMemberId, keyId, via: channelOf(actor) },
+      );
+      await recordEvent(
+        tx,
+        actor,
+        pageEvent("page.update", applied.page, markdown, {
+          ...changesBetween(page, { title }, ["title"]),
+          revisionId: [null, applied.revisionId],
+        }),
+      );
+      return writeResult(
+        applied.page,
+        applied.revisionId,
+        await resolveLinks(tx, page.knowledgebaseId, markdown),
+        null,
+      );
     });
   },
 );
@@ -357,89 +449,139 @@ export const patchPage = guarded(
 /** Replaces the whole markdown (the console editor); a person's write, applied at once. */
 export const savePage = guarded(
   { scope: "knowledge:write" },
-  async function savePage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string; title?: string; markdown: string }): Promise<PageWriteResult> {
+  async function savePage(
+    db: Db,
+    actor: Actor,
+    input: { knowledgebaseId: string; pageId: string; title?: string; markdown: string },
+  ): Promise<PageWriteResult> {
     if (actor.kind === "key") throw new AppError("invalid_request", "API keys edit pages with PATCH operations.");
     await findPage(db, actor, input);
     const { authorMemberId, keyId } = authorOf(actor);
     return db.$transaction(async (tx) => {
       // Compared with the page as locked, so a concurrent write in between is not mistaken for "unchanged".
       await tx.$executeRaw`select id from pages where id = ${input.pageId}::uuid for update`;
-      const page = await tx.page.findFirstOrThrow({ where: { id: input.pageId, organizationId: actor.organizationId } });
-      if ((input.title ?? page.title) === page.title && input.markdown === page.markdown) return unchangedResult(tx, page, page.markdown);
-      const applied = await applyPageContent(tx, page, { title: input.title ?? page.title, markdown: input.markdown }, { authorMemberId, keyId, via: channelOf(actor) });
-      await recordEvent(tx, actor, pageEvent("page.update", applied.page, input.markdown, { ...changesBetween(page, input, ["title"]), revisionId: [null, applied.revisionId] }));
-      return writeResult(applied.page, applied.revisionId, await resolveLinks(tx, page.knowledgebaseId, input.markdown), null);
+      const page = await tx.page.findFirstOrThrow({
+        where: { id: input.pageId, organizationId: actor.organizationId },
+      });
+      if ((input.title ?? page.title) === page.title && input.markdown === page.markdown)
+        return unchangedResult(tx, page, page.markdown);
+      const applied = await applyPageContent(
+        tx,
+        page,
+        { title: input.title ?? page.title, markdown: input.markdown },
+        { authorMemberId, keyId, via: channelOf(actor) },
+      );
+      await recordEvent(
+        tx,
+        actor,
+        pageEvent("page.update", applied.page, input.markdown, {
+          ...changesBetween(page, input, ["title"]),
+          revisionId: [null, applied.revisionId],
+        }),
+      );
+      return writeResult(
+        applied.page,
+        applied.revisionId,
+        await resolveLinks(tx, page.knowledgebaseId, input.markdown),
+        null,
+      );
     });
   },
 );
 
-export const getPage = guarded({ scope: "knowledge:read" }, async function getPage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string }): Promise<Page> {
-  const page = await findPage(db, actor, input);
-  const links = await db.pageLink.findMany({ where: { pageId: page.id } });
-  const [related, files, referencing] = await Promise.all([
-    db.page.findMany({
-      where: {
-        organizationId: page.organizationId,
-        knowledgebaseId: page.knowledgebaseId,
-        id: { in: links.filter((l) => l.kind === "page" && isUuid(l.targetId)).map((l) => l.targetId) },
-      },
-      select: { id: true, title: true },
-      orderBy: [{ title: "asc" }, { id: "asc" }],
-    }),
-    db.source.findMany({
-      where: {
-        organizationId: page.organizationId,
-        knowledgebaseId: page.knowledgebaseId,
-        id: { in: links.filter((l) => l.kind === "source" && isUuid(l.targetId)).map((l) => l.targetId) },
-      },
-      select: { name: true },
-      orderBy: [{ name: "asc" }],
-    }),
-    db.page.findMany({
-      where: { organizationId: page.organizationId, knowledgebaseId: page.knowledgebaseId, links: { some: { kind: "page", targetId: page.id } } },
-      select: { id: true, title: true },
-      orderBy: [{ title: "asc" }, { id: "asc" }],
-    }),
-  ]);
-  return {
-    id: page.id,
-    knowledgebaseId: page.knowledgebaseId,
-    title: page.title,
-    templateKey: page.templateKey,
-    parentPageId: page.parentPageId,
-    isFolder: page.isFolder,
-    hook: page.hook,
-    createdAt: page.createdAt.toISOString(),
-    updatedAt: page.updatedAt.toISOString(),
-    markdown: page.markdown,
-    attachedFiles: files.map((file) => file.name),
-    relatedPages: related,
-    referencedBy: referencing,
-  };
-});
+export const getPage = guarded(
+  { scope: "knowledge:read" },
+  async function getPage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string }): Promise<Page> {
+    const page = await findPage(db, actor, input);
+    const links = await db.pageLink.findMany({ where: { pageId: page.id } });
+    const [related, files, referencing] = await Promise.all([
+      db.page.findMany({
+        where: {
+          organizationId: page.organizationId,
+          knowledgebaseId: page.knowledgebaseId,
+          id: { in: links.filter((l) => l.kind === "page" && isUuid(l.targetId)).map((l) => l.targetId) },
+        },
+        select: { id: true, title: true },
+        orderBy: [{ title: "asc" }, { id: "asc" }],
+      }),
+      db.source.findMany({
+        where: {
+          organizationId: page.organizationId,
+          knowledgebaseId: page.knowledgebaseId,
+          id: { in: links.filter((l) => l.kind === "source" && isUuid(l.targetId)).map((l) => l.targetId) },
+        },
+        select: { name: true },
+        orderBy: [{ name: "asc" }],
+      }),
+      db.page.findMany({
+        where: {
+          organizationId: page.organizationId,
+          knowledgebaseId: page.knowledgebaseId,
+          links: { some: { kind: "page", targetId: page.id } },
+        },
+        select: { id: true, title: true },
+        orderBy: [{ title: "asc" }, { id: "asc" }],
+      }),
+    ]);
+    return {
+      id: page.id,
+      knowledgebaseId: page.knowledgebaseId,
+      title: page.title,
+      templateKey: page.templateKey,
+      parentPageId: page.parentPageId,
+      isFolder: page.isFolder,
+      hook: page.hook,
+      createdAt: page.createdAt.toISOString(),
+      updatedAt: page.updatedAt.toISOString(),
+      markdown: page.markdown,
+      attachedFiles: files.map((file) => file.name),
+      relatedPages: related,
+      referencedBy: referencing,
+    };
+  },
+);
 
 export const movePage = guarded(
   { scope: "knowledge:write" },
-  async function movePage(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string; parentPageId: string | null }) {
+  async function movePage(
+    db: Db,
+    actor: Actor,
+    input: { knowledgebaseId: string; pageId: string; parentPageId: string | null },
+  ) {
     const before = await findPage(db, actor, input);
     const moved = await db.$transaction(async (tx) => {
       await lockFor(tx, `page-tree:${input.knowledgebaseId}`);
       await checkParent(tx, input.knowledgebaseId, input.parentPageId);
       if (input.parentPageId) {
         // Walk up from the new parent: meeting the page itself means a cycle.
-        const pages = await tx.page.findMany({ where: { knowledgebaseId: input.knowledgebaseId }, select: { id: true, parentPageId: true } });
+        const pages = await tx.page.findMany({
+          where: { knowledgebaseId: input.knowledgebaseId },
+          select: { id: true, parentPageId: true },
+        });
         const parentOf = new Map(pages.map((p) => [p.id, p.parentPageId]));
         for (let at: string | null | undefined = input.parentPageId; at; at = parentOf.get(at)) {
           if (at === input.pageId) {
-            throw invalidRequest([{ path: "parentPageId", message: "A page cannot move inside itself or its own sub-pages" }]);
+            throw invalidRequest([
+              { path: "parentPageId", message: "A page cannot move inside itself or its own sub-pages" },
+            ]);
           }
         }
       }
-      await recordEvent(tx, actor, pageEvent("page.move", before, before.markdown, changesBetween(before, input, ["parentPageId"])));
+      await recordEvent(
+        tx,
+        actor,
+        pageEvent("page.move", before, before.markdown, changesBetween(before, input, ["parentPageId"])),
+      );
       return tx.page.update({ where: { id: input.pageId }, data: { parentPageId: input.parentPageId } });
     });
     return {
-      page: { id: moved.id, knowledgebaseId: moved.knowledgebaseId, title: moved.title, parentPageId: moved.parentPageId, updatedAt: moved.updatedAt.toISOString() },
+      page: {
+        id: moved.id,
+        knowledgebaseId: moved.knowledgebaseId,
+        title: moved.title,
+        parentPageId: moved.parentPageId,
+        updatedAt: moved.updatedAt.toISOString(),
+      },
     };
   },
 );
@@ -452,31 +594,46 @@ export const deletePage = guarded(
       await lockFor(tx, `page-tree:${input.knowledgebaseId}`);
       const children = await tx.page.count({ where: { parentPageId: page.id } });
       if (children > 0) {
-        throw invalidRequest([{ path: "pageId", message: `The folder holds ${children} page(s); move or delete them first` }]);
+        throw invalidRequest([
+          { path: "pageId", message: `The folder holds ${children} page(s); move or delete them first` },
+        ]);
       }
-      await tx.review.updateMany({ where: { pageId: page.id, status: "pending" }, data: { status: "rejected", decidedAt: new Date(), decidedBy: "page deleted" } });
+      await tx.review.updateMany({
+        where: { pageId: page.id, status: "pending" },
+        data: { status: "rejected", decidedAt: new Date(), decidedBy: "page deleted" },
+      });
       await tx.page.delete({ where: { id: page.id } });
       await recordEvent(tx, actor, pageEvent("page.delete", page, null));
     });
   },
 );
 
-export const listRevisions = guarded({ scope: "knowledge:read" }, async function listRevisions(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string }) {
-  const page = await findPage(db, actor, input);
-  const rows = await db.pageRevision.findMany({ where: { pageId: page.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 100 });
-  const memberIds = [...new Set(rows.map((r) => r.authorMemberId).filter((id): id is string => id !== null))];
-  const members = memberIds.length
-    ? await db.member.findMany({ where: { organizationId: actor.organizationId, id: { in: memberIds } }, select: { id: true, user: { select: { email: true } } } })
-    : [];
-  const emailOf = new Map(members.map((m) => [m.id, m.user.email]));
-  return {
-    revisions: rows.map((row) => ({
-      id: row.id,
-      title: row.title,
-      markdown: row.markdown,
-      authorEmail: row.authorMemberId ? (emailOf.get(row.authorMemberId) ?? null) : null,
-      via: row.via,
-      createdAt: row.createdAt.toISOString(),
-    })),
-  };
-});
+export const listRevisions = guarded(
+  { scope: "knowledge:read" },
+  async function listRevisions(db: Db, actor: Actor, input: { knowledgebaseId: string; pageId: string }) {
+    const page = await findPage(db, actor, input);
+    const rows = await db.pageRevision.findMany({
+      where: { pageId: page.id },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: 100,
+    });
+    const memberIds = [...new Set(rows.map((r) => r.authorMemberId).filter((id): id is string => id !== null))];
+    const members = memberIds.length
+      ? await db.member.findMany({
+          where: { organizationId: actor.organizationId, id: { in: memberIds } },
+          select: { id: true, user: { select: { email: true } } },
+        })
+      : [];
+    const emailOf = new Map(members.map((m) => [m.id, m.user.email]));
+    return {
+      revisions: rows.map((row) => ({
+        id: row.id,
+        title: row.title,
+        markdown: row.markdown,
+        authorEmail: row.authorMemberId ? (emailOf.get(row.authorMemberId) ?? null) : null,
+        via: row.via,
+        createdAt: row.createdAt.toISOString(),
+      })),
+    };
+  },
+);

@@ -56,13 +56,24 @@ async function groupsOf(db: Db, organizationId: string, endUserId: string): Prom
     }),
   ]);
   const groups = new Map<string, GroupOfUser>();
-  for (const { group } of memberships) groups.set(group.id, { id: group.id, name: group.name, planName: group.plan?.name ?? null });
-  for (const { tierPlan } of subscriptions) groups.set(tierPlan.groupId!, { id: tierPlan.groupId!, name: tierPlan.group?.name ?? tierPlan.name, planName: tierPlan.name });
+  for (const { group } of memberships)
+    groups.set(group.id, { id: group.id, name: group.name, planName: group.plan?.name ?? null });
+  for (const { tierPlan } of subscriptions)
+    groups.set(tierPlan.groupId!, {
+      id: tierPlan.groupId!,
+      name: tierPlan.group?.name ?? tierPlan.name,
+      planName: tierPlan.name,
+    });
   return [...groups.values()];
 }
 
 /** Every way an active end user reaches an app; none for an unknown, revoked, suspended or deleted one. */
-async function accessEntries(db: Db, organizationId: string, endUserId: string, knownGroups?: GroupOfUser[]): Promise<AccessEntry[]> {
+async function accessEntries(
+  db: Db,
+  organizationId: string,
+  endUserId: string,
+  knownGroups?: GroupOfUser[],
+): Promise<AccessEntry[]> {
   const endUser = await db.endUser.findFirst({
     where: { id: endUserId, organizationId, ...ACTIVE_END_USER },
     select: { id: true, organization: { select: { accessMode: true } } },
@@ -81,7 +92,12 @@ async function accessEntries(db: Db, organizationId: string, endUserId: string, 
     select: { id: true, targetId: true, groupId: true, deploymentId: true },
   });
   if (!groupsMode) {
-    return grants.map((grant) => ({ appId: grant.targetId, portalId: grant.deploymentId, grantId: grant.id, groupId: grant.groupId }));
+    return grants.map((grant) => ({
+      appId: grant.targetId,
+      portalId: grant.deploymentId,
+      grantId: grant.id,
+      groupId: grant.groupId,
+    }));
   }
   const admissions = await db.portalAdmission.findMany({
     where: { groupId: { in: groupIds }, portal: { organizationId } },
@@ -89,8 +105,17 @@ async function accessEntries(db: Db, organizationId: string, endUserId: string, 
   });
   return grants.flatMap((grant) =>
     admissions
-      .filter((admission) => admission.groupId === grant.groupId && (grant.deploymentId === null || grant.deploymentId === admission.portalId))
-      .map((admission) => ({ appId: grant.targetId, portalId: admission.portalId, grantId: grant.id, groupId: grant.groupId })),
+      .filter(
+        (admission) =>
+          admission.groupId === grant.groupId &&
+          (grant.deploymentId === null || grant.deploymentId === admission.portalId),
+      )
+      .map((admission) => ({
+        appId: grant.targetId,
+        portalId: admission.portalId,
+        grantId: grant.id,
+        groupId: grant.groupId,
+      })),
   );
 }
 
@@ -111,14 +136,25 @@ async function liveApps(db: Db, organizationId: string, appIds: string[]) {
  * The ids of the live apps an end user can use, in a portal or (portalId null) through the API
  * without one. Empty for an end user who is unknown, of another organization, revoked or deleted.
  */
-export async function appsUsableBy(db: Db, organizationId: string, endUserId: string, portalId: string | null): Promise<string[]> {
+export async function appsUsableBy(
+  db: Db,
+  organizationId: string,
+  endUserId: string,
+  portalId: string | null,
+): Promise<string[]> {
   const entries = await accessEntries(db, organizationId, endUserId);
   const appIds = [...new Set(entries.filter((entry) => reaches(entry, portalId)).map((entry) => entry.appId))];
   return (await liveApps(db, organizationId, appIds)).map((app) => app.id);
 }
 
 /** Refuses with not_found (like an unpublished app) unless the end user can use the app there. */
-export async function assertCanUse(db: Db, organizationId: string, endUserId: string, portalId: string | null, appId: string): Promise<void> {
+export async function assertCanUse(
+  db: Db,
+  organizationId: string,
+  endUserId: string,
+  portalId: string | null,
+  appId: string,
+): Promise<void> {
   const usable = await appsUsableBy(db, organizationId, endUserId, portalId);
   if (!usable.includes(appId)) throw new AppError("not_found", "No app with that id.");
 }
@@ -147,20 +183,30 @@ export interface RunFor {
  * after the app: an end user who is unknown, of another organization, inactive or without
  * access to the app answers not_found, as does a portal of another organization.
  */
-export async function runFor(db: Db, actor: Actor | EndUserActor, appId: string, onBehalf: { endUserId?: string; portalId?: string }): Promise<RunFor> {
+export async function runFor(
+  db: Db,
+  actor: Actor | EndUserActor,
+  appId: string,
+  onBehalf: { endUserId?: string; portalId?: string },
+): Promise<RunFor> {
   if (actor.kind === "end_user") {
     await assertCanUse(db, actor.organizationId, actor.endUser.id, actor.portalId, appId);
     return { endUserId: actor.endUser.id, portalId: actor.portalId };
   }
   if (!onBehalf.endUserId) {
     if (onBehalf.portalId) {
-      throw new AppError("invalid_request", "Invalid request: portalId needs endUserId.", { problems: [{ path: "portalId", message: "Only with endUserId" }] });
+      throw new AppError("invalid_request", "Invalid request: portalId needs endUserId.", {
+        problems: [{ path: "portalId", message: "Only with endUserId" }],
+      });
     }
     return { endUserId: null, portalId: null };
   }
   await findActiveEndUser(db, actor.organizationId, onBehalf.endUserId);
   if (onBehalf.portalId) {
-    const portal = await db.portal.findFirst({ where: { id: onBehalf.portalId, organizationId: actor.organizationId }, select: { id: true } });
+    const portal = await db.portal.findFirst({
+      where: { id: onBehalf.portalId, organizationId: actor.organizationId },
+      select: { id: true },
+    });
     if (!portal) throw new AppError("not_found", "No portal with that id.");
   }
   await assertCanUse(db, actor.organizationId, onBehalf.endUserId, onBehalf.portalId ?? null, appId);
@@ -185,7 +231,10 @@ export const effectiveAccess = guarded(
     const [organization, groups, planGroups] = await Promise.all([
       db.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { accessMode: true } }),
       groupsOf(db, organizationId, input.endUserId),
-      db.tierPlan.findMany({ where: { organizationId, id: { in: user.subscriptions.map((s) => s.tierPlanId) } }, select: { id: true, groupId: true } }),
+      db.tierPlan.findMany({
+        where: { organizationId, id: { in: user.subscriptions.map((s) => s.tierPlanId) } },
+        select: { id: true, groupId: true },
+      }),
     ]);
     const planGroupId = new Map(planGroups.map((plan) => [plan.id, plan.groupId]));
     const entries = await accessEntries(db, organizationId, input.endUserId, groups);
@@ -217,36 +266,63 @@ export const effectiveAccess = guarded(
     const appById = new Map(apps.map((app) => [app.id, app]));
     const live = (appId: string) => !!appById.get(appId)?.productionVersionId;
     const everywhere = entries.some((entry) => entry.portalId === null && live(entry.appId));
-    const namedPortalIds = [...new Set([...entries, ...grants].flatMap((row) => ("portalId" in row ? row.portalId : row.deploymentId) ?? []))];
+    const namedPortalIds = [
+      ...new Set([...entries, ...grants].flatMap((row) => ("portalId" in row ? row.portalId : row.deploymentId) ?? [])),
+    ];
     const [named, all] = await Promise.all([
-      namedPortalIds.length ? db.portal.findMany({ where: { organizationId, id: { in: namedPortalIds } }, select: { id: true, name: true } }) : [],
-      everywhere ? db.portal.findMany({ where: { organizationId }, select: { id: true, name: true }, orderBy: [{ name: "asc" }, { id: "asc" }], take: PORTALS_SHOWN }) : [],
+      namedPortalIds.length
+        ? db.portal.findMany({
+            where: { organizationId, id: { in: namedPortalIds } },
+            select: { id: true, name: true },
+          })
+        : [],
+      everywhere
+        ? db.portal.findMany({
+            where: { organizationId },
+            select: { id: true, name: true },
+            orderBy: [{ name: "asc" }, { id: "asc" }],
+            take: PORTALS_SHOWN,
+          })
+        : [],
     ]);
     const portals = new Map([...named, ...all].map((portal) => [portal.id, { id: portal.id, name: portal.name }]));
     const groupById = new Map(groups.map((group) => [group.id, group]));
     const holderOf = (groupId: string | null) => {
       const group = groupId ? groupById.get(groupId) : undefined;
       if (!group) return { holder: "user" as const, name: "" };
-      return group.planName !== null ? { holder: "plan" as const, name: group.planName } : { holder: "group" as const, name: group.name };
+      return group.planName !== null
+        ? { holder: "plan" as const, name: group.planName }
+        : { holder: "group" as const, name: group.name };
     };
 
     const usable = [...new Set(entries.map((entry) => entry.appId))].filter(live).flatMap((appId) => {
-      const mine = entries.filter((entry) => entry.appId === appId && (entry.portalId === null || portals.has(entry.portalId)));
+      const mine = entries.filter(
+        (entry) => entry.appId === appId && (entry.portalId === null || portals.has(entry.portalId)),
+      );
       if (mine.length === 0) return [];
       const where = [...new Set(mine.flatMap((entry) => entry.portalId ?? []))].map((id) => portals.get(id)!);
       const reasons = new Map(
         mine.map((entry) => [
           `${entry.grantId}:${entry.portalId ?? ""}`,
-          { grantId: entry.grantId, ...holderOf(entry.groupId), groupId: entry.groupId, portal: entry.portalId ? portals.get(entry.portalId)! : null },
+          {
+            grantId: entry.grantId,
+            ...holderOf(entry.groupId),
+            groupId: entry.groupId,
+            portal: entry.portalId ? portals.get(entry.portalId)! : null,
+          },
         ]),
       );
       return [
         {
           appId,
           appName: nameOf(appById.get(appId)!.draft),
-          portals: mine.some((entry) => entry.portalId === null) ? ("all" as const) : where.sort((a, b) => a.name.localeCompare(b.name)),
+          portals: mine.some((entry) => entry.portalId === null)
+            ? ("all" as const)
+            : where.sort((a, b) => a.name.localeCompare(b.name)),
           // The end user's own grants first, then their groups' and plans' by name.
-          via: [...reasons.values()].sort((a, b) => Number(a.holder !== "user") - Number(b.holder !== "user") || a.name.localeCompare(b.name)),
+          via: [...reasons.values()].sort(
+            (a, b) => Number(a.holder !== "user") - Number(b.holder !== "user") || a.name.localeCompare(b.name),
+          ),
         },
       ];
     });
@@ -293,7 +369,13 @@ export const effectiveAccess = guarded(
           groupId: grant.groupId,
           portal: grant.deploymentId ? (portals.get(grant.deploymentId) ?? { id: grant.deploymentId, name: "" }) : null,
           expiresAt: grant.expiresAt?.toISOString() ?? null,
-          status: expired ? ("expired" as const) : !live(grant.targetId) ? ("unpublished" as const) : opening.has(grant.id) ? ("active" as const) : ("unused" as const),
+          status: expired
+            ? ("expired" as const)
+            : !live(grant.targetId)
+              ? ("unpublished" as const)
+              : opening.has(grant.id)
+                ? ("active" as const)
+                : ("unused" as const),
         };
       }),
       portals: [...reachable.values()].sort((a, b) => a.name.localeCompare(b.name)),
@@ -318,27 +400,42 @@ interface AppPinsDocument {
 
 /** The agent versions an app version pins: its adviser's and its agent members'. */
 function pinnedAgentVersions(pins: AppPinsDocument | null): string[] {
-  return [...(pins?.adviser ? [pins.adviser.versionId] : []), ...(pins?.members ?? []).filter((m) => m.kind === "agent").map((m) => m.versionId)];
+  return [
+    ...(pins?.adviser ? [pins.adviser.versionId] : []),
+    ...(pins?.members ?? []).filter((m) => m.kind === "agent").map((m) => m.versionId),
+  ];
 }
 
 /**
  * Conversation starters of live app versions, by app id: those of the app's adviser and agents at
  * their pinned versions (the portal and the console chat offer the same).
  */
-export async function conversationStarters(db: Db, organizationId: string, versions: { itemId: string; pins: unknown }[]): Promise<Map<string, string[]>> {
+export async function conversationStarters(
+  db: Db,
+  organizationId: string,
+  versions: { itemId: string; pins: unknown }[],
+): Promise<Map<string, string[]>> {
   const agentVersionIds = versions.flatMap((version) => pinnedAgentVersions(version.pins as AppPinsDocument | null));
   const agentDocuments = new Map(
     agentVersionIds.length
-      ? (await db.builderVersion.findMany({ where: { organizationId, id: { in: agentVersionIds } }, select: { id: true, document: true } })).map((row) => [
-          row.id,
-          row.document as VersionDocument,
-        ])
+      ? (
+          await db.builderVersion.findMany({
+            where: { organizationId, id: { in: agentVersionIds } },
+            select: { id: true, document: true },
+          })
+        ).map((row) => [row.id, row.document as VersionDocument])
       : [],
   );
   return new Map(
     versions.map((version) => [
       version.itemId,
-      [...new Set(pinnedAgentVersions(version.pins as AppPinsDocument | null).flatMap((id) => agentDocuments.get(id)?.conversationStarters ?? []))].slice(0, STARTERS_SHOWN),
+      [
+        ...new Set(
+          pinnedAgentVersions(version.pins as AppPinsDocument | null).flatMap(
+            (id) => agentDocuments.get(id)?.conversationStarters ?? [],
+          ),
+        ),
+      ].slice(0, STARTERS_SHOWN),
     ]),
   );
 }
@@ -347,11 +444,20 @@ export async function conversationStarters(db: Db, organizationId: string, versi
  * The apps an end user can chat with in this portal, as published: featured apps first in the
  * portal's order, then by name. Conversation starters come from the app's adviser and agents.
  */
-export async function listPortalApps(db: Db, actor: EndUserActor, portal: { id: string; featuredAppIds: string[] }): Promise<PortalApp[]> {
+export async function listPortalApps(
+  db: Db,
+  actor: EndUserActor,
+  portal: { id: string; featuredAppIds: string[] },
+): Promise<PortalApp[]> {
   const usable = await appsUsableBy(db, actor.organizationId, actor.endUser.id, portal.id);
   if (usable.length === 0) return [];
   const items = await db.builderItem.findMany({
-    where: { organizationId: actor.organizationId, kind: "app", id: { in: usable }, productionVersionId: { not: null } },
+    where: {
+      organizationId: actor.organizationId,
+      kind: "app",
+      id: { in: usable },
+      productionVersionId: { not: null },
+    },
     select: { id: true, productionVersionId: true },
   });
   const versions = await db.builderVersion.findMany({
@@ -376,5 +482,7 @@ export async function listPortalApps(db: Db, actor: EndUserActor, portal: { id: 
     const position = portal.featuredAppIds.indexOf(id);
     return position === -1 ? Number.MAX_SAFE_INTEGER : position;
   };
-  return apps.sort((a, b) => featured(a.id) - featured(b.id) || a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+  return apps.sort(
+    (a, b) => featured(a.id) - featured(b.id) || a.name.localeCompare(b.name) || a.id.localeCompare(b.id),
+  );
 }

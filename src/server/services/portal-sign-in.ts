@@ -52,8 +52,17 @@ function hashCode(codeId: string, code: string): string {
   return createHash("sha256").update(`${codeId}:${code}`).digest("hex");
 }
 
-async function throttleCodeRequests(db: Db, portal: ResolvedPortal, email: string, clientAddress: string): Promise<void> {
-  const fromAddress = await hitRateLimit(db, `portal-code-request:address:${clientAddress}`, CODE_REQUEST_LIMITS.perAddress);
+async function throttleCodeRequests(
+  db: Db,
+  portal: ResolvedPortal,
+  email: string,
+  clientAddress: string,
+): Promise<void> {
+  const fromAddress = await hitRateLimit(
+    db,
+    `portal-code-request:address:${clientAddress}`,
+    CODE_REQUEST_LIMITS.perAddress,
+  );
   if (!fromAddress.allowed) throw tooMany(fromAddress.retryAfterSeconds);
   const retryAfterSeconds = await countHourlyCodeRequest(db, portal.organizationId, email);
   if (retryAfterSeconds !== undefined) throw tooMany(retryAfterSeconds);
@@ -104,7 +113,12 @@ async function activeEndUser(db: Db, portal: ResolvedPortal, email: string) {
 }
 
 /** A new code for the end user, stored hashed, and mailed to them. */
-async function sendCode(db: Db, portal: ResolvedPortal, endUser: { id: string; email: string }, origin: string | undefined): Promise<void> {
+async function sendCode(
+  db: Db,
+  portal: ResolvedPortal,
+  endUser: { id: string; email: string },
+  origin: string | undefined,
+): Promise<void> {
   const codeId = randomUUID();
   const code = randomInt(0, 1_000_000).toString().padStart(6, "0");
   const now = new Date();
@@ -146,14 +160,20 @@ async function sendCode(db: Db, portal: ResolvedPortal, endUser: { id: string; e
  * Sends a code to the email if it is an active end user. The answer is the same either way and
  * does not wait for the code to be stored and mailed, so its timing tells nothing either.
  */
-export async function requestSignInCode(db: Db, request: SignInRequest): Promise<{ sent: true; expiresInSeconds: number }> {
+export async function requestSignInCode(
+  db: Db,
+  request: SignInRequest,
+): Promise<{ sent: true; expiresInSeconds: number }> {
   const { portal, email, clientAddress } = request;
   if (portal.signIn === "sso") throw new AppError("invalid_request", "This portal signs in with single sign-on only.");
   await throttleCodeRequests(db, portal, email, clientAddress);
   const endUser = await activeEndUser(db, portal, email);
   if (endUser) {
     sendCode(db, portal, endUser, request.origin).catch((error: unknown) =>
-      logger().error({ err: error, email: endUser.email, portal: portal.slug }, "A portal sign-in code could not be sent"),
+      logger().error(
+        { err: error, email: endUser.email, portal: portal.slug },
+        "A portal sign-in code could not be sent",
+      ),
     );
   }
   return { sent: true, expiresInSeconds: CODE_TTL_SECONDS };
@@ -184,8 +204,17 @@ export async function verifySignInCode(
       )
       and used_at is null and wrong_tries < ${MAX_WRONG_TRIES} and expires_at > ${now}
     returning id, code_hash`;
-  const actor: EndUserActor = { kind: "end_user", organizationId: portal.organizationId, endUser, portalId: portal.id, origin: request.requestOrigin };
-  const event: EventInput = { action: "end_user.sign_in", target: { type: "end_user", id: endUser.id, label: endUser.email } };
+  const actor: EndUserActor = {
+    kind: "end_user",
+    organizationId: portal.organizationId,
+    endUser,
+    portalId: portal.id,
+    origin: request.requestOrigin,
+  };
+  const event: EventInput = {
+    action: "end_user.sign_in",
+    target: { type: "end_user", id: endUser.id, label: endUser.email },
+  };
   if (!tried || tried.code_hash !== hashCode(tried.id, request.code)) {
     await recordEvent(db, actor, { ...event, outcome: "failure" });
     throw new AppError("invalid_code", INVALID_CODE);

@@ -9,7 +9,11 @@ import { findKnowledgebase } from "./support/knowledge-access";
 
 export const testRetrieval = guarded(
   { scope: "knowledge:read" },
-  async function testRetrieval(db: Db, actor: Actor, input: { knowledgebaseId: string; question: string }): Promise<RetrievalTestOutput> {
+  async function testRetrieval(
+    db: Db,
+    actor: Actor,
+    input: { knowledgebaseId: string; question: string },
+  ): Promise<RetrievalTestOutput> {
     const knowledgebase = await findKnowledgebase(db, actor, input.knowledgebaseId);
     const { passages } = await retrievePassages(db, actor.organizationId, [knowledgebase.id], input.question);
     return { passages: passages.map((passage) => ({ title: passage.title, text: passage.text })) };

@@ -48,7 +48,8 @@ export interface RetrievalRequest {
   textChars?: number;
 }
 
-const HEADLINE = 'StartSel=**, StopSel=**, MaxWords=30, MinWords=12, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "';
+const HEADLINE =
+  'StartSel=**, StopSel=**, MaxWords=30, MinWords=12, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "';
 /** Candidates re-scored with the costlier boosts (phrase, title, cover density). */
 const RESCORE = 40;
 
@@ -187,7 +188,12 @@ export const MIN_COSINE = 0.2;
 export const QUESTION_EMBED_TIMEOUT_MS = 3000;
 
 /** Ranked passages for a query. `sql` is retrievalSql() unless a test injects an outage. */
-export async function retrieve(db: Db, organizationId: string, request: RetrievalRequest, sql = DEFAULT_SQL): Promise<RetrievedHit[]> {
+export async function retrieve(
+  db: Db,
+  organizationId: string,
+  request: RetrievalRequest,
+  sql = DEFAULT_SQL,
+): Promise<RetrievedHit[]> {
   return (await retrieveCharging(db, organizationId, request, 0, { sql })).hits;
 }
 
@@ -212,8 +218,10 @@ export async function retrieveCharging(
 ): Promise<Retrieval> {
   const ids = request.knowledgebaseIds.filter((id) => isUuid(id));
   // Nothing to search and nothing to charge; a charge always goes through the statement.
-  if (credits === 0 && (ids.length === 0 || request.query.trim() === "" || request.limit <= 0)) return { charged: true, hits: [], found: null };
-  const model = ids.length > 0 && request.limit > 0 ? await embeddingModelWithVectors(db, organizationId, ids, providers) : null;
+  if (credits === 0 && (ids.length === 0 || request.query.trim() === "" || request.limit <= 0))
+    return { charged: true, hits: [], found: null };
+  const model =
+    ids.length > 0 && request.limit > 0 ? await embeddingModelWithVectors(db, organizationId, ids, providers) : null;
   const lexical = await rankLexically(
     db.pool,
     organizationId,
@@ -222,10 +230,17 @@ export async function retrieveCharging(
     sql,
   );
   const found = lexical.charged ? lexical.found : null;
-  if (!model || !lexical.charged) return { charged: lexical.charged, hits: lexical.hits.slice(0, request.limit), found };
+  if (!model || !lexical.charged)
+    return { charged: lexical.charged, hits: lexical.hits.slice(0, request.limit), found };
   const question = await embedQuestion(model, request.query);
   if (!question) return { charged: true, hits: lexical.hits.slice(0, request.limit), found };
-  const semantic = await rankByVector(db.pool, organizationId, { ...request, knowledgebaseIds: ids }, model.modelKey, question);
+  const semantic = await rankByVector(
+    db.pool,
+    organizationId,
+    { ...request, knowledgebaseIds: ids },
+    model.modelKey,
+    question,
+  );
   return { charged: true, hits: fuse([lexical.hits, semantic], request.limit, request.onePerSource ?? false), found };
 }
 
@@ -247,7 +262,9 @@ async function rankLexically(
   sql: string,
 ): Promise<{ charged: boolean; hits: RankedHit[]; found: Set<string> }> {
   const kinds = request.kinds ?? { pages: true, sources: true };
-  const { rows } = await db.query<{ charged: number; found: string[]; kind: RetrievedKind | null; row_id: string | null } & Omit<RetrievedHit, "kind">>({
+  const { rows } = await db.query<
+    { charged: number; found: string[]; kind: RetrievedKind | null; row_id: string | null } & Omit<RetrievedHit, "kind">
+  >({
     // Named, so that each connection parses and plans the statement once.
     name: sql === DEFAULT_SQL ? "atrium_retrieve" : undefined,
     text: sql,
@@ -274,7 +291,12 @@ async function rankLexically(
 }
 
 /** The organization's embedding model, when the knowledgebases hold vectors made by it. */
-async function embeddingModelWithVectors(db: Db, organizationId: string, knowledgebaseIds: string[], providers?: ProviderRow[]): Promise<EmbeddingModel | null> {
+async function embeddingModelWithVectors(
+  db: Db,
+  organizationId: string,
+  knowledgebaseIds: string[],
+  providers?: ProviderRow[],
+): Promise<EmbeddingModel | null> {
   const model = await embeddingModelFor(db, organizationId, providers);
   if (!model) return null;
   const { rowCount } = await db.pool.query(
@@ -287,7 +309,10 @@ async function embeddingModelWithVectors(db: Db, organizationId: string, knowled
 async function embedQuestion(model: EmbeddingModel, query: string): Promise<number[] | null> {
   try {
     // No retry: a searcher waits for the answer, and the lexical ranking stands in at once.
-    const [vector] = await model.embed([query.slice(0, EMBEDDING_DEFAULTS.maxChars)], { signal: AbortSignal.timeout(QUESTION_EMBED_TIMEOUT_MS), retries: 0 });
+    const [vector] = await model.embed([query.slice(0, EMBEDDING_DEFAULTS.maxChars)], {
+      signal: AbortSignal.timeout(QUESTION_EMBED_TIMEOUT_MS),
+      retries: 0,
+    });
     return vector ? unitLength(vector) : null;
   } catch (error) {
     logger().warn({ err: error, modelKey: model.modelKey }, "Embedding the question failed; searching lexically");
@@ -300,7 +325,13 @@ async function embedQuestion(model: EmbeddingModel, query: string): Promise<numb
  * over the organization's vectors of these knowledgebases made by the current model, with the
  * lexical ranking's rules: no end user's notebook, only ready, searchable, enabled documents.
  */
-async function rankByVector(db: Queryable, organizationId: string, request: RetrievalRequest, modelKey: string, question: number[]): Promise<RankedHit[]> {
+async function rankByVector(
+  db: Queryable,
+  organizationId: string,
+  request: RetrievalRequest,
+  modelKey: string,
+  question: number[],
+): Promise<RankedHit[]> {
   const kinds = request.kinds ?? { pages: true, sources: true };
   const { rows } = await db.query<Omit<RankedHit, "snippet">>({
     name: "atrium_retrieve_vector",
@@ -327,7 +358,16 @@ async function rankByVector(db: Queryable, organizationId: string, request: Retr
       where (not $7::boolean or nth = 1) and cosine >= ${MIN_COSINE}
       order by cosine desc, "rowId"
       limit ${FUSED_DEPTH}`,
-    values: [organizationId, request.knowledgebaseIds, `{${question.join(",")}}`, modelKey, kinds.pages, kinds.sources, request.onePerSource ?? false, request.textChars ?? 4000],
+    values: [
+      organizationId,
+      request.knowledgebaseIds,
+      `{${question.join(",")}}`,
+      modelKey,
+      kinds.pages,
+      kinds.sources,
+      request.onePerSource ?? false,
+      request.textChars ?? 4000,
+    ],
   });
   return rows.map((row) => ({ ...row, score: Number(row.score), snippet: plainSnippet(row.text) }));
 }
@@ -377,7 +417,11 @@ export function passageTitle(hit: Pick<RetrievedHit, "kind" | "title" | "heading
  */
 export const retrievalTest = guarded(
   { scope: "knowledge:read" },
-  async function retrievalTest(db: Db, actor: Actor, input: { knowledgebaseId: string; question: string }): Promise<{ passages: (RetrievedHit & { passageTitle: string })[] }> {
+  async function retrievalTest(
+    db: Db,
+    actor: Actor,
+    input: { knowledgebaseId: string; question: string },
+  ): Promise<{ passages: (RetrievedHit & { passageTitle: string })[] }> {
     await findKnowledgebase(db, actor, input.knowledgebaseId);
     const hits = await retrieve(db, actor.organizationId, {
       knowledgebaseIds: [input.knowledgebaseId],

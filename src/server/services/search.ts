@@ -21,32 +21,49 @@ export const searchFaults = { documentIndexDown: false };
 /** The injected outage: the chunk index is missing, so the statement fails (and its charge with it). */
 const SEARCH_SQL_DOWN = retrievalSql("source_chunks_unavailable");
 
-export const searchKnowledgebase = guarded({ scope: "knowledge:read" }, async function searchKnowledgebase(db: Db, actor: Actor, input: SearchInput): Promise<SearchOutput> {
-  await findKnowledgebase(db, actor, input.knowledgebaseId);
-  const kinds = new Set(input.kinds ?? ["pages", "sources"]);
-  const request: RetrievalRequest = {
-    knowledgebaseIds: [input.knowledgebaseId],
-    query: input.query,
-    limit: input.limit,
-    kinds: { pages: kinds.has("pages"), sources: kinds.has("sources") },
-    onePerSource: true,
-  };
-  const hits = kinds.has("sources") ? await searchCharged(db, actor, request) : await retrieve(db, actor.organizationId, request);
-  return {
-    results: hits.map((hit) => ({ kind: hit.kind, id: hit.id, title: hit.title, heading: hit.heading, snippet: hit.snippet, score: Number(hit.score.toFixed(6)) })),
-  };
-});
+export const searchKnowledgebase = guarded(
+  { scope: "knowledge:read" },
+  async function searchKnowledgebase(db: Db, actor: Actor, input: SearchInput): Promise<SearchOutput> {
+    await findKnowledgebase(db, actor, input.knowledgebaseId);
+    const kinds = new Set(input.kinds ?? ["pages", "sources"]);
+    const request: RetrievalRequest = {
+      knowledgebaseIds: [input.knowledgebaseId],
+      query: input.query,
+      limit: input.limit,
+      kinds: { pages: kinds.has("pages"), sources: kinds.has("sources") },
+      onePerSource: true,
+    };
+    const hits = kinds.has("sources")
+      ? await searchCharged(db, actor, request)
+      : await retrieve(db, actor.organizationId, request);
+    return {
+      results: hits.map((hit) => ({
+        kind: hit.kind,
+        id: hit.id,
+        title: hit.title,
+        heading: hit.heading,
+        snippet: hit.snippet,
+        score: Number(hit.score.toFixed(6)),
+      })),
+    };
+  },
+);
 
 /** Takes the credit and searches in one statement: a failed search takes nothing. */
 async function searchCharged(db: Db, actor: Actor, request: RetrievalRequest) {
   let result;
   try {
-    result = await retrieveCharging(db, actor.organizationId, request, SOURCE_SEARCH_CREDITS, { sql: searchFaults.documentIndexDown ? SEARCH_SQL_DOWN : undefined });
+    result = await retrieveCharging(db, actor.organizationId, request, SOURCE_SEARCH_CREDITS, {
+      sql: searchFaults.documentIndexDown ? SEARCH_SQL_DOWN : undefined,
+    });
   } catch (error) {
     // A query the database refuses as text is the client's to fix: retrying cannot help.
     if (isUnstorableTextError(error)) throw toAppError(error);
     logger().error({ err: error }, "Document search failed");
-    throw new AppError("search_unavailable", 'Document search could not answer just now; nothing was charged. Retry, or search pages only with kinds: ["pages"].');
+    throw new AppError(
+      "search_unavailable",
+      'Document search could not answer just now; nothing was charged. Retry, or search pages only with kinds: ["pages"].',
+    );
   }
   if (!result.charged) {
     throw new AppError(
@@ -55,6 +72,9 @@ async function searchCharged(db: Db, actor: Actor, request: RetrievalRequest) {
     );
   }
   metrics().creditsSpent.inc(SOURCE_SEARCH_CREDITS);
-  await recordUsage(db, { organizationId: actor.organizationId, metrics: { searches: 1, credits: SOURCE_SEARCH_CREDITS } });
+  await recordUsage(db, {
+    organizationId: actor.organizationId,
+    metrics: { searches: 1, credits: SOURCE_SEARCH_CREDITS },
+  });
   return result.hits;
 }

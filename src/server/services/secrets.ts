@@ -9,29 +9,50 @@ import { openWebhookSecret, WEBHOOK_SECRET_PREFIX } from "@/server/jobs/webhook-
 import { canSealSecrets, openSecret, sealedWithOldKey, sealSecret } from "@/server/secret-box";
 
 export async function rotateSecrets(db: Db): Promise<{ resealed: number }> {
-  if (!canSealSecrets()) throw new AppError("invalid_request", "Set ATRIUM_SECRET_KEY (and the old key as ATRIUM_SECRET_KEY_PREVIOUS) before rotating.");
+  if (!canSealSecrets())
+    throw new AppError(
+      "invalid_request",
+      "Set ATRIUM_SECRET_KEY (and the old key as ATRIUM_SECRET_KEY_PREVIOUS) before rotating.",
+    );
   let resealed = 0;
-  const providers = await db.modelProvider.findMany({ where: { apiKeyCiphertext: { not: null } }, select: { id: true, apiKeyCiphertext: true } });
+  const providers = await db.modelProvider.findMany({
+    where: { apiKeyCiphertext: { not: null } },
+    select: { id: true, apiKeyCiphertext: true },
+  });
   for (const row of providers) {
     if (!sealedWithOldKey(row.apiKeyCiphertext!)) continue;
-    await db.modelProvider.update({ where: { id: row.id }, data: { apiKeyCiphertext: sealSecret(openSecret(row.apiKeyCiphertext!), "apiKey") } });
+    await db.modelProvider.update({
+      where: { id: row.id },
+      data: { apiKeyCiphertext: sealSecret(openSecret(row.apiKeyCiphertext!), "apiKey") },
+    });
     resealed++;
   }
-  const connections = await db.mcpConnection.findMany({ where: { headersCiphertext: { not: null } }, select: { id: true, headersCiphertext: true } });
+  const connections = await db.mcpConnection.findMany({
+    where: { headersCiphertext: { not: null } },
+    select: { id: true, headersCiphertext: true },
+  });
   for (const row of connections) {
     if (!sealedWithOldKey(row.headersCiphertext!)) continue;
-    await db.mcpConnection.update({ where: { id: row.id }, data: { headersCiphertext: sealSecret(openSecret(row.headersCiphertext!), "headers") } });
+    await db.mcpConnection.update({
+      where: { id: row.id },
+      data: { headersCiphertext: sealSecret(openSecret(row.headersCiphertext!), "headers") },
+    });
     resealed++;
   }
   const ssoConnections = await db.ssoConnection.findMany({ select: { id: true, clientSecretCiphertext: true } });
   for (const row of ssoConnections) {
     if (!sealedWithOldKey(row.clientSecretCiphertext)) continue;
-    await db.ssoConnection.update({ where: { id: row.id }, data: { clientSecretCiphertext: sealSecret(openSecret(row.clientSecretCiphertext), "clientSecret") } });
+    await db.ssoConnection.update({
+      where: { id: row.id },
+      data: { clientSecretCiphertext: sealSecret(openSecret(row.clientSecretCiphertext), "clientSecret") },
+    });
     resealed++;
   }
   const endpoints = await db.webhookEndpoint.findMany({ select: { id: true, secret: true, previousSecret: true } });
   for (const row of endpoints) {
-    const stale = [row.secret, row.previousSecret].some((value) => value !== null && !value.startsWith(WEBHOOK_SECRET_PREFIX) && sealedWithOldKey(value));
+    const stale = [row.secret, row.previousSecret].some(
+      (value) => value !== null && !value.startsWith(WEBHOOK_SECRET_PREFIX) && sealedWithOldKey(value),
+    );
     if (!stale) continue;
     const reseal = (value: string | null) => (value === null ? null : sealSecret(openWebhookSecret(value), "secret"));
     await db.webhookEndpoint.updateMany({
@@ -51,11 +72,17 @@ export async function rotateSecrets(db: Db): Promise<{ resealed: number }> {
 export async function sealWebhookSecrets(db: Db): Promise<number> {
   if (!canSealSecrets()) return 0;
   const readable = await db.webhookEndpoint.findMany({
-    where: { OR: [{ secret: { startsWith: WEBHOOK_SECRET_PREFIX } }, { previousSecret: { startsWith: WEBHOOK_SECRET_PREFIX } }] },
+    where: {
+      OR: [
+        { secret: { startsWith: WEBHOOK_SECRET_PREFIX } },
+        { previousSecret: { startsWith: WEBHOOK_SECRET_PREFIX } },
+      ],
+    },
     select: { id: true, secret: true, previousSecret: true },
   });
   let sealed = 0;
-  const seal = (value: string | null) => (value !== null && value.startsWith(WEBHOOK_SECRET_PREFIX) ? sealSecret(value, "secret") : value);
+  const seal = (value: string | null) =>
+    value !== null && value.startsWith(WEBHOOK_SECRET_PREFIX) ? sealSecret(value, "secret") : value;
   for (const row of readable) {
     const { count } = await db.webhookEndpoint.updateMany({
       where: { id: row.id, secret: row.secret, previousSecret: row.previousSecret },

@@ -26,7 +26,12 @@ export interface NewSession {
 }
 
 /** `clientAddress` is where the attempt came from (src/server/auth/client-address.ts). */
-export async function signIn(db: Db, input: { email: string; password: string }, clientAddress: string, origin?: RequestOrigin): Promise<NewSession> {
+export async function signIn(
+  db: Db,
+  input: { email: string; password: string },
+  clientAddress: string,
+  origin?: RequestOrigin,
+): Promise<NewSession> {
   const email = normalizeEmail(input.email);
   const attempt = await signInThrottle.admit(db, email, clientAddress);
   const user = await db.user.findUnique({
@@ -41,45 +46,75 @@ export async function signIn(db: Db, input: { email: string; password: string },
   // reset), which then alone opens it, as it opens any other organization.
   const ownPassword = await verifyPassword(user?.passwordHash ?? (await dummyHash), input.password);
   const first = memberships[0];
-  const membership = ownPassword && first && !first.passwordHash ? first : await membershipOpenedBy(memberships, input.password);
+  const membership =
+    ownPassword && first && !first.passwordHash ? first : await membershipOpenedBy(memberships, input.password);
   if (!membership) {
     // A failed sign-in of a known person is logged in each of their organizations; an unknown email belongs to none.
-    for (const member of memberships) await recordEvent(db, signInActor(member, email, origin), { ...signInEvent(member, email), outcome: "failure" });
+    for (const member of memberships)
+      await recordEvent(db, signInActor(member, email, origin), { ...signInEvent(member, email), outcome: "failure" });
     throw new AppError("unauthorized", "Wrong email or password.");
   }
-  const organization = await db.organization.findUniqueOrThrow({ where: { id: membership.organizationId }, select: { passwordSignIn: true } });
+  const organization = await db.organization.findUniqueOrThrow({
+    where: { id: membership.organizationId },
+    select: { passwordSignIn: true },
+  });
   // Only after the password matched, so this answer tells nothing to someone guessing.
-  if (!organization.passwordSignIn) throw new AppError("unauthorized", "Your organization signs in with single sign-on: use “Continue with single sign-on”.");
+  if (!organization.passwordSignIn)
+    throw new AppError(
+      "unauthorized",
+      "Your organization signs in with single sign-on: use “Continue with single sign-on”.",
+    );
   await attempt.succeeded();
 
   const session = newSession(membership.id);
-  await db.$transaction([db.session.create({ data: session.row }), recordEvent(db, signInActor(membership, email, origin), signInEvent(membership, email))]);
+  await db.$transaction([
+    db.session.create({ data: session.row }),
+    recordEvent(db, signInActor(membership, email, origin), signInEvent(membership, email)),
+  ]);
   return { token: session.token, expiresAt: session.expiresAt };
 }
 
 /** A new console session for a member: the token for the cookie, and the row to store (the token hashed). */
-export function newSession(memberId: string): NewSession & { row: { tokenHash: string; memberId: string; expiresAt: Date } } {
+export function newSession(
+  memberId: string,
+): NewSession & { row: { tokenHash: string; memberId: string; expiresAt: Date } } {
   const token = randomToken();
   const expiresAt = new Date(Date.now() + env().SESSION_TTL_HOURS * 3_600_000);
   return { token, expiresAt, row: { tokenHash: hashSecret(token), memberId, expiresAt } };
 }
 
-function signInActor(member: { id: string; organizationId: string; role: Role }, email: string, origin: RequestOrigin | undefined): MemberActor {
-  return { kind: "member", organizationId: member.organizationId, member: { id: member.id, role: member.role, email }, origin };
+function signInActor(
+  member: { id: string; organizationId: string; role: Role },
+  email: string,
+  origin: RequestOrigin | undefined,
+): MemberActor {
+  return {
+    kind: "member",
+    organizationId: member.organizationId,
+    member: { id: member.id, role: member.role, email },
+    origin,
+  };
 }
 
 function signInEvent(member: { id: string }, email: string): EventInput {
   return { action: "member.sign_in", target: { type: "member", id: member.id, label: email } };
 }
 
-async function membershipOpenedBy<T extends { passwordHash: string | null }>(memberships: T[], password: string): Promise<T | undefined> {
+async function membershipOpenedBy<T extends { passwordHash: string | null }>(
+  memberships: T[],
+  password: string,
+): Promise<T | undefined> {
   for (const membership of memberships) {
     if (membership.passwordHash && (await verifyPassword(membership.passwordHash, password))) return membership;
   }
   return undefined;
 }
 
-export async function actorForSession(db: Db, token: string | undefined, origin?: RequestOrigin): Promise<MemberActor | null> {
+export async function actorForSession(
+  db: Db,
+  token: string | undefined,
+  origin?: RequestOrigin,
+): Promise<MemberActor | null> {
   if (!token) return null;
   const session = await db.session.findUnique({
     where: { tokenHash: hashSecret(token) },

@@ -22,7 +22,11 @@ export interface Login {
 async function organizationWithOwner(db: Db, name: string, email: string) {
   const organization = await createOrganization(db, { name });
   const password = newPassword();
-  const { member } = await addMember(db, { kind: "operator", organizationId: organization.id }, { email, role: "owner", password });
+  const { member } = await addMember(
+    db,
+    { kind: "operator", organizationId: organization.id },
+    { email, role: "owner", password },
+  );
   return { organization, member, login: { email, password } };
 }
 
@@ -37,8 +41,14 @@ export async function seedFirstOwner(db: Db): Promise<{ organization: Organizati
   const organization = await db.$transaction(async (tx) => {
     await tx.$executeRaw`select pg_advisory_xact_lock(${FIRST_START_LOCK})`;
     if ((await tx.organization.count()) > 0) return null;
-    const user = await tx.user.upsert({ where: { email: login.email }, create: { email: login.email, passwordHash }, update: { passwordHash } });
-    return tx.organization.create({ data: { name: "My organization", members: { create: { userId: user.id, role: "owner" } } } });
+    const user = await tx.user.upsert({
+      where: { email: login.email },
+      create: { email: login.email, passwordHash },
+      update: { passwordHash },
+    });
+    return tx.organization.create({
+      data: { name: "My organization", members: { create: { userId: user.id, role: "owner" } } },
+    });
   });
   return organization ? { organization: toOrganization(organization), login } : null;
 }
@@ -46,9 +56,22 @@ export async function seedFirstOwner(db: Db): Promise<{ organization: Organizati
 /** A ready-to-use organization for trying Atrium and for tests: owner login and two keys. */
 export async function seedDemo(db: Db) {
   const suffix = randomBytes(4).toString("hex");
-  const { organization, member, login } = await organizationWithOwner(db, `Demo ${suffix}`, `owner-${suffix}@demo.atrium.local`);
+  const { organization, member, login } = await organizationWithOwner(
+    db,
+    `Demo ${suffix}`,
+    `owner-${suffix}@demo.atrium.local`,
+  );
   const operator = { kind: "operator" as const, organizationId: organization.id };
-  const orgKey = await createApiKey(db, operator, { name: "Demo organization key", kind: "organization", scopes: [...SCOPES] });
-  const personalKey = await createApiKey(db, operator, { name: "Demo personal key", kind: "personal", scopes: [...SCOPES], memberId: member.id });
+  const orgKey = await createApiKey(db, operator, {
+    name: "Demo organization key",
+    kind: "organization",
+    scopes: [...SCOPES],
+  });
+  const personalKey = await createApiKey(db, operator, {
+    name: "Demo personal key",
+    kind: "personal",
+    scopes: [...SCOPES],
+    memberId: member.id,
+  });
   return { organization, orgKey, personalKey, login };
 }

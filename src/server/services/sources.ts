@@ -20,18 +20,30 @@ export type NewSource =
   | { knowledgebaseId: string; name?: string; contentMarkdown?: string; contentText?: string; url?: string }
   | { knowledgebaseId: string; name?: string; file: { name: string; contentType: string; bytes: Buffer } };
 
-function describe(input: NewSource): { name: string; type: SourceType | "url"; url: string | null; content: Buffer | null } {
+function describe(input: NewSource): {
+  name: string;
+  type: SourceType | "url";
+  url: string | null;
+  content: Buffer | null;
+} {
   if ("file" in input) {
     const type = typeOfFile(input.file.name, input.file.contentType);
     if (!type) {
-      throw invalidRequest([{ path: "file", message: "Upload a PDF, CSV, TXT or MD file (by extension or content type)" }]);
+      throw invalidRequest([
+        { path: "file", message: "Upload a PDF, CSV, TXT or MD file (by extension or content type)" },
+      ]);
     }
     if (input.file.bytes.byteLength === 0) throw invalidRequest([{ path: "file", message: "The file is empty" }]);
     return { name: input.name ?? input.file.name, type, url: null, content: input.file.bytes };
   }
   const given = (["contentMarkdown", "contentText", "url"] as const).filter((field) => input[field] !== undefined);
   if (given.length !== 1) {
-    throw invalidRequest([{ path: given.length ? given.join(",") : "contentMarkdown", message: "Give exactly one of contentMarkdown, contentText or url" }]);
+    throw invalidRequest([
+      {
+        path: given.length ? given.join(",") : "contentMarkdown",
+        message: "Give exactly one of contentMarkdown, contentText or url",
+      },
+    ]);
   }
   if (input.url !== undefined) {
     const url = new URL(input.url);
@@ -55,13 +67,20 @@ function describe(input: NewSource): { name: string; type: SourceType | "url"; u
 
 export const createSource = guarded(
   { scope: "knowledge:write" },
-  async function createSource(db: Db, actor: Actor, input: NewSource, via: AuditDoor | "upload"): Promise<SourceWriteResult> {
+  async function createSource(
+    db: Db,
+    actor: Actor,
+    input: NewSource,
+    via: AuditDoor | "upload",
+  ): Promise<SourceWriteResult> {
     const document = describe(input);
     const knowledgebase = await findKnowledgebase(db, actor, input.knowledgebaseId);
     const reviewed = await reviewsWritesOf(db, actor);
     const { authorMemberId, keyId } = authorOf(actor);
     const { row, reviewId } = await db.$transaction(async (tx) => {
-      await refuseOverPlanCap(tx, actor, "maxSourcesPerKnowledgebase", knowledgebase.id, () => tx.source.count({ where: { knowledgebaseId: knowledgebase.id } }));
+      await refuseOverPlanCap(tx, actor, "maxSourcesPerKnowledgebase", knowledgebase.id, () =>
+        tx.source.count({ where: { knowledgebaseId: knowledgebase.id } }),
+      );
       const row = await tx.source.create({
         data: {
           organizationId: actor.organizationId,
@@ -84,7 +103,10 @@ export const createSource = guarded(
             kind: "source",
             sourceId: row.id,
             payload: { name: row.name, type: row.type, url: row.url },
-            proposedMarkdown: document.content && (document.type === "markdown" || document.type === "text") ? document.content.toString("utf8").slice(0, 200_000) : "",
+            proposedMarkdown:
+              document.content && (document.type === "markdown" || document.type === "text")
+                ? document.content.toString("utf8").slice(0, 200_000)
+                : "",
             authorMemberId,
             keyId,
           },
@@ -107,7 +129,11 @@ export const createSource = guarded(
       return { row, reviewId };
     });
     wakeIndexWorker();
-    return { status: reviewed ? "pending_review" : "processing", source: toSource(row), reviewPath: reviewId ? `/reviews/${reviewId}` : null };
+    return {
+      status: reviewed ? "pending_review" : "processing",
+      source: toSource(row),
+      reviewPath: reviewId ? `/reviews/${reviewId}` : null,
+    };
   },
 );
 
@@ -134,21 +160,34 @@ export const addSource = guarded(
 
 async function findSource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }) {
   await findKnowledgebase(db, actor, input.knowledgebaseId);
-  const row = await db.source.findFirst({ where: { id: input.sourceId, knowledgebaseId: input.knowledgebaseId, organizationId: actor.organizationId } });
+  const row = await db.source.findFirst({
+    where: { id: input.sourceId, knowledgebaseId: input.knowledgebaseId, organizationId: actor.organizationId },
+  });
   if (!row) throw new AppError("not_found", "No source with that id in this knowledgebase.");
   return row;
 }
 
-export const getSource = guarded({ scope: "knowledge:read" }, async function getSource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<{
-  source: Source;
-}> {
-  return { source: toSource(await findSource(db, actor, input)) };
-});
+export const getSource = guarded(
+  { scope: "knowledge:read" },
+  async function getSource(
+    db: Db,
+    actor: Actor,
+    input: { knowledgebaseId: string; sourceId: string },
+  ): Promise<{
+    source: Source;
+  }> {
+    return { source: toSource(await findSource(db, actor, input)) };
+  },
+);
 
 /** The console's detail of a source: the start of its extracted text and chunks, and its indexing job. */
 export const getSourceDetail = guarded(
   { scope: "knowledge:read" },
-  async function getSourceDetail(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<SourceDetail> {
+  async function getSourceDetail(
+    db: Db,
+    actor: Actor,
+    input: { knowledgebaseId: string; sourceId: string },
+  ): Promise<SourceDetail> {
     const row = await findSource(db, actor, input);
     const [[text], chunks, chunkCount, job] = await Promise.all([
       db.$queryRaw<{ preview: string; chars: number }[]>`
@@ -166,7 +205,12 @@ export const getSourceDetail = guarded(
       text: text?.preview ?? "",
       textChars: text?.chars ?? 0,
       chunkCount,
-      chunks: chunks.map((chunk) => ({ position: chunk.position, heading: chunk.heading, text: chunk.text, textChars: chunk.chars })),
+      chunks: chunks.map((chunk) => ({
+        position: chunk.position,
+        heading: chunk.heading,
+        text: chunk.text,
+        textChars: chunk.chars,
+      })),
       job: job && {
         status: job.status,
         attempts: job.attempts,
@@ -181,12 +225,19 @@ export const getSourceDetail = guarded(
 
 export const deleteSource = guarded(
   { scope: "knowledge:write", may: "delete" },
-  async function deleteSource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<void> {
+  async function deleteSource(
+    db: Db,
+    actor: Actor,
+    input: { knowledgebaseId: string; sourceId: string },
+  ): Promise<void> {
     const row = await findSource(db, actor, input);
     // Deleting the row locks it, then its job and chunks (by cascade): the order the indexing worker keeps too.
     await retryOnConflict(() =>
       db.$transaction([
-        db.review.updateMany({ where: { sourceId: row.id, status: "pending" }, data: { status: "rejected", decidedAt: new Date(), decidedBy: "source deleted" } }),
+        db.review.updateMany({
+          where: { sourceId: row.id, status: "pending" },
+          data: { status: "rejected", decidedAt: new Date(), decidedBy: "source deleted" },
+        }),
         db.source.delete({ where: { id: row.id } }),
         recordEvent(db, actor, { action: "source.delete", target: { type: "source", id: row.id, label: row.name } }),
       ]),
@@ -195,19 +246,35 @@ export const deleteSource = guarded(
 );
 
 /** Runs a failed source again from the start. */
-export const retrySource = guarded({ scope: "knowledge:write" }, async function retrySource(db: Db, actor: Actor, input: { knowledgebaseId: string; sourceId: string }): Promise<{
-  source: Source;
-}> {
-  const row = await findSource(db, actor, input);
-  if (row.status !== "failed") {
-    throw invalidRequest([{ path: "sourceId", message: `Only a failed source can be retried; this one is ${row.status}` }]);
-  }
-  const updated = await db.$transaction(async (tx) => {
-    const source = await tx.source.update({ where: { id: row.id }, data: { status: "processing", errorMessage: null } });
-    await enqueueIndexing(tx, row.id);
-    await recordEvent(tx, actor, { action: "source.retry", target: { type: "source", id: row.id, label: row.name }, changes: { status: ["failed", "processing"] } });
-    return source;
-  });
-  wakeIndexWorker();
-  return { source: toSource(updated) };
-});
+export const retrySource = guarded(
+  { scope: "knowledge:write" },
+  async function retrySource(
+    db: Db,
+    actor: Actor,
+    input: { knowledgebaseId: string; sourceId: string },
+  ): Promise<{
+    source: Source;
+  }> {
+    const row = await findSource(db, actor, input);
+    if (row.status !== "failed") {
+      throw invalidRequest([
+        { path: "sourceId", message: `Only a failed source can be retried; this one is ${row.status}` },
+      ]);
+    }
+    const updated = await db.$transaction(async (tx) => {
+      const source = await tx.source.update({
+        where: { id: row.id },
+        data: { status: "processing", errorMessage: null },
+      });
+      await enqueueIndexing(tx, row.id);
+      await recordEvent(tx, actor, {
+        action: "source.retry",
+        target: { type: "source", id: row.id, label: row.name },
+        changes: { status: ["failed", "processing"] },
+      });
+      return source;
+    });
+    wakeIndexWorker();
+    return { source: toSource(updated) };
+  },
+);

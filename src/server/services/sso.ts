@@ -38,7 +38,15 @@ export interface SsoConnectionView {
   updatedAt: string;
 }
 
-function toView(row: { id: string; issuer: string; clientId: string; domains: string[]; displayName: string; createdAt: Date; updatedAt: Date }): SsoConnectionView {
+function toView(row: {
+  id: string;
+  issuer: string;
+  clientId: string;
+  domains: string[];
+  displayName: string;
+  createdAt: Date;
+  updatedAt: Date;
+}): SsoConnectionView {
   return {
     id: row.id,
     issuer: row.issuer,
@@ -61,15 +69,18 @@ export function ssoRefusal(message: string): AppError {
 
 async function checkIssuer(issuer: string): Promise<string> {
   const url = URL.canParse(issuer) ? new URL(issuer) : null;
-  if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) throw invalidRequest([{ path: "issuer", message: "Must be an https URL" }]);
-  if (url.protocol === "http:" && !privateIntegrationUrlsAllowed()) throw invalidRequest([{ path: "issuer", message: "Must be an https URL" }]);
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:"))
+    throw invalidRequest([{ path: "issuer", message: "Must be an https URL" }]);
+  if (url.protocol === "http:" && !privateIntegrationUrlsAllowed())
+    throw invalidRequest([{ path: "issuer", message: "Must be an https URL" }]);
   await requireIntegrationUrl(url.href, "issuer");
   return url.href.replace(/\/$/, "");
 }
 
 function normalizeDomains(domains: readonly string[]): string[] {
   const result = [...new Set(domains.map((domain) => domain.trim().toLowerCase()).filter(Boolean))];
-  if (result.length > MAX_DOMAINS) throw invalidRequest([{ path: "domains", message: `At most ${MAX_DOMAINS} domains` }]);
+  if (result.length > MAX_DOMAINS)
+    throw invalidRequest([{ path: "domains", message: `At most ${MAX_DOMAINS} domains` }]);
   const bad = result.find((domain) => domain.length > 253 || !DOMAIN.test(domain));
   if (bad) throw invalidRequest([{ path: "domains", message: `${bad.slice(0, 100)} is not a domain name` }]);
   return result;
@@ -84,53 +95,92 @@ export interface SetSsoConnectionInput {
   displayName?: string;
 }
 
-export const setSsoConnection = guarded({ may: "settings" }, async function setSsoConnection(db: Db, actor: Actor, input: SetSsoConnectionInput): Promise<SsoConnectionView> {
-  const issuer = await checkIssuer(input.issuer);
-  if (!input.clientId.trim() || input.clientId.length > 500) throw invalidRequest([{ path: "clientId", message: "1 to 500 characters" }]);
-  if (input.clientSecret !== undefined && (!input.clientSecret || input.clientSecret.length > 2_000))
-    throw invalidRequest([{ path: "clientSecret", message: "1 to 2,000 characters" }]);
-  const domains = normalizeDomains(input.domains ?? []);
-  const displayName = (input.displayName ?? "").trim().slice(0, 100);
-  const existing = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
-  if (!existing && input.clientSecret === undefined) throw invalidRequest([{ path: "clientSecret", message: "Required" }]);
-  if (domains.length) {
-    const taken = await db.ssoConnection.findFirst({ where: { organizationId: { not: actor.organizationId }, domains: { hasSome: domains } }, select: { domains: true } });
-    if (taken) throw new AppError("conflict", `Another organization signs in ${taken.domains.find((domain) => domains.includes(domain))} with its own identity provider.`);
-  }
-  const secret = input.clientSecret === undefined ? {} : { clientSecretCiphertext: sealSecret(input.clientSecret, "clientSecret") };
-  const upsert = (tx: Pick<Db, "ssoConnection">) =>
-    tx.ssoConnection.upsert({
-      where: { organizationId: actor.organizationId },
-      create: { organizationId: actor.organizationId, issuer, clientId: input.clientId.trim(), domains, displayName, clientSecretCiphertext: secret.clientSecretCiphertext! },
-      update: { issuer, clientId: input.clientId.trim(), domains, displayName, ...secret },
+export const setSsoConnection = guarded(
+  { may: "settings" },
+  async function setSsoConnection(db: Db, actor: Actor, input: SetSsoConnectionInput): Promise<SsoConnectionView> {
+    const issuer = await checkIssuer(input.issuer);
+    if (!input.clientId.trim() || input.clientId.length > 500)
+      throw invalidRequest([{ path: "clientId", message: "1 to 500 characters" }]);
+    if (input.clientSecret !== undefined && (!input.clientSecret || input.clientSecret.length > 2_000))
+      throw invalidRequest([{ path: "clientSecret", message: "1 to 2,000 characters" }]);
+    const domains = normalizeDomains(input.domains ?? []);
+    const displayName = (input.displayName ?? "").trim().slice(0, 100);
+    const existing = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
+    if (!existing && input.clientSecret === undefined)
+      throw invalidRequest([{ path: "clientSecret", message: "Required" }]);
+    if (domains.length) {
+      const taken = await db.ssoConnection.findFirst({
+        where: { organizationId: { not: actor.organizationId }, domains: { hasSome: domains } },
+        select: { domains: true },
+      });
+      if (taken)
+        throw new AppError(
+          "conflict",
+          `Another organization signs in ${taken.domains.find((domain) => domains.includes(domain))} with its own identity provider.`,
+        );
+    }
+    const secret =
+      input.clientSecret === undefined
+        ? {}
+        : { clientSecretCiphertext: sealSecret(input.clientSecret, "clientSecret") };
+    const upsert = (tx: Pick<Db, "ssoConnection">) =>
+      tx.ssoConnection.upsert({
+        where: { organizationId: actor.organizationId },
+        create: {
+          organizationId: actor.organizationId,
+          issuer,
+          clientId: input.clientId.trim(),
+          domains,
+          displayName,
+          clientSecretCiphertext: secret.clientSecretCiphertext!,
+        },
+        update: { issuer, clientId: input.clientId.trim(), domains, displayName, ...secret },
+      });
+    const row = await recorded(db, actor, upsert, (saved) => {
+      const changes: Record<string, readonly [unknown, unknown]> = existing
+        ? changesBetween({ ...toView(existing) }, { ...toView(saved) }, [
+            "issuer",
+            "clientId",
+            "domains",
+            "displayName",
+          ])
+        : {};
+      return {
+        action: existing ? "sso_connection.update" : "sso_connection.create",
+        target: { type: "sso_connection", id: saved.id, label: saved.displayName || saved.issuer },
+        changes:
+          input.clientSecret === undefined
+            ? changes
+            : { ...changes, clientSecret: [existing ? SECRET_CHANGED : null, SECRET_CHANGED] },
+      };
     });
-  const row = await recorded(db, actor, upsert, (saved) => {
-    const changes: Record<string, readonly [unknown, unknown]> = existing
-      ? changesBetween({ ...toView(existing) }, { ...toView(saved) }, ["issuer", "clientId", "domains", "displayName"])
-      : {};
-    return {
-      action: existing ? "sso_connection.update" : "sso_connection.create",
-      target: { type: "sso_connection", id: saved.id, label: saved.displayName || saved.issuer },
-      changes: input.clientSecret === undefined ? changes : { ...changes, clientSecret: [existing ? SECRET_CHANGED : null, SECRET_CHANGED] },
-    };
-  });
-  return toView(row);
-});
+    return toView(row);
+  },
+);
 
-export const getSsoConnection = guarded({ may: "settings" }, async function getSsoConnection(db: Db, actor: Actor): Promise<SsoConnectionView | null> {
-  const row = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
-  return row ? toView(row) : null;
-});
+export const getSsoConnection = guarded(
+  { may: "settings" },
+  async function getSsoConnection(db: Db, actor: Actor): Promise<SsoConnectionView | null> {
+    const row = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
+    return row ? toView(row) : null;
+  },
+);
 
-export const removeSsoConnection = guarded({ may: "settings" }, async function removeSsoConnection(db: Db, actor: Actor): Promise<SsoConnectionView> {
-  const row = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
-  if (!row) throw new AppError("not_found", "This organization has no single sign-on connection.");
-  await db.$transaction([
-    db.ssoConnection.delete({ where: { id: row.id } }),
-    recordEvent(db, actor, { action: "sso_connection.delete", target: { type: "sso_connection", id: row.id, label: row.displayName || row.issuer } }),
-  ]);
-  return toView(row);
-});
+export const removeSsoConnection = guarded(
+  { may: "settings" },
+  async function removeSsoConnection(db: Db, actor: Actor): Promise<SsoConnectionView> {
+    const row = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
+    if (!row) throw new AppError("not_found", "This organization has no single sign-on connection.");
+    await db.$transaction([
+      db.ssoConnection.delete({ where: { id: row.id } }),
+      recordEvent(db, actor, {
+        action: "sso_connection.delete",
+        target: { type: "sso_connection", id: row.id, label: row.displayName || row.issuer },
+      }),
+    ]);
+    return toView(row);
+  },
+);
 
 interface ConnectionRow {
   organizationId: string;
@@ -141,10 +191,19 @@ interface ConnectionRow {
 
 /** The provider's configuration by discovery, every request through the integration fetch. */
 async function discover(connection: ConnectionRow): Promise<oidc.Configuration> {
-  const options: oidc.DiscoveryRequestOptions = { [oidc.customFetch]: guardedFetch as oidc.CustomFetch, timeout: DISCOVERY_TIMEOUT_SECONDS };
+  const options: oidc.DiscoveryRequestOptions = {
+    [oidc.customFetch]: guardedFetch as oidc.CustomFetch,
+    timeout: DISCOVERY_TIMEOUT_SECONDS,
+  };
   if (new URL(connection.issuer).protocol === "http:") options.execute = [oidc.allowInsecureRequests];
   try {
-    return await oidc.discovery(new URL(connection.issuer), connection.clientId, undefined, oidc.ClientSecretPost(openSecret(connection.clientSecretCiphertext)), options);
+    return await oidc.discovery(
+      new URL(connection.issuer),
+      connection.clientId,
+      undefined,
+      oidc.ClientSecretPost(openSecret(connection.clientSecretCiphertext)),
+      options,
+    );
   } catch (error) {
     throw ssoRefusal(
       `The identity provider at ${connection.issuer} could not be reached or described itself wrongly${error instanceof Error ? ` (${error.message.slice(0, 200)})` : ""}.`,
@@ -153,12 +212,15 @@ async function discover(connection: ConnectionRow): Promise<oidc.Configuration> 
 }
 
 /** The console's test button: discovery works and names the same issuer. */
-export const testSsoConnection = guarded({ may: "settings" }, async function testSsoConnection(db: Db, actor: Actor): Promise<{ ok: true; issuer: string }> {
-  const row = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
-  if (!row) throw new AppError("not_found", "This organization has no single sign-on connection.");
-  const config = await discover(row);
-  return { ok: true, issuer: config.serverMetadata().issuer };
-});
+export const testSsoConnection = guarded(
+  { may: "settings" },
+  async function testSsoConnection(db: Db, actor: Actor): Promise<{ ok: true; issuer: string }> {
+    const row = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
+    if (!row) throw new AppError("not_found", "This organization has no single sign-on connection.");
+    const config = await discover(row);
+    return { ok: true, issuer: config.serverMetadata().issuer };
+  },
+);
 
 export type SsoStart = { organizationId: string } & ({ kind: "member" } | { kind: "end_user"; portalId: string });
 
@@ -197,14 +259,21 @@ export async function startSsoSignIn(db: Db, start: SsoStart): Promise<{ url: st
 }
 
 /** The organization whose connection signs in members of this email's domain, if any. */
-export async function organizationForMemberEmail(db: Db, email: string): Promise<{ organizationId: string; displayName: string } | null> {
+export async function organizationForMemberEmail(
+  db: Db,
+  email: string,
+): Promise<{ organizationId: string; displayName: string } | null> {
   const domain = normalizeEmail(email).split("@")[1];
   if (!domain) return null;
-  const row = await db.ssoConnection.findFirst({ where: { domains: { has: domain } }, select: { organizationId: true, displayName: true } });
+  const row = await db.ssoConnection.findFirst({
+    where: { domains: { has: domain } },
+    select: { organizationId: true, displayName: true },
+  });
   return row;
 }
 
-export type SsoFinish = { kind: "member"; session: NewSession } | { kind: "end_user"; session: NewEndUserSession; portalSlug: string };
+export type SsoFinish =
+  { kind: "member"; session: NewSession } | { kind: "end_user"; session: NewEndUserSession; portalSlug: string };
 
 /** Where a refused callback sends the person back to, when it is known. */
 export interface SsoFailure {
@@ -219,18 +288,34 @@ const SAME_ANSWER = "This account cannot sign in here with single sign-on. Ask y
  * started (its cookie) and still unused; the code is exchanged with PKCE and the ID token
  * checked; then the verified email names a member or an active end user of the organization.
  */
-export async function finishSsoSignIn(db: Db, query: URLSearchParams, stateCookie: string | undefined, origin?: Omit<RequestOrigin, "door">): Promise<SsoFinish> {
+export async function finishSsoSignIn(
+  db: Db,
+  query: URLSearchParams,
+  stateCookie: string | undefined,
+  origin?: Omit<RequestOrigin, "door">,
+): Promise<SsoFinish> {
   const state = query.get("state");
-  if (!state || !stateCookie || state !== stateCookie) throw ssoRefusal("This sign-in was not started in this browser, or it has expired. Start again.");
+  if (!state || !stateCookie || state !== stateCookie)
+    throw ssoRefusal("This sign-in was not started in this browser, or it has expired. Start again.");
   // Taken and deleted in one statement: of two callbacks with the same state, one finds it.
-  const [login] = await db.$queryRaw<{ organizationId: string; kind: string; portalId: string | null; codeVerifier: string; nonce: string }[]>`
+  const [login] = await db.$queryRaw<
+    { organizationId: string; kind: string; portalId: string | null; codeVerifier: string; nonce: string }[]
+  >`
     delete from sso_logins where state = ${hashSecret(state)} and expires_at > now()
     returning organization_id::text as "organizationId", kind, portal_id::text as "portalId", code_verifier as "codeVerifier", nonce`;
   if (!login) throw ssoRefusal("This sign-in has already been used or has expired. Start again.");
-  const portal = login.portalId ? await db.portal.findFirst({ where: { id: login.portalId, organizationId: login.organizationId }, select: { slug: true } }) : null;
+  const portal = login.portalId
+    ? await db.portal.findFirst({
+        where: { id: login.portalId, organizationId: login.organizationId },
+        select: { slug: true },
+      })
+    : null;
   const fail = (message: string) => Object.assign(ssoRefusal(message), { portalSlug: portal?.slug ?? null });
   const providerError = query.get("error");
-  if (providerError) throw fail(`The identity provider refused the sign-in: ${(query.get("error_description") ?? providerError).slice(0, 200)}.`);
+  if (providerError)
+    throw fail(
+      `The identity provider refused the sign-in: ${(query.get("error_description") ?? providerError).slice(0, 200)}.`,
+    );
   const connection = await db.ssoConnection.findUnique({ where: { organizationId: login.organizationId } });
   if (!connection) throw fail("Single sign-on is not set up for this organization.");
   const config = await discover(connection);
@@ -246,18 +331,28 @@ export async function finishSsoSignIn(db: Db, query: URLSearchParams, stateCooki
     });
     const idToken = tokens.claims()!;
     // Providers that keep the email out of the ID token give it at the userinfo endpoint, for the same subject.
-    claims = idToken.email !== undefined ? { ...idToken } : { ...(await oidc.fetchUserInfo(config, tokens.access_token, idToken.sub)) };
+    claims =
+      idToken.email !== undefined
+        ? { ...idToken }
+        : { ...(await oidc.fetchUserInfo(config, tokens.access_token, idToken.sub)) };
   } catch (error) {
-    throw fail(`The identity provider's answer could not be verified${error instanceof Error ? ` (${error.message.slice(0, 200)})` : ""}.`);
+    throw fail(
+      `The identity provider's answer could not be verified${error instanceof Error ? ` (${error.message.slice(0, 200)})` : ""}.`,
+    );
   }
   const email = typeof claims?.email === "string" ? normalizeEmail(claims.email) : null;
   // Verified: the provider says so, or (Entra ID sends no email_verified) the address is in a domain
   // the admin named for this connection, which the provider answers for.
-  const vouched = claims?.email_verified === undefined && email !== null && connection.domains.includes(email.split("@")[1] ?? "");
-  if (!email || !(claims?.email_verified === true || vouched)) throw fail("The identity provider did not give a verified email address.");
+  const vouched =
+    claims?.email_verified === undefined && email !== null && connection.domains.includes(email.split("@")[1] ?? "");
+  if (!email || !(claims?.email_verified === true || vouched))
+    throw fail("The identity provider did not give a verified email address.");
 
   if (login.kind === "member") {
-    const member = await db.member.findFirst({ where: { organizationId: login.organizationId, removedAt: null, user: { email } }, select: { id: true, role: true } });
+    const member = await db.member.findFirst({
+      where: { organizationId: login.organizationId, removedAt: null, user: { email } },
+      select: { id: true, role: true },
+    });
     if (!member) throw fail(SAME_ANSWER);
     const actor: MemberActor = {
       kind: "member",
@@ -269,7 +364,11 @@ export async function finishSsoSignIn(db: Db, query: URLSearchParams, stateCooki
     const expiresAt = new Date(Date.now() + env().SESSION_TTL_HOURS * 3_600_000);
     await db.$transaction([
       db.session.create({ data: { tokenHash: hashSecret(token), memberId: member.id, expiresAt } }),
-      recordEvent(db, actor, { action: "member.sign_in", target: { type: "member", id: member.id, label: email }, changes: { method: [null, "sso"] } }),
+      recordEvent(db, actor, {
+        action: "member.sign_in",
+        target: { type: "member", id: member.id, label: email },
+        changes: { method: [null, "sso"] },
+      }),
     ]);
     return { kind: "member", session: { token, expiresAt } };
   }
@@ -285,12 +384,20 @@ export async function finishSsoSignIn(db: Db, query: URLSearchParams, stateCooki
     portalId: login.portalId!,
     origin: origin && { ...origin, door: "portal" },
   };
-  const event: EventInput = { action: "end_user.sign_in", target: { type: "end_user", id: endUser.id, label: endUser.email }, changes: { method: [null, "sso"] } };
+  const event: EventInput = {
+    action: "end_user.sign_in",
+    target: { type: "end_user", id: endUser.id, label: endUser.email },
+    changes: { method: [null, "sso"] },
+  };
   if (endUser.revokedAt || endUser.suspendedAt) {
     // A known person refused (revoked or suspended): logged, with the same answer as a stranger.
     await recordEvent(db, actor, { ...event, outcome: "failure" });
     throw fail(SAME_ANSWER);
   }
-  const session = await startEndUserSession(db, { id: endUser.id, organizationId: login.organizationId }, { authMethod: "sso", signInEvent: recordEvent(db, actor, event) });
+  const session = await startEndUserSession(
+    db,
+    { id: endUser.id, organizationId: login.organizationId },
+    { authMethod: "sso", signInEvent: recordEvent(db, actor, event) },
+  );
   return { kind: "end_user", session, portalSlug: portal.slug };
 }

@@ -19,15 +19,26 @@ function suiteOf(row: { testCases: unknown; testRubric: string }): TestSuite {
   return { cases: row.testCases as TestSuite["cases"], rubric: row.testRubric };
 }
 
-export const getTestSuite = guardedByKind(readsKind, async function getTestSuite(db: Db, actor: Actor, kind: BuilderKind, input: { id: string }): Promise<TestSuite> {
-  const row = await db.builderItem.findFirst({ where: { id: input.id, organizationId: actor.organizationId, kind }, select: { testCases: true, testRubric: true } });
-  if (!row) throw notFound(kind);
-  return suiteOf(row);
-});
+export const getTestSuite = guardedByKind(
+  readsKind,
+  async function getTestSuite(db: Db, actor: Actor, kind: BuilderKind, input: { id: string }): Promise<TestSuite> {
+    const row = await db.builderItem.findFirst({
+      where: { id: input.id, organizationId: actor.organizationId, kind },
+      select: { testCases: true, testRubric: true },
+    });
+    if (!row) throw notFound(kind);
+    return suiteOf(row);
+  },
+);
 
 export const saveTestSuite = guardedByKind(
   writesKind,
-  async function saveTestSuite(db: Db, actor: Actor, kind: BuilderKind, input: TestSuite & { id: string }): Promise<TestSuite> {
+  async function saveTestSuite(
+    db: Db,
+    actor: Actor,
+    kind: BuilderKind,
+    input: TestSuite & { id: string },
+  ): Promise<TestSuite> {
     return recorded(
       db,
       actor,

@@ -10,36 +10,67 @@ import { toUserGroup } from "./user-groups";
 type PlanRow = { id: string; name: string; creditAllowance: number; archivedAt: Date | null; groupId: string | null };
 
 export function toTierPlan(row: PlanRow): TierPlan {
-  return { id: row.id, name: row.name, creditAllowance: row.creditAllowance, archived: row.archivedAt !== null, groupId: row.groupId };
+  return {
+    id: row.id,
+    name: row.name,
+    creditAllowance: row.creditAllowance,
+    archived: row.archivedAt !== null,
+    groupId: row.groupId,
+  };
 }
 
 function planTarget(plan: { id: string; name: string }) {
   return { type: "tier_plan", id: plan.id, label: plan.name };
 }
 
-export const listTierPlans = guarded({ scope: "end_users:read" }, async function listTierPlans(db: Db, actor: Actor, input: { limit: number; cursor?: string }) {
-  const rows = await db.tierPlan.findMany({
-    where: { organizationId: actor.organizationId, ...afterCursor(input.cursor) },
-    orderBy: CURSOR_ORDER,
-    take: input.limit + 1,
-  });
-  const page = toPage(rows, input.limit);
-  return { tierPlans: page.items.map(toTierPlan), nextCursor: page.nextCursor };
-});
+export const listTierPlans = guarded(
+  { scope: "end_users:read" },
+  async function listTierPlans(db: Db, actor: Actor, input: { limit: number; cursor?: string }) {
+    const rows = await db.tierPlan.findMany({
+      where: { organizationId: actor.organizationId, ...afterCursor(input.cursor) },
+      orderBy: CURSOR_ORDER,
+      take: input.limit + 1,
+    });
+    const page = toPage(rows, input.limit);
+    return { tierPlans: page.items.map(toTierPlan), nextCursor: page.nextCursor };
+  },
+);
 
 /** A plan, optionally with its own group whose membership follows the plan's subscriptions. */
 export const createTierPlan = guarded(
   { scope: "end_users:write", may: "grant" },
-  async function createTierPlan(db: Db, actor: Actor, input: { name: string; creditAllowance: number; withGroup: boolean }) {
+  async function createTierPlan(
+    db: Db,
+    actor: Actor,
+    input: { name: string; creditAllowance: number; withGroup: boolean },
+  ) {
     return db.$transaction(async (tx) => {
       const group = input.withGroup
-        ? await tx.userGroup.create({ data: { organizationId: actor.organizationId, name: input.name, description: `Everyone on the ${input.name} plan` } })
+        ? await tx.userGroup.create({
+            data: {
+              organizationId: actor.organizationId,
+              name: input.name,
+              description: `Everyone on the ${input.name} plan`,
+            },
+          })
         : null;
       const plan = await tx.tierPlan.create({
-        data: { organizationId: actor.organizationId, name: input.name, creditAllowance: input.creditAllowance, groupId: group?.id ?? null },
+        data: {
+          organizationId: actor.organizationId,
+          name: input.name,
+          creditAllowance: input.creditAllowance,
+          groupId: group?.id ?? null,
+        },
       });
-      await recordEvent(tx, actor, { action: "tier_plan.create", target: planTarget(plan), changes: { name: [null, plan.name], creditAllowance: [null, plan.creditAllowance] } });
-      return { tierPlan: toTierPlan(plan), ...(group ? { group: toUserGroup({ ...group, plan: { id: plan.id }, _count: { members: 0 } }) } : {}) };
+      await recordEvent(tx, actor, {
+        action: "tier_plan.create",
+        target: planTarget(plan),
+        changes: { name: [null, plan.name], creditAllowance: [null, plan.creditAllowance] },
+      });
+      return {
+        tierPlan: toTierPlan(plan),
+        ...(group ? { group: toUserGroup({ ...group, plan: { id: plan.id }, _count: { members: 0 } }) } : {}),
+      };
     });
   },
 );
@@ -50,8 +81,11 @@ export const archiveTierPlan = guarded(
   async function archiveTierPlan(db: Db, actor: Actor, input: { tierPlanId: string }): Promise<TierPlan> {
     const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId } });
     if (!plan) throw new AppError("not_found", "No tier plan with that id.");
-    const archive = (tx: Pick<Db, "tierPlan">) => tx.tierPlan.update({ where: { id: plan.id }, data: { archivedAt: new Date() } });
-    const row = plan.archivedAt ? plan : await recorded(db, actor, archive, () => ({ action: "tier_plan.archive", target: planTarget(plan) }));
+    const archive = (tx: Pick<Db, "tierPlan">) =>
+      tx.tierPlan.update({ where: { id: plan.id }, data: { archivedAt: new Date() } });
+    const row = plan.archivedAt
+      ? plan
+      : await recorded(db, actor, archive, () => ({ action: "tier_plan.archive", target: planTarget(plan) }));
     return toTierPlan(row);
   },
 );
@@ -66,13 +100,26 @@ export const updateTierPlan = guarded(
     const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId } });
     if (!plan) throw new AppError("not_found", "No tier plan with that id.");
     return db.$transaction(async (tx) => {
-      const row = await tx.tierPlan.update({ where: { id: plan.id }, data: { name: input.name, creditAllowance: input.creditAllowance } });
-      await recordEvent(tx, actor, { action: "tier_plan.update", target: planTarget(row), changes: changesBetween(plan, input, ["name", "creditAllowance"]) });
+      const row = await tx.tierPlan.update({
+        where: { id: plan.id },
+        data: { name: input.name, creditAllowance: input.creditAllowance },
+      });
+      await recordEvent(tx, actor, {
+        action: "tier_plan.update",
+        target: planTarget(row),
+        changes: changesBetween(plan, input, ["name", "creditAllowance"]),
+      });
       if (input.name !== undefined && plan.groupId) {
-        await tx.userGroup.update({ where: { id: plan.groupId }, data: { name: input.name, description: `Everyone on the ${input.name} plan` } });
+        await tx.userGroup.update({
+          where: { id: plan.groupId },
+          data: { name: input.name, description: `Everyone on the ${input.name} plan` },
+        });
       }
       if (input.creditAllowance !== undefined) {
-        await tx.subscription.updateMany({ where: { tierPlanId: plan.id, status: "active" }, data: { creditAllowance: input.creditAllowance } });
+        await tx.subscription.updateMany({
+          where: { tierPlanId: plan.id, status: "active" },
+          data: { creditAllowance: input.creditAllowance },
+        });
       }
       return toTierPlan(row);
     });
@@ -80,11 +127,14 @@ export const updateTierPlan = guarded(
 );
 
 /** How many active subscribers each of the organization's plans has. */
-export const tierPlanSubscribers = guarded({ scope: "end_users:read" }, async function tierPlanSubscribers(db: Db, actor: Actor) {
-  const rows = await db.subscription.groupBy({
-    by: ["tierPlanId"],
-    where: { status: "active", tierPlan: { organizationId: actor.organizationId }, endUser: { deletedAt: null } },
-    _count: { _all: true },
-  });
-  return { counts: rows.map((row) => ({ tierPlanId: row.tierPlanId, subscribers: row._count._all })) };
-});
+export const tierPlanSubscribers = guarded(
+  { scope: "end_users:read" },
+  async function tierPlanSubscribers(db: Db, actor: Actor) {
+    const rows = await db.subscription.groupBy({
+      by: ["tierPlanId"],
+      where: { status: "active", tierPlan: { organizationId: actor.organizationId }, endUser: { deletedAt: null } },
+      _count: { _all: true },
+    });
+    return { counts: rows.map((row) => ({ tierPlanId: row.tierPlanId, subscribers: row._count._all })) };
+  },
+);

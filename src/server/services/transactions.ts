@@ -31,20 +31,35 @@ function replyObject(reply: string): Record<string, unknown> {
  */
 export const transact = guarded(
   { scope: "apps:execute" },
-  async function transact(db: Db, actor: Actor, input: { appId: string; input: Record<string, unknown>; endUserId?: string; portalId?: string }) {
+  async function transact(
+    db: Db,
+    actor: Actor,
+    input: { appId: string; input: Record<string, unknown>; endUserId?: string; portalId?: string },
+  ) {
     const app = await loadLiveApp(db, actor, input.appId);
     const api = app.app.document.api;
-    if (!api.transactionEnabled) throw new AppError("service_disabled", "Transaction is turned off in this app's published API config; republish it with transactions enabled.");
+    if (!api.transactionEnabled)
+      throw new AppError(
+        "service_disabled",
+        "Transaction is turned off in this app's published API config; republish it with transactions enabled.",
+      );
     const runner = await runFor(db, actor, input.appId, input);
     const problems = schemaProblems(api.inputSchema, input.input);
-    if (problems.length) throw invalidRequest(problems.map((p) => ({ path: `input${p.pointer.replace(/\//g, ".")}`.replace(/\.$/, ""), message: p.message })));
+    if (problems.length)
+      throw invalidRequest(
+        problems.map((p) => ({ path: `input${p.pointer.replace(/\//g, ".")}`.replace(/\.$/, ""), message: p.message })),
+      );
 
     const started = performance.now();
     const ctx = newRunContext(db, actor.organizationId);
     const billed = await BilledRun.start(
       db,
       ctx,
-      { organizationId: actor.organizationId, endUserId: runner.endUserId, usage: { appId: input.appId, portalId: runner.portalId } },
+      {
+        organizationId: actor.organizationId,
+        endUserId: runner.endUserId,
+        usage: { appId: input.appId, portalId: runner.portalId },
+      },
       TRANSACTION_CREDITS,
     );
     const message = `${JSON.stringify(input.input)}\n\nReply with only a JSON object matching this JSON Schema:\n${JSON.stringify(api.outputSchema)}`;
@@ -74,7 +89,11 @@ export const transact = guarded(
     const details = schemaProblems(api.outputSchema, output);
     const execution = await billed.record(actor, record(reply), details.length ? "output_invalid" : "succeeded");
     if (details.length) {
-      throw new AppError("output_invalid", "The app's reply does not match its output schema; the run was billed.", { raw: reply, details, executionId: execution.id });
+      throw new AppError("output_invalid", "The app's reply does not match its output schema; the run was billed.", {
+        raw: reply,
+        details,
+        executionId: execution.id,
+      });
     }
     return { output, executionId: execution.id };
   },

@@ -112,7 +112,9 @@ export async function recordUsage(db: Db, event: UsageEvent): Promise<void> {
         JSON.stringify(event.refusal ? { [event.refusal]: 1 } : {}),
       ],
     })
-    .catch((error: unknown) => logger().error({ err: error, organizationId: event.organizationId }, "Usage could not be recorded"));
+    .catch((error: unknown) =>
+      logger().error({ err: error, organizationId: event.organizationId }, "Usage could not be recorded"),
+    );
 }
 
 /** What a finished run adds: its credits, one turn, transaction or test case, and a failure if it failed. */
@@ -166,15 +168,28 @@ const RECORD_REFUSAL_SQL = `
  * A run refused before it ran (402 and the like): counted apart, never as a turn or a failure, and
  * kept as a row of its own (not an execution: nothing ran). Like recordUsage it never throws.
  */
-export async function recordRefusal(db: Db, event: Omit<UsageEvent, "metrics" | "refusal">, code: string): Promise<void> {
+export async function recordRefusal(
+  db: Db,
+  event: Omit<UsageEvent, "metrics" | "refusal">,
+  code: string,
+): Promise<void> {
   const at = event.at ?? new Date();
   await db.pool
     .query({
       name: "atrium_record_refusal",
       text: RECORD_REFUSAL_SQL,
-      values: [event.organizationId, code, event.appId ?? null, event.endUserId ?? null, event.portalId ?? null, at.toISOString()],
+      values: [
+        event.organizationId,
+        code,
+        event.appId ?? null,
+        event.endUserId ?? null,
+        event.portalId ?? null,
+        at.toISOString(),
+      ],
     })
-    .catch((error: unknown) => logger().error({ err: error, organizationId: event.organizationId }, "A refusal could not be recorded"));
+    .catch((error: unknown) =>
+      logger().error({ err: error, organizationId: event.organizationId }, "A refusal could not be recorded"),
+    );
   await recordUsage(db, { ...event, at, refusal: code });
 }
 
@@ -200,10 +215,18 @@ export const listRefusals = guarded(
       take: input.limit + 1,
     });
     const page = toPage(rows, input.limit);
-    const ids = (key: "appId" | "endUserId" | "portalId" | "planId") => [...new Set(page.items.flatMap((row) => (row[key] ? [row[key]] : [])))];
+    const ids = (key: "appId" | "endUserId" | "portalId" | "planId") => [
+      ...new Set(page.items.flatMap((row) => (row[key] ? [row[key]] : []))),
+    ];
     const [apps, endUsers, portals, plans] = await Promise.all([
-      db.builderItem.findMany({ where: { organizationId, id: { in: ids("appId") } }, select: { id: true, kind: true, draft: true } }),
-      db.endUser.findMany({ where: { organizationId, id: { in: ids("endUserId") } }, select: { id: true, email: true } }),
+      db.builderItem.findMany({
+        where: { organizationId, id: { in: ids("appId") } },
+        select: { id: true, kind: true, draft: true },
+      }),
+      db.endUser.findMany({
+        where: { organizationId, id: { in: ids("endUserId") } },
+        select: { id: true, email: true },
+      }),
       db.portal.findMany({ where: { organizationId, id: { in: ids("portalId") } }, select: { id: true, name: true } }),
       db.tierPlan.findMany({ where: { organizationId, id: { in: ids("planId") } }, select: { id: true, name: true } }),
     ]);
@@ -244,7 +267,8 @@ export function usageWindow(input: { from?: string; to?: string }, now = new Dat
   const to = input.to ? new Date(input.to) : now;
   const from = input.from ? new Date(input.from) : new Date(to.getTime() - USAGE_DEFAULT_DAYS * DAY_MS);
   if (from.getTime() >= to.getTime()) throw invalidRequest([{ path: "from", message: "must be before `to`" }]);
-  if (to.getTime() - from.getTime() > USAGE_MAX_DAYS * DAY_MS) throw invalidRequest([{ path: "to", message: `must be at most ${USAGE_MAX_DAYS} days after \`from\`` }]);
+  if (to.getTime() - from.getTime() > USAGE_MAX_DAYS * DAY_MS)
+    throw invalidRequest([{ path: "to", message: `must be at most ${USAGE_MAX_DAYS} days after \`from\`` }]);
   return { from, to };
 }
 
@@ -264,17 +288,29 @@ function nextBucket(start: Date, interval: UsageInterval): Date {
 
 function bucketStarts(window: Window, interval: UsageInterval): string[] {
   const starts: string[] = [];
-  for (let start = bucketStart(window.from, interval); start < window.to; start = nextBucket(start, interval)) starts.push(start.toISOString());
+  for (let start = bucketStart(window.from, interval); start < window.to; start = nextBucket(start, interval))
+    starts.push(start.toISOString());
   return starts;
 }
 
-const zeroMetrics = (): UsageMetrics => ({ credits: 0, conversations: 0, turns: 0, transactions: 0, testRuns: 0, searches: 0, failures: 0, inputTokens: 0, outputTokens: 0 });
+const zeroMetrics = (): UsageMetrics => ({
+  credits: 0,
+  conversations: 0,
+  turns: 0,
+  transactions: 0,
+  testRuns: 0,
+  searches: 0,
+  failures: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+});
 
 const SUMS = `sum(credits)::int8 as "credits", sum(conversations)::int8 as "conversations", sum(turns)::int8 as "turns",
   sum(transactions)::int8 as "transactions", sum(test_runs)::int8 as "testRuns", sum(searches)::int8 as "searches",
   sum(failures)::int8 as "failures", sum(input_tokens)::int8 as "inputTokens", sum(output_tokens)::int8 as "outputTokens"`;
 /** $1 organization, $2 dimension, $3 from, $4 to, $5 grain: the window's rows of one grain. */
-const IN_WINDOW = "organization_id = $1::uuid and grain = $5 and dimension = $2 and starts_at >= date_trunc($5, $3::timestamptz, 'UTC') and starts_at < $4::timestamptz";
+const IN_WINDOW =
+  "organization_id = $1::uuid and grain = $5 and dimension = $2 and starts_at >= date_trunc($5, $3::timestamptz, 'UTC') and starts_at < $4::timestamptz";
 
 /** Sums per bucket ($6) of one key ($7) of a dimension (the organization's row, or one end user's). */
 const SERIES_SQL = `select date_trunc($6, starts_at, 'UTC') as start, ${SUMS} from usage_rollup where ${IN_WINDOW} and key_id = $7::uuid group by 1`;
@@ -330,13 +366,26 @@ function fill(starts: string[], rows: SumRow[]): UsagePoint[] {
   return starts.map((start) => toPoint(start, byStart.get(start)));
 }
 
-const NONE_NAMES: Record<UsageGroupBy, string> = { app: "No app", end_user: "No end user (the organization's own runs)", portal: "No portal", plan: "No plan" };
+const NONE_NAMES: Record<UsageGroupBy, string> = {
+  app: "No app",
+  end_user: "No end user (the organization's own runs)",
+  portal: "No portal",
+  plan: "No plan",
+};
 
-async function groupNames(db: Db, organizationId: string, groupBy: UsageGroupBy, ids: string[]): Promise<Map<string, string>> {
+async function groupNames(
+  db: Db,
+  organizationId: string,
+  groupBy: UsageGroupBy,
+  ids: string[],
+): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
   if (groupBy === "app") return builderItemNames(db, organizationId, ids);
   if (groupBy === "end_user") {
-    const rows = await db.endUser.findMany({ where: { organizationId, id: { in: ids } }, select: { id: true, email: true, fullName: true } });
+    const rows = await db.endUser.findMany({
+      where: { organizationId, id: { in: ids } },
+      select: { id: true, email: true, fullName: true },
+    });
     return new Map(rows.map((row) => [row.id, row.fullName ? `${row.fullName} <${row.email}>` : row.email]));
   }
   const rows =
@@ -351,7 +400,9 @@ function wholeMonths(window: Window): [string, string] {
   const first = bucketStart(window.from, "month");
   const start = first.getTime() === window.from.getTime() ? first : nextBucket(first, "month");
   const end = bucketStart(window.to, "month");
-  return start < end ? [start.toISOString(), end.toISOString()] : [window.from.toISOString(), window.from.toISOString()];
+  return start < end
+    ? [start.toISOString(), end.toISOString()]
+    : [window.from.toISOString(), window.from.toISOString()];
 }
 
 interface ReportRequest {
@@ -370,11 +421,22 @@ async function usageReport(db: Db, request: ReportRequest): Promise<UsageReport>
   const grain = window.from.getTime() % DAY_MS === 0 && window.to.getTime() % DAY_MS === 0 ? "day" : "hour";
   // Unnamed statements: each is planned for its own window and dimension, where a cached generic
   // plan could read a dimension of thousands of keys as if it had twenty.
-  const windowOf = (dimension: Dimension) => [organizationId, dimension, window.from.toISOString(), window.to.toISOString(), grain];
+  const windowOf = (dimension: Dimension) => [
+    organizationId,
+    dimension,
+    window.from.toISOString(),
+    window.to.toISOString(),
+    grain,
+  ];
   const [series, refusals, groupRows] = await Promise.all([
     db.pool.query<SumRow>({ text: SERIES_SQL, values: [...windowOf(scope.dimension), interval, scope.keyId] }),
-    db.pool.query<{ code: string; count: string }>({ text: REFUSALS_SQL, values: [...windowOf(scope.dimension), scope.keyId] }),
-    groupBy ? db.pool.query<SumRow>({ text: GROUPS_SQL, values: [...windowOf(groupBy), interval, ...wholeMonths(window)] }) : null,
+    db.pool.query<{ code: string; count: string }>({
+      text: REFUSALS_SQL,
+      values: [...windowOf(scope.dimension), scope.keyId],
+    }),
+    groupBy
+      ? db.pool.query<SumRow>({ text: GROUPS_SQL, values: [...windowOf(groupBy), interval, ...wholeMonths(window)] })
+      : null,
   ]);
   const filled = fill(starts, series.rows);
   const report: UsageReport = {
@@ -397,16 +459,30 @@ async function usageReport(db: Db, request: ReportRequest): Promise<UsageReport>
     const groups: UsageGroup[] = [...byKey].map(([key, rows]) => {
       const groupSeries = fill(starts, rows);
       const id = key === NONE ? null : key;
-      return { id, name: id ? (names.get(id) ?? "(deleted)") : NONE_NAMES[groupBy], totals: totalOf(groupSeries), series: groupSeries };
+      return {
+        id,
+        name: id ? (names.get(id) ?? "(deleted)") : NONE_NAMES[groupBy],
+        totals: totalOf(groupSeries),
+        series: groupSeries,
+      };
     });
-    report.groups = groups.sort((a, b) => b.totals.credits - a.totals.credits || b.totals.turns - a.totals.turns || String(a.id).localeCompare(String(b.id)));
+    report.groups = groups.sort(
+      (a, b) =>
+        b.totals.credits - a.totals.credits ||
+        b.totals.turns - a.totals.turns ||
+        String(a.id).localeCompare(String(b.id)),
+    );
   }
   return report;
 }
 
 export const getUsage = guarded(
   { scope: "end_users:read" },
-  async function getUsage(db: Db, actor: Actor, input: { from?: string; to?: string; interval?: UsageInterval; groupBy?: UsageGroupBy }): Promise<UsageReport> {
+  async function getUsage(
+    db: Db,
+    actor: Actor,
+    input: { from?: string; to?: string; interval?: UsageInterval; groupBy?: UsageGroupBy },
+  ): Promise<UsageReport> {
     return usageReport(db, {
       organizationId: actor.organizationId,
       window: usageWindow(input),
@@ -423,7 +499,14 @@ export const getScopedUsage = guarded(
   async function getScopedUsage(
     db: Db,
     actor: Actor,
-    input: { from?: string; to?: string; interval?: UsageInterval; appId?: string; endUserId?: string; portalId?: string },
+    input: {
+      from?: string;
+      to?: string;
+      interval?: UsageInterval;
+      appId?: string;
+      endUserId?: string;
+      portalId?: string;
+    },
   ): Promise<UsageReport> {
     const scope: ReportRequest["scope"] = input.endUserId
       ? { dimension: "end_user", keyId: input.endUserId }
@@ -432,7 +515,12 @@ export const getScopedUsage = guarded(
         : input.portalId
           ? { dimension: "portal", keyId: input.portalId }
           : { dimension: "organization", keyId: NONE };
-    return usageReport(db, { organizationId: actor.organizationId, window: usageWindow(input), interval: input.interval ?? "day", scope });
+    return usageReport(db, {
+      organizationId: actor.organizationId,
+      window: usageWindow(input),
+      interval: input.interval ?? "day",
+      scope,
+    });
   },
 );
 
@@ -440,8 +528,18 @@ export const getScopedUsage = guarded(
 export async function getPortalUsage(db: Db, actor: EndUserActor, now = new Date()): Promise<PortalUsage> {
   const from = bucketStart(now, "month");
   const window = { from, to: nextBucket(from, "month") };
-  const report = await usageReport(db, { organizationId: actor.organizationId, window, interval: "day", scope: { dimension: "end_user", keyId: actor.endUser.id } });
-  return { from: report.from, to: report.to, total: report.totals.credits, series: report.series.map((point) => ({ start: point.start, credits: point.credits })) };
+  const report = await usageReport(db, {
+    organizationId: actor.organizationId,
+    window,
+    interval: "day",
+    scope: { dimension: "end_user", keyId: actor.endUser.id },
+  });
+  return {
+    from: report.from,
+    to: report.to,
+    total: report.totals.credits,
+    series: report.series.map((point) => ({ start: point.start, credits: point.credits })),
+  };
 }
 
 // Built on first use: credits.ts, which it reads, loads this module in turn.
@@ -456,11 +554,28 @@ const nearLimitSql = () => `
   limit $2`;
 
 /** The end users who have used the largest share of their active pools (the console's home). */
-export const endUsersNearLimit = guarded({ scope: "end_users:read" }, async function endUsersNearLimit(db: Db, actor: Actor, input: { limit: number }) {
-  const { rows } = await db.pool.query<{ id: string; email: string; fullName: string; used: string; allowance: string }>({
-    name: "atrium_end_users_near_limit",
-    text: nearLimitSql(),
-    values: [actor.organizationId, input.limit],
-  });
-  return { endUsers: rows.map((row) => ({ id: row.id, email: row.email, fullName: row.fullName, used: Number(row.used), allowance: Number(row.allowance) })) };
-});
+export const endUsersNearLimit = guarded(
+  { scope: "end_users:read" },
+  async function endUsersNearLimit(db: Db, actor: Actor, input: { limit: number }) {
+    const { rows } = await db.pool.query<{
+      id: string;
+      email: string;
+      fullName: string;
+      used: string;
+      allowance: string;
+    }>({
+      name: "atrium_end_users_near_limit",
+      text: nearLimitSql(),
+      values: [actor.organizationId, input.limit],
+    });
+    return {
+      endUsers: rows.map((row) => ({
+        id: row.id,
+        email: row.email,
+        fullName: row.fullName,
+        used: Number(row.used),
+        allowance: Number(row.allowance),
+      })),
+    };
+  },
+);

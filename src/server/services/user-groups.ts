@@ -35,14 +35,24 @@ export function toUserGroup(row: GroupRow): UserGroup {
 }
 
 /** Groups, group grants and portal admissions need the organization's groups switch. */
-export async function assertGroupsEnabled(db: Db, organizationId: string): Promise<{ accessMode: "grants" | "groups" }> {
-  const organization = await db.organization.findUnique({ where: { id: organizationId }, select: { groupsEnabled: true, accessMode: true } });
-  if (!organization?.groupsEnabled) throw new AppError("groups_disabled", "User groups are not enabled for this organization.");
+export async function assertGroupsEnabled(
+  db: Db,
+  organizationId: string,
+): Promise<{ accessMode: "grants" | "groups" }> {
+  const organization = await db.organization.findUnique({
+    where: { id: organizationId },
+    select: { groupsEnabled: true, accessMode: true },
+  });
+  if (!organization?.groupsEnabled)
+    throw new AppError("groups_disabled", "User groups are not enabled for this organization.");
   return organization;
 }
 
 async function findGroup(db: Db, actor: Actor, groupId: string) {
-  const group = await db.userGroup.findFirst({ where: { id: groupId, organizationId: actor.organizationId }, include: groupInclude });
+  const group = await db.userGroup.findFirst({
+    where: { id: groupId, organizationId: actor.organizationId },
+    include: groupInclude,
+  });
   if (!group) throw new AppError("not_found", "No user group with that id.");
   return group;
 }
@@ -52,16 +62,26 @@ export function refuseDirectoryGroup(group: { directoryManaged: boolean }, actio
   if (!group.directoryManaged) return;
   throw new AppError(
     "directory_managed",
-    action === "rename" ? "This group comes from the organization's directory: rename it there." : "This group comes from the organization's directory: change its members there.",
+    action === "rename"
+      ? "This group comes from the organization's directory: rename it there."
+      : "This group comes from the organization's directory: change its members there.",
   );
 }
 
 function refusePlanGroup(group: GroupRow, action: "rename" | "delete" | "members"): void {
   if (!group.plan) return;
   if (action === "members") {
-    throw new AppError("plan_group", "This group belongs to a plan and follows it: assign the plan with tierPlanIds on POST /end-users instead.");
+    throw new AppError(
+      "plan_group",
+      "This group belongs to a plan and follows it: assign the plan with tierPlanIds on POST /end-users instead.",
+    );
   }
-  throw new AppError("plan_group", `This group belongs to a plan and follows it: ${action === "rename" ? "rename" : "archive"} the plan instead.`, {}, { status: 409 });
+  throw new AppError(
+    "plan_group",
+    `This group belongs to a plan and follows it: ${action === "rename" ? "rename" : "archive"} the plan instead.`,
+    {},
+    { status: 409 },
+  );
 }
 
 function groupTarget(group: { id: string; name: string }) {
@@ -70,35 +90,56 @@ function groupTarget(group: { id: string; name: string }) {
 
 export const createUserGroup = guarded(
   { scope: "end_users:write" },
-  async function createUserGroup(db: Db, actor: Actor, input: { name: string; description?: string }): Promise<UserGroup> {
+  async function createUserGroup(
+    db: Db,
+    actor: Actor,
+    input: { name: string; description?: string },
+  ): Promise<UserGroup> {
     await assertGroupsEnabled(db, actor.organizationId);
     const create = (tx: Prisma.TransactionClient) =>
-      tx.userGroup.create({ data: { organizationId: actor.organizationId, name: input.name, description: input.description ?? "" }, include: groupInclude });
-    const row = await recorded(db, actor, create, (group) => ({ action: "user_group.create", target: groupTarget(group), changes: { name: [null, group.name] } }));
+      tx.userGroup.create({
+        data: { organizationId: actor.organizationId, name: input.name, description: input.description ?? "" },
+        include: groupInclude,
+      });
+    const row = await recorded(db, actor, create, (group) => ({
+      action: "user_group.create",
+      target: groupTarget(group),
+      changes: { name: [null, group.name] },
+    }));
     return toUserGroup(row);
   },
 );
 
-export const listUserGroups = guarded({ scope: "end_users:read" }, async function listUserGroups(db: Db, actor: Actor, input: { limit: number; cursor?: string; q?: string }) {
-  await assertGroupsEnabled(db, actor.organizationId);
-  const rows = await db.userGroup.findMany({
-    where: { organizationId: actor.organizationId, ...nameContains(input.q), ...afterCursor(input.cursor) },
-    include: groupInclude,
-    orderBy: CURSOR_ORDER,
-    take: input.limit + 1,
-  });
-  const page = toPage(rows, input.limit);
-  return { userGroups: page.items.map(toUserGroup), nextCursor: page.nextCursor };
-});
+export const listUserGroups = guarded(
+  { scope: "end_users:read" },
+  async function listUserGroups(db: Db, actor: Actor, input: { limit: number; cursor?: string; q?: string }) {
+    await assertGroupsEnabled(db, actor.organizationId);
+    const rows = await db.userGroup.findMany({
+      where: { organizationId: actor.organizationId, ...nameContains(input.q), ...afterCursor(input.cursor) },
+      include: groupInclude,
+      orderBy: CURSOR_ORDER,
+      take: input.limit + 1,
+    });
+    const page = toPage(rows, input.limit);
+    return { userGroups: page.items.map(toUserGroup), nextCursor: page.nextCursor };
+  },
+);
 
-export const getUserGroup = guarded({ scope: "end_users:read" }, async function getUserGroup(db: Db, actor: Actor, input: { groupId: string }): Promise<UserGroup> {
-  await assertGroupsEnabled(db, actor.organizationId);
-  return toUserGroup(await findGroup(db, actor, input.groupId));
-});
+export const getUserGroup = guarded(
+  { scope: "end_users:read" },
+  async function getUserGroup(db: Db, actor: Actor, input: { groupId: string }): Promise<UserGroup> {
+    await assertGroupsEnabled(db, actor.organizationId);
+    return toUserGroup(await findGroup(db, actor, input.groupId));
+  },
+);
 
 export const updateUserGroup = guarded(
   { scope: "end_users:write" },
-  async function updateUserGroup(db: Db, actor: Actor, input: { groupId: string; name?: string; description?: string }): Promise<UserGroup> {
+  async function updateUserGroup(
+    db: Db,
+    actor: Actor,
+    input: { groupId: string; name?: string; description?: string },
+  ): Promise<UserGroup> {
     await assertGroupsEnabled(db, actor.organizationId);
     const group = await findGroup(db, actor, input.groupId);
     if (input.name !== undefined && input.name !== group.name) {
@@ -106,7 +147,11 @@ export const updateUserGroup = guarded(
       refuseDirectoryGroup(group, "rename");
     }
     const update = (tx: Prisma.TransactionClient) =>
-      tx.userGroup.update({ where: { id: group.id }, data: { name: input.name, description: input.description }, include: groupInclude });
+      tx.userGroup.update({
+        where: { id: group.id },
+        data: { name: input.name, description: input.description },
+        include: groupInclude,
+      });
     const row = await recorded(db, actor, update, (after) => ({
       action: "user_group.update",
       target: groupTarget(after),
@@ -122,28 +167,47 @@ export const deleteUserGroup = guarded(
     await assertGroupsEnabled(db, actor.organizationId);
     const group = await findGroup(db, actor, input.groupId);
     refusePlanGroup(group, "delete");
-    await db.$transaction([db.userGroup.delete({ where: { id: group.id } }), recordEvent(db, actor, { action: "user_group.delete", target: groupTarget(group) })]);
+    await db.$transaction([
+      db.userGroup.delete({ where: { id: group.id } }),
+      recordEvent(db, actor, { action: "user_group.delete", target: groupTarget(group) }),
+    ]);
   },
 );
 
 /** Adds an end user to a group; adding a member again answers the existing membership. */
-export const addGroupMember = guarded({ scope: "end_users:write" }, async function addGroupMember(db: Db, actor: Actor, input: { groupId: string; endUserId: string }) {
-  await assertGroupsEnabled(db, actor.organizationId);
-  const group = await findGroup(db, actor, input.groupId);
-  const endUser = await db.endUser.findFirst({
-    where: { id: input.endUserId, organizationId: actor.organizationId, deletedAt: null },
-    select: { id: true },
-  });
-  if (!endUser) throw new AppError("end_user_not_found", `No end user ${input.endUserId} in this organization.`);
-  refusePlanGroup(group, "members");
-  refuseDirectoryGroup(group, "members");
-  const add = (tx: Prisma.TransactionClient) => tx.groupMember.createManyAndReturn({ data: [{ groupId: group.id, endUserId: endUser.id }], skipDuplicates: true });
-  const inserted = await recorded(db, actor, add, (rows) =>
-    rows.length ? { action: "user_group.member_add", target: groupTarget(group), changes: { members: [null, endUser.id] } } : null,
-  );
-  const member = inserted[0] ?? (await db.groupMember.findUniqueOrThrow({ where: { groupId_endUserId: { groupId: group.id, endUserId: endUser.id } } }));
-  return { created: inserted.length > 0, member: { groupId: member.groupId, endUserId: member.endUserId, addedAt: member.addedAt.toISOString() } };
-});
+export const addGroupMember = guarded(
+  { scope: "end_users:write" },
+  async function addGroupMember(db: Db, actor: Actor, input: { groupId: string; endUserId: string }) {
+    await assertGroupsEnabled(db, actor.organizationId);
+    const group = await findGroup(db, actor, input.groupId);
+    const endUser = await db.endUser.findFirst({
+      where: { id: input.endUserId, organizationId: actor.organizationId, deletedAt: null },
+      select: { id: true },
+    });
+    if (!endUser) throw new AppError("end_user_not_found", `No end user ${input.endUserId} in this organization.`);
+    refusePlanGroup(group, "members");
+    refuseDirectoryGroup(group, "members");
+    const add = (tx: Prisma.TransactionClient) =>
+      tx.groupMember.createManyAndReturn({
+        data: [{ groupId: group.id, endUserId: endUser.id }],
+        skipDuplicates: true,
+      });
+    const inserted = await recorded(db, actor, add, (rows) =>
+      rows.length
+        ? { action: "user_group.member_add", target: groupTarget(group), changes: { members: [null, endUser.id] } }
+        : null,
+    );
+    const member =
+      inserted[0] ??
+      (await db.groupMember.findUniqueOrThrow({
+        where: { groupId_endUserId: { groupId: group.id, endUserId: endUser.id } },
+      }));
+    return {
+      created: inserted.length > 0,
+      member: { groupId: member.groupId, endUserId: member.endUserId, addedAt: member.addedAt.toISOString() },
+    };
+  },
+);
 
 export const removeGroupMember = guarded(
   { scope: "end_users:write", may: "delete" },
@@ -152,50 +216,82 @@ export const removeGroupMember = guarded(
     const group = await findGroup(db, actor, input.groupId);
     refusePlanGroup(group, "members");
     refuseDirectoryGroup(group, "members");
-    const remove = (tx: Prisma.TransactionClient) => tx.groupMember.deleteMany({ where: { groupId: group.id, endUserId: input.endUserId } });
+    const remove = (tx: Prisma.TransactionClient) =>
+      tx.groupMember.deleteMany({ where: { groupId: group.id, endUserId: input.endUserId } });
     const { count } = await recorded(db, actor, remove, ({ count }) =>
-      count ? { action: "user_group.member_remove", target: groupTarget(group), changes: { members: [input.endUserId, null] } } : null,
+      count
+        ? {
+            action: "user_group.member_remove",
+            target: groupTarget(group),
+            changes: { members: [input.endUserId, null] },
+          }
+        : null,
     );
     if (count === 0) throw new AppError("not_found", "That end user is not a member of this group.");
   },
 );
 
-export const listGroupMembers = guarded({ scope: "end_users:read" }, async function listGroupMembers(db: Db, actor: Actor, input: { groupId: string }) {
-  const group = await findGroup(db, actor, input.groupId);
-  const rows = await db.groupMember.findMany({
-    where: { groupId: group.id },
-    include: { endUser: { select: { email: true, fullName: true } } },
-    orderBy: [{ addedAt: "asc" }, { endUserId: "asc" }],
-  });
-  return rows.map((row) => ({ groupId: row.groupId, endUserId: row.endUserId, addedAt: row.addedAt.toISOString(), email: row.endUser.email, fullName: row.endUser.fullName }));
-});
+export const listGroupMembers = guarded(
+  { scope: "end_users:read" },
+  async function listGroupMembers(db: Db, actor: Actor, input: { groupId: string }) {
+    const group = await findGroup(db, actor, input.groupId);
+    const rows = await db.groupMember.findMany({
+      where: { groupId: group.id },
+      include: { endUser: { select: { email: true, fullName: true } } },
+      orderBy: [{ addedAt: "asc" }, { endUserId: "asc" }],
+    });
+    return rows.map((row) => ({
+      groupId: row.groupId,
+      endUserId: row.endUserId,
+      addedAt: row.addedAt.toISOString(),
+      email: row.endUser.email,
+      fullName: row.endUser.fullName,
+    }));
+  },
+);
 
 /**
  * Grants everyone in the group access (additive: always allow). A duplicate answers the
  * existing grant. Groups-managed organizations scope portals with admissions, not grants.
  */
-export const addGroupGrant = guarded({ scope: "end_users:write" }, async function addGroupGrant(db: Db, actor: Actor, input: Omit<GrantInput, "effect"> & { groupId: string }) {
-  const organization = await assertGroupsEnabled(db, actor.organizationId);
-  const group = await findGroup(db, actor, input.groupId);
-  if (input.deploymentId && organization.accessMode === "groups") {
-    throw new AppError("portal_scope_unsupported", "This organization manages access with groups: omit deploymentId and admit the group to the portal instead.");
-  }
-  const grant: GrantInput = { ...input, effect: "allow" };
-  await assertGrantTargets(db, actor.organizationId, [grant]);
-  const insert = (tx: Prisma.TransactionClient) => insertGrants(tx, { organizationId: actor.organizationId, groupId: group.id }, [grant], channelOf(actor));
-  const created = await recorded(db, actor, insert, (count) => (count ? { action: "grant.create", target: groupTarget(group), changes: { grants: [null, grant] } } : null));
-  const row = await db.grant.findFirstOrThrow({
-    where: { groupId: group.id, targetKind: grant.targetKind, targetId: grant.targetId, effect: "allow", deploymentId: grant.deploymentId ?? null },
-  });
-  return { created: created > 0, grant: toGrant(row) };
-});
+export const addGroupGrant = guarded(
+  { scope: "end_users:write" },
+  async function addGroupGrant(db: Db, actor: Actor, input: Omit<GrantInput, "effect"> & { groupId: string }) {
+    const organization = await assertGroupsEnabled(db, actor.organizationId);
+    const group = await findGroup(db, actor, input.groupId);
+    if (input.deploymentId && organization.accessMode === "groups") {
+      throw new AppError(
+        "portal_scope_unsupported",
+        "This organization manages access with groups: omit deploymentId and admit the group to the portal instead.",
+      );
+    }
+    const grant: GrantInput = { ...input, effect: "allow" };
+    await assertGrantTargets(db, actor.organizationId, [grant]);
+    const insert = (tx: Prisma.TransactionClient) =>
+      insertGrants(tx, { organizationId: actor.organizationId, groupId: group.id }, [grant], channelOf(actor));
+    const created = await recorded(db, actor, insert, (count) =>
+      count ? { action: "grant.create", target: groupTarget(group), changes: { grants: [null, grant] } } : null,
+    );
+    const row = await db.grant.findFirstOrThrow({
+      where: {
+        groupId: group.id,
+        targetKind: grant.targetKind,
+        targetId: grant.targetId,
+        effect: "allow",
+        deploymentId: grant.deploymentId ?? null,
+      },
+    });
+    return { created: created > 0, grant: toGrant(row) };
+  },
+);
 
 export const removeGroupGrant = guarded(
   { scope: "end_users:write", may: "delete" },
   async function removeGroupGrant(db: Db, actor: Actor, input: { groupId: string; grantId: string }): Promise<void> {
     await assertGroupsEnabled(db, actor.organizationId);
     const group = await findGroup(db, actor, input.groupId);
-    const remove = (tx: Prisma.TransactionClient) => tx.grant.deleteMany({ where: { id: input.grantId, groupId: group.id } });
+    const remove = (tx: Prisma.TransactionClient) =>
+      tx.grant.deleteMany({ where: { id: input.grantId, groupId: group.id } });
     const { count } = await recorded(db, actor, remove, ({ count }) =>
       count ? { action: "grant.delete", target: { type: "grant", id: input.grantId, label: group.name } } : null,
     );
@@ -203,8 +299,14 @@ export const removeGroupGrant = guarded(
   },
 );
 
-export const listGroupGrants = guarded({ scope: "end_users:read" }, async function listGroupGrants(db: Db, actor: Actor, input: { groupId: string }) {
-  const group = await findGroup(db, actor, input.groupId);
-  const rows = await db.grant.findMany({ where: { groupId: group.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
-  return rows.map(toGrant);
-});
+export const listGroupGrants = guarded(
+  { scope: "end_users:read" },
+  async function listGroupGrants(db: Db, actor: Actor, input: { groupId: string }) {
+    const group = await findGroup(db, actor, input.groupId);
+    const rows = await db.grant.findMany({
+      where: { groupId: group.id },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    });
+    return rows.map(toGrant);
+  },
+);

@@ -4,7 +4,12 @@
 // sealed with the installation's key (src/server/secret-box.ts), as provider keys are.
 import { sealSecret } from "@/server/secret-box";
 import { randomBytes } from "node:crypto";
-import type { CreateWebhookEndpointInput, UpdateWebhookEndpointInput, WebhookDelivery, WebhookEndpoint } from "@/schemas/webhooks";
+import type {
+  CreateWebhookEndpointInput,
+  UpdateWebhookEndpointInput,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from "@/schemas/webhooks";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
@@ -41,7 +46,15 @@ export function toWebhookEndpoint(row: EndpointRow): WebhookEndpoint {
   };
 }
 
-type DeliveryRow = { id: string; eventId: string; type: string; status: string; attempts: unknown; nextAttemptAt: Date | null; createdAt: Date };
+type DeliveryRow = {
+  id: string;
+  eventId: string;
+  type: string;
+  status: string;
+  attempts: unknown;
+  nextAttemptAt: Date | null;
+  createdAt: Date;
+};
 
 export function toWebhookDelivery(row: DeliveryRow): WebhookDelivery {
   return {
@@ -77,7 +90,11 @@ async function findEndpoint(db: Db, actor: Actor, id: string) {
 
 export const createWebhookEndpoint = guarded(
   { scope: "webhooks:write", may: "settings" },
-  async function createWebhookEndpoint(db: Db, actor: Actor, input: CreateWebhookEndpointInput): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  async function createWebhookEndpoint(
+    db: Db,
+    actor: Actor,
+    input: CreateWebhookEndpointInput,
+  ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     await requireIntegrationUrl(input.url, "url");
     const secret = newSecret();
     const create = (tx: Prisma.TransactionClient) =>
@@ -113,9 +130,12 @@ export const listWebhookEndpoints = guarded(
   },
 );
 
-export const getWebhookEndpoint = guarded({ scope: "webhooks:read", may: "settings" }, async function getWebhookEndpoint(db: Db, actor: Actor, input: { id: string }) {
-  return { endpoint: toWebhookEndpoint(await findEndpoint(db, actor, input.id)) };
-});
+export const getWebhookEndpoint = guarded(
+  { scope: "webhooks:read", may: "settings" },
+  async function getWebhookEndpoint(db: Db, actor: Actor, input: { id: string }) {
+    return { endpoint: toWebhookEndpoint(await findEndpoint(db, actor, input.id)) };
+  },
+);
 
 export const updateWebhookEndpoint = guarded(
   { scope: "webhooks:write", may: "settings" },
@@ -139,24 +159,38 @@ export const updateWebhookEndpoint = guarded(
   },
 );
 
-export const deleteWebhookEndpoint = guarded({ scope: "webhooks:write", may: "settings" }, async function deleteWebhookEndpoint(db: Db, actor: Actor, input: { id: string }) {
-  const before = await findEndpoint(db, actor, input.id);
-  const remove = (tx: Prisma.TransactionClient) => tx.webhookEndpoint.delete({ where: { id: before.id } });
-  await recorded(db, actor, remove, () => ({ action: "webhook_endpoint.delete", target: endpointTarget(before) }));
-});
+export const deleteWebhookEndpoint = guarded(
+  { scope: "webhooks:write", may: "settings" },
+  async function deleteWebhookEndpoint(db: Db, actor: Actor, input: { id: string }) {
+    const before = await findEndpoint(db, actor, input.id);
+    const remove = (tx: Prisma.TransactionClient) => tx.webhookEndpoint.delete({ where: { id: before.id } });
+    await recorded(db, actor, remove, () => ({ action: "webhook_endpoint.delete", target: endpointTarget(before) }));
+  },
+);
 
 /** A new secret, shown once; the old one keeps signing beside it for SECRET_OVERLAP_MS. */
-export const rotateWebhookSecret = guarded({ scope: "webhooks:write", may: "settings" }, async function rotateWebhookSecret(db: Db, actor: Actor, input: { id: string }) {
-  const before = await findEndpoint(db, actor, input.id);
-  const secret = newSecret();
-  const rotate = (tx: Prisma.TransactionClient) =>
-    tx.webhookEndpoint.update({
-      where: { id: before.id },
-      data: { secret: sealSecret(secret, "secret"), previousSecret: before.secret, previousSecretUntil: new Date(Date.now() + SECRET_OVERLAP_MS) },
-    });
-  await recorded(db, actor, rotate, () => ({ action: "webhook_endpoint.rotate_secret", target: endpointTarget(before), changes: { secret: [SECRET_CHANGED, SECRET_CHANGED] } }));
-  return { secret };
-});
+export const rotateWebhookSecret = guarded(
+  { scope: "webhooks:write", may: "settings" },
+  async function rotateWebhookSecret(db: Db, actor: Actor, input: { id: string }) {
+    const before = await findEndpoint(db, actor, input.id);
+    const secret = newSecret();
+    const rotate = (tx: Prisma.TransactionClient) =>
+      tx.webhookEndpoint.update({
+        where: { id: before.id },
+        data: {
+          secret: sealSecret(secret, "secret"),
+          previousSecret: before.secret,
+          previousSecretUntil: new Date(Date.now() + SECRET_OVERLAP_MS),
+        },
+      });
+    await recorded(db, actor, rotate, () => ({
+      action: "webhook_endpoint.rotate_secret",
+      target: endpointTarget(before),
+      changes: { secret: [SECRET_CHANGED, SECRET_CHANGED] },
+    }));
+    return { secret };
+  },
+);
 
 export const listWebhookDeliveries = guarded(
   { scope: "webhooks:read", may: "settings" },
@@ -183,7 +217,12 @@ export const replayWebhookDelivery = guarded(
         data: { status: "pending", attemptCount: 0, nextAttemptAt: new Date(), claimToken: null, leaseUntil: null },
       });
     const [row] = await recorded(db, actor, replay, (rows) =>
-      rows.length ? { action: "webhook_delivery.replay", target: { type: "webhook_delivery", id: input.deliveryId, label: endpoint.url } } : null,
+      rows.length
+        ? {
+            action: "webhook_delivery.replay",
+            target: { type: "webhook_delivery", id: input.deliveryId, label: endpoint.url },
+          }
+        : null,
     );
     if (!row) throw new AppError("not_found", "No delivery with that id on this endpoint.");
     return { delivery: toWebhookDelivery(row) };

@@ -67,7 +67,13 @@ const t = initTRPC
       return {
         ...shape,
         message: appError.message,
-        data: { ...shape.data, stack: undefined, appError: appError.toBody(), httpStatus: appError.status, requestId: ctx?.requestId },
+        data: {
+          ...shape.data,
+          stack: undefined,
+          appError: appError.toBody(),
+          httpStatus: appError.status,
+          requestId: ctx?.requestId,
+        },
       };
     },
   });

@@ -29,7 +29,13 @@ import { PortalUsage, PortalUsageInput } from "@/schemas/usage";
 import { clearedPortalSessionCookie, portalSessionCookie } from "@/server/auth/portal-cookie";
 import { toAppError } from "@/server/errors";
 import { logRefusedSignIn } from "@/server/observability/operator-log";
-import { getEndUserConversation, hideEndUserConversation, listEndUserConversations, renameEndUserConversation, setMessageFeedback } from "@/server/services/conversations";
+import {
+  getEndUserConversation,
+  hideEndUserConversation,
+  listEndUserConversations,
+  renameEndUserConversation,
+  setMessageFeedback,
+} from "@/server/services/conversations";
 import { cancelConversationRun } from "@/server/services/conversation-runs";
 import { requestMoreCredits } from "@/server/services/credit-requests";
 import { creditPools } from "@/server/services/credits";
@@ -50,7 +56,14 @@ export const portalRouter = router({
   auth: router({
     requestCode: portalProcedure(RequestCodeInput)
       .output(RequestCodeOutput)
-      .mutation(({ ctx, input }) => requestSignInCode(ctx.db, { portal: ctx.portal, email: input.email, clientAddress: ctx.clientAddress, origin: ctx.origin })),
+      .mutation(({ ctx, input }) =>
+        requestSignInCode(ctx.db, {
+          portal: ctx.portal,
+          email: input.email,
+          clientAddress: ctx.clientAddress,
+          origin: ctx.origin,
+        }),
+      ),
 
     verifyCode: portalProcedure(VerifyCodeInput)
       .output(VerifyCodeOutput)
@@ -62,7 +75,12 @@ export const portalRouter = router({
           clientAddress: ctx.clientAddress,
           requestOrigin: ctx.requestOrigin,
         }).catch((error: unknown) => {
-          logRefusedSignIn("portal", { email: input.email, clientAddress: ctx.clientAddress, code: toAppError(error).code, portal: ctx.portal.slug });
+          logRefusedSignIn("portal", {
+            email: input.email,
+            clientAddress: ctx.clientAddress,
+            code: toAppError(error).code,
+            portal: ctx.portal.slug,
+          });
           throw error;
         });
         ctx.response.headers.append("Set-Cookie", portalSessionCookie(session.token, session.expiresAt, ctx.secure));
@@ -81,14 +99,19 @@ export const portalRouter = router({
   me: router({
     get: endUserProcedure(PortalInput)
       .output(MeOutput)
-      .query(async ({ ctx }) => ({ endUser: ctx.actor.endUser, credits: await creditPools(ctx.db, ctx.actor.organizationId, ctx.actor.endUser.id) })),
+      .query(async ({ ctx }) => ({
+        endUser: ctx.actor.endUser,
+        credits: await creditPools(ctx.db, ctx.actor.organizationId, ctx.actor.endUser.id),
+      })),
   }),
 
   runs: router({
     /** The chat's Stop: the run ends `canceled`, billed since it ran (the contract's cancel). */
     cancel: endUserProcedure(CancelPortalRunInput)
       .output(CancelPortalRunOutput)
-      .mutation(async ({ ctx, input }) => ({ status: (await cancelConversationRun(ctx.db, ctx.actor, input)).execution.status })),
+      .mutation(async ({ ctx, input }) => ({
+        status: (await cancelConversationRun(ctx.db, ctx.actor, input)).execution.status,
+      })),
   }),
 
   credits: router({
@@ -122,7 +145,13 @@ export const portalRouter = router({
       .mutation(({ ctx, input }) => hideEndUserConversation(ctx.db, ctx.actor, input)),
     feedback: endUserProcedure(PortalFeedbackInput)
       .output(MessageFeedbackOutput)
-      .mutation(({ ctx, input }) => setMessageFeedback(ctx.db, ctx.actor, { messageId: input.messageId, rating: input.rating, reason: input.reason })),
+      .mutation(({ ctx, input }) =>
+        setMessageFeedback(ctx.db, ctx.actor, {
+          messageId: input.messageId,
+          rating: input.rating,
+          reason: input.reason,
+        }),
+      ),
   }),
 });
 

@@ -22,7 +22,16 @@ export function validatesSynchronously(schema: unknown): boolean {
 }
 
 /** The builder methods that return another builder, to be wrapped in turn. */
-const CHAINED = new Set<PropertyKey>(["input", "output", "meta", "use", "errors", "concat", "unstable_concat", "experimental_caller"]);
+const CHAINED = new Set<PropertyKey>([
+  "input",
+  "output",
+  "meta",
+  "use",
+  "errors",
+  "concat",
+  "unstable_concat",
+  "experimental_caller",
+]);
 
 /** A tRPC procedure builder whose `.input()` and `.output()` schemas, down the whole chain, parse synchronously. */
 export function withSyncValidation<Builder extends object>(builder: Builder): Builder {

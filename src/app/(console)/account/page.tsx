@@ -41,19 +41,46 @@ export default function AccountPage() {
 
   return (
     <>
-      <PageHeader title="Your account" description={me.data && `${me.data.member.email} · ${me.data.member.role} of ${me.data.organization.name}`} />
+      <PageHeader
+        title="Your account"
+        description={me.data && `${me.data.member.email} · ${me.data.member.role} of ${me.data.organization.name}`}
+      />
       <form className="panel form" onSubmit={submit} aria-labelledby="change-password">
         <h2 id="change-password" style={{ marginTop: 0 }}>
           Change your password
         </h2>
         <FormField label="Current password" error={currentError}>
-          <input type="password" required autoComplete="current-password" value={currentPassword} onChange={(e) => setCurrentPassword(e.target.value)} />
+          <input
+            type="password"
+            required
+            autoComplete="current-password"
+            value={currentPassword}
+            onChange={(e) => setCurrentPassword(e.target.value)}
+          />
         </FormField>
-        <FormField label="New password" hint="At least 10 characters. Your sessions on other devices end." error={newError}>
-          <input type="password" required minLength={10} maxLength={200} autoComplete="new-password" value={newPassword} onChange={(e) => setNewPassword(e.target.value)} />
+        <FormField
+          label="New password"
+          hint="At least 10 characters. Your sessions on other devices end."
+          error={newError}
+        >
+          <input
+            type="password"
+            required
+            minLength={10}
+            maxLength={200}
+            autoComplete="new-password"
+            value={newPassword}
+            onChange={(e) => setNewPassword(e.target.value)}
+          />
         </FormField>
         <FormField label="Repeat the new password" error={mismatch ? "The two new passwords differ." : undefined}>
-          <input type="password" required autoComplete="new-password" value={repeated} onChange={(e) => setRepeated(e.target.value)} />
+          <input
+            type="password"
+            required
+            autoComplete="new-password"
+            value={repeated}
+            onChange={(e) => setRepeated(e.target.value)}
+          />
         </FormField>
         {change.error && !fieldErrorShown && <ErrorAlert error={change.error} />}
         {fieldErrorShown && (

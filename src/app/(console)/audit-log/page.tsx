@@ -37,10 +37,18 @@ function AuditLog() {
   const router = useRouter();
   const pathname = usePathname();
   const search = useSearchParams();
-  const filter: Filter = Object.fromEntries(FILTERS.flatMap((key) => (search.get(key) ? [[key, search.get(key)!]] : [])));
+  const filter: Filter = Object.fromEntries(
+    FILTERS.flatMap((key) => (search.get(key) ? [[key, search.get(key)!]] : [])),
+  );
   const [draft, setDraft] = useState<Filter>(filter);
   const list = useCursorList(
-    (cursor) => trpc.audit.list.queryOptions({ limit: PAGE, ...filter, door: filter.door as AuditEvent["door"] | undefined, ...(cursor ? { cursor } : {}) }),
+    (cursor) =>
+      trpc.audit.list.queryOptions({
+        limit: PAGE,
+        ...filter,
+        door: filter.door as AuditEvent["door"] | undefined,
+        ...(cursor ? { cursor } : {}),
+      }),
     (page) => page.auditEvents,
   );
 
@@ -68,10 +76,19 @@ function AuditLog() {
           </>
         }
       />
-      <form className="panel row" onSubmit={apply} aria-label="Filter the audit log" style={{ flexWrap: "wrap", gap: "0.5rem", alignItems: "end" }}>
+      <form
+        className="panel row"
+        onSubmit={apply}
+        aria-label="Filter the audit log"
+        style={{ flexWrap: "wrap", gap: "0.5rem", alignItems: "end" }}
+      >
         <label>
           Action
-          <input value={draft.action ?? ""} onChange={(e) => setDraft({ ...draft, action: e.target.value })} placeholder="end_user.update or end_user." />
+          <input
+            value={draft.action ?? ""}
+            onChange={(e) => setDraft({ ...draft, action: e.target.value })}
+            placeholder="end_user.update or end_user."
+          />
         </label>
         <label>
           Actor id
@@ -79,7 +96,11 @@ function AuditLog() {
         </label>
         <label>
           Target type
-          <input value={draft.targetType ?? ""} onChange={(e) => setDraft({ ...draft, targetType: e.target.value })} placeholder="end_user" />
+          <input
+            value={draft.targetType ?? ""}
+            onChange={(e) => setDraft({ ...draft, targetType: e.target.value })}
+            placeholder="end_user"
+          />
         </label>
         <label>
           Target id
@@ -111,13 +132,45 @@ function AuditLog() {
             rowKey={(event) => event.id}
             empty={FILTERS.some((key) => filter[key]) ? "No events match these filters." : "Nothing recorded yet."}
             columns={[
-              { key: "when", header: "When", nowrap: true, cell: (event) => new Date(event.occurredAt).toLocaleString() },
-              { key: "who", header: "Who", cell: (event) => <span className="audit-name">{`${event.actor.label} (${event.actor.type})`}</span> },
+              {
+                key: "when",
+                header: "When",
+                nowrap: true,
+                cell: (event) => new Date(event.occurredAt).toLocaleString(),
+              },
+              {
+                key: "who",
+                header: "Who",
+                cell: (event) => <span className="audit-name">{`${event.actor.label} (${event.actor.type})`}</span>,
+              },
               { key: "door", header: "Door", nowrap: true, cell: (event) => event.door },
-              { key: "action", header: "Action", nowrap: true, cell: (event) => (event.outcome === "failure" ? `${event.action} (failed)` : event.action) },
-              { key: "target", header: "Target", cell: (event) => <span className="audit-name">{event.target.label || event.target.id || event.target.type}</span> },
-              { key: "changes", header: "Changes", cell: (event) => <span className="audit-changes">{describeChanges(event.changes)}</span> },
-              { key: "request", header: "Request", cell: (event) => <span className="audit-request">{[event.requestId, event.ipAddress].filter(Boolean).join(" · ")}</span> },
+              {
+                key: "action",
+                header: "Action",
+                nowrap: true,
+                cell: (event) => (event.outcome === "failure" ? `${event.action} (failed)` : event.action),
+              },
+              {
+                key: "target",
+                header: "Target",
+                cell: (event) => (
+                  <span className="audit-name">{event.target.label || event.target.id || event.target.type}</span>
+                ),
+              },
+              {
+                key: "changes",
+                header: "Changes",
+                cell: (event) => <span className="audit-changes">{describeChanges(event.changes)}</span>,
+              },
+              {
+                key: "request",
+                header: "Request",
+                cell: (event) => (
+                  <span className="audit-request">
+                    {[event.requestId, event.ipAddress].filter(Boolean).join(" · ")}
+                  </span>
+                ),
+              },
             ]}
           />
         )}

@@ -10,7 +10,9 @@ export default function ChatIndexPage() {
   return (
     <>
       <PageHeader title="Chat" />
-      <p className="muted">Talk to any published app as it runs in production. Each message is one execution (1 credit).</p>
+      <p className="muted">
+        Talk to any published app as it runs in production. Each message is one execution (1 credit).
+      </p>
       <div className="panel">
         {apps.isLoading && <p className="muted">Loading…</p>}
         {apps.error && (
@@ -39,7 +41,13 @@ export default function ChatIndexPage() {
                     <Link href={`/chat/${app.id}`}>{app.name}</Link>
                   </td>
                   <td className="muted">{app.description}</td>
-                  <td>{app.conversationEnabled === false ? <span className="badge revoked">Turned off</span> : <span className="badge">On</span>}</td>
+                  <td>
+                    {app.conversationEnabled === false ? (
+                      <span className="badge revoked">Turned off</span>
+                    ) : (
+                      <span className="badge">On</span>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

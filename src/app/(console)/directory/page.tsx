@@ -35,8 +35,9 @@ export default function DirectoryPage() {
     <>
       <PageHeader title="Directory" />
       <p className="muted">
-        Connect your identity provider (Microsoft Entra ID, Okta, …) over SCIM 2.0: the people and groups you assign there become end users and user groups here, and people it
-        deactivates are suspended at once (nothing of theirs is deleted). Setup steps: <Link href="/docs">the documentation</Link>, “Directory and single sign-on”.
+        Connect your identity provider (Microsoft Entra ID, Okta, …) over SCIM 2.0: the people and groups you assign
+        there become end users and user groups here, and people it deactivates are suspended at once (nothing of theirs
+        is deleted). Setup steps: <Link href="/docs">the documentation</Link>, “Directory and single sign-on”.
       </p>
       {overview.error && (
         <p role="alert" className="error">
@@ -57,7 +58,10 @@ export default function DirectoryPage() {
         )}
         <p className="muted">
           Secret token (Entra ID) or Bearer token (Okta):{" "}
-          {hasToken ? `${data!.tokens[0]!.prefix}…, created ${when(data!.tokens[0]!.createdAt)}, last used ${when(data!.tokens[0]!.lastUsedAt)}` : "none yet"}.
+          {hasToken
+            ? `${data!.tokens[0]!.prefix}…, created ${when(data!.tokens[0]!.createdAt)}, last used ${when(data!.tokens[0]!.lastUsedAt)}`
+            : "none yet"}
+          .
         </p>
         {secret && (
           <div className="notice" role="status">
@@ -123,7 +127,9 @@ export default function DirectoryPage() {
 
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Directory users{data ? ` (${data.userCount})` : ""}</h2>
-        {data && data.users.length === 0 && <p className="muted">None yet: assign people to the application in your identity provider.</p>}
+        {data && data.users.length === 0 && (
+          <p className="muted">None yet: assign people to the application in your identity provider.</p>
+        )}
         {data && data.users.length > 0 && (
           <div className="table-scroll table-cards" role="region" aria-label="Directory users" tabIndex={0}>
             <table>
@@ -142,13 +148,19 @@ export default function DirectoryPage() {
                     <td data-label="User name">{user.userName}</td>
                     <td data-label="Name">{user.displayName}</td>
                     <td data-label="End user">
-                      {user.endUser ? <Link href={`/end-users/${user.endUser.id}`}>{user.endUser.email}</Link> : <span className="muted">none (no address)</span>}
+                      {user.endUser ? (
+                        <Link href={`/end-users/${user.endUser.id}`}>{user.endUser.email}</Link>
+                      ) : (
+                        <span className="muted">none (no address)</span>
+                      )}
                     </td>
                     <td data-label="State">
                       {user.active ? (
                         <span className="badge">Active</span>
                       ) : (
-                        <span className="badge revoked">{user.endUser?.suspendedAt ? `Suspended ${when(user.endUser.suspendedAt)}` : "Inactive"}</span>
+                        <span className="badge revoked">
+                          {user.endUser?.suspendedAt ? `Suspended ${when(user.endUser.suspendedAt)}` : "Inactive"}
+                        </span>
                       )}
                     </td>
                     <td data-label="Synced">{when(user.updatedAt)}</td>
@@ -162,13 +174,18 @@ export default function DirectoryPage() {
 
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Directory groups</h2>
-        <p className="muted">Their names and members follow the directory; give them apps and portals on their group page.</p>
-        {data && data.groups.length === 0 && <p className="muted">None yet: push groups from your identity provider.</p>}
+        <p className="muted">
+          Their names and members follow the directory; give them apps and portals on their group page.
+        </p>
+        {data && data.groups.length === 0 && (
+          <p className="muted">None yet: push groups from your identity provider.</p>
+        )}
         {data && data.groups.length > 0 && (
           <ul>
             {data.groups.map((group) => (
               <li key={group.id}>
-                <Link href={`/groups/${group.id}`}>{group.name}</Link> <span className="muted">({group.memberCount} members)</span>
+                <Link href={`/groups/${group.id}`}>{group.name}</Link>{" "}
+                <span className="muted">({group.memberCount} members)</span>
               </li>
             ))}
           </ul>

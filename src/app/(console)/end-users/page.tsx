@@ -46,20 +46,34 @@ export default function EndUsersPage() {
 
   function submitProvision(event: FormEvent) {
     event.preventDefault();
-    provision.mutate({ email, fullName: fullName || undefined, tierPlanIds: planIds, groupIds: chosenGroups.map((group) => group.id) });
+    provision.mutate({
+      email,
+      fullName: fullName || undefined,
+      tierPlanIds: planIds,
+      groupIds: chosenGroups.map((group) => group.id),
+    });
   }
 
   const livePlans = plans.data?.tierPlans.filter((plan) => !plan.archived) ?? [];
 
   return (
     <>
-      <PageHeader title="End users" description="The people your organization serves: the plans, groups and grants they hold decide which apps they may use, in which portals." />
+      <PageHeader
+        title="End users"
+        description="The people your organization serves: the plans, groups and grants they hold decide which apps they may use, in which portals."
+      />
       <form className="panel form" onSubmit={submitProvision} aria-label="Provision an end user">
         <h2 style={{ marginTop: 0 }}>Provision an end user</h2>
         <div className="row">
           <label>
             Email
-            <input type="email" required maxLength={MAX_EMAIL_CHARS} value={email} onChange={(e) => setEmail(e.target.value)} />
+            <input
+              type="email"
+              required
+              maxLength={MAX_EMAIL_CHARS}
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+            />
           </label>
           <label>
             Full name
@@ -75,7 +89,9 @@ export default function EndUsersPage() {
                   <input
                     type="checkbox"
                     checked={planIds.includes(plan.id)}
-                    onChange={(e) => setPlanIds(e.target.checked ? [...planIds, plan.id] : planIds.filter((id) => id !== plan.id))}
+                    onChange={(e) =>
+                      setPlanIds(e.target.checked ? [...planIds, plan.id] : planIds.filter((id) => id !== plan.id))
+                    }
                   />
                   {plan.name} <span className="muted">({plan.creditAllowance} credits)</span>
                 </label>
@@ -91,7 +107,11 @@ export default function EndUsersPage() {
                 {chosenGroups.map((group) => (
                   <div key={group.id} className="item row" data-testid="chosen-group">
                     <span style={{ flex: 1 }}>{group.name}</span>
-                    <button type="button" aria-label={`Remove ${group.name}`} onClick={() => setChosenGroups(chosenGroups.filter((chosen) => chosen.id !== group.id))}>
+                    <button
+                      type="button"
+                      aria-label={`Remove ${group.name}`}
+                      onClick={() => setChosenGroups(chosenGroups.filter((chosen) => chosen.id !== group.id))}
+                    >
                       Remove
                     </button>
                   </div>
@@ -114,7 +134,8 @@ export default function EndUsersPage() {
         )}
         {provision.data && (
           <p role="status">
-            {provision.data.created ? "Created" : "Updated"} <Link href={`/end-users/${provision.data.endUser.id}`}>{provision.data.endUser.email}</Link>.
+            {provision.data.created ? "Created" : "Updated"}{" "}
+            <Link href={`/end-users/${provision.data.endUser.id}`}>{provision.data.endUser.email}</Link>.
           </p>
         )}
         <div>
@@ -126,7 +147,12 @@ export default function EndUsersPage() {
 
       <div className="panel">
         <form className="row" onSubmit={submitSearch} role="search">
-          <input aria-label="Search by email" placeholder="Search by email" value={search} onChange={(e) => setSearch(e.target.value)} />
+          <input
+            aria-label="Search by email"
+            placeholder="Search by email"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+          />
           <button type="submit">Search</button>
         </form>
         {list.error && (
@@ -135,7 +161,11 @@ export default function EndUsersPage() {
           </p>
         )}
         {list.data && list.data.endUsers.length === 0 && (
-          <p className="muted">{query ? `No end user's email contains “${query}”.` : "No end users yet: provision the first one above, or over the API (POST /end-users)."}</p>
+          <p className="muted">
+            {query
+              ? `No end user's email contains “${query}”.`
+              : "No end users yet: provision the first one above, or over the API (POST /end-users)."}
+          </p>
         )}
         {list.data && list.data.endUsers.length > 0 && (
           <DataTable
@@ -146,9 +176,18 @@ export default function EndUsersPage() {
             empty={null}
             cards
             columns={[
-              { key: "email", header: "Email", cell: (user) => <Link href={`/end-users/${user.id}`}>{user.email}</Link> },
+              {
+                key: "email",
+                header: "Email",
+                cell: (user) => <Link href={`/end-users/${user.id}`}>{user.email}</Link>,
+              },
               { key: "name", header: "Name", cell: (user) => user.fullName },
-              { key: "created", header: "Created", nowrap: true, cell: (user) => <span className="muted">{new Date(user.createdAt).toLocaleString()}</span> },
+              {
+                key: "created",
+                header: "Created",
+                nowrap: true,
+                cell: (user) => <span className="muted">{new Date(user.createdAt).toLocaleString()}</span>,
+              },
               {
                 key: "status",
                 header: "Status",
@@ -172,7 +211,11 @@ export default function EndUsersPage() {
             <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
               Previous
             </button>
-            <button type="button" disabled={!list.data?.nextCursor} onClick={() => list.data?.nextCursor && setCursors([...cursors, list.data.nextCursor])}>
+            <button
+              type="button"
+              disabled={!list.data?.nextCursor}
+              onClick={() => list.data?.nextCursor && setCursors([...cursors, list.data.nextCursor])}
+            >
               Next
             </button>
           </div>

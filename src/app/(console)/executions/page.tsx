@@ -5,9 +5,22 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Fragment, Suspense, useState, type ReactNode } from "react";
 import { ExecutionTrace, formatMs } from "@/components/runtime/execution-trace";
 import Link from "next/link";
-import { EntityLink, EntityName, EntityPicker, entityHref, useEntities, type EntityKind } from "@/components/entity-picker";
+import {
+  EntityLink,
+  EntityName,
+  EntityPicker,
+  entityHref,
+  useEntities,
+  type EntityKind,
+} from "@/components/entity-picker";
 import { EndUserPicker } from "@/components/provisioning/end-user-picker";
-import { EXECUTION_STATUSES, FEEDBACK_RATINGS, type Execution, type ExecutionStatus, type FeedbackRating } from "@/schemas/runtime";
+import {
+  EXECUTION_STATUSES,
+  FEEDBACK_RATINGS,
+  type Execution,
+  type ExecutionStatus,
+  type FeedbackRating,
+} from "@/schemas/runtime";
 import { useTRPC } from "@/lib/trpc";
 import { ErrorAlert, LoadMore, PageHeader, useCursorList } from "@/components/console";
 import { RefusalsList } from "@/components/usage/refusals-list";
@@ -71,11 +84,26 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
   const items = useEntities(ITEM_KINDS);
   const item = items.entities.find((entity) => entity.id === filter.item);
   return (
-    <div className="row" style={{ alignItems: "flex-end", marginBottom: "1rem" }} role="search" aria-label="Filter executions">
+    <div
+      className="row"
+      style={{ alignItems: "flex-end", marginBottom: "1rem" }}
+      role="search"
+      aria-label="Filter executions"
+    >
       {filter.item ? (
-        <Chosen label="App, agent or flow" onClear={() => onChange({ ...filter, item: undefined, itemKind: undefined })} clearLabel="All items">
+        <Chosen
+          label="App, agent or flow"
+          onClear={() => onChange({ ...filter, item: undefined, itemKind: undefined })}
+          clearLabel="All items"
+        >
           <span data-testid="item-filter">
-            {item ? <EntityLink kind={item.kind} id={item.id} name={item.name} /> : filter.itemKind ? <EntityName kind={filter.itemKind} id={filter.item} /> : "…"}
+            {item ? (
+              <EntityLink kind={item.kind} id={item.id} name={item.name} />
+            ) : filter.itemKind ? (
+              <EntityName kind={filter.itemKind} id={filter.item} />
+            ) : (
+              "…"
+            )}
           </span>
         </Chosen>
       ) : (
@@ -83,12 +111,19 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
           kinds={ITEM_KINDS}
           label="App, agent or flow"
           emptyText="No apps, agents or flows yet."
-          onPick={(entity) => onChange({ ...filter, item: entity.id, itemKind: ITEM_KINDS.find((known) => known === entity.kind) })}
+          onPick={(entity) =>
+            onChange({ ...filter, item: entity.id, itemKind: ITEM_KINDS.find((known) => known === entity.kind) })
+          }
         />
       )}
       <label>
         Status
-        <select value={filter.status ?? ""} onChange={(e) => onChange({ ...filter, status: STATUSES.find((known) => known === e.target.value), code: undefined })}>
+        <select
+          value={filter.status ?? ""}
+          onChange={(e) =>
+            onChange({ ...filter, status: STATUSES.find((known) => known === e.target.value), code: undefined })
+          }
+        >
           <option value="">Any status</option>
           {EXECUTION_STATUSES.map((status) => (
             <option key={status} value={status}>
@@ -102,7 +137,10 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
       {filter.status === REFUSED ? (
         <label>
           Why
-          <select value={filter.code ?? ""} onChange={(e) => onChange({ ...filter, code: REFUSAL_CODES.find((known) => known === e.target.value) })}>
+          <select
+            value={filter.code ?? ""}
+            onChange={(e) => onChange({ ...filter, code: REFUSAL_CODES.find((known) => known === e.target.value) })}
+          >
             <option value="">Any reason</option>
             {REFUSAL_CODES.map((code) => (
               <option key={code} value={code}>
@@ -114,7 +152,12 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
       ) : (
         <label>
           Feedback
-          <select value={filter.feedback ?? ""} onChange={(e) => onChange({ ...filter, feedback: FEEDBACK_RATINGS.find((known) => known === e.target.value) })}>
+          <select
+            value={filter.feedback ?? ""}
+            onChange={(e) =>
+              onChange({ ...filter, feedback: FEEDBACK_RATINGS.find((known) => known === e.target.value) })
+            }
+          >
             <option value="">Any feedback</option>
             {FEEDBACK_RATINGS.map((rating) => (
               <option key={rating} value={rating}>
@@ -133,7 +176,10 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
       )}
       <label>
         Portal
-        <select value={filter.portal ?? ""} onChange={(e) => onChange({ ...filter, portal: e.target.value || undefined })}>
+        <select
+          value={filter.portal ?? ""}
+          onChange={(e) => onChange({ ...filter, portal: e.target.value || undefined })}
+        >
           <option value="">All portals and doors</option>
           {portals.data?.portals.map((portal) => (
             <option key={portal.id} value={portal.id}>
@@ -150,7 +196,17 @@ const ITEM_KINDS = ["app", "agent", "flow"] as const;
 type ItemKind = (typeof ITEM_KINDS)[number];
 
 /** A filter that is set: what it is set to, and the button that clears it. */
-function Chosen({ label, clearLabel, onClear, children }: { label: string; clearLabel: string; onClear: () => void; children: ReactNode }) {
+function Chosen({
+  label,
+  clearLabel,
+  onClear,
+  children,
+}: {
+  label: string;
+  clearLabel: string;
+  onClear: () => void;
+  children: ReactNode;
+}) {
   return (
     <div style={{ display: "flex", flexDirection: "column", gap: "0.3rem", fontSize: "0.9rem" }}>
       {label}
@@ -185,10 +241,15 @@ function Refused({ filter }: { filter: Filter }) {
   const filterBy = useFilterBy();
   return (
     <>
-      <PageHeader title="Executions" description="Runs refused before they ran: nothing ran and nothing was charged, so they have no trace. Newest first." />
+      <PageHeader
+        title="Executions"
+        description="Runs refused before they ran: nothing ran and nothing was charged, so they have no trace. Newest first."
+      />
       <div className="panel" style={{ overflowX: "auto" }}>
         <Filters filter={filter} onChange={filterBy} />
-        <RefusalsList filter={{ code: filter.code, appId: filter.item, endUserId: filter.endUser, portalId: filter.portal }} />
+        <RefusalsList
+          filter={{ code: filter.code, appId: filter.item, endUserId: filter.endUser, portalId: filter.portal }}
+        />
       </div>
     </>
   );
@@ -235,7 +296,11 @@ function Runs({ filter }: { filter: Filter & { status?: ExecutionStatus | typeof
         <Filters filter={filter} onChange={filterBy} />
         {executions.isLoading && <p className="muted">Loading…</p>}
         <ErrorAlert error={executions.error} />
-        {executions.isLoaded && rows.length === 0 && <p className="muted">{FILTER_KEYS.some((key) => filter[key]) ? "No runs match these filters." : "No runs yet."}</p>}
+        {executions.isLoaded && rows.length === 0 && (
+          <p className="muted">
+            {FILTER_KEYS.some((key) => filter[key]) ? "No runs match these filters." : "No runs yet."}
+          </p>
+        )}
         {rows.length > 0 && (
           // On a phone each run is a card (console.css, .table-cards) and its open trace reads under it at the page's width.
           <div className="table-scroll table-cards" role="region" aria-label="Runs" tabIndex={0}>
@@ -261,7 +326,9 @@ function Runs({ filter }: { filter: Filter & { status?: ExecutionStatus | typeof
                       <td data-testid="execution-item" style={{ minWidth: "9rem" }} data-label="Ran">
                         {execution.itemName !== null ? (
                           // A link only: the id to copy is on the item's page, not on every run.
-                          <Link href={entityHref(execution.itemKind as EntityKind, execution.itemId)}>{execution.itemName || "Untitled"}</Link>
+                          <Link href={entityHref(execution.itemKind as EntityKind, execution.itemId)}>
+                            {execution.itemName || "Untitled"}
+                          </Link>
                         ) : (
                           <span className="muted">A deleted {execution.itemKind}</span>
                         )}
@@ -270,10 +337,22 @@ function Runs({ filter }: { filter: Filter & { status?: ExecutionStatus | typeof
                         </div>
                       </td>
                       <td className="nowrap" data-label="Status">
-                        {execution.status === "succeeded" ? <span className="badge">succeeded</span> : <span className="badge revoked">{execution.status}</span>}
+                        {execution.status === "succeeded" ? (
+                          <span className="badge">succeeded</span>
+                        ) : (
+                          <span className="badge revoked">{execution.status}</span>
+                        )}
                         {execution.feedback && (
-                          <div className="muted" data-testid="execution-feedback" title={execution.feedback.reason ?? undefined}>
-                            {execution.feedback.rating === "up" ? <ThumbsUp size={14} aria-hidden /> : <ThumbsDown size={14} aria-hidden />}{" "}
+                          <div
+                            className="muted"
+                            data-testid="execution-feedback"
+                            title={execution.feedback.reason ?? undefined}
+                          >
+                            {execution.feedback.rating === "up" ? (
+                              <ThumbsUp size={14} aria-hidden />
+                            ) : (
+                              <ThumbsDown size={14} aria-hidden />
+                            )}{" "}
                             {FEEDBACK_LABELS[execution.feedback.rating]}
                             {execution.feedback.reason ? `: “${execution.feedback.reason}”` : ""}
                           </div>
@@ -302,7 +381,11 @@ function Runs({ filter }: { filter: Filter & { status?: ExecutionStatus | typeof
                         )}
                       </td>
                       <td className="nowrap">
-                        <button type="button" aria-expanded={open === execution.id} onClick={() => setOpen(open === execution.id ? null : execution.id)}>
+                        <button
+                          type="button"
+                          aria-expanded={open === execution.id}
+                          onClick={() => setOpen(open === execution.id ? null : execution.id)}
+                        >
                           {open === execution.id ? "Hide trace" : "Trace"}
                         </button>
                       </td>

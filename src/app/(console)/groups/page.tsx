@@ -28,7 +28,10 @@ export default function GroupsPage() {
 
   return (
     <>
-      <PageHeader title="User groups" description="End users in a group share its grants and the portals it is admitted to." />
+      <PageHeader
+        title="User groups"
+        description="End users in a group share its grants and the portals it is admitted to."
+      />
       {groups.error && (
         <p role="alert" className="error">
           {errorMessage(groups.error)}
@@ -57,7 +60,9 @@ export default function GroupsPage() {
         </div>
       </form>
       <div className="panel">
-        {groups.data?.userGroups.length === 0 && <p className="muted">No groups yet: create one above, then grant it apps and add end users from its page.</p>}
+        {groups.data?.userGroups.length === 0 && (
+          <p className="muted">No groups yet: create one above, then grant it apps and add end users from its page.</p>
+        )}
         {groups.data && groups.data.userGroups.length > 0 && (
           <table>
             <thead>
@@ -71,7 +76,8 @@ export default function GroupsPage() {
               {groups.data.userGroups.map((group) => (
                 <tr key={group.id}>
                   <td>
-                    <Link href={`/groups/${group.id}`}>{group.name}</Link> {group.planId && <span className="badge">Plan group</span>}
+                    <Link href={`/groups/${group.id}`}>{group.name}</Link>{" "}
+                    {group.planId && <span className="badge">Plan group</span>}
                   </td>
                   <td>{group.memberCount}</td>
                   <td className="muted">{group.description}</td>

@@ -49,7 +49,8 @@ export default function KeysPage() {
       {created && (
         <div className="notice" role="status">
           <p>
-            <strong>{created.name}</strong> was created. Copy its secret now: it is shown only once and cannot be recovered.
+            <strong>{created.name}</strong> was created. Copy its secret now: it is shown only once and cannot be
+            recovered.
           </p>
           <div className="row">
             <code className="secret" data-testid="new-key-secret">
@@ -67,7 +68,13 @@ export default function KeysPage() {
         <h2 style={{ marginTop: 0 }}>Create a key</h2>
         <label>
           Name
-          <input required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. CRM sync" />
+          <input
+            required
+            maxLength={100}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder="e.g. CRM sync"
+          />
         </label>
         <fieldset className="row" style={{ border: 0, padding: 0 }}>
           <legend className="muted">Kind</legend>
@@ -76,7 +83,13 @@ export default function KeysPage() {
             Personal (acts as you, limited by your role)
           </label>
           <label className="inline">
-            <input type="radio" name="kind" checked={kind === "organization"} onChange={() => setKind("organization")} disabled={!mayChangeSettings} />
+            <input
+              type="radio"
+              name="kind"
+              checked={kind === "organization"}
+              onChange={() => setKind("organization")}
+              disabled={!mayChangeSettings}
+            />
             Organization{mayChangeSettings ? "" : " (admins only)"}
           </label>
         </fieldset>
@@ -121,7 +134,9 @@ export default function KeysPage() {
             {errorMessage(revoke.error)}
           </p>
         )}
-        {keys.data && keys.data.length === 0 && <p className="muted">No keys yet: create one above to call the REST API or connect an MCP client.</p>}
+        {keys.data && keys.data.length === 0 && (
+          <p className="muted">No keys yet: create one above to call the REST API or connect an MCP client.</p>
+        )}
         {keys.data && keys.data.length > 0 && (
           // On a phone each key is a card (console.css, .table-cards), each cell under its column's name.
           <div className="table-scroll table-cards" role="region" aria-label="Keys table" tabIndex={0}>
@@ -157,7 +172,11 @@ export default function KeysPage() {
                       {formatTime(key.lastUsedAt)}
                     </td>
                     <td className="nowrap" data-label="Status">
-                      {key.revokedAt ? <span className="badge revoked">Revoked</span> : <span className="badge">Active</span>}
+                      {key.revokedAt ? (
+                        <span className="badge revoked">Revoked</span>
+                      ) : (
+                        <span className="badge">Active</span>
+                      )}
                     </td>
                     <td>
                       {!key.revokedAt && (

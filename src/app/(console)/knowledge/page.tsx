@@ -34,7 +34,10 @@ export default function KnowledgePage() {
   }
   return (
     <>
-      <PageHeader title="Knowledge" description="Knowledgebases: pages you write and documents you add, which agents search when they answer." />
+      <PageHeader
+        title="Knowledge"
+        description="Knowledgebases: pages you write and documents you add, which agents search when they answer."
+      />
       <form className="panel form" onSubmit={submit} aria-label="Create a knowledgebase">
         <h2 style={{ marginTop: 0 }}>New knowledgebase</h2>
         <FormField label="Name">
@@ -53,7 +56,13 @@ export default function KnowledgePage() {
       <div className="panel">
         <div role="search" aria-label="Find knowledgebases" style={{ marginBottom: "0.75rem" }}>
           <FormField label="Find by name">
-            <input type="search" maxLength={200} value={search} onChange={(e) => setSearch(e.target.value)} placeholder="Type part of a name…" />
+            <input
+              type="search"
+              maxLength={200}
+              value={search}
+              onChange={(e) => setSearch(e.target.value)}
+              placeholder="Type part of a name…"
+            />
           </FormField>
         </div>
         {list.isLoading && <p className="muted">Loading…</p>}
@@ -75,8 +84,20 @@ export default function KnowledgePage() {
                 </>
               ),
             },
-            { key: "sources", header: "Sources", nowrap: true, sortValue: (kb) => kb.counts.sources, cell: (kb) => kb.counts.sources },
-            { key: "pages", header: "Pages", nowrap: true, sortValue: (kb) => kb.counts.pages, cell: (kb) => kb.counts.pages },
+            {
+              key: "sources",
+              header: "Sources",
+              nowrap: true,
+              sortValue: (kb) => kb.counts.sources,
+              cell: (kb) => kb.counts.sources,
+            },
+            {
+              key: "pages",
+              header: "Pages",
+              nowrap: true,
+              sortValue: (kb) => kb.counts.pages,
+              cell: (kb) => kb.counts.pages,
+            },
             {
               key: "updated",
               header: "Updated",

@@ -27,19 +27,23 @@ export default function McpPage() {
   const [secret, setSecret] = useState("");
 
   const url = origin ? mcpUrl(origin) : MCP_ROUTE;
-  const myKeys = (keys.data ?? []).filter((key) => key.kind === "personal" && key.memberId === me.data?.member.id && !key.revokedAt);
+  const myKeys = (keys.data ?? []).filter(
+    (key) => key.kind === "personal" && key.memberId === me.data?.member.id && !key.revokedAt,
+  );
   const snippets = mcpSnippets(url, secret.trim() || undefined);
 
   return (
     <>
       <PageHeader title="MCP server" />
       <p className="muted">
-        Connect an MCP client (Claude Desktop, Cursor, an agent framework) with your personal API key: your AI can read and search knowledgebases, write pages under the same review
-        rules as the API, and talk to published apps. It acts as you, limited by your key&apos;s scopes and your role.
+        Connect an MCP client (Claude Desktop, Cursor, an agent framework) with your personal API key: your AI can read
+        and search knowledgebases, write pages under the same review rules as the API, and talk to published apps. It
+        acts as you, limited by your key&apos;s scopes and your role.
       </p>
       {me.data && !me.data.organization.mcpEnabled && (
         <div className="notice" role="status" data-testid="mcp-disabled">
-          The MCP server is turned off for this organization: clients get <code>api_disabled</code>. An admin can turn it on in <Link href="/settings">Settings</Link>.
+          The MCP server is turned off for this organization: clients get <code>api_disabled</code>. An admin can turn
+          it on in <Link href="/settings">Settings</Link>.
         </div>
       )}
 
@@ -52,8 +56,9 @@ export default function McpPage() {
           <CopyButton text={url} />
         </div>
         <p className="muted">
-          Streamable HTTP, stateless. Send <code>Authorization: Bearer sk_mem_…</code> with a personal key; organization keys are refused (<code>member_key_required</code>). Each
-          HTTP request counts against the key&apos;s rate limit, as on the REST API.
+          Streamable HTTP, stateless. Send <code>Authorization: Bearer sk_mem_…</code> with a personal key; organization
+          keys are refused (<code>member_key_required</code>). Each HTTP request counts against the key&apos;s rate
+          limit, as on the REST API.
         </p>
       </div>
 
@@ -108,7 +113,13 @@ export default function McpPage() {
         )}
         <label style={{ maxWidth: 520 }}>
           Fill the snippets with a key (stays in this page)
-          <input type="password" autoComplete="off" value={secret} onChange={(event) => setSecret(event.target.value)} placeholder="sk_mem_…" />
+          <input
+            type="password"
+            autoComplete="off"
+            value={secret}
+            onChange={(event) => setSecret(event.target.value)}
+            placeholder="sk_mem_…"
+          />
         </label>
       </div>
 
@@ -140,8 +151,9 @@ export default function McpPage() {
           </tbody>
         </table>
         <p className="muted">
-          Pages are also resources (<code>atrium://knowledgebases/&#123;knowledgebaseId&#125;/pages/&#123;pageId&#125;</code>) that clients can attach. Errors carry the API&apos;s
-          codes in <code>{'{"error":{"code","message"}}'}</code>.
+          Pages are also resources (
+          <code>atrium://knowledgebases/&#123;knowledgebaseId&#125;/pages/&#123;pageId&#125;</code>) that clients can
+          attach. Errors carry the API&apos;s codes in <code>{'{"error":{"code","message"}}'}</code>.
         </p>
       </div>
     </>

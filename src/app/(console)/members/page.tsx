@@ -1,7 +1,15 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ConfirmButton, ConfirmDialog, DataTable, ErrorAlert, notifyDone, PageHeader, useMay } from "@/components/console";
+import {
+  ConfirmButton,
+  ConfirmDialog,
+  DataTable,
+  ErrorAlert,
+  notifyDone,
+  PageHeader,
+  useMay,
+} from "@/components/console";
 import { InvitationsPanel } from "@/components/members/invitations-panel";
 import { useTRPC } from "@/lib/trpc";
 import { ROLES, type Role } from "@/schemas/auth";
@@ -20,7 +28,9 @@ export default function MembersPage() {
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.members.list.queryKey() });
   const changeRole = useMutation(trpc.members.changeRole.mutationOptions({ onSuccess: () => void refresh() }));
   const resetPassword = useMutation(
-    trpc.members.resetPassword.mutationOptions({ onSuccess: ({ member }) => notifyDone(`A link to choose a new password was sent to ${member.email}.`) }),
+    trpc.members.resetPassword.mutationOptions({
+      onSuccess: ({ member }) => notifyDone(`A link to choose a new password was sent to ${member.email}.`),
+    }),
   );
   const remove = useMutation(
     trpc.members.remove.mutationOptions({
@@ -35,7 +45,12 @@ export default function MembersPage() {
     const previous = member.role;
     changeRole.mutate(
       { memberId: member.id, role: newRole },
-      { onSuccess: () => notifyDone(`${member.email} is now ${newRole}.`, () => changeRole.mutate({ memberId: member.id, role: previous }, { onSuccess: () => void refresh() })) },
+      {
+        onSuccess: () =>
+          notifyDone(`${member.email} is now ${newRole}.`, () =>
+            changeRole.mutate({ memberId: member.id, role: previous }, { onSuccess: () => void refresh() }),
+          ),
+      },
     );
   }
 
@@ -76,7 +91,11 @@ export default function MembersPage() {
               sortValue: (member) => ROLES.indexOf(member.role),
               cell: (member) =>
                 mayManageMembers && member.id !== me.data?.member.id ? (
-                  <select aria-label={`Role of ${member.email}`} value={member.role} onChange={(e) => setRoleChange({ member, role: e.target.value as Role })}>
+                  <select
+                    aria-label={`Role of ${member.email}`}
+                    value={member.role}
+                    onChange={(e) => setRoleChange({ member, role: e.target.value as Role })}
+                  >
                     {ROLES.map((r) => (
                       <option key={r} value={r}>
                         {r}
@@ -132,7 +151,8 @@ export default function MembersPage() {
         {roleChange && (
           <>
             <p>
-              Their role changes from {roleChange.member.role} to {roleChange.role} at once, for the console and their personal keys.
+              Their role changes from {roleChange.member.role} to {roleChange.role} at once, for the console and their
+              personal keys.
             </p>
             <p className="muted" data-testid="role-change-summary">
               {roleChange.role}: {ROLE_SUMMARIES[roleChange.role]}

@@ -14,7 +14,10 @@ export default function NotificationsPage() {
   const router = useRouter();
   const pathname = usePathname();
   const unreadOnly = useSearchParams().get("unread") === "1";
-  const list = useQuery({ ...trpc.notifications.list.queryOptions({ limit: MAX_NOTIFICATIONS_PAGE, unreadOnly }), refetchInterval: 30_000 });
+  const list = useQuery({
+    ...trpc.notifications.list.queryOptions({ limit: MAX_NOTIFICATIONS_PAGE, unreadOnly }),
+    refetchInterval: 30_000,
+  });
   const data = list.data;
 
   return (
@@ -23,20 +26,29 @@ export default function NotificationsPage() {
         title="Notifications"
         description={
           <>
-            What waits for you: pending reviews, credit requests, failed sources, disabled webhook endpoints and directory sync errors, as your role handles them. Each leaves the
-            list once it is handled. Choose which are emailed to you on <Link href="/account">your account</Link>.
+            What waits for you: pending reviews, credit requests, failed sources, disabled webhook endpoints and
+            directory sync errors, as your role handles them. Each leaves the list once it is handled. Choose which are
+            emailed to you on <Link href="/account">your account</Link>.
           </>
         }
         actions={<MarkAllReadButton disabled={!data?.unread} />}
       />
       <div className="panel">
         <label className="inline">
-          <input type="checkbox" checked={unreadOnly} onChange={(event) => router.replace(event.target.checked ? `${pathname}?unread=1` : pathname)} />
+          <input
+            type="checkbox"
+            checked={unreadOnly}
+            onChange={(event) => router.replace(event.target.checked ? `${pathname}?unread=1` : pathname)}
+          />
           Unread only{data ? ` (${data.unread} of ${data.total})` : ""}
         </label>
         {list.isLoading && <p className="muted">Loading…</p>}
         <ErrorAlert error={list.error} />
-        {data && data.notifications.length === 0 && <p className="muted">{unreadOnly && data.total > 0 ? "Everything here is read." : "Nothing waits for you."}</p>}
+        {data && data.notifications.length === 0 && (
+          <p className="muted">
+            {unreadOnly && data.total > 0 ? "Everything here is read." : "Nothing waits for you."}
+          </p>
+        )}
         {data && <NotificationItems items={data.notifications} />}
         {data && data.total > data.notifications.length && !unreadOnly && (
           <p className="muted">

@@ -20,8 +20,8 @@ export default function OutboxPage() {
         title="Outbox"
         description={
           <>
-            Emails Atrium sends (end users' sign-in codes, invitations to members), newest first. They land here when no SMTP server is configured (<code>SMTP_URL</code> and{" "}
-            <code>MAIL_FROM</code>).
+            Emails Atrium sends (end users' sign-in codes, invitations to members), newest first. They land here when no
+            SMTP server is configured (<code>SMTP_URL</code> and <code>MAIL_FROM</code>).
           </>
         }
       />
@@ -32,7 +32,11 @@ export default function OutboxPage() {
         {messages.length > 0 && (
           <ul style={{ listStyle: "none", padding: 0, margin: 0 }}>
             {messages.map((message) => (
-              <li key={message.id} data-testid="outbox-message" style={{ borderBottom: "1px solid var(--border)", padding: "0.6rem 0" }}>
+              <li
+                key={message.id}
+                data-testid="outbox-message"
+                style={{ borderBottom: "1px solid var(--border)", padding: "0.6rem 0" }}
+              >
                 <div className="row" style={{ justifyContent: "space-between", gap: "0.25rem 1rem" }}>
                   <strong style={{ overflowWrap: "anywhere" }}>{message.to}</strong>
                   <span className="muted">{new Date(message.createdAt).toLocaleString()}</span>

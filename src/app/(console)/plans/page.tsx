@@ -3,7 +3,16 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Pencil } from "lucide-react";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton, ConfirmDialog, DataTable, ErrorAlert, FormField, notifyDone, PageHeader, useMay } from "@/components/console";
+import {
+  ConfirmButton,
+  ConfirmDialog,
+  DataTable,
+  ErrorAlert,
+  FormField,
+  notifyDone,
+  PageHeader,
+  useMay,
+} from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { TierPlan } from "@/schemas/provisioning";
 
@@ -37,7 +46,10 @@ export default function PlansPage() {
 
   return (
     <>
-      <PageHeader title="Tier plans" description="Each plan an end user holds is its own subscription with its own monthly credits." />
+      <PageHeader
+        title="Tier plans"
+        description="Each plan an end user holds is its own subscription with its own monthly credits."
+      />
       {!mayGrant && <p className="muted">Admins and owners create, edit and archive plans.</p>}
       {mayGrant && (
         <form className="panel form" onSubmit={submit} aria-label="Create a tier plan">
@@ -63,7 +75,14 @@ export default function PlansPage() {
           </div>
         </form>
       )}
-      {editing && <EditPlan key={editing.id} plan={editing} subscribers={countOf.get(editing.id) ?? 0} onDone={() => setEditing(null)} />}
+      {editing && (
+        <EditPlan
+          key={editing.id}
+          plan={editing}
+          subscribers={countOf.get(editing.id) ?? 0}
+          onDone={() => setEditing(null)}
+        />
+      )}
       <div className="panel">
         <ErrorAlert error={plans.error ?? subscribers.error ?? archive.error} />
         <DataTable
@@ -72,10 +91,20 @@ export default function PlansPage() {
           rowKey={(plan) => plan.id}
           rowTestId="plan-row"
           cards
-          empty={mayGrant ? "No plans yet: create one above, then choose it when you provision an end user." : "No plans yet: an admin creates them."}
+          empty={
+            mayGrant
+              ? "No plans yet: create one above, then choose it when you provision an end user."
+              : "No plans yet: an admin creates them."
+          }
           columns={[
             { key: "name", header: "Name", cell: (plan) => plan.name, sortValue: (plan) => plan.name },
-            { key: "credits", header: "Monthly credits", cell: (plan) => plan.creditAllowance, sortValue: (plan) => plan.creditAllowance, nowrap: true },
+            {
+              key: "credits",
+              header: "Monthly credits",
+              cell: (plan) => plan.creditAllowance,
+              sortValue: (plan) => plan.creditAllowance,
+              nowrap: true,
+            },
             {
               key: "subscribers",
               header: "Subscribers",
@@ -83,8 +112,17 @@ export default function PlansPage() {
               sortValue: (plan) => countOf.get(plan.id) ?? 0,
               nowrap: true,
             },
-            { key: "group", header: "Plan group", cell: (plan) => (plan.groupId ? <Link href={`/groups/${plan.groupId}`}>{plan.name} group</Link> : "—") },
-            { key: "status", header: "Status", cell: (plan) => (plan.archived ? <span className="badge revoked">Archived</span> : <span className="badge">Live</span>) },
+            {
+              key: "group",
+              header: "Plan group",
+              cell: (plan) => (plan.groupId ? <Link href={`/groups/${plan.groupId}`}>{plan.name} group</Link> : "—"),
+            },
+            {
+              key: "status",
+              header: "Status",
+              cell: (plan) =>
+                plan.archived ? <span className="badge revoked">Archived</span> : <span className="badge">Live</span>,
+            },
             ...(mayGrant
               ? [
                   {
@@ -152,8 +190,19 @@ function EditPlan({ plan, subscribers, onDone }: { plan: TierPlan; subscribers: 
         <FormField label="Name">
           <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
         </FormField>
-        <FormField label="Monthly credits" hint={`${subscribers} active subscriber${subscribers === 1 ? " gets" : "s get"} new credits at once`}>
-          <input type="number" min={0} max={1_000_000_000} step={1} required value={credits} onChange={(e) => setCredits(e.target.value)} />
+        <FormField
+          label="Monthly credits"
+          hint={`${subscribers} active subscriber${subscribers === 1 ? " gets" : "s get"} new credits at once`}
+        >
+          <input
+            type="number"
+            min={0}
+            max={1_000_000_000}
+            step={1}
+            required
+            value={credits}
+            onChange={(e) => setCredits(e.target.value)}
+          />
         </FormField>
       </div>
       {plan.groupId && <p className="muted">The plan&apos;s group is renamed with it.</p>}
@@ -178,7 +227,8 @@ function EditPlan({ plan, subscribers, onDone }: { plan: TierPlan; subscribers: 
         onClose={() => setConfirming(false)}
       >
         <p>
-          Every active subscription to {plan.name} gets {credits} credits a month from now on (it had {plan.creditAllowance}); what they used this month stays used.
+          Every active subscription to {plan.name} gets {credits} credits a month from now on (it had{" "}
+          {plan.creditAllowance}); what they used this month stays used.
         </p>
       </ConfirmDialog>
     </form>

@@ -47,7 +47,10 @@ export default function PortalsPage() {
 
   return (
     <>
-      <PageHeader title="Portals" description="Where end users sign in with a code sent to their email and use the apps their access allows. Send them the portal's link." />
+      <PageHeader
+        title="Portals"
+        description="Where end users sign in with a code sent to their email and use the apps their access allows. Send them the portal's link."
+      />
       {!mayGrant && <p className="muted">Admins and owners create portals and change their settings.</p>}
       {mayGrant && (
         <form className="panel row" onSubmit={submit} aria-label="Create a portal">
@@ -73,7 +76,11 @@ export default function PortalsPage() {
           </p>
         )}
         {portals.data?.portals.length === 0 && (
-          <p className="muted">{mayGrant ? "No portals yet: create one above, then send end users its link." : "No portals yet: an admin creates them."}</p>
+          <p className="muted">
+            {mayGrant
+              ? "No portals yet: create one above, then send end users its link."
+              : "No portals yet: an admin creates them."}
+          </p>
         )}
         {portals.data && portals.data.portals.length > 0 && (
           <table>

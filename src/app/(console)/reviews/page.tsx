@@ -3,7 +3,16 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { CheckCheck } from "lucide-react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Suspense, useState } from "react";
-import { ConfirmButton, ErrorAlert, LoadMore, notifyDone, PageHeader, Tabs, useCursorList, useMay } from "@/components/console";
+import {
+  ConfirmButton,
+  ErrorAlert,
+  LoadMore,
+  notifyDone,
+  PageHeader,
+  Tabs,
+  useCursorList,
+  useMay,
+} from "@/components/console";
 import { REVIEW_KIND_LABEL, ReviewCard } from "@/components/review-card";
 import { useTRPC } from "@/lib/trpc";
 import { ReviewKind, ReviewStatus, type ApproveReviewsOutput } from "@/schemas/review";
@@ -36,7 +45,14 @@ function Reviews() {
   const canDecide = useMay("review");
   const authors = useQuery(trpc.reviews.authors.queryOptions({ status }));
   const list = useCursorList(
-    (cursor) => trpc.reviews.list.queryOptions({ status, limit: 20, cursor, ...(kind ? { kind } : {}), ...(authorId ? { authorId } : {}) }),
+    (cursor) =>
+      trpc.reviews.list.queryOptions({
+        status,
+        limit: 20,
+        cursor,
+        ...(kind ? { kind } : {}),
+        ...(authorId ? { authorId } : {}),
+      }),
     (page) => page.reviews,
   );
   const approveMany = useMutation(
@@ -44,7 +60,8 @@ function Reviews() {
       onSuccess: (result) => {
         setSelected(new Set());
         setOutcome(result.failed.length ? result : null);
-        if (result.approved.length) notifyDone(`Approved ${result.approved.length} ${result.approved.length === 1 ? "review" : "reviews"}.`);
+        if (result.approved.length)
+          notifyDone(`Approved ${result.approved.length} ${result.approved.length === 1 ? "review" : "reviews"}.`);
         void queryClient.invalidateQueries({ queryKey: trpc.reviews.pathKey() });
       },
     }),
@@ -94,7 +111,11 @@ function Reviews() {
       {canDecide && pendingIds.length > 0 && (
         <div className="review-bulk">
           <label>
-            <input type="checkbox" checked={chosen.length === pendingIds.length} onChange={(e) => setSelected(e.target.checked ? new Set(pendingIds) : new Set())} />
+            <input
+              type="checkbox"
+              checked={chosen.length === pendingIds.length}
+              onChange={(e) => setSelected(e.target.checked ? new Set(pendingIds) : new Set())}
+            />
             Select all shown ({pendingIds.length})
           </label>
           <ConfirmButton
@@ -116,7 +137,8 @@ function Reviews() {
           <div className="alert-body">
             <p>
               <strong>
-                {outcome.failed.length} of {outcome.failed.length + outcome.approved.length} could not be approved and stay pending:
+                {outcome.failed.length} of {outcome.failed.length + outcome.approved.length} could not be approved and
+                stay pending:
               </strong>
             </p>
             <ul>
@@ -157,12 +179,19 @@ function Reviews() {
 
   return (
     <>
-      <PageHeader title="Reviews" description="Writes made with API keys wait here when the organization reviews agent writes (Settings)." />
+      <PageHeader
+        title="Reviews"
+        description="Writes made with API keys wait here when the organization reviews agent writes (Settings)."
+      />
       <Tabs
         label="Review status"
         selected={status}
         onSelect={(id) => setFilters({ status: id })}
-        tabs={ReviewStatus.options.map((value) => ({ id: value, label: STATUS_LABEL[value], panel: value === status ? queue : null }))}
+        tabs={ReviewStatus.options.map((value) => ({
+          id: value,
+          label: STATUS_LABEL[value],
+          panel: value === status ? queue : null,
+        }))}
       />
     </>
   );

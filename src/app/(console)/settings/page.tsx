@@ -12,7 +12,11 @@ const SWITCHES = [
   ["groupsEnabled", "User groups", "Groups, group grants and portal admissions."],
   ["qualityChecker", "Quality checker", "Graded test runs for agents, flows and apps."],
   ["reviewAgentWrites", "Review agent writes", "Writes made with API keys wait in the review queue."],
-  ["passwordSignIn", "Password sign-in", "Off: members sign in with single sign-on only (owners; set it up on the Directory page first)."],
+  [
+    "passwordSignIn",
+    "Password sign-in",
+    "Off: members sign in with single sign-on only (owners; set it up on the Directory page first).",
+  ],
 ] as const;
 
 type Draft = Pick<Organization, (typeof SWITCHES)[number][0] | "name" | "accessMode"> & {
@@ -67,7 +71,11 @@ export default function SettingsPage() {
     event.preventDefault();
     if (!draft) return;
     setSaved(false);
-    update.mutate({ ...draft, maxKnowledgebases: cap(draft.maxKnowledgebases), maxSourcesPerKnowledgebase: cap(draft.maxSourcesPerKnowledgebase) });
+    update.mutate({
+      ...draft,
+      maxKnowledgebases: cap(draft.maxKnowledgebases),
+      maxSourcesPerKnowledgebase: cap(draft.maxSourcesPerKnowledgebase),
+    });
   }
 
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => {
@@ -80,8 +88,8 @@ export default function SettingsPage() {
       <PageHeader title="Organization settings" />
       <form className="panel form" onSubmit={submit} aria-label="Organization settings">
         <p className="muted">
-          Plan <strong>{organization.data.plan}</strong> · <strong>{organization.data.credits}</strong> credits. The plan and credits are set by the operator of this installation
-          (admin CLI).
+          Plan <strong>{organization.data.plan}</strong> · <strong>{organization.data.credits}</strong> credits. The
+          plan and credits are set by the operator of this installation (admin CLI).
           {!canEdit && " Only owners and admins can change settings."}
         </p>
         <fieldset disabled={!canEdit} className="form" style={{ border: 0, padding: 0 }}>
@@ -107,11 +115,23 @@ export default function SettingsPage() {
           <div className="row">
             <label>
               Max knowledgebases
-              <input type="number" min={0} placeholder="no cap" value={draft.maxKnowledgebases} onChange={(e) => set("maxKnowledgebases", e.target.value)} />
+              <input
+                type="number"
+                min={0}
+                placeholder="no cap"
+                value={draft.maxKnowledgebases}
+                onChange={(e) => set("maxKnowledgebases", e.target.value)}
+              />
             </label>
             <label>
               Max sources per knowledgebase
-              <input type="number" min={0} placeholder="no cap" value={draft.maxSourcesPerKnowledgebase} onChange={(e) => set("maxSourcesPerKnowledgebase", e.target.value)} />
+              <input
+                type="number"
+                min={0}
+                placeholder="no cap"
+                value={draft.maxSourcesPerKnowledgebase}
+                onChange={(e) => set("maxSourcesPerKnowledgebase", e.target.value)}
+              />
             </label>
           </div>
           {update.error && (

@@ -27,14 +27,19 @@ export default function WebhooksPage() {
     }),
   );
   const update = useMutation(trpc.webhooks.update.mutationOptions({ onSuccess: () => void refresh() }));
-  const remove = useMutation(trpc.webhooks.delete.mutationOptions({ onSuccess: () => (notifyDone("Endpoint removed."), void refresh()) }));
+  const remove = useMutation(
+    trpc.webhooks.delete.mutationOptions({ onSuccess: () => (notifyDone("Endpoint removed."), void refresh()) }),
+  );
   const rotate = useMutation(trpc.webhooks.rotateSecret.mutationOptions());
 
   function submit(event: FormEvent) {
     event.preventDefault();
     create.mutate({ url, eventTypes: types as never });
   }
-  const toggle = (type: string) => setTypes((current) => (current.includes(type) ? current.filter((t) => t !== type) : [...current.filter((t) => t !== "*"), type]));
+  const toggle = (type: string) =>
+    setTypes((current) =>
+      current.includes(type) ? current.filter((t) => t !== type) : [...current.filter((t) => t !== "*"), type],
+    );
 
   return (
     <>
@@ -64,18 +69,33 @@ export default function WebhooksPage() {
           <h2 style={{ marginTop: 0 }}>Add an endpoint</h2>
           <label>
             URL
-            <input required type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://crm.example.com/atrium" />
+            <input
+              required
+              type="url"
+              value={url}
+              onChange={(e) => setUrl(e.target.value)}
+              placeholder="https://crm.example.com/atrium"
+            />
           </label>
           <fieldset style={{ border: 0, padding: 0 }}>
             <legend className="muted">Events</legend>
             <label className="inline">
-              <input type="checkbox" checked={types.includes("*")} onChange={() => setTypes(types.includes("*") ? [] : ["*"])} />
+              <input
+                type="checkbox"
+                checked={types.includes("*")}
+                onChange={() => setTypes(types.includes("*") ? [] : ["*"])}
+              />
               All events
             </label>
             <div className="webhook-events">
               {WEBHOOK_EVENT_TYPES.map((type) => (
                 <label key={type} className="inline">
-                  <input type="checkbox" disabled={types.includes("*")} checked={types.includes("*") || types.includes(type)} onChange={() => toggle(type)} />
+                  <input
+                    type="checkbox"
+                    disabled={types.includes("*")}
+                    checked={types.includes("*") || types.includes(type)}
+                    onChange={() => toggle(type)}
+                  />
                   <code>{type}</code>
                 </label>
               ))}
@@ -106,11 +126,20 @@ export default function WebhooksPage() {
             empty={endpoints.isLoading ? "Loading…" : "No endpoints yet."}
             columns={[
               { key: "url", header: "URL", cell: (endpoint) => endpoint.url },
-              { key: "events", header: "Events", cell: (endpoint) => (endpoint.eventTypes.includes("*") ? "All events" : endpoint.eventTypes.join(", ")) },
+              {
+                key: "events",
+                header: "Events",
+                cell: (endpoint) => (endpoint.eventTypes.includes("*") ? "All events" : endpoint.eventTypes.join(", ")),
+              },
               {
                 key: "status",
                 header: "Status",
-                cell: (endpoint) => (endpoint.enabled ? <span className="badge">Enabled</span> : <span className="badge revoked">{endpoint.disabledReason ?? "Disabled"}</span>),
+                cell: (endpoint) =>
+                  endpoint.enabled ? (
+                    <span className="badge">Enabled</span>
+                  ) : (
+                    <span className="badge revoked">{endpoint.disabledReason ?? "Disabled"}</span>
+                  ),
               },
               {
                 key: "actions",
@@ -120,13 +149,21 @@ export default function WebhooksPage() {
                     <button type="button" onClick={() => setOpen(open === endpoint.id ? null : endpoint.id)}>
                       Deliveries
                     </button>
-                    <button type="button" onClick={() => update.mutate({ id: endpoint.id, enabled: !endpoint.enabled })}>
+                    <button
+                      type="button"
+                      onClick={() => update.mutate({ id: endpoint.id, enabled: !endpoint.enabled })}
+                    >
                       {endpoint.enabled ? "Disable" : "Enable"}
                     </button>
                     <button type="button" onClick={() => rotate.mutate({ id: endpoint.id })}>
                       Rotate secret
                     </button>
-                    <ConfirmButton label="Remove" title={`Remove ${endpoint.url}?`} description="It receives nothing more." onConfirm={() => remove.mutate({ id: endpoint.id })} />
+                    <ConfirmButton
+                      label="Remove"
+                      title={`Remove ${endpoint.url}?`}
+                      description="It receives nothing more."
+                      onConfirm={() => remove.mutate({ id: endpoint.id })}
+                    />
                   </div>
                 ),
               },
@@ -145,7 +182,10 @@ function Deliveries({ endpointId }: { endpointId: string }) {
   const deliveries = useQuery(trpc.webhooks.deliveries.queryOptions({ id: endpointId, limit: 50 }));
   const replay = useMutation(
     trpc.webhooks.replay.mutationOptions({
-      onSuccess: () => (notifyDone("Queued again."), void queryClient.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() })),
+      onSuccess: () => (
+        notifyDone("Queued again."),
+        void queryClient.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() })
+      ),
     }),
   );
   return (
@@ -159,7 +199,12 @@ function Deliveries({ endpointId }: { endpointId: string }) {
         rowKey={(delivery) => delivery.id}
         empty={deliveries.isLoading ? "Loading…" : "Nothing sent yet."}
         columns={[
-          { key: "when", header: "Queued", nowrap: true, cell: (delivery) => new Date(delivery.createdAt).toLocaleString() },
+          {
+            key: "when",
+            header: "Queued",
+            nowrap: true,
+            cell: (delivery) => new Date(delivery.createdAt).toLocaleString(),
+          },
           { key: "type", header: "Event", cell: (delivery) => delivery.type },
           { key: "status", header: "Status", cell: (delivery) => delivery.status },
           {

@@ -2,4 +2,10 @@ import { unknownApiRoute } from "@/server/http/api-routes";
 
 export const dynamic = "force-dynamic";
 
-export { unknownApiRoute as GET, unknownApiRoute as POST, unknownApiRoute as PUT, unknownApiRoute as PATCH, unknownApiRoute as DELETE };
+export {
+  unknownApiRoute as GET,
+  unknownApiRoute as POST,
+  unknownApiRoute as PUT,
+  unknownApiRoute as PATCH,
+  unknownApiRoute as DELETE,
+};

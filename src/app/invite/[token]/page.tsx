@@ -35,7 +35,10 @@ export default function InvitationPage() {
     return (
       <main className="auth-page">
         <section className="panel auth-card" aria-labelledby="invitation-title" data-testid="invitation-unusable">
-          <PageHeader title={UNUSABLE_TITLE[code ?? ""] ?? "This link could not be opened"} headingId="invitation-title" />
+          <PageHeader
+            title={UNUSABLE_TITLE[code ?? ""] ?? "This link could not be opened"}
+            headingId="invitation-title"
+          />
           <p>{message}</p>
           <p>
             <Link href="/sign-in">Go to sign in</Link>
@@ -47,7 +50,11 @@ export default function InvitationPage() {
 
   const invitation = preview.data;
   const reset = invitation?.purpose === "reset";
-  const title = !invitation ? "Your invitation" : reset ? `New password for ${invitation.organizationName}` : `Join ${invitation.organizationName}`;
+  const title = !invitation
+    ? "Your invitation"
+    : reset
+      ? `New password for ${invitation.organizationName}`
+      : `Join ${invitation.organizationName}`;
   const description = !invitation
     ? "Opening your link…"
     : reset
@@ -55,22 +62,44 @@ export default function InvitationPage() {
       : `You are invited as ${invitation.role}. ${ROLE_SUMMARIES[invitation.role]}`;
   return (
     <main className="auth-page">
-      <form className="panel auth-card form" onSubmit={submit} aria-labelledby="invitation-title" aria-busy={!invitation}>
+      <form
+        className="panel auth-card form"
+        onSubmit={submit}
+        aria-labelledby="invitation-title"
+        aria-busy={!invitation}
+      >
         <PageHeader title={title} headingId="invitation-title" description={description} />
         <FormField label="Email">
           <input type="email" autoComplete="username" readOnly value={invitation?.email ?? ""} />
         </FormField>
         <FormField label="Choose a password" hint="At least 10 characters.">
-          <input type="password" autoComplete="new-password" required minLength={10} maxLength={200} value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={10}
+            maxLength={200}
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </FormField>
         <FormField label="Repeat the password" error={mismatch ? "The two passwords differ." : undefined}>
-          <input type="password" autoComplete="new-password" required maxLength={200} value={repeated} onChange={(e) => setRepeated(e.target.value)} />
+          <input
+            type="password"
+            autoComplete="new-password"
+            required
+            maxLength={200}
+            value={repeated}
+            onChange={(e) => setRepeated(e.target.value)}
+          />
         </FormField>
         <ErrorAlert error={accept.error} />
         <button className="primary" type="submit" disabled={!invitation || accept.isPending || mismatch}>
           {accept.isPending ? "Signing in…" : reset ? "Set password and sign in" : "Set password and join"}
         </button>
-        {invitation && <p className="muted">This link works once, until {new Date(invitation.expiresAt).toLocaleString()}.</p>}
+        {invitation && (
+          <p className="muted">This link works once, until {new Date(invitation.expiresAt).toLocaleString()}.</p>
+        )}
       </form>
     </main>
   );

@@ -6,7 +6,13 @@ import { PortalProviders } from "@/components/portal/portal-trpc";
 
 export const metadata: Metadata = { title: "Atrium" };
 
-export default async function PortalLayout({ params, children }: { params: Promise<{ portal: string }>; children: ReactNode }) {
+export default async function PortalLayout({
+  params,
+  children,
+}: {
+  params: Promise<{ portal: string }>;
+  children: ReactNode;
+}) {
   const { portal } = await params;
   const { language, portalDefault } = await portalRequest(portal);
   return (

@@ -29,10 +29,14 @@ export const de: Messages = {
       email: "E-Mail",
       sending: "Wird gesendet…",
       sendCode: "Code senden",
-      codeSent_one: "Ein 6-stelliger Code ist unterwegs an <email>{{email}}</email>, sofern diese Adresse hier Zugang hat. Er läuft in {{count, number}} Minute ab.",
-      codeSent_other: "Ein 6-stelliger Code ist unterwegs an <email>{{email}}</email>, sofern diese Adresse hier Zugang hat. Er läuft in {{count, number}} Minuten ab.",
-      newCodeSent_one: "Ein neuer Code ist unterwegs an <email>{{email}}</email>, sofern diese Adresse hier Zugang hat. Er läuft in {{count, number}} Minute ab.",
-      newCodeSent_other: "Ein neuer Code ist unterwegs an <email>{{email}}</email>, sofern diese Adresse hier Zugang hat. Er läuft in {{count, number}} Minuten ab.",
+      codeSent_one:
+        "Ein 6-stelliger Code ist unterwegs an <email>{{email}}</email>, sofern diese Adresse hier Zugang hat. Er läuft in {{count, number}} Minute ab.",
+      codeSent_other:
+        "Ein 6-stelliger Code ist unterwegs an <email>{{email}}</email>, sofern diese Adresse hier Zugang hat. Er läuft in {{count, number}} Minuten ab.",
+      newCodeSent_one:
+        "Ein neuer Code ist unterwegs an <email>{{email}}</email>, sofern diese Adresse hier Zugang hat. Er läuft in {{count, number}} Minute ab.",
+      newCodeSent_other:
+        "Ein neuer Code ist unterwegs an <email>{{email}}</email>, sofern diese Adresse hier Zugang hat. Er läuft in {{count, number}} Minuten ab.",
       code: "6-stelliger Code",
       codeFormat: "Der Code hat 6 Ziffern",
       signingIn: "Anmeldung…",
@@ -45,7 +49,8 @@ export const de: Messages = {
       hello: "Hallo",
       helloName: "Hallo, {{name}}",
       yourApps: "Ihre Apps",
-      noApps: "Hier gibt es noch keine App für Sie. Sobald {{organization}} Ihnen Zugang zu einer gibt, erscheint sie auf dieser Seite.",
+      noApps:
+        "Hier gibt es noch keine App für Sie. Sobald {{organization}} Ihnen Zugang zu einer gibt, erscheint sie auf dieser Seite.",
       ask: "{{name}} fragen",
     },
     credits: {
@@ -112,7 +117,8 @@ export const de: Messages = {
       not_found: "Das steht Ihnen hier nicht zur Verfügung.",
       insufficient_credits: "Im Moment sind keine Credits mehr übrig.",
       service_disabled: "Diese App ist im Moment abgeschaltet.",
-      connection_lost: "Die Verbindung brach ab, bevor die Antwort fertig war. Ihre Nachricht ist erhalten; versuchen Sie es erneut.",
+      connection_lost:
+        "Die Verbindung brach ab, bevor die Antwort fertig war. Ihre Nachricht ist erhalten; versuchen Sie es erneut.",
     },
   },
   chat: {

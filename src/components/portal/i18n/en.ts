@@ -30,10 +30,14 @@ export const en = {
       email: "Email",
       sending: "Sending…",
       sendCode: "Send me a code",
-      codeSent_one: "A 6-digit code is on its way to <email>{{email}}</email> if it has access here. It expires in {{count, number}} minute.",
-      codeSent_other: "A 6-digit code is on its way to <email>{{email}}</email> if it has access here. It expires in {{count, number}} minutes.",
-      newCodeSent_one: "A new code is on its way to <email>{{email}}</email> if it has access here. It expires in {{count, number}} minute.",
-      newCodeSent_other: "A new code is on its way to <email>{{email}}</email> if it has access here. It expires in {{count, number}} minutes.",
+      codeSent_one:
+        "A 6-digit code is on its way to <email>{{email}}</email> if it has access here. It expires in {{count, number}} minute.",
+      codeSent_other:
+        "A 6-digit code is on its way to <email>{{email}}</email> if it has access here. It expires in {{count, number}} minutes.",
+      newCodeSent_one:
+        "A new code is on its way to <email>{{email}}</email> if it has access here. It expires in {{count, number}} minute.",
+      newCodeSent_other:
+        "A new code is on its way to <email>{{email}}</email> if it has access here. It expires in {{count, number}} minutes.",
       code: "6-digit code",
       codeFormat: "The code is 6 digits",
       signingIn: "Signing in…",
@@ -46,7 +50,8 @@ export const en = {
       hello: "Hello",
       helloName: "Hello, {{name}}",
       yourApps: "Your apps",
-      noApps: "There is no app for you here yet. When {{organization}} gives you access to one, it will appear on this page.",
+      noApps:
+        "There is no app for you here yet. When {{organization}} gives you access to one, it will appear on this page.",
       ask: "Ask {{name}}",
     },
     credits: {

@@ -30,10 +30,14 @@ export const fr: Messages = {
       email: "E-mail",
       sending: "Envoi…",
       sendCode: "M'envoyer un code",
-      codeSent_one: "Un code à 6 chiffres est en route vers <email>{{email}}</email> si cette adresse a accès à ce portail. Il expire dans {{count, number}} minute.",
-      codeSent_other: "Un code à 6 chiffres est en route vers <email>{{email}}</email> si cette adresse a accès à ce portail. Il expire dans {{count, number}} minutes.",
-      newCodeSent_one: "Un nouveau code est en route vers <email>{{email}}</email> si cette adresse a accès à ce portail. Il expire dans {{count, number}} minute.",
-      newCodeSent_other: "Un nouveau code est en route vers <email>{{email}}</email> si cette adresse a accès à ce portail. Il expire dans {{count, number}} minutes.",
+      codeSent_one:
+        "Un code à 6 chiffres est en route vers <email>{{email}}</email> si cette adresse a accès à ce portail. Il expire dans {{count, number}} minute.",
+      codeSent_other:
+        "Un code à 6 chiffres est en route vers <email>{{email}}</email> si cette adresse a accès à ce portail. Il expire dans {{count, number}} minutes.",
+      newCodeSent_one:
+        "Un nouveau code est en route vers <email>{{email}}</email> si cette adresse a accès à ce portail. Il expire dans {{count, number}} minute.",
+      newCodeSent_other:
+        "Un nouveau code est en route vers <email>{{email}}</email> si cette adresse a accès à ce portail. Il expire dans {{count, number}} minutes.",
       code: "Code à 6 chiffres",
       codeFormat: "Le code compte 6 chiffres",
       signingIn: "Connexion…",
@@ -46,7 +50,8 @@ export const fr: Messages = {
       hello: "Bonjour",
       helloName: "Bonjour, {{name}}",
       yourApps: "Vos applications",
-      noApps: "Aucune application ne vous est encore proposée ici. Lorsque {{organization}} vous en ouvrira une, elle apparaîtra sur cette page.",
+      noApps:
+        "Aucune application ne vous est encore proposée ici. Lorsque {{organization}} vous en ouvrira une, elle apparaîtra sur cette page.",
       ask: "Demander à {{name}}",
     },
     credits: {
@@ -113,7 +118,8 @@ export const fr: Messages = {
       not_found: "Ceci ne vous est pas accessible ici.",
       insufficient_credits: "Il n'y a plus de crédits pour le moment.",
       service_disabled: "Cette application est désactivée pour le moment.",
-      connection_lost: "La connexion a été perdue avant la fin de la réponse. Votre message a été conservé\u00a0; réessayez.",
+      connection_lost:
+        "La connexion a été perdue avant la fin de la réponse. Votre message a été conservé\u00a0; réessayez.",
     },
   },
   chat: {

@@ -18,14 +18,24 @@ function storedLanguage(): PortalLanguage | null {
   }
 }
 
-export function PortalI18nProvider({ language, portalDefault, children }: { language: PortalLanguage; portalDefault: PortalLanguage; children: ReactNode }) {
+export function PortalI18nProvider({
+  language,
+  portalDefault,
+  children,
+}: {
+  language: PortalLanguage;
+  portalDefault: PortalLanguage;
+  children: ReactNode;
+}) {
   const [i18n] = useState(() => createPortalI18n(language));
   useEffect(() => {
     const follow = (lng: string) => {
       document.documentElement.lang = lng;
     };
     i18n.on("languageChanged", follow);
-    const wanted = storedLanguage() ?? pickLanguage(navigator.languages?.length ? navigator.languages : [navigator.language], portalDefault);
+    const wanted =
+      storedLanguage() ??
+      pickLanguage(navigator.languages?.length ? navigator.languages : [navigator.language], portalDefault);
     if (wanted !== i18n.language) void i18n.changeLanguage(wanted);
     else follow(wanted);
     return () => i18n.off("languageChanged", follow);
@@ -52,7 +62,13 @@ export function LanguageMenu() {
     void i18n.changeLanguage(language);
   }
   return (
-    <select className="portal-language" aria-label={t("frame.language")} value={current} onChange={(e) => choose(e.target.value as PortalLanguage)} data-testid="portal-language">
+    <select
+      className="portal-language"
+      aria-label={t("frame.language")}
+      value={current}
+      onChange={(e) => choose(e.target.value as PortalLanguage)}
+      data-testid="portal-language"
+    >
       {PORTAL_LANGUAGES.map((language) => (
         <option key={language} value={language} lang={language}>
           {LANGUAGE_NAMES[language]}

@@ -9,8 +9,14 @@ import { FALLBACK_LANGUAGE, isPortalLanguage, parseAcceptLanguage, PATH_HEADER, 
 
 export const portalRequest = cache(async (portal: string) => {
   const [found, requestHeaders] = await Promise.all([resolvePortal(getDb(), portal).catch(() => null), headers()]);
-  const portalDefault: PortalLanguage = isPortalLanguage(found?.defaultLanguage) ? found.defaultLanguage : FALLBACK_LANGUAGE;
-  return { found, portalDefault, language: pickLanguage(parseAcceptLanguage(requestHeaders.get("accept-language")), portalDefault) };
+  const portalDefault: PortalLanguage = isPortalLanguage(found?.defaultLanguage)
+    ? found.defaultLanguage
+    : FALLBACK_LANGUAGE;
+  return {
+    found,
+    portalDefault,
+    language: pickLanguage(parseAcceptLanguage(requestHeaders.get("accept-language")), portalDefault),
+  };
 });
 
 /** `<html lang>` for any page: a portal page's language, English elsewhere. */

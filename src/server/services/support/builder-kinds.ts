@@ -3,7 +3,17 @@
 // and its list row. services/builder.ts does the rest once for all three.
 import { isUuid } from "@/schemas/common";
 import type { z } from "zod";
-import { AgentDocument, AgentPatch, AppDocument, AppPatch, FlowDocument, FlowPatch, type BuilderKind, type FlowInput, type FlowNode } from "@/schemas/builder";
+import {
+  AgentDocument,
+  AgentPatch,
+  AppDocument,
+  AppPatch,
+  FlowDocument,
+  FlowPatch,
+  type BuilderKind,
+  type FlowInput,
+  type FlowNode,
+} from "@/schemas/builder";
 import type { Requirement } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest, type Problem } from "@/server/errors";
@@ -45,13 +55,18 @@ export interface KindSpec {
 
 async function checkModel(db: Reader, organizationId: string, model: unknown): Promise<void> {
   if (typeof model === "string" && !(await isAvailableModel(db, organizationId, model))) {
-    throw new AppError("invalid_model", `Model "${model}" is not available; GET /models lists the usable ones. Nothing was written.`, { model });
+    throw new AppError(
+      "invalid_model",
+      `Model "${model}" is not available; GET /models lists the usable ones. Nothing was written.`,
+      { model },
+    );
   }
 }
 
 /** Items of a kind in the organization, by id. */
 async function itemsById(db: Reader, organizationId: string, ids: string[]) {
-  if (ids.length === 0) return new Map<string, { id: string; kind: BuilderKind; draft: Doc; productionVersionId: string | null }>();
+  if (ids.length === 0)
+    return new Map<string, { id: string; kind: BuilderKind; draft: Doc; productionVersionId: string | null }>();
   const rows = await db.builderItem.findMany({
     where: { organizationId, id: { in: [...new Set(ids)] } },
     select: { id: true, kind: true, draft: true, productionVersionId: true },
@@ -63,7 +78,10 @@ async function itemsById(db: Reader, organizationId: string, ids: string[]) {
 async function ownKnowledgebases(db: Reader, organizationId: string, ids: string[]): Promise<Set<string>> {
   const wanted = [...new Set(ids.filter((id) => isUuid(id)))];
   if (wanted.length === 0) return new Set();
-  const rows = await db.knowledgebase.findMany({ where: { organizationId, endUserId: null, id: { in: wanted } }, select: { id: true } });
+  const rows = await db.knowledgebase.findMany({
+    where: { organizationId, endUserId: null, id: { in: wanted } },
+    select: { id: true },
+  });
   return new Set(rows.map((row) => row.id));
 }
 
@@ -85,23 +103,38 @@ async function checkAgentReferences(db: Reader, organizationId: string, doc: Doc
       knowledge.map((k) => k.knowledgebaseId),
     );
     knowledge.forEach((k, index) => {
-      if (!found.has(k.knowledgebaseId)) problems.push({ path: `knowledge.${index}.knowledgebaseId`, message: "No knowledgebase with this id in the organization" });
+      if (!found.has(k.knowledgebaseId))
+        problems.push({
+          path: `knowledge.${index}.knowledgebaseId`,
+          message: "No knowledgebase with this id in the organization",
+        });
     });
   }
   if (fields.has("flows")) {
     const flows = doc.flows as string[];
     const items = await itemsById(db, organizationId, flows);
     flows.forEach((id, index) => {
-      if (items.get(id)?.kind !== "flow") problems.push({ path: `flows.${index}`, message: "No flow with this id in the organization" });
+      if (items.get(id)?.kind !== "flow")
+        problems.push({ path: `flows.${index}`, message: "No flow with this id in the organization" });
     });
   }
   if (fields.has("integrations")) {
     const toolkits = (doc.integrations as { toolkit: string }[]).map((integration) => integration.toolkit);
-    const rows = toolkits.length ? await db.mcpConnection.findMany({ where: { organizationId, slug: { in: [...new Set(toolkits)] } }, select: { slug: true } }) : [];
+    const rows = toolkits.length
+      ? await db.mcpConnection.findMany({
+          where: { organizationId, slug: { in: [...new Set(toolkits)] } },
+          select: { slug: true },
+        })
+      : [];
     const found = new Set(rows.map((row) => row.slug));
     toolkits.forEach((toolkit, index) => {
-      if (!found.has(toolkit)) problems.push({ path: `integrations.${index}.toolkit`, message: `No MCP connection "${toolkit}" in the organization` });
-      else if (toolkits.indexOf(toolkit) !== index) problems.push({ path: `integrations.${index}.toolkit`, message: "Listed twice" });
+      if (!found.has(toolkit))
+        problems.push({
+          path: `integrations.${index}.toolkit`,
+          message: `No MCP connection "${toolkit}" in the organization`,
+        });
+      else if (toolkits.indexOf(toolkit) !== index)
+        problems.push({ path: `integrations.${index}.toolkit`, message: "Listed twice" });
     });
   }
   if (problems.length > 0) throw invalidRequest(problems);
@@ -128,11 +161,19 @@ const agentSpec: KindSpec = {
   },
   async render(db, organizationId, docs) {
     const ids = docs.flatMap((doc) => (doc.knowledge as { knowledgebaseId: string }[]).map((k) => k.knowledgebaseId));
-    const rows = ids.length ? await db.knowledgebase.findMany({ where: { organizationId, endUserId: null, id: { in: [...new Set(ids)] } }, select: { id: true, name: true } }) : [];
+    const rows = ids.length
+      ? await db.knowledgebase.findMany({
+          where: { organizationId, endUserId: null, id: { in: [...new Set(ids)] } },
+          select: { id: true, name: true },
+        })
+      : [];
     const titles = new Map(rows.map((row) => [row.id, row.name]));
     return docs.map((doc) => ({
       ...doc,
-      knowledge: (doc.knowledge as { knowledgebaseId: string }[]).map((k) => ({ knowledgebaseId: k.knowledgebaseId, title: titles.get(k.knowledgebaseId) ?? "" })),
+      knowledge: (doc.knowledge as { knowledgebaseId: string }[]).map((k) => ({
+        knowledgebaseId: k.knowledgebaseId,
+        title: titles.get(k.knowledgebaseId) ?? "",
+      })),
     }));
   },
   listRow: (doc) => ({
@@ -153,7 +194,12 @@ const agentSpec: KindSpec = {
  * The graph rules, then every id a node holds must be the organization's. A draft being written
  * may hold nodes still missing their data (`allowIncomplete`); publishing may not.
  */
-async function checkFlow(db: Reader, organizationId: string, doc: Doc, options: { allowIncomplete?: boolean } = {}): Promise<void> {
+async function checkFlow(
+  db: Reader,
+  organizationId: string,
+  doc: Doc,
+  options: { allowIncomplete?: boolean } = {},
+): Promise<void> {
   const nodes = doc.nodes as FlowNode[];
   const modelIds = new Set((await availableModels(db, organizationId)).map((model) => model.id));
   const feedback: Feedback[] = flowFeedback(nodes, modelIds, options);
@@ -164,7 +210,11 @@ async function checkFlow(db: Reader, organizationId: string, doc: Doc, options: 
     references.map((reference) => reference.id),
   );
   for (const reference of references) {
-    if (!found.has(reference.id)) feedback.push({ nodeId: reference.nodeId, message: `data.${reference.field} names no ${reference.kind} of this organization` });
+    if (!found.has(reference.id))
+      feedback.push({
+        nodeId: reference.nodeId,
+        message: `data.${reference.field} names no ${reference.kind} of this organization`,
+      });
   }
   if (feedback.length > 0) {
     const first = feedback[0]!;
@@ -188,7 +238,8 @@ const flowSpec: KindSpec = {
       const keys = new Set<string>();
       const problems: Problem[] = [];
       (doc.inputs as FlowInput[]).forEach((input, index) => {
-        if (keys.has(input.key)) problems.push({ path: `inputs.${index}.key`, message: `Input key "${input.key}" is used more than once` });
+        if (keys.has(input.key))
+          problems.push({ path: `inputs.${index}.key`, message: `Input key "${input.key}" is used more than once` });
         keys.add(input.key);
       });
       if (problems.length > 0) throw invalidRequest(problems);
@@ -199,7 +250,8 @@ const flowSpec: KindSpec = {
     await checkFlow(db, organizationId, doc);
     return null;
   },
-  render: async (_db, _organizationId, docs) => docs.map((doc) => ({ ...doc, inputSchema: inputSchemaOf(doc.inputs as FlowInput[]) })),
+  render: async (_db, _organizationId, docs) =>
+    docs.map((doc) => ({ ...doc, inputSchema: inputSchemaOf(doc.inputs as FlowInput[]) })),
   listRow: (doc) => ({
     name: doc.name,
     slug: doc.slug,
@@ -219,11 +271,18 @@ type AppMember = { id: string; kind: "agent" | "flow"; position: number };
 function checkJsonSchema(value: unknown, path: string, problems: Problem[]): void {
   const schema = value as Doc;
   const type = schema.type;
-  if (type !== undefined && typeof type !== "string" && !Array.isArray(type)) problems.push({ path, message: "Not a JSON Schema: `type` must be a string or an array" });
-  if (schema.properties !== undefined && (typeof schema.properties !== "object" || schema.properties === null || Array.isArray(schema.properties))) {
+  if (type !== undefined && typeof type !== "string" && !Array.isArray(type))
+    problems.push({ path, message: "Not a JSON Schema: `type` must be a string or an array" });
+  if (
+    schema.properties !== undefined &&
+    (typeof schema.properties !== "object" || schema.properties === null || Array.isArray(schema.properties))
+  ) {
     problems.push({ path, message: "Not a JSON Schema: `properties` must be an object" });
   }
-  if (schema.required !== undefined && !(Array.isArray(schema.required) && schema.required.every((r) => typeof r === "string"))) {
+  if (
+    schema.required !== undefined &&
+    !(Array.isArray(schema.required) && schema.required.every((r) => typeof r === "string"))
+  ) {
     problems.push({ path, message: "Not a JSON Schema: `required` must be an array of strings" });
   }
 }
@@ -248,14 +307,20 @@ const appSpec: KindSpec = {
     const problems: Problem[] = [];
     const adviser = doc.adviser as { id: string } | null;
     const members = doc.members as AppMember[];
-    const items = await itemsById(db, organizationId, [...(adviser && changed.has("adviser") ? [adviser.id] : []), ...(changed.has("members") ? members.map((m) => m.id) : [])]);
-    if (changed.has("adviser") && adviser && items.get(adviser.id)?.kind !== "agent") problems.push({ path: "adviser.id", message: "No agent with this id in the organization" });
+    const items = await itemsById(db, organizationId, [
+      ...(adviser && changed.has("adviser") ? [adviser.id] : []),
+      ...(changed.has("members") ? members.map((m) => m.id) : []),
+    ]);
+    if (changed.has("adviser") && adviser && items.get(adviser.id)?.kind !== "agent")
+      problems.push({ path: "adviser.id", message: "No agent with this id in the organization" });
     if (changed.has("members")) {
       const seen = new Set<string>();
       members.forEach((member, index) => {
-        if (seen.has(member.id)) problems.push({ path: `members.${index}.id`, message: "This member is listed more than once" });
+        if (seen.has(member.id))
+          problems.push({ path: `members.${index}.id`, message: "This member is listed more than once" });
         seen.add(member.id);
-        if (items.get(member.id)?.kind !== member.kind) problems.push({ path: `members.${index}.id`, message: `No ${member.kind} with this id in the organization` });
+        if (items.get(member.id)?.kind !== member.kind)
+          problems.push({ path: `members.${index}.id`, message: `No ${member.kind} with this id in the organization` });
       });
     }
     if (changed.has("api")) {
@@ -276,17 +341,32 @@ const appSpec: KindSpec = {
     );
     const dependencies = wanted
       .filter((w) => items.get(w.id)?.kind !== w.kind || !items.get(w.id)?.productionVersionId)
-      .map((w) => ({ id: w.id, kind: w.kind, name: items.get(w.id)?.kind === w.kind ? nameOf(items.get(w.id)!.draft) : "(deleted)" }));
+      .map((w) => ({
+        id: w.id,
+        kind: w.kind,
+        name: items.get(w.id)?.kind === w.kind ? nameOf(items.get(w.id)!.draft) : "(deleted)",
+      }));
     if (dependencies.length > 0) {
-      throw new AppError("unpublished_dependencies", `Publish these first: ${dependencies.map((d) => `${d.kind} "${d.name}"`).join(", ")}. Nothing was written.`, { dependencies });
+      throw new AppError(
+        "unpublished_dependencies",
+        `Publish these first: ${dependencies.map((d) => `${d.kind} "${d.name}"`).join(", ")}. Nothing was written.`,
+        { dependencies },
+      );
     }
     return {
       adviser: adviser ? { id: adviser.id, versionId: items.get(adviser.id)!.productionVersionId! } : null,
-      members: members.map((member) => ({ id: member.id, kind: member.kind, versionId: items.get(member.id)!.productionVersionId! })),
+      members: members.map((member) => ({
+        id: member.id,
+        kind: member.kind,
+        versionId: items.get(member.id)!.productionVersionId!,
+      })),
     };
   },
   async render(db, organizationId, docs, pins) {
-    const ids = docs.flatMap((doc) => [...(doc.adviser ? [(doc.adviser as { id: string }).id] : []), ...(doc.members as AppMember[]).map((m) => m.id)]);
+    const ids = docs.flatMap((doc) => [
+      ...(doc.adviser ? [(doc.adviser as { id: string }).id] : []),
+      ...(doc.members as AppMember[]).map((m) => m.id),
+    ]);
     const items = await itemsById(db, organizationId, ids);
     return docs.map((doc, index) => {
       const pin = pins?.[index] ?? null;

@@ -33,13 +33,21 @@ export function toGrant(row: GrantRow): Grant {
  * Refuses grants whose target or portal does not exist in the organization
  * (grant_target_not_found), before anything is written.
  */
-export async function assertGrantTargets(db: Tx, organizationId: string, grants: readonly GrantTarget[]): Promise<void> {
+export async function assertGrantTargets(
+  db: Tx,
+  organizationId: string,
+  grants: readonly GrantTarget[],
+): Promise<void> {
   if (grants.length === 0) return;
   const appIds = [...new Set(grants.filter((g) => g.targetKind === "app").map((g) => g.targetId))];
   const portalIds = [...new Set(grants.flatMap((g) => (g.deploymentId ? [g.deploymentId] : [])))];
   const [apps, portals] = await Promise.all([
-    appIds.length ? db.builderItem.findMany({ where: { organizationId, kind: "app", id: { in: appIds } }, select: { id: true } }) : [],
-    portalIds.length ? db.portal.findMany({ where: { organizationId, id: { in: portalIds } }, select: { id: true } }) : [],
+    appIds.length
+      ? db.builderItem.findMany({ where: { organizationId, kind: "app", id: { in: appIds } }, select: { id: true } })
+      : [],
+    portalIds.length
+      ? db.portal.findMany({ where: { organizationId, id: { in: portalIds } }, select: { id: true } })
+      : [],
   ]);
   refuseMissingGrantTargets(
     grants,
@@ -51,13 +59,20 @@ export async function assertGrantTargets(db: Tx, organizationId: string, grants:
 type GrantTarget = Pick<GrantInput, "targetKind" | "targetId" | "deploymentId">;
 
 /** grant_target_not_found for the first grant whose app or portal is not among those found. */
-export function refuseMissingGrantTargets(grants: readonly GrantTarget[], foundApps: readonly string[], foundPortals: readonly string[]): void {
+export function refuseMissingGrantTargets(
+  grants: readonly GrantTarget[],
+  foundApps: readonly string[],
+  foundPortals: readonly string[],
+): void {
   for (const grant of grants) {
     if (!foundApps.includes(grant.targetId)) {
       throw new AppError("grant_target_not_found", `No ${grant.targetKind} ${grant.targetId} in this organization.`);
     }
     if (grant.deploymentId && !foundPortals.includes(grant.deploymentId)) {
-      throw new AppError("grant_target_not_found", `No portal ${grant.deploymentId} in this organization (deploymentId).`);
+      throw new AppError(
+        "grant_target_not_found",
+        `No portal ${grant.deploymentId} in this organization (deploymentId).`,
+      );
     }
   }
 }

@@ -34,9 +34,13 @@ export function hashRequest(parts: (string | Buffer)[]): string {
 
 export function checkIdempotencyKey(key: string): string {
   if (!KEY_PATTERN.test(key)) {
-    throw new AppError("invalid_request", "Invalid request: Idempotency-Key must be 1 to 255 printable ASCII characters.", {
-      problems: [{ path: "Idempotency-Key", message: "1..255 printable ASCII characters" }],
-    });
+    throw new AppError(
+      "invalid_request",
+      "Invalid request: Idempotency-Key must be 1 to 255 printable ASCII characters.",
+      {
+        problems: [{ path: "Idempotency-Key", message: "1..255 printable ASCII characters" }],
+      },
+    );
   }
   return key;
 }
@@ -45,7 +49,12 @@ export function checkIdempotencyKey(key: string): string {
  * Takes the key for a first request: null when this request is the first and should run (then
  * `finishIdempotencyKey` or `releaseIdempotencyKey`), or the remembered answer to replay.
  */
-export async function claimIdempotencyKey(db: Db, organizationId: string, key: string, requestHash: string): Promise<StoredResponse | null> {
+export async function claimIdempotencyKey(
+  db: Db,
+  organizationId: string,
+  key: string,
+  requestHash: string,
+): Promise<StoredResponse | null> {
   checkIdempotencyKey(key);
   for (let attempt = 0; attempt < 3; attempt++) {
     const inserted = await db.$executeRaw`
@@ -61,21 +70,39 @@ export async function claimIdempotencyKey(db: Db, organizationId: string, key: s
       continue;
     }
     if (existing.state !== "done") {
-      throw new AppError("conflict", "The first request with this Idempotency-Key is still running; retry shortly. Nothing was written.");
+      throw new AppError(
+        "conflict",
+        "The first request with this Idempotency-Key is still running; retry shortly. Nothing was written.",
+      );
     }
     if (existing.requestHash !== requestHash) {
-      throw new AppError("conflict", "This Idempotency-Key was already used with another path or body; use a new key for a new request. Nothing was written.");
+      throw new AppError(
+        "conflict",
+        "This Idempotency-Key was already used with another path or body; use a new key for a new request. Nothing was written.",
+      );
     }
     return { status: existing.responseStatus ?? 200, body: existing.responseBody };
   }
-  throw new AppError("conflict", "This Idempotency-Key is in use by concurrent requests; retry shortly. Nothing was written.");
+  throw new AppError(
+    "conflict",
+    "This Idempotency-Key is in use by concurrent requests; retry shortly. Nothing was written.",
+  );
 }
 
 /** Remembers the first request's answer for 24 hours. */
-export async function finishIdempotencyKey(db: Db, organizationId: string, key: string, response: StoredResponse): Promise<void> {
+export async function finishIdempotencyKey(
+  db: Db,
+  organizationId: string,
+  key: string,
+  response: StoredResponse,
+): Promise<void> {
   await db.idempotencyKey.update({
     where: { organizationId_key: { organizationId, key } },
-    data: { state: "done", responseStatus: response.status, responseBody: (response.body ?? undefined) as object | undefined },
+    data: {
+      state: "done",
+      responseStatus: response.status,
+      responseBody: (response.body ?? undefined) as object | undefined,
+    },
   });
   maybeSweep(db);
 }
@@ -89,7 +116,12 @@ export async function releaseIdempotencyKey(db: Db, organizationId: string, key:
  * Forgets the key of a conversation stream whose run failed after it started (the key named the
  * run from its start, so a retry attaches to it), unless the key names another run by now.
  */
-export async function releaseStreamKey(db: Db, organizationId: string, key: string, executionId: string): Promise<void> {
+export async function releaseStreamKey(
+  db: Db,
+  organizationId: string,
+  key: string,
+  executionId: string,
+): Promise<void> {
   await db.$executeRaw`delete from idempotency_keys where organization_id = ${organizationId}::uuid and key = ${key} and response_body->>'execution_id' = ${executionId}`;
 }
 
@@ -126,7 +158,9 @@ let lastSweep = 0;
 export function maybeSweep(db: Db): void {
   if (Date.now() - lastSweep < 3_600_000) return;
   lastSweep = Date.now();
-  db.$executeRaw`delete from idempotency_keys where created_at < now() - interval '24 hours'`.catch((error: unknown) => logger().error({ err: error }, "Idempotency sweep failed"));
+  db.$executeRaw`delete from idempotency_keys where created_at < now() - interval '24 hours'`.catch((error: unknown) =>
+    logger().error({ err: error }, "Idempotency sweep failed"),
+  );
   db.$executeRaw`delete from conversation_runs where created_at < now() - interval '24 hours'`.catch((error: unknown) =>
     logger().error({ err: error }, "Conversation runs sweep failed"),
   );

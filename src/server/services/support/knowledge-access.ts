@@ -10,7 +10,9 @@ export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 
 /** The knowledgebase if the actor's organization owns it and it is not an end user's notebook. */
 export async function findKnowledgebase(db: Db | Tx, actor: Actor, knowledgebaseId: string) {
-  const row = await db.knowledgebase.findFirst({ where: { id: knowledgebaseId, organizationId: actor.organizationId, endUserId: null } });
+  const row = await db.knowledgebase.findFirst({
+    where: { id: knowledgebaseId, organizationId: actor.organizationId, endUserId: null },
+  });
   if (!row) throw new AppError("not_found", "No knowledgebase with that id in this organization.");
   return row;
 }
@@ -21,8 +23,10 @@ export async function lockFor(tx: Tx, name: string): Promise<void> {
 }
 
 const PLAN_CAPS = {
-  maxKnowledgebases: (limit: number, used: number) => `The plan allows ${limit} knowledgebase(s) and ${used} exist; nothing was created.`,
-  maxSourcesPerKnowledgebase: (limit: number, used: number) => `The plan allows ${limit} source(s) per knowledgebase and this one has ${used}; nothing was created.`,
+  maxKnowledgebases: (limit: number, used: number) =>
+    `The plan allows ${limit} knowledgebase(s) and ${used} exist; nothing was created.`,
+  maxSourcesPerKnowledgebase: (limit: number, used: number) =>
+    `The plan allows ${limit} source(s) per knowledgebase and this one has ${used}; nothing was created.`,
 } as const;
 
 /**
@@ -30,7 +34,13 @@ const PLAN_CAPS = {
  * the creating transaction: it first locks `scope` (the organization, or the knowledgebase) until
  * the transaction ends, so concurrent creates are counted one after another.
  */
-export async function refuseOverPlanCap(tx: Tx, actor: Actor, cap: keyof typeof PLAN_CAPS, scope: string, countUsed: () => Promise<number>): Promise<void> {
+export async function refuseOverPlanCap(
+  tx: Tx,
+  actor: Actor,
+  cap: keyof typeof PLAN_CAPS,
+  scope: string,
+  countUsed: () => Promise<number>,
+): Promise<void> {
   await lockFor(tx, `${cap}:${scope}`);
   const caps = await tx.organization.findUniqueOrThrow({
     where: { id: actor.organizationId },
@@ -52,6 +62,9 @@ export function authorOf(actor: Actor): { authorMemberId: string | null; keyId: 
 /** Agent writes wait for review when the organization asks; people's writes never do. */
 export async function reviewsWritesOf(db: Db, actor: Actor): Promise<boolean> {
   if (actor.kind !== "key") return false;
-  const organization = await db.organization.findUnique({ where: { id: actor.organizationId }, select: { reviewAgentWrites: true } });
+  const organization = await db.organization.findUnique({
+    where: { id: actor.organizationId },
+    select: { reviewAgentWrites: true },
+  });
   return organization?.reviewAgentWrites ?? false;
 }

@@ -15,7 +15,8 @@ export function decodeCursor(cursor: string): CursorPosition {
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [string, string];
     const date = new Date(createdAt);
-    if (typeof id !== "string" || !/^[0-9a-f-]{36}$/i.test(id) || Number.isNaN(date.getTime())) throw new Error("bad cursor");
+    if (typeof id !== "string" || !/^[0-9a-f-]{36}$/i.test(id) || Number.isNaN(date.getTime()))
+      throw new Error("bad cursor");
     return { createdAt: date, id };
   } catch {
     throw new AppError("invalid_request", "Invalid request: cursor is not a cursor this list handed out.", {

@@ -34,7 +34,11 @@ export interface PortalContext {
 const t = initTRPC.context<PortalContext>().create({
   errorFormatter({ shape, error }) {
     const appError = toAppError(error);
-    return { ...shape, message: appError.message, data: { ...shape.data, stack: undefined, appError: appError.toBody(), httpStatus: appError.status } };
+    return {
+      ...shape,
+      message: appError.message,
+      data: { ...shape.data, stack: undefined, appError: appError.toBody(), httpStatus: appError.status },
+    };
   },
 });
 

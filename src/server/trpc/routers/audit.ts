@@ -27,7 +27,8 @@ export const auditRouter = router({
         path: "/audit-events/export",
         tags: ["Audit log"],
         summary: "Export audit events",
-        description: "Every matching event, newest first, streamed: JSON Lines (one event a line, as in the list) or CSV with a header row.",
+        description:
+          "Every matching event, newest first, streamed: JSON Lines (one event a line, as in the list) or CSV with a header row.",
       },
       download: true,
     })

@@ -19,10 +19,12 @@ export const authRouter = router({
     .mutation(async ({ ctx, input }) => {
       const headers = ctx.requestHeaders ?? new Headers();
       const address = clientAddress(headers);
-      const session = await signIn(ctx.db, input, address, requestOrigin({ headers }, ctx.requestId, "console")).catch((error: unknown) => {
-        logRefusedSignIn("console", { email: input.email, clientAddress: address, code: toAppError(error).code });
-        throw error;
-      });
+      const session = await signIn(ctx.db, input, address, requestOrigin({ headers }, ctx.requestId, "console")).catch(
+        (error: unknown) => {
+          logRefusedSignIn("console", { email: input.email, clientAddress: address, code: toAppError(error).code });
+          throw error;
+        },
+      );
       ctx.response.headers.append("Set-Cookie", sessionCookie(session.token, session.expiresAt, ctx.secureCookies));
       return { ok: true as const };
     }),
@@ -37,7 +39,10 @@ export const authRouter = router({
     .input(ChangePasswordInput)
     .output(z.object({ ok: z.literal(true) }))
     .mutation(async ({ ctx, input }) => {
-      await changeOwnPassword(ctx.db, ctx.actor, input, { keepSessionToken: ctx.sessionToken, clientAddress: clientAddress(ctx.requestHeaders ?? new Headers()) });
+      await changeOwnPassword(ctx.db, ctx.actor, input, {
+        keepSessionToken: ctx.sessionToken,
+        clientAddress: clientAddress(ctx.requestHeaders ?? new Headers()),
+      });
       return { ok: true as const };
     }),
 

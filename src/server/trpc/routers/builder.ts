@@ -22,7 +22,17 @@ import {
 } from "@/schemas/builder";
 import { ListQuery, nameText, NextCursor, TimestampInput, Uuid } from "@/schemas/common";
 import type { ErrorCode } from "@/server/errors";
-import { createItem, deleteItem, deployVersion, getDraft, getLive, listItems, listVersions, patchDraft, publishItem } from "@/server/services/builder";
+import {
+  createItem,
+  deleteItem,
+  deployVersion,
+  getDraft,
+  getLive,
+  listItems,
+  listVersions,
+  patchDraft,
+  publishItem,
+} from "@/server/services/builder";
 import { writesKind } from "@/server/services/support/builder-kinds";
 import { router, scopedProcedure } from "../init";
 import { entityTag, ifMatchOf } from "../entity-tags";
@@ -31,7 +41,14 @@ function keyed<K extends string, T extends z.ZodType>(key: K, schema: T) {
   return z.strictObject({ [key]: schema } as { [P in K]: T });
 }
 
-interface KindRoute<One extends string, Many extends string, Id extends string, Shape extends z.ZodRawShape, View extends z.ZodType, Row extends z.ZodType> {
+interface KindRoute<
+  One extends string,
+  Many extends string,
+  Id extends string,
+  Shape extends z.ZodRawShape,
+  View extends z.ZodType,
+  Row extends z.ZodType,
+> {
   kind: BuilderKind;
   one: One;
   many: Many;
@@ -47,16 +64,27 @@ interface KindRoute<One extends string, Many extends string, Id extends string, 
 }
 
 const DRAFT_PRECONDITIONS = z.object({
-  "If-Unmodified-Since": z.string().optional().meta({ description: "HTTP date; the write is refused with `conflict` when the draft changed after it" }),
+  "If-Unmodified-Since": z
+    .string()
+    .optional()
+    .meta({ description: "HTTP date; the write is refused with `conflict` when the draft changed after it" }),
   "If-Match": z
     .string()
     .optional()
-    .meta({ description: "The draft's `ETag` last read (or `*`); the write is refused with 412 `precondition_failed` when the draft is at another version" }),
+    .meta({
+      description:
+        "The draft's `ETag` last read (or `*`); the write is refused with 412 `precondition_failed` when the draft is at another version",
+    }),
 });
 
-function builderRouter<One extends string, Many extends string, Id extends string, Shape extends z.ZodRawShape, View extends z.ZodType, Row extends z.ZodType>(
-  route: KindRoute<One, Many, Id, Shape, View, Row>,
-) {
+function builderRouter<
+  One extends string,
+  Many extends string,
+  Id extends string,
+  Shape extends z.ZodRawShape,
+  View extends z.ZodType,
+  Row extends z.ZodType,
+>(route: KindRoute<One, Many, Id, Shape, View, Row>) {
   const { kind, one, many, idKey, tag } = route;
   const path = (suffix = "") => `/${many}${suffix}` as `/${string}`;
   const base = path();
@@ -137,7 +165,11 @@ function builderRouter<One extends string, Many extends string, Id extends strin
         errors: ["not_found", "conflict", "precondition_failed", ...route.draftErrors],
         etag: true,
       })
-      .input(IdInput.extend(route.patch.shape).extend({ expectedUpdatedAt: TimestampInput.optional().meta({ description: "The `updatedAt` last read" }) }))
+      .input(
+        IdInput.extend(route.patch.shape).extend({
+          expectedUpdatedAt: TimestampInput.optional().meta({ description: "The `updatedAt` last read" }),
+        }),
+      )
       .output(ViewOutput)
       .mutation(async ({ ctx, input }) => {
         const { [idKey]: id, expectedUpdatedAt, ...patch } = fields(input);
@@ -168,12 +200,27 @@ function builderRouter<One extends string, Many extends string, Id extends strin
       }),
     versions: scopedProcedure(listVersions.requirementFor(kind))
       .meta({
-        openapi: { method: "GET", path: sub("/versions"), tags: [tag], summary: `List the ${one}'s versions`, description: "Oldest first; each with the document as published." },
+        openapi: {
+          method: "GET",
+          path: sub("/versions"),
+          tags: [tag],
+          summary: `List the ${one}'s versions`,
+          description: "Oldest first; each with the document as published.",
+        },
         errors: ["not_found"],
       })
       .input(IdInput.extend(ListQuery.shape))
       .output(z.object({ versions: z.array(VersionWithDocument), nextCursor: NextCursor }))
-      .query(({ ctx, input }) => listVersions(ctx.db, ctx.actor, kind, idOf(input), fields(input) as { limit: number; cursor?: string }) as never),
+      .query(
+        ({ ctx, input }) =>
+          listVersions(
+            ctx.db,
+            ctx.actor,
+            kind,
+            idOf(input),
+            fields(input) as { limit: number; cursor?: string },
+          ) as never,
+      ),
     deploy: scopedProcedure(deployVersion.requirementFor(kind))
       .meta({
         openapi: {
@@ -188,12 +235,24 @@ function builderRouter<One extends string, Many extends string, Id extends strin
       .input(IdInput.extend({ versionId: Uuid }))
       .output(PublishOutput)
       .mutation(async ({ ctx, input }) => {
-        const { summary, version } = await deployVersion(ctx.db, ctx.actor, kind, idOf(input), fields(input).versionId as string);
+        const { summary, version } = await deployVersion(
+          ctx.db,
+          ctx.actor,
+          kind,
+          idOf(input),
+          fields(input).versionId as string,
+        );
         return { [one]: summary, version } as never;
       }),
     get: scopedProcedure(getLive.requirementFor(kind))
       .meta({
-        openapi: { method: "GET", path: item, tags: [tag], summary: `Get the live ${one}`, description: `The live version. An unpublished ${one} answers \`not_found\`.` },
+        openapi: {
+          method: "GET",
+          path: item,
+          tags: [tag],
+          summary: `Get the live ${one}`,
+          description: `The live version. An unpublished ${one} answers \`not_found\`.`,
+        },
         errors: ["not_found"],
       })
       .input(IdInput)

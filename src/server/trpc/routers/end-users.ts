@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { CreditRequest, DismissCreditRequestInput, GrantBonusCreditsInput, ListCreditRequestsInput, ListCreditRequestsOutput } from "@/schemas/credits";
+import {
+  CreditRequest,
+  DismissCreditRequestInput,
+  GrantBonusCreditsInput,
+  ListCreditRequestsInput,
+  ListCreditRequestsOutput,
+} from "@/schemas/credits";
 import {
   EndUser,
   EndUserDetail,
@@ -13,7 +19,16 @@ import {
   RemoveSubscriptionInput,
   UpdateEndUserInput,
 } from "@/schemas/provisioning";
-import { deleteEndUser, getEndUser, listEndUsers, provisionEndUser, removeEndUserGrant, removeSubscription, revokeEndUser, updateEndUser } from "@/server/services/end-users";
+import {
+  deleteEndUser,
+  getEndUser,
+  listEndUsers,
+  provisionEndUser,
+  removeEndUserGrant,
+  removeSubscription,
+  revokeEndUser,
+  updateEndUser,
+} from "@/server/services/end-users";
 import { dismissCreditRequest, grantBonusCredits, listCreditRequests } from "@/server/services/credit-requests";
 import { EffectiveAccessInput, EffectiveAccessOutput } from "@/schemas/portal";
 import { effectiveAccess } from "@/server/services/portal-access";
@@ -44,7 +59,10 @@ export const endUsersRouter = router({
         "live_paid_subscription",
       ],
       successStatus: 201,
-      alsoSucceeds: { status: 200, description: "An existing end user (same email) updated in place; `created: false`" },
+      alsoSucceeds: {
+        status: 200,
+        description: "An existing end user (same email) updated in place; `created: false`",
+      },
     })
     .input(ProvisionEndUserInput)
     .output(ProvisionEndUserOutput)
@@ -56,7 +74,13 @@ export const endUsersRouter = router({
 
   list: scopedProcedure(listEndUsers.requirement)
     .meta({
-      openapi: { method: "GET", path: "/end-users", tags, summary: "List end users", description: "Ordered by creation. `email` finds one account; `query` searches emails." },
+      openapi: {
+        method: "GET",
+        path: "/end-users",
+        tags,
+        summary: "List end users",
+        description: "Ordered by creation. `email` finds one account; `query` searches emails.",
+      },
     })
     .input(ListEndUsersInput)
     .output(ListEndUsersOutput)
@@ -64,7 +88,12 @@ export const endUsersRouter = router({
 
   get: scopedProcedure(getEndUser.requirement)
     .meta({
-      openapi: { method: "GET", path: "/end-users/{endUserId}", tags, summary: "Get an end user with every subscription and grant" },
+      openapi: {
+        method: "GET",
+        path: "/end-users/{endUserId}",
+        tags,
+        summary: "Get an end user with every subscription and grant",
+      },
       errors: ["not_found"],
     })
     .input(EndUserIdInput)
@@ -78,7 +107,8 @@ export const endUsersRouter = router({
         path: "/end-users/{endUserId}",
         tags,
         summary: "Update profile fields",
-        description: "Profile fields: `fullName`. To add plans or grants, POST /end-users again; to remove them, use the sub-resources.",
+        description:
+          "Profile fields: `fullName`. To add plans or grants, POST /end-users again; to remove them, use the sub-resources.",
       },
       errors: ["not_found"],
     })
@@ -108,7 +138,8 @@ export const endUsersRouter = router({
         path: "/end-users/{endUserId}",
         tags,
         summary: "Delete an end user",
-        description: "Marks the identity deleted: subscriptions end, grants and memberships go, and provisioning the email again answers `deleted_identity`.",
+        description:
+          "Marks the identity deleted: subscriptions end, grants and memberships go, and provisioning the email again answers `deleted_identity`.",
       },
       errors: ["not_found"],
       successStatus: 204,
@@ -122,7 +153,12 @@ export const endUsersRouter = router({
 
   removeSubscription: scopedProcedure(removeSubscription.requirement)
     .meta({
-      openapi: { method: "DELETE", path: "/end-users/{endUserId}/tier-plans/{tierPlanId}", tags, summary: "End an end user's subscription to a plan" },
+      openapi: {
+        method: "DELETE",
+        path: "/end-users/{endUserId}/tier-plans/{tierPlanId}",
+        tags,
+        summary: "End an end user's subscription to a plan",
+      },
       errors: ["not_found", "live_paid_subscription"],
       successStatus: 204,
     })
@@ -135,7 +171,12 @@ export const endUsersRouter = router({
 
   removeGrant: scopedProcedure(removeEndUserGrant.requirement)
     .meta({
-      openapi: { method: "DELETE", path: "/end-users/{endUserId}/grants/{grantId}", tags, summary: "Remove a grant from an end user" },
+      openapi: {
+        method: "DELETE",
+        path: "/end-users/{endUserId}/grants/{grantId}",
+        tags,
+        summary: "Remove a grant from an end user",
+      },
       errors: ["not_found"],
       successStatus: 204,
     })

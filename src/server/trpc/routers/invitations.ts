@@ -14,7 +14,14 @@ import {
 } from "@/schemas/member";
 import { requestOrigin } from "@/server/auth/actor";
 import { sessionCookie } from "@/server/auth/cookies";
-import { acceptInvitation, createInvitation, listInvitations, previewInvitation, resendInvitation, revokeInvitation } from "@/server/services/invitations";
+import {
+  acceptInvitation,
+  createInvitation,
+  listInvitations,
+  previewInvitation,
+  resendInvitation,
+  revokeInvitation,
+} from "@/server/services/invitations";
 import { memberProcedure, publicProcedure, router } from "../init";
 
 export const invitationsRouter = router({
@@ -42,7 +49,11 @@ export const invitationsRouter = router({
     .input(AcceptInvitationInput)
     .output(z.object({ member: Member }))
     .mutation(async ({ ctx, input }) => {
-      const { member, session } = await acceptInvitation(ctx.db, input, requestOrigin({ headers: ctx.requestHeaders ?? new Headers() }, ctx.requestId, "console"));
+      const { member, session } = await acceptInvitation(
+        ctx.db,
+        input,
+        requestOrigin({ headers: ctx.requestHeaders ?? new Headers() }, ctx.requestId, "console"),
+      );
       ctx.response.headers.append("Set-Cookie", sessionCookie(session.token, session.expiresAt, ctx.secureCookies));
       return { member };
     }),

@@ -10,11 +10,34 @@ import {
   SearchOutput,
   UpdateKnowledgebaseInput,
 } from "@/schemas/knowledgebase";
-import { CreatePageInput, MovePageInput, MovePageOutput, Page, PageIdInput, PageRevisionsOutput, PageWriteResult, PatchPageInput } from "@/schemas/page";
-import { CreateSourceInput, Source, SourceDetail, SourceIdInput, SourceOutput, SourceWriteResult, UploadSourceInput } from "@/schemas/source";
+import {
+  CreatePageInput,
+  MovePageInput,
+  MovePageOutput,
+  Page,
+  PageIdInput,
+  PageRevisionsOutput,
+  PageWriteResult,
+  PatchPageInput,
+} from "@/schemas/page";
+import {
+  CreateSourceInput,
+  Source,
+  SourceDetail,
+  SourceIdInput,
+  SourceOutput,
+  SourceWriteResult,
+  UploadSourceInput,
+} from "@/schemas/source";
 import { markdownText, titleText, Uuid } from "@/schemas/common";
 import { channelOf } from "@/server/auth/actor";
-import { createKnowledgebase, exportKnowledgebase, getKnowledgebase, listKnowledgebases, updateKnowledgebase } from "@/server/services/knowledgebases";
+import {
+  createKnowledgebase,
+  exportKnowledgebase,
+  getKnowledgebase,
+  listKnowledgebases,
+  updateKnowledgebase,
+} from "@/server/services/knowledgebases";
 import { createPage, deletePage, getPage, listRevisions, movePage, patchPage, savePage } from "@/server/services/pages";
 import { RetrievalTestInput, RetrievalTestOutput } from "@/schemas/retrieval-test";
 import { testRetrieval } from "@/server/services/retrieval-test";
@@ -29,7 +52,10 @@ const PAGE_PRECONDITIONS = z.object({
   "If-Match": z
     .string()
     .optional()
-    .meta({ description: "The page's `ETag` last read (or `*`); the patch is refused with 412 `precondition_failed` when the page is at another version" }),
+    .meta({
+      description:
+        "The page's `ETag` last read (or `*`); the patch is refused with 412 `precondition_failed` when the page is at another version",
+    }),
 });
 
 const ExportOutput = z.object({
@@ -40,7 +66,15 @@ const ExportOutput = z.object({
 
 export const knowledgeRouter = router({
   list: scopedProcedure(listKnowledgebases.requirement)
-    .meta({ openapi: { method: "GET", path: "/knowledgebases", tags: TAGS, summary: "List knowledgebases", description: "Ordered by creation time, then id." } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/knowledgebases",
+        tags: TAGS,
+        summary: "List knowledgebases",
+        description: "Ordered by creation time, then id.",
+      },
+    })
     .input(ListKnowledgebasesInput)
     .output(ListKnowledgebasesOutput)
     .query(({ ctx, input }) => listKnowledgebases(ctx.db, ctx.actor, input)),
@@ -72,7 +106,8 @@ export const knowledgeRouter = router({
         path: "/knowledgebases/{knowledgebaseId}",
         tags: TAGS,
         summary: "Update a knowledgebase",
-        description: "Name, description or `language` (the text-search configuration). A new language re-indexes the knowledgebase's pages and documents before the response.",
+        description:
+          "Name, description or `language` (the text-search configuration). A new language re-indexes the knowledgebase's pages and documents before the response.",
       },
       errors: ["not_found"],
     })
@@ -87,7 +122,8 @@ export const knowledgeRouter = router({
         path: "/knowledgebases/{knowledgebaseId}",
         tags: TAGS,
         summary: "A knowledgebase with its sources and page index",
-        description: "The Knowledgebase object at the top level. `pages[].path` lists titles from the top level down to the page.",
+        description:
+          "The Knowledgebase object at the top level. `pages[].path` lists titles from the top level down to the page.",
       },
       errors: ["not_found"],
     })
@@ -198,7 +234,8 @@ export const knowledgeRouter = router({
         path: "/knowledgebases/{knowledgebaseId}/sources/{sourceId}/retry",
         tags: TAGS,
         summary: "Index a failed source again",
-        description: "Only a `failed` source can be retried (else `invalid_request`); it goes back to `processing` and is indexed from the start.",
+        description:
+          "Only a `failed` source can be retried (else `invalid_request`); it goes back to `processing` and is indexed from the start.",
       },
       errors: ["not_found"],
     })
@@ -218,7 +255,11 @@ export const knowledgeRouter = router({
       },
       errors: ["not_found"],
       successStatus: 201,
-      alsoSucceeds: { status: 202, description: "`pending_review`: the organization reviews agent writes; the page exists, empty, until a person approves" },
+      alsoSucceeds: {
+        status: 202,
+        description:
+          "`pending_review`: the organization reviews agent writes; the page exists, empty, until a person approves",
+      },
     })
     .input(CreatePageInput)
     .output(PageWriteResult)
@@ -235,7 +276,8 @@ export const knowledgeRouter = router({
         path: "/knowledgebases/{knowledgebaseId}/pages/{pageId}",
         tags: TAGS,
         summary: "A page in full",
-        description: "The Page object at the top level. Its `ETag` names this version of the page for `If-Match` on a patch.",
+        description:
+          "The Page object at the top level. Its `ETag` names this version of the page for `If-Match` on a patch.",
       },
       errors: ["not_found"],
       etag: true,
@@ -260,7 +302,11 @@ export const knowledgeRouter = router({
         requestHeaders: PAGE_PRECONDITIONS,
       },
       errors: ["not_found", "precondition_failed"],
-      alsoSucceeds: { status: 202, description: "`pending_review`: the organization reviews agent writes; the live page is untouched until a person approves" },
+      alsoSucceeds: {
+        status: 202,
+        description:
+          "`pending_review`: the organization reviews agent writes; the live page is untouched until a person approves",
+      },
     })
     .input(PatchPageInput)
     .output(PageWriteResult)
@@ -313,7 +359,14 @@ export const knowledgeRouter = router({
       const result = await addSource(
         ctx.db,
         ctx.actor,
-        { knowledgebaseId: input.knowledgebaseId, file: { name: input.fileName, contentType: input.contentType, bytes: Buffer.from(input.contentBase64, "base64") } },
+        {
+          knowledgebaseId: input.knowledgebaseId,
+          file: {
+            name: input.fileName,
+            contentType: input.contentType,
+            bytes: Buffer.from(input.contentBase64, "base64"),
+          },
+        },
         { via: "console" },
       );
       return result.body;

@@ -1,8 +1,20 @@
 // Console-only: an organization's MCP server connections. Admins manage them; members list them
 // and their tools to pick an agent's integrations (API keys cannot reach either).
 import { z } from "zod";
-import { CreateMcpConnectionInput, McpConnection, McpConnectionIdInput, McpToolList, UpdateMcpConnectionInput } from "@/schemas/integration";
-import { createMcpConnection, deleteMcpConnection, listMcpConnections, listMcpConnectionTools, updateMcpConnection } from "@/server/services/mcp-connections";
+import {
+  CreateMcpConnectionInput,
+  McpConnection,
+  McpConnectionIdInput,
+  McpToolList,
+  UpdateMcpConnectionInput,
+} from "@/schemas/integration";
+import {
+  createMcpConnection,
+  deleteMcpConnection,
+  listMcpConnections,
+  listMcpConnectionTools,
+  updateMcpConnection,
+} from "@/server/services/mcp-connections";
 import { memberProcedure, router } from "../init";
 
 export const mcpConnectionsRouter = router({

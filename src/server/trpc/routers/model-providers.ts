@@ -1,7 +1,17 @@
 // Console-only: an organization's model providers, for admins (API keys cannot manage them).
 import { z } from "zod";
-import { CreateModelProviderInput, ModelProvider, ModelProviderIdInput, UpdateModelProviderInput } from "@/schemas/integration";
-import { createModelProvider, deleteModelProvider, listModelProviders, updateModelProvider } from "@/server/services/model-providers";
+import {
+  CreateModelProviderInput,
+  ModelProvider,
+  ModelProviderIdInput,
+  UpdateModelProviderInput,
+} from "@/schemas/integration";
+import {
+  createModelProvider,
+  deleteModelProvider,
+  listModelProviders,
+  updateModelProvider,
+} from "@/server/services/model-providers";
 import { memberProcedure, router } from "../init";
 
 export const modelProvidersRouter = router({

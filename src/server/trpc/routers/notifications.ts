@@ -1,7 +1,18 @@
 // Console only (no REST path): a member's notifications, their read marks and email choices.
 import { z } from "zod";
-import { ListNotificationsInput, ListNotificationsOutput, MarkNotificationsReadInput, NotificationEmailSettings, SetNotificationEmailsInput } from "@/schemas/notifications";
-import { getNotificationEmails, listNotifications, markNotificationsRead, setNotificationEmails } from "@/server/services/notifications";
+import {
+  ListNotificationsInput,
+  ListNotificationsOutput,
+  MarkNotificationsReadInput,
+  NotificationEmailSettings,
+  SetNotificationEmailsInput,
+} from "@/schemas/notifications";
+import {
+  getNotificationEmails,
+  listNotifications,
+  markNotificationsRead,
+  setNotificationEmails,
+} from "@/server/services/notifications";
 import { memberProcedure, router } from "../init";
 
 export const notificationsRouter = router({

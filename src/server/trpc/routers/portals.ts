@@ -1,7 +1,24 @@
 import { z } from "zod";
-import { CreatePortalInput, ListPortalsInput, ListPortalsOutput, Portal, PortalDetail, PortalIdInput, UpdatePortalInput } from "@/schemas/portal";
+import {
+  CreatePortalInput,
+  ListPortalsInput,
+  ListPortalsOutput,
+  Portal,
+  PortalDetail,
+  PortalIdInput,
+  UpdatePortalInput,
+} from "@/schemas/portal";
 import { AdmitGroupInput, GroupIdInput, PortalAdmission } from "@/schemas/provisioning";
-import { admitGroup, createPortal, getPortal, listAdmissions, listGroupAdmissions, listPortals, removeAdmission, updatePortal } from "@/server/services/portals";
+import {
+  admitGroup,
+  createPortal,
+  getPortal,
+  listAdmissions,
+  listGroupAdmissions,
+  listPortals,
+  removeAdmission,
+  updatePortal,
+} from "@/server/services/portals";
 import { router, scopedProcedure } from "../init";
 
 const tags = ["Portals"];
@@ -45,7 +62,8 @@ export const portalsRouter = router({
         path: "/portals/{id}",
         tags,
         summary: "Change a portal's name, slug, greeting, look, featured apps or default language",
-        description: "Only the fields passed change; `logoUrl` and `accentColor` take `null` to clear. A slug another portal has → 409 `conflict`.",
+        description:
+          "Only the fields passed change; `logoUrl` and `accentColor` take `null` to clear. A slug another portal has → 409 `conflict`.",
       },
       errors: ["not_found", "conflict"],
     })
@@ -64,7 +82,10 @@ export const portalsRouter = router({
       },
       errors: ["groups_disabled", "not_found", "group_not_found"],
       successStatus: 201,
-      alsoSucceeds: { status: 200, description: "The group was already admitted; the existing admission, nothing written" },
+      alsoSucceeds: {
+        status: 200,
+        description: "The group was already admitted; the existing admission, nothing written",
+      },
     })
     .input(AdmitGroupInput)
     .output(z.object({ admission: PortalAdmission }))
@@ -81,7 +102,8 @@ export const portalsRouter = router({
         path: "/portals/{portalId}/admissions/{groupId}",
         tags,
         summary: "End a user group's admission to a portal",
-        description: "The group's members no longer enter the portal through this group; access they have through another admitted group stays.",
+        description:
+          "The group's members no longer enter the portal through this group; access they have through another admitted group stays.",
       },
       errors: ["groups_disabled", "not_found"],
       successStatus: 204,

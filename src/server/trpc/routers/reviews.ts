@@ -10,7 +10,14 @@ import {
   ReviewAuthorsOutput,
   ReviewIdInput,
 } from "@/schemas/review";
-import { approveReview, approveReviews, getReview, listReviewAuthors, listReviews, rejectReview } from "@/server/services/reviews";
+import {
+  approveReview,
+  approveReviews,
+  getReview,
+  listReviewAuthors,
+  listReviews,
+  rejectReview,
+} from "@/server/services/reviews";
 import { memberProcedure, router } from "../init";
 
 /** Console only: reviews are decided by people, never with an API key. */

@@ -57,7 +57,10 @@ function testProcedures(kind: BuilderKind, plural: "agents" | "flows" | "apps") 
       .output(TestRun)
       .mutation(({ ctx, input }) => runTests(ctx.db, ctx.actor, kind, input)),
     list: scopedProcedure(listTestRuns.requirementFor(kind))
-      .meta({ openapi: { method: "GET", path: `/${plural}/{id}/tests`, tags, summary: `List the ${kind}'s test runs` }, errors: ["not_found"] })
+      .meta({
+        openapi: { method: "GET", path: `/${plural}/{id}/tests`, tags, summary: `List the ${kind}'s test runs` },
+        errors: ["not_found"],
+      })
       .input(ListTestRunsInput)
       .output(ListTestRunsOutput)
       .query(({ ctx, input }) => listTestRuns(ctx.db, ctx.actor, kind, input)),
@@ -107,7 +110,14 @@ export const runtimeRouter = router({
       },
       door: "apps",
       stream: true,
-      errors: ["service_disabled", "insufficient_credits", "unpublished_dependencies", "not_found", "run_limit_exceeded", "provider_error"],
+      errors: [
+        "service_disabled",
+        "insufficient_credits",
+        "unpublished_dependencies",
+        "not_found",
+        "run_limit_exceeded",
+        "provider_error",
+      ],
     })
     .input(ConversationInput)
     .output(ConversationOutput)
@@ -141,7 +151,9 @@ export const runtimeRouter = router({
     .query(async ({ ctx, input }) => {
       const run = await openConversationRun(ctx.db, ctx.actor, input);
       const events = await readRunEvents(ctx.db, run, Number(input.lastEventId ?? 0));
-      return { events: events.map((event) => ({ id: event.seq, event: event.event, data: JSON.parse(event.data) as unknown })) };
+      return {
+        events: events.map((event) => ({ id: event.seq, event: event.event, data: JSON.parse(event.data) as unknown })),
+      };
     }),
 
   cancelConversationRun: scopedProcedure(cancelConversationRun.requirement)
@@ -178,7 +190,15 @@ export const runtimeRouter = router({
           "`input` is checked against the app's published `api.inputSchema` (every problem named). The reply must be a JSON object matching `api.outputSchema`, else 502 `output_invalid` with `raw` and JSON-pointer `details` (the run is still billed). A reply holding no JSON object is read as `{\"reply\": text}`. 1 credit. With `endUserId` (and optionally `portalId`) the call is made on behalf of that end user: the app is checked first, then the end user (`not_found` when unknown, inactive or without access), then the input, then credits (their pool and the organization's balance).",
       },
       door: "apps",
-      errors: ["service_disabled", "insufficient_credits", "unpublished_dependencies", "not_found", "output_invalid", "run_limit_exceeded", "provider_error"],
+      errors: [
+        "service_disabled",
+        "insufficient_credits",
+        "unpublished_dependencies",
+        "not_found",
+        "output_invalid",
+        "run_limit_exceeded",
+        "provider_error",
+      ],
     })
     .input(TransactionInput)
     .output(TransactionOutput)
@@ -204,7 +224,10 @@ export const runtimeRouter = router({
     .query(({ ctx, input }) => listExecutions(ctx.db, ctx.actor, input)),
 
   execution: scopedProcedure(getExecution.requirement)
-    .meta({ openapi: { method: "GET", path: "/executions/{executionId}", tags: ["Executions"], summary: "One run" }, errors: ["not_found"] })
+    .meta({
+      openapi: { method: "GET", path: "/executions/{executionId}", tags: ["Executions"], summary: "One run" },
+      errors: ["not_found"],
+    })
     .input(z.strictObject({ executionId: z.uuid() }))
     .output(z.object({ execution: Execution }))
     .query(async ({ ctx, input }) => ({ execution: await getExecution(ctx.db, ctx.actor, input) })),

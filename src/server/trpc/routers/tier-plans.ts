@@ -1,7 +1,21 @@
 import { z } from "zod";
 import { ListQuery } from "@/schemas/common";
-import { CreateTierPlanInput, ListTierPlansOutput, TierPlan, TierPlanIdInput, TierPlanSubscribersOutput, UpdateTierPlanInput, UserGroup } from "@/schemas/provisioning";
-import { archiveTierPlan, createTierPlan, listTierPlans, tierPlanSubscribers, updateTierPlan } from "@/server/services/tier-plans";
+import {
+  CreateTierPlanInput,
+  ListTierPlansOutput,
+  TierPlan,
+  TierPlanIdInput,
+  TierPlanSubscribersOutput,
+  UpdateTierPlanInput,
+  UserGroup,
+} from "@/schemas/provisioning";
+import {
+  archiveTierPlan,
+  createTierPlan,
+  listTierPlans,
+  tierPlanSubscribers,
+  updateTierPlan,
+} from "@/server/services/tier-plans";
 import { router, scopedProcedure } from "../init";
 
 export const tierPlansRouter = router({

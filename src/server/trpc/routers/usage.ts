@@ -1,7 +1,14 @@
 // Usage: GET /usage and the refused runs behind its `refusals` (REST and console), one app's, end
 // user's or portal's (console) and who is near their limit.
 import { z } from "zod";
-import { ListRefusalsInput, ListRefusalsOutput, ScopedUsageInput, UsageInput, UsageReport, usageCsv } from "@/schemas/usage";
+import {
+  ListRefusalsInput,
+  ListRefusalsOutput,
+  ScopedUsageInput,
+  UsageInput,
+  UsageReport,
+  usageCsv,
+} from "@/schemas/usage";
 import { endUsersNearLimit, getScopedUsage, getUsage, listRefusals } from "@/server/services/usage";
 import { memberProcedure, router, scopedProcedure } from "../init";
 
@@ -22,7 +29,11 @@ export const usageRouter = router({
     .output(UsageReport)
     .query(async ({ ctx, input }) => {
       const report = await getUsage(ctx.db, ctx.actor, input);
-      if (input.format === "csv") ctx.response.asText = { contentType: "text/csv; charset=utf-8", render: (output) => usageCsv(output as UsageReport) };
+      if (input.format === "csv")
+        ctx.response.asText = {
+          contentType: "text/csv; charset=utf-8",
+          render: (output) => usageCsv(output as UsageReport),
+        };
       return report;
     }),
 
@@ -48,6 +59,18 @@ export const usageRouter = router({
 
   nearLimit: memberProcedure(endUsersNearLimit.requirement)
     .input(z.strictObject({ limit: z.number().int().min(1).max(20).default(5) }))
-    .output(z.object({ endUsers: z.array(z.object({ id: z.string(), email: z.string(), fullName: z.string(), used: z.number().int(), allowance: z.number().int() })) }))
+    .output(
+      z.object({
+        endUsers: z.array(
+          z.object({
+            id: z.string(),
+            email: z.string(),
+            fullName: z.string(),
+            used: z.number().int(),
+            allowance: z.number().int(),
+          }),
+        ),
+      }),
+    )
     .query(({ ctx, input }) => endUsersNearLimit(ctx.db, ctx.actor, input)),
 });

@@ -32,7 +32,11 @@ const tags = ["User groups"];
 
 export const userGroupsRouter = router({
   create: scopedProcedure(createUserGroup.requirement)
-    .meta({ openapi: { method: "POST", path: "/user-groups", tags, summary: "Create an empty user group" }, errors: ["groups_disabled"], successStatus: 201 })
+    .meta({
+      openapi: { method: "POST", path: "/user-groups", tags, summary: "Create an empty user group" },
+      errors: ["groups_disabled"],
+      successStatus: 201,
+    })
     .input(CreateUserGroupInput)
     .output(z.object({ userGroup: UserGroup }))
     .mutation(async ({ ctx, input }) => {
@@ -41,13 +45,19 @@ export const userGroupsRouter = router({
     }),
 
   list: scopedProcedure(listUserGroups.requirement)
-    .meta({ openapi: { method: "GET", path: "/user-groups", tags, summary: "List user groups" }, errors: ["groups_disabled"] })
+    .meta({
+      openapi: { method: "GET", path: "/user-groups", tags, summary: "List user groups" },
+      errors: ["groups_disabled"],
+    })
     .input(ListUserGroupsInput)
     .output(ListUserGroupsOutput)
     .query(({ ctx, input }) => listUserGroups(ctx.db, ctx.actor, input)),
 
   get: scopedProcedure(getUserGroup.requirement)
-    .meta({ openapi: { method: "GET", path: "/user-groups/{groupId}", tags, summary: "Get a user group" }, errors: ["groups_disabled", "not_found"] })
+    .meta({
+      openapi: { method: "GET", path: "/user-groups/{groupId}", tags, summary: "Get a user group" },
+      errors: ["groups_disabled", "not_found"],
+    })
     .input(GroupIdInput)
     .output(z.object({ userGroup: UserGroup }))
     .query(async ({ ctx, input }) => ({ userGroup: await getUserGroup(ctx.db, ctx.actor, input) })),
@@ -59,7 +69,8 @@ export const userGroupsRouter = router({
         path: "/user-groups/{groupId}",
         tags,
         summary: "Rename or describe a user group",
-        description: "A plan's group follows the plan: renaming it answers 409 `plan_group`. A directory group's name follows the directory: 409 `directory_managed`.",
+        description:
+          "A plan's group follows the plan: renaming it answers 409 `plan_group`. A directory group's name follows the directory: 409 `directory_managed`.",
       },
       errors: ["groups_disabled", "not_found", "plan_group", "directory_managed"],
     })
@@ -93,7 +104,8 @@ export const userGroupsRouter = router({
         path: "/user-groups/{groupId}/members",
         tags,
         summary: "Add an end user to a group",
-        description: "201 for a new member, 200 when already a member. A plan's group answers 422 `plan_group`; a directory group 409 `directory_managed`.",
+        description:
+          "201 for a new member, 200 when already a member. A plan's group answers 422 `plan_group`; a directory group 409 `directory_managed`.",
       },
       errors: ["groups_disabled", "not_found", "end_user_not_found", "plan_group", "directory_managed"],
       successStatus: 201,
@@ -109,7 +121,12 @@ export const userGroupsRouter = router({
 
   removeMember: scopedProcedure(removeGroupMember.requirement)
     .meta({
-      openapi: { method: "DELETE", path: "/user-groups/{groupId}/members/{endUserId}", tags, summary: "Remove an end user from a group" },
+      openapi: {
+        method: "DELETE",
+        path: "/user-groups/{groupId}/members/{endUserId}",
+        tags,
+        summary: "Remove an end user from a group",
+      },
       errors: ["groups_disabled", "not_found", "plan_group", "directory_managed"],
       successStatus: 204,
     })
@@ -149,7 +166,12 @@ export const userGroupsRouter = router({
 
   removeGrant: scopedProcedure(removeGroupGrant.requirement)
     .meta({
-      openapi: { method: "DELETE", path: "/user-groups/{groupId}/grants/{grantId}", tags, summary: "Remove a group grant" },
+      openapi: {
+        method: "DELETE",
+        path: "/user-groups/{groupId}/grants/{grantId}",
+        tags,
+        summary: "Remove a group grant",
+      },
       errors: ["groups_disabled", "not_found"],
       successStatus: 204,
     })

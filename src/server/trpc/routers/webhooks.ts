@@ -55,14 +55,23 @@ export const webhooksRouter = router({
     .query(({ ctx, input }) => listWebhookEndpoints(ctx.db, ctx.actor, input)),
 
   get: scopedProcedure(getWebhookEndpoint.requirement)
-    .meta({ openapi: { method: "GET", path: "/webhook-endpoints/{id}", tags: TAGS, summary: "Get a webhook endpoint" }, errors: ["not_found"] })
+    .meta({
+      openapi: { method: "GET", path: "/webhook-endpoints/{id}", tags: TAGS, summary: "Get a webhook endpoint" },
+      errors: ["not_found"],
+    })
     .input(WebhookEndpointIdInput)
     .output(z.object({ endpoint: WebhookEndpoint }))
     .query(({ ctx, input }) => getWebhookEndpoint(ctx.db, ctx.actor, input)),
 
   update: scopedProcedure(updateWebhookEndpoint.requirement)
     .meta({
-      openapi: { method: "PATCH", path: "/webhook-endpoints/{id}", tags: TAGS, summary: "Change a webhook endpoint", description: "Only the fields passed change." },
+      openapi: {
+        method: "PATCH",
+        path: "/webhook-endpoints/{id}",
+        tags: TAGS,
+        summary: "Change a webhook endpoint",
+        description: "Only the fields passed change.",
+      },
       errors: ["not_found", "invalid_request"],
     })
     .input(UpdateWebhookEndpointInput)
@@ -70,7 +79,11 @@ export const webhooksRouter = router({
     .mutation(({ ctx, input }) => updateWebhookEndpoint(ctx.db, ctx.actor, input)),
 
   delete: scopedProcedure(deleteWebhookEndpoint.requirement)
-    .meta({ openapi: { method: "DELETE", path: "/webhook-endpoints/{id}", tags: TAGS, summary: "Remove a webhook endpoint" }, successStatus: 204, errors: ["not_found"] })
+    .meta({
+      openapi: { method: "DELETE", path: "/webhook-endpoints/{id}", tags: TAGS, summary: "Remove a webhook endpoint" },
+      successStatus: 204,
+      errors: ["not_found"],
+    })
     .input(WebhookEndpointIdInput)
     .output(z.void())
     .mutation(async ({ ctx, input }) => {
@@ -95,7 +108,13 @@ export const webhooksRouter = router({
 
   deliveries: scopedProcedure(listWebhookDeliveries.requirement)
     .meta({
-      openapi: { method: "GET", path: "/webhook-endpoints/{id}/deliveries", tags: TAGS, summary: "List deliveries and their attempts", description: "Newest first." },
+      openapi: {
+        method: "GET",
+        path: "/webhook-endpoints/{id}/deliveries",
+        tags: TAGS,
+        summary: "List deliveries and their attempts",
+        description: "Newest first.",
+      },
       errors: ["not_found"],
     })
     .input(ListWebhookDeliveriesInput)

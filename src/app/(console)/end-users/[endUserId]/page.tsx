@@ -54,7 +54,11 @@ export default function EndUserPage() {
   }
 
   function grantApp(appId: string, deploymentId: string | undefined) {
-    if (user) provision.mutate({ email: user.email, grants: [{ targetKind: "app", targetId: appId, effect: "allow", ...(deploymentId ? { deploymentId } : {}) }] });
+    if (user)
+      provision.mutate({
+        email: user.email,
+        grants: [{ targetKind: "app", targetId: appId, effect: "allow", ...(deploymentId ? { deploymentId } : {}) }],
+      });
   }
 
   return (
@@ -120,7 +124,8 @@ export default function EndUserPage() {
         whose="Their"
         empty={
           <>
-            No runs for this end user in this range. Their turns in a portal, and the API&apos;s runs made on their behalf (<code>endUserId</code>), show here as they finish.
+            No runs for this end user in this range. Their turns in a portal, and the API&apos;s runs made on their
+            behalf (<code>endUserId</code>), show here as they finish.
           </>
         }
       />
@@ -144,7 +149,11 @@ export default function EndUserPage() {
               cell: (s) => (
                 <>
                   {s.creditsUsed} / {s.creditAllowance + s.bonusCredits}
-                  <progress max={Math.max(1, s.creditAllowance + s.bonusCredits)} value={s.creditsUsed} style={{ marginLeft: "0.5rem" }} />
+                  <progress
+                    max={Math.max(1, s.creditAllowance + s.bonusCredits)}
+                    value={s.creditsUsed}
+                    style={{ marginLeft: "0.5rem" }}
+                  />
                 </>
               ),
             },
@@ -203,15 +212,28 @@ export default function EndUserPage() {
           cards
           columns={[
             { key: "target", header: "Target", cell: (grant) => <EntityName kind="app" id={grant.targetId} /> },
-            { key: "portal", header: "Portal", cell: (grant) => (grant.deploymentId ? <EntityName kind="portal" id={grant.deploymentId} /> : "any") },
+            {
+              key: "portal",
+              header: "Portal",
+              cell: (grant) => (grant.deploymentId ? <EntityName kind="portal" id={grant.deploymentId} /> : "any"),
+            },
             { key: "source", header: "Source", cell: (grant) => <span className="muted">{grant.source}</span> },
-            { key: "expires", header: "Expires", cell: (grant) => <span className="muted">{when(grant.expiresAt)}</span> },
+            {
+              key: "expires",
+              header: "Expires",
+              cell: (grant) => <span className="muted">{when(grant.expiresAt)}</span>,
+            },
             {
               key: "actions",
               header: <span className="visually-hidden">Actions</span>,
               cell: (grant) =>
                 mayDelete && (
-                  <ConfirmButton label="Remove" title="Remove this grant?" confirmLabel="Remove" onConfirm={() => removeGrant.mutate({ endUserId, grantId: grant.id })} />
+                  <ConfirmButton
+                    label="Remove"
+                    title="Remove this grant?"
+                    confirmLabel="Remove"
+                    onConfirm={() => removeGrant.mutate({ endUserId, grantId: grant.id })}
+                  />
                 ),
             },
           ]}

@@ -49,7 +49,11 @@ export default function GroupPage() {
       { groupId, endUserId: endUser.id },
       {
         onSuccess: (result) =>
-          notifyDone(members.data?.some((member) => member.endUserId === result.member.endUserId) ? `${endUser.email} is already a member.` : `${endUser.email} added.`),
+          notifyDone(
+            members.data?.some((member) => member.endUserId === result.member.endUserId)
+              ? `${endUser.email} is already a member.`
+              : `${endUser.email} added.`,
+          ),
       },
     );
   }
@@ -64,7 +68,12 @@ export default function GroupPage() {
         {isPlanGroup && <span className="badge">Plan group</span>}
       </PageHeader>
       {data.description && <p className="muted">{data.description}</p>}
-      {isPlanGroup && <p className="notice">This group belongs to a tier plan: its members are the plan&apos;s subscribers, so membership is read-only here.</p>}
+      {isPlanGroup && (
+        <p className="notice">
+          This group belongs to a tier plan: its members are the plan&apos;s subscribers, so membership is read-only
+          here.
+        </p>
+      )}
       {failure && (
         <p role="alert" className="error">
           {errorMessage(failure)}
@@ -74,7 +83,11 @@ export default function GroupPage() {
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Members ({data.memberCount})</h2>
         {members.data?.length === 0 && (
-          <p className="muted">{isPlanGroup ? "No members yet: end users join this group by holding its plan." : "No members yet: add one by email below."}</p>
+          <p className="muted">
+            {isPlanGroup
+              ? "No members yet: end users join this group by holding its plan."
+              : "No members yet: add one by email below."}
+          </p>
         )}
         <table>
           <tbody>
@@ -107,7 +120,9 @@ export default function GroupPage() {
 
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Grants</h2>
-        {grants.data?.length === 0 && <p className="muted">No grants yet: the apps granted here open for every member.</p>}
+        {grants.data?.length === 0 && (
+          <p className="muted">No grants yet: the apps granted here open for every member.</p>
+        )}
         <table>
           <tbody>
             {grants.data?.map((grant) => (
@@ -118,7 +133,12 @@ export default function GroupPage() {
                 <td>{grant.deploymentId ? <EntityName kind="portal" id={grant.deploymentId} /> : "any portal"}</td>
                 <td>
                   {mayDelete && (
-                    <ConfirmButton label="Remove" title="Remove this grant?" confirmLabel="Remove" onConfirm={() => removeGrant.mutate({ groupId, grantId: grant.id })} />
+                    <ConfirmButton
+                      label="Remove"
+                      title="Remove this grant?"
+                      confirmLabel="Remove"
+                      onConfirm={() => removeGrant.mutate({ groupId, grantId: grant.id })}
+                    />
                   )}
                 </td>
               </tr>

@@ -51,13 +51,20 @@ function Knowledgebase() {
       <PageHeader title={kb.name} back={{ href: "/knowledge", label: "Knowledge" }} />
       {kb.description && <p className="muted">{kb.description}</p>}
       <p className="muted">
-        {kb.counts.sources} source{kb.counts.sources === 1 ? "" : "s"} · {kb.counts.pages} page{kb.counts.pages === 1 ? "" : "s"}
+        {kb.counts.sources} source{kb.counts.sources === 1 ? "" : "s"} · {kb.counts.pages} page
+        {kb.counts.pages === 1 ? "" : "s"}
       </p>
       <KnowledgeSearch knowledgebaseId={knowledgebaseId} />
       <div className="knowledge-layout">
         <PageTree knowledgebaseId={knowledgebaseId} pages={kb.pages} selected={selected} onSelect={setSelected} />
         {selected ? (
-          <PageEditor key={selected} knowledgebaseId={knowledgebaseId} pageId={selected} pages={kb.pages} onSelect={setSelected} />
+          <PageEditor
+            key={selected}
+            knowledgebaseId={knowledgebaseId}
+            pageId={selected}
+            pages={kb.pages}
+            onSelect={setSelected}
+          />
         ) : (
           <div className="panel muted">Choose a page, or create one.</div>
         )}
@@ -74,7 +81,10 @@ function RetrievalTest({ knowledgebaseId }: { knowledgebaseId: string }) {
   const trpc = useTRPC();
   const [draft, setDraft] = useState("");
   const [question, setQuestion] = useState("");
-  const answer = useQuery({ ...trpc.knowledge.testRetrieval.queryOptions({ knowledgebaseId, question }), enabled: question !== "" });
+  const answer = useQuery({
+    ...trpc.knowledge.testRetrieval.queryOptions({ knowledgebaseId, question }),
+    enabled: question !== "",
+  });
   return (
     <div className="panel" aria-label="Retrieval test">
       <h2 style={{ marginTop: 0 }}>What would an agent receive?</h2>
@@ -87,7 +97,12 @@ function RetrievalTest({ knowledgebaseId }: { knowledgebaseId: string }) {
       >
         <label style={{ flex: 1 }}>
           Question
-          <input value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="e.g. How long do refunds take?" style={{ width: "100%" }} />
+          <input
+            value={draft}
+            onChange={(e) => setDraft(e.target.value)}
+            placeholder="e.g. How long do refunds take?"
+            style={{ width: "100%" }}
+          />
         </label>
         <button type="submit" className="primary" disabled={draft.trim() === ""}>
           Test retrieval
@@ -98,7 +113,9 @@ function RetrievalTest({ knowledgebaseId }: { knowledgebaseId: string }) {
           {errorMessage(answer.error)}
         </p>
       )}
-      {answer.data && answer.data.passages.length === 0 && <p className="muted">Nothing matches: an agent would receive no passages for this question.</p>}
+      {answer.data && answer.data.passages.length === 0 && (
+        <p className="muted">Nothing matches: an agent would receive no passages for this question.</p>
+      )}
       {answer.data && answer.data.passages.length > 0 && (
         <ol data-testid="retrieved-passages">
           {answer.data.passages.map((passage, index) => (
@@ -121,7 +138,17 @@ function useRefreshKnowledgebase() {
   return () => queryClient.invalidateQueries({ queryKey: trpc.knowledge.pathKey() });
 }
 
-function PageTree({ knowledgebaseId, pages, selected, onSelect }: { knowledgebaseId: string; pages: PageIndexEntry[]; selected: string | null; onSelect: (id: string) => void }) {
+function PageTree({
+  knowledgebaseId,
+  pages,
+  selected,
+  onSelect,
+}: {
+  knowledgebaseId: string;
+  pages: PageIndexEntry[];
+  selected: string | null;
+  onSelect: (id: string) => void;
+}) {
   const trpc = useTRPC();
   const refresh = useRefreshKnowledgebase();
   const [title, setTitle] = useState("");
@@ -151,19 +178,36 @@ function PageTree({ knowledgebaseId, pages, selected, onSelect }: { knowledgebas
     },
   });
   const children = (parent: string | null) =>
-    pages.filter((p) => p.parentPageId === parent).sort((a, b) => Number(b.isFolder) - Number(a.isFolder) || a.title.localeCompare(b.title));
+    pages
+      .filter((p) => p.parentPageId === parent)
+      .sort((a, b) => Number(b.isFolder) - Number(a.isFolder) || a.title.localeCompare(b.title));
   const renderLevel = (parent: string | null) => (
     <ul style={{ listStyle: "none", paddingLeft: parent ? "1rem" : 0, margin: 0 }}>
       {children(parent).map((page) => (
-        <li key={page.id} draggable onDragStart={(event) => (event.stopPropagation(), setDragging(page.id))} onDragEnd={() => setDragging(null)} {...dropOn(page.id)}>
+        <li
+          key={page.id}
+          draggable
+          onDragStart={(event) => (event.stopPropagation(), setDragging(page.id))}
+          onDragEnd={() => setDragging(null)}
+          {...dropOn(page.id)}
+        >
           <button
             type="button"
             className={selected === page.id ? "primary" : undefined}
-            style={{ border: 0, background: selected === page.id ? undefined : "transparent", padding: "0.15rem 0.3rem", textAlign: "left" }}
+            style={{
+              border: 0,
+              background: selected === page.id ? undefined : "transparent",
+              padding: "0.15rem 0.3rem",
+              textAlign: "left",
+            }}
             onClick={() => onSelect(page.id)}
             data-testid="page-link"
           >
-            {page.isFolder ? <Folder size={16} aria-hidden className="icon" /> : <FileText size={16} aria-hidden className="icon" />}
+            {page.isFolder ? (
+              <Folder size={16} aria-hidden className="icon" />
+            ) : (
+              <FileText size={16} aria-hidden className="icon" />
+            )}
             {page.title}
           </button>
           {renderLevel(page.id)}
@@ -181,7 +225,11 @@ function PageTree({ knowledgebaseId, pages, selected, onSelect }: { knowledgebas
       {pages.length === 0 && <p className="muted">No pages yet.</p>}
       <nav aria-label="Page tree">{renderLevel(null)}</nav>
       {dragging && (
-        <div className="muted" style={{ border: "1px dashed var(--border-strong)", padding: "0.3rem", marginTop: "0.3rem" }} {...dropOn(null)}>
+        <div
+          className="muted"
+          style={{ border: "1px dashed var(--border-strong)", padding: "0.3rem", marginTop: "0.3rem" }}
+          {...dropOn(null)}
+        >
           Drop here to move to the top level
         </div>
       )}
@@ -224,7 +272,17 @@ function PageTree({ knowledgebaseId, pages, selected, onSelect }: { knowledgebas
   );
 }
 
-function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebaseId: string; pageId: string; pages: PageIndexEntry[]; onSelect: (id: string | null) => void }) {
+function PageEditor({
+  knowledgebaseId,
+  pageId,
+  pages,
+  onSelect,
+}: {
+  knowledgebaseId: string;
+  pageId: string;
+  pages: PageIndexEntry[];
+  onSelect: (id: string | null) => void;
+}) {
   const trpc = useTRPC();
   const refresh = useRefreshKnowledgebase();
   const page = useQuery(trpc.knowledge.getPage.queryOptions({ knowledgebaseId, pageId }));
@@ -294,11 +352,21 @@ function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebas
   return (
     <div className="panel" aria-label="Page editor">
       <div className="row">
-        <input aria-label="Title" value={title} onChange={(e) => setTitle(e.target.value)} style={{ fontSize: "1.2rem", flex: 1 }} />
+        <input
+          aria-label="Title"
+          value={title}
+          onChange={(e) => setTitle(e.target.value)}
+          style={{ fontSize: "1.2rem", flex: 1 }}
+        />
         <button type="button" onClick={() => setPreview(!preview)}>
           {preview ? "Edit" : "Preview"}
         </button>
-        <button className="primary" type="button" disabled={!dirty || save.isPending} onClick={() => save.mutate({ knowledgebaseId, pageId, title, markdown })}>
+        <button
+          className="primary"
+          type="button"
+          disabled={!dirty || save.isPending}
+          onClick={() => save.mutate({ knowledgebaseId, pageId, title, markdown })}
+        >
           Save
         </button>
       </div>
@@ -326,7 +394,9 @@ function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebas
         </p>
       )}
       {save.data && !dirty && save.data.links.unresolved.length > 0 && (
-        <p className="muted">Unresolved links: {save.data.links.unresolved.map((l) => `${l.kind}:${l.id}`).join(", ")}</p>
+        <p className="muted">
+          Unresolved links: {save.data.links.unresolved.map((l) => `${l.kind}:${l.id}`).join(", ")}
+        </p>
       )}
       {preview ? (
         <div className="markdown" data-testid="preview">
@@ -348,7 +418,11 @@ function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebas
       <div className="row" style={{ marginTop: "0.5rem" }}>
         <label className="inline">
           Move to{" "}
-          <select aria-label="Move to" value={page.data.parentPageId ?? ""} onChange={(e) => move.mutate({ knowledgebaseId, pageId, parentPageId: e.target.value || null })}>
+          <select
+            aria-label="Move to"
+            value={page.data.parentPageId ?? ""}
+            onChange={(e) => move.mutate({ knowledgebaseId, pageId, parentPageId: e.target.value || null })}
+          >
             <option value="">(top level)</option>
             {pages
               .filter((p) => !descendants.has(p.id))
@@ -389,7 +463,9 @@ function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebas
           ))}
         </ul>
       )}
-      {page.data.relatedPages.length > 0 && <p className="muted">Links to: {page.data.relatedPages.map((p) => p.title).join(", ")}</p>}
+      {page.data.relatedPages.length > 0 && (
+        <p className="muted">Links to: {page.data.relatedPages.map((p) => p.title).join(", ")}</p>
+      )}
       {page.data.attachedFiles.length > 0 && <p className="muted">Sources: {page.data.attachedFiles.join(", ")}</p>}
 
       <h3>History</h3>
@@ -397,11 +473,14 @@ function PageEditor({ knowledgebaseId, pageId, pages, onSelect }: { knowledgebas
       <ol reversed>
         {list.map((revision, i) => (
           <li key={revision.id} data-testid="revision">
-            {new Date(revision.createdAt).toLocaleString()} · {revision.authorEmail ?? "organization key"} · {revision.via}{" "}
+            {new Date(revision.createdAt).toLocaleString()} · {revision.authorEmail ?? "organization key"} ·{" "}
+            {revision.via}{" "}
             <button type="button" onClick={() => setShowRevision(showRevision === revision.id ? null : revision.id)}>
               {showRevision === revision.id ? "Hide diff" : "Diff"}
             </button>
-            {showRevision === revision.id && <TextDiff by="words" before={list[i + 1]?.markdown ?? ""} after={revision.markdown} />}
+            {showRevision === revision.id && (
+              <TextDiff by="words" before={list[i + 1]?.markdown ?? ""} after={revision.markdown} />
+            )}
           </li>
         ))}
       </ol>
@@ -413,13 +492,24 @@ function readKeptPage(key: string): { title: string; markdown: string } | null {
   try {
     const raw = window.localStorage.getItem(key);
     const kept = raw ? (JSON.parse(raw) as { title?: unknown; markdown?: unknown }) : null;
-    return kept && typeof kept.title === "string" && typeof kept.markdown === "string" ? { title: kept.title, markdown: kept.markdown } : null;
+    return kept && typeof kept.title === "string" && typeof kept.markdown === "string"
+      ? { title: kept.title, markdown: kept.markdown }
+      : null;
   } catch {
     return null;
   }
 }
 
-type SourceRow = { id: string; name: string; type: string; status: string; errorMessage: string; sizeBytes: number; createdAt: string; url: string };
+type SourceRow = {
+  id: string;
+  name: string;
+  type: string;
+  status: string;
+  errorMessage: string;
+  sizeBytes: number;
+  createdAt: string;
+  url: string;
+};
 
 function Sources({ knowledgebaseId, sources }: { knowledgebaseId: string; sources: SourceRow[] }) {
   const trpc = useTRPC();
@@ -461,7 +551,14 @@ function Sources({ knowledgebaseId, sources }: { knowledgebaseId: string; source
       <form className="form" onSubmit={submit} aria-label="Add a source">
         <div className="row" role="tablist">
           {(["file", "url", "text"] as const).map((value) => (
-            <button key={value} type="button" role="tab" aria-selected={mode === value} className={mode === value ? "primary" : undefined} onClick={() => setMode(value)}>
+            <button
+              key={value}
+              type="button"
+              role="tab"
+              aria-selected={mode === value}
+              className={mode === value ? "primary" : undefined}
+              onClick={() => setMode(value)}
+            >
               {value === "file" ? "Upload file" : value === "url" ? "From URL" : "Paste text"}
             </button>
           ))}
@@ -469,7 +566,11 @@ function Sources({ knowledgebaseId, sources }: { knowledgebaseId: string; source
         {mode === "file" && (
           <label>
             File (PDF, CSV, TXT, MD; up to 4.5 MB)
-            <input type="file" accept=".pdf,.csv,.txt,.md,.markdown" onChange={(e) => setFile(e.target.files?.[0] ?? null)} />
+            <input
+              type="file"
+              accept=".pdf,.csv,.txt,.md,.markdown"
+              onChange={(e) => setFile(e.target.files?.[0] ?? null)}
+            />
           </label>
         )}
         {mode === "url" && (
@@ -491,7 +592,11 @@ function Sources({ knowledgebaseId, sources }: { knowledgebaseId: string; source
           </label>
         )}
         <div>
-          <button className="primary" type="submit" disabled={add.isPending || uploadFile.isPending || (mode === "file" && !file)}>
+          <button
+            className="primary"
+            type="submit"
+            disabled={add.isPending || uploadFile.isPending || (mode === "file" && !file)}
+          >
             Add source
           </button>
         </div>

@@ -28,12 +28,17 @@ interface Form {
 
 /** Which field a refusal is about: a taken slug answers `conflict`; validation names its field. */
 function fieldOf(error: unknown): keyof Form | null {
-  const data = (error as { data?: { appError?: { code?: string; field?: string; problems?: { path?: string }[] } } } | null)?.data?.appError;
+  const data = (
+    error as { data?: { appError?: { code?: string; field?: string; problems?: { path?: string }[] } } } | null
+  )?.data?.appError;
   if (!data) return null;
   if (data.code === "conflict") return "slug";
   const path = data.field ?? data.problems?.[0]?.path ?? "";
   const field = path.split(/[.[]/)[0];
-  return field && ["name", "slug", "greeting", "logoUrl", "accentColor", "featuredAppIds", "defaultLanguage"].includes(field) ? (field as keyof Form) : null;
+  return field &&
+    ["name", "slug", "greeting", "logoUrl", "accentColor", "featuredAppIds", "defaultLanguage"].includes(field)
+    ? (field as keyof Form)
+    : null;
 }
 
 function FieldError({ field, error }: { field: keyof Form; error: unknown }) {
@@ -100,7 +105,9 @@ export default function PortalSettingsPage() {
   if (!portal || !form) return <p className="muted">Loading…</p>;
 
   // The app list may omit fields (it serves REST's `fields`), hence the guard.
-  const appOptions = (apps.data?.apps ?? []).flatMap((app) => (app.id ? [{ id: app.id, label: app.name ?? app.id }] : []));
+  const appOptions = (apps.data?.apps ?? []).flatMap((app) =>
+    app.id ? [{ id: app.id, label: app.name ?? app.id }] : [],
+  );
   const theme = portalTheme(form.accentColor);
   const appNames = new Map(appOptions.map((app) => [app.id, app.label]));
   const set = (patch: Partial<Form>) => {
@@ -162,17 +169,33 @@ export default function PortalSettingsPage() {
         </label>
         <label>
           Greeting
-          <textarea rows={3} maxLength={2000} value={form.greeting} onChange={(e) => set({ greeting: e.target.value })} placeholder="Welcome! Ask our assistants anything." />
+          <textarea
+            rows={3}
+            maxLength={2000}
+            value={form.greeting}
+            onChange={(e) => set({ greeting: e.target.value })}
+            placeholder="Welcome! Ask our assistants anything."
+          />
           <FieldError field="greeting" error={update.error} />
         </label>
         <label>
           Logo URL
-          <input type="url" maxLength={2000} value={form.logoUrl} onChange={(e) => set({ logoUrl: e.target.value })} placeholder="https://example.com/logo.svg" />
+          <input
+            type="url"
+            maxLength={2000}
+            value={form.logoUrl}
+            onChange={(e) => set({ logoUrl: e.target.value })}
+            placeholder="https://example.com/logo.svg"
+          />
           <FieldError field="logoUrl" error={update.error} />
         </label>
         <label>
           Default language
-          <select value={form.defaultLanguage} onChange={(e) => set({ defaultLanguage: e.target.value as PortalLanguage })} aria-describedby="language-hint">
+          <select
+            value={form.defaultLanguage}
+            onChange={(e) => set({ defaultLanguage: e.target.value as PortalLanguage })}
+            aria-describedby="language-hint"
+          >
             {PORTAL_LANGUAGES.map((language) => (
               <option key={language} value={language}>
                 {LANGUAGE_NAMES[language]}
@@ -180,8 +203,8 @@ export default function PortalSettingsPage() {
             ))}
           </select>
           <span id="language-hint" className="muted">
-            The portal&apos;s own text is in each visitor&apos;s browser language when the portal speaks it (English, French, German), otherwise in this one. What you wrote is
-            shown as written.
+            The portal&apos;s own text is in each visitor&apos;s browser language when the portal speaks it (English,
+            French, German), otherwise in this one. What you wrote is shown as written.
           </span>
           <FieldError field="defaultLanguage" error={update.error} />
         </label>
@@ -211,9 +234,15 @@ export default function PortalSettingsPage() {
             )}
           </div>
           <FieldError field="accentColor" error={update.error} />
-          <div className="portal-preview" style={{ "--accent": theme.accent, "--accent-text": theme.accentText } as CSSProperties} aria-hidden="true">
+          <div
+            className="portal-preview"
+            style={{ "--accent": theme.accent, "--accent-text": theme.accentText } as CSSProperties}
+            aria-hidden="true"
+          >
             <span className="row" style={{ gap: "0.5rem", fontWeight: 700 }}>
-              {/^https?:\/\//.test(form.logoUrl) ? <img src={form.logoUrl} alt="" style={{ height: 28, maxWidth: 120, objectFit: "contain" }} /> : null}
+              {/^https?:\/\//.test(form.logoUrl) ? (
+                <img src={form.logoUrl} alt="" style={{ height: 28, maxWidth: 120, objectFit: "contain" }} />
+              ) : null}
               {form.name || portal.name}
             </span>
             <span className="preview-button">Send</span>
@@ -233,13 +262,26 @@ export default function PortalSettingsPage() {
               <li key={id} data-testid="featured-app">
                 <span className="row" style={{ gap: "0.4rem" }}>
                   <EntityName kind="app" id={id} />
-                  <button type="button" aria-label={`Move ${appNames.get(id) ?? "app"} up`} disabled={index === 0} onClick={() => move(index, -1)}>
+                  <button
+                    type="button"
+                    aria-label={`Move ${appNames.get(id) ?? "app"} up`}
+                    disabled={index === 0}
+                    onClick={() => move(index, -1)}
+                  >
                     ↑
                   </button>
-                  <button type="button" aria-label={`Move ${appNames.get(id) ?? "app"} down`} disabled={index === form.featuredAppIds.length - 1} onClick={() => move(index, 1)}>
+                  <button
+                    type="button"
+                    aria-label={`Move ${appNames.get(id) ?? "app"} down`}
+                    disabled={index === form.featuredAppIds.length - 1}
+                    onClick={() => move(index, 1)}
+                  >
                     ↓
                   </button>
-                  <button type="button" onClick={() => set({ featuredAppIds: form.featuredAppIds.filter((other) => other !== id) })}>
+                  <button
+                    type="button"
+                    onClick={() => set({ featuredAppIds: form.featuredAppIds.filter((other) => other !== id) })}
+                  >
                     Remove
                   </button>
                 </span>
@@ -261,7 +303,12 @@ export default function PortalSettingsPage() {
           </p>
         )}
         <div className="row">
-          <button className="primary" type="submit" disabled={update.isPending || !mayGrant} aria-describedby={mayGrant ? undefined : "portal-admins-only"}>
+          <button
+            className="primary"
+            type="submit"
+            disabled={update.isPending || !mayGrant}
+            aria-describedby={mayGrant ? undefined : "portal-admins-only"}
+          >
             {update.isPending ? "Saving…" : "Save"}
           </button>
           {!mayGrant && (
@@ -287,8 +334,9 @@ export default function PortalSettingsPage() {
         whose="This portal's"
         empty={
           <>
-            Nothing ran in this portal in this range. Its end users&apos; turns show here as they finish: give end users a plan and access to an app with this portal on the{" "}
-            <Link href="/end-users">End users</Link> page, then share the portal&apos;s link.
+            Nothing ran in this portal in this range. Its end users&apos; turns show here as they finish: give end users
+            a plan and access to an app with this portal on the <Link href="/end-users">End users</Link> page, then
+            share the portal&apos;s link.
           </>
         }
       />

@@ -12,7 +12,10 @@ export default function ReviewPage() {
   const canDecide = useMay("review");
   return (
     <>
-      <PageHeader title={review.data ? `Review: ${review.data.review.title || "untitled"}` : "Review"} back={{ href: "/reviews", label: "All reviews" }} />
+      <PageHeader
+        title={review.data ? `Review: ${review.data.review.title || "untitled"}` : "Review"}
+        back={{ href: "/reviews", label: "All reviews" }}
+      />
       <ErrorAlert error={review.error} />
       {review.data && <ReviewCard review={review.data.review} canDecide={canDecide} />}
     </>

@@ -20,7 +20,11 @@ function ConnectionTools({ connection }: { connection: McpConnection }) {
       <h2 style={{ marginTop: 0 }}>Tools of {connection.name}</h2>
       {tools.isLoading && <p className="muted">Asking the server for its tools…</p>}
       <ErrorAlert error={tools.error} title="The server did not list its tools." />
-      {tools.data?.truncated && <p className="muted">The server offers more tools than Atrium reads (100), or some it cannot use; those are not shown.</p>}
+      {tools.data?.truncated && (
+        <p className="muted">
+          The server offers more tools than Atrium reads (100), or some it cannot use; those are not shown.
+        </p>
+      )}
       <DataTable
         label={`Tools of ${connection.name}`}
         rows={tools.data?.tools}
@@ -29,7 +33,11 @@ function ConnectionTools({ connection }: { connection: McpConnection }) {
         empty="This server lists no tools."
         columns={[
           { key: "name", header: "Tool", sortValue: (tool) => tool.name, cell: (tool) => <code>{tool.name}</code> },
-          { key: "description", header: "Description", cell: (tool) => tool.description || <span className="muted">No description</span> },
+          {
+            key: "description",
+            header: "Description",
+            cell: (tool) => tool.description || <span className="muted">No description</span>,
+          },
         ]}
       />
     </section>
@@ -79,7 +87,12 @@ function Integrations() {
       />
       <ErrorAlert error={remove.error ?? connections.error} />
 
-      {mayChangeSettings && (editing ? <ConnectionForm key={editing.id} connection={editing} onDone={closeEditor} /> : <ConnectionForm onDone={() => void refresh()} />)}
+      {mayChangeSettings &&
+        (editing ? (
+          <ConnectionForm key={editing.id} connection={editing} onDone={closeEditor} />
+        ) : (
+          <ConnectionForm onDone={() => void refresh()} />
+        ))}
 
       <div className="panel">
         <DataTable
@@ -108,7 +121,8 @@ function Integrations() {
               key: "headers",
               header: "Headers",
               nowrap: true,
-              cell: (connection) => (connection.headerNames.length ? connection.headerNames.join(", ") : <span className="muted">none</span>),
+              cell: (connection) =>
+                connection.headerNames.length ? connection.headerNames.join(", ") : <span className="muted">none</span>,
             },
             {
               key: "actions",
@@ -119,7 +133,9 @@ function Integrations() {
                   <CopyButton text={connection.id} label="Copy id" />
                   <button
                     type="button"
-                    onClick={() => router.replace(`/settings/integrations?tools=${encodeURIComponent(connection.slug)}`)}
+                    onClick={() =>
+                      router.replace(`/settings/integrations?tools=${encodeURIComponent(connection.slug)}`)
+                    }
                     aria-pressed={shown?.id === connection.id}
                   >
                     <ListTree size={16} aria-hidden className="icon" />
@@ -128,7 +144,9 @@ function Integrations() {
                   {mayChangeSettings && (
                     <button
                       type="button"
-                      onClick={() => router.replace(`/settings/integrations?edit=${encodeURIComponent(connection.slug)}`)}
+                      onClick={() =>
+                        router.replace(`/settings/integrations?edit=${encodeURIComponent(connection.slug)}`)
+                      }
                       aria-pressed={editing?.id === connection.id}
                     >
                       <Pencil size={16} aria-hidden className="icon" />

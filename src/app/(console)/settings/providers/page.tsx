@@ -49,7 +49,11 @@ function Providers() {
         description="Model servers this organization's agents can use besides the built-in offline model. Agents pick their models as <slug>/<model id>. API keys are stored encrypted and never shown again."
       />
       <ErrorAlert error={providers.error ?? remove.error} />
-      {editing ? <ProviderForm key={editing.id} provider={editing} onDone={closeEditor} /> : <ProviderForm onDone={() => void refresh()} />}
+      {editing ? (
+        <ProviderForm key={editing.id} provider={editing} onDone={closeEditor} />
+      ) : (
+        <ProviderForm onDone={() => void refresh()} />
+      )}
       <div className="panel">
         <DataTable
           label="Model providers"
@@ -76,9 +80,19 @@ function Providers() {
               key: "url",
               header: "Base URL",
               nowrap: true,
-              cell: (provider) => (provider.baseUrl ? <code>{provider.baseUrl}</code> : <span className="muted">Anthropic&apos;s API</span>),
+              cell: (provider) =>
+                provider.baseUrl ? (
+                  <code>{provider.baseUrl}</code>
+                ) : (
+                  <span className="muted">Anthropic&apos;s API</span>
+                ),
             },
-            { key: "key", header: "API key", nowrap: true, cell: (provider) => (provider.hasApiKey ? "stored" : <span className="muted">none</span>) },
+            {
+              key: "key",
+              header: "API key",
+              nowrap: true,
+              cell: (provider) => (provider.hasApiKey ? "stored" : <span className="muted">none</span>),
+            },
             {
               key: "models",
               header: "Models",
@@ -99,7 +113,11 @@ function Providers() {
               nowrap: true,
               cell: (provider) => (
                 <span className="row">
-                  <button type="button" onClick={() => router.replace(`/settings/providers?edit=${encodeURIComponent(provider.slug)}`)} aria-pressed={editing?.id === provider.id}>
+                  <button
+                    type="button"
+                    onClick={() => router.replace(`/settings/providers?edit=${encodeURIComponent(provider.slug)}`)}
+                    aria-pressed={editing?.id === provider.id}
+                  >
                     <Pencil size={16} aria-hidden className="icon" />
                     Edit
                   </button>

@@ -5,7 +5,13 @@ export async function generateMetadata({ params }: { params: Promise<{ portal: s
   return portalTitle((await params).portal, "signIn");
 }
 
-export default async function Page({ params, searchParams }: { params: Promise<{ portal: string }>; searchParams: Promise<{ reason?: string; sso_error?: string }> }) {
+export default async function Page({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ portal: string }>;
+  searchParams: Promise<{ reason?: string; sso_error?: string }>;
+}) {
   const [{ portal }, { reason, sso_error: ssoError }] = await Promise.all([params, searchParams]);
   return <PortalSignIn portal={portal} sessionEnded={reason === "ended"} ssoError={ssoError?.slice(0, 500)} />;
 }

@@ -22,7 +22,11 @@ export default function SourcePage() {
       { refetchInterval: (query) => (query.state.data?.source.status === "processing" ? 1500 : false) },
     ),
   );
-  const retry = useMutation(trpc.knowledge.retrySource.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.knowledge.pathKey() }) }));
+  const retry = useMutation(
+    trpc.knowledge.retrySource.mutationOptions({
+      onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.knowledge.pathKey() }),
+    }),
+  );
   const back = { href: `/knowledge/${knowledgebaseId}`, label: kb.data?.name ?? "Knowledgebase" };
 
   if (detail.error)
@@ -98,11 +102,14 @@ export default function SourcePage() {
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Extracted text</h2>
         {data.textChars === 0 ? (
-          <p className="muted">{source.status === "ready" ? "No text was extracted." : "The text appears here once the source is indexed."}</p>
+          <p className="muted">
+            {source.status === "ready" ? "No text was extracted." : "The text appears here once the source is indexed."}
+          </p>
         ) : (
           <>
             <p className="muted">
-              {data.textChars.toLocaleString()} characters{data.text.length < data.textChars ? `; the first ${data.text.length.toLocaleString()} are shown` : ""}.
+              {data.textChars.toLocaleString()} characters
+              {data.text.length < data.textChars ? `; the first ${data.text.length.toLocaleString()} are shown` : ""}.
             </p>
             <pre className="source-text" data-testid="source-text" tabIndex={0} aria-label="Extracted text">
               {data.text}
@@ -114,7 +121,8 @@ export default function SourcePage() {
       <div className="panel">
         <h2 style={{ marginTop: 0 }}>Chunks</h2>
         <p className="muted">
-          What search and agents read: {data.chunkCount} chunk{data.chunkCount === 1 ? "" : "s"}, each under the headings above it
+          What search and agents read: {data.chunkCount} chunk{data.chunkCount === 1 ? "" : "s"}, each under the
+          headings above it
           {data.chunks.length < data.chunkCount ? `; the first ${data.chunks.length} are shown` : ""}.
         </p>
         <DataTable

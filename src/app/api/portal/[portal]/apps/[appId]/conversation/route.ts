@@ -3,7 +3,10 @@ import { portalConversationRoute } from "@/server/http/api-routes";
 
 export const dynamic = "force-dynamic";
 
-export async function POST(request: Request, { params }: { params: Promise<{ portal: string; appId: string }> }): Promise<Response> {
+export async function POST(
+  request: Request,
+  { params }: { params: Promise<{ portal: string; appId: string }> },
+): Promise<Response> {
   const { portal, appId } = await params;
   return portalConversationRoute(request, portal, appId);
 }
