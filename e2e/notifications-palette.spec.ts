@@ -151,9 +151,17 @@ for (const viewport of VIEWPORTS) {
     await expect(page).toHaveURL(/\/executions$/);
 
     // On a slow connection the bar and the skeleton show while the next page is on its way.
+    // Next.js prefetches the links in view on a desktop, which would make the navigation instant:
+    // every page fetch is slowed (prefetches too) and the page reloaded, so the click has to wait.
     await page.route(/_rsc=/, async (route) => {
       await new Promise((resolve) => setTimeout(resolve, 3000));
       await route.continue();
+    });
+    await page.reload();
+    // A click before React has hydrated the link would be a plain page load, which shows no bar.
+    await page.waitForFunction(() => {
+      const link = document.querySelector("nav a[href='/agents']");
+      return link !== null && Object.keys(link).some((key) => key.startsWith("__reactProps"));
     });
     const menu = page.getByRole("button", { name: "Menu" });
     if (await menu.isVisible()) await menu.click();

@@ -68,6 +68,8 @@ async function provision(page: Page, width: number) {
 /** The page as it is now in each theme: axe's serious findings, sideways scrolling, a screenshot. */
 async function checkThemes(page: Page, name: string): Promise<string[]> {
   const problems: string[] = [];
+  // A client navigation (the chat's URL naming its conversation) swaps the title in: wait for the page to settle.
+  await expect(page).toHaveTitle(/\S/);
   for (const colorScheme of SCHEMES) {
     await page.emulateMedia({ colorScheme });
     problems.push(...(await seriousA11yViolations(page)).map((line) => `${name} (${colorScheme}): ${line}`));
