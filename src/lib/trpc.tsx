@@ -4,13 +4,8 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink, httpLink, splitLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
-import { z } from "zod";
 import { MAX_TRPC_BATCH_CALLS } from "@/schemas/limits";
 import type { AppRouter } from "@/server/trpc/root";
-
-// The console's Content-Security-Policy forbids eval; in the browser zod must not compile
-// parsers with it, nor probe for it (a blocked probe is still reported as a violation).
-if (typeof window !== "undefined") z.config({ jitless: true });
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
