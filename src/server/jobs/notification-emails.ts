@@ -7,7 +7,6 @@
 import type { Db } from "@/server/db";
 import { publicOrigin } from "@/env";
 import { NOTIFICATION_KIND_LABEL, type NotificationKind } from "@/schemas/notifications";
-import { logger } from "@/server/observability/log";
 import { deliverMail } from "@/server/services/mail";
 import {
   kindTable,
@@ -15,7 +14,7 @@ import {
   notificationItemsSql,
   type NotificationItemRow,
 } from "@/server/services/notifications";
-import { backoffDelay } from "./indexing";
+import { startPollingWorker, type PollingWorker } from "./polling-worker";
 
 /** Items older than this are never mailed: a worker that was away does not mail old news. */
 export const EMAIL_WINDOW_HOURS = 24;
@@ -87,46 +86,18 @@ export async function runNotificationEmailsOnce(db: Db): Promise<number> {
   return sent;
 }
 
-export interface NotificationEmailWorker {
-  stop(): Promise<void>;
-}
-
 /** The loop each server process runs, every pollMs, backing off while the database is away. */
 export function startNotificationEmailWorker(
   db: Db,
   options: { pollMs?: number; maxBackoffMs?: number } = {},
-): NotificationEmailWorker {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let wake: (() => void) | undefined;
-  const pollMs = options.pollMs ?? 5000;
-  const loop = (async () => {
-    let failures = 0;
-    while (!stopped) {
-      try {
-        await runNotificationEmailsOnce(db);
-        failures = 0;
-      } catch (error) {
-        failures++;
-        if (failures === 1)
-          logger().error({ err: error }, "Notification emails: a round failed; retrying with backoff");
-      }
-      if (stopped) break;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(
-          resolve,
-          failures > 0 ? backoffDelay(failures, pollMs, options.maxBackoffMs ?? 60_000) : pollMs,
-        );
-      });
-    }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      wake?.();
-      await loop;
-    },
+): PollingWorker {
+  const polling = {
+    name: "Notification emails",
+    pollMs: options.pollMs ?? 5000,
+    maxBackoffMs: options.maxBackoffMs ?? 60_000,
   };
+  return startPollingWorker(polling, async () => {
+    await runNotificationEmailsOnce(db);
+    return false;
+  });
 }

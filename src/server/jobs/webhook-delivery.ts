@@ -14,7 +14,7 @@ import { logger } from "@/server/observability/log";
 import { inSpan } from "@/server/observability/tracing";
 import { openSecret } from "@/server/secret-box";
 import { sweepAuditEventsWhenDue } from "@/server/services/audit-log";
-import { backoffDelay } from "./indexing";
+import { startPollingWorker, type PollingWorker } from "./polling-worker";
 
 /** The pauses before each retry: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery fails. */
 export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
@@ -208,56 +208,27 @@ export async function runWebhookDeliveriesOnce(db: Db, options: DeliveryOptions 
   return claimed.length;
 }
 
-export interface WebhookWorker {
-  stop(): Promise<void>;
-}
+export type WebhookWorker = PollingWorker;
 
 /** The loop each server process runs: due deliveries every pollMs, backing off while the database is away. */
 export function startWebhookWorker(
   db: Db,
   options: DeliveryOptions & { pollMs?: number; maxBackoffMs?: number } = {},
 ): WebhookWorker {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let wake: (() => void) | undefined;
-  const pollMs = options.pollMs ?? 1000;
   let nextSweepCheck = 0;
-  const loop = (async () => {
-    let failures = 0;
-    while (!stopped) {
-      let claimed = 0;
-      try {
-        // The audit log's retention sweep rides on this loop: asked at most once a minute here,
-        // run once a day across every process (sweepAuditEventsWhenDue).
-        if (Date.now() >= nextSweepCheck) {
-          nextSweepCheck = Date.now() + SWEEP_CHECK_MS;
-          const swept = await sweepAuditEventsWhenDue(db, options.now?.());
-          if (swept)
-            logger().info({ event: "audit_sweep", deleted: swept }, "Audit events past their retention deleted");
-        }
-        claimed = await runWebhookDeliveriesOnce(db, options);
-        failures = 0;
-      } catch (error) {
-        failures++;
-        if (failures === 1) logger().error({ err: error }, "Webhook worker: a round failed; retrying with backoff");
-      }
-      if (stopped) break;
-      if (claimed > 0 && failures === 0) continue;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(
-          resolve,
-          failures > 0 ? backoffDelay(failures, pollMs, options.maxBackoffMs ?? 30_000) : pollMs,
-        );
-      });
-    }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      wake?.();
-      await loop;
-    },
+  const polling = {
+    name: "Webhook worker",
+    pollMs: options.pollMs ?? 1000,
+    maxBackoffMs: options.maxBackoffMs ?? 30_000,
   };
+  return startPollingWorker(polling, async () => {
+    // The audit log's retention sweep rides on this loop: asked at most once a minute here,
+    // run once a day across every process (sweepAuditEventsWhenDue).
+    if (Date.now() >= nextSweepCheck) {
+      nextSweepCheck = Date.now() + SWEEP_CHECK_MS;
+      const swept = await sweepAuditEventsWhenDue(db, options.now?.());
+      if (swept) logger().info({ event: "audit_sweep", deleted: swept }, "Audit events past their retention deleted");
+    }
+    return (await runWebhookDeliveriesOnce(db, options)) > 0;
+  });
 }
