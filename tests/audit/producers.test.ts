@@ -8,7 +8,7 @@ import { provisionEndUser } from "@/server/services/end-users";
 import { api, newOrganization } from "../helpers";
 import { email, newPlan } from "../provisioning-helpers";
 import { directoryTenant, PATCH_OP, scim, uniqueUserName } from "../directory/helpers";
-import { clientAddress, portalCall, portalScenario, signIn } from "../portal/helpers";
+import { clientAddress, codeFromOutbox, portalCall, portalScenario, signIn } from "../portal/helpers";
 
 async function eventsOf(organizationId: string, action: string) {
   return getDb().auditEvent.findMany({
@@ -182,6 +182,8 @@ describe("portal sign-ins", () => {
     const headers = clientAddress();
     const address = scenario.endUser.email;
     await portalCall("mutation", "auth.requestCode", { portal: scenario.portal.slug, email: address }, { headers });
+    // The mail is written after the answer: wait for it, so the sign-in below reads its own code.
+    expect(await codeFromOutbox(scenario.tenant.organization.id, address, 1)).toMatch(/^\d{6}$/);
     const wrong = await portalCall(
       "mutation",
       "auth.verifyCode",
