@@ -109,17 +109,15 @@ export async function startFakeAnthropic(
       const stopReason = typeof answer === "string" ? "end_turn" : "tool_use";
       const message = { id: `msg_${requests.length}`, type: "message", role: "assistant", model: body.model };
       if (!body.stream) {
-        res
-          .writeHead(200, { "content-type": "application/json" })
-          .end(
-            JSON.stringify({
-              ...message,
-              content,
-              stop_reason: stopReason,
-              stop_sequence: null,
-              usage: { input_tokens: 10, output_tokens: 5 },
-            }),
-          );
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            ...message,
+            content,
+            stop_reason: stopReason,
+            stop_sequence: null,
+            usage: { input_tokens: 10, output_tokens: 5 },
+          }),
+        );
         return;
       }
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });

@@ -38,12 +38,10 @@ export const LastChange = z
   .object({
     at: Timestamp,
     by: z.string().meta({ description: "Member email, or the key's name for an organization key" }),
-    source: z
-      .string()
-      .meta({
-        description:
-          "Where the change came from: `api` (an API key), `mcp` (an AI client), `ui` (the console) or `cli` (the admin CLI)",
-      }),
+    source: z.string().meta({
+      description:
+        "Where the change came from: `api` (an API key), `mcp` (an AI client), `ui` (the console) or `cli` (the admin CLI)",
+    }),
     action: z.string().meta({ description: "`created`, `draft_updated`, `published` or `deployed`" }),
     summary: z.string(),
   })
@@ -358,23 +356,18 @@ export const PublishInput = {
 };
 
 export const ListItemsQuery = {
-  include: z
-    .enum(["drafts"])
-    .optional()
-    .meta({
-      description:
-        "Lists unpublished items too (draft values, with `published` and `updatedAt`); needs the kind's write scope",
-    }),
+  include: z.enum(["drafts"]).optional().meta({
+    description:
+      "Lists unpublished items too (draft values, with `published` and `updatedAt`); needs the kind's write scope",
+  }),
   limit: ListQuery.shape.limit,
   cursor: ListQuery.shape.cursor.meta({
     description: "`nextCursor` of the previous page; a stale or unknown cursor gives invalid_request",
   }),
-  fields: Text(500)
-    .optional()
-    .meta({
-      description:
-        "Comma-separated field names kept on each item; an unknown name gives invalid_request naming the valid ones",
-    }),
+  fields: Text(500).optional().meta({
+    description:
+      "Comma-separated field names kept on each item; an unknown name gives invalid_request naming the valid ones",
+  }),
   q: NameQuery.meta({
     description:
       "Only items whose name (the live version's, or with include=drafts the draft's) contains this text, ignoring case",

@@ -120,12 +120,10 @@ export const SearchResult = z.object({
   kind: z.enum(["page", "source"]),
   id: Uuid,
   title: z.string(),
-  heading: z
-    .string()
-    .meta({
-      description:
-        'For a document: the headings above the matching passage, joined by " > " ("" when it has none). "" for a page.',
-    }),
+  heading: z.string().meta({
+    description:
+      'For a document: the headings above the matching passage, joined by " > " ("" when it has none). "" for a page.',
+  }),
   snippet: z.string(),
   score: z.number(),
 });

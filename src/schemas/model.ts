@@ -11,10 +11,8 @@ export const BuiltInAvailability = z
   .meta({ id: "BuiltInAvailability" });
 export const ListModelsOutput = z.object({
   models: z.array(Model),
-  builtIns: z
-    .array(BuiltInAvailability)
-    .meta({
-      description:
-        "Every agent built-in, and whether this deployment provides it (an unavailable one is refused in a draft)",
-    }),
+  builtIns: z.array(BuiltInAvailability).meta({
+    description:
+      "Every agent built-in, and whether this deployment provides it (an unavailable one is refused in a draft)",
+  }),
 });

@@ -168,11 +168,9 @@ export const UserGroup = z
     createdAt: Timestamp,
     memberCount: z.number().int(),
     planId: Uuid.nullable().meta({ description: "Set for a plan's group, whose membership follows the plan" }),
-    directoryManaged: z
-      .boolean()
-      .meta({
-        description: "A group of the organization's directory (SCIM): its name and members follow the directory",
-      }),
+    directoryManaged: z.boolean().meta({
+      description: "A group of the organization's directory (SCIM): its name and members follow the directory",
+    }),
   })
   .meta({ id: "UserGroup" });
 export type UserGroup = z.infer<typeof UserGroup>;

@@ -20,12 +20,9 @@ export const Review = z.object({
   authorId: Uuid.nullable().meta({
     description: "The author's member id, else the organization key's id; null for the operator.",
   }),
-  pageChanged: z
-    .boolean()
-    .meta({
-      description:
-        "Pending page write whose page no longer holds `baseMarkdown`: someone changed it since the proposal.",
-    }),
+  pageChanged: z.boolean().meta({
+    description: "Pending page write whose page no longer holds `baseMarkdown`: someone changed it since the proposal.",
+  }),
   createdAt: Timestamp,
   decidedAt: Timestamp.nullable(),
   decidedBy: z.string().nullable(),

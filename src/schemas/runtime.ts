@@ -190,19 +190,13 @@ const TraceEntry = z.object({
   versionId: z.string().nullable().optional(),
   model: z.string().optional(),
   passages: z.array(z.string()).optional(),
-  retrieved: z
-    .array(TracePassage)
-    .optional()
-    .meta({
-      description:
-        "The passages this step retrieved from knowledge, in the order the model received them: where each was found and how it starts",
-    }),
-  note: z
-    .string()
-    .optional()
-    .meta({
-      description: "Why the step found or did less than asked, e.g. a knowledgebase not found in the organization",
-    }),
+  retrieved: z.array(TracePassage).optional().meta({
+    description:
+      "The passages this step retrieved from knowledge, in the order the model received them: where each was found and how it starts",
+  }),
+  note: z.string().optional().meta({
+    description: "Why the step found or did less than asked, e.g. a knowledgebase not found in the organization",
+  }),
   output: z.string().meta({ description: "The step's output (its first 4,096 characters)" }),
   latencyMs: z.number(),
 });
@@ -260,12 +254,9 @@ export const ListExecutionsInput = ListQuery.extend({
     description:
       "`failure`: only the runs GET /usage counts in `failures` (status `failed` or `output_invalid`). Refused runs never ran: GET /usage/refusals lists them",
   }),
-  order: z
-    .enum(["oldest", "newest"])
-    .default("oldest")
-    .meta({
-      description: "`newest` lists the latest runs first; a cursor continues in the order it was handed out with",
-    }),
+  order: z.enum(["oldest", "newest"]).default("oldest").meta({
+    description: "`newest` lists the latest runs first; a cursor continues in the order it was handed out with",
+  }),
   endUserId: Uuid.optional().meta({ description: "Only runs for this end user" }),
   portalId: Uuid.optional().meta({ description: "Only runs made in this portal" }),
   feedback: z.enum(FEEDBACK_RATINGS).optional().meta({ description: "Only runs whose reply was rated so" }),

@@ -16,11 +16,9 @@ export const Source = z.object({
   createdAt: Timestamp,
   sizeBytes: z.number().int(),
   errorMessage: z.string(),
-  createdVia: z
-    .string()
-    .meta({
-      description: "`upload` (a multipart upload), or the door it was added through: `api`, `console`, `mcp` or `cli`",
-    }),
+  createdVia: z.string().meta({
+    description: "`upload` (a multipart upload), or the door it was added through: `api`, `console`, `mcp` or `cli`",
+  }),
 });
 export type Source = z.infer<typeof Source>;
 

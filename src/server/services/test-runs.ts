@@ -88,12 +88,10 @@ export const runTests = guardedByKind(
       // The cases are paid for already: a grader that fails marks its case, never the whole run.
       const grade = error
         ? { passed: false, reason: error }
-        : await grader
-            .grade({ input: testCase.input, output, expectedBehavior: expected })
-            .catch(() => ({
-              passed: false,
-              reason: "The model provider failed or timed out while grading this case; run the test again later.",
-            }));
+        : await grader.grade({ input: testCase.input, output, expectedBehavior: expected }).catch(() => ({
+            passed: false,
+            reason: "The model provider failed or timed out while grading this case; run the test again later.",
+          }));
       const execution = await billed.record(actor, {
         kind: "test",
         itemId: runnable.id,

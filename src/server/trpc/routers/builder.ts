@@ -68,13 +68,10 @@ const DRAFT_PRECONDITIONS = z.object({
     .string()
     .optional()
     .meta({ description: "HTTP date; the write is refused with `conflict` when the draft changed after it" }),
-  "If-Match": z
-    .string()
-    .optional()
-    .meta({
-      description:
-        "The draft's `ETag` last read (or `*`); the write is refused with 412 `precondition_failed` when the draft is at another version",
-    }),
+  "If-Match": z.string().optional().meta({
+    description:
+      "The draft's `ETag` last read (or `*`); the write is refused with 412 `precondition_failed` when the draft is at another version",
+  }),
 });
 
 function builderRouter<

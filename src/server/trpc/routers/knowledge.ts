@@ -49,13 +49,10 @@ import { memberProcedure, router, scopedProcedure } from "../init";
 const TAGS = ["Knowledgebases"];
 
 const PAGE_PRECONDITIONS = z.object({
-  "If-Match": z
-    .string()
-    .optional()
-    .meta({
-      description:
-        "The page's `ETag` last read (or `*`); the patch is refused with 412 `precondition_failed` when the page is at another version",
-    }),
+  "If-Match": z.string().optional().meta({
+    description:
+      "The page's `ETag` last read (or `*`); the patch is refused with 412 `precondition_failed` when the page is at another version",
+  }),
 });
 
 const ExportOutput = z.object({
