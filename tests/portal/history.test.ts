@@ -65,6 +65,15 @@ describe("portal conversation history", () => {
       { cookie },
     );
     expect(continued.status).toBe(404);
+    // Both writes are in the audit log, by the end user through the portal.
+    const recorded = await getDb().auditEvent.findMany({
+      where: { organizationId: scenario.tenant.organization.id, targetId: refunds },
+      orderBy: { occurredAt: "asc" },
+    });
+    expect(recorded.map((e) => [e.action, e.actorType, e.actorId, e.door])).toEqual([
+      ["conversation.rename", "end_user", scenario.endUser.id, "portal"],
+      ["conversation.hide", "end_user", scenario.endUser.id, "portal"],
+    ]);
     // The organization keeps it: the conversation and its executions stay.
     expect(await getDb().conversation.count({ where: { id: refunds } })).toBe(1);
     expect(

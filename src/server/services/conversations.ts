@@ -494,7 +494,15 @@ export async function renameEndUserConversation(
   input: { conversationId: string; title: string },
 ) {
   const conversation = await ownConversation(db, actor, input.conversationId);
-  const updated = await db.conversation.update({ where: { id: conversation.id }, data: { title: input.title.trim() } });
+  const title = input.title.trim();
+  const [updated] = await db.$transaction([
+    db.conversation.update({ where: { id: conversation.id, organizationId: actor.organizationId }, data: { title } }),
+    recordEvent(db, actor, {
+      action: "conversation.rename",
+      target: { type: "conversation", id: conversation.id, label: title },
+      changes: { title: [conversation.title, title] },
+    }),
+  ]);
   const names = await builderItemNames(db, actor.organizationId, [updated.appId]);
   return {
     conversation: {
@@ -510,10 +518,16 @@ export async function renameEndUserConversation(
 /** Deletes a conversation for its end user only: hidden from them, kept for the organization (executions, console). */
 export async function hideEndUserConversation(db: Db, actor: EndUserActor, input: { conversationId: string }) {
   const conversation = await ownConversation(db, actor, input.conversationId);
-  await db.conversation.updateMany({
-    where: { id: conversation.id, organizationId: actor.organizationId, endUserId: actor.endUser.id },
-    data: { hiddenAt: new Date() },
-  });
+  await db.$transaction([
+    db.conversation.updateMany({
+      where: { id: conversation.id, organizationId: actor.organizationId, endUserId: actor.endUser.id },
+      data: { hiddenAt: new Date() },
+    }),
+    recordEvent(db, actor, {
+      action: "conversation.hide",
+      target: { type: "conversation", id: conversation.id, label: conversation.title },
+    }),
+  ]);
   return { ok: true as const };
 }
 

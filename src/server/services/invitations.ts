@@ -135,7 +135,7 @@ export const createInvitation = guarded(
         });
         if (open && open.expiresAt > now)
           throw new AppError("conflict", `${email} already has a pending invitation; resend it or revoke it.`);
-        if (open) await tx.invitation.update({ where: { id: open.id }, data: { revokedAt: now } });
+        if (open) await tx.invitation.update({ where: { id: open.id, organizationId }, data: { revokedAt: now } });
         const openCount = await tx.invitation.count({
           where: { organizationId, memberId: null, acceptedAt: null, revokedAt: null },
         });
@@ -240,7 +240,7 @@ export const resendInvitation = guarded(
       });
       if (count === 0) throw new AppError("not_found", "No open invitation with that id in this organization.");
       await recordEvent(tx, actor, { action: "invitation.resend", target: invitationTarget(open) });
-      return tx.invitation.findUniqueOrThrow({ where: { id: open.id } });
+      return tx.invitation.findUniqueOrThrow({ where: { id: open.id, organizationId: actor.organizationId } });
     });
     await sendInvitationMail(db, row, secret.token);
     return toInvitation(row, now);
@@ -259,7 +259,7 @@ export const revokeInvitation = guarded(
       });
       if (count === 0) throw new AppError("not_found", "No open invitation with that id in this organization.");
       await recordEvent(tx, actor, { action: "invitation.revoke", target: invitationTarget(open) });
-      return tx.invitation.findUniqueOrThrow({ where: { id: open.id } });
+      return tx.invitation.findUniqueOrThrow({ where: { id: open.id, organizationId: actor.organizationId } });
     });
     return toInvitation(row);
   },
@@ -417,7 +417,7 @@ export async function acceptInvitation(
       data: { acceptedAt: new Date() },
     });
     if (taken.count === 0) {
-      const now = await tx.invitation.findUniqueOrThrow({ where: { id: row.id } });
+      const now = await tx.invitation.findUniqueOrThrow({ where: { id: row.id, organizationId: row.organizationId } });
       throw unavailable(now, new Date()) ?? new AppError("not_found", INVALID_LINK);
     }
     if (row.memberId) return completeReset(tx, row, row.memberId, passwordHash, origin);
