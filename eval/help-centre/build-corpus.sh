@@ -6,7 +6,7 @@
 set -e
 here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d)"
-chmod 755 "$work"  # apt-get download writes as the _apt user
+chmod 777 "$work"  # apt-get download writes as the _apt user
 trap 'rm -rf "$work"' EXIT
 (cd "$work" && apt-get download gnome-user-docs=43.0-2 >/dev/null)
 dpkg-deb -x "$work"/gnome-user-docs_*.deb "$work/root"
