@@ -134,10 +134,12 @@ async function failSource(db: Db, job: ClaimedJob, message: string): Promise<voi
       const owned =
         await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
       if (owned !== 1) return;
+      // Unscoped: a job names its source, whose row names the organization.
       const { count } = await tx.source.updateMany({
         where: { id: job.sourceId, status: "processing" },
         data: { status: "failed", errorMessage: message },
       });
+      // Unscoped: the source a job names (see above).
       const source = count === 1 ? await tx.source.findUniqueOrThrow({ where: { id: job.sourceId } }) : null;
       if (source)
         await recordEvent(
@@ -223,6 +225,7 @@ async function documentOf(
 }
 
 async function indexSource(db: Db, job: ClaimedJob, options: IndexingOptions, signal: AbortSignal): Promise<void> {
+  // Unscoped: a job names its source, whose row names the organization.
   const source = await db.source.findUnique({ where: { id: job.sourceId } });
   if (!source || source.status !== "processing") {
     await db.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
@@ -242,7 +245,7 @@ async function indexSource(db: Db, job: ClaimedJob, options: IndexingOptions, si
       select gen_random_uuid(), ${source.id}::uuid, ${source.knowledgebaseId}::uuid, c.position, c.text, c.heading
       from unnest(${chunks.map((_, i) => i)}::int[], ${chunks.map((c) => c.text)}::text[], ${chunks.map((c) => c.heading)}::text[]) as c(position, text, heading)`;
       const ready = await tx.source.update({
-        where: { id: source.id },
+        where: { id: source.id, organizationId: source.organizationId },
         data: { status: "ready", text, type, errorMessage: null, ...(source.content ? {} : { sizeBytes }) },
       });
       await recordEvent(

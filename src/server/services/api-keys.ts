@@ -132,7 +132,7 @@ export const revokeApiKey = guarded(
     if (!ownKey) authorize(actor, { may: "members" });
     const revoke = (tx: Pick<Db, "apiKey">) =>
       tx.apiKey.update({
-        where: { id: key.id },
+        where: { id: key.id, organizationId: actor.organizationId },
         data: { revokedAt: key.revokedAt ?? new Date() },
         include: keyInclude,
       });

@@ -290,7 +290,7 @@ export const patchDraft = guardedByKind(
       const summary = changed.length ? `Changed ${changed.join(", ")}` : "Saved the draft unchanged";
       const write = (tx: Prisma.TransactionClient) =>
         tx.builderItem.updateMany({
-          where: { id: row.id, updatedAt: row.updatedAt },
+          where: { id: row.id, organizationId: actor.organizationId, updatedAt: row.updatedAt },
           data: {
             draft: draft as Prisma.InputJsonValue,
             updatedAt,
@@ -383,7 +383,7 @@ export const publishItem = guardedByKind(
           },
         });
         const updated = await tx.builderItem.update({
-          where: { id: row.id },
+          where: { id: row.id, organizationId: actor.organizationId },
           data: {
             versionCount: number,
             updatedAt,
@@ -427,7 +427,7 @@ export const deployVersion = guardedByKind(
         if (!version) throw new AppError("not_found", `No version with that id on this ${kind}.`);
         const updatedAt = nextUpdatedAt(row.updatedAt);
         const updated = await tx.builderItem.update({
-          where: { id: row.id },
+          where: { id: row.id, organizationId: actor.organizationId },
           data: {
             productionVersionId: version.id,
             liveAt: updatedAt,

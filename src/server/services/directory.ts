@@ -181,7 +181,7 @@ async function endUserFor(tx: Tx, actor: KeyActor, address: string | null, fullN
     await subscribe(tx, row.id, plans, "api");
   }
   if (row.created || (before && fullName && before.fullName !== fullName)) {
-    const endUser = await tx.endUser.findUniqueOrThrow({ where: { id: row.id } });
+    const endUser = await tx.endUser.findUniqueOrThrow({ where: { id: row.id, organizationId: actor.organizationId } });
     await recordEvent(tx, actor, {
       action: row.created ? "end_user.create" : "end_user.update",
       target: { type: "end_user", id: endUser.id, label: endUser.email },
@@ -273,7 +273,7 @@ async function saveUser(
   let row: DirectoryUserRow;
   if (existing) {
     row = await tx.directoryUser.update({
-      where: { id: existing.id },
+      where: { id: existing.id, organizationId: actor.organizationId },
       data: { ...columns, endUserId, version: { increment: 1 } },
     });
   } else {
@@ -306,7 +306,7 @@ async function lockedUser(tx: Tx, organizationId: string, id: string): Promise<D
     { id: string }[]
   >`select id::text from directory_users where id = ${id}::uuid and organization_id = ${organizationId}::uuid for update`;
   if (!locked[0]) throw scimError(404, null, `No user ${id}.`);
-  return tx.directoryUser.findUniqueOrThrow({ where: { id } });
+  return tx.directoryUser.findUniqueOrThrow({ where: { id, organizationId } });
 }
 
 const scim = { scope: "scim" } as const;
@@ -363,7 +363,7 @@ export const deleteDirectoryUser = guarded(
     await db.$transaction(async (tx) => {
       const existing = await lockedUser(tx, actor.organizationId, id);
       const groups = await groupsOfUser(tx, existing.id);
-      await tx.directoryUser.delete({ where: { id: existing.id } });
+      await tx.directoryUser.delete({ where: { id: existing.id, organizationId: actor.organizationId } });
       await recordEvent(tx, actor, { action: "directory_user.delete", target: directoryUserTarget(existing) });
       await syncGroupMemberships(tx, actor.organizationId, groups);
       await settleEndUsers(tx, actor, [existing.endUserId]);
@@ -497,14 +497,14 @@ async function lockedGroup(tx: Tx, organizationId: string, id: string): Promise<
   const locked = await tx.$queryRaw<{ id: string }[]>`
     select id::text from user_groups where id = ${id}::uuid and organization_id = ${organizationId}::uuid and directory_managed for update`;
   if (!locked[0]) throw scimError(404, null, `No group ${id}.`);
-  return tx.userGroup.findUniqueOrThrow({ where: { id }, select: groupSelect });
+  return tx.userGroup.findUniqueOrThrow({ where: { id, organizationId }, select: groupSelect });
 }
 
 async function saveGroup(tx: Tx, actor: KeyActor, existing: GroupRow, group: ScimObject): Promise<GroupRow> {
   const membersBefore = await memberCount(tx, existing.id);
   await setGroupMembers(tx, actor.organizationId, existing.id, memberIdsOf(group));
   const row = await tx.userGroup.update({
-    where: { id: existing.id },
+    where: { id: existing.id, organizationId: actor.organizationId },
     data: { ...groupColumns(group), directoryVersion: { increment: 1 } },
     select: groupSelect,
   });
@@ -597,7 +597,7 @@ export const deleteDirectoryGroup = guarded(
   async function deleteDirectoryGroup(db: Db, actor: KeyActor, id: string): Promise<void> {
     await db.$transaction(async (tx) => {
       const existing = await lockedGroup(tx, actor.organizationId, id);
-      await tx.userGroup.delete({ where: { id: existing.id } });
+      await tx.userGroup.delete({ where: { id: existing.id, organizationId: actor.organizationId } });
       await recordEvent(tx, actor, { action: "user_group.delete", target: groupTarget(existing) });
     }, TRANSACTION_OPTIONS);
   },

@@ -456,7 +456,11 @@ export const updateEndUser = guarded(
   ): Promise<EndUser> {
     const user = await findEndUser(db, actor, input.endUserId);
     if (input.fullName === undefined) return toEndUser(user);
-    const write = (tx: Tx) => tx.endUser.update({ where: { id: user.id }, data: { fullName: input.fullName } });
+    const write = (tx: Tx) =>
+      tx.endUser.update({
+        where: { id: user.id, organizationId: actor.organizationId },
+        data: { fullName: input.fullName },
+      });
     return toEndUser(
       await recorded(db, actor, write, (row) => ({
         action: "end_user.update",
@@ -477,7 +481,7 @@ export const revokeEndUser = guarded(
     // Their portal sessions end with the revocation (and stay ended if they are provisioned again).
     const revokedAt = new Date();
     const [revoked] = await db.$transaction([
-      db.endUser.update({ where: { id: user.id }, data: { revokedAt } }),
+      db.endUser.update({ where: { id: user.id, organizationId: actor.organizationId }, data: { revokedAt } }),
       recordEvent(db, actor, {
         action: "end_user.revoke",
         target: endUserTarget(user),
@@ -511,7 +515,7 @@ export const deleteEndUser = guarded(
         data: { endUserId: null },
       }),
       db.endUser.update({
-        where: { id: user.id },
+        where: { id: user.id, organizationId: actor.organizationId },
         data: { deletedAt: new Date(), revokedAt: user.revokedAt ?? new Date(), fullName: "" },
       }),
       recordEvent(db, actor, {
@@ -566,7 +570,8 @@ export const removeEndUserGrant = guarded(
     input: { endUserId: string; grantId: string },
   ): Promise<void> {
     const user = await findEndUser(db, actor, input.endUserId);
-    const remove = (tx: Tx) => tx.grant.deleteMany({ where: { id: input.grantId, endUserId: user.id } });
+    const remove = (tx: Tx) =>
+      tx.grant.deleteMany({ where: { id: input.grantId, organizationId: actor.organizationId, endUserId: user.id } });
     const { count } = await recorded(db, actor, remove, ({ count }) =>
       count ? { action: "grant.delete", target: { type: "grant", id: input.grantId, label: user.email } } : null,
     );

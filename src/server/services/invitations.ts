@@ -326,6 +326,7 @@ async function invitationOfToken(db: Db, token: string): Promise<InvitationRow> 
   const id = token.slice(0, dot);
   const secret = token.slice(dot + 1);
   if (dot < 0 || !UUID.test(id) || !secret) throw new AppError("not_found", INVALID_LINK);
+  // Unscoped: the link is its own credential; its row names the organization.
   const row = await db.invitation.findUnique({ where: { id } });
   const stored = Buffer.from(row?.tokenHash ?? hashSecret(randomToken()), "hex");
   const sent = Buffer.from(hashSecret(secret), "hex");
@@ -379,7 +380,7 @@ async function completeReset(
     throw new AppError("invitation_unavailable", "This link's member has left the organization.", {
       reason: "revoked",
     });
-  await tx.member.update({ where: { id: member.id }, data: { passwordHash } });
+  await tx.member.update({ where: { id: member.id, organizationId: row.organizationId }, data: { passwordHash } });
   await tx.session.deleteMany({ where: { memberId: member.id } });
   const self: MemberActor = {
     kind: "member",
@@ -413,7 +414,14 @@ export async function acceptInvitation(
   const member = await db.$transaction(async (tx) => {
     // Taken atomically: of two submits of the same link, only one finds it open.
     const taken = await tx.invitation.updateMany({
-      where: { id: row.id, tokenHash: row.tokenHash, acceptedAt: null, revokedAt: null, expiresAt: { gt: new Date() } },
+      where: {
+        id: row.id,
+        organizationId: row.organizationId,
+        tokenHash: row.tokenHash,
+        acceptedAt: null,
+        revokedAt: null,
+        expiresAt: { gt: new Date() },
+      },
       data: { acceptedAt: new Date() },
     });
     if (taken.count === 0) {
@@ -439,7 +447,7 @@ export async function acceptInvitation(
       await tx.apiKey.updateMany({ where: { memberId: former.id, revokedAt: null }, data: { revokedAt: new Date() } });
     const joined = former
       ? await tx.member.update({
-          where: { id: former.id },
+          where: { id: former.id, organizationId: row.organizationId },
           data: { role: row.role, removedAt: null, createdAt: new Date(), passwordHash: memberPasswordHash },
           include: { user: { select: { email: true } } },
         })

@@ -122,7 +122,7 @@ export const updateMcpConnection = guarded(
     if (input.url) await requireIntegrationUrl(input.url, "url");
     const update = (tx: Pick<Db, "mcpConnection">) =>
       tx.mcpConnection.update({
-        where: { id: row.id },
+        where: { id: row.id, organizationId: actor.organizationId },
         data: {
           ...(input.name !== undefined ? { name: input.name } : {}),
           ...(input.url !== undefined ? { url: input.url } : {}),
@@ -149,7 +149,7 @@ export const deleteMcpConnection = guarded(
   async function deleteMcpConnection(db: Db, actor: Actor, input: { connectionId: string }): Promise<McpConnection> {
     const row = await ownConnection(db, actor, input.connectionId);
     await db.$transaction([
-      db.mcpConnection.delete({ where: { id: row.id } }),
+      db.mcpConnection.delete({ where: { id: row.id, organizationId: actor.organizationId } }),
       recordEvent(db, actor, {
         action: "mcp_connection.delete",
         target: { type: "mcp_connection", id: row.id, label: row.name },

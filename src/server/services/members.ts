@@ -108,7 +108,7 @@ export const addMember = guarded(
         });
       const added = existing
         ? await tx.member.update({
-            where: { id: existing.id },
+            where: { id: existing.id, organizationId: actor.organizationId },
             data: { role: input.role, removedAt: null, createdAt: new Date(), passwordHash: memberPasswordHash },
             include: { user: { select: { email: true } } },
           })
@@ -169,7 +169,7 @@ export const changeMemberRole = guarded(
         changes: changesBetween(target, input, ["role"]),
       });
       return tx.member.update({
-        where: { id: target.id },
+        where: { id: target.id, organizationId: actor.organizationId },
         data: { role: input.role },
         include: { user: { select: { email: true } } },
       });
@@ -189,7 +189,7 @@ export const removeMember = guarded(
     }
     const [row] = await db.$transaction([
       db.member.update({
-        where: { id: target.id },
+        where: { id: target.id, organizationId: actor.organizationId },
         data: { removedAt: new Date() },
         include: { user: { select: { email: true } } },
       }),
@@ -239,7 +239,10 @@ export const changeOwnPassword = guarded(
     const otherSessions = options.keepSessionToken ? { tokenHash: { not: hashSecret(options.keepSessionToken) } } : {};
     await db.$transaction(async (tx) => {
       if (member.passwordHash) {
-        await tx.member.update({ where: { id: member.id }, data: { passwordHash } });
+        await tx.member.update({
+          where: { id: member.id, organizationId: actor.organizationId },
+          data: { passwordHash },
+        });
         await tx.session.deleteMany({ where: { memberId: member.id, ...otherSessions } });
       } else {
         await tx.user.update({ where: { id: member.user.id }, data: { passwordHash } });
@@ -296,7 +299,7 @@ export async function lockOutForReset(db: Db, actor: Actor, memberId: string, pa
     throw new AppError("forbidden_role", "Only an owner can reset an admin's password.");
   }
   await db.$transaction([
-    db.member.update({ where: { id: target.id }, data: { passwordHash } }),
+    db.member.update({ where: { id: target.id, organizationId: actor.organizationId }, data: { passwordHash } }),
     db.session.deleteMany({ where: { memberId: target.id } }),
     recordEvent(db, actor, {
       action: "member.password_reset",

@@ -109,7 +109,7 @@ export const updateModelProvider = guarded(
       input.apiKey === undefined ? undefined : input.apiKey === null ? null : sealSecret(input.apiKey, "apiKey");
     const update = (tx: Pick<Db, "modelProvider">) =>
       tx.modelProvider.update({
-        where: { id: row.id },
+        where: { id: row.id, organizationId: actor.organizationId },
         data: {
           ...(input.name !== undefined ? { name: input.name } : {}),
           ...(input.baseUrl !== undefined ? { baseUrl: input.baseUrl } : {}),
@@ -138,7 +138,7 @@ export const deleteModelProvider = guarded(
   async function deleteModelProvider(db: Db, actor: Actor, input: { providerId: string }): Promise<ModelProvider> {
     const row = await ownProvider(db, actor, input.providerId);
     await db.$transaction([
-      db.modelProvider.delete({ where: { id: row.id } }),
+      db.modelProvider.delete({ where: { id: row.id, organizationId: actor.organizationId } }),
       recordEvent(db, actor, {
         action: "model_provider.delete",
         target: { type: "model_provider", id: row.id, label: row.name },

@@ -248,12 +248,12 @@ async function unchangedResult(tx: Tx, page: PageRow, markdown: string): Promise
 /** Writes new content to a page with its revision and links, inside `tx`. */
 export async function applyPageContent(
   tx: Tx,
-  page: { id: string },
+  page: { id: string; organizationId: string },
   content: { title: string; markdown: string },
   author: { authorMemberId: string | null; keyId: string | null; via: string; revisionId?: string },
 ) {
   const updated = await tx.page.update({
-    where: { id: page.id },
+    where: { id: page.id, organizationId: page.organizationId },
     data: { title: content.title, markdown: content.markdown },
   });
   const revision = await tx.pageRevision.create({
@@ -268,7 +268,10 @@ export async function applyPageContent(
     },
   });
   await saveLinks(tx, page.id, content.markdown);
-  await tx.knowledgebase.update({ where: { id: updated.knowledgebaseId }, data: { updatedAt: new Date() } });
+  await tx.knowledgebase.update({
+    where: { id: updated.knowledgebaseId, organizationId: page.organizationId },
+    data: { updatedAt: new Date() },
+  });
   return { page: updated, revisionId: revision.id };
 }
 
@@ -303,11 +306,14 @@ function reviewEvent(review: { id: string; kind: string }, label: string): Event
 
 async function checkParent(
   db: Db | Tx,
-  knowledgebaseId: string,
+  knowledgebase: { id: string; organizationId: string },
   parentPageId: string | null | undefined,
 ): Promise<void> {
   if (!parentPageId) return;
-  const parent = await db.page.findFirst({ where: { id: parentPageId, knowledgebaseId }, select: { id: true } });
+  const parent = await db.page.findFirst({
+    where: { id: parentPageId, organizationId: knowledgebase.organizationId, knowledgebaseId: knowledgebase.id },
+    select: { id: true },
+  });
   if (!parent) throw new AppError("not_found", "No parent page with that id in this knowledgebase.");
 }
 
@@ -315,7 +321,7 @@ export const createPage = guarded(
   { scope: "knowledge:write" },
   async function createPage(db: Db, actor: Actor, input: CreatePageInput): Promise<PageWriteResult> {
     const knowledgebase = await findKnowledgebase(db, actor, input.knowledgebaseId);
-    await checkParent(db, knowledgebase.id, input.parentPageId);
+    await checkParent(db, knowledgebase, input.parentPageId);
     const reviewed = await reviewsWritesOf(db, actor);
     const { authorMemberId, keyId } = authorOf(actor);
     const markdown = input.markdown ?? "";
@@ -350,7 +356,10 @@ export const createPage = guarded(
             keyId,
           },
         });
-        await tx.knowledgebase.update({ where: { id: knowledgebase.id }, data: { updatedAt: new Date() } });
+        await tx.knowledgebase.update({
+          where: { id: knowledgebase.id, organizationId: actor.organizationId },
+          data: { updatedAt: new Date() },
+        });
         await recordEvent(tx, actor, reviewEvent(review, input.title));
         return writeResult(page, revisionId, await resolveLinks(tx, knowledgebase.id, markdown), review.id);
       }
@@ -551,7 +560,7 @@ export const movePage = guarded(
     const before = await findPage(db, actor, input);
     const moved = await db.$transaction(async (tx) => {
       await lockFor(tx, `page-tree:${input.knowledgebaseId}`);
-      await checkParent(tx, input.knowledgebaseId, input.parentPageId);
+      await checkParent(tx, { id: input.knowledgebaseId, organizationId: actor.organizationId }, input.parentPageId);
       if (input.parentPageId) {
         // Walk up from the new parent: meeting the page itself means a cycle.
         const pages = await tx.page.findMany({
@@ -572,7 +581,10 @@ export const movePage = guarded(
         actor,
         pageEvent("page.move", before, before.markdown, changesBetween(before, input, ["parentPageId"])),
       );
-      return tx.page.update({ where: { id: input.pageId }, data: { parentPageId: input.parentPageId } });
+      return tx.page.update({
+        where: { id: input.pageId, organizationId: actor.organizationId },
+        data: { parentPageId: input.parentPageId },
+      });
     });
     return {
       page: {
@@ -602,7 +614,7 @@ export const deletePage = guarded(
         where: { pageId: page.id, status: "pending" },
         data: { status: "rejected", decidedAt: new Date(), decidedBy: "page deleted" },
       });
-      await tx.page.delete({ where: { id: page.id } });
+      await tx.page.delete({ where: { id: page.id, organizationId: actor.organizationId } });
       await recordEvent(tx, actor, pageEvent("page.delete", page, null));
     });
   },

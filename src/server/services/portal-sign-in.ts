@@ -221,7 +221,7 @@ export async function verifySignInCode(
   }
   // Single use even under concurrent verifies: only one request can mark it used.
   const claimed = await db.endUserSignInCode.updateMany({
-    where: { id: tried.id, usedAt: null },
+    where: { id: tried.id, organizationId: actor.organizationId, usedAt: null },
     data: { usedAt: now, wrongTries: { decrement: 1 } },
   });
   if (claimed.count !== 1) throw new AppError("invalid_code", INVALID_CODE);

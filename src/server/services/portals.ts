@@ -143,7 +143,7 @@ export const updatePortal = guarded(
     try {
       const update = (tx: Prisma.TransactionClient) =>
         tx.portal.update({
-          where: { id: existing.id },
+          where: { id: existing.id, organizationId: actor.organizationId },
           data: {
             name: input.name,
             slug: input.slug,

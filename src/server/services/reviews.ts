@@ -233,7 +233,7 @@ export const approveReview = guarded(
         await applyPageContent(tx, page, { title, markdown }, author);
       } else if (row.kind === "source") {
         const updated = await tx.source.updateMany({
-          where: { id: row.sourceId ?? undefined, status: "pending_review" },
+          where: { id: row.sourceId ?? undefined, organizationId: actor.organizationId, status: "pending_review" },
           data: { status: "processing" },
         });
         if (updated.count !== 1)
@@ -241,7 +241,7 @@ export const approveReview = guarded(
         await enqueueIndexing(tx, row.sourceId!);
       }
       await tx.review.update({
-        where: { id: row.id },
+        where: { id: row.id, organizationId: actor.organizationId },
         data: { status: "approved", decidedAt: new Date(), decidedBy: actorLabel(actor) },
       });
       await recordEvent(tx, actor, decisionEvent("review.approve", row, "approved"));
@@ -291,12 +291,15 @@ export const rejectReview = guarded(
         // The placeholder page goes, unless someone has since written to it or put pages under it.
         const revisions = await tx.pageRevision.count({ where: { pageId: row.pageId } });
         const children = await tx.page.count({ where: { parentPageId: row.pageId } });
-        if (revisions === 0 && children === 0) await tx.page.deleteMany({ where: { id: row.pageId } });
+        if (revisions === 0 && children === 0)
+          await tx.page.deleteMany({ where: { id: row.pageId, organizationId: actor.organizationId } });
       } else if (row.kind === "source" && row.sourceId) {
-        await tx.source.deleteMany({ where: { id: row.sourceId, status: "pending_review" } });
+        await tx.source.deleteMany({
+          where: { id: row.sourceId, organizationId: actor.organizationId, status: "pending_review" },
+        });
       }
       await tx.review.update({
-        where: { id: row.id },
+        where: { id: row.id, organizationId: actor.organizationId },
         data: {
           status: "rejected",
           decidedAt: new Date(),

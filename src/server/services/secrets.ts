@@ -21,6 +21,7 @@ export async function rotateSecrets(db: Db): Promise<{ resealed: number }> {
   });
   for (const row of providers) {
     if (!sealedWithOldKey(row.apiKeyCiphertext!)) continue;
+    // Unscoped: the operator's key rotation covers every organization.
     await db.modelProvider.update({
       where: { id: row.id },
       data: { apiKeyCiphertext: sealSecret(openSecret(row.apiKeyCiphertext!), "apiKey") },
@@ -33,6 +34,7 @@ export async function rotateSecrets(db: Db): Promise<{ resealed: number }> {
   });
   for (const row of connections) {
     if (!sealedWithOldKey(row.headersCiphertext!)) continue;
+    // Unscoped: the operator's key rotation covers every organization.
     await db.mcpConnection.update({
       where: { id: row.id },
       data: { headersCiphertext: sealSecret(openSecret(row.headersCiphertext!), "headers") },
@@ -42,6 +44,7 @@ export async function rotateSecrets(db: Db): Promise<{ resealed: number }> {
   const ssoConnections = await db.ssoConnection.findMany({ select: { id: true, clientSecretCiphertext: true } });
   for (const row of ssoConnections) {
     if (!sealedWithOldKey(row.clientSecretCiphertext)) continue;
+    // Unscoped: the operator's key rotation covers every organization.
     await db.ssoConnection.update({
       where: { id: row.id },
       data: { clientSecretCiphertext: sealSecret(openSecret(row.clientSecretCiphertext), "clientSecret") },
@@ -55,6 +58,7 @@ export async function rotateSecrets(db: Db): Promise<{ resealed: number }> {
     );
     if (!stale) continue;
     const reseal = (value: string | null) => (value === null ? null : sealSecret(openWebhookSecret(value), "secret"));
+    // Unscoped: the operator's key rotation covers every organization.
     await db.webhookEndpoint.updateMany({
       where: { id: row.id, secret: row.secret },
       data: { secret: reseal(row.secret)!, previousSecret: reseal(row.previousSecret) },
@@ -84,6 +88,7 @@ export async function sealWebhookSecrets(db: Db): Promise<number> {
   const seal = (value: string | null) =>
     value !== null && value.startsWith(WEBHOOK_SECRET_PREFIX) ? sealSecret(value, "secret") : value;
   for (const row of readable) {
+    // Unscoped: the operator's key rotation covers every organization.
     const { count } = await db.webhookEndpoint.updateMany({
       where: { id: row.id, secret: row.secret, previousSecret: row.previousSecret },
       data: { secret: seal(row.secret)!, previousSecret: seal(row.previousSecret) },

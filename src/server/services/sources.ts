@@ -120,7 +120,10 @@ export const createSource = guarded(
       } else {
         await enqueueIndexing(tx, row.id);
       }
-      await tx.knowledgebase.update({ where: { id: knowledgebase.id }, data: { updatedAt: new Date() } });
+      await tx.knowledgebase.update({
+        where: { id: knowledgebase.id, organizationId: actor.organizationId },
+        data: { updatedAt: new Date() },
+      });
       await recordEvent(tx, actor, {
         action: "source.create",
         target: { type: "source", id: row.id, label: row.name },
@@ -238,7 +241,7 @@ export const deleteSource = guarded(
           where: { sourceId: row.id, status: "pending" },
           data: { status: "rejected", decidedAt: new Date(), decidedBy: "source deleted" },
         }),
-        db.source.delete({ where: { id: row.id } }),
+        db.source.delete({ where: { id: row.id, organizationId: actor.organizationId } }),
         recordEvent(db, actor, { action: "source.delete", target: { type: "source", id: row.id, label: row.name } }),
       ]),
     );
@@ -263,7 +266,7 @@ export const retrySource = guarded(
     }
     const updated = await db.$transaction(async (tx) => {
       const source = await tx.source.update({
-        where: { id: row.id },
+        where: { id: row.id, organizationId: actor.organizationId },
         data: { status: "processing", errorMessage: null },
       });
       await enqueueIndexing(tx, row.id);

@@ -172,7 +172,7 @@ export const removeSsoConnection = guarded(
     const row = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
     if (!row) throw new AppError("not_found", "This organization has no single sign-on connection.");
     await db.$transaction([
-      db.ssoConnection.delete({ where: { id: row.id } }),
+      db.ssoConnection.delete({ where: { id: row.id, organizationId: actor.organizationId } }),
       recordEvent(db, actor, {
         action: "sso_connection.delete",
         target: { type: "sso_connection", id: row.id, label: row.displayName || row.issuer },

@@ -82,7 +82,10 @@ export const archiveTierPlan = guarded(
     const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId } });
     if (!plan) throw new AppError("not_found", "No tier plan with that id.");
     const archive = (tx: Pick<Db, "tierPlan">) =>
-      tx.tierPlan.update({ where: { id: plan.id }, data: { archivedAt: new Date() } });
+      tx.tierPlan.update({
+        where: { id: plan.id, organizationId: actor.organizationId },
+        data: { archivedAt: new Date() },
+      });
     const row = plan.archivedAt
       ? plan
       : await recorded(db, actor, archive, () => ({ action: "tier_plan.archive", target: planTarget(plan) }));
@@ -101,7 +104,7 @@ export const updateTierPlan = guarded(
     if (!plan) throw new AppError("not_found", "No tier plan with that id.");
     return db.$transaction(async (tx) => {
       const row = await tx.tierPlan.update({
-        where: { id: plan.id },
+        where: { id: plan.id, organizationId: actor.organizationId },
         data: { name: input.name, creditAllowance: input.creditAllowance },
       });
       await recordEvent(tx, actor, {
@@ -111,7 +114,7 @@ export const updateTierPlan = guarded(
       });
       if (input.name !== undefined && plan.groupId) {
         await tx.userGroup.update({
-          where: { id: plan.groupId },
+          where: { id: plan.groupId, organizationId: actor.organizationId },
           data: { name: input.name, description: `Everyone on the ${input.name} plan` },
         });
       }

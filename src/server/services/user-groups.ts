@@ -148,7 +148,7 @@ export const updateUserGroup = guarded(
     }
     const update = (tx: Prisma.TransactionClient) =>
       tx.userGroup.update({
-        where: { id: group.id },
+        where: { id: group.id, organizationId: actor.organizationId },
         data: { name: input.name, description: input.description },
         include: groupInclude,
       });
@@ -168,7 +168,7 @@ export const deleteUserGroup = guarded(
     const group = await findGroup(db, actor, input.groupId);
     refusePlanGroup(group, "delete");
     await db.$transaction([
-      db.userGroup.delete({ where: { id: group.id } }),
+      db.userGroup.delete({ where: { id: group.id, organizationId: actor.organizationId } }),
       recordEvent(db, actor, { action: "user_group.delete", target: groupTarget(group) }),
     ]);
   },
@@ -291,7 +291,7 @@ export const removeGroupGrant = guarded(
     await assertGroupsEnabled(db, actor.organizationId);
     const group = await findGroup(db, actor, input.groupId);
     const remove = (tx: Prisma.TransactionClient) =>
-      tx.grant.deleteMany({ where: { id: input.grantId, groupId: group.id } });
+      tx.grant.deleteMany({ where: { id: input.grantId, organizationId: actor.organizationId, groupId: group.id } });
     const { count } = await recorded(db, actor, remove, ({ count }) =>
       count ? { action: "grant.delete", target: { type: "grant", id: input.grantId, label: group.name } } : null,
     );

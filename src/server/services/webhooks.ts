@@ -147,7 +147,7 @@ export const updateWebhookEndpoint = guarded(
     const reenabled = input.enabled === true && !before.enabled ? { disabledReason: null, failingSince: null } : {};
     const update = (tx: Prisma.TransactionClient) =>
       tx.webhookEndpoint.update({
-        where: { id: before.id },
+        where: { id: before.id, organizationId: actor.organizationId },
         data: { url: input.url, eventTypes, description: input.description, enabled: input.enabled, ...reenabled },
       });
     const row = await recorded(db, actor, update, (after) => ({
@@ -163,7 +163,8 @@ export const deleteWebhookEndpoint = guarded(
   { scope: "webhooks:write", may: "settings" },
   async function deleteWebhookEndpoint(db: Db, actor: Actor, input: { id: string }) {
     const before = await findEndpoint(db, actor, input.id);
-    const remove = (tx: Prisma.TransactionClient) => tx.webhookEndpoint.delete({ where: { id: before.id } });
+    const remove = (tx: Prisma.TransactionClient) =>
+      tx.webhookEndpoint.delete({ where: { id: before.id, organizationId: actor.organizationId } });
     await recorded(db, actor, remove, () => ({ action: "webhook_endpoint.delete", target: endpointTarget(before) }));
   },
 );
@@ -176,7 +177,7 @@ export const rotateWebhookSecret = guarded(
     const secret = newSecret();
     const rotate = (tx: Prisma.TransactionClient) =>
       tx.webhookEndpoint.update({
-        where: { id: before.id },
+        where: { id: before.id, organizationId: actor.organizationId },
         data: {
           secret: sealSecret(secret, "secret"),
           previousSecret: before.secret,
