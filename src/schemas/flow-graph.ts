@@ -1,9 +1,10 @@
 // The flow graph rules, shared by the server (invalid_workflow) and the console's flow editor
 // (live feedback): exactly one trigger_start, unique node ids, known types with their required
 // data, `data.next` naming existing nodes and forming no cycle, templates reading only nodes
-// that run before them, and a bounded `data.position` (the canvas's place for a node).
+// that run before them, a bounded `data.position` (the canvas's place for a node) and `data.title`
+// (the name the console shows).
 import { NODE_TYPES, type FlowInput, type FlowNode, type NodeType } from "./builder";
-import { MAX_NODE_POSITION } from "./limits";
+import { MAX_NODE_POSITION, MAX_NODE_TITLE_CHARS } from "./limits";
 
 export interface Feedback {
   nodeId?: string;
@@ -60,6 +61,8 @@ export function flowReferences(
     }),
   );
 }
+
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 const NODE_READ = /\{\{\s*nodes\.([A-Za-z0-9_-]+)(?:\.output)?\s*\}\}/g;
 
@@ -189,6 +192,16 @@ export function flowFeedback(
       feedback.push({
         nodeId: node.id,
         message: `data.position must be {x, y}: two numbers from -${MAX_NODE_POSITION} to ${MAX_NODE_POSITION}`,
+      });
+    }
+    const title = node.data.title;
+    if (
+      title !== undefined &&
+      (typeof title !== "string" || title.length > MAX_NODE_TITLE_CHARS || CONTROL_CHARACTER.test(title))
+    ) {
+      feedback.push({
+        nodeId: node.id,
+        message: `data.title must be one line of text of at most ${MAX_NODE_TITLE_CHARS} characters`,
       });
     }
     const next = node.data.next;
