@@ -25,16 +25,7 @@ import {
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { FlowNode } from "@/schemas/builder";
 import { flowEdges, onCycle, type Feedback } from "@/schemas/flow-graph";
-import {
-  connect,
-  disconnect,
-  nodeTitle,
-  placeNodes,
-  placesOf,
-  removeNode,
-  typeLabel,
-  type Place,
-} from "./flow-nodes";
+import { connect, disconnect, nodeTitle, placeNodes, placesOf, removeNode, typeLabel, type Place } from "./flow-nodes";
 
 type CardData = { node: FlowNode; bad: boolean; needs: string[] };
 type Card = Node<CardData, "card">;

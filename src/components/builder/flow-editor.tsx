@@ -227,8 +227,8 @@ function FlowForm({ doc, update }: EditorBodyProps) {
           .join(", ")}
       >
         <p className="muted" style={{ margin: 0 }}>
-          Nodes run in list order unless connected otherwise. A template reads the flow&apos;s inputs and the outputs
-          of earlier nodes: pick them with <em>Insert a variable</em>.
+          Nodes run in list order unless connected otherwise. A template reads the flow&apos;s inputs and the outputs of
+          earlier nodes: pick them with <em>Insert a variable</em>.
         </p>
         <div className="flow-history" role="group" aria-label="History">
           <button type="button" onClick={() => travel(undo)} disabled={history.past.length === 0} title="Ctrl+Z">

@@ -223,12 +223,7 @@ export function NodeFields({
           <button type="button" disabled={index === 0} onClick={() => move(-1)} aria-label="Move up">
             <ArrowUp size={16} aria-hidden />
           </button>
-          <button
-            type="button"
-            disabled={index === nodes.length - 1}
-            onClick={() => move(1)}
-            aria-label="Move down"
-          >
+          <button type="button" disabled={index === nodes.length - 1} onClick={() => move(1)} aria-label="Move down">
             <ArrowDown size={16} aria-hidden />
           </button>
           <button
