@@ -62,7 +62,14 @@ export function flowReferences(
   );
 }
 
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+/** Whether text holds a control character (a line break, a tab…): a title is one line. */
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
 
 const NODE_READ = /\{\{\s*nodes\.([A-Za-z0-9_-]+)(?:\.output)?\s*\}\}/g;
 
@@ -197,7 +204,7 @@ export function flowFeedback(
     const title = node.data.title;
     if (
       title !== undefined &&
-      (typeof title !== "string" || title.length > MAX_NODE_TITLE_CHARS || CONTROL_CHARACTER.test(title))
+      (typeof title !== "string" || title.length > MAX_NODE_TITLE_CHARS || hasControlCharacter(title))
     ) {
       feedback.push({
         nodeId: node.id,
