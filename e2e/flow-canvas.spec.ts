@@ -48,7 +48,7 @@ test.describe("at a desk", () => {
     await page.getByRole("button", { name: "Add template" }).click();
     await expect(card(page, 2)).toContainText("Template");
     const selectedNode = page.getByRole("complementary", { name: "Selected node" });
-    await selectedNode.getByLabel("Template").fill("Summary of {{inputs.topic}}");
+    await selectedNode.getByRole("textbox", { name: "Template", exact: true }).fill("Summary of {{inputs.topic}}");
     await expect(card(page, 2)).toContainText("Summary of");
 
     await connect(page, 0, 2);
@@ -89,9 +89,9 @@ test.describe("at a desk", () => {
     await expect(page.getByTestId("restored-edits")).toHaveCount(0);
     await page.getByRole("tab", { name: "List" }).click();
     await expect(page).toHaveURL(/view=list/);
-    await expect(page.getByTestId("flow-node").nth(2).getByLabel("Template")).toHaveValue(
-      "Summary of {{inputs.topic}}",
-    );
+    await expect(
+      page.getByTestId("flow-node").nth(2).getByRole("textbox", { name: "Template", exact: true }),
+    ).toHaveValue("Summary of {{inputs.topic}}");
   });
 
   test("an invalid connection shows why, is kept in the browser across a reload, and saves once undone", async ({
