@@ -107,12 +107,12 @@ test("the flow editor shows validation feedback live and draws the graph", async
   await page.getByRole("button", { name: "Create flow" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Triage");
   await expect(page.getByTestId("flow-feedback")).toContainText("exactly one trigger_start");
-  await page.getByRole("button", { name: "Add trigger_start" }).click();
+  await page.getByRole("button", { name: "Add start" }).click();
   await page.getByRole("button", { name: "Add output" }).click();
   await expect(page.getByTestId("publish-checklist")).toContainText("needs a value");
   await page.getByLabel("Final value template").fill("Done: {{inputs.topic}}");
   await expect(page.getByTestId("flow-feedback")).toContainText("The flow is complete and ready to publish.");
-  await expect(page.getByTestId("flow-canvas")).toContainText("start");
+  await expect(page.getByTestId("flow-canvas")).toContainText("Start");
   await expect(page.getByTestId("save-state")).toHaveText("Saved");
   await page.getByRole("button", { name: "Publish flow" }).click();
   await expect(page.getByTestId("version-1")).toContainText("Live");

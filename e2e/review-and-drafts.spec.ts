@@ -71,7 +71,7 @@ for (const size of SIZES) {
       await expect(page.getByTestId("save-problem")).toContainText("trigger_start");
       await screenshot(page, "flow-kept");
 
-      await page.getByRole("button", { name: "Add trigger_start" }).click();
+      await page.getByRole("button", { name: "Add start" }).click();
       await page.getByRole("button", { name: "Move up" }).last().click();
       await expect(page.getByTestId("save-state")).toHaveText("Saved");
       await expect(page.getByTestId("save-problem")).toHaveCount(0);

@@ -346,7 +346,11 @@ for (const viewport of VIEWPORTS) {
       if ((await tabs.count()) > 1) await tabs.nth(1).click();
     });
     await v("flow-invalid", `/flows/${s.flowId}?view=list`, async (p) => {
-      await p.getByRole("button", { name: "Remove" }).first().click();
+      await p
+        .getByTestId("flow-node")
+        .first()
+        .getByRole("button", { name: /^Delete / })
+        .click();
       await p.waitForTimeout(1500);
     });
     await v("apps", "/apps");

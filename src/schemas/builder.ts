@@ -20,6 +20,7 @@ import {
   MAX_LABEL_CHARS,
   MAX_MEMBER_POSITION,
   MAX_NODE_POSITION,
+  MAX_NODE_TITLE_CHARS,
 } from "./limits";
 
 export const BUILDER_KINDS = ["agent", "flow", "app"] as const;
@@ -149,7 +150,7 @@ export const NODE_TYPES_DESCRIPTION = `Node types (\`nodes[].type\`) and the \`d
 - \`template\`: \`data.template\` (text template, required).
 - \`output\`: \`data.value\` (template, required): the flow's final value.
 
-Templates read \`{{inputs.<key>}}\` and \`{{nodes.<id>.output}}\` of a node that runs before this one. Nodes run in array order unless \`data.next\` (a node id, or an array of node ids) says which node runs next; \`data.next\` never forms a cycle. Node ids are unique. Any node may hold \`data.position\` \`{x, y}\` (two numbers from -${MAX_NODE_POSITION} to ${MAX_NODE_POSITION}): where the console's canvas draws it; runs ignore it. A run is bounded in steps, each node's output, and time (\`run_limit_exceeded\`).`;
+Templates read \`{{inputs.<key>}}\` and \`{{nodes.<id>.output}}\` of a node that runs before this one. Nodes run in array order unless \`data.next\` (a node id, or an array of node ids) says which node runs next; \`data.next\` never forms a cycle. Node ids are unique. Any node may hold \`data.position\` \`{x, y}\` (two numbers from -${MAX_NODE_POSITION} to ${MAX_NODE_POSITION}): where the console's canvas draws it; runs ignore it. Any node may hold \`data.title\` (one line, at most ${MAX_NODE_TITLE_CHARS} characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (\`run_limit_exceeded\`).`;
 
 export const FlowInput = z.strictObject({
   key: z

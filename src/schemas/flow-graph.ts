@@ -1,9 +1,10 @@
 // The flow graph rules, shared by the server (invalid_workflow) and the console's flow editor
 // (live feedback): exactly one trigger_start, unique node ids, known types with their required
 // data, `data.next` naming existing nodes and forming no cycle, templates reading only nodes
-// that run before them, and a bounded `data.position` (the canvas's place for a node).
+// that run before them, a bounded `data.position` (the canvas's place for a node) and `data.title`
+// (the name the console shows).
 import { NODE_TYPES, type FlowInput, type FlowNode, type NodeType } from "./builder";
-import { MAX_NODE_POSITION } from "./limits";
+import { MAX_NODE_POSITION, MAX_NODE_TITLE_CHARS } from "./limits";
 
 export interface Feedback {
   nodeId?: string;
@@ -59,6 +60,15 @@ export function flowReferences(
       return typeof id === "string" ? [{ nodeId: node.id, field: reference.field, kind: reference.kind, id }] : [];
     }),
   );
+}
+
+/** Whether text holds a control character (a line break, a tab…): a title is one line. */
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
 }
 
 const NODE_READ = /\{\{\s*nodes\.([A-Za-z0-9_-]+)(?:\.output)?\s*\}\}/g;
@@ -189,6 +199,16 @@ export function flowFeedback(
       feedback.push({
         nodeId: node.id,
         message: `data.position must be {x, y}: two numbers from -${MAX_NODE_POSITION} to ${MAX_NODE_POSITION}`,
+      });
+    }
+    const title = node.data.title;
+    if (
+      title !== undefined &&
+      (typeof title !== "string" || title.length > MAX_NODE_TITLE_CHARS || hasControlCharacter(title))
+    ) {
+      feedback.push({
+        nodeId: node.id,
+        message: `data.title must be one line of text of at most ${MAX_NODE_TITLE_CHARS} characters`,
       });
     }
     const next = node.data.next;

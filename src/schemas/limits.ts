@@ -31,6 +31,8 @@ export const MAX_BULK_REVIEWS = 100;
 export const MAX_GREETING_CHARS = 2_000;
 /** Each coordinate of a flow node's `data.position` (where the console's canvas draws it). */
 export const MAX_NODE_POSITION = 100_000;
+/** A flow node's `data.title`: the name the console shows for it (one line). */
+export const MAX_NODE_TITLE_CHARS = 200;
 
 // Integers a client sends: each has a maximum well inside PostgreSQL's `integer` (2,147,483,647),
 // shown as `maximum` in the OpenAPI document.

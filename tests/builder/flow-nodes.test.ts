@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import {
   addNode,
   connect,
+  insertAt,
+  nodeTitle,
   disconnect,
   nextIds,
   placeBelow,
@@ -71,8 +73,13 @@ describe("flow node edits", () => {
   it("places a new canvas node below the lowest one, within the bound the server checks", () => {
     const placed = placeNodes(chain(), new Map([[3, { x: 5, y: 99_990 }]]));
     const added = addNode(placed, "llm", placeBelow(placed));
-    expect(added[4]).toEqual({ id: "llm", type: "llm", data: { position: { x: 5, y: 100_000 } }, blocks: [] });
-    expect(addNode(added, "llm")[5]!.id).toBe("llm2");
+    expect(added[4]).toEqual({
+      id: "llm",
+      type: "llm",
+      data: { title: "LLM", position: { x: 5, y: 100_000 } },
+      blocks: [],
+    });
+    expect(addNode(added, "llm")[5]).toMatchObject({ id: "llm2", data: { title: "LLM 2" } });
   });
 });
 
@@ -99,5 +106,37 @@ describe("the variable picker's upstream outputs", () => {
         : n,
     );
     expect(flowFeedback(picked, MODELS)).toEqual([]);
+  });
+});
+
+describe("node titles", () => {
+  it("shows the title a person wrote, else the id made readable, never snake_case", () => {
+    expect(nodeTitle(node("search_docs", "knowledge_search", { title: "  Search the handbook " }))).toBe(
+      "Search the handbook",
+    );
+    expect(nodeTitle(node("search_docs", "knowledge_search"))).toBe("Search docs");
+    expect(nodeTitle(node("draftReply2", "llm", { title: "" }))).toBe("Draft reply 2");
+    expect(nodeTitle(node("___", "template"))).toBe("Template");
+  });
+
+  it("numbers new nodes by the titles already shown, and the titles pass the graph rules", () => {
+    let nodes = addNode([], "trigger_start");
+    nodes = addNode(nodes, "knowledge_search");
+    nodes = addNode(nodes, "knowledge_search");
+    expect(nodes.map(nodeTitle)).toEqual(["Start", "Knowledge search", "Knowledge search 2"]);
+    expect(flowFeedback(nodes, MODELS, { allowIncomplete: true })).toEqual([]);
+  });
+});
+
+describe("inserting a variable", () => {
+  it("goes where the cursor is, replaces a selection, and appends when the field was never focused", () => {
+    const reference = "{{nodes.search.output}}";
+    expect(insertAt("Answer from  please", reference, 12, 12)).toEqual({
+      text: `Answer from ${reference} please`,
+      caret: 12 + reference.length,
+    });
+    expect(insertAt("Use THIS now", reference, 4, 8).text).toBe(`Use ${reference} now`);
+    expect(insertAt("Hi ", reference, null, null)).toEqual({ text: `Hi ${reference}`, caret: 3 + reference.length });
+    expect(insertAt("short", reference, 99, 120).text).toBe(`short${reference}`);
   });
 });

@@ -2,6 +2,7 @@
 // JSON Schema, and every rule of the GET /flows listing (include=drafts, fields, updatedSince,
 // limit, cursor), which agents and apps share.
 import { describe, expect, it } from "vitest";
+import { MAX_NODE_TITLE_CHARS } from "@/schemas/limits";
 import { getDb } from "@/server/db";
 import { api, expectError, issueKey, newOrganization } from "../helpers";
 import { newKnowledgebase } from "../knowledge-helpers";
@@ -105,6 +106,18 @@ describe("flow validation", () => {
         message: expect.stringContaining("data.position must be {x, y}"),
       })),
     ],
+    [
+      "a node title that is not a short line of text",
+      [
+        { id: "start", type: "trigger_start", data: { title: "x".repeat(MAX_NODE_TITLE_CHARS + 1) } },
+        { id: "a", type: "template", data: { template: "a", title: 42 } },
+        { id: "out", type: "output", data: { value: "v", title: "two\nlines" } },
+      ],
+      ["start", "a", "out"].map((nodeId) => ({
+        nodeId,
+        message: expect.stringContaining("data.title must be"),
+      })),
+    ],
   ])("refuses %s with invalid_workflow and feedback per problem; nothing written", async (_name, nodes, feedback) => {
     const t = await newOrganization();
     const key = t.orgKey.secret;
@@ -179,6 +192,20 @@ describe("flow validation", () => {
     const nodes = [
       { id: "start", type: "trigger_start", data: { position: { x: -100_000, y: 0 } } },
       { id: "out", type: "output", data: { value: "Hello {{inputs.name}}", position: { x: 240.5, y: 100_000 } } },
+    ];
+    const flow = await create(key, "flows", { nodes, inputs: [{ key: "name" }] });
+    expect((await draft(key, "flows", flow.id)).nodes.map((n: { data: unknown }) => n.data)).toEqual(
+      nodes.map((n) => n.data),
+    );
+    expect((await publish(key, "flows", flow.id)).version.number).toBe(1);
+  });
+
+  it("keeps each node's title (data.title) as written, and a flow with titles publishes", async () => {
+    const t = await newOrganization();
+    const key = t.orgKey.secret;
+    const nodes = [
+      { id: "start", type: "trigger_start", data: { title: "When a question arrives" } },
+      { id: "out", type: "output", data: { value: "Hello {{inputs.name}}", title: "x".repeat(MAX_NODE_TITLE_CHARS) } },
     ];
     const flow = await create(key, "flows", { nodes, inputs: [{ key: "name" }] });
     expect((await draft(key, "flows", flow.id)).nodes.map((n: { data: unknown }) => n.data)).toEqual(

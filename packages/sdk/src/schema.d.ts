@@ -572,7 +572,7 @@ export interface paths {
          *     - `template`: `data.template` (text template, required).
          *     - `output`: `data.value` (template, required): the flow's final value.
          *
-         *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
+         *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
          */
         post: operations["flows-create"];
         delete?: never;
@@ -609,7 +609,7 @@ export interface paths {
          *     - `template`: `data.template` (text template, required).
          *     - `output`: `data.value` (template, required): the flow's final value.
          *
-         *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
+         *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
          */
         patch: operations["flows-patchDraft"];
         trace?: never;
@@ -5847,7 +5847,7 @@ export interface operations {
                      *     - `template`: `data.template` (text template, required).
                      *     - `output`: `data.value` (template, required): the flow's final value.
                      *
-                     *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
+                     *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
                      */
                     nodes?: {
                         id: string;
@@ -5979,7 +5979,7 @@ export interface operations {
                      *     - `template`: `data.template` (text template, required).
                      *     - `output`: `data.value` (template, required): the flow's final value.
                      *
-                     *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
+                     *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
                      */
                     nodes?: {
                         id: string;

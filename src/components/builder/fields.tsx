@@ -1,6 +1,6 @@
 "use client";
 // Small form fields the builder editors share.
-import { useEffect, useState, type ReactNode } from "react";
+import { useEffect, useState, type ReactNode, type Ref } from "react";
 
 export function TextField({
   label,
@@ -8,17 +8,26 @@ export function TextField({
   onChange,
   placeholder,
   testId,
+  inputRef,
 }: {
   label: string;
   value: string;
   onChange: (value: string) => void;
   placeholder?: string;
   testId?: string;
+  /** The input itself, for a caller that inserts text where the cursor is. */
+  inputRef?: Ref<HTMLInputElement>;
 }) {
   return (
     <label>
       {label}
-      <input value={value} onChange={(e) => onChange(e.target.value)} placeholder={placeholder} data-testid={testId} />
+      <input
+        ref={inputRef}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        placeholder={placeholder}
+        data-testid={testId}
+      />
     </label>
   );
 }
@@ -30,6 +39,7 @@ export function TextArea({
   rows = 3,
   placeholder,
   code,
+  inputRef,
 }: {
   label: string;
   value: string;
@@ -37,11 +47,14 @@ export function TextArea({
   rows?: number;
   placeholder?: string;
   code?: boolean;
+  /** The textarea itself, for a caller that inserts text where the cursor is. */
+  inputRef?: Ref<HTMLTextAreaElement>;
 }) {
   return (
     <label>
       {label}
       <textarea
+        ref={inputRef}
         className={code ? "code" : undefined}
         rows={rows}
         value={value}

@@ -25,12 +25,12 @@ import {
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { FlowNode } from "@/schemas/builder";
 import { flowEdges, onCycle, type Feedback } from "@/schemas/flow-graph";
-import { connect, disconnect, placeNodes, placesOf, removeNode, type Place } from "./flow-nodes";
+import { connect, disconnect, nodeTitle, placeNodes, placesOf, removeNode, typeLabel, type Place } from "./flow-nodes";
 
 type CardData = { node: FlowNode; bad: boolean; needs: string[] };
 type Card = Node<CardData, "card">;
 
-/** What a node shows: its id, type and the start of its main template. */
+/** What a node shows: its title, its type as a badge and the start of its main template. */
 function NodeCard({ data }: NodeProps<Card>) {
   const { node, bad, needs } = data;
   const text = [node.data.prompt, node.data.query, node.data.template, node.data.value].find(
@@ -39,8 +39,10 @@ function NodeCard({ data }: NodeProps<Card>) {
   return (
     <div className={bad ? "flow-card bad" : "flow-card"}>
       {node.type !== "trigger_start" && <Handle type="target" position={Position.Top} />}
-      <strong>{node.id}</strong>
-      <span className="flow-card-type">{node.type}</span>
+      <span className="flow-card-head">
+        <strong className="flow-card-title">{nodeTitle(node)}</strong>
+        <span className="flow-card-type">{typeLabel(node.type)}</span>
+      </span>
       {text && <span className="flow-card-text">{text}</span>}
       {needs.length > 0 && <span className="flow-card-needs">needs {needs.join(" and ")}</span>}
       {node.type !== "output" && <Handle type="source" position={Position.Bottom} />}
@@ -105,7 +107,7 @@ export default function FlowCanvas({ nodes, feedback, missing, selected, onSelec
         needs: missing.filter((m) => m.nodeId === node.id).map((m) => m.need),
       },
       selected: i === selected,
-      ariaLabel: `Node ${node.id} (${node.type})`,
+      ariaLabel: `Node ${nodeTitle(node)} (${typeLabel(node.type)})`,
     }));
   }, [nodes, feedback, missing, selected]);
   const lines = useMemo<Edge[]>(() => {
@@ -119,7 +121,7 @@ export default function FlowCanvas({ nodes, feedback, missing, selected, onSelec
       seen.add(id);
       const back = places[to]!.y <= places[from]!.y;
       const looped = cycle(edge);
-      const [source, target] = [nodes[from]!.id, nodes[to]!.id];
+      const [source, target] = [nodeTitle(nodes[from]!), nodeTitle(nodes[to]!)];
       return [
         {
           id,
@@ -193,7 +195,7 @@ export default function FlowCanvas({ nodes, feedback, missing, selected, onSelec
   return (
     <div className="flow-canvas" data-testid="flow-canvas">
       {nodes.length === 0 && (
-        <p className="flow-canvas-empty">No nodes yet: start with “Add trigger_start” above, then the steps it runs.</p>
+        <p className="flow-canvas-empty">No nodes yet: start with “Add start” above, then the steps it runs.</p>
       )}
       <ReactFlow<Card, Edge>
         nodes={shown}

@@ -1,19 +1,22 @@
 "use client";
 // The flow editor: inputs, and the nodes with live validation feedback (the same rules the
 // server applies) in two views of one draft: a canvas (the default at a desk, ?view=list for
-// the list) and a list (the only view below ~900 px).
+// the list) and a list (the only view below ~900 px, with the same edits). Every edit of the
+// nodes can be undone (flow-history.ts).
+import "./flow-editor.css";
 import { useQuery } from "@tanstack/react-query";
-import { Plus } from "lucide-react";
+import { Plus, Redo2, Undo2 } from "lucide-react";
 import dynamic from "next/dynamic";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useState, useSyncExternalStore } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { Tabs } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { NODE_TYPES, type FlowInput, type FlowNode } from "@/schemas/builder";
 import { flowFeedback, incompleteNodes } from "@/schemas/flow-graph";
 import { EditorShell, type EditorBodyProps } from "./editor-shell";
-import { QuestionsField, TextArea, TextField } from "./fields";
-import { addNode, placeBelow, placeNodes } from "./flow-nodes";
+import { QuestionsField, Section, TextArea, TextField } from "./fields";
+import { emptyHistory, record, redo, undo, type History } from "./flow-history";
+import { addNode, nodeTitle, placeBelow, placeNodes, typeLabel } from "./flow-nodes";
 import { NodeFields } from "./node-fields";
 import type { Doc, SaveProblem } from "./use-draft-editor";
 
@@ -68,7 +71,39 @@ function FlowForm({ doc, update }: EditorBodyProps) {
     allowIncomplete: true,
   });
   const missing = incompleteNodes(nodes);
-  const setNodes = (next: FlowNode[]) => update({ nodes: next });
+  const titleOf = (nodeId: string) => {
+    const node = nodes.find((other) => other.id === nodeId);
+    return node ? nodeTitle(node) : nodeId;
+  };
+  const [history, setHistory] = useState<History<FlowNode[]>>(emptyHistory);
+  /** Every edit of the nodes is a step undo takes back; `group` joins the keystrokes of one field. */
+  const setNodes = (next: FlowNode[], group?: string) => {
+    setHistory((current) => record(current, nodes, group));
+    update({ nodes: next });
+  };
+  const travel = (step: typeof undo) => {
+    const back = step(history, nodes);
+    if (!back) return;
+    setHistory(back.history);
+    update({ nodes: back.state });
+  };
+  // Ctrl/Cmd+Z, Shift+Ctrl/Cmd+Z and Ctrl+Y outside text fields (where they edit the text).
+  const shortcuts = useRef({ undo: () => travel(undo), redo: () => travel(redo) });
+  shortcuts.current = { undo: () => travel(undo), redo: () => travel(redo) };
+  useEffect(() => {
+    function onKey(event: KeyboardEvent) {
+      if (!(event.ctrlKey || event.metaKey) || event.altKey) return;
+      const target = event.target as HTMLElement | null;
+      if (target?.closest("input, textarea, select, [contenteditable='true']")) return;
+      const key = event.key.toLowerCase();
+      if (key === "z" && !event.shiftKey) shortcuts.current.undo();
+      else if ((key === "z" && event.shiftKey) || (key === "y" && !event.shiftKey)) shortcuts.current.redo();
+      else return;
+      event.preventDefault();
+    }
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, []);
   /** On the canvas a new node goes below the others, and every node keeps the place it is drawn at. */
   const add = (type: string, onCanvas: boolean) => {
     setNodes(onCanvas ? addNode(placeNodes(nodes), type, placeBelow(nodes)) : addNode(nodes, type));
@@ -81,14 +116,14 @@ function FlowForm({ doc, update }: EditorBodyProps) {
       {nodes.map((_node, index) => (
         <NodeFields key={index} nodes={nodes} index={index} feedback={feedback} inputs={inputs} setNodes={setNodes} />
       ))}
+      {nodes.length === 0 && <p className="muted">No nodes yet: add a start, then the steps it runs.</p>}
       <AddNodeButtons onAdd={(type) => add(type, false)} />
     </div>
   );
 
   return (
     <>
-      <div className="panel form" aria-label="Flow">
-        <h2 style={{ marginTop: 0 }}>Flow</h2>
+      <Section title="Flow" summary={[doc.name, doc.kind].filter(Boolean).join(" · ")}>
         <TextField label="Name" value={doc.name} onChange={(name) => update({ name })} testId="field-name" />
         <TextField label="Slug" value={doc.slug} onChange={(slug) => update({ slug })} />
         <TextArea
@@ -99,9 +134,8 @@ function FlowForm({ doc, update }: EditorBodyProps) {
         />
         <TextField label="Kind" value={doc.kind} onChange={(kind) => update({ kind })} />
         <QuestionsField value={doc.questions} onChange={(questions) => update({ questions })} />
-      </div>
-      <div className="panel form" aria-label="Inputs">
-        <h2 style={{ marginTop: 0 }}>Inputs</h2>
+      </Section>
+      <Section title="Inputs" summary={count(inputs.length, "input")}>
         <p className="muted">
           Templates read them as <code>{"{{inputs.key}}"}</code>. Published, they become the flow&apos;s input JSON
           Schema.
@@ -182,13 +216,33 @@ function FlowForm({ doc, update }: EditorBodyProps) {
             </button>
           </div>
         </div>
-      </div>
-      <div className="panel" aria-label="Nodes">
-        <h2 style={{ marginTop: 0 }}>Nodes</h2>
-        <p className="muted">
-          Nodes run in list order unless <em>next</em> names the node to run next. Templates read{" "}
-          <code>{"{{inputs.key}}"}</code> and <code>{"{{nodes.<id>.output}}"}</code>.
+      </Section>
+      <Section
+        title="Nodes"
+        summary={[
+          count(nodes.length, "node"),
+          missing.length > 0 ? `${count(new Set(missing.map((m) => m.nodeId)).size, "node")} to finish` : "",
+        ]
+          .filter(Boolean)
+          .join(", ")}
+      >
+        <p className="muted" style={{ margin: 0 }}>
+          Nodes run in list order unless connected otherwise. A template reads the flow&apos;s inputs and the outputs of
+          earlier nodes: pick them with <em>Insert a variable</em>.
         </p>
+        <div className="flow-history" role="group" aria-label="History">
+          <button type="button" onClick={() => travel(undo)} disabled={history.past.length === 0} title="Ctrl+Z">
+            <Undo2 size={16} aria-hidden /> Undo
+          </button>
+          <button
+            type="button"
+            onClick={() => travel(redo)}
+            disabled={history.future.length === 0}
+            title="Shift+Ctrl+Z or Ctrl+Y"
+          >
+            <Redo2 size={16} aria-hidden /> Redo
+          </button>
+        </div>
         <div role="status" data-testid="flow-feedback">
           {feedback.length === 0 && missing.length === 0 && (
             <p className="muted">The flow is complete and ready to publish.</p>
@@ -197,7 +251,7 @@ function FlowForm({ doc, update }: EditorBodyProps) {
             <ul className="error">
               {feedback.map((item, index) => (
                 <li key={index}>
-                  {item.nodeId && <code>{item.nodeId}</code>} {item.message}
+                  {item.nodeId && <strong>{titleOf(item.nodeId)}:</strong>} {item.message}
                 </li>
               ))}
             </ul>
@@ -215,7 +269,7 @@ function FlowForm({ doc, update }: EditorBodyProps) {
                       className="link"
                       onClick={() => setSelected(nodes.findIndex((node) => node.id === item.nodeId))}
                     >
-                      {item.nodeId}
+                      {titleOf(item.nodeId)}
                     </button>{" "}
                     needs {item.need}
                   </li>
@@ -226,7 +280,9 @@ function FlowForm({ doc, update }: EditorBodyProps) {
         </div>
         {narrow ? (
           <>
-            <p className="muted">The canvas needs a wider screen; this list edits the same nodes.</p>
+            <p className="muted" style={{ margin: 0 }}>
+              The canvas needs a wider screen; this list edits the same nodes.
+            </p>
             {list}
           </>
         ) : (
@@ -244,7 +300,7 @@ function FlowForm({ doc, update }: EditorBodyProps) {
                       <AddNodeButtons onAdd={(type) => add(type, true)} />
                       <p className="muted" style={{ margin: 0 }}>
                         Drag from a node&apos;s lower dot to another node to connect them (dashed: list order). Select a
-                        node to edit it; select a node or connection and press Delete to remove it.
+                        node to edit it; select a node or connection and press Delete to remove it; Ctrl+Z undoes.
                       </p>
                       <div className="flow-canvas-layout">
                         <FlowCanvas
@@ -277,17 +333,19 @@ function FlowForm({ doc, update }: EditorBodyProps) {
             ]}
           />
         )}
-      </div>
+      </Section>
     </>
   );
 }
 
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
 function AddNodeButtons({ onAdd }: { onAdd: (type: string) => void }) {
   return (
-    <div className="row">
+    <div className="row add-node-buttons">
       {NODE_TYPES.map((type) => (
         <button key={type} type="button" onClick={() => onAdd(type)}>
-          <Plus size={16} aria-hidden /> Add {type}
+          <Plus size={16} aria-hidden /> Add {type === "llm" ? typeLabel(type) : typeLabel(type).toLowerCase()}
         </button>
       ))}
     </div>

@@ -12,6 +12,70 @@ export interface Place {
 const COLUMN = 240;
 const ROW = 130;
 
+/** The node types as a builder reads them: the badge on each node and the "Add" buttons. */
+export const TYPE_LABELS: Record<string, string> = {
+  trigger_start: "Start",
+  llm: "LLM",
+  knowledge_search: "Knowledge search",
+  template: "Template",
+  output: "Output",
+};
+
+/** What each type's output holds, as the variable menu names it ("Search docs → passages"). */
+const OUTPUT_NAMES: Record<string, string> = {
+  trigger_start: "inputs",
+  llm: "reply",
+  knowledge_search: "passages",
+  template: "text",
+  output: "value",
+};
+
+export const typeLabel = (type: string): string => TYPE_LABELS[type] ?? type;
+export const outputName = (type: string): string => OUTPUT_NAMES[type] ?? "output";
+
+/** An id made readable: "search_docs" → "Search docs", "draftReply2" → "Draft reply 2". */
+export function readableId(id: string): string {
+  const words = id
+    .replace(/[_\-.]+/g, " ")
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .replace(/([A-Za-z])([0-9])/g, "$1 $2")
+    .trim()
+    .toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The name a node is shown by: the title a person gave it (`data.title`), else its id made readable. */
+export function nodeTitle(node: FlowNode): string {
+  const title = node.data.title;
+  if (typeof title === "string" && title.trim() !== "") return title.trim();
+  return readableId(node.id) || typeLabel(node.type);
+}
+
+/** A title for a new node of a type: the type's name, numbered when the flow already shows it. */
+function newTitle(nodes: FlowNode[], type: string): string {
+  const base = typeLabel(type);
+  const shown = new Set(nodes.map(nodeTitle));
+  for (let n = 1; ; n++) {
+    const title = n === 1 ? base : `${base} ${n}`;
+    if (!shown.has(title)) return title;
+  }
+}
+
+/**
+ * `reference` put into `text` where the cursor is (replacing the selection), or at the end when
+ * the field was never focused; `caret` is where the cursor goes after it.
+ */
+export function insertAt(
+  text: string,
+  reference: string,
+  start: number | null | undefined,
+  end: number | null | undefined,
+): { text: string; caret: number } {
+  const from = start === null || start === undefined ? text.length : Math.min(Math.max(start, 0), text.length);
+  const to = end === null || end === undefined ? from : Math.min(Math.max(end, from), text.length);
+  return { text: text.slice(0, from) + reference + text.slice(to), caret: from + reference.length };
+}
+
 export function uniqueId(nodes: FlowNode[], type: string): string {
   const base = type.replace("trigger_start", "start").replace("knowledge_search", "search");
   for (let n = 1; ; n++) {
@@ -34,7 +98,11 @@ function withNext(node: FlowNode, ids: string[]): FlowNode {
 }
 
 export function addNode(nodes: FlowNode[], type: string, place?: Place): FlowNode[] {
-  return [...nodes, { id: uniqueId(nodes, type), type, data: place ? { position: place } : {}, blocks: [] }];
+  const title = newTitle(nodes, type);
+  return [
+    ...nodes,
+    { id: uniqueId(nodes, type), type, data: place ? { title, position: place } : { title }, blocks: [] },
+  ];
 }
 
 /** Removes a node and the connections to it. */
