@@ -52,6 +52,18 @@ const HEADLINE =
   'StartSel=**, StopSel=**, MaxWords=30, MinWords=12, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "';
 /** Candidates re-scored with the costlier boosts (phrase, title, cover density). */
 const RESCORE = 40;
+/**
+ * Ranking weights, tuned on the evaluation sets' tuning halves only (eval/retrieval/sets.ts,
+ * BENCHMARKS.md): a passage's coverage is divided by (characters / 400)^0.3 (at least 100
+ * characters; a page, which is not cut into passages, counts as 1,000), its document's opening
+ * passage adds 0.6 × its own coverage, and terms in a heading add 0.25 × their share.
+ */
+const PASSAGE_LENGTH_NORM = 0.3;
+const REFERENCE_PASSAGE_CHARS = 400;
+const MIN_PASSAGE_CHARS = 100;
+const PAGE_CHARS = 1000;
+const OPENING_WEIGHT = 0.6;
+const HEADING_WEIGHT = 0.25;
 
 /**
  * The ranking statement. `chunkTable` is a parameter only so that a test can make the document
@@ -83,12 +95,12 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
     -- table (every organization's documents). Nothing else is read per row: the ranking below
     -- needs only which terms each row holds.
     matches as materialized (
-      select 'page' as kind, p.id as row_id, p.id, a.kb,
+      select 'page' as kind, p.id as row_id, p.id, a.kb, 0 as position, ${PAGE_CHARS} as chars,
         case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and p.tsv @@ t.tq) end as has
       from any_terms a join pages p on p.knowledgebase_id = a.kb
       where $5::boolean and p.knowledgebase_id = any($1::uuid[]) and p.organization_id = $2::uuid and p.tsv @@ a.tq
       union all
-      select 'source', c.id, c.source_id, a.kb,
+      select 'source', c.id, c.source_id, a.kb, c.position, length(c.text),
         case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and c.tsv @@ t.tq) end
       from any_terms a join ${chunkTable} c on c.knowledgebase_id = a.kb
       where $6::boolean and c.knowledgebase_id = any($1::uuid[]) and c.tsv @@ a.tq
@@ -129,14 +141,23 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
     -- whose common words gave most rows a set of their own took seconds (docs/knowledge.md).
     -- Ids only through the sort; text and tsvectors are read for the best few.
     candidates as (
-      select m.kind, m.row_id, m.id, m.kb,
+      select m.kind, m.row_id, m.id, m.kb, m.position, m.chars,
         (select (sum(w.idf) filter (where w.term_no = any(m.has)) / nullif(sum(w.idf), 0))::float8 from weighted w where w.kb = m.kb) as coverage
       from matches m
       where m.kind = 'page' or m.id in (select id from searchable)
     ),
+    -- A passage's coverage per its length (a long passage holds more words by chance), plus the
+    -- coverage of its document's opening passage (its title and summary lines) when that
+    -- passage matches: the document says it is about the question, whatever passage answers.
+    passage_scores as (
+      select c.kind, c.row_id, c.id, c.kb,
+        c.coverage / power(greatest(c.chars, ${MIN_PASSAGE_CHARS})::float8 / ${REFERENCE_PASSAGE_CHARS}, ${PASSAGE_LENGTH_NORM})
+        + ${OPENING_WEIGHT} * coalesce(max(c.coverage) filter (where c.kind = 'source' and c.position = 0) over (partition by c.kind, c.id), 0) as coverage
+      from candidates c
+    ),
     best as (
       select * from (
-        select r.*, row_number() over (partition by r.id, r.kind order by r.coverage desc, r.row_id) as nth from candidates r
+        select r.*, row_number() over (partition by r.id, r.kind order by r.coverage desc, r.row_id) as nth from passage_scores r
       ) ranked
       where not $7::boolean or nth = 1
       order by coverage desc, row_id
@@ -152,7 +173,7 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
     -- The best few are scored again with costlier signals: terms in a heading or the title, the phrase, proximity.
     scored as (
       select b.*, q.any_term, q.cfg, b.coverage
-        + coalesce((select sum(w.idf) from weighted w where w.kb = b.kb and b.tsv @@ w.tq_heading), 0) / q.total * 0.5
+        + coalesce((select sum(w.idf) from weighted w where w.kb = b.kb and b.tsv @@ w.tq_heading), 0) / q.total * ${HEADING_WEIGHT}
         + coalesce((select sum(w.idf) from weighted w where w.kb = b.kb and t.title_tsv @@ w.tq), 0) / q.total * 0.5
         + (case when q.term_count > 1 and b.tsv @@ q.phrase then 0.3 else 0 end)
         + ts_rank_cd(b.tsv, q.any_term, 2) * 0.5 as score
