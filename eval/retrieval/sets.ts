@@ -3,6 +3,7 @@
 // eval:retrieval` (run.ts) and the CI floor (tests/retrieval/evaluation.test.ts).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import type { KnowledgebaseLanguage } from "@/schemas/knowledgebase";
 import type { Db } from "@/server/db";
 import { drainIndexJobs } from "@/server/jobs/indexing";
 import { createKnowledgebase } from "@/server/services/knowledgebases";
@@ -77,7 +78,7 @@ export async function loadSet(
   db: Db,
   organizationId: string,
   set: EvalSet,
-  { name = set.name, language = "english" }: { name?: string; language?: string } = {},
+  { name = set.name, language = "english" }: { name?: string; language?: KnowledgebaseLanguage } = {},
 ): Promise<string> {
   const actor = { kind: "operator" as const, organizationId };
   const { knowledgebase } = await createKnowledgebase(db, actor, { name, language });

@@ -17,7 +17,7 @@ import { createModelProvider, deleteModelProvider, updateModelProvider } from "@
 import { testEmbedding } from "../fake-embeddings";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { create, publish } from "../builder-helpers";
-import { api, type Tenant } from "../helpers";
+import { api, signInCookie, trpc, type Tenant } from "../helpers";
 import { drain, newPage, tenantWithKnowledgebase } from "../knowledge-helpers";
 
 let fake: FakeOpenAI;
@@ -423,6 +423,37 @@ describe("hybrid ranking", () => {
       expect(await search(key, kbId, "car")).toEqual(lexical);
       // One attempt: the provider client's own retry would hold the answer for 2 s first.
       expect(fake.embeddingRequests.length - before).toBe(1);
+    } finally {
+      fake.failWith(null);
+    }
+  });
+
+  it("the console's retrieval test says which path answered and why", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    await newPage(tenant.orgKey.secret, kbId, { title: "Car park", markdown: "The car park opens at seven." });
+    const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
+    const path = async () => {
+      const answer = await trpc(
+        "query",
+        "knowledge.testRetrieval",
+        { knowledgebaseId: kbId, question: "car" },
+        { cookie },
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.body.result.data.passages.map((p: { title: string }) => p.title)).toEqual(["Car park"]);
+      return answer.body.result.data.path;
+    };
+    expect(await path()).toEqual({ method: "lexical", reason: "no_embedding_model" });
+
+    await withEmbeddingModel(tenant);
+    expect(await path()).toEqual({ method: "lexical", reason: "no_vectors", model: "acme/embed-test" });
+
+    await drainEmbeddings(getDb());
+    expect(await path()).toEqual({ method: "hybrid", reason: "fused", model: "acme/embed-test" });
+
+    fake.failWith(503);
+    try {
+      expect(await path()).toEqual({ method: "lexical", reason: "question_not_embedded", model: "acme/embed-test" });
     } finally {
       fake.failWith(null);
     }

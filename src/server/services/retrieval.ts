@@ -240,9 +240,11 @@ export async function retrieveCharging(
   const ids = request.knowledgebaseIds.filter((id) => isUuid(id));
   // Nothing to search and nothing to charge; a charge always goes through the statement.
   if (credits === 0 && (ids.length === 0 || request.query.trim() === "" || request.limit <= 0))
-    return { charged: true, hits: [], found: null };
-  const model =
-    ids.length > 0 && request.limit > 0 ? await embeddingModelWithVectors(db, organizationId, ids, providers) : null;
+    return { charged: true, hits: [], found: null, path: { method: "lexical", reason: "nothing_to_search" } };
+  const { model, path: lexicalPath } =
+    ids.length > 0 && request.limit > 0
+      ? await embeddingModelWithVectors(db, organizationId, ids, providers)
+      : { model: null, path: { method: "lexical", reason: "nothing_to_search" } as const };
   const lexical = await rankLexically(
     db.pool,
     organizationId,
@@ -252,9 +254,15 @@ export async function retrieveCharging(
   );
   const found = lexical.charged ? lexical.found : null;
   if (!model || !lexical.charged)
-    return { charged: lexical.charged, hits: lexical.hits.slice(0, request.limit), found };
+    return { charged: lexical.charged, hits: lexical.hits.slice(0, request.limit), found, path: lexicalPath };
   const question = await embedQuestion(model, request.query);
-  if (!question) return { charged: true, hits: lexical.hits.slice(0, request.limit), found };
+  if (!question)
+    return {
+      charged: true,
+      hits: lexical.hits.slice(0, request.limit),
+      found,
+      path: { method: "lexical", reason: "question_not_embedded", model: model.modelKey },
+    };
   const semantic = await rankByVector(
     db.pool,
     organizationId,
@@ -262,8 +270,23 @@ export async function retrieveCharging(
     model.modelKey,
     question,
   );
-  return { charged: true, hits: fuse([lexical.hits, semantic], request.limit, request.onePerSource ?? false), found };
+  return {
+    charged: true,
+    hits: fuse([lexical.hits, semantic], request.limit, request.onePerSource ?? false),
+    found,
+    path: { method: "hybrid", reason: "fused", model: model.modelKey },
+  };
 }
+
+/**
+ * Which ranking answered and why (the console's retrieval test shows it): lexical when there is
+ * nothing to search, no embedding model, no vectors of it in these knowledgebases yet, or the
+ * question could not be embedded in time; hybrid when both rankings were fused.
+ */
+export type RetrievalPath =
+  | { method: "lexical"; reason: "nothing_to_search" | "no_embedding_model" }
+  | { method: "lexical"; reason: "no_vectors" | "question_not_embedded"; model: string }
+  | { method: "hybrid"; reason: "fused"; model: string };
 
 export interface Retrieval {
   /** False when the balance could not cover the credits: then nothing was searched. */
@@ -271,6 +294,7 @@ export interface Retrieval {
   hits: RetrievedHit[];
   /** Which of the (well-formed) knowledgebase ids asked for are the organization's; null when no statement ran. */
   found: Set<string> | null;
+  path: RetrievalPath;
 }
 
 type RankedHit = RetrievedHit & { rowId: string };
@@ -311,20 +335,22 @@ async function rankLexically(
   };
 }
 
-/** The organization's embedding model, when the knowledgebases hold vectors made by it. */
+/** The organization's embedding model, when the knowledgebases hold vectors made by it; else why not. */
 async function embeddingModelWithVectors(
   db: Db,
   organizationId: string,
   knowledgebaseIds: string[],
   providers?: ProviderRow[],
-): Promise<EmbeddingModel | null> {
+): Promise<{ model: EmbeddingModel | null; path: RetrievalPath }> {
   const model = await embeddingModelFor(db, organizationId, providers);
-  if (!model) return null;
+  if (!model) return { model: null, path: { method: "lexical", reason: "no_embedding_model" } };
   const { rowCount } = await db.pool.query(
     `select 1 from embeddings where organization_id = $1::uuid and knowledgebase_id = any($2::uuid[]) and model_key = $3 and vector is not null limit 1`,
     [organizationId, knowledgebaseIds, model.modelKey],
   );
-  return rowCount ? model : null;
+  return rowCount
+    ? { model, path: { method: "hybrid", reason: "fused", model: model.modelKey } }
+    : { model: null, path: { method: "lexical", reason: "no_vectors", model: model.modelKey } };
 }
 
 async function embedQuestion(model: EmbeddingModel, query: string): Promise<number[] | null> {
