@@ -5,6 +5,8 @@
 // - its score is the share of the query it covers, each term weighted by its rarity in the
 //   searched knowledgebases (BM25's idf: "the" or "file" count little, "pkcs12" a lot), with a
 //   boost for terms in a heading or title (weight A of the tsvector) and in the source's name;
+// - divided by a power of the passage's length, plus the coverage of its document's opening
+//   passage (docs/knowledge.md, "How ranking works");
 // - then the query as a phrase, and cover density (terms close together) as a smaller bonus.
 // Only knowledgebases of the organization count (it is part of the SQL), never an end user's
 // private notebook.
