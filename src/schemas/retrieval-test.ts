@@ -8,7 +8,14 @@ export const RetrievalTestOutput = z.object({
   /** Which ranking answered and why (src/server/services/retrieval.ts, RetrievalPath). */
   path: z.object({
     method: z.enum(["lexical", "hybrid"]),
-    reason: z.enum(["nothing_to_search", "no_embedding_model", "no_vectors", "question_not_embedded", "fused"]),
+    reason: z.enum([
+      "nothing_to_search",
+      "no_embedding_model",
+      "lexical_by_setting",
+      "no_vectors",
+      "question_not_embedded",
+      "fused",
+    ]),
     /** The organization's embedding model, when it has one. */
     model: z.string().optional(),
   }),

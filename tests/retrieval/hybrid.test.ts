@@ -458,4 +458,39 @@ describe("hybrid ranking", () => {
       fake.failWith(null);
     }
   });
+
+  it("a knowledgebase set to searchMode lexical never embeds the question, and says so", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const carPark = await newPage(key, kbId, { title: "Car park", markdown: "The car park opens at seven." });
+    await newPage(key, kbId, { title: "Fleet", markdown: "Every automobile of the fleet is booked in the portal." });
+    await withEmbeddingModel(tenant);
+    await drainEmbeddings(getDb());
+    expect((await api("GET", `/knowledgebases/${kbId}`, { key })).body.searchMode).toBe("auto");
+    expect(await search(key, kbId, "car")).toHaveLength(2);
+
+    const patched = await api("PATCH", `/knowledgebases/${kbId}`, { key, body: { searchMode: "lexical" } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.knowledgebase.searchMode).toBe("lexical");
+    const before = fake.embeddingRequests.length;
+    expect((await search(key, kbId, "car")).map((r) => r.id)).toEqual([carPark]);
+    const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
+    const answer = await trpc(
+      "query",
+      "knowledge.testRetrieval",
+      { knowledgebaseId: kbId, question: "car" },
+      { cookie },
+    );
+    expect(answer.body.result.data.path).toEqual({ method: "lexical", reason: "lexical_by_setting" });
+    expect(fake.embeddingRequests.length).toBe(before);
+
+    const refused = await api("PATCH", `/knowledgebases/${kbId}`, { key, body: { searchMode: "semantic" } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe("invalid_request");
+    expect((await api("GET", `/knowledgebases/${kbId}`, { key })).body.searchMode).toBe("lexical");
+
+    const created = await api("POST", "/knowledgebases", { key, body: { name: "Codes", searchMode: "lexical" } });
+    expect(created.status).toBe(201);
+    expect(created.body.knowledgebase.searchMode).toBe("lexical");
+  });
 });

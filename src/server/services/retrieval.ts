@@ -56,9 +56,9 @@ const HEADLINE =
 const RESCORE = 40;
 /**
  * Ranking weights, tuned on the evaluation sets' tuning halves only (eval/retrieval/sets.ts,
- * BENCHMARKS.md): a passage's coverage is divided by (characters / 400)^0.3 (at least 100
- * characters; a page, which is not cut into passages, counts as 1,000), its document's opening
- * passage adds 0.6 × its own coverage, and terms in a heading add 0.25 × their share.
+ * BENCHMARKS.md): a passage's coverage is divided by (bytes / 400)^0.3 (at least 100; a page,
+ * which is not cut into passages, at most 1,000), its document's opening passage (a page: the
+ * page) adds 0.6 × its own coverage, and terms in a heading add 0.25 × their share.
  */
 const PASSAGE_LENGTH_NORM = 0.3;
 const REFERENCE_PASSAGE_CHARS = 400;
@@ -97,12 +97,12 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
     -- table (every organization's documents). Nothing else is read per row: the ranking below
     -- needs only which terms each row holds.
     matches as materialized (
-      select 'page' as kind, p.id as row_id, p.id, a.kb, 0 as position, ${PAGE_CHARS} as chars,
+      select 'page' as kind, p.id as row_id, p.id, a.kb, 0 as position, least(octet_length(p.markdown), ${PAGE_CHARS}) as chars,
         case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and p.tsv @@ t.tq) end as has
       from any_terms a join pages p on p.knowledgebase_id = a.kb
       where $5::boolean and p.knowledgebase_id = any($1::uuid[]) and p.organization_id = $2::uuid and p.tsv @@ a.tq
       union all
-      select 'source', c.id, c.source_id, a.kb, c.position, length(c.text),
+      select 'source', c.id, c.source_id, a.kb, c.position, octet_length(c.text),
         case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and c.tsv @@ t.tq) end
       from any_terms a join ${chunkTable} c on c.knowledgebase_id = a.kb
       where $6::boolean and c.knowledgebase_id = any($1::uuid[]) and c.tsv @@ a.tq
@@ -148,13 +148,14 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
       from matches m
       where m.kind = 'page' or m.id in (select id from searchable)
     ),
-    -- A passage's coverage per its length (a long passage holds more words by chance), plus the
-    -- coverage of its document's opening passage (its title and summary lines) when that
-    -- passage matches: the document says it is about the question, whatever passage answers.
+    -- A passage's coverage per its length in bytes (a long passage holds more words by chance;
+    -- octet_length reads no TOASTed text), plus the coverage of its document's opening passage
+    -- (its title and summary lines) when that passage matches: the document says it is about the
+    -- question, whatever passage answers. A page is one passage, its own opening.
     passage_scores as (
       select c.kind, c.row_id, c.id, c.kb,
         c.coverage / power(greatest(c.chars, ${MIN_PASSAGE_CHARS})::float8 / ${REFERENCE_PASSAGE_CHARS}, ${PASSAGE_LENGTH_NORM})
-        + ${OPENING_WEIGHT} * coalesce(max(c.coverage) filter (where c.kind = 'source' and c.position = 0) over (partition by c.kind, c.id), 0) as coverage
+        + ${OPENING_WEIGHT} * coalesce(max(c.coverage) filter (where c.position = 0) over (partition by c.kind, c.id), 0) as coverage
       from candidates c
     ),
     best as (
@@ -243,10 +244,13 @@ export async function retrieveCharging(
   // Nothing to search and nothing to charge; a charge always goes through the statement.
   if (credits === 0 && (ids.length === 0 || request.query.trim() === "" || request.limit <= 0))
     return { charged: true, hits: [], found: null, path: { method: "lexical", reason: "nothing_to_search" } };
-  const { model, path: lexicalPath } =
-    ids.length > 0 && request.limit > 0
-      ? await embeddingModelWithVectors(db, organizationId, ids, providers)
-      : { model: null, path: { method: "lexical", reason: "nothing_to_search" } as const };
+  const {
+    model,
+    embedded,
+    path: lexicalPath,
+  } = ids.length > 0 && request.limit > 0
+    ? await embeddingModelWithVectors(db, organizationId, ids, providers)
+    : { model: null, embedded: [], path: { method: "lexical", reason: "nothing_to_search" } as const };
   const lexical = await rankLexically(
     db.pool,
     organizationId,
@@ -268,7 +272,7 @@ export async function retrieveCharging(
   const semantic = await rankByVector(
     db.pool,
     organizationId,
-    { ...request, knowledgebaseIds: ids },
+    { ...request, knowledgebaseIds: embedded },
     model.modelKey,
     question,
   );
@@ -282,11 +286,12 @@ export async function retrieveCharging(
 
 /**
  * Which ranking answered and why (the console's retrieval test shows it): lexical when there is
- * nothing to search, no embedding model, no vectors of it in these knowledgebases yet, or the
- * question could not be embedded in time; hybrid when both rankings were fused.
+ * nothing to search, no embedding model, every knowledgebase is set to searchMode "lexical", no
+ * vectors of the model in them yet, or the question could not be embedded in time; hybrid when
+ * both rankings were fused.
  */
 export type RetrievalPath =
-  | { method: "lexical"; reason: "nothing_to_search" | "no_embedding_model" }
+  | { method: "lexical"; reason: "nothing_to_search" | "no_embedding_model" | "lexical_by_setting" }
   | { method: "lexical"; reason: "no_vectors" | "question_not_embedded"; model: string }
   | { method: "hybrid"; reason: "fused"; model: string };
 
@@ -337,22 +342,33 @@ async function rankLexically(
   };
 }
 
-/** The organization's embedding model, when the knowledgebases hold vectors made by it; else why not. */
+/**
+ * The organization's embedding model and the knowledgebases whose vectors it may rank (searchMode
+ * "auto" and holding vectors made by it); else why the search is lexical.
+ */
 async function embeddingModelWithVectors(
   db: Db,
   organizationId: string,
   knowledgebaseIds: string[],
   providers?: ProviderRow[],
-): Promise<{ model: EmbeddingModel | null; path: RetrievalPath }> {
+): Promise<{ model: EmbeddingModel | null; embedded: string[]; path: RetrievalPath }> {
   const model = await embeddingModelFor(db, organizationId, providers);
-  if (!model) return { model: null, path: { method: "lexical", reason: "no_embedding_model" } };
-  const { rowCount } = await db.pool.query(
-    `select 1 from embeddings where organization_id = $1::uuid and knowledgebase_id = any($2::uuid[]) and model_key = $3 and vector is not null limit 1`,
+  if (!model) return { model: null, embedded: [], path: { method: "lexical", reason: "no_embedding_model" } };
+  const { rows } = await db.pool.query<{ id: string; auto: boolean; embedded: boolean }>(
+    `select k.id::text, k.search_mode = 'auto' as auto,
+       k.search_mode = 'auto' and exists (
+         select 1 from embeddings e
+         where e.organization_id = $1::uuid and e.knowledgebase_id = k.id and e.model_key = $3 and e.vector is not null
+       ) as embedded
+     from knowledgebases k where k.id = any($2::uuid[]) and k.organization_id = $1::uuid and k.end_user_id is null`,
     [organizationId, knowledgebaseIds, model.modelKey],
   );
-  return rowCount
-    ? { model, path: { method: "hybrid", reason: "fused", model: model.modelKey } }
-    : { model: null, path: { method: "lexical", reason: "no_vectors", model: model.modelKey } };
+  const embedded = rows.filter((row) => row.embedded).map((row) => row.id);
+  if (embedded.length > 0)
+    return { model, embedded, path: { method: "hybrid", reason: "fused", model: model.modelKey } };
+  if (rows.length > 0 && !rows.some((row) => row.auto))
+    return { model: null, embedded, path: { method: "lexical", reason: "lexical_by_setting" } };
+  return { model: null, embedded, path: { method: "lexical", reason: "no_vectors", model: model.modelKey } };
 }
 
 async function embedQuestion(model: EmbeddingModel, query: string): Promise<number[] | null> {

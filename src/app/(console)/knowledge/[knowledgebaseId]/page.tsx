@@ -146,6 +146,8 @@ function retrievalPathText(path: RetrievalTestOutput["path"]): string {
       return `Hybrid: words and meaning (embedding model ${model}), fused.`;
     case "no_embedding_model":
       return "Lexical (words only): the organization has no embedding model.";
+    case "lexical_by_setting":
+      return "Lexical (words only): this knowledgebase's search mode is lexical.";
     case "no_vectors":
       return `Lexical (words only): nothing in this knowledgebase is embedded by ${model} yet.`;
     case "question_not_embedded":
