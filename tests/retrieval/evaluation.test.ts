@@ -9,8 +9,11 @@ import { listSets, loadSet, measure } from "../../eval/retrieval/sets";
 
 /** eval/retrieval (OpenSSL and curl manual pages): 58 documents, the smallest set. */
 const SET = "retrieval";
-/** Below the unseen half's figure when the floor was set (BENCHMARKS.md), with room for a question or two. */
-const RECALL_AT_5_FLOOR = 0.85;
+/**
+ * Below the unseen half's figure when the floor was set (0.952, BENCHMARKS.md), with room for a few
+ * questions and for another split of the set's questions into halves.
+ */
+const RECALL_AT_5_FLOOR = 0.88;
 
 describe("retrieval evaluation (quick)", () => {
   it(`keeps recall@5 on ${SET}'s unseen half at or above ${RECALL_AT_5_FLOOR}`, { timeout: 120_000 }, async () => {
