@@ -63,11 +63,18 @@ export const KnowledgebaseLanguage = z.enum(KNOWLEDGEBASE_LANGUAGES).meta({
     'How search reads this knowledgebase\'s text: a language stems words and ignores its stop words ("english": "signing" finds "signed"); "simple" only lowercases, for text in several languages. Default english. Changing it re-indexes pages and documents in place.',
 });
 
+export const KnowledgebaseSearchMode = z.enum(["auto", "lexical"]).meta({
+  description:
+    'Which ranking answers this knowledgebase\'s searches: "auto" (default) fuses the lexical ranking with the organization\'s embedding model when it has one and this knowledgebase is embedded, else lexical; "lexical" never sends the question to an embedding model.',
+});
+export type KnowledgebaseSearchMode = z.infer<typeof KnowledgebaseSearchMode>;
+
 export const KnowledgebaseSummary = z.object({
   id: Uuid,
   name: z.string(),
   description: z.string(),
   language: KnowledgebaseLanguage,
+  searchMode: KnowledgebaseSearchMode,
   createdAt: Timestamp,
   updatedAt: Timestamp,
   counts: z.object({ sources: z.number().int(), pages: z.number().int() }),
@@ -92,6 +99,7 @@ export const CreateKnowledgebaseInput = z.strictObject({
   name: nameText,
   description: descriptionText.optional(),
   language: KnowledgebaseLanguage.optional(),
+  searchMode: KnowledgebaseSearchMode.optional(),
 });
 export type CreateKnowledgebaseInput = z.infer<typeof CreateKnowledgebaseInput>;
 export const CreateKnowledgebaseOutput = z.object({ knowledgebase: KnowledgebaseSummary });
@@ -101,6 +109,7 @@ export const UpdateKnowledgebaseInput = z.strictObject({
   name: nameText.optional(),
   description: descriptionText.optional(),
   language: KnowledgebaseLanguage.optional(),
+  searchMode: KnowledgebaseSearchMode.optional(),
 });
 export type UpdateKnowledgebaseInput = z.infer<typeof UpdateKnowledgebaseInput>;
 

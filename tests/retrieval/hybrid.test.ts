@@ -17,7 +17,7 @@ import { createModelProvider, deleteModelProvider, updateModelProvider } from "@
 import { testEmbedding } from "../fake-embeddings";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { create, publish } from "../builder-helpers";
-import { api, type Tenant } from "../helpers";
+import { api, signInCookie, trpc, type Tenant } from "../helpers";
 import { drain, newPage, tenantWithKnowledgebase } from "../knowledge-helpers";
 
 let fake: FakeOpenAI;
@@ -426,5 +426,71 @@ describe("hybrid ranking", () => {
     } finally {
       fake.failWith(null);
     }
+  });
+
+  it("the console's retrieval test says which path answered and why", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    await newPage(tenant.orgKey.secret, kbId, { title: "Car park", markdown: "The car park opens at seven." });
+    const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
+    const path = async () => {
+      const answer = await trpc(
+        "query",
+        "knowledge.testRetrieval",
+        { knowledgebaseId: kbId, question: "car" },
+        { cookie },
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.body.result.data.passages.map((p: { title: string }) => p.title)).toEqual(["Car park"]);
+      return answer.body.result.data.path;
+    };
+    expect(await path()).toEqual({ method: "lexical", reason: "no_embedding_model" });
+
+    await withEmbeddingModel(tenant);
+    expect(await path()).toEqual({ method: "lexical", reason: "no_vectors", model: "acme/embed-test" });
+
+    await drainEmbeddings(getDb());
+    expect(await path()).toEqual({ method: "hybrid", reason: "fused", model: "acme/embed-test" });
+
+    fake.failWith(503);
+    try {
+      expect(await path()).toEqual({ method: "lexical", reason: "question_not_embedded", model: "acme/embed-test" });
+    } finally {
+      fake.failWith(null);
+    }
+  });
+
+  it("a knowledgebase set to searchMode lexical never embeds the question, and says so", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const carPark = await newPage(key, kbId, { title: "Car park", markdown: "The car park opens at seven." });
+    await newPage(key, kbId, { title: "Fleet", markdown: "Every automobile of the fleet is booked in the portal." });
+    await withEmbeddingModel(tenant);
+    await drainEmbeddings(getDb());
+    expect((await api("GET", `/knowledgebases/${kbId}`, { key })).body.searchMode).toBe("auto");
+    expect(await search(key, kbId, "car")).toHaveLength(2);
+
+    const patched = await api("PATCH", `/knowledgebases/${kbId}`, { key, body: { searchMode: "lexical" } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.knowledgebase.searchMode).toBe("lexical");
+    const before = fake.embeddingRequests.length;
+    expect((await search(key, kbId, "car")).map((r) => r.id)).toEqual([carPark]);
+    const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
+    const answer = await trpc(
+      "query",
+      "knowledge.testRetrieval",
+      { knowledgebaseId: kbId, question: "car" },
+      { cookie },
+    );
+    expect(answer.body.result.data.path).toEqual({ method: "lexical", reason: "lexical_by_setting" });
+    expect(fake.embeddingRequests.length).toBe(before);
+
+    const refused = await api("PATCH", `/knowledgebases/${kbId}`, { key, body: { searchMode: "semantic" } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe("invalid_request");
+    expect((await api("GET", `/knowledgebases/${kbId}`, { key })).body.searchMode).toBe("lexical");
+
+    const created = await api("POST", "/knowledgebases", { key, body: { name: "Codes", searchMode: "lexical" } });
+    expect(created.status).toBe(201);
+    expect(created.body.knowledgebase.searchMode).toBe("lexical");
   });
 });

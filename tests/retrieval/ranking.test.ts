@@ -146,6 +146,7 @@ describe("lexical ranking", () => {
       expect(await retrievePassages(getDb(), tenant.organization.id, asked, "   ")).toEqual({
         passages: [],
         missing: [foreign, "not-an-id"],
+        path: { method: "lexical", reason: "nothing_to_search" },
       });
       expect(query.mock.calls.map(([config]) => (config as { name?: string }).name)).toEqual([
         "atrium_run_knowledgebases",

@@ -7487,6 +7487,11 @@ export interface operations {
                              * @enum {string}
                              */
                             language: "simple" | "arabic" | "armenian" | "basque" | "catalan" | "danish" | "dutch" | "english" | "finnish" | "french" | "german" | "greek" | "hindi" | "hungarian" | "indonesian" | "irish" | "italian" | "lithuanian" | "nepali" | "norwegian" | "portuguese" | "romanian" | "russian" | "serbian" | "spanish" | "swedish" | "tamil" | "turkish" | "yiddish";
+                            /**
+                             * @description Which ranking answers this knowledgebase's searches: "auto" (default) fuses the lexical ranking with the organization's embedding model when it has one and this knowledgebase is embedded, else lexical; "lexical" never sends the question to an embedding model.
+                             * @enum {string}
+                             */
+                            searchMode: "auto" | "lexical";
                             createdAt: components["schemas"]["DateTime"];
                             updatedAt: components["schemas"]["DateTime"];
                             counts: {
@@ -7526,6 +7531,11 @@ export interface operations {
                      * @enum {string}
                      */
                     language?: "simple" | "arabic" | "armenian" | "basque" | "catalan" | "danish" | "dutch" | "english" | "finnish" | "french" | "german" | "greek" | "hindi" | "hungarian" | "indonesian" | "irish" | "italian" | "lithuanian" | "nepali" | "norwegian" | "portuguese" | "romanian" | "russian" | "serbian" | "spanish" | "swedish" | "tamil" | "turkish" | "yiddish";
+                    /**
+                     * @description Which ranking answers this knowledgebase's searches: "auto" (default) fuses the lexical ranking with the organization's embedding model when it has one and this knowledgebase is embedded, else lexical; "lexical" never sends the question to an embedding model.
+                     * @enum {string}
+                     */
+                    searchMode?: "auto" | "lexical";
                 };
             };
         };
@@ -7553,6 +7563,11 @@ export interface operations {
                              * @enum {string}
                              */
                             language: "simple" | "arabic" | "armenian" | "basque" | "catalan" | "danish" | "dutch" | "english" | "finnish" | "french" | "german" | "greek" | "hindi" | "hungarian" | "indonesian" | "irish" | "italian" | "lithuanian" | "nepali" | "norwegian" | "portuguese" | "romanian" | "russian" | "serbian" | "spanish" | "swedish" | "tamil" | "turkish" | "yiddish";
+                            /**
+                             * @description Which ranking answers this knowledgebase's searches: "auto" (default) fuses the lexical ranking with the organization's embedding model when it has one and this knowledgebase is embedded, else lexical; "lexical" never sends the question to an embedding model.
+                             * @enum {string}
+                             */
+                            searchMode: "auto" | "lexical";
                             createdAt: components["schemas"]["DateTime"];
                             updatedAt: components["schemas"]["DateTime"];
                             counts: {
@@ -7604,6 +7619,11 @@ export interface operations {
                          * @enum {string}
                          */
                         language: "simple" | "arabic" | "armenian" | "basque" | "catalan" | "danish" | "dutch" | "english" | "finnish" | "french" | "german" | "greek" | "hindi" | "hungarian" | "indonesian" | "irish" | "italian" | "lithuanian" | "nepali" | "norwegian" | "portuguese" | "romanian" | "russian" | "serbian" | "spanish" | "swedish" | "tamil" | "turkish" | "yiddish";
+                        /**
+                         * @description Which ranking answers this knowledgebase's searches: "auto" (default) fuses the lexical ranking with the organization's embedding model when it has one and this knowledgebase is embedded, else lexical; "lexical" never sends the question to an embedding model.
+                         * @enum {string}
+                         */
+                        searchMode: "auto" | "lexical";
                         createdAt: components["schemas"]["DateTime"];
                         updatedAt: components["schemas"]["DateTime"];
                         counts: {
@@ -7668,6 +7688,11 @@ export interface operations {
                      * @enum {string}
                      */
                     language?: "simple" | "arabic" | "armenian" | "basque" | "catalan" | "danish" | "dutch" | "english" | "finnish" | "french" | "german" | "greek" | "hindi" | "hungarian" | "indonesian" | "irish" | "italian" | "lithuanian" | "nepali" | "norwegian" | "portuguese" | "romanian" | "russian" | "serbian" | "spanish" | "swedish" | "tamil" | "turkish" | "yiddish";
+                    /**
+                     * @description Which ranking answers this knowledgebase's searches: "auto" (default) fuses the lexical ranking with the organization's embedding model when it has one and this knowledgebase is embedded, else lexical; "lexical" never sends the question to an embedding model.
+                     * @enum {string}
+                     */
+                    searchMode?: "auto" | "lexical";
                 };
             };
         };
@@ -7694,6 +7719,11 @@ export interface operations {
                              * @enum {string}
                              */
                             language: "simple" | "arabic" | "armenian" | "basque" | "catalan" | "danish" | "dutch" | "english" | "finnish" | "french" | "german" | "greek" | "hindi" | "hungarian" | "indonesian" | "irish" | "italian" | "lithuanian" | "nepali" | "norwegian" | "portuguese" | "romanian" | "russian" | "serbian" | "spanish" | "swedish" | "tamil" | "turkish" | "yiddish";
+                            /**
+                             * @description Which ranking answers this knowledgebase's searches: "auto" (default) fuses the lexical ranking with the organization's embedding model when it has one and this knowledgebase is embedded, else lexical; "lexical" never sends the question to an embedding model.
+                             * @enum {string}
+                             */
+                            searchMode: "auto" | "lexical";
                             createdAt: components["schemas"]["DateTime"];
                             updatedAt: components["schemas"]["DateTime"];
                             counts: {
@@ -7746,6 +7776,11 @@ export interface operations {
                              * @enum {string}
                              */
                             language: "simple" | "arabic" | "armenian" | "basque" | "catalan" | "danish" | "dutch" | "english" | "finnish" | "french" | "german" | "greek" | "hindi" | "hungarian" | "indonesian" | "irish" | "italian" | "lithuanian" | "nepali" | "norwegian" | "portuguese" | "romanian" | "russian" | "serbian" | "spanish" | "swedish" | "tamil" | "turkish" | "yiddish";
+                            /**
+                             * @description Which ranking answers this knowledgebase's searches: "auto" (default) fuses the lexical ranking with the organization's embedding model when it has one and this knowledgebase is embedded, else lexical; "lexical" never sends the question to an embedding model.
+                             * @enum {string}
+                             */
+                            searchMode: "auto" | "lexical";
                             createdAt: components["schemas"]["DateTime"];
                             updatedAt: components["schemas"]["DateTime"];
                             counts: {

@@ -4,13 +4,15 @@
 // with its document and the headings above it, for citations.
 import { isUuid } from "@/schemas/common";
 import type { Db } from "@/server/db";
-import { AGENT_PASSAGES, passageTitle, retrieveCharging } from "@/server/services/retrieval";
+import { AGENT_PASSAGES, passageTitle, retrieveCharging, type RetrievalPath } from "@/server/services/retrieval";
 import { RUN_LIMITS } from "./limits";
 import type { TracePassage } from "@/schemas/runtime";
 import type { Passage, ProviderRow } from "./models";
 
 export interface Retrieved {
   passages: Passage[];
+  /** Which ranking answered, and why. */
+  path: RetrievalPath;
   /** Knowledgebase ids asked for that are not the organization's (deleted, moved, or never its own). */
   missing: string[];
 }
@@ -23,9 +25,10 @@ export async function retrievePassages(
   query: string,
   providers?: ProviderRow[],
 ): Promise<Retrieved> {
-  if (knowledgebaseIds.length === 0) return { passages: [], missing: [] };
+  if (knowledgebaseIds.length === 0)
+    return { passages: [], missing: [], path: { method: "lexical", reason: "nothing_to_search" } };
   const request = { knowledgebaseIds, query, limit: AGENT_PASSAGES, textChars: RUN_LIMITS.passageChars };
-  const { hits, found } = await retrieveCharging(db, organizationId, request, 0, { providers });
+  const { hits, found, path } = await retrieveCharging(db, organizationId, request, 0, { providers });
   // The ranking statement says which knowledgebases are the organization's; a blank query runs none.
   const foundIds = found ?? (await organizationKnowledgebases(db, organizationId, knowledgebaseIds));
   return {
@@ -41,6 +44,7 @@ export async function retrievePassages(
       },
     })),
     missing: knowledgebaseIds.filter((id) => !foundIds.has(id)),
+    path,
   };
 }
 

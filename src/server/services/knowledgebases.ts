@@ -3,6 +3,7 @@
 import type {
   Knowledgebase,
   KnowledgebaseLanguage,
+  KnowledgebaseSearchMode,
   KnowledgebaseSummary,
   PageIndexEntry,
 } from "@/schemas/knowledgebase";
@@ -24,7 +25,15 @@ import { isoUtc } from "./support/sql-json";
 
 async function summaries(
   db: Db,
-  rows: { id: string; name: string; description: string; language: string; createdAt: Date; updatedAt: Date }[],
+  rows: {
+    id: string;
+    name: string;
+    description: string;
+    language: string;
+    searchMode: string;
+    createdAt: Date;
+    updatedAt: Date;
+  }[],
 ): Promise<KnowledgebaseSummary[]> {
   const ids = rows.map((row) => row.id);
   const [sourceCounts, pageCounts] = await Promise.all([
@@ -38,6 +47,7 @@ async function summaries(
     name: row.name,
     description: row.description,
     language: row.language as KnowledgebaseLanguage,
+    searchMode: row.searchMode as KnowledgebaseSearchMode,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     counts: { sources: count(sourceCounts, row.id), pages: count(pageCounts, row.id) },
@@ -81,6 +91,7 @@ export const createKnowledgebase = guarded(
           name: input.name,
           description: input.description ?? "",
           language: input.language,
+          searchMode: input.searchMode,
         },
       });
       await recordEvent(tx, actor, {
@@ -95,7 +106,7 @@ export const createKnowledgebase = guarded(
 );
 
 /**
- * Renames, describes or changes the language of a knowledgebase. A new language re-indexes its
+ * Renames, describes or changes the language or search mode of a knowledgebase. A new language re-indexes its
  * pages and chunks in the same transaction (a trigger rewrites their text-search configuration,
  * which recomputes their tsvectors), so search never mixes two languages.
  */
@@ -112,12 +123,17 @@ export const updateKnowledgebase = guarded(
     const update = (tx: Pick<Db, "knowledgebase">) =>
       tx.knowledgebase.update({
         where: { id: input.knowledgebaseId, organizationId: actor.organizationId },
-        data: { name: input.name, description: input.description, language: input.language },
+        data: {
+          name: input.name,
+          description: input.description,
+          language: input.language,
+          searchMode: input.searchMode,
+        },
       });
     const row = await recorded(db, actor, update, (kb) => ({
       action: "knowledgebase.update",
       target: { type: "knowledgebase", id: kb.id, label: kb.name },
-      changes: changesBetween(before, input, ["name", "description", "language"]),
+      changes: changesBetween(before, input, ["name", "description", "language", "searchMode"]),
     }));
     return { knowledgebase: (await summaries(db, [row]))[0]! };
   },
@@ -174,7 +190,7 @@ export function pageIndex(rows: IndexRow[]): PageIndexEntry[] {
  * there (tests/knowledge/knowledgebases.test.ts checks the order).
  */
 const KNOWLEDGEBASE_DETAIL = `
-  select k.id, k.name, k.description, k.language, ${isoUtc("k.created_at")} as "createdAt", ${isoUtc("k.updated_at")} as "updatedAt",
+  select k.id, k.name, k.description, k.language, k.search_mode as "searchMode", ${isoUtc("k.created_at")} as "createdAt", ${isoUtc("k.updated_at")} as "updatedAt",
     coalesce((
       select json_agg(source) from (
         select s.id, s.name, s.type, s.status, s.searchable, s.disabled, coalesce(s.url, '') as url,
@@ -196,6 +212,7 @@ interface KnowledgebaseDetailRow {
   name: string;
   description: string;
   language: string;
+  searchMode: string;
   createdAt: string;
   updatedAt: string;
   sources: Source[];
@@ -217,6 +234,7 @@ export const getKnowledgebase = guarded(
       name: row.name,
       description: row.description,
       language: row.language as KnowledgebaseLanguage,
+      searchMode: row.searchMode as KnowledgebaseSearchMode,
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
       counts: { sources: row.sources.length, pages: row.pages.length },

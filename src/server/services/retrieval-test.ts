@@ -15,7 +15,7 @@ export const testRetrieval = guarded(
     input: { knowledgebaseId: string; question: string },
   ): Promise<RetrievalTestOutput> {
     const knowledgebase = await findKnowledgebase(db, actor, input.knowledgebaseId);
-    const { passages } = await retrievePassages(db, actor.organizationId, [knowledgebase.id], input.question);
-    return { passages: passages.map((passage) => ({ title: passage.title, text: passage.text })) };
+    const { passages, path } = await retrievePassages(db, actor.organizationId, [knowledgebase.id], input.question);
+    return { passages: passages.map((passage) => ({ title: passage.title, text: passage.text })), path };
   },
 );

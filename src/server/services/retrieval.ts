@@ -5,6 +5,8 @@
 // - its score is the share of the query it covers, each term weighted by its rarity in the
 //   searched knowledgebases (BM25's idf: "the" or "file" count little, "pkcs12" a lot), with a
 //   boost for terms in a heading or title (weight A of the tsvector) and in the source's name;
+// - divided by a power of the passage's length, plus the coverage of its document's opening
+//   passage (docs/knowledge.md, "How ranking works");
 // - then the query as a phrase, and cover density (terms close together) as a smaller bonus.
 // Only knowledgebases of the organization count (it is part of the SQL), never an end user's
 // private notebook.
@@ -52,6 +54,18 @@ const HEADLINE =
   'StartSel=**, StopSel=**, MaxWords=30, MinWords=12, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "';
 /** Candidates re-scored with the costlier boosts (phrase, title, cover density). */
 const RESCORE = 40;
+/**
+ * Ranking weights, tuned on the evaluation sets' tuning halves only (eval/retrieval/sets.ts,
+ * BENCHMARKS.md): a passage's coverage is divided by (bytes / 400)^0.3 (at least 100; a page,
+ * which is not cut into passages, at most 1,000), its document's opening passage (a page: the
+ * page) adds 0.6 × its own coverage, and terms in a heading add 0.25 × their share.
+ */
+const PASSAGE_LENGTH_NORM = 0.3;
+const REFERENCE_PASSAGE_CHARS = 400;
+const MIN_PASSAGE_CHARS = 100;
+const PAGE_CHARS = 1000;
+const OPENING_WEIGHT = 0.6;
+const HEADING_WEIGHT = 0.25;
 
 /**
  * The ranking statement. `chunkTable` is a parameter only so that a test can make the document
@@ -83,12 +97,12 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
     -- table (every organization's documents). Nothing else is read per row: the ranking below
     -- needs only which terms each row holds.
     matches as materialized (
-      select 'page' as kind, p.id as row_id, p.id, a.kb,
+      select 'page' as kind, p.id as row_id, p.id, a.kb, 0 as position, least(octet_length(p.markdown), ${PAGE_CHARS}) as chars,
         case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and p.tsv @@ t.tq) end as has
       from any_terms a join pages p on p.knowledgebase_id = a.kb
       where $5::boolean and p.knowledgebase_id = any($1::uuid[]) and p.organization_id = $2::uuid and p.tsv @@ a.tq
       union all
-      select 'source', c.id, c.source_id, a.kb,
+      select 'source', c.id, c.source_id, a.kb, c.position, octet_length(c.text),
         case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and c.tsv @@ t.tq) end
       from any_terms a join ${chunkTable} c on c.knowledgebase_id = a.kb
       where $6::boolean and c.knowledgebase_id = any($1::uuid[]) and c.tsv @@ a.tq
@@ -129,14 +143,24 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
     -- whose common words gave most rows a set of their own took seconds (docs/knowledge.md).
     -- Ids only through the sort; text and tsvectors are read for the best few.
     candidates as (
-      select m.kind, m.row_id, m.id, m.kb,
+      select m.kind, m.row_id, m.id, m.kb, m.position, m.chars,
         (select (sum(w.idf) filter (where w.term_no = any(m.has)) / nullif(sum(w.idf), 0))::float8 from weighted w where w.kb = m.kb) as coverage
       from matches m
       where m.kind = 'page' or m.id in (select id from searchable)
     ),
+    -- A passage's coverage per its length in bytes (a long passage holds more words by chance;
+    -- octet_length reads no TOASTed text), plus the coverage of its document's opening passage
+    -- (its title and summary lines) when that passage matches: the document says it is about the
+    -- question, whatever passage answers. A page is one passage, its own opening.
+    passage_scores as (
+      select c.kind, c.row_id, c.id, c.kb,
+        c.coverage / power(greatest(c.chars, ${MIN_PASSAGE_CHARS})::float8 / ${REFERENCE_PASSAGE_CHARS}, ${PASSAGE_LENGTH_NORM})
+        + ${OPENING_WEIGHT} * coalesce(max(c.coverage) filter (where c.position = 0) over (partition by c.kind, c.id), 0) as coverage
+      from candidates c
+    ),
     best as (
       select * from (
-        select r.*, row_number() over (partition by r.id, r.kind order by r.coverage desc, r.row_id) as nth from candidates r
+        select r.*, row_number() over (partition by r.id, r.kind order by r.coverage desc, r.row_id) as nth from passage_scores r
       ) ranked
       where not $7::boolean or nth = 1
       order by coverage desc, row_id
@@ -152,7 +176,7 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
     -- The best few are scored again with costlier signals: terms in a heading or the title, the phrase, proximity.
     scored as (
       select b.*, q.any_term, q.cfg, b.coverage
-        + coalesce((select sum(w.idf) from weighted w where w.kb = b.kb and b.tsv @@ w.tq_heading), 0) / q.total * 0.5
+        + coalesce((select sum(w.idf) from weighted w where w.kb = b.kb and b.tsv @@ w.tq_heading), 0) / q.total * ${HEADING_WEIGHT}
         + coalesce((select sum(w.idf) from weighted w where w.kb = b.kb and t.title_tsv @@ w.tq), 0) / q.total * 0.5
         + (case when q.term_count > 1 and b.tsv @@ q.phrase then 0.3 else 0 end)
         + ts_rank_cd(b.tsv, q.any_term, 2) * 0.5 as score
@@ -219,9 +243,14 @@ export async function retrieveCharging(
   const ids = request.knowledgebaseIds.filter((id) => isUuid(id));
   // Nothing to search and nothing to charge; a charge always goes through the statement.
   if (credits === 0 && (ids.length === 0 || request.query.trim() === "" || request.limit <= 0))
-    return { charged: true, hits: [], found: null };
-  const model =
-    ids.length > 0 && request.limit > 0 ? await embeddingModelWithVectors(db, organizationId, ids, providers) : null;
+    return { charged: true, hits: [], found: null, path: { method: "lexical", reason: "nothing_to_search" } };
+  const {
+    model,
+    embedded,
+    path: lexicalPath,
+  } = ids.length > 0 && request.limit > 0
+    ? await embeddingModelWithVectors(db, organizationId, ids, providers)
+    : { model: null, embedded: [], path: { method: "lexical", reason: "nothing_to_search" } as const };
   const lexical = await rankLexically(
     db.pool,
     organizationId,
@@ -231,18 +260,40 @@ export async function retrieveCharging(
   );
   const found = lexical.charged ? lexical.found : null;
   if (!model || !lexical.charged)
-    return { charged: lexical.charged, hits: lexical.hits.slice(0, request.limit), found };
+    return { charged: lexical.charged, hits: lexical.hits.slice(0, request.limit), found, path: lexicalPath };
   const question = await embedQuestion(model, request.query);
-  if (!question) return { charged: true, hits: lexical.hits.slice(0, request.limit), found };
+  if (!question)
+    return {
+      charged: true,
+      hits: lexical.hits.slice(0, request.limit),
+      found,
+      path: { method: "lexical", reason: "question_not_embedded", model: model.modelKey },
+    };
   const semantic = await rankByVector(
     db.pool,
     organizationId,
-    { ...request, knowledgebaseIds: ids },
+    { ...request, knowledgebaseIds: embedded },
     model.modelKey,
     question,
   );
-  return { charged: true, hits: fuse([lexical.hits, semantic], request.limit, request.onePerSource ?? false), found };
+  return {
+    charged: true,
+    hits: fuse([lexical.hits, semantic], request.limit, request.onePerSource ?? false),
+    found,
+    path: { method: "hybrid", reason: "fused", model: model.modelKey },
+  };
 }
+
+/**
+ * Which ranking answered and why (the console's retrieval test shows it): lexical when there is
+ * nothing to search, no embedding model, every knowledgebase is set to searchMode "lexical", no
+ * vectors of the model in them yet, or the question could not be embedded in time; hybrid when
+ * both rankings were fused.
+ */
+export type RetrievalPath =
+  | { method: "lexical"; reason: "nothing_to_search" | "no_embedding_model" | "lexical_by_setting" }
+  | { method: "lexical"; reason: "no_vectors" | "question_not_embedded"; model: string }
+  | { method: "hybrid"; reason: "fused"; model: string };
 
 export interface Retrieval {
   /** False when the balance could not cover the credits: then nothing was searched. */
@@ -250,6 +301,7 @@ export interface Retrieval {
   hits: RetrievedHit[];
   /** Which of the (well-formed) knowledgebase ids asked for are the organization's; null when no statement ran. */
   found: Set<string> | null;
+  path: RetrievalPath;
 }
 
 type RankedHit = RetrievedHit & { rowId: string };
@@ -290,20 +342,33 @@ async function rankLexically(
   };
 }
 
-/** The organization's embedding model, when the knowledgebases hold vectors made by it. */
+/**
+ * The organization's embedding model and the knowledgebases whose vectors it may rank (searchMode
+ * "auto" and holding vectors made by it); else why the search is lexical.
+ */
 async function embeddingModelWithVectors(
   db: Db,
   organizationId: string,
   knowledgebaseIds: string[],
   providers?: ProviderRow[],
-): Promise<EmbeddingModel | null> {
+): Promise<{ model: EmbeddingModel | null; embedded: string[]; path: RetrievalPath }> {
   const model = await embeddingModelFor(db, organizationId, providers);
-  if (!model) return null;
-  const { rowCount } = await db.pool.query(
-    `select 1 from embeddings where organization_id = $1::uuid and knowledgebase_id = any($2::uuid[]) and model_key = $3 and vector is not null limit 1`,
+  if (!model) return { model: null, embedded: [], path: { method: "lexical", reason: "no_embedding_model" } };
+  const { rows } = await db.pool.query<{ id: string; auto: boolean; embedded: boolean }>(
+    `select k.id::text, k.search_mode = 'auto' as auto,
+       k.search_mode = 'auto' and exists (
+         select 1 from embeddings e
+         where e.organization_id = $1::uuid and e.knowledgebase_id = k.id and e.model_key = $3 and e.vector is not null
+       ) as embedded
+     from knowledgebases k where k.id = any($2::uuid[]) and k.organization_id = $1::uuid and k.end_user_id is null`,
     [organizationId, knowledgebaseIds, model.modelKey],
   );
-  return rowCount ? model : null;
+  const embedded = rows.filter((row) => row.embedded).map((row) => row.id);
+  if (embedded.length > 0)
+    return { model, embedded, path: { method: "hybrid", reason: "fused", model: model.modelKey } };
+  if (rows.length > 0 && !rows.some((row) => row.auto))
+    return { model: null, embedded, path: { method: "lexical", reason: "lexical_by_setting" } };
+  return { model: null, embedded, path: { method: "lexical", reason: "no_vectors", model: model.modelKey } };
 }
 
 async function embedQuestion(model: EmbeddingModel, query: string): Promise<number[] | null> {

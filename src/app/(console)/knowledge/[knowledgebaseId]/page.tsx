@@ -9,6 +9,7 @@ import { MarkdownPreview } from "@/components/markdown-preview";
 import { PageLinkPicker } from "@/components/page-link-picker";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { PageIndexEntry } from "@/schemas/knowledgebase";
+import type { RetrievalTestOutput } from "@/schemas/retrieval-test";
 import "./knowledgebase.css";
 import { ConfirmButton, PageHeader, RecentActivity, useMay, useUnsavedChanges } from "@/components/console";
 import { KnowledgeSearch } from "@/components/knowledge/knowledge-search";
@@ -113,6 +114,11 @@ function RetrievalTest({ knowledgebaseId }: { knowledgebaseId: string }) {
           {errorMessage(answer.error)}
         </p>
       )}
+      {answer.data && (
+        <p className="muted" data-testid="retrieval-path">
+          {retrievalPathText(answer.data.path)}
+        </p>
+      )}
       {answer.data && answer.data.passages.length === 0 && (
         <p className="muted">Nothing matches: an agent would receive no passages for this question.</p>
       )}
@@ -130,6 +136,25 @@ function RetrievalTest({ knowledgebaseId }: { knowledgebaseId: string }) {
       )}
     </div>
   );
+}
+
+/** Which ranking answered the retrieval test, and why, in a sentence. */
+function retrievalPathText(path: RetrievalTestOutput["path"]): string {
+  const model = path.model ?? "";
+  switch (path.reason) {
+    case "fused":
+      return `Hybrid: words and meaning (embedding model ${model}), fused.`;
+    case "no_embedding_model":
+      return "Lexical (words only): the organization has no embedding model.";
+    case "lexical_by_setting":
+      return "Lexical (words only): this knowledgebase's search mode is lexical.";
+    case "no_vectors":
+      return `Lexical (words only): nothing in this knowledgebase is embedded by ${model} yet.`;
+    case "question_not_embedded":
+      return `Lexical (words only): ${model} did not embed the question in time.`;
+    case "nothing_to_search":
+      return "Lexical: nothing to search.";
+  }
 }
 
 function useRefreshKnowledgebase() {
