@@ -35,7 +35,7 @@ const isHalf = (value: string | undefined): value is Half => value === "tuning" 
 
 /**
  * A set's questions with their half: a `tuning`/`unseen` column when the set has one, else the
- * files questions-tuning.tsv and questions-unseen.tsv, else alternate lines of questions.tsv (the
+ * files tuning.tsv and unseen.tsv, else alternate lines of questions.tsv (the
  * first question tuning, the second unseen, …). Fixed by the files, never by the ranking.
  */
 export function readQuestions(dir: string): Question[] {
@@ -49,8 +49,8 @@ export function readQuestions(dir: string): Question[] {
         const heading = rest.find((field) => !isHalf(field)) ?? "";
         return { question: question!, documents: documents!.split(",").map((d) => d.trim()), heading, half };
       });
-  const tuningFile = path.join(dir, "questions-tuning.tsv");
-  const unseenFile = path.join(dir, "questions-unseen.tsv");
+  const tuningFile = path.join(dir, "tuning.tsv");
+  const unseenFile = path.join(dir, "unseen.tsv");
   if (existsSync(tuningFile) && existsSync(unseenFile))
     return [...parse(tuningFile, "tuning"), ...parse(unseenFile, "unseen")];
   return parse(path.join(dir, "questions.tsv"));
