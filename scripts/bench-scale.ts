@@ -5,7 +5,7 @@
 // stopped and a measured size is not seeded twice (`--seed-only` seeds without measuring). Never
 // part of CI.
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
@@ -259,7 +259,7 @@ async function seedEndUsers(client: pg.Client, setup: Setup, from: number, to: n
     await client.query("BEGIN");
     await client.query(
       `CREATE TEMP TABLE batch ON COMMIT DROP AS
-       SELECT n, md5('scale-user-' || n)::uuid AS id, $1::timestamptz + n * interval '30 seconds' AS at
+       SELECT n, bench_uuid('scale-user-' || n) AS id, $1::timestamptz + n * interval '30 seconds' AS at
        FROM generate_series($2::int, $3::int) n`,
       [FIRST_USER_AT, lo, hi],
     );
@@ -296,7 +296,7 @@ async function seedEndUsers(client: pg.Client, setup: Setup, from: number, to: n
     );
     await client.query(
       `INSERT INTO audit_events (id, organization_id, occurred_at, actor_type, actor_label, door, action, target_type, target_id, target_label, webhook_type)
-       SELECT md5('scale-audit-' || n)::uuid, $1, at, 'org_key', 'CRM sync', 'api', 'end_user.create', 'end_user', id::text,
+       SELECT bench_uuid('scale-audit-' || n), $1, at, 'org_key', 'CRM sync', 'api', 'end_user.create', 'end_user', id::text,
          'user' || n || '@scale.example', 'end_user.created'
        FROM batch ON CONFLICT DO NOTHING`,
       [setup.organizationId],
@@ -312,10 +312,10 @@ async function seedExecutions(client: pg.Client, setup: Setup): Promise<void> {
   await client.query(
     `INSERT INTO executions (id, organization_id, kind, item_id, item_kind, conversation_id, status, credits, latency_ms, input, output, trace, actor, end_user_id, portal_id, created_at)
      SELECT gen_random_uuid(), $1, run.kind, ($2::uuid[])[1 + (run.session * 7) % cardinality($2::uuid[])], 'app',
-       CASE WHEN run.kind = 'conversation' THEN md5('scale-session-' || run.session)::uuid END,
+       CASE WHEN run.kind = 'conversation' THEN bench_uuid('scale-session-' || run.session) END,
        CASE WHEN run.failed THEN 'failed' ELSE 'succeeded' END, CASE WHEN run.failed THEN 0 ELSE 1 END, 100,
        'How do I change the billing address on my invoice?', 'You can change it under Settings > Billing.', '[]'::jsonb, 'bench',
-       CASE WHEN run.session % 5 <> 0 THEN md5('scale-user-' || ((run.session * 7919) % $4))::uuid END,
+       CASE WHEN run.session % 5 <> 0 THEN bench_uuid('scale-user-' || ((run.session * 7919) % $4)) END,
        CASE WHEN run.session % 5 <> 0 THEN ($3::uuid[])[1 + run.session % cardinality($3::uuid[])] END,
        now() - (run.session::float8 / ($5 / 5)) * interval '365 days' + (run.i % 5) * interval '2 minutes'
      FROM (
@@ -375,6 +375,8 @@ async function waitForHealth(server: ChildProcess): Promise<void> {
 }
 
 function startServer(databaseUrl: string, dataDir: string): ChildProcess {
+  // The server's JSON log goes to server.log beside the cluster, for a request that failed.
+  const logFile = openSync(path.join(dataDir, "server.log"), "a");
   return spawn(
     process.execPath,
     [`--max-old-space-size=${env().SERVER_HEAP_MB}`, path.join(root, "scripts/start.mjs")],
@@ -395,6 +397,21 @@ function startServer(databaseUrl: string, dataDir: string): ChildProcess {
 
 /** ROUNDS requests one at a time (after WARMUP), each made by `request(round)`; p50/p99 and CPU per request. */
 async function timed(
+  name: string,
+  pids: { server: number; postmaster: number },
+  request: (round: number) => Promise<void>,
+  target?: number,
+): Promise<Timing> {
+  try {
+    return await timedRounds(name, pids, request, target);
+  } catch (error) {
+    // One scenario failing (its message is printed) leaves the others to measure.
+    log(`${name}: FAILED: ${(error as Error).message.slice(0, 300)}`);
+    return { name, p50Ms: NaN, p99Ms: NaN, target, serverCpuUs: NaN, databaseCpuUs: NaN };
+  }
+}
+
+async function timedRounds(
   name: string,
   pids: { server: number; postmaster: number },
   request: (round: number) => Promise<void>,
@@ -506,7 +523,7 @@ async function measure(
     const pids = { server: server.pid!, postmaster };
     const userNumber = (round: number) => (round * 7919 + 13) % size;
     const userId = async (round: number) =>
-      (await client.query<{ id: string }>("SELECT md5('scale-user-' || $1::int)::uuid AS id", [userNumber(round)]))
+      (await client.query<{ id: string }>("SELECT bench_uuid('scale-user-' || $1::int) AS id", [userNumber(round)]))
         .rows[0]!.id;
     const ids: string[] = [];
     for (let round = 0; round < ROUNDS + WARMUP; round++) ids.push(await userId(round));
@@ -514,7 +531,7 @@ async function measure(
     for (let round = 0; round < ROUNDS + WARMUP; round++)
       activeIds.push(
         (
-          await client.query<{ id: string }>("SELECT md5('scale-user-' || $1::int)::uuid AS id", [
+          await client.query<{ id: string }>("SELECT bench_uuid('scale-user-' || $1::int) AS id", [
             (round * 7919) % ACTIVE_END_USERS,
           ])
         ).rows[0]!.id,
@@ -665,6 +682,11 @@ export async function scaleBench(): Promise<void> {
     const postmaster = Number(readFileSync(path.join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0]);
     await migrate(databaseUrl);
     await client.connect();
+    // A uuid named by a text, with the version and variant bits of a random one (the API checks them).
+    await client.query(
+      `CREATE OR REPLACE FUNCTION bench_uuid(name text) RETURNS uuid LANGUAGE sql IMMUTABLE AS
+       $$ SELECT overlay(overlay(md5(name) placing '4' from 13) placing '8' from 17)::uuid $$`,
+    );
     await client.query(
       "CREATE TABLE IF NOT EXISTS bench_scale_stages (stage text PRIMARY KEY, seconds float8 NOT NULL, info jsonb, done_at timestamptz NOT NULL DEFAULT now())",
     );
