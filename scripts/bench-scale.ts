@@ -51,11 +51,14 @@ const PLANS = [
 ];
 
 /**
- * The words of the synthetic documents, the way a help centre writes: picked with a skew (the
- * first words far more often than the last), so common words match most chunks and rare ones few.
+ * Words a help centre uses, in the order the vocabulary below places them: the stop words first
+ * (most frequent), then the domain words spread out among its ranks.
  */
-const VOCABULARY = `the a to of and in is for you your on with can this that be it are or from by as at an
-  if not will have account order refund payment invoice customer support team service product price plan
+const STOP_WORDS =
+  `the a to of and in is for you your on with can this that be it are or from by as at an if not will have`
+    .split(" ")
+    .filter(Boolean);
+const DOMAIN_WORDS = `account order refund payment invoice customer support team service product price plan
   subscription billing card shipping delivery return policy days time request contact email phone address
   password login sign security settings profile user admin access permission role group organization report
   data export import file document upload download share link page search result filter list view update
@@ -66,19 +69,40 @@ const VOCABULARY = `the a to of and in is for you your on with can this that be 
   warranty repair replacement damaged missing package tracking carrier courier warehouse stock inventory
   supplier vendor contract agreement terms privacy compliance audit log retention deletion consent
   notification alert reminder schedule calendar meeting appointment booking reservation availability
-  location region country language timezone mobile app browser desktop device tablet notification sync
+  location region country language timezone mobile app browser desktop device tablet sync
   offline online status outage maintenance incident escalation priority ticket agent chat conversation
   message reply feedback rating survey review complaint resolution manager department office branch
   employee onboarding training certificate course lesson module exam grade student teacher school
-  patient appointment prescription insurance claim coverage deductible premium policyholder beneficiary
+  patient prescription insurance claim coverage deductible premium policyholder beneficiary
   mortgage loan interest rate application approval eligibility verification identity passport license
-  vehicle registration inspection fuel mileage lease rental deposit inspection kitchen appliance
-  dishwasher washer dryer refrigerator oven thermostat heating cooling filter battery charger cable
+  vehicle registration inspection fuel mileage lease rental deposit kitchen appliance
+  dishwasher washer dryer refrigerator oven thermostat heating cooling battery charger cable
   adapter screen keyboard printer scanner camera speaker headphones router modem firmware driver
   kubernetes docker container cluster deployment pipeline build artifact repository branch commit merge
-  encryption certificate firewall proxy gateway latency throughput bandwidth replica failover snapshot`
+  encryption firewall proxy gateway latency throughput bandwidth replica failover snapshot`
   .split(/\s+/)
   .filter(Boolean);
+const SYLLABLES = "ka lo mi ne ro ta vi su pe do ra li mo nu se ga te bo fi ku".split(" ");
+/** Distinct words of the documents; they are drawn by Zipf's law (rank r with weight 1/r). */
+const VOCABULARY_SIZE = 20_000;
+/**
+ * A domain word every DOMAIN_SPACING ranks: "account" (rank 40) is in about 30% of chunks,
+ * "refund" (rank 120) 11%, "dishwasher" (rank 11,600) 0.1%.
+ */
+const DOMAIN_SPACING = 40;
+
+/** The vocabulary by rank: stop words, then made-up words with the domain words spread among them. */
+function vocabulary(): string[] {
+  return Array.from({ length: VOCABULARY_SIZE }, (_, rank) => {
+    if (rank < STOP_WORDS.length) return STOP_WORDS[rank]!;
+    if (rank % DOMAIN_SPACING === 0 && rank / DOMAIN_SPACING - 1 < DOMAIN_WORDS.length)
+      return DOMAIN_WORDS[rank / DOMAIN_SPACING - 1]!;
+    let word = "";
+    for (let n = rank; word.length < 6 || n > 0; n = Math.floor(n / SYLLABLES.length))
+      word += SYLLABLES[n % SYLLABLES.length];
+    return word;
+  });
+}
 
 interface Setup {
   organizationId: string;
@@ -231,15 +255,16 @@ async function seedKnowledge(client: pg.Client, organizationId: string): Promise
        FROM batch`,
       [organizationId, knowledgebaseId],
     );
-    // The correlated generate_series bound makes each chunk draw its own words.
+    // Ranks drawn log-uniformly follow Zipf's law; the correlated generate_series bound makes
+    // each chunk draw its own words.
     await client.query(
       `INSERT INTO source_chunks (id, source_id, knowledgebase_id, position, text, heading)
        SELECT gen_random_uuid(), b.id, $1, p,
-         (SELECT string_agg(($2::text[])[1 + floor(power(random(), 2.5) * cardinality($2::text[]))::int], ' ')
+         (SELECT string_agg(($2::text[])[least(cardinality($2::text[]), floor(exp(random() * ln(cardinality($2::text[]) + 1)))::int)], ' ')
           FROM generate_series(1, 110 + (b.n * 7 + p * 13) % 60)),
          'Document ' || b.n || ' > Section ' || p
        FROM batch b CROSS JOIN generate_series(0, $3 - 1) p`,
-      [knowledgebaseId, VOCABULARY, CHUNKS_PER_DOCUMENT],
+      [knowledgebaseId, vocabulary(), CHUNKS_PER_DOCUMENT],
     );
     await client.query("COMMIT");
   }
@@ -692,7 +717,7 @@ export async function scaleBench(): Promise<void> {
     );
     const setup = await stage(client, "organization", () => seedOrganization(databaseUrl, client));
     Object.assign(setup, await stage(client, "catalog", () => seedCatalog(client, setup)));
-    setup.knowledgebaseId = await stage(client, "knowledge", () => seedKnowledge(client, setup.organizationId));
+    setup.knowledgebaseId = await stage(client, "knowledge-zipf", () => seedKnowledge(client, setup.organizationId));
     await stage(client, "executions", () => seedExecutions(client, setup));
     const results: StageResult[] = [];
     for (const size of STAGES) {
