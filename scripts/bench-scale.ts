@@ -5,7 +5,7 @@
 // stopped and a measured size is not seeded twice (`--seed-only` seeds without measuring). Never
 // part of CI.
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
@@ -400,8 +400,6 @@ async function waitForHealth(server: ChildProcess): Promise<void> {
 }
 
 function startServer(databaseUrl: string, dataDir: string): ChildProcess {
-  // The server's JSON log goes to server.log beside the cluster, for a request that failed.
-  const logFile = openSync(path.join(dataDir, "server.log"), "a");
   return spawn(
     process.execPath,
     [`--max-old-space-size=${env().SERVER_HEAP_MB}`, path.join(root, "scripts/start.mjs")],
