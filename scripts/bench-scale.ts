@@ -719,6 +719,14 @@ export async function scaleBench(): Promise<void> {
     await stage(client, "executions", () => seedExecutions(client, setup));
     const results: StageResult[] = [];
     for (const size of STAGES) {
+      // The organization only grows: a size below what is already seeded cannot be measured.
+      const largest = await client.query<{ seeded: number | null }>(
+        "SELECT max(substring(stage from 11)::int) AS seeded FROM bench_scale_stages WHERE stage LIKE 'end-users-%'",
+      );
+      if ((largest.rows[0]?.seeded ?? 0) > size) {
+        log(`skipping ${size.toLocaleString("en")} end users: the organization already has more (delete ${dataDir})`);
+        continue;
+      }
       // Resumes from the largest size already seeded below this one.
       const { rows } = await client.query<{ seeded: number | null }>(
         "SELECT max(substring(stage from 11)::int) AS seeded FROM bench_scale_stages WHERE stage LIKE 'end-users-%' AND substring(stage from 11)::int < $1",
