@@ -20,6 +20,8 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { buildServer } from "./build-server.mjs";
 import { eventsBench, printEventsBench } from "./bench-events";
+import { percentile, treeCpuSeconds, treeMemory } from "./bench-process";
+import { scaleBench } from "./bench-scale";
 import { printUsageBench, usageBench } from "./bench-usage";
 import { env } from "@/env";
 import { SCOPES } from "@/schemas/auth";
@@ -109,74 +111,6 @@ function startFloorServer(databaseUrl: string): ChildProcess {
     stdio: ["ignore", "ignore", "inherit", "ipc"],
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(FLOOR_PORT), RATE_LIMIT_PER_MINUTE: "100000000" },
   });
-}
-
-interface Memory {
-  /** Resident set, MB: pages shared between the processes (node's own code) count in each. */
-  rss: number;
-  /** Private pages only, MB (unique set): what stopping the processes would give back. */
-  private: number;
-}
-
-function memoryOf(pid: number): Memory {
-  try {
-    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(rollup)?.[1] ?? 0) / 1024;
-    return { rss: field("Rss"), private: field("Private_Clean") + field("Private_Dirty") };
-  } catch {
-    return { rss: 0, private: 0 };
-  }
-}
-
-/** The process's children (Linux), empty when it is gone. */
-function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
-
-function commandOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8");
-  } catch {
-    return "";
-  }
-}
-
-/**
- * The memory of everything `npm start` runs: its process (the server) and any descendant (the
- * setup step while it runs). PostgreSQL is not among them (pg_ctl detaches it), and extraction
- * workers, one per document being extracted, are left out like it: the targets are about the server.
- */
-function treeMemory(pid: number): Memory {
-  const total = memoryOf(pid);
-  for (const child of childrenOf(pid)) {
-    if (commandOf(child).includes("extraction-child")) continue;
-    const memory = treeMemory(child);
-    total.rss += memory.rss;
-    total.private += memory.private;
-  }
-  return total;
-}
-
-/**
- * CPU seconds a process and its descendants have used (Linux: user and system time, with that of
- * children already reaped). Counts what ran, not what waited: on a busy machine it stays
- * comparable where requests/s and a profile's wall-clock samples do not.
- */
-function treeCpuSeconds(pid: number): number {
-  let fields: string[];
-  try {
-    fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  } catch {
-    return 0;
-  }
-  // utime, stime, cutime, cstime (fields 14–17 of proc(5)), in clock ticks of 1/100 s.
-  let seconds = fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks), 0) / 100;
-  for (const child of childrenOf(pid)) seconds += treeCpuSeconds(child);
-  return seconds;
 }
 
 async function waitForHealth(server: ChildProcess): Promise<void> {
@@ -471,8 +405,6 @@ interface FlowWalk {
   lastPageMs: number;
 }
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const median = (values: number[]) =>
   percentile(
     [...values].sort((a, b) => a - b),
@@ -717,6 +649,7 @@ async function eventsOnly(): Promise<void> {
 async function main() {
   if (process.env.BENCH_ONLY === "usage") return usageOnly();
   if (process.env.BENCH_ONLY === "events") return eventsOnly();
+  if (process.argv.includes("--scale")) return scaleBench();
   if (!existsSync(path.join(root, ".next", "BUILD_ID")) || process.argv.includes("--build")) {
     console.log("Building the production server…");
     const build = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], {

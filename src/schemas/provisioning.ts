@@ -124,6 +124,8 @@ export const UpdateEndUserInput = z.strictObject({
 export const ListEndUsersInput = ListQuery.extend({
   email: plainText(MAX_EMAIL_CHARS).optional().meta({ description: "Exact email (case-insensitive)" }),
   query: plainText(MAX_EMAIL_CHARS).optional().meta({ description: "Part of an email, for searching" }),
+  tierPlanId: Uuid.optional().meta({ description: "Only end users with an active subscription to this plan" }),
+  groupId: Uuid.optional().meta({ description: "Only members of this user group (a plan's group included)" }),
 });
 export const ListEndUsersOutput = z.object({ endUsers: z.array(EndUser), nextCursor: NextCursor });
 export const RemoveSubscriptionInput = z.strictObject({ endUserId: Uuid, tierPlanId: Uuid });

@@ -47,7 +47,7 @@ export interface paths {
         };
         /**
          * List end users
-         * @description Ordered by creation. `email` finds one account; `query` searches emails.
+         * @description Ordered by creation. `email` finds one account; `query` searches emails; `tierPlanId` and `groupId` keep the holders of a plan and the members of a group.
          */
         get: operations["endUsers-list"];
         put?: never;
@@ -4089,6 +4089,8 @@ export interface operations {
                 cursor?: string;
                 email?: string;
                 query?: string;
+                tierPlanId?: components["schemas"]["Uuid"];
+                groupId?: components["schemas"]["Uuid"];
             };
             header?: never;
             path?: never;

@@ -38,8 +38,9 @@ function crossingColumns(
   return `${action}, '${targetType}', ${targetId}, ${targetLabel}, ${action}, ${data}`;
 }
 
+// In bigint: ten times a balance above 214,748,364 credits does not fit an integer column's type.
 function crossed(left: string, charged: string, whole: string): string {
-  return `(${left} = 0 or (${left} * 10 < ${whole} and (${left} + ${charged}) * 10 >= ${whole}))`;
+  return `(${left} = 0 or ((${left})::bigint * 10 < ${whole} and ((${left})::bigint + ${charged}) * 10 >= ${whole}))`;
 }
 
 /**

@@ -427,12 +427,16 @@ export const listEndUsers = guarded(
   async function listEndUsers(
     db: Db,
     actor: Actor,
-    input: { limit: number; cursor?: string; email?: string; query?: string },
+    input: { limit: number; cursor?: string; email?: string; query?: string; tierPlanId?: string; groupId?: string },
   ) {
     const rows = await db.endUser.findMany({
       where: {
         organizationId: actor.organizationId,
         deletedAt: null,
+        // Semi-joins probed per end user by the unique (end user, plan) and (group, end user)
+        // keys while the organization's (created_at, id) index is walked in page order.
+        ...(input.tierPlanId ? { subscriptions: { some: { tierPlanId: input.tierPlanId, status: "active" } } } : {}),
+        ...(input.groupId ? { groups: { some: { groupId: input.groupId } } } : {}),
         ...(input.email ? { email: normalizeEmail(input.email) } : {}),
         ...(input.query?.trim()
           ? { email: { contains: likeEscaped(input.query.trim()), mode: "insensitive" as const } }

@@ -79,7 +79,8 @@ export const endUsersRouter = router({
         path: "/end-users",
         tags,
         summary: "List end users",
-        description: "Ordered by creation. `email` finds one account; `query` searches emails.",
+        description:
+          "Ordered by creation. `email` finds one account; `query` searches emails; `tierPlanId` and `groupId` keep the holders of a plan and the members of a group.",
       },
     })
     .input(ListEndUsersInput)

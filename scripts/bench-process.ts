@@ -1,0 +1,74 @@
+// What the benchmarks read of a process tree on Linux: its memory and the CPU it used; and the
+// percentile of sorted timings. Shared by scripts/bench.ts and scripts/bench-scale.ts.
+import { readFileSync } from "node:fs";
+
+export interface Memory {
+  /** Resident set, MB: pages shared between the processes (node's own code) count in each. */
+  rss: number;
+  /** Private pages only, MB (unique set): what stopping the processes would give back. */
+  private: number;
+}
+
+export function memoryOf(pid: number): Memory {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(rollup)?.[1] ?? 0) / 1024;
+    return { rss: field("Rss"), private: field("Private_Clean") + field("Private_Dirty") };
+  } catch {
+    return { rss: 0, private: 0 };
+  }
+}
+
+/** The process's children (Linux), empty when it is gone. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The memory of everything `npm start` runs: its process (the server) and any descendant (the
+ * setup step while it runs). PostgreSQL is not among them (pg_ctl detaches it), and extraction
+ * workers, one per document being extracted, are left out like it: the targets are about the server.
+ */
+export function treeMemory(pid: number): Memory {
+  const total = memoryOf(pid);
+  for (const child of childrenOf(pid)) {
+    if (commandOf(child).includes("extraction-child")) continue;
+    const memory = treeMemory(child);
+    total.rss += memory.rss;
+    total.private += memory.private;
+  }
+  return total;
+}
+
+/**
+ * CPU seconds a process and its descendants have used (Linux: user and system time, with that of
+ * children already reaped). Counts what ran, not what waited: on a busy machine it stays
+ * comparable where requests/s and a profile's wall-clock samples do not.
+ */
+export function treeCpuSeconds(pid: number): number {
+  let fields: string[];
+  try {
+    fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  } catch {
+    return 0;
+  }
+  // utime, stime, cutime, cstime (fields 14–17 of proc(5)), in clock ticks of 1/100 s.
+  let seconds = fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks), 0) / 100;
+  for (const child of childrenOf(pid)) seconds += treeCpuSeconds(child);
+  return seconds;
+}
+
+export const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
