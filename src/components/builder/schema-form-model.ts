@@ -257,7 +257,15 @@ export function retype<T extends SchemaNode>(node: T, type: FieldType): T {
   };
 }
 
-/** What is wrong with a field, by the field's id: shown beside it. An empty map means the form can be saved. */
+/** Where the problem of a node's choices is filed: its field's id, or `<id>/items` for a list's items. */
+export function choicesKey(id: string): string {
+  return `${id}/choices`;
+}
+
+/**
+ * What is wrong in the form, each problem shown beside its control: a name's by the field's id, a
+ * list of choices' by choicesKey. An empty map means the form can be saved.
+ */
 export function formProblems(form: SchemaForm): Map<string, string> {
   const problems = new Map<string, string>();
   const visitFields = (fields: SchemaField[]) => {
@@ -273,9 +281,9 @@ export function formProblems(form: SchemaForm): Map<string, string> {
   };
   const visitNode = (node: SchemaNode, id: string) => {
     if (node.type === "enum") {
-      if (node.choices.length === 0 && !problems.has(id)) problems.set(id, "List at least one choice.");
-      else if (new Set(node.choices).size !== node.choices.length && !problems.has(id))
-        problems.set(id, "Each choice can be listed only once.");
+      if (node.choices.length === 0) problems.set(choicesKey(id), "List at least one choice.");
+      else if (new Set(node.choices).size !== node.choices.length)
+        problems.set(choicesKey(id), "Each choice can be listed only once.");
     }
     if (node.type === "object") visitFields(node.fields);
     if (node.type === "array" && node.items) visitNode(node.items, `${id}/items`);
