@@ -7,6 +7,7 @@ import { useRouter } from "next/navigation";
 import { useRef, useState, type ReactNode } from "react";
 import { ConfirmButton, PageHeader } from "@/components/console";
 import { TextDiff } from "@/components/text-diff";
+import { agoWords, changeWhat, doorWords } from "@/lib/change-words";
 import { errorMessage, newIdempotencyKey, useTRPCClient, type CallContext } from "@/lib/trpc";
 import { PreviewPanel } from "./preview-panel";
 import "./workbench.css";
@@ -127,9 +128,11 @@ export function EditorShell({
           </>
         }
       />
-      <p className="muted">
-        Last change: {view.lastChange.summary} — {view.lastChange.by} ({view.lastChange.source}),{" "}
-        {new Date(view.lastChange.at).toLocaleString()}
+      <p className="muted" data-testid="last-change">
+        Last change: {changeWhat(view.lastChange)} by {view.lastChange.by} {doorWords(view.lastChange.source)},{" "}
+        <time dateTime={view.lastChange.at} title={new Date(view.lastChange.at).toLocaleString()}>
+          {agoWords(view.lastChange.at)}
+        </time>
       </p>
       {state === "conflict" && (
         <div className="notice" role="alert">
@@ -439,7 +442,7 @@ function VersionRow({
           {version.isProduction && <span className="badge">Live</span>}
         </td>
         <td className="muted" data-label="Published">
-          {new Date(version.createdAt).toLocaleString()} by {version.publishedBy} ({version.source})
+          {new Date(version.createdAt).toLocaleString()} by {version.publishedBy} {doorWords(version.source)}
         </td>
         <td data-label={version.notes ? "Notes" : undefined}>{version.notes}</td>
         <td className="row nowrap">
