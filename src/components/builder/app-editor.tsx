@@ -6,7 +6,7 @@
 import { ArrowDown, ArrowUp, GripVertical } from "lucide-react";
 import { useState } from "react";
 import Link from "next/link";
-import { EntityName, EntityPicker, useEntities } from "@/components/entity-picker";
+import { EntityName, EntityPicker, useEntities, type Entity } from "@/components/entity-picker";
 import { ScopedUsage } from "@/components/usage/scoped-usage";
 import { FormField } from "@/components/console";
 import { ORCHESTRATION_MODES } from "@/schemas/builder";
@@ -18,6 +18,7 @@ import {
   MAX_NAME_CHARS,
 } from "@/schemas/limits";
 import { EditorShell, type EditorBodyProps } from "./editor-shell";
+import type { PublishCheck } from "./publish-panel";
 import { Section } from "./fields";
 import { SchemaEditor } from "./schema-form";
 import { TryTransaction } from "./try-transaction";
@@ -45,9 +46,29 @@ function toWrite(view: Doc): Doc {
   };
 }
 
+/** Each agent and flow the app calls must have a live version before the app is published. */
+function dependencyChecks(doc: Doc, entities: Entity[]): PublishCheck[] {
+  const refs = [
+    ...(doc.adviser ? [{ id: (doc.adviser as { id: string }).id, kind: "agent" as const }] : []),
+    ...(doc.members as Member[]),
+  ];
+  return refs.map((ref) => {
+    const entity = entities.find((e) => e.id === ref.id);
+    const name = entity?.name ?? `this ${ref.kind}`;
+    // Until the list has loaded, nothing is held back: the server checks again when publishing.
+    const done = entity?.published !== false;
+    return {
+      label: done ? `The ${ref.kind} “${name}” is published` : `Publish the ${ref.kind} “${name}” first`,
+      done,
+      href: `/${ref.kind}s/${ref.id}`,
+    };
+  });
+}
+
 export function AppEditor({ id }: { id: string }) {
+  const { entities } = useEntities(["agent", "flow"]);
   return (
-    <EditorShell kind="apps" id={id} toWrite={toWrite}>
+    <EditorShell kind="apps" id={id} toWrite={toWrite} publishChecks={(doc) => dependencyChecks(doc, entities)}>
       {(props) => (
         <>
           <AppForm id={id} {...props} />
