@@ -3,7 +3,7 @@
 // required, nested fields) with the raw JSON one tab away. Both sides show the same schema: an edit
 // on either side reaches the other, and only a schema with no problem is passed on (and so saved).
 // A schema the form cannot show opens as JSON with one sentence saying why; nothing in it is lost.
-import { ArrowDown, ArrowUp, Plus, Trash2 } from "lucide-react";
+import { Plus, Trash2 } from "lucide-react";
 import { useState } from "react";
 import { FormField, Tabs } from "@/components/console";
 import { MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS } from "@/schemas/limits";
@@ -85,6 +85,8 @@ export function SchemaEditor({
   };
   const editText = (next: string) => {
     setText(next);
+    // Typing in the JSON takes over from a form left with problems: the form shows the saved schema again.
+    if (problems.size > 0) setParsed(schemaToForm(value));
     if (textProblem(next) === null) onChange(JSON.parse(next) as Schema);
   };
   const textError = textProblem(text);
@@ -177,12 +179,6 @@ function FieldList({
   onChange: (fields: SchemaField[]) => void;
   addLabel: string;
 }) {
-  const move = (from: number, to: number) => {
-    const next = [...fields];
-    const [field] = next.splice(from, 1);
-    next.splice(to, 0, field!);
-    onChange(next);
-  };
   return (
     <div className="schema-fields">
       {fields.length === 0 && depth === 1 && <p className="muted">No fields yet: any JSON object is accepted.</p>}
@@ -191,12 +187,10 @@ function FieldList({
           key={field.id}
           field={field}
           position={index + 1}
-          count={fields.length}
           depth={depth}
           problems={problems}
           onChange={(next) => onChange(fields.map((f) => (f.id === field.id ? next : f)))}
           onRemove={() => onChange(fields.filter((f) => f.id !== field.id))}
-          onMove={(by) => move(index, index + by)}
         />
       ))}
       <div>
@@ -211,21 +205,17 @@ function FieldList({
 function FieldEditor({
   field,
   position,
-  count,
   depth,
   problems,
   onChange,
   onRemove,
-  onMove,
 }: {
   field: SchemaField;
   position: number;
-  count: number;
   depth: number;
   problems: Map<string, string>;
   onChange: (field: SchemaField) => void;
   onRemove: () => void;
-  onMove: (by: number) => void;
 }) {
   const called = field.name.trim() ? `“${field.name}”` : `${position}`;
   return (
@@ -248,27 +238,9 @@ function FieldEditor({
           />
           Required
         </label>
-        <div className="schema-field-actions">
-          <button
-            type="button"
-            aria-label={`Move field ${called} up`}
-            disabled={position === 1}
-            onClick={() => onMove(-1)}
-          >
-            <ArrowUp size={16} aria-hidden className="icon" />
-          </button>
-          <button
-            type="button"
-            aria-label={`Move field ${called} down`}
-            disabled={position === count}
-            onClick={() => onMove(1)}
-          >
-            <ArrowDown size={16} aria-hidden className="icon" />
-          </button>
-          <button type="button" aria-label={`Remove field ${called}`} onClick={onRemove}>
-            <Trash2 size={16} aria-hidden className="icon" />
-          </button>
-        </div>
+        <button type="button" className="schema-field-remove" aria-label={`Remove field ${called}`} onClick={onRemove}>
+          <Trash2 size={16} aria-hidden className="icon" />
+        </button>
       </div>
       <FormField label="Description">
         <input
