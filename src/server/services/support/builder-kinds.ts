@@ -19,6 +19,7 @@ import type { Db } from "@/server/db";
 import { AppError, invalidRequest, type Problem } from "@/server/errors";
 import { flowFeedback, flowReferences, inputSchemaOf, type Feedback } from "@/schemas/flow-graph";
 import { checkBuiltIns } from "@/server/runtime/built-ins";
+import { schemaCompileProblem } from "@/server/runtime/json-schema";
 import { availableModels, isAvailableModel } from "@/server/runtime/models";
 
 export type Doc = Record<string, unknown>;
@@ -284,6 +285,11 @@ function checkJsonSchema(value: unknown, path: string, problems: Problem[]): voi
     !(Array.isArray(schema.required) && schema.required.every((r) => typeof r === "string"))
   ) {
     problems.push({ path, message: "Not a JSON Schema: `required` must be an array of strings" });
+  }
+  // Refused here rather than failing every transaction that reads it.
+  if (!problems.some((problem) => problem.path === path)) {
+    const compileProblem = schemaCompileProblem(schema);
+    if (compileProblem) problems.push({ path, message: `Not a usable JSON Schema: ${compileProblem}` });
   }
 }
 
