@@ -113,7 +113,21 @@ describe("app drafts", () => {
         { path: "api.inputSchema", message: expect.stringMatching(/^Not a usable JSON Schema/) },
       ]);
     }
-    expect((await draft(key, "apps", app.id)).api.inputSchema).toEqual({ type: "object" });
+    // Compiling grows faster than the schema: one past the bound is refused at once, uncompiled.
+    const properties = Object.fromEntries(
+      Array.from({ length: 2_000 }, (_, i) => [`field${i}`, { type: "string", pattern: "^[a-z]+$" }]),
+    );
+    const started = performance.now();
+    const large = expectError(
+      await patchDraft(key, "apps", app.id, { api: { outputSchema: { type: "object", properties } } }),
+      400,
+      "invalid_request",
+    );
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(large.problems).toEqual([{ path: "api.outputSchema", message: expect.stringMatching(/^Too large/) }]);
+    expect(await draft(key, "apps", app.id)).toMatchObject({
+      api: { inputSchema: { type: "object" }, outputSchema: { type: "object" } },
+    });
     // The same schema twice, and one with an $id, stay writable.
     const withId = { $id: "https://example.com/refund.json", type: "object" };
     for (let i = 0; i < 2; i++)

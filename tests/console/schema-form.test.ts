@@ -260,5 +260,6 @@ describe("the raw JSON", () => {
       /draft-07/,
     );
     expect(rawSchemaProblem({ $schema: "http://json-schema.org/draft-07/schema#", type: "object" })).toBeNull();
+    expect(rawSchemaProblem({ type: "object", description: "x".repeat(70_000) })).toMatch(/too large: at most 65,536/);
   });
 });

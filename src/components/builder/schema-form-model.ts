@@ -6,6 +6,8 @@
 // `required` are well formed (src/server/services/support/builder-kinds.ts, checkJsonSchema) and
 // validates transactions with Ajv, so the form only writes standard types and keywords.
 
+import { MAX_APP_SCHEMA_CHARS } from "@/schemas/limits";
+
 export type FieldType = "string" | "number" | "integer" | "boolean" | "enum" | "array" | "object";
 
 /** A schema the form shows: a type, its description and, by type, its choices, items or fields. */
@@ -343,6 +345,8 @@ export function jsonProblem(text: string): { message: string; line: number; colu
  */
 export function rawSchemaProblem(value: unknown): string | null {
   if (!isObject(value)) return "A schema is a JSON object, between { and }.";
+  if (JSON.stringify(value).length > MAX_APP_SCHEMA_CHARS)
+    return `This schema is too large: at most ${MAX_APP_SCHEMA_CHARS.toLocaleString("en")} characters as JSON.`;
   if (value.$schema !== undefined && !DRAFT_07.includes(value.$schema as string))
     return `Transactions check input with JSON Schema draft-07: set "$schema" to "${DRAFT_07[0]}" or leave it out.`;
   const visit = (schema: Record<string, unknown>, where: string): string | null => {

@@ -14,6 +14,7 @@ import {
   type FlowInput,
   type FlowNode,
 } from "@/schemas/builder";
+import { MAX_APP_SCHEMA_CHARS } from "@/schemas/limits";
 import type { Requirement } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest, type Problem } from "@/server/errors";
@@ -286,7 +287,13 @@ function checkJsonSchema(value: unknown, path: string, problems: Problem[]): voi
   ) {
     problems.push({ path, message: "Not a JSON Schema: `required` must be an array of strings" });
   }
-  // Refused here rather than failing every transaction that reads it.
+  if (JSON.stringify(schema).length > MAX_APP_SCHEMA_CHARS) {
+    problems.push({
+      path,
+      message: `Too large: a JSON Schema is at most ${MAX_APP_SCHEMA_CHARS.toLocaleString("en")} characters as JSON`,
+    });
+  }
+  // Refused here rather than failing every transaction that reads it; a schema too large is not compiled.
   if (!problems.some((problem) => problem.path === path)) {
     const compileProblem = schemaCompileProblem(schema);
     if (compileProblem) problems.push({ path, message: `Not a usable JSON Schema: ${compileProblem}` });
