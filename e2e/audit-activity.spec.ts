@@ -24,8 +24,8 @@ test("an end user's page shows its recent activity, linked to the filtered Audit
     await page.setViewportSize(viewport);
     await page.goto(`/end-users/${endUserId}`);
     const panel = page.getByRole("region", { name: "Recent activity" });
-    await expect(panel).toContainText("end_user.update: fullName");
-    await expect(panel).toContainText("end_user.create");
+    await expect(panel).toContainText("End user edited: Full name");
+    await expect(panel).toContainText("End user created");
     if (SHOTS) {
       await panel.scrollIntoViewIfNeeded();
       await page.screenshot({ path: `${SHOTS}/end-user-activity-${viewport.width}.png` });

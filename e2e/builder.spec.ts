@@ -140,15 +140,20 @@ test("the app editor orders members, checks JSON Schemas and names unpublished d
   await members.nth(0).getByRole("button", { name: "Move down" }).click();
   await expect(members.nth(0)).toContainText("Writer");
   await page.getByLabel("Orchestration mode").selectOption("sequential");
-  await page.getByLabel("Transaction input JSON Schema").fill("{ not json");
-  await expect(page.getByText(/Not saved: .*JSON/)).toBeVisible();
-  await page
-    .getByLabel("Transaction input JSON Schema")
+  const inputSchema = page.getByRole("region", { name: "Input schema" });
+  await inputSchema.getByRole("tab", { name: "JSON" }).click();
+  await inputSchema.getByLabel("Input schema as JSON").fill("{ not json");
+  await expect(inputSchema.getByText(/This is not valid JSON\. Line 1, column \d+: /)).toBeVisible();
+  await inputSchema
+    .getByLabel("Input schema as JSON")
     .fill('{"type":"object","properties":{"topic":{"type":"string"}}}');
   await expect(page.getByTestId("save-state")).toHaveText("Saved");
 
-  await page.getByRole("button", { name: "Publish app" }).click();
-  await expect(page.getByRole("alert").filter({ hasText: "Publish these first" })).toContainText("Writer");
+  // The publish block names the member without a live version before anything is sent.
+  const checks = page.getByTestId("publish-checks");
+  await expect(checks).toContainText("Publish the agent “Writer” first");
+  await expect(checks).toContainText("The agent “Researcher” is published");
+  await expect(page.getByRole("button", { name: "Publish app" })).toBeDisabled();
   const draft = await (await page.request.get(`/api/v1/apps/${page.url().split("/").pop()}/draft`, { headers })).json();
   expect(draft.app.members.map((m: { name: string }) => m.name)).toEqual(["Writer", "Researcher"]);
   expect(draft.app.orchestrationMode).toBe("sequential");

@@ -21,6 +21,7 @@ import {
   MAX_MEMBER_POSITION,
   MAX_NODE_POSITION,
   MAX_NODE_TITLE_CHARS,
+  MAX_VERSION_NOTES_CHARS,
 } from "./limits";
 
 export const BUILDER_KINDS = ["agent", "flow", "app"] as const;
@@ -353,7 +354,7 @@ export const PublishInput = {
     .optional()
     .meta({ description: "Unless false, the new version becomes the live one" }),
   name: Name.optional().meta({ description: "Version name; defaults to `v<number>`" }),
-  notes: Text(5000).optional(),
+  notes: Text(MAX_VERSION_NOTES_CHARS).optional(),
 };
 
 export const ListItemsQuery = {

@@ -27,6 +27,13 @@ export const MAX_EMAIL_CHARS = 320;
 export const MAX_REVIEW_REASON_CHARS = 2_000;
 /** Reviews approved in one bulk approval. */
 export const MAX_BULK_REVIEWS = 100;
+/**
+ * An app's input or output JSON Schema, as JSON text. Compiling one for validation takes time
+ * superlinear in its size (about 0.4 s at 50 KB, seconds at 500 KB), so it is bounded well below the body cap.
+ */
+export const MAX_APP_SCHEMA_CHARS = 65_536;
+/** A version's notes, given when it is published. */
+export const MAX_VERSION_NOTES_CHARS = 5_000;
 /** A greeting shown to the people a portal or an app serves. */
 export const MAX_GREETING_CHARS = 2_000;
 /** Each coordinate of a flow node's `data.position` (where the console's canvas draws it). */

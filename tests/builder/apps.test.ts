@@ -95,6 +95,45 @@ describe("app drafts", () => {
     expectError(await patchDraft(key, "apps", app.id, { orchestrationMode: "anarchy" }), 400, "invalid_request");
   });
 
+  it("a schema the transaction validator cannot compile is refused when written, not at every transaction", async () => {
+    const t = await newOrganization();
+    const key = t.orgKey.secret;
+    const app = await create(key, "apps");
+    for (const inputSchema of [
+      { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" },
+      { type: "object", properties: { amount: { type: "nummber" } } },
+      { type: "object", properties: { code: { type: "string", pattern: "([a-z" } } },
+    ]) {
+      const error = expectError(
+        await patchDraft(key, "apps", app.id, { api: { inputSchema } }),
+        400,
+        "invalid_request",
+      );
+      expect(error.problems).toEqual([
+        { path: "api.inputSchema", message: expect.stringMatching(/^Not a usable JSON Schema/) },
+      ]);
+    }
+    // Compiling grows faster than the schema: one past the bound is refused at once, uncompiled.
+    const properties = Object.fromEntries(
+      Array.from({ length: 2_000 }, (_, i) => [`field${i}`, { type: "string", pattern: "^[a-z]+$" }]),
+    );
+    const started = performance.now();
+    const large = expectError(
+      await patchDraft(key, "apps", app.id, { api: { outputSchema: { type: "object", properties } } }),
+      400,
+      "invalid_request",
+    );
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(large.problems).toEqual([{ path: "api.outputSchema", message: expect.stringMatching(/^Too large/) }]);
+    expect(await draft(key, "apps", app.id)).toMatchObject({
+      api: { inputSchema: { type: "object" }, outputSchema: { type: "object" } },
+    });
+    // The same schema twice, and one with an $id, stay writable.
+    const withId = { $id: "https://example.com/refund.json", type: "object" };
+    for (let i = 0; i < 2; i++)
+      expectStatus(await patchDraft(key, "apps", app.id, { api: { inputSchema: withId, outputSchema: withId } }), 200);
+  });
+
   it("adviser must be an agent and members must exist with their kind, once each", async () => {
     const t = await newOrganization();
     const other = await newOrganization();

@@ -1,14 +1,27 @@
 "use client";
 // The app editor: adviser, members (ordered by drag and drop or the arrow buttons),
-// orchestration mode, goals, adviser instructions and the API config with its JSON Schemas.
+// orchestration mode, goals, adviser instructions, and the two endpoints: the conversation's
+// greeting, the transaction's input and output JSON Schemas (as a form, schema-form.tsx) and a try of
+// the live transaction. Each part is a section that folds.
 import { ArrowDown, ArrowUp, GripVertical } from "lucide-react";
 import { useState } from "react";
 import Link from "next/link";
-import { EntityName, EntityPicker, useEntities } from "@/components/entity-picker";
+import { EntityName, EntityPicker, useEntities, type Entity } from "@/components/entity-picker";
 import { ScopedUsage } from "@/components/usage/scoped-usage";
+import { FormField } from "@/components/console";
 import { ORCHESTRATION_MODES } from "@/schemas/builder";
+import {
+  MAX_DESCRIPTION_CHARS,
+  MAX_GREETING_CHARS,
+  MAX_INSTRUCTIONS_CHARS,
+  MAX_LABEL_CHARS,
+  MAX_NAME_CHARS,
+} from "@/schemas/limits";
 import { EditorShell, type EditorBodyProps } from "./editor-shell";
-import { JsonField, TextArea, TextField } from "./fields";
+import type { PublishCheck } from "./publish-panel";
+import { Section } from "./fields";
+import { SchemaEditor } from "./schema-form";
+import { TryTransaction } from "./try-transaction";
 import type { Doc } from "./use-draft-editor";
 
 type Member = { id: string; kind: "agent" | "flow"; position: number };
@@ -33,12 +46,32 @@ function toWrite(view: Doc): Doc {
   };
 }
 
+/** Each agent and flow the app calls must have a live version before the app is published. */
+function dependencyChecks(doc: Doc, entities: Entity[]): PublishCheck[] {
+  const refs = [
+    ...(doc.adviser ? [{ id: (doc.adviser as { id: string }).id, kind: "agent" as const }] : []),
+    ...(doc.members as Member[]),
+  ];
+  return refs.map((ref) => {
+    const entity = entities.find((e) => e.id === ref.id);
+    const name = entity?.name ?? `this ${ref.kind}`;
+    // Until the list has loaded, nothing is held back: the server checks again when publishing.
+    const done = entity?.published !== false;
+    return {
+      label: done ? `The ${ref.kind} “${name}” is published` : `Publish the ${ref.kind} “${name}” first`,
+      done,
+      href: `/${ref.kind}s/${ref.id}`,
+    };
+  });
+}
+
 export function AppEditor({ id }: { id: string }) {
+  const { entities } = useEntities(["agent", "flow"]);
   return (
-    <EditorShell kind="apps" id={id} toWrite={toWrite}>
+    <EditorShell kind="apps" id={id} toWrite={toWrite} publishChecks={(doc) => dependencyChecks(doc, entities)}>
       {(props) => (
         <>
-          <AppForm {...props} />
+          <AppForm id={id} {...props} />
           <ScopedUsage
             scope={{ appId: id }}
             whose="This app's"
@@ -56,7 +89,7 @@ export function AppEditor({ id }: { id: string }) {
   );
 }
 
-function AppForm({ doc, update }: EditorBodyProps) {
+function AppForm({ id, doc, view, update }: EditorBodyProps & { id: string }) {
   const { entities } = useEntities(["agent", "flow"]);
   const [dragging, setDragging] = useState<number | null>(null);
   const published = new Map(entities.map((entity) => [entity.id, entity.published]));
@@ -75,20 +108,40 @@ function AppForm({ doc, update }: EditorBodyProps) {
 
   return (
     <>
-      <div className="panel form" aria-label="App">
-        <h2 style={{ marginTop: 0 }}>App</h2>
-        <TextField label="Name" value={doc.name} onChange={(name) => update({ name })} testId="field-name" />
-        <TextField label="Slug" value={doc.slug} onChange={(slug) => update({ slug })} />
-        <TextArea
-          label="Description"
-          value={doc.description}
-          onChange={(description) => update({ description })}
-          rows={2}
-        />
-        <TextArea label="Goals" value={doc.goals} onChange={(goals) => update({ goals })} rows={2} />
-      </div>
-      <div className="panel form" aria-label="Orchestration">
-        <h2 style={{ marginTop: 0 }}>Adviser and members</h2>
+      <Section title="App" summary={[doc.name, doc.slug].filter(Boolean).join(" · ")}>
+        <FormField label="Name">
+          <input
+            value={doc.name}
+            maxLength={MAX_NAME_CHARS}
+            onChange={(e) => update({ name: e.target.value })}
+            data-testid="field-name"
+          />
+        </FormField>
+        <FormField label="Slug" hint="The app's short name in links and the API.">
+          <input value={doc.slug} maxLength={MAX_LABEL_CHARS} onChange={(e) => update({ slug: e.target.value })} />
+        </FormField>
+        <FormField label="Description">
+          <textarea
+            rows={2}
+            value={doc.description}
+            maxLength={MAX_DESCRIPTION_CHARS}
+            onChange={(e) => update({ description: e.target.value })}
+          />
+        </FormField>
+        <FormField label="Goals" hint="What the app is for; the adviser reads it.">
+          <textarea
+            rows={2}
+            value={doc.goals}
+            maxLength={MAX_DESCRIPTION_CHARS}
+            onChange={(e) => update({ goals: e.target.value })}
+          />
+        </FormField>
+      </Section>
+      <Section
+        title="Adviser and members"
+        label="Orchestration"
+        summary={`${members.length} member${members.length === 1 ? "" : "s"}, ${doc.orchestrationMode}`}
+      >
         <div className="list-editor" aria-label="Adviser">
           {adviserId ? (
             <div className="item row" data-testid="app-adviser">
@@ -111,14 +164,15 @@ function AppForm({ doc, update }: EditorBodyProps) {
             onPick={(agent) => update({ adviser: { id: agent.id } })}
           />
         </div>
-        <TextArea
-          label="Adviser instructions"
-          value={doc.adviserInstructions}
-          onChange={(adviserInstructions) => update({ adviserInstructions })}
-          rows={3}
-        />
-        <label>
-          Orchestration mode
+        <FormField label="Adviser instructions">
+          <textarea
+            rows={3}
+            value={doc.adviserInstructions}
+            maxLength={MAX_INSTRUCTIONS_CHARS}
+            onChange={(e) => update({ adviserInstructions: e.target.value })}
+          />
+        </FormField>
+        <FormField label="Orchestration mode" hint={MODE_HELP[doc.orchestrationMode as keyof typeof MODE_HELP]}>
           <select value={doc.orchestrationMode} onChange={(e) => update({ orchestrationMode: e.target.value })}>
             {ORCHESTRATION_MODES.map((mode) => (
               <option key={mode} value={mode}>
@@ -126,8 +180,7 @@ function AppForm({ doc, update }: EditorBodyProps) {
               </option>
             ))}
           </select>
-        </label>
-        <p className="muted">{MODE_HELP[doc.orchestrationMode as keyof typeof MODE_HELP]}</p>
+        </FormField>
         <div className="list-editor" aria-label="Members">
           {members.length === 0 && <p className="muted">No members yet.</p>}
           {members.map((member, index) => (
@@ -175,41 +228,59 @@ function AppForm({ doc, update }: EditorBodyProps) {
             }
           />
         </div>
-      </div>
-      <div className="panel form" aria-label="API">
-        <h2 style={{ marginTop: 0 }}>API</h2>
-        <div className="row">
-          <label className="inline">
-            <input
-              type="checkbox"
-              checked={Boolean(api.conversationEnabled)}
-              onChange={(e) => setApi({ conversationEnabled: e.target.checked })}
-            />
-            Conversation endpoint
-          </label>
-          <label className="inline">
-            <input
-              type="checkbox"
-              checked={Boolean(api.transactionEnabled)}
-              onChange={(e) => setApi({ transactionEnabled: e.target.checked })}
-            />
-            Transaction endpoint
-          </label>
-        </div>
-        <TextField label="Greeting" value={api.greeting} onChange={(greeting) => setApi({ greeting })} />
-        <JsonField
-          label="Transaction input JSON Schema"
+      </Section>
+      <Section title="Conversation" summary={api.conversationEnabled ? "On" : "Off"}>
+        <label className="inline">
+          <input
+            type="checkbox"
+            checked={Boolean(api.conversationEnabled)}
+            onChange={(e) => setApi({ conversationEnabled: e.target.checked })}
+          />
+          Conversation endpoint: people and systems talk with the app, turn by turn
+        </label>
+        <FormField label="Greeting" hint="The app's first words in a new conversation.">
+          <input
+            value={api.greeting}
+            maxLength={MAX_GREETING_CHARS}
+            onChange={(e) => setApi({ greeting: e.target.value })}
+          />
+        </FormField>
+      </Section>
+      <Section title="Transaction" summary={transactionSummary(api)}>
+        <label className="inline">
+          <input
+            type="checkbox"
+            checked={Boolean(api.transactionEnabled)}
+            onChange={(e) => setApi({ transactionEnabled: e.target.checked })}
+          />
+          Transaction endpoint: JSON in, JSON out, one call at a time
+        </label>
+        <SchemaEditor
+          label="Input schema"
+          hint="What a transaction must send. A call that does not match is refused before anything runs or is charged."
           value={api.inputSchema}
           onChange={(inputSchema) => setApi({ inputSchema })}
+          testId="input-schema"
         />
-        <JsonField
-          label="Transaction output JSON Schema"
+        <SchemaEditor
+          label="Output schema"
+          hint="What the app must answer. An answer that does not match is an error for the caller (and still costs its credit)."
           value={api.outputSchema}
           onChange={(outputSchema) => setApi({ outputSchema })}
+          testId="output-schema"
         />
-      </div>
+        <TryTransaction appId={id} live={Boolean(view.published)} />
+      </Section>
     </>
   );
+}
+
+/** The transaction section folded: whether it is on, and how many fields its input has. */
+function transactionSummary(api: Doc): string {
+  if (!api.transactionEnabled) return "Off";
+  const properties = (api.inputSchema as { properties?: unknown }).properties;
+  const count = properties && typeof properties === "object" ? Object.keys(properties).length : 0;
+  return `On, ${count} input field${count === 1 ? "" : "s"}`;
 }
 
 /** Said of an adviser or member without a live version: the app cannot be published until it has one. */

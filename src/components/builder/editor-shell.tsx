@@ -1,18 +1,19 @@
 "use client";
 // The frame of every builder editor: save state, conflict notice, "draft differs from live",
-// publish with notes, and the versions list with a diff against the draft and "Make live".
+// the publish block (publish-panel.tsx), and the versions list with a diff against the draft and "Make live".
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useRef, useState, type ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 import { ConfirmButton, PageHeader } from "@/components/console";
 import { TextDiff } from "@/components/text-diff";
-import { errorMessage, newIdempotencyKey, useTRPCClient, type CallContext } from "@/lib/trpc";
+import { agoWords, changeWhat, doorWords } from "@/lib/change-words";
+import { errorMessage } from "@/lib/trpc";
 import { PreviewPanel } from "./preview-panel";
+import { PublishPanel, type PublishCheck } from "./publish-panel";
 import "./workbench.css";
 import { TestsPanel } from "./tests-panel";
 import {
-  appErrorOf,
   ONE,
   useDraftEditor,
   type Doc,
@@ -75,12 +76,15 @@ export function EditorShell({
   id,
   toWrite,
   holdBack,
+  publishChecks,
   children,
 }: {
   kind: KindPlural;
   id: string;
   toWrite: (view: Doc) => Doc;
   holdBack?: (doc: Doc, changes: Doc) => SaveProblem | null;
+  /** What this kind needs before it can be published, besides a saved draft (PublishPanel shows it). */
+  publishChecks?: (doc: Doc) => PublishCheck[];
   children: (props: EditorBodyProps) => ReactNode;
 }) {
   const editor = useDraftEditor(kind, id, toWrite, holdBack);
@@ -127,9 +131,11 @@ export function EditorShell({
           </>
         }
       />
-      <p className="muted">
-        Last change: {view.lastChange.summary} — {view.lastChange.by} ({view.lastChange.source}),{" "}
-        {new Date(view.lastChange.at).toLocaleString()}
+      <p className="muted" data-testid="last-change">
+        Last change: {changeWhat(view.lastChange)} by {view.lastChange.by} {doorWords(view.lastChange.source)},{" "}
+        <time dateTime={view.lastChange.at} title={new Date(view.lastChange.at).toLocaleString()}>
+          {agoWords(view.lastChange.at)}
+        </time>
       </p>
       {state === "conflict" && (
         <div className="notice" role="alert">
@@ -189,7 +195,14 @@ export function EditorShell({
           <>
             {children({ doc, view, update: editor.update, problem })}
             <TestsPanel kind={kind} id={id} />
-            <PublishPanel kind={kind} input={editor.input} disabled={state !== "saved"} onDone={editor.refreshState} />
+            <PublishPanel
+              kind={kind}
+              input={editor.input}
+              view={view}
+              saved={state === "saved"}
+              checks={publishChecks?.(doc) ?? []}
+              onDone={editor.refreshState}
+            />
             <VersionsPanel
               kind={kind}
               input={editor.input}
@@ -248,98 +261,6 @@ function DeleteItem({ kind, input, procs }: { kind: KindPlural; input: Doc; proc
         <span role="alert" className="error">
           {errorMessage(remove.error)}
         </span>
-      ) : null}
-    </div>
-  );
-}
-
-type PublishClient = Record<
-  KindPlural,
-  { publish: { mutate: (input: Doc, options: { context: CallContext }) => Promise<Doc> } }
->;
-
-/**
- * One Idempotency-Key per intent to publish: a double-click, or a retry after an answer lost on
- * the way, makes one version; the next intent (after a success or a refusal) gets a new key.
- */
-function usePublish(kind: KindPlural, onSuccess: (data: Doc) => Promise<void>) {
-  const client = useTRPCClient() as unknown as PublishClient;
-  const intentKey = useRef<string | null>(null);
-  return useMutation({
-    mutationFn: (body: Doc) => {
-      intentKey.current ??= newIdempotencyKey();
-      return client[kind].publish.mutate(body, { context: { idempotencyKey: intentKey.current } });
-    },
-    onSuccess: async (data) => {
-      intentKey.current = null;
-      await onSuccess(data);
-    },
-    onError: (error) => {
-      // The server answered (a refusal frees the key there too); only a lost answer keeps the key for the retry.
-      if (appErrorOf(error).code !== undefined) intentKey.current = null;
-    },
-  });
-}
-
-function PublishPanel({
-  kind,
-  input,
-  disabled,
-  onDone,
-}: {
-  kind: KindPlural;
-  input: Doc;
-  disabled: boolean;
-  onDone: () => Promise<void>;
-}) {
-  const [notes, setNotes] = useState("");
-  const [result, setResult] = useState<string | null>(null);
-  const publish = usePublish(kind, async (data) => {
-    setNotes("");
-    setResult(`Published version ${data.version.number}; it is live.`);
-    await onDone();
-  });
-  const dependencies = (
-    publish.error as { data?: { appError?: { dependencies?: { id: string; kind: string; name: string }[] } } } | null
-  )?.data?.appError?.dependencies;
-  return (
-    <div className="panel form" aria-label="Publish">
-      <h2 style={{ marginTop: 0 }}>Publish</h2>
-      <label>
-        Notes
-        <textarea
-          rows={2}
-          value={notes}
-          onChange={(e) => setNotes(e.target.value)}
-          placeholder="What changed in this version"
-        />
-      </label>
-      <div className="row">
-        <button
-          type="button"
-          className="primary"
-          disabled={disabled || publish.isPending}
-          onClick={() => publish.mutate({ ...input, notes })}
-          data-testid="publish"
-        >
-          {publish.isPending ? "Publishing…" : `Publish ${ONE[kind]}`}
-        </button>
-        {disabled && <span className="muted">Waiting for the draft to save…</span>}
-        {result && !publish.error && <span role="status">{result}</span>}
-      </div>
-      {publish.error ? (
-        <div role="alert" className="error">
-          {errorMessage(publish.error)}
-          {dependencies && (
-            <ul>
-              {dependencies.map((d) => (
-                <li key={d.id}>
-                  <Link href={`/${d.kind}s/${d.id}`}>{d.name}</Link> ({d.kind}) is not published
-                </li>
-              ))}
-            </ul>
-          )}
-        </div>
       ) : null}
     </div>
   );
@@ -439,7 +360,7 @@ function VersionRow({
           {version.isProduction && <span className="badge">Live</span>}
         </td>
         <td className="muted" data-label="Published">
-          {new Date(version.createdAt).toLocaleString()} by {version.publishedBy} ({version.source})
+          {new Date(version.createdAt).toLocaleString()} by {version.publishedBy} {doorWords(version.source)}
         </td>
         <td data-label={version.notes ? "Notes" : undefined}>{version.notes}</td>
         <td className="row nowrap">

@@ -103,55 +103,6 @@ export function LinesField({
   );
 }
 
-/** A JSON object edited as text; only valid JSON objects are passed on, with the parse error shown. */
-export function JsonField({
-  label,
-  value,
-  onChange,
-  rows = 6,
-}: {
-  label: string;
-  value: unknown;
-  onChange: (value: Record<string, unknown>) => void;
-  rows?: number;
-}) {
-  const [text, setText] = useState(JSON.stringify(value, null, 2));
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    try {
-      if (JSON.stringify(JSON.parse(text)) === JSON.stringify(value)) return;
-    } catch {
-      return; // the person is mid-edit; keep their text
-    }
-    setText(JSON.stringify(value, null, 2));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [value]);
-  return (
-    <label>
-      {label}
-      <textarea
-        className="code"
-        rows={rows}
-        value={text}
-        aria-invalid={error ? true : undefined}
-        onChange={(e) => {
-          setText(e.target.value);
-          try {
-            const parsed = JSON.parse(e.target.value) as unknown;
-            if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
-              throw new Error("must be a JSON object");
-            setError(null);
-            onChange(parsed as Record<string, unknown>);
-          } catch (err) {
-            setError(err instanceof Error ? err.message : "Invalid JSON");
-          }
-        }}
-      />
-      {error && <span className="error">Not saved: {error}</span>}
-    </label>
-  );
-}
-
 /** Editable `{id, label}` questions. */
 export function QuestionsField({
   value,

@@ -29,3 +29,26 @@ export function schemaProblems(schema: object, value: unknown): SchemaProblem[] 
     return { pointer: `${error.instancePath}${missing}${extra}` || "/", message: error.message ?? "is not valid" };
   });
 }
+
+// A second instance only to try schemas as they are written: compiling registers a schema's `$id`
+// in its instance, which must not collide with the schemas the transactions use above.
+const checker = new Ajv({ allErrors: true, strict: false });
+addFormats(checker);
+/** Ajv's messages can list every allowed value; the first part says enough. */
+const MAX_COMPILE_MESSAGE_CHARS = 300;
+
+/**
+ * Why Ajv cannot use this schema (a `$schema` it does not know, an unknown type, a pattern that is
+ * not a regular expression…), or null. Nothing is kept: each call compiles and forgets.
+ */
+export function schemaCompileProblem(schema: object): string | null {
+  try {
+    checker.compile(schema);
+    return null;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return message.slice(0, MAX_COMPILE_MESSAGE_CHARS);
+  } finally {
+    checker.removeSchema(schema);
+  }
+}

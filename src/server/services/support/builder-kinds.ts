@@ -14,11 +14,13 @@ import {
   type FlowInput,
   type FlowNode,
 } from "@/schemas/builder";
+import { MAX_APP_SCHEMA_CHARS } from "@/schemas/limits";
 import type { Requirement } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest, type Problem } from "@/server/errors";
 import { flowFeedback, flowReferences, inputSchemaOf, type Feedback } from "@/schemas/flow-graph";
 import { checkBuiltIns } from "@/server/runtime/built-ins";
+import { schemaCompileProblem } from "@/server/runtime/json-schema";
 import { availableModels, isAvailableModel } from "@/server/runtime/models";
 
 export type Doc = Record<string, unknown>;
@@ -284,6 +286,17 @@ function checkJsonSchema(value: unknown, path: string, problems: Problem[]): voi
     !(Array.isArray(schema.required) && schema.required.every((r) => typeof r === "string"))
   ) {
     problems.push({ path, message: "Not a JSON Schema: `required` must be an array of strings" });
+  }
+  if (JSON.stringify(schema).length > MAX_APP_SCHEMA_CHARS) {
+    problems.push({
+      path,
+      message: `Too large: a JSON Schema is at most ${MAX_APP_SCHEMA_CHARS.toLocaleString("en")} characters as JSON`,
+    });
+  }
+  // Refused here rather than failing every transaction that reads it; a schema too large is not compiled.
+  if (!problems.some((problem) => problem.path === path)) {
+    const compileProblem = schemaCompileProblem(schema);
+    if (compileProblem) problems.push({ path, message: `Not a usable JSON Schema: ${compileProblem}` });
   }
 }
 
