@@ -133,7 +133,7 @@ export function EditorShell({
       </p>
       {state === "conflict" && (
         <div className="notice" role="alert">
-          <p style={{ marginTop: 0 }}>
+          <p>
             <strong>Someone else changed this draft</strong>
             {editor.conflictBy ? ` (${editor.conflictBy})` : ""} since you opened it, so your latest edits were not
             saved. Reload to see their version; your unsaved edits will be discarded.
@@ -145,7 +145,7 @@ export function EditorShell({
       )}
       {editor.restoredFrom && state !== "saved" && (
         <div className="notice" role="status" data-testid="restored-edits">
-          <p style={{ marginTop: 0 }}>
+          <p>
             <strong>
               Your edits from {new Date(editor.restoredFrom).toLocaleString()} were brought back from this browser.
             </strong>{" "}
@@ -159,7 +159,7 @@ export function EditorShell({
       )}
       {problem && (
         <div role="alert" className="panel error" data-testid="save-problem">
-          <p style={{ marginTop: 0 }}>
+          <p>
             {problem.heldBack ? (
               <>
                 <strong>Not saved yet.</strong> These edits would break the {ONE[kind]}, so they were not sent; they are
@@ -304,7 +304,7 @@ function PublishPanel({
   )?.data?.appError?.dependencies;
   return (
     <div className="panel form" aria-label="Publish">
-      <h2 style={{ marginTop: 0 }}>Publish</h2>
+      <h2>Publish</h2>
       <label>
         Notes
         <textarea
@@ -372,7 +372,7 @@ function VersionsPanel({
   const list = [...(versions.data?.versions ?? [])].reverse();
   return (
     <div className="panel" aria-label="Versions">
-      <h2 style={{ marginTop: 0 }}>Versions</h2>
+      <h2>Versions</h2>
       {versions.isLoading && <p className="muted">Loading…</p>}
       {deploy.error ? (
         <p role="alert" className="error">

@@ -88,7 +88,7 @@ function FlowForm({ doc, update }: EditorBodyProps) {
   return (
     <>
       <div className="panel form" aria-label="Flow">
-        <h2 style={{ marginTop: 0 }}>Flow</h2>
+        <h2>Flow</h2>
         <TextField label="Name" value={doc.name} onChange={(name) => update({ name })} testId="field-name" />
         <TextField label="Slug" value={doc.slug} onChange={(slug) => update({ slug })} />
         <TextArea
@@ -101,7 +101,7 @@ function FlowForm({ doc, update }: EditorBodyProps) {
         <QuestionsField value={doc.questions} onChange={(questions) => update({ questions })} />
       </div>
       <div className="panel form" aria-label="Inputs">
-        <h2 style={{ marginTop: 0 }}>Inputs</h2>
+        <h2>Inputs</h2>
         <p className="muted">
           Templates read them as <code>{"{{inputs.key}}"}</code>. Published, they become the flow&apos;s input JSON
           Schema.
@@ -184,7 +184,7 @@ function FlowForm({ doc, update }: EditorBodyProps) {
         </div>
       </div>
       <div className="panel" aria-label="Nodes">
-        <h2 style={{ marginTop: 0 }}>Nodes</h2>
+        <h2>Nodes</h2>
         <p className="muted">
           Nodes run in list order unless <em>next</em> names the node to run next. Templates read{" "}
           <code>{"{{inputs.key}}"}</code> and <code>{"{{nodes.<id>.output}}"}</code>.

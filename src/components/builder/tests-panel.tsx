@@ -47,7 +47,7 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
 
   return (
     <div className="panel" aria-label="Tests">
-      <h2 style={{ marginTop: 0 }}>Tests</h2>
+      <h2>Tests</h2>
       <p className="muted">
         Each case runs against this {ONE[kind]}&apos;s draft and is graded against its expected behaviour (or the
         rubric, when given). 1 credit per case.

@@ -9,9 +9,11 @@ interface ErrorEnvelope {
 
 /**
  * Reads our error envelope from whatever a call threw: tRPC puts the AppError body and the
- * request id in `error.data` (src/server/trpc/init.ts), a plain Error has only its message.
+ * request id in `error.data` (src/server/trpc/init.ts), a plain Error has only its message, and a
+ * string is a message the page wrote itself (a check before sending).
  */
 export function errorEnvelope(error: unknown): ErrorEnvelope {
+  if (typeof error === "string") return { message: error };
   if (!(error instanceof Error)) return { message: "Something went wrong." };
   const data = (error as { data?: { appError?: { code?: unknown }; requestId?: unknown } }).data;
   const code = typeof data?.appError?.code === "string" ? data.appError.code : undefined;

@@ -2,7 +2,10 @@
 //
 //   <PageHeader title="End users" description="…" actions={<button>…</button>} back={{ href, label }} />
 //     sets the tab's title ("End users · Atrium"); one per page.
-//   <ErrorAlert error={query.error ?? mutation.error} />  the error envelope: message, code, request id.
+//   <Panel title="Keys" actions={…}>…</Panel>  a bordered block with its heading; with onSubmit, a form.
+//   <FormActions error={create.error} submitLabel="Create" pending={create.isPending} />  a form's end.
+//   <ErrorAlert error={query.error ?? mutation.error} />  the error envelope: message, code, request id
+//     (or a message the page wrote itself); never a hand-written role="alert".
 //   <FormField label="Name" hint="…" error={fieldError}><input … /></FormField>  label, hint and
 //     error tied to the control by id and aria-describedby.
 //   <DataTable label="End users" columns={[{ key, header, cell, sortValue? }]} rows={…} rowKey={…}
@@ -29,6 +32,7 @@ export { ErrorAlert, errorEnvelope } from "./error-alert";
 export { FormField } from "./form-field";
 export { LoadMore } from "./load-more";
 export { PageHeader, pageTitle } from "./page-header";
+export { FormActions, Panel } from "./panel";
 export { RecentActivity } from "./recent-activity";
 export { SearchPicker, type PickerOption } from "./search-picker";
 export { Tabs, type Tab } from "./tabs";

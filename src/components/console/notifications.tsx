@@ -192,9 +192,7 @@ export function NotificationEmailsForm() {
   const kinds = settings.data?.kinds ?? [];
   return (
     <section className="panel form" aria-labelledby="notification-emails">
-      <h2 id="notification-emails" style={{ marginTop: 0 }}>
-        Notification emails
-      </h2>
+      <h2 id="notification-emails">Notification emails</h2>
       <p className="muted" style={{ margin: 0 }}>
         What waits for you is always under the bell. Tick what you also want by email, sent once per item.
       </p>

@@ -45,7 +45,7 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
 
   return (
     <form className="panel form" onSubmit={submit} aria-label="Single sign-on">
-      <h2 style={{ marginTop: 0 }}>Single sign-on (OpenID Connect)</h2>
+      <h2>Single sign-on (OpenID Connect)</h2>
       <p className="muted">
         Members sign in to the console, and end users to portals that allow it, with your identity provider. Register
         this redirect URI there:

@@ -37,9 +37,7 @@ export function KnowledgeSearch({ knowledgebaseId }: { knowledgebaseId: string }
   const results = search.data?.results;
   return (
     <section className="panel" aria-labelledby="knowledge-search-title">
-      <h2 id="knowledge-search-title" style={{ marginTop: 0 }}>
-        Search
-      </h2>
+      <h2 id="knowledge-search-title">Search</h2>
       <form className="row" role="search" onSubmit={submit}>
         <label style={{ flex: 1, minWidth: "14rem" }}>
           Words to find

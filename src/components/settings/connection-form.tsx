@@ -66,9 +66,7 @@ export function ConnectionForm({ connection, onDone }: { connection?: McpConnect
   const heading = connection ? `Edit ${connection.name}` : "Connect an MCP server";
   return (
     <form className="panel form" onSubmit={submit} aria-labelledby="connection-form-heading">
-      <h2 id="connection-form-heading" style={{ marginTop: 0 }}>
-        {heading}
-      </h2>
+      <h2 id="connection-form-heading">{heading}</h2>
       {connection && (
         <p className="muted">
           Agents name its tools <code>{connection.slug}_&lt;tool&gt;</code>; the slug cannot change.

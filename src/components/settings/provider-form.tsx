@@ -89,7 +89,7 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
   const heading = provider ? `Edit ${provider.name}` : "Add a provider";
   return (
     <form className="panel form" onSubmit={submit} aria-label={heading}>
-      <h2 style={{ marginTop: 0 }}>{heading}</h2>
+      <h2>{heading}</h2>
       {provider ? (
         <p className="muted">
           Agents name its models <code>{provider.slug}/&lt;model id&gt;</code>; the slug and kind cannot change.

@@ -46,9 +46,7 @@ export default function AccountPage() {
         description={me.data && `${me.data.member.email} · ${me.data.member.role} of ${me.data.organization.name}`}
       />
       <form className="panel form" onSubmit={submit} aria-labelledby="change-password">
-        <h2 id="change-password" style={{ marginTop: 0 }}>
-          Change your password
-        </h2>
+        <h2 id="change-password">Change your password</h2>
         <FormField label="Current password" error={currentError}>
           <input
             type="password"

@@ -46,7 +46,7 @@ export default function DirectoryPage() {
       )}
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Connection</h2>
+        <h2>Connection</h2>
         <p className="muted">Tenant URL (Entra ID) or SCIM connector base URL (Okta):</p>
         {data && (
           <div className="row">
@@ -99,7 +99,7 @@ export default function DirectoryPage() {
       </div>
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Default plan</h2>
+        <h2>Default plan</h2>
         <label>
           New end users from the directory are subscribed to
           <select
@@ -126,7 +126,7 @@ export default function DirectoryPage() {
       </div>
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Directory users{data ? ` (${data.userCount})` : ""}</h2>
+        <h2>Directory users{data ? ` (${data.userCount})` : ""}</h2>
         {data && data.users.length === 0 && (
           <p className="muted">None yet: assign people to the application in your identity provider.</p>
         )}
@@ -173,7 +173,7 @@ export default function DirectoryPage() {
       </div>
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Directory groups</h2>
+        <h2>Directory groups</h2>
         <p className="muted">
           Their names and members follow the directory; give them apps and portals on their group page.
         </p>
@@ -195,7 +195,7 @@ export default function DirectoryPage() {
       {data && <SsoPanel callbackUrl={data.oidcRedirectUri} />}
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Recent sync activity</h2>
+        <h2>Recent sync activity</h2>
         {data && data.events.length === 0 && <p className="muted">Nothing yet.</p>}
         {data && data.events.length > 0 && (
           <div className="table-scroll" role="region" aria-label="Sync activity" tabIndex={0}>

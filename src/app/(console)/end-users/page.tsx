@@ -63,7 +63,7 @@ export default function EndUsersPage() {
         description="The people your organization serves: the plans, groups and grants they hold decide which apps they may use, in which portals."
       />
       <form className="panel form" onSubmit={submitProvision} aria-label="Provision an end user">
-        <h2 style={{ marginTop: 0 }}>Provision an end user</h2>
+        <h2>Provision an end user</h2>
         <div className="row">
           <label>
             Email

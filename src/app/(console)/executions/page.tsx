@@ -32,7 +32,7 @@ const PAGE = 25;
 function RunDetail({ execution }: { execution: Execution }) {
   return (
     <>
-      <p style={{ marginTop: 0 }}>
+      <p className="flush-top">
         <strong>Input:</strong> <span className="trace-output">{execution.input}</span>
       </p>
       {execution.output && (

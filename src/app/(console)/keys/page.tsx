@@ -65,7 +65,7 @@ export default function KeysPage() {
       )}
 
       <form className="panel form" onSubmit={submit} aria-label="Create an API key">
-        <h2 style={{ marginTop: 0 }}>Create a key</h2>
+        <h2>Create a key</h2>
         <label>
           Name
           <input
@@ -122,7 +122,7 @@ export default function KeysPage() {
       </form>
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Keys</h2>
+        <h2>Keys</h2>
         {keys.isLoading && <p className="muted">Loading…</p>}
         {keys.error && (
           <p role="alert" className="error">

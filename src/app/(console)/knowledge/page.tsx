@@ -39,7 +39,7 @@ export default function KnowledgePage() {
         description="Knowledgebases: pages you write and documents you add, which agents search when they answer."
       />
       <form className="panel form" onSubmit={submit} aria-label="Create a knowledgebase">
-        <h2 style={{ marginTop: 0 }}>New knowledgebase</h2>
+        <h2>New knowledgebase</h2>
         <FormField label="Name">
           <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
         </FormField>

@@ -48,7 +48,7 @@ export default function McpPage() {
       )}
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Server URL</h2>
+        <h2>Server URL</h2>
         <div className="row">
           <code className="secret" data-testid="mcp-url">
             {url}
@@ -63,7 +63,7 @@ export default function McpPage() {
       </div>
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Your personal keys</h2>
+        <h2>Your personal keys</h2>
         {keys.isLoading && <p className="muted">Loading…</p>}
         {keys.error && (
           <p role="alert" className="error">
@@ -137,7 +137,7 @@ export default function McpPage() {
       ))}
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>What your AI can do</h2>
+        <h2>What your AI can do</h2>
         <table>
           <tbody>
             {TOOLS.map(([names, what]) => (

@@ -183,9 +183,7 @@ function EditPlan({ plan, subscribers, onDone }: { plan: TierPlan; subscribers: 
 
   return (
     <form className="panel form" onSubmit={submit} aria-labelledby="edit-plan-title">
-      <h2 id="edit-plan-title" style={{ marginTop: 0 }}>
-        Edit {plan.name}
-      </h2>
+      <h2 id="edit-plan-title">Edit {plan.name}</h2>
       <div className="row">
         <FormField label="Name">
           <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />

@@ -66,7 +66,7 @@ export default function WebhooksPage() {
       )}
       {mayChangeSettings && (
         <form className="panel form webhook-form" onSubmit={submit} aria-label="Add a webhook endpoint">
-          <h2 style={{ marginTop: 0 }}>Add an endpoint</h2>
+          <h2>Add an endpoint</h2>
           <label>
             URL
             <input

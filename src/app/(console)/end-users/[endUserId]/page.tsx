@@ -131,7 +131,7 @@ export default function EndUserPage() {
       />
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Subscriptions</h2>
+        <h2>Subscriptions</h2>
         <DataTable
           label="Subscriptions"
           rows={user.subscriptions}
@@ -203,7 +203,7 @@ export default function EndUserPage() {
       </div>
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Grants</h2>
+        <h2>Grants</h2>
         <DataTable
           label="Grants"
           rows={user.grants}

@@ -81,7 +81,7 @@ export default function GroupPage() {
       )}
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Members ({data.memberCount})</h2>
+        <h2>Members ({data.memberCount})</h2>
         {members.data?.length === 0 && (
           <p className="muted">
             {isPlanGroup
@@ -119,7 +119,7 @@ export default function GroupPage() {
       </div>
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Grants</h2>
+        <h2>Grants</h2>
         {grants.data?.length === 0 && (
           <p className="muted">No grants yet: the apps granted here open for every member.</p>
         )}
@@ -149,7 +149,7 @@ export default function GroupPage() {
       </div>
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Portal admissions</h2>
+        <h2>Portal admissions</h2>
         <GroupPortals groupId={groupId} groupName={data.name} />
       </div>
 

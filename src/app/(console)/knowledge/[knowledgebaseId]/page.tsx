@@ -87,7 +87,7 @@ function RetrievalTest({ knowledgebaseId }: { knowledgebaseId: string }) {
   });
   return (
     <div className="panel" aria-label="Retrieval test">
-      <h2 style={{ marginTop: 0 }}>What would an agent receive?</h2>
+      <h2>What would an agent receive?</h2>
       <form
         className="row"
         onSubmit={(event) => {
@@ -221,7 +221,7 @@ function PageTree({
   }
   return (
     <div className="panel" aria-label="Pages">
-      <h2 style={{ marginTop: 0 }}>Pages</h2>
+      <h2>Pages</h2>
       {pages.length === 0 && <p className="muted">No pages yet.</p>}
       <nav aria-label="Page tree">{renderLevel(null)}</nav>
       {dragging && (
@@ -547,7 +547,7 @@ function Sources({ knowledgebaseId, sources }: { knowledgebaseId: string; source
   const failure = add.error ?? uploadFile.error ?? retry.error ?? remove.error;
   return (
     <div className="panel" aria-label="Sources">
-      <h2 style={{ marginTop: 0 }}>Sources</h2>
+      <h2>Sources</h2>
       <form className="form" onSubmit={submit} aria-label="Add a source">
         <div className="row" role="tablist">
           {(["file", "url", "text"] as const).map((value) => (

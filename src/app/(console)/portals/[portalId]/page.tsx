@@ -324,9 +324,7 @@ export default function PortalSettingsPage() {
         </div>
       </form>
       <section className="panel" aria-labelledby="portal-groups">
-        <h2 id="portal-groups" style={{ marginTop: 0 }}>
-          User groups admitted
-        </h2>
+        <h2 id="portal-groups">User groups admitted</h2>
         <PortalGroups portalId={portalId} portalName={portal.name} />
       </section>
       <ScopedUsage

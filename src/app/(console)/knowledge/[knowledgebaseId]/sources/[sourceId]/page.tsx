@@ -47,7 +47,7 @@ export default function SourcePage() {
         </span>
       </PageHeader>
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Status</h2>
+        <h2>Status</h2>
         {source.errorMessage && (
           <div role="alert" className="alert">
             <div className="alert-body">
@@ -100,7 +100,7 @@ export default function SourcePage() {
       </div>
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Extracted text</h2>
+        <h2>Extracted text</h2>
         {data.textChars === 0 ? (
           <p className="muted">
             {source.status === "ready" ? "No text was extracted." : "The text appears here once the source is indexed."}
@@ -119,7 +119,7 @@ export default function SourcePage() {
       </div>
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Chunks</h2>
+        <h2>Chunks</h2>
         <p className="muted">
           What search and agents read: {data.chunkCount} chunk{data.chunkCount === 1 ? "" : "s"}, each under the
           headings above it
