@@ -16,7 +16,7 @@ export function ExecutionTrace({ execution }: { execution: Execution }) {
   const models = [...new Set(execution.trace.map((entry) => entry.model).filter(Boolean))];
   return (
     <div className="trace" data-testid="execution-trace">
-      <p className="muted" className="flush-top">
+      <p className="muted flush-top">
         {execution.status} · {formatMs(execution.latencyMs)} · {execution.credits} credit
         {execution.credits === 1 ? "" : "s"}
         {models.length > 0 ? ` · model ${models.join(", ")}` : ""}
