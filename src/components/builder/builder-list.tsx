@@ -1,12 +1,12 @@
 "use client";
 // The list page of a kind: every item with its draft name and state, and a form to create one.
-import { PageHeader } from "@/components/console";
+import { ErrorAlert, PageHeader } from "@/components/console";
 import { useMutation, useQueries } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { errorMessage } from "@/lib/trpc";
 import { ONE, useKindProcedures, type Doc, type KindPlural } from "./use-draft-editor";
+import { MAX_NAME_CHARS } from "@/schemas/limits";
 
 const TITLES = { agents: "Agents", flows: "Flows", apps: "Apps" } as const;
 const BLURB = {
@@ -55,17 +55,13 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
           Name
           <input
             required
-            maxLength={200}
+            maxLength={MAX_NAME_CHARS}
             value={name}
             onChange={(e) => setName(e.target.value)}
             placeholder={`New ${ONE[kind]} name`}
           />
         </label>
-        {create.error ? (
-          <p role="alert" className="error">
-            {errorMessage(create.error)}
-          </p>
-        ) : null}
+        <ErrorAlert error={create.error} />
         <div>
           <button className="primary" type="submit" disabled={create.isPending}>
             Create {ONE[kind]}
@@ -74,11 +70,7 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
       </form>
       <div className="panel">
         {list.isLoading && <p className="muted">Loading…</p>}
-        {list.error ? (
-          <p role="alert" className="error">
-            {errorMessage(list.error)}
-          </p>
-        ) : null}
+        <ErrorAlert error={list.error} />
         {!list.isLoading && items.length === 0 && (
           <p className="muted">No {kind} yet: name the first one above and create it.</p>
         )}

@@ -5,7 +5,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useRef, useState, type ReactNode } from "react";
-import { ConfirmButton, PageHeader } from "@/components/console";
+import { ConfirmButton, ErrorAlert, PageHeader } from "@/components/console";
 import { TextDiff } from "@/components/text-diff";
 import { errorMessage, newIdempotencyKey, useTRPCClient, type CallContext } from "@/lib/trpc";
 import { PreviewPanel } from "./preview-panel";
@@ -244,11 +244,7 @@ function DeleteItem({ kind, input, procs }: { kind: KindPlural; input: Doc; proc
         onConfirm={() => remove.mutate(input)}
         needs="delete"
       />
-      {remove.error ? (
-        <span role="alert" className="error">
-          {errorMessage(remove.error)}
-        </span>
-      ) : null}
+      <ErrorAlert error={remove.error} />
     </div>
   );
 }
@@ -374,11 +370,7 @@ function VersionsPanel({
     <div className="panel" aria-label="Versions">
       <h2>Versions</h2>
       {versions.isLoading && <p className="muted">Loading…</p>}
-      {deploy.error ? (
-        <p role="alert" className="error">
-          {errorMessage(deploy.error)}
-        </p>
-      ) : null}
+      <ErrorAlert error={deploy.error} />
       {list.length === 0 && !versions.isLoading && (
         <p className="muted">No versions yet: publish to create version 1.</p>
       )}

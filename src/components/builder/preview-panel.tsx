@@ -1,4 +1,5 @@
 "use client";
+import { ErrorAlert } from "@/components/console";
 // The editors' preview: a short conversation with the DRAFT being edited (not the live version),
 // each message a test run (1 credit), with the trace of each answer. The transcript is kept per
 // item in this tab (sessionStorage) while editing, so instructions can be changed and the same
@@ -8,7 +9,7 @@ import { useEffect, useState, type FormEvent } from "react";
 import { ChatComposer } from "@/components/chat/chat-composer";
 import { ChatTranscript } from "@/components/chat/chat-transcript";
 import { TraceDetails, formatMs } from "@/components/runtime/execution-trace";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { useTRPC } from "@/lib/trpc";
 import { ONE, type KindPlural } from "./use-draft-editor";
 
 /** The transcript kept per draft: enough to compare a few answers, small enough for the tab's storage. */
@@ -135,11 +136,7 @@ export function PreviewPanel({ kind, id, draftSaved }: { kind: KindPlural; id: s
           </p>
         )}
       </ChatTranscript>
-      {preview.error && (
-        <p role="alert" className="error">
-          {errorMessage(preview.error)}
-        </p>
-      )}
+      <ErrorAlert error={preview.error} />
       <ChatComposer
         draft={draft}
         onDraft={setDraft}

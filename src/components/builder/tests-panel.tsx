@@ -1,4 +1,5 @@
 "use client";
+import { ErrorAlert } from "@/components/console";
 // Graded test runs of the draft: up to 10 cases (input + expected behaviour), an optional
 // rubric, Run, and each case's pass/fail with the output, the failures and where to fix them.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -125,18 +126,10 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
           {run.isPending ? "Running…" : `Run ${filled.length} case${filled.length === 1 ? "" : "s"}`}
         </button>
       </div>
-      {run.error && (
-        <p role="alert" className="error">
-          {errorMessage(run.error)}
-        </p>
-      )}
+      <ErrorAlert error={run.error} />
       {latest && <RunResults run={latest} />}
       <h3>Previous runs</h3>
-      {runs.error && (
-        <p role="alert" className="error">
-          {errorMessage(runs.error)}
-        </p>
-      )}
+      <ErrorAlert error={runs.error} />
       {runs.data && previous.length === 0 && <p className="muted">No earlier runs.</p>}
       {previous.map((r) => (
         <details key={r.id}>

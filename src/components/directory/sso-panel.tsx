@@ -3,8 +3,16 @@
 // client id, the secret written and never read back, member email domains), tested with discovery.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
-import { ConfirmButton, CopyButton } from "@/components/console";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { ConfirmButton, CopyButton, ErrorAlert } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import {
+  MAX_CLIENT_SECRET_CHARS,
+  MAX_DOMAIN_CHARS,
+  MAX_LABEL_CHARS,
+  MAX_SHORT_NAME_CHARS,
+  MAX_SSO_DOMAINS,
+  MAX_URL_CHARS,
+} from "@/schemas/limits";
 
 export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
   const trpc = useTRPC();
@@ -60,7 +68,7 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
         Issuer URL
         <input
           required
-          maxLength={2000}
+          maxLength={MAX_URL_CHARS}
           value={issuer}
           onChange={(e) => setIssuer(e.target.value)}
           placeholder="https://login.microsoftonline.com/<tenant>/v2.0"
@@ -68,14 +76,14 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
       </label>
       <label>
         Client id
-        <input required maxLength={500} value={clientId} onChange={(e) => setClientId(e.target.value)} />
+        <input required maxLength={MAX_LABEL_CHARS} value={clientId} onChange={(e) => setClientId(e.target.value)} />
       </label>
       <label>
         Client secret{connection.data ? " (leave empty to keep the current one)" : ""}
         <input
           type="password"
           autoComplete="off"
-          maxLength={2000}
+          maxLength={MAX_CLIENT_SECRET_CHARS}
           required={!connection.data}
           value={clientSecret}
           onChange={(e) => setClientSecret(e.target.value)}
@@ -84,7 +92,7 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
       <label>
         Member email domains (comma-separated)
         <input
-          maxLength={5000}
+          maxLength={MAX_SSO_DOMAINS * (MAX_DOMAIN_CHARS + 2)}
           value={domains}
           onChange={(e) => setDomains(e.target.value)}
           placeholder="contoso.com"
@@ -93,17 +101,13 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
       <label>
         Button name (“Continue with …”)
         <input
-          maxLength={100}
+          maxLength={MAX_SHORT_NAME_CHARS}
           value={displayName}
           onChange={(e) => setDisplayName(e.target.value)}
           placeholder="Contoso"
         />
       </label>
-      {failure && (
-        <p role="alert" className="error">
-          {errorMessage(failure)}
-        </p>
-      )}
+      <ErrorAlert error={failure} />
       {test.data && (
         <p role="status" data-testid="sso-test-ok">
           Connected: {test.data.issuer} answered discovery.

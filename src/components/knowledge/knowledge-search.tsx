@@ -8,6 +8,7 @@ import { useState, type FormEvent } from "react";
 import { ErrorAlert } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import "./knowledge.css";
+import { MAX_SEARCH_QUERY_CHARS } from "@/schemas/limits";
 
 /** A snippet with its matches marked `**like this**`, as <mark>s. */
 function Snippet({ text }: { text: string }) {
@@ -43,7 +44,7 @@ export function KnowledgeSearch({ knowledgebaseId }: { knowledgebaseId: string }
           Words to find
           <input
             type="search"
-            maxLength={500}
+            maxLength={MAX_SEARCH_QUERY_CHARS}
             value={query}
             onChange={(e) => setQuery(e.target.value)}
             placeholder='e.g. refund OR "money back"'

@@ -1,10 +1,11 @@
 "use client";
+import { ErrorAlert } from "@/components/console";
 // What one run did: which members and nodes ran, with their model, latency and what they found
 // (each passage from knowledge with its page or document, headings and first words).
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { useTRPC } from "@/lib/trpc";
 import type { Execution, TracePassage } from "@/schemas/runtime";
 import "@/components/knowledge/knowledge.css";
 
@@ -113,12 +114,7 @@ export function TraceDetails({ executionId, label = "Trace" }: { executionId: st
 function LoadedTrace({ executionId }: { executionId: string }) {
   const trpc = useTRPC();
   const query = useQuery(trpc.runtime.execution.queryOptions({ executionId }, { staleTime: Infinity }));
-  if (query.error)
-    return (
-      <p role="alert" className="error">
-        {errorMessage(query.error)}
-      </p>
-    );
+  if (query.error) return <ErrorAlert error={query.error} />;
   if (!query.data) return <p className="muted">Loading…</p>;
   return <ExecutionTrace execution={query.data.execution} />;
 }

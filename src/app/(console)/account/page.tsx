@@ -4,6 +4,7 @@ import { useState, type FormEvent } from "react";
 import { ErrorAlert, errorEnvelope, FormField, notifyDone, PageHeader } from "@/components/console";
 import { NotificationEmailsForm } from "@/components/console/notifications";
 import { useTRPC } from "@/lib/trpc";
+import { MAX_PASSWORD_CHARS } from "@/schemas/limits";
 
 /** The problem the server named for one field of an invalid_request, if any. */
 function problemFor(error: unknown, path: string): string | undefined {
@@ -65,7 +66,7 @@ export default function AccountPage() {
             type="password"
             required
             minLength={10}
-            maxLength={200}
+            maxLength={MAX_PASSWORD_CHARS}
             autoComplete="new-password"
             value={newPassword}
             onChange={(e) => setNewPassword(e.target.value)}

@@ -1,8 +1,8 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { errorMessage, useTRPC } from "@/lib/trpc";
-import { PageHeader } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import { ErrorAlert, PageHeader } from "@/components/console";
 
 export default function ChatIndexPage() {
   const trpc = useTRPC();
@@ -15,11 +15,7 @@ export default function ChatIndexPage() {
       </p>
       <div className="panel">
         {apps.isLoading && <p className="muted">Loading…</p>}
-        {apps.error && (
-          <p role="alert" className="error">
-            {errorMessage(apps.error)}
-          </p>
-        )}
+        <ErrorAlert error={apps.error} />
         {apps.data && apps.data.apps.length === 0 && (
           <p className="muted">
             No published apps yet. <Link href="/apps">Build and publish one</Link> to chat with it.

@@ -4,9 +4,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { ConfirmButton, CopyButton, PageHeader } from "@/components/console";
+import { ConfirmButton, CopyButton, ErrorAlert, PageHeader } from "@/components/console";
 import { SsoPanel } from "@/components/directory/sso-panel";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { useTRPC } from "@/lib/trpc";
 
 function when(value: string | null): string {
   return value ? new Date(value).toLocaleString() : "never";
@@ -39,11 +39,7 @@ export default function DirectoryPage() {
         there become end users and user groups here, and people it deactivates are suspended at once (nothing of theirs
         is deleted). Setup steps: <Link href="/docs">the documentation</Link>, “Directory and single sign-on”.
       </p>
-      {overview.error && (
-        <p role="alert" className="error">
-          {errorMessage(overview.error)}
-        </p>
-      )}
+      <ErrorAlert error={overview.error} />
 
       <div className="panel">
         <h2>Connection</h2>
@@ -91,11 +87,7 @@ export default function DirectoryPage() {
             Create token
           </button>
         )}
-        {rotate.error && (
-          <p role="alert" className="error">
-            {errorMessage(rotate.error)}
-          </p>
-        )}
+        <ErrorAlert error={rotate.error} />
       </div>
 
       <div className="panel">
@@ -118,11 +110,7 @@ export default function DirectoryPage() {
               ))}
           </select>
         </label>
-        {setPlan.error && (
-          <p role="alert" className="error">
-            {errorMessage(setPlan.error)}
-          </p>
-        )}
+        <ErrorAlert error={setPlan.error} />
       </div>
 
       <div className="panel">

@@ -2,8 +2,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { errorMessage, useTRPC } from "@/lib/trpc";
-import { DataTable, PageHeader } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import { DataTable, ErrorAlert, PageHeader } from "@/components/console";
 import { EntityPicker, useEntities, type Entity } from "@/components/entity-picker";
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
 
@@ -127,11 +127,7 @@ export default function EndUsersPage() {
             />
           </fieldset>
         )}
-        {provision.error && (
-          <p role="alert" className="error">
-            {errorMessage(provision.error)}
-          </p>
-        )}
+        <ErrorAlert error={provision.error} />
         {provision.data && (
           <p role="status">
             {provision.data.created ? "Created" : "Updated"}{" "}
@@ -155,11 +151,7 @@ export default function EndUsersPage() {
           />
           <button type="submit">Search</button>
         </form>
-        {list.error && (
-          <p role="alert" className="error">
-            {errorMessage(list.error)}
-          </p>
-        )}
+        <ErrorAlert error={list.error} />
         {list.data && list.data.endUsers.length === 0 && (
           <p className="muted">
             {query

@@ -2,8 +2,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { errorMessage, useTRPC } from "@/lib/trpc";
-import { PageHeader } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import { ErrorAlert, PageHeader } from "@/components/console";
 
 export default function GroupsPage() {
   const trpc = useTRPC();
@@ -32,11 +32,7 @@ export default function GroupsPage() {
         title="User groups"
         description="End users in a group share its grants and the portals it is admitted to."
       />
-      {groups.error && (
-        <p role="alert" className="error">
-          {errorMessage(groups.error)}
-        </p>
-      )}
+      <ErrorAlert error={groups.error} />
       <form className="panel form" onSubmit={submit} aria-label="Create a user group">
         <div className="row">
           <label>
@@ -48,11 +44,7 @@ export default function GroupsPage() {
             <input value={description} onChange={(e) => setDescription(e.target.value)} />
           </label>
         </div>
-        {create.error && (
-          <p role="alert" className="error">
-            {errorMessage(create.error)}
-          </p>
-        )}
+        <ErrorAlert error={create.error} />
         <div>
           <button className="primary" type="submit" disabled={create.isPending}>
             Create group

@@ -1,11 +1,12 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { CopyButton, useMay } from "@/components/console";
+import { CopyButton, ErrorAlert, useMay } from "@/components/console";
 import { ConfirmButton } from "@/components/console";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { useTRPC } from "@/lib/trpc";
 import { SCOPES, type Scope } from "@/schemas/auth";
 import { PageHeader } from "@/components/console";
+import { MAX_SHORT_NAME_CHARS } from "@/schemas/limits";
 
 function formatTime(value: string | null): string {
   return value ? new Date(value).toLocaleString() : "never";
@@ -70,7 +71,7 @@ export default function KeysPage() {
           Name
           <input
             required
-            maxLength={100}
+            maxLength={MAX_SHORT_NAME_CHARS}
             value={name}
             onChange={(e) => setName(e.target.value)}
             placeholder="e.g. CRM sync"
@@ -109,11 +110,7 @@ export default function KeysPage() {
             ))}
           </div>
         </fieldset>
-        {create.error && (
-          <p role="alert" className="error">
-            {errorMessage(create.error)}
-          </p>
-        )}
+        <ErrorAlert error={create.error} />
         <div>
           <button className="primary" type="submit" disabled={create.isPending}>
             Create key
@@ -124,16 +121,8 @@ export default function KeysPage() {
       <div className="panel">
         <h2>Keys</h2>
         {keys.isLoading && <p className="muted">Loading…</p>}
-        {keys.error && (
-          <p role="alert" className="error">
-            {errorMessage(keys.error)}
-          </p>
-        )}
-        {revoke.error && (
-          <p role="alert" className="error">
-            {errorMessage(revoke.error)}
-          </p>
-        )}
+        <ErrorAlert error={keys.error} />
+        <ErrorAlert error={revoke.error} />
         {keys.data && keys.data.length === 0 && (
           <p className="muted">No keys yet: create one above to call the REST API or connect an MCP client.</p>
         )}

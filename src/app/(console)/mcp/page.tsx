@@ -2,8 +2,8 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import { CopyButton } from "@/components/console";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { CopyButton, ErrorAlert } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
 import { MCP_ROUTE, MCP_SCOPES, mcpSnippets, mcpUrl } from "@/lib/mcp-snippets";
 import { PageHeader } from "@/components/console";
 
@@ -65,11 +65,7 @@ export default function McpPage() {
       <div className="panel">
         <h2>Your personal keys</h2>
         {keys.isLoading && <p className="muted">Loading…</p>}
-        {keys.error && (
-          <p role="alert" className="error">
-            {errorMessage(keys.error)}
-          </p>
-        )}
+        <ErrorAlert error={keys.error} />
         {keys.data && myKeys.length === 0 && (
           <p data-testid="no-personal-key">
             You have no active personal key. <Link href="/keys">Create a personal key</Link> with the scopes{" "}

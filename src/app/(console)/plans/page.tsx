@@ -15,6 +15,7 @@ import {
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { TierPlan } from "@/schemas/provisioning";
+import { MAX_NAME_CHARS } from "@/schemas/limits";
 
 export default function PlansPage() {
   const trpc = useTRPC();
@@ -186,7 +187,7 @@ function EditPlan({ plan, subscribers, onDone }: { plan: TierPlan; subscribers: 
       <h2 id="edit-plan-title">Edit {plan.name}</h2>
       <div className="row">
         <FormField label="Name">
-          <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+          <input required maxLength={MAX_NAME_CHARS} value={name} onChange={(e) => setName(e.target.value)} />
         </FormField>
         <FormField
           label="Monthly credits"

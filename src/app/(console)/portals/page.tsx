@@ -4,8 +4,9 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { PortalLink } from "@/components/portal/portal-link";
-import { errorMessage, useTRPC } from "@/lib/trpc";
-import { PageHeader, useMay } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import { ErrorAlert, PageHeader, useMay } from "@/components/console";
+import { MAX_NAME_CHARS } from "@/schemas/limits";
 
 function Admissions({ portalId }: { portalId: string }) {
   const trpc = useTRPC();
@@ -56,25 +57,17 @@ export default function PortalsPage() {
         <form className="panel row" onSubmit={submit} aria-label="Create a portal">
           <label>
             Name
-            <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+            <input required maxLength={MAX_NAME_CHARS} value={name} onChange={(e) => setName(e.target.value)} />
           </label>
           <button className="primary" type="submit" disabled={create.isPending} style={{ alignSelf: "flex-end" }}>
             Create portal
           </button>
-          {create.error && (
-            <p role="alert" className="error">
-              {errorMessage(create.error)}
-            </p>
-          )}
+          <ErrorAlert error={create.error} />
         </form>
       )}
       <div className="panel" style={{ overflowX: "auto" }}>
         {portals.isLoading && <p className="muted">Loading…</p>}
-        {portals.error && (
-          <p role="alert" className="error">
-            {errorMessage(portals.error)}
-          </p>
-        )}
+        <ErrorAlert error={portals.error} />
         {portals.data?.portals.length === 0 && (
           <p className="muted">
             {mayGrant

@@ -2,9 +2,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams, useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton, DataTable, RecentActivity, useMay } from "@/components/console";
+import { ConfirmButton, DataTable, ErrorAlert, RecentActivity, useMay } from "@/components/console";
 import { EntityName } from "@/components/entity-picker";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
 import { EffectiveAccess } from "@/components/provisioning/effective-access";
 import { BonusCreditsPanel } from "@/components/provisioning/bonus-credits-panel";
@@ -35,12 +35,7 @@ export default function EndUserPage() {
   // Removing a plan or a grant is for admins: members see no Remove in those rows.
   const mayDelete = useMay("delete");
 
-  if (detail.error)
-    return (
-      <p role="alert" className="error">
-        {errorMessage(detail.error)}
-      </p>
-    );
+  if (detail.error) return <ErrorAlert error={detail.error} />;
   const user = detail.data?.endUser;
   if (!user) return <p className="muted">Loading…</p>;
 
@@ -64,11 +59,7 @@ export default function EndUserPage() {
   return (
     <>
       <PageHeader title={user.email} back={{ href: "/end-users", label: "End users" }} />
-      {failure && (
-        <p role="alert" className="error">
-          {errorMessage(failure)}
-        </p>
-      )}
+      <ErrorAlert error={failure} />
       <div className="panel">
         <table>
           <tbody>

@@ -2,9 +2,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
-import { ConfirmButton, notifyDone, useMay } from "@/components/console";
+import { ConfirmButton, ErrorAlert, notifyDone, useMay } from "@/components/console";
 import { EntityName } from "@/components/entity-picker";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { useTRPC } from "@/lib/trpc";
 import { PageHeader } from "@/components/console";
 import { GrantAppForm } from "@/components/provisioning/grant-app-form";
 import { EndUserPicker } from "@/components/provisioning/end-user-picker";
@@ -34,12 +34,7 @@ export default function GroupPage() {
   // Removing a member or a grant, and deleting the group, are for admins.
   const mayDelete = useMay("delete");
 
-  if (group.error)
-    return (
-      <p role="alert" className="error">
-        {errorMessage(group.error)}
-      </p>
-    );
+  if (group.error) return <ErrorAlert error={group.error} />;
   const data = group.data?.userGroup;
   if (!data) return <p className="muted">Loading…</p>;
   const isPlanGroup = data.planId !== null;
@@ -74,11 +69,7 @@ export default function GroupPage() {
           here.
         </p>
       )}
-      {failure && (
-        <p role="alert" className="error">
-          {errorMessage(failure)}
-        </p>
-      )}
+      <ErrorAlert error={failure} />
 
       <div className="panel">
         <h2>Members ({data.memberCount})</h2>

@@ -6,15 +6,16 @@ import { useEffect, useState, type CSSProperties, type FormEvent } from "react";
 import { PortalLink } from "@/components/portal/portal-link";
 import { portalTheme } from "@/components/portal/theme";
 import "@/components/portal/portal-preview.css";
-import { RecentActivity, useMay, useUnsavedChanges } from "@/components/console";
+import { ErrorAlert, RecentActivity, useMay, useUnsavedChanges } from "@/components/console";
 import { EntityName, EntityPicker } from "@/components/entity-picker";
 import { PortalGroups } from "@/components/provisioning/group-portals";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { useTRPC } from "@/lib/trpc";
 import { PORTAL_LANGUAGES, type PortalLanguage } from "@/schemas/portal";
 import { LANGUAGE_NAMES } from "@/components/portal/i18n/languages";
 import { PageHeader } from "@/components/console";
 import { ScopedUsage } from "@/components/usage/scoped-usage";
 import Link from "next/link";
+import { MAX_GREETING_CHARS, MAX_NAME_CHARS, MAX_PORTAL_SLUG_CHARS, MAX_URL_CHARS } from "@/schemas/limits";
 
 interface Form {
   name: string;
@@ -43,11 +44,7 @@ function fieldOf(error: unknown): keyof Form | null {
 
 function FieldError({ field, error }: { field: keyof Form; error: unknown }) {
   if (!error || fieldOf(error) !== field) return null;
-  return (
-    <span role="alert" className="error">
-      {errorMessage(error)}
-    </span>
-  );
+  return <ErrorAlert error={error} />;
 }
 
 interface PortalFields {
@@ -96,12 +93,7 @@ export default function PortalSettingsPage() {
     }),
   );
 
-  if (detail.error)
-    return (
-      <p role="alert" className="error">
-        {errorMessage(detail.error)}
-      </p>
-    );
+  if (detail.error) return <ErrorAlert error={detail.error} />;
   if (!portal || !form) return <p className="muted">Loading…</p>;
 
   // The app list may omit fields (it serves REST's `fields`), hence the guard.
@@ -147,7 +139,12 @@ export default function PortalSettingsPage() {
       <form className="panel form" onSubmit={submit} aria-label="Portal settings">
         <label>
           Name
-          <input required maxLength={200} value={form.name} onChange={(e) => set({ name: e.target.value })} />
+          <input
+            required
+            maxLength={MAX_NAME_CHARS}
+            value={form.name}
+            onChange={(e) => set({ name: e.target.value })}
+          />
           <FieldError field="name" error={update.error} />
         </label>
         <label>
@@ -155,7 +152,7 @@ export default function PortalSettingsPage() {
           <input
             required
             minLength={2}
-            maxLength={48}
+            maxLength={MAX_PORTAL_SLUG_CHARS}
             pattern="[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?"
             title="2 to 48 lowercase letters, digits and dashes"
             value={form.slug}
@@ -171,7 +168,7 @@ export default function PortalSettingsPage() {
           Greeting
           <textarea
             rows={3}
-            maxLength={2000}
+            maxLength={MAX_GREETING_CHARS}
             value={form.greeting}
             onChange={(e) => set({ greeting: e.target.value })}
             placeholder="Welcome! Ask our assistants anything."
@@ -182,7 +179,7 @@ export default function PortalSettingsPage() {
           Logo URL
           <input
             type="url"
-            maxLength={2000}
+            maxLength={MAX_URL_CHARS}
             value={form.logoUrl}
             onChange={(e) => set({ logoUrl: e.target.value })}
             placeholder="https://example.com/logo.svg"
@@ -297,11 +294,7 @@ export default function PortalSettingsPage() {
           />
           <FieldError field="featuredAppIds" error={update.error} />
         </fieldset>
-        {unplaced && (
-          <p role="alert" className="error">
-            {errorMessage(update.error)}
-          </p>
-        )}
+        {unplaced && <ErrorAlert error={update.error} />}
         <div className="row">
           <button
             className="primary"
