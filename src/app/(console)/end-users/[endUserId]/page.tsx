@@ -2,14 +2,22 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams, useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton, DataTable, ErrorAlert, RecentActivity, useMay } from "@/components/console";
+import {
+  ConfirmButton,
+  DataTable,
+  ErrorAlert,
+  LoadMore,
+  PageHeader,
+  RecentActivity,
+  useMay,
+} from "@/components/console";
 import { EntityName } from "@/components/entity-picker";
 import { useTRPC } from "@/lib/trpc";
-import { PageHeader } from "@/components/console";
 import { EffectiveAccess } from "@/components/provisioning/effective-access";
 import { BonusCreditsPanel } from "@/components/provisioning/bonus-credits-panel";
 import { GrantAppForm } from "@/components/provisioning/grant-app-form";
 import { ScopedUsage } from "@/components/usage/scoped-usage";
+import { useTierPlans } from "@/components/provisioning/use-lists";
 
 function when(value: string | null): string {
   return value ? new Date(value).toLocaleString() : "—";
@@ -21,7 +29,7 @@ export default function EndUserPage() {
   const router = useRouter();
   const queryClient = useQueryClient();
   const detail = useQuery(trpc.endUsers.get.queryOptions({ endUserId }));
-  const plans = useQuery(trpc.tierPlans.list.queryOptions({ limit: 200 }));
+  const plans = useTierPlans();
   // Any end-user query may show what changed (the list shows revocation too).
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.endUsers.pathKey() });
 
@@ -40,7 +48,7 @@ export default function EndUserPage() {
   if (!user) return <p className="muted">Loading…</p>;
 
   const held = new Set(user.subscriptions.filter((s) => s.status === "active").map((s) => s.tierPlanId));
-  const assignable = plans.data?.tierPlans.filter((plan) => !plan.archived && !held.has(plan.id)) ?? [];
+  const assignable = plans.items.filter((plan) => !plan.archived && !held.has(plan.id));
 
   function addPlan(event: FormEvent) {
     event.preventDefault();
@@ -177,7 +185,7 @@ export default function EndUserPage() {
           ]}
         />
         {assignable.length > 0 && (
-          <form className="row" onSubmit={addPlan} style={{ marginTop: "0.75rem" }}>
+          <form className="row panel-footer" onSubmit={addPlan}>
             <select aria-label="Plan to add" value={planId} onChange={(e) => setPlanId(e.target.value)}>
               <option value="">Choose a plan…</option>
               {assignable.map((plan) => (
@@ -189,6 +197,7 @@ export default function EndUserPage() {
             <button type="submit" disabled={!planId || provision.isPending}>
               Add plan
             </button>
+            <LoadMore list={plans} />
           </form>
         )}
       </div>
