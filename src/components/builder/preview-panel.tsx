@@ -115,11 +115,7 @@ export function PreviewPanel({ kind, id, draftSaved }: { kind: KindPlural; id: s
         pending={asked ? { message: asked, reply: "" } : null}
         footer={(m) => (
           <div className="preview-footer">
-            {m.error && (
-              <p role="alert" className="error">
-                {m.error}
-              </p>
-            )}
+            <ErrorAlert error={m.error} />
             <span className="muted">
               {m.at ? `Draft as saved at ${new Date(m.at).toLocaleTimeString()}` : ""}
               {m.latencyMs !== undefined ? ` · ${formatMs(m.latencyMs)}` : ""}

@@ -1,5 +1,4 @@
 "use client";
-import { ErrorAlert } from "@/components/console";
 // Graded test runs of the draft: up to 10 cases (input + expected behaviour), an optional
 // rubric, Run, and each case's pass/fail with the output, the failures and where to fix them.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -8,8 +7,11 @@ import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { TestRunResult, TestSuite } from "@/schemas/runtime";
 import { TraceDetails, formatMs } from "@/components/runtime/execution-trace";
 import { ONE, type KindPlural } from "./use-draft-editor";
+import { DataTable, ErrorAlert, LoadMore, useCursorList } from "@/components/console";
 
 const MAX_CASES = 10;
+/** Earlier runs read per page; "Load more" reads the next. */
+const RUNS_PAGE = 50;
 
 interface CaseRow {
   input: string;
@@ -32,19 +34,23 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
     setCases(kept.cases.length > 0 ? kept.cases : [{ input: "", expectedBehavior: "" }]);
     setRubric(kept.rubric);
   });
-  const runs = useQuery(procs.list.queryOptions({ id, limit: 200 }));
+  // Oldest first from the server, a page at a time; shown newest first.
+  const runs = useCursorList(
+    (cursor) => procs.list.queryOptions({ id, limit: RUNS_PAGE, ...(cursor ? { cursor } : {}) }),
+    (page) => page.testRuns,
+  );
   const run = useMutation(
     procs.run.mutationOptions({
       onSuccess: (result) => {
         setLatest(result);
-        void queryClient.invalidateQueries({ queryKey: procs.list.queryKey({ id, limit: 200 }) });
+        void queryClient.invalidateQueries({ queryKey: procs.list.queryKey() });
       },
     }),
   );
   const filled = cases.filter((c) => c.input.trim() !== "");
   const edit = (index: number, changes: Partial<CaseRow>) =>
     setCases((current) => current.map((c, i) => (i === index ? { ...c, ...changes } : c)));
-  const previous = [...(runs.data?.testRuns ?? [])].reverse().filter((r) => r.id !== latest?.id);
+  const previous = runs.items.filter((r) => r.id !== latest?.id).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 
   return (
     <div className="panel" aria-label="Tests">
@@ -130,7 +136,7 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
       {latest && <RunResults run={latest} />}
       <h3>Previous runs</h3>
       <ErrorAlert error={runs.error} />
-      {runs.data && previous.length === 0 && <p className="muted">No earlier runs.</p>}
+      {runs.isLoaded && previous.length === 0 && <p className="muted">No earlier runs.</p>}
       {previous.map((r) => (
         <details key={r.id}>
           <summary>
@@ -139,6 +145,7 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
           <RunResults run={r} />
         </details>
       ))}
+      <LoadMore list={runs} />
     </div>
   );
 }
@@ -197,63 +204,76 @@ function RunResults({ run }: { run: Run }) {
         </strong>{" "}
         <span className="muted">{new Date(run.createdAt).toLocaleString()}</span>
       </p>
-      <table>
-        <thead>
-          <tr>
-            <th>Case</th>
-            <th>Result</th>
-            <th>Output</th>
-            <th>What to fix</th>
-          </tr>
-        </thead>
-        <tbody>
-          {run.results.map((result) => (
-            <tr key={result.caseId}>
-              <td>
+      <DataTable
+        label="Test results"
+        rows={run.results}
+        rowKey={(result) => result.caseId}
+        empty="No cases ran."
+        columns={[
+          {
+            key: "case",
+            header: "Case",
+            cell: (result) => (
+              <>
                 <strong>{result.caseId}</strong>
                 <div className="trace-output">{result.input}</div>
-              </td>
-              <td>
+              </>
+            ),
+          },
+          {
+            key: "result",
+            header: "Result",
+            cell: (result) => (
+              <>
                 <span className={result.passed ? "passed" : "failed"}>{result.passed ? "Pass" : "Fail"}</span>
                 <div className="muted">{formatMs(result.latencyMs)}</div>
-              </td>
-              <td>
+              </>
+            ),
+          },
+          {
+            key: "output",
+            header: "Output",
+            cell: (result) => (
+              <>
                 {result.error ? (
-                  <span className="error">{result.error}</span>
+                  <span className="failure-reason">{result.error}</span>
                 ) : (
                   <div className="trace-output">{result.output}</div>
                 )}
                 {result.executionId && <TraceDetails executionId={result.executionId} />}
-              </td>
-              <td>
-                {result.failures.length === 0 ? (
-                  <span className="muted">—</span>
-                ) : (
-                  <ul style={{ margin: 0, paddingLeft: "1rem" }}>
-                    {result.failures.map((failure, index) => (
-                      <li key={index}>
-                        {failure.reason}
-                        <div className="muted">
-                          {failure.correctionHint}
-                          {failure.targetNodeIds.length > 0 && (
-                            <>
-                              {" "}
-                              Fix:{" "}
-                              {failure.targetNodeIds.map((node) => (
-                                <code key={node}>{node} </code>
-                              ))}
-                            </>
-                          )}
-                        </div>
-                      </li>
-                    ))}
-                  </ul>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </>
+            ),
+          },
+          {
+            key: "fix",
+            header: "What to fix",
+            cell: (result) =>
+              result.failures.length === 0 ? (
+                <span className="muted">—</span>
+              ) : (
+                <ul className="tight-list">
+                  {result.failures.map((failure, index) => (
+                    <li key={index}>
+                      {failure.reason}
+                      <div className="muted">
+                        {failure.correctionHint}
+                        {failure.targetNodeIds.length > 0 && (
+                          <>
+                            {" "}
+                            Fix:{" "}
+                            {failure.targetNodeIds.map((node) => (
+                              <code key={node}>{node} </code>
+                            ))}
+                          </>
+                        )}
+                      </div>
+                    </li>
+                  ))}
+                </ul>
+              ),
+          },
+        ]}
+      />
     </div>
   );
 }

@@ -46,7 +46,8 @@ export function DataTable<Row>({
   rowKey: (row: Row) => string;
   /** Shown instead of the table when there are no rows. */
   empty: ReactNode;
-  rowTestId?: string;
+  /** The rows' data-testid: one for all, or each row's own. */
+  rowTestId?: string | ((row: Row) => string);
   initialSort?: Sort;
   /** On a phone, each row as a card of labelled cells instead of a row that scrolls sideways (for long values such as emails). */
   cards?: boolean;
@@ -101,7 +102,7 @@ export function DataTable<Row>({
             const opened = detail?.(row);
             return (
               <Fragment key={rowKey(row)}>
-                <tr data-testid={rowTestId}>
+                <tr data-testid={typeof rowTestId === "function" ? rowTestId(row) : rowTestId}>
                   {columns.map((column) => (
                     <td
                       key={column.key}

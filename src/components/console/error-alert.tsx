@@ -1,5 +1,6 @@
 "use client";
 import { CircleAlert } from "lucide-react";
+import type { ReactNode } from "react";
 
 interface ErrorEnvelope {
   message: string;
@@ -21,12 +22,37 @@ export function errorEnvelope(error: unknown): ErrorEnvelope {
   return { message: error.message, code, requestId };
 }
 
-/** A failed call as a person reads it: the message, and the code and request id for support. */
-export function ErrorAlert({ error, title }: { error: unknown; title?: string }) {
-  if (!error) return null;
-  const { message, code, requestId } = errorEnvelope(error);
+/**
+ * A failed call as a person reads it: the message, and the code and request id for support.
+ * `children` add what the person can do about it (a list of failures, a button); with
+ * `tone="warning"` it is something to act on rather than a failure; `announceOnly` says the
+ * message to screen readers where the page already shows it beside its field.
+ */
+export function ErrorAlert({
+  error,
+  title,
+  tone = "danger",
+  announceOnly = false,
+  testId,
+  children,
+}: {
+  error?: unknown;
+  title?: ReactNode;
+  tone?: "danger" | "warning";
+  announceOnly?: boolean;
+  testId?: string;
+  children?: ReactNode;
+}) {
+  if (!error && !children) return null;
+  const { message, code, requestId } = error ? errorEnvelope(error) : {};
+  if (announceOnly)
+    return (
+      <p role="alert" className="visually-hidden" data-testid={testId}>
+        {message}
+      </p>
+    );
   return (
-    <div role="alert" className="alert">
+    <div role="alert" className={tone === "warning" ? "alert warning" : "alert"} data-testid={testId}>
       <CircleAlert size={18} aria-hidden className="icon" />
       <div className="alert-body">
         {title && (
@@ -34,7 +60,8 @@ export function ErrorAlert({ error, title }: { error: unknown; title?: string })
             <strong>{title}</strong>
           </p>
         )}
-        <p>{message}</p>
+        {message && <p>{message}</p>}
+        {children}
         {(code || requestId) && (
           <p className="alert-meta">
             {code && (

@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { ErrorAlert, errorEnvelope, FormField, notifyDone, PageHeader } from "@/components/console";
+import { ErrorAlert, FormField, notifyDone, PageHeader } from "@/components/console";
 import { NotificationEmailsForm } from "@/components/console/notifications";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_PASSWORD_CHARS } from "@/schemas/limits";
@@ -82,11 +82,7 @@ export default function AccountPage() {
           />
         </FormField>
         {change.error && !fieldErrorShown && <ErrorAlert error={change.error} />}
-        {fieldErrorShown && (
-          <p role="alert" className="visually-hidden">
-            {errorEnvelope(change.error).message}
-          </p>
-        )}
+        {fieldErrorShown && <ErrorAlert error={change.error} announceOnly />}
         <div>
           <button className="primary" type="submit" disabled={change.isPending}>
             Change password

@@ -69,31 +69,19 @@ export default function EndUserPage() {
       <PageHeader title={user.email} back={{ href: "/end-users", label: "End users" }} />
       <ErrorAlert error={failure} />
       <div className="panel">
-        <table>
-          <tbody>
-            <tr>
-              <th>Name</th>
-              <td>{user.fullName || "—"}</td>
-            </tr>
-            <tr>
-              <th>Created</th>
-              <td>{when(user.createdAt)}</td>
-            </tr>
-            <tr>
-              <th>Last seen</th>
-              <td>{when(user.lastSeenAt)}</td>
-            </tr>
-            <tr>
-              <th>Revoked</th>
-              <td data-testid="revoked-at">{user.revokedAt ? when(user.revokedAt) : "no"}</td>
-            </tr>
-            <tr>
-              <th>Suspended by the directory</th>
-              <td data-testid="suspended-at">{user.suspendedAt ? when(user.suspendedAt) : "no"}</td>
-            </tr>
-          </tbody>
-        </table>
-        <div className="row" style={{ marginTop: "0.75rem" }}>
+        <dl className="facts">
+          <dt>Name</dt>
+          <dd>{user.fullName || "—"}</dd>
+          <dt>Created</dt>
+          <dd>{when(user.createdAt)}</dd>
+          <dt>Last seen</dt>
+          <dd>{when(user.lastSeenAt)}</dd>
+          <dt>Revoked</dt>
+          <dd data-testid="revoked-at">{user.revokedAt ? when(user.revokedAt) : "no"}</dd>
+          <dt>Suspended by the directory</dt>
+          <dd data-testid="suspended-at">{user.suspendedAt ? when(user.suspendedAt) : "no"}</dd>
+        </dl>
+        <div className="row panel-footer">
           {!user.revokedAt && (
             <ConfirmButton
               label="Revoke access"

@@ -7,7 +7,7 @@ import { PortalLink } from "@/components/portal/portal-link";
 import { portalTheme } from "@/components/portal/theme";
 import "@/components/portal/portal-preview.css";
 import { ErrorAlert, RecentActivity, useMay, useUnsavedChanges } from "@/components/console";
-import { EntityName, EntityPicker } from "@/components/entity-picker";
+import { EntityName, EntityPicker, useEntityName } from "@/components/entity-picker";
 import { PortalGroups } from "@/components/provisioning/group-portals";
 import { useTRPC } from "@/lib/trpc";
 import { PORTAL_LANGUAGES, type PortalLanguage } from "@/schemas/portal";
@@ -74,7 +74,6 @@ export default function PortalSettingsPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const detail = useQuery(trpc.portals.get.queryOptions({ id: portalId }));
-  const apps = useQuery(trpc.apps.list.queryOptions({ limit: 200 }));
   const [form, setForm] = useState<Form | null>(null);
   const [saved, setSaved] = useState(false);
   const portal = detail.data?.portal;
@@ -96,12 +95,7 @@ export default function PortalSettingsPage() {
   if (detail.error) return <ErrorAlert error={detail.error} />;
   if (!portal || !form) return <p className="muted">Loading…</p>;
 
-  // The app list may omit fields (it serves REST's `fields`), hence the guard.
-  const appOptions = (apps.data?.apps ?? []).flatMap((app) =>
-    app.id ? [{ id: app.id, label: app.name ?? app.id }] : [],
-  );
   const theme = portalTheme(form.accentColor);
-  const appNames = new Map(appOptions.map((app) => [app.id, app.label]));
   const set = (patch: Partial<Form>) => {
     setSaved(false);
     setForm({ ...form, ...patch });
@@ -256,33 +250,14 @@ export default function PortalSettingsPage() {
           {form.featuredAppIds.length === 0 && <p className="muted">None.</p>}
           <ol style={{ paddingLeft: "1.2rem", display: "grid", gap: "0.35rem" }}>
             {form.featuredAppIds.map((id, index) => (
-              <li key={id} data-testid="featured-app">
-                <span className="row" style={{ gap: "0.4rem" }}>
-                  <EntityName kind="app" id={id} />
-                  <button
-                    type="button"
-                    aria-label={`Move ${appNames.get(id) ?? "app"} up`}
-                    disabled={index === 0}
-                    onClick={() => move(index, -1)}
-                  >
-                    ↑
-                  </button>
-                  <button
-                    type="button"
-                    aria-label={`Move ${appNames.get(id) ?? "app"} down`}
-                    disabled={index === form.featuredAppIds.length - 1}
-                    onClick={() => move(index, 1)}
-                  >
-                    ↓
-                  </button>
-                  <button
-                    type="button"
-                    onClick={() => set({ featuredAppIds: form.featuredAppIds.filter((other) => other !== id) })}
-                  >
-                    Remove
-                  </button>
-                </span>
-              </li>
+              <FeaturedApp
+                key={id}
+                id={id}
+                first={index === 0}
+                last={index === form.featuredAppIds.length - 1}
+                onMove={(by) => move(index, by)}
+                onRemove={() => set({ featuredAppIds: form.featuredAppIds.filter((other) => other !== id) })}
+              />
             ))}
           </ol>
           <EntityPicker
@@ -333,5 +308,38 @@ export default function PortalSettingsPage() {
       />
       <RecentActivity targetId={portalId} />
     </>
+  );
+}
+
+/** One of the apps a portal lists first: its name, and buttons to move it or take it off the list. */
+function FeaturedApp({
+  id,
+  first,
+  last,
+  onMove,
+  onRemove,
+}: {
+  id: string;
+  first: boolean;
+  last: boolean;
+  onMove: (by: number) => void;
+  onRemove: () => void;
+}) {
+  const name = useEntityName("app", id).name ?? "app";
+  return (
+    <li data-testid="featured-app">
+      <span className="row tight">
+        <EntityName kind="app" id={id} />
+        <button type="button" aria-label={`Move ${name} up`} disabled={first} onClick={() => onMove(-1)}>
+          ↑
+        </button>
+        <button type="button" aria-label={`Move ${name} down`} disabled={last} onClick={() => onMove(1)}>
+          ↓
+        </button>
+        <button type="button" onClick={onRemove}>
+          Remove
+        </button>
+      </span>
+    </li>
   );
 }

@@ -48,16 +48,7 @@ export default function SourcePage() {
       </PageHeader>
       <div className="panel">
         <h2>Status</h2>
-        {source.errorMessage && (
-          <div role="alert" className="alert">
-            <div className="alert-body">
-              <p>
-                <strong>Indexing failed</strong>
-              </p>
-              <p data-testid="source-error">{source.errorMessage}</p>
-            </div>
-          </div>
-        )}
+        <ErrorAlert title="Indexing failed" error={source.errorMessage} testId="source-error" />
         <dl className="source-facts">
           <dt>Type</dt>
           <dd>{source.type}</dd>
@@ -82,7 +73,7 @@ export default function SourcePage() {
               <dt>Indexing</dt>
               <dd data-testid="source-job">
                 {job.status} since {when(job.startedAt ?? job.queuedAt)}, attempt {job.attempts}
-                {job.lastError && <div className="error">Last attempt: {job.lastError}</div>}
+                {job.lastError && <div className="failure-reason">Last attempt: {job.lastError}</div>}
               </dd>
             </>
           )}
