@@ -190,12 +190,7 @@ export function EditorShell({
             {children({ doc, view, update: editor.update, problem })}
             <TestsPanel kind={kind} id={id} />
             <PublishPanel kind={kind} input={editor.input} disabled={state !== "saved"} onDone={editor.refreshState} />
-            <VersionsPanel
-              input={editor.input}
-              procs={editor.procs}
-              draft={view}
-              onDone={editor.refreshState}
-            />
+            <VersionsPanel input={editor.input} procs={editor.procs} draft={view} onDone={editor.refreshState} />
             <DeleteItem kind={kind} input={editor.input} procs={editor.procs} />
           </>
         }
