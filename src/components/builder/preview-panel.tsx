@@ -5,7 +5,7 @@ import { ErrorAlert } from "@/components/console";
 // item in this tab (sessionStorage) while editing, so instructions can be changed and the same
 // question asked again to compare the answers.
 import { useMutation } from "@tanstack/react-query";
-import { useEffect, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { ChatComposer } from "@/components/chat/chat-composer";
 import { ChatTranscript } from "@/components/chat/chat-transcript";
 import { TraceDetails, formatMs } from "@/components/runtime/execution-trace";
@@ -55,7 +55,12 @@ export function PreviewPanel({ kind, id, draftSaved }: { kind: KindPlural; id: s
   const [messages, setMessages] = useState<PreviewMessage[]>([]);
   const [draft, setDraft] = useState("");
   const [asked, setAsked] = useState<string | null>(null);
-  useEffect(() => setMessages(readKept(kind, id)), [kind, id]);
+  // The transcript kept in this tab for this item, read when the item is first shown.
+  const [keptFor, setKeptFor] = useState<string | null>(null);
+  if (keptFor !== storageKey(kind, id)) {
+    setKeptFor(storageKey(kind, id));
+    setMessages(readKept(kind, id));
+  }
   const preview = useMutation(procs.preview.mutationOptions());
 
   const send = (event: FormEvent) => {

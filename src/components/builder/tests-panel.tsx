@@ -2,7 +2,7 @@
 // Graded test runs of the draft: up to 10 cases (input + expected behaviour), an optional
 // rubric, Run, and each case's pass/fail with the output, the failures and where to fix them.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { TestRunResult, TestSuite } from "@/schemas/runtime";
 import { TraceDetails, formatMs } from "@/components/runtime/execution-trace";
@@ -165,14 +165,13 @@ function useKeptSuite(
 ): string {
   const suite = useQuery(procs.suite.queryOptions({ id }, { staleTime: 0 }));
   const save = useMutation(procs.saveSuite.mutationOptions());
-  const loaded = useRef(false);
-  const lastKept = useRef<string | null>(null);
-  useEffect(() => {
-    if (!suite.data || loaded.current) return;
-    loaded.current = true;
-    lastKept.current = JSON.stringify(suite.data);
+  // The suite as the server last holds it (JSON); null until it is first read, when the cases start from it.
+  const [lastKept, setLastKept] = useState<string | null>(null);
+  const loaded = lastKept !== null;
+  if (suite.data && !loaded) {
+    setLastKept(JSON.stringify(suite.data));
     onLoaded(suite.data);
-  }, [suite.data, onLoaded]);
+  }
   const wanted: TestSuite = {
     cases: cases.filter((c) => c.input.trim() !== "" || c.expectedBehavior.trim() !== ""),
     rubric,
@@ -180,18 +179,17 @@ function useKeptSuite(
   const wantedText = JSON.stringify(wanted);
   const { mutate } = save;
   useEffect(() => {
-    if (!loaded.current || wantedText === lastKept.current) return;
+    if (!loaded || wantedText === lastKept) return;
     const timer = setTimeout(
-      () =>
-        mutate({ id, ...(JSON.parse(wantedText) as TestSuite) }, { onSuccess: () => (lastKept.current = wantedText) }),
+      () => mutate({ id, ...(JSON.parse(wantedText) as TestSuite) }, { onSuccess: () => setLastKept(wantedText) }),
       KEEP_MS,
     );
     return () => clearTimeout(timer);
-  }, [wantedText, id, mutate]);
+  }, [wantedText, id, mutate, loaded, lastKept]);
   if (suite.error) return `Cases could not be loaded: ${errorMessage(suite.error)}`;
   if (save.error) return `Cases not kept: ${errorMessage(save.error)}`;
-  if (!loaded.current) return "";
-  if (save.isPending || wantedText !== lastKept.current) return "Keeping the cases…";
+  if (!loaded) return "";
+  if (save.isPending || wantedText !== lastKept) return "Keeping the cases…";
   return "Cases kept";
 }
 

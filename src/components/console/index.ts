@@ -19,6 +19,7 @@
 //   <Tabs label="…" tabs={[{ id, label, panel }]} selected={id} onSelect={…} />  the ARIA tabs pattern.
 //   useMay("delete")  whether the signed-in member may (src/schemas/permissions.ts); ConfirmButton's `needs` says who may.
 //   <RecentActivity targetId={id} />  the item's last audit events, last on its page (admins).
+//   const [open, setOpen] = usePageState(false)  state that resets when the page changes (no effect).
 //   useUnsavedChanges(dirty)  a form with unsaved edits: reloads and link clicks ask before leaving.
 //   <CopyButton text={id} />, <SearchPicker …/>; icons come from lucide-react with aria-hidden.
 // Styles live in console.css (plain CSS over the variables of src/app/globals.css).
@@ -38,4 +39,5 @@ export { SearchPicker, type PickerOption } from "./search-picker";
 export { Tabs, type Tab } from "./tabs";
 export { notifyDone, notifyFailed } from "./toasts";
 export { useCursorList } from "./use-cursor-list";
+export { usePageState } from "./use-page-state";
 export { UnsavedChangesGuard, useUnsavedChanges } from "./unsaved-changes";

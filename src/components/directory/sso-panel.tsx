@@ -2,7 +2,7 @@
 // The Directory page's single sign-on panel: the organization's OpenID Connect provider (issuer,
 // client id, the secret written and never read back, member email domains), tested with discovery.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { ConfirmButton, CopyButton, ErrorAlert } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import {
@@ -23,13 +23,15 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
   const [clientSecret, setClientSecret] = useState("");
   const [domains, setDomains] = useState("");
   const [displayName, setDisplayName] = useState("");
-  useEffect(() => {
-    if (!connection.data) return;
+  // The form follows the stored connection each time it is read again (after a save, too).
+  const [formFrom, setFormFrom] = useState<typeof connection.data>(undefined);
+  if (connection.data && connection.data !== formFrom) {
+    setFormFrom(connection.data);
     setIssuer(connection.data.issuer);
     setClientId(connection.data.clientId);
     setDomains(connection.data.domains.join(", "));
     setDisplayName(connection.data.displayName);
-  }, [connection.data]);
+  }
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.sso.get.queryKey() });
   const save = useMutation(trpc.sso.set.mutationOptions({ onSuccess: () => (setClientSecret(""), void refresh()) }));
   const remove = useMutation(trpc.sso.remove.mutationOptions({ onSuccess: () => void refresh() }));

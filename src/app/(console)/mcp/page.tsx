@@ -1,7 +1,8 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { Fragment, useEffect, useState } from "react";
+import { Fragment, useState } from "react";
+import { useBrowserOrigin } from "@/lib/browser";
 import { CopyButton, DataTable, ErrorAlert, FormField, PageHeader } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MCP_ROUTE, MCP_SCOPES, mcpSnippets, mcpUrl } from "@/lib/mcp-snippets";
@@ -20,8 +21,7 @@ export default function McpPage() {
   const me = useQuery(trpc.auth.me.queryOptions());
   const keys = useQuery(trpc.apiKeys.list.queryOptions());
   // The URL is the browser's own origin: what the member reaches is what their client reaches.
-  const [origin, setOrigin] = useState("");
-  useEffect(() => setOrigin(window.location.origin), []);
+  const origin = useBrowserOrigin();
   // Pasted only to fill the snippets below; never stored or sent.
   const [secret, setSecret] = useState("");
 

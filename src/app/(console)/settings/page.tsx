@@ -1,6 +1,6 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/lib/trpc";
 import type { Organization } from "@/schemas/organization";
 import { ErrorAlert, PageHeader, useMay } from "@/components/console";
@@ -50,9 +50,8 @@ export default function SettingsPage() {
   const [draft, setDraft] = useState<Draft | null>(null);
   const [saved, setSaved] = useState(false);
 
-  useEffect(() => {
-    if (organization.data && !draft) setDraft(toDraft(organization.data));
-  }, [organization.data, draft]);
+  // The form starts from the organization once it is read.
+  if (organization.data && !draft) setDraft(toDraft(organization.data));
 
   const update = useMutation(
     trpc.organization.update.mutationOptions({

@@ -2,7 +2,7 @@
 // A portal's settings: name, slug (its link), greeting, look and the apps listed first.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams } from "next/navigation";
-import { useEffect, useState, type CSSProperties, type FormEvent } from "react";
+import { useState, type CSSProperties, type FormEvent } from "react";
 import { PortalLink } from "@/components/portal/portal-link";
 import { portalTheme } from "@/components/portal/theme";
 import "@/components/portal/portal-preview.css";
@@ -77,9 +77,12 @@ export default function PortalSettingsPage() {
   const [form, setForm] = useState<Form | null>(null);
   const [saved, setSaved] = useState(false);
   const portal = detail.data?.portal;
-  useEffect(() => {
-    if (portal) setForm(formOf(portal));
-  }, [portal]);
+  // The form follows the saved portal each time it is read again (after a save, too).
+  const [formFrom, setFormFrom] = useState<typeof portal>(undefined);
+  if (portal && portal !== formFrom) {
+    setFormFrom(portal);
+    setForm(formOf(portal));
+  }
   useUnsavedChanges(!!portal && !!form && JSON.stringify(form) !== JSON.stringify(formOf(portal)));
   // Changing a portal is for admins: others read its settings.
   const mayGrant = useMay("grant");
