@@ -78,6 +78,7 @@ export default function McpPage() {
           <>
             <DataTable
               label="Your personal keys"
+              cards
               rows={myKeys}
               rowKey={(key) => key.id}
               rowTestId="mcp-key-row"
