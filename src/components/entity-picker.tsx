@@ -7,6 +7,7 @@ import Link from "next/link";
 import { useDeferredValue, useState } from "react";
 import { CopyButton, SearchPicker } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
+import { MAX_PAGE_SIZE } from "@/schemas/limits";
 
 export type EntityKind = "knowledgebase" | "app" | "agent" | "flow" | "portal" | "group";
 
@@ -33,8 +34,9 @@ export function entityHref(kind: EntityKind, id: string): string {
 }
 
 // Without a search a list is read at its maximum page size, shared by the page's names; a search
-// asks the server for its first matches, so an organization with thousands still finds one.
-const ALL = { limit: 200 } as const;
+// asks the server for its first matches, so an organization with thousands still finds one, and
+// a name beyond that first page is read on its own (useEntityName): nothing stops at one page.
+const ALL = { limit: MAX_PAGE_SIZE } as const;
 const MATCHES = 20;
 
 /** The organization's entities of these kinds whose name contains `search` (all of them, up to a page, when blank). */
@@ -125,7 +127,7 @@ export function useEntities(
  * An entity's name by its id: from the list the page already read, else asked for on its own (one
  * beyond the list's first page, in a large organization); no name once loaded when it is none of ours.
  */
-function useEntityName(kind: EntityKind, id: string): { name?: string; loading: boolean } {
+export function useEntityName(kind: EntityKind, id: string): { name?: string; loading: boolean } {
   const trpc = useTRPC();
   const { entities, loading } = useEntities([kind]);
   const listed = entities.find((entity) => entity.id === id)?.name;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Scope } from "./auth";
 import { nameText, Timestamp, Uuid } from "./common";
+import { MAX_SHORT_NAME_CHARS } from "./limits";
 
 export const ApiKeyKind = z.enum(["organization", "personal"]);
 
@@ -19,7 +20,7 @@ export const ApiKey = z.object({
 export type ApiKey = z.infer<typeof ApiKey>;
 
 export const CreateApiKeyInput = z.strictObject({
-  name: nameText.max(100),
+  name: nameText.max(MAX_SHORT_NAME_CHARS),
   kind: ApiKeyKind,
   scopes: z.array(Scope).min(1, "Choose at least one scope"),
 });

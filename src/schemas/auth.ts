@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_PASSWORD_CHARS } from "./limits";
 
 export const SCOPES = [
   "end_users:read",
@@ -31,5 +32,5 @@ export function roleAtLeast(role: Role, minimum: Role): boolean {
 
 export const SignInInput = z.strictObject({
   email: z.email().max(320),
-  password: z.string().min(1).max(200),
+  password: z.string().min(1).max(MAX_PASSWORD_CHARS),
 });

@@ -3,20 +3,20 @@
 // whether one is stored (providers) or which header names are (MCP connections).
 import { z } from "zod";
 import { nameText, plainText, Timestamp, Uuid } from "./common";
-import { MAX_LABEL_CHARS } from "./limits";
+import { MAX_CREDENTIAL_CHARS, MAX_LABEL_CHARS, MAX_SHORT_NAME_CHARS, MAX_SLUG_CHARS, MAX_URL_CHARS } from "./limits";
 
 /** Lowercase letters, digits and dashes: the first part of `<provider slug>/<model id>`. */
 export const Slug = z
   .string()
   .trim()
   .min(1)
-  .max(40)
+  .max(MAX_SLUG_CHARS)
   .regex(/^[a-z0-9][a-z0-9-]*$/, "Lowercase letters, digits and dashes, starting with a letter or digit");
 
 /** A URL Atrium calls on the organization's behalf. */
-export const ServiceUrl = plainText(2_000).pipe(z.url({ protocol: /^https?$/, error: "An http or https URL" }));
+export const ServiceUrl = plainText(MAX_URL_CHARS).pipe(z.url({ protocol: /^https?$/, error: "An http or https URL" }));
 /** A credential: written, never read back. */
-const Credential = plainText(4_000).min(1);
+const Credential = plainText(MAX_CREDENTIAL_CHARS).min(1);
 
 export const ProviderKind = z.enum(["openai-compatible", "anthropic"]);
 export type ProviderKind = z.infer<typeof ProviderKind>;
@@ -81,7 +81,7 @@ const HeaderName = z
   .string()
   .trim()
   .min(1)
-  .max(100)
+  .max(MAX_SHORT_NAME_CHARS)
   .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "An HTTP header name: letters, digits and !#$%&'*+.^_`|~-")
   .refine((name) => !RESERVED_HEADER_NAMES.includes(name.toLowerCase()), "Set by the MCP transport itself");
 /** A header value: one line (no CR, LF or other control characters). */

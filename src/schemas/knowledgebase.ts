@@ -10,7 +10,7 @@ import {
   Timestamp,
   Uuid,
 } from "./common";
-import { MAX_SEARCH_RESULTS } from "./limits";
+import { MAX_SEARCH_QUERY_CHARS, MAX_SEARCH_RESULTS } from "./limits";
 import { Source } from "./source";
 
 export const PageIndexEntry = z.object({
@@ -116,7 +116,7 @@ export type UpdateKnowledgebaseInput = z.infer<typeof UpdateKnowledgebaseInput>;
 export const SearchKind = z.enum(["pages", "sources"]);
 export const SearchInput = z.strictObject({
   knowledgebaseId: Uuid,
-  query: plainText(500).trim().min(1),
+  query: plainText(MAX_SEARCH_QUERY_CHARS).trim().min(1),
   kinds: z
     .array(SearchKind)
     .min(1)

@@ -23,6 +23,27 @@ export const MAX_INSTRUCTIONS_CHARS = 50_000;
 export const MAX_LABEL_CHARS = 500;
 /** An email address. */
 export const MAX_EMAIL_CHARS = 320;
+/** A password (the sign-in form's and a new one). */
+export const MAX_PASSWORD_CHARS = 200;
+/** Short names: an API key's, an HTTP header's, a sign-in button's. */
+export const MAX_SHORT_NAME_CHARS = 100;
+/** A provider's or an MCP connection's slug (the first part of `<provider slug>/<model id>`). */
+export const MAX_SLUG_CHARS = 40;
+/** A portal's slug (its address is `/p/<slug>`). */
+export const MAX_PORTAL_SLUG_CHARS = 48;
+/** A URL Atrium calls or shows: a provider, an MCP server, an SSO issuer, a portal's logo. */
+export const MAX_URL_CHARS = 2_000;
+/** A credential written and never read back: a provider's API key, an MCP header's value. */
+export const MAX_CREDENTIAL_CHARS = 4_000;
+/** An OpenID Connect client secret. */
+export const MAX_CLIENT_SECRET_CHARS = 2_000;
+/** A domain name, and the member email domains of an SSO connection. */
+export const MAX_DOMAIN_CHARS = 253;
+export const MAX_SSO_DOMAINS = 50;
+/** A knowledgebase search's words. */
+export const MAX_SEARCH_QUERY_CHARS = 500;
+/** Why a conversation's answer was wrong (feedback). */
+export const MAX_FEEDBACK_REASON_CHARS = 1_000;
 /** A reviewer's reason for rejecting an agent write. */
 export const MAX_REVIEW_REASON_CHARS = 2_000;
 /** Reviews approved in one bulk approval. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Role } from "./auth";
 import { ListQuery, NextCursor, Timestamp, Uuid } from "./common";
-import { MAX_EMAIL_CHARS } from "./limits";
+import { MAX_EMAIL_CHARS, MAX_PASSWORD_CHARS } from "./limits";
 
 export const Member = z.object({
   id: Uuid,
@@ -59,7 +59,7 @@ export const ChangeRoleInput = z.strictObject({ memberId: Uuid, role: Role });
 export const MemberIdInput = z.strictObject({ memberId: Uuid });
 
 /** A password a person sets: long enough to resist guessing, bounded like sign-in's. */
-export const NewPassword = z.string().min(10, "Use at least 10 characters.").max(200);
+export const NewPassword = z.string().min(10, "Use at least 10 characters.").max(MAX_PASSWORD_CHARS);
 
 export const AcceptInvitationInput = z.strictObject({
   token: z.string().min(1).max(MAX_INVITATION_TOKEN_CHARS),
@@ -67,6 +67,6 @@ export const AcceptInvitationInput = z.strictObject({
 });
 
 export const ChangePasswordInput = z.strictObject({
-  currentPassword: z.string().min(1).max(200),
+  currentPassword: z.string().min(1).max(MAX_PASSWORD_CHARS),
   newPassword: NewPassword,
 });

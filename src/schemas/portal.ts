@@ -2,7 +2,7 @@
 // for end users (sign-in by email code, their apps, conversations and credits).
 import { z } from "zod";
 import { ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
-import { MAX_GREETING_CHARS } from "./limits";
+import { MAX_GREETING_CHARS, MAX_PORTAL_SLUG_CHARS, MAX_URL_CHARS } from "./limits";
 import { CreditRequest, CreditRequestMessage } from "./credits";
 import { Citation, FeedbackBody } from "./runtime";
 
@@ -15,7 +15,7 @@ export const PortalSlug = z
   .trim()
   .toLowerCase()
   .min(2)
-  .max(48)
+  .max(MAX_PORTAL_SLUG_CHARS)
   .regex(SLUG_PATTERN, "Use 2 to 48 lowercase letters, digits and dashes, not starting or ending with a dash")
   .refine((slug) => !RESERVED_SLUGS.includes(slug), "This slug is reserved")
   .meta({ description: "Unique across the installation; the portal's address is `/p/<slug>`" });
@@ -23,7 +23,7 @@ export const PortalSlug = z
 export const PortalGreeting = plainText(MAX_GREETING_CHARS);
 export const PortalLogoUrl = z
   .url({ protocol: /^https?$/ })
-  .max(2000)
+  .max(MAX_URL_CHARS)
   .meta({ description: "An http(s) image URL" });
 export const PortalAccentColor = z
   .string()

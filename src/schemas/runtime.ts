@@ -1,7 +1,7 @@
 // Runtime shapes: conversation, transaction, test runs and executions.
 import { z } from "zod";
 import { ListQuery, messageText, NextCursor, plainText, Timestamp, Uuid } from "./common";
-import { MAX_MESSAGE_CHARS } from "./limits";
+import { MAX_FEEDBACK_REASON_CHARS, MAX_MESSAGE_CHARS } from "./limits";
 
 /** `regenerate` runs a conversation's last turn again: it needs the conversation; a new turn needs a message. */
 export function checkRegenerate(
@@ -207,7 +207,7 @@ export const Feedback = z
   .meta({ id: "Feedback" });
 export const FeedbackBody = z.strictObject({
   rating: z.enum(FEEDBACK_RATINGS).nullable().meta({ description: "null clears it" }),
-  reason: plainText(1000).optional(),
+  reason: plainText(MAX_FEEDBACK_REASON_CHARS).optional(),
 });
 export const MessageFeedbackInput = FeedbackBody.extend({ appId: Uuid, messageId: Uuid });
 export const MessageFeedbackOutput = z.object({ feedback: Feedback.nullable() });

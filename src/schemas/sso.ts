@@ -1,6 +1,14 @@
 // Single sign-on (OpenID Connect): the organization's connection as the console shows and sets it.
 import { z } from "zod";
 import { Timestamp, Uuid } from "./common";
+import {
+  MAX_CLIENT_SECRET_CHARS,
+  MAX_DOMAIN_CHARS,
+  MAX_LABEL_CHARS,
+  MAX_SHORT_NAME_CHARS,
+  MAX_SSO_DOMAINS,
+  MAX_URL_CHARS,
+} from "./limits";
 
 export const SsoConnection = z.object({
   id: Uuid,
@@ -13,10 +21,10 @@ export const SsoConnection = z.object({
 });
 
 export const SetSsoConnectionInput = z.strictObject({
-  issuer: z.string().trim().min(1).max(2_000),
-  clientId: z.string().trim().min(1).max(500),
+  issuer: z.string().trim().min(1).max(MAX_URL_CHARS),
+  clientId: z.string().trim().min(1).max(MAX_LABEL_CHARS),
   /** Kept as it is when omitted on a change. */
-  clientSecret: z.string().min(1).max(2_000).optional(),
-  domains: z.array(z.string().max(253)).max(50).optional(),
-  displayName: z.string().max(100).optional(),
+  clientSecret: z.string().min(1).max(MAX_CLIENT_SECRET_CHARS).optional(),
+  domains: z.array(z.string().max(MAX_DOMAIN_CHARS)).max(MAX_SSO_DOMAINS).optional(),
+  displayName: z.string().max(MAX_SHORT_NAME_CHARS).optional(),
 });

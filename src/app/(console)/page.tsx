@@ -55,9 +55,7 @@ export default function OverviewPage() {
       <ErrorAlert error={me.error ?? overview.error} />
       {counts && remaining > 0 && (
         <section className="panel" aria-labelledby="getting-started">
-          <h2 id="getting-started" style={{ marginTop: 0 }}>
-            Getting started
-          </h2>
+          <h2 id="getting-started">Getting started</h2>
           <p className="muted">
             {remaining} of {steps.length} steps left.
           </p>

@@ -1,7 +1,8 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
+import { useSearchParameter } from "@/lib/browser";
 import { ErrorAlert, FormField, PageHeader } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 
@@ -12,8 +13,7 @@ export default function SignInPage() {
   const [password, setPassword] = useState("");
   const signIn = useMutation(trpc.auth.signIn.mutationOptions({ onSuccess: () => router.replace("/") }));
   // A single sign-on that failed comes back here with the reason (src/server/adapters/oidc.ts).
-  const [ssoError, setSsoError] = useState<string>();
-  useEffect(() => setSsoError(new URLSearchParams(window.location.search).get("sso_error")?.slice(0, 500)), []);
+  const ssoError = useSearchParameter("sso_error")?.slice(0, 500);
 
   function continueWithSso() {
     window.location.assign(`/auth/oidc/start?email=${encodeURIComponent(email.trim())}`);

@@ -4,6 +4,7 @@
 // questions. Autosaves through EditorShell.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { LoadMore, useCursorList } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { EditorShell, type EditorBodyProps } from "./editor-shell";
 import { IntegrationsField } from "./integrations-field";
@@ -164,7 +165,10 @@ function ModelField({
 function AgentForm({ doc, view, update }: EditorBodyProps) {
   const trpc = useTRPC();
   const models = useQuery(trpc.models.list.queryOptions({}));
-  const flows = useQuery(trpc.flows.list.queryOptions({ include: "drafts", limit: 200 }));
+  const flows = useCursorList(
+    (cursor) => trpc.flows.list.queryOptions({ include: "drafts", limit: 100, ...(cursor ? { cursor } : {}) }),
+    (page) => page.flows,
+  );
   const identity = doc.identity as Doc;
   const setIdentity = (changes: Doc) => update({ identity: { ...identity, ...changes } });
   const titles = new Map(
@@ -250,10 +254,10 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
             onPick={(knowledgebaseId) => update({ knowledge: [...doc.knowledge, { knowledgebaseId }] })}
           />
         </div>
-        <fieldset style={{ border: 0, padding: 0 }}>
+        <fieldset className="bare">
           <legend className="muted">Flows this agent may run</legend>
-          {flows.data?.flows.length === 0 && <p className="muted">No flows yet.</p>}
-          {flows.data?.flows.map((flow) => (
+          {flows.isLoaded && flows.items.length === 0 && <p className="muted">No flows yet.</p>}
+          {flows.items.map((flow) => (
             <label key={flow.id} className="inline">
               <input
                 type="checkbox"
@@ -267,6 +271,7 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
               {flow.name}
             </label>
           ))}
+          <LoadMore list={flows} />
         </fieldset>
       </Section>
       <IntegrationsField value={doc.integrations} onChange={(integrations) => update({ integrations })} />

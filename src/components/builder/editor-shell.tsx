@@ -1,14 +1,13 @@
 "use client";
 // The frame of every builder editor: save state, conflict notice, "draft differs from live",
 // the publish block (publish-panel.tsx), and the versions list with a diff against the draft and "Make live".
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type ReactNode } from "react";
-import { ConfirmButton, PageHeader } from "@/components/console";
+import { ConfirmButton, DataTable, ErrorAlert, LoadMore, PageHeader, Panel, useCursorList } from "@/components/console";
 import { TextDiff } from "@/components/text-diff";
 import { agoWords, changeWhat, doorWords } from "@/lib/change-words";
-import { errorMessage } from "@/lib/trpc";
 import { PreviewPanel } from "./preview-panel";
 import { PublishPanel, type PublishCheck } from "./publish-panel";
 import "./workbench.css";
@@ -21,6 +20,9 @@ import {
   type KindProcedures,
   type SaveProblem,
 } from "./use-draft-editor";
+
+/** Versions read per page (oldest first); "Load more" reads the next. */
+const VERSIONS_PAGE = 100;
 
 const STATE_FIELDS = [
   "id",
@@ -96,9 +98,7 @@ export function EditorShell({
           title={`${ONE[kind][0]!.toUpperCase()}${ONE[kind].slice(1)} not opened`}
           back={{ href: `/${kind}`, label: `All ${kind}` }}
         />
-        <p role="alert" className="error">
-          {errorMessage(editor.loadError)}
-        </p>
+        <ErrorAlert error={editor.loadError} />
         <p className="muted">
           It may have been deleted, or the link is from another organization.{" "}
           <Link href={`/${kind}`}>Find it among all {kind}</Link>.
@@ -138,20 +138,19 @@ export function EditorShell({
         </time>
       </p>
       {state === "conflict" && (
-        <div className="notice" role="alert">
-          <p style={{ marginTop: 0 }}>
-            <strong>Someone else changed this draft</strong>
-            {editor.conflictBy ? ` (${editor.conflictBy})` : ""} since you opened it, so your latest edits were not
-            saved. Reload to see their version; your unsaved edits will be discarded.
+        <ErrorAlert tone="warning" title="Someone else changed this draft">
+          <p>
+            {editor.conflictBy ? `${editor.conflictBy} changed it` : "It changed"} since you opened it, so your latest
+            edits were not saved. Reload to see their version; your unsaved edits will be discarded.
           </p>
           <button type="button" className="primary" onClick={() => void editor.reload()}>
             Reload the draft
           </button>
-        </div>
+        </ErrorAlert>
       )}
       {editor.restoredFrom && state !== "saved" && (
         <div className="notice" role="status" data-testid="restored-edits">
-          <p style={{ marginTop: 0 }}>
+          <p>
             <strong>
               Your edits from {new Date(editor.restoredFrom).toLocaleString()} were brought back from this browser.
             </strong>{" "}
@@ -164,8 +163,8 @@ export function EditorShell({
         </div>
       )}
       {problem && (
-        <div role="alert" className="panel error" data-testid="save-problem">
-          <p style={{ marginTop: 0 }}>
+        <ErrorAlert testId="save-problem">
+          <p>
             {problem.heldBack ? (
               <>
                 <strong>Not saved yet.</strong> These edits would break the {ONE[kind]}, so they were not sent; they are
@@ -188,7 +187,7 @@ export function EditorShell({
               ))}
             </ul>
           )}
-        </div>
+        </ErrorAlert>
       )}
       <Workbench
         settings={
@@ -203,13 +202,7 @@ export function EditorShell({
               checks={publishChecks?.(doc) ?? []}
               onDone={editor.refreshState}
             />
-            <VersionsPanel
-              kind={kind}
-              input={editor.input}
-              procs={editor.procs}
-              draft={view}
-              onDone={editor.refreshState}
-            />
+            <VersionsPanel input={editor.input} procs={editor.procs} draft={view} onDone={editor.refreshState} />
             <DeleteItem kind={kind} input={editor.input} procs={editor.procs} />
           </>
         }
@@ -257,135 +250,108 @@ function DeleteItem({ kind, input, procs }: { kind: KindPlural; input: Doc; proc
         onConfirm={() => remove.mutate(input)}
         needs="delete"
       />
-      {remove.error ? (
-        <span role="alert" className="error">
-          {errorMessage(remove.error)}
-        </span>
-      ) : null}
+      <ErrorAlert error={remove.error} />
     </div>
   );
 }
 
 function VersionsPanel({
-  kind,
   input,
   procs,
   draft,
   onDone,
 }: {
-  kind: KindPlural;
   input: Doc;
   procs: KindProcedures;
   draft: Doc;
   onDone: () => Promise<void>;
 }) {
-  const versions = useQuery(procs.versions.queryOptions({ ...input, limit: 200 })) as {
-    data?: { versions: Doc[] };
-    error: unknown;
-    isLoading: boolean;
-  };
+  // Oldest first from the server, a page at a time; shown newest first (sorted by number).
+  const versions = useCursorList(
+    (cursor) =>
+      procs.versions.queryOptions({ ...input, limit: VERSIONS_PAGE, ...(cursor ? { cursor } : {}) }) as {
+        queryKey: readonly unknown[];
+        queryFn?: () => Promise<{ versions: Doc[]; nextCursor?: string | null }>;
+      },
+    (page) => page.versions,
+  );
   const deploy = useMutation(procs.deploy.mutationOptions({ onSuccess: () => onDone() })) as {
     mutate: (input: Doc) => void;
     isPending: boolean;
     error: unknown;
   };
   const [open, setOpen] = useState<string | null>(null);
-  const list = [...(versions.data?.versions ?? [])].reverse();
   return (
-    <div className="panel" aria-label="Versions">
-      <h2 style={{ marginTop: 0 }}>Versions</h2>
+    <Panel title="Versions" label="Versions">
       {versions.isLoading && <p className="muted">Loading…</p>}
-      {deploy.error ? (
-        <p role="alert" className="error">
-          {errorMessage(deploy.error)}
-        </p>
-      ) : null}
-      {list.length === 0 && !versions.isLoading && (
-        <p className="muted">No versions yet: publish to create version 1.</p>
+      <ErrorAlert error={versions.error ?? deploy.error} />
+      {/* On a phone each version is a card of labelled cells, rather than columns squeezed letter by letter. */}
+      {versions.isLoaded && (
+        <DataTable
+          label="Versions table"
+          cards
+          rows={versions.items}
+          rowKey={(version) => version.id}
+          rowTestId={(version) => `version-${version.number}`}
+          initialSort={{ key: "version", direction: "descending" }}
+          empty="No versions yet: publish to create version 1."
+          detail={(version) =>
+            open === version.id ? (
+              <TextDiff
+                before={comparable(version.document)}
+                after={comparable(draft)}
+                label={`Diff of version ${version.number} against the draft`}
+                sameText="The draft is the same as this version."
+              />
+            ) : null
+          }
+          columns={[
+            {
+              key: "version",
+              header: "Version",
+              sortValue: (version) => version.number,
+              cell: (version) => (
+                <>
+                  <strong>{version.name}</strong> <span className="muted">#{version.number}</span>{" "}
+                  {version.isProduction && <span className="badge">Live</span>}
+                </>
+              ),
+            },
+            {
+              key: "published",
+              header: "Published",
+              cell: (version) => (
+                <span className="muted">
+                  {new Date(version.createdAt).toLocaleString()} by {version.publishedBy} {doorWords(version.source)}
+                </span>
+              ),
+            },
+            { key: "notes", header: "Notes", cell: (version) => version.notes },
+            {
+              key: "actions",
+              header: "",
+              nowrap: true,
+              cell: (version) => (
+                <span className="row">
+                  <button type="button" onClick={() => setOpen(open === version.id ? null : version.id)}>
+                    {open === version.id ? "Hide diff" : "Diff against draft"}
+                  </button>
+                  {!version.isProduction && (
+                    <button
+                      type="button"
+                      disabled={deploy.isPending}
+                      onClick={() => deploy.mutate({ ...input, versionId: version.id })}
+                    >
+                      Make live
+                    </button>
+                  )}
+                </span>
+              ),
+            },
+          ]}
+        />
       )}
-      {list.length > 0 && (
-        // On a phone each version is a card of labelled cells, rather than columns squeezed letter by letter.
-        <div className="table-scroll table-cards" role="region" aria-label="Versions table" tabIndex={0}>
-          <table>
-            <thead>
-              <tr>
-                <th>Version</th>
-                <th>Published</th>
-                <th>Notes</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((version) => (
-                <VersionRow
-                  key={version.id}
-                  version={version}
-                  draft={draft}
-                  open={open === version.id}
-                  onToggle={() => setOpen(open === version.id ? null : version.id)}
-                  onDeploy={() => deploy.mutate({ ...input, versionId: version.id })}
-                  busy={deploy.isPending}
-                  kind={kind}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </div>
-  );
-}
-
-function VersionRow({
-  version,
-  draft,
-  open,
-  onToggle,
-  onDeploy,
-  busy,
-}: {
-  version: Doc;
-  draft: Doc;
-  open: boolean;
-  onToggle: () => void;
-  onDeploy: () => void;
-  busy: boolean;
-  kind: KindPlural;
-}) {
-  return (
-    <>
-      <tr data-testid={`version-${version.number}`}>
-        <td data-label="Version">
-          <strong>{version.name}</strong> <span className="muted">#{version.number}</span>{" "}
-          {version.isProduction && <span className="badge">Live</span>}
-        </td>
-        <td className="muted" data-label="Published">
-          {new Date(version.createdAt).toLocaleString()} by {version.publishedBy} {doorWords(version.source)}
-        </td>
-        <td data-label={version.notes ? "Notes" : undefined}>{version.notes}</td>
-        <td className="row nowrap">
-          <button type="button" onClick={onToggle}>
-            {open ? "Hide diff" : "Diff against draft"}
-          </button>
-          {!version.isProduction && (
-            <button type="button" disabled={busy} onClick={onDeploy}>
-              Make live
-            </button>
-          )}
-        </td>
-      </tr>
-      {open && (
-        <tr>
-          <td colSpan={4}>
-            <TextDiff
-              before={comparable(version.document)}
-              after={comparable(draft)}
-              label={`Diff of version ${version.number} against the draft`}
-              sameText="The draft is the same as this version."
-            />
-          </td>
-        </tr>
-      )}
-    </>
+      <LoadMore list={versions} />
+    </Panel>
   );
 }

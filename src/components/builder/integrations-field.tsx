@@ -72,7 +72,7 @@ export function IntegrationsField({
 
   return (
     <div className="panel form" aria-label="Integrations">
-      <h2 style={{ marginTop: 0 }}>Integrations</h2>
+      <h2>Integrations</h2>
       <ErrorAlert error={connections.error} />
       {connections.data?.length === 0 && (
         <p className="muted">

@@ -1,14 +1,15 @@
 "use client";
+import { ErrorAlert } from "@/components/console";
 // The editors' preview: a short conversation with the DRAFT being edited (not the live version),
 // each message a test run (1 credit), with the trace of each answer. The transcript is kept per
 // item in this tab (sessionStorage) while editing, so instructions can be changed and the same
 // question asked again to compare the answers.
 import { useMutation } from "@tanstack/react-query";
-import { useEffect, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { ChatComposer } from "@/components/chat/chat-composer";
 import { ChatTranscript } from "@/components/chat/chat-transcript";
 import { TraceDetails, formatMs } from "@/components/runtime/execution-trace";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { useTRPC } from "@/lib/trpc";
 import { ONE, type KindPlural } from "./use-draft-editor";
 
 /** The transcript kept per draft: enough to compare a few answers, small enough for the tab's storage. */
@@ -54,7 +55,12 @@ export function PreviewPanel({ kind, id, draftSaved }: { kind: KindPlural; id: s
   const [messages, setMessages] = useState<PreviewMessage[]>([]);
   const [draft, setDraft] = useState("");
   const [asked, setAsked] = useState<string | null>(null);
-  useEffect(() => setMessages(readKept(kind, id)), [kind, id]);
+  // The transcript kept in this tab for this item, read when the item is first shown.
+  const [keptFor, setKeptFor] = useState<string | null>(null);
+  if (keptFor !== storageKey(kind, id)) {
+    setKeptFor(storageKey(kind, id));
+    setMessages(readKept(kind, id));
+  }
   const preview = useMutation(procs.preview.mutationOptions());
 
   const send = (event: FormEvent) => {
@@ -114,11 +120,7 @@ export function PreviewPanel({ kind, id, draftSaved }: { kind: KindPlural; id: s
         pending={asked ? { message: asked, reply: "" } : null}
         footer={(m) => (
           <div className="preview-footer">
-            {m.error && (
-              <p role="alert" className="error">
-                {m.error}
-              </p>
-            )}
+            <ErrorAlert error={m.error} />
             <span className="muted">
               {m.at ? `Draft as saved at ${new Date(m.at).toLocaleTimeString()}` : ""}
               {m.latencyMs !== undefined ? ` · ${formatMs(m.latencyMs)}` : ""}
@@ -135,11 +137,7 @@ export function PreviewPanel({ kind, id, draftSaved }: { kind: KindPlural; id: s
           </p>
         )}
       </ChatTranscript>
-      {preview.error && (
-        <p role="alert" className="error">
-          {errorMessage(preview.error)}
-        </p>
-      )}
+      <ErrorAlert error={preview.error} />
       <ChatComposer
         draft={draft}
         onDraft={setDraft}

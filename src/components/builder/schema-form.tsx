@@ -5,7 +5,7 @@
 // A schema the form cannot show opens as JSON with one sentence saying why; nothing in it is lost.
 import { Plus, Trash2 } from "lucide-react";
 import { useState } from "react";
-import { FormField, Tabs } from "@/components/console";
+import { ErrorAlert, FormField, Tabs } from "@/components/console";
 import { MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS } from "@/schemas/limits";
 import {
   canNest,
@@ -119,9 +119,10 @@ export function SchemaEditor({
                 />
                 <KeptNote kept={parsed.form.kept} />
                 {problems.size > 0 && (
-                  <p className="error" role="status">
-                    Not saved until the marked field{problems.size === 1 ? " is" : "s are"} fixed.
-                  </p>
+                  <ErrorAlert
+                    tone="warning"
+                    error={`Not saved until the marked field${problems.size === 1 ? " is" : "s are"} fixed.`}
+                  />
                 )}
               </>
             ) : (

@@ -2,13 +2,16 @@
 // Graded test runs of the draft: up to 10 cases (input + expected behaviour), an optional
 // rubric, Run, and each case's pass/fail with the output, the failures and where to fix them.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { TestRunResult, TestSuite } from "@/schemas/runtime";
 import { TraceDetails, formatMs } from "@/components/runtime/execution-trace";
 import { ONE, type KindPlural } from "./use-draft-editor";
+import { DataTable, ErrorAlert, LoadMore, useCursorList } from "@/components/console";
 
 const MAX_CASES = 10;
+/** Earlier runs read per page; "Load more" reads the next. */
+const RUNS_PAGE = 50;
 
 interface CaseRow {
   input: string;
@@ -31,23 +34,27 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
     setCases(kept.cases.length > 0 ? kept.cases : [{ input: "", expectedBehavior: "" }]);
     setRubric(kept.rubric);
   });
-  const runs = useQuery(procs.list.queryOptions({ id, limit: 200 }));
+  // Oldest first from the server, a page at a time; shown newest first.
+  const runs = useCursorList(
+    (cursor) => procs.list.queryOptions({ id, limit: RUNS_PAGE, ...(cursor ? { cursor } : {}) }),
+    (page) => page.testRuns,
+  );
   const run = useMutation(
     procs.run.mutationOptions({
       onSuccess: (result) => {
         setLatest(result);
-        void queryClient.invalidateQueries({ queryKey: procs.list.queryKey({ id, limit: 200 }) });
+        void queryClient.invalidateQueries({ queryKey: procs.list.queryKey() });
       },
     }),
   );
   const filled = cases.filter((c) => c.input.trim() !== "");
   const edit = (index: number, changes: Partial<CaseRow>) =>
     setCases((current) => current.map((c, i) => (i === index ? { ...c, ...changes } : c)));
-  const previous = [...(runs.data?.testRuns ?? [])].reverse().filter((r) => r.id !== latest?.id);
+  const previous = runs.items.filter((r) => r.id !== latest?.id).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 
   return (
     <div className="panel" aria-label="Tests">
-      <h2 style={{ marginTop: 0 }}>Tests</h2>
+      <h2>Tests</h2>
       <p className="muted">
         Each case runs against this {ONE[kind]}&apos;s draft and is graded against its expected behaviour (or the
         rubric, when given). 1 credit per case.
@@ -125,19 +132,11 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
           {run.isPending ? "Running…" : `Run ${filled.length} case${filled.length === 1 ? "" : "s"}`}
         </button>
       </div>
-      {run.error && (
-        <p role="alert" className="error">
-          {errorMessage(run.error)}
-        </p>
-      )}
+      <ErrorAlert error={run.error} />
       {latest && <RunResults run={latest} />}
       <h3>Previous runs</h3>
-      {runs.error && (
-        <p role="alert" className="error">
-          {errorMessage(runs.error)}
-        </p>
-      )}
-      {runs.data && previous.length === 0 && <p className="muted">No earlier runs.</p>}
+      <ErrorAlert error={runs.error} />
+      {runs.isLoaded && previous.length === 0 && <p className="muted">No earlier runs.</p>}
       {previous.map((r) => (
         <details key={r.id}>
           <summary>
@@ -146,6 +145,7 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
           <RunResults run={r} />
         </details>
       ))}
+      <LoadMore list={runs} />
     </div>
   );
 }
@@ -165,14 +165,13 @@ function useKeptSuite(
 ): string {
   const suite = useQuery(procs.suite.queryOptions({ id }, { staleTime: 0 }));
   const save = useMutation(procs.saveSuite.mutationOptions());
-  const loaded = useRef(false);
-  const lastKept = useRef<string | null>(null);
-  useEffect(() => {
-    if (!suite.data || loaded.current) return;
-    loaded.current = true;
-    lastKept.current = JSON.stringify(suite.data);
+  // The suite as the server last holds it (JSON); null until it is first read, when the cases start from it.
+  const [lastKept, setLastKept] = useState<string | null>(null);
+  const loaded = lastKept !== null;
+  if (suite.data && !loaded) {
+    setLastKept(JSON.stringify(suite.data));
     onLoaded(suite.data);
-  }, [suite.data, onLoaded]);
+  }
   const wanted: TestSuite = {
     cases: cases.filter((c) => c.input.trim() !== "" || c.expectedBehavior.trim() !== ""),
     rubric,
@@ -180,18 +179,17 @@ function useKeptSuite(
   const wantedText = JSON.stringify(wanted);
   const { mutate } = save;
   useEffect(() => {
-    if (!loaded.current || wantedText === lastKept.current) return;
+    if (!loaded || wantedText === lastKept) return;
     const timer = setTimeout(
-      () =>
-        mutate({ id, ...(JSON.parse(wantedText) as TestSuite) }, { onSuccess: () => (lastKept.current = wantedText) }),
+      () => mutate({ id, ...(JSON.parse(wantedText) as TestSuite) }, { onSuccess: () => setLastKept(wantedText) }),
       KEEP_MS,
     );
     return () => clearTimeout(timer);
-  }, [wantedText, id, mutate]);
+  }, [wantedText, id, mutate, loaded, lastKept]);
   if (suite.error) return `Cases could not be loaded: ${errorMessage(suite.error)}`;
   if (save.error) return `Cases not kept: ${errorMessage(save.error)}`;
-  if (!loaded.current) return "";
-  if (save.isPending || wantedText !== lastKept.current) return "Keeping the cases…";
+  if (!loaded) return "";
+  if (save.isPending || wantedText !== lastKept) return "Keeping the cases…";
   return "Cases kept";
 }
 
@@ -204,63 +202,76 @@ function RunResults({ run }: { run: Run }) {
         </strong>{" "}
         <span className="muted">{new Date(run.createdAt).toLocaleString()}</span>
       </p>
-      <table>
-        <thead>
-          <tr>
-            <th>Case</th>
-            <th>Result</th>
-            <th>Output</th>
-            <th>What to fix</th>
-          </tr>
-        </thead>
-        <tbody>
-          {run.results.map((result) => (
-            <tr key={result.caseId}>
-              <td>
+      <DataTable
+        label="Test results"
+        rows={run.results}
+        rowKey={(result) => result.caseId}
+        empty="No cases ran."
+        columns={[
+          {
+            key: "case",
+            header: "Case",
+            cell: (result) => (
+              <>
                 <strong>{result.caseId}</strong>
                 <div className="trace-output">{result.input}</div>
-              </td>
-              <td>
+              </>
+            ),
+          },
+          {
+            key: "result",
+            header: "Result",
+            cell: (result) => (
+              <>
                 <span className={result.passed ? "passed" : "failed"}>{result.passed ? "Pass" : "Fail"}</span>
                 <div className="muted">{formatMs(result.latencyMs)}</div>
-              </td>
-              <td>
+              </>
+            ),
+          },
+          {
+            key: "output",
+            header: "Output",
+            cell: (result) => (
+              <>
                 {result.error ? (
-                  <span className="error">{result.error}</span>
+                  <span className="failure-reason">{result.error}</span>
                 ) : (
                   <div className="trace-output">{result.output}</div>
                 )}
                 {result.executionId && <TraceDetails executionId={result.executionId} />}
-              </td>
-              <td>
-                {result.failures.length === 0 ? (
-                  <span className="muted">—</span>
-                ) : (
-                  <ul style={{ margin: 0, paddingLeft: "1rem" }}>
-                    {result.failures.map((failure, index) => (
-                      <li key={index}>
-                        {failure.reason}
-                        <div className="muted">
-                          {failure.correctionHint}
-                          {failure.targetNodeIds.length > 0 && (
-                            <>
-                              {" "}
-                              Fix:{" "}
-                              {failure.targetNodeIds.map((node) => (
-                                <code key={node}>{node} </code>
-                              ))}
-                            </>
-                          )}
-                        </div>
-                      </li>
-                    ))}
-                  </ul>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </>
+            ),
+          },
+          {
+            key: "fix",
+            header: "What to fix",
+            cell: (result) =>
+              result.failures.length === 0 ? (
+                <span className="muted">—</span>
+              ) : (
+                <ul className="tight-list">
+                  {result.failures.map((failure, index) => (
+                    <li key={index}>
+                      {failure.reason}
+                      <div className="muted">
+                        {failure.correctionHint}
+                        {failure.targetNodeIds.length > 0 && (
+                          <>
+                            {" "}
+                            Fix:{" "}
+                            {failure.targetNodeIds.map((node) => (
+                              <code key={node}>{node} </code>
+                            ))}
+                          </>
+                        )}
+                      </div>
+                    </li>
+                  ))}
+                </ul>
+              ),
+          },
+        ]}
+      />
     </div>
   );
 }

@@ -4,6 +4,7 @@
 import { Check, Copy, RefreshCw, ThumbsDown, ThumbsUp } from "lucide-react";
 import { useState, type FormEvent } from "react";
 import { useChatText } from "./chat-i18n";
+import { MAX_FEEDBACK_REASON_CHARS } from "@/schemas/limits";
 
 export type FeedbackRating = "up" | "down";
 
@@ -95,7 +96,7 @@ export function MessageActions({
           <input
             value={reason}
             onChange={(e) => setReason(e.target.value)}
-            maxLength={1000}
+            maxLength={MAX_FEEDBACK_REASON_CHARS}
             placeholder={t("actions.reasonPlaceholder")}
             aria-label={t("actions.reasonLabel")}
           />

@@ -34,7 +34,7 @@ import {
 } from "lucide-react";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
+import { createContext, useContext, type ReactNode } from "react";
 import type { Role } from "@/schemas/auth";
 import { may, type Capability } from "@/schemas/permissions";
 import { useTRPC } from "@/lib/trpc";
@@ -42,6 +42,7 @@ import { CommandPalette, openCommandPalette } from "./command-palette";
 import { NavigationProgress } from "./navigation-progress";
 import { NotificationBell } from "./notifications";
 import { ConsoleToaster } from "./toasts";
+import { usePageState } from "./use-page-state";
 
 type NavLink = { href: string; label: string; icon: LucideIcon; needs?: Capability; badge?: "pendingReviews" };
 
@@ -134,8 +135,7 @@ export function ConsoleShell({ email, role, children }: { email: string; role: R
   const overview = useQuery(trpc.overview.get.queryOptions());
   const signOut = useMutation(trpc.auth.signOut.mutationOptions({ onSuccess: () => router.replace("/sign-in") }));
   // On a phone the links fold behind the Menu button; moving to another page folds them again.
-  const [open, setOpen] = useState(false);
-  useEffect(() => setOpen(false), [pathname]);
+  const [open, setOpen] = usePageState(false);
   const paletteLinks = GROUPS.flatMap((group) => group.links)
     .filter((link) => !link.needs || may(role, link.needs))
     .concat({ href: "/account", label: "Your account", icon: UserCircle });

@@ -57,7 +57,8 @@ export function CommandPalette({ links }: { links: PaletteLink[] }) {
   const opener = useRef<HTMLElement | null>(null);
   const [open, setOpen] = useState(false);
   const [text, setText] = useState("");
-  const [active, setActive] = useState(0);
+  // The active option, for the options it was chosen among: new options (typing) start at the first.
+  const [chosen, setChosen] = useState({ among: "", index: 0 });
   const listboxId = useId();
   const titleId = useId();
   const q = useDebounced(text.trim());
@@ -118,7 +119,10 @@ export function CommandPalette({ links }: { links: PaletteLink[] }) {
     return [...items, ...pages];
   }, [links, text, found.data, q]);
 
-  useEffect(() => setActive(0), [options.length, text]);
+  const among = `${options.length}:${text}`;
+  const active = chosen.among === among ? chosen.index : 0;
+  const setActive = (next: number | ((index: number) => number)) =>
+    setChosen({ among, index: typeof next === "function" ? next(active) : next });
 
   function go(option: Option | undefined) {
     if (!option) return;

@@ -1,6 +1,6 @@
 "use client";
 import { ArrowDown, ArrowUp, ArrowUpDown } from "lucide-react";
-import { useState, type ReactNode } from "react";
+import { Fragment, useState, type ReactNode } from "react";
 
 export interface Column<Row> {
   /** Unique per table; also the sort key's name. */
@@ -37,6 +37,7 @@ export function DataTable<Row>({
   rowTestId,
   initialSort,
   cards = false,
+  detail,
 }: {
   /** Names the table for assistive technology. */
   label: string;
@@ -45,10 +46,13 @@ export function DataTable<Row>({
   rowKey: (row: Row) => string;
   /** Shown instead of the table when there are no rows. */
   empty: ReactNode;
-  rowTestId?: string;
+  /** The rows' data-testid: one for all, or each row's own. */
+  rowTestId?: string | ((row: Row) => string);
   initialSort?: Sort;
   /** On a phone, each row as a card of labelled cells instead of a row that scrolls sideways (for long values such as emails). */
   cards?: boolean;
+  /** A row's opened detail (a trace, a result), shown under it across every column; null when closed. */
+  detail?: (row: Row) => ReactNode;
 }) {
   const [sort, setSort] = useState<Sort | undefined>(initialSort);
   if (!rows) return null;
@@ -94,19 +98,29 @@ export function DataTable<Row>({
           </tr>
         </thead>
         <tbody>
-          {sorted.map((row) => (
-            <tr key={rowKey(row)} data-testid={rowTestId}>
-              {columns.map((column) => (
-                <td
-                  key={column.key}
-                  className={column.nowrap ? "nowrap" : undefined}
-                  data-label={column.label ?? (typeof column.header === "string" ? column.header : undefined)}
-                >
-                  {column.cell(row)}
-                </td>
-              ))}
-            </tr>
-          ))}
+          {sorted.map((row) => {
+            const opened = detail?.(row);
+            return (
+              <Fragment key={rowKey(row)}>
+                <tr data-testid={typeof rowTestId === "function" ? rowTestId(row) : rowTestId}>
+                  {columns.map((column) => (
+                    <td
+                      key={column.key}
+                      className={column.nowrap ? "nowrap" : undefined}
+                      data-label={column.label ?? (typeof column.header === "string" ? column.header : undefined)}
+                    >
+                      {column.cell(row)}
+                    </td>
+                  ))}
+                </tr>
+                {opened != null && opened !== false && (
+                  <tr className="row-detail">
+                    <td colSpan={columns.length}>{opened}</td>
+                  </tr>
+                )}
+              </Fragment>
+            );
+          })}
         </tbody>
       </table>
     </div>

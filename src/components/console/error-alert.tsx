@@ -1,5 +1,6 @@
 "use client";
 import { CircleAlert } from "lucide-react";
+import type { ReactNode } from "react";
 
 interface ErrorEnvelope {
   message: string;
@@ -9,9 +10,11 @@ interface ErrorEnvelope {
 
 /**
  * Reads our error envelope from whatever a call threw: tRPC puts the AppError body and the
- * request id in `error.data` (src/server/trpc/init.ts), a plain Error has only its message.
+ * request id in `error.data` (src/server/trpc/init.ts), a plain Error has only its message, and a
+ * string is a message the page wrote itself (a check before sending).
  */
 export function errorEnvelope(error: unknown): ErrorEnvelope {
+  if (typeof error === "string") return { message: error };
   if (!(error instanceof Error)) return { message: "Something went wrong." };
   const data = (error as { data?: { appError?: { code?: unknown }; requestId?: unknown } }).data;
   const code = typeof data?.appError?.code === "string" ? data.appError.code : undefined;
@@ -19,12 +22,37 @@ export function errorEnvelope(error: unknown): ErrorEnvelope {
   return { message: error.message, code, requestId };
 }
 
-/** A failed call as a person reads it: the message, and the code and request id for support. */
-export function ErrorAlert({ error, title }: { error: unknown; title?: string }) {
-  if (!error) return null;
-  const { message, code, requestId } = errorEnvelope(error);
+/**
+ * A failed call as a person reads it: the message, and the code and request id for support.
+ * `children` add what the person can do about it (a list of failures, a button); with
+ * `tone="warning"` it is something to act on rather than a failure; `announceOnly` says the
+ * message to screen readers where the page already shows it beside its field.
+ */
+export function ErrorAlert({
+  error,
+  title,
+  tone = "danger",
+  announceOnly = false,
+  testId,
+  children,
+}: {
+  error?: unknown;
+  title?: ReactNode;
+  tone?: "danger" | "warning";
+  announceOnly?: boolean;
+  testId?: string;
+  children?: ReactNode;
+}) {
+  if (!error && !children) return null;
+  const { message, code, requestId } = error ? errorEnvelope(error) : {};
+  if (announceOnly)
+    return (
+      <p role="alert" className="visually-hidden" data-testid={testId}>
+        {message}
+      </p>
+    );
   return (
-    <div role="alert" className="alert">
+    <div role="alert" className={tone === "warning" ? "alert warning" : "alert"} data-testid={testId}>
       <CircleAlert size={18} aria-hidden className="icon" />
       <div className="alert-body">
         {title && (
@@ -32,7 +60,8 @@ export function ErrorAlert({ error, title }: { error: unknown; title?: string })
             <strong>{title}</strong>
           </p>
         )}
-        <p>{message}</p>
+        {message && <p>{message}</p>}
+        {children}
         {(code || requestId) && (
           <p className="alert-meta">
             {code && (

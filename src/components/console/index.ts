@@ -2,7 +2,10 @@
 //
 //   <PageHeader title="End users" description="…" actions={<button>…</button>} back={{ href, label }} />
 //     sets the tab's title ("End users · Atrium"); one per page.
-//   <ErrorAlert error={query.error ?? mutation.error} />  the error envelope: message, code, request id.
+//   <Panel title="Keys" actions={…}>…</Panel>  a bordered block with its heading; with onSubmit, a form.
+//   <FormActions error={create.error} submitLabel="Create" pending={create.isPending} />  a form's end.
+//   <ErrorAlert error={query.error ?? mutation.error} />  the error envelope: message, code, request id
+//     (or a message the page wrote itself); never a hand-written role="alert".
 //   <FormField label="Name" hint="…" error={fieldError}><input … /></FormField>  label, hint and
 //     error tied to the control by id and aria-describedby.
 //   <DataTable label="End users" columns={[{ key, header, cell, sortValue? }]} rows={…} rowKey={…}
@@ -16,6 +19,7 @@
 //   <Tabs label="…" tabs={[{ id, label, panel }]} selected={id} onSelect={…} />  the ARIA tabs pattern.
 //   useMay("delete")  whether the signed-in member may (src/schemas/permissions.ts); ConfirmButton's `needs` says who may.
 //   <RecentActivity targetId={id} />  the item's last audit events, last on its page (admins).
+//   const [open, setOpen] = usePageState(false)  state that resets when the page changes (no effect).
 //   useUnsavedChanges(dirty)  a form with unsaved edits: reloads and link clicks ask before leaving.
 //   <CopyButton text={id} />, <SearchPicker …/>; icons come from lucide-react with aria-hidden.
 // Styles live in console.css (plain CSS over the variables of src/app/globals.css).
@@ -29,9 +33,11 @@ export { ErrorAlert, errorEnvelope } from "./error-alert";
 export { FormField } from "./form-field";
 export { LoadMore } from "./load-more";
 export { PageHeader, pageTitle } from "./page-header";
+export { FormActions, Panel } from "./panel";
 export { RecentActivity } from "./recent-activity";
 export { SearchPicker, type PickerOption } from "./search-picker";
 export { Tabs, type Tab } from "./tabs";
 export { notifyDone, notifyFailed } from "./toasts";
 export { useCursorList } from "./use-cursor-list";
+export { usePageState } from "./use-page-state";
 export { UnsavedChangesGuard, useUnsavedChanges } from "./unsaved-changes";

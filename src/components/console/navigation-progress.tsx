@@ -3,8 +3,8 @@
 // a slow connection shows something at once; the console's loading.tsx shows a skeleton below it.
 // App Router has no navigation events: a click on a same-origin link to another path starts the
 // bar, and the new pathname (or a 10 s limit) ends it.
-import { usePathname } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useEffect } from "react";
+import { usePageState } from "./use-page-state";
 
 const GIVE_UP_MS = 10_000;
 
@@ -18,10 +18,8 @@ function startsNavigation(event: MouseEvent): boolean {
 }
 
 export function NavigationProgress() {
-  const pathname = usePathname();
-  const [busy, setBusy] = useState(false);
-
-  useEffect(() => setBusy(false), [pathname]);
+  // Busy from the click that leaves this page until the next page's path arrives.
+  const [busy, setBusy] = usePageState(false);
 
   useEffect(() => {
     const click = (event: MouseEvent) => {
@@ -35,13 +33,13 @@ export function NavigationProgress() {
       document.removeEventListener("click", click, true);
       window.removeEventListener("atrium:navigate", start);
     };
-  }, []);
+  }, [setBusy]);
 
   useEffect(() => {
     if (!busy) return;
     const timer = setTimeout(() => setBusy(false), GIVE_UP_MS);
     return () => clearTimeout(timer);
-  }, [busy]);
+  }, [busy, setBusy]);
 
   return (
     <div

@@ -5,11 +5,12 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Bell, Building2, ClipboardCheck, CreditCard, FileWarning, Webhook, type LucideIcon } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { useEffect, useId, useRef, useState } from "react";
+import { useEffect, useId, useRef } from "react";
 import type { Notification, NotificationKind } from "@/schemas/notifications";
 import { useTRPC } from "@/lib/trpc";
 import { ErrorAlert } from "./error-alert";
 import { notifyDone } from "./toasts";
+import { usePageState } from "./use-page-state";
 
 const KIND_ICON: Record<NotificationKind, LucideIcon> = {
   review: ClipboardCheck,
@@ -111,14 +112,13 @@ export function NotificationBell() {
   const trpc = useTRPC();
   const pathname = usePathname();
   const list = useQuery({ ...trpc.notifications.list.queryOptions({ limit: 10 }), refetchInterval: REFRESH_MS });
-  const [open, setOpen] = useState(false);
+  const [open, setOpen] = usePageState(false);
   const panelId = useId();
   const wrapper = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
   const { refetch } = list;
 
   useEffect(() => {
-    setOpen(false);
     void refetch();
   }, [pathname, refetch]);
 
@@ -138,7 +138,7 @@ export function NotificationBell() {
       document.removeEventListener("mousedown", outside);
       document.removeEventListener("keydown", escape);
     };
-  }, [open]);
+  }, [open, setOpen]);
 
   const unread = list.data?.unread ?? 0;
   const items = list.data?.notifications ?? [];
@@ -192,9 +192,7 @@ export function NotificationEmailsForm() {
   const kinds = settings.data?.kinds ?? [];
   return (
     <section className="panel form" aria-labelledby="notification-emails">
-      <h2 id="notification-emails" style={{ marginTop: 0 }}>
-        Notification emails
-      </h2>
+      <h2 id="notification-emails">Notification emails</h2>
       <p className="muted" style={{ margin: 0 }}>
         What waits for you is always under the bell. Tick what you also want by email, sent once per item.
       </p>

@@ -28,9 +28,7 @@ function RecentActivityPanel({ targetId }: { targetId: string }) {
   const logLink = `/audit-log?targetId=${encodeURIComponent(targetId)}`;
   return (
     <section className="panel recent-activity" aria-labelledby={`activity-${targetId}`}>
-      <h2 id={`activity-${targetId}`} style={{ marginTop: 0 }}>
-        Recent activity
-      </h2>
+      <h2 id={`activity-${targetId}`}>Recent activity</h2>
       {events.isLoading && <p className="muted">Loading…</p>}
       {events.error && <p className="muted">The activity of this item could not be read.</p>}
       {events.data && events.data.auditEvents.length === 0 && <p className="muted">Nothing recorded yet.</p>}

@@ -3,9 +3,10 @@
 // useUnsavedChanges(dirty); while any form is dirty, a reload or closing the tab asks the
 // browser's question, and a link click inside the console (the sidebar, a breadcrumb, a link in
 // the page) opens the console's confirmation first. Cancelling keeps the page and its text.
-import { usePathname, useRouter } from "next/navigation";
-import { useEffect, useId, useState, useSyncExternalStore } from "react";
+import { useRouter } from "next/navigation";
+import { useEffect, useId, useSyncExternalStore } from "react";
 import { ConfirmDialog } from "./confirm-dialog";
+import { usePageState } from "./use-page-state";
 
 /** The dirty forms, each with whether it keeps its edits in this browser (the editors do). */
 const dirtyForms = new Map<string, boolean>();
@@ -65,11 +66,8 @@ function destinationOf(event: MouseEvent): string | null {
 /** Rendered once by the console layout: asks before a link click leaves a form with unsaved edits. */
 export function UnsavedChangesGuard() {
   const router = useRouter();
-  const pathname = usePathname();
   const dirty = useSyncExternalStore(subscribe, dirtiness, () => "none" as const);
-  const [pending, setPending] = useState<string | null>(null);
-
-  useEffect(() => setPending(null), [pathname]);
+  const [pending, setPending] = usePageState<string | null>(null);
   useEffect(() => {
     if (dirty === "none") return;
     // Capture, on the document: before Next.js's Link (React listens at its root) starts the navigation.
@@ -82,7 +80,7 @@ export function UnsavedChangesGuard() {
     };
     document.addEventListener("click", onClick, true);
     return () => document.removeEventListener("click", onClick, true);
-  }, [dirty]);
+  }, [dirty, setPending]);
 
   return (
     <ConfirmDialog

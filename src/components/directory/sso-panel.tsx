@@ -2,9 +2,17 @@
 // The Directory page's single sign-on panel: the organization's OpenID Connect provider (issuer,
 // client id, the secret written and never read back, member email domains), tested with discovery.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState, type FormEvent } from "react";
-import { ConfirmButton, CopyButton } from "@/components/console";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { useState, type FormEvent } from "react";
+import { ConfirmButton, CopyButton, ErrorAlert } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import {
+  MAX_CLIENT_SECRET_CHARS,
+  MAX_DOMAIN_CHARS,
+  MAX_LABEL_CHARS,
+  MAX_SHORT_NAME_CHARS,
+  MAX_SSO_DOMAINS,
+  MAX_URL_CHARS,
+} from "@/schemas/limits";
 
 export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
   const trpc = useTRPC();
@@ -15,13 +23,15 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
   const [clientSecret, setClientSecret] = useState("");
   const [domains, setDomains] = useState("");
   const [displayName, setDisplayName] = useState("");
-  useEffect(() => {
-    if (!connection.data) return;
+  // The form follows the stored connection each time it is read again (after a save, too).
+  const [formFrom, setFormFrom] = useState<typeof connection.data>(undefined);
+  if (connection.data && connection.data !== formFrom) {
+    setFormFrom(connection.data);
     setIssuer(connection.data.issuer);
     setClientId(connection.data.clientId);
     setDomains(connection.data.domains.join(", "));
     setDisplayName(connection.data.displayName);
-  }, [connection.data]);
+  }
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.sso.get.queryKey() });
   const save = useMutation(trpc.sso.set.mutationOptions({ onSuccess: () => (setClientSecret(""), void refresh()) }));
   const remove = useMutation(trpc.sso.remove.mutationOptions({ onSuccess: () => void refresh() }));
@@ -45,7 +55,7 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
 
   return (
     <form className="panel form" onSubmit={submit} aria-label="Single sign-on">
-      <h2 style={{ marginTop: 0 }}>Single sign-on (OpenID Connect)</h2>
+      <h2>Single sign-on (OpenID Connect)</h2>
       <p className="muted">
         Members sign in to the console, and end users to portals that allow it, with your identity provider. Register
         this redirect URI there:
@@ -60,7 +70,7 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
         Issuer URL
         <input
           required
-          maxLength={2000}
+          maxLength={MAX_URL_CHARS}
           value={issuer}
           onChange={(e) => setIssuer(e.target.value)}
           placeholder="https://login.microsoftonline.com/<tenant>/v2.0"
@@ -68,14 +78,14 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
       </label>
       <label>
         Client id
-        <input required maxLength={500} value={clientId} onChange={(e) => setClientId(e.target.value)} />
+        <input required maxLength={MAX_LABEL_CHARS} value={clientId} onChange={(e) => setClientId(e.target.value)} />
       </label>
       <label>
         Client secret{connection.data ? " (leave empty to keep the current one)" : ""}
         <input
           type="password"
           autoComplete="off"
-          maxLength={2000}
+          maxLength={MAX_CLIENT_SECRET_CHARS}
           required={!connection.data}
           value={clientSecret}
           onChange={(e) => setClientSecret(e.target.value)}
@@ -84,7 +94,7 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
       <label>
         Member email domains (comma-separated)
         <input
-          maxLength={5000}
+          maxLength={MAX_SSO_DOMAINS * (MAX_DOMAIN_CHARS + 2)}
           value={domains}
           onChange={(e) => setDomains(e.target.value)}
           placeholder="contoso.com"
@@ -93,17 +103,13 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
       <label>
         Button name (“Continue with …”)
         <input
-          maxLength={100}
+          maxLength={MAX_SHORT_NAME_CHARS}
           value={displayName}
           onChange={(e) => setDisplayName(e.target.value)}
           placeholder="Contoso"
         />
       </label>
-      {failure && (
-        <p role="alert" className="error">
-          {errorMessage(failure)}
-        </p>
-      )}
+      <ErrorAlert error={failure} />
       {test.data && (
         <p role="status" data-testid="sso-test-ok">
           Connected: {test.data.issuer} answered discovery.

@@ -8,6 +8,7 @@ import { useState, type FormEvent } from "react";
 import { ErrorAlert } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import "./knowledge.css";
+import { MAX_SEARCH_QUERY_CHARS } from "@/schemas/limits";
 
 /** A snippet with its matches marked `**like this**`, as <mark>s. */
 function Snippet({ text }: { text: string }) {
@@ -37,15 +38,13 @@ export function KnowledgeSearch({ knowledgebaseId }: { knowledgebaseId: string }
   const results = search.data?.results;
   return (
     <section className="panel" aria-labelledby="knowledge-search-title">
-      <h2 id="knowledge-search-title" style={{ marginTop: 0 }}>
-        Search
-      </h2>
+      <h2 id="knowledge-search-title">Search</h2>
       <form className="row" role="search" onSubmit={submit}>
         <label style={{ flex: 1, minWidth: "14rem" }}>
           Words to find
           <input
             type="search"
-            maxLength={500}
+            maxLength={MAX_SEARCH_QUERY_CHARS}
             value={query}
             onChange={(e) => setQuery(e.target.value)}
             placeholder='e.g. refund OR "money back"'

@@ -57,9 +57,7 @@ export function InvitationsPanel() {
   return (
     <>
       <form className="panel form" onSubmit={submit} aria-labelledby="invite-heading">
-        <h2 id="invite-heading" style={{ marginTop: 0 }}>
-          Invite a member
-        </h2>
+        <h2 id="invite-heading">Invite a member</h2>
         <p className="muted">They get an email with a link, valid 7 days, where they choose their own password.</p>
         <FormField label="Email">
           <input
@@ -81,9 +79,7 @@ export function InvitationsPanel() {
       </form>
 
       <section className="panel" aria-labelledby="invitations-heading">
-        <h2 id="invitations-heading" style={{ marginTop: 0 }}>
-          Open invitations
-        </h2>
+        <h2 id="invitations-heading">Open invitations</h2>
         <ErrorAlert error={list.error ?? resend.error ?? revoke.error} />
         <DataTable
           label="Open invitations"

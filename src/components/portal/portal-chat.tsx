@@ -35,7 +35,12 @@ export function PortalChat({
   const me = useQuery(trpc.me.get.queryOptions({ portal }));
   const apps = useQuery({ ...trpc.apps.list.queryOptions({ portal }), enabled: me.isSuccess });
   const [conversationId, setConversationId] = useState(fromUrl);
-  useEffect(() => setConversationId(fromUrl), [fromUrl]);
+  // A link to another conversation (the history, back and forward) opens it.
+  const [openedFromUrl, setOpenedFromUrl] = useState(fromUrl);
+  if (fromUrl !== openedFromUrl) {
+    setOpenedFromUrl(fromUrl);
+    setConversationId(fromUrl);
+  }
   const conversation = useQuery(
     trpc.conversations.get.queryOptions(conversationId ? { portal, conversationId } : skipToken),
   );
@@ -93,6 +98,7 @@ export function PortalChat({
     if (!app || starterSent.current || conversationId) return;
     starterSent.current = true;
     const starter = takeStarter(app.id);
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- sending is the effect: once, when the app arrives
     if (starter) void ask(starter);
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the app arrives
   }, [app]);

@@ -1,6 +1,6 @@
 "use client";
 // A portal's full link (this console's origin + /p/<slug>) with a copy button.
-import { useEffect, useState } from "react";
+import { useBrowserOrigin } from "@/lib/browser";
 import { CopyButton } from "@/components/console";
 
 export function portalPath(slug: string): string {
@@ -8,8 +8,7 @@ export function portalPath(slug: string): string {
 }
 
 export function PortalLink({ slug }: { slug: string }) {
-  const [origin, setOrigin] = useState("");
-  useEffect(() => setOrigin(window.location.origin), []);
+  const origin = useBrowserOrigin();
   const url = `${origin}${portalPath(slug)}`;
   return (
     <span className="row" style={{ gap: "0.5rem", flexWrap: "nowrap" }}>

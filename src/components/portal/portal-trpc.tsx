@@ -5,7 +5,7 @@ import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@ta
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useRouter } from "next/navigation";
-import { useRef, useState, type ReactNode } from "react";
+import { useCallback, useEffect, useState, type ReactNode } from "react";
 import { MAX_TRPC_BATCH_CALLS } from "@/schemas/limits";
 import type { PortalRouter } from "@/server/trpc/portal-root";
 import { isUnauthorized } from "./portal-errors";
@@ -23,24 +23,34 @@ export function signInPath(portal: string): string {
  */
 export function useSignInRedirect(portal: string) {
   const router = useRouter();
-  return () => router.replace(`${signInPath(portal)}${wasSignedIn(portal) ? "?reason=ended" : ""}`);
+  return useCallback(
+    () => router.replace(`${signInPath(portal)}${wasSignedIn(portal) ? "?reason=ended" : ""}`),
+    [router, portal],
+  );
 }
 
 export function PortalProviders({ portal, children }: { portal: string; children: ReactNode }) {
   const toSignIn = useSignInRedirect(portal);
-  // The cache is made once; the redirect it calls is the latest one.
-  const onUnauthorized = useRef(toSignIn);
-  onUnauthorized.current = toSignIn;
-  const [queryClient] = useState(() => {
-    const onError = (error: unknown) => {
-      if (isUnauthorized(error)) onUnauthorized.current();
+  // The cache is made once; a failed call that says the session ended sends the person to sign in.
+  const [queryClient] = useState(
+    () =>
+      new QueryClient({
+        queryCache: new QueryCache(),
+        mutationCache: new MutationCache(),
+        defaultOptions: { queries: { staleTime: 5_000, retry: false, refetchOnWindowFocus: false } },
+      }),
+  );
+  useEffect(() => {
+    const failed = (event: { type: string; action?: { type: string; error?: unknown } }) => {
+      if (event.type === "updated" && event.action?.type === "error" && isUnauthorized(event.action.error)) toSignIn();
     };
-    return new QueryClient({
-      queryCache: new QueryCache({ onError }),
-      mutationCache: new MutationCache({ onError }),
-      defaultOptions: { queries: { staleTime: 5_000, retry: false, refetchOnWindowFocus: false } },
-    });
-  });
+    const queries = queryClient.getQueryCache().subscribe(failed);
+    const mutations = queryClient.getMutationCache().subscribe(failed);
+    return () => {
+      queries();
+      mutations();
+    };
+  }, [queryClient, toSignIn]);
   const [trpcClient] = useState(() =>
     createTRPCClient<PortalRouter>({
       links: [httpBatchLink({ url: "/api/portal/trpc", maxItems: MAX_TRPC_BATCH_CALLS })],

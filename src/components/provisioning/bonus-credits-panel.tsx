@@ -50,9 +50,7 @@ export function BonusCreditsPanel({
   if (!mayGrant && open.length === 0) return null;
   return (
     <section className="panel" aria-labelledby="bonus-credits-title">
-      <h2 id="bonus-credits-title" style={{ marginTop: 0 }}>
-        Credits
-      </h2>
+      <h2 id="bonus-credits-title">Credits</h2>
       <ErrorAlert error={requests.error ?? grant.error ?? dismiss.error} />
       {open.length > 0 ? (
         <ul className="credit-requests" aria-label="Open requests for more credits">

@@ -37,9 +37,7 @@ export function EffectiveAccess({ endUserId }: { endUserId: string }) {
   const data = access.data;
   return (
     <section className="panel access-section" aria-labelledby="effective-access-title" data-testid="effective-access">
-      <h2 id="effective-access-title" style={{ marginTop: 0 }}>
-        Effective access
-      </h2>
+      <h2 id="effective-access-title">Effective access</h2>
       <p className="muted">
         What this end user can use now and why: their own grants, their groups&apos; and their plans&apos; groups&apos;
         {data?.accessMode === "groups"

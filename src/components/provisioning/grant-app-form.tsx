@@ -1,33 +1,32 @@
 "use client";
 // Granting an app to an end user or a group: the app picked by name, in every portal or one.
-import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { FormField, LoadMore } from "@/components/console";
 import { EntityPicker } from "@/components/entity-picker";
-import { useTRPC } from "@/lib/trpc";
+import { usePortalList } from "./use-lists";
 
 export function GrantAppForm({ onGrant }: { onGrant: (appId: string, portalId: string | undefined) => void }) {
-  const trpc = useTRPC();
-  const portals = useQuery(trpc.portals.list.queryOptions({ limit: 200 }));
+  const portals = usePortalList();
   const [portalId, setPortalId] = useState("");
   return (
-    <div className="row" style={{ marginTop: "0.75rem", alignItems: "flex-start" }}>
+    <div className="row panel-footer align-start">
       <EntityPicker
         kinds={["app"]}
         label="Grant an app"
         emptyText="No apps yet: create one under Apps."
         onPick={(app) => onGrant(app.id, portalId || undefined)}
       />
-      <label>
-        In
+      <FormField label="In">
         <select aria-label="Portal of the grant" value={portalId} onChange={(e) => setPortalId(e.target.value)}>
           <option value="">every portal</option>
-          {portals.data?.portals.map((portal) => (
+          {portals.items.map((portal) => (
             <option key={portal.id} value={portal.id}>
               {portal.name} only
             </option>
           ))}
         </select>
-      </label>
+      </FormField>
+      <LoadMore list={portals} />
     </div>
   );
 }

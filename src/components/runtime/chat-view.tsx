@@ -1,13 +1,13 @@
 "use client";
 // The console chat with one published app: its greeting, its conversations, and a message box
 // whose reply streams in (Server-Sent Events from /api/console/apps/{appId}/conversation).
-import { PageHeader } from "@/components/console";
+import { ErrorAlert, PageHeader } from "@/components/console";
 import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ChatComposer } from "@/components/chat/chat-composer";
 import { ChatTranscript, lastQuestion } from "@/components/chat/chat-transcript";
 import { useChatTurn } from "@/components/chat/use-chat-turn";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { useTRPC } from "@/lib/trpc";
 import { TraceDetails } from "./execution-trace";
 
 export function ChatView({ appId }: { appId: string }) {
@@ -62,11 +62,7 @@ export function ChatView({ appId }: { appId: string }) {
   return (
     <>
       <PageHeader title={live?.name ?? "Chat"} back={{ href: "/chat", label: "All apps" }} />
-      {app.error && (
-        <p role="alert" className="error">
-          {errorMessage(app.error)}
-        </p>
-      )}
+      <ErrorAlert error={app.error} />
       <div className="chat">
         <aside className="panel chat-conversations" aria-label="Conversations">
           <button
@@ -77,11 +73,7 @@ export function ChatView({ appId }: { appId: string }) {
           >
             New conversation
           </button>
-          {conversations.error && (
-            <p role="alert" className="error">
-              {errorMessage(conversations.error)}
-            </p>
-          )}
+          <ErrorAlert error={conversations.error} />
           {conversations.data?.conversations.length === 0 && <p className="muted">No conversations yet.</p>}
           <ul>
             {conversations.data?.conversations.map((c) => (
@@ -120,11 +112,7 @@ export function ChatView({ appId }: { appId: string }) {
             }
           >
             {messages.isLoading && <p className="muted">Loading…</p>}
-            {messages.error && (
-              <p role="alert" className="error">
-                {errorMessage(messages.error)}
-              </p>
-            )}
+            <ErrorAlert error={messages.error} />
           </ChatTranscript>
           {!conversationId && !turn.streaming && (starters.data?.conversationStarters.length ?? 0) > 0 && (
             <div className="chat-starters" role="group" aria-label="Conversation starters">
@@ -135,11 +123,7 @@ export function ChatView({ appId }: { appId: string }) {
               ))}
             </div>
           )}
-          {turn.error !== null && (
-            <p role="alert" className="error">
-              {errorMessage(turn.error)}
-            </p>
-          )}
+          <ErrorAlert error={turn.error} />
           <ChatComposer
             draft={draft}
             onDraft={setDraft}

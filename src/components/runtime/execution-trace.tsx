@@ -1,10 +1,11 @@
 "use client";
+import { DataTable, ErrorAlert } from "@/components/console";
 // What one run did: which members and nodes ran, with their model, latency and what they found
 // (each passage from knowledge with its page or document, headings and first words).
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { useTRPC } from "@/lib/trpc";
 import type { Execution, TracePassage } from "@/schemas/runtime";
 import "@/components/knowledge/knowledge.css";
 
@@ -16,70 +17,50 @@ export function ExecutionTrace({ execution }: { execution: Execution }) {
   const models = [...new Set(execution.trace.map((entry) => entry.model).filter(Boolean))];
   return (
     <div className="trace" data-testid="execution-trace">
-      <p className="muted" style={{ marginTop: 0 }}>
+      <p className="muted flush-top">
         {execution.status} · {formatMs(execution.latencyMs)} · {execution.credits} credit
         {execution.credits === 1 ? "" : "s"}
         {models.length > 0 ? ` · model ${models.join(", ")}` : ""}
       </p>
-      {execution.error && (
-        <p role="alert" className="error">
-          {execution.error}
-        </p>
-      )}
-      {execution.trace.length === 0 ? (
-        <p className="muted">Nothing ran.</p>
-      ) : (
-        // Kind, model and latency stay on one line; on a phone the table scrolls in its own box.
-        <div className="table-scroll" role="region" aria-label="Trace steps" tabIndex={0}>
-          <table>
-            <thead>
-              <tr>
-                <th>Ran</th>
-                <th>Kind</th>
-                <th>Model</th>
-                <th>Latency</th>
-                <th>Output</th>
-              </tr>
-            </thead>
-            <tbody>
-              {execution.trace.map((entry, index) => (
-                <tr key={`${entry.id}-${index}`}>
-                  <td style={{ minWidth: "10rem" }}>
-                    <strong>{entry.name}</strong>
-                    {entry.passages && entry.passages.length > 0 ? (
-                      <details data-testid="trace-passages">
-                        <summary className="muted">
-                          {entry.passages.length} passage{entry.passages.length === 1 ? "" : "s"} from knowledge
-                        </summary>
-                        <ol className="trace-passages">
-                          {entry.retrieved?.length
-                            ? entry.retrieved.map((passage, index) => (
-                                <RetrievedPassage key={index} passage={passage} />
-                              ))
-                            : entry.passages.map((title, passage) => <li key={passage}>{title}</li>)}
-                        </ol>
-                      </details>
-                    ) : null}
-                  </td>
-                  {/* Labels for the card each step becomes on a phone inside the executions log (.table-cards). */}
-                  <td className="nowrap" data-label="Kind">
-                    {entry.kind}
-                  </td>
-                  <td className="nowrap" data-label="Model">
-                    {entry.model ?? "—"}
-                  </td>
-                  <td className="nowrap" data-label="Latency">
-                    {formatMs(entry.latencyMs)}
-                  </td>
-                  <td className="trace-output" style={{ minWidth: "12rem" }} data-label="Output">
-                    {entry.output}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ErrorAlert error={execution.error} />
+      {/* Kind, model and latency stay on one line; on a phone the table scrolls in its own box. */}
+      <DataTable
+        label="Trace steps"
+        rows={execution.trace.map((entry, index) => ({ entry, index }))}
+        rowKey={({ entry, index }) => `${entry.id}-${index}`}
+        empty="Nothing ran."
+        columns={[
+          {
+            key: "ran",
+            header: "Ran",
+            cell: ({ entry }) => (
+              <div className="cell-min-10">
+                <strong>{entry.name}</strong>
+                {entry.passages && entry.passages.length > 0 ? (
+                  <details data-testid="trace-passages">
+                    <summary className="muted">
+                      {entry.passages.length} passage{entry.passages.length === 1 ? "" : "s"} from knowledge
+                    </summary>
+                    <ol className="trace-passages">
+                      {entry.retrieved?.length
+                        ? entry.retrieved.map((passage, index) => <RetrievedPassage key={index} passage={passage} />)
+                        : entry.passages.map((title, passage) => <li key={passage}>{title}</li>)}
+                    </ol>
+                  </details>
+                ) : null}
+              </div>
+            ),
+          },
+          { key: "kind", header: "Kind", nowrap: true, cell: ({ entry }) => entry.kind },
+          { key: "model", header: "Model", nowrap: true, cell: ({ entry }) => entry.model ?? "—" },
+          { key: "latency", header: "Latency", nowrap: true, cell: ({ entry }) => formatMs(entry.latencyMs) },
+          {
+            key: "output",
+            header: "Output",
+            cell: ({ entry }) => <div className="trace-output cell-min-12">{entry.output}</div>,
+          },
+        ]}
+      />
     </div>
   );
 }
@@ -113,12 +94,7 @@ export function TraceDetails({ executionId, label = "Trace" }: { executionId: st
 function LoadedTrace({ executionId }: { executionId: string }) {
   const trpc = useTRPC();
   const query = useQuery(trpc.runtime.execution.queryOptions({ executionId }, { staleTime: Infinity }));
-  if (query.error)
-    return (
-      <p role="alert" className="error">
-        {errorMessage(query.error)}
-      </p>
-    );
+  if (query.error) return <ErrorAlert error={query.error} />;
   if (!query.data) return <p className="muted">Loading…</p>;
   return <ExecutionTrace execution={query.data.execution} />;
 }

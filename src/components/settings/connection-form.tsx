@@ -8,6 +8,13 @@ import { useState, type FormEvent } from "react";
 import { ErrorAlert, FormField, notifyDone } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { McpConnection } from "@/schemas/integration";
+import {
+  MAX_CREDENTIAL_CHARS,
+  MAX_NAME_CHARS,
+  MAX_SHORT_NAME_CHARS,
+  MAX_SLUG_CHARS,
+  MAX_URL_CHARS,
+} from "@/schemas/limits";
 
 interface HeaderRow {
   name: string;
@@ -66,9 +73,7 @@ export function ConnectionForm({ connection, onDone }: { connection?: McpConnect
   const heading = connection ? `Edit ${connection.name}` : "Connect an MCP server";
   return (
     <form className="panel form" onSubmit={submit} aria-labelledby="connection-form-heading">
-      <h2 id="connection-form-heading" style={{ marginTop: 0 }}>
-        {heading}
-      </h2>
+      <h2 id="connection-form-heading">{heading}</h2>
       {connection && (
         <p className="muted">
           Agents name its tools <code>{connection.slug}_&lt;tool&gt;</code>; the slug cannot change.
@@ -79,7 +84,7 @@ export function ConnectionForm({ connection, onDone }: { connection?: McpConnect
           <FormField label="Slug" hint="Names its tools in agents: <slug>_<tool>">
             <input
               required
-              maxLength={40}
+              maxLength={MAX_SLUG_CHARS}
               pattern="[a-z0-9][a-z0-9\-]*"
               value={slug}
               onChange={(e) => setSlug(e.target.value)}
@@ -88,14 +93,19 @@ export function ConnectionForm({ connection, onDone }: { connection?: McpConnect
           </FormField>
         )}
         <FormField label="Name">
-          <input maxLength={200} value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. CRM" />
+          <input
+            maxLength={MAX_NAME_CHARS}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder="e.g. CRM"
+          />
         </FormField>
       </div>
       <FormField label="URL" hint="The server's Streamable HTTP endpoint">
         <input
           type="url"
           required
-          maxLength={2000}
+          maxLength={MAX_URL_CHARS}
           value={url}
           onChange={(e) => setUrl(e.target.value)}
           placeholder="https://mcp.example.com/mcp"
@@ -111,7 +121,7 @@ export function ConnectionForm({ connection, onDone }: { connection?: McpConnect
             <FormField label={`Header ${index + 1} name`}>
               <input
                 required
-                maxLength={100}
+                maxLength={MAX_SHORT_NAME_CHARS}
                 value={header.name}
                 onChange={(e) => setHeader(index, { name: e.target.value })}
                 placeholder="Authorization"
@@ -122,7 +132,7 @@ export function ConnectionForm({ connection, onDone }: { connection?: McpConnect
                 type="password"
                 autoComplete="off"
                 required={!header.stored}
-                maxLength={4000}
+                maxLength={MAX_CREDENTIAL_CHARS}
                 value={header.value}
                 onChange={(e) => setHeader(index, { value: e.target.value })}
               />

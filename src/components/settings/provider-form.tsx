@@ -7,6 +7,7 @@ import { useState, type FormEvent } from "react";
 import { ErrorAlert, FormField, notifyDone } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { ModelProvider, ProviderKind } from "@/schemas/integration";
+import { MAX_CREDENTIAL_CHARS, MAX_NAME_CHARS, MAX_SLUG_CHARS, MAX_URL_CHARS } from "@/schemas/limits";
 
 /** "gpt-4o, llama3:8b" → chat models; the same for embedding models. */
 function modelList(text: string, kind: "chat" | "embedding") {
@@ -89,7 +90,7 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
   const heading = provider ? `Edit ${provider.name}` : "Add a provider";
   return (
     <form className="panel form" onSubmit={submit} aria-label={heading}>
-      <h2 style={{ marginTop: 0 }}>{heading}</h2>
+      <h2>{heading}</h2>
       {provider ? (
         <p className="muted">
           Agents name its models <code>{provider.slug}/&lt;model id&gt;</code>; the slug and kind cannot change.
@@ -99,7 +100,7 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
           <FormField label="Slug" hint="Agents name its models <slug>/<model id>, e.g. local/llama3.1">
             <input
               required
-              maxLength={40}
+              maxLength={MAX_SLUG_CHARS}
               pattern="[a-z0-9][a-z0-9\-]*"
               value={slug}
               onChange={(e) => setSlug(e.target.value)}
@@ -116,7 +117,7 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
       )}
       <FormField label="Name" hint="Shown in the agent editor's model list">
         <input
-          maxLength={200}
+          maxLength={MAX_NAME_CHARS}
           value={name}
           onChange={(e) => setName(e.target.value)}
           placeholder="e.g. Ollama on the GPU box"
@@ -133,7 +134,7 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
         <input
           type="url"
           required={kind === "openai-compatible"}
-          maxLength={2000}
+          maxLength={MAX_URL_CHARS}
           value={baseUrl}
           onChange={(e) => setBaseUrl(e.target.value)}
           placeholder="https://api.openai.com/v1"
@@ -143,7 +144,7 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
         <input
           type="password"
           autoComplete="off"
-          maxLength={4000}
+          maxLength={MAX_CREDENTIAL_CHARS}
           disabled={removeKey}
           value={apiKey}
           onChange={(e) => setApiKey(e.target.value)}
@@ -157,7 +158,7 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
       )}
       <FormField label="Chat models" hint="Comma-separated model ids as the server names them, e.g. llama3.1, qwen2.5">
         <input
-          maxLength={4000}
+          maxLength={MAX_CREDENTIAL_CHARS}
           value={chatModels}
           onChange={(e) => setChatModels(e.target.value)}
           placeholder="gpt-4o-mini, gpt-4o"
@@ -169,7 +170,7 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
           hint="Optional, comma-separated. The organization's first embedding model also ranks knowledge search by meaning"
         >
           <input
-            maxLength={4000}
+            maxLength={MAX_CREDENTIAL_CHARS}
             value={embeddingModels}
             onChange={(e) => setEmbeddingModels(e.target.value)}
             placeholder="text-embedding-3-small"

@@ -32,9 +32,7 @@ function Usage({ scope, whose, empty }: { scope: UsageScope; whose: string; empt
   const filter = filterOf(scope);
   return (
     <section className="panel" aria-labelledby="scoped-usage">
-      <h2 id="scoped-usage" style={{ marginTop: 0 }}>
-        Usage
-      </h2>
+      <h2 id="scoped-usage">Usage</h2>
       <UsageRangePicker range={range} />
       <ErrorAlert error={usage.error} />
       {report &&

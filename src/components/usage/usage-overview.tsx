@@ -32,9 +32,7 @@ function Overview() {
 
   return (
     <section className="panel" aria-labelledby="usage-heading">
-      <h2 id="usage-heading" style={{ marginTop: 0 }}>
-        Usage
-      </h2>
+      <h2 id="usage-heading">Usage</h2>
       <UsageRangePicker range={range} />
       <ErrorAlert error={usage.error ?? nearLimit.error} />
       {report && !ran && (

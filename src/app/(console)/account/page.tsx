@@ -1,9 +1,10 @@
 "use client";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { ErrorAlert, errorEnvelope, FormField, notifyDone, PageHeader } from "@/components/console";
+import { ErrorAlert, FormField, notifyDone, PageHeader } from "@/components/console";
 import { NotificationEmailsForm } from "@/components/console/notifications";
 import { useTRPC } from "@/lib/trpc";
+import { MAX_PASSWORD_CHARS } from "@/schemas/limits";
 
 /** The problem the server named for one field of an invalid_request, if any. */
 function problemFor(error: unknown, path: string): string | undefined {
@@ -46,9 +47,7 @@ export default function AccountPage() {
         description={me.data && `${me.data.member.email} · ${me.data.member.role} of ${me.data.organization.name}`}
       />
       <form className="panel form" onSubmit={submit} aria-labelledby="change-password">
-        <h2 id="change-password" style={{ marginTop: 0 }}>
-          Change your password
-        </h2>
+        <h2 id="change-password">Change your password</h2>
         <FormField label="Current password" error={currentError}>
           <input
             type="password"
@@ -67,7 +66,7 @@ export default function AccountPage() {
             type="password"
             required
             minLength={10}
-            maxLength={200}
+            maxLength={MAX_PASSWORD_CHARS}
             autoComplete="new-password"
             value={newPassword}
             onChange={(e) => setNewPassword(e.target.value)}
@@ -83,11 +82,7 @@ export default function AccountPage() {
           />
         </FormField>
         {change.error && !fieldErrorShown && <ErrorAlert error={change.error} />}
-        {fieldErrorShown && (
-          <p role="alert" className="visually-hidden">
-            {errorEnvelope(change.error).message}
-          </p>
-        )}
+        {fieldErrorShown && <ErrorAlert error={change.error} announceOnly />}
         <div>
           <button className="primary" type="submit" disabled={change.isPending}>
             Change password

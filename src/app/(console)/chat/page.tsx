@@ -1,59 +1,61 @@
 "use client";
-import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { errorMessage, useTRPC } from "@/lib/trpc";
-import { PageHeader } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import { DataTable, ErrorAlert, LoadMore, PageHeader, Panel, useCursorList } from "@/components/console";
 
 export default function ChatIndexPage() {
   const trpc = useTRPC();
-  const apps = useQuery(trpc.apps.list.queryOptions({ limit: 200 }));
+  const apps = useCursorList(
+    (cursor) => trpc.apps.list.queryOptions({ limit: 50, ...(cursor ? { cursor } : {}) }),
+    (page) => page.apps,
+  );
   return (
     <>
       <PageHeader title="Chat" />
       <p className="muted">
         Talk to any published app as it runs in production. Each message is one execution (1 credit).
       </p>
-      <div className="panel">
+      <Panel>
         {apps.isLoading && <p className="muted">Loading…</p>}
-        {apps.error && (
-          <p role="alert" className="error">
-            {errorMessage(apps.error)}
-          </p>
+        <ErrorAlert error={apps.error} />
+        {apps.isLoaded && (
+          <DataTable
+            label="Published apps"
+            rows={apps.items}
+            rowKey={(app) => app.id}
+            empty={
+              <>
+                No published apps yet. <Link href="/apps">Build and publish one</Link> to chat with it.
+              </>
+            }
+            columns={[
+              {
+                key: "app",
+                header: "App",
+                sortValue: (app) => app.name,
+                cell: (app) => <Link href={`/chat/${app.id}`}>{app.name}</Link>,
+              },
+              {
+                key: "description",
+                header: "Description",
+                cell: (app) => <span className="muted">{app.description}</span>,
+              },
+              {
+                key: "conversation",
+                header: "Conversation",
+                nowrap: true,
+                cell: (app) =>
+                  app.conversationEnabled === false ? (
+                    <span className="badge revoked">Turned off</span>
+                  ) : (
+                    <span className="badge">On</span>
+                  ),
+              },
+            ]}
+          />
         )}
-        {apps.data && apps.data.apps.length === 0 && (
-          <p className="muted">
-            No published apps yet. <Link href="/apps">Build and publish one</Link> to chat with it.
-          </p>
-        )}
-        {apps.data && apps.data.apps.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th>App</th>
-                <th>Description</th>
-                <th>Conversation</th>
-              </tr>
-            </thead>
-            <tbody>
-              {apps.data.apps.map((app) => (
-                <tr key={app.id}>
-                  <td>
-                    <Link href={`/chat/${app.id}`}>{app.name}</Link>
-                  </td>
-                  <td className="muted">{app.description}</td>
-                  <td>
-                    {app.conversationEnabled === false ? (
-                      <span className="badge revoked">Turned off</span>
-                    ) : (
-                      <span className="badge">On</span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </div>
+        <LoadMore list={apps} />
+      </Panel>
     </>
   );
 }

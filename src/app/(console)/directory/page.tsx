@@ -4,9 +4,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { ConfirmButton, CopyButton, PageHeader } from "@/components/console";
+import { ConfirmButton, CopyButton, DataTable, ErrorAlert, LoadMore, PageHeader } from "@/components/console";
 import { SsoPanel } from "@/components/directory/sso-panel";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { useTRPC } from "@/lib/trpc";
+import { useTierPlans } from "@/components/provisioning/use-lists";
 
 function when(value: string | null): string {
   return value ? new Date(value).toLocaleString() : "never";
@@ -16,7 +17,7 @@ export default function DirectoryPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const overview = useQuery(trpc.directory.overview.queryOptions());
-  const plans = useQuery(trpc.tierPlans.list.queryOptions({ limit: 200 }));
+  const plans = useTierPlans();
   const [secret, setSecret] = useState<string | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.directory.overview.queryKey() });
   const rotate = useMutation(
@@ -39,14 +40,10 @@ export default function DirectoryPage() {
         there become end users and user groups here, and people it deactivates are suspended at once (nothing of theirs
         is deleted). Setup steps: <Link href="/docs">the documentation</Link>, “Directory and single sign-on”.
       </p>
-      {overview.error && (
-        <p role="alert" className="error">
-          {errorMessage(overview.error)}
-        </p>
-      )}
+      <ErrorAlert error={overview.error} />
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Connection</h2>
+        <h2>Connection</h2>
         <p className="muted">Tenant URL (Entra ID) or SCIM connector base URL (Okta):</p>
         {data && (
           <div className="row">
@@ -91,15 +88,11 @@ export default function DirectoryPage() {
             Create token
           </button>
         )}
-        {rotate.error && (
-          <p role="alert" className="error">
-            {errorMessage(rotate.error)}
-          </p>
-        )}
+        <ErrorAlert error={rotate.error} />
       </div>
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Default plan</h2>
+        <h2>Default plan</h2>
         <label>
           New end users from the directory are subscribed to
           <select
@@ -109,7 +102,7 @@ export default function DirectoryPage() {
             disabled={!data || setPlan.isPending}
           >
             <option value="">No plan</option>
-            {(plans.data?.tierPlans ?? [])
+            {plans.items
               .filter((plan) => !plan.archived)
               .map((plan) => (
                 <option key={plan.id} value={plan.id}>
@@ -118,62 +111,55 @@ export default function DirectoryPage() {
               ))}
           </select>
         </label>
-        {setPlan.error && (
-          <p role="alert" className="error">
-            {errorMessage(setPlan.error)}
-          </p>
-        )}
+        <LoadMore list={plans} />
+        <ErrorAlert error={plans.error ?? setPlan.error} />
       </div>
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Directory users{data ? ` (${data.userCount})` : ""}</h2>
-        {data && data.users.length === 0 && (
-          <p className="muted">None yet: assign people to the application in your identity provider.</p>
-        )}
-        {data && data.users.length > 0 && (
-          <div className="table-scroll table-cards" role="region" aria-label="Directory users" tabIndex={0}>
-            <table>
-              <thead>
-                <tr>
-                  <th>User name</th>
-                  <th>Name</th>
-                  <th>End user</th>
-                  <th>State</th>
-                  <th>Synced</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.users.map((user) => (
-                  <tr key={user.id}>
-                    <td data-label="User name">{user.userName}</td>
-                    <td data-label="Name">{user.displayName}</td>
-                    <td data-label="End user">
-                      {user.endUser ? (
-                        <Link href={`/end-users/${user.endUser.id}`}>{user.endUser.email}</Link>
-                      ) : (
-                        <span className="muted">none (no address)</span>
-                      )}
-                    </td>
-                    <td data-label="State">
-                      {user.active ? (
-                        <span className="badge">Active</span>
-                      ) : (
-                        <span className="badge revoked">
-                          {user.endUser?.suspendedAt ? `Suspended ${when(user.endUser.suspendedAt)}` : "Inactive"}
-                        </span>
-                      )}
-                    </td>
-                    <td data-label="Synced">{when(user.updatedAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <h2>Directory users{data ? ` (${data.userCount})` : ""}</h2>
+        <DataTable
+          label="Directory users"
+          cards
+          rows={data?.users}
+          rowKey={(user) => user.id}
+          empty="None yet: assign people to the application in your identity provider."
+          columns={[
+            { key: "userName", header: "User name", sortValue: (user) => user.userName, cell: (user) => user.userName },
+            { key: "name", header: "Name", sortValue: (user) => user.displayName, cell: (user) => user.displayName },
+            {
+              key: "endUser",
+              header: "End user",
+              cell: (user) =>
+                user.endUser ? (
+                  <Link href={`/end-users/${user.endUser.id}`}>{user.endUser.email}</Link>
+                ) : (
+                  <span className="muted">none (no address)</span>
+                ),
+            },
+            {
+              key: "state",
+              header: "State",
+              cell: (user) =>
+                user.active ? (
+                  <span className="badge">Active</span>
+                ) : (
+                  <span className="badge revoked">
+                    {user.endUser?.suspendedAt ? `Suspended ${when(user.endUser.suspendedAt)}` : "Inactive"}
+                  </span>
+                ),
+            },
+            {
+              key: "synced",
+              header: "Synced",
+              sortValue: (user) => user.updatedAt,
+              cell: (user) => when(user.updatedAt),
+            },
+          ]}
+        />
       </div>
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Directory groups</h2>
+        <h2>Directory groups</h2>
         <p className="muted">
           Their names and members follow the directory; give them apps and portals on their group page.
         </p>
@@ -195,34 +181,23 @@ export default function DirectoryPage() {
       {data && <SsoPanel callbackUrl={data.oidcRedirectUri} />}
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Recent sync activity</h2>
-        {data && data.events.length === 0 && <p className="muted">Nothing yet.</p>}
-        {data && data.events.length > 0 && (
-          <div className="table-scroll" role="region" aria-label="Sync activity" tabIndex={0}>
-            <table>
-              <thead>
-                <tr>
-                  <th>When</th>
-                  <th>Request</th>
-                  <th>Status</th>
-                  <th>Detail</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.events.map((event) => (
-                  <tr key={event.id} className={event.status >= 400 ? "error" : undefined}>
-                    <td>{when(event.createdAt)}</td>
-                    <td>
-                      <code>{event.action}</code>
-                    </td>
-                    <td>{event.status}</td>
-                    <td>{event.detail}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <h2>Recent sync activity</h2>
+        <DataTable
+          label="Sync activity"
+          rows={data?.events}
+          rowKey={(event) => event.id}
+          empty="Nothing yet."
+          columns={[
+            { key: "when", header: "When", nowrap: true, cell: (event) => when(event.createdAt) },
+            { key: "request", header: "Request", cell: (event) => <code>{event.action}</code> },
+            {
+              key: "status",
+              header: "Status",
+              cell: (event) => <span className={event.status >= 400 ? "badge revoked" : "badge"}>{event.status}</span>,
+            },
+            { key: "detail", header: "Detail", cell: (event) => event.detail },
+          ]}
+        />
       </div>
     </>
   );

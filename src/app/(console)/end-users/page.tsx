@@ -2,10 +2,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { errorMessage, useTRPC } from "@/lib/trpc";
-import { DataTable, PageHeader } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import { DataTable, ErrorAlert, LoadMore, PageHeader } from "@/components/console";
 import { EntityPicker, useEntities, type Entity } from "@/components/entity-picker";
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
+import { useTierPlans } from "@/components/provisioning/use-lists";
 
 const PAGE_SIZE = 25;
 
@@ -17,7 +18,7 @@ export default function EndUsersPage() {
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
   const list = useQuery(trpc.endUsers.list.queryOptions({ limit: PAGE_SIZE, cursor, query: query || undefined }));
-  const plans = useQuery(trpc.tierPlans.list.queryOptions({ limit: 200 }));
+  const plans = useTierPlans();
   // Left out of the form where the organization has groups switched off (the list is refused).
   const groups = useEntities(["group"]);
 
@@ -54,7 +55,7 @@ export default function EndUsersPage() {
     });
   }
 
-  const livePlans = plans.data?.tierPlans.filter((plan) => !plan.archived) ?? [];
+  const livePlans = plans.items.filter((plan) => !plan.archived);
 
   return (
     <>
@@ -63,7 +64,7 @@ export default function EndUsersPage() {
         description="The people your organization serves: the plans, groups and grants they hold decide which apps they may use, in which portals."
       />
       <form className="panel form" onSubmit={submitProvision} aria-label="Provision an end user">
-        <h2 style={{ marginTop: 0 }}>Provision an end user</h2>
+        <h2>Provision an end user</h2>
         <div className="row">
           <label>
             Email
@@ -81,7 +82,7 @@ export default function EndUsersPage() {
           </label>
         </div>
         {livePlans.length > 0 && (
-          <fieldset style={{ border: 0, padding: 0 }}>
+          <fieldset className="bare">
             <legend className="muted">Plans</legend>
             <div className="row">
               {livePlans.map((plan) => (
@@ -97,10 +98,11 @@ export default function EndUsersPage() {
                 </label>
               ))}
             </div>
+            <LoadMore list={plans} />
           </fieldset>
         )}
         {!groups.unavailable && (
-          <fieldset style={{ border: 0, padding: 0 }}>
+          <fieldset className="bare">
             <legend className="muted">Groups</legend>
             {chosenGroups.length > 0 && (
               <div className="list-editor" aria-label="Chosen groups" style={{ marginBottom: "0.5rem" }}>
@@ -127,11 +129,7 @@ export default function EndUsersPage() {
             />
           </fieldset>
         )}
-        {provision.error && (
-          <p role="alert" className="error">
-            {errorMessage(provision.error)}
-          </p>
-        )}
+        <ErrorAlert error={provision.error} />
         {provision.data && (
           <p role="status">
             {provision.data.created ? "Created" : "Updated"}{" "}
@@ -155,11 +153,7 @@ export default function EndUsersPage() {
           />
           <button type="submit">Search</button>
         </form>
-        {list.error && (
-          <p role="alert" className="error">
-            {errorMessage(list.error)}
-          </p>
-        )}
+        <ErrorAlert error={list.error} />
         {list.data && list.data.endUsers.length === 0 && (
           <p className="muted">
             {query

@@ -2,7 +2,7 @@
 import { skipToken, useQuery } from "@tanstack/react-query";
 import { ThumbsDown, ThumbsUp } from "lucide-react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { Fragment, Suspense, useState, type ReactNode } from "react";
+import { Suspense, useState, type ReactNode } from "react";
 import { ExecutionTrace, formatMs } from "@/components/runtime/execution-trace";
 import Link from "next/link";
 import {
@@ -14,6 +14,7 @@ import {
   type EntityKind,
 } from "@/components/entity-picker";
 import { EndUserPicker } from "@/components/provisioning/end-user-picker";
+import { usePortalList } from "@/components/provisioning/use-lists";
 import {
   EXECUTION_STATUSES,
   FEEDBACK_RATINGS,
@@ -22,7 +23,7 @@ import {
   type FeedbackRating,
 } from "@/schemas/runtime";
 import { useTRPC } from "@/lib/trpc";
-import { ErrorAlert, LoadMore, PageHeader, useCursorList } from "@/components/console";
+import { DataTable, ErrorAlert, LoadMore, PageHeader, useCursorList } from "@/components/console";
 import { RefusalsList } from "@/components/usage/refusals-list";
 import { FAILURES, REFUSED } from "@/components/usage/executions-link";
 
@@ -32,7 +33,7 @@ const PAGE = 25;
 function RunDetail({ execution }: { execution: Execution }) {
   return (
     <>
-      <p style={{ marginTop: 0 }}>
+      <p className="flush-top">
         <strong>Input:</strong> <span className="trace-output">{execution.input}</span>
       </p>
       {execution.output && (
@@ -80,7 +81,7 @@ function readFilter(search: URLSearchParams): Filter {
 function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter) => void }) {
   const trpc = useTRPC();
   const chosen = useQuery(trpc.endUsers.get.queryOptions(filter.endUser ? { endUserId: filter.endUser } : skipToken));
-  const portals = useQuery(trpc.portals.list.queryOptions({ limit: 200 }));
+  const portals = usePortalList();
   const items = useEntities(ITEM_KINDS);
   const item = items.entities.find((entity) => entity.id === filter.item);
   return (
@@ -181,13 +182,14 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
           onChange={(e) => onChange({ ...filter, portal: e.target.value || undefined })}
         >
           <option value="">All portals and doors</option>
-          {portals.data?.portals.map((portal) => (
+          {portals.items.map((portal) => (
             <option key={portal.id} value={portal.id}>
               {portal.name}
             </option>
           ))}
         </select>
       </label>
+      <LoadMore list={portals} />
     </div>
   );
 }
@@ -296,112 +298,111 @@ function Runs({ filter }: { filter: Filter & { status?: ExecutionStatus | typeof
         <Filters filter={filter} onChange={filterBy} />
         {executions.isLoading && <p className="muted">Loading…</p>}
         <ErrorAlert error={executions.error} />
-        {executions.isLoaded && rows.length === 0 && (
-          <p className="muted">
-            {FILTER_KEYS.some((key) => filter[key]) ? "No runs match these filters." : "No runs yet."}
-          </p>
-        )}
-        {rows.length > 0 && (
-          // On a phone each run is a card (console.css, .table-cards) and its open trace reads under it at the page's width.
-          <div className="table-scroll table-cards" role="region" aria-label="Runs" tabIndex={0}>
-            <table>
-              <thead>
-                <tr>
-                  <th>Time</th>
-                  <th>Ran</th>
-                  <th>Status</th>
-                  <th>Credits</th>
-                  <th>Latency</th>
-                  <th>By</th>
-                  <th />
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((execution) => (
-                  <Fragment key={execution.id}>
-                    <tr data-testid="execution-row">
-                      <td className="muted nowrap" data-label="Time">
-                        {new Date(execution.createdAt).toLocaleString()}
-                      </td>
-                      <td data-testid="execution-item" style={{ minWidth: "9rem" }} data-label="Ran">
-                        {execution.itemName !== null ? (
-                          // A link only: the id to copy is on the item's page, not on every run.
-                          <Link href={entityHref(execution.itemKind as EntityKind, execution.itemId)}>
-                            {execution.itemName || "Untitled"}
-                          </Link>
-                        ) : (
-                          <span className="muted">A deleted {execution.itemKind}</span>
-                        )}
-                        <div className="muted">
-                          {execution.kind} of the {execution.itemKind}
-                        </div>
-                      </td>
-                      <td className="nowrap" data-label="Status">
-                        {execution.status === "succeeded" ? (
-                          <span className="badge">succeeded</span>
-                        ) : (
-                          <span className="badge revoked">{execution.status}</span>
-                        )}
-                        {execution.feedback && (
-                          <div
-                            className="muted"
-                            data-testid="execution-feedback"
-                            title={execution.feedback.reason ?? undefined}
-                          >
-                            {execution.feedback.rating === "up" ? (
-                              <ThumbsUp size={14} aria-hidden />
-                            ) : (
-                              <ThumbsDown size={14} aria-hidden />
-                            )}{" "}
-                            {FEEDBACK_LABELS[execution.feedback.rating]}
-                            {execution.feedback.reason ? `: “${execution.feedback.reason}”` : ""}
-                          </div>
-                        )}
-                      </td>
-                      <td className="nowrap" data-label="Credits">
-                        {execution.credits}
-                      </td>
-                      <td className="nowrap" data-label="Latency">
-                        {formatMs(execution.latencyMs)}
-                      </td>
-                      <td className="muted" style={{ minWidth: "10rem" }} data-label="By">
-                        {execution.endUserEmail ? (
-                          <>
-                            <span data-testid="execution-end-user">{execution.endUserEmail}</span>
-                            {execution.portalName ? ` in ${execution.portalName}` : ""}
-                            {execution.actor !== execution.endUserEmail && (
-                              <>
-                                <br />
-                                <span style={{ fontSize: "0.8rem" }}>via {execution.actor}</span>
-                              </>
-                            )}
-                          </>
-                        ) : (
-                          execution.actor
-                        )}
-                      </td>
-                      <td className="nowrap">
-                        <button
-                          type="button"
-                          aria-expanded={open === execution.id}
-                          onClick={() => setOpen(open === execution.id ? null : execution.id)}
-                        >
-                          {open === execution.id ? "Hide trace" : "Trace"}
-                        </button>
-                      </td>
-                    </tr>
-                    {open === execution.id && (
-                      <tr className="run-detail">
-                        <td colSpan={7}>
-                          <RunDetail execution={execution} />
-                        </td>
-                      </tr>
+        {/* On a phone each run is a card (console.css, .table-cards) and its open trace reads under it at the page's width. */}
+        {executions.isLoaded && (
+          <DataTable
+            label="Runs"
+            cards
+            rows={rows}
+            rowKey={(execution) => execution.id}
+            rowTestId="execution-row"
+            empty={FILTER_KEYS.some((key) => filter[key]) ? "No runs match these filters." : "No runs yet."}
+            detail={(execution) => (open === execution.id ? <RunDetail execution={execution} /> : null)}
+            columns={[
+              {
+                key: "time",
+                header: "Time",
+                nowrap: true,
+                cell: (execution) => <span className="muted">{new Date(execution.createdAt).toLocaleString()}</span>,
+              },
+              {
+                key: "ran",
+                header: "Ran",
+                cell: (execution) => (
+                  <div data-testid="execution-item" className="cell-min-9">
+                    {execution.itemName !== null ? (
+                      // A link only: the id to copy is on the item's page, not on every run.
+                      <Link href={entityHref(execution.itemKind as EntityKind, execution.itemId)}>
+                        {execution.itemName || "Untitled"}
+                      </Link>
+                    ) : (
+                      <span className="muted">A deleted {execution.itemKind}</span>
                     )}
-                  </Fragment>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                    <div className="muted">
+                      {execution.kind} of the {execution.itemKind}
+                    </div>
+                  </div>
+                ),
+              },
+              {
+                key: "status",
+                header: "Status",
+                nowrap: true,
+                cell: (execution) => (
+                  <>
+                    {execution.status === "succeeded" ? (
+                      <span className="badge">succeeded</span>
+                    ) : (
+                      <span className="badge revoked">{execution.status}</span>
+                    )}
+                    {execution.feedback && (
+                      <div
+                        className="muted"
+                        data-testid="execution-feedback"
+                        title={execution.feedback.reason ?? undefined}
+                      >
+                        {execution.feedback.rating === "up" ? (
+                          <ThumbsUp size={14} aria-hidden />
+                        ) : (
+                          <ThumbsDown size={14} aria-hidden />
+                        )}{" "}
+                        {FEEDBACK_LABELS[execution.feedback.rating]}
+                        {execution.feedback.reason ? `: “${execution.feedback.reason}”` : ""}
+                      </div>
+                    )}
+                  </>
+                ),
+              },
+              { key: "credits", header: "Credits", nowrap: true, cell: (execution) => execution.credits },
+              { key: "latency", header: "Latency", nowrap: true, cell: (execution) => formatMs(execution.latencyMs) },
+              {
+                key: "by",
+                header: "By",
+                cell: (execution) => (
+                  <div className="muted cell-min-10">
+                    {execution.endUserEmail ? (
+                      <>
+                        <span data-testid="execution-end-user">{execution.endUserEmail}</span>
+                        {execution.portalName ? ` in ${execution.portalName}` : ""}
+                        {execution.actor !== execution.endUserEmail && (
+                          <>
+                            <br />
+                            <span className="small">via {execution.actor}</span>
+                          </>
+                        )}
+                      </>
+                    ) : (
+                      execution.actor
+                    )}
+                  </div>
+                ),
+              },
+              {
+                key: "trace",
+                header: "",
+                nowrap: true,
+                cell: (execution) => (
+                  <button
+                    type="button"
+                    aria-expanded={open === execution.id}
+                    onClick={() => setOpen(open === execution.id ? null : execution.id)}
+                  >
+                    {open === execution.id ? "Hide trace" : "Trace"}
+                  </button>
+                ),
+              },
+            ]}
+          />
         )}
         <LoadMore list={executions} />
       </div>

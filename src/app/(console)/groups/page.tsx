@@ -1,14 +1,27 @@
 "use client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { errorMessage, useTRPC } from "@/lib/trpc";
-import { PageHeader } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import {
+  DataTable,
+  ErrorAlert,
+  FormActions,
+  FormField,
+  LoadMore,
+  PageHeader,
+  Panel,
+  useCursorList,
+} from "@/components/console";
+import { MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
 
 export default function GroupsPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const groups = useQuery(trpc.userGroups.list.queryOptions({ limit: 200 }));
+  const groups = useCursorList(
+    (cursor) => trpc.userGroups.list.queryOptions({ limit: 50, ...(cursor ? { cursor } : {}) }),
+    (page) => page.userGroups,
+  );
   const [name, setName] = useState("");
   const [description, setDescription] = useState("");
   const create = useMutation(
@@ -32,61 +45,59 @@ export default function GroupsPage() {
         title="User groups"
         description="End users in a group share its grants and the portals it is admitted to."
       />
-      {groups.error && (
-        <p role="alert" className="error">
-          {errorMessage(groups.error)}
-        </p>
-      )}
-      <form className="panel form" onSubmit={submit} aria-label="Create a user group">
+      <ErrorAlert error={groups.error} />
+      <Panel label="Create a user group" onSubmit={submit}>
         <div className="row">
-          <label>
-            Name
-            <input required value={name} onChange={(e) => setName(e.target.value)} />
-          </label>
-          <label>
-            Description
-            <input value={description} onChange={(e) => setDescription(e.target.value)} />
-          </label>
+          <FormField label="Name">
+            <input required maxLength={MAX_NAME_CHARS} value={name} onChange={(e) => setName(e.target.value)} />
+          </FormField>
+          <FormField label="Description">
+            <input
+              maxLength={MAX_DESCRIPTION_CHARS}
+              value={description}
+              onChange={(e) => setDescription(e.target.value)}
+            />
+          </FormField>
         </div>
-        {create.error && (
-          <p role="alert" className="error">
-            {errorMessage(create.error)}
-          </p>
-        )}
-        <div>
-          <button className="primary" type="submit" disabled={create.isPending}>
-            Create group
-          </button>
-        </div>
-      </form>
-      <div className="panel">
-        {groups.data?.userGroups.length === 0 && (
-          <p className="muted">No groups yet: create one above, then grant it apps and add end users from its page.</p>
-        )}
-        {groups.data && groups.data.userGroups.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Members</th>
-                <th>Description</th>
-              </tr>
-            </thead>
-            <tbody>
-              {groups.data.userGroups.map((group) => (
-                <tr key={group.id}>
-                  <td>
+        <FormActions error={create.error} submitLabel="Create group" pending={create.isPending} />
+      </Panel>
+      <Panel>
+        {groups.isLoading && <p className="muted">Loading…</p>}
+        {groups.isLoaded && (
+          <DataTable
+            label="User groups"
+            rows={groups.items}
+            rowKey={(group) => group.id}
+            empty="No groups yet: create one above, then grant it apps and add end users from its page."
+            columns={[
+              {
+                key: "name",
+                header: "Name",
+                sortValue: (group) => group.name,
+                cell: (group) => (
+                  <>
                     <Link href={`/groups/${group.id}`}>{group.name}</Link>{" "}
                     {group.planId && <span className="badge">Plan group</span>}
-                  </td>
-                  <td>{group.memberCount}</td>
-                  <td className="muted">{group.description}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+              {
+                key: "members",
+                header: "Members",
+                nowrap: true,
+                sortValue: (group) => group.memberCount,
+                cell: (group) => group.memberCount,
+              },
+              {
+                key: "description",
+                header: "Description",
+                cell: (group) => <span className="muted">{group.description}</span>,
+              },
+            ]}
+          />
         )}
-      </div>
+        <LoadMore list={groups} />
+      </Panel>
     </>
   );
 }

@@ -1,11 +1,20 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { CopyButton, useMay } from "@/components/console";
-import { ConfirmButton } from "@/components/console";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import {
+  ConfirmButton,
+  CopyButton,
+  DataTable,
+  ErrorAlert,
+  FormActions,
+  FormField,
+  PageHeader,
+  Panel,
+  useMay,
+} from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
 import { SCOPES, type Scope } from "@/schemas/auth";
-import { PageHeader } from "@/components/console";
+import { MAX_SHORT_NAME_CHARS } from "@/schemas/limits";
 
 function formatTime(value: string | null): string {
   return value ? new Date(value).toLocaleString() : "never";
@@ -64,19 +73,17 @@ export default function KeysPage() {
         </div>
       )}
 
-      <form className="panel form" onSubmit={submit} aria-label="Create an API key">
-        <h2 style={{ marginTop: 0 }}>Create a key</h2>
-        <label>
-          Name
+      <Panel title="Create a key" label="Create an API key" onSubmit={submit}>
+        <FormField label="Name">
           <input
             required
-            maxLength={100}
+            maxLength={MAX_SHORT_NAME_CHARS}
             value={name}
             onChange={(e) => setName(e.target.value)}
             placeholder="e.g. CRM sync"
           />
-        </label>
-        <fieldset className="row" style={{ border: 0, padding: 0 }}>
+        </FormField>
+        <fieldset className="row bare">
           <legend className="muted">Kind</legend>
           <label className="inline">
             <input type="radio" name="kind" checked={kind === "personal"} onChange={() => setKind("personal")} />
@@ -93,7 +100,7 @@ export default function KeysPage() {
             Organization{mayChangeSettings ? "" : " (admins only)"}
           </label>
         </fieldset>
-        <fieldset style={{ border: 0, padding: 0 }}>
+        <fieldset className="bare">
           <legend className="muted">
             Scopes{" "}
             <button type="button" onClick={() => setScopes(scopes.length === SCOPES.length ? [] : [...SCOPES])}>
@@ -109,93 +116,80 @@ export default function KeysPage() {
             ))}
           </div>
         </fieldset>
-        {create.error && (
-          <p role="alert" className="error">
-            {errorMessage(create.error)}
-          </p>
-        )}
-        <div>
-          <button className="primary" type="submit" disabled={create.isPending}>
-            Create key
-          </button>
-        </div>
-      </form>
+        <FormActions error={create.error} submitLabel="Create key" pending={create.isPending} />
+      </Panel>
 
-      <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Keys</h2>
+      <Panel title="Keys">
         {keys.isLoading && <p className="muted">Loading…</p>}
-        {keys.error && (
-          <p role="alert" className="error">
-            {errorMessage(keys.error)}
-          </p>
-        )}
-        {revoke.error && (
-          <p role="alert" className="error">
-            {errorMessage(revoke.error)}
-          </p>
-        )}
-        {keys.data && keys.data.length === 0 && (
-          <p className="muted">No keys yet: create one above to call the REST API or connect an MCP client.</p>
-        )}
-        {keys.data && keys.data.length > 0 && (
-          // On a phone each key is a card (console.css, .table-cards), each cell under its column's name.
-          <div className="table-scroll table-cards" role="region" aria-label="Keys table" tabIndex={0}>
-            <table>
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Kind</th>
-                  <th>Prefix</th>
-                  <th>Scopes</th>
-                  <th>Last used</th>
-                  <th>Status</th>
-                  <th />
-                </tr>
-              </thead>
-              <tbody>
-                {keys.data.map((key) => (
-                  <tr key={key.id} data-testid="key-row">
-                    <td style={{ minWidth: "8rem" }} data-label="Name">
-                      {key.name}
-                    </td>
-                    <td style={{ minWidth: "11rem" }} data-label="Kind">
-                      {key.kind}
-                      {key.memberEmail && <div className="muted">{key.memberEmail}</div>}
-                    </td>
-                    <td className="nowrap" data-label="Prefix">
-                      <code>{key.prefix}…</code>
-                    </td>
-                    <td className="muted" data-label="Scopes">
-                      {key.scopes.length === SCOPES.length ? "all scopes" : key.scopes.join(", ")}
-                    </td>
-                    <td className="muted nowrap" data-label="Last used">
-                      {formatTime(key.lastUsedAt)}
-                    </td>
-                    <td className="nowrap" data-label="Status">
-                      {key.revokedAt ? (
-                        <span className="badge revoked">Revoked</span>
-                      ) : (
-                        <span className="badge">Active</span>
-                      )}
-                    </td>
-                    <td>
-                      {!key.revokedAt && (
-                        <ConfirmButton
-                          label="Revoke"
-                          title={`Revoke ${key.name}?`}
-                          description="Anything using this key stops working at once."
-                          confirmLabel="Revoke"
-                          onConfirm={() => revoke.mutate({ keyId: key.id })}
-                        />
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </div>
+        <ErrorAlert error={keys.error} />
+        <ErrorAlert error={revoke.error} />
+        {/* On a phone each key is a card (console.css, .table-cards), each cell under its column's name. */}
+        <DataTable
+          label="Keys table"
+          cards
+          rows={keys.data}
+          rowKey={(key) => key.id}
+          rowTestId="key-row"
+          empty="No keys yet: create one above to call the REST API or connect an MCP client."
+          columns={[
+            {
+              key: "name",
+              header: "Name",
+              sortValue: (key) => key.name,
+              cell: (key) => <div className="cell-min-8">{key.name}</div>,
+            },
+            {
+              key: "kind",
+              header: "Kind",
+              sortValue: (key) => key.kind,
+              cell: (key) => (
+                <div className="cell-min-11">
+                  {key.kind}
+                  {key.memberEmail && <div className="muted">{key.memberEmail}</div>}
+                </div>
+              ),
+            },
+            { key: "prefix", header: "Prefix", nowrap: true, cell: (key) => <code>{key.prefix}…</code> },
+            {
+              key: "scopes",
+              header: "Scopes",
+              cell: (key) => (
+                <span className="muted">
+                  {key.scopes.length === SCOPES.length ? "all scopes" : key.scopes.join(", ")}
+                </span>
+              ),
+            },
+            {
+              key: "lastUsed",
+              header: "Last used",
+              nowrap: true,
+              sortValue: (key) => key.lastUsedAt ?? "",
+              cell: (key) => <span className="muted">{formatTime(key.lastUsedAt)}</span>,
+            },
+            {
+              key: "status",
+              header: "Status",
+              nowrap: true,
+              cell: (key) =>
+                key.revokedAt ? <span className="badge revoked">Revoked</span> : <span className="badge">Active</span>,
+            },
+            {
+              key: "actions",
+              header: "",
+              cell: (key) =>
+                !key.revokedAt && (
+                  <ConfirmButton
+                    label="Revoke"
+                    title={`Revoke ${key.name}?`}
+                    description="Anything using this key stops working at once."
+                    confirmLabel="Revoke"
+                    onConfirm={() => revoke.mutate({ keyId: key.id })}
+                  />
+                ),
+            },
+          ]}
+        />
+      </Panel>
     </>
   );
 }

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useDeferredValue, useState, type FormEvent } from "react";
 import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, useCursorList } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
+import { MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
 
 const PAGE = 50;
 
@@ -39,12 +40,16 @@ export default function KnowledgePage() {
         description="Knowledgebases: pages you write and documents you add, which agents search when they answer."
       />
       <form className="panel form" onSubmit={submit} aria-label="Create a knowledgebase">
-        <h2 style={{ marginTop: 0 }}>New knowledgebase</h2>
+        <h2>New knowledgebase</h2>
         <FormField label="Name">
-          <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+          <input required maxLength={MAX_NAME_CHARS} value={name} onChange={(e) => setName(e.target.value)} />
         </FormField>
         <FormField label="Description">
-          <input maxLength={5000} value={description} onChange={(e) => setDescription(e.target.value)} />
+          <input
+            maxLength={MAX_DESCRIPTION_CHARS}
+            value={description}
+            onChange={(e) => setDescription(e.target.value)}
+          />
         </FormField>
         <ErrorAlert error={create.error} />
         <div>
@@ -58,7 +63,7 @@ export default function KnowledgePage() {
           <FormField label="Find by name">
             <input
               type="search"
-              maxLength={200}
+              maxLength={MAX_NAME_CHARS}
               value={search}
               onChange={(e) => setSearch(e.target.value)}
               placeholder="Type part of a name…"

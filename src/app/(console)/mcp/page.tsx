@@ -1,11 +1,11 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useEffect, useState } from "react";
-import { CopyButton } from "@/components/console";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { Fragment, useState } from "react";
+import { useBrowserOrigin } from "@/lib/browser";
+import { CopyButton, DataTable, ErrorAlert, FormField, PageHeader } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
 import { MCP_ROUTE, MCP_SCOPES, mcpSnippets, mcpUrl } from "@/lib/mcp-snippets";
-import { PageHeader } from "@/components/console";
 
 const TOOLS: [string, string][] = [
   ["list_knowledgebases, get_knowledgebase", "browse knowledgebases and their page index"],
@@ -21,8 +21,7 @@ export default function McpPage() {
   const me = useQuery(trpc.auth.me.queryOptions());
   const keys = useQuery(trpc.apiKeys.list.queryOptions());
   // The URL is the browser's own origin: what the member reaches is what their client reaches.
-  const [origin, setOrigin] = useState("");
-  useEffect(() => setOrigin(window.location.origin), []);
+  const origin = useBrowserOrigin();
   // Pasted only to fill the snippets below; never stored or sent.
   const [secret, setSecret] = useState("");
 
@@ -48,7 +47,7 @@ export default function McpPage() {
       )}
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Server URL</h2>
+        <h2>Server URL</h2>
         <div className="row">
           <code className="secret" data-testid="mcp-url">
             {url}
@@ -63,13 +62,9 @@ export default function McpPage() {
       </div>
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Your personal keys</h2>
+        <h2>Your personal keys</h2>
         {keys.isLoading && <p className="muted">Loading…</p>}
-        {keys.error && (
-          <p role="alert" className="error">
-            {errorMessage(keys.error)}
-          </p>
-        )}
+        <ErrorAlert error={keys.error} />
         {keys.data && myKeys.length === 0 && (
           <p data-testid="no-personal-key">
             You have no active personal key. <Link href="/keys">Create a personal key</Link> with the scopes{" "}
@@ -81,38 +76,41 @@ export default function McpPage() {
         )}
         {myKeys.length > 0 && (
           <>
-            <table>
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Prefix</th>
-                  <th>Missing scopes for MCP tools</th>
-                  <th>Last used</th>
-                </tr>
-              </thead>
-              <tbody>
-                {myKeys.map((key) => {
-                  const missing = MCP_SCOPES.filter((scope) => !key.scopes.includes(scope));
-                  return (
-                    <tr key={key.id} data-testid="mcp-key-row">
-                      <td>{key.name}</td>
-                      <td>
-                        <code>{key.prefix}…</code>
-                      </td>
-                      <td className="muted">{missing.length === 0 ? "none" : missing.join(", ")}</td>
-                      <td className="muted">{key.lastUsedAt ? new Date(key.lastUsedAt).toLocaleString() : "never"}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
+            <DataTable
+              label="Your personal keys"
+              cards
+              rows={myKeys}
+              rowKey={(key) => key.id}
+              rowTestId="mcp-key-row"
+              empty=""
+              columns={[
+                { key: "name", header: "Name", sortValue: (key) => key.name, cell: (key) => key.name },
+                { key: "prefix", header: "Prefix", nowrap: true, cell: (key) => <code>{key.prefix}…</code> },
+                {
+                  key: "missing",
+                  header: "Missing scopes for MCP tools",
+                  cell: (key) => {
+                    const missing = MCP_SCOPES.filter((scope) => !key.scopes.includes(scope));
+                    return <span className="muted">{missing.length === 0 ? "none" : missing.join(", ")}</span>;
+                  },
+                },
+                {
+                  key: "lastUsed",
+                  header: "Last used",
+                  cell: (key) => (
+                    <span className="muted">
+                      {key.lastUsedAt ? new Date(key.lastUsedAt).toLocaleString() : "never"}
+                    </span>
+                  ),
+                },
+              ]}
+            />
             <p className="muted">
               Secrets are shown only when a key is created. Lost one? <Link href="/keys">Create another key</Link>.
             </p>
           </>
         )}
-        <label style={{ maxWidth: 520 }}>
-          Fill the snippets with a key (stays in this page)
+        <FormField label="Fill the snippets with a key (stays in this page)">
           <input
             type="password"
             autoComplete="off"
@@ -120,7 +118,7 @@ export default function McpPage() {
             onChange={(event) => setSecret(event.target.value)}
             placeholder="sk_mem_…"
           />
-        </label>
+        </FormField>
       </div>
 
       {snippets.map((snippet) => (
@@ -137,19 +135,17 @@ export default function McpPage() {
       ))}
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>What your AI can do</h2>
-        <table>
-          <tbody>
-            {TOOLS.map(([names, what]) => (
-              <tr key={names}>
-                <td>
-                  <code>{names}</code>
-                </td>
-                <td>{what}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <h2>What your AI can do</h2>
+        <dl className="facts">
+          {TOOLS.map(([names, what]) => (
+            <Fragment key={names}>
+              <dt>
+                <code>{names}</code>
+              </dt>
+              <dd>{what}</dd>
+            </Fragment>
+          ))}
+        </dl>
         <p className="muted">
           Pages are also resources (
           <code>atrium://knowledgebases/&#123;knowledgebaseId&#125;/pages/&#123;pageId&#125;</code>) that clients can

@@ -62,9 +62,7 @@ export default function MembersPage() {
       {mayManageMembers && <InvitationsPanel />}
 
       <section className="panel" aria-labelledby="members-heading">
-        <h2 id="members-heading" style={{ marginTop: 0 }}>
-          Current members
-        </h2>
+        <h2 id="members-heading">Current members</h2>
         <DataTable
           label="Members"
           rows={members.data}

@@ -12,14 +12,17 @@ import {
   notifyDone,
   PageHeader,
   useMay,
+  LoadMore,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { TierPlan } from "@/schemas/provisioning";
+import { MAX_NAME_CHARS } from "@/schemas/limits";
+import { useTierPlans } from "@/components/provisioning/use-lists";
 
 export default function PlansPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const plans = useQuery(trpc.tierPlans.list.queryOptions({ limit: 200 }));
+  const plans = useTierPlans();
   const subscribers = useQuery(trpc.tierPlans.subscribers.queryOptions());
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.tierPlans.pathKey() });
   const [name, setName] = useState("");
@@ -87,7 +90,7 @@ export default function PlansPage() {
         <ErrorAlert error={plans.error ?? subscribers.error ?? archive.error} />
         <DataTable
           label="Tier plans"
-          rows={plans.data?.tierPlans}
+          rows={plans.isLoaded ? plans.items : undefined}
           rowKey={(plan) => plan.id}
           rowTestId="plan-row"
           cards
@@ -151,6 +154,7 @@ export default function PlansPage() {
               : []),
           ]}
         />
+        <LoadMore list={plans} />
       </div>
     </>
   );
@@ -183,12 +187,10 @@ function EditPlan({ plan, subscribers, onDone }: { plan: TierPlan; subscribers: 
 
   return (
     <form className="panel form" onSubmit={submit} aria-labelledby="edit-plan-title">
-      <h2 id="edit-plan-title" style={{ marginTop: 0 }}>
-        Edit {plan.name}
-      </h2>
+      <h2 id="edit-plan-title">Edit {plan.name}</h2>
       <div className="row">
         <FormField label="Name">
-          <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+          <input required maxLength={MAX_NAME_CHARS} value={name} onChange={(e) => setName(e.target.value)} />
         </FormField>
         <FormField
           label="Monthly credits"

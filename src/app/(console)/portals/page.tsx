@@ -4,8 +4,19 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { PortalLink } from "@/components/portal/portal-link";
-import { errorMessage, useTRPC } from "@/lib/trpc";
-import { PageHeader, useMay } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import {
+  DataTable,
+  ErrorAlert,
+  FormActions,
+  FormField,
+  LoadMore,
+  PageHeader,
+  Panel,
+  useCursorList,
+  useMay,
+} from "@/components/console";
+import { MAX_NAME_CHARS } from "@/schemas/limits";
 
 function Admissions({ portalId }: { portalId: string }) {
   const trpc = useTRPC();
@@ -15,7 +26,7 @@ function Admissions({ portalId }: { portalId: string }) {
   return (
     <span>
       {admissions.data.map((admission) => (
-        <Link key={admission.groupId} href={`/groups/${admission.groupId}`} style={{ marginRight: "0.5rem" }}>
+        <Link key={admission.groupId} href={`/groups/${admission.groupId}`} className="spaced-link">
           {admission.groupName}
         </Link>
       ))}
@@ -27,7 +38,10 @@ export default function PortalsPage() {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
-  const portals = useQuery(trpc.portals.list.queryOptions({ limit: 200 }));
+  const portals = useCursorList(
+    (cursor) => trpc.portals.list.queryOptions({ limit: 50, ...(cursor ? { cursor } : {}) }),
+    (page) => page.portals,
+  );
   const [name, setName] = useState("");
   const mayGrant = useMay("grant");
   const create = useMutation(
@@ -53,62 +67,41 @@ export default function PortalsPage() {
       />
       {!mayGrant && <p className="muted">Admins and owners create portals and change their settings.</p>}
       {mayGrant && (
-        <form className="panel row" onSubmit={submit} aria-label="Create a portal">
-          <label>
-            Name
-            <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
-          </label>
-          <button className="primary" type="submit" disabled={create.isPending} style={{ alignSelf: "flex-end" }}>
-            Create portal
-          </button>
-          {create.error && (
-            <p role="alert" className="error">
-              {errorMessage(create.error)}
-            </p>
-          )}
-        </form>
+        <Panel label="Create a portal" onSubmit={submit} className="inline-form">
+          <FormField label="Name">
+            <input required maxLength={MAX_NAME_CHARS} value={name} onChange={(e) => setName(e.target.value)} />
+          </FormField>
+          <FormActions error={create.error} submitLabel="Create portal" pending={create.isPending} />
+        </Panel>
       )}
-      <div className="panel" style={{ overflowX: "auto" }}>
+      <Panel>
         {portals.isLoading && <p className="muted">Loading…</p>}
-        {portals.error && (
-          <p role="alert" className="error">
-            {errorMessage(portals.error)}
-          </p>
+        <ErrorAlert error={portals.error} />
+        {portals.isLoaded && (
+          <DataTable
+            label="Portals"
+            rows={portals.items}
+            rowKey={(portal) => portal.id}
+            rowTestId="portal-row"
+            empty={
+              mayGrant
+                ? "No portals yet: create one above, then send end users its link."
+                : "No portals yet: an admin creates them."
+            }
+            columns={[
+              {
+                key: "name",
+                header: "Name",
+                sortValue: (portal) => portal.name,
+                cell: (portal) => <Link href={`/portals/${portal.id}`}>{portal.name}</Link>,
+              },
+              { key: "link", header: "Link", cell: (portal) => <PortalLink slug={portal.slug} /> },
+              { key: "groups", header: "Admitted groups", cell: (portal) => <Admissions portalId={portal.id} /> },
+            ]}
+          />
         )}
-        {portals.data?.portals.length === 0 && (
-          <p className="muted">
-            {mayGrant
-              ? "No portals yet: create one above, then send end users its link."
-              : "No portals yet: an admin creates them."}
-          </p>
-        )}
-        {portals.data && portals.data.portals.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Link</th>
-                <th>Admitted groups</th>
-              </tr>
-            </thead>
-            <tbody>
-              {portals.data.portals.map((portal) => (
-                <tr key={portal.id} data-testid="portal-row">
-                  <td>
-                    <Link href={`/portals/${portal.id}`}>{portal.name}</Link>
-                  </td>
-                  <td>
-                    <PortalLink slug={portal.slug} />
-                  </td>
-                  <td>
-                    <Admissions portalId={portal.id} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </div>
+        <LoadMore list={portals} />
+      </Panel>
     </>
   );
 }

@@ -133,23 +133,18 @@ function Reviews() {
       )}
       <ErrorAlert error={list.error ?? approveMany.error} />
       {outcome && (
-        <div role="alert" className="alert" data-testid="bulk-failures">
-          <div className="alert-body">
-            <p>
-              <strong>
-                {outcome.failed.length} of {outcome.failed.length + outcome.approved.length} could not be approved and
-                stay pending:
-              </strong>
-            </p>
-            <ul>
-              {outcome.failed.map((failure) => (
-                <li key={failure.reviewId}>
-                  {titleOf(failure.reviewId)}: {failure.message}
-                </li>
-              ))}
-            </ul>
-          </div>
-        </div>
+        <ErrorAlert
+          testId="bulk-failures"
+          title={`${outcome.failed.length} of ${outcome.failed.length + outcome.approved.length} could not be approved and stay pending:`}
+        >
+          <ul>
+            {outcome.failed.map((failure) => (
+              <li key={failure.reviewId}>
+                {titleOf(failure.reviewId)}: {failure.message}
+              </li>
+            ))}
+          </ul>
+        </ErrorAlert>
       )}
       {list.isLoaded && list.items.length === 0 && (
         <p className="muted">

@@ -1,9 +1,9 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState, type FormEvent } from "react";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { useState, type FormEvent } from "react";
+import { useTRPC } from "@/lib/trpc";
 import type { Organization } from "@/schemas/organization";
-import { PageHeader, useMay } from "@/components/console";
+import { ErrorAlert, PageHeader, useMay } from "@/components/console";
 
 const SWITCHES = [
   ["apiEnabled", "Developer API", "All of /api/v1."],
@@ -50,9 +50,8 @@ export default function SettingsPage() {
   const [draft, setDraft] = useState<Draft | null>(null);
   const [saved, setSaved] = useState(false);
 
-  useEffect(() => {
-    if (organization.data && !draft) setDraft(toDraft(organization.data));
-  }, [organization.data, draft]);
+  // The form starts from the organization once it is read.
+  if (organization.data && !draft) setDraft(toDraft(organization.data));
 
   const update = useMutation(
     trpc.organization.update.mutationOptions({
@@ -134,11 +133,7 @@ export default function SettingsPage() {
               />
             </label>
           </div>
-          {update.error && (
-            <p role="alert" className="error">
-              {errorMessage(update.error)}
-            </p>
-          )}
+          <ErrorAlert error={update.error} />
           {saved && <p role="status">Settings saved.</p>}
           <div>
             <button className="primary" type="submit" disabled={update.isPending}>

@@ -3,7 +3,17 @@
 // secret shown once, and each endpoint's deliveries with their attempts and a replay.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton, CopyButton, DataTable, ErrorAlert, PageHeader, notifyDone, useMay } from "@/components/console";
+import {
+  ConfirmButton,
+  CopyButton,
+  DataTable,
+  ErrorAlert,
+  LoadMore,
+  PageHeader,
+  notifyDone,
+  useCursorList,
+  useMay,
+} from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { WEBHOOK_EVENT_TYPES } from "@/schemas/webhooks";
 
@@ -11,7 +21,13 @@ export default function WebhooksPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const mayChangeSettings = useMay("settings");
-  const endpoints = useQuery({ ...trpc.webhooks.list.queryOptions({ limit: 200 }), enabled: mayChangeSettings });
+  const endpoints = useCursorList(
+    (cursor) => ({
+      ...trpc.webhooks.list.queryOptions({ limit: 50, ...(cursor ? { cursor } : {}) }),
+      enabled: mayChangeSettings,
+    }),
+    (page) => page.endpoints,
+  );
   const [url, setUrl] = useState("");
   const [types, setTypes] = useState<string[]>(["*"]);
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
@@ -66,7 +82,7 @@ export default function WebhooksPage() {
       )}
       {mayChangeSettings && (
         <form className="panel form webhook-form" onSubmit={submit} aria-label="Add a webhook endpoint">
-          <h2 style={{ marginTop: 0 }}>Add an endpoint</h2>
+          <h2>Add an endpoint</h2>
           <label>
             URL
             <input
@@ -121,7 +137,7 @@ export default function WebhooksPage() {
           <DataTable
             label="Webhook endpoints"
             cards
-            rows={endpoints.data?.endpoints ?? []}
+            rows={endpoints.items}
             rowKey={(endpoint) => endpoint.id}
             empty={endpoints.isLoading ? "Loading…" : "No endpoints yet."}
             columns={[
@@ -169,6 +185,7 @@ export default function WebhooksPage() {
               },
             ]}
           />
+          <LoadMore list={endpoints} />
           {open && <Deliveries endpointId={open} />}
         </div>
       )}

@@ -2,14 +2,22 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams, useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton, DataTable, RecentActivity, useMay } from "@/components/console";
+import {
+  ConfirmButton,
+  DataTable,
+  ErrorAlert,
+  LoadMore,
+  PageHeader,
+  RecentActivity,
+  useMay,
+} from "@/components/console";
 import { EntityName } from "@/components/entity-picker";
-import { errorMessage, useTRPC } from "@/lib/trpc";
-import { PageHeader } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
 import { EffectiveAccess } from "@/components/provisioning/effective-access";
 import { BonusCreditsPanel } from "@/components/provisioning/bonus-credits-panel";
 import { GrantAppForm } from "@/components/provisioning/grant-app-form";
 import { ScopedUsage } from "@/components/usage/scoped-usage";
+import { useTierPlans } from "@/components/provisioning/use-lists";
 
 function when(value: string | null): string {
   return value ? new Date(value).toLocaleString() : "—";
@@ -21,7 +29,7 @@ export default function EndUserPage() {
   const router = useRouter();
   const queryClient = useQueryClient();
   const detail = useQuery(trpc.endUsers.get.queryOptions({ endUserId }));
-  const plans = useQuery(trpc.tierPlans.list.queryOptions({ limit: 200 }));
+  const plans = useTierPlans();
   // Any end-user query may show what changed (the list shows revocation too).
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.endUsers.pathKey() });
 
@@ -35,17 +43,12 @@ export default function EndUserPage() {
   // Removing a plan or a grant is for admins: members see no Remove in those rows.
   const mayDelete = useMay("delete");
 
-  if (detail.error)
-    return (
-      <p role="alert" className="error">
-        {errorMessage(detail.error)}
-      </p>
-    );
+  if (detail.error) return <ErrorAlert error={detail.error} />;
   const user = detail.data?.endUser;
   if (!user) return <p className="muted">Loading…</p>;
 
   const held = new Set(user.subscriptions.filter((s) => s.status === "active").map((s) => s.tierPlanId));
-  const assignable = plans.data?.tierPlans.filter((plan) => !plan.archived && !held.has(plan.id)) ?? [];
+  const assignable = plans.items.filter((plan) => !plan.archived && !held.has(plan.id));
 
   function addPlan(event: FormEvent) {
     event.preventDefault();
@@ -64,37 +67,21 @@ export default function EndUserPage() {
   return (
     <>
       <PageHeader title={user.email} back={{ href: "/end-users", label: "End users" }} />
-      {failure && (
-        <p role="alert" className="error">
-          {errorMessage(failure)}
-        </p>
-      )}
+      <ErrorAlert error={failure} />
       <div className="panel">
-        <table>
-          <tbody>
-            <tr>
-              <th>Name</th>
-              <td>{user.fullName || "—"}</td>
-            </tr>
-            <tr>
-              <th>Created</th>
-              <td>{when(user.createdAt)}</td>
-            </tr>
-            <tr>
-              <th>Last seen</th>
-              <td>{when(user.lastSeenAt)}</td>
-            </tr>
-            <tr>
-              <th>Revoked</th>
-              <td data-testid="revoked-at">{user.revokedAt ? when(user.revokedAt) : "no"}</td>
-            </tr>
-            <tr>
-              <th>Suspended by the directory</th>
-              <td data-testid="suspended-at">{user.suspendedAt ? when(user.suspendedAt) : "no"}</td>
-            </tr>
-          </tbody>
-        </table>
-        <div className="row" style={{ marginTop: "0.75rem" }}>
+        <dl className="facts">
+          <dt>Name</dt>
+          <dd>{user.fullName || "—"}</dd>
+          <dt>Created</dt>
+          <dd>{when(user.createdAt)}</dd>
+          <dt>Last seen</dt>
+          <dd>{when(user.lastSeenAt)}</dd>
+          <dt>Revoked</dt>
+          <dd data-testid="revoked-at">{user.revokedAt ? when(user.revokedAt) : "no"}</dd>
+          <dt>Suspended by the directory</dt>
+          <dd data-testid="suspended-at">{user.suspendedAt ? when(user.suspendedAt) : "no"}</dd>
+        </dl>
+        <div className="row panel-footer">
           {!user.revokedAt && (
             <ConfirmButton
               label="Revoke access"
@@ -131,7 +118,7 @@ export default function EndUserPage() {
       />
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Subscriptions</h2>
+        <h2>Subscriptions</h2>
         <DataTable
           label="Subscriptions"
           rows={user.subscriptions}
@@ -186,7 +173,7 @@ export default function EndUserPage() {
           ]}
         />
         {assignable.length > 0 && (
-          <form className="row" onSubmit={addPlan} style={{ marginTop: "0.75rem" }}>
+          <form className="row panel-footer" onSubmit={addPlan}>
             <select aria-label="Plan to add" value={planId} onChange={(e) => setPlanId(e.target.value)}>
               <option value="">Choose a plan…</option>
               {assignable.map((plan) => (
@@ -198,12 +185,13 @@ export default function EndUserPage() {
             <button type="submit" disabled={!planId || provision.isPending}>
               Add plan
             </button>
+            <LoadMore list={plans} />
           </form>
         )}
       </div>
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Grants</h2>
+        <h2>Grants</h2>
         <DataTable
           label="Grants"
           rows={user.grants}

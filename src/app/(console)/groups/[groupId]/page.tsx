@@ -2,10 +2,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
-import { ConfirmButton, notifyDone, useMay } from "@/components/console";
+import { ConfirmButton, DataTable, ErrorAlert, notifyDone, PageHeader, Panel, useMay } from "@/components/console";
 import { EntityName } from "@/components/entity-picker";
-import { errorMessage, useTRPC } from "@/lib/trpc";
-import { PageHeader } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
 import { GrantAppForm } from "@/components/provisioning/grant-app-form";
 import { EndUserPicker } from "@/components/provisioning/end-user-picker";
 import { GroupPortals } from "@/components/provisioning/group-portals";
@@ -34,12 +33,7 @@ export default function GroupPage() {
   // Removing a member or a grant, and deleting the group, are for admins.
   const mayDelete = useMay("delete");
 
-  if (group.error)
-    return (
-      <p role="alert" className="error">
-        {errorMessage(group.error)}
-      </p>
-    );
+  if (group.error) return <ErrorAlert error={group.error} />;
   const data = group.data?.userGroup;
   if (!data) return <p className="muted">Loading…</p>;
   const isPlanGroup = data.planId !== null;
@@ -74,84 +68,90 @@ export default function GroupPage() {
           here.
         </p>
       )}
-      {failure && (
-        <p role="alert" className="error">
-          {errorMessage(failure)}
-        </p>
-      )}
+      <ErrorAlert error={failure} />
 
-      <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Members ({data.memberCount})</h2>
-        {members.data?.length === 0 && (
-          <p className="muted">
-            {isPlanGroup
+      <Panel title={`Members (${data.memberCount})`}>
+        <DataTable
+          label="Members"
+          rows={members.data}
+          rowKey={(member) => member.endUserId}
+          empty={
+            isPlanGroup
               ? "No members yet: end users join this group by holding its plan."
-              : "No members yet: add one by email below."}
-          </p>
-        )}
-        <table>
-          <tbody>
-            {members.data?.map((member) => (
-              <tr key={member.endUserId}>
-                <td>
-                  <Link href={`/end-users/${member.endUserId}`}>{member.email}</Link>
-                </td>
-                <td className="muted">added {new Date(member.addedAt).toLocaleDateString()}</td>
-                <td>
-                  {mayDelete && !isPlanGroup && (
-                    <ConfirmButton
-                      label="Remove"
-                      title="Remove this end user from the group?"
-                      confirmLabel="Remove"
-                      onConfirm={() => removeMember.mutate({ groupId, endUserId: member.endUserId })}
-                    />
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+              : "No members yet: add one by email below."
+          }
+          columns={[
+            {
+              key: "email",
+              header: "Email",
+              sortValue: (member) => member.email,
+              cell: (member) => <Link href={`/end-users/${member.endUserId}`}>{member.email}</Link>,
+            },
+            {
+              key: "added",
+              header: "Added",
+              nowrap: true,
+              sortValue: (member) => member.addedAt,
+              cell: (member) => <span className="muted">{new Date(member.addedAt).toLocaleDateString()}</span>,
+            },
+            {
+              key: "actions",
+              header: "",
+              cell: (member) =>
+                mayDelete &&
+                !isPlanGroup && (
+                  <ConfirmButton
+                    label="Remove"
+                    title="Remove this end user from the group?"
+                    confirmLabel="Remove"
+                    onConfirm={() => removeMember.mutate({ groupId, endUserId: member.endUserId })}
+                  />
+                ),
+            },
+          ]}
+        />
         {!isPlanGroup && (
-          <div className="row" style={{ marginTop: "0.75rem" }}>
+          <div className="row panel-footer">
             <EndUserPicker label="Add a member by email" onPick={addEndUser} />
           </div>
         )}
-      </div>
+      </Panel>
 
-      <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Grants</h2>
-        {grants.data?.length === 0 && (
-          <p className="muted">No grants yet: the apps granted here open for every member.</p>
-        )}
-        <table>
-          <tbody>
-            {grants.data?.map((grant) => (
-              <tr key={grant.id}>
-                <td>
-                  <EntityName kind="app" id={grant.targetId} />
-                </td>
-                <td>{grant.deploymentId ? <EntityName kind="portal" id={grant.deploymentId} /> : "any portal"}</td>
-                <td>
-                  {mayDelete && (
-                    <ConfirmButton
-                      label="Remove"
-                      title="Remove this grant?"
-                      confirmLabel="Remove"
-                      onConfirm={() => removeGrant.mutate({ groupId, grantId: grant.id })}
-                    />
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      <Panel title="Grants">
+        <DataTable
+          label="Grants"
+          rows={grants.data}
+          rowKey={(grant) => grant.id}
+          empty="No grants yet: the apps granted here open for every member."
+          columns={[
+            { key: "app", header: "App", cell: (grant) => <EntityName kind="app" id={grant.targetId} /> },
+            {
+              key: "portal",
+              header: "Portal",
+              cell: (grant) =>
+                grant.deploymentId ? <EntityName kind="portal" id={grant.deploymentId} /> : "any portal",
+            },
+            {
+              key: "actions",
+              header: "",
+              cell: (grant) =>
+                mayDelete && (
+                  <ConfirmButton
+                    label="Remove"
+                    title="Remove this grant?"
+                    confirmLabel="Remove"
+                    onConfirm={() => removeGrant.mutate({ groupId, grantId: grant.id })}
+                  />
+                ),
+            },
+          ]}
+        />
         <GrantAppForm onGrant={grantApp} />
-      </div>
+      </Panel>
 
-      <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Portal admissions</h2>
+      <Panel title="Portal admissions">
         <GroupPortals groupId={groupId} groupName={data.name} />
-      </div>
+      </Panel>
 
       {!isPlanGroup && (
         <div className="row">

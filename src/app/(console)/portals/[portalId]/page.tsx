@@ -2,19 +2,20 @@
 // A portal's settings: name, slug (its link), greeting, look and the apps listed first.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams } from "next/navigation";
-import { useEffect, useState, type CSSProperties, type FormEvent } from "react";
+import { useState, type CSSProperties, type FormEvent } from "react";
 import { PortalLink } from "@/components/portal/portal-link";
 import { portalTheme } from "@/components/portal/theme";
 import "@/components/portal/portal-preview.css";
-import { RecentActivity, useMay, useUnsavedChanges } from "@/components/console";
-import { EntityName, EntityPicker } from "@/components/entity-picker";
+import { ErrorAlert, RecentActivity, useMay, useUnsavedChanges } from "@/components/console";
+import { EntityName, EntityPicker, useEntityName } from "@/components/entity-picker";
 import { PortalGroups } from "@/components/provisioning/group-portals";
-import { errorMessage, useTRPC } from "@/lib/trpc";
+import { useTRPC } from "@/lib/trpc";
 import { PORTAL_LANGUAGES, type PortalLanguage } from "@/schemas/portal";
 import { LANGUAGE_NAMES } from "@/components/portal/i18n/languages";
 import { PageHeader } from "@/components/console";
 import { ScopedUsage } from "@/components/usage/scoped-usage";
 import Link from "next/link";
+import { MAX_GREETING_CHARS, MAX_NAME_CHARS, MAX_PORTAL_SLUG_CHARS, MAX_URL_CHARS } from "@/schemas/limits";
 
 interface Form {
   name: string;
@@ -43,11 +44,7 @@ function fieldOf(error: unknown): keyof Form | null {
 
 function FieldError({ field, error }: { field: keyof Form; error: unknown }) {
   if (!error || fieldOf(error) !== field) return null;
-  return (
-    <span role="alert" className="error">
-      {errorMessage(error)}
-    </span>
-  );
+  return <ErrorAlert error={error} />;
 }
 
 interface PortalFields {
@@ -77,13 +74,15 @@ export default function PortalSettingsPage() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const detail = useQuery(trpc.portals.get.queryOptions({ id: portalId }));
-  const apps = useQuery(trpc.apps.list.queryOptions({ limit: 200 }));
   const [form, setForm] = useState<Form | null>(null);
   const [saved, setSaved] = useState(false);
   const portal = detail.data?.portal;
-  useEffect(() => {
-    if (portal) setForm(formOf(portal));
-  }, [portal]);
+  // The form follows the saved portal each time it is read again (after a save, too).
+  const [formFrom, setFormFrom] = useState<typeof portal>(undefined);
+  if (portal && portal !== formFrom) {
+    setFormFrom(portal);
+    setForm(formOf(portal));
+  }
   useUnsavedChanges(!!portal && !!form && JSON.stringify(form) !== JSON.stringify(formOf(portal)));
   // Changing a portal is for admins: others read its settings.
   const mayGrant = useMay("grant");
@@ -96,20 +95,10 @@ export default function PortalSettingsPage() {
     }),
   );
 
-  if (detail.error)
-    return (
-      <p role="alert" className="error">
-        {errorMessage(detail.error)}
-      </p>
-    );
+  if (detail.error) return <ErrorAlert error={detail.error} />;
   if (!portal || !form) return <p className="muted">Loading…</p>;
 
-  // The app list may omit fields (it serves REST's `fields`), hence the guard.
-  const appOptions = (apps.data?.apps ?? []).flatMap((app) =>
-    app.id ? [{ id: app.id, label: app.name ?? app.id }] : [],
-  );
   const theme = portalTheme(form.accentColor);
-  const appNames = new Map(appOptions.map((app) => [app.id, app.label]));
   const set = (patch: Partial<Form>) => {
     setSaved(false);
     setForm({ ...form, ...patch });
@@ -147,7 +136,12 @@ export default function PortalSettingsPage() {
       <form className="panel form" onSubmit={submit} aria-label="Portal settings">
         <label>
           Name
-          <input required maxLength={200} value={form.name} onChange={(e) => set({ name: e.target.value })} />
+          <input
+            required
+            maxLength={MAX_NAME_CHARS}
+            value={form.name}
+            onChange={(e) => set({ name: e.target.value })}
+          />
           <FieldError field="name" error={update.error} />
         </label>
         <label>
@@ -155,7 +149,7 @@ export default function PortalSettingsPage() {
           <input
             required
             minLength={2}
-            maxLength={48}
+            maxLength={MAX_PORTAL_SLUG_CHARS}
             pattern="[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?"
             title="2 to 48 lowercase letters, digits and dashes"
             value={form.slug}
@@ -171,7 +165,7 @@ export default function PortalSettingsPage() {
           Greeting
           <textarea
             rows={3}
-            maxLength={2000}
+            maxLength={MAX_GREETING_CHARS}
             value={form.greeting}
             onChange={(e) => set({ greeting: e.target.value })}
             placeholder="Welcome! Ask our assistants anything."
@@ -182,7 +176,7 @@ export default function PortalSettingsPage() {
           Logo URL
           <input
             type="url"
-            maxLength={2000}
+            maxLength={MAX_URL_CHARS}
             value={form.logoUrl}
             onChange={(e) => set({ logoUrl: e.target.value })}
             placeholder="https://example.com/logo.svg"
@@ -259,33 +253,14 @@ export default function PortalSettingsPage() {
           {form.featuredAppIds.length === 0 && <p className="muted">None.</p>}
           <ol style={{ paddingLeft: "1.2rem", display: "grid", gap: "0.35rem" }}>
             {form.featuredAppIds.map((id, index) => (
-              <li key={id} data-testid="featured-app">
-                <span className="row" style={{ gap: "0.4rem" }}>
-                  <EntityName kind="app" id={id} />
-                  <button
-                    type="button"
-                    aria-label={`Move ${appNames.get(id) ?? "app"} up`}
-                    disabled={index === 0}
-                    onClick={() => move(index, -1)}
-                  >
-                    ↑
-                  </button>
-                  <button
-                    type="button"
-                    aria-label={`Move ${appNames.get(id) ?? "app"} down`}
-                    disabled={index === form.featuredAppIds.length - 1}
-                    onClick={() => move(index, 1)}
-                  >
-                    ↓
-                  </button>
-                  <button
-                    type="button"
-                    onClick={() => set({ featuredAppIds: form.featuredAppIds.filter((other) => other !== id) })}
-                  >
-                    Remove
-                  </button>
-                </span>
-              </li>
+              <FeaturedApp
+                key={id}
+                id={id}
+                first={index === 0}
+                last={index === form.featuredAppIds.length - 1}
+                onMove={(by) => move(index, by)}
+                onRemove={() => set({ featuredAppIds: form.featuredAppIds.filter((other) => other !== id) })}
+              />
             ))}
           </ol>
           <EntityPicker
@@ -297,11 +272,7 @@ export default function PortalSettingsPage() {
           />
           <FieldError field="featuredAppIds" error={update.error} />
         </fieldset>
-        {unplaced && (
-          <p role="alert" className="error">
-            {errorMessage(update.error)}
-          </p>
-        )}
+        {unplaced && <ErrorAlert error={update.error} />}
         <div className="row">
           <button
             className="primary"
@@ -324,9 +295,7 @@ export default function PortalSettingsPage() {
         </div>
       </form>
       <section className="panel" aria-labelledby="portal-groups">
-        <h2 id="portal-groups" style={{ marginTop: 0 }}>
-          User groups admitted
-        </h2>
+        <h2 id="portal-groups">User groups admitted</h2>
         <PortalGroups portalId={portalId} portalName={portal.name} />
       </section>
       <ScopedUsage
@@ -342,5 +311,38 @@ export default function PortalSettingsPage() {
       />
       <RecentActivity targetId={portalId} />
     </>
+  );
+}
+
+/** One of the apps a portal lists first: its name, and buttons to move it or take it off the list. */
+function FeaturedApp({
+  id,
+  first,
+  last,
+  onMove,
+  onRemove,
+}: {
+  id: string;
+  first: boolean;
+  last: boolean;
+  onMove: (by: number) => void;
+  onRemove: () => void;
+}) {
+  const name = useEntityName("app", id).name ?? "app";
+  return (
+    <li data-testid="featured-app">
+      <span className="row tight">
+        <EntityName kind="app" id={id} />
+        <button type="button" aria-label={`Move ${name} up`} disabled={first} onClick={() => onMove(-1)}>
+          ↑
+        </button>
+        <button type="button" aria-label={`Move ${name} down`} disabled={last} onClick={() => onMove(1)}>
+          ↓
+        </button>
+        <button type="button" onClick={onRemove}>
+          Remove
+        </button>
+      </span>
+    </li>
   );
 }

@@ -17,7 +17,7 @@ function ConnectionTools({ connection }: { connection: McpConnection }) {
   const tools = useQuery(trpc.mcpConnections.tools.queryOptions({ connectionId: connection.id }, { retry: false }));
   return (
     <section className="panel">
-      <h2 style={{ marginTop: 0 }}>Tools of {connection.name}</h2>
+      <h2>Tools of {connection.name}</h2>
       {tools.isLoading && <p className="muted">Asking the server for its tools…</p>}
       <ErrorAlert error={tools.error} title="The server did not list its tools." />
       {tools.data?.truncated && (

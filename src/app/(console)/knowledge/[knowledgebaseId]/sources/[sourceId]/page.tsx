@@ -47,17 +47,8 @@ export default function SourcePage() {
         </span>
       </PageHeader>
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Status</h2>
-        {source.errorMessage && (
-          <div role="alert" className="alert">
-            <div className="alert-body">
-              <p>
-                <strong>Indexing failed</strong>
-              </p>
-              <p data-testid="source-error">{source.errorMessage}</p>
-            </div>
-          </div>
-        )}
+        <h2>Status</h2>
+        <ErrorAlert title="Indexing failed" error={source.errorMessage} testId="source-error" />
         <dl className="source-facts">
           <dt>Type</dt>
           <dd>{source.type}</dd>
@@ -82,7 +73,7 @@ export default function SourcePage() {
               <dt>Indexing</dt>
               <dd data-testid="source-job">
                 {job.status} since {when(job.startedAt ?? job.queuedAt)}, attempt {job.attempts}
-                {job.lastError && <div className="error">Last attempt: {job.lastError}</div>}
+                {job.lastError && <div className="failure-reason">Last attempt: {job.lastError}</div>}
               </dd>
             </>
           )}
@@ -100,7 +91,7 @@ export default function SourcePage() {
       </div>
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Extracted text</h2>
+        <h2>Extracted text</h2>
         {data.textChars === 0 ? (
           <p className="muted">
             {source.status === "ready" ? "No text was extracted." : "The text appears here once the source is indexed."}
@@ -119,7 +110,7 @@ export default function SourcePage() {
       </div>
 
       <div className="panel">
-        <h2 style={{ marginTop: 0 }}>Chunks</h2>
+        <h2>Chunks</h2>
         <p className="muted">
           What search and agents read: {data.chunkCount} chunk{data.chunkCount === 1 ? "" : "s"}, each under the
           headings above it

@@ -1,0 +1,190 @@
+"use client";
+import { useMutation } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState, type FormEvent } from "react";
+import { ConfirmButton, DataTable, ErrorAlert, FormActions, FormField, Panel, useMay } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import { MAX_PAGE_MARKDOWN_CHARS, MAX_TITLE_CHARS } from "@/schemas/limits";
+import { useRefreshKnowledgebase } from "./use-refresh-knowledgebase";
+
+export type SourceRow = {
+  id: string;
+  name: string;
+  type: string;
+  status: string;
+  errorMessage: string;
+  sizeBytes: number;
+  createdAt: string;
+  url: string;
+};
+
+/** A knowledgebase's sources: add one (a file, a URL, pasted text), see each one's status, retry or delete it. */
+export function KnowledgeSources({ knowledgebaseId, sources }: { knowledgebaseId: string; sources: SourceRow[] }) {
+  const trpc = useTRPC();
+  const refresh = useRefreshKnowledgebase();
+  const [mode, setMode] = useState<"file" | "url" | "text">("file");
+  const [url, setUrl] = useState("");
+  const [name, setName] = useState("");
+  const [text, setText] = useState("");
+  const [file, setFile] = useState<File | null>(null);
+  const onSuccess = () => {
+    setUrl("");
+    setText("");
+    setName("");
+    setFile(null);
+    void refresh();
+  };
+  const add = useMutation(trpc.knowledge.addSource.mutationOptions({ onSuccess }));
+  const uploadFile = useMutation(trpc.knowledge.uploadSource.mutationOptions({ onSuccess }));
+  const retry = useMutation(trpc.knowledge.retrySource.mutationOptions({ onSuccess: () => void refresh() }));
+  const remove = useMutation(trpc.knowledge.deleteSource.mutationOptions({ onSuccess: () => void refresh() }));
+  // Deleting a source is for admins: members see no Delete.
+  const mayDelete = useMay("delete");
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (mode === "url") add.mutate({ knowledgebaseId, url, ...(name ? { name } : {}) });
+    else if (mode === "text") add.mutate({ knowledgebaseId, contentMarkdown: text, ...(name ? { name } : {}) });
+    else if (file) {
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      let binary = "";
+      for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      uploadFile.mutate({ knowledgebaseId, fileName: file.name, contentType: file.type, contentBase64: btoa(binary) });
+    }
+  }
+  return (
+    <Panel title="Sources" label="Sources">
+      <form className="form" onSubmit={submit} aria-label="Add a source">
+        <div className="row" role="tablist">
+          {(["file", "url", "text"] as const).map((value) => (
+            <button
+              key={value}
+              type="button"
+              role="tab"
+              aria-selected={mode === value}
+              className={mode === value ? "primary" : undefined}
+              onClick={() => setMode(value)}
+            >
+              {value === "file" ? "Upload file" : value === "url" ? "From URL" : "Paste text"}
+            </button>
+          ))}
+        </div>
+        {mode === "file" && (
+          <FormField label="File (PDF, CSV, TXT, MD; up to 4.5 MB)">
+            <input
+              type="file"
+              accept=".pdf,.csv,.txt,.md,.markdown"
+              onChange={(e) => setFile(e.target.files?.[0] ?? null)}
+            />
+          </FormField>
+        )}
+        {mode === "url" && (
+          <FormField label="URL">
+            <input type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://…" />
+          </FormField>
+        )}
+        {mode === "text" && (
+          <FormField label="Markdown">
+            <textarea
+              required
+              rows={6}
+              maxLength={MAX_PAGE_MARKDOWN_CHARS}
+              value={text}
+              onChange={(e) => setText(e.target.value)}
+            />
+          </FormField>
+        )}
+        {mode !== "file" && (
+          <FormField label="Name (optional)">
+            <input maxLength={MAX_TITLE_CHARS} value={name} onChange={(e) => setName(e.target.value)} />
+          </FormField>
+        )}
+        <FormActions
+          error={add.error ?? uploadFile.error}
+          submitLabel="Add source"
+          pending={add.isPending || uploadFile.isPending}
+          disabled={mode === "file" && !file}
+        />
+      </form>
+      <ErrorAlert error={retry.error ?? remove.error} />
+      <DataTable
+        label="Sources table"
+        cards
+        rows={sources}
+        rowKey={(source) => source.id}
+        rowTestId="source-row"
+        empty="No sources yet."
+        columns={[
+          {
+            key: "name",
+            header: "Name",
+            sortValue: (source) => source.name,
+            cell: (source) => (
+              <>
+                <Link href={`/knowledge/${knowledgebaseId}/sources/${source.id}`}>{source.name}</Link>
+                {source.url && <div className="muted">{source.url}</div>}
+              </>
+            ),
+          },
+          {
+            key: "type",
+            header: "Type",
+            nowrap: true,
+            sortValue: (source) => source.type,
+            cell: (source) => source.type,
+          },
+          {
+            key: "status",
+            header: "Status",
+            sortValue: (source) => source.status,
+            cell: (source) => (
+              <>
+                <span className={`badge${source.status === "failed" ? " revoked" : ""}`}>{source.status}</span>
+                {source.errorMessage && <div className="failure-reason">{source.errorMessage}</div>}
+              </>
+            ),
+          },
+          {
+            key: "size",
+            header: "Size",
+            nowrap: true,
+            sortValue: (source) => source.sizeBytes,
+            cell: (source) => (
+              <span className="muted">{source.sizeBytes ? `${Math.ceil(source.sizeBytes / 1024)} KB` : ""}</span>
+            ),
+          },
+          {
+            key: "added",
+            header: "Added",
+            nowrap: true,
+            sortValue: (source) => source.createdAt,
+            cell: (source) => <span className="muted">{new Date(source.createdAt).toLocaleString()}</span>,
+          },
+          {
+            key: "actions",
+            header: "",
+            nowrap: true,
+            cell: (source) => (
+              <>
+                {source.status === "failed" && (
+                  <button type="button" onClick={() => retry.mutate({ knowledgebaseId, sourceId: source.id })}>
+                    Retry
+                  </button>
+                )}
+                {mayDelete && (
+                  <ConfirmButton
+                    label="Delete"
+                    title={`Delete ${source.name}?`}
+                    description="The source, its extracted text and its chunks are deleted; agents no longer find its passages."
+                    confirmLabel="Delete source"
+                    onConfirm={() => remove.mutate({ knowledgebaseId, sourceId: source.id })}
+                  />
+                )}
+              </>
+            ),
+          },
+        ]}
+      />
+    </Panel>
+  );
+}

@@ -1,0 +1,60 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { ErrorAlert, PageHeader, RecentActivity } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import { KnowledgeSearch } from "./knowledge-search";
+import { KnowledgeSources } from "./knowledge-sources";
+import { PageEditor } from "./page-editor";
+import { PageTree } from "./page-tree";
+import { RetrievalTest } from "./retrieval-test";
+import "./knowledge.css";
+
+/** A knowledgebase: its pages (the selected one lives in the URL, ?page=…, so reload, back and links work), a retrieval test and its sources. */
+export function KnowledgebaseView({ knowledgebaseId }: { knowledgebaseId: string }) {
+  const router = useRouter();
+  const pathname = usePathname();
+  const search = useSearchParams();
+  const trpc = useTRPC();
+  const detail = useQuery(
+    trpc.knowledge.get.queryOptions(
+      { knowledgebaseId },
+      // Live status: poll while a source is still being indexed.
+      { refetchInterval: (query) => (query.state.data?.sources.some((s) => s.status === "processing") ? 1500 : false) },
+    ),
+  );
+  const selected = search.get("page");
+  const setSelected = (pageId: string | null) => router.push(pageId ? `${pathname}?page=${pageId}` : pathname);
+
+  if (detail.error) return <ErrorAlert error={detail.error} />;
+  if (!detail.data) return <p className="muted">Loading…</p>;
+  const kb = detail.data;
+  return (
+    <>
+      <PageHeader title={kb.name} back={{ href: "/knowledge", label: "Knowledge" }} />
+      {kb.description && <p className="muted">{kb.description}</p>}
+      <p className="muted">
+        {kb.counts.sources} source{kb.counts.sources === 1 ? "" : "s"} · {kb.counts.pages} page
+        {kb.counts.pages === 1 ? "" : "s"}
+      </p>
+      <KnowledgeSearch knowledgebaseId={knowledgebaseId} />
+      <div className="knowledge-layout">
+        <PageTree knowledgebaseId={knowledgebaseId} pages={kb.pages} selected={selected} onSelect={setSelected} />
+        {selected ? (
+          <PageEditor
+            key={selected}
+            knowledgebaseId={knowledgebaseId}
+            pageId={selected}
+            pages={kb.pages}
+            onSelect={setSelected}
+          />
+        ) : (
+          <div className="panel muted">Choose a page, or create one.</div>
+        )}
+      </div>
+      <RetrievalTest knowledgebaseId={knowledgebaseId} />
+      <KnowledgeSources knowledgebaseId={knowledgebaseId} sources={kb.sources} />
+      <RecentActivity targetId={knowledgebaseId} />
+    </>
+  );
+}

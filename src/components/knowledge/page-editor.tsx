@@ -1,0 +1,249 @@
+"use client";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { ConfirmButton, ErrorAlert, Panel, useUnsavedChanges } from "@/components/console";
+import { MarkdownPreview } from "@/components/markdown-preview";
+import { PageLinkPicker } from "@/components/page-link-picker";
+import { TextDiff } from "@/components/text-diff";
+import { useTRPC } from "@/lib/trpc";
+import type { PageIndexEntry } from "@/schemas/knowledgebase";
+import { MAX_PAGE_MARKDOWN_CHARS, MAX_TITLE_CHARS } from "@/schemas/limits";
+import { useRefreshKnowledgebase } from "./use-refresh-knowledgebase";
+
+type Page = { title: string; markdown: string };
+
+/** Text typed but not saved, kept in this browser per page (see PageForm). */
+function readKeptPage(key: string): Page | null {
+  try {
+    const raw = window.localStorage.getItem(key);
+    const kept = raw ? (JSON.parse(raw) as { title?: unknown; markdown?: unknown }) : null;
+    return kept && typeof kept.title === "string" && typeof kept.markdown === "string"
+      ? { title: kept.title, markdown: kept.markdown }
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/** One page: its title and markdown to edit, where it sits, its backlinks and its history. */
+export function PageEditor(props: {
+  knowledgebaseId: string;
+  pageId: string;
+  pages: PageIndexEntry[];
+  onSelect: (id: string | null) => void;
+}) {
+  const trpc = useTRPC();
+  const page = useQuery(
+    trpc.knowledge.getPage.queryOptions({ knowledgebaseId: props.knowledgebaseId, pageId: props.pageId }),
+  );
+  if (page.error) return <ErrorAlert error={page.error} />;
+  if (!page.data) return <p className="muted">Loading…</p>;
+  // The form starts from the page as first loaded (or the text kept in this browser) and is
+  // compared with the latest saved page to know whether it is dirty.
+  return <PageForm {...props} page={page.data} />;
+}
+
+function PageForm({
+  knowledgebaseId,
+  pageId,
+  pages,
+  onSelect,
+  page,
+}: {
+  knowledgebaseId: string;
+  pageId: string;
+  pages: PageIndexEntry[];
+  onSelect: (id: string | null) => void;
+  page: Page & {
+    parentPageId: string | null;
+    referencedBy: { id: string; title: string }[];
+    relatedPages: { title: string }[];
+    attachedFiles: string[];
+  };
+}) {
+  const trpc = useTRPC();
+  const refresh = useRefreshKnowledgebase();
+  const revisions = useQuery(trpc.knowledge.revisions.queryOptions({ knowledgebaseId, pageId }));
+  const keptKey = `atrium.unsaved.page.${pageId}`;
+  const [start] = useState(() => {
+    const kept = readKeptPage(keptKey);
+    const fromBrowser = !!kept && (kept.title !== page.title || kept.markdown !== page.markdown);
+    return { ...(fromBrowser ? kept : page), restored: fromBrowser };
+  });
+  const [title, setTitle] = useState(start.title);
+  const [markdown, setMarkdown] = useState(start.markdown);
+  const [restored, setRestored] = useState(start.restored);
+  const markdownBox = useRef<HTMLTextAreaElement>(null);
+  const [preview, setPreview] = useState(false);
+  const [showRevision, setShowRevision] = useState<string | null>(null);
+  const dirty = title !== page.title || markdown !== page.markdown;
+  // Text not saved yet stays in this browser (per page) until it is saved or discarded, and
+  // leaving the tab asks first: moving to another page and back, or a reload, loses nothing.
+  useEffect(() => {
+    try {
+      if (dirty) window.localStorage.setItem(keptKey, JSON.stringify({ title, markdown }));
+      else window.localStorage.removeItem(keptKey);
+    } catch {
+      // Storage full or disabled: the warning before leaving still protects the text.
+    }
+  }, [dirty, title, markdown, keptKey]);
+  useUnsavedChanges(dirty, { keptInBrowser: true });
+  const save = useMutation(trpc.knowledge.savePage.mutationOptions({ onSuccess: () => void refresh() }));
+  const move = useMutation(trpc.knowledge.movePage.mutationOptions({ onSuccess: () => void refresh() }));
+  const remove = useMutation(
+    trpc.knowledge.deletePage.mutationOptions({
+      onSuccess: () => {
+        onSelect(null);
+        void refresh();
+      },
+    }),
+  );
+  // A page cannot move under itself or its own sub-pages.
+  const descendants = useMemo(() => {
+    const out = new Set([pageId]);
+    let grew = true;
+    while (grew) {
+      grew = false;
+      for (const p of pages) {
+        if (p.parentPageId && out.has(p.parentPageId) && !out.has(p.id)) {
+          out.add(p.id);
+          grew = true;
+        }
+      }
+    }
+    return out;
+  }, [pages, pageId]);
+
+  const list = revisions.data?.revisions ?? [];
+  return (
+    <Panel label="Page editor">
+      <div className="row">
+        <input
+          aria-label="Title"
+          className="page-title-input"
+          maxLength={MAX_TITLE_CHARS}
+          value={title}
+          onChange={(e) => setTitle(e.target.value)}
+        />
+        <button type="button" onClick={() => setPreview(!preview)}>
+          {preview ? "Edit" : "Preview"}
+        </button>
+        <button
+          className="primary"
+          type="button"
+          disabled={!dirty || save.isPending}
+          onClick={() => save.mutate({ knowledgebaseId, pageId, title, markdown })}
+        >
+          Save
+        </button>
+      </div>
+      <p className="muted" data-testid="page-save-state" aria-live="polite">
+        {dirty ? "Not saved yet: kept in this browser until you save" : "Saved"}
+      </p>
+      {restored && dirty && (
+        <div className="notice" role="status" data-testid="restored-page">
+          Your unsaved text for this page was brought back from this browser.{" "}
+          <button
+            type="button"
+            onClick={() => {
+              setTitle(page.title);
+              setMarkdown(page.markdown);
+              setRestored(false);
+            }}
+          >
+            Discard it and show the saved page
+          </button>
+        </div>
+      )}
+      <ErrorAlert error={save.error} />
+      {save.data && !dirty && save.data.links.unresolved.length > 0 && (
+        <p className="muted">
+          Unresolved links: {save.data.links.unresolved.map((l) => `${l.kind}:${l.id}`).join(", ")}
+        </p>
+      )}
+      {preview ? (
+        <div className="markdown" data-testid="preview">
+          <MarkdownPreview markdown={markdown} />
+        </div>
+      ) : (
+        <>
+          <PageLinkPicker pages={pages.filter((p) => p.id !== pageId)} textarea={markdownBox} onChange={setMarkdown} />
+          <textarea
+            ref={markdownBox}
+            aria-label="Markdown"
+            className="markdown-input"
+            maxLength={MAX_PAGE_MARKDOWN_CHARS}
+            value={markdown}
+            onChange={(e) => setMarkdown(e.target.value)}
+            rows={16}
+          />
+        </>
+      )}
+      <div className="row page-editor-actions">
+        <label className="inline">
+          Move to{" "}
+          <select
+            aria-label="Move to"
+            value={page.parentPageId ?? ""}
+            onChange={(e) => move.mutate({ knowledgebaseId, pageId, parentPageId: e.target.value || null })}
+          >
+            <option value="">(top level)</option>
+            {pages
+              .filter((p) => !descendants.has(p.id))
+              .map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.path.join(" / ")}
+                </option>
+              ))}
+          </select>
+        </label>
+        <ConfirmButton
+          label="Delete page"
+          title={`Delete ${page.title}?`}
+          description="The page is deleted; links to it stop resolving."
+          confirmLabel="Delete page"
+          disabled={remove.isPending}
+          onConfirm={() => remove.mutate({ knowledgebaseId, pageId })}
+          needs="delete"
+        />
+      </div>
+      <ErrorAlert error={move.error ?? remove.error} />
+
+      <h3>Backlinks</h3>
+      {page.referencedBy.length === 0 ? (
+        <p className="muted">No page links here.</p>
+      ) : (
+        <ul>
+          {page.referencedBy.map((ref) => (
+            <li key={ref.id}>
+              <button type="button" onClick={() => onSelect(ref.id)}>
+                {ref.title}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {page.relatedPages.length > 0 && (
+        <p className="muted">Links to: {page.relatedPages.map((p) => p.title).join(", ")}</p>
+      )}
+      {page.attachedFiles.length > 0 && <p className="muted">Sources: {page.attachedFiles.join(", ")}</p>}
+
+      <h3>History</h3>
+      {list.length === 0 && <p className="muted">No revisions yet.</p>}
+      <ol reversed>
+        {list.map((revision, i) => (
+          <li key={revision.id} data-testid="revision">
+            {new Date(revision.createdAt).toLocaleString()} · {revision.authorEmail ?? "organization key"} ·{" "}
+            {revision.via}{" "}
+            <button type="button" onClick={() => setShowRevision(showRevision === revision.id ? null : revision.id)}>
+              {showRevision === revision.id ? "Hide diff" : "Diff"}
+            </button>
+            {showRevision === revision.id && (
+              <TextDiff by="words" before={list[i + 1]?.markdown ?? ""} after={revision.markdown} />
+            )}
+          </li>
+        ))}
+      </ol>
+    </Panel>
+  );
+}

@@ -1,0 +1,118 @@
+"use client";
+import { useMutation } from "@tanstack/react-query";
+import { FileText, Folder } from "lucide-react";
+import { useState, type DragEvent, type FormEvent } from "react";
+import { ErrorAlert, FormActions, FormField, Panel } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import type { PageIndexEntry } from "@/schemas/knowledgebase";
+import { MAX_TITLE_CHARS } from "@/schemas/limits";
+import { useRefreshKnowledgebase } from "./use-refresh-knowledgebase";
+
+/** The knowledgebase's pages as a tree (drag a page onto another to move it) and the form for a new one. */
+export function PageTree({
+  knowledgebaseId,
+  pages,
+  selected,
+  onSelect,
+}: {
+  knowledgebaseId: string;
+  pages: PageIndexEntry[];
+  selected: string | null;
+  onSelect: (id: string) => void;
+}) {
+  const trpc = useTRPC();
+  const refresh = useRefreshKnowledgebase();
+  const [title, setTitle] = useState("");
+  const [isFolder, setIsFolder] = useState(false);
+  const [parentPageId, setParentPageId] = useState("");
+  const create = useMutation(
+    trpc.knowledge.createPage.mutationOptions({
+      onSuccess: (result) => {
+        setTitle("");
+        void refresh();
+        onSelect(result.page.id);
+      },
+    }),
+  );
+  // Drag a page onto another page (or the top-level zone) to move it there; the server refuses cycles.
+  const move = useMutation(trpc.knowledge.movePage.mutationOptions({ onSuccess: () => void refresh() }));
+  const [dragging, setDragging] = useState<string | null>(null);
+  const dropOn = (parentPageId: string | null) => ({
+    onDragOver: (event: DragEvent) => {
+      if (dragging && dragging !== parentPageId) event.preventDefault();
+    },
+    onDrop: (event: DragEvent) => {
+      event.preventDefault();
+      event.stopPropagation();
+      if (dragging && dragging !== parentPageId) move.mutate({ knowledgebaseId, pageId: dragging, parentPageId });
+      setDragging(null);
+    },
+  });
+  const children = (parent: string | null) =>
+    pages
+      .filter((p) => p.parentPageId === parent)
+      .sort((a, b) => Number(b.isFolder) - Number(a.isFolder) || a.title.localeCompare(b.title));
+  const renderLevel = (parent: string | null) => (
+    <ul className={parent ? "page-tree nested" : "page-tree"}>
+      {children(parent).map((page) => (
+        <li
+          key={page.id}
+          draggable
+          onDragStart={(event) => (event.stopPropagation(), setDragging(page.id))}
+          onDragEnd={() => setDragging(null)}
+          {...dropOn(page.id)}
+        >
+          <button
+            type="button"
+            className={selected === page.id ? "primary page-tree-link" : "page-tree-link"}
+            onClick={() => onSelect(page.id)}
+            data-testid="page-link"
+          >
+            {page.isFolder ? (
+              <Folder size={16} aria-hidden className="icon" />
+            ) : (
+              <FileText size={16} aria-hidden className="icon" />
+            )}
+            {page.title}
+          </button>
+          {renderLevel(page.id)}
+        </li>
+      ))}
+    </ul>
+  );
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    create.mutate({ knowledgebaseId, title, isFolder, parentPageId: parentPageId || null });
+  }
+  return (
+    <Panel title="Pages" label="Pages">
+      {pages.length === 0 && <p className="muted">No pages yet.</p>}
+      <nav aria-label="Page tree">{renderLevel(null)}</nav>
+      {dragging && (
+        <div className="muted page-tree-drop" {...dropOn(null)}>
+          Drop here to move to the top level
+        </div>
+      )}
+      <ErrorAlert error={move.error} />
+      <form className="form page-tree-new" onSubmit={submit} aria-label="New page">
+        <FormField label="New page title">
+          <input required maxLength={MAX_TITLE_CHARS} value={title} onChange={(e) => setTitle(e.target.value)} />
+        </FormField>
+        <FormField label="Inside">
+          <select value={parentPageId} onChange={(e) => setParentPageId(e.target.value)}>
+            <option value="">(top level)</option>
+            {pages.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.path.join(" / ")}
+              </option>
+            ))}
+          </select>
+        </FormField>
+        <label className="inline">
+          <input type="checkbox" checked={isFolder} onChange={(e) => setIsFolder(e.target.checked)} /> Folder
+        </label>
+        <FormActions error={create.error} submitLabel="Create page" pending={create.isPending} />
+      </form>
+    </Panel>
+  );
+}

@@ -1,0 +1,79 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { ErrorAlert, FormField, Panel } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import { MAX_MESSAGE_CHARS } from "@/schemas/limits";
+import type { RetrievalTestOutput } from "@/schemas/retrieval-test";
+
+/** Asks a question and shows the passages an agent with this knowledgebase would receive. */
+export function RetrievalTest({ knowledgebaseId }: { knowledgebaseId: string }) {
+  const trpc = useTRPC();
+  const [draft, setDraft] = useState("");
+  const [question, setQuestion] = useState("");
+  const answer = useQuery({
+    ...trpc.knowledge.testRetrieval.queryOptions({ knowledgebaseId, question }),
+    enabled: question !== "",
+  });
+  return (
+    <Panel title="What would an agent receive?" label="Retrieval test">
+      <form
+        className="row grow-first"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setQuestion(draft.trim());
+        }}
+      >
+        <FormField label="Question">
+          <input
+            maxLength={MAX_MESSAGE_CHARS}
+            value={draft}
+            onChange={(e) => setDraft(e.target.value)}
+            placeholder="e.g. How long do refunds take?"
+          />
+        </FormField>
+        <button type="submit" className="primary" disabled={draft.trim() === ""}>
+          Test retrieval
+        </button>
+      </form>
+      <ErrorAlert error={answer.error} />
+      {answer.data && (
+        <p className="muted" data-testid="retrieval-path">
+          {retrievalPathText(answer.data.path)}
+        </p>
+      )}
+      {answer.data && answer.data.passages.length === 0 && (
+        <p className="muted">Nothing matches: an agent would receive no passages for this question.</p>
+      )}
+      {answer.data && answer.data.passages.length > 0 && (
+        <ol data-testid="retrieved-passages">
+          {answer.data.passages.map((passage, index) => (
+            <li key={index}>
+              <strong>{passage.title}</strong>
+              <p className="muted passage-text">{passage.text}</p>
+            </li>
+          ))}
+        </ol>
+      )}
+    </Panel>
+  );
+}
+
+/** Which ranking answered the retrieval test, and why, in a sentence. */
+function retrievalPathText(path: RetrievalTestOutput["path"]): string {
+  const model = path.model ?? "";
+  switch (path.reason) {
+    case "fused":
+      return `Hybrid: words and meaning (embedding model ${model}), fused.`;
+    case "no_embedding_model":
+      return "Lexical (words only): the organization has no embedding model.";
+    case "lexical_by_setting":
+      return "Lexical (words only): this knowledgebase's search mode is lexical.";
+    case "no_vectors":
+      return `Lexical (words only): nothing in this knowledgebase is embedded by ${model} yet.`;
+    case "question_not_embedded":
+      return `Lexical (words only): ${model} did not embed the question in time.`;
+    case "nothing_to_search":
+      return "Lexical: nothing to search.";
+  }
+}

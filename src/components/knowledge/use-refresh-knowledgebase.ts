@@ -1,0 +1,10 @@
+"use client";
+import { useQueryClient } from "@tanstack/react-query";
+import { useTRPC } from "@/lib/trpc";
+
+/** Refetches everything the knowledgebase page shows after a write (pages, sources, counts). */
+export function useRefreshKnowledgebase() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  return () => queryClient.invalidateQueries({ queryKey: trpc.knowledge.pathKey() });
+}
