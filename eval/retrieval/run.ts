@@ -6,6 +6,7 @@
 //   --set a,b      only these sets          --quick    lexical search API only
 //   --half unseen  only one half            --misses   list the misses
 //   --explain      the ranking statement's plan for the first set's first questions
+//   --expand "v;v" also query expansion prototypes (eval/retrieval/expansion.ts)
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -19,6 +20,7 @@ import { retrievalSql, retrieve } from "@/server/services/retrieval";
 import { searchKnowledgebase } from "@/server/services/search";
 import { testEmbedding } from "../../tests/fake-embeddings";
 import { startFakeOpenAI } from "../../tests/fake-openai";
+import { expandedRanker, parseExpansionVariants } from "./expansion";
 import { HALVES, listSets, loadSet, measure, type Half, type Ranker } from "./sets";
 
 // The hybrid methods' embeddings server listens on 127.0.0.1.
@@ -32,6 +34,7 @@ function option(name: string): string | undefined {
 const quick = process.argv.includes("--quick");
 const onlySets = option("set")?.split(",");
 const onlyHalf = option("half") as Half | undefined;
+const expansions = parseExpansionVariants(option("expand"));
 
 async function main() {
   const sets = listSets().filter((set) => !onlySets || onlySets.includes(set.name));
@@ -80,6 +83,8 @@ async function main() {
           return { titles: hits.map((h) => h.title), headings: hits.map((h) => h.heading) };
         };
         const methods: [string, Ranker][] = [["lexical: search API", searchApi(lexical)]];
+        for (const variant of expansions)
+          methods.push([`expanded ${variant.label}`, expandedRanker(db, lexical, searchApi(lexical), variant)]);
         if (!quick) {
           methods.push(["lexical: agent retrieval", agent(lexical, organization.id)]);
           const hybrid = await loadSet(db, hybridOrganization.id, set, { name: `${set.name} (hybrid)` });
