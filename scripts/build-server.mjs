@@ -40,7 +40,7 @@ export async function buildServer() {
     splitting: true,
     format: "esm",
     platform: "node",
-    target: "node20",
+    target: "node24",
     packages: "external",
     sourcemap: true,
     logLevel: "warning",

@@ -3,9 +3,18 @@
 // a production build and the Playwright suite (the console in Chromium). Ends with one
 // plain "N passed, N failed" line for both. A missing Chromium is installed first when it can
 // be (scripts/chromium.mjs), or the run stops at once with one line saying how to get it.
+// It starts by printing the Node.js version it runs on, and stops on one older than 24.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { ensureChromium } from "./chromium.mjs";
+
+// npm runs this on the `node` package's Node.js 24 (docs/operations.md, "Runtime"); an older
+// `node` means the script was started without npm, and the suite would test another runtime.
+console.log(`node ${process.version}`);
+if (Number(process.versions.node.split(".")[0]) < 24) {
+  console.error(`Node.js ${process.version} is older than the supported 24: run the suite with \`npm test\`.`);
+  process.exit(1);
+}
 
 const chromium = ensureChromium();
 if ("error" in chromium) {
