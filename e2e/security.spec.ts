@@ -159,7 +159,7 @@ test("the console's pages run under its Content-Security-Policy without a violat
   }
   // Redoc loads its code-split bundle and renders the document under the CSP, fetching nothing else.
   await page.goto("/docs");
-  await expect(page.getByRole("heading", { name: /Atrium API/ })).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByRole("heading", { name: /Atrium API/ })).toBeVisible({ timeout: 120_000 });
   expect(violations).toEqual([]);
 });
 

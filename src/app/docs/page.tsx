@@ -6,12 +6,11 @@ import { useEffect, useRef, useState } from "react";
 // Content-Security-Policy allows it; scripts/redoc-offline-loader.cjs keeps it from fetching
 // anything but the document. Redoc has light colours only: the page stays light in a dark system
 // theme. Public: the OpenAPI document it renders needs no key, so the reference needs no sign-in.
+// Responses and samples stay as collapsed as Redoc's defaults leave them: every operation is on
+// the page, and each expanded level multiplies what a browser (and a screen reader) walks through.
 const OPTIONS = {
   // A link to the document an integrator hands to a generator (docs/api-clients.md).
   hideDownloadButton: false,
-  expandResponses: "200,201,202",
-  jsonSampleExpandLevel: 3,
-  sortPropsAlphabetically: false,
 };
 
 export default function DocsPage() {
