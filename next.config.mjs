@@ -1,5 +1,6 @@
 // The API's static security headers, one definition for this file and the routes our own server
 // answers without Next.js (src/server/http/node-bridge.ts).
+import { fileURLToPath } from "node:url";
 import apiSecurityHeaders from "./src/lib/api-security-headers.json" with { type: "json" };
 
 /** @type {import('next').NextConfig} */
@@ -31,6 +32,13 @@ const nextConfig = {
     // server starts. Our server answers the API paths itself (src/cli/http-server.ts), so their
     // Next.js route files are never needed in production; pages load on their first request.
     preloadEntriesOnStart: false,
+  },
+  webpack(config) {
+    config.module.rules.push({
+      test: /[\\/]redoc[\\/]bundles[\\/]redoc\.standalone\.js$/,
+      loader: fileURLToPath(new URL("./scripts/redoc-offline-loader.cjs", import.meta.url)),
+    });
+    return config;
   },
   // API responses are data, never a page: nothing may load or frame them. Pages get their
   // per-request nonce policy from src/middleware.ts.

@@ -157,10 +157,9 @@ test("the console's pages run under its Content-Security-Policy without a violat
     await page.goto(path);
     await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
   }
-  // RapiDoc loads its code-split bundle and renders the document under the CSP.
+  // Redoc loads its code-split bundle and renders the document under the CSP, fetching nothing else.
   await page.goto("/docs");
-  await expect(page.locator("rapi-doc")).toBeVisible({ timeout: 30_000 });
-  await expect(page.getByText("Atrium API").first()).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByRole("heading", { name: /Atrium API/ })).toBeVisible({ timeout: 120_000 });
   expect(violations).toEqual([]);
 });
 

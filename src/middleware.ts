@@ -18,7 +18,7 @@ export function contentSecurityPolicy(
     "default-src 'self'",
     // 'strict-dynamic': scripts the nonce'd Next.js runtime loads (code-split chunks) run too.
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${development ? " 'unsafe-eval'" : ""}`,
-    // React style attributes and the CSS of web components like RapiDoc are inline.
+    // React style attributes and the styles Redoc (the API reference) injects are inline.
     "style-src 'self' 'unsafe-inline'",
     `img-src 'self' data: blob:${httpsImages ? " https:" : ""}`,
     "font-src 'self' data:",

@@ -1,28 +1,34 @@
 "use client";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 
-// RapiDoc is a web component (no React peer): it is defined by importing its module, in the
-// browser only. `load-fonts="false"` keeps it from fetching Open Sans from Google's CDN; the
-// console's Content-Security-Policy allows its bundled script (nonce, 'strict-dynamic') and its
-// inline styles. Public: the OpenAPI document it renders needs no key, so the reference needs no sign-in.
+// Redoc's standalone bundle (its own React inside) renders the reference into a node React leaves
+// alone. It is a code-split chunk the page's nonce'd runtime loads, so the console's
+// Content-Security-Policy allows it; scripts/redoc-offline-loader.cjs keeps it from fetching
+// anything but the document. Redoc has light colours only: the page stays light in a dark system
+// theme. Public: the OpenAPI document it renders needs no key, so the reference needs no sign-in.
+// Responses and samples stay as collapsed as Redoc's defaults leave them: every operation is on
+// the page, and each expanded level multiplies what a browser (and a screen reader) walks through.
+const OPTIONS = {
+  // A link to the document an integrator hands to a generator (docs/api-clients.md).
+  hideDownloadButton: false,
+};
+
 export default function DocsPage() {
+  const target = useRef<HTMLDivElement>(null);
   const [ready, setReady] = useState(false);
   useEffect(() => {
-    void import("rapidoc").then(() => setReady(true));
+    let current = true;
+    void import("redoc/bundles/redoc.standalone.js").then(({ init }) => {
+      if (current && target.current) init("/api/v1/openapi.json", OPTIONS, target.current, () => setReady(true));
+    });
+    return () => {
+      current = false;
+    };
   }, []);
-  if (!ready) return <p className="muted">Loading the API reference…</p>;
   return (
-    <div className="panel api-reference">
-      <rapi-doc
-        spec-url="/api/v1/openapi.json"
-        load-fonts="false"
-        render-style="read"
-        show-header="false"
-        allow-try="true"
-        allow-server-selection="false"
-        schema-description-expanded="true"
-        style={{ height: "100vh", width: "100%" }}
-      />
-    </div>
+    <main className="api-reference">
+      {!ready && <p className="muted">Loading the API reference…</p>}
+      <div ref={target} />
+    </main>
   );
 }

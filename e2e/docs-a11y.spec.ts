@@ -1,0 +1,41 @@
+// The API reference (/docs, rendered by Redoc) at a desk (1440×900) and on a phone (390×844): no
+// serious or critical axe-core finding, no sideways scrolling, and no request leaving the server
+// (it works offline). Redoc has light colours only and the page keeps them in a dark system theme,
+// which the desk size checks too. Screenshots land in .screens/docs-<scheme>-<width>.png.
+import { expect, test } from "@playwright/test";
+import { seriousA11yViolations } from "./fixtures";
+
+const CASES = [
+  { viewport: { width: 1440, height: 900 }, schemes: ["light", "dark"] as const },
+  { viewport: { width: 390, height: 844 }, schemes: ["light"] as const },
+];
+
+for (const { viewport, schemes } of CASES) {
+  test(`/docs at ${viewport.width}px has no serious accessibility finding (${schemes.join(", ")})`, async ({
+    page,
+    baseURL,
+  }) => {
+    // Every operation is on the page: axe walks tens of thousands of elements.
+    test.setTimeout(900_000);
+    const elsewhere: string[] = [];
+    page.on("request", (request) => {
+      // Redoc's search worker starts from a blob: of this origin, held in memory.
+      const local = [baseURL!, `blob:${baseURL}`, "data:"];
+      if (!local.some((prefix) => request.url().startsWith(prefix))) elsewhere.push(request.url());
+    });
+    await page.setViewportSize(viewport);
+    const problems: string[] = [];
+    for (const colorScheme of schemes) {
+      await page.emulateMedia({ colorScheme });
+      await page.goto("/docs");
+      await expect(page.getByRole("heading", { name: /Atrium API/ })).toBeVisible({ timeout: 120_000 });
+      problems.push(...(await seriousA11yViolations(page)).map((line) => `${colorScheme}: ${line}`));
+      const overflow = await page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth);
+      if (overflow > 0) problems.push(`${colorScheme}: scrolls sideways by ${overflow}px`);
+      // The first screen only: the whole reference is far taller than a screenshot can be.
+      await page.screenshot({ path: `.screens/docs-${colorScheme}-${viewport.width}.png` });
+    }
+    expect(problems).toEqual([]);
+    expect(elsewhere).toEqual([]);
+  });
+}
