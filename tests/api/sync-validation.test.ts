@@ -33,6 +33,7 @@ describe("synchronous validation of procedures", () => {
       name: "N",
       description: "",
       language: "simple",
+      searchMode: "auto",
       createdAt: "2026-11-24T05:10:20.123Z",
       updatedAt: "2026-11-24T05:10:20.123Z",
       counts: { sources: 0, pages: 0 },
