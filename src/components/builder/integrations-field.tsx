@@ -3,7 +3,7 @@
 // agent may call, from the tools its server lists now (a provider model is offered them).
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { ErrorAlert } from "@/components/console";
+import { ErrorAlert, FormField } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { McpConnection } from "@/schemas/integration";
 
@@ -104,8 +104,7 @@ export function IntegrationsField({
         );
       })}
       {available.length > 0 && (
-        <label>
-          Add an integration
+        <FormField label="Add an integration">
           <select
             value=""
             onChange={(e) => {
@@ -121,7 +120,7 @@ export function IntegrationsField({
               </option>
             ))}
           </select>
-        </label>
+        </FormField>
       )}
     </div>
   );

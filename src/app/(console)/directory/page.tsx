@@ -4,7 +4,15 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { ConfirmButton, CopyButton, DataTable, ErrorAlert, LoadMore, PageHeader } from "@/components/console";
+import {
+  ConfirmButton,
+  CopyButton,
+  DataTable,
+  ErrorAlert,
+  FormField,
+  LoadMore,
+  PageHeader,
+} from "@/components/console";
 import { SsoPanel } from "@/components/directory/sso-panel";
 import { useTRPC } from "@/lib/trpc";
 import { useTierPlans } from "@/components/provisioning/use-lists";
@@ -93,8 +101,7 @@ export default function DirectoryPage() {
 
       <div className="panel">
         <h2>Default plan</h2>
-        <label>
-          New end users from the directory are subscribed to
+        <FormField label="New end users from the directory are subscribed to">
           <select
             data-testid="directory-default-plan"
             value={data?.defaultPlanId ?? ""}
@@ -110,7 +117,7 @@ export default function DirectoryPage() {
                 </option>
               ))}
           </select>
-        </label>
+        </FormField>
         <LoadMore list={plans} />
         <ErrorAlert error={plans.error ?? setPlan.error} />
       </div>

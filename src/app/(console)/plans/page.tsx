@@ -57,14 +57,12 @@ export default function PlansPage() {
       {mayGrant && (
         <form className="panel form" onSubmit={submit} aria-label="Create a tier plan">
           <div className="row">
-            <label>
-              Name
+            <FormField label="Name">
               <input required value={name} onChange={(e) => setName(e.target.value)} />
-            </label>
-            <label>
-              Monthly credits
+            </FormField>
+            <FormField label="Monthly credits">
               <input type="number" min={0} required value={credits} onChange={(e) => setCredits(e.target.value)} />
-            </label>
+            </FormField>
           </div>
           <label className="inline">
             <input type="checkbox" checked={withGroup} onChange={(e) => setWithGroup(e.target.checked)} />

@@ -8,9 +8,10 @@ import {
   CopyButton,
   DataTable,
   ErrorAlert,
+  FormField,
   LoadMore,
-  PageHeader,
   notifyDone,
+  PageHeader,
   useCursorList,
   useMay,
 } from "@/components/console";
@@ -83,8 +84,7 @@ export default function WebhooksPage() {
       {mayChangeSettings && (
         <form className="panel form webhook-form" onSubmit={submit} aria-label="Add a webhook endpoint">
           <h2>Add an endpoint</h2>
-          <label>
-            URL
+          <FormField label="URL">
             <input
               required
               type="url"
@@ -92,7 +92,7 @@ export default function WebhooksPage() {
               onChange={(e) => setUrl(e.target.value)}
               placeholder="https://crm.example.com/atrium"
             />
-          </label>
+          </FormField>
           <fieldset style={{ border: 0, padding: 0 }}>
             <legend className="muted">Events</legend>
             <label className="inline">
