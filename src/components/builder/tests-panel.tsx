@@ -7,7 +7,7 @@ import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { TestRunResult, TestSuite } from "@/schemas/runtime";
 import { TraceDetails, formatMs } from "@/components/runtime/execution-trace";
 import { ONE, type KindPlural } from "./use-draft-editor";
-import { DataTable, ErrorAlert, FormField, LoadMore, useCursorList } from "@/components/console";
+import { DataTable, ErrorAlert, FormField, LoadMore, Panel, useCursorList } from "@/components/console";
 
 const MAX_CASES = 10;
 /** Earlier runs read per page; "Load more" reads the next. */
@@ -53,8 +53,7 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
   const previous = runs.items.filter((r) => r.id !== latest?.id).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 
   return (
-    <div className="panel" aria-label="Tests">
-      <h2>Tests</h2>
+    <Panel title="Tests">
       <p className="muted">
         Each case runs against this {ONE[kind]}&apos;s draft and is graded against its expected behaviour (or the
         rubric, when given). 1 credit per case.
@@ -143,7 +142,7 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
         </details>
       ))}
       <LoadMore list={runs} />
-    </div>
+    </Panel>
   );
 }
 

@@ -3,7 +3,7 @@
 // client id, the secret written and never read back, member email domains), tested with discovery.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton, CopyButton, ErrorAlert, FormField } from "@/components/console";
+import { ConfirmButton, CopyButton, ErrorAlert, FormField, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import {
   MAX_CLIENT_SECRET_CHARS,
@@ -54,8 +54,7 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
   }
 
   return (
-    <form className="panel form" onSubmit={submit} aria-label="Single sign-on">
-      <h2>Single sign-on (OpenID Connect)</h2>
+    <Panel title="Single sign-on (OpenID Connect)" label="Single sign-on" onSubmit={submit}>
       <p className="muted">
         Members sign in to the console, and end users to portals that allow it, with your identity provider. Register
         this redirect URI there:
@@ -129,6 +128,6 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
           />
         )}
       </div>
-    </form>
+    </Panel>
   );
 }

@@ -5,7 +5,7 @@ import { useMutation } from "@tanstack/react-query";
 import { FileText, Search } from "lucide-react";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { ErrorAlert, FormField } from "@/components/console";
+import { ErrorAlert, FormField, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import "./knowledge.css";
 import { MAX_SEARCH_QUERY_CHARS } from "@/schemas/limits";
@@ -37,8 +37,7 @@ export function KnowledgeSearch({ knowledgebaseId }: { knowledgebaseId: string }
 
   const results = search.data?.results;
   return (
-    <section className="panel" aria-labelledby="knowledge-search-title">
-      <h2 id="knowledge-search-title">Search</h2>
+    <Panel title="Search" headingId="knowledge-search-title">
       <form className="row grow-first" role="search" onSubmit={submit}>
         <FormField label="Words to find">
           <input
@@ -84,6 +83,6 @@ export function KnowledgeSearch({ knowledgebaseId }: { knowledgebaseId: string }
           ))}
         </ol>
       )}
-    </section>
+    </Panel>
   );
 }

@@ -3,7 +3,7 @@
 // GET /audit-events kept in the URL (reload and Back keep them), and an export of what they select.
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Suspense, useState, type FormEvent } from "react";
-import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, useCursorList } from "@/components/console";
+import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, Panel, useCursorList } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { AUDIT_DOORS, type AuditEvent } from "@/schemas/audit";
 
@@ -116,7 +116,7 @@ function AuditLog() {
           Filter
         </button>
       </form>
-      <div className="panel">
+      <Panel>
         {list.isLoading && <p className="muted">Loading…</p>}
         <ErrorAlert error={list.error} />
         {list.isLoaded && (
@@ -170,7 +170,7 @@ function AuditLog() {
           />
         )}
         <LoadMore list={list} />
-      </div>
+      </Panel>
     </>
   );
 }

@@ -12,6 +12,7 @@ import {
   FormField,
   LoadMore,
   PageHeader,
+  Panel,
 } from "@/components/console";
 import { SsoPanel } from "@/components/directory/sso-panel";
 import { useTRPC } from "@/lib/trpc";
@@ -50,8 +51,7 @@ export default function DirectoryPage() {
       </p>
       <ErrorAlert error={overview.error} />
 
-      <div className="panel">
-        <h2>Connection</h2>
+      <Panel title="Connection">
         <p className="muted">Tenant URL (Entra ID) or SCIM connector base URL (Okta):</p>
         {data && (
           <div className="row">
@@ -97,10 +97,9 @@ export default function DirectoryPage() {
           </button>
         )}
         <ErrorAlert error={rotate.error} />
-      </div>
+      </Panel>
 
-      <div className="panel">
-        <h2>Default plan</h2>
+      <Panel title="Default plan">
         <FormField label="New end users from the directory are subscribed to">
           <select
             data-testid="directory-default-plan"
@@ -120,10 +119,9 @@ export default function DirectoryPage() {
         </FormField>
         <LoadMore list={plans} />
         <ErrorAlert error={plans.error ?? setPlan.error} />
-      </div>
+      </Panel>
 
-      <div className="panel">
-        <h2>Directory users{data ? ` (${data.userCount})` : ""}</h2>
+      <Panel title={<>Directory users{data ? ` (${data.userCount})` : ""}</>}>
         <DataTable
           label="Directory users"
           cards
@@ -163,10 +161,9 @@ export default function DirectoryPage() {
             },
           ]}
         />
-      </div>
+      </Panel>
 
-      <div className="panel">
-        <h2>Directory groups</h2>
+      <Panel title="Directory groups">
         <p className="muted">
           Their names and members follow the directory; give them apps and portals on their group page.
         </p>
@@ -183,12 +180,11 @@ export default function DirectoryPage() {
             ))}
           </ul>
         )}
-      </div>
+      </Panel>
 
       {data && <SsoPanel callbackUrl={data.oidcRedirectUri} />}
 
-      <div className="panel">
-        <h2>Recent sync activity</h2>
+      <Panel title="Recent sync activity">
         <DataTable
           label="Sync activity"
           rows={data?.events}
@@ -205,7 +201,7 @@ export default function DirectoryPage() {
             { key: "detail", header: "Detail", cell: (event) => event.detail },
           ]}
         />
-      </div>
+      </Panel>
     </>
   );
 }

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/lib/trpc";
-import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader } from "@/components/console";
+import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, Panel } from "@/components/console";
 import { EntityPicker, useEntities, type Entity } from "@/components/entity-picker";
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
 import { useTierPlans } from "@/components/provisioning/use-lists";
@@ -63,8 +63,7 @@ export default function EndUsersPage() {
         title="End users"
         description="The people your organization serves: the plans, groups and grants they hold decide which apps they may use, in which portals."
       />
-      <form className="panel form" onSubmit={submitProvision} aria-label="Provision an end user">
-        <h2>Provision an end user</h2>
+      <Panel title="Provision an end user" onSubmit={submitProvision}>
         <div className="row">
           <FormField label="Email">
             <input
@@ -139,9 +138,9 @@ export default function EndUsersPage() {
             Provision
           </button>
         </div>
-      </form>
+      </Panel>
 
-      <div className="panel">
+      <Panel>
         <form className="row" onSubmit={submitSearch} role="search">
           <input
             aria-label="Search by email"
@@ -212,7 +211,7 @@ export default function EndUsersPage() {
             </button>
           </div>
         )}
-      </div>
+      </Panel>
     </>
   );
 }

@@ -9,10 +9,11 @@ import {
   DataTable,
   ErrorAlert,
   FormField,
+  LoadMore,
   notifyDone,
   PageHeader,
+  Panel,
   useMay,
-  LoadMore,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { TierPlan } from "@/schemas/provisioning";
@@ -55,7 +56,7 @@ export default function PlansPage() {
       />
       {!mayGrant && <p className="muted">Admins and owners create, edit and archive plans.</p>}
       {mayGrant && (
-        <form className="panel form" onSubmit={submit} aria-label="Create a tier plan">
+        <Panel label="Create a tier plan" onSubmit={submit}>
           <div className="row">
             <FormField label="Name">
               <input required value={name} onChange={(e) => setName(e.target.value)} />
@@ -74,7 +75,7 @@ export default function PlansPage() {
               Create plan
             </button>
           </div>
-        </form>
+        </Panel>
       )}
       {editing && (
         <EditPlan
@@ -84,7 +85,7 @@ export default function PlansPage() {
           onDone={() => setEditing(null)}
         />
       )}
-      <div className="panel">
+      <Panel>
         <ErrorAlert error={plans.error ?? subscribers.error ?? archive.error} />
         <DataTable
           label="Tier plans"
@@ -153,7 +154,7 @@ export default function PlansPage() {
           ]}
         />
         <LoadMore list={plans} />
-      </div>
+      </Panel>
     </>
   );
 }
@@ -184,8 +185,7 @@ function EditPlan({ plan, subscribers, onDone }: { plan: TierPlan; subscribers: 
   }
 
   return (
-    <form className="panel form" onSubmit={submit} aria-labelledby="edit-plan-title">
-      <h2 id="edit-plan-title">Edit {plan.name}</h2>
+    <Panel title={<>Edit {plan.name}</>} headingId="edit-plan-title" onSubmit={submit}>
       <div className="row">
         <FormField label="Name">
           <input required maxLength={MAX_NAME_CHARS} value={name} onChange={(e) => setName(e.target.value)} />
@@ -231,6 +231,6 @@ function EditPlan({ plan, subscribers, onDone }: { plan: TierPlan; subscribers: 
           {plan.creditAllowance}); what they used this month stays used.
         </p>
       </ConfirmDialog>
-    </form>
+    </Panel>
   );
 }

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/lib/trpc";
 import type { Organization } from "@/schemas/organization";
-import { ErrorAlert, FormField, PageHeader, useMay } from "@/components/console";
+import { ErrorAlert, FormField, PageHeader, Panel, useMay } from "@/components/console";
 
 const SWITCHES = [
   ["apiEnabled", "Developer API", "All of /api/v1."],
@@ -85,7 +85,7 @@ export default function SettingsPage() {
   return (
     <>
       <PageHeader title="Organization settings" />
-      <form className="panel form" onSubmit={submit} aria-label="Organization settings">
+      <Panel label="Organization settings" onSubmit={submit}>
         <p className="muted">
           Plan <strong>{organization.data.plan}</strong> · <strong>{organization.data.credits}</strong> credits. The
           plan and credits are set by the operator of this installation (admin CLI).
@@ -137,7 +137,7 @@ export default function SettingsPage() {
             </button>
           </div>
         </fieldset>
-      </form>
+      </Panel>
     </>
   );
 }

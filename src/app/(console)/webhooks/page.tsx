@@ -12,6 +12,7 @@ import {
   LoadMore,
   notifyDone,
   PageHeader,
+  Panel,
   useCursorList,
   useMay,
 } from "@/components/console";
@@ -82,8 +83,7 @@ export default function WebhooksPage() {
         </div>
       )}
       {mayChangeSettings && (
-        <form className="panel form webhook-form" onSubmit={submit} aria-label="Add a webhook endpoint">
-          <h2>Add an endpoint</h2>
+        <Panel title="Add an endpoint" label="Add a webhook endpoint" onSubmit={submit} className="webhook-form">
           <FormField label="URL">
             <input
               required
@@ -123,10 +123,10 @@ export default function WebhooksPage() {
               Add endpoint
             </button>
           </div>
-        </form>
+        </Panel>
       )}
       {mayChangeSettings && (
-        <div className="panel">
+        <Panel>
           <ErrorAlert error={endpoints.error ?? update.error ?? remove.error ?? rotate.error} />
           {rotate.data && (
             <div className="notice" role="status">
@@ -187,7 +187,7 @@ export default function WebhooksPage() {
           />
           <LoadMore list={endpoints} />
           {open && <Deliveries endpointId={open} />}
-        </div>
+        </Panel>
       )}
     </>
   );

@@ -6,7 +6,15 @@ import { useState, type CSSProperties, type FormEvent } from "react";
 import { PortalLink } from "@/components/portal/portal-link";
 import { portalTheme } from "@/components/portal/theme";
 import "@/components/portal/portal-preview.css";
-import { ErrorAlert, errorEnvelope, FormField, RecentActivity, useMay, useUnsavedChanges } from "@/components/console";
+import {
+  ErrorAlert,
+  errorEnvelope,
+  FormField,
+  Panel,
+  RecentActivity,
+  useMay,
+  useUnsavedChanges,
+} from "@/components/console";
 import { EntityName, EntityPicker, useEntityName } from "@/components/entity-picker";
 import { PortalGroups } from "@/components/provisioning/group-portals";
 import { useTRPC } from "@/lib/trpc";
@@ -137,10 +145,10 @@ export default function PortalSettingsPage() {
   return (
     <>
       <PageHeader title={portal.name} back={{ href: "/portals", label: "Portals" }} />
-      <div className="panel">
+      <Panel>
         <strong>Link</strong> <PortalLink slug={portal.slug} />
-      </div>
-      <form className="panel form" onSubmit={submit} aria-label="Portal settings">
+      </Panel>
+      <Panel label="Portal settings" onSubmit={submit}>
         <FormField label="Name" error={fieldMessage("name", update.error)}>
           <input
             required
@@ -290,11 +298,10 @@ export default function PortalSettingsPage() {
             </span>
           )}
         </div>
-      </form>
-      <section className="panel" aria-labelledby="portal-groups">
-        <h2 id="portal-groups">User groups admitted</h2>
+      </Panel>
+      <Panel title="User groups admitted" headingId="portal-groups">
         <PortalGroups portalId={portalId} portalName={portal.name} />
-      </section>
+      </Panel>
       <ScopedUsage
         scope={{ portalId }}
         whose="This portal's"
