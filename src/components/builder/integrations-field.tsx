@@ -71,7 +71,7 @@ export function IntegrationsField({
     onChange(value.map((i) => (i.toolkit === toolkit ? { ...i, ...change } : i)));
 
   return (
-    <Panel title="Integrations" className="form">
+    <Panel title="Integrations" label="Integrations" className="form">
       <ErrorAlert error={connections.error} />
       {connections.data?.length === 0 && (
         <p className="muted">

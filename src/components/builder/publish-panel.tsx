@@ -85,7 +85,7 @@ export function PublishPanel({
   const ready = all.every((check) => check.done);
 
   return (
-    <Panel title="Publish" className="form publish-panel">
+    <Panel title="Publish" label="Publish" className="form publish-panel">
       <p className="muted" data-testid="live-state">
         {liveWords(kind, view)}
       </p>

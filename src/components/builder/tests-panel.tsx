@@ -53,7 +53,7 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
   const previous = runs.items.filter((r) => r.id !== latest?.id).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 
   return (
-    <Panel title="Tests">
+    <Panel title="Tests" label="Tests">
       <p className="muted">
         Each case runs against this {ONE[kind]}&apos;s draft and is graded against its expected behaviour (or the
         rubric, when given). 1 credit per case.

@@ -89,7 +89,7 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
 
   const heading = provider ? `Edit ${provider.name}` : "Add a provider";
   return (
-    <Panel title={heading} onSubmit={submit}>
+    <Panel title={heading} label={heading} onSubmit={submit}>
       {provider ? (
         <p className="muted">
           Agents name its models <code>{provider.slug}/&lt;model id&gt;</code>; the slug and kind cannot change.

@@ -63,7 +63,7 @@ export default function EndUsersPage() {
         title="End users"
         description="The people your organization serves: the plans, groups and grants they hold decide which apps they may use, in which portals."
       />
-      <Panel title="Provision an end user" onSubmit={submitProvision}>
+      <Panel title="Provision an end user" label="Provision an end user" onSubmit={submitProvision}>
         <div className="row">
           <FormField label="Email">
             <input
