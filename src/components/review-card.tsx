@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Check, TriangleAlert, X } from "lucide-react";
 import Link from "next/link";
 import { useState } from "react";
-import { ConfirmButton, ConfirmDialog, ErrorAlert, notifyDone } from "@/components/console";
+import { ConfirmButton, ConfirmDialog, ErrorAlert, FormField, notifyDone } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_REVIEW_REASON_CHARS } from "@/schemas/limits";
 import type { Review } from "@/schemas/review";
@@ -169,15 +169,14 @@ export function ReviewCard({
                   ? "The page stays as it is."
                   : `The proposed ${review.kind === "source" ? "document" : "page"} is discarded.`}
               </p>
-              <label className="field">
-                Reason (optional, shown with the review)
+              <FormField label="Reason (optional, shown with the review)">
                 <textarea
                   rows={3}
                   maxLength={MAX_REVIEW_REASON_CHARS}
                   value={reason}
                   onChange={(e) => setReason(e.target.value)}
                 />
-              </label>
+              </FormField>
             </ConfirmDialog>
           </div>
         ) : (

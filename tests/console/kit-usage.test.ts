@@ -1,8 +1,8 @@
 // Console pages are built from the kit (src/components/console, docs/console.md "Console kit"):
 // a table is a DataTable (sorts, says when empty, scrolls on a phone), a failed call is an
-// ErrorAlert (message, code and request id), a panel's heading sits flush by its class, and an
-// input's length comes from src/schemas/limits.ts. This test names each hand-made twin with its
-// file and line.
+// ErrorAlert (message, code and request id), a panel's heading sits flush by its class, an
+// input's length comes from src/schemas/limits.ts, a text label is a FormField and a bordered
+// block is a Panel. This test names each hand-made twin with its file and line.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -36,6 +36,27 @@ const RULES: Rule[] = [
     },
   },
   { name: "a maxLength literal (use src/schemas/limits.ts)", pattern: /maxLength=\{\d/ },
+  {
+    // A label whose content starts with text; a checkbox's or radio's label starts with its
+    // control, and `className="inline"` is that inline label.
+    name: "a raw text <label> (use FormField)",
+    pattern: /<label(?![^>]*className="inline)[^>]*>\s*(?!<)\S/,
+    allowed: {
+      "src/components/builder/agent-editor.tsx": "the model's hint holds a link, and FormField's hint is text",
+    },
+  },
+  {
+    name: 'a hand-written className="panel" (use Panel)',
+    pattern: /className="panel[\s"]/,
+    allowed: {
+      "src/app/(console)/audit-log/page.tsx": "the filter is a row of fields; Panel's onSubmit stacks them as .form",
+      "src/app/(console)/executions/page.tsx":
+        "the log's panel scrolls sideways (inline overflow), which Panel does not set",
+      "src/components/builder/fields.tsx": "Section is a collapsible <details>; Panel renders a <section>",
+      "src/components/review-card.tsx": "each review is an <article> in the list of reviews",
+      "src/components/runtime/chat-view.tsx": "the conversation list is an <aside> landmark beside the chat",
+    },
+  },
 ];
 
 function sourceFiles(folder: string): string[] {
@@ -46,19 +67,18 @@ function sourceFiles(folder: string): string[] {
   });
 }
 
-/** `file:line: rule` for each line of `text` that breaks a rule. */
+/** `file:line: rule` for each place in `text` that breaks a rule (a match may span lines). */
 export function kitViolations(path: string, text: string): string[] {
-  return text
-    .split("\n")
-    .flatMap((line, index) =>
-      RULES.filter((rule) => rule.pattern.test(line) && !rule.allowed?.[path]).map(
-        (rule) => `${path}:${index + 1}: ${rule.name}`,
-      ),
-    );
+  return RULES.filter((rule) => !rule.allowed?.[path]).flatMap((rule) =>
+    [...text.matchAll(new RegExp(rule.pattern.source, "g"))].map((match) => {
+      const line = text.slice(0, match.index).split("\n").length;
+      return `${path}:${line}: ${rule.name}`;
+    }),
+  );
 }
 
 describe("console pages use the kit", () => {
-  it("no console page or component renders a raw table, a hand-written alert, an inline flush or a length literal", () => {
+  it("no console page or component hand-writes a table, an alert, a flush, a length, a label or a panel", () => {
     const found = SCANNED.flatMap((folder) => sourceFiles(join(ROOT, folder)))
       .map((file) => relative(ROOT, file).split("\\").join("/"))
       .filter((path) => !SKIPPED.some((skipped) => path.startsWith(skipped)))
@@ -75,9 +95,32 @@ describe("console pages use the kit", () => {
       "<input maxLength={200} />",
       '<DataTable label="Keys" columns={columns} rows={rows} rowKey={(row) => row.id} empty="None." />',
       "<ErrorAlert error={create.error} />",
+      "<label>",
+      "  Name",
+      "  <input />",
+      "</label>",
+      '<label htmlFor="model">Model</label>',
+      '<div className="panel">',
+      '<form className="panel form" onSubmit={submit}>',
       "<input maxLength={MAX_NAME_CHARS} />",
+      '<label className="inline">',
+      '  <input type="checkbox" /> Archived',
+      "</label>",
+      "<label>",
+      '  <input type="checkbox" /> Select all',
+      "</label>",
+      '<FormField label="Name">',
+      '<Panel title="Keys" className="narrow">',
+      '<div className="panel-head">',
     ].join("\n");
-    expect(kitViolations("x.tsx", tsx).map((line) => line.split(":")[1])).toEqual(["1", "2", "3", "4", "5"]);
+    expect(
+      kitViolations("x.tsx", tsx)
+        .map((line) => Number(line.split(":")[1]))
+        .sort((a, b) => a - b),
+    ).toEqual([1, 2, 3, 4, 5, 8, 12, 13, 14]);
     expect(kitViolations("src/components/builder/app-editor.tsx", "<h2 style={{ marginTop: 0 }}>App</h2>")).toEqual([]);
+    expect(
+      kitViolations("src/components/builder/agent-editor.tsx", '<label htmlFor="agent-model">Model</label>'),
+    ).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { CircleCheck, Circle } from "lucide-react";
 import Link from "next/link";
-import { ErrorAlert, PageHeader } from "@/components/console";
+import { ErrorAlert, PageHeader, Panel } from "@/components/console";
 import { UsageOverview } from "@/components/usage/usage-overview";
 import { useTRPC } from "@/lib/trpc";
 
@@ -54,8 +54,7 @@ export default function OverviewPage() {
       />
       <ErrorAlert error={me.error ?? overview.error} />
       {counts && remaining > 0 && (
-        <section className="panel" aria-labelledby="getting-started">
-          <h2 id="getting-started">Getting started</h2>
+        <Panel title="Getting started" headingId="getting-started">
           <p className="muted">
             {remaining} of {steps.length} steps left.
           </p>
@@ -72,7 +71,7 @@ export default function OverviewPage() {
               </li>
             ))}
           </ol>
-        </section>
+        </Panel>
       )}
       {counts && (
         <section aria-label="Counts">

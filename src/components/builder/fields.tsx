@@ -1,6 +1,7 @@
 "use client";
 // Small form fields the builder editors share.
 import { useEffect, useState, type ReactNode, type Ref } from "react";
+import { FormField } from "@/components/console";
 
 export function TextField({
   label,
@@ -19,8 +20,7 @@ export function TextField({
   inputRef?: Ref<HTMLInputElement>;
 }) {
   return (
-    <label>
-      {label}
+    <FormField label={label}>
       <input
         ref={inputRef}
         value={value}
@@ -28,7 +28,7 @@ export function TextField({
         placeholder={placeholder}
         data-testid={testId}
       />
-    </label>
+    </FormField>
   );
 }
 
@@ -51,8 +51,7 @@ export function TextArea({
   inputRef?: Ref<HTMLTextAreaElement>;
 }) {
   return (
-    <label>
-      {label}
+    <FormField label={label}>
       <textarea
         ref={inputRef}
         className={code ? "code" : undefined}
@@ -61,7 +60,7 @@ export function TextArea({
         onChange={(e) => onChange(e.target.value)}
         placeholder={placeholder}
       />
-    </label>
+    </FormField>
   );
 }
 
@@ -89,8 +88,7 @@ export function LinesField({
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [value]);
   return (
-    <label>
-      {label} <span className="muted">(one per line)</span>
+    <FormField label={`${label} (one per line)`}>
       <textarea
         rows={rows}
         value={text}
@@ -99,7 +97,7 @@ export function LinesField({
           onChange(toLines(e.target.value));
         }}
       />
-    </label>
+    </FormField>
   );
 }
 

@@ -3,7 +3,7 @@
 // agent may call, from the tools its server lists now (a provider model is offered them).
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { ErrorAlert } from "@/components/console";
+import { ErrorAlert, FormField, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { McpConnection } from "@/schemas/integration";
 
@@ -71,8 +71,7 @@ export function IntegrationsField({
     onChange(value.map((i) => (i.toolkit === toolkit ? { ...i, ...change } : i)));
 
   return (
-    <div className="panel form" aria-label="Integrations">
-      <h2>Integrations</h2>
+    <Panel title="Integrations" label="Integrations" className="form">
       <ErrorAlert error={connections.error} />
       {connections.data?.length === 0 && (
         <p className="muted">
@@ -104,8 +103,7 @@ export function IntegrationsField({
         );
       })}
       {available.length > 0 && (
-        <label>
-          Add an integration
+        <FormField label="Add an integration">
           <select
             value=""
             onChange={(e) => {
@@ -121,8 +119,8 @@ export function IntegrationsField({
               </option>
             ))}
           </select>
-        </label>
+        </FormField>
       )}
-    </div>
+    </Panel>
   );
 }

@@ -3,6 +3,7 @@
 // node list (a phone's whole editor) and beside the canvas.
 import { ArrowDown, ArrowUp, Braces, Trash2, X } from "lucide-react";
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { FormField } from "@/components/console";
 import { NODE_TYPES, type FlowInput, type FlowNode } from "@/schemas/builder";
 import { upstreamNodeIds, type Feedback } from "@/schemas/flow-graph";
 import { TextArea, TextField } from "./fields";
@@ -248,8 +249,7 @@ export function NodeFields({
             setNode({ data: value === "" ? rest : { ...rest, title: value } }, group("title"));
           }}
         />
-        <label>
-          Type
+        <FormField label="Type">
           <select value={node.type} onChange={(e) => setNode({ type: e.target.value })}>
             {!(NODE_TYPES as readonly string[]).includes(node.type) && <option>{node.type}</option>}
             {NODE_TYPES.map((type) => (
@@ -258,16 +258,15 @@ export function NodeFields({
               </option>
             ))}
           </select>
-        </label>
-        <label>
-          Node id
+        </FormField>
+        <FormField label="Node id">
           <input
             className="code"
             value={node.id}
             onChange={(e) => setNode({ id: e.target.value }, group("id"))}
             title="What templates and connections name this node by"
           />
-        </label>
+        </FormField>
       </div>
       <div className="runs-next">
         <p className="muted" data-testid="runs-next" style={{ margin: 0 }}>
@@ -299,8 +298,7 @@ export function NodeFields({
         </p>
         {node.type !== "output" && others.length > 0 && (
           <div className="row connect-row">
-            <label>
-              Connect to
+            <FormField label="Connect to">
               <select value={target} onChange={(e) => setTarget(e.target.value)}>
                 <option value="">Choose a node…</option>
                 {others.map(({ other, i }) => (
@@ -309,7 +307,7 @@ export function NodeFields({
                   </option>
                 ))}
               </select>
-            </label>
+            </FormField>
             <button
               type="button"
               disabled={target === ""}

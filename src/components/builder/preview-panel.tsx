@@ -1,5 +1,5 @@
 "use client";
-import { ErrorAlert } from "@/components/console";
+import { ErrorAlert, Panel } from "@/components/console";
 // The editors' preview: a short conversation with the DRAFT being edited (not the live version),
 // each message a test run (1 credit), with the trace of each answer. The transcript is kept per
 // item in this tab (sessionStorage) while editing, so instructions can be changed and the same
@@ -105,7 +105,7 @@ export function PreviewPanel({ kind, id, draftSaved }: { kind: KindPlural; id: s
   };
 
   return (
-    <section className="panel preview-panel" aria-label="Preview">
+    <Panel label="Preview" className="preview-panel">
       <div className="preview-head">
         <h2>Preview</h2>
         <button type="button" onClick={clear} disabled={messages.length === 0 || preview.isPending}>
@@ -146,6 +146,6 @@ export function PreviewPanel({ kind, id, draftSaved }: { kind: KindPlural; id: s
         blocked={draftSaved ? undefined : "Waiting for the draft to save…"}
         placeholder={kind === "flows" ? "Sample input" : "Ask the draft…"}
       />
-    </section>
+    </Panel>
   );
 }

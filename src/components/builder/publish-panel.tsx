@@ -5,7 +5,7 @@ import { useMutation } from "@tanstack/react-query";
 import { Circle, CircleCheck } from "lucide-react";
 import Link from "next/link";
 import { useRef, useState } from "react";
-import { ErrorAlert, FormField } from "@/components/console";
+import { ErrorAlert, FormField, Panel } from "@/components/console";
 import { newIdempotencyKey, useTRPCClient, type CallContext } from "@/lib/trpc";
 import { MAX_VERSION_NOTES_CHARS } from "@/schemas/limits";
 import { appErrorOf, ONE, type Doc, type KindPlural } from "./use-draft-editor";
@@ -85,8 +85,7 @@ export function PublishPanel({
   const ready = all.every((check) => check.done);
 
   return (
-    <section className="panel form publish-panel" aria-label="Publish">
-      <h2>Publish</h2>
+    <Panel title="Publish" label="Publish" className="form publish-panel">
       <p className="muted" data-testid="live-state">
         {liveWords(kind, view)}
       </p>
@@ -134,6 +133,6 @@ export function PublishPanel({
           ))}
         </ul>
       )}
-    </section>
+    </Panel>
   );
 }

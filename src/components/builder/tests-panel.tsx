@@ -7,7 +7,7 @@ import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { TestRunResult, TestSuite } from "@/schemas/runtime";
 import { TraceDetails, formatMs } from "@/components/runtime/execution-trace";
 import { ONE, type KindPlural } from "./use-draft-editor";
-import { DataTable, ErrorAlert, LoadMore, useCursorList } from "@/components/console";
+import { DataTable, ErrorAlert, FormField, LoadMore, Panel, useCursorList } from "@/components/console";
 
 const MAX_CASES = 10;
 /** Earlier runs read per page; "Load more" reads the next. */
@@ -53,8 +53,7 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
   const previous = runs.items.filter((r) => r.id !== latest?.id).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 
   return (
-    <div className="panel" aria-label="Tests">
-      <h2>Tests</h2>
+    <Panel title="Tests" label="Tests">
       <p className="muted">
         Each case runs against this {ONE[kind]}&apos;s draft and is graded against its expected behaviour (or the
         rubric, when given). 1 credit per case.
@@ -62,24 +61,22 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
       <div style={{ display: "grid", gap: "0.5rem" }}>
         {cases.map((c, index) => (
           <div key={index} className="test-case">
-            <label>
-              Case {index + 1} input
+            <FormField label={`Case ${index + 1} input`}>
               <textarea
                 rows={2}
                 value={c.input}
                 onChange={(e) => edit(index, { input: e.target.value })}
                 placeholder={kind === "flows" ? "Text, or a JSON object of inputs" : "What someone asks"}
               />
-            </label>
-            <label>
-              Case {index + 1} expected behaviour
+            </FormField>
+            <FormField label={`Case ${index + 1} expected behaviour`}>
               <textarea
                 rows={2}
                 value={c.expectedBehavior}
                 onChange={(e) => edit(index, { expectedBehavior: e.target.value })}
                 placeholder="e.g. Says refunds take 14 days"
               />
-            </label>
+            </FormField>
             <button
               type="button"
               aria-label={`Remove case ${index + 1}`}
@@ -107,15 +104,14 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
           {suiteSaved}
         </span>
       </div>
-      <label>
-        Rubric (optional)
+      <FormField label="Rubric (optional)">
         <textarea
           rows={2}
           value={rubric}
           onChange={(e) => setRubric(e.target.value)}
           placeholder="Graded against instead of each case's expected behaviour"
         />
-      </label>
+      </FormField>
       <div className="row" style={{ marginTop: "0.75rem" }}>
         <button
           type="button"
@@ -146,7 +142,7 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
         </details>
       ))}
       <LoadMore list={runs} />
-    </div>
+    </Panel>
   );
 }
 

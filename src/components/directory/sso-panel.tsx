@@ -3,7 +3,7 @@
 // client id, the secret written and never read back, member email domains), tested with discovery.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { ConfirmButton, CopyButton, ErrorAlert } from "@/components/console";
+import { ConfirmButton, CopyButton, ErrorAlert, FormField, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import {
   MAX_CLIENT_SECRET_CHARS,
@@ -54,8 +54,7 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
   }
 
   return (
-    <form className="panel form" onSubmit={submit} aria-label="Single sign-on">
-      <h2>Single sign-on (OpenID Connect)</h2>
+    <Panel title="Single sign-on (OpenID Connect)" label="Single sign-on" onSubmit={submit}>
       <p className="muted">
         Members sign in to the console, and end users to portals that allow it, with your identity provider. Register
         this redirect URI there:
@@ -66,8 +65,7 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
         </code>
         <CopyButton text={callbackUrl} />
       </div>
-      <label>
-        Issuer URL
+      <FormField label="Issuer URL">
         <input
           required
           maxLength={MAX_URL_CHARS}
@@ -75,13 +73,11 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
           onChange={(e) => setIssuer(e.target.value)}
           placeholder="https://login.microsoftonline.com/<tenant>/v2.0"
         />
-      </label>
-      <label>
-        Client id
+      </FormField>
+      <FormField label="Client id">
         <input required maxLength={MAX_LABEL_CHARS} value={clientId} onChange={(e) => setClientId(e.target.value)} />
-      </label>
-      <label>
-        Client secret{connection.data ? " (leave empty to keep the current one)" : ""}
+      </FormField>
+      <FormField label={`Client secret${connection.data ? " (leave empty to keep the current one)" : ""}`}>
         <input
           type="password"
           autoComplete="off"
@@ -90,25 +86,23 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
           value={clientSecret}
           onChange={(e) => setClientSecret(e.target.value)}
         />
-      </label>
-      <label>
-        Member email domains (comma-separated)
+      </FormField>
+      <FormField label="Member email domains (comma-separated)">
         <input
           maxLength={MAX_SSO_DOMAINS * (MAX_DOMAIN_CHARS + 2)}
           value={domains}
           onChange={(e) => setDomains(e.target.value)}
           placeholder="contoso.com"
         />
-      </label>
-      <label>
-        Button name (“Continue with …”)
+      </FormField>
+      <FormField label="Button name (“Continue with …”)">
         <input
           maxLength={MAX_SHORT_NAME_CHARS}
           value={displayName}
           onChange={(e) => setDisplayName(e.target.value)}
           placeholder="Contoso"
         />
-      </label>
+      </FormField>
       <ErrorAlert error={failure} />
       {test.data && (
         <p role="status" data-testid="sso-test-ok">
@@ -134,6 +128,6 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
           />
         )}
       </div>
-    </form>
+    </Panel>
   );
 }

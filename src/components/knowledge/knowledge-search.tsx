@@ -5,7 +5,7 @@ import { useMutation } from "@tanstack/react-query";
 import { FileText, Search } from "lucide-react";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { ErrorAlert } from "@/components/console";
+import { ErrorAlert, FormField, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import "./knowledge.css";
 import { MAX_SEARCH_QUERY_CHARS } from "@/schemas/limits";
@@ -37,11 +37,9 @@ export function KnowledgeSearch({ knowledgebaseId }: { knowledgebaseId: string }
 
   const results = search.data?.results;
   return (
-    <section className="panel" aria-labelledby="knowledge-search-title">
-      <h2 id="knowledge-search-title">Search</h2>
-      <form className="row" role="search" onSubmit={submit}>
-        <label style={{ flex: 1, minWidth: "14rem" }}>
-          Words to find
+    <Panel title="Search" headingId="knowledge-search-title">
+      <form className="row grow-first" role="search" onSubmit={submit}>
+        <FormField label="Words to find">
           <input
             type="search"
             maxLength={MAX_SEARCH_QUERY_CHARS}
@@ -50,7 +48,7 @@ export function KnowledgeSearch({ knowledgebaseId }: { knowledgebaseId: string }
             placeholder='e.g. refund OR "money back"'
             style={{ width: "100%" }}
           />
-        </label>
+        </FormField>
         <label className="inline">
           <input type="checkbox" checked={documents} onChange={(e) => setDocuments(e.target.checked)} />
           Documents too (1 credit)
@@ -85,6 +83,6 @@ export function KnowledgeSearch({ knowledgebaseId }: { knowledgebaseId: string }
           ))}
         </ol>
       )}
-    </section>
+    </Panel>
   );
 }

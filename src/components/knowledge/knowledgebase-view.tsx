@@ -1,7 +1,7 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { ErrorAlert, PageHeader, RecentActivity } from "@/components/console";
+import { ErrorAlert, PageHeader, Panel, RecentActivity } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { KnowledgeSearch } from "./knowledge-search";
 import { KnowledgeSources } from "./knowledge-sources";
@@ -49,7 +49,7 @@ export function KnowledgebaseView({ knowledgebaseId }: { knowledgebaseId: string
             onSelect={setSelected}
           />
         ) : (
-          <div className="panel muted">Choose a page, or create one.</div>
+          <Panel className="muted">Choose a page, or create one.</Panel>
         )}
       </div>
       <RetrievalTest knowledgebaseId={knowledgebaseId} />

@@ -10,6 +10,7 @@ import {
   FormField,
   LoadMore,
   notifyDone,
+  Panel,
   useCursorList,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
@@ -56,8 +57,7 @@ export function InvitationsPanel() {
 
   return (
     <>
-      <form className="panel form" onSubmit={submit} aria-labelledby="invite-heading">
-        <h2 id="invite-heading">Invite a member</h2>
+      <Panel title="Invite a member" headingId="invite-heading" onSubmit={submit}>
         <p className="muted">They get an email with a link, valid 7 days, where they choose their own password.</p>
         <FormField label="Email">
           <input
@@ -76,10 +76,9 @@ export function InvitationsPanel() {
             {create.isPending ? "Sending…" : "Send invitation"}
           </button>
         </div>
-      </form>
+      </Panel>
 
-      <section className="panel" aria-labelledby="invitations-heading">
-        <h2 id="invitations-heading">Open invitations</h2>
+      <Panel title="Open invitations" headingId="invitations-heading">
         <ErrorAlert error={list.error ?? resend.error ?? revoke.error} />
         <DataTable
           label="Open invitations"
@@ -137,7 +136,7 @@ export function InvitationsPanel() {
           ]}
         />
         <LoadMore list={list} />
-      </section>
+      </Panel>
     </>
   );
 }

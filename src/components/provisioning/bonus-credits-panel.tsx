@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { MAX_BONUS_CREDITS_PER_GRANT, MAX_CREDIT_REQUEST_CHARS } from "@/schemas/credits";
 import type { SubscriptionDetail } from "@/schemas/provisioning";
-import { ErrorAlert, FormField, notifyDone, useMay } from "@/components/console";
+import { ErrorAlert, FormField, notifyDone, Panel, useMay } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 
 export function BonusCreditsPanel({
@@ -49,8 +49,7 @@ export function BonusCreditsPanel({
 
   if (!mayGrant && open.length === 0) return null;
   return (
-    <section className="panel" aria-labelledby="bonus-credits-title">
-      <h2 id="bonus-credits-title">Credits</h2>
+    <Panel title="Credits" headingId="bonus-credits-title">
       <ErrorAlert error={requests.error ?? grant.error ?? dismiss.error} />
       {open.length > 0 ? (
         <ul className="credit-requests" aria-label="Open requests for more credits">
@@ -113,6 +112,6 @@ export function BonusCreditsPanel({
             </button>
           </form>
         ))}
-    </section>
+    </Panel>
   );
 }

@@ -5,7 +5,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { z } from "zod";
-import { DataTable, ErrorAlert } from "@/components/console";
+import { DataTable, ErrorAlert, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { AccessReason, EffectiveAccessOutput } from "@/schemas/portal";
 import "./provisioning.css";
@@ -36,8 +36,12 @@ export function EffectiveAccess({ endUserId }: { endUserId: string }) {
   const access = useQuery(trpc.endUsers.access.queryOptions({ endUserId }));
   const data = access.data;
   return (
-    <section className="panel access-section" aria-labelledby="effective-access-title" data-testid="effective-access">
-      <h2 id="effective-access-title">Effective access</h2>
+    <Panel
+      title="Effective access"
+      headingId="effective-access-title"
+      className="access-section"
+      testId="effective-access"
+    >
       <p className="muted">
         What this end user can use now and why: their own grants, their groups&apos; and their plans&apos; groups&apos;
         {data?.accessMode === "groups"
@@ -196,6 +200,6 @@ export function EffectiveAccess({ endUserId }: { endUserId: string }) {
           />
         </>
       )}
-    </section>
+    </Panel>
   );
 }

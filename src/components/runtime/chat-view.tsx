@@ -1,7 +1,7 @@
 "use client";
 // The console chat with one published app: its greeting, its conversations, and a message box
 // whose reply streams in (Server-Sent Events from /api/console/apps/{appId}/conversation).
-import { ErrorAlert, PageHeader } from "@/components/console";
+import { ErrorAlert, PageHeader, Panel } from "@/components/console";
 import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ChatComposer } from "@/components/chat/chat-composer";
@@ -93,7 +93,7 @@ export function ChatView({ appId }: { appId: string }) {
             ))}
           </ul>
         </aside>
-        <section className="panel chat-main" aria-label="Conversation">
+        <Panel label="Conversation" className="chat-main">
           <ChatTranscript
             greeting={live?.api?.greeting}
             messages={conversationId ? (messages.data?.messages ?? []) : []}
@@ -133,7 +133,7 @@ export function ChatView({ appId }: { appId: string }) {
             onStop={() => void turn.stop()}
             stopping={turn.stopping}
           />
-        </section>
+        </Panel>
       </div>
     </>
   );

@@ -5,7 +5,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { Plus, Trash2 } from "lucide-react";
 import { useState, type FormEvent } from "react";
-import { ErrorAlert, FormField, notifyDone } from "@/components/console";
+import { ErrorAlert, FormField, notifyDone, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { McpConnection } from "@/schemas/integration";
 import {
@@ -72,8 +72,7 @@ export function ConnectionForm({ connection, onDone }: { connection?: McpConnect
 
   const heading = connection ? `Edit ${connection.name}` : "Connect an MCP server";
   return (
-    <form className="panel form" onSubmit={submit} aria-labelledby="connection-form-heading">
-      <h2 id="connection-form-heading">{heading}</h2>
+    <Panel title={heading} headingId="connection-form-heading" onSubmit={submit}>
       {connection && (
         <p className="muted">
           Agents name its tools <code>{connection.slug}_&lt;tool&gt;</code>; the slug cannot change.
@@ -166,6 +165,6 @@ export function ConnectionForm({ connection, onDone }: { connection?: McpConnect
           </button>
         )}
       </div>
-    </form>
+    </Panel>
   );
 }

@@ -4,7 +4,7 @@
 // it is a choice of its own.
 import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { ErrorAlert, FormField, notifyDone } from "@/components/console";
+import { ErrorAlert, FormField, notifyDone, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { ModelProvider, ProviderKind } from "@/schemas/integration";
 import { MAX_CREDENTIAL_CHARS, MAX_NAME_CHARS, MAX_SLUG_CHARS, MAX_URL_CHARS } from "@/schemas/limits";
@@ -89,8 +89,7 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
 
   const heading = provider ? `Edit ${provider.name}` : "Add a provider";
   return (
-    <form className="panel form" onSubmit={submit} aria-label={heading}>
-      <h2>{heading}</h2>
+    <Panel title={heading} label={heading} onSubmit={submit}>
       {provider ? (
         <p className="muted">
           Agents name its models <code>{provider.slug}/&lt;model id&gt;</code>; the slug and kind cannot change.
@@ -188,6 +187,6 @@ export function ProviderForm({ provider, onDone }: { provider?: ModelProvider; o
           </button>
         )}
       </div>
-    </form>
+    </Panel>
   );
 }

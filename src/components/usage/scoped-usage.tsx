@@ -4,7 +4,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Suspense, type ReactNode } from "react";
-import { ErrorAlert } from "@/components/console";
+import { ErrorAlert, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { UsageBars, UsageEmpty, UsageRangePicker, useUsageRange } from "./usage-chart";
 import { executionsHref, FAILURES, REFUSED } from "./executions-link";
@@ -31,8 +31,7 @@ function Usage({ scope, whose, empty }: { scope: UsageScope; whose: string; empt
   const refused = report ? refusedTotal(report.refusals) : 0;
   const filter = filterOf(scope);
   return (
-    <section className="panel" aria-labelledby="scoped-usage">
-      <h2 id="scoped-usage">Usage</h2>
+    <Panel title="Usage" headingId="scoped-usage">
       <UsageRangePicker range={range} />
       <ErrorAlert error={usage.error} />
       {report &&
@@ -62,7 +61,7 @@ function Usage({ scope, whose, empty }: { scope: UsageScope; whose: string; empt
           </>
         )
       )}
-    </section>
+    </Panel>
   );
 }
 

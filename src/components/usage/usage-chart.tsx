@@ -5,6 +5,7 @@
 import dynamic from "next/dynamic";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState, type ReactNode } from "react";
+import { FormField } from "@/components/console";
 import type { UsageBarsProps } from "./usage-bars";
 
 const DAY_MS = 86_400_000;
@@ -72,8 +73,7 @@ export function UsageRangePicker({ range }: { range: ReturnType<typeof useUsageR
       aria-label="Date range"
       style={{ alignItems: "flex-end", marginBottom: "0.75rem" }}
     >
-      <label>
-        Range
+      <FormField label="Range">
         <select
           value={preset ?? ""}
           onChange={(event) => {
@@ -88,25 +88,23 @@ export function UsageRangePicker({ range }: { range: ReturnType<typeof useUsageR
             </option>
           ))}
         </select>
-      </label>
-      <label>
-        From
+      </FormField>
+      <FormField label="From">
         <input
           type="date"
           value={range.fromDay}
           max={range.lastDay}
           onChange={(event) => isDay(event.target.value) && range.set(event.target.value, range.lastDay)}
         />
-      </label>
-      <label>
-        To
+      </FormField>
+      <FormField label="To">
         <input
           type="date"
           value={range.lastDay}
           min={range.fromDay}
           onChange={(event) => isDay(event.target.value) && range.set(range.fromDay, event.target.value)}
         />
-      </label>
+      </FormField>
     </div>
   );
 }

@@ -4,7 +4,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Suspense } from "react";
-import { DataTable, ErrorAlert } from "@/components/console";
+import { DataTable, ErrorAlert, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { executionsHref, FAILURES, REFUSED } from "./executions-link";
 import { UsageBars, UsageEmpty, UsageRangePicker, useUsageRange } from "./usage-chart";
@@ -31,8 +31,7 @@ function Overview() {
     report && (report.totals.credits > 0 || report.totals.turns > 0 || report.totals.transactions > 0 || refused > 0);
 
   return (
-    <section className="panel" aria-labelledby="usage-heading">
-      <h2 id="usage-heading">Usage</h2>
+    <Panel title="Usage" headingId="usage-heading">
       <UsageRangePicker range={range} />
       <ErrorAlert error={usage.error ?? nearLimit.error} />
       {report && !ran && (
@@ -132,7 +131,7 @@ function Overview() {
           },
         ]}
       />
-    </section>
+    </Panel>
   );
 }
 

@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { ErrorAlert, FormField, notifyDone, PageHeader } from "@/components/console";
+import { ErrorAlert, FormField, notifyDone, PageHeader, Panel } from "@/components/console";
 import { NotificationEmailsForm } from "@/components/console/notifications";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_PASSWORD_CHARS } from "@/schemas/limits";
@@ -46,8 +46,7 @@ export default function AccountPage() {
         title="Your account"
         description={me.data && `${me.data.member.email} · ${me.data.member.role} of ${me.data.organization.name}`}
       />
-      <form className="panel form" onSubmit={submit} aria-labelledby="change-password">
-        <h2 id="change-password">Change your password</h2>
+      <Panel title="Change your password" headingId="change-password" onSubmit={submit}>
         <FormField label="Current password" error={currentError}>
           <input
             type="password"
@@ -88,7 +87,7 @@ export default function AccountPage() {
             Change password
           </button>
         </div>
-      </form>
+      </Panel>
       <NotificationEmailsForm />
     </>
   );

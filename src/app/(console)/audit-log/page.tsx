@@ -3,7 +3,7 @@
 // GET /audit-events kept in the URL (reload and Back keep them), and an export of what they select.
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Suspense, useState, type FormEvent } from "react";
-import { DataTable, ErrorAlert, LoadMore, PageHeader, useCursorList } from "@/components/console";
+import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, Panel, useCursorList } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { AUDIT_DOORS, type AuditEvent } from "@/schemas/audit";
 
@@ -82,32 +82,27 @@ function AuditLog() {
         aria-label="Filter the audit log"
         style={{ flexWrap: "wrap", gap: "0.5rem", alignItems: "end" }}
       >
-        <label>
-          Action
+        <FormField label="Action">
           <input
             value={draft.action ?? ""}
             onChange={(e) => setDraft({ ...draft, action: e.target.value })}
             placeholder="end_user.update or end_user."
           />
-        </label>
-        <label>
-          Actor id
+        </FormField>
+        <FormField label="Actor id">
           <input value={draft.actorId ?? ""} onChange={(e) => setDraft({ ...draft, actorId: e.target.value })} />
-        </label>
-        <label>
-          Target type
+        </FormField>
+        <FormField label="Target type">
           <input
             value={draft.targetType ?? ""}
             onChange={(e) => setDraft({ ...draft, targetType: e.target.value })}
             placeholder="end_user"
           />
-        </label>
-        <label>
-          Target id
+        </FormField>
+        <FormField label="Target id">
           <input value={draft.targetId ?? ""} onChange={(e) => setDraft({ ...draft, targetId: e.target.value })} />
-        </label>
-        <label>
-          Door
+        </FormField>
+        <FormField label="Door">
           <select value={draft.door ?? ""} onChange={(e) => setDraft({ ...draft, door: e.target.value })}>
             <option value="">Any</option>
             {AUDIT_DOORS.map((door) => (
@@ -116,12 +111,12 @@ function AuditLog() {
               </option>
             ))}
           </select>
-        </label>
+        </FormField>
         <button className="primary" type="submit">
           Filter
         </button>
       </form>
-      <div className="panel">
+      <Panel>
         {list.isLoading && <p className="muted">Loading…</p>}
         <ErrorAlert error={list.error} />
         {list.isLoaded && (
@@ -175,7 +170,7 @@ function AuditLog() {
           />
         )}
         <LoadMore list={list} />
-      </div>
+      </Panel>
     </>
   );
 }

@@ -4,7 +4,16 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { ConfirmButton, CopyButton, DataTable, ErrorAlert, LoadMore, PageHeader } from "@/components/console";
+import {
+  ConfirmButton,
+  CopyButton,
+  DataTable,
+  ErrorAlert,
+  FormField,
+  LoadMore,
+  PageHeader,
+  Panel,
+} from "@/components/console";
 import { SsoPanel } from "@/components/directory/sso-panel";
 import { useTRPC } from "@/lib/trpc";
 import { useTierPlans } from "@/components/provisioning/use-lists";
@@ -42,8 +51,7 @@ export default function DirectoryPage() {
       </p>
       <ErrorAlert error={overview.error} />
 
-      <div className="panel">
-        <h2>Connection</h2>
+      <Panel title="Connection">
         <p className="muted">Tenant URL (Entra ID) or SCIM connector base URL (Okta):</p>
         {data && (
           <div className="row">
@@ -89,12 +97,10 @@ export default function DirectoryPage() {
           </button>
         )}
         <ErrorAlert error={rotate.error} />
-      </div>
+      </Panel>
 
-      <div className="panel">
-        <h2>Default plan</h2>
-        <label>
-          New end users from the directory are subscribed to
+      <Panel title="Default plan">
+        <FormField label="New end users from the directory are subscribed to">
           <select
             data-testid="directory-default-plan"
             value={data?.defaultPlanId ?? ""}
@@ -110,13 +116,12 @@ export default function DirectoryPage() {
                 </option>
               ))}
           </select>
-        </label>
+        </FormField>
         <LoadMore list={plans} />
         <ErrorAlert error={plans.error ?? setPlan.error} />
-      </div>
+      </Panel>
 
-      <div className="panel">
-        <h2>Directory users{data ? ` (${data.userCount})` : ""}</h2>
+      <Panel title={<>Directory users{data ? ` (${data.userCount})` : ""}</>}>
         <DataTable
           label="Directory users"
           cards
@@ -156,10 +161,9 @@ export default function DirectoryPage() {
             },
           ]}
         />
-      </div>
+      </Panel>
 
-      <div className="panel">
-        <h2>Directory groups</h2>
+      <Panel title="Directory groups">
         <p className="muted">
           Their names and members follow the directory; give them apps and portals on their group page.
         </p>
@@ -176,12 +180,11 @@ export default function DirectoryPage() {
             ))}
           </ul>
         )}
-      </div>
+      </Panel>
 
       {data && <SsoPanel callbackUrl={data.oidcRedirectUri} />}
 
-      <div className="panel">
-        <h2>Recent sync activity</h2>
+      <Panel title="Recent sync activity">
         <DataTable
           label="Sync activity"
           rows={data?.events}
@@ -198,7 +201,7 @@ export default function DirectoryPage() {
             { key: "detail", header: "Detail", cell: (event) => event.detail },
           ]}
         />
-      </div>
+      </Panel>
     </>
   );
 }

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/lib/trpc";
-import { DataTable, ErrorAlert, LoadMore, PageHeader } from "@/components/console";
+import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, Panel } from "@/components/console";
 import { EntityPicker, useEntities, type Entity } from "@/components/entity-picker";
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
 import { useTierPlans } from "@/components/provisioning/use-lists";
@@ -63,11 +63,9 @@ export default function EndUsersPage() {
         title="End users"
         description="The people your organization serves: the plans, groups and grants they hold decide which apps they may use, in which portals."
       />
-      <form className="panel form" onSubmit={submitProvision} aria-label="Provision an end user">
-        <h2>Provision an end user</h2>
+      <Panel title="Provision an end user" label="Provision an end user" onSubmit={submitProvision}>
         <div className="row">
-          <label>
-            Email
+          <FormField label="Email">
             <input
               type="email"
               required
@@ -75,11 +73,10 @@ export default function EndUsersPage() {
               value={email}
               onChange={(e) => setEmail(e.target.value)}
             />
-          </label>
-          <label>
-            Full name
+          </FormField>
+          <FormField label="Full name">
             <input maxLength={MAX_NAME_CHARS} value={fullName} onChange={(e) => setFullName(e.target.value)} />
-          </label>
+          </FormField>
         </div>
         {livePlans.length > 0 && (
           <fieldset className="bare">
@@ -141,9 +138,9 @@ export default function EndUsersPage() {
             Provision
           </button>
         </div>
-      </form>
+      </Panel>
 
-      <div className="panel">
+      <Panel>
         <form className="row" onSubmit={submitSearch} role="search">
           <input
             aria-label="Search by email"
@@ -214,7 +211,7 @@ export default function EndUsersPage() {
             </button>
           </div>
         )}
-      </div>
+      </Panel>
     </>
   );
 }

@@ -23,7 +23,7 @@ import {
   type FeedbackRating,
 } from "@/schemas/runtime";
 import { useTRPC } from "@/lib/trpc";
-import { DataTable, ErrorAlert, LoadMore, PageHeader, useCursorList } from "@/components/console";
+import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, useCursorList } from "@/components/console";
 import { RefusalsList } from "@/components/usage/refusals-list";
 import { FAILURES, REFUSED } from "@/components/usage/executions-link";
 
@@ -117,8 +117,7 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
           }
         />
       )}
-      <label>
-        Status
+      <FormField label="Status">
         <select
           value={filter.status ?? ""}
           onChange={(e) =>
@@ -134,10 +133,9 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
           <option value={FAILURES}>failures (failed or output invalid)</option>
           <option value={REFUSED}>refused before running</option>
         </select>
-      </label>
+      </FormField>
       {filter.status === REFUSED ? (
-        <label>
-          Why
+        <FormField label="Why">
           <select
             value={filter.code ?? ""}
             onChange={(e) => onChange({ ...filter, code: REFUSAL_CODES.find((known) => known === e.target.value) })}
@@ -149,10 +147,9 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
               </option>
             ))}
           </select>
-        </label>
+        </FormField>
       ) : (
-        <label>
-          Feedback
+        <FormField label="Feedback">
           <select
             value={filter.feedback ?? ""}
             onChange={(e) =>
@@ -166,7 +163,7 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
               </option>
             ))}
           </select>
-        </label>
+        </FormField>
       )}
       {filter.endUser ? (
         <Chosen label="End user" onClear={() => onChange({ ...filter, endUser: undefined })} clearLabel="All end users">
@@ -175,8 +172,7 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
       ) : (
         <EndUserPicker label="End user" onPick={(endUser) => onChange({ ...filter, endUser: endUser.id })} />
       )}
-      <label>
-        Portal
+      <FormField label="Portal">
         <select
           value={filter.portal ?? ""}
           onChange={(e) => onChange({ ...filter, portal: e.target.value || undefined })}
@@ -188,7 +184,7 @@ function Filters({ filter, onChange }: { filter: Filter; onChange: (next: Filter
             </option>
           ))}
         </select>
-      </label>
+      </FormField>
       <LoadMore list={portals} />
     </div>
   );

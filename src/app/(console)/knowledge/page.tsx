@@ -2,7 +2,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useDeferredValue, useState, type FormEvent } from "react";
-import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, useCursorList } from "@/components/console";
+import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, Panel, useCursorList } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
 
@@ -39,8 +39,7 @@ export default function KnowledgePage() {
         title="Knowledge"
         description="Knowledgebases: pages you write and documents you add, which agents search when they answer."
       />
-      <form className="panel form" onSubmit={submit} aria-label="Create a knowledgebase">
-        <h2>New knowledgebase</h2>
+      <Panel title="New knowledgebase" label="Create a knowledgebase" onSubmit={submit}>
         <FormField label="Name">
           <input required maxLength={MAX_NAME_CHARS} value={name} onChange={(e) => setName(e.target.value)} />
         </FormField>
@@ -57,8 +56,8 @@ export default function KnowledgePage() {
             Create knowledgebase
           </button>
         </div>
-      </form>
-      <div className="panel">
+      </Panel>
+      <Panel>
         <div role="search" aria-label="Find knowledgebases" style={{ marginBottom: "0.75rem" }}>
           <FormField label="Find by name">
             <input
@@ -113,7 +112,7 @@ export default function KnowledgePage() {
           ]}
         />
         <LoadMore list={list} />
-      </div>
+      </Panel>
     </>
   );
 }

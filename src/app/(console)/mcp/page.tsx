@@ -3,7 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Fragment, useState } from "react";
 import { useBrowserOrigin } from "@/lib/browser";
-import { CopyButton, DataTable, ErrorAlert, FormField, PageHeader } from "@/components/console";
+import { CopyButton, DataTable, ErrorAlert, FormField, PageHeader, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { MCP_ROUTE, MCP_SCOPES, mcpSnippets, mcpUrl } from "@/lib/mcp-snippets";
 
@@ -46,8 +46,7 @@ export default function McpPage() {
         </div>
       )}
 
-      <div className="panel">
-        <h2>Server URL</h2>
+      <Panel title="Server URL">
         <div className="row">
           <code className="secret" data-testid="mcp-url">
             {url}
@@ -59,10 +58,9 @@ export default function McpPage() {
           keys are refused (<code>member_key_required</code>). Each HTTP request counts against the key&apos;s rate
           limit, as on the REST API.
         </p>
-      </div>
+      </Panel>
 
-      <div className="panel">
-        <h2>Your personal keys</h2>
+      <Panel title="Your personal keys">
         {keys.isLoading && <p className="muted">Loading…</p>}
         <ErrorAlert error={keys.error} />
         {keys.data && myKeys.length === 0 && (
@@ -119,23 +117,23 @@ export default function McpPage() {
             placeholder="sk_mem_…"
           />
         </FormField>
-      </div>
+      </Panel>
 
       {snippets.map((snippet) => (
-        <div className="panel" key={snippet.id} data-testid={`snippet-${snippet.id}`}>
-          <div className="row" style={{ justifyContent: "space-between" }}>
-            <h2 style={{ margin: 0 }}>{snippet.title}</h2>
-            <CopyButton text={snippet.text} />
-          </div>
+        <Panel
+          key={snippet.id}
+          title={snippet.title}
+          actions={<CopyButton text={snippet.text} />}
+          testId={`snippet-${snippet.id}`}
+        >
           <p className="muted">{snippet.where}</p>
           <pre className="diff" aria-label={`${snippet.title} configuration`}>
             {snippet.text}
           </pre>
-        </div>
+        </Panel>
       ))}
 
-      <div className="panel">
-        <h2>What your AI can do</h2>
+      <Panel title="What your AI can do">
         <dl className="facts">
           {TOOLS.map(([names, what]) => (
             <Fragment key={names}>
@@ -151,7 +149,7 @@ export default function McpPage() {
           <code>atrium://knowledgebases/&#123;knowledgebaseId&#125;/pages/&#123;pageId&#125;</code>) that clients can
           attach. Errors carry the API&apos;s codes in <code>{'{"error":{"code","message"}}'}</code>.
         </p>
-      </div>
+      </Panel>
     </>
   );
 }

@@ -8,6 +8,7 @@ import {
   ErrorAlert,
   notifyDone,
   PageHeader,
+  Panel,
   useMay,
 } from "@/components/console";
 import { InvitationsPanel } from "@/components/members/invitations-panel";
@@ -61,8 +62,7 @@ export default function MembersPage() {
 
       {mayManageMembers && <InvitationsPanel />}
 
-      <section className="panel" aria-labelledby="members-heading">
-        <h2 id="members-heading">Current members</h2>
+      <Panel title="Current members" headingId="members-heading">
         <DataTable
           label="Members"
           rows={members.data}
@@ -137,7 +137,7 @@ export default function MembersPage() {
             },
           ]}
         />
-      </section>
+      </Panel>
       <ConfirmDialog
         open={!!roleChange}
         title={roleChange ? `Make ${roleChange.member.email} ${roleChange.role}?` : ""}

@@ -4,7 +4,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { ErrorAlert, PageHeader } from "@/components/console";
+import { ErrorAlert, PageHeader, Panel } from "@/components/console";
 import { MarkAllReadButton, NotificationItems } from "@/components/console/notifications";
 import { MAX_NOTIFICATIONS_PAGE } from "@/schemas/notifications";
 import { useTRPC } from "@/lib/trpc";
@@ -33,7 +33,7 @@ export default function NotificationsPage() {
         }
         actions={<MarkAllReadButton disabled={!data?.unread} />}
       />
-      <div className="panel">
+      <Panel>
         <label className="inline">
           <input
             type="checkbox"
@@ -55,7 +55,7 @@ export default function NotificationsPage() {
             The newest {data.notifications.length} of {data.total} are shown; handling them brings up the rest.
           </p>
         )}
-      </div>
+      </Panel>
     </>
   );
 }

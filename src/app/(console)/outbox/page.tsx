@@ -1,7 +1,7 @@
 "use client";
 // The organization's outbox: emails Atrium would have sent (sign-in codes, invitations) when no
 // SMTP server is configured, newest first. Admins read them here for people who cannot get email.
-import { ErrorAlert, LoadMore, PageHeader, useCursorList } from "@/components/console";
+import { ErrorAlert, LoadMore, PageHeader, Panel, useCursorList } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 
 const PAGE = 25;
@@ -25,7 +25,7 @@ export default function OutboxPage() {
           </>
         }
       />
-      <div className="panel">
+      <Panel>
         {list.isLoading && <p className="muted">Loading…</p>}
         <ErrorAlert error={list.error} />
         {list.isLoaded && messages.length === 0 && <p className="muted">The outbox is empty.</p>}
@@ -52,7 +52,7 @@ export default function OutboxPage() {
           </ul>
         )}
         <LoadMore list={list} />
-      </div>
+      </Panel>
     </>
   );
 }

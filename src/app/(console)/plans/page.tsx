@@ -9,10 +9,11 @@ import {
   DataTable,
   ErrorAlert,
   FormField,
+  LoadMore,
   notifyDone,
   PageHeader,
+  Panel,
   useMay,
-  LoadMore,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { TierPlan } from "@/schemas/provisioning";
@@ -55,16 +56,14 @@ export default function PlansPage() {
       />
       {!mayGrant && <p className="muted">Admins and owners create, edit and archive plans.</p>}
       {mayGrant && (
-        <form className="panel form" onSubmit={submit} aria-label="Create a tier plan">
+        <Panel label="Create a tier plan" onSubmit={submit}>
           <div className="row">
-            <label>
-              Name
+            <FormField label="Name">
               <input required value={name} onChange={(e) => setName(e.target.value)} />
-            </label>
-            <label>
-              Monthly credits
+            </FormField>
+            <FormField label="Monthly credits">
               <input type="number" min={0} required value={credits} onChange={(e) => setCredits(e.target.value)} />
-            </label>
+            </FormField>
           </div>
           <label className="inline">
             <input type="checkbox" checked={withGroup} onChange={(e) => setWithGroup(e.target.checked)} />
@@ -76,7 +75,7 @@ export default function PlansPage() {
               Create plan
             </button>
           </div>
-        </form>
+        </Panel>
       )}
       {editing && (
         <EditPlan
@@ -86,7 +85,7 @@ export default function PlansPage() {
           onDone={() => setEditing(null)}
         />
       )}
-      <div className="panel">
+      <Panel>
         <ErrorAlert error={plans.error ?? subscribers.error ?? archive.error} />
         <DataTable
           label="Tier plans"
@@ -155,7 +154,7 @@ export default function PlansPage() {
           ]}
         />
         <LoadMore list={plans} />
-      </div>
+      </Panel>
     </>
   );
 }
@@ -186,8 +185,7 @@ function EditPlan({ plan, subscribers, onDone }: { plan: TierPlan; subscribers: 
   }
 
   return (
-    <form className="panel form" onSubmit={submit} aria-labelledby="edit-plan-title">
-      <h2 id="edit-plan-title">Edit {plan.name}</h2>
+    <Panel title={<>Edit {plan.name}</>} headingId="edit-plan-title" onSubmit={submit}>
       <div className="row">
         <FormField label="Name">
           <input required maxLength={MAX_NAME_CHARS} value={name} onChange={(e) => setName(e.target.value)} />
@@ -233,6 +231,6 @@ function EditPlan({ plan, subscribers, onDone }: { plan: TierPlan; subscribers: 
           {plan.creditAllowance}); what they used this month stays used.
         </p>
       </ConfirmDialog>
-    </form>
+    </Panel>
   );
 }

@@ -6,6 +6,7 @@ import { Suspense, useState } from "react";
 import {
   ConfirmButton,
   ErrorAlert,
+  FormField,
   LoadMore,
   notifyDone,
   PageHeader,
@@ -85,8 +86,7 @@ function Reviews() {
   const queue = (
     <>
       <div className="review-toolbar" role="search" aria-label="Filter reviews">
-        <label>
-          Kind
+        <FormField label="Kind">
           <select value={kind ?? ""} onChange={(e) => setFilters({ kind: e.target.value || undefined })}>
             <option value="">All kinds</option>
             {ReviewKind.options.map((value) => (
@@ -95,9 +95,8 @@ function Reviews() {
               </option>
             ))}
           </select>
-        </label>
-        <label>
-          Author
+        </FormField>
+        <FormField label="Author">
           <select value={authorId ?? ""} onChange={(e) => setFilters({ author: e.target.value || undefined })}>
             <option value="">All authors</option>
             {authors.data?.authors.map((author) => (
@@ -106,7 +105,7 @@ function Reviews() {
               </option>
             ))}
           </select>
-        </label>
+        </FormField>
       </div>
       {canDecide && pendingIds.length > 0 && (
         <div className="review-bulk">

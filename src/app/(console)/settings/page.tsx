@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/lib/trpc";
 import type { Organization } from "@/schemas/organization";
-import { ErrorAlert, PageHeader, useMay } from "@/components/console";
+import { ErrorAlert, FormField, PageHeader, Panel, useMay } from "@/components/console";
 
 const SWITCHES = [
   ["apiEnabled", "Developer API", "All of /api/v1."],
@@ -85,17 +85,16 @@ export default function SettingsPage() {
   return (
     <>
       <PageHeader title="Organization settings" />
-      <form className="panel form" onSubmit={submit} aria-label="Organization settings">
+      <Panel label="Organization settings" onSubmit={submit}>
         <p className="muted">
           Plan <strong>{organization.data.plan}</strong> · <strong>{organization.data.credits}</strong> credits. The
           plan and credits are set by the operator of this installation (admin CLI).
           {!canEdit && " Only owners and admins can change settings."}
         </p>
         <fieldset disabled={!canEdit} className="form" style={{ border: 0, padding: 0 }}>
-          <label>
-            Name
+          <FormField label="Name">
             <input required value={draft.name} onChange={(e) => set("name", e.target.value)} />
-          </label>
+          </FormField>
           {SWITCHES.map(([key, label, help]) => (
             <label key={key} className="inline">
               <input type="checkbox" checked={draft[key]} onChange={(e) => set(key, e.target.checked)} />
@@ -104,16 +103,14 @@ export default function SettingsPage() {
               </span>
             </label>
           ))}
-          <label>
-            Access is managed with
+          <FormField label="Access is managed with">
             <select value={draft.accessMode} onChange={(e) => set("accessMode", e.target.value as Draft["accessMode"])}>
               <option value="grants">per-user grants</option>
               <option value="groups">user groups</option>
             </select>
-          </label>
+          </FormField>
           <div className="row">
-            <label>
-              Max knowledgebases
+            <FormField label="Max knowledgebases">
               <input
                 type="number"
                 min={0}
@@ -121,9 +118,8 @@ export default function SettingsPage() {
                 value={draft.maxKnowledgebases}
                 onChange={(e) => set("maxKnowledgebases", e.target.value)}
               />
-            </label>
-            <label>
-              Max sources per knowledgebase
+            </FormField>
+            <FormField label="Max sources per knowledgebase">
               <input
                 type="number"
                 min={0}
@@ -131,7 +127,7 @@ export default function SettingsPage() {
                 value={draft.maxSourcesPerKnowledgebase}
                 onChange={(e) => set("maxSourcesPerKnowledgebase", e.target.value)}
               />
-            </label>
+            </FormField>
           </div>
           <ErrorAlert error={update.error} />
           {saved && <p role="status">Settings saved.</p>}
@@ -141,7 +137,7 @@ export default function SettingsPage() {
             </button>
           </div>
         </fieldset>
-      </form>
+      </Panel>
     </>
   );
 }

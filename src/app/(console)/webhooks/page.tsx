@@ -8,9 +8,11 @@ import {
   CopyButton,
   DataTable,
   ErrorAlert,
+  FormField,
   LoadMore,
-  PageHeader,
   notifyDone,
+  PageHeader,
+  Panel,
   useCursorList,
   useMay,
 } from "@/components/console";
@@ -81,10 +83,8 @@ export default function WebhooksPage() {
         </div>
       )}
       {mayChangeSettings && (
-        <form className="panel form webhook-form" onSubmit={submit} aria-label="Add a webhook endpoint">
-          <h2>Add an endpoint</h2>
-          <label>
-            URL
+        <Panel title="Add an endpoint" label="Add a webhook endpoint" onSubmit={submit} className="webhook-form">
+          <FormField label="URL">
             <input
               required
               type="url"
@@ -92,7 +92,7 @@ export default function WebhooksPage() {
               onChange={(e) => setUrl(e.target.value)}
               placeholder="https://crm.example.com/atrium"
             />
-          </label>
+          </FormField>
           <fieldset style={{ border: 0, padding: 0 }}>
             <legend className="muted">Events</legend>
             <label className="inline">
@@ -123,10 +123,10 @@ export default function WebhooksPage() {
               Add endpoint
             </button>
           </div>
-        </form>
+        </Panel>
       )}
       {mayChangeSettings && (
-        <div className="panel">
+        <Panel>
           <ErrorAlert error={endpoints.error ?? update.error ?? remove.error ?? rotate.error} />
           {rotate.data && (
             <div className="notice" role="status">
@@ -187,7 +187,7 @@ export default function WebhooksPage() {
           />
           <LoadMore list={endpoints} />
           {open && <Deliveries endpointId={open} />}
-        </div>
+        </Panel>
       )}
     </>
   );

@@ -8,6 +8,7 @@ import {
   ErrorAlert,
   LoadMore,
   PageHeader,
+  Panel,
   RecentActivity,
   useMay,
 } from "@/components/console";
@@ -68,7 +69,7 @@ export default function EndUserPage() {
     <>
       <PageHeader title={user.email} back={{ href: "/end-users", label: "End users" }} />
       <ErrorAlert error={failure} />
-      <div className="panel">
+      <Panel>
         <dl className="facts">
           <dt>Name</dt>
           <dd>{user.fullName || "—"}</dd>
@@ -100,7 +101,7 @@ export default function EndUserPage() {
             needs="delete"
           />
         </div>
-      </div>
+      </Panel>
 
       <EffectiveAccess endUserId={endUserId} />
 
@@ -117,8 +118,7 @@ export default function EndUserPage() {
         }
       />
 
-      <div className="panel">
-        <h2>Subscriptions</h2>
+      <Panel title="Subscriptions">
         <DataTable
           label="Subscriptions"
           rows={user.subscriptions}
@@ -188,10 +188,9 @@ export default function EndUserPage() {
             <LoadMore list={plans} />
           </form>
         )}
-      </div>
+      </Panel>
 
-      <div className="panel">
-        <h2>Grants</h2>
+      <Panel title="Grants">
         <DataTable
           label="Grants"
           rows={user.grants}
@@ -227,7 +226,7 @@ export default function EndUserPage() {
           ]}
         />
         <GrantAppForm onGrant={grantApp} />
-      </div>
+      </Panel>
       <RecentActivity targetId={endUserId} />
     </>
   );

@@ -6,7 +6,15 @@ import { useState, type CSSProperties, type FormEvent } from "react";
 import { PortalLink } from "@/components/portal/portal-link";
 import { portalTheme } from "@/components/portal/theme";
 import "@/components/portal/portal-preview.css";
-import { ErrorAlert, RecentActivity, useMay, useUnsavedChanges } from "@/components/console";
+import {
+  ErrorAlert,
+  errorEnvelope,
+  FormField,
+  Panel,
+  RecentActivity,
+  useMay,
+  useUnsavedChanges,
+} from "@/components/console";
 import { EntityName, EntityPicker, useEntityName } from "@/components/entity-picker";
 import { PortalGroups } from "@/components/provisioning/group-portals";
 import { useTRPC } from "@/lib/trpc";
@@ -45,6 +53,11 @@ function fieldOf(error: unknown): keyof Form | null {
 function FieldError({ field, error }: { field: keyof Form; error: unknown }) {
   if (!error || fieldOf(error) !== field) return null;
   return <ErrorAlert error={error} />;
+}
+
+/** The refusal's message when it is about `field`, for that field's FormField. */
+function fieldMessage(field: keyof Form, error: unknown): string | null {
+  return error && fieldOf(error) === field ? errorEnvelope(error).message : null;
 }
 
 interface PortalFields {
@@ -126,26 +139,29 @@ export default function PortalSettingsPage() {
   }
 
   const unplaced = update.error && !fieldOf(update.error);
+  // A field shows only the message; screen readers still hear the refusal when it happens.
+  const besideField = ["name", "slug", "greeting", "logoUrl", "defaultLanguage"].includes(fieldOf(update.error) ?? "");
 
   return (
     <>
       <PageHeader title={portal.name} back={{ href: "/portals", label: "Portals" }} />
-      <div className="panel">
+      <Panel>
         <strong>Link</strong> <PortalLink slug={portal.slug} />
-      </div>
-      <form className="panel form" onSubmit={submit} aria-label="Portal settings">
-        <label>
-          Name
+      </Panel>
+      <Panel label="Portal settings" onSubmit={submit}>
+        <FormField label="Name" error={fieldMessage("name", update.error)}>
           <input
             required
             maxLength={MAX_NAME_CHARS}
             value={form.name}
             onChange={(e) => set({ name: e.target.value })}
           />
-          <FieldError field="name" error={update.error} />
-        </label>
-        <label>
-          Slug
+        </FormField>
+        <FormField
+          label="Slug"
+          hint={`The portal's address: /p/${form.slug || "…"}. Changing it breaks links already sent.`}
+          error={fieldMessage("slug", update.error)}
+        >
           <input
             required
             minLength={2}
@@ -154,15 +170,9 @@ export default function PortalSettingsPage() {
             title="2 to 48 lowercase letters, digits and dashes"
             value={form.slug}
             onChange={(e) => set({ slug: e.target.value.toLowerCase() })}
-            aria-describedby="slug-hint"
           />
-          <span id="slug-hint" className="muted">
-            The portal&apos;s address: /p/{form.slug || "…"}. Changing it breaks links already sent.
-          </span>
-          <FieldError field="slug" error={update.error} />
-        </label>
-        <label>
-          Greeting
+        </FormField>
+        <FormField label="Greeting" error={fieldMessage("greeting", update.error)}>
           <textarea
             rows={3}
             maxLength={MAX_GREETING_CHARS}
@@ -170,10 +180,8 @@ export default function PortalSettingsPage() {
             onChange={(e) => set({ greeting: e.target.value })}
             placeholder="Welcome! Ask our assistants anything."
           />
-          <FieldError field="greeting" error={update.error} />
-        </label>
-        <label>
-          Logo URL
+        </FormField>
+        <FormField label="Logo URL" error={fieldMessage("logoUrl", update.error)}>
           <input
             type="url"
             maxLength={MAX_URL_CHARS}
@@ -181,14 +189,15 @@ export default function PortalSettingsPage() {
             onChange={(e) => set({ logoUrl: e.target.value })}
             placeholder="https://example.com/logo.svg"
           />
-          <FieldError field="logoUrl" error={update.error} />
-        </label>
-        <label>
-          Default language
+        </FormField>
+        <FormField
+          label="Default language"
+          hint="The portal's own text is in each visitor's browser language when the portal speaks it (English, French, German), otherwise in this one. What you wrote is shown as written."
+          error={fieldMessage("defaultLanguage", update.error)}
+        >
           <select
             value={form.defaultLanguage}
             onChange={(e) => set({ defaultLanguage: e.target.value as PortalLanguage })}
-            aria-describedby="language-hint"
           >
             {PORTAL_LANGUAGES.map((language) => (
               <option key={language} value={language}>
@@ -196,12 +205,7 @@ export default function PortalSettingsPage() {
               </option>
             ))}
           </select>
-          <span id="language-hint" className="muted">
-            The portal&apos;s own text is in each visitor&apos;s browser language when the portal speaks it (English,
-            French, German), otherwise in this one. What you wrote is shown as written.
-          </span>
-          <FieldError field="defaultLanguage" error={update.error} />
-        </label>
+        </FormField>
         <fieldset style={{ border: 0, padding: 0, margin: 0 }}>
           <legend style={{ fontSize: "0.9rem", marginBottom: "0.3rem" }}>Accent colour</legend>
           <div className="row" style={{ gap: "0.5rem" }}>
@@ -273,6 +277,7 @@ export default function PortalSettingsPage() {
           <FieldError field="featuredAppIds" error={update.error} />
         </fieldset>
         {unplaced && <ErrorAlert error={update.error} />}
+        {besideField && <ErrorAlert error={update.error} announceOnly />}
         <div className="row">
           <button
             className="primary"
@@ -293,11 +298,10 @@ export default function PortalSettingsPage() {
             </span>
           )}
         </div>
-      </form>
-      <section className="panel" aria-labelledby="portal-groups">
-        <h2 id="portal-groups">User groups admitted</h2>
+      </Panel>
+      <Panel title="User groups admitted" headingId="portal-groups">
         <PortalGroups portalId={portalId} portalName={portal.name} />
-      </section>
+      </Panel>
       <ScopedUsage
         scope={{ portalId }}
         whose="This portal's"

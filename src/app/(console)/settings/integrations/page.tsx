@@ -7,7 +7,16 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ListTree, Pencil } from "lucide-react";
 import { useRouter, useSearchParams } from "next/navigation";
 import { Suspense } from "react";
-import { ConfirmButton, CopyButton, DataTable, ErrorAlert, notifyDone, PageHeader, useMay } from "@/components/console";
+import {
+  ConfirmButton,
+  CopyButton,
+  DataTable,
+  ErrorAlert,
+  notifyDone,
+  PageHeader,
+  Panel,
+  useMay,
+} from "@/components/console";
 import { ConnectionForm } from "@/components/settings/connection-form";
 import { useTRPC } from "@/lib/trpc";
 import type { McpConnection } from "@/schemas/integration";
@@ -16,8 +25,7 @@ function ConnectionTools({ connection }: { connection: McpConnection }) {
   const trpc = useTRPC();
   const tools = useQuery(trpc.mcpConnections.tools.queryOptions({ connectionId: connection.id }, { retry: false }));
   return (
-    <section className="panel">
-      <h2>Tools of {connection.name}</h2>
+    <Panel title={<>Tools of {connection.name}</>}>
       {tools.isLoading && <p className="muted">Asking the server for its tools…</p>}
       <ErrorAlert error={tools.error} title="The server did not list its tools." />
       {tools.data?.truncated && (
@@ -40,7 +48,7 @@ function ConnectionTools({ connection }: { connection: McpConnection }) {
           },
         ]}
       />
-    </section>
+    </Panel>
   );
 }
 
@@ -94,7 +102,7 @@ function Integrations() {
           <ConnectionForm onDone={() => void refresh()} />
         ))}
 
-      <div className="panel">
+      <Panel>
         <DataTable
           label="MCP connections"
           rows={connections.data}
@@ -166,7 +174,7 @@ function Integrations() {
             },
           ]}
         />
-      </div>
+      </Panel>
       {shown && <ConnectionTools key={shown.id} connection={shown} />}
     </>
   );

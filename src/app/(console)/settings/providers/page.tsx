@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Pencil } from "lucide-react";
 import { useRouter, useSearchParams } from "next/navigation";
 import { Suspense } from "react";
-import { ConfirmButton, DataTable, ErrorAlert, notifyDone, PageHeader } from "@/components/console";
+import { ConfirmButton, DataTable, ErrorAlert, notifyDone, PageHeader, Panel } from "@/components/console";
 import { ProviderForm } from "@/components/settings/provider-form";
 import { useTRPC } from "@/lib/trpc";
 
@@ -54,7 +54,7 @@ function Providers() {
       ) : (
         <ProviderForm onDone={() => void refresh()} />
       )}
-      <div className="panel">
+      <Panel>
         <DataTable
           label="Model providers"
           rows={providers.data}
@@ -132,7 +132,7 @@ function Providers() {
             },
           ]}
         />
-      </div>
+      </Panel>
     </>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams } from "next/navigation";
-import { CopyButton, DataTable, ErrorAlert, PageHeader } from "@/components/console";
+import { CopyButton, DataTable, ErrorAlert, PageHeader, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import "@/components/knowledge/knowledge.css";
 
@@ -46,8 +46,7 @@ export default function SourcePage() {
           {source.status}
         </span>
       </PageHeader>
-      <div className="panel">
-        <h2>Status</h2>
+      <Panel title="Status">
         <ErrorAlert title="Indexing failed" error={source.errorMessage} testId="source-error" />
         <dl className="source-facts">
           <dt>Type</dt>
@@ -88,10 +87,9 @@ export default function SourcePage() {
           </button>
         )}
         <ErrorAlert error={retry.error} />
-      </div>
+      </Panel>
 
-      <div className="panel">
-        <h2>Extracted text</h2>
+      <Panel title="Extracted text">
         {data.textChars === 0 ? (
           <p className="muted">
             {source.status === "ready" ? "No text was extracted." : "The text appears here once the source is indexed."}
@@ -107,10 +105,9 @@ export default function SourcePage() {
             </pre>
           </>
         )}
-      </div>
+      </Panel>
 
-      <div className="panel">
-        <h2>Chunks</h2>
+      <Panel title="Chunks">
         <p className="muted">
           What search and agents read: {data.chunkCount} chunk{data.chunkCount === 1 ? "" : "s"}, each under the
           headings above it
@@ -137,7 +134,7 @@ export default function SourcePage() {
             },
           ]}
         />
-      </div>
+      </Panel>
     </>
   );
 }
