@@ -8,7 +8,7 @@ import { useQuery } from "@tanstack/react-query";
 import { Plus, Redo2, Undo2 } from "lucide-react";
 import dynamic from "next/dynamic";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useEffect, useEffectEvent, useState, useSyncExternalStore } from "react";
+import { useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from "react";
 import { Tabs } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { NODE_TYPES, type FlowInput, type FlowNode } from "@/schemas/builder";
@@ -88,16 +88,19 @@ function FlowForm({ doc, update }: EditorBodyProps) {
     update({ nodes: back.state });
   };
   // Ctrl/Cmd+Z, Shift+Ctrl/Cmd+Z and Ctrl+Y outside text fields (where they edit the text).
-  const undoNow = useEffectEvent(() => travel(undo));
-  const redoNow = useEffectEvent(() => travel(redo));
+  // The listener is added once; it calls the latest travel through this ref, refreshed after each render.
+  const shortcuts = useRef({ undo: () => travel(undo), redo: () => travel(redo) });
+  useLayoutEffect(() => {
+    shortcuts.current = { undo: () => travel(undo), redo: () => travel(redo) };
+  });
   useEffect(() => {
     function onKey(event: KeyboardEvent) {
       if (!(event.ctrlKey || event.metaKey) || event.altKey) return;
       const target = event.target as HTMLElement | null;
       if (target?.closest("input, textarea, select, [contenteditable='true']")) return;
       const key = event.key.toLowerCase();
-      if (key === "z" && !event.shiftKey) undoNow();
-      else if ((key === "z" && event.shiftKey) || (key === "y" && !event.shiftKey)) redoNow();
+      if (key === "z" && !event.shiftKey) shortcuts.current.undo();
+      else if ((key === "z" && event.shiftKey) || (key === "y" && !event.shiftKey)) shortcuts.current.redo();
       else return;
       event.preventDefault();
     }

@@ -30,9 +30,16 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
   const [cases, setCases] = useState<CaseRow[]>([{ input: "", expectedBehavior: "" }]);
   const [rubric, setRubric] = useState("");
   const [latest, setLatest] = useState<Run | null>(null);
+  // The kept suite fills the panel when it arrives, unless the builder has already started typing.
   const suiteSaved = useKeptSuite(procs, id, cases, rubric, (kept) => {
-    setCases(kept.cases.length > 0 ? kept.cases : [{ input: "", expectedBehavior: "" }]);
-    setRubric(kept.rubric);
+    setCases((current) =>
+      current.some((c) => c.input.trim() !== "" || c.expectedBehavior.trim() !== "")
+        ? current
+        : kept.cases.length > 0
+          ? kept.cases
+          : [{ input: "", expectedBehavior: "" }],
+    );
+    setRubric((current) => (current.trim() !== "" ? current : kept.rubric));
   });
   // Oldest first from the server, a page at a time; shown newest first.
   const runs = useCursorList(
