@@ -34,7 +34,7 @@ function ConnectionTools({ connection }: { connection: McpConnection }) {
         </p>
       )}
       <DataTable
-        label={`Tools of ${connection.name}`}
+        label={`Tools of ${connection.name}, table`}
         rows={tools.data?.tools}
         rowKey={(tool) => tool.name}
         rowTestId="tool-row"
