@@ -81,7 +81,7 @@ export function InvitationsPanel() {
       <Panel title="Open invitations" headingId="invitations-heading">
         <ErrorAlert error={list.error ?? resend.error ?? revoke.error} />
         <DataTable
-          label="Open invitations"
+          label="Open invitations table"
           rows={list.isLoaded ? list.items : undefined}
           rowKey={(invitation) => invitation.id}
           rowTestId="invitation-row"

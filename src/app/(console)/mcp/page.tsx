@@ -75,7 +75,7 @@ export default function McpPage() {
         {myKeys.length > 0 && (
           <>
             <DataTable
-              label="Your personal keys"
+              label="Your personal keys table"
               cards
               rows={myKeys}
               rowKey={(key) => key.id}

@@ -120,7 +120,7 @@ export default function EndUserPage() {
 
       <Panel title="Subscriptions">
         <DataTable
-          label="Subscriptions"
+          label="Subscriptions table"
           rows={user.subscriptions}
           rowKey={(s) => s.id}
           rowTestId="subscription-row"
@@ -192,7 +192,7 @@ export default function EndUserPage() {
 
       <Panel title="Grants">
         <DataTable
-          label="Grants"
+          label="Grants table"
           rows={user.grants}
           rowKey={(grant) => grant.id}
           empty="No per-user grants: grant an app below."

@@ -119,7 +119,7 @@ export default function GroupPage() {
 
       <Panel title="Grants">
         <DataTable
-          label="Grants"
+          label="Grants table"
           rows={grants.data}
           rowKey={(grant) => grant.id}
           empty="No grants yet: the apps granted here open for every member."

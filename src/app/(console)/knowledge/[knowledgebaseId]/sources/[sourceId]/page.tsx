@@ -114,7 +114,7 @@ export default function SourcePage() {
           {data.chunks.length < data.chunkCount ? `; the first ${data.chunks.length} are shown` : ""}.
         </p>
         <DataTable
-          label="Chunks"
+          label="Chunks table"
           rows={data.chunks}
           rowKey={(chunk) => String(chunk.position)}
           rowTestId="source-chunk"
