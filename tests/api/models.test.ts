@@ -24,8 +24,13 @@ describe("GET /models", () => {
 
   it("answers in two prepared statements: the key check with its count, and the organization's providers", async () => {
     const tenant = await newOrganization();
-    // The first request records the key's use (at most once a minute).
+    // The first request records the key's use (at most once a minute), off the request path: wait
+    // for that write so it does not land among the second request's statements.
     await getModels(tenant.orgKey.secret);
+    await vi.waitFor(async () => {
+      const key = await getDb().apiKey.findUnique({ where: { id: tenant.orgKey.id } });
+      expect(key?.lastUsedAt).not.toBeNull();
+    });
     const query = vi.spyOn(getDb().pool, "query");
     try {
       expect((await getModels(tenant.orgKey.secret)).status).toBe(200);
