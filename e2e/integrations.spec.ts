@@ -43,7 +43,7 @@ for (const viewport of VIEWPORTS) {
 
       await row.getByRole("button", { name: "List tools" }).click();
       await expect(page.getByTestId("tool-row")).toHaveCount(3);
-      await expect(page.getByRole("region", { name: "Tools of Warehouse" })).toContainText(
+      await expect(page.getByRole("region", { name: "Tools of Warehouse", exact: true })).toContainText(
         "Looks up an order by its number",
       );
       expect(mcp.requests.some((headers) => headers.authorization === `Bearer ${SECRET}`)).toBe(true);
