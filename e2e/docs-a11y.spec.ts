@@ -1,17 +1,18 @@
 // The API reference (/docs, rendered by Redoc) at a desk (1440×900) and on a phone (390×844): no
 // serious or critical axe-core finding, no sideways scrolling, and no request leaving the server
 // (it works offline). Redoc has light colours only and the page keeps them in a dark system theme
-// (src/app/theme.css); axe walks the whole reference in minutes, so each size is checked once. Screenshots land in .screens/docs-<scheme>-<width>.png.
+// (src/app/theme.css). axe walks the whole reference (one DOM for every size) in over a minute, so it runs
+// at the desk size; the phone size checks the layout and the offline load. Screenshots land in .screens/docs-<scheme>-<width>.png.
 import { expect, test } from "@playwright/test";
 import { seriousA11yViolations } from "./fixtures";
 
 const CASES = [
-  { viewport: { width: 1440, height: 900 }, schemes: ["light"] as const },
-  { viewport: { width: 390, height: 844 }, schemes: ["light"] as const },
+  { viewport: { width: 1440, height: 900 }, schemes: ["light"] as const, axe: true },
+  { viewport: { width: 390, height: 844 }, schemes: ["light"] as const, axe: false },
 ];
 
-for (const { viewport, schemes } of CASES) {
-  test(`/docs at ${viewport.width}px has no serious accessibility finding (${schemes.join(", ")})`, async ({
+for (const { viewport, schemes, axe } of CASES) {
+  test(`/docs at ${viewport.width}px: ${axe ? "no serious accessibility finding, " : ""}no sideways scrolling, offline`, async ({
     page,
     baseURL,
   }) => {
@@ -29,7 +30,7 @@ for (const { viewport, schemes } of CASES) {
       await page.emulateMedia({ colorScheme });
       await page.goto("/docs");
       await expect(page.getByRole("heading", { name: /Atrium API/ })).toBeVisible({ timeout: 120_000 });
-      problems.push(...(await seriousA11yViolations(page)).map((line) => `${colorScheme}: ${line}`));
+      if (axe) problems.push(...(await seriousA11yViolations(page)).map((line) => `${colorScheme}: ${line}`));
       const overflow = await page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth);
       if (overflow > 0) problems.push(`${colorScheme}: scrolls sideways by ${overflow}px`);
       // The first screen only: the whole reference is far taller than a screenshot can be.
