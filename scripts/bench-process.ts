@@ -1,5 +1,6 @@
 // What the benchmarks read of a process tree on Linux: its memory and the CPU it used; and the
 // percentile of sorted timings. Shared by scripts/bench.ts and scripts/bench-scale.ts.
+import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 
 export interface Memory {
@@ -72,3 +73,18 @@ export function treeCpuSeconds(pid: number): number {
 
 export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+/** Resolves once the server at `base` answers /api/health; throws if it exits or takes over `timeoutMs`. */
+export async function waitForHealth(server: ChildProcess, base: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error("The server exited during start-up.");
+    const ok = await fetch(`${base}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`The server did not become healthy within ${timeoutMs / 1000} s.`);
+}

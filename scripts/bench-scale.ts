@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
-import { percentile, treeCpuSeconds, treeMemory } from "./bench-process";
+import { percentile, treeCpuSeconds, treeMemory, waitForHealth } from "./bench-process";
 import { env } from "@/env";
 import { SCOPES } from "@/schemas/auth";
 import { EMBEDDED_DATABASE, ensureDatabase, startEmbeddedCluster } from "@/server/database/embedded";
@@ -385,20 +385,6 @@ async function post<T>(key: string, route: string, body: unknown): Promise<T> {
   return (await response.json()) as T;
 }
 
-async function waitForHealth(server: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error("The server exited during start-up.");
-    const ok = await fetch(`${base}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error("The server did not become healthy within 120 s.");
-}
-
 function startServer(databaseUrl: string, dataDir: string): ChildProcess {
   return spawn(
     process.execPath,
@@ -532,7 +518,7 @@ async function measure(
   const server = startServer(databaseUrl, dataDir);
   const db = createDb(databaseUrl, 2);
   try {
-    await waitForHealth(server);
+    await waitForHealth(server, base, 120_000);
     const conversation = (await stage(client, "conversation-app", () => seedConversationApp(setup))) as {
       appId: string;
       endUserId: string;

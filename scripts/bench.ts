@@ -20,7 +20,7 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { buildServer } from "./build-server.mjs";
 import { eventsBench, printEventsBench } from "./bench-events";
-import { percentile, treeCpuSeconds, treeMemory } from "./bench-process";
+import { percentile, treeCpuSeconds, treeMemory, waitForHealth } from "./bench-process";
 import { scaleBench } from "./bench-scale";
 import { printUsageBench, usageBench } from "./bench-usage";
 import { env } from "@/env";
@@ -111,20 +111,6 @@ function startFloorServer(databaseUrl: string): ChildProcess {
     stdio: ["ignore", "ignore", "inherit", "ipc"],
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(FLOOR_PORT), RATE_LIMIT_PER_MINUTE: "100000000" },
   });
-}
-
-async function waitForHealth(server: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error("The server exited during start-up.");
-    const ok = await fetch(`${base}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error("The server did not become healthy within 60 s.");
 }
 
 function run(scenario: Scenario, keys: string[], duration: number): Promise<Result> {
@@ -712,7 +698,7 @@ async function main() {
         },
       },
     );
-    await waitForHealth(server);
+    await waitForHealth(server, base, 60_000);
     rawServer = startRawServer();
     floorServer = startFloorServer(databaseUrl);
     await Promise.all(

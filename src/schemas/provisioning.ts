@@ -12,8 +12,7 @@ import {
   TimestampInput,
   Uuid,
 } from "./common";
-import { MAX_CREDITS } from "./limits";
-import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "./limits";
+import { MAX_CREDITS, MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "./limits";
 
 const Email = z
   .string()
