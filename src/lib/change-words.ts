@@ -119,3 +119,13 @@ export function changeWhat(change: Pick<LastChangeLike, "action" | "summary">): 
 export function lastChangeWords(change: LastChangeLike, now: Date = new Date()): string {
   return `${changeWhat(change)} by ${change.by} ${doorWords(change.source)}, ${agoWords(change.at, now)}`;
 }
+
+/**
+ * One audit event as a line: the action, and the fields it changed. A creation names no fields:
+ * everything is new, and "App created: Name" would read like a label.
+ */
+export function eventWords(event: { action: string; outcome: string; changes: Record<string, unknown> }): string {
+  const action = event.outcome === "failure" ? `${actionWords(event.action)} (failed)` : actionWords(event.action);
+  const fields = event.action.endsWith(".created") ? [] : Object.keys(event.changes).map(fieldWords);
+  return fields.length ? `${action}: ${listWords(fields)}` : action;
+}

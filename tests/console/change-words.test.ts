@@ -1,7 +1,7 @@
 // The console's "last change" line and activity list in words (src/lib/change-words.ts): field and
 // door names as a builder reads them, times as "3 minutes ago".
 import { describe, expect, it } from "vitest";
-import { actionWords, agoWords, changeWhat, doorWords, lastChangeWords } from "@/lib/change-words";
+import { actionWords, agoWords, changeWhat, doorWords, eventWords, lastChangeWords } from "@/lib/change-words";
 
 const NOW = new Date("2026-11-27T12:00:00Z");
 
@@ -51,5 +51,15 @@ describe("change words", () => {
     expect(agoWords("2026-11-27T09:00:00Z", NOW)).toBe("3 hours ago");
     expect(agoWords("2026-11-26T10:00:00Z", NOW)).toBe("yesterday");
     expect(agoWords("2026-10-01T10:00:00Z", NOW)).toBe(new Date("2026-10-01T10:00:00Z").toLocaleDateString());
+  });
+});
+
+describe("eventWords", () => {
+  it("names the fields an update changed, and none for a creation", () => {
+    const created = { action: "app.created", outcome: "success", changes: { name: [null, "Refund checker"] } };
+    const updated = { action: "app.updated", outcome: "success", changes: { name: ["A", "B"] } };
+    expect(eventWords(created)).toBe(actionWords("app.created"));
+    expect(eventWords(updated)).toBe(`${actionWords("app.updated")}: Name`);
+    expect(eventWords({ ...updated, outcome: "failure" })).toContain("(failed)");
   });
 });

@@ -3,18 +3,11 @@
 // own page, with a link to the Audit log filtered the same way. Admins only, as the log is.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { actionWords, doorWords, fieldWords, listWords } from "@/lib/change-words";
+import { doorWords, eventWords } from "@/lib/change-words";
 import { useTRPC } from "@/lib/trpc";
-import type { AuditEvent } from "@/schemas/audit";
 import { useMay } from "./app-shell";
 
 const SHOWN = 5;
-
-function describe(event: AuditEvent): string {
-  const fields = Object.keys(event.changes).map(fieldWords);
-  const action = event.outcome === "failure" ? `${actionWords(event.action)} (failed)` : actionWords(event.action);
-  return fields.length ? `${action}: ${listWords(fields)}` : action;
-}
 
 export function RecentActivity({ targetId }: { targetId: string }) {
   const isAdmin = useMay("settings");
@@ -37,7 +30,7 @@ function RecentActivityPanel({ targetId }: { targetId: string }) {
           {events.data.auditEvents.map((event) => (
             <li key={event.id}>
               <time dateTime={event.occurredAt}>{new Date(event.occurredAt).toLocaleString()}</time>{" "}
-              <span>{describe(event)}</span>{" "}
+              <span>{eventWords(event)}</span>{" "}
               <span className="muted">
                 by {event.actor.label} {doorWords(event.door)}
               </span>
