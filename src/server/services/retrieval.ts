@@ -68,13 +68,40 @@ const OPENING_WEIGHT = 0.6;
 const HEADING_WEIGHT = 0.25;
 
 /**
+ * Bounds on what a search reads in a large knowledgebase (docs/knowledge.md, "What a search
+ * costs"). Up to `exactRows` rows (chunks and pages) every row holding a term of the question is
+ * ranked. Above it, the candidates are the rows holding the question's rarest terms, as many terms
+ * as fit in `candidateRows` rows, and up to `candidateRows` rows holding all of its terms (plus
+ * the opening passages of their documents). A term's rows are counted up to `countedRows`; past
+ * that its document frequency is estimated from a sample of about `sampleRows` rows.
+ */
+export interface CandidateBounds {
+  exactRows: number;
+  candidateRows: number;
+  countedRows: number;
+  sampleRows: number;
+}
+
+export const CANDIDATE_BOUNDS: CandidateBounds = {
+  exactRows: 5000,
+  candidateRows: 2000,
+  countedRows: 500,
+  sampleRows: 1000,
+};
+
+/**
  * The ranking statement. `chunkTable` is a parameter only so that a test can make the document
  * index fail as an outage would. $1 knowledgebase ids, $2 organization, $3 query, $4 limit,
  * $5 pages?, $6 sources?, $7 one per source?, $8 text characters, $9 headline options, $10 credits
  * to charge (0: none). The charge is part of the statement (no round trips for a transaction):
  * without the credits nothing is searched, and if the search fails the charge fails with it.
  */
-export function retrievalSql(chunkTable = "source_chunks"): string {
+export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBounds = CANDIDATE_BOUNDS): string {
+  const { exactRows, candidateRows, countedRows, sampleRows } = bounds;
+  // Row ids are random (gen_random_uuid()): the ids below this bound are a sample of about
+  // sampleRows of a knowledgebase's n rows, the same sample for the same rows.
+  const sampleBound = (n: string) =>
+    `(lpad(to_hex(least(floor(4294967295 * ${sampleRows}::float8 / greatest(${n}, 1)), 4294967295)::bigint), 8, '0') || '-ffff-ffff-ffff-ffffffffffff')::uuid`;
   return `
     with charge as (
       update organizations set credits = credits - $10::int where id = $2::uuid and $10::int > 0 and credits >= $10::int returning 1
@@ -91,6 +118,90 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
     any_terms as (
       select kb, string_agg(tq::text, ' | ')::tsquery as tq, count(*) as n from terms group by kb
     ),
+    sizes as materialized (
+      select k.id as kb,
+        (case when $5::boolean then (select count(*) from pages p where p.knowledgebase_id = k.id and p.organization_id = $2::uuid) else 0 end)
+        + (case when $6::boolean then (select count(*) from ${chunkTable} c where c.knowledgebase_id = k.id) else 0 end) as n
+      from kbs k
+    ),
+    -- A knowledgebase of more than ${exactRows} rows is not read whole for a question of common
+    -- words. Rows holding each term are counted up to ${countedRows}; the document frequency of a
+    -- term in more rows is estimated from a sample of the knowledgebase, read only then.
+    counted as materialized (
+      select t.kb, t.term_no, r.df from terms t join sizes s on s.kb = t.kb
+      cross join lateral (
+        select count(*)::numeric as df from (
+          select 1 from pages p where $5::boolean and p.knowledgebase_id = t.kb and p.organization_id = $2::uuid and p.tsv @@ t.tq
+          union all
+          select 1 from ${chunkTable} c where $6::boolean and c.knowledgebase_id = t.kb and c.knowledgebase_id = any($1::uuid[]) and c.tsv @@ t.tq
+          limit ${countedRows + 1}
+        ) held
+      ) r
+      where s.n > ${exactRows}
+    ),
+    sample as materialized (
+      select s.kb, array(select t.term_no from terms t where t.kb = s.kb and x.tsv @@ t.tq) as has from sizes s cross join lateral (
+        select p.tsv from pages p
+        where $5::boolean and p.knowledgebase_id = s.kb and p.organization_id = $2::uuid and p.id <= ${sampleBound("s.n")}
+        union all
+        select c.tsv from ${chunkTable} c
+        where $6::boolean and c.knowledgebase_id = s.kb and c.knowledgebase_id = any($1::uuid[]) and c.id <= ${sampleBound("s.n")}
+      ) x
+      where s.kb in (select kb from counted where df > ${countedRows})
+    ),
+    estimates as materialized (
+      select c.kb, c.term_no, case when c.df <= ${countedRows} then c.df else greatest(c.df, e.df) end as df
+      from counted c join sizes s on s.kb = c.kb
+      cross join lateral (
+        select round(s.n * (count(*) filter (where c.term_no = any(x.has)))::numeric / nullif(count(*), 0)) as df
+        from sample x where x.kb = c.kb
+      ) e
+    ),
+    -- Candidates, at most ${candidateRows} rows, read in this order until there are enough: the
+    -- opening passages holding every term of the question (an opening's coverage adds to its
+    -- document's score; source_chunks_opening_tsv_idx), the rows holding every term, then the
+    -- rows holding each term, rarest first. Common terms count in the score, and in the
+    -- candidates only when the rarer ones leave room.
+    every_term as (
+      select kb, string_agg(tq::text, ' & ')::tsquery as tq from terms where kb in (select kb from estimates) group by kb
+    ),
+    by_rarity as (
+      select t.kb, t.tq, row_number() over (order by e.df, t.kb, t.term_no) as nth
+      from estimates e join terms t on t.kb = e.kb and t.term_no = e.term_no
+    ),
+    layers as materialized (
+      (select 'page' as kind, p.id as row_id, p.id, a.kb from every_term a join pages p on p.knowledgebase_id = a.kb
+        where $5::boolean and p.knowledgebase_id = any($1::uuid[]) and p.organization_id = $2::uuid and p.tsv @@ a.tq)
+      union all
+      (select 'source', c.id, c.source_id, a.kb from every_term a join ${chunkTable} c on c.knowledgebase_id = a.kb
+        where $6::boolean and c.knowledgebase_id = any($1::uuid[]) and c.position = 0 and c.tsv @@ a.tq)
+      union all
+      (select 'source', c.id, c.source_id, a.kb from every_term a join ${chunkTable} c on c.knowledgebase_id = a.kb
+        where $6::boolean and c.knowledgebase_id = any($1::uuid[]) and c.tsv @@ a.tq)
+      union all
+      (select x.* from (select * from by_rarity order by nth) r cross join lateral (
+        select 'page' as kind, p.id as row_id, p.id, r.kb from pages p
+        where $5::boolean and p.knowledgebase_id = r.kb and p.knowledgebase_id = any($1::uuid[]) and p.organization_id = $2::uuid and p.tsv @@ r.tq
+        union all
+        select 'source', c.id, c.source_id, r.kb from ${chunkTable} c
+        where $6::boolean and c.knowledgebase_id = r.kb and c.knowledgebase_id = any($1::uuid[]) and c.tsv @@ r.tq
+      ) x)
+      limit ${candidateRows}
+    ),
+    picked as materialized (
+      select distinct kind, row_id, id, kb from layers
+    ),
+    -- Whether the bound cut the candidates short; if not, they are every row holding a term.
+    truncated as (
+      select count(*) >= ${candidateRows} as yes from layers
+    ),
+    -- The opening passage of each candidate document, for the score it gives the document (when
+    -- every row holding a term is a candidate, so is every opening that counts).
+    openings as (
+      select o.id as row_id, p.kb from (select distinct id, kb from picked where kind = 'source') p
+      join ${chunkTable} o on o.source_id = p.id and o.position = 0
+      where (select yes from truncated) and o.id not in (select row_id from picked)
+    ),
     -- Rows with any of the query's terms, each with the set of the query's terms it holds (their
     -- numbers; a one-term query needs no test). The constant test on the knowledgebase ids lets
     -- the planner read only the searched knowledgebases' rows by their index, never the whole
@@ -101,22 +212,31 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
         case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and p.tsv @@ t.tq) end as has
       from any_terms a join pages p on p.knowledgebase_id = a.kb
       where $5::boolean and p.knowledgebase_id = any($1::uuid[]) and p.organization_id = $2::uuid and p.tsv @@ a.tq
+        and a.kb not in (select kb from estimates)
       union all
       select 'source', c.id, c.source_id, a.kb, c.position, octet_length(c.text),
         case when a.n = 1 then '{1}'::int[] else array(select t.term_no from terms t where t.kb = a.kb and c.tsv @@ t.tq) end
       from any_terms a join ${chunkTable} c on c.knowledgebase_id = a.kb
       where $6::boolean and c.knowledgebase_id = any($1::uuid[]) and c.tsv @@ a.tq
+        and a.kb not in (select kb from estimates)
+      -- A large knowledgebase: its candidates.
+      union all
+      select 'page', p.id, p.id, x.kb, 0, least(octet_length(p.markdown), ${PAGE_CHARS}),
+        array(select t.term_no from terms t where t.kb = x.kb and p.tsv @@ t.tq)
+      from picked x join pages p on p.id = x.row_id
+      where x.kind = 'page' and p.knowledgebase_id = any($1::uuid[]) and p.organization_id = $2::uuid
+      union all
+      select 'source', c.id, c.source_id, x.kb, c.position, octet_length(c.text),
+        array(select t.term_no from terms t where t.kb = x.kb and c.tsv @@ t.tq)
+      from (select row_id, kb, false as opening from picked where kind = 'source' union all select row_id, kb, true from openings) x
+      join ${chunkTable} c on c.id = x.row_id
+      join any_terms a on a.kb = x.kb
+      where c.knowledgebase_id = any($1::uuid[]) and (not x.opening or c.tsv @@ a.tq)
     ),
     -- A query has few distinct sets of terms however many rows match: document frequencies are
     -- counted from them.
     term_sets as materialized (
       select kb, has, count(*) as n from matches group by kb, has
-    ),
-    sizes as materialized (
-      select k.id as kb,
-        (case when $5::boolean then (select count(*) from pages p where p.knowledgebase_id = k.id and p.organization_id = $2::uuid) else 0 end)
-        + (case when $6::boolean then (select count(*) from ${chunkTable} c where c.knowledgebase_id = k.id) else 0 end) as n
-      from kbs k
     ),
     -- A term weighs by its rarity (BM25's idf): a term in every row says nothing, one in few rows
     -- says a lot. Its document frequency counts every row that holds it (all of them are in matches).
@@ -124,7 +244,8 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
       select t.kb, t.term_no, t.lexeme, t.tq, (t.tq::text || ':A')::tsquery as tq_heading,
         ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) as idf
       from terms t join sizes s on s.kb = t.kb
-      cross join lateral (select coalesce(sum(ts.n), 0) as df from term_sets ts where ts.kb = t.kb and t.term_no = any(ts.has)) d
+      cross join lateral (select coalesce((select e.df from estimates e where e.kb = t.kb and e.term_no = t.term_no and (select yes from truncated)), sum(ts.n), 0) as df
+        from term_sets ts where ts.kb = t.kb and t.term_no = any(ts.has)) d
     ),
     queries as materialized (
       select kb, cfg, string_agg(tq::text, ' | ')::tsquery as any_term, sum(idf) as total, count(*) as term_count,
