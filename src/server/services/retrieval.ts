@@ -84,8 +84,8 @@ export interface CandidateBounds {
 
 export const CANDIDATE_BOUNDS: CandidateBounds = {
   exactRows: 5000,
-  candidateRows: 2000,
-  countedRows: 500,
+  candidateRows: 1500,
+  countedRows: 300,
   sampleRows: 1000,
 };
 
