@@ -44,11 +44,12 @@ beforeAll(async () => {
   knowledgebaseId = kbId;
   const db = getDb();
   for (let d = 0; d < DOCUMENTS; d++) {
-    const [{ id }] = await db.$queryRaw<{ id: string }[]>`
+    const [source] = await db.$queryRaw<{ id: string }[]>`
       insert into sources (id, organization_id, knowledgebase_id, name, type, status, created_via, size_bytes, text, updated_at)
       values (gen_random_uuid(), ${organizationId}::uuid, ${kbId}::uuid, ${`Document ${d}`}, 'markdown', 'ready', 'api', 100, '', now())
       returning id::text`;
-    documentIds.push(id!);
+    const id = source!.id;
+    documentIds.push(id);
     const texts = Array.from({ length: PASSAGES }, (_, p) => passageText(d, p));
     await db.$executeRaw`
       insert into source_chunks (id, source_id, knowledgebase_id, position, text)
