@@ -89,7 +89,7 @@ describe("search in a large knowledgebase: a bounded set of candidates", () => {
     expect(DOCUMENTS * PASSAGES).toBeLessThan(CANDIDATE_BOUNDS.exactRows);
   });
 
-  it("gives the same results, scores included, when the candidates hold every matching row", async () => {
+  it("gives the same results, scores included, for a rare word: every row holding it is a candidate", async () => {
     const { exact, bounded } = await bothRankings("dishwasher", 10);
     expect(new Set(exact.map((hit) => hit.id))).toEqual(new Set(DISHWASHER.map(([d]) => documentIds[d!])));
     expect(bounded).toEqual(exact);

@@ -68,12 +68,13 @@ const OPENING_WEIGHT = 0.6;
 const HEADING_WEIGHT = 0.25;
 
 /**
- * Bounds on what a search reads in a large knowledgebase (docs/knowledge.md, "What a search
- * costs"). Up to `exactRows` rows (chunks and pages) every row holding a term of the question is
- * ranked. Above it, the candidates are the rows holding the question's rarest terms, as many terms
- * as fit in `candidateRows` rows, and up to `candidateRows` rows holding all of its terms (plus
- * the opening passages of their documents). A term's rows are counted up to `countedRows`; past
- * that its document frequency is estimated from a sample of about `sampleRows` rows.
+ * Bounds on what a search reads in a large knowledgebase (docs/knowledge.md, "What a search costs
+ * in a large knowledgebase"). Up to `exactRows` rows (chunks and pages) every row holding a term
+ * of the question is ranked. Above it, the candidates are at most `candidateRows` rows: the
+ * openings holding every term, the rows holding every term, then the rows holding each term,
+ * rarest first (plus the opening passages of their documents). A term's rows are counted up to
+ * `countedRows`; past that its document frequency is estimated from a sample of `sampleRows`
+ * chunks, whose ids also give the number of chunks.
  */
 export interface CandidateBounds {
   exactRows: number;
@@ -98,10 +99,9 @@ export const CANDIDATE_BOUNDS: CandidateBounds = {
  */
 export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBounds = CANDIDATE_BOUNDS): string {
   const { exactRows, candidateRows, countedRows, sampleRows } = bounds;
-  // Row ids are random (gen_random_uuid()): the ids below this bound are a sample of about
-  // sampleRows of a knowledgebase's n rows, the same sample for the same rows.
-  const sampleBound = (n: string) =>
-    `(lpad(to_hex(least(floor(4294967295 * ${sampleRows}::float8 / greatest(${n}, 1)), 4294967295)::bigint), 8, '0') || '-ffff-ffff-ffff-ffffffffffff')::uuid`;
+  // Where a uuid falls between the smallest and the largest, in (0, 1].
+  const place = (id: string) =>
+    `((('x' || substr(replace(${id}::text, '-', ''), 1, 12))::bit(48)::bigint + 1)::numeric / 281474976710656)`;
   return `
     with charge as (
       update organizations set credits = credits - $10::int where id = $2::uuid and $10::int > 0 and credits >= $10::int returning 1
@@ -118,11 +118,25 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
     any_terms as (
       select kb, string_agg(tq::text, ' | ')::tsquery as tq, count(*) as n from terms group by kb
     ),
+    -- Rows of each searched knowledgebase. Chunks are counted up to ${exactRows + 1}; past that, the
+    -- id of the ${sampleRows}th in id order (ids are random: gen_random_uuid()) says how many there
+    -- are by where it falls, and bounds the sample below (every row when there are fewer).
     sizes as materialized (
       select k.id as kb,
-        (case when $5::boolean then (select count(*) from pages p where p.knowledgebase_id = k.id and p.organization_id = $2::uuid) else 0 end)
-        + (case when $6::boolean then (select count(*) from ${chunkTable} c where c.knowledgebase_id = k.id) else 0 end) as n
+        pc.n + (case when cc.n <= ${exactRows} then cc.n
+          else coalesce(round(${sampleRows} / ${place("f.last")}), (select count(*) from ${chunkTable} c where c.knowledgebase_id = k.id)) end) as n,
+        coalesce(f.last, 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid) as sample_bound
       from kbs k
+      cross join lateral (
+        select case when $5::boolean then (select count(*) from pages p where p.knowledgebase_id = k.id and p.organization_id = $2::uuid) else 0 end as n
+      ) pc
+      cross join lateral (
+        select count(*) as n from (select 1 from ${chunkTable} c where $6::boolean and c.knowledgebase_id = k.id limit ${exactRows + 1}) c
+      ) cc
+      left join lateral (
+        select c.id as last from ${chunkTable} c
+        where $6::boolean and c.knowledgebase_id = k.id order by c.id offset ${sampleRows - 1} limit 1
+      ) f on pc.n + cc.n > ${exactRows}
     ),
     -- A knowledgebase of more than ${exactRows} rows is not read whole for a question of common
     -- words. Rows holding each term are counted up to ${countedRows}; the document frequency of a
@@ -142,10 +156,10 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
     sample as materialized (
       select s.kb, array(select t.term_no from terms t where t.kb = s.kb and x.tsv @@ t.tq) as has from sizes s cross join lateral (
         select p.tsv from pages p
-        where $5::boolean and p.knowledgebase_id = s.kb and p.organization_id = $2::uuid and p.id <= ${sampleBound("s.n")}
+        where $5::boolean and p.knowledgebase_id = s.kb and p.organization_id = $2::uuid and p.id <= s.sample_bound
         union all
-        select c.tsv from ${chunkTable} c
-        where $6::boolean and c.knowledgebase_id = s.kb and c.knowledgebase_id = any($1::uuid[]) and c.id <= ${sampleBound("s.n")}
+        (select c.tsv from ${chunkTable} c
+          where $6::boolean and c.knowledgebase_id = s.kb and c.knowledgebase_id = any($1::uuid[]) order by c.id limit ${sampleRows})
       ) x
       where s.kb in (select kb from counted where df > ${countedRows})
     ),
