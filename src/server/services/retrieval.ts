@@ -154,13 +154,14 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
       where s.n > ${exactRows}
     ),
     sample as materialized (
-      select s.kb, array(select t.term_no from terms t where t.kb = s.kb and x.tsv @@ t.tq) as has from sizes s cross join lateral (
+      select s.kb, array(select t.term_no from terms t where t.kb = s.kb and v.tsv @@ t.tq) as has from sizes s cross join lateral (
         select p.tsv from pages p
         where $5::boolean and p.knowledgebase_id = s.kb and p.organization_id = $2::uuid and p.id <= s.sample_bound
         union all
         (select c.tsv from ${chunkTable} c
           where $6::boolean and c.knowledgebase_id = s.kb and c.knowledgebase_id = any($1::uuid[]) order by c.id limit ${sampleRows})
       ) x
+      cross join lateral (select x.tsv || ''::tsvector as tsv offset 0) v
       where s.kb in (select kb from counted where df > ${countedRows})
     ),
     estimates as materialized (
@@ -241,11 +242,13 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
       where x.kind = 'page' and p.knowledgebase_id = any($1::uuid[]) and p.organization_id = $2::uuid
       union all
       select 'source', c.id, c.source_id, x.kb, c.position, octet_length(c.text),
-        array(select t.term_no from terms t where t.kb = x.kb and c.tsv @@ t.tq)
+        array(select t.term_no from terms t where t.kb = x.kb and v.tsv @@ t.tq)
       from (select row_id, kb, false as opening from picked where kind = 'source' union all select row_id, kb, true from openings) x
       join ${chunkTable} c on c.id = x.row_id
       join any_terms a on a.kb = x.kb
-      where c.knowledgebase_id = any($1::uuid[]) and (not x.opening or c.tsv @@ a.tq)
+      -- The tsvector read (detoasted) once per row, not once per term.
+      cross join lateral (select c.tsv || ''::tsvector as tsv offset 0) v
+      where c.knowledgebase_id = any($1::uuid[]) and (not x.opening or v.tsv @@ a.tq)
     ),
     -- A query has few distinct sets of terms however many rows match: document frequencies are
     -- counted from them.
