@@ -515,13 +515,8 @@ export async function retrieveCharging(
   const setting = await rerankSetting(db, organizationId, ids, options.providers);
   const ranking = { ...options, providers: setting.providers };
   if (!setting.requested) return rankCharging(db, organizationId, request, credits, ranking);
-  const ranked = await rankCharging(
-    db,
-    organizationId,
-    { ...request, limit: Math.max(request.limit, RERANK_DEPTH) },
-    credits,
-    ranking,
-  );
+  const limit = setting.eligible ? Math.max(request.limit, RERANK_DEPTH) : request.limit;
+  const ranked = await rankCharging(db, organizationId, { ...request, limit }, credits, ranking);
   if (!ranked.charged) return ranked;
   const { hits, rerank } = await rerankHits(request.query, ranked.hits, setting);
   return { ...ranked, hits: hits.slice(0, request.limit), path: { ...ranked.path, rerank } };
