@@ -219,11 +219,13 @@ function embeddingChoice(rows: ProviderRow[]): { row: ProviderRow; modelId: stri
  * models are not the organization's to spend on its searches.
  */
 export async function rerankModelFor(rows: ProviderRow[]): Promise<CompletionModel | null> {
-  for (const row of rows) {
-    const model = offered(row).find((m) => m.kind === "chat");
-    if (!model) continue;
-    const { providerCompletion } = await import("./provider-model");
-    return providerCompletion(connectionOf(row), model.id);
-  }
-  return null;
+  const row = rows.find(hasChatModel);
+  if (!row) return null;
+  const { providerCompletion } = await import("./provider-model");
+  return providerCompletion(connectionOf(row), offered(row).find((m) => m.kind === "chat")!.id);
+}
+
+/** Whether the provider offers a chat model (one that can rerank). */
+export function hasChatModel(row: ProviderRow): boolean {
+  return offered(row).some((m) => m.kind === "chat");
 }

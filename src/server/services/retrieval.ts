@@ -22,7 +22,13 @@ import { readableTitle } from "@/server/runtime/citations";
 import { RUN_LIMITS } from "@/server/runtime/limits";
 import { jsonIn } from "@/server/runtime/json-in-text";
 import type { EmbeddingModel } from "@/server/runtime/model-types";
-import { embeddingModelFor, providerRowsJson, rerankModelFor, type ProviderRow } from "@/server/runtime/models";
+import {
+  embeddingModelFor,
+  hasChatModel,
+  providerRowsJson,
+  rerankModelFor,
+  type ProviderRow,
+} from "@/server/runtime/models";
 import { findKnowledgebase } from "./support/knowledge-access";
 
 export type RetrievedKind = "page" | "source";
@@ -510,7 +516,10 @@ export async function retrieveCharging(
   options: RetrievalOptions = {},
 ): Promise<Retrieval> {
   const ids = request.knowledgebaseIds.filter((id) => isUuid(id));
-  if (ids.length === 0 || request.limit <= 0 || request.query.trim() === "")
+  // A run that read its providers with its app and found no chat model saves a statement: no
+  // setting could make it rerank (the console's retrieval test reads them here, and says why).
+  const cannotRerank = options.providers !== undefined && !options.providers.some(hasChatModel);
+  if (ids.length === 0 || request.limit <= 0 || request.query.trim() === "" || cannotRerank)
     return rankCharging(db, organizationId, request, credits, options);
   const setting = await rerankSetting(db, organizationId, ids, options.providers);
   const ranking = { ...options, providers: setting.providers };
