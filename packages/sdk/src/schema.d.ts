@@ -7494,6 +7494,8 @@ export interface operations {
                              * @enum {string}
                              */
                             searchMode: "auto" | "lexical";
+                            /** @description Whether the organization's chat model (its providers' first, oldest provider first) reorders the best 20 results of each search of this knowledgebase (they keep their ranking's score), in one call of at most 2 s (the server's RERANK_TIMEOUT_MS); on a timeout, an error or an answer that is not a ranking the order stands. No credits of its own: the provider bills the organization. Default false. No effect when searchMode is "lexical" or the organization has no chat model; a search of several knowledgebases reranks only when every one has it on. */
+                            rerank: boolean;
                             createdAt: components["schemas"]["DateTime"];
                             updatedAt: components["schemas"]["DateTime"];
                             counts: {
@@ -7538,6 +7540,8 @@ export interface operations {
                      * @enum {string}
                      */
                     searchMode?: "auto" | "lexical";
+                    /** @description Whether the organization's chat model (its providers' first, oldest provider first) reorders the best 20 results of each search of this knowledgebase (they keep their ranking's score), in one call of at most 2 s (the server's RERANK_TIMEOUT_MS); on a timeout, an error or an answer that is not a ranking the order stands. No credits of its own: the provider bills the organization. Default false. No effect when searchMode is "lexical" or the organization has no chat model; a search of several knowledgebases reranks only when every one has it on. */
+                    rerank?: boolean;
                 };
             };
         };
@@ -7570,6 +7574,8 @@ export interface operations {
                              * @enum {string}
                              */
                             searchMode: "auto" | "lexical";
+                            /** @description Whether the organization's chat model (its providers' first, oldest provider first) reorders the best 20 results of each search of this knowledgebase (they keep their ranking's score), in one call of at most 2 s (the server's RERANK_TIMEOUT_MS); on a timeout, an error or an answer that is not a ranking the order stands. No credits of its own: the provider bills the organization. Default false. No effect when searchMode is "lexical" or the organization has no chat model; a search of several knowledgebases reranks only when every one has it on. */
+                            rerank: boolean;
                             createdAt: components["schemas"]["DateTime"];
                             updatedAt: components["schemas"]["DateTime"];
                             counts: {
@@ -7626,6 +7632,8 @@ export interface operations {
                          * @enum {string}
                          */
                         searchMode: "auto" | "lexical";
+                        /** @description Whether the organization's chat model (its providers' first, oldest provider first) reorders the best 20 results of each search of this knowledgebase (they keep their ranking's score), in one call of at most 2 s (the server's RERANK_TIMEOUT_MS); on a timeout, an error or an answer that is not a ranking the order stands. No credits of its own: the provider bills the organization. Default false. No effect when searchMode is "lexical" or the organization has no chat model; a search of several knowledgebases reranks only when every one has it on. */
+                        rerank: boolean;
                         createdAt: components["schemas"]["DateTime"];
                         updatedAt: components["schemas"]["DateTime"];
                         counts: {
@@ -7695,6 +7703,8 @@ export interface operations {
                      * @enum {string}
                      */
                     searchMode?: "auto" | "lexical";
+                    /** @description Whether the organization's chat model (its providers' first, oldest provider first) reorders the best 20 results of each search of this knowledgebase (they keep their ranking's score), in one call of at most 2 s (the server's RERANK_TIMEOUT_MS); on a timeout, an error or an answer that is not a ranking the order stands. No credits of its own: the provider bills the organization. Default false. No effect when searchMode is "lexical" or the organization has no chat model; a search of several knowledgebases reranks only when every one has it on. */
+                    rerank?: boolean;
                 };
             };
         };
@@ -7726,6 +7736,8 @@ export interface operations {
                              * @enum {string}
                              */
                             searchMode: "auto" | "lexical";
+                            /** @description Whether the organization's chat model (its providers' first, oldest provider first) reorders the best 20 results of each search of this knowledgebase (they keep their ranking's score), in one call of at most 2 s (the server's RERANK_TIMEOUT_MS); on a timeout, an error or an answer that is not a ranking the order stands. No credits of its own: the provider bills the organization. Default false. No effect when searchMode is "lexical" or the organization has no chat model; a search of several knowledgebases reranks only when every one has it on. */
+                            rerank: boolean;
                             createdAt: components["schemas"]["DateTime"];
                             updatedAt: components["schemas"]["DateTime"];
                             counts: {
@@ -7783,6 +7795,8 @@ export interface operations {
                              * @enum {string}
                              */
                             searchMode: "auto" | "lexical";
+                            /** @description Whether the organization's chat model (its providers' first, oldest provider first) reorders the best 20 results of each search of this knowledgebase (they keep their ranking's score), in one call of at most 2 s (the server's RERANK_TIMEOUT_MS); on a timeout, an error or an answer that is not a ranking the order stands. No credits of its own: the provider bills the organization. Default false. No effect when searchMode is "lexical" or the organization has no chat model; a search of several knowledgebases reranks only when every one has it on. */
+                            rerank: boolean;
                             createdAt: components["schemas"]["DateTime"];
                             updatedAt: components["schemas"]["DateTime"];
                             counts: {
