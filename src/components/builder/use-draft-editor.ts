@@ -5,7 +5,7 @@
 // not taken (refused, e.g. an invalid flow, or not sent yet) are kept in this browser's
 // localStorage per item and brought back when the editor opens again.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useEffect, useEffectEvent, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useUnsavedChanges } from "@/components/console/unsaved-changes";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 
@@ -170,7 +170,7 @@ export function useDraftEditor(
   useUnsavedChanges(state !== "saved", { keptInBrowser: true });
 
   /** Sends the changed fields against the updatedAt they were made on; a conflict stops autosave. */
-  const send = useEffectEvent(async (sent: Doc, sentChanges: Doc) => {
+  const send = async (sent: Doc, sentChanges: Doc) => {
     setActivity("saving");
     try {
       const result = (await patchDraft({
@@ -197,12 +197,18 @@ export function useDraftEditor(
         setActivity("idle");
       }
     }
+  };
+  // The timer calls the latest render's `send` (its updatedAt and input), so a refresh of the
+  // draft's state (after publishing) does not restart the wait. Next.js's React has no useEffectEvent.
+  const latestSend = useRef(send);
+  useEffect(() => {
+    latestSend.current = send;
   });
 
   const autosave = state === "pending";
   useEffect(() => {
     if (!autosave || !doc || !saved) return;
-    const timer = setTimeout(() => void send(doc, changedFields(saved, doc)), AUTOSAVE_MS);
+    const timer = setTimeout(() => void latestSend.current(doc, changedFields(saved, doc)), AUTOSAVE_MS);
     return () => clearTimeout(timer);
   }, [autosave, doc, saved]);
 
