@@ -493,7 +493,7 @@ export interface paths {
         };
         /**
          * List the agent's versions
-         * @description Oldest first; each with the document as published.
+         * @description Oldest first (`order=newest` for the latest first, as the console shows them); each with the document as published.
          */
         get: operations["agents-versions"];
         put?: never;
@@ -643,7 +643,7 @@ export interface paths {
         };
         /**
          * List the flow's versions
-         * @description Oldest first; each with the document as published.
+         * @description Oldest first (`order=newest` for the latest first, as the console shows them); each with the document as published.
          */
         get: operations["flows-versions"];
         put?: never;
@@ -775,7 +775,7 @@ export interface paths {
         };
         /**
          * List the app's versions
-         * @description Oldest first; each with the document as published.
+         * @description Oldest first (`order=newest` for the latest first, as the console shows them); each with the document as published.
          */
         get: operations["apps-versions"];
         put?: never;
@@ -5589,6 +5589,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                order?: "oldest" | "newest";
             };
             header?: never;
             path: {
@@ -6103,6 +6104,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                order?: "oldest" | "newest";
             };
             header?: never;
             path: {
@@ -6593,6 +6595,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                order?: "oldest" | "newest";
             };
             header?: never;
             path: {
