@@ -21,15 +21,6 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 export function isUuid(value: string): boolean {
   return UUID_PATTERN.test(value);
 }
-/**
- * A JSON `true` or `false` in a request body. The REST door's trpc-to-openapi marks every plain
- * `z.boolean()` of an input as coercing (for query strings), so a body's "no" or null would read
- * as a boolean; it leaves a pipe alone.
- */
-export function strictBoolean() {
-  return z.boolean().pipe(z.boolean());
-}
-
 export const Timestamp = z.iso.datetime({ offset: true }).meta({ id: "DateTime" });
 
 const EARLIEST_INPUT_MS = Date.parse(MIN_INPUT_TIME);

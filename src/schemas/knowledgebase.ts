@@ -7,7 +7,6 @@ import {
   nameText,
   NextCursor,
   plainText,
-  strictBoolean,
   Timestamp,
   Uuid,
 } from "./common";
@@ -70,7 +69,7 @@ export const KnowledgebaseSearchMode = z.enum(["auto", "lexical"]).meta({
 });
 export type KnowledgebaseSearchMode = z.infer<typeof KnowledgebaseSearchMode>;
 
-export const KnowledgebaseRerank = strictBoolean().meta({
+export const KnowledgebaseRerank = z.boolean().meta({
   description:
     "Whether the organization's chat model (its providers' first, oldest provider first) reorders the best 20 results of each search of this knowledgebase (they keep their ranking's score), in one call of at most 2 s (the server's RERANK_TIMEOUT_MS); on a timeout, an error or an answer that is not a ranking the order stands. No credits of its own: the provider bills the organization. Default false. No effect when searchMode is \"lexical\" or the organization has no chat model; a search of several knowledgebases reranks only when every one has it on.",
 });
