@@ -7,6 +7,8 @@
 //   --half unseen  only one half            --misses   list the misses
 //   --explain      the ranking statement's plan for the first set's first questions
 //   --expand "v;v" also query expansion prototypes (eval/retrieval/expansion.ts)
+//   --vocab "v;v"  also the search API's ranking with other synonym options, each
+//                  "senses,perWord,weight[,absent]" (support/vocabulary.ts; "0,0,0": none)
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -35,6 +37,10 @@ const quick = process.argv.includes("--quick");
 const onlySets = option("set")?.split(",");
 const onlyHalf = option("half") as Half | undefined;
 const expansions = parseExpansionVariants(option("expand"));
+const vocabularies = (option("vocab")?.split(";") ?? []).map((label) => {
+  const [senses, perWord, weight, absent] = label.split(",");
+  return { label, options: { senses: +senses!, perWord: +perWord!, weight: +weight!, onlyAbsent: absent === "absent" } };
+});
 
 async function main() {
   const sets = listSets().filter((set) => !onlySets || onlySets.includes(set.name));
@@ -83,6 +89,22 @@ async function main() {
           return { titles: hits.map((h) => h.title), headings: hits.map((h) => h.heading) };
         };
         const methods: [string, Ranker][] = [["lexical: search API", searchApi(lexical)]];
+        // The search API's request (sources, one per document) without its charge, with other synonym options.
+        for (const { label, options } of vocabularies)
+          methods.push([
+            `synonyms ${label}`,
+            async (question) => {
+              const hits = await retrieve(db, organization.id, {
+                knowledgebaseIds: [lexical],
+                query: question,
+                limit: 10,
+                kinds: { pages: false, sources: true },
+                onePerSource: true,
+                vocabulary: options,
+              });
+              return { titles: hits.map((h) => h.title), headings: hits.map((h) => h.heading) };
+            },
+          ]);
         for (const variant of expansions)
           methods.push([`expanded ${variant.label}`, expandedRanker(db, lexical, searchApi(lexical), variant)]);
         if (!quick) {
@@ -121,7 +143,7 @@ async function explain(db: Db, knowledgebaseId: string, organizationId: string, 
   for (const question of questions) {
     const plan = await db.pool.query({
       text: `explain (analyze, buffers) ${retrievalSql()}`,
-      values: [[knowledgebaseId], organizationId, question, 10, true, true, true, 4000, "", 0],
+      values: [[knowledgebaseId], organizationId, question, 10, true, true, true, 4000, "", 0, [], [], 0, false],
     });
     console.log(`\n${question}\n${plan.rows.map((row) => row["QUERY PLAN"]).join("\n")}`);
   }
