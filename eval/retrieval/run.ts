@@ -8,7 +8,9 @@
 //   --explain      the ranking statement's plan for the first set's first questions
 //   --expand "v;v" also query expansion prototypes (eval/retrieval/expansion.ts)
 //   --vocab "v;v"  also the search API's ranking with other synonym options, each
-//                  "senses,perWord,weight[,absent]" (support/vocabulary.ts; "0,0,0": none)
+//                  "senses,perWord,weight[,absent][,table|both]" (support/vocabulary.ts; "0,0,0": none;
+//                  table: the software table alone, both: the table, then WordNet; unnamed: without
+//                  the table entries an earlier report had named)
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -37,9 +39,29 @@ const quick = process.argv.includes("--quick");
 const onlySets = option("set")?.split(",");
 const onlyHalf = option("half") as Half | undefined;
 const expansions = parseExpansionVariants(option("expand"));
+/**
+ * The software table's entries (src/server/services/support/software-vocabulary.ts) for the words
+ * the previous round's report and its brief had quoted from missed questions ("folder", "froze",
+ * "what time it is in tokyo", "screen too dark", "change what a file is called", "let my wife
+ * install software"): flag `unnamed` measures the table without them.
+ */
+const NAMED_BEFORE = new Set(
+  "folder subfolder freeze froze frozen hang stuck time clock dark dim bright call called rename family wife husband child kid guest someone people person".split(" "),
+);
 const vocabularies = (option("vocab")?.split(";") ?? []).map((label) => {
-  const [senses, perWord, weight, absent] = label.split(",");
-  return { label, options: { senses: +senses!, perWord: +perWord!, weight: +weight!, onlyAbsent: absent === "absent" } };
+  const [senses, perWord, weight, ...flags] = label.split(",");
+  const sources = flags.includes("table") ? "table" : flags.includes("both") ? "both" : "wordnet";
+  return {
+    label,
+    options: {
+      senses: +senses!,
+      perWord: +perWord!,
+      weight: +weight!,
+      onlyAbsent: flags.includes("absent"),
+      sources,
+      withoutEntries: flags.includes("unnamed") ? NAMED_BEFORE : undefined,
+    } as const,
+  };
 });
 
 async function main() {

@@ -1,5 +1,6 @@
 // Synonyms of a question's words, from outside the knowledgebase (issue 34): the compact English
-// thesaurus derived from WordNet (scripts/build-thesaurus.ts → english-thesaurus.json). The
+// thesaurus derived from WordNet (scripts/build-thesaurus.ts → english-thesaurus.json) and a
+// hand-written table of how people ask about software (support/software-vocabulary.ts). The
 // ranking statement (services/retrieval.ts) stems them in the knowledgebase's language, uses them
 // only for english knowledgebases, and credits a passage that holds a synonym but not the word
 // itself a share of the word's weight: never as much as the word.
@@ -7,6 +8,7 @@
 // The file is one sorted string of lines "lemma<TAB>sense's words<TAB>…", read once on first use
 // and searched by bisection over an index of line starts: about 1.5 MB of text and 200 KB of
 // index, no map of 48,000 entries.
+import { SOFTWARE_VOCABULARY } from "./software-vocabulary";
 
 /** How a question's words are widened; the defaults are the ones the evaluation chose. */
 export interface VocabularyOptions {
@@ -18,9 +20,19 @@ export interface VocabularyOptions {
   weight: number;
   /** Widen only words the knowledgebase never uses. */
   onlyAbsent: boolean;
+  /** Which sources: the hand-written software table (support/software-vocabulary.ts), WordNet, or both (the table first). */
+  sources: "wordnet" | "table" | "both";
+  /** Table entries left out: the evaluation measures the table without those an earlier report had named. */
+  withoutEntries?: ReadonlySet<string>;
 }
 
-export const VOCABULARY_DEFAULTS: VocabularyOptions = { senses: 1, perWord: 3, weight: 0.5, onlyAbsent: false };
+export const VOCABULARY_DEFAULTS: VocabularyOptions = {
+  senses: 1,
+  perWord: 5,
+  weight: 0.7,
+  onlyAbsent: false,
+  sources: "both",
+};
 
 /** At most this many synonyms are added to one question, whatever its length. */
 export const MAX_SYNONYM_TERMS = 24;
@@ -92,13 +104,14 @@ const DETACHMENTS: [string, string][] = [
   ["est", ""],
 ];
 
-function senseGroups(book: Thesaurus, word: string): string[][] | null {
-  const direct = lookUp(book, word);
+/** The first of the word and its base forms that `find` knows, and what it says of it. */
+function baseForm<T>(word: string, find: (lemma: string) => T | null | undefined): T | null {
+  const direct = find(word);
   if (direct) return direct;
   for (const [suffix, replacement] of DETACHMENTS) {
     if (word.length - suffix.length < 3 || !word.endsWith(suffix)) continue;
-    const groups = lookUp(book, word.slice(0, -suffix.length) + replacement);
-    if (groups) return groups;
+    const found = find(word.slice(0, -suffix.length) + replacement);
+    if (found) return found;
   }
   return null;
 }
@@ -110,14 +123,16 @@ const WORDS = /\p{L}+/gu;
 export async function synonymsOf(question: string, options: VocabularyOptions): Promise<Synonyms> {
   const result: Synonyms = { words: [], synonyms: [] };
   if (options.senses <= 0 || options.perWord <= 0) return result;
-  const book = await thesaurus();
+  const book = options.sources === "table" ? null : await thesaurus();
   const words = new Set(question.toLowerCase().match(WORDS) ?? []);
   for (const word of words) {
-    const groups = senseGroups(book, word);
-    if (!groups) continue;
-    const taken = groups
-      .slice(0, options.senses)
-      .flat()
+    const said =
+      options.sources === "wordnet"
+        ? []
+        : (baseForm(word, (lemma) => (options.withoutEntries?.has(lemma) ? null : SOFTWARE_VOCABULARY.get(lemma))) ??
+          []);
+    const groups = book ? (baseForm(word, (lemma) => lookUp(book, lemma)) ?? []) : [];
+    const taken = [...new Set([...said, ...groups.slice(0, options.senses).flat()])]
       .filter((synonym) => !words.has(synonym))
       .slice(0, options.perWord);
     for (const synonym of taken) {
