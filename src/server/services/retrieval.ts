@@ -8,6 +8,8 @@
 // - divided by a power of the passage's length, plus the coverage of its document's opening
 //   passage (docs/knowledge.md, "How ranking works");
 // - then the query as a phrase, and cover density (terms close together) as a smaller bonus.
+// In an english knowledgebase the question's words also bring synonyms from outside the corpus
+// (support/vocabulary.ts), each worth less than the word it stands for.
 // Only knowledgebases of the organization count (it is part of the SQL), never an end user's
 // private notebook.
 import { isUuid } from "@/schemas/common";
@@ -85,8 +87,9 @@ function bestCredits(held: string): string {
  * index fail as an outage would. $1 knowledgebase ids, $2 organization, $3 query, $4 limit,
  * $5 pages?, $6 sources?, $7 one per source?, $8 text characters, $9 headline options, $10 credits
  * to charge (0: none), $11 and $12 the question's words and their synonyms (support/vocabulary.ts),
- * $13 a synonym's share of its word's weight, $14 widen only words the knowledgebase never uses. The charge is part of the statement (no round trips for a transaction):
- * without the credits nothing is searched, and if the search fails the charge fails with it.
+ * $13 a synonym's share of its word's weight, $14 widen only words the knowledgebase never uses.
+ * The charge is part of the statement (no round trips for a transaction): without the credits
+ * nothing is searched, and if the search fails the charge fails with it.
  */
 export function retrievalSql(chunkTable = "source_chunks"): string {
   return `
