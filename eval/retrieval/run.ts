@@ -7,6 +7,7 @@
 //   --half unseen  only one half            --misses   list the misses
 //   --explain      the ranking statement's plan for the first set's first questions
 //   --expand "v;v" also query expansion prototypes (eval/retrieval/expansion.ts)
+//   --docscore "v;v" also a document-level score fused with the search API's (eval/retrieval/document-score.ts)
 //   --vocab "v;v"  also the search API's ranking with other synonym options, each
 //                  "senses,perWord,weight[,absent][,table|both]" (support/vocabulary.ts; "0,0,0": none;
 //                  table: the software table alone, both: the table, then WordNet; unnamed: without
@@ -24,6 +25,7 @@ import { retrievalSql, retrieve } from "@/server/services/retrieval";
 import { searchKnowledgebase } from "@/server/services/search";
 import { testEmbedding } from "../../tests/fake-embeddings";
 import { startFakeOpenAI } from "../../tests/fake-openai";
+import { documentScoreRanker, parseDocumentScoreVariants } from "./document-score";
 import { expandedRanker, parseExpansionVariants } from "./expansion";
 import { HALVES, listSets, loadSet, measure, type Half, type Ranker } from "./sets";
 
@@ -39,6 +41,7 @@ const quick = process.argv.includes("--quick");
 const onlySets = option("set")?.split(",");
 const onlyHalf = option("half") as Half | undefined;
 const expansions = parseExpansionVariants(option("expand"));
+const documentScores = parseDocumentScoreVariants(option("docscore"));
 /**
  * The software table's entries (src/server/services/support/software-vocabulary.ts) for the words
  * the previous round's report and its brief had quoted from missed questions ("folder", "froze",
@@ -126,6 +129,11 @@ async function main() {
               });
               return { titles: hits.map((h) => h.title), headings: hits.map((h) => h.heading) };
             },
+          ]);
+        for (const variant of documentScores)
+          methods.push([
+            `document score ${variant.label}`,
+            documentScoreRanker(db, organization.id, lexical, searchApi(lexical), variant),
           ]);
         for (const variant of expansions)
           methods.push([`expanded ${variant.label}`, expandedRanker(db, lexical, searchApi(lexical), variant)]);
