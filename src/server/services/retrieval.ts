@@ -8,6 +8,8 @@
 // - divided by a power of the passage's length, plus the coverage of its document's opening
 //   passage (docs/knowledge.md, "How ranking works");
 // - then the query as a phrase, and cover density (terms close together) as a smaller bonus.
+// In an english knowledgebase the question's words also bring synonyms from outside the corpus
+// (support/vocabulary.ts), each worth less than the word it stands for.
 // Only knowledgebases of the organization count (it is part of the SQL), never an end user's
 // private notebook.
 import { isUuid } from "@/schemas/common";
@@ -30,6 +32,7 @@ import {
   type ProviderRow,
 } from "@/server/runtime/models";
 import { findKnowledgebase } from "./support/knowledge-access";
+import { synonymsOf, VOCABULARY_DEFAULTS, type VocabularyOptions } from "./support/vocabulary";
 
 export type RetrievedKind = "page" | "source";
 
@@ -56,6 +59,8 @@ export interface RetrievalRequest {
   onePerSource?: boolean;
   /** Characters of each passage's text returned. */
   textChars?: number;
+  /** How the question's words are widened with synonyms; VOCABULARY_DEFAULTS unless the evaluation tries others. */
+  vocabulary?: VocabularyOptions;
 }
 
 const HEADLINE =
@@ -74,13 +79,25 @@ const MIN_PASSAGE_CHARS = 100;
 const PAGE_CHARS = 1000;
 const OPENING_WEIGHT = 0.6;
 const HEADING_WEIGHT = 0.25;
+/** Synonyms are numbered after the question's own terms (a question has far fewer than this). */
+const SYNONYM_TERM_NUMBERS = 10_000;
+
+/**
+ * The credits of the terms a row holds where `held` is true, the best one per question word (its
+ * own term or one of its synonyms): SQL over `weighted w`, for the row being scored.
+ */
+function bestCredits(held: string): string {
+  return `(select sum(g.credit) from (select max(w.credit) as credit from weighted w where w.kb = b.kb and ${held} group by w.origin) g)`;
+}
 
 /**
  * The ranking statement. `chunkTable` is a parameter only so that a test can make the document
  * index fail as an outage would. $1 knowledgebase ids, $2 organization, $3 query, $4 limit,
  * $5 pages?, $6 sources?, $7 one per source?, $8 text characters, $9 headline options, $10 credits
- * to charge (0: none). The charge is part of the statement (no round trips for a transaction):
- * without the credits nothing is searched, and if the search fails the charge fails with it.
+ * to charge (0: none), $11 and $12 the question's words and their synonyms (support/vocabulary.ts),
+ * $13 a synonym's share of its word's weight, $14 widen only words the knowledgebase never uses.
+ * The charge is part of the statement (no round trips for a transaction): without the credits
+ * nothing is searched, and if the search fails the charge fails with it.
  */
 export function retrievalSql(chunkTable = "source_chunks"): string {
   return `
@@ -92,9 +109,29 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
       where id = any($1::uuid[]) and organization_id = $2::uuid and end_user_id is null
         and ($10::int = 0 or exists (select 1 from charge))
     ),
-    terms as (
-      select k.id as kb, k.cfg, t.lexeme, t.term_no::int as term_no, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery as tq
+    question_terms as (
+      select k.id as kb, k.cfg, t.lexeme, t.term_no::int as term_no
       from kbs k, unnest(to_tsvector(k.cfg, $3::text)) with ordinality as t(lexeme, positions, weights, term_no)
+    ),
+    -- Synonyms of the question's words ($11 words, $12 their synonyms: support/vocabulary.ts),
+    -- for english knowledgebases only, each standing for the question term it widens (origin);
+    -- a synonym that is one of the question's own terms is that term.
+    synonym_terms as (
+      select kb, cfg, lexeme, origin from (
+        select k.id as kb, k.cfg, s.lexeme, q.term_no as origin, row_number() over (partition by k.id, s.lexeme order by e.n) as nth
+        from kbs k
+        cross join unnest($11::text[], $12::text[]) with ordinality as e(word, synonym, n)
+        cross join lateral unnest(to_tsvector(k.cfg, e.synonym)) as s
+        join question_terms q on q.kb = k.id and q.lexeme = any(tsvector_to_array(to_tsvector(k.cfg, e.word)))
+        where k.cfg = 'english'::regconfig and not exists (select 1 from question_terms o where o.kb = k.id and o.lexeme = s.lexeme)
+      ) firsts where nth = 1
+    ),
+    terms as (
+      select t.*, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery as tq from (
+        select kb, cfg, lexeme, term_no, term_no as origin from question_terms
+        union all
+        select kb, cfg, lexeme, (${SYNONYM_TERM_NUMBERS} + row_number() over (partition by kb order by lexeme))::int, origin from synonym_terms
+      ) t
     ),
     any_terms as (
       select kb, string_agg(tq::text, ' | ')::tsquery as tq, count(*) as n from terms group by kb
@@ -128,15 +165,24 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
     ),
     -- A term weighs by its rarity (BM25's idf): a term in every row says nothing, one in few rows
     -- says a lot. Its document frequency counts every row that holds it (all of them are in matches).
-    weighted as materialized (
-      select t.kb, t.term_no, t.lexeme, t.tq, (t.tq::text || ':A')::tsquery as tq_heading,
-        ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) as idf
+    term_weights as materialized (
+      select t.kb, t.term_no, t.origin, t.lexeme, t.tq, (t.tq::text || ':A')::tsquery as tq_heading,
+        ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5))::float8 as idf, d.df
       from terms t join sizes s on s.kb = t.kb
       cross join lateral (select coalesce(sum(ts.n), 0) as df from term_sets ts where ts.kb = t.kb and t.term_no = any(ts.has)) d
     ),
+    -- What holding a term is worth: a question term its idf; a synonym $13 × the smaller of its
+    -- own idf and its word's (with $14, nothing when the knowledgebase uses the word itself). A
+    -- row counts the best term of each question word it holds, so a synonym never outranks the word.
+    weighted as materialized (
+      select w.*, case when w.term_no = w.origin then w.idf when $14::boolean and o.df > 0 then 0
+        else $13::float8 * least(w.idf, o.idf) end as credit
+      from term_weights w join term_weights o on o.kb = w.kb and o.term_no = w.origin
+    ),
     queries as materialized (
-      select kb, cfg, string_agg(tq::text, ' | ')::tsquery as any_term, sum(idf) as total, count(*) as term_count,
-        phraseto_tsquery(cfg, $3::text) as phrase
+      select kb, cfg, (string_agg(tq::text, ' | ') filter (where term_no = origin))::tsquery as any_term,
+        string_agg(tq::text, ' | ')::tsquery as all_terms, sum(idf) filter (where term_no = origin) as total,
+        count(*) filter (where term_no = origin) as term_count, phraseto_tsquery(cfg, $3::text) as phrase
       from weighted join kbs on kbs.id = weighted.kb group by kb, cfg
     ),
     -- Documents that may answer (matches holds rows of the organization's knowledgebases only).
@@ -152,7 +198,9 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
     -- Ids only through the sort; text and tsvectors are read for the best few.
     candidates as (
       select m.kind, m.row_id, m.id, m.kb, m.position, m.chars,
-        (select (sum(w.idf) filter (where w.term_no = any(m.has)) / nullif(sum(w.idf), 0))::float8 from weighted w where w.kb = m.kb) as coverage
+        (select (sum(g.credit) / nullif(sum(g.idf), 0))::float8 from (
+          select max(w.credit) filter (where w.term_no = any(m.has)) as credit, max(w.idf) filter (where w.term_no = w.origin) as idf
+          from weighted w where w.kb = m.kb group by w.origin) g) as coverage
       from matches m
       where m.kind = 'page' or m.id in (select id from searchable)
     ),
@@ -183,9 +231,9 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
     ),
     -- The best few are scored again with costlier signals: terms in a heading or the title, the phrase, proximity.
     scored as (
-      select b.*, q.any_term, q.cfg, b.coverage
-        + coalesce((select sum(w.idf) from weighted w where w.kb = b.kb and b.tsv @@ w.tq_heading), 0) / q.total * ${HEADING_WEIGHT}
-        + coalesce((select sum(w.idf) from weighted w where w.kb = b.kb and t.title_tsv @@ w.tq), 0) / q.total * 0.5
+      select b.*, q.all_terms, q.cfg, b.coverage
+        + coalesce(${bestCredits("b.tsv @@ w.tq_heading")}, 0) / q.total * ${HEADING_WEIGHT}
+        + coalesce(${bestCredits("t.title_tsv @@ w.tq")}, 0) / q.total * 0.5
         + (case when q.term_count > 1 and b.tsv @@ q.phrase then 0.3 else 0 end)
         + ts_rank_cd(b.tsv, q.any_term, 2) * 0.5 as score
       from passages b join queries q on q.kb = b.kb cross join lateral (select to_tsvector(q.cfg, b.title) as title_tsv) t
@@ -195,7 +243,7 @@ export function retrievalSql(chunkTable = "source_chunks"): string {
     select (select count(*) from charge)::int as charged, array(select id::text from kbs) as found, top.*
     from (select 1) as one left join (
       select kind, id::text, kb::text as "knowledgebaseId", title, heading, left(text, $8::int) as text,
-        ts_headline(cfg, text, any_term, $9::text) as snippet, score::float8 as score, row_id
+        ts_headline(cfg, text, all_terms, $9::text) as snippet, score::float8 as score, row_id
       from (select * from scored order by score desc, row_id limit $4::int) best_few
     ) top on true
     order by top.score desc, top.row_id`;
@@ -322,6 +370,8 @@ async function rankLexically(
   sql: string,
 ): Promise<{ charged: boolean; hits: RankedHit[]; found: Set<string> }> {
   const kinds = request.kinds ?? { pages: true, sources: true };
+  const vocabulary = request.vocabulary ?? VOCABULARY_DEFAULTS;
+  const { words, synonyms } = await synonymsOf(request.query, vocabulary);
   const { rows } = await db.query<
     { charged: number; found: string[]; kind: RetrievedKind | null; row_id: string | null } & Omit<RetrievedHit, "kind">
   >({
@@ -339,6 +389,10 @@ async function rankLexically(
       request.textChars ?? 4000,
       HEADLINE,
       credits,
+      words,
+      synonyms,
+      vocabulary.weight,
+      vocabulary.onlyAbsent,
     ],
   });
   return {
