@@ -38,16 +38,6 @@ export default tseslint.config(
     },
   },
   {
-    // Temporary: the builder's field and canvas editors (and the draft autosave they share) are
-    // being rewritten; they seed and advance state in effects, which the rewrite removes. Nothing else may.
-    files: [
-      "src/components/builder/fields.tsx",
-      "src/components/builder/flow-canvas.tsx",
-      "src/components/builder/use-draft-editor.ts",
-    ],
-    rules: { "react-hooks/set-state-in-effect": "off" },
-  },
-  {
     // No regular expression in src/ may backtrack or move super-linearly: it reads untrusted text
     // (documents, page markdown, model output), and one such pattern froze every tenant at once
     // (docs/security.md, "Linear text processing"). Only these two rules: the plugin's stylistic ones

@@ -1,11 +1,10 @@
 import { expect, test } from "@playwright/test";
-import { screenshot, seedDemo, signIn } from "./fixtures";
+import { api, screenshot, signedInDemo } from "./fixtures";
 
 test("create an agent, edit it, publish it, change the draft, see it differ, roll back to version 1", async ({
   page,
 }) => {
-  const { login, orgKey } = seedDemo();
-  await signIn(page, login);
+  const { orgKey } = await signedInDemo(page);
   await page.goto("/");
   await page.getByRole("navigation").getByRole("link", { name: "Agents" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Agents");
@@ -44,18 +43,13 @@ test("create an agent, edit it, publish it, change the draft, see it differ, rol
   await expect(page.getByTestId("draft-differs")).toBeVisible();
 
   // The API serves version 1.
-  const agents = await page.request.get("/api/v1/agents", { headers: { Authorization: `Bearer ${orgKey.secret}` } });
-  expect((await agents.json()).agents.map((a: { name: string }) => a.name)).toEqual(["Concierge"]);
+  const { agents } = await api(page.request, orgKey.secret, "GET", "/agents");
+  expect(agents.map((a: { name: string }) => a.name)).toEqual(["Concierge"]);
 });
 
 test("the agent editor marks the built-ins this deployment cannot provide, and says why", async ({ page }) => {
-  const { login, orgKey } = seedDemo();
-  await signIn(page, login);
-  const created = await page.request.post("/api/v1/agents", {
-    headers: { Authorization: `Bearer ${orgKey.secret}` },
-    data: { name: "Researcher" },
-  });
-  const { agent } = await created.json();
+  const { orgKey } = await signedInDemo(page);
+  const { agent } = await api(page.request, orgKey.secret, "POST", "/agents", { name: "Researcher" });
   for (const viewport of [
     { width: 1440, height: 900 },
     { width: 390, height: 844 },
@@ -73,26 +67,16 @@ test("the agent editor marks the built-ins this deployment cannot provide, and s
   }
   await page.getByRole("checkbox", { name: "Web scrape" }).check();
   await expect(page.getByTestId("save-state")).toHaveText("Saved");
-  const stored = await page.request.get(`/api/v1/agents/${agent.id}/draft`, {
-    headers: { Authorization: `Bearer ${orgKey.secret}` },
-  });
-  expect((await stored.json()).agent.builtIns).toMatchObject({ webScrape: true, webSearch: false });
+  const stored = await api(page.request, orgKey.secret, "GET", `/agents/${agent.id}/draft`);
+  expect(stored.agent.builtIns).toMatchObject({ webScrape: true, webSearch: false });
 });
 
 test("a draft changed by someone else meanwhile is not overwritten: the editor says so", async ({ page }) => {
-  const { login, orgKey } = seedDemo();
-  await signIn(page, login);
-  const created = await page.request.post("/api/v1/agents", {
-    headers: { Authorization: `Bearer ${orgKey.secret}` },
-    data: { name: "Shared" },
-  });
-  const { agent } = await created.json();
+  const { orgKey } = await signedInDemo(page);
+  const { agent } = await api(page.request, orgKey.secret, "POST", "/agents", { name: "Shared" });
   await page.goto(`/agents/${agent.id}`);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Shared");
-  await page.request.patch(`/api/v1/agents/${agent.id}/draft`, {
-    headers: { Authorization: `Bearer ${orgKey.secret}` },
-    data: { description: "theirs" },
-  });
+  await api(page.request, orgKey.secret, "PATCH", `/agents/${agent.id}/draft`, { description: "theirs" });
   await page.getByLabel("Description").fill("mine");
   await expect(page.getByRole("alert").filter({ hasText: "Someone else changed this draft" })).toBeVisible();
   await page.getByRole("button", { name: "Reload the draft" }).click();
@@ -100,8 +84,7 @@ test("a draft changed by someone else meanwhile is not overwritten: the editor s
 });
 
 test("the flow editor shows validation feedback live and draws the graph", async ({ page }) => {
-  const { login } = seedDemo();
-  await signIn(page, login);
+  await signedInDemo(page);
   await page.goto("/flows");
   await page.getByLabel("Name").fill("Triage");
   await page.getByRole("button", { name: "Create flow" }).click();
@@ -119,13 +102,10 @@ test("the flow editor shows validation feedback live and draws the graph", async
 });
 
 test("the app editor orders members, checks JSON Schemas and names unpublished dependencies", async ({ page }) => {
-  const { login, orgKey } = seedDemo();
-  await signIn(page, login);
-  const headers = { Authorization: `Bearer ${orgKey.secret}` };
-  const live = (await (await page.request.post("/api/v1/agents", { headers, data: { name: "Researcher" } })).json())
-    .agent;
-  await page.request.post(`/api/v1/agents/${live.id}/publish`, { headers, data: {} });
-  await page.request.post("/api/v1/agents", { headers, data: { name: "Writer" } });
+  const { orgKey } = await signedInDemo(page);
+  const live = (await api(page.request, orgKey.secret, "POST", "/agents", { name: "Researcher" })).agent;
+  await api(page.request, orgKey.secret, "POST", `/agents/${live.id}/publish`, {});
+  await api(page.request, orgKey.secret, "POST", "/agents", { name: "Writer" });
 
   await page.goto("/apps");
   await page.getByLabel("Name").fill("Newsroom");
@@ -154,7 +134,7 @@ test("the app editor orders members, checks JSON Schemas and names unpublished d
   await expect(checks).toContainText("Publish the agent “Writer” first");
   await expect(checks).toContainText("The agent “Researcher” is published");
   await expect(page.getByRole("button", { name: "Publish app" })).toBeDisabled();
-  const draft = await (await page.request.get(`/api/v1/apps/${page.url().split("/").pop()}/draft`, { headers })).json();
+  const draft = await api(page.request, orgKey.secret, "GET", `/apps/${page.url().split("/").pop()}/draft`);
   expect(draft.app.members.map((m: { name: string }) => m.name)).toEqual(["Writer", "Researcher"]);
   expect(draft.app.orchestrationMode).toBe("sequential");
   expect(draft.app.api.inputSchema.properties.topic.type).toBe("string");

@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { admin, seedDemo, signIn } from "./fixtures";
+import { admin, signedInDemo } from "./fixtures";
 
 async function post(request: APIRequestContext, key: string, path: string, data: unknown) {
   const response = await request.post(`/api/v1${path}`, { headers: { Authorization: `Bearer ${key}` }, data });
@@ -33,8 +33,7 @@ async function seedApp(request: APIRequestContext, key: string) {
 test("chat with a published app: the reply streams in from its knowledge, with the members' trace; the run is in the executions log", async ({
   page,
 }) => {
-  const { login, orgKey } = seedDemo();
-  await signIn(page, login);
+  const { orgKey } = await signedInDemo(page);
   await seedApp(page.request, orgKey.secret);
 
   await page.goto("/");
@@ -81,8 +80,7 @@ test("an answer's sources, regenerate, copy and feedback; Executions filter by w
   context,
 }) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
-  const { login, orgKey } = seedDemo();
-  await signIn(page, login);
+  const { orgKey } = await signedInDemo(page);
   const { appId } = await seedApp(page.request, orgKey.secret);
   await page.goto(`/chat/${appId}`);
   await expect(page.getByTestId("greeting")).toHaveText("Hello! How can I help?");
@@ -126,8 +124,7 @@ test("an answer's sources, regenerate, copy and feedback; Executions filter by w
 });
 
 test("a refusal before anything streams is shown in an alert and the message is kept", async ({ page }) => {
-  const { login, orgKey, organization } = seedDemo();
-  await signIn(page, login);
+  const { orgKey, organization } = await signedInDemo(page);
   const { appId } = await seedApp(page.request, orgKey.secret);
   admin("org", "update", "--org", organization.id, "--credits", "0");
   await page.goto(`/chat/${appId}`);
@@ -144,8 +141,7 @@ test("a refusal before anything streams is shown in an alert and the message is 
 });
 
 test("a message typed while the page is still loading is kept and can be sent", async ({ page }) => {
-  const { login, orgKey } = seedDemo();
-  await signIn(page, login);
+  const { orgKey } = await signedInDemo(page);
   const { appId } = await seedApp(page.request, orgKey.secret);
   // A slow connection: the page's scripts arrive well after its HTML.
   await page.route("**/_next/static/chunks/**", async (route) => {
@@ -161,8 +157,7 @@ test("a message typed while the page is still loading is kept and can be sent", 
 });
 
 test("run graded tests against an agent's draft from its editor", async ({ page }) => {
-  const { login, orgKey } = seedDemo();
-  await signIn(page, login);
+  const { orgKey } = await signedInDemo(page);
   const { agentId } = await seedApp(page.request, orgKey.secret);
   await page.goto(`/agents/${agentId}`);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Billing agent");
@@ -175,8 +170,7 @@ test("run graded tests against an agent's draft from its editor", async ({ page 
 });
 
 test("the executions log loads more by cursor", async ({ page }) => {
-  const { login, orgKey } = seedDemo();
-  await signIn(page, login);
+  const { orgKey } = await signedInDemo(page);
   const { appId } = await seedApp(page.request, orgKey.secret);
   for (let i = 0; i < 26; i++)
     await post(page.request, orgKey.secret, `/apps/${appId}/conversation`, { message: `Refunds? ${i}` });

@@ -1,7 +1,7 @@
 // Every console page at a desk (1440×900) and on a phone (390×844): no serious or critical
 // axe-core findings, and the page never scrolls sideways. Screenshots land in .screens/.
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { admin, screenshot, seedDemo, seriousA11yViolations, signIn } from "./fixtures";
+import { admin, screenshot, seriousA11yViolations, signedInDemo } from "./fixtures";
 
 const VIEWPORTS = [
   { width: 1440, height: 900 },
@@ -85,8 +85,7 @@ for (const viewport of VIEWPORTS) {
     await page.goto("/sign-in");
     const signInProblems = await check(page, "/sign-in", "sign-in");
 
-    const { login, orgKey, organization } = seedDemo();
-    await signIn(page, login);
+    const { orgKey, organization } = await signedInDemo(page);
     const seeded = await seedEverything(page.request, organization.id, orgKey.secret);
     const pages: [string, string][] = [
       ["/", "home"],
@@ -129,8 +128,7 @@ for (const viewport of VIEWPORTS) {
 
 test("on a phone the navigation folds behind the Menu button and opens to every area", async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 });
-  const { login } = seedDemo();
-  await signIn(page, login);
+  await signedInDemo(page);
   await page.goto("/");
   const navigation = page.getByRole("navigation", { name: "Console" });
   await expect(navigation).toBeHidden();
@@ -142,8 +140,7 @@ test("on a phone the navigation folds behind the Menu button and opens to every 
 });
 
 test("the skip link moves keyboard focus past the navigation to the page", async ({ page }) => {
-  const { login } = seedDemo();
-  await signIn(page, login);
+  await signedInDemo(page);
   await page.goto("/keys");
   await page.keyboard.press("Tab");
   const skip = page.getByRole("link", { name: "Skip to content" });

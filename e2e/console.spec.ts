@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { admin, seedDemo, signIn } from "./fixtures";
+import { admin, seedDemo, signedInDemo, signIn } from "./fixtures";
 
 test("a wrong password shows an error and does not sign in", async ({ page }) => {
   const { login } = seedDemo();
@@ -56,8 +56,7 @@ test("sign in, create an organization key, see its secret once, revoke it, sign 
 });
 
 test("an admin invites a member, changes settings, and the API follows the switch", async ({ page }) => {
-  const { login, orgKey } = seedDemo();
-  await signIn(page, login);
+  const { orgKey } = await signedInDemo(page);
 
   await page.goto("/members");
   await page.getByLabel("Email").fill("new.person@example.com");
@@ -121,8 +120,7 @@ test("on a phone the members list is a card per member: a long email keeps one o
 test("empty lists say what to do next, and an editor opened from a dead link says so and leads back", async ({
   page,
 }) => {
-  const { login } = seedDemo();
-  await signIn(page, login);
+  await signedInDemo(page);
   for (const [path, text] of [
     ["/groups", "No groups yet: create one above"],
     ["/portals", "No portals yet: create one above"],

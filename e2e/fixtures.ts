@@ -29,6 +29,31 @@ export async function signIn(page: Page, login: Demo["login"]): Promise<void> {
   if (!response.ok()) throw new Error(`Sign-in failed: ${response.status()} ${await response.text()}`);
 }
 
+/** A fresh organization (as `seedDemo`) whose owner is signed in on `page`. */
+export async function signedInDemo(page: Page): Promise<Demo> {
+  const demo = seedDemo();
+  await signIn(page, demo.login);
+  return demo;
+}
+
+/** The two sizes the console is checked at: a desk and a phone. */
+export const VIEWPORTS = [
+  { name: "desktop", width: 1440, height: 900 },
+  { name: "phone", width: 390, height: 844 },
+];
+
+/** A node on the flow canvas by its index in the flow's node list. */
+export const flowCard = (page: Page, index: number) => page.locator(`.react-flow__node[data-id="${index}"]`);
+
+/** A flow draft's nodes as the API holds them. */
+export async function draftNodes(page: Page, key: string, flowId: string) {
+  return (await api(page.request, key, "GET", `/flows/${flowId}/draft`)).flow.nodes as {
+    id: string;
+    type: string;
+    data: Record<string, unknown>;
+  }[];
+}
+
 /** A JSON call to the REST API with a key; throws with the body when it fails. */
 export async function api<T = any>(
   request: APIRequestContext,

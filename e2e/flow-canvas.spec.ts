@@ -3,22 +3,12 @@
 // an invalid connection is shown (a step back up the canvas drawn round the cards), kept in the
 // browser and saved once fixed. On a phone the list stands in for the canvas.
 import { expect, test, type Page } from "@playwright/test";
-import { api, screenshot, seedDemo, signIn } from "./fixtures";
-
-/** A node on the canvas by its index in the flow's node list. */
-const card = (page: Page, index: number) => page.locator(`.react-flow__node[data-id="${index}"]`);
+import { api, draftNodes, flowCard, screenshot, signedInDemo } from "./fixtures";
 
 /** Draws a connection from one node's lower dot to another node's upper dot (click one, then the other). */
 async function connect(page: Page, from: number, to: number) {
-  await card(page, from).locator(".react-flow__handle.source").click();
-  await card(page, to).locator(".react-flow__handle.target").click();
-}
-
-async function draftNodes(page: Page, key: string, id: string) {
-  return (await api(page.request, key, "GET", `/flows/${id}/draft`)).flow.nodes as {
-    id: string;
-    data: Record<string, unknown>;
-  }[];
+  await flowCard(page, from).locator(".react-flow__handle.source").click();
+  await flowCard(page, to).locator(".react-flow__handle.target").click();
 }
 
 test.describe("at a desk", () => {
@@ -27,7 +17,7 @@ test.describe("at a desk", () => {
   test("a builder adds a node on the canvas, connects it, configures it, sees it saved and finds it after a reload", async ({
     page,
   }) => {
-    const demo = seedDemo();
+    const demo = await signedInDemo(page);
     const key = demo.orgKey.secret;
     const flow = (
       await api(page.request, key, "POST", "/flows", {
@@ -39,25 +29,24 @@ test.describe("at a desk", () => {
         ],
       })
     ).flow;
-    await signIn(page, demo.login);
     await page.goto(`/flows/${flow.id}`);
     await expect(page.getByRole("tab", { name: "Canvas" })).toHaveAttribute("aria-selected", "true");
-    await expect(card(page, 0)).toContainText("Start");
-    await expect(card(page, 1)).toContainText("Out");
+    await expect(flowCard(page, 0)).toContainText("Start");
+    await expect(flowCard(page, 1)).toContainText("Out");
 
     await page.getByRole("button", { name: "Add template" }).click();
-    await expect(card(page, 2)).toContainText("Template");
+    await expect(flowCard(page, 2)).toContainText("Template");
     const selectedNode = page.getByRole("complementary", { name: "Selected node" });
     await selectedNode.getByRole("textbox", { name: "Template", exact: true }).fill("Summary of {{inputs.topic}}");
-    await expect(card(page, 2)).toContainText("Summary of");
+    await expect(flowCard(page, 2)).toContainText("Summary of");
 
     await connect(page, 0, 2);
     await connect(page, 2, 1);
-    await card(page, 0).click();
+    await flowCard(page, 0).click();
     await expect(selectedNode.getByLabel("Node id")).toHaveValue("start");
     await selectedNode.getByRole("button", { name: "Disconnect Out" }).click();
     await expect(selectedNode.getByTestId("runs-next")).toHaveText("Then runs: Template");
-    await card(page, 1).click();
+    await flowCard(page, 1).click();
     await selectedNode.getByLabel("Final value template").fill("{{nodes.template.output}}");
     await expect(page.getByTestId("flow-feedback")).toContainText("The flow is complete and ready to publish.");
     await expect(page.getByTestId("save-state")).toHaveText("Saved");
@@ -73,7 +62,7 @@ test.describe("at a desk", () => {
     for (const node of saved) expect(node.data.position).toEqual({ x: expect.any(Number), y: expect.any(Number) });
 
     // A node dragged elsewhere keeps its place.
-    const before = (await card(page, 1).boundingBox())!;
+    const before = (await flowCard(page, 1).boundingBox())!;
     await page.mouse.move(before.x + 40, before.y + 12);
     await page.mouse.down();
     await page.mouse.move(before.x + 240, before.y + 12, { steps: 10 });
@@ -84,7 +73,7 @@ test.describe("at a desk", () => {
       .toBeGreaterThan((saved[1]!.data.position as { x: number }).x + 100);
 
     await page.reload();
-    await expect(card(page, 2)).toContainText("Summary of");
+    await expect(flowCard(page, 2)).toContainText("Summary of");
     await expect(page.locator(".react-flow__edge")).toHaveCount(2);
     await expect(page.getByTestId("restored-edits")).toHaveCount(0);
     await page.getByRole("tab", { name: "List" }).click();
@@ -97,7 +86,7 @@ test.describe("at a desk", () => {
   test("an invalid connection shows why, is kept in the browser across a reload, and saves once undone", async ({
     page,
   }) => {
-    const demo = seedDemo();
+    const demo = await signedInDemo(page);
     const key = demo.orgKey.secret;
     const flow = (
       await api(page.request, key, "POST", "/flows", {
@@ -110,10 +99,9 @@ test.describe("at a desk", () => {
         ],
       })
     ).flow;
-    await signIn(page, demo.login);
     page.on("dialog", (dialog) => void dialog.accept());
     await page.goto(`/flows/${flow.id}`);
-    await expect(card(page, 2)).toContainText("b");
+    await expect(flowCard(page, 2)).toContainText("b");
 
     await connect(page, 2, 1);
     await expect(page.getByTestId("flow-feedback")).toContainText("cycle");
@@ -124,19 +112,19 @@ test.describe("at a desk", () => {
     await expect(back).toContainText("back to A");
     const [loop, forward] = [
       (await back.locator("path.react-flow__edge-path").boundingBox())!,
-      (await card(page, 1).boundingBox())!,
+      (await flowCard(page, 1).boundingBox())!,
     ];
     expect(loop.x + loop.width).toBeGreaterThan(forward.x + forward.width + 20);
     await expect(page.getByTestId("save-state")).toHaveText("Not saved (kept in this browser)");
     await expect(page.getByTestId("save-problem")).toContainText("cycle");
-    await expect(card(page, 1).locator(".flow-card")).toHaveClass(/bad/);
+    await expect(flowCard(page, 1).locator(".flow-card")).toHaveClass(/bad/);
     await screenshot(page, "flow-canvas-invalid");
     expect((await draftNodes(page, key, flow.id))[2]!.data.next).toBeUndefined();
 
     await page.reload();
     await expect(page.getByTestId("restored-edits")).toBeVisible();
     await expect(page.getByTestId("save-problem")).toContainText("cycle");
-    await card(page, 2).click();
+    await flowCard(page, 2).click();
     const selectedNode = page.getByRole("complementary", { name: "Selected node" });
     await selectedNode.getByRole("button", { name: "Disconnect A" }).click();
     await expect(page.getByTestId("save-state")).toHaveText("Saved");
@@ -154,7 +142,7 @@ test.describe("on a phone", () => {
   test("the node list stands in for the canvas, edits the same draft, and nothing scrolls sideways", async ({
     page,
   }) => {
-    const demo = seedDemo();
+    const demo = await signedInDemo(page);
     const flow = (
       await api(page.request, demo.orgKey.secret, "POST", "/flows", {
         name: "Triage",
@@ -164,7 +152,6 @@ test.describe("on a phone", () => {
         ],
       })
     ).flow;
-    await signIn(page, demo.login);
     await page.goto(`/flows/${flow.id}`);
     await expect(page.getByText("The canvas needs a wider screen")).toBeVisible();
     await expect(page.getByRole("tab", { name: "Canvas" })).toHaveCount(0);

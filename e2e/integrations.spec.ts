@@ -4,7 +4,7 @@
 // removed after a confirm. The header value never comes back to the page. At both sizes.
 import { expect, test } from "@playwright/test";
 import { startFakeMcp, type FakeMcp } from "../tests/fake-mcp";
-import { api, screenshot, seedDemo, signIn } from "./fixtures";
+import { api, screenshot, signedInDemo } from "./fixtures";
 
 const VIEWPORTS = [
   { name: "desktop", width: 1440, height: 900 },
@@ -25,8 +25,7 @@ for (const viewport of VIEWPORTS) {
     test("connect an MCP server, list its tools, edit it, pick tools in an agent, remove the connection", async ({
       page,
     }) => {
-      const { login, orgKey } = seedDemo();
-      await signIn(page, login);
+      const { orgKey } = await signedInDemo(page);
       await page.goto("/settings/integrations");
       await expect(page.getByRole("heading", { level: 1 })).toHaveText("Integrations");
 

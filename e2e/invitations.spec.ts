@@ -4,7 +4,7 @@
 // time, and a revoked invitation's link is refused too. Axe checks every new page.
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { ROLE_SUMMARIES } from "../src/schemas/permissions";
-import { screenshot, seedDemo, seriousA11yViolations, signIn } from "./fixtures";
+import { screenshot, seriousA11yViolations, signedInDemo } from "./fixtures";
 
 const VIEWPORTS = [
   { width: 1440, height: 900 },
@@ -53,8 +53,7 @@ for (const viewport of VIEWPORTS) {
       page,
       browser,
     }) => {
-      const demo = seedDemo();
-      await signIn(page, demo.login);
+      const demo = await signedInDemo(page);
       const email = `invitee-${viewport.width}-${Date.now()}@example.test`;
       await invite(page, email, "admin");
       // Axe reads the page itself, not the toast still fading in over it.
@@ -96,8 +95,7 @@ for (const viewport of VIEWPORTS) {
     });
 
     test("a revoked invitation's link is refused", async ({ page, browser }) => {
-      const demo = seedDemo();
-      await signIn(page, demo.login);
+      await signedInDemo(page);
       const email = `revoked-${viewport.width}-${Date.now()}@example.test`;
       await invite(page, email, "viewer");
       const link = await linkFromOutbox(page, email, "");

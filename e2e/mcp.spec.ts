@@ -1,12 +1,11 @@
 import { expect, test } from "@playwright/test";
-import { seedDemo, signIn } from "./fixtures";
+import { signedInDemo } from "./fixtures";
 
 test("the MCP page shows the URL, client snippets and my personal keys; the production server answers MCP", async ({
   page,
   baseURL,
 }) => {
-  const { login, personalKey, orgKey } = seedDemo();
-  await signIn(page, login);
+  const { personalKey, orgKey } = await signedInDemo(page);
   await page.goto("/");
   await page.getByRole("navigation").getByRole("link", { name: "MCP" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("MCP server");

@@ -4,7 +4,7 @@
 // model's reply. The key never comes back to the page. At both sizes.
 import { expect, test, type Page } from "@playwright/test";
 import { startFakeOpenAI, type FakeOpenAI } from "../tests/fake-openai";
-import { api, screenshot, seedDemo, seriousA11yViolations, signIn } from "./fixtures";
+import { api, screenshot, seriousA11yViolations, signedInDemo } from "./fixtures";
 
 const VIEWPORTS = [
   { name: "desktop", width: 1440, height: 900 },
@@ -35,8 +35,7 @@ for (const viewport of VIEWPORTS) {
     test("add a provider, edit its models keeping the key, pick its model in an agent, publish and chat", async ({
       page,
     }) => {
-      const { login, orgKey } = seedDemo();
-      await signIn(page, login);
+      const { orgKey } = await signedInDemo(page);
       await page.goto("/settings/providers");
       await expect(page.getByRole("heading", { level: 1 })).toHaveText("Model providers");
 

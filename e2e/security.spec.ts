@@ -5,7 +5,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { seedDemo, signIn } from "./fixtures";
+import { seedDemo, signedInDemo } from "./fixtures";
 
 async function post(request: APIRequestContext, key: string, path: string, data: unknown) {
   const response = await request.post(`/api/v1${path}`, { headers: { Authorization: `Bearer ${key}` }, data });
@@ -44,8 +44,7 @@ async function serveAttackerPage(html: string): Promise<{ url: string; close: ()
 }
 
 test("a page on another port cannot run the console chat or sign the person out", async ({ page, baseURL }) => {
-  const { login, orgKey } = seedDemo();
-  await signIn(page, login);
+  const { orgKey } = await signedInDemo(page);
   const appId = await seedApp(page.request, orgKey.secret);
   const before = await me(page);
   expect(before).not.toBeNull();

@@ -3,12 +3,7 @@
 // publishes, and tries the live transaction: refused without the required field, answered with it.
 // A schema the form cannot show opens as JSON with the reason, and stays as it was.
 import { expect, test, type Page } from "@playwright/test";
-import { api, screenshot, seedDemo, signIn, type Demo } from "./fixtures";
-
-const VIEWPORTS = [
-  { name: "desktop", width: 1440, height: 900 },
-  { name: "phone", width: 390, height: 844 },
-];
+import { api, screenshot, signedInDemo, VIEWPORTS, type Demo } from "./fixtures";
 
 /** A published agent on the built-in model, and an app that consults it, as drafts to edit. */
 async function appWithMember(page: Page, demo: Demo): Promise<string> {
@@ -27,8 +22,7 @@ for (const viewport of VIEWPORTS) {
     test.use({ viewport: { width: viewport.width, height: viewport.height } });
 
     test("the input schema built with the form refuses a transaction without its required field", async ({ page }) => {
-      const demo = seedDemo();
-      await signIn(page, demo.login);
+      const demo = await signedInDemo(page);
       const appId = await appWithMember(page, demo);
       await page.goto(`/apps/${appId}`);
       await expect(page.getByRole("heading", { level: 1 })).toHaveText("Refund checker");
@@ -99,8 +93,7 @@ for (const viewport of VIEWPORTS) {
     });
 
     test("a schema the form cannot show opens as JSON, says why, and is kept", async ({ page }) => {
-      const demo = seedDemo();
-      await signIn(page, demo.login);
+      const demo = await signedInDemo(page);
       const appId = await appWithMember(page, demo);
       const outputSchema = {
         type: "object",

@@ -5,27 +5,11 @@
 // labelled node list does all of it. (The agent half of the issue's outcome, a preview answering
 // with changed instructions, is e2e/workbench.spec.ts.)
 import { expect, test, type Locator, type Page } from "@playwright/test";
-import { api, screenshot, seedDemo, signIn } from "./fixtures";
-
-const VIEWPORTS = [
-  { name: "desktop", width: 1440, height: 900 },
-  { name: "phone", width: 390, height: 844 },
-];
-
-/** A node on the canvas by its index in the flow's node list. */
-const card = (page: Page, index: number) => page.locator(`.react-flow__node[data-id="${index}"]`);
-
-async function draftNodes(page: Page, key: string, id: string) {
-  return (await api(page.request, key, "GET", `/flows/${id}/draft`)).flow.nodes as {
-    id: string;
-    type: string;
-    data: Record<string, unknown>;
-  }[];
-}
+import { api, draftNodes, flowCard, screenshot, signedInDemo, VIEWPORTS } from "./fixtures";
 
 /** A flow with one input and a knowledgebase holding the page its search finds. */
 async function seedFlow(page: Page) {
-  const demo = seedDemo();
+  const demo = await signedInDemo(page);
   const key = demo.orgKey.secret;
   const { knowledgebase } = await api(page.request, key, "POST", "/knowledgebases", { name: "Handbook" });
   await api(page.request, key, "POST", `/knowledgebases/${knowledgebase.id}/pages`, {
@@ -36,7 +20,6 @@ async function seedFlow(page: Page) {
     name: "Answer from the handbook",
     inputs: [{ key: "question", label: "Question" }],
   });
-  await signIn(page, demo.login);
   await page.goto(`/flows/${flow.id}`);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Answer from the handbook");
   return { key, flow };
@@ -61,7 +44,7 @@ for (const viewport of VIEWPORTS) {
         await page.getByRole("button", { name }).click();
         await expect(nodesShown).toHaveCount(count + 1);
       }
-      if (!phone) await card(page, 1).click();
+      if (!phone) await flowCard(page, 1).click();
 
       // The search: a title a person wrote, shown with its type as a badge; a knowledgebase; the input picked.
       const search = fields(1);
@@ -71,12 +54,12 @@ for (const viewport of VIEWPORTS) {
       await search.getByRole("button", { name: "Insert a variable" }).click();
       await search.getByRole("menuitem", { name: "{{Question}}" }).click();
       await expect(search.getByLabel("Query template")).toHaveValue("{{inputs.question}}");
-      const shown = phone ? search : card(page, 1);
+      const shown = phone ? search : flowCard(page, 1);
       await expect(shown.locator(phone ? ".node-title" : ".flow-card-title")).toHaveText("Search docs");
       await expect(shown.locator(phone ? ".node-badge" : ".flow-card-type")).toHaveText("Knowledge search");
 
       // The template: text first, then the search's passages put where the cursor is.
-      if (!phone) await card(page, 2).click();
+      if (!phone) await flowCard(page, 2).click();
       // By role: a label's text would include the textarea's value once it has one.
       const template = fields(2).getByRole("textbox", { name: "Template", exact: true });
       await template.fill("Answer:  (from the handbook)");
@@ -100,7 +83,7 @@ for (const viewport of VIEWPORTS) {
       await expect(template).toHaveValue("Answer: {{nodes.search.output}} (from the handbook)");
       await expect(template).toBeFocused();
 
-      if (!phone) await card(page, 3).click();
+      if (!phone) await flowCard(page, 3).click();
       await fields(3).getByRole("button", { name: "Insert a variable" }).click();
       await fields(3).getByRole("menuitem", { name: "{{Template → text}}" }).click();
       await expect(fields(3).getByLabel("Final value template")).toHaveValue("{{nodes.template.output}}");
@@ -129,13 +112,13 @@ for (const viewport of VIEWPORTS) {
         await expect(page.getByTestId("flow-node")).toHaveCount(4);
         await expect(fields(2).locator(".node-title")).toHaveText("Template");
       } else {
-        await card(page, 2).click();
+        await flowCard(page, 2).click();
         await page.keyboard.press("Delete");
         await expect(page.locator(".react-flow__node")).toHaveCount(3);
         await expect(page.getByTestId("save-problem")).toContainText('no node "template"');
         await page.keyboard.press("Control+z");
         await expect(page.locator(".react-flow__node")).toHaveCount(4);
-        await expect(card(page, 2)).toContainText("Answer: {{nodes.search.output}}");
+        await expect(flowCard(page, 2)).toContainText("Answer: {{nodes.search.output}}");
       }
       await expect(page.getByRole("button", { name: "Redo" })).toBeEnabled();
       await expect(page.getByTestId("save-state")).toHaveText("Saved");

@@ -4,12 +4,8 @@
 // form asks first and keeps the text when cancelled.
 import { expect, test, type Page } from "@playwright/test";
 import { startFakeOpenAI, type FakeOpenAI } from "../tests/fake-openai";
-import { api, screenshot, seedDemo, signIn } from "./fixtures";
+import { api, screenshot, signedInDemo, VIEWPORTS } from "./fixtures";
 
-const VIEWPORTS = [
-  { name: "desktop", width: 1440, height: 900 },
-  { name: "phone", width: 390, height: 844 },
-];
 let fake: FakeOpenAI;
 
 test.beforeAll(async () => {
@@ -48,8 +44,7 @@ for (const viewport of VIEWPORTS) {
     test.use({ viewport: { width: viewport.width, height: viewport.height } });
 
     test("the draft preview answers with the changed instructions", async ({ page }) => {
-      const { login, orgKey } = seedDemo();
-      await signIn(page, login);
+      const { orgKey } = await signedInDemo(page);
       await trpcCall(page, "modelProviders.create", {
         slug: "local",
         kind: "openai-compatible",
@@ -87,8 +82,7 @@ for (const viewport of VIEWPORTS) {
     });
 
     test("a double-click on Publish makes one version", async ({ page }) => {
-      const { login, orgKey } = seedDemo();
-      await signIn(page, login);
+      const { orgKey } = await signedInDemo(page);
       const { agent } = await api(page.request, orgKey.secret, "POST", "/agents", { name: "Once" });
       await page.goto(`/agents/${agent.id}`);
       if (phone) await expect(page.getByRole("tab", { name: "Edit" })).toBeVisible();
@@ -104,8 +98,7 @@ for (const viewport of VIEWPORTS) {
     });
 
     test("saving an unchanged page makes no revision", async ({ page }) => {
-      const { login, orgKey } = seedDemo();
-      await signIn(page, login);
+      const { orgKey } = await signedInDemo(page);
       const { knowledgebase } = await api(page.request, orgKey.secret, "POST", "/knowledgebases", { name: "Handbook" });
       const created = await api(page.request, orgKey.secret, "POST", `/knowledgebases/${knowledgebase.id}/pages`, {
         title: "Hours",
@@ -118,8 +111,7 @@ for (const viewport of VIEWPORTS) {
     });
 
     test("leaving an edited portal form asks first and keeps the text when cancelled", async ({ page }) => {
-      const { login } = seedDemo();
-      await signIn(page, login);
+      await signedInDemo(page);
       const { portal } = await trpcCall(page, "portals.create", { name: "Staff portal" });
       await page.goto(`/portals/${portal.id}`);
       const greeting = page.getByLabel("Greeting");

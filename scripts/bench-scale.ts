@@ -15,7 +15,7 @@ import { env } from "@/env";
 import { SCOPES } from "@/schemas/auth";
 import { EMBEDDED_DATABASE, ensureDatabase, startEmbeddedCluster } from "@/server/database/embedded";
 import { migrate } from "@/server/database/migrate";
-import { closeDb, createDb } from "@/server/db";
+import { closeDb, createDb, type Db } from "@/server/db";
 import { createApiKey } from "@/server/services/api-keys";
 import { createOrganization } from "@/server/services/organizations";
 import { effectiveAccess } from "@/server/services/portal-access";
@@ -29,6 +29,8 @@ const STAGES = (process.env.SCALE_STAGES ?? "10000,100000,1000000").split(",").m
 const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 200);
 const WARMUP = 20;
 const UPSERT_SECONDS = Number(process.env.SCALE_UPSERT_SECONDS ?? 10);
+/** `SCALE_ONLY=upserts` measures provisioning alone (a quicker loop while working on it). */
+const ONLY_UPSERTS = process.env.SCALE_ONLY === "upserts";
 /** End users inserted per statement while growing the organization. */
 const USER_BATCH = 50_000;
 const GROUPS = 50;
@@ -130,7 +132,14 @@ export interface StageResult {
   databaseMb: number;
   rssAtRestMb: number;
   privateAtRestMb: number;
-  upserts: { perSecond: number; p50Ms: number; p99Ms: number; non2xx: number };
+  upserts: {
+    perSecond: number;
+    p50Ms: number;
+    p99Ms: number;
+    non2xx: number;
+    serverCpuUs: number;
+    databaseCpuUs: number;
+  };
   timings: Timing[];
 }
 
@@ -385,10 +394,16 @@ async function post<T>(key: string, route: string, body: unknown): Promise<T> {
   return (await response.json()) as T;
 }
 
+/** BENCH_CPU_PROFILE=<dir>: a V8 CPU profile of the server (npx tsx scripts/cpu-profile.ts <dir> reads it). */
+function profileArgs(): string[] {
+  const dir = process.env.BENCH_CPU_PROFILE;
+  return dir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(dir)}`] : [];
+}
+
 function startServer(databaseUrl: string, dataDir: string): ChildProcess {
   return spawn(
     process.execPath,
-    [`--max-old-space-size=${env().SERVER_HEAP_MB}`, path.join(root, "scripts/start.mjs")],
+    [`--max-old-space-size=${env().SERVER_HEAP_MB}`, ...profileArgs(), path.join(root, "scripts/start.mjs")],
     {
       stdio: ["ignore", "ignore", "inherit"],
       env: {
@@ -460,7 +475,27 @@ async function getJson(key: string, route: string): Promise<unknown> {
   return JSON.parse(text);
 }
 
-function upserts(setup: Setup, size: number): Promise<StageResult["upserts"]> {
+/** UPSERT_SECONDS of provisioning at 20 connections, with the CPU per request of the server and of PostgreSQL. */
+async function upserts(
+  setup: Setup,
+  size: number,
+  pids: { server: number; postmaster: number },
+): Promise<StageResult["upserts"]> {
+  const cpuBefore = [treeCpuSeconds(pids.server), treeCpuSeconds(pids.postmaster)];
+  const result = await upsertLoad(setup, size);
+  const serverCpu = treeCpuSeconds(pids.server) - cpuBefore[0]!;
+  const databaseCpu = treeCpuSeconds(pids.postmaster) - cpuBefore[1]!;
+  return {
+    perSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    serverCpuUs: (serverCpu / result.requests.total) * 1e6,
+    databaseCpuUs: (databaseCpu / result.requests.total) * 1e6,
+  };
+}
+
+function upsertLoad(setup: Setup, size: number): Promise<autocannon.Result> {
   let n = 0;
   let next = 0;
   return new Promise((resolve, reject) => {
@@ -493,17 +528,144 @@ function upserts(setup: Setup, size: number): Promise<StageResult["upserts"]> {
           },
         ],
       },
-      (error, result) => {
-        if (error) return reject(error);
-        resolve({
-          perSecond: Math.round(result.requests.average),
-          p50Ms: result.latency.p50,
-          p99Ms: result.latency.p99,
-          non2xx: result.non2xx,
-        });
-      },
+      (error, result) => (error ? reject(error) : resolve(result)),
     );
   });
+}
+
+/** The requests people make most, one at a time: p50, p99 and CPU per request of each. */
+async function requestTimings(
+  client: pg.Client,
+  db: Db,
+  setup: Setup,
+  size: number,
+  pids: { server: number; postmaster: number },
+  key: string,
+  conversation: { appId: string; endUserId: string },
+): Promise<Timing[]> {
+  const userNumber = (round: number) => (round * 7919 + 13) % size;
+  const userId = async (round: number) =>
+    (await client.query<{ id: string }>("SELECT bench_uuid('scale-user-' || $1::int) AS id", [userNumber(round)]))
+      .rows[0]!.id;
+  const ids: string[] = [];
+  for (let round = 0; round < ROUNDS + WARMUP; round++) ids.push(await userId(round));
+  const activeIds: string[] = [];
+  for (let round = 0; round < ROUNDS + WARMUP; round++)
+    activeIds.push(
+      (
+        await client.query<{ id: string }>("SELECT bench_uuid('scale-user-' || $1::int) AS id", [
+          (round * 7919) % ACTIVE_END_USERS,
+        ])
+      ).rows[0]!.id,
+    );
+  const operator = { kind: "operator" as const, organizationId: setup.organizationId };
+  const queries = [
+    "refund shipping days",
+    "change billing address invoice",
+    "reset password login",
+    "kubernetes cluster failover",
+    "warranty repair damaged package",
+  ];
+  const year = `from=${new Date(Date.now() - 365 * 86_400_000).toISOString().slice(0, 10)}T00:00:00.000Z&to=${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)}T00:00:00.000Z`;
+  const timings: Timing[] = [];
+  timings.push(
+    await timed("GET /end-users/{id}", pids, async (r) => void (await getJson(key, `/end-users/${ids[r]}`)), 50),
+  );
+  timings.push(
+    await timed(
+      "GET /end-users?email=",
+      pids,
+      async (r) => void (await getJson(key, `/end-users?email=user${userNumber(r)}%40scale.example`)),
+      50,
+    ),
+  );
+  for (const [label, planIndex] of [
+    ["Free, 70%", 0],
+    ["Enterprise, 2%", 3],
+  ] as const) {
+    timings.push(
+      await timed(
+        `GET /end-users?tierPlanId= (${label}), a page of 50`,
+        pids,
+        async () => void (await getJson(key, `/end-users?tierPlanId=${setup.planIds[planIndex]}&limit=50`)),
+        50,
+      ),
+    );
+  }
+  timings.push(
+    await timed(
+      "GET /end-users?groupId= (a team, ~0.8%), a page of 50",
+      pids,
+      async (r) =>
+        void (await getJson(key, `/end-users?groupId=${setup.groupIds[r % setup.groupIds.length]}&limit=50`)),
+      50,
+    ),
+  );
+  timings.push(
+    await timed(
+      "effective access (the console's access view; service in-process)",
+      pids,
+      async (r) => void (await effectiveAccess(db, operator, { endUserId: ids[r]! })),
+      50,
+    ),
+  );
+  timings.push(
+    await timed(
+      "POST /apps/{id}/conversation for an end user, built-in model",
+      pids,
+      async () =>
+        void (await post(key, `/apps/${conversation.appId}/conversation`, {
+          message: "How long do refunds take?",
+          endUserId: conversation.endUserId,
+        })),
+      100,
+    ),
+  );
+  timings.push(
+    await timed(
+      "POST /knowledgebases/{id}/search (10,000 documents)",
+      pids,
+      async (r) =>
+        void (await post(key, `/knowledgebases/${setup.knowledgebaseId}/search`, {
+          query: queries[r % queries.length],
+        })),
+      150,
+    ),
+  );
+  timings.push(
+    await timed(
+      "GET /usage, a year by day",
+      pids,
+      async () => void (await getJson(key, `/usage?${year}&interval=day`)),
+      200,
+    ),
+  );
+  timings.push(
+    await timed(
+      "GET /executions?itemId=&order=newest, a page of 50",
+      pids,
+      async (r) =>
+        void (await getJson(key, `/executions?itemId=${setup.appIds[r % setup.appIds.length]}&order=newest&limit=50`)),
+      50,
+    ),
+  );
+  timings.push(
+    await timed(
+      "GET /executions?endUserId=&order=newest, a page of 50",
+      pids,
+      async (r) => void (await getJson(key, `/executions?endUserId=${activeIds[r]}&order=newest&limit=50`)),
+      50,
+    ),
+  );
+  timings.push(
+    await timed(
+      "GET /audit-events?targetType=end_user&targetId=",
+      pids,
+      async (r) => void (await getJson(key, `/audit-events?targetType=end_user&targetId=${ids[r]}&limit=50`)),
+      50,
+    ),
+  );
+  return timings;
 }
 
 async function measure(
@@ -530,134 +692,10 @@ async function measure(
     const atRest = treeMemory(server.pid!);
     log(`server at rest: RSS ${atRest.rss.toFixed(0)} MB, private ${atRest.private.toFixed(0)} MB`);
     const pids = { server: server.pid!, postmaster };
-    const userNumber = (round: number) => (round * 7919 + 13) % size;
-    const userId = async (round: number) =>
-      (await client.query<{ id: string }>("SELECT bench_uuid('scale-user-' || $1::int) AS id", [userNumber(round)]))
-        .rows[0]!.id;
-    const ids: string[] = [];
-    for (let round = 0; round < ROUNDS + WARMUP; round++) ids.push(await userId(round));
-    const activeIds: string[] = [];
-    for (let round = 0; round < ROUNDS + WARMUP; round++)
-      activeIds.push(
-        (
-          await client.query<{ id: string }>("SELECT bench_uuid('scale-user-' || $1::int) AS id", [
-            (round * 7919) % ACTIVE_END_USERS,
-          ])
-        ).rows[0]!.id,
-      );
-    const operator = { kind: "operator" as const, organizationId: setup.organizationId };
-    const queries = [
-      "refund shipping days",
-      "change billing address invoice",
-      "reset password login",
-      "kubernetes cluster failover",
-      "warranty repair damaged package",
-    ];
-    const year = `from=${new Date(Date.now() - 365 * 86_400_000).toISOString().slice(0, 10)}T00:00:00.000Z&to=${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)}T00:00:00.000Z`;
-    const timings: Timing[] = [];
-    timings.push(
-      await timed("GET /end-users/{id}", pids, async (r) => void (await getJson(key, `/end-users/${ids[r]}`)), 50),
-    );
-    timings.push(
-      await timed(
-        "GET /end-users?email=",
-        pids,
-        async (r) => void (await getJson(key, `/end-users?email=user${userNumber(r)}%40scale.example`)),
-        50,
-      ),
-    );
-    for (const [label, planIndex] of [
-      ["Free, 70%", 0],
-      ["Enterprise, 2%", 3],
-    ] as const) {
-      timings.push(
-        await timed(
-          `GET /end-users?tierPlanId= (${label}), a page of 50`,
-          pids,
-          async () => void (await getJson(key, `/end-users?tierPlanId=${setup.planIds[planIndex]}&limit=50`)),
-          50,
-        ),
-      );
-    }
-    timings.push(
-      await timed(
-        "GET /end-users?groupId= (a team, ~0.8%), a page of 50",
-        pids,
-        async (r) =>
-          void (await getJson(key, `/end-users?groupId=${setup.groupIds[r % setup.groupIds.length]}&limit=50`)),
-        50,
-      ),
-    );
-    timings.push(
-      await timed(
-        "effective access (the console's access view; service in-process)",
-        pids,
-        async (r) => void (await effectiveAccess(db, operator, { endUserId: ids[r]! })),
-        50,
-      ),
-    );
-    timings.push(
-      await timed(
-        "POST /apps/{id}/conversation for an end user, built-in model",
-        pids,
-        async () =>
-          void (await post(key, `/apps/${conversation.appId}/conversation`, {
-            message: "How long do refunds take?",
-            endUserId: conversation.endUserId,
-          })),
-        100,
-      ),
-    );
-    timings.push(
-      await timed(
-        "POST /knowledgebases/{id}/search (10,000 documents)",
-        pids,
-        async (r) =>
-          void (await post(key, `/knowledgebases/${setup.knowledgebaseId}/search`, {
-            query: queries[r % queries.length],
-          })),
-        150,
-      ),
-    );
-    timings.push(
-      await timed(
-        "GET /usage, a year by day",
-        pids,
-        async () => void (await getJson(key, `/usage?${year}&interval=day`)),
-        200,
-      ),
-    );
-    timings.push(
-      await timed(
-        "GET /executions?itemId=&order=newest, a page of 50",
-        pids,
-        async (r) =>
-          void (await getJson(
-            key,
-            `/executions?itemId=${setup.appIds[r % setup.appIds.length]}&order=newest&limit=50`,
-          )),
-        50,
-      ),
-    );
-    timings.push(
-      await timed(
-        "GET /executions?endUserId=&order=newest, a page of 50",
-        pids,
-        async (r) => void (await getJson(key, `/executions?endUserId=${activeIds[r]}&order=newest&limit=50`)),
-        50,
-      ),
-    );
-    timings.push(
-      await timed(
-        "GET /audit-events?targetType=end_user&targetId=",
-        pids,
-        async (r) => void (await getJson(key, `/audit-events?targetType=end_user&targetId=${ids[r]}&limit=50`)),
-        50,
-      ),
-    );
-    const upserted = await upserts(setup, size);
+    const timings = ONLY_UPSERTS ? [] : await requestTimings(client, db, setup, size, pids, key, conversation);
+    const upserted = await upserts(setup, size, pids);
     log(
-      `POST /end-users, 20 connections, half new and half known emails: ${upserted.perSecond}/s, p50 ${upserted.p50Ms} ms, p99 ${upserted.p99Ms} ms, non-2xx ${upserted.non2xx} (target ≥ 500/s) ${upserted.perSecond >= 500 ? "PASS" : "FAIL"}`,
+      `POST /end-users, 20 connections, half new and half known emails: ${upserted.perSecond}/s, p50 ${upserted.p50Ms} ms, p99 ${upserted.p99Ms} ms, non-2xx ${upserted.non2xx} (target ≥ 500/s) ${upserted.perSecond >= 500 ? "PASS" : "FAIL"}; CPU per request: server ${upserted.serverCpuUs.toFixed(0)} µs, PostgreSQL ${upserted.databaseCpuUs.toFixed(0)} µs`,
     );
     const databaseMb =
       Number((await client.query("SELECT pg_database_size(current_database()) AS size")).rows[0].size) / 2 ** 20;
@@ -759,7 +797,7 @@ function print(result: StageResult): void {
   }
   const u = result.upserts;
   console.log(
-    `| POST /end-users, 20 connections (half new emails) | ${u.p50Ms} | ${u.p99Ms} | ≥ 500/s: ${u.perSecond}/s ${u.perSecond >= 500 ? "PASS" : "**FAIL**"} | | |`,
+    `| POST /end-users, 20 connections (half new emails) | ${u.p50Ms} | ${u.p99Ms} | ≥ 500/s: ${u.perSecond}/s ${u.perSecond >= 500 ? "PASS" : "**FAIL**"} | ${u.serverCpuUs.toFixed(0)} | ${u.databaseCpuUs.toFixed(0)} |`,
   );
   console.log("");
 }

@@ -53,6 +53,11 @@ const EnvSchema = z.object({
   /** The provider's name as GET /models shows it. */
   MODEL_PROVIDER_NAME: z.string().min(1).default("openai-compatible"),
   /**
+   * How long a search waits for the organization's chat model to rerank its best results
+   * (knowledgebases with `rerank` on); past it the ranking stands as it was.
+   */
+  RERANK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(2000),
+  /**
    * Seals the credentials organizations store (model provider keys, MCP connection headers)
    * with AES-256-GCM: at least 32 characters, e.g. `openssl rand -base64 32`. Unset: storing a
    * credential is refused (providers without one still work). Rotation: move the old value to

@@ -7,6 +7,11 @@
 //   --half unseen  only one half            --misses   list the misses
 //   --explain      the ranking statement's plan for the first set's first questions
 //   --expand "v;v" also query expansion prototypes (eval/retrieval/expansion.ts)
+//   --docscore "v;v" also a document-level score fused with the search API's (eval/retrieval/document-score.ts)
+//   --vocab "v;v"  also the search API's ranking with other synonym options, each
+//                  "senses,perWord,weight[,absent][,table|both]" (support/vocabulary.ts; "0,0,0": none;
+//                  table: the software table alone, both: the table, then WordNet; unnamed: without
+//                  the table entries an earlier report had named)
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -20,6 +25,7 @@ import { retrievalSql, retrieve } from "@/server/services/retrieval";
 import { searchKnowledgebase } from "@/server/services/search";
 import { testEmbedding } from "../../tests/fake-embeddings";
 import { startFakeOpenAI } from "../../tests/fake-openai";
+import { documentScoreRanker, parseDocumentScoreVariants } from "./document-score";
 import { expandedRanker, parseExpansionVariants } from "./expansion";
 import { HALVES, listSets, loadSet, measure, type Half, type Ranker } from "./sets";
 
@@ -35,6 +41,31 @@ const quick = process.argv.includes("--quick");
 const onlySets = option("set")?.split(",");
 const onlyHalf = option("half") as Half | undefined;
 const expansions = parseExpansionVariants(option("expand"));
+const documentScores = parseDocumentScoreVariants(option("docscore"));
+/**
+ * The software table's entries (src/server/services/support/software-vocabulary.ts) for the words
+ * the previous round's report and its brief had quoted from missed questions ("folder", "froze",
+ * "what time it is in tokyo", "screen too dark", "change what a file is called", "let my wife
+ * install software"): flag `unnamed` measures the table without them.
+ */
+const NAMED_BEFORE = new Set(
+  "folder subfolder freeze froze frozen hang stuck time clock dark dim bright call called rename family wife husband child kid guest someone people person".split(" "),
+);
+const vocabularies = (option("vocab")?.split(";") ?? []).map((label) => {
+  const [senses, perWord, weight, ...flags] = label.split(",");
+  const sources = flags.includes("table") ? "table" : flags.includes("both") ? "both" : "wordnet";
+  return {
+    label,
+    options: {
+      senses: +senses!,
+      perWord: +perWord!,
+      weight: +weight!,
+      onlyAbsent: flags.includes("absent"),
+      sources,
+      withoutEntries: flags.includes("unnamed") ? NAMED_BEFORE : undefined,
+    } as const,
+  };
+});
 
 async function main() {
   const sets = listSets().filter((set) => !onlySets || onlySets.includes(set.name));
@@ -83,6 +114,27 @@ async function main() {
           return { titles: hits.map((h) => h.title), headings: hits.map((h) => h.heading) };
         };
         const methods: [string, Ranker][] = [["lexical: search API", searchApi(lexical)]];
+        // The search API's request (sources, one per document) without its charge, with other synonym options.
+        for (const { label, options } of vocabularies)
+          methods.push([
+            `synonyms ${label}`,
+            async (question) => {
+              const hits = await retrieve(db, organization.id, {
+                knowledgebaseIds: [lexical],
+                query: question,
+                limit: 10,
+                kinds: { pages: false, sources: true },
+                onePerSource: true,
+                vocabulary: options,
+              });
+              return { titles: hits.map((h) => h.title), headings: hits.map((h) => h.heading) };
+            },
+          ]);
+        for (const variant of documentScores)
+          methods.push([
+            `document score ${variant.label}`,
+            documentScoreRanker(db, organization.id, lexical, searchApi(lexical), variant),
+          ]);
         for (const variant of expansions)
           methods.push([`expanded ${variant.label}`, expandedRanker(db, lexical, searchApi(lexical), variant)]);
         if (!quick) {
@@ -121,7 +173,7 @@ async function explain(db: Db, knowledgebaseId: string, organizationId: string, 
   for (const question of questions) {
     const plan = await db.pool.query({
       text: `explain (analyze, buffers) ${retrievalSql()}`,
-      values: [[knowledgebaseId], organizationId, question, 10, true, true, true, 4000, "", 0],
+      values: [[knowledgebaseId], organizationId, question, 10, true, true, true, 4000, "", 0, [], [], 0, false],
     });
     console.log(`\n${question}\n${plan.rows.map((row) => row["QUERY PLAN"]).join("\n")}`);
   }

@@ -60,6 +60,12 @@ export const ListQuery = z.strictObject({
 });
 export type ListQuery = z.infer<typeof ListQuery>;
 
+/** `order` of a list that can be read newest first; its cursors are keyed on the same (createdAt, id). */
+export const ListOrder = z.enum(["oldest", "newest"]).default("oldest").meta({
+  description: "`newest` lists the latest first; a cursor continues in the order it was handed out with",
+});
+export type ListOrder = z.infer<typeof ListOrder>;
+
 /** `q` of a list of named things: only those whose name contains it (case-insensitive). */
 export const NameQuery = plainText(MAX_NAME_CHARS)
   .optional()

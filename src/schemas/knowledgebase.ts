@@ -69,12 +69,18 @@ export const KnowledgebaseSearchMode = z.enum(["auto", "lexical"]).meta({
 });
 export type KnowledgebaseSearchMode = z.infer<typeof KnowledgebaseSearchMode>;
 
+export const KnowledgebaseRerank = z.boolean().meta({
+  description:
+    "Whether the organization's chat model (its providers' first, oldest provider first) reorders the best 20 results of each search of this knowledgebase (they keep their ranking's score), in one call of at most 2 s (the server's RERANK_TIMEOUT_MS); on a timeout, an error or an answer that is not a ranking the order stands. No credits of its own: the provider bills the organization. Default false. No effect when searchMode is \"lexical\" or the organization has no chat model; a search of several knowledgebases reranks only when every one has it on.",
+});
+
 export const KnowledgebaseSummary = z.object({
   id: Uuid,
   name: z.string(),
   description: z.string(),
   language: KnowledgebaseLanguage,
   searchMode: KnowledgebaseSearchMode,
+  rerank: KnowledgebaseRerank,
   createdAt: Timestamp,
   updatedAt: Timestamp,
   counts: z.object({ sources: z.number().int(), pages: z.number().int() }),
@@ -100,6 +106,7 @@ export const CreateKnowledgebaseInput = z.strictObject({
   description: descriptionText.optional(),
   language: KnowledgebaseLanguage.optional(),
   searchMode: KnowledgebaseSearchMode.optional(),
+  rerank: KnowledgebaseRerank.optional(),
 });
 export type CreateKnowledgebaseInput = z.infer<typeof CreateKnowledgebaseInput>;
 export const CreateKnowledgebaseOutput = z.object({ knowledgebase: KnowledgebaseSummary });
@@ -110,6 +117,7 @@ export const UpdateKnowledgebaseInput = z.strictObject({
   description: descriptionText.optional(),
   language: KnowledgebaseLanguage.optional(),
   searchMode: KnowledgebaseSearchMode.optional(),
+  rerank: KnowledgebaseRerank.optional(),
 });
 export type UpdateKnowledgebaseInput = z.infer<typeof UpdateKnowledgebaseInput>;
 

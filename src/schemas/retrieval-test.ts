@@ -18,6 +18,27 @@ export const RetrievalTestOutput = z.object({
     ]),
     /** The organization's embedding model, when it has one. */
     model: z.string().optional(),
+    /** What became of reranking when the knowledgebase has it on (RerankOutcome); absent when it is off. */
+    rerank: z
+      .object({
+        status: z.enum(["reranked", "skipped", "failed"]),
+        reason: z
+          .enum([
+            "not_every_knowledgebase",
+            "lexical_by_setting",
+            "no_chat_model",
+            "nothing_to_rerank",
+            "timed_out",
+            "provider_error",
+            "not_a_ranking",
+          ])
+          .optional(),
+        /** The chat model asked. */
+        model: z.string().optional(),
+        /** How long the call took. */
+        ms: z.number().int().optional(),
+      })
+      .optional(),
   }),
 });
 export type RetrievalTestOutput = z.infer<typeof RetrievalTestOutput>;

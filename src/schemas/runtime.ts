@@ -1,6 +1,6 @@
 // Runtime shapes: conversation, transaction, test runs and executions.
 import { z } from "zod";
-import { ListQuery, messageText, NextCursor, plainText, Timestamp, Uuid } from "./common";
+import { ListOrder, ListQuery, messageText, NextCursor, plainText, Timestamp, Uuid } from "./common";
 import { MAX_FEEDBACK_REASON_CHARS, MAX_MESSAGE_CHARS } from "./limits";
 
 /** `regenerate` runs a conversation's last turn again: it needs the conversation; a new turn needs a message. */
@@ -254,9 +254,7 @@ export const ListExecutionsInput = ListQuery.extend({
     description:
       "`failure`: only the runs GET /usage counts in `failures` (status `failed` or `output_invalid`). Refused runs never ran: GET /usage/refusals lists them",
   }),
-  order: z.enum(["oldest", "newest"]).default("oldest").meta({
-    description: "`newest` lists the latest runs first; a cursor continues in the order it was handed out with",
-  }),
+  order: ListOrder,
   endUserId: Uuid.optional().meta({ description: "Only runs for this end user" }),
   portalId: Uuid.optional().meta({ description: "Only runs made in this portal" }),
   feedback: z.enum(FEEDBACK_RATINGS).optional().meta({ description: "Only runs whose reply was rated so" }),

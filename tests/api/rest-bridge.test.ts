@@ -2,7 +2,8 @@
 // on from the library, pinned so that an upgrade that changes it fails here first — path
 // parameters and query strings reach the procedure coerced to its input, the status the
 // procedure sets is the response's, a service's AppError and an input error come out in the
-// product's envelope (not the library's body), and a HEAD answers without a body.
+// product's envelope (not the library's body), a JSON body's values are taken as typed (the
+// library's coercion is for query strings), and a HEAD answers without a body.
 import { describe, expect, it } from "vitest";
 import { api, newOrganization } from "../helpers";
 
@@ -47,6 +48,39 @@ describe("REST bridge over trpc-to-openapi", () => {
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe("invalid_request");
     expect((await api("GET", "/knowledgebases", { key: orgKey.secret })).body.knowledgebases).toEqual([]);
+  });
+
+  it("takes a JSON body's values as typed: a string is neither a boolean nor a number", async () => {
+    const { orgKey } = await newOrganization();
+    const kb = await api("POST", "/knowledgebases", { key: orgKey.secret, body: { name: "Typed" } });
+    const kbId: string = kb.body.knowledgebase.id;
+    // Coerced, "false" would read as true and make a folder; null would read as false.
+    for (const isFolder of ["false", "no", null, 0]) {
+      const page = await api("POST", `/knowledgebases/${kbId}/pages`, {
+        key: orgKey.secret,
+        body: { title: "Notes", isFolder },
+      });
+      expect(page.status, JSON.stringify(isFolder)).toBe(400);
+      expect(page.body.error.code).toBe("invalid_request");
+    }
+    for (const limit of ["3", null, true]) {
+      const search = await api("POST", `/knowledgebases/${kbId}/search`, {
+        key: orgKey.secret,
+        body: { query: "anything", limit },
+      });
+      expect(search.status, JSON.stringify(limit)).toBe(400);
+      expect(search.body.error.code).toBe("invalid_request");
+    }
+    const read = await api("GET", `/knowledgebases/${kbId}`, { key: orgKey.secret });
+    expect(read.body.counts.pages).toBe(0);
+    // The same schemas serve the console's door: a REST request must not have changed them.
+    const typed = await api("POST", `/knowledgebases/${kbId}/pages`, {
+      key: orgKey.secret,
+      body: { title: "Notes", isFolder: false },
+    });
+    expect(typed.status).toBe(201);
+    const page = await api("GET", `/knowledgebases/${kbId}/pages/${typed.body.page.id}`, { key: orgKey.secret });
+    expect(page.body).toMatchObject({ title: "Notes", isFolder: false });
   });
 
   it("answers HEAD as GET without a body", async () => {

@@ -34,6 +34,7 @@ describe("synchronous validation of procedures", () => {
       description: "",
       language: "simple",
       searchMode: "auto",
+      rerank: false,
       createdAt: "2026-11-24T05:10:20.123Z",
       updatedAt: "2026-11-24T05:10:20.123Z",
       counts: { sources: 0, pages: 0 },

@@ -537,3 +537,74 @@ describe("versions list paging", () => {
     expectError(await api("GET", `/agents/${a.id}/versions?limit=201`, { key }), 400, "invalid_request");
   });
 });
+
+describe("versions list newest first", () => {
+  async function publishedFive() {
+    const t = await newOrganization();
+    const key = t.orgKey.secret;
+    const agent = await create(key, "agents");
+    for (let i = 0; i < 5; i++) await publish(key, "agents", agent.id);
+    return { t, key, agent };
+  }
+  const numbers = (body: { versions: { number: number }[] }) => body.versions.map((version) => version.number);
+
+  it("order=newest lists the latest versions first, page after page; oldest first by default", async () => {
+    const { key, agent } = await publishedFive();
+    expect(numbers((await api("GET", `/agents/${agent.id}/versions`, { key })).body)).toEqual([1, 2, 3, 4, 5]);
+
+    const pages: number[][] = [];
+    let cursor: string | null = null;
+    do {
+      const response = await api(
+        "GET",
+        `/agents/${agent.id}/versions?order=newest&limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+        { key },
+      );
+      expectStatus(response, 200);
+      pages.push(numbers(response.body));
+      cursor = response.body.nextCursor;
+    } while (cursor);
+    expect(pages).toEqual([[5, 4], [3, 2], [1]]);
+  });
+
+  it("pages versions published at the same instant without a gap or a repeat", async () => {
+    const { t, key, agent } = await publishedFive();
+    // Versions 2, 3 and 4 share one createdAt: the cursor's id breaks the tie.
+    const where = { organizationId: t.organization.id, itemId: agent.id };
+    const third = await getDb().builderVersion.findFirstOrThrow({ where: { ...where, number: 3 } });
+    await getDb().builderVersion.updateMany({
+      where: { ...where, number: { in: [2, 4] } },
+      data: { createdAt: third.createdAt },
+    });
+    const whole = numbers((await api("GET", `/agents/${agent.id}/versions?order=newest`, { key })).body);
+    const paged: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const response = await api(
+        "GET",
+        `/agents/${agent.id}/versions?order=newest&limit=1${cursor ? `&cursor=${cursor}` : ""}`,
+        { key },
+      );
+      paged.push(...numbers(response.body));
+      cursor = response.body.nextCursor;
+    } while (cursor);
+    expect(paged).toEqual(whole);
+    expect([...paged].sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(paged[0]).toBe(5);
+    expect(paged[4]).toBe(1);
+  });
+
+  it("an order other than oldest or newest is invalid_request", async () => {
+    const { key, agent } = await publishedFive();
+    for (const order of ["latest", "NEWEST", ""])
+      expectError(await api("GET", `/agents/${agent.id}/versions?order=${order}`, { key }), 400, "invalid_request");
+  });
+
+  it("the console asks through tRPC the same way", async () => {
+    const { t, agent } = await publishedFive();
+    const cookie = await signInCookie(t.owner.email, t.owner.password);
+    const page = await trpc("query", "agents.versions", { agentId: agent.id, limit: 2, order: "newest" }, { cookie });
+    expect(page.status).toBe(200);
+    expect(numbers(page.body.result.data)).toEqual([5, 4]);
+  });
+});

@@ -221,7 +221,7 @@ describe("stale vectors", () => {
     await newPage(key, kbId, { title: "Car park", markdown: "The car park opens at seven." });
     const fleet = await newPage(key, kbId, {
       title: "Fleet",
-      markdown: "Every automobile of the fleet is booked in the portal.",
+      markdown: "Every vehicle of the fleet is booked in the portal.",
     });
     await drainEmbeddings(getDb());
     expect((await search(key, kbId, "car")).map((r) => r.id)).toContain(fleet);
@@ -232,7 +232,7 @@ describe("stale vectors", () => {
         patch: [
           {
             op: "replace",
-            oldString: "Every automobile of the fleet is booked in the portal.",
+            oldString: "Every vehicle of the fleet is booked in the portal.",
             newString: "Flour, water and salt make a loaf.",
           },
         ],
@@ -315,7 +315,7 @@ describe("hybrid ranking", () => {
     });
     const meaningOnly = await newPage(key, kbId, {
       title: "Fleet",
-      markdown: "Every automobile of the fleet is booked in the portal; an automobile needs a booking.",
+      markdown: "Every vehicle of the fleet is booked in the portal; a vehicle needs a booking.",
     });
     await newPage(key, kbId, { title: "Bread", markdown: "Flour, water and salt make a loaf." });
 
@@ -324,7 +324,7 @@ describe("hybrid ranking", () => {
     await drainEmbeddings(getDb());
     const results = await search(key, kbId, "car");
     expect(results.map((r) => r.id)).toEqual([both, meaningOnly]);
-    expect(results[1]!.snippet).toContain("automobile");
+    expect(results[1]!.snippet).toContain("vehicle");
 
     // Agents and flows' knowledge_search use the same function.
     const { passages } = await retrievePassages(getDb(), tenant.organization.id, [kbId], "car");
@@ -367,7 +367,7 @@ describe("hybrid ranking", () => {
         body: {
           name: "Fleet",
           contentMarkdown:
-            "# Parking\n\nThe car park opens at seven.\n\n# Booking\n\nEvery automobile is booked; an automobile needs a booking.",
+            "# Parking\n\nThe car park opens at seven.\n\n# Booking\n\nEvery vehicle is booked; a vehicle needs a booking.",
         },
       })
     ).body.source.id;
@@ -386,11 +386,11 @@ describe("hybrid ranking", () => {
     await withEmbeddingModel(theirs.tenant);
     await newPage(mine.tenant.orgKey.secret, mine.kbId, {
       title: "Bread",
-      markdown: "Flour, water and salt make a loaf. Any automobile?",
+      markdown: "Flour, water and salt make a loaf. Any vehicle?",
     });
     const secret = await newPage(theirs.tenant.orgKey.secret, theirs.kbId, {
       title: "Secret fleet",
-      markdown: "Every automobile of the fleet.",
+      markdown: "Every vehicle of the fleet.",
     });
     await drainEmbeddings(getDb());
     // A row forged into this organization and knowledgebase, pointing at the other's page.
@@ -410,7 +410,7 @@ describe("hybrid ranking", () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
     const both = await newPage(key, kbId, { title: "Car park", markdown: "The car park opens at seven." });
-    await newPage(key, kbId, { title: "Fleet", markdown: "Every automobile of the fleet is booked in the portal." });
+    await newPage(key, kbId, { title: "Fleet", markdown: "Every vehicle of the fleet is booked in the portal." });
     const lexical = await search(key, kbId, "car");
     expect(lexical.map((r) => r.id)).toEqual([both]);
 
@@ -463,7 +463,7 @@ describe("hybrid ranking", () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
     const key = tenant.orgKey.secret;
     const carPark = await newPage(key, kbId, { title: "Car park", markdown: "The car park opens at seven." });
-    await newPage(key, kbId, { title: "Fleet", markdown: "Every automobile of the fleet is booked in the portal." });
+    await newPage(key, kbId, { title: "Fleet", markdown: "Every vehicle of the fleet is booked in the portal." });
     await withEmbeddingModel(tenant);
     await drainEmbeddings(getDb());
     expect((await api("GET", `/knowledgebases/${kbId}`, { key })).body.searchMode).toBe("auto");

@@ -1,7 +1,11 @@
 // The lexical ranking's features (issue 34), each on constructed documents where it must change
-// the order: passage length normalisation and the document's opening passage. Their weights were
-// tuned on the evaluation sets' tuning halves (BENCHMARKS.md).
+// the order: passage length normalisation, the document's opening passage and synonyms of the
+// question's words (english knowledgebases only). Their weights were tuned on the evaluation sets'
+// tuning halves (BENCHMARKS.md).
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { MAX_SYNONYM_TERMS, synonymsOf, VOCABULARY_DEFAULTS } from "@/server/services/support/vocabulary";
+import { buildThesaurus, THESAURUS_FILE } from "../../scripts/build-thesaurus";
 import { api } from "../helpers";
 import { drain, tenantWithKnowledgebase } from "../knowledge-helpers";
 
@@ -69,5 +73,45 @@ describe("lexical ranking features", () => {
     await drain();
     const titles = await searchTitles(key, kbId, "compress old log files nightly");
     expect(titles.slice(0, 2)).toEqual(["logpack", "stationd"]);
+  });
+
+  it("finds a document by a synonym of the question's word, below one that uses the word itself, in english only", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const documents: [string, string][] = [
+      ["Exact", "# Exact\n\nEvery folder is listed with its owner."],
+      ["Synonym", "# Synonym\n\nEvery directory is listed with its owner."],
+      ["Listed", "# Listed\n\nEvery opening hour is listed on the notice board."],
+    ];
+    for (const [name, markdown] of documents) await addDocument(key, kbId, name, markdown);
+    const simple = await api("POST", "/knowledgebases", {
+      key,
+      body: { name: "Several languages", language: "simple" },
+    });
+    expect(simple.status).toBe(201);
+    const simpleId = simple.body.knowledgebase.id as string;
+    for (const [name, markdown] of documents) await addDocument(key, simpleId, name, markdown);
+    await drain();
+
+    // "directory" stands for "folder" at a lower weight: above a passage without either, below the word itself.
+    expect(await searchTitles(key, kbId, "folder listed")).toEqual(["Exact", "Synonym", "Listed"]);
+    expect(await searchTitles(key, kbId, "folder")).toEqual(["Exact", "Synonym"]);
+    // A knowledgebase in another language (here "simple") ranks the question's own words only.
+    expect(await searchTitles(key, simpleId, "folder")).toEqual(["Exact"]);
+  });
+
+  it("widens a question from the software table and WordNet, at most MAX_SYNONYM_TERMS terms", async () => {
+    const { words, synonyms } = await synonymsOf("My folders froze", VOCABULARY_DEFAULTS);
+    expect(synonyms).toContain("directory");
+    expect(synonyms).toContain("unresponsive");
+    expect(words).toHaveLength(synonyms.length);
+    const long = "screen folder printer password keyboard mouse battery network computer program ".repeat(5);
+    expect((await synonymsOf(long, VOCABULARY_DEFAULTS)).synonyms.length).toBeLessThanOrEqual(MAX_SYNONYM_TERMS);
+    expect((await synonymsOf("folder", { ...VOCABULARY_DEFAULTS, senses: 0 })).synonyms).toEqual([]);
+  });
+
+  it("keeps the committed thesaurus what scripts/build-thesaurus.ts derives from WordNet", { timeout: 60_000 }, () => {
+    const committed = JSON.parse(readFileSync(THESAURUS_FILE, "utf8")) as { lines: string };
+    expect(committed.lines === buildThesaurus()).toBe(true);
   });
 });

@@ -136,9 +136,10 @@ describe("lexical ranking", () => {
       const answered = await retrievePassages(getDb(), tenant.organization.id, asked, "rotate a key");
       expect(answered.passages.map((p) => p.title)).toEqual(["Keys"]);
       expect(answered.missing).toEqual([foreign, "not-an-id"]);
-      // The organization's providers are read for an embedding model; none runs the ownership check alone.
+      // The organization's providers are read for an embedding model, with the knowledgebases'
+      // reranking settings; none runs the ownership check alone.
       expect(query.mock.calls.map(([config]) => (config as { name?: string }).name)).toEqual([
-        "atrium_model_providers",
+        "atrium_rerank_setting_providers",
         "atrium_retrieve",
       ]);
 

@@ -123,6 +123,35 @@ describe("POST /apps/{appId}/transaction", () => {
   });
 });
 
+describe("transaction schemas that share an $id", () => {
+  // Two apps (here in two organizations) whose input schemas carry the same `$id` but differ.
+  const orderSchema = (minimum: number) => ({
+    $id: "https://example.test/schemas/order",
+    type: "object",
+    required: ["item", "quantity"],
+    properties: { item: { type: "string" }, quantity: { type: "integer", minimum } },
+    additionalProperties: false,
+  });
+
+  it("each app's input is checked by its own schema, in either order", async () => {
+    const lenient = await quoteApp(OUTPUT, { inputSchema: orderSchema(1) });
+    const strict = await quoteApp(OUTPUT, { inputSchema: orderSchema(10) });
+    const input = { item: "widget", quantity: 3 };
+    for (let round = 0; round < 2; round++) {
+      const fine = await api("POST", `/apps/${lenient.appId}/transaction`, { key: lenient.key, body: { input } });
+      expect(fine.status).toBe(200);
+      const refused = await api("POST", `/apps/${strict.appId}/transaction`, { key: strict.key, body: { input } });
+      expectError(refused, 400, "invalid_request");
+      expect(refused.body.error.problems.map((p: { path: string }) => p.path)).toEqual(["input.quantity"]);
+    }
+    const enough = await api("POST", `/apps/${strict.appId}/transaction`, {
+      key: strict.key,
+      body: { input: { item: "widget", quantity: 12 } },
+    });
+    expect(enough.status).toBe(200);
+  });
+});
+
 describe("POST /{kind}/{id}/tests", () => {
   it("runs cases against the draft, grades them and suggests corrections; GET lists the runs", async () => {
     const tenant = await newOrganization();

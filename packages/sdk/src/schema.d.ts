@@ -493,7 +493,7 @@ export interface paths {
         };
         /**
          * List the agent's versions
-         * @description Oldest first; each with the document as published.
+         * @description Oldest first (`order=newest` for the latest first, as the console shows them); each with the document as published.
          */
         get: operations["agents-versions"];
         put?: never;
@@ -643,7 +643,7 @@ export interface paths {
         };
         /**
          * List the flow's versions
-         * @description Oldest first; each with the document as published.
+         * @description Oldest first (`order=newest` for the latest first, as the console shows them); each with the document as published.
          */
         get: operations["flows-versions"];
         put?: never;
@@ -775,7 +775,7 @@ export interface paths {
         };
         /**
          * List the app's versions
-         * @description Oldest first; each with the document as published.
+         * @description Oldest first (`order=newest` for the latest first, as the console shows them); each with the document as published.
          */
         get: operations["apps-versions"];
         put?: never;
@@ -5589,6 +5589,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                order?: "oldest" | "newest";
             };
             header?: never;
             path: {
@@ -6103,6 +6104,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                order?: "oldest" | "newest";
             };
             header?: never;
             path: {
@@ -6593,6 +6595,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                order?: "oldest" | "newest";
             };
             header?: never;
             path: {
@@ -7494,6 +7497,8 @@ export interface operations {
                              * @enum {string}
                              */
                             searchMode: "auto" | "lexical";
+                            /** @description Whether the organization's chat model (its providers' first, oldest provider first) reorders the best 20 results of each search of this knowledgebase (they keep their ranking's score), in one call of at most 2 s (the server's RERANK_TIMEOUT_MS); on a timeout, an error or an answer that is not a ranking the order stands. No credits of its own: the provider bills the organization. Default false. No effect when searchMode is "lexical" or the organization has no chat model; a search of several knowledgebases reranks only when every one has it on. */
+                            rerank: boolean;
                             createdAt: components["schemas"]["DateTime"];
                             updatedAt: components["schemas"]["DateTime"];
                             counts: {
@@ -7538,6 +7543,8 @@ export interface operations {
                      * @enum {string}
                      */
                     searchMode?: "auto" | "lexical";
+                    /** @description Whether the organization's chat model (its providers' first, oldest provider first) reorders the best 20 results of each search of this knowledgebase (they keep their ranking's score), in one call of at most 2 s (the server's RERANK_TIMEOUT_MS); on a timeout, an error or an answer that is not a ranking the order stands. No credits of its own: the provider bills the organization. Default false. No effect when searchMode is "lexical" or the organization has no chat model; a search of several knowledgebases reranks only when every one has it on. */
+                    rerank?: boolean;
                 };
             };
         };
@@ -7570,6 +7577,8 @@ export interface operations {
                              * @enum {string}
                              */
                             searchMode: "auto" | "lexical";
+                            /** @description Whether the organization's chat model (its providers' first, oldest provider first) reorders the best 20 results of each search of this knowledgebase (they keep their ranking's score), in one call of at most 2 s (the server's RERANK_TIMEOUT_MS); on a timeout, an error or an answer that is not a ranking the order stands. No credits of its own: the provider bills the organization. Default false. No effect when searchMode is "lexical" or the organization has no chat model; a search of several knowledgebases reranks only when every one has it on. */
+                            rerank: boolean;
                             createdAt: components["schemas"]["DateTime"];
                             updatedAt: components["schemas"]["DateTime"];
                             counts: {
@@ -7626,6 +7635,8 @@ export interface operations {
                          * @enum {string}
                          */
                         searchMode: "auto" | "lexical";
+                        /** @description Whether the organization's chat model (its providers' first, oldest provider first) reorders the best 20 results of each search of this knowledgebase (they keep their ranking's score), in one call of at most 2 s (the server's RERANK_TIMEOUT_MS); on a timeout, an error or an answer that is not a ranking the order stands. No credits of its own: the provider bills the organization. Default false. No effect when searchMode is "lexical" or the organization has no chat model; a search of several knowledgebases reranks only when every one has it on. */
+                        rerank: boolean;
                         createdAt: components["schemas"]["DateTime"];
                         updatedAt: components["schemas"]["DateTime"];
                         counts: {
@@ -7695,6 +7706,8 @@ export interface operations {
                      * @enum {string}
                      */
                     searchMode?: "auto" | "lexical";
+                    /** @description Whether the organization's chat model (its providers' first, oldest provider first) reorders the best 20 results of each search of this knowledgebase (they keep their ranking's score), in one call of at most 2 s (the server's RERANK_TIMEOUT_MS); on a timeout, an error or an answer that is not a ranking the order stands. No credits of its own: the provider bills the organization. Default false. No effect when searchMode is "lexical" or the organization has no chat model; a search of several knowledgebases reranks only when every one has it on. */
+                    rerank?: boolean;
                 };
             };
         };
@@ -7726,6 +7739,8 @@ export interface operations {
                              * @enum {string}
                              */
                             searchMode: "auto" | "lexical";
+                            /** @description Whether the organization's chat model (its providers' first, oldest provider first) reorders the best 20 results of each search of this knowledgebase (they keep their ranking's score), in one call of at most 2 s (the server's RERANK_TIMEOUT_MS); on a timeout, an error or an answer that is not a ranking the order stands. No credits of its own: the provider bills the organization. Default false. No effect when searchMode is "lexical" or the organization has no chat model; a search of several knowledgebases reranks only when every one has it on. */
+                            rerank: boolean;
                             createdAt: components["schemas"]["DateTime"];
                             updatedAt: components["schemas"]["DateTime"];
                             counts: {
@@ -7783,6 +7798,8 @@ export interface operations {
                              * @enum {string}
                              */
                             searchMode: "auto" | "lexical";
+                            /** @description Whether the organization's chat model (its providers' first, oldest provider first) reorders the best 20 results of each search of this knowledgebase (they keep their ranking's score), in one call of at most 2 s (the server's RERANK_TIMEOUT_MS); on a timeout, an error or an answer that is not a ranking the order stands. No credits of its own: the provider bills the organization. Default false. No effect when searchMode is "lexical" or the organization has no chat model; a search of several knowledgebases reranks only when every one has it on. */
+                            rerank: boolean;
                             createdAt: components["schemas"]["DateTime"];
                             updatedAt: components["schemas"]["DateTime"];
                             counts: {

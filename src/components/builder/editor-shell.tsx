@@ -266,10 +266,15 @@ function VersionsPanel({
   draft: Doc;
   onDone: () => Promise<void>;
 }) {
-  // Oldest first from the server, a page at a time; shown newest first (sorted by number).
+  // Newest first from the server, a page at a time, so the latest versions come before "Load more".
   const versions = useCursorList(
     (cursor) =>
-      procs.versions.queryOptions({ ...input, limit: VERSIONS_PAGE, ...(cursor ? { cursor } : {}) }) as {
+      procs.versions.queryOptions({
+        ...input,
+        limit: VERSIONS_PAGE,
+        order: "newest",
+        ...(cursor ? { cursor } : {}),
+      }) as {
         queryKey: readonly unknown[];
         queryFn?: () => Promise<{ versions: Doc[]; nextCursor?: string | null }>;
       },

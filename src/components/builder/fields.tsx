@@ -1,6 +1,6 @@
 "use client";
 // Small form fields the builder editors share.
-import { useEffect, useState, type ReactNode, type Ref } from "react";
+import { useState, type ReactNode, type Ref } from "react";
 import { FormField } from "@/components/console";
 
 export function TextField({
@@ -83,10 +83,13 @@ export function LinesField({
   rows?: number;
 }) {
   const [text, setText] = useState(value.join("\n"));
-  useEffect(() => {
+  // A value changed from outside (a reload, an undo) replaces the text; one that only echoes what
+  // was typed keeps it, blank lines and all.
+  const [echoed, setEchoed] = useState(value);
+  if (echoed !== value) {
+    setEchoed(value);
     if (JSON.stringify(toLines(text)) !== JSON.stringify(value)) setText(value.join("\n"));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [value]);
+  }
   return (
     <FormField label={`${label} (one per line)`}>
       <textarea

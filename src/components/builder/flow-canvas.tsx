@@ -142,22 +142,20 @@ export default function FlowCanvas({ nodes, feedback, missing, selected, onSelec
   }, [nodes]);
 
   // The canvas holds what it measures and what is being dragged; the draft holds the rest.
+  // When the draft changes, the cards and lines are drawn anew, keeping each card's measured size
+  // and each line's selection (adjusted while rendering, not in an effect).
   const [shown, setShown] = useState<Card[]>(cards);
   const [shownLines, setShownLines] = useState<Edge[]>(lines);
-  useEffect(
-    () =>
-      setShown((current) =>
-        cards.map((card) => ({ ...card, measured: current.find((old) => old.id === card.id)?.measured })),
-      ),
-    [cards],
-  );
-  useEffect(
-    () =>
-      setShownLines((current) =>
-        lines.map((line) => ({ ...line, selected: current.find((old) => old.id === line.id)?.selected })),
-      ),
-    [lines],
-  );
+  const [drawn, setDrawn] = useState({ cards, lines });
+  if (drawn.cards !== cards || drawn.lines !== lines) {
+    setDrawn({ cards, lines });
+    if (drawn.cards !== cards)
+      setShown(cards.map((card) => ({ ...card, measured: shown.find((old) => old.id === card.id)?.measured })));
+    if (drawn.lines !== lines)
+      setShownLines(
+        lines.map((line) => ({ ...line, selected: shownLines.find((old) => old.id === line.id)?.selected })),
+      );
+  }
 
   const instance = useRef<ReactFlowInstance<Card, Edge> | null>(null);
   const count = useRef(nodes.length);

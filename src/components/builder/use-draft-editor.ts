@@ -5,7 +5,7 @@
 // not taken (refused, e.g. an invalid flow, or not sent yet) are kept in this browser's
 // localStorage per item and brought back when the editor opens again.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useUnsavedChanges } from "@/components/console/unsaved-changes";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 
@@ -92,111 +92,125 @@ export function useDraftEditor(
   const draftOptions = procs.getDraft.queryOptions(input);
   const draftQuery = useQuery({ ...draftOptions, staleTime: 0 });
 
+  /** The document as edited here (write form). */
   const [doc, setDoc] = useState<Doc | null>(null);
+  /** The item as the server last answered (read form). */
   const [view, setView] = useState<Doc | null>(null);
-  const [state, setState] = useState<SaveState>("saved");
-  const [problem, setProblem] = useState<SaveProblem | null>(null);
+  /** The document as the server holds it (write form), and the updatedAt it holds it at. */
+  const [saved, setSaved] = useState<Doc | null>(null);
+  const [updatedAt, setUpdatedAt] = useState<string | null>(null);
+  const [activity, setActivity] = useState<"idle" | "saving" | "conflict">("idle");
+  /** The server's refusal, and the very document it refused (not sent again until edited). */
+  const [refusal, setRefusal] = useState<{ doc: Doc; problem: SaveProblem } | null>(null);
   const [conflictBy, setConflictBy] = useState<string | null>(null);
   /** When the editor opened on edits kept in this browser, when they were kept. */
   const [restoredFrom, setRestoredFrom] = useState<string | null>(null);
-  const saved = useRef<Doc | null>(null);
-  const updatedAt = useRef<string | null>(null);
-  const failed = useRef<Doc | null>(null);
-  const patch = useMutation(procs.patchDraft.mutationOptions()) as { mutateAsync: (input: Doc) => Promise<unknown> };
+  const { mutateAsync: patchDraft } = useMutation(procs.patchDraft.mutationOptions()) as {
+    mutateAsync: (input: Doc) => Promise<unknown>;
+  };
 
   const adopt = useCallback(
     (fresh: Doc) => {
       setView(fresh);
-      updatedAt.current = fresh.updatedAt;
-      saved.current = toWrite(fresh);
+      setUpdatedAt(fresh.updatedAt);
+      setSaved(toWrite(fresh));
       setDoc(toWrite(fresh));
-      setState("saved");
-      setProblem(null);
+      setActivity("idle");
+      setRefusal(null);
       setConflictBy(null);
-      failed.current = null;
     },
     [toWrite],
   );
 
+  // Opening: the draft as loaded, with the edits this browser kept of it on top.
   const loaded = (draftQuery.data as Doc | undefined)?.[ONE[kind]];
-  useEffect(() => {
-    if (!loaded || doc !== null) return;
+  if (loaded && doc === null) {
     adopt(loaded);
     const kept = readUnsaved(kind, id);
-    if (kept && Object.keys(changedFields(toWrite(loaded), { ...toWrite(loaded), ...kept.doc })).length > 0) {
-      setDoc({ ...toWrite(loaded), ...kept.doc });
+    const restored = kept ? { ...toWrite(loaded), ...kept.doc } : null;
+    if (kept && restored && Object.keys(changedFields(toWrite(loaded), restored)).length > 0) {
+      setDoc(restored);
       setRestoredFrom(kept.savedAt);
-    } else if (kept) {
-      writeUnsaved(kind, id, null);
     }
-  }, [loaded, doc, adopt, kind, id, toWrite]);
+  }
+
+  const changes = useMemo(() => (doc && saved ? changedFields(saved, doc) : {}), [doc, saved]);
+  const unsaved = Object.keys(changes).length > 0;
+  const held = useMemo(
+    () => (doc && unsaved ? (holdBack?.(doc, changes) ?? null) : null),
+    [doc, unsaved, changes, holdBack],
+  );
+  const refused = refusal !== null && refusal.doc === doc;
+  // Back to what the server holds (an error undone by hand included): nothing is refused any more,
+  // and nothing was brought back from this browser.
+  if (doc !== null && !unsaved) {
+    if (restoredFrom !== null) setRestoredFrom(null);
+    if (refusal !== null && activity === "idle") setRefusal(null);
+  }
+  const state: SaveState =
+    activity === "conflict"
+      ? "conflict"
+      : activity === "saving"
+        ? "saving"
+        : !unsaved
+          ? "saved"
+          : held || refused
+            ? "error"
+            : "pending";
+  // A refusal stays shown while the person edits on, until the server takes the edits.
+  const problem = activity === "conflict" ? null : (held ?? refusal?.problem ?? null);
 
   // What the server has not taken stays in the browser until it does.
   useEffect(() => {
-    if (!doc || !saved.current) return;
-    const unsaved = Object.keys(changedFields(saved.current, doc)).length > 0;
-    writeUnsaved(
-      kind,
-      id,
-      unsaved ? { doc, baseUpdatedAt: updatedAt.current, savedAt: new Date().toISOString() } : null,
-    );
-    if (!unsaved) setRestoredFrom(null);
-  }, [doc, state, kind, id]);
+    if (!doc || !saved) return;
+    writeUnsaved(kind, id, unsaved ? { doc, baseUpdatedAt: updatedAt, savedAt: new Date().toISOString() } : null);
+  }, [doc, saved, unsaved, updatedAt, kind, id]);
 
   // Leaving the page (a link, a reload, another site) while edits are not saved asks first.
   useUnsavedChanges(state !== "saved", { keptInBrowser: true });
 
+  /** Sends the changed fields against the updatedAt they were made on; a conflict stops autosave. */
+  const send = async (sent: Doc, sentChanges: Doc) => {
+    setActivity("saving");
+    try {
+      const result = (await patchDraft({
+        ...input,
+        ...sentChanges,
+        expectedUpdatedAt: updatedAt ?? undefined,
+      })) as Doc;
+      const fresh = result[ONE[kind]] as Doc;
+      setUpdatedAt(fresh.updatedAt);
+      setSaved((current) => ({ ...current, ...sentChanges }));
+      setView(fresh);
+      setRefusal(null);
+      setActivity("idle");
+    } catch (error) {
+      const { code, feedback } = appErrorOf(error);
+      if (code === "conflict") {
+        const latest = (await queryClient
+          .fetchQuery({ ...draftOptions, staleTime: 0 })
+          .catch(() => null)) as Doc | null;
+        setConflictBy(latest?.[ONE[kind]]?.lastChange?.by ?? null);
+        setActivity("conflict");
+      } else {
+        setRefusal({ doc: sent, problem: { message: errorMessage(error), feedback } });
+        setActivity("idle");
+      }
+    }
+  };
+  // The timer calls the latest render's `send` (its updatedAt and input), so a refresh of the
+  // draft's state (after publishing) does not restart the wait. Next.js's React has no useEffectEvent.
+  const latestSend = useRef(send);
   useEffect(() => {
-    if (!doc || !saved.current || state === "conflict" || state === "saving" || doc === failed.current) return;
-    const changes = changedFields(saved.current, doc);
-    if (Object.keys(changes).length === 0) {
-      // Back to what the server holds (an error undone by hand included): nothing is unsaved.
-      if (state === "pending" || state === "error") {
-        setProblem(null);
-        setState("saved");
-      }
-      return;
-    }
-    const held = holdBack?.(doc, changes) ?? null;
-    if (held) {
-      failed.current = doc;
-      setProblem(held);
-      setState("error");
-      return;
-    }
-    setState("pending");
-    const timer = setTimeout(async () => {
-      setState("saving");
-      try {
-        const result = (await patch.mutateAsync({
-          ...input,
-          ...changes,
-          expectedUpdatedAt: updatedAt.current ?? undefined,
-        })) as Doc;
-        const fresh = result[ONE[kind]] as Doc;
-        updatedAt.current = fresh.updatedAt;
-        saved.current = { ...saved.current, ...changes };
-        setView(fresh);
-        setProblem(null);
-        setState("saved");
-      } catch (error) {
-        const { code, feedback } = appErrorOf(error);
-        if (code === "conflict") {
-          const latest = (await queryClient
-            .fetchQuery({ ...draftOptions, staleTime: 0 })
-            .catch(() => null)) as Doc | null;
-          setConflictBy(latest?.[ONE[kind]]?.lastChange?.by ?? null);
-          setState("conflict");
-        } else {
-          failed.current = doc;
-          setProblem({ message: errorMessage(error), feedback });
-          setState("error");
-        }
-      }
-    }, AUTOSAVE_MS);
+    latestSend.current = send;
+  });
+
+  const autosave = state === "pending";
+  useEffect(() => {
+    if (!autosave || !doc || !saved) return;
+    const timer = setTimeout(() => void latestSend.current(doc, changedFields(saved, doc)), AUTOSAVE_MS);
     return () => clearTimeout(timer);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [doc, state]);
+  }, [autosave, doc, saved]);
 
   /** Throws away local edits and loads the draft as it is now (after a conflict). */
   const reload = useCallback(async () => {
@@ -208,7 +222,7 @@ export function useDraftEditor(
   /** After publish or deploy: the item's state (and updatedAt) changed on the server. */
   const refreshState = useCallback(async () => {
     const latest = ((await queryClient.fetchQuery({ ...draftOptions, staleTime: 0 })) as Doc)[ONE[kind]] as Doc;
-    updatedAt.current = latest.updatedAt;
+    setUpdatedAt(latest.updatedAt);
     setView(latest);
     await queryClient.invalidateQueries({ queryKey: procs.versions.queryKey() });
     // eslint-disable-next-line react-hooks/exhaustive-deps

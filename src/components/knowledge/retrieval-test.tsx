@@ -42,6 +42,11 @@ export function RetrievalTest({ knowledgebaseId }: { knowledgebaseId: string }) 
           {retrievalPathText(answer.data.path)}
         </p>
       )}
+      {answer.data?.path.rerank && (
+        <p className="muted" data-testid="retrieval-rerank">
+          {rerankText(answer.data.path.rerank)}
+        </p>
+      )}
       {answer.data && answer.data.passages.length === 0 && (
         <p className="muted">Nothing matches: an agent would receive no passages for this question.</p>
       )}
@@ -76,4 +81,33 @@ function retrievalPathText(path: RetrievalTestOutput["path"]): string {
     case "nothing_to_search":
       return "Lexical: nothing to search.";
   }
+}
+
+type Rerank = NonNullable<RetrievalTestOutput["path"]["rerank"]>;
+
+/** What became of reranking, in a sentence. */
+function rerankText(rerank: Rerank): string {
+  const model = rerank.model ?? "";
+  const took = duration(rerank.ms ?? 0);
+  if (rerank.status === "reranked") return `Reranked by ${model} in ${took}.`;
+  switch (rerank.reason) {
+    case "timed_out":
+      return `Not reranked: ${model} timed out after ${took}; the order above is the ranking's.`;
+    case "not_a_ranking":
+      return `Not reranked: ${model}'s answer was not a ranking of the passages; the order above is the ranking's.`;
+    case "provider_error":
+      return `Not reranked: ${model} failed after ${took}; the order above is the ranking's.`;
+    case "no_chat_model":
+      return "Not reranked: the organization has no chat model.";
+    case "lexical_by_setting":
+      return "Not reranked: this knowledgebase's search mode is lexical, so no model sees its questions.";
+    case "nothing_to_rerank":
+      return "Not reranked: fewer than two passages to order.";
+    default:
+      return "Not reranked.";
+  }
+}
+
+function duration(ms: number): string {
+  return ms >= 1000 ? `${Number((ms / 1000).toFixed(1))} s` : `${ms} ms`;
 }

@@ -32,6 +32,7 @@ import { attachStream, conversationStream, lastEventIdFrom, resumeStream, stream
 import { downloadResponse } from "./download";
 import { isAllowedPreflight, preflightHeaders, withCors } from "./cors";
 import { handleUpload } from "./upload";
+import { keepDeclaredCoercion } from "./declared-coercion";
 import { appRouter } from "@/server/trpc/root";
 
 export const API_PREFIX = "/api/v1";
@@ -240,6 +241,8 @@ interface RequestState {
 }
 
 const requestStates = new WeakMap<object, RequestState>();
+
+forEachOpenApiProcedure(appRouter._def.procedures, ({ procedure }) => keepDeclaredCoercion(procedure));
 
 // Built once: building it indexes every procedure's path (about 0.4 ms), too much per request.
 // It is given a fetch Request, as the library's own fetch adapter (createOpenApiFetchHandler)

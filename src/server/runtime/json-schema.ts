@@ -1,5 +1,6 @@
 // JSON Schema validation with Ajv (every problem reported, as JSON pointers).
-import Ajv from "ajv";
+import { createHash } from "node:crypto";
+import Ajv, { type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 
 export interface SchemaProblem {
@@ -9,15 +10,45 @@ export interface SchemaProblem {
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats(ajv);
-const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
+
+/**
+ * Compiled validators, the least recently used dropped first. Each can come from a schema of up
+ * to 64 KiB (MAX_APP_SCHEMA_CHARS) and there are two per app, so the cache is bounded rather than
+ * growing with every schema ever published.
+ */
+export const MAX_COMPILED_SCHEMAS = 200;
+const compiled = new Map<string, ValidateFunction>();
+
+/**
+ * The validator of a schema, keyed by the schema's whole text (its digest): two apps' schemas that
+ * share an `$id` but differ are two entries. Ajv registers an `$id` in its instance when compiling
+ * and would refuse the second one, so each schema is removed from the instance once compiled (the
+ * validator keeps working: its references were resolved while compiling).
+ */
+function validatorOf(schema: object): ValidateFunction {
+  const key = createHash("sha256").update(JSON.stringify(schema)).digest("base64url");
+  let validate = compiled.get(key);
+  if (validate) {
+    compiled.delete(key);
+  } else {
+    try {
+      validate = ajv.compile(schema);
+    } finally {
+      ajv.removeSchema(schema);
+    }
+    if (compiled.size >= MAX_COMPILED_SCHEMAS) compiled.delete(compiled.keys().next().value!);
+  }
+  compiled.set(key, validate);
+  return validate;
+}
+
+/** How many validators are kept (for the test of the bound). */
+export function compiledSchemaCount(): number {
+  return compiled.size;
+}
 
 export function schemaProblems(schema: object, value: unknown): SchemaProblem[] {
-  const key = JSON.stringify(schema);
-  let validate = compiled.get(key);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    compiled.set(key, validate);
-  }
+  const validate = validatorOf(schema);
   if (validate(value)) return [];
   return (validate.errors ?? []).map((error) => {
     const missing =

@@ -85,3 +85,10 @@ export interface EmbeddingModel {
   /** `retries`: the provider call's own retries (the embedding queue retries later instead). */
   embed(texts: string[], options?: { signal?: AbortSignal; retries?: number }): Promise<number[][]>;
 }
+
+/** A chat model asked for one short reply, with no tools and no retry (reranking search results). */
+export interface CompletionModel {
+  /** `<provider slug>/<model id>`, as agents name it. */
+  id: string;
+  complete(input: { system: string; prompt: string; maxOutputTokens: number; signal: AbortSignal }): Promise<string>;
+}

@@ -6,12 +6,19 @@ import { env } from "@/env";
 import type { Db } from "@/server/db";
 import { deploymentFetch, guardedFetch } from "@/server/integration-urls";
 import { openSecret } from "@/server/secret-box";
-import { BUILTIN_MODEL_ID, type ChatModel, type EmbeddingModel, type ModelInfo } from "./model-types";
+import {
+  BUILTIN_MODEL_ID,
+  type ChatModel,
+  type CompletionModel,
+  type EmbeddingModel,
+  type ModelInfo,
+} from "./model-types";
 import type { ProviderConnection, ProviderKind } from "./provider-model";
 
 export type {
   AnswerInput,
   ChatModel,
+  CompletionModel,
   EmbeddingModel,
   Grade,
   ModelInfo,
@@ -204,4 +211,21 @@ function embeddingChoice(rows: ProviderRow[]): { row: ProviderRow; modelId: stri
     if (model && row.kind === "openai-compatible") return { row, modelId: model.id };
   }
   return null;
+}
+
+/**
+ * The chat model that reranks the organization's search results: the first chat model of its
+ * providers, oldest provider first (as for embeddings); null when it has none. The operator's
+ * models are not the organization's to spend on its searches.
+ */
+export async function rerankModelFor(rows: ProviderRow[]): Promise<CompletionModel | null> {
+  const row = rows.find(hasChatModel);
+  if (!row) return null;
+  const { providerCompletion } = await import("./provider-model");
+  return providerCompletion(connectionOf(row), offered(row).find((m) => m.kind === "chat")!.id);
+}
+
+/** Whether the provider offers a chat model (one that can rerank). */
+export function hasChatModel(row: ProviderRow): boolean {
+  return offered(row).some((m) => m.kind === "chat");
 }

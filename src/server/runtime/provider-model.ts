@@ -17,7 +17,7 @@ import {
 import { isAppError } from "@/server/errors";
 import { jsonIn } from "./json-in-text";
 import { RUN_LIMITS, runLimitExceeded } from "./limits";
-import type { ChatModel, EmbeddingModel, Grade, ModelInfo, ModelTool, Passage } from "./model-types";
+import type { ChatModel, CompletionModel, EmbeddingModel, Grade, ModelInfo, ModelTool, Passage } from "./model-types";
 import { offlineGrade, offlineRoute } from "./offline-model";
 import { propagatingFetch, tracingEnabled } from "@/server/observability/tracing";
 
@@ -191,6 +191,29 @@ export function providerEmbedding(connection: ProviderConnection, modelId: strin
         experimental_telemetry: telemetry("embed"),
       });
       return embeddings;
+    },
+  };
+}
+
+/**
+ * One reply of a chat model within the caller's signal alone: no retry, since a searcher waits
+ * and the ranking it would change stands in at once.
+ */
+export function providerCompletion(connection: ProviderConnection, modelId: string): CompletionModel {
+  const model = languageModel(connection, modelId);
+  return {
+    id: `${connection.name}/${modelId}`,
+    async complete({ system, prompt, maxOutputTokens, signal }) {
+      const { text } = await generateText({
+        model,
+        experimental_telemetry: telemetry("rerank"),
+        abortSignal: signal,
+        maxRetries: 0,
+        maxOutputTokens,
+        system,
+        prompt,
+      });
+      return text;
     },
   };
 }

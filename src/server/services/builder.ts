@@ -14,7 +14,15 @@ import { KIND_SPECS, readsKind, writesKind, type AppPins, type Doc } from "./sup
 import { changesBetween, recorded, recordEvent } from "./events";
 import { likeEscaped } from "./name-search";
 import { checkVersion, namesVersions, versionChanged, type VersionMatch } from "./support/preconditions";
-import { CURSOR_ORDER, decodeCursor, encodeCursor, toPage } from "./support/pagination";
+import {
+  afterCursor,
+  beforeCursor,
+  CURSOR_ORDER,
+  decodeCursor,
+  encodeCursor,
+  NEWEST_FIRST,
+  toPage,
+} from "./support/pagination";
 
 type ItemRow = {
   id: string;
@@ -463,10 +471,10 @@ export const listVersions = guardedByKind(
     actor: Actor,
     kind: BuilderKind,
     id: string,
-    query: { limit: number; cursor?: string },
+    query: { limit: number; cursor?: string; order?: "oldest" | "newest" },
   ) {
     const row = await findItem(db, actor, kind, id);
-    let after = {};
+    const newest = query.order === "newest";
     if (query.cursor) {
       const position = decodeCursor(query.cursor);
       const named = await db.builderVersion.findFirst({
@@ -474,13 +482,14 @@ export const listVersions = guardedByKind(
         select: { id: true },
       });
       if (!named) throw staleCursor();
-      after = {
-        OR: [{ createdAt: { gt: position.createdAt } }, { createdAt: position.createdAt, id: { gt: position.id } }],
-      };
     }
     const rows = await db.builderVersion.findMany({
-      where: { itemId: row.id, organizationId: actor.organizationId, ...after },
-      orderBy: CURSOR_ORDER,
+      where: {
+        itemId: row.id,
+        organizationId: actor.organizationId,
+        ...(newest ? beforeCursor(query.cursor) : afterCursor(query.cursor)),
+      },
+      orderBy: newest ? NEWEST_FIRST : CURSOR_ORDER,
       take: query.limit + 1,
     });
     const page = toPage(rows, query.limit);

@@ -147,48 +147,49 @@ export async function subscribe(
 }
 
 /**
- * Everything provisioning must know before it writes, in one round trip: the organization's
+ * Provisioning as one statement, so that it applies entirely or not at all and costs one round
+ * trip whatever the request holds. `checked` is everything the checks read: the organization's
  * access settings, the existing account (deleted? paid plans?), and which of the named plans,
- * groups, apps and portals exist in the organization.
+ * groups, apps and portals exist in the organization. `allowed` holds a row only when no check
+ * refuses (the same checks, in SQL, as refuseProvisioning() below, which names the refusal), and
+ * everything else writes from it: the account (inserted, or updated in place and restored if
+ * revoked; a deleted one matches nothing and so nothing else is written), its subscriptions (new,
+ * or canceled ones renewed with a fresh pool; active ones untouched), plan groups and groups,
+ * grants (duplicates skipped) and the audit events. Ids arrive as text and are compared as text,
+ * as the API gives them out.
  */
-const PROVISION_CHECK_SQL = `
-  select o.access_mode::text as access_mode, o.groups_enabled,
-    e.deleted_at is not null as deleted,
-    array(select s.tier_plan_id::text from subscriptions s
-          where s.end_user_id = e.id and s.provisioned_by = 'processor' and s.status = 'active' and s.tier_plan_id = any($3::uuid[])) as paid_plans,
-    array(select p.id::text from tier_plans p where p.organization_id = o.id and p.id = any($3::uuid[]) and p.archived_at is null) as plans,
-    array(select g.id::text from user_groups g where g.organization_id = o.id and g.id = any($4::uuid[])) as groups,
-    array(select p.group_id::text from tier_plans p where p.organization_id = o.id and p.group_id = any($4::uuid[])) as plan_groups,
-    array(select g.id::text from user_groups g where g.organization_id = o.id and g.directory_managed and g.id = any($4::uuid[])) as directory_groups,
-    array(select b.id::text from builder_items b where b.organization_id = o.id and b.kind = 'app' and b.id = any($5::uuid[])) as apps,
-    array(select t.id::text from portals t where t.organization_id = o.id and t.id = any($6::uuid[])) as portals
-  from organizations o
-  left join end_users e on e.organization_id = o.id and e.email = $2
-  where o.id = $1`;
-
-interface ProvisionCheck {
-  access_mode: "grants" | "groups";
-  groups_enabled: boolean;
-  deleted: boolean | null;
-  paid_plans: string[];
-  plans: string[];
-  groups: string[];
-  plan_groups: string[];
-  directory_groups: string[];
-  apps: string[];
-  portals: string[];
-}
-
-/**
- * The whole write as one statement, so it applies entirely or not at all: the account
- * (inserted, or updated in place and restored if revoked; a deleted one matches nothing and so
- * nothing else is written), its subscriptions (new, or canceled ones renewed with a fresh
- * pool; active ones untouched), plan groups and groups, and grants (duplicates skipped).
- */
-const PROVISION_WRITE_SQL = `
-  with u as (
+const PROVISION_SQL = `
+  with checked as (
+    select o.access_mode::text as access_mode, o.groups_enabled,
+      e.deleted_at is not null as deleted,
+      array(select s.tier_plan_id::text from subscriptions s
+            where s.end_user_id = e.id and s.provisioned_by = 'processor' and s.status = 'active' and s.tier_plan_id = any($4::text[]::uuid[])) as paid_plans,
+      array(select p.id::text from tier_plans p where p.organization_id = o.id and p.id = any($4::text[]::uuid[]) and p.archived_at is null) as plans,
+      array(select g.id::text from user_groups g where g.organization_id = o.id and g.id = any($6::text[]::uuid[])) as groups,
+      array(select p.group_id::text from tier_plans p where p.organization_id = o.id and p.group_id = any($6::text[]::uuid[])) as plan_groups,
+      array(select g.id::text from user_groups g where g.organization_id = o.id and g.directory_managed and g.id = any($6::text[]::uuid[])) as directory_groups,
+      array(select b.id::text from builder_items b where b.organization_id = o.id and b.kind = 'app' and b.id = any($9::text[]::uuid[])) as apps,
+      array(select t.id::text from portals t where t.organization_id = o.id and t.id = any($11::text[]::uuid[])) as portals
+    from organizations o
+    left join end_users e on e.organization_id = o.id and e.email = $2
+    where o.id = $1
+  ),
+  allowed as (
+    select from checked c
+    where not coalesce(c.deleted, false)
+      and (cardinality($8::text[]) = 0 or c.access_mode <> 'groups')
+      and $4::text[] <@ c.plans
+      and (cardinality($6::text[]) = 0 or c.groups_enabled)
+      and $6::text[] <@ c.groups
+      and cardinality(c.plan_groups) = 0
+      and cardinality(c.directory_groups) = 0
+      and $9::text[] <@ c.apps
+      and array_remove($11::text[], null) <@ c.portals
+      and cardinality(c.paid_plans) = 0
+  ),
+  u as (
     insert into end_users (id, organization_id, email, full_name, created_at, updated_at)
-    values (gen_random_uuid(), $1, $2, coalesce($3, ''), now(), now())
+    select gen_random_uuid(), $1, $2, coalesce($3, ''), now(), now() from allowed
     on conflict (organization_id, email) do update
       set revoked_at = null, full_name = coalesce($3, end_users.full_name), updated_at = now()
       where end_users.deleted_at is null
@@ -196,20 +197,20 @@ const PROVISION_WRITE_SQL = `
   ),
   plans as (
     select p.id, p.name, p.credit_allowance, p.group_id from tier_plans p
-    where p.organization_id = $1 and p.id = any($4::uuid[]) and p.archived_at is null
+    where p.organization_id = $1 and p.id = any($4::text[]::uuid[]) and p.archived_at is null
   ),
   subs as (${subscriptionsUpsert("(select u.id as end_user_id, plans.id as tier_plan_id, plans.credit_allowance from u, plans)", '$5::"ProvisionedBy"', "true")}
     returning id, tier_plan_id, credit_allowance, credits_used, credits_reset_at, created_at
   ),
   memberships as (
     insert into group_members (group_id, end_user_id, added_at)
-    select g.id, u.id, now() from u, (select unnest($6::uuid[]) as id union select group_id from plans where group_id is not null) g
+    select g.id, u.id, now() from u, (select unnest($6::text[]::uuid[]) as id union select group_id from plans where group_id is not null) g
     on conflict do nothing
   ),
   granted as (
     insert into grants (id, organization_id, end_user_id, target_kind, target_id, effect, deployment_id, source, expires_at, created_at)
     select gen_random_uuid(), $1, u.id, x.kind, x.target, x.effect, x.deployment, $7, x.expires, now()
-    from u, unnest($8::text[], $9::uuid[], $10::text[], $11::uuid[], $12::timestamptz[]) as x(kind, target, effect, deployment, expires)
+    from u, unnest($8::text[], $9::text[]::uuid[], $10::text[], $11::text[]::uuid[], $12::timestamptz[]) as x(kind, target, effect, deployment, expires)
     on conflict do nothing
     returning 1
   ),
@@ -235,27 +236,85 @@ const PROVISION_WRITE_SQL = `
     union all
     select s.id, s.tier_plan_id, s.credit_allowance, s.credits_used, s.credits_reset_at, s.created_at from subscriptions s, u
     where s.end_user_id = u.id and s.status = 'active' and s.tier_plan_id not in (select tier_plan_id from subs)
+  ),
+  written as (
+    select u.id, u.email, u.full_name, u.created_at, u.created,
+      (select count(*) from granted)::int as grants_created,
+      coalesce((
+        select json_agg(json_build_object(
+          'id', a.id, 'tierPlanId', a.tier_plan_id, 'tierPlanName', t.name, 'status', 'active',
+          'creditAllowance', a.credit_allowance, 'creditsUsed', a.credits_used,
+          'creditsResetAt', ${isoUtc("a.credits_reset_at")}
+        ) order by a.created_at, a.id)
+        from active a join tier_plans t on t.id = a.tier_plan_id
+      ), '[]') as subscriptions
+    from u
   )
-  select u.id, u.email, u.full_name, u.created_at, u.created,
-    (select count(*) from granted)::int as grants_created,
-    coalesce((
-      select json_agg(json_build_object(
-        'id', a.id, 'tierPlanId', a.tier_plan_id, 'tierPlanName', t.name, 'status', 'active',
-        'creditAllowance', a.credit_allowance, 'creditsUsed', a.credits_used,
-        'creditsResetAt', ${isoUtc("a.credits_reset_at")}
-      ) order by a.created_at, a.id)
-      from active a join tier_plans t on t.id = a.tier_plan_id
-    ), '[]') as subscriptions
-  from u`;
+  select c.*, w.* from checked c left join written w on true`;
 
-interface ProvisionWrite {
-  id: string;
+/** What the checks read (all of it), and what was written (all null when nothing was). */
+interface ProvisionRow {
+  access_mode: "grants" | "groups";
+  groups_enabled: boolean;
+  deleted: boolean | null;
+  paid_plans: string[];
+  plans: string[];
+  groups: string[];
+  plan_groups: string[];
+  directory_groups: string[];
+  apps: string[];
+  portals: string[];
+  id: string | null;
   email: string;
   full_name: string;
   created_at: Date;
   created: boolean;
   grants_created: number;
   subscriptions: Subscription[];
+}
+
+/**
+ * Throws the first refusal of a provisioning call, in the order the API documents; the
+ * statement's `allowed` makes the same checks, so that it writes only when this throws nothing.
+ */
+function refuseProvisioning(
+  check: ProvisionRow,
+  asked: { email: string; tierPlanIds: string[]; groupIds: string[]; grants: GrantInput[] },
+): void {
+  const { email, tierPlanIds, groupIds, grants } = asked;
+  if (check.deleted)
+    throw new AppError("deleted_identity", `${email} belongs to a deleted account; it cannot be provisioned again.`);
+  if (grants.length && check.access_mode === "groups") {
+    throw new AppError(
+      "grants_unsupported",
+      "This organization manages access with groups: pass groupIds instead of grants.",
+    );
+  }
+  const missingPlan = tierPlanIds.find((id) => !check.plans.includes(id));
+  if (missingPlan) throw new AppError("tier_not_found", `No live tier plan ${missingPlan} in this organization.`);
+  if (groupIds.length && !check.groups_enabled)
+    throw new AppError("groups_disabled", "User groups are not enabled for this organization.");
+  const missingGroup = groupIds.find((id) => !check.groups.includes(id));
+  if (missingGroup) throw new AppError("group_not_found", `No user group ${missingGroup} in this organization.`);
+  if (check.plan_groups[0]) {
+    throw new AppError(
+      "plan_group",
+      `Group ${check.plan_groups[0]} belongs to a plan and follows it: pass the plan in tierPlanIds instead.`,
+    );
+  }
+  if (check.directory_groups[0]) {
+    throw new AppError(
+      "directory_managed",
+      `Group ${check.directory_groups[0]} comes from the organization's directory: change its members there.`,
+    );
+  }
+  refuseMissingGrantTargets(grants, check.apps, check.portals);
+  if (check.paid_plans[0]) {
+    throw new AppError(
+      "live_paid_subscription",
+      `${email} holds a live paid subscription on plan ${check.paid_plans[0]}; cancel it at the payment processor first.`,
+    );
+  }
 }
 
 /** What a provisioning call asked for, as the audit log records it. */
@@ -273,68 +332,25 @@ function provisionChanges(input: ProvisionEndUserInput): Record<string, [null, u
 
 /**
  * Creates or updates an end user by email with plans, groups and grants in one call. Every
- * refusal is decided before anything is written, and the write is a single statement, so a
- * call applies entirely or not at all; concurrent calls for one new email make one account
- * (the unique email decides who creates it). Two round trips, whatever the request holds:
- * this is the call external systems make for every customer they sync.
+ * refusal is decided before anything is written, and the checks and the write are a single
+ * statement (PROVISION_SQL), so a call applies entirely or not at all; concurrent calls for one
+ * new email make one account (the unique email decides who creates it). One round trip,
+ * whatever the request holds: this is the call external systems make for every customer they sync.
  */
 export const provisionEndUser = guarded(
   { scope: "end_users:write" },
   async function provisionEndUser(db: Db, actor: Actor, input: ProvisionEndUserInput): Promise<ProvisionEndUserOutput> {
-    const organizationId = actor.organizationId;
     const email = normalizeEmail(input.email);
     const tierPlanIds = [...new Set(input.tierPlanIds ?? [])];
     const groupIds = [...new Set(input.groupIds ?? [])];
     const grants = [...new Map((input.grants ?? []).map((grant) => [grantKey(grant), grant])).values()];
-    const appIds = [...new Set(grants.filter((grant) => grant.targetKind === "app").map((grant) => grant.targetId))];
-    const portalIds = [...new Set(grants.flatMap((grant) => (grant.deploymentId ? [grant.deploymentId] : [])))];
 
-    const { rows: checks } = await db.pool.query<ProvisionCheck>({
-      name: "atrium_provision_check",
-      text: PROVISION_CHECK_SQL,
-      values: [organizationId, email, tierPlanIds, groupIds, appIds, portalIds],
-    });
-    const check = checks[0];
-    if (!check) throw new AppError("not_found", "No organization with that id.");
-    if (check.deleted)
-      throw new AppError("deleted_identity", `${email} belongs to a deleted account; it cannot be provisioned again.`);
-    if (grants.length && check.access_mode === "groups") {
-      throw new AppError(
-        "grants_unsupported",
-        "This organization manages access with groups: pass groupIds instead of grants.",
-      );
-    }
-    const missingPlan = tierPlanIds.find((id) => !check.plans.includes(id));
-    if (missingPlan) throw new AppError("tier_not_found", `No live tier plan ${missingPlan} in this organization.`);
-    if (groupIds.length && !check.groups_enabled)
-      throw new AppError("groups_disabled", "User groups are not enabled for this organization.");
-    const missingGroup = groupIds.find((id) => !check.groups.includes(id));
-    if (missingGroup) throw new AppError("group_not_found", `No user group ${missingGroup} in this organization.`);
-    if (check.plan_groups[0]) {
-      throw new AppError(
-        "plan_group",
-        `Group ${check.plan_groups[0]} belongs to a plan and follows it: pass the plan in tierPlanIds instead.`,
-      );
-    }
-    if (check.directory_groups[0]) {
-      throw new AppError(
-        "directory_managed",
-        `Group ${check.directory_groups[0]} comes from the organization's directory: change its members there.`,
-      );
-    }
-    refuseMissingGrantTargets(grants, check.apps, check.portals);
-    if (check.paid_plans[0]) {
-      throw new AppError(
-        "live_paid_subscription",
-        `${email} holds a live paid subscription on plan ${check.paid_plans[0]}; cancel it at the payment processor first.`,
-      );
-    }
-
-    const { rows } = await db.pool.query<ProvisionWrite>({
-      name: "atrium_provision_write",
-      text: PROVISION_WRITE_SQL,
+    // A named statement is parsed and planned once per connection, not on every call.
+    const { rows } = await db.pool.query<ProvisionRow>({
+      name: "atrium_provision",
+      text: PROVISION_SQL,
       values: [
-        organizationId,
+        actor.organizationId,
         email,
         input.fullName ?? null,
         tierPlanIds,
@@ -349,15 +365,18 @@ export const provisionEndUser = guarded(
         ...eventSqlParams(actor, provisionChanges(input)),
       ],
     });
-    const user = rows[0];
-    // Deleted between the check and the write: the write matched nothing and wrote nothing.
-    if (!user)
+    const row = rows[0];
+    if (!row) throw new AppError("not_found", "No organization with that id.");
+    if (row.id === null) {
+      refuseProvisioning(row, { email, tierPlanIds, groupIds, grants });
+      // Allowed, yet the write matched nothing: the account was deleted meanwhile.
       throw new AppError("deleted_identity", `${email} belongs to a deleted account; it cannot be provisioned again.`);
+    }
     return {
-      endUser: { id: user.id, email: user.email, fullName: user.full_name, createdAt: user.created_at.toISOString() },
-      created: user.created,
-      subscriptions: user.subscriptions,
-      grantsCreated: user.grants_created,
+      endUser: { id: row.id, email: row.email, fullName: row.full_name, createdAt: row.created_at.toISOString() },
+      created: row.created,
+      subscriptions: row.subscriptions,
+      grantsCreated: row.grants_created,
     };
   },
 );

@@ -31,6 +31,7 @@ async function summaries(
     description: string;
     language: string;
     searchMode: string;
+    rerank: boolean;
     createdAt: Date;
     updatedAt: Date;
   }[],
@@ -48,6 +49,7 @@ async function summaries(
     description: row.description,
     language: row.language as KnowledgebaseLanguage,
     searchMode: row.searchMode as KnowledgebaseSearchMode,
+    rerank: row.rerank,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     counts: { sources: count(sourceCounts, row.id), pages: count(pageCounts, row.id) },
@@ -92,6 +94,7 @@ export const createKnowledgebase = guarded(
           description: input.description ?? "",
           language: input.language,
           searchMode: input.searchMode,
+          rerank: input.rerank,
         },
       });
       await recordEvent(tx, actor, {
@@ -106,7 +109,7 @@ export const createKnowledgebase = guarded(
 );
 
 /**
- * Renames, describes or changes the language or search mode of a knowledgebase. A new language re-indexes its
+ * Renames, describes or changes the language, search mode or reranking of a knowledgebase. A new language re-indexes its
  * pages and chunks in the same transaction (a trigger rewrites their text-search configuration,
  * which recomputes their tsvectors), so search never mixes two languages.
  */
@@ -128,12 +131,13 @@ export const updateKnowledgebase = guarded(
           description: input.description,
           language: input.language,
           searchMode: input.searchMode,
+          rerank: input.rerank,
         },
       });
     const row = await recorded(db, actor, update, (kb) => ({
       action: "knowledgebase.update",
       target: { type: "knowledgebase", id: kb.id, label: kb.name },
-      changes: changesBetween(before, input, ["name", "description", "language", "searchMode"]),
+      changes: changesBetween(before, input, ["name", "description", "language", "searchMode", "rerank"]),
     }));
     return { knowledgebase: (await summaries(db, [row]))[0]! };
   },
@@ -190,7 +194,7 @@ export function pageIndex(rows: IndexRow[]): PageIndexEntry[] {
  * there (tests/knowledge/knowledgebases.test.ts checks the order).
  */
 const KNOWLEDGEBASE_DETAIL = `
-  select k.id, k.name, k.description, k.language, k.search_mode as "searchMode", ${isoUtc("k.created_at")} as "createdAt", ${isoUtc("k.updated_at")} as "updatedAt",
+  select k.id, k.name, k.description, k.language, k.search_mode as "searchMode", k.rerank, ${isoUtc("k.created_at")} as "createdAt", ${isoUtc("k.updated_at")} as "updatedAt",
     coalesce((
       select json_agg(source) from (
         select s.id, s.name, s.type, s.status, s.searchable, s.disabled, coalesce(s.url, '') as url,
@@ -213,6 +217,7 @@ interface KnowledgebaseDetailRow {
   description: string;
   language: string;
   searchMode: string;
+  rerank: boolean;
   createdAt: string;
   updatedAt: string;
   sources: Source[];
@@ -235,6 +240,7 @@ export const getKnowledgebase = guarded(
       description: row.description,
       language: row.language as KnowledgebaseLanguage,
       searchMode: row.searchMode as KnowledgebaseSearchMode,
+      rerank: row.rerank,
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
       counts: { sources: row.sources.length, pages: row.pages.length },

@@ -20,7 +20,7 @@ import {
   Version,
   type BuilderKind,
 } from "@/schemas/builder";
-import { ListQuery, nameText, NextCursor, TimestampInput, Uuid } from "@/schemas/common";
+import { ListOrder, ListQuery, nameText, NextCursor, TimestampInput, Uuid } from "@/schemas/common";
 import type { ErrorCode } from "@/server/errors";
 import {
   createItem,
@@ -202,11 +202,12 @@ function builderRouter<
           path: sub("/versions"),
           tags: [tag],
           summary: `List the ${one}'s versions`,
-          description: "Oldest first; each with the document as published.",
+          description:
+            "Oldest first (`order=newest` for the latest first, as the console shows them); each with the document as published.",
         },
         errors: ["not_found"],
       })
-      .input(IdInput.extend(ListQuery.shape))
+      .input(IdInput.extend({ ...ListQuery.shape, order: ListOrder }))
       .output(z.object({ versions: z.array(VersionWithDocument), nextCursor: NextCursor }))
       .query(
         ({ ctx, input }) =>
@@ -215,7 +216,7 @@ function builderRouter<
             ctx.actor,
             kind,
             idOf(input),
-            fields(input) as { limit: number; cursor?: string },
+            fields(input) as { limit: number; cursor?: string; order: ListOrder },
           ) as never,
       ),
     deploy: scopedProcedure(deployVersion.requirementFor(kind))

@@ -1,0 +1,145 @@
+// Synonyms of a question's words, from outside the knowledgebase (issue 34): the compact English
+// thesaurus derived from WordNet (scripts/build-thesaurus.ts → english-thesaurus.json) and a
+// hand-written table of how people ask about software (support/software-vocabulary.ts). The
+// ranking statement (services/retrieval.ts) stems them in the knowledgebase's language, uses them
+// only for english knowledgebases, and credits a passage that holds a synonym but not the word
+// itself a share of the word's weight: never as much as the word.
+//
+// The file is one sorted string of lines "lemma<TAB>sense's words<TAB>…", read once on first use
+// and searched by bisection over an index of line starts: about 1.5 MB of text and 200 KB of
+// index, no map of 48,000 entries.
+import { SOFTWARE_VOCABULARY } from "./software-vocabulary";
+
+/** How a question's words are widened; the defaults are the ones the evaluation chose. */
+export interface VocabularyOptions {
+  /** Senses of a word whose synonyms are taken, most frequent first (0: none, expansion off). */
+  senses: number;
+  /** Synonyms taken per question word. */
+  perWord: number;
+  /** A synonym's credit as a share of its word's (and never more than its own rarity allows). */
+  weight: number;
+  /** Widen only words the knowledgebase never uses. */
+  onlyAbsent: boolean;
+  /** Which sources: the hand-written software table (support/software-vocabulary.ts), WordNet, or both (the table first). */
+  sources: "wordnet" | "table" | "both";
+  /** Table entries left out: the evaluation measures the table without those an earlier report had named. */
+  withoutEntries?: ReadonlySet<string>;
+}
+
+export const VOCABULARY_DEFAULTS: VocabularyOptions = {
+  senses: 1,
+  perWord: 5,
+  weight: 0.7,
+  onlyAbsent: false,
+  sources: "both",
+};
+
+/** At most this many synonyms are added to one question, whatever its length. */
+export const MAX_SYNONYM_TERMS = 24;
+
+/** A question word and one of its synonyms (both as written, lowercase). */
+export interface Synonyms {
+  words: string[];
+  synonyms: string[];
+}
+
+interface Thesaurus {
+  text: string;
+  lineStarts: Uint32Array;
+}
+
+let loading: Promise<Thesaurus> | null = null;
+
+function thesaurus(): Promise<Thesaurus> {
+  loading ??= import("./english-thesaurus.json").then(({ default: { lines: text } }) => {
+    const starts = [0];
+    for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) starts.push(at + 1);
+    return { text, lineStarts: Uint32Array.from(starts) };
+  });
+  return loading;
+}
+
+/** The lemma's sense groups (each a list of words), or null. */
+function lookUp({ text, lineStarts }: Thesaurus, lemma: string): string[][] | null {
+  let low = 0;
+  let high = lineStarts.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const start = lineStarts[middle]!;
+    const tab = text.indexOf("\t", start);
+    const key = text.slice(start, tab);
+    if (key === lemma) {
+      const end = middle + 1 < lineStarts.length ? lineStarts[middle + 1]! - 1 : text.length;
+      return text
+        .slice(tab + 1, end)
+        .split("\t")
+        .map((group) => group.split(" "));
+    }
+    if (key < lemma) low = middle + 1;
+    else high = middle - 1;
+  }
+  return null;
+}
+
+/**
+ * WordNet's detachment rules (its morphy): an inflected word's base forms to try, after the word
+ * itself ("folders" → "folder", "crashed" → "crash", "freezing" → "freeze").
+ */
+const DETACHMENTS: [string, string][] = [
+  ["ies", "y"],
+  ["ses", "s"],
+  ["xes", "x"],
+  ["zes", "z"],
+  ["ches", "ch"],
+  ["shes", "sh"],
+  ["men", "man"],
+  ["es", "e"],
+  ["es", ""],
+  ["s", ""],
+  ["ed", "e"],
+  ["ed", ""],
+  ["ing", "e"],
+  ["ing", ""],
+  ["er", ""],
+  ["est", ""],
+];
+
+/** The first of the word and its base forms that `find` knows, and what it says of it. */
+function baseForm<T>(word: string, find: (lemma: string) => T | null | undefined): T | null {
+  const direct = find(word);
+  if (direct) return direct;
+  for (const [suffix, replacement] of DETACHMENTS) {
+    if (word.length - suffix.length < 3 || !word.endsWith(suffix)) continue;
+    const found = find(word.slice(0, -suffix.length) + replacement);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** Letters only, so that a word is a thesaurus key; linear in the question's length. */
+const WORDS = /\p{L}+/gu;
+
+/** The synonyms a question brings, at most MAX_SYNONYM_TERMS, its earlier words first. */
+export async function synonymsOf(question: string, options: VocabularyOptions): Promise<Synonyms> {
+  const result: Synonyms = { words: [], synonyms: [] };
+  if (options.senses <= 0 || options.perWord <= 0) return result;
+  const book = options.sources === "table" ? null : await thesaurus();
+  const words = new Set(question.toLowerCase().match(WORDS) ?? []);
+  for (const word of words) {
+    const said =
+      options.sources === "wordnet"
+        ? []
+        : (baseForm(word, (lemma) => (options.withoutEntries?.has(lemma) ? null : SOFTWARE_VOCABULARY.get(lemma))) ??
+          []);
+    const groups = book ? (baseForm(word, (lemma) => lookUp(book, lemma)) ?? []) : [];
+    const taken = [...new Set([...said, ...groups.slice(0, options.senses).flat()])]
+      .filter((synonym) => !words.has(synonym))
+      .slice(0, options.perWord);
+    for (const synonym of taken) {
+      if (result.synonyms.length >= MAX_SYNONYM_TERMS) return result;
+      result.words.push(word);
+      result.synonyms.push(synonym);
+    }
+  }
+  return result;
+}
