@@ -11,7 +11,8 @@
 //   --vocab "v;v"  also the search API's ranking with other synonym options, each
 //                  "senses,perWord,weight[,absent][,table|both]" (support/vocabulary.ts; "0,0,0": none;
 //                  table: the software table alone, both: the table, then WordNet; unnamed: without
-//                  the table entries an earlier report had named)
+//                  the table entries an earlier report had named; intent0.3: question-intent words
+//                  weigh 0.3; join: adjacent words joined; split: joined and split)
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -63,6 +64,8 @@ const vocabularies = (option("vocab")?.split(";") ?? []).map((label) => {
       onlyAbsent: flags.includes("absent"),
       sources,
       withoutEntries: flags.includes("unnamed") ? NAMED_BEFORE : undefined,
+      intentWeight: +(flags.find((flag) => flag.startsWith("intent"))?.slice("intent".length) ?? 1),
+      compounds: flags.includes("split") ? "both" : flags.includes("join") ? "join" : "off",
     } as const,
   };
 });
@@ -173,7 +176,7 @@ async function explain(db: Db, knowledgebaseId: string, organizationId: string, 
   for (const question of questions) {
     const plan = await db.pool.query({
       text: `explain (analyze, buffers) ${retrievalSql()}`,
-      values: [[knowledgebaseId], organizationId, question, 10, true, true, true, 4000, "", 0, [], [], 0, false],
+      values: [[knowledgebaseId], organizationId, question, 10, true, true, true, 4000, "", 0, [], [], 0, false, [], 1, []],
     });
     console.log(`\n${question}\n${plan.rows.map((row) => row["QUERY PLAN"]).join("\n")}`);
   }

@@ -4,7 +4,15 @@
 // tuning halves (BENCHMARKS.md).
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { MAX_SYNONYM_TERMS, synonymsOf, VOCABULARY_DEFAULTS } from "@/server/services/support/vocabulary";
+import { getDb } from "@/server/db";
+import { retrieve } from "@/server/services/retrieval";
+import {
+  MAX_COMPOUND_TERMS,
+  MAX_SYNONYM_TERMS,
+  synonymsOf,
+  VOCABULARY_DEFAULTS,
+  type VocabularyOptions,
+} from "@/server/services/support/vocabulary";
 import { buildThesaurus, THESAURUS_FILE } from "../../scripts/build-thesaurus";
 import { api } from "../helpers";
 import { drain, tenantWithKnowledgebase } from "../knowledge-helpers";
@@ -24,6 +32,19 @@ async function searchTitles(key: string, kbId: string, query: string): Promise<s
   });
   expect(response.status).toBe(200);
   return response.body.results.map((result: { title: string }) => result.title);
+}
+
+/** The documents' titles the search API would return with these vocabulary options. */
+async function titlesWith(organizationId: string, kbId: string, query: string, vocabulary: VocabularyOptions) {
+  const hits = await retrieve(getDb(), organizationId, {
+    knowledgebaseIds: [kbId],
+    query,
+    limit: 10,
+    kinds: { pages: false, sources: true },
+    onePerSource: true,
+    vocabulary,
+  });
+  return hits.map((hit) => hit.title);
 }
 
 /** Sentences that share no word with the questions below: a passage's bulk. */
@@ -108,6 +129,45 @@ describe("lexical ranking features", () => {
     const long = "screen folder printer password keyboard mouse battery network computer program ".repeat(5);
     expect((await synonymsOf(long, VOCABULARY_DEFAULTS)).synonyms.length).toBeLessThanOrEqual(MAX_SYNONYM_TERMS);
     expect((await synonymsOf("folder", { ...VOCABULARY_DEFAULTS, senses: 0 })).synonyms).toEqual([]);
+  });
+
+  it("weighs a question-intent word like 'want' little when the question has other terms", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    // "want" is in one document only (rare: a high weight by rarity), "export" in four.
+    await addDocument(key, kbId, "Sheet A", "# Sheet A\n\nWant to print a report on paper?");
+    await addDocument(key, kbId, "Sheet B", "# Sheet B\n\nExport a report as a spreadsheet.");
+    for (let i = 0; i < 3; i++)
+      await addDocument(key, kbId, `Memo ${i}`, `# Memo ${i}\n\nThe export office closes at ${i + 5}.`);
+    await drain();
+    const question = "I want to export a report";
+    const organizationId = tenant.organization.id;
+    const asAnyWord = await titlesWith(organizationId, kbId, question, { ...VOCABULARY_DEFAULTS, intentWeight: 1 });
+    expect(asAnyWord.slice(0, 2)).toEqual(["Sheet A", "Sheet B"]);
+    const asIntent = await titlesWith(organizationId, kbId, question, { ...VOCABULARY_DEFAULTS, intentWeight: 0 });
+    expect(asIntent.slice(0, 2)).toEqual(["Sheet B", "Sheet A"]);
+    // A question of intent words alone still finds by them.
+    expect(await titlesWith(organizationId, kbId, "want", { ...VOCABULARY_DEFAULTS, intentWeight: 0 })).toEqual([
+      "Sheet A",
+    ]);
+  });
+
+  it("finds a compound the knowledgebase uses for two words of the question, and two words for one", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    await addDocument(key, kbId, "Accounts", "# Accounts\n\nA username holds letters and digits only.");
+    await addDocument(key, kbId, "Captures", "# Captures\n\nPress the key to take a screen shot of the window.");
+    await addDocument(key, kbId, "Club", "# Club\n\nThe name of the club is on the door.");
+    await drain();
+    const organizationId = tenant.organization.id;
+    const off = { ...VOCABULARY_DEFAULTS, compounds: "off" } as const;
+    const on = { ...VOCABULARY_DEFAULTS, compounds: "both" } as const;
+    expect(await titlesWith(organizationId, kbId, "user name", off)).toEqual(["Club"]);
+    expect(await titlesWith(organizationId, kbId, "user name", on)).toEqual(["Accounts", "Club"]);
+    expect(await titlesWith(organizationId, kbId, "screenshot", off)).toEqual([]);
+    expect(await titlesWith(organizationId, kbId, "screenshot", on)).toEqual(["Captures"]);
+    const long = "user name screen shot log in set up back up file system ".repeat(5);
+    expect((await synonymsOf(long, on)).synonyms.length).toBeLessThanOrEqual(MAX_COMPOUND_TERMS + MAX_SYNONYM_TERMS);
   });
 
   it("keeps the committed thesaurus what scripts/build-thesaurus.ts derives from WordNet", { timeout: 60_000 }, () => {
