@@ -12,7 +12,7 @@
 //                  "senses,perWord,weight[,absent][,table|both]" (support/vocabulary.ts; "0,0,0": none;
 //                  table: the software table alone, both: the table, then WordNet; unnamed: without
 //                  the table entries an earlier report had named; intent0.3: question-intent words
-//                  weigh 0.3; join: adjacent words joined; split: joined and split)
+//                  weigh 0.3 of their rarity, intent1: as any word)
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -24,6 +24,7 @@ import { createModelProvider } from "@/server/services/model-providers";
 import { createOrganization } from "@/server/services/organizations";
 import { retrievalSql, retrieve } from "@/server/services/retrieval";
 import { searchKnowledgebase } from "@/server/services/search";
+import { VOCABULARY_DEFAULTS } from "@/server/services/support/vocabulary";
 import { testEmbedding } from "../../tests/fake-embeddings";
 import { startFakeOpenAI } from "../../tests/fake-openai";
 import { documentScoreRanker, parseDocumentScoreVariants } from "./document-score";
@@ -64,8 +65,9 @@ const vocabularies = (option("vocab")?.split(";") ?? []).map((label) => {
       onlyAbsent: flags.includes("absent"),
       sources,
       withoutEntries: flags.includes("unnamed") ? NAMED_BEFORE : undefined,
-      intentWeight: +(flags.find((flag) => flag.startsWith("intent"))?.slice("intent".length) ?? 1),
-      compounds: flags.includes("split") ? "both" : flags.includes("join") ? "join" : "off",
+      intentWeight: +(
+        flags.find((flag) => flag.startsWith("intent"))?.slice("intent".length) ?? VOCABULARY_DEFAULTS.intentWeight
+      ),
     } as const,
   };
 });
@@ -176,7 +178,7 @@ async function explain(db: Db, knowledgebaseId: string, organizationId: string, 
   for (const question of questions) {
     const plan = await db.pool.query({
       text: `explain (analyze, buffers) ${retrievalSql()}`,
-      values: [[knowledgebaseId], organizationId, question, 10, true, true, true, 4000, "", 0, [], [], 0, false, [], 1, []],
+      values: [[knowledgebaseId], organizationId, question, 10, true, true, true, 4000, "", 0, [], [], 0, false, [], 1],
     });
     console.log(`\n${question}\n${plan.rows.map((row) => row["QUERY PLAN"]).join("\n")}`);
   }

@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { CANDIDATE_BOUNDS, retrievalSql, retrieve, type RetrievalRequest } from "@/server/services/retrieval";
+import { QUESTION_INTENT_WORDS, VOCABULARY_DEFAULTS } from "@/server/services/support/vocabulary";
 import { tenantWithKnowledgebase } from "../knowledge-helpers";
 
 const DOCUMENTS = 60;
@@ -90,6 +91,8 @@ async function cteRows(query: string, synonyms: [string, string][] = []): Promis
       synonyms.map(([, synonym]) => synonym),
       0.5,
       false,
+      QUESTION_INTENT_WORDS,
+      VOCABULARY_DEFAULTS.intentWeight,
     ],
   );
   const found: Record<string, number> = {};

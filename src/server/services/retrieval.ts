@@ -119,8 +119,7 @@ export const CANDIDATE_BOUNDS: CandidateBounds = {
  * $5 pages?, $6 sources?, $7 one per source?, $8 text characters, $9 headline options, $10 credits
  * to charge (0: none), $11 and $12 the question's words and their synonyms (support/vocabulary.ts),
  * $13 a synonym's share of its word's weight, $14 widen only words the knowledgebase never uses,
- * $15 question-intent words and $16 their share of their weight, $17 whether each synonym is two
- * adjacent words of the question joined.
+ * $15 question-intent words and $16 their share of their weight.
  * The charge is part of the statement (no round trips for a transaction): without the credits
  * nothing is searched, and if the search fails the charge fails with it.
  */
@@ -150,14 +149,12 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
     ),
     -- Synonyms of the question's words ($11 words, $12 their synonyms: support/vocabulary.ts),
     -- for english knowledgebases only, each standing for the question term it widens (origin);
-    -- a synonym that is one of the question's own terms is that term. Two adjacent words joined
-    -- ($17) stand for each of them.
+    -- a synonym that is one of the question's own terms is that term.
     synonym_terms as (
-      select kb, cfg, lexeme, origin, joined from (
-        select k.id as kb, k.cfg, s.lexeme, q.term_no as origin, e.joined,
-          row_number() over (partition by k.id, s.lexeme, case when e.joined then q.term_no end order by e.n) as nth
+      select kb, cfg, lexeme, origin from (
+        select k.id as kb, k.cfg, s.lexeme, q.term_no as origin, row_number() over (partition by k.id, s.lexeme order by e.n) as nth
         from kbs k
-        cross join unnest($11::text[], $12::text[], $17::boolean[]) with ordinality as e(word, synonym, joined, n)
+        cross join unnest($11::text[], $12::text[]) with ordinality as e(word, synonym, n)
         cross join lateral unnest(to_tsvector(k.cfg, e.synonym)) as s
         join question_terms q on q.kb = k.id and q.lexeme = any(tsvector_to_array(to_tsvector(k.cfg, e.word)))
         where k.cfg = 'english'::regconfig and not exists (select 1 from question_terms o where o.kb = k.id and o.lexeme = s.lexeme)
@@ -165,9 +162,9 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
     ),
     terms as (
       select t.*, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery as tq from (
-        select kb, cfg, lexeme, term_no, term_no as origin, false as joined from question_terms
+        select kb, cfg, lexeme, term_no, term_no as origin from question_terms
         union all
-        select kb, cfg, lexeme, (${SYNONYM_TERM_NUMBERS} + row_number() over (partition by kb order by lexeme, origin))::int, origin, joined from synonym_terms
+        select kb, cfg, lexeme, (${SYNONYM_TERM_NUMBERS} + row_number() over (partition by kb order by lexeme))::int, origin from synonym_terms
       ) t
     ),
     any_terms as (
@@ -234,10 +231,10 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
     -- terms and synonyms count in the score, and in the candidates only when the others leave room.
     every_term as (
       select kb, string_agg(tq::text, ' & ')::tsquery as tq from terms
-      where term_no = origin and kb in (select kb from estimates) group by kb
+      where term_no = origin and kb in (select kb from estimates) and (kb, term_no) not in (select kb, term_no from intent_terms) group by kb
     ),
     by_rarity as (
-      select t.kb, t.tq, row_number() over (order by t.term_no <> t.origin, e.df, t.kb, t.term_no) as nth
+      select t.kb, t.tq, row_number() over (order by t.term_no <> t.origin, (t.kb, t.term_no) in (select kb, term_no from intent_terms), e.df, t.kb, t.term_no) as nth
       from estimates e join terms t on t.kb = e.kb and t.term_no = e.term_no
     ),
     layers as materialized (
@@ -314,7 +311,7 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
     -- A term weighs by its rarity (BM25's idf): a term in every row says nothing, one in few rows
     -- says a lot. Its document frequency counts every row that holds it (all of them are in matches).
     term_weights as materialized (
-      select t.kb, t.term_no, t.origin, t.joined, t.lexeme, t.tq, (t.tq::text || ':A')::tsquery as tq_heading,
+      select t.kb, t.term_no, t.origin, t.lexeme, t.tq, (t.tq::text || ':A')::tsquery as tq_heading,
         ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5))::float8
           * (case when t.term_no in (select i.term_no from intent_terms i where i.kb = t.kb) then $16::float8 else 1 end) as idf, d.df
       from terms t join sizes s on s.kb = t.kb
@@ -322,11 +319,10 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
         from term_sets ts where ts.kb = t.kb and t.term_no = any(ts.has)) d
     ),
     -- What holding a term is worth: a question term its idf; a synonym $13 × the smaller of its
-    -- own idf and its word's (with $14, nothing when the knowledgebase uses the word itself); two
-    -- words joined the smaller idf, for each word. A
+    -- own idf and its word's (with $14, nothing when the knowledgebase uses the word itself). A
     -- row counts the best term of each question word it holds, so a synonym never outranks the word.
     weighted as materialized (
-      select w.*, case when w.term_no = w.origin then w.idf when w.joined then least(w.idf, o.idf) when $14::boolean and o.df > 0 then 0
+      select w.*, case when w.term_no = w.origin then w.idf when $14::boolean and o.df > 0 then 0
         else $13::float8 * least(w.idf, o.idf) end as credit
       from term_weights w join term_weights o on o.kb = w.kb and o.term_no = w.origin
     ),
@@ -522,7 +518,7 @@ async function rankLexically(
 ): Promise<{ charged: boolean; hits: RankedHit[]; found: Set<string> }> {
   const kinds = request.kinds ?? { pages: true, sources: true };
   const vocabulary = request.vocabulary ?? VOCABULARY_DEFAULTS;
-  const { words, synonyms, joined } = await synonymsOf(request.query, vocabulary);
+  const { words, synonyms } = await synonymsOf(request.query, vocabulary);
   const { rows } = await db.query<
     { charged: number; found: string[]; kind: RetrievedKind | null; row_id: string | null } & Omit<RetrievedHit, "kind">
   >({
@@ -546,7 +542,6 @@ async function rankLexically(
       vocabulary.onlyAbsent,
       vocabulary.intentWeight < 1 ? QUESTION_INTENT_WORDS : [],
       vocabulary.intentWeight,
-      joined,
     ],
   });
   return {

@@ -29,8 +29,6 @@ export interface VocabularyOptions {
    * as any word; english only): QUESTION_INTENT_WORDS.
    */
   intentWeight: number;
-  /** Adjacent question words joined ("user name" → "username"), and a question word split in two words ("screenshot" → "screen", "shot"). */
-  compounds: "off" | "join" | "both";
 }
 
 export const VOCABULARY_DEFAULTS: VocabularyOptions = {
@@ -39,8 +37,7 @@ export const VOCABULARY_DEFAULTS: VocabularyOptions = {
   weight: 0.7,
   onlyAbsent: false,
   sources: "both",
-  intentWeight: 1,
-  compounds: "off",
+  intentWeight: 0.3,
 };
 
 /**
@@ -84,11 +81,6 @@ export const QUESTION_INTENT_WORDS = [
 
 const INTENT = new Set(QUESTION_INTENT_WORDS);
 
-/** At most this many (word, compound) pairs are added to one question, besides its synonyms. */
-export const MAX_COMPOUND_TERMS = 16;
-/** A compound's parts: words the thesaurus knows, of at least this many letters. */
-const MIN_PART_LETTERS = 3;
-
 /** At most this many synonyms are added to one question, whatever its length. */
 export const MAX_SYNONYM_TERMS = 24;
 
@@ -96,8 +88,6 @@ export const MAX_SYNONYM_TERMS = 24;
 export interface Synonyms {
   words: string[];
   synonyms: string[];
-  /** Whether each synonym is two adjacent words of the question joined (it stands for both, at full weight). */
-  joined: boolean[];
 }
 
 interface Thesaurus {
@@ -178,23 +168,12 @@ const WORDS = /\p{L}+/gu;
 
 /** The synonyms a question brings, at most MAX_SYNONYM_TERMS, its earlier words first. */
 export async function synonymsOf(question: string, options: VocabularyOptions): Promise<Synonyms> {
-  const result: Synonyms = { words: [], synonyms: [], joined: [] };
-  const sequence = question.toLowerCase().match(WORDS) ?? [];
-  const words = new Set(sequence);
-  if (options.compounds !== "off") {
-    const parts = options.compounds === "both" ? await thesaurus() : null;
-    for (const [word, compound, joined] of compoundsOf(sequence, parts)) {
-      if (result.synonyms.length >= MAX_COMPOUND_TERMS) break;
-      if (words.has(compound)) continue;
-      result.words.push(word);
-      result.synonyms.push(compound);
-      result.joined.push(joined);
-    }
-  }
+  const result: Synonyms = { words: [], synonyms: [] };
   if (options.senses <= 0 || options.perWord <= 0) return result;
   const book = options.sources === "table" ? null : await thesaurus();
-  const cap = result.synonyms.length + MAX_SYNONYM_TERMS;
+  const words = new Set(question.toLowerCase().match(WORDS) ?? []);
   for (const word of words) {
+    // An intent word that weighs little is not widened: its synonyms would take others' places.
     if (options.intentWeight < 1 && INTENT.has(word)) continue;
     const said =
       options.sources === "wordnet"
@@ -206,36 +185,10 @@ export async function synonymsOf(question: string, options: VocabularyOptions): 
       .filter((synonym) => !words.has(synonym))
       .slice(0, options.perWord);
     for (const synonym of taken) {
-      if (result.synonyms.length >= cap) return result;
+      if (result.synonyms.length >= MAX_SYNONYM_TERMS) return result;
       result.words.push(word);
       result.synonyms.push(synonym);
-      result.joined.push(false);
     }
   }
   return result;
-}
-
-/**
- * Pairs (question word, compound): with `parts`, each word split where both halves are words the
- * thesaurus knows ("screenshot" → "screen" and "shot"); then each two adjacent words joined
- * ("log in" → "login", standing for "log"). The knowledgebase decides: a compound it never uses
- * matches nothing and weighs nothing (services/retrieval.ts).
- */
-function compoundsOf(sequence: string[], parts: Thesaurus | null): [string, string, boolean][] {
-  const found: [string, string, boolean][] = [];
-  for (const word of parts ? new Set(sequence) : []) {
-    for (let at = MIN_PART_LETTERS; at <= word.length - MIN_PART_LETTERS; at++) {
-      const [head, tail] = [word.slice(0, at), word.slice(at)];
-      if (!lookUp(parts!, head) || !lookUp(parts!, tail)) continue;
-      found.push([word, head, false], [word, tail, false]);
-      break;
-    }
-  }
-  // Both words of a pair, for the ranking takes the first that is a term of the question (not a stop word).
-  for (let i = 0; i + 1 < sequence.length && found.length < MAX_COMPOUND_TERMS; i++) {
-    const [first, second] = [sequence[i]!, sequence[i + 1]!];
-    if (first.length + second.length >= 2 * MIN_PART_LETTERS)
-      found.push([first, first + second, true], [second, first + second, true]);
-  }
-  return found;
 }
