@@ -9,7 +9,8 @@
 //   passage (docs/knowledge.md, "How ranking works");
 // - then the query as a phrase, and cover density (terms close together) as a smaller bonus.
 // In an english knowledgebase the question's words also bring synonyms from outside the corpus
-// (support/vocabulary.ts), each worth less than the word it stands for.
+// (support/vocabulary.ts), each worth less than the word it stands for, and the words of how a
+// question is asked ("want", "need", "way") weigh 0.3 of their rarity when it has other terms.
 // Only knowledgebases of the organization count (it is part of the SQL), never an end user's
 // private notebook.
 import { isUuid } from "@/schemas/common";

@@ -4,6 +4,7 @@
 // ranking statement (services/retrieval.ts) stems them in the knowledgebase's language, uses them
 // only for english knowledgebases, and credits a passage that holds a synonym but not the word
 // itself a share of the word's weight: never as much as the word.
+// It also names the words of how a question is asked ("want", "need", "way"), which weigh little.
 //
 // The file is one sorted string of lines "lemma<TAB>sense's words<TAB>…", read once on first use
 // and searched by bisection over an index of line starts: about 1.5 MB of text and 200 KB of
@@ -43,8 +44,10 @@ export const VOCABULARY_DEFAULTS: VocabularyOptions = {
 /**
  * Words of how people phrase a request rather than what it is about ("I want to…", "is there a
  * way to…", "let me…", "I need to…"), written from general knowledge of questions, not from the
- * evaluation's ("how" is already a stop word): PostgreSQL's english stop list keeps them, and in a corpus that rarely uses them
- * they would weigh as much as the rarest word of the question.
+ * evaluation's ("how" is already a stop word). PostgreSQL's english stop list keeps them, and in
+ * a corpus that rarely uses them they would weigh as much as the rarest word of the question: in
+ * an english knowledgebase they weigh `intentWeight` of their rarity when the question has other
+ * terms, and bring no synonyms (services/retrieval.ts).
  */
 export const QUESTION_INTENT_WORDS = [
   "want",
