@@ -249,8 +249,11 @@ export const listGroupMembers = guarded(
     const rows = await db.groupMember.findMany({
       where: {
         groupId: group.id,
+        // The `gte` bound is what the index seeks to; the OR alone would be a filter over every
+        // member before the cursor (a page deep in a large group read all of them).
         ...(after && {
-          OR: [{ addedAt: { gt: after.createdAt } }, { addedAt: after.createdAt, endUserId: { gt: after.id } }],
+          addedAt: { gte: after.createdAt },
+          OR: [{ addedAt: { gt: after.createdAt } }, { endUserId: { gt: after.id } }],
         }),
       },
       include: { endUser: { select: { email: true, fullName: true } } },
