@@ -157,8 +157,14 @@ export const UpdateTierPlanInput = z.strictObject({
 export type UpdateTierPlanInput = z.infer<typeof UpdateTierPlanInput>;
 export const TierPlanSubscribersOutput = z.object({
   counts: z
-    .array(z.object({ tierPlanId: Uuid, subscribers: z.number().int() }))
-    .meta({ description: "Active subscriptions per plan; plans without any are left out" }),
+    .array(
+      z.object({
+        tierPlanId: Uuid,
+        subscribers: z.number().int(),
+        atLeast: z.boolean().meta({ description: "True when counting stopped at the cap: at least `subscribers`" }),
+      }),
+    )
+    .meta({ description: "Active subscriptions per plan, each counted up to a cap; plans without any are left out" }),
 });
 
 export const UserGroup = z
@@ -186,6 +192,8 @@ export const ListUserGroupsInput = ListQuery.extend({ q: NameQuery });
 export const ListUserGroupsOutput = z.object({ userGroups: z.array(UserGroup), nextCursor: NextCursor });
 export const GroupMember = z.object({ groupId: Uuid, endUserId: Uuid, addedAt: Timestamp }).meta({ id: "GroupMember" });
 export const GroupMemberView = GroupMember.extend({ email: z.email(), fullName: z.string() });
+export const ListGroupMembersInput = ListQuery.extend({ groupId: Uuid });
+export const ListGroupMembersOutput = z.object({ members: z.array(GroupMemberView), nextCursor: NextCursor });
 export const AddGroupMemberInput = z.strictObject({ groupId: Uuid, endUserId: Uuid });
 export const AddGroupGrantInput = GrantInput.omit({ effect: true }).extend({ groupId: Uuid });
 export const RemoveGroupGrantInput = z.strictObject({ groupId: Uuid, grantId: Uuid });

@@ -271,6 +271,31 @@ describe("reviewing at scale", () => {
     expect(list.find((r: { pageId: string }) => r.pageId === untouched).pageChanged).toBe(false);
   });
 
+  it("keeps the author filter on every page of the list", async () => {
+    const { tenant, kbId } = await reviewing();
+    const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
+    await api("POST", `/knowledgebases/${kbId}/pages`, { key: tenant.orgKey.secret, body: { title: "Org key first" } });
+    await api("POST", `/knowledgebases/${kbId}/pages`, {
+      key: tenant.personalKey.secret,
+      body: { title: "Owner's key between" },
+    });
+    await api("POST", `/knowledgebases/${kbId}/sources`, {
+      key: tenant.orgKey.secret,
+      body: { contentText: "a document" },
+    });
+    const kinds: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 5; page++) {
+      const input = { status: "pending", authorId: tenant.orgKey.id, limit: 1, ...(cursor ? { cursor } : {}) };
+      const response = await trpc("query", "reviews.list", input, { cookie });
+      const data: { reviews: { kind: string }[]; nextCursor: string | null } = response.body.result.data;
+      kinds.push(...data.reviews.map((r) => r.kind));
+      cursor = data.nextCursor;
+      if (!cursor) break;
+    }
+    expect(kinds).toEqual(["page_create", "source"]);
+  });
+
   it("filters by kind and by author, and lists the authors with their counts", async () => {
     const { tenant, kbId } = await reviewing();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);

@@ -129,15 +129,41 @@ export const updateTierPlan = guarded(
   },
 );
 
-/** How many active subscribers each of the organization's plans has. */
+/** Above this many active subscribers a plan's count reads "10,000+": counting stops there. */
+export const SUBSCRIBER_COUNT_CAP = 10_000;
+
+/**
+ * Active subscribers of each of the organization's plans, each count stopping at `cap` (then
+ * `atLeast`), so a request reads at most `cap` + 1 subscriptions per plan, through the
+ * subscriptions (tier_plan_id, end_user_id) index, however large the organization is.
+ */
+export async function countPlanSubscribers(db: Db, organizationId: string, cap: number) {
+  const rows = await db.$queryRaw<{ tierPlanId: string; subscribers: number }[]>`
+    select p.id as "tierPlanId", counted.subscribers
+    from tier_plans p
+    cross join lateral (
+      select count(*)::int as subscribers
+      from (
+        select 1
+        from subscriptions s
+        join end_users e on e.id = s.end_user_id and e.deleted_at is null
+        where s.tier_plan_id = p.id and s.status = 'active'
+        limit ${cap + 1}
+      ) capped
+    ) counted
+    where p.organization_id = ${organizationId}::uuid and counted.subscribers > 0
+    order by p.created_at, p.id`;
+  return rows.map((row) => ({
+    tierPlanId: row.tierPlanId,
+    subscribers: Math.min(row.subscribers, cap),
+    atLeast: row.subscribers > cap,
+  }));
+}
+
+/** How many active subscribers each of the organization's plans has, up to SUBSCRIBER_COUNT_CAP. */
 export const tierPlanSubscribers = guarded(
   { scope: "end_users:read" },
   async function tierPlanSubscribers(db: Db, actor: Actor) {
-    const rows = await db.subscription.groupBy({
-      by: ["tierPlanId"],
-      where: { status: "active", tierPlan: { organizationId: actor.organizationId }, endUser: { deletedAt: null } },
-      _count: { _all: true },
-    });
-    return { counts: rows.map((row) => ({ tierPlanId: row.tierPlanId, subscribers: row._count._all })) };
+    return { counts: await countPlanSubscribers(db, actor.organizationId, SUBSCRIBER_COUNT_CAP) };
   },
 );

@@ -8,7 +8,7 @@ import { assertGrantTargets, insertGrants, toGrant } from "./support/grants";
 import { changesBetween, recorded, recordEvent } from "./events";
 import { nameContains } from "./name-search";
 import type { Prisma } from "@/generated/prisma/client";
-import { afterCursor, CURSOR_ORDER, toPage } from "./support/pagination";
+import { afterCursor, CURSOR_ORDER, decodeCursor, toPage } from "./support/pagination";
 
 type GroupRow = {
   id: string;
@@ -231,22 +231,49 @@ export const removeGroupMember = guarded(
   },
 );
 
+/**
+ * A page of the group's members in (addedAt, endUserId) order: a plan group may hold most of
+ * the organization, so the console reads it a page at a time (the index on group_members
+ * (group_id, added_at, end_user_id) serves every page).
+ */
 export const listGroupMembers = guarded(
   { scope: "end_users:read" },
-  async function listGroupMembers(db: Db, actor: Actor, input: { groupId: string }) {
-    const group = await findGroup(db, actor, input.groupId);
+  async function listGroupMembers(db: Db, actor: Actor, input: { groupId: string; limit: number; cursor?: string }) {
+    // Not findGroup: its member count would read the whole group on every page.
+    const group = await db.userGroup.findFirst({
+      where: { id: input.groupId, organizationId: actor.organizationId },
+      select: { id: true },
+    });
+    if (!group) throw new AppError("not_found", "No user group with that id.");
+    const after = input.cursor ? decodeCursor(input.cursor) : null;
     const rows = await db.groupMember.findMany({
-      where: { groupId: group.id },
+      where: {
+        groupId: group.id,
+        // The `gte` bound is what the index seeks to; the OR alone would be a filter over every
+        // member before the cursor (a page deep in a large group read all of them).
+        ...(after && {
+          addedAt: { gte: after.createdAt },
+          OR: [{ addedAt: { gt: after.createdAt } }, { endUserId: { gt: after.id } }],
+        }),
+      },
       include: { endUser: { select: { email: true, fullName: true } } },
       orderBy: [{ addedAt: "asc" }, { endUserId: "asc" }],
+      take: input.limit + 1,
     });
-    return rows.map((row) => ({
-      groupId: row.groupId,
-      endUserId: row.endUserId,
-      addedAt: row.addedAt.toISOString(),
-      email: row.endUser.email,
-      fullName: row.endUser.fullName,
-    }));
+    const page = toPage(
+      rows.map((row) => ({ ...row, createdAt: row.addedAt, id: row.endUserId })),
+      input.limit,
+    );
+    return {
+      members: page.items.map((row) => ({
+        groupId: row.groupId,
+        endUserId: row.endUserId,
+        addedAt: row.addedAt.toISOString(),
+        email: row.endUser.email,
+        fullName: row.endUser.fullName,
+      })),
+      nextCursor: page.nextCursor,
+    };
   },
 );
 

@@ -41,7 +41,8 @@ export default function PlansPage() {
     }),
   );
   const archive = useMutation(trpc.tierPlans.archive.mutationOptions({ onSuccess: () => void refresh() }));
-  const countOf = new Map(subscribers.data?.counts.map((row) => [row.tierPlanId, row.subscribers]));
+  const countOf = new Map(subscribers.data?.counts.map((row) => [row.tierPlanId, row]));
+  const subscribersOf = (plan: TierPlan) => countOf.get(plan.id)?.subscribers ?? 0;
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -81,7 +82,8 @@ export default function PlansPage() {
         <EditPlan
           key={editing.id}
           plan={editing}
-          subscribers={countOf.get(editing.id) ?? 0}
+          subscribers={subscribersOf(editing)}
+          atLeast={countOf.get(editing.id)?.atLeast ?? false}
           onDone={() => setEditing(null)}
         />
       )}
@@ -110,8 +112,12 @@ export default function PlansPage() {
             {
               key: "subscribers",
               header: "Subscribers",
-              cell: (plan) => <span data-testid="plan-subscribers">{countOf.get(plan.id) ?? 0}</span>,
-              sortValue: (plan) => countOf.get(plan.id) ?? 0,
+              cell: (plan) => (
+                <span data-testid="plan-subscribers">
+                  {subscriberCount(subscribersOf(plan), countOf.get(plan.id)?.atLeast ?? false)}
+                </span>
+              ),
+              sortValue: subscribersOf,
               nowrap: true,
             },
             {
@@ -159,8 +165,25 @@ export default function PlansPage() {
   );
 }
 
+/** A subscriber count as people read it: "10,000+" when counting stopped at the cap. */
+function subscriberCount(subscribers: number, atLeast: boolean): string {
+  return `${subscribers.toLocaleString("en-US")}${atLeast ? "+" : ""}`;
+}
+
 /** Renames a plan or changes its credits; new credits reach every active subscriber at once, so that asks first. */
-function EditPlan({ plan, subscribers, onDone }: { plan: TierPlan; subscribers: number; onDone: () => void }) {
+function EditPlan({
+  plan,
+  subscribers,
+  atLeast,
+  onDone,
+}: {
+  plan: TierPlan;
+  subscribers: number;
+  atLeast: boolean;
+  onDone: () => void;
+}) {
+  const shown = subscriberCount(subscribers, atLeast);
+  const many = atLeast || subscribers !== 1;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [name, setName] = useState(plan.name);
@@ -192,7 +215,7 @@ function EditPlan({ plan, subscribers, onDone }: { plan: TierPlan; subscribers: 
         </FormField>
         <FormField
           label="Monthly credits"
-          hint={`${subscribers} active subscriber${subscribers === 1 ? " gets" : "s get"} new credits at once`}
+          hint={`${shown} active subscriber${many ? "s get" : " gets"} new credits at once`}
         >
           <input
             type="number"
@@ -217,7 +240,7 @@ function EditPlan({ plan, subscribers, onDone }: { plan: TierPlan; subscribers: 
       </div>
       <ConfirmDialog
         open={confirming}
-        title={`Give ${subscribers} subscriber${subscribers === 1 ? "" : "s"} ${credits} credits a month?`}
+        title={`Give ${shown} subscriber${many ? "s" : ""} ${credits} credits a month?`}
         confirmLabel="Change credits"
         destructive={false}
         onConfirm={() => {

@@ -25,11 +25,16 @@ export function decodeCursor(cursor: string): CursorPosition {
   }
 }
 
-/** The Prisma `where` for rows after the cursor, in (createdAt, id) order. */
+/**
+ * The Prisma `where` for rows after the cursor, in (createdAt, id) order. The `gte` bound is
+ * what an index on (…, createdAt, id) seeks to (an OR of the two cases alone is a filter over
+ * every row before the cursor), and the tie is excluded with NOT so that the caller's own OR
+ * or AND is not overwritten when spread beside it. The cursor owns the `createdAt` key.
+ */
 export function afterCursor(cursor: string | undefined) {
   if (!cursor) return {};
   const { createdAt, id } = decodeCursor(cursor);
-  return { OR: [{ createdAt: { gt: createdAt } }, { createdAt, id: { gt: id } }] };
+  return { createdAt: { gte: createdAt }, NOT: { createdAt, id: { lte: id } } };
 }
 
 export const CURSOR_ORDER = [{ createdAt: "asc" as const }, { id: "asc" as const }];
@@ -41,11 +46,11 @@ export function toPage<T extends CursorPosition>(rows: T[], limit: number): { it
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
 }
 
-/** The Prisma `where` for rows before the cursor, for lists shown newest first. */
+/** The Prisma `where` for rows before the cursor, for lists shown newest first (as afterCursor). */
 export function beforeCursor(cursor: string | undefined) {
   if (!cursor) return {};
   const { createdAt, id } = decodeCursor(cursor);
-  return { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: id } }] };
+  return { createdAt: { lte: createdAt }, NOT: { createdAt, id: { gte: id } } };
 }
 
 export const NEWEST_FIRST = [{ createdAt: "desc" as const }, { id: "desc" as const }];

@@ -6,7 +6,8 @@ import {
   Grant,
   GroupIdInput,
   GroupMember,
-  GroupMemberView,
+  ListGroupMembersInput,
+  ListGroupMembersOutput,
   ListUserGroupsInput,
   ListUserGroupsOutput,
   RemoveGroupGrantInput,
@@ -138,8 +139,8 @@ export const userGroupsRouter = router({
     }),
 
   members: scopedProcedure(listGroupMembers.requirement)
-    .input(GroupIdInput)
-    .output(z.array(GroupMemberView))
+    .input(ListGroupMembersInput)
+    .output(ListGroupMembersOutput)
     .query(({ ctx, input }) => listGroupMembers(ctx.db, ctx.actor, input)),
 
   addGrant: scopedProcedure(addGroupGrant.requirement)

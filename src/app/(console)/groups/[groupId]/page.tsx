@@ -2,7 +2,17 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
-import { ConfirmButton, DataTable, ErrorAlert, notifyDone, PageHeader, Panel, useMay } from "@/components/console";
+import {
+  ConfirmButton,
+  DataTable,
+  ErrorAlert,
+  LoadMore,
+  notifyDone,
+  PageHeader,
+  Panel,
+  useCursorList,
+  useMay,
+} from "@/components/console";
 import { EntityName } from "@/components/entity-picker";
 import { useTRPC } from "@/lib/trpc";
 import { GrantAppForm } from "@/components/provisioning/grant-app-form";
@@ -15,7 +25,11 @@ export default function GroupPage() {
   const router = useRouter();
   const queryClient = useQueryClient();
   const group = useQuery(trpc.userGroups.get.queryOptions({ groupId }));
-  const members = useQuery(trpc.userGroups.members.queryOptions({ groupId }));
+  // A plan group may hold most of the organization: its members come a page at a time.
+  const members = useCursorList(
+    (cursor) => trpc.userGroups.members.queryOptions({ groupId, limit: 50, ...(cursor ? { cursor } : {}) }),
+    (page) => page.members,
+  );
   const grants = useQuery(trpc.userGroups.grants.queryOptions({ groupId }));
   const refresh = () =>
     Promise.all([
@@ -43,8 +57,9 @@ export default function GroupPage() {
       { groupId, endUserId: endUser.id },
       {
         onSuccess: (result) =>
+          // Only the pages loaded so far can tell; the add itself is idempotent either way.
           notifyDone(
-            members.data?.some((member) => member.endUserId === result.member.endUserId)
+            members.items.some((member) => member.endUserId === result.member.endUserId)
               ? `${endUser.email} is already a member.`
               : `${endUser.email} added.`,
           ),
@@ -71,9 +86,10 @@ export default function GroupPage() {
       <ErrorAlert error={failure} />
 
       <Panel title={`Members (${data.memberCount})`}>
+        <ErrorAlert error={members.error} />
         <DataTable
           label="Members"
-          rows={members.data}
+          rows={members.isLoaded ? members.items : undefined}
           rowKey={(member) => member.endUserId}
           empty={
             isPlanGroup
@@ -110,6 +126,7 @@ export default function GroupPage() {
             },
           ]}
         />
+        <LoadMore list={members} />
         {!isPlanGroup && (
           <div className="row panel-footer">
             <EndUserPicker label="Add a member by email" onPick={addEndUser} />
