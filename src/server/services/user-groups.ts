@@ -8,7 +8,7 @@ import { assertGrantTargets, insertGrants, toGrant } from "./support/grants";
 import { changesBetween, recorded, recordEvent } from "./events";
 import { nameContains } from "./name-search";
 import type { Prisma } from "@/generated/prisma/client";
-import { afterCursor, CURSOR_ORDER, decodeCursor, toPage } from "./support/pagination";
+import { afterCursor, CURSOR_ORDER, toPage } from "./support/pagination";
 
 type GroupRow = {
   id: string;
@@ -245,16 +245,10 @@ export const listGroupMembers = guarded(
       select: { id: true },
     });
     if (!group) throw new AppError("not_found", "No user group with that id.");
-    const after = input.cursor ? decodeCursor(input.cursor) : null;
     const rows = await db.groupMember.findMany({
       where: {
         groupId: group.id,
-        // The `gte` bound is what the index seeks to; the OR alone would be a filter over every
-        // member before the cursor (a page deep in a large group read all of them).
-        ...(after && {
-          addedAt: { gte: after.createdAt },
-          OR: [{ addedAt: { gt: after.createdAt } }, { endUserId: { gt: after.id } }],
-        }),
+        ...afterCursor(input.cursor, { time: "addedAt", id: "endUserId" }),
       },
       include: { endUser: { select: { email: true, fullName: true } } },
       orderBy: [{ addedAt: "asc" }, { endUserId: "asc" }],

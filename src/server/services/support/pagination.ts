@@ -26,15 +26,22 @@ export function decodeCursor(cursor: string): CursorPosition {
 }
 
 /**
- * The Prisma `where` for rows after the cursor, in (createdAt, id) order. The `gte` bound is
- * what an index on (…, createdAt, id) seeks to (an OR of the two cases alone is a filter over
- * every row before the cursor), and the tie is excluded with NOT so that the caller's own OR
- * or AND is not overwritten when spread beside it. The cursor owns the `createdAt` key.
+ * The Prisma `where` for rows after the cursor, in (time, id) order: by default (createdAt, id),
+ * or other columns of the same kind (a group's members: addedAt, endUserId). The `gte` bound is
+ * what an index on (…, time, id) seeks to (an OR of the two cases alone is a filter over every
+ * row before the cursor), and the tie is excluded with NOT so that the caller's own OR or AND is
+ * not overwritten when spread beside it. The cursor owns the time column's key.
  */
-export function afterCursor(cursor: string | undefined) {
+export function afterCursor<Time extends string = "createdAt", Id extends string = "id">(
+  cursor: string | undefined,
+  columns: { time: Time; id: Id } = { time: "createdAt", id: "id" } as { time: Time; id: Id },
+) {
   if (!cursor) return {};
   const { createdAt, id } = decodeCursor(cursor);
-  return { createdAt: { gte: createdAt }, NOT: { createdAt, id: { lte: id } } };
+  return {
+    [columns.time]: { gte: createdAt },
+    NOT: { [columns.time]: createdAt, [columns.id]: { lte: id } },
+  } as Record<Time, { gte: Date }> & { NOT: Record<Time, Date> & Record<Id, { lte: string }> };
 }
 
 export const CURSOR_ORDER = [{ createdAt: "asc" as const }, { id: "asc" as const }];
