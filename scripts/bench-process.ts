@@ -1,7 +1,9 @@
-// What the benchmarks read of a process tree on Linux: its memory and the CPU it used; and the
-// percentile of sorted timings. Shared by scripts/bench.ts and scripts/bench-scale.ts.
+// What the benchmarks read of a process tree on Linux: its memory and the CPU it used; the
+// percentile of sorted timings; and how they start and call the server. Shared by scripts/bench.ts
+// and scripts/bench-scale.ts.
 import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
+import path from "node:path";
 
 export interface Memory {
   /** Resident set, MB: pages shared between the processes (node's own code) count in each. */
@@ -87,4 +89,21 @@ export async function waitForHealth(server: ChildProcess, base: string, timeoutM
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`The server did not become healthy within ${timeoutMs / 1000} s.`);
+}
+
+/** BENCH_CPU_PROFILE=<dir>: node's flags for a V8 CPU profile of the process (scripts/cpu-profile.ts reads it). */
+export function cpuProfileArgs(): string[] {
+  const dir = process.env.BENCH_CPU_PROFILE;
+  return dir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(dir)}`] : [];
+}
+
+/** A POST to the server's API with a key, as the scenarios set themselves up; throws on a refusal. */
+export async function postApi<T>(base: string, key: string, route: string, body: unknown): Promise<T> {
+  const response = await fetch(`${base}/api/v1${route}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`POST ${route}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
 }

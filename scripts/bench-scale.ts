@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
-import { percentile, treeCpuSeconds, treeMemory, waitForHealth } from "./bench-process";
+import { cpuProfileArgs, percentile, postApi, treeCpuSeconds, treeMemory, waitForHealth } from "./bench-process";
 import { env } from "@/env";
 import { SCOPES } from "@/schemas/auth";
 import { EMBEDDED_DATABASE, ensureDatabase, startEmbeddedCluster } from "@/server/database/embedded";
@@ -384,26 +384,12 @@ async function seedConversationApp(setup: Setup): Promise<{ appId: string; endUs
   return { appId: app.id, endUserId: endUser.id };
 }
 
-async function post<T>(key: string, route: string, body: unknown): Promise<T> {
-  const response = await fetch(`${base}/api/v1${route}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`POST ${route}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
-
-/** BENCH_CPU_PROFILE=<dir>: a V8 CPU profile of the server (npx tsx scripts/cpu-profile.ts <dir> reads it). */
-function profileArgs(): string[] {
-  const dir = process.env.BENCH_CPU_PROFILE;
-  return dir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(dir)}`] : [];
-}
+const post = <T>(key: string, route: string, body: unknown) => postApi<T>(base, key, route, body);
 
 function startServer(databaseUrl: string, dataDir: string): ChildProcess {
   return spawn(
     process.execPath,
-    [`--max-old-space-size=${env().SERVER_HEAP_MB}`, ...profileArgs(), path.join(root, "scripts/start.mjs")],
+    [`--max-old-space-size=${env().SERVER_HEAP_MB}`, ...cpuProfileArgs(), path.join(root, "scripts/start.mjs")],
     {
       stdio: ["ignore", "ignore", "inherit"],
       env: {

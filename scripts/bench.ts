@@ -20,7 +20,7 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { buildServer } from "./build-server.mjs";
 import { eventsBench, printEventsBench } from "./bench-events";
-import { percentile, treeCpuSeconds, treeMemory, waitForHealth } from "./bench-process";
+import { cpuProfileArgs, percentile, postApi, treeCpuSeconds, treeMemory, waitForHealth } from "./bench-process";
 import { scaleBench } from "./bench-scale";
 import { printUsageBench, usageBench } from "./bench-usage";
 import { env } from "@/env";
@@ -234,16 +234,7 @@ function conversationThroughputScenario(appId: string): Scenario {
   };
 }
 
-/** REST calls the scenarios use to set themselves up. */
-async function post<T>(key: string, path: string, body: unknown): Promise<T> {
-  const response = await fetch(`${base}/api/v1${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
+const post = <T>(key: string, route: string, body: unknown) => postApi<T>(base, key, route, body);
 
 /** A published two-member app (broadcast: both members answer, the built-in model synthesizes) over a knowledge page. */
 async function conversationApp(key: string): Promise<string> {
@@ -674,7 +665,7 @@ async function main() {
     // BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of each process (the setup step passes
     // the flags on; its profile is small, the server's is the one to read), for finding hot spots.
     const profileDir = process.env.BENCH_CPU_PROFILE ? path.resolve(process.env.BENCH_CPU_PROFILE) : undefined;
-    const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+    const profile = cpuProfileArgs();
     // Each scenario's measured window on the monotonic clock V8 stamps samples with, so that
     // scripts/cpu-profile.ts can give the CPU time per request of each.
     const windows: { scenario: string; startUs: number; endUs: number; requests: number }[] = [];
