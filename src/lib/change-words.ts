@@ -126,6 +126,6 @@ export function lastChangeWords(change: LastChangeLike, now: Date = new Date()):
  */
 export function eventWords(event: { action: string; outcome: string; changes: Record<string, unknown> }): string {
   const action = event.outcome === "failure" ? `${actionWords(event.action)} (failed)` : actionWords(event.action);
-  const fields = event.action.endsWith(".created") ? [] : Object.keys(event.changes).map(fieldWords);
+  const fields = event.action.split(".")[1] === "create" ? [] : Object.keys(event.changes).map(fieldWords);
   return fields.length ? `${action}: ${listWords(fields)}` : action;
 }

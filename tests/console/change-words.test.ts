@@ -56,10 +56,11 @@ describe("change words", () => {
 
 describe("eventWords", () => {
   it("names the fields an update changed, and none for a creation", () => {
-    const created = { action: "app.created", outcome: "success", changes: { name: [null, "Refund checker"] } };
-    const updated = { action: "app.updated", outcome: "success", changes: { name: ["A", "B"] } };
-    expect(eventWords(created)).toBe(actionWords("app.created"));
-    expect(eventWords(updated)).toBe(`${actionWords("app.updated")}: Name`);
+    // The actions the services record (knowledgebase.create, app.update), not past participles.
+    const created = { action: "knowledgebase.create", outcome: "success", changes: { name: [null, "Handbook"] } };
+    const updated = { action: "app.update", outcome: "success", changes: { name: ["A", "B"] } };
+    expect(eventWords(created)).toBe("Knowledgebase created");
+    expect(eventWords(updated)).toBe("App edited: Name");
     expect(eventWords({ ...updated, outcome: "failure" })).toContain("(failed)");
   });
 });
