@@ -12,7 +12,8 @@
 //                  "senses,perWord,weight[,absent][,table|both]" (support/vocabulary.ts; "0,0,0": none;
 //                  table: the software table alone, both: the table, then WordNet; unnamed: without
 //                  the table entries an earlier report had named; intent0.3: question-intent words
-//                  weigh 0.3 of their rarity, intent1: as any word)
+//                  weigh 0.3 of their rarity, intent1: as any word; everyday5:6:0.3: everyday words'
+//                  shares from Zipf 5 to 6 down to 0.3, everyday0: off)
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -24,7 +25,7 @@ import { createModelProvider } from "@/server/services/model-providers";
 import { createOrganization } from "@/server/services/organizations";
 import { retrievalSql, retrieve } from "@/server/services/retrieval";
 import { searchKnowledgebase } from "@/server/services/search";
-import { VOCABULARY_DEFAULTS } from "@/server/services/support/vocabulary";
+import { VOCABULARY_DEFAULTS, type VocabularyOptions } from "@/server/services/support/vocabulary";
 import { testEmbedding } from "../../tests/fake-embeddings";
 import { startFakeOpenAI } from "../../tests/fake-openai";
 import { documentScoreRanker, parseDocumentScoreVariants } from "./document-score";
@@ -53,6 +54,12 @@ const documentScores = parseDocumentScoreVariants(option("docscore"));
 const NAMED_BEFORE = new Set(
   "folder subfolder freeze froze frozen hang stuck time clock dark dim bright call called rename family wife husband child kid guest someone people person".split(" "),
 );
+/** `everyday5:6:0.3` (from, to, floor), `everyday0` (off); VOCABULARY_DEFAULTS' unless given. */
+function everydayOption(flag: string | undefined): VocabularyOptions["everyday"] {
+  if (!flag) return VOCABULARY_DEFAULTS.everyday;
+  const [from, to, floor] = flag.slice("everyday".length).split(":").map(Number);
+  return from ? { from, to: to!, floor: floor! } : null;
+}
 const vocabularies = (option("vocab")?.split(";") ?? []).map((label) => {
   const [senses, perWord, weight, ...flags] = label.split(",");
   const sources = flags.includes("table") ? "table" : flags.includes("both") ? "both" : "wordnet";
@@ -68,6 +75,7 @@ const vocabularies = (option("vocab")?.split(";") ?? []).map((label) => {
       intentWeight: +(
         flags.find((flag) => flag.startsWith("intent"))?.slice("intent".length) ?? VOCABULARY_DEFAULTS.intentWeight
       ),
+      everyday: everydayOption(flags.find((flag) => flag.startsWith("everyday"))),
     } as const,
   };
 });
@@ -178,7 +186,7 @@ async function explain(db: Db, knowledgebaseId: string, organizationId: string, 
   for (const question of questions) {
     const plan = await db.pool.query({
       text: `explain (analyze, buffers) ${retrievalSql()}`,
-      values: [[knowledgebaseId], organizationId, question, 10, true, true, true, 4000, "", 0, [], [], 0, false, [], 1],
+      values: [[knowledgebaseId], organizationId, question, 10, true, true, true, 4000, "", 0, [], [], 0, false, [], []],
     });
     console.log(`\n${question}\n${plan.rows.map((row) => row["QUERY PLAN"]).join("\n")}`);
   }

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { CANDIDATE_BOUNDS, retrievalSql, retrieve, type RetrievalRequest } from "@/server/services/retrieval";
-import { QUESTION_INTENT_WORDS, VOCABULARY_DEFAULTS } from "@/server/services/support/vocabulary";
+import { lightWordsOf, VOCABULARY_DEFAULTS } from "@/server/services/support/vocabulary";
 import { tenantWithKnowledgebase } from "../knowledge-helpers";
 
 const DOCUMENTS = 60;
@@ -74,6 +74,7 @@ async function bothRankings(query: string, limit: number) {
  * words with synonyms at half weight (support/vocabulary.ts gives them to the statement so).
  */
 async function cteRows(query: string, synonyms: [string, string][] = []): Promise<Record<string, number>> {
+  const light = lightWordsOf(query, VOCABULARY_DEFAULTS);
   const { rows } = await getDb().pool.query<{ "QUERY PLAN": unknown }>(
     `explain (analyze, format json) ${BOUNDED_SQL}`,
     [
@@ -91,8 +92,8 @@ async function cteRows(query: string, synonyms: [string, string][] = []): Promis
       synonyms.map(([, synonym]) => synonym),
       0.5,
       false,
-      QUESTION_INTENT_WORDS,
-      VOCABULARY_DEFAULTS.intentWeight,
+      light.words,
+      light.weights,
     ],
   );
   const found: Record<string, number> = {};

@@ -7,11 +7,13 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { retrieve } from "@/server/services/retrieval";
 import {
+  lightWordsOf,
   MAX_SYNONYM_TERMS,
   synonymsOf,
   VOCABULARY_DEFAULTS,
   type VocabularyOptions,
 } from "@/server/services/support/vocabulary";
+import { buildEverydayWords, EVERYDAY_WORDS_FILE } from "../../scripts/build-everyday-words";
 import { buildThesaurus, THESAURUS_FILE } from "../../scripts/build-thesaurus";
 import { api } from "../helpers";
 import { drain, tenantWithKnowledgebase } from "../knowledge-helpers";
@@ -154,12 +156,64 @@ describe("lexical ranking features", () => {
     const asAnyWord = await titlesWith(tenant.organization.id, kbId, question, {
       ...VOCABULARY_DEFAULTS,
       intentWeight: 1,
+      everyday: null,
     });
     expect(asAnyWord.slice(0, 2)).toEqual(["Sheet A", "Sheet B"]);
     expect((await searchTitles(key, kbId, question)).slice(0, 2)).toEqual(["Sheet B", "Sheet A"]);
     // A question of intent words alone finds by them; another language weighs every word alike.
     expect(await searchTitles(key, kbId, "want")).toEqual(["Sheet A"]);
     expect((await searchTitles(key, simpleId, question)).slice(0, 2)).toEqual(["Sheet A", "Sheet B"]);
+  });
+
+  it("weighs an everyday word of speech like 'every' or 'day' less the more common it is", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    // "every" and "day" are each in one document (rare here: high weights), "database" in two.
+    const documents: [string, string][] = [
+      ["Rota", "# Rota\n\nEvery day at noon."],
+      ["Dumps", "# Dumps\n\nCopy the database with pg_dump."],
+      ["Memo 1", "# Memo 1\n\nThe database office closes at five."],
+      ["Memo 2", "# Memo 2\n\nThe canteen closes at six."],
+      ["Memo 3", "# Memo 3\n\nThe car park closes at seven."],
+    ];
+    for (const [name, markdown] of documents) await addDocument(key, kbId, name, markdown);
+    await drain();
+    const question = "copy the database every day";
+    const byRarityAlone = await titlesWith(tenant.organization.id, kbId, question, {
+      ...VOCABULARY_DEFAULTS,
+      everyday: null,
+    });
+    expect(byRarityAlone.slice(0, 2)).toEqual(["Rota", "Dumps"]);
+    expect((await searchTitles(key, kbId, question)).slice(0, 2)).toEqual(["Dumps", "Rota"]);
+    // A question of everyday words alone still finds by them.
+    expect(await searchTitles(key, kbId, "every day")).toEqual(["Rota"]);
+  });
+
+  it("gives a light word the share its commonness says, the least of its intent and everyday shares", () => {
+    const { words, weights } = lightWordsOf("I want to back up the server every day", VOCABULARY_DEFAULTS);
+    const share = Object.fromEntries(words.map((word, i) => [word, weights[i]]));
+    // "every" is 5.75 on the Zipf scale: 1 − 0.75 × 0.7 of its rarity; "server" is no everyday word.
+    expect(share.every).toBeCloseTo(0.475, 2);
+    expect(share.want).toBe(0.3);
+    expect(share.server).toBeUndefined();
+    expect(lightWordsOf("every day", { ...VOCABULARY_DEFAULTS, everyday: null }).words).not.toContain("every");
+  });
+
+  it("finds a compound written as one word by its two words side by side", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    await addDocument(key, kbId, "Space", "# Space\n\nReport how full each file system is.");
+    await addDocument(key, kbId, "Apart", "# Apart\n\nThe system keeps a file of every visitor.");
+    await addDocument(key, kbId, "Other", "# Other\n\nThe car park closes at seven.");
+    await drain();
+    expect((await synonymsOf("filesystem", VOCABULARY_DEFAULTS)).synonyms).toContain("file system");
+    expect(await searchTitles(key, kbId, "which filesystem is full")).toEqual(["Space"]);
+    expect(await searchTitles(key, kbId, "filesystem")).toEqual(["Space"]);
+  });
+
+  it("keeps the committed everyday words what scripts/build-everyday-words.ts derives from SUBTLEX-US", () => {
+    const committed = JSON.parse(readFileSync(EVERYDAY_WORDS_FILE, "utf8")) as Record<string, number>;
+    expect(committed).toEqual(buildEverydayWords());
   });
 
   it("keeps the committed thesaurus what scripts/build-thesaurus.ts derives from WordNet", { timeout: 60_000 }, () => {

@@ -9,8 +9,10 @@
 //   passage (docs/knowledge.md, "How ranking works");
 // - then the query as a phrase, and cover density (terms close together) as a smaller bonus.
 // In an english knowledgebase the question's words also bring synonyms from outside the corpus
-// (support/vocabulary.ts), each worth less than the word it stands for, and the words of how a
-// question is asked ("want", "need", "way") weigh 0.3 of their rarity when it has other terms.
+// (support/vocabulary.ts), each worth less than the word it stands for (a compound's two words
+// as a phrase: "filesystem", "file system"), and when the question has other terms the words of
+// how it is asked ("want", "need", "way") weigh 0.3 of their rarity, everyday words of speech
+// ("every", "day", "keep") 0.3 to 1 by how common they are.
 // Only knowledgebases of the organization count (it is part of the SQL), never an end user's
 // private notebook.
 import { isUuid } from "@/schemas/common";
@@ -33,7 +35,7 @@ import {
   type ProviderRow,
 } from "@/server/runtime/models";
 import { findKnowledgebase } from "./support/knowledge-access";
-import { QUESTION_INTENT_WORDS, synonymsOf, VOCABULARY_DEFAULTS, type VocabularyOptions } from "./support/vocabulary";
+import { lightWordsOf, synonymsOf, VOCABULARY_DEFAULTS, type VocabularyOptions } from "./support/vocabulary";
 
 export type RetrievedKind = "page" | "source";
 
@@ -72,7 +74,8 @@ const RESCORE = 40;
  * Ranking weights, tuned on the evaluation sets' tuning halves only (eval/retrieval/sets.ts,
  * BENCHMARKS.md): a passage's coverage is divided by (bytes / 400)^0.3 (at least 100; a page,
  * which is not cut into passages, at most 1,000), its document's opening passage (a page: the
- * page) adds 0.6 × its own coverage, and terms in a heading add 0.25 × their share.
+ * page) adds 0.6 × its own coverage, terms in a heading add 0.25 × their share, and terms in
+ * the document's name (its title) add 1 × theirs.
  */
 const PASSAGE_LENGTH_NORM = 0.3;
 const REFERENCE_PASSAGE_CHARS = 400;
@@ -80,6 +83,7 @@ const MIN_PASSAGE_CHARS = 100;
 const PAGE_CHARS = 1000;
 const OPENING_WEIGHT = 0.6;
 const HEADING_WEIGHT = 0.25;
+const TITLE_WEIGHT = 1;
 /** Synonyms are numbered after the question's own terms (a question has far fewer than this). */
 const SYNONYM_TERM_NUMBERS = 10_000;
 
@@ -120,7 +124,7 @@ export const CANDIDATE_BOUNDS: CandidateBounds = {
  * $5 pages?, $6 sources?, $7 one per source?, $8 text characters, $9 headline options, $10 credits
  * to charge (0: none), $11 and $12 the question's words and their synonyms (support/vocabulary.ts),
  * $13 a synonym's share of its word's weight, $14 widen only words the knowledgebase never uses,
- * $15 question-intent words and $16 their share of their weight.
+ * $15 the question's light words (intent and everyday words) and $16 each one's share of its weight.
  * The charge is part of the statement (no round trips for a transaction): without the credits
  * nothing is searched, and if the search fails the charge fails with it.
  */
@@ -142,30 +146,42 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
       select k.id as kb, k.cfg, t.lexeme, t.term_no::int as term_no
       from kbs k, unnest(to_tsvector(k.cfg, $3::text)) with ordinality as t(lexeme, positions, weights, term_no)
     ),
-    -- Question-intent words ($15: support/vocabulary.ts) weigh $16 of their rarity in an english
-    -- knowledgebase when the question has other terms.
+    -- The question's light words ($15, each weighing $16 of its rarity: support/vocabulary.ts),
+    -- in an english knowledgebase when the question has other terms.
+    light_words as (
+      select l.weight, tsvector_to_array(to_tsvector('english'::regconfig, l.word)) as lexemes
+      from unnest($15::text[], $16::float8[]) as l(word, weight)
+    ),
     intent_terms as (
-      select q.kb, q.term_no from question_terms q cross join lateral (select tsvector_to_array(to_tsvector(q.cfg, array_to_string($15::text[], ' '))) as words) i
-      where q.cfg = 'english'::regconfig and q.lexeme = any(i.words) and exists (select 1 from question_terms o where o.kb = q.kb and o.lexeme <> all(i.words))
+      select q.kb, q.term_no, min(l.weight) as weight from question_terms q join light_words l on q.lexeme = any(l.lexemes)
+      where q.cfg = 'english'::regconfig
+        and exists (select 1 from question_terms o where o.kb = q.kb and not exists (select 1 from light_words m where o.lexeme = any(m.lexemes)))
+      group by q.kb, q.term_no
     ),
     -- Synonyms of the question's words ($11 words, $12 their synonyms: support/vocabulary.ts),
     -- for english knowledgebases only, each standing for the question term it widens (origin);
-    -- a synonym that is one of the question's own terms is that term.
+    -- a synonym that is one of the question's own terms is that term. A synonym of several words
+    -- ("file system" for "filesystem") is a phrase: its words next to each other, in order.
     synonym_terms as (
-      select kb, cfg, lexeme, origin from (
-        select k.id as kb, k.cfg, s.lexeme, q.term_no as origin, row_number() over (partition by k.id, s.lexeme order by e.n) as nth
+      select kb, cfg, lexeme, phrase, origin from (
+        select k.id as kb, k.cfg, s.lexeme, s.phrase, q.term_no as origin, row_number() over (partition by k.id, s.lexeme order by e.n) as nth
         from kbs k
         cross join unnest($11::text[], $12::text[]) with ordinality as e(word, synonym, n)
-        cross join lateral unnest(to_tsvector(k.cfg, e.synonym)) as s
+        cross join lateral (
+          select w.lexeme, null::tsquery as phrase from unnest(to_tsvector(k.cfg, e.synonym)) as w where strpos(e.synonym, ' ') = 0
+          union all
+          select p::text, p from phraseto_tsquery(k.cfg, e.synonym) as p where strpos(e.synonym, ' ') > 0 and numnode(p) > 1
+        ) s
         join question_terms q on q.kb = k.id and q.lexeme = any(tsvector_to_array(to_tsvector(k.cfg, e.word)))
         where k.cfg = 'english'::regconfig and not exists (select 1 from question_terms o where o.kb = k.id and o.lexeme = s.lexeme)
       ) firsts where nth = 1
     ),
     terms as (
-      select t.*, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery as tq from (
-        select kb, cfg, lexeme, term_no, term_no as origin from question_terms
+      select t.kb, t.cfg, t.lexeme, t.term_no, t.origin,
+        coalesce(t.phrase, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery) as tq from (
+        select kb, cfg, lexeme, term_no, term_no as origin, null::tsquery as phrase from question_terms
         union all
-        select kb, cfg, lexeme, (${SYNONYM_TERM_NUMBERS} + row_number() over (partition by kb order by lexeme))::int, origin from synonym_terms
+        select kb, cfg, lexeme, (${SYNONYM_TERM_NUMBERS} + row_number() over (partition by kb order by lexeme))::int, origin, phrase from synonym_terms
       ) t
     ),
     any_terms as (
@@ -312,9 +328,9 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
     -- A term weighs by its rarity (BM25's idf): a term in every row says nothing, one in few rows
     -- says a lot. Its document frequency counts every row that holds it (all of them are in matches).
     term_weights as materialized (
-      select t.kb, t.term_no, t.origin, t.lexeme, t.tq, (t.tq::text || ':A')::tsquery as tq_heading,
+      select t.kb, t.term_no, t.origin, t.lexeme, t.tq, (replace(t.tq::text, ''' <', ''':A <') || ':A')::tsquery as tq_heading,
         ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5))::float8
-          * (case when t.term_no in (select i.term_no from intent_terms i where i.kb = t.kb) then $16::float8 else 1 end) as idf, d.df
+          * coalesce((select i.weight from intent_terms i where i.kb = t.kb and i.term_no = t.term_no), 1) as idf, d.df
       from terms t join sizes s on s.kb = t.kb
       cross join lateral (select coalesce((select e.df from estimates e where e.kb = t.kb and e.term_no = t.term_no and (select yes from truncated)), sum(ts.n), 0) as df
         from term_sets ts where ts.kb = t.kb and t.term_no = any(ts.has)) d
@@ -381,7 +397,7 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
     scored as (
       select b.*, q.all_terms, q.cfg, b.coverage
         + coalesce(${bestCredits("b.tsv @@ w.tq_heading")}, 0) / q.total * ${HEADING_WEIGHT}
-        + coalesce(${bestCredits("t.title_tsv @@ w.tq")}, 0) / q.total * 0.5
+        + coalesce(${bestCredits("t.title_tsv @@ w.tq")}, 0) / q.total * ${TITLE_WEIGHT}
         + (case when q.term_count > 1 and b.tsv @@ q.phrase then 0.3 else 0 end)
         + ts_rank_cd(b.tsv, q.any_term, 2) * 0.5 as score
       from passages b join queries q on q.kb = b.kb cross join lateral (select to_tsvector(q.cfg, b.title) as title_tsv) t
@@ -520,6 +536,7 @@ async function rankLexically(
   const kinds = request.kinds ?? { pages: true, sources: true };
   const vocabulary = request.vocabulary ?? VOCABULARY_DEFAULTS;
   const { words, synonyms } = await synonymsOf(request.query, vocabulary);
+  const light = lightWordsOf(request.query, vocabulary);
   const { rows } = await db.query<
     { charged: number; found: string[]; kind: RetrievedKind | null; row_id: string | null } & Omit<RetrievedHit, "kind">
   >({
@@ -541,8 +558,8 @@ async function rankLexically(
       synonyms,
       vocabulary.weight,
       vocabulary.onlyAbsent,
-      vocabulary.intentWeight < 1 ? QUESTION_INTENT_WORDS : [],
-      vocabulary.intentWeight,
+      light.words,
+      light.weights,
     ],
   });
   return {

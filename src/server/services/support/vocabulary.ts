@@ -9,6 +9,7 @@
 // The file is one sorted string of lines "lemma<TAB>sense's words<TAB>…", read once on first use
 // and searched by bisection over an index of line starts: about 1.5 MB of text and 200 KB of
 // index, no map of 48,000 entries.
+import EVERYDAY_WORDS from "./everyday-words.json";
 import { SOFTWARE_VOCABULARY } from "./software-vocabulary";
 
 /** How a question's words are widened; the defaults are the ones the evaluation chose. */
@@ -30,6 +31,13 @@ export interface VocabularyOptions {
    * as any word; english only): QUESTION_INTENT_WORDS.
    */
   intentWeight: number;
+  /**
+   * Everyday words of speech weigh less (english only, when the question has other terms): a word
+   * whose Zipf frequency in speech (everyday-words.json) is `from` or more weighs a share of its
+   * rarity falling linearly to `floor` at `to`. Documentation rarely says "every", "day" or
+   * "keep", so its own rarity would make them a question's weightiest words. Null: off.
+   */
+  everyday: { from: number; to: number; floor: number } | null;
 }
 
 export const VOCABULARY_DEFAULTS: VocabularyOptions = {
@@ -39,6 +47,7 @@ export const VOCABULARY_DEFAULTS: VocabularyOptions = {
   onlyAbsent: false,
   sources: "both",
   intentWeight: 0.3,
+  everyday: { from: 5, to: 6, floor: 0.3 },
 };
 
 /**
@@ -83,6 +92,25 @@ export const QUESTION_INTENT_WORDS = [
 ];
 
 const INTENT = new Set(QUESTION_INTENT_WORDS);
+
+/**
+ * The words that weigh less than their rarity, and their share: every intent word (the statement
+ * stems them, so "wants" is "want"), then the question's everyday words.
+ */
+export function lightWordsOf(question: string, options: VocabularyOptions): { words: string[]; weights: number[] } {
+  const shares = new Map<string, number>();
+  if (options.intentWeight < 1) for (const word of QUESTION_INTENT_WORDS) shares.set(word, options.intentWeight);
+  const everyday = options.everyday;
+  const zipf = EVERYDAY_WORDS as Record<string, number>;
+  if (everyday)
+    for (const word of new Set(question.toLowerCase().match(WORDS) ?? [])) {
+      const frequency = Object.hasOwn(zipf, word) ? zipf[word]! : 0;
+      if (frequency < everyday.from) continue;
+      const share = 1 - ((frequency - everyday.from) / (everyday.to - everyday.from)) * (1 - everyday.floor);
+      shares.set(word, Math.min(shares.get(word) ?? 1, Math.max(everyday.floor, share)));
+    }
+  return { words: [...shares.keys()], weights: [...shares.values()] };
+}
 
 /** At most this many synonyms are added to one question, whatever its length. */
 export const MAX_SYNONYM_TERMS = 24;
@@ -166,6 +194,22 @@ function baseForm<T>(word: string, find: (lemma: string) => T | null | undefined
   return null;
 }
 
+/** Halves of a compound shorter than this are mostly not words of their own ("ab" + "out"). */
+const MIN_COMPOUND_PART = 3;
+
+/**
+ * A compound written as one word and its two words as a phrase ("filesystem" → "file system",
+ * "hostname" → "host name"): the first split where both halves are thesaurus words, or null.
+ * Documentation writes many of them either way; the phrase matches only the words side by side.
+ */
+function compoundParts(book: Thesaurus, word: string): string | null {
+  for (let at = MIN_COMPOUND_PART; at <= word.length - MIN_COMPOUND_PART; at++) {
+    const [head, tail] = [word.slice(0, at), word.slice(at)];
+    if (lookUp(book, head) && lookUp(book, tail)) return `${head} ${tail}`;
+  }
+  return null;
+}
+
 /** Letters only, so that a word is a thesaurus key; linear in the question's length. */
 const WORDS = /\p{L}+/gu;
 
@@ -184,7 +228,8 @@ export async function synonymsOf(question: string, options: VocabularyOptions): 
         : (baseForm(word, (lemma) => (options.withoutEntries?.has(lemma) ? null : SOFTWARE_VOCABULARY.get(lemma))) ??
           []);
     const groups = book ? (baseForm(word, (lemma) => lookUp(book, lemma)) ?? []) : [];
-    const taken = [...new Set([...said, ...groups.slice(0, options.senses).flat()])]
+    const parts = book ? compoundParts(book, word) : null;
+    const taken = [...new Set([...(parts ? [parts] : []), ...said, ...groups.slice(0, options.senses).flat()])]
       .filter((synonym) => !words.has(synonym))
       .slice(0, options.perWord);
     for (const synonym of taken) {
