@@ -112,19 +112,7 @@ export function ConfirmButton({
 }) {
   const [open, setOpen] = useState(false);
   const allowed = useMay(needs ?? "read");
-  const reasonId = useId();
-  if (!allowed)
-    return (
-      <span className="refused">
-        <button type="button" disabled aria-describedby={reasonId}>
-          {icon}
-          {label}
-        </button>
-        <span id={reasonId} className="muted">
-          {whoMay(needs ?? "read")}
-        </span>
-      </span>
-    );
+  if (!allowed) return <RefusedButton label={label} icon={icon} needs={needs ?? "read"} />;
   return (
     <>
       <button
@@ -147,6 +135,22 @@ export function ConfirmButton({
         {description}
       </ConfirmDialog>
     </>
+  );
+}
+
+/** A page's own action the member's role does not allow: the button, disabled, with who may beside it. */
+export function RefusedButton({ label, icon, needs }: { label: string; icon?: ReactNode; needs: Capability }) {
+  const reasonId = useId();
+  return (
+    <span className="refused">
+      <button type="button" disabled aria-describedby={reasonId}>
+        {icon}
+        {label}
+      </button>
+      <span id={reasonId} className="muted">
+        {whoMay(needs)}
+      </span>
+    </span>
   );
 }
 

@@ -23,6 +23,17 @@ export function errorEnvelope(error: unknown): ErrorEnvelope {
 }
 
 /**
+ * The input field a refusal is about, or null: validation names it (`field`, or the path of its
+ * first problem, "name" for "name" or "steps.0.title" alike: the top-level field).
+ */
+export function refusedField(error: unknown): string | null {
+  const appError = (error as { data?: { appError?: { field?: unknown; problems?: { path?: unknown }[] } } } | null)
+    ?.data?.appError;
+  const path = appError?.field ?? appError?.problems?.[0]?.path;
+  return typeof path === "string" ? path.split(/[.[]/)[0] || null : null;
+}
+
+/**
  * A failed call as a person reads it: the message, and the code and request id for support.
  * `children` add what the person can do about it (a list of failures, a button); with
  * `tone="warning"` it is something to act on rather than a failure; `announceOnly` says the

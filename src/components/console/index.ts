@@ -6,6 +6,7 @@
 //   <FormActions error={create.error} submitLabel="Create" pending={create.isPending} />  a form's end.
 //   <ErrorAlert error={query.error ?? mutation.error} />  the error envelope: message, code, request id
 //     (or a message the page wrote itself); never a hand-written role="alert".
+//     refusedField(mutation.error) names the input field a refusal is about, for its FormField.
 //   <FormField label="Name" hint="…" error={fieldError}><input … /></FormField>  label, hint and
 //     error tied to the control by id and aria-describedby.
 //   <DataTable label="End users" columns={[{ key, header, cell, sortValue? }]} rows={…} rowKey={…}
@@ -13,6 +14,8 @@
 //   <ConfirmButton label="Delete" title="Delete this plan?" description="…" onConfirm={…} needs="delete" /> or a
 //     controlled <ConfirmDialog open …/>: the one confirmation for delete, revoke, make live,
 //     approve or reject, role change (destructive={false} for a non-destructive change).
+//   <RefusedButton label="Settings" needs="write" />  a page's own action the role does not allow:
+//     disabled, with who may ("Members and above only").
 //   notifyDone("Plan saved.", undo?)  a toast; pass `undo` where the data allows putting it back.
 //   const list = useCursorList((cursor) => trpc.x.list.queryOptions({ limit, cursor }), (page) => page.items);
 //     then list.items, list.error, <LoadMore list={list} />.
@@ -26,10 +29,10 @@
 import "./console.css";
 
 export { ConsoleShell, useMay } from "./app-shell";
-export { ConfirmButton, ConfirmDialog } from "./confirm-dialog";
+export { ConfirmButton, ConfirmDialog, RefusedButton } from "./confirm-dialog";
 export { CopyButton } from "./copy-button";
 export { DataTable, type Column } from "./data-table";
-export { ErrorAlert, errorEnvelope } from "./error-alert";
+export { ErrorAlert, errorEnvelope, refusedField } from "./error-alert";
 export { FormField } from "./form-field";
 export { LoadMore } from "./load-more";
 export { PageHeader, pageTitle } from "./page-header";

@@ -12,6 +12,7 @@ import {
   FormField,
   Panel,
   RecentActivity,
+  refusedField,
   useMay,
   useUnsavedChanges,
 } from "@/components/console";
@@ -37,13 +38,9 @@ interface Form {
 
 /** Which field a refusal is about: a taken slug answers `conflict`; validation names its field. */
 function fieldOf(error: unknown): keyof Form | null {
-  const data = (
-    error as { data?: { appError?: { code?: string; field?: string; problems?: { path?: string }[] } } } | null
-  )?.data?.appError;
-  if (!data) return null;
-  if (data.code === "conflict") return "slug";
-  const path = data.field ?? data.problems?.[0]?.path ?? "";
-  const field = path.split(/[.[]/)[0];
+  if (!error) return null;
+  if (errorEnvelope(error).code === "conflict") return "slug";
+  const field = refusedField(error);
   return field &&
     ["name", "slug", "greeting", "logoUrl", "accentColor", "featuredAppIds", "defaultLanguage"].includes(field)
     ? (field as keyof Form)
