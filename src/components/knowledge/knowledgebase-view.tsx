@@ -1,16 +1,27 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
+import { Settings } from "lucide-react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { ErrorAlert, PageHeader, Panel, RecentActivity } from "@/components/console";
+import { useRef } from "react";
+import {
+  ErrorAlert,
+  PageHeader,
+  Panel,
+  RecentActivity,
+  RefusedButton,
+  useMay,
+  usePageState,
+} from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { KnowledgeSearch } from "./knowledge-search";
 import { KnowledgeSources } from "./knowledge-sources";
+import { KnowledgebaseSettings, settingsSummary } from "./knowledgebase-settings";
 import { PageEditor } from "./page-editor";
 import { PageTree } from "./page-tree";
 import { RetrievalTest } from "./retrieval-test";
 import "./knowledge.css";
 
-/** A knowledgebase: its pages (the selected one lives in the URL, ?page=…, so reload, back and links work), a retrieval test and its sources. */
+/** A knowledgebase: its settings, its pages (the selected one lives in the URL, ?page=…, so reload, back and links work), a retrieval test and its sources. */
 export function KnowledgebaseView({ knowledgebaseId }: { knowledgebaseId: string }) {
   const router = useRouter();
   const pathname = usePathname();
@@ -23,6 +34,14 @@ export function KnowledgebaseView({ knowledgebaseId }: { knowledgebaseId: string
       { refetchInterval: (query) => (query.state.data?.sources.some((s) => s.status === "processing") ? 1500 : false) },
     ),
   );
+  const mayEdit = useMay("write");
+  const [settingsOpen, setSettingsOpen] = usePageState(false);
+  const settingsButton = useRef<HTMLButtonElement>(null);
+  // The form goes away with its buttons: focus returns to what opened it.
+  const closeSettings = () => {
+    setSettingsOpen(false);
+    settingsButton.current?.focus();
+  };
   const selected = search.get("page");
   const setSelected = (pageId: string | null) => router.push(pageId ? `${pathname}?page=${pageId}` : pathname);
 
@@ -31,12 +50,34 @@ export function KnowledgebaseView({ knowledgebaseId }: { knowledgebaseId: string
   const kb = detail.data;
   return (
     <>
-      <PageHeader title={kb.name} back={{ href: "/knowledge", label: "Knowledge" }} />
+      <PageHeader
+        title={kb.name}
+        back={{ href: "/knowledge", label: "Knowledge" }}
+        actions={
+          mayEdit ? (
+            <button
+              ref={settingsButton}
+              type="button"
+              aria-expanded={settingsOpen}
+              onClick={() => setSettingsOpen((open) => !open)}
+            >
+              <Settings size={16} aria-hidden className="icon" />
+              Settings
+            </button>
+          ) : (
+            <RefusedButton label="Settings" icon={<Settings size={16} aria-hidden className="icon" />} needs="write" />
+          )
+        }
+      />
       {kb.description && <p className="muted">{kb.description}</p>}
       <p className="muted">
         {kb.counts.sources} source{kb.counts.sources === 1 ? "" : "s"} · {kb.counts.pages} page
         {kb.counts.pages === 1 ? "" : "s"}
       </p>
+      <p className="muted" data-testid="knowledgebase-settings-summary">
+        {settingsSummary(kb)}
+      </p>
+      {settingsOpen && <KnowledgebaseSettings knowledgebase={kb} onClose={closeSettings} />}
       <KnowledgeSearch knowledgebaseId={knowledgebaseId} />
       <div className="knowledge-layout">
         <PageTree knowledgebaseId={knowledgebaseId} pages={kb.pages} selected={selected} onSelect={setSelected} />

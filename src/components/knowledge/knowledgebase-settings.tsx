@@ -1,0 +1,204 @@
+"use client";
+// A knowledgebase's settings: name, description, search language, search path and reranking.
+// The form checks its values with the API's own schema (UpdateKnowledgebaseInput) before sending,
+// and shows a refusal from the server beside the field it names, as the portal settings do.
+import { useMutation } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import type { z } from "zod";
+import {
+  ErrorAlert,
+  errorEnvelope,
+  FormActions,
+  FormField,
+  notifyDone,
+  Panel,
+  refusedField,
+  useUnsavedChanges,
+} from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import {
+  KNOWLEDGEBASE_LANGUAGES,
+  UpdateKnowledgebaseInput,
+  type KnowledgebaseLanguage,
+  type KnowledgebaseSummary,
+} from "@/schemas/knowledgebase";
+import { useRefreshKnowledgebase } from "./use-refresh-knowledgebase";
+
+type Settings = Pick<KnowledgebaseSummary, "name" | "description" | "language" | "searchMode" | "rerank">;
+type Field = keyof Settings;
+const FIELDS: Field[] = ["name", "description", "language", "searchMode", "rerank"];
+
+const SEARCH_MODES = [
+  {
+    value: "auto",
+    label: "Automatic: hybrid when the organization has an embedding model",
+    sentence:
+      "Matches meaning as well as words, for people who ask in their own words; words only until the model has embedded this knowledgebase.",
+  },
+  {
+    value: "lexical",
+    label: "Lexical only",
+    sentence:
+      "Matches words only and never sends a question to an embedding model; enough when questions use the documents' words (names, codes, error messages).",
+  },
+] as const satisfies { value: Settings["searchMode"]; label: string; sentence: string }[];
+
+function languageName(language: KnowledgebaseLanguage): string {
+  return language === "simple" ? "Simple (no language)" : language[0]!.toUpperCase() + language.slice(1);
+}
+
+/** The settings in one line, for the knowledgebase's page. */
+export function settingsSummary(kb: Settings): string {
+  const search = kb.searchMode === "auto" ? "Automatic" : "Lexical only";
+  return `Search: ${search} · Reranking: ${kb.rerank ? "On" : "Off"} · Language: ${languageName(kb.language)}`;
+}
+
+/** A schema problem in words: the bound it broke, read from the issue itself. */
+function problemText(issue: z.core.$ZodIssue, value: string): string {
+  if (issue.code === "too_big" && issue.origin === "string")
+    return `Too long: at most ${Number(issue.maximum).toLocaleString()} characters (this has ${value.length.toLocaleString()}).`;
+  if (issue.code === "too_small" && issue.origin === "string") return "Cannot be empty.";
+  return issue.message;
+}
+
+/** The settings form, opened from the page's Settings button; closes after a save. */
+export function KnowledgebaseSettings({
+  knowledgebase,
+  onClose,
+}: {
+  knowledgebase: KnowledgebaseSummary;
+  onClose: () => void;
+}) {
+  const trpc = useTRPC();
+  const refresh = useRefreshKnowledgebase();
+  // Seeded once: the page polls the knowledgebase while sources index, and edits must survive that.
+  const [saved] = useState<Settings>(() => pick(knowledgebase));
+  const [form, setForm] = useState<Settings>(saved);
+  const [problems, setProblems] = useState<Partial<Record<Field, string>>>({});
+  const changed = FIELDS.filter((field) => form[field] !== saved[field]);
+  useUnsavedChanges(changed.length > 0);
+  const update = useMutation(
+    trpc.knowledge.update.mutationOptions({
+      onSuccess: () => {
+        void refresh();
+        notifyDone("Knowledgebase settings saved.");
+        onClose();
+      },
+    }),
+  );
+
+  const set = (patch: Partial<Settings>) => {
+    setForm({ ...form, ...patch });
+    // A field's problem goes with the edit that may fix it; a refusal, with any edit.
+    setProblems(Object.fromEntries(Object.entries(problems).filter(([field]) => !(field in patch))));
+    update.reset();
+  };
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    // Only what changed: a PATCH of the language re-indexes, so an unchanged one is not sent.
+    const input = { knowledgebaseId: knowledgebase.id, ...Object.fromEntries(changed.map((f) => [f, form[f]])) };
+    const check = UpdateKnowledgebaseInput.safeParse(input);
+    if (!check.success) {
+      const found: Partial<Record<Field, string>> = {};
+      for (const issue of check.error.issues) {
+        const field = issue.path[0] as Field;
+        found[field] ??= problemText(issue, String(form[field] ?? ""));
+      }
+      setProblems(found);
+      return;
+    }
+    setProblems({});
+    update.mutate(check.data);
+  }
+
+  const refused = update.error ? refusedField(update.error) : null;
+  const problemOf = (field: Field) =>
+    problems[field] ?? (refused === field ? errorEnvelope(update.error).message : null);
+  const firstProblem = Object.values(problems)[0];
+  const languageChanged = form.language !== saved.language;
+
+  return (
+    <Panel title="Settings" label="Knowledgebase settings" onSubmit={submit} testId="knowledgebase-settings">
+      {/* No maxLength on the texts: a pasted text past the bound would be cut silently; the schema says so instead. */}
+      <FormField label="Name" error={problemOf("name")}>
+        <input required value={form.name} onChange={(e) => set({ name: e.target.value })} />
+      </FormField>
+      <FormField label="Description" error={problemOf("description")}>
+        <textarea rows={2} value={form.description} onChange={(e) => set({ description: e.target.value })} />
+      </FormField>
+      <FormField
+        label="Language"
+        hint={
+          languageChanged
+            ? `Saving re-indexes every page and document for ${languageName(form.language)} before it finishes; until then searches read ${languageName(saved.language)}.`
+            : 'How search matches words: English finds "signed" for "signing" and skips words like "the"; Simple only lowercases, for text in several languages.'
+        }
+        error={problemOf("language")}
+      >
+        <select value={form.language} onChange={(e) => set({ language: e.target.value as KnowledgebaseLanguage })}>
+          {KNOWLEDGEBASE_LANGUAGES.map((language) => (
+            <option key={language} value={language}>
+              {languageName(language)}
+            </option>
+          ))}
+        </select>
+      </FormField>
+      <fieldset className="bare choices">
+        <legend>Search mode</legend>
+        {SEARCH_MODES.map((mode) => (
+          <label key={mode.value} className="inline choice">
+            <input
+              type="radio"
+              name="searchMode"
+              value={mode.value}
+              checked={form.searchMode === mode.value}
+              onChange={() => set({ searchMode: mode.value })}
+            />
+            <span>
+              {mode.label}
+              <span className="muted">{mode.sentence}</span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      <fieldset className="bare choices">
+        <legend>Reranking</legend>
+        <label className="inline choice">
+          <input type="checkbox" checked={form.rerank} onChange={(e) => set({ rerank: e.target.checked })} />
+          <span>
+            Rerank with the organization&apos;s chat model
+            <span className="muted">
+              {form.searchMode === "lexical"
+                ? "No effect while search is lexical only: no question leaves the server."
+                : "The chat model reorders the best 20 results of each search, adding up to 2 s; its provider bills the tokens."}
+            </span>
+          </span>
+        </label>
+      </fieldset>
+      {/* A field shows only the message; screen readers still hear the problem when it happens. */}
+      {firstProblem && <ErrorAlert error={firstProblem} announceOnly />}
+      {refused && FIELDS.includes(refused as Field) && <ErrorAlert error={update.error} announceOnly />}
+      <FormActions
+        error={refused && FIELDS.includes(refused as Field) ? null : update.error}
+        submitLabel={update.isPending ? "Saving…" : languageChanged ? "Save and re-index" : "Save"}
+        pending={update.isPending}
+        disabled={changed.length === 0}
+      >
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+      </FormActions>
+    </Panel>
+  );
+}
+
+function pick(kb: KnowledgebaseSummary): Settings {
+  return {
+    name: kb.name,
+    description: kb.description,
+    language: kb.language,
+    searchMode: kb.searchMode,
+    rerank: kb.rerank,
+  };
+}
