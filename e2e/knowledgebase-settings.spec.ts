@@ -88,7 +88,7 @@ for (const viewport of VIEWPORTS) {
     test("a refusal from the server shows in the form, and the edits stay", async ({ page }) => {
       const { orgKey, organization } = await signedInDemo(page);
       const knowledgebaseId = await knowledgebaseOf(page, orgKey.secret, "Parking");
-      const builder = { email: `builder.${viewport.name}@example.com`, password: "a-builder-passphrase" };
+      const builder = { email: `kb-settings.builder.${viewport.name}@example.com`, password: "a-builder-passphrase" };
       const { member } = admin<{ member: { id: string } }>(
         "member",
         "add",
@@ -121,7 +121,7 @@ for (const viewport of VIEWPORTS) {
     test("a viewer sees the settings and who may change them", async ({ page }) => {
       const { orgKey, organization } = await signedInDemo(page);
       const knowledgebaseId = await knowledgebaseOf(page, orgKey.secret, "Parking");
-      const viewer = { email: `viewer.${viewport.name}@example.com`, password: "a-viewer-passphrase" };
+      const viewer = { email: `kb-settings.viewer.${viewport.name}@example.com`, password: "a-viewer-passphrase" };
       admin(
         "member",
         "add",
