@@ -113,6 +113,8 @@ export function KnowledgebaseSettings({
   }
 
   const refused = update.error ? refusedField(update.error) : null;
+  // A refusal about one of the form's fields shows beside it, any other in the form's actions.
+  const refusedHere = refused !== null && FIELDS.includes(refused as Field);
   const problemOf = (field: Field) =>
     problems[field] ?? (refused === field ? errorEnvelope(update.error).message : null);
   const firstProblem = Object.values(problems)[0];
@@ -178,9 +180,9 @@ export function KnowledgebaseSettings({
       </fieldset>
       {/* A field shows only the message; screen readers still hear the problem when it happens. */}
       {firstProblem && <ErrorAlert error={firstProblem} announceOnly />}
-      {refused && FIELDS.includes(refused as Field) && <ErrorAlert error={update.error} announceOnly />}
+      {refusedHere && <ErrorAlert error={update.error} announceOnly />}
       <FormActions
-        error={refused && FIELDS.includes(refused as Field) ? null : update.error}
+        error={refusedHere ? null : update.error}
         submitLabel={update.isPending ? "Saving…" : languageChanged ? "Save and re-index" : "Save"}
         pending={update.isPending}
         disabled={changed.length === 0}
