@@ -8,6 +8,9 @@ export const E2E_DATA_DIR = ".data-e2e";
 export default defineConfig({
   testDir: "e2e",
   timeout: 60_000,
+  // A route's first visit on a fresh production server loads its modules from a cold disk; on CI's two
+  // busy cores one such navigation once took over the default 5 s (e2e/chat.spec.ts).
+  expect: { timeout: 10_000 },
   workers: 1,
   reporter: [["list"], ["json", { outputFile: ".test-results/e2e.json" }]],
   use: {
