@@ -211,6 +211,27 @@ describe("lexical ranking features", () => {
     expect(await searchTitles(key, kbId, "filesystem")).toEqual(["Space"]);
   });
 
+  it("finds a document by the words of a name written with dots or slashes, which the text search keeps whole", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    await addDocument(
+      key,
+      kbId,
+      "tar",
+      "# tar\n\nThe tar program keeps many files in one archive and takes them out again.",
+    );
+    await addDocument(key, kbId, "fstab", "# fstab\n\nStatic information about the disks mounted at boot.");
+    await addDocument(key, kbId, "Mirror", "# Mirror\n\nWhere to download a backup of the mirror.");
+    await drain();
+    expect(await searchTitles(key, kbId, "what is /etc/fstab for")).toEqual(["fstab"]);
+    expect((await searchTitles(key, kbId, "unpack backup.tar.gz"))[0]).toBe("tar");
+    expect(await synonymsOf("Unpack backup.tar.gz, then e.g. read /etc/fstab.", VOCABULARY_DEFAULTS)).toMatchObject({
+      words: expect.arrayContaining(["backup.tar.gz", "/etc/fstab"]),
+      synonyms: expect.arrayContaining(["backup", "tar", "gz", "etc", "fstab"]),
+    });
+    expect((await synonymsOf("e.g. v1.2", VOCABULARY_DEFAULTS)).words).toEqual([]);
+  });
+
   it("keeps the committed everyday words what scripts/build-everyday-words.ts derives from SUBTLEX-US", () => {
     const committed = JSON.parse(readFileSync(EVERYDAY_WORDS_FILE, "utf8")) as Record<string, number>;
     expect(committed).toEqual(buildEverydayWords());

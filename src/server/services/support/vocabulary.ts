@@ -213,10 +213,43 @@ function compoundParts(book: Thesaurus, word: string): string | null {
 /** Letters only, so that a word is a thesaurus key; linear in the question's length. */
 const WORDS = /\p{L}+/gu;
 
+/** Parts shorter than this ("e.g", "v1.2") are not words a document would be named by. */
+const MIN_NAME_PART = 2;
+
+/**
+ * A name written with dots or slashes ("tar.gz", "/etc/fstab", "node.js") and its words: the
+ * text search keeps such a name whole, as one term (it splits only hyphenated words), so a
+ * question's "tar.gz" would never meet a document about tar. Each word stands in for the name.
+ */
+function dottedNames(question: string): Synonyms {
+  const result: Synonyms = { words: [], synonyms: [] };
+  for (const token of question.toLowerCase().split(/\s/)) {
+    let end = token.length;
+    while (end > 0 && SENTENCE_PUNCTUATION.has(token[end - 1]!)) end--;
+    const name = token.slice(0, end);
+    if (!name.includes(".") && !name.includes("/")) continue;
+    const parts = [...new Set(name.match(WORDS) ?? [])].filter((part) => part.length >= MIN_NAME_PART);
+    // One word is worth adding only for a path ("/tmp"); the search splits ".bashrc" itself.
+    const namesWords = parts.length >= 2 || (parts.length === 1 && name.startsWith("/"));
+    if (!namesWords) continue;
+    for (const part of parts) {
+      result.words.push(name);
+      result.synonyms.push(part);
+    }
+  }
+  return result;
+}
+
+/** Punctuation that ends a sentence or clause, not the name it follows ("see /etc/fstab."). */
+const SENTENCE_PUNCTUATION = new Set(".,;:!?)\"'");
+
 /** The synonyms a question brings, at most MAX_SYNONYM_TERMS, its earlier words first. */
 export async function synonymsOf(question: string, options: VocabularyOptions): Promise<Synonyms> {
   const result: Synonyms = { words: [], synonyms: [] };
   if (options.senses <= 0 || options.perWord <= 0) return result;
+  const names = dottedNames(question);
+  result.words.push(...names.words.slice(0, MAX_SYNONYM_TERMS));
+  result.synonyms.push(...names.synonyms.slice(0, MAX_SYNONYM_TERMS));
   const book = options.sources === "table" ? null : await thesaurus();
   const words = new Set(question.toLowerCase().match(WORDS) ?? []);
   for (const word of words) {
