@@ -2,7 +2,7 @@
 # Renders the search benchmark's corpus (see README.md) from the manual pages Debian 12 installs:
 # the everyday commands the questions are about, and every other page of sections 1 and 8 of the
 # same packages that is short (at most 12,000 bytes of troff), so that the questions' terms
-# also occur in pages that do not answer them. Rendered as eval/retrieval/build-corpus.sh does:
+# also occur in pages that do not answer them. Rendered by eval/render-manual.sh:
 # section headings become "## ", option entries "### ", the markdown structure the chunker follows.
 # sources.tsv says which package each page comes from (its licence: README.md).
 set -e
@@ -17,14 +17,7 @@ everyday=" basename bzip2 cat chgrp chmod chown cmp comm cp cut date dd df diff 
   timeout top touch tr truncate uname uniq uptime w watch wc whereis which who whoami xargs zip "
 packages="coreutils util-linux procps psmisc findutils diffutils grep sed tar gzip bzip2 systemd file
   hostname debianutils bsdutils bsdextrautils binutils-common zip less"
-render() {
-  MANWIDTH=100 man -l "$1" 2>/dev/null | col -bx | awk '
-    NR <= 1 { next }
-    /^[A-Z][A-Z0-9 ,()-]+$/ { print ""; print "## " substr($0, 1, 1) tolower(substr($0, 2)); print ""; next }
-    /^       -[A-Za-z]/ { sub(/^ +/, ""); print ""; print "### " $0; print ""; next }
-    { sub(/^ +/, ""); print }
-  ' | cat -s | sed '$d'
-}
+. "$(dirname "$0")/../render-manual.sh"
 echo "# page	Debian package" > "$here/sources.tsv"
 for package in $packages; do
   for page in $(dpkg -L "$package" | grep -E '^/usr/share/man/man[18]/[^/]+\.[18][a-z]*\.gz$' | sort); do

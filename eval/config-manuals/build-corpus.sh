@@ -1,8 +1,8 @@
 #!/bin/sh
 # Renders the config-manuals corpus (see README.md) from the manual pages of section 5 (file
 # formats and configuration files) that this Debian 12 machine installs: every page in
-# /usr/share/man/man5 that is a file, not a symlink, and renders to at least 300 bytes. Rendered as
-# eval/command-manuals/build-corpus.sh does: section headings become "## ", option entries "### ",
+# /usr/share/man/man5 that is a file, not a symlink, and renders to at least 300 bytes. Rendered by
+# eval/render-manual.sh, as eval/command-manuals does: section headings become "## ", option entries "### ",
 # the markdown structure the chunker follows. At most 400 pages: past that bound the pages the
 # questions name are kept and the rest, sorted by name, fill up to it (there are fewer today).
 # sources.tsv says which package each page comes from (its licence: README.md).
@@ -12,14 +12,7 @@ out="$here/corpus"
 rm -rf "$out"
 mkdir -p "$out"
 max=400
-render() {
-  MANWIDTH=100 man -l "$1" 2>/dev/null | col -bx | awk '
-    NR <= 1 { next }
-    /^[A-Z][A-Z0-9 ,()-]+$/ { print ""; print "## " substr($0, 1, 1) tolower(substr($0, 2)); print ""; next }
-    /^       -[A-Za-z]/ { sub(/^ +/, ""); print ""; print "### " $0; print ""; next }
-    { sub(/^ +/, ""); print }
-  ' | cat -s | sed '$d'
-}
+. "$(dirname "$0")/../render-manual.sh"
 targets=""
 [ -f "$here/questions.tsv" ] && targets=$(grep -v '^#' "$here/questions.tsv" | cut -f2 | tr ',' ' ')
 targets=" $(echo $targets) "

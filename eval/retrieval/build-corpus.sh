@@ -5,14 +5,7 @@
 set -e
 out="$(dirname "$0")/corpus"
 mkdir -p "$out"
-render() {
-  MANWIDTH=100 man -l "$1" 2>/dev/null | col -bx | awk '
-    NR <= 1 { next }
-    /^[A-Z][A-Z0-9 ,()-]+$/ { print ""; print "## " substr($0, 1, 1) tolower(substr($0, 2)); print ""; next }
-    /^       -[A-Za-z]/ { sub(/^ +/, ""); print ""; print "### " $0; print ""; next }
-    { sub(/^ +/, ""); print }
-  ' | cat -s | sed '$d'
-}
+. "$(dirname "$0")/../render-manual.sh"
 for page in /usr/share/man/man1/openssl-*.1ssl.gz; do
   name=$(basename "$page" .1ssl.gz)
   { echo "# $name"; render "$page"; } > "$out/$name.md"
