@@ -78,8 +78,11 @@ test("a page on another port cannot run the console chat or sign the person out"
     expect([403, 415]).toContain(answers.get("POST /api/trpc/auth.signOut"));
 
     const formAnswer = page.waitForResponse((response) => response.url() === signOutUrl);
+    // The form navigates the tab; it must have loaded the refusal before the tab goes elsewhere.
+    const formLoaded = page.waitForURL(signOutUrl);
     await page.evaluate(() => (document.getElementById("signout") as HTMLFormElement).submit());
     expect([403, 415]).toContain((await formAnswer).status());
+    await formLoaded;
   } finally {
     await attacker.close();
   }
