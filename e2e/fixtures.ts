@@ -9,9 +9,12 @@ export interface Demo {
   login: { email: string; password: string };
 }
 
-/** Runs an admin CLI command against the e2e server's database and returns its JSON. */
+/**
+ * Runs an admin CLI command against the e2e server's database and returns its JSON: the compiled
+ * CLI, which `npm start` (the e2e server) has just built from the sources (scripts/build-server.mjs).
+ */
 export function admin<T = any>(...args: string[]): T {
-  const out = execFileSync("node_modules/.bin/tsx", ["src/cli/admin.ts", ...args], {
+  const out = execFileSync(process.execPath, ["dist/server/admin.mjs", ...args], {
     env: { ...process.env, DATA_DIR: E2E_DATA_DIR },
     encoding: "utf8",
   });

@@ -1,9 +1,10 @@
 // Compiles the launcher (src/cli/start.ts), the HTTP server it loads once the database is ready
-// (src/cli/http-server.ts) and its setup step (src/cli/setup.ts) to plain JavaScript in
-// dist/server, so that `npm start` runs them on node alone (no TypeScript loader in production). Packages stay in node_modules, shared with
-// Next.js's server bundle; modules loaded with `await import()` become their own chunks, read only
-// when first used. Run by `npm run build`, and by `npm start` when dist/server is missing or older
-// than the sources.
+// (src/cli/http-server.ts), its setup step (src/cli/setup.ts) and the admin CLI (src/cli/admin.ts;
+// the browser tests run it for every fresh organization, in half the time tsx takes) to plain
+// JavaScript in dist/server, so that `npm start` runs them on node alone (no TypeScript loader in
+// production). Packages stay in node_modules, shared with Next.js's server bundle; modules loaded
+// with `await import()` become their own chunks, read only when first used. Run by `npm run
+// build`, and by `npm start` when dist/server is missing or older than the sources.
 import { build } from "esbuild";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
@@ -11,7 +12,7 @@ import { fileURLToPath } from "node:url";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 export const SERVER_DIST = path.join(root, "dist", "server");
-const ENTRIES = ["src/cli/start.ts", "src/cli/setup.ts"];
+const ENTRIES = ["src/cli/start.ts", "src/cli/setup.ts", "src/cli/admin.ts"];
 const STAMP = path.join(SERVER_DIST, "start.mjs");
 
 function newestSource(dir) {
@@ -23,9 +24,15 @@ function newestSource(dir) {
   return newest;
 }
 
-/** True when dist/server is missing or a file under src/ or prisma/ changed after it was built. */
+/** Each entry's compiled file (src/cli/admin.ts → dist/server/admin.mjs). */
+const OUTPUTS = ENTRIES.map((entry) => path.join(SERVER_DIST, `${path.basename(entry, ".ts")}.mjs`));
+
+/**
+ * True when an entry's compiled file is missing (a build from before the entry was added, too) or
+ * a file under src/ or prisma/ changed after it was built.
+ */
 export function serverBuildIsStale() {
-  if (!existsSync(STAMP)) return true;
+  if (!OUTPUTS.every((output) => existsSync(output))) return true;
   const built = statSync(STAMP).mtimeMs;
   return newestSource(path.join(root, "src")) > built || newestSource(path.join(root, "prisma")) > built;
 }
