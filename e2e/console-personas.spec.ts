@@ -4,7 +4,7 @@
 // what only admins may do (hidden, or disabled with who may). At a desk (1440×900) and on a
 // phone (390×844).
 import { expect, test, type Page } from "@playwright/test";
-import { admin, api, screenshot, seedDemo, seriousA11yViolations, signIn } from "./fixtures";
+import { addMember, admin, api, screenshot, seedDemo, seriousA11yViolations, signIn } from "./fixtures";
 
 const VIEWPORTS = [
   { name: "desktop", width: 1440, height: 900 },
@@ -27,18 +27,7 @@ for (const viewport of VIEWPORTS) {
       const demo = seedDemo();
       const email = `builder.${viewport.name}@example.com`;
       const password = "a-builder-passphrase";
-      admin(
-        "member",
-        "add",
-        "--org",
-        demo.organization.id,
-        "--email",
-        email,
-        "--role",
-        "member",
-        "--password",
-        password,
-      );
+      addMember(demo.organization.id, { email, password }, "member");
       await page.goto("/sign-in");
       await page.getByLabel("Email").fill(email);
       await page.getByLabel("Password").fill(password);
@@ -151,18 +140,7 @@ test("accounts: a member changes their own password in the console; an admin res
   await page.setViewportSize({ width: 1440, height: 900 });
   const demo = seedDemo();
   const email = "pat@example.com";
-  admin(
-    "member",
-    "add",
-    "--org",
-    demo.organization.id,
-    "--email",
-    email,
-    "--role",
-    "member",
-    "--password",
-    "the-first-passphrase",
-  );
+  addMember(demo.organization.id, { email, password: "the-first-passphrase" }, "member");
   await signIn(page, { email, password: "the-first-passphrase" });
   await page.goto("/account");
   await page.getByLabel("Current password").fill("the-first-passphrase");

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { admin, seedDemo, signedInDemo, signIn } from "./fixtures";
+import { addMember, seedDemo, signedInDemo, signIn } from "./fixtures";
 
 test("a wrong password shows an error and does not sign in", async ({ page }) => {
   const { login } = seedDemo();
@@ -90,18 +90,7 @@ test("on a phone the members list is a card per member: a long email keeps one o
   await page.setViewportSize({ width: 390, height: 844 });
   const { login, organization } = seedDemo();
   const email = "maximilian.von.longname-hausen@northwind-customer-success.example";
-  admin(
-    "member",
-    "add",
-    "--org",
-    organization.id,
-    "--email",
-    email,
-    "--role",
-    "member",
-    "--password",
-    "a-long-passphrase",
-  );
+  addMember(organization.id, { email, password: "a-long-passphrase" }, "member");
   await signIn(page, login);
   await page.goto("/members");
   const card = page.getByTestId("member-row").filter({ hasText: email });

@@ -21,6 +21,15 @@ export function admin<T = any>(...args: string[]): T {
   return JSON.parse(out) as T;
 }
 
+/** Adds a person with a password to the organization in a role, through the admin CLI. */
+export function addMember(
+  organizationId: string,
+  { email, password }: { email: string; password: string },
+  role: "viewer" | "member" | "admin" | "owner",
+): { member: { id: string } } {
+  return admin("member", "add", "--org", organizationId, "--email", email, "--role", role, "--password", password);
+}
+
 /** Seeds a fresh organization through the admin CLI. */
 export function seedDemo(): Demo {
   return admin<Demo>("seed", "demo");

@@ -3,7 +3,7 @@
 // the field and changes nothing; a viewer is shown who may change them instead.
 import { expect, test, type Page } from "@playwright/test";
 import { MAX_NAME_CHARS } from "../src/schemas/limits";
-import { admin, api, screenshot, seriousA11yViolations, signedInDemo, signIn, VIEWPORTS } from "./fixtures";
+import { addMember, admin, api, screenshot, seriousA11yViolations, signedInDemo, signIn, VIEWPORTS } from "./fixtures";
 
 async function knowledgebaseOf(page: Page, key: string, name: string): Promise<string> {
   const { knowledgebase } = await api(page.request, key, "POST", "/knowledgebases", {
@@ -89,18 +89,7 @@ for (const viewport of VIEWPORTS) {
       const { orgKey, organization } = await signedInDemo(page);
       const knowledgebaseId = await knowledgebaseOf(page, orgKey.secret, "Parking");
       const builder = { email: `kb-settings.builder.${viewport.name}@example.com`, password: "a-builder-passphrase" };
-      const { member } = admin<{ member: { id: string } }>(
-        "member",
-        "add",
-        "--org",
-        organization.id,
-        "--email",
-        builder.email,
-        "--role",
-        "member",
-        "--password",
-        builder.password,
-      );
+      const { member } = addMember(organization.id, builder, "member");
       await page.context().clearCookies();
       await signIn(page, builder);
       await page.goto(`/knowledge/${knowledgebaseId}`);
@@ -122,18 +111,7 @@ for (const viewport of VIEWPORTS) {
       const { orgKey, organization } = await signedInDemo(page);
       const knowledgebaseId = await knowledgebaseOf(page, orgKey.secret, "Parking");
       const viewer = { email: `kb-settings.viewer.${viewport.name}@example.com`, password: "a-viewer-passphrase" };
-      admin(
-        "member",
-        "add",
-        "--org",
-        organization.id,
-        "--email",
-        viewer.email,
-        "--role",
-        "viewer",
-        "--password",
-        viewer.password,
-      );
+      addMember(organization.id, viewer, "viewer");
       await page.context().clearCookies();
       await signIn(page, viewer);
       await page.goto(`/knowledge/${knowledgebaseId}`);
