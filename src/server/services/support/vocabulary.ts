@@ -230,8 +230,7 @@ function dottedNames(question: string): Synonyms {
     if (!name.includes(".") && !name.includes("/")) continue;
     const parts = [...new Set(name.match(WORDS) ?? [])].filter((part) => part.length >= MIN_NAME_PART);
     // One word is worth adding only for a path ("/tmp"); the search splits ".bashrc" itself.
-    const namesWords = parts.length >= 2 || (parts.length === 1 && name.startsWith("/"));
-    if (!namesWords) continue;
+    if (parts.length < 2 && !(parts.length === 1 && name.startsWith("/"))) continue;
     for (const part of parts) {
       result.words.push(name);
       result.synonyms.push(part);
