@@ -15,6 +15,9 @@ export default defineConfig({
     environment: "node",
     // Each test file runs in its own process with its own database (tests/setup.ts).
     pool: "forks",
+    // Vitest's default on a run is one worker fewer than the cores: one on CI's two. The files wait on
+    // PostgreSQL most of the time, so two keep both cores busy.
+    maxWorkers: 2,
     include: ["tests/**/*.test.ts"],
     exclude: ["e2e/**", "node_modules/**", ".next/**", ".data/**"],
     // One embedded PostgreSQL cluster and a migrated template database for the whole run.
