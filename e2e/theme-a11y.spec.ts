@@ -105,6 +105,8 @@ for (const viewport of VIEWPORTS) {
     await page.getByRole("button", { name: "How long do refunds take?" }).click();
     await expect(page.getByTestId("message-assistant").last()).toContainText("14 days");
     await expect(page.getByRole("list", { name: "Sources" })).toBeVisible();
+    // The new conversation's id goes in the URL after the reply; the page's title is swapped with it.
+    await expect(page).toHaveURL(/\?c=/);
     problems.push(...(await checkThemes(page, "portal-chat")));
     await page.getByRole("list", { name: "Sources" }).getByRole("button").first().click();
     await expect(page.getByTestId("citation-panel")).toBeVisible();

@@ -79,7 +79,9 @@ export function PortalChat({
           staleTime: 0,
         });
         setConversationId(done.conversation_id);
-        router.replace(`${base}/apps/${appId}?c=${done.conversation_id}`, { scroll: false });
+        // Only a new conversation changes the URL: each replace renders the page on the server again.
+        if (done.conversation_id !== conversationId)
+          router.replace(`${base}/apps/${appId}?c=${done.conversation_id}`, { scroll: false });
         void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
         void queryClient.invalidateQueries({ queryKey: trpc.me.get.queryKey({ portal }) });
       },
