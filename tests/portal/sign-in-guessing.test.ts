@@ -146,6 +146,20 @@ describe("asking for codes", () => {
     expect((await codeRows(scenario)).filter((row) => row.expiresAt > now)).toHaveLength(1);
   });
 
+  it("Retry-After stays within the hour when a parallel request read the clock after this one", async () => {
+    const scenario = await portalScenario();
+    const later = new Date(Date.now() + 2_000);
+    await getDb().portalCodeRequest.create({
+      data: {
+        organizationId: scenario.tenant.organization.id,
+        email: scenario.endUser.email,
+        requestedAt: Array<Date>(CODE_REQUESTS_PER_HOUR).fill(later),
+        lastRequestedAt: later,
+      },
+    });
+    expectRateLimited(await requestCode(scenario.portal.slug, scenario.endUser.email, clientAddress()), 3600);
+  });
+
   it("an unknown email is capped exactly as a real one (no account oracle)", async () => {
     const scenario = await portalScenario();
     const statusesFor = async (email: string) => {

@@ -88,8 +88,9 @@ async function countHourlyCodeRequest(db: Db, organizationId: string, email: str
   const [oldest] = await db.$queryRaw<{ at: Date }[]>`
     select min(t) as at from portal_code_requests r, unnest(r.requested_at) t
     where r.organization_id = ${organizationId}::uuid and r.email = ${email} and t > ${hourAgo}`;
-  const freesAt = (oldest?.at?.getTime() ?? now.getTime()) + HOUR_MS;
-  return Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000));
+  // A parallel request may have read the clock a moment after this one and written first.
+  const oldestAt = Math.min(oldest?.at?.getTime() ?? now.getTime(), now.getTime());
+  return Math.max(1, Math.ceil((oldestAt + HOUR_MS - now.getTime()) / 1000));
 }
 
 const lastSweep = new WeakMap<Db, number>();
