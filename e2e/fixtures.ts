@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import type { APIRequestContext, Page } from "@playwright/test";
+import { expect, type APIRequestContext, type Page } from "@playwright/test";
 import { E2E_DATA_DIR } from "../playwright.config";
 
 export interface Demo {
@@ -56,6 +56,22 @@ export const VIEWPORTS = [
 
 /** A node on the flow canvas by its index in the flow's node list. */
 export const flowCard = (page: Page, index: number) => page.locator(`.react-flow__node[data-id="${index}"]`);
+
+/**
+ * Waits until the flow canvas stands still: after a node is added it brings every node into view
+ * (src/components/builder/flow-canvas.tsx), and a card that moves between press and release is no click.
+ */
+export async function canvasAtRest(page: Page): Promise<void> {
+  const viewport = page.locator(".react-flow__viewport");
+  const transform = () => viewport.evaluate((element) => (element as HTMLElement).style.transform);
+  await expect
+    .poll(async () => {
+      const before = await transform();
+      await page.waitForTimeout(400);
+      return (await transform()) === before;
+    })
+    .toBe(true);
+}
 
 /** A flow draft's nodes as the API holds them. */
 export async function draftNodes(page: Page, key: string, flowId: string) {

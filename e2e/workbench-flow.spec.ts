@@ -5,7 +5,7 @@
 // labelled node list does all of it. (The agent half of the outcome, a preview answering
 // with changed instructions, is e2e/workbench.spec.ts.)
 import { expect, test, type Locator, type Page } from "@playwright/test";
-import { api, draftNodes, flowCard, screenshot, signedInDemo, VIEWPORTS } from "./fixtures";
+import { api, canvasAtRest, draftNodes, flowCard, screenshot, signedInDemo, VIEWPORTS } from "./fixtures";
 
 /** A flow with one input and a knowledgebase holding the page its search finds. */
 async function seedFlow(page: Page) {
@@ -44,7 +44,10 @@ for (const viewport of VIEWPORTS) {
         await page.getByRole("button", { name }).click();
         await expect(nodesShown).toHaveCount(count + 1);
       }
-      if (!phone) await flowCard(page, 1).click();
+      if (!phone) {
+        await canvasAtRest(page);
+        await flowCard(page, 1).click();
+      }
 
       // The search: a title a person wrote, shown with its type as a badge; a knowledgebase; the input picked.
       const search = fields(1);
