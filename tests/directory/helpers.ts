@@ -1,9 +1,15 @@
-// Calls the SCIM door (`/scim/v2`) in-process with real Requests, as an identity provider would.
-import { createScimHandler } from "@/server/adapters/scim";
-import { getDb } from "@/server/db";
+// Calls the SCIM door (`/scim/v2`) as an identity provider does: real HTTP requests to the
+// request listener `npm start` serves (its method gate and route table included), on a loopback
+// port opened on first use and closed when the test file ends.
+import { afterAll } from "vitest";
 import { issueKey, newOrganization, toApiResponse, type ApiResponse, type Tenant } from "../helpers";
+import { listenOnLoopback, type LoopbackServer } from "../loopback-server";
 
-const handler = createScimHandler({ db: getDb });
+let server: Promise<LoopbackServer> | undefined;
+
+afterAll(async () => {
+  if (server) (await server).close();
+});
 
 export interface ScimOptions {
   key?: string;
@@ -17,7 +23,8 @@ export async function scim(method: string, path: string, options: ScimOptions = 
   if (options.key !== undefined) headers.set("authorization", `Bearer ${options.key}`);
   const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   if (body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/scim+json");
-  return toApiResponse(await handler(new Request(`http://localhost/scim/v2${path}`, { method, headers, body })));
+  const { base } = await (server ??= listenOnLoopback(0));
+  return toApiResponse(await fetch(`${base}/scim/v2${path}`, { method, headers, body }));
 }
 
 export interface DirectoryTenant extends Tenant {

@@ -1,6 +1,9 @@
-// Which paths our own server answers without Next.js's request routing, and with which handler
-// of api-routes.ts (the same functions the Next.js route files export). Paths match as the route
-// files do, segment for segment; anything else, a trailing slash included, is left to Next.js.
+// The one route table of our own server: which paths it answers without Next.js's request
+// routing, with which handler of api-routes.ts (the same functions the Next.js route files
+// export) and which methods. The listener's method gate reads the same table, so a door can no
+// longer be routed with one list and gated with another (SCIM writes were once refused 405
+// because the gate took /scim/v2 for a page). Paths match as the route files do, segment for
+// segment; anything else, a trailing slash included, is left to Next.js.
 import {
   consoleAuditExportRoute,
   consoleConversationRoute,
@@ -9,6 +12,8 @@ import {
   healthRoute,
   mcpRoute,
   metricsRoute,
+  oidcCallbackRoute,
+  oidcStartRoute,
   portalConversationRoute,
   portalRunEventsRoute,
   portalTrpcRoute,
@@ -16,47 +21,95 @@ import {
   scimRoute,
 } from "./api-routes";
 
-export type DirectHandler = (request: Request) => Promise<Response>;
-
-/** Paths answered whole, with the methods their route files export (undefined: every method). */
-const EXACT: Record<string, { handler: DirectHandler; methods?: string[] }> = {
-  "/api/v1": { handler: restRoute },
-  "/api/mcp": { handler: mcpRoute },
-  "/api/health": { handler: healthRoute, methods: ["GET"] },
-  "/api/metrics": { handler: metricsRoute, methods: ["GET"] },
-  "/api/console/audit-events/export": { handler: consoleAuditExportRoute, methods: ["GET", "HEAD"] },
-};
-
-const SEGMENT = "([^/]+)";
-const CONSOLE_TRPC = new RegExp(`^/api/trpc/${SEGMENT}$`);
-const PORTAL_TRPC = new RegExp(`^/api/portal/trpc/${SEGMENT}$`);
-const CONSOLE_CONVERSATION = new RegExp(`^/api/console/apps/${SEGMENT}/conversation$`);
-const PORTAL_CONVERSATION = new RegExp(`^/api/portal/${SEGMENT}/apps/${SEGMENT}/conversation$`);
-const CONSOLE_RUN_EVENTS = new RegExp(`^/api/console/apps/${SEGMENT}/conversation/runs/${SEGMENT}/events$`);
-const PORTAL_RUN_EVENTS = new RegExp(`^/api/portal/${SEGMENT}/apps/${SEGMENT}/conversation/runs/${SEGMENT}/events$`);
+export type DirectHandler = (request: Request, params: string[]) => Promise<Response>;
 
 /** Every method some route of Atrium takes; any other is refused before anything reads the request. */
 export const SERVED_METHODS: readonly string[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
-/** Pages and assets (everything outside /api/) are only read: the app has no server actions. */
-const PAGE_METHODS = ["GET", "HEAD"];
-/** What Next.js serves for a route file exporting only GET (it adds HEAD and OPTIONS itself). */
-const READ_ROUTE_METHODS = ["GET", "HEAD", "OPTIONS"];
-const TRPC_METHODS = ["GET", "HEAD", "POST", "OPTIONS"];
-const CONVERSATION_METHODS = ["POST", "OPTIONS"];
-const READ_ROUTES = new Set(["/api/health", "/api/metrics", "/api/bench/models", "/api/console/audit-events/export"]);
+
+/** A door that answers every served method itself, its 404 and 405 in its own error shape. */
+export const EVERY_METHOD = "every method";
+
+export interface DirectRoute {
+  /** The path as its route file under src/app names it: `{name}` one segment, `{name*}` the rest of the path. */
+  path: string;
+  door: "rest" | "mcp" | "scim" | "oidc" | "console" | "portal" | "operations";
+  /** The methods the handler is given (HEAD and OPTIONS are answered for it when GET is one of them). */
+  methods: readonly string[] | typeof EVERY_METHOD;
+  /** The handler, with the path's `{name}` parameters percent-decoded, in order. */
+  handler: DirectHandler;
+}
+
+export const DIRECT_ROUTES: readonly DirectRoute[] = [
+  { path: "/api/v1", door: "rest", methods: EVERY_METHOD, handler: (request) => restRoute(request) },
+  { path: "/api/v1/{path*}", door: "rest", methods: EVERY_METHOD, handler: (request) => restRoute(request) },
+  { path: "/api/mcp", door: "mcp", methods: EVERY_METHOD, handler: (request) => mcpRoute(request) },
+  { path: "/scim/v2/{path*}", door: "scim", methods: EVERY_METHOD, handler: (request) => scimRoute(request) },
+  { path: "/auth/oidc/start", door: "oidc", methods: ["GET"], handler: (request) => oidcStartRoute(request) },
+  { path: "/auth/oidc/callback", door: "oidc", methods: ["GET"], handler: (request) => oidcCallbackRoute(request) },
+  { path: "/api/trpc/{procedure}", door: "console", methods: ["GET", "POST"], handler: (r) => consoleTrpcRoute(r) },
+  {
+    path: "/api/portal/trpc/{procedure}",
+    door: "portal",
+    methods: ["GET", "POST"],
+    handler: (request) => portalTrpcRoute(request),
+  },
+  {
+    path: "/api/console/apps/{appId}/conversation",
+    door: "console",
+    methods: ["POST"],
+    handler: (request, [appId]) => consoleConversationRoute(request, appId!),
+  },
+  {
+    path: "/api/console/apps/{appId}/conversation/runs/{executionId}/events",
+    door: "console",
+    methods: ["GET"],
+    handler: (request, [appId, executionId]) => consoleRunEventsRoute(request, appId!, executionId!),
+  },
+  {
+    path: "/api/portal/{portal}/apps/{appId}/conversation",
+    door: "portal",
+    methods: ["POST"],
+    handler: (request, [portal, appId]) => portalConversationRoute(request, portal!, appId!),
+  },
+  {
+    path: "/api/portal/{portal}/apps/{appId}/conversation/runs/{executionId}/events",
+    door: "portal",
+    methods: ["GET"],
+    handler: (request, [portal, appId, executionId]) => portalRunEventsRoute(request, portal!, appId!, executionId!),
+  },
+  {
+    path: "/api/console/audit-events/export",
+    door: "console",
+    methods: ["GET", "HEAD"],
+    handler: (request) => consoleAuditExportRoute(request),
+  },
+  { path: "/api/health", door: "operations", methods: ["GET"], handler: (request) => healthRoute(request) },
+  { path: "/api/metrics", door: "operations", methods: ["GET"], handler: (request) => metricsRoute(request) },
+];
 
 /**
- * The methods the route at `pathname` takes, as its route file under src/app/api exports them;
- * the REST door, MCP and unknown API paths take every served method and answer for themselves.
+ * Route files only Next.js serves, with the methods they export: the benchmark's baseline, and
+ * the envelope's 404 for any other path under /api (a trailing slash is redirected by Next.js).
  */
-export function methodsFor(pathname: string): readonly string[] {
-  if (!pathname.startsWith("/api/")) return PAGE_METHODS;
-  if (READ_ROUTES.has(pathname)) return READ_ROUTE_METHODS;
-  if (CONSOLE_TRPC.test(pathname) || PORTAL_TRPC.test(pathname)) return TRPC_METHODS;
-  if (CONSOLE_CONVERSATION.test(pathname) || PORTAL_CONVERSATION.test(pathname)) return CONVERSATION_METHODS;
-  if (CONSOLE_RUN_EVENTS.test(pathname) || PORTAL_RUN_EVENTS.test(pathname)) return READ_ROUTE_METHODS;
-  return SERVED_METHODS;
+export const NEXT_ONLY_ROUTES: readonly { path: string; methods: readonly string[] }[] = [
+  { path: "/api/bench/models", methods: ["GET"] },
+  { path: "/api/{rest*}", methods: ["GET", "POST", "PUT", "PATCH", "DELETE"] },
+];
+
+/** Pages and assets are only read: the app has no server actions. */
+const PAGE_METHODS = ["GET", "HEAD"];
+
+/** `{name}` is one segment; `{name*}` the rest of the path (not ending in a slash, as Next.js redirects those). */
+function patternOf(path: string): RegExp {
+  const source = path
+    .split("/")
+    .map((segment) => (/^\{\w+\*\}$/.test(segment) ? "(.*[^/])" : /^\{\w+\}$/.test(segment) ? "([^/]+)" : segment))
+    .join("/");
+  return new RegExp(`^${source}$`);
 }
+
+const TABLE = DIRECT_ROUTES.map((route) => ({ route, pattern: patternOf(route.path) }));
+const NEXT_ONLY = NEXT_ONLY_ROUTES.map((route) => ({ route, pattern: patternOf(route.path) }));
 
 /** A path parameter as Next.js hands it to a route (percent-decoded); null when it does not decode. */
 function param(raw: string): string | null {
@@ -67,46 +120,36 @@ function param(raw: string): string | null {
   }
 }
 
-/** The handler for `pathname` (no query), or undefined when Next.js should answer it. */
-export function directHandlerFor(pathname: string, method: string): DirectHandler | undefined {
-  if (pathname.startsWith("/scim/v2/") && !pathname.endsWith("/")) return scimRoute;
-  if (!pathname.startsWith("/api/")) return undefined;
-  const exact = EXACT[pathname];
-  if (exact) return !exact.methods || exact.methods.includes(method) ? exact.handler : undefined;
-  if (pathname.startsWith("/api/v1/") && !pathname.endsWith("/")) return restRoute;
-  if (method !== "GET" && method !== "POST") return undefined;
-  if (CONSOLE_TRPC.test(pathname)) return consoleTrpcRoute;
-  if (PORTAL_TRPC.test(pathname)) return portalTrpcRoute;
-  if (method === "GET") return runEventsHandlerFor(pathname);
-  if (method !== "POST") return undefined;
-  const consoleChat = CONSOLE_CONVERSATION.exec(pathname);
-  if (consoleChat) {
-    const appId = param(consoleChat[1]!);
-    return appId === null ? undefined : (request) => consoleConversationRoute(request, appId);
-  }
-  const portalChat = PORTAL_CONVERSATION.exec(pathname);
-  if (portalChat) {
-    const [portal, appId] = [param(portalChat[1]!), param(portalChat[2]!)];
-    return portal === null || appId === null ? undefined : (request) => portalConversationRoute(request, portal, appId);
+/** The route of `pathname` (no query) with its decoded parameters; undefined when Next.js answers it. */
+export function directRouteFor(pathname: string): { route: DirectRoute; params: string[] } | undefined {
+  for (const { route, pattern } of TABLE) {
+    const match = pattern.exec(pathname);
+    if (!match) continue;
+    const params = route.path.includes("*") ? [] : match.slice(1).map(param);
+    if (params.some((value) => value === null)) return undefined;
+    return { route, params: params as string[] };
   }
   return undefined;
 }
 
-/** The resume stream of a console or portal chat run at `pathname`, if it is one. */
-function runEventsHandlerFor(pathname: string): DirectHandler | undefined {
-  const consoleRun = CONSOLE_RUN_EVENTS.exec(pathname);
-  if (consoleRun) {
-    const [appId, executionId] = [param(consoleRun[1]!), param(consoleRun[2]!)];
-    return appId === null || executionId === null
-      ? undefined
-      : (request) => consoleRunEventsRoute(request, appId, executionId);
-  }
-  const portalRun = PORTAL_RUN_EVENTS.exec(pathname);
-  if (portalRun) {
-    const [portal, appId, executionId] = [param(portalRun[1]!), param(portalRun[2]!), param(portalRun[3]!)];
-    return portal === null || appId === null || executionId === null
-      ? undefined
-      : (request) => portalRunEventsRoute(request, portal, appId, executionId);
-  }
-  return undefined;
+/** What a route declaring `methods` answers: HEAD and OPTIONS come with GET, OPTIONS with any. */
+export function allowedMethods(methods: DirectRoute["methods"]): readonly string[] {
+  if (methods === EVERY_METHOD) return SERVED_METHODS;
+  const allowed = new Set(methods);
+  if (allowed.has("GET")) allowed.add("HEAD");
+  allowed.add("OPTIONS");
+  return SERVED_METHODS.filter((method) => allowed.has(method));
+}
+
+/**
+ * The methods the path takes, from the route table (a trailing slash, which Next.js redirects
+ * keeping the method, takes what the path without it takes); pages and assets are only read.
+ */
+export function methodsFor(pathname: string): readonly string[] {
+  let end = pathname.length;
+  while (end > 1 && pathname[end - 1] === "/") end--;
+  const trimmed = pathname.slice(0, end);
+  for (const { route, pattern } of [...TABLE, ...NEXT_ONLY])
+    if (pattern.test(pathname) || pattern.test(trimmed)) return allowedMethods(route.methods);
+  return PAGE_METHODS;
 }

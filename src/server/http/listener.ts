@@ -1,8 +1,10 @@
 // The request listener of our own server (src/cli/http-server.ts): the client address rule, then
 // the refusals nothing behind it should see (a method Atrium does not serve, a path that does not
 // decode, a method the route does not take: fetch's Request throws on some of these and Next.js
-// answers the others outside the envelope), then the API's paths straight to their handlers
-// (direct-routes.ts) and anything else to `fallback` (Next.js's request handler in production).
+// answers the others outside the envelope), then the paths of the route table (direct-routes.ts)
+// straight to their handlers, HEAD and OPTIONS answered for routes that take GET as Next.js
+// answers them for a route file, and anything else to `fallback` (Next.js's request handler in
+// production). The gate and the routing read the one table.
 // Whatever one request's handling throws is answered 500 for that request and logged; the
 // server goes on serving the others.
 import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
@@ -12,7 +14,14 @@ import { requestIdFrom } from "@/lib/request-id";
 import { AppError } from "@/server/errors";
 import { logger } from "@/server/observability/log";
 import { contextFromHeaders, tracer, tracingEnabled } from "@/server/observability/tracing";
-import { directHandlerFor, methodsFor, SERVED_METHODS, type DirectHandler } from "./direct-routes";
+import {
+  allowedMethods,
+  directRouteFor,
+  EVERY_METHOD,
+  methodsFor,
+  SERVED_METHODS,
+  type DirectRoute,
+} from "./direct-routes";
 import { API_SECURITY_HEADERS, sendFetchResponse, toFetchRequest } from "./node-bridge";
 
 export interface ListenerOptions {
@@ -79,11 +88,22 @@ function sendError(
 }
 
 async function handleDirectly(
-  handler: DirectHandler,
+  route: DirectRoute,
+  params: string[],
   message: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
-  const request = toFetchRequest(message, response);
+  const method = message.method ?? "GET";
+  const takes = route.methods === EVERY_METHOD || route.methods.includes(method);
+  if (!takes && method === "OPTIONS") {
+    const allowed = allowedMethods(route.methods).join(", ");
+    response.writeHead(204, { ...API_SECURITY_HEADERS, Allow: allowed, "X-Request-Id": requestIdOf(message) });
+    response.end();
+    return;
+  }
+  // A HEAD the route does not take itself is its GET without the body.
+  const headAsGet = !takes && method === "HEAD";
+  const request = toFetchRequest(message, response, headAsGet ? "GET" : method);
   if (!request) {
     sendError(
       new AppError("invalid_request", "Invalid request: the request target is not a usable URL."),
@@ -92,7 +112,11 @@ async function handleDirectly(
     );
     return;
   }
-  const answer = await handler(request);
+  let answer = await route.handler(request, params);
+  if (headAsGet) {
+    void answer.body?.cancel().catch(() => {});
+    answer = new Response(null, { status: answer.status, headers: answer.headers });
+  }
   try {
     await sendFetchResponse(answer, response);
   } catch (error) {
@@ -105,8 +129,8 @@ async function handleDirectly(
 async function route(options: ListenerOptions, message: IncomingMessage, response: ServerResponse): Promise<void> {
   const refusal = refusalOf(message);
   if (refusal) return sendError(refusal, message, response);
-  const handler = directHandlerFor(pathOf(message.url ?? "/"), message.method ?? "GET");
-  if (handler) return handleDirectly(handler, message, response);
+  const found = directRouteFor(pathOf(message.url ?? "/"));
+  if (found) return handleDirectly(found.route, found.params, message, response);
   await options.fallback(message, response);
 }
 

@@ -13,12 +13,16 @@ import { textOf } from "@/server/adapters/text-response";
 export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = apiSecurityHeaders;
 
 /**
- * The message as a fetch Request; null when its target is not a path (`*`, an absolute URL with
+ * The message as a fetch Request (as `method`: HEAD is handed to a GET-only route as GET); null when its target is not a path (`*`, an absolute URL with
  * another host…). Its URL starts with the configured public origin, not the client's Host
  * header: nothing built from `request.url` can then carry a host an attacker chose (the Host
  * header itself is still passed on, for the same-origin check).
  */
-export function toFetchRequest(message: IncomingMessage, response: ServerResponse): Request | null {
+export function toFetchRequest(
+  message: IncomingMessage,
+  response: ServerResponse,
+  method = message.method ?? "GET",
+): Request | null {
   const target = message.url ?? "/";
   if (!target.startsWith("/")) return null;
   let url: URL;
@@ -36,7 +40,6 @@ export function toFetchRequest(message: IncomingMessage, response: ServerRespons
   response.once("close", () => {
     if (!response.writableFinished) aborted.abort();
   });
-  const method = message.method ?? "GET";
   const withBody = method !== "GET" && method !== "HEAD";
   return new Request(url, {
     method,
