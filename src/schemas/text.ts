@@ -16,9 +16,9 @@ export function storableText(text: string): string {
   return text.replace(new RegExp(UNSTORABLE.source, "g"), "");
 }
 
-/** A key shown in a problem path: its unstorable characters as `\uXXXX` escapes. */
-function printableKey(key: string): string {
-  return key.replace(
+/** Text shown or stored as a message (a key in a problem path, a refusal's detail): its unstorable characters as `\uXXXX` escapes. */
+export function printableText(text: string): string {
+  return text.replace(
     new RegExp(UNSTORABLE.source, "g"),
     (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
@@ -57,7 +57,7 @@ export function unstorableTextProblems(value: unknown, limit = 20): TextProblem[
         if (isStorableText(key)) stack.push({ value: child, path: [...path, key] });
         else
           problems.push({
-            path: [...path, printableKey(key)].join("."),
+            path: [...path, printableText(key)].join("."),
             message: `This key: ${UNSTORABLE_TEXT_MESSAGE}`,
           });
       }

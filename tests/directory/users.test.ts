@@ -92,6 +92,41 @@ describe("SCIM credentials", () => {
   });
 });
 
+describe("SCIM refusals", () => {
+  it("records a refusal whose request holds U+0000 like any other, and answers without echoing the NUL", async () => {
+    const tenant = await directoryTenant();
+    const organizationId = tenant.organization.id;
+    const key = tenant.scimKey;
+    const user = await scim("POST", "/Users", { key, body: { schemas: [USER], userName: uniqueUserName() } });
+    const badPath = await scim("PATCH", `/Users/${user.body.id}`, {
+      key,
+      body: { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "name.given\u0000Name.x", value: "x" }] },
+    });
+    expectScimError(badPath, 400, "invalidPath");
+    expect(badPath.body.detail).not.toContain("\u0000");
+    expect(badPath.body.detail).toContain("given\\u0000Name");
+    const badFilter = await scim("GET", `/Users?filter=${encodeURIComponent('userName eq "a" \u0000')}`, { key });
+    expectScimError(badFilter, 400, "invalidFilter");
+    expect(badFilter.body.detail).not.toContain("\u0000");
+
+    const events = await getDb().directoryEvent.findMany({ where: { organizationId }, orderBy: { createdAt: "asc" } });
+    expect(events.map((event) => [event.action, event.status])).toEqual([
+      ["POST /Users", 201],
+      [`PATCH /Users/${user.body.id}`, 400],
+      ["GET /Users", 400],
+    ]);
+    expect(events[1]!.detail).toBe(badPath.body.detail);
+    const failures = await getDb().auditEvent.findMany({
+      where: { organizationId, action: "directory.sync_failed" },
+      orderBy: [{ occurredAt: "asc" }, { id: "asc" }],
+    });
+    expect(failures.map((event) => (event.data as { scimType: string }).scimType)).toEqual([
+      "invalidPath",
+      "invalidFilter",
+    ]);
+  });
+});
+
 describe("SCIM users", () => {
   it("creates Entra ID's user: 201 with the resource, and an end user by the primary email", async () => {
     const tenant = await directoryTenant();

@@ -3,6 +3,7 @@
 // body is read within the JSON bounds, and the directory service answers. Every refusal is in
 // SCIM's error shape instead of the envelope, with X-Request-Id, the rate-limit headers and
 // Retry-After as elsewhere. Writes and refusals are recorded for the console's sync activity.
+import { printableText } from "@/schemas/text";
 import { authenticateApiKey } from "@/server/auth/authenticate";
 import { rateLimitHeaders } from "@/server/auth/rate-limit";
 import { requestOrigin, type KeyActor } from "@/server/auth/actor";
@@ -60,7 +61,7 @@ function scimErrorResponse(error: AppError, requestId: string, headers: Record<s
   merged.set("X-Request-Id", requestId);
   merged.set("Content-Type", SCIM_CONTENT_TYPE);
   const scimType = scimTypeOf(error);
-  const detail = error.status >= 500 ? "The server could not answer; try again." : error.message;
+  const detail = error.status >= 500 ? "The server could not answer; try again." : printableText(error.message);
   const body = { schemas: [ERROR_SCHEMA], status: String(error.status), ...(scimType ? { scimType } : {}), detail };
   return textResponse(JSON.stringify(body), { status: error.status, headers: merged });
 }

@@ -6,6 +6,7 @@
 import { publicOrigin } from "@/env";
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
 import { SCIM_SCOPE } from "@/schemas/auth";
+import { printableText } from "@/schemas/text";
 import type { DirectoryOverview } from "@/schemas/directory";
 import type { Actor, KeyActor } from "@/server/auth/actor";
 import { hashSecret, randomToken } from "@/server/auth/secrets";
@@ -663,8 +664,9 @@ export async function recordDirectoryEvent(
   scimType: string | null = null,
 ): Promise<void> {
   const { organizationId } = actor;
-  const request = action.slice(0, MAX_EVENT_TEXT_CHARS);
-  const reason = detail.slice(0, MAX_EVENT_TEXT_CHARS);
+  // A refusal's detail may quote what was sent, U+0000 included, which PostgreSQL cannot store.
+  const request = printableText(action).slice(0, MAX_EVENT_TEXT_CHARS);
+  const reason = printableText(detail).slice(0, MAX_EVENT_TEXT_CHARS);
   try {
     await db.$transaction([
       db.directoryEvent.create({ data: { organizationId, action: request, status, detail: reason } }),
