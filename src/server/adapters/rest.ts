@@ -36,6 +36,7 @@ import { keepDeclaredCoercion } from "./declared-coercion";
 import { appRouter } from "@/server/trpc/root";
 
 export const API_PREFIX = "/api/v1";
+const OPENAPI_PATH = "/openapi.json";
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 interface Route {
@@ -99,7 +100,7 @@ export function createRestHandler(options: RestHandlerOptions) {
       request,
       response,
       corsOrigins(),
-      request.method === "GET" && new URL(request.url).pathname === `${API_PREFIX}/openapi.json`,
+      request.method === "GET" && new URL(request.url).pathname === `${API_PREFIX}${OPENAPI_PATH}`,
     );
   };
 
@@ -109,12 +110,14 @@ export function createRestHandler(options: RestHandlerOptions) {
     try {
       const url = new URL(request.url);
       const path = normalizePath(url.pathname.slice(API_PREFIX.length) || "/");
-      if (path === "/openapi.json" && request.method === "GET") {
-        return Response.json(openApiDocument(), { headers: { "X-Request-Id": requestId } });
-      }
       // HEAD is GET without the body; OPTIONS lists the methods a path takes.
       const method = request.method === "HEAD" ? "GET" : request.method;
-      const { route, allowed } = match(method, path);
+      if (path === OPENAPI_PATH && method === "GET") {
+        const document = Response.json(openApiDocument(), { headers: { "X-Request-Id": requestId } });
+        return request.method === "HEAD" ? new Response(null, { headers: document.headers }) : document;
+      }
+      // The document is a known path too: another method on it is 405 with Allow, not 404.
+      const { route, allowed } = path === OPENAPI_PATH ? { route: undefined, allowed: ["GET"] } : match(method, path);
       if (request.method === "OPTIONS" && allowed.length > 0) {
         const methods = [...allowed, "OPTIONS"];
         const cors = isAllowedPreflight(request, corsOrigins()) ? preflightHeaders(request, methods) : {};

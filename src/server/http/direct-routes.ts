@@ -46,9 +46,9 @@ export const DIRECT_ROUTES: readonly DirectRoute[] = [
   { path: "/scim/v2/{path*}", door: "scim", methods: EVERY_METHOD, handler: (request) => scimRoute(request) },
   { path: "/auth/oidc/start", door: "oidc", methods: ["GET"], handler: (request) => oidcStartRoute(request) },
   { path: "/auth/oidc/callback", door: "oidc", methods: ["GET"], handler: (request) => oidcCallbackRoute(request) },
-  { path: "/api/trpc/{procedure}", door: "console", methods: ["GET", "POST"], handler: (r) => consoleTrpcRoute(r) },
+  { path: "/api/trpc/{trpc}", door: "console", methods: ["GET", "POST"], handler: (r) => consoleTrpcRoute(r) },
   {
-    path: "/api/portal/trpc/{procedure}",
+    path: "/api/portal/trpc/{trpc}",
     door: "portal",
     methods: ["GET", "POST"],
     handler: (request) => portalTrpcRoute(request),
@@ -80,7 +80,7 @@ export const DIRECT_ROUTES: readonly DirectRoute[] = [
   {
     path: "/api/console/audit-events/export",
     door: "console",
-    methods: ["GET", "HEAD"],
+    methods: ["GET"],
     handler: (request) => consoleAuditExportRoute(request),
   },
   { path: "/api/health", door: "operations", methods: ["GET"], handler: (request) => healthRoute(request) },
