@@ -226,6 +226,61 @@ describe("SCIM groups", () => {
     expect(await getDb().endUser.count({ where: { organizationId: tenant.organization.id, deletedAt: null } })).toBe(1);
   });
 
+  it("applies PATCHes of 5,000 members at once, adding and removing, to exactly the members named", async () => {
+    const tenant = await directoryTenant();
+    const key = tenant.scimKey;
+    const organizationId = tenant.organization.id;
+    // Seeded in one statement: 5,000 POSTs would test the POST, not the PATCH.
+    const users = await getDb().$queryRaw<{ id: string; endUserId: string }[]>`
+      with end_users_made as (
+        insert into end_users (id, organization_id, email, updated_at)
+        select gen_random_uuid(), ${organizationId}::uuid, 'bulk' || n || '@contoso.example', now() from generate_series(1, 5000) n
+        returning id, email)
+      insert into directory_users (id, organization_id, user_name, user_name_key, attributes, end_user_id, updated_at)
+      select gen_random_uuid(), ${organizationId}::uuid, email, email, '{}', id, now() from end_users_made
+      returning id::text, end_user_id::text as "endUserId"`;
+    const ids = users.map((user) => user.id);
+    const endUserOf = new Map(users.map((user) => [user.id, user.endUserId]));
+    const group = (
+      await scim("POST", "/Groups", {
+        key,
+        body: { schemas: [GROUP], displayName: "Everyone", members: ids.slice(0, 100).map((value) => ({ value })) },
+      })
+    ).body;
+    const membersOf = async () =>
+      ((await scim("GET", `/Groups/${group.id}`, { key })).body.members as { value: string }[])
+        .map((member) => member.value)
+        .sort();
+
+    // Entra ID and Okta push a whole department as one operation of many values (the first 100 are there already).
+    const added = await scim("PATCH", `/Groups/${group.id}`, {
+      key,
+      body: {
+        schemas: [PATCH_OP],
+        Operations: [{ op: "add", path: "members", value: ids.map((value) => ({ value })) }],
+      },
+    });
+    expect(added.status).toBe(204);
+    expect(await membersOf()).toEqual([...ids].sort());
+    expect(await memberEndUsers(tenant, group.id)).toEqual([...endUserOf.values()].sort());
+
+    const removed = await scim("PATCH", `/Groups/${group.id}`, {
+      key,
+      body: {
+        schemas: [PATCH_OP],
+        Operations: [
+          { op: "remove", path: "members", value: ids.slice(0, 2_500).map((value) => ({ value })) },
+          { op: "remove", path: `members[value eq "${ids[4_999]}"]` },
+          { op: "add", path: "members", value: [{ value: ids[0] }, { value: ids[2_500] }] },
+        ],
+      },
+    });
+    expect(removed.status).toBe(204);
+    const left = [ids[0]!, ...ids.slice(2_500, 4_999)].sort();
+    expect(await membersOf()).toEqual(left);
+    expect(await memberEndUsers(tenant, group.id)).toEqual(left.map((id) => endUserOf.get(id)!).sort());
+  }, 60_000);
+
   it("applies 20 concurrent PATCHes of one group, each adding a member, without losing one", async () => {
     const tenant = await directoryTenant();
     const users = await Promise.all(Array.from({ length: 20 }, () => newUser(tenant)));

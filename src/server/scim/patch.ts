@@ -137,10 +137,14 @@ function containerOf(resource: ScimObject, target: Target): ScimObject {
   return created;
 }
 
-/** Same identity for a value of a multi-valued attribute: its `value` when it has one, else every field. */
-function sameItem(a: unknown, b: unknown): boolean {
-  if (isObject(a) && isObject(b) && a.value !== undefined && b.value !== undefined) return a.value === b.value;
-  return JSON.stringify(a) === JSON.stringify(b);
+/**
+ * The identity of a value of a multi-valued attribute: its `value` when it has one, else every
+ * field. Compared through Sets, so adding or removing n members of a group of m costs n + m.
+ */
+function identityOf(item: unknown): string {
+  return isObject(item) && item.value !== undefined
+    ? `value:${JSON.stringify(item.value)}`
+    : `item:${JSON.stringify(item)}`;
 }
 
 /** The attribute values a filter of plain equalities states (`type eq "work"`), for creating the value it names. */
@@ -203,8 +207,8 @@ function applyToTarget(resource: ScimObject, op: Op, target: Target, value: unkn
       if (value === undefined || value === null) delete container[def.name];
       // A remove with a value (Entra ID's member removal) removes those values.
       else {
-        const removed = canonicalValue(def, value, label) as unknown[];
-        container[def.name] = current.filter((item) => !removed.some((gone) => sameItem(item, gone)));
+        const removed = new Set((canonicalValue(def, value, label) as unknown[]).map(identityOf));
+        container[def.name] = current.filter((item) => !removed.has(identityOf(item)));
       }
       return;
     }
@@ -214,22 +218,28 @@ function applyToTarget(resource: ScimObject, op: Op, target: Target, value: unkn
       return;
     }
     const merged = [...current];
-    for (const item of values) if (!merged.some((existing) => sameItem(existing, item))) merged.push(item);
+    const present = new Set(current.map(identityOf));
+    for (const item of values) {
+      const identity = identityOf(item);
+      if (present.has(identity)) continue;
+      present.add(identity);
+      merged.push(item);
+    }
     container[def.name] = merged;
     return;
   }
 
-  const matched = current.filter((item) => matchesFilter(item, filter));
+  const matched = new Set(current.filter((item) => matchesFilter(item, filter)));
   if (op === "remove") {
     container[def.name] = sub
-      ? current.map((item) => (matched.includes(item) && isObject(item) ? omit(item, sub.name) : item))
-      : current.filter((item) => !matched.includes(item));
+      ? current.map((item) => (matched.has(item) && isObject(item) ? omit(item, sub.name) : item))
+      : current.filter((item) => !matched.has(item));
     return;
   }
   const canonical = sub
     ? canonicalValue(sub, value, label)
     : canonicalValue({ ...def, multiValued: false }, value, label);
-  if (matched.length === 0) {
+  if (matched.size === 0) {
     // Entra ID sets `emails[type eq "work"].value` on users with no work email yet: create it.
     const stated = equalitiesOf(filter, def);
     if (!stated) throw scimError(400, "noTarget", `No value of ${def.name} matches the filter in ${path}.`);
@@ -240,7 +250,7 @@ function applyToTarget(resource: ScimObject, op: Op, target: Target, value: unkn
     return;
   }
   container[def.name] = current.map((item) => {
-    if (!matched.includes(item) || !isObject(item)) return item;
+    if (!matched.has(item) || !isObject(item)) return item;
     return sub ? { ...item, [sub.name]: canonical } : { ...item, ...(canonical as ScimObject) };
   });
 }
