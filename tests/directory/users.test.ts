@@ -291,6 +291,42 @@ describe("SCIM users", () => {
     expect((await endUserOf(tenant.organization.id, userName))!.suspendedAt).not.toBeNull();
   });
 
+  it("follows Okta's lifecycle through the server: deactivate, reactivate, PUT with a new userName, DELETE", async () => {
+    const tenant = await directoryTenant();
+    const key = tenant.scimKey;
+    const userName = uniqueUserName("okta.user");
+    const created = await scim("POST", "/Users", { key, body: oktaCreateUser(userName) });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    const endUser = (await endUserOf(tenant.organization.id, userName))!;
+    // Okta, "Update a specific user (PATCH)": deactivation, then reactivation, each a path-less replace.
+    const okta = (active: boolean) => ({
+      schemas: [PATCH_OP],
+      Operations: [{ op: "replace", value: { active } }],
+    });
+    expect((await scim("PATCH", `/Users/${id}`, { key, body: okta(false) })).status).toBe(204);
+    expect((await getDb().endUser.findUniqueOrThrow({ where: { id: endUser.id } })).suspendedAt).not.toBeNull();
+    expect((await scim("PATCH", `/Users/${id}`, { key, body: okta(true) })).status).toBe(204);
+    expect((await getDb().endUser.findUniqueOrThrow({ where: { id: endUser.id } })).suspendedAt).toBeNull();
+
+    // Okta, "Update a specific user (PUT)": the whole user again, here renamed (userName and primary email).
+    const renamed = uniqueUserName("okta.renamed");
+    const put = await scim("PUT", `/Users/${id}`, {
+      key,
+      body: { ...oktaCreateUser(renamed), id, emails: [{ primary: true, value: renamed, type: "work" }] },
+    });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ id, userName: renamed, active: true });
+    expect(await endUserOf(tenant.organization.id, renamed)).toMatchObject({ suspendedAt: null });
+    expect((await endUserOf(tenant.organization.id, userName))!.suspendedAt).not.toBeNull();
+    const byNewName = await scim("GET", `/Users?filter=${encodeURIComponent(`userName eq "${renamed}"`)}`, { key });
+    expect(byNewName.body.Resources.map((user: { id: string }) => user.id)).toEqual([id]);
+
+    expect((await scim("DELETE", `/Users/${id}`, { key })).status).toBe(204);
+    expect((await endUserOf(tenant.organization.id, renamed))!.suspendedAt).not.toBeNull();
+    expectScimError(await scim("GET", `/Users/${id}`, { key }), 404);
+  });
+
   it("applies Entra's multi-valued and dotted replaces, path-less extension keys, and answers 200 when attributes are named", async () => {
     const tenant = await directoryTenant();
     const userName = uniqueUserName();
