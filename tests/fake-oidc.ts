@@ -1,5 +1,6 @@
 // A real OpenID provider for tests (oidc-provider with its development login and consent
 // screens) on 127.0.0.1, and a small browser that walks through them with a cookie jar.
+import { generateKeyPairSync } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import Provider from "oidc-provider";
@@ -20,11 +21,38 @@ export interface OidcClient {
   redirect_uris: string[];
 }
 
-export async function startFakeOidc(clients: OidcClient[], accounts: Record<string, OidcAccount>): Promise<FakeOidc> {
+export interface FakeOidcOptions {
+  /**
+   * The provider signs ID tokens with one key and publishes another under the same key id at
+   * its jwks_uri: what a token forged by someone else, or an impostor at the token endpoint, looks like.
+   */
+  signsWithUnpublishedKey?: boolean;
+}
+
+const KEY_ID = "fake-oidc-signing-key";
+
+/** An RS256 key pair as JWKs: the private one to sign with, the public one to publish. */
+function signingKeys(): { privateJwk: object; publicJwk: object } {
+  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const about = { kid: KEY_ID, alg: "RS256", use: "sig" };
+  return {
+    privateJwk: { ...privateKey.export({ format: "jwk" }), ...about },
+    publicJwk: { ...publicKey.export({ format: "jwk" }), ...about },
+  };
+}
+
+export async function startFakeOidc(
+  clients: OidcClient[],
+  accounts: Record<string, OidcAccount>,
+  options: FakeOidcOptions = {},
+): Promise<FakeOidc> {
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const signing = signingKeys();
+  const published = options.signsWithUnpublishedKey ? signingKeys().publicJwk : signing.publicJwk;
   const provider = new Provider(issuer, {
+    jwks: { keys: [signing.privateJwk] },
     clients: clients.map((client) => ({
       ...client,
       grant_types: ["authorization_code"],
@@ -39,7 +67,15 @@ export async function startFakeOidc(clients: OidcClient[], accounts: Record<stri
     features: { devInteractions: { enabled: true } },
     cookies: { keys: ["fake-oidc-cookie-key"] },
   });
-  server.on("request", provider.callback());
+  const answer = provider.callback();
+  server.on("request", (request, response) => {
+    if (request.url === "/jwks") {
+      response.writeHead(200, { "content-type": "application/jwk-set+json" });
+      response.end(JSON.stringify({ keys: [published] }));
+      return;
+    }
+    answer(request, response);
+  });
   return { issuer, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 

@@ -6,7 +6,7 @@ export const PLANS = ["free", "pro", "agency"] as const;
 export const Plan = z.enum(PLANS);
 export const AccessMode = z.enum(["grants", "groups"]);
 
-/** Organization settings an owner or admin can change (console, admin CLI). */
+/** Organization settings: the operator sets all of them (admin CLI), owners and admins those outside OPERATOR_SETTINGS (console). */
 export const OrganizationSettings = z.strictObject({
   name: nameText,
   plan: Plan,
@@ -25,6 +25,21 @@ export const OrganizationSettings = z.strictObject({
 });
 export const OrganizationSettingsUpdate = OrganizationSettings.partial();
 export type OrganizationSettingsUpdate = z.infer<typeof OrganizationSettingsUpdate>;
+
+/**
+ * What the operator of the installation sets (admin CLI): the plan, the balance, the plan's
+ * quality checker and its caps. Not the organization's to change, not even an owner's.
+ */
+export const OPERATOR_SETTINGS = {
+  plan: true,
+  credits: true,
+  qualityChecker: true,
+  maxKnowledgebases: true,
+  maxSourcesPerKnowledgebase: true,
+} as const;
+
+/** The settings an organization's admins and owners change in the console; the rest are the operator's. */
+export const ConsoleSettingsUpdate = OrganizationSettings.omit(OPERATOR_SETTINGS).partial();
 
 export const Organization = OrganizationSettings.extend({
   id: Uuid,

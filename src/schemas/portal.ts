@@ -103,7 +103,15 @@ export const PortalIdInput = z.strictObject({ id: Uuid });
 // ---- Console: the outbox and an end user's effective access ----
 
 export const OutboxMessage = z
-  .object({ id: Uuid, to: z.string(), subject: z.string(), text: z.string(), createdAt: Timestamp })
+  .object({
+    id: Uuid,
+    to: z.string(),
+    subject: z.string(),
+    text: z.string(),
+    /** The text is not the reader's to see: its link grants what only owners may grant. */
+    withheld: z.boolean(),
+    createdAt: Timestamp,
+  })
   .meta({ id: "OutboxMessage" });
 export type OutboxMessage = z.infer<typeof OutboxMessage>;
 export const ListMailInput = ListQuery;

@@ -183,6 +183,52 @@ describe("single sign-on for portal end users", () => {
   });
 });
 
+describe("the ID token's signature", () => {
+  it("refuses a token signed with a key the provider does not publish, for end users and members; nothing signed in", async () => {
+    const domain = `forged-${uniqueSuffix()}.example`;
+    const tenant = await newOrganization();
+    const member = await addPerson(tenant.operator, "member", `ann@${domain}`);
+    const impostor = await startFakeOidc(
+      [{ client_id: "atrium", client_secret: "atrium-client-secret-value", redirect_uris: [redirectUri()] }],
+      { ann: { email: `ann@${domain}`, email_verified: true } },
+      { signsWithUnpublishedKey: true },
+    );
+    try {
+      await setSsoConnection(getDb(), tenant.operator, {
+        issuer: impostor.issuer,
+        clientId: "atrium",
+        clientSecret: "atrium-client-secret-value",
+        domains: [domain],
+      });
+      const portal = await ssoPortal(tenant);
+      await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: `ann@${domain}` } });
+
+      const asEndUser = await signInThrough(`portal=${portal.slug}`, "ann");
+      expect(asEndUser.location.pathname).toBe(`/p/${portal.slug}/sign-in`);
+      expect(asEndUser.location.searchParams.get("sso_error")).toMatch(/could not be verified/);
+      expect(asEndUser.jar.get(PORTAL_SESSION_COOKIE)).toBeUndefined();
+
+      const asMember = await signInThrough(`email=${encodeURIComponent(`ann@${domain}`)}`, "ann");
+      expect(asMember.location.pathname).toBe("/sign-in");
+      expect(asMember.location.searchParams.get("sso_error")).toMatch(/could not be verified/);
+      expect(asMember.jar.get("atrium_session")).toBeUndefined();
+
+      expect(await getDb().session.count({ where: { memberId: member.member.id } })).toBe(0);
+      expect(await getDb().endUserSession.count({ where: { organizationId: tenant.organization.id } })).toBe(0);
+      expect(
+        await getDb().endUser.count({ where: { organizationId: tenant.organization.id, authMethod: "sso" } }),
+      ).toBe(0);
+      expect(
+        await getDb().auditEvent.count({
+          where: { organizationId: tenant.organization.id, action: { in: ["member.sign_in", "end_user.sign_in"] } },
+        }),
+      ).toBe(0);
+    } finally {
+      await impostor.close();
+    }
+  });
+});
+
 describe("single sign-on for console members", () => {
   it("signs in the member whose email the provider verified, found by the email's domain", async () => {
     const domain = `contoso-${uniqueSuffix()}.example`;

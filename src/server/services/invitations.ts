@@ -23,7 +23,7 @@ import type { Prisma } from "@/generated/prisma/client";
 import { AppError, isUniqueViolation } from "@/server/errors";
 import { recordEvent, SECRET_CHANGED } from "./events";
 import { deliverMail } from "./mail";
-import { lockOutForReset, normalizeEmail, toMember } from "./members";
+import { capabilityToGrant, capabilityToReset, lockOutForReset, normalizeEmail, toMember } from "./members";
 import { beforeCursor, NEWEST_FIRST, toPage } from "./support/pagination";
 import { newSession, type NewSession } from "./sessions";
 
@@ -71,7 +71,7 @@ function actingRole(actor: Actor): Role {
 }
 
 function assertMayInviteAs(actor: Actor, role: Role): void {
-  if (role === "owner" && !may(actingRole(actor), "owners"))
+  if (!may(actingRole(actor), capabilityToGrant(role)))
     throw new AppError("forbidden_role", "Only an owner can invite owners.");
 }
 
@@ -106,6 +106,8 @@ async function sendInvitationMail(db: Db, row: InvitationRow, token: string): Pr
       "",
       `The link works once, until ${row.expiresAt.toUTCString()}. If you did not expect this invitation, ignore this mail.`,
     ].join("\n"),
+    // The link makes its holder a member with this role: only those who may grant it read it.
+    readableWith: capabilityToGrant(row.role),
   });
 }
 
@@ -313,6 +315,8 @@ export const sendPasswordResetLink = guarded(
         "",
         `The link works once, until ${row.expiresAt.toUTCString()}. If you did not expect this, tell your administrator.`,
       ].join("\n"),
+      // The link sets the member's password: only those who may reset it read it.
+      readableWith: capabilityToReset(target.role),
     });
     return toMember(target);
   },

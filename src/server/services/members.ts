@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Role } from "@/schemas/auth";
 import type { Member } from "@/schemas/member";
-import { may } from "@/schemas/permissions";
+import { may, type Capability } from "@/schemas/permissions";
 import type { Actor, MemberActor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import { hashPassword, verifyPassword } from "@/server/auth/passwords";
@@ -46,8 +46,18 @@ function actingRole(actor: Actor): Role {
   return actor.member?.role ?? "viewer";
 }
 
+/** What a member must be allowed to do to give someone `role`: only owners make owners. */
+export function capabilityToGrant(role: Role): Capability {
+  return role === "owner" ? "owners" : "members";
+}
+
+/** What a member must be allowed to do to reset the password of a member with `role`: owners decide for admins and owners. */
+export function capabilityToReset(role: Role): Capability {
+  return role === "owner" || role === "admin" ? "owners" : "members";
+}
+
 function assertMayGrant(actor: Actor, role: Role): void {
-  if (role === "owner" && !may(actingRole(actor), "owners")) {
+  if (!may(actingRole(actor), capabilityToGrant(role))) {
     throw new AppError("forbidden_role", "Only an owner can make or change owners.");
   }
 }
@@ -293,10 +303,9 @@ export async function lockOutForReset(db: Db, actor: Actor, memberId: string, pa
       "Change your own password on your account page; it asks for the current one.",
     );
   }
-  assertMayGrant(actor, target.role);
-  if (target.role === "admin" && actingRole(actor) === "admin") {
-    // An admin may not take over a fellow admin's access; an owner decides that.
-    throw new AppError("forbidden_role", "Only an owner can reset an admin's password.");
+  if (!may(actingRole(actor), capabilityToReset(target.role))) {
+    // An admin may not take over a fellow admin's or an owner's access; an owner decides that.
+    throw new AppError("forbidden_role", `Only an owner can reset an ${target.role}'s password.`);
   }
   await db.$transaction([
     db.member.update({ where: { id: target.id, organizationId: actor.organizationId }, data: { passwordHash } }),

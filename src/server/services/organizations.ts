@@ -1,4 +1,4 @@
-import type { Organization, OrganizationSettingsUpdate } from "@/schemas/organization";
+import { OPERATOR_SETTINGS, type Organization, type OrganizationSettingsUpdate } from "@/schemas/organization";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
@@ -48,12 +48,18 @@ export const getOrganization = guarded(
   },
 );
 
-/** Plan and credits are the operator's to set (admin CLI); the console changes the rest. */
+/** The plan, credits, quality checker and caps are the operator's to set (admin CLI); owners and admins change the rest. */
 export const updateOrganization = guarded(
   { may: "settings" },
   async function updateOrganization(db: Db, actor: Actor, update: OrganizationSettingsUpdate): Promise<Organization> {
-    if (actor.kind !== "operator" && (update.plan !== undefined || update.credits !== undefined)) {
-      throw new AppError("forbidden_role", "Plan and credits are set by the operator of this installation.");
+    const operatorSettings = Object.keys(update).filter(
+      (field) => Object.hasOwn(OPERATOR_SETTINGS, field) && update[field as keyof typeof update] !== undefined,
+    );
+    if (actor.kind !== "operator" && operatorSettings.length > 0) {
+      throw new AppError(
+        "forbidden_role",
+        `${operatorSettings.join(", ")}: set by the operator of this installation (admin CLI), not by the organization.`,
+      );
     }
     const turningPasswordsOff =
       update.passwordSignIn === false &&

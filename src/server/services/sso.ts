@@ -1,8 +1,10 @@
 // Single sign-on with OpenID Connect (contract: "Single sign-on: OpenID Connect"): one identity
 // provider per organization, for its members (console) and the end users of portals that allow
 // it. openid-client does discovery, PKCE, state, nonce and the ID token's checks (signature,
-// iss, aud, exp); every request to the issuer goes through the integration fetch, so an issuer
-// gets the same address rules as model providers and MCP servers. The redirect URI comes from
+// iss, aud, exp): the signature against the keys the provider publishes at its jwks_uri, also
+// for a token from the token endpoint, which openid-client would otherwise take on the word of
+// TLS (enableNonRepudiationChecks). Every request to the issuer (the JWKS too) goes through the
+// integration fetch, so an issuer gets the same address rules as model providers and MCP servers. The redirect URI comes from
 // configuration (PUBLIC_ORIGIN), never from the request. A started sign-in is a row used once:
 // a replayed callback finds nothing.
 import * as oidc from "openid-client";
@@ -195,7 +197,9 @@ async function discover(connection: ConnectionRow): Promise<oidc.Configuration> 
     [oidc.customFetch]: guardedFetch as oidc.CustomFetch,
     timeout: DISCOVERY_TIMEOUT_SECONDS,
   };
-  if (new URL(connection.issuer).protocol === "http:") options.execute = [oidc.allowInsecureRequests];
+  // A token endpoint's ID token is checked against the provider's published keys, like any other.
+  options.execute = [oidc.enableNonRepudiationChecks];
+  if (new URL(connection.issuer).protocol === "http:") options.execute.push(oidc.allowInsecureRequests);
   try {
     return await oidc.discovery(
       new URL(connection.issuer),

@@ -1,6 +1,7 @@
 "use client";
 // The organization's outbox: emails Atrium would have sent (sign-in codes, invitations) when no
-// SMTP server is configured, newest first. Admins read them here for people who cannot get email.
+// SMTP server is configured, newest first. Admins read them here for people who cannot get email;
+// a mail whose link grants what only owners may grant shows its text to owners and its recipient.
 import { ErrorAlert, LoadMore, PageHeader, Panel, useCursorList } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 
@@ -21,7 +22,8 @@ export default function OutboxPage() {
         description={
           <>
             Emails Atrium sends (end users' sign-in codes, invitations to members), newest first. They land here when no
-            SMTP server is configured (<code>SMTP_URL</code> and <code>MAIL_FROM</code>).
+            SMTP server is configured (<code>SMTP_URL</code> and <code>MAIL_FROM</code>). Links that make an owner or
+            reset an owner's or admin's password are shown to owners only.
           </>
         }
       />
@@ -41,12 +43,21 @@ export default function OutboxPage() {
                   <strong style={{ overflowWrap: "anywhere" }}>{message.to}</strong>
                   <span className="muted">{new Date(message.createdAt).toLocaleString()}</span>
                 </div>
-                <details>
-                  <summary>{message.subject}</summary>
-                  <pre className="secret" style={{ whiteSpace: "pre-wrap", margin: "0.5rem 0 0" }}>
-                    {message.text}
-                  </pre>
-                </details>
+                {message.withheld ? (
+                  <>
+                    <p style={{ margin: 0 }}>{message.subject}</p>
+                    <p className="muted" style={{ margin: "0.25rem 0 0" }}>
+                      {message.text}
+                    </p>
+                  </>
+                ) : (
+                  <details>
+                    <summary>{message.subject}</summary>
+                    <pre className="secret" style={{ whiteSpace: "pre-wrap", margin: "0.5rem 0 0" }}>
+                      {message.text}
+                    </pre>
+                  </details>
+                )}
               </li>
             ))}
           </ul>

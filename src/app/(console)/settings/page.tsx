@@ -10,7 +10,6 @@ const SWITCHES = [
   ["appsApiEnabled", "Apps endpoints", "App conversation and transaction calls."],
   ["mcpEnabled", "MCP server", "AI clients connecting with personal keys."],
   ["groupsEnabled", "User groups", "Groups, group grants and portal admissions."],
-  ["qualityChecker", "Quality checker", "Graded test runs for agents, flows and apps."],
   ["reviewAgentWrites", "Review agent writes", "Writes made with API keys wait in the review queue."],
   [
     "passwordSignIn",
@@ -19,10 +18,7 @@ const SWITCHES = [
   ],
 ] as const;
 
-type Draft = Pick<Organization, (typeof SWITCHES)[number][0] | "name" | "accessMode"> & {
-  maxKnowledgebases: string;
-  maxSourcesPerKnowledgebase: string;
-};
+type Draft = Pick<Organization, (typeof SWITCHES)[number][0] | "name" | "accessMode">;
 
 function toDraft(organization: Organization): Draft {
   return {
@@ -32,15 +28,12 @@ function toDraft(organization: Organization): Draft {
     appsApiEnabled: organization.appsApiEnabled,
     mcpEnabled: organization.mcpEnabled,
     groupsEnabled: organization.groupsEnabled,
-    qualityChecker: organization.qualityChecker,
     reviewAgentWrites: organization.reviewAgentWrites,
     passwordSignIn: organization.passwordSignIn,
-    maxKnowledgebases: organization.maxKnowledgebases?.toString() ?? "",
-    maxSourcesPerKnowledgebase: organization.maxSourcesPerKnowledgebase?.toString() ?? "",
   };
 }
 
-const cap = (value: string) => (value.trim() === "" ? null : Number(value));
+const cap = (value: number | null) => (value === null ? "no cap" : value.toLocaleString());
 
 export default function SettingsPage() {
   const trpc = useTRPC();
@@ -70,11 +63,7 @@ export default function SettingsPage() {
     event.preventDefault();
     if (!draft) return;
     setSaved(false);
-    update.mutate({
-      ...draft,
-      maxKnowledgebases: cap(draft.maxKnowledgebases),
-      maxSourcesPerKnowledgebase: cap(draft.maxSourcesPerKnowledgebase),
-    });
+    update.mutate(draft);
   }
 
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => {
@@ -87,9 +76,12 @@ export default function SettingsPage() {
       <PageHeader title="Organization settings" />
       <Panel label="Organization settings" onSubmit={submit}>
         <p className="muted">
-          Plan <strong>{organization.data.plan}</strong> · <strong>{organization.data.credits}</strong> credits. The
-          plan and credits are set by the operator of this installation (admin CLI).
-          {!canEdit && " Only owners and admins can change settings."}
+          Plan <strong>{organization.data.plan}</strong> · <strong>{organization.data.credits}</strong> credits ·
+          quality checker <strong>{organization.data.qualityChecker ? "on" : "off"}</strong> · knowledgebases{" "}
+          <strong>{cap(organization.data.maxKnowledgebases)}</strong> · sources per knowledgebase{" "}
+          <strong>{cap(organization.data.maxSourcesPerKnowledgebase)}</strong>. These are set by the operator of this
+          installation (admin CLI).
+          {!canEdit && " Only owners and admins can change the settings below."}
         </p>
         <fieldset disabled={!canEdit} className="form" style={{ border: 0, padding: 0 }}>
           <FormField label="Name">
@@ -109,26 +101,6 @@ export default function SettingsPage() {
               <option value="groups">user groups</option>
             </select>
           </FormField>
-          <div className="row">
-            <FormField label="Max knowledgebases">
-              <input
-                type="number"
-                min={0}
-                placeholder="no cap"
-                value={draft.maxKnowledgebases}
-                onChange={(e) => set("maxKnowledgebases", e.target.value)}
-              />
-            </FormField>
-            <FormField label="Max sources per knowledgebase">
-              <input
-                type="number"
-                min={0}
-                placeholder="no cap"
-                value={draft.maxSourcesPerKnowledgebase}
-                onChange={(e) => set("maxSourcesPerKnowledgebase", e.target.value)}
-              />
-            </FormField>
-          </div>
           <ErrorAlert error={update.error} />
           {saved && <p role="status">Settings saved.</p>}
           <div>

@@ -1,9 +1,6 @@
-import { Organization, OrganizationSettings } from "@/schemas/organization";
+import { ConsoleSettingsUpdate, Organization } from "@/schemas/organization";
 import { getOrganization, updateOrganization } from "@/server/services/organizations";
 import { memberProcedure, router } from "../init";
-
-/** Settings a signed-in admin changes in the console; plan and credits are the operator's. */
-export const ConsoleSettingsUpdate = OrganizationSettings.omit({ plan: true, credits: true }).partial();
 
 export const organizationRouter = router({
   get: memberProcedure(getOrganization.requirement)
