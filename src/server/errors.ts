@@ -1,5 +1,5 @@
 // The one error type services throw, and the one table from error code to HTTP status.
-import { logger } from "@/server/observability/log";
+import { logThrottled } from "@/server/observability/log";
 
 export const ERROR_STATUS = {
   unauthorized: 401,
@@ -47,6 +47,8 @@ export const ERROR_STATUS = {
   output_invalid: 502,
   provider_error: 502,
   search_unavailable: 503,
+  /** The database cannot be reached (stopped, restarting, out of connections); with Retry-After. */
+  service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -192,6 +194,14 @@ export function toAppError(error: unknown): AppError {
       { cause: error },
     );
   }
+  if (databaseUnavailableKind(error)) {
+    return new AppError(
+      "service_unavailable",
+      `The service cannot reach its database at the moment. Retry in ${DATABASE_RETRY_AFTER_SECONDS} seconds.`,
+      {},
+      { headers: { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) }, cause: error },
+    );
+  }
   const prismaCode = (error as { code?: unknown } | null)?.code;
   if (error instanceof Error && error.name.startsWith("PrismaClient")) {
     if (prismaCode === "P2025") return new AppError("not_found", "Not found");
@@ -205,7 +215,85 @@ export function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "P2002";
 }
 
-/** Doors call this once per failed request: unexpected failures are logged, never sent. */
+/** What a client is told to wait before retrying when the database is away (a restart takes seconds). */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+// Failures of the connection, not of the query: the server is down, restarting, shutting down or
+// full, or the connection broke. Socket errors (pg's own, or inside an AggregateError), SQLSTATEs
+// of class 08 that mean a lost or refused connection and 57P01-57P03 (administrator, crash or
+// startup shutdown) and 53300 (too many connections), Prisma's P1001/P1002/P1017/P2024, the
+// driver adapter's kinds, and pg's messages that carry no code.
+const UNAVAILABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+  "08000",
+  "08001",
+  "08003",
+  "08004",
+  "08006",
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+  "P1001",
+  "P1002",
+  "P1017",
+  "P2024",
+]);
+const UNAVAILABLE_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
+const UNAVAILABLE_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end)/;
+
+/** Why the database could not answer ("ECONNREFUSED", "57P01", "DatabaseNotReachable", ...), or null for any other failure. */
+export function databaseUnavailableKind(error: unknown): string | null {
+  const seen = new Set<unknown>();
+  const pending = [error];
+  while (pending.length) {
+    const current = pending.pop();
+    if (current === null || typeof current !== "object" || seen.has(current)) continue;
+    seen.add(current);
+    const { code, kind, message, meta, cause, errors } = current as {
+      code?: unknown;
+      kind?: unknown;
+      message?: unknown;
+      meta?: { driverAdapterError?: unknown };
+      cause?: unknown;
+      errors?: unknown;
+    };
+    if (typeof code === "string" && UNAVAILABLE_CODES.has(code)) return code;
+    if (typeof kind === "string" && UNAVAILABLE_KINDS.has(kind)) return kind;
+    if (typeof message === "string" && UNAVAILABLE_MESSAGES.test(message)) return message.split(/[.:]/)[0]!;
+    pending.push(meta?.driverAdapterError, cause, ...(Array.isArray(errors) ? errors : []));
+  }
+  return null;
+}
+
+/**
+ * Doors call this once per failed request: unexpected failures are logged, never sent. One line
+ * per kind of failure every few seconds (logThrottled), so an outage is a few lines, not one
+ * stack trace per request.
+ */
 export function logIfUnexpected(error: AppError): void {
-  if (error.code === "server_error") logger().error({ err: error.cause ?? error }, "Unexpected error");
+  if (error.code === "service_unavailable") {
+    const kind = databaseUnavailableKind(error.cause) ?? "unknown";
+    logThrottled(
+      "error",
+      `database_unavailable:${kind}`,
+      { event: "database_unavailable", reason: kind },
+      `The database is unavailable (${kind}); requests answer 503`,
+    );
+  } else if (error.code === "server_error") {
+    const cause = error.cause ?? error;
+    const signature =
+      cause instanceof Error
+        ? `${cause.name}:${(cause as { code?: unknown }).code ?? ""}:${cause.message.trim().split("\n")[0]}`
+        : String(cause);
+    logThrottled("error", `server_error:${signature.slice(0, 200)}`, { err: cause }, "Unexpected error");
+  }
 }

@@ -50,6 +50,8 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   cross_origin_request:
     "A cookie-authenticated request (console, portal) came from a page of another origin; nothing done",
   search_unavailable: "Document search could not answer; nothing charged; retry",
+  service_unavailable:
+    "The database cannot be reached (stopped, restarting or full); retry after `Retry-After` seconds",
   export_too_large: "Knowledgebase over the 50 MB export cap",
   output_invalid: "The transaction ran but its output does not match the output schema (`raw`, `details`); billed",
   canceled:
@@ -85,7 +87,7 @@ function errorCodesFor(meta: Meta): ErrorCode[] {
   codes.push("invalid_request", ...(meta.errors ?? []));
   // Every POST takes an Idempotency-Key: one reused with another body or path, or while the first call runs.
   if (meta.openapi?.method === "POST") codes.push("conflict");
-  codes.push("server_error");
+  codes.push("server_error", "service_unavailable");
   return [...new Set(codes)];
 }
 
@@ -128,7 +130,7 @@ const HEADERS: NonNullable<Components["headers"]> = {
     schema: { type: "string" },
   },
   "Retry-After": {
-    description: "Whole seconds (>= 1) until a request will be allowed",
+    description: "Whole seconds (>= 1) until a request will be allowed (429), or worth retrying (503)",
     schema: { type: "integer", minimum: 1 },
   },
   "WWW-Authenticate": {
@@ -275,7 +277,7 @@ function errorResponse(status: number, codes: ErrorCode[], description?: string)
         headers: {
           "X-Request-Id": HEADER_REFS.requestId,
           ...(status === 401 ? { "WWW-Authenticate": HEADER_REFS.wwwAuthenticate } : {}),
-          ...(status === 429 ? { "Retry-After": HEADER_REFS.retryAfter } : {}),
+          ...(status === 429 || status === 503 ? { "Retry-After": HEADER_REFS.retryAfter } : {}),
         },
         content: { "application/json": { schema: errorEnvelopeOf(codes) } },
       },

@@ -227,6 +227,33 @@ describe("deliveries", () => {
     ]);
   });
 
+  it("records why an attempt got no answer: a refused connection names its code, host and port", async () => {
+    const tenant = await newOrganization();
+    // A loopback port nothing listens on.
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const created = await api("POST", "/webhook-endpoints", {
+      key: tenant.orgKey.secret,
+      body: { url: `http://127.0.0.1:${port}/hook`, eventTypes: ["*"] },
+    });
+    await api("POST", "/end-users", { key: tenant.orgKey.secret, body: { email: email() } });
+    await drain();
+    const [delivery] = (
+      await api("GET", `/webhook-endpoints/${created.body.endpoint.id}/deliveries`, { key: tenant.orgKey.secret })
+    ).body.deliveries;
+    expect(delivery.status).toBe("pending");
+    expect(delivery.attempts).toEqual([
+      {
+        at: expect.any(String),
+        responseStatus: null,
+        durationMs: expect.any(Number),
+        error: `connection refused (ECONNREFUSED) by 127.0.0.1:${port}`,
+      },
+    ]);
+  });
+
   it("retries on the schedule with the same webhook-id, then succeeds; the schedule is 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h with ±10% jitter", async () => {
     expect(RETRY_SCHEDULE_MS.map((_, i) => retryDelayMs(i + 1, () => 0.5))).toEqual([
       5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,

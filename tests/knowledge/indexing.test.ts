@@ -4,6 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
+import { chunkMarkdown } from "@/server/jobs/chunking";
 import { claimJobs, drainIndexJobs, runIndexingOnce, startIndexWorker } from "@/server/jobs/indexing";
 import { api } from "../helpers";
 import { sourceOf, tenantWithKnowledgebase, upload } from "../knowledge-helpers";
@@ -41,6 +42,69 @@ beforeAll(async () => {
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
+});
+
+/** A markdown handbook of about `bytes` bytes: sections of varied paragraphs, lists and tables. */
+function largeMarkdown(bytes: number): string {
+  const words =
+    "tide moon orbit ocean gravity satellite crater basalt regolith apogee perigee eclipse phase libration".split(" ");
+  const parts: string[] = [];
+  let size = 0;
+  for (let section = 0; size < bytes; section++) {
+    const paragraph = (seed: number) =>
+      Array.from({ length: 60 }, (_, i) => words[(seed * 7 + i * 3 + section) % words.length]).join(" ") + ".";
+    const block = [
+      `## Section ${section}`,
+      paragraph(1),
+      paragraph(2),
+      `- item ${section} one\n- item ${section} two`,
+      `| key | value |\n| --- | --- |\n| ${section} | ${words[section % words.length]} |`,
+      paragraph(3),
+    ].join("\n\n");
+    parts.push(block);
+    size += Buffer.byteLength(block) + 2;
+  }
+  return parts.join("\n\n");
+}
+
+describe("large sources", () => {
+  it("indexes a 4.4 MB markdown upload to ready with all its chunks, written in batches", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const markdown = largeMarkdown(4.4 * 1024 * 1024);
+    const uploaded = await upload(key, kbId, { name: "handbook.md", type: "text/markdown", bytes: markdown });
+    expect(uploaded.status, uploaded.text).toBe(202);
+    const id = uploaded.body.source.id as string;
+    await drainIndexJobs(getDb(), {}, 120_000);
+    const source = await sourceOf(key, kbId, id);
+    expect(source).toMatchObject({ status: "ready", errorMessage: "" });
+    const expected = chunkMarkdown(markdown).length;
+    expect(expected).toBeGreaterThan(5_000);
+    expect(await getDb().sourceChunk.count({ where: { sourceId: id } })).toBe(expected);
+  }, 180_000);
+
+  it("names the cause in errorMessage when writing the chunks fails", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const id = await addText(key, kbId, "# Slow\n\nA source whose chunks the database is slow to take.");
+    // Each insert into source_chunks takes a second: longer than the 0.3 s the write is given.
+    const db = getDb();
+    await db.$executeRawUnsafe(`create function slow_chunks() returns trigger language plpgsql as
+      $$ begin perform pg_sleep(1); return null; end $$`);
+    await db.$executeRawUnsafe(
+      "create trigger slow_chunks after insert on source_chunks for each statement execute function slow_chunks()",
+    );
+    try {
+      await drainIndexJobs(db, { writeTimeoutMs: 300, maxAttempts: 1 });
+    } finally {
+      await db.$executeRawUnsafe("drop trigger slow_chunks on source_chunks");
+      await db.$executeRawUnsafe("drop function slow_chunks");
+    }
+    const source = await sourceOf(key, kbId, id);
+    expect(source.status).toBe("failed");
+    expect(source.errorMessage).toMatch(/failed 1 times \(last error: writing the index took longer than 0\.3 s/);
+    expect(source.errorMessage).not.toMatch(/internal error/);
+  });
 });
 
 describe("indexing jobs", () => {

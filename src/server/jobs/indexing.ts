@@ -10,6 +10,7 @@
 // handed to another process. Every failure ends `failed` with a reason a person can act on.
 import { randomUUID } from "node:crypto";
 import { retryOnConflict, type Db } from "@/server/db";
+import { databaseUnavailableKind } from "@/server/errors";
 import { logger } from "@/server/observability/log";
 import { inSpan } from "@/server/observability/tracing";
 import { recordEvent, type EventInput } from "@/server/services/events";
@@ -39,6 +40,8 @@ export interface IndexingOptions {
   extraction?: Partial<ExtractionLimits>;
   /** Called with the pid of each extraction child once started (tests kill it). */
   onExtractionWorker?: (pid: number) => void;
+  /** Time allowed for writing a source's chunks and result (one transaction); each statement and lock wait too. */
+  writeTimeoutMs?: number;
 }
 
 export interface ClaimedJob {
@@ -58,7 +61,15 @@ const DEFAULTS = {
   maxAttempts: 3,
   maxTotalMs: 10 * 60_000,
   batch: 4,
+  // A 4.5 MB document is some 10,000 chunks whose full-text vectors PostgreSQL computes as they
+  // are inserted: seconds on a busy machine, so Prisma's default 5 s failed such sources.
+  writeTimeoutMs: 60_000,
 } satisfies Partial<IndexingOptions>;
+
+/** Chunks per insert statement: each statement stays small, whatever the document's size. */
+export const CHUNK_WRITE_BATCH = 500;
+/** How long the write waits for a free database connection before the attempt fails. */
+const WRITE_MAX_WAIT_MS = 10_000;
 
 /** A problem with the document itself: the source fails at once, whatever attempts are left. */
 class PermanentFailure extends Error {
@@ -70,11 +81,27 @@ class TransientFailure extends Error {
   override readonly name = "TransientFailure";
 }
 
-/** What errorMessage says about an unexpected error: never a stack or database-internal text. */
-function plainReason(error: unknown): string {
+const seconds = (ms: number) => `${ms < 1000 ? ms / 1000 : Math.round(ms / 1000)} s`;
+
+/**
+ * What errorMessage says about a failed attempt: its cause in words a person can act on (the
+ * write took too long, the database was away, no connection was free), never a stack or
+ * database-internal text; anything else is logged and named by its kind only.
+ */
+function plainReason(error: unknown, writeTimeoutMs: number): string {
   if (error instanceof TransientFailure || error instanceof ExtractionUnavailable) return error.message;
+  const unavailable = databaseUnavailableKind(error);
+  if (unavailable) return `the database could not be reached (${unavailable})`;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const text = typeof message === "string" ? message : "";
+  const sqlState = /Code: `(\w+)`/.exec(text)?.[1] ?? (typeof code === "string" ? code : "");
+  if (/Unable to start a transaction in the given time/.test(text))
+    return `no database connection was free within ${seconds(WRITE_MAX_WAIT_MS)} (the database is busy)`;
+  if (/expired transaction|Transaction already closed/.test(text) || ["55P03", "57014"].includes(sqlState))
+    return `writing the index took longer than ${seconds(writeTimeoutMs)} (the database is busy, or another change held the source)`;
   logger().error({ err: error }, "Indexing attempt failed");
-  return "an internal error, logged on the server";
+  const kind = error instanceof Error ? `${error.name}${typeof code === "string" ? ` ${code}` : ""}` : typeof error;
+  return `an internal error (${kind}), logged on the server`;
 }
 
 export async function claimJobs(db: Db, count: number, leaseMs: number = DEFAULTS.leaseMs): Promise<ClaimedJob[]> {
@@ -140,7 +167,10 @@ async function failSource(db: Db, job: ClaimedJob, message: string): Promise<voi
         data: { status: "failed", errorMessage: message },
       });
       // Unscoped: the source a job names (see above).
-      const source = count === 1 ? await tx.source.findUniqueOrThrow({ where: { id: job.sourceId } }) : null;
+      const source =
+        count === 1
+          ? await tx.source.findUniqueOrThrow({ where: { id: job.sourceId }, omit: { content: true, text: true } })
+          : null;
       if (source)
         await recordEvent(
           tx,
@@ -232,28 +262,39 @@ async function indexSource(db: Db, job: ClaimedJob, options: IndexingOptions, si
     return;
   }
   const { text, type, sizeBytes, chunks } = await documentOf(source, options, signal);
+  const writeTimeoutMs = options.writeTimeoutMs ?? DEFAULTS.writeTimeoutMs;
   await retryOnConflict(() =>
-    db.$transaction(async (tx) => {
-      if (!(await lockSource(tx, source.id))) return;
-      // Only the current holder of the claim may write the result.
-      const owned =
-        await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
-      if (owned !== 1) return;
-      await tx.sourceChunk.deleteMany({ where: { sourceId: source.id } });
-      await tx.$executeRaw`
-      insert into source_chunks (id, source_id, knowledgebase_id, position, text, heading)
-      select gen_random_uuid(), ${source.id}::uuid, ${source.knowledgebaseId}::uuid, c.position, c.text, c.heading
-      from unnest(${chunks.map((_, i) => i)}::int[], ${chunks.map((c) => c.text)}::text[], ${chunks.map((c) => c.heading)}::text[]) as c(position, text, heading)`;
-      const ready = await tx.source.update({
-        where: { id: source.id, organizationId: source.organizationId },
-        data: { status: "ready", text, type, errorMessage: null, ...(source.content ? {} : { sizeBytes }) },
-      });
-      await recordEvent(
-        tx,
-        { kind: "system", organizationId: source.organizationId },
-        sourceEvent("source.ready", ready, "ready"),
-      );
-    }),
+    db.$transaction(
+      async (tx) => {
+        // Every statement and lock wait ends within the write's time, so the timeout is kept.
+        await tx.$executeRaw`select set_config('statement_timeout', ${String(writeTimeoutMs)}, true),
+          set_config('lock_timeout', ${String(writeTimeoutMs)}, true)`;
+        if (!(await lockSource(tx, source.id))) return;
+        // Only the current holder of the claim may write the result.
+        const owned =
+          await tx.$executeRaw`delete from index_jobs where id = ${job.id}::uuid and claim_token = ${job.claimToken}::uuid`;
+        if (owned !== 1) return;
+        await tx.sourceChunk.deleteMany({ where: { sourceId: source.id } });
+        for (let first = 0; first < chunks.length; first += CHUNK_WRITE_BATCH) {
+          const batch = chunks.slice(first, first + CHUNK_WRITE_BATCH);
+          await tx.$executeRaw`
+          insert into source_chunks (id, source_id, knowledgebase_id, position, text, heading)
+          select gen_random_uuid(), ${source.id}::uuid, ${source.knowledgebaseId}::uuid, c.position, c.text, c.heading
+          from unnest(${batch.map((_, i) => first + i)}::int[], ${batch.map((c) => c.text)}::text[], ${batch.map((c) => c.heading)}::text[]) as c(position, text, heading)`;
+        }
+        const ready = await tx.source.update({
+          where: { id: source.id, organizationId: source.organizationId },
+          data: { status: "ready", text, type, errorMessage: null, ...(source.content ? {} : { sizeBytes }) },
+          omit: { content: true, text: true },
+        });
+        await recordEvent(
+          tx,
+          { kind: "system", organizationId: source.organizationId },
+          sourceEvent("source.ready", ready, "ready"),
+        );
+      },
+      { maxWait: WRITE_MAX_WAIT_MS, timeout: writeTimeoutMs },
+    ),
   );
 }
 
@@ -282,7 +323,7 @@ export async function runJob(db: Db, job: ClaimedJob, options: IndexingOptions =
       await failSource(db, job, error.message);
       return;
     }
-    const reason = plainReason(error);
+    const reason = plainReason(error, o.writeTimeoutMs);
     if (job.attempts >= o.maxAttempts) {
       await failSource(
         db,

@@ -133,14 +133,41 @@ async function attempt(context: DeliveryContext, id: string, timeoutMs: number):
     await response.body?.cancel();
     return done(response.status, response.ok ? null : `HTTP ${response.status}`);
   } catch (error) {
-    const reason =
-      error instanceof Error && error.name === "TimeoutError"
-        ? `no answer within ${timeoutMs / 1000} s`
-        : error instanceof Error
-          ? error.message
-          : String(error);
-    return done(null, reason);
+    return done(null, attemptFailure(error, context.url, timeoutMs));
   }
+}
+
+/** What the codes of a failed connection mean, in the words a receiver's operator searches for. */
+const CONNECTION_FAILURES: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset",
+  EPIPE: "connection closed while sending",
+  ETIMEDOUT: "connection timed out",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  ENOTFOUND: "DNS lookup failed",
+  EAI_AGAIN: "DNS lookup failed (temporary)",
+};
+
+/**
+ * Why an attempt got no answer, from the error and its cause: "connection refused (ECONNREFUSED)
+ * by host:port", "TLS error (CERT_HAS_EXPIRED) with host:port", "no answer within 15 s", or the
+ * refusal of the address rules; never fetch's bare "fetch failed".
+ */
+export function attemptFailure(error: unknown, url: string, timeoutMs: number): string {
+  if (error instanceof Error && error.name === "TimeoutError") return `no answer within ${timeoutMs / 1000} s`;
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+  // The cause carries the socket's error code (as its code, or as its message: fetch-url.ts).
+  const code = [cause?.code, cause?.message].find(
+    (value): value is string => typeof value === "string" && /^[A-Z][A-Z0-9_]+$/.test(value),
+  );
+  if (!code) return error.message;
+  const { hostname, port, protocol } = new URL(url);
+  const where = `${hostname}:${port || (protocol === "https:" ? "443" : "80")}`;
+  if (CONNECTION_FAILURES[code]) return `${CONNECTION_FAILURES[code]} (${code}) by ${where}`;
+  if (/CERT|TLS|SSL/.test(code)) return `TLS error (${code}) with ${where}`;
+  return `${error.message} (${code}) at ${where}`;
 }
 
 /** Sends one claimed delivery and writes its outcome, if the claim is still ours. */

@@ -18,7 +18,7 @@ import { POOL_RESET_DUE_SQL, POOL_RESET_SET_SQL } from "./support/credit-pool";
 import { refuseMissingGrantTargets } from "./support/grants";
 import { normalizeEmail } from "./members";
 import { likeEscaped } from "./name-search";
-import { changesBetween, eventInsertSql, eventSqlParams, recorded, recordEvent } from "./events";
+import { changesBetween, eventInsertSql, eventSqlActorParams, recorded, recordEvent } from "./events";
 import { afterCursor, CURSOR_ORDER, toPage } from "./support/pagination";
 import { isoUtc } from "./support/sql-json";
 
@@ -146,20 +146,66 @@ export async function subscribe(
   if (planGroups.length) await tx.groupMember.createMany({ data: planGroups, skipDuplicates: true });
 }
 
+/** A grant as the audit log shows it, from a row `g` of grants (or of the rows just inserted). */
+const GRANT_JSON = `jsonb_build_object('targetKind', g.target_kind, 'targetId', g.target_id, 'effect', g.effect,
+  'deploymentId', g.deployment_id, 'expiresAt', ${isoUtc("g.expires_at")})`;
+
+/**
+ * The CTE `account_changes` of PROVISION_SQL: what the call changed on the account, as
+ * `{field: [before, after]}` (before is null for a new account), or `{}` when it changed nothing.
+ * The statement's snapshot still holds the account's subscriptions, groups and grants as they
+ * were, so "before" is read from the tables and "after" adds what this statement wrote. Each set
+ * is read only when the call added to it.
+ */
+const ACCOUNT_CHANGES_SQL = `account_changes as (
+    select coalesce((
+      select jsonb_object_agg(f.field, f.change) from (values
+        ('fullName', case
+          when u.created then case when $3::text is not null then jsonb_build_array(null, u.full_name) end
+          when u.full_name is distinct from u.full_name_before then jsonb_build_array(u.full_name_before, u.full_name) end),
+        ('revokedAt', case when u.revoked_at_before is not null then jsonb_build_array(${isoUtc("u.revoked_at_before")}, null) end),
+        ('tierPlanIds', case when exists (select 1 from subs) then (
+          select jsonb_build_array(case when u.created then null else to_jsonb(b.ids) end,
+            to_jsonb(array(select distinct x from unnest(b.ids || array(select tier_plan_id::text from subs)) x order by 1)))
+          from (select array(select s.tier_plan_id::text from subscriptions s
+                             where s.end_user_id = u.id and s.status = 'active' order by 1) as ids) b) end),
+        ('groupIds', case when exists (select 1 from memberships) then (
+          select jsonb_build_array(case when u.created then null else to_jsonb(b.ids) end,
+            to_jsonb(array(select distinct x from unnest(b.ids || array(select group_id::text from memberships)) x order by 1)))
+          from (select array(select m.group_id::text from group_members m where m.end_user_id = u.id order by 1) as ids) b) end),
+        ('grants', case when exists (select 1 from granted) then (
+          select jsonb_build_array(case when u.created then null else b.list end,
+            b.list || (select jsonb_agg(${GRANT_JSON} order by g.created_at, g.id) from granted g))
+          from (select coalesce((select jsonb_agg(${GRANT_JSON} order by g.created_at, g.id) from grants g where g.end_user_id = u.id), '[]') as list) b) end)
+      ) as f(field, change)
+      where f.change is not null), '{}'::jsonb) as changes
+    from u
+  )`;
+
 /**
  * Provisioning as one statement, so that it applies entirely or not at all and costs one round
- * trip whatever the request holds. `checked` is everything the checks read: the organization's
- * access settings, the existing account (deleted? paid plans?), and which of the named plans,
- * groups, apps and portals exist in the organization. `allowed` holds a row only when no check
- * refuses (the same checks, in SQL, as refuseProvisioning() below, which names the refusal), and
- * everything else writes from it: the account (inserted, or updated in place and restored if
- * revoked; a deleted one matches nothing and so nothing else is written), its subscriptions (new,
- * or canceled ones renewed with a fresh pool; active ones untouched), plan groups and groups,
- * grants (duplicates skipped) and the audit events. Ids arrive as text and are compared as text,
- * as the API gives them out.
+ * trip whatever the request holds. `existing` locks the account the email names (if any), so what
+ * it reads is what the call changes: the true "before" of the audit event. `checked` is
+ * everything the checks read: the organization's access settings, the existing account (deleted?
+ * paid plans?), and which of the named plans, groups, apps and portals exist in the organization.
+ * `allowed` holds a row only when no check refuses (the same checks, in SQL, as
+ * refuseProvisioning() below, which names the refusal), and everything else writes from it: the
+ * account (inserted; or updated in place, restored if revoked, only when the call changes it; a
+ * deleted one matches nothing and so nothing else is written), its subscriptions (new, or
+ * canceled ones renewed with a fresh pool; active ones untouched), plan groups and groups, grants
+ * (duplicates skipped) and the audit events: one for the account when anything changed, with the
+ * fields that did and their before and after, and one per subscription started. A new email
+ * another call created after this statement's snapshot inserts nothing (`raced`): the caller runs
+ * the statement again, which then finds it. Ids arrive as text and are compared as text, as the
+ * API gives them out.
  */
 const PROVISION_SQL = `
-  with checked as (
+  with existing as (
+    select e.id, e.email, e.full_name, e.auth_method, e.email_verified_at, e.revoked_at, e.last_seen_at, e.created_at, e.deleted_at
+    from end_users e where e.organization_id = $1 and e.email = $2
+    for no key update
+  ),
+  checked as (
     select o.access_mode::text as access_mode, o.groups_enabled,
       e.deleted_at is not null as deleted,
       array(select s.tier_plan_id::text from subscriptions s
@@ -171,7 +217,7 @@ const PROVISION_SQL = `
       array(select b.id::text from builder_items b where b.organization_id = o.id and b.kind = 'app' and b.id = any($9::text[]::uuid[])) as apps,
       array(select t.id::text from portals t where t.organization_id = o.id and t.id = any($11::text[]::uuid[])) as portals
     from organizations o
-    left join end_users e on e.organization_id = o.id and e.email = $2
+    left join existing e on true
     where o.id = $1
   ),
   allowed as (
@@ -187,40 +233,60 @@ const PROVISION_SQL = `
       and array_remove($11::text[], null) <@ c.portals
       and cardinality(c.paid_plans) = 0
   ),
-  u as (
+  kept as (
+    select e.*, (e.revoked_at is not null or e.full_name is distinct from coalesce($3, e.full_name)) as changed
+    from existing e, allowed where e.deleted_at is null
+  ),
+  inserted as (
     insert into end_users (id, organization_id, email, full_name, created_at, updated_at)
     select gen_random_uuid(), $1, $2, coalesce($3, ''), now(), now() from allowed
-    on conflict (organization_id, email) do update
-      set revoked_at = null, full_name = coalesce($3, end_users.full_name), updated_at = now()
-      where end_users.deleted_at is null
-    returning id, email, full_name, auth_method, email_verified_at, revoked_at, last_seen_at, created_at, (xmax = 0) as created
+    where not exists (select 1 from existing)
+    on conflict (organization_id, email) do nothing
+    returning id, email, full_name, auth_method, email_verified_at, revoked_at, last_seen_at, created_at
+  ),
+  updated as (
+    update end_users set revoked_at = null, full_name = coalesce($3, end_users.full_name), updated_at = now()
+    from kept k where end_users.id = k.id and k.changed
+    returning end_users.id, end_users.full_name
+  ),
+  u as (
+    select i.id, i.email, i.full_name, i.auth_method, i.email_verified_at, i.revoked_at, i.last_seen_at, i.created_at,
+      true as created, null::text as full_name_before, null::timestamptz as revoked_at_before
+    from inserted i
+    union all
+    select k.id, k.email, coalesce(d.full_name, k.full_name), k.auth_method, k.email_verified_at, null, k.last_seen_at, k.created_at,
+      false, k.full_name, k.revoked_at
+    from kept k left join updated d on d.id = k.id
   ),
   plans as (
     select p.id, p.name, p.credit_allowance, p.group_id from tier_plans p
     where p.organization_id = $1 and p.id = any($4::text[]::uuid[]) and p.archived_at is null
   ),
   subs as (${subscriptionsUpsert("(select u.id as end_user_id, plans.id as tier_plan_id, plans.credit_allowance from u, plans)", '$5::"ProvisionedBy"', "true")}
-    returning id, tier_plan_id, credit_allowance, credits_used, credits_reset_at, created_at
+    returning id, tier_plan_id, credit_allowance, credits_used, credits_reset_at, created_at, (xmax = 0) as created
   ),
   memberships as (
     insert into group_members (group_id, end_user_id, added_at)
     select g.id, u.id, now() from u, (select unnest($6::text[]::uuid[]) as id union select group_id from plans where group_id is not null) g
     on conflict do nothing
+    returning group_id
   ),
   granted as (
     insert into grants (id, organization_id, end_user_id, target_kind, target_id, effect, deployment_id, source, expires_at, created_at)
     select gen_random_uuid(), $1, u.id, x.kind, x.target, x.effect, x.deployment, $7, x.expires, now()
     from u, unnest($8::text[], $9::text[]::uuid[], $10::text[], $11::text[]::uuid[], $12::timestamptz[]) as x(kind, target, effect, deployment, expires)
     on conflict do nothing
-    returning 1
+    returning target_kind, target_id, effect, deployment_id, expires_at, created_at, id
   ),
+  ${ACCOUNT_CHANGES_SQL},
   recorded as (${eventInsertSql(
     13,
     `case when u.created then 'end_user.create' else 'end_user.update' end, 'end_user', u.id::text, u.email,
-      case when u.created then 'end_user.created' when exists (select 1 from subs) or exists (select 1 from granted) then 'end_user.updated' end,
+      case when u.created then 'end_user.created' else 'end_user.updated' end,
       json_build_object('id', u.id, 'email', u.email, 'fullName', u.full_name, 'authMethod', u.auth_method, 'emailVerifiedAt', ${isoUtc("u.email_verified_at")},
         'revokedAt', ${isoUtc("u.revoked_at")}, 'lastSeenAt', ${isoUtc("u.last_seen_at")}, 'createdAt', ${isoUtc("u.created_at")})::jsonb`,
-    "u",
+    "u, account_changes c where u.created or c.changes <> '{}'::jsonb",
+    "c.changes",
   )}
   ),
   recorded_subscriptions as (${eventInsertSql(
@@ -228,7 +294,14 @@ const PROVISION_SQL = `
     `'subscription.create', 'subscription', s.id::text, u.email, 'subscription.created',
       json_build_object('id', s.id, 'endUserId', u.id, 'tierPlanId', s.tier_plan_id, 'status', 'active', 'creditAllowance', s.credit_allowance,
         'creditsUsed', s.credits_used, 'creditsResetAt', ${isoUtc("s.credits_reset_at")})::jsonb`,
-    "u, subs s",
+    "u, subs s left join subscriptions was on was.id = s.id",
+    // A subscription renewed: its row as it was before this statement (the statement's snapshot).
+    `case when s.created then jsonb_build_object('tierPlanId', jsonb_build_array(null, s.tier_plan_id), 'status', jsonb_build_array(null, 'active'),
+        'creditAllowance', jsonb_build_array(null, s.credit_allowance))
+      else jsonb_build_object('status', jsonb_build_array(was.status, 'active'))
+        || case when was.credit_allowance <> s.credit_allowance then jsonb_build_object('creditAllowance', jsonb_build_array(was.credit_allowance, s.credit_allowance)) else '{}' end
+        || case when was.credits_used <> 0 then jsonb_build_object('creditsUsed', jsonb_build_array(was.credits_used, 0)) else '{}' end
+      end`,
   )}
   ),
   active as (
@@ -250,7 +323,7 @@ const PROVISION_SQL = `
       ), '[]') as subscriptions
     from u
   )
-  select c.*, w.* from checked c left join written w on true`;
+  select c.*, w.*, exists (select 1 from allowed) as allowed from checked c left join written w on true`;
 
 /** What the checks read (all of it), and what was written (all null when nothing was). */
 interface ProvisionRow {
@@ -271,6 +344,8 @@ interface ProvisionRow {
   created: boolean;
   grants_created: number;
   subscriptions: Subscription[];
+  /** No check refused the call. */
+  allowed: boolean;
 }
 
 /**
@@ -317,19 +392,6 @@ function refuseProvisioning(
   }
 }
 
-/** What a provisioning call asked for, as the audit log records it. */
-function provisionChanges(input: ProvisionEndUserInput): Record<string, [null, unknown]> {
-  const asked: Record<string, unknown> = {
-    fullName: input.fullName,
-    tierPlanIds: input.tierPlanIds,
-    groupIds: input.groupIds,
-    grants: input.grants,
-  };
-  return Object.fromEntries(
-    Object.entries(asked).flatMap(([field, value]) => (value === undefined ? [] : [[field, [null, value]]])),
-  );
-}
-
 /**
  * Creates or updates an end user by email with plans, groups and grants in one call. Every
  * refusal is decided before anything is written, and the checks and the write are a single
@@ -346,26 +408,30 @@ export const provisionEndUser = guarded(
     const grants = [...new Map((input.grants ?? []).map((grant) => [grantKey(grant), grant])).values()];
 
     // A named statement is parsed and planned once per connection, not on every call.
-    const { rows } = await db.pool.query<ProvisionRow>({
-      name: "atrium_provision",
-      text: PROVISION_SQL,
-      values: [
-        actor.organizationId,
-        email,
-        input.fullName ?? null,
-        tierPlanIds,
-        provisionedBy(actor),
-        groupIds,
-        channelOf(actor),
-        grants.map((grant) => grant.targetKind),
-        grants.map((grant) => grant.targetId),
-        grants.map((grant) => grant.effect ?? "allow"),
-        grants.map((grant) => grant.deploymentId ?? null),
-        grants.map((grant) => grant.expiresAt ?? null),
-        ...eventSqlParams(actor, provisionChanges(input)),
-      ],
-    });
-    const row = rows[0];
+    const provision = () =>
+      db.pool.query<ProvisionRow>({
+        name: "atrium_provision",
+        text: PROVISION_SQL,
+        values: [
+          actor.organizationId,
+          email,
+          input.fullName ?? null,
+          tierPlanIds,
+          provisionedBy(actor),
+          groupIds,
+          channelOf(actor),
+          grants.map((grant) => grant.targetKind),
+          grants.map((grant) => grant.targetId),
+          grants.map((grant) => grant.effect ?? "allow"),
+          grants.map((grant) => grant.deploymentId ?? null),
+          grants.map((grant) => grant.expiresAt ?? null),
+          ...eventSqlActorParams(actor),
+        ],
+      });
+    let row = (await provision()).rows[0];
+    // Allowed, yet nothing written: another call created this email after the statement began.
+    // Run once more, now that the account is there to update.
+    if (row?.id === null && row.allowed) row = (await provision()).rows[0];
     if (!row) throw new AppError("not_found", "No organization with that id.");
     if (row.id === null) {
       refuseProvisioning(row, { email, tierPlanIds, groupIds, grants });
@@ -383,6 +449,13 @@ export const provisionEndUser = guarded(
 
 function endUserTarget(user: { id: string; email: string }) {
   return { type: "end_user", id: user.id, label: user.email };
+}
+
+/** The end user's row as it is now, locked until the transaction ends (a write's true "before"). */
+async function lockedEndUser(tx: Tx, actor: Actor, endUserId: string) {
+  await tx.$queryRaw`select 1 from end_users where id = ${endUserId}::uuid and organization_id = ${actor.organizationId}::uuid
+    for no key update`;
+  return findEndUser(tx, actor, endUserId);
 }
 
 async function findEndUser(db: Db | Tx, actor: Actor, endUserId: string) {
@@ -478,20 +551,23 @@ export const updateEndUser = guarded(
     input: { endUserId: string; fullName?: string },
   ): Promise<EndUser> {
     const user = await findEndUser(db, actor, input.endUserId);
-    if (input.fullName === undefined) return toEndUser(user);
-    const write = (tx: Tx) =>
-      tx.endUser.update({
+    if (input.fullName === undefined || input.fullName === user.fullName) return toEndUser(user);
+    return db.$transaction(async (tx) => {
+      // The row as it is now, locked: the event's "before", and nothing recorded if it already reads so.
+      const current = await lockedEndUser(tx, actor, user.id);
+      if (current.fullName === input.fullName) return toEndUser(current);
+      const row = await tx.endUser.update({
         where: { id: user.id, organizationId: actor.organizationId },
         data: { fullName: input.fullName },
       });
-    return toEndUser(
-      await recorded(db, actor, write, (row) => ({
+      await recordEvent(tx, actor, {
         action: "end_user.update",
         target: endUserTarget(row),
-        changes: changesBetween(user, row, ["fullName"]),
+        changes: changesBetween(current, row, ["fullName"]),
         data: toEndUser(row),
-      })),
-    );
+      });
+      return toEndUser(row);
+    });
   },
 );
 
@@ -616,6 +692,10 @@ export const linkProcessorSubscription = guarded(
     });
     if (!plan) throw new AppError("tier_not_found", `No live tier plan ${input.tierPlanId} in this organization.`);
     return db.$transaction(async (tx) => {
+      const [was] = await tx.$queryRaw<{ status: string; provisionedBy: string; isComped: boolean }[]>`
+        select status, provisioned_by::text as "provisionedBy", is_comped as "isComped" from subscriptions
+        where end_user_id = ${user.id}::uuid and tier_plan_id = ${plan.id}::uuid
+        for no key update`;
       await tx.subscription.updateMany({
         where: { endUserId: user.id, tierPlanId: plan.id, status: "active" },
         data: { provisionedBy: "processor", isComped: false },
@@ -625,11 +705,15 @@ export const linkProcessorSubscription = guarded(
         where: { endUserId_tierPlanId: { endUserId: user.id, tierPlanId: plan.id } },
         select: subscriptionSelect,
       });
-      await recordEvent(tx, actor, {
-        action: "subscription.link",
-        target: { type: "subscription", id: row.id, label: user.email },
-        changes: { provisionedBy: [null, "processor"] },
-      });
+      const before = was ?? { status: null, provisionedBy: null, isComped: null };
+      const changes = changesBetween(before, row, ["status", "provisionedBy", "isComped"]);
+      if (Object.keys(changes).length > 0) {
+        await recordEvent(tx, actor, {
+          action: "subscription.link",
+          target: { type: "subscription", id: row.id, label: user.email },
+          changes,
+        });
+      }
       return toSubscriptionDetail(row);
     });
   },

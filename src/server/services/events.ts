@@ -161,13 +161,14 @@ export async function recorded<T>(
  * recordEvent() for a write that is one SQL statement (a hot path): a data-modifying CTE body
  * inserting one event per row of `from`, whose `select` gives, in order, action, target_type,
  * target_id, target_label, webhook_type and data (jsonb). Its parameters, from `$first` on, are
- * eventSqlParams(actor, changes).
+ * eventSqlParams(actor, changes), or eventSqlActorParams(actor) when `changes` is given: a jsonb
+ * expression over `from` (each row's own before and after).
  */
-export function eventInsertSql(first: number, select: string, from: string): string {
+export function eventInsertSql(first: number, select: string, from: string, changes?: string): string {
   const p = (n: number) => `$${first + n}`;
   return `insert into audit_events (id, organization_id, occurred_at, actor_type, actor_id, actor_label, door, request_id, ip_address, user_agent, changes, outcome,
       action, target_type, target_id, target_label, webhook_type, data)
-    select gen_random_uuid(), ${p(0)}::uuid, clock_timestamp(), ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}::jsonb, 'success', ${select}
+    select gen_random_uuid(), ${p(0)}::uuid, clock_timestamp(), ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${changes ?? `${p(8)}::jsonb`}, 'success', ${select}
     from ${from}`;
 }
 
@@ -175,6 +176,11 @@ export function eventSqlParams(
   actor: EventActor,
   changes: Record<string, readonly [unknown, unknown]> = {},
 ): unknown[] {
+  return [...eventSqlActorParams(actor), JSON.stringify(changes)];
+}
+
+/** eventSqlParams() without the changes, for an eventInsertSql() given its own `changes` expression. */
+export function eventSqlActorParams(actor: EventActor): unknown[] {
   const who = actorOf(actor);
   const origin = originOf(actor);
   return [
@@ -186,6 +192,5 @@ export function eventSqlParams(
     origin.requestId,
     origin.ipAddress,
     origin.userAgent,
-    JSON.stringify(changes),
   ];
 }

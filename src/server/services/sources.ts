@@ -93,6 +93,8 @@ export const createSource = guarded(
           sizeBytes: document.content?.byteLength ?? 0,
           createdVia: via,
         },
+        // Not the document back (up to 4.5 MB): reading it into the answer took seconds under load.
+        omit: { content: true, text: true },
       });
       let reviewId: string | null = null;
       if (reviewed) {

@@ -3,7 +3,8 @@ import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { changesBetween, recorded, recordEvent } from "./events";
+import type { Prisma } from "@/generated/prisma/client";
+import { changesBetween, recordEvent } from "./events";
 import { afterCursor, CURSOR_ORDER, toPage } from "./support/pagination";
 import { toUserGroup } from "./user-groups";
 
@@ -17,6 +18,13 @@ export function toTierPlan(row: PlanRow): TierPlan {
     archived: row.archivedAt !== null,
     groupId: row.groupId,
   };
+}
+
+/** The plan as it is now, locked until the transaction ends (a write's true "before"). */
+async function lockedPlan(tx: Prisma.TransactionClient, actor: Actor, tierPlanId: string) {
+  await tx.$queryRaw`select 1 from tier_plans where id = ${tierPlanId}::uuid and organization_id = ${actor.organizationId}::uuid
+    for no key update`;
+  return tx.tierPlan.findFirstOrThrow({ where: { id: tierPlanId, organizationId: actor.organizationId } });
 }
 
 function planTarget(plan: { id: string; name: string }) {
@@ -81,15 +89,21 @@ export const archiveTierPlan = guarded(
   async function archiveTierPlan(db: Db, actor: Actor, input: { tierPlanId: string }): Promise<TierPlan> {
     const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId } });
     if (!plan) throw new AppError("not_found", "No tier plan with that id.");
-    const archive = (tx: Pick<Db, "tierPlan">) =>
-      tx.tierPlan.update({
+    if (plan.archivedAt) return toTierPlan(plan);
+    return db.$transaction(async (tx) => {
+      const current = await lockedPlan(tx, actor, plan.id);
+      if (current.archivedAt) return toTierPlan(current);
+      const row = await tx.tierPlan.update({
         where: { id: plan.id, organizationId: actor.organizationId },
         data: { archivedAt: new Date() },
       });
-    const row = plan.archivedAt
-      ? plan
-      : await recorded(db, actor, archive, () => ({ action: "tier_plan.archive", target: planTarget(plan) }));
-    return toTierPlan(row);
+      await recordEvent(tx, actor, {
+        action: "tier_plan.archive",
+        target: planTarget(row),
+        changes: changesBetween(current, row, ["archivedAt"]),
+      });
+      return toTierPlan(row);
+    });
   },
 );
 
@@ -103,15 +117,15 @@ export const updateTierPlan = guarded(
     const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId } });
     if (!plan) throw new AppError("not_found", "No tier plan with that id.");
     return db.$transaction(async (tx) => {
+      const current = await lockedPlan(tx, actor, plan.id);
+      const changes = changesBetween(current, input, ["name", "creditAllowance"]);
+      // Nothing differs: nothing written, nothing recorded.
+      if (Object.keys(changes).length === 0) return toTierPlan(current);
       const row = await tx.tierPlan.update({
         where: { id: plan.id, organizationId: actor.organizationId },
         data: { name: input.name, creditAllowance: input.creditAllowance },
       });
-      await recordEvent(tx, actor, {
-        action: "tier_plan.update",
-        target: planTarget(row),
-        changes: changesBetween(plan, input, ["name", "creditAllowance"]),
-      });
+      await recordEvent(tx, actor, { action: "tier_plan.update", target: planTarget(row), changes });
       if (input.name !== undefined && plan.groupId) {
         await tx.userGroup.update({
           where: { id: plan.groupId, organizationId: actor.organizationId },

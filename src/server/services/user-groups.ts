@@ -146,18 +146,24 @@ export const updateUserGroup = guarded(
       refusePlanGroup(group, "rename");
       refuseDirectoryGroup(group, "rename");
     }
-    const update = (tx: Prisma.TransactionClient) =>
-      tx.userGroup.update({
+    return db.$transaction(async (tx) => {
+      // The group as it is now, locked: the event's "before"; nothing differs, nothing recorded.
+      await tx.$queryRaw`select 1 from user_groups where id = ${group.id}::uuid and organization_id = ${actor.organizationId}::uuid
+        for no key update`;
+      const current = await tx.userGroup.findFirstOrThrow({
+        where: { id: group.id, organizationId: actor.organizationId },
+        include: groupInclude,
+      });
+      const changes = changesBetween(current, input, ["name", "description"]);
+      if (Object.keys(changes).length === 0) return toUserGroup(current);
+      const row = await tx.userGroup.update({
         where: { id: group.id, organizationId: actor.organizationId },
         data: { name: input.name, description: input.description },
         include: groupInclude,
       });
-    const row = await recorded(db, actor, update, (after) => ({
-      action: "user_group.update",
-      target: groupTarget(after),
-      changes: changesBetween(group, input, ["name", "description"]),
-    }));
-    return toUserGroup(row);
+      await recordEvent(tx, actor, { action: "user_group.update", target: groupTarget(row), changes });
+      return toUserGroup(row);
+    });
   },
 );
 
