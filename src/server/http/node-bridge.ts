@@ -13,10 +13,11 @@ import { textOf } from "@/server/adapters/text-response";
 export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = apiSecurityHeaders;
 
 /**
- * The message as a fetch Request (as `method`: HEAD is handed to a GET-only route as GET); null when its target is not a path (`*`, an absolute URL with
- * another host…). Its URL starts with the configured public origin, not the client's Host
- * header: nothing built from `request.url` can then carry a host an attacker chose (the Host
- * header itself is still passed on, for the same-origin check).
+ * The message as a fetch Request, as `method` (a HEAD is handed to a GET-only route as GET); null
+ * when its target is not a path (`*`, an absolute URL with another host…). Its URL starts with
+ * the configured public origin, not the client's Host header: nothing built from `request.url`
+ * can then carry a host an attacker chose (the Host header itself is still passed on, for the
+ * same-origin check).
  */
 export function toFetchRequest(
   message: IncomingMessage,
