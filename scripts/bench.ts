@@ -4,6 +4,7 @@
 // the server's peak memory, and a cursor walk over 5,000 published flows (GET /flows, keyset
 // pages). Results also go to .bench/results.json.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import http from "node:http";
 import {
   chmodSync,
   existsSync,
@@ -11,16 +12,26 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
   mkdirSync,
 } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
-import { buildServer } from "./build-server.mjs";
+import { buildServer, SERVER_DIST } from "./build-server.mjs";
 import { eventsBench, printEventsBench } from "./bench-events";
-import { cpuProfileArgs, percentile, postApi, treeCpuSeconds, treeMemory, waitForHealth } from "./bench-process";
+import {
+  cpuProfileArgs,
+  memoryOf,
+  percentile,
+  postApi,
+  treeCpuSeconds,
+  treeMemory,
+  waitForHealth,
+} from "./bench-process";
 import { scaleBench } from "./bench-scale";
 import { printUsageBench, usageBench } from "./bench-usage";
 import { env } from "@/env";
@@ -623,7 +634,237 @@ async function eventsOnly(): Promise<void> {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// `npm run bench -- --soak [--minutes=30]`: mixed load for a long while (API reads, provisioning
+// with webhook deliveries to a local receiver, conversation turns and streams, sources indexed and
+// searched) on the server `npm start` serves, API only (Next.js is never loaded, so no build is needed).
+// Every 10 s it samples the server's RSS and, from GET /api/metrics, its JS heap, external memory
+// and ArrayBuffers, and prints each one's slope in MB a minute after a warm-up: RSS rising while
+// the heap stays flat is native memory (the allocator, zlib, TLS, pg buffers). MALLOC_ARENA_MAX,
+// when set, is passed to the server, to compare glibc's arena count with and without a cap.
+
+const SOAK_SAMPLE_MS = 10_000;
+const METRICS_TOKEN = "bench-soak-metrics";
+
+interface SoakSample {
+  seconds: number;
+  rssMb: number;
+  heapUsedMb: number;
+  externalMb: number;
+  arrayBuffersMb: number;
+  arenas: number;
+}
+
+/** Least-squares slope of `value` over time, in MB a minute. */
+function slopePerMinute(samples: SoakSample[], value: (sample: SoakSample) => number): number {
+  const n = samples.length;
+  if (n < 2) return 0;
+  const meanT = samples.reduce((sum, s) => sum + s.seconds, 0) / n;
+  const meanV = samples.reduce((sum, s) => sum + value(s), 0) / n;
+  let covariance = 0;
+  let variance = 0;
+  for (const s of samples) {
+    covariance += (s.seconds - meanT) * (value(s) - meanV);
+    variance += (s.seconds - meanT) ** 2;
+  }
+  return variance === 0 ? 0 : (covariance / variance) * 60;
+}
+
+/** glibc's malloc arenas past the main one: anonymous mappings aligned to their 64 MiB heap size. */
+function mallocArenas(pid: number): number {
+  try {
+    return readFileSync(`/proc/${pid}/maps`, "utf8")
+      .split("\n")
+      .filter((line) => {
+        const [range, , , , inode, name] = line.split(/\s+/);
+        if (!range || inode !== "0" || name) return false;
+        return BigInt(`0x${range.split("-")[0]}`) % 0x4000000n === 0n;
+      }).length;
+  } catch {
+    return 0;
+  }
+}
+
+async function soakSample(pid: number, startedAt: number): Promise<SoakSample> {
+  const text = await fetch(`${base}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).then((r) =>
+    r.text(),
+  );
+  const metric = (name: string) => Number(new RegExp(`^${name} ([0-9.e+]+)`, "m").exec(text)?.[1] ?? 0) / 2 ** 20;
+  return {
+    seconds: (Date.now() - startedAt) / 1000,
+    rssMb: memoryOf(pid).rss,
+    heapUsedMb: metric("atrium_process_nodejs_heap_size_used_bytes"),
+    externalMb: metric("atrium_process_nodejs_external_memory_bytes"),
+    arrayBuffersMb: metric("atrium_process_nodejs_array_buffers_bytes"),
+    arenas: mallocArenas(pid),
+  };
+}
+
+/** Runs `step` over and over until `until`, counting failures rather than stopping. */
+async function loopUntil(until: number, step: () => Promise<unknown>, failures: { count: number }): Promise<void> {
+  while (Date.now() < until) {
+    await step().catch(() => {
+      failures.count++;
+    });
+  }
+}
+
+async function soakBench(): Promise<void> {
+  const minutesArg = process.argv.find((arg) => arg.startsWith("--minutes="));
+  const minutes = Number(minutesArg?.split("=")[1] ?? process.env.BENCH_SOAK_MINUTES ?? 30);
+  await buildServer();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "atrium-bench-"));
+  chmodSync(dataDir, 0o755);
+  const cluster = await startEmbeddedCluster(path.join(dataDir, "postgres"), { ephemeral: true });
+  let server: ChildProcess | undefined;
+  const receiver = http.createServer((request, response) => {
+    request.resume();
+    request.on("end", () => response.writeHead(204).end());
+  });
+  try {
+    await ensureDatabase(cluster.adminUrl, EMBEDDED_DATABASE);
+    const databaseUrl = cluster.urlFor(EMBEDDED_DATABASE);
+    await migrate(databaseUrl);
+    const db = createDb(databaseUrl, 2);
+    const organization = await createOrganization(db, { name: "Soak", credits: 1_000_000_000 });
+    const operator = { kind: "operator" as const, organizationId: organization.id };
+    const key = (await createApiKey(db, operator, { name: "soak", kind: "organization", scopes: [...SCOPES] })).secret;
+    await closeDb(db);
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const receiverPort = (receiver.address() as { port: number }).port;
+
+    // The server `npm start` serves (its compiled bundle), without the launcher: the launcher would
+    // build Next.js first, which an API-only soak never loads.
+    const bundle = readdirSync(SERVER_DIST)
+      .filter((file) => file.startsWith("http-server-") && file.endsWith(".mjs"))
+      .map((file) => path.join(SERVER_DIST, file))
+      .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]!;
+    const serveSource = `const { serve } = await import(${JSON.stringify(pathToFileURL(bundle).href)});
+      const server = await serve({ port: Number(process.env.PORT), trustProxy: 0 });
+      process.once("SIGTERM", () => server.stop().then(() => process.exit(0)));`;
+    server = spawn(
+      process.execPath,
+      [`--max-old-space-size=${env().SERVER_HEAP_MB}`, "--input-type=module", "-e", serveSource],
+      {
+        stdio: ["ignore", "ignore", "inherit"],
+        env: {
+          ...process.env,
+          NODE_ENV: "production",
+          PORT: String(PORT),
+          DATABASE_URL: databaseUrl,
+          DATA_DIR: dataDir,
+          RATE_LIMIT_PER_MINUTE: "100000000",
+          METRICS_TOKEN,
+          ALLOW_PRIVATE_INTEGRATION_URLS: "true",
+          ATRIUM_SECRET_KEY: process.env.ATRIUM_SECRET_KEY ?? "bench-soak-secret-key-0123456789abcdef",
+        },
+      },
+    );
+    await waitForHealth(server, base, 60_000);
+    const pid = server.pid!;
+    await post(key, "/webhook-endpoints", { url: `http://127.0.0.1:${receiverPort}/hook`, eventTypes: ["*"] });
+    const appId = await conversationApp(key);
+    const { knowledgebase } = await post<{ knowledgebase: { id: string } }>(key, "/knowledgebases", { name: "Soak" });
+
+    console.log(
+      `Soak: ${minutes} min of mixed load; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? "(unset)"}; a sample every ${SOAK_SAMPLE_MS / 1000} s`,
+    );
+    const startedAt = Date.now();
+    const until = startedAt + minutes * 60_000;
+    const samples: SoakSample[] = [await soakSample(pid, startedAt)];
+    const print = (s: SoakSample) =>
+      console.log(
+        `  ${s.seconds.toFixed(0).padStart(5)} s  RSS ${s.rssMb.toFixed(1)} MB  heap ${s.heapUsedMb.toFixed(1)} MB  external ${s.externalMb.toFixed(1)} MB  arrayBuffers ${s.arrayBuffersMb.toFixed(1)} MB  malloc arenas ${s.arenas}`,
+      );
+    print(samples[0]!);
+    const sampler = setInterval(() => {
+      void soakSample(pid, startedAt).then((sample) => {
+        samples.push(sample);
+        print(sample);
+      });
+    }, SOAK_SAMPLE_MS);
+
+    const failures = { count: 0 };
+    let n = 0;
+    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const asJson = (route: string, body?: unknown) =>
+      fetch(`${base}/api/v1${route}`, {
+        method: body === undefined ? "GET" : "POST",
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }).then(async (response) => {
+        await response.arrayBuffer();
+        if (!response.ok) throw new Error(`${route}: ${response.status}`);
+      });
+    const stream = async () => {
+      const response = await fetch(`${base}/api/v1/apps/${appId}/conversation`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ message: "How long do refunds take?", stream: true }),
+      });
+      await response.arrayBuffer();
+    };
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const seconds = Math.max(1, Math.round((until - Date.now()) / 1000));
+    await Promise.all([
+      run({ name: "soak: GET /models", path: "/api/v1/models", authenticated: true, connections: 8 }, [key], seconds),
+      run(
+        {
+          name: "soak: POST /end-users",
+          path: "/api/v1/end-users",
+          authenticated: true,
+          connections: 4,
+          // Every fifth a known email renamed (an update), the rest new accounts.
+          body: () => ({ email: `soak-${n % 5 === 0 ? n % 50 : n}@example.com`, fullName: `Soak ${n++}` }),
+        },
+        [key],
+        seconds,
+      ),
+      ...Array.from({ length: 4 }, () =>
+        loopUntil(
+          until,
+          () => asJson(`/apps/${appId}/conversation`, { message: "Are shipping costs refunded?" }),
+          failures,
+        ),
+      ),
+      ...Array.from({ length: 2 }, () => loopUntil(until, stream, failures)),
+      loopUntil(
+        until,
+        async () => {
+          await asJson(`/knowledgebases/${knowledgebase.id}/sources`, {
+            name: `Doc ${n}`,
+            contentMarkdown: corpusDocument(n).repeat(10),
+          });
+          await asJson(`/knowledgebases/${knowledgebase.id}/search`, { query: "refund shipping", limit: 10 });
+          await pause(1000);
+        },
+        failures,
+      ),
+    ]);
+    clearInterval(sampler);
+    samples.push(await soakSample(pid, startedAt));
+    print(samples.at(-1)!);
+    // The first fifth (at least a minute's worth when there is one) is warm-up: caches and pools filling.
+    const warm = samples.filter((s) => s.seconds >= Math.min(60, (minutes * 60) / 5));
+    const slope = (value: (s: SoakSample) => number) => `${slopePerMinute(warm, value).toFixed(2)} MB/min`;
+    console.log(
+      `Soak slopes after warm-up (${warm.length} samples): RSS ${slope((s) => s.rssMb)}, heap ${slope((s) => s.heapUsedMb)}, ` +
+        `external ${slope((s) => s.externalMb)}, arrayBuffers ${slope((s) => s.arrayBuffersMb)}; ` +
+        `malloc arenas ${samples[0]!.arenas} → ${samples.at(-1)!.arenas}; failed requests ${failures.count}`,
+    );
+  } finally {
+    receiver.close();
+    if (server && server.exitCode === null && server.signalCode === null) {
+      server.kill("SIGTERM");
+      await new Promise((r) => server!.once("exit", r));
+    }
+    await cluster.release();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
+  if (process.argv.includes("--soak")) return soakBench();
   if (process.env.BENCH_ONLY === "usage") return usageOnly();
   if (process.env.BENCH_ONLY === "events") return eventsOnly();
   if (process.argv.includes("--scale")) return scaleBench();

@@ -39,6 +39,16 @@ function createMetrics() {
       if (state) this.set(state.age);
     },
   });
+  // Not among prom-client's defaults: Buffers and ArrayBuffers live outside the JS heap, and a
+  // soak (npm run bench -- --soak) tells their growth from the allocator's.
+  new Gauge({
+    name: "atrium_process_nodejs_array_buffers_bytes",
+    help: "Memory of ArrayBuffers and Buffers (process.memoryUsage().arrayBuffers).",
+    registers: [registry],
+    collect() {
+      this.set(process.memoryUsage().arrayBuffers);
+    },
+  });
   return {
     registry,
     watchJobs(db: () => Db) {
