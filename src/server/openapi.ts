@@ -4,7 +4,10 @@
 // the upload form and the headers every response carries. Error responses and headers shared by
 // many operations are components, so the document stays small for generators.
 import { forEachOpenApiProcedure, generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
+import type { ZodType } from "zod";
+import { createSchema } from "zod-openapi";
 import { MAX_TITLE_CHARS } from "@/schemas/limits";
+import { SourceContent } from "@/schemas/source";
 import { ERROR_STATUS, type ErrorCode } from "@/server/errors";
 import type { Meta } from "@/server/trpc/init";
 import { WEBHOOK_EVENT_TYPES } from "@/schemas/webhooks";
@@ -290,10 +293,11 @@ type Response = {
   content?: Record<string, { schema?: unknown }>;
   headers?: Record<string, unknown>;
 };
+type Parameter = Record<string, unknown> & { in?: string; schema?: Record<string, unknown> };
 type Operation = {
   responses: Record<string, Response | { $ref: string }>;
   security?: unknown;
-  parameters?: unknown[];
+  parameters?: Parameter[];
   requestBody?: {
     content?: Record<string, { schema?: { required?: string[]; $ref?: string } }>;
     required?: boolean;
@@ -406,6 +410,8 @@ const STREAM_MESSAGE_SCHEMAS = Object.fromEntries(
 /** The `text/event-stream` content of a conversation run: a sequence of ConversationStreamEvent messages. */
 const EVENT_STREAM_CONTENT = { schema: { $ref: "#/components/schemas/ConversationStreamEvent" } };
 
+const FORM_LIST = { style: "form", explode: false };
+
 const LAST_EVENT_ID = (description: string) => ({
   name: "Last-Event-ID",
   in: "header",
@@ -416,6 +422,9 @@ const LAST_EVENT_ID = (description: string) => ({
 
 /** What the generator cannot know: the stream, the multipart form, the Idempotency-Key header, a second success status. */
 function addDoors(operation: Operation, meta: Meta): void {
+  // A list in the query is written comma-separated, `fields=id,name` (its schema splits it).
+  for (const parameter of operation.parameters ?? [])
+    if (parameter.in === "query" && parameter.schema?.type === "array") Object.assign(parameter, FORM_LIST);
   const success = operation.responses[String(meta.successStatus ?? 200)] as Response | undefined;
   if (meta.stream && success?.content) {
     success.description = `JSON, or with \`"stream": true\` Server-Sent Events. ${STREAM_DESCRIPTION}`;
@@ -666,6 +675,26 @@ function webhooksSection(): Record<string, unknown> {
   );
 }
 
+/**
+ * JSON bodies that are a choice of shapes: trpc-to-openapi shows a procedure's input object (less
+ * its path parameters), so the body is shown from the zod shape the input is checked against.
+ */
+const JSON_BODY_SHAPES: Record<string, ZodType> = {
+  "post /knowledgebases/{knowledgebaseId}/sources": SourceContent,
+};
+
+function showJsonBodyShapes(document: OpenAPIObject): void {
+  for (const [operationKey, shape] of Object.entries(JSON_BODY_SHAPES)) {
+    const [method, path] = operationKey.split(" ") as [string, string];
+    const operation = document.paths?.[path]?.[method as "post"] as Operation | undefined;
+    const json = operation?.requestBody?.content?.["application/json"];
+    if (!json) throw new Error(`No JSON body at ${operationKey}`);
+    const { schema, components } = createSchema(shape, { io: "input" });
+    json.schema = schema as typeof json.schema;
+    Object.assign(document.components!.schemas!, components);
+  }
+}
+
 let cached: OpenAPIObject | undefined;
 
 export function openApiDocument(): OpenAPIObject {
@@ -730,6 +759,7 @@ export function openApiDocument(): OpenAPIObject {
     },
   };
 
+  showJsonBodyShapes(document);
   forEachOpenApiProcedure(appRouter._def.procedures, ({ meta }) => {
     const openapi = meta.openapi!;
     const operation = document.paths?.[openapi.path]?.[openapi.method.toLowerCase() as "get"] as Operation | undefined;

@@ -10,6 +10,7 @@ import {
   Flow,
   FlowPatch,
   ListItemsQuery,
+  listFieldsQuery,
   AgentListRow,
   AppListRow,
   FlowListRow,
@@ -124,7 +125,7 @@ function builderRouter<
           description: `Published ${many} with their live version's fields, ordered by creation time then id. \`include=drafts\` lists unpublished ones too and needs the \`${writesKind(kind).scope}\` scope. \`fields\` keeps only the named fields.`,
         },
       })
-      .input(z.strictObject(ListItemsQuery))
+      .input(z.strictObject({ ...ListItemsQuery, fields: listFieldsQuery(kind) }))
       .output(z.object({ ...keyed(many, z.array(route.listRow)).shape, nextCursor: NextCursor }))
       .query(async ({ ctx, input }) => {
         const { items, nextCursor } = await listItems(ctx.db, ctx.actor, kind, input);
