@@ -44,6 +44,14 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   tier_not_found: "A tierPlanId matches no live plan",
   grant_target_not_found: "A grant's targetId does not exist in the organization",
   end_user_not_found: "endUserId matches no end user",
+  agent_not_found:
+    "A draft names an agent (an app's adviser or member) the organization does not have; `problems` lists each; nothing written",
+  flow_not_found:
+    "A draft names a flow (an agent's flows, an app's member) the organization does not have; `problems` lists each; nothing written",
+  knowledgebase_not_found:
+    "An agent draft names a knowledgebase the organization does not have; `problems` lists each; nothing written",
+  mcp_connection_not_found:
+    "An agent's integration names an MCP connection (toolkit) the organization does not have; `problems` lists each; nothing written",
   directory_managed:
     "The group comes from the organization's directory (SCIM): its name and members change there only; nothing written",
   live_paid_subscription: "The end user holds a live paid subscription on a requested plan; nothing written",
@@ -163,6 +171,10 @@ const PROBLEMS = {
 /** The fields some codes add beside `code` and `message`, typed for generators. */
 const ERROR_EXTRAS: Partial<Record<ErrorCode, { required?: string[]; properties: Record<string, unknown> }>> = {
   invalid_request: { properties: { problems: PROBLEMS } },
+  agent_not_found: { properties: { problems: PROBLEMS } },
+  flow_not_found: { properties: { problems: PROBLEMS } },
+  knowledgebase_not_found: { properties: { problems: PROBLEMS } },
+  mcp_connection_not_found: { properties: { problems: PROBLEMS } },
   plan_limit: {
     properties: {
       limit: { type: "integer", description: "What the plan allows" },
