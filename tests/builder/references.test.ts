@@ -77,14 +77,14 @@ describe("references to what the organization does not have", () => {
     for (const [path, method] of [
       ["/apps", "post"],
       ["/apps/{appId}/draft", "patch"],
-    ])
+    ] as const)
       for (const code of ["agent_not_found", "flow_not_found"])
         expect(codesOf(path, method), `${method} ${path}`).toContain(code);
     for (const [path, method] of [
       ["/agents", "post"],
       ["/agents/{agentId}/draft", "patch"],
       ["/agents/{agentId}/publish", "post"],
-    ])
+    ] as const)
       for (const code of ["flow_not_found", "knowledgebase_not_found", "mcp_connection_not_found"])
         expect(codesOf(path, method), `${method} ${path}`).toContain(code);
   });
