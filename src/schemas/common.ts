@@ -127,6 +127,6 @@ export const descriptionText = plainText(MAX_DESCRIPTION_CHARS);
 export const markdownText = plainText(MAX_PAGE_MARKDOWN_CHARS);
 /** A conversation message, on every door: 1..32,000 characters, not only whitespace. */
 export const messageText = plainText(MAX_MESSAGE_CHARS)
-  .min(1, "Required: a message that is not only whitespace")
+  .min(1, { error: "Required: a message that is not only whitespace", abort: true })
   // `\S` is what trim() keeps; the OpenAPI document shows it as `pattern` beside `minLength: 1`.
   .regex(/\S/, "Required: a message that is not only whitespace");
