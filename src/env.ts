@@ -143,10 +143,15 @@ export function publicOrigin(config: Pick<Env, "PUBLIC_ORIGIN" | "PORT"> = env()
 
 /**
  * Sets variables for the rest of this process: the launcher (src/cli/start.ts) gives the server
- * it then loads the database it provided and the production mode. Later calls of env() see them,
+ * it then loads the database it provided, the production mode and the embedded default's secret
+ * key (secret-box.ts); child processes it starts inherit them. Later calls of env() see them,
  * and so does Next.js's own copy of this module, which reads process.env when first used.
  */
-export function provideEnv(values: { DATABASE_URL: string; NODE_ENV: "production" }): void {
+export function provideEnv(values: {
+  DATABASE_URL?: string;
+  NODE_ENV?: "production";
+  ATRIUM_SECRET_KEY?: string;
+}): void {
   Object.assign(process.env, values);
   cached = undefined;
 }

@@ -1,5 +1,6 @@
 // `npm start` / `npm run dev`: provides the database (DATABASE_URL, or the embedded one under
-// DATA_DIR, started or shared), applies migrations, creates the first owner on a fresh
+// DATA_DIR, started or shared), applies migrations, provides the embedded default's secret key
+// (generated into DATA_DIR on the first start: secret-box.ts), creates the first owner on a fresh
 // installation (setup.ts, in a child process that exits, so that its password hashing is not kept
 // loaded), builds when there is no production build, then serves. In production this process
 // becomes the server: it imports http-server.ts only then and serves HTTP itself, one node
@@ -14,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { env, provideEnv, publicOrigin } from "@/env";
 import { openDatabase, type OpenDatabase } from "@/server/database/open";
 import { logger } from "@/server/observability/log";
+import { provideSecretKey } from "@/server/secret-box";
 
 const dev = process.argv.includes("--dev");
 const root = process.cwd();
@@ -96,6 +98,7 @@ async function main() {
   let database: OpenDatabase | undefined;
   try {
     database = await openDatabase(log);
+    await provideSecretKey(config, { info: log, warn: (line) => logger().warn(line) });
     const setup = await waitFor(runSetup(database.url));
     if (setup !== 0) process.exitCode = setup;
     else if (!dev && !existsSync(path.join(root, ".next", "BUILD_ID"))) {

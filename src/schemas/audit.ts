@@ -21,8 +21,9 @@ export const AuditEvent = z
     door: z.enum(AUDIT_DOORS),
     action: z.string().meta({ description: "resource.verb, e.g. `end_user.update`" }),
     target: z.object({ type: z.string(), id: z.string().nullable(), label: z.string() }),
+    // Two items as a plain array (not a tuple, whose prefixItems/items:false some generators refuse).
     changes: z
-      .record(z.string(), z.tuple([z.unknown(), z.unknown()]))
+      .record(z.string(), z.array(z.unknown()).length(2).meta({ description: "`[before, after]`" }))
       .meta({ description: '`{field: [before, after]}`; secrets only as `"changed"`' }),
     requestId: z.string().nullable().meta({ description: "The X-Request-Id of the request that made the change" }),
     ipAddress: z.string().nullable(),

@@ -366,10 +366,6 @@ export const ListItemsQuery = {
   cursor: ListQuery.shape.cursor.meta({
     description: "`nextCursor` of the previous page; a stale or unknown cursor gives invalid_request",
   }),
-  fields: Text(500).optional().meta({
-    description:
-      "Comma-separated field names kept on each item; an unknown name gives invalid_request naming the valid ones",
-  }),
   q: NameQuery.meta({
     description:
       "Only items whose name (the live version's, or with include=drafts the draft's) contains this text, ignoring case",
@@ -379,6 +375,35 @@ export const ListItemsQuery = {
       "Only items changed at or after this time (inclusive): when their live version changed, or with include=drafts when their draft changed",
   }),
 };
+
+/**
+ * `fields` of a kind's list: comma-separated names (`fields=id,name`; repeating the parameter
+ * works too), each one the listing returns. The document shows the names as an enum (an array
+ * written `form`, unexploded: src/server/openapi.ts); a name only the other listing has (with or without
+ * `include=drafts`) is invalid_request too, naming the valid ones.
+ */
+export function listFieldsQuery(kind: BuilderKind) {
+  const names = [...new Set([...LIST_FIELDS[kind].published, ...LIST_FIELDS[kind].drafts])] as [string, ...string[]];
+  return z
+    .preprocess(
+      (value) => (typeof value === "string" || Array.isArray(value) ? [value].flat().flatMap(splitNames) : value),
+      z
+        .array(
+          z.enum(names, {
+            error: (issue) => `unknown field ${String(issue.input)}; valid fields are ${names.join(", ")}`,
+          }),
+        )
+        .min(1, "no field named"),
+    )
+    .meta({
+      description: `The fields kept on each item (\`id\` always is); without \`include=drafts\`: ${LIST_FIELDS[kind].published.join(", ")}; with it: ${LIST_FIELDS[kind].drafts.join(", ")}`,
+    })
+    .optional();
+}
+
+function splitNames(value: unknown): unknown[] {
+  return typeof value === "string" ? value.split(",") : [value];
+}
 
 /** Fields each listing may return (and `fields` may name), per kind and mode. */
 export const LIST_FIELDS = {

@@ -3,12 +3,14 @@
 import { z } from "zod";
 import {
   MAX_DESCRIPTION_CHARS,
+  MAX_EMAIL_CHARS,
   MAX_INPUT_TIME,
   MAX_MESSAGE_CHARS,
   MAX_NAME_CHARS,
   MAX_PAGE_MARKDOWN_CHARS,
   MAX_PAGE_SIZE,
   MAX_TITLE_CHARS,
+  MAX_URL_CHARS,
   MIN_INPUT_TIME,
 } from "./limits";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "./text";
@@ -53,6 +55,37 @@ export const ErrorEnvelope = z
   })
   .meta({ id: "ErrorEnvelope" });
 
+/**
+ * The email rule: zod's practical one (dot-separated local parts of letters, digits and `_'+-`, a
+ * dotted domain ending in two or more letters), stricter than JSON Schema's `email` format, so
+ * the OpenAPI document states it as a `pattern` too. Anchored, with each repetition ended by a
+ * character it cannot hold (`.` or `@`), its backtracking stays within one part: linear time.
+ */
+export const EMAIL_PATTERN = z.regexes.email;
+
+/** An email address a client sends: trimmed, then the rule above, at most 320 characters. */
+export function emailAddress() {
+  return z.string().trim().max(MAX_EMAIL_CHARS).regex(EMAIL_PATTERN, "Invalid email address").meta({ format: "email" });
+}
+
+/**
+ * An http(s) URL, as RFC 3986 writes one (ASCII, no spaces or `<>"{}|\^\``): the OpenAPI document
+ * states it as `format: uri` with this `pattern`, and the server checks both the pattern and that
+ * WHATWG's URL parser reads it. One character class repeated: linear time.
+ */
+// eslint-disable-next-line no-useless-escape -- `\[` keeps the pattern readable by other regex dialects (Python warns on a bare one)
+export const HTTP_URL_PATTERN = /^[Hh][Tt][Tt][Pp][Ss]?:\/\/[A-Za-z0-9._~:/?#\[\]@!$&'()*+,;=%-]+$/;
+
+/** A URL Atrium calls or shows (a webhook endpoint, a provider, an MCP server, a source): http or https. */
+export function httpUrl(error = "An http or https URL", max: number = MAX_URL_CHARS) {
+  return z
+    .string()
+    .max(max)
+    .regex(HTTP_URL_PATTERN, error)
+    .pipe(z.url({ protocol: /^https?$/, error }))
+    .meta({ format: "uri" });
+}
+
 /** Query of every list endpoint: `limit` 1..200 (default 50) and the previous page's `nextCursor`. */
 export const ListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50),
@@ -93,7 +126,7 @@ export const descriptionText = plainText(MAX_DESCRIPTION_CHARS);
 /** A page's markdown: up to 1 MiB of characters. */
 export const markdownText = plainText(MAX_PAGE_MARKDOWN_CHARS);
 /** A conversation message, on every door: 1..32,000 characters, not only whitespace. */
-export const messageText = plainText(MAX_MESSAGE_CHARS).refine(
-  (text) => text.trim() !== "",
-  "Required: a message that is not only whitespace",
-);
+export const messageText = plainText(MAX_MESSAGE_CHARS)
+  .min(1, { error: "Required: a message that is not only whitespace", abort: true })
+  // `\S` is what trim() keeps; the OpenAPI document shows it as `pattern` beside `minLength: 1`.
+  .regex(/\S/, "Required: a message that is not only whitespace");

@@ -2,8 +2,8 @@
 // write them and read them back. Credentials are write-only: inputs take them, outputs only say
 // whether one is stored (providers) or which header names are (MCP connections).
 import { z } from "zod";
-import { nameText, plainText, Timestamp, Uuid } from "./common";
-import { MAX_CREDENTIAL_CHARS, MAX_LABEL_CHARS, MAX_SHORT_NAME_CHARS, MAX_SLUG_CHARS, MAX_URL_CHARS } from "./limits";
+import { httpUrl, nameText, plainText, Timestamp, Uuid } from "./common";
+import { MAX_CREDENTIAL_CHARS, MAX_LABEL_CHARS, MAX_SHORT_NAME_CHARS, MAX_SLUG_CHARS } from "./limits";
 
 /** Lowercase letters, digits and dashes: the first part of `<provider slug>/<model id>`. */
 export const Slug = z
@@ -14,7 +14,7 @@ export const Slug = z
   .regex(/^[a-z0-9][a-z0-9-]*$/, "Lowercase letters, digits and dashes, starting with a letter or digit");
 
 /** A URL Atrium calls on the organization's behalf. */
-export const ServiceUrl = plainText(MAX_URL_CHARS).pipe(z.url({ protocol: /^https?$/, error: "An http or https URL" }));
+export const ServiceUrl = httpUrl();
 /** A credential: written, never read back. */
 const Credential = plainText(MAX_CREDENTIAL_CHARS).min(1);
 

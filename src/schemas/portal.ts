@@ -1,7 +1,7 @@
 // Portals: their look and settings (console and REST), and the portal door's own procedures
 // for end users (sign-in by email code, their apps, conversations and credits).
 import { z } from "zod";
-import { ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
+import { emailAddress, ListQuery, NameQuery, nameText, NextCursor, plainText, Timestamp, Uuid } from "./common";
 import { MAX_GREETING_CHARS, MAX_PORTAL_SLUG_CHARS, MAX_URL_CHARS } from "./limits";
 import { CreditRequest, CreditRequestMessage } from "./credits";
 import { Citation, FeedbackBody } from "./runtime";
@@ -189,7 +189,7 @@ export type EffectiveAccessOutput = z.infer<typeof EffectiveAccessOutput>;
 export const PortalRef = z.string().trim().min(1).max(64).meta({ description: "The portal's id or slug" });
 
 export const PortalInput = z.strictObject({ portal: PortalRef });
-export const PortalEmail = z.string().trim().toLowerCase().pipe(z.email().max(320)).meta({ format: "email" });
+export const PortalEmail = emailAddress().toLowerCase();
 export const CancelPortalRunInput = z.strictObject({ portal: PortalRef, appId: Uuid, executionId: Uuid });
 export const CancelPortalRunOutput = z.object({
   status: z

@@ -3,6 +3,7 @@ import { z } from "zod";
 import {
   boundedInt,
   descriptionText,
+  emailAddress,
   ListQuery,
   NameQuery,
   nameText,
@@ -14,11 +15,7 @@ import {
 } from "./common";
 import { MAX_CREDITS, MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "./limits";
 
-const Email = z
-  .string()
-  .trim()
-  .pipe(z.email().max(MAX_EMAIL_CHARS))
-  .meta({ description: "Trimmed and compared case-insensitively", format: "email" });
+const Email = emailAddress().meta({ description: "Trimmed and compared case-insensitively" });
 
 export const GrantTargetKind = z.enum(["app"]);
 export const GrantEffect = z.enum(["allow"]);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Timestamp, titleText, Uuid } from "./common";
+import { httpUrl, Timestamp, titleText, Uuid } from "./common";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "./text";
 
 export const SOURCE_STATUSES = ["processing", "ready", "pending_review", "failed"] as const;
@@ -47,17 +47,40 @@ const inline = z
 /** A source's name (the upload's `name` field too). */
 export const SourceName = titleText;
 
-export const SourceContent = z.strictObject({
-  name: SourceName.optional(),
-  contentMarkdown: inline.optional(),
-  contentText: inline.optional(),
-  url: z
-    .url({ protocol: /^https?$/, error: "Give a public http or https URL" })
-    .max(2048)
-    .optional(),
-});
+const SourceUrl = httpUrl("Give a public http or https URL", 2048);
 
-export const CreateSourceInput = SourceContent.extend({ knowledgebaseId: Uuid });
+/**
+ * A source added as JSON: an optional name and exactly one of inline markdown, inline text or a
+ * URL. The OpenAPI document shows it as a oneOf of the three; the input below is checked with it.
+ */
+export const SourceContent = z
+  .xor([
+    z.strictObject({ name: SourceName.optional(), contentMarkdown: inline }),
+    z.strictObject({ name: SourceName.optional(), contentText: inline }),
+    z.strictObject({ name: SourceName.optional(), url: SourceUrl }),
+  ])
+  .meta({ id: "SourceContent", description: "Exactly one of `contentMarkdown`, `contentText` or `url`" });
+
+const CONTENT_FIELDS = ["contentMarkdown", "contentText", "url"] as const;
+
+/** Each field checked on its own (so problems name it), then the whole against SourceContent. */
+export const CreateSourceInput = z
+  .strictObject({
+    knowledgebaseId: Uuid,
+    name: SourceName.optional(),
+    contentMarkdown: inline.optional(),
+    contentText: inline.optional(),
+    url: SourceUrl.optional(),
+  })
+  .superRefine(({ knowledgebaseId: _, ...content }, ctx) => {
+    if (SourceContent.safeParse(content).success) return;
+    const given = CONTENT_FIELDS.filter((field) => content[field] !== undefined);
+    ctx.addIssue({
+      code: "custom",
+      path: [given.length ? given.join(",") : "contentMarkdown"],
+      message: "Give exactly one of contentMarkdown, contentText or url",
+    });
+  });
 export type CreateSourceInput = z.infer<typeof CreateSourceInput>;
 
 export const SourceWriteResult = z.object({

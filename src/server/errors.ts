@@ -38,6 +38,11 @@ export const ERROR_STATUS = {
   tier_not_found: 422,
   grant_target_not_found: 422,
   end_user_not_found: 422,
+  /** A builder draft names an agent, flow, knowledgebase or MCP connection the organization does not have. */
+  agent_not_found: 422,
+  flow_not_found: 422,
+  knowledgebase_not_found: 422,
+  mcp_connection_not_found: 422,
   invalid_workflow: 422,
   invalid_model: 422,
   unpublished_dependencies: 422,

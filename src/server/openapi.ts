@@ -4,7 +4,10 @@
 // the upload form and the headers every response carries. Error responses and headers shared by
 // many operations are components, so the document stays small for generators.
 import { forEachOpenApiProcedure, generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
+import type { ZodType } from "zod";
+import { createSchema } from "zod-openapi";
 import { MAX_TITLE_CHARS } from "@/schemas/limits";
+import { SourceContent } from "@/schemas/source";
 import { ERROR_STATUS, type ErrorCode } from "@/server/errors";
 import type { Meta } from "@/server/trpc/init";
 import { WEBHOOK_EVENT_TYPES } from "@/schemas/webhooks";
@@ -41,6 +44,14 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   tier_not_found: "A tierPlanId matches no live plan",
   grant_target_not_found: "A grant's targetId does not exist in the organization",
   end_user_not_found: "endUserId matches no end user",
+  agent_not_found:
+    "A draft names an agent (an app's adviser or member) the organization does not have; `problems` lists each; nothing written",
+  flow_not_found:
+    "A draft names a flow (an agent's flows, an app's member) the organization does not have; `problems` lists each; nothing written",
+  knowledgebase_not_found:
+    "An agent draft names a knowledgebase the organization does not have; `problems` lists each; nothing written",
+  mcp_connection_not_found:
+    "An agent's integration names an MCP connection (toolkit) the organization does not have; `problems` lists each; nothing written",
   directory_managed:
     "The group comes from the organization's directory (SCIM): its name and members change there only; nothing written",
   live_paid_subscription: "The end user holds a live paid subscription on a requested plan; nothing written",
@@ -162,6 +173,10 @@ const PROBLEMS = {
 /** The fields some codes add beside `code` and `message`, typed for generators. */
 const ERROR_EXTRAS: Partial<Record<ErrorCode, { required?: string[]; properties: Record<string, unknown> }>> = {
   invalid_request: { properties: { problems: PROBLEMS } },
+  agent_not_found: { properties: { problems: PROBLEMS } },
+  flow_not_found: { properties: { problems: PROBLEMS } },
+  knowledgebase_not_found: { properties: { problems: PROBLEMS } },
+  mcp_connection_not_found: { properties: { problems: PROBLEMS } },
   plan_limit: {
     properties: {
       limit: { type: "integer", description: "What the plan allows" },
@@ -292,10 +307,11 @@ type Response = {
   content?: Record<string, { schema?: unknown }>;
   headers?: Record<string, unknown>;
 };
+type Parameter = Record<string, unknown> & { in?: string; schema?: Record<string, unknown> };
 type Operation = {
   responses: Record<string, Response | { $ref: string }>;
   security?: unknown;
-  parameters?: unknown[];
+  parameters?: Parameter[];
   requestBody?: {
     content?: Record<string, { schema?: { required?: string[]; $ref?: string } }>;
     required?: boolean;
@@ -408,6 +424,8 @@ const STREAM_MESSAGE_SCHEMAS = Object.fromEntries(
 /** The `text/event-stream` content of a conversation run: a sequence of ConversationStreamEvent messages. */
 const EVENT_STREAM_CONTENT = { schema: { $ref: "#/components/schemas/ConversationStreamEvent" } };
 
+const FORM_LIST = { style: "form", explode: false };
+
 const LAST_EVENT_ID = (description: string) => ({
   name: "Last-Event-ID",
   in: "header",
@@ -418,6 +436,9 @@ const LAST_EVENT_ID = (description: string) => ({
 
 /** What the generator cannot know: the stream, the multipart form, the Idempotency-Key header, a second success status. */
 function addDoors(operation: Operation, meta: Meta): void {
+  // A list in the query is written comma-separated, `fields=id,name` (its schema splits it).
+  for (const parameter of operation.parameters ?? [])
+    if (parameter.in === "query" && parameter.schema?.type === "array") Object.assign(parameter, FORM_LIST);
   const success = operation.responses[String(meta.successStatus ?? 200)] as Response | undefined;
   if (meta.stream && success?.content) {
     success.description = `JSON, or with \`"stream": true\` Server-Sent Events. ${STREAM_DESCRIPTION}`;
@@ -668,6 +689,26 @@ function webhooksSection(): Record<string, unknown> {
   );
 }
 
+/**
+ * JSON bodies that are a choice of shapes: trpc-to-openapi shows a procedure's input object (less
+ * its path parameters), so the body is shown from the zod shape the input is checked against.
+ */
+const JSON_BODY_SHAPES: Record<string, ZodType> = {
+  "post /knowledgebases/{knowledgebaseId}/sources": SourceContent,
+};
+
+function showJsonBodyShapes(document: OpenAPIObject): void {
+  for (const [operationKey, shape] of Object.entries(JSON_BODY_SHAPES)) {
+    const [method, path] = operationKey.split(" ") as [string, string];
+    const operation = document.paths?.[path]?.[method as "post"] as Operation | undefined;
+    const json = operation?.requestBody?.content?.["application/json"];
+    if (!json) throw new Error(`No JSON body at ${operationKey}`);
+    const { schema, components } = createSchema(shape, { io: "input" });
+    json.schema = schema as typeof json.schema;
+    Object.assign(document.components!.schemas!, components);
+  }
+}
+
 let cached: OpenAPIObject | undefined;
 
 export function openApiDocument(): OpenAPIObject {
@@ -732,6 +773,7 @@ export function openApiDocument(): OpenAPIObject {
     },
   };
 
+  showJsonBodyShapes(document);
   forEachOpenApiProcedure(appRouter._def.procedures, ({ meta }) => {
     const openapi = meta.openapi!;
     const operation = document.paths?.[openapi.path]?.[openapi.method.toLowerCase() as "get"] as Operation | undefined;

@@ -4,7 +4,9 @@
 // that after a rotation values sealed with ATRIUM_SECRET_KEY_PREVIOUS still open until
 // `secrets rotate` has sealed them again with the new key.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
-import { env } from "@/env";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { env, provideEnv, type Env } from "@/env";
 import { AppError, invalidRequest } from "@/server/errors";
 
 const VERSION = "v1";
@@ -30,6 +32,60 @@ function readableKeys(): SealingKey[] {
   return [config.ATRIUM_SECRET_KEY, config.ATRIUM_SECRET_KEY_PREVIOUS]
     .filter((s): s is string => Boolean(s))
     .map(sealingKey);
+}
+
+/** Where the embedded default keeps the key it generated: beside its database, readable by its owner only. */
+export function secretKeyFile(dataDir: string): string {
+  return path.join(dataDir, "secret-key");
+}
+
+/**
+ * The key of the embedded default (no DATABASE_URL: one machine, DATA_DIR its own): without
+ * ATRIUM_SECRET_KEY, the first start generates one (256 random bits) into DATA_DIR/secret-key
+ * (mode 0600), says so once in the log, and every start uses it. With DATABASE_URL (several
+ * processes, which must share one key) the operator sets it; until then storing credentials is
+ * refused and the start says so. Returns the key in use, if any.
+ */
+export async function provideSecretKey(
+  config: Pick<Env, "DATABASE_URL" | "ATRIUM_SECRET_KEY" | "dataDir">,
+  log: { info(message: string): void; warn(message: string): void },
+): Promise<string | undefined> {
+  if (config.ATRIUM_SECRET_KEY) return config.ATRIUM_SECRET_KEY;
+  if (config.DATABASE_URL) {
+    log.warn(
+      "ATRIUM_SECRET_KEY is not set: webhook endpoints, SSO connections, model provider keys and MCP headers cannot be stored until it is (docs/operations.md)",
+    );
+    return undefined;
+  }
+  const file = secretKeyFile(config.dataDir);
+  let key = await readFile(file, "utf8").then(
+    (text) => text.trim(),
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return undefined;
+      throw error;
+    },
+  );
+  if (key === undefined) {
+    await mkdir(config.dataDir, { recursive: true });
+    const generated = randomBytes(32).toString("base64url");
+    // `wx`: a second process starting at the same moment reads the first one's key instead.
+    const created = await writeFile(file, `${generated}\n`, { mode: 0o600, flag: "wx" }).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === "EEXIST") return false;
+        throw error;
+      },
+    );
+    key = created ? generated : (await readFile(file, "utf8")).trim();
+    if (created)
+      log.info(
+        `ATRIUM_SECRET_KEY is not set: generated one in ${file} (mode 0600) to seal stored credentials; keep that file with the database, or set ATRIUM_SECRET_KEY`,
+      );
+  }
+  if (key.length < 32)
+    throw new Error(`${file} holds no usable key (32 characters or more); delete it or set ATRIUM_SECRET_KEY`);
+  provideEnv({ ATRIUM_SECRET_KEY: key });
+  return key;
 }
 
 /** Whether credentials can be stored on this installation. */

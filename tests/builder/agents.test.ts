@@ -172,8 +172,8 @@ describe("agent drafts", () => {
         knowledge: [{ knowledgebaseId: notebook.id }, { knowledgebaseId: foreign.id }],
         flows: [agent.id],
       }),
-      400,
-      "invalid_request",
+      422,
+      "knowledgebase_not_found",
     );
     expect(bad.problems.map((p: { path: string }) => p.path)).toEqual([
       "knowledge.0.knowledgebaseId",

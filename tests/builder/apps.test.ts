@@ -134,7 +134,7 @@ describe("app drafts", () => {
       expectStatus(await patchDraft(key, "apps", app.id, { api: { inputSchema: withId, outputSchema: withId } }), 200);
   });
 
-  it("adviser must be an agent and members must exist with their kind, once each", async () => {
+  it("adviser must be an agent and members must exist with their kind, once each (a repeat is invalid_request first)", async () => {
     const t = await newOrganization();
     const other = await newOrganization();
     const key = t.orgKey.secret;
@@ -155,11 +155,23 @@ describe("app drafts", () => {
       400,
       "invalid_request",
     );
-    expect(error.problems.map((p: { path: string }) => p.path)).toEqual([
+    expect(error.problems.map((p: { path: string }) => p.path)).toEqual(["members.3.id"]);
+    const missing = expectError(
+      await patchDraft(key, "apps", app.id, {
+        adviser: { id: flow.id },
+        members: [
+          { id: flow.id, kind: "agent" },
+          { id: foreign.id, kind: "agent" },
+          { id: agent.id, kind: "agent" },
+        ],
+      }),
+      422,
+      "agent_not_found",
+    );
+    expect(missing.problems.map((p: { path: string }) => p.path)).toEqual([
       "adviser.id",
       "members.0.id",
       "members.1.id",
-      "members.3.id",
     ]);
     expect(await draft(key, "apps", app.id)).toMatchObject({ adviser: null, members: [] });
   });

@@ -5,7 +5,7 @@
 // prisma/ and .next/ there): a BUILD_ID keeps it from building Next.js, which only a page would
 // load and these requests never ask for.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import http from "node:http";
 import net from "node:net";
@@ -174,6 +174,7 @@ it("creates the first owner on a fresh start, serves from its own process, and o
   expect(messages).toEqual(
     expect.arrayContaining([
       expect.stringMatching(/^PUBLIC_ORIGIN is not set: absolute links Atrium writes .* use http:\/\/localhost:\d+\./),
+      expect.stringMatching(/^ATRIUM_SECRET_KEY is not set: generated one in .*secret-key \(mode 0600\)/),
       expect.stringMatching(/^Stopping: no new connections/),
       expect.stringMatching(/^Indexing: 0 job\(s\) in hand handed back/),
       expect.stringMatching(/^Connections closed/),
@@ -181,7 +182,21 @@ it("creates the first owner on a fresh start, serves from its own process, and o
       "Embedded PostgreSQL stopped",
     ]),
   );
-}, 180_000);
+
+  // Without ATRIUM_SECRET_KEY the embedded default generated one beside its database, for its owner
+  // only; the next start uses the same key and says nothing more about it.
+  const keyFile = path.join(work, ".data", "secret-key");
+  expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+  const key = readFileSync(keyFile, "utf8").trim();
+  expect(key.length).toBeGreaterThanOrEqual(32);
+  expect(run.output()).not.toContain(key);
+  const again = start(String(port));
+  await untilHealthy(again, port, 150_000);
+  again.child.kill("SIGTERM");
+  expect(await again.exited).toEqual({ code: 0, signal: null });
+  expect(readFileSync(keyFile, "utf8").trim()).toBe(key);
+  expect(again.output()).not.toContain("ATRIUM_SECRET_KEY");
+}, 240_000);
 
 it("prints one line and exits non-zero when the port is taken, and stops the embedded database it started", async () => {
   const taken = http.createServer();

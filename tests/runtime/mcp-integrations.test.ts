@@ -228,8 +228,8 @@ it("keeps connections per organization: another one gets not_found and cannot na
     key: other.orgKey.secret,
     body: { name: "Thief", model: "tool-model", integrations: [INTEGRATION] },
   });
-  expect(refused.status).toBe(400);
-  expect(refused.body.error.code).toBe("invalid_request");
+  expect(refused.status).toBe(422);
+  expect(refused.body.error.code).toBe("mcp_connection_not_found");
   expect(JSON.stringify(refused.body.error)).toContain("integrations.0.toolkit");
   expect(await getDb().builderItem.count({ where: { organizationId: other.organization.id } })).toBe(0);
 });
@@ -241,7 +241,7 @@ it("checks the connection again at publish: a removed connection refuses the pub
   const agent = await create(key, "agents", { name: "Agent", model: "tool-model", integrations: [INTEGRATION] });
   await getDb().mcpConnection.delete({ where: { id: connection.id } });
   const refused = await api("POST", `/agents/${agent.id}/publish`, { key, body: {} });
-  expect(refused.status).toBe(400);
+  expect(refused.status).toBe(422);
   expect(JSON.stringify(refused.body.error)).toContain('No MCP connection \\"warehouse\\"');
 });
 

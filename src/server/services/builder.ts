@@ -528,7 +528,7 @@ export interface ListInput {
   include?: "drafts";
   limit: number;
   cursor?: string;
-  fields?: string;
+  fields?: string[];
   q?: string;
   updatedSince?: string;
 }
@@ -543,13 +543,9 @@ function staleCursor(): AppError {
   );
 }
 
-function pickFields(kind: BuilderKind, drafts: boolean, fields: string | undefined): readonly string[] {
+function pickFields(kind: BuilderKind, drafts: boolean, names: string[] | undefined): readonly string[] {
   const valid = LIST_FIELDS[kind][drafts ? "drafts" : "published"];
-  if (fields === undefined) return valid;
-  const names = fields
-    .split(",")
-    .map((name) => name.trim())
-    .filter(Boolean);
+  if (names === undefined) return valid;
   const unknown = names.filter((name) => !(valid as readonly string[]).includes(name));
   if (unknown.length > 0 || names.length === 0) {
     const message = `${unknown.length ? `unknown field${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}` : "no field named"}; valid fields are ${valid.join(", ")}`;

@@ -17,7 +17,7 @@ import {
 import { MAX_APP_SCHEMA_CHARS } from "@/schemas/limits";
 import type { Requirement } from "@/server/auth/authorize";
 import type { Db } from "@/server/db";
-import { AppError, invalidRequest, type Problem } from "@/server/errors";
+import { AppError, invalidRequest, type ErrorCode, type Problem } from "@/server/errors";
 import { flowFeedback, flowReferences, inputSchemaOf, type Feedback } from "@/schemas/flow-graph";
 import { checkBuiltIns } from "@/server/runtime/built-ins";
 import { schemaCompileProblem } from "@/server/runtime/json-schema";
@@ -87,6 +87,29 @@ async function ownKnowledgebases(db: Reader, organizationId: string, ids: string
   return new Set(rows.map((row) => row.id));
 }
 
+/** A reference a draft holds to something the organization does not have (missing, or another organization's). */
+interface MissingReference extends Problem {
+  code: Extract<
+    ErrorCode,
+    "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found"
+  >;
+}
+
+/**
+ * The one rule for references, as for groups and end users: malformed input is invalid_request
+ * first, then a reference to nothing is 422 `<kind>_not_found` (the first one's kind), with
+ * `problems` naming every missing reference. Nothing is written.
+ */
+function refuseReferences(problems: Problem[], missing: MissingReference[]): void {
+  if (problems.length > 0) throw invalidRequest(problems);
+  if (missing.length === 0) return;
+  const first = missing[0]!;
+  const more = missing.length > 1 ? ` (and ${missing.length - 1} more)` : "";
+  throw new AppError(first.code, `${first.path}: ${first.message}${more}. Nothing was written.`, {
+    problems: missing.map(({ path, message }) => ({ path, message })),
+  });
+}
+
 function nameOf(doc: Doc | undefined): string {
   return typeof doc?.name === "string" ? doc.name : "";
 }
@@ -97,6 +120,7 @@ function nameOf(doc: Doc | undefined): string {
 /** The agent's knowledgebases, flows and integrations' MCP connections (those among `fields`) must be the organization's. */
 async function checkAgentReferences(db: Reader, organizationId: string, doc: Doc, fields: Set<string>): Promise<void> {
   const problems: Problem[] = [];
+  const missing: MissingReference[] = [];
   if (fields.has("knowledge")) {
     const knowledge = doc.knowledge as { knowledgebaseId: string }[];
     const found = await ownKnowledgebases(
@@ -106,7 +130,8 @@ async function checkAgentReferences(db: Reader, organizationId: string, doc: Doc
     );
     knowledge.forEach((k, index) => {
       if (!found.has(k.knowledgebaseId))
-        problems.push({
+        missing.push({
+          code: "knowledgebase_not_found",
           path: `knowledge.${index}.knowledgebaseId`,
           message: "No knowledgebase with this id in the organization",
         });
@@ -117,7 +142,11 @@ async function checkAgentReferences(db: Reader, organizationId: string, doc: Doc
     const items = await itemsById(db, organizationId, flows);
     flows.forEach((id, index) => {
       if (items.get(id)?.kind !== "flow")
-        problems.push({ path: `flows.${index}`, message: "No flow with this id in the organization" });
+        missing.push({
+          code: "flow_not_found",
+          path: `flows.${index}`,
+          message: "No flow with this id in the organization",
+        });
     });
   }
   if (fields.has("integrations")) {
@@ -131,7 +160,8 @@ async function checkAgentReferences(db: Reader, organizationId: string, doc: Doc
     const found = new Set(rows.map((row) => row.slug));
     toolkits.forEach((toolkit, index) => {
       if (!found.has(toolkit))
-        problems.push({
+        missing.push({
+          code: "mcp_connection_not_found",
           path: `integrations.${index}.toolkit`,
           message: `No MCP connection "${toolkit}" in the organization`,
         });
@@ -139,7 +169,7 @@ async function checkAgentReferences(db: Reader, organizationId: string, doc: Doc
         problems.push({ path: `integrations.${index}.toolkit`, message: "Listed twice" });
     });
   }
-  if (problems.length > 0) throw invalidRequest(problems);
+  refuseReferences(problems, missing);
 }
 
 const agentSpec: KindSpec = {
@@ -318,6 +348,7 @@ const appSpec: KindSpec = {
   },
   async validateDraft(db, organizationId, doc, changed) {
     const problems: Problem[] = [];
+    const missing: MissingReference[] = [];
     const adviser = doc.adviser as { id: string } | null;
     const members = doc.members as AppMember[];
     const items = await itemsById(db, organizationId, [
@@ -325,15 +356,23 @@ const appSpec: KindSpec = {
       ...(changed.has("members") ? members.map((m) => m.id) : []),
     ]);
     if (changed.has("adviser") && adviser && items.get(adviser.id)?.kind !== "agent")
-      problems.push({ path: "adviser.id", message: "No agent with this id in the organization" });
+      missing.push({
+        code: "agent_not_found",
+        path: "adviser.id",
+        message: "No agent with this id in the organization",
+      });
     if (changed.has("members")) {
       const seen = new Set<string>();
       members.forEach((member, index) => {
         if (seen.has(member.id))
           problems.push({ path: `members.${index}.id`, message: "This member is listed more than once" });
+        else if (items.get(member.id)?.kind !== member.kind)
+          missing.push({
+            code: `${member.kind}_not_found`,
+            path: `members.${index}.id`,
+            message: `No ${member.kind} with this id in the organization`,
+          });
         seen.add(member.id);
-        if (items.get(member.id)?.kind !== member.kind)
-          problems.push({ path: `members.${index}.id`, message: `No ${member.kind} with this id in the organization` });
       });
     }
     if (changed.has("api")) {
@@ -341,7 +380,7 @@ const appSpec: KindSpec = {
       checkJsonSchema(api.inputSchema, "api.inputSchema", problems);
       checkJsonSchema(api.outputSchema, "api.outputSchema", problems);
     }
-    if (problems.length > 0) throw invalidRequest(problems);
+    refuseReferences(problems, missing);
   },
   async validatePublish(db, organizationId, doc) {
     const adviser = doc.adviser as { id: string } | null;

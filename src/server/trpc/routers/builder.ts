@@ -10,6 +10,7 @@ import {
   Flow,
   FlowPatch,
   ListItemsQuery,
+  listFieldsQuery,
   AgentListRow,
   AppListRow,
   FlowListRow,
@@ -124,7 +125,7 @@ function builderRouter<
           description: `Published ${many} with their live version's fields, ordered by creation time then id. \`include=drafts\` lists unpublished ones too and needs the \`${writesKind(kind).scope}\` scope. \`fields\` keeps only the named fields.`,
         },
       })
-      .input(z.strictObject(ListItemsQuery))
+      .input(z.strictObject({ ...ListItemsQuery, fields: listFieldsQuery(kind) }))
       .output(z.object({ ...keyed(many, z.array(route.listRow)).shape, nextCursor: NextCursor }))
       .query(async ({ ctx, input }) => {
         const { items, nextCursor } = await listItems(ctx.db, ctx.actor, kind, input);
@@ -286,10 +287,10 @@ export const agentsRouter = builderRouter({
   patch: AgentPatch,
   view: Agent,
   listRow: AgentListRow,
-  draftErrors: ["invalid_model"],
-  publishErrors: ["invalid_model"],
+  draftErrors: ["invalid_model", "knowledgebase_not_found", "flow_not_found", "mcp_connection_not_found"],
+  publishErrors: ["invalid_model", "knowledgebase_not_found", "flow_not_found", "mcp_connection_not_found"],
   notes:
-    "`model` must be listed by `GET /models` (else `invalid_model`); `knowledge` items are `{knowledgebaseId}` (the title is read back) and `flows` are flow ids of the organization.",
+    "`model` must be listed by `GET /models` (else `invalid_model`); `knowledge` items are `{knowledgebaseId}` (the title is read back) and `flows` are flow ids of the organization; `integrations[].toolkit` names an MCP connection. A knowledgebase, flow or connection the organization does not have is 422 `knowledgebase_not_found`, `flow_not_found` or `mcp_connection_not_found`, nothing written.",
 });
 
 export const flowsRouter = builderRouter({
@@ -315,8 +316,8 @@ export const appsRouter = builderRouter({
   patch: AppPatch,
   view: App,
   listRow: AppListRow,
-  draftErrors: [],
+  draftErrors: ["agent_not_found", "flow_not_found"],
   publishErrors: ["unpublished_dependencies"],
   notes:
-    "`adviser` is written as `{id}` (an agent) or null; `members` items are `{id, kind, position?}` (`name` and `published` are read back; `position` defaults to array order); `api` merges into the current config.",
+    "`adviser` is written as `{id}` (an agent) or null; `members` items are `{id, kind, position?}` (`name` and `published` are read back; `position` defaults to array order); `api` merges into the current config. An adviser or member the organization does not have is 422 `agent_not_found` or `flow_not_found`, nothing written.",
 });
