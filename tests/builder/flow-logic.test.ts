@@ -322,7 +322,10 @@ describe("validation of the new nodes, when written", () => {
     const version = await getDb().builderVersion.findFirstOrThrow({ where: { itemId: app.flowId } });
     const document = version.document as { nodes: Node[] };
     document.nodes[1]!.data = { branches: [{ name: "gold", when: { var: "constructor.name" }, next: "gold" }] };
-    await getDb().builderVersion.update({ where: { id: version.id }, data: { document } });
+    await getDb().builderVersion.update({
+      where: { id: version.id },
+      data: { document: JSON.parse(JSON.stringify(document)) },
+    });
     const error = expectError(await app.transact({ tier: "gold", spend: 1 }), 422, "invalid_workflow");
     expect(error.feedback).toEqual([
       { nodeId: "route", message: 'data.branches.0.when reads "constructor.name", which is not a variable' },

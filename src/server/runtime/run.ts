@@ -384,7 +384,7 @@ async function runNode(
       const { name, value } = variableValue(node, where, scope, tooLong);
       output = show(value);
       if (output.length > RUN_LIMITS.nodeOutputChars) tooLong();
-      scope.vars[name] = value;
+      (scope.vars ??= {})[name] = value;
       break;
     }
     case "loop":

@@ -4,8 +4,8 @@ export interface TemplateScope {
   inputs: Record<string, unknown>;
   /** Each node's output, and (when it is JSON) the output parsed, for expressions. */
   nodes: Record<string, { output: string; json?: unknown }>;
-  /** What set_variable nodes set. */
-  vars: Record<string, unknown>;
+  /** What set_variable nodes set (a flow run always has it). */
+  vars?: Record<string, unknown>;
   /** In a loop's body: the item and its position in the list. */
   loop?: { item: unknown; index: number };
 }
@@ -14,7 +14,7 @@ export const TEMPLATE_REFERENCE = /\{\{\s*(inputs|nodes|vars|loop)\.([A-Za-z0-9_
 
 function lookup(scope: TemplateScope, space: string, key: string): unknown {
   if (space === "inputs") return Object.hasOwn(scope.inputs, key) ? scope.inputs[key] : undefined;
-  if (space === "vars") return Object.hasOwn(scope.vars, key) ? scope.vars[key] : undefined;
+  if (space === "vars") return scope.vars && Object.hasOwn(scope.vars, key) ? scope.vars[key] : undefined;
   if (space === "loop") return key === "item" ? scope.loop?.item : key === "index" ? scope.loop?.index : undefined;
   return Object.hasOwn(scope.nodes, key) ? scope.nodes[key]!.output : undefined;
 }
