@@ -1,9 +1,10 @@
 // A flow's `code` node: JavaScript run in QuickJS compiled to WebAssembly (quickjs-emscripten),
-// never in Node's own engine. The sandbox has no network, no file system and no host objects
-// (nothing is exposed to it but the JSON it is handed), its heap is capped and an interrupt
-// handler stops it at its deadline. The evaluation is synchronous on the calling thread, so the
-// time bound is also how long one code node can hold the process.
-import type { QuickJSWASMModule } from "quickjs-emscripten";
+// never in Node's own engine, on a worker thread of its own (code-worker.mjs) so that the server
+// process keeps answering while it runs. The sandbox has no network, no file system and no host
+// objects (nothing is exposed to it but the JSON it is handed); its heap is capped and an interrupt
+// handler stops it at its deadline. Should QuickJS itself hang, the thread is terminated.
+import path from "node:path";
+import { Worker } from "node:worker_threads";
 
 export const CODE_LIMITS = {
   /** Heap of one evaluation, in bytes. */
@@ -14,64 +15,53 @@ export const CODE_LIMITS = {
   stackBytes: 256 * 1024,
 };
 
+/** How long past its deadline a worker may take to answer before it is terminated (its start included). */
+const TERMINATE_AFTER_MS = 5_000;
+
 export type CodeOutcome =
   | { ok: true; output: string }
   | { ok: false; bound: "code time" | "code memory" }
   | { ok: false; bound?: undefined; message: string };
 
 /**
- * A WebAssembly module of its own for each evaluation: nothing one run leaves behind (a heap
- * grown to its limit, a runtime QuickJS could not tear down after a breach) reaches the next.
- * The library is loaded only when a flow first runs a code node.
+ * The worker runs as a plain file from the project root (the working directory, as for the
+ * extraction child and migrations): Next.js bundles server code, so the entry must be a real file.
  */
-async function freshModule(): Promise<QuickJSWASMModule> {
-  const lib = await import("quickjs-emscripten");
-  return lib.newQuickJSWASMModule(lib.RELEASE_SYNC);
+function workerEntry(): string {
+  return path.join(process.cwd(), "src", "server", "runtime", "code-worker.mjs");
 }
 
 /**
  * Runs `code` as the body of a function of `input` (JSON) and hands back what it returns: text
  * as it is, anything else as JSON (nothing is empty text).
  */
-export async function runCode(code: string, input: unknown): Promise<CodeOutcome> {
-  const runtime = (await freshModule()).newRuntime();
-  runtime.setMemoryLimit(CODE_LIMITS.memoryBytes);
-  runtime.setMaxStackSize(CODE_LIMITS.stackBytes);
-  const deadline = Date.now() + CODE_LIMITS.timeMs;
-  let interrupted = false;
-  runtime.setInterruptHandler(() => (interrupted = Date.now() > deadline));
-  const context = runtime.newContext();
-  try {
-    const source = `(() => { const input = JSON.parse(__input); const result = (function (input) {\n${code}\n})(input);
-      return typeof result === "string" ? result : result === undefined ? "" : JSON.stringify(result) ?? ""; })()`;
-    const handle = context.newString(JSON.stringify(input ?? null));
-    context.setProp(context.global, "__input", handle);
-    handle.dispose();
-    const result = context.evalCode(source, "code.js");
-    if (result.error) {
-      const error = context.dump(result.error) as { name?: string; message?: string } | string;
-      result.error.dispose();
-      if (interrupted) return { ok: false, bound: "code time" };
-      const message =
-        typeof error === "object" && error ? `${error.name ?? "Error"}: ${error.message ?? ""}` : String(error);
-      if (/out of memory/i.test(message)) return { ok: false, bound: "code memory" };
-      return { ok: false, message };
-    }
-    const output = context.getString(result.value);
-    result.value.dispose();
-    return { ok: true, output };
-  } catch (error) {
-    // The allocator gives up past the heap limit in ways QuickJS cannot always turn into an exception.
-    if (interrupted) return { ok: false, bound: "code time" };
-    if (/memory|allocat/i.test(String(error))) return { ok: false, bound: "code memory" };
-    throw error;
-  } finally {
-    // After a breach QuickJS may fail its own teardown checks; the module is dropped either way.
-    try {
-      context.dispose();
-      runtime.dispose();
-    } catch {
-      /* the whole module goes with this evaluation */
-    }
-  }
+export function runCode(code: string, input: unknown): Promise<CodeOutcome> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(workerEntry(), {
+      workerData: { code, input: JSON.stringify(input ?? null), ...CODE_LIMITS },
+      // QuickJS's heap lives in WebAssembly memory; the thread's own V8 heap stays small.
+      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
+      stdout: true,
+      stderr: true,
+    });
+    let settled = false;
+    const settle = (finish: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void worker.terminate();
+      finish();
+    };
+    const timer = setTimeout(
+      () => settle(() => resolve({ ok: false, bound: "code time" })),
+      CODE_LIMITS.timeMs + TERMINATE_AFTER_MS,
+    );
+    worker.once("message", (outcome: CodeOutcome) => settle(() => resolve(outcome)));
+    worker.once("error", (error: Error & { code?: string }) =>
+      settle(() =>
+        error.code === "ERR_WORKER_OUT_OF_MEMORY" ? resolve({ ok: false, bound: "code memory" }) : reject(error),
+      ),
+    );
+    worker.once("exit", () => settle(() => reject(new Error("The code sandbox ended without an answer."))));
+  });
 }
