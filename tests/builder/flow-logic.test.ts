@@ -162,7 +162,11 @@ describe("loop", () => {
   });
 
   it("a list of 150 items is refused at 100, naming the node; nothing of the body runs", async () => {
-    const app = await flowApp(LOOP_NODES, LOOP_INPUTS);
+    // A body of templates only: each code node starts a sandbox thread, which 100 items would make slow.
+    const templated = LOOP_NODES.map((node) =>
+      node.id === "each" ? { ...node, data: { ...node.data, body: [(node.data!.body as Node[])[0]] } } : node,
+    );
+    const app = await flowApp(templated, LOOP_INPUTS);
     const names = Array.from({ length: 150 }, (_, i) => `name ${i}`);
     const response = await app.transact({ names });
     const error = expectError(response, 422, "run_limit_exceeded");
@@ -174,6 +178,36 @@ describe("loop", () => {
     const hundred = await app.transact({ names: names.slice(0, 100) });
     expect(hundred.status).toBe(200);
     expect(hundred.body.output.greetings).toHaveLength(100);
+  });
+});
+
+describe("loop failures", () => {
+  it("a body node that fails ends the loop there, naming the iteration's node; later items do not run", async () => {
+    const nodes: Node[] = [
+      { id: "start", type: "trigger_start" },
+      {
+        id: "each",
+        type: "loop",
+        data: {
+          items: { var: "inputs.names" },
+          body: [
+            {
+              id: "check",
+              type: "code",
+              data: { code: 'if (input.loop.index === 2) throw new Error("bad " + input.loop.item); return 1' },
+            },
+          ],
+        },
+      },
+      { id: "out", type: "output", data: { value: '{"all": {{nodes.each.output}}}' } },
+    ];
+    const app = await flowApp(nodes, LOOP_INPUTS);
+    const error = expectError(await app.transact({ names: ["a", "b", "c", "d", "e"] }), 422, "invalid_workflow");
+    expect(error.message).toContain('node "each[2].check"');
+    expect(error.feedback).toEqual([{ nodeId: "check", message: "the code threw Error: bad c" }]);
+    const [execution] = await getDb().execution.findMany({ where: { organizationId: app.tenant.organization.id } });
+    const names = (execution!.trace as { name: string }[]).map((entry) => entry.name);
+    expect(names.some((name) => name.includes("each[3]"))).toBe(false);
   });
 });
 

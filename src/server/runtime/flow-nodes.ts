@@ -106,14 +106,20 @@ export function loopItems(node: FlowNode, where: string, scope: TemplateScope): 
   return items;
 }
 
-/** Runs items at most `concurrency` at once; the results keep the items' order. */
+/** Runs items at most `concurrency` at once; the results keep the items' order. The first failure stops the rest. */
 export async function eachLimited<T, R>(items: T[], concurrency: number, run: (item: T, index: number) => Promise<R>) {
   const results = new Array<R>(items.length);
   let nextIndex = 0;
+  let failed = false;
   const worker = async () => {
-    while (nextIndex < items.length) {
+    while (nextIndex < items.length && !failed) {
       const index = nextIndex++;
-      results[index] = await run(items[index]!, index);
+      try {
+        results[index] = await run(items[index]!, index);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
