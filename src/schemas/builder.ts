@@ -279,7 +279,7 @@ export const FlowNode = z
     data: FreeObject.default({}),
     blocks: z.array(FreeObject).max(100).default([]),
   })
-  .meta({ description: NODE_TYPES_DESCRIPTION });
+  .meta({ id: "FlowNode", description: NODE_TYPES_DESCRIPTION });
 export type FlowNode = z.infer<typeof FlowNode>;
 
 export const FlowDocument = z.strictObject({
@@ -300,7 +300,11 @@ export const FlowPatch = z.strictObject({
   kind: Text(50).optional(),
   questions: z.array(Question).max(50).optional(),
   inputs: z.array(FlowInput).max(100).optional(),
-  nodes: z.array(FlowNode).max(500).optional().meta({ description: NODE_TYPES_DESCRIPTION }),
+  nodes: z
+    .array(FlowNode)
+    .max(500)
+    .optional()
+    .meta({ description: "The flow's nodes; the node types and their `data` are described on `FlowNode`" }),
 });
 
 // ---------------------------------------------------------------------------------------------
