@@ -571,8 +571,13 @@ export interface paths {
          *     - `knowledge_search`: `data.knowledgebaseId` (uuid of a knowledgebase of the organization, required) and `data.query` (template, required); its output is the matching passages.
          *     - `template`: `data.template` (text template, required).
          *     - `output`: `data.value` (template, required): the flow's final value.
+         *     - `condition`: `data.branches` (1 to 20 of `{name, when, next}`, required): the first branch whose `when` (a JSON Logic expression, at most 4000 characters as JSON) is true runs its `next` (a node id or ids); none true runs `data.else` (optional; without it the run ends). Its output is the branch's name (`else` when none). A condition has no `data.next`.
+         *     - `set_variable`: `data.name` (letters, digits, underscores; required) and either `data.value` (template) or `data.expression` (JSON Logic): sets `vars.<name>` for the nodes after it.
+         *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
+         *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
+         *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
          *
-         *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
+         *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
          */
         post: operations["flows-create"];
         delete?: never;
@@ -608,8 +613,13 @@ export interface paths {
          *     - `knowledge_search`: `data.knowledgebaseId` (uuid of a knowledgebase of the organization, required) and `data.query` (template, required); its output is the matching passages.
          *     - `template`: `data.template` (text template, required).
          *     - `output`: `data.value` (template, required): the flow's final value.
+         *     - `condition`: `data.branches` (1 to 20 of `{name, when, next}`, required): the first branch whose `when` (a JSON Logic expression, at most 4000 characters as JSON) is true runs its `next` (a node id or ids); none true runs `data.else` (optional; without it the run ends). Its output is the branch's name (`else` when none). A condition has no `data.next`.
+         *     - `set_variable`: `data.name` (letters, digits, underscores; required) and either `data.value` (template) or `data.expression` (JSON Logic): sets `vars.<name>` for the nodes after it.
+         *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
+         *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
+         *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
          *
-         *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
+         *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
          */
         patch: operations["flows-patchDraft"];
         trace?: never;
@@ -2325,6 +2335,33 @@ export interface components {
          * @description ISO 8601 with an offset, from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z
          */
         DateTimeInput: string;
+        /**
+         * @description Node types (`nodes[].type`) and the `data` each needs:
+         *     - `trigger_start`: the flow's start; it hands on the flow's `inputs`. Exactly one per flow. No required data.
+         *     - `llm`: `data.prompt` (template, required); `data.model` (optional, a model id from `GET /models`).
+         *     - `knowledge_search`: `data.knowledgebaseId` (uuid of a knowledgebase of the organization, required) and `data.query` (template, required); its output is the matching passages.
+         *     - `template`: `data.template` (text template, required).
+         *     - `output`: `data.value` (template, required): the flow's final value.
+         *     - `condition`: `data.branches` (1 to 20 of `{name, when, next}`, required): the first branch whose `when` (a JSON Logic expression, at most 4000 characters as JSON) is true runs its `next` (a node id or ids); none true runs `data.else` (optional; without it the run ends). Its output is the branch's name (`else` when none). A condition has no `data.next`.
+         *     - `set_variable`: `data.name` (letters, digits, underscores; required) and either `data.value` (template) or `data.expression` (JSON Logic): sets `vars.<name>` for the nodes after it.
+         *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
+         *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
+         *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
+         *
+         *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
+         */
+        FlowNode: {
+            id: string;
+            type: string;
+            /** @default {} */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @default [] */
+            blocks: {
+                [key: string]: unknown;
+            }[];
+        };
         /** Format: date-time */
         DateTime: string;
         Model: {
@@ -2616,18 +2653,7 @@ export interface components {
                 /** @default [] */
                 options: string[];
             }[];
-            nodes: {
-                id: string;
-                type: string;
-                /** @default {} */
-                data: {
-                    [key: string]: unknown;
-                };
-                /** @default [] */
-                blocks: {
-                    [key: string]: unknown;
-                }[];
-            }[];
+            nodes: components["schemas"]["FlowNodeOutput"][];
             id: components["schemas"]["Uuid"];
             /** @description A version is live */
             published: boolean;
@@ -2980,6 +3006,33 @@ export interface components {
             planId: components["schemas"]["Uuid"] | null;
             planName: string | null;
             createdAt: string;
+        };
+        /**
+         * @description Node types (`nodes[].type`) and the `data` each needs:
+         *     - `trigger_start`: the flow's start; it hands on the flow's `inputs`. Exactly one per flow. No required data.
+         *     - `llm`: `data.prompt` (template, required); `data.model` (optional, a model id from `GET /models`).
+         *     - `knowledge_search`: `data.knowledgebaseId` (uuid of a knowledgebase of the organization, required) and `data.query` (template, required); its output is the matching passages.
+         *     - `template`: `data.template` (text template, required).
+         *     - `output`: `data.value` (template, required): the flow's final value.
+         *     - `condition`: `data.branches` (1 to 20 of `{name, when, next}`, required): the first branch whose `when` (a JSON Logic expression, at most 4000 characters as JSON) is true runs its `next` (a node id or ids); none true runs `data.else` (optional; without it the run ends). Its output is the branch's name (`else` when none). A condition has no `data.next`.
+         *     - `set_variable`: `data.name` (letters, digits, underscores; required) and either `data.value` (template) or `data.expression` (JSON Logic): sets `vars.<name>` for the nodes after it.
+         *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
+         *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
+         *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
+         *
+         *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
+         */
+        FlowNodeOutput: {
+            id: string;
+            type: string;
+            /** @default {} */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @default [] */
+            blocks: {
+                [key: string]: unknown;
+            }[];
         };
         /** @description `event: run`: the first event; the run to resume (`GET …/runs/{execution_id}/events`) or cancel */
         ConversationRunEvent: {
@@ -3441,9 +3494,12 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description `invalid_workflow` (422): Flow refused by validation; `feedback` names each problem; nothing written */
+        /** @description `invalid_workflow` (422): Flow refused by validation (`feedback` names each problem; nothing written), or a flow node that could not do what its data asks as it ran (`feedback` names the node; the run is recorded as failed, not billed) */
         InvalidWorkflowError: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             code: "invalid_workflow";
             /** @description Human-readable; wording may change */
             message: string;
@@ -3484,7 +3540,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description `run_limit_exceeded` (422): The run outgrew a bound (steps, a node's or member's output, the reply, or time); the message names it; the run was stopped, recorded as failed and billed */
+        /** @description `run_limit_exceeded` (422): The run outgrew a bound (steps, a node's or member's output, the reply, time, a loop's items, a code node's time or memory, an http_request's time or answer); the message names it; the run was stopped, recorded as failed and billed */
         RunLimitExceededError: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -3914,7 +3970,7 @@ export interface components {
                 };
             };
         };
-        /** @description `unpublished_dependencies`, `run_limit_exceeded` */
+        /** @description `unpublished_dependencies`, `run_limit_exceeded`, `invalid_workflow` */
         Error422_9: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3922,7 +3978,7 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["UnpublishedDependenciesError"] | components["schemas"]["RunLimitExceededError"];
+                    error: components["schemas"]["UnpublishedDependenciesError"] | components["schemas"]["RunLimitExceededError"] | components["schemas"]["InvalidWorkflowError"];
                 };
             };
         };
@@ -5842,28 +5898,8 @@ export interface operations {
                         /** @default [] */
                         options?: string[];
                     }[];
-                    /**
-                     * @description Node types (`nodes[].type`) and the `data` each needs:
-                     *     - `trigger_start`: the flow's start; it hands on the flow's `inputs`. Exactly one per flow. No required data.
-                     *     - `llm`: `data.prompt` (template, required); `data.model` (optional, a model id from `GET /models`).
-                     *     - `knowledge_search`: `data.knowledgebaseId` (uuid of a knowledgebase of the organization, required) and `data.query` (template, required); its output is the matching passages.
-                     *     - `template`: `data.template` (text template, required).
-                     *     - `output`: `data.value` (template, required): the flow's final value.
-                     *
-                     *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
-                     */
-                    nodes?: {
-                        id: string;
-                        type: string;
-                        /** @default {} */
-                        data?: {
-                            [key: string]: unknown;
-                        };
-                        /** @default [] */
-                        blocks?: {
-                            [key: string]: unknown;
-                        }[];
-                    }[];
+                    /** @description The flow's nodes; the node types and their `data` are described on `FlowNode` */
+                    nodes?: components["schemas"]["FlowNode"][];
                 };
             };
         };
@@ -5974,28 +6010,8 @@ export interface operations {
                         /** @default [] */
                         options?: string[];
                     }[];
-                    /**
-                     * @description Node types (`nodes[].type`) and the `data` each needs:
-                     *     - `trigger_start`: the flow's start; it hands on the flow's `inputs`. Exactly one per flow. No required data.
-                     *     - `llm`: `data.prompt` (template, required); `data.model` (optional, a model id from `GET /models`).
-                     *     - `knowledge_search`: `data.knowledgebaseId` (uuid of a knowledgebase of the organization, required) and `data.query` (template, required); its output is the matching passages.
-                     *     - `template`: `data.template` (text template, required).
-                     *     - `output`: `data.value` (template, required): the flow's final value.
-                     *
-                     *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
-                     */
-                    nodes?: {
-                        id: string;
-                        type: string;
-                        /** @default {} */
-                        data?: {
-                            [key: string]: unknown;
-                        };
-                        /** @default [] */
-                        blocks?: {
-                            [key: string]: unknown;
-                        }[];
-                    }[];
+                    /** @description The flow's nodes; the node types and their `data` are described on `FlowNode` */
+                    nodes?: components["schemas"]["FlowNode"][];
                     /** @description The `updatedAt` last read */
                     expectedUpdatedAt?: components["schemas"]["DateTimeInput"];
                 };
