@@ -26,6 +26,8 @@ interface Seen {
 let standIn: http.Server;
 let base: string;
 const seen: Seen[] = [];
+let inFlight = 0;
+let mostAtOnce = 0;
 
 beforeAll(async () => {
   standIn = http.createServer((request, response) => {
@@ -33,6 +35,15 @@ beforeAll(async () => {
     request.on("data", (chunk: Buffer) => (body += chunk.toString()));
     request.on("end", () => {
       seen.push({ method: request.method!, url: request.url!, headers: request.headers, body });
+      if (request.url!.startsWith("/slow/")) {
+        inFlight++;
+        mostAtOnce = Math.max(mostAtOnce, inFlight);
+        setTimeout(() => {
+          inFlight--;
+          response.writeHead(200).end(request.url!.slice("/slow/".length));
+        }, 300);
+        return;
+      }
       if (request.url === "/big") return response.writeHead(200).end("x".repeat(2 * 1024 * 1024));
       if (request.url === "/broken") return response.writeHead(500).end("down");
       const order = /^\/orders\/([^/?]+)/.exec(request.url!)?.[1];
@@ -156,5 +167,43 @@ describe("http_request", () => {
     const broken = await httpApp({ url: `${base}/broken` });
     const failed = expectError(await broken({ order: "A-1" }), 422, "invalid_workflow");
     expect(failed.feedback).toEqual([{ nodeId: "call", message: `${base} answered HTTP 500` }]);
+  });
+
+  it("a loop's calls run at most 5 at once, each item's answer in its place", async () => {
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    const flow = await create(key, "flows", {
+      name: "Fan out",
+      inputs: [{ key: "ids", type: "multiselect", required: true }],
+      nodes: [
+        { id: "start", type: "trigger_start" },
+        {
+          id: "each",
+          type: "loop",
+          data: {
+            items: { var: "inputs.ids" },
+            concurrency: 5,
+            body: [{ id: "fetch", type: "http_request", data: { url: `${base}/slow/{{loop.item}}` } }],
+          },
+        },
+        { id: "out", type: "output", data: { value: '{"answers": {{nodes.each.output}}}' } },
+      ],
+    });
+    await publish(key, "flows", flow.id);
+    const app = await create(key, "apps", {
+      name: "Fan out app",
+      members: [{ id: flow.id, kind: "flow" }],
+      orchestrationMode: "sequential",
+      api: { transactionEnabled: true },
+    });
+    await publish(key, "apps", app.id);
+    mostAtOnce = 0;
+    const ids = Array.from({ length: 12 }, (_, i) => `id${i}`);
+    const response = await api("POST", `/apps/${app.id}/transaction`, { key, body: { input: { ids } } });
+    expect(response.status).toBe(200);
+    expect(response.body.output).toEqual({ answers: ids });
+    // Never more than 5 (12 unbounded), and more than one: the items do overlap.
+    expect(mostAtOnce).toBeLessThanOrEqual(5);
+    expect(mostAtOnce).toBeGreaterThan(1);
   });
 });
