@@ -15,12 +15,23 @@ import {
   Uuid,
 } from "./common";
 import {
+  MAX_CODE_CHARS,
+  MAX_CONDITION_BRANCHES,
+  MAX_EXPRESSION_CHARS,
   MAX_GREETING_CHARS,
+  MAX_HTTP_BODY_TEMPLATE_CHARS,
+  MAX_HTTP_HEADERS,
   MAX_INSTRUCTIONS_CHARS,
   MAX_LABEL_CHARS,
+  MAX_LOOP_BODY_NODES,
+  MAX_LOOP_CONCURRENCY,
+  MAX_LOOP_ITEMS,
   MAX_MEMBER_POSITION,
   MAX_NODE_POSITION,
   MAX_NODE_TITLE_CHARS,
+  MAX_SHORT_NAME_CHARS,
+  MAX_SLUG_CHARS,
+  MAX_URL_CHARS,
   MAX_VERSION_NOTES_CHARS,
 } from "./limits";
 
@@ -141,8 +152,95 @@ export const AgentPatch = z.strictObject({
 // ---------------------------------------------------------------------------------------------
 // Flows
 
-export const NODE_TYPES = ["trigger_start", "llm", "knowledge_search", "template", "output"] as const;
+export const NODE_TYPES = [
+  "trigger_start",
+  "llm",
+  "knowledge_search",
+  "template",
+  "output",
+  "condition",
+  "set_variable",
+  "loop",
+  "http_request",
+  "code",
+] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
+
+/** The node types a loop's body may hold: they compute an output, and neither branch nor end the run. */
+export const LOOP_BODY_TYPES = ["llm", "knowledge_search", "template", "http_request", "code"] as const;
+
+export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+/** Wall time of one http_request node's call, and the most of its answer read, in bytes. */
+export const HTTP_NODE_LIMITS = { timeMs: 30_000, answerBytes: 1024 * 1024 };
+
+/** Where a condition's branch, or its `else`, goes: a node id or several. */
+const NodeTarget = z.union([Text(100).min(1), z.array(Text(100).min(1)).max(20)]);
+/** A JSON Logic expression (any JSON value); its size and shape are checked by expressionProblem. */
+const Expression = z.unknown().refine((value) => value !== undefined, "Required: a JSON Logic expression");
+const VariableName = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "letters, digits and underscores, not starting with a digit");
+const HeaderName = z
+  .string()
+  .min(1)
+  .max(MAX_SHORT_NAME_CHARS)
+  .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "an HTTP header name");
+const HeaderValue = Text(MAX_URL_CHARS).regex(/^[^\r\n]*$/, "one line");
+
+/**
+ * The `data` of each node type that has one to check (beyond `next`, `position` and `title`,
+ * which every node may hold). A draft may lack required fields while it is built (the graph
+ * rules then read these partially); publishing and running need them.
+ */
+export const NODE_DATA = {
+  condition: z.object({
+    branches: z
+      .array(
+        z.strictObject({
+          name: Text(100).min(1).meta({ description: "What the branch is called; the node's output when it is taken" }),
+          when: Expression.meta({ description: "JSON Logic over `{inputs, vars, nodes, loop}`" }),
+          next: NodeTarget,
+        }),
+      )
+      .min(1)
+      .max(MAX_CONDITION_BRANCHES),
+    else: NodeTarget.optional(),
+  }),
+  set_variable: z.object({
+    name: VariableName,
+    value: Text(MAX_EXPRESSION_CHARS).optional(),
+    expression: Expression.optional(),
+  }),
+  loop: z.object({
+    items: Expression,
+    body: z
+      .array(z.strictObject({ id: Text(100).min(1), type: z.enum(LOOP_BODY_TYPES), data: FreeObject.default({}) }))
+      .min(1)
+      .max(MAX_LOOP_BODY_NODES),
+    concurrency: boundedInt(1, MAX_LOOP_CONCURRENCY).default(1),
+  }),
+  http_request: z.object({
+    method: z.enum(HTTP_METHODS).default("GET"),
+    url: Text(MAX_URL_CHARS).min(1),
+    body: Text(MAX_HTTP_BODY_TEMPLATE_CHARS).optional(),
+    headers: z
+      .record(HeaderName, HeaderValue)
+      .refine((headers) => Object.keys(headers).length <= MAX_HTTP_HEADERS, `At most ${MAX_HTTP_HEADERS} headers`)
+      .refine(
+        (headers) =>
+          !Object.keys(headers).some((name) =>
+            ["host", "content-length", "transfer-encoding", "connection"].includes(name.toLowerCase()),
+          ),
+        "host, content-length, transfer-encoding and connection are set by Atrium",
+      )
+      .optional(),
+    credentials: Text(MAX_SLUG_CHARS).min(1).optional(),
+  }),
+  code: z.object({ code: Text(MAX_CODE_CHARS).min(1) }),
+} satisfies Partial<Record<NodeType, z.ZodObject>>;
 
 export const NODE_TYPES_DESCRIPTION = `Node types (\`nodes[].type\`) and the \`data\` each needs:
 - \`trigger_start\`: the flow's start; it hands on the flow's \`inputs\`. Exactly one per flow. No required data.
@@ -150,8 +248,13 @@ export const NODE_TYPES_DESCRIPTION = `Node types (\`nodes[].type\`) and the \`d
 - \`knowledge_search\`: \`data.knowledgebaseId\` (uuid of a knowledgebase of the organization, required) and \`data.query\` (template, required); its output is the matching passages.
 - \`template\`: \`data.template\` (text template, required).
 - \`output\`: \`data.value\` (template, required): the flow's final value.
+- \`condition\`: \`data.branches\` (1 to ${MAX_CONDITION_BRANCHES} of \`{name, when, next}\`, required): the first branch whose \`when\` (a JSON Logic expression, at most ${MAX_EXPRESSION_CHARS} characters as JSON) is true runs its \`next\` (a node id or ids); none true runs \`data.else\` (optional; without it the run ends). Its output is the branch's name (\`else\` when none). A condition has no \`data.next\`.
+- \`set_variable\`: \`data.name\` (letters, digits, underscores; required) and either \`data.value\` (template) or \`data.expression\` (JSON Logic): sets \`vars.<name>\` for the nodes after it.
+- \`loop\`: \`data.items\` (JSON Logic giving a list, or text holding a JSON array; at most ${MAX_LOOP_ITEMS} items, more fails the run at this node) and \`data.body\` (1 to ${MAX_LOOP_BODY_NODES} nodes of types ${LOOP_BODY_TYPES.join(", ")}, run in order for each item; they read \`{{loop.item}}\` and \`{{loop.index}}\`); \`data.concurrency\` (1 to ${MAX_LOOP_CONCURRENCY} items at once, default 1). Its output is a JSON array: the last body node's output for each item.
+- \`http_request\`: \`data.url\` (template, required), \`data.method\` (${HTTP_METHODS.join(", ")}; default GET), \`data.body\` (template; not sent with GET), \`data.headers\` (at most ${MAX_HTTP_HEADERS} plain header templates) and \`data.credentials\` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); ${HTTP_NODE_LIMITS.timeMs / 1000} s and ${HTTP_NODE_LIMITS.answerBytes / (1024 * 1024)} MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
+- \`code\`: \`data.code\` (JavaScript, the body of a function of \`input\` = \`{inputs, vars, nodes}\`; at most ${MAX_CODE_CHARS} characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
 
-Templates read \`{{inputs.<key>}}\` and \`{{nodes.<id>.output}}\` of a node that runs before this one. Nodes run in array order unless \`data.next\` (a node id, or an array of node ids) says which node runs next; \`data.next\` never forms a cycle. Node ids are unique. Any node may hold \`data.position\` \`{x, y}\` (two numbers from -${MAX_NODE_POSITION} to ${MAX_NODE_POSITION}): where the console's canvas draws it; runs ignore it. Any node may hold \`data.title\` (one line, at most ${MAX_NODE_TITLE_CHARS} characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (\`run_limit_exceeded\`).`;
+Templates read \`{{inputs.<key>}}\`, \`{{vars.<name>}}\` and \`{{nodes.<id>.output}}\` of a node that runs before this one. JSON Logic reads the same as \`{"var": "inputs.<key>"}\`, \`{"var": "vars.<name>"}\`, \`{"var": "nodes.<id>.output"}\` (and \`nodes.<id>.json\`, the output parsed when it is JSON). Nodes run in array order unless \`data.next\` (a node id, or an array of node ids) says which node runs next; \`data.next\` never forms a cycle. Node ids are unique. Any node may hold \`data.position\` \`{x, y}\` (two numbers from -${MAX_NODE_POSITION} to ${MAX_NODE_POSITION}): where the console's canvas draws it; runs ignore it. Any node may hold \`data.title\` (one line, at most ${MAX_NODE_TITLE_CHARS} characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (\`run_limit_exceeded\`).`;
 
 export const FlowInput = z.strictObject({
   key: z
@@ -176,7 +279,7 @@ export const FlowNode = z
     data: FreeObject.default({}),
     blocks: z.array(FreeObject).max(100).default([]),
   })
-  .meta({ description: NODE_TYPES_DESCRIPTION });
+  .meta({ id: "FlowNode", description: NODE_TYPES_DESCRIPTION });
 export type FlowNode = z.infer<typeof FlowNode>;
 
 export const FlowDocument = z.strictObject({
@@ -197,7 +300,11 @@ export const FlowPatch = z.strictObject({
   kind: Text(50).optional(),
   questions: z.array(Question).max(50).optional(),
   inputs: z.array(FlowInput).max(100).optional(),
-  nodes: z.array(FlowNode).max(500).optional().meta({ description: NODE_TYPES_DESCRIPTION }),
+  nodes: z
+    .array(FlowNode)
+    .max(500)
+    .optional()
+    .meta({ description: "The flow's nodes; the node types and their `data` are described on `FlowNode`" }),
 });
 
 // ---------------------------------------------------------------------------------------------

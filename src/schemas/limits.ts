@@ -82,3 +82,21 @@ export const MIN_INPUT_TIME = "1970-01-01T00:00:00Z";
 export const MAX_INPUT_TIME = "9999-12-31T23:59:59.999Z";
 /** Calls in one tRPC batch (console and portal); the browser's batch link splits at the same size. */
 export const MAX_TRPC_BATCH_CALLS = 20;
+
+// Flow nodes that decide, call and compute (src/schemas/builder.ts, NODE_DATA).
+/** A JSON Logic expression (condition, set_variable, loop items), as JSON text. */
+export const MAX_EXPRESSION_CHARS = 4_000;
+/** Branches of one condition node. */
+export const MAX_CONDITION_BRANCHES = 20;
+/** Nodes a loop's body runs for each item. */
+export const MAX_LOOP_BODY_NODES = 20;
+/** Items one loop runs over; a longer list fails the run at that node. */
+export const MAX_LOOP_ITEMS = 100;
+/** Items a loop runs at once. */
+export const MAX_LOOP_CONCURRENCY = 5;
+/** A code node's JavaScript. */
+export const MAX_CODE_CHARS = 20_000;
+/** An http_request node's body template. */
+export const MAX_HTTP_BODY_TEMPLATE_CHARS = 65_536;
+/** Plain headers of one http_request node. */
+export const MAX_HTTP_HEADERS = 20;

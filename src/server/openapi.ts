@@ -70,11 +70,12 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   conflict:
     "Stale `expectedUpdatedAt` / `If-Unmodified-Since`, an Idempotency-Key reused with another body or still running, or a portal slug another portal has; nothing written",
   precondition_failed: "`If-Match` names a version other than the current one (drafts, pages); nothing written",
-  invalid_workflow: "Flow refused by validation; `feedback` names each problem; nothing written",
+  invalid_workflow:
+    "Flow refused by validation (`feedback` names each problem; nothing written), or a flow node that could not do what its data asks as it ran (`feedback` names the node; the run is recorded as failed, not billed)",
   invalid_model: "Model id unknown or unavailable; nothing written",
   unpublished_dependencies: "Adviser or member not published; `dependencies` lists them; nothing written",
   run_limit_exceeded:
-    "The run outgrew a bound (steps, a node's or member's output, the reply, or time); the message names it; the run was stopped, recorded as failed and billed",
+    "The run outgrew a bound (steps, a node's or member's output, the reply, time, a loop's items, a code node's time or memory, an http_request's time or answer); the message names it; the run was stopped, recorded as failed and billed",
   provider_error: "The model provider failed or timed out; nothing charged when nothing was produced; retry later",
   rate_limited: "Too many requests (120 per minute per key, sliding 60-second window); see Retry-After",
   server_error: "Server-side failure; safe to retry",

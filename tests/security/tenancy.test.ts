@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { NODE_REFERENCES } from "@/schemas/flow-graph";
 import { NODE_TYPES } from "@/schemas/builder";
 import { getDb } from "@/server/db";
+import { createMcpConnection } from "@/server/services/mcp-connections";
 import { api, expectError, newOrganization, restHandler, type Tenant } from "../helpers";
 import { create, patchDraft, publish } from "../builder-helpers";
 import { newKnowledgebase, newPage } from "../knowledge-helpers";
@@ -134,8 +135,23 @@ describe("draft writes and publishes refuse ids of another organization", () => 
     const ownFlow = await create(key, "flows", { name: "Own flow" });
     await publish(key, "agents", ownAgent.id);
     await publish(key, "flows", ownFlow.id);
-    const foreignOf = { knowledgebase: a.kbId, agent: foreignAgent.id, flow: foreignFlow.id } as const;
-    const ownOf = { knowledgebase: ownKb, agent: ownAgent.id, flow: ownFlow.id } as const;
+    // An http_request node names an MCP connection (whose stored headers it sends) by its slug.
+    const connection = (tenant: Tenant, slug: string) =>
+      createMcpConnection(getDb(), tenant.operator, {
+        slug,
+        name: slug,
+        url: "https://93.184.215.14/mcp",
+        headers: [],
+      });
+    await connection(a.tenant, "foreignconn");
+    await connection(b, "ownconn");
+    const foreignOf = {
+      knowledgebase: a.kbId,
+      agent: foreignAgent.id,
+      flow: foreignFlow.id,
+      "MCP connection": "foreignconn",
+    } as const;
+    const ownOf = { knowledgebase: ownKb, agent: ownAgent.id, flow: ownFlow.id, "MCP connection": "ownconn" } as const;
 
     // Every node type is walked; those that hold ids get each id field set to a foreign id.
     const cases: {

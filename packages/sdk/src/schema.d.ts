@@ -431,7 +431,7 @@ export interface paths {
         put?: never;
         /**
          * Create a draft agent
-         * @description Creates an unpublished draft agent. The body takes `name` (required) and any draft field. `model` must be listed by `GET /models` (else `invalid_model`); `knowledge` items are `{knowledgebaseId}` (the title is read back) and `flows` are flow ids of the organization; `integrations[].toolkit` names an MCP connection. A knowledgebase, flow or connection the organization does not have is 422 `knowledgebase_not_found`, `flow_not_found` or `mcp_connection_not_found`, nothing written.
+         * @description Creates an unpublished draft agent. The body takes `name` (required) and any draft field. `model` must be listed by `GET /models` (else `invalid_model`); `knowledge` items are `{knowledgebaseId}` (the title is read back) and `flows` are flow ids of the organization.
          */
         post: operations["agents-create"];
         delete?: never;
@@ -459,7 +459,7 @@ export interface paths {
         head?: never;
         /**
          * Update the agent draft
-         * @description Only the fields passed change; arrays replace the whole set; nested objects (`identity`, `builtIns`) merge. `expectedUpdatedAt` (the `updatedAt` last read) or the header `If-Unmodified-Since` refuses the write with `conflict` when the draft changed meanwhile, and `If-Match` with a tag other than the draft's current `ETag` refuses it with 412 `precondition_failed`; nothing is written. `model` must be listed by `GET /models` (else `invalid_model`); `knowledge` items are `{knowledgebaseId}` (the title is read back) and `flows` are flow ids of the organization; `integrations[].toolkit` names an MCP connection. A knowledgebase, flow or connection the organization does not have is 422 `knowledgebase_not_found`, `flow_not_found` or `mcp_connection_not_found`, nothing written.
+         * @description Only the fields passed change; arrays replace the whole set; nested objects (`identity`, `builtIns`) merge. `expectedUpdatedAt` (the `updatedAt` last read) or the header `If-Unmodified-Since` refuses the write with `conflict` when the draft changed meanwhile, and `If-Match` with a tag other than the draft's current `ETag` refuses it with 412 `precondition_failed`; nothing is written. `model` must be listed by `GET /models` (else `invalid_model`); `knowledge` items are `{knowledgebaseId}` (the title is read back) and `flows` are flow ids of the organization.
          */
         patch: operations["agents-patchDraft"];
         trace?: never;
@@ -571,8 +571,13 @@ export interface paths {
          *     - `knowledge_search`: `data.knowledgebaseId` (uuid of a knowledgebase of the organization, required) and `data.query` (template, required); its output is the matching passages.
          *     - `template`: `data.template` (text template, required).
          *     - `output`: `data.value` (template, required): the flow's final value.
+         *     - `condition`: `data.branches` (1 to 20 of `{name, when, next}`, required): the first branch whose `when` (a JSON Logic expression, at most 4000 characters as JSON) is true runs its `next` (a node id or ids); none true runs `data.else` (optional; without it the run ends). Its output is the branch's name (`else` when none). A condition has no `data.next`.
+         *     - `set_variable`: `data.name` (letters, digits, underscores; required) and either `data.value` (template) or `data.expression` (JSON Logic): sets `vars.<name>` for the nodes after it.
+         *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
+         *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
+         *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
          *
-         *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
+         *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
          */
         post: operations["flows-create"];
         delete?: never;
@@ -608,8 +613,13 @@ export interface paths {
          *     - `knowledge_search`: `data.knowledgebaseId` (uuid of a knowledgebase of the organization, required) and `data.query` (template, required); its output is the matching passages.
          *     - `template`: `data.template` (text template, required).
          *     - `output`: `data.value` (template, required): the flow's final value.
+         *     - `condition`: `data.branches` (1 to 20 of `{name, when, next}`, required): the first branch whose `when` (a JSON Logic expression, at most 4000 characters as JSON) is true runs its `next` (a node id or ids); none true runs `data.else` (optional; without it the run ends). Its output is the branch's name (`else` when none). A condition has no `data.next`.
+         *     - `set_variable`: `data.name` (letters, digits, underscores; required) and either `data.value` (template) or `data.expression` (JSON Logic): sets `vars.<name>` for the nodes after it.
+         *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
+         *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
+         *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
          *
-         *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
+         *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
          */
         patch: operations["flows-patchDraft"];
         trace?: never;
@@ -713,7 +723,7 @@ export interface paths {
         put?: never;
         /**
          * Create a draft app
-         * @description Creates an unpublished draft app. The body takes `name` (required) and any draft field. `adviser` is written as `{id}` (an agent) or null; `members` items are `{id, kind, position?}` (`name` and `published` are read back; `position` defaults to array order); `api` merges into the current config. An adviser or member the organization does not have is 422 `agent_not_found` or `flow_not_found`, nothing written.
+         * @description Creates an unpublished draft app. The body takes `name` (required) and any draft field. `adviser` is written as `{id}` (an agent) or null; `members` items are `{id, kind, position?}` (`name` and `published` are read back; `position` defaults to array order); `api` merges into the current config.
          */
         post: operations["apps-create"];
         delete?: never;
@@ -741,7 +751,7 @@ export interface paths {
         head?: never;
         /**
          * Update the app draft
-         * @description Only the fields passed change; arrays replace the whole set; nested objects (`api`) merge. `expectedUpdatedAt` (the `updatedAt` last read) or the header `If-Unmodified-Since` refuses the write with `conflict` when the draft changed meanwhile, and `If-Match` with a tag other than the draft's current `ETag` refuses it with 412 `precondition_failed`; nothing is written. `adviser` is written as `{id}` (an agent) or null; `members` items are `{id, kind, position?}` (`name` and `published` are read back; `position` defaults to array order); `api` merges into the current config. An adviser or member the organization does not have is 422 `agent_not_found` or `flow_not_found`, nothing written.
+         * @description Only the fields passed change; arrays replace the whole set; nested objects (`api`) merge. `expectedUpdatedAt` (the `updatedAt` last read) or the header `If-Unmodified-Since` refuses the write with `conflict` when the draft changed meanwhile, and `If-Match` with a tag other than the draft's current `ETag` refuses it with 412 `precondition_failed`; nothing is written. `adviser` is written as `{id}` (an agent) or null; `members` items are `{id, kind, position?}` (`name` and `published` are read back; `position` defaults to array order); `api` merges into the current config.
          */
         patch: operations["apps-patchDraft"];
         trace?: never;
@@ -2325,6 +2335,33 @@ export interface components {
          * @description ISO 8601 with an offset, from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z
          */
         DateTimeInput: string;
+        /**
+         * @description Node types (`nodes[].type`) and the `data` each needs:
+         *     - `trigger_start`: the flow's start; it hands on the flow's `inputs`. Exactly one per flow. No required data.
+         *     - `llm`: `data.prompt` (template, required); `data.model` (optional, a model id from `GET /models`).
+         *     - `knowledge_search`: `data.knowledgebaseId` (uuid of a knowledgebase of the organization, required) and `data.query` (template, required); its output is the matching passages.
+         *     - `template`: `data.template` (text template, required).
+         *     - `output`: `data.value` (template, required): the flow's final value.
+         *     - `condition`: `data.branches` (1 to 20 of `{name, when, next}`, required): the first branch whose `when` (a JSON Logic expression, at most 4000 characters as JSON) is true runs its `next` (a node id or ids); none true runs `data.else` (optional; without it the run ends). Its output is the branch's name (`else` when none). A condition has no `data.next`.
+         *     - `set_variable`: `data.name` (letters, digits, underscores; required) and either `data.value` (template) or `data.expression` (JSON Logic): sets `vars.<name>` for the nodes after it.
+         *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
+         *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
+         *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
+         *
+         *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
+         */
+        FlowNode: {
+            id: string;
+            type: string;
+            /** @default {} */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @default [] */
+            blocks: {
+                [key: string]: unknown;
+            }[];
+        };
         /** Format: date-time */
         DateTime: string;
         Model: {
@@ -2616,18 +2653,7 @@ export interface components {
                 /** @default [] */
                 options: string[];
             }[];
-            nodes: {
-                id: string;
-                type: string;
-                /** @default {} */
-                data: {
-                    [key: string]: unknown;
-                };
-                /** @default [] */
-                blocks: {
-                    [key: string]: unknown;
-                }[];
-            }[];
+            nodes: components["schemas"]["FlowNodeOutput"][];
             id: components["schemas"]["Uuid"];
             /** @description A version is live */
             published: boolean;
@@ -2886,7 +2912,10 @@ export interface components {
             };
             /** @description `{field: [before, after]}`; secrets only as `"changed"` */
             changes: {
-                [key: string]: unknown[];
+                [key: string]: [
+                    unknown,
+                    unknown
+                ];
             };
             /** @description The X-Request-Id of the request that made the change */
             requestId: string | null;
@@ -2978,6 +3007,33 @@ export interface components {
             planName: string | null;
             createdAt: string;
         };
+        /**
+         * @description Node types (`nodes[].type`) and the `data` each needs:
+         *     - `trigger_start`: the flow's start; it hands on the flow's `inputs`. Exactly one per flow. No required data.
+         *     - `llm`: `data.prompt` (template, required); `data.model` (optional, a model id from `GET /models`).
+         *     - `knowledge_search`: `data.knowledgebaseId` (uuid of a knowledgebase of the organization, required) and `data.query` (template, required); its output is the matching passages.
+         *     - `template`: `data.template` (text template, required).
+         *     - `output`: `data.value` (template, required): the flow's final value.
+         *     - `condition`: `data.branches` (1 to 20 of `{name, when, next}`, required): the first branch whose `when` (a JSON Logic expression, at most 4000 characters as JSON) is true runs its `next` (a node id or ids); none true runs `data.else` (optional; without it the run ends). Its output is the branch's name (`else` when none). A condition has no `data.next`.
+         *     - `set_variable`: `data.name` (letters, digits, underscores; required) and either `data.value` (template) or `data.expression` (JSON Logic): sets `vars.<name>` for the nodes after it.
+         *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
+         *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
+         *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
+         *
+         *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
+         */
+        FlowNodeOutput: {
+            id: string;
+            type: string;
+            /** @default {} */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @default [] */
+            blocks: {
+                [key: string]: unknown;
+            }[];
+        };
         /** @description `event: run`: the first event; the run to resume (`GET …/runs/{execution_id}/events`) or cancel */
         ConversationRunEvent: {
             execution_id: components["schemas"]["Uuid"];
@@ -3058,7 +3114,7 @@ export interface components {
         /** @description The `error` object of any error response */
         ErrorBody: {
             /** @enum {string} */
-            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
+            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
             message: string;
         } & {
             [key: string]: unknown;
@@ -3438,77 +3494,12 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description `agent_not_found` (422): A draft names an agent (an app's adviser or member) the organization does not have; `problems` lists each; nothing written */
-        AgentNotFoundError: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            code: "agent_not_found";
-            /** @description Human-readable; wording may change */
-            message: string;
-            /** @description Every problem found, each naming the field */
-            problems?: {
-                path: string;
-                message: string;
-            }[];
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description `flow_not_found` (422): A draft names a flow (an agent's flows, an app's member) the organization does not have; `problems` lists each; nothing written */
-        FlowNotFoundError: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            code: "flow_not_found";
-            /** @description Human-readable; wording may change */
-            message: string;
-            /** @description Every problem found, each naming the field */
-            problems?: {
-                path: string;
-                message: string;
-            }[];
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description `knowledgebase_not_found` (422): An agent draft names a knowledgebase the organization does not have; `problems` lists each; nothing written */
-        KnowledgebaseNotFoundError: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            code: "knowledgebase_not_found";
-            /** @description Human-readable; wording may change */
-            message: string;
-            /** @description Every problem found, each naming the field */
-            problems?: {
-                path: string;
-                message: string;
-            }[];
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description `mcp_connection_not_found` (422): An agent's integration names an MCP connection (toolkit) the organization does not have; `problems` lists each; nothing written */
-        McpConnectionNotFoundError: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            code: "mcp_connection_not_found";
-            /** @description Human-readable; wording may change */
-            message: string;
-            /** @description Every problem found, each naming the field */
-            problems?: {
-                path: string;
-                message: string;
-            }[];
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description `invalid_workflow` (422): Flow refused by validation; `feedback` names each problem; nothing written */
+        /** @description `invalid_workflow` (422): Flow refused by validation (`feedback` names each problem; nothing written), or a flow node that could not do what its data asks as it ran (`feedback` names the node; the run is recorded as failed, not billed) */
         InvalidWorkflowError: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             code: "invalid_workflow";
             /** @description Human-readable; wording may change */
             message: string;
@@ -3522,10 +3513,7 @@ export interface components {
         };
         /** @description `invalid_model` (422): Model id unknown or unavailable; nothing written */
         InvalidModelError: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             code: "invalid_model";
             /** @description Human-readable; wording may change */
             message: string;
@@ -3552,7 +3540,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description `run_limit_exceeded` (422): The run outgrew a bound (steps, a node's or member's output, the reply, or time); the message names it; the run was stopped, recorded as failed and billed */
+        /** @description `run_limit_exceeded` (422): The run outgrew a bound (steps, a node's or member's output, the reply, time, a loop's items, a code node's time or memory, an http_request's time or answer); the message names it; the run was stopped, recorded as failed and billed */
         RunLimitExceededError: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -3630,7 +3618,7 @@ export interface components {
                  * @description Stable machine-readable code
                  * @enum {string}
                  */
-                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
+                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
                 /** @description Human-readable; wording may change */
                 message: string;
                 /** @description invalid_request from validation: every problem */
@@ -3641,18 +3629,6 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
-        };
-        /** @description Exactly one of `contentMarkdown`, `contentText` or `url` */
-        SourceContent: {
-            name?: string;
-            contentMarkdown: string;
-        } | {
-            name?: string;
-            contentText: string;
-        } | {
-            name?: string;
-            /** Format: uri */
-            url: string;
         };
     };
     responses: {
@@ -3922,7 +3898,7 @@ export interface components {
                 };
             };
         };
-        /** @description `invalid_model`, `knowledgebase_not_found`, `flow_not_found`, `mcp_connection_not_found` */
+        /** @description `invalid_model` */
         Error422_6: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3930,7 +3906,7 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["InvalidModelError"] | components["schemas"]["KnowledgebaseNotFoundError"] | components["schemas"]["FlowNotFoundError"] | components["schemas"]["McpConnectionNotFoundError"];
+                    error: components["schemas"]["InvalidModelError"];
                 };
             };
         };
@@ -3958,20 +3934,8 @@ export interface components {
                 };
             };
         };
-        /** @description `agent_not_found`, `flow_not_found` */
-        Error422_8: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": {
-                    error: components["schemas"]["AgentNotFoundError"] | components["schemas"]["FlowNotFoundError"];
-                };
-            };
-        };
         /** @description `unpublished_dependencies` */
-        Error422_9: {
+        Error422_8: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -4006,15 +3970,15 @@ export interface components {
                 };
             };
         };
-        /** @description `unpublished_dependencies`, `run_limit_exceeded` */
-        Error422_10: {
+        /** @description `unpublished_dependencies`, `run_limit_exceeded`, `invalid_workflow` */
+        Error422_9: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["UnpublishedDependenciesError"] | components["schemas"]["RunLimitExceededError"];
+                    error: components["schemas"]["UnpublishedDependenciesError"] | components["schemas"]["RunLimitExceededError"] | components["schemas"]["InvalidWorkflowError"];
                 };
             };
         };
@@ -5362,9 +5326,9 @@ export interface operations {
                 include?: "drafts";
                 limit?: number;
                 cursor?: string;
+                fields?: string;
                 q?: string;
                 updatedSince?: components["schemas"]["DateTimeInput"];
-                fields?: ("id" | "name" | "slug" | "description" | "model" | "conversationStarters" | "questions" | "published" | "updatedAt")[];
             };
             header?: never;
             path?: never;
@@ -5861,9 +5825,9 @@ export interface operations {
                 include?: "drafts";
                 limit?: number;
                 cursor?: string;
+                fields?: string;
                 q?: string;
                 updatedSince?: components["schemas"]["DateTimeInput"];
-                fields?: ("id" | "name" | "description" | "inputs" | "inputSchema" | "kind" | "published" | "updatedAt")[];
             };
             header?: never;
             path?: never;
@@ -5934,28 +5898,8 @@ export interface operations {
                         /** @default [] */
                         options?: string[];
                     }[];
-                    /**
-                     * @description Node types (`nodes[].type`) and the `data` each needs:
-                     *     - `trigger_start`: the flow's start; it hands on the flow's `inputs`. Exactly one per flow. No required data.
-                     *     - `llm`: `data.prompt` (template, required); `data.model` (optional, a model id from `GET /models`).
-                     *     - `knowledge_search`: `data.knowledgebaseId` (uuid of a knowledgebase of the organization, required) and `data.query` (template, required); its output is the matching passages.
-                     *     - `template`: `data.template` (text template, required).
-                     *     - `output`: `data.value` (template, required): the flow's final value.
-                     *
-                     *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
-                     */
-                    nodes?: {
-                        id: string;
-                        type: string;
-                        /** @default {} */
-                        data?: {
-                            [key: string]: unknown;
-                        };
-                        /** @default [] */
-                        blocks?: {
-                            [key: string]: unknown;
-                        }[];
-                    }[];
+                    /** @description The flow's nodes; the node types and their `data` are described on `FlowNode` */
+                    nodes?: components["schemas"]["FlowNode"][];
                 };
             };
         };
@@ -6066,28 +6010,8 @@ export interface operations {
                         /** @default [] */
                         options?: string[];
                     }[];
-                    /**
-                     * @description Node types (`nodes[].type`) and the `data` each needs:
-                     *     - `trigger_start`: the flow's start; it hands on the flow's `inputs`. Exactly one per flow. No required data.
-                     *     - `llm`: `data.prompt` (template, required); `data.model` (optional, a model id from `GET /models`).
-                     *     - `knowledge_search`: `data.knowledgebaseId` (uuid of a knowledgebase of the organization, required) and `data.query` (template, required); its output is the matching passages.
-                     *     - `template`: `data.template` (text template, required).
-                     *     - `output`: `data.value` (template, required): the flow's final value.
-                     *
-                     *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
-                     */
-                    nodes?: {
-                        id: string;
-                        type: string;
-                        /** @default {} */
-                        data?: {
-                            [key: string]: unknown;
-                        };
-                        /** @default [] */
-                        blocks?: {
-                            [key: string]: unknown;
-                        }[];
-                    }[];
+                    /** @description The flow's nodes; the node types and their `data` are described on `FlowNode` */
+                    nodes?: components["schemas"]["FlowNode"][];
                     /** @description The `updatedAt` last read */
                     expectedUpdatedAt?: components["schemas"]["DateTimeInput"];
                 };
@@ -6376,9 +6300,9 @@ export interface operations {
                 include?: "drafts";
                 limit?: number;
                 cursor?: string;
+                fields?: string;
                 q?: string;
                 updatedSince?: components["schemas"]["DateTimeInput"];
-                fields?: ("id" | "name" | "slug" | "description" | "orchestrationMode" | "conversationEnabled" | "transactionEnabled" | "published" | "updatedAt")[];
             };
             header?: never;
             path?: never;
@@ -6487,7 +6411,6 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_8"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -6612,7 +6535,6 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_8"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -6679,7 +6601,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_9"];
+            422: components["responses"]["Error422_8"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -6992,7 +6914,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_10"];
+            422: components["responses"]["Error422_9"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
@@ -7174,7 +7096,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_10"];
+            422: components["responses"]["Error422_9"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502_2"];
@@ -7465,7 +7387,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_9"];
+            422: components["responses"]["Error422_8"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -8060,7 +7982,13 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SourceContent"];
+                "application/json": {
+                    name?: string;
+                    contentMarkdown?: string;
+                    contentText?: string;
+                    /** Format: uri */
+                    url?: string;
+                };
                 "multipart/form-data": {
                     /**
                      * Format: binary
@@ -8811,7 +8739,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: uri */
                     url: string;
                     eventTypes: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "directory.sync_failed" | "*")[];
                     description?: string;
@@ -8929,7 +8856,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** Format: uri */
                     url?: string;
                     eventTypes?: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "directory.sync_failed" | "*")[];
                     description?: string;

@@ -1,7 +1,9 @@
 // The bounds of a run (agent, flow, app, test case), in one place. They sit far above anything
 // a working flow or agent produces; exceeding one ends the run as failed with 422
 // run_limit_exceeded naming the bound, checked as output is produced, never after the fact.
-import { MAX_JSON_DEPTH } from "@/schemas/limits";
+import { HTTP_NODE_LIMITS } from "@/schemas/builder";
+import { MAX_JSON_DEPTH, MAX_LOOP_ITEMS } from "@/schemas/limits";
+import { CODE_LIMITS } from "./code-sandbox";
 import { AppError } from "@/server/errors";
 
 export const RUN_LIMITS = {
@@ -52,7 +54,12 @@ export type RunBound =
   | "reply"
   | "output depth"
   | "time"
-  | "stream events";
+  | "stream events"
+  | "loop items"
+  | "code time"
+  | "code memory"
+  | "http time"
+  | "http answer";
 
 const DESCRIBE: Record<RunBound, () => string> = {
   steps: () => `the run executed more than ${RUN_LIMITS.steps} steps`,
@@ -64,6 +71,12 @@ const DESCRIBE: Record<RunBound, () => string> = {
   "output depth": () => `the reply's JSON is nested more than ${RUN_LIMITS.outputJsonDepth} levels deep`,
   time: () => `the run took longer than ${RUN_LIMITS.runMs / 1000} seconds`,
   "stream events": () => `the stream's stored events exceeded ${RUN_LIMITS.streamEventChars} characters`,
+  "loop items": () => `a loop may run over at most ${MAX_LOOP_ITEMS} items`,
+  "code time": () => `a code node may run for at most ${CODE_LIMITS.timeMs / 1000} seconds`,
+  "code memory": () => `a code node may use at most ${CODE_LIMITS.memoryBytes / (1024 * 1024)} MB`,
+  "http time": () => `an http_request node's call may take at most ${HTTP_NODE_LIMITS.timeMs / 1000} seconds`,
+  "http answer": () =>
+    `an http_request node's answer may be at most ${HTTP_NODE_LIMITS.answerBytes / (1024 * 1024)} MB`,
 };
 
 export function runLimitExceeded(bound: RunBound, where = ""): AppError {

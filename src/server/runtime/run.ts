@@ -1,7 +1,14 @@
 // Running published (or, for tests, draft) agents, flows and apps. Every run records a trace
 // of what each member and node did; the app runner orchestrates members by the app's mode and
 // has the adviser (or the built-in supervisor) synthesize one reply.
-import type { AgentDocument, AppDocument, FlowDocument, FlowInput } from "@/schemas/builder";
+import {
+  HTTP_NODE_LIMITS,
+  type AgentDocument,
+  type AppDocument,
+  type FlowDocument,
+  type FlowInput,
+  type FlowNode,
+} from "@/schemas/builder";
 import type { TracePassage } from "@/schemas/runtime";
 import { inputSchemaOf } from "@/schemas/flow-graph";
 import type { Db } from "@/server/db";
@@ -24,7 +31,18 @@ import { builtInTools } from "./built-ins";
 import { Citations } from "./citations";
 import { integrationTools } from "./mcp-tools";
 import { missingNote, retrievePassages, tracePassages, type Retrieved } from "./retrieval";
-import { render, type TemplateScope } from "./templates";
+import { render, show, type TemplateScope } from "./templates";
+import {
+  chooseBranch,
+  codeNode,
+  dataOf,
+  eachLimited,
+  httpRequest,
+  loopItems,
+  nodeFailed,
+  nodeResult,
+  variableValue,
+} from "./flow-nodes";
 import { overlap } from "./text";
 
 export interface TraceEntry {
@@ -295,9 +313,153 @@ function invalidFlowInputs(problems: { pointer: string; message: string }[]): ne
   );
 }
 
+/** What one node did: its output, and for a condition the nodes its branch names. */
+interface NodeRun {
+  output: string;
+  next?: string[];
+}
+
 /**
- * Runs a flow's nodes: in array order, unless a node's `data.next` names the next one(s). Each
- * node's output is bounded as it is produced, and so are the run's steps and total output.
+ * Runs one node against the run's scope: bounded as a step, its output bounded as it is
+ * produced, kept in the scope for the nodes after it and traced. `label` names a loop's body
+ * node by its iteration (`each[3].fetch`).
+ */
+async function runNode(
+  ctx: RunContext,
+  doc: FlowDocument,
+  node: FlowNode,
+  scope: TemplateScope,
+  label = node.id,
+): Promise<NodeRun> {
+  const where = `node "${label}" of flow "${doc.name}"`;
+  step(ctx, where);
+  const nodeStarted = performance.now();
+  const data = node.data as Record<string, unknown>;
+  const maxOutput = node.type === "http_request" ? HTTP_NODE_LIMITS.answerBytes : RUN_LIMITS.nodeOutputChars;
+  const nodeLimit: Bound = { max: maxOutput, bound: "node output", where };
+  const tooLong = (): never => {
+    throw runLimitExceeded("node output", where);
+  };
+  const text = (key: string) => render(String(data[key] ?? ""), scope, RUN_LIMITS.nodeOutputChars, tooLong);
+  let output: string;
+  let next: string[] | undefined;
+  let note: string | undefined;
+  let passages: string[] | undefined;
+  let found: TracePassage[] | undefined;
+  switch (node.type) {
+    case "trigger_start":
+      output = JSON.stringify(scope.inputs);
+      break;
+    case "llm": {
+      const model = await modelFor(
+        ctx.db,
+        ctx.organizationId,
+        typeof data.model === "string" ? data.model : BUILTIN_MODEL_ID,
+      );
+      output = await answer(ctx, model, { system: "", history: [], message: text("prompt"), knowledge: [] }, nodeLimit);
+      break;
+    }
+    case "knowledge_search": {
+      const retrieved = await retrieveOnce(ctx, [String(data.knowledgebaseId)], text("query"));
+      note = missingNote(retrieved.missing);
+      output = retrieved.passages.map((p) => `${p.title}: ${p.text}`).join("\n\n");
+      passages = retrieved.passages.map((p) => p.title);
+      found = tracePassages(retrieved.passages);
+      break;
+    }
+    case "template":
+      output = text("template");
+      break;
+    case "output":
+      output = text("value");
+      break;
+    case "condition": {
+      const branch = chooseBranch(node, where, scope);
+      output = branch.name;
+      next = branch.next;
+      note = `took branch "${branch.name}"`;
+      break;
+    }
+    case "set_variable": {
+      const { name, value } = variableValue(node, where, scope, tooLong);
+      output = show(value);
+      if (output.length > RUN_LIMITS.nodeOutputChars) tooLong();
+      (scope.vars ??= {})[name] = value;
+      break;
+    }
+    case "loop":
+      output = await runLoop(ctx, doc, node, scope, where, label);
+      break;
+    case "http_request": {
+      const http = {
+        organizationId: ctx.organizationId,
+        signal: ctx.signal,
+        findConnection: (slug: string) =>
+          ctx.db.mcpConnection.findFirst({
+            where: { organizationId: ctx.organizationId, slug },
+            select: { url: true, headersCiphertext: true },
+          }),
+      };
+      ({ output, note } = await httpRequest(http, node, where, scope, tooLong));
+      break;
+    }
+    case "code":
+      output = await codeNode(node, where, scope);
+      break;
+    default:
+      throw nodeFailed(node, where, `unknown node type "${node.type}"`);
+  }
+  checkpoint(ctx);
+  if (output.length > maxOutput) tooLong();
+  ctx.used.outputChars += output.length;
+  if (ctx.used.outputChars > RUN_LIMITS.runOutputChars) throw runLimitExceeded("run output", where);
+  scope.nodes[node.id] = nodeResult(output);
+  ctx.trace.push({
+    id: node.id,
+    kind: "node",
+    name: `${doc.name} › ${label} (${node.type})`,
+    ...(passages ? { passages } : {}),
+    ...(found?.length ? { retrieved: found } : {}),
+    ...(note ? { note } : {}),
+    output: forTrace(output),
+    latencyMs: Math.round(performance.now() - nodeStarted),
+  });
+  return { output, next };
+}
+
+/**
+ * A loop node: its body runs in order for each item (at most MAX_LOOP_CONCURRENCY items at
+ * once), each iteration seeing the nodes before the loop, its own earlier body nodes and
+ * `loop.item`/`loop.index`. The output is a JSON array of each iteration's last output (parsed
+ * when it is JSON).
+ */
+async function runLoop(
+  ctx: RunContext,
+  doc: FlowDocument,
+  node: FlowNode,
+  scope: TemplateScope,
+  where: string,
+  label: string,
+): Promise<string> {
+  const items = loopItems(node, where, scope);
+  const { body, concurrency } = dataOf(node, "loop", where);
+  const results = await eachLimited(items, concurrency, async (item, index) => {
+    const iteration: TemplateScope = { ...scope, nodes: { ...scope.nodes }, loop: { item, index } };
+    let last = "";
+    for (const inner of body) {
+      const innerNode: FlowNode = { ...inner, blocks: [] };
+      last = (await runNode(ctx, doc, innerNode, iteration, `${label}[${index}].${inner.id}`)).output;
+    }
+    const result = nodeResult(last);
+    return "json" in result ? result.json : last;
+  });
+  return JSON.stringify(results);
+}
+
+/**
+ * Runs a flow's nodes: in array order, unless a node's `data.next` (or a condition's branch)
+ * names the next one(s). Each node's output is bounded as it is produced, and so are the run's
+ * steps and total output.
  */
 export async function runFlow(
   ctx: RunContext,
@@ -307,7 +469,7 @@ export async function runFlow(
   const started = performance.now();
   const doc = flow.document;
   checkFlowInputs(doc, inputs);
-  const scope: TemplateScope = { inputs, nodes: {} };
+  const scope: TemplateScope = { inputs, nodes: {}, vars: {} };
   const index = new Map(doc.nodes.map((node, i) => [node.id, i]));
   const queue = [
     Math.max(
@@ -319,72 +481,17 @@ export async function runFlow(
   while (queue.length > 0) {
     const node = doc.nodes[queue.shift()!];
     if (!node) continue;
-    const where = `node "${node.id}" of flow "${doc.name}"`;
-    step(ctx, where);
-    const nodeStarted = performance.now();
-    const data = node.data as Record<string, unknown>;
-    const nodeLimit: Bound = { max: RUN_LIMITS.nodeOutputChars, bound: "node output", where };
-    const tooLong = (): never => {
-      throw runLimitExceeded("node output", where);
-    };
-    const text = (key: string) => render(String(data[key] ?? ""), scope, RUN_LIMITS.nodeOutputChars, tooLong);
-    let output = "";
-    let note: string | undefined;
-    let passages: string[] | undefined;
-    let found: TracePassage[] | undefined;
-    switch (node.type) {
-      case "trigger_start":
-        output = JSON.stringify(inputs);
-        break;
-      case "llm": {
-        const model = await modelFor(
-          ctx.db,
-          ctx.organizationId,
-          typeof data.model === "string" ? data.model : BUILTIN_MODEL_ID,
-        );
-        output = await answer(
-          ctx,
-          model,
-          { system: "", history: [], message: text("prompt"), knowledge: [] },
-          nodeLimit,
-        );
-        break;
-      }
-      case "knowledge_search": {
-        const retrieved = await retrieveOnce(ctx, [String(data.knowledgebaseId)], text("query"));
-        note = missingNote(retrieved.missing);
-        output = retrieved.passages.map((p) => `${p.title}: ${p.text}`).join("\n\n");
-        passages = retrieved.passages.map((p) => p.title);
-        found = tracePassages(retrieved.passages);
-        break;
-      }
-      case "template":
-        output = text("template");
-        break;
-      case "output":
-        output = text("value");
-        result = output;
-        break;
+    const ran = await runNode(ctx, doc, node, scope);
+    if (node.type === "output") {
+      result = ran.output;
+      break;
     }
-    if (output.length > RUN_LIMITS.nodeOutputChars) tooLong();
-    ctx.used.outputChars += output.length;
-    if (ctx.used.outputChars > RUN_LIMITS.runOutputChars) throw runLimitExceeded("run output", where);
-    scope.nodes[node.id] = { output };
-    ctx.trace.push({
-      id: node.id,
-      kind: "node",
-      name: `${doc.name} › ${node.id} (${node.type})`,
-      ...(passages ? { passages } : {}),
-      ...(found?.length ? { retrieved: found } : {}),
-      ...(note ? { note } : {}),
-      output: forTrace(output),
-      latencyMs: Math.round(performance.now() - nodeStarted),
-    });
-    if (node.type === "output") break;
+    const declared = node.data.next;
     const next =
-      data.next === undefined
+      ran.next?.map((id) => index.get(id) ?? -1) ??
+      (declared === undefined
         ? [index.get(node.id)! + 1]
-        : (Array.isArray(data.next) ? data.next : [data.next]).map((id) => index.get(String(id)) ?? -1);
+        : (Array.isArray(declared) ? declared : [declared]).map((id) => index.get(String(id)) ?? -1));
     queue.push(...next.filter((i) => i >= 0 && i < doc.nodes.length));
   }
   ctx.trace.push({

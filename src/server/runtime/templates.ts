@@ -1,12 +1,25 @@
-// Flow templates: `{{inputs.key}}` and `{{nodes.<id>.output}}`.
+// Flow templates: `{{inputs.key}}`, `{{vars.name}}`, `{{nodes.<id>.output}}`, and in a loop's
+// body `{{loop.item}}` and `{{loop.index}}`.
 export interface TemplateScope {
   inputs: Record<string, unknown>;
-  nodes: Record<string, { output: string }>;
+  /** Each node's output, and (when it is JSON) the output parsed, for expressions. */
+  nodes: Record<string, { output: string; json?: unknown }>;
+  /** What set_variable nodes set (a flow run always has it). */
+  vars?: Record<string, unknown>;
+  /** In a loop's body: the item and its position in the list. */
+  loop?: { item: unknown; index: number };
 }
 
-export const TEMPLATE_REFERENCE = /\{\{\s*(inputs|nodes)\.([A-Za-z0-9_-]+)(?:\.output)?\s*\}\}/g;
+export const TEMPLATE_REFERENCE = /\{\{\s*(inputs|nodes|vars|loop)\.([A-Za-z0-9_-]+)(?:\.output)?\s*\}\}/g;
 
-function show(value: unknown): string {
+function lookup(scope: TemplateScope, space: string, key: string): unknown {
+  if (space === "inputs") return Object.hasOwn(scope.inputs, key) ? scope.inputs[key] : undefined;
+  if (space === "vars") return scope.vars && Object.hasOwn(scope.vars, key) ? scope.vars[key] : undefined;
+  if (space === "loop") return key === "item" ? scope.loop?.item : key === "index" ? scope.loop?.index : undefined;
+  return Object.hasOwn(scope.nodes, key) ? scope.nodes[key]!.output : undefined;
+}
+
+export function show(value: unknown): string {
   if (value === undefined || value === null) return "";
   return typeof value === "string" ? value : JSON.stringify(value);
 }
@@ -27,7 +40,7 @@ export function render(
   let length = template.length;
   if (length > maxChars) onTooLong();
   return template.replace(TEMPLATE_REFERENCE, (match: string, space: string, key: string) => {
-    const value = space === "inputs" ? show(scope.inputs[key]) : show(scope.nodes[key]?.output);
+    const value = show(lookup(scope, space, key));
     length += value.length - match.length;
     if (length > maxChars) onTooLong();
     return value;

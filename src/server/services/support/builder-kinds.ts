@@ -235,17 +235,36 @@ async function checkFlow(
   const nodes = doc.nodes as FlowNode[];
   const modelIds = new Set((await availableModels(db, organizationId)).map((model) => model.id));
   const feedback: Feedback[] = flowFeedback(nodes, modelIds, options);
-  const references = flowReferences(nodes).filter((reference) => isUuid(reference.id));
+  const references = flowReferences(nodes);
+  const knowledgebases = references.filter((reference) => reference.kind === "knowledgebase" && isUuid(reference.id));
   const found = await ownKnowledgebases(
     db,
     organizationId,
-    references.map((reference) => reference.id),
+    knowledgebases.map((reference) => reference.id),
   );
-  for (const reference of references) {
+  const connections = references.filter((reference) => reference.kind === "MCP connection");
+  const slugs = new Set(
+    connections.length
+      ? (
+          await db.mcpConnection.findMany({
+            where: { organizationId, slug: { in: [...new Set(connections.map((reference) => reference.id))] } },
+            select: { slug: true },
+          })
+        ).map((row) => row.slug)
+      : [],
+  );
+  for (const reference of knowledgebases) {
     if (!found.has(reference.id))
       feedback.push({
         nodeId: reference.nodeId,
         message: `data.${reference.field} names no ${reference.kind} of this organization`,
+      });
+  }
+  for (const reference of connections) {
+    if (!slugs.has(reference.id))
+      feedback.push({
+        nodeId: reference.nodeId,
+        message: `data.${reference.field} names no ${reference.kind} of this organization ("${reference.id}")`,
       });
   }
   if (feedback.length > 0) {

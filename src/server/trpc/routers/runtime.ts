@@ -116,6 +116,7 @@ export const runtimeRouter = router({
         "unpublished_dependencies",
         "not_found",
         "run_limit_exceeded",
+        "invalid_workflow",
         "provider_error",
       ],
     })
@@ -197,6 +198,7 @@ export const runtimeRouter = router({
         "not_found",
         "output_invalid",
         "run_limit_exceeded",
+        "invalid_workflow",
         "provider_error",
       ],
     })
