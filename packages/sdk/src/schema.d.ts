@@ -3061,7 +3061,7 @@ export interface components {
         /** @description The `error` object of any error response */
         ErrorBody: {
             /** @enum {string} */
-            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
+            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
             message: string;
         } & {
             [key: string]: unknown;
@@ -3549,8 +3549,23 @@ export interface components {
         };
         /** @description `search_unavailable` (503): Document search could not answer; nothing charged; retry */
         SearchUnavailableError: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             code: "search_unavailable";
+            /** @description Human-readable; wording may change */
+            message: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description `service_unavailable` (503): The database cannot be reached (stopped, restarting or full); retry after `Retry-After` seconds */
+        ServiceUnavailableError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "service_unavailable";
             /** @description Human-readable; wording may change */
             message: string;
         } & {
@@ -3562,7 +3577,7 @@ export interface components {
                  * @description Stable machine-readable code
                  * @enum {string}
                  */
-                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
+                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
                 /** @description Human-readable; wording may change */
                 message: string;
                 /** @description invalid_request from validation: every problem */
@@ -3635,6 +3650,19 @@ export interface components {
             content: {
                 "application/json": {
                     error: components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+        /** @description `service_unavailable` */
+        Error503: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };
@@ -3974,15 +4002,16 @@ export interface components {
                 };
             };
         };
-        /** @description `search_unavailable` */
-        Error503: {
+        /** @description `search_unavailable`, `service_unavailable` */
+        Error503_2: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["SearchUnavailableError"];
+                    error: components["schemas"]["SearchUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };
@@ -4014,7 +4043,7 @@ export interface components {
         "RateLimit-Policy": string;
         /** @description The IETF RateLimit field: `"default";r=<remaining>;t=<seconds until the window frees up>` */
         RateLimit: string;
-        /** @description Whole seconds (>= 1) until a request will be allowed */
+        /** @description Whole seconds (>= 1) until a request will be allowed (429), or worth retrying (503) */
         "Retry-After": number;
         /** @description `Bearer realm="atrium"`, with `error="invalid_token"` when a key was sent and cannot be used (RFC 6750) */
         "WWW-Authenticate": string;
@@ -4080,6 +4109,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-list": {
@@ -4122,6 +4152,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-provision": {
@@ -4214,6 +4245,7 @@ export interface operations {
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-get": {
@@ -4250,6 +4282,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-delete": {
@@ -4282,6 +4315,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-update": {
@@ -4325,6 +4359,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-revoke": {
@@ -4366,6 +4401,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-removeSubscription": {
@@ -4400,6 +4436,7 @@ export interface operations {
             409: components["responses"]["Error409_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-removeGrant": {
@@ -4433,6 +4470,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-grantBonusCredits": {
@@ -4484,6 +4522,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-creditRequests": {
@@ -4520,6 +4559,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-dismissCreditRequest": {
@@ -4562,6 +4602,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "tierPlans-list": {
@@ -4600,6 +4641,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-list": {
@@ -4639,6 +4681,7 @@ export interface operations {
             403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-create": {
@@ -4685,6 +4728,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-get": {
@@ -4721,6 +4765,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-delete": {
@@ -4755,6 +4800,7 @@ export interface operations {
             422: components["responses"]["Error422_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-update": {
@@ -4801,6 +4847,7 @@ export interface operations {
             422: components["responses"]["Error422_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-addMember": {
@@ -4868,6 +4915,7 @@ export interface operations {
             422: components["responses"]["Error422_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-removeMember": {
@@ -4903,6 +4951,7 @@ export interface operations {
             422: components["responses"]["Error422_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-addGrant": {
@@ -4975,6 +5024,7 @@ export interface operations {
             422: components["responses"]["Error422_4"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-removeGrant": {
@@ -5008,6 +5058,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "portals-list": {
@@ -5047,6 +5098,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "portals-create": {
@@ -5104,6 +5156,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "portals-update": {
@@ -5162,6 +5215,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "portals-admit": {
@@ -5229,6 +5283,7 @@ export interface operations {
             422: components["responses"]["Error422_5"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "portals-removeAdmission": {
@@ -5262,6 +5317,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-list": {
@@ -5304,6 +5360,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-create": {
@@ -5387,6 +5444,7 @@ export interface operations {
             422: components["responses"]["Error422_6"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-getDraft": {
@@ -5424,6 +5482,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-patchDraft": {
@@ -5515,6 +5574,7 @@ export interface operations {
             422: components["responses"]["Error422_6"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-publish": {
@@ -5582,6 +5642,7 @@ export interface operations {
             422: components["responses"]["Error422_6"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-versions": {
@@ -5637,6 +5698,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-deploy": {
@@ -5693,6 +5755,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-get": {
@@ -5729,6 +5792,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-delete": {
@@ -5761,6 +5825,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-list": {
@@ -5803,6 +5868,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-create": {
@@ -5894,6 +5960,7 @@ export interface operations {
             422: components["responses"]["Error422_7"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-getDraft": {
@@ -5931,6 +5998,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-patchDraft": {
@@ -6030,6 +6098,7 @@ export interface operations {
             422: components["responses"]["Error422_7"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-publish": {
@@ -6097,6 +6166,7 @@ export interface operations {
             422: components["responses"]["Error422_7"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-versions": {
@@ -6152,6 +6222,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-deploy": {
@@ -6208,6 +6279,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-get": {
@@ -6244,6 +6316,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-delete": {
@@ -6276,6 +6349,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-list": {
@@ -6318,6 +6392,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-create": {
@@ -6397,6 +6472,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-getDraft": {
@@ -6434,6 +6510,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-patchDraft": {
@@ -6521,6 +6598,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-publish": {
@@ -6588,6 +6666,7 @@ export interface operations {
             422: components["responses"]["Error422_8"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-versions": {
@@ -6643,6 +6722,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-deploy": {
@@ -6699,6 +6779,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-get": {
@@ -6735,6 +6816,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-delete": {
@@ -6767,6 +6849,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-conversationFeedback": {
@@ -6818,6 +6901,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-conversation": {
@@ -6902,6 +6986,7 @@ export interface operations {
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-conversationRunEvents": {
@@ -6963,6 +7048,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-cancelConversationRun": {
@@ -7023,6 +7109,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-transaction": {
@@ -7084,6 +7171,7 @@ export interface operations {
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502_2"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-agentTests-list": {
@@ -7125,6 +7213,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-agentTests-run": {
@@ -7180,6 +7269,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-flowTests-list": {
@@ -7221,6 +7311,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-flowTests-run": {
@@ -7277,6 +7368,7 @@ export interface operations {
             422: components["responses"]["Error422_7"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-appTests-list": {
@@ -7318,6 +7410,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-appTests-run": {
@@ -7374,6 +7467,7 @@ export interface operations {
             422: components["responses"]["Error422_8"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-executions": {
@@ -7419,6 +7513,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-execution": {
@@ -7455,6 +7550,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-list": {
@@ -7516,6 +7612,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-create": {
@@ -7596,6 +7693,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-get": {
@@ -7680,6 +7778,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-update": {
@@ -7758,6 +7857,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-export": {
@@ -7887,6 +7987,7 @@ export interface operations {
             413: components["responses"]["Error413_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-search": {
@@ -7949,7 +8050,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
+            503: components["responses"]["Error503_2"];
         };
     };
     "knowledge-addSource": {
@@ -8031,6 +8132,7 @@ export interface operations {
             413: components["responses"]["Error413_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-getSource": {
@@ -8084,6 +8186,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-deleteSource": {
@@ -8117,6 +8220,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-retrySource": {
@@ -8175,6 +8279,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-createPage": {
@@ -8294,6 +8399,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-getPage": {
@@ -8353,6 +8459,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-deletePage": {
@@ -8386,6 +8493,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-patchPage": {
@@ -8529,6 +8637,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-movePage": {
@@ -8584,6 +8693,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "audit-list": {
@@ -8629,6 +8739,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "audit-export": {
@@ -8670,6 +8781,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-list": {
@@ -8708,6 +8820,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-create": {
@@ -8758,6 +8871,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-get": {
@@ -8794,6 +8908,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-delete": {
@@ -8826,6 +8941,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-update": {
@@ -8873,6 +8989,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-rotateSecret": {
@@ -8915,6 +9032,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-deliveries": {
@@ -8956,6 +9074,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-replay": {
@@ -8998,6 +9117,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "usage-get": {
@@ -9048,6 +9168,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "usage-refusals": {
@@ -9090,6 +9211,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
 }
