@@ -53,13 +53,13 @@ const CASES: Case[] = [
       return { planId: tierPlan.id, ...(await endUserWith(tenant, { fullName: "Ada", tierPlanIds: [tierPlan.id] })) };
     },
     write: (tenant, ids) => upsert(tenant, { email: ids.address, fullName: "Ada", tierPlanIds: [ids.planId] }),
-    expected: () => [],
+    expected: (): Expected[] => [],
   },
   {
     name: "POST /end-users renaming an account",
     setup: (tenant) => endUserWith(tenant, { fullName: "Old Name" }),
     write: (tenant, ids) => upsert(tenant, { email: ids.address, fullName: "New Name" }),
-    expected: () => [
+    expected: (): Expected[] => [
       { action: "end_user.update", changes: { fullName: ["Old Name", "New Name"] }, webhookType: "end_user.updated" },
     ],
   },
@@ -71,7 +71,7 @@ const CASES: Case[] = [
       return { ...ids, revokedAt: revoked.body.endUser.revokedAt };
     },
     write: (tenant, ids) => upsert(tenant, { email: ids.address }),
-    expected: (ids) => [
+    expected: (ids): Expected[] => [
       { action: "end_user.update", changes: { revokedAt: [ids.revokedAt, null] }, webhookType: "end_user.updated" },
     ],
   },
@@ -83,7 +83,7 @@ const CASES: Case[] = [
       return { first, second, ...(await endUserWith(tenant, { tierPlanIds: [first] })) };
     },
     write: (tenant, ids) => upsert(tenant, { email: ids.address, tierPlanIds: [ids.first, ids.second] }),
-    expected: (ids) => [
+    expected: (ids): Expected[] => [
       {
         action: "end_user.update",
         changes: { tierPlanIds: [[ids.first], sorted(ids.first!, ids.second!)] },
@@ -104,7 +104,7 @@ const CASES: Case[] = [
       return { first, second, ...(await endUserWith(tenant, { groupIds: [first] })) };
     },
     write: (tenant, ids) => upsert(tenant, { email: ids.address, groupIds: [ids.second] }),
-    expected: (ids) => [
+    expected: (ids): Expected[] => [
       {
         action: "end_user.update",
         changes: { groupIds: [[ids.first], sorted(ids.first!, ids.second!)] },
@@ -121,7 +121,7 @@ const CASES: Case[] = [
       return { planId, ...ids };
     },
     write: (tenant, ids) => upsert(tenant, { email: ids.address, tierPlanIds: [ids.planId] }),
-    expected: (ids) => [
+    expected: (ids): Expected[] => [
       {
         action: "end_user.update",
         changes: { tierPlanIds: [[], [ids.planId]] },
@@ -142,7 +142,7 @@ const CASES: Case[] = [
     },
     write: (tenant, ids) =>
       upsert(tenant, { email: ids.address, grants: [{ targetKind: "app", targetId: ids.appId }] }),
-    expected: (ids) => [
+    expected: (ids): Expected[] => [
       {
         action: "end_user.update",
         changes: {
@@ -160,7 +160,7 @@ const CASES: Case[] = [
     setup: (tenant) => endUserWith(tenant, { fullName: "Old Name" }),
     write: (tenant, ids) =>
       api("PATCH", `/end-users/${ids.endUserId}`, { key: tenant.orgKey.secret, body: { fullName: "New Name" } }),
-    expected: () => [
+    expected: (): Expected[] => [
       { action: "end_user.update", changes: { fullName: ["Old Name", "New Name"] }, webhookType: "end_user.updated" },
     ],
   },
@@ -168,7 +168,7 @@ const CASES: Case[] = [
     name: "POST /end-users/{id}/revoke",
     setup: (tenant) => endUserWith(tenant),
     write: (tenant, ids) => api("POST", `/end-users/${ids.endUserId}/revoke`, { key: tenant.orgKey.secret }),
-    expected: () => [
+    expected: (): Expected[] => [
       {
         action: "end_user.revoke",
         changes: { revokedAt: [null, expect.any(String)] },
@@ -184,7 +184,7 @@ const CASES: Case[] = [
     },
     write: (tenant, ids) =>
       api("DELETE", `/end-users/${ids.endUserId}/tier-plans/${ids.planId}`, { key: tenant.orgKey.secret }),
-    expected: () => [
+    expected: (): Expected[] => [
       {
         action: "subscription.cancel",
         changes: { status: ["active", "canceled"] },
@@ -200,7 +200,7 @@ const CASES: Case[] = [
     },
     write: (tenant, ids) =>
       linkProcessorSubscription(getDb(), tenant.operator, { endUserId: ids.endUserId!, tierPlanId: ids.planId! }),
-    expected: () => [
+    expected: (): Expected[] => [
       {
         action: "subscription.link",
         changes: { provisionedBy: ["api", "processor"], isComped: [true, false] },
@@ -216,7 +216,7 @@ const CASES: Case[] = [
         key: tenant.orgKey.secret,
         body: { name: "Testers", description: "Early access" },
       }),
-    expected: () => [
+    expected: (): Expected[] => [
       { action: "user_group.update", changes: { description: ["", "Early access"] }, webhookType: null },
     ],
   },
@@ -228,7 +228,7 @@ const CASES: Case[] = [
         key: tenant.orgKey.secret,
         body: { endUserId: ids.endUserId },
       }),
-    expected: (ids) => [
+    expected: (ids): Expected[] => [
       { action: "user_group.member_add", changes: { members: [null, ids.endUserId] }, webhookType: null },
     ],
   },
@@ -237,13 +237,15 @@ const CASES: Case[] = [
     setup: async (tenant) => ({ planId: (await newPlan(tenant.operator, { name: "Gold", credits: 5 })).tierPlan.id }),
     write: (tenant, ids) =>
       updateTierPlan(getDb(), tenant.operator, { tierPlanId: ids.planId!, name: "Gold", creditAllowance: 7 }),
-    expected: () => [{ action: "tier_plan.update", changes: { creditAllowance: [5, 7] }, webhookType: null }],
+    expected: (): Expected[] => [
+      { action: "tier_plan.update", changes: { creditAllowance: [5, 7] }, webhookType: null },
+    ],
   },
   {
     name: "archiving a tier plan (console)",
     setup: async (tenant) => ({ planId: (await newPlan(tenant.operator)).tierPlan.id }),
     write: (tenant, ids) => archiveTierPlan(getDb(), tenant.operator, { tierPlanId: ids.planId! }),
-    expected: () => [
+    expected: (): Expected[] => [
       { action: "tier_plan.archive", changes: { archivedAt: [null, expect.any(String)] }, webhookType: null },
     ],
   },

@@ -3114,7 +3114,7 @@ export interface components {
         /** @description The `error` object of any error response */
         ErrorBody: {
             /** @enum {string} */
-            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
+            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
             message: string;
         } & {
             [key: string]: unknown;
@@ -3605,8 +3605,23 @@ export interface components {
         };
         /** @description `search_unavailable` (503): Document search could not answer; nothing charged; retry */
         SearchUnavailableError: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             code: "search_unavailable";
+            /** @description Human-readable; wording may change */
+            message: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description `service_unavailable` (503): The database cannot be reached (stopped, restarting or full); retry after `Retry-After` seconds */
+        ServiceUnavailableError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "service_unavailable";
             /** @description Human-readable; wording may change */
             message: string;
         } & {
@@ -3618,7 +3633,7 @@ export interface components {
                  * @description Stable machine-readable code
                  * @enum {string}
                  */
-                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
+                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
                 /** @description Human-readable; wording may change */
                 message: string;
                 /** @description invalid_request from validation: every problem */
@@ -3691,6 +3706,19 @@ export interface components {
             content: {
                 "application/json": {
                     error: components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+        /** @description `service_unavailable` */
+        Error503: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };
@@ -4030,15 +4058,16 @@ export interface components {
                 };
             };
         };
-        /** @description `search_unavailable` */
-        Error503: {
+        /** @description `search_unavailable`, `service_unavailable` */
+        Error503_2: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["SearchUnavailableError"];
+                    error: components["schemas"]["SearchUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };
@@ -4070,7 +4099,7 @@ export interface components {
         "RateLimit-Policy": string;
         /** @description The IETF RateLimit field: `"default";r=<remaining>;t=<seconds until the window frees up>` */
         RateLimit: string;
-        /** @description Whole seconds (>= 1) until a request will be allowed */
+        /** @description Whole seconds (>= 1) until a request will be allowed (429), or worth retrying (503) */
         "Retry-After": number;
         /** @description `Bearer realm="atrium"`, with `error="invalid_token"` when a key was sent and cannot be used (RFC 6750) */
         "WWW-Authenticate": string;
@@ -4136,6 +4165,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-list": {
@@ -4178,6 +4208,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-provision": {
@@ -4270,6 +4301,7 @@ export interface operations {
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-get": {
@@ -4306,6 +4338,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-delete": {
@@ -4338,6 +4371,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-update": {
@@ -4381,6 +4415,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-revoke": {
@@ -4422,6 +4457,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-removeSubscription": {
@@ -4456,6 +4492,7 @@ export interface operations {
             409: components["responses"]["Error409_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-removeGrant": {
@@ -4489,6 +4526,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-grantBonusCredits": {
@@ -4540,6 +4578,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-creditRequests": {
@@ -4576,6 +4615,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-dismissCreditRequest": {
@@ -4618,6 +4658,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "tierPlans-list": {
@@ -4656,6 +4697,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-list": {
@@ -4695,6 +4737,7 @@ export interface operations {
             403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-create": {
@@ -4741,6 +4784,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-get": {
@@ -4777,6 +4821,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-delete": {
@@ -4811,6 +4856,7 @@ export interface operations {
             422: components["responses"]["Error422_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-update": {
@@ -4857,6 +4903,7 @@ export interface operations {
             422: components["responses"]["Error422_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-addMember": {
@@ -4924,6 +4971,7 @@ export interface operations {
             422: components["responses"]["Error422_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-removeMember": {
@@ -4959,6 +5007,7 @@ export interface operations {
             422: components["responses"]["Error422_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-addGrant": {
@@ -5031,6 +5080,7 @@ export interface operations {
             422: components["responses"]["Error422_4"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-removeGrant": {
@@ -5064,6 +5114,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "portals-list": {
@@ -5103,6 +5154,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "portals-create": {
@@ -5160,6 +5212,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "portals-update": {
@@ -5218,6 +5271,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "portals-admit": {
@@ -5285,6 +5339,7 @@ export interface operations {
             422: components["responses"]["Error422_5"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "portals-removeAdmission": {
@@ -5318,6 +5373,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-list": {
@@ -5360,6 +5416,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-create": {
@@ -5443,6 +5500,7 @@ export interface operations {
             422: components["responses"]["Error422_6"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-getDraft": {
@@ -5480,6 +5538,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-patchDraft": {
@@ -5571,6 +5630,7 @@ export interface operations {
             422: components["responses"]["Error422_6"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-publish": {
@@ -5638,6 +5698,7 @@ export interface operations {
             422: components["responses"]["Error422_6"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-versions": {
@@ -5693,6 +5754,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-deploy": {
@@ -5749,6 +5811,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-get": {
@@ -5785,6 +5848,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-delete": {
@@ -5817,6 +5881,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-list": {
@@ -5859,6 +5924,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-create": {
@@ -5930,6 +5996,7 @@ export interface operations {
             422: components["responses"]["Error422_7"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-getDraft": {
@@ -5967,6 +6034,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-patchDraft": {
@@ -6046,6 +6114,7 @@ export interface operations {
             422: components["responses"]["Error422_7"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-publish": {
@@ -6113,6 +6182,7 @@ export interface operations {
             422: components["responses"]["Error422_7"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-versions": {
@@ -6168,6 +6238,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-deploy": {
@@ -6224,6 +6295,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-get": {
@@ -6260,6 +6332,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-delete": {
@@ -6292,6 +6365,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-list": {
@@ -6334,6 +6408,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-create": {
@@ -6413,6 +6488,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-getDraft": {
@@ -6450,6 +6526,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-patchDraft": {
@@ -6537,6 +6614,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-publish": {
@@ -6604,6 +6682,7 @@ export interface operations {
             422: components["responses"]["Error422_8"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-versions": {
@@ -6659,6 +6738,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-deploy": {
@@ -6715,6 +6795,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-get": {
@@ -6751,6 +6832,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-delete": {
@@ -6783,6 +6865,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-conversationFeedback": {
@@ -6834,6 +6917,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-conversation": {
@@ -6918,6 +7002,7 @@ export interface operations {
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-conversationRunEvents": {
@@ -6979,6 +7064,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-cancelConversationRun": {
@@ -7039,6 +7125,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-transaction": {
@@ -7100,6 +7187,7 @@ export interface operations {
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502_2"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-agentTests-list": {
@@ -7141,6 +7229,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-agentTests-run": {
@@ -7196,6 +7285,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-flowTests-list": {
@@ -7237,6 +7327,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-flowTests-run": {
@@ -7293,6 +7384,7 @@ export interface operations {
             422: components["responses"]["Error422_7"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-appTests-list": {
@@ -7334,6 +7426,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-appTests-run": {
@@ -7390,6 +7483,7 @@ export interface operations {
             422: components["responses"]["Error422_8"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-executions": {
@@ -7435,6 +7529,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-execution": {
@@ -7471,6 +7566,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-list": {
@@ -7532,6 +7628,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-create": {
@@ -7612,6 +7709,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-get": {
@@ -7696,6 +7794,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-update": {
@@ -7774,6 +7873,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-export": {
@@ -7903,6 +8003,7 @@ export interface operations {
             413: components["responses"]["Error413_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-search": {
@@ -7965,7 +8066,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
+            503: components["responses"]["Error503_2"];
         };
     };
     "knowledge-addSource": {
@@ -8047,6 +8148,7 @@ export interface operations {
             413: components["responses"]["Error413_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-getSource": {
@@ -8100,6 +8202,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-deleteSource": {
@@ -8133,6 +8236,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-retrySource": {
@@ -8191,6 +8295,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-createPage": {
@@ -8310,6 +8415,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-getPage": {
@@ -8369,6 +8475,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-deletePage": {
@@ -8402,6 +8509,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-patchPage": {
@@ -8545,6 +8653,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-movePage": {
@@ -8600,6 +8709,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "audit-list": {
@@ -8645,6 +8755,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "audit-export": {
@@ -8686,6 +8797,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-list": {
@@ -8724,6 +8836,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-create": {
@@ -8774,6 +8887,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-get": {
@@ -8810,6 +8924,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-delete": {
@@ -8842,6 +8957,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-update": {
@@ -8889,6 +9005,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-rotateSecret": {
@@ -8931,6 +9048,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-deliveries": {
@@ -8972,6 +9090,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-replay": {
@@ -9014,6 +9133,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "usage-get": {
@@ -9064,6 +9184,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "usage-refusals": {
@@ -9106,6 +9227,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
 }
