@@ -11,7 +11,9 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, toAppError } from "@/server/errors";
 import { logger } from "@/server/observability/log";
+import { isUniqueViolation, whenDatabaseAnswers } from "@/server/runtime/database-wait";
 import { RUN_LIMITS, runLimitExceeded, STORED_EVENT_OVERHEAD } from "@/server/runtime/limits";
+import { END_RUN_SQL, endRunParams } from "@/server/runtime/run-leases";
 import { eventsPayload, ownRun, requestCancel, RUNS_CHANNEL, wakeRun, watchRun } from "@/server/runtime/run-hub";
 import type { RunStep } from "@/server/runtime/run";
 import { converse, type ConverseInput, type StartedRun } from "./conversations";
@@ -47,7 +49,9 @@ interface PendingEvent {
 
 /**
  * A run's events on their way to storage, in order: each flush stores every pending event in one
- * statement that also notifies the listening processes, and wakes this process's readers.
+ * statement that also notifies the listening processes, and wakes this process's readers. While
+ * the database is away the run's events wait in order (runtime/database-wait.ts): none is
+ * skipped, so the stored deltas always make the reply.
  */
 class RunRecorder {
   private seq = 0;
@@ -84,8 +88,9 @@ class RunRecorder {
       const batch = this.pending.splice(0);
       const first = this.seq;
       this.seq += batch.length;
-      try {
-        await this.db.pool.query({
+      let tried = false;
+      const store = () =>
+        this.db.pool.query({
           name: "atrium_store_run_events",
           text: `with stored as (
               insert into conversation_run_events (run_id, seq, event, data)
@@ -100,6 +105,17 @@ class RunRecorder {
             RUNS_CHANNEL,
             eventsPayload(this.runId),
           ],
+        });
+      try {
+        await whenDatabaseAnswers("Storing a conversation run's events", async () => {
+          try {
+            await store();
+          } catch (error) {
+            // A retry after a commit whose answer was lost finds the batch stored.
+            if (tried && isUniqueViolation(error)) return;
+            tried = true;
+            throw error;
+          }
         });
       } catch (error) {
         logger().error({ err: error, runId: this.runId }, "Storing a conversation run's events failed");
@@ -136,9 +152,13 @@ export function startConversationRun(
   return new Promise<StartedRun>((resolve, reject) => {
     const ended = async (status: string, event: string, data: unknown) => {
       const current = recorder!;
-      await db.conversationRun
-        .updateMany({ where: { id: started!.executionId, organizationId: actor.organizationId }, data: { status } })
-        .catch(() => {});
+      // A run settled as lost meanwhile (runtime/run-leases.ts) keeps the outcome it was given.
+      await whenDatabaseAnswers("Ending a conversation run", () =>
+        db.conversationRun.updateMany({
+          where: { id: started!.executionId, organizationId: actor.organizationId, status: "running" },
+          data: { status },
+        }),
+      ).catch(() => {});
       current.push(event, data);
       await current.drained();
       release();
@@ -275,22 +295,7 @@ export async function endAbandonedRun(db: Db, runId: string, code: "server_error
     code === "canceled"
       ? "The run was canceled."
       : "The run was lost when the server running it stopped. It is safe to retry.";
-  await db.pool.query(
-    `with ended as (
-        update conversation_runs set status = $3 where id = $1 and status = 'running' returning id
-      ), stored as (
-        insert into conversation_run_events (run_id, seq, event, data)
-        select $1, coalesce((select max(seq) from conversation_run_events where run_id = $1), 0) + 1, 'error', $2 from ended
-      )
-      select pg_notify($4, $5)`,
-    [
-      runId,
-      JSON.stringify({ error: { code, message } }),
-      code === "canceled" ? "canceled" : "failed",
-      RUNS_CHANNEL,
-      eventsPayload(runId),
-    ],
-  );
+  await db.pool.query(END_RUN_SQL, endRunParams(runId, { code, message }, code === "canceled" ? "canceled" : "failed"));
   wakeRun(db, runId);
 }
 

@@ -1,5 +1,6 @@
 // Credits: one balance per organization, spent atomically (a single conditional UPDATE), so
 // concurrent spenders in any number of processes can never take it below zero.
+import type pg from "pg";
 import { NO_FLUSH, type Db } from "@/server/db";
 import { AppError, isAppError } from "@/server/errors";
 import { metrics } from "@/server/observability/metrics";
@@ -167,8 +168,12 @@ export interface EndUserCharge {
 }
 
 /** Takes 1 credit from the end user's pools and 1 from the organization, or throws insufficient_credits and takes nothing. */
-export async function chargeEndUserCredit(db: Db, organizationId: string, endUserId: string): Promise<EndUserCharge> {
-  const { rows } = await db.pool.query<{ subscription_id: string | null; organization_has_credits: boolean }>({
+export function chargeEndUserCredit(db: Db, organizationId: string, endUserId: string): Promise<EndUserCharge> {
+  return takeEndUserCredit(db.pool, organizationId, endUserId);
+}
+
+async function takeEndUserCredit(db: Queryable, organizationId: string, endUserId: string): Promise<EndUserCharge> {
+  const { rows } = await db.query<{ subscription_id: string | null; organization_has_credits: boolean }>({
     name: "atrium_charge_end_user",
     text: CHARGE_END_USER_SQL,
     values: [organizationId, endUserId, ...crossingParams(organizationId)],
@@ -186,13 +191,15 @@ export async function chargeEndUserCredit(db: Db, organizationId: string, endUse
 }
 
 /** Gives back a charge for a run that did not happen, to the same pool and the organization. */
+// The organization's row first, as in a charge, so a refund and a charge never deadlock.
+const REFUND_END_USER_SQL = `with org as (update organizations set credits = credits + 1 where id = $1::uuid returning id)
+  update subscriptions s set credits_used = greatest(0, s.credits_used - 1), updated_at = now()
+  from end_users u where s.id = $2::uuid and u.id = s.end_user_id and u.organization_id = $1::uuid and exists (select 1 from org)`;
+
 export async function refundEndUserCredit(db: Db, charge: EndUserCharge): Promise<void> {
   await db.pool.query({
     name: "atrium_refund_end_user",
-    // The organization's row first, as in a charge, so a refund and a charge never deadlock.
-    text: `with org as (update organizations set credits = credits + 1 where id = $1 returning id)
-           update subscriptions s set credits_used = greatest(0, s.credits_used - 1), updated_at = now()
-           from end_users u where s.id = $2 and u.id = s.end_user_id and u.organization_id = $1 and exists (select 1 from org)`,
+    text: REFUND_END_USER_SQL,
     values: [charge.organizationId, charge.subscriptionId],
   });
 }
@@ -248,28 +255,46 @@ export async function chargeRunCredit(
   endUserId: string | null,
   amount: number,
   usage?: { appId: string; portalId: string | null },
+  /** Written in the charge's own transaction (the run's lease, runtime/run-leases.ts): both or neither. */
+  withCharge?: (client: Queryable, charge: RunCharge) => Promise<void>,
 ): Promise<RunCharge> {
   try {
-    return await takeRunCredit(db, organizationId, endUserId, amount);
+    if (!withCharge) return await takeRunCredit(db.pool, organizationId, endUserId, amount);
+    const client = await db.pool.connect();
+    try {
+      await client.query("begin");
+      const charge = await takeRunCredit(client, organizationId, endUserId, amount);
+      await withCharge(client, charge);
+      await client.query("commit");
+      return charge;
+    } catch (error) {
+      await client.query("rollback").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
   } catch (error) {
     if (usage && isAppError(error)) await recordRefusal(db, { organizationId, endUserId, ...usage }, error.code);
     throw error;
   }
 }
 
+/** The pool, or one connection in a transaction. */
+export type Queryable = Pick<pg.Pool, "query">;
+
 async function takeRunCredit(
-  db: Db,
+  db: Queryable,
   organizationId: string,
   endUserId: string | null,
   amount: number,
 ): Promise<RunCharge> {
   if (endUserId) {
     // End-user pools are spent a credit at a time: every run costs 1.
-    return { kind: "end_user", ...(await chargeEndUserCredit(db, organizationId, endUserId)) };
+    return { kind: "end_user", ...(await takeEndUserCredit(db, organizationId, endUserId)) };
   }
-  // Every run takes it: a prepared statement on the pool.
+  // Every run takes it: a prepared statement.
   if (amount > 0) {
-    const charged = await db.pool.query({
+    const charged = await db.query({
       name: "atrium_charge_run_credits",
       text: RUN_CHARGE_SQL,
       values: [organizationId, amount, ...crossingParams(organizationId)],
@@ -282,4 +307,11 @@ async function takeRunCredit(
 export async function refundRunCredit(db: Db, charge: RunCharge): Promise<void> {
   if (charge.kind === "end_user") await refundEndUserCredit(db, charge);
   else await refundCredits(db, charge.organizationId, charge.amount);
+}
+
+/** refundRunCredit within a transaction (settling a lost run, runtime/run-leases.ts). */
+export async function refundRunCreditIn(tx: Executor, charge: RunCharge): Promise<void> {
+  if (charge.kind === "end_user")
+    await tx.$executeRawUnsafe(REFUND_END_USER_SQL, charge.organizationId, charge.subscriptionId);
+  else await refundCredits(tx, charge.organizationId, charge.amount);
 }
