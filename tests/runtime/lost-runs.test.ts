@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createRestHandler } from "@/server/adapters/rest";
 import { closeDb, createDb, getDb } from "@/server/db";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
+import { portalScenario, type PortalScenario } from "../portal/helpers";
 import { credits, deltaText, publishedApp, readEvents, type PublishedApp } from "../runtime-helpers";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -106,11 +107,15 @@ function eventsOf(response: Response) {
   };
 }
 
-function post(server: Server, app: PublishedApp, key: string) {
+function post(server: Server, app: PublishedApp, key: string, forEndUser?: PortalScenario) {
   return fetch(`${server.url}/api/v1/apps/${app.appId}/conversation`, {
     method: "POST",
     headers: { authorization: `Bearer ${app.key}`, "content-type": "application/json", "idempotency-key": key },
-    body: JSON.stringify({ message: "How long do refunds take?", stream: true }),
+    body: JSON.stringify({
+      message: "How long do refunds take?",
+      stream: true,
+      ...(forEndUser ? { endUserId: forEndUser.endUser.id, portalId: forEndUser.portal.id } : {}),
+    }),
   });
 }
 
@@ -130,23 +135,30 @@ async function settledExecution(server: Server, app: PublishedApp, id: string, m
   }
 }
 
-/** The organization's balance moved by exactly what its executions were billed. */
-async function expectUsageMatchesBalance(app: PublishedApp, before: number) {
-  const billed = await getDb().execution.aggregate({
-    where: { organizationId: app.tenant.organization.id },
-    _sum: { credits: true },
-  });
-  expect(before - (await credits(app.tenant))).toBe(billed._sum.credits ?? 0);
+/** The organization's balance (and the end user's pool) moved by exactly what its executions were billed. */
+async function expectUsageMatchesBalance(app: PublishedApp, before: number, forEndUser?: PortalScenario) {
+  const billed = async (endUserId?: string) =>
+    (
+      await getDb().execution.aggregate({
+        where: { organizationId: app.tenant.organization.id, ...(endUserId ? { endUserId } : {}) },
+        _sum: { credits: true },
+      })
+    )._sum.credits ?? 0;
+  expect(before - (await credits(app.tenant))).toBe(await billed());
+  if (forEndUser) {
+    const pool = await getDb().subscription.findFirstOrThrow({ where: { endUserId: forEndUser.endUser.id } });
+    expect(pool.creditsUsed).toBe(await billed(forEndUser.endUser.id));
+  }
   expect(await getDb().runLease.count({ where: { organizationId: app.tenant.organization.id } })).toBe(0);
 }
 
 describe("a run lost with its process", () => {
-  it("kill -9 mid-stream: another process ends it within the sweeper's interval, failed, its credit given back and its key free", async () => {
+  it("kill -9 mid-stream: another process ends it within the sweeper's interval, failed, its credit given back to the balance and the pool, its key free", async () => {
     const [a, b] = await Promise.all([startServer(), startServer()]);
-    const app = await publishedApp({ billingModel: "slow-model" });
+    const app = await portalScenario({ billingModel: "slow-model" });
     const before = await credits(app.tenant);
     const key = `lost-${app.appId}`;
-    const stream = eventsOf(await post(a, app, key));
+    const stream = eventsOf(await post(a, app, key, app));
     const seen = [(await stream.next())!];
     expect(seen[0]!.event).toBe("run");
     while (seen.at(-1)!.event !== "delta") seen.push((await stream.next())!);
@@ -158,7 +170,7 @@ describe("a run lost with its process", () => {
     const execution = await settledExecution(b, app, executionId, LOST_AFTER_MS * 4);
     expect(execution).toMatchObject({ status: "failed", credits: 0 });
     expect(execution.error).toMatch(/lost/);
-    await expectUsageMatchesBalance(app, before);
+    await expectUsageMatchesBalance(app, before, app);
 
     // The run's events end with its outcome, on any process.
     const resumed = await readEvents(
@@ -170,13 +182,14 @@ describe("a run lost with its process", () => {
     expect(JSON.parse(resumed.at(-1)!.data).error.code).toBe("run_lost");
 
     // The failure freed the key: the same request runs again, to its end.
-    const retry = await post(b, app, key);
+    const retry = await post(b, app, key, app);
     expect(retry.headers.get("idempotent-replayed")).toBeNull();
     const events = await readEvents(retry);
     expect(events.at(-1)!.event).toBe("done");
     expect(JSON.parse(events[0]!.data).execution_id).not.toBe(executionId);
     expect(deltaText(events)).toBe(REPLY);
-    await expectUsageMatchesBalance(app, before);
+    expect(before - (await credits(app.tenant))).toBe(1);
+    await expectUsageMatchesBalance(app, before, app);
   }, 180_000);
 
   it("SIGTERM past the grace: its stream gets a final error naming the shutdown, the run ends failed and its key is free", async () => {

@@ -189,7 +189,7 @@ function runStream(db: Db, run: StreamedRun, after: number, headers: Headers, op
           if (!open || woken) continue;
           controller.enqueue(encoder.encode(": keep-alive\n\n"));
           // Nothing stored for a long while, and no run can last that long: its process died.
-          if (isAbandoned(run)) await endAbandonedRun(db, run.id, "server_error").catch(() => {});
+          if (isAbandoned(run)) await endAbandonedRun(db, run.id, "run_lost").catch(() => {});
           await watch.ready();
         }
       } catch (error) {

@@ -4,6 +4,7 @@
 // of the run, the first one included, reads those stored events, so a client that lost its
 // connection resumes after the last event it saw, on any process. Only its cancel endpoint or a
 // run bound ends a run early; a canceled run is billed, since it ran.
+import { env } from "@/env";
 import type { Execution } from "@/schemas/runtime";
 import { isUuid } from "@/schemas/common";
 import { channelOf, type Actor, type EndUserActor } from "@/server/auth/actor";
@@ -13,7 +14,7 @@ import { AppError, toAppError } from "@/server/errors";
 import { logger } from "@/server/observability/log";
 import { isUniqueViolation, whenDatabaseAnswers } from "@/server/runtime/database-wait";
 import { RUN_LIMITS, runLimitExceeded, STORED_EVENT_OVERHEAD } from "@/server/runtime/limits";
-import { END_RUN_SQL, endRunParams } from "@/server/runtime/run-leases";
+import { END_RUN_SQL, endRunParams, RUN_LOST, settleLostRun } from "@/server/runtime/run-leases";
 import { eventsPayload, ownRun, requestCancel, RUNS_CHANNEL, wakeRun, watchRun } from "@/server/runtime/run-hub";
 import type { RunStep } from "@/server/runtime/run";
 import { converse, type ConverseInput, type StartedRun } from "./conversations";
@@ -287,15 +288,14 @@ export async function finalEventSeq(db: Db, run: { id: string; organizationId: s
 }
 
 /**
- * Ends a run whose process died (it left no final event long after any run could end): the
- * `error` event that process could not store, once, whoever stores it first.
+ * Ends a run whose process died (it left no final event long after any run could end), once,
+ * whoever ends it first: settled as lost runs are (runtime/run-leases.ts) when its lease is
+ * stale, else (a run charged without a lease) with the `error` event its process could not store.
  */
-export async function endAbandonedRun(db: Db, runId: string, code: "server_error" | "canceled"): Promise<void> {
-  const message =
-    code === "canceled"
-      ? "The run was canceled."
-      : "The run was lost when the server running it stopped. It is safe to retry.";
-  await db.pool.query(END_RUN_SQL, endRunParams(runId, { code, message }, code === "canceled" ? "canceled" : "failed"));
+export async function endAbandonedRun(db: Db, runId: string, code: "run_lost" | "canceled"): Promise<void> {
+  if (await settleLostRun(db, runId, RUN_LOST, env().RUN_LOST_AFTER_MS)) return;
+  const error = code === "canceled" ? { code, message: "The run was canceled." } : RUN_LOST;
+  await db.pool.query(END_RUN_SQL, endRunParams(runId, error, code === "canceled" ? "canceled" : "failed"));
   wakeRun(db, runId);
 }
 
