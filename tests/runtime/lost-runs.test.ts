@@ -335,4 +335,42 @@ describe("a database blip mid-stream", () => {
       await proxy.close();
     }
   }, 60_000);
+
+  it("a turn answered in one piece waits for the database to save it: its answer, its execution and its charge agree", async () => {
+    const app = await publishedApp({ billingModel: "slow-model" });
+    const before = await credits(app.tenant);
+    const proxy = await databaseProxy(process.env.DATABASE_URL!);
+    const db = createDb(proxy.url);
+    try {
+      const handler = createRestHandler({ db: () => db });
+      const asked = fake.requests.length;
+      const answered = handler(
+        new Request(`http://localhost/api/v1/apps/${app.appId}/conversation`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${app.key}`, "content-type": "application/json" },
+          body: JSON.stringify({ message: "How long do refunds take?" }),
+        }),
+      );
+      // Cut while the model answers (after the charge); the run ends while the database is away.
+      for (let i = 0; i < 50 && fake.requests.length === asked; i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      proxy.cut();
+      await new Promise((resolve) => setTimeout(resolve, 6000));
+      proxy.restore();
+      const response = await answered;
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { reply: string; conversation_id: string };
+      expect(body.reply).toBe(REPLY);
+      expect(
+        await getDb().execution.findMany({
+          where: { organizationId: app.tenant.organization.id, conversationId: body.conversation_id },
+        }),
+      ).toMatchObject([{ status: "succeeded", credits: 1, output: REPLY }]);
+      await expectUsageMatchesBalance(app, before);
+    } finally {
+      await closeDb(db);
+      await proxy.close();
+    }
+  }, 60_000);
 });
