@@ -21,7 +21,7 @@ import { AppError, isAppError, toAppError } from "@/server/errors";
 import { chargedPool, chargeRunCredit, refundRunCredit, type RunCharge } from "@/server/services/credits";
 import { recordExecution, type ExecutionRecord } from "@/server/services/executions";
 import { whenDatabaseAnswers } from "./database-wait";
-import { dropLease, holdLease, refundLeased, RUN_LOST, writeLease, type LeasedExecution } from "./run-leases";
+import { dropLease, holdLease, refundLeased, RUN_LOST, type LeasedExecution } from "./run-leases";
 import { runCanceled, type RunContext } from "./run";
 
 /** Credits per run: the contract's "1 per conversation or transaction call, 1 per test case". */
@@ -49,7 +49,7 @@ export function chargeRun(db: Db, payer: RunPayer, credits: number, lease?: Leas
     payer.endUserId,
     credits,
     payer.usage,
-    lease ? (client, charge) => writeLease(client, charge, lease) : undefined,
+    lease && { id: lease.id, execution: lease },
   );
 }
 

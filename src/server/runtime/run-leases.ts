@@ -1,5 +1,5 @@
 // Charged runs in flight, and the one way a run lost with its process is settled. A run's lease
-// (run_leases) is written in the transaction that charges it and deleted in the one that records
+// (run_leases) is written by the statement that charges it (services/credits.ts) and deleted in the one that records
 // its execution, so a charge always has either a live run or an execution. The process running
 // it renews the lease's heartbeat; a lease nobody renewed for RUN_LOST_AFTER_MS is a lost run
 // (kill -9, a crash, a shutdown past its grace). Settling one, once across processes (the lease
@@ -10,7 +10,7 @@
 import { env } from "@/env";
 import { onCloseDb, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
-import { refundRunCreditIn, type Queryable, type RunCharge } from "@/server/services/credits";
+import { refundRunCreditIn, type RunCharge } from "@/server/services/credits";
 import { recordLostExecution, type ExecutionRecord } from "@/server/services/executions";
 import { recordRunUsage } from "@/server/services/usage";
 import { eventsPayload, RUNS_CHANNEL, wakeRun } from "./run-hub";
@@ -93,15 +93,6 @@ async function renew(db: Db, held: Held): Promise<void> {
       logger().warn({ reason: (error as Error).message }, "Could not renew this process's run leases; retrying");
     held.failing = true;
   }
-}
-
-/** Writes a run's lease, in the charge's transaction (services/credits.ts chargeRunCredit). */
-export async function writeLease(client: Queryable, charge: RunCharge, execution: LeasedExecution): Promise<void> {
-  await client.query(
-    `insert into run_leases (id, organization_id, charge, execution, heartbeat_at, created_at)
-     values ($1::uuid, $2::uuid, $3::jsonb, $4::jsonb, now(), now())`,
-    [execution.id, charge.organizationId, JSON.stringify(charge), JSON.stringify(execution)],
-  );
 }
 
 /** This process runs the run: its lease is renewed until dropped. */
