@@ -122,9 +122,15 @@ export class BilledRun {
       let lost = false;
       if (!billed && this.leaseId) {
         const leaseId = this.leaseId;
-        lost = !(await whenDatabaseAnswers("Giving back a failed run's credit", () =>
-          refundLeased(this.db, leaseId, this.charge),
-        ));
+        try {
+          lost = !(await whenDatabaseAnswers("Giving back a failed run's credit", () =>
+            refundLeased(this.db, leaseId, this.charge),
+          ));
+        } catch (error) {
+          // No longer renewed here: the sweeper settles it once the database answers.
+          this.ended();
+          throw error;
+        }
       } else if (!billed) await refundRunCredit(this.db, this.charge);
       this.settled = lost
         ? { status: "failed", credits: 0, error: RUN_LOST.message }

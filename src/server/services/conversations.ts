@@ -308,7 +308,6 @@ export const converse = guarded(
           throw error;
         }
       });
-      billed.ended();
       await recordRunUsage(db, actor.organizationId, {
         kind: "conversation",
         itemId: input.appId,
@@ -359,6 +358,9 @@ export const converse = guarded(
         })
         .catch(() => {});
       throw failure;
+    } finally {
+      // Whatever this process could not record, the sweeper settles (runtime/run-leases.ts).
+      billed.ended();
     }
   },
 );
