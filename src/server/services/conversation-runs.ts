@@ -3,7 +3,8 @@
 // RUN_LIMITS.streamEventChars) and NOTIFYs the other processes (runtime/run-hub.ts). Every stream
 // of the run, the first one included, reads those stored events, so a client that lost its
 // connection resumes after the last event it saw, on any process. Only its cancel endpoint or a
-// run bound ends a run early; a canceled run is billed, since it ran.
+// run bound ends a run early; a canceled run is billed, since it ran. A run whose process died is
+// ended by the lost-run sweeper (runtime/run-leases.ts) with the `error` event `run_lost`.
 import { env } from "@/env";
 import type { Execution } from "@/schemas/runtime";
 import { isUuid } from "@/schemas/common";
@@ -24,7 +25,10 @@ import { maybeSweep } from "./support/idempotency";
 /** Which door started a run: only that door's callers read or cancel it. */
 export type RunDoor = "api" | "console" | "portal";
 
-/** A run whose process died leaves no final event; after this long its readers end it. */
+/**
+ * A run whose process died leaves no final event: the sweeper ends it (runtime/run-leases.ts);
+ * one it missed (charged without a lease) is ended by its readers after this long.
+ */
 export const ABANDONED_RUN_MS = RUN_LIMITS.runMs + 60_000;
 /** How long a cancel waits for the run to end before answering with the execution as it stands. */
 const CANCEL_WAIT_MS = 10_000;

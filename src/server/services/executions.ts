@@ -14,7 +14,7 @@ import { recordRunUsage } from "./usage";
 import { afterCursor, beforeCursor, CURSOR_ORDER, NEWEST_FIRST, toPage } from "./support/pagination";
 
 export interface ExecutionRecord {
-  /** Given when the run announced its id before it ended (a conversation stream's `run` event). */
+  /** Given when the run had its id before it ended: its lease's (runtime/run-leases.ts), a stream's `run` event. */
   id?: string;
   kind: "conversation" | "transaction" | "test";
   itemId: string;
