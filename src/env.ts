@@ -58,6 +58,13 @@ const EnvSchema = z.object({
    */
   RERANK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(2000),
   /**
+   * A charged run whose process stopped renewing its lease for this long is lost: the sweeper
+   * ends it, gives its credit back and records its execution failed (src/server/runtime/run-leases.ts).
+   */
+  RUN_LOST_AFTER_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
+  /** How long a stopping server lets requests and streams in flight finish (src/cli/http-server.ts). */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
+  /**
    * Seals the credentials organizations store (model provider keys, MCP connection headers)
    * with AES-256-GCM: at least 32 characters, e.g. `openssl rand -base64 32`. Unset: storing a
    * credential is refused (providers without one still work). Rotation: move the old value to

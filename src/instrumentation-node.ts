@@ -2,6 +2,7 @@
 // production server already started one.
 import { getDb } from "@/server/db";
 import { startIndexWorker } from "@/server/jobs/indexing";
+import { startLostRunSweeper } from "@/server/jobs/lost-runs";
 import { startNotificationEmailWorker } from "@/server/jobs/notification-emails";
 import { startWebhookWorker } from "@/server/jobs/webhook-delivery";
 import { logger } from "@/server/observability/log";
@@ -12,6 +13,7 @@ export function startIndexWorkerOnce(): void {
     startIndexWorker(getDb());
     startWebhookWorker(getDb());
     startNotificationEmailWorker(getDb());
+    startLostRunSweeper(getDb());
   } catch (error) {
     logger().error({ err: error }, "The indexing worker did not start");
   }

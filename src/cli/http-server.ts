@@ -12,15 +12,19 @@ import type { Socket } from "node:net";
 import type createNextServer from "next";
 import { closeDb, getDb } from "@/server/db";
 import { createRequestListener, guardServer } from "@/server/http/listener";
+import { env } from "@/env";
+import { endOpenStreams } from "@/server/adapters/sse";
 import { startIndexWorker, type IndexWorker } from "@/server/jobs/indexing";
+import { startLostRunSweeper } from "@/server/jobs/lost-runs";
 import { startNotificationEmailWorker } from "@/server/jobs/notification-emails";
 import { startWebhookWorker } from "@/server/jobs/webhook-delivery";
 import { logger } from "@/server/observability/log";
 import { startTracing, stopTracing } from "@/server/observability/tracing";
+import { settleOwnRuns, SERVER_SHUTDOWN } from "@/server/runtime/run-leases";
 import { sealWebhookSecrets } from "@/server/services/secrets";
 
-/** How long in-flight requests and streams get to finish once a stop is asked for. */
-const SHUTDOWN_GRACE_MS = 15_000;
+/** How long the streams of runs settled at shutdown get to send their final event. */
+const FINAL_EVENTS_MS = 1_000;
 /** How long the database connections then get to close before the database is stopped anyway. */
 const DATABASE_CLOSE_MS = 5_000;
 
@@ -33,16 +37,18 @@ function startWorker(): IndexWorker | null {
     const worker = startIndexWorker(getDb());
     const webhooks = startWebhookWorker(getDb());
     const emails = startNotificationEmailWorker(getDb());
+    const lostRuns = startLostRunSweeper(getDb());
     sealWebhookSecrets(getDb()).catch((error: unknown) =>
       logger().error({ err: error }, "Could not seal the webhook secrets stored readable"),
     );
     (globalThis as { atriumIndexWorker?: IndexWorker }).atriumIndexWorker = worker;
     return {
-      stop: () => Promise.all([worker.stop(), webhooks.stop(), emails.stop()]).then(() => undefined),
+      stop: () => Promise.all([worker.stop(), webhooks.stop(), emails.stop(), lostRuns.stop()]).then(() => undefined),
       release: () => {
         // Not waited for: a delivery in hand is claimed again by another process once its lease ends.
         void webhooks.stop();
         void emails.stop();
+        void lostRuns.stop();
         return worker.release();
       },
     };
@@ -113,11 +119,30 @@ function keepServingOnStrayFailures(): void {
   );
 }
 
+/**
+ * Past the grace: the runs this process runs end (their streams, here or elsewhere, read the
+ * final `error` event stored for them), then every stream still open is ended with its own.
+ */
+async function endRunsInFlight(closed: Promise<unknown>): Promise<void> {
+  const settled = await settleOwnRuns(getDb(), SERVER_SHUTDOWN).catch((error: unknown) => {
+    logger().error({ err: error }, "The runs in flight could not be settled; the sweeper of another process will");
+    return 0;
+  });
+  if (settled > 0) await atMost(closed, FINAL_EVENTS_MS);
+  const streams = endOpenStreams();
+  if (settled + streams > 0)
+    logger().warn({ runsEnded: settled, streamsEnded: streams }, "Runs in flight ended and open streams told so");
+  // The final events are written before the connections are cut.
+  if (streams > 0) await atMost(closed, FINAL_EVENTS_MS);
+}
+
 export interface HttpServer {
   /**
    * Stops accepting connections, lets in-flight requests and streams finish (up to
    * SHUTDOWN_GRACE_MS), hands the indexing jobs in hand back to the queue at once (the attempt is
    * not counted, another process takes them over) and closes this process's database connections.
+   * Past the grace, the runs this process still runs are settled (runtime/run-leases.ts: ended
+   * `server_shutdown`, credit given back) and every stream still open gets a final `error` event.
    */
   stop(): Promise<void>;
 }
@@ -154,7 +179,11 @@ export async function serve(options: { port: number; trustProxy: number }): Prom
     async stop() {
       stopping = true;
       const open = connections.size;
-      logger().info({ openConnections: open }, "Stopping: no new connections; requests in flight get up to 15 s");
+      const graceMs = env().SHUTDOWN_GRACE_MS;
+      logger().info(
+        { openConnections: open },
+        `Stopping: no new connections; requests in flight get up to ${graceMs / 1000} s`,
+      );
       const released = worker?.release().then(
         (jobs) => logger().info({ jobsHandedBack: jobs }, `Indexing: ${jobs} job(s) in hand handed back to the queue`),
         (error: unknown) =>
@@ -165,7 +194,8 @@ export async function serve(options: { port: number; trustProxy: number }): Prom
       );
       const closed = new Promise((resolve) => server.close(resolve));
       server.closeIdleConnections();
-      const drained = await atMost(closed, SHUTDOWN_GRACE_MS);
+      const drained = await atMost(closed, graceMs);
+      if (!drained) await endRunsInFlight(closed);
       const cut = connections.size;
       server.closeAllConnections();
       if (drained)
@@ -173,7 +203,7 @@ export async function serve(options: { port: number; trustProxy: number }): Prom
       else
         logger().warn(
           { connectionsClosed: open, cutAfterGrace: cut },
-          `Connections closed: ${cut} still busy after ${SHUTDOWN_GRACE_MS / 1000} s were cut`,
+          `Connections closed: ${cut} still busy after ${graceMs / 1000} s were cut`,
         );
       await released;
       if (await atMost(closeDb(getDb()), DATABASE_CLOSE_MS)) logger().info("Database connections closed");

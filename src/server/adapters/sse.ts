@@ -6,9 +6,12 @@
 // stream's client disconnects. Headers and a comment line go out at once; proxies are told not
 // to buffer; a comment every 15 s keeps the connection open. A refusal before the run starts
 // (not_found, service_disabled, insufficient_credits …) is an ordinary JSON error response.
+// While the database is away a stream waits for it (comments keep it open): an `error` event
+// is only ever the run's outcome, or a process shutting down (`server_shutdown`, endOpenStreams).
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError, toAppError } from "@/server/errors";
+import { isDatabaseAway } from "@/server/runtime/database-wait";
 import { watchRun } from "@/server/runtime/run-hub";
 import type { ConverseInput } from "@/server/services/conversations";
 import {
@@ -116,6 +119,28 @@ function format(event: { seq: number; event: string; data: string }): string {
   return `id: ${event.seq}\nevent: ${event.event}\ndata: ${event.data}\n\n`;
 }
 
+/** The streams this process serves: what a shutdown past its grace ends (endOpenStreams). */
+const openStreams = new Set<() => void>();
+
+/** How long a stream waits, at most, before reading again while the database is away. */
+const DATABASE_RETRY_MS = 2000;
+
+export const SHUTDOWN_EVENT = {
+  code: "server_shutdown",
+  message:
+    "This server is shutting down and closed the stream; the run is not ended by it. Resume its events from another server: GET …/conversation/runs/{execution_id}/events with Last-Event-ID (the `id:` of the last event you received).",
+};
+
+/**
+ * Ends every stream this process still serves with an `error` event naming the shutdown (no
+ * `id:`, so Last-Event-ID still names the run's last event seen): how many were open.
+ */
+export function endOpenStreams(): number {
+  const ending = [...openStreams];
+  for (const end of ending) end();
+  return ending.length;
+}
+
 /**
  * Sends the run's stored events after `after`, then each new one as it is stored (woken by the
  * process's listener, runtime/run-hub.ts), until the final one or the client leaves.
@@ -125,14 +150,34 @@ function runStream(db: Db, run: StreamedRun, after: number, headers: Headers, op
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const watch = watchRun(db, run.id);
   let open = true;
+  let endForShutdown = () => {};
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
+      endForShutdown = () => {
+        if (!open) return;
+        open = false;
+        controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify({ error: SHUTDOWN_EVENT })}\n\n`));
+        controller.close();
+        watch.close();
+      };
+      openStreams.add(endForShutdown);
       controller.enqueue(encoder.encode(": run\n\n"));
       let last = after;
+      let away = 0;
       try {
         await watch.ready();
         while (open) {
-          const events = await readRunEvents(db, run, last);
+          let events: Awaited<ReturnType<typeof readRunEvents>>;
+          try {
+            events = await readRunEvents(db, run, last);
+            away = 0;
+          } catch (error) {
+            if (!isDatabaseAway(error)) throw error;
+            // The run's events wait for the database too: read again once it is back.
+            controller.enqueue(encoder.encode(": waiting for the database\n\n"));
+            await watch.next(Math.min(DATABASE_RETRY_MS, 100 * 2 ** ++away));
+            continue;
+          }
           for (const event of events) {
             if (!open) return;
             controller.enqueue(encoder.encode(format(event)));
@@ -144,7 +189,7 @@ function runStream(db: Db, run: StreamedRun, after: number, headers: Headers, op
           if (!open || woken) continue;
           controller.enqueue(encoder.encode(": keep-alive\n\n"));
           // Nothing stored for a long while, and no run can last that long: its process died.
-          if (isAbandoned(run)) await endAbandonedRun(db, run.id, "server_error");
+          if (isAbandoned(run)) await endAbandonedRun(db, run.id, "run_lost").catch(() => {});
           await watch.ready();
         }
       } catch (error) {
@@ -153,6 +198,7 @@ function runStream(db: Db, run: StreamedRun, after: number, headers: Headers, op
             encoder.encode(`event: error\ndata: ${JSON.stringify({ error: toAppError(error).toBody() })}\n\n`),
           );
       } finally {
+        openStreams.delete(endForShutdown);
         watch.close();
         if (open) controller.close();
         open = false;
@@ -160,6 +206,7 @@ function runStream(db: Db, run: StreamedRun, after: number, headers: Headers, op
     },
     cancel() {
       open = false;
+      openStreams.delete(endForShutdown);
       watch.close();
     },
   });

@@ -12,13 +12,16 @@
 //   a piece of the reply went out, or an agent, flow, node or tool gave its output (routing
 //   among members produces nothing for the caller);
 // - anything else is a failure on our side, and is given back.
-// A refund happens at most once per run, as soon as the failure is known.
+// A refund happens at most once per run, as soon as the failure is known. A run charged with its
+// lease (runtime/run-leases.ts) that is lost with its process is settled there: given back, failed.
 import type { ExecutionStatus } from "@/schemas/runtime";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError, isAppError, toAppError } from "@/server/errors";
 import { chargedPool, chargeRunCredit, refundRunCredit, type RunCharge } from "@/server/services/credits";
 import { recordExecution, type ExecutionRecord } from "@/server/services/executions";
+import { whenDatabaseAnswers } from "./database-wait";
+import { dropLease, holdLease, refundLeased, RUN_LOST, type LeasedExecution } from "./run-leases";
 import { runCanceled, type RunContext } from "./run";
 
 /** Credits per run: the contract's "1 per conversation or transaction call, 1 per test case". */
@@ -39,8 +42,15 @@ export type RunRecord = Omit<ExecutionRecord, "status" | "credits" | "error">;
  * Takes a run's credits before it runs, or throws insufficient_credits and takes nothing. A test
  * run pays for all its cases at once with this, then bills each case with BilledRun.prepaid.
  */
-export function chargeRun(db: Db, payer: RunPayer, credits: number): Promise<RunCharge> {
-  return chargeRunCredit(db, payer.organizationId, payer.endUserId, credits, payer.usage);
+export function chargeRun(db: Db, payer: RunPayer, credits: number, lease?: LeasedExecution): Promise<RunCharge> {
+  return chargeRunCredit(
+    db,
+    payer.organizationId,
+    payer.endUserId,
+    credits,
+    payer.usage,
+    lease && { id: lease.id, execution: lease },
+  );
 }
 
 /** Whether a failed run keeps its charge: the policy above. */
@@ -60,11 +70,25 @@ export class BilledRun {
     private readonly charge: RunCharge,
     /** What the run costs when it is billed. */
     readonly credits: number,
+    /** The execution's id when the run holds a lease (runtime/run-leases.ts). */
+    private readonly leaseId: string | null = null,
   ) {}
 
-  /** Charges the run (a refusal throws, and nothing runs); the run's context tells whether it was canceled or produced anything. */
-  static async start(db: Db, ctx: RunContext, payer: RunPayer, credits: number): Promise<BilledRun> {
-    return new BilledRun(db, ctx, await chargeRun(db, payer, credits), credits);
+  /**
+   * Charges the run (a refusal throws, and nothing runs) with its lease (runtime/run-leases.ts):
+   * `lease` is what its execution says if the run is lost. The run's context tells whether it
+   * was canceled or produced anything.
+   */
+  static async start(
+    db: Db,
+    ctx: RunContext,
+    payer: RunPayer,
+    credits: number,
+    lease: LeasedExecution,
+  ): Promise<BilledRun> {
+    const charge = await chargeRun(db, payer, credits, lease);
+    holdLease(db, lease.id);
+    return new BilledRun(db, ctx, charge, credits, lease.id);
   }
 
   /** One case of a run the organization paid for as a whole with chargeRun (a test run): a refund gives back this case's share. */
@@ -95,12 +119,22 @@ export class BilledRun {
     if (!this.settled) {
       const produced = this.repliedAnything || this.ctx.trace.some((entry) => entry.kind !== "supervisor");
       const billed = failureIsBilled(failure, { canceled, produced });
-      if (!billed) await refundRunCredit(this.db, this.charge);
-      this.settled = {
-        status: canceled ? "canceled" : "failed",
-        credits: billed ? this.credits : 0,
-        error: failure.message,
-      };
+      let lost = false;
+      if (!billed && this.leaseId) {
+        const leaseId = this.leaseId;
+        try {
+          lost = !(await whenDatabaseAnswers("Giving back a failed run's credit", () =>
+            refundLeased(this.db, leaseId, this.charge),
+          ));
+        } catch (error) {
+          // No longer renewed here: the sweeper settles it once the database answers.
+          this.ended();
+          throw error;
+        }
+      } else if (!billed) await refundRunCredit(this.db, this.charge);
+      this.settled = lost
+        ? { status: "failed", credits: 0, error: RUN_LOST.message }
+        : { status: canceled ? "canceled" : "failed", credits: billed ? this.credits : 0, error: failure.message };
     }
     if (canceled || isAppError(cause)) return failure;
     return new AppError(
@@ -121,8 +155,18 @@ export class BilledRun {
     return { ...(this.settled ?? { status, credits: this.credits, error: null }), subscriptionId: this.subscriptionId };
   }
 
-  /** Records the run's execution (and its usage) with its outcome. */
-  record(actor: Actor | EndUserActor, run: RunRecord, status?: ExecutionStatus) {
-    return recordExecution(this.db, actor, { ...run, ...this.outcome(status) });
+  /** Records the run's execution (and its usage) with its outcome; a leased run's lease ends with it. */
+  async record(actor: Actor | EndUserActor, run: RunRecord, status?: ExecutionStatus) {
+    const record = { ...run, ...(this.leaseId ? { id: this.leaseId } : {}), ...this.outcome(status) };
+    try {
+      return await whenDatabaseAnswers("Recording a run's execution", () => recordExecution(this.db, actor, record));
+    } finally {
+      this.ended();
+    }
+  }
+
+  /** The run's execution is recorded (or will not be by this process): its lease is no longer renewed here. */
+  ended(): void {
+    if (this.leaseId) dropLease(this.db, this.leaseId);
   }
 }

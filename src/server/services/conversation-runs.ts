@@ -3,7 +3,9 @@
 // RUN_LIMITS.streamEventChars) and NOTIFYs the other processes (runtime/run-hub.ts). Every stream
 // of the run, the first one included, reads those stored events, so a client that lost its
 // connection resumes after the last event it saw, on any process. Only its cancel endpoint or a
-// run bound ends a run early; a canceled run is billed, since it ran.
+// run bound ends a run early; a canceled run is billed, since it ran. A run whose process died is
+// ended by the lost-run sweeper (runtime/run-leases.ts) with the `error` event `run_lost`.
+import { env } from "@/env";
 import type { Execution } from "@/schemas/runtime";
 import { isUuid } from "@/schemas/common";
 import { channelOf, type Actor, type EndUserActor } from "@/server/auth/actor";
@@ -11,7 +13,9 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, toAppError } from "@/server/errors";
 import { logger } from "@/server/observability/log";
+import { isUniqueViolation, whenDatabaseAnswers } from "@/server/runtime/database-wait";
 import { RUN_LIMITS, runLimitExceeded, STORED_EVENT_OVERHEAD } from "@/server/runtime/limits";
+import { END_RUN_SQL, endRunParams, RUN_LOST, settleLostRun } from "@/server/runtime/run-leases";
 import { eventsPayload, ownRun, requestCancel, RUNS_CHANNEL, wakeRun, watchRun } from "@/server/runtime/run-hub";
 import type { RunStep } from "@/server/runtime/run";
 import { converse, type ConverseInput, type StartedRun } from "./conversations";
@@ -21,7 +25,10 @@ import { maybeSweep } from "./support/idempotency";
 /** Which door started a run: only that door's callers read or cancel it. */
 export type RunDoor = "api" | "console" | "portal";
 
-/** A run whose process died leaves no final event; after this long its readers end it. */
+/**
+ * A run whose process died leaves no final event: the sweeper ends it (runtime/run-leases.ts);
+ * one it missed (charged without a lease) is ended by its readers after this long.
+ */
 export const ABANDONED_RUN_MS = RUN_LIMITS.runMs + 60_000;
 /** How long a cancel waits for the run to end before answering with the execution as it stands. */
 const CANCEL_WAIT_MS = 10_000;
@@ -47,7 +54,9 @@ interface PendingEvent {
 
 /**
  * A run's events on their way to storage, in order: each flush stores every pending event in one
- * statement that also notifies the listening processes, and wakes this process's readers.
+ * statement that also notifies the listening processes, and wakes this process's readers. While
+ * the database is away the run's events wait in order (runtime/database-wait.ts): none is
+ * skipped, so the stored deltas always make the reply.
  */
 class RunRecorder {
   private seq = 0;
@@ -84,8 +93,9 @@ class RunRecorder {
       const batch = this.pending.splice(0);
       const first = this.seq;
       this.seq += batch.length;
-      try {
-        await this.db.pool.query({
+      let tried = false;
+      const store = () =>
+        this.db.pool.query({
           name: "atrium_store_run_events",
           text: `with stored as (
               insert into conversation_run_events (run_id, seq, event, data)
@@ -100,6 +110,17 @@ class RunRecorder {
             RUNS_CHANNEL,
             eventsPayload(this.runId),
           ],
+        });
+      try {
+        await whenDatabaseAnswers("Storing a conversation run's events", async () => {
+          try {
+            await store();
+          } catch (error) {
+            // A retry after a commit whose answer was lost finds the batch stored.
+            if (tried && isUniqueViolation(error)) return;
+            tried = true;
+            throw error;
+          }
         });
       } catch (error) {
         logger().error({ err: error, runId: this.runId }, "Storing a conversation run's events failed");
@@ -136,9 +157,13 @@ export function startConversationRun(
   return new Promise<StartedRun>((resolve, reject) => {
     const ended = async (status: string, event: string, data: unknown) => {
       const current = recorder!;
-      await db.conversationRun
-        .updateMany({ where: { id: started!.executionId, organizationId: actor.organizationId }, data: { status } })
-        .catch(() => {});
+      // A run settled as lost meanwhile (runtime/run-leases.ts) keeps the outcome it was given.
+      await whenDatabaseAnswers("Ending a conversation run", () =>
+        db.conversationRun.updateMany({
+          where: { id: started!.executionId, organizationId: actor.organizationId, status: "running" },
+          data: { status },
+        }),
+      ).catch(() => {});
       current.push(event, data);
       await current.drained();
       release();
@@ -267,30 +292,14 @@ export async function finalEventSeq(db: Db, run: { id: string; organizationId: s
 }
 
 /**
- * Ends a run whose process died (it left no final event long after any run could end): the
- * `error` event that process could not store, once, whoever stores it first.
+ * Ends a run whose process died (it left no final event long after any run could end), once,
+ * whoever ends it first: settled as lost runs are (runtime/run-leases.ts) when its lease is
+ * stale, else (a run charged without a lease) with the `error` event its process could not store.
  */
-export async function endAbandonedRun(db: Db, runId: string, code: "server_error" | "canceled"): Promise<void> {
-  const message =
-    code === "canceled"
-      ? "The run was canceled."
-      : "The run was lost when the server running it stopped. It is safe to retry.";
-  await db.pool.query(
-    `with ended as (
-        update conversation_runs set status = $3 where id = $1 and status = 'running' returning id
-      ), stored as (
-        insert into conversation_run_events (run_id, seq, event, data)
-        select $1, coalesce((select max(seq) from conversation_run_events where run_id = $1), 0) + 1, 'error', $2 from ended
-      )
-      select pg_notify($4, $5)`,
-    [
-      runId,
-      JSON.stringify({ error: { code, message } }),
-      code === "canceled" ? "canceled" : "failed",
-      RUNS_CHANNEL,
-      eventsPayload(runId),
-    ],
-  );
+export async function endAbandonedRun(db: Db, runId: string, code: "run_lost" | "canceled"): Promise<void> {
+  if (await settleLostRun(db, runId, RUN_LOST, env().RUN_LOST_AFTER_MS)) return;
+  const error = code === "canceled" ? { code, message: "The run was canceled." } : RUN_LOST;
+  await db.pool.query(END_RUN_SQL, endRunParams(runId, error, code === "canceled" ? "canceled" : "failed"));
   wakeRun(db, runId);
 }
 

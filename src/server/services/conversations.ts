@@ -13,6 +13,7 @@ import { loadLiveApp } from "@/server/runtime/load";
 import type { Citation } from "@/server/runtime/citations";
 import type { Turn } from "@/server/runtime/models";
 import { newRunContext, runApp, type RunStep } from "@/server/runtime/run";
+import { isUniqueViolation, whenDatabaseAnswers } from "@/server/runtime/database-wait";
 import { recordEvent } from "./events";
 import { builderItemNames } from "./support/item-names";
 import { decodeCursor, encodeCursor } from "./support/pagination";
@@ -145,7 +146,7 @@ export function conversationTitle(message: string): string {
 
 /**
  * The turn's writes in one statement: the conversation (created on its first turn), the
- * execution with its trace, and the two messages. A stopped turn is saved too, with the answer
+ * execution with its trace (its run's lease ends with it, runtime/run-leases.ts), and the two messages. A stopped turn is saved too, with the answer
  * as far as it got, as chat apps keep it.
  */
 const SAVE_TURN_SQL = `
@@ -157,6 +158,9 @@ const SAVE_TURN_SQL = `
     values ($1, $2, $3, $4, $12, $13, $16, now(), now())
     on conflict (id) do update set updated_at = now()
     returning id
+  ),
+  released as (
+    delete from run_leases where id = $11
   ),
   execution as (
     insert into executions (id, organization_id, kind, item_id, item_kind, version_id, conversation_id, status, credits, latency_ms, input, output, trace, actor, end_user_id, portal_id, created_at)
@@ -261,6 +265,9 @@ export const converse = guarded(
     const started = performance.now();
     const ctx = newRunContext(db, actor.organizationId, options.signal);
     ctx.onStep = options.onStep;
+    // Named before the run, so a stream's first event tells the client what to resume.
+    const conversationId = existing?.conversation.id ?? randomUUID();
+    const executionId = randomUUID();
     const billed = await BilledRun.start(
       db,
       ctx,
@@ -270,10 +277,19 @@ export const converse = guarded(
         usage: { appId: input.appId, portalId: runner.portalId },
       },
       CONVERSATION_CREDITS,
+      {
+        id: executionId,
+        kind: "conversation",
+        itemId: input.appId,
+        itemKind: "app",
+        versionId: app.versionId,
+        conversationId: existing?.conversation.id ?? null,
+        input: message,
+        endUserId: runner.endUserId,
+        portalId: runner.portalId,
+        actor: actorLabel(actor),
+      },
     );
-    // Named before the run, so a stream's first event tells the client what to resume.
-    const conversationId = existing?.conversation.id ?? randomUUID();
-    const executionId = randomUUID();
     let partial = "";
     const onDelta = billed.onDelta((text) => {
       partial += text;
@@ -281,18 +297,16 @@ export const converse = guarded(
     });
     const save = async (reply: string, status: "succeeded" | "canceled") => {
       const outcome = billed.outcome(status);
-      await saveTurn(db, actor, runner, {
-        conversationId,
-        executionId,
-        appId: input.appId,
-        versionId: app.versionId,
-        message,
-        reply,
-        citations: ctx.citations.inReply(reply),
-        superseded: turn.superseded,
-        latencyMs: performance.now() - started,
-        trace: ctx.trace,
-        outcome: { status, credits: outcome.credits },
+      let tried = false;
+      await whenDatabaseAnswers("Saving a turn", async () => {
+        try {
+          await saveTurn(db, actor, runner, turnOf(reply, status, outcome.credits));
+        } catch (error) {
+          // A retry after a commit whose answer was lost finds the turn saved.
+          if (tried && isUniqueViolation(error)) return;
+          tried = true;
+          throw error;
+        }
       });
       await recordRunUsage(db, actor.organizationId, {
         kind: "conversation",
@@ -302,6 +316,19 @@ export const converse = guarded(
         conversationStarted: !existing,
       });
     };
+    const turnOf = (reply: string, status: "succeeded" | "canceled", credits: number) => ({
+      conversationId,
+      executionId,
+      appId: input.appId,
+      versionId: app.versionId,
+      message,
+      reply,
+      citations: ctx.citations.inReply(reply),
+      superseded: turn.superseded,
+      latencyMs: performance.now() - started,
+      trace: ctx.trace,
+      outcome: { status, credits },
+    });
     try {
       await options.onStart?.({ executionId, conversationId, endUserId: runner.endUserId });
       const reply = await runApp(ctx, app, message, turn.history, { onDelta });
@@ -331,6 +358,9 @@ export const converse = guarded(
         })
         .catch(() => {});
       throw failure;
+    } finally {
+      // Whatever this process could not record, the sweeper settles (runtime/run-leases.ts).
+      billed.ended();
     }
   },
 );

@@ -62,6 +62,29 @@ function crossingParams(organizationId: string): unknown[] {
   return eventSqlParams({ kind: "system", organizationId });
 }
 
+/**
+ * A charged run's lease (runtime/run-leases.ts), written by the charge's own statement: the charge
+ * and the lease are both written or neither. `execution` is what the run's record says if it is lost.
+ */
+export interface RunLeaseInput {
+  id: string;
+  execution: object;
+}
+
+/** The lease's parameters come after the charge's and its crossing events' ($1, $2, then eventSqlParams). */
+const LEASE_PARAM = 3 + crossingParams("").length;
+
+function leaseParams(lease: RunLeaseInput | undefined): unknown[] {
+  return [lease?.id ?? null, lease ? JSON.stringify(lease.execution) : null];
+}
+
+/** The lease row, with `charge` (a RunCharge as JSON) when the charge took `from`'s row; nothing without a lease. */
+function leaseInsertSql(charge: string, from: string): string {
+  return `insert into run_leases (id, organization_id, charge, execution, heartbeat_at, created_at)
+    select $${LEASE_PARAM}::uuid, $1::uuid, ${charge}, $${LEASE_PARAM + 1}::jsonb, now(), now()
+    from ${from} where $${LEASE_PARAM}::uuid is not null`;
+}
+
 /** The organization's row locked with its balance before the charge, when it can pay `$2` (`also`: more of the FROM list). */
 function lockPayingOrganization(also = ""): string {
   return `select id, credits, credits_reference from organizations${also} where id = $1::uuid and credits >= $2 for update of organizations`;
@@ -77,7 +100,8 @@ const CHARGE_SQL = `with org as (${lockPayingOrganization()}),
  */
 const RUN_CHARGE_SQL = `with no_flush as (${NO_FLUSH}),
   org as (${lockPayingOrganization(", no_flush")}),
-  crossing as (${organizationCrossingSql(3, "org", "$2")})
+  crossing as (${organizationCrossingSql(3, "org", "$2")}),
+  lease as (${leaseInsertSql("jsonb_build_object('kind', 'organization', 'organizationId', org.id, 'amount', $2::int)", "org")})
   update organizations set credits = organizations.credits - $2 from org where organizations.id = org.id`;
 
 /** Counts a charge that took its row; throws insufficient_credits when none did. */
@@ -157,7 +181,8 @@ const CHARGE_END_USER_SQL = `
     ),
     `pool p where exists (select 1 from charged_pool) and ${crossed("(p.credit_allowance + p.bonus - p.used - 1)", "1", "(p.credit_allowance + p.bonus)")}`,
   )}),
-  org_crossing as (${organizationCrossingSql(3, "org", "1", "exists (select 1 from charged_org)")})
+  org_crossing as (${organizationCrossingSql(3, "org", "1", "exists (select 1 from charged_org)")}),
+  lease as (${leaseInsertSql("jsonb_build_object('kind', 'end_user', 'organizationId', $1::uuid, 'subscriptionId', charged_pool.id)", "charged_pool")})
   select (select id from charged_pool) as subscription_id, exists (select 1 from org) as organization_has_credits`;
 
 /** The pool a charge came from, so a refund goes back to it. */
@@ -167,11 +192,16 @@ export interface EndUserCharge {
 }
 
 /** Takes 1 credit from the end user's pools and 1 from the organization, or throws insufficient_credits and takes nothing. */
-export async function chargeEndUserCredit(db: Db, organizationId: string, endUserId: string): Promise<EndUserCharge> {
+export async function chargeEndUserCredit(
+  db: Db,
+  organizationId: string,
+  endUserId: string,
+  lease?: RunLeaseInput,
+): Promise<EndUserCharge> {
   const { rows } = await db.pool.query<{ subscription_id: string | null; organization_has_credits: boolean }>({
     name: "atrium_charge_end_user",
     text: CHARGE_END_USER_SQL,
-    values: [organizationId, endUserId, ...crossingParams(organizationId)],
+    values: [organizationId, endUserId, ...crossingParams(organizationId), ...leaseParams(lease)],
   });
   const row = rows[0];
   if (!row?.subscription_id) {
@@ -186,13 +216,15 @@ export async function chargeEndUserCredit(db: Db, organizationId: string, endUse
 }
 
 /** Gives back a charge for a run that did not happen, to the same pool and the organization. */
+// The organization's row first, as in a charge, so a refund and a charge never deadlock.
+const REFUND_END_USER_SQL = `with org as (update organizations set credits = credits + 1 where id = $1::uuid returning id)
+  update subscriptions s set credits_used = greatest(0, s.credits_used - 1), updated_at = now()
+  from end_users u where s.id = $2::uuid and u.id = s.end_user_id and u.organization_id = $1::uuid and exists (select 1 from org)`;
+
 export async function refundEndUserCredit(db: Db, charge: EndUserCharge): Promise<void> {
   await db.pool.query({
     name: "atrium_refund_end_user",
-    // The organization's row first, as in a charge, so a refund and a charge never deadlock.
-    text: `with org as (update organizations set credits = credits + 1 where id = $1 returning id)
-           update subscriptions s set credits_used = greatest(0, s.credits_used - 1), updated_at = now()
-           from end_users u where s.id = $2 and u.id = s.end_user_id and u.organization_id = $1 and exists (select 1 from org)`,
+    text: REFUND_END_USER_SQL,
     values: [charge.organizationId, charge.subscriptionId],
   });
 }
@@ -248,9 +280,10 @@ export async function chargeRunCredit(
   endUserId: string | null,
   amount: number,
   usage?: { appId: string; portalId: string | null },
+  lease?: RunLeaseInput,
 ): Promise<RunCharge> {
   try {
-    return await takeRunCredit(db, organizationId, endUserId, amount);
+    return await takeRunCredit(db, organizationId, endUserId, amount, lease);
   } catch (error) {
     if (usage && isAppError(error)) await recordRefusal(db, { organizationId, endUserId, ...usage }, error.code);
     throw error;
@@ -262,17 +295,18 @@ async function takeRunCredit(
   organizationId: string,
   endUserId: string | null,
   amount: number,
+  lease?: RunLeaseInput,
 ): Promise<RunCharge> {
   if (endUserId) {
     // End-user pools are spent a credit at a time: every run costs 1.
-    return { kind: "end_user", ...(await chargeEndUserCredit(db, organizationId, endUserId)) };
+    return { kind: "end_user", ...(await chargeEndUserCredit(db, organizationId, endUserId, lease)) };
   }
   // Every run takes it: a prepared statement on the pool.
   if (amount > 0) {
     const charged = await db.pool.query({
       name: "atrium_charge_run_credits",
       text: RUN_CHARGE_SQL,
-      values: [organizationId, amount, ...crossingParams(organizationId)],
+      values: [organizationId, amount, ...crossingParams(organizationId), ...leaseParams(lease)],
     });
     confirmCharge(charged.rowCount, amount);
   }
@@ -282,4 +316,11 @@ async function takeRunCredit(
 export async function refundRunCredit(db: Db, charge: RunCharge): Promise<void> {
   if (charge.kind === "end_user") await refundEndUserCredit(db, charge);
   else await refundCredits(db, charge.organizationId, charge.amount);
+}
+
+/** refundRunCredit within a transaction (settling a lost run, runtime/run-leases.ts). */
+export async function refundRunCreditIn(tx: Executor, charge: RunCharge): Promise<void> {
+  if (charge.kind === "end_user")
+    await tx.$executeRawUnsafe(REFUND_END_USER_SQL, charge.organizationId, charge.subscriptionId);
+  else await refundCredits(tx, charge.organizationId, charge.amount);
 }

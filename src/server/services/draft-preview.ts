@@ -5,7 +5,8 @@
 // nothing is graded.
 import type { BuilderKind } from "@/schemas/builder";
 import type { DraftPreview } from "@/schemas/runtime";
-import type { Actor } from "@/server/auth/actor";
+import { randomUUID } from "node:crypto";
+import { actorLabel, type Actor } from "@/server/auth/actor";
 import { guardedByKind } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { appRunForDraft, assertCompleteDraft, loadDraft } from "@/server/runtime/load";
@@ -33,6 +34,18 @@ export const previewDraft = guardedByKind(
       ctx,
       { organizationId: actor.organizationId, endUserId: null, usage: { appId: runnable.id, portalId: null } },
       RUN_CREDITS.testCase,
+      {
+        id: randomUUID(),
+        kind: "test",
+        itemId: runnable.id,
+        itemKind: kind,
+        versionId: null,
+        conversationId: null,
+        input: input.message,
+        endUserId: null,
+        portalId: null,
+        actor: actorLabel(actor),
+      },
     );
     const started = performance.now();
     let reply = "";

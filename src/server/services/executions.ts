@@ -8,13 +8,13 @@ import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
 import { logUnsuccessfulRun } from "@/server/observability/operator-log";
 import type { TraceEntry } from "@/server/runtime/run";
-import { recordEvent } from "./events";
+import { recordEvent, type EventActor } from "./events";
 import { builderItemNames } from "./support/item-names";
 import { recordRunUsage } from "./usage";
 import { afterCursor, beforeCursor, CURSOR_ORDER, NEWEST_FIRST, toPage } from "./support/pagination";
 
 export interface ExecutionRecord {
-  /** Given when the run announced its id before it ended (a conversation stream's `run` event). */
+  /** Given when the run had its id before it ended: its lease's (runtime/run-leases.ts), a stream's `run` event. */
   id?: string;
   kind: "conversation" | "transaction" | "test";
   itemId: string;
@@ -39,31 +39,15 @@ export async function recordExecution(
   actor: Actor | EndUserActor,
   { subscriptionId, ...record }: ExecutionRecord & { subscriptionId?: string | null },
 ) {
-  const create = (tx: Pick<Db, "execution">) =>
-    tx.execution.create({
-      data: {
-        ...record,
-        latencyMs: Math.round(record.latencyMs),
-        organizationId: actor.organizationId,
-        actor: actorLabel(actor),
-        trace: record.trace as unknown as Prisma.InputJsonValue,
-      },
-    });
-  // A failed run is announced (execution.failed) with the execution as the REST API shows it.
+  const write = (tx: Tx) => writeExecution(tx, actor, actorLabel(actor), record);
+  // A leased run's lease (runtime/run-leases.ts) ends with its record, so it is never also settled as lost.
   const execution =
-    record.status === "failed"
+    record.status === "failed" || record.id
       ? await db.$transaction(async (tx) => {
-          const row = await create(tx);
-          const [shown] = await toExecutions(tx, actor.organizationId, [row]);
-          await recordEvent(tx, actor, {
-            action: "execution.failed",
-            target: { type: "execution", id: row.id, label: shown!.itemName ?? row.kind },
-            // As the REST API shows it: without the organization.
-            data: { ...shown, organizationId: undefined },
-          });
-          return row;
+          if (record.id) await tx.$executeRaw`delete from run_leases where id = ${record.id}::uuid`;
+          return write(tx);
         })
-      : await create(db);
+      : await write(db);
   if (record.status !== "succeeded") {
     logUnsuccessfulRun({
       organizationId: actor.organizationId,
@@ -76,6 +60,36 @@ export async function recordExecution(
   }
   await recordRunUsage(db, actor.organizationId, { ...record, subscriptionId, at: execution.createdAt });
   return execution;
+}
+
+type Tx = Pick<Db, "execution" | "builderItem" | "endUser" | "portal" | "$executeRaw">;
+
+/** The execution's row; a failed run is announced (execution.failed) with the execution as the REST API shows it. */
+async function writeExecution(tx: Tx, actor: EventActor, label: string, record: ExecutionRecord) {
+  const row = await tx.execution.create({
+    data: {
+      ...record,
+      latencyMs: Math.round(record.latencyMs),
+      organizationId: actor.organizationId,
+      actor: label,
+      trace: record.trace as unknown as Prisma.InputJsonValue,
+    },
+  });
+  if (record.status === "failed") {
+    const [shown] = await toExecutions(tx, actor.organizationId, [row]);
+    await recordEvent(tx, actor, {
+      action: "execution.failed",
+      target: { type: "execution", id: row.id, label: shown!.itemName ?? row.kind },
+      // As the REST API shows it: without the organization.
+      data: { ...shown, organizationId: undefined },
+    });
+  }
+  return row;
+}
+
+/** The execution of a run lost with its process, written in the transaction that settles it (runtime/run-leases.ts). */
+export function recordLostExecution(tx: Tx, organizationId: string, label: string, record: ExecutionRecord) {
+  return writeExecution(tx, { kind: "system", organizationId }, label, record);
 }
 
 type ExecutionRow = Prisma.ExecutionGetPayload<object>;

@@ -1,7 +1,8 @@
 // App transactions: JSON in, JSON out, both checked against the app's published JSON Schemas.
 // A reply that does not match the output schema is output_invalid (502) and still billed; what
 // a failed one costs is src/server/runtime/billed-run.ts's policy.
-import type { Actor } from "@/server/auth/actor";
+import { randomUUID } from "node:crypto";
+import { actorLabel, type Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
@@ -61,6 +62,18 @@ export const transact = guarded(
         usage: { appId: input.appId, portalId: runner.portalId },
       },
       TRANSACTION_CREDITS,
+      {
+        id: randomUUID(),
+        kind: "transaction",
+        itemId: input.appId,
+        itemKind: "app",
+        versionId: app.versionId,
+        conversationId: null,
+        input: JSON.stringify(input.input),
+        endUserId: runner.endUserId,
+        portalId: runner.portalId,
+        actor: actorLabel(actor),
+      },
     );
     const message = `${JSON.stringify(input.input)}\n\nReply with only a JSON object matching this JSON Schema:\n${JSON.stringify(api.outputSchema)}`;
     const record = (reply: string): RunRecord => ({
