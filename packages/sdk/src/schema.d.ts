@@ -431,7 +431,7 @@ export interface paths {
         put?: never;
         /**
          * Create a draft agent
-         * @description Creates an unpublished draft agent. The body takes `name` (required) and any draft field. `model` must be listed by `GET /models` (else `invalid_model`); `knowledge` items are `{knowledgebaseId}` (the title is read back) and `flows` are flow ids of the organization.
+         * @description Creates an unpublished draft agent. The body takes `name` (required) and any draft field. `model` must be listed by `GET /models` (else `invalid_model`); `knowledge` items are `{knowledgebaseId}` (the title is read back) and `flows` are flow ids of the organization; `integrations[].toolkit` names an MCP connection. A knowledgebase, flow or connection the organization does not have is 422 `knowledgebase_not_found`, `flow_not_found` or `mcp_connection_not_found`, nothing written.
          */
         post: operations["agents-create"];
         delete?: never;
@@ -459,7 +459,7 @@ export interface paths {
         head?: never;
         /**
          * Update the agent draft
-         * @description Only the fields passed change; arrays replace the whole set; nested objects (`identity`, `builtIns`) merge. `expectedUpdatedAt` (the `updatedAt` last read) or the header `If-Unmodified-Since` refuses the write with `conflict` when the draft changed meanwhile, and `If-Match` with a tag other than the draft's current `ETag` refuses it with 412 `precondition_failed`; nothing is written. `model` must be listed by `GET /models` (else `invalid_model`); `knowledge` items are `{knowledgebaseId}` (the title is read back) and `flows` are flow ids of the organization.
+         * @description Only the fields passed change; arrays replace the whole set; nested objects (`identity`, `builtIns`) merge. `expectedUpdatedAt` (the `updatedAt` last read) or the header `If-Unmodified-Since` refuses the write with `conflict` when the draft changed meanwhile, and `If-Match` with a tag other than the draft's current `ETag` refuses it with 412 `precondition_failed`; nothing is written. `model` must be listed by `GET /models` (else `invalid_model`); `knowledge` items are `{knowledgebaseId}` (the title is read back) and `flows` are flow ids of the organization; `integrations[].toolkit` names an MCP connection. A knowledgebase, flow or connection the organization does not have is 422 `knowledgebase_not_found`, `flow_not_found` or `mcp_connection_not_found`, nothing written.
          */
         patch: operations["agents-patchDraft"];
         trace?: never;
@@ -723,7 +723,7 @@ export interface paths {
         put?: never;
         /**
          * Create a draft app
-         * @description Creates an unpublished draft app. The body takes `name` (required) and any draft field. `adviser` is written as `{id}` (an agent) or null; `members` items are `{id, kind, position?}` (`name` and `published` are read back; `position` defaults to array order); `api` merges into the current config.
+         * @description Creates an unpublished draft app. The body takes `name` (required) and any draft field. `adviser` is written as `{id}` (an agent) or null; `members` items are `{id, kind, position?}` (`name` and `published` are read back; `position` defaults to array order); `api` merges into the current config. An adviser or member the organization does not have is 422 `agent_not_found` or `flow_not_found`, nothing written.
          */
         post: operations["apps-create"];
         delete?: never;
@@ -751,7 +751,7 @@ export interface paths {
         head?: never;
         /**
          * Update the app draft
-         * @description Only the fields passed change; arrays replace the whole set; nested objects (`api`) merge. `expectedUpdatedAt` (the `updatedAt` last read) or the header `If-Unmodified-Since` refuses the write with `conflict` when the draft changed meanwhile, and `If-Match` with a tag other than the draft's current `ETag` refuses it with 412 `precondition_failed`; nothing is written. `adviser` is written as `{id}` (an agent) or null; `members` items are `{id, kind, position?}` (`name` and `published` are read back; `position` defaults to array order); `api` merges into the current config.
+         * @description Only the fields passed change; arrays replace the whole set; nested objects (`api`) merge. `expectedUpdatedAt` (the `updatedAt` last read) or the header `If-Unmodified-Since` refuses the write with `conflict` when the draft changed meanwhile, and `If-Match` with a tag other than the draft's current `ETag` refuses it with 412 `precondition_failed`; nothing is written. `adviser` is written as `{id}` (an agent) or null; `members` items are `{id, kind, position?}` (`name` and `published` are read back; `position` defaults to array order); `api` merges into the current config. An adviser or member the organization does not have is 422 `agent_not_found` or `flow_not_found`, nothing written.
          */
         patch: operations["apps-patchDraft"];
         trace?: never;
@@ -2912,10 +2912,7 @@ export interface components {
             };
             /** @description `{field: [before, after]}`; secrets only as `"changed"` */
             changes: {
-                [key: string]: [
-                    unknown,
-                    unknown
-                ];
+                [key: string]: unknown[];
             };
             /** @description The X-Request-Id of the request that made the change */
             requestId: string | null;
@@ -3114,7 +3111,7 @@ export interface components {
         /** @description The `error` object of any error response */
         ErrorBody: {
             /** @enum {string} */
-            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
+            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
             message: string;
         } & {
             [key: string]: unknown;
@@ -3494,6 +3491,74 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description `agent_not_found` (422): A draft names an agent (an app's adviser or member) the organization does not have; `problems` lists each; nothing written */
+        AgentNotFoundError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "agent_not_found";
+            /** @description Human-readable; wording may change */
+            message: string;
+            /** @description Every problem found, each naming the field */
+            problems?: {
+                path: string;
+                message: string;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description `flow_not_found` (422): A draft names a flow (an agent's flows, an app's member) the organization does not have; `problems` lists each; nothing written */
+        FlowNotFoundError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "flow_not_found";
+            /** @description Human-readable; wording may change */
+            message: string;
+            /** @description Every problem found, each naming the field */
+            problems?: {
+                path: string;
+                message: string;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description `knowledgebase_not_found` (422): An agent draft names a knowledgebase the organization does not have; `problems` lists each; nothing written */
+        KnowledgebaseNotFoundError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "knowledgebase_not_found";
+            /** @description Human-readable; wording may change */
+            message: string;
+            /** @description Every problem found, each naming the field */
+            problems?: {
+                path: string;
+                message: string;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description `mcp_connection_not_found` (422): An agent's integration names an MCP connection (toolkit) the organization does not have; `problems` lists each; nothing written */
+        McpConnectionNotFoundError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "mcp_connection_not_found";
+            /** @description Human-readable; wording may change */
+            message: string;
+            /** @description Every problem found, each naming the field */
+            problems?: {
+                path: string;
+                message: string;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
         /** @description `invalid_workflow` (422): Flow refused by validation (`feedback` names each problem; nothing written), or a flow node that could not do what its data asks as it ran (`feedback` names the node; the run is recorded as failed, not billed) */
         InvalidWorkflowError: {
             /**
@@ -3513,7 +3578,10 @@ export interface components {
         };
         /** @description `invalid_model` (422): Model id unknown or unavailable; nothing written */
         InvalidModelError: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             code: "invalid_model";
             /** @description Human-readable; wording may change */
             message: string;
@@ -3633,7 +3701,7 @@ export interface components {
                  * @description Stable machine-readable code
                  * @enum {string}
                  */
-                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
+                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
                 /** @description Human-readable; wording may change */
                 message: string;
                 /** @description invalid_request from validation: every problem */
@@ -3644,6 +3712,18 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
+        };
+        /** @description Exactly one of `contentMarkdown`, `contentText` or `url` */
+        SourceContent: {
+            name?: string;
+            contentMarkdown: string;
+        } | {
+            name?: string;
+            contentText: string;
+        } | {
+            name?: string;
+            /** Format: uri */
+            url: string;
         };
     };
     responses: {
@@ -3926,7 +4006,7 @@ export interface components {
                 };
             };
         };
-        /** @description `invalid_model` */
+        /** @description `invalid_model`, `knowledgebase_not_found`, `flow_not_found`, `mcp_connection_not_found` */
         Error422_6: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3934,7 +4014,7 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["InvalidModelError"];
+                    error: components["schemas"]["InvalidModelError"] | components["schemas"]["KnowledgebaseNotFoundError"] | components["schemas"]["FlowNotFoundError"] | components["schemas"]["McpConnectionNotFoundError"];
                 };
             };
         };
@@ -3962,8 +4042,20 @@ export interface components {
                 };
             };
         };
-        /** @description `unpublished_dependencies` */
+        /** @description `agent_not_found`, `flow_not_found` */
         Error422_8: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["AgentNotFoundError"] | components["schemas"]["FlowNotFoundError"];
+                };
+            };
+        };
+        /** @description `unpublished_dependencies` */
+        Error422_9: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3999,7 +4091,7 @@ export interface components {
             };
         };
         /** @description `unpublished_dependencies`, `run_limit_exceeded`, `invalid_workflow` */
-        Error422_9: {
+        Error422_10: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -5382,9 +5474,9 @@ export interface operations {
                 include?: "drafts";
                 limit?: number;
                 cursor?: string;
-                fields?: string;
                 q?: string;
                 updatedSince?: components["schemas"]["DateTimeInput"];
+                fields?: ("id" | "name" | "slug" | "description" | "model" | "conversationStarters" | "questions" | "published" | "updatedAt")[];
             };
             header?: never;
             path?: never;
@@ -5890,9 +5982,9 @@ export interface operations {
                 include?: "drafts";
                 limit?: number;
                 cursor?: string;
-                fields?: string;
                 q?: string;
                 updatedSince?: components["schemas"]["DateTimeInput"];
+                fields?: ("id" | "name" | "description" | "inputs" | "inputSchema" | "kind" | "published" | "updatedAt")[];
             };
             header?: never;
             path?: never;
@@ -6374,9 +6466,9 @@ export interface operations {
                 include?: "drafts";
                 limit?: number;
                 cursor?: string;
-                fields?: string;
                 q?: string;
                 updatedSince?: components["schemas"]["DateTimeInput"];
+                fields?: ("id" | "name" | "slug" | "description" | "orchestrationMode" | "conversationEnabled" | "transactionEnabled" | "published" | "updatedAt")[];
             };
             header?: never;
             path?: never;
@@ -6486,6 +6578,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422_8"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -6612,6 +6705,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422_8"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -6679,7 +6773,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_8"];
+            422: components["responses"]["Error422_9"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -6998,7 +7092,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_9"];
+            422: components["responses"]["Error422_10"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
@@ -7183,7 +7277,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_9"];
+            422: components["responses"]["Error422_10"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502_2"];
@@ -7480,7 +7574,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_8"];
+            422: components["responses"]["Error422_9"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -8083,13 +8177,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    contentMarkdown?: string;
-                    contentText?: string;
-                    /** Format: uri */
-                    url?: string;
-                };
+                "application/json": components["schemas"]["SourceContent"];
                 "multipart/form-data": {
                     /**
                      * Format: binary
@@ -8852,6 +8940,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: uri */
                     url: string;
                     eventTypes: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "directory.sync_failed" | "*")[];
                     description?: string;
@@ -8972,6 +9061,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** Format: uri */
                     url?: string;
                     eventTypes?: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "directory.sync_failed" | "*")[];
                     description?: string;
