@@ -17,9 +17,16 @@ interface ZodNode {
 }
 
 /** Every time (a date-time string or a Date) below `schema`, with its path. */
-function timesIn(schema: ZodNode, path: string, found: { path: string; schema: ZodNode }[], seen = new Set<ZodNode>()) {
+function timesIn(
+  schema: ZodNode,
+  path: string,
+  found: { path: string; schema: ZodNode }[],
+  seen = new Set<ZodNode>(),
+): void {
   const def = schema._zod.def;
-  const below = (child: ZodNode | undefined, step = "") => child && timesIn(child, path + step, found, seen);
+  const below = (child: ZodNode | undefined, step = ""): void => {
+    if (child) timesIn(child, path + step, found, seen);
+  };
   switch (def.type) {
     case "string":
       if (["datetime", "date", "time"].includes(def.format)) found.push({ path, schema });
@@ -95,7 +102,7 @@ describe("every time a client sends is bounded", () => {
     const doc = (await api("GET", "/openapi.json")).body;
     const resolve = (schema: any): any => {
       let current = schema ?? {};
-      while (current.$ref) current = doc.components.schemas[String(current.$ref).split("/").pop()];
+      while (current.$ref) current = doc.components.schemas[String(current.$ref).split("/").pop()!];
       return current;
     };
     const unbounded: string[] = [];
