@@ -2325,8 +2325,6 @@ export interface components {
          * @description ISO 8601 with an offset, from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z
          */
         DateTimeInput: string;
-        /** Format: date-time */
-        DateTime: string;
         Model: {
             id: string;
             name: string;
@@ -2346,6 +2344,8 @@ export interface components {
             fullName: string;
             createdAt: components["schemas"]["DateTime"];
         };
+        /** Format: date-time */
+        DateTime: string;
         Subscription: {
             id: components["schemas"]["Uuid"];
             tierPlanId: components["schemas"]["Uuid"];
@@ -8594,8 +8594,8 @@ export interface operations {
                 targetType?: string;
                 targetId?: string;
                 door?: "console" | "api" | "mcp" | "cli" | "portal" | "scim" | "system";
-                from?: components["schemas"]["DateTime"];
-                to?: components["schemas"]["DateTime"];
+                from?: components["schemas"]["DateTimeInput"];
+                to?: components["schemas"]["DateTimeInput"];
                 limit?: number;
                 cursor?: string;
             };
@@ -8639,8 +8639,8 @@ export interface operations {
                 targetType?: string;
                 targetId?: string;
                 door?: "console" | "api" | "mcp" | "cli" | "portal" | "scim" | "system";
-                from?: components["schemas"]["DateTime"];
-                to?: components["schemas"]["DateTime"];
+                from?: components["schemas"]["DateTimeInput"];
+                to?: components["schemas"]["DateTimeInput"];
                 format?: "jsonl" | "csv";
             };
             header?: never;
@@ -9003,8 +9003,8 @@ export interface operations {
     "usage-get": {
         parameters: {
             query?: {
-                from?: components["schemas"]["DateTime"];
-                to?: components["schemas"]["DateTime"];
+                from?: components["schemas"]["DateTimeInput"];
+                to?: components["schemas"]["DateTimeInput"];
                 interval?: "day" | "week" | "month";
                 groupBy?: "app" | "end_user" | "portal" | "plan";
                 format?: "json" | "csv";
