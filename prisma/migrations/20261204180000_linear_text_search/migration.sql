@@ -16,7 +16,10 @@ $$;
 
 -- A tsvector holds at most 1 MB: a page of a million characters of distinct words is more. The
 -- text's opening is indexed then (halved until it fits: at most twice the work), never an error.
-CREATE FUNCTION "atrium_tsvector"(config regconfig, body text) RETURNS tsvector LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+-- The functions that call atrium_search_text keep the search path they were made with, so that a
+-- restore (pg_dump empties the search path) recomputes the generated columns.
+CREATE FUNCTION "atrium_tsvector"(config regconfig, body text) RETURNS tsvector LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path FROM CURRENT AS $$
 DECLARE
   searched text := atrium_search_text(body);
 BEGIN
@@ -33,7 +36,8 @@ END $$;
 -- characters weigh as a heading, so a document with a huge heading is not parsed once per chunk.
 
 -- The best fragments of a passage's first 65,536 characters, in its own characters.
-CREATE FUNCTION "atrium_headline"(config regconfig, body text, query tsquery, options text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+CREATE FUNCTION "atrium_headline"(config regconfig, body text, query tsquery, options text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path FROM CURRENT AS $$
   SELECT translate(ts_headline(config, atrium_search_text(left(body, 65536)), query, options), U&'\E000' || chr(11), '<')
 $$;
 
