@@ -18,7 +18,7 @@ $$;
 -- text's opening is indexed then (halved until it fits: at most twice the work), never an error.
 -- The functions that call atrium_search_text keep the search path they were made with, so that a
 -- restore (pg_dump empties the search path) recomputes the generated columns. The exception block
--- is a subtransaction, which PostgreSQL 14 refuses in a parallel worker: restricted to the leader.
+-- is a subtransaction, which PostgreSQL before 17 refuses in parallel mode: restricted to the leader.
 CREATE FUNCTION "atrium_tsvector"(config regconfig, body text) RETURNS tsvector LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL RESTRICTED
 SET search_path FROM CURRENT AS $$
 DECLARE
