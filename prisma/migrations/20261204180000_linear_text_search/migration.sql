@@ -1,8 +1,8 @@
 -- Text search in linear time (issue 44). PostgreSQL's default text-search parser backtracks: a
 -- "<" that may open a tag or comment ("<!--") is scanned to the end of the text whenever the tag
 -- never closes, and a run of characters without a space ("a@1a@1…", "a_a_…", "./././…") is
--- scanned again from each of its words. Both are quadratic: 200 KB of "<!--" took 169 s, 32 KB of
--- "a@1" 30 s. Every text handed to the parser (the generated tsvectors, the question, the
+-- scanned again from each of its words. Both are quadratic: 200 KB of "<!--" took 169 s, 16 KB of
+-- "a@1" 8 to 38 s. Every text handed to the parser (the generated tsvectors, the question, the
 -- headline) first goes through atrium_search_text, one pass in C-implemented functions:
 -- - "<" becomes U+E000 (private use, a separator to the parser, like "<" outside a tag), so no
 --   tag or comment is ever opened: markup is indexed as words;
@@ -33,14 +33,14 @@ BEGIN
   END LOOP;
 END $$;
 
--- A chunk's heading path is repeated on each of its document's chunks: its first 1,000
--- characters weigh as a heading, so a document with a huge heading is not parsed once per chunk.
-
 -- The best fragments of a passage's first 65,536 characters, in its own characters.
 CREATE FUNCTION "atrium_headline"(config regconfig, body text, query tsquery, options text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path FROM CURRENT AS $$
   SELECT translate(ts_headline(config, atrium_search_text(left(body, 65536)), query, options), U&'\E000' || chr(11), '<')
 $$;
+
+-- A chunk's heading path is repeated on each of its document's chunks: its first 1,000
+-- characters weigh as a heading, so a document with a huge heading is not parsed once per chunk.
 
 DROP INDEX "source_chunks_opening_tsv_idx";
 DROP INDEX "source_chunks_tsv_idx";
