@@ -1,6 +1,6 @@
 // The audit log: events as GET /audit-events shows them, and its filters.
 import { z } from "zod";
-import { ListQuery, NextCursor, plainText, Timestamp, Uuid } from "./common";
+import { ListQuery, NextCursor, plainText, Timestamp, TimestampInput, Uuid } from "./common";
 
 export const AUDIT_DOORS = ["console", "api", "mcp", "cli", "portal", "scim", "system"] as const;
 export const AUDIT_ACTOR_TYPES = [
@@ -42,8 +42,8 @@ export const AuditFilters = z.strictObject({
   targetType: FilterText,
   targetId: FilterText,
   door: z.enum(AUDIT_DOORS).optional(),
-  from: Timestamp.optional().meta({ description: "Events at or after this time" }),
-  to: Timestamp.optional().meta({ description: "Events before this time" }),
+  from: TimestampInput.optional().meta({ description: "Events at or after this time" }),
+  to: TimestampInput.optional().meta({ description: "Events before this time" }),
 });
 export type AuditFilters = z.infer<typeof AuditFilters>;
 

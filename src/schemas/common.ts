@@ -27,17 +27,24 @@ export const Timestamp = z.iso.datetime({ offset: true }).meta({ id: "DateTime" 
 
 const EARLIEST_INPUT_MS = Date.parse(MIN_INPUT_TIME);
 const LATEST_INPUT_MS = Date.parse(MAX_INPUT_TIME);
+const isoDateTime = z.iso.datetime({ offset: true });
+/** The years 1970 to 9999 ahead of the ISO 8601 pattern, so that the OpenAPI document shows the range. */
+const INPUT_YEARS = "(?=(?:19[7-9]\\d|[2-9]\\d{3})-)";
 /**
  * A time a client sends: ISO 8601 with an offset, from 1970 to 9999 (PostgreSQL and JavaScript
- * both hold it; year 0000 holds in neither).
+ * both hold it; year 0000 holds in neither). Every time in an input is this one
+ * (tests/security/bounds-times.test.ts walks them).
  */
-export const TimestampInput = z.iso
-  .datetime({ offset: true })
+export const TimestampInput = isoDateTime
   .refine((value) => {
     const ms = Date.parse(value);
     return ms >= EARLIEST_INPUT_MS && ms <= LATEST_INPUT_MS;
   }, `Must be a time from ${MIN_INPUT_TIME} to ${MAX_INPUT_TIME}`)
-  .meta({ id: "DateTimeInput", description: `ISO 8601 with an offset, from ${MIN_INPUT_TIME} to ${MAX_INPUT_TIME}` });
+  .meta({
+    id: "DateTimeInput",
+    description: `ISO 8601 with an offset, from ${MIN_INPUT_TIME} to ${MAX_INPUT_TIME}`,
+    pattern: `^${INPUT_YEARS}${isoDateTime._zod.def.pattern!.source.slice(1)}`,
+  });
 
 /** An integer a client sends, from `min` to `max` (shown as minimum and maximum in the OpenAPI document). */
 export function boundedInt(min: number, max: number) {

@@ -1,7 +1,7 @@
 // Usage (GET /usage): what the organization charged and ran over time, read from the hourly
 // rollup (src/server/services/usage.ts). Buckets are in UTC; weeks start on Monday.
 import { z } from "zod";
-import { ListQuery, NextCursor, Timestamp, Uuid } from "./common";
+import { ListQuery, NextCursor, TimestampInput, Uuid } from "./common";
 import { PortalRef } from "./portal";
 
 export const USAGE_METRICS = [
@@ -27,7 +27,7 @@ export const USAGE_DEFAULT_DAYS = 30;
 /** Groups beyond these, ranked by credits then turns, are left out (the totals still count them). */
 export const USAGE_MAX_GROUPS = 50;
 
-const Time = Timestamp;
+const Time = TimestampInput;
 
 export const UsageInput = z.strictObject({
   from: Time.optional().meta({

@@ -11,8 +11,9 @@ import { drainIndexJobs, INLINE_CHUNKING_MAX_BYTES } from "@/server/jobs/indexin
 import { jsonIn, jsonObjectIn } from "@/server/runtime/json-in-text";
 import { render } from "@/server/runtime/templates";
 import { applyPatch, parseLinks } from "@/server/services/pages";
+import { retrieve } from "@/server/services/retrieval";
 import { api } from "../helpers";
-import { sourceOf, tenantWithKnowledgebase } from "../knowledge-helpers";
+import { newPage, sourceOf, tenantWithKnowledgebase } from "../knowledge-helpers";
 
 /** Generous: each of these inputs took seconds to minutes before, and takes milliseconds now. */
 const BOUND_MS = 2_000;
@@ -194,4 +195,97 @@ describe("indexing a hostile document", () => {
     const headings = await getDb().sourceChunk.findMany({ where: { sourceId: ids[1] }, select: { heading: true } });
     expect(headings).toEqual([{ heading: expect.stringMatching(/^a +b$/) }]);
   }, 90_000);
+});
+
+/**
+ * PostgreSQL's text-search parser backtracks: each of these, repeated without a closing "-->" or
+ * a space, took quadratic time (200 KB of "<!--" 169 s, 32 KB of "a@1" 30 s) in the generated
+ * tsvectors, the question and the headline, holding a connection and its transaction meanwhile.
+ */
+const PARSER_STALLS = ["<!--", "<!--<", "a@1", "@1a", "a_", "_1", "./", "~/", '<a "'];
+const PAGE_CHARS = 200 * 1024;
+
+const repeated = (pattern: string, chars: number) => pattern.repeat(Math.ceil(chars / pattern.length)).slice(0, chars);
+
+async function searchTitles(key: string, kbId: string, query: string) {
+  const response = await api("POST", `/knowledgebases/${kbId}/search`, { key, body: { query, kinds: ["pages"] } });
+  expect(response.status).toBe(200);
+  return response.body.results as { title: string; snippet: string }[];
+}
+
+describe("text search over hostile text", () => {
+  it.each(PARSER_STALLS)("writes and finds a 200 KB page of %j, and searches for it", async (pattern) => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const created = await api("POST", `/knowledgebases/${kbId}/pages`, {
+      key,
+      body: { title: "Kalimba tuning", markdown: `kalimba ${repeated(pattern, PAGE_CHARS)}` },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.page.id as string;
+    const stored = await api("GET", `/knowledgebases/${kbId}/pages/${id}`, { key });
+    expect(stored.body.markdown).toBe(`kalimba ${repeated(pattern, PAGE_CHARS)}`);
+    const appended = await api("PATCH", `/knowledgebases/${kbId}/pages/${id}`, {
+      key,
+      body: { patch: [{ op: "append", text: ` marimba ${repeated(pattern, 90_000)}` }] },
+    });
+    expect(appended.status).toBe(200);
+    expect((await searchTitles(key, kbId, "kalimba")).map((hit) => hit.title)).toEqual(["Kalimba tuning"]);
+    expect((await searchTitles(key, kbId, "marimba")).map((hit) => hit.title)).toEqual(["Kalimba tuning"]);
+    // The search's own question, at its longest.
+    expect(await searchTitles(key, kbId, repeated(pattern, 500))).toBeInstanceOf(Array);
+  });
+
+  it("reads a run's question of 32,000 characters (a conversation message) at once", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    await newPage(tenant.orgKey.secret, kbId, { title: "Kalimba", markdown: "kalimba a@1 a_1" });
+    for (const pattern of PARSER_STALLS) {
+      const hits = await retrieve(getDb(), tenant.organization.id, {
+        knowledgebaseIds: [kbId],
+        query: `kalimba ${repeated(pattern, 32_000)}`,
+        limit: 5,
+      });
+      expect(hits.map((hit) => hit.title)).toEqual(["Kalimba"]);
+    }
+  });
+
+  it("indexes a source whose heading and text are hostile", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const contentMarkdown = `# ${repeated("a@1", 30_000)}\n\nkalimba ${repeated("a_", 30_000)}\n\n## <!--\n\n${repeated("<!--", 30_000)}`;
+    const created = await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { contentMarkdown } });
+    expect(created.status).toBe(202);
+    await drainIndexJobs(getDb(), {}, 25_000);
+    expect((await sourceOf(key, kbId, created.body.source.id as string)).status).toBe("ready");
+    const search = await api("POST", `/knowledgebases/${kbId}/search`, { key, body: { query: "kalimba" } });
+    expect(search.status).toBe(200);
+    expect(search.body.results).toHaveLength(1);
+  });
+
+  it("stores a page of a million characters of distinct words (more than a tsvector holds)", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const words: string[] = ["kalimba"];
+    for (let n = 0; words.length * 8 < 1_040_000; n++) words.push(`w${n.toString(36).padStart(6, "q")}`);
+    const created = await api("POST", `/knowledgebases/${kbId}/pages`, {
+      key,
+      body: { title: "Word list", markdown: words.join(" ") },
+    });
+    expect(created.status).toBe(201);
+    expect((await searchTitles(key, kbId, "kalimba")).map((hit) => hit.title)).toEqual(["Word list"]);
+  });
+
+  it("keeps markup, long links and words whole in snippets", async () => {
+    const { tenant, kbId } = await tenantWithKnowledgebase();
+    const key = tenant.orgKey.secret;
+    const link = "https://example.com/a/very/long/path/that/goes/on/and/on/kalimba.html";
+    await newPage(key, kbId, {
+      title: "Keys",
+      markdown: `Press <kbd>Ctrl</kbd> in the kalimba app, see ${link} <!-- x -->`,
+    });
+    const [hit] = await searchTitles(key, kbId, "kalimba");
+    expect(hit!.snippet).toContain("<kbd>");
+    expect(hit!.snippet).toContain(link.slice(0, 40));
+    expect(hit!.snippet).not.toMatch(/[\uE000\v]/);
+  });
 });

@@ -57,14 +57,22 @@ function buildRoutes(): Route[] {
 /**
  * The request body as the procedure's input: JSON within the bounds of json-body.ts, where an
  * empty body reads as `{}` and a missing content type as JSON. Undefined for methods without a body.
+ * Every body is an object: `null`, `42`, `[]` or `"x"` once read as `{}` (the path's ids alone) and
+ * wrote, or published a version.
  */
-async function readRequestJson(request: Request): Promise<unknown> {
+async function readRequestJson(request: Request): Promise<object | undefined> {
   if (!BODY_METHODS.has(request.method)) return undefined;
   const contentType = request.headers.get("content-type");
   if (contentType && !/^application\/json\b/i.test(contentType)) {
     throw new AppError("invalid_request", `Invalid request: send the body as application/json, not ${contentType}.`);
   }
-  return (await readJsonBody(request)) ?? {};
+  const body = await readJsonBody(request);
+  if (body === undefined) return {};
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    const given = body === null ? "null" : Array.isArray(body) ? "an array" : `a ${typeof body}`;
+    throw new AppError("invalid_request", `Invalid request: the body must be a JSON object, not ${given}.`);
+  }
+  return body;
 }
 
 export function isMultipart(request: Request): boolean {

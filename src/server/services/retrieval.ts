@@ -127,6 +127,8 @@ export const CANDIDATE_BOUNDS: CandidateBounds = {
  * $15 the question's light words (intent and everyday words) and $16 each one's share of its weight.
  * The charge is part of the statement (no round trips for a transaction): without the credits
  * nothing is searched, and if the search fails the charge fails with it.
+ * Text reaches the text-search parser only through atrium_tsvector, atrium_search_text and
+ * atrium_headline (migration 20261204180000_linear_text_search), which keep its cost linear.
  */
 export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBounds = CANDIDATE_BOUNDS): string {
   const { exactRows, candidateRows, countedRows, sampleRows } = bounds;
@@ -144,12 +146,12 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
     ),
     question_terms as (
       select k.id as kb, k.cfg, t.lexeme, t.term_no::int as term_no
-      from kbs k, unnest(to_tsvector(k.cfg, $3::text)) with ordinality as t(lexeme, positions, weights, term_no)
+      from kbs k, unnest(atrium_tsvector(k.cfg, $3::text)) with ordinality as t(lexeme, positions, weights, term_no)
     ),
     -- The question's light words ($15, each weighing $16 of its rarity: support/vocabulary.ts),
     -- in an english knowledgebase when the question has other terms.
     light_words as (
-      select l.weight, tsvector_to_array(to_tsvector('english'::regconfig, l.word)) as lexemes
+      select l.weight, tsvector_to_array(atrium_tsvector('english'::regconfig, l.word)) as lexemes
       from unnest($15::text[], $16::float8[]) as l(word, weight)
     ),
     intent_terms as (
@@ -168,11 +170,11 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
         from kbs k
         cross join unnest($11::text[], $12::text[]) with ordinality as e(word, synonym, n)
         cross join lateral (
-          select w.lexeme, null::tsquery as phrase from unnest(to_tsvector(k.cfg, e.synonym)) as w where strpos(e.synonym, ' ') = 0
+          select w.lexeme, null::tsquery as phrase from unnest(atrium_tsvector(k.cfg, e.synonym)) as w where strpos(e.synonym, ' ') = 0
           union all
-          select p::text, p from phraseto_tsquery(k.cfg, e.synonym) as p where strpos(e.synonym, ' ') > 0 and numnode(p) > 1
+          select p::text, p from phraseto_tsquery(k.cfg, atrium_search_text(e.synonym)) as p where strpos(e.synonym, ' ') > 0 and numnode(p) > 1
         ) s
-        join question_terms q on q.kb = k.id and q.lexeme = any(tsvector_to_array(to_tsvector(k.cfg, e.word)))
+        join question_terms q on q.kb = k.id and q.lexeme = any(tsvector_to_array(atrium_tsvector(k.cfg, e.word)))
         where k.cfg = 'english'::regconfig and not exists (select 1 from question_terms o where o.kb = k.id and o.lexeme = s.lexeme)
       ) firsts where nth = 1
     ),
@@ -346,7 +348,7 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
     queries as materialized (
       select kb, cfg, (string_agg(tq::text, ' | ') filter (where term_no = origin))::tsquery as any_term,
         string_agg(tq::text, ' | ')::tsquery as all_terms, sum(idf) filter (where term_no = origin) as total,
-        count(*) filter (where term_no = origin) as term_count, phraseto_tsquery(cfg, $3::text) as phrase
+        count(*) filter (where term_no = origin) as term_count, phraseto_tsquery(cfg, atrium_search_text($3::text)) as phrase
       from weighted join kbs on kbs.id = weighted.kb group by kb, cfg
     ),
     -- Documents that may answer (matches holds rows of the organization's knowledgebases only).
@@ -400,14 +402,14 @@ export function retrievalSql(chunkTable = "source_chunks", bounds: CandidateBoun
         + coalesce(${bestCredits("t.title_tsv @@ w.tq")}, 0) / q.total * ${TITLE_WEIGHT}
         + (case when q.term_count > 1 and b.tsv @@ q.phrase then 0.3 else 0 end)
         + ts_rank_cd(b.tsv, q.any_term, 2) * 0.5 as score
-      from passages b join queries q on q.kb = b.kb cross join lateral (select to_tsvector(q.cfg, b.title) as title_tsv) t
+      from passages b join queries q on q.kb = b.kb cross join lateral (select atrium_tsvector(q.cfg, b.title) as title_tsv) t
     )
     -- One row even when nothing matches, to tell whether the credits were taken and which of the
     -- knowledgebases asked for are the organization's.
     select (select count(*) from charge)::int as charged, array(select id::text from kbs) as found, top.*
     from (select 1) as one left join (
       select kind, id::text, kb::text as "knowledgebaseId", title, heading, left(text, $8::int) as text,
-        ts_headline(cfg, text, all_terms, $9::text) as snippet, score::float8 as score, row_id
+        atrium_headline(cfg, text, all_terms, $9::text) as snippet, score::float8 as score, row_id
       from (select * from scored order by score desc, row_id limit $4::int) best_few
     ) top on true
     order by top.score desc, top.row_id`;
@@ -526,6 +528,13 @@ export interface Retrieval {
 
 type RankedHit = RetrievedHit & { rowId: string };
 
+/**
+ * Characters of a question the lexical ranking reads (a search's query is at most 500, a run's
+ * message up to 32,000): the question as a phrase of 16,000 words once exceeded PostgreSQL's
+ * stack, and every term costs the statement a few index reads.
+ */
+const LEXICAL_QUESTION_CHARS = 2000;
+
 async function rankLexically(
   db: Queryable,
   organizationId: string,
@@ -535,8 +544,9 @@ async function rankLexically(
 ): Promise<{ charged: boolean; hits: RankedHit[]; found: Set<string> }> {
   const kinds = request.kinds ?? { pages: true, sources: true };
   const vocabulary = request.vocabulary ?? VOCABULARY_DEFAULTS;
-  const { words, synonyms } = await synonymsOf(request.query, vocabulary);
-  const light = lightWordsOf(request.query, vocabulary);
+  const question = request.query.slice(0, LEXICAL_QUESTION_CHARS);
+  const { words, synonyms } = await synonymsOf(question, vocabulary);
+  const light = lightWordsOf(question, vocabulary);
   const { rows } = await db.query<
     { charged: number; found: string[]; kind: RetrievedKind | null; row_id: string | null } & Omit<RetrievedHit, "kind">
   >({
@@ -546,7 +556,7 @@ async function rankLexically(
     values: [
       request.knowledgebaseIds,
       organizationId,
-      request.query,
+      question,
       request.limit,
       kinds.pages,
       kinds.sources,
