@@ -431,7 +431,7 @@ export interface paths {
         put?: never;
         /**
          * Create a draft agent
-         * @description Creates an unpublished draft agent. The body takes `name` (required) and any draft field. `model` must be listed by `GET /models` (else `invalid_model`); `knowledge` items are `{knowledgebaseId}` (the title is read back) and `flows` are flow ids of the organization.
+         * @description Creates an unpublished draft agent. The body takes `name` (required) and any draft field. `model` must be listed by `GET /models` (else `invalid_model`); `knowledge` items are `{knowledgebaseId}` (the title is read back) and `flows` are flow ids of the organization; `integrations[].toolkit` names an MCP connection. A knowledgebase, flow or connection the organization does not have is 422 `knowledgebase_not_found`, `flow_not_found` or `mcp_connection_not_found`, nothing written.
          */
         post: operations["agents-create"];
         delete?: never;
@@ -459,7 +459,7 @@ export interface paths {
         head?: never;
         /**
          * Update the agent draft
-         * @description Only the fields passed change; arrays replace the whole set; nested objects (`identity`, `builtIns`) merge. `expectedUpdatedAt` (the `updatedAt` last read) or the header `If-Unmodified-Since` refuses the write with `conflict` when the draft changed meanwhile, and `If-Match` with a tag other than the draft's current `ETag` refuses it with 412 `precondition_failed`; nothing is written. `model` must be listed by `GET /models` (else `invalid_model`); `knowledge` items are `{knowledgebaseId}` (the title is read back) and `flows` are flow ids of the organization.
+         * @description Only the fields passed change; arrays replace the whole set; nested objects (`identity`, `builtIns`) merge. `expectedUpdatedAt` (the `updatedAt` last read) or the header `If-Unmodified-Since` refuses the write with `conflict` when the draft changed meanwhile, and `If-Match` with a tag other than the draft's current `ETag` refuses it with 412 `precondition_failed`; nothing is written. `model` must be listed by `GET /models` (else `invalid_model`); `knowledge` items are `{knowledgebaseId}` (the title is read back) and `flows` are flow ids of the organization; `integrations[].toolkit` names an MCP connection. A knowledgebase, flow or connection the organization does not have is 422 `knowledgebase_not_found`, `flow_not_found` or `mcp_connection_not_found`, nothing written.
          */
         patch: operations["agents-patchDraft"];
         trace?: never;
@@ -571,8 +571,13 @@ export interface paths {
          *     - `knowledge_search`: `data.knowledgebaseId` (uuid of a knowledgebase of the organization, required) and `data.query` (template, required); its output is the matching passages.
          *     - `template`: `data.template` (text template, required).
          *     - `output`: `data.value` (template, required): the flow's final value.
+         *     - `condition`: `data.branches` (1 to 20 of `{name, when, next}`, required): the first branch whose `when` (a JSON Logic expression, at most 4000 characters as JSON) is true runs its `next` (a node id or ids); none true runs `data.else` (optional; without it the run ends). Its output is the branch's name (`else` when none). A condition has no `data.next`.
+         *     - `set_variable`: `data.name` (letters, digits, underscores; required) and either `data.value` (template) or `data.expression` (JSON Logic): sets `vars.<name>` for the nodes after it.
+         *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
+         *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
+         *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
          *
-         *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
+         *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
          */
         post: operations["flows-create"];
         delete?: never;
@@ -608,8 +613,13 @@ export interface paths {
          *     - `knowledge_search`: `data.knowledgebaseId` (uuid of a knowledgebase of the organization, required) and `data.query` (template, required); its output is the matching passages.
          *     - `template`: `data.template` (text template, required).
          *     - `output`: `data.value` (template, required): the flow's final value.
+         *     - `condition`: `data.branches` (1 to 20 of `{name, when, next}`, required): the first branch whose `when` (a JSON Logic expression, at most 4000 characters as JSON) is true runs its `next` (a node id or ids); none true runs `data.else` (optional; without it the run ends). Its output is the branch's name (`else` when none). A condition has no `data.next`.
+         *     - `set_variable`: `data.name` (letters, digits, underscores; required) and either `data.value` (template) or `data.expression` (JSON Logic): sets `vars.<name>` for the nodes after it.
+         *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
+         *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
+         *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
          *
-         *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
+         *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
          */
         patch: operations["flows-patchDraft"];
         trace?: never;
@@ -713,7 +723,7 @@ export interface paths {
         put?: never;
         /**
          * Create a draft app
-         * @description Creates an unpublished draft app. The body takes `name` (required) and any draft field. `adviser` is written as `{id}` (an agent) or null; `members` items are `{id, kind, position?}` (`name` and `published` are read back; `position` defaults to array order); `api` merges into the current config.
+         * @description Creates an unpublished draft app. The body takes `name` (required) and any draft field. `adviser` is written as `{id}` (an agent) or null; `members` items are `{id, kind, position?}` (`name` and `published` are read back; `position` defaults to array order); `api` merges into the current config. An adviser or member the organization does not have is 422 `agent_not_found` or `flow_not_found`, nothing written.
          */
         post: operations["apps-create"];
         delete?: never;
@@ -741,7 +751,7 @@ export interface paths {
         head?: never;
         /**
          * Update the app draft
-         * @description Only the fields passed change; arrays replace the whole set; nested objects (`api`) merge. `expectedUpdatedAt` (the `updatedAt` last read) or the header `If-Unmodified-Since` refuses the write with `conflict` when the draft changed meanwhile, and `If-Match` with a tag other than the draft's current `ETag` refuses it with 412 `precondition_failed`; nothing is written. `adviser` is written as `{id}` (an agent) or null; `members` items are `{id, kind, position?}` (`name` and `published` are read back; `position` defaults to array order); `api` merges into the current config.
+         * @description Only the fields passed change; arrays replace the whole set; nested objects (`api`) merge. `expectedUpdatedAt` (the `updatedAt` last read) or the header `If-Unmodified-Since` refuses the write with `conflict` when the draft changed meanwhile, and `If-Match` with a tag other than the draft's current `ETag` refuses it with 412 `precondition_failed`; nothing is written. `adviser` is written as `{id}` (an agent) or null; `members` items are `{id, kind, position?}` (`name` and `published` are read back; `position` defaults to array order); `api` merges into the current config. An adviser or member the organization does not have is 422 `agent_not_found` or `flow_not_found`, nothing written.
          */
         patch: operations["apps-patchDraft"];
         trace?: never;
@@ -2325,6 +2335,33 @@ export interface components {
          * @description ISO 8601 with an offset, from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z
          */
         DateTimeInput: string;
+        /**
+         * @description Node types (`nodes[].type`) and the `data` each needs:
+         *     - `trigger_start`: the flow's start; it hands on the flow's `inputs`. Exactly one per flow. No required data.
+         *     - `llm`: `data.prompt` (template, required); `data.model` (optional, a model id from `GET /models`).
+         *     - `knowledge_search`: `data.knowledgebaseId` (uuid of a knowledgebase of the organization, required) and `data.query` (template, required); its output is the matching passages.
+         *     - `template`: `data.template` (text template, required).
+         *     - `output`: `data.value` (template, required): the flow's final value.
+         *     - `condition`: `data.branches` (1 to 20 of `{name, when, next}`, required): the first branch whose `when` (a JSON Logic expression, at most 4000 characters as JSON) is true runs its `next` (a node id or ids); none true runs `data.else` (optional; without it the run ends). Its output is the branch's name (`else` when none). A condition has no `data.next`.
+         *     - `set_variable`: `data.name` (letters, digits, underscores; required) and either `data.value` (template) or `data.expression` (JSON Logic): sets `vars.<name>` for the nodes after it.
+         *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
+         *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
+         *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
+         *
+         *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
+         */
+        FlowNode: {
+            id: string;
+            type: string;
+            /** @default {} */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @default [] */
+            blocks: {
+                [key: string]: unknown;
+            }[];
+        };
         Model: {
             id: string;
             name: string;
@@ -2616,18 +2653,7 @@ export interface components {
                 /** @default [] */
                 options: string[];
             }[];
-            nodes: {
-                id: string;
-                type: string;
-                /** @default {} */
-                data: {
-                    [key: string]: unknown;
-                };
-                /** @default [] */
-                blocks: {
-                    [key: string]: unknown;
-                }[];
-            }[];
+            nodes: components["schemas"]["FlowNodeOutput"][];
             id: components["schemas"]["Uuid"];
             /** @description A version is live */
             published: boolean;
@@ -2886,10 +2912,7 @@ export interface components {
             };
             /** @description `{field: [before, after]}`; secrets only as `"changed"` */
             changes: {
-                [key: string]: [
-                    unknown,
-                    unknown
-                ];
+                [key: string]: unknown[];
             };
             /** @description The X-Request-Id of the request that made the change */
             requestId: string | null;
@@ -2981,6 +3004,33 @@ export interface components {
             planName: string | null;
             createdAt: string;
         };
+        /**
+         * @description Node types (`nodes[].type`) and the `data` each needs:
+         *     - `trigger_start`: the flow's start; it hands on the flow's `inputs`. Exactly one per flow. No required data.
+         *     - `llm`: `data.prompt` (template, required); `data.model` (optional, a model id from `GET /models`).
+         *     - `knowledge_search`: `data.knowledgebaseId` (uuid of a knowledgebase of the organization, required) and `data.query` (template, required); its output is the matching passages.
+         *     - `template`: `data.template` (text template, required).
+         *     - `output`: `data.value` (template, required): the flow's final value.
+         *     - `condition`: `data.branches` (1 to 20 of `{name, when, next}`, required): the first branch whose `when` (a JSON Logic expression, at most 4000 characters as JSON) is true runs its `next` (a node id or ids); none true runs `data.else` (optional; without it the run ends). Its output is the branch's name (`else` when none). A condition has no `data.next`.
+         *     - `set_variable`: `data.name` (letters, digits, underscores; required) and either `data.value` (template) or `data.expression` (JSON Logic): sets `vars.<name>` for the nodes after it.
+         *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
+         *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
+         *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
+         *
+         *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
+         */
+        FlowNodeOutput: {
+            id: string;
+            type: string;
+            /** @default {} */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @default [] */
+            blocks: {
+                [key: string]: unknown;
+            }[];
+        };
         /** @description `event: run`: the first event; the run to resume (`GET …/runs/{execution_id}/events`) or cancel */
         ConversationRunEvent: {
             execution_id: components["schemas"]["Uuid"];
@@ -3061,7 +3111,7 @@ export interface components {
         /** @description The `error` object of any error response */
         ErrorBody: {
             /** @enum {string} */
-            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
+            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
             message: string;
         } & {
             [key: string]: unknown;
@@ -3441,9 +3491,80 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description `invalid_workflow` (422): Flow refused by validation; `feedback` names each problem; nothing written */
+        /** @description `agent_not_found` (422): A draft names an agent (an app's adviser or member) the organization does not have; `problems` lists each; nothing written */
+        AgentNotFoundError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "agent_not_found";
+            /** @description Human-readable; wording may change */
+            message: string;
+            /** @description Every problem found, each naming the field */
+            problems?: {
+                path: string;
+                message: string;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description `flow_not_found` (422): A draft names a flow (an agent's flows, an app's member) the organization does not have; `problems` lists each; nothing written */
+        FlowNotFoundError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "flow_not_found";
+            /** @description Human-readable; wording may change */
+            message: string;
+            /** @description Every problem found, each naming the field */
+            problems?: {
+                path: string;
+                message: string;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description `knowledgebase_not_found` (422): An agent draft names a knowledgebase the organization does not have; `problems` lists each; nothing written */
+        KnowledgebaseNotFoundError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "knowledgebase_not_found";
+            /** @description Human-readable; wording may change */
+            message: string;
+            /** @description Every problem found, each naming the field */
+            problems?: {
+                path: string;
+                message: string;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description `mcp_connection_not_found` (422): An agent's integration names an MCP connection (toolkit) the organization does not have; `problems` lists each; nothing written */
+        McpConnectionNotFoundError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "mcp_connection_not_found";
+            /** @description Human-readable; wording may change */
+            message: string;
+            /** @description Every problem found, each naming the field */
+            problems?: {
+                path: string;
+                message: string;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description `invalid_workflow` (422): Flow refused by validation (`feedback` names each problem; nothing written), or a flow node that could not do what its data asks as it ran (`feedback` names the node; the run is recorded as failed, not billed) */
         InvalidWorkflowError: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             code: "invalid_workflow";
             /** @description Human-readable; wording may change */
             message: string;
@@ -3457,7 +3578,10 @@ export interface components {
         };
         /** @description `invalid_model` (422): Model id unknown or unavailable; nothing written */
         InvalidModelError: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             code: "invalid_model";
             /** @description Human-readable; wording may change */
             message: string;
@@ -3484,7 +3608,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description `run_limit_exceeded` (422): The run outgrew a bound (steps, a node's or member's output, the reply, or time); the message names it; the run was stopped, recorded as failed and billed */
+        /** @description `run_limit_exceeded` (422): The run outgrew a bound (steps, a node's or member's output, the reply, time, a loop's items, a code node's time or memory, an http_request's time or answer); the message names it; the run was stopped, recorded as failed and billed */
         RunLimitExceededError: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -3549,8 +3673,23 @@ export interface components {
         };
         /** @description `search_unavailable` (503): Document search could not answer; nothing charged; retry */
         SearchUnavailableError: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             code: "search_unavailable";
+            /** @description Human-readable; wording may change */
+            message: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description `service_unavailable` (503): The database cannot be reached (stopped, restarting or full); retry after `Retry-After` seconds */
+        ServiceUnavailableError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "service_unavailable";
             /** @description Human-readable; wording may change */
             message: string;
         } & {
@@ -3562,7 +3701,7 @@ export interface components {
                  * @description Stable machine-readable code
                  * @enum {string}
                  */
-                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable";
+                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
                 /** @description Human-readable; wording may change */
                 message: string;
                 /** @description invalid_request from validation: every problem */
@@ -3573,6 +3712,18 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
+        };
+        /** @description Exactly one of `contentMarkdown`, `contentText` or `url` */
+        SourceContent: {
+            name?: string;
+            contentMarkdown: string;
+        } | {
+            name?: string;
+            contentText: string;
+        } | {
+            name?: string;
+            /** Format: uri */
+            url: string;
         };
     };
     responses: {
@@ -3635,6 +3786,19 @@ export interface components {
             content: {
                 "application/json": {
                     error: components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+        /** @description `service_unavailable` */
+        Error503: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };
@@ -3842,7 +4006,7 @@ export interface components {
                 };
             };
         };
-        /** @description `invalid_model` */
+        /** @description `invalid_model`, `knowledgebase_not_found`, `flow_not_found`, `mcp_connection_not_found` */
         Error422_6: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3850,7 +4014,7 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["InvalidModelError"];
+                    error: components["schemas"]["InvalidModelError"] | components["schemas"]["KnowledgebaseNotFoundError"] | components["schemas"]["FlowNotFoundError"] | components["schemas"]["McpConnectionNotFoundError"];
                 };
             };
         };
@@ -3878,8 +4042,20 @@ export interface components {
                 };
             };
         };
-        /** @description `unpublished_dependencies` */
+        /** @description `agent_not_found`, `flow_not_found` */
         Error422_8: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["AgentNotFoundError"] | components["schemas"]["FlowNotFoundError"];
+                };
+            };
+        };
+        /** @description `unpublished_dependencies` */
+        Error422_9: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3914,15 +4090,15 @@ export interface components {
                 };
             };
         };
-        /** @description `unpublished_dependencies`, `run_limit_exceeded` */
-        Error422_9: {
+        /** @description `unpublished_dependencies`, `run_limit_exceeded`, `invalid_workflow` */
+        Error422_10: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["UnpublishedDependenciesError"] | components["schemas"]["RunLimitExceededError"];
+                    error: components["schemas"]["UnpublishedDependenciesError"] | components["schemas"]["RunLimitExceededError"] | components["schemas"]["InvalidWorkflowError"];
                 };
             };
         };
@@ -3974,15 +4150,16 @@ export interface components {
                 };
             };
         };
-        /** @description `search_unavailable` */
-        Error503: {
+        /** @description `search_unavailable`, `service_unavailable` */
+        Error503_2: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["SearchUnavailableError"];
+                    error: components["schemas"]["SearchUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };
@@ -4014,7 +4191,7 @@ export interface components {
         "RateLimit-Policy": string;
         /** @description The IETF RateLimit field: `"default";r=<remaining>;t=<seconds until the window frees up>` */
         RateLimit: string;
-        /** @description Whole seconds (>= 1) until a request will be allowed */
+        /** @description Whole seconds (>= 1) until a request will be allowed (429), or worth retrying (503) */
         "Retry-After": number;
         /** @description `Bearer realm="atrium"`, with `error="invalid_token"` when a key was sent and cannot be used (RFC 6750) */
         "WWW-Authenticate": string;
@@ -4080,6 +4257,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-list": {
@@ -4122,6 +4300,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-provision": {
@@ -4214,6 +4393,7 @@ export interface operations {
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-get": {
@@ -4250,6 +4430,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-delete": {
@@ -4282,6 +4463,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-update": {
@@ -4325,6 +4507,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-revoke": {
@@ -4366,6 +4549,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-removeSubscription": {
@@ -4400,6 +4584,7 @@ export interface operations {
             409: components["responses"]["Error409_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-removeGrant": {
@@ -4433,6 +4618,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-grantBonusCredits": {
@@ -4484,6 +4670,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-creditRequests": {
@@ -4520,6 +4707,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "endUsers-dismissCreditRequest": {
@@ -4562,6 +4750,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "tierPlans-list": {
@@ -4600,6 +4789,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-list": {
@@ -4639,6 +4829,7 @@ export interface operations {
             403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-create": {
@@ -4685,6 +4876,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-get": {
@@ -4721,6 +4913,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-delete": {
@@ -4755,6 +4948,7 @@ export interface operations {
             422: components["responses"]["Error422_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-update": {
@@ -4801,6 +4995,7 @@ export interface operations {
             422: components["responses"]["Error422_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-addMember": {
@@ -4868,6 +5063,7 @@ export interface operations {
             422: components["responses"]["Error422_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-removeMember": {
@@ -4903,6 +5099,7 @@ export interface operations {
             422: components["responses"]["Error422_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-addGrant": {
@@ -4975,6 +5172,7 @@ export interface operations {
             422: components["responses"]["Error422_4"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "userGroups-removeGrant": {
@@ -5008,6 +5206,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "portals-list": {
@@ -5047,6 +5246,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "portals-create": {
@@ -5104,6 +5304,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "portals-update": {
@@ -5162,6 +5363,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "portals-admit": {
@@ -5229,6 +5431,7 @@ export interface operations {
             422: components["responses"]["Error422_5"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "portals-removeAdmission": {
@@ -5262,6 +5465,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-list": {
@@ -5270,9 +5474,9 @@ export interface operations {
                 include?: "drafts";
                 limit?: number;
                 cursor?: string;
-                fields?: string;
                 q?: string;
                 updatedSince?: components["schemas"]["DateTimeInput"];
+                fields?: ("id" | "name" | "slug" | "description" | "model" | "conversationStarters" | "questions" | "published" | "updatedAt")[];
             };
             header?: never;
             path?: never;
@@ -5304,6 +5508,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-create": {
@@ -5387,6 +5592,7 @@ export interface operations {
             422: components["responses"]["Error422_6"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-getDraft": {
@@ -5424,6 +5630,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-patchDraft": {
@@ -5515,6 +5722,7 @@ export interface operations {
             422: components["responses"]["Error422_6"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-publish": {
@@ -5582,6 +5790,7 @@ export interface operations {
             422: components["responses"]["Error422_6"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-versions": {
@@ -5637,6 +5846,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-deploy": {
@@ -5693,6 +5903,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-get": {
@@ -5729,6 +5940,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "agents-delete": {
@@ -5761,6 +5973,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-list": {
@@ -5769,9 +5982,9 @@ export interface operations {
                 include?: "drafts";
                 limit?: number;
                 cursor?: string;
-                fields?: string;
                 q?: string;
                 updatedSince?: components["schemas"]["DateTimeInput"];
+                fields?: ("id" | "name" | "description" | "inputs" | "inputSchema" | "kind" | "published" | "updatedAt")[];
             };
             header?: never;
             path?: never;
@@ -5803,6 +6016,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-create": {
@@ -5842,28 +6056,8 @@ export interface operations {
                         /** @default [] */
                         options?: string[];
                     }[];
-                    /**
-                     * @description Node types (`nodes[].type`) and the `data` each needs:
-                     *     - `trigger_start`: the flow's start; it hands on the flow's `inputs`. Exactly one per flow. No required data.
-                     *     - `llm`: `data.prompt` (template, required); `data.model` (optional, a model id from `GET /models`).
-                     *     - `knowledge_search`: `data.knowledgebaseId` (uuid of a knowledgebase of the organization, required) and `data.query` (template, required); its output is the matching passages.
-                     *     - `template`: `data.template` (text template, required).
-                     *     - `output`: `data.value` (template, required): the flow's final value.
-                     *
-                     *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
-                     */
-                    nodes?: {
-                        id: string;
-                        type: string;
-                        /** @default {} */
-                        data?: {
-                            [key: string]: unknown;
-                        };
-                        /** @default [] */
-                        blocks?: {
-                            [key: string]: unknown;
-                        }[];
-                    }[];
+                    /** @description The flow's nodes; the node types and their `data` are described on `FlowNode` */
+                    nodes?: components["schemas"]["FlowNode"][];
                 };
             };
         };
@@ -5894,6 +6088,7 @@ export interface operations {
             422: components["responses"]["Error422_7"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-getDraft": {
@@ -5931,6 +6126,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-patchDraft": {
@@ -5974,28 +6170,8 @@ export interface operations {
                         /** @default [] */
                         options?: string[];
                     }[];
-                    /**
-                     * @description Node types (`nodes[].type`) and the `data` each needs:
-                     *     - `trigger_start`: the flow's start; it hands on the flow's `inputs`. Exactly one per flow. No required data.
-                     *     - `llm`: `data.prompt` (template, required); `data.model` (optional, a model id from `GET /models`).
-                     *     - `knowledge_search`: `data.knowledgebaseId` (uuid of a knowledgebase of the organization, required) and `data.query` (template, required); its output is the matching passages.
-                     *     - `template`: `data.template` (text template, required).
-                     *     - `output`: `data.value` (template, required): the flow's final value.
-                     *
-                     *     Templates read `{{inputs.<key>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
-                     */
-                    nodes?: {
-                        id: string;
-                        type: string;
-                        /** @default {} */
-                        data?: {
-                            [key: string]: unknown;
-                        };
-                        /** @default [] */
-                        blocks?: {
-                            [key: string]: unknown;
-                        }[];
-                    }[];
+                    /** @description The flow's nodes; the node types and their `data` are described on `FlowNode` */
+                    nodes?: components["schemas"]["FlowNode"][];
                     /** @description The `updatedAt` last read */
                     expectedUpdatedAt?: components["schemas"]["DateTimeInput"];
                 };
@@ -6030,6 +6206,7 @@ export interface operations {
             422: components["responses"]["Error422_7"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-publish": {
@@ -6097,6 +6274,7 @@ export interface operations {
             422: components["responses"]["Error422_7"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-versions": {
@@ -6152,6 +6330,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-deploy": {
@@ -6208,6 +6387,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-get": {
@@ -6244,6 +6424,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "flows-delete": {
@@ -6276,6 +6457,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-list": {
@@ -6284,9 +6466,9 @@ export interface operations {
                 include?: "drafts";
                 limit?: number;
                 cursor?: string;
-                fields?: string;
                 q?: string;
                 updatedSince?: components["schemas"]["DateTimeInput"];
+                fields?: ("id" | "name" | "slug" | "description" | "orchestrationMode" | "conversationEnabled" | "transactionEnabled" | "published" | "updatedAt")[];
             };
             header?: never;
             path?: never;
@@ -6318,6 +6500,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-create": {
@@ -6395,8 +6578,10 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422_8"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-getDraft": {
@@ -6434,6 +6619,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-patchDraft": {
@@ -6519,8 +6705,10 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422_8"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-publish": {
@@ -6585,9 +6773,10 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_8"];
+            422: components["responses"]["Error422_9"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-versions": {
@@ -6643,6 +6832,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-deploy": {
@@ -6699,6 +6889,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-get": {
@@ -6735,6 +6926,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "apps-delete": {
@@ -6767,6 +6959,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-conversationFeedback": {
@@ -6818,6 +7011,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-conversation": {
@@ -6898,10 +7092,11 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_9"];
+            422: components["responses"]["Error422_10"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-conversationRunEvents": {
@@ -6963,6 +7158,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-cancelConversationRun": {
@@ -7023,6 +7219,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-transaction": {
@@ -7080,10 +7277,11 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_9"];
+            422: components["responses"]["Error422_10"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502_2"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-agentTests-list": {
@@ -7125,6 +7323,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-agentTests-run": {
@@ -7180,6 +7379,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-flowTests-list": {
@@ -7221,6 +7421,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-flowTests-run": {
@@ -7277,6 +7478,7 @@ export interface operations {
             422: components["responses"]["Error422_7"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-appTests-list": {
@@ -7318,6 +7520,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-appTests-run": {
@@ -7371,9 +7574,10 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_8"];
+            422: components["responses"]["Error422_9"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-executions": {
@@ -7419,6 +7623,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "runtime-execution": {
@@ -7455,6 +7660,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-list": {
@@ -7516,6 +7722,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-create": {
@@ -7596,6 +7803,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-get": {
@@ -7680,6 +7888,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-update": {
@@ -7758,6 +7967,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-export": {
@@ -7887,6 +8097,7 @@ export interface operations {
             413: components["responses"]["Error413_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-search": {
@@ -7949,7 +8160,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
+            503: components["responses"]["Error503_2"];
         };
     };
     "knowledge-addSource": {
@@ -7966,13 +8177,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    contentMarkdown?: string;
-                    contentText?: string;
-                    /** Format: uri */
-                    url?: string;
-                };
+                "application/json": components["schemas"]["SourceContent"];
                 "multipart/form-data": {
                     /**
                      * Format: binary
@@ -8031,6 +8236,7 @@ export interface operations {
             413: components["responses"]["Error413_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-getSource": {
@@ -8084,6 +8290,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-deleteSource": {
@@ -8117,6 +8324,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-retrySource": {
@@ -8175,6 +8383,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-createPage": {
@@ -8294,6 +8503,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-getPage": {
@@ -8353,6 +8563,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-deletePage": {
@@ -8386,6 +8597,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-patchPage": {
@@ -8529,6 +8741,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "knowledge-movePage": {
@@ -8584,6 +8797,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "audit-list": {
@@ -8629,6 +8843,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "audit-export": {
@@ -8670,6 +8885,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-list": {
@@ -8708,6 +8924,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-create": {
@@ -8723,6 +8940,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: uri */
                     url: string;
                     eventTypes: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "directory.sync_failed" | "*")[];
                     description?: string;
@@ -8758,6 +8976,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-get": {
@@ -8794,6 +9013,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-delete": {
@@ -8826,6 +9046,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-update": {
@@ -8840,6 +9061,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** Format: uri */
                     url?: string;
                     eventTypes?: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "directory.sync_failed" | "*")[];
                     description?: string;
@@ -8873,6 +9095,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-rotateSecret": {
@@ -8915,6 +9138,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-deliveries": {
@@ -8956,6 +9180,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "webhooks-replay": {
@@ -8998,6 +9223,7 @@ export interface operations {
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "usage-get": {
@@ -9048,6 +9274,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
     "usage-refusals": {
@@ -9090,6 +9317,7 @@ export interface operations {
             403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
         };
     };
 }
