@@ -198,8 +198,33 @@ const TraceEntry = z.object({
     description: "Why the step found or did less than asked, e.g. a knowledgebase not found in the organization",
   }),
   output: z.string().meta({ description: "The step's output (its first 4,096 characters)" }),
+  inputTokens: z.number().int().optional().meta({ description: "The tokens of this step's model call, as reported" }),
+  outputTokens: z.number().int().optional(),
   latencyMs: z.number(),
 });
+export const ModelCallUsage = z
+  .object({
+    model: z.string(),
+    provider: z.string(),
+    inputTokens: z.number().int(),
+    outputTokens: z.number().int(),
+    usageReported: z.boolean().meta({
+      description: "False when the provider reported no usage: the call counts 0 tokens, and a priced run its minimum",
+    }),
+    credits: z.number().int().meta({ description: "This call's share of the run's credits (the shares add up to it)" }),
+    outcome: z.string().meta({ description: "`succeeded`, `failed` or `canceled`" }),
+  })
+  .meta({ id: "ModelCallUsage" });
+export const ExecutionUsage = z
+  .object({
+    inputTokens: z.number().int(),
+    outputTokens: z.number().int(),
+    usageReported: z.boolean().meta({ description: "False when any call's provider reported no usage" }),
+    calls: z.array(ModelCallUsage).meta({ description: "Every model call of the run, in the order they ended" }),
+  })
+  .meta({ id: "ExecutionUsage" });
+export type ExecutionUsage = z.infer<typeof ExecutionUsage>;
+
 export const FEEDBACK_RATINGS = ["up", "down"] as const;
 export type FeedbackRating = (typeof FEEDBACK_RATINGS)[number];
 export const Feedback = z
@@ -225,6 +250,9 @@ export const Execution = z
     conversationId: Uuid.nullable(),
     status: z.string().meta({ description: "`succeeded`, `failed`, `canceled` or `output_invalid`" }),
     credits: z.number().int(),
+    usage: ExecutionUsage.nullable().meta({
+      description: "The run's model calls and their tokens; null for runs recorded before tokens were metered",
+    }),
     latencyMs: z.number().int(),
     input: z.string(),
     output: z.string(),

@@ -13,11 +13,21 @@
 //   among members produces nothing for the caller);
 // - anything else is a failure on our side, and is given back.
 // A refund happens at most once per run, as soon as the failure is known.
-import type { ExecutionStatus } from "@/schemas/runtime";
+//
+// A run on models its organization prices (run-pricing.ts) is charged its minimum before it runs
+// and settled when it ends: what its model calls cost, as much as is left (reservations next).
+import type { ExecutionStatus, ExecutionUsage } from "@/schemas/runtime";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError, isAppError, toAppError } from "@/server/errors";
-import { chargedPool, chargeRunCredit, refundRunCredit, type RunCharge } from "@/server/services/credits";
+import {
+  chargedPool,
+  chargeRunCredit,
+  refundRunCredit,
+  settleRunCharge,
+  type RunCharge,
+} from "@/server/services/credits";
+import { executionUsage, flatPricing, runPricing, settledCharge, type RunPricing } from "./run-pricing";
 import { recordExecution, type ExecutionRecord } from "@/server/services/executions";
 import { runCanceled, type RunContext } from "./run";
 
@@ -57,19 +67,51 @@ export class BilledRun {
   private constructor(
     private readonly db: Db,
     private readonly ctx: RunContext,
-    private readonly charge: RunCharge,
-    /** What the run costs when it is billed. */
-    readonly credits: number,
+    private charge: RunCharge,
+    /** What the run costs: its flat price, or its models' prices. */
+    private readonly pricing: RunPricing,
   ) {}
 
-  /** Charges the run (a refusal throws, and nothing runs); the run's context tells whether it was canceled or produced anything. */
-  static async start(db: Db, ctx: RunContext, payer: RunPayer, credits: number): Promise<BilledRun> {
-    return new BilledRun(db, ctx, await chargeRun(db, payer, credits), credits);
+  /**
+   * Charges the run (a refusal throws, and nothing runs); the run's context tells whether it was
+   * canceled or produced anything. `models`: those it may call, which price it when the organization prices them.
+   */
+  static async start(
+    db: Db,
+    ctx: RunContext,
+    payer: RunPayer,
+    credits: number,
+    models: string[] = [],
+  ): Promise<BilledRun> {
+    const pricing = await runPricing(db, payer.organizationId, credits, models);
+    return new BilledRun(db, ctx, await chargeRun(db, payer, pricing.upfront), pricing);
   }
 
   /** One case of a run the organization paid for as a whole with chargeRun (a test run): a refund gives back this case's share. */
-  static prepaid(db: Db, ctx: RunContext, organizationId: string, credits: number): BilledRun {
-    return new BilledRun(db, ctx, { kind: "organization", organizationId, amount: credits }, credits);
+  static prepaid(db: Db, ctx: RunContext, organizationId: string, pricing: RunPricing | number): BilledRun {
+    const priced = typeof pricing === "number" ? flatPricing(pricing) : pricing;
+    return new BilledRun(db, ctx, { kind: "organization", organizationId, amount: priced.upfront }, priced);
+  }
+
+  /** What the run costs when it is billed: its flat price, or what its model calls cost. */
+  get credits(): number {
+    return settledCharge(this.pricing, this.ctx.meter.calls);
+  }
+
+  /** Takes or gives back the difference between what was charged before the run and what it costs; answers what it kept. */
+  private async settleCharge(billed: boolean): Promise<number> {
+    if (!billed) {
+      await refundRunCredit(this.db, this.charge);
+      return 0;
+    }
+    this.charge = await settleRunCharge(this.db, this.charge, this.credits);
+    return this.charge.amount;
+  }
+
+  /** Settles a run that ended (succeeded, output_invalid or canceled as a reply): it is billed what it cost. */
+  async settle(status: ExecutionStatus = "succeeded"): Promise<ReturnType<BilledRun["outcome"]>> {
+    if (!this.settled) this.settled = { status, credits: await this.settleCharge(true), error: null };
+    return this.outcome(status);
   }
 
   /** The end user's pool that paid, if one did (usage names its plan). */
@@ -95,10 +137,9 @@ export class BilledRun {
     if (!this.settled) {
       const produced = this.repliedAnything || this.ctx.trace.some((entry) => entry.kind !== "supervisor");
       const billed = failureIsBilled(failure, { canceled, produced });
-      if (!billed) await refundRunCredit(this.db, this.charge);
       this.settled = {
         status: canceled ? "canceled" : "failed",
-        credits: billed ? this.credits : 0,
+        credits: await this.settleCharge(billed),
         error: failure.message,
       };
     }
@@ -117,12 +158,19 @@ export class BilledRun {
     credits: number;
     error: string | null;
     subscriptionId: string | null;
+    usage: ExecutionUsage;
   } {
-    return { ...(this.settled ?? { status, credits: this.credits, error: null }), subscriptionId: this.subscriptionId };
+    const settled = this.settled ?? { status, credits: this.credits, error: null };
+    return {
+      ...settled,
+      subscriptionId: this.subscriptionId,
+      usage: executionUsage(this.pricing, this.ctx.meter.calls, settled.credits),
+    };
   }
 
-  /** Records the run's execution (and its usage) with its outcome. */
-  record(actor: Actor | EndUserActor, run: RunRecord, status?: ExecutionStatus) {
+  /** Records the run's execution (and its usage) with its outcome, settling its charge first. */
+  async record(actor: Actor | EndUserActor, run: RunRecord, status?: ExecutionStatus) {
+    if (!this.settled) await this.settle(status);
     return recordExecution(this.db, actor, { ...run, ...this.outcome(status) });
   }
 }

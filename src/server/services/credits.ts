@@ -2,6 +2,7 @@
 // concurrent spenders in any number of processes can never take it below zero.
 import { NO_FLUSH, type Db } from "@/server/db";
 import { AppError, isAppError } from "@/server/errors";
+import { logger } from "@/server/observability/log";
 import { metrics } from "@/server/observability/metrics";
 import {
   creditsLeft,
@@ -117,16 +118,17 @@ export async function refundCredits(db: Executor, organizationId: string, amount
 // calendar months) in the same statement, so no scheduled job is needed. Like RUN_CHARGE_SQL it
 // does not wait for a WAL flush: it is taken only for a run, whose flushed record follows.
 
+const AMOUNT = "$12::int";
 const CHARGE_END_USER_SQL = `
   with no_flush as (${NO_FLUSH}),
   org as (
-    select id, credits, credits_reference from organizations, no_flush where id = $1 and credits >= 1 for update of organizations
+    select id, credits, credits_reference from organizations, no_flush where id = $1 and credits >= greatest(${AMOUNT}, 1) for update of organizations
   ),
   pool as (
     select s.id, s.end_user_id, s.tier_plan_id, u.email, s.credit_allowance, ${POOL_BONUS_SQL} as bonus, ${POOL_USED_SQL} as used
     from subscriptions s join end_users u on u.id = s.end_user_id
     where s.end_user_id = $2 and u.organization_id = $1 and s.status = 'active'
-      and ${POOL_LEFT_SQL} > 0
+      and ${POOL_LEFT_SQL} >= greatest(${AMOUNT}, 1)
       and exists (select 1 from org)
     order by ${POOL_NEXT_RESET_SQL}, s.created_at, s.id
     limit 1
@@ -134,44 +136,54 @@ const CHARGE_END_USER_SQL = `
   ),
   charged_pool as (
     update subscriptions s set
-      credits_used = ${POOL_USED_SQL} + 1,
+      credits_used = ${POOL_USED_SQL} + ${AMOUNT},
       bonus_credits = ${POOL_BONUS_SQL},
       credits_reset_at = ${POOL_NEXT_RESET_SQL},
       updated_at = now()
     from pool
-    where s.id = pool.id and ${POOL_LEFT_SQL} > 0
+    where s.id = pool.id and ${POOL_LEFT_SQL} >= greatest(${AMOUNT}, 1)
     returning s.id
   ),
   charged_org as (
-    update organizations set credits = credits - 1 where id in (select id from org) and exists (select 1 from charged_pool) returning id
+    update organizations set credits = credits - ${AMOUNT} where id in (select id from org) and exists (select 1 from charged_pool) returning id
   ),
   pool_crossing as (${eventInsertSql(
     3,
     crossingColumns(
-      "(p.credit_allowance + p.bonus - p.used - 1)",
+      `(p.credit_allowance + p.bonus - p.used - ${AMOUNT})`,
       "subscription",
       "p.id::text",
       "p.email",
       `jsonb_build_object('object', 'credit_pool', 'subscriptionId', p.id, 'endUserId', p.end_user_id, 'tierPlanId', p.tier_plan_id,
-        'creditAllowance', p.credit_allowance, 'bonusCredits', p.bonus, 'creditsUsed', p.used + 1, 'creditsLeft', p.credit_allowance + p.bonus - p.used - 1)`,
+        'creditAllowance', p.credit_allowance, 'bonusCredits', p.bonus, 'creditsUsed', p.used + ${AMOUNT}, 'creditsLeft', p.credit_allowance + p.bonus - p.used - ${AMOUNT})`,
     ),
-    `pool p where exists (select 1 from charged_pool) and ${crossed("(p.credit_allowance + p.bonus - p.used - 1)", "1", "(p.credit_allowance + p.bonus)")}`,
+    `pool p where exists (select 1 from charged_pool) and ${AMOUNT} > 0 and ${crossed(`(p.credit_allowance + p.bonus - p.used - ${AMOUNT})`, AMOUNT, "(p.credit_allowance + p.bonus)")}`,
   )}),
-  org_crossing as (${organizationCrossingSql(3, "org", "1", "exists (select 1 from charged_org)")})
+  org_crossing as (${organizationCrossingSql(3, "org", AMOUNT, `${AMOUNT} > 0 and exists (select 1 from charged_org)`)})
   select (select id from charged_pool) as subscription_id, exists (select 1 from org) as organization_has_credits`;
 
-/** The pool a charge came from, so a refund goes back to it. */
+/** The pool a charge came from, and how much it took, so a refund gives back exactly that to it. */
 export interface EndUserCharge {
   organizationId: string;
   subscriptionId: string;
+  amount: number;
 }
 
-/** Takes 1 credit from the end user's pools and 1 from the organization, or throws insufficient_credits and takes nothing. */
-export async function chargeEndUserCredit(db: Db, organizationId: string, endUserId: string): Promise<EndUserCharge> {
+/**
+ * Takes `amount` credits (1 unless the run is priced) from one of the end user's pools and as
+ * many from the organization, or throws insufficient_credits and takes nothing. A pool and a
+ * balance need at least 1 credit even for a charge of 0 (a priced run whose minimum is 0).
+ */
+export async function chargeEndUserCredit(
+  db: Db,
+  organizationId: string,
+  endUserId: string,
+  amount = 1,
+): Promise<EndUserCharge> {
   const { rows } = await db.pool.query<{ subscription_id: string | null; organization_has_credits: boolean }>({
     name: "atrium_charge_end_user",
     text: CHARGE_END_USER_SQL,
-    values: [organizationId, endUserId, ...crossingParams(organizationId)],
+    values: [organizationId, endUserId, ...crossingParams(organizationId), amount],
   });
   const row = rows[0];
   if (!row?.subscription_id) {
@@ -182,7 +194,7 @@ export async function chargeEndUserCredit(db: Db, organizationId: string, endUse
         : "This service has run out of credits for now. Please try again later or contact the organization. Nothing was charged.",
     );
   }
-  return { organizationId, subscriptionId: row.subscription_id };
+  return { organizationId, subscriptionId: row.subscription_id, amount };
 }
 
 /** Gives back a charge for a run that did not happen, to the same pool and the organization. */
@@ -190,10 +202,10 @@ export async function refundEndUserCredit(db: Db, charge: EndUserCharge): Promis
   await db.pool.query({
     name: "atrium_refund_end_user",
     // The organization's row first, as in a charge, so a refund and a charge never deadlock.
-    text: `with org as (update organizations set credits = credits + 1 where id = $1 returning id)
-           update subscriptions s set credits_used = greatest(0, s.credits_used - 1), updated_at = now()
+    text: `with org as (update organizations set credits = credits + $3 where id = $1 returning id)
+           update subscriptions s set credits_used = greatest(0, s.credits_used - $3), updated_at = now()
            from end_users u where s.id = $2 and u.id = s.end_user_id and u.organization_id = $1 and exists (select 1 from org)`,
-    values: [charge.organizationId, charge.subscriptionId],
+    values: [charge.organizationId, charge.subscriptionId, charge.amount],
   });
 }
 
@@ -263,10 +275,7 @@ async function takeRunCredit(
   endUserId: string | null,
   amount: number,
 ): Promise<RunCharge> {
-  if (endUserId) {
-    // End-user pools are spent a credit at a time: every run costs 1.
-    return { kind: "end_user", ...(await chargeEndUserCredit(db, organizationId, endUserId)) };
-  }
+  if (endUserId) return { kind: "end_user", ...(await chargeEndUserCredit(db, organizationId, endUserId, amount)) };
   // Every run takes it: a prepared statement on the pool.
   if (amount > 0) {
     const charged = await db.pool.query({
@@ -282,4 +291,57 @@ async function takeRunCredit(
 export async function refundRunCredit(db: Db, charge: RunCharge): Promise<void> {
   if (charge.kind === "end_user") await refundEndUserCredit(db, charge);
   else await refundCredits(db, charge.organizationId, charge.amount);
+}
+
+// ---- Settling a priced run ----
+
+/**
+ * A priced run's extra credits, taken after it ran from the organization and the pool that paid
+ * its upfront charge: as much of `extra` as both can give (the run has happened; reservations,
+ * which take a call's ceiling before it runs, come next). Organization row first, as in a charge.
+ */
+const TAKE_EXTRA_SQL = `
+  with org as (select id, credits, credits_reference from organizations where id = $1::uuid for update),
+  pool as (
+    select s.id, greatest(0, ${POOL_LEFT_SQL}) as room from subscriptions s join end_users u on u.id = s.end_user_id
+    where s.id = $3::uuid and u.organization_id = $1::uuid for update of s
+  ),
+  taken as (
+    select least($2::int, greatest(0, org.credits), coalesce((select room from pool), case when $3::uuid is null then $2::int else 0 end)) as n
+    from org
+  ),
+  charged_pool as (
+    update subscriptions s set credits_used = ${POOL_USED_SQL} + taken.n, bonus_credits = ${POOL_BONUS_SQL},
+      credits_reset_at = ${POOL_NEXT_RESET_SQL}, updated_at = now()
+    from taken where s.id = $3::uuid and taken.n > 0
+  ),
+  crossing as (${organizationCrossingSql(4, "org", "(select n from taken)", "(select n from taken) > 0")})
+  update organizations o set credits = o.credits - taken.n from taken where o.id = $1::uuid and taken.n > 0
+  returning taken.n`;
+
+/**
+ * Brings a run's charge from what it took to `credits`: gives back the difference, or takes the
+ * extra (as much as is left). Answers the charge as it now stands.
+ */
+export async function settleRunCharge(db: Db, charge: RunCharge, credits: number): Promise<RunCharge> {
+  const difference = credits - charge.amount;
+  if (difference === 0) return charge;
+  if (difference < 0) {
+    const back = { ...charge, amount: -difference };
+    await refundRunCredit(db, back);
+    return { ...charge, amount: credits };
+  }
+  const { rows } = await db.pool.query<{ n: number }>({
+    name: "atrium_take_extra_credits",
+    text: TAKE_EXTRA_SQL,
+    values: [charge.organizationId, difference, chargedPool(charge), ...crossingParams(charge.organizationId)],
+  });
+  const taken = rows[0]?.n ?? 0;
+  if (taken > 0) metrics().creditsSpent.inc(taken);
+  if (taken < difference)
+    logger().warn(
+      { organizationId: charge.organizationId, owed: difference, taken },
+      "A priced run cost more than the balance or pool had left; the rest was not charged",
+    );
+  return { ...charge, amount: charge.amount + taken };
 }

@@ -14,6 +14,7 @@ import type { Turn } from "@/server/runtime/model-types";
 import { boundedReply, inputsFromMessage, newRunContext, runAgent, runApp, runFlow } from "@/server/runtime/run";
 import { writesKind } from "./support/builder-kinds";
 import { BilledRun, RUN_CREDITS } from "@/server/runtime/billed-run";
+import { runnableModels } from "@/server/runtime/metering";
 
 export const previewDraft = guardedByKind(
   writesKind,
@@ -33,6 +34,7 @@ export const previewDraft = guardedByKind(
       ctx,
       { organizationId: actor.organizationId, endUserId: null, usage: { appId: runnable.id, portalId: null } },
       RUN_CREDITS.testCase,
+      runnableModels(kind, runnable, appRun),
     );
     const started = performance.now();
     let reply = "";

@@ -1,5 +1,5 @@
 // Executions: every run, with its latency, credits and the trace of what each member and node did.
-import { FAILURE_STATUSES, type Execution, type ExecutionStatus } from "@/schemas/runtime";
+import { FAILURE_STATUSES, type Execution, type ExecutionStatus, type ExecutionUsage } from "@/schemas/runtime";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { actorLabel } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -28,6 +28,8 @@ export interface ExecutionRecord {
   output: string;
   error?: string | null;
   trace: TraceEntry[];
+  /** The run's model calls and their tokens (runtime/metering.ts). */
+  usage?: ExecutionUsage;
   /** The end user the run was for, and the portal it ran in. */
   endUserId?: string | null;
   portalId?: string | null;
@@ -47,6 +49,7 @@ export async function recordExecution(
         organizationId: actor.organizationId,
         actor: actorLabel(actor),
         trace: record.trace as unknown as Prisma.InputJsonValue,
+        usage: record.usage as unknown as Prisma.InputJsonValue | undefined,
       },
     });
   // A failed run is announced (execution.failed) with the execution as the REST API shows it.
@@ -111,6 +114,7 @@ async function toExecutions(
         : null,
     itemName: itemNames.get(row.itemId) ?? null,
     trace: row.trace as Execution["trace"],
+    usage: row.usage as Execution["usage"],
     endUserEmail: row.endUserId ? (emails.get(row.endUserId) ?? null) : null,
     portalName: row.portalId ? (names.get(row.portalId) ?? null) : null,
     createdAt: row.createdAt.toISOString(),

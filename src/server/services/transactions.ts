@@ -10,6 +10,7 @@ import { JsonTooDeep, jsonObjectIn } from "@/server/runtime/json-in-text";
 import { schemaProblems } from "@/server/runtime/json-schema";
 import { RUN_LIMITS, runLimitExceeded } from "@/server/runtime/limits";
 import { loadLiveApp } from "@/server/runtime/load";
+import { modelsOfApp } from "@/server/runtime/metering";
 import { newRunContext, runApp } from "@/server/runtime/run";
 import { runFor } from "./portal-access";
 
@@ -61,6 +62,7 @@ export const transact = guarded(
         usage: { appId: input.appId, portalId: runner.portalId },
       },
       TRANSACTION_CREDITS,
+      modelsOfApp(app),
     );
     const message = `${JSON.stringify(input.input)}\n\nReply with only a JSON object matching this JSON Schema:\n${JSON.stringify(api.outputSchema)}`;
     const record = (reply: string): RunRecord => ({
