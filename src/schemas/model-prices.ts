@@ -9,16 +9,22 @@ export const MAX_CREDITS_PER_MILLION = 1_000_000_000;
 export const TYPICAL_TURN = { inputTokens: 1000, outputTokens: 500 } as const;
 
 const CreditsPerMillion = z.number().int().min(0).max(MAX_CREDITS_PER_MILLION);
-const ModelId = plainText(200)
-  .min(1)
-  .meta({ description: "A model id from `GET /models` (URL-encode the `/` of `<provider>/<model>` in a path)" });
+/** A path parameter arrives as sent: `acme%2Fgpt-4o` is the model `acme/gpt-4o`. */
+function decodedSegment(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+const ModelId = plainText(200).min(1).transform(decodedSegment).meta({ description: "A model id from `GET /models`" });
 
 export const ModelPrice = z
   .object({
     modelId: z.string(),
     inputCreditsPerMillion: z.number().int(),
     outputCreditsPerMillion: z.number().int(),
-    minimumCredits: z.number().int().meta({ description: "The least a run calling this model costs" }),
+    minimumCredits: z.number().int(),
     updatedAt: Timestamp,
   })
   .meta({ id: "ModelPrice" });
@@ -28,8 +34,8 @@ export const ListModelPricesOutput = z.object({ modelPrices: z.array(ModelPrice)
 export const ModelPriceIdInput = z.strictObject({ modelId: ModelId });
 export const SetModelPriceInput = z.strictObject({
   modelId: ModelId,
-  inputCreditsPerMillion: CreditsPerMillion.meta({ description: "Credits per million input tokens" }),
-  outputCreditsPerMillion: CreditsPerMillion.meta({ description: "Credits per million output tokens" }),
+  inputCreditsPerMillion: CreditsPerMillion,
+  outputCreditsPerMillion: CreditsPerMillion,
   minimumCredits: CreditsPerMillion.default(1).meta({
     description: "The least a run calling this model costs; default 1",
   }),

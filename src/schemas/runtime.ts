@@ -198,7 +198,7 @@ const TraceEntry = z.object({
     description: "Why the step found or did less than asked, e.g. a knowledgebase not found in the organization",
   }),
   output: z.string().meta({ description: "The step's output (its first 4,096 characters)" }),
-  inputTokens: z.number().int().optional().meta({ description: "The tokens of this step's model call, as reported" }),
+  inputTokens: z.number().int().optional(),
   outputTokens: z.number().int().optional(),
   latencyMs: z.number(),
 });
@@ -208,10 +208,8 @@ export const ModelCallUsage = z
     provider: z.string(),
     inputTokens: z.number().int(),
     outputTokens: z.number().int(),
-    usageReported: z.boolean().meta({
-      description: "False when the provider reported no usage: the call counts 0 tokens, and a priced run its minimum",
-    }),
-    credits: z.number().int().meta({ description: "This call's share of the run's credits (the shares add up to it)" }),
+    usageReported: z.boolean().meta({ description: "False when the provider reported none (0 tokens counted)" }),
+    credits: z.number().int().meta({ description: "Its share of the run's credits" }),
     outcome: z.string().meta({ description: "`succeeded`, `failed` or `canceled`" }),
   })
   .meta({ id: "ModelCallUsage" });
@@ -219,8 +217,8 @@ export const ExecutionUsage = z
   .object({
     inputTokens: z.number().int(),
     outputTokens: z.number().int(),
-    usageReported: z.boolean().meta({ description: "False when any call's provider reported no usage" }),
-    calls: z.array(ModelCallUsage).meta({ description: "Every model call of the run, in the order they ended" }),
+    usageReported: z.boolean(),
+    calls: z.array(ModelCallUsage),
   })
   .meta({ id: "ExecutionUsage" });
 export type ExecutionUsage = z.infer<typeof ExecutionUsage>;
@@ -250,9 +248,7 @@ export const Execution = z
     conversationId: Uuid.nullable(),
     status: z.string().meta({ description: "`succeeded`, `failed`, `canceled` or `output_invalid`" }),
     credits: z.number().int(),
-    usage: ExecutionUsage.nullable().meta({
-      description: "The run's model calls and their tokens; null for runs recorded before tokens were metered",
-    }),
+    usage: ExecutionUsage.nullable().meta({ description: "null for runs recorded before tokens were metered" }),
     latencyMs: z.number().int(),
     input: z.string(),
     output: z.string(),

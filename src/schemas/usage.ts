@@ -41,7 +41,7 @@ export const UsageInput = z.strictObject({
     .enum(USAGE_GROUPS)
     .optional()
     .meta({
-      description: `Also split by app, end user, portal, plan or model (the ${USAGE_MAX_GROUPS} largest by credits). By model, a run counts in each model it called, with its tokens and its share of the credits`,
+      description: `Also split by app, end user, portal, plan or model (the ${USAGE_MAX_GROUPS} largest by credits)`,
     }),
   format: z
     .enum(["json", "csv"])
@@ -60,10 +60,8 @@ export const UsageMetrics = z
     testRuns: Count.meta({ description: "Test cases run" }),
     searches: Count.meta({ description: "Charged document searches" }),
     failures: Count.meta({ description: "Runs that ended failed or output_invalid" }),
-    inputTokens: Count.meta({
-      description: "As the providers report them (the built-in model: its estimate); 0 for calls that report none",
-    }),
-    outputTokens: Count.meta({ description: "As for inputTokens" }),
+    inputTokens: Count.meta({ description: "As the providers report them (the built-in model: its estimate)" }),
+    outputTokens: Count,
   })
   .meta({ id: "UsageMetrics" });
 export type UsageMetrics = z.infer<typeof UsageMetrics>;
@@ -88,7 +86,7 @@ export const UsageGroup = z
   .object({
     id: Uuid.nullable().meta({
       description:
-        "The app, end user, portal or plan; null for runs without one (the organization's own). By model: a key for the model, whose id is `name`",
+        "The app, end user, portal or plan; null for runs without one (the organization's own). By model: `name` is its id",
     }),
     name: z.string(),
     totals: UsageMetrics,
