@@ -135,13 +135,13 @@ export interface RunUsage {
 
 /**
  * A run's row per model it called (the `model` dimension): its calls' tokens and credits summed
- * by model, and the run counted once in each. The key is md5(model id) as a uuid; usage_models
- * keeps the id for the report's names.
+ * by model, and the run counted once in each. The key is md5(model id) made a version-8 uuid;
+ * usage_models keeps the id for the report's names.
  */
 const RECORD_MODEL_USAGE_SQL = `
   with no_flush as (${NO_FLUSH}),
   models as (
-    select c.model_id, md5(c.model_id)::uuid as key_id, sum(c.credits)::int8 as credits, sum(c.input)::int8 as input, sum(c.output)::int8 as output
+    select c.model_id, overlay(overlay(md5(c.model_id) placing '8' from 13 for 1) placing '8' from 17 for 1)::uuid as key_id, sum(c.credits)::int8 as credits, sum(c.input)::int8 as input, sum(c.output)::int8 as output
     from no_flush, unnest($3::text[], $4::int8[], $5::int8[], $6::int8[]) as c(model_id, credits, input, output)
     group by c.model_id
   ),
