@@ -34,11 +34,14 @@ function priceTarget(modelId: string) {
   return { type: "model_price", id: modelId, label: modelId };
 }
 
-/** The organization's prices by model, for a run's charge (one query per run). */
+/** The organization's prices by model, for a run's charge: one prepared statement per run, on the pool. */
 export async function organizationPrices(db: Db, organizationId: string): Promise<PriceList> {
-  const rows = await db.modelPrice.findMany({
-    where: { organizationId },
-    select: { modelId: true, inputCreditsPerMillion: true, outputCreditsPerMillion: true, minimumCredits: true },
+  const { rows } = await db.pool.query<Omit<PriceRow, "updatedAt">>({
+    name: "atrium_model_prices",
+    text: `select model_id as "modelId", input_credits_per_million as "inputCreditsPerMillion",
+      output_credits_per_million as "outputCreditsPerMillion", minimum_credits as "minimumCredits"
+      from model_prices where organization_id = $1::uuid`,
+    values: [organizationId],
   });
   return new Map(rows.map(({ modelId, ...price }) => [modelId, price]));
 }
