@@ -166,7 +166,8 @@ describe("the document describes what the server sends", () => {
   it("is under 350 KB thanks to named components", async () => {
     const { text } = await fetchDocument();
     // 270 KB before the audit log and webhooks (issue 29: 9 operations and 17 event types, about 30 KB) and the chat's citations, regenerate and feedback (issue 27).
-    expect(text.length).toBeLessThan(350_000);
+    // Model prices and execution usage (issue 45: 3 operations, 3 components, about 6 KB).
+    expect(text.length).toBeLessThan(360_000);
   });
 
   it("matches the committed snapshot (UPDATE_OPENAPI_SNAPSHOT=1 rewrites it after an intended change)", async () => {

@@ -38,6 +38,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/model-prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's model prices
+         * @description A run calling only unpriced models costs 1 credit; else the larger of its priced models' `minimumCredits` and its tokens' cost, rounded up.
+         */
+        get: operations["modelPrices-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/model-prices/{modelId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Price a model
+         * @description Creates or replaces it. URL-encode the `/` of a model id (`acme%2Fgpt-4o`).
+         */
+        put: operations["modelPrices-set"];
+        post?: never;
+        /**
+         * Remove a model's price
+         * @description Its runs cost the flat price again.
+         */
+        delete: operations["modelPrices-delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/end-users": {
         parameters: {
             query?: never;
@@ -1402,7 +1446,7 @@ export interface paths {
         };
         /**
          * Credits, runs and failures over time
-         * @description Totals and a series per `interval` bucket (UTC; weeks start on Monday) between `from` and `to` (at most 366 days apart; default the last 30 days), read from an hourly rollup: `from` counts from the start of its hour. With `groupBy`, `groups` splits them by app, end user, portal or plan (the 50 with the most credits; `id` null for runs without one). Numbers come from what was charged and run, so `credits` adds up to the balance's movement. Runs refused before they ran are counted in `refusals` by error code, never in `turns`, `transactions` or `failures`. Tokens count where the provider reports them, else 0. `format=csv` answers `text/csv`: a row per bucket, or per group and bucket.
+         * @description Totals and a series per `interval` bucket (UTC; weeks start on Monday) between `from` and `to` (at most 366 days apart; default the last 30 days), read from an hourly rollup: `from` counts from the start of its hour. With `groupBy`, `groups` splits them by app, end user, portal, plan or model (the 50 with the most credits; `id` null for runs without one; a run counts in each model it called). Numbers come from what was charged and run, so `credits` adds up to the balance's movement. Runs refused before they ran are counted in `refusals` by error code, never in `turns`, `transactions` or `failures`. Tokens are every model call's, as reported. `format=csv` answers `text/csv`: a row per bucket, or per group and bucket.
          */
         get: operations["usage-get"];
         put?: never;
@@ -2339,6 +2383,13 @@ export interface components {
             /** @description Why this deployment cannot provide it; null when available */
             reason: string | null;
         };
+        ModelPrice: {
+            modelId: string;
+            inputCreditsPerMillion: number;
+            outputCreditsPerMillion: number;
+            minimumCredits: number;
+            updatedAt: components["schemas"]["DateTime"];
+        };
         EndUserSummary: {
             id: components["schemas"]["Uuid"];
             /** Format: email */
@@ -2784,6 +2835,8 @@ export interface components {
             /** @description `succeeded`, `failed`, `canceled` or `output_invalid` */
             status: string;
             credits: number;
+            /** @description null for runs recorded before tokens were metered */
+            usage: components["schemas"]["ExecutionUsage"] | null;
             latencyMs: number;
             input: string;
             output: string;
@@ -2816,6 +2869,8 @@ export interface components {
                 note?: string;
                 /** @description The step's output (its first 4,096 characters) */
                 output: string;
+                inputTokens?: number;
+                outputTokens?: number;
                 latencyMs: number;
             }[];
             actor: string;
@@ -2828,6 +2883,24 @@ export interface components {
             /** @description The conversation owner's rating of the reply */
             feedback: components["schemas"]["Feedback"] | null;
             createdAt: components["schemas"]["DateTime"];
+        };
+        ExecutionUsage: {
+            inputTokens: number;
+            outputTokens: number;
+            usageReported: boolean;
+            calls: components["schemas"]["ModelCallUsage"][];
+        };
+        ModelCallUsage: {
+            model: string;
+            provider: string;
+            inputTokens: number;
+            outputTokens: number;
+            /** @description False when the provider reported none (0 tokens counted) */
+            usageReported: boolean;
+            /** @description Its share of the run's credits */
+            credits: number;
+            /** @description `succeeded`, `failed` or `canceled` */
+            outcome: string;
         };
         TestRun: {
             tool: {
@@ -2939,9 +3012,8 @@ export interface components {
             searches: number;
             /** @description Runs that ended failed or output_invalid */
             failures: number;
-            /** @description Where the provider reports them, else 0 */
+            /** @description As the providers report them (the built-in model: its estimate) */
             inputTokens: number;
-            /** @description Where the provider reports them, else 0 */
             outputTokens: number;
         };
         UsagePoint: {
@@ -2958,7 +3030,7 @@ export interface components {
             outputTokens: number;
         };
         UsageGroup: {
-            /** @description The app, end user, portal or plan; null for runs without one (the organization's own) */
+            /** @description The app, end user, portal or plan; null for runs without one (the organization's own). By model: `name` is its id */
             id: components["schemas"]["Uuid"] | null;
             name: string;
             totals: components["schemas"]["UsageMetrics"];
@@ -3638,6 +3710,54 @@ export interface components {
                 };
             };
         };
+        /** @description `feature_not_available`, `api_disabled`, `insufficient_scope`, `forbidden_role` */
+        Error403_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["FeatureNotAvailableError"] | components["schemas"]["ApiDisabledError"] | components["schemas"]["InsufficientScopeError"] | components["schemas"]["ForbiddenRoleError"];
+                };
+            };
+        };
+        /** @description `invalid_model` */
+        Error422: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["InvalidModelError"];
+                };
+            };
+        };
+        /** @description `invalid_request`: the JSON body is over the 8 MiB request limit (refused while it is read) */
+        Error413: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["InvalidRequestError"];
+                };
+            };
+        };
+        /** @description `not_found` */
+        Error404: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["NotFoundError"];
+                };
+            };
+        };
         /** @description `invalid_request`, `grants_unsupported` */
         Error400_2: {
             headers: {
@@ -3651,7 +3771,7 @@ export interface components {
             };
         };
         /** @description `feature_not_available`, `api_disabled`, `insufficient_scope`, `forbidden_role`, `groups_disabled` */
-        Error403_2: {
+        Error403_3: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3675,7 +3795,7 @@ export interface components {
             };
         };
         /** @description `tier_not_found`, `group_not_found`, `plan_group`, `grant_target_not_found` */
-        Error422: {
+        Error422_2: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3683,42 +3803,6 @@ export interface components {
             content: {
                 "application/json": {
                     error: components["schemas"]["TierNotFoundError"] | components["schemas"]["GroupNotFoundError"] | components["schemas"]["PlanGroupError"] | components["schemas"]["GrantTargetNotFoundError"];
-                };
-            };
-        };
-        /** @description `invalid_request`: the JSON body is over the 8 MiB request limit (refused while it is read) */
-        Error413: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": {
-                    error: components["schemas"]["InvalidRequestError"];
-                };
-            };
-        };
-        /** @description `feature_not_available`, `api_disabled`, `insufficient_scope`, `forbidden_role` */
-        Error403_3: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": {
-                    error: components["schemas"]["FeatureNotAvailableError"] | components["schemas"]["ApiDisabledError"] | components["schemas"]["InsufficientScopeError"] | components["schemas"]["ForbiddenRoleError"];
-                };
-            };
-        };
-        /** @description `not_found` */
-        Error404: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": {
-                    error: components["schemas"]["NotFoundError"];
                 };
             };
         };
@@ -3759,7 +3843,7 @@ export interface components {
             };
         };
         /** @description `plan_group` */
-        Error422_2: {
+        Error422_3: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3795,7 +3879,7 @@ export interface components {
             };
         };
         /** @description `end_user_not_found`, `plan_group` */
-        Error422_3: {
+        Error422_4: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3819,7 +3903,7 @@ export interface components {
             };
         };
         /** @description `grant_target_not_found` */
-        Error422_4: {
+        Error422_5: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3831,18 +3915,6 @@ export interface components {
             };
         };
         /** @description `group_not_found` */
-        Error422_5: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": {
-                    error: components["schemas"]["GroupNotFoundError"];
-                };
-            };
-        };
-        /** @description `invalid_model` */
         Error422_6: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3850,7 +3922,7 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["InvalidModelError"];
+                    error: components["schemas"]["GroupNotFoundError"];
                 };
             };
         };
@@ -4082,6 +4154,122 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    "modelPrices-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        modelPrices: components["schemas"]["ModelPrice"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "modelPrices-set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A model id from `GET /models` */
+                modelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    inputCreditsPerMillion: number;
+                    outputCreditsPerMillion: number;
+                    /**
+                     * @description The least a run calling this model costs; default 1
+                     * @default 1
+                     */
+                    minimumCredits?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        modelPrice: components["schemas"]["ModelPrice"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    "modelPrices-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A model id from `GET /models` */
+                modelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     "endUsers-list": {
         parameters: {
             query?: {
@@ -4119,7 +4307,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4208,10 +4396,10 @@ export interface operations {
             };
             400: components["responses"]["Error400_2"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422"];
+            422: components["responses"]["Error422_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4246,7 +4434,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -4278,7 +4466,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -4320,7 +4508,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
@@ -4361,7 +4549,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
@@ -4395,7 +4583,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_3"];
             429: components["responses"]["Error429"];
@@ -4429,7 +4617,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -4478,7 +4666,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
@@ -4516,7 +4704,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -4557,7 +4745,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
@@ -4597,7 +4785,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4636,7 +4824,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4680,7 +4868,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
@@ -4717,7 +4905,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -4749,10 +4937,10 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_5"];
-            422: components["responses"]["Error422_2"];
+            422: components["responses"]["Error422_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4794,11 +4982,11 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_4"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_2"];
+            422: components["responses"]["Error422_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4861,11 +5049,11 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_6"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_3"];
+            422: components["responses"]["Error422_4"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4897,10 +5085,10 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_4"];
-            422: components["responses"]["Error422_2"];
+            422: components["responses"]["Error422_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -4968,11 +5156,11 @@ export interface operations {
             };
             400: components["responses"]["Error400_3"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_4"];
+            422: components["responses"]["Error422_5"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5004,7 +5192,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -5044,7 +5232,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5099,7 +5287,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
@@ -5156,7 +5344,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
@@ -5222,11 +5410,11 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_5"];
+            422: components["responses"]["Error422_6"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5258,7 +5446,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -5301,7 +5489,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5381,10 +5569,10 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_6"];
+            422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5420,7 +5608,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -5507,12 +5695,12 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_6"];
+            422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5575,11 +5763,11 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_6"];
+            422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5633,7 +5821,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -5688,7 +5876,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
@@ -5725,7 +5913,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -5757,7 +5945,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -5800,7 +5988,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -5888,7 +6076,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422_7"];
@@ -5927,7 +6115,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -6022,7 +6210,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             412: components["responses"]["Error412"];
@@ -6090,7 +6278,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
@@ -6148,7 +6336,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -6203,7 +6391,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
@@ -6240,7 +6428,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -6272,7 +6460,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -6315,7 +6503,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -6392,7 +6580,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
@@ -6430,7 +6618,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -6514,7 +6702,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             412: components["responses"]["Error412"];
@@ -6581,7 +6769,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
@@ -6639,7 +6827,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -6694,7 +6882,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
@@ -6731,7 +6919,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -6763,7 +6951,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -6812,7 +7000,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
@@ -6959,7 +7147,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -7018,7 +7206,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
@@ -7121,7 +7309,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -7174,7 +7362,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
@@ -7217,7 +7405,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -7270,7 +7458,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
@@ -7314,7 +7502,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -7367,7 +7555,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
@@ -7416,7 +7604,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -7451,7 +7639,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -7513,7 +7701,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -7676,7 +7864,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -7753,7 +7941,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
@@ -7882,7 +8070,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413_2"];
             429: components["responses"]["Error429"];
@@ -7943,7 +8131,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
@@ -8080,7 +8268,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -8113,7 +8301,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -8170,7 +8358,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
@@ -8288,7 +8476,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
@@ -8349,7 +8537,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -8382,7 +8570,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -8523,7 +8711,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
@@ -8578,7 +8766,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
@@ -8626,7 +8814,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -8667,7 +8855,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -8705,7 +8893,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -8753,7 +8941,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
@@ -8790,7 +8978,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -8822,7 +9010,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -8868,7 +9056,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
@@ -8910,7 +9098,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
@@ -8952,7 +9140,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -8993,7 +9181,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
@@ -9006,7 +9194,7 @@ export interface operations {
                 from?: components["schemas"]["DateTime"];
                 to?: components["schemas"]["DateTime"];
                 interval?: "day" | "week" | "month";
-                groupBy?: "app" | "end_user" | "portal" | "plan";
+                groupBy?: "app" | "end_user" | "portal" | "plan" | "model";
                 format?: "json" | "csv";
             };
             header?: never;
@@ -9045,7 +9233,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -9087,7 +9275,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
