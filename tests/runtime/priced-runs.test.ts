@@ -17,7 +17,7 @@ import { DEFAULT_FAKE_USAGE, startFakeOpenAI, type ChatMessage, type FakeOpenAI,
 import { create, publish } from "../builder-helpers";
 import { addPerson, api, expectError, issueKey, newOrganization, type Tenant } from "../helpers";
 import { portalScenario } from "../portal/helpers";
-import { converse, credits, orderLookupApp } from "../runtime-helpers";
+import { converse, credits, orderLookupApp, publishedApp } from "../runtime-helpers";
 
 let openai: FakeOpenAI;
 
@@ -228,6 +228,19 @@ describe("a run's charge", () => {
     const again = await credits(tenant);
     expect((await converse(key, app.id, { message: "Hello" })).status).toBe(200);
     expect(await credits(tenant)).toBe(again - 9);
+  });
+
+  it("gives back the minimum taken before the run when the priced model was not called", async () => {
+    // The billing agent is priced (minimum 50); the question goes to the unpriced support agent.
+    const world = await publishedApp({ billingModel: "tool-model" });
+    await setPrice(world.key, "tool-model", { ...PRICE, minimumCredits: 50 });
+    const before = await credits(world.tenant);
+    const calls = openai.requests.length;
+    const response = await converse(world.key, world.appId, { message: "The app shows an error during an outage" });
+    expect(response.status).toBe(200);
+    expect(openai.requests.length).toBe(calls);
+    expect(await credits(world.tenant)).toBe(before - 1);
+    expect((await latestExecution(world.tenant)).credits).toBe(1);
   });
 
   it("takes the same integer from the end user's pool and the balance", async () => {
