@@ -27,7 +27,7 @@ import {
   settleRunCharge,
   type RunCharge,
 } from "@/server/services/credits";
-import { executionUsage, flatPricing, runPricing, settledCharge, type RunPricing } from "./run-pricing";
+import { executionUsage, runPricing, settledCharge, type RunPricing } from "./run-pricing";
 import { recordExecution, type ExecutionRecord } from "@/server/services/executions";
 import { runCanceled, type RunContext } from "./run";
 
@@ -88,9 +88,8 @@ export class BilledRun {
   }
 
   /** One case of a run the organization paid for as a whole with chargeRun (a test run): a refund gives back this case's share. */
-  static prepaid(db: Db, ctx: RunContext, organizationId: string, pricing: RunPricing | number): BilledRun {
-    const priced = typeof pricing === "number" ? flatPricing(pricing) : pricing;
-    return new BilledRun(db, ctx, { kind: "organization", organizationId, amount: priced.upfront }, priced);
+  static prepaid(db: Db, ctx: RunContext, organizationId: string, pricing: RunPricing): BilledRun {
+    return new BilledRun(db, ctx, { kind: "organization", organizationId, amount: pricing.upfront }, pricing);
   }
 
   /** What the run costs when it is billed: its flat price, or what its model calls cost. */

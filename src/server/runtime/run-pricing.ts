@@ -14,11 +14,6 @@ export interface RunPricing {
   prices: PriceList;
 }
 
-/** A run's pricing when the organization prices none of its models: the flat price, before and after. */
-export function flatPricing(credits: number): RunPricing {
-  return { flat: credits, upfront: credits, prices: new Map() };
-}
-
 /** Reads the organization's prices of the models a run may call (none priced: the flat price). */
 export async function runPricing(db: Db, organizationId: string, flat: number, models: string[]): Promise<RunPricing> {
   const prices = await organizationPrices(db, organizationId);

@@ -1,6 +1,7 @@
 // Graded test runs of drafts: each case runs against the DRAFT and is graded against the
-// rubric when one is given, else the case's expected behaviour. 1 credit per case, all taken
-// before the first case runs; a failed case costs what src/server/runtime/billed-run.ts says.
+// rubric when one is given, else the case's expected behaviour. 1 credit per case (or, on priced
+// models, each case's minimum, settled at what its calls cost), all taken before the first case
+// runs; a failed case costs what src/server/runtime/billed-run.ts says.
 import type { BuilderKind } from "@/schemas/builder";
 import type { TestRunResult } from "@/schemas/runtime";
 import type { Actor } from "@/server/auth/actor";
