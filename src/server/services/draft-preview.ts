@@ -1,8 +1,8 @@
 // The editors' draft preview: one message run against the DRAFT of an agent, flow or app (what
 // the builder is editing, published or not), with the transcript so far. It is a test run in the
-// contract's sense: 1 credit per message unless its models are priced, charged and settled by BilledRun (the one billing
-// policy, src/server/runtime/billed-run.ts), recorded as a `test` execution with its trace;
-// nothing is graded.
+// contract's sense: 1 credit per message unless its models are priced, charged and settled by
+// BilledRun (the one billing policy, src/server/runtime/billed-run.ts), recorded as a `test`
+// execution with its trace; nothing is graded.
 import type { BuilderKind } from "@/schemas/builder";
 import type { DraftPreview } from "@/schemas/runtime";
 import type { Actor } from "@/server/auth/actor";
