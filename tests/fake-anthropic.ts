@@ -3,7 +3,7 @@
 // kind anthropic runs for real through @ai-sdk/anthropic without a network.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { FakeReply } from "./fake-openai";
+import { DEFAULT_FAKE_USAGE, type FakeReply, type FakeUsage } from "./fake-openai";
 
 type Block =
   | { type: "text"; text: string }
@@ -41,6 +41,8 @@ export interface FakeAnthropic {
   }[];
   /** Makes the next requests fail with this HTTP status (an Anthropic error body). */
   failWith(status: number | null): void;
+  /** What the next replies report as their usage (10 input and 5 output tokens unless told otherwise). */
+  reportUsage(usage: (request: MessagesRequest, reply: FakeReply) => ReturnType<FakeUsage>): void;
   close(): Promise<void>;
 }
 
@@ -73,6 +75,8 @@ export async function startFakeAnthropic(
 ): Promise<FakeAnthropic> {
   const requests: FakeAnthropic["requests"] = [];
   let failure: number | null = null;
+  let usageOf: (request: MessagesRequest, reply: FakeReply) => ReturnType<FakeUsage> = (request, reply) =>
+    DEFAULT_FAKE_USAGE(request as never, reply);
   const server = http.createServer((req, res) => {
     let raw = "";
     req.on("data", (chunk: Buffer) => (raw += chunk.toString()));
@@ -108,6 +112,7 @@ export async function startFakeAnthropic(
             }));
       const stopReason = typeof answer === "string" ? "end_turn" : "tool_use";
       const message = { id: `msg_${requests.length}`, type: "message", role: "assistant", model: body.model };
+      const counts = usageOf(body, answer);
       if (!body.stream) {
         res.writeHead(200, { "content-type": "application/json" }).end(
           JSON.stringify({
@@ -115,7 +120,7 @@ export async function startFakeAnthropic(
             content,
             stop_reason: stopReason,
             stop_sequence: null,
-            usage: { input_tokens: 10, output_tokens: 5 },
+            ...(counts ? { usage: { input_tokens: counts.input, output_tokens: counts.output } } : {}),
           }),
         );
         return;
@@ -125,7 +130,12 @@ export async function startFakeAnthropic(
         res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
       send({
         type: "message_start",
-        message: { ...message, content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 0 } },
+        message: {
+          ...message,
+          content: [],
+          stop_reason: null,
+          ...(counts ? { usage: { input_tokens: counts.input, output_tokens: 0 } } : {}),
+        },
       });
       content.forEach((block, index) => {
         if (block.type === "text") {
@@ -149,7 +159,7 @@ export async function startFakeAnthropic(
       send({
         type: "message_delta",
         delta: { stop_reason: stopReason, stop_sequence: null },
-        usage: { output_tokens: 5 },
+        ...(counts ? { usage: { output_tokens: counts.output } } : {}),
       });
       send({ type: "message_stop" });
       res.end();
@@ -161,6 +171,7 @@ export async function startFakeAnthropic(
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
     failWith: (status) => (failure = status),
+    reportUsage: (usage) => (usageOf = usage),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

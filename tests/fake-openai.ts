@@ -1,6 +1,8 @@
 // A local HTTP server speaking the OpenAI chat-completions protocol (JSON and streaming), so
 // provider-model code runs for real without a network. Replies come from `reply(messages)`;
-// `/embeddings` answers with `options.embed` (see tests/fake-embeddings.ts) when given.
+// `/embeddings` answers with `options.embed` (see tests/fake-embeddings.ts) when given. Every
+// reply reports its usage (10 prompt and 5 completion tokens unless `reportUsage` says otherwise),
+// streamed ones in a last chunk when the request asks for it (`stream_options.include_usage`).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -20,7 +22,12 @@ export interface ChatRequest {
   messages: ChatMessage[];
   tools?: { type: "function"; function: { name: string; description?: string; parameters: Record<string, unknown> } }[];
   tool_choice?: unknown;
+  stream_options?: { include_usage?: boolean };
 }
+
+/** The usage a reply reports: its tokens, or null to report none. */
+export type FakeUsage = (request: ChatRequest, reply: FakeReply) => { input: number; output: number } | null;
+export const DEFAULT_FAKE_USAGE: FakeUsage = () => ({ input: 10, output: 5 });
 
 export interface FakeOpenAI {
   baseURL: string;
@@ -39,6 +46,8 @@ export interface FakeOpenAI {
   failWith(status: number | null): void;
   /** Makes the next requests go unanswered (a provider that hangs), until turned off. */
   hang(on: boolean): void;
+  /** What the next replies report as their usage. */
+  reportUsage(usage: FakeUsage): void;
   close(): Promise<void>;
 }
 
@@ -50,6 +59,7 @@ export async function startFakeOpenAI(
   const embeddingRequests: string[][] = [];
   let failure: number | null = null;
   let hanging = false;
+  let usageOf: FakeUsage = DEFAULT_FAKE_USAGE;
   const hung: http.ServerResponse[] = [];
   const server = http.createServer((req, res) => {
     void handle(req, res);
@@ -88,6 +98,21 @@ export async function startFakeOpenAI(
       }
       const answer = reply(body.messages, body);
       const base = { id: "chatcmpl-test", created: 1_700_000_000, model: body.model };
+      const counts = usageOf(body, answer);
+      const usage = counts
+        ? {
+            usage: {
+              prompt_tokens: counts.input,
+              completion_tokens: counts.output,
+              total_tokens: counts.input + counts.output,
+            },
+          }
+        : {};
+      // The last chunk of a stream that asked for usage: no choices, the usage.
+      const usageChunk = () =>
+        body.stream_options?.include_usage && counts
+          ? `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [], ...usage })}\n\n`
+          : "";
       if (typeof answer !== "string") {
         const calls = answer.toolCalls.map((call, index) => ({
           id: `call_${requests.length}_${index}`,
@@ -106,6 +131,7 @@ export async function startFakeOpenAI(
                   finish_reason: "tool_calls",
                 },
               ],
+              ...usage,
             }),
           );
           return;
@@ -115,7 +141,7 @@ export async function startFakeOpenAI(
           `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
         res.write(chunk({ role: "assistant", tool_calls: calls.map((call, index) => ({ index, ...call })) }, null));
         res.write(chunk({}, "tool_calls"));
-        res.end("data: [DONE]\n\n");
+        res.end(`${usageChunk()}data: [DONE]\n\n`);
         return;
       }
       const text = answer;
@@ -125,7 +151,7 @@ export async function startFakeOpenAI(
             ...base,
             object: "chat.completion",
             choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }],
-            usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+            ...usage,
           }),
         );
         return;
@@ -140,7 +166,7 @@ export async function startFakeOpenAI(
         if (options.tokenDelayMs) await new Promise((resolve) => setTimeout(resolve, options.tokenDelayMs));
       }
       res.write(chunk({}, "stop"));
-      res.end("data: [DONE]\n\n");
+      res.end(`${usageChunk()}data: [DONE]\n\n`);
     });
   }
   function answerEmbeddings(
@@ -172,6 +198,7 @@ export async function startFakeOpenAI(
     requests,
     embeddingRequests,
     failWith: (status) => (failure = status),
+    reportUsage: (usage) => (usageOf = usage),
     hang: (on) => {
       hanging = on;
       if (!on) for (const res of hung.splice(0)) res.destroy();

@@ -43,6 +43,7 @@ import {
   updateMcpConnection,
 } from "@/server/services/mcp-connections";
 import { archiveTierPlan, createTierPlan } from "@/server/services/tier-plans";
+import { deleteModelPrice, listModelPrices, setModelPrice } from "@/server/services/model-prices";
 import { CreateWebhookEndpointInput } from "@/schemas/webhooks";
 import {
   createWebhookEndpoint,
@@ -290,6 +291,34 @@ export const COMMANDS: Record<string, Command> = {
         f.plan,
       );
       return { tierPlan: await archiveTierPlan(db, actor, { tierPlanId: f.plan as string }) };
+    },
+  },
+  "price list": {
+    flags: { org: id },
+    run: async (db, f) => listModelPrices(db, await organizationExists(db, f.org as string)),
+  },
+  "price set": {
+    flags: {
+      org: id,
+      model: z.string().min(1).max(200),
+      input: credits,
+      output: credits,
+      minimum: credits.optional(),
+    },
+    run: async (db, f) => ({
+      modelPrice: await setModelPrice(db, await organizationExists(db, f.org as string), {
+        modelId: f.model as string,
+        inputCreditsPerMillion: f.input as number,
+        outputCreditsPerMillion: f.output as number,
+        minimumCredits: f.minimum as number | undefined,
+      }),
+    }),
+  },
+  "price remove": {
+    flags: { org: id, model: z.string().min(1).max(200) },
+    run: async (db, f) => {
+      await deleteModelPrice(db, await organizationExists(db, f.org as string), { modelId: f.model as string });
+      return { removed: f.model };
     },
   },
   "webhook add": {

@@ -198,8 +198,31 @@ const TraceEntry = z.object({
     description: "Why the step found or did less than asked, e.g. a knowledgebase not found in the organization",
   }),
   output: z.string().meta({ description: "The step's output (its first 4,096 characters)" }),
+  inputTokens: z.number().int().optional(),
+  outputTokens: z.number().int().optional(),
   latencyMs: z.number(),
 });
+export const ModelCallUsage = z
+  .object({
+    model: z.string(),
+    provider: z.string(),
+    inputTokens: z.number().int(),
+    outputTokens: z.number().int(),
+    usageReported: z.boolean().meta({ description: "False when the provider reported none (0 tokens counted)" }),
+    credits: z.number().int().meta({ description: "Its share of the run's credits" }),
+    outcome: z.string().meta({ description: "`succeeded`, `failed` or `canceled`" }),
+  })
+  .meta({ id: "ModelCallUsage" });
+export const ExecutionUsage = z
+  .object({
+    inputTokens: z.number().int(),
+    outputTokens: z.number().int(),
+    usageReported: z.boolean(),
+    calls: z.array(ModelCallUsage),
+  })
+  .meta({ id: "ExecutionUsage" });
+export type ExecutionUsage = z.infer<typeof ExecutionUsage>;
+
 export const FEEDBACK_RATINGS = ["up", "down"] as const;
 export type FeedbackRating = (typeof FEEDBACK_RATINGS)[number];
 export const Feedback = z
@@ -225,6 +248,7 @@ export const Execution = z
     conversationId: Uuid.nullable(),
     status: z.string().meta({ description: "`succeeded`, `failed`, `canceled` or `output_invalid`" }),
     credits: z.number().int(),
+    usage: ExecutionUsage.nullable().meta({ description: "null for runs recorded before tokens were metered" }),
     latencyMs: z.number().int(),
     input: z.string(),
     output: z.string(),

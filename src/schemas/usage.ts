@@ -18,7 +18,7 @@ export const USAGE_METRICS = [
 export type UsageMetric = (typeof USAGE_METRICS)[number];
 export const USAGE_INTERVALS = ["day", "week", "month"] as const;
 export type UsageInterval = (typeof USAGE_INTERVALS)[number];
-export const USAGE_GROUPS = ["app", "end_user", "portal", "plan"] as const;
+export const USAGE_GROUPS = ["app", "end_user", "portal", "plan", "model"] as const;
 export type UsageGroupBy = (typeof USAGE_GROUPS)[number];
 
 /** The widest window one request may ask for. */
@@ -40,7 +40,9 @@ export const UsageInput = z.strictObject({
   groupBy: z
     .enum(USAGE_GROUPS)
     .optional()
-    .meta({ description: `Also split by app, end user, portal or plan (the ${USAGE_MAX_GROUPS} largest by credits)` }),
+    .meta({
+      description: `Also split by app, end user, portal, plan or model (the ${USAGE_MAX_GROUPS} largest by credits)`,
+    }),
   format: z
     .enum(["json", "csv"])
     .default("json")
@@ -58,8 +60,8 @@ export const UsageMetrics = z
     testRuns: Count.meta({ description: "Test cases run" }),
     searches: Count.meta({ description: "Charged document searches" }),
     failures: Count.meta({ description: "Runs that ended failed or output_invalid" }),
-    inputTokens: Count.meta({ description: "Where the provider reports them, else 0" }),
-    outputTokens: Count.meta({ description: "Where the provider reports them, else 0" }),
+    inputTokens: Count.meta({ description: "As the providers report them (the built-in model: its estimate)" }),
+    outputTokens: Count,
   })
   .meta({ id: "UsageMetrics" });
 export type UsageMetrics = z.infer<typeof UsageMetrics>;
@@ -83,7 +85,8 @@ export type UsagePoint = z.infer<typeof UsagePoint>;
 export const UsageGroup = z
   .object({
     id: Uuid.nullable().meta({
-      description: "The app, end user, portal or plan; null for runs without one (the organization's own)",
+      description:
+        "The app, end user, portal or plan; null for runs without one (the organization's own). By model: `name` is its id",
     }),
     name: z.string(),
     totals: UsageMetrics,

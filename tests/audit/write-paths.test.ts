@@ -24,6 +24,7 @@ import * as invitations from "@/server/services/invitations";
 import * as knowledgebases from "@/server/services/knowledgebases";
 import * as mcpConnections from "@/server/services/mcp-connections";
 import * as members from "@/server/services/members";
+import * as modelPrices from "@/server/services/model-prices";
 import * as modelProviders from "@/server/services/model-providers";
 import * as notifications from "@/server/services/notifications";
 import * as organizations from "@/server/services/organizations";
@@ -42,6 +43,7 @@ const SERVICES_DIR = path.resolve(__dirname, "../../src/server/services");
 /** Guarded functions that change nothing, or whose record is the execution they run. */
 const READS_AND_RUNS = new Set([
   "endUsersNearLimit",
+  "listModelPrices",
   "getDirectoryGroup",
   "getDirectoryOverview",
   "getDirectoryUser",
@@ -602,6 +604,17 @@ const WRITES: Record<string, Scenario> = {
     });
     await tierPlans.archiveTierPlan(db(), w.op, { tierPlanId: tierPlan.id });
     return "tier_plan.archive";
+  },
+  setModelPrice: async (w) => {
+    const price = { modelId: "atrium-offline", inputCreditsPerMillion: 1, outputCreditsPerMillion: 2 };
+    await modelPrices.setModelPrice(db(), w.op, price);
+    return "model_price.create";
+  },
+  deleteModelPrice: async (w) => {
+    const price = { modelId: "atrium-offline", inputCreditsPerMillion: 1, outputCreditsPerMillion: 2 };
+    await modelPrices.setModelPrice(db(), w.op, price);
+    await modelPrices.deleteModelPrice(db(), w.op, { modelId: "atrium-offline" });
+    return "model_price.delete";
   },
   updateTierPlan: async (w) => {
     const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, {

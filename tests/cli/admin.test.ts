@@ -219,6 +219,30 @@ describe("admin CLI", { timeout: 120_000 }, () => {
     });
   });
 
+  it("prices a model, lists and removes its price; an unknown model is invalid_model", async () => {
+    const org = await cli("org", "create", "--name", "Prices CLI");
+    expectSuccess(org);
+    const orgId = org.json.organization.id as string;
+    const flags = ["--org", orgId, "--input", "3000", "--output", "15000"];
+    const [set, unknown] = await Promise.all([
+      cli("price", "set", "--model", "atrium-offline", ...flags),
+      cli("price", "set", "--model", "no-such-model", ...flags),
+    ]);
+    expectSuccess(set);
+    expect(set.json.modelPrice).toMatchObject({
+      modelId: "atrium-offline",
+      inputCreditsPerMillion: 3000,
+      outputCreditsPerMillion: 15000,
+      minimumCredits: 1,
+    });
+    expect(unknown.code).toBe(1);
+    expect(unknown.json.error.code).toBe("invalid_model");
+    const list = await cli("price", "list", "--org", orgId);
+    expect(list.json.modelPrices).toHaveLength(1);
+    expectSuccess(await cli("price", "remove", "--org", orgId, "--model", "atrium-offline"));
+    expect(await getDb().modelPrice.count({ where: { organizationId: orgId } })).toBe(0);
+  });
+
   it("manages plans, portals, billing links and end users", async () => {
     const org = await cli("org", "create", "--name", "Provisioning CLI");
     expectSuccess(org);

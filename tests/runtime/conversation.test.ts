@@ -130,6 +130,9 @@ describe("POST /apps/{appId}/conversation", () => {
         "atrium_conversation_history",
         "atrium_key_check",
         "atrium_live_app",
+        // The organization's model prices, and the turn's usage by model (issue 45).
+        "atrium_model_prices",
+        "atrium_record_model_usage",
         "atrium_record_usage",
         "atrium_retrieve",
         "atrium_save_turn",

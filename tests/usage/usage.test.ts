@@ -111,6 +111,15 @@ describe("GET /usage", () => {
     const world = await busyOrganization();
     const response = await usage(world);
     expect(response.status).toBe(200);
+    // Tokens are the built-in model's own counts of every run's calls, as the executions hold them.
+    const tokens = { inputTokens: 0, outputTokens: 0 };
+    for (const row of await getDb().execution.findMany({ where: { organizationId: world.tenant.organization.id } })) {
+      const used = row.usage as typeof tokens;
+      tokens.inputTokens += used.inputTokens;
+      tokens.outputTokens += used.outputTokens;
+    }
+    expect(tokens.inputTokens).toBeGreaterThan(0);
+    expect(tokens.outputTokens).toBeGreaterThan(0);
     expect(response.body.totals).toEqual({
       credits: world.spent,
       conversations: 2,
@@ -119,8 +128,7 @@ describe("GET /usage", () => {
       testRuns: 0,
       searches: 1,
       failures: 1,
-      inputTokens: 0,
-      outputTokens: 0,
+      ...tokens,
     });
     expect(world.spent).toBe(7);
     expect(response.body.refusals).toEqual({ insufficient_credits: 1 });

@@ -38,6 +38,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/model-prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's model prices
+         * @description A run calling only unpriced models costs 1 credit; else the larger of its priced models' `minimumCredits` and its tokens' cost, rounded up.
+         */
+        get: operations["modelPrices-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/model-prices/{modelId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Price a model
+         * @description Creates or replaces it. URL-encode the `/` of a model id (`acme%2Fgpt-4o`).
+         */
+        put: operations["modelPrices-set"];
+        post?: never;
+        /**
+         * Remove a model's price
+         * @description Its runs cost the flat price again.
+         */
+        delete: operations["modelPrices-delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/end-users": {
         parameters: {
             query?: never;
@@ -1412,7 +1456,7 @@ export interface paths {
         };
         /**
          * Credits, runs and failures over time
-         * @description Totals and a series per `interval` bucket (UTC; weeks start on Monday) between `from` and `to` (at most 366 days apart; default the last 30 days), read from an hourly rollup: `from` counts from the start of its hour. With `groupBy`, `groups` splits them by app, end user, portal or plan (the 50 with the most credits; `id` null for runs without one). Numbers come from what was charged and run, so `credits` adds up to the balance's movement. Runs refused before they ran are counted in `refusals` by error code, never in `turns`, `transactions` or `failures`. Tokens count where the provider reports them, else 0. `format=csv` answers `text/csv`: a row per bucket, or per group and bucket.
+         * @description Totals and a series per `interval` bucket (UTC; weeks start on Monday) between `from` and `to` (at most 366 days apart; default the last 30 days), read from an hourly rollup: `from` counts from the start of its hour. With `groupBy`, `groups` splits them by app, end user, portal, plan or model (the 50 with the most credits; `id` null for runs without one; a run counts in each model it called). Numbers come from what was charged and run, so `credits` adds up to the balance's movement. Runs refused before they ran are counted in `refusals` by error code, never in `turns`, `transactions` or `failures`. Tokens are every model call's, as reported. `format=csv` answers `text/csv`: a row per bucket, or per group and bucket.
          */
         get: operations["usage-get"];
         put?: never;
@@ -2374,6 +2418,15 @@ export interface components {
             /** @description Why this deployment cannot provide it; null when available */
             reason: string | null;
         };
+        ModelPrice: {
+            modelId: string;
+            inputCreditsPerMillion: number;
+            outputCreditsPerMillion: number;
+            minimumCredits: number;
+            updatedAt: components["schemas"]["DateTime"];
+        };
+        /** Format: date-time */
+        DateTime: string;
         EndUserSummary: {
             id: components["schemas"]["Uuid"];
             /** Format: email */
@@ -2381,8 +2434,6 @@ export interface components {
             fullName: string;
             createdAt: components["schemas"]["DateTime"];
         };
-        /** Format: date-time */
-        DateTime: string;
         Subscription: {
             id: components["schemas"]["Uuid"];
             tierPlanId: components["schemas"]["Uuid"];
@@ -2810,6 +2861,8 @@ export interface components {
             /** @description `succeeded`, `failed`, `canceled` or `output_invalid` */
             status: string;
             credits: number;
+            /** @description null for runs recorded before tokens were metered */
+            usage: components["schemas"]["ExecutionUsage"] | null;
             latencyMs: number;
             input: string;
             output: string;
@@ -2842,6 +2895,8 @@ export interface components {
                 note?: string;
                 /** @description The step's output (its first 4,096 characters) */
                 output: string;
+                inputTokens?: number;
+                outputTokens?: number;
                 latencyMs: number;
             }[];
             actor: string;
@@ -2854,6 +2909,24 @@ export interface components {
             /** @description The conversation owner's rating of the reply */
             feedback: components["schemas"]["Feedback"] | null;
             createdAt: components["schemas"]["DateTime"];
+        };
+        ExecutionUsage: {
+            inputTokens: number;
+            outputTokens: number;
+            usageReported: boolean;
+            calls: components["schemas"]["ModelCallUsage"][];
+        };
+        ModelCallUsage: {
+            model: string;
+            provider: string;
+            inputTokens: number;
+            outputTokens: number;
+            /** @description False when the provider reported none (0 tokens counted) */
+            usageReported: boolean;
+            /** @description Its share of the run's credits */
+            credits: number;
+            /** @description `succeeded`, `failed` or `canceled` */
+            outcome: string;
         };
         TestRun: {
             tool: {
@@ -2962,9 +3035,8 @@ export interface components {
             searches: number;
             /** @description Runs that ended failed or output_invalid */
             failures: number;
-            /** @description Where the provider reports them, else 0 */
+            /** @description As the providers report them (the built-in model: its estimate) */
             inputTokens: number;
-            /** @description Where the provider reports them, else 0 */
             outputTokens: number;
         };
         UsagePoint: {
@@ -2981,7 +3053,7 @@ export interface components {
             outputTokens: number;
         };
         UsageGroup: {
-            /** @description The app, end user, portal or plan; null for runs without one (the organization's own) */
+            /** @description The app, end user, portal or plan; null for runs without one (the organization's own). By model: `name` is its id */
             id: components["schemas"]["Uuid"] | null;
             name: string;
             totals: components["schemas"]["UsageMetrics"];
@@ -3802,6 +3874,54 @@ export interface components {
                 };
             };
         };
+        /** @description `feature_not_available`, `api_disabled`, `insufficient_scope`, `forbidden_role` */
+        Error403_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["FeatureNotAvailableError"] | components["schemas"]["ApiDisabledError"] | components["schemas"]["InsufficientScopeError"] | components["schemas"]["ForbiddenRoleError"];
+                };
+            };
+        };
+        /** @description `invalid_model` */
+        Error422: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["InvalidModelError"];
+                };
+            };
+        };
+        /** @description `invalid_request`: the JSON body is over the 8 MiB request limit (refused while it is read) */
+        Error413: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["InvalidRequestError"];
+                };
+            };
+        };
+        /** @description `not_found` */
+        Error404: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["NotFoundError"];
+                };
+            };
+        };
         /** @description `invalid_request`, `grants_unsupported` */
         Error400_2: {
             headers: {
@@ -3815,7 +3935,7 @@ export interface components {
             };
         };
         /** @description `feature_not_available`, `api_disabled`, `insufficient_scope`, `forbidden_role`, `groups_disabled` */
-        Error403_2: {
+        Error403_3: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3839,7 +3959,7 @@ export interface components {
             };
         };
         /** @description `tier_not_found`, `group_not_found`, `plan_group`, `grant_target_not_found` */
-        Error422: {
+        Error422_2: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3847,42 +3967,6 @@ export interface components {
             content: {
                 "application/json": {
                     error: components["schemas"]["TierNotFoundError"] | components["schemas"]["GroupNotFoundError"] | components["schemas"]["PlanGroupError"] | components["schemas"]["GrantTargetNotFoundError"];
-                };
-            };
-        };
-        /** @description `invalid_request`: the JSON body is over the 8 MiB request limit (refused while it is read) */
-        Error413: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": {
-                    error: components["schemas"]["InvalidRequestError"];
-                };
-            };
-        };
-        /** @description `feature_not_available`, `api_disabled`, `insufficient_scope`, `forbidden_role` */
-        Error403_3: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": {
-                    error: components["schemas"]["FeatureNotAvailableError"] | components["schemas"]["ApiDisabledError"] | components["schemas"]["InsufficientScopeError"] | components["schemas"]["ForbiddenRoleError"];
-                };
-            };
-        };
-        /** @description `not_found` */
-        Error404: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": {
-                    error: components["schemas"]["NotFoundError"];
                 };
             };
         };
@@ -3923,7 +4007,7 @@ export interface components {
             };
         };
         /** @description `plan_group` */
-        Error422_2: {
+        Error422_3: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3959,7 +4043,7 @@ export interface components {
             };
         };
         /** @description `end_user_not_found`, `plan_group` */
-        Error422_3: {
+        Error422_4: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3983,7 +4067,7 @@ export interface components {
             };
         };
         /** @description `grant_target_not_found` */
-        Error422_4: {
+        Error422_5: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3995,7 +4079,7 @@ export interface components {
             };
         };
         /** @description `group_not_found` */
-        Error422_5: {
+        Error422_6: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -4007,7 +4091,7 @@ export interface components {
             };
         };
         /** @description `invalid_model`, `knowledgebase_not_found`, `flow_not_found`, `mcp_connection_not_found` */
-        Error422_6: {
+        Error422_7: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -4031,7 +4115,7 @@ export interface components {
             };
         };
         /** @description `invalid_workflow` */
-        Error422_7: {
+        Error422_8: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -4043,7 +4127,7 @@ export interface components {
             };
         };
         /** @description `agent_not_found`, `flow_not_found` */
-        Error422_8: {
+        Error422_9: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -4055,7 +4139,7 @@ export interface components {
             };
         };
         /** @description `unpublished_dependencies` */
-        Error422_9: {
+        Error422_10: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -4091,7 +4175,7 @@ export interface components {
             };
         };
         /** @description `unpublished_dependencies`, `run_limit_exceeded`, `invalid_workflow` */
-        Error422_10: {
+        Error422_11: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -4260,6 +4344,125 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    "modelPrices-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        modelPrices: components["schemas"]["ModelPrice"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "modelPrices-set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A model id from `GET /models` */
+                modelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    inputCreditsPerMillion: number;
+                    outputCreditsPerMillion: number;
+                    /**
+                     * @description The least a run calling this model costs; default 1
+                     * @default 1
+                     */
+                    minimumCredits?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        modelPrice: components["schemas"]["ModelPrice"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "modelPrices-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A model id from `GET /models` */
+                modelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
     "endUsers-list": {
         parameters: {
             query?: {
@@ -4297,7 +4500,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -4387,10 +4590,10 @@ export interface operations {
             };
             400: components["responses"]["Error400_2"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422"];
+            422: components["responses"]["Error422_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -4426,7 +4629,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -4459,7 +4662,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -4502,7 +4705,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
@@ -4544,7 +4747,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
@@ -4579,7 +4782,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_3"];
             429: components["responses"]["Error429"];
@@ -4614,7 +4817,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -4664,7 +4867,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
@@ -4703,7 +4906,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -4745,7 +4948,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
@@ -4786,7 +4989,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -4826,7 +5029,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -4871,7 +5074,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
@@ -4909,7 +5112,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -4942,10 +5145,10 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_5"];
-            422: components["responses"]["Error422_2"];
+            422: components["responses"]["Error422_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -4988,11 +5191,11 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_4"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_2"];
+            422: components["responses"]["Error422_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -5056,11 +5259,11 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_6"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_3"];
+            422: components["responses"]["Error422_4"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -5093,10 +5296,10 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_4"];
-            422: components["responses"]["Error422_2"];
+            422: components["responses"]["Error422_3"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -5165,11 +5368,11 @@ export interface operations {
             };
             400: components["responses"]["Error400_3"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_4"];
+            422: components["responses"]["Error422_5"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -5202,7 +5405,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -5243,7 +5446,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -5299,7 +5502,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
@@ -5357,7 +5560,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
@@ -5424,11 +5627,11 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_5"];
+            422: components["responses"]["Error422_6"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -5461,7 +5664,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
+            403: components["responses"]["Error403_3"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -5505,7 +5708,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -5586,10 +5789,10 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_6"];
+            422: components["responses"]["Error422_7"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -5626,7 +5829,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -5714,12 +5917,12 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_6"];
+            422: components["responses"]["Error422_7"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -5783,11 +5986,11 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_6"];
+            422: components["responses"]["Error422_7"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -5842,7 +6045,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -5898,7 +6101,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
@@ -5936,7 +6139,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -5969,7 +6172,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -6013,7 +6216,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -6082,10 +6285,10 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_7"];
+            422: components["responses"]["Error422_8"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -6122,7 +6325,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -6198,12 +6401,12 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_7"];
+            422: components["responses"]["Error422_8"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -6267,11 +6470,11 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_7"];
+            422: components["responses"]["Error422_8"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -6326,7 +6529,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -6382,7 +6585,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
@@ -6420,7 +6623,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -6453,7 +6656,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -6497,7 +6700,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -6575,10 +6778,10 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_8"];
+            422: components["responses"]["Error422_9"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -6615,7 +6818,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -6700,12 +6903,12 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_8"];
+            422: components["responses"]["Error422_9"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -6769,11 +6972,11 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_9"];
+            422: components["responses"]["Error422_10"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -6828,7 +7031,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -6884,7 +7087,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
@@ -6922,7 +7125,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -6955,7 +7158,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -7005,7 +7208,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
@@ -7092,7 +7295,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_10"];
+            422: components["responses"]["Error422_11"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
@@ -7154,7 +7357,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -7214,7 +7417,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
@@ -7277,7 +7480,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_10"];
+            422: components["responses"]["Error422_11"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502_2"];
@@ -7319,7 +7522,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -7373,7 +7576,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
@@ -7417,7 +7620,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -7471,11 +7674,11 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_7"];
+            422: components["responses"]["Error422_8"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -7516,7 +7719,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -7570,11 +7773,11 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_9"];
+            422: components["responses"]["Error422_10"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -7620,7 +7823,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -7656,7 +7859,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -7719,7 +7922,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -7884,7 +8087,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -7962,7 +8165,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
@@ -8092,7 +8295,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413_2"];
             429: components["responses"]["Error429"];
@@ -8154,7 +8357,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
@@ -8286,7 +8489,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -8320,7 +8523,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -8378,7 +8581,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
@@ -8497,7 +8700,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
@@ -8559,7 +8762,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -8593,7 +8796,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -8735,7 +8938,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
@@ -8791,7 +8994,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
@@ -8840,7 +9043,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -8882,7 +9085,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -8921,7 +9124,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -8971,7 +9174,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
@@ -9009,7 +9212,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -9042,7 +9245,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -9090,7 +9293,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
@@ -9133,7 +9336,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
@@ -9176,7 +9379,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
@@ -9218,7 +9421,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
@@ -9232,7 +9435,7 @@ export interface operations {
                 from?: components["schemas"]["DateTimeInput"];
                 to?: components["schemas"]["DateTimeInput"];
                 interval?: "day" | "week" | "month";
-                groupBy?: "app" | "end_user" | "portal" | "plan";
+                groupBy?: "app" | "end_user" | "portal" | "plan" | "model";
                 format?: "json" | "csv";
             };
             header?: never;
@@ -9271,7 +9474,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -9314,7 +9517,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_3"];
+            403: components["responses"]["Error403_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];

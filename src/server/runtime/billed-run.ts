@@ -13,12 +13,25 @@
 //   among members produces nothing for the caller);
 // - anything else is a failure on our side, and is given back.
 // A refund happens at most once per run, as soon as the failure is known. A run charged with its
-// lease (runtime/run-leases.ts) that is lost with its process is settled there: given back, failed.
-import type { ExecutionStatus } from "@/schemas/runtime";
+// lease (runtime/run-leases.ts) that is lost with its process is settled there: given back what
+// it was charged, failed.
+//
+// A run on models its organization prices (run-pricing.ts) is charged its minimum before it runs
+// and settled when it ends: what its model calls cost, as much as is left (reservations next).
+// Its settlement updates the amount its lease records in the same statement, so a run lost
+// between its settlement and its record is given back exactly what it was charged.
+import type { ExecutionStatus, ExecutionUsage } from "@/schemas/runtime";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError, isAppError, toAppError } from "@/server/errors";
-import { chargedPool, chargeRunCredit, refundRunCredit, type RunCharge } from "@/server/services/credits";
+import {
+  chargedPool,
+  chargeRunCredit,
+  refundRunCredit,
+  settleRunCharge,
+  type RunCharge,
+} from "@/server/services/credits";
+import { executionUsage, runPricing, settledCharge, type RunPricing } from "./run-pricing";
 import { recordExecution, type ExecutionRecord } from "@/server/services/executions";
 import { whenDatabaseAnswers } from "./database-wait";
 import { dropLease, holdLease, refundLeased, RUN_LOST, type LeasedExecution } from "./run-leases";
@@ -67,17 +80,18 @@ export class BilledRun {
   private constructor(
     private readonly db: Db,
     private readonly ctx: RunContext,
-    private readonly charge: RunCharge,
-    /** What the run costs when it is billed. */
-    readonly credits: number,
+    private charge: RunCharge,
+    /** What the run costs: its flat price, or its models' prices. */
+    private readonly pricing: RunPricing,
     /** The execution's id when the run holds a lease (runtime/run-leases.ts). */
     private readonly leaseId: string | null = null,
   ) {}
 
   /**
    * Charges the run (a refusal throws, and nothing runs) with its lease (runtime/run-leases.ts):
-   * `lease` is what its execution says if the run is lost. The run's context tells whether it
-   * was canceled or produced anything.
+   * `lease` is what its execution says if the run is lost. `models`: those it may call, which
+   * price it when the organization prices them. The run's context tells whether it was canceled
+   * or produced anything.
    */
   static async start(
     db: Db,
@@ -85,15 +99,46 @@ export class BilledRun {
     payer: RunPayer,
     credits: number,
     lease: LeasedExecution,
+    models: string[] = [],
   ): Promise<BilledRun> {
-    const charge = await chargeRun(db, payer, credits, lease);
+    const pricing = await runPricing(db, payer.organizationId, credits, models);
+    const charge = await chargeRun(db, payer, pricing.upfront, lease);
     holdLease(db, lease.id);
-    return new BilledRun(db, ctx, charge, credits, lease.id);
+    return new BilledRun(db, ctx, charge, pricing, lease.id);
   }
 
   /** One case of a run the organization paid for as a whole with chargeRun (a test run): a refund gives back this case's share. */
-  static prepaid(db: Db, ctx: RunContext, organizationId: string, credits: number): BilledRun {
-    return new BilledRun(db, ctx, { kind: "organization", organizationId, amount: credits }, credits);
+  static prepaid(db: Db, ctx: RunContext, organizationId: string, pricing: RunPricing): BilledRun {
+    return new BilledRun(db, ctx, { kind: "organization", organizationId, amount: pricing.upfront }, pricing);
+  }
+
+  /** What the run costs when it is billed: its flat price, or what its model calls cost. */
+  get credits(): number {
+    return settledCharge(this.pricing, this.ctx.meter.calls);
+  }
+
+  /**
+   * Takes or gives back the difference between what was charged before the run and what it
+   * costs (and what its lease records with it); answers what it kept, or null when the run was
+   * settled as lost meanwhile (runtime/run-leases.ts), which gave back what it took.
+   */
+  private async settleCharge(): Promise<number | null> {
+    const charge = await settleRunCharge(this.db, this.charge, this.credits, this.leaseId);
+    if (!charge) return null;
+    this.charge = charge;
+    return charge.amount;
+  }
+
+  /** Settles a run that ended (succeeded, output_invalid or canceled as a reply): it is billed what it cost. */
+  async settle(status: ExecutionStatus = "succeeded"): Promise<ReturnType<BilledRun["outcome"]>> {
+    if (!this.settled) {
+      const kept = await this.settleCharge();
+      this.settled =
+        kept === null
+          ? { status: "failed", credits: 0, error: RUN_LOST.message }
+          : { status, credits: kept, error: null };
+    }
+    return this.outcome(status);
   }
 
   /** The end user's pool that paid, if one did (usage names its plan). */
@@ -120,6 +165,7 @@ export class BilledRun {
       const produced = this.repliedAnything || this.ctx.trace.some((entry) => entry.kind !== "supervisor");
       const billed = failureIsBilled(failure, { canceled, produced });
       let lost = false;
+      let credits = 0;
       if (!billed && this.leaseId) {
         const leaseId = this.leaseId;
         try {
@@ -132,9 +178,14 @@ export class BilledRun {
           throw error;
         }
       } else if (!billed) await refundRunCredit(this.db, this.charge);
+      else {
+        const kept = await this.settleCharge();
+        lost = kept === null;
+        credits = kept ?? 0;
+      }
       this.settled = lost
         ? { status: "failed", credits: 0, error: RUN_LOST.message }
-        : { status: canceled ? "canceled" : "failed", credits: billed ? this.credits : 0, error: failure.message };
+        : { status: canceled ? "canceled" : "failed", credits, error: failure.message };
     }
     if (canceled || isAppError(cause)) return failure;
     return new AppError(
@@ -151,14 +202,21 @@ export class BilledRun {
     credits: number;
     error: string | null;
     subscriptionId: string | null;
+    usage: ExecutionUsage;
   } {
-    return { ...(this.settled ?? { status, credits: this.credits, error: null }), subscriptionId: this.subscriptionId };
+    const settled = this.settled ?? { status, credits: this.credits, error: null };
+    return {
+      ...settled,
+      subscriptionId: this.subscriptionId,
+      usage: executionUsage(this.pricing, this.ctx.meter.calls, settled.credits),
+    };
   }
 
-  /** Records the run's execution (and its usage) with its outcome; a leased run's lease ends with it. */
+  /** Records the run's execution (and its usage) with its outcome, settling its charge first; a leased run's lease ends with it. */
   async record(actor: Actor | EndUserActor, run: RunRecord, status?: ExecutionStatus) {
-    const record = { ...run, ...(this.leaseId ? { id: this.leaseId } : {}), ...this.outcome(status) };
     try {
+      if (!this.settled) await this.settle(status);
+      const record = { ...run, ...(this.leaseId ? { id: this.leaseId } : {}), ...this.outcome(status) };
       return await whenDatabaseAnswers("Recording a run's execution", () => recordExecution(this.db, actor, record));
     } finally {
       this.ended();

@@ -4,6 +4,15 @@
 
 export const BUILTIN_MODEL_ID = "atrium-offline";
 
+/** What one model call used, as the model reports it; a count left out was not reported (runtime/metering.ts). */
+export interface ReportedUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+/** Told what a call used once it ends, answered or failed (tool-calling rounds summed). */
+export type UsageListener = (usage: ReportedUsage) => void;
+
 export interface Passage {
   /** Where the passage comes from, for citations: a page or source title. */
   title: string;
@@ -42,6 +51,7 @@ export interface AnswerInput {
   /** Model calls one answer may make, tool rounds included. */
   maxSteps?: number;
   signal?: AbortSignal;
+  onUsage?: UsageListener;
 }
 
 export interface RouteCandidate {
@@ -74,8 +84,15 @@ export interface ChatModel extends ModelInfo {
     instructions: string;
     candidates: RouteCandidate[];
     signal?: AbortSignal;
+    onUsage?: UsageListener;
   }): Promise<string[]>;
-  grade(input: { input: string; output: string; expectedBehavior: string; signal?: AbortSignal }): Promise<Grade>;
+  grade(input: {
+    input: string;
+    output: string;
+    expectedBehavior: string;
+    signal?: AbortSignal;
+    onUsage?: UsageListener;
+  }): Promise<Grade>;
 }
 
 /** An organization's embedding model, for retrieval by meaning. */

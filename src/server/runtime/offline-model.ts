@@ -5,6 +5,7 @@
 import type { AnswerInput, ChatModel, Grade, Passage, RouteCandidate } from "./model-types";
 import { BUILTIN_MODEL_ID } from "./model-types";
 import { withMarker } from "./citations";
+import { estimateTokens } from "./metering";
 import { overlap, sentences, terms } from "./text";
 
 const MAX_SENTENCES = 3;
@@ -76,10 +77,23 @@ export const offlineModel: ChatModel = {
   provider: "builtin",
   callsTools: false,
   async *answer(input) {
-    // Word by word, so streaming clients see it arrive as they would from a provider.
-    for (const piece of offlineAnswer(input).split(/(?<=\s)/)) {
-      if (input.signal?.aborted) return;
-      yield piece;
+    // What it reads and writes is counted as a provider would count it (an estimate), so usage shows real figures.
+    const read = estimateTokens(
+      input.system,
+      input.message,
+      ...input.history.map((turn) => turn.content),
+      ...input.knowledge.map((passage) => `${passage.title}\n${passage.text}`),
+    );
+    let written = "";
+    try {
+      // Word by word, so streaming clients see it arrive as they would from a provider.
+      for (const piece of offlineAnswer(input).split(/(?<=\s)/)) {
+        if (input.signal?.aborted) return;
+        written += piece;
+        yield piece;
+      }
+    } finally {
+      input.onUsage?.({ inputTokens: read, outputTokens: estimateTokens(written) });
     }
   },
   async route({ message, candidates }) {

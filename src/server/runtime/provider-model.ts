@@ -12,12 +12,23 @@ import {
   streamText,
   tool,
   type LanguageModel,
+  type LanguageModelUsage,
   type ToolSet,
 } from "ai";
 import { isAppError } from "@/server/errors";
 import { jsonIn } from "./json-in-text";
 import { RUN_LIMITS, runLimitExceeded } from "./limits";
-import type { ChatModel, CompletionModel, EmbeddingModel, Grade, ModelInfo, ModelTool, Passage } from "./model-types";
+import { addUsage } from "./metering";
+import type {
+  ChatModel,
+  CompletionModel,
+  EmbeddingModel,
+  Grade,
+  ModelInfo,
+  ModelTool,
+  Passage,
+  ReportedUsage,
+} from "./model-types";
 import { offlineGrade, offlineRoute } from "./offline-model";
 import { propagatingFetch, tracingEnabled } from "@/server/observability/tracing";
 
@@ -64,6 +75,11 @@ function callSignal(signal: AbortSignal | undefined): AbortSignal {
   return signal ? AbortSignal.any([signal, timeout]) : timeout;
 }
 
+/** The SDK's usage as a report: a count the provider left out stays out. */
+function reported(usage: LanguageModelUsage | undefined): ReportedUsage {
+  return { inputTokens: usage?.inputTokens, outputTokens: usage?.outputTokens };
+}
+
 export function languageModel(connection: ProviderConnection, modelId: string): LanguageModel {
   if (connection.kind === "anthropic") {
     return createAnthropic({
@@ -77,6 +93,8 @@ export function languageModel(connection: ProviderConnection, modelId: string): 
     baseURL: connection.baseURL!,
     apiKey: connection.apiKey,
     fetch: propagatingFetch(connection.fetch),
+    // Streamed answers report their tokens too (`stream_options.include_usage`).
+    includeUsage: true,
   }).chatModel(modelId);
 }
 
@@ -101,7 +119,17 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
   return {
     ...info,
     callsTools: true,
-    async *answer({ system, history, message, knowledge, cite, tools = [], maxSteps = RUN_LIMITS.toolSteps, signal }) {
+    async *answer({
+      system,
+      history,
+      message,
+      knowledge,
+      cite,
+      tools = [],
+      maxSteps = RUN_LIMITS.toolSteps,
+      signal,
+      onUsage,
+    }) {
       const abortSignal = callSignal(signal);
       const result = streamText({
         model,
@@ -123,23 +151,33 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
         onError: () => undefined,
       });
       let lastFinish: string | undefined;
-      for await (const part of result.fullStream) {
-        if (part.type === "text-delta") yield part.text;
-        else if (part.type === "finish-step") lastFinish = part.finishReason;
-        // A run bound or cancel inside a tool ends the run; other tool failures went back to the model.
-        else if (part.type === "tool-error" && isAppError(part.error)) throw part.error;
-        else if (part.type === "error") throw part.error instanceof Error ? part.error : new Error(String(part.error));
+      // Each round of a tool-calling answer is a provider call with its own usage: they add up.
+      let usage: ReportedUsage | undefined;
+      try {
+        for await (const part of result.fullStream) {
+          if (part.type === "text-delta") yield part.text;
+          else if (part.type === "finish-step") {
+            lastFinish = part.finishReason;
+            usage = addUsage(usage, reported(part.usage));
+          }
+          // A run bound or cancel inside a tool ends the run; other tool failures went back to the model.
+          else if (part.type === "tool-error" && isAppError(part.error)) throw part.error;
+          else if (part.type === "error")
+            throw part.error instanceof Error ? part.error : new Error(String(part.error));
+        }
+      } finally {
+        if (usage) onUsage?.(usage);
       }
       // An aborted stream just ends: a cut-off answer is a failure, never a reply.
       if (abortSignal.aborted) throw new Error("The provider call was aborted or timed out.");
       if (lastFinish === "tool-calls") throw runLimitExceeded("tool steps", `model "${info.id}"`);
     },
 
-    async route({ message, instructions, candidates, signal }) {
+    async route({ message, instructions, candidates, signal, onUsage }) {
       const list = candidates
         .map((c) => `- id: ${c.id}\n  name: ${c.name}\n  description: ${c.description}`)
         .join("\n");
-      const { text } = await generateText({
+      const { text, totalUsage } = await generateText({
         model,
         experimental_telemetry: telemetry("generate"),
         abortSignal: callSignal(signal),
@@ -147,13 +185,14 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
         system: `${instructions}\nYou route a user's message to the team members best suited to answer it. Reply with a JSON array of member ids, best first, and nothing else.`,
         prompt: `Members:\n${list}\n\nMessage: ${message}`,
       });
+      onUsage?.(reported(totalUsage));
       const ids = jsonIn(text);
       const known = Array.isArray(ids) ? ids.filter((id): id is string => candidates.some((c) => c.id === id)) : [];
       return known.length > 0 ? known : offlineRoute(message, candidates);
     },
 
-    async grade({ input, output, expectedBehavior, signal }): Promise<Grade> {
-      const { text } = await generateText({
+    async grade({ input, output, expectedBehavior, signal, onUsage }): Promise<Grade> {
+      const { text, totalUsage } = await generateText({
         model,
         experimental_telemetry: telemetry("generate"),
         abortSignal: callSignal(signal),
@@ -162,6 +201,7 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
           'You grade an assistant\'s output against the expected behaviour. Reply with JSON {"passed": boolean, "reason": string} and nothing else.',
         prompt: `Input: ${input}\n\nExpected behaviour: ${expectedBehavior}\n\nOutput: ${output}`,
       });
+      onUsage?.(reported(totalUsage));
       const verdict = jsonIn(text) as { passed?: unknown; reason?: unknown } | undefined;
       if (verdict && typeof verdict.passed === "boolean") {
         return { passed: verdict.passed, reason: typeof verdict.reason === "string" ? verdict.reason : "" };

@@ -25,7 +25,8 @@ import {
   type ProviderRow,
   type Turn,
 } from "./models";
-import type { RouteCandidate } from "./model-types";
+import type { ReportedUsage, RouteCandidate } from "./model-types";
+import { Meter, type CallOutcome, type ModelCall } from "./metering";
 import { boundedTool, flowTool, knowledgeTools, toolName, type AgentTool } from "./agent-tools";
 import { builtInTools } from "./built-ins";
 import { Citations } from "./citations";
@@ -59,6 +60,9 @@ export interface TraceEntry {
   /** Why an entry found or did less than asked (e.g. a knowledgebase not found in the organization). */
   note?: string;
   output: string;
+  /** The tokens of this step's model call, as its model reported them. */
+  inputTokens?: number;
+  outputTokens?: number;
   latencyMs: number;
 }
 
@@ -81,6 +85,8 @@ export interface RunContext {
   providers?: ProviderRow[];
   /** The passages the run's answers cite, numbered in the order first cited. */
   citations: Citations;
+  /** The run's model calls and their tokens: what a priced run is charged for (billed-run.ts). */
+  meter: Meter;
 }
 
 /** What a stream's `step` event carries: one when a member starts, one when it ends. */
@@ -104,6 +110,7 @@ export function newRunContext(db: Db, organizationId: string, cancel?: AbortSign
     cancel,
     retrievals: new Map(),
     citations: new Citations(),
+    meter: new Meter(organizationId),
   };
 }
 
@@ -185,23 +192,50 @@ interface Bound {
   where: string;
 }
 
-/** A model's answer, streamed to `onDelta`, refused as soon as it would outgrow its bound. */
-function answer(
+/**
+ * A model call recorded on the run's meter when it ends, answered or not, with the usage its
+ * model reported (tool-calling rounds summed by the model).
+ */
+async function metered<T>(
   ctx: RunContext,
   model: ChatModel,
-  input: Omit<AnswerInput, "signal">,
+  call: (onUsage: (usage: ReportedUsage) => void) => Promise<T>,
+): Promise<{ result: T; call: ModelCall }> {
+  let usage: ReportedUsage | undefined;
+  const onUsage = (reported: ReportedUsage) => (usage = reported);
+  try {
+    const result = await call(onUsage);
+    return { result, call: ctx.meter.record(model, usage, "succeeded") };
+  } catch (error) {
+    const outcome: CallOutcome = ctx.cancel?.aborted ? "canceled" : "failed";
+    ctx.meter.record(model, usage, outcome);
+    throw error;
+  }
+}
+
+/** A model's answer, streamed to `onDelta`, refused as soon as it would outgrow its bound. */
+async function answer(
+  ctx: RunContext,
+  model: ChatModel,
+  input: Omit<AnswerInput, "signal" | "onUsage">,
   limit: Bound,
   onDelta?: (text: string) => void,
-): Promise<string> {
-  return modelCall(ctx, async () => {
-    let text = "";
-    for await (const piece of model.answer({ ...input, signal: ctx.signal })) {
-      text = appendBounded(text, piece, limit.max, limit.bound, limit.where);
-      onDelta?.(piece);
-    }
-    checkpoint(ctx);
-    return text;
+): Promise<{ text: string; tokens: Pick<TraceEntry, "inputTokens" | "outputTokens"> }> {
+  let call: ModelCall | undefined;
+  const text = await modelCall(ctx, async () => {
+    const done = await metered(ctx, model, async (onUsage) => {
+      let text = "";
+      for await (const piece of model.answer({ ...input, signal: ctx.signal, onUsage })) {
+        text = appendBounded(text, piece, limit.max, limit.bound, limit.where);
+        onDelta?.(piece);
+      }
+      checkpoint(ctx);
+      return text;
+    });
+    call = done.call;
+    return done.result;
   });
+  return { text, tokens: { inputTokens: call?.inputTokens, outputTokens: call?.outputTokens } };
 }
 
 /** The reply a run hands back, within its bound. */
@@ -271,7 +305,7 @@ export async function runAgent(
     cite,
     tools: tools.map((tool) => boundedTool(ctx, tool, (where) => step(ctx, where))),
   };
-  const text = await answer(ctx, model, input, limit, options.onDelta);
+  const { text, tokens } = await answer(ctx, model, input, limit, options.onDelta);
   // Attached flows run at their live versions in the organization; say which were not found.
   const missingFlows = options.flows ? doc.flows.filter((id) => !options.flows!.some((flow) => flow.id === id)) : [];
   const notes = [
@@ -291,6 +325,7 @@ export async function runAgent(
     ...(retrieved.passages.length ? { retrieved: tracePassages(retrieved.passages) } : {}),
     ...(note ? { note } : {}),
     output: forTrace(text),
+    ...tokens,
     latencyMs: Math.round(performance.now() - started),
   });
   return text;
@@ -346,6 +381,7 @@ async function runNode(
   let note: string | undefined;
   let passages: string[] | undefined;
   let found: TracePassage[] | undefined;
+  let tokens: Pick<TraceEntry, "inputTokens" | "outputTokens"> = {};
   switch (node.type) {
     case "trigger_start":
       output = JSON.stringify(scope.inputs);
@@ -356,7 +392,12 @@ async function runNode(
         ctx.organizationId,
         typeof data.model === "string" ? data.model : BUILTIN_MODEL_ID,
       );
-      output = await answer(ctx, model, { system: "", history: [], message: text("prompt"), knowledge: [] }, nodeLimit);
+      ({ text: output, tokens } = await answer(
+        ctx,
+        model,
+        { system: "", history: [], message: text("prompt"), knowledge: [] },
+        nodeLimit,
+      ));
       break;
     }
     case "knowledge_search": {
@@ -422,6 +463,7 @@ async function runNode(
     ...(found?.length ? { retrieved: found } : {}),
     ...(note ? { note } : {}),
     output: forTrace(output),
+    ...tokens,
     latencyMs: Math.round(performance.now() - nodeStarted),
   });
   return { output, next };
@@ -731,7 +773,7 @@ export async function runApp(
   const started = performance.now();
   step(ctx, "built-in supervisor");
   const limit = { max: RUN_LIMITS.replyChars, bound: "reply" as const, where: "built-in supervisor" };
-  const text = await answer(
+  const { text, tokens } = await answer(
     ctx,
     adviserModel,
     { system: guidance, history, message, knowledge: replies, cite: (passage) => ctx.citations.number(passage) },
@@ -744,6 +786,7 @@ export async function runApp(
     name: "built-in supervisor",
     model: adviserModel.id,
     output: forTrace(text),
+    ...tokens,
     latencyMs: Math.round(performance.now() - started),
   });
   return text;

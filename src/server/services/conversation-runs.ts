@@ -325,6 +325,7 @@ async function executionOf(db: Db, run: RunRow): Promise<Execution> {
     conversationId: run.conversationId,
     status: now?.status ?? run.status,
     credits: 0,
+    usage: null,
     latencyMs: Date.now() - run.createdAt.getTime(),
     input: "",
     output: "",

@@ -3,6 +3,7 @@
 // portal, or over the API on their behalf) is theirs alone and is billed to their credit pools as well.
 import { randomUUID } from "node:crypto";
 import { isUuid } from "@/schemas/common";
+import type { ExecutionUsage } from "@/schemas/runtime";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { actorLabel } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -12,6 +13,7 @@ import { BilledRun, RUN_CREDITS } from "@/server/runtime/billed-run";
 import { loadLiveApp } from "@/server/runtime/load";
 import type { Citation } from "@/server/runtime/citations";
 import type { Turn } from "@/server/runtime/models";
+import { modelsOfApp } from "@/server/runtime/metering";
 import { newRunContext, runApp, type RunStep } from "@/server/runtime/run";
 import { isUniqueViolation, whenDatabaseAnswers } from "@/server/runtime/database-wait";
 import { recordEvent } from "./events";
@@ -163,8 +165,8 @@ const SAVE_TURN_SQL = `
     delete from run_leases where id = $11
   ),
   execution as (
-    insert into executions (id, organization_id, kind, item_id, item_kind, version_id, conversation_id, status, credits, latency_ms, input, output, trace, actor, end_user_id, portal_id, created_at)
-    select $11, $2, 'conversation', $3, 'app', $6, conversation.id, $17, $7, $8, $5, $9, $10::jsonb, $4, $12, $13, now() from conversation
+    insert into executions (id, organization_id, kind, item_id, item_kind, version_id, conversation_id, status, credits, latency_ms, input, output, trace, actor, end_user_id, portal_id, created_at, usage)
+    select $11, $2, 'conversation', $3, 'app', $6, conversation.id, $17, $7, $8, $5, $9, $10::jsonb, $4, $12, $13, now(), $18::jsonb from conversation
     returning id
   )
   insert into conversation_messages (id, conversation_id, role, content, execution_id, citations, created_at)
@@ -189,7 +191,7 @@ async function saveTurn(
     latencyMs: number;
     trace: unknown;
     /** How the run ended and what it cost: a finished turn, or one stopped by its cancel. */
-    outcome: { status: "succeeded" | "canceled"; credits: number };
+    outcome: { status: "succeeded" | "canceled"; credits: number; usage: ExecutionUsage };
   },
 ): Promise<void> {
   await db.pool.query({
@@ -213,6 +215,7 @@ async function saveTurn(
       turn.superseded,
       conversationTitle(turn.message),
       turn.outcome.status,
+      JSON.stringify(turn.outcome.usage),
     ],
   });
 }
@@ -289,6 +292,7 @@ export const converse = guarded(
         portalId: runner.portalId,
         actor: actorLabel(actor),
       },
+      modelsOfApp(app),
     );
     let partial = "";
     const onDelta = billed.onDelta((text) => {
@@ -296,11 +300,11 @@ export const converse = guarded(
       options.onDelta?.(text);
     });
     const save = async (reply: string, status: "succeeded" | "canceled") => {
-      const outcome = billed.outcome(status);
+      const outcome = await billed.settle(status);
       let tried = false;
       await whenDatabaseAnswers("Saving a turn", async () => {
         try {
-          await saveTurn(db, actor, runner, turnOf(reply, status, outcome.credits));
+          await saveTurn(db, actor, runner, turnOf(reply, status, outcome));
         } catch (error) {
           // A retry after a commit whose answer was lost finds the turn saved.
           if (tried && isUniqueViolation(error)) return;
@@ -316,7 +320,11 @@ export const converse = guarded(
         conversationStarted: !existing,
       });
     };
-    const turnOf = (reply: string, status: "succeeded" | "canceled", credits: number) => ({
+    const turnOf = (
+      reply: string,
+      status: "succeeded" | "canceled",
+      { credits, usage }: { credits: number; usage: ExecutionUsage },
+    ) => ({
       conversationId,
       executionId,
       appId: input.appId,
@@ -327,7 +335,7 @@ export const converse = guarded(
       superseded: turn.superseded,
       latencyMs: performance.now() - started,
       trace: ctx.trace,
-      outcome: { status, credits },
+      outcome: { status, credits, usage },
     });
     try {
       await options.onStart?.({ executionId, conversationId, endUserId: runner.endUserId });

@@ -2,6 +2,7 @@
 // concurrent spenders in any number of processes can never take it below zero.
 import { NO_FLUSH, type Db } from "@/server/db";
 import { AppError, isAppError } from "@/server/errors";
+import { logger } from "@/server/observability/log";
 import { metrics } from "@/server/observability/metrics";
 import {
   creditsLeft,
@@ -141,16 +142,18 @@ export async function refundCredits(db: Executor, organizationId: string, amount
 // calendar months) in the same statement, so no scheduled job is needed. Like RUN_CHARGE_SQL it
 // does not wait for a WAL flush: it is taken only for a run, whose flushed record follows.
 
+/** The end-user charge's amount comes after its lease's parameters. */
+const AMOUNT = `$${LEASE_PARAM + 2}::int`;
 const CHARGE_END_USER_SQL = `
   with no_flush as (${NO_FLUSH}),
   org as (
-    select id, credits, credits_reference from organizations, no_flush where id = $1 and credits >= 1 for update of organizations
+    select id, credits, credits_reference from organizations, no_flush where id = $1 and credits >= greatest(${AMOUNT}, 1) for update of organizations
   ),
   pool as (
     select s.id, s.end_user_id, s.tier_plan_id, u.email, s.credit_allowance, ${POOL_BONUS_SQL} as bonus, ${POOL_USED_SQL} as used
     from subscriptions s join end_users u on u.id = s.end_user_id
     where s.end_user_id = $2 and u.organization_id = $1 and s.status = 'active'
-      and ${POOL_LEFT_SQL} > 0
+      and ${POOL_LEFT_SQL} >= greatest(${AMOUNT}, 1)
       and exists (select 1 from org)
     order by ${POOL_NEXT_RESET_SQL}, s.created_at, s.id
     limit 1
@@ -158,50 +161,57 @@ const CHARGE_END_USER_SQL = `
   ),
   charged_pool as (
     update subscriptions s set
-      credits_used = ${POOL_USED_SQL} + 1,
+      credits_used = ${POOL_USED_SQL} + ${AMOUNT},
       bonus_credits = ${POOL_BONUS_SQL},
       credits_reset_at = ${POOL_NEXT_RESET_SQL},
       updated_at = now()
     from pool
-    where s.id = pool.id and ${POOL_LEFT_SQL} > 0
+    where s.id = pool.id and ${POOL_LEFT_SQL} >= greatest(${AMOUNT}, 1)
     returning s.id
   ),
   charged_org as (
-    update organizations set credits = credits - 1 where id in (select id from org) and exists (select 1 from charged_pool) returning id
+    update organizations set credits = credits - ${AMOUNT} where id in (select id from org) and exists (select 1 from charged_pool) returning id
   ),
   pool_crossing as (${eventInsertSql(
     3,
     crossingColumns(
-      "(p.credit_allowance + p.bonus - p.used - 1)",
+      `(p.credit_allowance + p.bonus - p.used - ${AMOUNT})`,
       "subscription",
       "p.id::text",
       "p.email",
       `jsonb_build_object('object', 'credit_pool', 'subscriptionId', p.id, 'endUserId', p.end_user_id, 'tierPlanId', p.tier_plan_id,
-        'creditAllowance', p.credit_allowance, 'bonusCredits', p.bonus, 'creditsUsed', p.used + 1, 'creditsLeft', p.credit_allowance + p.bonus - p.used - 1)`,
+        'creditAllowance', p.credit_allowance, 'bonusCredits', p.bonus, 'creditsUsed', p.used + ${AMOUNT}, 'creditsLeft', p.credit_allowance + p.bonus - p.used - ${AMOUNT})`,
     ),
-    `pool p where exists (select 1 from charged_pool) and ${crossed("(p.credit_allowance + p.bonus - p.used - 1)", "1", "(p.credit_allowance + p.bonus)")}`,
+    `pool p where exists (select 1 from charged_pool) and ${AMOUNT} > 0 and ${crossed(`(p.credit_allowance + p.bonus - p.used - ${AMOUNT})`, AMOUNT, "(p.credit_allowance + p.bonus)")}`,
   )}),
-  org_crossing as (${organizationCrossingSql(3, "org", "1", "exists (select 1 from charged_org)")}),
-  lease as (${leaseInsertSql("jsonb_build_object('kind', 'end_user', 'organizationId', $1::uuid, 'subscriptionId', charged_pool.id)", "charged_pool")})
+  org_crossing as (${organizationCrossingSql(3, "org", AMOUNT, `${AMOUNT} > 0 and exists (select 1 from charged_org)`)}),
+  lease as (${leaseInsertSql(`jsonb_build_object('kind', 'end_user', 'organizationId', $1::uuid, 'subscriptionId', charged_pool.id, 'amount', ${AMOUNT})`, "charged_pool")})
   select (select id from charged_pool) as subscription_id, exists (select 1 from org) as organization_has_credits`;
 
-/** The pool a charge came from, so a refund goes back to it. */
+/** The pool a charge came from, and how much it took, so a refund gives back exactly that to it. */
 export interface EndUserCharge {
   organizationId: string;
   subscriptionId: string;
+  amount: number;
 }
 
-/** Takes 1 credit from the end user's pools and 1 from the organization, or throws insufficient_credits and takes nothing. */
+/**
+ * Takes `amount` credits (1 unless the run is priced) from one of the end user's pools and as
+ * many from the organization, or throws insufficient_credits and takes nothing. A pool and a
+ * balance need at least 1 credit even for a charge of 0 (a priced run whose minimum is 0).
+ * With `lease`, the same statement writes the run's lease, recording the amount taken.
+ */
 export async function chargeEndUserCredit(
   db: Db,
   organizationId: string,
   endUserId: string,
+  amount = 1,
   lease?: RunLeaseInput,
 ): Promise<EndUserCharge> {
   const { rows } = await db.pool.query<{ subscription_id: string | null; organization_has_credits: boolean }>({
     name: "atrium_charge_end_user",
     text: CHARGE_END_USER_SQL,
-    values: [organizationId, endUserId, ...crossingParams(organizationId), ...leaseParams(lease)],
+    values: [organizationId, endUserId, ...crossingParams(organizationId), ...leaseParams(lease), amount],
   });
   const row = rows[0];
   if (!row?.subscription_id) {
@@ -212,20 +222,21 @@ export async function chargeEndUserCredit(
         : "This service has run out of credits for now. Please try again later or contact the organization. Nothing was charged.",
     );
   }
-  return { organizationId, subscriptionId: row.subscription_id };
+  return { organizationId, subscriptionId: row.subscription_id, amount };
 }
 
 /** Gives back a charge for a run that did not happen, to the same pool and the organization. */
 // The organization's row first, as in a charge, so a refund and a charge never deadlock.
-const REFUND_END_USER_SQL = `with org as (update organizations set credits = credits + 1 where id = $1::uuid returning id)
-  update subscriptions s set credits_used = greatest(0, s.credits_used - 1), updated_at = now()
+// `$3`: the amount the charge took (a lease written before charges had amounts took 1).
+const REFUND_END_USER_SQL = `with org as (update organizations set credits = credits + coalesce($3::int, 1) where id = $1::uuid returning id)
+  update subscriptions s set credits_used = greatest(0, s.credits_used - coalesce($3::int, 1)), updated_at = now()
   from end_users u where s.id = $2::uuid and u.id = s.end_user_id and u.organization_id = $1::uuid and exists (select 1 from org)`;
 
 export async function refundEndUserCredit(db: Db, charge: EndUserCharge): Promise<void> {
   await db.pool.query({
     name: "atrium_refund_end_user",
     text: REFUND_END_USER_SQL,
-    values: [charge.organizationId, charge.subscriptionId],
+    values: [charge.organizationId, charge.subscriptionId, charge.amount],
   });
 }
 
@@ -297,10 +308,8 @@ async function takeRunCredit(
   amount: number,
   lease?: RunLeaseInput,
 ): Promise<RunCharge> {
-  if (endUserId) {
-    // End-user pools are spent a credit at a time: every run costs 1.
-    return { kind: "end_user", ...(await chargeEndUserCredit(db, organizationId, endUserId, lease)) };
-  }
+  if (endUserId)
+    return { kind: "end_user", ...(await chargeEndUserCredit(db, organizationId, endUserId, amount, lease)) };
   // Every run takes it: a prepared statement on the pool.
   if (amount > 0) {
     const charged = await db.pool.query({
@@ -309,6 +318,15 @@ async function takeRunCredit(
       values: [organizationId, amount, ...crossingParams(organizationId), ...leaseParams(lease)],
     });
     confirmCharge(charged.rowCount, amount);
+  } else if (lease) {
+    // Nothing to take before the run (a priced run whose minimum is 0), but it is in flight: its
+    // lease lets its settlement know it was not settled as lost meanwhile.
+    await db.pool.query({
+      name: "atrium_lease_free_run",
+      text: `insert into run_leases (id, organization_id, charge, execution, heartbeat_at, created_at)
+        values ($1::uuid, $2::uuid, jsonb_build_object('kind', 'organization', 'organizationId', $2::uuid, 'amount', 0), $3::jsonb, now(), now())`,
+      values: [lease.id, organizationId, JSON.stringify(lease.execution)],
+    });
   }
   return { kind: "organization", organizationId, amount };
 }
@@ -318,9 +336,113 @@ export async function refundRunCredit(db: Db, charge: RunCharge): Promise<void> 
   else await refundCredits(db, charge.organizationId, charge.amount);
 }
 
-/** refundRunCredit within a transaction (settling a lost run, runtime/run-leases.ts). */
+/** refundRunCredit within a transaction (settling a lost run, runtime/run-leases.ts): exactly what it took. */
 export async function refundRunCreditIn(tx: Executor, charge: RunCharge): Promise<void> {
   if (charge.kind === "end_user")
-    await tx.$executeRawUnsafe(REFUND_END_USER_SQL, charge.organizationId, charge.subscriptionId);
+    await tx.$executeRawUnsafe(REFUND_END_USER_SQL, charge.organizationId, charge.subscriptionId, charge.amount);
   else await refundCredits(tx, charge.organizationId, charge.amount);
+}
+
+// ---- Settling a priced run ----
+
+// A leased run's settlement changes its charge and the amount its lease records in one
+// statement, so a run lost after it (runtime/run-leases.ts) is given back exactly what it was
+// charged. The lease's row is locked before the organization's (as a lost run's settlement
+// does), and a run settled as lost meanwhile (its lease gone) is not settled again: nothing
+// is taken or given back. Without a lease (a test case, BilledRun.prepaid) `held` is true.
+
+/** The lease's row locked, when the run has one (`$n`: its id, or null); `held`: whether the run may be settled. */
+function heldLeaseSql(n: number): string {
+  return `lease as (select id from run_leases where id = $${n}::uuid for update),
+  held as (select $${n}::uuid is null or exists (select 1 from lease) as held)`;
+}
+
+/** The lease's recorded amount moved by `delta` (an expression over `from`). */
+function leasedAmountSql(n: number, delta: string, from: string): string {
+  return `update run_leases l set charge = jsonb_set(l.charge, '{amount}', to_jsonb(coalesce((l.charge->>'amount')::int, 1) + ${delta}))
+    from ${from} where l.id = $${n}::uuid`;
+}
+
+/**
+ * A priced run's extra credits, taken after it ran from the organization and the pool that paid
+ * its upfront charge: as much of `extra` as both can give (the run has happened; reservations,
+ * which take a call's ceiling before it runs, come next). Organization row first, as in a charge.
+ * Parameters: organization, extra, pool (or null), the crossing events' ($4–$12), lease (or null).
+ */
+const TAKE_EXTRA_LEASE = 4 + crossingParams("").length;
+const TAKE_EXTRA_SQL = `
+  with ${heldLeaseSql(TAKE_EXTRA_LEASE)},
+  org as (select id, credits, credits_reference from organizations where id = $1::uuid and (select held from held) for update),
+  pool as (
+    select s.id, greatest(0, ${POOL_LEFT_SQL}) as room from subscriptions s join end_users u on u.id = s.end_user_id
+    where s.id = $3::uuid and u.organization_id = $1::uuid and (select held from held) for update of s
+  ),
+  taken as (
+    select least($2::int, greatest(0, org.credits), coalesce((select room from pool), case when $3::uuid is null then $2::int else 0 end)) as n
+    from org
+  ),
+  charged_pool as (
+    update subscriptions s set credits_used = ${POOL_USED_SQL} + taken.n, bonus_credits = ${POOL_BONUS_SQL},
+      credits_reset_at = ${POOL_NEXT_RESET_SQL}, updated_at = now()
+    from taken where s.id = $3::uuid and taken.n > 0
+  ),
+  crossing as (${organizationCrossingSql(4, "org", "(select n from taken)", "(select n from taken) > 0")}),
+  charged_org as (
+    update organizations o set credits = o.credits - taken.n from taken where o.id = $1::uuid and taken.n > 0
+  ),
+  leased as (${leasedAmountSql(TAKE_EXTRA_LEASE, "taken.n", "taken")} and taken.n > 0)
+  select coalesce((select n from taken), 0) as n, (select held from held) as held`;
+
+/**
+ * Part of a priced run's charge given back (it cost less than its upfront charge), to the pool
+ * that paid it and the organization. Parameters: organization, amount, pool (or null), lease (or null).
+ */
+const GIVE_BACK_SQL = `
+  with ${heldLeaseSql(4)},
+  org as (update organizations set credits = credits + $2::int where id = $1::uuid and (select held from held) returning id),
+  pool as (
+    update subscriptions s set credits_used = greatest(0, s.credits_used - $2::int), updated_at = now()
+    from end_users u where s.id = $3::uuid and u.id = s.end_user_id and u.organization_id = $1::uuid and exists (select 1 from org)
+  ),
+  leased as (${leasedAmountSql(4, "(-$2::int)", "lease")})
+  select (select held from held) as held`;
+
+/**
+ * Brings a run's charge from what it took to `credits`: gives back the difference, or takes the
+ * extra (as much as is left), and with `leaseId` updates what the run's lease records in the same
+ * statement. Answers the charge as it now stands, or null when the lease is gone: the run was
+ * settled as lost (given back what it took, recorded failed), and nothing more was taken or given.
+ */
+export async function settleRunCharge(
+  db: Db,
+  charge: RunCharge,
+  credits: number,
+  leaseId: string | null = null,
+): Promise<RunCharge | null> {
+  const difference = credits - charge.amount;
+  if (difference === 0) return charge;
+  if (difference < 0) {
+    const { rows } = await db.pool.query<{ held: boolean }>({
+      name: "atrium_give_back_credits",
+      text: GIVE_BACK_SQL,
+      values: [charge.organizationId, -difference, chargedPool(charge), leaseId],
+    });
+    if (!rows[0]?.held) return null;
+    if (charge.kind === "organization") metrics().creditsRefunded.inc(-difference);
+    return { ...charge, amount: credits };
+  }
+  const { rows } = await db.pool.query<{ n: number; held: boolean }>({
+    name: "atrium_take_extra_credits",
+    text: TAKE_EXTRA_SQL,
+    values: [charge.organizationId, difference, chargedPool(charge), ...crossingParams(charge.organizationId), leaseId],
+  });
+  if (!rows[0]?.held) return null;
+  const taken = rows[0].n;
+  if (taken > 0) metrics().creditsSpent.inc(taken);
+  if (taken < difference)
+    logger().warn(
+      { organizationId: charge.organizationId, owed: difference, taken },
+      "A priced run cost more than the balance or pool had left; the rest was not charged",
+    );
+  return { ...charge, amount: charge.amount + taken };
 }

@@ -1,8 +1,8 @@
 // The editors' draft preview: one message run against the DRAFT of an agent, flow or app (what
 // the builder is editing, published or not), with the transcript so far. It is a test run in the
-// contract's sense: 1 credit per message, charged and settled by BilledRun (the one billing
-// policy, src/server/runtime/billed-run.ts), recorded as a `test` execution with its trace;
-// nothing is graded.
+// contract's sense: 1 credit per message unless its models are priced, charged and settled by
+// BilledRun (the one billing policy, src/server/runtime/billed-run.ts), recorded as a `test`
+// execution with its trace; nothing is graded.
 import type { BuilderKind } from "@/schemas/builder";
 import type { DraftPreview } from "@/schemas/runtime";
 import { randomUUID } from "node:crypto";
@@ -15,6 +15,7 @@ import type { Turn } from "@/server/runtime/model-types";
 import { boundedReply, inputsFromMessage, newRunContext, runAgent, runApp, runFlow } from "@/server/runtime/run";
 import { writesKind } from "./support/builder-kinds";
 import { BilledRun, RUN_CREDITS } from "@/server/runtime/billed-run";
+import { runnableModels } from "@/server/runtime/metering";
 
 export const previewDraft = guardedByKind(
   writesKind,
@@ -46,6 +47,7 @@ export const previewDraft = guardedByKind(
         portalId: null,
         actor: actorLabel(actor),
       },
+      runnableModels(kind, runnable, appRun),
     );
     const started = performance.now();
     let reply = "";

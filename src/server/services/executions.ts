@@ -1,5 +1,5 @@
 // Executions: every run, with its latency, credits and the trace of what each member and node did.
-import { FAILURE_STATUSES, type Execution, type ExecutionStatus } from "@/schemas/runtime";
+import { FAILURE_STATUSES, type Execution, type ExecutionStatus, type ExecutionUsage } from "@/schemas/runtime";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { actorLabel } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -28,6 +28,8 @@ export interface ExecutionRecord {
   output: string;
   error?: string | null;
   trace: TraceEntry[];
+  /** The run's model calls and their tokens (runtime/metering.ts). */
+  usage?: ExecutionUsage;
   /** The end user the run was for, and the portal it ran in. */
   endUserId?: string | null;
   portalId?: string | null;
@@ -73,6 +75,7 @@ async function writeExecution(tx: Tx, actor: EventActor, label: string, record: 
       organizationId: actor.organizationId,
       actor: label,
       trace: record.trace as unknown as Prisma.InputJsonValue,
+      usage: record.usage as unknown as Prisma.InputJsonValue | undefined,
     },
   });
   if (record.status === "failed") {
@@ -87,7 +90,10 @@ async function writeExecution(tx: Tx, actor: EventActor, label: string, record: 
   return row;
 }
 
-/** The execution of a run lost with its process, written in the transaction that settles it (runtime/run-leases.ts). */
+/**
+ * The execution of a run lost with its process, written in the transaction that settles it
+ * (runtime/run-leases.ts); its `usage` is null (its calls died with the process).
+ */
 export function recordLostExecution(tx: Tx, organizationId: string, label: string, record: ExecutionRecord) {
   return writeExecution(tx, { kind: "system", organizationId }, label, record);
 }
@@ -125,6 +131,7 @@ async function toExecutions(
         : null,
     itemName: itemNames.get(row.itemId) ?? null,
     trace: row.trace as Execution["trace"],
+    usage: row.usage as Execution["usage"],
     endUserEmail: row.endUserId ? (emails.get(row.endUserId) ?? null) : null,
     portalName: row.portalId ? (names.get(row.portalId) ?? null) : null,
     createdAt: row.createdAt.toISOString(),

@@ -1,6 +1,7 @@
 // Graded test runs of drafts: each case runs against the DRAFT and is graded against the
-// rubric when one is given, else the case's expected behaviour. 1 credit per case, all taken
-// before the first case runs; a failed case costs what src/server/runtime/billed-run.ts says.
+// rubric when one is given, else the case's expected behaviour. 1 credit per case (or, on priced
+// models, each case's minimum, settled at what its calls cost), all taken before the first case
+// runs; a failed case costs what src/server/runtime/billed-run.ts says.
 import type { BuilderKind } from "@/schemas/builder";
 import type { TestRunResult } from "@/schemas/runtime";
 import type { Actor } from "@/server/auth/actor";
@@ -13,6 +14,8 @@ import { BilledRun, chargeRun, RUN_CREDITS } from "@/server/runtime/billed-run";
 import { appRunForDraft, assertCompleteDraft, loadDraft } from "@/server/runtime/load";
 import { jsonObjectIn } from "@/server/runtime/json-in-text";
 import { BUILTIN_MODEL_ID, modelFor } from "@/server/runtime/models";
+import { runnableModels } from "@/server/runtime/metering";
+import { runPricing } from "@/server/runtime/run-pricing";
 import { boundedReply, inputsFromMessage, newRunContext, runAgent, runApp, runFlow } from "@/server/runtime/run";
 import { readsKind, writesKind } from "./support/builder-kinds";
 import { afterCursor, CURSOR_ORDER, toPage } from "./support/pagination";
@@ -43,10 +46,17 @@ export const runTests = guardedByKind(
     assertCompleteDraft(kind, runnable.document);
     const appRun =
       kind === "app" ? await appRunForDraft(db, actor, runnable as Parameters<typeof appRunForDraft>[2]) : null;
+    // Flat per case, unless the organization prices the models the cases call (then settled per case).
+    const pricing = await runPricing(
+      db,
+      actor.organizationId,
+      TEST_CASE_CREDITS,
+      runnableModels(kind, runnable, appRun),
+    );
     await chargeRun(
       db,
       { organizationId: actor.organizationId, endUserId: null, usage: { appId: runnable.id, portalId: null } },
-      input.cases.length * TEST_CASE_CREDITS,
+      input.cases.length * pricing.upfront,
     );
 
     const document = runnable.document as {
@@ -66,7 +76,7 @@ export const runTests = guardedByKind(
     for (const [index, testCase] of input.cases.entries()) {
       const caseId = testCase.id ?? String(index + 1);
       const ctx = newRunContext(db, actor.organizationId);
-      const billed = BilledRun.prepaid(db, ctx, actor.organizationId, TEST_CASE_CREDITS);
+      const billed = BilledRun.prepaid(db, ctx, actor.organizationId, pricing);
       const started = performance.now();
       let output = "";
       let error: string | null = null;
@@ -88,10 +98,18 @@ export const runTests = guardedByKind(
       // The cases are paid for already: a grader that fails marks its case, never the whole run.
       const grade = error
         ? { passed: false, reason: error }
-        : await grader.grade({ input: testCase.input, output, expectedBehavior: expected }).catch(() => ({
-            passed: false,
-            reason: "The model provider failed or timed out while grading this case; run the test again later.",
-          }));
+        : await grader
+            .grade({
+              input: testCase.input,
+              output,
+              expectedBehavior: expected,
+              // Grading is a model call of the case: a priced grader's tokens are charged with it.
+              onUsage: (usage) => ctx.meter.record(grader, usage, "succeeded"),
+            })
+            .catch(() => ({
+              passed: false,
+              reason: "The model provider failed or timed out while grading this case; run the test again later.",
+            }));
       const execution = await billed.record(actor, {
         kind: "test",
         itemId: runnable.id,

@@ -11,6 +11,7 @@ import { JsonTooDeep, jsonObjectIn } from "@/server/runtime/json-in-text";
 import { schemaProblems } from "@/server/runtime/json-schema";
 import { RUN_LIMITS, runLimitExceeded } from "@/server/runtime/limits";
 import { loadLiveApp } from "@/server/runtime/load";
+import { modelsOfApp } from "@/server/runtime/metering";
 import { newRunContext, runApp } from "@/server/runtime/run";
 import { runFor } from "./portal-access";
 
@@ -74,6 +75,7 @@ export const transact = guarded(
         portalId: runner.portalId,
         actor: actorLabel(actor),
       },
+      modelsOfApp(app),
     );
     const message = `${JSON.stringify(input.input)}\n\nReply with only a JSON object matching this JSON Schema:\n${JSON.stringify(api.outputSchema)}`;
     const record = (reply: string): RunRecord => ({

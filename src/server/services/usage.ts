@@ -16,7 +16,7 @@ import {
   type UsagePoint,
   type UsageReport,
 } from "@/schemas/usage";
-import { FAILURE_STATUSES } from "@/schemas/runtime";
+import { FAILURE_STATUSES, type ExecutionUsage } from "@/schemas/runtime";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import { NO_FLUSH, type Db } from "@/server/db";
@@ -128,26 +128,85 @@ export interface RunUsage {
   subscriptionId?: string | null;
   /** The run started a conversation (its first turn, saved). */
   conversationStarted?: boolean;
+  /** The run's model calls: its tokens, and by model its share of the credits. */
+  usage?: ExecutionUsage;
   at?: Date;
 }
 
+/**
+ * A run's row per model it called (the `model` dimension): its calls' tokens and credits summed
+ * by model, and the run counted once in each. The key is md5(model id) made a version-8 uuid;
+ * usage_models keeps the id for the report's names.
+ */
+const RECORD_MODEL_USAGE_SQL = `
+  with no_flush as (${NO_FLUSH}),
+  models as (
+    select c.model_id, overlay(overlay(md5(c.model_id) placing '8' from 13 for 1) placing '8' from 17 for 1)::uuid as key_id, sum(c.credits)::int8 as credits, sum(c.input)::int8 as input, sum(c.output)::int8 as output
+    from no_flush, unnest($3::text[], $4::int8[], $5::int8[], $6::int8[]) as c(model_id, credits, input, output)
+    group by c.model_id
+  ),
+  names as (
+    insert into usage_models (organization_id, key_id, model_id) select $1::uuid, key_id, model_id from models
+    on conflict do nothing
+  )
+  insert into usage_rollup as r (organization_id, grain, dimension, key_id, starts_at, credits, conversations, turns, transactions, test_runs, failures, input_tokens, output_tokens)
+  select $1::uuid, g.grain, 'model', m.key_id, date_trunc(g.grain, $2::timestamptz, 'UTC'), m.credits, $7::int8, $8::int8, $9::int8, $10::int8, $11::int8, m.input, m.output
+  from models m cross join (values ('day'), ('hour'), ('month')) as g(grain)
+  order by g.grain, m.key_id
+  on conflict (organization_id, grain, dimension, key_id, starts_at) do update set
+    credits = r.credits + excluded.credits,
+    conversations = r.conversations + excluded.conversations,
+    turns = r.turns + excluded.turns,
+    transactions = r.transactions + excluded.transactions,
+    test_runs = r.test_runs + excluded.test_runs,
+    failures = r.failures + excluded.failures,
+    input_tokens = r.input_tokens + excluded.input_tokens,
+    output_tokens = r.output_tokens + excluded.output_tokens`;
+
 export async function recordRunUsage(db: Db, organizationId: string, run: RunUsage): Promise<void> {
+  const counts = {
+    conversations: run.conversationStarted ? 1 : 0,
+    turns: run.kind === "conversation" ? 1 : 0,
+    transactions: run.kind === "transaction" ? 1 : 0,
+    testRuns: run.kind === "test" ? 1 : 0,
+    failures: (FAILURE_STATUSES as readonly string[]).includes(run.status) ? 1 : 0,
+  };
+  const at = run.at ?? new Date();
   await recordUsage(db, {
     organizationId,
-    at: run.at,
+    at,
     appId: run.itemId,
     endUserId: run.endUserId,
     portalId: run.portalId,
     subscriptionId: run.subscriptionId,
     metrics: {
       credits: run.credits,
-      conversations: run.conversationStarted ? 1 : 0,
-      turns: run.kind === "conversation" ? 1 : 0,
-      transactions: run.kind === "transaction" ? 1 : 0,
-      testRuns: run.kind === "test" ? 1 : 0,
-      failures: (FAILURE_STATUSES as readonly string[]).includes(run.status) ? 1 : 0,
+      ...counts,
+      inputTokens: run.usage?.inputTokens ?? 0,
+      outputTokens: run.usage?.outputTokens ?? 0,
     },
   });
+  const calls = run.usage?.calls ?? [];
+  if (calls.length === 0) return;
+  await db.pool
+    .query({
+      name: "atrium_record_model_usage",
+      text: RECORD_MODEL_USAGE_SQL,
+      values: [
+        organizationId,
+        at.toISOString(),
+        calls.map((call) => call.model),
+        calls.map((call) => call.credits),
+        calls.map((call) => call.inputTokens),
+        calls.map((call) => call.outputTokens),
+        counts.conversations,
+        counts.turns,
+        counts.transactions,
+        counts.testRuns,
+        counts.failures,
+      ],
+    })
+    .catch((error: unknown) => logger().error({ err: error, organizationId }, "Model usage could not be recorded"));
 }
 
 /**
@@ -371,6 +430,7 @@ const NONE_NAMES: Record<UsageGroupBy, string> = {
   end_user: "No end user (the organization's own runs)",
   portal: "No portal",
   plan: "No plan",
+  model: "No model",
 };
 
 async function groupNames(
@@ -381,6 +441,10 @@ async function groupNames(
 ): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
   if (groupBy === "app") return builderItemNames(db, organizationId, ids);
+  if (groupBy === "model") {
+    const rows = await db.usageModel.findMany({ where: { organizationId, keyId: { in: ids } } });
+    return new Map(rows.map((row) => [row.keyId, row.modelId]));
+  }
   if (groupBy === "end_user") {
     const rows = await db.endUser.findMany({
       where: { organizationId, id: { in: ids } },

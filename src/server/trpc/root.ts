@@ -11,6 +11,7 @@ import { invitationsRouter } from "./routers/invitations";
 import { endUsersRouter } from "./routers/end-users";
 import { modelsRouter } from "./routers/models";
 import { modelProvidersRouter } from "./routers/model-providers";
+import { modelPricesRouter } from "./routers/model-prices";
 import { mcpConnectionsRouter } from "./routers/mcp-connections";
 import { organizationRouter } from "./routers/organization";
 import { mailRouter } from "./routers/mail";
@@ -36,6 +37,7 @@ export const appRouter = router({
   apiKeys: apiKeysRouter,
   models: modelsRouter,
   modelProviders: modelProvidersRouter,
+  modelPrices: modelPricesRouter,
   mcpConnections: mcpConnectionsRouter,
   endUsers: endUsersRouter,
   tierPlans: tierPlansRouter,

@@ -1,0 +1,227 @@
+"use client";
+// Organization › Models and prices (admins): every model the organization's agents can use, with
+// its price in credits per million tokens and what a typical turn costs; a price is set with the
+// form (the model being priced lives in the URL) and removed after a confirm.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Pencil } from "lucide-react";
+import { useRouter, useSearchParams } from "next/navigation";
+import { Suspense, useState, type FormEvent } from "react";
+import { ConfirmButton, DataTable, ErrorAlert, FormField, notifyDone, PageHeader, Panel } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import { MAX_CREDITS_PER_MILLION, TYPICAL_TURN, turnCredits, type ModelPrice } from "@/schemas/model-prices";
+
+const TYPICAL = `${TYPICAL_TURN.inputTokens.toLocaleString("en-US")} input + ${TYPICAL_TURN.outputTokens} output tokens`;
+
+export default function PricesPage() {
+  return (
+    <Suspense fallback={<p className="muted">Loading…</p>}>
+      <Prices />
+    </Suspense>
+  );
+}
+
+function Prices() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const params = useSearchParams();
+  const models = useQuery(trpc.models.list.queryOptions({}));
+  const prices = useQuery(trpc.modelPrices.list.queryOptions());
+  const priceOf = new Map(prices.data?.modelPrices.map((price) => [price.modelId, price]));
+  const editing = models.data?.models.find((model) => model.id === params.get("model"));
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.modelPrices.list.queryKey() });
+  const remove = useMutation(
+    trpc.modelPrices.delete.mutationOptions({
+      onSuccess: () => {
+        notifyDone("The price was removed: runs on the model cost 1 credit again.");
+        void refresh();
+      },
+    }),
+  );
+  const close = () => router.replace("/settings/prices");
+
+  return (
+    <>
+      <PageHeader
+        title="Models and prices"
+        description="A run that calls only unpriced models costs 1 credit. Price a model to charge runs by their tokens: the larger of the model's minimum and the tokens' cost, from the organization's balance and the end user's pool."
+      />
+      <ErrorAlert error={models.error ?? prices.error ?? remove.error} />
+      {editing && (
+        <PriceForm
+          key={editing.id}
+          modelId={editing.id}
+          price={priceOf.get(editing.id)}
+          onDone={() => {
+            void refresh();
+            close();
+          }}
+          onCancel={close}
+        />
+      )}
+      <Panel>
+        <DataTable
+          label="Models and prices"
+          rows={models.data && prices.data ? models.data.models : undefined}
+          rowKey={(model) => model.id}
+          rowTestId="model-price-row"
+          cards
+          empty="No models."
+          columns={[
+            {
+              key: "model",
+              header: "Model",
+              cell: (model) => (
+                <>
+                  {model.name}
+                  <div className="muted">
+                    <code>{model.id}</code>
+                  </div>
+                </>
+              ),
+              sortValue: (model) => model.id,
+            },
+            {
+              key: "provider",
+              header: "Provider",
+              cell: (model) => model.provider,
+              sortValue: (model) => model.provider,
+            },
+            {
+              key: "price",
+              header: "Credits per 1M tokens (in / out)",
+              nowrap: true,
+              cell: (model) => {
+                const price = priceOf.get(model.id);
+                return price
+                  ? `${price.inputCreditsPerMillion.toLocaleString("en-US")} / ${price.outputCreditsPerMillion.toLocaleString("en-US")}`
+                  : "Unpriced";
+              },
+            },
+            {
+              key: "minimum",
+              header: "Minimum",
+              nowrap: true,
+              cell: (model) => priceOf.get(model.id)?.minimumCredits ?? "—",
+            },
+            {
+              key: "turn",
+              header: `Typical turn (${TYPICAL})`,
+              nowrap: true,
+              cell: (model) => {
+                const price = priceOf.get(model.id);
+                return <span data-testid="typical-turn">{creditsText(price ? turnCredits(price) : 1)}</span>;
+              },
+              sortValue: (model) => {
+                const price = priceOf.get(model.id);
+                return price ? turnCredits(price) : 1;
+              },
+            },
+            {
+              key: "actions",
+              header: "Actions",
+              nowrap: true,
+              cell: (model) => (
+                <div className="row">
+                  <button
+                    type="button"
+                    onClick={() => router.replace(`/settings/prices?model=${encodeURIComponent(model.id)}`)}
+                    aria-label={`Price ${model.id}`}
+                  >
+                    <Pencil size={16} aria-hidden className="icon" />
+                    {priceOf.has(model.id) ? "Edit" : "Set price"}
+                  </button>
+                  {priceOf.has(model.id) && (
+                    <ConfirmButton
+                      label="Remove price"
+                      title={`Remove the price of ${model.id}?`}
+                      description="Runs that call only unpriced models cost 1 credit."
+                      confirmLabel="Remove price"
+                      onConfirm={() => remove.mutate({ modelId: model.id })}
+                    />
+                  )}
+                </div>
+              ),
+            },
+          ]}
+        />
+      </Panel>
+    </>
+  );
+}
+
+function creditsText(credits: number): string {
+  return `${credits.toLocaleString("en-US")} credit${credits === 1 ? "" : "s"}`;
+}
+
+/** Sets a model's price; what a typical turn would cost is shown as the numbers change. */
+function PriceForm({
+  modelId,
+  price,
+  onDone,
+  onCancel,
+}: {
+  modelId: string;
+  price: ModelPrice | undefined;
+  onDone: () => void;
+  onCancel: () => void;
+}) {
+  const trpc = useTRPC();
+  const [input, setInput] = useState(String(price?.inputCreditsPerMillion ?? 0));
+  const [output, setOutput] = useState(String(price?.outputCreditsPerMillion ?? 0));
+  const [minimum, setMinimum] = useState(String(price?.minimumCredits ?? 1));
+  const set = useMutation(
+    trpc.modelPrices.set.mutationOptions({
+      onSuccess: () => {
+        notifyDone(`${modelId} priced.`);
+        onDone();
+      },
+    }),
+  );
+  const draft = {
+    inputCreditsPerMillion: Number(input),
+    outputCreditsPerMillion: Number(output),
+    minimumCredits: Number(minimum),
+  };
+  const valid = Object.values(draft).every(
+    (value) => Number.isInteger(value) && value >= 0 && value <= MAX_CREDITS_PER_MILLION,
+  );
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    set.mutate({ modelId, ...draft });
+  }
+
+  const field = (value: string, change: (next: string) => void) => (
+    <input
+      type="number"
+      min={0}
+      max={MAX_CREDITS_PER_MILLION}
+      step={1}
+      required
+      value={value}
+      onChange={(e) => change(e.target.value)}
+    />
+  );
+  return (
+    <Panel title={<>Price {modelId}</>} headingId="price-title" onSubmit={submit}>
+      <div className="row">
+        <FormField label="Credits per 1M input tokens">{field(input, setInput)}</FormField>
+        <FormField label="Credits per 1M output tokens">{field(output, setOutput)}</FormField>
+        <FormField label="Minimum credits per run">{field(minimum, setMinimum)}</FormField>
+      </div>
+      <p className="muted" data-testid="typical-turn-preview">
+        A typical turn ({TYPICAL}) costs {valid ? creditsText(turnCredits(draft)) : "—"}.
+      </p>
+      <ErrorAlert error={set.error} />
+      <div className="row">
+        <button className="primary" type="submit" disabled={set.isPending || !valid}>
+          Save price
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </Panel>
+  );
+}
