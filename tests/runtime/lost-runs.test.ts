@@ -193,6 +193,40 @@ describe("a run lost with its process", () => {
     await expectUsageMatchesBalance(app, before, app);
   }, 180_000);
 
+  it("kill -9 mid-stream of a priced run (minimum 3): it is given back exactly what it was charged, to the balance and the pool", async () => {
+    const [a, b] = await Promise.all([startServer(), startServer()]);
+    const app = await portalScenario({ billingModel: "slow-model" });
+    await getDb().modelPrice.create({
+      data: {
+        organizationId: app.tenant.organization.id,
+        modelId: "slow-model",
+        inputCreditsPerMillion: 0,
+        outputCreditsPerMillion: 0,
+        minimumCredits: 3,
+      },
+    });
+    const before = await credits(app.tenant);
+    const stream = eventsOf(await post(a, app, `priced-lost-${app.appId}`, app));
+    const first = (await stream.next())!;
+    expect(first.event).toBe("run");
+    const executionId = JSON.parse(first.data).execution_id as string;
+    for (let event = await stream.next(); event?.event !== "delta"; event = await stream.next())
+      expect(event).not.toBeNull();
+    expect(await credits(app.tenant)).toBe(before - 3);
+    const pool = () => getDb().subscription.findFirstOrThrow({ where: { endUserId: app.endUser.id } });
+    expect((await pool()).creditsUsed).toBe(3);
+    const lease = await getDb().runLease.findUniqueOrThrow({ where: { id: executionId } });
+    expect(lease.charge).toMatchObject({ kind: "end_user", amount: 3 });
+
+    a.child.kill("SIGKILL");
+    await a.exited;
+    const execution = await settledExecution(b, app, executionId, LOST_AFTER_MS * 4);
+    expect(execution).toMatchObject({ status: "failed", credits: 0 });
+    expect(await credits(app.tenant)).toBe(before);
+    expect((await pool()).creditsUsed).toBe(0);
+    await expectUsageMatchesBalance(app, before, app);
+  }, 180_000);
+
   it("SIGTERM past the grace: its stream gets a final error naming the shutdown, the run ends failed and its key is free", async () => {
     const [a, b] = await Promise.all([startServer(), startServer()]);
     const app = await publishedApp({ billingModel: "slow-model" });
