@@ -11,7 +11,10 @@ vi.hoisted(() => {
   process.env.ALLOW_PRIVATE_INTEGRATION_URLS = "true";
 });
 
+import { randomUUID } from "node:crypto";
 import { getDb } from "@/server/db";
+import { RUN_LOST, settleLostRun } from "@/server/runtime/run-leases";
+import { chargeRunCredit, settleRunCharge } from "@/server/services/credits";
 import { createModelProvider } from "@/server/services/model-providers";
 import { DEFAULT_FAKE_USAGE, startFakeOpenAI, type ChatMessage, type FakeOpenAI, type FakeReply } from "../fake-openai";
 import { create, publish } from "../builder-helpers";
@@ -313,5 +316,54 @@ describe("a run's charge", () => {
     // Answer 6, grading 20 × 0.3 = 6.
     expect(await credits(tenant)).toBe(before - 12);
     openai.reportUsage(DEFAULT_FAKE_USAGE);
+  });
+});
+
+describe("a priced run's lease", () => {
+  it("records what its settlement took or gave back, so a run lost after it is given back exactly its charge", async () => {
+    const world = await portalScenario({ credits: 20 });
+    const db = getDb();
+    const organizationId = world.tenant.organization.id;
+    const before = await credits(world.tenant);
+    const pool = async () =>
+      (await db.subscription.findFirstOrThrow({ where: { endUserId: world.endUser.id } })).creditsUsed;
+    const leased = async () => (await db.runLease.findUniqueOrThrow({ where: { id } })).charge;
+    const id = randomUUID();
+    const execution = {
+      id,
+      kind: "conversation" as const,
+      itemId: world.appId,
+      itemKind: "app" as const,
+      versionId: null,
+      conversationId: null,
+      input: "How long do refunds take?",
+      endUserId: world.endUser.id,
+      portalId: world.portal.id,
+      actor: "test",
+    };
+    const charge = await chargeRunCredit(db, organizationId, world.endUser.id, 3, undefined, { id, execution });
+    expect(await leased()).toMatchObject({ kind: "end_user", amount: 3 });
+
+    // It cost more: the extra is taken, and the lease says so in the same statement.
+    const more = await settleRunCharge(db, charge, 7, id);
+    expect(more).toMatchObject({ amount: 7 });
+    expect(await leased()).toMatchObject({ amount: 7 });
+    expect(await credits(world.tenant)).toBe(before - 7);
+    expect(await pool()).toBe(7);
+    // Then less: the difference is given back, and the lease says so.
+    const less = await settleRunCharge(db, more!, 5, id);
+    expect(less).toMatchObject({ amount: 5 });
+    expect(await leased()).toMatchObject({ amount: 5 });
+    expect(await credits(world.tenant)).toBe(before - 5);
+
+    // Lost now (before its execution is recorded): given back exactly the 5 it was charged.
+    expect(await settleLostRun(db, id, RUN_LOST, null)).toBe(true);
+    expect(await credits(world.tenant)).toBe(before);
+    expect(await pool()).toBe(0);
+    // A settlement arriving after that takes and gives nothing.
+    expect(await settleRunCharge(db, less!, 9, id)).toBeNull();
+    expect(await settleRunCharge(db, less!, 1, id)).toBeNull();
+    expect(await credits(world.tenant)).toBe(before);
+    expect(await pool()).toBe(0);
   });
 });
