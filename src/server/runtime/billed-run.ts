@@ -179,7 +179,14 @@ export class BilledRun {
         }
       } else if (!billed) await refundRunCredit(this.db, this.charge);
       else {
-        const kept = await this.settleCharge();
+        let kept: number | null;
+        try {
+          kept = await this.settleCharge();
+        } catch (error) {
+          // As above: what this process could not settle, the sweeper does (given back what it took).
+          this.ended();
+          throw error;
+        }
         lost = kept === null;
         credits = kept ?? 0;
       }
