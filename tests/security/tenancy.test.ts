@@ -219,11 +219,14 @@ describe("draft writes and publishes refuse ids of another organization", () => 
             response.body.error.feedback.map((f: { nodeId?: string }) => f.nodeId),
             label,
           ).toContain(probe.feedbackNode);
-        } else if (probe.kind === "apps" && response.status === 422) {
+        } else if (response.body.error?.code === "unpublished_dependencies") {
           // Publishing an app names a dependency that is not its own as unpublished_dependencies.
-          expect(response.body.error.code, label).toBe("unpublished_dependencies");
+          expect(probe.kind, label).toBe("apps");
+          expect(response.status, label).toBe(422);
         } else {
-          expect(response.status, label).toBe(400);
+          // A reference to an item of another organization is refused as a missing one (docs/builder.md, "References").
+          expect(response.status, label).toBe(422);
+          expect(response.body.error.code, label).toBe(`${probe.refers}_not_found`);
           expect(
             response.body.error.problems.map((p: { path: string }) => p.path),
             label,

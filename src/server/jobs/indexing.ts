@@ -166,10 +166,10 @@ async function failSource(db: Db, job: ClaimedJob, message: string): Promise<voi
         where: { id: job.sourceId, status: "processing" },
         data: { status: "failed", errorMessage: message },
       });
-      // Unscoped: the source a job names (see above).
       const source =
         count === 1
-          ? await tx.source.findUniqueOrThrow({ where: { id: job.sourceId }, omit: { content: true, text: true } })
+          ? // Unscoped: the source a job names (see above).
+            await tx.source.findUniqueOrThrow({ where: { id: job.sourceId }, omit: { content: true, text: true } })
           : null;
       if (source)
         await recordEvent(
