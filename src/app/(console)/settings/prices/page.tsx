@@ -44,7 +44,7 @@ function Prices() {
     <>
       <PageHeader
         title="Models and prices"
-        description="A run that calls only unpriced models costs 1 credit. Price a model to charge runs by their tokens: the larger of the model's minimum and the tokens' cost, from the organization's balance and the end user's pool."
+        description={`A run that calls only unpriced models costs 1 credit. Price a model to charge runs by their tokens: the larger of the model's minimum and the tokens' cost, from the organization's balance and the end user's pool. A typical turn is ${TYPICAL}.`}
       />
       <ErrorAlert error={models.error ?? prices.error ?? remove.error} />
       {editing && (
@@ -89,7 +89,7 @@ function Prices() {
             },
             {
               key: "price",
-              header: "Credits per 1M tokens (in / out)",
+              header: "Per 1M tokens (in / out)",
               nowrap: true,
               cell: (model) => {
                 const price = priceOf.get(model.id);
@@ -106,7 +106,7 @@ function Prices() {
             },
             {
               key: "turn",
-              header: `Typical turn (${TYPICAL})`,
+              header: "Typical turn",
               nowrap: true,
               cell: (model) => {
                 const price = priceOf.get(model.id);
