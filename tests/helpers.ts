@@ -194,6 +194,19 @@ export async function issueKey(
 }
 
 /**
+ * An organization key replaced every `every` requests: a sweep over the whole OpenAPI document
+ * sends more than one key's rate limit in a minute.
+ */
+export function rotatingKey(tenant: Tenant, every = 100): () => Promise<string> {
+  let sent = 0;
+  let current = "";
+  return async () => {
+    if (sent++ % every === 0) current = (await issueKey(tenant.operator, { kind: "organization" })).secret;
+    return current;
+  };
+}
+
+/**
  * Rate-limit tests send ~120 requests in a second or two. The limiter weighs the previous
  * 60-second window, so a run that straddles a window edge may be allowed a request more;
  * start such a test well inside a window.

@@ -7,26 +7,20 @@ import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { create } from "../builder-helpers";
-import { api, issueKey, newOrganization, type ApiResponse, type Tenant } from "../helpers";
+import { api, newOrganization, rotatingKey, type ApiResponse, type Tenant } from "../helpers";
 
 const NOT_OBJECTS = ["null", "42", "[]", '"x"'];
 const WRITE_METHODS = ["post", "put", "patch", "delete"];
 
 let doc: any;
 let tenant: Tenant;
+let key: () => Promise<string>;
 
 beforeAll(async () => {
   doc = (await api("GET", "/openapi.json")).body;
   tenant = await newOrganization();
+  key = rotatingKey(tenant);
 });
-
-/** A fresh key every 100 requests: the sweep sends more than one key's rate limit per minute. */
-let sent = 0;
-let currentKey = "";
-async function key(): Promise<string> {
-  if (sent++ % 100 === 0) currentKey = (await issueKey(tenant.operator, { kind: "organization" })).secret;
-  return currentKey;
-}
 
 function expectNotAnObject(response: ApiResponse, body: string): void {
   expect({ status: response.status, code: response.body?.error?.code }, `${body}: ${response.text}`).toEqual({

@@ -5,25 +5,19 @@
 // validation comes before existence, so no resource is needed.
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, issueKey, newOrganization, type Tenant } from "../helpers";
+import { api, newOrganization, rotatingKey, type Tenant } from "../helpers";
 
 type Schema = Record<string, any>;
 
 let doc: any;
 let tenant: Tenant;
+let key: () => Promise<string>;
 
 beforeAll(async () => {
   doc = (await api("GET", "/openapi.json")).body;
   tenant = await newOrganization();
+  key = rotatingKey(tenant);
 });
-
-/** A fresh key every 100 requests: the sweep sends more than one key's rate limit per minute. */
-let sent = 0;
-let currentKey = "";
-async function key(): Promise<string> {
-  if (sent++ % 100 === 0) currentKey = (await issueKey(tenant.operator, { kind: "organization" })).secret;
-  return currentKey;
-}
 
 function resolve(schema: Schema | undefined): Schema {
   let current = schema ?? {};

@@ -50,6 +50,23 @@ export interface UsageEvent {
   refusal?: string;
 }
 
+/** The rollup's counters a run adds to (searches only where a run is not split by model). */
+const RUN_COUNTERS = [
+  "credits",
+  "conversations",
+  "turns",
+  "transactions",
+  "test_runs",
+  "failures",
+  "input_tokens",
+  "output_tokens",
+];
+
+/** `column = r.column + excluded.column` for each counter: an upsert adds to the bucket. */
+function addedCounters(columns: readonly string[], ...more: string[]): string {
+  return [...columns, ...more].map((column) => `${column} = r.${column} + excluded.${column}`).join(",\n    ");
+}
+
 /**
  * One upsert per event, a row per grain (hour, day, month) and dimension, always in the same order so concurrent writers
  * lock rows alike. The plan is the paying pool's, else the end user's first pool in charge order.
@@ -77,15 +94,7 @@ const RECORD_USAGE_SQL = `
   cross join lateral (values (1, 'organization', null::uuid), (2, 'app', $3::uuid), (3, 'end_user', $4::uuid), (4, 'portal', $5::uuid), (5, 'plan', e.plan_id)) as d(n, dimension, key_id)
   order by g.grain, d.n
   on conflict (organization_id, grain, dimension, key_id, starts_at) do update set
-    credits = r.credits + excluded.credits,
-    conversations = r.conversations + excluded.conversations,
-    turns = r.turns + excluded.turns,
-    transactions = r.transactions + excluded.transactions,
-    test_runs = r.test_runs + excluded.test_runs,
-    searches = r.searches + excluded.searches,
-    failures = r.failures + excluded.failures,
-    input_tokens = r.input_tokens + excluded.input_tokens,
-    output_tokens = r.output_tokens + excluded.output_tokens,
+    ${addedCounters(RUN_COUNTERS, "searches")},
     refusals = case when excluded.refusals = '{}'::jsonb then r.refusals else (
       select jsonb_object_agg(code, coalesce((r.refusals ->> code)::int8, 0) + coalesce((excluded.refusals ->> code)::int8, 0))
       from jsonb_object_keys(r.refusals || excluded.refusals) as code
@@ -154,14 +163,7 @@ const RECORD_MODEL_USAGE_SQL = `
   from models m cross join (values ('day'), ('hour'), ('month')) as g(grain)
   order by g.grain, m.key_id
   on conflict (organization_id, grain, dimension, key_id, starts_at) do update set
-    credits = r.credits + excluded.credits,
-    conversations = r.conversations + excluded.conversations,
-    turns = r.turns + excluded.turns,
-    transactions = r.transactions + excluded.transactions,
-    test_runs = r.test_runs + excluded.test_runs,
-    failures = r.failures + excluded.failures,
-    input_tokens = r.input_tokens + excluded.input_tokens,
-    output_tokens = r.output_tokens + excluded.output_tokens`;
+    ${addedCounters(RUN_COUNTERS)}`;
 
 export async function recordRunUsage(db: Db, organizationId: string, run: RunUsage): Promise<void> {
   const counts = {
