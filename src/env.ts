@@ -13,6 +13,12 @@ const EnvSchema = z.object({
    */
   DATABASE_LISTEN_URL: z.string().url().optional(),
   DATA_DIR: z.string().min(1).default(".data"),
+  /**
+   * The longest one SQL statement of a request or a job may run, in milliseconds (0: no limit): a
+   * backstop, so a query stuck behind a lock or a plan gone wrong frees its connection and its
+   * request answers 503 instead of holding both until the pool is exhausted.
+   */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   SESSION_TTL_HOURS: z.coerce.number().positive().default(12),
   /**

@@ -22,8 +22,16 @@ export type Db = PrismaClient & { readonly pool: pg.Pool };
  */
 export const NO_FLUSH = "select set_config('synchronous_commit', 'off', true)";
 
-export function createDb(databaseUrl: string, poolSize = 10): Db {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
+export function createDb(
+  databaseUrl: string,
+  poolSize = 10,
+  statementTimeoutMs = env().DATABASE_STATEMENT_TIMEOUT_MS,
+): Db {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: poolSize,
+    ...(statementTimeoutMs > 0 && { statement_timeout: statementTimeoutMs }),
+  });
   // An idle connection dropped by the server must not take the process down; the pool reconnects.
   pool.on("error", (error) => logger().error({ reason: error.message }, "Database connection lost"));
   pool.on("connect", (client) => traceQueries(client as unknown as Parameters<typeof traceQueries>[0]));

@@ -207,6 +207,14 @@ export function toAppError(error: unknown): AppError {
       { headers: { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) }, cause: error },
     );
   }
+  if (isStatementTimeout(error)) {
+    return new AppError(
+      "service_unavailable",
+      `The database took too long to answer this request. Retry in ${DATABASE_RETRY_AFTER_SECONDS} seconds.`,
+      {},
+      { headers: { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) }, cause: error },
+    );
+  }
   const prismaCode = (error as { code?: unknown } | null)?.code;
   if (error instanceof Error && error.name.startsWith("PrismaClient")) {
     if (prismaCode === "P2025") return new AppError("not_found", "Not found");
@@ -255,28 +263,48 @@ const UNAVAILABLE_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "
 const UNAVAILABLE_MESSAGES =
   /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end)/;
 
-/** Why the database could not answer ("ECONNREFUSED", "57P01", "DatabaseNotReachable", ...), or null for any other failure. */
-export function databaseUnavailableKind(error: unknown): string | null {
+interface ErrorLink {
+  code?: unknown;
+  originalCode?: unknown;
+  kind?: unknown;
+  message?: unknown;
+}
+
+/** The first non-null answer of `check` over an error, its causes, an adapter error and an AggregateError's errors. */
+function searchErrorChain<T>(error: unknown, check: (link: ErrorLink) => T | null): T | null {
   const seen = new Set<unknown>();
   const pending = [error];
   while (pending.length) {
     const current = pending.pop();
     if (current === null || typeof current !== "object" || seen.has(current)) continue;
     seen.add(current);
-    const { code, kind, message, meta, cause, errors } = current as {
-      code?: unknown;
-      kind?: unknown;
-      message?: unknown;
+    const found = check(current as ErrorLink);
+    if (found !== null) return found;
+    const { meta, cause, errors } = current as {
       meta?: { driverAdapterError?: unknown };
       cause?: unknown;
       errors?: unknown;
     };
-    if (typeof code === "string" && UNAVAILABLE_CODES.has(code)) return code;
-    if (typeof kind === "string" && UNAVAILABLE_KINDS.has(kind)) return kind;
-    if (typeof message === "string" && UNAVAILABLE_MESSAGES.test(message)) return message.split(/[.:]/)[0]!;
     pending.push(meta?.driverAdapterError, cause, ...(Array.isArray(errors) ? errors : []));
   }
   return null;
+}
+
+/** Why the database could not answer ("ECONNREFUSED", "57P01", "DatabaseNotReachable", ...), or null for any other failure. */
+export function databaseUnavailableKind(error: unknown): string | null {
+  return searchErrorChain(error, ({ code, kind, message }) => {
+    if (typeof code === "string" && UNAVAILABLE_CODES.has(code)) return code;
+    if (typeof kind === "string" && UNAVAILABLE_KINDS.has(kind)) return kind;
+    if (typeof message === "string" && UNAVAILABLE_MESSAGES.test(message)) return message.split(/[.:]/)[0]!;
+    return null;
+  });
+}
+
+/** PostgreSQL cancelled the statement (SQLSTATE 57014): the DATABASE_STATEMENT_TIMEOUT_MS backstop, or a cancel. */
+export function isStatementTimeout(error: unknown): boolean {
+  return (
+    searchErrorChain(error, ({ code, originalCode }) => code === "57014" || originalCode === "57014" || null) ?? false
+  );
 }
 
 /**
@@ -286,7 +314,8 @@ export function databaseUnavailableKind(error: unknown): string | null {
  */
 export function logIfUnexpected(error: AppError): void {
   if (error.code === "service_unavailable") {
-    const kind = databaseUnavailableKind(error.cause) ?? "unknown";
+    const kind =
+      databaseUnavailableKind(error.cause) ?? (isStatementTimeout(error.cause) ? "statement_timeout" : "unknown");
     logThrottled(
       "error",
       `database_unavailable:${kind}`,

@@ -2,7 +2,8 @@
 // connections (a stopped PostgreSQL: nothing listens on its port) answers every request 503
 // `service_unavailable` in the envelope with Retry-After, and the log says so once per kind of
 // failure every few seconds, not once per request. A connection PostgreSQL terminates under a
-// query (what a stop or restart does to the connections it had) maps to the same answer.
+// query (what a stop or restart does to the connections it had) maps to the same answer, and so
+// does a statement past the DATABASE_STATEMENT_TIMEOUT_MS backstop (here one stuck behind a lock).
 import { createServer } from "node:net";
 import { Writable } from "node:stream";
 import pino from "pino";
@@ -113,5 +114,43 @@ describe("a database outage", () => {
     }
     // The pool replaces the connections it lost: the next request is answered.
     expect((await db.$queryRaw<{ one: number }[]>`select 1 as one`)[0]!.one).toBe(1);
+  });
+
+  it("ends a statement stuck past the statement timeout with 503, freeing its connection and writing nothing", async () => {
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    const created = await api("POST", "/end-users", { key, body: { email: email(), fullName: "Before" } });
+    expect(created.status).toBe(201);
+    const endUserId: string = created.body.endUser.id;
+
+    const impatient = createDb(process.env.DATABASE_URL!, 1, 1000);
+    const impatientDoor = createRestHandler({ db: () => impatient });
+    const holder = await getDb().pool.connect();
+    try {
+      await holder.query("begin");
+      await holder.query("select id from end_users where id = $1 for update", [endUserId]);
+      lines.length = 0;
+      const stuck = await api("PATCH", `/end-users/${endUserId}`, {
+        key,
+        body: { fullName: "After" },
+        handler: impatientDoor,
+      });
+      expect(stuck.status).toBe(503);
+      expect(stuck.body).toEqual({
+        error: { code: "service_unavailable", message: expect.stringContaining("too long") },
+      });
+      expect(stuck.headers.get("retry-after")).toBe("5");
+      expect(lines.filter((line) => line.level >= WARN)).toEqual([
+        expect.objectContaining({ event: "database_unavailable", reason: "statement_timeout" }),
+      ]);
+    } finally {
+      await holder.query("rollback");
+      holder.release();
+    }
+    // Its one connection was given back, and the refused write left nothing behind.
+    const after = await api("GET", `/end-users/${endUserId}`, { key, handler: impatientDoor });
+    expect(after.status).toBe(200);
+    expect(after.body.endUser.fullName).toBe("Before");
+    await closeDb(impatient);
   });
 });
