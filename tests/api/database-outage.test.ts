@@ -153,4 +153,24 @@ describe("a database outage", () => {
     expect(after.body.endUser.fullName).toBe("Before");
     await closeDb(impatient);
   });
+
+  it("answers an audit export whose first page cannot be read with 503, not a 200 that breaks off", async () => {
+    const tenant = await newOrganization();
+    const impatient = createDb(process.env.DATABASE_URL!, 1, 1000);
+    const holder = await getDb().pool.connect();
+    try {
+      await holder.query("begin");
+      await holder.query("lock table audit_events in access exclusive mode");
+      const response = await api("GET", "/audit-events/export?format=jsonl", {
+        key: tenant.orgKey.secret,
+        handler: createRestHandler({ db: () => impatient }),
+      });
+      expect(response.status).toBe(503);
+      expect(response.body).toEqual({ error: { code: "service_unavailable", message: expect.any(String) } });
+    } finally {
+      await holder.query("rollback");
+      holder.release();
+      await closeDb(impatient);
+    }
+  });
 });

@@ -162,7 +162,9 @@ function csvLine(event: AuditEvent): string {
 
 /**
  * Every matching event, newest first, as lines of text (JSON Lines, or CSV after its header),
- * read a page at a time: memory stays bounded by one page whatever the log's size.
+ * read a page at a time: memory stays bounded by one page whatever the log's size. The first
+ * page is read before this returns, so a database that cannot answer fails the request with its
+ * error instead of a 200 whose body breaks off.
  */
 export const exportAuditEvents = guarded(
   { scope: "audit:read", may: "settings" },
@@ -172,11 +174,12 @@ export const exportAuditEvents = guarded(
     input: ExportAuditEventsInput,
   ): Promise<AsyncGenerator<string>> {
     const organizationId = actor.organizationId;
+    const firstPage = await page(db, organizationId, input, null, EXPORT_PAGE);
     async function* lines(): AsyncGenerator<string> {
       if (input.format === "csv") yield `${CSV_COLUMNS.join(",")}\r\n`;
       let before: { at: Date; id: string } | null = null;
       for (;;) {
-        const rows = await page(db, organizationId, input, before, EXPORT_PAGE);
+        const rows = before ? await page(db, organizationId, input, before, EXPORT_PAGE) : firstPage;
         if (rows.length === 0) return;
         yield rows
           .map((row) =>
