@@ -1,21 +1,71 @@
 // Idempotency-Key: the first request with a key runs; a retry with the same key and body gets
 // the first response again (status and body); another body, or a retry while the first still
 // runs, is a conflict. Records live in PostgreSQL, per organization, for 24 hours, so every
-// server process honours them.
+// server process honours them. The process running a first request renews its key's heartbeat,
+// as it renews a run's lease (runtime/run-leases.ts): a running key nobody renewed for
+// RUN_LOST_AFTER_MS died with its process, and is free again.
 import { createHash } from "node:crypto";
-import type { Db } from "@/server/db";
+import { env } from "@/env";
+import { onCloseDb, type Db } from "@/server/db";
 import { logger } from "@/server/observability/log";
 import { AppError } from "@/server/errors";
-import { RUN_LIMITS } from "@/server/runtime/limits";
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const TTL_HOURS = 24;
-/**
- * A first request still "running" after this long died with its process; its key is free again.
- * Longer than any run (conversations and transactions are bounded in time), so a slow run is
- * never run twice.
- */
-const ABANDONED_AFTER_MS = RUN_LIMITS.runMs + 60_000;
+
+/** The keys of first requests this process runs, renewed together. */
+interface HeldKeys {
+  keys: Map<string, { organizationId: string; key: string }>;
+  timer: NodeJS.Timeout | null;
+}
+
+const heldBy = new WeakMap<Db, HeldKeys>();
+
+function heldKeysFor(db: Db): HeldKeys {
+  let held = heldBy.get(db);
+  if (!held) {
+    const created: HeldKeys = { keys: new Map(), timer: null };
+    heldBy.set(db, created);
+    onCloseDb(db, async () => {
+      if (created.timer) clearInterval(created.timer);
+      created.timer = null;
+    });
+    held = created;
+  }
+  return held;
+}
+
+async function renewKeys(db: Db, held: HeldKeys): Promise<void> {
+  if (held.keys.size === 0) return;
+  const keys = [...held.keys.values()];
+  try {
+    await db.pool.query(
+      `update idempotency_keys set heartbeat_at = now()
+       where state = 'running' and (organization_id, key) in (select * from unnest($1::uuid[], $2::text[]))`,
+      [keys.map((held) => held.organizationId), keys.map((held) => held.key)],
+    );
+  } catch (error) {
+    logger().warn({ reason: (error as Error).message }, "Could not renew this process's Idempotency-Keys; retrying");
+  }
+}
+
+function holdKey(db: Db, organizationId: string, key: string): void {
+  const held = heldKeysFor(db);
+  held.keys.set(`${organizationId}:${key}`, { organizationId, key });
+  if (!held.timer) {
+    held.timer = setInterval(() => void renewKeys(db, held), Math.max(250, Math.floor(env().RUN_LOST_AFTER_MS / 4)));
+    held.timer.unref();
+  }
+}
+
+function dropKey(db: Db, organizationId: string, key: string): void {
+  const held = heldKeysFor(db);
+  held.keys.delete(`${organizationId}:${key}`);
+  if (held.keys.size === 0 && held.timer) {
+    clearInterval(held.timer);
+    held.timer = null;
+  }
+}
 
 export interface StoredResponse {
   status: number;
@@ -61,12 +111,19 @@ export async function claimIdempotencyKey(
       insert into idempotency_keys (organization_id, key, request_hash, state, created_at)
       values (${organizationId}::uuid, ${key}, ${requestHash}, 'running', now())
       on conflict (organization_id, key) do nothing`;
-    if (inserted === 1) return null;
+    if (inserted === 1) {
+      holdKey(db, organizationId, key);
+      return null;
+    }
     const existing = await db.idempotencyKey.findUnique({ where: { organizationId_key: { organizationId, key } } });
     if (!existing) continue; // deleted in between: try to take it again
-    const age = Date.now() - existing.createdAt.getTime();
-    if (age > TTL_HOURS * 3_600_000 || (existing.state === "running" && age > ABANDONED_AFTER_MS)) {
-      await db.idempotencyKey.deleteMany({ where: { organizationId, key, createdAt: existing.createdAt } });
+    const expired = Date.now() - existing.createdAt.getTime() > TTL_HOURS * 3_600_000;
+    const abandoned =
+      existing.state === "running" && Date.now() - existing.heartbeatAt.getTime() > env().RUN_LOST_AFTER_MS;
+    if (expired || abandoned) {
+      await db.idempotencyKey.deleteMany({
+        where: { organizationId, key, createdAt: existing.createdAt, heartbeatAt: existing.heartbeatAt },
+      });
       continue;
     }
     if (existing.state !== "done") {
@@ -96,6 +153,7 @@ export async function finishIdempotencyKey(
   key: string,
   response: StoredResponse,
 ): Promise<void> {
+  dropKey(db, organizationId, key);
   await db.idempotencyKey.update({
     where: { organizationId_key: { organizationId, key } },
     data: {
@@ -109,6 +167,7 @@ export async function finishIdempotencyKey(
 
 /** Forgets a key whose first request failed, so the client may retry with it. */
 export async function releaseIdempotencyKey(db: Db, organizationId: string, key: string): Promise<void> {
+  dropKey(db, organizationId, key);
   await db.idempotencyKey.deleteMany({ where: { organizationId, key, state: "running" } });
 }
 
