@@ -68,6 +68,8 @@ export const MAX_NODE_TITLE_CHARS = 200;
 export const MAX_CREDITS = 1_000_000_000;
 /** An organization's caps on knowledgebases and on sources per knowledgebase. */
 export const MAX_PLAN_CAP = 1_000_000;
+/** The longest conversation retention an organization may set: ten years. */
+export const MAX_RETENTION_DAYS = 3650;
 /** An app member's `position` (its order among the members). */
 export const MAX_MEMBER_POSITION = 10_000;
 /** `limit` of a list page. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { boundedInt, nameText, Timestamp, Uuid } from "./common";
-import { MAX_CREDITS, MAX_PLAN_CAP } from "./limits";
+import { MAX_CREDITS, MAX_PLAN_CAP, MAX_RETENTION_DAYS } from "./limits";
 
 export const PLANS = ["free", "pro", "agency"] as const;
 export const Plan = z.enum(PLANS);
@@ -22,6 +22,8 @@ export const OrganizationSettings = z.strictObject({
   passwordSignIn: z.boolean(),
   maxKnowledgebases: boundedInt(0, MAX_PLAN_CAP).nullable(),
   maxSourcesPerKnowledgebase: boundedInt(0, MAX_PLAN_CAP).nullable(),
+  /** Conversations untouched this many days are deleted by a daily sweep (services/retention.ts); null keeps them. */
+  conversationRetentionDays: boundedInt(1, MAX_RETENTION_DAYS).nullable(),
 });
 export const OrganizationSettingsUpdate = OrganizationSettings.partial();
 export type OrganizationSettingsUpdate = z.infer<typeof OrganizationSettingsUpdate>;

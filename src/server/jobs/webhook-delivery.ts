@@ -14,6 +14,7 @@ import { logger } from "@/server/observability/log";
 import { inSpan } from "@/server/observability/tracing";
 import { openSecret } from "@/server/secret-box";
 import { sweepAuditEventsWhenDue } from "@/server/services/audit-log";
+import { sweepConversationsWhenDue } from "@/server/services/retention";
 import { startPollingWorker, type PollingWorker } from "./polling-worker";
 
 /** The pauses before each retry: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery fails. */
@@ -249,12 +250,18 @@ export function startWebhookWorker(
     maxBackoffMs: options.maxBackoffMs ?? 30_000,
   };
   return startPollingWorker(polling, async () => {
-    // The audit log's retention sweep rides on this loop: asked at most once a minute here,
-    // run once a day across every process (sweepAuditEventsWhenDue).
+    // The retention sweeps ride on this loop: asked at most once a minute here, each run once a
+    // day across every process (sweepAuditEventsWhenDue, sweepConversationsWhenDue).
     if (Date.now() >= nextSweepCheck) {
       nextSweepCheck = Date.now() + SWEEP_CHECK_MS;
       const swept = await sweepAuditEventsWhenDue(db, options.now?.());
       if (swept) logger().info({ event: "audit_sweep", deleted: swept }, "Audit events past their retention deleted");
+      const conversations = await sweepConversationsWhenDue(db, options.now?.());
+      if (conversations?.conversations)
+        logger().info(
+          { event: "conversation_retention_sweep", ...conversations },
+          "Conversations past their organization's retention deleted",
+        );
     }
     return (await runWebhookDeliveriesOnce(db, options)) > 0;
   });

@@ -22,6 +22,7 @@ export function toOrganization(row: OrganizationRow): Organization {
     passwordSignIn: row.passwordSignIn,
     maxKnowledgebases: row.maxKnowledgebases,
     maxSourcesPerKnowledgebase: row.maxSourcesPerKnowledgebase,
+    conversationRetentionDays: row.conversationRetentionDays,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

@@ -18,7 +18,7 @@ const SWITCHES = [
   ],
 ] as const;
 
-type Draft = Pick<Organization, (typeof SWITCHES)[number][0] | "name" | "accessMode">;
+type Draft = Pick<Organization, (typeof SWITCHES)[number][0] | "name" | "accessMode" | "conversationRetentionDays">;
 
 function toDraft(organization: Organization): Draft {
   return {
@@ -30,6 +30,7 @@ function toDraft(organization: Organization): Draft {
     groupsEnabled: organization.groupsEnabled,
     reviewAgentWrites: organization.reviewAgentWrites,
     passwordSignIn: organization.passwordSignIn,
+    conversationRetentionDays: organization.conversationRetentionDays,
   };
 }
 
@@ -100,6 +101,21 @@ export default function SettingsPage() {
               <option value="grants">per-user grants</option>
               <option value="groups">user groups</option>
             </select>
+          </FormField>
+          <FormField
+            label="Delete conversations after (days)"
+            hint="Empty keeps them. A daily sweep deletes conversations nobody added to for this long: their messages and the content of their runs. What the runs cost stays in usage and executions."
+          >
+            <input
+              type="number"
+              min={1}
+              max={3650}
+              step={1}
+              inputMode="numeric"
+              placeholder="Keep"
+              value={draft.conversationRetentionDays ?? ""}
+              onChange={(e) => set("conversationRetentionDays", e.target.value === "" ? null : Number(e.target.value))}
+            />
           </FormField>
           <ErrorAlert error={update.error} />
           {saved && <p role="status">Settings saved.</p>}

@@ -1,0 +1,61 @@
+// Conversation retention (the contract's "Data rights, retention and members' second factor"):
+// an organization that sets conversationRetentionDays has its conversations untouched for longer
+// deleted by a daily sweep, once across processes: their messages and citations, their stored
+// stream events, and the content of their runs' executions (the message, the reply, the trace and
+// the feedback's reason). What the runs cost stays: executions keep their status, credits,
+// latency and tokens, and usage is not touched, so totals never change.
+import type { Db } from "@/server/db";
+
+/** How often the sweep runs (src/server/jobs/webhook-delivery.ts asks; one process sweeps). */
+export const RETENTION_SWEEP_EVERY_MS = 24 * 3_600_000;
+const SWEEP_TASK = "conversation_retention_sweep";
+/** Conversations deleted per statement: each batch is its own short transaction. */
+const BATCH = 500;
+
+export interface RetentionSweep {
+  conversations: number;
+  executions: number;
+}
+
+/**
+ * The scheduled sweep: the caller that moves the task's next run on (scheduled_tasks, one
+ * statement) sweeps; every other process asking meanwhile finds it not due and gets null.
+ */
+export async function sweepConversationsWhenDue(db: Db, now = new Date()): Promise<RetentionSweep | null> {
+  const next = new Date(now.getTime() + RETENTION_SWEEP_EVERY_MS);
+  const claimed = await db.$executeRaw`
+    insert into scheduled_tasks (name, next_run_at) values (${SWEEP_TASK}, ${next})
+    on conflict (name) do update set next_run_at = excluded.next_run_at where scheduled_tasks.next_run_at <= ${now}`;
+  if (claimed !== 1) return null;
+  return sweepExpiredConversations(db);
+}
+
+/** Deletes every organization's conversations past its retention, a batch at a time. */
+export async function sweepExpiredConversations(db: Db): Promise<RetentionSweep> {
+  const swept: RetentionSweep = { conversations: 0, executions: 0 };
+  for (;;) {
+    const batch = await db.$transaction(async (tx) => {
+      const expired = await tx.$queryRaw<{ id: string; organization_id: string }[]>`
+        select c.id, c.organization_id from conversations c
+        join organizations o on o.id = c.organization_id
+        where o.conversation_retention_days is not null
+          and c.updated_at < now() - o.conversation_retention_days * interval '1 day'
+        limit ${BATCH}
+        for update of c skip locked`;
+      if (expired.length === 0) return null;
+      const ids = expired.map((row) => row.id);
+      const organizations = expired.map((row) => row.organization_id);
+      const executions = await tx.$executeRaw`
+        update executions x set input = '', output = '', trace = '[]'::jsonb, feedback_reason = null
+        from unnest(${ids}::uuid[], ${organizations}::uuid[]) as gone(id, organization_id)
+        where x.conversation_id = gone.id and x.organization_id = gone.organization_id`;
+      await tx.$executeRaw`delete from conversation_runs where conversation_id = any(${ids}::uuid[])`;
+      const conversations = await tx.$executeRaw`delete from conversations where id = any(${ids}::uuid[])`;
+      return { conversations, executions, full: expired.length === BATCH };
+    });
+    if (!batch) return swept;
+    swept.conversations += batch.conversations;
+    swept.executions += batch.executions;
+    if (!batch.full) return swept;
+  }
+}
