@@ -10,6 +10,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "end_user.suspended",
   "end_user.reactivated",
   "end_user.deleted",
+  "end_user.erased",
   "subscription.created",
   "subscription.canceled",
   "credits.low",

@@ -628,6 +628,7 @@ const WEBHOOK_DATA: Record<
   "end_user.suspended": { $ref: "#/components/schemas/EndUser" },
   "end_user.reactivated": { $ref: "#/components/schemas/EndUser" },
   "end_user.deleted": { type: "object", description: "`{id, email, deleted: true}`" },
+  "end_user.erased": { type: "object", description: "`{id, erasedAt}`: the end user's data was erased" },
   "subscription.created": {
     type: "object",
     description: "The subscription (as in an end user's `subscriptions`) with its `endUserId`",

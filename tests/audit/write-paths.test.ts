@@ -20,6 +20,7 @@ import * as conversations from "@/server/services/conversations";
 import * as directory from "@/server/services/directory";
 import * as sso from "@/server/services/sso";
 import * as endUsers from "@/server/services/end-users";
+import * as endUserData from "@/server/services/end-user-data";
 import * as invitations from "@/server/services/invitations";
 import * as knowledgebases from "@/server/services/knowledgebases";
 import * as mcpConnections from "@/server/services/mcp-connections";
@@ -66,6 +67,7 @@ const READS_AND_RUNS = new Set([
   "getConversationStarters",
   "getConversationMessages",
   "getEndUser",
+  "exportEndUser",
   "listEndUsers",
   "listExecutions",
   "getExecution",
@@ -391,6 +393,10 @@ const WRITES: Record<string, Scenario> = {
   deleteEndUser: async (w) => (
     await endUsers.deleteEndUser(db(), w.op, { endUserId: (await endUser(w)).id }),
     "end_user.delete"
+  ),
+  eraseEndUser: async (w) => (
+    await endUserData.eraseEndUser(db(), w.op, { endUserId: (await endUser(w)).id }),
+    "end_user.erase"
   ),
   removeSubscription: async (w) => {
     const { tierPlan } = await tierPlans.createTierPlan(db(), w.op, {

@@ -131,6 +131,46 @@ export interface paths {
         patch: operations["endUsers-update"];
         trace?: never;
     };
+    "/end-users/{endUserId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export everything held about an end user
+         * @description One JSON document: profile, subscriptions and pools, grants, groups, portal sessions (no secrets), conversations with messages and citations, executions with feedback, credit requests, notebook pages, directory links and the audit events that name them.
+         */
+        get: operations["endUsers-export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/end-users/{endUserId}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase an end user's data
+         * @description Deletes their conversations, messages, feedback text, credit-request messages, sessions, notebook and directory links; replaces their email and name with a tombstone everywhere, the audit log included; keeps what their runs cost. Idempotent. Their email is unknown afterwards: provisioning it again creates a new end user. Sends `end_user.erased`.
+         */
+        post: operations["endUsers-erase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/end-users/{endUserId}/revoke": {
         parameters: {
             query?: never;
@@ -1745,6 +1785,58 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "end_user.erased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** end_user.erased */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "end_user.erased";
+                        /** Format: date-time */
+                        timestamp: string;
+                        /** @description `{id, erasedAt}`: the end user's data was erased */
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "subscription.created": {
         parameters: {
             query?: never;
@@ -2493,6 +2585,79 @@ export interface components {
             /** @description The door it was made through (`api`, `console`, `mcp`, `cli`, `scim`), or `group` */
             source: string;
             expiresAt: components["schemas"]["DateTime"] | null;
+        };
+        EndUserExport: {
+            exportedAt: components["schemas"]["DateTime"];
+            endUser: components["schemas"]["EndUserDetail"];
+            groups: {
+                id: components["schemas"]["Uuid"];
+                name: string;
+                addedAt: components["schemas"]["DateTime"];
+            }[];
+            portalSessions: {
+                id: components["schemas"]["Uuid"];
+                createdAt: components["schemas"]["DateTime"];
+                expiresAt: components["schemas"]["DateTime"];
+            }[];
+            conversations: {
+                id: components["schemas"]["Uuid"];
+                appId: components["schemas"]["Uuid"];
+                portalId: components["schemas"]["Uuid"] | null;
+                title: string;
+                hiddenAt: components["schemas"]["DateTime"] | null;
+                createdAt: components["schemas"]["DateTime"];
+                updatedAt: components["schemas"]["DateTime"];
+                messages: {
+                    id: components["schemas"]["Uuid"];
+                    role: string;
+                    content: string;
+                    /** @description The reply's numbered citations, as stored */
+                    citations: unknown;
+                    supersededAt: components["schemas"]["DateTime"] | null;
+                    createdAt: components["schemas"]["DateTime"];
+                }[];
+            }[];
+            executions: {
+                id: components["schemas"]["Uuid"];
+                kind: string;
+                itemId: components["schemas"]["Uuid"];
+                status: string;
+                credits: number;
+                input: string;
+                output: string;
+                feedbackRating: string | null;
+                feedbackReason: string | null;
+                createdAt: components["schemas"]["DateTime"];
+            }[];
+            creditRequests: {
+                id: components["schemas"]["Uuid"];
+                message: string;
+                status: string;
+                createdAt: components["schemas"]["DateTime"];
+                resolvedAt: components["schemas"]["DateTime"] | null;
+            }[];
+            notebookPages: {
+                id: components["schemas"]["Uuid"];
+                title: string;
+                markdown: string;
+                updatedAt: components["schemas"]["DateTime"];
+            }[];
+            directoryUsers: {
+                userName: string;
+                externalId: string | null;
+                active: boolean;
+                attributes: unknown;
+            }[];
+            auditEvents: {
+                id: components["schemas"]["Uuid"];
+                occurredAt: components["schemas"]["DateTime"];
+                action: string;
+                door: string;
+                actorLabel: string;
+                targetType: string;
+                targetLabel: string;
+                changes: unknown;
+            }[];
         };
         CreditRequest: {
             id: components["schemas"]["Uuid"];
@@ -4708,6 +4873,86 @@ export interface operations {
             403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "endUsers-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endUserId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndUserExport"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "endUsers-erase": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                endUserId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endUser: {
+                            id: components["schemas"]["Uuid"];
+                            erasedAt: components["schemas"]["DateTime"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -9145,7 +9390,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     url: string;
-                    eventTypes: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "directory.sync_failed" | "*")[];
+                    eventTypes: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "end_user.erased" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "directory.sync_failed" | "*")[];
                     description?: string;
                     enabled?: boolean;
                 };
@@ -9266,7 +9511,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     url?: string;
-                    eventTypes?: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "directory.sync_failed" | "*")[];
+                    eventTypes?: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "end_user.erased" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "directory.sync_failed" | "*")[];
                     description?: string;
                     /** @description true turns a disabled endpoint on again (and clears disabledReason) */
                     enabled?: boolean;

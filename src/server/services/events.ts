@@ -44,6 +44,7 @@ export const WEBHOOK_TYPE_OF_ACTION: Readonly<Record<string, string>> = {
   "end_user.suspend": "end_user.suspended",
   "end_user.reactivate": "end_user.reactivated",
   "end_user.delete": "end_user.deleted",
+  "end_user.erase": "end_user.erased",
   "subscription.create": "subscription.created",
   "subscription.cancel": "subscription.canceled",
   "review.create": "review.requested",

@@ -32,6 +32,8 @@ import {
 import { dismissCreditRequest, grantBonusCredits, listCreditRequests } from "@/server/services/credit-requests";
 import { EffectiveAccessInput, EffectiveAccessOutput } from "@/schemas/portal";
 import { effectiveAccess } from "@/server/services/portal-access";
+import { EndUserExport, EraseEndUserOutput } from "@/schemas/end-user-data";
+import { eraseEndUser, exportEndUser } from "@/server/services/end-user-data";
 import { router, scopedProcedure } from "../init";
 
 const tags = ["End users"];
@@ -116,6 +118,38 @@ export const endUsersRouter = router({
     .input(UpdateEndUserInput)
     .output(z.object({ endUser: EndUser }))
     .mutation(async ({ ctx, input }) => ({ endUser: await updateEndUser(ctx.db, ctx.actor, input) })),
+
+  export: scopedProcedure(exportEndUser.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/end-users/{endUserId}/export",
+        tags,
+        summary: "Export everything held about an end user",
+        description:
+          "One JSON document: profile, subscriptions and pools, grants, groups, portal sessions (no secrets), conversations with messages and citations, executions with feedback, credit requests, notebook pages, directory links and the audit events that name them.",
+      },
+      errors: ["not_found"],
+    })
+    .input(EndUserIdInput)
+    .output(EndUserExport)
+    .query(({ ctx, input }) => exportEndUser(ctx.db, ctx.actor, input)),
+
+  erase: scopedProcedure(eraseEndUser.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/end-users/{endUserId}/erase",
+        tags,
+        summary: "Erase an end user's data",
+        description:
+          "Deletes their conversations, messages, feedback text, credit-request messages, sessions, notebook and directory links; replaces their email and name with a tombstone everywhere, the audit log included; keeps what their runs cost. Idempotent. Their email is unknown afterwards: provisioning it again creates a new end user. Sends `end_user.erased`.",
+      },
+      errors: ["not_found"],
+    })
+    .input(EndUserIdInput)
+    .output(EraseEndUserOutput)
+    .mutation(({ ctx, input }) => eraseEndUser(ctx.db, ctx.actor, input)),
 
   revoke: scopedProcedure(revokeEndUser.requirement)
     .meta({
