@@ -179,7 +179,7 @@ export const exportAuditEvents = guarded(
       if (input.format === "csv") yield `${CSV_COLUMNS.join(",")}\r\n`;
       let before: { at: Date; id: string } | null = null;
       for (;;) {
-        const rows = before ? await page(db, organizationId, input, before, EXPORT_PAGE) : firstPage;
+        const rows: typeof firstPage = before ? await page(db, organizationId, input, before, EXPORT_PAGE) : firstPage;
         if (rows.length === 0) return;
         yield rows
           .map((row) =>
