@@ -14,6 +14,7 @@ import {
 } from "@/components/console";
 import { EntityName } from "@/components/entity-picker";
 import { useTRPC } from "@/lib/trpc";
+import { EndUserDataPanel } from "@/components/provisioning/end-user-data-panel";
 import { EffectiveAccess } from "@/components/provisioning/effective-access";
 import { BonusCreditsPanel } from "@/components/provisioning/bonus-credits-panel";
 import { GrantAppForm } from "@/components/provisioning/grant-app-form";
@@ -117,6 +118,8 @@ export default function EndUserPage() {
           </>
         }
       />
+
+      <EndUserDataPanel endUserId={endUserId} email={user.email} />
 
       <Panel title="Subscriptions">
         <DataTable

@@ -1,0 +1,70 @@
+"use client";
+// An end user's data rights on their page: download everything held about them as one JSON file,
+// or erase it (GET /end-users/{id}/export and POST /end-users/{id}/erase, docs/provisioning.md).
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { ConfirmButton, ErrorAlert, Panel, useMay } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+
+export function EndUserDataPanel({ endUserId, email }: { endUserId: string; email: string }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const mayExport = useMay("settings");
+  const [exporting, setExporting] = useState(false);
+  const [exportError, setExportError] = useState<unknown>(null);
+  const erase = useMutation(
+    trpc.endUsers.erase.mutationOptions({
+      onSuccess: () => {
+        void queryClient.invalidateQueries({ queryKey: trpc.endUsers.pathKey() });
+        router.replace("/end-users");
+      },
+    }),
+  );
+
+  async function download() {
+    setExporting(true);
+    setExportError(null);
+    try {
+      const document = await queryClient.fetchQuery({
+        ...trpc.endUsers.export.queryOptions({ endUserId }),
+        staleTime: 0,
+      });
+      const url = URL.createObjectURL(new Blob([JSON.stringify(document, null, 2)], { type: "application/json" }));
+      const link = Object.assign(window.document.createElement("a"), {
+        href: url,
+        download: `end-user-${endUserId}.json`,
+      });
+      link.click();
+      URL.revokeObjectURL(url);
+    } catch (error) {
+      setExportError(error);
+    } finally {
+      setExporting(false);
+    }
+  }
+
+  return (
+    <Panel title="Personal data">
+      <p className="muted">
+        Hand this person everything held about them, or erase it on their request. Erasing deletes their conversations,
+        messages and sessions and replaces their address and name everywhere; what their runs cost stays in usage.
+      </p>
+      <ErrorAlert error={exportError ?? erase.error} />
+      <div className="row">
+        <button type="button" onClick={() => void download()} disabled={!mayExport || exporting}>
+          {exporting ? "Preparing…" : "Download their data (JSON)"}
+        </button>
+        <ConfirmButton
+          label="Erase their data"
+          title={`Erase everything about ${email}?`}
+          description="Their conversations, messages, sessions and notebook are deleted, and their address and name are replaced everywhere, the audit log included. This cannot be undone."
+          confirmLabel="Erase for good"
+          onConfirm={() => erase.mutate({ endUserId })}
+          needs="delete"
+        />
+      </div>
+    </Panel>
+  );
+}
