@@ -131,6 +131,30 @@ describe("the SDK", () => {
     expect(replayed).toEqual(events.slice(1));
   });
 
+  it("posts a turn cut off before its run event again with the same key: it attaches, one charge", async () => {
+    const app = await publishedApp();
+    const before = await credits(app.tenant);
+    const sent: string[] = [];
+    const cutFirst = async (request: Request) => {
+      sent.push(`${request.method} ${request.headers.get("idempotency-key")}`);
+      const response = await restHandler()(request);
+      if (sent.length > 1) return response;
+      await response.body?.cancel();
+      const reset = new ReadableStream({ pull: (controller) => controller.error(new Error("connection reset")) });
+      return new Response(reset, { status: response.status, headers: response.headers });
+    };
+    const atrium = createAtrium({ apiKey: app.key, baseUrl: ORIGIN, fetch: cutFirst });
+    const events = [];
+    for await (const event of atrium.apps.converse(app.appId, { message: "How long do refunds take?" }))
+      events.push(event);
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatch(/^POST [0-9a-f-]{36}$/);
+    expect(sent[1]).toBe(sent[0]);
+    expect(events[0]?.type).toBe("run");
+    expect(events.at(-1)).toMatchObject({ type: "done", reply: expect.stringContaining("14 days") });
+    expect(await credits(app.tenant)).toBe(before - 1);
+  });
+
   it("throws the refusal that comes before a stream as a typed error", async () => {
     const app = await publishedApp();
     const refused = await (async () => {
