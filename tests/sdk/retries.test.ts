@@ -257,6 +257,35 @@ describe("the SDK against a stand-in server", () => {
     expect(seen).toHaveLength(1);
   });
 
+  it("takes a stream silent past its idle timeout as dropped and resumes it after the last event", async () => {
+    const sse = (...events: [string, number, unknown][]) =>
+      events.map(([event, id, data]) => `event: ${event}\nid: ${id}\ndata: ${JSON.stringify(data)}\n\n`).join("");
+    const lastEventIds: (string | undefined)[] = [];
+    script = [
+      (_, response) => {
+        response.writeHead(200, { "Content-Type": "text/event-stream" });
+        response.write(sse(["run", 1, { execution_id: "ex_1", conversation_id: "co_1" }]));
+      },
+      (request, response) => {
+        lastEventIds.push(request.headers["last-event-id"] as string | undefined);
+        response.writeHead(200, { "Content-Type": "text/event-stream" });
+        response.end(
+          sse(["delta", 2, { text: "Fourteen days." }], ["done", 3, { reply: "Fourteen days.", execution_id: "ex_1" }]),
+        );
+      },
+    ];
+    const events = [];
+    for await (const event of sdk().apps.converse("app_1", { message: "Refunds?" }, { idleTimeout: 300 }))
+      events.push(event.type);
+    expect(events).toEqual(["run", "delta", "done"]);
+    expect(seen.map((request) => `${request.method} ${request.path}`)).toEqual([
+      "POST /api/v1/apps/app_1/conversation",
+      "GET /api/v1/apps/app_1/conversation/runs/ex_1/events",
+    ]);
+    expect(seen[0]!.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+    expect(lastEventIds).toEqual(["1"]);
+  });
+
   it("throws one class per kind of error, with the code, status, request id and typed extras", async () => {
     const problems = [{ path: "name", message: "Required" }];
     script = [

@@ -104,6 +104,11 @@ export interface StreamOptions {
   maxReconnects?: number;
   /** Milliseconds each (re)connection may take until the stream starts. */
   timeout?: number;
+  /**
+   * Milliseconds of silence after which the connection is taken as dead and resumed (default
+   * 60 000; the server sends a heartbeat every 15 seconds).
+   */
+  idleTimeout?: number;
 }
 
 export interface Atrium {
@@ -138,12 +143,15 @@ export interface Atrium {
     resume(
       appId: string,
       executionId: string,
-      options?: { lastEventId?: number; signal?: AbortSignal; maxReconnects?: number; timeout?: number },
+      options?: { lastEventId?: number } & Omit<StreamOptions, "idempotencyKey">,
     ): AsyncGenerator<ConversationEvent>;
     /** Stops a run: its execution, `canceled` (or as it ended, when it had already ended). */
     cancel(appId: string, executionId: string, options?: RequestOptions): Promise<Execution>;
   };
 }
+
+/** Four missed heartbeats (one every 15 seconds). */
+const STREAM_IDLE_TIMEOUT_MS = 60_000;
 
 /** The status a code has as an HTTP answer, for the codes a stream's `error` event carries. */
 const STREAM_ERROR_STATUS: Partial<Record<ErrorCode, number>> = {
@@ -205,6 +213,7 @@ export function createAtrium(options: AtriumOptions): Atrium {
   async function* eventsOf(
     response: Response,
     seen: { lastEventId: number; ended: boolean },
+    idleTimeout: number,
   ): AsyncGenerator<ConversationEvent> {
     if (!response.body) return;
     const requestId = response.headers.get("x-request-id");
@@ -213,13 +222,20 @@ export function createAtrium(options: AtriumOptions): Atrium {
     const parser = createParser({ onEvent: (event) => events.push(event) });
     try {
       for (;;) {
-        let chunk: ReadableStreamReadResult<string>;
+        let chunk: ReadableStreamReadResult<string> | "silent";
+        let timer: ReturnType<typeof setTimeout> | undefined;
         try {
-          chunk = await reader.read();
+          const silence = new Promise<"silent">(
+            (resolve) => (timer = setTimeout(() => resolve("silent"), idleTimeout)),
+          );
+          chunk = await Promise.race([reader.read(), silence]);
         } catch {
           return; // the connection dropped: the caller resumes
+        } finally {
+          clearTimeout(timer);
         }
-        if (chunk.done) return;
+        // A connection silent past its heartbeats is as good as dropped: the caller resumes.
+        if (chunk === "silent" || chunk.done) return;
         parser.feed(chunk.value);
         while (events.length > 0) {
           const event = events.shift()!;
@@ -263,13 +279,14 @@ export function createAtrium(options: AtriumOptions): Atrium {
     appId: string,
     first: () => Promise<Response>,
     state: { executionId: string | null; lastEventId: number; ended: boolean },
-    stream: { maxReconnects?: number; signal?: AbortSignal; timeout?: number },
+    stream: Omit<StreamOptions, "idempotencyKey">,
   ): AsyncGenerator<ConversationEvent> {
     const maxReconnects = stream.maxReconnects ?? 5;
+    const idleTimeout = stream.idleTimeout ?? STREAM_IDLE_TIMEOUT_MS;
     let response = await first();
     for (let reconnects = 0; ;) {
       if (response.status === 204) return;
-      for await (const event of eventsOf(response, state)) {
+      for await (const event of eventsOf(response, state, idleTimeout)) {
         if (event.type === "run") state.executionId = event.execution_id;
         yield event;
       }
@@ -314,7 +331,7 @@ export function createAtrium(options: AtriumOptions): Atrium {
   function resumeConversation(
     appId: string,
     executionId: string,
-    resumeOptions: { lastEventId?: number; signal?: AbortSignal; maxReconnects?: number; timeout?: number } = {},
+    resumeOptions: { lastEventId?: number } & Omit<StreamOptions, "idempotencyKey"> = {},
   ) {
     const state = { executionId, lastEventId: resumeOptions.lastEventId ?? 0, ended: false };
     const get = () =>
