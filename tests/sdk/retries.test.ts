@@ -184,6 +184,17 @@ describe("the SDK against a stand-in server", () => {
     expect(seen[1]!.idempotencyKey).toBe("mine-1");
   });
 
+  it("sends an upload again after a 503 with the same multipart body and key", async () => {
+    const added = { source: { id: "src_1", name: "refunds.md" }, status: "processing" };
+    script = [envelope(503, "service_unavailable", {}, { "Retry-After": "0" }), ok(added, 202)];
+    const file = new File(["# Refunds\n\nWithin 14 days."], "refunds.md", { type: "text/markdown" });
+    expect(await sdk().sources.upload("kb_1", file)).toEqual(added);
+    expect(seen).toHaveLength(2);
+    expect(seen[0]!.body).toContain("Within 14 days.");
+    expect(seen[1]!.body).toBe(seen[0]!.body);
+    expect(seen[1]!.idempotencyKey).toBe(seen[0]!.idempotencyKey);
+  });
+
   it("times out an attempt that hangs and retries it; without retries the TimeoutError is thrown", async () => {
     script = [hang, ok({ models: [] })];
     expect((await sdk().client.GET("/models", { timeout: 300 })).data).toEqual({ models: [] });
