@@ -117,6 +117,8 @@ async function streamTurn(base: string, key: string, appId: string, delays: numb
         const now = Date.now();
         if (event.event === "done") done = true;
         else if (event.event === "error") error = `error event ${event.data.slice(0, 120)}`;
+        // Only deltas: the final event repeats the whole reply.
+        if (event.event !== "delta") return;
         for (const match of event.data.matchAll(/\u27e8(\d{13})\u27e9/g)) delays.push(now - Number(match[1]));
       },
     });
