@@ -146,6 +146,30 @@ describe("statements per request, once the process has seen the key", () => {
   });
 });
 
+// Streams through a server of its own on a loaded two-core machine take a while.
+describe("a streamed turn", { timeout: 120_000 }, () => {
+  it("reads its stored events once per store, not once more to find nothing", async () => {
+    const server = serverProcess();
+    const app = await publishedApp({ app: { orchestrationMode: "broadcast" } });
+    const stream = async () => {
+      const response = await api("POST", `/apps/${app.appId}/conversation`, {
+        key: app.key,
+        handler: server.handler,
+        body: { message: "How long do refunds take, and are shipping costs refunded?", stream: true },
+      });
+      expect(response.status).toBe(200);
+      expect(response.text).toContain("event: done");
+    };
+    await server.statementsOf(stream);
+    const statements = await server.statementsOf(stream);
+    const stores = statements.filter((name) => name === "atrium_store_run_events").length;
+    const reads = statements.filter((name) => name === "atrium_read_run_events").length;
+    expect(stores).toBeGreaterThan(1);
+    // The first read catches up with what was stored before the reader listened.
+    expect(reads).toBeLessThanOrEqual(stores + 1);
+  });
+});
+
 describe("what a process keeps is dropped by the change's commit, in every process", () => {
   it("a key revoked through one process is refused by another on its next request", async () => {
     const [a, b] = [serverProcess(), serverProcess()];
