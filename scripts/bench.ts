@@ -33,6 +33,7 @@ import {
   waitForHealth,
 } from "./bench-process";
 import { scaleBench } from "./bench-scale";
+import { streamsBench } from "./bench-streams";
 import { printUsageBench, usageBench } from "./bench-usage";
 import { env } from "@/env";
 import { SCOPES } from "@/schemas/auth";
@@ -865,6 +866,7 @@ async function soakBench(): Promise<void> {
 
 async function main() {
   if (process.argv.includes("--soak")) return soakBench();
+  if (process.argv.includes("--streams")) return streamsBench();
   if (process.env.BENCH_ONLY === "usage") return usageOnly();
   if (process.env.BENCH_ONLY === "events") return eventsOnly();
   if (process.argv.includes("--scale")) return scaleBench();

@@ -22,7 +22,7 @@ describe("GET /models", () => {
     for (const model of response.body.models) expect(Object.keys(model).sort()).toEqual(["id", "name", "provider"]);
   });
 
-  it("answers in two prepared statements: the key check with its count, and the organization's providers", async () => {
+  it("answers in one prepared statement once the process keeps the key and the providers: the count", async () => {
     const tenant = await newOrganization();
     // The first request records the key's use (at most once a minute), off the request path: wait
     // for that write so it does not land among the second request's statements.
@@ -37,7 +37,7 @@ describe("GET /models", () => {
       const statements = query.mock.calls
         .filter(([config]) => !isCounterSweep(config))
         .map(([config]) => (config as { name?: string }).name ?? "unnamed");
-      expect(statements).toEqual(["atrium_key_check", "atrium_model_providers"]);
+      expect(statements).toEqual(["atrium_key_count"]);
     } finally {
       query.mockRestore();
     }

@@ -20,6 +20,7 @@ import {
   isAbandoned,
   isFinal,
   openConversationRun,
+  READ_BATCH,
   readRunEvents,
   startConversationRun,
   type RunHooks,
@@ -184,7 +185,10 @@ function runStream(db: Db, run: StreamedRun, after: number, headers: Headers, op
             last = event.seq;
             if (isFinal(event.event)) return;
           }
-          if (events.length > 0) continue;
+          // A read short of a full batch read everything stored: every later store wakes this
+          // reader (a wake while it read is kept for the next call), so it reads again only then,
+          // once per store, not once more to find nothing (issue 53: a held stream's reads).
+          if (events.length >= READ_BATCH) continue;
           const woken = await watch.next(heartbeatMs);
           if (!open || woken) continue;
           controller.enqueue(encoder.encode(": keep-alive\n\n"));

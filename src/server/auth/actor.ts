@@ -45,6 +45,11 @@ export interface KeyActor {
   scopes: readonly Scope[];
   /** The key's owner for a personal key; null for an organization key. */
   member: ActingMember | null;
+  /**
+   * The organization's lookup epoch this request's key check read (the lookup_epochs table): what
+   * the process keeps of the organization (its model list) is used only when kept at this epoch.
+   */
+  lookupEpoch?: string;
 }
 
 /** A person signed in to the console. */

@@ -40,7 +40,19 @@ interface KeyRow {
   role: Role | null;
   removed_at: Date | null;
   email: string | null;
+  /** The organization's lookup epoch read with the row (bigint, as text). */
+  epoch: string;
 }
+
+/** What the key check reads of a key (`k`), its organization, member and user. */
+const KEY_COLUMNS = `k.id, k.organization_id, k.kind::text as kind, k.name, k.scopes, k.revoked_at, k.last_used_at,
+    o.plan::text as plan, o.api_enabled, o.apps_api_enabled, o.mcp_enabled,
+    m.id as member_id, m.role::text as role, m.removed_at, u.email,
+    coalesce(e.epoch, 0)::text as epoch`;
+const KEY_JOINS = `join organizations o on o.id = k.organization_id
+  left join members m on m.id = k.member_id
+  left join users u on u.id = m.user_id
+  left join lookup_epochs e on e.organization_id = k.organization_id`;
 
 const BEARER = /^Bearer +([^\s]+)$/i;
 
@@ -70,7 +82,8 @@ export function bearerToken(header: string | null): string {
  * asked in the same turn of the event loop, in one round trip ($1 the secrets' hashes, $2 how
  * many requests came with each, $3 the window). Only existing keys are counted, and a request
  * refused by a later check is uncounted again, so refusals never use up capacity. Its commit
- * does not wait for a WAL flush (NO_FLUSH in src/server/db.ts).
+ * does not wait for a WAL flush (NO_FLUSH in src/server/db.ts). It reads each key's
+ * organization's lookup epoch in the same snapshot, which is what lets the process keep the key.
  */
 const KEY_CHECK_SQL = `
   with no_flush as (${NO_FLUSH}),
@@ -81,17 +94,35 @@ const KEY_CHECK_SQL = `
     on conflict (bucket, window_start) do update set count = rate_limit_counters.count + excluded.count
     returning bucket, count
   )
-  select k.secret_hash, k.id, k.organization_id, k.kind::text as kind, k.name, k.scopes, k.revoked_at, k.last_used_at,
-    o.plan::text as plan, o.api_enabled, o.apps_api_enabled, o.mcp_enabled,
-    m.id as member_id, m.role::text as role, m.removed_at, u.email,
+  select k.secret_hash, ${KEY_COLUMNS},
     cur.count as current,
     coalesce((select c.count from rate_limit_counters c where c.bucket = cur.bucket and c.window_start = $3 - 1), 0) as previous
   from api_keys k
   join cur on cur.bucket = 'key:' || k.secret_hash
-  join organizations o on o.id = k.organization_id
-  left join members m on m.id = k.member_id
-  left join users u on u.id = m.user_id
+  ${KEY_JOINS}
   where k.secret_hash = any($1::text[])`;
+
+/**
+ * The count alone, for keys this process keeps ($4 their organizations): the statement every
+ * request of a known key sends. Beside each count it reads the organization's lookup epoch; a key
+ * whose epoch moved on since it was kept is looked up again (KEY_LOOKUP_SQL) before it is used.
+ */
+const KEY_COUNT_SQL = `
+  with no_flush as (${NO_FLUSH}),
+  asked as (select * from unnest($1::text[], $2::int[], $4::uuid[]) as a(secret_hash, hits, organization_id)),
+  cur as (
+    insert into rate_limit_counters (bucket, window_start, count)
+    select 'key:' || a.secret_hash, $3, a.hits from asked a, no_flush
+    on conflict (bucket, window_start) do update set count = rate_limit_counters.count + excluded.count
+    returning bucket, count
+  )
+  select a.secret_hash, cur.count as current,
+    coalesce((select c.count from rate_limit_counters c where c.bucket = cur.bucket and c.window_start = $3 - 1), 0) as previous,
+    coalesce((select e.epoch from lookup_epochs e where e.organization_id = a.organization_id), 0) as epoch
+  from asked a join cur on cur.bucket = 'key:' || a.secret_hash`;
+
+/** Keys whose organization's epoch moved on, looked up again without counting them twice. */
+const KEY_LOOKUP_SQL = `select k.secret_hash, ${KEY_COLUMNS} from api_keys k ${KEY_JOINS} where k.secret_hash = any($1::text[])`;
 
 /** A key as the key check found it, with the request's own count in the current window. */
 interface CountedKey extends KeyRow {
@@ -109,6 +140,31 @@ interface KeyCheck {
 const waiting = new WeakMap<Db, KeyCheck[]>();
 /** The most requests one statement checks: a larger burst goes in several, one after another. */
 export const KEY_CHECK_BATCH = 200;
+/** The most keys a process keeps; past it the oldest kept is dropped. */
+export const KEPT_KEYS = 10_000;
+
+/**
+ * The keys this process has looked up, by secret hash, each with the lookup epoch of its
+ * organization read with it. One is used only after the request's count read the same epoch, so a
+ * revocation, a member's removal or a scope change committed before that count is never missed,
+ * in any process (contract: "Key checks").
+ */
+const keptKeys = new WeakMap<Db, Map<string, KeyRow>>();
+
+function keptFor(db: Db): Map<string, KeyRow> {
+  let kept = keptKeys.get(db);
+  if (!kept) keptKeys.set(db, (kept = new Map()));
+  return kept;
+}
+
+/** Keeps a key as looked up (its count fields are the request's own and are never read from here). */
+function keep(db: Db, row: KeyRow, secretHash: string): KeyRow {
+  const kept = keptFor(db);
+  kept.delete(secretHash);
+  if (kept.size >= KEPT_KEYS) kept.delete(kept.keys().next().value!);
+  kept.set(secretHash, row);
+  return row;
+}
 
 /**
  * The key check of one request. Requests that arrive together (a server under load reads many
@@ -133,37 +189,99 @@ function checkKey(db: Db, secretHash: string): Promise<{ key: CountedKey | undef
   });
 }
 
+type Counts = Map<string, { current: number; previous: number }>;
+
 async function sendKeyChecks(db: Db, checks: KeyCheck[]): Promise<void> {
   if (waiting.get(db) === checks) waiting.delete(db);
-  const hits = new Map<string, number>();
-  for (const check of checks) hits.set(check.secretHash, (hits.get(check.secretHash) ?? 0) + 1);
+  const kept = keptFor(db);
   const position = windowAt();
-  let rows: CountedKey[];
+  const hitsOf = (hashes: Iterable<string>) => {
+    const hits = new Map<string, number>();
+    for (const hash of hashes) hits.set(hash, (hits.get(hash) ?? 0) + 1);
+    return hits;
+  };
+  const known = hitsOf(checks.map((check) => check.secretHash).filter((hash) => kept.has(hash)));
+  const unknown = hitsOf(checks.map((check) => check.secretHash).filter((hash) => !kept.has(hash)));
+  const keys = new Map<string, KeyRow>();
+  const counts: Counts = new Map();
   try {
-    // A named statement is parsed and planned once per connection, not on every request.
-    ({ rows } = await db.pool.query<CountedKey>({
-      name: "atrium_key_check",
-      text: KEY_CHECK_SQL,
-      values: [[...hits.keys()], [...hits.values()], position.window],
-    }));
+    await Promise.all([
+      unknown.size > 0 && lookUpAndCount(db, unknown, position, keys, counts),
+      known.size > 0 && countKept(db, known, position, keys, counts),
+    ]);
   } catch (error) {
     for (const check of checks) check.settle(error instanceof Error ? error : new Error(String(error)));
     return;
   }
-  const found = new Map(rows.map((row) => [row.secret_hash, row]));
   // The requests of one key counted together took the counts up to `current`, one each, in order.
+  const hits = hitsOf(checks.map((check) => check.secretHash));
   const counted = new Map<string, number>();
   for (const check of checks) {
-    const row = found.get(check.secretHash);
-    if (!row) {
+    const key = keys.get(check.secretHash);
+    const count = counts.get(check.secretHash);
+    if (!key || !count) {
       check.settle({ key: undefined, position });
       continue;
     }
     const before = counted.get(check.secretHash) ?? 0;
     counted.set(check.secretHash, before + 1);
-    const current = Number(row.current) - hits.get(check.secretHash)! + before + 1;
-    check.settle({ key: { ...row, current, previous: Number(row.previous) }, position });
+    const current = count.current - hits.get(check.secretHash)! + before + 1;
+    check.settle({
+      key: { ...key, secret_hash: check.secretHash, current, previous: count.previous },
+      position,
+    });
   }
+}
+
+/** Keys not kept: looked up and counted in one statement (named: parsed and planned once per connection). */
+async function lookUpAndCount(
+  db: Db,
+  hits: Map<string, number>,
+  position: WindowPosition,
+  keys: Map<string, KeyRow>,
+  counts: Counts,
+): Promise<void> {
+  const { rows } = await db.pool.query<CountedKey>({
+    name: "atrium_key_check",
+    text: KEY_CHECK_SQL,
+    values: [[...hits.keys()], [...hits.values()], position.window],
+  });
+  for (const row of rows) {
+    keys.set(row.secret_hash, keep(db, row, row.secret_hash));
+    counts.set(row.secret_hash, { current: Number(row.current), previous: Number(row.previous) });
+  }
+}
+
+/** Kept keys: counted, and looked up again only where their organization's epoch moved on. */
+async function countKept(
+  db: Db,
+  hits: Map<string, number>,
+  position: WindowPosition,
+  keys: Map<string, KeyRow>,
+  counts: Counts,
+): Promise<void> {
+  const kept = keptFor(db);
+  const hashes = [...hits.keys()];
+  const { rows } = await db.pool.query<{ secret_hash: string; current: number; previous: number; epoch: string }>({
+    name: "atrium_key_count",
+    text: KEY_COUNT_SQL,
+    values: [hashes, [...hits.values()], position.window, hashes.map((hash) => kept.get(hash)!.organization_id)],
+  });
+  const stale: string[] = [];
+  for (const row of rows) {
+    counts.set(row.secret_hash, { current: Number(row.current), previous: Number(row.previous) });
+    const key = kept.get(row.secret_hash);
+    if (key && key.epoch === String(row.epoch)) keys.set(row.secret_hash, key);
+    else stale.push(row.secret_hash);
+  }
+  if (stale.length === 0) return;
+  for (const hash of stale) kept.delete(hash);
+  const { rows: fresh } = await db.pool.query<KeyRow & { secret_hash: string }>({
+    name: "atrium_key_lookup",
+    text: KEY_LOOKUP_SQL,
+    values: [stale],
+  });
+  for (const row of fresh) keys.set(row.secret_hash, keep(db, row, row.secret_hash));
 }
 
 /** The first check a found key fails, in the order above, or null. */
@@ -225,7 +343,7 @@ export async function authenticateApiKey(
         : "A key with the scim scope works only for the SCIM service at /scim/v2.";
     throw new AppError("insufficient_scope", message, {}, { headers: rateLimitHeaders(rateLimit) });
   }
-  touchLastUsed(db, key);
+  touchLastUsed(db, key, secretHash);
 
   return {
     rateLimit,
@@ -238,13 +356,16 @@ export async function authenticateApiKey(
       scopes: key.scopes,
       member: key.member_id && key.role && key.email ? { id: key.member_id, role: key.role, email: key.email } : null,
       origin,
+      lookupEpoch: key.epoch,
     },
   };
 }
 
 /** `lastUsedAt` to the minute: a write at most once a minute per key, off the request path, not waiting for a WAL flush. */
-function touchLastUsed(db: Db, key: KeyRow): void {
+function touchLastUsed(db: Db, key: KeyRow, secretHash: string): void {
   if (key.last_used_at && Date.now() - key.last_used_at.getTime() < LAST_USED_PRECISION_MS) return;
+  const kept = keptKeys.get(db)?.get(secretHash);
+  if (kept) kept.last_used_at = new Date();
   db.pool
     .query(`with no_flush as (${NO_FLUSH}) update api_keys set last_used_at = now() from no_flush where id = $1`, [
       key.id,

@@ -95,15 +95,39 @@ function providerRows(db: ProviderReader, organizationId: string, slug?: string)
 
 /**
  * The same rows by a prepared statement on the pool, for the request paths that read them every
- * time (GET /models, every retrieval of a run), where a Prisma query costs several times the CPU.
+ * time (GET /models, every retrieval of a run), where a Prisma query costs several times the CPU;
+ * with the organization's lookup epoch read in the same snapshot.
  */
-async function pooledProviderRows(db: Db, organizationId: string): Promise<ProviderRow[]> {
-  const { rows } = await db.pool.query<{ providers: ProviderRow[] }>({
+async function pooledProviderRows(db: Db, organizationId: string): Promise<{ rows: ProviderRow[]; epoch: string }> {
+  const { rows } = await db.pool.query<{ providers: ProviderRow[]; epoch: string }>({
     name: "atrium_model_providers",
-    text: `select ${providerRowsJson("$1")} as providers`,
+    text: `select ${providerRowsJson("$1")} as providers,
+      coalesce((select epoch from lookup_epochs where organization_id = $1), 0)::text as epoch`,
     values: [organizationId],
   });
-  return rows[0]!.providers;
+  return { rows: rows[0]!.providers, epoch: rows[0]!.epoch };
+}
+
+/** The most organizations whose providers a process keeps; past it the oldest kept is dropped. */
+const KEPT_PROVIDER_LISTS = 10_000;
+const keptProviders = new WeakMap<Db, Map<string, { rows: ProviderRow[]; epoch: string }>>();
+
+/**
+ * The organization's providers, kept by the process at the lookup epoch they were read at: used
+ * again only by a request whose key check read that same epoch (`epoch`), so a provider added,
+ * changed or removed (which moves the epoch on at its commit) is seen by the next request in every
+ * process. Without an epoch (console, portal, background work) they are read.
+ */
+async function keptProviderRows(db: Db, organizationId: string, epoch: string | undefined): Promise<ProviderRow[]> {
+  let kept = keptProviders.get(db);
+  if (!kept) keptProviders.set(db, (kept = new Map()));
+  const known = kept.get(organizationId);
+  if (epoch !== undefined && known?.epoch === epoch) return known.rows;
+  const read = await pooledProviderRows(db, organizationId);
+  kept.delete(organizationId);
+  if (kept.size >= KEPT_PROVIDER_LISTS) kept.delete(kept.keys().next().value!);
+  kept.set(organizationId, read);
+  return read.rows;
 }
 
 /**
@@ -136,9 +160,12 @@ export async function availableModels(db: ProviderReader, organizationId: string
   return withChatModels(await providerRows(db, organizationId));
 }
 
-/** availableModels outside a transaction, on the pool: what GET /models answers. */
-export async function listAvailableModels(db: Db, organizationId: string): Promise<ModelInfo[]> {
-  return withChatModels(await pooledProviderRows(db, organizationId));
+/**
+ * availableModels outside a transaction, on the pool: what GET /models answers. `epoch`: the
+ * organization's lookup epoch the request's key check read, when it had one.
+ */
+export async function listAvailableModels(db: Db, organizationId: string, epoch?: string): Promise<ModelInfo[]> {
+  return withChatModels(await keptProviderRows(db, organizationId, epoch));
 }
 
 /** Whether an agent may name this model in the organization (the built-in and operator's models need no query). */
@@ -193,7 +220,7 @@ export async function embeddingModelFor(
   organizationId: string,
   rows?: ProviderRow[],
 ): Promise<EmbeddingModel | null> {
-  const choice = embeddingChoice(rows ?? (await pooledProviderRows(db, organizationId)));
+  const choice = embeddingChoice(rows ?? (await pooledProviderRows(db, organizationId)).rows);
   if (!choice) return null;
   const { providerEmbedding } = await import("./provider-model");
   return providerEmbedding(connectionOf(choice.row), choice.modelId);

@@ -47,7 +47,9 @@ function dispatch(hub: Hub, payload: string): void {
   const [kind, runId] = payload.split(" ");
   if (!runId) return;
   if (kind === "c") hub.owned.get(runId)?.abort();
-  else wakeReaders(hub, runId);
+  // A run this process runs wakes its readers here as it stores each batch (wakeRun): the
+  // notification is for the other processes, and its echo would only cost each reader a read.
+  else if (!hub.owned.has(runId)) wakeReaders(hub, runId);
 }
 
 function wakeReaders(hub: Hub, runId: string): void {

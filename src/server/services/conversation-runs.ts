@@ -34,7 +34,7 @@ export const ABANDONED_RUN_MS = RUN_LIMITS.runMs + 60_000;
 const CANCEL_WAIT_MS = 10_000;
 /** Consecutive deltas not yet stored are stored as one event up to this size. */
 const MERGED_DELTA_CHARS = 16 * 1024;
-const READ_BATCH = 500;
+export const READ_BATCH = 500;
 
 export interface StoredEvent {
   seq: number;

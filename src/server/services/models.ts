@@ -12,5 +12,6 @@ import { listAvailableModels } from "@/server/runtime/models";
 export const listModels = guarded({}, async function listModels(db: Db, actor: Actor): Promise<
   z.infer<typeof ListModelsOutput>
 > {
-  return { models: await listAvailableModels(db, actor.organizationId), builtIns: builtInStatus() };
+  const epoch = actor.kind === "key" ? actor.lookupEpoch : undefined;
+  return { models: await listAvailableModels(db, actor.organizationId, epoch), builtIns: builtInStatus() };
 });

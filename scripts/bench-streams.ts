@@ -1,0 +1,303 @@
+// `npm run bench -- --streams`: chat load as end users make it (issue 53): many streamed
+// conversation turns held open at once while a provider trickles tokens. A stand-in provider in a
+// process of its own (OpenAI-compatible, loopback) sends a token every 50 ms for 30 s, each token
+// stamped with the moment it was sent; the server `npm start` serves (its compiled bundle, API
+// only) relays it to the clients, which read each delta as it comes. For 500, 1,000 and 2,000
+// concurrent turns on one process and split over two: memory per stream (RSS while the streams
+// are open, over RSS at rest), event delay p50/p99 from the provider's send to the client's
+// receipt, CPU, the server's database connections (open, and busy while the streams only wait),
+// and what failed. BENCH_STREAMS=500,1000 and BENCH_STREAM_SECONDS=10 shorten it.
+import { spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import pg from "pg";
+import { createParser } from "eventsource-parser";
+import { buildServer, SERVER_DIST } from "./build-server.mjs";
+import { memoryOf, percentile, postApi, treeCpuSeconds, waitForHealth } from "./bench-process";
+import { env } from "@/env";
+import { SCOPES } from "@/schemas/auth";
+import { startEmbeddedCluster, ensureDatabase, EMBEDDED_DATABASE } from "@/server/database/embedded";
+import { migrate } from "@/server/database/migrate";
+import { closeDb, createDb } from "@/server/db";
+import { createApiKey } from "@/server/services/api-keys";
+import { createOrganization } from "@/server/services/organizations";
+
+const FIRST_PORT = Number(process.env.BENCH_PORT ?? 3900) + 10;
+const TOKEN_MS = 50;
+const STREAM_SECONDS = Number(process.env.BENCH_STREAM_SECONDS ?? 30);
+const COUNTS = (process.env.BENCH_STREAMS ?? "500,1000,2000").split(",").map(Number);
+/** Streams are opened over this long, as people arrive, not in one burst. */
+const RAMP_MS = 5_000;
+
+/** The stand-in provider: each streamed reply is a token every TOKEN_MS, `⟨ms⟩ ` with the send time. */
+const PROVIDER_SOURCE = `
+  const http = await import("node:http");
+  const [tokenMs, seconds] = [Number(process.env.TOKEN_MS), Number(process.env.STREAM_SECONDS)];
+  const chunk = (delta, extra = {}) => "data: " + JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 0,
+    model: "slow", choices: [{ index: 0, delta, finish_reason: null }], ...extra }) + "\\n\\n";
+  const server = http.createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write(chunk({ role: "assistant", content: "" }));
+      let sent = 0;
+      const tokens = Math.round((seconds * 1000) / tokenMs);
+      const timer = setInterval(() => {
+        if (response.destroyed) return clearInterval(timer);
+        response.write(chunk({ content: "\\u27e8" + Date.now() + "\\u27e9 " }));
+        if (++sent < tokens) return;
+        clearInterval(timer);
+        response.write("data: " + JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 0, model: "slow",
+          choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: tokens } }) + "\\n\\n");
+        response.end("data: [DONE]\\n\\n");
+      }, tokenMs);
+    });
+  });
+  server.keepAliveTimeout = 120000;
+  server.listen(0, "127.0.0.1", () => process.send(server.address().port));`;
+
+interface Round {
+  streams: number;
+  processes: number;
+  completed: number;
+  failed: number;
+  failures: string[];
+  delayP50Ms: number;
+  delayP99Ms: number;
+  events: number;
+  rssAtRestMb: number[];
+  rssPeakMb: number[];
+  kbPerStream: number;
+  cpuSecondsPerSecond: number[];
+  connectionsOpen: number;
+  connectionsBusy: number;
+}
+
+function startServer(port: number, databaseUrl: string, dataDir: string): ChildProcess {
+  const bundle = readdirSync(SERVER_DIST)
+    .filter((file) => file.startsWith("http-server-") && file.endsWith(".mjs"))
+    .map((file) => path.join(SERVER_DIST, file))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]!;
+  const serveSource = `const { serve } = await import(${JSON.stringify(pathToFileURL(bundle).href)});
+    const server = await serve({ port: Number(process.env.PORT), trustProxy: 0 });
+    process.once("SIGTERM", () => server.stop().then(() => process.exit(0)));`;
+  return spawn(
+    process.execPath,
+    [`--max-old-space-size=${env().SERVER_HEAP_MB}`, "--input-type=module", "-e", serveSource],
+    {
+      stdio: ["ignore", "ignore", "inherit"],
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        PORT: String(port),
+        DATABASE_URL: databaseUrl,
+        DATA_DIR: dataDir,
+        RATE_LIMIT_PER_MINUTE: "100000000",
+        ALLOW_PRIVATE_INTEGRATION_URLS: "true",
+      },
+    },
+  );
+}
+
+/** One streamed turn: the delay of every token event, or why it failed. */
+async function streamTurn(base: string, key: string, appId: string, delays: number[]): Promise<string | null> {
+  try {
+    const response = await fetch(`${base}/api/v1/apps/${appId}/conversation`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ message: "Tell me a long story.", stream: true }),
+    });
+    if (response.status !== 200 || !response.body) return `status ${response.status}`;
+    let done = false;
+    let error: string | null = null;
+    const parser = createParser({
+      onEvent(event) {
+        const now = Date.now();
+        if (event.event === "done") done = true;
+        else if (event.event === "error") error = `error event ${event.data.slice(0, 120)}`;
+        // Only deltas: the final event repeats the whole reply.
+        if (event.event !== "delta") return;
+        for (const match of event.data.matchAll(/\u27e8(\d{13})\u27e9/g)) delays.push(now - Number(match[1]));
+      },
+    });
+    const decoder = new TextDecoder();
+    const reader = response.body.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      parser.feed(decoder.decode(read.value, { stream: true }));
+    }
+    return error ?? (done ? null : "closed before done");
+  } catch (caught) {
+    return (caught as Error).message;
+  }
+}
+
+async function connections(databaseUrl: string): Promise<{ open: number; busy: number }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ open: string; busy: string }>(
+      `select count(*) as open, count(*) filter (where state <> 'idle') as busy from pg_stat_activity
+       where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()
+         and query not ilike 'listen %'`,
+    );
+    return { open: Number(rows[0]!.open), busy: Number(rows[0]!.busy) };
+  } finally {
+    await client.end();
+  }
+}
+
+async function round(
+  servers: { base: string; pid: number }[],
+  key: string,
+  appId: string,
+  streams: number,
+  databaseUrl: string,
+): Promise<Round> {
+  const rssAtRestMb = servers.map((server) => memoryOf(server.pid).rss);
+  const cpuBefore = servers.map((server) => treeCpuSeconds(server.pid));
+  const started = Date.now();
+  const delays: number[] = [];
+  const failures: string[] = [];
+  let completed = 0;
+  const turns = Array.from({ length: streams }, async (_, n) => {
+    await new Promise((resolve) => setTimeout(resolve, (n / streams) * RAMP_MS));
+    const failure = await streamTurn(servers[n % servers.length]!.base, key, appId, delays);
+    if (failure) failures.push(failure);
+    else completed++;
+  });
+  // Sampled while every stream is open and waiting on its provider.
+  const rssPeakMb = servers.map(() => 0);
+  const samples: { open: number; busy: number }[] = [];
+  const sampler = setInterval(() => {
+    servers.forEach((server, i) => (rssPeakMb[i] = Math.max(rssPeakMb[i]!, memoryOf(server.pid).rss)));
+  }, 500);
+  const plateau = (async () => {
+    await new Promise((resolve) => setTimeout(resolve, RAMP_MS + 2_000));
+    while (Date.now() - started < RAMP_MS + STREAM_SECONDS * 1000 - 2_000) {
+      samples.push(await connections(databaseUrl));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  })();
+  await Promise.all([...turns, plateau]);
+  clearInterval(sampler);
+  const seconds = (Date.now() - started) / 1000;
+  const sorted = delays.sort((a, b) => a - b);
+  const grown = rssPeakMb.reduce((sum, peak, i) => sum + (peak - rssAtRestMb[i]!), 0);
+  const counts = failures.reduce((all, f) => all.set(f, (all.get(f) ?? 0) + 1), new Map<string, number>());
+  return {
+    streams,
+    processes: servers.length,
+    completed,
+    failed: failures.length,
+    failures: [...counts].map(([reason, count]) => `${count}× ${reason}`),
+    delayP50Ms: percentile(sorted, 50),
+    delayP99Ms: percentile(sorted, 99),
+    events: sorted.length,
+    rssAtRestMb,
+    rssPeakMb,
+    kbPerStream: (grown * 1024) / streams,
+    cpuSecondsPerSecond: servers.map((server, i) => (treeCpuSeconds(server.pid) - cpuBefore[i]!) / seconds),
+    connectionsOpen: Math.max(0, ...samples.map((sample) => sample.open)),
+    connectionsBusy: Math.max(0, ...samples.map((sample) => sample.busy)),
+  };
+}
+
+export async function streamsBench(): Promise<void> {
+  await buildServer();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "atrium-bench-"));
+  chmodSync(dataDir, 0o755);
+  const cluster = await startEmbeddedCluster(path.join(dataDir, "postgres"), { ephemeral: true });
+  const children: ChildProcess[] = [];
+  try {
+    await ensureDatabase(cluster.adminUrl, EMBEDDED_DATABASE);
+    const databaseUrl = cluster.urlFor(EMBEDDED_DATABASE);
+    await migrate(databaseUrl);
+    const provider = spawn(process.execPath, ["--input-type=module", "-e", PROVIDER_SOURCE], {
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
+      env: { ...process.env, TOKEN_MS: String(TOKEN_MS), STREAM_SECONDS: String(STREAM_SECONDS) },
+    });
+    children.push(provider);
+    const providerPort = await new Promise<number>((resolve) =>
+      provider.once("message", (port) => resolve(Number(port))),
+    );
+
+    const db = createDb(databaseUrl, 2);
+    const organization = await createOrganization(db, { name: "Streams", credits: 1_000_000_000 });
+    const operator = { kind: "operator" as const, organizationId: organization.id };
+    const key = (await createApiKey(db, operator, { name: "streams", kind: "organization", scopes: [...SCOPES] }))
+      .secret;
+    // The provider row as the console would write it (no API key: the stand-in needs none).
+    await db.modelProvider.create({
+      data: {
+        organizationId: organization.id,
+        slug: "trickle",
+        name: "Trickle",
+        kind: "openai-compatible",
+        baseUrl: `http://127.0.0.1:${providerPort}/v1`,
+        models: [{ id: "slow", kind: "chat" }],
+      },
+    });
+    await closeDb(db);
+
+    const results: Round[] = [];
+    for (const processes of [1, 2]) {
+      const servers = Array.from({ length: processes }, (_, i) => {
+        const child = startServer(FIRST_PORT + i, databaseUrl, dataDir);
+        children.push(child);
+        return { child, base: `http://127.0.0.1:${FIRST_PORT + i}`, pid: child.pid! };
+      });
+      await Promise.all(servers.map((server) => waitForHealth(server.child, server.base, 60_000)));
+      const post = <T>(route: string, body: unknown) => postApi<T>(servers[0]!.base, key, route, body);
+      const { agent } = await post<{ agent: { id: string } }>("/agents", {
+        name: `Storyteller ${processes}`,
+        description: "Tells long stories",
+        model: "trickle/slow",
+      });
+      await post(`/agents/${agent.id}/publish`, {});
+      const { app } = await post<{ app: { id: string } }>("/apps", {
+        name: `Stories ${processes}`,
+        orchestrationMode: "sequential",
+        members: [{ id: agent.id, kind: "agent" }],
+      });
+      await post(`/apps/${app.id}/publish`, {});
+      await round(servers, key, app.id, Math.min(20, COUNTS[0]!), databaseUrl); // warm-up
+      for (const streams of COUNTS) {
+        const result = await round(servers, key, app.id, streams, databaseUrl);
+        results.push(result);
+        console.log(
+          `${streams} streams on ${processes} process(es): ${result.completed} completed, ${result.failed} failed${result.failures.length ? ` (${result.failures.join("; ")})` : ""}; ` +
+            `event delay p50 ${result.delayP50Ms} ms, p99 ${result.delayP99Ms} ms over ${result.events} events; ` +
+            `RSS at rest ${result.rssAtRestMb.map((mb) => mb.toFixed(0)).join("/")} MB, peak ${result.rssPeakMb.map((mb) => mb.toFixed(0)).join("/")} MB, ${result.kbPerStream.toFixed(0)} KB a stream; ` +
+            `CPU ${result.cpuSecondsPerSecond.map((cpu) => `${(cpu * 100).toFixed(0)}%`).join("/")} of a core; ` +
+            `database connections open ${result.connectionsOpen}, busy ${result.connectionsBusy} (max while the streams wait)`,
+        );
+      }
+      for (const server of servers) {
+        server.child.kill("SIGTERM");
+        await new Promise((resolve) => server.child.once("exit", resolve));
+      }
+    }
+    console.log(
+      "\n| Streams | Processes | Failed | Delay p50 / p99 | RSS peak | Per stream | CPU | DB connections open / busy |",
+    );
+    console.log("|---:|---:|---:|---|---|---:|---|---|");
+    for (const r of results) {
+      console.log(
+        `| ${r.streams} | ${r.processes} | ${r.failed} | ${r.delayP50Ms} / ${r.delayP99Ms} ms | ${r.rssPeakMb.map((mb) => mb.toFixed(0)).join(" + ")} MB | ${r.kbPerStream.toFixed(0)} KB | ${r.cpuSecondsPerSecond.map((cpu) => `${(cpu * 100).toFixed(0)}%`).join(" + ")} | ${r.connectionsOpen} / ${r.connectionsBusy} |`,
+      );
+    }
+    const goal = results.find((r) => r.streams === 2000 && r.processes === 1);
+    if (goal) {
+      const pass = goal.failed === 0 && Math.max(...goal.rssPeakMb) <= 500 && goal.delayP99Ms <= 100;
+      console.log(
+        `2,000 streams on one process within 500 MB, delay p99 ≤ 100 ms, none failed: ${pass ? "PASS" : "FAIL"}; database connections busy while the streams wait: ${goal.connectionsBusy} (goal 0)`,
+      );
+    }
+  } finally {
+    for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
+    await cluster.release();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,246 @@
+// What the hot requests send to PostgreSQL (issue 53), counted on a server process of their own
+// whose every statement is recorded, through the REST door. The counts are the budget: a request
+// that gains a round trip fails here. And what a process keeps between requests (a key's lookup,
+// the organization's model list) is dropped in every process by the change's own commit.
+import { afterAll, describe, expect, it } from "vitest";
+import { createRestHandler } from "@/server/adapters/rest";
+import { closeDb, createDb, getDb, type Db } from "@/server/db";
+import { changeMemberRole, removeMember } from "@/server/services/members";
+import { createModelProvider } from "@/server/services/model-providers";
+import { updateOrganization } from "@/server/services/organizations";
+import { revokeApiKey } from "@/server/services/api-keys";
+import { addPerson, api, expectError, isCounterSweep, issueKey, newOrganization, type Handler } from "../helpers";
+import { email, newGroup, newPlan } from "../provisioning-helpers";
+import { newKnowledgebase, newPage } from "../knowledge-helpers";
+import { publishedApp } from "../runtime-helpers";
+
+const dbs: Db[] = [];
+afterAll(async () => {
+  await Promise.all(dbs.map((db) => closeDb(db)));
+});
+
+/** Another server process: its own pool and REST handler; `statements` records what it sends. */
+function serverProcess() {
+  const db = createDb(process.env.DATABASE_URL!);
+  dbs.push(db);
+  const statements: string[] = [];
+  db.pool.on("connect", (client) => {
+    const send = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
+      const first = args[0] as { name?: string; text?: string } | string;
+      // The hourly sweeps (rate-limit counters; idempotency keys and runs kept 24 hours) are no request's.
+      const text = typeof first === "string" ? first : (first.text ?? "");
+      if (!isCounterSweep(first) && !/interval '24 hours'/.test(text)) {
+        statements.push(typeof first === "string" ? first : (first.name ?? first.text ?? "(unnamed)"));
+      }
+      return send(...args);
+    };
+  });
+  const handler: Handler = createRestHandler({ db: () => db });
+  return {
+    db,
+    handler,
+    /** The statements `call` sent, the writes it left to run after its answer (the key's use) included. */
+    async statementsOf(call: () => Promise<unknown>): Promise<string[]> {
+      statements.length = 0;
+      await call();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return [...statements];
+    },
+  };
+}
+
+describe("statements per request, once the process has seen the key", () => {
+  it("GET /models: one, the rate-limit count (was two: the key check and the providers)", async () => {
+    const server = serverProcess();
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    // The first request looks the key up, reads the providers and records the key's use.
+    await server.statementsOf(() => api("GET", "/models", { key, handler: server.handler }));
+    const statements = await server.statementsOf(async () => {
+      expect((await api("GET", "/models", { key, handler: server.handler })).status).toBe(200);
+    });
+    expect(statements).toEqual(["atrium_key_count"]);
+  });
+
+  it("POST /end-users with two plans, a group and a grant, GET /end-users/{id}, GET /knowledgebases/{id}: two each; four with an Idempotency-Key", async () => {
+    const server = serverProcess();
+    const app = await publishedApp();
+    const { key, tenant } = app;
+    const [basic, gold, group] = [
+      await newPlan(tenant.operator),
+      await newPlan(tenant.operator, { withGroup: true }),
+      await newGroup(tenant.operator),
+    ];
+    const kb = await newKnowledgebase(tenant);
+    for (let i = 0; i < 3; i++) await newPage(key, kb, { title: `Page ${i}`, markdown: `# Page ${i}\n\nText ${i}.` });
+    await server.statementsOf(() => api("GET", "/models", { key, handler: server.handler }));
+
+    let endUserId = "";
+    const provision = await server.statementsOf(async () => {
+      const response = await api("POST", "/end-users", {
+        key,
+        handler: server.handler,
+        body: {
+          email: email(),
+          tierPlanIds: [basic.tierPlan.id, gold.tierPlan.id],
+          groupIds: [group.id],
+          grants: [{ targetKind: "app", targetId: app.appId }],
+        },
+      });
+      expect(response.status).toBe(201);
+      endUserId = response.body.endUser.id;
+    });
+    expect(provision).toEqual(["atrium_key_count", "atrium_provision"]);
+
+    // With an Idempotency-Key: the key taken and the answer kept, on the pool.
+    const keyed = () =>
+      api("POST", "/end-users", {
+        key,
+        handler: server.handler,
+        headers: { "idempotency-key": `provision-${email()}` },
+        body: { email: email() },
+      });
+    await keyed();
+    const idempotent = await server.statementsOf(async () => expect((await keyed()).status).toBe(201));
+    expect(idempotent).toEqual([
+      "atrium_key_count",
+      "atrium_idempotency_claim",
+      "atrium_provision",
+      "atrium_idempotency_finish",
+    ]);
+
+    const detail = await server.statementsOf(async () => {
+      expect((await api("GET", `/end-users/${endUserId}`, { key, handler: server.handler })).status).toBe(200);
+    });
+    expect(detail).toHaveLength(2);
+    expect(detail[0]).toBe("atrium_key_count");
+
+    const knowledgebase = await server.statementsOf(async () => {
+      expect((await api("GET", `/knowledgebases/${kb}`, { key, handler: server.handler })).status).toBe(200);
+    });
+    expect(knowledgebase).toHaveLength(2);
+    expect(knowledgebase[0]).toBe("atrium_key_count");
+  });
+
+  it("a conversation turn: seven (was eight), its usage totals and rows by model in one", async () => {
+    const server = serverProcess();
+    const app = await publishedApp({ app: { orchestrationMode: "broadcast" } });
+    const converse = () =>
+      api("POST", `/apps/${app.appId}/conversation`, {
+        key: app.key,
+        handler: server.handler,
+        body: { message: "How long do refunds take?" },
+      });
+    await server.statementsOf(converse); // reads the versions into the process's cache
+    const statements = await server.statementsOf(async () => expect((await converse()).status).toBe(200));
+    expect([...statements].sort()).toEqual([
+      "atrium_charge_run_credits",
+      "atrium_key_count",
+      "atrium_live_app",
+      "atrium_model_prices",
+      "atrium_record_run_usage",
+      "atrium_retrieve",
+      "atrium_save_turn",
+    ]);
+  });
+});
+
+// Streams through a server of its own on a loaded two-core machine take a while.
+describe("a streamed turn", { timeout: 120_000 }, () => {
+  it("reads its stored events once per store, not once more to find nothing", async () => {
+    const server = serverProcess();
+    const app = await publishedApp({ app: { orchestrationMode: "broadcast" } });
+    const stream = async () => {
+      const response = await api("POST", `/apps/${app.appId}/conversation`, {
+        key: app.key,
+        handler: server.handler,
+        body: { message: "How long do refunds take, and are shipping costs refunded?", stream: true },
+      });
+      expect(response.status).toBe(200);
+      expect(response.text).toContain("event: done");
+    };
+    await server.statementsOf(stream);
+    const statements = await server.statementsOf(stream);
+    const stores = statements.filter((name) => name === "atrium_store_run_events").length;
+    const reads = statements.filter((name) => name === "atrium_read_run_events").length;
+    expect(stores).toBeGreaterThan(1);
+    // The first read catches up with what was stored before the reader listened.
+    expect(reads).toBeLessThanOrEqual(stores + 1);
+  });
+});
+
+describe("what a process keeps is dropped by the change's commit, in every process", () => {
+  it("a key revoked through one process is refused by another on its next request", async () => {
+    const [a, b] = [serverProcess(), serverProcess()];
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    expect((await api("GET", "/models", { key, handler: b.handler })).status).toBe(200);
+    expect(await b.statementsOf(() => api("GET", "/models", { key, handler: b.handler }))).toEqual([
+      "atrium_key_count",
+    ]);
+    // Keys are revoked in the console: the service, on the other process's database client.
+    await revokeApiKey(a.db, tenant.operator, { keyId: tenant.orgKey.id });
+    const started = Date.now();
+    expectError(await api("GET", "/models", { key, handler: b.handler }), 401, "api_key_revoked");
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it("a member removed, a role lowered, a scope taken away, the API switched off: each seen at once", async () => {
+    const b = serverProcess();
+    const tenant = await newOrganization();
+    const person = await addPerson(tenant.operator, "admin");
+    const personal = await issueKey(tenant.operator, { kind: "personal", memberId: person.member.id });
+    const models = (key: string) => api("GET", "/models", { key, handler: b.handler });
+    const write = (key: string) =>
+      api("POST", "/user-groups", { key, handler: b.handler, body: { name: `Group ${Math.random()}` } });
+    expect((await write(personal.secret)).status).toBe(201);
+
+    await changeMemberRole(getDb(), tenant.operator, { memberId: person.member.id, role: "viewer" });
+    expectError(await write(personal.secret), 403, "forbidden_role");
+
+    await removeMember(getDb(), tenant.operator, { memberId: person.member.id });
+    expectError(await models(personal.secret), 401, "member_removed");
+
+    const readOnly = await issueKey(tenant.operator, { kind: "organization", scopes: ["end_users:read"] });
+    expect((await api("GET", "/end-users", { key: readOnly.secret, handler: b.handler })).status).toBe(200);
+    await getDb().apiKey.update({ where: { id: readOnly.id }, data: { scopes: ["knowledge:read"] } });
+    expectError(
+      await api("GET", "/end-users", { key: readOnly.secret, handler: b.handler }),
+      403,
+      "insufficient_scope",
+    );
+
+    expect((await models(tenant.orgKey.secret)).status).toBe(200);
+    await updateOrganization(getDb(), tenant.operator, { apiEnabled: false });
+    expectError(await models(tenant.orgKey.secret), 403, "api_disabled");
+  });
+
+  it("a model provider added through one process is listed by another's next GET /models", async () => {
+    const b = serverProcess();
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    const before = await api("GET", "/models", { key, handler: b.handler });
+    expect(before.body.models.map((m: { id: string }) => m.id)).not.toContain("acme/gpt-org");
+    await createModelProvider(getDb(), tenant.operator, {
+      slug: "acme",
+      kind: "anthropic",
+      name: "Acme AI",
+      models: [{ id: "gpt-org", kind: "chat" }],
+    });
+    const after = await api("GET", "/models", { key, handler: b.handler });
+    expect(after.body.models.map((m: { id: string }) => m.id)).toContain("acme/gpt-org");
+  });
+
+  it("a key's use every minute does not drop what the process keeps", async () => {
+    const b = serverProcess();
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    await b.statementsOf(() => api("GET", "/models", { key, handler: b.handler }));
+    await getDb().apiKey.update({ where: { id: tenant.orgKey.id }, data: { lastUsedAt: new Date(0) } });
+    await getDb().organization.update({ where: { id: tenant.organization.id }, data: { credits: { increment: 5 } } });
+    expect(await b.statementsOf(() => api("GET", "/models", { key, handler: b.handler }))).toEqual([
+      "atrium_key_count",
+    ]);
+  });
+});
