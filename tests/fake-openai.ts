@@ -23,6 +23,7 @@ export interface ChatRequest {
   tools?: { type: "function"; function: { name: string; description?: string; parameters: Record<string, unknown> } }[];
   tool_choice?: unknown;
   stream_options?: { include_usage?: boolean };
+  max_tokens?: number;
 }
 
 /** The usage a reply reports: its tokens, or null to report none. */
@@ -39,6 +40,8 @@ export interface FakeOpenAI {
     traceparent?: string;
     tools: string[];
     toolChoice?: unknown;
+    /** The request's output cap (`max_tokens`), when it set one. */
+    maxTokens?: number;
   }[];
   /** The inputs of each embeddings request, in order. */
   embeddingRequests: string[][];
@@ -85,6 +88,7 @@ export async function startFakeOpenAI(
         traceparent: req.headers.traceparent as string | undefined,
         tools: (body.tools ?? []).map((t) => t.function.name),
         toolChoice: body.tool_choice,
+        maxTokens: body.max_tokens,
       });
       if (hanging) {
         hung.push(res);

@@ -39,11 +39,29 @@ function bounded(count: number | undefined): { value: number; clamped: boolean }
   return { value, clamped: value !== count };
 }
 
+/** What a run that pays for its priced calls as it goes (runtime/billed-run.ts) is told by its meter. */
+export interface CallReserver {
+  /**
+   * Reserves a call's ceiling before it is made (or throws insufficient_credits, and the call is
+   * not made): answers the call's maximum output tokens, or undefined for an unpriced model.
+   */
+  reserve(model: string, inputTokens: number): Promise<number | undefined>;
+  /** The run's calls so far, after each one ends. */
+  recorded(calls: readonly ModelCall[]): void;
+}
+
 /** A run's model calls, in the order they ended. One per run (RunContext.meter), shared by its members. */
 export class Meter {
   readonly calls: ModelCall[] = [];
+  /** Set by a run that reserves its priced calls' ceilings; without one nothing is reserved or capped. */
+  reserver: CallReserver | null = null;
 
   constructor(private readonly organizationId: string) {}
+
+  /** Before a call of `model` reading about `inputTokens`: its maximum output tokens, if it is capped. */
+  reserve(model: string, inputTokens: number): Promise<number | undefined> {
+    return this.reserver ? this.reserver.reserve(model, inputTokens) : Promise.resolve(undefined);
+  }
 
   record(
     model: { id: string; provider: string },
@@ -66,6 +84,7 @@ export class Meter {
       outcome,
     };
     this.calls.push(call);
+    this.reserver?.recorded(this.calls);
     return call;
   }
 }

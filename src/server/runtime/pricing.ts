@@ -45,20 +45,50 @@ export function runCharge(calls: readonly ModelCall[], prices: PriceList, flat: 
   if (priced.length === 0) return flat;
   const minimum = Math.max(...priced.map((call) => prices.get(call.model)!.minimumCredits));
   const micro = priced.reduce((sum, call) => sum + microCredits(call, prices), 0n);
-  const metered = (micro + MILLION - 1n) / MILLION;
-  const capped = metered > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(metered);
-  return Math.max(minimum, capped);
+  return Math.max(minimum, wholeCredits(micro));
 }
 
 /**
  * What a run is asked for before it runs, from the models it may call (its agents' and its flows'
  * LLM nodes'): the largest minimumCredits among the priced ones, and at least `flat` when any is
- * unpriced (or none is named). Reservations, which take a call's ceiling, come next.
+ * unpriced (or none is named). A leased run reserves more: firstReservation.
  */
 export function upfrontCharge(models: readonly string[], prices: PriceList, flat: number): number {
   const priced = models.filter((model) => prices.has(model));
   const floor = priced.length < new Set(models).size || models.length === 0 ? flat : 0;
   return Math.max(floor, ...priced.map((model) => prices.get(model)!.minimumCredits));
+}
+
+/** A priced call's ceiling, in millionths of a credit: its estimated input and its maximum output, priced. */
+export function callCeilingMicro(price: ModelPrice, inputTokens: number, maxOutputTokens: number): bigint {
+  return (
+    BigInt(inputTokens) * BigInt(price.inputCreditsPerMillion) +
+    BigInt(maxOutputTokens) * BigInt(price.outputCreditsPerMillion)
+  );
+}
+
+/** Millionths of a credit as whole credits, rounded up (and at most Number.MAX_SAFE_INTEGER). */
+export function wholeCredits(micro: bigint): number {
+  const credits = (micro + MILLION - 1n) / MILLION;
+  return credits > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(credits);
+}
+
+/**
+ * What a run reserves before it runs: its upfront charge, or the ceiling of a first call of
+ * `inputTokens` to the dearest of its priced models when that is more.
+ */
+export function firstReservation(
+  models: readonly string[],
+  prices: PriceList,
+  flat: number,
+  inputTokens: number,
+  maxOutputTokens: number,
+): number {
+  const ceilings = models.flatMap((model) => {
+    const price = prices.get(model);
+    return price ? [wholeCredits(callCeilingMicro(price, inputTokens, maxOutputTokens))] : [];
+  });
+  return Math.max(upfrontCharge(models, prices, flat), ...ceilings);
 }
 
 /**

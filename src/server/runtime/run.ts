@@ -26,7 +26,7 @@ import {
   type Turn,
 } from "./models";
 import type { ReportedUsage, RouteCandidate } from "./model-types";
-import { Meter, type CallOutcome, type ModelCall } from "./metering";
+import { estimateTokens, Meter, type CallOutcome, type ModelCall } from "./metering";
 import { boundedTool, flowTool, knowledgeTools, toolName, type AgentTool } from "./agent-tools";
 import { builtInTools } from "./built-ins";
 import { Citations } from "./citations";
@@ -222,10 +222,19 @@ async function answer(
   onDelta?: (text: string) => void,
 ): Promise<{ text: string; tokens: Pick<TraceEntry, "inputTokens" | "outputTokens"> }> {
   let call: ModelCall | undefined;
+  // A priced model's ceiling is reserved before it is called (a refusal makes no call), and its output capped at it.
+  const estimated = estimateTokens(
+    input.system,
+    ...input.knowledge.map((passage) => passage.text),
+    ...input.history.map((turn) => turn.content),
+    input.message,
+  );
+  const maxOutputTokens = await ctx.meter.reserve(model.id, estimated);
+  const beforeStep = async (tokens: number) => void (await ctx.meter.reserve(model.id, tokens));
   const text = await modelCall(ctx, async () => {
     const done = await metered(ctx, model, async (onUsage) => {
       let text = "";
-      for await (const piece of model.answer({ ...input, signal: ctx.signal, onUsage })) {
+      for await (const piece of model.answer({ ...input, signal: ctx.signal, onUsage, maxOutputTokens, beforeStep })) {
         text = appendBounded(text, piece, limit.max, limit.bound, limit.where);
         onDelta?.(piece);
       }
