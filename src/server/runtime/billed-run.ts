@@ -4,7 +4,7 @@
 // run fails whether the charge stands or is given back, and records the execution with what was kept.
 //
 // The policy, from the contract's "Credits", run bounds and "Conversation streams":
-// - a refusal before the run (insufficient_credits included) charges nothing;
+// - a refusal before the run (insufficient_credits, model_not_in_plan included) charges nothing;
 // - a run that ends with a reply is billed, even one that misses its output schema (output_invalid);
 // - a run stopped by its bounds (run_limit_exceeded) is billed: it ran;
 // - a run canceled after it started is billed: it ran;
@@ -43,6 +43,7 @@ import { estimateTokens, type CallReserver, type ModelCall } from "./metering";
 import { callCeilingMicro, wholeCredits } from "./pricing";
 import { executionUsage, runPricing, settledCharge, type RunPricing } from "./run-pricing";
 import { recordExecution, type ExecutionRecord } from "@/server/services/executions";
+import { assertModelsInPlans, limitedModels } from "@/server/services/tier-plans";
 import { whenDatabaseAnswers } from "./database-wait";
 import { dropLease, holdLease, refundLeased, RUN_LOST, type LeasedExecution } from "./run-leases";
 import { runCanceled, type RunContext } from "./run";
@@ -65,7 +66,13 @@ export type RunRecord = Omit<ExecutionRecord, "status" | "credits" | "error">;
  * Takes a run's credits before it runs, or throws insufficient_credits and takes nothing. A test
  * run pays for all its cases at once with this, then bills each case with BilledRun.prepaid.
  */
-export function chargeRun(db: Db, payer: RunPayer, credits: number, lease?: LeasedExecution): Promise<RunCharge> {
+export function chargeRun(
+  db: Db,
+  payer: RunPayer,
+  credits: number,
+  lease?: LeasedExecution,
+  models: string[] = [],
+): Promise<RunCharge> {
   return chargeRunCredit(
     db,
     payer.organizationId,
@@ -73,6 +80,7 @@ export function chargeRun(db: Db, payer: RunPayer, credits: number, lease?: Leas
     credits,
     payer.usage,
     lease && { id: lease.id, execution: lease },
+    limitedModels(models),
   );
 }
 
@@ -122,8 +130,9 @@ export class BilledRun implements CallReserver {
     lease: LeasedExecution,
     models: string[] = [],
   ): Promise<BilledRun> {
+    if (payer.endUserId) await assertModelsInPlans(db, payer.organizationId, payer.endUserId, models);
     const pricing = await runPricing(db, payer.organizationId, credits, models, estimateTokens(lease.input));
-    const charge = await chargeRun(db, payer, pricing.upfront, lease);
+    const charge = await chargeRun(db, payer, pricing.upfront, lease, models);
     holdLease(db, lease.id);
     const billed = new BilledRun(db, ctx, charge, pricing, lease.id);
     ctx.meter.reserver = billed;

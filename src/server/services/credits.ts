@@ -158,8 +158,9 @@ export async function refundCredits(db: Executor, organizationId: string, amount
 // calendar months) in the same statement, so no scheduled job is needed. Like RUN_CHARGE_SQL it
 // does not wait for a WAL flush: it is taken only for a run, whose flushed record follows.
 
-/** The end-user charge's amount comes after its lease's parameters. */
+/** The end-user charge's amount comes after its lease's parameters, then the models the run may call. */
 const AMOUNT = `$${LEASE_PARAM + 2}::int`;
+const MODELS = `$${LEASE_PARAM + 3}::text[]`;
 const CHARGE_END_USER_SQL = `
   with no_flush as (${NO_FLUSH}),
   org as (
@@ -171,6 +172,9 @@ const CHARGE_END_USER_SQL = `
     where s.end_user_id = $2 and u.organization_id = $1 and s.status = 'active'
       and ${POOL_LEFT_SQL} >= greatest(${AMOUNT}, 1)
       and exists (select 1 from org)
+      -- A pool whose plan limits models pays only for a run on models it allows.
+      and not exists (select 1 from tier_plans p where p.id = s.tier_plan_id and p.allowed_models is not null
+        and not p.allowed_models @> to_jsonb(${MODELS}))
     order by ${POOL_NEXT_RESET_SQL}, s.created_at, s.id
     limit 1
     for update of s
@@ -204,7 +208,8 @@ export interface EndUserCharge {
  * Takes `amount` credits (1 unless the run is priced) from one of the end user's pools and as
  * many from the organization, or throws insufficient_credits and takes nothing. A pool and a
  * balance need at least 1 credit even for a charge of 0 (a priced run whose minimum is 0).
- * With `lease`, the same statement writes the run's lease, recording the amount taken.
+ * With `lease`, the same statement writes the run's lease, recording the amount taken. `models`:
+ * those the run may call (but the built-in one); only a pool whose plan allows them all pays.
  */
 export async function chargeEndUserCredit(
   db: Db,
@@ -212,11 +217,12 @@ export async function chargeEndUserCredit(
   endUserId: string,
   amount = 1,
   lease?: RunLeaseInput,
+  models: string[] = [],
 ): Promise<EndUserCharge> {
   const { rows } = await db.pool.query<{ subscription_id: string | null; organization_has_credits: boolean }>({
     name: "atrium_charge_end_user",
     text: CHARGE_END_USER_SQL,
-    values: [organizationId, endUserId, ...crossingParams(organizationId), ...leaseParams(lease), amount],
+    values: [organizationId, endUserId, ...crossingParams(organizationId), ...leaseParams(lease), amount, models],
   });
   const row = rows[0];
   if (!row?.subscription_id) {
@@ -297,9 +303,10 @@ export async function chargeRunCredit(
   amount: number,
   usage?: { appId: string; portalId: string | null },
   lease?: RunLeaseInput,
+  models: string[] = [],
 ): Promise<RunCharge> {
   try {
-    return await takeRunCredit(db, organizationId, endUserId, amount, lease);
+    return await takeRunCredit(db, organizationId, endUserId, amount, lease, models);
   } catch (error) {
     if (usage && isAppError(error)) await recordRefusal(db, { organizationId, endUserId, ...usage }, error.code);
     throw error;
@@ -311,10 +318,11 @@ async function takeRunCredit(
   organizationId: string,
   endUserId: string | null,
   amount: number,
-  lease?: RunLeaseInput,
+  lease: RunLeaseInput | undefined,
+  models: string[],
 ): Promise<RunCharge> {
   if (endUserId)
-    return { kind: "end_user", ...(await chargeEndUserCredit(db, organizationId, endUserId, amount, lease)) };
+    return { kind: "end_user", ...(await chargeEndUserCredit(db, organizationId, endUserId, amount, lease, models)) };
   // Every run takes it: a prepared statement on the pool.
   if (amount > 0) {
     const charged = await db.pool.query({
