@@ -47,6 +47,8 @@ export interface FakeOpenAI {
   embeddingRequests: string[][];
   /** Makes the next requests fail with this HTTP status. */
   failWith(status: number | null): void;
+  /** Answers the next chat requests, one each, with these failures (a 429's `retryAfter` in its header) before replying again. */
+  failNext(failures: { status: number; retryAfter?: string }[]): void;
   /** Makes the next requests go unanswered (a provider that hangs), until turned off. */
   hang(on: boolean): void;
   /** What the next replies report as their usage. */
@@ -61,6 +63,7 @@ export async function startFakeOpenAI(
   const requests: FakeOpenAI["requests"] = [];
   const embeddingRequests: string[][] = [];
   let failure: number | null = null;
+  const queuedFailures: { status: number; retryAfter?: string }[] = [];
   let hanging = false;
   let usageOf: FakeUsage = DEFAULT_FAKE_USAGE;
   const hung: http.ServerResponse[] = [];
@@ -94,9 +97,15 @@ export async function startFakeOpenAI(
         hung.push(res);
         return;
       }
-      if (failure) {
+      const queued = queuedFailures.shift();
+      if (failure || queued) {
+        const status = queued?.status ?? failure!;
+        const headers = {
+          "content-type": "application/json",
+          ...(queued?.retryAfter ? { "retry-after": queued.retryAfter } : {}),
+        };
         res
-          .writeHead(failure, { "content-type": "application/json" })
+          .writeHead(status, headers)
           .end(JSON.stringify({ error: { message: "upstream is down", type: "server_error" } }));
         return;
       }
@@ -202,6 +211,7 @@ export async function startFakeOpenAI(
     requests,
     embeddingRequests,
     failWith: (status) => (failure = status),
+    failNext: (failures) => void queuedFailures.push(...failures),
     reportUsage: (usage) => (usageOf = usage),
     hang: (on) => {
       hanging = on;

@@ -161,6 +161,12 @@ export class BilledRun implements CallReserver {
     return maxOutputTokens;
   }
 
+  /** CallReserver: a call that failed before any output no longer counts toward the ceilings. */
+  release(model: string, inputTokens: number): void {
+    const price = this.pricing.prices.get(model);
+    if (price) this.ceilingMicro -= callCeilingMicro(price, inputTokens, RUN_LIMITS.callOutputTokens);
+  }
+
   /** CallReserver: the lease records what the calls cost so far, which a lost run is charged. */
   recorded(calls: readonly ModelCall[]): void {
     const leaseId = this.leaseId;

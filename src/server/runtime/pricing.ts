@@ -25,6 +25,16 @@ export interface PricedCall extends ModelCall {
 
 const MILLION = 1_000_000n;
 
+/**
+ * Whether a call counts toward a priced run's charge: a call of a priced model, unless it failed
+ * without using anything (an attempt before a retry or a fallback: the run is charged once, at
+ * the price of the model that answered).
+ */
+function isPriced(call: ModelCall, prices: PriceList): boolean {
+  if (!prices.has(call.model)) return false;
+  return !(call.outcome === "failed" && call.inputTokens === 0 && call.outputTokens === 0);
+}
+
 /** A call's exact cost, in millionths of a credit (0 when its model is unpriced). */
 function microCredits(call: Pick<ModelCall, "model" | "inputTokens" | "outputTokens">, prices: PriceList): bigint {
   const price = prices.get(call.model);
@@ -41,7 +51,7 @@ function microCredits(call: Pick<ModelCall, "model" | "inputTokens" | "outputTok
  * taken is bounded by the balance anyway).
  */
 export function runCharge(calls: readonly ModelCall[], prices: PriceList, flat: number): number {
-  const priced = calls.filter((call) => prices.has(call.model));
+  const priced = calls.filter((call) => isPriced(call, prices));
   if (priced.length === 0) return flat;
   const minimum = Math.max(...priced.map((call) => prices.get(call.model)!.minimumCredits));
   const micro = priced.reduce((sum, call) => sum + microCredits(call, prices), 0n);
@@ -99,7 +109,7 @@ export function firstReservation(
 export function shareCharge(calls: readonly ModelCall[], prices: PriceList, charged: number): PricedCall[] {
   const shares = calls.map(() => 0);
   if (calls.length > 0 && charged > 0) {
-    const pricedIndexes = calls.flatMap((call, index) => (prices.has(call.model) ? [index] : []));
+    const pricedIndexes = calls.flatMap((call, index) => (isPriced(call, prices) ? [index] : []));
     const costs = calls.map((call) => microCredits(call, prices));
     const total = costs.reduce((sum, cost) => sum + cost, 0n);
     if (pricedIndexes.length === 0) shares[calls.length - 1] = charged;

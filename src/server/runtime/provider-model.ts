@@ -153,7 +153,8 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
             }
           : {}),
         abortSignal,
-        maxRetries: 1,
+        // The runner retries, and falls back, itself (runtime/fallbacks.ts): every attempt is metered.
+        maxRetries: 0,
         // Failures arrive as `error` parts below; the SDK's default would log them (request and all).
         onError: () => undefined,
       });
