@@ -135,6 +135,40 @@ describe("reservations", () => {
   });
 });
 
+describe("credits.low on reservations", () => {
+  it("fires when a later call's reservation takes the end user's pool under its threshold", async () => {
+    const ceiling = RUN_LIMITS.callOutputTokens;
+    // Two priced members, one after the other: the run's charge reserves the first call's
+    // ceiling, the second call's reservation takes the pool under 10% of its allowance.
+    const allowance = Math.ceil((2 * ceiling) / 0.95);
+    const world = await portalScenario({
+      credits: allowance,
+      orgCredits: 100_000,
+      app: { orchestrationMode: "sequential" },
+      billingModel: "tool-model",
+      supportModel: "tool-model",
+    });
+    await setPrice(world.key, "tool-model");
+    const organizationId = world.tenant.organization.id;
+    const lowEvents = () =>
+      getDb().auditEvent.findMany({ where: { organizationId, action: "credits.low", targetType: "subscription" } });
+    expect(await lowEvents()).toHaveLength(0);
+    const response = await converse(world.key, world.appId, {
+      message: "How long do refunds take?",
+      endUserId: world.endUser.id,
+      portalId: world.portal.id,
+    });
+    expect(response.status, response.text).toBe(200);
+    const [low, ...more] = await lowEvents();
+    expect(more).toHaveLength(0);
+    expect(low).toMatchObject({ webhookType: "credits.low", targetId: expect.any(String) });
+    expect(low!.data).toMatchObject({ object: "credit_pool", endUserId: world.endUser.id, creditAllowance: allowance });
+    // Settled: the two calls' 5 output tokens each, the rest released.
+    const pool = await getDb().subscription.findFirstOrThrow({ where: { endUserId: world.endUser.id } });
+    expect(pool.creditsUsed).toBe(10);
+  });
+});
+
 describe("a reserved run lost with its process", () => {
   it("is charged what its recorded calls cost, the rest released to the balance and the pool", async () => {
     // A sequential app of two priced agents: the first answers, the second's call never does.
