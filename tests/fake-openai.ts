@@ -23,6 +23,7 @@ export interface ChatRequest {
   tools?: { type: "function"; function: { name: string; description?: string; parameters: Record<string, unknown> } }[];
   tool_choice?: unknown;
   stream_options?: { include_usage?: boolean };
+  max_tokens?: number;
 }
 
 /** The usage a reply reports: its tokens, or null to report none. */
@@ -39,11 +40,15 @@ export interface FakeOpenAI {
     traceparent?: string;
     tools: string[];
     toolChoice?: unknown;
+    /** The request's output cap (`max_tokens`), when it set one. */
+    maxTokens?: number;
   }[];
   /** The inputs of each embeddings request, in order. */
   embeddingRequests: string[][];
   /** Makes the next requests fail with this HTTP status. */
   failWith(status: number | null): void;
+  /** Answers the next chat requests, one each, with these failures (a 429's `retryAfter` in its header) before replying again. */
+  failNext(failures: { status: number; retryAfter?: string }[]): void;
   /** Makes the next requests go unanswered (a provider that hangs), until turned off. */
   hang(on: boolean): void;
   /** What the next replies report as their usage. */
@@ -58,6 +63,7 @@ export async function startFakeOpenAI(
   const requests: FakeOpenAI["requests"] = [];
   const embeddingRequests: string[][] = [];
   let failure: number | null = null;
+  const queuedFailures: { status: number; retryAfter?: string }[] = [];
   let hanging = false;
   let usageOf: FakeUsage = DEFAULT_FAKE_USAGE;
   const hung: http.ServerResponse[] = [];
@@ -85,14 +91,21 @@ export async function startFakeOpenAI(
         traceparent: req.headers.traceparent as string | undefined,
         tools: (body.tools ?? []).map((t) => t.function.name),
         toolChoice: body.tool_choice,
+        maxTokens: body.max_tokens,
       });
       if (hanging) {
         hung.push(res);
         return;
       }
-      if (failure) {
+      const queued = queuedFailures.shift();
+      if (failure || queued) {
+        const status = queued?.status ?? failure!;
+        const headers = {
+          "content-type": "application/json",
+          ...(queued?.retryAfter ? { "retry-after": queued.retryAfter } : {}),
+        };
         res
-          .writeHead(failure, { "content-type": "application/json" })
+          .writeHead(status, headers)
           .end(JSON.stringify({ error: { message: "upstream is down", type: "server_error" } }));
         return;
       }
@@ -198,6 +211,7 @@ export async function startFakeOpenAI(
     requests,
     embeddingRequests,
     failWith: (status) => (failure = status),
+    failNext: (failures) => void queuedFailures.push(...failures),
     reportUsage: (usage) => (usageOf = usage),
     hang: (on) => {
       hanging = on;

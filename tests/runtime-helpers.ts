@@ -18,6 +18,7 @@ export async function publishedApp(
     tenant?: NewOrganizationOptions;
     app?: Record<string, unknown>;
     billingModel?: string;
+    supportModel?: string;
     /** The support agent reads the billing agent's knowledgebase too. */ sharedKnowledge?: boolean;
   } = {},
 ): Promise<PublishedApp> {
@@ -38,6 +39,7 @@ export async function publishedApp(
     name: "Support agent",
     description: "Technical problems, outages and errors",
     ...(options.sharedKnowledge ? { knowledge: [{ knowledgebaseId: kb }] } : {}),
+    ...(options.supportModel ? { model: options.supportModel } : {}),
   });
   await publish(key, "agents", billing.id);
   await publish(key, "agents", support.id);

@@ -107,6 +107,10 @@ export const Integration = z.strictObject({
   selectedTools: Strings(),
 });
 
+/** Models that answer, in order, when the agent's model fails before any output (runtime/fallbacks.ts). */
+export const MAX_FALLBACK_MODELS = 3;
+const FallbackModels = z.array(Text(200).min(1)).max(MAX_FALLBACK_MODELS);
+
 /** The stored agent draft (and each version's snapshot). */
 export const AgentDocument = z.strictObject({
   name: Name,
@@ -115,6 +119,7 @@ export const AgentDocument = z.strictObject({
   identity: AgentIdentity.prefault({}),
   systemInstruction: Text(MAX_INSTRUCTIONS_CHARS).default(""),
   model: Text(200).min(1).default("atrium-offline"),
+  fallbackModels: FallbackModels.default([]),
   builtIns: AgentBuiltIns.prefault({}),
   knowledge: z
     .array(z.strictObject({ knowledgebaseId: Uuid }))
@@ -136,6 +141,10 @@ export const AgentPatch = z.strictObject({
   identity: IdentityPatch.optional(),
   systemInstruction: Text(MAX_INSTRUCTIONS_CHARS).optional(),
   model: Text(200).min(1).optional().meta({ description: "A model id from `GET /models`; else `invalid_model`" }),
+  fallbackModels: FallbackModels.optional().meta({
+    description:
+      "At most 3 model ids from `GET /models` (else `invalid_model`), tried in order when a call fails before any output (429, 5xx, timeout, refused connection) after one retry",
+  }),
   builtIns: BuiltInsPatch.optional(),
   knowledge: z
     .array(z.strictObject({ knowledgebaseId: Uuid }))

@@ -132,6 +132,10 @@ export const TierPlan = z
     id: Uuid,
     name: z.string(),
     creditAllowance: z.number().int(),
+    allowedModels: z
+      .array(z.string())
+      .nullable()
+      .meta({ description: "Model ids its end users' runs may call (`GET /models`); null: every model" }),
     archived: z.boolean(),
     groupId: Uuid.nullable(),
   })
@@ -140,9 +144,16 @@ export type TierPlan = z.infer<typeof TierPlan>;
 export const ListTierPlansOutput = z.object({ tierPlans: z.array(TierPlan), nextCursor: NextCursor });
 /** A plan's monthly credits: within what a subscription's pool (a 32-bit integer) holds. */
 const CreditAllowance = boundedInt(0, MAX_CREDITS);
+/** At most this many models named by one plan. */
+export const MAX_PLAN_MODELS = 100;
+const AllowedModels = z.array(plainText(200).min(1)).max(MAX_PLAN_MODELS).nullable().meta({
+  description:
+    "Model ids (`GET /models`) its end users' runs may call; null: every model. The built-in model is always allowed.",
+});
 export const CreateTierPlanInput = z.strictObject({
   name: nameText,
   creditAllowance: CreditAllowance.default(0),
+  allowedModels: AllowedModels.default(null),
   withGroup: z.boolean().default(false),
 });
 export const TierPlanIdInput = z.strictObject({ tierPlanId: Uuid });
@@ -150,6 +161,7 @@ export const UpdateTierPlanInput = z.strictObject({
   tierPlanId: Uuid,
   name: nameText.optional(),
   creditAllowance: CreditAllowance.optional(),
+  allowedModels: AllowedModels.optional(),
 });
 export type UpdateTierPlanInput = z.infer<typeof UpdateTierPlanInput>;
 export const TierPlanSubscribersOutput = z.object({

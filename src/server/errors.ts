@@ -13,6 +13,8 @@ export const ERROR_STATUS = {
   insufficient_scope: 403,
   forbidden_role: 403,
   groups_disabled: 403,
+  /** An end user's run would call a model none of their plans allows (`models`: the ids refused). */
+  model_not_in_plan: 403,
   service_disabled: 403,
   plan_limit: 403,
   cross_origin_request: 403,

@@ -34,6 +34,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
     "No such resource in the organization (other organizations' items and unpublished ones read the same), or no such route",
   method_not_allowed: "The path exists but not with this method; `Allow` lists the methods",
   groups_disabled: "User groups are not enabled",
+  model_not_in_plan: "The end user's plans do not allow a model the app calls (`models`); nothing ran, nothing charged",
   group_not_found: "A group id matches no group; nothing written",
   plan_group:
     "The group belongs to a plan and follows it (422 on member add, 409 on rename or delete); nothing written",

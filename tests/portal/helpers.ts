@@ -74,11 +74,19 @@ export interface PortalScenario extends PublishedApp {
  * to the app in the Help Center portal.
  */
 export async function portalScenario(
-  options: { credits?: number; orgCredits?: number; billingModel?: string } = {},
+  options: {
+    credits?: number;
+    orgCredits?: number;
+    billingModel?: string;
+    supportModel?: string;
+    app?: Record<string, unknown>;
+  } = {},
 ): Promise<PortalScenario> {
   const app = await publishedApp({
     tenant: { credits: options.orgCredits ?? 1000 },
     billingModel: options.billingModel,
+    supportModel: options.supportModel,
+    app: options.app,
   });
   const suffix = uniqueSuffix();
   const portal = await api("POST", "/portals", {

@@ -186,7 +186,8 @@ describe("a run's charge", () => {
     openai.reportUsage((_request, reply) =>
       typeof reply === "string" ? { input: 200, output: 50 } : { input: 100, output: 20 },
     );
-    const tenant = await newOrganization();
+    // Each round reserves its ceiling (1,024 output tokens at 0.6) before it is made.
+    const tenant = await newOrganization({ credits: 5_000 });
     const appId = await toolApp(tenant);
     await setPrice(tenant.orgKey.secret, "tool-model");
     const before = await credits(tenant);
@@ -247,7 +248,8 @@ describe("a run's charge", () => {
   });
 
   it("takes the same integer from the end user's pool and the balance", async () => {
-    const world = await portalScenario({ credits: 100, billingModel: "tool-model" });
+    // The pool holds the call's ceiling (about 620 credits), reserved before it is made.
+    const world = await portalScenario({ credits: 1_000, billingModel: "tool-model" });
     await setPrice(world.key, "tool-model");
     const before = await credits(world.tenant);
     const response = await converse(world.key, world.appId, {

@@ -205,7 +205,13 @@ it("marks a failed call with its outcome", async () => {
   }
   const [row] = await getDb().execution.findMany({ where: { organizationId: tenant.organization.id } });
   expect(row!.credits).toBe(0);
-  expect(row!.usage).toMatchObject({ calls: [{ model: "tool-model", outcome: "failed", credits: 0 }] });
+  // Retried once (runtime/fallbacks.ts): both attempts are recorded.
+  expect(row!.usage).toMatchObject({
+    calls: [
+      { model: "tool-model", outcome: "failed", credits: 0 },
+      { model: "tool-model", outcome: "failed", credits: 0 },
+    ],
+  });
 });
 
 it("publishes a flow whose LLM node's tokens reach the trace", async () => {

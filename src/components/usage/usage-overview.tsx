@@ -1,12 +1,13 @@
 "use client";
 // The console home's usage: credits and turns by day (by week beyond a month) over the chosen range (last 7 days by
-// default), the top apps, the end users closest to their limits, failures and refused turns.
+// default), the top apps, tokens by model, the end users closest to their limits, failures and refused turns.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Suspense } from "react";
 import { DataTable, ErrorAlert, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { executionsHref, FAILURES, REFUSED } from "./executions-link";
+import { TokensByModel } from "./tokens-by-model";
 import { UsageBars, UsageEmpty, UsageRangePicker, useUsageRange } from "./usage-chart";
 
 export const CREDITS_AND_TURNS = [
@@ -99,6 +100,7 @@ function Overview() {
               },
             ]}
           />
+          <TokensByModel range={range} />
         </>
       )}
       <h3>Closest to their limits</h3>

@@ -4,7 +4,7 @@
 // run fails whether the charge stands or is given back, and records the execution with what was kept.
 //
 // The policy, from the contract's "Credits", run bounds and "Conversation streams":
-// - a refusal before the run (insufficient_credits included) charges nothing;
+// - a refusal before the run (insufficient_credits, model_not_in_plan included) charges nothing;
 // - a run that ends with a reply is billed, even one that misses its output schema (output_invalid);
 // - a run stopped by its bounds (run_limit_exceeded) is billed: it ran;
 // - a run canceled after it started is billed: it ran;
@@ -16,23 +16,34 @@
 // lease (runtime/run-leases.ts) that is lost with its process is settled there: given back what
 // it was charged, failed.
 //
-// A run on models its organization prices (run-pricing.ts) is charged its minimum before it runs
-// and settled when it ends: what its model calls cost, as much as is left (reservations next).
-// Its settlement updates the amount its lease records in the same statement, so a run lost
-// between its settlement and its record is given back exactly what it was charged.
+// A run on models its organization prices (run-pricing.ts) reserves before it runs its minimum or
+// the ceiling of its first priced call (estimated input plus RUN_LIMITS.callOutputTokens, priced),
+// whichever is more, and before each priced call (tool-calling rounds included) raises its
+// reservation to cover every call's ceiling so far, all or nothing (insufficient_credits, and the
+// call is not made); each call's output is capped at its maximum. When it ends it is settled in
+// one statement: what its model calls cost, never more than it reserved, the rest released. Every
+// reservation and settlement updates the amount its lease records, and each recorded call the
+// cost, so a run lost with its process is charged what its recorded calls cost (run-leases.ts).
 import type { ExecutionStatus, ExecutionUsage } from "@/schemas/runtime";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError, isAppError, toAppError } from "@/server/errors";
+import { logger } from "@/server/observability/log";
 import {
   chargedPool,
   chargeRunCredit,
+  recordLeasedCost,
   refundRunCredit,
+  reserveRunCredits,
   settleRunCharge,
   type RunCharge,
 } from "@/server/services/credits";
+import { RUN_LIMITS } from "./limits";
+import { estimateTokens, type CallReserver, type ModelCall } from "./metering";
+import { callCeilingMicro, wholeCredits } from "./pricing";
 import { executionUsage, runPricing, settledCharge, type RunPricing } from "./run-pricing";
 import { recordExecution, type ExecutionRecord } from "@/server/services/executions";
+import { assertModelsInPlans, limitedModels } from "@/server/services/tier-plans";
 import { whenDatabaseAnswers } from "./database-wait";
 import { dropLease, holdLease, refundLeased, RUN_LOST, type LeasedExecution } from "./run-leases";
 import { runCanceled, type RunContext } from "./run";
@@ -55,7 +66,13 @@ export type RunRecord = Omit<ExecutionRecord, "status" | "credits" | "error">;
  * Takes a run's credits before it runs, or throws insufficient_credits and takes nothing. A test
  * run pays for all its cases at once with this, then bills each case with BilledRun.prepaid.
  */
-export function chargeRun(db: Db, payer: RunPayer, credits: number, lease?: LeasedExecution): Promise<RunCharge> {
+export function chargeRun(
+  db: Db,
+  payer: RunPayer,
+  credits: number,
+  lease?: LeasedExecution,
+  models: string[] = [],
+): Promise<RunCharge> {
   return chargeRunCredit(
     db,
     payer.organizationId,
@@ -63,18 +80,30 @@ export function chargeRun(db: Db, payer: RunPayer, credits: number, lease?: Leas
     credits,
     payer.usage,
     lease && { id: lease.id, execution: lease },
+    limitedModels(models),
   );
 }
 
 /** Whether a failed run keeps its charge: the policy above. */
-export function failureIsBilled(failure: AppError, run: { canceled: boolean; produced: boolean }): boolean {
+export function failureIsBilled(
+  failure: AppError,
+  run: { canceled: boolean; produced: boolean; called?: boolean },
+): boolean {
   if (run.canceled) return true;
   if (failure.code === "run_limit_exceeded") return true;
+  // A reservation refused after model calls were made: they are charged what they cost.
+  if (failure.code === "insufficient_credits") return run.called === true;
   return failure.code === "provider_error" && run.produced;
 }
 
-export class BilledRun {
+export class BilledRun implements CallReserver {
   private repliedAnything = false;
+  /** The ceilings of the priced calls made so far, in millionths of a credit. */
+  private ceilingMicro = 0n;
+  /** The cost of the recorded calls as the lease last recorded it. */
+  private leasedCost = 0;
+  /** Writes on the run's charge and lease, one after another (members may call models at once). */
+  private writes: Promise<unknown> = Promise.resolve();
   private settled: { status: ExecutionStatus; credits: number; error: string | null } | null = null;
 
   private constructor(
@@ -101,10 +130,53 @@ export class BilledRun {
     lease: LeasedExecution,
     models: string[] = [],
   ): Promise<BilledRun> {
-    const pricing = await runPricing(db, payer.organizationId, credits, models);
-    const charge = await chargeRun(db, payer, pricing.upfront, lease);
+    if (payer.endUserId) await assertModelsInPlans(db, payer.organizationId, payer.endUserId, models);
+    const pricing = await runPricing(db, payer.organizationId, credits, models, estimateTokens(lease.input));
+    const charge = await chargeRun(db, payer, pricing.upfront, lease, models);
     holdLease(db, lease.id);
-    return new BilledRun(db, ctx, charge, pricing, lease.id);
+    const billed = new BilledRun(db, ctx, charge, pricing, lease.id);
+    ctx.meter.reserver = billed;
+    return billed;
+  }
+
+  private serially<T>(write: () => Promise<T>): Promise<T> {
+    const next = this.writes.then(write);
+    this.writes = next.catch(() => undefined);
+    return next;
+  }
+
+  /** CallReserver: raises the reservation to every priced call's ceiling so far, before this one. */
+  async reserve(model: string, inputTokens: number): Promise<number | undefined> {
+    const price = this.pricing.prices.get(model);
+    if (!price) return undefined;
+    const maxOutputTokens = RUN_LIMITS.callOutputTokens;
+    this.ceilingMicro += callCeilingMicro(price, inputTokens, maxOutputTokens);
+    const needed = Math.max(this.pricing.upfront, wholeCredits(this.ceilingMicro));
+    await this.serially(async () => {
+      if (needed <= this.charge.amount) return;
+      const charge = await reserveRunCredits(this.db, this.charge, needed, this.leaseId);
+      if (!charge) throw new Error("The run was settled as lost while it ran.");
+      this.charge = charge;
+    });
+    return maxOutputTokens;
+  }
+
+  /** CallReserver: a call that failed before any output no longer counts toward the ceilings. */
+  release(model: string, inputTokens: number): void {
+    const price = this.pricing.prices.get(model);
+    if (price) this.ceilingMicro -= callCeilingMicro(price, inputTokens, RUN_LIMITS.callOutputTokens);
+  }
+
+  /** CallReserver: the lease records what the calls cost so far, which a lost run is charged. */
+  recorded(calls: readonly ModelCall[]): void {
+    const leaseId = this.leaseId;
+    if (!leaseId || !calls.some((call) => this.pricing.prices.has(call.model))) return;
+    const cost = Math.min(settledCharge(this.pricing, calls), this.charge.amount);
+    if (cost === this.leasedCost) return;
+    this.leasedCost = cost;
+    this.serially(() => recordLeasedCost(this.db, leaseId, cost)).catch((error: unknown) =>
+      logger().warn({ err: error, executionId: leaseId }, "Could not record a run's cost on its lease"),
+    );
   }
 
   /** One case of a run the organization paid for as a whole with chargeRun (a test run): a refund gives back this case's share. */
@@ -112,9 +184,10 @@ export class BilledRun {
     return new BilledRun(db, ctx, { kind: "organization", organizationId, amount: pricing.upfront }, pricing);
   }
 
-  /** What the run costs when it is billed: its flat price, or what its model calls cost. */
+  /** What the run costs when it is billed: its flat price, or what its model calls cost (never more than it reserved). */
   get credits(): number {
-    return settledCharge(this.pricing, this.ctx.meter.calls);
+    const cost = settledCharge(this.pricing, this.ctx.meter.calls);
+    return this.ctx.meter.reserver === this ? Math.min(cost, this.charge.amount) : cost;
   }
 
   /**
@@ -123,6 +196,7 @@ export class BilledRun {
    * settled as lost meanwhile (runtime/run-leases.ts), which gave back what it took.
    */
   private async settleCharge(): Promise<number | null> {
+    await this.writes;
     const charge = await settleRunCharge(this.db, this.charge, this.credits, this.leaseId);
     if (!charge) return null;
     this.charge = charge;
@@ -162,8 +236,10 @@ export class BilledRun {
     const canceled = this.ctx.cancel?.aborted === true;
     const failure = canceled ? runCanceled() : toAppError(cause);
     if (!this.settled) {
+      await this.writes;
       const produced = this.repliedAnything || this.ctx.trace.some((entry) => entry.kind !== "supervisor");
-      const billed = failureIsBilled(failure, { canceled, produced });
+      const called = this.ctx.meter.calls.length > 0;
+      const billed = failureIsBilled(failure, { canceled, produced, called });
       let lost = false;
       let credits = 0;
       if (!billed && this.leaseId) {

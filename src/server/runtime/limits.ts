@@ -25,6 +25,11 @@ export const RUN_LIMITS = {
   passageChars: 32 * 1024,
   /** Characters of a node's or agent's output kept in the run's trace. */
   traceOutputChars: 4 * 1024,
+  /**
+   * Output tokens one call to a priced model may produce: its ceiling, reserved before the call
+   * (billed-run.ts) and passed to the provider as its maximum, so it is never charged more.
+   */
+  callOutputTokens: 1024,
   /** Model calls one answer may make when it calls tools (each round of tool calls is one). */
   toolSteps: 8,
   /** Wall time of one tool call; a tool that takes longer is reported to the model as timed out. */

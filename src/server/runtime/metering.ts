@@ -39,11 +39,36 @@ function bounded(count: number | undefined): { value: number; clamped: boolean }
   return { value, clamped: value !== count };
 }
 
+/** What a run that pays for its priced calls as it goes (runtime/billed-run.ts) is told by its meter. */
+export interface CallReserver {
+  /**
+   * Reserves a call's ceiling before it is made (or throws insufficient_credits, and the call is
+   * not made): answers the call's maximum output tokens, or undefined for an unpriced model.
+   */
+  reserve(model: string, inputTokens: number): Promise<number | undefined>;
+  /** A call that failed before any output gives its ceiling back to the next calls (a retry, a fallback). */
+  release(model: string, inputTokens: number): void;
+  /** The run's calls so far, after each one ends. */
+  recorded(calls: readonly ModelCall[]): void;
+}
+
 /** A run's model calls, in the order they ended. One per run (RunContext.meter), shared by its members. */
 export class Meter {
   readonly calls: ModelCall[] = [];
+  /** Set by a run that reserves its priced calls' ceilings; without one nothing is reserved or capped. */
+  reserver: CallReserver | null = null;
 
   constructor(private readonly organizationId: string) {}
+
+  /** Before a call of `model` reading about `inputTokens`: its maximum output tokens, if it is capped. */
+  reserve(model: string, inputTokens: number): Promise<number | undefined> {
+    return this.reserver ? this.reserver.reserve(model, inputTokens) : Promise.resolve(undefined);
+  }
+
+  /** After a call that failed before any output: its ceiling serves the next call. */
+  release(model: string, inputTokens: number): void {
+    this.reserver?.release(model, inputTokens);
+  }
 
   record(
     model: { id: string; provider: string },
@@ -66,6 +91,7 @@ export class Meter {
       outcome,
     };
     this.calls.push(call);
+    this.reserver?.recorded(this.calls);
     return call;
   }
 }
@@ -83,7 +109,7 @@ function flowModels(flow: Pick<FlowDocument, "nodes">): string[] {
   });
 }
 
-type AgentLike = { document: Pick<AgentDocument, "model"> };
+type AgentLike = { document: Pick<AgentDocument, "model"> & { fallbackModels?: string[] } };
 type FlowLike = { document: Pick<FlowDocument, "nodes"> };
 
 /** The models an agent (with the flows it may call) or a flow may call: what a run is priced on before it runs. */
@@ -91,7 +117,11 @@ export function modelsOf(
   item: { kind: "agent"; runnable: AgentLike; flows?: FlowLike[] } | { kind: "flow"; runnable: FlowLike },
 ): string[] {
   if (item.kind === "flow") return flowModels(item.runnable.document);
-  return [item.runnable.document.model, ...(item.flows ?? []).flatMap((flow) => flowModels(flow.document))];
+  return [
+    item.runnable.document.model,
+    ...(item.runnable.document.fallbackModels ?? []),
+    ...(item.flows ?? []).flatMap((flow) => flowModels(flow.document)),
+  ];
 }
 
 /** The models an app run may call: its adviser's (or the built-in supervisor's) and its members'. */

@@ -52,6 +52,10 @@ export interface AnswerInput {
   maxSteps?: number;
   signal?: AbortSignal;
   onUsage?: UsageListener;
+  /** The most output tokens each provider call may produce (a priced model's reserved maximum). */
+  maxOutputTokens?: number;
+  /** Before each tool-calling round after the first, with its estimated input: reserves its ceiling (or throws). */
+  beforeStep?: (estimatedInputTokens: number) => Promise<void>;
 }
 
 export interface RouteCandidate {

@@ -25,6 +25,16 @@ export interface PricedCall extends ModelCall {
 
 const MILLION = 1_000_000n;
 
+/**
+ * Whether a call counts toward a priced run's charge: a call of a priced model, unless it failed
+ * without using anything (an attempt before a retry or a fallback: the run is charged once, at
+ * the price of the model that answered).
+ */
+function isPriced(call: ModelCall, prices: PriceList): boolean {
+  if (!prices.has(call.model)) return false;
+  return !(call.outcome === "failed" && call.inputTokens === 0 && call.outputTokens === 0);
+}
+
 /** A call's exact cost, in millionths of a credit (0 when its model is unpriced). */
 function microCredits(call: Pick<ModelCall, "model" | "inputTokens" | "outputTokens">, prices: PriceList): bigint {
   const price = prices.get(call.model);
@@ -41,24 +51,54 @@ function microCredits(call: Pick<ModelCall, "model" | "inputTokens" | "outputTok
  * taken is bounded by the balance anyway).
  */
 export function runCharge(calls: readonly ModelCall[], prices: PriceList, flat: number): number {
-  const priced = calls.filter((call) => prices.has(call.model));
+  const priced = calls.filter((call) => isPriced(call, prices));
   if (priced.length === 0) return flat;
   const minimum = Math.max(...priced.map((call) => prices.get(call.model)!.minimumCredits));
   const micro = priced.reduce((sum, call) => sum + microCredits(call, prices), 0n);
-  const metered = (micro + MILLION - 1n) / MILLION;
-  const capped = metered > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(metered);
-  return Math.max(minimum, capped);
+  return Math.max(minimum, wholeCredits(micro));
 }
 
 /**
  * What a run is asked for before it runs, from the models it may call (its agents' and its flows'
  * LLM nodes'): the largest minimumCredits among the priced ones, and at least `flat` when any is
- * unpriced (or none is named). Reservations, which take a call's ceiling, come next.
+ * unpriced (or none is named). A leased run reserves more: firstReservation.
  */
 export function upfrontCharge(models: readonly string[], prices: PriceList, flat: number): number {
   const priced = models.filter((model) => prices.has(model));
   const floor = priced.length < new Set(models).size || models.length === 0 ? flat : 0;
   return Math.max(floor, ...priced.map((model) => prices.get(model)!.minimumCredits));
+}
+
+/** A priced call's ceiling, in millionths of a credit: its estimated input and its maximum output, priced. */
+export function callCeilingMicro(price: ModelPrice, inputTokens: number, maxOutputTokens: number): bigint {
+  return (
+    BigInt(inputTokens) * BigInt(price.inputCreditsPerMillion) +
+    BigInt(maxOutputTokens) * BigInt(price.outputCreditsPerMillion)
+  );
+}
+
+/** Millionths of a credit as whole credits, rounded up (and at most Number.MAX_SAFE_INTEGER). */
+export function wholeCredits(micro: bigint): number {
+  const credits = (micro + MILLION - 1n) / MILLION;
+  return credits > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(credits);
+}
+
+/**
+ * What a run reserves before it runs: its upfront charge, or the ceiling of a first call of
+ * `inputTokens` to the dearest of its priced models when that is more.
+ */
+export function firstReservation(
+  models: readonly string[],
+  prices: PriceList,
+  flat: number,
+  inputTokens: number,
+  maxOutputTokens: number,
+): number {
+  const ceilings = models.flatMap((model) => {
+    const price = prices.get(model);
+    return price ? [wholeCredits(callCeilingMicro(price, inputTokens, maxOutputTokens))] : [];
+  });
+  return Math.max(upfrontCharge(models, prices, flat), ...ceilings);
 }
 
 /**
@@ -69,7 +109,7 @@ export function upfrontCharge(models: readonly string[], prices: PriceList, flat
 export function shareCharge(calls: readonly ModelCall[], prices: PriceList, charged: number): PricedCall[] {
   const shares = calls.map(() => 0);
   if (calls.length > 0 && charged > 0) {
-    const pricedIndexes = calls.flatMap((call, index) => (prices.has(call.model) ? [index] : []));
+    const pricedIndexes = calls.flatMap((call, index) => (isPriced(call, prices) ? [index] : []));
     const costs = calls.map((call) => microCredits(call, prices));
     const total = costs.reduce((sum, cost) => sum + cost, 0n);
     if (pricedIndexes.length === 0) shares[calls.length - 1] = charged;

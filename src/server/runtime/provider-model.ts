@@ -18,7 +18,7 @@ import {
 import { isAppError } from "@/server/errors";
 import { jsonIn } from "./json-in-text";
 import { RUN_LIMITS, runLimitExceeded } from "./limits";
-import { addUsage } from "./metering";
+import { addUsage, estimateTokens } from "./metering";
 import type {
   ChatModel,
   CompletionModel,
@@ -129,24 +129,32 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
       maxSteps = RUN_LIMITS.toolSteps,
       signal,
       onUsage,
+      maxOutputTokens,
+      beforeStep,
     }) {
       const abortSignal = callSignal(signal);
+      const fullSystem = system + knowledgeBlock(knowledge, cite);
       const result = streamText({
         model,
         experimental_telemetry: telemetry("answer"),
-        system: system + knowledgeBlock(knowledge, cite),
+        system: fullSystem,
         messages: [...history, { role: "user", content: message }],
+        ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
         ...(tools.length > 0
           ? {
               tools: toolSet(tools),
               stopWhen: stepCountIs(maxSteps),
-              // The last call may not ask for tools: it has to answer with what it found.
-              prepareStep: ({ stepNumber }) =>
-                stepNumber >= maxSteps - 1 ? { toolChoice: "none" as const } : undefined,
+              prepareStep: async ({ stepNumber, messages }) => {
+                // Each round is a call of its own: its ceiling is reserved before it is made.
+                if (stepNumber > 0) await beforeStep?.(estimateTokens(fullSystem, JSON.stringify(messages)));
+                // The last call may not ask for tools: it has to answer with what it found.
+                return stepNumber >= maxSteps - 1 ? { toolChoice: "none" as const } : undefined;
+              },
             }
           : {}),
         abortSignal,
-        maxRetries: 1,
+        // The runner retries, and falls back, itself (runtime/fallbacks.ts): every attempt is metered.
+        maxRetries: 0,
         // Failures arrive as `error` parts below; the SDK's default would log them (request and all).
         onError: () => undefined,
       });

@@ -131,9 +131,15 @@ export async function refundLeased(db: Db, id: string, charge: RunCharge): Promi
 
 interface LeaseRow {
   organizationId: string;
-  charge: RunCharge;
+  /** What the run took, and (`cost`) what its recorded model calls cost when it reserved for them. */
+  charge: RunCharge & { cost?: number };
   execution: LeasedExecution;
   createdAt: Date;
+}
+
+/** What a lost run keeps of its charge: what its recorded calls cost (a run that reserved for them), never more than it took. */
+function keptOf(charge: LeaseRow["charge"]): number {
+  return Math.max(0, Math.min(charge.cost ?? 0, charge.amount ?? 1));
 }
 
 /**
@@ -151,11 +157,12 @@ export async function settleLostRun(db: Db, id: string, reason: LostReason, stal
     const lease = rows[0];
     if (!lease) return null;
     const { actor, ...execution } = lease.execution;
-    await refundRunCreditIn(tx, lease.charge);
+    const kept = keptOf(lease.charge);
+    await refundRunCreditIn(tx, { ...lease.charge, amount: (lease.charge.amount ?? 1) - kept });
     await recordLostExecution(tx, lease.organizationId, actor, {
       ...execution,
       status: "failed",
-      credits: 0,
+      credits: kept,
       latencyMs: Date.now() - lease.createdAt.getTime(),
       output: "",
       error: reason.message,
@@ -172,7 +179,7 @@ export async function settleLostRun(db: Db, id: string, reason: LostReason, stal
   wakeRun(db, id);
   logger().warn(
     { organizationId: lease.organizationId, executionId: id, reason: reason.code },
-    "A run lost with its process was settled: credit given back, execution recorded failed",
+    "A run lost with its process was settled: charged what its recorded calls cost, the rest given back, execution recorded failed",
   );
   await recordRunUsage(db, lease.organizationId, {
     kind: lease.execution.kind,
@@ -180,7 +187,7 @@ export async function settleLostRun(db: Db, id: string, reason: LostReason, stal
     endUserId: lease.execution.endUserId,
     portalId: lease.execution.portalId,
     status: "failed",
-    credits: 0,
+    credits: keptOf(lease.charge),
   });
   return true;
 }

@@ -4,20 +4,34 @@ import type { ExecutionUsage } from "@/schemas/runtime";
 import type { Db } from "@/server/db";
 import { organizationPrices } from "@/server/services/model-prices";
 import type { ModelCall } from "./metering";
-import { runCharge, shareCharge, upfrontCharge, type PriceList } from "./pricing";
+import { RUN_LIMITS } from "./limits";
+import { firstReservation, runCharge, shareCharge, upfrontCharge, type PriceList } from "./pricing";
 
 export interface RunPricing {
   /** What the run costs when none of its calls is to a priced model (RUN_CREDITS). */
   flat: number;
-  /** What is charged before the run: see upfrontCharge. */
+  /** What is charged before the run: see upfrontCharge, and firstReservation for a run that reserves. */
   upfront: number;
   prices: PriceList;
 }
 
-/** Reads the organization's prices of the models a run may call (none priced: the flat price). */
-export async function runPricing(db: Db, organizationId: string, flat: number, models: string[]): Promise<RunPricing> {
+/**
+ * Reads the organization's prices of the models a run may call (none priced: the flat price).
+ * `inputTokens`: the estimated input of a run that reserves its calls' ceilings (billed-run.ts).
+ */
+export async function runPricing(
+  db: Db,
+  organizationId: string,
+  flat: number,
+  models: string[],
+  inputTokens?: number,
+): Promise<RunPricing> {
   const prices = await organizationPrices(db, organizationId);
-  return { flat, upfront: upfrontCharge(models, prices, flat), prices };
+  const upfront =
+    inputTokens === undefined
+      ? upfrontCharge(models, prices, flat)
+      : firstReservation(models, prices, flat, inputTokens, RUN_LIMITS.callOutputTokens);
+  return { flat, upfront, prices };
 }
 
 /** What a run whose calls were `calls` costs. */

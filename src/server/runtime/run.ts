@@ -9,6 +9,7 @@ import {
   type FlowInput,
   type FlowNode,
 } from "@/schemas/builder";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { TracePassage } from "@/schemas/runtime";
 import { inputSchemaOf } from "@/schemas/flow-graph";
 import type { Db } from "@/server/db";
@@ -26,7 +27,7 @@ import {
   type Turn,
 } from "./models";
 import type { ReportedUsage, RouteCandidate } from "./model-types";
-import { Meter, type CallOutcome, type ModelCall } from "./metering";
+import { estimateTokens, Meter, type CallOutcome, type ModelCall } from "./metering";
 import { boundedTool, flowTool, knowledgeTools, toolName, type AgentTool } from "./agent-tools";
 import { builtInTools } from "./built-ins";
 import { Citations } from "./citations";
@@ -45,6 +46,7 @@ import {
   variableValue,
 } from "./flow-nodes";
 import { overlap } from "./text";
+import { mayRetry, retryDelayMs } from "./fallbacks";
 
 export interface TraceEntry {
   id: string;
@@ -213,21 +215,70 @@ async function metered<T>(
   }
 }
 
-/** A model's answer, streamed to `onDelta`, refused as soon as it would outgrow its bound. */
+/**
+ * A model's answer, streamed to `onDelta`, refused as soon as it would outgrow its bound. A call
+ * that fails before any output is retried once, then the next of `models` (an agent's fallbacks)
+ * is called (fallbacks.ts); every attempt is on the run's meter. Answers which model answered.
+ */
 async function answer(
   ctx: RunContext,
-  model: ChatModel,
+  models: [ChatModel, ...ChatModel[]],
   input: Omit<AnswerInput, "signal" | "onUsage">,
   limit: Bound,
   onDelta?: (text: string) => void,
+): Promise<{ text: string; model: ChatModel; tokens: Pick<TraceEntry, "inputTokens" | "outputTokens"> }> {
+  const estimated = estimateTokens(
+    input.system,
+    ...input.knowledge.map((passage) => passage.text),
+    ...input.history.map((turn) => turn.content),
+    input.message,
+  );
+  let failure: unknown;
+  for (const model of models) {
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      let streamed = false;
+      const passOn = (piece: string) => {
+        streamed = true;
+        onDelta?.(piece);
+      };
+      try {
+        return { ...(await answerOnce(ctx, model, input, estimated, limit, passOn)), model };
+      } catch (error) {
+        // Once output has streamed there is no going back; a run's own failure is not the provider's.
+        if (streamed || !mayRetry(error) || ctx.signal.aborted) throw error;
+        failure = error;
+        ctx.meter.release(model.id, estimated);
+        if (attempt === 1) await pause(ctx, retryDelayMs(error));
+      }
+    }
+  }
+  throw failure;
+}
+
+/** Waits before a retry; a cancel or the run's time-out ends the wait (and the run). */
+async function pause(ctx: RunContext, ms: number): Promise<void> {
+  if (ms > 0) await sleep(ms, undefined, { signal: ctx.signal }).catch(() => undefined);
+  checkpoint(ctx);
+}
+
+/** One call of one model: a priced model's ceiling is reserved first (a refusal makes no call), and its output capped at it. */
+async function answerOnce(
+  ctx: RunContext,
+  model: ChatModel,
+  input: Omit<AnswerInput, "signal" | "onUsage">,
+  estimated: number,
+  limit: Bound,
+  onDelta: (text: string) => void,
 ): Promise<{ text: string; tokens: Pick<TraceEntry, "inputTokens" | "outputTokens"> }> {
   let call: ModelCall | undefined;
+  const maxOutputTokens = await ctx.meter.reserve(model.id, estimated);
+  const beforeStep = async (tokens: number) => void (await ctx.meter.reserve(model.id, tokens));
   const text = await modelCall(ctx, async () => {
     const done = await metered(ctx, model, async (onUsage) => {
       let text = "";
-      for await (const piece of model.answer({ ...input, signal: ctx.signal, onUsage })) {
+      for await (const piece of model.answer({ ...input, signal: ctx.signal, onUsage, maxOutputTokens, beforeStep })) {
         text = appendBounded(text, piece, limit.max, limit.bound, limit.where);
-        onDelta?.(piece);
+        onDelta(piece);
       }
       checkpoint(ctx);
       return text;
@@ -273,6 +324,7 @@ export async function runAgent(
   const retrieved = await retrieveOnce(ctx, knowledgebaseIds, message);
   const knowledge = [...(options.extraKnowledge ?? []), ...retrieved.passages];
   const model = await modelFor(ctx.db, ctx.organizationId, doc.model);
+  const fallbacks = await Promise.all((doc.fallbackModels ?? []).map((id) => modelFor(ctx.db, ctx.organizationId, id)));
   const tools: AgentTool[] = [];
   if (model.callsTools) {
     // A provider model decides which tools to call, and with which arguments.
@@ -305,7 +357,7 @@ export async function runAgent(
     cite,
     tools: tools.map((tool) => boundedTool(ctx, tool, (where) => step(ctx, where))),
   };
-  const { text, tokens } = await answer(ctx, model, input, limit, options.onDelta);
+  const { text, tokens, model: answered } = await answer(ctx, [model, ...fallbacks], input, limit, options.onDelta);
   // Attached flows run at their live versions in the organization; say which were not found.
   const missingFlows = options.flows ? doc.flows.filter((id) => !options.flows!.some((flow) => flow.id === id)) : [];
   const notes = [
@@ -320,7 +372,7 @@ export async function runAgent(
     kind: options.traceKind ?? "agent",
     name: doc.name,
     versionId: agent.versionId,
-    model: model.id,
+    model: answered.id,
     passages: knowledge.map((p) => p.title),
     ...(retrieved.passages.length ? { retrieved: tracePassages(retrieved.passages) } : {}),
     ...(note ? { note } : {}),
@@ -394,7 +446,7 @@ async function runNode(
       );
       ({ text: output, tokens } = await answer(
         ctx,
-        model,
+        [model],
         { system: "", history: [], message: text("prompt"), knowledge: [] },
         nodeLimit,
       ));
@@ -775,7 +827,7 @@ export async function runApp(
   const limit = { max: RUN_LIMITS.replyChars, bound: "reply" as const, where: "built-in supervisor" };
   const { text, tokens } = await answer(
     ctx,
-    adviserModel,
+    [adviserModel],
     { system: guidance, history, message, knowledge: replies, cite: (passage) => ctx.citations.number(passage) },
     limit,
     onDelta,

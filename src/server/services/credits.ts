@@ -58,6 +58,22 @@ function organizationCrossingSql(first: number, org: string, charged: string, co
   );
 }
 
+/**
+ * The CTE `name` announcing a pool's crossing: `p` is the pool's row before the charge (id,
+ * end_user_id, tier_plan_id, email, credit_allowance, bonus, used), charged `charged` when
+ * `condition` holds.
+ */
+function poolCrossingCte(first: number, name: string, charged: string, condition: string): string {
+  const left = `(p.credit_allowance + p.bonus - p.used - ${charged})`;
+  const data = `jsonb_build_object('object', 'credit_pool', 'subscriptionId', p.id, 'endUserId', p.end_user_id, 'tierPlanId', p.tier_plan_id,
+        'creditAllowance', p.credit_allowance, 'bonusCredits', p.bonus, 'creditsUsed', p.used + ${charged}, 'creditsLeft', ${left})`;
+  return `${name} as (${eventInsertSql(
+    first,
+    crossingColumns(left, "subscription", "p.id::text", "p.email", data),
+    `pool p where ${condition} and ${charged} > 0 and ${crossed(left, charged, "(p.credit_allowance + p.bonus)")}`,
+  )})`;
+}
+
 /** Params of the threshold events: the installation itself acts. */
 function crossingParams(organizationId: string): unknown[] {
   return eventSqlParams({ kind: "system", organizationId });
@@ -142,8 +158,9 @@ export async function refundCredits(db: Executor, organizationId: string, amount
 // calendar months) in the same statement, so no scheduled job is needed. Like RUN_CHARGE_SQL it
 // does not wait for a WAL flush: it is taken only for a run, whose flushed record follows.
 
-/** The end-user charge's amount comes after its lease's parameters. */
+/** The end-user charge's amount comes after its lease's parameters, then the models the run may call. */
 const AMOUNT = `$${LEASE_PARAM + 2}::int`;
+const MODELS = `$${LEASE_PARAM + 3}::text[]`;
 const CHARGE_END_USER_SQL = `
   with no_flush as (${NO_FLUSH}),
   org as (
@@ -155,6 +172,9 @@ const CHARGE_END_USER_SQL = `
     where s.end_user_id = $2 and u.organization_id = $1 and s.status = 'active'
       and ${POOL_LEFT_SQL} >= greatest(${AMOUNT}, 1)
       and exists (select 1 from org)
+      -- A pool whose plan limits models pays only for a run on models it allows.
+      and not exists (select 1 from tier_plans p where p.id = s.tier_plan_id and p.allowed_models is not null
+        and not p.allowed_models @> to_jsonb(${MODELS}))
     order by ${POOL_NEXT_RESET_SQL}, s.created_at, s.id
     limit 1
     for update of s
@@ -172,18 +192,7 @@ const CHARGE_END_USER_SQL = `
   charged_org as (
     update organizations set credits = credits - ${AMOUNT} where id in (select id from org) and exists (select 1 from charged_pool) returning id
   ),
-  pool_crossing as (${eventInsertSql(
-    3,
-    crossingColumns(
-      `(p.credit_allowance + p.bonus - p.used - ${AMOUNT})`,
-      "subscription",
-      "p.id::text",
-      "p.email",
-      `jsonb_build_object('object', 'credit_pool', 'subscriptionId', p.id, 'endUserId', p.end_user_id, 'tierPlanId', p.tier_plan_id,
-        'creditAllowance', p.credit_allowance, 'bonusCredits', p.bonus, 'creditsUsed', p.used + ${AMOUNT}, 'creditsLeft', p.credit_allowance + p.bonus - p.used - ${AMOUNT})`,
-    ),
-    `pool p where exists (select 1 from charged_pool) and ${AMOUNT} > 0 and ${crossed(`(p.credit_allowance + p.bonus - p.used - ${AMOUNT})`, AMOUNT, "(p.credit_allowance + p.bonus)")}`,
-  )}),
+  ${poolCrossingCte(3, "pool_crossing", AMOUNT, "exists (select 1 from charged_pool)")},
   org_crossing as (${organizationCrossingSql(3, "org", AMOUNT, `${AMOUNT} > 0 and exists (select 1 from charged_org)`)}),
   lease as (${leaseInsertSql(`jsonb_build_object('kind', 'end_user', 'organizationId', $1::uuid, 'subscriptionId', charged_pool.id, 'amount', ${AMOUNT})`, "charged_pool")})
   select (select id from charged_pool) as subscription_id, exists (select 1 from org) as organization_has_credits`;
@@ -199,7 +208,8 @@ export interface EndUserCharge {
  * Takes `amount` credits (1 unless the run is priced) from one of the end user's pools and as
  * many from the organization, or throws insufficient_credits and takes nothing. A pool and a
  * balance need at least 1 credit even for a charge of 0 (a priced run whose minimum is 0).
- * With `lease`, the same statement writes the run's lease, recording the amount taken.
+ * With `lease`, the same statement writes the run's lease, recording the amount taken. `models`:
+ * those the run may call (but the built-in one); only a pool whose plan allows them all pays.
  */
 export async function chargeEndUserCredit(
   db: Db,
@@ -207,11 +217,12 @@ export async function chargeEndUserCredit(
   endUserId: string,
   amount = 1,
   lease?: RunLeaseInput,
+  models: string[] = [],
 ): Promise<EndUserCharge> {
   const { rows } = await db.pool.query<{ subscription_id: string | null; organization_has_credits: boolean }>({
     name: "atrium_charge_end_user",
     text: CHARGE_END_USER_SQL,
-    values: [organizationId, endUserId, ...crossingParams(organizationId), ...leaseParams(lease), amount],
+    values: [organizationId, endUserId, ...crossingParams(organizationId), ...leaseParams(lease), amount, models],
   });
   const row = rows[0];
   if (!row?.subscription_id) {
@@ -292,9 +303,10 @@ export async function chargeRunCredit(
   amount: number,
   usage?: { appId: string; portalId: string | null },
   lease?: RunLeaseInput,
+  models: string[] = [],
 ): Promise<RunCharge> {
   try {
-    return await takeRunCredit(db, organizationId, endUserId, amount, lease);
+    return await takeRunCredit(db, organizationId, endUserId, amount, lease, models);
   } catch (error) {
     if (usage && isAppError(error)) await recordRefusal(db, { organizationId, endUserId, ...usage }, error.code);
     throw error;
@@ -306,10 +318,11 @@ async function takeRunCredit(
   organizationId: string,
   endUserId: string | null,
   amount: number,
-  lease?: RunLeaseInput,
+  lease: RunLeaseInput | undefined,
+  models: string[],
 ): Promise<RunCharge> {
   if (endUserId)
-    return { kind: "end_user", ...(await chargeEndUserCredit(db, organizationId, endUserId, amount, lease)) };
+    return { kind: "end_user", ...(await chargeEndUserCredit(db, organizationId, endUserId, amount, lease, models)) };
   // Every run takes it: a prepared statement on the pool.
   if (amount > 0) {
     const charged = await db.pool.query({
@@ -392,6 +405,74 @@ const TAKE_EXTRA_SQL = `
   ),
   leased as (${leasedAmountSql(TAKE_EXTRA_LEASE, "taken.n", "taken")} and taken.n > 0)
   select coalesce((select n from taken), 0) as n, (select held from held) as held`;
+
+/**
+ * A priced run's reservation raised before a model call (runtime/billed-run.ts): `$2` more credits
+ * taken from the organization and the pool that paid its upfront charge, all or nothing (each
+ * row is taken only when it holds them, under its lock, so concurrent runs in any process never
+ * overdraw), and the lease's recorded amount raised in the same statement. Parameters:
+ * organization, extra, pool (or null), the crossing events' ($4–$12), lease (or null).
+ */
+const RESERVE_SQL = `
+  with ${heldLeaseSql(TAKE_EXTRA_LEASE)},
+  org as (select id, credits, credits_reference from organizations where id = $1::uuid and credits >= $2::int and (select held from held) for update),
+  pool as (
+    select s.id, s.end_user_id, s.tier_plan_id, u.email, s.credit_allowance, ${POOL_BONUS_SQL} as bonus, ${POOL_USED_SQL} as used
+    from subscriptions s join end_users u on u.id = s.end_user_id
+    where s.id = $3::uuid and u.organization_id = $1::uuid and ${POOL_LEFT_SQL} >= $2::int and exists (select 1 from org)
+    for update of s
+  ),
+  ok as (select exists (select 1 from org) and ($3::uuid is null or exists (select 1 from pool)) as ok),
+  charged_pool as (
+    update subscriptions s set credits_used = ${POOL_USED_SQL} + $2::int, bonus_credits = ${POOL_BONUS_SQL},
+      credits_reset_at = ${POOL_NEXT_RESET_SQL}, updated_at = now()
+    from pool where s.id = pool.id and (select ok from ok)
+  ),
+  ${poolCrossingCte(4, "pool_crossing", "$2::int", "(select ok from ok)")},
+  crossing as (${organizationCrossingSql(4, "org", "$2::int", "(select ok from ok)")}),
+  charged_org as (update organizations o set credits = o.credits - $2::int from org where o.id = org.id and (select ok from ok)),
+  leased as (${leasedAmountSql(TAKE_EXTRA_LEASE, "$2::int", "ok")} and ok.ok)
+  select (select ok from ok) as ok, (select held from held) as held`;
+
+/**
+ * Raises a leased run's charge to `credits` before a priced model call (its reservation), or
+ * throws insufficient_credits and takes nothing. Answers the charge as it now stands, or null when
+ * the lease is gone (the run was settled as lost meanwhile) and nothing was taken.
+ */
+export async function reserveRunCredits(
+  db: Db,
+  charge: RunCharge,
+  credits: number,
+  leaseId: string | null,
+): Promise<RunCharge | null> {
+  const extra = credits - charge.amount;
+  if (extra <= 0) return charge;
+  const { rows } = await db.pool.query<{ ok: boolean; held: boolean }>({
+    name: "atrium_reserve_run_credits",
+    text: RESERVE_SQL,
+    values: [charge.organizationId, extra, chargedPool(charge), ...crossingParams(charge.organizationId), leaseId],
+  });
+  if (!rows[0]?.held) return null;
+  if (!rows[0].ok)
+    throw new AppError(
+      "insufficient_credits",
+      `The next model call needs ${extra} more credit${extra === 1 ? "" : "s"} reserved than ${charge.kind === "end_user" ? "your credits or the organization's balance" : "the organization's balance"} can hold; it was not made.`,
+    );
+  metrics().creditsSpent.inc(extra);
+  return { ...charge, amount: credits };
+}
+
+/**
+ * What a leased run's recorded model calls cost so far (at most what it reserved): what it is
+ * charged if it is lost (runtime/run-leases.ts), the rest of its reservation given back.
+ */
+export async function recordLeasedCost(db: Db, leaseId: string, cost: number): Promise<void> {
+  await db.pool.query({
+    name: "atrium_record_leased_cost",
+    text: `update run_leases set charge = jsonb_set(charge, '{cost}', to_jsonb($2::int)) where id = $1::uuid`,
+    values: [leaseId, cost],
+  });
+}
 
 /**
  * Part of a priced run's charge given back (it cost less than its upfront charge), to the pool

@@ -3,21 +3,53 @@ import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import type { Prisma } from "@/generated/prisma/client";
+import { Prisma } from "@/generated/prisma/client";
+import { BUILTIN_MODEL_ID, isAvailableModel } from "@/server/runtime/models";
 import { changesBetween, recordEvent } from "./events";
 import { afterCursor, CURSOR_ORDER, toPage } from "./support/pagination";
 import { toUserGroup } from "./user-groups";
 
-type PlanRow = { id: string; name: string; creditAllowance: number; archivedAt: Date | null; groupId: string | null };
+type PlanRow = {
+  id: string;
+  name: string;
+  creditAllowance: number;
+  allowedModels: unknown;
+  archivedAt: Date | null;
+  groupId: string | null;
+};
+
+/** A plan's allowed models as stored: an array of ids, or null for every model. */
+function allowedModelsOf(row: { allowedModels: unknown }): string[] | null {
+  return Array.isArray(row.allowedModels) ? (row.allowedModels as string[]) : null;
+}
 
 export function toTierPlan(row: PlanRow): TierPlan {
   return {
     id: row.id,
     name: row.name,
     creditAllowance: row.creditAllowance,
+    allowedModels: allowedModelsOf(row),
     archived: row.archivedAt !== null,
     groupId: row.groupId,
   };
+}
+
+/** The models a plan may name, each once: an id not in GET /models for the organization is invalid_model. */
+async function checkedModels(db: Db, organizationId: string, models: string[] | null): Promise<string[] | null> {
+  if (models === null) return null;
+  const unique = [...new Set(models)];
+  const unknown: string[] = [];
+  for (const id of unique) if (!(await isAvailableModel(db, organizationId, id))) unknown.push(id);
+  if (unknown.length)
+    throw new AppError("invalid_model", `No model ${unknown.map((id) => `"${id}"`).join(", ")} in GET /models.`, {
+      models: unknown,
+    });
+  return unique;
+}
+
+/** A JSON column's value: null stored as SQL NULL. */
+function jsonOrNull(models: string[] | null) {
+  return models === null ? Prisma.DbNull : models;
 }
 
 /** The plan as it is now, locked until the transaction ends (a write's true "before"). */
@@ -50,8 +82,9 @@ export const createTierPlan = guarded(
   async function createTierPlan(
     db: Db,
     actor: Actor,
-    input: { name: string; creditAllowance: number; withGroup: boolean },
+    input: { name: string; creditAllowance: number; allowedModels?: string[] | null; withGroup: boolean },
   ) {
+    const allowedModels = await checkedModels(db, actor.organizationId, input.allowedModels ?? null);
     return db.$transaction(async (tx) => {
       const group = input.withGroup
         ? await tx.userGroup.create({
@@ -67,13 +100,18 @@ export const createTierPlan = guarded(
           organizationId: actor.organizationId,
           name: input.name,
           creditAllowance: input.creditAllowance,
+          allowedModels: jsonOrNull(allowedModels),
           groupId: group?.id ?? null,
         },
       });
       await recordEvent(tx, actor, {
         action: "tier_plan.create",
         target: planTarget(plan),
-        changes: { name: [null, plan.name], creditAllowance: [null, plan.creditAllowance] },
+        changes: {
+          name: [null, plan.name],
+          creditAllowance: [null, plan.creditAllowance],
+          ...(allowedModels ? { allowedModels: [null, allowedModels] } : {}),
+        },
       });
       return {
         tierPlan: toTierPlan(plan),
@@ -108,22 +146,35 @@ export const archiveTierPlan = guarded(
 );
 
 /**
- * Renames a plan (its own group follows, as that group cannot be renamed by itself) or changes
- * its monthly credits, which apply at once to every active subscription's pool.
+ * Renames a plan (its own group follows, as that group cannot be renamed by itself), changes
+ * its monthly credits, which apply at once to every active subscription's pool, or the models
+ * its end users' runs may call (checked before each run: services/plan-models.ts).
  */
 export const updateTierPlan = guarded(
   { scope: "end_users:write", may: "grant" },
   async function updateTierPlan(db: Db, actor: Actor, input: UpdateTierPlanInput): Promise<TierPlan> {
     const plan = await db.tierPlan.findFirst({ where: { id: input.tierPlanId, organizationId: actor.organizationId } });
     if (!plan) throw new AppError("not_found", "No tier plan with that id.");
+    const allowedModels =
+      input.allowedModels === undefined
+        ? undefined
+        : await checkedModels(db, actor.organizationId, input.allowedModels);
     return db.$transaction(async (tx) => {
       const current = await lockedPlan(tx, actor, plan.id);
-      const changes = changesBetween(current, input, ["name", "creditAllowance"]);
+      const changes = changesBetween(
+        { ...current, allowedModels: allowedModelsOf(current) },
+        { name: input.name, creditAllowance: input.creditAllowance, allowedModels },
+        ["name", "creditAllowance", "allowedModels"],
+      );
       // Nothing differs: nothing written, nothing recorded.
       if (Object.keys(changes).length === 0) return toTierPlan(current);
       const row = await tx.tierPlan.update({
         where: { id: plan.id, organizationId: actor.organizationId },
-        data: { name: input.name, creditAllowance: input.creditAllowance },
+        data: {
+          name: input.name,
+          creditAllowance: input.creditAllowance,
+          ...(allowedModels !== undefined ? { allowedModels: jsonOrNull(allowedModels) } : {}),
+        },
       });
       await recordEvent(tx, actor, { action: "tier_plan.update", target: planTarget(row), changes });
       if (input.name !== undefined && plan.groupId) {
@@ -142,6 +193,46 @@ export const updateTierPlan = guarded(
     });
   },
 );
+
+/**
+ * The models of a run for an end user that none of their active plans allows (the built-in
+ * model is always allowed): the run is refused with them, 403 model_not_in_plan, before anything
+ * runs or is charged. An end user with no active plan has nothing to pay with: the charge says so.
+ */
+export async function assertModelsInPlans(
+  db: Db,
+  organizationId: string,
+  endUserId: string,
+  models: readonly string[],
+): Promise<void> {
+  const wanted = limitedModels(models);
+  if (wanted.length === 0) return;
+  const { rows } = await db.pool.query<{ model: string }>({
+    name: "atrium_models_not_in_plans",
+    text: `with plans as (
+        select p.allowed_models from subscriptions s
+        join end_users u on u.id = s.end_user_id
+        join tier_plans p on p.id = s.tier_plan_id
+        where s.end_user_id = $2::uuid and u.organization_id = $1::uuid and s.status = 'active'
+      )
+      select m as model from unnest($3::text[]) m
+      where exists (select 1 from plans)
+        and not exists (select 1 from plans where allowed_models is null or allowed_models ? m)`,
+    values: [organizationId, endUserId, wanted],
+  });
+  if (rows.length === 0) return;
+  const refused = rows.map((row) => row.model);
+  throw new AppError(
+    "model_not_in_plan",
+    `Your plan does not include ${refused.length === 1 ? "the model" : "the models"} this app uses (${refused.join(", ")}); nothing was run or charged.`,
+    { models: refused },
+  );
+}
+
+/** The models a plan's allowedModels decide on: all but the built-in one, each once. */
+export function limitedModels(models: readonly string[]): string[] {
+  return [...new Set(models)].filter((model) => model !== BUILTIN_MODEL_ID);
+}
 
 /** Above this many active subscribers a plan's count reads "10,000+": counting stops there. */
 export const SUBSCRIBER_COUNT_CAP = 10_000;

@@ -19,6 +19,7 @@ import { useTRPC } from "@/lib/trpc";
 import type { TierPlan } from "@/schemas/provisioning";
 import { MAX_NAME_CHARS } from "@/schemas/limits";
 import { useTierPlans } from "@/components/provisioning/use-lists";
+import { AllowedModelsField, allowedModelsText } from "@/components/provisioning/allowed-models-field";
 
 export default function PlansPage() {
   const trpc = useTRPC();
@@ -29,6 +30,7 @@ export default function PlansPage() {
   const [name, setName] = useState("");
   const [credits, setCredits] = useState("100");
   const [withGroup, setWithGroup] = useState(false);
+  const [allowedModels, setAllowedModels] = useState<string[] | null>(null);
   const [editing, setEditing] = useState<TierPlan | null>(null);
   // Plans are made, changed and archived by admins; others read them.
   const mayGrant = useMay("grant");
@@ -36,6 +38,7 @@ export default function PlansPage() {
     trpc.tierPlans.create.mutationOptions({
       onSuccess: () => {
         setName("");
+        setAllowedModels(null);
         void refresh();
       },
     }),
@@ -46,7 +49,7 @@ export default function PlansPage() {
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    create.mutate({ name, creditAllowance: Number(credits), withGroup });
+    create.mutate({ name, creditAllowance: Number(credits), allowedModels, withGroup });
   }
 
   return (
@@ -70,6 +73,7 @@ export default function PlansPage() {
             <input type="checkbox" checked={withGroup} onChange={(e) => setWithGroup(e.target.checked)} />
             Give the plan its own user group (membership follows the plan)
           </label>
+          <AllowedModelsField value={allowedModels} onChange={setAllowedModels} />
           <ErrorAlert error={create.error} />
           <div>
             <button className="primary" type="submit" disabled={create.isPending}>
@@ -120,6 +124,7 @@ export default function PlansPage() {
               sortValue: subscribersOf,
               nowrap: true,
             },
+            { key: "models", header: "Models", cell: (plan) => allowedModelsText(plan.allowedModels) },
             {
               key: "group",
               header: "Plan group",
@@ -170,7 +175,7 @@ function subscriberCount(subscribers: number, atLeast: boolean): string {
   return `${subscribers.toLocaleString("en-US")}${atLeast ? "+" : ""}`;
 }
 
-/** Renames a plan or changes its credits; new credits reach every active subscriber at once, so that asks first. */
+/** Renames a plan or changes its credits or models; new credits reach every active subscriber at once, so that asks first. */
 function EditPlan({
   plan,
   subscribers,
@@ -188,6 +193,7 @@ function EditPlan({
   const queryClient = useQueryClient();
   const [name, setName] = useState(plan.name);
   const [credits, setCredits] = useState(String(plan.creditAllowance));
+  const [allowedModels, setAllowedModels] = useState<string[] | null>(plan.allowedModels);
   const [confirming, setConfirming] = useState(false);
   const update = useMutation(
     trpc.tierPlans.update.mutationOptions({
@@ -199,7 +205,8 @@ function EditPlan({
     }),
   );
   const creditsChanged = Number(credits) !== plan.creditAllowance;
-  const save = () => update.mutate({ tierPlanId: plan.id, name: name.trim(), creditAllowance: Number(credits) });
+  const save = () =>
+    update.mutate({ tierPlanId: plan.id, name: name.trim(), creditAllowance: Number(credits), allowedModels });
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -228,6 +235,7 @@ function EditPlan({
           />
         </FormField>
       </div>
+      <AllowedModelsField value={allowedModels} onChange={setAllowedModels} />
       {plan.groupId && <p className="muted">The plan&apos;s group is renamed with it.</p>}
       <ErrorAlert error={update.error} />
       <div className="row">

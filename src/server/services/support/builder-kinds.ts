@@ -181,11 +181,15 @@ const agentSpec: KindSpec = {
   normalize: (doc) => doc,
   async validateDraft(db, organizationId, doc, changed) {
     if (changed.has("model")) await checkModel(db, organizationId, doc.model);
+    if (changed.has("fallbackModels"))
+      for (const model of (doc.fallbackModels as string[] | undefined) ?? [])
+        await checkModel(db, organizationId, model);
     if (changed.has("builtIns")) checkBuiltIns(doc.builtIns as Record<string, boolean>);
     await checkAgentReferences(db, organizationId, doc, changed);
   },
   async validatePublish(db, organizationId, doc) {
     await checkModel(db, organizationId, doc.model);
+    for (const model of (doc.fallbackModels as string[] | undefined) ?? []) await checkModel(db, organizationId, model);
     // A draft written while the deployment provided a built-in may outlive it.
     checkBuiltIns(doc.builtIns as Record<string, boolean>);
     await checkAgentReferences(db, organizationId, doc, new Set(["knowledge", "flows", "integrations"]));

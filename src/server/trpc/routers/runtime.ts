@@ -113,6 +113,7 @@ export const runtimeRouter = router({
       errors: [
         "service_disabled",
         "insufficient_credits",
+        "model_not_in_plan",
         "unpublished_dependencies",
         "not_found",
         "run_limit_exceeded",
@@ -194,6 +195,7 @@ export const runtimeRouter = router({
       errors: [
         "service_disabled",
         "insufficient_credits",
+        "model_not_in_plan",
         "unpublished_dependencies",
         "not_found",
         "output_invalid",

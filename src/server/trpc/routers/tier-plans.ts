@@ -34,11 +34,37 @@ export const tierPlansRouter = router({
     .query(({ ctx, input }) => listTierPlans(ctx.db, ctx.actor, input)),
 
   create: scopedProcedure(createTierPlan.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/tier-plans",
+        tags: ["Tier plans"],
+        summary: "Create a tier plan",
+        description:
+          "`allowedModels` limits the models its end users' runs may call (null: every model); an id not in `GET /models` → 422 `invalid_model`. `withGroup` gives the plan its own user group.",
+      },
+      errors: ["invalid_model"],
+      successStatus: 201,
+    })
     .input(CreateTierPlanInput)
     .output(z.object({ tierPlan: TierPlan, group: UserGroup.optional() }))
-    .mutation(({ ctx, input }) => createTierPlan(ctx.db, ctx.actor, input)),
+    .mutation(async ({ ctx, input }) => {
+      ctx.response.status = 201;
+      return createTierPlan(ctx.db, ctx.actor, input);
+    }),
 
   update: scopedProcedure(updateTierPlan.requirement)
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/tier-plans/{tierPlanId}",
+        tags: ["Tier plans"],
+        summary: "Change a tier plan's name, monthly credits or allowed models",
+        description:
+          "Only the fields passed change. A new `creditAllowance` applies at once to every active pool of the plan. `allowedModels`: the models its end users' runs may call (null: every model); an end user's run on a model none of their plans allows → 403 `model_not_in_plan`.",
+      },
+      errors: ["not_found", "invalid_model"],
+    })
     .input(UpdateTierPlanInput)
     .output(z.object({ tierPlan: TierPlan }))
     .mutation(async ({ ctx, input }) => ({ tierPlan: await updateTierPlan(ctx.db, ctx.actor, input) })),

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "tier_plans" ADD COLUMN     "allowed_models" JSONB;

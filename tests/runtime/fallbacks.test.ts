@@ -1,0 +1,146 @@
+// Fallbacks (the contract's "Pricing: credits that follow cost"): an agent's ordered
+// `fallbackModels`; a call failing before any output (429, 5xx) is retried once after the
+// provider's Retry-After or 1 s, then the next model answers; every attempt is in `usage.calls`
+// with its outcome, and the run is charged once at the price of the model that answered. Through
+// the REST door against a stand-in OpenAI-compatible provider answering 429 and 500 on demand.
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+
+vi.hoisted(() => {
+  process.env.MODEL_PROVIDER_MODELS = "tool-model,other-model,third-model,fourth-model";
+  process.env.MODEL_PROVIDER_NAME = "testai";
+  process.env.ATRIUM_SECRET_KEY = "test-secret-key-0123456789-abcdefghijklmnop";
+});
+
+import { getDb } from "@/server/db";
+import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
+import { create, publish } from "../builder-helpers";
+import { api, expectError, newOrganization, type Tenant } from "../helpers";
+import { converse, credits } from "../runtime-helpers";
+
+let openai: FakeOpenAI;
+
+beforeAll(async () => {
+  openai = await startFakeOpenAI(() => "Answered.");
+  process.env.MODEL_PROVIDER_BASE_URL = openai.baseURL;
+});
+afterAll(() => openai.close());
+
+async function agentApp(tenant: Tenant, agent: Record<string, unknown>): Promise<string> {
+  const key = tenant.orgKey.secret;
+  const created = await create(key, "agents", { name: "Answerer", ...agent });
+  await publish(key, "agents", created.id);
+  const app = await create(key, "apps", {
+    name: "Fallback app",
+    members: [{ id: created.id, kind: "agent" }],
+    orchestrationMode: "sequential",
+  });
+  await publish(key, "apps", app.id);
+  return app.id as string;
+}
+
+async function latestUsage(tenant: Tenant) {
+  const execution = await getDb().execution.findFirstOrThrow({
+    where: { organizationId: tenant.organization.id },
+    orderBy: { createdAt: "desc" },
+  });
+  return {
+    credits: execution.credits,
+    calls: (execution.usage as { calls: { model: string; outcome: string; credits: number }[] }).calls,
+  };
+}
+
+describe("fallback models", () => {
+  it("retry once after Retry-After, then the next model answers; charged once at its price", async () => {
+    const tenant = await newOrganization({ credits: 10_000 });
+    const key = tenant.orgKey.secret;
+    const appId = await agentApp(tenant, { model: "tool-model", fallbackModels: ["other-model"] });
+    // The first model costs far more, with a larger minimum: none of it is charged.
+    await api("PUT", "/model-prices/tool-model", {
+      key,
+      body: { inputCreditsPerMillion: 5_000_000, outputCreditsPerMillion: 5_000_000, minimumCredits: 50 },
+    });
+    await api("PUT", "/model-prices/other-model", {
+      key,
+      body: { inputCreditsPerMillion: 1_000_000, outputCreditsPerMillion: 1_000_000, minimumCredits: 1 },
+    });
+    const before = await credits(tenant);
+    const from = openai.requests.length;
+    openai.failNext([{ status: 429, retryAfter: "0" }, { status: 500 }]);
+    const response = await converse(key, appId, { message: "Hello" });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.reply).toContain("Answered.");
+    expect(openai.requests.slice(from).map((request) => request.model)).toEqual([
+      "tool-model",
+      "tool-model",
+      "other-model",
+    ]);
+    // The stand-in's 10 + 5 tokens at 1 credit each, once.
+    expect(await credits(tenant)).toBe(before - 15);
+    const usage = await latestUsage(tenant);
+    expect(usage.credits).toBe(15);
+    expect(usage.calls.filter((call) => call.model !== "atrium-offline")).toEqual([
+      expect.objectContaining({ model: "tool-model", outcome: "failed", credits: 0 }),
+      expect.objectContaining({ model: "tool-model", outcome: "failed", credits: 0 }),
+      expect.objectContaining({ model: "other-model", outcome: "succeeded", credits: 15 }),
+    ]);
+  });
+
+  it("retry a model that failed once (1 s without Retry-After) before falling back", async () => {
+    const tenant = await newOrganization();
+    const appId = await agentApp(tenant, { model: "tool-model", fallbackModels: ["other-model"] });
+    const from = openai.requests.length;
+    openai.failNext([{ status: 503 }]);
+    const started = Date.now();
+    const response = await converse(tenant.orgKey.secret, appId, { message: "Hello" });
+    expect(response.status, response.text).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect(openai.requests.slice(from).map((request) => request.model)).toEqual(["tool-model", "tool-model"]);
+    const usage = await latestUsage(tenant);
+    expect(usage.calls.filter((call) => call.model !== "atrium-offline").map((call) => call.outcome)).toEqual([
+      "failed",
+      "succeeded",
+    ]);
+  });
+
+  it("fail the run when every model failed, charging nothing", async () => {
+    const tenant = await newOrganization();
+    const appId = await agentApp(tenant, { model: "tool-model", fallbackModels: ["other-model"] });
+    const before = await credits(tenant);
+    openai.failNext([
+      { status: 500, retryAfter: "0" },
+      { status: 500, retryAfter: "0" },
+      { status: 500, retryAfter: "0" },
+      { status: 500, retryAfter: "0" },
+    ]);
+    expectError(await converse(tenant.orgKey.secret, appId, { message: "Hello" }), 502, "provider_error");
+    expect(await credits(tenant)).toBe(before);
+  });
+
+  it("are at most 3 models from GET /models", async () => {
+    const tenant = await newOrganization();
+    const key = tenant.orgKey.secret;
+    expectError(
+      await api("POST", "/agents", { key, body: { name: "Bad", fallbackModels: ["no-such-model"] } }),
+      422,
+      "invalid_model",
+    );
+    expectError(
+      await api("POST", "/agents", {
+        key,
+        body: {
+          name: "Too many",
+          fallbackModels: ["other-model", "third-model", "fourth-model", "atrium-offline"],
+        },
+      }),
+      400,
+      "invalid_request",
+    );
+    const agent = await create(key, "agents", { name: "Good", fallbackModels: ["other-model"] });
+    expect(agent.fallbackModels).toEqual(["other-model"]);
+    const patched = await api("PATCH", `/agents/${agent.id}/draft`, {
+      key,
+      body: { fallbackModels: ["no-such-model"] },
+    });
+    expectError(patched, 422, "invalid_model");
+  });
+});
