@@ -651,6 +651,15 @@ const WEBHOOK_DATA: Record<
   },
   "app.published": { type: "object", description: "`{summary, version}` as `POST /apps/{id}/publish` answers" },
   "execution.failed": { type: "object", description: "The execution" },
+  "execution.awaiting_approval": {
+    type: "object",
+    description:
+      "`{execution, approval}`: the run paused at a flow's approval node (`approval`: `{nodeId, message, expiresAt}`)",
+  },
+  "execution.completed": {
+    type: "object",
+    description: "The execution of a run that waited for an approval, as it ended (succeeded or failed)",
+  },
   "directory.sync_failed": { type: "object", description: "What the directory sent and why it failed" },
 };
 

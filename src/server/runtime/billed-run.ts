@@ -21,7 +21,6 @@
 // Its settlement updates the amount its lease records in the same statement, so a run lost
 // between its settlement and its record is given back exactly what it was charged.
 import type { ExecutionStatus, ExecutionUsage } from "@/schemas/runtime";
-import type { Actor, EndUserActor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError, isAppError, toAppError } from "@/server/errors";
 import {
@@ -32,7 +31,7 @@ import {
   type RunCharge,
 } from "@/server/services/credits";
 import { executionUsage, runPricing, settledCharge, type RunPricing } from "./run-pricing";
-import { recordExecution, type ExecutionRecord } from "@/server/services/executions";
+import { recordExecution, type ExecutionRecord, type RunActor } from "@/server/services/executions";
 import { whenDatabaseAnswers } from "./database-wait";
 import { dropLease, holdLease, refundLeased, RUN_LOST, type LeasedExecution } from "./run-leases";
 import { runCanceled, type RunContext } from "./run";
@@ -107,6 +106,15 @@ export class BilledRun {
     return new BilledRun(db, ctx, charge, pricing, lease.id);
   }
 
+  /**
+   * A run continuing after an approval (services/approvals.ts): what it was charged is kept in the
+   * approval, and a new lease (written when the continuation was claimed) is renewed here.
+   */
+  static resumed(db: Db, ctx: RunContext, charge: RunCharge, pricing: RunPricing, leaseId: string): BilledRun {
+    holdLease(db, leaseId);
+    return new BilledRun(db, ctx, charge, pricing, leaseId);
+  }
+
   /** One case of a run the organization paid for as a whole with chargeRun (a test run): a refund gives back this case's share. */
   static prepaid(db: Db, ctx: RunContext, organizationId: string, pricing: RunPricing): BilledRun {
     return new BilledRun(db, ctx, { kind: "organization", organizationId, amount: pricing.upfront }, pricing);
@@ -139,6 +147,18 @@ export class BilledRun {
           : { status, credits: kept, error: null };
     }
     return this.outcome(status);
+  }
+
+  /**
+   * A run paused for an approval: settled at what it cost so far, as a run that ended would be (a
+   * flat-priced run keeps its charge; a priced one pays for its model calls so far, and the rest
+   * when it continues). Null when it was settled as lost meanwhile. The caller deletes the lease
+   * with the pause's record; what it continues with is what this answers.
+   */
+  async pause(): Promise<{ charge: RunCharge; pricing: RunPricing; credits: number } | null> {
+    const kept = await this.settleCharge();
+    if (kept === null) return null;
+    return { charge: this.charge, pricing: this.pricing, credits: kept };
   }
 
   /** The end user's pool that paid, if one did (usage names its plan). */
@@ -220,7 +240,7 @@ export class BilledRun {
   }
 
   /** Records the run's execution (and its usage) with its outcome, settling its charge first; a leased run's lease ends with it. */
-  async record(actor: Actor | EndUserActor, run: RunRecord, status?: ExecutionStatus) {
+  async record(actor: RunActor, run: RunRecord, status?: ExecutionStatus) {
     try {
       if (!this.settled) await this.settle(status);
       const record = { ...run, ...(this.leaseId ? { id: this.leaseId } : {}), ...this.outcome(status) };
