@@ -337,7 +337,9 @@ export type ApprovalDetail = z.infer<typeof ApprovalDetail>;
 export const DecideApprovalInput = z.strictObject({
   executionId: Uuid,
   decision: z.enum(["approve", "reject"]),
-  comment: plainText(2_000).optional().meta({ description: "Why; shown with the decision and, approved, the node's output" }),
+  comment: plainText(2_000)
+    .optional()
+    .meta({ description: "Why; shown with the decision and, approved, the node's output" }),
 });
 export const DecideApprovalOutput = z.object({ execution: Execution });
 export const ListApprovalsOutput = z.object({ approvals: z.array(Approval), total: z.number().int() });

@@ -511,7 +511,6 @@ async function runNode(
         break;
       }
       const name = typeof data.title === "string" && data.title ? data.title : node.id;
-      ctx.onStep?.({ kind: "approval", name, status: "waiting" });
       const snapshot = JSON.parse(JSON.stringify(scope)) as TemplateScope;
       throw new ApprovalPause(node.id, name, text("message"), timeoutMinutes, snapshot);
     }

@@ -186,6 +186,8 @@ export async function pauseForApproval(
   } finally {
     billed.ended();
   }
+  // Told once the pause is recorded, so a stream's reader can decide as soon as it reads this.
+  ctx.onStep?.({ kind: "approval", name: pause.nodeName, status: "waiting" });
   return {
     status: "awaiting_approval",
     executionId,
