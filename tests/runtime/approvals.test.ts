@@ -250,7 +250,7 @@ describe("approval node", () => {
     expect((await http("POST", `/executions/${id}/approval`, app.personal, { decision: "approve" })).status).toBe(200);
     await runApprovalsOnce(getDb());
     const resumed = await fetch(`${server.base}/api/v1/apps/${app.appId}/conversation/runs/${id}/events`, {
-      headers: { authorization: `Bearer ${app.tenant.orgKey.secret}`, "last-event-id": first[2]!.id },
+      headers: { authorization: `Bearer ${app.tenant.orgKey.secret}`, "last-event-id": first[2]!.id ?? "" },
     });
     const rest = await readEvents(resumed);
     const done = rest.at(-1)!;

@@ -496,7 +496,7 @@ async function runNode(
       output = await codeNode(node, where, scope);
       break;
     case "approval": {
-      const { message, timeoutMinutes } = dataOf(node, "approval", where);
+      const { timeoutMinutes } = dataOf(node, "approval", where);
       const resume = ctx.resume;
       if (resume?.taken && !resume.passed && resume.nodeId === node.id && resume.scope === scope) {
         // The decision this run waited for: approved, with the approver's comment as the output.

@@ -15,7 +15,7 @@
 // with its process is given back what the run was charged, as any lost run.
 import type { Approval, ApprovalDetail, Execution } from "@/schemas/runtime";
 import { isUuid } from "@/schemas/common";
-import { actorLabel, type Actor, type EndUserActor } from "@/server/auth/actor";
+import { actorLabel, type Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
