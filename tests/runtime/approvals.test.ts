@@ -5,7 +5,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, createDb, getDb } from "@/server/db";
 import { runApprovalsOnce } from "@/server/jobs/approvals";
-import { expectError, newOrganization, toApiResponse, type ApiResponse, type Tenant } from "../helpers";
+import {
+  addPerson,
+  expectError,
+  newOrganization,
+  signInCookie,
+  toApiResponse,
+  trpc,
+  trpcErrorCode,
+  type ApiResponse,
+  type Tenant,
+} from "../helpers";
 import { create, publish } from "../builder-helpers";
 import { listenOnLoopback, type LoopbackServer } from "../loopback-server";
 import { readEvents } from "../runtime-helpers";
@@ -114,6 +124,13 @@ describe("approval node", () => {
     expect(shown.body.variables).toEqual({ amount: 120 });
     const pending = await http("GET", "/approvals", app.personal);
     expect(pending.body.approvals.map((a: { executionId: string }) => a.executionId)).toEqual([id]);
+
+    // The console's bell tells members, and links to the page where it is decided.
+    const cookie = await signInCookie(app.tenant.owner.email, app.tenant.owner.password);
+    const bell = await trpc("query", "notifications.list", {}, { cookie });
+    expect(bell.body.result.data.notifications).toContainEqual(
+      expect.objectContaining({ kind: "approval", itemId: id, href: `/approvals/${id}`, title: "Refund desk" }),
+    );
   });
 
   it("two decisions at once: one 200, one 409; the run continues once, in a restarted worker, to its end", async () => {
@@ -171,6 +188,32 @@ describe("approval node", () => {
     expect((await events(app.tenant.organization.id, "execution.complete"))[0]?.webhookType).toBe(
       "execution.completed",
     );
+  });
+
+  it("the console decides through the same service: a viewer is refused, a member approves", async () => {
+    const app = await approvalApp();
+    const id = await pausedTransaction(app);
+    const viewer = await addPerson(app.tenant.operator, "viewer");
+    const viewerCookie = await signInCookie(viewer.email, viewer.password);
+    const refused = await trpc(
+      "mutation",
+      "runtime.decideApproval",
+      { executionId: id, decision: "approve" },
+      {
+        cookie: viewerCookie,
+      },
+    );
+    expect(trpcErrorCode(refused)).toBe("forbidden_role");
+    const member = await addPerson(app.tenant.operator, "member");
+    const cookie = await signInCookie(member.email, member.password);
+    const decided = await trpc(
+      "mutation",
+      "runtime.decideApproval",
+      { executionId: id, decision: "approve" },
+      { cookie },
+    );
+    expect(decided.status).toBe(200);
+    expect((await getDb().executionApproval.findUniqueOrThrow({ where: { id } })).decidedBy).toBe(member.email);
   });
 
   it("timed out: the sweep ends the run failed; a decision afterwards is 409", async () => {

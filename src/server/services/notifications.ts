@@ -73,7 +73,7 @@ export function notificationItemsSql(organization: (column: string) => string): 
     from audit_events a
     where ${organization("a.organization_id")} and a.action = 'directory.sync_failed' and a.occurred_at > now() - interval '${DIRECTORY_FAILURE_DAYS} days'
     union all
-    select 'approval', x.id, x.organization_id, x.created_at, coalesce(i.name, 'A run'), x.message, null
+    select 'approval', x.id, x.organization_id, x.created_at, coalesce(nullif(i.draft->>'name', ''), 'A run'), x.message, null
     from execution_approvals x
     left join builder_items i on i.id = x.app_id and i.organization_id = x.organization_id
     where ${organization("x.organization_id")} and x.status = 'pending'`;
