@@ -190,8 +190,19 @@ async function continueRun(db: Db, claimed: Claimed): Promise<void> {
   }
 }
 
+/**
+ * A continuation whose process died was settled by the lost-run sweeper (its lease is gone and
+ * its execution failed): its approval is marked done too.
+ */
+async function closeLostContinuations(db: Db): Promise<void> {
+  await db.$executeRaw`update execution_approvals a set status = 'done', updated_at = now()
+    where a.status = 'resuming' and a.updated_at < now() - interval '1 minute'
+      and not exists (select 1 from run_leases l where l.id = a.id)`;
+}
+
 /** One round: approvals timed out, then approved runs continued; true when there may be more work. */
 export async function runApprovalsOnce(db: Db): Promise<boolean> {
+  await closeLostContinuations(db);
   const more = await timeOutApprovals(db);
   const claimed = await claimApproved(db);
   if (!claimed) return more;
