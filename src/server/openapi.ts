@@ -547,7 +547,14 @@ function addDoors(operation: Operation, meta: Meta): void {
     };
   }
   if (meta.alsoSucceeds && success) {
-    operation.responses[String(meta.alsoSucceeds.status)] = { ...success, description: meta.alsoSucceeds.description };
+    const { status, description, schema } = meta.alsoSucceeds;
+    operation.responses[String(status)] = schema
+      ? {
+          ...success,
+          description,
+          content: { "application/json": { schema: { $ref: `#/components/schemas/${schema}` } } },
+        }
+      : { ...success, description };
   }
 }
 

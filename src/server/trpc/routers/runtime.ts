@@ -118,6 +118,7 @@ export const runtimeRouter = router({
       stream: true,
       alsoSucceeds: {
         status: 202,
+        schema: "AwaitingApproval",
         description:
           'The run reached a flow\'s approval node and waits for a decision: `{executionId, conversation_id, status: "awaiting_approval"}`',
       },
@@ -206,6 +207,7 @@ export const runtimeRouter = router({
       door: "apps",
       alsoSucceeds: {
         status: 202,
+        schema: "AwaitingApproval",
         description:
           'The run reached a flow\'s approval node and waits for a decision: `{executionId, status: "awaiting_approval"}`; `GET /executions/{executionId}` has its output once it ends',
       },
