@@ -3,6 +3,7 @@
 import { getDb } from "@/server/db";
 import { startIndexWorker } from "@/server/jobs/indexing";
 import { startLostRunSweeper } from "@/server/jobs/lost-runs";
+import { startApprovalWorker } from "@/server/jobs/approvals";
 import { startNotificationEmailWorker } from "@/server/jobs/notification-emails";
 import { startWebhookWorker } from "@/server/jobs/webhook-delivery";
 import { logger } from "@/server/observability/log";
@@ -14,6 +15,7 @@ export function startIndexWorkerOnce(): void {
     startWebhookWorker(getDb());
     startNotificationEmailWorker(getDb());
     startLostRunSweeper(getDb());
+    startApprovalWorker(getDb());
   } catch (error) {
     logger().error({ err: error }, "The indexing worker did not start");
   }

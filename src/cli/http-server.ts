@@ -16,6 +16,7 @@ import { env } from "@/env";
 import { endOpenStreams } from "@/server/adapters/sse";
 import { startIndexWorker, type IndexWorker } from "@/server/jobs/indexing";
 import { startLostRunSweeper } from "@/server/jobs/lost-runs";
+import { startApprovalWorker } from "@/server/jobs/approvals";
 import { startNotificationEmailWorker } from "@/server/jobs/notification-emails";
 import { startWebhookWorker } from "@/server/jobs/webhook-delivery";
 import { logger } from "@/server/observability/log";
@@ -38,17 +39,22 @@ function startWorker(): IndexWorker | null {
     const webhooks = startWebhookWorker(getDb());
     const emails = startNotificationEmailWorker(getDb());
     const lostRuns = startLostRunSweeper(getDb());
+    const approvals = startApprovalWorker(getDb());
     sealWebhookSecrets(getDb()).catch((error: unknown) =>
       logger().error({ err: error }, "Could not seal the webhook secrets stored readable"),
     );
     (globalThis as { atriumIndexWorker?: IndexWorker }).atriumIndexWorker = worker;
     return {
-      stop: () => Promise.all([worker.stop(), webhooks.stop(), emails.stop(), lostRuns.stop()]).then(() => undefined),
+      stop: () =>
+        Promise.all([worker.stop(), webhooks.stop(), emails.stop(), lostRuns.stop(), approvals.stop()]).then(
+          () => undefined,
+        ),
       release: () => {
         // Not waited for: a delivery in hand is claimed again by another process once its lease ends.
         void webhooks.stop();
         void emails.stop();
         void lostRuns.stop();
+        void approvals.stop();
         return worker.release();
       },
     };

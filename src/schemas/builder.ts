@@ -15,6 +15,8 @@ import {
   Uuid,
 } from "./common";
 import {
+  APPROVAL_TIMEOUT_MINUTES,
+  MAX_APPROVAL_MESSAGE_CHARS,
   MAX_CODE_CHARS,
   MAX_CONDITION_BRANCHES,
   MAX_EXPRESSION_CHARS,
@@ -172,6 +174,7 @@ export const NODE_TYPES = [
   "loop",
   "http_request",
   "code",
+  "approval",
 ] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 
@@ -249,6 +252,12 @@ export const NODE_DATA = {
     credentials: Text(MAX_SLUG_CHARS).min(1).optional(),
   }),
   code: z.object({ code: Text(MAX_CODE_CHARS).min(1) }),
+  approval: z.object({
+    message: Text(MAX_APPROVAL_MESSAGE_CHARS).min(1),
+    timeoutMinutes: boundedInt(APPROVAL_TIMEOUT_MINUTES.min, APPROVAL_TIMEOUT_MINUTES.max).default(
+      APPROVAL_TIMEOUT_MINUTES.default,
+    ),
+  }),
 } satisfies Partial<Record<NodeType, z.ZodObject>>;
 
 export const NODE_TYPES_DESCRIPTION = `Node types (\`nodes[].type\`) and the \`data\` each needs:
@@ -262,6 +271,7 @@ export const NODE_TYPES_DESCRIPTION = `Node types (\`nodes[].type\`) and the \`d
 - \`loop\`: \`data.items\` (JSON Logic giving a list, or text holding a JSON array; at most ${MAX_LOOP_ITEMS} items, more fails the run at this node) and \`data.body\` (1 to ${MAX_LOOP_BODY_NODES} nodes of types ${LOOP_BODY_TYPES.join(", ")}, run in order for each item; they read \`{{loop.item}}\` and \`{{loop.index}}\`); \`data.concurrency\` (1 to ${MAX_LOOP_CONCURRENCY} items at once, default 1). Its output is a JSON array: the last body node's output for each item.
 - \`http_request\`: \`data.url\` (template, required), \`data.method\` (${HTTP_METHODS.join(", ")}; default GET), \`data.body\` (template; not sent with GET), \`data.headers\` (at most ${MAX_HTTP_HEADERS} plain header templates) and \`data.credentials\` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); ${HTTP_NODE_LIMITS.timeMs / 1000} s and ${HTTP_NODE_LIMITS.answerBytes / (1024 * 1024)} MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
 - \`code\`: \`data.code\` (JavaScript, the body of a function of \`input\` = \`{inputs, vars, nodes}\`; at most ${MAX_CODE_CHARS} characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
+- \`approval\`: \`data.message\` (template, required, at most ${MAX_APPROVAL_MESSAGE_CHARS} characters): what approvers read; \`data.timeoutMinutes\` (${APPROVAL_TIMEOUT_MINUTES.min} to ${APPROVAL_TIMEOUT_MINUTES.max}, default ${APPROVAL_TIMEOUT_MINUTES.default}). The run pauses here (status \`awaiting_approval\`) until a member approves (it continues) or rejects it or the time runs out (it fails). Its output is the decision's comment.
 
 Templates read \`{{inputs.<key>}}\`, \`{{vars.<name>}}\` and \`{{nodes.<id>.output}}\` of a node that runs before this one. JSON Logic reads the same as \`{"var": "inputs.<key>"}\`, \`{"var": "vars.<name>"}\`, \`{"var": "nodes.<id>.output"}\` (and \`nodes.<id>.json\`, the output parsed when it is JSON). Nodes run in array order unless \`data.next\` (a node id, or an array of node ids) says which node runs next; \`data.next\` never forms a cycle. Node ids are unique. Any node may hold \`data.position\` \`{x, y}\` (two numbers from -${MAX_NODE_POSITION} to ${MAX_NODE_POSITION}): where the console's canvas draws it; runs ignore it. Any node may hold \`data.title\` (one line, at most ${MAX_NODE_TITLE_CHARS} characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (\`run_limit_exceeded\`).`;
 

@@ -33,6 +33,7 @@ const REQUIRED_DATA: Record<string, { field: string; need: string; kind?: "list"
   ],
   http_request: [{ field: "url", need: "a URL" }],
   code: [{ field: "code", need: "code" }],
+  approval: [{ field: "message", need: "a message for the approvers" }],
 };
 
 const WHAT_IS_REQUIRED = { list: "a non-empty list", value: "a value" } as const;
@@ -104,6 +105,7 @@ export const NODE_REFERENCES: Record<NodeType, readonly { field: string; kind: R
   loop: [],
   http_request: [{ field: "credentials", kind: "MCP connection" }],
   code: [],
+  approval: [],
 };
 
 /** Every id (or, for MCP connections, slug) a flow's nodes hold, a loop's body included, with the node and field holding it. */

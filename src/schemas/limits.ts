@@ -102,3 +102,7 @@ export const MAX_CODE_CHARS = 20_000;
 export const MAX_HTTP_BODY_TEMPLATE_CHARS = 65_536;
 /** Plain headers of one http_request node. */
 export const MAX_HTTP_HEADERS = 20;
+/** An approval node's message to its approvers (a template). */
+export const MAX_APPROVAL_MESSAGE_CHARS = 4_000;
+/** How long an approval waits for a decision, in minutes: at least 1, at most 7 days, 24 hours by default. */
+export const APPROVAL_TIMEOUT_MINUTES = { min: 1, max: 7 * 24 * 60, default: 24 * 60 } as const;

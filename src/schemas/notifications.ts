@@ -11,6 +11,7 @@ export const NOTIFICATION_KINDS = [
   "source_failed",
   "webhook_disabled",
   "directory_sync_failed",
+  "approval",
 ] as const;
 export const NotificationKind = z.enum(NOTIFICATION_KINDS);
 export type NotificationKind = z.infer<typeof NotificationKind>;
@@ -22,6 +23,7 @@ export const NOTIFICATION_HANDLED_WITH: Readonly<Record<NotificationKind, Capabi
   source_failed: "write",
   webhook_disabled: "settings",
   directory_sync_failed: "settings",
+  approval: "write",
 };
 
 /** The role a member needs to be told of each kind: the least role that can handle it. */
@@ -36,6 +38,7 @@ export const NOTIFICATION_KIND_LABEL: Readonly<Record<NotificationKind, string>>
   source_failed: "Failed sources",
   webhook_disabled: "Disabled webhook endpoints",
   directory_sync_failed: "Directory sync errors",
+  approval: "Runs waiting for approval",
 };
 
 /** Kinds mailed when the member has not chosen: admins were always mailed about credit requests. */
@@ -45,6 +48,7 @@ export const NOTIFICATION_EMAIL_DEFAULT: Readonly<Record<NotificationKind, boole
   source_failed: false,
   webhook_disabled: false,
   directory_sync_failed: false,
+  approval: false,
 };
 
 export const MAX_NOTIFICATIONS_PAGE = 100;

@@ -17,5 +17,7 @@ export const Overview = z.object({
   portals: z.number().int(),
   members: z.number().int(),
   pendingReviews: z.number().int(),
+  /** Runs paused at a flow's approval node, not decided yet. */
+  pendingApprovals: z.number().int(),
 });
 export type Overview = z.infer<typeof Overview>;

@@ -267,7 +267,7 @@ export const Execution = z
   .meta({ id: "Execution" });
 export type Execution = z.infer<typeof Execution>;
 export const CancelConversationRunOutput = z.object({ execution: Execution });
-export const EXECUTION_STATUSES = ["succeeded", "failed", "canceled", "output_invalid"] as const;
+export const EXECUTION_STATUSES = ["succeeded", "failed", "canceled", "output_invalid", "awaiting_approval"] as const;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 /** The statuses GET /usage counts in `failures`, and GET /executions?outcome=failure lists. */
 export const FAILURE_STATUSES = ["failed", "output_invalid"] as const satisfies readonly ExecutionStatus[];
@@ -284,3 +284,62 @@ export const ListExecutionsInput = ListQuery.extend({
   feedback: z.enum(FEEDBACK_RATINGS).optional().meta({ description: "Only runs whose reply was rated so" }),
 });
 export const ListExecutionsOutput = z.object({ executions: z.array(Execution), nextCursor: NextCursor });
+
+// ---- Runs waiting for an approval (a flow's `approval` node) ----
+
+/** What a conversation or transaction call answers (202) when its run paused at an approval node. */
+export const AwaitingApprovalOutput = z
+  .object({
+    status: z.literal("awaiting_approval"),
+    executionId: Uuid,
+    conversation_id: Uuid.optional().meta({ description: "The conversation (conversation calls)" }),
+  })
+  .meta({ id: "AwaitingApproval" });
+
+export const APPROVAL_STATUSES = ["pending", "approved", "resuming", "rejected", "timed_out", "done"] as const;
+
+export const Approval = z
+  .object({
+    executionId: Uuid,
+    kind: z.enum(["conversation", "transaction"]),
+    appId: Uuid,
+    appName: z.string().nullable(),
+    flowId: Uuid,
+    flowName: z.string().nullable(),
+    nodeId: z.string(),
+    message: z.string().meta({ description: "The approval node's message, rendered from the run's variables" }),
+    status: z.enum(APPROVAL_STATUSES).meta({
+      description:
+        "`pending` (waiting for a decision), `approved` (continuing, then `done`), `rejected` or `timed_out` (the run failed)",
+    }),
+    requestedBy: z.string().meta({ description: "Who started the run" }),
+    expiresAt: Timestamp,
+    decidedBy: z.string().nullable(),
+    decidedAt: Timestamp.nullable(),
+    comment: z.string().nullable(),
+    createdAt: Timestamp,
+  })
+  .meta({ id: "Approval" });
+export type Approval = z.infer<typeof Approval>;
+
+export const ApprovalDetail = z.object({
+  approval: Approval,
+  execution: Execution.nullable(),
+  input: z.string().meta({ description: "What the run was asked" }),
+  inputs: z.record(z.string(), z.unknown()).meta({ description: "The paused flow's inputs" }),
+  variables: z.record(z.string(), z.unknown()).meta({ description: "What set_variable nodes had set" }),
+  steps: z.array(z.object({ nodeId: z.string(), output: z.string() })).meta({
+    description: "The outputs of the flow's nodes that ran before the approval",
+  }),
+});
+export type ApprovalDetail = z.infer<typeof ApprovalDetail>;
+
+export const DecideApprovalInput = z.strictObject({
+  executionId: Uuid,
+  decision: z.enum(["approve", "reject"]),
+  comment: plainText(2_000)
+    .optional()
+    .meta({ description: "Why; shown with the decision and, approved, the node's output" }),
+});
+export const DecideApprovalOutput = z.object({ execution: Execution });
+export const ListApprovalsOutput = z.object({ approvals: z.array(Approval), total: z.number().int() });

@@ -22,6 +22,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "page.changed",
   "app.published",
   "execution.failed",
+  "execution.awaiting_approval",
+  "execution.completed",
   "directory.sync_failed",
 ] as const;
 

@@ -324,8 +324,8 @@ type Operation = {
 const STREAM_EVENTS_TEXT = `Events, each with an \`id:\` (its place in the run):
 - \`run\`: \`ConversationRunEvent\`, first: the \`execution_id\` to resume or cancel, and the \`conversation_id\`;
 - \`delta\`: \`ConversationDeltaEvent\`, a piece of the reply;
-- \`step\`: \`ConversationStepEvent\`, a member or tool starting or ending;
-- then exactly one \`done\` (\`ConversationDoneEvent\`) or \`error\` (\`ConversationErrorEvent\`; code \`canceled\` after a cancel).
+- \`step\`: \`ConversationStepEvent\`, a member or tool starting or ending, or \`{kind: "approval", name, status: "waiting"}\` when the run paused at a flow's approval node (the stream then stays open and goes on when a member approves; \`POST /executions/{executionId}/approval\`);
+- then exactly one \`done\` (\`ConversationDoneEvent\`) or \`error\` (\`ConversationErrorEvent\`; code \`canceled\` after a cancel, \`approval_rejected\` or \`approval_timed_out\` when the approval was refused or ran out).
 
 Clients ignore events they do not know.`;
 
@@ -355,11 +355,12 @@ const STREAM_SCHEMAS: SchemaMap = {
   ConversationStepEvent: {
     type: "object",
     required: ["kind", "name", "status"],
-    description: "`event: step`: one when a member or tool starts and one when it ends",
+    description:
+      "`event: step`: one when a member or tool starts and one when it ends; `approval` `waiting` when the run paused for an approval",
     properties: {
-      kind: { type: "string", enum: ["member", "tool"] },
+      kind: { type: "string", enum: ["member", "tool", "approval"] },
       name: { type: "string" },
-      status: { type: "string", enum: ["started", "finished", "failed"] },
+      status: { type: "string", enum: ["started", "finished", "failed", "waiting"] },
       output: { type: "string", description: "Truncated" },
     },
   },
@@ -547,7 +548,14 @@ function addDoors(operation: Operation, meta: Meta): void {
     };
   }
   if (meta.alsoSucceeds && success) {
-    operation.responses[String(meta.alsoSucceeds.status)] = { ...success, description: meta.alsoSucceeds.description };
+    const { status, description, schema } = meta.alsoSucceeds;
+    operation.responses[String(status)] = schema
+      ? {
+          ...success,
+          description,
+          content: { "application/json": { schema: { $ref: `#/components/schemas/${schema}` } } },
+        }
+      : { ...success, description };
   }
 }
 
@@ -653,6 +661,15 @@ const WEBHOOK_DATA: Record<
   },
   "app.published": { type: "object", description: "`{summary, version}` as `POST /apps/{id}/publish` answers" },
   "execution.failed": { type: "object", description: "The execution" },
+  "execution.awaiting_approval": {
+    type: "object",
+    description:
+      "`{execution, approval}`: the run paused at a flow's approval node (`approval`: `{nodeId, message, expiresAt}`)",
+  },
+  "execution.completed": {
+    type: "object",
+    description: "The execution of a run that waited for an approval, as it ended (succeeded or failed)",
+  },
   "directory.sync_failed": { type: "object", description: "What the directory sent and why it failed" },
 };
 

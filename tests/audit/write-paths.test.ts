@@ -14,6 +14,7 @@ vi.hoisted(() => {
 import type { KeyActor, MemberActor, OperatorActor } from "@/server/auth/actor";
 import { getDb } from "@/server/db";
 import * as apiKeys from "@/server/services/api-keys";
+import * as approvals from "@/server/services/approvals";
 import * as creditRequests from "@/server/services/credit-requests";
 import * as builder from "@/server/services/builder";
 import * as conversations from "@/server/services/conversations";
@@ -43,6 +44,8 @@ const SERVICES_DIR = path.resolve(__dirname, "../../src/server/services");
 
 /** Guarded functions that change nothing, or whose record is the execution they run. */
 const READS_AND_RUNS = new Set([
+  "getApproval",
+  "listPendingApprovals",
   "endUsersNearLimit",
   "listModelPrices",
   "getDirectoryGroup",
@@ -308,6 +311,39 @@ const WRITES: Record<string, Scenario> = {
     });
     await sso.removeSsoConnection(db(), w.op);
     return "sso_connection.delete";
+  },
+  decideApproval: async (w) => {
+    // A run paused at an approval node, as the conversation and transaction services record one.
+    const organizationId = w.tenant.organization.id;
+    const execution = await db().execution.create({
+      data: {
+        organizationId,
+        kind: "transaction",
+        itemId: w.appId,
+        itemKind: "app",
+        status: "awaiting_approval",
+        credits: 1,
+        latencyMs: 5,
+        input: "{}",
+        trace: [],
+        actor: "operator",
+      },
+    });
+    await db().executionApproval.create({
+      data: {
+        id: execution.id,
+        organizationId,
+        kind: "transaction",
+        appId: w.appId,
+        flowId: w.appId,
+        nodeId: "gate",
+        message: "Go ahead?",
+        expiresAt: new Date(Date.now() + 60_000),
+        state: { actor: "operator" },
+      },
+    });
+    await approvals.decideApproval(db(), w.op, { executionId: execution.id, decision: "approve" });
+    return "execution.approve";
   },
   setMessageFeedback: async (w) => (
     await conversations.setMessageFeedback(db(), w.op, { messageId: await assistantMessage(w), rating: "up" }),

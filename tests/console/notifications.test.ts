@@ -313,7 +313,11 @@ describe("notification emails", () => {
     const w = await world();
     const cookie = await signInCookie(w.builder.email, w.builder.password);
     const listed = await trpc("query", "notifications.emails", undefined, { cookie });
-    expect(listed.body.result.data.kinds).toEqual([{ kind: "source_failed", label: "Failed sources", email: false }]);
+    // A member is told of what members handle: failed sources and runs waiting for approval.
+    expect(listed.body.result.data.kinds).toEqual([
+      { kind: "source_failed", label: "Failed sources", email: false },
+      { kind: "approval", label: "Runs waiting for approval", email: false },
+    ]);
     const refused = await trpc(
       "mutation",
       "notifications.setEmails",
@@ -330,7 +334,10 @@ describe("notification emails", () => {
       { kinds: [{ kind: "source_failed", email: true }] },
       { cookie },
     );
-    expect(set.body.result.data.kinds).toEqual([{ kind: "source_failed", label: "Failed sources", email: true }]);
+    expect(set.body.result.data.kinds).toEqual([
+      { kind: "source_failed", label: "Failed sources", email: true },
+      { kind: "approval", label: "Runs waiting for approval", email: false },
+    ]);
     const event = await db().auditEvent.findFirst({
       where: { organizationId: w.tenant.organization.id, action: "member.notification_email" },
     });

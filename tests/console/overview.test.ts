@@ -49,6 +49,7 @@ describe("overview.get", () => {
       portals: 0,
       members: 1,
       pendingReviews: 0,
+      pendingApprovals: 0,
     });
   });
 

@@ -71,7 +71,12 @@ export function TryTransaction({ appId, live }: { appId: string; live: boolean }
           )}
         </>
       ) : null}
-      {run.data && !run.error && (
+      {run.data && !run.error && "status" in run.data && (
+        <p role="status" data-testid="transaction-output">
+          The run waits for an approval. <a href={`/approvals/${run.data.executionId}`}>Open it</a>
+        </p>
+      )}
+      {run.data && !run.error && "output" in run.data && (
         <div role="status" data-testid="transaction-output">
           <p className="muted">Output</p>
           <pre>{JSON.stringify(run.data.output, null, 2)}</pre>

@@ -9,6 +9,7 @@ import {
   Cable,
   ClipboardCheck,
   FileCode,
+  Hand,
   History,
   Coins,
   Cpu,
@@ -45,7 +46,13 @@ import { NotificationBell } from "./notifications";
 import { ConsoleToaster } from "./toasts";
 import { usePageState } from "./use-page-state";
 
-type NavLink = { href: string; label: string; icon: LucideIcon; needs?: Capability; badge?: "pendingReviews" };
+type NavLink = {
+  href: string;
+  label: string;
+  icon: LucideIcon;
+  needs?: Capability;
+  badge?: "pendingReviews" | "pendingApprovals";
+};
 
 /** The console's areas in groups; a link that needs a capability shows only to members who have it. */
 const GROUPS: { label: string; links: NavLink[] }[] = [
@@ -86,6 +93,7 @@ const GROUPS: { label: string; links: NavLink[] }[] = [
     links: [
       { href: "/chat", label: "Chat", icon: MessageSquare },
       { href: "/executions", label: "Executions", icon: History },
+      { href: "/approvals", label: "Approvals", icon: Hand, badge: "pendingApprovals" },
     ],
   },
   {

@@ -2,7 +2,7 @@
 // The shell's bell (a count and a dropdown of the latest), the list the Notifications page shows,
 // and the account page's email choices. The data is notifications.list (services/notifications.ts).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { Bell, Building2, ClipboardCheck, CreditCard, FileWarning, Webhook, type LucideIcon } from "lucide-react";
+import { Bell, Building2, Hand, ClipboardCheck, CreditCard, FileWarning, Webhook, type LucideIcon } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, useId, useRef } from "react";
@@ -18,6 +18,7 @@ const KIND_ICON: Record<NotificationKind, LucideIcon> = {
   source_failed: FileWarning,
   webhook_disabled: Webhook,
   directory_sync_failed: Building2,
+  approval: Hand,
 };
 
 const KIND_VERB: Record<NotificationKind, string> = {
@@ -26,6 +27,7 @@ const KIND_VERB: Record<NotificationKind, string> = {
   source_failed: "Source failed",
   webhook_disabled: "Webhook endpoint turned off",
   directory_sync_failed: "Directory sync failed",
+  approval: "Waiting for approval",
 };
 
 /** How the bell and the page refresh: every 30 s and after each navigation. */

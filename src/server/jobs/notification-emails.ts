@@ -36,6 +36,7 @@ export function notificationMail(
     source_failed: `A source failed: ${item.title}`,
     webhook_disabled: `A webhook endpoint was turned off: ${item.title}`,
     directory_sync_failed: `Directory sync failed: ${item.title}`,
+    approval: `A run of ${item.title} waits for your approval`,
   };
   const detail = item.kind === "credit_request" ? (item.detail ? `Their message: ${item.detail}` : "") : item.detail;
   const text = [

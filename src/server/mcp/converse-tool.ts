@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { messageText, Uuid } from "@/schemas/common";
 import { authorize } from "@/server/auth/authorize";
+import { isAwaiting } from "@/server/services/approvals";
 import { converse } from "@/server/services/conversations";
 import type { AtriumTool } from "./context";
 
@@ -42,6 +43,13 @@ export const converseTool: AtriumTool = {
       { appId: input.appId, message: input.message, conversationId: input.conversation_id },
       { signal },
     );
+    // A run paused at an approval node answers no reply yet: say so, with where to follow it.
+    if (isAwaiting(result))
+      return ConverseToolOutput.parse({
+        reply: `The app's run is waiting for an approval (execution ${result.executionId}); a member decides it in the console.`,
+        conversation_id: result.conversation_id,
+        greeting: "",
+      });
     return ConverseToolOutput.parse(result);
   },
 };

@@ -88,6 +88,8 @@ async function callBounded(
     return { text: await Promise.race([tool.run(args, callSignal), timedOut]), failed: false };
   } catch (error) {
     if (isAppError(error) && (error.code === "run_limit_exceeded" || signal.aborted)) throw error;
+    // A flow that reached an approval pauses the whole run (runtime/run.ts ApprovalPause).
+    if (error instanceof Error && error.name === "ApprovalPause") throw error;
     if (signal.aborted) throw error;
     return { text: `The tool failed: ${error instanceof Error ? error.message : String(error)}`, failed: true };
   } finally {

@@ -25,7 +25,6 @@
 // reservation and settlement updates the amount its lease records, and each recorded call the
 // cost, so a run lost with its process is charged what its recorded calls cost (run-leases.ts).
 import type { ExecutionStatus, ExecutionUsage } from "@/schemas/runtime";
-import type { Actor, EndUserActor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError, isAppError, toAppError } from "@/server/errors";
 import { logger } from "@/server/observability/log";
@@ -42,7 +41,7 @@ import { RUN_LIMITS } from "./limits";
 import { estimateTokens, type CallReserver, type ModelCall } from "./metering";
 import { callCeilingMicro, wholeCredits } from "./pricing";
 import { executionUsage, runPricing, settledCharge, type RunPricing } from "./run-pricing";
-import { recordExecution, type ExecutionRecord } from "@/server/services/executions";
+import { recordExecution, type ExecutionRecord, type RunActor } from "@/server/services/executions";
 import { assertModelsInPlans, limitedModels } from "@/server/services/tier-plans";
 import { whenDatabaseAnswers } from "./database-wait";
 import { dropLease, holdLease, refundLeased, RUN_LOST, type LeasedExecution } from "./run-leases";
@@ -179,6 +178,17 @@ export class BilledRun implements CallReserver {
     );
   }
 
+  /**
+   * A run continuing after an approval (services/approvals.ts): what it was charged is kept in the
+   * approval, and a new lease (written when the continuation was claimed) is renewed here.
+   */
+  static resumed(db: Db, ctx: RunContext, charge: RunCharge, pricing: RunPricing, leaseId: string): BilledRun {
+    holdLease(db, leaseId);
+    const billed = new BilledRun(db, ctx, charge, pricing, leaseId);
+    ctx.meter.reserver = billed;
+    return billed;
+  }
+
   /** One case of a run the organization paid for as a whole with chargeRun (a test run): a refund gives back this case's share. */
   static prepaid(db: Db, ctx: RunContext, organizationId: string, pricing: RunPricing): BilledRun {
     return new BilledRun(db, ctx, { kind: "organization", organizationId, amount: pricing.upfront }, pricing);
@@ -213,6 +223,18 @@ export class BilledRun implements CallReserver {
           : { status, credits: kept, error: null };
     }
     return this.outcome(status);
+  }
+
+  /**
+   * A run paused for an approval: settled at what it cost so far, as a run that ended would be (a
+   * flat-priced run keeps its charge; a priced one pays for its model calls so far, and the rest
+   * when it continues). Null when it was settled as lost meanwhile. The caller deletes the lease
+   * with the pause's record; what it continues with is what this answers.
+   */
+  async pause(): Promise<{ charge: RunCharge; pricing: RunPricing; credits: number } | null> {
+    const kept = await this.settleCharge();
+    if (kept === null) return null;
+    return { charge: this.charge, pricing: this.pricing, credits: kept };
   }
 
   /** The end user's pool that paid, if one did (usage names its plan). */
@@ -296,7 +318,7 @@ export class BilledRun implements CallReserver {
   }
 
   /** Records the run's execution (and its usage) with its outcome, settling its charge first; a leased run's lease ends with it. */
-  async record(actor: Actor | EndUserActor, run: RunRecord, status?: ExecutionStatus) {
+  async record(actor: RunActor, run: RunRecord, status?: ExecutionStatus) {
     try {
       if (!this.settled) await this.settle(status);
       const record = { ...run, ...(this.leaseId ? { id: this.leaseId } : {}), ...this.outcome(status) };

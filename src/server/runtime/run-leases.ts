@@ -39,12 +39,13 @@ export const SERVER_SHUTDOWN: LostReason = {
 };
 
 /**
- * Ends a conversation stream's run that is still running with its final `error` event (after the
- * last stored one) and notifies its readers; nothing when it already ended or is not a stream.
+ * Ends a conversation stream's run that is still running (or continuing after an approval) with
+ * its final `error` event (after the last stored one) and notifies its readers; nothing when it
+ * already ended or is not a stream.
  * Parameters: run id, the event's data, the run's status, the channel, the payload.
  */
 export const END_RUN_SQL = `with ended as (
-    update conversation_runs set status = $3 where id = $1::uuid and status = 'running' returning id
+    update conversation_runs set status = $3 where id = $1::uuid and status in ('running', 'awaiting_approval') returning id
   ), stored as (
     insert into conversation_run_events (run_id, seq, event, data)
     select $1::uuid, coalesce((select max(seq) from conversation_run_events where run_id = $1::uuid), 0) + 1, 'error', $2 from ended

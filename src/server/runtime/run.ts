@@ -89,13 +89,60 @@ export interface RunContext {
   citations: Citations;
   /** The run's model calls and their tokens: what a priced run is charged for (billed-run.ts). */
   meter: Meter;
+  /** The app members that gave their reply, by id: kept when the run pauses for an approval. */
+  finishedMembers: Record<string, string>;
+  /** A run continuing after an approval (services/approvals.ts): where it paused, and the decision. */
+  resume?: ResumePoint;
+  /**
+   * Whether an approval node pauses the run: conversations and transactions, which can record
+   * the pause and continue later. Test runs and previews pass approvals, saying so in the trace.
+   */
+  pausable?: boolean;
+}
+
+/** Where an approved run continues: the paused flow's node and scope, and the members that had replied. */
+export interface ResumePoint {
+  flowId: string;
+  nodeId: string;
+  scope: TemplateScope;
+  /** The approver's comment: the approval node's output. */
+  comment: string;
+  finishedMembers: Record<string, string>;
+  /** Set once the paused flow took up its saved scope: a later run of that flow starts afresh. */
+  taken?: boolean;
+  /** Set once the approval node gave its output: any later approval waits again. */
+  passed?: boolean;
+}
+
+/**
+ * Thrown when a flow reaches an `approval` node: the run stops there and its caller records it as
+ * `awaiting_approval` with everything needed to continue (services/approvals.ts).
+ */
+export class ApprovalPause extends Error {
+  override readonly name = "ApprovalPause";
+  flowId = "";
+  flowName = "";
+  constructor(
+    readonly nodeId: string,
+    readonly nodeName: string,
+    /** The node's message, rendered from the run's variables. */
+    readonly approvalMessage: string,
+    readonly timeoutMinutes: number,
+    readonly scope: TemplateScope,
+  ) {
+    super(`The run waits for an approval at node "${nodeId}".`);
+  }
+}
+
+export function isApprovalPause(error: unknown): error is ApprovalPause {
+  return error instanceof Error && error.name === "ApprovalPause";
 }
 
 /** What a stream's `step` event carries: one when a member starts, one when it ends. */
 export interface RunStep {
-  kind: "member" | "tool";
+  kind: "member" | "tool" | "approval";
   name: string;
-  status: "started" | "finished" | "failed";
+  status: "started" | "finished" | "failed" | "waiting";
   output?: string;
 }
 
@@ -113,6 +160,7 @@ export function newRunContext(db: Db, organizationId: string, cancel?: AbortSign
     retrievals: new Map(),
     citations: new Citations(),
     meter: new Meter(organizationId),
+    finishedMembers: {},
   };
 }
 
@@ -499,6 +547,25 @@ async function runNode(
     case "code":
       output = await codeNode(node, where, scope);
       break;
+    case "approval": {
+      const { timeoutMinutes } = dataOf(node, "approval", where);
+      const resume = ctx.resume;
+      if (resume?.taken && !resume.passed && resume.nodeId === node.id && resume.scope === scope) {
+        // The decision this run waited for: approved, with the approver's comment as the output.
+        resume.passed = true;
+        output = resume.comment;
+        note = "approved";
+        break;
+      }
+      if (!ctx.pausable) {
+        output = "";
+        note = "not waited for: a test run or preview passes approvals";
+        break;
+      }
+      const name = typeof data.title === "string" && data.title ? data.title : node.id;
+      const snapshot = JSON.parse(JSON.stringify(scope)) as TemplateScope;
+      throw new ApprovalPause(node.id, name, text("message"), timeoutMinutes, snapshot);
+    }
     default:
       throw nodeFailed(node, where, `unknown node type "${node.type}"`);
   }
@@ -563,19 +630,30 @@ export async function runFlow(
   const started = performance.now();
   const doc = flow.document;
   checkFlowInputs(doc, inputs);
-  const scope: TemplateScope = { inputs, nodes: {}, vars: {} };
   const index = new Map(doc.nodes.map((node, i) => [node.id, i]));
-  const queue = [
-    Math.max(
-      0,
-      doc.nodes.findIndex((node) => node.type === "trigger_start"),
-    ),
-  ];
+  // A flow continuing after its approval starts at that node, with the scope it paused with.
+  const resume = ctx.resume && !ctx.resume.taken && ctx.resume.flowId === flow.id ? ctx.resume : null;
+  if (resume) resume.taken = true;
+  const scope: TemplateScope = resume ? resume.scope : { inputs, nodes: {}, vars: {} };
+  const queue = resume
+    ? [index.get(resume.nodeId) ?? doc.nodes.length]
+    : [
+        Math.max(
+          0,
+          doc.nodes.findIndex((node) => node.type === "trigger_start"),
+        ),
+      ];
   let result = "";
   while (queue.length > 0) {
     const node = doc.nodes[queue.shift()!];
     if (!node) continue;
-    const ran = await runNode(ctx, doc, node, scope);
+    const ran = await runNode(ctx, doc, node, scope).catch((error: unknown) => {
+      if (isApprovalPause(error) && !error.flowId) {
+        error.flowId = flow.id;
+        error.flowName = doc.name;
+      }
+      throw error;
+    });
     if (node.type === "output") {
       result = ran.output;
       break;
@@ -625,13 +703,20 @@ async function runMember(
   options: MemberRunOptions = {},
 ): Promise<Passage> {
   const name = member.runnable.document.name;
+  // A member that replied before the run paused for an approval is not run again when it continues.
+  const earlierReply = ctx.resume?.finishedMembers[member.runnable.id];
+  if (earlierReply !== undefined) {
+    ctx.finishedMembers[member.runnable.id] = earlierReply;
+    return { title: name, text: earlierReply };
+  }
   ctx.onStep?.({ kind: "member", name, status: "started" });
   try {
     const passage = await runMemberOnce(ctx, member, message, history, earlier, options);
     ctx.onStep?.({ kind: "member", name, status: "finished", output: forStep(passage.text) });
+    ctx.finishedMembers[member.runnable.id] = passage.text;
     return passage;
   } catch (error) {
-    ctx.onStep?.({ kind: "member", name, status: "failed" });
+    if (!isApprovalPause(error)) ctx.onStep?.({ kind: "member", name, status: "failed" });
     throw error;
   }
 }

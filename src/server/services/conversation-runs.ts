@@ -18,6 +18,7 @@ import { RUN_LIMITS, runLimitExceeded, STORED_EVENT_OVERHEAD } from "@/server/ru
 import { END_RUN_SQL, endRunParams, RUN_LOST, settleLostRun } from "@/server/runtime/run-leases";
 import { eventsPayload, ownRun, requestCancel, RUNS_CHANNEL, wakeRun, watchRun } from "@/server/runtime/run-hub";
 import type { RunStep } from "@/server/runtime/run";
+import { isAwaiting } from "./approvals";
 import { converse, type ConverseInput, type StartedRun } from "./conversations";
 import { findExecution } from "./executions";
 import { maybeSweep } from "./support/idempotency";
@@ -58,8 +59,7 @@ interface PendingEvent {
  * the database is away the run's events wait in order (runtime/database-wait.ts): none is
  * skipped, so the stored deltas always make the reply.
  */
-class RunRecorder {
-  private seq = 0;
+export class RunRecorder {
   private used = 0;
   private pending: PendingEvent[] = [];
   private flushing: Promise<void> | null = null;
@@ -67,6 +67,8 @@ class RunRecorder {
   constructor(
     private readonly db: Db,
     private readonly runId: string,
+    /** The last event stored before: a run continuing after an approval goes on from there. */
+    private seq = 0,
   ) {}
 
   /** Queues an event; past the run's bound of stored events, ends the run (the final event is always kept). */
@@ -194,13 +196,20 @@ export function startConversationRun(
       onDelta: (text) => recorder?.push("delta", { text }),
       onStep: (step: RunStep) => recorder?.push("step", step),
     }).then(
-      (result) =>
-        ended("succeeded", "done", {
+      async (result) => {
+        if (isAwaiting(result)) {
+          // Paused for an approval: the stream stays open to readers and goes on when the run does.
+          await recorder?.drained();
+          release();
+          return;
+        }
+        await ended("succeeded", "done", {
           reply: result.reply,
           citations: result.citations,
           conversation_id: result.conversation_id,
           execution_id: result.execution_id,
-        }),
+        });
+      },
       async (error: unknown) => {
         if (!recorder) return reject(error);
         const failure = toAppError(error);

@@ -14,9 +14,11 @@ import { loadLiveApp } from "@/server/runtime/load";
 import type { Citation } from "@/server/runtime/citations";
 import type { Turn } from "@/server/runtime/models";
 import { modelsOfApp } from "@/server/runtime/metering";
-import { newRunContext, runApp, type RunStep } from "@/server/runtime/run";
+import { isApprovalPause, newRunContext, runApp, type RunStep } from "@/server/runtime/run";
 import { isUniqueViolation, whenDatabaseAnswers } from "@/server/runtime/database-wait";
 import { recordEvent } from "./events";
+import { pauseForApproval, type AwaitingApproval } from "./approvals";
+import { runActorLabel, type RunActor } from "./executions";
 import { builderItemNames } from "./support/item-names";
 import { decodeCursor, encodeCursor } from "./support/pagination";
 import { conversationStarters, runFor, type RunFor } from "./portal-access";
@@ -167,6 +169,9 @@ const SAVE_TURN_SQL = `
   execution as (
     insert into executions (id, organization_id, kind, item_id, item_kind, version_id, conversation_id, status, credits, latency_ms, input, output, trace, actor, end_user_id, portal_id, created_at, usage)
     select $11, $2, 'conversation', $3, 'app', $6, conversation.id, $17, $7, $8, $5, $9, $10::jsonb, $4, $12, $13, now(), $18::jsonb from conversation
+    on conflict (id) do update set status = excluded.status, credits = excluded.credits, latency_ms = excluded.latency_ms,
+      output = excluded.output, trace = excluded.trace, usage = excluded.usage
+      where executions.status = 'awaiting_approval' and executions.organization_id = excluded.organization_id
     returning id
   )
   insert into conversation_messages (id, conversation_id, role, content, execution_id, citations, created_at)
@@ -174,10 +179,10 @@ const SAVE_TURN_SQL = `
     case when turn.role = 'assistant' then $14::jsonb else '[]'::jsonb end, now() + turn.nth * interval '1 millisecond'
   from conversation, execution, (values ('user', $5, 0), ('assistant', $9, 1)) as turn(role, content, nth)`;
 
-async function saveTurn(
+export async function saveTurn(
   db: Db,
-  actor: Actor | EndUserActor,
-  runner: RunFor,
+  actor: RunActor,
+  runner: Pick<RunFor, "endUserId" | "portalId">,
   turn: {
     conversationId: string;
     executionId: string;
@@ -201,7 +206,7 @@ async function saveTurn(
       turn.conversationId,
       actor.organizationId,
       turn.appId,
-      actorLabel(actor),
+      runActorLabel(actor),
       turn.message,
       turn.versionId,
       turn.outcome.credits,
@@ -232,7 +237,7 @@ export const converse = guarded(
     actor: Actor | EndUserActor,
     asSent: ConverseInput,
     options: ConverseOptions = {},
-  ): Promise<ConverseResult> {
+  ): Promise<ConverseResult | AwaitingApproval> {
     // Doors hand over the app id as the client wrote it (the portal's path, an MCP argument):
     // one that cannot be an id is no app, before anything is read; an uppercase one is the app.
     if (!isUuid(asSent.appId)) throw new AppError("not_found", "No app with that id.");
@@ -268,6 +273,7 @@ export const converse = guarded(
     const started = performance.now();
     const ctx = newRunContext(db, actor.organizationId, options.signal);
     ctx.onStep = options.onStep;
+    ctx.pausable = true;
     // Named before the run, so a stream's first event tells the client what to resume.
     const conversationId = existing?.conversation.id ?? randomUUID();
     const executionId = randomUUID();
@@ -344,6 +350,26 @@ export const converse = guarded(
       await save(reply, "succeeded");
       return { reply, citations, conversation_id: conversationId, execution_id: executionId, greeting: api.greeting };
     } catch (error) {
+      if (isApprovalPause(error) && !ctx.cancel?.aborted)
+        return pauseForApproval(db, actor, billed, ctx, error, {
+          executionId,
+          title: conversationTitle(message),
+          state: {
+            kind: "conversation",
+            appId: input.appId,
+            versionId: app.versionId,
+            actor: actorLabel(actor),
+            message,
+            history: turn.history,
+            input: message,
+            conversationId,
+            conversationStarted: !existing,
+            superseded: turn.superseded,
+            endUserId: runner.endUserId,
+            portalId: runner.portalId,
+            latencyMs: performance.now() - started,
+          },
+        });
       const failure = await billed.fail(error);
       if (failure.code === "canceled") {
         await save(partial, "canceled");

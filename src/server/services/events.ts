@@ -58,6 +58,8 @@ export const WEBHOOK_TYPE_OF_ACTION: Readonly<Record<string, string>> = {
   "page.delete": "page.changed",
   "app.publish": "app.published",
   "execution.failed": "execution.failed",
+  "execution.await_approval": "execution.awaiting_approval",
+  "execution.complete": "execution.completed",
   "credits.low": "credits.low",
   "credits.exhausted": "credits.exhausted",
   "directory.sync_failed": "directory.sync_failed",

@@ -8,7 +8,7 @@ import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
 import { logUnsuccessfulRun } from "@/server/observability/operator-log";
 import type { TraceEntry } from "@/server/runtime/run";
-import { recordEvent, type EventActor } from "./events";
+import { recordEvent, type EventActor, type SystemActor } from "./events";
 import { builderItemNames } from "./support/item-names";
 import { recordRunUsage } from "./usage";
 import { afterCursor, beforeCursor, CURSOR_ORDER, NEWEST_FIRST, toPage } from "./support/pagination";
@@ -35,13 +35,25 @@ export interface ExecutionRecord {
   portalId?: string | null;
 }
 
+type ExecutionRow = Prisma.ExecutionGetPayload<object>;
+
+/**
+ * Who a run's record names: the caller, or (a run continued in the background after an approval,
+ * services/approvals.ts) the installation, with the label of the caller who started it.
+ */
+export type RunActor = Actor | EndUserActor | (SystemActor & { label: string });
+
+export function runActorLabel(actor: RunActor): string {
+  return actor.kind === "system" ? actor.label : actorLabel(actor);
+}
+
 /** The run's record and its usage (the pool that paid, when an end user's did, names the plan). */
 export async function recordExecution(
   db: Db,
-  actor: Actor | EndUserActor,
+  actor: RunActor,
   { subscriptionId, ...record }: ExecutionRecord & { subscriptionId?: string | null },
 ) {
-  const write = (tx: Tx) => writeExecution(tx, actor, actorLabel(actor), record);
+  const write = (tx: Tx) => writeExecution(tx, actor, runActorLabel(actor), record);
   // A leased run's lease (runtime/run-leases.ts) ends with its record, so it is never also settled as lost.
   const execution =
     record.status === "failed" || record.id
@@ -66,18 +78,31 @@ export async function recordExecution(
 
 type Tx = Pick<Db, "execution" | "builderItem" | "endUser" | "portal" | "$executeRaw">;
 
-/** The execution's row; a failed run is announced (execution.failed) with the execution as the REST API shows it. */
+/**
+ * The execution's row; a failed run is announced (execution.failed) with the execution as the REST
+ * API shows it. A run that waited for an approval already has its row (`awaiting_approval`): its
+ * end updates it and is announced as execution.completed.
+ */
 async function writeExecution(tx: Tx, actor: EventActor, label: string, record: ExecutionRecord) {
-  const row = await tx.execution.create({
-    data: {
-      ...record,
-      latencyMs: Math.round(record.latencyMs),
-      organizationId: actor.organizationId,
-      actor: label,
-      trace: record.trace as unknown as Prisma.InputJsonValue,
-      usage: record.usage as unknown as Prisma.InputJsonValue | undefined,
-    },
-  });
+  const data = {
+    ...record,
+    latencyMs: Math.round(record.latencyMs),
+    organizationId: actor.organizationId,
+    actor: label,
+    trace: record.trace as unknown as Prisma.InputJsonValue,
+    usage: record.usage as unknown as Prisma.InputJsonValue | undefined,
+  };
+  const awaited = record.id
+    ? await tx.execution.updateMany({
+        where: { id: record.id, organizationId: actor.organizationId, status: "awaiting_approval" },
+        data: { ...data, id: undefined, actor: undefined, input: undefined },
+      })
+    : { count: 0 };
+  const row =
+    awaited.count === 1
+      ? await tx.execution.findFirstOrThrow({ where: { id: record.id, organizationId: actor.organizationId } })
+      : await tx.execution.create({ data });
+  if (awaited.count === 1) await announceCompleted(tx, actor, row);
   if (record.status === "failed") {
     const [shown] = await toExecutions(tx, actor.organizationId, [row]);
     await recordEvent(tx, actor, {
@@ -90,6 +115,20 @@ async function writeExecution(tx: Tx, actor: EventActor, label: string, record: 
   return row;
 }
 
+/** The end of a run that waited for an approval: execution.completed, with the execution as the REST API shows it. */
+export async function announceCompleted(
+  tx: Pick<Db, "builderItem" | "endUser" | "portal" | "$executeRaw">,
+  actor: EventActor,
+  row: ExecutionRow,
+) {
+  const [shown] = await toExecutions(tx, actor.organizationId, [row]);
+  await recordEvent(tx, actor, {
+    action: "execution.complete",
+    target: { type: "execution", id: row.id, label: shown!.itemName ?? row.kind },
+    data: { ...shown, organizationId: undefined },
+  });
+}
+
 /**
  * The execution of a run lost with its process, written in the transaction that settles it
  * (runtime/run-leases.ts); its `usage` is null (its calls died with the process).
@@ -98,10 +137,8 @@ export function recordLostExecution(tx: Tx, organizationId: string, label: strin
   return writeExecution(tx, { kind: "system", organizationId }, label, record);
 }
 
-type ExecutionRow = Prisma.ExecutionGetPayload<object>;
-
 /** Rows with the name of their item, the email of their end user and the name of their portal. */
-async function toExecutions(
+export async function toExecutions(
   db: Pick<Db, "builderItem" | "endUser" | "portal">,
   organizationId: string,
   rows: ExecutionRow[],

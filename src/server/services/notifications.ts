@@ -71,7 +71,12 @@ export function notificationItemsSql(organization: (column: string) => string): 
     union all
     select 'directory_sync_failed', a.id, a.organization_id, a.occurred_at, a.target_label, coalesce(a.changes->'error'->>1, a.changes->'reason'->>1, ''), null
     from audit_events a
-    where ${organization("a.organization_id")} and a.action = 'directory.sync_failed' and a.occurred_at > now() - interval '${DIRECTORY_FAILURE_DAYS} days'`;
+    where ${organization("a.organization_id")} and a.action = 'directory.sync_failed' and a.occurred_at > now() - interval '${DIRECTORY_FAILURE_DAYS} days'
+    union all
+    select 'approval', x.id, x.organization_id, x.created_at, coalesce(nullif(i.draft->>'name', ''), 'A run'), x.message, null
+    from execution_approvals x
+    left join builder_items i on i.id = x.app_id and i.organization_id = x.organization_id
+    where ${organization("x.organization_id")} and x.status = 'pending'`;
 }
 
 /** Where each kind is handled in the console. */
@@ -87,6 +92,8 @@ export function notificationHref(row: Pick<NotificationItemRow, "kind" | "item_i
       return "/webhooks";
     case "directory_sync_failed":
       return "/directory";
+    case "approval":
+      return `/approvals/${row.item_id}`;
   }
 }
 

@@ -25,7 +25,8 @@ export const getOverview = guarded(
       (select count(*) from end_users where organization_id = ${org}::uuid and deleted_at is null) as "endUsers",
       (select count(*) from portals where organization_id = ${org}::uuid) as "portals",
       (select count(*) from members where organization_id = ${org}::uuid) as "members",
-      (select count(*) from reviews where organization_id = ${org}::uuid and status = 'pending') as "pendingReviews"`;
+      (select count(*) from reviews where organization_id = ${org}::uuid and status = 'pending') as "pendingReviews",
+      (select count(*) from execution_approvals where organization_id = ${org}::uuid and status = 'pending') as "pendingApprovals"`;
     return Object.fromEntries(Object.entries(row ?? {}).map(([key, value]) => [key, Number(value ?? 0)])) as Overview;
   },
 );

@@ -12,13 +12,19 @@ import { schemaProblems } from "@/server/runtime/json-schema";
 import { RUN_LIMITS, runLimitExceeded } from "@/server/runtime/limits";
 import { loadLiveApp } from "@/server/runtime/load";
 import { modelsOfApp } from "@/server/runtime/metering";
-import { newRunContext, runApp } from "@/server/runtime/run";
+import { isApprovalPause, newRunContext, runApp } from "@/server/runtime/run";
+import { pauseForApproval } from "./approvals";
 import { runFor } from "./portal-access";
 
 export const TRANSACTION_CREDITS = RUN_CREDITS.transaction;
 
+/** What the app is asked for a transaction: its input, and the output's JSON Schema. */
+export function transactionMessage(input: Record<string, unknown>, outputSchema: unknown): string {
+  return `${JSON.stringify(input)}\n\nReply with only a JSON object matching this JSON Schema:\n${JSON.stringify(outputSchema)}`;
+}
+
 /** The JSON object a reply holds, or {"reply": text}; deeper than the run's bound is a run limit (nothing downstream recurses that far). */
-function replyObject(reply: string): Record<string, unknown> {
+export function replyObject(reply: string): Record<string, unknown> {
   try {
     return jsonObjectIn(reply, RUN_LIMITS.outputJsonDepth) ?? { reply };
   } catch (error) {
@@ -54,6 +60,8 @@ export const transact = guarded(
 
     const started = performance.now();
     const ctx = newRunContext(db, actor.organizationId);
+    ctx.pausable = true;
+    const executionId = randomUUID();
     const billed = await BilledRun.start(
       db,
       ctx,
@@ -64,7 +72,7 @@ export const transact = guarded(
       },
       TRANSACTION_CREDITS,
       {
-        id: randomUUID(),
+        id: executionId,
         kind: "transaction",
         itemId: input.appId,
         itemKind: "app",
@@ -77,7 +85,7 @@ export const transact = guarded(
       },
       modelsOfApp(app),
     );
-    const message = `${JSON.stringify(input.input)}\n\nReply with only a JSON object matching this JSON Schema:\n${JSON.stringify(api.outputSchema)}`;
+    const message = transactionMessage(input.input, api.outputSchema);
     const record = (reply: string): RunRecord => ({
       kind: "transaction",
       itemId: input.appId,
@@ -97,6 +105,26 @@ export const transact = guarded(
       // A reply that holds no JSON object is taken as {"reply": text}.
       output = replyObject(reply);
     } catch (error) {
+      if (isApprovalPause(error))
+        return pauseForApproval(db, actor, billed, ctx, error, {
+          executionId,
+          state: {
+            kind: "transaction",
+            appId: input.appId,
+            versionId: app.versionId,
+            actor: actorLabel(actor),
+            message,
+            history: [],
+            input: JSON.stringify(input.input),
+            flowInputs: input.input,
+            conversationId: null,
+            conversationStarted: false,
+            superseded: [],
+            endUserId: runner.endUserId,
+            portalId: runner.portalId,
+            latencyMs: performance.now() - started,
+          },
+        });
       const failure = await billed.fail(error);
       await billed.record(actor, record("")).catch(() => {});
       throw failure;

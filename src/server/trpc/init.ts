@@ -51,8 +51,11 @@ export type Meta = OpenApiMeta<{
   multipart?: boolean;
   /** The REST door also answers text/csv (with `format=csv`), described so for the OpenAPI document. */
   csv?: string;
-  /** A second success status with the same body (202 pending_review beside 201/200 applied). */
-  alsoSucceeds?: { status: number; description: string };
+  /**
+   * A second success status with the same body (202 pending_review beside 201/200 applied), or
+   * with the named component schema alone (`schema`: one branch of an output union).
+   */
+  alsoSucceeds?: { status: number; description: string; schema?: string };
   /** The success carries an `ETag` (the resource's version), which `If-Match` on its writes names. */
   etag?: true;
 }>;

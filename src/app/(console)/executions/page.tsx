@@ -338,6 +338,10 @@ function Runs({ filter }: { filter: Filter & { status?: ExecutionStatus | typeof
                   <>
                     {execution.status === "succeeded" ? (
                       <span className="badge">succeeded</span>
+                    ) : execution.status === "awaiting_approval" ? (
+                      <Link className="badge" href={`/approvals/${execution.id}`}>
+                        awaiting approval
+                      </Link>
                     ) : (
                       <span className="badge revoked">{execution.status}</span>
                     )}

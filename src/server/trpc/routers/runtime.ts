@@ -1,6 +1,11 @@
 import { z } from "zod";
 import type { BuilderKind } from "@/schemas/builder";
 import {
+  ApprovalDetail,
+  AwaitingApprovalOutput,
+  DecideApprovalInput,
+  DecideApprovalOutput,
+  ListApprovalsOutput,
   CancelConversationRunOutput,
   ConversationInput,
   ConversationRunEventsInput,
@@ -25,6 +30,7 @@ import {
 } from "@/schemas/runtime";
 import { Uuid } from "@/schemas/common";
 import { converse, setMessageFeedback } from "@/server/services/conversations";
+import { decideApproval, getApproval, isAwaiting, listPendingApprovals } from "@/server/services/approvals";
 import { cancelConversationRun, openConversationRun, readRunEvents } from "@/server/services/conversation-runs";
 import { getExecution, listExecutions } from "@/server/services/executions";
 import { listTestRuns, runTests } from "@/server/services/test-runs";
@@ -110,6 +116,12 @@ export const runtimeRouter = router({
       },
       door: "apps",
       stream: true,
+      alsoSucceeds: {
+        status: 202,
+        schema: "AwaitingApproval",
+        description:
+          'The run reached a flow\'s approval node and waits for a decision: `{executionId, conversation_id, status: "awaiting_approval"}`',
+      },
       errors: [
         "service_disabled",
         "insufficient_credits",
@@ -122,17 +134,19 @@ export const runtimeRouter = router({
       ],
     })
     .input(ConversationInput)
-    .output(ConversationOutput)
-    .mutation(({ ctx, input }) =>
-      converse(ctx.db, ctx.actor, {
+    .output(z.union([ConversationOutput, AwaitingApprovalOutput]))
+    .mutation(async ({ ctx, input }) => {
+      const result = await converse(ctx.db, ctx.actor, {
         appId: input.appId,
         message: input.message,
         conversationId: input.conversation_id,
         regenerate: input.regenerate,
         endUserId: input.endUserId,
         portalId: input.portalId,
-      }),
-    ),
+      });
+      if (isAwaiting(result)) ctx.response.status = 202;
+      return result;
+    }),
 
   conversationRunEvents: scopedProcedure(openConversationRun.requirement)
     .meta({
@@ -192,6 +206,12 @@ export const runtimeRouter = router({
           "`input` is checked against the app's published `api.inputSchema` (every problem named). The reply must be a JSON object matching `api.outputSchema`, else 502 `output_invalid` with `raw` and JSON-pointer `details` (the run is still billed). A reply holding no JSON object is read as `{\"reply\": text}`. 1 credit. With `endUserId` (and optionally `portalId`) the call is made on behalf of that end user: the app is checked first, then the end user (`not_found` when unknown, inactive or without access), then the input, then credits (their pool and the organization's balance).",
       },
       door: "apps",
+      alsoSucceeds: {
+        status: 202,
+        schema: "AwaitingApproval",
+        description:
+          'The run reached a flow\'s approval node and waits for a decision: `{executionId, status: "awaiting_approval"}`; `GET /executions/{executionId}` has its output once it ends',
+      },
       errors: [
         "service_disabled",
         "insufficient_credits",
@@ -205,8 +225,12 @@ export const runtimeRouter = router({
       ],
     })
     .input(TransactionInput)
-    .output(TransactionOutput)
-    .mutation(({ ctx, input }) => transact(ctx.db, ctx.actor, input)),
+    .output(z.union([TransactionOutput, AwaitingApprovalOutput]))
+    .mutation(async ({ ctx, input }) => {
+      const result = await transact(ctx.db, ctx.actor, input);
+      if (isAwaiting(result)) ctx.response.status = 202;
+      return result;
+    }),
 
   agentTests: router(testProcedures("agent", "agents")),
   flowTests: router(testProcedures("flow", "flows")),
@@ -235,4 +259,51 @@ export const runtimeRouter = router({
     .input(z.strictObject({ executionId: z.uuid() }))
     .output(z.object({ execution: Execution }))
     .query(async ({ ctx, input }) => ({ execution: await getExecution(ctx.db, ctx.actor, input) })),
+
+  approvals: scopedProcedure(listPendingApprovals.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/approvals",
+        tags: ["Executions"],
+        summary: "Runs waiting for an approval",
+        description:
+          "The organization's runs paused at a flow's `approval` node and not decided yet, oldest first (at most 100), with `total`.",
+      },
+    })
+    .input(z.strictObject({}).optional())
+    .output(ListApprovalsOutput)
+    .query(({ ctx }) => listPendingApprovals(ctx.db, ctx.actor)),
+
+  approval: scopedProcedure(getApproval.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/executions/{executionId}/approval",
+        tags: ["Executions"],
+        summary: "A run's approval, with what it wants to do and why",
+        description:
+          "The approval node's message, the run's input, the paused flow's inputs, variables and the outputs of the nodes before it, and the decision once taken.",
+      },
+      errors: ["not_found"],
+    })
+    .input(z.strictObject({ executionId: Uuid }))
+    .output(ApprovalDetail)
+    .query(({ ctx, input }) => getApproval(ctx.db, ctx.actor, input)),
+
+  decideApproval: scopedProcedure(decideApproval.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/executions/{executionId}/approval",
+        tags: ["Executions"],
+        summary: "Approve or reject a run waiting for an approval",
+        description:
+          "A person's decision (a personal key, or the console; role member or above) on a run paused at a flow's `approval` node. Approved: the run continues to its end in the background (`execution.completed` when it ends). Rejected: it ends `failed` with the reason. A second decision, or one after the node's timeout, is 409 `conflict`; another organization's run is `not_found`.",
+      },
+      errors: ["not_found", "conflict", "forbidden_role"],
+    })
+    .input(DecideApprovalInput)
+    .output(DecideApprovalOutput)
+    .mutation(async ({ ctx, input }) => ({ execution: (await decideApproval(ctx.db, ctx.actor, input)).execution })),
 });
