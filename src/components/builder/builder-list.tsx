@@ -16,6 +16,7 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { ONE, useKindProcedures, type Doc, type KindPlural } from "./use-draft-editor";
 import { MAX_NAME_CHARS } from "@/schemas/limits";
+import { DuplicateNameNote } from "./duplicate-name";
 
 const TITLES = { agents: "Agents", flows: "Flows", apps: "Apps" } as const;
 const BLURB = {
@@ -63,6 +64,7 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
             placeholder={`New ${ONE[kind]} name`}
           />
         </FormField>
+        <DuplicateNameNote kind={kind} name={name} />
         <FormActions error={create.error} submitLabel={`Create ${ONE[kind]}`} pending={create.isPending} />
       </Panel>
       <Panel>
