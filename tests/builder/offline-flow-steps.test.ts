@@ -2,6 +2,7 @@
 // (a knowledge search's passages, other outputs the prompt names), and never echoes the question.
 import { describe, expect, it } from "vitest";
 import { offlineAnswer } from "@/server/runtime/offline-model";
+import { offlineStepInput } from "@/server/runtime/offline-step";
 import { api, newOrganization } from "../helpers";
 import { create, publish } from "../builder-helpers";
 import { newKnowledgebase, newPage } from "../knowledge-helpers";
@@ -72,5 +73,31 @@ describe("the built-in model in a flow", () => {
         leadWhenUnmatched: true,
       }),
     ).not.toContain("capital");
+  });
+
+  it("hands the model the question apart from the earlier steps the prompt names, each once", () => {
+    const scope = {
+      inputs: { q: "When is the meeting?" },
+      nodes: { notes: { output: "The meeting moved to Thursday." }, search: { output: "Refunds: paid in 14 days." } },
+      passages: { search: [{ title: "Refunds", text: "Refunds are paid in 14 days." }] },
+      vars: {},
+    };
+    expect(
+      offlineStepInput(
+        "Q: {{inputs.q}} Notes: {{nodes.notes.output}} {{nodes.notes.output}} {{nodes.search.output}}",
+        scope,
+      ),
+    ).toEqual({
+      message: "Q: When is the meeting? Notes:      ",
+      knowledge: [
+        { title: "notes", text: "The meeting moved to Thursday." },
+        { title: "Refunds", text: "Refunds are paid in 14 days." },
+      ],
+      leadWhenUnmatched: true,
+    });
+    expect(offlineStepInput("Summarise: {{inputs.q}}", scope)).toMatchObject({
+      message: "Summarise:  ",
+      knowledge: [{ title: "q", text: "When is the meeting?" }],
+    });
   });
 });

@@ -12,7 +12,11 @@ export function offlineStepInput(
 ): Pick<AnswerInput, "message" | "knowledge" | "leadWhenUnmatched"> {
   const context: Passage[] = [];
   const inputs: Passage[] = [];
-  for (const [, space, key] of prompt.matchAll(TEMPLATE_REFERENCE)) {
+  const named = new Set<string>();
+  for (const [reference, space, key] of prompt.matchAll(TEMPLATE_REFERENCE)) {
+    // A step named twice in the prompt is read once.
+    if (named.has(`${space}.${key}`)) continue;
+    named.add(`${space}.${key}`);
     if (space === "nodes" && Object.hasOwn(scope.nodes, key!)) {
       const found = scope.passages?.[key!];
       context.push(...(found ?? [{ title: key!, text: scope.nodes[key!]!.output }]));
@@ -20,7 +24,7 @@ export function offlineStepInput(
       context.push({ title: key!, text: show(scope.vars[key!]) });
     else if (space === "inputs" && Object.hasOwn(scope.inputs, key!))
       inputs.push({ title: key!, text: show(scope.inputs[key!]) });
-    else if (space === "loop") context.push({ title: key!, text: show(key === "item" ? scope.loop?.item : "") });
+    else if (space === "loop" && key === "item") context.push({ title: reference, text: show(scope.loop?.item) });
   }
   // Nothing earlier named: the inputs are the text to work on (a summariser), and the prompt's own
   // words are the instruction.
