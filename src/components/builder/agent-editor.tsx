@@ -12,6 +12,7 @@ import { KnowledgebaseName, KnowledgebasePicker } from "./knowledgebase-picker";
 import { LinesField, QuestionsField, Section, TextArea, TextField } from "./fields";
 import type { Doc } from "./use-draft-editor";
 import { DuplicateNameNote } from "./duplicate-name";
+import { itemStateWords } from "@/lib/item-state";
 
 const WRITE_FIELDS = [
   "name",
@@ -270,7 +271,7 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
                   })
                 }
               />
-              {flow.name}
+              {flow.name} <span className="muted">{itemStateWords(flow)}</span>
             </label>
           ))}
           <LoadMore list={flows} />
