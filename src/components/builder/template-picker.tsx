@@ -9,6 +9,14 @@ import { useTRPC } from "@/lib/trpc";
 import { typeLabel } from "./flow-nodes";
 import { KnowledgebaseName, KnowledgebasePicker } from "./knowledgebase-picker";
 
+/** A node type as the node library names it; one it does not name yet reads as words ("set_variable" → "Set variable"). */
+function stepWords(type: string): string {
+  const label = typeLabel(type);
+  if (label !== type) return label;
+  const words = type.replace(/_/g, " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 export function TemplatePicker({ open: opens }: { open: "flows" | "apps" }) {
   const trpc = useTRPC();
   const router = useRouter();
@@ -23,7 +31,7 @@ export function TemplatePicker({ open: opens }: { open: "flows" | "apps" }) {
     }),
   );
   return (
-    <Panel title="New from template" testId="templates">
+    <Panel label="Templates" testId="templates">
       <p className="muted">
         A starter flow and an app that calls it, copied into your organization as drafts. Each runs on the built-in
         model; change anything before you publish.
@@ -34,7 +42,7 @@ export function TemplatePicker({ open: opens }: { open: "flows" | "apps" }) {
           <li key={template.id} data-testid={`template-${template.id}`}>
             <strong>{template.name}</strong>
             <p className="muted">{template.description}</p>
-            <p className="muted">Steps: {template.nodeTypes.map(typeLabel).join(", ")}</p>
+            <p className="muted">Steps: {template.nodeTypes.map(stepWords).join(", ")}</p>
             {template.afterCopying && <p className="hint">After copying: {template.afterCopying}</p>}
             {template.needsKnowledgebase &&
               (knowledgebaseId ? (
