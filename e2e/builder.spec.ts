@@ -31,15 +31,26 @@ test("create an agent, edit it, publish it, change the draft, see it differ, rol
   await page.getByTestId("field-name").fill("Concierge Plus");
   await expect(page.getByTestId("save-state")).toHaveText("Saved");
   await expect(page.getByTestId("draft-differs")).toBeVisible();
-  await v1.getByRole("button", { name: "Diff against draft" }).click();
-  await expect(page.getByLabel("Diff of version 1 against the draft")).toContainText('+   "name": "Concierge Plus"');
+  await v1.getByRole("button", { name: "Compare with draft" }).click();
+  await expect(page.getByLabel("Changes from version 1 to the draft")).toContainText(
+    "Name changed from Concierge to Concierge Plus",
+  );
 
   // Publish version 2, then make version 1 live again.
   await page.getByRole("button", { name: "Publish agent" }).click();
   await expect(page.getByTestId("version-2")).toContainText("Live");
+  // It asks first, naming both versions; the toast's Undo puts version 2 back.
   await v1.getByRole("button", { name: "Make live" }).click();
+  const confirm = page.getByRole("dialog", { name: "Make version 1 live?" });
+  await expect(confirm).toContainText("Version 2 is live now.");
+  await confirm.getByRole("button", { name: "Make version 1 live" }).click();
   await expect(v1).toContainText("Live");
   await expect(page.getByTestId("version-2")).not.toContainText("Live");
+  await page.getByRole("button", { name: "Undo" }).click();
+  await expect(page.getByTestId("version-2")).toContainText("Live");
+  await v1.getByRole("button", { name: "Make live" }).click();
+  await page.getByRole("button", { name: "Make version 1 live" }).click();
+  await expect(v1).toContainText("Live");
   await expect(page.getByTestId("draft-differs")).toBeVisible();
 
   // The API serves version 1.

@@ -64,7 +64,7 @@ for (const viewport of VIEWPORTS) {
       // The version's actions are whole and on screen, at a desk and on a phone (a card per version).
       const diff = (await page
         .getByTestId("version-1")
-        .getByRole("button", { name: "Diff against draft" })
+        .getByRole("button", { name: "Compare with draft" })
         .boundingBox())!;
       expect(diff.x + diff.width).toBeLessThanOrEqual(viewport.width);
       await expectTidy(page);

@@ -7,6 +7,7 @@ import Link from "next/link";
 import { useDeferredValue, useState } from "react";
 import { CopyButton, SearchPicker } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
+import { itemStateWords } from "@/lib/item-state";
 import { MAX_PAGE_SIZE } from "@/schemas/limits";
 
 export type EntityKind = "knowledgebase" | "app" | "agent" | "flow" | "portal" | "group";
@@ -80,15 +81,15 @@ export function useEntities(
   });
   const built = (
     kind: "app" | "agent" | "flow",
-    rows: { id: string; name?: string; published?: boolean }[] = [],
+    rows: { id: string; name?: string; published?: boolean; updatedAt?: string }[] = [],
   ): Entity[] =>
     rows.map((row) => ({
       id: row.id,
       kind,
       name: row.name ?? "",
       published: row.published,
-      hint:
-        [kinds.length > 1 ? kind : "", row.published ? "" : "not published"].filter(Boolean).join(" · ") || undefined,
+      // Draft or published and the last edit, so two items of one name can be told apart.
+      hint: [kinds.length > 1 ? kind : "", itemStateWords(row)].filter(Boolean).join(" · "),
     }));
   const entities: Entity[] = [
     ...(knowledgebases.data?.knowledgebases ?? []).map((kb) => ({

@@ -17,6 +17,7 @@ import * as apiKeys from "@/server/services/api-keys";
 import * as approvals from "@/server/services/approvals";
 import * as creditRequests from "@/server/services/credit-requests";
 import * as builder from "@/server/services/builder";
+import * as builderTemplates from "@/server/services/builder-templates";
 import * as conversations from "@/server/services/conversations";
 import * as directory from "@/server/services/directory";
 import * as sso from "@/server/services/sso";
@@ -124,6 +125,7 @@ const READS_AND_RUNS = new Set([
   "markNotificationsRead",
   "getNotificationEmails",
   "findByName",
+  "listBuilderTemplates",
 ]);
 
 interface World {
@@ -397,6 +399,11 @@ const WRITES: Record<string, Scenario> = {
     return "api_key.revoke";
   },
   createItem: async (w) => (await agent(w), "agent.create"),
+  // The flow, then the app calling it: each createItem records its own event.
+  copyBuilderTemplate: async (w) => (
+    await builderTemplates.copyBuilderTemplate(db(), w.op, { templateId: "summariser" }),
+    "app.create"
+  ),
   patchDraft: async (w) => (
     await builder.patchDraft(db(), w.op, "agent", await agent(w), { description: "Changed" }),
     "agent.draft_update"

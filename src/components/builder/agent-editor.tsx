@@ -11,6 +11,8 @@ import { IntegrationsField } from "./integrations-field";
 import { KnowledgebaseName, KnowledgebasePicker } from "./knowledgebase-picker";
 import { LinesField, QuestionsField, Section, TextArea, TextField } from "./fields";
 import type { Doc } from "./use-draft-editor";
+import { DuplicateNameNote } from "./duplicate-name";
+import { itemStateWords } from "@/lib/item-state";
 
 const WRITE_FIELDS = [
   "name",
@@ -179,6 +181,7 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
     <>
       <Section title="Identity" summary={[doc.name, identity.role].filter(Boolean).join(" · ")}>
         <TextField label="Name" value={doc.name} onChange={(name) => update({ name })} testId="field-name" />
+        <DuplicateNameNote kind="agents" name={doc.name} self={doc.id as string} />
         <TextField label="Slug" value={doc.slug} onChange={(slug) => update({ slug })} />
         <TextArea
           label="Description"
@@ -268,7 +271,7 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
                   })
                 }
               />
-              {flow.name}
+              {flow.name} <span className="muted">{itemStateWords(flow)}</span>
             </label>
           ))}
           <LoadMore list={flows} />

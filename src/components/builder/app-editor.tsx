@@ -23,6 +23,7 @@ import { Section } from "./fields";
 import { SchemaEditor } from "./schema-form";
 import { TryTransaction } from "./try-transaction";
 import type { Doc } from "./use-draft-editor";
+import { DuplicateNameNote } from "./duplicate-name";
 
 type Member = { id: string; kind: "agent" | "flow"; position: number };
 
@@ -117,6 +118,7 @@ function AppForm({ id, doc, view, update }: EditorBodyProps & { id: string }) {
             data-testid="field-name"
           />
         </FormField>
+        <DuplicateNameNote kind="apps" name={doc.name} self={id} />
         <FormField label="Slug" hint="The app's short name in links and the API.">
           <input value={doc.slug} maxLength={MAX_LABEL_CHARS} onChange={(e) => update({ slug: e.target.value })} />
         </FormField>

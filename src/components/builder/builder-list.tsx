@@ -16,6 +16,8 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { ONE, useKindProcedures, type Doc, type KindPlural } from "./use-draft-editor";
 import { MAX_NAME_CHARS } from "@/schemas/limits";
+import { DuplicateNameNote } from "./duplicate-name";
+import { TemplatePicker } from "./template-picker";
 
 const TITLES = { agents: "Agents", flows: "Flows", apps: "Apps" } as const;
 const BLURB = {
@@ -63,8 +65,15 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
             placeholder={`New ${ONE[kind]} name`}
           />
         </FormField>
+        <DuplicateNameNote kind={kind} name={name} />
         <FormActions error={create.error} submitLabel={`Create ${ONE[kind]}`} pending={create.isPending} />
       </Panel>
+      {kind !== "agents" && (
+        <details className="templates">
+          <summary>New from template</summary>
+          <TemplatePicker open={kind} />
+        </details>
+      )}
       <Panel>
         {list.isLoading && <p className="muted">Loading…</p>}
         <ErrorAlert error={list.error} />

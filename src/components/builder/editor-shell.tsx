@@ -6,12 +6,12 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type ReactNode } from "react";
 import { ConfirmButton, DataTable, ErrorAlert, LoadMore, PageHeader, Panel, useCursorList } from "@/components/console";
-import { TextDiff } from "@/components/text-diff";
 import { agoWords, changeWhat, doorWords } from "@/lib/change-words";
 import { PreviewPanel } from "./preview-panel";
 import { PublishPanel, type PublishCheck } from "./publish-panel";
 import "./workbench.css";
 import { TestsPanel } from "./tests-panel";
+import { MakeLiveButton, VersionChanges } from "./version-compare";
 import {
   ONE,
   useDraftEditor,
@@ -23,40 +23,6 @@ import {
 
 /** Versions read per page (oldest first); "Load more" reads the next. */
 const VERSIONS_PAGE = 100;
-
-const STATE_FIELDS = [
-  "id",
-  "published",
-  "productionVersionId",
-  "versionCount",
-  "lastChange",
-  "createdAt",
-  "updatedAt",
-  "draftDiffersFromLive",
-];
-
-/** A document with what is not content (state, read-back names, pins) left out, for diffs. */
-function comparable(doc: Doc): string {
-  const copy: Doc = { ...doc };
-  for (const field of STATE_FIELDS) delete copy[field];
-  const strip = (ref: Doc) => ({ id: ref.id, ...(ref.kind ? { kind: ref.kind, position: ref.position } : {}) });
-  if (copy.adviser) copy.adviser = strip(copy.adviser);
-  if (Array.isArray(copy.members)) copy.members = copy.members.map(strip);
-  return JSON.stringify(sortKeys(copy), null, 2);
-}
-
-/** Keys in a stable order (PostgreSQL's jsonb reorders them), so diffs show only real changes. */
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === "object") {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((key) => [key, sortKeys((value as Doc)[key])]),
-    );
-  }
-  return value;
-}
 
 const SAVE_LABEL = {
   saved: "Saved",
@@ -281,16 +247,40 @@ function VersionsPanel({
     (page) => page.versions,
   );
   const deploy = useMutation(procs.deploy.mutationOptions({ onSuccess: () => onDone() })) as {
-    mutate: (input: Doc) => void;
+    mutate: (input: Doc, options?: { onSuccess?: () => void }) => void;
     isPending: boolean;
     error: unknown;
   };
   const [open, setOpen] = useState<string | null>(null);
+  // What an opened version is compared with: the draft, or another version's id.
+  const [against, setAgainst] = useState<string>("draft");
+  const target = versions.items.find((version) => version.id === against);
+  // The live version may be on a page not loaded yet: then it is known by id only.
+  const loadedLive = versions.items.find((version) => version.isProduction);
+  const live = loadedLive
+    ? { id: loadedLive.id as string, number: loadedLive.number as number }
+    : draft.productionVersionId
+      ? { id: draft.productionVersionId as string, number: null }
+      : null;
   return (
     <Panel title="Versions" label="Versions">
       {versions.isLoading && <p className="muted">Loading…</p>}
       <ErrorAlert error={versions.error ?? deploy.error} />
       {/* On a phone each version is a card of labelled cells, rather than columns squeezed letter by letter. */}
+      {versions.isLoaded && versions.items.length > 1 && (
+        <label className="row">
+          Compare with{" "}
+          <select value={target ? against : "draft"} onChange={(event) => setAgainst(event.target.value)}>
+            <option value="draft">the draft</option>
+            {versions.items.map((version) => (
+              <option key={version.id} value={version.id}>
+                version {version.number}
+                {version.isProduction ? " (live)" : ""}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       {versions.isLoaded && (
         <DataTable
           label="Versions table"
@@ -302,11 +292,11 @@ function VersionsPanel({
           empty="No versions yet: publish to create version 1."
           detail={(version) =>
             open === version.id ? (
-              <TextDiff
-                before={comparable(version.document)}
-                after={comparable(draft)}
-                label={`Diff of version ${version.number} against the draft`}
-                sameText="The draft is the same as this version."
+              <VersionChanges
+                before={version.document}
+                after={target ? target.document : draft}
+                label={`Changes from version ${version.number} to ${target ? `version ${target.number}` : "the draft"}`}
+                sameText={`${target ? `Version ${target.number}` : "The draft"} is the same as this version.`}
               />
             ) : null
           }
@@ -339,16 +329,17 @@ function VersionsPanel({
               cell: (version) => (
                 <span className="row">
                   <button type="button" onClick={() => setOpen(open === version.id ? null : version.id)}>
-                    {open === version.id ? "Hide diff" : "Diff against draft"}
+                    {open === version.id
+                      ? "Hide changes"
+                      : `Compare with ${target ? `version ${target.number}` : "draft"}`}
                   </button>
                   {!version.isProduction && (
-                    <button
-                      type="button"
+                    <MakeLiveButton
+                      version={version as { id: string; number: number }}
+                      live={live}
                       disabled={deploy.isPending}
-                      onClick={() => deploy.mutate({ ...input, versionId: version.id })}
-                    >
-                      Make live
-                    </button>
+                      deploy={(versionId, done) => deploy.mutate({ ...input, versionId }, { onSuccess: done })}
+                    />
                   )}
                 </span>
               ),

@@ -19,6 +19,7 @@ import { emptyHistory, record, redo, undo, type History } from "./flow-history";
 import { addNode, nodeTitle, placeBelow, placeNodes, typeLabel } from "./flow-nodes";
 import { NodeFields } from "./node-fields";
 import type { Doc, SaveProblem } from "./use-draft-editor";
+import { DuplicateNameNote } from "./duplicate-name";
 
 // @xyflow/react and its styles load only when a flow's canvas is shown.
 const FlowCanvas = dynamic(() => import("./flow-canvas"), {
@@ -128,6 +129,7 @@ function FlowForm({ doc, update }: EditorBodyProps) {
     <>
       <Section title="Flow" summary={[doc.name, doc.kind].filter(Boolean).join(" · ")}>
         <TextField label="Name" value={doc.name} onChange={(name) => update({ name })} testId="field-name" />
+        <DuplicateNameNote kind="flows" name={doc.name} self={doc.id as string} />
         <TextField label="Slug" value={doc.slug} onChange={(slug) => update({ slug })} />
         <TextArea
           label="Description"

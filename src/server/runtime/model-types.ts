@@ -44,6 +44,8 @@ export interface AnswerInput {
   knowledge: Passage[];
   /** The number a passage is cited by as `[n]` (runtime/citations.ts); null for one that is not knowledge. */
   cite?: (passage: Passage) => number | null;
+  /** The offline model: when no sentence matches the message, answer with the knowledge's first ones (a flow step working on text). */
+  leadWhenUnmatched?: boolean;
   /** Whether the agent has knowledge attached, even when none of it matched the message. */
   hasKnowledge?: boolean;
   /** Tools the model may call (provider models only; the offline model does not call tools). */

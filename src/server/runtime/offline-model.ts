@@ -15,14 +15,26 @@ export const NOTHING_FOUND = "I couldn't find anything about that in what I know
 /** Share of the expected behaviour's key terms the output must contain to pass. */
 const PASS_SHARE = 0.5;
 
-function bestSentences(message: string, knowledge: Passage[]): { sentence: string; passage: Passage }[] {
-  const scored = knowledge.flatMap((passage) =>
-    sentences(passage.text).map((sentence) => ({ sentence, passage, score: overlap(message, sentence) })),
+/** Lower-cased words only, to tell whether a sentence repeats the question. */
+function plain(text: string): string {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(" ");
+}
+
+/**
+ * The sentences that best match the message, never one the message already holds (an answer
+ * does not echo its question). With `lead`, when none matches, the knowledge's first sentences.
+ */
+function bestSentences(message: string, knowledge: Passage[], lead = false): { sentence: string; passage: Passage }[] {
+  const asked = ` ${plain(message)} `;
+  const candidates = knowledge.flatMap((passage) =>
+    sentences(passage.text)
+      .filter((sentence) => plain(sentence) && !asked.includes(` ${plain(sentence)} `))
+      .map((sentence) => ({ sentence, passage, score: overlap(message, sentence) })),
   );
-  return scored
-    .filter((entry) => entry.score > 0)
-    .sort((a, b) => b.score - a.score)
-    .slice(0, MAX_SENTENCES);
+  const matched = candidates.filter((entry) => entry.score > 0).sort((a, b) => b.score - a.score);
+  // The first sentences stand for the text, but a question in it is not an answer.
+  const opening = candidates.filter((entry) => !entry.sentence.endsWith("?"));
+  return (matched.length === 0 && lead ? opening : matched).slice(0, MAX_SENTENCES);
 }
 
 /** The best sentences of the knowledge, each cited `[n]` when `cite` numbers its passage. */
@@ -31,8 +43,9 @@ export function offlineAnswer({
   knowledge,
   hasKnowledge,
   cite,
-}: Pick<AnswerInput, "message" | "knowledge" | "hasKnowledge" | "cite">): string {
-  const found = bestSentences(message, knowledge);
+  leadWhenUnmatched,
+}: Pick<AnswerInput, "message" | "knowledge" | "hasKnowledge" | "cite" | "leadWhenUnmatched">): string {
+  const found = bestSentences(message, knowledge, leadWhenUnmatched);
   if (found.length === 0) return knowledge.length === 0 && !hasKnowledge ? NO_KNOWLEDGE : NOTHING_FOUND;
   return found.map((entry) => withMarker(entry.sentence, cite?.(entry.passage) ?? null)).join(" ");
 }

@@ -34,6 +34,7 @@ import { Citations } from "./citations";
 import { integrationTools } from "./mcp-tools";
 import { missingNote, retrievePassages, tracePassages, type Retrieved } from "./retrieval";
 import { render, show, type TemplateScope } from "./templates";
+import { offlineStepInput } from "./offline-step";
 import {
   chooseBranch,
   codeNode,
@@ -492,12 +493,11 @@ async function runNode(
         ctx.organizationId,
         typeof data.model === "string" ? data.model : BUILTIN_MODEL_ID,
       );
-      ({ text: output, tokens } = await answer(
-        ctx,
-        [model],
-        { system: "", history: [], message: text("prompt"), knowledge: [] },
-        nodeLimit,
-      ));
+      const asked =
+        model.id === BUILTIN_MODEL_ID
+          ? offlineStepInput(String(data.prompt ?? ""), scope)
+          : { message: text("prompt"), knowledge: [] };
+      ({ text: output, tokens } = await answer(ctx, [model], { system: "", history: [], ...asked }, nodeLimit));
       break;
     }
     case "knowledge_search": {
@@ -505,6 +505,7 @@ async function runNode(
       note = missingNote(retrieved.missing);
       output = retrieved.passages.map((p) => `${p.title}: ${p.text}`).join("\n\n");
       passages = retrieved.passages.map((p) => p.title);
+      (scope.passages ??= {})[node.id] = retrieved.passages;
       found = tracePassages(retrieved.passages);
       break;
     }
@@ -605,7 +606,12 @@ async function runLoop(
   const items = loopItems(node, where, scope);
   const { body, concurrency } = dataOf(node, "loop", where);
   const results = await eachLimited(items, concurrency, async (item, index) => {
-    const iteration: TemplateScope = { ...scope, nodes: { ...scope.nodes }, loop: { item, index } };
+    const iteration: TemplateScope = {
+      ...scope,
+      nodes: { ...scope.nodes },
+      passages: { ...scope.passages },
+      loop: { item, index },
+    };
     let last = "";
     for (const inner of body) {
       const innerNode: FlowNode = { ...inner, blocks: [] };

@@ -1,5 +1,7 @@
 // Flow templates: `{{inputs.key}}`, `{{vars.name}}`, `{{nodes.<id>.output}}`, and in a loop's
 // body `{{loop.item}}` and `{{loop.index}}`.
+import type { Passage } from "./model-types";
+
 export interface TemplateScope {
   inputs: Record<string, unknown>;
   /** Each node's output, and (when it is JSON) the output parsed, for expressions. */
@@ -8,6 +10,8 @@ export interface TemplateScope {
   vars?: Record<string, unknown>;
   /** In a loop's body: the item and its position in the list. */
   loop?: { item: unknown; index: number };
+  /** The passages each knowledge search found, for the built-in model's LLM steps (offline-step.ts). */
+  passages?: Record<string, Passage[]>;
 }
 
 export const TEMPLATE_REFERENCE = /\{\{\s*(inputs|nodes|vars|loop)\.([A-Za-z0-9_-]+)(?:\.output)?\s*\}\}/g;

@@ -6,6 +6,7 @@ import { knowledgeRouter } from "./routers/knowledge";
 import { authRouter } from "./routers/auth";
 import { conversationsRouter } from "./routers/conversations";
 import { agentsRouter, appsRouter, flowsRouter } from "./routers/builder";
+import { builderTemplatesRouter } from "./routers/builder-templates";
 import { membersRouter } from "./routers/members";
 import { invitationsRouter } from "./routers/invitations";
 import { endUsersRouter } from "./routers/end-users";
@@ -49,6 +50,7 @@ export const appRouter = router({
   agents: agentsRouter,
   flows: flowsRouter,
   apps: appsRouter,
+  builderTemplates: builderTemplatesRouter,
   runtime: runtimeRouter,
   conversations: conversationsRouter,
   knowledge: knowledgeRouter,

@@ -77,7 +77,7 @@ async function itemsById(db: Reader, organizationId: string, ids: string[]) {
 }
 
 /** Which of these ids are knowledgebases of the organization (never an end user's notebook). */
-async function ownKnowledgebases(db: Reader, organizationId: string, ids: string[]): Promise<Set<string>> {
+export async function ownKnowledgebases(db: Reader, organizationId: string, ids: string[]): Promise<Set<string>> {
   const wanted = [...new Set(ids.filter((id) => isUuid(id)))];
   if (wanted.length === 0) return new Set();
   const rows = await db.knowledgebase.findMany({
