@@ -89,7 +89,8 @@ test("the flow editor shows validation feedback live and draws the graph", async
   await page.getByLabel("Name").fill("Triage");
   await page.getByRole("button", { name: "Create flow" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Triage");
-  await expect(page.getByTestId("flow-feedback")).toContainText("exactly one trigger_start");
+  await expect(page.getByTestId("flow-feedback")).toContainText("An empty flow: add a start");
+  await expect(page.getByTestId("flow-feedback")).not.toContainText("trigger_start");
   await page.getByRole("button", { name: "Add start" }).click();
   await page.getByRole("button", { name: "Add output" }).click();
   await expect(page.getByTestId("publish-checklist")).toContainText("needs a value");
