@@ -57,12 +57,7 @@ export function ConditionFields({
           />
           <button
             type="button"
-            onClick={() =>
-              setData(
-                "branches",
-                branches.filter((_, i) => i !== at),
-              )
-            }
+            onClick={() => setData("branches", branches.length > 1 ? branches.filter((_, i) => i !== at) : undefined)}
           >
             <Trash2 size={16} aria-hidden /> Remove branch
           </button>

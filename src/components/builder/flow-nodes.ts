@@ -113,14 +113,9 @@ function withNext(node: FlowNode, ids: string[]): FlowNode {
   return { ...node, data: { ...node.data, next: unique.length === 1 ? unique[0] : unique } };
 }
 
-/** Data a new node of a type starts with: a condition has no branch yet (connections add them). */
-const STARTING_DATA: Record<string, Record<string, unknown>> = {
-  condition: { branches: [] },
-};
-
 export function addNode(nodes: FlowNode[], type: string, place?: Place): FlowNode[] {
   const title = newTitle(nodes, type);
-  const data = { ...STARTING_DATA[type], title, ...(place ? { position: place } : {}) };
+  const data = { title, ...(place ? { position: place } : {}) };
   return [...nodes, { id: uniqueId(nodes, type), type, data, blocks: [] }];
 }
 
@@ -145,13 +140,14 @@ function conditionWithout(node: FlowNode, gone: string): FlowNode {
     if (left.length === 0) return [];
     return [{ ...branch, next: left.length === 1 ? left[0]! : left }];
   });
-  const { else: otherwise, ...data } = node.data;
+  // No branches is written as none (a draft may lack them; an empty list is refused).
+  const { else: otherwise, branches: _old, ...data } = node.data;
   const elseLeft = targets(otherwise).filter((id) => id !== gone);
   return {
     ...node,
     data: {
       ...data,
-      branches,
+      ...(branches.length > 0 ? { branches } : {}),
       ...(elseLeft.length > 0 ? { else: elseLeft.length === 1 ? elseLeft[0] : elseLeft } : {}),
     },
   };
