@@ -2,7 +2,8 @@
 // One node on the flow canvas: its title, type, the start of its main text, what it still needs,
 // and after a test run its status, time, cost and output (expandable). A condition has a dot
 // per branch and one for "otherwise"; dragging from its right-hand dot adds a branch.
-import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
+import { Handle, Position, useUpdateNodeInternals, type Node, type NodeProps } from "@xyflow/react";
+import { useEffect } from "react";
 import type { FlowNode } from "@/schemas/builder";
 import { formatMs } from "@/components/runtime/execution-trace";
 import { branchesOf, nodeTitle, typeLabel } from "./flow-nodes";
@@ -13,7 +14,7 @@ export type Card = Node<CardData, "card">;
 
 const STATUS_WORDS = { succeeded: "Ran", failed: "Failed", skipped: "Not run" } as const;
 
-export function NodeCard({ data }: NodeProps<Card>) {
+export function NodeCard({ id, data }: NodeProps<Card>) {
   const { node, bad, needs, result } = data;
   const text = [node.data.prompt, node.data.query, node.data.template, node.data.value, node.data.url].find(
     (value) => typeof value === "string" && value !== "",
@@ -30,7 +31,7 @@ export function NodeCard({ data }: NodeProps<Card>) {
       {needs.length > 0 && <span className="flow-card-needs">needs {needs.join(" and ")}</span>}
       {result && <RunResult result={result} />}
       {node.type === "condition" ? (
-        <BranchHandles node={node} />
+        <BranchHandles id={id} node={node} />
       ) : (
         node.type !== "output" && <Handle type="source" position={Position.Bottom} />
       )}
@@ -39,7 +40,11 @@ export function NodeCard({ data }: NodeProps<Card>) {
 }
 
 /** A dot per branch and one for "otherwise" along the bottom, named beneath; a dot on the right adds a branch. */
-function BranchHandles({ node }: { node: FlowNode }) {
+function BranchHandles({ id, node }: { id: string; node: FlowNode }) {
+  // The canvas measures a node's dots once; a branch added or removed moves them, so measure again.
+  const updateNodeInternals = useUpdateNodeInternals();
+  const count = branchesOf(node).length;
+  useEffect(() => updateNodeInternals(id), [id, count, updateNodeInternals]);
   const ways = [
     ...branchesOf(node).map((branch, i) => ({ id: `b${i}`, name: branch.name })),
     { id: "else", name: "otherwise" },

@@ -16,13 +16,23 @@ export function Drawer({
   children: ReactNode;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // Closed by the page (another sheet opened): its close event is not the person closing it.
+  const closedByPage = useRef(false);
   useEffect(() => {
     const dialog = ref.current;
     if (open && dialog && !dialog.open) dialog.showModal();
-    else if (!open && dialog?.open) dialog.close();
+    else if (!open && dialog?.open) {
+      closedByPage.current = true;
+      dialog.close();
+    }
   }, [open]);
   return (
-    <dialog ref={ref} className="studio-drawer" aria-label={title} onClose={onClose}>
+    <dialog
+      ref={ref}
+      className="studio-drawer"
+      aria-label={title}
+      onClose={() => (closedByPage.current ? (closedByPage.current = false) : onClose())}
+    >
       <div className="studio-drawer-head">
         <h2>{title}</h2>
         <button type="button" onClick={onClose} aria-label={`Close ${title.toLowerCase()}`}>
