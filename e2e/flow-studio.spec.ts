@@ -42,7 +42,7 @@ test.describe("at a desk", () => {
     await library.getByRole("searchbox", { name: "Search nodes" }).fill("cond");
     await expect(library.getByRole("button")).toHaveCount(1);
     await library.getByRole("button", { name: "Add Condition" }).dragTo(page.getByTestId("flow-canvas"), {
-      targetPosition: { x: 500, y: 300 },
+      targetPosition: { x: 500, y: 600 },
     });
     await expect(flowCard(page, 1)).toContainText("Condition");
     await library.getByRole("searchbox", { name: "Search nodes" }).fill("");
@@ -102,7 +102,8 @@ test.describe("at a desk", () => {
     await expect(condition.locator("pre")).toHaveText("Gold");
     await screenshot(page, "flow-studio-run");
 
-    // The JSON of the same inputs stays one click away.
+    // The JSON of the same inputs stays one click away (the card's click selected the condition).
+    await inspector.getByRole("tab", { name: "Test run" }).click();
     await inspector.getByLabel("Advanced: edit as JSON").check();
     expect(JSON.parse(await inspector.getByLabel("Flow inputs as JSON").inputValue())).toEqual({ tier: "gold" });
 

@@ -22,7 +22,9 @@ export function InputForm({
   /** Open on the JSON (when the declaration is not one a form can show). */
   startAdvanced?: boolean;
 }) {
-  const [advanced, setAdvanced] = useState(startAdvanced);
+  // Until the person chooses, the declaration decides (it may arrive after the first render).
+  const [chosen, setAdvanced] = useState<boolean | null>(null);
+  const advanced = chosen ?? startAdvanced;
   const set = (key: string, value: unknown) => {
     const { [key]: _old, ...rest } = values;
     onChange(value === undefined || value === "" ? rest : { ...rest, [key]: value });

@@ -50,10 +50,10 @@ export function StepList({
               </span>
               <span className="step-text">
                 <span className="step-head">
-                  <strong>{title}</strong> <span className="flow-card-type">{typeLabel(node.type)}</span>
+                  <strong>{title}</strong> <span className="step-type">{typeLabel(node.type)}</span>
                 </span>
                 <span className="muted">{goesTo(nodes, index)}</span>
-                {needs.length > 0 && <span className="flow-card-needs">needs {needs.join(" and ")}</span>}
+                {needs.length > 0 && <span className="step-needs">needs {needs.join(" and ")}</span>}
                 {result && <span className={`run-status ${result.status}`}>{result.status}</span>}
               </span>
               <ChevronRight size={18} aria-hidden />

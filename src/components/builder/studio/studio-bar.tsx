@@ -28,14 +28,26 @@ export function StudioBar({
       <span className="studio-status">{status}</span>
       <span className="studio-actions">
         <span role="group" aria-label="History" className="studio-history">
-          <button type="button" onClick={history.undo} disabled={!history.canUndo} title="Undo (Ctrl+Z)">
+          <button
+            type="button"
+            onClick={history.undo}
+            disabled={!history.canUndo}
+            title="Undo (Ctrl+Z)"
+            aria-label="Undo"
+          >
             <Undo2 size={16} aria-hidden /> <span className="studio-label">Undo</span>
           </button>
-          <button type="button" onClick={history.redo} disabled={!history.canRedo} title="Redo (Ctrl+Shift+Z)">
+          <button
+            type="button"
+            onClick={history.redo}
+            disabled={!history.canRedo}
+            title="Redo (Ctrl+Shift+Z)"
+            aria-label="Redo"
+          >
             <Redo2 size={16} aria-hidden /> <span className="studio-label">Redo</span>
           </button>
         </span>
-        <button type="button" onClick={onSettings}>
+        <button type="button" onClick={onSettings} aria-label="Settings">
           <Settings size={16} aria-hidden /> <span className="studio-label">Settings</span>
         </button>
         <button type="button" className="primary" onClick={onRun}>
