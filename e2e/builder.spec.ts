@@ -94,20 +94,22 @@ test("a draft changed by someone else meanwhile is not overwritten: the editor s
   await expect(page.getByLabel("Description")).toHaveValue("theirs");
 });
 
-test("the flow editor shows validation feedback live and draws the graph", async ({ page }) => {
+test("a new flow opens in the studio, says how to begin, shows feedback live and publishes", async ({ page }) => {
   await signedInDemo(page);
   await page.goto("/flows");
   await page.getByLabel("Name").fill("Triage");
   await page.getByRole("button", { name: "Create flow" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Triage");
-  await expect(page.getByTestId("flow-feedback")).toContainText("exactly one trigger_start");
-  await page.getByRole("button", { name: "Add start" }).click();
-  await page.getByRole("button", { name: "Add output" }).click();
+  await expect(page.getByTestId("empty-flow")).toContainText("Start your flow");
+  await expect(page.getByTestId("flow-studio")).not.toContainText("trigger_start");
+  await page.getByRole("button", { name: "Add a Start step" }).click();
+  await page.getByRole("button", { name: "Add Output" }).click();
   await expect(page.getByTestId("publish-checklist")).toContainText("needs a value");
   await page.getByLabel("Final value template").fill("Done: {{inputs.topic}}");
   await expect(page.getByTestId("flow-feedback")).toContainText("The flow is complete and ready to publish.");
   await expect(page.getByTestId("flow-canvas")).toContainText("Start");
   await expect(page.getByTestId("save-state")).toHaveText("Saved");
+  await page.getByRole("button", { name: "Settings" }).click();
   await page.getByRole("button", { name: "Publish flow" }).click();
   await expect(page.getByTestId("version-1")).toContainText("Live");
 });

@@ -78,7 +78,8 @@ for (const viewport of VIEWPORTS) {
       await expect(page.getByRole("status").filter({ hasText: "Published version 1" })).toBeVisible();
 
       const tryIt = page.getByRole("region", { name: "Try the transaction" });
-      await tryIt.getByLabel("Transaction input").fill('{"urgent": true}');
+      // The input is a form from the schema; its JSON stays under "Advanced".
+      await tryIt.getByLabel("urgent").check();
       await tryIt.getByRole("button", { name: "Run the transaction" }).click();
       const refusal = tryIt.getByRole("alert");
       await expect(refusal).toContainText("The transaction was refused");
@@ -86,7 +87,12 @@ for (const viewport of VIEWPORTS) {
       await expect(refusal).toContainText("invalid_request");
       await screenshot(page, "workbench-app-transaction-refused");
 
-      await tryIt.getByLabel("Transaction input").fill('{"question": "How long do refunds take?", "urgent": false}');
+      await tryIt.getByLabel("question (required)").fill("How long do refunds take?");
+      await tryIt.getByLabel("Advanced: edit as JSON").check();
+      expect(JSON.parse(await tryIt.getByLabel("Transaction input as JSON").inputValue())).toEqual({
+        question: "How long do refunds take?",
+        urgent: true,
+      });
       await tryIt.getByRole("button", { name: "Run the transaction" }).click();
       await expect(tryIt.getByTestId("transaction-output")).toBeVisible();
       await expect(tryIt.getByRole("alert")).toHaveCount(0);

@@ -271,7 +271,7 @@ function AppForm({ id, doc, view, update }: EditorBodyProps & { id: string }) {
           onChange={(outputSchema) => setApi({ outputSchema })}
           testId="output-schema"
         />
-        <TryTransaction appId={id} live={Boolean(view.published)} />
+        <TryTransaction appId={id} live={Boolean(view.published)} inputSchema={api.inputSchema} />
       </Section>
     </>
   );

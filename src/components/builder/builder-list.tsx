@@ -39,7 +39,7 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
   );
   const [name, setName] = useState("");
   const create = useMutation(
-    procs.create.mutationOptions({ onSuccess: (data: Doc) => router.push(`/${kind}/${data[ONE[kind]].id}`) }),
+    procs.create.mutationOptions({ onSuccess: (data: Doc) => router.push(editorHref(kind, data[ONE[kind]].id)) }),
   ) as {
     mutate: (input: Doc) => void;
     isPending: boolean;
@@ -90,7 +90,7 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
                 key: "name",
                 header: "Name",
                 sortValue: (item) => item.name,
-                cell: (item) => <Link href={`/${kind}/${item.id}`}>{item.name}</Link>,
+                cell: (item) => <Link href={editorHref(kind, item.id)}>{item.name}</Link>,
               },
               {
                 key: "description",
@@ -123,3 +123,6 @@ export function BuilderList({ kind }: { kind: KindPlural }) {
     </>
   );
 }
+
+/** Where an item is edited: a flow opens in the full-screen canvas editor. */
+const editorHref = (kind: KindPlural, id: string) => (kind === "flows" ? `/flows/${id}/studio` : `/${kind}/${id}`);

@@ -39,12 +39,26 @@ export interface EditorBodyProps {
   problem: SaveProblem | null;
 }
 
+/** The parts of an editor a frame lays out: the default one is the workbench; the flow studio has its own. */
+export interface EditorParts {
+  body: EditorBodyProps;
+  /** Published state, draft differs, save state. */
+  status: ReactNode;
+  /** Conflict, restored edits and refused edits. */
+  alerts: ReactNode;
+  /** Tests, publishing, versions and delete. */
+  panels: ReactNode;
+  /** The draft's save state ("saved"…), for frames that wait on it. */
+  saved: boolean;
+}
+
 export function EditorShell({
   kind,
   id,
   toWrite,
   holdBack,
   publishChecks,
+  frame,
   children,
 }: {
   kind: KindPlural;
@@ -53,6 +67,8 @@ export function EditorShell({
   holdBack?: (doc: Doc, changes: Doc) => SaveProblem | null;
   /** What this kind needs before it can be published, besides a saved draft (PublishPanel shows it). */
   publishChecks?: (doc: Doc) => PublishCheck[];
+  /** Lays the parts out instead of the workbench (the flow studio). */
+  frame?: (parts: EditorParts) => ReactNode;
   children: (props: EditorBodyProps) => ReactNode;
 }) {
   const editor = useDraftEditor(kind, id, toWrite, holdBack);
@@ -73,29 +89,44 @@ export function EditorShell({
     );
   if (!doc || !view) return <p className="muted">Loading…</p>;
   const differs = view.published && view.draftDiffersFromLive;
+  const status = (
+    <>
+      {view.published ? <span className="badge">Published</span> : <span className="badge revoked">Unpublished</span>}
+      {differs && (
+        <span className="badge revoked" data-testid="draft-differs">
+          Draft differs from live
+        </span>
+      )}
+      <span className="muted" data-testid="save-state" aria-live="polite">
+        {SAVE_LABEL[state]}
+      </span>
+    </>
+  );
+  const body = { doc, view, update: editor.update, problem };
+  const panels = (
+    <>
+      <TestsPanel kind={kind} id={id} />
+      <PublishPanel
+        kind={kind}
+        input={editor.input}
+        view={view}
+        saved={state === "saved"}
+        checks={publishChecks?.(doc) ?? []}
+        onDone={editor.refreshState}
+      />
+      <VersionsPanel input={editor.input} procs={editor.procs} draft={view} onDone={editor.refreshState} />
+      <DeleteItem kind={kind} input={editor.input} procs={editor.procs} />
+    </>
+  );
+  const alerts = <EditorAlerts kind={kind} editor={editor} />;
+  if (frame) return frame({ body, status, alerts, panels, saved: state === "saved" });
 
   return (
     <>
       <PageHeader
         title={doc.name || `Untitled ${ONE[kind]}`}
         back={{ href: `/${kind}`, label: `All ${kind}` }}
-        actions={
-          <>
-            {view.published ? (
-              <span className="badge">Published</span>
-            ) : (
-              <span className="badge revoked">Unpublished</span>
-            )}
-            {differs && (
-              <span className="badge revoked" data-testid="draft-differs">
-                Draft differs from live
-              </span>
-            )}
-            <span className="muted" data-testid="save-state" aria-live="polite">
-              {SAVE_LABEL[state]}
-            </span>
-          </>
-        }
+        actions={status}
       />
       <p className="muted" data-testid="last-change">
         Last change: {changeWhat(view.lastChange)} by {view.lastChange.by} {doorWords(view.lastChange.source)},{" "}
@@ -103,6 +134,25 @@ export function EditorShell({
           {agoWords(view.lastChange.at)}
         </time>
       </p>
+      {alerts}
+      <Workbench
+        settings={
+          <>
+            {children(body)}
+            {panels}
+          </>
+        }
+        preview={<PreviewPanel kind={kind} id={id} draftSaved={state === "saved"} />}
+      />
+    </>
+  );
+}
+
+/** What stopped or changed the saving: someone else's edit, edits brought back, edits refused. */
+function EditorAlerts({ kind, editor }: { kind: KindPlural; editor: ReturnType<typeof useDraftEditor> }) {
+  const { state, problem } = editor;
+  return (
+    <>
       {state === "conflict" && (
         <ErrorAlert tone="warning" title="Someone else changed this draft">
           <p>
@@ -155,25 +205,6 @@ export function EditorShell({
           )}
         </ErrorAlert>
       )}
-      <Workbench
-        settings={
-          <>
-            {children({ doc, view, update: editor.update, problem })}
-            <TestsPanel kind={kind} id={id} />
-            <PublishPanel
-              kind={kind}
-              input={editor.input}
-              view={view}
-              saved={state === "saved"}
-              checks={publishChecks?.(doc) ?? []}
-              onDone={editor.refreshState}
-            />
-            <VersionsPanel input={editor.input} procs={editor.procs} draft={view} onDone={editor.refreshState} />
-            <DeleteItem kind={kind} input={editor.input} procs={editor.procs} />
-          </>
-        }
-        preview={<PreviewPanel kind={kind} id={id} draftSaved={state === "saved"} />}
-      />
     </>
   );
 }

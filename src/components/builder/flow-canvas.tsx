@@ -8,47 +8,34 @@ import {
   Background,
   BaseEdge,
   Controls,
-  Handle,
   MarkerType,
-  Position,
+  MiniMap,
   ReactFlow,
   applyEdgeChanges,
   applyNodeChanges,
   type Edge,
   type EdgeChange,
   type EdgeProps,
-  type Node,
   type NodeChange,
-  type NodeProps,
   type ReactFlowInstance,
 } from "@xyflow/react";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import type { FlowNode } from "@/schemas/builder";
 import { flowEdges, onCycle, type Feedback } from "@/schemas/flow-graph";
-import { connect, disconnect, nodeTitle, placeNodes, placesOf, removeNode, typeLabel, type Place } from "./flow-nodes";
-
-type CardData = { node: FlowNode; bad: boolean; needs: string[] };
-type Card = Node<CardData, "card">;
-
-/** What a node shows: its title, its type as a badge and the start of its main template. */
-function NodeCard({ data }: NodeProps<Card>) {
-  const { node, bad, needs } = data;
-  const text = [node.data.prompt, node.data.query, node.data.template, node.data.value].find(
-    (value) => typeof value === "string" && value !== "",
-  ) as string | undefined;
-  return (
-    <div className={bad ? "flow-card bad" : "flow-card"}>
-      {node.type !== "trigger_start" && <Handle type="target" position={Position.Top} />}
-      <span className="flow-card-head">
-        <strong className="flow-card-title">{nodeTitle(node)}</strong>
-        <span className="flow-card-type">{typeLabel(node.type)}</span>
-      </span>
-      {text && <span className="flow-card-text">{text}</span>}
-      {needs.length > 0 && <span className="flow-card-needs">needs {needs.join(" and ")}</span>}
-      {node.type !== "output" && <Handle type="source" position={Position.Bottom} />}
-    </div>
-  );
-}
+import { NodeCard, type Card } from "./flow-card";
+import {
+  branchesOf,
+  connect,
+  disconnect,
+  nodeTitle,
+  placeNodes,
+  placesOf,
+  removeNode,
+  typeLabel,
+  type Place,
+} from "./flow-nodes";
+import { NODE_DRAG_TYPE } from "./node-catalog";
+import type { NodeResult } from "./run-results";
 
 const NODE_TYPES = { card: NodeCard };
 
@@ -92,9 +79,32 @@ export interface FlowCanvasProps {
   selected: number | null;
   onSelect: (index: number | null) => void;
   setNodes: (nodes: FlowNode[]) => void;
+  /** A test run's result at each node, shown on its card. */
+  results?: Map<string, NodeResult>;
+  /** A node type dropped from the library at a place on the canvas (the full-screen editor). */
+  onDropType?: (type: string, place: Place) => void;
+  /** The overview map in a corner (the full-screen editor has room for it). */
+  minimap?: boolean;
 }
 
-export default function FlowCanvas({ nodes, feedback, missing, selected, onSelect, setNodes }: FlowCanvasProps) {
+/** Which dot of a condition a step leaves from: its branch's (by name), or "else". */
+function branchHandle(node: FlowNode, branch: string | undefined): string | undefined {
+  if (node.type !== "condition" || branch === undefined) return undefined;
+  const at = branchesOf(node).findIndex((way) => way.name === branch);
+  return at >= 0 ? `b${at}` : "else";
+}
+
+export default function FlowCanvas({
+  nodes,
+  feedback,
+  missing,
+  selected,
+  onSelect,
+  setNodes,
+  results,
+  onDropType,
+  minimap,
+}: FlowCanvasProps) {
   const cards = useMemo<Card[]>(() => {
     const places = placesOf(nodes);
     return nodes.map((node, i) => ({
@@ -105,18 +115,19 @@ export default function FlowCanvas({ nodes, feedback, missing, selected, onSelec
         node,
         bad: feedback.some((f) => f.nodeId === node.id),
         needs: missing.filter((m) => m.nodeId === node.id).map((m) => m.need),
+        result: results?.get(node.id),
       },
       selected: i === selected,
       ariaLabel: `Node ${nodeTitle(node)} (${typeLabel(node.type)})`,
     }));
-  }, [nodes, feedback, missing, selected]);
+  }, [nodes, feedback, missing, selected, results]);
   const lines = useMemo<Edge[]>(() => {
     const seen = new Set<string>();
     const places = placesOf(nodes);
     const cycle = onCycle(nodes);
     return flowEdges(nodes).flatMap((edge) => {
-      const { from, to, inOrder } = edge;
-      const id = `${from}-${to}`;
+      const { from, to, inOrder, branch } = edge;
+      const id = `${from}-${to}${branch === undefined ? "" : `-${branch}`}`;
       if (seen.has(id)) return [];
       seen.add(id);
       const back = places[to]!.y <= places[from]!.y;
@@ -126,13 +137,14 @@ export default function FlowCanvas({ nodes, feedback, missing, selected, onSelec
         {
           id,
           source: String(from),
+          sourceHandle: branchHandle(nodes[from]!, branch),
           target: String(to),
           type: back ? "back" : undefined,
           className:
             [inOrder ? "in-order" : "", back ? "back" : "", looped ? "cycle" : ""].filter(Boolean).join(" ") ||
             undefined,
           markerEnd: { type: MarkerType.ArrowClosed, ...(looped ? { color: "var(--danger)" } : {}) },
-          label: back && looped ? `back to ${target}` : undefined,
+          label: back && looped ? `back to ${target}` : branch,
           ariaLabel: back
             ? `From ${source} back to ${target}${looped ? ", a cycle" : ""}`
             : `From ${source} to ${target}${looped ? ", part of a cycle" : ""}`,
@@ -190,9 +202,22 @@ export default function FlowCanvas({ nodes, feedback, missing, selected, onSelec
     if (gone.length > 0) onSelect(null);
   }
 
+  /** A library entry dropped on the canvas: a node of its type where it was let go. */
+  function drop(event: DragEvent) {
+    const type = event.dataTransfer.getData(NODE_DRAG_TYPE);
+    if (!type || !onDropType || !instance.current) return;
+    event.preventDefault();
+    onDropType(type, instance.current.screenToFlowPosition({ x: event.clientX, y: event.clientY }));
+  }
+
   return (
-    <div className="flow-canvas" data-testid="flow-canvas">
-      {nodes.length === 0 && (
+    <div
+      className="flow-canvas"
+      data-testid="flow-canvas"
+      onDragOver={onDropType ? allowDrop : undefined}
+      onDrop={drop}
+    >
+      {nodes.length === 0 && !onDropType && (
         <p className="flow-canvas-empty">No nodes yet: start with “Add start” above, then the steps it runs.</p>
       )}
       <ReactFlow<Card, Edge>
@@ -203,7 +228,9 @@ export default function FlowCanvas({ nodes, feedback, missing, selected, onSelec
         onNodesChange={onNodesChange}
         onEdgesChange={(changes: EdgeChange[]) => setShownLines((current) => applyEdgeChanges(changes, current))}
         onDelete={onDelete}
-        onConnect={({ source, target }) => edit((placed) => connect(placed, Number(source), Number(target)))}
+        onConnect={({ source, target, sourceHandle }) =>
+          edit((placed) => connect(placed, Number(source), Number(target), wayOf(sourceHandle)))
+        }
         onNodeDragStop={(_event, _node, dragged) =>
           setNodes(placeNodes(nodes, new Map<number, Place>(dragged.map((card) => [Number(card.id), card.position]))))
         }
@@ -217,8 +244,21 @@ export default function FlowCanvas({ nodes, feedback, missing, selected, onSelec
         colorMode="system"
       >
         <Background gap={16} />
-        <Controls showInteractive={false} />
+        <Controls showInteractive={false} fitViewOptions={{ padding: 0.2, maxZoom: 1 }} />
+        {minimap && <MiniMap pannable zoomable ariaLabel="Overview of the flow" />}
       </ReactFlow>
     </div>
   );
+}
+
+function allowDrop(event: DragEvent) {
+  if (!event.dataTransfer.types.includes(NODE_DRAG_TYPE)) return;
+  event.preventDefault();
+  event.dataTransfer.dropEffect = "copy";
+}
+
+/** The condition way a connection leaves from: a branch's dot (`b2`), "otherwise", or a new branch. */
+function wayOf(handle: string | null | undefined): number | "else" | undefined {
+  if (handle === "else") return "else";
+  return handle?.startsWith("b") ? Number(handle.slice(1)) : undefined;
 }

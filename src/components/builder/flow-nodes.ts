@@ -19,6 +19,12 @@ export const TYPE_LABELS: Record<string, string> = {
   knowledge_search: "Knowledge search",
   template: "Template",
   output: "Output",
+  condition: "Condition",
+  set_variable: "Set variable",
+  loop: "Loop",
+  http_request: "HTTP request",
+  code: "Code",
+  approval: "Approval",
 };
 
 /** What each type's output holds, as the variable menu names it ("Search docs → passages"). */
@@ -28,6 +34,12 @@ const OUTPUT_NAMES: Record<string, string> = {
   knowledge_search: "passages",
   template: "text",
   output: "value",
+  condition: "branch taken",
+  set_variable: "value",
+  loop: "results",
+  http_request: "response",
+  code: "result",
+  approval: "decision",
 };
 
 export const typeLabel = (type: string): string => TYPE_LABELS[type] ?? type;
@@ -77,7 +89,11 @@ export function insertAt(
 }
 
 export function uniqueId(nodes: FlowNode[], type: string): string {
-  const base = type.replace("trigger_start", "start").replace("knowledge_search", "search");
+  const base = type
+    .replace("trigger_start", "start")
+    .replace("knowledge_search", "search")
+    .replace("http_request", "http")
+    .replace("set_variable", "set");
   for (let n = 1; ; n++) {
     const id = n === 1 ? base : `${base}${n}`;
     if (!nodes.some((node) => node.id === id)) return id;
@@ -99,17 +115,56 @@ function withNext(node: FlowNode, ids: string[]): FlowNode {
 
 export function addNode(nodes: FlowNode[], type: string, place?: Place): FlowNode[] {
   const title = newTitle(nodes, type);
-  return [
-    ...nodes,
-    { id: uniqueId(nodes, type), type, data: place ? { title, position: place } : { title }, blocks: [] },
-  ];
+  const data = { title, ...(place ? { position: place } : {}) };
+  return [...nodes, { id: uniqueId(nodes, type), type, data, blocks: [] }];
 }
 
-/** Removes a node and the connections to it. */
+export interface Branch {
+  name: string;
+  when: unknown;
+  next: string | string[];
+}
+
+/** A condition's branches as written (`data.branches`), or none. */
+export function branchesOf(node: FlowNode): Branch[] {
+  return Array.isArray(node.data.branches) ? (node.data.branches as Branch[]) : [];
+}
+
+const targets = (value: unknown): string[] =>
+  value === undefined ? [] : (Array.isArray(value) ? value : [value]).map(String);
+
+/** A condition without the steps to `gone`: a branch left with no target goes, and so does such an `else`. */
+function conditionWithout(node: FlowNode, gone: string): FlowNode {
+  const branches = branchesOf(node).flatMap((branch) => {
+    const left = targets(branch.next).filter((id) => id !== gone);
+    if (left.length === 0) return [];
+    return [{ ...branch, next: left.length === 1 ? left[0]! : left }];
+  });
+  // No branches is written as none (a draft may lack them; an empty list is refused).
+  const { else: otherwise, branches: _old, ...data } = node.data;
+  const elseLeft = targets(otherwise).filter((id) => id !== gone);
+  return {
+    ...node,
+    data: {
+      ...data,
+      ...(branches.length > 0 ? { branches } : {}),
+      ...(elseLeft.length > 0 ? { else: elseLeft.length === 1 ? elseLeft[0] : elseLeft } : {}),
+    },
+  };
+}
+
+/** A branch name not yet used by the condition ("Branch 2"). */
+function newBranchName(node: FlowNode): string {
+  const used = new Set(branchesOf(node).map((branch) => branch.name));
+  for (let n = branchesOf(node).length + 1; ; n++) if (!used.has(`Branch ${n}`)) return `Branch ${n}`;
+}
+
+/** Removes a node and the connections to it (a condition's branches to it included). */
 export function removeNode(nodes: FlowNode[], index: number): FlowNode[] {
   const gone = nodes[index]!.id;
   return nodes.flatMap((node, i) => {
     if (i === index) return [];
+    if (node.type === "condition") return [conditionWithout(node, gone)];
     const next = node.data.next;
     const ids = next === undefined ? null : Array.isArray(next) ? next : [next];
     return ids?.includes(gone) ? [withNext(node, ids.filter((id) => id !== gone).map(String))] : [node];
@@ -123,22 +178,40 @@ export function moveNode(nodes: FlowNode[], index: number, by: number): FlowNode
   return next;
 }
 
-/** Adds a connection from node `from` to node `to`, keeping the ones `from` already has. */
-export function connect(nodes: FlowNode[], from: number, to: number): FlowNode[] {
+/**
+ * Adds a connection from node `from` to node `to`, keeping the ones `from` already has. From a
+ * condition, `branch` (an index, or "else") says which of its ways now goes there; without it the
+ * connection is a new branch that always holds until its rule is written.
+ */
+export function connect(nodes: FlowNode[], from: number, to: number, branch?: number | "else"): FlowNode[] {
+  const source = nodes[from]!;
+  const target = nodes[to]!.id;
+  if (source.type === "condition") {
+    const branches = branchesOf(source);
+    const data =
+      branch === "else"
+        ? { ...source.data, else: target }
+        : branch !== undefined && branches[branch]
+          ? { ...source.data, branches: branches.map((b, i) => (i === branch ? { ...b, next: target } : b)) }
+          : { ...source.data, branches: [...branches, { name: newBranchName(source), when: true, next: target }] };
+    return nodes.map((node, i) => (i === from ? { ...node, data } : node));
+  }
   const ids = nextIds(nodes, from);
-  if (ids.includes(nodes[to]!.id)) return nodes;
-  return nodes.map((node, i) => (i === from ? withNext(node, [...ids, nodes[to]!.id]) : node));
+  if (ids.includes(target)) return nodes;
+  return nodes.map((node, i) => (i === from ? withNext(node, [...ids, target]) : node));
 }
 
 export function disconnect(nodes: FlowNode[], from: number, to: number): FlowNode[] {
   const target = nodes[to]!.id;
   return nodes.map((node, i) =>
-    i === from
-      ? withNext(
-          node,
-          nextIds(nodes, from).filter((id) => id !== target),
-        )
-      : node,
+    i !== from
+      ? node
+      : node.type === "condition"
+        ? conditionWithout(node, target)
+        : withNext(
+            node,
+            nextIds(nodes, from).filter((id) => id !== target),
+          ),
   );
 }
 

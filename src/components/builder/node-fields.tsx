@@ -1,164 +1,16 @@
 "use client";
 // One flow node's fields (title, type, id, where the run goes next, its data), the same in the
 // node list (a phone's whole editor) and beside the canvas.
-import { ArrowDown, ArrowUp, Braces, Trash2, X } from "lucide-react";
-import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { ArrowDown, ArrowUp, Trash2, X } from "lucide-react";
+import { useState } from "react";
 import { FormField } from "@/components/console";
 import { NODE_TYPES, type FlowInput, type FlowNode } from "@/schemas/builder";
-import { upstreamNodeIds, type Feedback } from "@/schemas/flow-graph";
-import { TextArea, TextField } from "./fields";
-import {
-  connect,
-  disconnect,
-  insertAt,
-  moveNode,
-  nextIds,
-  nodeTitle,
-  outputName,
-  readableId,
-  removeNode,
-  typeLabel,
-} from "./flow-nodes";
-import { KnowledgebaseName, KnowledgebasePicker } from "./knowledgebase-picker";
-
-/** The data fields each node type is edited with (required ones are checked by flowFeedback). */
-const DATA_FIELDS: Record<
-  string,
-  { key: string; label: string; multiline?: boolean; knowledgebase?: boolean; template?: boolean }[]
-> = {
-  trigger_start: [],
-  llm: [
-    { key: "prompt", label: "Prompt template", multiline: true, template: true },
-    { key: "model", label: "Model (optional)" },
-  ],
-  knowledge_search: [
-    { key: "knowledgebaseId", label: "Knowledgebase", knowledgebase: true },
-    { key: "query", label: "Query template", template: true },
-  ],
-  template: [{ key: "template", label: "Template", multiline: true, template: true }],
-  output: [{ key: "value", label: "Final value template", multiline: true, template: true }],
-};
-
-/** What the variable menu offers: shown by human names, inserted as the reference runs read. */
-interface Variable {
-  group: string;
-  shown: string;
-  reference: string;
-}
-
-/** The flow's inputs and the outputs of the nodes that run before node `index`. */
-function variablesFor(nodes: FlowNode[], index: number, inputs: FlowInput[]): Variable[] {
-  const byId = new Map(nodes.map((node) => [node.id, node]));
-  return [
-    ...inputs.map((input) => ({
-      group: "Flow inputs",
-      shown: input.label || readableId(input.key),
-      reference: `{{inputs.${input.key}}}`,
-    })),
-    ...upstreamNodeIds(nodes, index).map((id) => {
-      const node = byId.get(id)!;
-      return {
-        group: "Outputs of earlier nodes",
-        shown: `${nodeTitle(node)} → ${outputName(node.type)}`,
-        reference: `{{nodes.${id}.output}}`,
-      };
-    }),
-  ];
-}
-
-/**
- * "Insert a variable": a menu button (arrow keys, Enter, Escape) listing the variables a field may
- * read, so a reference is picked rather than typed and cannot name a node that runs later.
- */
-function VariableMenu({
-  label,
-  variables,
-  onInsert,
-}: {
-  label: string;
-  variables: Variable[];
-  onInsert: (reference: string) => void;
-}) {
-  const [open, setOpen] = useState(false);
-  const button = useRef<HTMLButtonElement>(null);
-  const menu = useRef<HTMLDivElement>(null);
-  const items = () => [...(menu.current?.querySelectorAll<HTMLButtonElement>("[role=menuitem]") ?? [])];
-  useEffect(() => {
-    if (open) items()[0]?.focus();
-  }, [open]);
-  if (variables.length === 0) return null;
-
-  const close = () => {
-    setOpen(false);
-    button.current?.focus();
-  };
-  function onKeyDown(event: KeyboardEvent<HTMLDivElement>) {
-    const all = items();
-    const at = all.indexOf(document.activeElement as HTMLButtonElement);
-    const to: Record<string, number> = {
-      ArrowDown: (at + 1) % all.length,
-      ArrowUp: (at - 1 + all.length) % all.length,
-      Home: 0,
-      End: all.length - 1,
-    };
-    if (event.key in to) {
-      event.preventDefault();
-      all[to[event.key]!]?.focus();
-    } else if (event.key === "Escape") {
-      event.preventDefault();
-      close();
-    } else if (event.key === "Tab") setOpen(false);
-  }
-  const groups = [...new Set(variables.map((variable) => variable.group))];
-  return (
-    <div
-      className="variable-menu"
-      onBlur={(event) => {
-        if (!event.currentTarget.contains(event.relatedTarget)) setOpen(false);
-      }}
-    >
-      <button
-        ref={button}
-        type="button"
-        className="small"
-        aria-haspopup="menu"
-        aria-expanded={open}
-        title={`Insert a variable into ${label}, where the cursor is`}
-        onClick={() => setOpen(!open)}
-      >
-        <Braces size={14} aria-hidden /> Insert a variable
-      </button>
-      {open && (
-        <div ref={menu} role="menu" aria-label={`Variables for ${label}`} onKeyDown={onKeyDown}>
-          {groups.map((group) => (
-            <div key={group} role="group" aria-label={group}>
-              <p className="variable-menu-group" aria-hidden>
-                {group}
-              </p>
-              {variables
-                .filter((variable) => variable.group === group)
-                .map((variable) => (
-                  <button
-                    key={variable.reference}
-                    type="button"
-                    role="menuitem"
-                    tabIndex={-1}
-                    title={variable.reference}
-                    onClick={() => {
-                      setOpen(false);
-                      onInsert(variable.reference);
-                    }}
-                  >
-                    {`{{${variable.shown}}}`}
-                  </button>
-                ))}
-            </div>
-          ))}
-        </div>
-      )}
-    </div>
-  );
-}
+import type { Feedback } from "@/schemas/flow-graph";
+import { ConditionFields } from "./condition-fields";
+import { TextField } from "./fields";
+import { connect, disconnect, moveNode, nextIds, nodeTitle, readableId, removeNode, typeLabel } from "./flow-nodes";
+import { NodeDataFields } from "./node-data-fields";
+import { variablesFor } from "./variable-menu";
 
 export function NodeFields({
   nodes,
@@ -179,33 +31,20 @@ export function NodeFields({
   onMoved?: (index: number | null) => void;
 }) {
   const node = nodes[index]!;
-  const fields = useRef<Record<string, HTMLInputElement | HTMLTextAreaElement | null>>({});
   const [target, setTarget] = useState("");
   const setNode = (changes: Partial<FlowNode>, group?: string) =>
     setNodes(
       nodes.map((other, i) => (i === index ? { ...other, ...changes } : other)),
       group,
     );
-  const setData = (key: string, value: unknown, group?: string) =>
-    setNode({ data: { ...node.data, [key]: value } }, group);
+  /** Sets one data field; undefined removes it. */
+  const setData = (key: string, value: unknown, group?: string) => {
+    const { [key]: _old, ...rest } = node.data;
+    setNode({ data: value === undefined ? rest : { ...rest, [key]: value } }, group);
+  };
   const move = (by: number) => {
     setNodes(moveNode(nodes, index, by));
     onMoved?.(index + by);
-  };
-  /** Puts a reference where the field's cursor was (the menu took the focus), then gives it back. */
-  const insert = (key: string, reference: string) => {
-    const field = fields.current[key];
-    const { text, caret } = insertAt(
-      String(node.data[key] ?? ""),
-      reference,
-      field?.selectionStart,
-      field?.selectionEnd,
-    );
-    setData(key, text);
-    requestAnimationFrame(() => {
-      field?.focus();
-      field?.setSelectionRange(caret, caret);
-    });
   };
   const next = nextIds(nodes, index);
   const title = nodeTitle(node);
@@ -321,60 +160,10 @@ export function NodeFields({
           </div>
         )}
       </div>
-      {(DATA_FIELDS[node.type] ?? []).map((field) =>
-        field.knowledgebase ? (
-          <div key={field.key} className="row">
-            {typeof node.data[field.key] === "string" && node.data[field.key] !== "" && (
-              <KnowledgebaseName id={String(node.data[field.key])} />
-            )}
-            <KnowledgebasePicker
-              label={node.data[field.key] ? "Change knowledgebase" : field.label}
-              onPick={(knowledgebaseId) => setData(field.key, knowledgebaseId)}
-            />
-          </div>
-        ) : field.template ? (
-          <div key={field.key} className="template-field">
-            {field.multiline ? (
-              <TextArea
-                label={field.label}
-                value={String(node.data[field.key] ?? "")}
-                onChange={(value) => setData(field.key, value, group(field.key))}
-                rows={2}
-                code
-                inputRef={(element) => {
-                  fields.current[field.key] = element;
-                }}
-              />
-            ) : (
-              <TextField
-                label={field.label}
-                value={String(node.data[field.key] ?? "")}
-                onChange={(value) => setData(field.key, value, group(field.key))}
-                inputRef={(element) => {
-                  fields.current[field.key] = element;
-                }}
-              />
-            )}
-            <VariableMenu
-              label={field.label}
-              variables={variables}
-              onInsert={(reference) => insert(field.key, reference)}
-            />
-          </div>
-        ) : (
-          <TextField
-            key={field.key}
-            label={field.label}
-            value={String(node.data[field.key] ?? "")}
-            onChange={(value) => {
-              const { [field.key]: _drop, ...rest } = node.data;
-              setNode(
-                { data: value === "" && field.key === "model" ? rest : { ...node.data, [field.key]: value } },
-                group(field.key),
-              );
-            }}
-          />
-        ),
+      {node.type === "condition" ? (
+        <ConditionFields nodes={nodes} index={index} variables={variables} setData={setData} />
+      ) : (
+        <NodeDataFields node={node} variables={variables} setData={setData} group={group} />
       )}
     </div>
   );

@@ -4,10 +4,10 @@
 // published version, so a schema edited here counts once it is published.
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
-import { ErrorAlert, FormField } from "@/components/console";
+import { ErrorAlert } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
-import { MAX_JSON_BODY_BYTES } from "@/schemas/limits";
-import { jsonProblem } from "./schema-form-model";
+import { InputForm } from "./input-form";
+import { fieldsOfJsonSchema, missingFields } from "./input-form-model";
 
 type Problem = { path: string; message: string };
 
@@ -16,18 +16,13 @@ function problemsOf(error: unknown): Problem[] {
   return Array.isArray(problems) ? (problems as Problem[]) : [];
 }
 
-export function TryTransaction({ appId, live }: { appId: string; live: boolean }) {
+/** The transaction's input as a form from the app's input schema (JSON under "Advanced"). */
+export function TryTransaction({ appId, live, inputSchema }: { appId: string; live: boolean; inputSchema?: unknown }) {
   const trpc = useTRPC();
-  const [text, setText] = useState("{}");
+  const [values, setValues] = useState<Record<string, unknown>>({});
   const run = useMutation(trpc.runtime.transaction.mutationOptions());
-  const parse = jsonProblem(text);
-  const parsed: unknown = parse ? null : JSON.parse(text);
-  const notObject = !parse && (!parsed || typeof parsed !== "object" || Array.isArray(parsed));
-  const inputError = parse
-    ? `This is not valid JSON. ${parse.message}`
-    : notObject
-      ? "The input of a transaction is a JSON object, between { and }."
-      : null;
+  const fields = fieldsOfJsonSchema(inputSchema);
+  const missing = missingFields(fields ?? [], values);
   const problems = problemsOf(run.error);
 
   return (
@@ -38,22 +33,16 @@ export function TryTransaction({ appId, live }: { appId: string; live: boolean }
           ? "Runs the live version with this input, as a caller of the API would: 1 credit when it runs. Publish first to try schema edits."
           : "Publish the app to try its transaction."}
       </p>
-      <FormField label="Transaction input" error={inputError}>
-        <textarea
-          className="code"
-          rows={4}
-          value={text}
-          maxLength={MAX_JSON_BODY_BYTES}
-          spellCheck={false}
-          onChange={(event) => setText(event.target.value)}
-        />
-      </FormField>
+      <InputForm
+        label="Transaction input"
+        fields={fields ?? []}
+        startAdvanced={fields === null}
+        values={values}
+        onChange={setValues}
+      />
+      {missing.length > 0 && <p className="muted">Still to fill: {missing.join(", ")}.</p>}
       <div className="row">
-        <button
-          type="button"
-          disabled={!live || inputError !== null || run.isPending}
-          onClick={() => run.mutate({ appId, input: parsed as Record<string, unknown> })}
-        >
+        <button type="button" disabled={!live || run.isPending} onClick={() => run.mutate({ appId, input: values })}>
           {run.isPending ? "Running…" : "Run the transaction"}
         </button>
       </div>

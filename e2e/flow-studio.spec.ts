@@ -1,0 +1,171 @@
+// Issue 52, the console side of flows: the canvas-first editor. At a desk a builder meets an empty
+// flow with how to begin (no internal type names), builds a branching flow from the node library
+// (a condition whose branches are connections), runs it from the editor and reads each node's
+// result on its card; Delete and undo work from the keyboard. On a phone the same flow is a list
+// of steps, each opened, added, moved and deleted.
+import { expect, test, type Page } from "@playwright/test";
+import { api, canvasAtRest, draftNodes, flowCard, screenshot, signedInDemo } from "./fixtures";
+
+/** Connects a node's dot (a condition's named one) to another node by clicking one, then the other. */
+async function connect(page: Page, from: number, to: number, handle?: string) {
+  const card = flowCard(page, from);
+  await (
+    handle ? card.locator(`.react-flow__handle[data-handleid="${handle}"]`) : card.locator(".react-flow__handle.source")
+  ).click();
+  await flowCard(page, to).locator(".react-flow__handle.target").click();
+}
+
+test.describe("at a desk", () => {
+  test.use({ viewport: { width: 1440, height: 900 } });
+
+  test("a builder builds a branching flow from the library, runs it and reads each node's result on the canvas", async ({
+    page,
+  }) => {
+    const demo = await signedInDemo(page);
+    const key = demo.orgKey.secret;
+    const { flow } = await api(page.request, key, "POST", "/flows", {
+      name: "Triage",
+      inputs: [{ key: "tier", label: "Tier", type: "select", options: ["gold", "silver"], required: true }],
+    });
+    await page.goto(`/flows/${flow.id}/studio`);
+    const studio = page.getByTestId("flow-studio");
+    await expect(studio.getByTestId("empty-flow")).toContainText("Start your flow");
+    await expect(studio).not.toContainText("trigger_start");
+    await screenshot(page, "flow-studio-empty");
+
+    await studio.getByRole("button", { name: "Add a Start step" }).click();
+    await expect(flowCard(page, 0)).toContainText("Start");
+    const library = page.getByRole("navigation", { name: "Node library" });
+    // Grouped and searchable; the start is not offered twice.
+    await expect(library.getByRole("region", { name: "Logic" })).toBeVisible();
+    await expect(library.getByRole("button", { name: "Add Start" })).toHaveCount(0);
+    await library.getByRole("searchbox", { name: "Search nodes" }).fill("cond");
+    await expect(library.getByRole("button")).toHaveCount(1);
+    await library.getByRole("button", { name: "Add Condition" }).dragTo(page.getByTestId("flow-canvas"), {
+      targetPosition: { x: 500, y: 600 },
+    });
+    await expect(flowCard(page, 1)).toContainText("Condition");
+    await library.getByRole("searchbox", { name: "Search nodes" }).fill("");
+    const inspector = page.getByRole("complementary", { name: "Inspector" });
+    for (const [index, value] of [
+      [2, "Gold service for {{inputs.tier}}"],
+      [3, "Standard service"],
+    ] as const) {
+      await library.getByRole("button", { name: "Add Output" }).click();
+      await expect(flowCard(page, index)).toContainText("Output");
+      await inspector.getByLabel("Final value template").fill(value);
+    }
+    await canvasAtRest(page);
+
+    // Two branches drawn from the condition's dot that adds one, then named and given a rule.
+    await connect(page, 1, 2, "add");
+    await connect(page, 1, 3, "add");
+    await flowCard(page, 1).click();
+    const branches = inspector.getByTestId("condition-fields").locator("fieldset");
+    await expect(branches).toHaveCount(2);
+    await branches.nth(0).getByLabel("Branch name").fill("Gold");
+    await branches.nth(0).getByLabel("When").selectOption({ label: "Tier" });
+    await branches.nth(0).getByLabel("Value").fill("gold");
+    await branches.nth(1).getByLabel("Branch name").fill("Others");
+    await expect(page.locator(".react-flow__edge").filter({ hasText: "Gold" })).toHaveCount(1);
+    await expect(page.locator(".react-flow__edge").filter({ hasText: "Others" })).toHaveCount(1);
+    await expect(page.getByTestId("flow-feedback")).toContainText("The flow is complete and ready to publish.");
+    await expect(page.getByTestId("save-state")).toHaveText("Saved");
+    const saved = await draftNodes(page, key, flow.id);
+    expect(saved.map((node) => node.type)).toEqual(["trigger_start", "condition", "output", "output"]);
+    expect(saved[1]!.data.branches).toEqual([
+      { name: "Gold", when: { "==": [{ var: "inputs.tier" }, "gold"] }, next: "output" },
+      { name: "Others", when: true, next: "output2" },
+    ]);
+
+    // Delete removes the selected node (and its branch); Ctrl+Z brings both back.
+    await flowCard(page, 3).click();
+    await page.keyboard.press("Delete");
+    await expect(page.locator(".react-flow__node")).toHaveCount(3);
+    await page.keyboard.press("Control+z");
+    await expect(page.locator(".react-flow__node")).toHaveCount(4);
+    await expect(page.locator(".react-flow__edge").filter({ hasText: "Others" })).toHaveCount(1);
+    await expect(page.locator(".react-flow__minimap")).toBeVisible();
+    await page.getByRole("button", { name: "Fit View" }).click();
+
+    // A test run from a form of the flow's inputs; each node shows how it ran.
+    await page.getByRole("button", { name: "Test run" }).click();
+    await expect(page.getByTestId("save-state")).toHaveText("Saved");
+    await inspector.getByLabel("Tier (required)").selectOption("gold");
+    await inspector.getByRole("button", { name: "Run the flow" }).click();
+    await expect(inspector.getByTestId("test-run-answer")).toContainText("Gold service for gold");
+    await expect(flowCard(page, 2).getByTestId("node-result")).toContainText("Ran");
+    await expect(flowCard(page, 2).getByTestId("node-result")).toContainText(/\d+ ms/);
+    await expect(flowCard(page, 3).getByTestId("node-result")).toContainText("Not run");
+    const condition = flowCard(page, 1).getByTestId("node-result");
+    await condition.getByText("Output").click();
+    await expect(condition.locator("pre")).toHaveText("Gold");
+    await screenshot(page, "flow-studio-run");
+
+    // The JSON of the same inputs stays one click away (the card's click selected the condition).
+    await inspector.getByRole("tab", { name: "Test run" }).click();
+    await inspector.getByLabel("Advanced: edit as JSON").check();
+    expect(JSON.parse(await inspector.getByLabel("Flow inputs as JSON").inputValue())).toEqual({ tier: "gold" });
+
+    // The long form is a drawer: the flow's settings, tests, publishing and versions.
+    await page.getByRole("button", { name: "Settings" }).click();
+    const drawer = page.getByRole("dialog", { name: "Flow settings" });
+    await expect(drawer.getByRole("button", { name: "Publish flow" })).toBeVisible();
+    await screenshot(page, "flow-studio-settings");
+    await drawer.getByRole("button", { name: "Close flow settings" }).click();
+    await expect(drawer).toBeHidden();
+  });
+});
+
+test.describe("on a phone", () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test("the steps are a readable list: a step is opened and edited, added, moved and deleted", async ({ page }) => {
+    const demo = await signedInDemo(page);
+    const key = demo.orgKey.secret;
+    const { flow } = await api(page.request, key, "POST", "/flows", {
+      name: "Greeter",
+      inputs: [{ key: "name", label: "Name" }],
+      nodes: [
+        { id: "start", type: "trigger_start", data: {} },
+        { id: "greet", type: "template", data: { title: "Greeting", template: "Hi" } },
+        { id: "out", type: "output", data: { value: "{{nodes.greet.output}}" } },
+      ],
+    });
+    await page.goto(`/flows/${flow.id}/studio`);
+    const steps = page.getByTestId("flow-step");
+    await expect(steps).toHaveCount(3);
+    await expect(page.getByTestId("flow-canvas")).toHaveCount(0);
+    await expect(steps.nth(1)).toContainText("then Out");
+
+    await page.getByRole("button", { name: "Open Greeting" }).click();
+    const sheet = page.getByRole("dialog", { name: "Step settings" });
+    await sheet.getByRole("textbox", { name: "Template", exact: true }).fill("Hello {{inputs.name}}");
+    await sheet.getByRole("button", { name: "Close step settings" }).click();
+    await expect(page.getByTestId("save-state")).toHaveText("Saved");
+    expect((await draftNodes(page, key, flow.id))[1]!.data.template).toBe("Hello {{inputs.name}}");
+
+    await page.getByRole("button", { name: "Add a step" }).click();
+    await page.getByRole("dialog", { name: "Add a step" }).getByRole("button", { name: "Add Template" }).click();
+    await expect(sheet).toBeVisible();
+    await sheet.getByRole("textbox", { name: "Template", exact: true }).fill("Bye");
+    await sheet.getByRole("button", { name: "Close step settings" }).click();
+    await expect(steps).toHaveCount(4);
+    await page.getByRole("button", { name: "Move Template up" }).click();
+    await expect(steps.nth(2)).toContainText("Template");
+    await expect(page.getByTestId("save-state")).toHaveText("Saved");
+    expect((await draftNodes(page, key, flow.id)).map((node) => node.id)).toEqual([
+      "start",
+      "greet",
+      "template",
+      "out",
+    ]);
+    await screenshot(page, "flow-studio-steps");
+    await page.getByRole("button", { name: "Delete Template" }).click();
+    await expect(steps).toHaveCount(3);
+    await expect(page.getByTestId("save-state")).toHaveText("Saved");
+    expect((await draftNodes(page, key, flow.id)).map((node) => node.id)).toEqual(["start", "greet", "out"]);
+    const studio = page.getByTestId("flow-studio");
+    expect(await studio.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+  });
+});

@@ -1,0 +1,117 @@
+"use client";
+// A flow's own settings: name, slug, description, kind, questions and its declared inputs (the
+// fields the preview's form and the published input schema are made of). Shown in the long
+// editor and in the canvas editor's settings drawer.
+import type { FlowInput } from "@/schemas/builder";
+import { DuplicateNameNote } from "./duplicate-name";
+import type { EditorBodyProps } from "./editor-shell";
+import { QuestionsField, Section, TextArea, TextField } from "./fields";
+
+const INPUT_TYPES = ["text", "number", "integer", "boolean", "select", "multiselect"];
+
+export function FlowDetails({ doc, update }: Pick<EditorBodyProps, "doc" | "update">) {
+  const inputs = doc.inputs as FlowInput[];
+  const setInput = (index: number, changes: Partial<FlowInput>) =>
+    update({ inputs: inputs.map((input, i) => (i === index ? { ...input, ...changes } : input)) });
+  return (
+    <>
+      <Section title="Flow" summary={[doc.name, doc.kind].filter(Boolean).join(" · ")}>
+        <TextField label="Name" value={doc.name} onChange={(name) => update({ name })} testId="field-name" />
+        <DuplicateNameNote kind="flows" name={doc.name} self={doc.id as string} />
+        <TextField label="Slug" value={doc.slug} onChange={(slug) => update({ slug })} />
+        <TextArea
+          label="Description"
+          value={doc.description}
+          onChange={(description) => update({ description })}
+          rows={2}
+        />
+        <TextField label="Kind" value={doc.kind} onChange={(kind) => update({ kind })} />
+        <QuestionsField value={doc.questions} onChange={(questions) => update({ questions })} />
+      </Section>
+      <Section title="Inputs" summary={count(inputs.length, "input")}>
+        <p className="muted">
+          Templates read them as <code>{"{{inputs.key}}"}</code>. Published, they become the flow&apos;s input JSON
+          Schema.
+        </p>
+        <div className="list-editor">
+          {inputs.map((input, index) => (
+            <div className="item row" key={index}>
+              <input
+                aria-label="Input key"
+                value={input.key}
+                onChange={(e) => setInput(index, { key: e.target.value })}
+                placeholder="key"
+                style={{ width: "9rem" }}
+              />
+              <input
+                aria-label="Input label"
+                value={input.label}
+                onChange={(e) => setInput(index, { label: e.target.value })}
+                placeholder="Label"
+              />
+              <select
+                aria-label="Input type"
+                value={input.type}
+                onChange={(e) => setInput(index, { type: e.target.value })}
+              >
+                {INPUT_TYPES.map((type) => (
+                  <option key={type}>{type}</option>
+                ))}
+              </select>
+              <label className="inline">
+                <input
+                  type="checkbox"
+                  checked={input.required}
+                  onChange={(e) => setInput(index, { required: e.target.checked })}
+                />
+                required
+              </label>
+              {(input.type === "select" || input.type === "multiselect") && (
+                <input
+                  aria-label="Options"
+                  value={input.options.join(", ")}
+                  onChange={(e) =>
+                    setInput(index, {
+                      options: e.target.value
+                        .split(",")
+                        .map((o) => o.trim())
+                        .filter(Boolean),
+                    })
+                  }
+                  placeholder="option a, option b"
+                />
+              )}
+              <button type="button" onClick={() => update({ inputs: inputs.filter((_, i) => i !== index) })}>
+                Remove
+              </button>
+            </div>
+          ))}
+          <div>
+            <button
+              type="button"
+              onClick={() =>
+                update({
+                  inputs: [
+                    ...inputs,
+                    {
+                      key: `input${inputs.length + 1}`,
+                      label: "",
+                      description: "",
+                      type: "text",
+                      required: false,
+                      options: [],
+                    },
+                  ],
+                })
+              }
+            >
+              Add input
+            </button>
+          </div>
+        </div>
+      </Section>
+    </>
+  );
+}
+
+export const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;

@@ -1,0 +1,55 @@
+// What a test run did at each node, read from its execution's trace: the canvas shows it on the
+// cards (status, output, time, cost) and the run panel lists it.
+import type { FlowNode } from "@/schemas/builder";
+import type { Execution } from "@/schemas/runtime";
+
+export interface NodeResult {
+  status: "succeeded" | "failed" | "skipped";
+  output?: string;
+  note?: string;
+  latencyMs?: number;
+  tokens?: number;
+  /** The credits of this node's model call, when the run's calls can be told apart by node. */
+  credits?: number;
+  /** How many times it ran (a loop's body runs once per item). */
+  runs: number;
+}
+
+/** Each node's result by id: what ran (its last output), where the run failed, what did not run. */
+export function nodeResults(execution: Execution, nodes: FlowNode[]): Map<string, NodeResult> {
+  const steps = execution.trace.filter((entry) => entry.kind === "node");
+  // Model calls are metered in the order they were made; each is one llm step of the trace.
+  const calls = execution.usage?.calls ?? [];
+  const modelSteps = steps.filter((entry) => entry.model !== undefined || entry.inputTokens !== undefined);
+  const creditsOf = new Map<object, number>();
+  if (calls.length === modelSteps.length) modelSteps.forEach((entry, i) => creditsOf.set(entry, calls[i]!.credits));
+  const failedId = (execution.error ?? "").match(/failed at node "?([A-Za-z0-9_-]+)"?/)?.[1];
+  return new Map(
+    nodes.map((node): [string, NodeResult] => {
+      const ran = steps.filter((entry) => entry.id === node.id);
+      const last = ran.at(-1);
+      if (!last)
+        return [
+          node.id,
+          {
+            status: node.id === failedId ? "failed" : "skipped",
+            runs: 0,
+            ...(node.id === failedId ? { note: execution.error ?? undefined } : {}),
+          },
+        ];
+      const credits = ran.reduce((sum, entry) => sum + (creditsOf.get(entry) ?? 0), 0);
+      return [
+        node.id,
+        {
+          status: "succeeded",
+          output: last.output,
+          note: last.note,
+          latencyMs: ran.reduce((sum, entry) => sum + entry.latencyMs, 0),
+          tokens: ran.reduce((sum, entry) => sum + (entry.inputTokens ?? 0) + (entry.outputTokens ?? 0), 0),
+          ...(ran.some((entry) => creditsOf.has(entry)) ? { credits } : {}),
+          runs: ran.length,
+        },
+      ];
+    }),
+  );
+}

@@ -1,0 +1,191 @@
+"use client";
+// The canvas-first flow editor: the canvas fills the page, the node library on its left, the
+// selected step's settings or the test run on its right, the flow's own settings (and tests,
+// publishing, versions) in a drawer. On a phone, a list of the same steps, edited in sheets.
+import "@/components/builder/flow-editor.css";
+import "./studio.css";
+import { useQuery } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
+import { useEffect, useState } from "react";
+import { Tabs } from "@/components/console";
+import { useTRPC } from "@/lib/trpc";
+import type { FlowInput, FlowNode } from "@/schemas/builder";
+import { flowFeedback, incompleteNodes } from "@/schemas/flow-graph";
+import { EditorShell, type EditorParts } from "../editor-shell";
+import { shownFeedback } from "../flow-checks";
+import { FlowDetails } from "../flow-details";
+import { structuralProblem, toWrite, useNarrow } from "../flow-editor";
+import { addNode, placeBelow, placeNodes, type Place } from "../flow-nodes";
+import { NodeFields } from "../node-fields";
+import { useNodeHistory } from "../use-node-history";
+import { Drawer } from "./drawer";
+import { EmptyFlow, FlowProblems } from "./flow-problems";
+import { NodeLibrary } from "./node-library";
+import { StepList } from "./step-list";
+import { StudioBar } from "./studio-bar";
+import { TestRunPanel } from "./test-run-panel";
+import { useTestRun } from "./use-test-run";
+
+const FlowCanvas = dynamic(() => import("../flow-canvas"), {
+  ssr: false,
+  loading: () => <p className="muted studio-loading">Loading the canvas…</p>,
+});
+
+export function FlowStudio({ id }: { id: string }) {
+  return (
+    <EditorShell
+      kind="flows"
+      id={id}
+      toWrite={toWrite}
+      holdBack={structuralProblem}
+      frame={(parts) => <StudioFrame id={id} parts={parts} />}
+    >
+      {() => null}
+    </EditorShell>
+  );
+}
+
+type Sheet = "settings" | "library" | "step" | "run" | null;
+
+function StudioFrame({ id, parts }: { id: string; parts: EditorParts }) {
+  const { doc, update } = parts.body;
+  const nodes = doc.nodes as FlowNode[];
+  const inputs = doc.inputs as FlowInput[];
+  const trpc = useTRPC();
+  const models = useQuery(trpc.models.list.queryOptions({}));
+  const narrow = useNarrow();
+  const history = useNodeHistory(nodes, (next) => update({ nodes: next }));
+  const run = useTestRun(id, nodes);
+  const [selected, setSelected] = useState<number | null>(null);
+  const [side, setSide] = useState<"step" | "run">("run");
+  const [sheet, setSheet] = useState<Sheet>(null);
+  const chosen = selected !== null && selected < nodes.length ? selected : null;
+  const modelIds = new Set(models.data?.models.map((m) => m.id) ?? ["atrium-offline"]);
+  const feedback = shownFeedback(flowFeedback(nodes, modelIds, { allowIncomplete: true }), nodes);
+  const missing = incompleteNodes(nodes);
+
+  const select = (index: number | null) => {
+    setSelected(index);
+    if (index === null) return;
+    setSide("step");
+    if (narrow) setSheet("step");
+  };
+  /** A node from the library: where it was dropped, else below the others; every node keeps its place. */
+  const add = (type: string, place?: Place) => {
+    history.setNodes(addNode(placeNodes(nodes), type, place ?? placeBelow(nodes)));
+    select(nodes.length);
+  };
+  const openRun = () => {
+    setSelected(null);
+    setSide("run");
+    if (narrow) setSheet("run");
+  };
+  // Escape lets go of the selected step (outside fields and sheets, where it means something else).
+  useEffect(() => {
+    function onKey(event: KeyboardEvent) {
+      const target = event.target as HTMLElement | null;
+      if (event.key !== "Escape" || target?.closest("input, textarea, select, dialog")) return;
+      setSelected(null);
+    }
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, []);
+
+  const fields = (index: number) => (
+    <NodeFields
+      nodes={nodes}
+      index={index}
+      feedback={feedback}
+      inputs={inputs}
+      setNodes={history.setNodes}
+      onMoved={(at) => (at === null ? (setSelected(null), setSheet(null)) : setSelected(at))}
+    />
+  );
+  const testRun = <TestRunPanel inputs={inputs} run={run} saved={parts.saved} />;
+  const hasStart = nodes.some((node) => node.type === "trigger_start");
+
+  return (
+    <div className="studio" data-testid="flow-studio">
+      <StudioBar
+        name={doc.name}
+        status={parts.status}
+        history={history}
+        onSettings={() => setSheet("settings")}
+        onRun={openRun}
+      />
+      <div className="studio-alerts">{parts.alerts}</div>
+      <FlowProblems nodes={nodes} feedback={feedback} missing={missing} onSelect={select} />
+      {narrow ? (
+        <div className="studio-steps">
+          {nodes.length === 0 ? (
+            <EmptyFlow onStart={() => add("trigger_start")} />
+          ) : (
+            <StepList
+              nodes={nodes}
+              missing={missing}
+              results={run.results}
+              onOpen={select}
+              setNodes={history.setNodes}
+            />
+          )}
+          {nodes.length > 0 && (
+            <button type="button" className="primary" onClick={() => setSheet("library")}>
+              Add a step
+            </button>
+          )}
+        </div>
+      ) : (
+        <div className="studio-main">
+          <NodeLibrary onAdd={(type) => add(type)} hasStart={hasStart} />
+          <div className="studio-canvas">
+            <FlowCanvas
+              nodes={nodes}
+              feedback={feedback}
+              missing={missing}
+              selected={chosen}
+              onSelect={select}
+              setNodes={history.setNodes}
+              results={run.results}
+              onDropType={add}
+              minimap
+            />
+            {nodes.length === 0 && <EmptyFlow onStart={() => add("trigger_start")} />}
+          </div>
+          <aside className="studio-side" aria-label="Inspector">
+            <Tabs
+              label="Inspector"
+              selected={chosen === null ? "run" : side}
+              onSelect={(tab) => setSide(tab as "step" | "run")}
+              tabs={[
+                {
+                  id: "step",
+                  label: "Step",
+                  panel:
+                    chosen === null ? <p className="muted">Select a step on the canvas to edit it.</p> : fields(chosen),
+                },
+                { id: "run", label: "Test run", panel: testRun },
+              ]}
+            />
+          </aside>
+        </div>
+      )}
+      <Drawer open={sheet === "settings"} title="Flow settings" onClose={() => setSheet(null)}>
+        <FlowDetails doc={doc} update={update} />
+        {parts.panels}
+      </Drawer>
+      {narrow && (
+        <>
+          <Drawer open={sheet === "step" && chosen !== null} title="Step settings" onClose={() => setSheet(null)}>
+            {chosen !== null && fields(chosen)}
+          </Drawer>
+          <Drawer open={sheet === "library"} title="Add a step" onClose={() => setSheet(null)}>
+            <NodeLibrary onAdd={(type) => add(type)} hasStart={hasStart} />
+          </Drawer>
+          <Drawer open={sheet === "run"} title="Test run" onClose={() => setSheet(null)}>
+            {testRun}
+          </Drawer>
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,87 @@
+"use client";
+// The studio on a phone: the flow's steps as a readable list (what each does, where it goes next,
+// what it still needs, how it ran), each opened to edit its settings, moved up or down, or deleted.
+import { ArrowDown, ArrowUp, ChevronRight, Trash2 } from "lucide-react";
+import type { FlowNode } from "@/schemas/builder";
+import { branchesOf, moveNode, nextIds, nodeTitle, removeNode, typeLabel } from "../flow-nodes";
+import type { NodeResult } from "../run-results";
+
+/** Where the run goes after a step, in words: "then Answer", "gold → Reply, otherwise → Decline". */
+function goesTo(nodes: FlowNode[], index: number): string {
+  const node = nodes[index]!;
+  const title = (id: unknown) => {
+    const found = nodes.find((other) => other.id === id);
+    return found ? nodeTitle(found) : String(id);
+  };
+  if (node.type === "output") return "ends the run";
+  if (node.type === "condition") {
+    const ways = branchesOf(node).map((branch) => `${branch.name} → ${title(branch.next)}`);
+    if (node.data.else !== undefined) ways.push(`otherwise → ${title(node.data.else)}`);
+    return ways.length > 0 ? ways.join(", ") : "no branches yet";
+  }
+  const next = nextIds(nodes, index);
+  return next.length > 0 ? `then ${next.map(title).join(" and ")}` : "ends the run";
+}
+
+export function StepList({
+  nodes,
+  missing,
+  results,
+  onOpen,
+  setNodes,
+}: {
+  nodes: FlowNode[];
+  missing: { nodeId: string; need: string }[];
+  results?: Map<string, NodeResult>;
+  onOpen: (index: number) => void;
+  setNodes: (nodes: FlowNode[]) => void;
+}) {
+  return (
+    <ol className="step-list" aria-label="Steps">
+      {nodes.map((node, index) => {
+        const title = nodeTitle(node);
+        const needs = missing.filter((m) => m.nodeId === node.id).map((m) => m.need);
+        const result = results?.get(node.id);
+        return (
+          <li key={`${node.id}-${index}`} className="step" data-testid="flow-step">
+            <button type="button" className="step-open" onClick={() => onOpen(index)} aria-label={`Open ${title}`}>
+              <span className="step-number" aria-hidden>
+                {index + 1}
+              </span>
+              <span className="step-text">
+                <span className="step-head">
+                  <strong>{title}</strong> <span className="step-type">{typeLabel(node.type)}</span>
+                </span>
+                <span className="muted">{goesTo(nodes, index)}</span>
+                {needs.length > 0 && <span className="step-needs">needs {needs.join(" and ")}</span>}
+                {result && <span className={`run-status ${result.status}`}>{result.status}</span>}
+              </span>
+              <ChevronRight size={18} aria-hidden />
+            </button>
+            <span className="step-actions">
+              <button
+                type="button"
+                disabled={index === 0}
+                onClick={() => setNodes(moveNode(nodes, index, -1))}
+                aria-label={`Move ${title} up`}
+              >
+                <ArrowUp size={16} aria-hidden />
+              </button>
+              <button
+                type="button"
+                disabled={index === nodes.length - 1}
+                onClick={() => setNodes(moveNode(nodes, index, 1))}
+                aria-label={`Move ${title} down`}
+              >
+                <ArrowDown size={16} aria-hidden />
+              </button>
+              <button type="button" onClick={() => setNodes(removeNode(nodes, index))} aria-label={`Delete ${title}`}>
+                <Trash2 size={16} aria-hidden />
+              </button>
+            </span>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}

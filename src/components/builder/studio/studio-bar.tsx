@@ -1,0 +1,59 @@
+"use client";
+// The studio's top bar: back to the flows, the flow's name and save state, undo and redo, the
+// settings drawer and the test run.
+import { ArrowLeft, Play, Redo2, Settings, Undo2 } from "lucide-react";
+import Link from "next/link";
+import type { ReactNode } from "react";
+import type { NodeHistory } from "../use-node-history";
+
+export function StudioBar({
+  name,
+  status,
+  history,
+  onSettings,
+  onRun,
+}: {
+  name: string;
+  status: ReactNode;
+  history: NodeHistory;
+  onSettings: () => void;
+  onRun: () => void;
+}) {
+  return (
+    <header className="studio-bar">
+      <Link href="/flows" className="studio-back" aria-label="All flows">
+        <ArrowLeft size={18} aria-hidden />
+      </Link>
+      <h1>{name || "Untitled flow"}</h1>
+      <span className="studio-status">{status}</span>
+      <span className="studio-actions">
+        <span role="group" aria-label="History" className="studio-history">
+          <button
+            type="button"
+            onClick={history.undo}
+            disabled={!history.canUndo}
+            title="Undo (Ctrl+Z)"
+            aria-label="Undo"
+          >
+            <Undo2 size={16} aria-hidden /> <span className="studio-label">Undo</span>
+          </button>
+          <button
+            type="button"
+            onClick={history.redo}
+            disabled={!history.canRedo}
+            title="Redo (Ctrl+Shift+Z)"
+            aria-label="Redo"
+          >
+            <Redo2 size={16} aria-hidden /> <span className="studio-label">Redo</span>
+          </button>
+        </span>
+        <button type="button" onClick={onSettings} aria-label="Settings">
+          <Settings size={16} aria-hidden /> <span className="studio-label">Settings</span>
+        </button>
+        <button type="button" className="primary" onClick={onRun}>
+          <Play size={16} aria-hidden /> Test run
+        </button>
+      </span>
+    </header>
+  );
+}

@@ -1,0 +1,47 @@
+"use client";
+// The studio's test run: a form from the flow's declared inputs (JSON under "Advanced"), Run, and
+// what came out: the answer, the run's time and credits; each node's result is on the canvas.
+import { Play } from "lucide-react";
+import { useState } from "react";
+import { ErrorAlert } from "@/components/console";
+import { formatMs } from "@/components/runtime/execution-trace";
+import type { FlowInput } from "@/schemas/builder";
+import { InputForm } from "../input-form";
+import { fieldsOfFlowInputs, missingFields } from "../input-form-model";
+import type { TestRun } from "./use-test-run";
+
+export function TestRunPanel({ inputs, run, saved }: { inputs: FlowInput[]; run: TestRun; saved: boolean }) {
+  const [values, setValues] = useState<Record<string, unknown>>({});
+  const fields = fieldsOfFlowInputs(inputs);
+  const missing = missingFields(fields, values);
+  const { answer, execution } = run;
+  return (
+    <section className="test-run" aria-label="Test run" data-testid="test-run">
+      <p className="muted flush-top">Runs the draft as saved now with these inputs: a test run, 1 credit.</p>
+      <InputForm label="Flow inputs" fields={fields} values={values} onChange={setValues} />
+      {missing.length > 0 && <p className="muted">Still to fill: {missing.join(", ")}.</p>}
+      <button
+        type="button"
+        className="primary"
+        disabled={run.pending || !saved || missing.length > 0}
+        onClick={() => run.run(values)}
+      >
+        <Play size={16} aria-hidden />{" "}
+        {run.pending ? "Running…" : saved ? "Run the flow" : "Waiting for the draft to save…"}
+      </button>
+      <ErrorAlert error={run.error} />
+      {answer && (
+        <div role="status" className="test-run-answer" data-testid="test-run-answer">
+          <p className="muted">
+            {execution
+              ? `${execution.status} · ${formatMs(execution.latencyMs)} · ${execution.credits} credit${execution.credits === 1 ? "" : "s"}`
+              : formatMs(answer.latencyMs)}
+          </p>
+          <ErrorAlert error={answer.error} />
+          {!answer.error && <pre>{answer.reply || "(an empty answer)"}</pre>}
+          <p className="muted">Each step&apos;s status, output, time and cost are on its card.</p>
+        </div>
+      )}
+    </section>
+  );
+}

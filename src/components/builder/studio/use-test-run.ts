@@ -1,0 +1,30 @@
+"use client";
+// A test run of the flow's draft from the studio: the inputs as a JSON object through the preview
+// (a test execution, 1 credit), then its execution's trace read as each node's result.
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
+import { useTRPC } from "@/lib/trpc";
+import type { FlowNode } from "@/schemas/builder";
+import { nodeResults } from "../run-results";
+
+export function useTestRun(id: string, nodes: FlowNode[]) {
+  const trpc = useTRPC();
+  const preview = useMutation(trpc.runtime.flowTests.preview.mutationOptions());
+  const executionId = preview.data?.executionId;
+  const execution = useQuery({
+    ...trpc.runtime.execution.queryOptions({ executionId: executionId ?? "" }, { staleTime: Infinity }),
+    enabled: executionId !== undefined,
+  });
+  const ran = execution.data?.execution;
+  const results = useMemo(() => (ran ? nodeResults(ran, nodes) : undefined), [ran, nodes]);
+  return {
+    run: (inputs: Record<string, unknown>) => preview.mutate({ id, message: JSON.stringify(inputs), history: [] }),
+    pending: preview.isPending || (executionId !== undefined && execution.isLoading),
+    error: preview.error ?? execution.error,
+    answer: preview.data,
+    execution: ran,
+    results,
+  };
+}
+
+export type TestRun = ReturnType<typeof useTestRun>;
