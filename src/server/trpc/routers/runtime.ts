@@ -111,6 +111,7 @@ export const runtimeRouter = router({
       door: "apps",
       stream: true,
       errors: [
+        "version_not_found",
         "service_disabled",
         "insufficient_credits",
         "unpublished_dependencies",
@@ -130,6 +131,7 @@ export const runtimeRouter = router({
         regenerate: input.regenerate,
         endUserId: input.endUserId,
         portalId: input.portalId,
+        version: input.version,
       }),
     ),
 
@@ -192,6 +194,7 @@ export const runtimeRouter = router({
       },
       door: "apps",
       errors: [
+        "version_not_found",
         "service_disabled",
         "insufficient_credits",
         "unpublished_dependencies",
