@@ -1,6 +1,7 @@
 // The Node.js half of src/instrumentation.ts: this process's indexing worker, unless our
 // production server already started one.
 import { getDb } from "@/server/db";
+import { startEvalWorker } from "@/server/jobs/evaluations";
 import { startIndexWorker } from "@/server/jobs/indexing";
 import { startLostRunSweeper } from "@/server/jobs/lost-runs";
 import { startNotificationEmailWorker } from "@/server/jobs/notification-emails";
@@ -14,6 +15,7 @@ export function startIndexWorkerOnce(): void {
     startWebhookWorker(getDb());
     startNotificationEmailWorker(getDb());
     startLostRunSweeper(getDb());
+    startEvalWorker(getDb());
   } catch (error) {
     logger().error({ err: error }, "The indexing worker did not start");
   }

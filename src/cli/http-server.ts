@@ -14,6 +14,7 @@ import { closeDb, getDb } from "@/server/db";
 import { createRequestListener, guardServer } from "@/server/http/listener";
 import { env } from "@/env";
 import { endOpenStreams } from "@/server/adapters/sse";
+import { startEvalWorker } from "@/server/jobs/evaluations";
 import { startIndexWorker, type IndexWorker } from "@/server/jobs/indexing";
 import { startLostRunSweeper } from "@/server/jobs/lost-runs";
 import { startNotificationEmailWorker } from "@/server/jobs/notification-emails";
@@ -38,17 +39,23 @@ function startWorker(): IndexWorker | null {
     const webhooks = startWebhookWorker(getDb());
     const emails = startNotificationEmailWorker(getDb());
     const lostRuns = startLostRunSweeper(getDb());
+    const evaluations = startEvalWorker(getDb());
     sealWebhookSecrets(getDb()).catch((error: unknown) =>
       logger().error({ err: error }, "Could not seal the webhook secrets stored readable"),
     );
     (globalThis as { atriumIndexWorker?: IndexWorker }).atriumIndexWorker = worker;
     return {
-      stop: () => Promise.all([worker.stop(), webhooks.stop(), emails.stop(), lostRuns.stop()]).then(() => undefined),
+      stop: () =>
+        Promise.all([worker.stop(), webhooks.stop(), emails.stop(), lostRuns.stop(), evaluations.stop()]).then(
+          () => undefined,
+        ),
       release: () => {
         // Not waited for: a delivery in hand is claimed again by another process once its lease ends.
         void webhooks.stop();
         void emails.stop();
         void lostRuns.stop();
+        // A case in hand is claimed again by another process once its lease ends.
+        void evaluations.stop();
         return worker.release();
       },
     };

@@ -17,6 +17,7 @@ import { organizationRouter } from "./routers/organization";
 import { mailRouter } from "./routers/mail";
 import { portalsRouter } from "./routers/portals";
 import { runtimeRouter } from "./routers/runtime";
+import { evaluationsRouter } from "./routers/evaluations";
 import { tierPlansRouter } from "./routers/tier-plans";
 import { userGroupsRouter } from "./routers/user-groups";
 import { reviewsRouter } from "./routers/reviews";
@@ -50,6 +51,7 @@ export const appRouter = router({
   flows: flowsRouter,
   apps: appsRouter,
   runtime: runtimeRouter,
+  evaluations: evaluationsRouter,
   conversations: conversationsRouter,
   knowledge: knowledgeRouter,
   reviews: reviewsRouter,
