@@ -2,7 +2,7 @@
 // their agent, flow or app; runs of a dataset against the draft or a version, in the background;
 // two runs compared side by side. The service is src/server/services/evaluations.ts.
 import { z } from "zod";
-import { ListQuery, NextCursor, plainText, Timestamp, Uuid } from "./common";
+import { ListQuery, nameText, NextCursor, Timestamp, Uuid } from "./common";
 
 /** Bounds of an import; a file past one is refused whole, nothing written. */
 export const EVAL_LIMITS = {
@@ -18,7 +18,7 @@ export const EVAL_FORMATS = ["csv", "jsonl"] as const;
 
 export const ImportDatasetInput = z.strictObject({
   id: Uuid.meta({ description: "The agent, flow or app" }),
-  name: plainText(200).min(1),
+  name: nameText,
   format: z.enum(EVAL_FORMATS),
   content: z.string().meta({
     description: `The file's text (at most ${EVAL_LIMITS.fileBytes / 1024 / 1024} MiB as UTF-8, ${EVAL_LIMITS.cases} cases). CSV: a header row naming \`input\` and optionally \`expectedBehavior\` (or \`expected\`) and \`id\`. JSONL: one object per line with \`input\` and optionally \`expectedBehavior\` and \`id\`. A malformed line is \`invalid_request\` naming it (\`line\`); nothing is written`,
