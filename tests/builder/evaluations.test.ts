@@ -250,7 +250,7 @@ describe("evaluation runs", () => {
     ).toBe(3);
   });
 
-  it("is the same service through the console's tRPC procedures", async () => {
+  it("is the same service through the console's tRPC procedures, and runs the draft as it was started", async () => {
     const { tenant, flowId } = await flowWithVersions();
     const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
     const imported = await trpc(
@@ -269,6 +269,14 @@ describe("evaluation runs", () => {
       { cookie },
     );
     const runId = started.body.result.data.run.id;
+    // The run keeps the draft it started with: an edit made meanwhile does not change it.
+    expect((await patchDraft(tenant.orgKey.secret, "flows", flowId, flowSaying("nothing"))).status).toBe(200);
+    await patchDraft(tenant.orgKey.secret, "flows", flowId, {
+      nodes: [
+        { id: "start", type: "trigger_start", data: {} },
+        { id: "out", type: "output", data: { value: "no fruit here" } },
+      ],
+    });
     await drainEvaluations();
     const run = await trpc("query", "evaluations.flows.run", { id: flowId, runId }, { cookie });
     expect(run.body.result.data.run).toMatchObject({ status: "completed", passed: 1, versionId: null });

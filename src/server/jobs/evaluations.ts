@@ -80,10 +80,10 @@ function failedOutcome(error: string): CaseOutcome {
 async function targetOf(
   db: Db,
   actor: Actor,
-  run: { itemId: string; itemKind: string; versionId: string | null },
+  run: { itemId: string; itemKind: string; versionId: string | null; draft: unknown },
 ): Promise<CaseTarget> {
   const kind = run.itemKind as BuilderKind;
-  if (run.versionId === null) return draftTarget(db, actor, kind, run.itemId);
+  if (run.versionId === null) return draftTarget(db, actor, kind, run.itemId, run.draft);
   if (kind === "app") {
     const appRun = await loadLiveApp(db, actor, run.itemId, run.versionId);
     return caseTarget(db, actor.organizationId, kind, appRun.app, appRun);
@@ -101,7 +101,9 @@ async function runCase(db: Db, claimed: ClaimedCase, targets: Map<string, Promis
     where: { id: claimed.id },
     select: {
       evalCase: { select: { input: true, expectedBehavior: true } },
-      run: { select: { organizationId: true, itemId: true, itemKind: true, versionId: true, actor: true } },
+      run: {
+        select: { organizationId: true, itemId: true, itemKind: true, versionId: true, actor: true, draft: true },
+      },
     },
   });
   if (!row) return failedOutcome("The run was deleted.");

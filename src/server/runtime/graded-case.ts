@@ -2,7 +2,7 @@
 // evaluation runs, jobs/evaluations.ts): the case runs against the draft or a version, is graded
 // by the quality judge and recorded as an execution of kind `test`; it is paid for before it
 // runs (chargeRun) and a failed case costs what billed-run.ts says.
-import type { BuilderKind } from "@/schemas/builder";
+import { AgentDocument, AppDocument, FlowDocument, type BuilderKind } from "@/schemas/builder";
 import type { ExecutionUsage } from "@/schemas/runtime";
 import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
@@ -25,6 +25,7 @@ import {
 } from "./run";
 
 export const TEST_CASE_CREDITS = RUN_CREDITS.testCase;
+const DRAFT_PARSERS = { agent: AgentDocument, flow: FlowDocument, app: AppDocument } as const;
 
 /** What a graded case runs: the draft or a version of an item, its grader and its price per case. */
 export interface CaseTarget {
@@ -38,8 +39,18 @@ export interface CaseTarget {
 }
 
 /** The draft of an item ready to run cases (refusals first: not_found, invalid_workflow, unpublished_dependencies). */
-export async function draftTarget(db: Db, actor: Actor, kind: BuilderKind, id: string): Promise<CaseTarget> {
-  const { runnable } = await loadDraft(db, actor, kind, id);
+export async function draftTarget(
+  db: Db,
+  actor: Actor,
+  kind: BuilderKind,
+  id: string,
+  /** The draft as it was kept (an evaluation run's snapshot); else the draft as it is now. */
+  kept?: unknown,
+): Promise<CaseTarget> {
+  const runnable =
+    kept === undefined
+      ? (await loadDraft(db, actor, kind, id)).runnable
+      : { id, versionId: null, document: DRAFT_PARSERS[kind].parse(kept) };
   assertCompleteDraft(kind, runnable.document);
   const appRun =
     kind === "app" ? await appRunForDraft(db, actor, runnable as Parameters<typeof appRunForDraft>[2]) : null;

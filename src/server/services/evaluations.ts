@@ -16,7 +16,7 @@ import { AppError } from "@/server/errors";
 import { recorded } from "./events";
 import { readsKind, writesKind } from "./support/builder-kinds";
 import { afterCursor, CURSOR_ORDER, toPage } from "./support/pagination";
-import { assertQualityChecker } from "@/server/runtime/graded-case";
+import { assertQualityChecker, draftTarget } from "@/server/runtime/graded-case";
 
 export interface ParsedCase {
   line: number;
@@ -416,6 +416,9 @@ export const startEvalRun = guardedByKind(
         : null;
       if (!version) throw new AppError("version_not_found", `The ${kind} has no version with that id.`);
     }
+    // A draft run runs the draft as it is now, refused now if it cannot run (invalid_workflow,
+    // unpublished_dependencies), and keeps it, so edits made meanwhile do not change the run.
+    const draft = version ? null : (await draftTarget(db, actor, kind, input.id)).runnable.document;
     const runId = randomUUID();
     await db.$transaction(async (tx) => {
       await tx.evalRun.create({
@@ -427,6 +430,7 @@ export const startEvalRun = guardedByKind(
           datasetId: dataset.id,
           versionId: version?.id ?? null,
           versionNumber: version?.number ?? null,
+          draft: draft === null ? undefined : (draft as Prisma.InputJsonValue),
           total: dataset.caseCount,
           // The job runs the cases as the member or key that started them (their executions say so).
           actor: { ...actor, origin: actor.origin ? { ...actor.origin, requestId: null } : undefined } as object,
