@@ -39,13 +39,15 @@ export const EvalDataset = z
   .meta({ id: "EvalDataset" });
 export type EvalDataset = z.infer<typeof EvalDataset>;
 
-export const EvalCase = z.object({
-  id: Uuid,
-  position: z.number().int(),
-  externalId: z.string(),
-  input: z.string(),
-  expectedBehavior: z.string(),
-});
+export const EvalCase = z
+  .object({
+    id: Uuid,
+    position: z.number().int(),
+    externalId: z.string(),
+    input: z.string(),
+    expectedBehavior: z.string(),
+  })
+  .meta({ id: "EvalCase" });
 
 export const ListDatasetsInput = ListQuery.extend({ id: Uuid });
 export const ListDatasetsOutput = z.object({ datasets: z.array(EvalDataset), nextCursor: NextCursor });
@@ -84,23 +86,25 @@ export const EvalRunSummary = z
   .meta({ id: "EvalRun" });
 export type EvalRunSummary = z.infer<typeof EvalRunSummary>;
 
-export const EvalCaseResult = z.object({
-  caseId: Uuid,
-  position: z.number().int(),
-  externalId: z.string(),
-  input: z.string(),
-  expectedBehavior: z.string(),
-  status: z.enum(["pending", "running", "done"]),
-  passed: z.boolean().nullable(),
-  output: z.string(),
-  reason: z.string(),
-  error: z.string().nullable(),
-  credits: z.number().int(),
-  inputTokens: z.number().int(),
-  outputTokens: z.number().int(),
-  latencyMs: z.number().int(),
-  executionId: Uuid.nullable(),
-});
+export const EvalCaseResult = z
+  .object({
+    caseId: Uuid,
+    position: z.number().int(),
+    externalId: z.string(),
+    input: z.string(),
+    expectedBehavior: z.string(),
+    status: z.enum(["pending", "running", "done"]),
+    passed: z.boolean().nullable(),
+    output: z.string(),
+    reason: z.string(),
+    error: z.string().nullable(),
+    credits: z.number().int(),
+    inputTokens: z.number().int(),
+    outputTokens: z.number().int(),
+    latencyMs: z.number().int(),
+    executionId: Uuid.nullable(),
+  })
+  .meta({ id: "EvalCaseResult" });
 
 export const EvalRunInput = z.strictObject({ id: Uuid, runId: Uuid });
 export const EvalRunResultsInput = EvalRunInput.extend({
@@ -108,12 +112,13 @@ export const EvalRunResultsInput = EvalRunInput.extend({
   after: z.coerce.number().int().min(0).default(0).meta({ description: "Cases after this position" }),
   outcome: z.enum(["passed", "failed"]).optional(),
 });
-export const EvalRunResultsOutput = z.object({
-  results: z.array(EvalCaseResult),
-  nextAfter: z.number().int().nullable(),
-});
+export const EvalRunResultsOutput = z
+  .object({ results: z.array(EvalCaseResult), nextAfter: z.number().int().nullable() })
+  .meta({ id: "EvalResultList" });
 export const ListEvalRunsInput = ListQuery.extend({ id: Uuid });
-export const ListEvalRunsOutput = z.object({ runs: z.array(EvalRunSummary), nextCursor: NextCursor });
+export const ListEvalRunsOutput = z
+  .object({ runs: z.array(EvalRunSummary), nextCursor: NextCursor })
+  .meta({ id: "EvalRunList" });
 
 export const CompareEvalRunsInput = z.strictObject({
   id: Uuid,
@@ -127,22 +132,24 @@ const CaseSide = z.object({
   latencyMs: z.number().int(),
   credits: z.number().int(),
 });
-export const EvalComparison = z.object({
-  base: EvalRunSummary,
-  candidate: EvalRunSummary,
-  passRateChange: z.number().nullable(),
-  creditsChange: z.number().int(),
-  averageLatencyChange: z.number().int().nullable(),
-  changed: z
-    .array(
-      z.object({
-        caseId: Uuid,
-        position: z.number().int(),
-        input: z.string(),
-        change: z.enum(["fixed", "broken"]),
-        base: CaseSide,
-        candidate: CaseSide,
-      }),
-    )
-    .meta({ description: "Cases done in both runs whose outcome differs: `fixed` now passes, `broken` now fails" }),
-});
+export const EvalComparison = z
+  .object({
+    base: EvalRunSummary,
+    candidate: EvalRunSummary,
+    passRateChange: z.number().nullable(),
+    creditsChange: z.number().int(),
+    averageLatencyChange: z.number().int().nullable(),
+    changed: z
+      .array(
+        z.object({
+          caseId: Uuid,
+          position: z.number().int(),
+          input: z.string(),
+          change: z.enum(["fixed", "broken"]),
+          base: CaseSide,
+          candidate: CaseSide,
+        }),
+      )
+      .meta({ description: "Cases done in both runs whose outcome differs: `fixed` now passes, `broken` now fails" }),
+  })
+  .meta({ id: "EvalComparison" });

@@ -46,7 +46,7 @@ function evaluationProcedures(kind: BuilderKind, plural: "agents" | "flows" | "a
           path: path("/datasets"),
           tags,
           summary: `Import an evaluation dataset of the ${kind}`,
-          description: `Up to ${EVAL_LIMITS.cases.toLocaleString("en")} cases from CSV or JSONL, kept with the ${kind}. The whole file is checked first: a malformed line, a field over its bound (input ${EVAL_LIMITS.inputChars.toLocaleString("en")}, expectedBehavior ${EVAL_LIMITS.expectedChars.toLocaleString("en")}, id ${EVAL_LIMITS.idChars} characters), a NUL byte or one case too many is \`invalid_request\` with \`line\` naming it, and a file over ${EVAL_LIMITS.fileBytes / 1024 / 1024} MiB is 413; nothing is written then. At most ${EVAL_LIMITS.datasetsPerItem} datasets per ${kind}.`,
+          description: `Up to ${EVAL_LIMITS.cases.toLocaleString("en")} cases, kept with the ${kind}; a bad line is \`invalid_request\` naming it (\`line\`), nothing written.`,
         },
         successStatus: 201,
         errors: ["not_found"],
@@ -105,7 +105,7 @@ function evaluationProcedures(kind: BuilderKind, plural: "agents" | "flows" | "a
           tags,
           summary: `Run a dataset against the ${kind}'s draft or a version`,
           description:
-            "Queues a background run (202): each case runs once, across every server process and restarts, and is graded against its `expectedBehavior` by the quality judge. Each case is charged as it runs (1 credit, or its models' price); once the balance is out, the remaining cases fail with the refusal and cost nothing. Follow it with GET …/evaluations/{runId}. Needs the quality checker in the organization's plan.",
+            "202: a background run; each case runs once and is graded against its `expectedBehavior`, charged as it runs (1 credit or its models' price). Needs the quality checker.",
         },
         successStatus: 202,
         errors: ["feature_not_available", "not_found", "version_not_found"],
@@ -145,8 +145,7 @@ function evaluationProcedures(kind: BuilderKind, plural: "agents" | "flows" | "a
           path: path("/evaluations/{runId}/results"),
           tags,
           summary: "An evaluation run's results per case",
-          description:
-            "In the dataset's order, `limit` at a time after position `after`; `outcome` keeps passed or failed cases only. Each case: pass/fail, output, the judge's reason, credits, tokens and latency.",
+          description: "In the dataset's order after position `after`; `outcome` keeps passed or failed cases.",
         },
         errors: ["not_found"],
       })
@@ -160,8 +159,7 @@ function evaluationProcedures(kind: BuilderKind, plural: "agents" | "flows" | "a
           path: path("/evaluation-comparison"),
           tags,
           summary: "Two evaluation runs of one dataset side by side",
-          description:
-            "Pass rate, credits and average latency of each run and their change, and every case done in both whose outcome changed (`fixed` or `broken`). Runs of different datasets are `invalid_request`.",
+          description: "Totals of both runs, their change, and the cases whose outcome changed.",
         },
         errors: ["not_found"],
       })
