@@ -1,6 +1,7 @@
 // The Node.js half of src/instrumentation.ts: this process's indexing worker, unless our
 // production server already started one.
 import { getDb } from "@/server/db";
+import { startEvalWorker } from "@/server/jobs/evaluations";
 import { startIndexWorker } from "@/server/jobs/indexing";
 import { startLostRunSweeper } from "@/server/jobs/lost-runs";
 import { startApprovalWorker } from "@/server/jobs/approvals";
@@ -16,6 +17,7 @@ export function startIndexWorkerOnce(): void {
     startNotificationEmailWorker(getDb());
     startLostRunSweeper(getDb());
     startApprovalWorker(getDb());
+    startEvalWorker(getDb());
   } catch (error) {
     logger().error({ err: error }, "The indexing worker did not start");
   }

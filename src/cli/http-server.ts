@@ -14,6 +14,7 @@ import { closeDb, getDb } from "@/server/db";
 import { createRequestListener, guardServer } from "@/server/http/listener";
 import { env } from "@/env";
 import { endOpenStreams } from "@/server/adapters/sse";
+import { startEvalWorker } from "@/server/jobs/evaluations";
 import { startIndexWorker, type IndexWorker } from "@/server/jobs/indexing";
 import { startLostRunSweeper } from "@/server/jobs/lost-runs";
 import { startApprovalWorker } from "@/server/jobs/approvals";
@@ -40,21 +41,29 @@ function startWorker(): IndexWorker | null {
     const emails = startNotificationEmailWorker(getDb());
     const lostRuns = startLostRunSweeper(getDb());
     const approvals = startApprovalWorker(getDb());
+    const evaluations = startEvalWorker(getDb());
     sealWebhookSecrets(getDb()).catch((error: unknown) =>
       logger().error({ err: error }, "Could not seal the webhook secrets stored readable"),
     );
     (globalThis as { atriumIndexWorker?: IndexWorker }).atriumIndexWorker = worker;
     return {
       stop: () =>
-        Promise.all([worker.stop(), webhooks.stop(), emails.stop(), lostRuns.stop(), approvals.stop()]).then(
-          () => undefined,
-        ),
+        Promise.all([
+          worker.stop(),
+          webhooks.stop(),
+          emails.stop(),
+          lostRuns.stop(),
+          approvals.stop(),
+          evaluations.stop(),
+        ]).then(() => undefined),
       release: () => {
         // Not waited for: a delivery in hand is claimed again by another process once its lease ends.
         void webhooks.stop();
         void emails.stop();
         void lostRuns.stop();
         void approvals.stop();
+        // A case in hand is claimed again by another process once its lease ends.
+        void evaluations.stop();
         return worker.release();
       },
     };

@@ -31,10 +31,17 @@ const conversationTurn = {
 /** The console's and the portal's chat stream body (`POST …/apps/{appId}/conversation`, src/server/adapters/conversation-door.ts). */
 export const ChatConversationBody = z.strictObject(conversationTurn).superRefine(checkRegenerate);
 
+/** `version` on the conversation and transaction calls: a builder runs a version that is not live. */
+export const pinnedVersion = Uuid.optional().meta({
+  description:
+    "A version id of this app (from its versions list) to run instead of the live one; needs the `apps:write` scope besides `apps:execute`. A version of another app is `version_not_found` (422)",
+});
+
 export const ConversationInput = z
   .strictObject({
     appId: Uuid,
     ...conversationTurn,
+    version: pinnedVersion,
     endUserId: Uuid.optional().meta({
       description:
         "Run on behalf of this end user: they must be active and have access to the app (else `not_found`); the credit comes from their plan's pool and the organization's balance, and the conversation is theirs alone",
@@ -86,6 +93,7 @@ export const ConversationRunEventsOutput = z.object({
 
 export const TransactionInput = z.strictObject({
   appId: Uuid,
+  version: pinnedVersion,
   input: z
     .record(z.string(), z.unknown())
     .meta({ description: "Checked against the app's `api.inputSchema`; every problem is named" }),

@@ -45,6 +45,8 @@ export const ERROR_STATUS = {
   flow_not_found: 422,
   knowledgebase_not_found: 422,
   mcp_connection_not_found: 422,
+  /** `version` on a conversation or transaction names no version of that app. */
+  version_not_found: 422,
   invalid_workflow: 422,
   invalid_model: 422,
   unpublished_dependencies: 422,

@@ -74,6 +74,7 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   invalid_workflow:
     "Flow refused by validation (`feedback` names each problem; nothing written), or a flow node that could not do what its data asks as it ran (`feedback` names the node; the run is recorded as failed, not billed)",
   invalid_model: "Model id unknown or unavailable; nothing written",
+  version_not_found: "`version` names no version of this item (another item's or organization's, or none); nothing ran",
   unpublished_dependencies: "Adviser or member not published; `dependencies` lists them; nothing written",
   run_limit_exceeded:
     "The run outgrew a bound (steps, a node's or member's output, the reply, time, a loop's items, a code node's time or memory, an http_request's time or answer); the message names it; the run was stopped, recorded as failed and billed",

@@ -23,6 +23,7 @@ import * as directory from "@/server/services/directory";
 import * as sso from "@/server/services/sso";
 import * as endUsers from "@/server/services/end-users";
 import * as endUserData from "@/server/services/end-user-data";
+import * as evaluations from "@/server/services/evaluations";
 import * as invitations from "@/server/services/invitations";
 import * as knowledgebases from "@/server/services/knowledgebases";
 import * as mcpConnections from "@/server/services/mcp-connections";
@@ -105,6 +106,13 @@ const READS_AND_RUNS = new Set([
   "getSourceDetail",
   "runTests",
   "listTestRuns",
+  "listDatasets",
+  "listDatasetCases",
+  "startEvalRun",
+  "listEvalRuns",
+  "getEvalRun",
+  "listEvalResults",
+  "compareEvalRuns",
   "getTestSuite",
   "previewDraft",
   "listTierPlans",
@@ -423,6 +431,26 @@ const WRITES: Record<string, Scenario> = {
     }),
     "agent.tests_update"
   ),
+  importDataset: async (w) => (
+    await evaluations.importDataset(db(), w.op, "agent", {
+      id: await agent(w),
+      name: "Cases",
+      format: "jsonl",
+      content: '{"input":"Hi"}',
+    }),
+    "agent.dataset_import"
+  ),
+  deleteDataset: async (w) => {
+    const id = await agent(w);
+    const dataset = await evaluations.importDataset(db(), w.op, "agent", {
+      id,
+      name: "Cases",
+      format: "jsonl",
+      content: '{"input":"Hi"}',
+    });
+    await evaluations.deleteDataset(db(), w.op, "agent", { id, datasetId: dataset.id });
+    return "agent.dataset_delete";
+  },
   deleteItem: async (w) => (await builder.deleteItem(db(), w.op, "agent", await agent(w)), "agent.delete"),
   provisionEndUser: async (w) => (await endUser(w), "end_user.create"),
   updateEndUser: async (w) => (

@@ -2,6 +2,7 @@
 // Graded test runs of the draft: up to 10 cases (input + expected behaviour), an optional
 // rubric, Run, and each case's pass/fail with the output, the failures and where to fix them.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useEffect, useState } from "react";
 import { errorMessage, useTRPC } from "@/lib/trpc";
 import type { TestRunResult, TestSuite } from "@/schemas/runtime";
@@ -63,7 +64,8 @@ export function TestsPanel({ kind, id }: { kind: KindPlural; id: string }) {
     <Panel title="Tests" label="Tests">
       <p className="muted">
         Each case runs against this {ONE[kind]}&apos;s draft and is graded against its expected behaviour (or the
-        rubric, when given). 1 credit per case.
+        rubric, when given). 1 credit per case. For up to 1,000 cases from a CSV or JSONL file, run in the background
+        against any version, use <Link href={`/${kind}/${id}/evaluations`}>Evaluations</Link>.
       </p>
       <div style={{ display: "grid", gap: "0.5rem" }}>
         {cases.map((c, index) => (

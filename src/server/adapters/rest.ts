@@ -379,7 +379,7 @@ async function streamResponse(
   const headers = new Headers(rateLimitHeaders(rateLimit));
   headers.set("X-Request-Id", requestId);
   const organizationId = actor.organizationId;
-  const { appId, message, conversation_id, endUserId, portalId, regenerate } = parsed.data;
+  const { appId, message, conversation_id, endUserId, portalId, regenerate, version } = parsed.data;
   if (keyed) {
     const remembered = await claimIdempotencyKey(db, organizationId, keyed.key, keyed.hash);
     if (remembered) {
@@ -391,7 +391,7 @@ async function streamResponse(
   const result = await conversationStream(
     db,
     actor,
-    { appId, message, conversationId: conversation_id, endUserId, portalId, regenerate },
+    { appId, message, conversationId: conversation_id, endUserId, portalId, regenerate, version },
     headers,
     {
       heartbeatMs,

@@ -4,6 +4,7 @@
 // (checked at authentication), so `appsApiEnabled` (the REST Apps endpoints' switch) does not apply here.
 import { z } from "zod";
 import { messageText, Uuid } from "@/schemas/common";
+import { pinnedVersion } from "@/schemas/runtime";
 import { authorize } from "@/server/auth/authorize";
 import { isAwaiting } from "@/server/services/approvals";
 import { converse } from "@/server/services/conversations";
@@ -16,6 +17,7 @@ export const ConverseToolInput = z.strictObject({
     description:
       "Omit to start a new conversation; pass the `conversation_id` a previous call returned to continue it (earlier turns are restored server-side, never resent).",
   }),
+  version: pinnedVersion,
 });
 
 export const ConverseToolOutput = z.object({
@@ -28,7 +30,7 @@ export const converseTool: AtriumTool = {
   name: "converse_with_app",
   title: "Talk to a published app",
   description:
-    "Sends one message to a published Atrium app and returns its synthesized reply: `{reply, conversation_id, greeting}`. Start without `conversation_id`, then pass the returned `conversation_id` on every later message of the same conversation. Each call runs and bills as one execution against the organization's credits (`insufficient_credits` when they cannot cover it; nothing is charged then). Other errors: `not_found` (no published app with that id), `service_disabled` (the app's Conversation service is off), `unpublished_dependencies`. Needs the `apps:execute` scope.",
+    "Sends one message to a published Atrium app and returns its synthesized reply: `{reply, conversation_id, greeting}`. Start without `conversation_id`, then pass the returned `conversation_id` on every later message of the same conversation. Each call runs and bills as one execution against the organization's credits (`insufficient_credits` when they cannot cover it; nothing is charged then). Other errors: `not_found` (no published app with that id), `service_disabled` (the app's Conversation service is off), `unpublished_dependencies`, `version_not_found` (a `version` that is not one of this app's). Needs the `apps:execute` scope, and `apps:write` as well with `version`.",
   input: ConverseToolInput,
   output: ConverseToolOutput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -40,7 +42,7 @@ export const converseTool: AtriumTool = {
     const result = await converse(
       context.db,
       context.actor,
-      { appId: input.appId, message: input.message, conversationId: input.conversation_id },
+      { appId: input.appId, message: input.message, conversationId: input.conversation_id, version: input.version },
       { signal },
     );
     // A run paused at an approval node answers no reply yet: say so, with where to follow it.

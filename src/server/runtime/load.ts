@@ -83,8 +83,8 @@ async function liveFlows(db: Db, organizationId: string, ids: string[]): Promise
  * organization's model providers (for the run's searches), in one statement on the pool: a
  * conversation turn's first read. Documents come from the cache above.
  */
-const appSql = (version: string) => `
-  select ${version} as version_id, ${providerRowsJson("$1")} as providers,
+const LIVE_APP_SQL = `
+  select v.id as version_id, i.production_version_id as live_version_id, ${providerRowsJson("$1")} as providers,
     array(
       select p.id::text from builder_items p
       where p.organization_id = $1 and p.id in (
@@ -94,31 +94,39 @@ const appSql = (version: string) => `
       )
     ) as present
   from builder_items i
-  left join builder_versions v on v.id = ${version} and v.organization_id = $1
+  left join builder_versions v
+    on v.id = coalesce($3::uuid, i.production_version_id) and v.organization_id = $1 and v.item_id = i.id
   where i.id = $2 and i.organization_id = $1 and i.kind = 'app'`;
-const LIVE_APP_SQL = appSql("i.production_version_id");
-/** The same for one version of the app (a run continuing after an approval runs the version it started on). */
-const APP_VERSION_SQL = appSql("$3::uuid");
 
 /**
- * The app as published: live version, pinned adviser and members. A pinned item that is gone
- * answers unpublished_dependencies, naming it.
+ * The app as published: live version (or `pinnedVersionId`, a version of this app), pinned
+ * adviser and members. A pinned item that is gone answers unpublished_dependencies, naming it.
+ * An app never made live is not_found, whichever version is asked for; a version of another
+ * app or organization is version_not_found.
  */
 export async function loadLiveApp(
   db: Db,
   actor: Pick<Actor, "organizationId">,
   appId: string,
-  /** A version of the app instead of the live one (the one a paused run started on). */
-  atVersion?: string,
+  pinnedVersionId?: string,
 ): Promise<LiveApp> {
   if (!isUuid(appId)) throw notFound("app");
-  const { rows } = await db.pool.query<{ version_id: string | null; present: string[]; providers: ProviderRow[] }>(
-    atVersion
-      ? { name: "atrium_app_version", text: APP_VERSION_SQL, values: [actor.organizationId, appId, atVersion] }
-      : { name: "atrium_live_app", text: LIVE_APP_SQL, values: [actor.organizationId, appId] },
-  );
-  const versionId = rows[0]?.version_id;
-  if (!versionId) throw notFound("app");
+  const pinned = pinnedVersionId === undefined ? null : pinnedVersionId.toLowerCase();
+  const noSuchVersion = () => new AppError("version_not_found", "The app has no version with that id.");
+  if (pinned !== null && !isUuid(pinned)) throw noSuchVersion();
+  const { rows } = await db.pool.query<{
+    version_id: string | null;
+    live_version_id: string | null;
+    present: string[];
+    providers: ProviderRow[];
+  }>({
+    name: "atrium_live_app",
+    text: LIVE_APP_SQL,
+    values: [actor.organizationId, appId, pinned],
+  });
+  if (!rows[0]?.live_version_id) throw notFound("app");
+  const versionId = rows[0].version_id;
+  if (!versionId) throw pinned ? noSuchVersion() : notFound("app");
   const version = (await versionsById(db, actor.organizationId, [versionId])).get(versionId);
   if (!version || version.itemId !== appId) throw notFound("app");
   const document = parsed(versionId, AppDocument);

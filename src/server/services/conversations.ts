@@ -6,6 +6,7 @@ import { isUuid } from "@/schemas/common";
 import type { ExecutionUsage } from "@/schemas/runtime";
 import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { actorLabel } from "@/server/auth/actor";
+import { authorize, type Requirement } from "@/server/auth/authorize";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -25,6 +26,8 @@ import { conversationStarters, runFor, type RunFor } from "./portal-access";
 import { recordRunUsage } from "./usage";
 
 export const CONVERSATION_CREDITS = RUN_CREDITS.conversation;
+/** Running a version other than the live one (`version` on a conversation or transaction) is a builder's call. */
+export const PINNED_VERSION: Requirement = { scope: "apps:write" };
 const HISTORY_TURNS = 20;
 
 export interface ConverseInput {
@@ -37,6 +40,8 @@ export interface ConverseInput {
   /** Over the API: the end user the call is made for, and the portal it counts as (optional). */
   endUserId?: string;
   portalId?: string;
+  /** A version of the app to run instead of the live one (needs `apps:write` as well). */
+  version?: string;
 }
 
 export interface ConverseResult {
@@ -254,7 +259,8 @@ export const converse = guarded(
         )
       : null;
     conversation?.catch(() => {});
-    const app = await loadLiveApp(db, actor, input.appId);
+    if (input.version !== undefined) authorize(actor, PINNED_VERSION);
+    const app = await loadLiveApp(db, actor, input.appId, input.version);
     const api = app.app.document.api;
     if (!api.conversationEnabled)
       throw new AppError(

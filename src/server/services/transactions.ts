@@ -3,6 +3,7 @@
 // a failed one costs is src/server/runtime/billed-run.ts's policy.
 import { randomUUID } from "node:crypto";
 import { actorLabel, type Actor } from "@/server/auth/actor";
+import { authorize } from "@/server/auth/authorize";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
@@ -14,6 +15,7 @@ import { loadLiveApp } from "@/server/runtime/load";
 import { modelsOfApp } from "@/server/runtime/metering";
 import { isApprovalPause, newRunContext, runApp } from "@/server/runtime/run";
 import { pauseForApproval } from "./approvals";
+import { PINNED_VERSION } from "./conversations";
 import { runFor } from "./portal-access";
 
 export const TRANSACTION_CREDITS = RUN_CREDITS.transaction;
@@ -42,9 +44,10 @@ export const transact = guarded(
   async function transact(
     db: Db,
     actor: Actor,
-    input: { appId: string; input: Record<string, unknown>; endUserId?: string; portalId?: string },
+    input: { appId: string; input: Record<string, unknown>; endUserId?: string; portalId?: string; version?: string },
   ) {
-    const app = await loadLiveApp(db, actor, input.appId);
+    if (input.version !== undefined) authorize(actor, PINNED_VERSION);
+    const app = await loadLiveApp(db, actor, input.appId, input.version);
     const api = app.app.document.api;
     if (!api.transactionEnabled)
       throw new AppError(

@@ -18,6 +18,7 @@ import { organizationRouter } from "./routers/organization";
 import { mailRouter } from "./routers/mail";
 import { portalsRouter } from "./routers/portals";
 import { runtimeRouter } from "./routers/runtime";
+import { evaluationsRouter } from "./routers/evaluations";
 import { tierPlansRouter } from "./routers/tier-plans";
 import { userGroupsRouter } from "./routers/user-groups";
 import { reviewsRouter } from "./routers/reviews";
@@ -52,6 +53,7 @@ export const appRouter = router({
   apps: appsRouter,
   builderTemplates: builderTemplatesRouter,
   runtime: runtimeRouter,
+  evaluations: evaluationsRouter,
   conversations: conversationsRouter,
   knowledge: knowledgeRouter,
   reviews: reviewsRouter,

@@ -123,6 +123,7 @@ export const runtimeRouter = router({
           'The run reached a flow\'s approval node and waits for a decision: `{executionId, conversation_id, status: "awaiting_approval"}`',
       },
       errors: [
+        "version_not_found",
         "service_disabled",
         "insufficient_credits",
         "model_not_in_plan",
@@ -143,6 +144,7 @@ export const runtimeRouter = router({
         regenerate: input.regenerate,
         endUserId: input.endUserId,
         portalId: input.portalId,
+        version: input.version,
       });
       if (isAwaiting(result)) ctx.response.status = 202;
       return result;
@@ -213,6 +215,7 @@ export const runtimeRouter = router({
           'The run reached a flow\'s approval node and waits for a decision: `{executionId, status: "awaiting_approval"}`; `GET /executions/{executionId}` has its output once it ends',
       },
       errors: [
+        "version_not_found",
         "service_disabled",
         "insufficient_credits",
         "model_not_in_plan",

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "eval_runs" ADD COLUMN     "draft" JSONB;
