@@ -30,135 +30,133 @@ export const EMBED_SCRIPT = String.raw`(function () {
     ".refused{margin:16px;padding:12px;border-radius:8px;background:rgba(200,30,30,.08);color:inherit}" +
     "@media (max-width:480px){.floating{inset:0;width:auto;height:auto;border-radius:0}}";
 
-  function AtriumChat() {
-    return Reflect.construct(HTMLElement, [], AtriumChat);
-  }
-  AtriumChat.prototype = Object.create(HTMLElement.prototype);
-  AtriumChat.prototype.constructor = AtriumChat;
-  Object.setPrototypeOf(AtriumChat, HTMLElement);
-  Object.defineProperty(AtriumChat, "observedAttributes", { get: function () { return ["token", "portal", "app", "mode"]; } });
-
-  AtriumChat.prototype.connectedCallback = function () {
-    if (!this._root) {
-      this._root = this.attachShadow({ mode: "open" });
-      this._onMessage = this._onMessage.bind(this);
+  class AtriumChat extends HTMLElement {
+    static get observedAttributes() {
+      return ["token", "portal", "app", "mode"];
     }
-    window.addEventListener("message", this._onMessage);
-    this._render();
-  };
 
-  AtriumChat.prototype.disconnectedCallback = function () {
-    window.removeEventListener("message", this._onMessage);
-    clearTimeout(this._timer);
-  };
-
-  AtriumChat.prototype.attributeChangedCallback = function (name, before, after) {
-    if (before === after || !this._root || !this.isConnected) return;
-    if (name === "token") this._sendToken();
-    else this._render();
-  };
-
-  AtriumChat.prototype._frameUrl = function () {
-    var app = this.getAttribute("app");
-    return ATRIUM + "/embed/" + encodeURIComponent(this.getAttribute("portal") || "") +
-      (app ? "/apps/" + encodeURIComponent(app) : "");
-  };
-
-  AtriumChat.prototype._render = function () {
-    var self = this;
-    var root = this._root;
-    var inline = this.getAttribute("mode") === "inline";
-    clearTimeout(this._timer);
-    root.innerHTML = "";
-    this._frame = null;
-    this._ready = false;
-    var style = document.createElement("style");
-    style.textContent = STYLE;
-    root.appendChild(style);
-    var panel = document.createElement("div");
-    panel.className = "panel " + (inline ? "inline" : "floating");
-    panel.setAttribute("part", "panel");
-    this._panel = panel;
-    if (inline) {
-      root.appendChild(panel);
-      this._openFrame();
-      return;
+    connectedCallback() {
+      if (!this._root) {
+        this._root = this.attachShadow({ mode: "open" });
+        this._onMessage = this._onMessage.bind(this);
+      }
+      window.addEventListener("message", this._onMessage);
+      this._render();
     }
-    panel.hidden = true;
-    panel.id = "atrium-chat-panel";
-    var bar = document.createElement("div");
-    bar.className = "bar";
-    var close = document.createElement("button");
-    close.type = "button";
-    close.className = "close";
-    close.setAttribute("aria-label", "Close chat");
-    close.textContent = "\u00d7";
-    bar.appendChild(close);
-    panel.appendChild(bar);
-    var launcher = document.createElement("button");
-    launcher.type = "button";
-    launcher.className = "launcher";
-    launcher.setAttribute("part", "launcher");
-    launcher.setAttribute("aria-expanded", "false");
-    launcher.setAttribute("aria-controls", panel.id);
-    launcher.textContent = this.getAttribute("label") || "Chat";
-    function toggle(open) {
-      panel.hidden = !open;
-      launcher.setAttribute("aria-expanded", String(open));
-      if (open && !self._frame) self._openFrame();
-      if (!open) launcher.focus();
-    }
-    launcher.addEventListener("click", function () { toggle(panel.hidden); });
-    close.addEventListener("click", function () { toggle(false); });
-    panel.addEventListener("keydown", function (event) { if (event.key === "Escape") toggle(false); });
-    root.appendChild(launcher);
-    root.appendChild(panel);
-  };
 
-  AtriumChat.prototype._openFrame = function () {
-    var self = this;
-    var frame = document.createElement("iframe");
-    frame.src = this._frameUrl();
-    frame.title = this.getAttribute("label") || "Chat";
-    frame.allow = "clipboard-write";
-    frame.referrerPolicy = "strict-origin";
-    this._frame = frame;
-    this._panel.appendChild(frame);
-    this._timer = setTimeout(function () {
-      if (self._ready || self._frame !== frame) return;
-      frame.remove();
-      var refused = document.createElement("p");
-      refused.className = "refused";
-      refused.setAttribute("role", "alert");
-      refused.textContent = REFUSED;
-      self._panel.appendChild(refused);
-      self._emit("atrium-refused", { code: "frame_unavailable", message: REFUSED });
-    }, READY_TIMEOUT_MS);
-  };
-
-  AtriumChat.prototype._emit = function (type, detail) {
-    this.dispatchEvent(new CustomEvent(type, { bubbles: true, composed: true, detail: detail }));
-  };
-
-  AtriumChat.prototype._onMessage = function (event) {
-    if (!this._frame || event.source !== this._frame.contentWindow || event.origin !== ATRIUM) return;
-    var data = event.data || {};
-    if (data.type === "atrium:ready") {
-      this._ready = true;
+    disconnectedCallback() {
+      window.removeEventListener("message", this._onMessage);
       clearTimeout(this._timer);
-      this._sendToken();
-    } else if (data.type === "atrium:session-ended") {
-      this._emit("atrium-token-expired", {});
-    } else if (data.type === "atrium:refused") {
-      this._emit("atrium-refused", { code: data.code, message: data.message });
     }
-  };
 
-  AtriumChat.prototype._sendToken = function () {
-    var token = this.getAttribute("token");
-    if (!this._ready || !token || !this._frame || !this._frame.contentWindow) return;
-    this._frame.contentWindow.postMessage({ type: "atrium:token", token: token }, ATRIUM);
-  };
+    attributeChangedCallback(name, before, after) {
+      if (before === after || !this._root || !this.isConnected) return;
+      if (name === "token") this._sendToken();
+      else this._render();
+    }
+
+    _frameUrl() {
+      var app = this.getAttribute("app");
+      return ATRIUM + "/embed/" + encodeURIComponent(this.getAttribute("portal") || "") +
+        (app ? "/apps/" + encodeURIComponent(app) : "");
+    }
+
+    _render() {
+      var self = this;
+      var root = this._root;
+      var inline = this.getAttribute("mode") === "inline";
+      clearTimeout(this._timer);
+      root.innerHTML = "";
+      this._frame = null;
+      this._ready = false;
+      var style = document.createElement("style");
+      style.textContent = STYLE;
+      root.appendChild(style);
+      var panel = document.createElement("div");
+      panel.className = "panel " + (inline ? "inline" : "floating");
+      panel.setAttribute("part", "panel");
+      this._panel = panel;
+      if (inline) {
+        root.appendChild(panel);
+        this._openFrame();
+        return;
+      }
+      panel.hidden = true;
+      panel.id = "atrium-chat-panel";
+      var bar = document.createElement("div");
+      bar.className = "bar";
+      var close = document.createElement("button");
+      close.type = "button";
+      close.className = "close";
+      close.setAttribute("aria-label", "Close chat");
+      close.textContent = "\u00d7";
+      bar.appendChild(close);
+      panel.appendChild(bar);
+      var launcher = document.createElement("button");
+      launcher.type = "button";
+      launcher.className = "launcher";
+      launcher.setAttribute("part", "launcher");
+      launcher.setAttribute("aria-expanded", "false");
+      launcher.setAttribute("aria-controls", panel.id);
+      launcher.textContent = this.getAttribute("label") || "Chat";
+      function toggle(open) {
+        panel.hidden = !open;
+        launcher.setAttribute("aria-expanded", String(open));
+        if (open && !self._frame) self._openFrame();
+        if (!open) launcher.focus();
+      }
+      launcher.addEventListener("click", function () { toggle(panel.hidden); });
+      close.addEventListener("click", function () { toggle(false); });
+      panel.addEventListener("keydown", function (event) { if (event.key === "Escape") toggle(false); });
+      root.appendChild(launcher);
+      root.appendChild(panel);
+    }
+
+    _openFrame() {
+      var self = this;
+      var frame = document.createElement("iframe");
+      frame.src = this._frameUrl();
+      frame.title = this.getAttribute("label") || "Chat";
+      frame.allow = "clipboard-write";
+      frame.referrerPolicy = "strict-origin";
+      this._frame = frame;
+      this._panel.appendChild(frame);
+      this._timer = setTimeout(function () {
+        if (self._ready || self._frame !== frame) return;
+        frame.remove();
+        var refused = document.createElement("p");
+        refused.className = "refused";
+        refused.setAttribute("role", "alert");
+        refused.textContent = REFUSED;
+        self._panel.appendChild(refused);
+        self._emit("atrium-refused", { code: "frame_unavailable", message: REFUSED });
+      }, READY_TIMEOUT_MS);
+    }
+
+    _emit(type, detail) {
+      this.dispatchEvent(new CustomEvent(type, { bubbles: true, composed: true, detail: detail }));
+    }
+
+    _onMessage(event) {
+      if (!this._frame || event.source !== this._frame.contentWindow || event.origin !== ATRIUM) return;
+      var data = event.data || {};
+      if (data.type === "atrium:ready") {
+        this._ready = true;
+        clearTimeout(this._timer);
+        this._sendToken();
+      } else if (data.type === "atrium:session-ended") {
+        this._emit("atrium-token-expired", {});
+      } else if (data.type === "atrium:refused") {
+        this._emit("atrium-refused", { code: data.code, message: data.message });
+      }
+    }
+
+    _sendToken() {
+      var token = this.getAttribute("token");
+      if (!this._ready || !token || !this._frame || !this._frame.contentWindow) return;
+      this._frame.contentWindow.postMessage({ type: "atrium:token", token: token }, ATRIUM);
+    }
+  }
 
   window.customElements.define("atrium-chat", AtriumChat);
 })();
