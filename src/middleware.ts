@@ -6,8 +6,8 @@ import { NextResponse, type NextRequest } from "next/server";
 import { PATH_HEADER } from "@/components/portal/i18n/languages";
 import { requestIdFrom } from "@/lib/request-id";
 
-/** Portal pages show the logo an admin set by URL, so they may load https images. */
-const PORTAL_PAGES = /^\/p\//;
+/** Portal pages (and the embedded chat's) show the logo an admin set by URL, so they may load https images. */
+const PORTAL_PAGES = /^\/(?:p|embed)\//;
 
 export function contentSecurityPolicy(
   nonce: string,

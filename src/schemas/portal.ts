@@ -47,6 +47,39 @@ export const PortalLanguage = z.enum(PORTAL_LANGUAGES).meta({
 });
 export type PortalLanguage = z.infer<typeof PortalLanguage>;
 
+/** Origins that may embed the portal's chat: at most this many. */
+export const MAX_EMBED_ORIGINS = 20;
+
+/** A web origin, `scheme://host[:port]` and nothing after it; answered in its normal form (`URL.origin`). */
+export const EmbedOrigin = z
+  .string()
+  .trim()
+  .max(300)
+  .refine((value) => /^https?:\/\/[^/?#@\s]+$/i.test(value) && URL.canParse(value), {
+    message: "Use an origin: http(s)://host[:port], without a path, query or credentials",
+  })
+  .transform((value) => new URL(value).origin)
+  .meta({ description: "`https://host[:port]` (http for loopback tests), without a path" });
+
+export const PortalEmbedSettings = z
+  .object({
+    enabled: z.boolean().meta({ description: "Whether pages of `allowedOrigins` may embed the portal's chat" }),
+    allowedOrigins: z.array(z.string()).meta({ description: "Origins that may frame the chat and exchange tokens" }),
+    hasSecret: z
+      .boolean()
+      .meta({ description: "Whether an embed secret was created (`POST /portals/{id}/embed-secret`)" }),
+  })
+  .meta({ id: "PortalEmbedSettings" });
+
+export const UpdatePortalEmbedInput = z.strictObject({
+  enabled: z.boolean().optional(),
+  allowedOrigins: z
+    .array(EmbedOrigin)
+    .max(MAX_EMBED_ORIGINS)
+    .optional()
+    .meta({ description: `At most ${MAX_EMBED_ORIGINS} origins, each \`scheme://host[:port]\`` }),
+});
+
 export const Portal = z
   .object({
     id: Uuid,
@@ -60,6 +93,10 @@ export const Portal = z
       description: "How end users sign in: an email code, the organization's single sign-on, or both",
     }),
     defaultLanguage: PortalLanguage,
+    embed: PortalEmbedSettings,
+    provisionPlanId: Uuid.nullable().meta({
+      description: "The plan an unknown email of an embed token is provisioned on; null refuses unknown emails",
+    }),
     createdAt: Timestamp,
   })
   .meta({ id: "Portal" });
@@ -95,10 +132,26 @@ export const UpdatePortalInput = z.strictObject({
   featuredAppIds: FeaturedAppIds.optional(),
   signIn: PortalSignIn.optional(),
   defaultLanguage: PortalLanguage.optional(),
+  embed: UpdatePortalEmbedInput.optional(),
+  provisionPlanId: Uuid.nullable().optional(),
 });
 export type UpdatePortalInput = z.infer<typeof UpdatePortalInput>;
 
 export const PortalIdInput = z.strictObject({ id: Uuid });
+export const EmbedSecretOutput = z.object({
+  secret: z.string().meta({ description: "The HS256 signing secret for embed tokens; shown this once" }),
+});
+
+/** The embed frame's exchange: the token the page handed over, and that page's origin as the frame saw it. */
+export const EmbedSessionInput = z.strictObject({
+  token: z.string().min(1).max(4096),
+  parentOrigin: z.string().max(300).optional(),
+});
+export const EmbedSessionOutput = z.object({
+  session: z.string().meta({ description: "Sent as `Authorization: Bearer <session>` by the embed frame" }),
+  expiresAt: Timestamp,
+  endUser: z.object({ id: Uuid, email: z.string(), fullName: z.string() }),
+});
 
 // ---- Console: the outbox and an end user's effective access ----
 

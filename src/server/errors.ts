@@ -6,6 +6,8 @@ export const ERROR_STATUS = {
   invalid_api_key: 401,
   api_key_revoked: 401,
   member_removed: 401,
+  /** An embed token that is forged, expired, too long-lived, for another portal, or names no usable end user. */
+  invalid_embed_token: 401,
   insufficient_credits: 402,
   member_key_required: 403,
   api_disabled: 403,
@@ -18,6 +20,8 @@ export const ERROR_STATUS = {
   service_disabled: 403,
   plan_limit: 403,
   cross_origin_request: 403,
+  /** An embed request from an origin the portal does not allow (or a portal whose embedding is off). */
+  origin_not_allowed: 403,
   invalid_request: 400,
   grants_unsupported: 400,
   portal_scope_unsupported: 400,

@@ -61,6 +61,10 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   plan_limit: "The plan has no room for another one; `limit` and `used` say why; nothing created",
   cross_origin_request:
     "A cookie-authenticated request (console, portal) came from a page of another origin; nothing done",
+  invalid_embed_token:
+    "Only on the portal's embed exchange: the embed token is forged, expired, longer-lived than an hour, for another portal, or names no usable end user; nothing done",
+  origin_not_allowed:
+    "Only on the portal's embed exchange: the embedding page's origin is not allowed, or the portal's embedding is off; nothing done",
   search_unavailable: "Document search could not answer; nothing charged; retry",
   service_unavailable:
     "The database cannot be reached (stopped, restarting or full); retry after `Retry-After` seconds",

@@ -569,6 +569,35 @@ const CASES: Record<string, Case> = {
       },
     ],
   },
+  "/api/portal/{portal}/embed/session": {
+    sample: () => "/api/portal/nowhere/embed/session",
+    probes: [
+      {
+        method: "POST",
+        path: () => "/api/portal/nowhere/embed/session",
+        headers: () => ({ "content-type": "application/json", origin: "https://shop.example" }),
+        body: () => JSON.stringify({ token: "a.b.c" }),
+        check: (response) => {
+          answeredDirectly(response);
+          expectEnvelope(response, 404, "not_found");
+        },
+      },
+    ],
+  },
+  "/embed.js": {
+    sample: () => "/embed.js",
+    probes: [
+      {
+        method: "GET",
+        path: () => "/embed.js",
+        check: (response) => {
+          expectStatus(200)(response);
+          expect(response.headers.get("content-type")).toMatch(/^text\/javascript/);
+          expect(response.text).toContain("atrium-chat");
+        },
+      },
+    ],
+  },
   "/api/console/audit-events/export": {
     sample: () => "/api/console/audit-events/export",
     probes: [

@@ -616,6 +616,12 @@ const WRITES: Record<string, Scenario> = {
     }),
     "portal.update"
   ),
+  rotateEmbedSecret: async (w) => (
+    await portals.rotateEmbedSecret(db(), w.op, {
+      id: (await portals.createPortal(db(), w.op, { name: name("Portal") })).id,
+    }),
+    "portal.embed_secret_rotate"
+  ),
   admitGroup: async (w) => {
     const portal = await portals.createPortal(db(), w.op, { name: name("Portal") });
     await portals.admitGroup(db(), w.op, { portalId: portal.id, groupId: (await group(w)).id });

@@ -55,6 +55,8 @@ describe("portals over REST", () => {
       featuredAppIds: [],
       signIn: "email_code",
       defaultLanguage: "en",
+      embed: { enabled: false, allowedOrigins: [], hasSecret: false },
+      provisionPlanId: null,
       createdAt: expect.any(String),
     });
     const list = await api("GET", "/portals", { key });
@@ -63,11 +65,13 @@ describe("portals over REST", () => {
       "accentColor",
       "createdAt",
       "defaultLanguage",
+      "embed",
       "featuredAppIds",
       "greeting",
       "id",
       "logoUrl",
       "name",
+      "provisionPlanId",
       "signIn",
       "slug",
     ]);

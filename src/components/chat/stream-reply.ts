@@ -67,6 +67,8 @@ export async function streamReply(
   body: Record<string, unknown>,
   callbacks: StreamCallbacks,
   signal: AbortSignal,
+  /** Sent with each request (the embedded portal's session); read again for a resume. */
+  headers: () => Record<string, string> = () => ({}),
 ): Promise<StreamDone> {
   let lastEventId = 0;
   let executionId: string | null = null;
@@ -101,7 +103,7 @@ export async function streamReply(
 
   const first = await fetch(url, {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
+    headers: { ...headers(), "Content-Type": "application/json" },
     body: JSON.stringify(body),
     signal,
   });
@@ -118,7 +120,7 @@ export async function streamReply(
     await sleep(RESUME_BACKOFF_MS[Math.min(attempt, RESUME_BACKOFF_MS.length - 1)]!, signal);
     try {
       const resumed = await fetch(`${url}/runs/${encodeURIComponent(executionId)}/events`, {
-        headers: { "Last-Event-ID": String(lastEventId) },
+        headers: { ...headers(), "Last-Event-ID": String(lastEventId) },
         signal,
       });
       if (resumed.status === 204) break;

@@ -13,7 +13,11 @@ export interface PendingTurn {
   stopped?: boolean;
 }
 
-export function useChatTurn(url: string, cancelRun: (executionId: string) => Promise<unknown>) {
+export function useChatTurn(
+  url: string,
+  cancelRun: (executionId: string) => Promise<unknown>,
+  headers?: () => Record<string, string>,
+) {
   const [pending, setPending] = useState<PendingTurn | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [reconnecting, setReconnecting] = useState(false);
@@ -73,6 +77,7 @@ export function useChatTurn(url: string, cancelRun: (executionId: string) => Pro
           onReconnecting: setReconnecting,
         },
         controller.signal,
+        headers,
       );
       await settle(done);
       if (controller.signal.aborted) return "left";

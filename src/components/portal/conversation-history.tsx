@@ -11,6 +11,7 @@ import { dateLocale } from "./credits";
 import { usePortalLanguage } from "./i18n/provider";
 import { portalError, portalErrorText } from "./portal-errors";
 import { usePortalTRPC } from "./portal-trpc";
+import { usePortalBase } from "./portal-place";
 
 const PAGE = 20;
 
@@ -30,7 +31,7 @@ function HistoryRow({
   const trpc = usePortalTRPC();
   const { t } = useTranslation();
   const language = usePortalLanguage();
-  const base = `/p/${encodeURIComponent(portal)}`;
+  const base = usePortalBase(portal);
   const [mode, setMode] = useState<"view" | "rename" | "delete">("view");
   const [title, setTitle] = useState(row.title);
   const rename = useMutation(

@@ -10,9 +10,11 @@ import { ChatComposer } from "@/components/chat/chat-composer";
 import { ChatTranscript, lastQuestion } from "@/components/chat/chat-transcript";
 import { useChatTurn } from "@/components/chat/use-chat-turn";
 import { ConversationHistory } from "./conversation-history";
+import { embedSessionHeaders } from "./embed-session";
 import { OutOfCredits } from "./out-of-credits";
 import { portalError, portalErrorText } from "./portal-errors";
 import { PortalFrame } from "./portal-frame";
+import { usePortalBase } from "./portal-place";
 import { usePortalTRPC, useSignInRedirect } from "./portal-trpc";
 import { markSignedIn } from "./session-memory";
 import { takeStarter } from "./starter-handoff";
@@ -31,7 +33,7 @@ export function PortalChat({
   const queryClient = useQueryClient();
   const router = useRouter();
   const toSignIn = useSignInRedirect(portal);
-  const base = `/p/${encodeURIComponent(portal)}`;
+  const base = usePortalBase(portal);
   const me = useQuery(trpc.me.get.queryOptions({ portal }));
   const apps = useQuery({ ...trpc.apps.list.queryOptions({ portal }), enabled: me.isSuccess });
   const [conversationId, setConversationId] = useState(fromUrl);
@@ -51,6 +53,7 @@ export function PortalChat({
   const turn = useChatTurn(
     `/api/portal/${encodeURIComponent(portal)}/apps/${encodeURIComponent(appId)}/conversation`,
     (executionId) => cancel.mutateAsync({ portal, appId, executionId }),
+    embedSessionHeaders,
   );
   const app = apps.data?.apps.find((candidate) => candidate.id === appId);
 

@@ -4,9 +4,10 @@ import Link from "next/link";
 import { Trans, useTranslation } from "react-i18next";
 import { ConversationHistory } from "./conversation-history";
 import { PortalFrame } from "./portal-frame";
+import { usePortalBase } from "./portal-place";
 
 export function PortalConversations({ portal }: { portal: string }) {
-  const base = `/p/${encodeURIComponent(portal)}`;
+  const base = usePortalBase(portal);
   const { t } = useTranslation();
   return (
     <PortalFrame portal={portal}>

@@ -8,6 +8,7 @@ import type { CSSProperties, ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { LanguageMenu } from "./i18n/provider";
 import { portalError, portalErrorText } from "./portal-errors";
+import { usePortalBase, usePortalPlace } from "./portal-place";
 import { usePortalTRPC } from "./portal-trpc";
 import { markSignedOut } from "./session-memory";
 import { portalTheme } from "./theme";
@@ -47,7 +48,8 @@ export function PortalFrame({
   const router = useRouter();
   const pathname = usePathname();
   const info = usePortalInfo(portal);
-  const base = `/p/${encodeURIComponent(portal)}`;
+  const base = usePortalBase(portal);
+  const { embedded } = usePortalPlace();
   const signOut = useMutation(
     trpc.auth.signOut.mutationOptions({
       onSettled: () => {
@@ -86,14 +88,17 @@ export function PortalFrame({
               >
                 {t("frame.conversations")}
               </Link>
-              <button
-                type="button"
-                className="portal-signout"
-                onClick={() => signOut.mutate({ portal })}
-                disabled={signOut.isPending}
-              >
-                {t("frame.signOut")}
-              </button>
+              {/* In the embed, the page the chat sits in decides who is signed in. */}
+              {!embedded && (
+                <button
+                  type="button"
+                  className="portal-signout"
+                  onClick={() => signOut.mutate({ portal })}
+                  disabled={signOut.isPending}
+                >
+                  {t("frame.signOut")}
+                </button>
+              )}
             </nav>
           )}
           <LanguageMenu />

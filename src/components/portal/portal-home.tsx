@@ -10,6 +10,7 @@ import { PortalCredits } from "./portal-credits";
 import { portalError, portalErrorText } from "./portal-errors";
 import { PortalFrame } from "./portal-frame";
 import { usePortalTRPC } from "./portal-trpc";
+import { usePortalBase } from "./portal-place";
 import { markSignedIn } from "./session-memory";
 import { handOffStarter } from "./starter-handoff";
 
@@ -20,7 +21,7 @@ export function PortalHome({ portal }: { portal: string }) {
   const me = useQuery(trpc.me.get.queryOptions({ portal }));
   const apps = useQuery({ ...trpc.apps.list.queryOptions({ portal }), enabled: me.isSuccess });
   const usage = useQuery({ ...trpc.credits.usage.queryOptions({ portal }), enabled: me.isSuccess });
-  const base = `/p/${encodeURIComponent(portal)}`;
+  const base = usePortalBase(portal);
   useEffect(() => {
     if (me.isSuccess) markSignedIn(portal);
   }, [me.isSuccess, portal]);

@@ -1,6 +1,7 @@
 "use client";
-// The portal's tRPC client over /api/portal/trpc (the end-user session cookie), with its own
-// query cache: a 401 from any call means the session ended, and the portal goes to its sign-in page.
+// The portal's tRPC client over /api/portal/trpc (the end-user session cookie, or the embed's
+// bearer session), with its own query cache: a 401 from any call means the session ended, and
+// the portal goes to its sign-in page (in the embed, asks the page for a new token).
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
@@ -8,7 +9,9 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useState, type ReactNode } from "react";
 import { MAX_TRPC_BATCH_CALLS } from "@/schemas/limits";
 import type { PortalRouter } from "@/server/trpc/portal-root";
+import { embedSessionHeaders } from "./embed-session";
 import { isUnauthorized } from "./portal-errors";
+import { usePortalPlace } from "./portal-place";
 import { wasSignedIn } from "./session-memory";
 
 export const { TRPCProvider: PortalTRPCProvider, useTRPC: usePortalTRPC } = createTRPCContext<PortalRouter>();
@@ -23,10 +26,12 @@ export function signInPath(portal: string): string {
  */
 export function useSignInRedirect(portal: string) {
   const router = useRouter();
-  return useCallback(
-    () => router.replace(`${signInPath(portal)}${wasSignedIn(portal) ? "?reason=ended" : ""}`),
-    [router, portal],
-  );
+  const { onSessionEnded } = usePortalPlace();
+  return useCallback(() => {
+    // In the embed there is no sign-in page: the page the chat sits in hands over a new token.
+    if (onSessionEnded) onSessionEnded();
+    else router.replace(`${signInPath(portal)}${wasSignedIn(portal) ? "?reason=ended" : ""}`);
+  }, [router, portal, onSessionEnded]);
 }
 
 export function PortalProviders({ portal, children }: { portal: string; children: ReactNode }) {
@@ -53,7 +58,7 @@ export function PortalProviders({ portal, children }: { portal: string; children
   }, [queryClient, toSignIn]);
   const [trpcClient] = useState(() =>
     createTRPCClient<PortalRouter>({
-      links: [httpBatchLink({ url: "/api/portal/trpc", maxItems: MAX_TRPC_BATCH_CALLS })],
+      links: [httpBatchLink({ url: "/api/portal/trpc", maxItems: MAX_TRPC_BATCH_CALLS, headers: embedSessionHeaders })],
     }),
   );
   return (

@@ -1,23 +1,27 @@
 // The portal door, outside /api/v1: tRPC for end users (`/api/portal/trpc`) and the chat stream
 // (`POST /api/portal/{portal}/apps/{appId}/conversation`), authenticated by the portal session
-// cookie only. Writes must come from this site (Origin / Sec-Fetch-Site) as JSON.
+// (its cookie, or the embedded chat's bearer token). Writes must come from this site (Origin /
+// Sec-Fetch-Site) as JSON; the embed token exchange comes from the embed frame or an allowed origin.
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { publicOrigin } from "@/env";
 import { MAX_TRPC_BATCH_CALLS } from "@/schemas/limits";
 import { requestOrigin } from "@/server/auth/actor";
-import { readPortalSessionToken } from "@/server/auth/portal-cookie";
+import { portalSessionTokenOf } from "@/server/auth/portal-cookie";
 import { clientAddress } from "@/server/auth/client-address";
 import { servedOverHttps } from "@/server/auth/cookies";
-import { assertJsonBody, assertSameOrigin } from "@/server/auth/same-origin";
+import { assertJsonBody, assertSameOrigin, ownOrigins } from "@/server/auth/same-origin";
 import type { Db } from "@/server/db";
 import { logIfUnexpected, toAppError } from "@/server/errors";
 import { endUserForSession } from "@/server/services/end-user-sessions";
+import { exchangeEmbedToken } from "@/server/services/portal-embed";
 import { resolvePortal } from "@/server/services/portals";
+import { EmbedOrigin, EmbedSessionInput, type EmbedSessionOutput } from "@/schemas/portal";
+import type { z } from "zod";
 import type { PortalContext } from "@/server/trpc/portal/init";
 import { callSlots } from "@/server/trpc/call-slots";
 import { portalRouter } from "@/server/trpc/portal-root";
 import { createChatConversationHandler, createChatRunEventsHandler, type ChatDoor } from "./conversation-door";
-import { assertJsonDepth, readBodyText, withBody } from "./json-body";
+import { assertJsonDepth, parseJsonText, readBodyText, withBody } from "./json-body";
 import { errorResponse, requestIdFor } from "./envelope";
 import { assertBatchWithinCap } from "./trpc-batch";
 
@@ -41,7 +45,7 @@ export function createPortalHandler(options: { db: () => Db }) {
         callSlot: callSlots(),
         db: options.db(),
         requestId,
-        sessionToken: readPortalSessionToken(request.headers.get("cookie")),
+        sessionToken: portalSessionTokenOf(request.headers),
         clientAddress: clientAddress(request.headers),
         requestOrigin: requestOrigin(request, requestId, "portal"),
         origin: publicOrigin(),
@@ -75,7 +79,7 @@ const portalChat: ChatDoor<{ portal: string; appId: string }> = {
   callerOf: async (db, request, route, requestId) =>
     endUserForSession(
       db,
-      readPortalSessionToken(request.headers.get("cookie")),
+      portalSessionTokenOf(request.headers),
       await resolvePortal(db, route.portal),
       requestId ? requestOrigin(request, requestId, "portal") : undefined,
     ),
@@ -98,4 +102,53 @@ export function createPortalRunEventsHandler(options: { db: () => Db }) {
   const handle = createChatRunEventsHandler(options, portalChat);
   return (request: Request, portal: string, appId: string, executionId: string) =>
     handle(request, { portal, appId, executionId });
+}
+
+/**
+ * The embedding page's origin: the request's Origin when a page of another origin calls, or,
+ * when the embed frame (this site's own page) calls, the parent origin it was handed the token
+ * by (its `message` event's origin, which the browser sets). Null when neither says.
+ */
+function embeddingOrigin(request: Request, parentOrigin: string | undefined): string | null {
+  const origin = request.headers.get("origin");
+  if (origin === null) return null;
+  if (!ownOrigins(request).includes(origin)) return origin;
+  const parent = EmbedOrigin.safeParse(parentOrigin);
+  return parent.success ? parent.data : null;
+}
+
+/**
+ * `POST /api/portal/{portal}/embed/session` `{token, parentOrigin?}`: the embed token exchanged
+ * for an end-user session, answered (never set as a cookie, which a third-party frame may not
+ * keep) for the frame to send as `Authorization: Bearer`.
+ */
+export function createEmbedSessionHandler(options: { db: () => Db }) {
+  return async function handleEmbedSession(request: Request, portalRef: string): Promise<Response> {
+    const requestId = requestIdFor(request);
+    try {
+      assertJsonBody(request);
+      const text = await readBodyText(request);
+      assertJsonDepth(text);
+      const input = EmbedSessionInput.parse(parseJsonText(text));
+      const db = options.db();
+      const portal = await resolvePortal(db, portalRef);
+      const { session, endUser } = await exchangeEmbedToken(db, {
+        portal,
+        token: input.token,
+        origin: embeddingOrigin(request, input.parentOrigin),
+        requestOrigin: requestOrigin(request, requestId, "portal"),
+      });
+      const body: z.infer<typeof EmbedSessionOutput> = {
+        session: session.token,
+        expiresAt: session.expiresAt.toISOString(),
+        endUser,
+      };
+      return new Response(JSON.stringify(body), {
+        status: 200,
+        headers: { "Content-Type": "application/json", "Cache-Control": "no-store", "X-Request-Id": requestId },
+      });
+    } catch (error) {
+      return errorResponse(toAppError(error), requestId, { "Cache-Control": "no-store" });
+    }
+  };
 }

@@ -15,3 +15,13 @@ export function portalSessionCookie(token: string, expiresAt: Date, secure: bool
 export function clearedPortalSessionCookie(secure: boolean): string {
   return clearedCookieNamed(PORTAL_SESSION_COOKIE, secure);
 }
+
+/**
+ * The end-user session a portal request carries: `Authorization: Bearer <token>` (the embedded
+ * chat, whose frame cannot count on a third-party cookie), else the portal cookie. A header is
+ * never sent by a foreign page without our consent, so it needs no more defence than the cookie.
+ */
+export function portalSessionTokenOf(headers: Headers): string | undefined {
+  const bearer = /^Bearer ([A-Za-z0-9_-]{20,200})$/.exec(headers.get("authorization") ?? "");
+  return bearer?.[1] ?? readPortalSessionToken(headers.get("cookie"));
+}

@@ -35,7 +35,7 @@ export function assertSameOrigin(request: Request, publicOrigin: string | undefi
  * name, so the Host header (and the X-Forwarded-* headers Next.js fills in, or a proxy sets)
  * say what the browser asked for. A page of another origin cannot set any of them.
  */
-function ownOrigins(request: Request, publicOrigin: string | undefined): string[] {
+export function ownOrigins(request: Request, publicOrigin: string | undefined = env().PUBLIC_ORIGIN): string[] {
   const url = new URL(request.url);
   const first = (name: string) => request.headers.get(name)?.split(",")[0]?.trim() || undefined;
   const scheme = first("x-forwarded-proto") ?? url.protocol.slice(0, -1);

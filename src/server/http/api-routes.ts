@@ -10,10 +10,13 @@ import {
 } from "@/server/adapters/console";
 import { createMetricsHandler } from "@/server/adapters/metrics";
 import {
+  createEmbedSessionHandler,
   createPortalConversationHandler,
   createPortalHandler,
   createPortalRunEventsHandler,
 } from "@/server/adapters/portal";
+import { embedScriptResponse } from "@/server/adapters/embed-script";
+import { embedFrameAncestors } from "@/server/services/portal-embed";
 import { errorResponse, requestIdFor } from "@/server/adapters/envelope";
 import { createRestHandler } from "@/server/adapters/rest";
 import { createScimHandler } from "@/server/adapters/scim";
@@ -101,3 +104,17 @@ export const portalRunEventsRoute = observed(
   (request: Request, portal: string, appId: string, executionId: string) =>
     portalRunEvents(request, portal, appId, executionId),
 );
+
+const embedSession = createEmbedSessionHandler({ db: getDb });
+export const embedSessionRoute = observed("/api/portal/{portal}/embed/session", (request: Request, portal: string) =>
+  embedSession(request, portal),
+);
+
+export const embedScriptRoute: Handler = observed("/embed.js", async (request: Request) =>
+  embedScriptResponse(request),
+);
+
+/** The origins that may frame a portal's embed page (none when embedding is off or the portal unknown). */
+export function embedFrameOrigins(portal: string): Promise<string[]> {
+  return embedFrameAncestors(getDb(), portal);
+}

@@ -9,6 +9,8 @@ import {
   consoleConversationRoute,
   consoleRunEventsRoute,
   consoleTrpcRoute,
+  embedScriptRoute,
+  embedSessionRoute,
   healthRoute,
   mcpRoute,
   metricsRoute,
@@ -78,6 +80,13 @@ export const DIRECT_ROUTES: readonly DirectRoute[] = [
     handler: (request, [portal, appId, executionId]) => portalRunEventsRoute(request, portal!, appId!, executionId!),
   },
   {
+    path: "/api/portal/{portal}/embed/session",
+    door: "portal",
+    methods: ["POST"],
+    handler: (request, [portal]) => embedSessionRoute(request, portal!),
+  },
+  { path: "/embed.js", door: "portal", methods: ["GET"], handler: (request) => embedScriptRoute(request) },
+  {
     path: "/api/console/audit-events/export",
     door: "console",
     methods: ["GET"],
@@ -95,6 +104,18 @@ export const NEXT_ONLY_ROUTES: readonly { path: string; methods: readonly string
   { path: "/api/bench/models", methods: ["GET"] },
   { path: "/api/{rest*}", methods: ["GET", "POST", "PUT", "PATCH", "DELETE"] },
 ];
+
+/**
+ * The embedded chat's frame: a page Next.js renders, which only the portal's allowed origins may
+ * frame (the listener rewrites its `frame-ancestors`); every other page keeps `'none'`.
+ */
+const EMBED_FRAME = /^\/embed\/([^/]+)(?:\/.*)?$/;
+
+/** The portal an embed frame page names, percent-decoded; undefined for any other path. */
+export function embedFramePortal(pathname: string): string | undefined {
+  const match = EMBED_FRAME.exec(pathname);
+  return match ? (param(match[1]!) ?? undefined) : undefined;
+}
 
 /** Pages and assets are only read: the app has no server actions. */
 const PAGE_METHODS = ["GET", "HEAD"];

@@ -14,9 +14,11 @@ import { requestIdFrom } from "@/lib/request-id";
 import { AppError } from "@/server/errors";
 import { logger } from "@/server/observability/log";
 import { contextFromHeaders, tracer, tracingEnabled } from "@/server/observability/tracing";
+import { embedFrameOrigins } from "./api-routes";
 import {
   allowedMethods,
   directRouteFor,
+  embedFramePortal,
   EVERY_METHOD,
   methodsFor,
   SERVED_METHODS,
@@ -126,11 +128,47 @@ async function handleDirectly(
   }
 }
 
+/** The `frame-ancestors` of a Content-Security-Policy value replaced by `sources`. */
+export function withFrameAncestors(policy: string, sources: readonly string[]): string {
+  return policy.replace(/frame-ancestors [^;]*/, `frame-ancestors ${sources.join(" ")}`);
+}
+
+/**
+ * Lets the embed frame page be framed by the portal's allowed origins: whatever headers the page
+ * is answered with (the middleware's policy says `frame-ancestors 'none'` and X-Frame-Options
+ * DENY), its policy names those origins instead when the headers are written.
+ */
+function allowFramingBy(response: ServerResponse, origins: readonly string[]): void {
+  if (origins.length === 0) return;
+  const writeHead = response.writeHead.bind(response) as (...args: unknown[]) => ServerResponse;
+  const rewrite = (headers: Record<string, unknown>) => {
+    for (const name of Object.keys(headers)) {
+      const lower = name.toLowerCase();
+      if (lower === "x-frame-options") delete headers[name];
+      else if (lower === "content-security-policy") headers[name] = withFrameAncestors(String(headers[name]), origins);
+    }
+  };
+  response.writeHead = ((...args: unknown[]) => {
+    const policy = response.getHeader("content-security-policy");
+    if (policy !== undefined)
+      response.setHeader("Content-Security-Policy", withFrameAncestors(String(policy), origins));
+    response.removeHeader("X-Frame-Options");
+    const headers = args.find(
+      (arg, index) => index > 0 && typeof arg === "object" && arg !== null && !Array.isArray(arg),
+    );
+    if (headers) rewrite(headers as Record<string, unknown>);
+    return writeHead(...args);
+  }) as typeof response.writeHead;
+}
+
 async function route(options: ListenerOptions, message: IncomingMessage, response: ServerResponse): Promise<void> {
   const refusal = refusalOf(message);
   if (refusal) return sendError(refusal, message, response);
-  const found = directRouteFor(pathOf(message.url ?? "/"));
+  const path = pathOf(message.url ?? "/");
+  const found = directRouteFor(path);
   if (found) return handleDirectly(found.route, found.params, message, response);
+  const embedded = embedFramePortal(path);
+  if (embedded !== undefined) allowFramingBy(response, await embedFrameOrigins(embedded));
   await options.fallback(message, response);
 }
 

@@ -20,11 +20,17 @@ export interface NewEndUserSession {
 export async function startEndUserSession(
   db: Db,
   endUser: { id: string; organizationId: string },
-  options: { authMethod?: "email_code" | "sso"; signInEvent?: Prisma.PrismaPromise<number> } = {},
+  options: {
+    authMethod?: "email_code" | "sso" | "embed";
+    signInEvent?: Prisma.PrismaPromise<number>;
+    /** An end before the usual lifetime's (an embed session ends with its token). */
+    endsBy?: Date;
+  } = {},
 ): Promise<NewEndUserSession> {
   const authMethod = options.authMethod ?? "email_code";
   const token = randomToken();
-  const expiresAt = new Date(Date.now() + env().PORTAL_SESSION_TTL_HOURS * 3_600_000);
+  const usualEnd = Date.now() + env().PORTAL_SESSION_TTL_HOURS * 3_600_000;
+  const expiresAt = new Date(Math.min(usualEnd, options.endsBy?.getTime() ?? usualEnd));
   await db.$transaction([
     db.endUserSession.create({
       data: { tokenHash: hashSecret(token), organizationId: endUser.organizationId, endUserId: endUser.id, expiresAt },

@@ -13,6 +13,8 @@ type Tx = Prisma.TransactionClient;
 export interface SystemActor {
   kind: "system";
   organizationId: string;
+  /** The request it answers, when there is one (a refused embed token). */
+  origin?: RequestOrigin;
 }
 
 export type EventActor = Actor | EndUserActor | SystemActor;

@@ -12,7 +12,9 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, isUniqueViolation } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
-import { changesBetween, recorded } from "./events";
+import { randomToken } from "@/server/auth/secrets";
+import { sealSecret } from "@/server/secret-box";
+import { changesBetween, recorded, SECRET_CHANGED } from "./events";
 import { nameContains } from "./name-search";
 import { afterCursor, CURSOR_ORDER, toPage } from "./support/pagination";
 import { assertGroupsEnabled } from "./user-groups";
@@ -29,6 +31,10 @@ type PortalRow = {
   featuredAppIds: string[];
   signIn: string;
   defaultLanguage: string;
+  embedEnabled: boolean;
+  embedAllowedOrigins: string[];
+  embedSecret: string | null;
+  provisionPlanId: string | null;
   createdAt: Date;
 };
 
@@ -43,6 +49,8 @@ function toPortal(row: PortalRow): Portal {
     featuredAppIds: row.featuredAppIds,
     signIn: row.signIn as Portal["signIn"],
     defaultLanguage: row.defaultLanguage as Portal["defaultLanguage"],
+    embed: { enabled: row.embedEnabled, allowedOrigins: row.embedAllowedOrigins, hasSecret: row.embedSecret !== null },
+    provisionPlanId: row.provisionPlanId,
     createdAt: row.createdAt.toISOString(),
   };
 }
@@ -95,6 +103,20 @@ async function assertAppsOfOrganization(db: Db, organizationId: string, appIds: 
   }
 }
 
+/** The provisioning plan must be a live plan of the organization. */
+async function assertProvisionPlan(db: Db, organizationId: string, planId: string | null | undefined): Promise<void> {
+  if (!planId) return;
+  const found = await db.tierPlan.count({ where: { id: planId, organizationId, archivedAt: null } });
+  if (!found)
+    throw new AppError(
+      "invalid_request",
+      "Invalid request: provisionPlanId names no active plan of this organization.",
+      {
+        problems: [{ path: "provisionPlanId", message: "Unknown plan" }],
+      },
+    );
+}
+
 function portalTarget(portal: { id: string; name: string }) {
   return { type: "portal", id: portal.id, label: portal.name };
 }
@@ -140,6 +162,7 @@ export const updatePortal = guarded(
     const existing = await db.portal.findFirst({ where: { id: input.id, organizationId: actor.organizationId } });
     if (!existing) throw new AppError("not_found", "No portal with that id.");
     await assertAppsOfOrganization(db, actor.organizationId, input.featuredAppIds);
+    await assertProvisionPlan(db, actor.organizationId, input.provisionPlanId);
     try {
       const update = (tx: Prisma.TransactionClient) =>
         tx.portal.update({
@@ -153,6 +176,9 @@ export const updatePortal = guarded(
             featuredAppIds: input.featuredAppIds ? [...new Set(input.featuredAppIds)] : undefined,
             signIn: input.signIn,
             defaultLanguage: input.defaultLanguage,
+            embedEnabled: input.embed?.enabled,
+            embedAllowedOrigins: input.embed?.allowedOrigins ? [...new Set(input.embed.allowedOrigins)] : undefined,
+            provisionPlanId: input.provisionPlanId,
           },
         });
       const fields = [
@@ -164,6 +190,9 @@ export const updatePortal = guarded(
         "featuredAppIds",
         "signIn",
         "defaultLanguage",
+        "embedEnabled",
+        "embedAllowedOrigins",
+        "provisionPlanId",
       ] as const;
       const row = await recorded(db, actor, update, (portal) => ({
         action: "portal.update",
@@ -175,6 +204,37 @@ export const updatePortal = guarded(
       if (isUniqueViolation(error)) throw new AppError("conflict", SLUG_TAKEN);
       throw error;
     }
+  },
+);
+
+/** How long a replaced embed secret still verifies tokens, so backends can move to the new one. */
+export const EMBED_SECRET_OVERLAP_MS = 24 * 3_600_000;
+
+/**
+ * A new embed secret, answered this once and stored sealed; the one it replaces keeps verifying
+ * tokens for EMBED_SECRET_OVERLAP_MS.
+ */
+export const rotateEmbedSecret = guarded(
+  { scope: "end_users:write", may: "grant" },
+  async function rotateEmbedSecret(db: Db, actor: Actor, input: { id: string }): Promise<{ secret: string }> {
+    const existing = await db.portal.findFirst({ where: { id: input.id, organizationId: actor.organizationId } });
+    if (!existing) throw new AppError("not_found", "No portal with that id.");
+    const secret = randomToken("atrium_embed_");
+    const rotate = (tx: Prisma.TransactionClient) =>
+      tx.portal.update({
+        where: { id: existing.id, organizationId: actor.organizationId },
+        data: {
+          embedSecret: sealSecret(secret, "secret"),
+          embedPreviousSecret: existing.embedSecret,
+          embedPreviousSecretUntil: existing.embedSecret ? new Date(Date.now() + EMBED_SECRET_OVERLAP_MS) : null,
+        },
+      });
+    await recorded(db, actor, rotate, (portal) => ({
+      action: "portal.embed_secret_rotate",
+      target: portalTarget(portal),
+      changes: { embedSecret: [existing.embedSecret ? SECRET_CHANGED : null, SECRET_CHANGED] },
+    }));
+    return { secret };
   },
 );
 

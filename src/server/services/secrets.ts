@@ -65,6 +65,21 @@ export async function rotateSecrets(db: Db): Promise<{ resealed: number }> {
     });
     resealed++;
   }
+  const portals = await db.portal.findMany({
+    where: { embedSecret: { not: null } },
+    select: { id: true, embedSecret: true, embedPreviousSecret: true },
+  });
+  for (const row of portals) {
+    const stale = [row.embedSecret, row.embedPreviousSecret].some((value) => value !== null && sealedWithOldKey(value));
+    if (!stale) continue;
+    const reseal = (value: string | null) => (value === null ? null : sealSecret(openSecret(value), "secret"));
+    // Unscoped: the operator's key rotation covers every organization.
+    await db.portal.updateMany({
+      where: { id: row.id, embedSecret: row.embedSecret },
+      data: { embedSecret: reseal(row.embedSecret), embedPreviousSecret: reseal(row.embedPreviousSecret) },
+    });
+    resealed++;
+  }
   return { resealed: resealed + (await sealWebhookSecrets(db)) };
 }
 

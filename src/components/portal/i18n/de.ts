@@ -10,6 +10,14 @@ export const de: Messages = {
       chat: "Chat",
       notFound: "Portal nicht gefunden",
     },
+    embed: {
+      waiting: "Verbindung wird hergestellt…",
+      originRefused: "Dieser Chat kann auf dieser Seite nicht verwendet werden.",
+      tokenRefused:
+        "Die Anmeldung von dieser Website wurde nicht akzeptiert. Laden Sie die Seite neu, um es erneut zu versuchen.",
+      ended: "Ihre Chat-Sitzung ist beendet. Laden Sie die Seite neu, um fortzufahren.",
+      alone: "Diese Seite ist dafür gedacht, in einer anderen Website angezeigt zu werden.",
+    },
     frame: {
       navigation: "Portal",
       apps: "Apps",

@@ -11,6 +11,13 @@ export const en = {
       chat: "Chat",
       notFound: "Portal not found",
     },
+    embed: {
+      waiting: "Connecting…",
+      originRefused: "This chat can't be used on this page.",
+      tokenRefused: "The sign-in from this site was not accepted. Reload the page to try again.",
+      ended: "Your chat session has ended. Reload the page to continue.",
+      alone: "This page is meant to be shown inside another site.",
+    },
     frame: {
       navigation: "Portal",
       apps: "Apps",

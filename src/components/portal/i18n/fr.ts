@@ -11,6 +11,13 @@ export const fr: Messages = {
       chat: "Discussion",
       notFound: "Portail introuvable",
     },
+    embed: {
+      waiting: "Connexion…",
+      originRefused: "Ce chat ne peut pas être utilisé sur cette page.",
+      tokenRefused: "La connexion depuis ce site n'a pas été acceptée. Rechargez la page pour réessayer.",
+      ended: "Votre session de chat est terminée. Rechargez la page pour continuer.",
+      alone: "Cette page est faite pour être affichée dans un autre site.",
+    },
     frame: {
       navigation: "Portail",
       apps: "Applications",

@@ -22,7 +22,7 @@ export const portalRequest = cache(async (portal: string) => {
 /** `<html lang>` for any page: a portal page's language, English elsewhere. */
 export async function documentLanguage(): Promise<PortalLanguage> {
   const [first, portal] = ((await headers()).get(PATH_HEADER) ?? "").split("/").filter(Boolean);
-  if (first !== "p" || !portal) return FALLBACK_LANGUAGE;
+  if ((first !== "p" && first !== "embed") || !portal) return FALLBACK_LANGUAGE;
   let ref: string;
   try {
     ref = decodeURIComponent(portal);

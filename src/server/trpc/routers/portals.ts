@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   CreatePortalInput,
+  EmbedSecretOutput,
   ListPortalsInput,
   ListPortalsOutput,
   Portal,
@@ -17,6 +18,7 @@ import {
   listGroupAdmissions,
   listPortals,
   removeAdmission,
+  rotateEmbedSecret,
   updatePortal,
 } from "@/server/services/portals";
 import { router, scopedProcedure } from "../init";
@@ -61,15 +63,31 @@ export const portalsRouter = router({
         method: "PATCH",
         path: "/portals/{id}",
         tags,
-        summary: "Change a portal's name, slug, greeting, look, featured apps or default language",
+        summary: "Change a portal's name, slug, greeting, look, featured apps, default language or embedding",
         description:
-          "Only the fields passed change; `logoUrl` and `accentColor` take `null` to clear. A slug another portal has → 409 `conflict`.",
+          "Only the fields passed change; `logoUrl`, `accentColor` and `provisionPlanId` take `null` to clear. `embed.allowedOrigins` replaces the list (origins only, at most 20). A slug another portal has → 409 `conflict`.",
       },
       errors: ["not_found", "conflict"],
     })
     .input(UpdatePortalInput)
     .output(z.object({ portal: PortalDetail }))
     .mutation(async ({ ctx, input }) => ({ portal: await updatePortal(ctx.db, ctx.actor, input) })),
+
+  rotateEmbedSecret: scopedProcedure(rotateEmbedSecret.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/portals/{id}/embed-secret",
+        tags,
+        summary: "Create or rotate the portal's embed secret",
+        description:
+          "The HS256 secret the organization's backend signs embed tokens with, shown once. A previous secret keeps verifying tokens for 24 hours.",
+      },
+      errors: ["not_found"],
+    })
+    .input(PortalIdInput)
+    .output(EmbedSecretOutput)
+    .mutation(({ ctx, input }) => rotateEmbedSecret(ctx.db, ctx.actor, input)),
 
   admit: scopedProcedure(admitGroup.requirement)
     .meta({

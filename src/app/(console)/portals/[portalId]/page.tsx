@@ -1,5 +1,6 @@
 "use client";
-// A portal's settings: name, slug (its link), greeting, look and the apps listed first.
+// A portal's settings: name, slug (its link), greeting, look and the apps listed first; its
+// embedding in the organization's own pages.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams } from "next/navigation";
 import { useState, type CSSProperties, type FormEvent } from "react";
@@ -18,6 +19,7 @@ import {
 } from "@/components/console";
 import { EntityName, EntityPicker, useEntityName } from "@/components/entity-picker";
 import { PortalGroups } from "@/components/provisioning/group-portals";
+import { PortalEmbed } from "@/components/provisioning/portal-embed";
 import { useTRPC } from "@/lib/trpc";
 import { PORTAL_LANGUAGES, type PortalLanguage } from "@/schemas/portal";
 import { LANGUAGE_NAMES } from "@/components/portal/i18n/languages";
@@ -295,6 +297,9 @@ export default function PortalSettingsPage() {
             </span>
           )}
         </div>
+      </Panel>
+      <Panel title="Embed" headingId="portal-embed">
+        <PortalEmbed key={JSON.stringify([portal.embed, portal.provisionPlanId])} portal={portal} />
       </Panel>
       <Panel title="User groups admitted" headingId="portal-groups">
         <PortalGroups portalId={portalId} portalName={portal.name} />

@@ -1,0 +1,2 @@
+// The end user's conversations, inside the embed frame.
+export { default, generateMetadata } from "@/app/p/[portal]/conversations/page";
