@@ -255,11 +255,35 @@ export interface paths {
          */
         get: operations["tierPlans-list"];
         put?: never;
-        post?: never;
+        /**
+         * Create a tier plan
+         * @description `allowedModels` limits the models its end users' runs may call (null: every model); an id not in `GET /models` → 422 `invalid_model`. `withGroup` gives the plan its own user group.
+         */
+        post: operations["tierPlans-create"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/tier-plans/{tierPlanId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a tier plan's name, monthly credits or allowed models
+         * @description Only the fields passed change. A new `creditAllowance` applies at once to every active pool of the plan. `allowedModels`: the models its end users' runs may call (null: every model); an end user's run on a model none of their plans allows → 403 `model_not_in_plan`.
+         */
+        patch: operations["tierPlans-update"];
         trace?: never;
     };
     "/user-groups": {
@@ -2507,6 +2531,8 @@ export interface components {
             id: components["schemas"]["Uuid"];
             name: string;
             creditAllowance: number;
+            /** @description Model ids its end users' runs may call (`GET /models`); null: every model */
+            allowedModels: string[] | null;
             archived: boolean;
             groupId: components["schemas"]["Uuid"] | null;
         };
@@ -2596,6 +2622,8 @@ export interface components {
             systemInstruction: string;
             /** @default atrium-offline */
             model: string;
+            /** @default [] */
+            fallbackModels: string[];
             builtIns: {
                 /** @default false */
                 webSearch: boolean;
@@ -3183,7 +3211,7 @@ export interface components {
         /** @description The `error` object of any error response */
         ErrorBody: {
             /** @enum {string} */
-            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
+            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "model_not_in_plan" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
             message: string;
         } & {
             [key: string]: unknown;
@@ -3309,6 +3337,18 @@ export interface components {
              * @enum {string}
              */
             code: "groups_disabled";
+            /** @description Human-readable; wording may change */
+            message: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description `model_not_in_plan` (403): The end user's plans do not allow a model the app calls (`models`); nothing ran, nothing charged */
+        ModelNotInPlanError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "model_not_in_plan";
             /** @description Human-readable; wording may change */
             message: string;
         } & {
@@ -3773,7 +3813,7 @@ export interface components {
                  * @description Stable machine-readable code
                  * @enum {string}
                  */
-                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
+                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "model_not_in_plan" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
                 /** @description Human-readable; wording may change */
                 message: string;
                 /** @description invalid_request from validation: every problem */
@@ -4162,7 +4202,7 @@ export interface components {
                 };
             };
         };
-        /** @description `feature_not_available`, `api_disabled`, `insufficient_scope`, `forbidden_role`, `service_disabled` */
+        /** @description `feature_not_available`, `api_disabled`, `insufficient_scope`, `forbidden_role`, `service_disabled`, `model_not_in_plan` */
         Error403_4: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4170,7 +4210,7 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["FeatureNotAvailableError"] | components["schemas"]["ApiDisabledError"] | components["schemas"]["InsufficientScopeError"] | components["schemas"]["ForbiddenRoleError"] | components["schemas"]["ServiceDisabledError"];
+                    error: components["schemas"]["FeatureNotAvailableError"] | components["schemas"]["ApiDisabledError"] | components["schemas"]["InsufficientScopeError"] | components["schemas"]["ForbiddenRoleError"] | components["schemas"]["ServiceDisabledError"] | components["schemas"]["ModelNotInPlanError"];
                 };
             };
         };
@@ -4995,6 +5035,111 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    "tierPlans-create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @default 0 */
+                    creditAllowance?: number;
+                    /**
+                     * @description Model ids (`GET /models`) its end users' runs may call; null: every model. The built-in model is always allowed.
+                     * @default null
+                     */
+                    allowedModels?: string[] | null;
+                    /** @default false */
+                    withGroup?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tierPlan: components["schemas"]["TierPlan"];
+                        group?: components["schemas"]["UserGroup"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            409: components["responses"]["Error409_2"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "tierPlans-update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tierPlanId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    creditAllowance?: number;
+                    /** @description Model ids (`GET /models`) its end users' runs may call; null: every model. The built-in model is always allowed. */
+                    allowedModels?: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tierPlan: components["schemas"]["TierPlan"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
     "userGroups-list": {
         parameters: {
             query?: {
@@ -5741,6 +5886,8 @@ export interface operations {
                     systemInstruction?: string;
                     /** @description A model id from `GET /models`; else `invalid_model` */
                     model?: string;
+                    /** @description At most 3 model ids from `GET /models` (else `invalid_model`), tried in order when a call fails before any output (429, 5xx, timeout, refused connection) after one retry */
+                    fallbackModels?: string[];
                     builtIns?: {
                         webSearch?: boolean;
                         webScrape?: boolean;
@@ -5867,6 +6014,8 @@ export interface operations {
                     systemInstruction?: string;
                     /** @description A model id from `GET /models`; else `invalid_model` */
                     model?: string;
+                    /** @description At most 3 model ids from `GET /models` (else `invalid_model`), tried in order when a call fails before any output (429, 5xx, timeout, refused connection) after one retry */
+                    fallbackModels?: string[];
                     builtIns?: {
                         webSearch?: boolean;
                         webScrape?: boolean;
