@@ -197,6 +197,10 @@ export const EffectiveAccessOutput = z.object({
       creditsLeft: z.number().int(),
       creditsResetAt: Timestamp,
       groupId: Uuid.nullable().meta({ description: "The plan's own group, which its active subscribers are in" }),
+      allowedModels: z
+        .array(z.string())
+        .nullable()
+        .meta({ description: "The models the plan lets this end user's runs call; null: every model" }),
     }),
   ),
   groups: z.array(

@@ -116,6 +116,30 @@ describe("fallback models", () => {
     expect(await credits(tenant)).toBe(before);
   });
 
+  it("skip a model that failed 5 times in the last minute, going straight to the fallback", async () => {
+    const tenant = await newOrganization();
+    const appId = await agentApp(tenant, { model: "tool-model", fallbackModels: ["other-model"] });
+    const turn = async () => {
+      const from = openai.requests.length;
+      const response = await converse(tenant.orgKey.secret, appId, { message: "Hello" });
+      expect(response.status, response.text).toBe(200);
+      return openai.requests.slice(from).map((request) => request.model);
+    };
+    const down = { status: 503, retryAfter: "0" };
+    for (let round = 0; round < 3; round++) {
+      openai.failNext([down, down]);
+      expect(await turn()).toEqual(["tool-model", "tool-model", "other-model"]);
+    }
+    // Six failures within the minute: the next turn does not call the dead model at all.
+    expect(await turn()).toEqual(["other-model"]);
+    // Another organization's runs on the same model are not affected.
+    const other = await newOrganization();
+    const otherApp = await agentApp(other, { model: "tool-model", fallbackModels: ["other-model"] });
+    const from = openai.requests.length;
+    expect((await converse(other.orgKey.secret, otherApp, { message: "Hello" })).status).toBe(200);
+    expect(openai.requests.slice(from).map((request) => request.model)).toEqual(["tool-model"]);
+  });
+
   it("are at most 3 models from GET /models", async () => {
     const tenant = await newOrganization();
     const key = tenant.orgKey.secret;

@@ -11,6 +11,7 @@ vi.hoisted(() => {
 });
 
 import { getDb } from "@/server/db";
+import { effectiveAccess } from "@/server/services/portal-access";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { api, expectError } from "../helpers";
 import { portalScenario } from "../portal/helpers";
@@ -66,6 +67,9 @@ describe("tier plans' allowedModels", () => {
       key: world.key,
       body: { allowedModels: ["other-model"] },
     });
+    // The end user's effective access shows what their plan allows.
+    const access = await effectiveAccess(getDb(), world.tenant.operator, { endUserId: world.endUser.id });
+    expect(access.plans.map((plan) => plan.allowedModels)).toEqual([["other-model"]]);
     const before = await credits(world.tenant);
     const calls = openai.requests.length;
     const response = await converse(world.key, world.appId, {

@@ -131,46 +131,6 @@ export interface paths {
         patch: operations["endUsers-update"];
         trace?: never;
     };
-    "/end-users/{endUserId}/export": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Export everything held about an end user
-         * @description One JSON document: profile, subscriptions and pools, grants, groups, portal sessions (no secrets), conversations with messages and citations, executions with feedback, credit requests, notebook pages, directory links and the audit events that name them.
-         */
-        get: operations["endUsers-export"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/end-users/{endUserId}/erase": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Erase an end user's data
-         * @description Deletes their conversations, messages, feedback text, credit-request messages, sessions, notebook and directory links; replaces their email and name with a tombstone everywhere, the audit log included; keeps what their runs cost. Idempotent. Their email is unknown afterwards: provisioning it again creates a new end user. Sends `end_user.erased`.
-         */
-        post: operations["endUsers-erase"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/end-users/{endUserId}/revoke": {
         parameters: {
             query?: never;
@@ -478,30 +438,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a portal's name, slug, greeting, look, featured apps, default language or embedding
-         * @description Only the fields passed change; `logoUrl`, `accentColor` and `provisionPlanId` take `null` to clear. `embed.allowedOrigins` replaces the list (origins only, at most 20). A slug another portal has → 409 `conflict`.
+         * Change a portal's name, slug, greeting, look, featured apps or default language
+         * @description Only the fields passed change; `logoUrl` and `accentColor` take `null` to clear. A slug another portal has → 409 `conflict`.
          */
         patch: operations["portals-update"];
-        trace?: never;
-    };
-    "/portals/{id}/embed-secret": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create or rotate the portal's embed secret
-         * @description The HS256 secret the organization's backend signs embed tokens with, shown once. A previous secret keeps verifying tokens for 24 hours.
-         */
-        post: operations["portals-rotateEmbedSecret"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
         trace?: never;
     };
     "/portals/{portalId}/admissions": {
@@ -704,7 +644,6 @@ export interface paths {
          *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
          *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
          *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
-         *     - `approval`: `data.message` (template, required, at most 4000 characters): what approvers read; `data.timeoutMinutes` (1 to 10080, default 1440). The run pauses here (status `awaiting_approval`) until a member approves (it continues) or rejects it or the time runs out (it fails). Its output is the decision's comment.
          *
          *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
          */
@@ -747,7 +686,6 @@ export interface paths {
          *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
          *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
          *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
-         *     - `approval`: `data.message` (template, required, at most 4000 characters): what approvers read; `data.timeoutMinutes` (1 to 10080, default 1440). The run pauses here (status `awaiting_approval`) until a member approves (it continues) or rejects it or the time runs out (it fails). Its output is the decision's comment.
          *
          *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
          */
@@ -1162,458 +1100,6 @@ export interface paths {
         };
         /** One run */
         get: operations["runtime-execution"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/approvals": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Runs waiting for an approval
-         * @description The organization's runs paused at a flow's `approval` node and not decided yet, oldest first (at most 100), with `total`.
-         */
-        get: operations["runtime-approvals"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/executions/{executionId}/approval": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A run's approval, with what it wants to do and why
-         * @description The approval node's message, the run's input, the paused flow's inputs, variables and the outputs of the nodes before it, and the decision once taken.
-         */
-        get: operations["runtime-approval"];
-        put?: never;
-        /**
-         * Approve or reject a run waiting for an approval
-         * @description A person's decision (a personal key, or the console; role member or above) on a run paused at a flow's `approval` node. Approved: the run continues to its end in the background (`execution.completed` when it ends). Rejected: it ends `failed` with the reason. A second decision, or one after the node's timeout, is 409 `conflict`; another organization's run is `not_found`.
-         */
-        post: operations["runtime-decideApproval"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/agents/{id}/datasets": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List the agent's evaluation datasets */
-        get: operations["evaluations-agents-datasets"];
-        put?: never;
-        /**
-         * Import an evaluation dataset of the agent
-         * @description Up to 1,000 cases, kept with the agent; a bad line is `invalid_request` naming it (`line`), nothing written.
-         */
-        post: operations["evaluations-agents-importDataset"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/agents/{id}/datasets/{datasetId}/cases": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A dataset's cases, in the file's order */
-        get: operations["evaluations-agents-datasetCases"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/agents/{id}/datasets/{datasetId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Delete an evaluation dataset with its runs
-         * @description Answers 204.
-         */
-        delete: operations["evaluations-agents-deleteDataset"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/agents/{id}/evaluations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List the agent's evaluation runs */
-        get: operations["evaluations-agents-runs"];
-        put?: never;
-        /**
-         * Run a dataset against the agent's draft or a version
-         * @description 202: a background run; each case runs once and is graded against its `expectedBehavior`, charged as it runs (1 credit or its models' price). Needs the quality checker.
-         */
-        post: operations["evaluations-agents-startRun"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/agents/{id}/evaluations/{runId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** An evaluation run's progress and totals */
-        get: operations["evaluations-agents-run"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/agents/{id}/evaluations/{runId}/results": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * An evaluation run's results per case
-         * @description In the dataset's order after position `after`; `outcome` keeps passed or failed cases.
-         */
-        get: operations["evaluations-agents-results"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/agents/{id}/evaluation-comparison": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Two evaluation runs of one dataset side by side
-         * @description Totals of both runs, their change, and the cases whose outcome changed.
-         */
-        get: operations["evaluations-agents-compare"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/flows/{id}/datasets": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List the flow's evaluation datasets */
-        get: operations["evaluations-flows-datasets"];
-        put?: never;
-        /**
-         * Import an evaluation dataset of the flow
-         * @description Up to 1,000 cases, kept with the flow; a bad line is `invalid_request` naming it (`line`), nothing written.
-         */
-        post: operations["evaluations-flows-importDataset"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/flows/{id}/datasets/{datasetId}/cases": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A dataset's cases, in the file's order */
-        get: operations["evaluations-flows-datasetCases"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/flows/{id}/datasets/{datasetId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Delete an evaluation dataset with its runs
-         * @description Answers 204.
-         */
-        delete: operations["evaluations-flows-deleteDataset"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/flows/{id}/evaluations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List the flow's evaluation runs */
-        get: operations["evaluations-flows-runs"];
-        put?: never;
-        /**
-         * Run a dataset against the flow's draft or a version
-         * @description 202: a background run; each case runs once and is graded against its `expectedBehavior`, charged as it runs (1 credit or its models' price). Needs the quality checker.
-         */
-        post: operations["evaluations-flows-startRun"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/flows/{id}/evaluations/{runId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** An evaluation run's progress and totals */
-        get: operations["evaluations-flows-run"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/flows/{id}/evaluations/{runId}/results": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * An evaluation run's results per case
-         * @description In the dataset's order after position `after`; `outcome` keeps passed or failed cases.
-         */
-        get: operations["evaluations-flows-results"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/flows/{id}/evaluation-comparison": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Two evaluation runs of one dataset side by side
-         * @description Totals of both runs, their change, and the cases whose outcome changed.
-         */
-        get: operations["evaluations-flows-compare"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/apps/{id}/datasets": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List the app's evaluation datasets */
-        get: operations["evaluations-apps-datasets"];
-        put?: never;
-        /**
-         * Import an evaluation dataset of the app
-         * @description Up to 1,000 cases, kept with the app; a bad line is `invalid_request` naming it (`line`), nothing written.
-         */
-        post: operations["evaluations-apps-importDataset"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/apps/{id}/datasets/{datasetId}/cases": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A dataset's cases, in the file's order */
-        get: operations["evaluations-apps-datasetCases"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/apps/{id}/datasets/{datasetId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Delete an evaluation dataset with its runs
-         * @description Answers 204.
-         */
-        delete: operations["evaluations-apps-deleteDataset"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/apps/{id}/evaluations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List the app's evaluation runs */
-        get: operations["evaluations-apps-runs"];
-        put?: never;
-        /**
-         * Run a dataset against the app's draft or a version
-         * @description 202: a background run; each case runs once and is graded against its `expectedBehavior`, charged as it runs (1 credit or its models' price). Needs the quality checker.
-         */
-        post: operations["evaluations-apps-startRun"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/apps/{id}/evaluations/{runId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** An evaluation run's progress and totals */
-        get: operations["evaluations-apps-run"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/apps/{id}/evaluations/{runId}/results": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * An evaluation run's results per case
-         * @description In the dataset's order after position `after`; `outcome` keeps passed or failed cases.
-         */
-        get: operations["evaluations-apps-results"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/apps/{id}/evaluation-comparison": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Two evaluation runs of one dataset side by side
-         * @description Totals of both runs, their change, and the cases whose outcome changed.
-         */
-        get: operations["evaluations-apps-compare"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2283,58 +1769,6 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
-    "end_user.erased": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** end_user.erased */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        type: "end_user.erased";
-                        /** Format: date-time */
-                        timestamp: string;
-                        /** @description `{id, erasedAt}`: the end user's data was erased */
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx: received */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Gone: Atrium turns the endpoint off */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "subscription.created": {
         parameters: {
             query?: never;
@@ -2907,110 +2341,6 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
-    "execution.awaiting_approval": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** execution.awaiting_approval */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        type: "execution.awaiting_approval";
-                        /** Format: date-time */
-                        timestamp: string;
-                        /** @description `{execution, approval}`: the run paused at a flow's approval node (`approval`: `{nodeId, message, expiresAt}`) */
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx: received */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Gone: Atrium turns the endpoint off */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "execution.completed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** execution.completed */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        type: "execution.completed";
-                        /** Format: date-time */
-                        timestamp: string;
-                        /** @description The execution of a run that waited for an approval, as it ended (succeeded or failed) */
-                        data: Record<string, never>;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx: received */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Gone: Atrium turns the endpoint off */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "directory.sync_failed": {
         parameters: {
             query?: never;
@@ -3085,7 +2415,6 @@ export interface components {
          *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
          *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
          *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
-         *     - `approval`: `data.message` (template, required, at most 4000 characters): what approvers read; `data.timeoutMinutes` (1 to 10080, default 1440). The run pauses here (status `awaiting_approval`) until a member approves (it continues) or rejects it or the time runs out (it fails). Its output is the decision's comment.
          *
          *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
          */
@@ -3189,79 +2518,6 @@ export interface components {
             source: string;
             expiresAt: components["schemas"]["DateTime"] | null;
         };
-        EndUserExport: {
-            exportedAt: components["schemas"]["DateTime"];
-            endUser: components["schemas"]["EndUserDetail"];
-            groups: {
-                id: components["schemas"]["Uuid"];
-                name: string;
-                addedAt: components["schemas"]["DateTime"];
-            }[];
-            portalSessions: {
-                id: components["schemas"]["Uuid"];
-                createdAt: components["schemas"]["DateTime"];
-                expiresAt: components["schemas"]["DateTime"];
-            }[];
-            conversations: {
-                id: components["schemas"]["Uuid"];
-                appId: components["schemas"]["Uuid"];
-                portalId: components["schemas"]["Uuid"] | null;
-                title: string;
-                hiddenAt: components["schemas"]["DateTime"] | null;
-                createdAt: components["schemas"]["DateTime"];
-                updatedAt: components["schemas"]["DateTime"];
-                messages: {
-                    id: components["schemas"]["Uuid"];
-                    role: string;
-                    content: string;
-                    /** @description The reply's numbered citations, as stored */
-                    citations: unknown;
-                    supersededAt: components["schemas"]["DateTime"] | null;
-                    createdAt: components["schemas"]["DateTime"];
-                }[];
-            }[];
-            executions: {
-                id: components["schemas"]["Uuid"];
-                kind: string;
-                itemId: components["schemas"]["Uuid"];
-                status: string;
-                credits: number;
-                input: string;
-                output: string;
-                feedbackRating: string | null;
-                feedbackReason: string | null;
-                createdAt: components["schemas"]["DateTime"];
-            }[];
-            creditRequests: {
-                id: components["schemas"]["Uuid"];
-                message: string;
-                status: string;
-                createdAt: components["schemas"]["DateTime"];
-                resolvedAt: components["schemas"]["DateTime"] | null;
-            }[];
-            notebookPages: {
-                id: components["schemas"]["Uuid"];
-                title: string;
-                markdown: string;
-                updatedAt: components["schemas"]["DateTime"];
-            }[];
-            directoryUsers: {
-                userName: string;
-                externalId: string | null;
-                active: boolean;
-                attributes: unknown;
-            }[];
-            auditEvents: {
-                id: components["schemas"]["Uuid"];
-                occurredAt: components["schemas"]["DateTime"];
-                action: string;
-                door: string;
-                actorLabel: string;
-                targetType: string;
-                targetLabel: string;
-                changes: unknown;
-            }[];
-        };
         CreditRequest: {
             id: components["schemas"]["Uuid"];
             endUserId: components["schemas"]["Uuid"];
@@ -3314,18 +2570,7 @@ export interface components {
              * @enum {string}
              */
             defaultLanguage: "en" | "fr" | "de";
-            embed: components["schemas"]["PortalEmbedSettings"];
-            /** @description The plan an unknown email of an embed token is provisioned on; null refuses unknown emails */
-            provisionPlanId: components["schemas"]["Uuid"] | null;
             createdAt: components["schemas"]["DateTime"];
-        };
-        PortalEmbedSettings: {
-            /** @description Whether pages of `allowedOrigins` may embed the portal's chat */
-            enabled: boolean;
-            /** @description Origins that may frame the chat and exchange tokens */
-            allowedOrigins: string[];
-            /** @description Whether an embed secret was created (`POST /portals/{id}/embed-secret`) */
-            hasSecret: boolean;
         };
         PortalDetail: {
             id: components["schemas"]["Uuid"];
@@ -3345,9 +2590,6 @@ export interface components {
              * @enum {string}
              */
             defaultLanguage: "en" | "fr" | "de";
-            embed: components["schemas"]["PortalEmbedSettings"];
-            /** @description The plan an unknown email of an embed token is provisioned on; null refuses unknown emails */
-            provisionPlanId: components["schemas"]["Uuid"] | null;
             createdAt: components["schemas"]["DateTime"];
             /** @description `/p/<slug>` on this host */
             url: string;
@@ -3635,13 +2877,6 @@ export interface components {
             /** @description The passage (≤ 2,000 characters) */
             text: string;
         };
-        AwaitingApproval: {
-            /** @constant */
-            status: "awaiting_approval";
-            executionId: components["schemas"]["Uuid"];
-            /** @description The conversation (conversation calls) */
-            conversation_id?: components["schemas"]["Uuid"];
-        };
         Execution: {
             id: components["schemas"]["Uuid"];
             kind: string;
@@ -3757,127 +2992,6 @@ export interface components {
             }[];
             id: components["schemas"]["Uuid"];
             createdAt: components["schemas"]["DateTime"];
-        };
-        Approval: {
-            executionId: components["schemas"]["Uuid"];
-            /** @enum {string} */
-            kind: "conversation" | "transaction";
-            appId: components["schemas"]["Uuid"];
-            appName: string | null;
-            flowId: components["schemas"]["Uuid"];
-            flowName: string | null;
-            nodeId: string;
-            /** @description The approval node's message, rendered from the run's variables */
-            message: string;
-            /**
-             * @description `pending` (waiting for a decision), `approved` (continuing, then `done`), `rejected` or `timed_out` (the run failed)
-             * @enum {string}
-             */
-            status: "pending" | "approved" | "resuming" | "rejected" | "timed_out" | "done";
-            /** @description Who started the run */
-            requestedBy: string;
-            expiresAt: components["schemas"]["DateTime"];
-            decidedBy: string | null;
-            decidedAt: components["schemas"]["DateTime"] | null;
-            comment: string | null;
-            createdAt: components["schemas"]["DateTime"];
-        };
-        EvalDataset: {
-            id: components["schemas"]["Uuid"];
-            itemId: components["schemas"]["Uuid"];
-            /** @enum {string} */
-            itemKind: "agent" | "flow" | "app";
-            name: string;
-            /** @enum {string} */
-            format: "csv" | "jsonl";
-            caseCount: number;
-            createdBy: string;
-            createdAt: components["schemas"]["DateTime"];
-        };
-        EvalCase: {
-            id: components["schemas"]["Uuid"];
-            position: number;
-            externalId: string;
-            input: string;
-            expectedBehavior: string;
-        };
-        EvalRun: {
-            id: components["schemas"]["Uuid"];
-            itemId: components["schemas"]["Uuid"];
-            datasetId: components["schemas"]["Uuid"];
-            datasetName: string;
-            /** @description null: the draft as it was when each case ran */
-            versionId: components["schemas"]["Uuid"] | null;
-            versionNumber: number | null;
-            /** @enum {string} */
-            status: "queued" | "running" | "completed";
-            total: number;
-            done: number;
-            passed: number;
-            failed: number;
-            /** @description passed / done, 0 to 1; null before any case is done */
-            passRate: number | null;
-            credits: number;
-            inputTokens: number;
-            outputTokens: number;
-            averageLatencyMs: number | null;
-            startedBy: string;
-            createdAt: components["schemas"]["DateTime"];
-            finishedAt: components["schemas"]["DateTime"] | null;
-        };
-        EvalRunList: {
-            runs: components["schemas"]["EvalRun"][];
-            /** @description Pass as `cursor` for the next page; null on the last page. */
-            nextCursor: string | null;
-        };
-        EvalResultList: {
-            results: components["schemas"]["EvalCaseResult"][];
-            nextAfter: number | null;
-        };
-        EvalCaseResult: {
-            caseId: components["schemas"]["Uuid"];
-            position: number;
-            externalId: string;
-            input: string;
-            expectedBehavior: string;
-            /** @enum {string} */
-            status: "pending" | "running" | "done";
-            passed: boolean | null;
-            output: string;
-            reason: string;
-            error: string | null;
-            credits: number;
-            inputTokens: number;
-            outputTokens: number;
-            latencyMs: number;
-            executionId: components["schemas"]["Uuid"] | null;
-        };
-        EvalComparison: {
-            base: components["schemas"]["EvalRun"];
-            candidate: components["schemas"]["EvalRun"];
-            passRateChange: number | null;
-            creditsChange: number;
-            averageLatencyChange: number | null;
-            /** @description Cases done in both runs whose outcome differs: `fixed` now passes, `broken` now fails */
-            changed: {
-                caseId: components["schemas"]["Uuid"];
-                position: number;
-                input: string;
-                /** @enum {string} */
-                change: "fixed" | "broken";
-                base: {
-                    passed: boolean | null;
-                    output: string;
-                    latencyMs: number;
-                    credits: number;
-                };
-                candidate: {
-                    passed: boolean | null;
-                    output: string;
-                    latencyMs: number;
-                    credits: number;
-                };
-            }[];
         };
         AuditEvent: {
             id: components["schemas"]["Uuid"];
@@ -4002,7 +3116,6 @@ export interface components {
          *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
          *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
          *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
-         *     - `approval`: `data.message` (template, required, at most 4000 characters): what approvers read; `data.timeoutMinutes` (1 to 10080, default 1440). The run pauses here (status `awaiting_approval`) until a member approves (it continues) or rejects it or the time runs out (it fails). Its output is the decision's comment.
          *
          *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
          */
@@ -4027,13 +3140,13 @@ export interface components {
         ConversationDeltaEvent: {
             text: string;
         };
-        /** @description `event: step`: one when a member or tool starts and one when it ends; `approval` `waiting` when the run paused for an approval */
+        /** @description `event: step`: one when a member or tool starts and one when it ends */
         ConversationStepEvent: {
             /** @enum {string} */
-            kind: "member" | "tool" | "approval";
+            kind: "member" | "tool";
             name: string;
             /** @enum {string} */
-            status: "started" | "finished" | "failed" | "waiting";
+            status: "started" | "finished" | "failed";
             /** @description Truncated */
             output?: string;
         };
@@ -4098,7 +3211,7 @@ export interface components {
         /** @description The `error` object of any error response */
         ErrorBody: {
             /** @enum {string} */
-            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "invalid_embed_token" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "model_not_in_plan" | "service_disabled" | "plan_limit" | "cross_origin_request" | "origin_not_allowed" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "version_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
+            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "model_not_in_plan" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
             message: string;
         } & {
             [key: string]: unknown;
@@ -4146,15 +3259,6 @@ export interface components {
              * @enum {string}
              */
             code: "member_removed";
-            /** @description Human-readable; wording may change */
-            message: string;
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description `invalid_embed_token` (401): Only on the portal's embed exchange: the embed token is forged, expired, longer-lived than an hour, for another portal, or names no usable end user; nothing done */
-        InvalidEmbedTokenError: {
-            /** @constant */
-            code: "invalid_embed_token";
             /** @description Human-readable; wording may change */
             message: string;
         } & {
@@ -4282,15 +3386,6 @@ export interface components {
         CrossOriginRequestError: {
             /** @constant */
             code: "cross_origin_request";
-            /** @description Human-readable; wording may change */
-            message: string;
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description `origin_not_allowed` (403): Only on the portal's embed exchange: the embedding page's origin is not allowed, or the portal's embedding is off; nothing done */
-        OriginNotAllowedError: {
-            /** @constant */
-            code: "origin_not_allowed";
             /** @description Human-readable; wording may change */
             message: string;
         } & {
@@ -4576,18 +3671,6 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description `version_not_found` (422): `version` names no version of this item (another item's or organization's, or none); nothing ran */
-        VersionNotFoundError: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            code: "version_not_found";
-            /** @description Human-readable; wording may change */
-            message: string;
-        } & {
-            [key: string]: unknown;
-        };
         /** @description `invalid_workflow` (422): Flow refused by validation (`feedback` names each problem; nothing written), or a flow node that could not do what its data asks as it ran (`feedback` names the node; the run is recorded as failed, not billed) */
         InvalidWorkflowError: {
             /**
@@ -4730,7 +3813,7 @@ export interface components {
                  * @description Stable machine-readable code
                  * @enum {string}
                  */
-                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "invalid_embed_token" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "model_not_in_plan" | "service_disabled" | "plan_limit" | "cross_origin_request" | "origin_not_allowed" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "version_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
+                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "model_not_in_plan" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
                 /** @description Human-readable; wording may change */
                 message: string;
                 /** @description invalid_request from validation: every problem */
@@ -5131,7 +4214,7 @@ export interface components {
                 };
             };
         };
-        /** @description `version_not_found`, `unpublished_dependencies`, `run_limit_exceeded`, `invalid_workflow` */
+        /** @description `unpublished_dependencies`, `run_limit_exceeded`, `invalid_workflow` */
         Error422_11: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5139,7 +4222,7 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["VersionNotFoundError"] | components["schemas"]["UnpublishedDependenciesError"] | components["schemas"]["RunLimitExceededError"] | components["schemas"]["InvalidWorkflowError"];
+                    error: components["schemas"]["UnpublishedDependenciesError"] | components["schemas"]["RunLimitExceededError"] | components["schemas"]["InvalidWorkflowError"];
                 };
             };
         };
@@ -5164,18 +4247,6 @@ export interface components {
             content: {
                 "application/json": {
                     error: components["schemas"]["OutputInvalidError"] | components["schemas"]["ProviderErrorError"];
-                };
-            };
-        };
-        /** @description `version_not_found` */
-        Error422_12: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": {
-                    error: components["schemas"]["VersionNotFoundError"];
                 };
             };
         };
@@ -5677,86 +4748,6 @@ export interface operations {
             403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "endUsers-export": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                endUserId: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EndUserExport"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "endUsers-erase": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                endUserId: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        endUser: {
-                            id: components["schemas"]["Uuid"];
-                            erasedAt: components["schemas"]["DateTime"];
-                        };
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -6691,12 +5682,6 @@ export interface operations {
                      * @enum {string}
                      */
                     defaultLanguage?: "en" | "fr" | "de";
-                    embed?: {
-                        enabled?: boolean;
-                        /** @description At most 20 origins, each `scheme://host[:port]` */
-                        allowedOrigins?: string[];
-                    };
-                    provisionPlanId?: components["schemas"]["Uuid"] | null;
                 };
             };
         };
@@ -6724,49 +5709,6 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "portals-rotateEmbedSecret": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                id: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The HS256 signing secret for embed tokens; shown this once */
-                        secret: string;
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -8450,8 +7392,6 @@ export interface operations {
                      * @default false
                      */
                     regenerate?: boolean;
-                    /** @description A version id of this app (from its versions list) to run instead of the live one; needs the `apps:write` scope besides `apps:execute`. A version of another app is `version_not_found` (422) */
-                    version?: components["schemas"]["Uuid"];
                     /** @description Run on behalf of this end user: they must be active and have access to the app (else `not_found`); the credit comes from their plan's pool and the organization's balance, and the conversation is theirs alone */
                     endUserId?: components["schemas"]["Uuid"];
                     /** @description With `endUserId`: the portal the run counts as (grants limited to a portal, groups admitted to it) */
@@ -8469,8 +7409,8 @@ export interface operations {
              * @description JSON, or with `"stream": true` Server-Sent Events. With `"stream": true` the answer is Server-Sent Events (refusals before the run starts stay JSON errors). Once the run starts the headers and a comment line go out at once, then a comment every 15 s keeps the connection open. Events, each with an `id:` (its place in the run):
              *     - `run`: `ConversationRunEvent`, first: the `execution_id` to resume or cancel, and the `conversation_id`;
              *     - `delta`: `ConversationDeltaEvent`, a piece of the reply;
-             *     - `step`: `ConversationStepEvent`, a member or tool starting or ending, or `{kind: "approval", name, status: "waiting"}` when the run paused at a flow's approval node (the stream then stays open and goes on when a member approves; `POST /executions/{executionId}/approval`);
-             *     - then exactly one `done` (`ConversationDoneEvent`) or `error` (`ConversationErrorEvent`; code `canceled` after a cancel, `approval_rejected` or `approval_timed_out` when the approval was refused or ran out).
+             *     - `step`: `ConversationStepEvent`, a member or tool starting or ending;
+             *     - then exactly one `done` (`ConversationDoneEvent`) or `error` (`ConversationErrorEvent`; code `canceled` after a cancel).
              *
              *     Clients ignore events they do not know.
              *
@@ -8493,24 +7433,8 @@ export interface operations {
                         citations: components["schemas"]["Citation"][];
                         conversation_id: components["schemas"]["Uuid"];
                         greeting: string;
-                    } | components["schemas"]["AwaitingApproval"];
+                    };
                     "text/event-stream": components["schemas"]["ConversationStreamEvent"];
-                };
-            };
-            /** @description The run reached a flow's approval node and waits for a decision: `{executionId, conversation_id, status: "awaiting_approval"}` */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AwaitingApproval"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -8548,8 +7472,8 @@ export interface operations {
              * @description Server-Sent Events of the run, from the start or after `Last-Event-ID`, then live until the final event; a comment line goes out at once and every 15 s. Events, each with an `id:` (its place in the run):
              *     - `run`: `ConversationRunEvent`, first: the `execution_id` to resume or cancel, and the `conversation_id`;
              *     - `delta`: `ConversationDeltaEvent`, a piece of the reply;
-             *     - `step`: `ConversationStepEvent`, a member or tool starting or ending, or `{kind: "approval", name, status: "waiting"}` when the run paused at a flow's approval node (the stream then stays open and goes on when a member approves; `POST /executions/{executionId}/approval`);
-             *     - then exactly one `done` (`ConversationDoneEvent`) or `error` (`ConversationErrorEvent`; code `canceled` after a cancel, `approval_rejected` or `approval_timed_out` when the approval was refused or ran out).
+             *     - `step`: `ConversationStepEvent`, a member or tool starting or ending;
+             *     - then exactly one `done` (`ConversationDoneEvent`) or `error` (`ConversationErrorEvent`; code `canceled` after a cancel).
              *
              *     Clients ignore events they do not know.
              */
@@ -8665,8 +7589,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A version id of this app (from its versions list) to run instead of the live one; needs the `apps:write` scope besides `apps:execute`. A version of another app is `version_not_found` (422) */
-                    version?: components["schemas"]["Uuid"];
                     /** @description Checked against the app's `api.inputSchema`; every problem is named */
                     input: {
                         [key: string]: unknown;
@@ -8697,23 +7619,7 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         executionId: components["schemas"]["Uuid"];
-                    } | components["schemas"]["AwaitingApproval"];
-                };
-            };
-            /** @description The run reached a flow's approval node and waits for a decision: `{executionId, status: "awaiting_approval"}`; `GET /executions/{executionId}` has its output once it ends */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AwaitingApproval"];
+                    };
                 };
             };
             400: components["responses"]["Error400"];
@@ -9032,7 +7938,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 itemId?: components["schemas"]["Uuid"];
-                status?: "succeeded" | "failed" | "canceled" | "output_invalid" | "awaiting_approval";
+                status?: "succeeded" | "failed" | "canceled" | "output_invalid";
                 outcome?: "failure";
                 order?: "oldest" | "newest";
                 endUserId?: components["schemas"]["Uuid"];
@@ -9098,1289 +8004,6 @@ export interface operations {
                     "application/json": {
                         execution: components["schemas"]["Execution"];
                     };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "runtime-approvals": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        approvals: components["schemas"]["Approval"][];
-                        total: number;
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "runtime-approval": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                executionId: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        approval: components["schemas"]["Approval"];
-                        execution: components["schemas"]["Execution"] | null;
-                        /** @description What the run was asked */
-                        input: string;
-                        /** @description The paused flow's inputs */
-                        inputs: {
-                            [key: string]: unknown;
-                        };
-                        /** @description What set_variable nodes had set */
-                        variables: {
-                            [key: string]: unknown;
-                        };
-                        /** @description The outputs of the flow's nodes that ran before the approval */
-                        steps: {
-                            nodeId: string;
-                            output: string;
-                        }[];
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "runtime-decideApproval": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                executionId: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @enum {string} */
-                    decision: "approve" | "reject";
-                    /** @description Why; shown with the decision and, approved, the node's output */
-                    comment?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        execution: components["schemas"]["Execution"];
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            409: components["responses"]["Error409_2"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-agents-datasets": {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        datasets: components["schemas"]["EvalDataset"][];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-agents-importDataset": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description The agent, flow or app */
-                id: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name: string;
-                    /** @enum {string} */
-                    format: "csv" | "jsonl";
-                    /** @description The file's text (at most 2 MiB as UTF-8, 1000 cases). CSV: a header row naming `input` and optionally `expectedBehavior` (or `expected`) and `id`. JSONL: one object per line with `input` and optionally `expectedBehavior` and `id`. A malformed line is `invalid_request` naming it (`line`); nothing is written */
-                    content: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Successful response */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        dataset: components["schemas"]["EvalDataset"];
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            409: components["responses"]["Error409_2"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-agents-datasetCases": {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-                datasetId: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        cases: components["schemas"]["EvalCase"][];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-agents-deleteDataset": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-                datasetId: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done; no body */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-agents-runs": {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EvalRunList"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-agents-startRun": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                id: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    datasetId: components["schemas"]["Uuid"];
-                    /** @description A version id of the item; omitted: the draft */
-                    version?: components["schemas"]["Uuid"];
-                };
-            };
-        };
-        responses: {
-            /** @description Successful response */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        run: components["schemas"]["EvalRun"];
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            409: components["responses"]["Error409_2"];
-            413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_12"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-agents-run": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-                runId: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        run: components["schemas"]["EvalRun"];
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-agents-results": {
-        parameters: {
-            query?: {
-                limit?: number;
-                after?: number;
-                outcome?: "passed" | "failed";
-            };
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-                runId: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EvalResultList"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-agents-compare": {
-        parameters: {
-            query: {
-                /** @description A run of the item */
-                base: components["schemas"]["Uuid"];
-                /** @description Another run of the item over the same dataset */
-                candidate: components["schemas"]["Uuid"];
-            };
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EvalComparison"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-flows-datasets": {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        datasets: components["schemas"]["EvalDataset"][];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-flows-importDataset": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description The agent, flow or app */
-                id: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name: string;
-                    /** @enum {string} */
-                    format: "csv" | "jsonl";
-                    /** @description The file's text (at most 2 MiB as UTF-8, 1000 cases). CSV: a header row naming `input` and optionally `expectedBehavior` (or `expected`) and `id`. JSONL: one object per line with `input` and optionally `expectedBehavior` and `id`. A malformed line is `invalid_request` naming it (`line`); nothing is written */
-                    content: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Successful response */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        dataset: components["schemas"]["EvalDataset"];
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            409: components["responses"]["Error409_2"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-flows-datasetCases": {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-                datasetId: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        cases: components["schemas"]["EvalCase"][];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-flows-deleteDataset": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-                datasetId: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done; no body */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-flows-runs": {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EvalRunList"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-flows-startRun": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                id: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    datasetId: components["schemas"]["Uuid"];
-                    /** @description A version id of the item; omitted: the draft */
-                    version?: components["schemas"]["Uuid"];
-                };
-            };
-        };
-        responses: {
-            /** @description Successful response */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        run: components["schemas"]["EvalRun"];
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            409: components["responses"]["Error409_2"];
-            413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_12"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-flows-run": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-                runId: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        run: components["schemas"]["EvalRun"];
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-flows-results": {
-        parameters: {
-            query?: {
-                limit?: number;
-                after?: number;
-                outcome?: "passed" | "failed";
-            };
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-                runId: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EvalResultList"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-flows-compare": {
-        parameters: {
-            query: {
-                /** @description A run of the item */
-                base: components["schemas"]["Uuid"];
-                /** @description Another run of the item over the same dataset */
-                candidate: components["schemas"]["Uuid"];
-            };
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EvalComparison"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-apps-datasets": {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        datasets: components["schemas"]["EvalDataset"][];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-apps-importDataset": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description The agent, flow or app */
-                id: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name: string;
-                    /** @enum {string} */
-                    format: "csv" | "jsonl";
-                    /** @description The file's text (at most 2 MiB as UTF-8, 1000 cases). CSV: a header row naming `input` and optionally `expectedBehavior` (or `expected`) and `id`. JSONL: one object per line with `input` and optionally `expectedBehavior` and `id`. A malformed line is `invalid_request` naming it (`line`); nothing is written */
-                    content: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Successful response */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        dataset: components["schemas"]["EvalDataset"];
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            409: components["responses"]["Error409_2"];
-            413: components["responses"]["Error413"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-apps-datasetCases": {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-                datasetId: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        cases: components["schemas"]["EvalCase"][];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-apps-deleteDataset": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-                datasetId: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done; no body */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-apps-runs": {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EvalRunList"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-apps-startRun": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                id: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    datasetId: components["schemas"]["Uuid"];
-                    /** @description A version id of the item; omitted: the draft */
-                    version?: components["schemas"]["Uuid"];
-                };
-            };
-        };
-        responses: {
-            /** @description Successful response */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        run: components["schemas"]["EvalRun"];
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            409: components["responses"]["Error409_2"];
-            413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_12"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-apps-run": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-                runId: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        run: components["schemas"]["EvalRun"];
-                    };
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-apps-results": {
-        parameters: {
-            query?: {
-                limit?: number;
-                after?: number;
-                outcome?: "passed" | "failed";
-            };
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-                runId: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EvalResultList"];
-                };
-            };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403_2"];
-            404: components["responses"]["Error404"];
-            429: components["responses"]["Error429"];
-            500: components["responses"]["Error500"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    "evaluations-apps-compare": {
-        parameters: {
-            query: {
-                /** @description A run of the item */
-                base: components["schemas"]["Uuid"];
-                /** @description Another run of the item over the same dataset */
-                candidate: components["schemas"]["Uuid"];
-            };
-            header?: never;
-            path: {
-                id: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EvalComparison"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -11671,7 +9294,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     url: string;
-                    eventTypes: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "end_user.erased" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "execution.awaiting_approval" | "execution.completed" | "directory.sync_failed" | "*")[];
+                    eventTypes: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "directory.sync_failed" | "*")[];
                     description?: string;
                     enabled?: boolean;
                 };
@@ -11792,7 +9415,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     url?: string;
-                    eventTypes?: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "end_user.erased" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "execution.awaiting_approval" | "execution.completed" | "directory.sync_failed" | "*")[];
+                    eventTypes?: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "directory.sync_failed" | "*")[];
                     description?: string;
                     /** @description true turns a disabled endpoint on again (and clears disabledReason) */
                     enabled?: boolean;

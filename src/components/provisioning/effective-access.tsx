@@ -7,6 +7,7 @@ import Link from "next/link";
 import type { z } from "zod";
 import { DataTable, ErrorAlert, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
+import { allowedModelsText } from "./allowed-models-field";
 import type { AccessReason, EffectiveAccessOutput } from "@/schemas/portal";
 import "./provisioning.css";
 
@@ -76,7 +77,7 @@ export function EffectiveAccess({ endUserId }: { endUserId: string }) {
                       >
                         {plan.name}
                         {plan.status === "active"
-                          ? ` · ${plan.creditsLeft} of ${plan.creditAllowance + plan.bonusCredits} credits left`
+                          ? ` · ${plan.creditsLeft} of ${plan.creditAllowance + plan.bonusCredits} credits left${plan.allowedModels ? ` · models: ${allowedModelsText(plan.allowedModels)}` : ""}`
                           : " · canceled"}
                       </span>
                     ))}

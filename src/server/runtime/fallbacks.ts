@@ -40,3 +40,47 @@ export function retryDelayMs(error: unknown, now = Date.now()): number {
   if (!Number.isFinite(ms)) return DEFAULT_RETRY_MS;
   return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
 }
+
+// ---- The circuit breaker ----
+// A model that failed CIRCUIT_FAILURES times (retryable failures, per organization) within
+// CIRCUIT_WINDOW_MS is skipped by the next answers of that organization while it has a fallback,
+// so a dead provider does not cost every turn its retries and time-outs. In process memory: each
+// server process learns on its own, and an answer from the model closes its circuit again.
+
+export const CIRCUIT_FAILURES = 5;
+export const CIRCUIT_WINDOW_MS = 60_000;
+
+const failuresByModel = new Map<string, number[]>();
+
+function circuitKey(organizationId: string, modelId: string): string {
+  return `${organizationId}\u0000${modelId}`;
+}
+
+function recentFailures(key: string, now: number): number[] {
+  const recent = (failuresByModel.get(key) ?? []).filter((at) => now - at < CIRCUIT_WINDOW_MS);
+  if (recent.length) failuresByModel.set(key, recent);
+  else failuresByModel.delete(key);
+  return recent;
+}
+
+/** A retryable failure of the model's call. */
+export function noteFailure(organizationId: string, modelId: string, now = Date.now()): void {
+  const key = circuitKey(organizationId, modelId);
+  failuresByModel.set(key, [...recentFailures(key, now), now].slice(-CIRCUIT_FAILURES));
+}
+
+/** The model answered: its circuit closes. */
+export function noteSuccess(organizationId: string, modelId: string): void {
+  failuresByModel.delete(circuitKey(organizationId, modelId));
+}
+
+/** Whether the model is skipped for now (it failed CIRCUIT_FAILURES times in the last minute). */
+export function circuitOpen(organizationId: string, modelId: string, now = Date.now()): boolean {
+  return recentFailures(circuitKey(organizationId, modelId), now).length >= CIRCUIT_FAILURES;
+}
+
+/** The models to try, in order: those whose circuit is open left out, unless that leaves none. */
+export function modelsToTry<M extends { id: string }>(organizationId: string, models: [M, ...M[]]): [M, ...M[]] {
+  const open = models.filter((model) => !circuitOpen(organizationId, model.id));
+  return open.length > 0 ? (open as [M, ...M[]]) : models;
+}

@@ -47,7 +47,7 @@ import {
   variableValue,
 } from "./flow-nodes";
 import { overlap } from "./text";
-import { mayRetry, retryDelayMs } from "./fallbacks";
+import { mayRetry, modelsToTry, noteFailure, noteSuccess, retryDelayMs } from "./fallbacks";
 
 export interface TraceEntry {
   id: string;
@@ -267,7 +267,8 @@ async function metered<T>(
 /**
  * A model's answer, streamed to `onDelta`, refused as soon as it would outgrow its bound. A call
  * that fails before any output is retried once, then the next of `models` (an agent's fallbacks)
- * is called (fallbacks.ts); every attempt is on the run's meter. Answers which model answered.
+ * is called (fallbacks.ts), skipping a model whose circuit is open; every attempt is on the run's
+ * meter. Answers which model answered.
  */
 async function answer(
   ctx: RunContext,
@@ -283,7 +284,7 @@ async function answer(
     input.message,
   );
   let failure: unknown;
-  for (const model of models) {
+  for (const model of modelsToTry(ctx.organizationId, models)) {
     for (let attempt = 1; attempt <= 2; attempt++) {
       let streamed = false;
       const passOn = (piece: string) => {
@@ -291,10 +292,13 @@ async function answer(
         onDelta?.(piece);
       };
       try {
-        return { ...(await answerOnce(ctx, model, input, estimated, limit, passOn)), model };
+        const answered = await answerOnce(ctx, model, input, estimated, limit, passOn);
+        noteSuccess(ctx.organizationId, model.id);
+        return { ...answered, model };
       } catch (error) {
         // Once output has streamed there is no going back; a run's own failure is not the provider's.
         if (streamed || !mayRetry(error) || ctx.signal.aborted) throw error;
+        noteFailure(ctx.organizationId, model.id);
         failure = error;
         ctx.meter.release(model.id, estimated);
         if (attempt === 1) await pause(ctx, retryDelayMs(error));

@@ -233,10 +233,13 @@ export const effectiveAccess = guarded(
       groupsOf(db, organizationId, input.endUserId),
       db.tierPlan.findMany({
         where: { organizationId, id: { in: user.subscriptions.map((s) => s.tierPlanId) } },
-        select: { id: true, groupId: true },
+        select: { id: true, groupId: true, allowedModels: true },
       }),
     ]);
     const planGroupId = new Map(planGroups.map((plan) => [plan.id, plan.groupId]));
+    const planModels = new Map(
+      planGroups.map((plan) => [plan.id, Array.isArray(plan.allowedModels) ? (plan.allowedModels as string[]) : null]),
+    );
     const entries = await accessEntries(db, organizationId, input.endUserId, groups);
     const groupGrants = groups.length
       ? await db.grant.findMany({
@@ -354,6 +357,7 @@ export const effectiveAccess = guarded(
           creditsLeft: creditsLeft(subscription),
           creditsResetAt: subscription.creditsResetAt,
           groupId: planGroupId.get(subscription.tierPlanId) ?? null,
+          allowedModels: planModels.get(subscription.tierPlanId) ?? null,
         }))
         .sort((a, b) => Number(a.status !== "active") - Number(b.status !== "active") || a.name.localeCompare(b.name)),
       groups: [...groups].sort((a, b) => a.name.localeCompare(b.name)),
