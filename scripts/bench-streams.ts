@@ -6,7 +6,8 @@
 // concurrent turns on one process and split over two: memory per stream (RSS while the streams
 // are open, over RSS at rest), event delay p50/p99 from the provider's send to the client's
 // receipt, CPU, the server's database connections (open, and busy while the streams only wait),
-// and what failed. BENCH_STREAMS=500,1000 and BENCH_STREAM_SECONDS=10 shorten it.
+// and what failed. BENCH_STREAMS=500,1000, BENCH_STREAM_SECONDS=10 and BENCH_STREAM_PROCESSES=1
+// shorten it.
 import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
@@ -28,6 +29,7 @@ const FIRST_PORT = Number(process.env.BENCH_PORT ?? 3900) + 10;
 const TOKEN_MS = 50;
 const STREAM_SECONDS = Number(process.env.BENCH_STREAM_SECONDS ?? 30);
 const COUNTS = (process.env.BENCH_STREAMS ?? "500,1000,2000").split(",").map(Number);
+const PROCESSES = (process.env.BENCH_STREAM_PROCESSES ?? "1,2").split(",").map(Number);
 /** Streams are opened over this long, as people arrive, not in one burst. */
 const RAMP_MS = 5_000;
 
@@ -242,7 +244,7 @@ export async function streamsBench(): Promise<void> {
     await closeDb(db);
 
     const results: Round[] = [];
-    for (const processes of [1, 2]) {
+    for (const processes of PROCESSES) {
       const servers = Array.from({ length: processes }, (_, i) => {
         const child = startServer(FIRST_PORT + i, databaseUrl, dataDir);
         children.push(child);

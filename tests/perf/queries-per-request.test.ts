@@ -9,6 +9,7 @@ import { changeMemberRole, removeMember } from "@/server/services/members";
 import { createModelProvider } from "@/server/services/model-providers";
 import { updateOrganization } from "@/server/services/organizations";
 import { revokeApiKey } from "@/server/services/api-keys";
+import { storeRunEvents, type EventBatch } from "@/server/services/conversation-runs";
 import { addPerson, api, expectError, isCounterSweep, issueKey, newOrganization, type Handler } from "../helpers";
 import { email, newGroup, newPlan } from "../provisioning-helpers";
 import { newKnowledgebase, newPage } from "../knowledge-helpers";
@@ -167,6 +168,56 @@ describe("a streamed turn", { timeout: 120_000 }, () => {
     expect(stores).toBeGreaterThan(1);
     // The first read catches up with what was stored before the reader listened.
     expect(reads).toBeLessThanOrEqual(stores + 1);
+  });
+});
+
+describe("the events of many runs", () => {
+  it("are stored in one statement per turn of the event loop; a retried batch is skipped, a failing one fails alone", async () => {
+    const server = serverProcess();
+    const tenant = await newOrganization();
+    const runIds = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+    await getDb().conversationRun.createMany({
+      data: runIds.map((id) => ({
+        id,
+        organizationId: tenant.organization.id,
+        appId: crypto.randomUUID(),
+        conversationId: crypto.randomUUID(),
+        door: "api",
+        status: "running",
+      })),
+    });
+    const batch = (runId: string, first: number, texts: string[]): EventBatch => ({
+      runId,
+      first,
+      events: texts.map(() => "delta"),
+      data: texts.map((text) => JSON.stringify({ text })),
+    });
+    const storedOf = async (runId: string) =>
+      (await getDb().conversationRunEvent.findMany({ where: { runId }, orderBy: { seq: "asc" } })).map(
+        (row) => `${row.seq}:${JSON.parse(row.data).text}`,
+      );
+
+    const statements = await server.statementsOf(() =>
+      Promise.all(runIds.map((runId) => storeRunEvents(server.db, batch(runId, 0, ["a", "b"])))),
+    );
+    expect(statements).toEqual(["atrium_store_runs_events"]);
+    for (const runId of runIds) expect(await storedOf(runId)).toEqual(["1:a", "2:b"]);
+
+    // A retry of a batch already stored (its answer lost) beside a new one: nothing twice.
+    await Promise.all([
+      storeRunEvents(server.db, batch(runIds[0]!, 0, ["a", "b"])),
+      storeRunEvents(server.db, batch(runIds[1]!, 2, ["c"])),
+    ]);
+    expect(await storedOf(runIds[0]!)).toEqual(["1:a", "2:b"]);
+    expect(await storedOf(runIds[1]!)).toEqual(["1:a", "2:b", "3:c"]);
+
+    // A run deleted meanwhile fails its own batch, not the others'.
+    const results = await Promise.allSettled([
+      storeRunEvents(server.db, batch(crypto.randomUUID(), 0, ["lost"])),
+      storeRunEvents(server.db, batch(runIds[2]!, 2, ["c"])),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(["rejected", "fulfilled"]);
+    expect(await storedOf(runIds[2]!)).toEqual(["1:a", "2:b", "3:c"]);
   });
 });
 

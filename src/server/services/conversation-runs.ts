@@ -53,6 +53,91 @@ interface PendingEvent {
   data: unknown;
 }
 
+/** One run's batch of events to store, after seq `first`. */
+export interface EventBatch {
+  runId: string;
+  first: number;
+  events: string[];
+  data: string[];
+}
+
+/** A run's batch alone, in one statement that also notifies the listening processes. */
+function storeAlone(db: Db, batch: EventBatch) {
+  return db.pool.query({
+    name: "atrium_store_run_events",
+    text: `with stored as (
+        insert into conversation_run_events (run_id, seq, event, data)
+        select $1, $2::int + e.nth::int, e.event, e.data from unnest($3::text[], $4::text[]) with ordinality as e(event, data, nth)
+      )
+      select pg_notify($5, $6)`,
+    values: [batch.runId, batch.first, batch.events, batch.data, RUNS_CHANNEL, eventsPayload(batch.runId)],
+  });
+}
+
+/**
+ * The batches of every run of the process asked for in the same turn of the event loop, in one
+ * statement (issue 53: a thousand streams trickling tokens were a thousand statements a tick
+ * through a pool of ten). A batch already stored (a retry after a commit whose answer was lost)
+ * is skipped; if the statement fails, each batch is stored alone, so one run's failure (its run
+ * deleted meanwhile) never costs another run its events.
+ */
+const STORE_SQL = `with stored as (
+    insert into conversation_run_events (run_id, seq, event, data)
+    select * from unnest($1::uuid[], $2::int[], $3::text[], $4::text[])
+    on conflict (run_id, seq) do nothing
+  )
+  select pg_notify($5, p) from unnest($6::text[]) as p`;
+/** The most batches one statement stores: a larger burst goes in several. */
+const STORE_BATCHES = 200;
+
+interface StoreRequest {
+  batch: EventBatch;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+const storing = new WeakMap<Db, StoreRequest[]>();
+
+export function storeRunEvents(db: Db, batch: EventBatch): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const request: StoreRequest = { batch, resolve, reject };
+    const queue = storing.get(db);
+    if (queue && queue.length < STORE_BATCHES) {
+      queue.push(request);
+      return;
+    }
+    const requests = [request];
+    storing.set(db, requests);
+    setImmediate(() => void sendStores(db, requests));
+  });
+}
+
+async function sendStores(db: Db, requests: StoreRequest[]): Promise<void> {
+  if (storing.get(db) === requests) storing.delete(db);
+  const alone = ({ batch, resolve, reject }: StoreRequest) => storeAlone(db, batch).then(resolve, reject);
+  if (requests.length === 1) return alone(requests[0]!);
+  const rows = { runIds: [] as string[], seqs: [] as number[], events: [] as string[], data: [] as string[] };
+  for (const { batch } of requests) {
+    batch.events.forEach((event, i) => {
+      rows.runIds.push(batch.runId);
+      rows.seqs.push(batch.first + i + 1);
+      rows.events.push(event);
+      rows.data.push(batch.data[i]!);
+    });
+  }
+  const payloads = [...new Set(requests.map(({ batch }) => eventsPayload(batch.runId)))];
+  try {
+    await db.pool.query({
+      name: "atrium_store_runs_events",
+      text: STORE_SQL,
+      values: [rows.runIds, rows.seqs, rows.events, rows.data, RUNS_CHANNEL, payloads],
+    });
+  } catch {
+    await Promise.all(requests.map(alone));
+    return;
+  }
+  for (const { resolve } of requests) resolve();
+}
+
 /**
  * A run's events on their way to storage, in order: each flush stores every pending event in one
  * statement that also notifies the listening processes, and wakes this process's readers. While
@@ -97,21 +182,11 @@ export class RunRecorder {
       this.seq += batch.length;
       let tried = false;
       const store = () =>
-        this.db.pool.query({
-          name: "atrium_store_run_events",
-          text: `with stored as (
-              insert into conversation_run_events (run_id, seq, event, data)
-              select $1, $2::int + e.nth::int, e.event, e.data from unnest($3::text[], $4::text[]) with ordinality as e(event, data, nth)
-            )
-            select pg_notify($5, $6)`,
-          values: [
-            this.runId,
-            first,
-            batch.map((e) => e.event),
-            batch.map((e) => JSON.stringify(e.data)),
-            RUNS_CHANNEL,
-            eventsPayload(this.runId),
-          ],
+        storeRunEvents(this.db, {
+          runId: this.runId,
+          first,
+          events: batch.map((e) => e.event),
+          data: batch.map((e) => JSON.stringify(e.data)),
         });
       try {
         await whenDatabaseAnswers("Storing a conversation run's events", async () => {
