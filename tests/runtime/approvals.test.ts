@@ -4,7 +4,8 @@
 // rejected and timed-out runs fail with the reason. Through the real HTTP listener.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, createDb, getDb } from "@/server/db";
-import { runApprovalsOnce } from "@/server/jobs/approvals";
+import { claimApproved, runApprovalsOnce } from "@/server/jobs/approvals";
+import { sweepLostRuns } from "@/server/runtime/run-leases";
 import {
   addPerson,
   expectError,
@@ -18,7 +19,7 @@ import {
 } from "../helpers";
 import { create, publish } from "../builder-helpers";
 import { listenOnLoopback, type LoopbackServer } from "../loopback-server";
-import { readEvents } from "../runtime-helpers";
+import { credits, readEvents } from "../runtime-helpers";
 
 let server: LoopbackServer;
 beforeAll(async () => {
@@ -135,6 +136,7 @@ describe("approval node", () => {
 
   it("two decisions at once: one 200, one 409; the run continues once, in a restarted worker, to its end", async () => {
     const app = await approvalApp();
+    const before = await credits(app.tenant);
     const id = await pausedTransaction(app);
     const decide = () =>
       http("POST", `/executions/${id}/approval`, app.personal, { decision: "approve", comment: "ok by finance" });
@@ -161,6 +163,9 @@ describe("approval node", () => {
     expect(await events(app.tenant.organization.id, "execution.complete")).toHaveLength(1);
     expect(await events(app.tenant.organization.id, "execution.approve")).toHaveLength(1);
     expect(await getDb().runLease.count({ where: { id } })).toBe(0);
+    // One run, one charge: taken when it started, kept through the pause and the continuation.
+    expect(row.credits).toBe(1);
+    expect(await credits(app.tenant)).toBe(before - 1);
 
     // Nothing is left to continue, and a late decision changes nothing.
     await runApprovalsOnce(getDb());
@@ -168,8 +173,31 @@ describe("approval node", () => {
     expectError(await decide(), 409, "conflict");
   });
 
-  it("rejected: the run ends failed with the reason and is never continued", async () => {
+  it("a continuation lost with its process is settled as lost runs are: failed, its credit given back", async () => {
     const app = await approvalApp();
+    const before = await credits(app.tenant);
+    const id = await pausedTransaction(app);
+    expect(await credits(app.tenant)).toBe(before - 1);
+    expect((await http("POST", `/executions/${id}/approval`, app.personal, { decision: "approve" })).status).toBe(200);
+    // A process claims it, then dies: its lease is never renewed.
+    expect((await claimApproved(getDb()))?.id).toBe(id);
+    await getDb().$executeRaw`update run_leases set heartbeat_at = now() - interval '1 hour' where id = ${id}::uuid`;
+    await getDb()
+      .$executeRaw`update execution_approvals set updated_at = now() - interval '1 hour' where id = ${id}::uuid`;
+    await sweepLostRuns(getDb());
+    const row = await execution(id);
+    expect(row.status).toBe("failed");
+    expect(row.error).toMatch(/lost/);
+    expect(await credits(app.tenant)).toBe(before);
+    expect(await events(app.tenant.organization.id, "execution.complete")).toHaveLength(1);
+    await runApprovalsOnce(getDb());
+    expect((await getDb().executionApproval.findUniqueOrThrow({ where: { id } })).status).toBe("done");
+    expect((await execution(id)).status).toBe("failed");
+  });
+
+  it("rejected: the run ends failed with the reason and is never continued; it keeps its charge", async () => {
+    const app = await approvalApp();
+    const before = await credits(app.tenant);
     const id = await pausedTransaction(app);
     const rejected = await http("POST", `/executions/${id}/approval`, app.personal, {
       decision: "reject",
@@ -182,6 +210,7 @@ describe("approval node", () => {
     const row = await execution(id);
     expect(row.status).toBe("failed");
     expect(nodesRan(row.trace as never)).toEqual(["start", "amount"]);
+    expect(await credits(app.tenant)).toBe(before - 1);
     expect((await events(app.tenant.organization.id, "execution.reject"))[0]?.actorLabel).toContain(
       app.tenant.owner.email,
     );

@@ -27,8 +27,11 @@ interface Claimed {
   state: ApprovalState;
 }
 
-/** Claims one approved run, writing its lease in the same transaction; null when none waits. */
-async function claimApproved(db: Db): Promise<Claimed | null> {
+/**
+ * Claims one approved run, writing its lease in the same transaction; null when none waits.
+ * Exported for the test of a continuation lost with its process (claimed, never run).
+ */
+export async function claimApproved(db: Db): Promise<Claimed | null> {
   return db.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<Claimed[]>`
       update execution_approvals set status = 'resuming', updated_at = now()

@@ -55,6 +55,7 @@ export default function ApprovalPage() {
         back={{ href: "/approvals", label: "Approvals" }}
       />
       <ErrorAlert error={detail.error} />
+      {detail.isPending && <p className="muted">Loading…</p>}
       {data && approval && (
         <div className="approval-page">
           <Panel title="What the run wants to do">
