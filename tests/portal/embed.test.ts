@@ -12,19 +12,22 @@ import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { contentSecurityPolicy, SECURITY_HEADERS } from "@/middleware";
+import { hitRateLimit } from "@/server/auth/rate-limit";
 import { getDb } from "@/server/db";
 import { createRequestListener } from "@/server/http/listener";
+import { EMBED_EXCHANGES_PER_MINUTE } from "@/server/services/portal-embed";
 import { api, expectError, toApiResponse, type ApiResponse } from "../helpers";
 import { listenOnLoopback, type LoopbackServer } from "../loopback-server";
 import { readEvents } from "../runtime-helpers";
-import { errorCode, portalCall, portalChat, portalScenario, type PortalScenario } from "./helpers";
+import { clientAddress, errorCode, portalCall, portalChat, portalScenario, type PortalScenario } from "./helpers";
 
 const SITE = "https://shop.example";
 const OTHER_SITE = "https://evil.example";
 
 let server: LoopbackServer;
 beforeAll(async () => {
-  server = await listenOnLoopback(0);
+  // One trusted proxy: each exchange names its client address, so the per-address throttle stays per test.
+  server = await listenOnLoopback(1);
 });
 afterAll(() => server?.close());
 
@@ -74,8 +77,9 @@ async function exchange(
   token: string,
   origin: string | null = SITE,
   extra: Record<string, unknown> = {},
+  from: Record<string, string> = clientAddress(),
 ): Promise<ApiResponse> {
-  const headers: Record<string, string> = { "content-type": "application/json" };
+  const headers: Record<string, string> = { "content-type": "application/json", ...from };
   if (origin) headers.origin = origin;
   const response = await fetch(`${server.base}/api/portal/${encodeURIComponent(portal)}/embed/session`, {
     method: "POST",
@@ -289,6 +293,18 @@ describe("the token exchange", () => {
       (event) => (event.changes as { reason: [null, string] }).reason[1],
     );
     expect(reasons).toEqual(["origin_not_allowed", "origin_not_allowed", "origin_not_allowed", "embed_disabled"]);
+  });
+
+  it("throttles exchanges per client address before recording anything", async () => {
+    const embedded = await embeddedPortal();
+    const from = clientAddress();
+    const db = getDb();
+    for (let n = 0; n < EMBED_EXCHANGES_PER_MINUTE; n++)
+      await hitRateLimit(db, `embed-exchange:address:${from["x-forwarded-for"]}`, EMBED_EXCHANGES_PER_MINUTE);
+    const throttled = await exchange(embedded.portal.slug, "not.a.token", SITE, {}, from);
+    expectError(throttled, 429, "rate_limited");
+    expect(Number(throttled.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await embedEvents(embedded.tenant.organization.id)).toEqual([]);
   });
 
   it("refuses a portal with no secret yet", async () => {

@@ -136,6 +136,7 @@ export function createEmbedSessionHandler(options: { db: () => Db }) {
         portal,
         token: input.token,
         origin: embeddingOrigin(request, input.parentOrigin),
+        clientAddress: clientAddress(request.headers),
         requestOrigin: requestOrigin(request, requestId, "portal"),
       });
       const body: z.infer<typeof EmbedSessionOutput> = {

@@ -5,6 +5,8 @@
 import { errors as joseErrors, jwtVerify, type JWTPayload } from "jose";
 import { z } from "zod";
 import type { EndUserActor, RequestOrigin } from "@/server/auth/actor";
+import { hitRateLimit } from "@/server/auth/rate-limit";
+import { tooMany } from "@/server/auth/sign-in-throttle";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { openSecret } from "@/server/secret-box";
@@ -34,8 +36,13 @@ type Refusal =
   | "unknown_end_user"
   | "inactive_end_user";
 
+/** Exchanges a minute from one client address: room for an office behind one address, not for flooding the audit log. */
+export const EMBED_EXCHANGES_PER_MINUTE = 60;
+
 export interface EmbedExchange {
   portal: ResolvedPortal;
+  /** The client's address as the door sees it, for the throttle. */
+  clientAddress: string;
   token: string;
   /** The embedding page's origin: the request's Origin, or the frame's parent as it saw it. */
   origin: string | null;
@@ -154,10 +161,17 @@ const DisplayName = z.string().trim().min(1).max(200);
  * Exchanges an embed token for an end-user session of the portal's organization. Refusals: a
  * disabled embed or an origin not allowed → 403 `origin_not_allowed`; a token that is forged
  * (alg none, another algorithm, a wrong secret), for another portal, expired, living longer than
- * an hour, or naming no active end user (and the portal provisions none) → 401 `invalid_embed_token`.
+ * an hour, or naming no active end user (and the portal provisions none) → 401 `invalid_embed_token`;
+ * more than EMBED_EXCHANGES_PER_MINUTE from one address → 429 `rate_limited`, before anything is recorded.
  */
 export async function exchangeEmbedToken(db: Db, exchange: EmbedExchange): Promise<EmbedSession> {
   const { portal } = exchange;
+  const admitted = await hitRateLimit(
+    db,
+    `embed-exchange:address:${exchange.clientAddress}`,
+    EMBED_EXCHANGES_PER_MINUTE,
+  );
+  if (!admitted.allowed) throw tooMany(admitted.retryAfterSeconds);
   if (!portal.embedEnabled) return refuse(db, exchange, "embed_disabled");
   if (!embedAllows(portal, exchange.origin)) return refuse(db, exchange, "origin_not_allowed");
   const now = new Date();
