@@ -46,6 +46,8 @@ export const MAX_SEARCH_QUERY_CHARS = 500;
 export const MAX_FEEDBACK_REASON_CHARS = 1_000;
 /** A reviewer's reason for rejecting an agent write. */
 export const MAX_REVIEW_REASON_CHARS = 2_000;
+/** An approver's comment on a paused run (its output when approved). */
+export const MAX_APPROVAL_COMMENT_CHARS = 2_000;
 /** Reviews approved in one bulk approval. */
 export const MAX_BULK_REVIEWS = 100;
 /**

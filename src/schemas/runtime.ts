@@ -1,7 +1,7 @@
 // Runtime shapes: conversation, transaction, test runs and executions.
 import { z } from "zod";
 import { ListOrder, ListQuery, messageText, NextCursor, plainText, Timestamp, Uuid } from "./common";
-import { MAX_FEEDBACK_REASON_CHARS, MAX_MESSAGE_CHARS } from "./limits";
+import { MAX_APPROVAL_COMMENT_CHARS, MAX_FEEDBACK_REASON_CHARS, MAX_MESSAGE_CHARS } from "./limits";
 
 /** `regenerate` runs a conversation's last turn again: it needs the conversation; a new turn needs a message. */
 export function checkRegenerate(
@@ -345,7 +345,7 @@ export type ApprovalDetail = z.infer<typeof ApprovalDetail>;
 export const DecideApprovalInput = z.strictObject({
   executionId: Uuid,
   decision: z.enum(["approve", "reject"]),
-  comment: plainText(2_000)
+  comment: plainText(MAX_APPROVAL_COMMENT_CHARS)
     .optional()
     .meta({ description: "Why; shown with the decision and, approved, the node's output" }),
 });

@@ -131,8 +131,8 @@ describe("adding sources (JSON)", () => {
     expect(running.body.error.code).toBe("conflict");
     expect(running.body.error.message).toContain("still running");
 
-    // A first request abandoned by a crashed process frees its key once it has been running
-    // longer than any run may (2 minutes) plus a minute.
+    // A first request abandoned by a crashed process frees its key once nobody has renewed it
+    // for RUN_LOST_AFTER_MS (a minute by default).
     await getDb().idempotencyKey.create({
       data: {
         organizationId: tenant.organization.id,
@@ -140,6 +140,7 @@ describe("adding sources (JSON)", () => {
         requestHash: "x",
         state: "running",
         createdAt: new Date(Date.now() - 240_000),
+        heartbeatAt: new Date(Date.now() - 240_000),
       },
     });
     expect((await send({ contentText: "after crash" }, "abandoned-1")).status).toBe(202);

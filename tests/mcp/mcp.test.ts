@@ -87,7 +87,11 @@ describe("tools", () => {
     expect(converse.required).toEqual(["appId", "message"]);
     expect(byName.converse_with_app!.outputSchema!.required).toEqual(["reply", "conversation_id", "greeting"]);
     expect(byName.edit_page!.outputSchema!.required).toEqual(expect.arrayContaining(["status", "page", "reviewPath"]));
-    expect(byName.list_apps!.outputSchema).toBeUndefined();
+    // Every tool says what it answers.
+    expect(tools.filter((tool) => !tool.outputSchema).map((tool) => tool.name)).toEqual([]);
+    expect(byName.list_apps!.outputSchema!.required).toEqual(["apps", "nextCursor"]);
+    // A stateless server has nobody to tell that the page list changed, and does not claim to.
+    expect(client.getServerCapabilities()?.resources?.listChanged).not.toBe(true);
   });
 
   it("reads, searches and writes knowledge with a personal key, answering what REST answers", async () => {
@@ -243,9 +247,12 @@ describe("resources", () => {
     ]);
     const read = await client.readResource({ uri });
     expect(read.contents).toEqual([{ uri, mimeType: "text/markdown", text: "Pro costs 20." }]);
-    await expect(client.readResource({ uri: `atrium://knowledgebases/${kbId}/pages/${randomUUID()}` })).rejects.toThrow(
-      /not_found/,
-    );
+    const missing = await client
+      .readResource({ uri: `atrium://knowledgebases/${kbId}/pages/${randomUUID()}` })
+      .catch((error: Error) => error);
+    expect(missing).toBeInstanceOf(Error);
+    // The client adds "MCP error <code>: " once; the server's own message does not carry it too.
+    expect((missing as Error).message).toMatch(/^MCP error -32002: not_found: /);
   });
 });
 

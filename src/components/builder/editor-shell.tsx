@@ -5,7 +5,16 @@ import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type ReactNode } from "react";
-import { ConfirmButton, DataTable, ErrorAlert, LoadMore, PageHeader, Panel, useCursorList } from "@/components/console";
+import {
+  ConfirmButton,
+  DataTable,
+  ErrorAlert,
+  FormField,
+  LoadMore,
+  PageHeader,
+  Panel,
+  useCursorList,
+} from "@/components/console";
 import { agoWords, changeWhat, doorWords } from "@/lib/change-words";
 import { PreviewPanel } from "./preview-panel";
 import { PublishPanel, type PublishCheck } from "./publish-panel";
@@ -299,8 +308,7 @@ function VersionsPanel({
       <ErrorAlert error={versions.error ?? deploy.error} />
       {/* On a phone each version is a card of labelled cells, rather than columns squeezed letter by letter. */}
       {versions.isLoaded && versions.items.length > 1 && (
-        <label className="row">
-          Compare with{" "}
+        <FormField label="Compare with">
           <select value={target ? against : "draft"} onChange={(event) => setAgainst(event.target.value)}>
             <option value="draft">the draft</option>
             {versions.items.map((version) => (
@@ -310,7 +318,7 @@ function VersionsPanel({
               </option>
             ))}
           </select>
-        </label>
+        </FormField>
       )}
       {versions.isLoaded && (
         <DataTable

@@ -6,7 +6,6 @@ import {
   CallToolRequestSchema,
   ErrorCode as RpcErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { logIfUnexpected, toAppError, type AppError } from "@/server/errors";
@@ -48,7 +47,22 @@ export function errorResult(error: AppError): CallToolResult {
   return { isError: true, content: [{ type: "text", text: JSON.stringify({ error: error.toBody() }) }] };
 }
 
-function rpcError(error: unknown): McpError {
+/**
+ * A JSON-RPC error whose message is ours alone: the SDK's McpError puts "MCP error <code>: " in
+ * its message, which went out on the wire, and clients that add their own prefix showed it twice.
+ * The SDK's server answers any thrown error with its `code`, `message` and `data`.
+ */
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+function rpcError(error: unknown): RpcError {
   const appError = toAppError(error);
   logIfUnexpected(appError);
   const code =
@@ -57,7 +71,7 @@ function rpcError(error: unknown): McpError {
       : appError.status < 500
         ? RpcErrorCode.InvalidParams
         : RpcErrorCode.InternalError;
-  return new McpError(code, `${appError.code}: ${appError.message}`, { error: appError.toBody() });
+  return new RpcError(code, `${appError.code}: ${appError.message}`, { error: appError.toBody() });
 }
 
 export function buildMcpServer(context: McpContext): McpServer {
@@ -72,7 +86,7 @@ export function buildMcpServer(context: McpContext): McpServer {
   mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = tools.get(request.params.name);
     if (!tool)
-      throw new McpError(RpcErrorCode.InvalidParams, `Unknown tool ${request.params.name}; tools/list names them.`);
+      throw new RpcError(RpcErrorCode.InvalidParams, `Unknown tool ${request.params.name}; tools/list names them.`);
     try {
       // Cancelled by the client (notifications/cancelled) or the HTTP request ended.
       const signal = context.signal ? AbortSignal.any([extra.signal, context.signal]) : extra.signal;
@@ -127,5 +141,8 @@ export function buildMcpServer(context: McpContext): McpServer {
       }
     },
   );
+  // Each request has its own server (stateless HTTP): none is left to announce a change of the
+  // page list, so the capability registerResource claims by default is withdrawn.
+  mcp.server.registerCapabilities({ resources: { listChanged: false } });
   return mcp;
 }

@@ -2,7 +2,8 @@
 // scope and role checks, same input schema, same service function, same output fields), so no
 // rule lives here; only names, descriptions and the schemas listed to AI clients.
 import { z } from "zod";
-import { ListQuery } from "@/schemas/common";
+import { AppListRow } from "@/schemas/builder";
+import { ListQuery, NextCursor } from "@/schemas/common";
 import {
   Knowledgebase,
   KnowledgebaseIdInput,
@@ -117,6 +118,7 @@ export const TOOLS: readonly AtriumTool[] = [
     description:
       "Lists the organization's published apps (id, name, description, inputs, inputSchema), ordered by creation time; talk to one with converse_with_app. Pages of `limit` (1..200, default 50); pass `nextCursor` as `cursor` for the next page. Needs `apps:read`.",
     input: ListQuery,
+    output: z.object({ apps: z.array(AppListRow), nextCursor: NextCursor }),
     annotations: READ,
     run: (context, input) => context.caller.apps.list(args(input)),
   },

@@ -9,6 +9,7 @@ import { useParams } from "next/navigation";
 import { useState } from "react";
 import { ConfirmButton, ErrorAlert, FormField, PageHeader, Panel, notifyDone } from "@/components/console";
 import { ExecutionTrace } from "@/components/runtime/execution-trace";
+import { MAX_APPROVAL_COMMENT_CHARS } from "@/schemas/limits";
 import { timeLeft } from "@/components/runtime/time-left";
 import { useTRPC } from "@/lib/trpc";
 import "@/components/runtime/approvals.css";
@@ -128,7 +129,12 @@ export default function ApprovalPage() {
                 label="Comment (optional)"
                 hint="Kept with the decision; an approved run reads it as the step's output."
               >
-                <textarea rows={3} maxLength={2000} value={comment} onChange={(e) => setComment(e.target.value)} />
+                <textarea
+                  rows={3}
+                  maxLength={MAX_APPROVAL_COMMENT_CHARS}
+                  value={comment}
+                  onChange={(e) => setComment(e.target.value)}
+                />
               </FormField>
               <ErrorAlert error={decide.error} />
               <div className="approval-decision">
