@@ -219,8 +219,22 @@ describe("tier plans", () => {
     const list = await api("GET", "/tier-plans", { key: tenant.orgKey.secret });
     expect(list.body).toEqual({
       tierPlans: [
-        { id: plain.tierPlan.id, name: "Plain", creditAllowance: 5, archived: false, groupId: null },
-        { id: grouped.tierPlan.id, name: "Grouped", creditAllowance: 9, archived: false, groupId: grouped.group!.id },
+        {
+          id: plain.tierPlan.id,
+          name: "Plain",
+          creditAllowance: 5,
+          archived: false,
+          groupId: null,
+          allowedModels: null,
+        },
+        {
+          id: grouped.tierPlan.id,
+          name: "Grouped",
+          creditAllowance: 9,
+          archived: false,
+          groupId: grouped.group!.id,
+          allowedModels: null,
+        },
       ],
       nextCursor: null,
     });

@@ -131,6 +131,46 @@ export interface paths {
         patch: operations["endUsers-update"];
         trace?: never;
     };
+    "/end-users/{endUserId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export everything held about an end user
+         * @description One JSON document: profile, subscriptions and pools, grants, groups, portal sessions (no secrets), conversations with messages and citations, executions with feedback, credit requests, notebook pages, directory links and the audit events that name them.
+         */
+        get: operations["endUsers-export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/end-users/{endUserId}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase an end user's data
+         * @description Deletes their conversations, messages, feedback text, credit-request messages, sessions, notebook and directory links; replaces their email and name with a tombstone everywhere, the audit log included; keeps what their runs cost. Idempotent. Their email is unknown afterwards: provisioning it again creates a new end user. Sends `end_user.erased`.
+         */
+        post: operations["endUsers-erase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/end-users/{endUserId}/revoke": {
         parameters: {
             query?: never;
@@ -255,11 +295,35 @@ export interface paths {
          */
         get: operations["tierPlans-list"];
         put?: never;
-        post?: never;
+        /**
+         * Create a tier plan
+         * @description `allowedModels` limits the models its end users' runs may call (null: every model); an id not in `GET /models` → 422 `invalid_model`. `withGroup` gives the plan its own user group.
+         */
+        post: operations["tierPlans-create"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/tier-plans/{tierPlanId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a tier plan's name, monthly credits or allowed models
+         * @description Only the fields passed change. A new `creditAllowance` applies at once to every active pool of the plan. `allowedModels`: the models its end users' runs may call (null: every model); an end user's run on a model none of their plans allows → 403 `model_not_in_plan`.
+         */
+        patch: operations["tierPlans-update"];
         trace?: never;
     };
     "/user-groups": {
@@ -414,10 +478,30 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a portal's name, slug, greeting, look, featured apps or default language
-         * @description Only the fields passed change; `logoUrl` and `accentColor` take `null` to clear. A slug another portal has → 409 `conflict`.
+         * Change a portal's name, slug, greeting, look, featured apps, default language or embedding
+         * @description Only the fields passed change; `logoUrl`, `accentColor` and `provisionPlanId` take `null` to clear. `embed.allowedOrigins` replaces the list (origins only, at most 20). A slug another portal has → 409 `conflict`.
          */
         patch: operations["portals-update"];
+        trace?: never;
+    };
+    "/portals/{id}/embed-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or rotate the portal's embed secret
+         * @description The HS256 secret the organization's backend signs embed tokens with, shown once. A previous secret keeps verifying tokens for 24 hours.
+         */
+        post: operations["portals-rotateEmbedSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/portals/{portalId}/admissions": {
@@ -620,6 +704,7 @@ export interface paths {
          *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
          *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
          *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
+         *     - `approval`: `data.message` (template, required, at most 4000 characters): what approvers read; `data.timeoutMinutes` (1 to 10080, default 1440). The run pauses here (status `awaiting_approval`) until a member approves (it continues) or rejects it or the time runs out (it fails). Its output is the decision's comment.
          *
          *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
          */
@@ -662,6 +747,7 @@ export interface paths {
          *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
          *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
          *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
+         *     - `approval`: `data.message` (template, required, at most 4000 characters): what approvers read; `data.timeoutMinutes` (1 to 10080, default 1440). The run pauses here (status `awaiting_approval`) until a member approves (it continues) or rejects it or the time runs out (it fails). Its output is the decision's comment.
          *
          *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
          */
@@ -1078,6 +1164,50 @@ export interface paths {
         get: operations["runtime-execution"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs waiting for an approval
+         * @description The organization's runs paused at a flow's `approval` node and not decided yet, oldest first (at most 100), with `total`.
+         */
+        get: operations["runtime-approvals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/executions/{executionId}/approval": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run's approval, with what it wants to do and why
+         * @description The approval node's message, the run's input, the paused flow's inputs, variables and the outputs of the nodes before it, and the decision once taken.
+         */
+        get: operations["runtime-approval"];
+        put?: never;
+        /**
+         * Approve or reject a run waiting for an approval
+         * @description A person's decision (a personal key, or the console; role member or above) on a run paused at a flow's `approval` node. Approved: the run continues to its end in the background (`execution.completed` when it ends). Rejected: it ends `failed` with the reason. A second decision, or one after the node's timeout, is 409 `conflict`; another organization's run is `not_found`.
+         */
+        post: operations["runtime-decideApproval"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2153,6 +2283,58 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "end_user.erased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** end_user.erased */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "end_user.erased";
+                        /** Format: date-time */
+                        timestamp: string;
+                        /** @description `{id, erasedAt}`: the end user's data was erased */
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "subscription.created": {
         parameters: {
             query?: never;
@@ -2725,6 +2907,110 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "execution.awaiting_approval": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** execution.awaiting_approval */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "execution.awaiting_approval";
+                        /** Format: date-time */
+                        timestamp: string;
+                        /** @description `{execution, approval}`: the run paused at a flow's approval node (`approval`: `{nodeId, message, expiresAt}`) */
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "execution.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** execution.completed */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "execution.completed";
+                        /** Format: date-time */
+                        timestamp: string;
+                        /** @description The execution of a run that waited for an approval, as it ended (succeeded or failed) */
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx: received */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: Atrium turns the endpoint off */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "directory.sync_failed": {
         parameters: {
             query?: never;
@@ -2799,6 +3085,7 @@ export interface components {
          *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
          *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
          *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
+         *     - `approval`: `data.message` (template, required, at most 4000 characters): what approvers read; `data.timeoutMinutes` (1 to 10080, default 1440). The run pauses here (status `awaiting_approval`) until a member approves (it continues) or rejects it or the time runs out (it fails). Its output is the decision's comment.
          *
          *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
          */
@@ -2902,6 +3189,79 @@ export interface components {
             source: string;
             expiresAt: components["schemas"]["DateTime"] | null;
         };
+        EndUserExport: {
+            exportedAt: components["schemas"]["DateTime"];
+            endUser: components["schemas"]["EndUserDetail"];
+            groups: {
+                id: components["schemas"]["Uuid"];
+                name: string;
+                addedAt: components["schemas"]["DateTime"];
+            }[];
+            portalSessions: {
+                id: components["schemas"]["Uuid"];
+                createdAt: components["schemas"]["DateTime"];
+                expiresAt: components["schemas"]["DateTime"];
+            }[];
+            conversations: {
+                id: components["schemas"]["Uuid"];
+                appId: components["schemas"]["Uuid"];
+                portalId: components["schemas"]["Uuid"] | null;
+                title: string;
+                hiddenAt: components["schemas"]["DateTime"] | null;
+                createdAt: components["schemas"]["DateTime"];
+                updatedAt: components["schemas"]["DateTime"];
+                messages: {
+                    id: components["schemas"]["Uuid"];
+                    role: string;
+                    content: string;
+                    /** @description The reply's numbered citations, as stored */
+                    citations: unknown;
+                    supersededAt: components["schemas"]["DateTime"] | null;
+                    createdAt: components["schemas"]["DateTime"];
+                }[];
+            }[];
+            executions: {
+                id: components["schemas"]["Uuid"];
+                kind: string;
+                itemId: components["schemas"]["Uuid"];
+                status: string;
+                credits: number;
+                input: string;
+                output: string;
+                feedbackRating: string | null;
+                feedbackReason: string | null;
+                createdAt: components["schemas"]["DateTime"];
+            }[];
+            creditRequests: {
+                id: components["schemas"]["Uuid"];
+                message: string;
+                status: string;
+                createdAt: components["schemas"]["DateTime"];
+                resolvedAt: components["schemas"]["DateTime"] | null;
+            }[];
+            notebookPages: {
+                id: components["schemas"]["Uuid"];
+                title: string;
+                markdown: string;
+                updatedAt: components["schemas"]["DateTime"];
+            }[];
+            directoryUsers: {
+                userName: string;
+                externalId: string | null;
+                active: boolean;
+                attributes: unknown;
+            }[];
+            auditEvents: {
+                id: components["schemas"]["Uuid"];
+                occurredAt: components["schemas"]["DateTime"];
+                action: string;
+                door: string;
+                actorLabel: string;
+                targetType: string;
+                targetLabel: string;
+                changes: unknown;
+            }[];
+        };
         CreditRequest: {
             id: components["schemas"]["Uuid"];
             endUserId: components["schemas"]["Uuid"];
@@ -2915,6 +3275,8 @@ export interface components {
             id: components["schemas"]["Uuid"];
             name: string;
             creditAllowance: number;
+            /** @description Model ids its end users' runs may call (`GET /models`); null: every model */
+            allowedModels: string[] | null;
             archived: boolean;
             groupId: components["schemas"]["Uuid"] | null;
         };
@@ -2952,7 +3314,18 @@ export interface components {
              * @enum {string}
              */
             defaultLanguage: "en" | "fr" | "de";
+            embed: components["schemas"]["PortalEmbedSettings"];
+            /** @description The plan an unknown email of an embed token is provisioned on; null refuses unknown emails */
+            provisionPlanId: components["schemas"]["Uuid"] | null;
             createdAt: components["schemas"]["DateTime"];
+        };
+        PortalEmbedSettings: {
+            /** @description Whether pages of `allowedOrigins` may embed the portal's chat */
+            enabled: boolean;
+            /** @description Origins that may frame the chat and exchange tokens */
+            allowedOrigins: string[];
+            /** @description Whether an embed secret was created (`POST /portals/{id}/embed-secret`) */
+            hasSecret: boolean;
         };
         PortalDetail: {
             id: components["schemas"]["Uuid"];
@@ -2972,6 +3345,9 @@ export interface components {
              * @enum {string}
              */
             defaultLanguage: "en" | "fr" | "de";
+            embed: components["schemas"]["PortalEmbedSettings"];
+            /** @description The plan an unknown email of an embed token is provisioned on; null refuses unknown emails */
+            provisionPlanId: components["schemas"]["Uuid"] | null;
             createdAt: components["schemas"]["DateTime"];
             /** @description `/p/<slug>` on this host */
             url: string;
@@ -3004,6 +3380,8 @@ export interface components {
             systemInstruction: string;
             /** @default atrium-offline */
             model: string;
+            /** @default [] */
+            fallbackModels: string[];
             builtIns: {
                 /** @default false */
                 webSearch: boolean;
@@ -3257,6 +3635,13 @@ export interface components {
             /** @description The passage (≤ 2,000 characters) */
             text: string;
         };
+        AwaitingApproval: {
+            /** @constant */
+            status: "awaiting_approval";
+            executionId: components["schemas"]["Uuid"];
+            /** @description The conversation (conversation calls) */
+            conversation_id?: components["schemas"]["Uuid"];
+        };
         Execution: {
             id: components["schemas"]["Uuid"];
             kind: string;
@@ -3371,6 +3756,30 @@ export interface components {
                 suggestedAction: string;
             }[];
             id: components["schemas"]["Uuid"];
+            createdAt: components["schemas"]["DateTime"];
+        };
+        Approval: {
+            executionId: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            kind: "conversation" | "transaction";
+            appId: components["schemas"]["Uuid"];
+            appName: string | null;
+            flowId: components["schemas"]["Uuid"];
+            flowName: string | null;
+            nodeId: string;
+            /** @description The approval node's message, rendered from the run's variables */
+            message: string;
+            /**
+             * @description `pending` (waiting for a decision), `approved` (continuing, then `done`), `rejected` or `timed_out` (the run failed)
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "resuming" | "rejected" | "timed_out" | "done";
+            /** @description Who started the run */
+            requestedBy: string;
+            expiresAt: components["schemas"]["DateTime"];
+            decidedBy: string | null;
+            decidedAt: components["schemas"]["DateTime"] | null;
+            comment: string | null;
             createdAt: components["schemas"]["DateTime"];
         };
         EvalDataset: {
@@ -3593,6 +4002,7 @@ export interface components {
          *     - `loop`: `data.items` (JSON Logic giving a list, or text holding a JSON array; at most 100 items, more fails the run at this node) and `data.body` (1 to 20 nodes of types llm, knowledge_search, template, http_request, code, run in order for each item; they read `{{loop.item}}` and `{{loop.index}}`); `data.concurrency` (1 to 5 items at once, default 1). Its output is a JSON array: the last body node's output for each item.
          *     - `http_request`: `data.url` (template, required), `data.method` (GET, POST, PUT, PATCH, DELETE; default GET), `data.body` (template; not sent with GET), `data.headers` (at most 20 plain header templates) and `data.credentials` (the slug of an MCP connection of the organization whose stored headers are sent, only to that connection's origin). Public addresses only (as URL sources); 30 s and 1 MB bounds; a status other than 2xx fails the run. Its output is the answer's body.
          *     - `code`: `data.code` (JavaScript, the body of a function of `input` = `{inputs, vars, nodes}`; at most 20000 characters): runs in a sandbox with no network and no files, within 64 MB and 5 s. Its output is what it returns (text as is, anything else as JSON).
+         *     - `approval`: `data.message` (template, required, at most 4000 characters): what approvers read; `data.timeoutMinutes` (1 to 10080, default 1440). The run pauses here (status `awaiting_approval`) until a member approves (it continues) or rejects it or the time runs out (it fails). Its output is the decision's comment.
          *
          *     Templates read `{{inputs.<key>}}`, `{{vars.<name>}}` and `{{nodes.<id>.output}}` of a node that runs before this one. JSON Logic reads the same as `{"var": "inputs.<key>"}`, `{"var": "vars.<name>"}`, `{"var": "nodes.<id>.output"}` (and `nodes.<id>.json`, the output parsed when it is JSON). Nodes run in array order unless `data.next` (a node id, or an array of node ids) says which node runs next; `data.next` never forms a cycle. Node ids are unique. Any node may hold `data.position` `{x, y}` (two numbers from -100000 to 100000): where the console's canvas draws it; runs ignore it. Any node may hold `data.title` (one line, at most 200 characters): the name the console shows for it; runs ignore it. A run is bounded in steps, each node's output, and time (`run_limit_exceeded`).
          */
@@ -3617,13 +4027,13 @@ export interface components {
         ConversationDeltaEvent: {
             text: string;
         };
-        /** @description `event: step`: one when a member or tool starts and one when it ends */
+        /** @description `event: step`: one when a member or tool starts and one when it ends; `approval` `waiting` when the run paused for an approval */
         ConversationStepEvent: {
             /** @enum {string} */
-            kind: "member" | "tool";
+            kind: "member" | "tool" | "approval";
             name: string;
             /** @enum {string} */
-            status: "started" | "finished" | "failed";
+            status: "started" | "finished" | "failed" | "waiting";
             /** @description Truncated */
             output?: string;
         };
@@ -3688,7 +4098,7 @@ export interface components {
         /** @description The `error` object of any error response */
         ErrorBody: {
             /** @enum {string} */
-            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "version_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
+            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "invalid_embed_token" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "model_not_in_plan" | "service_disabled" | "plan_limit" | "cross_origin_request" | "origin_not_allowed" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "version_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
             message: string;
         } & {
             [key: string]: unknown;
@@ -3736,6 +4146,15 @@ export interface components {
              * @enum {string}
              */
             code: "member_removed";
+            /** @description Human-readable; wording may change */
+            message: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description `invalid_embed_token` (401): Only on the portal's embed exchange: the embed token is forged, expired, longer-lived than an hour, for another portal, or names no usable end user; nothing done */
+        InvalidEmbedTokenError: {
+            /** @constant */
+            code: "invalid_embed_token";
             /** @description Human-readable; wording may change */
             message: string;
         } & {
@@ -3819,6 +4238,18 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description `model_not_in_plan` (403): The end user's plans do not allow a model the app calls (`models`); nothing ran, nothing charged */
+        ModelNotInPlanError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "model_not_in_plan";
+            /** @description Human-readable; wording may change */
+            message: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description `service_disabled` (403): The App service (Conversation or Transaction) is off in its published API config */
         ServiceDisabledError: {
             /**
@@ -3851,6 +4282,15 @@ export interface components {
         CrossOriginRequestError: {
             /** @constant */
             code: "cross_origin_request";
+            /** @description Human-readable; wording may change */
+            message: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description `origin_not_allowed` (403): Only on the portal's embed exchange: the embedding page's origin is not allowed, or the portal's embedding is off; nothing done */
+        OriginNotAllowedError: {
+            /** @constant */
+            code: "origin_not_allowed";
             /** @description Human-readable; wording may change */
             message: string;
         } & {
@@ -4290,7 +4730,7 @@ export interface components {
                  * @description Stable machine-readable code
                  * @enum {string}
                  */
-                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "service_disabled" | "plan_limit" | "cross_origin_request" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "version_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
+                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "invalid_embed_token" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "model_not_in_plan" | "service_disabled" | "plan_limit" | "cross_origin_request" | "origin_not_allowed" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "version_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
                 /** @description Human-readable; wording may change */
                 message: string;
                 /** @description invalid_request from validation: every problem */
@@ -4679,7 +5119,7 @@ export interface components {
                 };
             };
         };
-        /** @description `feature_not_available`, `api_disabled`, `insufficient_scope`, `forbidden_role`, `service_disabled` */
+        /** @description `feature_not_available`, `api_disabled`, `insufficient_scope`, `forbidden_role`, `service_disabled`, `model_not_in_plan` */
         Error403_4: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4687,7 +5127,7 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["FeatureNotAvailableError"] | components["schemas"]["ApiDisabledError"] | components["schemas"]["InsufficientScopeError"] | components["schemas"]["ForbiddenRoleError"] | components["schemas"]["ServiceDisabledError"];
+                    error: components["schemas"]["FeatureNotAvailableError"] | components["schemas"]["ApiDisabledError"] | components["schemas"]["InsufficientScopeError"] | components["schemas"]["ForbiddenRoleError"] | components["schemas"]["ServiceDisabledError"] | components["schemas"]["ModelNotInPlanError"];
                 };
             };
         };
@@ -5242,6 +5682,86 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    "endUsers-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endUserId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndUserExport"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "endUsers-erase": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                endUserId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endUser: {
+                            id: components["schemas"]["Uuid"];
+                            erasedAt: components["schemas"]["DateTime"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409_2"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
     "endUsers-revoke": {
         parameters: {
             query?: never;
@@ -5519,6 +6039,111 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403_2"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "tierPlans-create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @default 0 */
+                    creditAllowance?: number;
+                    /**
+                     * @description Model ids (`GET /models`) its end users' runs may call; null: every model. The built-in model is always allowed.
+                     * @default null
+                     */
+                    allowedModels?: string[] | null;
+                    /** @default false */
+                    withGroup?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tierPlan: components["schemas"]["TierPlan"];
+                        group?: components["schemas"]["UserGroup"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            409: components["responses"]["Error409_2"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "tierPlans-update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tierPlanId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    creditAllowance?: number;
+                    /** @description Model ids (`GET /models`) its end users' runs may call; null: every model. The built-in model is always allowed. */
+                    allowedModels?: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tierPlan: components["schemas"]["TierPlan"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -6066,6 +6691,12 @@ export interface operations {
                      * @enum {string}
                      */
                     defaultLanguage?: "en" | "fr" | "de";
+                    embed?: {
+                        enabled?: boolean;
+                        /** @description At most 20 origins, each `scheme://host[:port]` */
+                        allowedOrigins?: string[];
+                    };
+                    provisionPlanId?: components["schemas"]["Uuid"] | null;
                 };
             };
         };
@@ -6093,6 +6724,49 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "portals-rotateEmbedSecret": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HS256 signing secret for embed tokens; shown this once */
+                        secret: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409_2"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -6270,6 +6944,8 @@ export interface operations {
                     systemInstruction?: string;
                     /** @description A model id from `GET /models`; else `invalid_model` */
                     model?: string;
+                    /** @description At most 3 model ids from `GET /models` (else `invalid_model`), tried in order when a call fails before any output (429, 5xx, timeout, refused connection) after one retry */
+                    fallbackModels?: string[];
                     builtIns?: {
                         webSearch?: boolean;
                         webScrape?: boolean;
@@ -6396,6 +7072,8 @@ export interface operations {
                     systemInstruction?: string;
                     /** @description A model id from `GET /models`; else `invalid_model` */
                     model?: string;
+                    /** @description At most 3 model ids from `GET /models` (else `invalid_model`), tried in order when a call fails before any output (429, 5xx, timeout, refused connection) after one retry */
+                    fallbackModels?: string[];
                     builtIns?: {
                         webSearch?: boolean;
                         webScrape?: boolean;
@@ -7791,8 +8469,8 @@ export interface operations {
              * @description JSON, or with `"stream": true` Server-Sent Events. With `"stream": true` the answer is Server-Sent Events (refusals before the run starts stay JSON errors). Once the run starts the headers and a comment line go out at once, then a comment every 15 s keeps the connection open. Events, each with an `id:` (its place in the run):
              *     - `run`: `ConversationRunEvent`, first: the `execution_id` to resume or cancel, and the `conversation_id`;
              *     - `delta`: `ConversationDeltaEvent`, a piece of the reply;
-             *     - `step`: `ConversationStepEvent`, a member or tool starting or ending;
-             *     - then exactly one `done` (`ConversationDoneEvent`) or `error` (`ConversationErrorEvent`; code `canceled` after a cancel).
+             *     - `step`: `ConversationStepEvent`, a member or tool starting or ending, or `{kind: "approval", name, status: "waiting"}` when the run paused at a flow's approval node (the stream then stays open and goes on when a member approves; `POST /executions/{executionId}/approval`);
+             *     - then exactly one `done` (`ConversationDoneEvent`) or `error` (`ConversationErrorEvent`; code `canceled` after a cancel, `approval_rejected` or `approval_timed_out` when the approval was refused or ran out).
              *
              *     Clients ignore events they do not know.
              *
@@ -7815,8 +8493,24 @@ export interface operations {
                         citations: components["schemas"]["Citation"][];
                         conversation_id: components["schemas"]["Uuid"];
                         greeting: string;
-                    };
+                    } | components["schemas"]["AwaitingApproval"];
                     "text/event-stream": components["schemas"]["ConversationStreamEvent"];
+                };
+            };
+            /** @description The run reached a flow's approval node and waits for a decision: `{executionId, conversation_id, status: "awaiting_approval"}` */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AwaitingApproval"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -7854,8 +8548,8 @@ export interface operations {
              * @description Server-Sent Events of the run, from the start or after `Last-Event-ID`, then live until the final event; a comment line goes out at once and every 15 s. Events, each with an `id:` (its place in the run):
              *     - `run`: `ConversationRunEvent`, first: the `execution_id` to resume or cancel, and the `conversation_id`;
              *     - `delta`: `ConversationDeltaEvent`, a piece of the reply;
-             *     - `step`: `ConversationStepEvent`, a member or tool starting or ending;
-             *     - then exactly one `done` (`ConversationDoneEvent`) or `error` (`ConversationErrorEvent`; code `canceled` after a cancel).
+             *     - `step`: `ConversationStepEvent`, a member or tool starting or ending, or `{kind: "approval", name, status: "waiting"}` when the run paused at a flow's approval node (the stream then stays open and goes on when a member approves; `POST /executions/{executionId}/approval`);
+             *     - then exactly one `done` (`ConversationDoneEvent`) or `error` (`ConversationErrorEvent`; code `canceled` after a cancel, `approval_rejected` or `approval_timed_out` when the approval was refused or ran out).
              *
              *     Clients ignore events they do not know.
              */
@@ -8003,7 +8697,23 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         executionId: components["schemas"]["Uuid"];
-                    };
+                    } | components["schemas"]["AwaitingApproval"];
+                };
+            };
+            /** @description The run reached a flow's approval node and waits for a decision: `{executionId, status: "awaiting_approval"}`; `GET /executions/{executionId}` has its output once it ends */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AwaitingApproval"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -8322,7 +9032,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 itemId?: components["schemas"]["Uuid"];
-                status?: "succeeded" | "failed" | "canceled" | "output_invalid";
+                status?: "succeeded" | "failed" | "canceled" | "output_invalid" | "awaiting_approval";
                 outcome?: "failure";
                 order?: "oldest" | "newest";
                 endUserId?: components["schemas"]["Uuid"];
@@ -8394,6 +9104,146 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "runtime-approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        approvals: components["schemas"]["Approval"][];
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "runtime-approval": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        approval: components["schemas"]["Approval"];
+                        execution: components["schemas"]["Execution"] | null;
+                        /** @description What the run was asked */
+                        input: string;
+                        /** @description The paused flow's inputs */
+                        inputs: {
+                            [key: string]: unknown;
+                        };
+                        /** @description What set_variable nodes had set */
+                        variables: {
+                            [key: string]: unknown;
+                        };
+                        /** @description The outputs of the flow's nodes that ran before the approval */
+                        steps: {
+                            nodeId: string;
+                            output: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "runtime-decideApproval": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                executionId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    decision: "approve" | "reject";
+                    /** @description Why; shown with the decision and, approved, the node's output */
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        execution: components["schemas"]["Execution"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409_2"];
+            413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -10821,7 +11671,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     url: string;
-                    eventTypes: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "directory.sync_failed" | "*")[];
+                    eventTypes: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "end_user.erased" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "execution.awaiting_approval" | "execution.completed" | "directory.sync_failed" | "*")[];
                     description?: string;
                     enabled?: boolean;
                 };
@@ -10942,7 +11792,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     url?: string;
-                    eventTypes?: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "directory.sync_failed" | "*")[];
+                    eventTypes?: ("end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "end_user.erased" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "execution.awaiting_approval" | "execution.completed" | "directory.sync_failed" | "*")[];
                     description?: string;
                     /** @description true turns a disabled endpoint on again (and clears disabledReason) */
                     enabled?: boolean;

@@ -306,7 +306,7 @@ export const deleteDataset = guardedByKind(
         });
         if (!row) throw datasetNotFound();
         // Its runs and their results go with it (cascade); a case in flight finds its row gone.
-        await tx.evalDataset.delete({ where: { id: row.id } });
+        await tx.evalDataset.delete({ where: { id: row.id, organizationId: actor.organizationId } });
         return row;
       },
       (row) => ({
