@@ -2,7 +2,6 @@
 // The studio's test run: a form from the flow's declared inputs (JSON under "Advanced"), Run, and
 // what came out: the answer, the run's time and credits; each node's result is on the canvas.
 import { Play } from "lucide-react";
-import { useState } from "react";
 import { ErrorAlert } from "@/components/console";
 import { formatMs } from "@/components/runtime/execution-trace";
 import type { FlowInput } from "@/schemas/builder";
@@ -11,7 +10,7 @@ import { fieldsOfFlowInputs, missingFields } from "../input-form-model";
 import type { TestRun } from "./use-test-run";
 
 export function TestRunPanel({ inputs, run, saved }: { inputs: FlowInput[]; run: TestRun; saved: boolean }) {
-  const [values, setValues] = useState<Record<string, unknown>>({});
+  const { values, setValues } = run;
   const fields = fieldsOfFlowInputs(inputs);
   const missing = missingFields(fields, values);
   const { answer, execution } = run;
