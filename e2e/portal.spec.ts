@@ -274,7 +274,7 @@ for (const viewport of VIEWPORTS) {
       await expect(page.getByTestId("featured-app")).toHaveText([/Billing/, /Support/]);
       await page.getByRole("button", { name: "Move Support up" }).click();
       await expect(page.getByTestId("featured-app")).toHaveText([/Support/, /Billing/]);
-      await page.getByRole("button", { name: "Save" }).click();
+      await page.getByRole("button", { name: "Save", exact: true }).click();
       await expect(page.getByRole("status")).toHaveText("Saved.");
       await screenshot(page, "console-portal-settings");
       const stored = await api(page.request, demo.orgKey.secret, "GET", "/portals?limit=200");
