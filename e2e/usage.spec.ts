@@ -124,8 +124,10 @@ for (const viewport of VIEWPORTS) {
     const usage = page.getByRole("region", { name: "Usage", exact: true });
     await expect(usage.getByRole("combobox", { name: "Range" })).toHaveValue("7");
     await expectChart(page);
-    await expect(usage.getByTestId("usage-chart")).toContainText("Credits and turns by day (UTC)");
-    await expect(usage.getByTestId("usage-chart")).toContainText("turns 3");
+    // The credits chart, beside the tokens by model.
+    const creditsChart = usage.getByTestId("usage-chart").filter({ hasText: "Credits and turns by day (UTC)" });
+    await expect(creditsChart).toContainText("turns 3");
+    await expect(usage.getByTestId("usage-chart").filter({ hasText: "Tokens by day (UTC)" })).toBeVisible();
     await expect(usage.getByTestId("usage-failures")).toContainText("1");
     await expect(usage.getByTestId("usage-refused")).toContainText("1");
     const topApps = usage.getByRole("region", { name: "Top apps" });
