@@ -119,8 +119,6 @@ export default function EndUserPage() {
         }
       />
 
-      <EndUserDataPanel endUserId={endUserId} email={user.email} />
-
       <Panel title="Subscriptions">
         <DataTable
           label="Subscriptions table"
@@ -231,6 +229,8 @@ export default function EndUserPage() {
         <GrantAppForm onGrant={grantApp} />
       </Panel>
       <RecentActivity targetId={endUserId} />
+
+      <EndUserDataPanel endUserId={endUserId} email={user.email} />
     </>
   );
 }
