@@ -212,10 +212,12 @@ export const eraseEndUser = guarded(
         await tx.$executeRaw`delete from knowledgebases where end_user_id = ${endUserId}::uuid and organization_id = ${organizationId}::uuid`;
         await tx.$executeRaw`delete from directory_users where end_user_id = ${endUserId}::uuid and organization_id = ${organizationId}::uuid`;
         await tx.$executeRaw`delete from grants where end_user_id = ${endUserId}::uuid and organization_id = ${organizationId}::uuid`;
-        await tx.$executeRaw`delete from group_members where end_user_id = ${endUserId}::uuid`;
-        await tx.$executeRaw`delete from end_user_sessions where end_user_id = ${endUserId}::uuid`;
-        await tx.$executeRaw`delete from end_user_sign_in_codes where end_user_id = ${endUserId}::uuid`;
-        await tx.$executeRaw`update subscriptions set status = 'canceled' where end_user_id = ${endUserId}::uuid`;
+        await tx.$executeRaw`delete from group_members where end_user_id = ${endUserId}::uuid
+          and group_id in (select id from user_groups where organization_id = ${organizationId}::uuid)`;
+        await tx.$executeRaw`delete from end_user_sessions where end_user_id = ${endUserId}::uuid and organization_id = ${organizationId}::uuid`;
+        await tx.$executeRaw`delete from end_user_sign_in_codes where end_user_id = ${endUserId}::uuid and organization_id = ${organizationId}::uuid`;
+        await tx.$executeRaw`update subscriptions set status = 'canceled' where end_user_id = ${endUserId}::uuid
+          and tier_plan_id in (select id from tier_plans where organization_id = ${organizationId}::uuid)`;
         await tx.$executeRaw`delete from outbox_messages where organization_id = ${organizationId}::uuid and lower("to") = ${user.email}`;
         // The audit log keeps its shape: the person's name and address become the tombstone's.
         await tx.$executeRaw`select set_config('atrium.audit_erasure', 'on', true)`;
