@@ -90,22 +90,25 @@ describe("a database outage", () => {
 
   it("maps a connection PostgreSQL terminates under a query (57P01) to service_unavailable", async () => {
     const db = getDb();
-    const terminateSleepers = async () => {
+    // Each query sleeps for its own length, so a backend already ended (still listed a moment
+    // while it exits) is never taken for the next one.
+    const terminateSleeper = async (seconds: string) => {
       // Wait until the query is running, then end its backend as a stopping server does.
-      for (let tries = 0; tries < 50; tries++) {
+      for (let tries = 0; tries < 200; tries++) {
         const { rowCount } = await db.pool.query(
           `select pg_terminate_backend(pid) from pg_stat_activity
-           where query like '%pg_sleep(30)%' and pid <> pg_backend_pid() and state = 'active'`,
+           where query like $1 and pid <> pg_backend_pid() and state = 'active'`,
+          [`%pg_sleep(${seconds})%`],
         );
         if (rowCount) return;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       throw new Error("the query never started");
     };
-    const throughPg = db.pool.query("select pg_sleep(30)").catch((error: unknown) => error);
-    await terminateSleepers();
-    const throughPrisma = db.$queryRaw`select pg_sleep(30)::text`.catch((error: unknown) => error);
-    await terminateSleepers();
+    const throughPg = db.pool.query("select pg_sleep(30.1)").catch((error: unknown) => error);
+    await terminateSleeper("30.1");
+    const throughPrisma = db.$queryRaw`select pg_sleep(30.2)::text`.catch((error: unknown) => error);
+    await terminateSleeper("30.2");
     for (const error of [await throughPg, await throughPrisma]) {
       const answer = toAppError(error);
       expect(answer.code).toBe("service_unavailable");

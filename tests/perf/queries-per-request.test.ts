@@ -20,6 +20,13 @@ afterAll(async () => {
   await Promise.all(dbs.map((db) => closeDb(db)));
 });
 
+/** Waits until nothing `db` was asked to send is still queued or running (writes left after an answer included). */
+async function settled(db: Db): Promise<void> {
+  const busy = () => db.pool.waitingCount > 0 || db.pool.totalCount > db.pool.idleCount;
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  for (let waited = 0; busy() && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
 /** Another server process: its own pool and REST handler; `statements` records what it sends. */
 function serverProcess() {
   const db = createDb(process.env.DATABASE_URL!);
@@ -45,7 +52,7 @@ function serverProcess() {
     async statementsOf(call: () => Promise<unknown>): Promise<string[]> {
       statements.length = 0;
       await call();
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await settled(db);
       return [...statements];
     },
   };
@@ -226,7 +233,9 @@ describe("what a process keeps is dropped by the change's commit, in every proce
     const [a, b] = [serverProcess(), serverProcess()];
     const tenant = await newOrganization();
     const key = tenant.orgKey.secret;
-    expect((await api("GET", "/models", { key, handler: b.handler })).status).toBe(200);
+    await b.statementsOf(async () => {
+      expect((await api("GET", "/models", { key, handler: b.handler })).status).toBe(200);
+    });
     expect(await b.statementsOf(() => api("GET", "/models", { key, handler: b.handler }))).toEqual([
       "atrium_key_count",
     ]);

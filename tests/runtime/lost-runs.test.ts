@@ -54,7 +54,7 @@ async function freePort(): Promise<number> {
 }
 
 /** A server process on the test file's database, ready to answer. */
-async function startServer(): Promise<Server> {
+async function startServer(lostAfterMs = LOST_AFTER_MS): Promise<Server> {
   const port = await freePort();
   const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "tests/runtime/server-process.ts")], {
     cwd: root,
@@ -66,7 +66,7 @@ async function startServer(): Promise<Server> {
       DATABASE_URL: process.env.DATABASE_URL,
       MODEL_PROVIDER_BASE_URL: fake.baseURL,
       MODEL_PROVIDER_MODELS: "slow-model",
-      RUN_LOST_AFTER_MS: String(LOST_AFTER_MS),
+      RUN_LOST_AFTER_MS: String(lostAfterMs),
       SHUTDOWN_GRACE_MS: "500",
       LOG_LEVEL: "warn",
     },
@@ -228,7 +228,8 @@ describe("a run lost with its process", () => {
   }, 180_000);
 
   it("SIGTERM past the grace: its stream gets a final error naming the shutdown, the run ends failed and its key is free", async () => {
-    const [a, b] = await Promise.all([startServer(), startServer()]);
+    // Settled by A itself: B's sweeper must not take the run first, even when a loaded machine stalls A.
+    const [a, b] = await Promise.all([startServer(30_000), startServer(30_000)]);
     const app = await publishedApp({ billingModel: "slow-model" });
     const before = await credits(app.tenant);
     const key = `stopped-${app.appId}`;
