@@ -8,7 +8,7 @@
 // tests/provisioning/data-rights.test.ts walks the Prisma schema and fails on a model that
 // references an end user and is missing here, so a new table cannot be forgotten.
 import type { EndUserExport, EraseEndUserOutput } from "@/schemas/end-user-data";
-import type { Actor } from "@/server/auth/actor";
+import type { Actor, EndUserActor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { guarded } from "@/server/auth/guarded";
@@ -184,6 +184,18 @@ export const exportEndUser = guarded(
     };
   },
 );
+
+/**
+ * The portal door's: the signed-in end user's own export, the same document as the admin's. Their
+ * portal session established who they are; the export reads them alone, as the operator would.
+ */
+export function exportOwnData(db: Db, actor: EndUserActor): Promise<EndUserExport> {
+  return exportEndUser(
+    db,
+    { kind: "operator", organizationId: actor.organizationId, origin: actor.origin },
+    { endUserId: actor.endUser.id },
+  );
+}
 
 /**
  * Erases an end user in one transaction. Idempotent: erasing an erased end user answers when it

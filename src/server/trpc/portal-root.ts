@@ -44,6 +44,8 @@ import { listPortalApps } from "@/server/services/portal-access";
 import { requestSignInCode, verifySignInCode } from "@/server/services/portal-sign-in";
 import { toPublicPortal } from "@/server/services/portals";
 import { getPortalUsage } from "@/server/services/usage";
+import { exportOwnData } from "@/server/services/end-user-data";
+import { EndUserExport } from "@/schemas/end-user-data";
 import { endUserProcedure, portalProcedure, portalRouterFactory as router } from "./portal/init";
 
 export const portalRouter = router({
@@ -103,6 +105,13 @@ export const portalRouter = router({
         endUser: ctx.actor.endUser,
         credits: await creditPools(ctx.db, ctx.actor.organizationId, ctx.actor.endUser.id),
       })),
+  }),
+
+  account: router({
+    /** Everything the organization holds about the signed-in end user, as the admin's export. */
+    export: endUserProcedure(PortalInput)
+      .output(EndUserExport)
+      .query(({ ctx }) => exportOwnData(ctx.db, ctx.actor)),
   }),
 
   runs: router({

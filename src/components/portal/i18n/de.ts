@@ -94,6 +94,11 @@ export const de: Messages = {
     },
     history: {
       heading: "Ihre Unterhaltungen",
+      yourData: "Ihre Daten",
+      yourDataText:
+        "Laden Sie alles herunter, was diese Organisation über Sie gespeichert hat: Ihr Profil, Ihre Unterhaltungen, Ausführungen und Anfragen, als eine JSON-Datei.",
+      download: "Meine Daten herunterladen",
+      preparing: "Wird vorbereitet…",
       startNew: "<start>Beginnen Sie eine neue Unterhaltung</start> mit einer Ihrer Apps.",
       search: "Ihre Unterhaltungen durchsuchen",
       noMatch: "Keine Unterhaltung passt.",

@@ -94,6 +94,11 @@ export const en = {
     },
     history: {
       heading: "Your conversations",
+      yourData: "Your data",
+      yourDataText:
+        "Download everything this organization holds about you: your profile, conversations, runs and requests, as one JSON file.",
+      download: "Download my data",
+      preparing: "Preparing…",
       startNew: "<start>Start a new conversation</start> with one of your apps.",
       search: "Search your conversations",
       noMatch: "No conversation matches.",

@@ -94,6 +94,11 @@ export const fr: Messages = {
     },
     history: {
       heading: "Vos conversations",
+      yourData: "Vos données",
+      yourDataText:
+        "Téléchargez tout ce que cette organisation conserve à votre sujet : votre profil, vos conversations, exécutions et demandes, dans un fichier JSON.",
+      download: "Télécharger mes données",
+      preparing: "Préparation…",
       startNew: "<start>Commencez une nouvelle conversation</start> avec l'une de vos applications.",
       search: "Rechercher dans vos conversations",
       noMatch: "Aucune conversation ne correspond.",
