@@ -137,12 +137,7 @@ export function EditorShell({
         back={{ href: `/${kind}`, label: `All ${kind}` }}
         actions={status}
       />
-      <p className="muted" data-testid="last-change">
-        Last change: {changeWhat(view.lastChange)} by {view.lastChange.by} {doorWords(view.lastChange.source)},{" "}
-        <time dateTime={view.lastChange.at} title={new Date(view.lastChange.at).toLocaleString()}>
-          {agoWords(view.lastChange.at)}
-        </time>
-      </p>
+      <LastChange view={view} />
       {alerts}
       <Workbench
         settings={
@@ -154,6 +149,18 @@ export function EditorShell({
         preview={<PreviewPanel kind={kind} id={id} draftSaved={state === "saved"} />}
       />
     </>
+  );
+}
+
+/** "Last change: Instructions edited by ana@example.com in the console, 3 minutes ago". */
+export function LastChange({ view }: { view: Doc }) {
+  return (
+    <p className="muted" data-testid="last-change">
+      Last change: {changeWhat(view.lastChange)} by {view.lastChange.by} {doorWords(view.lastChange.source)},{" "}
+      <time dateTime={view.lastChange.at} title={new Date(view.lastChange.at).toLocaleString()}>
+        {agoWords(view.lastChange.at)}
+      </time>
+    </p>
   );
 }
 

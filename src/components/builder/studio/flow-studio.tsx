@@ -6,12 +6,13 @@ import "@/components/builder/flow-editor.css";
 import "./studio.css";
 import { useQuery } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useState } from "react";
-import { Tabs } from "@/components/console";
+import { RecentActivity, Tabs } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { FlowInput, FlowNode } from "@/schemas/builder";
 import { flowFeedback, incompleteNodes } from "@/schemas/flow-graph";
-import { EditorShell, type EditorParts } from "../editor-shell";
+import { EditorShell, LastChange, type EditorParts } from "../editor-shell";
 import { shownFeedback } from "../flow-checks";
 import { FlowDetails } from "../flow-details";
 import { structuralProblem, toWrite, useNarrow } from "../flow-editor";
@@ -54,6 +55,11 @@ function StudioFrame({ id, parts }: { id: string; parts: EditorParts }) {
   const trpc = useTRPC();
   const models = useQuery(trpc.models.list.queryOptions({}));
   const narrow = useNarrow();
+  // At a desk the steps are drawn on the canvas, or listed (?view=list, kept in the URL).
+  const router = useRouter();
+  const pathname = usePathname();
+  const listView = useSearchParams().get("view") === "list";
+  const listed = narrow || listView;
   const history = useNodeHistory(nodes, (next) => update({ nodes: next }));
   const run = useTestRun(id, nodes);
   const [selected, setSelected] = useState<number | null>(null);
@@ -103,6 +109,27 @@ function StudioFrame({ id, parts }: { id: string; parts: EditorParts }) {
   );
   const testRun = <TestRunPanel inputs={inputs} run={run} saved={parts.saved} />;
   const hasStart = nodes.some((node) => node.type === "trigger_start");
+  const steps = (
+    <div className="studio-steps">
+      {nodes.length === 0 ? (
+        <EmptyFlow onStart={() => add("trigger_start")} />
+      ) : (
+        <StepList
+          nodes={nodes}
+          missing={missing}
+          results={run.results}
+          selected={chosen}
+          onOpen={select}
+          setNodes={history.setNodes}
+        />
+      )}
+      {narrow && nodes.length > 0 && (
+        <button type="button" className="primary" onClick={() => setSheet("library")}>
+          Add a step
+        </button>
+      )}
+    </div>
+  );
 
   return (
     <div className="studio" data-testid="flow-studio">
@@ -112,45 +139,34 @@ function StudioFrame({ id, parts }: { id: string; parts: EditorParts }) {
         history={history}
         onSettings={() => setSheet("settings")}
         onRun={openRun}
+        view={narrow ? undefined : listed ? "list" : "canvas"}
+        onView={(view) => router.replace(view === "list" ? `${pathname}?view=list` : pathname, { scroll: false })}
       />
       <div className="studio-alerts">{parts.alerts}</div>
       <FlowProblems nodes={nodes} feedback={feedback} missing={missing} onSelect={select} />
       {narrow ? (
-        <div className="studio-steps">
-          {nodes.length === 0 ? (
-            <EmptyFlow onStart={() => add("trigger_start")} />
-          ) : (
-            <StepList
-              nodes={nodes}
-              missing={missing}
-              results={run.results}
-              onOpen={select}
-              setNodes={history.setNodes}
-            />
-          )}
-          {nodes.length > 0 && (
-            <button type="button" className="primary" onClick={() => setSheet("library")}>
-              Add a step
-            </button>
-          )}
-        </div>
+        steps
       ) : (
         <div className="studio-main">
           <NodeLibrary onAdd={(type) => add(type)} hasStart={hasStart} />
-          <div className="studio-canvas">
-            <FlowCanvas
-              nodes={nodes}
-              feedback={feedback}
-              missing={missing}
-              selected={chosen}
-              onSelect={select}
-              setNodes={history.setNodes}
-              results={run.results}
-              onDropType={add}
-              minimap
-            />
-            {nodes.length === 0 && <EmptyFlow onStart={() => add("trigger_start")} />}
-          </div>
+          {listed ? (
+            steps
+          ) : (
+            <div className="studio-canvas">
+              <FlowCanvas
+                nodes={nodes}
+                feedback={feedback}
+                missing={missing}
+                selected={chosen}
+                onSelect={select}
+                setNodes={history.setNodes}
+                results={run.results}
+                onDropType={add}
+                minimap
+              />
+              {nodes.length === 0 && <EmptyFlow onStart={() => add("trigger_start")} />}
+            </div>
+          )}
           <aside className="studio-side" aria-label="Inspector">
             <Tabs
               label="Inspector"
@@ -160,8 +176,7 @@ function StudioFrame({ id, parts }: { id: string; parts: EditorParts }) {
                 {
                   id: "step",
                   label: "Step",
-                  panel:
-                    chosen === null ? <p className="muted">Select a step on the canvas to edit it.</p> : fields(chosen),
+                  panel: chosen === null ? <p className="muted">Select a step to edit it.</p> : fields(chosen),
                 },
                 { id: "run", label: "Test run", panel: testRun },
               ]}
@@ -170,8 +185,10 @@ function StudioFrame({ id, parts }: { id: string; parts: EditorParts }) {
         </div>
       )}
       <Drawer open={sheet === "settings"} title="Flow settings" onClose={() => setSheet(null)}>
+        <LastChange view={parts.body.view} />
         <FlowDetails doc={doc} update={update} />
         {parts.panels}
+        <RecentActivity targetId={id} />
       </Drawer>
       {narrow && (
         <>
