@@ -7,6 +7,7 @@ import { addNode, connect, disconnect, removeNode } from "@/components/builder/f
 import { ruleLogic, simpleRule } from "@/components/builder/condition-rule";
 import { fieldsOfFlowInputs, fieldsOfJsonSchema, missingFields } from "@/components/builder/input-form-model";
 import { libraryEntries } from "@/components/builder/node-catalog";
+import { nodeChanges } from "@/components/builder/node-changes";
 import { DATA_FIELDS } from "@/components/builder/node-data-model";
 import { nodeResults } from "@/components/builder/run-results";
 import { NODE_DATA, NODE_TYPES, type FlowNode } from "@/schemas/builder";
@@ -208,5 +209,31 @@ describe("an empty flow", () => {
     const noStart = [node("out", "output", { value: "x" })];
     const shown = shownFeedback(flowFeedback(noStart, MODELS), noStart);
     expect(shown.map((f) => f.message)).toEqual(["The flow has no Start step: add one, every flow begins with it."]);
+  });
+});
+
+describe("a version compared with the draft, on the canvas", () => {
+  it("marks the steps added and changed, names the removed, and ignores a step only moved", () => {
+    const version = [
+      node("start", "trigger_start", { position: { x: 0, y: 0 } }),
+      node("ask", "llm", { prompt: "Hi", model: "atrium-offline" }),
+      node("old", "template", { template: "bye" }),
+      node("out", "output", { value: "{{nodes.ask.output}}" }),
+    ];
+    const draft = [
+      node("start", "trigger_start", { position: { x: 400, y: 80 } }),
+      node("ask", "llm", { model: "atrium-offline", prompt: "Hello" }),
+      node("out", "output", { value: "{{nodes.ask.output}}" }),
+      node("check", "approval", { message: "Send it?" }),
+    ];
+    const { marks, removed } = nodeChanges(version, draft);
+    expect([...marks]).toEqual([
+      ["ask", "changed"],
+      ["check", "added"],
+    ]);
+    expect(removed.map((gone) => gone.id)).toEqual(["old"]);
+    // Keys in another order are the same settings.
+    const reordered = [node("ask", "llm", { model: "atrium-offline", prompt: "Hi" })];
+    expect(nodeChanges([version[1]!], reordered).marks.size).toBe(0);
   });
 });

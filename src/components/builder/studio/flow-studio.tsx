@@ -12,11 +12,12 @@ import { RecentActivity, Tabs } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { FlowInput, FlowNode } from "@/schemas/builder";
 import { flowFeedback, incompleteNodes } from "@/schemas/flow-graph";
-import { EditorShell, LastChange, type EditorParts } from "../editor-shell";
+import { EditorShell, LastChange, type ComparedVersion, type EditorParts } from "../editor-shell";
 import { shownFeedback } from "../flow-checks";
 import { FlowDetails } from "../flow-details";
 import { structuralProblem, toWrite, useNarrow } from "../flow-editor";
-import { addNode, placeBelow, placeNodes, type Place } from "../flow-nodes";
+import { addNode, nodeTitle, placeBelow, placeNodes, type Place } from "../flow-nodes";
+import { nodeChanges } from "../node-changes";
 import { NodeFields } from "../node-fields";
 import { useNodeHistory } from "../use-node-history";
 import { Drawer } from "./drawer";
@@ -33,13 +34,17 @@ const FlowCanvas = dynamic(() => import("../flow-canvas"), {
 });
 
 export function FlowStudio({ id }: { id: string }) {
+  const [compared, setCompared] = useState<ComparedVersion | null>(null);
   return (
     <EditorShell
       kind="flows"
       id={id}
       toWrite={toWrite}
       holdBack={structuralProblem}
-      frame={(parts) => <StudioFrame id={id} parts={parts} />}
+      onCompare={setCompared}
+      frame={(parts) => (
+        <StudioFrame id={id} parts={parts} compared={compared} onStopComparing={() => setCompared(null)} />
+      )}
     >
       {() => null}
     </EditorShell>
@@ -48,7 +53,17 @@ export function FlowStudio({ id }: { id: string }) {
 
 type Sheet = "settings" | "library" | "step" | "run" | null;
 
-function StudioFrame({ id, parts }: { id: string; parts: EditorParts }) {
+function StudioFrame({
+  id,
+  parts,
+  compared,
+  onStopComparing,
+}: {
+  id: string;
+  parts: EditorParts;
+  compared: ComparedVersion | null;
+  onStopComparing: () => void;
+}) {
   const { doc, update } = parts.body;
   const nodes = doc.nodes as FlowNode[];
   const inputs = doc.inputs as FlowInput[];
@@ -69,6 +84,7 @@ function StudioFrame({ id, parts }: { id: string; parts: EditorParts }) {
   const modelIds = new Set(models.data?.models.map((m) => m.id) ?? ["atrium-offline"]);
   const feedback = shownFeedback(flowFeedback(nodes, modelIds, { allowIncomplete: true }), nodes);
   const missing = incompleteNodes(nodes);
+  const changes = compared ? nodeChanges((compared.document.nodes ?? []) as FlowNode[], nodes) : null;
 
   const select = (index: number | null) => {
     setSelected(index);
@@ -142,7 +158,10 @@ function StudioFrame({ id, parts }: { id: string; parts: EditorParts }) {
         view={narrow ? undefined : listed ? "list" : "canvas"}
         onView={(view) => router.replace(view === "list" ? `${pathname}?view=list` : pathname, { scroll: false })}
       />
-      <div className="studio-alerts">{parts.alerts}</div>
+      <div className="studio-alerts">
+        {parts.alerts}
+        {compared && changes && <CompareNote number={compared.number} changes={changes} onStop={onStopComparing} />}
+      </div>
       <FlowProblems nodes={nodes} feedback={feedback} missing={missing} onSelect={select} />
       {narrow ? (
         steps
@@ -163,6 +182,7 @@ function StudioFrame({ id, parts }: { id: string; parts: EditorParts }) {
                 results={run.results}
                 onDropType={add}
                 minimap
+                marks={changes?.marks}
               />
               {nodes.length === 0 && <EmptyFlow onStart={() => add("trigger_start")} />}
             </div>
@@ -203,6 +223,31 @@ function StudioFrame({ id, parts }: { id: string; parts: EditorParts }) {
           </Drawer>
         </>
       )}
+    </div>
+  );
+}
+
+/** What the canvas marks while a version is compared with the draft, and the steps it cannot show. */
+function CompareNote({
+  number,
+  changes,
+  onStop,
+}: {
+  number: number;
+  changes: ReturnType<typeof nodeChanges>;
+  onStop: () => void;
+}) {
+  const count = (change: "added" | "changed") => [...changes.marks.values()].filter((mark) => mark === change).length;
+  const removed = changes.removed.map(nodeTitle);
+  return (
+    <div className="notice studio-compare" role="status" data-testid="compare-on-canvas">
+      <p>
+        Since version {number}: {count("added")} added, {count("changed")} changed (marked on the steps)
+        {removed.length > 0 ? `; removed: ${removed.join(", ")}` : ""}.
+      </p>
+      <button type="button" onClick={onStop}>
+        Stop comparing
+      </button>
     </div>
   );
 }
