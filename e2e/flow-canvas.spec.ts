@@ -18,6 +18,8 @@ test.describe("at a desk", () => {
   test("a builder adds a node on the canvas, connects it, configures it, sees it saved and finds it after a reload", async ({
     page,
   }) => {
+    // Two reloads and a switch of view: on a loaded machine (and a server's cold first pages) over a minute.
+    test.slow();
     const demo = await signedInDemo(page);
     const key = demo.orgKey.secret;
     const flow = (
