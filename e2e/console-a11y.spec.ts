@@ -105,7 +105,7 @@ for (const viewport of VIEWPORTS) {
       ["/agents", "agents"],
       [`/agents/${seeded.agent.id}`, "agent"],
       ["/flows", "flows"],
-      [`/flows/${seeded.flow.id}`, "flow"],
+      [`/flows/${seeded.flow.id}/studio`, "flow"],
       ["/apps", "apps"],
       [`/apps/${seeded.app.id}`, "app"],
       ["/chat", "chat"],

@@ -1,7 +1,8 @@
-// Issue 15, point 6 (and point 3's flow part): a builder edits a flow on a canvas that changes the
-// same draft as the node list. Connections are the nodes' data.next, places their data.position;
-// an invalid connection is shown (a step back up the canvas drawn round the cards), kept in the
-// browser and saved once fixed. On a phone the list stands in for the canvas.
+// Issue 15, point 6 (and point 3's flow part): a builder edits a flow on the studio's canvas, which
+// changes the same draft as its list of steps. Connections are the nodes' data.next, places their
+// data.position; an invalid connection is shown (a step back up the canvas drawn round the cards),
+// kept in the browser and saved once fixed. On a phone the list stands in for the canvas. The old
+// address, /flows/{id}, lands in the studio.
 import { expect, test, type Page } from "@playwright/test";
 import { api, draftNodes, flowCard, screenshot, signedInDemo } from "./fixtures";
 
@@ -17,6 +18,8 @@ test.describe("at a desk", () => {
   test("a builder adds a node on the canvas, connects it, configures it, sees it saved and finds it after a reload", async ({
     page,
   }) => {
+    // Two reloads and a switch of view: on a loaded machine (and a server's cold first pages) over a minute.
+    test.slow();
     const demo = await signedInDemo(page);
     const key = demo.orgKey.secret;
     const flow = (
@@ -30,13 +33,14 @@ test.describe("at a desk", () => {
       })
     ).flow;
     await page.goto(`/flows/${flow.id}`);
-    await expect(page.getByRole("tab", { name: "Canvas" })).toHaveAttribute("aria-selected", "true");
+    await expect(page).toHaveURL(`/flows/${flow.id}/studio`);
+    await expect(page.getByRole("button", { name: "Canvas", exact: true })).toHaveAttribute("aria-pressed", "true");
     await expect(flowCard(page, 0)).toContainText("Start");
     await expect(flowCard(page, 1)).toContainText("Out");
 
-    await page.getByRole("button", { name: "Add template" }).click();
+    await page.getByRole("navigation", { name: "Node library" }).getByRole("button", { name: "Add Template" }).click();
     await expect(flowCard(page, 2)).toContainText("Template");
-    const selectedNode = page.getByRole("complementary", { name: "Selected node" });
+    const selectedNode = page.getByRole("complementary", { name: "Inspector" });
     await selectedNode.getByRole("textbox", { name: "Template", exact: true }).fill("Summary of {{inputs.topic}}");
     await expect(flowCard(page, 2)).toContainText("Summary of");
 
@@ -76,11 +80,18 @@ test.describe("at a desk", () => {
     await expect(flowCard(page, 2)).toContainText("Summary of");
     await expect(page.locator(".react-flow__edge")).toHaveCount(2);
     await expect(page.getByTestId("restored-edits")).toHaveCount(0);
-    await page.getByRole("tab", { name: "List" }).click();
+    // The same steps as a list at a desk (in the URL), each edited in the inspector.
+    await page.getByRole("button", { name: "List", exact: true }).click();
     await expect(page).toHaveURL(/view=list/);
-    await expect(
-      page.getByTestId("flow-node").nth(2).getByRole("textbox", { name: "Template", exact: true }),
-    ).toHaveValue("Summary of {{inputs.topic}}");
+    await expect(page.getByTestId("flow-step")).toHaveCount(3);
+    await expect(page.getByTestId("flow-step").nth(0)).toContainText("then Template");
+    await page.getByRole("button", { name: "Open Template" }).click();
+    await expect(selectedNode.getByRole("textbox", { name: "Template", exact: true })).toHaveValue(
+      "Summary of {{inputs.topic}}",
+    );
+    await screenshot(page, "flow-studio-list-desk");
+    await page.reload();
+    await expect(page.getByTestId("flow-step")).toHaveCount(3);
   });
 
   test("an invalid connection shows why, is kept in the browser across a reload, and saves once undone", async ({
@@ -100,7 +111,7 @@ test.describe("at a desk", () => {
       })
     ).flow;
     page.on("dialog", (dialog) => void dialog.accept());
-    await page.goto(`/flows/${flow.id}`);
+    await page.goto(`/flows/${flow.id}/studio`);
     await expect(flowCard(page, 2)).toContainText("b");
 
     await connect(page, 2, 1);
@@ -125,7 +136,7 @@ test.describe("at a desk", () => {
     await expect(page.getByTestId("restored-edits")).toBeVisible();
     await expect(page.getByTestId("save-problem")).toContainText("cycle");
     await flowCard(page, 2).click();
-    const selectedNode = page.getByRole("complementary", { name: "Selected node" });
+    const selectedNode = page.getByRole("complementary", { name: "Inspector" });
     await selectedNode.getByRole("button", { name: "Disconnect A" }).click();
     await expect(page.getByTestId("save-state")).toHaveText("Saved");
     await expect(page.getByTestId("save-problem")).toHaveCount(0);
@@ -139,7 +150,7 @@ test.describe("at a desk", () => {
 test.describe("on a phone", () => {
   test.use({ viewport: { width: 390, height: 844 } });
 
-  test("the node list stands in for the canvas, edits the same draft, and nothing scrolls sideways", async ({
+  test("the list of steps stands in for the canvas, edits the same draft, and nothing scrolls sideways", async ({
     page,
   }) => {
     const demo = await signedInDemo(page);
@@ -153,10 +164,13 @@ test.describe("on a phone", () => {
       })
     ).flow;
     await page.goto(`/flows/${flow.id}`);
-    await expect(page.getByText("The canvas needs a wider screen")).toBeVisible();
-    await expect(page.getByRole("tab", { name: "Canvas" })).toHaveCount(0);
-    await expect(page.getByTestId("flow-node")).toHaveCount(2);
-    await page.getByLabel("Final value template").fill("done, by phone");
+    await expect(page).toHaveURL(`/flows/${flow.id}/studio`);
+    await expect(page.getByTestId("flow-canvas")).toHaveCount(0);
+    await expect(page.getByTestId("flow-step")).toHaveCount(2);
+    await page.getByRole("button", { name: "Open Out" }).click();
+    const sheet = page.getByRole("dialog", { name: "Step settings" });
+    await sheet.getByLabel("Final value template").fill("done, by phone");
+    await sheet.getByRole("button", { name: "Close step settings" }).click();
     await expect(page.getByTestId("save-state")).toHaveText("Saved");
     const saved = await draftNodes(page, demo.orgKey.secret, flow.id);
     expect(saved[1]!.data).toEqual({ value: "done, by phone", position: { x: 300, y: 200 } });

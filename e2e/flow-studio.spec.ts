@@ -94,6 +94,7 @@ test.describe("at a desk", () => {
     await inspector.getByLabel("Tier (required)").selectOption("gold");
     await inspector.getByRole("button", { name: "Run the flow" }).click();
     await expect(inspector.getByTestId("test-run-answer")).toContainText("Gold service for gold");
+    await expect(inspector.getByTestId("test-run-cost")).toContainText(/1 credit · \d+ tokens in, \d+ out/);
     await expect(flowCard(page, 2).getByTestId("node-result")).toContainText("Ran");
     await expect(flowCard(page, 2).getByTestId("node-result")).toContainText(/\d+ ms/);
     await expect(flowCard(page, 3).getByTestId("node-result")).toContainText("Not run");
@@ -114,6 +115,125 @@ test.describe("at a desk", () => {
     await screenshot(page, "flow-studio-settings");
     await drawer.getByRole("button", { name: "Close flow settings" }).click();
     await expect(drawer).toBeHidden();
+  });
+});
+
+test.describe("every step's settings, at a desk", () => {
+  test.use({ viewport: { width: 1440, height: 900 } });
+
+  test("each node type is edited in the inspector: an approval's message and time to decide; the kind is a choice", async ({
+    page,
+  }) => {
+    const demo = await signedInDemo(page);
+    const key = demo.orgKey.secret;
+    const { flow } = await api(page.request, key, "POST", "/flows", {
+      name: "Refunds",
+      inputs: [{ key: "amount", label: "Amount", type: "number" }],
+      nodes: [{ id: "start", type: "trigger_start", data: {} }],
+    });
+    await page.goto(`/flows/${flow.id}/studio`);
+    const library = page.getByRole("navigation", { name: "Node library" });
+    const inspector = page.getByRole("complementary", { name: "Inspector" });
+
+    await library.getByRole("button", { name: "Add Approval" }).click();
+    await expect(flowCard(page, 1)).toContainText("Approval");
+    await inspector.getByRole("textbox", { name: "Message for the approvers" }).fill("Refund ");
+    await inspector.getByRole("button", { name: "Insert a variable" }).click();
+    await inspector.getByRole("menuitem", { name: "{{Amount}}" }).click();
+    const minutes = inspector.getByLabel("Time to decide (minutes)");
+    await expect(minutes).toHaveAttribute("max", "10080");
+    await minutes.fill("90");
+    await expect(inspector.getByTestId("approval-rules")).toContainText("rejected, or not decided in time");
+    await expect(page.getByTestId("save-state")).toHaveText("Saved");
+    await screenshot(page, "flow-studio-approval");
+    expect((await draftNodes(page, key, flow.id))[1]!.data).toMatchObject({
+      message: "Refund {{inputs.amount}}",
+      timeoutMinutes: 90,
+    });
+    // Emptied, the time is left to the default (24 hours) rather than written as nothing.
+    await minutes.fill("");
+    await expect(page.getByTestId("save-state")).toHaveText("Saved");
+    await expect.poll(async () => "timeoutMinutes" in (await draftNodes(page, key, flow.id))[1]!.data).toBe(false);
+
+    // Every other type opens with its own fields.
+    const expected: [string, string][] = [
+      ["LLM", "Prompt template"],
+      ["Knowledge search", "Query template"],
+      ["Template", "Template"],
+      ["Set variable", "Variable name"],
+      ["Loop", "Items at once (1–5)"],
+      ["HTTP request", "URL template"],
+      ["Code", "JavaScript (the body of a function of input)"],
+      ["Output", "Final value template"],
+    ];
+    for (const [type, field] of expected) {
+      await library.getByRole("button", { name: `Add ${type}` }).click();
+      await expect(inspector.locator(".node-badge")).toHaveText(type);
+      await expect(inspector.getByLabel(field, { exact: true })).toBeVisible();
+    }
+    await library.getByRole("button", { name: "Add LLM" }).click();
+    const model = inspector.getByLabel("Model", { exact: true });
+    await expect(model).toHaveValue("");
+    await expect(model.locator("option").first()).toHaveText("The built-in model (default)");
+    await library.getByRole("button", { name: "Add Set variable" }).click();
+    await expect(inspector.getByLabel(/Or a JSON Logic expression/)).toBeVisible();
+    await library.getByRole("button", { name: "Add Condition" }).click();
+    await expect(inspector.getByTestId("condition-fields")).toBeVisible();
+
+    // The flow's kind is picked from the kinds the schema knows, not typed.
+    await page.getByRole("button", { name: "Settings" }).click();
+    const drawer = page.getByRole("dialog", { name: "Flow settings" });
+    const kind = drawer.getByRole("combobox", { name: "Kind" });
+    await expect(kind).toHaveValue("form");
+    await expect(kind.locator("option")).toHaveText(["Form"]);
+    await expect(drawer.getByTestId("last-change")).toBeVisible();
+    await screenshot(page, "flow-studio-kind");
+  });
+});
+
+test.describe("a version compared with the draft, at a desk", () => {
+  test.use({ viewport: { width: 1440, height: 900 } });
+
+  test("the canvas marks the steps added and changed since the version, and names those removed", async ({ page }) => {
+    const demo = await signedInDemo(page);
+    const key = demo.orgKey.secret;
+    const start = { id: "start", type: "trigger_start", data: {} };
+    const out = { id: "out", type: "output", data: { value: "{{nodes.greet.output}}" } };
+    const { flow } = await api(page.request, key, "POST", "/flows", {
+      name: "Greeter",
+      nodes: [
+        start,
+        { id: "greet", type: "template", data: { template: "Hi" } },
+        { id: "bye", type: "template", data: { template: "Bye" } },
+        out,
+      ],
+    });
+    await api(page.request, key, "POST", `/flows/${flow.id}/publish`, {});
+    await api(page.request, key, "PATCH", `/flows/${flow.id}/draft`, {
+      nodes: [
+        start,
+        { id: "greet", type: "template", data: { template: "Hello" } },
+        { id: "more", type: "template", data: { template: "More" } },
+        out,
+      ],
+    });
+    await page.goto(`/flows/${flow.id}/studio`);
+    await expect(flowCard(page, 1)).toContainText("Hello");
+    await page.getByRole("button", { name: "Settings" }).click();
+    const drawer = page.getByRole("dialog", { name: "Flow settings" });
+    await drawer.getByRole("button", { name: "Compare with draft" }).click();
+    await expect(drawer.getByTestId("version-changes")).toBeVisible();
+    await drawer.getByRole("button", { name: "Close flow settings" }).click();
+
+    const note = page.getByTestId("compare-on-canvas");
+    await expect(note).toContainText("Since version 1: 1 added, 1 changed");
+    await expect(note).toContainText("removed: Bye");
+    await expect(flowCard(page, 1).getByTestId("node-change")).toHaveText("Changed");
+    await expect(flowCard(page, 2).getByTestId("node-change")).toHaveText("Added");
+    await expect(page.getByTestId("node-change")).toHaveCount(2);
+    await screenshot(page, "flow-studio-compare");
+    await note.getByRole("button", { name: "Stop comparing" }).click();
+    await expect(page.getByTestId("node-change")).toHaveCount(0);
   });
 });
 

@@ -143,6 +143,9 @@ for (const viewport of VIEWPORTS) {
       await send(page, "When are you open?");
       await expect(page.getByTestId("message-assistant").last()).toContainText("nine to five");
       await expect(page).toHaveURL(/\?c=/);
+      // Under the stored answer, what its turn took from alice's credits.
+      await expect(page.getByTestId("turn-cost").last()).toHaveText("This answer used 1 credit");
+      await screenshot(page, "portal-chat-turn-cost");
       await send(page, "Tell me a long story");
       const streaming = page.getByTestId("message-streaming");
       await expect(streaming).toContainText("word5");

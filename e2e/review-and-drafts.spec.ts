@@ -2,7 +2,7 @@
 // leaving the page (a knowledge page, an invalid flow), and a reviewer filters, rejects with a
 // reason, sees a stale proposal flagged and approves in bulk.
 import { expect, test, type Page } from "@playwright/test";
-import { admin, api, screenshot, seedDemo, signIn } from "./fixtures";
+import { admin, api, draftNodes, screenshot, seedDemo, signIn } from "./fixtures";
 
 const SIZES = [
   { name: "desk", width: 1440, height: 900 },
@@ -54,30 +54,58 @@ for (const size of SIZES) {
       page,
     }) => {
       const demo = seedDemo();
-      const flow = (await api(page.request, demo.orgKey.secret, "POST", "/flows", { name: "Triage" })).flow;
+      const flow = (
+        await api(page.request, demo.orgKey.secret, "POST", "/flows", {
+          name: "Triage",
+          nodes: [
+            { id: "start", type: "trigger_start", data: {} },
+            { id: "answer", type: "output", data: { value: "Answer" } },
+          ],
+        })
+      ).flow;
       await signIn(page, demo.login);
       acceptLeaving(page);
+      const phone = size.width < 900;
+      /** The second step's settings: in the inspector beside the list at a desk, in a sheet on a phone. */
+      const openAnswer = async () => {
+        await page
+          .getByTestId("flow-step")
+          .nth(1)
+          .getByRole("button", { name: /^Open / })
+          .click();
+        return phone
+          ? page.getByRole("dialog", { name: "Step settings" })
+          : page.getByRole("complementary", { name: "Inspector" });
+      };
+      const closeSheet = async () => {
+        if (phone) await page.getByRole("button", { name: "Close step settings" }).click();
+      };
+      // The old address of the list lands in the studio's list of steps.
       await page.goto(`/flows/${flow.id}?view=list`);
+      await expect(page).toHaveURL(`/flows/${flow.id}/studio?view=list`);
       await expect(page.getByRole("heading", { level: 1 })).toHaveText("Triage");
-      await page.getByRole("button", { name: "Add output" }).click();
-      await page.getByLabel("Final value template").fill("Answer: {{inputs.topic}}");
+      // Two steps with one id: the server would refuse it, so it is not sent.
+      await (await openAnswer()).getByLabel("Node id").fill("start");
+      await closeSheet();
       await expect(page.getByTestId("save-state")).toHaveText("Not saved (kept in this browser)");
-      await expect(page.getByTestId("save-problem")).toContainText("trigger_start");
+      await expect(page.getByTestId("save-problem")).toContainText("used more than once");
 
       await page.goto("/flows");
-      await page.goto(`/flows/${flow.id}?view=list`);
-      await expect(page.getByLabel("Final value template")).toHaveValue("Answer: {{inputs.topic}}");
+      await page.goto(`/flows/${flow.id}/studio?view=list`);
       await expect(page.getByTestId("restored-edits")).toBeVisible();
-      await expect(page.getByTestId("save-problem")).toContainText("trigger_start");
+      await expect(page.getByTestId("save-problem")).toContainText("used more than once");
       await screenshot(page, "flow-kept");
 
-      await page.getByRole("button", { name: "Add start" }).click();
-      await page.getByRole("button", { name: "Move up" }).last().click();
+      const fields = await openAnswer();
+      await expect(fields.getByLabel("Node id")).toHaveValue("start");
+      await fields.getByLabel("Node id").fill("answer");
+      await closeSheet();
       await expect(page.getByTestId("save-state")).toHaveText("Saved");
       await expect(page.getByTestId("save-problem")).toHaveCount(0);
       await page.reload();
-      await expect(page.getByLabel("Final value template")).toHaveValue("Answer: {{inputs.topic}}");
+      await expect(page.getByTestId("flow-step")).toHaveCount(2);
       await expect(page.getByTestId("restored-edits")).toHaveCount(0);
+      expect((await draftNodes(page, demo.orgKey.secret, flow.id)).map((node) => node.id)).toEqual(["start", "answer"]);
     });
 
     test("a reviewer filters, sees a stale proposal, rejects with a reason and approves the rest in bulk", async ({

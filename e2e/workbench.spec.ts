@@ -51,7 +51,10 @@ for (const viewport of VIEWPORTS) {
         name: "Local",
         baseUrl: fake.baseURL,
         apiKey: "e2e-key",
-        models: [{ id: "chat", kind: "chat" }],
+        models: [
+          { id: "chat", kind: "chat" },
+          { id: "backup", kind: "chat" },
+        ],
       });
       const { agent } = await api(page.request, orgKey.secret, "POST", "/agents", {
         name: "Greeter",
@@ -67,8 +70,23 @@ for (const viewport of VIEWPORTS) {
       await preview.getByRole("button", { name: "Send" }).click();
       await expect(preview.getByTestId("message-assistant")).toHaveCount(1);
       await expect(preview.getByTestId("message-assistant").first()).toContainText("Answering formally.");
+      // What the run cost: its credit and the tokens the provider reported.
+      await expect(preview.getByTestId("preview-cost").first()).toHaveText("1 credit · 10 tokens in, 5 out");
 
       if (phone) await page.getByRole("tab", { name: "Edit" }).click();
+      // A fallback model, picked from the same list as the model (which it does not offer again).
+      const fallbacks = page.getByTestId("fallback-models");
+      const addFallback = fallbacks.getByLabel("Add a fallback model");
+      await expect(addFallback.locator(`option[value="local/chat"]`)).toHaveCount(0);
+      await addFallback.selectOption("local/backup");
+      await expect(fallbacks.getByRole("listitem")).toHaveCount(1);
+      await expect(fallbacks.getByRole("listitem").first()).toContainText("local/backup");
+      await expect(page.getByTestId("save-state")).toHaveText("Saved");
+      expect((await api(page.request, orgKey.secret, "GET", `/agents/${agent.id}/draft`)).agent.fallbackModels).toEqual(
+        ["local/backup"],
+      );
+      await fallbacks.scrollIntoViewIfNeeded();
+      await screenshot(page, `workbench-fallbacks-${viewport.name}`);
       await page.getByLabel("System instruction").fill("Speak cheerfully.");
       await expect(page.getByTestId("save-state")).toHaveText("Saved");
       if (phone) await page.getByRole("tab", { name: "Preview" }).click();

@@ -301,11 +301,18 @@ export const FlowNode = z
   .meta({ id: "FlowNode", description: NODE_TYPES_DESCRIPTION });
 export type FlowNode = z.infer<typeof FlowNode>;
 
+/**
+ * The kinds of flow the console offers (the reference knows `form`: a flow run from a form of its
+ * declared inputs). The API keeps `kind` a string, as the reference does, so a value written
+ * through it before stays readable; the console's select shows such a value as it is.
+ */
+export const FLOW_KINDS = ["form"] as const;
+
 export const FlowDocument = z.strictObject({
   name: Name,
   slug: Slug.default(""),
   description: descriptionText.default(""),
-  kind: Text(50).default("form"),
+  kind: Text(50).default(FLOW_KINDS[0]),
   questions: z.array(Question).max(50).default([]),
   inputs: z.array(FlowInput).max(100).default([]),
   nodes: z.array(FlowNode).max(500).default([]),

@@ -344,6 +344,11 @@ export const PortalMessage = z.object({
   role: z.enum(["user", "assistant"]),
   content: z.string(),
   citations: z.array(Citation),
+  credits: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: "What the answer's turn cost the end user, in credits; null for a question" }),
   createdAt: Timestamp,
 });
 export const GetPortalConversationOutput = z.object({

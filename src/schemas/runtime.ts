@@ -141,6 +141,9 @@ export const DraftPreview = z.object({
   executionId: Uuid,
   latencyMs: z.number().int(),
   credits: z.number().int(),
+  /** The run's model calls summed, as its execution's `usage` counts them. */
+  inputTokens: z.number().int(),
+  outputTokens: z.number().int(),
 });
 export type DraftPreview = z.infer<typeof DraftPreview>;
 

@@ -7,9 +7,12 @@ import { addNode, connect, disconnect, removeNode } from "@/components/builder/f
 import { ruleLogic, simpleRule } from "@/components/builder/condition-rule";
 import { fieldsOfFlowInputs, fieldsOfJsonSchema, missingFields } from "@/components/builder/input-form-model";
 import { libraryEntries } from "@/components/builder/node-catalog";
+import { nodeChanges } from "@/components/builder/node-changes";
+import { DATA_FIELDS } from "@/components/builder/node-data-model";
 import { nodeResults } from "@/components/builder/run-results";
-import { NODE_TYPES, type FlowNode } from "@/schemas/builder";
-import { flowEdges, flowFeedback } from "@/schemas/flow-graph";
+import { NODE_DATA, NODE_TYPES, type FlowNode } from "@/schemas/builder";
+import { flowEdges, flowFeedback, incompleteNodes } from "@/schemas/flow-graph";
+import { APPROVAL_TIMEOUT_MINUTES } from "@/schemas/limits";
 import type { Execution } from "@/schemas/runtime";
 
 const node = (id: string, type: string, data: Record<string, unknown> = {}): FlowNode => ({
@@ -80,6 +83,31 @@ describe("a branch's rule as a simple form", () => {
     });
     expect(simpleRule(true)).toEqual({ path: "", op: "==", value: "" });
     expect(simpleRule({ and: [true, false] })).toBeNull();
+  });
+});
+
+describe("the inspector's fields", () => {
+  it("edits every data field of every node type's schema, and every field a node may lack", () => {
+    // A condition's branches and its `else` have their own editor (condition-fields.tsx).
+    for (const type of NODE_TYPES.filter((type) => type !== "condition")) {
+      const edited = (DATA_FIELDS[type] ?? []).map((field) => field.key);
+      const inSchema = type in NODE_DATA ? Object.keys(NODE_DATA[type as keyof typeof NODE_DATA].shape) : [];
+      const lacking = incompleteNodes([node("n", type)]).map((missing) => missing.field);
+      expect(DATA_FIELDS[type], type).toBeDefined();
+      expect(edited, type).toEqual(expect.arrayContaining([...new Set([...inSchema, ...lacking])]));
+    }
+  });
+
+  it("edits an approval's message and its time to decide within the schema's bounds", () => {
+    const fields = DATA_FIELDS.approval!;
+    expect(fields.find((field) => field.key === "message")).toMatchObject({ kind: "long-template" });
+    expect(fields.find((field) => field.key === "timeoutMinutes")).toMatchObject({
+      kind: "number",
+      min: APPROVAL_TIMEOUT_MINUTES.min,
+      max: APPROVAL_TIMEOUT_MINUTES.max,
+      optional: true,
+    });
+    expect(incompleteNodes([node("ask", "approval", { message: "Refund {{inputs.amount}}?" })])).toEqual([]);
   });
 });
 
@@ -181,5 +209,31 @@ describe("an empty flow", () => {
     const noStart = [node("out", "output", { value: "x" })];
     const shown = shownFeedback(flowFeedback(noStart, MODELS), noStart);
     expect(shown.map((f) => f.message)).toEqual(["The flow has no Start step: add one, every flow begins with it."]);
+  });
+});
+
+describe("a version compared with the draft, on the canvas", () => {
+  it("marks the steps added and changed, names the removed, and ignores a step only moved", () => {
+    const version = [
+      node("start", "trigger_start", { position: { x: 0, y: 0 } }),
+      node("ask", "llm", { prompt: "Hi", model: "atrium-offline" }),
+      node("old", "template", { template: "bye" }),
+      node("out", "output", { value: "{{nodes.ask.output}}" }),
+    ];
+    const draft = [
+      node("start", "trigger_start", { position: { x: 400, y: 80 } }),
+      node("ask", "llm", { model: "atrium-offline", prompt: "Hello" }),
+      node("out", "output", { value: "{{nodes.ask.output}}" }),
+      node("check", "approval", { message: "Send it?" }),
+    ];
+    const { marks, removed } = nodeChanges(version, draft);
+    expect([...marks]).toEqual([
+      ["ask", "changed"],
+      ["check", "added"],
+    ]);
+    expect(removed.map((gone) => gone.id)).toEqual(["old"]);
+    // Keys in another order are the same settings.
+    const reordered = [node("ask", "llm", { model: "atrium-offline", prompt: "Hi" })];
+    expect(nodeChanges([version[1]!], reordered).marks.size).toBe(0);
   });
 });

@@ -7,8 +7,15 @@ import { api } from "../helpers";
 import { readEvents } from "../runtime-helpers";
 import { clientAddress, errorCode, portalCall, portalChat, portalScenario, signIn } from "./helpers";
 
-async function ask(slug: string, appId: string, cookie: string, message: string): Promise<string> {
-  const events = await readEvents(await portalChat(slug, appId, { message }, { cookie }));
+async function ask(
+  slug: string,
+  appId: string,
+  cookie: string,
+  message: string,
+  conversationId?: string,
+): Promise<string> {
+  const body = conversationId ? { message, conversation_id: conversationId } : { message };
+  const events = await readEvents(await portalChat(slug, appId, body, { cookie }));
   return JSON.parse(events.find((e) => e.event === "done")!.data).conversation_id;
 }
 
@@ -117,6 +124,35 @@ describe("portal conversation history", () => {
         .result.data.conversations,
     ).toEqual([]);
     expect((await getDb().conversation.findUniqueOrThrow({ where: { id: mine } })).hiddenAt).toBeNull();
+  });
+
+  it("shows what each answer cost the end user: the credits their pool was charged for its turn", async () => {
+    // The pool is a few hundred credits: a priced turn reserves its calls' ceilings first.
+    const scenario = await portalScenario({ credits: 5_000, orgCredits: 100_000 });
+    const portal = scenario.portal.slug;
+    const price = await api("PUT", "/model-prices/atrium-offline", {
+      key: scenario.key,
+      body: { inputCreditsPerMillion: 1_000_000, outputCreditsPerMillion: 0, minimumCredits: 1 },
+    });
+    expect(price.status, price.text).toBe(200);
+    const cookie = await signIn(scenario, scenario.endUser.email);
+    const conversationId = await ask(portal, scenario.appId, cookie, "How long do refunds take?");
+    await ask(portal, scenario.appId, cookie, "And is shipping refunded?", conversationId);
+
+    const read = await portalCall("query", "conversations.get", { portal, conversationId }, { cookie });
+    const messages = read.body.result.data.conversation.messages as { role: string; credits: number | null }[];
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    // A question costs nothing by itself; each answer carries its turn's charge, as the pool moved.
+    expect(messages.filter((m) => m.role === "user").map((m) => m.credits)).toEqual([null, null]);
+    const costs = messages.filter((m) => m.role === "assistant").map((m) => m.credits!);
+    const executions = await getDb().execution.findMany({
+      where: { organizationId: scenario.tenant.organization.id, conversationId },
+      orderBy: { createdAt: "asc" },
+    });
+    expect(costs).toEqual(executions.map((execution) => execution.credits));
+    expect(costs.every((cost) => cost > 1)).toBe(true);
+    const pool = await getDb().subscription.findFirstOrThrow({ where: { endUserId: scenario.endUser.id } });
+    expect(pool.creditsUsed).toBe(costs[0]! + costs[1]!);
   });
 
   it("makes a title from the first sentence, at most 80 characters", () => {

@@ -54,7 +54,14 @@ describe("draft preview", () => {
       { cookie },
     );
     expect(first.status).toBe(200);
-    expect(first.body.result.data).toMatchObject({ reply: "Answering formally after 1 question(s).", error: null });
+    // What the builder is shown it cost: the provider's reported tokens (10 in, 5 out) and the credit.
+    expect(first.body.result.data).toMatchObject({
+      reply: "Answering formally after 1 question(s).",
+      error: null,
+      credits: 1,
+      inputTokens: 10,
+      outputTokens: 5,
+    });
 
     expect(
       (await patchDraft(tenant.orgKey.secret, "agents", agent.id, { systemInstruction: "Speak cheerfully." })).status,

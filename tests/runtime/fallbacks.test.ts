@@ -14,7 +14,7 @@ vi.hoisted(() => {
 import { getDb } from "@/server/db";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai";
 import { create, publish } from "../builder-helpers";
-import { api, expectError, newOrganization, type Tenant } from "../helpers";
+import { api, expectError, newOrganization, signInCookie, trpc, trpcErrorCode, type Tenant } from "../helpers";
 import { converse, credits } from "../runtime-helpers";
 
 let openai: FakeOpenAI;
@@ -166,5 +166,30 @@ describe("fallback models", () => {
       body: { fallbackModels: ["no-such-model"] },
     });
     expectError(patched, 422, "invalid_model");
+  });
+
+  it("are picked in the console's agent editor: saved in the order chosen, and shown on the live agent", async () => {
+    const tenant = await newOrganization();
+    const cookie = await signInCookie(tenant.owner.email, tenant.owner.password);
+    const created = await trpc("mutation", "agents.create", { name: "Picked", model: "tool-model" }, { cookie });
+    const agentId = created.body.result.data.agent.id as string;
+    const patch = (fallbackModels: string[]) =>
+      trpc("mutation", "agents.patchDraft", { agentId, fallbackModels }, { cookie });
+
+    // Added one after another, then the last moved up: the draft keeps the order as written.
+    expect((await patch(["third-model", "other-model"])).status).toBe(200);
+    const reordered = await patch(["other-model", "third-model"]);
+    expect(reordered.status, reordered.text).toBe(200);
+    expect(reordered.body.result.data.agent.fallbackModels).toEqual(["other-model", "third-model"]);
+
+    // A model the organization does not have is refused, and the draft keeps what it had.
+    const refused = await patch(["other-model", "no-such-model"]);
+    expect(trpcErrorCode(refused)).toBe("invalid_model");
+    expect(trpcErrorCode(await patch(["other-model", "third-model", "fourth-model", "atrium-offline"]))).toBe(
+      "invalid_request",
+    );
+    expect((await trpc("mutation", "agents.publish", { agentId }, { cookie })).status).toBe(200);
+    const live = await api("GET", `/agents/${agentId}`, { key: tenant.orgKey.secret });
+    expect(live.body.agent.fallbackModels).toEqual(["other-model", "third-model"]);
   });
 });

@@ -161,8 +161,11 @@ it("counts the built-in model's tokens by its own estimate, never 0", async () =
     expect(call).toMatchObject({ model: "atrium-offline", provider: "builtin", usageReported: true });
     expect(call.inputTokens).toBeGreaterThan(0);
   }
-  // An extractive answer of the refund policy: its words, about 4 characters a token.
-  expect(run.usage.outputTokens).toBe(Math.ceil(response.body.reply.length / 4));
+  // The supervisor's routing call, then an extractive answer of the refund policy: its words,
+  // about 4 characters a token.
+  expect(run.usage.calls).toHaveLength(2);
+  expect(run.usage.calls[1].outputTokens).toBe(Math.ceil(response.body.reply.length / 4));
+  expect(run.usage.outputTokens).toBe(run.usage.calls[0].outputTokens + run.usage.calls[1].outputTokens);
 });
 
 it("says when a provider reports no usage, and counts 0 tokens", async () => {

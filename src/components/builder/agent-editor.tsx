@@ -6,10 +6,12 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { LoadMore, useCursorList } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
+import { MAX_FALLBACK_MODELS } from "@/schemas/builder";
 import { EditorShell, type EditorBodyProps } from "./editor-shell";
 import { IntegrationsField } from "./integrations-field";
 import { KnowledgebaseName, KnowledgebasePicker } from "./knowledgebase-picker";
 import { LinesField, QuestionsField, Section, TextArea, TextField } from "./fields";
+import { ModelOptions, type ModelList } from "./model-options";
 import type { Doc } from "./use-draft-editor";
 import { DuplicateNameNote } from "./duplicate-name";
 import { itemStateWords } from "@/lib/item-state";
@@ -21,6 +23,7 @@ const WRITE_FIELDS = [
   "identity",
   "systemInstruction",
   "model",
+  "fallbackModels",
   "builtIns",
   "flows",
   "integrations",
@@ -105,8 +108,6 @@ function BuiltInsField({
   );
 }
 
-type ModelList = { id: string; name: string; provider: string }[];
-
 /** Whether the agent has anything a provider model would call as a tool. */
 function usesTools(doc: Doc): boolean {
   return (
@@ -128,7 +129,6 @@ function ModelField({
   usesTools: boolean;
   onChange: (model: string) => void;
 }) {
-  const providers = [...new Set((models ?? []).map((model) => model.provider))];
   const builtIn = models?.find((model) => model.id === value)?.provider === "builtin";
   return (
     <div className="field">
@@ -142,17 +142,7 @@ function ModelField({
         {models && !models.some((m) => m.id === value) && (
           <option value={value}>{value} (unavailable: runs on the built-in model)</option>
         )}
-        {providers.map((provider) => (
-          <optgroup key={provider} label={provider === "builtin" ? "Built-in" : `Provider ${provider}`}>
-            {models!
-              .filter((model) => model.provider === provider)
-              .map((model) => (
-                <option key={model.id} value={model.id}>
-                  {model.name}
-                </option>
-              ))}
-          </optgroup>
-        ))}
+        <ModelOptions models={models} />
       </select>
       <p id="agent-model-hint" className="hint">
         {builtIn && usesTools
@@ -161,6 +151,81 @@ function ModelField({
         Admins add model servers under <Link href="/settings/providers">Model providers</Link>.
       </p>
     </div>
+  );
+}
+
+/** The model and, in order, its fallbacks: "gpt-4o, then claude-3, then atrium-offline". */
+function modelSummary(doc: Doc): string {
+  return [doc.model, ...((doc.fallbackModels as string[] | undefined) ?? [])].join(", then ");
+}
+
+/**
+ * The models tried, in order, when the agent's model fails before any output (after one retry):
+ * picked from the same list as the model, at most MAX_FALLBACK_MODELS, each once.
+ */
+function FallbackModelsField({
+  value,
+  primary,
+  models,
+  onChange,
+}: {
+  value: string[];
+  primary: string;
+  models: ModelList | undefined;
+  onChange: (fallbackModels: string[]) => void;
+}) {
+  const nameOf = (id: string) => models?.find((model) => model.id === id)?.name ?? id;
+  const move = (index: number, by: number) => {
+    const next = [...value];
+    [next[index], next[index + by]] = [next[index + by]!, next[index]!];
+    onChange(next);
+  };
+  return (
+    <fieldset className="bare" data-testid="fallback-models">
+      <legend className="muted">Fallback models</legend>
+      <p className="hint flush-top">
+        Tried in this order when the model fails before answering (rate limited, down, timed out), after one retry;
+        never once the answer has started. The run is charged once, at the price of the model that answered.
+      </p>
+      {value.length > 0 && (
+        <ol className="fallback-list">
+          {value.map((id, index) => (
+            <li key={id} className="row">
+              <span>
+                {nameOf(id)} <code className="muted">{id}</code>
+                {models && !models.some((model) => model.id === id) && (
+                  <span className="badge revoked">not offered</span>
+                )}
+              </span>
+              <button type="button" disabled={index === 0} onClick={() => move(index, -1)}>
+                Up<span className="visually-hidden"> {nameOf(id)}</span>
+              </button>
+              <button type="button" disabled={index === value.length - 1} onClick={() => move(index, 1)}>
+                Down<span className="visually-hidden"> {nameOf(id)}</span>
+              </button>
+              <button type="button" onClick={() => onChange(value.filter((other) => other !== id))}>
+                Remove<span className="visually-hidden"> {nameOf(id)}</span>
+              </button>
+            </li>
+          ))}
+        </ol>
+      )}
+      {value.length < MAX_FALLBACK_MODELS ? (
+        <div className="field">
+          <label htmlFor="agent-fallback-add">Add a fallback model</label>
+          <select
+            id="agent-fallback-add"
+            value=""
+            onChange={(event) => event.target.value && onChange([...value, event.target.value])}
+          >
+            <option value="">Choose a model…</option>
+            <ModelOptions models={models} exclude={[primary, ...value]} />
+          </select>
+        </div>
+      ) : (
+        <p className="muted">At most {MAX_FALLBACK_MODELS} fallback models.</p>
+      )}
+    </fieldset>
   );
 }
 
@@ -213,7 +278,7 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
           onChange={(guardrails) => setIdentity({ guardrails })}
         />
       </Section>
-      <Section title="Instructions and model" label="Behaviour" summary={doc.model}>
+      <Section title="Instructions and model" label="Behaviour" summary={modelSummary(doc)}>
         <TextArea
           label="System instruction"
           value={doc.systemInstruction}
@@ -225,6 +290,12 @@ function AgentForm({ doc, view, update }: EditorBodyProps) {
           models={models.data?.models}
           usesTools={usesTools(doc)}
           onChange={(model) => update({ model })}
+        />
+        <FallbackModelsField
+          value={doc.fallbackModels ?? []}
+          primary={doc.model}
+          models={models.data?.models}
+          onChange={(fallbackModels) => update({ fallbackModels })}
         />
         <BuiltInsField
           value={doc.builtIns}

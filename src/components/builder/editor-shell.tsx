@@ -41,6 +41,12 @@ const SAVE_LABEL = {
   error: "Not saved (kept in this browser)",
 } as const;
 
+/** A version being compared with the draft in the versions list (the studio marks its changes on the canvas). */
+export interface ComparedVersion {
+  number: number;
+  document: Doc;
+}
+
 export interface EditorBodyProps {
   doc: Doc;
   view: Doc;
@@ -68,6 +74,7 @@ export function EditorShell({
   holdBack,
   publishChecks,
   frame,
+  onCompare,
   children,
 }: {
   kind: KindPlural;
@@ -78,6 +85,8 @@ export function EditorShell({
   publishChecks?: (doc: Doc) => PublishCheck[];
   /** Lays the parts out instead of the workbench (the flow studio). */
   frame?: (parts: EditorParts) => ReactNode;
+  /** A version opened to compare with the draft, or null when none is. */
+  onCompare?: (compared: ComparedVersion | null) => void;
   children: (props: EditorBodyProps) => ReactNode;
 }) {
   const editor = useDraftEditor(kind, id, toWrite, holdBack);
@@ -123,7 +132,13 @@ export function EditorShell({
         checks={publishChecks?.(doc) ?? []}
         onDone={editor.refreshState}
       />
-      <VersionsPanel input={editor.input} procs={editor.procs} draft={view} onDone={editor.refreshState} />
+      <VersionsPanel
+        input={editor.input}
+        procs={editor.procs}
+        draft={view}
+        onDone={editor.refreshState}
+        onCompare={onCompare}
+      />
       <DeleteItem kind={kind} input={editor.input} procs={editor.procs} />
     </>
   );
@@ -137,12 +152,7 @@ export function EditorShell({
         back={{ href: `/${kind}`, label: `All ${kind}` }}
         actions={status}
       />
-      <p className="muted" data-testid="last-change">
-        Last change: {changeWhat(view.lastChange)} by {view.lastChange.by} {doorWords(view.lastChange.source)},{" "}
-        <time dateTime={view.lastChange.at} title={new Date(view.lastChange.at).toLocaleString()}>
-          {agoWords(view.lastChange.at)}
-        </time>
-      </p>
+      <LastChange view={view} />
       {alerts}
       <Workbench
         settings={
@@ -154,6 +164,18 @@ export function EditorShell({
         preview={<PreviewPanel kind={kind} id={id} draftSaved={state === "saved"} />}
       />
     </>
+  );
+}
+
+/** "Last change: Instructions edited by ana@example.com in the console, 3 minutes ago". */
+export function LastChange({ view }: { view: Doc }) {
+  return (
+    <p className="muted" data-testid="last-change">
+      Last change: {changeWhat(view.lastChange)} by {view.lastChange.by} {doorWords(view.lastChange.source)},{" "}
+      <time dateTime={view.lastChange.at} title={new Date(view.lastChange.at).toLocaleString()}>
+        {agoWords(view.lastChange.at)}
+      </time>
+    </p>
   );
 }
 
@@ -239,6 +261,8 @@ function Workbench({ settings, preview }: { settings: ReactNode; preview: ReactN
   );
 }
 
+const compared = (version: Doc): ComparedVersion => ({ number: version.number, document: version.document });
+
 /** Deletes the item and its versions (admins and owners). */
 function DeleteItem({ kind, input, procs }: { kind: KindPlural; input: Doc; procs: KindProcedures }) {
   const router = useRouter();
@@ -266,11 +290,13 @@ function VersionsPanel({
   procs,
   draft,
   onDone,
+  onCompare,
 }: {
   input: Doc;
   procs: KindProcedures;
   draft: Doc;
   onDone: () => Promise<void>;
+  onCompare?: (compared: ComparedVersion | null) => void;
 }) {
   // Newest first from the server, a page at a time, so the latest versions come before "Load more".
   const versions = useCursorList(
@@ -309,7 +335,14 @@ function VersionsPanel({
       {/* On a phone each version is a card of labelled cells, rather than columns squeezed letter by letter. */}
       {versions.isLoaded && versions.items.length > 1 && (
         <FormField label="Compare with">
-          <select value={target ? against : "draft"} onChange={(event) => setAgainst(event.target.value)}>
+          <select
+            value={target ? against : "draft"}
+            onChange={(event) => {
+              setAgainst(event.target.value);
+              const opened = versions.items.find((version) => version.id === open);
+              onCompare?.(event.target.value === "draft" && opened ? compared(opened) : null);
+            }}
+          >
             <option value="draft">the draft</option>
             {versions.items.map((version) => (
               <option key={version.id} value={version.id}>
@@ -367,7 +400,13 @@ function VersionsPanel({
               nowrap: true,
               cell: (version) => (
                 <span className="row">
-                  <button type="button" onClick={() => setOpen(open === version.id ? null : version.id)}>
+                  <button
+                    type="button"
+                    onClick={() => {
+                      setOpen(open === version.id ? null : version.id);
+                      onCompare?.(open === version.id || target ? null : compared(version));
+                    }}
+                  >
                     {open === version.id
                       ? "Hide changes"
                       : `Compare with ${target ? `version ${target.number}` : "draft"}`}

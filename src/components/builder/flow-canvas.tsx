@@ -35,6 +35,7 @@ import {
   type Place,
 } from "./flow-nodes";
 import { NODE_DRAG_TYPE } from "./node-catalog";
+import type { StepChange } from "./node-changes";
 import type { NodeResult } from "./run-results";
 
 const NODE_TYPES = { card: NodeCard };
@@ -85,6 +86,8 @@ export interface FlowCanvasProps {
   onDropType?: (type: string, place: Place) => void;
   /** The overview map in a corner (the full-screen editor has room for it). */
   minimap?: boolean;
+  /** Against a compared version: the steps added or changed since, by node id. */
+  marks?: Map<string, StepChange>;
 }
 
 /** Which dot of a condition a step leaves from: its branch's (by name), or "else". */
@@ -104,6 +107,7 @@ export default function FlowCanvas({
   results,
   onDropType,
   minimap,
+  marks,
 }: FlowCanvasProps) {
   const cards = useMemo<Card[]>(() => {
     const places = placesOf(nodes);
@@ -116,11 +120,12 @@ export default function FlowCanvas({
         bad: feedback.some((f) => f.nodeId === node.id),
         needs: missing.filter((m) => m.nodeId === node.id).map((m) => m.need),
         result: results?.get(node.id),
+        change: marks?.get(node.id),
       },
       selected: i === selected,
       ariaLabel: `Node ${nodeTitle(node)} (${typeLabel(node.type)})`,
     }));
-  }, [nodes, feedback, missing, selected, results]);
+  }, [nodes, feedback, missing, selected, results, marks]);
   const lines = useMemo<Edge[]>(() => {
     const seen = new Set<string>();
     const places = placesOf(nodes);

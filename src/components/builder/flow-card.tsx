@@ -7,26 +7,39 @@ import { useEffect } from "react";
 import type { FlowNode } from "@/schemas/builder";
 import { formatMs } from "@/components/runtime/execution-trace";
 import { branchesOf, nodeTitle, typeLabel } from "./flow-nodes";
+import type { StepChange } from "./node-changes";
 import type { NodeResult } from "./run-results";
 
-export type CardData = { node: FlowNode; bad: boolean; needs: string[]; result?: NodeResult };
+export type CardData = {
+  node: FlowNode;
+  bad: boolean;
+  needs: string[];
+  result?: NodeResult;
+  /** Against a compared version: a step added or changed since. */
+  change?: StepChange;
+};
 export type Card = Node<CardData, "card">;
 
 const STATUS_WORDS = { succeeded: "Ran", failed: "Failed", skipped: "Not run" } as const;
 
 export function NodeCard({ id, data }: NodeProps<Card>) {
-  const { node, bad, needs, result } = data;
+  const { node, bad, needs, result, change } = data;
   const text = [node.data.prompt, node.data.query, node.data.template, node.data.value, node.data.url].find(
     (value) => typeof value === "string" && value !== "",
   ) as string | undefined;
   const status = result ? ` ran-${result.status}` : "";
   return (
-    <div className={`flow-card${bad ? " bad" : ""}${status}`}>
+    <div className={`flow-card${bad ? " bad" : ""}${status}${change ? ` compared-${change}` : ""}`}>
       {node.type !== "trigger_start" && <Handle type="target" position={Position.Top} />}
       <span className="flow-card-head">
         <strong className="flow-card-title">{nodeTitle(node)}</strong>
         <span className="flow-card-type">{typeLabel(node.type)}</span>
       </span>
+      {change && (
+        <span className="flow-card-change" data-testid="node-change">
+          {change === "added" ? "Added" : "Changed"}
+        </span>
+      )}
       {text && <span className="flow-card-text">{text}</span>}
       {needs.length > 0 && <span className="flow-card-needs">needs {needs.join(" and ")}</span>}
       {result && <RunResult result={result} />}

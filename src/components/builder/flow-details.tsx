@@ -2,7 +2,8 @@
 // A flow's own settings: name, slug, description, kind, questions and its declared inputs (the
 // fields the preview's form and the published input schema are made of). Shown in the long
 // editor and in the canvas editor's settings drawer.
-import type { FlowInput } from "@/schemas/builder";
+import { FormField } from "@/components/console";
+import { FLOW_KINDS, type FlowInput } from "@/schemas/builder";
 import { DuplicateNameNote } from "./duplicate-name";
 import type { EditorBodyProps } from "./editor-shell";
 import { QuestionsField, Section, TextArea, TextField } from "./fields";
@@ -25,7 +26,18 @@ export function FlowDetails({ doc, update }: Pick<EditorBodyProps, "doc" | "upda
           onChange={(description) => update({ description })}
           rows={2}
         />
-        <TextField label="Kind" value={doc.kind} onChange={(kind) => update({ kind })} />
+        <FormField label="Kind" hint="A form flow runs from a form of its inputs, below">
+          <select value={doc.kind} onChange={(event) => update({ kind: event.target.value })}>
+            {!(FLOW_KINDS as readonly string[]).includes(doc.kind) && (
+              <option value={doc.kind}>{doc.kind} (set through the API)</option>
+            )}
+            {FLOW_KINDS.map((kind) => (
+              <option key={kind} value={kind}>
+                {kind === "form" ? "Form" : kind}
+              </option>
+            ))}
+          </select>
+        </FormField>
         <QuestionsField value={doc.questions} onChange={(questions) => update({ questions })} />
       </Section>
       <Section title="Inputs" summary={count(inputs.length, "input")}>

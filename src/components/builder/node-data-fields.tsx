@@ -1,58 +1,18 @@
 "use client";
 // A flow node's own data, edited by its type (the rules are NODE_DATA's and flowFeedback's): templates
 // with "Insert a variable", a knowledgebase picked by name, choices, numbers, code and JSON.
+import { useQuery } from "@tanstack/react-query";
 import { useRef } from "react";
 import { FormField } from "@/components/console";
-import { HTTP_METHODS, type FlowNode } from "@/schemas/builder";
+import { useTRPC } from "@/lib/trpc";
+import type { FlowNode } from "@/schemas/builder";
 import { TextArea, TextField } from "./fields";
 import { insertAt } from "./flow-nodes";
 import { JsonField } from "./json-field";
+import { ModelOptions } from "./model-options";
 import { KnowledgebaseName, KnowledgebasePicker } from "./knowledgebase-picker";
+import { APPROVAL_RULES, DATA_FIELDS } from "./node-data-model";
 import { VariableMenu, type Variable } from "./variable-menu";
-
-type FieldKind = "template" | "long-template" | "text" | "knowledgebase" | "choice" | "number" | "code" | "json";
-
-interface DataField {
-  key: string;
-  label: string;
-  kind: FieldKind;
-  hint?: string;
-  choices?: readonly string[];
-}
-
-/** The data fields each node type is edited with (a condition's branches have their own editor). */
-const DATA_FIELDS: Record<string, DataField[]> = {
-  llm: [
-    { key: "prompt", label: "Prompt template", kind: "long-template" },
-    { key: "model", label: "Model (optional)", kind: "text" },
-  ],
-  knowledge_search: [
-    { key: "knowledgebaseId", label: "Knowledgebase", kind: "knowledgebase" },
-    { key: "query", label: "Query template", kind: "template" },
-  ],
-  template: [{ key: "template", label: "Template", kind: "long-template" }],
-  output: [{ key: "value", label: "Final value template", kind: "long-template" }],
-  set_variable: [
-    { key: "name", label: "Variable name", kind: "text", hint: "Later steps read it as {{vars.name}}" },
-    { key: "value", label: "Value template", kind: "long-template" },
-  ],
-  http_request: [
-    { key: "method", label: "Method", kind: "choice", choices: HTTP_METHODS },
-    { key: "url", label: "URL template", kind: "template" },
-    { key: "body", label: "Body template (not sent with GET)", kind: "long-template" },
-    { key: "headers", label: "Headers (JSON object)", kind: "json" },
-    { key: "credentials", label: "Connection for stored headers (slug, optional)", kind: "text" },
-  ],
-  code: [{ key: "code", label: "JavaScript (the body of a function of input)", kind: "code" }],
-  loop: [
-    { key: "items", label: "Items (JSON Logic giving a list)", kind: "json", hint: 'e.g. {"var": "inputs.items"}' },
-    { key: "concurrency", label: "Items at once (1–5)", kind: "number" },
-    { key: "body", label: "Steps for each item (JSON list of nodes)", kind: "json" },
-  ],
-};
-
-/** Fields that may be left out: emptied, they are removed rather than written as "". */
-const OPTIONAL = new Set(["model", "credentials", "body", "concurrency"]);
 
 export function NodeDataFields({
   node,
@@ -77,13 +37,15 @@ export function NodeDataFields({
     });
   };
   const text = (key: string) => String(node.data[key] ?? "");
+  const fieldsOf = DATA_FIELDS[node.type] ?? [];
+  const optional = new Set(fieldsOf.filter((field) => field.optional).map((field) => field.key));
   const set = (key: string) => (value: string) =>
-    setData(key, value === "" && OPTIONAL.has(key) ? undefined : value, group(key));
+    setData(key, value === "" && optional.has(key) ? undefined : value, group(key));
   const keep = (key: string) => (element: HTMLInputElement | HTMLTextAreaElement | null) => {
     fields.current[key] = element;
   };
 
-  return (DATA_FIELDS[node.type] ?? []).map(({ key, label, kind, hint, choices }) => {
+  const edited = fieldsOf.map(({ key, label, kind, hint, choices, min, max }) => {
     switch (kind) {
       case "knowledgebase":
         return (
@@ -117,13 +79,22 @@ export function NodeDataFields({
             </select>
           </FormField>
         );
+      case "model":
+        return (
+          <ModelSelect
+            key={key}
+            label={label}
+            value={text(key)}
+            onChange={(model) => setData(key, model || undefined)}
+          />
+        );
       case "number":
         return (
-          <FormField key={key} label={label}>
+          <FormField key={key} label={label} hint={hint}>
             <input
               type="number"
-              min={1}
-              max={5}
+              min={min}
+              max={max}
               value={text(key)}
               onChange={(event) => setData(key, event.target.value === "" ? undefined : Number(event.target.value))}
             />
@@ -139,4 +110,32 @@ export function NodeDataFields({
         return <TextField key={key} label={label} value={text(key)} onChange={set(key)} />;
     }
   });
+  return node.type === "approval" ? (
+    <>
+      {edited}
+      <p className="muted" data-testid="approval-rules">
+        {APPROVAL_RULES}
+      </p>
+    </>
+  ) : (
+    edited
+  );
+}
+
+/** An LLM step's model, picked from the organization's models; none is the built-in model. */
+function ModelSelect({ label, value, onChange }: { label: string; value: string; onChange: (id: string) => void }) {
+  const trpc = useTRPC();
+  const models = useQuery(trpc.models.list.queryOptions({}));
+  const listed = models.data?.models ?? [];
+  return (
+    <FormField label={label}>
+      <select value={value} onChange={(event) => onChange(event.target.value)}>
+        <option value="">The built-in model (default)</option>
+        {value !== "" && !listed.some((model) => model.id === value) && (
+          <option value={value}>{value} (not offered: runs on the built-in model)</option>
+        )}
+        <ModelOptions models={listed} />
+      </select>
+    </FormField>
+  );
 }

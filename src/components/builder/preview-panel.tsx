@@ -9,6 +9,7 @@ import { useState, type FormEvent } from "react";
 import { ChatComposer } from "@/components/chat/chat-composer";
 import { ChatTranscript } from "@/components/chat/chat-transcript";
 import { TraceDetails, formatMs } from "@/components/runtime/execution-trace";
+import { costWords } from "@/lib/cost-words";
 import { useTRPC } from "@/lib/trpc";
 import { ONE, type KindPlural } from "./use-draft-editor";
 
@@ -24,6 +25,8 @@ interface PreviewMessage {
   executionId?: string;
   error?: string | null;
   latencyMs?: number;
+  /** What the run cost, e.g. "1 credit · 10 tokens in, 5 out" (kept with the transcript). */
+  cost?: string;
   /** When the answer was given: the draft as saved then is what answered. */
   at?: string;
 }
@@ -87,6 +90,7 @@ export function PreviewPanel({ kind, id, draftSaved }: { kind: KindPlural; id: s
               executionId: answer.executionId,
               error: answer.error,
               latencyMs: answer.latencyMs,
+              cost: costWords(answer),
               at: new Date().toISOString(),
             },
           ];
@@ -113,7 +117,8 @@ export function PreviewPanel({ kind, id, draftSaved }: { kind: KindPlural; id: s
         </button>
       </div>
       <p className="muted preview-note">
-        Runs this {ONE[kind]}&apos;s draft as you edit it, not the live version. Each message is a test run: 1 credit.
+        Runs this {ONE[kind]}&apos;s draft as you edit it, not the live version. Each message is a test run: 1 credit,
+        or its models&apos; price when the organization prices them; each answer says what it cost.
       </p>
       <ChatTranscript
         messages={messages}
@@ -125,6 +130,11 @@ export function PreviewPanel({ kind, id, draftSaved }: { kind: KindPlural; id: s
               {m.at ? `Draft as saved at ${new Date(m.at).toLocaleTimeString()}` : ""}
               {m.latencyMs !== undefined ? ` · ${formatMs(m.latencyMs)}` : ""}
             </span>
+            {m.cost && (
+              <span className="muted" data-testid="preview-cost">
+                {m.cost}
+              </span>
+            )}
             {m.executionId && <TraceDetails executionId={m.executionId} />}
           </div>
         )}

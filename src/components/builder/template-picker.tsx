@@ -26,7 +26,7 @@ export function TemplatePicker({ open: opens }: { open: "flows" | "apps" }) {
     trpc.builderTemplates.copy.mutationOptions({
       onSuccess: ({ flow, app }) => {
         notifyDone(`Copied as the flow “${flow.name}” and the app “${app.name}”, both drafts.`);
-        router.push(opens === "flows" ? `/flows/${flow.id}` : `/apps/${app.id}`);
+        router.push(opens === "flows" ? `/flows/${flow.id}/studio` : `/apps/${app.id}`);
       },
     }),
   );

@@ -177,6 +177,13 @@ export function PortalChat({
               messages={stored}
               pending={turn.pending}
               reconnecting={turn.reconnecting}
+              footer={(message) =>
+                message.credits !== null && (
+                  <p className="muted portal-turn-cost" data-testid="turn-cost">
+                    {t("chat.turnCost", { count: message.credits })}
+                  </p>
+                )
+              }
               actions={{
                 // Out of credits, nothing that runs again is offered; rating still is.
                 ...(outOfCredits

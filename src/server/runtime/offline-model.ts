@@ -69,6 +69,18 @@ export function offlineRoute(message: string, candidates: RouteCandidate[]): str
   return (byKnowledge.length > 0 ? byKnowledge : scored.slice(0, 1)).map((entry) => entry.id);
 }
 
+/**
+ * What routing reads, in tokens (an estimate): the instructions, the message and each candidate as
+ * it is described. The built-in router reports it; a run reserves a priced router's call on it.
+ */
+export function routeInputTokens(input: { message: string; instructions: string; candidates: RouteCandidate[] }) {
+  return estimateTokens(
+    input.instructions,
+    input.message,
+    ...input.candidates.map((c) => `${c.id} ${c.name} ${c.description} ${c.knowledge ?? ""}`),
+  );
+}
+
 export function offlineGrade(output: string, expectedBehavior: string): Grade {
   const expected = [...new Set(terms(expectedBehavior))];
   if (expected.length === 0)
@@ -109,8 +121,10 @@ export const offlineModel: ChatModel = {
       input.onUsage?.({ inputTokens: read, outputTokens: estimateTokens(written) });
     }
   },
-  async route({ message, candidates }) {
-    return offlineRoute(message, candidates);
+  async route(input) {
+    const picked = offlineRoute(input.message, input.candidates);
+    input.onUsage?.({ inputTokens: routeInputTokens(input), outputTokens: estimateTokens(JSON.stringify(picked)) });
+    return picked;
   },
   async grade({ output, expectedBehavior }) {
     return offlineGrade(output, expectedBehavior);

@@ -34,6 +34,7 @@ import { Citations } from "./citations";
 import { integrationTools } from "./mcp-tools";
 import { missingNote, retrievePassages, tracePassages, type Retrieved } from "./retrieval";
 import { render, show, type TemplateScope } from "./templates";
+import { routeInputTokens } from "./offline-model";
 import { offlineStepInput } from "./offline-step";
 import {
   chooseBranch,
@@ -306,6 +307,24 @@ async function answer(
     }
   }
   throw failure;
+}
+
+/**
+ * The supervisor's routing call, metered like an answer: its ceiling reserved before it is made
+ * (on a priced model), its tokens recorded on the run's meter whether it answers or fails.
+ */
+async function route(
+  ctx: RunContext,
+  model: ChatModel,
+  input: { message: string; instructions: string; candidates: RouteCandidate[] },
+): Promise<{ picked: string[]; tokens: Pick<TraceEntry, "inputTokens" | "outputTokens"> }> {
+  await ctx.meter.reserve(model.id, routeInputTokens(input));
+  return modelCall(ctx, async () => {
+    const { result, call } = await metered(ctx, model, (onUsage) =>
+      model.route({ ...input, signal: ctx.signal, onUsage }),
+    );
+    return { picked: result, tokens: { inputTokens: call.inputTokens, outputTokens: call.outputTokens } };
+  });
 }
 
 /** Waits before a retry; a cancel or the run's time-out ends the wait (and the run). */
@@ -879,16 +898,19 @@ export async function runApp(
       const started = performance.now();
       step(ctx, "routing");
       const candidates = await routeCandidates(ctx, run.members, message, adviserModel.callsTools);
-      const picked = await modelCall(ctx, () =>
-        adviserModel.route({ message, instructions: doc.adviserInstructions, candidates, signal: ctx.signal }),
-      );
-      const chosen = run.members.filter((m) => picked.includes(m.runnable.id)).slice(0, 2);
+      const routing = await route(ctx, adviserModel, {
+        message,
+        instructions: doc.adviserInstructions,
+        candidates,
+      });
+      const chosen = run.members.filter((m) => routing.picked.includes(m.runnable.id)).slice(0, 2);
       ctx.trace.push({
         id: run.app.id,
         kind: "supervisor",
         name: "routing",
         model: adviserModel.id,
         output: chosen.map((m) => m.runnable.document.name).join(", "),
+        ...routing.tokens,
         latencyMs: Math.round(performance.now() - started),
       });
       replies = await Promise.all(

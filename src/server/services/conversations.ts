@@ -611,6 +611,16 @@ export async function getEndUserConversation(db: Db, actor: EndUserActor, input:
     }),
     builderItemNames(db, actor.organizationId, [conversation.appId]),
   ]);
+  // What each answer's run charged: the same integer taken from the end user's pool.
+  const runIds = messages.flatMap((m) => (m.role === "assistant" && m.executionId ? [m.executionId] : []));
+  const charged = new Map(
+    (
+      await db.execution.findMany({
+        where: { organizationId: actor.organizationId, id: { in: runIds } },
+        select: { id: true, credits: true },
+      })
+    ).map((run) => [run.id, run.credits]),
+  );
   return {
     id: conversation.id,
     appId: conversation.appId,
@@ -621,6 +631,7 @@ export async function getEndUserConversation(db: Db, actor: EndUserActor, input:
       role: m.role as "user" | "assistant",
       content: m.content,
       citations: citationsOf(m.citations),
+      credits: m.role === "assistant" && m.executionId ? (charged.get(m.executionId) ?? null) : null,
       createdAt: m.createdAt.toISOString(),
     })),
   };

@@ -77,6 +77,15 @@ export const previewDraft = guardedByKind(
       trace: ctx.trace,
     });
     const { credits } = billed.outcome();
-    return { reply, error, executionId: execution.id, latencyMs: Math.round(latencyMs), credits };
+    const tokens = (side: "inputTokens" | "outputTokens") => ctx.meter.calls.reduce((sum, call) => sum + call[side], 0);
+    return {
+      reply,
+      error,
+      executionId: execution.id,
+      latencyMs: Math.round(latencyMs),
+      credits,
+      inputTokens: tokens("inputTokens"),
+      outputTokens: tokens("outputTokens"),
+    };
   },
 );

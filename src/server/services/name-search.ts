@@ -78,7 +78,7 @@ function foundHref(row: { kind: FoundKind; id: string; link_id: string | null })
     case "agent":
       return `/agents/${row.id}`;
     case "flow":
-      return `/flows/${row.id}`;
+      return `/flows/${row.id}/studio`;
     case "knowledgebase":
       return `/knowledge/${row.id}`;
     case "page":

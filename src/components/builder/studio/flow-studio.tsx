@@ -6,16 +6,18 @@ import "@/components/builder/flow-editor.css";
 import "./studio.css";
 import { useQuery } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useState } from "react";
-import { Tabs } from "@/components/console";
+import { RecentActivity, Tabs } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import type { FlowInput, FlowNode } from "@/schemas/builder";
 import { flowFeedback, incompleteNodes } from "@/schemas/flow-graph";
-import { EditorShell, type EditorParts } from "../editor-shell";
+import { EditorShell, LastChange, type ComparedVersion, type EditorParts } from "../editor-shell";
 import { shownFeedback } from "../flow-checks";
 import { FlowDetails } from "../flow-details";
 import { structuralProblem, toWrite, useNarrow } from "../flow-editor";
-import { addNode, placeBelow, placeNodes, type Place } from "../flow-nodes";
+import { addNode, nodeTitle, placeBelow, placeNodes, type Place } from "../flow-nodes";
+import { nodeChanges } from "../node-changes";
 import { NodeFields } from "../node-fields";
 import { useNodeHistory } from "../use-node-history";
 import { Drawer } from "./drawer";
@@ -32,13 +34,17 @@ const FlowCanvas = dynamic(() => import("../flow-canvas"), {
 });
 
 export function FlowStudio({ id }: { id: string }) {
+  const [compared, setCompared] = useState<ComparedVersion | null>(null);
   return (
     <EditorShell
       kind="flows"
       id={id}
       toWrite={toWrite}
       holdBack={structuralProblem}
-      frame={(parts) => <StudioFrame id={id} parts={parts} />}
+      onCompare={setCompared}
+      frame={(parts) => (
+        <StudioFrame id={id} parts={parts} compared={compared} onStopComparing={() => setCompared(null)} />
+      )}
     >
       {() => null}
     </EditorShell>
@@ -47,13 +53,28 @@ export function FlowStudio({ id }: { id: string }) {
 
 type Sheet = "settings" | "library" | "step" | "run" | null;
 
-function StudioFrame({ id, parts }: { id: string; parts: EditorParts }) {
+function StudioFrame({
+  id,
+  parts,
+  compared,
+  onStopComparing,
+}: {
+  id: string;
+  parts: EditorParts;
+  compared: ComparedVersion | null;
+  onStopComparing: () => void;
+}) {
   const { doc, update } = parts.body;
   const nodes = doc.nodes as FlowNode[];
   const inputs = doc.inputs as FlowInput[];
   const trpc = useTRPC();
   const models = useQuery(trpc.models.list.queryOptions({}));
   const narrow = useNarrow();
+  // At a desk the steps are drawn on the canvas, or listed (?view=list, kept in the URL).
+  const router = useRouter();
+  const pathname = usePathname();
+  const listView = useSearchParams().get("view") === "list";
+  const listed = narrow || listView;
   const history = useNodeHistory(nodes, (next) => update({ nodes: next }));
   const run = useTestRun(id, nodes);
   const [selected, setSelected] = useState<number | null>(null);
@@ -63,6 +84,7 @@ function StudioFrame({ id, parts }: { id: string; parts: EditorParts }) {
   const modelIds = new Set(models.data?.models.map((m) => m.id) ?? ["atrium-offline"]);
   const feedback = shownFeedback(flowFeedback(nodes, modelIds, { allowIncomplete: true }), nodes);
   const missing = incompleteNodes(nodes);
+  const changes = compared ? nodeChanges((compared.document.nodes ?? []) as FlowNode[], nodes) : null;
 
   const select = (index: number | null) => {
     setSelected(index);
@@ -103,6 +125,27 @@ function StudioFrame({ id, parts }: { id: string; parts: EditorParts }) {
   );
   const testRun = <TestRunPanel inputs={inputs} run={run} saved={parts.saved} />;
   const hasStart = nodes.some((node) => node.type === "trigger_start");
+  const steps = (
+    <div className="studio-steps">
+      {nodes.length === 0 ? (
+        <EmptyFlow onStart={() => add("trigger_start")} />
+      ) : (
+        <StepList
+          nodes={nodes}
+          missing={missing}
+          results={run.results}
+          selected={chosen}
+          onOpen={select}
+          setNodes={history.setNodes}
+        />
+      )}
+      {narrow && nodes.length > 0 && (
+        <button type="button" className="primary" onClick={() => setSheet("library")}>
+          Add a step
+        </button>
+      )}
+    </div>
+  );
 
   return (
     <div className="studio" data-testid="flow-studio">
@@ -112,45 +155,38 @@ function StudioFrame({ id, parts }: { id: string; parts: EditorParts }) {
         history={history}
         onSettings={() => setSheet("settings")}
         onRun={openRun}
+        view={narrow ? undefined : listed ? "list" : "canvas"}
+        onView={(view) => router.replace(view === "list" ? `${pathname}?view=list` : pathname, { scroll: false })}
       />
-      <div className="studio-alerts">{parts.alerts}</div>
+      <div className="studio-alerts">
+        {parts.alerts}
+        {compared && changes && <CompareNote number={compared.number} changes={changes} onStop={onStopComparing} />}
+      </div>
       <FlowProblems nodes={nodes} feedback={feedback} missing={missing} onSelect={select} />
       {narrow ? (
-        <div className="studio-steps">
-          {nodes.length === 0 ? (
-            <EmptyFlow onStart={() => add("trigger_start")} />
-          ) : (
-            <StepList
-              nodes={nodes}
-              missing={missing}
-              results={run.results}
-              onOpen={select}
-              setNodes={history.setNodes}
-            />
-          )}
-          {nodes.length > 0 && (
-            <button type="button" className="primary" onClick={() => setSheet("library")}>
-              Add a step
-            </button>
-          )}
-        </div>
+        steps
       ) : (
         <div className="studio-main">
           <NodeLibrary onAdd={(type) => add(type)} hasStart={hasStart} />
-          <div className="studio-canvas">
-            <FlowCanvas
-              nodes={nodes}
-              feedback={feedback}
-              missing={missing}
-              selected={chosen}
-              onSelect={select}
-              setNodes={history.setNodes}
-              results={run.results}
-              onDropType={add}
-              minimap
-            />
-            {nodes.length === 0 && <EmptyFlow onStart={() => add("trigger_start")} />}
-          </div>
+          {listed ? (
+            steps
+          ) : (
+            <div className="studio-canvas">
+              <FlowCanvas
+                nodes={nodes}
+                feedback={feedback}
+                missing={missing}
+                selected={chosen}
+                onSelect={select}
+                setNodes={history.setNodes}
+                results={run.results}
+                onDropType={add}
+                minimap
+                marks={changes?.marks}
+              />
+              {nodes.length === 0 && <EmptyFlow onStart={() => add("trigger_start")} />}
+            </div>
+          )}
           <aside className="studio-side" aria-label="Inspector">
             <Tabs
               label="Inspector"
@@ -160,8 +196,7 @@ function StudioFrame({ id, parts }: { id: string; parts: EditorParts }) {
                 {
                   id: "step",
                   label: "Step",
-                  panel:
-                    chosen === null ? <p className="muted">Select a step on the canvas to edit it.</p> : fields(chosen),
+                  panel: chosen === null ? <p className="muted">Select a step to edit it.</p> : fields(chosen),
                 },
                 { id: "run", label: "Test run", panel: testRun },
               ]}
@@ -170,8 +205,10 @@ function StudioFrame({ id, parts }: { id: string; parts: EditorParts }) {
         </div>
       )}
       <Drawer open={sheet === "settings"} title="Flow settings" onClose={() => setSheet(null)}>
+        <LastChange view={parts.body.view} />
         <FlowDetails doc={doc} update={update} />
         {parts.panels}
+        <RecentActivity targetId={id} />
       </Drawer>
       {narrow && (
         <>
@@ -186,6 +223,31 @@ function StudioFrame({ id, parts }: { id: string; parts: EditorParts }) {
           </Drawer>
         </>
       )}
+    </div>
+  );
+}
+
+/** What the canvas marks while a version is compared with the draft, and the steps it cannot show. */
+function CompareNote({
+  number,
+  changes,
+  onStop,
+}: {
+  number: number;
+  changes: ReturnType<typeof nodeChanges>;
+  onStop: () => void;
+}) {
+  const count = (change: "added" | "changed") => [...changes.marks.values()].filter((mark) => mark === change).length;
+  const removed = changes.removed.map(nodeTitle);
+  return (
+    <div className="notice studio-compare" role="status" data-testid="compare-on-canvas">
+      <p>
+        Since version {number}: {count("added")} added, {count("changed")} changed (marked on the steps)
+        {removed.length > 0 ? `; removed: ${removed.join(", ")}` : ""}.
+      </p>
+      <button type="button" onClick={onStop}>
+        Stop comparing
+      </button>
     </div>
   );
 }

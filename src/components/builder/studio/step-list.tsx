@@ -27,12 +27,15 @@ export function StepList({
   nodes,
   missing,
   results,
+  selected = null,
   onOpen,
   setNodes,
 }: {
   nodes: FlowNode[];
   missing: { nodeId: string; need: string }[];
   results?: Map<string, NodeResult>;
+  /** The step being edited beside the list (at a desk). */
+  selected?: number | null;
   onOpen: (index: number) => void;
   setNodes: (nodes: FlowNode[]) => void;
 }) {
@@ -43,8 +46,18 @@ export function StepList({
         const needs = missing.filter((m) => m.nodeId === node.id).map((m) => m.need);
         const result = results?.get(node.id);
         return (
-          <li key={`${node.id}-${index}`} className="step" data-testid="flow-step">
-            <button type="button" className="step-open" onClick={() => onOpen(index)} aria-label={`Open ${title}`}>
+          <li
+            key={`${node.id}-${index}`}
+            className={selected === index ? "step selected" : "step"}
+            data-testid="flow-step"
+          >
+            <button
+              type="button"
+              className="step-open"
+              onClick={() => onOpen(index)}
+              aria-label={`Open ${title}`}
+              aria-current={selected === index ? "step" : undefined}
+            >
               <span className="step-number" aria-hidden>
                 {index + 1}
               </span>

@@ -1,7 +1,7 @@
 "use client";
 // The studio's top bar: back to the flows, the flow's name and save state, undo and redo, the
 // settings drawer and the test run.
-import { ArrowLeft, Play, Redo2, Settings, Undo2 } from "lucide-react";
+import { ArrowLeft, List, Play, Redo2, Settings, Undo2, Workflow } from "lucide-react";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import type { NodeHistory } from "../use-node-history";
@@ -12,12 +12,17 @@ export function StudioBar({
   history,
   onSettings,
   onRun,
+  view,
+  onView,
 }: {
   name: string;
   status: ReactNode;
   history: NodeHistory;
   onSettings: () => void;
   onRun: () => void;
+  /** At a desk: the steps drawn on the canvas or listed; on a phone there is only the list. */
+  view?: "canvas" | "list";
+  onView: (view: "canvas" | "list") => void;
 }) {
   return (
     <header className="studio-bar">
@@ -47,6 +52,16 @@ export function StudioBar({
             <Redo2 size={16} aria-hidden /> <span className="studio-label">Redo</span>
           </button>
         </span>
+        {view && (
+          <span role="group" aria-label="Steps view" className="studio-history">
+            <button type="button" aria-pressed={view === "canvas"} onClick={() => onView("canvas")}>
+              <Workflow size={16} aria-hidden /> <span className="studio-label">Canvas</span>
+            </button>
+            <button type="button" aria-pressed={view === "list"} onClick={() => onView("list")}>
+              <List size={16} aria-hidden /> <span className="studio-label">List</span>
+            </button>
+          </span>
+        )}
         <button type="button" onClick={onSettings} aria-label="Settings">
           <Settings size={16} aria-hidden /> <span className="studio-label">Settings</span>
         </button>

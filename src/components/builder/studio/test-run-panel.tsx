@@ -1,9 +1,10 @@
 "use client";
 // The studio's test run: a form from the flow's declared inputs (JSON under "Advanced"), Run, and
-// what came out: the answer, the run's time and credits; each node's result is on the canvas.
+// what came out: the answer, the run's time, credits and tokens; each node's result is on the canvas.
 import { Play } from "lucide-react";
 import { ErrorAlert } from "@/components/console";
 import { formatMs } from "@/components/runtime/execution-trace";
+import { costWords } from "@/lib/cost-words";
 import type { FlowInput } from "@/schemas/builder";
 import { InputForm } from "../input-form";
 import { fieldsOfFlowInputs, missingFields } from "../input-form-model";
@@ -16,7 +17,9 @@ export function TestRunPanel({ inputs, run, saved }: { inputs: FlowInput[]; run:
   const { answer, execution } = run;
   return (
     <section className="test-run" aria-label="Test run" data-testid="test-run">
-      <p className="muted flush-top">Runs the draft as saved now with these inputs: a test run, 1 credit.</p>
+      <p className="muted flush-top">
+        Runs the draft as saved now with these inputs: a test run, 1 credit or its models&apos; price.
+      </p>
       <InputForm label="Flow inputs" fields={fields} values={values} onChange={setValues} />
       {missing.length > 0 && <p className="muted">Still to fill: {missing.join(", ")}.</p>}
       <button
@@ -31,10 +34,14 @@ export function TestRunPanel({ inputs, run, saved }: { inputs: FlowInput[]; run:
       <ErrorAlert error={run.error} />
       {answer && (
         <div role="status" className="test-run-answer" data-testid="test-run-answer">
-          <p className="muted">
+          <p className="muted" data-testid="test-run-cost">
             {execution
-              ? `${execution.status} · ${formatMs(execution.latencyMs)} · ${execution.credits} credit${execution.credits === 1 ? "" : "s"}`
-              : formatMs(answer.latencyMs)}
+              ? `${execution.status} · ${formatMs(execution.latencyMs)} · ${costWords({
+                  credits: execution.credits,
+                  inputTokens: execution.usage?.inputTokens,
+                  outputTokens: execution.usage?.outputTokens,
+                })}`
+              : `${formatMs(answer.latencyMs)} · ${costWords(answer)}`}
           </p>
           <ErrorAlert error={answer.error} />
           {!answer.error && <pre>{answer.reply || "(an empty answer)"}</pre>}

@@ -91,6 +91,8 @@ export const de: Messages = {
       history: "Verlauf",
       starters: "Vorschläge für den Einstieg",
       placeholder: "Nachricht an {{name}}…",
+      turnCost_one: "Diese Antwort hat {{count, number}} Credit verbraucht",
+      turnCost_other: "Diese Antwort hat {{count, number}} Credits verbraucht",
     },
     history: {
       heading: "Ihre Unterhaltungen",

@@ -91,6 +91,8 @@ export const en = {
       history: "History",
       starters: "Conversation starters",
       placeholder: "Message {{name}}…",
+      turnCost_one: "This answer used {{count, number}} credit",
+      turnCost_other: "This answer used {{count, number}} credits",
     },
     history: {
       heading: "Your conversations",

@@ -91,6 +91,8 @@ export const fr: Messages = {
       history: "Historique",
       starters: "Suggestions pour commencer",
       placeholder: "Écrire à {{name}}…",
+      turnCost_one: "Cette réponse a utilisé {{count, number}} crédit",
+      turnCost_other: "Cette réponse a utilisé {{count, number}} crédits",
     },
     history: {
       heading: "Vos conversations",

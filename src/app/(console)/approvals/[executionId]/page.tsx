@@ -68,7 +68,7 @@ export default function ApprovalPage() {
               </dd>
               <dt>Flow and step</dt>
               <dd>
-                <Link href={`/flows/${approval.flowId}`}>{approval.flowName ?? "A deleted flow"}</Link> · step{" "}
+                <Link href={`/flows/${approval.flowId}/studio`}>{approval.flowName ?? "A deleted flow"}</Link> · step{" "}
                 <code>{approval.nodeId}</code>
               </dd>
               <dt>Started by</dt>

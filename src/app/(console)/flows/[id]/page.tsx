@@ -1,12 +1,14 @@
-import { RecentActivity } from "@/components/console";
-import { FlowEditor } from "@/components/builder/flow-editor";
+import { redirect } from "next/navigation";
 
-export default async function Page({ params }: { params: Promise<{ id: string }> }) {
+// The studio is the one flow editor; old links (and `?view=list`) land in it.
+export default async function Page({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<{ view?: string | string[] }>;
+}) {
   const { id } = await params;
-  return (
-    <>
-      <FlowEditor id={id} />
-      <RecentActivity targetId={id} />
-    </>
-  );
+  const { view } = await searchParams;
+  redirect(`/flows/${encodeURIComponent(id)}/studio${view === "list" ? "?view=list" : ""}`);
 }
