@@ -63,6 +63,8 @@ const READS_AND_RUNS = new Set([
   "listApiKeys",
   "listAuditEvents",
   "exportAuditEvents",
+  "readAuditLog",
+  "auditFilterOptions",
   "getDraft",
   "getLive",
   "listVersions",
