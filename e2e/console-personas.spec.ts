@@ -97,11 +97,11 @@ for (const viewport of VIEWPORTS) {
       // The run's trace shows the passage the agent received: its page (linked) and how it starts.
       await page.goto("/executions");
       await page.getByTestId("execution-row").first().getByRole("button", { name: "Trace" }).click();
-      // On a phone each run is a card and its trace reads under it at the page's width: nothing scrolls sideways, not even inside the runs box.
-      const runs = page.getByRole("region", { name: "Runs" });
-      await expect(runs.getByTestId("execution-trace")).toBeVisible();
-      expect(await runs.evaluate((box) => box.scrollWidth - box.clientWidth)).toBeLessThanOrEqual(0);
-      const trace = await runs.getByTestId("execution-trace").boundingBox();
+      // The trace opens in a drawer as wide as the screen allows: nothing scrolls sideways, not even inside it.
+      const drawer = page.getByRole("dialog", { name: /^Trace/ });
+      await expect(drawer.getByTestId("execution-trace")).toBeVisible();
+      expect(await drawer.evaluate((box) => box.scrollWidth - box.clientWidth)).toBeLessThanOrEqual(0);
+      const trace = await drawer.getByTestId("execution-trace").boundingBox();
       expect(trace!.x + trace!.width).toBeLessThanOrEqual(viewport.width);
       await page.getByTestId("trace-passages").first().locator("summary").click();
       const passage = page.getByTestId("trace-passage").first();

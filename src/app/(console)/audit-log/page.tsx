@@ -285,7 +285,7 @@ function AuditRow({ event, onFilter }: { event: ReadableAuditEvent; onFilter: (c
   const detailId = useId();
   const changes = Object.entries(event.changes);
   return (
-    <li className={`audit-item${event.outcome === "failure" ? " failed" : ""}`}>
+    <li className={`audit-item${event.outcome === "failure" ? " audit-failed" : ""}`}>
       <div className="audit-line">
         <time dateTime={event.occurredAt} title={new Date(event.occurredAt).toLocaleString()}>
           {agoWords(event.occurredAt)}
