@@ -112,6 +112,8 @@ for (const viewport of VIEWPORTS) {
       await expect(passage).toContainText("Breakfast is served from **7 to 10** in the garden room.");
       await expectTidy(page);
       await screenshot(page, `persona-trace-${viewport.name}`);
+      await page.keyboard.press("Escape");
+      await expect(drawer).toHaveCount(0);
 
       // What only admins do is not offered: no Outbox or Model providers in the navigation, no invitations, no new plans or portals.
       if (viewport.name === "phone") await page.getByRole("button", { name: "Menu" }).click();
