@@ -392,6 +392,11 @@ const WRITES: Record<string, Scenario> = {
     await webhooks.rotateWebhookSecret(db(), w.op, { id: (await webhookEndpoint(w)).id }),
     "webhook_endpoint.rotate_secret"
   ),
+  // The endpoint (127.0.0.1:9) refuses the connection: the test is recorded all the same.
+  sendWebhookTestEvent: async (w) => (
+    await webhooks.sendWebhookTestEvent(db(), w.op, { id: (await webhookEndpoint(w)).id, type: "ping" }),
+    "webhook_endpoint.test"
+  ),
   replayWebhookDelivery: async (w) => {
     const { id } = await webhookEndpoint(w);
     await endUser(w);
