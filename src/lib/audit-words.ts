@@ -215,7 +215,7 @@ function changedWords(event: AuditNames): string {
     const to = inline(after, event.names);
     return from !== null && to !== null ? `changed ${what} from ${from} to ${to}` : `changed ${what}`;
   }
-  const what = fields.map(([field, [before, after] = []]) => fieldInSentence(field, before, after));
+  const what = fields.map(([field, values]) => fieldInSentence(field, values[0], values[1]));
   return `changed ${whose(event, listWords(what))}`;
 }
 
