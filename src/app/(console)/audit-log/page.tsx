@@ -60,6 +60,8 @@ function dayOf(bound: string | undefined, end: boolean): string {
   return `${at.getFullYear()}-${String(at.getMonth() + 1).padStart(2, "0")}-${String(at.getDate()).padStart(2, "0")}`;
 }
 
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
 export default function AuditLogPage() {
   return (
     <Suspense fallback={<p className="muted">Loading…</p>}>
@@ -317,7 +319,7 @@ function AuditRow({ event, onFilter }: { event: ReadableAuditEvent; onFilter: (c
               <tbody>
                 {changes.map(([field, [before, after]]) => (
                   <tr key={field}>
-                    <th scope="row">{fieldInSentence(field, before, after)}</th>
+                    <th scope="row">{capitalised(fieldInSentence(field, before, after))}</th>
                     <td>{valueWords(before, event.names)}</td>
                     <td>{valueWords(after, event.names)}</td>
                   </tr>
