@@ -97,11 +97,11 @@ for (const viewport of VIEWPORTS) {
       // The run's trace shows the passage the agent received: its page (linked) and how it starts.
       await page.goto("/executions");
       await page.getByTestId("execution-row").first().getByRole("button", { name: "Trace" }).click();
-      // On a phone each run is a card and its trace reads under it at the page's width: nothing scrolls sideways, not even inside the runs box.
-      const runs = page.getByRole("region", { name: "Runs" });
-      await expect(runs.getByTestId("execution-trace")).toBeVisible();
-      expect(await runs.evaluate((box) => box.scrollWidth - box.clientWidth)).toBeLessThanOrEqual(0);
-      const trace = await runs.getByTestId("execution-trace").boundingBox();
+      // The trace opens in a drawer as wide as the screen allows: nothing scrolls sideways, not even inside it.
+      const drawer = page.getByRole("dialog", { name: /^Trace/ });
+      await expect(drawer.getByTestId("execution-trace")).toBeVisible();
+      expect(await drawer.evaluate((box) => box.scrollWidth - box.clientWidth)).toBeLessThanOrEqual(0);
+      const trace = await drawer.getByTestId("execution-trace").boundingBox();
       expect(trace!.x + trace!.width).toBeLessThanOrEqual(viewport.width);
       await page.getByTestId("trace-passages").first().locator("summary").click();
       const passage = page.getByTestId("trace-passage").first();
@@ -112,6 +112,8 @@ for (const viewport of VIEWPORTS) {
       await expect(passage).toContainText("Breakfast is served from **7 to 10** in the garden room.");
       await expectTidy(page);
       await screenshot(page, `persona-trace-${viewport.name}`);
+      await page.keyboard.press("Escape");
+      await expect(drawer).toHaveCount(0);
 
       // What only admins do is not offered: no Outbox or Model providers in the navigation, no invitations, no new plans or portals.
       if (viewport.name === "phone") await page.getByRole("button", { name: "Menu" }).click();

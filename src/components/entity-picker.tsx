@@ -10,6 +10,11 @@ import { useTRPC } from "@/lib/trpc";
 import { itemStateWords } from "@/lib/item-state";
 import { MAX_PAGE_SIZE } from "@/schemas/limits";
 
+/** "1 page", "3 pages". */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 export type EntityKind = "knowledgebase" | "app" | "agent" | "flow" | "portal" | "group";
 
 export interface Entity {
@@ -96,7 +101,7 @@ export function useEntities(
       id: kb.id,
       kind: "knowledgebase" as const,
       name: kb.name,
-      hint: `${kb.counts.pages} pages · ${kb.counts.sources} sources`,
+      hint: `${count(kb.counts.pages, "page")} · ${count(kb.counts.sources, "source")}`,
     })),
     ...built("app", apps.data?.apps),
     ...built("agent", agents.data?.agents),

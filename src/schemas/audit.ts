@@ -57,3 +57,37 @@ export const ExportAuditEventsInput = AuditFilters.extend({
   format: z.enum(["jsonl", "csv"]).default("jsonl"),
 });
 export type ExportAuditEventsInput = z.infer<typeof ExportAuditEventsInput>;
+
+/**
+ * The console's reading of an event (console-only, no REST path): the actor, the target and the
+ * ids inside `changes` resolved to today's names in the organization, and the event as a sentence.
+ */
+export const ReadableAuditEvent = z.object({
+  ...AuditEvent.shape,
+  actor: z.object({
+    ...AuditEvent.shape.actor.shape,
+    name: z.string(),
+    /** A member's role today; null for other actors and for a member who has left. */
+    role: z.string().nullable(),
+  }),
+  target: z.object({ ...AuditEvent.shape.target.shape, name: z.string() }),
+  names: z.record(z.string(), z.string()),
+  sentence: z.string(),
+});
+export type ReadableAuditEvent = z.infer<typeof ReadableAuditEvent>;
+
+export const ReadAuditLogOutput = z.object({ auditEvents: z.array(ReadableAuditEvent), nextCursor: NextCursor });
+
+/** What the console's filters offer by name: the people and keys who act, and the items they act on. */
+export const AuditFilterOptions = z.object({
+  people: z.array(
+    z.object({
+      id: z.string(),
+      type: z.enum(["member", "org_key", "personal_key"]),
+      name: z.string(),
+      detail: z.string(),
+    }),
+  ),
+  items: z.array(z.object({ id: z.string(), type: z.string(), name: z.string() })),
+});
+export type AuditFilterOptions = z.infer<typeof AuditFilterOptions>;

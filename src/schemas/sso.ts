@@ -28,3 +28,26 @@ export const SetSsoConnectionInput = z.strictObject({
   domains: z.array(z.string().max(MAX_DOMAIN_CHARS)).max(MAX_SSO_DOMAINS).optional(),
   displayName: z.string().max(MAX_SHORT_NAME_CHARS).optional(),
 });
+
+/** "Test connection": what discovery fetched from the identity provider, and what it says. */
+export const SsoTestResult = z.object({
+  ok: z.literal(true),
+  issuer: z.string(),
+  /** The discovery document's address. */
+  discoveryUrl: z.string(),
+  durationMs: z.number().int(),
+  endpoints: z.object({
+    authorization: z.string().nullable(),
+    token: z.string().nullable(),
+    userinfo: z.string().nullable(),
+    jwks: z.string().nullable(),
+  }),
+  scopesSupported: z.array(z.string()).nullable(),
+  /** The signing keys the provider publishes (its JWKS), or why they could not be read. */
+  signingKeys: z.object({ count: z.number().int().nullable(), error: z.string().nullable() }),
+  /** The address to register at the provider, where it sends people back. */
+  redirectUri: z.string(),
+  /** The discovery document as the provider answered it (its first 8,000 characters). */
+  document: z.string(),
+});
+export type SsoTestResult = z.infer<typeof SsoTestResult>;

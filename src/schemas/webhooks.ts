@@ -105,3 +105,36 @@ export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 export const ListWebhookDeliveriesInput = ListQuery.extend({ id: Uuid });
 export const ListWebhookDeliveriesOutput = z.object({ deliveries: z.array(WebhookDelivery), nextCursor: NextCursor });
 export const ReplayWebhookDeliveryInput = z.strictObject({ id: Uuid, deliveryId: Uuid });
+
+export const SendWebhookTestEventInput = z.strictObject({
+  id: Uuid,
+  type: z
+    .enum([...WEBHOOK_EVENT_TYPES, "ping"])
+    .default("ping")
+    .meta({ description: "`ping` (the default), or an event type whose sample `data` is sent" }),
+});
+export type SendWebhookTestEventInput = z.infer<typeof SendWebhookTestEventInput>;
+
+export const WebhookTestEventOutput = z
+  .object({
+    delivery: WebhookDelivery,
+    request: z.object({
+      url: z.string(),
+      headers: z
+        .record(z.string(), z.string())
+        .meta({ description: "`webhook-id`, `webhook-timestamp`, `webhook-signature`…" }),
+      body: z.string().meta({ description: "The JSON body exactly as signed and sent" }),
+    }),
+    response: z.object({
+      status: z
+        .number()
+        .int()
+        .nullable()
+        .meta({ description: "The endpoint's HTTP status; null when it gave no answer" }),
+      body: z.string().nullable().meta({ description: "The first 2,000 characters of its answer" }),
+      durationMs: z.number().int(),
+      error: z.string().nullable().meta({ description: "Why it failed, as a delivery attempt's `error`" }),
+    }),
+  })
+  .meta({ id: "WebhookTestEvent" });
+export type WebhookTestEventOutput = z.infer<typeof WebhookTestEventOutput>;

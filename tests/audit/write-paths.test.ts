@@ -63,6 +63,8 @@ const READS_AND_RUNS = new Set([
   "listApiKeys",
   "listAuditEvents",
   "exportAuditEvents",
+  "readAuditLog",
+  "auditFilterOptions",
   "getDraft",
   "getLive",
   "listVersions",
@@ -389,6 +391,11 @@ const WRITES: Record<string, Scenario> = {
   rotateWebhookSecret: async (w) => (
     await webhooks.rotateWebhookSecret(db(), w.op, { id: (await webhookEndpoint(w)).id }),
     "webhook_endpoint.rotate_secret"
+  ),
+  // The endpoint (127.0.0.1:9) refuses the connection: the test is recorded all the same.
+  sendWebhookTestEvent: async (w) => (
+    await webhooks.sendWebhookTestEvent(db(), w.op, { id: (await webhookEndpoint(w)).id, type: "ping" }),
+    "webhook_endpoint.test"
   ),
   replayWebhookDelivery: async (w) => {
     const { id } = await webhookEndpoint(w);

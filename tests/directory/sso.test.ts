@@ -321,10 +321,19 @@ describe("the single sign-on connection in the console", () => {
     expect(JSON.stringify((await trpc("query", "sso.get", undefined, { cookie })).body)).not.toContain(
       "atrium-client-secret-value",
     );
-    expect((await trpc("mutation", "sso.test", undefined, { cookie })).body.result.data).toEqual({
+    const tested = (await trpc("mutation", "sso.test", undefined, { cookie })).body.result.data;
+    // What the provider answered: its endpoints, scopes and signing keys, and the document itself.
+    expect(tested).toMatchObject({
       ok: true,
       issuer: provider.issuer,
+      discoveryUrl: `${provider.issuer}/.well-known/openid-configuration`,
+      endpoints: { authorization: expect.stringContaining(provider.issuer), jwks: expect.any(String) },
+      signingKeys: { count: expect.any(Number), error: null },
+      redirectUri: redirectUri(),
     });
+    expect(tested.signingKeys.count).toBeGreaterThan(0);
+    expect(tested.scopesSupported).toContain("openid");
+    expect(JSON.parse(tested.document)).toMatchObject({ issuer: provider.issuer });
     const member = await addPerson(tenant.operator, "member");
     expect(
       trpcErrorCode(

@@ -134,6 +134,18 @@ describe("effective access", () => {
     expect(await appsUsableBy(getDb(), w.org, id, w.partners)).toEqual([w.appId]);
   });
 
+  it("a deleted app takes its grants with it: nothing lingers on the end user's page", async () => {
+    const w = await accessWorld();
+    const id = await accessEndUser(w, { grants: [{ targetKind: "app", targetId: w.appId }] });
+    await accessGroup(w, [id], [{}], "Support team");
+    expect((await view(w, id)).grants).toHaveLength(2);
+    expect((await api("DELETE", `/apps/${w.appId}`, { key: w.key })).status).toBe(204);
+    const access = await view(w, id);
+    expect(access.grants).toEqual([]);
+    expect(access.apps).toEqual([]);
+    expect(await getDb().grant.count({ where: { targetId: w.appId } })).toBe(0);
+  });
+
   it("in groups mode a personal grant is unused and a group opens only the portals it is admitted to", async () => {
     const w = await accessWorld();
     const id = await accessEndUser(w, { grants: [{ targetKind: "app", targetId: w.appId }] });

@@ -3,7 +3,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { useSearchParameter } from "@/lib/browser";
-import { ErrorAlert, FormField, PageHeader } from "@/components/console";
+import { ErrorAlert, errorEnvelope, FormField, PageHeader } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 
 export default function SignInPage() {
@@ -46,7 +46,11 @@ export default function SignInPage() {
             onChange={(e) => setPassword(e.target.value)}
           />
         </FormField>
-        <ErrorAlert error={signIn.error} />
+        {/* A wrong password is the person's to fix: the sentence alone, no code or request id. */}
+        <ErrorAlert
+          error={signIn.error}
+          hideMeta={["unauthorized", "rate_limited"].includes(errorEnvelope(signIn.error).code ?? "")}
+        />
         {ssoError && (
           <p role="alert" className="error" data-testid="sso-error">
             {ssoError}

@@ -91,7 +91,12 @@ function BuiltInsField({
                 onChange={(e) => onChange({ ...value, [key]: e.target.checked })}
               />
               {label}
-              {reason !== null && <span className="badge revoked">unavailable</span>}
+              {/* Not an error of the agent's: a neutral mark, the reason said under the list. */}
+              {reason !== null && (
+                <span className="badge neutral" title={reason}>
+                  unavailable here
+                </span>
+              )}
             </label>
           );
         })}

@@ -45,9 +45,12 @@ export function ErrorAlert({
   tone = "danger",
   announceOnly = false,
   testId,
+  hideMeta = false,
   children,
 }: {
   error?: unknown;
+  /** A refusal the person caused and can fix themselves (a wrong password): the message alone, no code or request id. */
+  hideMeta?: boolean;
   title?: ReactNode;
   tone?: "danger" | "warning";
   announceOnly?: boolean;
@@ -73,7 +76,7 @@ export function ErrorAlert({
         )}
         {message && <p>{message}</p>}
         {children}
-        {(code || requestId) && (
+        {!hideMeta && (code || requestId) && (
           <p className="alert-meta">
             {code && (
               <span>

@@ -105,9 +105,36 @@ export function SsoPanel({ callbackUrl }: { callbackUrl: string }) {
       </FormField>
       <ErrorAlert error={failure} />
       {test.data && (
-        <p role="status" data-testid="sso-test-ok">
-          Connected: {test.data.issuer} answered discovery.
-        </p>
+        <div className="sso-test-result">
+          <p role="status" data-testid="sso-test-ok">
+            Connected: {test.data.issuer} answered discovery in {test.data.durationMs} ms.
+          </p>
+          <dl className="sso-test-facts">
+            <dt>Discovery document</dt>
+            <dd>{test.data.discoveryUrl}</dd>
+            <dt>Sign-in page</dt>
+            <dd>{test.data.endpoints.authorization ?? "none published"}</dd>
+            <dt>Token endpoint</dt>
+            <dd>{test.data.endpoints.token ?? "none published"}</dd>
+            <dt>Signing keys</dt>
+            <dd>
+              {test.data.signingKeys.count !== null
+                ? `${test.data.signingKeys.count} published at ${test.data.endpoints.jwks}`
+                : `could not be read: ${test.data.signingKeys.error}`}
+            </dd>
+            <dt>Scopes offered</dt>
+            <dd>{test.data.scopesSupported?.join(", ") ?? "not listed"}</dd>
+            <dt>Redirect URI to register</dt>
+            <dd>
+              <code>{test.data.redirectUri}</code>
+            </dd>
+          </dl>
+          <details>
+            <summary>What the provider answered</summary>
+            <pre className="sso-test-document">{test.data.document}</pre>
+          </details>
+          <p className="muted">The client secret is checked at the first sign-in, which the provider answers.</p>
+        </div>
       )}
       <div className="row">
         <button className="primary" type="submit" disabled={save.isPending}>

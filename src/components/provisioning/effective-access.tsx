@@ -158,7 +158,8 @@ export function EffectiveAccess({ endUserId }: { endUserId: string }) {
           <DataTable
             cards
             label="Grants, their own and their groups'"
-            rows={data.grants}
+            // Grants left behind by an app deleted before its grants went with it open nothing: not listed.
+            rows={data.grants.filter((grant) => grant.appName !== null)}
             rowKey={(grant) => grant.id}
             rowTestId="access-grant"
             empty="No grants, neither their own nor their groups'."
@@ -167,12 +168,7 @@ export function EffectiveAccess({ endUserId }: { endUserId: string }) {
                 key: "app",
                 header: "App",
                 nowrap: true,
-                cell: (grant) =>
-                  grant.appName ? (
-                    <Link href={`/apps/${grant.appId}`}>{grant.appName}</Link>
-                  ) : (
-                    <span className="muted">a deleted app</span>
-                  ),
+                cell: (grant) => <Link href={`/apps/${grant.appId}`}>{grant.appName}</Link>,
               },
               {
                 key: "from",

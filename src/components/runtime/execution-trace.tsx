@@ -1,5 +1,5 @@
 "use client";
-import { DataTable, ErrorAlert } from "@/components/console";
+import { ErrorAlert } from "@/components/console";
 // What one run did: which members and nodes ran, with their model, latency and what they found
 // (each passage from knowledge with its page or document, headings and first words).
 import { useQuery } from "@tanstack/react-query";
@@ -23,44 +23,38 @@ export function ExecutionTrace({ execution }: { execution: Execution }) {
         {models.length > 0 ? ` · model ${models.join(", ")}` : ""}
       </p>
       <ErrorAlert error={execution.error} />
-      {/* Kind, model and latency stay on one line; on a phone the table scrolls in its own box. */}
-      <DataTable
-        label="Trace steps"
-        rows={execution.trace.map((entry, index) => ({ entry, index }))}
-        rowKey={({ entry, index }) => `${entry.id}-${index}`}
-        empty="Nothing ran."
-        columns={[
-          {
-            key: "ran",
-            header: "Ran",
-            cell: ({ entry }) => (
-              <div className="cell-min-10">
+      {/* One step under the other, its output at the trace's full width: nothing scrolls sideways. */}
+      {execution.trace.length === 0 ? (
+        <p className="table-empty">Nothing ran.</p>
+      ) : (
+        <ol className="trace-steps" aria-label="Trace steps">
+          {execution.trace.map((entry, index) => (
+            <li key={`${entry.id}-${index}`} className="trace-step">
+              <div className="trace-step-head">
                 <strong>{entry.name}</strong>
-                {entry.passages && entry.passages.length > 0 ? (
-                  <details data-testid="trace-passages">
-                    <summary className="muted">
-                      {entry.passages.length} passage{entry.passages.length === 1 ? "" : "s"} from knowledge
-                    </summary>
-                    <ol className="trace-passages">
-                      {entry.retrieved?.length
-                        ? entry.retrieved.map((passage, index) => <RetrievedPassage key={index} passage={passage} />)
-                        : entry.passages.map((title, passage) => <li key={passage}>{title}</li>)}
-                    </ol>
-                  </details>
-                ) : null}
+                <span className="muted">
+                  {entry.kind}
+                  {entry.model ? ` · ${entry.model}` : ""} · {formatMs(entry.latencyMs)}
+                </span>
               </div>
-            ),
-          },
-          { key: "kind", header: "Kind", nowrap: true, cell: ({ entry }) => entry.kind },
-          { key: "model", header: "Model", nowrap: true, cell: ({ entry }) => entry.model ?? "—" },
-          { key: "latency", header: "Latency", nowrap: true, cell: ({ entry }) => formatMs(entry.latencyMs) },
-          {
-            key: "output",
-            header: "Output",
-            cell: ({ entry }) => <div className="trace-output cell-min-12">{entry.output}</div>,
-          },
-        ]}
-      />
+              {entry.note && <p className="muted trace-step-note">{entry.note}</p>}
+              {entry.passages && entry.passages.length > 0 ? (
+                <details data-testid="trace-passages">
+                  <summary className="muted">
+                    {entry.passages.length} passage{entry.passages.length === 1 ? "" : "s"} from knowledge
+                  </summary>
+                  <ol className="trace-passages">
+                    {entry.retrieved?.length
+                      ? entry.retrieved.map((passage, index) => <RetrievedPassage key={index} passage={passage} />)
+                      : entry.passages.map((title, passage) => <li key={passage}>{title}</li>)}
+                  </ol>
+                </details>
+              ) : null}
+              {entry.output && <div className="trace-step-output">{entry.output}</div>}
+            </li>
+          ))}
+        </ol>
+      )}
     </div>
   );
 }

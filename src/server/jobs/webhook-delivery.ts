@@ -101,8 +101,38 @@ function signatures(context: DeliveryContext, id: string, timestamp: Date, body:
   return secrets.map((secret) => new Webhook(openWebhookSecret(secret)).sign(id, timestamp, body)).join(" ");
 }
 
-/** One attempt: the endpoint's answer, or why there was none. */
-async function attempt(context: DeliveryContext, id: string, timeoutMs: number): Promise<Attempt> {
+/** What an attempt sent and what came back, for "Send test event" (the console shows both). */
+export interface AttemptExchange {
+  request: { url: string; headers: Record<string, string>; body: string };
+  /** The first RESPONSE_BODY_CHARS of the endpoint's answer; null when it gave none. */
+  responseBody: string | null;
+}
+
+/** How much of an endpoint's answer a test event keeps to show. */
+export const RESPONSE_BODY_CHARS = 2000;
+
+/** The answer's first `max` characters, without reading more of it than that. */
+async function bodyStart(response: Response, max: number): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  while (text.length < max) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  await reader.cancel().catch(() => undefined);
+  return text.slice(0, max);
+}
+
+/** One attempt: the endpoint's answer, or why there was none; with `keepExchange`, what was sent and answered. */
+async function attempt(
+  context: DeliveryContext,
+  id: string,
+  timeoutMs: number,
+  keepExchange = false,
+): Promise<Attempt & { exchange?: AttemptExchange }> {
   const started = Date.now();
   const timestamp = new Date();
   const body = JSON.stringify({
@@ -110,29 +140,32 @@ async function attempt(context: DeliveryContext, id: string, timeoutMs: number):
     timestamp: context.occurred_at.toISOString(),
     data: context.data ?? {},
   });
-  const done = (responseStatus: number | null, error: string | null): Attempt => ({
+  const headers = {
+    "content-type": "application/json",
+    "user-agent": "Atrium-Webhooks/1.0",
+    "webhook-id": id,
+    "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
+    "webhook-signature": signatures(context, id, timestamp, body),
+  };
+  const done = (responseStatus: number | null, error: string | null, responseBody: string | null = null) => ({
     at: timestamp.toISOString(),
     responseStatus,
     durationMs: Date.now() - started,
     error: error && error.slice(0, MAX_ERROR_CHARS),
+    ...(keepExchange ? { exchange: { request: { url: context.url, headers, body }, responseBody } } : {}),
   });
   try {
     await checkIntegrationUrl(context.url);
     const response = await guardedFetch(context.url, {
       method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "user-agent": "Atrium-Webhooks/1.0",
-        "webhook-id": id,
-        "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
-        "webhook-signature": signatures(context, id, timestamp, body),
-      },
+      headers,
       body,
       redirect: "manual",
       signal: AbortSignal.timeout(timeoutMs),
     });
-    await response.body?.cancel();
-    return done(response.status, response.ok ? null : `HTTP ${response.status}`);
+    const answered = keepExchange ? await bodyStart(response, RESPONSE_BODY_CHARS) : null;
+    if (!keepExchange) await response.body?.cancel();
+    return done(response.status, response.ok ? null : `HTTP ${response.status}`, answered);
   } catch (error) {
     return done(null, attemptFailure(error, context.url, timeoutMs));
   }
@@ -171,8 +204,15 @@ export function attemptFailure(error: unknown, url: string, timeoutMs: number): 
   return `${error.message} (${code}) at ${where}`;
 }
 
-/** Sends one claimed delivery and writes its outcome, if the claim is still ours. */
-async function deliver(db: Db, claimed: ClaimedDelivery, options: DeliveryOptions): Promise<void> {
+/**
+ * Sends one claimed delivery and writes its outcome, if the claim is still ours. With `once` (a
+ * test event) a failure is not retried; it answers the attempt with what was sent and answered.
+ */
+async function deliver(
+  db: Db,
+  claimed: ClaimedDelivery,
+  options: DeliveryOptions & { once?: boolean },
+): Promise<(Attempt & { exchange?: AttemptExchange }) | null> {
   const [context] = await db.$queryRaw<DeliveryContext[]>`
     select d.type, e.occurred_at, e.data, p.id as endpoint_id, p.url, p.enabled, p.secret, p.previous_secret, p.previous_secret_until
     from webhook_deliveries d
@@ -184,13 +224,18 @@ async function deliver(db: Db, claimed: ClaimedDelivery, options: DeliveryOption
     await db.$executeRaw`update webhook_deliveries set status = 'failed', claim_token = null, next_attempt_at = null,
       attempts = attempts || ${JSON.stringify([{ at: new Date().toISOString(), responseStatus: null, durationMs: 0, error: reason }])}::jsonb
       where id = ${claimed.id}::uuid and claim_token = ${claimed.claimToken}::uuid`;
-    return;
+    return null;
   }
-  const result = await attempt(context, claimed.id, options.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
+  const { exchange, ...result } = await attempt(
+    context,
+    claimed.id,
+    options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+    options.once,
+  );
   const succeeded = result.responseStatus !== null && result.responseStatus >= 200 && result.responseStatus < 300;
   const gone = result.responseStatus === 410;
   const attempts = claimed.attemptCount + 1;
-  const delay = succeeded || gone ? null : retryDelayMs(attempts, options.random);
+  const delay = succeeded || gone || options.once ? null : retryDelayMs(attempts, options.random);
   const status = succeeded ? "succeeded" : delay === null ? "failed" : "pending";
   const now = options.now?.() ?? new Date();
   const nextAttemptAt = delay === null ? null : new Date(now.getTime() + delay);
@@ -215,6 +260,26 @@ async function deliver(db: Db, claimed: ClaimedDelivery, options: DeliveryOption
         where id = ${context.endpoint_id}::uuid`;
     }
   });
+  return { ...result, exchange };
+}
+
+/**
+ * Sends one delivery now, in this request, through the same claim, signature, address check and
+ * outcome as the worker's, without retries: "Send test event". Answers the attempt with what was
+ * sent and what came back, or null when the delivery was not there to claim.
+ */
+export async function deliverNow(
+  db: Db,
+  deliveryId: string,
+  options: Pick<DeliveryOptions, "timeoutMs"> = {},
+): Promise<(Attempt & { exchange?: AttemptExchange }) | null> {
+  const token = randomUUID();
+  const [claimed] = await db.$queryRaw<ClaimedDelivery[]>`
+    update webhook_deliveries set claim_token = ${token}::uuid, lease_until = now() + (${ATTEMPT_TIMEOUT_MS * 2} * interval '1 millisecond')
+    where id = ${deliveryId}::uuid and status = 'pending' and claim_token is null
+    returning id, claim_token as "claimToken", attempt_count as "attemptCount"`;
+  if (!claimed) return null;
+  return deliver(db, claimed, { ...options, once: true });
 }
 
 /** Claims the deliveries due and sends them; returns how many were claimed. */

@@ -1,7 +1,15 @@
 // The audit log, read from audit_events (written by events.ts): a filtered list newest first,
 // an export streamed page by page (never the whole log in memory), and the retention sweep,
 // the one path the table's append-only trigger lets delete.
-import type { AuditEvent, AuditFilters, ExportAuditEventsInput, ListAuditEventsInput } from "@/schemas/audit";
+import { auditSentence } from "@/lib/audit-words";
+import type {
+  AuditEvent,
+  AuditFilterOptions,
+  AuditFilters,
+  ExportAuditEventsInput,
+  ListAuditEventsInput,
+  ReadableAuditEvent,
+} from "@/schemas/audit";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
@@ -110,6 +118,133 @@ export const listAuditEvents = guarded(
       auditEvents: items.map(toAuditEvent),
       nextCursor: rows.length > input.limit && last ? encodeCursor({ createdAt: last.occurred_at, id: last.id }) : null,
     };
+  },
+);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Every id-shaped string inside a value (the `changes` of an event), for resolving to names. */
+function idsIn(value: unknown, into: Set<string>): void {
+  if (typeof value === "string") {
+    if (UUID.test(value)) into.add(value.toLowerCase());
+  } else if (Array.isArray(value)) for (const item of value) idsIn(item, into);
+  else if (value && typeof value === "object") for (const item of Object.values(value)) idsIn(item, into);
+}
+
+interface NameRow {
+  id: string;
+  name: string;
+  /** A member's role while they belong to the organization. */
+  role: string | null;
+}
+
+/**
+ * Today's names of the given ids among the organization's people and items, in one statement
+ * scoped by organization in every branch: an id of another organization resolves to nothing.
+ */
+async function namesOf(db: Db, organizationId: string, ids: string[]): Promise<Map<string, NameRow>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.pool.query<NameRow>(
+    `select m.id::text, u.email as name, case when m.removed_at is null then m.role::text end as role
+       from members m join users u on u.id = m.user_id where m.organization_id = $1::uuid and m.id = any($2::uuid[])
+     union all select e.id::text, case when e.full_name = '' then e.email else e.full_name end, null
+       from end_users e where e.organization_id = $1::uuid and e.id = any($2::uuid[]) and e.deleted_at is null
+     union all select s.id::text, case when e.full_name = '' then e.email else e.full_name end, null
+       from subscriptions s join end_users e on e.id = s.end_user_id
+       where e.organization_id = $1::uuid and s.id = any($2::uuid[]) and e.deleted_at is null
+     union all select k.id::text, k.name, null from api_keys k where k.organization_id = $1::uuid and k.id = any($2::uuid[])
+     union all select p.id::text, p.name, null from tier_plans p where p.organization_id = $1::uuid and p.id = any($2::uuid[])
+     union all select g.id::text, g.name, null from user_groups g where g.organization_id = $1::uuid and g.id = any($2::uuid[])
+     union all select i.id::text, coalesce(i.draft->>'name', ''), null
+       from builder_items i where i.organization_id = $1::uuid and i.id = any($2::uuid[])
+     union all select k.id::text, k.name, null from knowledgebases k where k.organization_id = $1::uuid and k.id = any($2::uuid[])
+     union all select p.id::text, p.name, null from portals p where p.organization_id = $1::uuid and p.id = any($2::uuid[])
+     union all select w.id::text, w.url, null from webhook_endpoints w where w.organization_id = $1::uuid and w.id = any($2::uuid[])
+     union all select s.id::text, s.name, null from sources s where s.organization_id = $1::uuid and s.id = any($2::uuid[])
+     union all select p.id::text, p.title, null from pages p where p.organization_id = $1::uuid and p.id = any($2::uuid[])`,
+    [organizationId, ids],
+  );
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** Targets named after people: today's name reads better than the address stored then. */
+const LIVE_NAMED_TARGETS = new Set(["end_user", "member", "subscription"]);
+
+function readable(event: AuditEvent, names: Map<string, NameRow>): ReadableAuditEvent {
+  const actorRow = event.actor.id ? names.get(event.actor.id.toLowerCase()) : undefined;
+  const targetRow = event.target.id ? names.get(event.target.id.toLowerCase()) : undefined;
+  const storedTarget = UUID.test(event.target.label) ? "" : event.target.label;
+  const targetName =
+    (LIVE_NAMED_TARGETS.has(event.target.type) ? targetRow?.name || storedTarget : storedTarget || targetRow?.name) ??
+    "";
+  const ownIds = new Set<string>();
+  idsIn(event.changes, ownIds);
+  const changeNames: Record<string, string> = {};
+  for (const id of ownIds) if (names.get(id)?.name) changeNames[id] = names.get(id)!.name;
+  const resolved = {
+    ...event,
+    actor: {
+      ...event.actor,
+      name:
+        (event.actor.type === "member" || event.actor.type === "end_user" ? actorRow?.name : null) || event.actor.label,
+      role: event.actor.type === "member" ? (actorRow?.role ?? null) : null,
+    },
+    target: { ...event.target, name: targetName },
+    names: changeNames,
+  };
+  return { ...resolved, sentence: auditSentence(resolved) };
+}
+
+/**
+ * The console's Audit log: the list's filters and pages, each event with its actor, target and
+ * the ids inside its changes named as the organization calls them today, and as a sentence.
+ */
+export const readAuditLog = guarded(
+  { scope: "audit:read", may: "settings" },
+  async function readAuditLog(
+    db: Db,
+    actor: Actor,
+    input: ListAuditEventsInput,
+  ): Promise<{ auditEvents: ReadableAuditEvent[]; nextCursor: string | null }> {
+    const listed = await listAuditEvents(db, actor, input);
+    const ids = new Set<string>();
+    for (const event of listed.auditEvents) {
+      for (const id of [event.actor.id, event.target.id]) if (id && UUID.test(id)) ids.add(id.toLowerCase());
+      idsIn(event.changes, ids);
+    }
+    const names = await namesOf(db, actor.organizationId, [...ids]);
+    return {
+      auditEvents: listed.auditEvents.map((event) => readable(event, names)),
+      nextCursor: listed.nextCursor,
+    };
+  },
+);
+
+/** The people and keys who act in the organization, and its items picked by name in the filters. */
+export const auditFilterOptions = guarded(
+  { scope: "audit:read", may: "settings" },
+  async function auditFilterOptions(db: Db, actor: Actor): Promise<AuditFilterOptions> {
+    const organizationId = actor.organizationId;
+    const [people, items] = await Promise.all([
+      db.pool.query<AuditFilterOptions["people"][number]>(
+        `(select m.id::text, 'member' as type, u.email as name,
+            case when m.removed_at is null then m.role::text else 'former member' end as detail
+          from members m join users u on u.id = m.user_id where m.organization_id = $1::uuid order by u.email limit 500)
+         union all
+         (select k.id::text, case when k.kind = 'personal' then 'personal_key' else 'org_key' end, k.name,
+            case when k.revoked_at is null then 'API key' else 'revoked API key' end
+          from api_keys k where k.organization_id = $1::uuid order by k.name limit 500)`,
+        [organizationId],
+      ),
+      db.pool.query<AuditFilterOptions["items"][number]>(
+        `(select p.id::text, 'tier_plan' as type, p.name from tier_plans p where p.organization_id = $1::uuid order by p.name limit 200)
+         union all (select g.id::text, 'user_group', g.name from user_groups g where g.organization_id = $1::uuid order by g.name limit 200)
+         union all (select p.id::text, 'portal', p.name from portals p where p.organization_id = $1::uuid order by p.name limit 200)
+         union all (select w.id::text, 'webhook_endpoint', w.url from webhook_endpoints w where w.organization_id = $1::uuid order by w.url limit 200)`,
+        [organizationId],
+      ),
+    ]);
+    return { people: people.rows, items: items.rows };
   },
 );
 

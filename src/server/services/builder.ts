@@ -512,8 +512,13 @@ export const listVersions = guardedByKind(
 export const deleteItem = guardedByKind(
   (kind) => ({ ...writesKind(kind), may: "delete" }),
   async function deleteItem(db: Db, actor: Actor, kind: BuilderKind, id: string): Promise<void> {
-    const remove = (tx: Prisma.TransactionClient) =>
-      tx.builderItem.deleteMany({ where: { id, organizationId: actor.organizationId, kind } });
+    // The item's grants go with it: a grant to nothing would linger on end users' pages.
+    const remove = async (tx: Prisma.TransactionClient) => {
+      const deleted = await tx.builderItem.deleteMany({ where: { id, organizationId: actor.organizationId, kind } });
+      if (deleted.count)
+        await tx.grant.deleteMany({ where: { organizationId: actor.organizationId, targetKind: kind, targetId: id } });
+      return deleted;
+    };
     const { count } = await recorded(db, actor, remove, ({ count }) =>
       count ? { action: `${kind}.delete`, target: { type: kind, id } } : null,
     );

@@ -15,6 +15,7 @@ import { hashSecret, randomToken } from "@/server/auth/secrets";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest } from "@/server/errors";
 import { guardedFetch, privateIntegrationUrlsAllowed, requireIntegrationUrl } from "@/server/integration-urls";
+import type { SsoTestResult } from "@/schemas/sso";
 import { openSecret, sealSecret } from "@/server/secret-box";
 import { startEndUserSession, type NewEndUserSession } from "./end-user-sessions";
 import { changesBetween, recorded, recordEvent, SECRET_CHANGED, type EventInput } from "./events";
@@ -215,14 +216,52 @@ async function discover(connection: ConnectionRow): Promise<oidc.Configuration> 
   }
 }
 
-/** The console's test button: discovery works and names the same issuer. */
+const DOCUMENT_CHARS = 8000;
+
+/** The provider's signing keys (its JWKS), counted, or why they could not be read. */
+async function signingKeys(jwksUri: string | undefined): Promise<SsoTestResult["signingKeys"]> {
+  if (!jwksUri) return { count: null, error: "The provider publishes no jwks_uri." };
+  try {
+    const response = await guardedFetch(jwksUri, { signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_SECONDS * 1000) });
+    if (!response.ok) return { count: null, error: `HTTP ${response.status} from ${jwksUri}` };
+    const body = (await response.json()) as { keys?: unknown };
+    return Array.isArray(body.keys)
+      ? { count: body.keys.length, error: null }
+      : { count: null, error: "The key set has no keys array." };
+  } catch (error) {
+    return { count: null, error: error instanceof Error ? error.message.slice(0, 200) : String(error) };
+  }
+}
+
+/**
+ * The console's test button: discovery works and names the same issuer; answers what the
+ * provider said (its endpoints, scopes, signing keys and the document itself).
+ */
 export const testSsoConnection = guarded(
   { may: "settings" },
-  async function testSsoConnection(db: Db, actor: Actor): Promise<{ ok: true; issuer: string }> {
+  async function testSsoConnection(db: Db, actor: Actor): Promise<SsoTestResult> {
     const row = await db.ssoConnection.findUnique({ where: { organizationId: actor.organizationId } });
     if (!row) throw new AppError("not_found", "This organization has no single sign-on connection.");
+    const started = Date.now();
     const config = await discover(row);
-    return { ok: true, issuer: config.serverMetadata().issuer };
+    const durationMs = Date.now() - started;
+    const metadata = config.serverMetadata();
+    return {
+      ok: true,
+      issuer: metadata.issuer,
+      discoveryUrl: `${row.issuer.replace(/\/$/, "")}/.well-known/openid-configuration`,
+      durationMs,
+      endpoints: {
+        authorization: metadata.authorization_endpoint ?? null,
+        token: metadata.token_endpoint ?? null,
+        userinfo: metadata.userinfo_endpoint ?? null,
+        jwks: metadata.jwks_uri ?? null,
+      },
+      scopesSupported: metadata.scopes_supported ?? null,
+      signingKeys: await signingKeys(metadata.jwks_uri),
+      redirectUri: redirectUri(),
+      document: JSON.stringify(metadata, null, 2).slice(0, DOCUMENT_CHARS),
+    };
   },
 );
 

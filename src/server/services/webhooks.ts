@@ -4,11 +4,14 @@
 // sealed with the installation's key (src/server/secret-box.ts), as provider keys are.
 import { sealSecret } from "@/server/secret-box";
 import { randomBytes } from "node:crypto";
+import { WEBHOOK_SAMPLES } from "@/schemas/webhook-samples";
 import type {
   CreateWebhookEndpointInput,
+  SendWebhookTestEventInput,
   UpdateWebhookEndpointInput,
   WebhookDelivery,
   WebhookEndpoint,
+  WebhookTestEventOutput,
 } from "@/schemas/webhooks";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
@@ -16,7 +19,8 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { requireIntegrationUrl } from "@/server/integration-urls";
 import type { Prisma } from "@/generated/prisma/client";
-import { changesBetween, recorded, SECRET_CHANGED } from "./events";
+import { deliverNow } from "@/server/jobs/webhook-delivery";
+import { changesBetween, eventInsertSql, eventSqlParams, recorded, SECRET_CHANGED } from "./events";
 import { afterCursor, beforeCursor, CURSOR_ORDER, NEWEST_FIRST, toPage } from "./support/pagination";
 
 /** After a rotation the old secret keeps signing for this long, so receivers can switch. */
@@ -227,5 +231,51 @@ export const replayWebhookDelivery = guarded(
     );
     if (!row) throw new AppError("not_found", "No delivery with that id on this endpoint.");
     return { delivery: toWebhookDelivery(row) };
+  },
+);
+
+/**
+ * "Send test event": a signed event (`ping`, or an event type with its sample data) queued for
+ * this endpoint alone and sent at once through the delivery worker's own path (claim, signature,
+ * address check, outcome; not retried), answering what was sent and what the endpoint answered.
+ * The test is recorded in the audit log, and its delivery is listed with the endpoint's others.
+ */
+export const sendWebhookTestEvent = guarded(
+  { scope: "webhooks:write", may: "settings" },
+  async function sendWebhookTestEvent(
+    db: Db,
+    actor: Actor,
+    input: SendWebhookTestEventInput,
+  ): Promise<WebhookTestEventOutput> {
+    const endpoint = await findEndpoint(db, actor, input.id);
+    if (!endpoint.enabled) throw new AppError("invalid_request", "This endpoint is turned off: turn it on to test it.");
+    const type = input.type ?? "ping";
+    // The event (no webhook type: the trigger queues nothing) and this endpoint's one delivery, in one statement.
+    const params = eventSqlParams(actor, { type: [null, type] });
+    const next = params.length + 1;
+    const { rows } = await db.pool.query<{ id: string }>(
+      `with event as (${eventInsertSql(
+        1,
+        `'webhook_endpoint.test', 'webhook_endpoint', $${next}::text, $${next + 1}::text, null, $${next + 2}::jsonb`,
+        "(select 1) as one",
+      )} returning id)
+       insert into webhook_deliveries (id, organization_id, endpoint_id, event_id, type, next_attempt_at)
+       select gen_random_uuid(), $1::uuid, $${next + 4}::uuid, event.id, $${next + 3}, null from event returning id`,
+      [...params, endpoint.id, endpoint.url, JSON.stringify(WEBHOOK_SAMPLES[type]), type, endpoint.id],
+    );
+    const deliveryId = rows[0]!.id;
+    const sent = await deliverNow(db, deliveryId);
+    const delivery = await db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
+    if (!sent?.exchange) throw new AppError("conflict", "The test event could not be sent; try again.");
+    return {
+      delivery: toWebhookDelivery(delivery),
+      request: sent.exchange.request,
+      response: {
+        status: sent.responseStatus,
+        body: sent.exchange.responseBody,
+        durationMs: sent.durationMs,
+        error: sent.error,
+      },
+    };
   },
 );

@@ -1,21 +1,43 @@
 "use client";
-// Organization › Audit log: every change and sign-in, newest first, with the filters of
-// GET /audit-events kept in the URL (reload and Back keep them), and an export of what they select.
+// Organization › Audit log: every change and sign-in, newest first, each as a sentence with names
+// ("ana@example.com gave Alice the plan Pro"), its before/after, door and request one click away.
+// The filters (person, action, item, door, dates) are picked by name and kept in the URL, so
+// reload and Back keep them; the export streams what they select.
+import { useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { Suspense, useState, type FormEvent } from "react";
-import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, Panel, useCursorList } from "@/components/console";
+import { Suspense, useId, useState } from "react";
+import {
+  CopyButton,
+  ErrorAlert,
+  FormField,
+  LoadMore,
+  PageHeader,
+  Panel,
+  SearchPicker,
+  useCursorList,
+  type PickerOption,
+} from "@/components/console";
+import { actionLabel, actorKindWords, fieldInSentence, KNOWN_ACTIONS, valueWords } from "@/lib/audit-words";
+import { agoWords, doorWords } from "@/lib/change-words";
 import { useTRPC } from "@/lib/trpc";
-import { AUDIT_DOORS, type AuditEvent } from "@/schemas/audit";
+import { AUDIT_DOORS, type AuditEvent, type ReadableAuditEvent } from "@/schemas/audit";
 
 const PAGE = 50;
-const FILTERS = ["action", "actorId", "targetType", "targetId", "door"] as const;
+const FILTERS = ["action", "actorId", "targetType", "targetId", "door", "from", "to"] as const;
 type Filter = Partial<Record<(typeof FILTERS)[number], string>>;
 
-function describeChanges(changes: AuditEvent["changes"]): string {
-  return Object.entries(changes)
-    .map(([field, [before, after]]) => `${field}: ${JSON.stringify(before)} → ${JSON.stringify(after)}`)
-    .join("; ");
-}
+const ITEM_KINDS: Record<string, string> = {
+  end_user: "end user",
+  app: "app",
+  agent: "agent",
+  flow: "flow",
+  knowledgebase: "knowledgebase",
+  page: "page",
+  tier_plan: "plan",
+  user_group: "group",
+  portal: "portal",
+  webhook_endpoint: "webhook endpoint",
+};
 
 /** The console's streamed export of the events the filters on screen select. */
 function exportHref(format: "csv" | "jsonl", filter: Filter): string {
@@ -23,6 +45,22 @@ function exportHref(format: "csv" | "jsonl", filter: Filter): string {
   for (const key of FILTERS) if (filter[key]) params.set(key, filter[key]!);
   return `/api/console/audit-events/export?${params}`;
 }
+
+/** A date input's day as the start of that day (from) or of the next (to), in the reader's time zone. */
+function dayBound(day: string, end: boolean): string {
+  const at = new Date(`${day}T00:00:00`);
+  if (end) at.setDate(at.getDate() + 1);
+  return at.toISOString();
+}
+
+function dayOf(bound: string | undefined, end: boolean): string {
+  if (!bound) return "";
+  const at = new Date(bound);
+  if (end) at.setDate(at.getDate() - 1);
+  return `${at.getFullYear()}-${String(at.getMonth() + 1).padStart(2, "0")}-${String(at.getDate()).padStart(2, "0")}`;
+}
+
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 export default function AuditLogPage() {
   return (
@@ -40,10 +78,9 @@ function AuditLog() {
   const filter: Filter = Object.fromEntries(
     FILTERS.flatMap((key) => (search.get(key) ? [[key, search.get(key)!]] : [])),
   );
-  const [draft, setDraft] = useState<Filter>(filter);
   const list = useCursorList(
     (cursor) =>
-      trpc.audit.list.queryOptions({
+      trpc.audit.readable.queryOptions({
         limit: PAGE,
         ...filter,
         door: filter.door as AuditEvent["door"] | undefined,
@@ -52,10 +89,10 @@ function AuditLog() {
     (page) => page.auditEvents,
   );
 
-  function apply(event: FormEvent) {
-    event.preventDefault();
+  function setFilter(change: Filter) {
     const params = new URLSearchParams();
-    for (const key of FILTERS) if (draft[key]?.trim()) params.set(key, draft[key]!.trim());
+    const next = { ...filter, ...change };
+    for (const key of FILTERS) if (next[key]) params.set(key, next[key]!);
     const query = params.toString();
     router.push(query ? `${pathname}?${query}` : pathname);
   }
@@ -76,101 +113,272 @@ function AuditLog() {
           </>
         }
       />
-      <form
-        className="panel row"
-        onSubmit={apply}
-        aria-label="Filter the audit log"
-        style={{ flexWrap: "wrap", gap: "0.5rem", alignItems: "end" }}
-      >
-        <FormField label="Action">
-          <input
-            value={draft.action ?? ""}
-            onChange={(e) => setDraft({ ...draft, action: e.target.value })}
-            placeholder="end_user.update or end_user."
-          />
-        </FormField>
-        <FormField label="Actor id">
-          <input value={draft.actorId ?? ""} onChange={(e) => setDraft({ ...draft, actorId: e.target.value })} />
-        </FormField>
-        <FormField label="Target type">
-          <input
-            value={draft.targetType ?? ""}
-            onChange={(e) => setDraft({ ...draft, targetType: e.target.value })}
-            placeholder="end_user"
-          />
-        </FormField>
-        <FormField label="Target id">
-          <input value={draft.targetId ?? ""} onChange={(e) => setDraft({ ...draft, targetId: e.target.value })} />
-        </FormField>
-        <FormField label="Door">
-          <select value={draft.door ?? ""} onChange={(e) => setDraft({ ...draft, door: e.target.value })}>
-            <option value="">Any</option>
-            {AUDIT_DOORS.map((door) => (
-              <option key={door} value={door}>
-                {door}
-              </option>
-            ))}
-          </select>
-        </FormField>
-        <button className="primary" type="submit">
-          Filter
-        </button>
-      </form>
+      <AuditFilters filter={filter} onChange={setFilter} firstEvent={list.items[0]} />
       <Panel>
         {list.isLoading && <p className="muted">Loading…</p>}
         <ErrorAlert error={list.error} />
         {list.isLoaded && (
-          <DataTable
-            label="Audit events"
-            cards
-            rows={list.items}
-            rowKey={(event) => event.id}
-            empty={FILTERS.some((key) => filter[key]) ? "No events match these filters." : "Nothing recorded yet."}
-            columns={[
-              {
-                key: "when",
-                header: "When",
-                nowrap: true,
-                cell: (event) => new Date(event.occurredAt).toLocaleString(),
-              },
-              {
-                key: "who",
-                header: "Who",
-                cell: (event) => <span className="audit-name">{`${event.actor.label} (${event.actor.type})`}</span>,
-              },
-              { key: "door", header: "Door", nowrap: true, cell: (event) => event.door },
-              {
-                key: "action",
-                header: "Action",
-                nowrap: true,
-                cell: (event) => (event.outcome === "failure" ? `${event.action} (failed)` : event.action),
-              },
-              {
-                key: "target",
-                header: "Target",
-                cell: (event) => (
-                  <span className="audit-name">{event.target.label || event.target.id || event.target.type}</span>
-                ),
-              },
-              {
-                key: "changes",
-                header: "Changes",
-                cell: (event) => <span className="audit-changes">{describeChanges(event.changes)}</span>,
-              },
-              {
-                key: "request",
-                header: "Request",
-                cell: (event) => (
-                  <span className="audit-request">
-                    {[event.requestId, event.ipAddress].filter(Boolean).join(" · ")}
-                  </span>
-                ),
-              },
-            ]}
-          />
+          <section aria-label="Audit events" className="audit-events">
+            {list.items.length === 0 ? (
+              <p className="table-empty">
+                {FILTERS.some((key) => filter[key]) ? "No events match these filters." : "Nothing recorded yet."}
+              </p>
+            ) : (
+              <ol className="audit-list">
+                {list.items.map((event) => (
+                  <AuditRow key={event.id} event={event} onFilter={setFilter} />
+                ))}
+              </ol>
+            )}
+          </section>
         )}
         <LoadMore list={list} />
       </Panel>
     </>
+  );
+}
+
+/** Person, action and item picked by name, door and days; each applies as soon as it is chosen. */
+function AuditFilters({
+  filter,
+  onChange,
+  firstEvent,
+}: {
+  filter: Filter;
+  onChange: (change: Filter) => void;
+  firstEvent: ReadableAuditEvent | undefined;
+}) {
+  const trpc = useTRPC();
+  const options = useQuery(trpc.audit.filterOptions.queryOptions());
+  const [query, setQuery] = useState("");
+  const found = useQuery({ ...trpc.find.byName.queryOptions({ q: query }), enabled: query.trim().length > 0 });
+  const needle = query.trim().toLowerCase();
+  const items: PickerOption[] = [
+    ...(found.data?.items ?? []).map((item) => ({
+      id: `${item.kind}:${item.id}`,
+      label: item.name,
+      hint: ITEM_KINDS[item.kind] ?? item.kind,
+    })),
+    ...(options.data?.items ?? [])
+      .filter((item) => needle && item.name.toLowerCase().includes(needle))
+      .map((item) => ({ id: `${item.type}:${item.id}`, label: item.name, hint: ITEM_KINDS[item.type] ?? item.type })),
+  ];
+  const people = options.data?.people ?? [];
+  const pickedPerson = filter.actorId && !people.some((person) => person.id === filter.actorId);
+  const itemName =
+    filter.targetId &&
+    (options.data?.items.find((item) => item.id === filter.targetId)?.name ??
+      (firstEvent?.target.id === filter.targetId ? firstEvent.target.name : "") ??
+      "");
+
+  return (
+    <section className="panel audit-filters" aria-label="Filter the audit log">
+      <FormField label="Person">
+        <select value={filter.actorId ?? ""} onChange={(e) => onChange({ actorId: e.target.value })}>
+          <option value="">Anyone</option>
+          {pickedPerson && <option value={filter.actorId}>The one picked</option>}
+          <optgroup label="Members">
+            {people
+              .filter((person) => person.type === "member")
+              .map((person) => (
+                <option key={person.id} value={person.id}>
+                  {person.name} ({person.detail})
+                </option>
+              ))}
+          </optgroup>
+          <optgroup label="API keys">
+            {people
+              .filter((person) => person.type !== "member")
+              .map((person) => (
+                <option key={person.id} value={person.id}>
+                  {person.name} ({person.detail})
+                </option>
+              ))}
+          </optgroup>
+        </select>
+      </FormField>
+      <FormField label="Action">
+        <select value={filter.action ?? ""} onChange={(e) => onChange({ action: e.target.value })}>
+          <option value="">Any action</option>
+          {filter.action && !Object.values(KNOWN_ACTIONS).flat().includes(filter.action) && (
+            <option value={filter.action}>{filter.action}</option>
+          )}
+          {Object.entries(KNOWN_ACTIONS).map(([group, actions]) => (
+            <optgroup key={group} label={group}>
+              {actions.map((action) => (
+                <option key={action} value={action}>
+                  {actionLabel(action)}
+                </option>
+              ))}
+            </optgroup>
+          ))}
+        </select>
+      </FormField>
+      {filter.targetId ? (
+        <div className="audit-picked-item">
+          <span className="audit-picked-label">Item</span>
+          <span className="audit-chip">
+            {itemName || "The item picked"}
+            <button
+              type="button"
+              className="link"
+              aria-label={`Clear the item filter${itemName ? ` (${itemName})` : ""}`}
+              onClick={() => onChange({ targetId: "", targetType: "" })}
+            >
+              ×
+            </button>
+          </span>
+        </div>
+      ) : (
+        <SearchPicker
+          label="Item"
+          placeholder="An end user, app, plan, group…"
+          options={items}
+          onQueryChange={setQuery}
+          emptyText={needle ? "Nothing of that name." : "Type a name."}
+          onPick={(option) => {
+            const [, id] = option.id.split(":");
+            onChange({ targetId: id ?? "" });
+          }}
+        />
+      )}
+      <FormField label="Door">
+        <select value={filter.door ?? ""} onChange={(e) => onChange({ door: e.target.value })}>
+          <option value="">Any</option>
+          {AUDIT_DOORS.map((door) => (
+            <option key={door} value={door}>
+              {doorWords(door)
+                .replace(/^(in|through|from|with|by) (the )?/, "")
+                .replace(/^./, (c) => c.toUpperCase())}
+            </option>
+          ))}
+        </select>
+      </FormField>
+      <FormField label="From">
+        <input
+          type="date"
+          value={dayOf(filter.from, false)}
+          onChange={(e) => onChange({ from: e.target.value ? dayBound(e.target.value, false) : "" })}
+        />
+      </FormField>
+      <FormField label="To">
+        <input
+          type="date"
+          value={dayOf(filter.to, true)}
+          onChange={(e) => onChange({ to: e.target.value ? dayBound(e.target.value, true) : "" })}
+        />
+      </FormField>
+      {Object.values(filter).some(Boolean) && (
+        <button
+          type="button"
+          className="audit-clear"
+          onClick={() => onChange(Object.fromEntries(FILTERS.map((key) => [key, ""])))}
+        >
+          Clear filters
+        </button>
+      )}
+    </section>
+  );
+}
+
+/** One event: when, the sentence, and on demand its before/after, door, request and address. */
+function AuditRow({ event, onFilter }: { event: ReadableAuditEvent; onFilter: (change: Filter) => void }) {
+  const [open, setOpen] = useState(false);
+  const detailId = useId();
+  const changes = Object.entries(event.changes);
+  return (
+    <li className={`audit-item${event.outcome === "failure" ? " audit-failed" : ""}`}>
+      <div className="audit-line">
+        <time dateTime={event.occurredAt} title={new Date(event.occurredAt).toLocaleString()}>
+          {agoWords(event.occurredAt)}
+        </time>
+        <p className="audit-sentence">
+          {event.sentence}
+          {event.outcome === "failure" && <span className="badge revoked">failed</span>}
+        </p>
+        <span className="audit-tags">
+          <span className="badge">{actorKindWords(event.actor)}</span>{" "}
+          <span className="muted">{doorWords(event.door)}</span>
+        </span>
+        <button type="button" aria-expanded={open} aria-controls={detailId} onClick={() => setOpen(!open)}>
+          {open ? "Hide details" : "Details"}
+        </button>
+      </div>
+      {open && (
+        <div id={detailId} className="audit-detail">
+          {changes.length > 0 && (
+            <table className="audit-diff">
+              <caption className="visually-hidden">What changed</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Field</th>
+                  <th scope="col">Before</th>
+                  <th scope="col">After</th>
+                </tr>
+              </thead>
+              <tbody>
+                {changes.map(([field, [before, after]]) => (
+                  <tr key={field}>
+                    <th scope="row">{capitalised(fieldInSentence(field, before, after))}</th>
+                    <td>{valueWords(before, event.names)}</td>
+                    <td>{valueWords(after, event.names)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          <dl className="audit-facts">
+            <dt>When</dt>
+            <dd>{new Date(event.occurredAt).toLocaleString()}</dd>
+            <dt>Who</dt>
+            <dd>
+              {event.actor.name} ({actorKindWords(event.actor)})
+              {event.actor.id && (
+                <button type="button" className="link" onClick={() => onFilter({ actorId: event.actor.id! })}>
+                  Everything by them
+                </button>
+              )}
+            </dd>
+            {event.target.id && (
+              <>
+                <dt>Item</dt>
+                <dd>
+                  {event.target.name || event.target.type}
+                  <button type="button" className="link" onClick={() => onFilter({ targetId: event.target.id! })}>
+                    Everything on this item
+                  </button>
+                </dd>
+              </>
+            )}
+            <dt>Door</dt>
+            <dd>{doorWords(event.door)}</dd>
+            <dt>Action</dt>
+            <dd>
+              <code>{event.action}</code>
+            </dd>
+            {event.requestId && (
+              <>
+                <dt>Request id</dt>
+                <dd>
+                  <code>{event.requestId}</code> <CopyButton text={event.requestId} label="Copy request id" />
+                </dd>
+              </>
+            )}
+            {event.ipAddress && (
+              <>
+                <dt>Address</dt>
+                <dd>{event.ipAddress}</dd>
+              </>
+            )}
+            {event.userAgent && (
+              <>
+                <dt>Browser or client</dt>
+                <dd className="audit-agent">{event.userAgent}</dd>
+              </>
+            )}
+          </dl>
+        </div>
+      )}
+    </li>
   );
 }

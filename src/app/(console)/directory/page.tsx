@@ -47,7 +47,8 @@ export default function DirectoryPage() {
       <p className="muted">
         Connect your identity provider (Microsoft Entra ID, Okta, …) over SCIM 2.0: the people and groups you assign
         there become end users and user groups here, and people it deactivates are suspended at once (nothing of theirs
-        is deleted). Setup steps: <Link href="/docs">the documentation</Link>, “Directory and single sign-on”.
+        is deleted). Setup steps for each provider:{" "}
+        <Link href="/docs/directory-and-sso">the directory and single sign-on guide</Link>.
       </p>
       <ErrorAlert error={overview.error} />
 

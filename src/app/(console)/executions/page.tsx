@@ -2,7 +2,8 @@
 import { skipToken, useQuery } from "@tanstack/react-query";
 import { ThumbsDown, ThumbsUp } from "lucide-react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { Suspense, useState, type ReactNode } from "react";
+import { Suspense, useEffect, useRef, type ReactNode } from "react";
+import { X } from "lucide-react";
 import { ExecutionTrace, formatMs } from "@/components/runtime/execution-trace";
 import Link from "next/link";
 import {
@@ -28,6 +29,42 @@ import { RefusalsList } from "@/components/usage/refusals-list";
 import { FAILURES, REFUSED } from "@/components/usage/executions-link";
 
 const PAGE = 25;
+
+/**
+ * A run's trace in a drawer at the page's right, as wide as the screen allows (a modal dialog:
+ * Escape and the Close button close it, focus stays inside). Its run lives in the URL (?run=…).
+ */
+function TraceDrawer({ executionId, known, onClose }: { executionId: string; known?: Execution; onClose: () => void }) {
+  const trpc = useTRPC();
+  const dialog = useRef<HTMLDialogElement>(null);
+  const loaded = useQuery({ ...trpc.runtime.execution.queryOptions({ executionId }), enabled: !known });
+  const execution = known ?? loaded.data?.execution;
+  useEffect(() => {
+    if (!dialog.current?.open) dialog.current?.showModal();
+  }, []);
+  return (
+    <dialog ref={dialog} className="trace-drawer" aria-labelledby="trace-drawer-title" onClose={onClose}>
+      <header className="trace-drawer-head">
+        <div>
+          <h2 id="trace-drawer-title" className="flush-top">
+            Trace{execution?.itemName ? ` of ${execution.itemName}` : ""}
+          </h2>
+          {execution && (
+            <p className="muted flush-top">
+              {execution.kind} of the {execution.itemKind} · {new Date(execution.createdAt).toLocaleString()} ·{" "}
+              {execution.endUserEmail ?? execution.actor}
+            </p>
+          )}
+        </div>
+        <button type="button" onClick={() => dialog.current?.close()} aria-label="Close the trace">
+          <X size={16} aria-hidden className="icon" /> Close
+        </button>
+      </header>
+      <ErrorAlert error={loaded.error} />
+      {execution ? <RunDetail execution={execution} /> : !loaded.error && <p className="muted">Loading…</p>}
+    </dialog>
+  );
+}
 
 /** A run's input, output and trace. */
 function RunDetail({ execution }: { execution: Execution }) {
@@ -60,6 +97,8 @@ type Filter = {
   code?: RefusalCode;
 };
 const FILTER_KEYS = ["endUser", "portal", "item", "itemKind", "status", "feedback", "code"] as const;
+/** The run whose trace is open in the drawer. */
+const RUN_KEY = "run";
 const REFUSAL_CODES = ["insufficient_credits"] as const;
 type RefusalCode = (typeof REFUSAL_CODES)[number];
 const STATUSES = [...EXECUTION_STATUSES, FAILURES, REFUSED] as const;
@@ -282,7 +321,18 @@ function Runs({ filter }: { filter: Filter & { status?: ExecutionStatus | typeof
     (page) => page.executions,
   );
 
-  const [open, setOpen] = useState<string | null>(null);
+  const search = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const open = search.get(RUN_KEY);
+  function showTrace(executionId: string | null) {
+    const params = new URLSearchParams(search.toString());
+    if (executionId) params.set(RUN_KEY, executionId);
+    else params.delete(RUN_KEY);
+    const query = params.toString();
+    if (executionId) router.push(`${pathname}?${query}`, { scroll: false });
+    else router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
+  }
   const rows = executions.items;
   return (
     <>
@@ -303,7 +353,6 @@ function Runs({ filter }: { filter: Filter & { status?: ExecutionStatus | typeof
             rowKey={(execution) => execution.id}
             rowTestId="execution-row"
             empty={FILTER_KEYS.some((key) => filter[key]) ? "No runs match these filters." : "No runs yet."}
-            detail={(execution) => (open === execution.id ? <RunDetail execution={execution} /> : null)}
             columns={[
               {
                 key: "time",
@@ -392,12 +441,8 @@ function Runs({ filter }: { filter: Filter & { status?: ExecutionStatus | typeof
                 header: "",
                 nowrap: true,
                 cell: (execution) => (
-                  <button
-                    type="button"
-                    aria-expanded={open === execution.id}
-                    onClick={() => setOpen(open === execution.id ? null : execution.id)}
-                  >
-                    {open === execution.id ? "Hide trace" : "Trace"}
+                  <button type="button" aria-haspopup="dialog" onClick={() => showTrace(execution.id)}>
+                    Trace
                   </button>
                 ),
               },
@@ -406,6 +451,14 @@ function Runs({ filter }: { filter: Filter & { status?: ExecutionStatus | typeof
         )}
         <LoadMore list={executions} />
       </div>
+      {open && (
+        <TraceDrawer
+          key={open}
+          executionId={open}
+          known={rows.find((execution) => execution.id === open)}
+          onClose={() => showTrace(null)}
+        />
+      )}
     </>
   );
 }

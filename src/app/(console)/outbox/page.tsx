@@ -54,7 +54,7 @@ export default function OutboxPage() {
                   <details>
                     <summary>{message.subject}</summary>
                     <pre className="secret" style={{ whiteSpace: "pre-wrap", margin: "0.5rem 0 0" }}>
-                      {message.text}
+                      <WithLinks text={message.text} />
                     </pre>
                   </details>
                 )}
@@ -65,5 +65,20 @@ export default function OutboxPage() {
         <LoadMore list={list} />
       </Panel>
     </>
+  );
+}
+
+const URL_IN_TEXT = /(https?:\/\/[^\s<>"]+[^\s<>".,;:!?)])/;
+
+/** A mail's text with its web addresses as links (an invitation, a sign-in code page). */
+function WithLinks({ text }: { text: string }) {
+  return text.split(URL_IN_TEXT).map((part, index) =>
+    index % 2 === 1 ? (
+      <a key={index} href={part}>
+        {part}
+      </a>
+    ) : (
+      part
+    ),
   );
 }

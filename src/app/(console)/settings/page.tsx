@@ -14,7 +14,11 @@ const SWITCHES = [
   [
     "passwordSignIn",
     "Password sign-in",
-    "Off: members sign in with single sign-on only (owners; set it up on the Directory page first).",
+    // Said of the state the box shows, on or off.
+    {
+      on: "On: members may sign in with their password. Turn it off to require single sign-on (owners, once it is set up on the Directory page).",
+      off: "Off: members sign in with single sign-on only. Turn it on to let them use their password again.",
+    },
   ],
 ] as const;
 
@@ -92,7 +96,8 @@ export default function SettingsPage() {
             <label key={key} className="inline">
               <input type="checkbox" checked={draft[key]} onChange={(e) => set(key, e.target.checked)} />
               <span>
-                {label} <span className="muted">— {help}</span>
+                {label}{" "}
+                <span className="muted">— {typeof help === "string" ? help : draft[key] ? help.on : help.off}</span>
               </span>
             </label>
           ))}

@@ -1,6 +1,7 @@
 "use client";
 // Organization › Webhooks: endpoints that receive events (signed per Standard Webhooks), the
-// secret shown once, and each endpoint's deliveries with their attempts and a replay.
+// secret shown once, each endpoint's deliveries with their attempts and a replay, a signed test
+// event showing what was sent and what came back, and a sample of each event type's payload.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import {
@@ -17,6 +18,7 @@ import {
   useMay,
 } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
+import { TEST_EVENT_TYPES, WEBHOOK_SAMPLES } from "@/schemas/webhook-samples";
 import { WEBHOOK_EVENT_TYPES } from "@/schemas/webhooks";
 
 export default function WebhooksPage() {
@@ -34,6 +36,7 @@ export default function WebhooksPage() {
   const [types, setTypes] = useState<string[]>(["*"]);
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
   const [open, setOpen] = useState<string | null>(null);
+  const [testing, setTesting] = useState<string | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
   const create = useMutation(
     trpc.webhooks.create.mutationOptions({
@@ -162,6 +165,13 @@ export default function WebhooksPage() {
                 header: "",
                 cell: (endpoint) => (
                   <div className="row">
+                    <button
+                      type="button"
+                      aria-expanded={testing === endpoint.id}
+                      onClick={() => setTesting(testing === endpoint.id ? null : endpoint.id)}
+                    >
+                      Send test event
+                    </button>
                     <button type="button" onClick={() => setOpen(open === endpoint.id ? null : endpoint.id)}>
                       Deliveries
                     </button>
@@ -186,10 +196,122 @@ export default function WebhooksPage() {
             ]}
           />
           <LoadMore list={endpoints} />
+          {testing && (
+            <TestEvent
+              key={testing}
+              endpointId={testing}
+              url={endpoints.items.find((endpoint) => endpoint.id === testing)?.url ?? ""}
+            />
+          )}
           {open && <Deliveries endpointId={open} />}
         </Panel>
       )}
+      <PayloadSamples />
     </>
+  );
+}
+
+/** JSON laid out to read, or the text as it came when it is not JSON. */
+function readable(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+/** Sends a signed ping (or an event type's sample) now, and shows what went and what came back. */
+function TestEvent({ endpointId, url }: { endpointId: string; url: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [type, setType] = useState<(typeof TEST_EVENT_TYPES)[number]>("ping");
+  const send = useMutation(
+    trpc.webhooks.sendTest.mutationOptions({
+      onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() }),
+    }),
+  );
+  const result = send.data;
+  const answered = result?.response;
+  return (
+    <section aria-label="Test event" className="webhook-test">
+      <h3>Test event for {url}</h3>
+      <form
+        className="row"
+        onSubmit={(event) => {
+          event.preventDefault();
+          send.mutate({ id: endpointId, type });
+        }}
+      >
+        <FormField label="Event">
+          <select value={type} onChange={(e) => setType(e.target.value as typeof type)}>
+            {TEST_EVENT_TYPES.map((name) => (
+              <option key={name} value={name}>
+                {name === "ping" ? "ping (a test event)" : `${name} (sample data)`}
+              </option>
+            ))}
+          </select>
+        </FormField>
+        <button className="primary" type="submit" disabled={send.isPending}>
+          {send.isPending ? "Sending…" : "Send test event"}
+        </button>
+      </form>
+      <ErrorAlert error={send.error} />
+      {result && answered && (
+        <div className="webhook-exchange" data-testid="webhook-test-result">
+          <p role="status" className={answered.error ? "webhook-outcome failed-outcome" : "webhook-outcome"}>
+            {answered.status !== null && !answered.error
+              ? `The endpoint answered ${answered.status} in ${answered.durationMs} ms.`
+              : answered.status !== null
+                ? `The endpoint answered ${answered.status} in ${answered.durationMs} ms: a failure (not retried).`
+                : `No answer: ${answered.error}.`}
+          </p>
+          <div className="webhook-exchange-sides">
+            <div>
+              <h4>Sent</h4>
+              <pre className="webhook-json">
+                {`POST ${result.request.url}\n${Object.entries(result.request.headers)
+                  .map(([name, value]) => `${name}: ${value}`)
+                  .join("\n")}\n\n${readable(result.request.body)}`}
+              </pre>
+            </div>
+            <div>
+              <h4>Answered</h4>
+              <pre className="webhook-json">
+                {answered.status === null
+                  ? (answered.error ?? "No answer")
+                  : `HTTP ${answered.status}\n\n${answered.body ? readable(answered.body) : "(an empty body)"}`}
+              </pre>
+            </div>
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** What each event type's delivery carries, with made-up values: one type at a time. */
+function PayloadSamples() {
+  const [type, setType] = useState<(typeof WEBHOOK_EVENT_TYPES)[number]>(WEBHOOK_EVENT_TYPES[0]);
+  return (
+    <Panel title="Payload samples">
+      <p className="muted flush-top">
+        Each delivery is a POST of <code>{"{type, timestamp, data}"}</code> with the headers <code>webhook-id</code>,{" "}
+        <code>webhook-timestamp</code> and <code>webhook-signature</code>. Verify it with your secret and the Standard
+        Webhooks library of your language.
+      </p>
+      <FormField label="Event type">
+        <select value={type} onChange={(e) => setType(e.target.value as typeof type)}>
+          {WEBHOOK_EVENT_TYPES.map((name) => (
+            <option key={name} value={name}>
+              {name}
+            </option>
+          ))}
+        </select>
+      </FormField>
+      <pre className="webhook-json webhook-sample" data-testid="webhook-sample">
+        {JSON.stringify({ type, timestamp: "2026-01-15T09:30:00.000Z", data: WEBHOOK_SAMPLES[type] }, null, 2)}
+      </pre>
+    </Panel>
   );
 }
 

@@ -1,7 +1,13 @@
 import { z } from "zod";
-import { ExportAuditEventsInput, ListAuditEventsInput, ListAuditEventsOutput } from "@/schemas/audit";
-import { exportAuditEvents, listAuditEvents } from "@/server/services/audit-log";
-import { router, scopedProcedure } from "../init";
+import {
+  AuditFilterOptions,
+  ExportAuditEventsInput,
+  ListAuditEventsInput,
+  ListAuditEventsOutput,
+  ReadAuditLogOutput,
+} from "@/schemas/audit";
+import { auditFilterOptions, exportAuditEvents, listAuditEvents, readAuditLog } from "@/server/services/audit-log";
+import { memberProcedure, router, scopedProcedure } from "../init";
 
 export const auditRouter = router({
   list: scopedProcedure(listAuditEvents.requirement)
@@ -39,4 +45,15 @@ export const auditRouter = router({
       for await (const chunk of await exportAuditEvents(ctx.db, ctx.actor, input)) text += chunk;
       return text;
     }),
+
+  /** Console only: the list with names resolved and each event as a sentence. */
+  readable: memberProcedure(readAuditLog.requirement)
+    .input(ListAuditEventsInput)
+    .output(ReadAuditLogOutput)
+    .query(({ ctx, input }) => readAuditLog(ctx.db, ctx.actor, input)),
+
+  /** Console only: the people, keys and items the filters offer by name. */
+  filterOptions: memberProcedure(auditFilterOptions.requirement)
+    .output(AuditFilterOptions)
+    .query(({ ctx }) => auditFilterOptions(ctx.db, ctx.actor)),
 });

@@ -1,7 +1,6 @@
 // Console-only: the organization's single sign-on connection (admins). The client secret goes in
 // and is never read back; "Test connection" runs discovery against the issuer.
-import { z } from "zod";
-import { SetSsoConnectionInput, SsoConnection } from "@/schemas/sso";
+import { SetSsoConnectionInput, SsoConnection, SsoTestResult } from "@/schemas/sso";
 import { getSsoConnection, removeSsoConnection, setSsoConnection, testSsoConnection } from "@/server/services/sso";
 import { memberProcedure, router } from "../init";
 
@@ -17,6 +16,6 @@ export const ssoRouter = router({
     .output(SsoConnection)
     .mutation(({ ctx }) => removeSsoConnection(ctx.db, ctx.actor)),
   test: memberProcedure(testSsoConnection.requirement)
-    .output(z.object({ ok: z.literal(true), issuer: z.string() }))
+    .output(SsoTestResult)
     .mutation(({ ctx }) => testSsoConnection(ctx.db, ctx.actor)),
 });

@@ -7,11 +7,13 @@ import {
   ListWebhookDeliveriesOutput,
   ListWebhookEndpointsOutput,
   ReplayWebhookDeliveryInput,
+  SendWebhookTestEventInput,
   UpdateWebhookEndpointInput,
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointIdInput,
   WebhookSecret,
+  WebhookTestEventOutput,
 } from "@/schemas/webhooks";
 import {
   createWebhookEndpoint,
@@ -21,6 +23,7 @@ import {
   listWebhookEndpoints,
   replayWebhookDelivery,
   rotateWebhookSecret,
+  sendWebhookTestEvent,
   updateWebhookEndpoint,
 } from "@/server/services/webhooks";
 import { router, scopedProcedure } from "../init";
@@ -139,4 +142,20 @@ export const webhooksRouter = router({
       ctx.response.status = 202;
       return replayWebhookDelivery(ctx.db, ctx.actor, input);
     }),
+
+  sendTest: scopedProcedure(sendWebhookTestEvent.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/webhook-endpoints/{id}/test",
+        tags: TAGS,
+        summary: "Send a test event",
+        description:
+          "Signs and sends one event to this endpoint now, through the delivery path of every event (address rules, signature, 15 s timeout), not retried: `ping`, or an event type with sample `data`. Answers what was sent and what the endpoint answered; the delivery is listed with the others.",
+      },
+      errors: ["not_found", "invalid_request"],
+    })
+    .input(SendWebhookTestEventInput)
+    .output(WebhookTestEventOutput)
+    .mutation(({ ctx, input }) => sendWebhookTestEvent(ctx.db, ctx.actor, input)),
 });
