@@ -13,6 +13,7 @@ import { generate } from "otplib";
 import { COMMANDS, parseFlags } from "@/cli/commands";
 import { getDb } from "@/server/db";
 import { openSecret } from "@/server/secret-box";
+import { createInvitation } from "@/server/services/invitations";
 import {
   addPerson,
   newOrganization,
@@ -260,6 +261,56 @@ describe("requireMfa", () => {
     expect((await verify(next, await code(secret, 1))).status).toBe(200);
     // And cannot turn it off while it is required.
     refused(await trpc("mutation", "mfa.remove", { code: "123456" }, { cookie: cookieOf(finished) }), 409, "conflict");
+  });
+});
+
+/** The token of the newest link mailed to `email` (an invitation or a password reset). */
+async function linkToken(tenant: Tenant, email: string): Promise<string> {
+  const mail = await getDb().outboxMessage.findFirstOrThrow({
+    where: { organizationId: tenant.organization.id, to: email },
+    orderBy: { createdAt: "desc" },
+  });
+  const line = mail.text.split("\n").find((text) => text.includes("/invite/"))!;
+  return decodeURIComponent(line.slice(line.indexOf("/invite/") + "/invite/".length).trim());
+}
+
+describe("links are no way around the second factor", () => {
+  it("a password reset link of a member with a factor ends in the code step, not a session", async () => {
+    const tenant = await newOrganization();
+    const person = await addPerson(tenant.operator, "member");
+    const { secret } = await enroll(person);
+    const ownerCookie = await signInCookie(tenant.owner.email, tenant.owner.password);
+    const sent = await trpc(
+      "mutation",
+      "members.resetPassword",
+      { memberId: person.member.id },
+      { cookie: ownerCookie },
+    );
+    expect(sent.status).toBe(200);
+
+    const accepted = await trpc("mutation", "invitations.accept", {
+      token: await linkToken(tenant, person.email),
+      password: "a-new-long-passphrase",
+    });
+    expect(accepted.status).toBe(200);
+    expect(accepted.headers.get("set-cookie")).toBeNull();
+    const { challenge, purpose } = accepted.body.result.data.mfa;
+    expect(purpose).toBe("verify");
+    cookieOf(await verify(challenge, await code(secret)));
+  });
+
+  it("an invitation into an organization that requires a factor walks the newcomer through enrollment", async () => {
+    const tenant = await newOrganization({ settings: { requireMfa: true } });
+    // The owner has no factor either: their password sign-in asks them to enroll.
+    await challengeOf(tenant.owner, "enroll");
+    const email = `newcomer-${uniqueSuffix()}@example.test`;
+    await createInvitation(getDb(), tenant.operator, { email, role: "member" });
+    const accepted = await trpc("mutation", "invitations.accept", {
+      token: await linkToken(tenant, email),
+      password: "a-new-long-passphrase",
+    });
+    expect(accepted.headers.get("set-cookie")).toBeNull();
+    expect(accepted.body.result.data.mfa.purpose).toBe("enroll");
   });
 });
 
