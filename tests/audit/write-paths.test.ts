@@ -139,6 +139,7 @@ const READS_AND_RUNS = new Set([
   "findByName",
   "listBuilderTemplates",
   "getMfaStatus",
+  "getSecurityOverview",
   // A pending secret that does nothing until a code confirms it (member.mfa_enroll then).
   "startMfaEnrollment",
 ]);

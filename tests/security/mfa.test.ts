@@ -361,3 +361,38 @@ describe("resetting a member's factor", () => {
     expect(event).toMatchObject({ door: "cli", actorType: "operator" });
   });
 });
+
+describe("the Security page", () => {
+  it("shows owners who has a second factor, the sign-in settings and recent sign-ins; nobody else", async () => {
+    const tenant = await newOrganization();
+    const admin = await addPerson(tenant.operator, "admin");
+    const person = await addPerson(tenant.operator, "member");
+    const { secret } = await enroll(person);
+    cookieOf(await verify(await challengeOf(person, "verify"), await code(secret)));
+    refused(await verify(await challengeOf(person, "verify"), "999999"), 400, "invalid_code");
+
+    const adminCookie = await signInCookie(admin.email, admin.password);
+    refused(await trpc("query", "security.overview", undefined, { cookie: adminCookie }), 403, "forbidden_role");
+
+    const ownerCookie = await signInCookie(tenant.owner.email, tenant.owner.password);
+    const overview = (await trpc("query", "security.overview", undefined, { cookie: ownerCookie })).body.result.data;
+    expect(overview).toMatchObject({
+      requireMfa: false,
+      passwordSignIn: true,
+      conversationRetentionDays: null,
+      sso: null,
+    });
+    const rows = Object.fromEntries(overview.members.map((m: { email: string }) => [m.email, m]));
+    expect(rows[person.email]).toMatchObject({ role: "member", recoveryCodesLeft: 10 });
+    expect(rows[person.email].mfaEnrolledAt).not.toBeNull();
+    expect(rows[person.email].lastSignInAt).not.toBeNull();
+    expect(rows[admin.email]).toMatchObject({ mfaEnrolledAt: null, recoveryCodesLeft: 0 });
+    const mine = overview.recentSignIns.filter((e: { email: string }) => e.email === person.email);
+    expect(mine.map((e: { method: string; outcome: string }) => `${e.method}:${e.outcome}`)).toEqual([
+      "password + totp:success",
+      "password:success",
+    ]);
+    // Another organization's members are not listed.
+    expect(overview.members).toHaveLength(3);
+  });
+});

@@ -102,7 +102,8 @@ function normalizeRecoveryCode(code: string): string {
 async function totpStepOf(secret: string, code: string): Promise<number | null> {
   if (!/^\d{6}$/.test(code)) return null;
   const result = await verify({ secret, token: code, epochTolerance: TOLERANCE_SECONDS });
-  return result.valid ? result.timeStep : null;
+  // The TOTP strategy's answer names the step it matched.
+  return result.valid && "timeStep" in result ? result.timeStep : null;
 }
 
 /** Ten fresh recovery codes replace the member's old ones; returns them as shown, once. */

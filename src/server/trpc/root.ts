@@ -9,6 +9,7 @@ import { agentsRouter, appsRouter, flowsRouter } from "./routers/builder";
 import { builderTemplatesRouter } from "./routers/builder-templates";
 import { membersRouter } from "./routers/members";
 import { mfaRouter } from "./routers/mfa";
+import { securityRouter } from "./routers/security";
 import { invitationsRouter } from "./routers/invitations";
 import { endUsersRouter } from "./routers/end-users";
 import { modelsRouter } from "./routers/models";
@@ -37,6 +38,7 @@ export const appRouter = router({
   organization: organizationRouter,
   members: membersRouter,
   mfa: mfaRouter,
+  security: securityRouter,
   invitations: invitationsRouter,
   apiKeys: apiKeysRouter,
   models: modelsRouter,
