@@ -95,6 +95,7 @@ export default function SecurityPage() {
             <div>
               <ConfirmButton
                 label={data.requireMfa ? "Stop requiring two-step verification" : "Require two-step verification"}
+                confirmLabel={data.requireMfa ? "Stop requiring" : "Require"}
                 destructive={false}
                 needs="owners"
                 title={data.requireMfa ? "Stop requiring a second factor?" : "Require a second factor?"}
@@ -159,7 +160,7 @@ export default function SecurityPage() {
 
           <Panel title="Recent sign-ins" headingId="recent-sign-ins">
             <DataTable
-              label="Recent sign-ins"
+              label="Latest sign-ins, newest first"
               rows={data.recentSignIns}
               rowKey={(event) => event.id}
               empty="No sign-ins yet."
