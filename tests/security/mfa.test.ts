@@ -12,7 +12,9 @@ vi.hoisted(() => {
 import { generate } from "otplib";
 import { COMMANDS, parseFlags } from "@/cli/commands";
 import { getDb } from "@/server/db";
+import { provideEnv } from "@/env";
 import { openSecret } from "@/server/secret-box";
+import { rotateSecrets } from "@/server/services/secrets";
 import { createInvitation } from "@/server/services/invitations";
 import {
   addPerson,
@@ -394,5 +396,29 @@ describe("the Security page", () => {
     ]);
     // Another organization's members are not listed.
     expect(overview.members).toHaveLength(3);
+  });
+});
+
+describe("the sealed secret", () => {
+  it("is sealed again by a key rotation, and codes still sign in", async () => {
+    const tenant = await newOrganization();
+    const person = await addPerson(tenant.operator, "member");
+    const { secret } = await enroll(person);
+    const before = await getDb().memberTotp.findUniqueOrThrow({ where: { memberId: person.member.id } });
+    const oldKey = process.env.ATRIUM_SECRET_KEY!;
+    try {
+      process.env.ATRIUM_SECRET_KEY_PREVIOUS = oldKey;
+      provideEnv({ ATRIUM_SECRET_KEY: "rotated-secret-key-0123456789-abcdefghijklmnop" });
+      await rotateSecrets(getDb());
+      const after = await getDb().memberTotp.findUniqueOrThrow({ where: { memberId: person.member.id } });
+      expect(after.secretCiphertext.split(":")[1]).not.toBe(before.secretCiphertext.split(":")[1]);
+      delete process.env.ATRIUM_SECRET_KEY_PREVIOUS;
+      provideEnv({});
+      expect(openSecret(after.secretCiphertext)).toBe(secret);
+      expect((await verify(await challengeOf(person, "verify"), await code(secret))).status).toBe(200);
+    } finally {
+      delete process.env.ATRIUM_SECRET_KEY_PREVIOUS;
+      provideEnv({ ATRIUM_SECRET_KEY: oldKey });
+    }
   });
 });
