@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { Timestamp, Uuid } from "./common";
+import { MAX_MFA_CODE_CHARS } from "./limits";
 
 /** Six digits from the authenticator, or a recovery code (xxxx-xxxx-xxxx-xxxx); spaces are ignored. */
-export const MfaCode = z.string().trim().min(6).max(40);
+export const MfaCode = z.string().trim().min(6).max(MAX_MFA_CODE_CHARS);
 /** The token a password sign-in answered with, when a second step follows. */
 export const MfaChallengeToken = z.string().min(1).max(100);
 

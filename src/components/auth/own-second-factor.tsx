@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ErrorAlert, FormField, notifyDone, Panel } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
+import { MAX_MFA_CODE_CHARS } from "@/schemas/limits";
 import { RecoveryCodes, TotpSetup } from "./second-factor";
 
 export function OwnSecondFactorPanel() {
@@ -60,7 +61,7 @@ export function OwnSecondFactorPanel() {
               <input
                 required
                 autoComplete="one-time-code"
-                maxLength={40}
+                maxLength={MAX_MFA_CODE_CHARS}
                 value={removalCode}
                 onChange={(e) => setRemovalCode(e.target.value)}
               />

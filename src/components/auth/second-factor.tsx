@@ -6,6 +6,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { CopyButton, ErrorAlert, FormField } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
+import { MAX_MFA_CODE_CHARS } from "@/schemas/limits";
 import "./second-factor.css";
 
 export interface Challenge {
@@ -48,7 +49,7 @@ function CodeStep({ challenge, onSignedIn }: { challenge: string; onSignedIn: ()
           autoComplete="one-time-code"
           spellCheck={false}
           minLength={6}
-          maxLength={40}
+          maxLength={MAX_MFA_CODE_CHARS}
           value={code}
           onChange={(e) => setCode(e.target.value)}
         />
@@ -128,7 +129,7 @@ export function TotpSetup({
           required
           inputMode="numeric"
           autoComplete="one-time-code"
-          maxLength={8}
+          maxLength={MAX_MFA_CODE_CHARS}
           value={code}
           onChange={(e) => setCode(e.target.value)}
         />
