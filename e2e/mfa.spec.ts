@@ -120,8 +120,8 @@ for (const viewport of VIEWPORTS) {
       await expect(page.getByRole("region", { name: "Latest sign-ins, newest first" })).toContainText(
         "Password + authenticator",
       );
-      await expectAxeClean(page);
       await screenshot(page, "security");
+      await expectAxeClean(page);
     });
   });
 }
