@@ -12,6 +12,7 @@ import { assertStorableText } from "@/server/bounds";
 import { AppError, invalidRequest, problemsFromIssues } from "@/server/errors";
 import { createApiKey, revokeApiKey } from "@/server/services/api-keys";
 import { addMember, removeMember, resetMemberPassword } from "@/server/services/members";
+import { resetMemberMfa } from "@/server/services/mfa";
 import { createOrganization, getOrganization, updateOrganization } from "@/server/services/organizations";
 import { deleteEndUser, linkProcessorSubscription, revokeEndUser } from "@/server/services/end-users";
 import { listMail } from "@/server/services/mail";
@@ -134,6 +135,7 @@ const ORGANIZATION_FLAGS: Record<string, [string, z.ZodType]> = {
   "groups-enabled": ["groupsEnabled", bool],
   "quality-checker": ["qualityChecker", bool],
   "password-sign-in": ["passwordSignIn", bool],
+  "require-mfa": ["requireMfa", bool],
   "max-knowledgebases": ["maxKnowledgebases", cap],
   "max-sources-per-knowledgebase": ["maxSourcesPerKnowledgebase", cap],
 };
@@ -223,6 +225,17 @@ export const COMMANDS: Record<string, Command> = {
       );
       const { member, temporaryPassword } = await resetMemberPassword(db, actor, { memberId: f.member as string });
       return { member: { ...member, temporaryPassword } };
+    },
+  },
+  "member reset-mfa": {
+    flags: { member: id },
+    run: async (db, f) => {
+      const actor = await operatorOf(
+        await db.member.findUnique({ where: { id: f.member as string } }),
+        "member",
+        f.member,
+      );
+      return resetMemberMfa(db, actor, { memberId: f.member as string });
     },
   },
   "key create": {

@@ -37,6 +37,18 @@ const ExportedExecution = z.object({
   createdAt: Timestamp,
 });
 
+/** A person's decision a run of theirs waited for (a flow's approval node): what it asked, and the answer. */
+const ExportedApproval = z.object({
+  executionId: Uuid,
+  nodeId: z.string(),
+  message: z.string(),
+  status: z.string(),
+  decidedBy: z.string().nullable(),
+  decidedAt: Timestamp.nullable(),
+  comment: z.string().nullable(),
+  createdAt: Timestamp,
+});
+
 const ExportedAuditEvent = z.object({
   id: Uuid,
   occurredAt: Timestamp,
@@ -56,6 +68,7 @@ export const EndUserExport = z
     portalSessions: z.array(z.object({ id: Uuid, createdAt: Timestamp, expiresAt: Timestamp })),
     conversations: z.array(ExportedConversation),
     executions: z.array(ExportedExecution),
+    approvals: z.array(ExportedApproval),
     creditRequests: z.array(
       z.object({
         id: Uuid,

@@ -25,6 +25,8 @@ export const MAX_LABEL_CHARS = 500;
 export const MAX_EMAIL_CHARS = 320;
 /** A password (the sign-in form's and a new one). */
 export const MAX_PASSWORD_CHARS = 200;
+/** A second-factor code as typed: six digits, or a recovery code with its dashes and spaces. */
+export const MAX_MFA_CODE_CHARS = 40;
 /** Short names: an API key's, an HTTP header's, a sign-in button's. */
 export const MAX_SHORT_NAME_CHARS = 100;
 /** A provider's or an MCP connection's slug (the first part of `<provider slug>/<model id>`). */

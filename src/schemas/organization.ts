@@ -20,6 +20,8 @@ export const OrganizationSettings = z.strictObject({
   qualityChecker: z.boolean(),
   /** Off: members sign in with the organization's single sign-on only (owners only; the admin CLI turns it back on). */
   passwordSignIn: z.boolean(),
+  /** On: members without a second factor enroll one at their next password sign-in (owners only). */
+  requireMfa: z.boolean(),
   maxKnowledgebases: boundedInt(0, MAX_PLAN_CAP).nullable(),
   maxSourcesPerKnowledgebase: boundedInt(0, MAX_PLAN_CAP).nullable(),
   /** Conversations untouched this many days are deleted by a daily sweep (services/retention.ts); null keeps them. */

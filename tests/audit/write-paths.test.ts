@@ -11,7 +11,10 @@ vi.hoisted(() => {
   process.env.ATRIUM_SECRET_KEY = "test-secret-key-0123456789-abcdefghijklmnop";
 });
 
+import { generate } from "otplib";
 import type { KeyActor, MemberActor, OperatorActor } from "@/server/auth/actor";
+import { hashSecret } from "@/server/auth/secrets";
+import { openSecret } from "@/server/secret-box";
 import { getDb } from "@/server/db";
 import * as apiKeys from "@/server/services/api-keys";
 import * as approvals from "@/server/services/approvals";
@@ -28,6 +31,7 @@ import * as invitations from "@/server/services/invitations";
 import * as knowledgebases from "@/server/services/knowledgebases";
 import * as mcpConnections from "@/server/services/mcp-connections";
 import * as members from "@/server/services/members";
+import * as mfa from "@/server/services/mfa";
 import * as modelPrices from "@/server/services/model-prices";
 import * as modelProviders from "@/server/services/model-providers";
 import * as notifications from "@/server/services/notifications";
@@ -136,6 +140,10 @@ const READS_AND_RUNS = new Set([
   "getNotificationEmails",
   "findByName",
   "listBuilderTemplates",
+  "getMfaStatus",
+  "getSecurityOverview",
+  // A pending secret that does nothing until a code confirms it (member.mfa_enroll then).
+  "startMfaEnrollment",
 ]);
 
 interface World {
@@ -156,6 +164,29 @@ const email = () => `eu-${uniqueSuffix()}@example.test`;
 
 async function endUser(w: World, extra: Record<string, unknown> = {}) {
   return (await endUsers.provisionEndUser(db(), w.op, { email: email(), ...extra })).endUser;
+}
+/** A member (acting in the console) who has started a TOTP enrollment. */
+async function memberWithPendingTotp(w: World): Promise<MemberActor> {
+  const person = await addPerson(w.op, "member");
+  const actor: MemberActor = {
+    kind: "member",
+    organizationId: w.tenant.organization.id,
+    member: { id: person.member.id, role: "member", email: person.email },
+  };
+  await mfa.startMfaEnrollment(db(), actor);
+  return actor;
+}
+async function currentCode(actor: MemberActor): Promise<string> {
+  const row = await db().memberTotp.findUniqueOrThrow({ where: { memberId: actor.member.id } });
+  return generate({ secret: openSecret(row.secretCiphertext) });
+}
+/** Recovery codes are shown once: this one is made again here, for the scenario to use. */
+async function recoveryCodeOf(actor: MemberActor): Promise<string[]> {
+  const code = "abcd-efgh-ijkl-mnop";
+  await db().mfaRecoveryCode.create({
+    data: { organizationId: actor.organizationId, memberId: actor.member.id, codeHash: hashSecret("abcdefghijklmnop") },
+  });
+  return [code];
 }
 async function agent(w: World) {
   return (await builder.createItem(db(), w.op, "agent", { name: name("Agent") })).id as string;
@@ -548,6 +579,22 @@ const WRITES: Record<string, Scenario> = {
     );
     return "member.password_change";
   },
+  confirmMfaEnrollment: async (w) => {
+    const actor = await memberWithPendingTotp(w);
+    await mfa.confirmMfaEnrollment(db(), actor, { code: await currentCode(actor) }, { clientAddress: "192.0.2.1" });
+    return "member.mfa_enroll";
+  },
+  removeOwnMfa: async (w) => {
+    const actor = await memberWithPendingTotp(w);
+    await mfa.confirmMfaEnrollment(db(), actor, { code: await currentCode(actor) }, { clientAddress: "192.0.2.1" });
+    const [recovery] = await recoveryCodeOf(actor);
+    await mfa.removeOwnMfa(db(), actor, { code: recovery! }, { clientAddress: "192.0.2.1" });
+    return "member.mfa_remove";
+  },
+  resetMemberMfa: async (w) => (
+    await mfa.resetMemberMfa(db(), w.op, { memberId: (await addPerson(w.op, "member")).member.id }),
+    "member.mfa_reset"
+  ),
   createInvitation: async (w) => (
     await invitations.createInvitation(db(), w.op, { email: email(), role: "member" }),
     "invitation.create"
@@ -800,7 +847,10 @@ describe("every write path records an event", () => {
     // Scenarios act as the operator (the CLI), except a member changing their own password or
     // notification emails (the console) and the directory's SCIM calls.
     const expected =
-      fn === "changeOwnPassword" || fn === "setNotificationEmails"
+      fn === "changeOwnPassword" ||
+      fn === "setNotificationEmails" ||
+      fn === "confirmMfaEnrollment" ||
+      fn === "removeOwnMfa"
         ? { actorType: "member", door: "console" }
         : THROUGH_DIRECTORY.has(fn)
           ? { actorType: "directory", door: "scim" }

@@ -48,6 +48,25 @@ describe("an end user's data rights", () => {
     expect(turn.status).toBe(200);
     const renamed = await api("PATCH", `/end-users/${endUser.id}`, { key, body: { fullName: "Alice Example" } });
     expect(renamed.status).toBe(200);
+    // The run waits for a person (a flow's approval node): what it asks holds the end user's words.
+    const waiting = await getDb().execution.findFirstOrThrow({ where: { endUserId: endUser.id } });
+    await getDb().execution.update({
+      where: { id: waiting.id, organizationId: scenario.tenant.organization.id },
+      data: { status: "awaiting_approval" },
+    });
+    await getDb().executionApproval.create({
+      data: {
+        id: waiting.id,
+        organizationId: scenario.tenant.organization.id,
+        kind: "conversation",
+        appId: scenario.appId,
+        flowId: scenario.appId,
+        nodeId: "refund",
+        message: "Refund order 1234 of Alice Example?",
+        expiresAt: new Date(Date.now() + 3_600_000),
+        state: { message },
+      },
+    });
 
     const exported = await api("GET", `/end-users/${endUser.id}/export`, { key });
     expect(exported.status).toBe(200);
@@ -59,6 +78,13 @@ describe("an end user's data rights", () => {
     expect(document.conversations[0].messages.map((m: { content: string }) => m.content)).toContain(message);
     expect(document.executions).toHaveLength(1);
     expect(document.executions[0].input).toContain("order 1234");
+    expect(document.approvals).toEqual([
+      expect.objectContaining({
+        executionId: waiting.id,
+        message: "Refund order 1234 of Alice Example?",
+        status: "pending",
+      }),
+    ]);
     expect(document.auditEvents.map((e: { action: string }) => e.action)).toEqual(
       expect.arrayContaining(["end_user.create", "end_user.update"]),
     );
@@ -85,7 +111,8 @@ describe("an end user's data rights", () => {
     expect(row).toMatchObject({ email: tombstoneEmail(endUser.id), fullName: "" });
     expect(await db.conversation.count({ where: { endUserId: endUser.id } })).toBe(0);
     const execution = await db.execution.findUniqueOrThrow({ where: { id: executionBefore.id } });
-    expect(execution).toMatchObject({ input: "", output: "", credits: executionBefore.credits });
+    expect(execution).toMatchObject({ input: "", output: "", credits: executionBefore.credits, status: "failed" });
+    expect(await db.executionApproval.count({ where: { id: waiting.id } })).toBe(0);
     expect(execution.usage).toEqual(executionBefore.usage);
     const events = await db.auditEvent.findMany({ where: { organizationId: scenario.tenant.organization.id } });
     const everything = JSON.stringify(events);

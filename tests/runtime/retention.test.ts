@@ -76,6 +76,26 @@ describe("conversation retention", () => {
     expect(racing.filter((swept) => swept !== null)).toHaveLength(1);
     expect(await sweepConversationsWhenDue(db, new Date(day.getTime() + RETENTION_SWEEP_EVERY_MS / 2))).toBeNull();
 
+    // The sweep says what it deleted, in the organization's audit log, once; the other organization's log is untouched.
+    const swept = await db.auditEvent.findMany({
+      where: { organizationId: app.tenant.organization.id, action: "retention.sweep" },
+    });
+    expect(swept).toHaveLength(1);
+    expect(swept[0]).toMatchObject({
+      actorType: "system",
+      door: "system",
+      targetLabel: "Conversations older than 30 days",
+    });
+    expect(swept[0]!.changes).toEqual({
+      deletedConversations: [null, [expired.conversationId]],
+      emptiedExecutions: [null, 1],
+    });
+    expect(
+      await db.auditEvent.count({
+        where: { organizationId: keeper.tenant.organization.id, action: "retention.sweep" },
+      }),
+    ).toBe(0);
+
     // The expired conversation is gone with its messages; the others are untouched.
     expect(await db.conversation.findUnique({ where: { id: expired.conversationId } })).toBeNull();
     expect(await db.conversationMessage.count({ where: { conversationId: expired.conversationId } })).toBe(0);

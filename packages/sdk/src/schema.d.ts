@@ -3252,6 +3252,16 @@ export interface components {
                 feedbackReason: string | null;
                 createdAt: components["schemas"]["DateTime"];
             }[];
+            approvals: {
+                executionId: components["schemas"]["Uuid"];
+                nodeId: string;
+                message: string;
+                status: string;
+                decidedBy: string | null;
+                decidedAt: components["schemas"]["DateTime"] | null;
+                comment: string | null;
+                createdAt: components["schemas"]["DateTime"];
+            }[];
             creditRequests: {
                 id: components["schemas"]["Uuid"];
                 message: string;

@@ -3,6 +3,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { useSearchParameter } from "@/lib/browser";
+import { SecondFactorStep, type Challenge } from "@/components/auth/second-factor";
 import { ErrorAlert, errorEnvelope, FormField, PageHeader } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 
@@ -11,7 +12,13 @@ export default function SignInPage() {
   const router = useRouter();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const signIn = useMutation(trpc.auth.signIn.mutationOptions({ onSuccess: () => router.replace("/") }));
+  // A member with a second factor (or who must enroll one) is asked for it after the password.
+  const [challenge, setChallenge] = useState<Challenge | null>(null);
+  const signIn = useMutation(
+    trpc.auth.signIn.mutationOptions({
+      onSuccess: (result) => ("mfa" in result ? setChallenge(result.mfa) : router.replace("/")),
+    }),
+  );
   // A single sign-on that failed comes back here with the reason (src/server/adapters/oidc.ts).
   const ssoError = useSearchParameter("sso_error")?.slice(0, 500);
 
@@ -23,6 +30,20 @@ export default function SignInPage() {
     event.preventDefault();
     signIn.mutate({ email, password });
   }
+
+  if (challenge)
+    return (
+      <main className="auth-page">
+        <div className="panel auth-card" aria-labelledby="second-factor-title">
+          <PageHeader
+            title={challenge.purpose === "verify" ? "Two-step verification" : "Set up two-step verification"}
+            headingId="second-factor-title"
+            description={email}
+          />
+          <SecondFactorStep challenge={challenge} onSignedIn={() => router.replace("/")} />
+        </div>
+      </main>
+    );
 
   return (
     <main className="auth-page">

@@ -24,7 +24,9 @@ export const DATA_RIGHTS_COVERAGE = {
   EndUserSignInCode: { exported: "nothing: a code is a secret", erased: "deleted" },
   Conversation: { exported: "conversations", erased: "deleted with their messages" },
   ConversationRun: { exported: "their events are the conversations' messages", erased: "deleted with their events" },
-  Execution: { exported: "executions", erased: "content emptied, numbers kept" },
+  Execution: { exported: "executions", erased: "content emptied, numbers kept; a run awaiting approval ends failed" },
+  // Named through its execution (same id), so the schema walk cannot see it: listed by hand.
+  ExecutionApproval: { exported: "approvals", erased: "deleted (the decision stays in the audit log)" },
   RunRefusal: { exported: "nothing: numbers only", erased: "kept: numbers only" },
   CreditRequest: { exported: "creditRequests", erased: "message emptied" },
   DirectoryUser: { exported: "directoryUsers", erased: "deleted" },
@@ -79,7 +81,7 @@ export const exportEndUser = guarded(
     const organizationId = actor.organizationId;
     const endUserId = input.endUserId;
     const endUser = await getEndUser(db, actor, { endUserId });
-    const [groups, sessions, conversations, executions, creditRequests, pages, directoryUsers, auditEvents] =
+    const [groups, sessions, conversations, executions, approvals, creditRequests, pages, directoryUsers, auditEvents] =
       await Promise.all([
         db.groupMember.findMany({
           where: { endUserId, group: { organizationId } },
@@ -112,6 +114,22 @@ export const exportEndUser = guarded(
           },
           orderBy: { createdAt: "asc" },
         }),
+        db.$queryRaw<
+          {
+            executionId: string;
+            nodeId: string;
+            message: string;
+            status: string;
+            decidedBy: string | null;
+            decidedAt: Date | null;
+            comment: string | null;
+            createdAt: Date;
+          }[]
+        >`select a.id as "executionId", a.node_id as "nodeId", a.message, a.status, a.decided_by as "decidedBy",
+            a.decided_at as "decidedAt", a.comment, a.created_at as "createdAt"
+          from execution_approvals a join executions x on x.id = a.id and x.organization_id = a.organization_id
+          where a.organization_id = ${organizationId}::uuid and x.end_user_id = ${endUserId}::uuid
+          order by a.created_at, a.id`,
         db.creditRequest.findMany({ where: { endUserId, organizationId }, orderBy: { createdAt: "asc" } }),
         db.page.findMany({
           where: { organizationId, knowledgebase: { endUserId, organizationId } },
@@ -162,6 +180,11 @@ export const exportEndUser = guarded(
         })),
       })),
       executions: executions.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() })),
+      approvals: approvals.map((row) => ({
+        ...row,
+        decidedAt: row.decidedAt?.toISOString() ?? null,
+        createdAt: row.createdAt.toISOString(),
+      })),
       creditRequests: creditRequests.map((row) => ({
         id: row.id,
         message: row.message,
@@ -217,7 +240,13 @@ export const eraseEndUser = guarded(
         const endUserId = user.id;
         await tx.$executeRaw`delete from conversation_runs where end_user_id = ${endUserId}::uuid and organization_id = ${organizationId}::uuid`;
         await tx.$executeRaw`delete from conversations where end_user_id = ${endUserId}::uuid and organization_id = ${organizationId}::uuid`;
-        await tx.$executeRaw`update executions set input = '', output = '', trace = '[]'::jsonb, feedback_reason = null
+        // What their runs waited for: the message and the state it would continue from hold their words.
+        await tx.$executeRaw`delete from execution_approvals a using executions x
+          where x.id = a.id and x.organization_id = ${organizationId}::uuid and a.organization_id = ${organizationId}::uuid
+            and x.end_user_id = ${endUserId}::uuid`;
+        await tx.$executeRaw`update executions set input = '', output = '', trace = '[]'::jsonb, feedback_reason = null,
+            status = case when status = 'awaiting_approval' then 'failed' else status end,
+            error = case when status = 'awaiting_approval' then 'The end user''s data was erased.' else error end
           where end_user_id = ${endUserId}::uuid and organization_id = ${organizationId}::uuid`;
         await tx.$executeRaw`update credit_requests set message = ''
           where end_user_id = ${endUserId}::uuid and organization_id = ${organizationId}::uuid`;

@@ -25,6 +25,7 @@ import { recordEvent, SECRET_CHANGED } from "./events";
 import { deliverMail } from "./mail";
 import { capabilityToGrant, capabilityToReset, lockOutForReset, normalizeEmail, toMember } from "./members";
 import { beforeCursor, NEWEST_FIRST, toPage } from "./support/pagination";
+import { issueChallenge, secondStepFor, type MfaChallengeIssued } from "./mfa";
 import { newSession, type NewSession } from "./sessions";
 
 /** Open invitations an organization may have at once: each one sends mail to an outside address. */
@@ -403,13 +404,15 @@ async function completeReset(
 /**
  * The invitee sets their password and becomes a member, signed in. For someone who already has
  * an account (in another organization) the password opens this organization only, as for any
- * organization-given password (members.passwordHash); their own password is left alone.
+ * organization-given password (members.passwordHash); their own password is left alone. A link is
+ * no way around the second factor: a member who has one (or must enroll one) gets the challenge of
+ * a password sign-in instead of a session (services/mfa.ts).
  */
 export async function acceptInvitation(
   db: Db,
   input: { token: string; password: string },
   origin?: RequestOrigin,
-): Promise<{ member: Member; session: NewSession }> {
+): Promise<{ member: Member } & ({ session: NewSession } | { mfa: MfaChallengeIssued })> {
   const row = await invitationOfToken(db, input.token);
   const early = unavailable(row, new Date());
   if (early) throw early;
@@ -477,6 +480,8 @@ export async function acceptInvitation(
     });
     return joined;
   });
+  const secondStep = await secondStepFor(db, member);
+  if (secondStep) return { member: toMember(member), mfa: await issueChallenge(db, member, secondStep) };
   const session = newSession(member.id);
   await db.session.create({ data: session.row });
   return { member: toMember(member), session: { token: session.token, expiresAt: session.expiresAt } };

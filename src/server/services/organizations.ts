@@ -20,6 +20,7 @@ export function toOrganization(row: OrganizationRow): Organization {
     groupsEnabled: row.groupsEnabled,
     qualityChecker: row.qualityChecker,
     passwordSignIn: row.passwordSignIn,
+    requireMfa: row.requireMfa,
     maxKnowledgebases: row.maxKnowledgebases,
     maxSourcesPerKnowledgebase: row.maxSourcesPerKnowledgebase,
     conversationRetentionDays: row.conversationRetentionDays,
@@ -79,6 +80,8 @@ export const updateOrganization = guarded(
           "Set up single sign-on before turning password sign-in off, or nobody could sign in.",
         );
     }
+    if (update.requireMfa !== undefined && actor.kind === "member" && actor.member.role !== "owner")
+      throw new AppError("forbidden_role", "Only an owner can change whether members need a second factor.");
     const before = await db.organization.findUnique({ where: { id: actor.organizationId } });
     if (!before) throw new AppError("not_found", "No organization with that id.");
     const write = (tx: Pick<Db, "organization">) =>

@@ -3,8 +3,10 @@
 // deleted by a daily sweep, once across processes: their messages and citations, their stored
 // stream events, and the content of their runs' executions (the message, the reply, the trace and
 // the feedback's reason). What the runs cost stays: executions keep their status, credits,
-// latency and tokens, and usage is not touched, so totals never change.
+// latency and tokens, and usage is not touched, so totals never change. Each batch records, per
+// organization and in its own transaction, an audit event of what it deleted (retention.sweep).
 import type { Db } from "@/server/db";
+import { recordEvent } from "./events";
 
 /** How often the sweep runs (src/server/jobs/webhook-delivery.ts asks; one process sweeps). */
 export const RETENTION_SWEEP_EVERY_MS = 24 * 3_600_000;
@@ -35,8 +37,8 @@ export async function sweepExpiredConversations(db: Db): Promise<RetentionSweep>
   const swept: RetentionSweep = { conversations: 0, executions: 0 };
   for (;;) {
     const batch = await db.$transaction(async (tx) => {
-      const expired = await tx.$queryRaw<{ id: string; organization_id: string }[]>`
-        select c.id, c.organization_id from conversations c
+      const expired = await tx.$queryRaw<{ id: string; organization_id: string; days: number }[]>`
+        select c.id, c.organization_id, o.conversation_retention_days as days from conversations c
         join organizations o on o.id = c.organization_id
         where o.conversation_retention_days is not null
           and c.updated_at < now() - o.conversation_retention_days * interval '1 day'
@@ -45,13 +47,35 @@ export async function sweepExpiredConversations(db: Db): Promise<RetentionSweep>
       if (expired.length === 0) return null;
       const ids = expired.map((row) => row.id);
       const organizations = expired.map((row) => row.organization_id);
-      const executions = await tx.$executeRaw`
+      const emptied = await tx.$queryRaw<{ organization_id: string }[]>`
         update executions x set input = '', output = '', trace = '[]'::jsonb, feedback_reason = null
         from unnest(${ids}::uuid[], ${organizations}::uuid[]) as gone(id, organization_id)
-        where x.conversation_id = gone.id and x.organization_id = gone.organization_id`;
+        where x.conversation_id = gone.id and x.organization_id = gone.organization_id
+        returning x.organization_id`;
       await tx.$executeRaw`delete from conversation_runs where conversation_id = any(${ids}::uuid[])`;
       const conversations = await tx.$executeRaw`delete from conversations where id = any(${ids}::uuid[])`;
-      return { conversations, executions, full: expired.length === BATCH };
+      const byOrganization = new Map<string, typeof expired>();
+      for (const row of expired)
+        byOrganization.set(row.organization_id, [...(byOrganization.get(row.organization_id) ?? []), row]);
+      for (const [organizationId, gone] of byOrganization) {
+        await recordEvent(
+          tx,
+          { kind: "system", organizationId },
+          {
+            action: "retention.sweep",
+            target: {
+              type: "organization",
+              id: organizationId,
+              label: `Conversations older than ${gone[0]!.days} days`,
+            },
+            changes: {
+              deletedConversations: [null, gone.map((row) => row.id)],
+              emptiedExecutions: [null, emptied.filter((row) => row.organization_id === organizationId).length],
+            },
+          },
+        );
+      }
+      return { conversations, executions: emptied.length, full: expired.length === BATCH };
     });
     if (!batch) return swept;
     swept.conversations += batch.conversations;

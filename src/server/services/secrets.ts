@@ -51,6 +51,16 @@ export async function rotateSecrets(db: Db): Promise<{ resealed: number }> {
     });
     resealed++;
   }
+  const factors = await db.memberTotp.findMany({ select: { memberId: true, secretCiphertext: true } });
+  for (const row of factors) {
+    if (!sealedWithOldKey(row.secretCiphertext)) continue;
+    // Unscoped: the operator's key rotation covers every organization.
+    await db.memberTotp.updateMany({
+      where: { memberId: row.memberId, secretCiphertext: row.secretCiphertext },
+      data: { secretCiphertext: sealSecret(openSecret(row.secretCiphertext), "secret") },
+    });
+    resealed++;
+  }
   const endpoints = await db.webhookEndpoint.findMany({ select: { id: true, secret: true, previousSecret: true } });
   for (const row of endpoints) {
     const stale = [row.secret, row.previousSecret].some(

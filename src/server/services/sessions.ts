@@ -9,6 +9,13 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recordEvent, type EventInput } from "./events";
 import { normalizeEmail } from "./members";
+import {
+  finishSignInEnrollment,
+  issueChallenge,
+  secondStepFor,
+  verifySignInCode,
+  type MfaChallengeIssued,
+} from "./mfa";
 import type { Role } from "@/schemas/auth";
 
 /** Failed sign-ins a minute, and the account's delay: see sign-in-throttle.ts for what each holds off. */
@@ -25,13 +32,19 @@ export interface NewSession {
   expiresAt: Date;
 }
 
+/**
+ * A session, or, when the member has a second factor or must enroll one, the challenge the next
+ * step presents (services/mfa.ts) and no session yet.
+ */
+export type SignInResult = { session: NewSession } | { mfa: MfaChallengeIssued };
+
 /** `clientAddress` is where the attempt came from (src/server/auth/client-address.ts). */
 export async function signIn(
   db: Db,
   input: { email: string; password: string },
   clientAddress: string,
   origin?: RequestOrigin,
-): Promise<NewSession> {
+): Promise<SignInResult> {
   const email = normalizeEmail(input.email);
   const attempt = await signInThrottle.admit(db, email, clientAddress);
   const user = await db.user.findUnique({
@@ -66,10 +79,40 @@ export async function signIn(
     );
   await attempt.succeeded();
 
-  const session = newSession(membership.id);
+  const secondStep = await secondStepFor(db, membership);
+  if (secondStep) return { mfa: await issueChallenge(db, membership, secondStep) };
+  return { session: await startSession(db, signInActor(membership, email, origin)) };
+}
+
+/** The second step of a password sign-in: the challenge and a code (authenticator or recovery) give the session. */
+export async function signInWithCode(
+  db: Db,
+  input: { challenge: string; code: string },
+  clientAddress: string,
+  origin?: RequestOrigin,
+): Promise<NewSession> {
+  const { member, method } = await verifySignInCode(db, input, clientAddress, origin);
+  return startSession(db, signInActor(member, member.email, origin), { mfa: [null, method] });
+}
+
+/** The second step when the organization requires a factor the member lacks: enrolled, then signed in. */
+export async function signInEnrolling(
+  db: Db,
+  input: { challenge: string; code: string },
+  clientAddress: string,
+  origin?: RequestOrigin,
+): Promise<{ session: NewSession; recoveryCodes: string[] }> {
+  const { member, recoveryCodes } = await finishSignInEnrollment(db, input, clientAddress, origin);
+  const session = await startSession(db, signInActor(member, member.email, origin), { mfa: [null, "totp"] });
+  return { session, recoveryCodes };
+}
+
+/** A console session for a member whose sign-in is complete, recorded as member.sign_in. */
+async function startSession(db: Db, actor: MemberActor, changes?: EventInput["changes"]): Promise<NewSession> {
+  const session = newSession(actor.member.id);
   await db.$transaction([
     db.session.create({ data: session.row }),
-    recordEvent(db, signInActor(membership, email, origin), signInEvent(membership, email)),
+    recordEvent(db, actor, { ...signInEvent(actor.member, actor.member.email), changes }),
   ]);
   return { token: session.token, expiresAt: session.expiresAt };
 }

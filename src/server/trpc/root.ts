@@ -8,6 +8,8 @@ import { conversationsRouter } from "./routers/conversations";
 import { agentsRouter, appsRouter, flowsRouter } from "./routers/builder";
 import { builderTemplatesRouter } from "./routers/builder-templates";
 import { membersRouter } from "./routers/members";
+import { mfaRouter } from "./routers/mfa";
+import { securityRouter } from "./routers/security";
 import { invitationsRouter } from "./routers/invitations";
 import { endUsersRouter } from "./routers/end-users";
 import { modelsRouter } from "./routers/models";
@@ -35,6 +37,8 @@ export const appRouter = router({
   auth: authRouter,
   organization: organizationRouter,
   members: membersRouter,
+  mfa: mfaRouter,
+  security: securityRouter,
   invitations: invitationsRouter,
   apiKeys: apiKeysRouter,
   models: modelsRouter,

@@ -1,6 +1,7 @@
 "use client";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
+import { OwnSecondFactorPanel } from "@/components/auth/own-second-factor";
 import { ErrorAlert, FormField, notifyDone, PageHeader, Panel } from "@/components/console";
 import { NotificationEmailsForm } from "@/components/console/notifications";
 import { useTRPC } from "@/lib/trpc";
@@ -88,6 +89,7 @@ export default function AccountPage() {
           </button>
         </div>
       </Panel>
+      <OwnSecondFactorPanel />
       <NotificationEmailsForm />
     </>
   );

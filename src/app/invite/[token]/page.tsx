@@ -6,6 +6,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import { SecondFactorStep, type Challenge } from "@/components/auth/second-factor";
 import { ErrorAlert, errorEnvelope, FormField, PageHeader } from "@/components/console";
 import { useTRPC } from "@/lib/trpc";
 import { ROLE_SUMMARIES } from "@/schemas/permissions";
@@ -20,7 +21,13 @@ export default function InvitationPage() {
   const router = useRouter();
   const token = decodeURIComponent(useParams<{ token: string }>().token);
   const preview = useQuery({ ...trpc.invitations.preview.queryOptions({ token }), retry: false });
-  const accept = useMutation(trpc.invitations.accept.mutationOptions({ onSuccess: () => router.replace("/") }));
+  // The link sets the password; a second factor, when the member has one or must enroll one, still follows.
+  const [challenge, setChallenge] = useState<Challenge | null>(null);
+  const accept = useMutation(
+    trpc.invitations.accept.mutationOptions({
+      onSuccess: (result) => (result.mfa ? setChallenge(result.mfa) : router.replace("/")),
+    }),
+  );
   const [password, setPassword] = useState("");
   const [repeated, setRepeated] = useState("");
   const mismatch = repeated !== "" && repeated !== password;
@@ -29,6 +36,19 @@ export default function InvitationPage() {
     event.preventDefault();
     if (!mismatch) accept.mutate({ token, password });
   }
+
+  if (challenge)
+    return (
+      <main className="auth-page">
+        <div className="panel auth-card" aria-labelledby="second-factor-title">
+          <PageHeader
+            title={challenge.purpose === "verify" ? "Two-step verification" : "Set up two-step verification"}
+            headingId="second-factor-title"
+          />
+          <SecondFactorStep challenge={challenge} onSignedIn={() => router.replace("/")} />
+        </div>
+      </main>
+    );
 
   if (preview.error) {
     const { code, message } = errorEnvelope(preview.error);

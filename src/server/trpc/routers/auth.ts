@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { SignInInput } from "@/schemas/auth";
+import { MfaChallengeInput, MfaSignInInput, RecoveryCodes, SignInResult, TotpEnrollment } from "@/schemas/mfa";
 import { ChangePasswordInput, Member } from "@/schemas/member";
 import { Organization } from "@/schemas/organization";
 import { changeOwnPassword } from "@/server/services/members";
 import { getOrganization } from "@/server/services/organizations";
-import { signIn, signOut } from "@/server/services/sessions";
+import { startSignInEnrollment } from "@/server/services/mfa";
+import { signIn, signInEnrolling, signInWithCode, signOut } from "@/server/services/sessions";
 import { requestOrigin } from "@/server/auth/actor";
 import { clientAddress } from "@/server/auth/client-address";
 import { clearedSessionCookie, sessionCookie } from "@/server/auth/cookies";
@@ -15,18 +17,52 @@ import { memberProcedure, publicProcedure, router } from "../init";
 export const authRouter = router({
   signIn: publicProcedure
     .input(SignInInput)
-    .output(z.object({ ok: z.literal(true) }))
+    .output(SignInResult)
     .mutation(async ({ ctx, input }) => {
       const headers = ctx.requestHeaders ?? new Headers();
       const address = clientAddress(headers);
-      const session = await signIn(ctx.db, input, address, requestOrigin({ headers }, ctx.requestId, "console")).catch(
+      const result = await signIn(ctx.db, input, address, requestOrigin({ headers }, ctx.requestId, "console")).catch(
         (error: unknown) => {
           logRefusedSignIn("console", { email: input.email, clientAddress: address, code: toAppError(error).code });
           throw error;
         },
       );
+      if ("mfa" in result) return { mfa: { ...result.mfa, expiresAt: result.mfa.expiresAt.toISOString() } };
+      ctx.response.headers.append(
+        "Set-Cookie",
+        sessionCookie(result.session.token, result.session.expiresAt, ctx.secureCookies),
+      );
+      return { ok: true as const };
+    }),
+
+  /** The second step of a password sign-in: a code from the authenticator or a recovery code. */
+  verifyMfa: publicProcedure
+    .input(MfaSignInInput)
+    .output(z.object({ ok: z.literal(true) }))
+    .mutation(async ({ ctx, input }) => {
+      const headers = ctx.requestHeaders ?? new Headers();
+      const origin = requestOrigin({ headers }, ctx.requestId, "console");
+      const session = await signInWithCode(ctx.db, input, clientAddress(headers), origin);
       ctx.response.headers.append("Set-Cookie", sessionCookie(session.token, session.expiresAt, ctx.secureCookies));
       return { ok: true as const };
+    }),
+
+  /** A member the organization requires a second factor of, without one: the QR code to scan… */
+  startMfaEnrollment: publicProcedure
+    .input(MfaChallengeInput)
+    .output(TotpEnrollment)
+    .mutation(({ ctx, input }) => startSignInEnrollment(ctx.db, input)),
+
+  /** …and the first code, which enrolls and signs in: the recovery codes, shown once. */
+  finishMfaEnrollment: publicProcedure
+    .input(MfaSignInInput)
+    .output(RecoveryCodes)
+    .mutation(async ({ ctx, input }) => {
+      const headers = ctx.requestHeaders ?? new Headers();
+      const origin = requestOrigin({ headers }, ctx.requestId, "console");
+      const { session, recoveryCodes } = await signInEnrolling(ctx.db, input, clientAddress(headers), origin);
+      ctx.response.headers.append("Set-Cookie", sessionCookie(session.token, session.expiresAt, ctx.secureCookies));
+      return { recoveryCodes };
     }),
 
   signOut: publicProcedure.output(z.object({ ok: z.literal(true) })).mutation(async ({ ctx }) => {

@@ -12,6 +12,7 @@ import {
   ListInvitationsInput,
   Member,
 } from "@/schemas/member";
+import { MfaChallenge } from "@/schemas/mfa";
 import { requestOrigin } from "@/server/auth/actor";
 import { sessionCookie } from "@/server/auth/cookies";
 import {
@@ -47,14 +48,18 @@ export const invitationsRouter = router({
     .query(({ ctx, input }) => previewInvitation(ctx.db, input)),
   accept: publicProcedure
     .input(AcceptInvitationInput)
-    .output(z.object({ member: Member }))
+    .output(z.object({ member: Member, mfa: MfaChallenge.optional() }))
     .mutation(async ({ ctx, input }) => {
-      const { member, session } = await acceptInvitation(
+      const accepted = await acceptInvitation(
         ctx.db,
         input,
         requestOrigin({ headers: ctx.requestHeaders ?? new Headers() }, ctx.requestId, "console"),
       );
+      // A second step follows (the member's factor, or enrolling one): no session yet.
+      if ("mfa" in accepted)
+        return { member: accepted.member, mfa: { ...accepted.mfa, expiresAt: accepted.mfa.expiresAt.toISOString() } };
+      const { session } = accepted;
       ctx.response.headers.append("Set-Cookie", sessionCookie(session.token, session.expiresAt, ctx.secureCookies));
-      return { member };
+      return { member: accepted.member };
     }),
 });
