@@ -339,13 +339,22 @@ export const RenamePortalConversationOutput = z.object({ conversation: PortalCon
 export const DeletePortalConversationOutput = z.object({ ok: z.literal(true) });
 
 export const GetPortalConversationInput = z.strictObject({ portal: PortalRef, conversationId: Uuid });
+/** A file a sent turn carried, as the transcript shows it. */
+export const MessageAttachment = z.object({
+  id: Uuid,
+  name: z.string(),
+  format: z.string(),
+  sizeBytes: z.number().int(),
+});
 export const PortalMessage = z.object({
   id: Uuid,
   role: z.enum(["user", "assistant"]),
   content: z.string(),
   citations: z.array(Citation),
+  attachments: z.array(MessageAttachment),
   createdAt: Timestamp,
 });
+export const GetPortalFileInput = z.strictObject({ portal: PortalRef, fileId: z.string().max(100) });
 export const GetPortalConversationOutput = z.object({
   conversation: z.object({
     id: Uuid,

@@ -23,6 +23,7 @@ export const DATA_RIGHTS_COVERAGE = {
   EndUserSession: { exported: "portalSessions (no token)", erased: "deleted" },
   EndUserSignInCode: { exported: "nothing: a code is a secret", erased: "deleted" },
   Conversation: { exported: "conversations", erased: "deleted with their messages" },
+  Attachment: { exported: "attachments (metadata, not the files)", erased: "deleted, used or not" },
   ConversationRun: { exported: "their events are the conversations' messages", erased: "deleted with their events" },
   Execution: { exported: "executions", erased: "content emptied, numbers kept" },
   RunRefusal: { exported: "nothing: numbers only", erased: "kept: numbers only" },
@@ -79,7 +80,7 @@ export const exportEndUser = guarded(
     const organizationId = actor.organizationId;
     const endUserId = input.endUserId;
     const endUser = await getEndUser(db, actor, { endUserId });
-    const [groups, sessions, conversations, executions, creditRequests, pages, directoryUsers, auditEvents] =
+    const [groups, sessions, conversations, executions, creditRequests, pages, directoryUsers, auditEvents, files] =
       await Promise.all([
         db.groupMember.findMany({
           where: { endUserId, group: { organizationId } },
@@ -134,6 +135,11 @@ export const exportEndUser = guarded(
           },
           orderBy: { occurredAt: "asc" },
         }),
+        db.attachment.findMany({
+          where: { endUserId, organizationId },
+          select: { id: true, conversationId: true, name: true, format: true, sizeBytes: true, createdAt: true },
+          orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+        }),
       ]);
     return {
       exportedAt: new Date().toISOString(),
@@ -181,6 +187,7 @@ export const exportEndUser = guarded(
         targetLabel: row.targetLabel,
         changes: row.changes,
       })),
+      attachments: files.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() })),
     };
   },
 );
@@ -205,6 +212,8 @@ export const eraseEndUser = guarded(
         const endUserId = user.id;
         await tx.$executeRaw`delete from conversation_runs where end_user_id = ${endUserId}::uuid and organization_id = ${organizationId}::uuid`;
         await tx.$executeRaw`delete from conversations where end_user_id = ${endUserId}::uuid and organization_id = ${organizationId}::uuid`;
+        // Their files, those no turn has used yet too (the rest went with their conversations).
+        await tx.$executeRaw`delete from attachments where end_user_id = ${endUserId}::uuid and organization_id = ${organizationId}::uuid`;
         await tx.$executeRaw`update executions set input = '', output = '', trace = '[]'::jsonb, feedback_reason = null
           where end_user_id = ${endUserId}::uuid and organization_id = ${organizationId}::uuid`;
         await tx.$executeRaw`update credit_requests set message = ''

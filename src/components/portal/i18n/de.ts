@@ -171,6 +171,7 @@ export const de: Messages = {
       sources: "Quellen",
       sourcePage: "Quelle {{n}} · Seite",
       sourceDocument: "Quelle {{n}} · Dokument",
+      sourceAttachment: "Quelle {{n}} · Angehängte Datei",
       close: "Schließen",
       closeLabel: "Quelle schließen",
     },

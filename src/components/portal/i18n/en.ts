@@ -170,6 +170,7 @@ export const en = {
       sources: "Sources",
       sourcePage: "Source {{n}} · Page",
       sourceDocument: "Source {{n}} · Document",
+      sourceAttachment: "Source {{n}} · Attached file",
       close: "Close",
       closeLabel: "Close the source",
     },

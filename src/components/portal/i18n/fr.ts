@@ -171,6 +171,7 @@ export const fr: Messages = {
       sources: "Sources",
       sourcePage: "Source {{n}} · Page",
       sourceDocument: "Source {{n}} · Document",
+      sourceAttachment: "Source {{n}} · Fichier joint",
       close: "Fermer",
       closeLabel: "Fermer la source",
     },
