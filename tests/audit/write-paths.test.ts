@@ -14,6 +14,7 @@ vi.hoisted(() => {
 import type { KeyActor, MemberActor, OperatorActor } from "@/server/auth/actor";
 import { getDb } from "@/server/db";
 import * as apiKeys from "@/server/services/api-keys";
+import * as attachments from "@/server/services/attachments";
 import * as approvals from "@/server/services/approvals";
 import * as creditRequests from "@/server/services/credit-requests";
 import * as builder from "@/server/services/builder";
@@ -68,6 +69,7 @@ const READS_AND_RUNS = new Set([
   "listVersions",
   "listItems",
   "converse",
+  "getFile",
   "listConversations",
   "getConversationStarters",
   "getConversationMessages",
@@ -355,6 +357,10 @@ const WRITES: Record<string, Scenario> = {
     await approvals.decideApproval(db(), w.op, { executionId: execution.id, decision: "approve" });
     return "execution.approve";
   },
+  uploadFiles: async (w) => (
+    await attachments.uploadFiles(db(), w.op, { files: [{ name: "note.txt", bytes: Buffer.from("A note.") }] }),
+    "file.upload"
+  ),
   setMessageFeedback: async (w) => (
     await conversations.setMessageFeedback(db(), w.op, { messageId: await assistantMessage(w), rating: "up" }),
     "execution.feedback"

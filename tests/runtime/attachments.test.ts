@@ -3,6 +3,7 @@
 // (count, size, request) with nothing written on a refusal; the reply quotes the attachment's
 // phrase with a citation; only the conversation's owner and the organization's admins read the
 // file; images only for models that accept them; the file goes with retention and erasure.
+// Extraction starts a child process per PDF: a loaded machine needs more than the default 30 s.
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
@@ -12,6 +13,9 @@ import { pdfWithContent } from "../pdf-fixtures";
 import { listenOnLoopback, type LoopbackServer } from "../loopback-server";
 import { portalCall, portalScenario, signIn, errorCode, clientAddress, type PortalScenario } from "../portal/helpers";
 import { credits } from "../runtime-helpers";
+import { mcpSuite, structured } from "../mcp-helpers";
+
+const mcp = mcpSuite();
 
 let server: LoopbackServer;
 beforeAll(async () => {
@@ -91,7 +95,7 @@ async function writtenFor(scenario: PortalScenario) {
   };
 }
 
-describe("attachments in a conversation turn", () => {
+describe("attachments in a conversation turn", { timeout: 120_000 }, () => {
   it("quotes a PDF's phrase with a citation to the attachment (multipart turn)", async () => {
     const scenario = await portalScenario();
     const turn = await send(
@@ -187,7 +191,24 @@ describe("attachments in a conversation turn", () => {
   });
 });
 
-describe("who reads a file", () => {
+describe("the MCP conversation tool", { timeout: 120_000 }, () => {
+  it("attaches an uploaded file by id and the reply cites it", async () => {
+    const scenario = await portalScenario();
+    const personal = scenario.tenant.personalKey.secret;
+    const uploaded = await uploadFile(personal, { name: "drill-manual.txt", bytes: PHRASE });
+    expect(uploaded.status).toBe(201);
+    const client = await mcp.connect(personal);
+    const result = await client.callTool({
+      name: "converse_with_app",
+      arguments: { appId: scenario.appId, message: QUESTION, fileIds: [uploaded.body.file.id] },
+    });
+    expect(structured(result).reply).toContain("warranty of seven years from the date of purchase [1].");
+    const stored = await getDb().attachment.findUniqueOrThrow({ where: { id: uploaded.body.file.id } });
+    expect(stored.conversationId).toBe(structured(result).conversation_id);
+  });
+});
+
+describe("who reads a file", { timeout: 120_000 }, () => {
   it("its owner and the organization's admins; another end user, member or organization gets not_found", async () => {
     const scenario = await portalScenario();
     const uploaded = await uploadFile(
@@ -248,7 +269,7 @@ describe("who reads a file", () => {
   });
 });
 
-describe("refusals write nothing", () => {
+describe("refusals write nothing", { timeout: 120_000 }, () => {
   it("refuses over-bound and unsupported files with a clear 4xx and writes nothing", async () => {
     const scenario = await portalScenario();
     const before = await writtenFor(scenario);
@@ -326,7 +347,7 @@ describe("refusals write nothing", () => {
   });
 });
 
-describe("attachments follow the conversation", () => {
+describe("attachments follow the conversation", { timeout: 120_000 }, () => {
   async function attachedTurn(scenario: PortalScenario) {
     const turn = await send(
       scenario.key,

@@ -21,7 +21,8 @@ import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError, invalidRequest, type Problem } from "@/server/errors";
-import { typeOfFile } from "@/server/jobs/extract";
+import { ExtractionFailed, extractText, typeOfFile, type SourceType } from "@/server/jobs/extract";
+import { INLINE_CHUNKING_MAX_BYTES } from "@/server/jobs/indexing";
 import { chunkMarkdown } from "@/server/jobs/chunking";
 import { extractInChildProcess } from "@/server/jobs/extraction-process";
 import type { Passage, TurnImage } from "@/server/runtime/model-types";
@@ -148,25 +149,40 @@ async function prepareFiles(files: readonly UploadedFile[]): Promise<PreparedFil
       throw unsupported(`${file.name || "The file"} is not a file chats accept (by its content): attach ${ACCEPTED}.`);
     return { ...file, format };
   });
-  const prepared: PreparedFile[] = [];
-  for (const file of typed) {
-    if (isImageFormat(file.format)) {
-      prepared.push({ name: file.name, format: file.format, bytes: file.bytes, text: null });
-      continue;
+  return Promise.all(
+    typed.map(async (file): Promise<PreparedFile> => {
+      if (isImageFormat(file.format)) return { name: file.name, format: file.format, bytes: file.bytes, text: null };
+      // The extraction's own type: every format sources read (Office ones once the extraction child reads them).
+      const type = typeOfFile(
+        `attachment.${file.format === "markdown" ? "md" : file.format === "text" ? "txt" : file.format}`,
+      );
+      if (!type) throw unsupported(`${file.name}: ${file.format.toUpperCase()} files cannot be read in chats yet.`);
+      return {
+        name: file.name,
+        format: file.format,
+        bytes: file.bytes,
+        text: await textOf(file.name, type, file.bytes),
+      };
+    }),
+  );
+}
+
+/**
+ * A document's text as sources get theirs (jobs/indexing.ts): short text or Markdown in this
+ * process, where decoding takes less than starting a child; anything else in the extraction child.
+ */
+async function textOf(name: string, type: SourceType, bytes: Uint8Array): Promise<string> {
+  if ((type === "text" || type === "markdown") && bytes.byteLength <= INLINE_CHUNKING_MAX_BYTES) {
+    try {
+      return await extractText(type, bytes, { maxChars: MAX_ATTACHMENT_TEXT_CHARS });
+    } catch (error) {
+      if (error instanceof ExtractionFailed) throw unsupported(`${name} could not be read: ${error.message}`);
+      throw error;
     }
-    // The extraction's own type: Office formats once the extraction child reads them.
-    const type = typeOfFile(
-      `attachment.${file.format === "markdown" ? "md" : file.format === "text" ? "txt" : file.format}`,
-    );
-    if (!type) throw unsupported(`${file.name}: ${file.format.toUpperCase()} files cannot be read in chats yet.`);
-    const answer = await extractInChildProcess(
-      { kind: "bytes", type, bytes: file.bytes },
-      { maxChars: MAX_ATTACHMENT_TEXT_CHARS },
-    );
-    if (!answer.ok) throw unsupported(`${file.name} could not be read: ${answer.message}`);
-    prepared.push({ name: file.name, format: file.format, bytes: file.bytes, text: answer.text });
   }
-  return prepared;
+  const answer = await extractInChildProcess({ kind: "bytes", type, bytes }, { maxChars: MAX_ATTACHMENT_TEXT_CHARS });
+  if (!answer.ok) throw unsupported(`${name} could not be read: ${answer.message}`);
+  return answer.text;
 }
 
 const FILE_SELECT = {

@@ -30,7 +30,6 @@ import {
 } from "@/schemas/runtime";
 import { Uuid } from "@/schemas/common";
 import { FileIdInput, FileOutput, MAX_ATTACHMENT_BYTES } from "@/schemas/attachment";
-import { AppError } from "@/server/errors";
 import { getFile, uploadFiles } from "@/server/services/attachments";
 import { converse, setMessageFeedback } from "@/server/services/conversations";
 import { decideApproval, getApproval, isAwaiting, listPendingApprovals } from "@/server/services/approvals";
@@ -122,14 +121,10 @@ export const runtimeRouter = router({
     })
     .input(z.strictObject({ endUserId: Uuid.optional() }))
     .output(FileOutput)
-    .mutation(() => {
-      throw new AppError(
-        "invalid_request",
-        "Invalid request: POST /files takes multipart/form-data with a `file` part.",
-        { problems: [{ path: "file", message: "Required: the file as a multipart part" }] },
-        { status: 415 },
-      );
-    }),
+    // JSON carries no file: the service answers that a file part is required.
+    .mutation(async ({ ctx, input }) => ({
+      file: (await uploadFiles(ctx.db, ctx.actor, { ...input, files: [] })).files[0]!,
+    })),
   getFile: scopedProcedure(getFile.requirement)
     .meta({
       openapi: {
