@@ -138,6 +138,17 @@ export const de: Messages = {
       stop: "Stopp",
       stopping: "Wird gestoppt…",
       noFiles: "Diese App nimmt keine Dateien an; fügen Sie stattdessen den Text ein.",
+      attach: "Dateien anhängen",
+      attachments: "Zu sendende Dateien",
+      remove: "{{name}} entfernen",
+      uploading: "Wird hochgeladen… {{percent}}\u00a0%",
+      failed: "Nicht hochgeladen: {{reason}}",
+      refusedType:
+        "{{name}} kann nicht angehängt werden: hängen Sie eine PDF-, Word-, PowerPoint-, Excel-, Text-, Markdown- oder CSV-Datei oder ein PNG-, JPEG- oder WebP-Bild an.",
+      refusedSize: "{{name}} ist größer als 10 MB, die Grenze für eine Datei.",
+      refusedCount: "Höchstens {{max}} Dateien pro Nachricht.",
+      dropHere: "Dateien hier ablegen, um sie anzuhängen",
+      sentFiles: "Angehängte Dateien",
     },
     transcript: {
       stopped: "Gestoppt",

@@ -137,6 +137,17 @@ export const en = {
       stop: "Stop",
       stopping: "Stopping…",
       noFiles: "This app doesn't take files; paste the text instead.",
+      attach: "Attach files",
+      attachments: "Files to send",
+      remove: "Remove {{name}}",
+      uploading: "Uploading… {{percent}}%",
+      failed: "Not uploaded: {{reason}}",
+      refusedType:
+        "{{name}} can't be attached: attach a PDF, Word, PowerPoint, Excel, text, Markdown or CSV file, or a PNG, JPEG or WebP image.",
+      refusedSize: "{{name}} is over the 10 MB limit for one file.",
+      refusedCount: "At most {{max}} files per message.",
+      dropHere: "Drop files to attach them",
+      sentFiles: "Attached files",
     },
     transcript: {
       stopped: "Stopped",

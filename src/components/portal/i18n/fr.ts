@@ -138,6 +138,17 @@ export const fr: Messages = {
       stop: "Arrêter",
       stopping: "Arrêt…",
       noFiles: "Cette application n'accepte pas de fichiers\u00a0; collez plutôt le texte.",
+      attach: "Joindre des fichiers",
+      attachments: "Fichiers à envoyer",
+      remove: "Retirer {{name}}",
+      uploading: "Envoi… {{percent}}\u00a0%",
+      failed: "Non envoyé\u00a0: {{reason}}",
+      refusedType:
+        "{{name}} ne peut pas être joint\u00a0: joignez un fichier PDF, Word, PowerPoint, Excel, texte, Markdown ou CSV, ou une image PNG, JPEG ou WebP.",
+      refusedSize: "{{name}} dépasse la limite de 10 Mo par fichier.",
+      refusedCount: "{{max}} fichiers au plus par message.",
+      dropHere: "Déposez des fichiers pour les joindre",
+      sentFiles: "Fichiers joints",
     },
     transcript: {
       stopped: "Arrêtée",
