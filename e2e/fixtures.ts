@@ -129,8 +129,12 @@ export async function seriousA11yViolations(page: Page, exclude?: string): Promi
     );
 }
 
-/** A full-page screenshot into .screens/ (not committed), named by page and viewport width. */
+/**
+ * A full-page screenshot into .screens/ (not committed), named by page and viewport width, for a
+ * person to look at: CI, where nobody does, skips them (SCREENSHOTS=1 takes them there too).
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.CI === "true" && process.env.SCREENSHOTS !== "1") return;
   const width = page.viewportSize()?.width ?? 0;
   await page.screenshot({ path: `.screens/${name}-${width}.png`, fullPage: true });
 }

@@ -4,6 +4,13 @@
 // limit (SERVER_HEAP_MB) to node, which fixes it at start-up.
 import { serverBuildIsStale } from "./build-server.mjs";
 
+// npm puts the `node` dependency's Node.js 24 first on the PATH; an older one means the script was
+// started another way (docs/operations.md, "Runtime"), and the server would run on it untested.
+if (Number(process.versions.node.split(".")[0]) < 24) {
+  console.error(`Node.js ${process.version} is older than the supported 24: start Atrium with \`npm start\`.`);
+  process.exit(1);
+}
+
 if (serverBuildIsStale()) {
   const esbuild = await import("esbuild");
   const { buildServer } = await import("./build-server.mjs");

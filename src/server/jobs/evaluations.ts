@@ -9,10 +9,9 @@ import { AgentDocument, FlowDocument, type BuilderKind } from "@/schemas/builder
 import type { Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { isAppError } from "@/server/errors";
-import { chargeRun } from "@/server/runtime/billed-run";
 import { loadLiveApp } from "@/server/runtime/load";
 import type { Runnable } from "@/server/runtime/run";
-import { caseTarget, draftTarget, runGradedCase, type CaseTarget } from "@/server/runtime/graded-case";
+import { caseTarget, draftTarget, runGradedCase, type CaseTarget, type GradedCase } from "@/server/runtime/graded-case";
 import { startPollingWorker, type PollingWorker } from "./polling-worker";
 
 export interface EvalWorkerOptions {
@@ -122,20 +121,17 @@ async function runCase(db: Db, claimed: ClaimedCase, targets: Map<string, Promis
     if (isAppError(error)) return failedOutcome(error.message);
     throw error;
   }
+  let graded: GradedCase;
   try {
-    await chargeRun(
-      db,
-      { organizationId: actor.organizationId, endUserId: null, usage: { appId: row.run.itemId, portalId: null } },
-      target.pricing.upfront,
-    );
+    graded = await runGradedCase(db, actor, target, {
+      input: row.evalCase.input,
+      expected: row.evalCase.expectedBehavior,
+    });
   } catch (error) {
+    // Refused before it ran (insufficient_credits): charged nothing.
     if (isAppError(error)) return failedOutcome(error.message);
     throw error;
   }
-  const graded = await runGradedCase(db, actor, target, {
-    input: row.evalCase.input,
-    expected: row.evalCase.expectedBehavior,
-  });
   return {
     passed: graded.passed,
     reason: graded.reason,

@@ -71,7 +71,7 @@ guardAgainstOrphaning(Number(process.argv[2]), Number(process.argv[3]));
 process.once("message", (request: ExtractionRequest) => {
   extractDocument(request)
     .catch(answerOf)
-    .then((answer) => process.send!(answer, () => process.exit(0)));
+    .then((answer) => process.send!(answer, undefined, {}, () => process.exit(0)));
 });
 // The server went away: nobody is waiting for the answer.
 process.once("disconnect", () => process.exit(0));

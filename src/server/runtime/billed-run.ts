@@ -1,6 +1,6 @@
 // What a run costs, in one place. Every kind of run (a conversation turn in
-// services/conversations.ts, a transaction in services/transactions.ts, a test case in
-// services/test-runs.ts) is charged before it runs, through a BilledRun, which decides when the
+// services/conversations.ts, a transaction in services/transactions.ts, a graded test or
+// evaluation case in runtime/graded-case.ts) is charged before it runs, through a BilledRun, which decides when the
 // run fails whether the charge stands or is given back, and records the execution with what was kept.
 //
 // The policy, from the contract's "Credits", run bounds and "Conversation streams":
@@ -61,16 +61,13 @@ export interface RunPayer {
 /** The execution fields a run's caller knows; the outcome's (status, credits, error, pool) come from the BilledRun. */
 export type RunRecord = Omit<ExecutionRecord, "status" | "credits" | "error">;
 
-/**
- * Takes a run's credits before it runs, or throws insufficient_credits and takes nothing. A test
- * run pays for all its cases at once with this, then bills each case with BilledRun.prepaid.
- */
-export function chargeRun(
+/** Takes a run's credits before it runs (with its lease), or throws insufficient_credits and takes nothing. */
+function chargeRun(
   db: Db,
   payer: RunPayer,
   credits: number,
-  lease?: LeasedExecution,
-  models: string[] = [],
+  lease: LeasedExecution,
+  models: string[],
 ): Promise<RunCharge> {
   return chargeRunCredit(
     db,
@@ -78,7 +75,7 @@ export function chargeRun(
     payer.endUserId,
     credits,
     payer.usage,
-    lease && { id: lease.id, execution: lease },
+    { id: lease.id, execution: lease },
     limitedModels(models),
   );
 }
@@ -187,11 +184,6 @@ export class BilledRun implements CallReserver {
     const billed = new BilledRun(db, ctx, charge, pricing, leaseId);
     ctx.meter.reserver = billed;
     return billed;
-  }
-
-  /** One case of a run the organization paid for as a whole with chargeRun (a test run): a refund gives back this case's share. */
-  static prepaid(db: Db, ctx: RunContext, organizationId: string, pricing: RunPricing): BilledRun {
-    return new BilledRun(db, ctx, { kind: "organization", organizationId, amount: pricing.upfront }, pricing);
   }
 
   /** What the run costs when it is billed: its flat price, or what its model calls cost (never more than it reserved). */

@@ -1,13 +1,16 @@
 // One graded case of an agent, flow or app (the Tests panel's runs, services/test-runs.ts, and
 // evaluation runs, jobs/evaluations.ts): the case runs against the draft or a version, is graded
-// by the quality judge and recorded as an execution of kind `test`; it is paid for before it
-// runs (chargeRun) and a failed case costs what billed-run.ts says.
+// by the quality judge and recorded as an execution of kind `test`; it is charged as it starts,
+// with its lease (run-leases.ts: a case lost with its process is given back and recorded failed),
+// and a failed case costs what billed-run.ts says.
+import { randomUUID } from "node:crypto";
 import { AgentDocument, AppDocument, FlowDocument, type BuilderKind } from "@/schemas/builder";
 import type { ExecutionUsage } from "@/schemas/runtime";
-import type { Actor } from "@/server/auth/actor";
+import { actorLabel, type Actor } from "@/server/auth/actor";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { BilledRun, RUN_CREDITS } from "./billed-run";
+import { RUN_LOST } from "./run-leases";
 import { jsonObjectIn } from "./json-in-text";
 import { appRunForDraft, assertCompleteDraft, loadDraft } from "./load";
 import { BUILTIN_MODEL_ID, modelFor } from "./models";
@@ -34,6 +37,8 @@ export interface CaseTarget {
   appRun: AppRun | null;
   grader: Awaited<ReturnType<typeof modelFor>>;
   pricing: RunPricing;
+  /** The models its cases may call, which price them when the organization prices them. */
+  models: string[];
   /** Where a failure points in the item (the nodes, the instructions or the members). */
   targets: string[];
 }
@@ -66,7 +71,8 @@ export async function caseTarget(
   appRun: AppRun | null,
 ): Promise<CaseTarget> {
   // Flat per case, unless the organization prices the models the cases call (then settled per case).
-  const pricing = await runPricing(db, organizationId, TEST_CASE_CREDITS, runnableModels(kind, runnable, appRun));
+  const models = runnableModels(kind, runnable, appRun);
+  const pricing = await runPricing(db, organizationId, TEST_CASE_CREDITS, models);
   const document = runnable.document as {
     model?: string;
     nodes?: { id: string; type: string }[];
@@ -79,7 +85,7 @@ export async function caseTarget(
       : kind === "agent"
         ? ["systemInstruction"]
         : (document.members ?? []).map((member) => member.id);
-  return { kind, runnable, appRun, grader, pricing, targets };
+  return { kind, runnable, appRun, grader, pricing, models, targets };
 }
 
 export interface GradedCase {
@@ -94,8 +100,9 @@ export interface GradedCase {
 }
 
 /**
- * One case, already paid for (chargeRun): runs it, grades it against `expected` and records its
- * execution (kind `test`). A failed case costs what src/server/runtime/billed-run.ts says.
+ * One case: charges it (a refusal, insufficient_credits, throws before it runs), runs it, grades
+ * it against `expected` and records its execution (kind `test`). A failed case costs what
+ * src/server/runtime/billed-run.ts says; one settled as lost meanwhile was recorded by that settlement.
  */
 export async function runGradedCase(
   db: Db,
@@ -105,7 +112,26 @@ export async function runGradedCase(
 ): Promise<GradedCase> {
   const { kind, runnable } = target;
   const ctx = newRunContext(db, actor.organizationId);
-  const billed = BilledRun.prepaid(db, ctx, actor.organizationId, target.pricing);
+  const executionId = randomUUID();
+  const billed = await BilledRun.start(
+    db,
+    ctx,
+    { organizationId: actor.organizationId, endUserId: null, usage: { appId: runnable.id, portalId: null } },
+    TEST_CASE_CREDITS,
+    {
+      id: executionId,
+      kind: "test",
+      itemId: runnable.id,
+      itemKind: kind,
+      versionId: runnable.versionId,
+      conversationId: null,
+      input: testCase.input,
+      endUserId: null,
+      portalId: null,
+      actor: actorLabel(actor),
+    },
+    target.models,
+  );
   const started = performance.now();
   let output = "";
   let error: string | null = null;
@@ -122,7 +148,7 @@ export async function runGradedCase(
     await billed.fail(cause);
     error = billed.outcome().error;
   }
-  // The cases are paid for already: a grader that fails marks its case, never the whole run.
+  // The case is paid for already: a grader that fails marks its case, never the whole run.
   const grade = error
     ? { passed: false, reason: error }
     : await target.grader
@@ -137,25 +163,31 @@ export async function runGradedCase(
           passed: false,
           reason: "The model provider failed or timed out while grading this case; run the test again later.",
         }));
-  const execution = await billed.record(actor, {
-    kind: "test",
-    itemId: runnable.id,
-    itemKind: kind,
-    versionId: runnable.versionId,
-    latencyMs: performance.now() - started,
-    input: testCase.input,
-    output,
-    trace: ctx.trace,
-  });
+  if (!error) await billed.settle();
+  // Settled as lost meanwhile (run-leases.ts): that settlement recorded the case failed and gave its credit back.
+  const settled = billed.outcome().error === RUN_LOST.message;
+  const execution = settled
+    ? (billed.ended(), null)
+    : await billed.record(actor, {
+        kind: "test",
+        itemId: runnable.id,
+        itemKind: kind,
+        versionId: runnable.versionId,
+        latencyMs: performance.now() - started,
+        input: testCase.input,
+        output,
+        trace: ctx.trace,
+      });
+  const lost = settled || execution?.error === RUN_LOST.message;
   const outcome = billed.outcome();
   return {
-    passed: grade.passed,
-    reason: grade.reason,
+    passed: !lost && grade.passed,
+    reason: lost ? RUN_LOST.message : grade.reason,
     output,
-    error,
-    executionId: execution.id,
+    error: lost ? RUN_LOST.message : error,
+    executionId,
     latencyMs: Math.round(performance.now() - started),
-    credits: outcome.credits,
+    credits: lost ? 0 : outcome.credits,
     usage: outcome.usage,
   };
 }

@@ -122,13 +122,15 @@ const RUN_CHARGE_SQL = `with no_flush as (${NO_FLUSH}),
   update organizations set credits = organizations.credits - $2 from org where organizations.id = org.id`;
 
 /** Counts a charge that took its row; throws insufficient_credits when none did. */
+function balanceRefusal(amount: number): AppError {
+  return new AppError(
+    "insufficient_credits",
+    `This needs ${amount} credit${amount === 1 ? "" : "s"} and the organization's balance cannot cover it; nothing was charged.`,
+  );
+}
+
 function confirmCharge(updated: number | null, amount: number): void {
-  if (updated !== 1) {
-    throw new AppError(
-      "insufficient_credits",
-      `This needs ${amount} credit${amount === 1 ? "" : "s"} and the organization's balance cannot cover it; nothing was charged.`,
-    );
-  }
+  if (updated !== 1) throw balanceRefusal(amount);
   metrics().creditsSpent.inc(amount);
 }
 
@@ -344,6 +346,26 @@ async function takeRunCredit(
   return { kind: "organization", organizationId, amount };
 }
 
+/**
+ * Refuses (insufficient_credits, counted in usage like a refused charge) a run of several cases
+ * the organization's balance cannot cover as a whole, before any case runs; takes nothing: each
+ * case is then charged as it runs (runtime/graded-case.ts).
+ */
+export async function assertBalanceCovers(
+  db: Db,
+  organizationId: string,
+  amount: number,
+  usage: { appId: string; portalId: string | null },
+): Promise<void> {
+  const { rows } = await db.pool.query<{ credits: number }>(`select credits from organizations where id = $1::uuid`, [
+    organizationId,
+  ]);
+  if ((rows[0]?.credits ?? 0) >= amount) return;
+  const refusal = balanceRefusal(amount);
+  await recordRefusal(db, { organizationId, endUserId: null, ...usage }, refusal.code);
+  throw refusal;
+}
+
 export async function refundRunCredit(db: Db, charge: RunCharge): Promise<void> {
   if (charge.kind === "end_user") await refundEndUserCredit(db, charge);
   else await refundCredits(db, charge.organizationId, charge.amount);
@@ -362,7 +384,7 @@ export async function refundRunCreditIn(tx: Executor, charge: RunCharge): Promis
 // statement, so a run lost after it (runtime/run-leases.ts) is given back exactly what it was
 // charged. The lease's row is locked before the organization's (as a lost run's settlement
 // does), and a run settled as lost meanwhile (its lease gone) is not settled again: nothing
-// is taken or given back. Without a lease (a test case, BilledRun.prepaid) `held` is true.
+// is taken or given back. Without a lease `held` is true.
 
 /** The lease's row locked, when the run has one (`$n`: its id, or null); `held`: whether the run may be settled. */
 function heldLeaseSql(n: number): string {

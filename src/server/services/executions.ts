@@ -54,14 +54,22 @@ export async function recordExecution(
   { subscriptionId, ...record }: ExecutionRecord & { subscriptionId?: string | null },
 ) {
   const write = (tx: Tx) => writeExecution(tx, actor, runActorLabel(actor), record);
-  // A leased run's lease (runtime/run-leases.ts) ends with its record, so it is never also settled as lost.
+  // A leased run's lease (runtime/run-leases.ts) ends with its record, so it is never also settled
+  // as lost; one settled as lost meanwhile was recorded by that settlement, which stands.
+  let settledAsLost: Awaited<ReturnType<typeof write>> | null = null;
   const execution =
     record.status === "failed" || record.id
       ? await db.$transaction(async (tx) => {
-          if (record.id) await tx.$executeRaw`delete from run_leases where id = ${record.id}::uuid`;
+          if (record.id && (await tx.$executeRaw`delete from run_leases where id = ${record.id}::uuid`) === 0) {
+            settledAsLost = await tx.execution.findFirst({
+              where: { id: record.id, organizationId: actor.organizationId, status: { not: "awaiting_approval" } },
+            });
+            if (settledAsLost) return settledAsLost;
+          }
           return write(tx);
         })
       : await write(db);
+  if (settledAsLost) return execution;
   if (record.status !== "succeeded") {
     logUnsuccessfulRun({
       organizationId: actor.organizationId,

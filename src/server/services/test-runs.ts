@@ -1,7 +1,8 @@
 // Graded test runs of drafts: each case runs against the DRAFT and is graded against the
 // rubric when one is given, else the case's expected behaviour. 1 credit per case (or, on priced
-// models, each case's minimum, settled at what its calls cost), all taken before the first case
-// runs; a failed case costs what src/server/runtime/billed-run.ts says.
+// models, each case's minimum, settled at what its calls cost): a run the balance cannot cover
+// for every case is refused before any runs, then each case is charged as it runs, with its lease
+// (runtime/graded-case.ts); a failed case costs what src/server/runtime/billed-run.ts says.
 import type { BuilderKind } from "@/schemas/builder";
 import type { TestRunResult } from "@/schemas/runtime";
 import type { Actor } from "@/server/auth/actor";
@@ -9,9 +10,10 @@ import { actorLabel } from "@/server/auth/actor";
 import { guardedByKind } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import type { Prisma } from "@/generated/prisma/client";
-import { chargeRun } from "@/server/runtime/billed-run";
+import { isAppError } from "@/server/errors";
 import { assertQualityChecker, draftTarget, runGradedCase } from "@/server/runtime/graded-case";
 import { loadDraft } from "@/server/runtime/load";
+import { assertBalanceCovers } from "./credits";
 import { readsKind, writesKind } from "./support/builder-kinds";
 import { afterCursor, CURSOR_ORDER, toPage } from "./support/pagination";
 
@@ -31,17 +33,27 @@ export const runTests = guardedByKind(
   ): Promise<TestRunResult & { id: string; createdAt: string }> {
     await assertQualityChecker(db, actor.organizationId);
     const target = await draftTarget(db, actor, kind, input.id);
-    await chargeRun(
-      db,
-      { organizationId: actor.organizationId, endUserId: null, usage: { appId: target.runnable.id, portalId: null } },
-      input.cases.length * target.pricing.upfront,
-    );
+    await assertBalanceCovers(db, actor.organizationId, input.cases.length * target.pricing.upfront, {
+      appId: target.runnable.id,
+      portalId: null,
+    });
     const results: TestRunResult["results"] = [];
     for (const [index, testCase] of input.cases.entries()) {
       const caseId = testCase.id ?? String(index + 1);
+      // A case the balance no longer covers (another run took it meanwhile) fails alone, charged nothing.
       const graded = await runGradedCase(db, actor, target, {
         input: testCase.input,
         expected: input.rubric ?? testCase.expectedBehavior,
+      }).catch((error: unknown) => {
+        if (!isAppError(error)) throw error;
+        return {
+          passed: false,
+          reason: error.message,
+          output: "",
+          error: error.message,
+          executionId: "",
+          latencyMs: 0,
+        };
       });
       const criterionId = input.rubric ? "rubric" : `expected-${caseId}`;
       results.push({
