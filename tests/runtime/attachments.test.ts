@@ -221,6 +221,18 @@ describe("who reads a file", { timeout: 120_000 }, () => {
     expect(uploaded.body.file).toMatchObject({ name: "drill-manual.pdf", format: "pdf", conversationId: null });
 
     expect((await send(scenario.key, "GET", `/files/${fileId}`)).status).toBe(200);
+    // The same upload again under one Idempotency-Key answers the first file, stores no second.
+    const keyed = async () =>
+      fetch(`${server.base}/api/v1/files`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${scenario.key}`, "idempotency-key": `upload-${fileId}` },
+        body: formOf({}, [{ name: "note.txt", bytes: "A note." }]),
+      });
+    const first = await keyed();
+    const again = await keyed();
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(((await again.json()) as any).file.id).toBe(((await first.json()) as any).file.id);
+    expect(await getDb().attachment.count({ where: { organizationId: scenario.tenant.organization.id } })).toBe(2);
     const operator = { kind: "operator" as const, organizationId: scenario.tenant.organization.id };
     const admin = await addPerson(operator, "admin");
     const member = await addPerson(operator, "member");

@@ -12,7 +12,18 @@ import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "@/schemas/text";
 import { AppError, invalidRequest, problemsFromIssues, toAppError } from "@/server/errors";
 import { addSource } from "@/server/services/sources";
 import { checkFileBounds, uploadFiles, type UploadedFile } from "@/server/services/attachments";
-import { MAX_ATTACHMENT_BYTES, MAX_FILE_REQUEST_BYTES, MAX_TURN_UPLOAD_BYTES } from "@/schemas/attachment";
+import {
+  claimIdempotencyKey,
+  finishIdempotencyKey,
+  hashRequest,
+  releaseIdempotencyKey,
+} from "@/server/services/support/idempotency";
+import {
+  MAX_ATTACHMENT_BYTES,
+  MAX_FILE_REQUEST_BYTES,
+  MAX_TURN_UPLOAD_BYTES,
+  type AttachmentFile,
+} from "@/schemas/attachment";
 import { readBodyBytes } from "./json-body";
 import { errorResponse } from "./envelope";
 
@@ -134,12 +145,29 @@ export async function uploadFileResponse(
   if (endUserId !== null && (typeof endUserId !== "string" || !isUuid(endUserId)))
     problems.push({ path: "endUserId", message: "Invalid UUID" });
   if (problems.length) throw invalidRequest(problems);
-  const result = await uploadFiles(db, actor, {
-    files: await filesOf(parts),
-    ...(typeof endUserId === "string" ? { endUserId: endUserId.toLowerCase() } : {}),
-  });
+  const files = await filesOf(parts);
+  // An API key's Idempotency-Key replays the first upload's answer, as on every POST.
+  const key = actor.kind === "key" ? request.headers.get("idempotency-key") : null;
+  const hash = hashRequest(["POST /files", String(endUserId ?? ""), files[0]!.name, Buffer.from(files[0]!.bytes)]);
+  const remembered = key === null ? null : await claimIdempotencyKey(db, actor.organizationId, key, hash);
   headers.set("Content-Type", "application/json");
-  return new Response(JSON.stringify({ file: result.files[0] }), { status: 201, headers });
+  if (remembered) {
+    headers.set("Idempotent-Replayed", "true");
+    return new Response(JSON.stringify(remembered.body), { status: remembered.status, headers });
+  }
+  let body: { file: AttachmentFile };
+  try {
+    const result = await uploadFiles(db, actor, {
+      files,
+      ...(typeof endUserId === "string" ? { endUserId: endUserId.toLowerCase() } : {}),
+    });
+    body = { file: result.files[0]! };
+  } catch (error) {
+    if (key !== null) await releaseIdempotencyKey(db, actor.organizationId, key);
+    throw error;
+  }
+  if (key !== null) await finishIdempotencyKey(db, actor.organizationId, key, { status: 201, body });
+  return new Response(JSON.stringify(body), { status: 201, headers });
 }
 
 export async function handleUpload({
