@@ -1,7 +1,7 @@
 // Issue 27 in the browser, at desktop and phone size: alice's app answers through an
 // OpenAI-compatible stand-in started here that writes slowly, so she can stop a reply halfway
-// (the run ends `canceled`, the partial answer stays); a file dropped or pasted on the composer is
-// refused in words; the history drawer finds, renames and deletes her conversations; and the
+// (the run ends `canceled`, the partial answer stays); a file dropped or pasted on the composer
+// becomes a chip to send, one of a type chats do not take is refused in words; the history drawer finds, renames and deletes her conversations; and the
 // portal speaks French to a browser that asks for French, German when the portal's default is
 // German and the browser asks for neither, and remembers a language picked from its menu.
 // Axe checks each state, with no serious or critical violation.
@@ -89,18 +89,21 @@ async function expectAccessible(page: Page) {
   expect(await seriousA11yViolations(page)).toEqual([]);
 }
 
-/** Drops (or pastes) a small text file on the message box, as a person would from their files. */
-async function giveFile(page: Page, how: "drop" | "paste") {
-  await page.getByRole("textbox", { name: "Message" }).evaluate((box, kind) => {
-    const transfer = new DataTransfer();
-    transfer.items.add(new File(["order 1234"], "notes.txt", { type: "text/plain" }));
-    if (kind === "drop") {
-      box.dispatchEvent(new DragEvent("dragover", { bubbles: true, cancelable: true, dataTransfer: transfer }));
-      box.dispatchEvent(new DragEvent("drop", { bubbles: true, cancelable: true, dataTransfer: transfer }));
-    } else {
-      box.dispatchEvent(new ClipboardEvent("paste", { bubbles: true, cancelable: true, clipboardData: transfer }));
-    }
-  }, how);
+/** Drops (or pastes) a small file on the message box, as a person would from their files. */
+async function giveFile(page: Page, how: "drop" | "paste", name = "notes.txt") {
+  await page.getByRole("textbox", { name: "Message" }).evaluate(
+    (box, [kind, fileName]) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File(["order 1234"], fileName!, { type: "" }));
+      if (kind === "drop") {
+        box.dispatchEvent(new DragEvent("dragover", { bubbles: true, cancelable: true, dataTransfer: transfer }));
+        box.dispatchEvent(new DragEvent("drop", { bubbles: true, cancelable: true, dataTransfer: transfer }));
+      } else {
+        box.dispatchEvent(new ClipboardEvent("paste", { bubbles: true, cancelable: true, clipboardData: transfer }));
+      }
+    },
+    [how, name],
+  );
 }
 
 async function send(page: Page, text: string) {
@@ -124,20 +127,26 @@ for (const viewport of VIEWPORTS) {
       await page.goto(`/p/${slug}/apps/${appId}`);
       await expect(page.getByRole("heading", { level: 1 })).toHaveText("Support");
 
-      // No attach control; a dropped or pasted file is refused in words and nothing lands in the box.
-      await expect(page.locator('input[type="file"]')).toHaveCount(0);
+      // A dropped or pasted file becomes a chip (never opened by the browser or pasted as a path);
+      // one of a type chats do not take is refused in words.
+      await expect(page.getByRole("button", { name: "Attach files" })).toBeVisible();
       await giveFile(page, "drop");
-      const refusal = page.getByTestId("composer-no-files");
-      await expect(refusal).toHaveText("This app doesn't take files; paste the text instead.");
+      const chip = page.getByTestId("attachment-chip");
+      await expect(chip).toContainText("notes.txt");
       await expect(page.getByRole("textbox", { name: "Message" })).toHaveValue("");
       await expect(page).toHaveURL(new RegExp(`/p/${slug}/apps/${appId}$`));
+      await chip.getByRole("button", { name: "Remove notes.txt" }).click();
+      await expect(chip).toHaveCount(0);
+      await giveFile(page, "drop", "tool.exe");
+      const refusal = page.getByTestId("composer-refused-file");
+      await expect(refusal).toContainText("tool.exe can't be attached");
       await expectAccessible(page);
-      await screenshot(page, "portal-chat-no-files");
-      await page.getByRole("textbox", { name: "Message" }).fill("x");
-      await expect(refusal).toHaveCount(0);
-      await page.getByRole("textbox", { name: "Message" }).fill("");
+      await screenshot(page, "portal-chat-refused-file");
       await giveFile(page, "paste");
-      await expect(refusal).toBeVisible();
+      await expect(chip).toContainText("notes.txt");
+      await expect(refusal).toHaveCount(0);
+      await chip.getByRole("button", { name: "Remove notes.txt" }).click();
+      await expect(chip).toHaveCount(0);
 
       // A short answer, then a long one in the same conversation, stopped halfway: Stopped, the partial answer stays.
       await send(page, "When are you open?");

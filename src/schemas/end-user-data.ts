@@ -88,6 +88,16 @@ export const EndUserExport = z
       }),
     ),
     auditEvents: z.array(ExportedAuditEvent),
+    attachments: z.array(
+      z.object({
+        id: Uuid,
+        conversationId: Uuid.nullable(),
+        name: z.string(),
+        format: z.string(),
+        sizeBytes: z.number().int(),
+        createdAt: Timestamp,
+      }),
+    ),
   })
   .meta({ id: "EndUserExport" });
 export type EndUserExport = z.infer<typeof EndUserExport>;

@@ -339,6 +339,13 @@ export const RenamePortalConversationOutput = z.object({ conversation: PortalCon
 export const DeletePortalConversationOutput = z.object({ ok: z.literal(true) });
 
 export const GetPortalConversationInput = z.strictObject({ portal: PortalRef, conversationId: Uuid });
+/** A file a sent turn carried, as the transcript shows it. */
+export const MessageAttachment = z.object({
+  id: Uuid,
+  name: z.string(),
+  format: z.string(),
+  sizeBytes: z.number().int(),
+});
 export const PortalMessage = z.object({
   id: Uuid,
   role: z.enum(["user", "assistant"]),
@@ -349,8 +356,10 @@ export const PortalMessage = z.object({
     .int()
     .nullable()
     .meta({ description: "What the answer's turn cost the end user, in credits; null for a question" }),
+  attachments: z.array(MessageAttachment),
   createdAt: Timestamp,
 });
+export const GetPortalFileInput = z.strictObject({ portal: PortalRef, fileId: z.string().max(100) });
 export const GetPortalConversationOutput = z.object({
   conversation: z.object({
     id: Uuid,

@@ -1,6 +1,7 @@
 // Runtime shapes: conversation, transaction, test runs and executions.
 import { z } from "zod";
 import { ListOrder, ListQuery, messageText, NextCursor, plainText, Timestamp, Uuid } from "./common";
+import { turnFileIds } from "./attachment";
 import { MAX_APPROVAL_COMMENT_CHARS, MAX_FEEDBACK_REASON_CHARS, MAX_MESSAGE_CHARS } from "./limits";
 
 /** `regenerate` runs a conversation's last turn again: it needs the conversation; a new turn needs a message. */
@@ -26,6 +27,7 @@ const conversationTurn = {
     description: "From the previous reply; prior turns are restored server-side",
   }),
   regenerate: regenerateFlag,
+  fileIds: turnFileIds,
 };
 
 /** The console's and the portal's chat stream body (`POST …/apps/{appId}/conversation`, src/server/adapters/conversation-door.ts). */
@@ -58,9 +60,9 @@ export const ConversationInput = z
 export const Citation = z
   .object({
     n: z.number().int().min(1).meta({ description: "Cited as `[n]`, from 1 in the order first cited" }),
-    kind: z.enum(["page", "source"]),
-    id: Uuid.meta({ description: "The page's or source's id" }),
-    knowledgebaseId: Uuid,
+    kind: z.enum(["page", "source", "attachment"]),
+    id: Uuid.meta({ description: "The page's, source's or attached file's id" }),
+    knowledgebaseId: Uuid.nullable().meta({ description: "Null for a file attached to the conversation" }),
     title: z.string().meta({ description: "As a person reads it, never a file path" }),
     heading: z.string().nullable(),
     text: z.string().meta({ description: "The passage (≤ 2,000 characters)" }),

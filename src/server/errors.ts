@@ -55,6 +55,8 @@ export const ERROR_STATUS = {
   invalid_model: 422,
   unpublished_dependencies: 422,
   run_limit_exceeded: 422,
+  /** A chat attachment of a type chats do not take, unreadable, or an image for an app whose models read none. */
+  unsupported_attachment: 422,
   rate_limited: 429,
   server_error: 500,
   output_invalid: 502,

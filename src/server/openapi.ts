@@ -7,6 +7,7 @@ import { forEachOpenApiProcedure, generateOpenApiDocument, type OpenAPIObject } 
 import type { ZodType } from "zod";
 import { createSchema } from "zod-openapi";
 import { MAX_TITLE_CHARS } from "@/schemas/limits";
+import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS_PER_TURN, MAX_TURN_UPLOAD_BYTES } from "@/schemas/attachment";
 import { SourceContent } from "@/schemas/source";
 import { ERROR_STATUS, type ErrorCode } from "@/server/errors";
 import type { Meta } from "@/server/trpc/init";
@@ -80,6 +81,8 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   invalid_model: "Model id unknown or unavailable; nothing written",
   version_not_found: "`version` names no version of this item (another item's or organization's, or none); nothing ran",
   unpublished_dependencies: "Adviser or member not published; `dependencies` lists them; nothing written",
+  unsupported_attachment:
+    "A chat attachment that is not PDF, DOCX, PPTX, XLSX, TXT, MD, CSV, PNG, JPEG or WebP by its content, cannot be read, or is an image for an app none of whose models accepts images; nothing ran, nothing charged",
   run_limit_exceeded:
     "The run outgrew a bound (steps, a node's or member's output, the reply, time, a loop's items, a code node's time or memory, an http_request's time or answer); the message names it; the run was stopped, recorded as failed and billed",
   provider_error: "The model provider failed or timed out; nothing charged when nothing was produced; retry later",
@@ -442,6 +445,64 @@ const LAST_EVENT_ID = (description: string) => ({
   schema: { type: "string", pattern: "^[0-9]{1,9}$" },
 });
 
+const ATTACHMENT_PART = {
+  type: "string",
+  format: "binary",
+  contentMediaType: "application/octet-stream",
+  description: `PDF, DOCX, PPTX, XLSX, TXT, MD, CSV, PNG, JPEG or WebP, typed by its content (another type is 422 \`unsupported_attachment\`); up to ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MB (413 \`invalid_request\` above)`,
+};
+
+/** The multipart forms of chat attachments: `POST /files` (one file) and a conversation turn with its files. */
+function addAttachmentForm(operation: Operation, form: "files" | "conversation"): void {
+  const json = operation.requestBody?.content?.["application/json"];
+  const turnFields = (json?.schema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+  const schema =
+    form === "files"
+      ? {
+          type: "object",
+          required: ["file"],
+          additionalProperties: false,
+          properties: {
+            file: ATTACHMENT_PART,
+            endUserId: {
+              type: "string",
+              format: "uuid",
+              description: "The end user the file is for (a turn on their behalf); theirs alone afterwards",
+            },
+          },
+        }
+      : {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            ...Object.fromEntries(Object.entries(turnFields).filter(([name]) => name !== "fileIds")),
+            fileIds: { type: "array", items: { type: "string", format: "uuid" }, maxItems: MAX_ATTACHMENTS_PER_TURN },
+            file: {
+              type: "array",
+              maxItems: MAX_ATTACHMENTS_PER_TURN,
+              items: ATTACHMENT_PART,
+              description: `One part per file, at most ${MAX_ATTACHMENTS_PER_TURN} a turn with \`fileIds\`; the whole request up to ${MAX_TURN_UPLOAD_BYTES / 1024 / 1024} MB (413 \`invalid_request\` above): upload larger files with \`POST /files\` and pass \`fileIds\``,
+            },
+          },
+          description:
+            "The JSON body's fields as form fields (`true`/`false` for booleans, `fileIds` repeated) and the files as `file` parts",
+        };
+  operation.requestBody = {
+    required: true,
+    content: {
+      ...(form === "conversation" ? operation.requestBody?.content : {}),
+      "multipart/form-data": { schema, encoding: { file: { contentType: "application/octet-stream" } } } as never,
+    },
+  };
+  operation.responses["413"] = errorResponse(
+    413,
+    ["invalid_request"],
+    form === "files"
+      ? `\`invalid_request\`: the file is over ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MB`
+      : `\`invalid_request\`: a multipart turn over ${MAX_TURN_UPLOAD_BYTES / 1024 / 1024} MB, or a JSON body over 8 MiB`,
+  );
+}
+
 /** What the generator cannot know: the stream, the multipart form, the Idempotency-Key header, a second success status. */
 function addDoors(operation: Operation, meta: Meta): void {
   // A list in the query is written comma-separated, `fields=id,name` (its schema splits it).
@@ -506,7 +567,9 @@ function addDoors(operation: Operation, meta: Meta): void {
       "`invalid_request`: the JSON body is over the 8 MiB request limit (refused while it is read)",
     );
   }
-  if (meta.multipart) {
+  if (meta.multipart === "files" || meta.multipart === "conversation") {
+    addAttachmentForm(operation, meta.multipart);
+  } else if (meta.multipart) {
     operation.requestBody = operation.requestBody ?? { content: {} };
     operation.requestBody.required = true;
     operation.requestBody.content = {

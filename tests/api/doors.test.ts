@@ -524,6 +524,44 @@ const CASES: Record<string, Case> = {
       },
     ],
   },
+  "/api/console/files": {
+    sample: () => "/api/console/files",
+    probes: [
+      {
+        method: "POST",
+        path: () => "/api/console/files",
+        headers: (c) => ({ cookie: c.cookie, origin: publicOrigin() }),
+        body: () => {
+          const form = new FormData();
+          form.append("file", new Blob([new Uint8Array([0x4d, 0x5a, 0, 0])]), "tool.exe");
+          return form;
+        },
+        check: (response) => {
+          answeredDirectly(response);
+          expectEnvelope(response, 422, "unsupported_attachment");
+        },
+      },
+    ],
+  },
+  "/api/portal/{portal}/files": {
+    sample: () => "/api/portal/nowhere/files",
+    probes: [
+      {
+        method: "POST",
+        path: () => "/api/portal/nowhere/files",
+        body: () => {
+          const form = new FormData();
+          form.append("file", new Blob(["A note."]), "note.txt");
+          return form;
+        },
+        check: (response) => {
+          answeredDirectly(response);
+          expect([401, 403, 404]).toContain(response.status);
+          expectEnvelope(response);
+        },
+      },
+    ],
+  },
   "/api/console/apps/{appId}/conversation/runs/{executionId}/events": {
     sample: () => `/api/console/apps/${UNKNOWN_ID}/conversation/runs/${UNKNOWN_ID}/events`,
     probes: [

@@ -17,6 +17,7 @@ import { hashSecret } from "@/server/auth/secrets";
 import { openSecret } from "@/server/secret-box";
 import { getDb } from "@/server/db";
 import * as apiKeys from "@/server/services/api-keys";
+import * as attachments from "@/server/services/attachments";
 import * as approvals from "@/server/services/approvals";
 import * as creditRequests from "@/server/services/credit-requests";
 import * as builder from "@/server/services/builder";
@@ -74,6 +75,7 @@ const READS_AND_RUNS = new Set([
   "listVersions",
   "listItems",
   "converse",
+  "getFile",
   "listConversations",
   "getConversationStarters",
   "getConversationMessages",
@@ -388,6 +390,10 @@ const WRITES: Record<string, Scenario> = {
     await approvals.decideApproval(db(), w.op, { executionId: execution.id, decision: "approve" });
     return "execution.approve";
   },
+  uploadFiles: async (w) => (
+    await attachments.uploadFiles(db(), w.op, { files: [{ name: "note.txt", bytes: Buffer.from("A note.") }] }),
+    "file.upload"
+  ),
   setMessageFeedback: async (w) => (
     await conversations.setMessageFeedback(db(), w.op, { messageId: await assistantMessage(w), rating: "up" }),
     "execution.feedback"

@@ -83,7 +83,13 @@ describe("tools", () => {
     expect(byName.search_knowledgebase!.inputSchema.required).toEqual(["knowledgebaseId", "query"]);
     expect(byName.get_page!.annotations).toMatchObject({ readOnlyHint: true });
     const converse = byName.converse_with_app!.inputSchema;
-    expect(Object.keys(converse.properties!).sort()).toEqual(["appId", "conversation_id", "message", "version"]);
+    expect(Object.keys(converse.properties!).sort()).toEqual([
+      "appId",
+      "conversation_id",
+      "fileIds",
+      "message",
+      "version",
+    ]);
     expect(converse.required).toEqual(["appId", "message"]);
     expect(byName.converse_with_app!.outputSchema!.required).toEqual(["reply", "conversation_id", "greeting"]);
     expect(byName.edit_page!.outputSchema!.required).toEqual(expect.arrayContaining(["status", "page", "reviewPath"]));

@@ -51,6 +51,7 @@ const UNGUARDED: Record<string, string> = {
   "conversations.hideEndUserConversation": "the portal door's; only the end user's own conversation",
   "conversation-runs.startConversationRun": "starts the run through the guarded converse",
   "conversation-runs.findRun": "the lookup the guarded open and cancel share",
+  "attachments.resolveTurnFiles": "the files of the guarded converse's turn, checked for the turn's owner",
   "conversations.saveTurn": "writes the turn of the guarded converse (or its continuation after an approval)",
   "approvals.pauseForApproval": "records the pause of a run the guarded converse or transact started",
   "executions.announceCompleted": "announces the end of a run the guarded converse or transact started",

@@ -990,6 +990,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file to attach to a conversation turn
+         * @description 201. `multipart/form-data` with one `file` part (up to 10 MB: PDF, DOCX, PPTX, XLSX, TXT, MD, CSV, PNG, JPEG or WebP, typed by its content, never its name) and an optional `endUserId`. A document's text is extracted at once (an unreadable one is 422 `unsupported_attachment`). Pass its `id` in a turn's `fileIds`; the file then belongs to that conversation, is read only by its owner (the end user, or the member or key that uploaded it) and the organization's admins, and goes with the conversation (retention, erasure). Never searchable in knowledgebases.
+         */
+        post: operations["runtime-uploadFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/{fileId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An attached file's details
+         * @description Read by the file's owner (the end user it belongs to, the member or key that uploaded it) and the organization's admins (and organization keys); anyone else, another end user and another organization get `not_found`.
+         */
+        get: operations["runtime-getFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/apps/{appId}/conversation": {
         parameters: {
             query?: never;
@@ -1001,7 +1041,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message to a published app
-         * @description The Supervisor routes the message to the app's members at their pinned versions and returns one synthesized reply. Pass the previous `conversation_id` to continue a conversation (prior turns are restored server-side). Each call runs and bills as one execution (1 credit); with `stream: true` the answer is `text/event-stream`. With `endUserId` (and optionally `portalId`) the call is made on behalf of that end user; refusals come in this order: the app (`not_found`, `service_disabled`), the end user (`not_found` when unknown, inactive or without access to the app), the conversation (`not_found` unless it is that end user's), then credits (402 when neither one of their pools nor the organization can cover it).
+         * @description The Supervisor routes the message to the app's members at their pinned versions and returns one synthesized reply. Pass the previous `conversation_id` to continue a conversation (prior turns are restored server-side). Each call runs and bills as one execution (1 credit); with `stream: true` the answer is `text/event-stream`. With `endUserId` (and optionally `portalId`) the call is made on behalf of that end user; refusals come in this order: the app (`not_found`, `service_disabled`), the end user (`not_found` when unknown, inactive or without access to the app), the conversation (`not_found` unless it is that end user's), then credits (402 when neither one of their pools nor the organization can cover it). Files: `fileIds` (from `POST /files`), or `multipart/form-data` with the fields and up to 5 `file` parts (4.5 MB per request); a document's text is a passage the reply cites like a source, an image goes to the app's models that accept images (422 `unsupported_attachment` before anything runs when none does).
          */
         post: operations["runtime-conversation"];
         delete?: never;
@@ -3291,6 +3331,14 @@ export interface components {
                 targetLabel: string;
                 changes: unknown;
             }[];
+            attachments: {
+                id: components["schemas"]["Uuid"];
+                conversationId: components["schemas"]["Uuid"] | null;
+                name: string;
+                format: string;
+                sizeBytes: number;
+                createdAt: components["schemas"]["DateTime"];
+            }[];
         };
         CreditRequest: {
             id: components["schemas"]["Uuid"];
@@ -3651,14 +3699,26 @@ export interface components {
             reason: string | null;
             at: components["schemas"]["DateTime"];
         };
+        File: {
+            id: components["schemas"]["Uuid"];
+            name: string;
+            /** @description By content: pdf, docx, pptx, xlsx, text, markdown, csv, png, jpeg or webp */
+            format: string;
+            contentType: string;
+            sizeBytes: number;
+            /** @description Set once a turn used the file */
+            conversationId: components["schemas"]["Uuid"] | null;
+            createdAt: components["schemas"]["DateTime"];
+        };
         Citation: {
             /** @description Cited as `[n]`, from 1 in the order first cited */
             n: number;
             /** @enum {string} */
-            kind: "page" | "source";
-            /** @description The page's or source's id */
+            kind: "page" | "source" | "attachment";
+            /** @description The page's, source's or attached file's id */
             id: components["schemas"]["Uuid"];
-            knowledgebaseId: components["schemas"]["Uuid"];
+            /** @description Null for a file attached to the conversation */
+            knowledgebaseId: components["schemas"]["Uuid"] | null;
             /** @description As a person reads it, never a file path */
             title: string;
             heading: string | null;
@@ -4149,7 +4209,7 @@ export interface components {
         /** @description The `error` object of any error response */
         ErrorBody: {
             /** @enum {string} */
-            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "invalid_embed_token" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "model_not_in_plan" | "service_disabled" | "plan_limit" | "cross_origin_request" | "origin_not_allowed" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "version_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
+            code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "invalid_embed_token" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "model_not_in_plan" | "service_disabled" | "plan_limit" | "cross_origin_request" | "origin_not_allowed" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "version_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "unsupported_attachment" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
             message: string;
         } & {
             [key: string]: unknown;
@@ -4700,6 +4760,18 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description `unsupported_attachment` (422): A chat attachment that is not PDF, DOCX, PPTX, XLSX, TXT, MD, CSV, PNG, JPEG or WebP by its content, cannot be read, or is an image for an app none of whose models accepts images; nothing ran, nothing charged */
+        UnsupportedAttachmentError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "unsupported_attachment";
+            /** @description Human-readable; wording may change */
+            message: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description `rate_limited` (429): Too many requests (120 per minute per key, sliding 60-second window); see Retry-After */
         RateLimitedError: {
             /** @constant */
@@ -4781,7 +4853,7 @@ export interface components {
                  * @description Stable machine-readable code
                  * @enum {string}
                  */
-                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "invalid_embed_token" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "model_not_in_plan" | "service_disabled" | "plan_limit" | "cross_origin_request" | "origin_not_allowed" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "version_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
+                code: "unauthorized" | "invalid_api_key" | "api_key_revoked" | "member_removed" | "invalid_embed_token" | "insufficient_credits" | "member_key_required" | "api_disabled" | "feature_not_available" | "insufficient_scope" | "forbidden_role" | "groups_disabled" | "model_not_in_plan" | "service_disabled" | "plan_limit" | "cross_origin_request" | "origin_not_allowed" | "invalid_request" | "grants_unsupported" | "portal_scope_unsupported" | "invalid_code" | "not_found" | "method_not_allowed" | "conflict" | "canceled" | "deleted_identity" | "live_paid_subscription" | "directory_managed" | "invitation_unavailable" | "precondition_failed" | "export_too_large" | "group_not_found" | "plan_group" | "tier_not_found" | "grant_target_not_found" | "end_user_not_found" | "agent_not_found" | "flow_not_found" | "knowledgebase_not_found" | "mcp_connection_not_found" | "version_not_found" | "invalid_workflow" | "invalid_model" | "unpublished_dependencies" | "run_limit_exceeded" | "unsupported_attachment" | "rate_limited" | "server_error" | "output_invalid" | "provider_error" | "search_unavailable" | "service_unavailable";
                 /** @description Human-readable; wording may change */
                 message: string;
                 /** @description invalid_request from validation: every problem */
@@ -5158,6 +5230,30 @@ export interface components {
                 };
             };
         };
+        /** @description `unsupported_attachment` */
+        Error422_11: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["UnsupportedAttachmentError"];
+                };
+            };
+        };
+        /** @description `invalid_request`: the file is over 10 MB */
+        Error413_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["InvalidRequestError"];
+                };
+            };
+        };
         /** @description `insufficient_credits` */
         Error402: {
             headers: {
@@ -5182,15 +5278,15 @@ export interface components {
                 };
             };
         };
-        /** @description `version_not_found`, `unpublished_dependencies`, `run_limit_exceeded`, `invalid_workflow` */
-        Error422_11: {
+        /** @description `version_not_found`, `unpublished_dependencies`, `run_limit_exceeded`, `invalid_workflow`, `unsupported_attachment` */
+        Error422_12: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["VersionNotFoundError"] | components["schemas"]["UnpublishedDependenciesError"] | components["schemas"]["RunLimitExceededError"] | components["schemas"]["InvalidWorkflowError"];
+                    error: components["schemas"]["VersionNotFoundError"] | components["schemas"]["UnpublishedDependenciesError"] | components["schemas"]["RunLimitExceededError"] | components["schemas"]["InvalidWorkflowError"] | components["schemas"]["UnsupportedAttachmentError"];
                 };
             };
         };
@@ -5203,6 +5299,30 @@ export interface components {
             content: {
                 "application/json": {
                     error: components["schemas"]["ProviderErrorError"];
+                };
+            };
+        };
+        /** @description `invalid_request`: a multipart turn over 4.5 MB, or a JSON body over 8 MiB */
+        Error413_3: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["InvalidRequestError"];
+                };
+            };
+        };
+        /** @description `version_not_found`, `unpublished_dependencies`, `run_limit_exceeded`, `invalid_workflow` */
+        Error422_13: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["VersionNotFoundError"] | components["schemas"]["UnpublishedDependenciesError"] | components["schemas"]["RunLimitExceededError"] | components["schemas"]["InvalidWorkflowError"];
                 };
             };
         };
@@ -5219,7 +5339,7 @@ export interface components {
             };
         };
         /** @description `version_not_found` */
-        Error422_12: {
+        Error422_14: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -5243,7 +5363,7 @@ export interface components {
             };
         };
         /** @description `export_too_large` */
-        Error413_2: {
+        Error413_4: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -5268,7 +5388,7 @@ export interface components {
             };
         };
         /** @description `invalid_request`: the upload is over the 4.5 MB request limit, or a JSON body over 8 MiB */
-        Error413_3: {
+        Error413_5: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -8475,6 +8595,100 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    "runtime-uploadFile": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description PDF, DOCX, PPTX, XLSX, TXT, MD, CSV, PNG, JPEG or WebP, typed by its content (another type is 422 `unsupported_attachment`); up to 10 MB (413 `invalid_request` above)
+                     */
+                    file: Blob;
+                    /**
+                     * Format: uuid
+                     * @description The end user the file is for (a turn on their behalf); theirs alone afterwards
+                     */
+                    endUserId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        file: components["schemas"]["File"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409_2"];
+            413: components["responses"]["Error413_2"];
+            422: components["responses"]["Error422_11"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "runtime-getFile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        file: components["schemas"]["File"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
     "runtime-conversation": {
         parameters: {
             query?: never;
@@ -8489,9 +8703,33 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
+                    /** @description Required unless `regenerate` */
+                    message?: string;
+                    /** @description From the previous reply; prior turns are restored server-side */
+                    conversation_id?: components["schemas"]["Uuid"];
+                    /**
+                     * @description Run the conversation's last user message again (with `conversation_id`): its own run and credit; the previous last exchange is hidden from the transcript. With `message`, that text replaces the last user message (edit and resend)
+                     * @default false
+                     */
+                    regenerate?: boolean;
+                    /** @description Files uploaded with `POST /files` (at most 5 a turn), attached to this turn: a document's text becomes a passage the reply can cite, an image goes to models that accept images (422 `unsupported_attachment` when the app's models do not). Another caller's file is `not_found` */
+                    fileIds?: components["schemas"]["Uuid"][];
+                    /** @description A version id of this app (from its versions list) to run instead of the live one; needs the `apps:write` scope besides `apps:execute`. A version of another app is `version_not_found` (422) */
+                    version?: components["schemas"]["Uuid"];
+                    /** @description Run on behalf of this end user: they must be active and have access to the app (else `not_found`); the credit comes from their plan's pool and the organization's balance, and the conversation is theirs alone */
+                    endUserId?: components["schemas"]["Uuid"];
+                    /** @description With `endUserId`: the portal the run counts as (grants limited to a portal, groups admitted to it) */
+                    portalId?: components["schemas"]["Uuid"];
+                    /**
+                     * @description When true the answer is Server-Sent Events: `run` (`{"execution_id","conversation_id"}`) first, `delta` events (`{"text"}`) as the reply is produced, `step` events, then exactly one `done` (`{"reply","citations","conversation_id","execution_id"}`) or `error` (`{"error":{code,message}}`), each with an `id:`. The run goes on if the connection drops: resume it with `GET /apps/{appId}/conversation/runs/{executionId}/events`. A comment line is sent every 15 s on long runs.
+                     * @default false
+                     */
+                    stream?: boolean;
+                };
+                "multipart/form-data": {
                     /** @description Required unless `regenerate` */
                     message?: string;
                     /** @description From the previous reply; prior turns are restored server-side */
@@ -8512,6 +8750,9 @@ export interface operations {
                      * @default false
                      */
                     stream?: boolean;
+                    fileIds?: string[];
+                    /** @description One part per file, at most 5 a turn with `fileIds`; the whole request up to 4.5 MB (413 `invalid_request` above): upload larger files with `POST /files` and pass `fileIds` */
+                    file?: Blob[];
                 };
             };
         };
@@ -8570,8 +8811,8 @@ export interface operations {
             403: components["responses"]["Error403_4"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
-            413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_11"];
+            413: components["responses"]["Error413_3"];
+            422: components["responses"]["Error422_12"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
@@ -8774,7 +9015,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_11"];
+            422: components["responses"]["Error422_13"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502_2"];
@@ -9557,7 +9798,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_12"];
+            422: components["responses"]["Error422_14"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -9938,7 +10179,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_12"];
+            422: components["responses"]["Error422_14"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -10319,7 +10560,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
             413: components["responses"]["Error413"];
-            422: components["responses"]["Error422_12"];
+            422: components["responses"]["Error422_14"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -10874,7 +11115,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
-            413: components["responses"]["Error413_2"];
+            413: components["responses"]["Error413_4"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -11013,7 +11254,7 @@ export interface operations {
             403: components["responses"]["Error403_5"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
-            413: components["responses"]["Error413_3"];
+            413: components["responses"]["Error413_5"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];

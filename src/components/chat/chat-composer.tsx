@@ -1,9 +1,10 @@
 "use client";
 // The message box of a chat: Enter sends, Shift+Enter makes a new line, Esc stops the reply
 // being written. While a reply streams, Send becomes Stop; a composer that cannot send (no
-// credits left) says why in place of the box's hint. No app takes files yet: there is no attach
-// control, and a file dropped or pasted on the box is refused in words instead of being opened
-// by the browser or pasted as a path.
+// credits left) says why in place of the box's hint. With `attachments`, files come in by the
+// paperclip, by a drop or by a paste, each a chip with its name, size, progress and a remove
+// button, and a type, size or count over the bound is refused in words; without, a file dropped
+// or pasted is refused in words instead of being opened by the browser or pasted as a path.
 import {
   useEffect,
   useRef,
@@ -13,7 +14,9 @@ import {
   type FormEvent,
   type ReactNode,
 } from "react";
+import { ATTACHMENT_ACCEPT } from "@/schemas/attachment";
 import { useChatText } from "./chat-i18n";
+import { readableSize, type AttachmentRefusal, type ChatAttachments } from "./use-attachments";
 
 /** A conversation message is at most 32,000 characters on every door. */
 export const MESSAGE_MAX = 32_000;
@@ -33,6 +36,7 @@ export function ChatComposer({
   blocked,
   aside,
   placeholder,
+  attachments,
 }: {
   draft: string;
   onDraft: (text: string) => void;
@@ -47,10 +51,14 @@ export function ChatComposer({
   /** Quiet text beside the button (credits left). */
   aside?: ReactNode;
   placeholder?: string;
+  /** Files for the next turn; without it, files are refused. */
+  attachments?: ChatAttachments;
 }) {
   const t = useChatText();
   const box = useRef<HTMLTextAreaElement>(null);
+  const picker = useRef<HTMLInputElement>(null);
   const [refusedFile, setRefusedFile] = useState(false);
+  const [dragging, setDragging] = useState(false);
   // Text typed while the page was still loading is in the box but not in `draft`; adopt it
   // before the next render would overwrite it. `onDraft` is a state setter, so this runs once.
   useEffect(() => {
@@ -60,22 +68,33 @@ export function ChatComposer({
 
   // Without this the browser would open a file dropped here in place of the chat.
   function onDragOver(event: DragEvent) {
-    if (carriesFiles(event.dataTransfer)) event.preventDefault();
-  }
-  function onDrop(event: DragEvent) {
     if (!carriesFiles(event.dataTransfer)) return;
     event.preventDefault();
-    setRefusedFile(true);
+    if (attachments) setDragging(true);
+  }
+  function onDrop(event: DragEvent) {
+    setDragging(false);
+    if (!carriesFiles(event.dataTransfer)) return;
+    event.preventDefault();
+    if (attachments) attachments.add(Array.from(event.dataTransfer.files));
+    else setRefusedFile(true);
   }
   // A copied file pastes as a file only; text copied with a picture (a spreadsheet's cells) still pastes as text.
   function onPaste(event: ClipboardEvent) {
     if (!carriesFiles(event.clipboardData) || event.clipboardData.getData("text/plain") !== "") return;
     event.preventDefault();
-    setRefusedFile(true);
+    if (attachments) attachments.add(Array.from(event.clipboardData.files));
+    else setRefusedFile(true);
   }
+  const waitingForFiles = !!attachments?.uploading;
 
   return (
-    <div className="chat-input" onDragOver={onDragOver} onDrop={onDrop}>
+    <div
+      className={`chat-input${dragging ? " chat-input-dragging" : ""}`}
+      onDragOver={onDragOver}
+      onDragLeave={() => setDragging(false)}
+      onDrop={onDrop}
+    >
       {/* Outside the form: what it says may hold a form of its own (asking for more credits). */}
       {blocked && (
         <div className="chat-blocked" role="status" data-testid="composer-blocked">
@@ -87,7 +106,83 @@ export function ChatComposer({
           {t("composer.noFiles")}
         </div>
       )}
+      {attachments?.refusal && (
+        <div className="chat-blocked" role="alert" data-testid="composer-refused-file">
+          {refusalText(t, attachments.refusal)}
+        </div>
+      )}
+      {dragging && <div className="chat-drop-hint muted">{t("composer.dropHere")}</div>}
+      {attachments && attachments.items.length > 0 && (
+        <ul className="chat-attachments" aria-label={t("composer.attachments")} data-testid="composer-attachments">
+          {attachments.items.map((item) => (
+            <li
+              key={item.key}
+              className={`chat-attachment chat-attachment-${item.status}`}
+              data-testid="attachment-chip"
+            >
+              <span className="chat-attachment-name" title={item.name}>
+                {item.name}
+              </span>
+              <span className="muted chat-attachment-size">{readableSize(item.size)}</span>
+              {item.status === "uploading" && (
+                <progress
+                  max={1}
+                  value={item.progress}
+                  aria-label={t("composer.uploading", { percent: Math.round(item.progress * 100) })}
+                />
+              )}
+              {item.status === "failed" && (
+                <span className="error chat-attachment-error" role="alert">
+                  {t("composer.failed", { reason: item.error ?? "" })}
+                </span>
+              )}
+              <button
+                type="button"
+                className="link chat-attachment-remove"
+                onClick={() => attachments.remove(item.key)}
+                aria-label={t("composer.remove", { name: item.name })}
+              >
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
       <form className="chat-input-row" onSubmit={onSend} aria-label={t("composer.form")}>
+        {attachments && (
+          <>
+            <input
+              ref={picker}
+              type="file"
+              multiple
+              hidden
+              accept={ATTACHMENT_ACCEPT}
+              data-testid="attachment-picker"
+              onChange={(event) => {
+                attachments.add(Array.from(event.target.files ?? []));
+                event.target.value = "";
+              }}
+            />
+            <button
+              type="button"
+              className="chat-attach"
+              onClick={() => picker.current?.click()}
+              aria-label={t("composer.attach")}
+              title={t("composer.attach")}
+            >
+              <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false">
+                <path
+                  d="M21.4 11.1l-9.2 9.2a6 6 0 01-8.5-8.5l9.2-9.2a4 4 0 015.7 5.7l-9.2 9.2a2 2 0 01-2.8-2.8l8.5-8.5"
+                  fill="none"
+                  stroke="currentColor"
+                  strokeWidth="2"
+                  strokeLinecap="round"
+                  strokeLinejoin="round"
+                />
+              </svg>
+            </button>
+          </>
+        )}
         <textarea
           ref={box}
           rows={1}
@@ -115,7 +210,11 @@ export function ChatComposer({
             {stopping ? t("composer.stopping") : t("composer.stop")}
           </button>
         ) : (
-          <button type="submit" className="primary" disabled={busy || !!blocked || draft.trim() === ""}>
+          <button
+            type="submit"
+            className="primary"
+            disabled={busy || !!blocked || draft.trim() === "" || waitingForFiles}
+          >
             {t("composer.send")}
           </button>
         )}
@@ -123,4 +222,15 @@ export function ChatComposer({
       {aside && <div className="chat-input-aside muted">{aside}</div>}
     </div>
   );
+}
+
+function refusalText(t: ReturnType<typeof useChatText>, refusal: AttachmentRefusal): string {
+  switch (refusal.kind) {
+    case "type":
+      return t("composer.refusedType", { name: refusal.name });
+    case "size":
+      return t("composer.refusedSize", { name: refusal.name });
+    case "count":
+      return t("composer.refusedCount", { max: refusal.max });
+  }
 }

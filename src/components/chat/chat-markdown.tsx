@@ -12,9 +12,10 @@ import { useChatText } from "./chat-i18n";
 /** A passage an answer cites, as stored with the message. */
 export interface ChatCitation {
   n: number;
-  kind: "page" | "source";
+  kind: "page" | "source" | "attachment";
   id: string;
-  knowledgebaseId: string;
+  /** Null for a file attached to the conversation. */
+  knowledgebaseId: string | null;
   title: string;
   heading: string | null;
   text: string;

@@ -10,6 +10,7 @@ import "./chat.css";
 import { CitationList, CitationPanel } from "./citation-panel";
 import { MessageActions, type FeedbackRating } from "./message-actions";
 import type { PendingTurn } from "./use-chat-turn";
+import { readableSize } from "./use-attachments";
 
 export interface TranscriptMessage {
   id: string;
@@ -17,6 +18,8 @@ export interface TranscriptMessage {
   content: string;
   citations?: ChatCitation[];
   feedback?: { rating: FeedbackRating } | null;
+  /** The files a question carried. */
+  attachments?: { id: string; name: string; sizeBytes: number }[];
 }
 
 export interface TranscriptActions<M> {
@@ -64,7 +67,15 @@ function Answer<M extends TranscriptMessage>({
   );
 }
 
-function Question({ content, onEdit }: { content: string; onEdit?: (text: string) => void }) {
+function Question({
+  content,
+  attachments = [],
+  onEdit,
+}: {
+  content: string;
+  attachments?: TranscriptMessage["attachments"];
+  onEdit?: (text: string) => void;
+}) {
   const t = useChatText();
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(content);
@@ -96,6 +107,15 @@ function Question({ content, onEdit }: { content: string; onEdit?: (text: string
   return (
     <div className="chat-message user" data-testid="message-user">
       <div className="chat-text">{content}</div>
+      {attachments.length > 0 && (
+        <ul className="chat-sent-files" aria-label={t("composer.sentFiles")} data-testid="sent-files">
+          {attachments.map((file) => (
+            <li key={file.id}>
+              {file.name} <span className="muted">{readableSize(file.sizeBytes)}</span>
+            </li>
+          ))}
+        </ul>
+      )}
       {onEdit && (
         <button type="button" className="link chat-edit-button" onClick={() => setEditing(true)}>
           {t("transcript.edit")}
@@ -156,6 +176,7 @@ export function ChatTranscript<M extends TranscriptMessage>({
           <Question
             key={m.id}
             content={m.content}
+            attachments={m.attachments}
             onEdit={idle && index === lastUser ? actions.onEditLast : undefined}
           />
         ),

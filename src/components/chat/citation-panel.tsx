@@ -27,7 +27,9 @@ export function CitationPanel({ citation, onClose }: { citation: ChatCitation; o
           <p className="muted chat-citation-kind">
             {citation.kind === "page"
               ? t("citations.sourcePage", { n: citation.n })
-              : t("citations.sourceDocument", { n: citation.n })}
+              : citation.kind === "attachment"
+                ? t("citations.sourceAttachment", { n: citation.n })
+                : t("citations.sourceDocument", { n: citation.n })}
           </p>
           <h2 id="citation-title">{citation.title}</h2>
           {citation.heading && <p className="muted">{citation.heading}</p>}

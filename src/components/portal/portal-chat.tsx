@@ -8,6 +8,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { ChatComposer } from "@/components/chat/chat-composer";
 import { ChatTranscript, lastQuestion } from "@/components/chat/chat-transcript";
+import { useChatAttachments } from "@/components/chat/use-attachments";
 import { useChatTurn } from "@/components/chat/use-chat-turn";
 import { ConversationHistory } from "./conversation-history";
 import { embedSessionHeaders } from "./embed-session";
@@ -55,6 +56,7 @@ export function PortalChat({
     (executionId) => cancel.mutateAsync({ portal, appId, executionId }),
     embedSessionHeaders,
   );
+  const attachments = useChatAttachments(`/api/portal/${encodeURIComponent(portal)}/files`, embedSessionHeaders);
   const app = apps.data?.apps.find((candidate) => candidate.id === appId);
 
   useEffect(() => {
@@ -73,6 +75,9 @@ export function PortalChat({
   async function ask(message: string, body?: Record<string, unknown>) {
     if (turn.streaming) return;
     if (!body) setDraft("");
+    // A new question carries the files picked for it; a regenerated one runs without them.
+    const fileIds = body ? [] : attachments.fileIds;
+    if (fileIds.length) attachments.clear();
     const ended = await turn.send(
       message,
       conversationId,
@@ -88,7 +93,7 @@ export function PortalChat({
         void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.pathKey() });
         void queryClient.invalidateQueries({ queryKey: trpc.me.get.queryKey({ portal }) });
       },
-      { body },
+      { body: fileIds.length ? { ...body, fileIds } : body },
     );
     if (ended === "failed" && !body) setDraft((current) => current || message);
     if (ended === "stopped") {
@@ -242,6 +247,7 @@ export function PortalChat({
                 ) : undefined
               }
               placeholder={t("chat.placeholder", { name: app.name })}
+              attachments={attachments}
             />
           </section>
         );

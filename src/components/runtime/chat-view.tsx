@@ -6,6 +6,7 @@ import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/reac
 import { useState, type FormEvent } from "react";
 import { ChatComposer } from "@/components/chat/chat-composer";
 import { ChatTranscript, lastQuestion } from "@/components/chat/chat-transcript";
+import { useChatAttachments } from "@/components/chat/use-attachments";
 import { useChatTurn } from "@/components/chat/use-chat-turn";
 import { useTRPC } from "@/lib/trpc";
 import { TraceDetails } from "./execution-trace";
@@ -25,6 +26,8 @@ export function ChatView({ appId }: { appId: string }) {
     cancel.mutateAsync({ appId, executionId }),
   );
 
+  const attachments = useChatAttachments("/api/console/files");
+
   function open(id: string | null) {
     turn.reset();
     setConversationId(id);
@@ -38,6 +41,9 @@ export function ChatView({ appId }: { appId: string }) {
   async function ask(message: string, body?: Record<string, unknown>) {
     if (!message || turn.streaming) return;
     if (!body) setDraft("");
+    // A new question carries the files picked for it; a regenerated one runs without them.
+    const fileIds = body ? [] : attachments.fileIds;
+    if (fileIds.length) attachments.clear();
     const ended = await turn.send(
       message,
       conversationId,
@@ -50,7 +56,7 @@ export function ChatView({ appId }: { appId: string }) {
         setConversationId(done.conversation_id);
         void queryClient.invalidateQueries({ queryKey: trpc.conversations.list.queryKey({ appId }) });
       },
-      { body },
+      { body: fileIds.length ? { ...body, fileIds } : body },
     );
     if (ended === "failed" && !body) setDraft((current) => current || message);
     if (ended === "stopped")
@@ -132,6 +138,7 @@ export function ChatView({ appId }: { appId: string }) {
             streaming={turn.streaming}
             onStop={() => void turn.stop()}
             stopping={turn.stopping}
+            attachments={attachments}
           />
         </Panel>
       </div>

@@ -20,7 +20,12 @@ import { callSlots } from "@/server/trpc/call-slots";
 import { appRouter } from "@/server/trpc/root";
 import { downloadResponse } from "./download";
 import { errorResponse, requestIdFor } from "./envelope";
-import { createChatConversationHandler, createChatRunEventsHandler, type ChatDoor } from "./conversation-door";
+import {
+  createChatConversationHandler,
+  createChatFilesHandler,
+  createChatRunEventsHandler,
+  type ChatDoor,
+} from "./conversation-door";
 import { assertJsonDepth, readBodyText, withBody } from "./json-body";
 import { assertBatchWithinCap } from "./trpc-batch";
 
@@ -173,6 +178,12 @@ const consoleChat: ChatDoor<{ appId: string }> = {
 export function createConsoleConversationHandler(options: { db: () => Db }) {
   const handle = createChatConversationHandler(options, consoleChat);
   return (request: Request, appId: string) => handle(request, { appId });
+}
+
+/** The console chat's uploads (`POST /api/console/files`): a file for the member's next turn. */
+export function createConsoleFilesHandler(options: { db: () => Db }) {
+  const handle = createChatFilesHandler(options, consoleChat);
+  return (request: Request) => handle(request, { appId: "" });
 }
 
 /**

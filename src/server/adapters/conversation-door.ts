@@ -14,6 +14,7 @@ import { AppError, toAppError } from "@/server/errors";
 import { errorResponse, requestIdFor } from "./envelope";
 import { readJsonBody } from "./json-body";
 import { conversationStream, lastEventIdFrom, resumeStream } from "./sse";
+import { uploadFileResponse } from "./upload";
 
 /** What differs between the doors: who the caller is, read from the door's cookie (null when signed out). */
 export interface ChatDoor<Route> {
@@ -59,9 +60,25 @@ export function createChatConversationHandler<Route extends { appId: string }>(
         message: input.message,
         conversationId: input.conversation_id,
         regenerate: input.regenerate,
+        fileIds: input.fileIds,
       };
       const result = await conversationStream(db, caller, turn, answerHeaders(requestId));
       return result instanceof Response ? result : errorResponse(result, requestId);
+    } catch (error) {
+      return refusal(request, error, requestId);
+    }
+  };
+}
+
+/** `POST …/files`: one file for the caller's next turn (multipart, one `file` part), answered 201 `{ file }`. */
+export function createChatFilesHandler<Route>(options: { db: () => Db }, door: ChatDoor<Route>) {
+  return async function handleChatFiles(request: Request, route: Route): Promise<Response> {
+    const requestId = requestIdFor(request);
+    try {
+      assertSameOrigin(request);
+      const db = options.db();
+      const caller = await signedIn(door, db, request, route, requestId);
+      return await uploadFileResponse(db, caller, request, answerHeaders(requestId));
     } catch (error) {
       return refusal(request, error, requestId);
     }

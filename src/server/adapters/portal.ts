@@ -20,7 +20,12 @@ import type { z } from "zod";
 import type { PortalContext } from "@/server/trpc/portal/init";
 import { callSlots } from "@/server/trpc/call-slots";
 import { portalRouter } from "@/server/trpc/portal-root";
-import { createChatConversationHandler, createChatRunEventsHandler, type ChatDoor } from "./conversation-door";
+import {
+  createChatConversationHandler,
+  createChatFilesHandler,
+  createChatRunEventsHandler,
+  type ChatDoor,
+} from "./conversation-door";
 import { assertJsonDepth, parseJsonText, readBodyText, withBody } from "./json-body";
 import { errorResponse, requestIdFor } from "./envelope";
 import { assertBatchWithinCap } from "./trpc-batch";
@@ -92,6 +97,12 @@ const portalChat: ChatDoor<{ portal: string; appId: string }> = {
 export function createPortalConversationHandler(options: { db: () => Db }) {
   const handle = createChatConversationHandler(options, portalChat);
   return (request: Request, portal: string, appId: string) => handle(request, { portal, appId });
+}
+
+/** The portal chat's uploads (`POST /api/portal/{portal}/files`): a file for the end user's next turn. */
+export function createPortalFilesHandler(options: { db: () => Db }) {
+  const handle = createChatFilesHandler(options, portalChat);
+  return (request: Request, portal: string) => handle(request, { portal, appId: "" });
 }
 
 /**

@@ -13,7 +13,10 @@ import { assertStorableText } from "@/server/bounds";
 import { AppError, toAppError } from "@/server/errors";
 import { openApiDocument } from "@/server/openapi";
 import { labelRoute } from "@/server/observability/route-label";
-import { ConversationInput, ConversationRunInput } from "@/schemas/runtime";
+import { AwaitingApprovalOutput, ConversationInput, ConversationOutput, ConversationRunInput } from "@/schemas/runtime";
+import type { UploadedFile } from "@/server/services/attachments";
+import { isAwaiting } from "@/server/services/approvals";
+import { converse } from "@/server/services/conversations";
 import type { Context, Meta } from "@/server/trpc/init";
 import { findRun } from "@/server/services/conversation-runs";
 import {
@@ -31,7 +34,7 @@ import { textResponse } from "./text-response";
 import { attachStream, conversationStream, lastEventIdFrom, resumeStream, streamHeaders } from "./sse";
 import { downloadResponse } from "./download";
 import { isAllowedPreflight, preflightHeaders, withCors } from "./cors";
-import { handleUpload } from "./upload";
+import { handleUpload, readTurnForm, type TurnForm } from "./upload";
 import { keepDeclaredCoercion } from "./declared-coercion";
 import { appRouter } from "@/server/trpc/root";
 
@@ -158,7 +161,10 @@ export function createRestHandler(options: RestHandlerOptions) {
       );
       limitHeaders = rateLimitHeaders(rateLimit);
       authorize(actor, route.meta.auth ?? {});
-      if (route.meta.multipart && isMultipart(request)) {
+      // A conversation turn with its files is read here and runs as a JSON turn would, files and all.
+      let turnForm: TurnForm | null = null;
+      if (route.meta.multipart === "conversation" && isMultipart(request)) turnForm = await readTurnForm(request);
+      else if (route.meta.multipart && isMultipart(request)) {
         return await handleUpload({ db, actor, rateLimit, request, path, requestId });
       }
       if (route.meta.download) return await downloadResponse(db, actor, rateLimit, request, requestId);
@@ -166,11 +172,20 @@ export function createRestHandler(options: RestHandlerOptions) {
         return await eventsResponse(db, actor, rateLimit, route, path, request, requestId, options.streamHeartbeatMs);
       const idempotencyKey = request.method === "POST" ? request.headers.get("idempotency-key") : null;
       if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey);
-      const body = await readRequestJson(request);
+      const body = turnForm ? turnForm.body : await readRequestJson(request);
+      const files = turnForm?.files ?? [];
       const keyed =
         idempotencyKey === null
           ? null
-          : { key: idempotencyKey, hash: hashRequest([request.method, path, JSON.stringify(body)]) };
+          : {
+              key: idempotencyKey,
+              hash: hashRequest([
+                request.method,
+                path,
+                JSON.stringify(body),
+                ...files.flatMap((f) => [f.name, Buffer.from(f.bytes)]),
+              ]),
+            };
       if (route.meta.stream && (body as { stream?: unknown } | undefined)?.stream === true) {
         return await streamResponse(
           db,
@@ -183,9 +198,13 @@ export function createRestHandler(options: RestHandlerOptions) {
           requestId,
           keyed,
           options.streamHeartbeatMs,
+          files,
         );
       }
-      const run = () => callProcedure(db, actor, rateLimit, request, body, path, requestId);
+      const run = () =>
+        files.length > 0
+          ? turnWithFiles(db, actor, rateLimit, route, path, body, files, requestId)
+          : callProcedure(db, actor, rateLimit, request, body, path, requestId);
       if (keyed) return await once(db, actor.organizationId, keyed.key, keyed.hash, rateLimit, requestId, run);
       const response = await run();
       return request.method === "HEAD"
@@ -371,6 +390,7 @@ async function streamResponse(
   requestId: string,
   keyed: { key: string; hash: string } | null,
   heartbeatMs: number | undefined,
+  files: UploadedFile[],
 ): Promise<Response> {
   assertStorableText(body);
   const parsed = ConversationInput.safeParse({ ...(body as object), ...route.pattern.exec(path)?.groups });
@@ -379,7 +399,7 @@ async function streamResponse(
   const headers = new Headers(rateLimitHeaders(rateLimit));
   headers.set("X-Request-Id", requestId);
   const organizationId = actor.organizationId;
-  const { appId, message, conversation_id, endUserId, portalId, regenerate, version } = parsed.data;
+  const { appId, message, conversation_id, endUserId, portalId, regenerate, version, fileIds } = parsed.data;
   if (keyed) {
     const remembered = await claimIdempotencyKey(db, organizationId, keyed.key, keyed.hash);
     if (remembered) {
@@ -391,7 +411,7 @@ async function streamResponse(
   const result = await conversationStream(
     db,
     actor,
-    { appId, message, conversationId: conversation_id, endUserId, portalId, regenerate, version },
+    { appId, message, conversationId: conversation_id, endUserId, portalId, regenerate, version, fileIds, files },
     headers,
     {
       heartbeatMs,
@@ -410,6 +430,38 @@ async function streamResponse(
   if (result instanceof Response) return result;
   if (keyed) await releaseIdempotencyKey(db, organizationId, keyed.key);
   return errorResponse(result, requestId, headers);
+}
+
+/** A multipart turn that carries files, not streamed: the conversation service itself, answered as the procedure would. */
+async function turnWithFiles(
+  db: Db,
+  actor: KeyActor,
+  rateLimit: RateLimitResult,
+  route: Route,
+  path: string,
+  body: unknown,
+  files: UploadedFile[],
+  requestId: string,
+): Promise<Response> {
+  assertStorableText(body);
+  const parsed = ConversationInput.safeParse({ ...(body as object), ...route.pattern.exec(path)?.groups });
+  if (!parsed.success) throw parsed.error;
+  const { appId, message, conversation_id, endUserId, portalId, regenerate, version, fileIds } = parsed.data;
+  const result = await converse(db, actor, {
+    appId,
+    message,
+    conversationId: conversation_id,
+    endUserId,
+    portalId,
+    regenerate,
+    version,
+    fileIds,
+    files,
+  });
+  const headers = new Headers(rateLimitHeaders(rateLimit));
+  headers.set("X-Request-Id", requestId);
+  if (isAwaiting(result)) return Response.json(AwaitingApprovalOutput.parse(result), { status: 202, headers });
+  return Response.json(ConversationOutput.parse(result), { status: 200, headers });
 }
 
 /** The run an Idempotency-Key names; a key remembered before runs were kept replays its answer as one `done` event. */

@@ -5,6 +5,7 @@
 import {
   createConsoleAuditExportHandler,
   createConsoleConversationHandler,
+  createConsoleFilesHandler,
   createConsoleHandler,
   createConsoleRunEventsHandler,
 } from "@/server/adapters/console";
@@ -12,6 +13,7 @@ import { createMetricsHandler } from "@/server/adapters/metrics";
 import {
   createEmbedSessionHandler,
   createPortalConversationHandler,
+  createPortalFilesHandler,
   createPortalHandler,
   createPortalRunEventsHandler,
 } from "@/server/adapters/portal";
@@ -79,6 +81,14 @@ const consoleConversation = createConsoleConversationHandler({ db: getDb });
 export const consoleConversationRoute = observed(
   "/api/console/apps/{appId}/conversation",
   (request: Request, appId: string) => consoleConversation(request, appId),
+);
+
+const consoleFiles = createConsoleFilesHandler({ db: getDb });
+export const consoleFilesRoute: Handler = observed("/api/console/files", (request: Request) => consoleFiles(request));
+
+const portalFiles = createPortalFilesHandler({ db: getDb });
+export const portalFilesRoute = observed("/api/portal/{portal}/files", (request: Request, portal: string) =>
+  portalFiles(request, portal),
 );
 
 const portalConversation = createPortalConversationHandler({ db: getDb });

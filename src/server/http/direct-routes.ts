@@ -7,6 +7,7 @@
 import {
   consoleAuditExportRoute,
   consoleConversationRoute,
+  consoleFilesRoute,
   consoleRunEventsRoute,
   consoleTrpcRoute,
   embedScriptRoute,
@@ -17,6 +18,7 @@ import {
   oidcCallbackRoute,
   oidcStartRoute,
   portalConversationRoute,
+  portalFilesRoute,
   portalRunEventsRoute,
   portalTrpcRoute,
   restRoute,
@@ -54,6 +56,13 @@ export const DIRECT_ROUTES: readonly DirectRoute[] = [
     door: "portal",
     methods: ["GET", "POST"],
     handler: (request) => portalTrpcRoute(request),
+  },
+  { path: "/api/console/files", door: "console", methods: ["POST"], handler: (r) => consoleFilesRoute(r) },
+  {
+    path: "/api/portal/{portal}/files",
+    door: "portal",
+    methods: ["POST"],
+    handler: (request, [portal]) => portalFilesRoute(request, portal!),
   },
   {
     path: "/api/console/apps/{appId}/conversation",

@@ -4,6 +4,7 @@
 // (checked at authentication), so `appsApiEnabled` (the REST Apps endpoints' switch) does not apply here.
 import { z } from "zod";
 import { messageText, Uuid } from "@/schemas/common";
+import { turnFileIds } from "@/schemas/attachment";
 import { pinnedVersion } from "@/schemas/runtime";
 import { authorize } from "@/server/auth/authorize";
 import { isAwaiting } from "@/server/services/approvals";
@@ -18,6 +19,10 @@ export const ConverseToolInput = z.strictObject({
       "Omit to start a new conversation; pass the `conversation_id` a previous call returned to continue it (earlier turns are restored server-side, never resent).",
   }),
   version: pinnedVersion,
+  fileIds: turnFileIds.meta({
+    description:
+      "Files uploaded first with `POST /api/v1/files` (at most 5), attached to this message: the reply can quote and cite them. An image needs an app with a model that reads images (`unsupported_attachment` otherwise).",
+  }),
 });
 
 export const ConverseToolOutput = z.object({
@@ -30,7 +35,7 @@ export const converseTool: AtriumTool = {
   name: "converse_with_app",
   title: "Talk to a published app",
   description:
-    "Sends one message to a published Atrium app and returns its synthesized reply: `{reply, conversation_id, greeting}`. Start without `conversation_id`, then pass the returned `conversation_id` on every later message of the same conversation. Each call runs and bills as one execution against the organization's credits (`insufficient_credits` when they cannot cover it; nothing is charged then). Other errors: `not_found` (no published app with that id), `service_disabled` (the app's Conversation service is off), `unpublished_dependencies`, `version_not_found` (a `version` that is not one of this app's). Needs the `apps:execute` scope, and `apps:write` as well with `version`.",
+    "Sends one message to a published Atrium app and returns its synthesized reply: `{reply, conversation_id, greeting}`. Start without `conversation_id`, then pass the returned `conversation_id` on every later message of the same conversation. Each call runs and bills as one execution against the organization's credits (`insufficient_credits` when they cannot cover it; nothing is charged then). Other errors: `not_found` (no published app with that id), `service_disabled` (the app's Conversation service is off), `unpublished_dependencies`, `version_not_found` (a `version` that is not one of this app's), `unsupported_attachment` (an image the app's models cannot read). Needs the `apps:execute` scope, and `apps:write` as well with `version`.",
   input: ConverseToolInput,
   output: ConverseToolOutput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -42,7 +47,13 @@ export const converseTool: AtriumTool = {
     const result = await converse(
       context.db,
       context.actor,
-      { appId: input.appId, message: input.message, conversationId: input.conversation_id, version: input.version },
+      {
+        appId: input.appId,
+        message: input.message,
+        conversationId: input.conversation_id,
+        version: input.version,
+        fileIds: input.fileIds,
+      },
       { signal },
     );
     // A run paused at an approval node answers no reply yet: say so, with where to follow it.

@@ -28,7 +28,7 @@ export class Citations {
       kind: from.kind,
       id: from.id,
       knowledgebaseId: from.knowledgebaseId,
-      title: from.kind === "source" ? readableTitle(from.title) : from.title,
+      title: from.kind === "page" ? from.title : readableTitle(from.title),
       heading: from.heading || null,
       text: passage.text.slice(0, CITATION_TEXT_CHARS),
     };

@@ -18,7 +18,20 @@ export interface Passage {
   title: string;
   text: string;
   /** Where in the organization's knowledge it was found (passages from retrieval only). */
-  from?: { kind: "page" | "source"; id: string; knowledgebaseId: string; title: string; heading: string };
+  from?: {
+    kind: "page" | "source" | "attachment";
+    id: string;
+    /** Null for a file attached to the turn. */
+    knowledgebaseId: string | null;
+    title: string;
+    heading: string;
+  };
+}
+
+/** An image attached to a conversation turn. */
+export interface TurnImage {
+  mediaType: string;
+  data: Uint8Array;
 }
 
 export interface Turn {
@@ -48,6 +61,8 @@ export interface AnswerInput {
   leadWhenUnmatched?: boolean;
   /** Whether the agent has knowledge attached, even when none of it matched the message. */
   hasKnowledge?: boolean;
+  /** Images attached to the turn (only models that accept images are given any). */
+  images?: TurnImage[];
   /** Tools the model may call (provider models only; the offline model does not call tools). */
   tools?: ModelTool[];
   /** Model calls one answer may make, tool rounds included. */
@@ -82,6 +97,8 @@ export interface ModelInfo {
 export interface ChatModel extends ModelInfo {
   /** Whether the model calls tools natively (the offline model matches words instead). */
   callsTools: boolean;
+  /** Whether images attached to a turn can be given to it. */
+  acceptsImages: boolean;
   /** The answer as it is produced, piece by piece. */
   answer(input: AnswerInput): AsyncIterable<string>;
   /** Ids of the candidates to consult for the message, best first; at least one. */

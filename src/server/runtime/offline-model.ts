@@ -101,6 +101,7 @@ export const offlineModel: ChatModel = {
   name: "Atrium offline (extractive, no network)",
   provider: "builtin",
   callsTools: false,
+  acceptsImages: false,
   async *answer(input) {
     // What it reads and writes is counted as a provider would count it (an estimate), so usage shows real figures.
     const read = estimateTokens(

@@ -119,12 +119,15 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
   return {
     ...info,
     callsTools: true,
+    // The AI SDK sends images to OpenAI-compatible and Anthropic chat models alike.
+    acceptsImages: true,
     async *answer({
       system,
       history,
       message,
       knowledge,
       cite,
+      images = [],
       tools = [],
       maxSteps = RUN_LIMITS.toolSteps,
       signal,
@@ -138,7 +141,18 @@ export function providerModel(info: ModelInfo, connection: ProviderConnection, u
         model,
         experimental_telemetry: telemetry("answer"),
         system: fullSystem,
-        messages: [...history, { role: "user", content: message }],
+        messages: [
+          ...history,
+          images.length === 0
+            ? { role: "user", content: message }
+            : {
+                role: "user",
+                content: [
+                  { type: "text", text: message },
+                  ...images.map((image) => ({ type: "image" as const, image: image.data, mediaType: image.mediaType })),
+                ],
+              },
+        ],
         ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
         ...(tools.length > 0
           ? {

@@ -67,10 +67,12 @@ const TRACE_SNIPPET_CHARS = 300;
 /** What a trace keeps of the passages a step retrieved: where each was found and how it starts. */
 export function tracePassages(passages: Passage[]): TracePassage[] {
   return passages.flatMap((passage) => {
-    if (!passage.from) return [];
+    const from = passage.from;
+    // A turn's attachments are the caller's, not the organization's knowledge: not in the trace.
+    if (!from || from.kind === "attachment") return [];
     const text = passage.text.replace(/\s+/g, " ").trim();
     const snippet = text.length > TRACE_SNIPPET_CHARS ? `${text.slice(0, TRACE_SNIPPET_CHARS - 1)}…` : text;
-    return [{ ...passage.from, snippet }];
+    return [{ ...from, kind: from.kind, knowledgebaseId: from.knowledgebaseId ?? "", snippet }];
   });
 }
 

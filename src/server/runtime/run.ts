@@ -26,7 +26,7 @@ import {
   type ProviderRow,
   type Turn,
 } from "./models";
-import type { ReportedUsage, RouteCandidate } from "./model-types";
+import type { ReportedUsage, RouteCandidate, TurnImage } from "./model-types";
 import { estimateTokens, Meter, type CallOutcome, type ModelCall } from "./metering";
 import { boundedTool, flowTool, knowledgeTools, toolName, type AgentTool } from "./agent-tools";
 import { builtInTools } from "./built-ins";
@@ -89,6 +89,10 @@ export interface RunContext {
   providers?: ProviderRow[];
   /** The passages the run's answers cite, numbered in the order first cited. */
   citations: Citations;
+  /** The text of files attached to the turn, as passages every agent of the run reads and cites. */
+  attachments?: Passage[];
+  /** Images attached to the turn, given to the models that accept images. */
+  images?: TurnImage[];
   /** The run's model calls and their tokens: what a priced run is charged for (billed-run.ts). */
   meter: Meter;
   /** The app members that gave their reply, by id: kept when the run pauses for an approval. */
@@ -394,7 +398,7 @@ export async function runAgent(
   step(ctx, `agent "${doc.name}"`);
   const knowledgebaseIds = doc.knowledge.map((k) => k.knowledgebaseId);
   const retrieved = await retrieveOnce(ctx, knowledgebaseIds, message);
-  const knowledge = [...(options.extraKnowledge ?? []), ...retrieved.passages];
+  const knowledge = [...(ctx.attachments ?? []), ...(options.extraKnowledge ?? []), ...retrieved.passages];
   const model = await modelFor(ctx.db, ctx.organizationId, doc.model);
   const fallbacks = await Promise.all((doc.fallbackModels ?? []).map((id) => modelFor(ctx.db, ctx.organizationId, id)));
   const tools: AgentTool[] = [];
@@ -427,6 +431,7 @@ export async function runAgent(
     knowledge,
     hasKnowledge,
     cite,
+    ...(ctx.images?.length ? { images: ctx.images } : {}),
     tools: tools.map((tool) => boundedTool(ctx, tool, (where) => step(ctx, where))),
   };
   const { text, tokens, model: answered } = await answer(ctx, [model, ...fallbacks], input, limit, options.onDelta);

@@ -13,10 +13,11 @@ import { AppError } from "@/server/errors";
 import { BilledRun, RUN_CREDITS } from "@/server/runtime/billed-run";
 import { loadLiveApp } from "@/server/runtime/load";
 import type { Citation } from "@/server/runtime/citations";
-import type { Turn } from "@/server/runtime/models";
+import { modelFor, type Turn } from "@/server/runtime/models";
 import { modelsOfApp } from "@/server/runtime/metering";
 import { isApprovalPause, newRunContext, runApp, type RunStep } from "@/server/runtime/run";
 import { isUniqueViolation, whenDatabaseAnswers } from "@/server/runtime/database-wait";
+import { attachmentImages, attachmentPassages, resolveTurnFiles, type UploadedFile } from "./attachments";
 import { recordEvent } from "./events";
 import { pauseForApproval, type AwaitingApproval } from "./approvals";
 import { runActorLabel, type RunActor } from "./executions";
@@ -42,6 +43,10 @@ export interface ConverseInput {
   portalId?: string;
   /** A version of the app to run instead of the live one (needs `apps:write` as well). */
   version?: string;
+  /** Files uploaded before (POST /files) that this turn attaches. */
+  fileIds?: string[];
+  /** Files the turn carries itself (a multipart turn): stored, then attached. */
+  files?: UploadedFile[];
 }
 
 export interface ConverseResult {
@@ -155,7 +160,8 @@ export function conversationTitle(message: string): string {
 
 /**
  * The turn's writes in one statement: the conversation (created on its first turn), the
- * execution with its trace (its run's lease ends with it, runtime/run-leases.ts), and the two messages. A stopped turn is saved too, with the answer
+ * execution with its trace (its run's lease ends with it, runtime/run-leases.ts), the two messages and the
+ * user message's attachments. A stopped turn is saved too, with the answer
  * as far as it got, as chat apps keep it.
  */
 const SAVE_TURN_SQL = `
@@ -178,11 +184,16 @@ const SAVE_TURN_SQL = `
       output = excluded.output, trace = excluded.trace, usage = excluded.usage
       where executions.status = 'awaiting_approval' and executions.organization_id = excluded.organization_id
     returning id
+  ),
+  messages as (
+    insert into conversation_messages (id, conversation_id, role, content, execution_id, citations, created_at)
+    select gen_random_uuid(), conversation.id, turn.role, turn.content, case when turn.role = 'assistant' then execution.id end,
+      case when turn.role = 'assistant' then $14::jsonb else '[]'::jsonb end, now() + turn.nth * interval '1 millisecond'
+    from conversation, execution, (values ('user', $5, 0), ('assistant', $9, 1)) as turn(role, content, nth)
+    returning id, role
   )
-  insert into conversation_messages (id, conversation_id, role, content, execution_id, citations, created_at)
-  select gen_random_uuid(), conversation.id, turn.role, turn.content, case when turn.role = 'assistant' then execution.id end,
-    case when turn.role = 'assistant' then $14::jsonb else '[]'::jsonb end, now() + turn.nth * interval '1 millisecond'
-  from conversation, execution, (values ('user', $5, 0), ('assistant', $9, 1)) as turn(role, content, nth)`;
+  update attachments set conversation_id = $1, message_id = (select id from messages where role = 'user')
+  where id = any($19::uuid[]) and organization_id = $2`;
 
 export async function saveTurn(
   db: Db,
@@ -198,6 +209,8 @@ export async function saveTurn(
     citations: Citation[];
     /** The messages of the exchange a regenerated turn replaces. */
     superseded: string[];
+    /** The files the turn's user message carries. */
+    attachmentIds?: string[];
     latencyMs: number;
     trace: unknown;
     /** How the run ended and what it cost: a finished turn, or one stopped by its cancel. */
@@ -226,6 +239,7 @@ export async function saveTurn(
       conversationTitle(turn.message),
       turn.outcome.status,
       JSON.stringify(turn.outcome.usage),
+      turn.attachmentIds ?? [],
     ],
   });
 }
@@ -275,13 +289,27 @@ export const converse = guarded(
         : { message: input.message, history: existing?.history ?? [], superseded: [] };
     if (turn.message === undefined) throw new AppError("invalid_request", "A message is required.");
     const message = turn.message;
+    // Named before the run, so a stream's first event tells the client what to resume.
+    const conversationId = existing?.conversation.id ?? randomUUID();
+    // The turn's files, refused (not found, an image no model of the app reads) before anything runs.
+    const attachments = await resolveTurnFiles(
+      db,
+      actor,
+      runner.endUserId,
+      conversationId,
+      { fileIds: input.fileIds, files: input.files },
+      async () => {
+        const models = await Promise.all(modelsOfApp(app).map((id) => modelFor(db, actor.organizationId, id)));
+        return models.some((model) => model.acceptsImages);
+      },
+    );
 
     const started = performance.now();
     const ctx = newRunContext(db, actor.organizationId, options.signal);
     ctx.onStep = options.onStep;
     ctx.pausable = true;
-    // Named before the run, so a stream's first event tells the client what to resume.
-    const conversationId = existing?.conversation.id ?? randomUUID();
+    ctx.attachments = attachmentPassages(attachments, message);
+    ctx.images = attachmentImages(attachments);
     const executionId = randomUUID();
     const billed = await BilledRun.start(
       db,
@@ -345,6 +373,7 @@ export const converse = guarded(
       reply,
       citations: ctx.citations.inReply(reply),
       superseded: turn.superseded,
+      attachmentIds: attachments.map((attachment) => attachment.id),
       latencyMs: performance.now() - started,
       trace: ctx.trace,
       outcome: { status, credits, usage },
@@ -461,14 +490,17 @@ export const getConversationMessages = guarded(
       where: { id: input.conversationId, organizationId: actor.organizationId, endUserId: null },
     });
     if (!conversation) throw new AppError("not_found", "No conversation with that id.");
-    const messages = await db.conversationMessage.findMany({
-      where: {
-        conversationId: conversation.id,
-        conversation: { organizationId: actor.organizationId },
-        supersededAt: null,
-      },
-      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    });
+    const [messages, files] = await Promise.all([
+      db.conversationMessage.findMany({
+        where: {
+          conversationId: conversation.id,
+          conversation: { organizationId: actor.organizationId },
+          supersededAt: null,
+        },
+        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      }),
+      messageAttachments(db, actor.organizationId, conversation.id),
+    ]);
     return {
       conversation: { id: conversation.id, appId: conversation.appId, title: conversation.title },
       messages: messages.map((m) => ({
@@ -477,11 +509,24 @@ export const getConversationMessages = guarded(
         content: m.content,
         executionId: m.executionId,
         citations: citationsOf(m.citations),
+        attachments: files.get(m.id) ?? [],
         createdAt: m.createdAt.toISOString(),
       })),
     };
   },
 );
+
+/** The files each message of a conversation carried, by message id. */
+async function messageAttachments(db: Db, organizationId: string, conversationId: string) {
+  const rows = await db.attachment.findMany({
+    where: { organizationId, conversationId, messageId: { not: null } },
+    select: { id: true, messageId: true, name: true, format: true, sizeBytes: true },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
+  const byMessage = new Map<string, { id: string; name: string; format: string; sizeBytes: number }[]>();
+  for (const { messageId, ...file } of rows) byMessage.set(messageId!, [...(byMessage.get(messageId!) ?? []), file]);
+  return byMessage;
+}
 
 /** A stored message's citations (a JSON column the run wrote). */
 function citationsOf(stored: unknown): Citation[] {
@@ -604,12 +649,13 @@ export async function hideEndUserConversation(db: Db, actor: EndUserActor, input
 /** One of the end user's conversations with its messages; anyone else's answers not_found. */
 export async function getEndUserConversation(db: Db, actor: EndUserActor, input: { conversationId: string }) {
   const conversation = await ownConversation(db, actor, input.conversationId);
-  const [messages, names] = await Promise.all([
+  const [messages, names, files] = await Promise.all([
     db.conversationMessage.findMany({
       where: { conversationId: conversation.id, supersededAt: null },
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     }),
     builderItemNames(db, actor.organizationId, [conversation.appId]),
+    messageAttachments(db, actor.organizationId, conversation.id),
   ]);
   // What each answer's run charged: the same integer taken from the end user's pool.
   const runIds = messages.flatMap((m) => (m.role === "assistant" && m.executionId ? [m.executionId] : []));
@@ -632,6 +678,7 @@ export async function getEndUserConversation(db: Db, actor: EndUserActor, input:
       content: m.content,
       citations: citationsOf(m.citations),
       credits: m.role === "assistant" && m.executionId ? (charged.get(m.executionId) ?? null) : null,
+      attachments: files.get(m.id) ?? [],
       createdAt: m.createdAt.toISOString(),
     })),
   };

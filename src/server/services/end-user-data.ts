@@ -23,6 +23,7 @@ export const DATA_RIGHTS_COVERAGE = {
   EndUserSession: { exported: "portalSessions (no token)", erased: "deleted" },
   EndUserSignInCode: { exported: "nothing: a code is a secret", erased: "deleted" },
   Conversation: { exported: "conversations", erased: "deleted with their messages" },
+  Attachment: { exported: "attachments (metadata, not the files)", erased: "deleted, used or not" },
   ConversationRun: { exported: "their events are the conversations' messages", erased: "deleted with their events" },
   Execution: { exported: "executions", erased: "content emptied, numbers kept; a run awaiting approval ends failed" },
   // Named through its execution (same id), so the schema walk cannot see it: listed by hand.
@@ -81,78 +82,93 @@ export const exportEndUser = guarded(
     const organizationId = actor.organizationId;
     const endUserId = input.endUserId;
     const endUser = await getEndUser(db, actor, { endUserId });
-    const [groups, sessions, conversations, executions, approvals, creditRequests, pages, directoryUsers, auditEvents] =
-      await Promise.all([
-        db.groupMember.findMany({
-          where: { endUserId, group: { organizationId } },
-          select: { addedAt: true, group: { select: { id: true, name: true } } },
-          orderBy: { addedAt: "asc" },
-        }),
-        db.endUserSession.findMany({
-          where: { endUserId, organizationId },
-          select: { id: true, createdAt: true, expiresAt: true },
-          orderBy: { createdAt: "asc" },
-        }),
-        db.conversation.findMany({
-          where: { endUserId, organizationId },
-          include: { messages: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } },
-          orderBy: { createdAt: "asc" },
-        }),
-        db.execution.findMany({
-          where: { endUserId, organizationId },
-          select: {
-            id: true,
-            kind: true,
-            itemId: true,
-            status: true,
-            credits: true,
-            input: true,
-            output: true,
-            feedbackRating: true,
-            feedbackReason: true,
-            createdAt: true,
-          },
-          orderBy: { createdAt: "asc" },
-        }),
-        db.$queryRaw<
-          {
-            executionId: string;
-            nodeId: string;
-            message: string;
-            status: string;
-            decidedBy: string | null;
-            decidedAt: Date | null;
-            comment: string | null;
-            createdAt: Date;
-          }[]
-        >`select a.id as "executionId", a.node_id as "nodeId", a.message, a.status, a.decided_by as "decidedBy",
+    const [
+      groups,
+      sessions,
+      conversations,
+      executions,
+      approvals,
+      creditRequests,
+      pages,
+      directoryUsers,
+      auditEvents,
+      files,
+    ] = await Promise.all([
+      db.groupMember.findMany({
+        where: { endUserId, group: { organizationId } },
+        select: { addedAt: true, group: { select: { id: true, name: true } } },
+        orderBy: { addedAt: "asc" },
+      }),
+      db.endUserSession.findMany({
+        where: { endUserId, organizationId },
+        select: { id: true, createdAt: true, expiresAt: true },
+        orderBy: { createdAt: "asc" },
+      }),
+      db.conversation.findMany({
+        where: { endUserId, organizationId },
+        include: { messages: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } },
+        orderBy: { createdAt: "asc" },
+      }),
+      db.execution.findMany({
+        where: { endUserId, organizationId },
+        select: {
+          id: true,
+          kind: true,
+          itemId: true,
+          status: true,
+          credits: true,
+          input: true,
+          output: true,
+          feedbackRating: true,
+          feedbackReason: true,
+          createdAt: true,
+        },
+        orderBy: { createdAt: "asc" },
+      }),
+      db.$queryRaw<
+        {
+          executionId: string;
+          nodeId: string;
+          message: string;
+          status: string;
+          decidedBy: string | null;
+          decidedAt: Date | null;
+          comment: string | null;
+          createdAt: Date;
+        }[]
+      >`select a.id as "executionId", a.node_id as "nodeId", a.message, a.status, a.decided_by as "decidedBy",
             a.decided_at as "decidedAt", a.comment, a.created_at as "createdAt"
           from execution_approvals a join executions x on x.id = a.id and x.organization_id = a.organization_id
           where a.organization_id = ${organizationId}::uuid and x.end_user_id = ${endUserId}::uuid
           order by a.created_at, a.id`,
-        db.creditRequest.findMany({ where: { endUserId, organizationId }, orderBy: { createdAt: "asc" } }),
-        db.page.findMany({
-          where: { organizationId, knowledgebase: { endUserId, organizationId } },
-          select: { id: true, title: true, markdown: true, updatedAt: true },
-          orderBy: { createdAt: "asc" },
-        }),
-        db.directoryUser.findMany({
-          where: { endUserId, organizationId },
-          select: { userName: true, externalId: true, active: true, attributes: true },
-        }),
-        db.auditEvent.findMany({
-          where: {
-            organizationId,
-            OR: [
-              { targetId: endUserId },
-              { actorId: endUserId },
-              { targetLabel: endUser.email },
-              { actorLabel: endUser.email },
-            ],
-          },
-          orderBy: { occurredAt: "asc" },
-        }),
-      ]);
+      db.creditRequest.findMany({ where: { endUserId, organizationId }, orderBy: { createdAt: "asc" } }),
+      db.page.findMany({
+        where: { organizationId, knowledgebase: { endUserId, organizationId } },
+        select: { id: true, title: true, markdown: true, updatedAt: true },
+        orderBy: { createdAt: "asc" },
+      }),
+      db.directoryUser.findMany({
+        where: { endUserId, organizationId },
+        select: { userName: true, externalId: true, active: true, attributes: true },
+      }),
+      db.auditEvent.findMany({
+        where: {
+          organizationId,
+          OR: [
+            { targetId: endUserId },
+            { actorId: endUserId },
+            { targetLabel: endUser.email },
+            { actorLabel: endUser.email },
+          ],
+        },
+        orderBy: { occurredAt: "asc" },
+      }),
+      db.attachment.findMany({
+        where: { endUserId, organizationId },
+        select: { id: true, conversationId: true, name: true, format: true, sizeBytes: true, createdAt: true },
+        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      }),
+    ]);
     return {
       exportedAt: new Date().toISOString(),
       endUser,
@@ -204,6 +220,7 @@ export const exportEndUser = guarded(
         targetLabel: row.targetLabel,
         changes: row.changes,
       })),
+      attachments: files.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() })),
     };
   },
 );
@@ -244,6 +261,8 @@ export const eraseEndUser = guarded(
         await tx.$executeRaw`delete from execution_approvals a using executions x
           where x.id = a.id and x.organization_id = ${organizationId}::uuid and a.organization_id = ${organizationId}::uuid
             and x.end_user_id = ${endUserId}::uuid`;
+        // Their files, those no turn has used yet too (the rest went with their conversations).
+        await tx.$executeRaw`delete from attachments where end_user_id = ${endUserId}::uuid and organization_id = ${organizationId}::uuid`;
         await tx.$executeRaw`update executions set input = '', output = '', trace = '[]'::jsonb, feedback_reason = null,
             status = case when status = 'awaiting_approval' then 'failed' else status end,
             error = case when status = 'awaiting_approval' then 'The end user''s data was erased.' else error end

@@ -2,9 +2,10 @@
 // an organization that sets conversationRetentionDays has its conversations untouched for longer
 // deleted by a daily sweep, once across processes: their messages and citations, their stored
 // stream events, and the content of their runs' executions (the message, the reply, the trace and
-// the feedback's reason). What the runs cost stays: executions keep their status, credits,
-// latency and tokens, and usage is not touched, so totals never change. Each batch records, per
-// organization and in its own transaction, an audit event of what it deleted (retention.sweep).
+// the feedback's reason), and their attachments, with files no turn used. What the runs cost
+// stays: executions keep their status, credits, latency and tokens, and usage is not touched, so
+// totals never change. Each batch records, per organization and in its own transaction, an audit
+// event of what it deleted (retention.sweep).
 import type { Db } from "@/server/db";
 import { recordEvent } from "./events";
 
@@ -17,6 +18,24 @@ const BATCH = 500;
 export interface RetentionSweep {
   conversations: number;
   executions: number;
+  /** Files uploaded for a turn that never used them, past the same retention. */
+  attachments: number;
+}
+
+/** Files no turn used, older than their organization's retention: a batch at a time. */
+async function sweepUnusedAttachments(db: Db): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const batch = await db.$executeRaw`
+      delete from attachments where id in (
+        select a.id from attachments a
+        join organizations o on o.id = a.organization_id
+        where o.conversation_retention_days is not null and a.conversation_id is null
+          and a.created_at < now() - o.conversation_retention_days * interval '1 day'
+        limit ${BATCH})`;
+    deleted += batch;
+    if (batch < BATCH) return deleted;
+  }
 }
 
 /**
@@ -34,7 +53,7 @@ export async function sweepConversationsWhenDue(db: Db, now = new Date()): Promi
 
 /** Deletes every organization's conversations past its retention, a batch at a time. */
 export async function sweepExpiredConversations(db: Db): Promise<RetentionSweep> {
-  const swept: RetentionSweep = { conversations: 0, executions: 0 };
+  const swept: RetentionSweep = { conversations: 0, executions: 0, attachments: 0 };
   for (;;) {
     const batch = await db.$transaction(async (tx) => {
       const expired = await tx.$queryRaw<{ id: string; organization_id: string; days: number }[]>`
@@ -53,6 +72,7 @@ export async function sweepExpiredConversations(db: Db): Promise<RetentionSweep>
         where x.conversation_id = gone.id and x.organization_id = gone.organization_id
         returning x.organization_id`;
       await tx.$executeRaw`delete from conversation_runs where conversation_id = any(${ids}::uuid[])`;
+      // Their attachments go with them (a cascade).
       const conversations = await tx.$executeRaw`delete from conversations where id = any(${ids}::uuid[])`;
       const byOrganization = new Map<string, typeof expired>();
       for (const row of expired)
@@ -77,9 +97,15 @@ export async function sweepExpiredConversations(db: Db): Promise<RetentionSweep>
       }
       return { conversations, executions: emptied.length, full: expired.length === BATCH };
     });
-    if (!batch) return swept;
+    if (!batch) {
+      swept.attachments = await sweepUnusedAttachments(db);
+      return swept;
+    }
     swept.conversations += batch.conversations;
     swept.executions += batch.executions;
-    if (!batch.full) return swept;
+    if (!batch.full) {
+      swept.attachments = await sweepUnusedAttachments(db);
+      return swept;
+    }
   }
 }

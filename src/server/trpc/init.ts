@@ -47,8 +47,12 @@ export type Meta = OpenApiMeta<{
   successStatus?: number;
   /** A streamed download (JSON Lines or CSV), served by src/server/adapters/download.ts. */
   download?: true;
-  /** The endpoint also takes multipart/form-data, served by src/server/adapters/upload.ts. */
-  multipart?: boolean;
+  /**
+   * The endpoint also takes multipart/form-data, served by src/server/adapters/upload.ts: a
+   * source's file (true), a file for a chat (`files`, multipart only), or a conversation turn
+   * with its files (`conversation`).
+   */
+  multipart?: true | "files" | "conversation";
   /** The REST door also answers text/csv (with `format=csv`), described so for the OpenAPI document. */
   csv?: string;
   /**

@@ -23,7 +23,10 @@ import {
   RenamePortalConversationOutput,
   DeletePortalConversationInput,
   DeletePortalConversationOutput,
+  GetPortalFileInput,
 } from "@/schemas/portal";
+import { FileOutput } from "@/schemas/attachment";
+import { getFile } from "@/server/services/attachments";
 import { MessageFeedbackOutput } from "@/schemas/runtime";
 import { PortalUsage, PortalUsageInput } from "@/schemas/usage";
 import { clearedPortalSessionCookie, portalSessionCookie } from "@/server/auth/portal-cookie";
@@ -137,6 +140,12 @@ export const portalRouter = router({
     list: endUserProcedure(PortalInput)
       .output(ListPortalAppsOutput)
       .query(async ({ ctx }) => ({ apps: await listPortalApps(ctx.db, ctx.actor, ctx.portal) })),
+  }),
+
+  files: router({
+    get: endUserProcedure(GetPortalFileInput)
+      .output(FileOutput)
+      .query(({ ctx, input }) => getFile(ctx.db, ctx.actor, input)),
   }),
 
   conversations: router({

@@ -29,6 +29,8 @@ import {
   TransactionOutput,
 } from "@/schemas/runtime";
 import { Uuid } from "@/schemas/common";
+import { FileIdInput, FileOutput, MAX_ATTACHMENT_BYTES } from "@/schemas/attachment";
+import { getFile, uploadFiles } from "@/server/services/attachments";
 import { converse, setMessageFeedback } from "@/server/services/conversations";
 import { decideApproval, getApproval, isAwaiting, listPendingApprovals } from "@/server/services/approvals";
 import { cancelConversationRun, openConversationRun, readRunEvents } from "@/server/services/conversation-runs";
@@ -104,6 +106,40 @@ export const runtimeRouter = router({
     .input(MessageFeedbackInput)
     .output(MessageFeedbackOutput)
     .mutation(({ ctx, input }) => setMessageFeedback(ctx.db, ctx.actor, input)),
+  uploadFile: scopedProcedure(uploadFiles.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/files",
+        tags: ["Files"],
+        summary: "Upload a file to attach to a conversation turn",
+        description: `201. \`multipart/form-data\` with one \`file\` part (up to ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MB: PDF, DOCX, PPTX, XLSX, TXT, MD, CSV, PNG, JPEG or WebP, typed by its content, never its name) and an optional \`endUserId\`. A document's text is extracted at once (an unreadable one is 422 \`unsupported_attachment\`). Pass its \`id\` in a turn's \`fileIds\`; the file then belongs to that conversation, is read only by its owner (the end user, or the member or key that uploaded it) and the organization's admins, and goes with the conversation (retention, erasure). Never searchable in knowledgebases.`,
+      },
+      errors: ["not_found", "unsupported_attachment"],
+      successStatus: 201,
+      multipart: "files",
+    })
+    .input(z.strictObject({ endUserId: Uuid.optional() }))
+    .output(FileOutput)
+    // JSON carries no file: the service answers that a file part is required.
+    .mutation(async ({ ctx, input }) => ({
+      file: (await uploadFiles(ctx.db, ctx.actor, { ...input, files: [] })).files[0]!,
+    })),
+  getFile: scopedProcedure(getFile.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/files/{fileId}",
+        tags: ["Files"],
+        summary: "An attached file's details",
+        description:
+          "Read by the file's owner (the end user it belongs to, the member or key that uploaded it) and the organization's admins (and organization keys); anyone else, another end user and another organization get `not_found`.",
+      },
+      errors: ["not_found"],
+    })
+    .input(FileIdInput)
+    .output(FileOutput)
+    .query(({ ctx, input }) => getFile(ctx.db, ctx.actor, input)),
   conversation: scopedProcedure(converse.requirement)
     .meta({
       openapi: {
@@ -112,10 +148,11 @@ export const runtimeRouter = router({
         tags: ["Apps"],
         summary: "Send a message to a published app",
         description:
-          "The Supervisor routes the message to the app's members at their pinned versions and returns one synthesized reply. Pass the previous `conversation_id` to continue a conversation (prior turns are restored server-side). Each call runs and bills as one execution (1 credit); with `stream: true` the answer is `text/event-stream`. With `endUserId` (and optionally `portalId`) the call is made on behalf of that end user; refusals come in this order: the app (`not_found`, `service_disabled`), the end user (`not_found` when unknown, inactive or without access to the app), the conversation (`not_found` unless it is that end user's), then credits (402 when neither one of their pools nor the organization can cover it).",
+          "The Supervisor routes the message to the app's members at their pinned versions and returns one synthesized reply. Pass the previous `conversation_id` to continue a conversation (prior turns are restored server-side). Each call runs and bills as one execution (1 credit); with `stream: true` the answer is `text/event-stream`. With `endUserId` (and optionally `portalId`) the call is made on behalf of that end user; refusals come in this order: the app (`not_found`, `service_disabled`), the end user (`not_found` when unknown, inactive or without access to the app), the conversation (`not_found` unless it is that end user's), then credits (402 when neither one of their pools nor the organization can cover it). Files: `fileIds` (from `POST /files`), or `multipart/form-data` with the fields and up to 5 `file` parts (4.5 MB per request); a document's text is a passage the reply cites like a source, an image goes to the app's models that accept images (422 `unsupported_attachment` before anything runs when none does).",
       },
       door: "apps",
       stream: true,
+      multipart: "conversation",
       alsoSucceeds: {
         status: 202,
         schema: "AwaitingApproval",
@@ -132,6 +169,7 @@ export const runtimeRouter = router({
         "run_limit_exceeded",
         "invalid_workflow",
         "provider_error",
+        "unsupported_attachment",
       ],
     })
     .input(ConversationInput)
@@ -145,6 +183,7 @@ export const runtimeRouter = router({
         endUserId: input.endUserId,
         portalId: input.portalId,
         version: input.version,
+        fileIds: input.fileIds,
       });
       if (isAwaiting(result)) ctx.response.status = 202;
       return result;
