@@ -117,13 +117,29 @@ export const UpdateEndUserInput = z.strictObject({
   endUserId: Uuid,
   fullName: plainText(MAX_NAME_CHARS).trim().optional(),
 });
+export const EndUserStatus = z.enum(["active", "revoked", "suspended"]);
+export const EndUserSort = z.enum(["created", "newest", "email", "lastSeen"]);
 export const ListEndUsersInput = ListQuery.extend({
   email: plainText(MAX_EMAIL_CHARS).optional().meta({ description: "Exact email (case-insensitive)" }),
   query: plainText(MAX_EMAIL_CHARS).optional().meta({ description: "Part of an email, for searching" }),
   tierPlanId: Uuid.optional().meta({ description: "Only end users with an active subscription to this plan" }),
   groupId: Uuid.optional().meta({ description: "Only members of this user group (a plan's group included)" }),
+  status: EndUserStatus.optional().meta({
+    description: "`active` (neither revoked nor suspended), `revoked`, or `suspended` (by the directory)",
+  }),
+  sort: EndUserSort.default("created").meta({
+    description:
+      "`created` (oldest first), `newest`, `email` (A to Z) or `lastSeen` (latest portal visit first, never seen last); a cursor belongs to its sort",
+  }),
 });
-export const ListEndUsersOutput = z.object({ endUsers: z.array(EndUser), nextCursor: NextCursor });
+const NamedRef = z.object({ id: Uuid, name: z.string() });
+export const EndUserListItem = EndUser.extend({
+  plans: z.array(NamedRef).meta({ description: "Plans held (active subscriptions), oldest first" }),
+  groups: z.array(NamedRef).meta({ description: "User groups they belong to, plans' own groups left out" }),
+  creditsLeft: z.number().int().meta({ description: "Credits left in all their active pools together" }),
+}).meta({ id: "EndUserListItem" });
+export type EndUserListItem = z.infer<typeof EndUserListItem>;
+export const ListEndUsersOutput = z.object({ endUsers: z.array(EndUserListItem), nextCursor: NextCursor });
 export const RemoveSubscriptionInput = z.strictObject({ endUserId: Uuid, tierPlanId: Uuid });
 export const RemoveGrantInput = z.strictObject({ endUserId: Uuid, grantId: Uuid });
 

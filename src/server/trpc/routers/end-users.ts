@@ -34,6 +34,13 @@ import { EffectiveAccessInput, EffectiveAccessOutput } from "@/schemas/portal";
 import { effectiveAccess } from "@/server/services/portal-access";
 import { EndUserExport, EraseEndUserOutput } from "@/schemas/end-user-data";
 import { eraseEndUser, exportEndUser } from "@/server/services/end-user-data";
+import {
+  BulkEndUsersInput,
+  BulkEndUsersOutput,
+  ImportEndUsersInput,
+  ImportEndUsersOutput,
+} from "@/schemas/end-user-batches";
+import { bulkEndUserAction, importEndUsers } from "@/server/services/end-user-batches";
 import { router, scopedProcedure } from "../init";
 
 const tags = ["End users"];
@@ -88,6 +95,36 @@ export const endUsersRouter = router({
     .input(ListEndUsersInput)
     .output(ListEndUsersOutput)
     .query(({ ctx, input }) => listEndUsers(ctx.db, ctx.actor, input)),
+
+  import: scopedProcedure(importEndUsers.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/end-user-imports",
+        tags,
+        summary: "Import end users from CSV, with a dry run",
+        description:
+          "Columns `email`, `name`, `plan`, `groups` (plans and groups by name; several separated by `;`). Each row is provisioned as POST /end-users would: created, updated (with the fields that change), unchanged, or refused with the code POST /end-users would answer. `dryRun` (default `true`) answers all of it and writes nothing; `false` applies it (refused rows write nothing). At most 1,000 rows and 512 KiB.",
+      },
+    })
+    .input(ImportEndUsersInput)
+    .output(ImportEndUsersOutput)
+    .mutation(({ ctx, input }) => importEndUsers(ctx.db, ctx.actor, input)),
+
+  bulk: scopedProcedure(bulkEndUserAction.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/end-user-bulk-actions",
+        tags,
+        summary: "Grant, add to a group or revoke many end users at once",
+        description:
+          "Up to 200 end users, each through the same service as one (the same rules and audit events): `grant` gives access to `appId` (in `portalId` only, when given; a revoked end user → `conflict`), `add_to_group` adds to `groupId`, `revoke` revokes. Each end user's outcome is answered (`changed`, `unchanged`, or `refused` with its error); one refused does not stop the others.",
+      },
+    })
+    .input(BulkEndUsersInput)
+    .output(BulkEndUsersOutput)
+    .mutation(({ ctx, input }) => bulkEndUserAction(ctx.db, ctx.actor, input)),
 
   get: scopedProcedure(getEndUser.requirement)
     .meta({
