@@ -118,7 +118,9 @@ export const UpdateEndUserInput = z.strictObject({
   fullName: plainText(MAX_NAME_CHARS).trim().optional(),
 });
 export const EndUserStatus = z.enum(["active", "revoked", "suspended"]);
+export type EndUserStatus = z.infer<typeof EndUserStatus>;
 export const EndUserSort = z.enum(["created", "newest", "email", "lastSeen"]);
+export type EndUserSort = z.infer<typeof EndUserSort>;
 export const ListEndUsersInput = ListQuery.extend({
   email: plainText(MAX_EMAIL_CHARS).optional().meta({ description: "Exact email (case-insensitive)" }),
   query: plainText(MAX_EMAIL_CHARS).optional().meta({ description: "Part of an email, for searching" }),
