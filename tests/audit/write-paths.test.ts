@@ -51,6 +51,7 @@ const READS_AND_RUNS = new Set([
   "listPendingApprovals",
   "endUsersNearLimit",
   "listModelPrices",
+  "creditLedger",
   "getDirectoryGroup",
   "getDirectoryOverview",
   "getDirectoryUser",

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import {
+  CreditLedgerInput,
+  CreditLedgerOutput,
   CreditRequest,
   DismissCreditRequestInput,
   GrantBonusCreditsInput,
@@ -30,6 +32,7 @@ import {
   updateEndUser,
 } from "@/server/services/end-users";
 import { dismissCreditRequest, grantBonusCredits, listCreditRequests } from "@/server/services/credit-requests";
+import { creditLedger } from "@/server/services/credit-ledger";
 import { EffectiveAccessInput, EffectiveAccessOutput } from "@/schemas/portal";
 import { effectiveAccess } from "@/server/services/portal-access";
 import { EndUserExport, EraseEndUserOutput } from "@/schemas/end-user-data";
@@ -274,6 +277,22 @@ export const endUsersRouter = router({
     .input(GrantBonusCreditsInput)
     .output(z.object({ subscription: SubscriptionDetail }))
     .mutation(async ({ ctx, input }) => ({ subscription: await grantBonusCredits(ctx.db, ctx.actor, input) })),
+
+  creditLedger: scopedProcedure(creditLedger.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/end-users/{endUserId}/credit-ledger",
+        tags,
+        summary: "An end user's credit ledger: charges, bonuses and resets",
+        description:
+          "Newest first, the last `limit` (default 100). A charge is one of their runs (`executionId`, what ran, its status, the credits taken); a bonus names its plan, who gave it and why; a reset is a pool's monthly renewal since its subscription last started.",
+      },
+      errors: ["not_found"],
+    })
+    .input(CreditLedgerInput)
+    .output(CreditLedgerOutput)
+    .query(({ ctx, input }) => creditLedger(ctx.db, ctx.actor, input)),
 
   creditRequests: scopedProcedure(listCreditRequests.requirement)
     .meta({
