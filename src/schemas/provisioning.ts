@@ -145,6 +145,28 @@ export const ListEndUsersOutput = z.object({ endUsers: z.array(EndUserListItem),
 export const RemoveSubscriptionInput = z.strictObject({ endUserId: Uuid, tierPlanId: Uuid });
 export const RemoveGrantInput = z.strictObject({ endUserId: Uuid, grantId: Uuid });
 
+export const PriceInterval = z.enum(["month", "year"]);
+/** A plan's shown price: up to a million in the currency's main unit. */
+export const MAX_PRICE_AMOUNT = 100_000_000;
+export const MAX_PLAN_FEATURES = 20;
+export const MAX_PLAN_FEATURE_CHARS = 200;
+/** What a plan says about itself: description, price shown and what it includes (create and PATCH). */
+const PlanDetails = {
+  description: descriptionText.optional(),
+  priceAmount: boundedInt(0, MAX_PRICE_AMOUNT).nullable().optional().meta({
+    description: "The price shown (never charged here), in the currency's smallest unit (cents); null removes it",
+  }),
+  priceCurrency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, "An ISO 4217 code in capitals, e.g. USD")
+    .optional(),
+  priceInterval: PriceInterval.optional(),
+  features: z
+    .array(plainText(MAX_PLAN_FEATURE_CHARS).trim().min(1))
+    .max(MAX_PLAN_FEATURES)
+    .optional()
+    .meta({ description: "What the plan includes, one line each" }),
+};
 export const TierPlan = z
   .object({
     id: Uuid,
@@ -154,6 +176,17 @@ export const TierPlan = z
       .array(z.string())
       .nullable()
       .meta({ description: "Model ids its end users' runs may call (`GET /models`); null: every model" }),
+    description: z.string(),
+    priceAmount: z
+      .number()
+      .int()
+      .nullable()
+      .meta({
+        description: "The price shown (not charged), in the currency's smallest unit (cents); null: none shown",
+      }),
+    priceCurrency: z.string().meta({ description: "ISO 4217 code, e.g. `USD`" }),
+    priceInterval: PriceInterval,
+    features: z.array(z.string()).meta({ description: "What the plan includes, one line each" }),
     archived: z.boolean(),
     groupId: Uuid.nullable(),
   })
@@ -173,13 +206,16 @@ export const CreateTierPlanInput = z.strictObject({
   creditAllowance: CreditAllowance.default(0),
   allowedModels: AllowedModels.default(null),
   withGroup: z.boolean().default(false),
+  ...PlanDetails,
 });
+export type CreateTierPlanInput = z.infer<typeof CreateTierPlanInput>;
 export const TierPlanIdInput = z.strictObject({ tierPlanId: Uuid });
 export const UpdateTierPlanInput = z.strictObject({
   tierPlanId: Uuid,
   name: nameText.optional(),
   creditAllowance: CreditAllowance.optional(),
   allowedModels: AllowedModels.optional(),
+  ...PlanDetails,
 });
 export type UpdateTierPlanInput = z.infer<typeof UpdateTierPlanInput>;
 export const TierPlanSubscribersOutput = z.object({
