@@ -3,6 +3,7 @@
 // each reset a boundary of the pool's monthly schedule since the subscription last started
 // (credits_reset_at, moved by whole calendar months, credit-pool.ts), up to now or its cancellation.
 import type { CreditLedgerEntry } from "@/schemas/credits";
+import type { BonusNotice } from "@/schemas/portal";
 import type { Actor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
@@ -107,3 +108,33 @@ export const creditLedger = guarded(
     };
   },
 );
+
+/**
+ * Bonus credits given to an end user since they last dismissed the notice (the last 5), read
+ * from the same audit events as the ledger: the portal tells them on their next visit.
+ */
+export async function unseenBonuses(db: Db, endUser: { organizationId: string; id: string }): Promise<BonusNotice[]> {
+  const rows = await db.$queryRaw<{ credits: number | null; plan_name: string; reason: string | null; at: Date }[]>`
+    select nullif(regexp_replace(a.changes->'bonusCredits'->>1, '[^0-9]', '', 'g'), '')::int as credits,
+      p.name as plan_name, a.changes->'reason'->>1 as reason, a.occurred_at as at
+    from end_users u
+    join subscriptions s on s.end_user_id = u.id
+    join tier_plans p on p.id = s.tier_plan_id
+    join audit_events a on a.organization_id = u.organization_id and a.target_type = 'subscription'
+      and a.target_id = s.id::text and a.action = 'subscription.bonus_credits' and a.outcome = 'success'
+    where u.id = ${endUser.id}::uuid and u.organization_id = ${endUser.organizationId}::uuid
+      and a.occurred_at > coalesce(u.bonus_seen_at, '-infinity'::timestamptz)
+    order by a.occurred_at desc
+    limit 5`;
+  return rows.flatMap((row) =>
+    row.credits === null
+      ? []
+      : [{ credits: row.credits, planName: row.plan_name, reason: row.reason, at: row.at.toISOString() }],
+  );
+}
+
+/** The end user read the notice: bonuses given until now are not announced again. */
+export async function dismissBonusNotices(db: Db, endUser: { organizationId: string; id: string }): Promise<void> {
+  await db.$executeRaw`update end_users set bonus_seen_at = now()
+    where id = ${endUser.id}::uuid and organization_id = ${endUser.organizationId}::uuid`;
+}
