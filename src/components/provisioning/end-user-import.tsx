@@ -22,6 +22,8 @@ export function EndUserImport({ onClose }: { onClose: () => void }) {
   const queryClient = useQueryClient();
   const [csv, setCsv] = useState("");
   const [fileName, setFileName] = useState<string | null>(null);
+  // New end users are counted, not listed, unless asked: what needs a look is what changes or is refused.
+  const [everyRow, setEveryRow] = useState(false);
   const preview = useMutation(trpc.endUsers.import.mutationOptions());
   const apply = useMutation(
     trpc.endUsers.import.mutationOptions({
@@ -104,12 +106,25 @@ export function EndUserImport({ onClose }: { onClose: () => void }) {
             {shown.dryRun ? "to update" : "updated"}, {shown.summary.unchanged} unchanged, {shown.summary.refused}{" "}
             refused.
           </p>
+          {shown.summary.created > 0 && (
+            <label className="inline">
+              <input type="checkbox" checked={everyRow} onChange={(e) => setEveryRow(e.target.checked)} />
+              List the {shown.summary.created} new end user{shown.summary.created === 1 ? "" : "s"} too
+            </label>
+          )}
           <DataTable
             label="Import rows"
-            rows={shown.rows.filter((row) => row.outcome !== "unchanged")}
+            rows={shown.rows.filter(
+              (row) =>
+                row.outcome === "updated" || row.outcome === "refused" || (everyRow && row.outcome === "created"),
+            )}
             rowKey={(row) => String(row.line)}
             rowTestId="import-row"
-            empty="Every row is already as the file says."
+            empty={
+              shown.summary.created > 0
+                ? "Nothing to update and nothing refused."
+                : "Every row is already as the file says."
+            }
             cards
             columns={[
               { key: "line", header: "Line", nowrap: true, cell: (row) => row.line, sortValue: (row) => row.line },

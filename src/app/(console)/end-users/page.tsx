@@ -218,9 +218,9 @@ function EndUsers() {
           <button type="submit">Search</button>
         </form>
         <div className="end-user-filters">
-          <label>
-            Plan
-            <select value={filter.plan} onChange={(e) => filterBy({ plan: e.target.value })}>
+          <div>
+            <label htmlFor="filter-plan">Plan</label>
+            <select id="filter-plan" value={filter.plan} onChange={(e) => filterBy({ plan: e.target.value })}>
               <option value="">Any plan</option>
               {plans.items.map((plan) => (
                 <option key={plan.id} value={plan.id}>
@@ -228,11 +228,11 @@ function EndUsers() {
                 </option>
               ))}
             </select>
-          </label>
+          </div>
           {!groups.unavailable && (
-            <label>
-              Group
-              <select value={filter.group} onChange={(e) => filterBy({ group: e.target.value })}>
+            <div>
+              <label htmlFor="filter-group">Group</label>
+              <select id="filter-group" value={filter.group} onChange={(e) => filterBy({ group: e.target.value })}>
                 <option value="">Any group</option>
                 {groups.entities.map((group) => (
                   <option key={group.id} value={group.id}>
@@ -240,26 +240,34 @@ function EndUsers() {
                   </option>
                 ))}
               </select>
-            </label>
+            </div>
           )}
-          <label>
-            Status
-            <select value={filter.status} onChange={(e) => filterBy({ status: e.target.value as Filter["status"] })}>
+          <div>
+            <label htmlFor="filter-status">Status</label>
+            <select
+              id="filter-status"
+              value={filter.status}
+              onChange={(e) => filterBy({ status: e.target.value as Filter["status"] })}
+            >
               <option value="">Any status</option>
               <option value="active">Active</option>
               <option value="revoked">Revoked</option>
               <option value="suspended">Suspended</option>
             </select>
-          </label>
-          <label>
-            Sort by
-            <select value={filter.sort} onChange={(e) => filterBy({ sort: e.target.value as Filter["sort"] })}>
+          </div>
+          <div>
+            <label htmlFor="filter-sort">Sort by</label>
+            <select
+              id="filter-sort"
+              value={filter.sort}
+              onChange={(e) => filterBy({ sort: e.target.value as Filter["sort"] })}
+            >
               <option value="created">Oldest first</option>
               <option value="newest">Newest first</option>
               <option value="email">Email, A to Z</option>
               <option value="lastSeen">Last seen</option>
             </select>
-          </label>
+          </div>
         </div>
         {selected.length > 0 && (
           <EndUserBulkActions
