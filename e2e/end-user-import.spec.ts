@@ -12,7 +12,7 @@ async function expectAccessible(page: Page) {
 }
 
 test("import 200 end users with a dry run, give a bonus, and the end user is told", async ({ page }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(240_000);
   const demo = seedDemo();
   const key = demo.orgKey.secret;
   const { tierPlan } = await api(page.request, key, "POST", "/tier-plans", {
@@ -53,13 +53,13 @@ test("import 200 end users with a dry run, give a bonus, and the end user is tol
   await expect(page.getByTestId("import-summary")).toHaveText(
     "Applied: 200 created, 0 updated, 0 unchanged, 0 refused.",
   );
-  await page.getByRole("button", { name: "Close" }).click();
+  await page.getByRole("button", { name: "Close", exact: true }).click();
 
   // The list at a glance, filtered by plan (the filter lives in the URL).
-  await page.getByLabel("Plan", { exact: true }).selectOption({ label: "Pro" });
+  await page.getByRole("combobox", { name: /^Plan( |$)/ }).selectOption({ label: "Pro" });
   await expect(page).toHaveURL(new RegExp(`plan=${tierPlan.id}`));
   await page.getByLabel("Search by email").fill("alice@");
-  await page.getByRole("button", { name: "Search" }).click();
+  await page.getByRole("button", { name: "Search", exact: true }).click();
   const row = page.getByTestId("end-user-row");
   await expect(row).toHaveCount(1);
   await expect(row).toContainText("Pro");
@@ -78,7 +78,8 @@ test("import 200 end users with a dry run, give a bonus, and the end user is tol
 
   for (const viewport of VIEWPORTS) {
     await page.setViewportSize(viewport);
-    await page.goto("/end-users");
+    // One import is one transaction: its end users share a creation time, so she is found by email.
+    await page.goto("/end-users?query=alice");
     await expect(page.getByTestId("end-user-row").first()).toBeVisible();
     await page.getByRole("checkbox", { name: `Select ${ALICE}` }).check();
     await expect(page.getByRole("group", { name: "Bulk actions" })).toContainText("1 end user selected");
@@ -107,7 +108,7 @@ test("import 200 end users with a dry run, give a bonus, and the end user is tol
     const notice = portalPage.getByTestId("bonus-notice");
     await expect(notice).toContainText(`${demo.organization.name} gave you 25 bonus credits on your Pro plan.`);
     await expect(notice).toContainText("Thanks for testing the beta");
-    await expect(portalPage.getByTestId("plan-price")).toHaveText("$29.00 a month");
+    await expect(portalPage.getByTestId("plan-price")).toHaveText(/\$29\.00 a month/);
     await expect(portalPage.getByTestId("credits-left")).toHaveText("75 credits left");
     await expectAccessible(portalPage);
     await screenshot(portalPage, "portal-bonus");

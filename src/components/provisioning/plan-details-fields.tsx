@@ -60,7 +60,7 @@ export function PlanDetailsFields({
           onChange={(e) => set({ description: e.target.value })}
         />
       </FormField>
-      <div className="row">
+      <div className="row" style={{ alignItems: "flex-start" }}>
         <FormField
           label="Price"
           hint="Shown, not charged; leave blank for none"
