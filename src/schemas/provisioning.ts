@@ -177,13 +177,9 @@ export const TierPlan = z
       .nullable()
       .meta({ description: "Model ids its end users' runs may call (`GET /models`); null: every model" }),
     description: z.string(),
-    priceAmount: z
-      .number()
-      .int()
-      .nullable()
-      .meta({
-        description: "The price shown (not charged), in the currency's smallest unit (cents); null: none shown",
-      }),
+    priceAmount: z.number().int().nullable().meta({
+      description: "The price shown (not charged), in the currency's smallest unit (cents); null: none shown",
+    }),
     priceCurrency: z.string().meta({ description: "ISO 4217 code, e.g. `USD`" }),
     priceInterval: PriceInterval,
     features: z.array(z.string()).meta({ description: "What the plan includes, one line each" }),

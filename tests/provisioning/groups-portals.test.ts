@@ -213,7 +213,13 @@ describe("ending an admission", () => {
 
 describe("tier plans", () => {
   it("lists plans with their group and archived flag", async () => {
-    const noDetails = { description: "", priceAmount: null, priceCurrency: "USD", priceInterval: "month", features: [] };
+    const noDetails = {
+      description: "",
+      priceAmount: null,
+      priceCurrency: "USD",
+      priceInterval: "month",
+      features: [],
+    };
     const tenant = await newOrganization();
     const plain = await newPlan(tenant.operator, { credits: 5, name: "Plain" });
     const grouped = await newPlan(tenant.operator, { credits: 9, name: "Grouped", withGroup: true });
