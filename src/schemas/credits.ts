@@ -1,6 +1,7 @@
 // Credits an end user is given beyond their plan: bonus credits and requests for more.
 import { z } from "zod";
 import { plainText, Timestamp, Uuid } from "./common";
+import { MAX_PAGE_SIZE } from "./limits";
 
 /** Most bonus credits one grant gives, and most a pool may hold at once (int4 stays far away). */
 export const MAX_BONUS_CREDITS_PER_GRANT = 1_000_000;
@@ -35,3 +36,27 @@ export type CreditRequest = z.infer<typeof CreditRequest>;
 export const ListCreditRequestsInput = z.strictObject({ endUserId: Uuid });
 export const ListCreditRequestsOutput = z.object({ creditRequests: z.array(CreditRequest) });
 export const DismissCreditRequestInput = z.strictObject({ endUserId: Uuid, creditRequestId: Uuid });
+
+export const CreditLedgerEntry = z
+  .object({
+    kind: z.enum(["charge", "bonus", "reset"]),
+    at: Timestamp,
+    credits: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: "Taken (negative, a charge) or given (positive, a bonus); null for a reset" }),
+    planName: z.string().nullable().meta({ description: "The pool's plan (bonus and reset); null for a charge" }),
+    executionId: Uuid.nullable().meta({ description: "The run behind a charge" }),
+    itemName: z.string().nullable().meta({ description: "What ran: the app's (or agent's, flow's) current name" }),
+    status: z.string().nullable().meta({ description: "The run's status, for a charge" }),
+    reason: z.string().nullable().meta({ description: "Why a bonus was given, when said" }),
+    by: z.string().nullable().meta({ description: "Who gave a bonus" }),
+  })
+  .meta({ id: "CreditLedgerEntry" });
+export type CreditLedgerEntry = z.infer<typeof CreditLedgerEntry>;
+export const CreditLedgerInput = z.strictObject({
+  endUserId: Uuid,
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(100),
+});
+export const CreditLedgerOutput = z.object({ entries: z.array(CreditLedgerEntry) });

@@ -110,3 +110,9 @@ export const MAX_HTTP_HEADERS = 20;
 export const MAX_APPROVAL_MESSAGE_CHARS = 4_000;
 /** How long an approval waits for a decision, in minutes: at least 1, at most 7 days, 24 hours by default. */
 export const APPROVAL_TIMEOUT_MINUTES = { min: 1, max: 7 * 24 * 60, default: 24 * 60 } as const;
+
+/** An end-user CSV import (POST /end-user-imports): its rows (the header aside) and its text. */
+export const MAX_IMPORT_ROWS = 1_000;
+export const MAX_IMPORT_CSV_CHARS = 512 * 1024;
+/** End users one bulk action (POST /end-user-bulk-actions) applies to: a list page's worth. */
+export const MAX_BULK_END_USERS = 200;

@@ -292,11 +292,26 @@ export const CreditPool = z.object({
   creditsUsed: z.number().int(),
   creditsLeft: z.number().int(),
   creditsResetAt: Timestamp,
+  /** What the plan says about itself: shown beside its credits (the price is shown, not charged). */
+  planDescription: z.string(),
+  planFeatures: z.array(z.string()),
+  priceAmount: z.number().int().nullable(),
+  priceCurrency: z.string(),
+  priceInterval: z.enum(["month", "year"]),
 });
 export type CreditPool = z.infer<typeof CreditPool>;
+/** Bonus credits given since the end user last dismissed the notice. */
+export const BonusNotice = z.object({
+  credits: z.number().int(),
+  planName: z.string(),
+  reason: z.string().nullable(),
+  at: Timestamp,
+});
+export type BonusNotice = z.infer<typeof BonusNotice>;
 export const MeOutput = z.object({
   endUser: PortalEndUser,
   credits: z.object({ left: z.number().int(), plans: z.array(CreditPool) }),
+  bonuses: z.array(BonusNotice),
 });
 export type MeOutput = z.infer<typeof MeOutput>;
 

@@ -117,16 +117,56 @@ export const UpdateEndUserInput = z.strictObject({
   endUserId: Uuid,
   fullName: plainText(MAX_NAME_CHARS).trim().optional(),
 });
+export const EndUserStatus = z.enum(["active", "revoked", "suspended"]);
+export type EndUserStatus = z.infer<typeof EndUserStatus>;
+export const EndUserSort = z.enum(["created", "newest", "email", "lastSeen"]);
+export type EndUserSort = z.infer<typeof EndUserSort>;
 export const ListEndUsersInput = ListQuery.extend({
   email: plainText(MAX_EMAIL_CHARS).optional().meta({ description: "Exact email (case-insensitive)" }),
   query: plainText(MAX_EMAIL_CHARS).optional().meta({ description: "Part of an email, for searching" }),
   tierPlanId: Uuid.optional().meta({ description: "Only end users with an active subscription to this plan" }),
   groupId: Uuid.optional().meta({ description: "Only members of this user group (a plan's group included)" }),
+  status: EndUserStatus.optional().meta({
+    description: "`active` (neither revoked nor suspended), `revoked`, or `suspended` (by the directory)",
+  }),
+  sort: EndUserSort.default("created").meta({
+    description:
+      "`created` (oldest first), `newest`, `email` (A to Z) or `lastSeen` (latest portal visit first, never seen last); a cursor belongs to its sort",
+  }),
 });
-export const ListEndUsersOutput = z.object({ endUsers: z.array(EndUser), nextCursor: NextCursor });
+const NamedRef = z.object({ id: Uuid, name: z.string() });
+export const EndUserListItem = EndUser.extend({
+  plans: z.array(NamedRef).meta({ description: "Plans held (active subscriptions), oldest first" }),
+  groups: z.array(NamedRef).meta({ description: "User groups they belong to, plans' own groups left out" }),
+  creditsLeft: z.number().int().meta({ description: "Credits left in all their active pools together" }),
+}).meta({ id: "EndUserListItem" });
+export type EndUserListItem = z.infer<typeof EndUserListItem>;
+export const ListEndUsersOutput = z.object({ endUsers: z.array(EndUserListItem), nextCursor: NextCursor });
 export const RemoveSubscriptionInput = z.strictObject({ endUserId: Uuid, tierPlanId: Uuid });
 export const RemoveGrantInput = z.strictObject({ endUserId: Uuid, grantId: Uuid });
 
+export const PriceInterval = z.enum(["month", "year"]);
+/** A plan's shown price: up to a million in the currency's main unit. */
+export const MAX_PRICE_AMOUNT = 100_000_000;
+export const MAX_PLAN_FEATURES = 20;
+export const MAX_PLAN_FEATURE_CHARS = 200;
+/** What a plan says about itself: description, price shown and what it includes (create and PATCH). */
+const PlanDetails = {
+  description: descriptionText.optional(),
+  priceAmount: boundedInt(0, MAX_PRICE_AMOUNT).nullable().optional().meta({
+    description: "The price shown (never charged here), in the currency's smallest unit (cents); null removes it",
+  }),
+  priceCurrency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, "An ISO 4217 code in capitals, e.g. USD")
+    .optional(),
+  priceInterval: PriceInterval.optional(),
+  features: z
+    .array(plainText(MAX_PLAN_FEATURE_CHARS).trim().min(1))
+    .max(MAX_PLAN_FEATURES)
+    .optional()
+    .meta({ description: "What the plan includes, one line each" }),
+};
 export const TierPlan = z
   .object({
     id: Uuid,
@@ -136,6 +176,13 @@ export const TierPlan = z
       .array(z.string())
       .nullable()
       .meta({ description: "Model ids its end users' runs may call (`GET /models`); null: every model" }),
+    description: z.string(),
+    priceAmount: z.number().int().nullable().meta({
+      description: "The price shown (not charged), in the currency's smallest unit (cents); null: none shown",
+    }),
+    priceCurrency: z.string().meta({ description: "ISO 4217 code, e.g. `USD`" }),
+    priceInterval: PriceInterval,
+    features: z.array(z.string()).meta({ description: "What the plan includes, one line each" }),
     archived: z.boolean(),
     groupId: Uuid.nullable(),
   })
@@ -155,13 +202,16 @@ export const CreateTierPlanInput = z.strictObject({
   creditAllowance: CreditAllowance.default(0),
   allowedModels: AllowedModels.default(null),
   withGroup: z.boolean().default(false),
+  ...PlanDetails,
 });
+export type CreateTierPlanInput = z.infer<typeof CreateTierPlanInput>;
 export const TierPlanIdInput = z.strictObject({ tierPlanId: Uuid });
 export const UpdateTierPlanInput = z.strictObject({
   tierPlanId: Uuid,
   name: nameText.optional(),
   creditAllowance: CreditAllowance.optional(),
   allowedModels: AllowedModels.optional(),
+  ...PlanDetails,
 });
 export type UpdateTierPlanInput = z.infer<typeof UpdateTierPlanInput>;
 export const TierPlanSubscribersOutput = z.object({

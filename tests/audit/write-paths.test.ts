@@ -26,6 +26,7 @@ import * as conversations from "@/server/services/conversations";
 import * as directory from "@/server/services/directory";
 import * as sso from "@/server/services/sso";
 import * as endUsers from "@/server/services/end-users";
+import * as endUserBatches from "@/server/services/end-user-batches";
 import * as endUserData from "@/server/services/end-user-data";
 import * as evaluations from "@/server/services/evaluations";
 import * as invitations from "@/server/services/invitations";
@@ -55,6 +56,7 @@ const READS_AND_RUNS = new Set([
   "listPendingApprovals",
   "endUsersNearLimit",
   "listModelPrices",
+  "creditLedger",
   "getDirectoryGroup",
   "getDirectoryOverview",
   "getDirectoryUser",
@@ -500,6 +502,14 @@ const WRITES: Record<string, Scenario> = {
   updateEndUser: async (w) => (
     await endUsers.updateEndUser(db(), w.op, { endUserId: (await endUser(w)).id, fullName: "New name" }),
     "end_user.update"
+  ),
+  importEndUsers: async (w) => (
+    await endUserBatches.importEndUsers(db(), w.op, { csv: `email\n${email()}`, dryRun: false }),
+    "end_user.create"
+  ),
+  bulkEndUserAction: async (w) => (
+    await endUserBatches.bulkEndUserAction(db(), w.op, { action: "revoke", endUserIds: [(await endUser(w)).id] }),
+    "end_user.revoke"
   ),
   revokeEndUser: async (w) => (
     await endUsers.revokeEndUser(db(), w.op, { endUserId: (await endUser(w)).id }),

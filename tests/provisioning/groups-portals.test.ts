@@ -213,6 +213,13 @@ describe("ending an admission", () => {
 
 describe("tier plans", () => {
   it("lists plans with their group and archived flag", async () => {
+    const noDetails = {
+      description: "",
+      priceAmount: null,
+      priceCurrency: "USD",
+      priceInterval: "month",
+      features: [],
+    };
     const tenant = await newOrganization();
     const plain = await newPlan(tenant.operator, { credits: 5, name: "Plain" });
     const grouped = await newPlan(tenant.operator, { credits: 9, name: "Grouped", withGroup: true });
@@ -226,6 +233,7 @@ describe("tier plans", () => {
           archived: false,
           groupId: null,
           allowedModels: null,
+          ...noDetails,
         },
         {
           id: grouped.tierPlan.id,
@@ -234,6 +242,7 @@ describe("tier plans", () => {
           archived: false,
           groupId: grouped.group!.id,
           allowedModels: null,
+          ...noDetails,
         },
       ],
       nextCursor: null,

@@ -61,6 +61,7 @@ const UNGUARDED: Record<string, string> = {
   "credit-requests.requestMoreCredits": "the portal door's; the signed-in end user asks for themselves",
   "usage.getPortalUsage": "the portal door's; only the signed-in end user's own credits",
   "end-user-data.exportOwnData": "the portal door's; only the signed-in end user's own data",
+  "end-users.provisionOn": "provisionEndUser's statement on a given connection; called by guarded services only",
   "directory.recordDirectoryEvent":
     "the SCIM door's record of a request the guarded directory services answered or refused",
 };

@@ -106,6 +106,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/end-user-imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import end users from CSV, with a dry run
+         * @description Columns `email`, `name`, `plan`, `groups` (plans and groups by name; several separated by `;`). Each row is provisioned as POST /end-users would: created, updated (with the fields that change), unchanged, or refused with the code POST /end-users would answer. `dryRun` (default `true`) answers all of it and writes nothing; `false` applies it (refused rows write nothing). At most 1,000 rows and 512 KiB.
+         */
+        post: operations["endUsers-import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/end-user-bulk-actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant, add to a group or revoke many end users at once
+         * @description Up to 200 end users, each through the same service as one (the same rules and audit events): `grant` gives access to `appId` (in `portalId` only, when given; a revoked end user → `conflict`), `add_to_group` adds to `groupId`, `revoke` revokes. Each end user's outcome is answered (`changed`, `unchanged`, or `refused` with its error); one refused does not stop the others.
+         */
+        post: operations["endUsers-bulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/end-users/{endUserId}": {
         parameters: {
             query?: never;
@@ -245,6 +285,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/end-users/{endUserId}/credit-ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An end user's credit ledger: charges, bonuses and resets
+         * @description Newest first, the last `limit` (default 100). A charge is one of their runs (`executionId`, what ran, its status, the credits taken); a bonus names its plan, who gave it and why; a reset is a pool's monthly renewal since its subscription last started.
+         */
+        get: operations["endUsers-creditLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/end-users/{endUserId}/credit-requests": {
         parameters: {
             query?: never;
@@ -297,7 +357,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tier plan
-         * @description `allowedModels` limits the models its end users' runs may call (null: every model); an id not in `GET /models` → 422 `invalid_model`. `withGroup` gives the plan its own user group.
+         * @description `allowedModels` limits the models its end users' runs may call (null: every model); an id not in `GET /models` → 422 `invalid_model`. `withGroup` gives the plan its own user group. `description`, a price (`priceAmount` in cents with `priceCurrency` and `priceInterval`) and `features` (what it includes) are shown to owners and in portals; nothing is charged.
          */
         post: operations["tierPlans-create"];
         delete?: never;
@@ -320,8 +380,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a tier plan's name, monthly credits or allowed models
-         * @description Only the fields passed change. A new `creditAllowance` applies at once to every active pool of the plan. `allowedModels`: the models its end users' runs may call (null: every model); an end user's run on a model none of their plans allows → 403 `model_not_in_plan`.
+         * Change a tier plan's name, monthly credits, allowed models, description, price or features
+         * @description Only the fields passed change. A new `creditAllowance` applies at once to every active pool of the plan. `allowedModels`: the models its end users' runs may call (null: every model); an end user's run on a model none of their plans allows → 403 `model_not_in_plan`. The price is shown, not charged; `priceAmount: null` removes it.
          */
         patch: operations["tierPlans-update"];
         trace?: never;
@@ -3199,7 +3259,7 @@ export interface components {
             creditsUsed: number;
             creditsResetAt: components["schemas"]["DateTime"];
         };
-        EndUser: {
+        EndUserListItem: {
             id: components["schemas"]["Uuid"];
             /** Format: email */
             email: string;
@@ -3210,6 +3270,34 @@ export interface components {
             suspendedAt: components["schemas"]["DateTime"] | null;
             lastSeenAt: components["schemas"]["DateTime"] | null;
             createdAt: components["schemas"]["DateTime"];
+            /** @description Plans held (active subscriptions), oldest first */
+            plans: {
+                id: components["schemas"]["Uuid"];
+                name: string;
+            }[];
+            /** @description User groups they belong to, plans' own groups left out */
+            groups: {
+                id: components["schemas"]["Uuid"];
+                name: string;
+            }[];
+            /** @description Credits left in all their active pools together */
+            creditsLeft: number;
+        };
+        ImportRow: {
+            /** @description The row's line in the file (the header is line 1) */
+            line: number;
+            email: string;
+            /** @enum {string} */
+            outcome: "created" | "updated" | "unchanged" | "refused";
+            /** @description The fields an update changes (`fullName`, `tierPlanIds`, `groupIds`, `revokedAt`) */
+            changes: string[];
+            /** @description null for a refused row, and for a row a dry run would create */
+            endUserId: components["schemas"]["Uuid"] | null;
+            /** @description Why a refused row is refused: the code POST /end-users would answer */
+            error: {
+                code: string;
+                message: string;
+            } | null;
         };
         EndUserDetail: {
             id: components["schemas"]["Uuid"];
@@ -3248,6 +3336,18 @@ export interface components {
             /** @description The door it was made through (`api`, `console`, `mcp`, `cli`, `scim`), or `group` */
             source: string;
             expiresAt: components["schemas"]["DateTime"] | null;
+        };
+        EndUser: {
+            id: components["schemas"]["Uuid"];
+            /** Format: email */
+            email: string;
+            fullName: string;
+            authMethod: string;
+            emailVerifiedAt: components["schemas"]["DateTime"] | null;
+            revokedAt: components["schemas"]["DateTime"] | null;
+            suspendedAt: components["schemas"]["DateTime"] | null;
+            lastSeenAt: components["schemas"]["DateTime"] | null;
+            createdAt: components["schemas"]["DateTime"];
         };
         EndUserExport: {
             exportedAt: components["schemas"]["DateTime"];
@@ -3340,6 +3440,25 @@ export interface components {
                 createdAt: components["schemas"]["DateTime"];
             }[];
         };
+        CreditLedgerEntry: {
+            /** @enum {string} */
+            kind: "charge" | "bonus" | "reset";
+            at: components["schemas"]["DateTime"];
+            /** @description Taken (negative, a charge) or given (positive, a bonus); null for a reset */
+            credits: number | null;
+            /** @description The pool's plan (bonus and reset); null for a charge */
+            planName: string | null;
+            /** @description The run behind a charge */
+            executionId: components["schemas"]["Uuid"] | null;
+            /** @description What ran: the app's (or agent's, flow's) current name */
+            itemName: string | null;
+            /** @description The run's status, for a charge */
+            status: string | null;
+            /** @description Why a bonus was given, when said */
+            reason: string | null;
+            /** @description Who gave a bonus */
+            by: string | null;
+        };
         CreditRequest: {
             id: components["schemas"]["Uuid"];
             endUserId: components["schemas"]["Uuid"];
@@ -3355,6 +3474,15 @@ export interface components {
             creditAllowance: number;
             /** @description Model ids its end users' runs may call (`GET /models`); null: every model */
             allowedModels: string[] | null;
+            description: string;
+            /** @description The price shown (not charged), in the currency's smallest unit (cents); null: none shown */
+            priceAmount: number | null;
+            /** @description ISO 4217 code, e.g. `USD` */
+            priceCurrency: string;
+            /** @enum {string} */
+            priceInterval: "month" | "year";
+            /** @description What the plan includes, one line each */
+            features: string[];
             archived: boolean;
             groupId: components["schemas"]["Uuid"] | null;
         };
@@ -5612,6 +5740,8 @@ export interface operations {
                 query?: string;
                 tierPlanId?: components["schemas"]["Uuid"];
                 groupId?: components["schemas"]["Uuid"];
+                status?: "active" | "revoked" | "suspended";
+                sort?: "created" | "newest" | "email" | "lastSeen";
             };
             header?: never;
             path?: never;
@@ -5632,7 +5762,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        endUsers: components["schemas"]["EndUser"][];
+                        endUsers: components["schemas"]["EndUserListItem"][];
                         /** @description Pass as `cursor` for the next page; null on the last page. */
                         nextCursor: string | null;
                     };
@@ -5734,6 +5864,127 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422_2"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "endUsers-import": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description CSV text whose first line names the columns: `email` (required), `name`, `plan` and `groups` (names, several separated by `;`) */
+                    csv: string;
+                    /**
+                     * @description `true` (the default) answers what would change and writes nothing; `false` applies it
+                     * @default true
+                     */
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        dryRun: boolean;
+                        summary: {
+                            created: number;
+                            updated: number;
+                            unchanged: number;
+                            refused: number;
+                        };
+                        rows: components["schemas"]["ImportRow"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            409: components["responses"]["Error409_2"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "endUsers-bulk": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    endUserIds: components["schemas"]["Uuid"][];
+                    /**
+                     * @description `grant`: access to `appId` (optionally only in `portalId`); `add_to_group`: membership of `groupId`; `revoke`: access ends
+                     * @enum {string}
+                     */
+                    action: "grant" | "add_to_group" | "revoke";
+                    appId?: components["schemas"]["Uuid"];
+                    portalId?: components["schemas"]["Uuid"];
+                    groupId?: components["schemas"]["Uuid"];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: {
+                            endUserId: components["schemas"]["Uuid"];
+                            /** @enum {string} */
+                            outcome: "changed" | "unchanged" | "refused";
+                            error: {
+                                code: string;
+                                message: string;
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            409: components["responses"]["Error409_2"];
+            413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
@@ -6096,6 +6347,45 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    "endUsers-creditLedger": {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                endUserId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entries: components["schemas"]["CreditLedgerEntry"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
     "endUsers-creditRequests": {
         parameters: {
             query?: never;
@@ -6238,6 +6528,14 @@ export interface operations {
                     allowedModels?: string[] | null;
                     /** @default false */
                     withGroup?: boolean;
+                    description?: string;
+                    /** @description The price shown (never charged here), in the currency's smallest unit (cents); null removes it */
+                    priceAmount?: number | null;
+                    priceCurrency?: string;
+                    /** @enum {string} */
+                    priceInterval?: "month" | "year";
+                    /** @description What the plan includes, one line each */
+                    features?: string[];
                 };
             };
         };
@@ -6288,6 +6586,14 @@ export interface operations {
                     creditAllowance?: number;
                     /** @description Model ids (`GET /models`) its end users' runs may call; null: every model. The built-in model is always allowed. */
                     allowedModels?: string[] | null;
+                    description?: string;
+                    /** @description The price shown (never charged here), in the currency's smallest unit (cents); null removes it */
+                    priceAmount?: number | null;
+                    priceCurrency?: string;
+                    /** @enum {string} */
+                    priceInterval?: "month" | "year";
+                    /** @description What the plan includes, one line each */
+                    features?: string[];
                 };
             };
         };

@@ -10,6 +10,12 @@ export interface CreditPlan {
   creditsUsed: number;
   creditsLeft: number;
   creditsResetAt: string | Date | null;
+  /** What the plan says about itself (absent where a caller has only the numbers). */
+  planDescription?: string;
+  planFeatures?: string[];
+  priceAmount?: number | null;
+  priceCurrency?: string;
+  priceInterval?: "month" | "year";
 }
 
 export interface Credits {

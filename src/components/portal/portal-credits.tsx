@@ -3,7 +3,8 @@
 import { useTranslation } from "react-i18next";
 import type { PortalUsage } from "@/schemas/usage";
 import { UsageBars } from "@/components/usage/usage-chart";
-import { formatDay, type Credits } from "./credits";
+import { planPriceText } from "@/lib/plan-price";
+import { dateLocale, formatDay, type CreditPlan, type Credits } from "./credits";
 import { usePortalLanguage } from "./i18n/provider";
 
 export function PortalCredits({ credits, usage }: { credits: Credits; usage?: PortalUsage }) {
@@ -42,6 +43,7 @@ export function PortalCredits({ credits, usage }: { credits: Credits; usage?: Po
                   value={plan.creditsLeft}
                   aria-label={t("credits.planProgress", { plan: plan.planName })}
                 />
+                <PlanDetails plan={plan} />
               </li>
             );
           })}
@@ -61,5 +63,42 @@ export function PortalCredits({ credits, usage }: { credits: Credits; usage?: Po
           />
         ))}
     </section>
+  );
+}
+
+/** What the plan says about itself: its description, shown price and what it includes. */
+function PlanDetails({ plan }: { plan: CreditPlan }) {
+  const { t } = useTranslation();
+  const language = usePortalLanguage();
+  const price =
+    plan.priceAmount === null || plan.priceAmount === undefined
+      ? null
+      : planPriceText(
+          {
+            priceAmount: plan.priceAmount,
+            priceCurrency: plan.priceCurrency ?? "USD",
+            priceInterval: plan.priceInterval ?? "month",
+          },
+          dateLocale(language),
+          { month: t("credits.perMonth"), year: t("credits.perYear") },
+        );
+  if (!plan.planDescription && !price && !plan.planFeatures?.length) return null;
+  return (
+    <div className="portal-plan-details" data-testid="plan-details">
+      {(price || plan.planDescription) && (
+        <p className="muted">
+          {price && <strong data-testid="plan-price">{price}</strong>}
+          {price && plan.planDescription && " · "}
+          {plan.planDescription}
+        </p>
+      )}
+      {plan.planFeatures && plan.planFeatures.length > 0 && (
+        <ul aria-label={t("credits.includes", { plan: plan.planName })}>
+          {plan.planFeatures.map((feature, i) => (
+            <li key={i}>{feature}</li>
+          ))}
+        </ul>
+      )}
+    </div>
   );
 }

@@ -6,6 +6,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
+import { BonusNotice } from "./bonus-notice";
 import { PortalCredits } from "./portal-credits";
 import { portalError, portalErrorText } from "./portal-errors";
 import { PortalFrame } from "./portal-frame";
@@ -48,6 +49,7 @@ export function PortalHome({ portal }: { portal: string }) {
           <>
             <h1>{person.fullName ? t("home.helloName", { name: person.fullName }) : t("home.hello")}</h1>
             {info.greeting && <p className="portal-greeting">{info.greeting}</p>}
+            <BonusNotice portal={portal} bonuses={me.data.bonuses} organization={info.organizationName} />
             <section aria-labelledby="apps-heading">
               <h2 id="apps-heading">{t("home.yourApps")}</h2>
               {apps.isLoading && <p className="muted">{t("frame.loading")}</p>}

@@ -9,9 +9,11 @@ import type { Actor, EndUserActor } from "@/server/auth/actor";
 import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { logger } from "@/server/observability/log";
 import { POOL_BONUS_SQL, POOL_NEXT_RESET_SQL, POOL_USED_SQL } from "./support/credit-pool";
 import { subscriptionSelect, toSubscriptionDetail } from "./end-users";
 import { recorded, recordEvent } from "./events";
+import { deliverMail } from "./mail";
 
 /** Open requests one end user may have at once. */
 export const MAX_OPEN_CREDIT_REQUESTS = 3;
@@ -134,11 +136,47 @@ export const grantBonusCredits = guarded(
       });
       return subscription.id;
     });
-    return toSubscriptionDetail(
-      await db.subscription.findUniqueOrThrow({ where: { id: subscriptionId }, select: subscriptionSelect }),
-    );
+    const row = await db.subscription.findUniqueOrThrow({
+      where: { id: subscriptionId },
+      select: { ...subscriptionSelect, endUser: { select: { email: true, organization: { select: { name: true } } } } },
+    });
+    await mailBonus(db, actor.organizationId, {
+      to: row.endUser.email,
+      organization: row.endUser.organization.name,
+      plan: row.tierPlan.name,
+      credits: input.credits,
+      reason: input.reason ?? null,
+    });
+    return toSubscriptionDetail(row);
   },
 );
+
+/**
+ * Tells the end user of their bonus by mail (SMTP, or the organization's outbox as invitations
+ * are); the portal tells them too, on their next visit (credit-ledger.ts unseenBonuses). The
+ * bonus is granted whatever happens to the mail: a failure to send is logged, not answered.
+ */
+async function mailBonus(
+  db: Db,
+  organizationId: string,
+  bonus: { to: string; organization: string; plan: string; credits: number; reason: string | null },
+): Promise<void> {
+  const credits = `${bonus.credits.toLocaleString("en")} bonus credit${bonus.credits === 1 ? "" : "s"}`;
+  try {
+    await deliverMail(db, organizationId, {
+      to: bonus.to,
+      subject: `${bonus.organization} gave you ${credits}`,
+      text: [
+        `${bonus.organization} gave you ${credits} on your ${bonus.plan} plan.`,
+        ...(bonus.reason ? ["", `Why: ${bonus.reason}`] : []),
+        "",
+        "They are yours to use in your portal until your credits next renew.",
+      ].join("\n"),
+    });
+  } catch (error) {
+    logger().warn({ organizationId, reason: (error as Error).message }, "The bonus credits mail could not be sent");
+  }
+}
 
 /** Closes one open request without granting anything. */
 export const dismissCreditRequest = guarded(

@@ -270,12 +270,28 @@ export async function creditPools(db: Db, organizationId: string, endUserId: str
   await settleCreditResets(db, organizationId, [endUserId]);
   const rows = await db.subscription.findMany({
     where: { endUserId, status: "active", endUser: { organizationId } },
-    include: { tierPlan: { select: { name: true } } },
+    include: {
+      tierPlan: {
+        select: {
+          name: true,
+          description: true,
+          features: true,
+          priceAmount: true,
+          priceCurrency: true,
+          priceInterval: true,
+        },
+      },
+    },
     orderBy: [{ creditsResetAt: "asc" }, { createdAt: "asc" }, { id: "asc" }],
   });
   const plans = rows.map((row) => ({
     subscriptionId: row.id,
     planName: row.tierPlan.name,
+    planDescription: row.tierPlan.description,
+    planFeatures: Array.isArray(row.tierPlan.features) ? (row.tierPlan.features as string[]) : [],
+    priceAmount: row.tierPlan.priceAmount,
+    priceCurrency: row.tierPlan.priceCurrency,
+    priceInterval: row.tierPlan.priceInterval === "year" ? ("year" as const) : ("month" as const),
     creditAllowance: row.creditAllowance,
     bonusCredits: row.bonusCredits,
     creditsUsed: row.creditsUsed,

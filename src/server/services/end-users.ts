@@ -3,6 +3,9 @@
 import type {
   EndUser,
   EndUserDetail,
+  EndUserListItem,
+  EndUserSort,
+  EndUserStatus,
   GrantInput,
   ProvisionEndUserInput,
   ProvisionEndUserOutput,
@@ -14,12 +17,12 @@ import { guarded } from "@/server/auth/guarded";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { Prisma } from "@/generated/prisma/client";
-import { POOL_RESET_DUE_SQL, POOL_RESET_SET_SQL } from "./support/credit-pool";
+import type pg from "pg";
+import { POOL_LEFT_SQL, POOL_RESET_DUE_SQL, POOL_RESET_SET_SQL } from "./support/credit-pool";
 import { refuseMissingGrantTargets } from "./support/grants";
 import { normalizeEmail } from "./members";
 import { likeEscaped } from "./name-search";
 import { changesBetween, eventInsertSql, eventSqlActorParams, recorded, recordEvent } from "./events";
-import { afterCursor, CURSOR_ORDER, toPage } from "./support/pagination";
 import { isoUtc } from "./support/sql-json";
 
 type Tx = Prisma.TransactionClient;
@@ -320,7 +323,8 @@ const PROVISION_SQL = `
           'creditsResetAt', ${isoUtc("a.credits_reset_at")}
         ) order by a.created_at, a.id)
         from active a join tier_plans t on t.id = a.tier_plan_id
-      ), '[]') as subscriptions
+      ), '[]') as subscriptions,
+      (select c.changes from account_changes c) as changes
     from u
   )
   select c.*, w.*, exists (select 1 from allowed) as allowed from checked c left join written w on true`;
@@ -344,6 +348,8 @@ interface ProvisionRow {
   created: boolean;
   grants_created: number;
   subscriptions: Subscription[];
+  /** What the call changed on the account ({} when nothing), as its audit event records it. */
+  changes: Record<string, unknown>;
   /** No check refused the call. */
   allowed: boolean;
 }
@@ -402,50 +408,69 @@ function refuseProvisioning(
 export const provisionEndUser = guarded(
   { scope: "end_users:write" },
   async function provisionEndUser(db: Db, actor: Actor, input: ProvisionEndUserInput): Promise<ProvisionEndUserOutput> {
-    const email = normalizeEmail(input.email);
-    const tierPlanIds = [...new Set(input.tierPlanIds ?? [])];
-    const groupIds = [...new Set(input.groupIds ?? [])];
-    const grants = [...new Map((input.grants ?? []).map((grant) => [grantKey(grant), grant])).values()];
+    return (await provisionOn(db.pool, actor, input)).result;
+  },
+);
 
-    // A named statement is parsed and planned once per connection, not on every call.
-    const provision = () =>
-      db.pool.query<ProvisionRow>({
-        name: "atrium_provision",
-        text: PROVISION_SQL,
-        values: [
-          actor.organizationId,
-          email,
-          input.fullName ?? null,
-          tierPlanIds,
-          provisionedBy(actor),
-          groupIds,
-          channelOf(actor),
-          grants.map((grant) => grant.targetKind),
-          grants.map((grant) => grant.targetId),
-          grants.map((grant) => grant.effect ?? "allow"),
-          grants.map((grant) => grant.deploymentId ?? null),
-          grants.map((grant) => grant.expiresAt ?? null),
-          ...eventSqlActorParams(actor),
-        ],
-      });
-    let row = (await provision()).rows[0];
-    // Allowed, yet nothing written: another call created this email after the statement began.
-    // Run once more, now that the account is there to update.
-    if (row?.id === null && row.allowed) row = (await provision()).rows[0];
-    if (!row) throw new AppError("not_found", "No organization with that id.");
-    if (row.id === null) {
-      refuseProvisioning(row, { email, tierPlanIds, groupIds, grants });
-      // Allowed, yet the write matched nothing: the account was deleted meanwhile.
-      throw new AppError("deleted_identity", `${email} belongs to a deleted account; it cannot be provisioned again.`);
-    }
-    return {
+/** Where the provisioning statement runs: the pool, or one connection holding a transaction (an import). */
+export type ProvisionQueryable = Pick<pg.Pool | pg.PoolClient, "query">;
+
+/**
+ * provisionEndUser's statement on `on`, answering also what it changed on the account (`{}`
+ * when nothing): an import (services/end-user-import.ts) runs it inside a transaction it
+ * commits, or rolls back for a dry run, so its rows follow the rules of POST /end-users exactly.
+ */
+export async function provisionOn(
+  on: ProvisionQueryable,
+  actor: Actor,
+  input: ProvisionEndUserInput,
+): Promise<{ result: ProvisionEndUserOutput; changes: Record<string, unknown> }> {
+  const email = normalizeEmail(input.email);
+  const tierPlanIds = [...new Set(input.tierPlanIds ?? [])];
+  const groupIds = [...new Set(input.groupIds ?? [])];
+  const grants = [...new Map((input.grants ?? []).map((grant) => [grantKey(grant), grant])).values()];
+
+  // A named statement is parsed and planned once per connection, not on every call.
+  const provision = () =>
+    on.query<ProvisionRow>({
+      name: "atrium_provision",
+      text: PROVISION_SQL,
+      values: [
+        actor.organizationId,
+        email,
+        input.fullName ?? null,
+        tierPlanIds,
+        provisionedBy(actor),
+        groupIds,
+        channelOf(actor),
+        grants.map((grant) => grant.targetKind),
+        grants.map((grant) => grant.targetId),
+        grants.map((grant) => grant.effect ?? "allow"),
+        grants.map((grant) => grant.deploymentId ?? null),
+        grants.map((grant) => grant.expiresAt ?? null),
+        ...eventSqlActorParams(actor),
+      ],
+    });
+  let row = (await provision()).rows[0];
+  // Allowed, yet nothing written: another call created this email after the statement began.
+  // Run once more, now that the account is there to update.
+  if (row?.id === null && row.allowed) row = (await provision()).rows[0];
+  if (!row) throw new AppError("not_found", "No organization with that id.");
+  if (row.id === null) {
+    refuseProvisioning(row, { email, tierPlanIds, groupIds, grants });
+    // Allowed, yet the write matched nothing: the account was deleted meanwhile.
+    throw new AppError("deleted_identity", `${email} belongs to a deleted account; it cannot be provisioned again.`);
+  }
+  return {
+    result: {
       endUser: { id: row.id, email: row.email, fullName: row.full_name, createdAt: row.created_at.toISOString() },
       created: row.created,
       subscriptions: row.subscriptions,
       grantsCreated: row.grants_created,
-    };
-  },
-);
+    },
+    changes: row.changes ?? {},
+  };
+}
 
 function endUserTarget(user: { id: string; email: string }) {
   return { type: "end_user", id: user.id, label: user.email };
@@ -514,32 +539,153 @@ export const getEndUser = guarded(
   },
 );
 
+/** A sort of the end-user list: its ORDER BY, and the keyset condition after a row of it (`$k` the key, `$i` the id). */
+const LIST_SORTS: Record<
+  EndUserSort,
+  { order: string; after: (k: string, i: string) => string; key: (row: ListRow) => unknown }
+> = {
+  created: {
+    order: "u.created_at, u.id",
+    after: (k, i) => `(u.created_at, u.id) > (${k}::timestamptz, ${i}::uuid)`,
+    key: (row) => row.created_at.toISOString(),
+  },
+  newest: {
+    order: "u.created_at desc, u.id desc",
+    after: (k, i) => `(u.created_at, u.id) < (${k}::timestamptz, ${i}::uuid)`,
+    key: (row) => row.created_at.toISOString(),
+  },
+  email: {
+    order: "u.email, u.id",
+    after: (k, i) => `(u.email, u.id) > (${k}::text, ${i}::uuid)`,
+    key: (row) => row.email,
+  },
+  // Latest visit first, those never seen last.
+  lastSeen: {
+    order: "u.last_seen_at desc nulls last, u.id",
+    after: (k, i) =>
+      `(case when ${k}::timestamptz is null then u.last_seen_at is null and u.id > ${i}::uuid
+        else u.last_seen_at < ${k}::timestamptz or (u.last_seen_at = ${k}::timestamptz and u.id > ${i}::uuid) or u.last_seen_at is null end)`,
+    key: (row) => row.last_seen_at?.toISOString() ?? null,
+  },
+};
+
+type ListRow = {
+  id: string;
+  email: string;
+  full_name: string;
+  auth_method: string;
+  email_verified_at: Date | null;
+  revoked_at: Date | null;
+  suspended_at: Date | null;
+  last_seen_at: Date | null;
+  created_at: Date;
+  plans: { id: string; name: string }[];
+  groups: { id: string; name: string }[];
+  credits_left: string;
+};
+
+function listCursor(sort: EndUserSort, row: ListRow): string {
+  return Buffer.from(JSON.stringify([sort, LIST_SORTS[sort].key(row), row.id])).toString("base64url");
+}
+
+function readListCursor(sort: EndUserSort, cursor: string): [unknown, string] {
+  try {
+    const [of, key, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [unknown, unknown, unknown];
+    const keyOk = key === null ? sort === "lastSeen" : typeof key === "string";
+    if (of === sort && keyOk && typeof id === "string" && /^[0-9a-f-]{36}$/i.test(id)) {
+      if (sort === "email" || key === null || !Number.isNaN(Date.parse(key as string))) return [key, id];
+    }
+  } catch {
+    // answered below
+  }
+  throw new AppError("invalid_request", "Invalid request: cursor is not a cursor this list handed out.", {
+    problems: [{ path: "cursor", message: "Unknown or malformed cursor, or one of another sort" }],
+  });
+}
+
+const STATUS_SQL: Record<EndUserStatus, string> = {
+  active: "u.revoked_at is null and u.suspended_at is null",
+  revoked: "u.revoked_at is not null",
+  suspended: "u.suspended_at is not null and u.revoked_at is null",
+};
+
+/**
+ * A page of end users with what the console shows at a glance: plans held, groups (plans' own
+ * left out, the plan says it), credits left in every active pool as of now, last seen and status.
+ * The filters are semi-joins probed per end user while the organization's index of the sort is
+ * walked in page order, so a page costs about (page size ÷ the filter's share) rows.
+ */
 export const listEndUsers = guarded(
   { scope: "end_users:read" },
   async function listEndUsers(
     db: Db,
     actor: Actor,
-    input: { limit: number; cursor?: string; email?: string; query?: string; tierPlanId?: string; groupId?: string },
-  ) {
-    const rows = await db.endUser.findMany({
-      where: {
-        organizationId: actor.organizationId,
-        deletedAt: null,
-        // Semi-joins probed per end user by the unique (end user, plan) and (group, end user)
-        // keys while the organization's (created_at, id) index is walked in page order.
-        ...(input.tierPlanId ? { subscriptions: { some: { tierPlanId: input.tierPlanId, status: "active" } } } : {}),
-        ...(input.groupId ? { groups: { some: { groupId: input.groupId } } } : {}),
-        ...(input.email ? { email: normalizeEmail(input.email) } : {}),
-        ...(input.query?.trim()
-          ? { email: { contains: likeEscaped(input.query.trim()), mode: "insensitive" as const } }
-          : {}),
-        ...afterCursor(input.cursor),
-      },
-      orderBy: CURSOR_ORDER,
-      take: input.limit + 1,
-    });
-    const page = toPage(rows, input.limit);
-    return { endUsers: page.items.map(toEndUser), nextCursor: page.nextCursor };
+    input: {
+      limit: number;
+      cursor?: string;
+      email?: string;
+      query?: string;
+      tierPlanId?: string;
+      groupId?: string;
+      status?: EndUserStatus;
+      sort?: EndUserSort;
+    },
+  ): Promise<{ endUsers: EndUserListItem[]; nextCursor: string | null }> {
+    const sort = input.sort ?? "created";
+    const values: unknown[] = [actor.organizationId];
+    const param = (value: unknown) => `$${values.push(value)}`;
+    const where = ["u.organization_id = $1", "u.deleted_at is null"];
+    if (input.tierPlanId)
+      where.push(
+        `exists (select 1 from subscriptions s where s.end_user_id = u.id and s.tier_plan_id = ${param(input.tierPlanId)}::uuid and s.status = 'active')`,
+      );
+    if (input.groupId)
+      where.push(
+        `exists (select 1 from group_members m where m.end_user_id = u.id and m.group_id = ${param(input.groupId)}::uuid)`,
+      );
+    if (input.email) where.push(`u.email = ${param(normalizeEmail(input.email))}`);
+    if (input.query?.trim()) where.push(`u.email ilike ${param(`%${likeEscaped(input.query.trim())}%`)}`);
+    if (input.status) where.push(STATUS_SQL[input.status]);
+    if (input.cursor) {
+      const [key, id] = readListCursor(sort, input.cursor);
+      where.push(LIST_SORTS[sort].after(param(key), param(id)));
+    }
+    const rows = await db.$queryRawUnsafe<ListRow[]>(
+      `select u.id, u.email, u.full_name, u.auth_method, u.email_verified_at, u.revoked_at, u.suspended_at, u.last_seen_at, u.created_at,
+        coalesce((select json_agg(json_build_object('id', p.id, 'name', p.name) order by s.created_at, s.id)
+          from subscriptions s join tier_plans p on p.id = s.tier_plan_id where s.end_user_id = u.id and s.status = 'active'), '[]') as plans,
+        coalesce((select json_agg(json_build_object('id', g.id, 'name', g.name) order by g.name, g.id)
+          from group_members m join user_groups g on g.id = m.group_id
+          where m.end_user_id = u.id and g.organization_id = u.organization_id
+            and not exists (select 1 from tier_plans t where t.group_id = g.id)), '[]') as groups,
+        coalesce((select sum(greatest(0, ${POOL_LEFT_SQL})) from subscriptions s where s.end_user_id = u.id and s.status = 'active'), 0)::text as credits_left
+      from end_users u
+      where ${where.join(" and ")}
+      order by ${LIST_SORTS[sort].order}
+      limit ${param(input.limit + 1)}`,
+      ...values,
+    );
+    const page = rows.slice(0, input.limit);
+    const last = page[page.length - 1];
+    return {
+      endUsers: page.map((row) => ({
+        ...toEndUser({
+          id: row.id,
+          email: row.email,
+          fullName: row.full_name,
+          authMethod: row.auth_method,
+          emailVerifiedAt: row.email_verified_at,
+          revokedAt: row.revoked_at,
+          suspendedAt: row.suspended_at,
+          lastSeenAt: row.last_seen_at,
+          createdAt: row.created_at,
+        }),
+        plans: row.plans,
+        groups: row.groups,
+        creditsLeft: Number(row.credits_left),
+      })),
+      nextCursor: rows.length > input.limit && last ? listCursor(sort, last) : null,
+    };
   },
 );
 

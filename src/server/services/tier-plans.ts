@@ -14,9 +14,25 @@ type PlanRow = {
   name: string;
   creditAllowance: number;
   allowedModels: unknown;
+  description: string;
+  priceAmount: number | null;
+  priceCurrency: string;
+  priceInterval: string;
+  features: unknown;
   archivedAt: Date | null;
   groupId: string | null;
 };
+
+/** What a plan says about itself, as written on create and PATCH (absent: unchanged). */
+type PlanDetails = Pick<
+  UpdateTierPlanInput,
+  "description" | "priceAmount" | "priceCurrency" | "priceInterval" | "features"
+>;
+const DETAIL_FIELDS = ["description", "priceAmount", "priceCurrency", "priceInterval", "features"] as const;
+
+function featuresOf(row: { features: unknown }): string[] {
+  return Array.isArray(row.features) ? (row.features as string[]) : [];
+}
 
 /** A plan's allowed models as stored: an array of ids, or null for every model. */
 function allowedModelsOf(row: { allowedModels: unknown }): string[] | null {
@@ -29,6 +45,11 @@ export function toTierPlan(row: PlanRow): TierPlan {
     name: row.name,
     creditAllowance: row.creditAllowance,
     allowedModels: allowedModelsOf(row),
+    description: row.description,
+    priceAmount: row.priceAmount,
+    priceCurrency: row.priceCurrency,
+    priceInterval: row.priceInterval === "year" ? "year" : "month",
+    features: featuresOf(row),
     archived: row.archivedAt !== null,
     groupId: row.groupId,
   };
@@ -82,7 +103,7 @@ export const createTierPlan = guarded(
   async function createTierPlan(
     db: Db,
     actor: Actor,
-    input: { name: string; creditAllowance: number; allowedModels?: string[] | null; withGroup: boolean },
+    input: { name: string; creditAllowance: number; allowedModels?: string[] | null; withGroup: boolean } & PlanDetails,
   ) {
     const allowedModels = await checkedModels(db, actor.organizationId, input.allowedModels ?? null);
     return db.$transaction(async (tx) => {
@@ -102,6 +123,11 @@ export const createTierPlan = guarded(
           creditAllowance: input.creditAllowance,
           allowedModels: jsonOrNull(allowedModels),
           groupId: group?.id ?? null,
+          description: input.description ?? "",
+          priceAmount: input.priceAmount ?? null,
+          priceCurrency: input.priceCurrency ?? "USD",
+          priceInterval: input.priceInterval ?? "month",
+          features: input.features ?? [],
         },
       });
       await recordEvent(tx, actor, {
@@ -111,6 +137,11 @@ export const createTierPlan = guarded(
           name: [null, plan.name],
           creditAllowance: [null, plan.creditAllowance],
           ...(allowedModels ? { allowedModels: [null, allowedModels] } : {}),
+          ...(plan.description ? { description: [null, plan.description] } : {}),
+          ...(plan.priceAmount !== null
+            ? { priceAmount: [null, plan.priceAmount], priceCurrency: [null, plan.priceCurrency] }
+            : {}),
+          ...(featuresOf(plan).length ? { features: [null, featuresOf(plan)] } : {}),
         },
       });
       return {
@@ -162,9 +193,18 @@ export const updateTierPlan = guarded(
     return db.$transaction(async (tx) => {
       const current = await lockedPlan(tx, actor, plan.id);
       const changes = changesBetween(
-        { ...current, allowedModels: allowedModelsOf(current) },
-        { name: input.name, creditAllowance: input.creditAllowance, allowedModels },
-        ["name", "creditAllowance", "allowedModels"],
+        { ...current, allowedModels: allowedModelsOf(current), features: featuresOf(current) },
+        {
+          name: input.name,
+          creditAllowance: input.creditAllowance,
+          allowedModels,
+          description: input.description,
+          priceAmount: input.priceAmount,
+          priceCurrency: input.priceCurrency,
+          priceInterval: input.priceInterval,
+          features: input.features,
+        },
+        ["name", "creditAllowance", "allowedModels", ...DETAIL_FIELDS],
       );
       // Nothing differs: nothing written, nothing recorded.
       if (Object.keys(changes).length === 0) return toTierPlan(current);
@@ -174,6 +214,11 @@ export const updateTierPlan = guarded(
           name: input.name,
           creditAllowance: input.creditAllowance,
           ...(allowedModels !== undefined ? { allowedModels: jsonOrNull(allowedModels) } : {}),
+          description: input.description,
+          priceAmount: input.priceAmount,
+          priceCurrency: input.priceCurrency,
+          priceInterval: input.priceInterval,
+          features: input.features,
         },
       });
       await recordEvent(tx, actor, { action: "tier_plan.update", target: planTarget(row), changes });

@@ -42,6 +42,7 @@ import {
 import { cancelConversationRun } from "@/server/services/conversation-runs";
 import { requestMoreCredits } from "@/server/services/credit-requests";
 import { creditPools } from "@/server/services/credits";
+import { dismissBonusNotices, unseenBonuses } from "@/server/services/credit-ledger";
 import { endEndUserSession } from "@/server/services/end-user-sessions";
 import { listPortalApps } from "@/server/services/portal-access";
 import { requestSignInCode, verifySignInCode } from "@/server/services/portal-sign-in";
@@ -107,7 +108,15 @@ export const portalRouter = router({
       .query(async ({ ctx }) => ({
         endUser: ctx.actor.endUser,
         credits: await creditPools(ctx.db, ctx.actor.organizationId, ctx.actor.endUser.id),
+        bonuses: await unseenBonuses(ctx.db, { organizationId: ctx.actor.organizationId, id: ctx.actor.endUser.id }),
       })),
+    /** The bonus notice read: the bonuses given until now are not announced again. */
+    dismissBonuses: endUserProcedure(PortalInput)
+      .output(SignOutOutput)
+      .mutation(async ({ ctx }) => {
+        await dismissBonusNotices(ctx.db, { organizationId: ctx.actor.organizationId, id: ctx.actor.endUser.id });
+        return { ok: true as const };
+      }),
   }),
 
   account: router({

@@ -1,23 +1,72 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { Suspense, useState, type FormEvent } from "react";
 import { useTRPC } from "@/lib/trpc";
-import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, Panel } from "@/components/console";
+import { DataTable, ErrorAlert, FormField, LoadMore, PageHeader, Panel, usePageState } from "@/components/console";
 import { EntityPicker, useEntities, type Entity } from "@/components/entity-picker";
 import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from "@/schemas/limits";
 import { useTierPlans } from "@/components/provisioning/use-lists";
+import { EndUserBulkActions } from "@/components/provisioning/end-user-bulk-actions";
+import { EndUserImport } from "@/components/provisioning/end-user-import";
 
 const PAGE_SIZE = 25;
+const SORTS = ["created", "newest", "email", "lastSeen"] as const;
+const STATUSES = ["active", "revoked", "suspended"] as const;
+
+interface Filter {
+  query: string;
+  plan: string;
+  group: string;
+  status: (typeof STATUSES)[number] | "";
+  sort: (typeof SORTS)[number];
+}
+
+/** The list's filters and sort, from the URL (unknown values read as none). */
+function readFilter(params: URLSearchParams): Filter {
+  const status = params.get("status") ?? "";
+  const sort = params.get("sort") ?? "";
+  return {
+    query: params.get("query") ?? "",
+    plan: params.get("plan") ?? "",
+    group: params.get("group") ?? "",
+    status: (STATUSES as readonly string[]).includes(status) ? (status as Filter["status"]) : "",
+    sort: (SORTS as readonly string[]).includes(sort) ? (sort as Filter["sort"]) : "created",
+  };
+}
 
 export default function EndUsersPage() {
+  return (
+    <Suspense fallback={<p className="muted">Loading…</p>}>
+      <EndUsers />
+    </Suspense>
+  );
+}
+
+function EndUsers() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [search, setSearch] = useState("");
-  const [query, setQuery] = useState("");
+  const params = useSearchParams();
+  const filter = readFilter(params);
+  const router = useRouter();
+  const pathname = usePathname();
+  const [search, setSearch] = useState(filter.query);
   const [cursors, setCursors] = useState<string[]>([]);
+  const [selected, setSelected] = useState<string[]>([]);
+  const [importing, setImporting] = usePageState(false);
   const cursor = cursors[cursors.length - 1];
-  const list = useQuery(trpc.endUsers.list.queryOptions({ limit: PAGE_SIZE, cursor, query: query || undefined }));
+  const list = useQuery(
+    trpc.endUsers.list.queryOptions({
+      limit: PAGE_SIZE,
+      cursor,
+      sort: filter.sort,
+      ...(filter.query ? { query: filter.query } : {}),
+      ...(filter.plan ? { tierPlanId: filter.plan } : {}),
+      ...(filter.group ? { groupId: filter.group } : {}),
+      ...(filter.status ? { status: filter.status } : {}),
+    }),
+  );
   const plans = useTierPlans();
   // Left out of the form where the organization has groups switched off (the list is refused).
   const groups = useEntities(["group"]);
@@ -39,10 +88,20 @@ export default function EndUsersPage() {
     }),
   );
 
+  /** A new filter or sort: in the URL (reload and Back keep it), from the first page, nothing chosen. */
+  function filterBy(next: Partial<Filter>) {
+    const merged = { ...filter, ...next };
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(merged))
+      if (value && !(key === "sort" && value === "created")) query.set(key, value);
+    setCursors([]);
+    setSelected([]);
+    router.push(query.size ? `${pathname}?${query}` : pathname);
+  }
+
   function submitSearch(event: FormEvent) {
     event.preventDefault();
-    setCursors([]);
-    setQuery(search.trim());
+    filterBy({ query: search.trim() });
   }
 
   function submitProvision(event: FormEvent) {
@@ -56,13 +115,21 @@ export default function EndUsersPage() {
   }
 
   const livePlans = plans.items.filter((plan) => !plan.archived);
+  const rows = list.data?.endUsers ?? [];
+  const filtered = Boolean(filter.query || filter.plan || filter.group || filter.status);
 
   return (
     <>
       <PageHeader
         title="End users"
         description="The people your organization serves: the plans, groups and grants they hold decide which apps they may use, in which portals."
+        actions={
+          <button type="button" onClick={() => setImporting(!importing)} aria-expanded={importing}>
+            Import CSV
+          </button>
+        }
       />
+      {importing && <EndUserImport onClose={() => setImporting(false)} />}
       <Panel title="Provision an end user" label="Provision an end user" onSubmit={submitProvision}>
         <div className="row">
           <FormField label="Email">
@@ -150,34 +217,159 @@ export default function EndUsersPage() {
           />
           <button type="submit">Search</button>
         </form>
+        <div className="end-user-filters">
+          <div>
+            <label htmlFor="filter-plan">Plan</label>
+            <select id="filter-plan" value={filter.plan} onChange={(e) => filterBy({ plan: e.target.value })}>
+              <option value="">Any plan</option>
+              {plans.items.map((plan) => (
+                <option key={plan.id} value={plan.id}>
+                  {plan.name}
+                </option>
+              ))}
+            </select>
+          </div>
+          {!groups.unavailable && (
+            <div>
+              <label htmlFor="filter-group">Group</label>
+              <select id="filter-group" value={filter.group} onChange={(e) => filterBy({ group: e.target.value })}>
+                <option value="">Any group</option>
+                {groups.entities.map((group) => (
+                  <option key={group.id} value={group.id}>
+                    {group.name}
+                  </option>
+                ))}
+              </select>
+            </div>
+          )}
+          <div>
+            <label htmlFor="filter-status">Status</label>
+            <select
+              id="filter-status"
+              value={filter.status}
+              onChange={(e) => filterBy({ status: e.target.value as Filter["status"] })}
+            >
+              <option value="">Any status</option>
+              <option value="active">Active</option>
+              <option value="revoked">Revoked</option>
+              <option value="suspended">Suspended</option>
+            </select>
+          </div>
+          <div>
+            <label htmlFor="filter-sort">Sort by</label>
+            <select
+              id="filter-sort"
+              value={filter.sort}
+              onChange={(e) => filterBy({ sort: e.target.value as Filter["sort"] })}
+            >
+              <option value="created">Oldest first</option>
+              <option value="newest">Newest first</option>
+              <option value="email">Email, A to Z</option>
+              <option value="lastSeen">Last seen</option>
+            </select>
+          </div>
+        </div>
+        {selected.length > 0 && (
+          <EndUserBulkActions
+            selected={selected}
+            emails={new Map(rows.map((user) => [user.id, user.email]))}
+            onDone={() => setSelected([])}
+          />
+        )}
         <ErrorAlert error={list.error} />
-        {list.data && list.data.endUsers.length === 0 && (
+        {list.data && rows.length === 0 && (
           <p className="muted">
-            {query
-              ? `No end user's email contains “${query}”.`
-              : "No end users yet: provision the first one above, or over the API (POST /end-users)."}
+            {filtered
+              ? "No end user matches these filters."
+              : "No end users yet: provision the first one above, import a CSV, or use the API (POST /end-users)."}
           </p>
         )}
-        {list.data && list.data.endUsers.length > 0 && (
+        {list.data && rows.length > 0 && (
           <DataTable
             label="End users"
-            rows={list.data.endUsers}
+            rows={rows}
             rowKey={(user) => user.id}
             rowTestId="end-user-row"
             empty={null}
             cards
             columns={[
               {
-                key: "email",
-                header: "Email",
-                cell: (user) => <Link href={`/end-users/${user.id}`}>{user.email}</Link>,
+                key: "select",
+                header: (
+                  <input
+                    type="checkbox"
+                    aria-label="Select every end user on this page"
+                    checked={rows.every((user) => selected.includes(user.id))}
+                    onChange={(e) => setSelected(e.target.checked ? rows.map((user) => user.id) : [])}
+                  />
+                ),
+                label: "Select",
+                cell: (user) => (
+                  <input
+                    type="checkbox"
+                    aria-label={`Select ${user.email}`}
+                    checked={selected.includes(user.id)}
+                    onChange={(e) =>
+                      setSelected(e.target.checked ? [...selected, user.id] : selected.filter((id) => id !== user.id))
+                    }
+                  />
+                ),
               },
-              { key: "name", header: "Name", cell: (user) => user.fullName },
               {
-                key: "created",
-                header: "Created",
+                key: "email",
+                header: "End user",
+                label: "End user",
+                cell: (user) => (
+                  <div>
+                    <Link href={`/end-users/${user.id}`}>{user.email}</Link>
+                    {user.fullName && <div className="muted">{user.fullName}</div>}
+                  </div>
+                ),
+              },
+              {
+                key: "plans",
+                header: "Plan",
+                cell: (user) =>
+                  user.plans.length ? (
+                    user.plans.map((plan) => plan.name).join(", ")
+                  ) : (
+                    <span className="muted">None</span>
+                  ),
+              },
+              {
+                key: "credits",
+                header: "Credits left",
                 nowrap: true,
-                cell: (user) => <span className="muted">{new Date(user.createdAt).toLocaleString()}</span>,
+                sortValue: (user) => user.creditsLeft,
+                cell: (user) =>
+                  user.plans.length ? user.creditsLeft.toLocaleString() : <span className="muted">—</span>,
+              },
+              {
+                key: "groups",
+                header: "Groups",
+                cell: (user) =>
+                  user.groups.length ? (
+                    <span className="chips">
+                      {user.groups.map((group) => (
+                        <span key={group.id} className="access-chip">
+                          {group.name}
+                        </span>
+                      ))}
+                    </span>
+                  ) : (
+                    <span className="muted">—</span>
+                  ),
+              },
+              {
+                key: "seen",
+                header: "Last seen",
+                nowrap: true,
+                cell: (user) =>
+                  user.lastSeenAt ? (
+                    <time dateTime={user.lastSeenAt}>{new Date(user.lastSeenAt).toLocaleDateString()}</time>
+                  ) : (
+                    <span className="muted">Never</span>
+                  ),
               },
               {
                 key: "status",

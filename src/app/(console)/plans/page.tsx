@@ -20,6 +20,13 @@ import type { TierPlan } from "@/schemas/provisioning";
 import { MAX_NAME_CHARS } from "@/schemas/limits";
 import { useTierPlans } from "@/components/provisioning/use-lists";
 import { AllowedModelsField, allowedModelsText } from "@/components/provisioning/allowed-models-field";
+import {
+  PlanDetailsFields,
+  planDetailsDraft,
+  planDetailsInput,
+  type PlanDetailsDraft,
+} from "@/components/provisioning/plan-details-fields";
+import { planPriceText } from "@/lib/plan-price";
 
 export default function PlansPage() {
   const trpc = useTRPC();
@@ -31,6 +38,7 @@ export default function PlansPage() {
   const [credits, setCredits] = useState("100");
   const [withGroup, setWithGroup] = useState(false);
   const [allowedModels, setAllowedModels] = useState<string[] | null>(null);
+  const [details, setDetails] = useState<PlanDetailsDraft>(() => planDetailsDraft());
   const [editing, setEditing] = useState<TierPlan | null>(null);
   // Plans are made, changed and archived by admins; others read them.
   const mayGrant = useMay("grant");
@@ -39,6 +47,7 @@ export default function PlansPage() {
       onSuccess: () => {
         setName("");
         setAllowedModels(null);
+        setDetails(planDetailsDraft());
         void refresh();
       },
     }),
@@ -49,7 +58,9 @@ export default function PlansPage() {
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    create.mutate({ name, creditAllowance: Number(credits), allowedModels, withGroup });
+    const shown = planDetailsInput(details);
+    if (Number.isNaN(shown.priceAmount)) return;
+    create.mutate({ name, creditAllowance: Number(credits), allowedModels, withGroup, ...shown });
   }
 
   return (
@@ -73,6 +84,7 @@ export default function PlansPage() {
             <input type="checkbox" checked={withGroup} onChange={(e) => setWithGroup(e.target.checked)} />
             Give the plan its own user group (membership follows the plan)
           </label>
+          <PlanDetailsFields value={details} onChange={setDetails} />
           <AllowedModelsField value={allowedModels} onChange={setAllowedModels} />
           <ErrorAlert error={create.error} />
           <div>
@@ -105,7 +117,31 @@ export default function PlansPage() {
               : "No plans yet: an admin creates them."
           }
           columns={[
-            { key: "name", header: "Name", cell: (plan) => plan.name, sortValue: (plan) => plan.name },
+            {
+              key: "name",
+              header: "Name",
+              sortValue: (plan) => plan.name,
+              cell: (plan) => (
+                <div>
+                  {plan.name}
+                  {plan.description && <div className="muted">{plan.description}</div>}
+                  {plan.features.length > 0 && (
+                    <ul className="plan-features" aria-label={`${plan.name} includes`}>
+                      {plan.features.map((feature, i) => (
+                        <li key={i}>{feature}</li>
+                      ))}
+                    </ul>
+                  )}
+                </div>
+              ),
+            },
+            {
+              key: "price",
+              header: "Price",
+              nowrap: true,
+              sortValue: (plan) => plan.priceAmount,
+              cell: (plan) => planPriceText(plan) ?? <span className="muted">—</span>,
+            },
             {
               key: "credits",
               header: "Monthly credits",
@@ -194,6 +230,7 @@ function EditPlan({
   const [name, setName] = useState(plan.name);
   const [credits, setCredits] = useState(String(plan.creditAllowance));
   const [allowedModels, setAllowedModels] = useState<string[] | null>(plan.allowedModels);
+  const [details, setDetails] = useState<PlanDetailsDraft>(() => planDetailsDraft(plan));
   const [confirming, setConfirming] = useState(false);
   const update = useMutation(
     trpc.tierPlans.update.mutationOptions({
@@ -205,11 +242,13 @@ function EditPlan({
     }),
   );
   const creditsChanged = Number(credits) !== plan.creditAllowance;
+  const said = planDetailsInput(details);
   const save = () =>
-    update.mutate({ tierPlanId: plan.id, name: name.trim(), creditAllowance: Number(credits), allowedModels });
+    update.mutate({ tierPlanId: plan.id, name: name.trim(), creditAllowance: Number(credits), allowedModels, ...said });
 
   function submit(event: FormEvent) {
     event.preventDefault();
+    if (Number.isNaN(said.priceAmount)) return;
     if (creditsChanged && subscribers > 0) setConfirming(true);
     else save();
   }
@@ -235,6 +274,7 @@ function EditPlan({
           />
         </FormField>
       </div>
+      <PlanDetailsFields value={details} onChange={setDetails} />
       <AllowedModelsField value={allowedModels} onChange={setAllowedModels} />
       {plan.groupId && <p className="muted">The plan&apos;s group is renamed with it.</p>}
       <ErrorAlert error={update.error} />

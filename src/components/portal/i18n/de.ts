@@ -81,6 +81,15 @@ export const de: Messages = {
       askReason: "Warum Sie mehr brauchen (optional)",
       askReasonLabel: "Warum Sie mehr Credits brauchen (optional)",
       sendRequest: "Anfrage senden",
+      perMonth: "pro Monat",
+      perYear: "pro Jahr",
+      includes: "{{plan}} enthält",
+    },
+    bonus: {
+      given_one: "{{organization}} hat Ihnen {{count, number}} Bonus-Credit für Ihren Plan {{plan}} gegeben.",
+      given_other: "{{organization}} hat Ihnen {{count, number}} Bonus-Credits für Ihren Plan {{plan}} gegeben.",
+      why: "Grund: {{reason}}",
+      dismiss: "Verstanden",
     },
     chat: {
       conversation: "Unterhaltung",

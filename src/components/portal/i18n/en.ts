@@ -81,6 +81,15 @@ export const en = {
       askReason: "Why you need more (optional)",
       askReasonLabel: "Why you need more credits (optional)",
       sendRequest: "Send request",
+      perMonth: "a month",
+      perYear: "a year",
+      includes: "{{plan}} includes",
+    },
+    bonus: {
+      given_one: "{{organization}} gave you {{count, number}} bonus credit on your {{plan}} plan.",
+      given_other: "{{organization}} gave you {{count, number}} bonus credits on your {{plan}} plan.",
+      why: "Why: {{reason}}",
+      dismiss: "Got it",
     },
     chat: {
       conversation: "Conversation",

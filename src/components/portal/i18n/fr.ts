@@ -81,6 +81,15 @@ export const fr: Messages = {
       askReason: "Pourquoi il vous en faut plus (facultatif)",
       askReasonLabel: "Pourquoi il vous faut plus de crédits (facultatif)",
       sendRequest: "Envoyer la demande",
+      perMonth: "par mois",
+      perYear: "par an",
+      includes: "{{plan}} comprend",
+    },
+    bonus: {
+      given_one: "{{organization}} vous a offert {{count, number}} crédit bonus sur votre formule {{plan}}.",
+      given_other: "{{organization}} vous a offert {{count, number}} crédits bonus sur votre formule {{plan}}.",
+      why: "Motif : {{reason}}",
+      dismiss: "Compris",
     },
     chat: {
       conversation: "Conversation",

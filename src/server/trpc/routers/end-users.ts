@@ -1,5 +1,7 @@
 import { z } from "zod";
 import {
+  CreditLedgerInput,
+  CreditLedgerOutput,
   CreditRequest,
   DismissCreditRequestInput,
   GrantBonusCreditsInput,
@@ -30,10 +32,18 @@ import {
   updateEndUser,
 } from "@/server/services/end-users";
 import { dismissCreditRequest, grantBonusCredits, listCreditRequests } from "@/server/services/credit-requests";
+import { creditLedger } from "@/server/services/credit-ledger";
 import { EffectiveAccessInput, EffectiveAccessOutput } from "@/schemas/portal";
 import { effectiveAccess } from "@/server/services/portal-access";
 import { EndUserExport, EraseEndUserOutput } from "@/schemas/end-user-data";
 import { eraseEndUser, exportEndUser } from "@/server/services/end-user-data";
+import {
+  BulkEndUsersInput,
+  BulkEndUsersOutput,
+  ImportEndUsersInput,
+  ImportEndUsersOutput,
+} from "@/schemas/end-user-batches";
+import { bulkEndUserAction, importEndUsers } from "@/server/services/end-user-batches";
 import { router, scopedProcedure } from "../init";
 
 const tags = ["End users"];
@@ -88,6 +98,36 @@ export const endUsersRouter = router({
     .input(ListEndUsersInput)
     .output(ListEndUsersOutput)
     .query(({ ctx, input }) => listEndUsers(ctx.db, ctx.actor, input)),
+
+  import: scopedProcedure(importEndUsers.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/end-user-imports",
+        tags,
+        summary: "Import end users from CSV, with a dry run",
+        description:
+          "Columns `email`, `name`, `plan`, `groups` (plans and groups by name; several separated by `;`). Each row is provisioned as POST /end-users would: created, updated (with the fields that change), unchanged, or refused with the code POST /end-users would answer. `dryRun` (default `true`) answers all of it and writes nothing; `false` applies it (refused rows write nothing). At most 1,000 rows and 512 KiB.",
+      },
+    })
+    .input(ImportEndUsersInput)
+    .output(ImportEndUsersOutput)
+    .mutation(({ ctx, input }) => importEndUsers(ctx.db, ctx.actor, input)),
+
+  bulk: scopedProcedure(bulkEndUserAction.requirement)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/end-user-bulk-actions",
+        tags,
+        summary: "Grant, add to a group or revoke many end users at once",
+        description:
+          "Up to 200 end users, each through the same service as one (the same rules and audit events): `grant` gives access to `appId` (in `portalId` only, when given; a revoked end user → `conflict`), `add_to_group` adds to `groupId`, `revoke` revokes. Each end user's outcome is answered (`changed`, `unchanged`, or `refused` with its error); one refused does not stop the others.",
+      },
+    })
+    .input(BulkEndUsersInput)
+    .output(BulkEndUsersOutput)
+    .mutation(({ ctx, input }) => bulkEndUserAction(ctx.db, ctx.actor, input)),
 
   get: scopedProcedure(getEndUser.requirement)
     .meta({
@@ -237,6 +277,22 @@ export const endUsersRouter = router({
     .input(GrantBonusCreditsInput)
     .output(z.object({ subscription: SubscriptionDetail }))
     .mutation(async ({ ctx, input }) => ({ subscription: await grantBonusCredits(ctx.db, ctx.actor, input) })),
+
+  creditLedger: scopedProcedure(creditLedger.requirement)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/end-users/{endUserId}/credit-ledger",
+        tags,
+        summary: "An end user's credit ledger: charges, bonuses and resets",
+        description:
+          "Newest first, the last `limit` (default 100). A charge is one of their runs (`executionId`, what ran, its status, the credits taken); a bonus names its plan, who gave it and why; a reset is a pool's monthly renewal since its subscription last started.",
+      },
+      errors: ["not_found"],
+    })
+    .input(CreditLedgerInput)
+    .output(CreditLedgerOutput)
+    .query(({ ctx, input }) => creditLedger(ctx.db, ctx.actor, input)),
 
   creditRequests: scopedProcedure(listCreditRequests.requirement)
     .meta({

@@ -41,7 +41,7 @@ export const tierPlansRouter = router({
         tags: ["Tier plans"],
         summary: "Create a tier plan",
         description:
-          "`allowedModels` limits the models its end users' runs may call (null: every model); an id not in `GET /models` → 422 `invalid_model`. `withGroup` gives the plan its own user group.",
+          "`allowedModels` limits the models its end users' runs may call (null: every model); an id not in `GET /models` → 422 `invalid_model`. `withGroup` gives the plan its own user group. `description`, a price (`priceAmount` in cents with `priceCurrency` and `priceInterval`) and `features` (what it includes) are shown to owners and in portals; nothing is charged.",
       },
       errors: ["invalid_model"],
       successStatus: 201,
@@ -59,9 +59,9 @@ export const tierPlansRouter = router({
         method: "PATCH",
         path: "/tier-plans/{tierPlanId}",
         tags: ["Tier plans"],
-        summary: "Change a tier plan's name, monthly credits or allowed models",
+        summary: "Change a tier plan's name, monthly credits, allowed models, description, price or features",
         description:
-          "Only the fields passed change. A new `creditAllowance` applies at once to every active pool of the plan. `allowedModels`: the models its end users' runs may call (null: every model); an end user's run on a model none of their plans allows → 403 `model_not_in_plan`.",
+          "Only the fields passed change. A new `creditAllowance` applies at once to every active pool of the plan. `allowedModels`: the models its end users' runs may call (null: every model); an end user's run on a model none of their plans allows → 403 `model_not_in_plan`. The price is shown, not charged; `priceAmount: null` removes it.",
       },
       errors: ["not_found", "invalid_model"],
     })

@@ -17,6 +17,7 @@ import { useTRPC } from "@/lib/trpc";
 import { EndUserDataPanel } from "@/components/provisioning/end-user-data-panel";
 import { EffectiveAccess } from "@/components/provisioning/effective-access";
 import { BonusCreditsPanel } from "@/components/provisioning/bonus-credits-panel";
+import { CreditLedgerPanel } from "@/components/provisioning/credit-ledger-panel";
 import { GrantAppForm } from "@/components/provisioning/grant-app-form";
 import { ScopedUsage } from "@/components/usage/scoped-usage";
 import { useTierPlans } from "@/components/provisioning/use-lists";
@@ -107,6 +108,8 @@ export default function EndUserPage() {
       <EffectiveAccess endUserId={endUserId} />
 
       <BonusCreditsPanel endUserId={endUserId} subscriptions={user.subscriptions} />
+
+      <CreditLedgerPanel endUserId={endUserId} />
 
       <ScopedUsage
         scope={{ endUserId }}

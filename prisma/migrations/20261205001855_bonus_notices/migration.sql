@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "end_users" ADD COLUMN     "bonus_seen_at" TIMESTAMPTZ(3);
