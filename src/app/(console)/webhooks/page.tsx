@@ -289,8 +289,9 @@ function TestEvent({ endpointId, url }: { endpointId: string; url: string }) {
   );
 }
 
-/** What each event type's delivery carries, with made-up values. */
+/** What each event type's delivery carries, with made-up values: one type at a time. */
 function PayloadSamples() {
+  const [type, setType] = useState<(typeof WEBHOOK_EVENT_TYPES)[number]>(WEBHOOK_EVENT_TYPES[0]);
   return (
     <Panel title="Payload samples">
       <p className="muted flush-top">
@@ -298,18 +299,18 @@ function PayloadSamples() {
         <code>webhook-timestamp</code> and <code>webhook-signature</code>. Verify it with your secret and the Standard
         Webhooks library of your language.
       </p>
-      <div className="webhook-samples">
-        {WEBHOOK_EVENT_TYPES.map((type) => (
-          <details key={type}>
-            <summary>
-              <code>{type}</code>
-            </summary>
-            <pre className="webhook-json">
-              {JSON.stringify({ type, timestamp: "2026-01-15T09:30:00.000Z", data: WEBHOOK_SAMPLES[type] }, null, 2)}
-            </pre>
-          </details>
-        ))}
-      </div>
+      <FormField label="Event type">
+        <select value={type} onChange={(e) => setType(e.target.value as typeof type)}>
+          {WEBHOOK_EVENT_TYPES.map((name) => (
+            <option key={name} value={name}>
+              {name}
+            </option>
+          ))}
+        </select>
+      </FormField>
+      <pre className="webhook-json webhook-sample" data-testid="webhook-sample">
+        {JSON.stringify({ type, timestamp: "2026-01-15T09:30:00.000Z", data: WEBHOOK_SAMPLES[type] }, null, 2)}
+      </pre>
     </Panel>
   );
 }

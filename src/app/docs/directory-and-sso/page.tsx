@@ -1,12 +1,11 @@
 // The directory and single sign-on guide (docs/directory-and-sso.md) as a page, for the console's
-// Directory page to link to: read when the site is built, so the running server needs no docs/.
+// Directory page to link to: one source for the guide, read from docs/ beside the server.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Metadata } from "next";
 import Link from "next/link";
 import ReactMarkdown, { type Components } from "react-markdown";
 
-export const dynamic = "force-static";
 export const metadata: Metadata = { title: "Directory and single sign-on · Atrium" };
 
 /**
