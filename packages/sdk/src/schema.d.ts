@@ -1985,6 +1985,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook-endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Signs and sends one event to this endpoint now, through the delivery path of every event (address rules, signature, 15 s timeout), not retried: `ping`, or an event type with sample `data`. Answers what was sent and what the endpoint answered; the delivery is listed with the others.
+         */
+        post: operations["webhooks-sendTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/usage": {
         parameters: {
             query?: never;
@@ -3934,6 +3954,27 @@ export interface components {
             }[];
             nextAttemptAt: components["schemas"]["DateTime"] | null;
             createdAt: components["schemas"]["DateTime"];
+        };
+        WebhookTestEvent: {
+            delivery: components["schemas"]["WebhookDelivery"];
+            request: {
+                url: string;
+                /** @description `webhook-id`, `webhook-timestamp`, `webhook-signature`… */
+                headers: {
+                    [key: string]: string;
+                };
+                /** @description The JSON body exactly as signed and sent */
+                body: string;
+            };
+            response: {
+                /** @description The endpoint's HTTP status; null when it gave no answer */
+                status: number | null;
+                /** @description The first 2,000 characters of its answer */
+                body: string | null;
+                durationMs: number;
+                /** @description Why it failed, as a delivery attempt's `error` */
+                error: string | null;
+            };
         };
         UsageMetrics: {
             /** @description Credits charged (refunds already taken off) */
@@ -11950,6 +11991,58 @@ export interface operations {
             403: components["responses"]["Error403_2"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409_2"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    "webhooks-sendTest": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1..255 printable ASCII. The same key with the same body on the same path replays the first success (status and body) with `Idempotent-Replayed: true`; another body or path, or while the first still runs, gives 409 `conflict`, except a conversation stream, which attaches to its run (from the start, or after `Last-Event-ID`) while it runs and replays it after. A refused request does not keep the key. Kept 24 hours per organization. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `ping` (the default), or an event type whose sample `data` is sent
+                     * @default ping
+                     * @enum {string}
+                     */
+                    type?: "end_user.created" | "end_user.updated" | "end_user.suspended" | "end_user.reactivated" | "end_user.deleted" | "end_user.erased" | "subscription.created" | "subscription.canceled" | "credits.low" | "credits.exhausted" | "review.requested" | "review.decided" | "source.ready" | "source.failed" | "page.changed" | "app.published" | "execution.failed" | "execution.awaiting_approval" | "execution.completed" | "directory.sync_failed" | "ping";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestEvent"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403_2"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409_2"];
+            413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
