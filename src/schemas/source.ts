@@ -7,7 +7,11 @@ export const SOURCE_STATUSES = ["processing", "ready", "pending_review", "failed
 export const Source = z.object({
   id: Uuid,
   name: z.string(),
-  type: z.string().meta({ description: "markdown, text, pdf, csv or html; `url` until a URL source has been fetched" }),
+  type: z
+    .string()
+    .meta({
+      description: "markdown, text, pdf, csv, html, docx, pptx or xlsx; `url` until a URL source has been fetched",
+    }),
   status: z.enum(SOURCE_STATUSES),
   searchable: z.boolean(),
   disabled: z.boolean(),

@@ -70,10 +70,10 @@ export function KnowledgeSources({ knowledgebaseId, sources }: { knowledgebaseId
           ))}
         </div>
         {mode === "file" && (
-          <FormField label="File (PDF, CSV, TXT, MD; up to 4.5 MB)">
+          <FormField label="File (PDF, DOCX, PPTX, XLSX, HTML, CSV, TXT, MD; up to 4.5 MB)">
             <input
               type="file"
-              accept=".pdf,.csv,.txt,.md,.markdown"
+              accept=".pdf,.docx,.pptx,.xlsx,.html,.htm,.csv,.txt,.md,.markdown"
               onChange={(e) => setFile(e.target.files?.[0] ?? null)}
             />
           </FormField>

@@ -5,7 +5,7 @@
 // It imports only relative modules: it runs from source, outside the Next.js bundle.
 import { Worker } from "node:worker_threads";
 import { chunkMarkdown, type Chunk } from "./chunking";
-import { ExtractionFailed, extractText, typeOfContent, type SourceType } from "./extract";
+import { ExtractionFailed, extractText, typeOfBytes, typeOfContent, type SourceType } from "./extract";
 import { FetchRefused, fetchUrl, type FetchLimits } from "./fetch-url";
 
 export type ExtractionDocument =
@@ -25,11 +25,12 @@ async function extractDocument({ document, maxChars }: ExtractionRequest): Promi
   if (document.kind === "url") {
     // A URL source comes from content: public addresses only, whatever the operator allows integrations.
     const fetched = await fetchUrl(document.url, { ...document.limits, purpose: "content" });
-    const fetchedType = typeOfContent(fetched.contentType);
+    // An office file is known by its zip entries, whatever the server calls it (often octet-stream).
+    const fetchedType = typeOfBytes(fetched.bytes) ?? typeOfContent(fetched.contentType);
     if (!fetchedType) {
       return {
         ok: false,
-        message: `The URL answered with content type "${fetched.contentType || "none"}"; only HTML, PDF, CSV, Markdown and plain text can be indexed.`,
+        message: `The URL answered with content type "${fetched.contentType || "none"}"; only HTML, PDF, CSV, Markdown, plain text, DOCX, PPTX and XLSX can be indexed.`,
       };
     }
     type = fetchedType;

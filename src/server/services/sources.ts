@@ -27,10 +27,14 @@ function describe(input: NewSource): {
   content: Buffer | null;
 } {
   if ("file" in input) {
-    const type = typeOfFile(input.file.name, input.file.contentType);
+    const type = typeOfFile(input.file.name, input.file.contentType, input.file.bytes);
     if (!type) {
       throw invalidRequest([
-        { path: "file", message: "Upload a PDF, CSV, TXT or MD file (by extension or content type)" },
+        {
+          path: "file",
+          message:
+            "Upload a PDF, DOCX, PPTX, XLSX, HTML, CSV, TXT or MD file (by extension or content type; an office file by its content)",
+        },
       ]);
     }
     if (input.file.bytes.byteLength === 0) throw invalidRequest([{ path: "file", message: "The file is empty" }]);

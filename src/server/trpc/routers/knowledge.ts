@@ -168,7 +168,7 @@ export const knowledgeRouter = router({
         tags: TAGS,
         summary: "Add a source document",
         description:
-          "202. JSON: exactly one of `contentMarkdown`, `contentText` (each up to 1 MB) or `url` (a public http/https page fetched server-side; private, loopback, link-local and metadata addresses are refused, also after redirects). Or `multipart/form-data` with a `file` part (PDF, CSV, TXT or MD) and an optional `name`, up to 4.5 MB per request (413 `invalid_request` above). Answers `processing` (indexing runs in the background; poll the source until `ready` or `failed`) or `pending_review` when the organization reviews agent writes. `Idempotency-Key` (1..255 printable ASCII): the same key with the same body replays the first response; another body, or while the first still runs, gives `conflict`. Keys are kept 24 hours per organization.",
+          "202. JSON: exactly one of `contentMarkdown`, `contentText` (each up to 1 MB) or `url` (a public http/https page fetched server-side; private, loopback, link-local and metadata addresses are refused, also after redirects). Or `multipart/form-data` with a `file` part (PDF, DOCX, PPTX, XLSX, HTML, CSV, TXT or MD) and an optional `name`, up to 4.5 MB per request (413 `invalid_request` above). Answers `processing` (indexing runs in the background; poll the source until `ready` or `failed`) or `pending_review` when the organization reviews agent writes. `Idempotency-Key` (1..255 printable ASCII): the same key with the same body replays the first response; another body, or while the first still runs, gives `conflict`. Keys are kept 24 hours per organization.",
       },
       errors: ["not_found", "plan_limit", "conflict"],
       successStatus: 202,
