@@ -15,6 +15,9 @@ import { recordEvent } from "./events";
 import { authorOf, findKnowledgebase, refuseOverPlanCap, reviewsWritesOf } from "./support/knowledge-access";
 import { toSource } from "./support/source-shape";
 
+/** The time the transaction storing a new source (its document up to 4.5 MB) gets. */
+const SOURCE_WRITE_TRANSACTION = { timeout: 30_000, maxWait: 10_000 };
+
 /** What to add: inline content, a URL or an uploaded file. */
 export type NewSource =
   | {
@@ -178,7 +181,8 @@ export const createSource = guarded(
         },
       });
       return { row, reviewId, crawlRow };
-    });
+      // Storing a 4.5 MB document takes seconds on a loaded machine: Prisma's default 5 s failed such uploads with 500.
+    }, SOURCE_WRITE_TRANSACTION);
     wakeIndexWorker();
     return {
       status: reviewed ? "pending_review" : "processing",
