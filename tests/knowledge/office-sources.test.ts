@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { extractText, typeOfBytes, typeOfFile } from "@/server/jobs/extract";
 import { extractInChildProcess } from "@/server/jobs/extraction-process";
+import { drainIndexJobs } from "@/server/jobs/indexing";
 import { api } from "../helpers";
-import { drain, sourceOf, tenantWithKnowledgebase, upload } from "../knowledge-helpers";
+import { sourceOf, tenantWithKnowledgebase, upload } from "../knowledge-helpers";
 import { docx, pptx, xlsx } from "../office-fixtures";
 
 const DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
@@ -116,7 +117,7 @@ describe("office files and HTML as sources", () => {
       expect(response.status, response.text).toBe(202);
       ids[file.name] = response.body.source.id;
     }
-    await drain();
+    await drainIndexJobs(getDb(), {}, 150_000);
     const rows = await getDb().source.findMany({ where: { knowledgebaseId: kbId }, orderBy: { name: "asc" } });
     expect(rows.map((row) => [row.name, row.type, row.status, row.errorMessage])).toEqual([
       ["budget.xlsx", "xlsx", "ready", null],
@@ -149,7 +150,7 @@ describe("office files and HTML as sources", () => {
       const [first] = await search(key, kbId, phrase);
       expect({ phrase, id: first?.id, heading: first?.heading }).toEqual({ phrase, id: ids[file], heading });
     }
-  });
+  }, 180_000);
 
   it("knows an office file by its zip entries, not its name; a zip that is none of them is refused", async () => {
     const word = await docx([{ paragraph: "Hello" }]);
@@ -170,7 +171,7 @@ describe("office files and HTML as sources", () => {
     const refused = await upload(tenant.orgKey.secret, kbId, { name: "report.docx", type: DOCX_TYPE, bytes: other });
     expect({ status: refused.status, code: refused.body.error.code }).toEqual({ status: 400, code: "invalid_request" });
     expect(await getDb().source.count({ where: { knowledgebaseId: kbId } })).toBe(0);
-  });
+  }, 180_000);
 
   it("fetches an HTML page with a table and an office file served as octet-stream as URL sources", async () => {
     const { tenant, kbId } = await tenantWithKnowledgebase();
@@ -179,14 +180,14 @@ describe("office files and HTML as sources", () => {
       (await api("POST", `/knowledgebases/${kbId}/sources`, { key, body: { url } })).body.source.id as string;
     const page = await add(`${base}/pricing`);
     const report = await add(`${base}/report`);
-    await drain({ fetchLimits: { allow: [new URL(base).host] } });
+    await drainIndexJobs(getDb(), { fetchLimits: { allow: [new URL(base).host] } }, 150_000);
     expect(await sourceOf(key, kbId, page)).toMatchObject({ status: "ready", type: "html" });
     expect(await sourceOf(key, kbId, report)).toMatchObject({ status: "ready", type: "xlsx" });
     const [hit] = await search(key, kbId, "heliotrope enterprise tier");
     expect(hit?.id).toBe(page);
     const [budget] = await search(key, kbId, "quokka grant");
     expect(budget?.id).toBe(report);
-  });
+  }, 180_000);
 
   it("fails a damaged office file, and one over the output bound, with a plain reason in the child", async () => {
     const word = await docx([{ paragraph: "fine" }]);
@@ -203,5 +204,5 @@ describe("office files and HTML as sources", () => {
     for (let at = 0; at + 46 < bomb.byteLength; at++)
       if (view.getUint32(at, true) === 0x02014b50) view.setUint32(at + 24, 0xfffffff0, true);
     await expect(extractText("docx", bomb)).rejects.toThrow(/would inflate to more than 200 MB/);
-  });
+  }, 180_000);
 });
